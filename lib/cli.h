@@ -1,0 +1,95 @@
+/* cli.h — the common command line of every experiment and tool, strict parsing, one-line
+ * errors with exit status 2, profiles and the progress bar.
+ *
+ * Common options (design brief): --seed N, --profile quick|default|full, --out DIR,
+ * --formats LIST, --orders LIST, --backend auto|cpu|cuda, --threads N, --quiet, --help,
+ * --version. An experiment adds its own through drift_cli_opt_t. Every bad value gives
+ *   <program>: --option: <what is wrong> (accepted: <what is>)
+ * on stderr and exit status 2, before any output file is opened. */
+#ifndef DRIFT_CLI_H
+#define DRIFT_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#include "format.h"
+#include "order.h"
+
+typedef enum { DRIFT_PROFILE_QUICK = 0, DRIFT_PROFILE_DEFAULT, DRIFT_PROFILE_FULL } drift_profile_t;
+typedef enum { DRIFT_BACKEND_AUTO = 0, DRIFT_BACKEND_CPU, DRIFT_BACKEND_CUDA } drift_backend_t;
+
+typedef enum {
+    DRIFT_OPT_INT,        /* long, dest: long*           (value >= min) */
+    DRIFT_OPT_INTLIST,    /* dest: drift_intlist_t*      (each >= min)  */
+    DRIFT_OPT_DOUBLE,     /* dest: double*               (finite)       */
+    DRIFT_OPT_DOUBLELIST, /* dest: drift_dbllist_t*      (finite)       */
+    DRIFT_OPT_STRING,     /* dest: const char**                         */
+    DRIFT_OPT_FLAG        /* dest: int*, set to 1                       */
+} drift_opt_type_t;
+
+#define DRIFT_LIST_MAX 64
+typedef struct { long v[DRIFT_LIST_MAX]; int n; } drift_intlist_t;
+typedef struct { double v[DRIFT_LIST_MAX]; int n; } drift_dbllist_t;
+
+typedef struct {
+    const char *name;    /* without dashes: "K" is --K */
+    drift_opt_type_t type;
+    void *dest;          /* holds the default on entry */
+    const char *metavar; /* "N" or "N,N,..." */
+    const char *help;    /* one line, ends with the default */
+    long min;            /* smallest accepted integer */
+    long max;            /* largest accepted integer (0: no limit) */
+} drift_cli_opt_t;
+
+typedef struct {
+    const char *name;            /* program name, e.g. "formats" */
+    const char *question;        /* one line: what the experiment answers */
+    const char *default_formats; /* e.g. "fp32,tf32,fp16,bf16" */
+    const char *default_orders;  /* e.g. "seq,pairwise" */
+    const drift_cli_opt_t *opts; /* experiment-specific options */
+    int nopts;
+} drift_cli_spec_t;
+
+#define DRIFT_MAX_ORDERS 32
+
+typedef struct {
+    const drift_cli_spec_t *spec;
+    int argc;
+    char **argv;
+    uint64_t seed;                          /* default 1 */
+    drift_profile_t profile;                /* default DEFAULT */
+    const char *out_dir;                    /* default "data" */
+    drift_format_t formats[DRIFT_NFORMATS];
+    int nformats;
+    drift_order_t orders[DRIFT_MAX_ORDERS];
+    int norders;
+    drift_backend_t backend;                /* default AUTO */
+    int threads;                            /* 0: OpenMP's default */
+    int quiet;
+} drift_cli_t;
+
+/* Parses argv; on --help/--version prints and exits 0; on any error exits 2. Sets the
+ * OpenMP thread count when --threads is given. */
+void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv);
+
+/* "<program>: <message>" on stderr, exit 2. The program name comes from the last parse
+ * (or "drift" before any). */
+noreturn void drift_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void drift_set_program(const char *name);
+
+/* Strict number parsing shared with tools: whole string, no overflow; 0 or DRIFT_EINVAL. */
+int drift_parse_long(long *out, const char *s);
+int drift_parse_double(double *out, const char *s); /* strtod syntax: decimal, hex, inf, nan */
+
+const char *drift_profile_name(drift_profile_t p);
+const char *drift_backend_name(drift_backend_t b);
+long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full);
+
+/* "<out_dir>/<name><suffix>" into buf; dies if it does not fit. Creates out_dir. */
+void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *suffix);
+
+/* Progress bar on stderr, only when stderr is a terminal and not --quiet. */
+void drift_progress(const drift_cli_t *cli, size_t done, size_t total);
+
+#endif

@@ -1,0 +1,21 @@
+/* drift.h — status codes shared by every libdrift module.
+ *
+ * Library functions return 0 on success or one of these negative codes; only programs
+ * print and exit (design brief, Conventions). */
+#ifndef DRIFT_H
+#define DRIFT_H
+
+#define DRIFT_VERSION "0.1.0"
+
+enum {
+    DRIFT_OK = 0,
+    DRIFT_EINVAL = -1,      /* malformed argument or spec */
+    DRIFT_ENOMEM = -2,      /* allocation failed or size cannot fit in memory */
+    DRIFT_EIO = -3,         /* file could not be read or written */
+    DRIFT_ERANGE = -4,      /* value outside the representable or allowed range */
+    DRIFT_EUNSUPPORTED = -5 /* combination the model does not define */
+};
+
+const char *drift_strerror(int code);
+
+#endif

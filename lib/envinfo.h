@@ -1,0 +1,17 @@
+/* envinfo.h — a snapshot of the environment, for every data file's metadata. */
+#ifndef DRIFT_ENVINFO_H
+#define DRIFT_ENVINFO_H
+
+typedef struct {
+    char compiler[128]; /* e.g. "GCC 12.2.0" */
+    char cflags[256];   /* the flags libdrift was built with */
+    char mpfr[32], gmp[32];
+    char cpu[160];      /* /proc/cpuinfo model name */
+    char os[160];       /* uname -srm */
+    char git[64];       /* short commit, "+dirty" when the tree has changes; "unknown" */
+    char cuda[160];     /* "runtime X, driver Y, GPU Z" or "no device" or "not built" */
+} drift_envinfo_t;
+
+void drift_envinfo_collect(drift_envinfo_t *e);
+
+#endif

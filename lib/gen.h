@@ -1,0 +1,23 @@
+/* gen.h — input generators. Every value comes from a drift_stream_t (law 4). */
+#ifndef DRIFT_GEN_H
+#define DRIFT_GEN_H
+
+#include <stddef.h>
+
+#include "philox.h"
+
+typedef enum {
+    DRIFT_DIST_UNIFORM = 0, /* uniform [0, 1) */
+    DRIFT_DIST_NORMAL,      /* standard normal */
+    DRIFT_DIST_ILLCOND,     /* cancellation: normal values plus their negations scaled by
+                               (1 + tiny), shuffled; condition number ~1e6..1e8 */
+    DRIFT_DIST_LLM,         /* LLM-like activations: normal(0, 1) with ~0.5% outlier channels
+                               of magnitude 20..100 (heavy tail), see gen.c */
+    DRIFT_NDISTS
+} drift_dist_t;
+
+const char *drift_dist_name(drift_dist_t d);
+int drift_dist_parse(drift_dist_t *out, const char *name);
+void drift_gen_fill(double *x, size_t n, drift_dist_t d, drift_stream_t *s);
+
+#endif

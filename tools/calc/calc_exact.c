@@ -1,0 +1,4 @@
+/* calc_exact.c — TEMPORARY placeholder until this subcommand lands. */
+#include <stdio.h>
+#include "calc.h"
+int calc_exact(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "drift-calc: not built yet\n"); return 2; }
