@@ -7,7 +7,7 @@ typedef struct {
     char cflags[256];   /* the flags libdrift was built with */
     char mpfr[32], gmp[32];
     char cpu[160];      /* /proc/cpuinfo model name */
-    char os[160];       /* uname -srm */
+    char os[400];       /* uname -srm */
     char git[64];       /* short commit, "+dirty" when the tree has changes; "unknown" */
     char cuda[160];     /* "runtime X, driver Y, GPU Z" or "no device" or "not built" */
 } drift_envinfo_t;

@@ -1,0 +1,319 @@
+/* cli.c — strict option parsing shared by every experiment and tool.
+ *
+ * Strict means: a number is the whole argument (no trailing junk), fits its type, and lies
+ * in the accepted range; a list is comma-separated with no empty items; any violation
+ * names the option and what it accepts, and exits 2 before anything is written. */
+#include "cli.h"
+#include "drift.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static char program[96] = "drift";
+
+void drift_set_program(const char *name)
+{
+    snprintf(program, sizeof program, "%s", name);
+}
+
+noreturn void drift_die(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", program);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+int drift_parse_long(long *out, const char *s)
+{
+    if (!s || !*s) return DRIFT_EINVAL;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s) return DRIFT_EINVAL;
+    *out = v;
+    return DRIFT_OK;
+}
+
+int drift_parse_double(double *out, const char *s)
+{
+    if (!s || !*s) return DRIFT_EINVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    /* ERANGE on underflow still gives the correctly rounded (subnormal or zero) value, which
+     * is what a user typing 1e-320 means; only overflow is an error. */
+    if (end == s || *end || (errno == ERANGE && isinf(v))) return DRIFT_EINVAL;
+    *out = v;
+    return DRIFT_OK;
+}
+
+static const char *const PROFILE_NAMES[] = {"quick", "default", "full"};
+static const char *const BACKEND_NAMES[] = {"auto", "cpu", "cuda"};
+
+const char *drift_profile_name(drift_profile_t p) { return (unsigned)p < 3 ? PROFILE_NAMES[p] : "?"; }
+const char *drift_backend_name(drift_backend_t b) { return (unsigned)b < 3 ? BACKEND_NAMES[b] : "?"; }
+
+long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full)
+{
+    return cli->profile == DRIFT_PROFILE_QUICK ? quick : cli->profile == DRIFT_PROFILE_FULL ? full : def;
+}
+
+static int pick(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], s)) return i;
+    return -1;
+}
+
+static void format_names(char *buf, size_t size)
+{
+    buf[0] = 0;
+    for (int i = 0; i < DRIFT_NFORMATS; i++) {
+        strncat(buf, drift_format_name((drift_format_t)i), size - strlen(buf) - 1);
+        if (i + 1 < DRIFT_NFORMATS) strncat(buf, ",", size - strlen(buf) - 1);
+    }
+}
+
+/* Splits a comma list into items; dies on an empty item. Returns the count. */
+static int split_list(const char *opt, const char *value, char items[][DRIFT_ORDER_SPEC_MAX], int max)
+{
+    int n = 0;
+    const char *p = value;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0) drift_die("--%s: empty item in list '%s'", opt, value);
+        if (len >= DRIFT_ORDER_SPEC_MAX) drift_die("--%s: item too long in '%s'", opt, value);
+        if (n == max) drift_die("--%s: more than %d items in '%s'", opt, max, value);
+        memcpy(items[n], p, len);
+        items[n][len] = 0;
+        n++;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+static void parse_formats(drift_cli_t *cli, const char *value)
+{
+    char items[DRIFT_NFORMATS * 2][DRIFT_ORDER_SPEC_MAX];
+    int n = split_list("formats", value, items, DRIFT_NFORMATS * 2);
+    cli->nformats = 0;
+    for (int i = 0; i < n; i++) {
+        drift_format_t f;
+        if (drift_format_parse(&f, items[i]) != DRIFT_OK) {
+            char names[128];
+            format_names(names, sizeof names);
+            drift_die("--formats: unknown format '%s' (accepted: %s)", items[i], names);
+        }
+        for (int j = 0; j < cli->nformats; j++)
+            if (cli->formats[j] == f) drift_die("--formats: '%s' given twice", items[i]);
+        if (cli->nformats == DRIFT_NFORMATS) drift_die("--formats: too many formats");
+        cli->formats[cli->nformats++] = f;
+    }
+}
+
+/* Orders contain commas only inside tiled specs, which are kernels, not orders; a list of
+ * orders is therefore split on commas, but "splitk:4:tree" etc. stay whole. */
+static void parse_orders(drift_cli_t *cli, const char *value)
+{
+    char items[DRIFT_MAX_ORDERS][DRIFT_ORDER_SPEC_MAX];
+    int n = split_list("orders", value, items, DRIFT_MAX_ORDERS);
+    for (int i = 0; i < n; i++)
+        if (drift_order_parse(&cli->orders[i], items[i]) != DRIFT_OK)
+            drift_die("--orders: malformed order spec '%s' (accepted: seq, rev, pairwise, blocked:B, splitk:S, "
+                      "splitk:S:tree, warp:W, kahan, neumaier, random:SEED, tc:v100|a100|h100|b200)",
+                      items[i]);
+    cli->norders = n;
+}
+
+static void check_range(const drift_cli_opt_t *o, long v)
+{
+    if (v < o->min || (o->max && v > o->max)) {
+        if (o->max)
+            drift_die("--%s: %ld is out of range (accepted: %ld..%ld)", o->name, v, o->min, o->max);
+        drift_die("--%s: %ld is out of range (accepted: >= %ld)", o->name, v, o->min);
+    }
+}
+
+static void parse_extra(const drift_cli_opt_t *o, const char *value)
+{
+    switch (o->type) {
+    case DRIFT_OPT_INT: {
+        long v;
+        if (drift_parse_long(&v, value)) drift_die("--%s: '%s' is not an integer (accepted: %s)", o->name, value, o->metavar);
+        check_range(o, v);
+        *(long *)o->dest = v;
+        break;
+    }
+    case DRIFT_OPT_INTLIST: {
+        char items[DRIFT_LIST_MAX][DRIFT_ORDER_SPEC_MAX];
+        drift_intlist_t *l = o->dest;
+        int n = split_list(o->name, value, items, DRIFT_LIST_MAX);
+        for (int i = 0; i < n; i++) {
+            if (drift_parse_long(&l->v[i], items[i]))
+                drift_die("--%s: '%s' is not an integer (accepted: %s)", o->name, items[i], o->metavar);
+            check_range(o, l->v[i]);
+        }
+        l->n = n;
+        break;
+    }
+    case DRIFT_OPT_DOUBLE: {
+        double v;
+        if (drift_parse_double(&v, value) || !isfinite(v))
+            drift_die("--%s: '%s' is not a finite number (accepted: %s)", o->name, value, o->metavar);
+        *(double *)o->dest = v;
+        break;
+    }
+    case DRIFT_OPT_DOUBLELIST: {
+        char items[DRIFT_LIST_MAX][DRIFT_ORDER_SPEC_MAX];
+        drift_dbllist_t *l = o->dest;
+        int n = split_list(o->name, value, items, DRIFT_LIST_MAX);
+        for (int i = 0; i < n; i++)
+            if (drift_parse_double(&l->v[i], items[i]) || !isfinite(l->v[i]))
+                drift_die("--%s: '%s' is not a finite number (accepted: %s)", o->name, items[i], o->metavar);
+        l->n = n;
+        break;
+    }
+    case DRIFT_OPT_STRING: *(const char **)o->dest = value; break;
+    case DRIFT_OPT_FLAG: *(int *)o->dest = 1; break;
+    }
+}
+
+static void print_help(const drift_cli_spec_t *spec)
+{
+    printf("usage: %s [options]\n%s\n\ncommon options:\n", spec->name, spec->question);
+    printf("  --seed N             random seed (default 1)\n");
+    printf("  --profile P          quick|default|full: sweep size (default default)\n");
+    printf("  --out DIR            where data files go (default data)\n");
+    printf("  --formats LIST       number formats, comma-separated (default %s)\n", spec->default_formats);
+    printf("  --orders LIST        reduction orders, comma-separated (default %s)\n", spec->default_orders);
+    printf("  --backend B          auto|cpu|cuda (default auto: cuda when a device is present)\n");
+    printf("  --threads N          OpenMP threads (default: all cores; results do not depend on it)\n");
+    printf("  --quiet              no table or explanation on stdout\n");
+    printf("  --help, --version\n");
+    if (spec->nopts) printf("\n%s options:\n", spec->name);
+    for (int i = 0; i < spec->nopts; i++) {
+        const drift_cli_opt_t *o = &spec->opts[i];
+        char left[64];
+        snprintf(left, sizeof left, "--%s %s", o->name, o->type == DRIFT_OPT_FLAG ? "" : o->metavar);
+        printf("  %-20s %s\n", left, o->help);
+    }
+}
+
+void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv)
+{
+    memset(cli, 0, sizeof *cli);
+    cli->spec = spec;
+    cli->argc = argc;
+    cli->argv = argv;
+    cli->seed = 1;
+    cli->profile = DRIFT_PROFILE_DEFAULT;
+    cli->out_dir = "data";
+    cli->backend = DRIFT_BACKEND_AUTO;
+    drift_set_program(spec->name);
+    parse_formats(cli, spec->default_formats);
+    parse_orders(cli, spec->default_orders);
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            print_help(spec);
+            exit(0);
+        }
+        if (!strcmp(arg, "--version")) {
+            printf("%s (driftlab %s)\n", spec->name, DRIFT_VERSION);
+            exit(0);
+        }
+        if (!strcmp(arg, "--quiet")) {
+            cli->quiet = 1;
+            continue;
+        }
+        if (strncmp(arg, "--", 2) != 0) drift_die("unexpected argument '%s' (options start with --; see --help)", arg);
+        const char *name = arg + 2;
+        const drift_cli_opt_t *extra = NULL;
+        for (int j = 0; j < spec->nopts; j++)
+            if (!strcmp(spec->opts[j].name, name)) extra = &spec->opts[j];
+        if (extra && extra->type == DRIFT_OPT_FLAG) {
+            parse_extra(extra, NULL);
+            continue;
+        }
+        static const char *const COMMON[] = {"seed", "profile", "out", "formats", "orders", "backend", "threads"};
+        int common = pick(COMMON, 7, name);
+        if (common < 0 && !extra) drift_die("unknown option '%s' (see --help)", arg);
+        if (i + 1 >= argc) drift_die("%s: missing value", arg);
+        const char *value = argv[++i];
+        long v;
+        switch (common) {
+        case 0: {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(value, &end, 10);
+            if (!*value || *end || errno || value[0] == '-')
+                drift_die("--seed: '%s' is not a non-negative integer (accepted: 0..2^64-1)", value);
+            cli->seed = s;
+            break;
+        }
+        case 1:
+            if ((v = pick(PROFILE_NAMES, 3, value)) < 0)
+                drift_die("--profile: unknown profile '%s' (accepted: quick, default, full)", value);
+            cli->profile = (drift_profile_t)v;
+            break;
+        case 2:
+            if (!*value) drift_die("--out: empty directory name");
+            cli->out_dir = value;
+            break;
+        case 3: parse_formats(cli, value); break;
+        case 4: parse_orders(cli, value); break;
+        case 5:
+            if ((v = pick(BACKEND_NAMES, 3, value)) < 0)
+                drift_die("--backend: unknown backend '%s' (accepted: auto, cpu, cuda)", value);
+            cli->backend = (drift_backend_t)v;
+            break;
+        case 6:
+            if (drift_parse_long(&v, value) || v < 1 || v > 1024)
+                drift_die("--threads: '%s' is not a thread count (accepted: 1..1024)", value);
+            cli->threads = (int)v;
+            break;
+        default: parse_extra(extra, value); break;
+        }
+    }
+#ifdef _OPENMP
+    if (cli->threads) omp_set_num_threads(cli->threads);
+#endif
+}
+
+void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *suffix)
+{
+    struct stat st;
+    if (stat(cli->out_dir, &st) != 0) {
+        if (mkdir(cli->out_dir, 0777) != 0) drift_die("--out: cannot create directory '%s'", cli->out_dir);
+    } else if (!S_ISDIR(st.st_mode)) {
+        drift_die("--out: '%s' is not a directory", cli->out_dir);
+    }
+    int n = snprintf(buf, size, "%s/%s%s", cli->out_dir, cli->spec->name, suffix);
+    if (n < 0 || (size_t)n >= size) drift_die("--out: path too long");
+}
+
+void drift_progress(const drift_cli_t *cli, size_t done, size_t total)
+{
+    if (cli->quiet || !isatty(STDERR_FILENO) || total == 0) return;
+    int width = 40, fill = (int)(width * done / total);
+    fprintf(stderr, "\r%s [%.*s%*s] %3d%%", cli->spec->name, fill, "########################################",
+            width - fill, "", (int)(100 * done / total));
+    if (done == total) fputc('\n', stderr);
+    fflush(stderr);
+}

@@ -1,0 +1,81 @@
+/* envinfo.c — what produced a data file: compiler, libraries, CPU, commit. */
+#include "envinfo.h"
+
+#include <gmp.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#ifndef DRIFT_COMPILER
+#define DRIFT_COMPILER "unknown"
+#endif
+#ifndef DRIFT_CFLAGS
+#define DRIFT_CFLAGS "unknown"
+#endif
+#ifndef DRIFT_SOURCE_DIR
+#define DRIFT_SOURCE_DIR "."
+#endif
+
+#ifdef DRIFT_HAVE_CUDA
+/* cuda/describe.cu: "runtime X, driver Y, GPU Z" or why there is none. */
+void drift_cuda_describe(char *buf, size_t size);
+#endif
+
+static void chomp(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ')) s[--n] = 0;
+}
+
+static void read_cpu(char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    if (!fp) return;
+    char line[512];
+    while (fgets(line, sizeof line, fp))
+        if (!strncmp(line, "model name", 10)) {
+            char *colon = strchr(line, ':');
+            if (colon) {
+                snprintf(out, size, "%s", colon + 2);
+                chomp(out);
+            }
+            break;
+        }
+    fclose(fp);
+}
+
+/* The commit of the source tree, without a dirty flag: data files are part of the tree, so
+ * a flag would differ between two otherwise identical runs. */
+static void read_git(char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *p = popen("git -C '" DRIFT_SOURCE_DIR "' rev-parse --short=12 HEAD 2>/dev/null", "r");
+    if (!p) return;
+    char line[128];
+    if (fgets(line, sizeof line, p)) {
+        chomp(line);
+        if (*line) snprintf(out, size, "%s", line);
+    }
+    pclose(p);
+}
+
+void drift_envinfo_collect(drift_envinfo_t *e)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->compiler, sizeof e->compiler, "%s", DRIFT_COMPILER);
+    snprintf(e->cflags, sizeof e->cflags, "%s", DRIFT_CFLAGS);
+    snprintf(e->mpfr, sizeof e->mpfr, "%s", mpfr_get_version());
+    snprintf(e->gmp, sizeof e->gmp, "%s", gmp_version);
+    read_cpu(e->cpu, sizeof e->cpu);
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(e->os, sizeof e->os, "%s %s %s", u.sysname, u.release, u.machine);
+    read_git(e->git, sizeof e->git);
+#ifdef DRIFT_HAVE_CUDA
+    drift_cuda_describe(e->cuda, sizeof e->cuda);
+#else
+    snprintf(e->cuda, sizeof e->cuda, "CUDA backend not built");
+#endif
+}
