@@ -65,7 +65,11 @@ void drift_envinfo_collect(drift_envinfo_t *e)
 {
     memset(e, 0, sizeof *e);
     snprintf(e->compiler, sizeof e->compiler, "%s", DRIFT_COMPILER);
-    snprintf(e->cflags, sizeof e->cflags, "%s", DRIFT_CFLAGS);
+    /* CMake joins "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_RELEASE} ..." and the first is often
+     * empty: drop the leading blanks so the metadata line reads "# cflags: -O3 ...". */
+    const char *cflags = DRIFT_CFLAGS;
+    while (*cflags == ' ') cflags++;
+    snprintf(e->cflags, sizeof e->cflags, "%s", cflags);
     snprintf(e->mpfr, sizeof e->mpfr, "%s", mpfr_get_version());
     snprintf(e->gmp, sizeof e->gmp, "%s", gmp_version);
     read_cpu(e->cpu, sizeof e->cpu);

@@ -1,4 +1,51 @@
-/* calc_env.c — TEMPORARY placeholder until this subcommand lands. */
+/* calc_env.c — `drift-calc env`: the environment snapshot that every data file carries in
+ * its metadata (lib/envinfo), printed on its own so a report or a bug report can quote it.
+ *
+ * CSV on stdout: header `key,value`, one row per item. A value that contains a comma or a
+ * quote (the CUDA line does: "runtime X, driver Y, GPU Z") is quoted RFC 4180 style, so
+ * every CSV reader splits the rows correctly. */
 #include <stdio.h>
+#include <string.h>
+
 #include "calc.h"
-int calc_env(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "drift-calc: not built yet\n"); return 2; }
+#include "cli.h"
+#include "drift.h"
+#include "envinfo.h"
+
+static void row(const char *key, const char *value)
+{
+    if (!strpbrk(value, ",\"\n")) {
+        printf("%s,%s\n", key, value);
+        return;
+    }
+    printf("%s,\"", key);
+    for (const char *p = value; *p; p++) {
+        if (*p == '"') putchar('"');
+        putchar(*p == '\n' ? ' ' : *p);
+    }
+    printf("\"\n");
+}
+
+int calc_env(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: drift-calc env\nprints the environment snapshot as CSV: key,value\n");
+            return 0;
+        }
+        drift_die("unexpected argument '%s' (accepted: none; see drift-calc env --help)", argv[i]);
+    }
+    drift_envinfo_t e;
+    drift_envinfo_collect(&e);
+    printf("key,value\n");
+    row("driftlab", DRIFT_VERSION);
+    row("git", e.git);
+    row("compiler", e.compiler);
+    row("cflags", e.cflags);
+    row("mpfr", e.mpfr);
+    row("gmp", e.gmp);
+    row("cpu", e.cpu);
+    row("os", e.os);
+    row("cuda", e.cuda);
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+}

@@ -1,0 +1,394 @@
+/* test_formats_exp.c — the formats experiment end to end: reproducible files (law 4) and
+ * values spot-checked against hand derivations written next to each case. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define FORMATS DRIFT_BIN_DIR "/formats"
+
+static const char *const FILES[] = {"formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats_relerr.csv",
+                                    "formats.md"};
+#define NFILES 5
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/drift_fmt_XXXXXX");
+    cr_assert(mkdtemp(dir), "mkdtemp failed");
+}
+
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    (void)!system(cmd);
+}
+
+TestSuite(formats_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    cr_assert(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
+    return WEXITSTATUS(st);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    cr_assert(fp, "cannot open %s", path);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert(fread(buf, 1, (size_t)n, fp) == (size_t)n);
+    buf[n] = 0;
+    fclose(fp);
+    return buf;
+}
+
+/* The text without the metadata lines named in skip ("# date: ", ...). */
+static char *strip(const char *text, const char *const *skip, int nskip)
+{
+    char *out = malloc(strlen(text) + 1), *o = out;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        int drop = 0;
+        for (int k = 0; k < nskip; k++) drop |= !strncmp(p, skip[k], strlen(skip[k]));
+        if (!drop) {
+            memcpy(o, p, len);
+            o += len;
+        }
+        p += len;
+    }
+    *o = 0;
+    return out;
+}
+
+static void assert_same_files(const char *a, const char *b, const char *const *skip, int nskip)
+{
+    for (int i = 0; i < NFILES; i++) {
+        char pa[256], pb[256];
+        snprintf(pa, sizeof pa, "%s/%s", a, FILES[i]);
+        snprintf(pb, sizeof pb, "%s/%s", b, FILES[i]);
+        char *ta = slurp(pa), *tb = slurp(pb);
+        char *sa = strip(ta, skip, nskip), *sb = strip(tb, skip, nskip);
+        cr_assert(strlen(sa) > 100, "%s is nearly empty", pa);
+        cr_assert(!strcmp(sa, sb), "%s and %s differ beyond the allowed metadata lines", pa, pb);
+        free(ta);
+        free(tb);
+        free(sa);
+        free(sb);
+    }
+}
+
+/* Law 4: same command, same seed -> the same bytes, except the date line. */
+Test(formats_exp, rerun_is_byte_identical_except_date)
+{
+    cr_assert_eq(sh("%s --out %s/a --quiet --seed 5 --profile quick --threads 1", FORMATS, dir), 0);
+    cr_assert_eq(sh("mv %s/a %s/first", dir, dir), 0);
+    cr_assert_eq(sh("%s --out %s/a --quiet --seed 5 --profile quick --threads 1", FORMATS, dir), 0);
+    char a[128], b[128];
+    snprintf(a, sizeof a, "%s/first", dir);
+    snprintf(b, sizeof b, "%s/a", dir);
+    const char *skip[] = {"# date: "};
+    assert_same_files(a, b, skip, 1);
+}
+
+/* ... and whatever --threads: only the argv line (which names --threads and --out) and
+ * the date may differ. */
+Test(formats_exp, thread_count_does_not_change_the_data)
+{
+    cr_assert_eq(sh("%s --out %s/t1 --quiet --seed 9 --samples 3000 --threads 1", FORMATS, dir), 0);
+    cr_assert_eq(sh("%s --out %s/t2 --quiet --seed 9 --samples 3000 --threads 2", FORMATS, dir), 0);
+    char a[128], b[128];
+    snprintf(a, sizeof a, "%s/t1", dir);
+    snprintf(b, sizeof b, "%s/t2", dir);
+    const char *skip[] = {"# date: ", "# argv: "};
+    assert_same_files(a, b, skip, 2);
+}
+
+Test(formats_exp, another_seed_changes_the_random_values)
+{
+    cr_assert_eq(sh("%s --out %s/s1 --quiet --seed 1 --profile quick", FORMATS, dir), 0);
+    cr_assert_eq(sh("%s --out %s/s2 --quiet --seed 2 --profile quick", FORMATS, dir), 0);
+    char pa[128], pb[128];
+    snprintf(pa, sizeof pa, "%s/s1/formats_relerr.csv", dir);
+    snprintf(pb, sizeof pb, "%s/s2/formats_relerr.csv", dir);
+    const char *skip[] = {"# "};
+    char *ta = slurp(pa), *tb = slurp(pb), *sa = strip(ta, skip, 1), *sb = strip(tb, skip, 1);
+    cr_assert(strcmp(sa, sb), "seeds 1 and 2 gave the same random values");
+    free(ta), free(tb), free(sa), free(sb);
+}
+
+/* ---- spot checks ------------------------------------------------------------------------ */
+
+/* Splits a CSV line into fields (in place); returns the count. */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p && n < max; p++)
+        if (*p == ',') {
+            *p = 0;
+            f[n++] = p + 1;
+        }
+    return n;
+}
+
+/* The column index of name in the header row of text. */
+static int column(const char *text, const char *name)
+{
+    const char *p = text;
+    while (*p == '#') p = strchr(p, '\n') + 1;
+    char header[1024];
+    size_t n = strcspn(p, "\n");
+    cr_assert(n < sizeof header);
+    memcpy(header, p, n);
+    header[n] = 0;
+    char *f[64];
+    int nf = split(header, f, 64);
+    for (int i = 0; i < nf; i++)
+        if (!strcmp(f[i], name)) return i;
+    cr_assert_fail("no column '%s'", name);
+    return -1;
+}
+
+/* The field `want` of the first row whose fields key1 and key2 equal v1 and v2. */
+static void lookup(char *out, size_t size, const char *text, const char *key1, const char *v1, const char *key2,
+                   const char *v2, const char *want)
+{
+    int c1 = column(text, key1), c2 = column(text, key2), cw = column(text, want);
+    char *copy = strdup(text), *save = NULL;
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#') continue;
+        char *f[64];
+        int nf = split(line, f, 64);
+        if (nf > c1 && nf > c2 && nf > cw && !strcmp(f[c1], v1) && !strcmp(f[c2], v2)) {
+            snprintf(out, size, "%s", f[cw]);
+            free(copy);
+            return;
+        }
+    }
+    free(copy);
+    cr_assert_fail("no row %s=%s, %s=%s", key1, v1, key2, v2);
+}
+
+typedef struct {
+    const char *value, *format, *column, *expect, *why;
+} spot_t;
+
+/* Hand derivations (p = precision with the hidden bit; the fp16 bias is 15, bf16 127). */
+static const spot_t SPOTS[] = {
+    {"0.1", "fp16", "result_hex", "0x1.998p-4",
+     "0.1 = 1.1001100110|011...b x 2^-4; the cut-off part starts 011 < half: down"},
+    {"0.1", "fp16", "bits", "0x2e66", "0 01011 1001100110"},
+    {"0.1", "fp16", "direction", "down", "see above"},
+    {"0.1", "bf16", "result_hex", "0x1.9ap-4", "1.1001100|1100...: above half, up to 1.1001101b"},
+    {"0.1", "fp64", "abs_err", "5.551115e-18",
+     "the double 0.1000000000000000055511151231257827 is 5.55e-18 above 0.1"},
+    {"65520", "bf16", "result", "65536", "65520 = 1.1111111|11110000b x 2^15, rounds up to 2^16"},
+    {"65520", "fp16", "class", "inf", "the tie above 65504 goes to the even 2^16: overflow"},
+    {"65504", "fp16", "ulp_err", "0", "65504 is fp16's largest finite"},
+    {"70000", "fp8e4m3", "class", "nan", "OCP e4m3 has no inf: overflow is NaN"},
+    {"70000", "fp8e4m3", "bits", "0x7f", "S.1111.111"},
+    {"70000", "fp8e5m2", "class", "inf", "70000 > 57344 + 8192/2"},
+    {"70000", "fp8e5m2", "bits", "0x7c", "0 11111 00"},
+    {"2^-24", "fp16", "class", "subnormal", "2^-24 < 2^-14, fp16's smallest subnormal"},
+    {"2^-24", "fp16", "bits", "0x0001", "exponent field 0, fraction 1"},
+    {"2^-25", "fp16", "class", "zero", "the midpoint between 0 and 2^-24 ties to the even 0"},
+    {"1+2^-11", "fp16", "result_hex", "0x1p+0", "a tie at p = 11: 1 is even"},
+    {"1+2^-11", "fp16", "ulp_err", "0.5", "exactly half a spacing"},
+    {"1+3*2^-11", "fp16", "result_hex", "0x1.008p+0", "between 1+2^-10 (odd) and 1+2^-9 (even): up"},
+    {"1+2^-11+2^-40", "fp16", "result_hex", "0x1.004p+0", "above the tie: up (single rounding)"},
+    {"2^24+1", "fp32", "result_hex", "0x1p+24", "p = 24: 2^24 + 1 is a tie, 2^24 is even"},
+    {"448", "fp8e4m3", "bits", "0x7e", "1.11b x 2^8: 0 1111 110"},
+    {"1e39", "fp32", "class", "inf", "fp32 max is 3.4e38"},
+    {"1e39", "fp64", "class", "normal", "fp64 max is 1.8e308"},
+    /* bf16(0.1) + bf16(0.2) = 0.10009765625 + 0.2001953125 = 0.30029296875 exactly; in
+     * [0.25, 0.5) bf16's spacing is 2^-9, and 0.30029296875 / 2^-9 = 153.75 -> 154:
+     * 154 x 2^-9 = 0.30078125 = 0x1.34p-2. */
+    {"0.1+0.2", "bf16", "result_hex", "0x1.34p-2", "see above"},
+    {"0.1+0.2", "fp64", "result", "0.30000000000000004", "the famous one"},
+};
+
+Test(formats_exp, values_match_hand_derivations)
+{
+    cr_assert_eq(sh("%s --out %s --quiet --profile quick", FORMATS, dir), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/formats.csv", dir);
+    char *text = slurp(path);
+    for (size_t i = 0; i < sizeof SPOTS / sizeof SPOTS[0]; i++) {
+        const spot_t *s = &SPOTS[i];
+        char got[128];
+        lookup(got, sizeof got, text, "value", s->value, "format", s->format, s->column);
+        cr_expect_str_eq(got, s->expect, "%s in %s, %s: got %s, want %s (%s)", s->value, s->format, s->column, got,
+                         s->expect, s->why);
+    }
+    free(text);
+}
+
+Test(formats_exp, constants_match_published_tables)
+{
+    cr_assert_eq(sh("%s --out %s --quiet --profile quick", FORMATS, dir), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/formats_constants.csv", dir);
+    char *text = slurp(path);
+    /* IEEE 754-2019 Table 3.5 (binary16, binary32, binary64), the bfloat16 and OCP FP8
+     * (v1.0, 2023) specifications. */
+    static const struct {
+        const char *format, *column, *expect;
+    } K[] = {
+        {"fp16", "max_finite", "65504"},
+        {"fp16", "min_subnormal_hex", "0x1p-24"},
+        {"fp16", "min_normal_hex", "0x1p-14"},
+        {"fp16", "epsilon_hex", "0x1p-10"},
+        {"fp16", "decimal_digits", "3.31"}, /* 11 log10 2 = 3.311 */
+        {"fp32", "max_finite_hex", "0x1.fffffep+127"},
+        {"fp32", "unit_roundoff_hex", "0x1p-24"},
+        {"fp64", "epsilon", "2.2204460492503131e-16"},
+        {"bf16", "max_finite_hex", "0x1.fep+127"},
+        {"bf16", "min_subnormal_hex", "0x1p-133"},
+        {"tf32", "epsilon_hex", "0x1p-10"},
+        {"fp8e4m3", "max_finite", "448"},
+        {"fp8e4m3", "min_subnormal_hex", "0x1p-9"},
+        {"fp8e4m3", "has_inf", "0"},
+        {"fp8e5m2", "max_finite", "57344"},
+        {"fp8e5m2", "min_subnormal_hex", "0x1p-16"},
+    };
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
+        char got[128];
+        lookup(got, sizeof got, text, "format", K[i].format, "format", K[i].format, K[i].column);
+        cr_expect_str_eq(got, K[i].expect, "%s %s", K[i].format, K[i].column);
+    }
+    free(text);
+}
+
+Test(formats_exp, spacing_staircase)
+{
+    cr_assert_eq(sh("%s --out %s --quiet --profile quick --formats fp16,fp8e4m3", FORMATS, dir), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/formats_spacing.csv", dir);
+    char *text = slurp(path);
+    char got[128];
+    /* Binade [1, 2) of fp16: spacing 2^-10; every subnormal binade: 2^-24. */
+    lookup(got, sizeof got, text, "format", "fp16", "binade", "0", "spacing_hex");
+    cr_expect_str_eq(got, "0x1p-10");
+    lookup(got, sizeof got, text, "format", "fp16", "binade", "-20", "spacing_hex");
+    cr_expect_str_eq(got, "0x1p-24");
+    lookup(got, sizeof got, text, "format", "fp16", "binade", "-20", "region");
+    cr_expect_str_eq(got, "subnormal");
+    /* e4m3's top binade [256, 448]: spacing 2^(8-3) = 32. */
+    lookup(got, sizeof got, text, "format", "fp8e4m3", "binade", "8", "spacing");
+    cr_expect_str_eq(got, "32");
+    lookup(got, sizeof got, text, "format", "fp8e4m3", "binade", "8", "x_end");
+    cr_expect_str_eq(got, "448");
+    /* fp16 has binades 2^-24 .. 2^15: 40 rows; e4m3 2^-9 .. 2^8: 18 rows. */
+    int rows = 0;
+    for (const char *p = text; (p = strstr(p, "\nfp16,")); p++) rows++;
+    cr_expect_eq(rows, 40);
+    rows = 0;
+    for (const char *p = text; (p = strstr(p, "\nfp8e4m3,")); p++) rows++;
+    cr_expect_eq(rows, 18);
+    free(text);
+}
+
+/* The theorem the relative-error plot illustrates: a value stored as a normal number in
+ * round-to-nearest is within u = 2^-p of the real number (Higham, Accuracy and Stability,
+ * Thm 2.2). Checked on every sampled row. */
+Test(formats_exp, relerr_of_normal_values_is_at_most_u)
+{
+    cr_assert_eq(sh("%s --out %s --quiet --samples 2000", FORMATS, dir), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/formats_relerr.csv", dir);
+    char *text = slurp(path);
+    int cf = column(text, "format"), cc = column(text, "class"), cr = column(text, "rel_err");
+    static const struct {
+        const char *name;
+        int p;
+    } P[] = {{"fp64", 53}, {"fp32", 24}, {"tf32", 11}, {"fp16", 11}, {"bf16", 8}, {"fp8e4m3", 4}, {"fp8e5m2", 3}};
+    long rows = 0, normal = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#' || !strncmp(line, "point,", 6)) continue;
+        char *f[16];
+        cr_assert_eq(split(line, f, 16), 8);
+        rows++;
+        if (strcmp(f[cc], "normal")) continue;
+        int p = 0;
+        for (int k = 0; k < 7; k++)
+            if (!strcmp(f[cf], P[k].name)) p = P[k].p;
+        cr_assert(p);
+        double rel = strtod(f[cr], NULL);
+        /* rel_err is printed with 7 significant digits (%.6e), rounded up at the source; the
+         * printed value may round up by half a unit in the 7th digit, so allow 1e-6 relative. */
+        cr_assert(rel <= ldexp(1.0, -p) * (1 + 1e-6), "%s: rel_err %g > u = 2^-%d", f[cf], rel, p);
+        normal++;
+    }
+    cr_assert_eq(rows, 2000 * 7);
+    cr_assert(normal > rows / 2, "too few normal samples: %ld", normal);
+    free(text);
+}
+
+Test(formats_exp, user_values_and_formats)
+{
+    cr_assert_eq(sh("%s --out %s --quiet --profile quick --formats fp16 --values 0.3,0x1p-20,-2.5", FORMATS, dir), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/formats.csv", dir);
+    char *text = slurp(path);
+    char got[128];
+    /* 0.3 = 1.0011001100|1100...b x 2^-2: above half, up to 1.0011001101b = 0x1.334p-2. */
+    lookup(got, sizeof got, text, "value", "0.3", "format", "fp16", "result_hex");
+    cr_expect_str_eq(got, "0x1.334p-2");
+    lookup(got, sizeof got, text, "value", "0x1p-20", "format", "fp16", "class");
+    cr_expect_str_eq(got, "subnormal");
+    lookup(got, sizeof got, text, "value", "-2.5", "format", "fp16", "direction");
+    cr_expect_str_eq(got, "exact");
+    /* Only fp16 rows: the teaching values (17) plus three. */
+    int rows = 0;
+    for (const char *p = text; (p = strstr(p, ",fp16,")); p++) rows++;
+    cr_expect_eq(rows, 20);
+    cr_expect_null(strstr(text, ",bf16,"));
+    free(text);
+}
+
+Test(formats_exp, stdout_is_for_people)
+{
+    char out[128];
+    snprintf(out, sizeof out, "%s/stdout.txt", dir);
+    cr_assert_eq(sh("%s --out %s/d --profile quick > %s", FORMATS, dir, out), 0);
+    char *text = slurp(out);
+    cr_expect(strstr(text, "What you just saw"), "no explanation on stdout");
+    cr_expect(strstr(text, "0.1+0.2"), "no table on stdout");
+    free(text);
+    cr_assert_eq(sh("%s --out %s/d --profile quick --quiet > %s", FORMATS, dir, out), 0);
+    text = slurp(out);
+    cr_expect_str_eq(text, "", "--quiet must keep stdout empty");
+    free(text);
+}
+
+Test(formats_exp, fragment_has_question_table_takeaway)
+{
+    cr_assert_eq(sh("%s --out %s --quiet --profile quick", FORMATS, dir), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/formats.md", dir);
+    char *text = slurp(path);
+    cr_expect(strstr(text, "**Question.**"));
+    cr_expect(strstr(text, "| value | fp64 | fp32 | tf32 | fp16 | bf16 | fp8e4m3 | fp8e5m2 |"));
+    cr_expect(strstr(text, "**Takeaway.**"));
+    cr_expect(strstr(text, "never above the unit roundoff"), "the u bound failed in the data");
+    free(text);
+}
