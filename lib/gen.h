@@ -9,8 +9,9 @@
 typedef enum {
     DRIFT_DIST_UNIFORM = 0, /* uniform [0, 1) */
     DRIFT_DIST_NORMAL,      /* standard normal */
-    DRIFT_DIST_ILLCOND,     /* cancellation: normal values plus their negations scaled by
-                               (1 + tiny), shuffled; condition number ~1e6..1e8 */
+    DRIFT_DIST_ILLCOND,     /* cancellation: pairs v, -v (v normal) on half the slots, small
+                               positive values in [2^-21, 2^-20) on the rest, shuffled;
+                               condition number ~1.1e6 in every format (see gen.c) */
     DRIFT_DIST_LLM,         /* LLM-like activations: normal(0, 1) with ~0.5% outlier channels
                                of magnitude 20..100 (heavy tail), see gen.c */
     DRIFT_NDISTS

@@ -2,7 +2,11 @@
  *
  * Spec grammar (design brief): seq | rev | pairwise | blocked:B | splitk:S | splitk:S:tree |
  * warp:W | kahan | neumaier | random:SEED | tc:ARCH. The printed spec is canonical, so
- * parse(print(o)) == o.
+ * parse(print(o)) == o. Parsing is strict: names are lower case; B, S, W are decimal
+ * integers >= 1 without sign, blanks or leading zeros that fit a long; W is a power of two
+ * <= 2^20; SEED is decimal 0 .. 2^64-1 (no leading zeros); ARCH is v100|a100|h100|b200.
+ * Anything else (blocked:0, warp:6, splitk:, splitk:3:foo, random:, trailing junk) is
+ * DRIFT_EINVAL.
  *
  * Semantics of the reducer, for a sum of x[0..n) (or a dot product whose terms are
  * a[i]*b[i]) with every intermediate rounded to acc->acc in mode acc->mode:
@@ -15,12 +19,22 @@
  *              (or pairwise with :tree)
  *   warp:W     lane i sums x[i], x[i+W], ... seq; then for off = W/2 .. 1:
  *              v[i] = v[i] + v[i xor off]; the result is v[0]
- *   kahan      compensated seq (Kahan 1965): y = x - c; t = s + y; c = (t - s) - y; s = t
- *   neumaier   Neumaier's improved Kahan–Babuška: the correction sums the lost low parts
- *              and is added once at the end
+ *   kahan      compensated seq (Kahan 1965): y = x - c; t = s + y; c = (t - s) - y; s = t;
+ *              the result is s (no final correction)
+ *   neumaier   Neumaier's improved Kahan–Babuška: t = s + x; c += |s| >= |x| ?
+ *              (s - t) + x : (x - t) + s; s = t; the result is s + c
  *   random:S   Fisher–Yates permutation from the Philox stream (S, "order.random", 0, 0),
  *              i from n-1 down to 1 swapping x[i] and x[below(i+1)], then seq
- *   tc:ARCH    the tensor-core block-FMA model (lib/ops/tc_model.h), dot products only
+ *   tc:ARCH    the tensor-core block-FMA model (lib/ops/tc_model.h), dot products only;
+ *              drift_sum and drift_dot return DRIFT_EUNSUPPORTED for it: the model needs
+ *              the input format, so callers call drift_tc_dot directly
+ *
+ * Sums: a term enters a chain addition unrounded (s = round(s + x[i]), one rounding);
+ * where a term stands alone (a chain's first term, a pairwise leaf, a kahan/neumaier
+ * term) it is round(x[i]). For inputs that are values of acc (the usual case) both are
+ * just x[i]. No terms (n = 0): +0 (or the initial value c of a dot product, rounded).
+ * An empty warp lane holds +0. kahan and neumaier start at s = the first term (or c)
+ * with a +0 correction.
  *
  * Dot products: a term is a[i]*b[i]. Where a term is added into a running chain (seq, rev,
  * random, blocked blocks, splitk chunks, warp lanes) fma=1 rounds chain + a*b once and
@@ -81,17 +95,26 @@ int drift_sum(double *out, const double *x, size_t n, const drift_order_t *o, co
 int drift_dot(double *out, const double *a, const double *b, size_t n, const double *c, const drift_order_t *o,
               const drift_acc_t *acc);
 
-/* Forward error bounds |computed - exact| <= bound, for the plots.
+/* Forward error bounds |computed - exact| <= bound for a sum of n values of acc, for the
+ * plots; u is the unit roundoff of acc (2u for the directed modes RZ/RU/RD). Overflow is
+ * outside every bound. A dot product with k = drift_order_depth(o, n) + 1 (the product's
+ * rounding, or the fma's) satisfies |E| <= gamma_k * sum|a_i b_i|.
  * Deterministic (Higham, Accuracy and Stability, ch. 4): gamma_k * sum|x_i| with
- * gamma_k = k u / (1 - k u) and k = the largest number of roundings any term sees:
- * seq/rev/random n-1; pairwise ceil(log2 n); blocked:B (B-1) + (ceil(n/B)-1);
- * splitk:S (ceil(n/S)-1) + (S-1) (or ceil(log2 S) with :tree); warp:W
- * (ceil(n/W)-1) + log2 W; kahan/neumaier 2u + O(n u^2) (we return (2u + 2n u^2) sum|x|).
- * Returns INFINITY when k u >= 1. */
+ * gamma_k = k u / (1 - k u) and k = drift_order_depth(o, n), the largest number of
+ * roundings any term sees: seq/rev/random n-1; pairwise ceil(log2 n); blocked:B
+ * (min(B,n)-1) + (ceil(n/B)-1); splitk:S with L = ceil(n/S) and P = ceil(n/L) partials:
+ * (L-1) + (P-1) (or ceil(log2 P) with :tree); warp:W (ceil(n/W)-1) + log2 W;
+ * kahan/neumaier 2u + O(n u^2): we return (2u + (4n+4) u^2) sum|x| (see order.c) and
+ * INFINITY once n u > 1/8. Returns INFINITY when k u >= 1, NAN for tc. */
 double drift_order_bound(const drift_order_t *o, size_t n, double u, double sum_abs);
-/* Probabilistic (Higham & Mary 2019): lambda * sqrt(k) * u * sum|x_i|, holding with
- * probability at least drift_bound_prob(lambda, k, u) = 1 - 2k exp(-lambda^2 (1-u)^2 / 2)
- * under their model of independent rounding errors. */
+size_t drift_order_depth(const drift_order_t *o, size_t n);
+double drift_gamma(size_t k, double u); /* k u / (1 - k u), INFINITY when k u >= 1 */
+/* Probabilistic (Higham & Mary 2019, Thm 2.4 and 3.1): gamma~_k(lambda) * sum|x_i| with
+ * gamma~_k(lambda) = exp(lambda sqrt(k) u + k u^2/(1-u)) - 1 (= lambda sqrt(k) u to first
+ * order), k = drift_order_depth(o, n), holding under their model of independent
+ * mean-zero rounding errors with probability at least drift_bound_prob(lambda, n, u) =
+ * max(0, 1 - 2n exp(-lambda^2 (1-u)^2 / 2)): pass the number of TERMS n (the union bound
+ * runs over the terms), not k. kahan/neumaier: the deterministic bound; tc: NAN. */
 double drift_order_bound_prob(const drift_order_t *o, size_t n, double u, double sum_abs, double lambda);
 double drift_bound_prob(double lambda, size_t k, double u);
 

@@ -1,5 +1,227 @@
-/* calc_sum.c — TEMPORARY placeholder until this subcommand lands. */
+/* calc_sum.c — `drift-calc sum` and `drift-calc dot`: run any reduction order on your own
+ * numbers and see how far it lands from the exact answer.
+ *
+ *   drift-calc sum --format F --order SPEC [--acc A] FILE|-
+ *   drift-calc dot --format F --order SPEC [--acc A] [--fma|--nofma] [--c C] FILE_A FILE_B
+ *
+ * FILE has one value per line (calc_input.h: decimal or C99 hex float, inf, nan; blank
+ * lines and '#' lines skipped; '-' is stdin). Every input is rounded to F (nearest-even);
+ * the reduction runs in order SPEC (order.h) with every step rounded to the accumulator
+ * format A (default F; for tc:ARCH the tensor core's fp32 accumulator), nearest-even.
+ * dot: --fma (default) rounds acc + a*b once, --nofma rounds the product first; --c C is
+ * an initial accumulator value (a GEMM's C operand), rounded to A (RNE) and added first
+ * (order.h says where each order puts it). tc:ARCH runs the tensor-core model
+ * (drift_tc_dot, input format F, output A = fp32 or fp16); --fma/--nofma do not apply.
+ *
+ * CSV on stdout, one row:
+ *   order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err
+ * exact is the exact real sum (dot: c + sum a_i b_i) of the ROUNDED inputs, rounded once
+ * to double (RNE); abs_err = |result - exact sum| computed exactly and rounded up;
+ * rel_err = abs_err / |exact| (rounded up); ulp_err = abs_err in units of A's spacing at
+ * exact (drift_ulp). Hex columns are C99 %a, decimal ones %.17g (they read back exactly).
+ * Bad options, unreadable or empty files, unparsable lines (file:line), mismatched
+ * lengths: one line on stderr, exit status 2. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "calc.h"
-int calc_sum(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "drift-calc: not built yet\n"); return 2; }
-int calc_dot(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "drift-calc: not built yet\n"); return 2; }
+#include "calc_input.h"
+#include "cli.h"
+#include "drift.h"
+#include "exact.h"
+#include "format.h"
+#include "metrics.h"
+#include "ops/tc_model.h"
+#include "order.h"
+
+#define ORDER_GRAMMAR                                                                                                  \
+    "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), kahan, neumaier, "         \
+    "random:SEED, tc:v100|a100|h100|b200"
+
+typedef struct {
+    int dot;
+    const char *format_s, *order_s, *acc_s, *c_s;
+    int fma;
+    const char *files[2];
+    int nfiles;
+} args_t;
+
+static void usage(FILE *to, int dot)
+{
+    if (dot)
+        fprintf(to, "usage: drift-calc dot --format F --order SPEC [--acc A] [--fma|--nofma] [--c C] FILE_A FILE_B\n");
+    else
+        fprintf(to, "usage: drift-calc sum --format F --order SPEC [--acc A] FILE|-\n");
+    fprintf(to,
+            "  --format F    input format: every value is rounded to F (nearest-even)\n"
+            "  --order SPEC  %s\n"
+            "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n",
+            ORDER_GRAMMAR);
+    if (dot)
+        fprintf(to, "  --fma         acc + a*b rounded once (default)\n"
+                    "  --nofma       the product rounded to A first\n"
+                    "  --c C         initial accumulator value (rounded to A), like a GEMM's C\n");
+    fprintf(to, "prints CSV: order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
+}
+
+static void format_names(char *buf, size_t size)
+{
+    buf[0] = 0;
+    for (int i = 0; i < DRIFT_NFORMATS; i++) {
+        strncat(buf, drift_format_name((drift_format_t)i), size - strlen(buf) - 1);
+        if (i + 1 < DRIFT_NFORMATS) strncat(buf, ", ", size - strlen(buf) - 1);
+    }
+}
+
+static drift_format_t parse_format(const char *opt, const char *v)
+{
+    drift_format_t f;
+    if (drift_format_parse(&f, v) != DRIFT_OK) {
+        char names[128];
+        format_names(names, sizeof names);
+        drift_die("%s: unknown format '%s' (accepted: %s)", opt, v, names);
+    }
+    return f;
+}
+
+static void parse_args(args_t *a, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            usage(stdout, a->dot);
+            exit(0);
+        }
+        if (s[0] == '-' && s[1] != 0) { /* an option ("-" alone is stdin) */
+            const char **dest = NULL;
+            if (!strcmp(s, "--format")) dest = &a->format_s;
+            else if (!strcmp(s, "--order")) dest = &a->order_s;
+            else if (!strcmp(s, "--acc")) dest = &a->acc_s;
+            else if (a->dot && !strcmp(s, "--c")) dest = &a->c_s;
+            else if (a->dot && !strcmp(s, "--fma")) a->fma = 1;
+            else if (a->dot && !strcmp(s, "--nofma")) a->fma = 0;
+            else
+                drift_die("unknown option '%s' (accepted: --format, --order, --acc%s)", s,
+                          a->dot ? ", --fma, --nofma, --c" : "");
+            if (dest) {
+                if (i + 1 >= argc) drift_die("%s: missing value", s);
+                *dest = argv[++i];
+            }
+            continue;
+        }
+        if (a->nfiles == (a->dot ? 2 : 1))
+            drift_die("too many files: '%s' (usage: %s)", s,
+                      a->dot ? "dot ... FILE_A FILE_B" : "sum ... FILE|-");
+        a->files[a->nfiles++] = s;
+    }
+    if (!a->format_s) drift_die("--format: missing (accepted: see --help)");
+    if (!a->order_s) drift_die("--order: missing (accepted: %s)", ORDER_GRAMMAR);
+    if (a->nfiles != (a->dot ? 2 : 1))
+        drift_die("expected %s, got %d file%s", a->dot ? "two files FILE_A FILE_B" : "one FILE (or - for stdin)",
+                  a->nfiles, a->nfiles == 1 ? "" : "s");
+    if (a->dot && !strcmp(a->files[0], "-") && !strcmp(a->files[1], "-"))
+        drift_die("FILE_A and FILE_B cannot both be stdin");
+}
+
+/* |result - S| for the exact value S held in x, rounded up; and S rounded to double. */
+static void errors(const drift_xacc_t *x, double result, drift_format_t acc, double *exact, double *abs_err,
+                   double *rel_err, double *ulp_err)
+{
+    *exact = drift_xacc_round(x, DRIFT_FP64, DRIFT_RNE);
+    if (!isfinite(result) || !isfinite(*exact)) {
+        *abs_err = drift_abs_err(result, *exact);
+    } else {
+        drift_xacc_t d = *x;
+        drift_xacc_add(&d, -result); /* exact: S - result */
+        int sg = drift_xacc_sign(&d);
+        *abs_err = sg > 0 ? drift_xacc_round(&d, DRIFT_FP64, DRIFT_RU) : sg < 0 ? -drift_xacc_round(&d, DRIFT_FP64, DRIFT_RD) : 0.0;
+    }
+    if (isnan(*abs_err)) {
+        *rel_err = *ulp_err = NAN;
+    } else if (*abs_err == 0) {
+        *rel_err = *ulp_err = 0;
+    } else if (*exact == 0 || !isfinite(*exact)) {
+        *rel_err = *ulp_err = INFINITY;
+    } else {
+        double q = *abs_err / fabs(*exact);
+        if (isfinite(q) && fma(-q, fabs(*exact), *abs_err) > 0) q = nextafter(q, INFINITY); /* rounded up */
+        *rel_err = q;
+        *ulp_err = *abs_err / drift_ulp(*exact, acc); /* a power of two: exact unless it overflows */
+    }
+}
+
+static int run(int dot, int argc, char **argv)
+{
+    args_t a = {dot, NULL, NULL, NULL, NULL, 1, {NULL, NULL}, 0};
+    parse_args(&a, argc, argv);
+    drift_format_t f = parse_format("--format", a.format_s);
+    drift_order_t o;
+    if (drift_order_parse(&o, a.order_s) != DRIFT_OK)
+        drift_die("--order: malformed spec '%s' (accepted: %s)", a.order_s, ORDER_GRAMMAR);
+    int tc = o.kind == DRIFT_ORDER_TC;
+    if (tc && !dot) drift_die("--order: '%s' is a tensor-core dot product, not a sum (use drift-calc dot)", a.order_s);
+    drift_format_t acc = a.acc_s ? parse_format("--acc", a.acc_s) : tc ? DRIFT_FP32 : f;
+    if (tc && acc != DRIFT_FP32 && acc != DRIFT_FP16)
+        drift_die("--acc: '%s' is not a tensor-core output (accepted for tc: fp32, fp16)", drift_format_name(acc));
+    double c = 0;
+    if (a.c_s) {
+        if (drift_parse_double(&c, a.c_s) != DRIFT_OK) drift_die("--c: '%s' is not a number", a.c_s);
+        c = drift_rne(c, acc);
+    }
+
+    double *x = NULL, *y = NULL;
+    size_t n = 0, ny = 0;
+    if (calc_read_values(a.files[0], &x, &n) != 0) return 2;
+    if (dot) {
+        if (calc_read_values(a.files[1], &y, &ny) != 0) {
+            free(x);
+            return 2;
+        }
+        if (ny != n) {
+            free(x);
+            free(y);
+            drift_die("%s has %zu values but %s has %zu (a dot product needs equal lengths)", a.files[0], n,
+                      a.files[1], ny);
+        }
+    }
+    drift_xacc_t ex;
+    drift_xacc_init(&ex);
+    if (dot && a.c_s) drift_xacc_add(&ex, c);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = drift_rne(x[i], f);
+        if (dot) {
+            y[i] = drift_rne(y[i], f);
+            drift_xacc_add_prod(&ex, x[i], y[i]);
+        } else {
+            drift_xacc_add(&ex, x[i]);
+        }
+    }
+
+    double r;
+    int rc;
+    drift_acc_t accs = {acc, DRIFT_RNE, a.fma};
+    if (tc)
+        rc = drift_tc_dot(&r, x, y, n, a.c_s ? &c : NULL, o.arch, f, acc);
+    else if (dot)
+        rc = drift_dot(&r, x, y, n, a.c_s ? &c : NULL, &o, &accs);
+    else
+        rc = drift_sum(&r, x, n, &o, &accs);
+    free(x);
+    free(y);
+    if (rc != DRIFT_OK) drift_die("--order %s with --format %s --acc %s: %s", a.order_s, drift_format_name(f),
+                                  drift_format_name(acc), drift_strerror(rc));
+
+    double exact, abs_err, rel_err, ulp_err;
+    errors(&ex, r, acc, &exact, &abs_err, &rel_err, &ulp_err);
+    char spec[DRIFT_ORDER_SPEC_MAX];
+    drift_order_print(spec, sizeof spec, &o);
+    printf("order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
+    printf("%s,%s,%s,%zu,%a,%.17g,%a,%.17g,%.17g,%.17g,%.17g\n", spec, drift_format_name(f), drift_format_name(acc), n,
+           r, r, exact, exact, abs_err, rel_err, ulp_err);
+    return 0;
+}
+
+int calc_sum(int argc, char **argv) { return run(0, argc, argv); }
+int calc_dot(int argc, char **argv) { return run(1, argc, argv); }

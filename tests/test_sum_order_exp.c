@@ -1,0 +1,135 @@
+/* test_sum_order_exp.c — the sum_order experiment end to end (quick profile): byte-identical
+ * files whatever the thread count (law 4), hand-derived classroom rows, bad options. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define EXP DRIFT_BIN_DIR "/sum_order"
+
+static const char *const FILES[] = {"sum_order_classroom.csv", "sum_order_error.csv", "sum_order_summary.csv",
+                                    "sum_order_perms.csv", "sum_order.md"};
+#define NFILES 5
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/drift_sumorder_XXXXXX");
+    cr_assert(mkdtemp(dir), "mkdtemp failed");
+}
+
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    (void)!system(cmd);
+}
+
+TestSuite(sum_order_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    cr_assert(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
+    return WEXITSTATUS(st);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    cr_assert(fp, "cannot open %s", path);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert(fread(buf, 1, (size_t)n, fp) == (size_t)n);
+    buf[n] = 0;
+    fclose(fp);
+    return buf;
+}
+
+/* The text without the "# date:" and "# argv:" lines (the only ones allowed to differ:
+ * the clock, and the --threads/--out options themselves). */
+static char *strip(const char *text)
+{
+    char *out = malloc(strlen(text) + 1), *o = out;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        if (strncmp(p, "# date: ", 8) && strncmp(p, "# argv: ", 8)) {
+            memcpy(o, p, len);
+            o += len;
+        }
+        p += len;
+    }
+    *o = 0;
+    return out;
+}
+
+Test(sum_order_exp, reproducible_across_threads)
+{
+    cr_assert_eq(sh("%s --profile quick --seed 5 --threads 1 --quiet --out %s/t1", EXP, dir), 0);
+    cr_assert_eq(sh("%s --profile quick --seed 5 --threads 2 --quiet --out %s/t2", EXP, dir), 0);
+    for (int k = 0; k < NFILES; k++) {
+        char p1[256], p2[256];
+        snprintf(p1, sizeof p1, "%s/t1/%s", dir, FILES[k]);
+        snprintf(p2, sizeof p2, "%s/t2/%s", dir, FILES[k]);
+        char *a = slurp(p1), *b = slurp(p2), *sa = strip(a), *sb = strip(b);
+        cr_assert_str_eq(sa, sb, "%s differs between --threads 1 and 2", FILES[k]);
+        free(a), free(b), free(sa), free(sb);
+    }
+    /* another seed gives other vectors */
+    cr_assert_eq(sh("%s --profile quick --seed 6 --quiet --out %s/s6", EXP, dir), 0);
+    char p1[256], p2[256];
+    snprintf(p1, sizeof p1, "%s/t1/sum_order_error.csv", dir);
+    snprintf(p2, sizeof p2, "%s/s6/sum_order_error.csv", dir);
+    char *a = slurp(p1), *b = slurp(p2), *sa = strip(a), *sb = strip(b);
+    cr_assert_str_neq(sa, sb);
+    free(a), free(b), free(sa), free(sb);
+}
+
+/* Hand-derived classroom rows.
+ * fp64, 1e16 + 1 - 1e16: seq and kahan 0, neumaier 1, exact 1 (test_order.c derives them).
+ * fp32, 10000 + 0.0001 - 9999.9: the inputs round to 10000, 0x1.a36e2ep-14 and 9999.900390625
+ * (9999.9 / 2^-10 = 10239897.6 -> 10239898 spacings of 2^-10); 10000 + 0.0001 rounds back to
+ * 10000 (0.0001 is below half of fp32's spacing 2^-10 at 10000), and 10000 - 9999.900390625 =
+ * 0.099609375 = 0x1.98p-4 exactly (Sterbenz). */
+Test(sum_order_exp, classroom_rows)
+{
+    cr_assert_eq(sh("%s --profile quick --quiet --out %s/c", EXP, dir), 0);
+    char p[256];
+    snprintf(p, sizeof p, "%s/c/sum_order_classroom.csv", dir);
+    char *t = slurp(p);
+    cr_assert(strstr(t, "\n1e16+1-1e16,fp64,fp64,seq,3,0x0p+0,0,0x1p+0,1,0x1p+0,"), "seq row");
+    cr_assert(strstr(t, "\n1e16+1-1e16,fp64,fp64,kahan,3,0x0p+0,0,0x1p+0,1,0x1p+0,"), "kahan row");
+    cr_assert(strstr(t, "\n1e16+1-1e16,fp64,fp64,neumaier,3,0x1p+0,1,0x1p+0,1,0x1p+0,0.000000e+00,"), "neumaier row");
+    cr_assert(strstr(t, "\ntextbook,fp32,fp32,seq,3,0x1.98p-4,0.099609375,"), "textbook fp32 seq");
+    free(t);
+    snprintf(p, sizeof p, "%s/c/sum_order.md", dir);
+    t = slurp(p);
+    cr_assert(strstr(t, "**Question.**") && strstr(t, "**Takeaway.**"));
+    free(t);
+}
+
+Test(sum_order_exp, bad_options_exit_2_and_write_nothing)
+{
+    const char *bad[] = {"--orders tc:h100", "--orders warp:6", "--formats fp99", "--trials 0", "--perms x",
+                         "--profile huge", "--backend cuda"};
+    for (int i = 0; i < 7; i++) {
+        cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>/dev/null", EXP, bad[i], dir), 2, "%s", bad[i]);
+        char p[256];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/bad/sum_order_error.csv", dir);
+        cr_assert_neq(stat(p, &st), 0, "%s wrote a file", bad[i]);
+    }
+}
