@@ -5,6 +5,10 @@
 #ifndef DRIFT_H
 #define DRIFT_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define DRIFT_VERSION "0.1.0"
 
 enum {
@@ -17,5 +21,9 @@ enum {
 };
 
 const char *drift_strerror(int code);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

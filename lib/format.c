@@ -243,6 +243,21 @@ double drift_decode(uint64_t bits, drift_format_t f)
 
 static double next_toward(double x, int up) { return nextafter(x, up ? INFINITY : -INFINITY); }
 
+static double round_once(double exact, drift_format_t f, drift_mode_t m)
+{
+    return f == DRIFT_FP64 ? exact : drift_round(exact, f, &(drift_round_opts_t){m, 0, 0}, 0);
+}
+
+/* IEEE 754 overflow result in binary64 for a finite exact value beyond the overflow
+ * threshold (what RNE rounds to infinity): RZ, and the directed mode pointing back
+ * toward zero, give the largest finite double. */
+static double overflow_fp64(int neg, drift_mode_t m)
+{
+    int to_max = m == DRIFT_RZ || (m == DRIFT_RU && neg) || (m == DRIFT_RD && !neg);
+    double r = to_max ? DBL_MAX : INFINITY;
+    return neg ? -r : r;
+}
+
 /* Round the exact value s + e, where (s, e) is an error-free pair (s = fl(s + e)), to double
  * in mode m. */
 static double round_pair_fp64(double s, double e, drift_mode_t m)
@@ -283,7 +298,22 @@ double drift_round_sum2(double hi, double lo, drift_format_t f, drift_mode_t m)
 {
     double s, e;
     two_sum(hi, lo, &s, &e);
-    if (!isfinite(s)) return f == DRIFT_FP64 ? s : drift_round(s, f, &(drift_round_opts_t){m, 0, 0}, 0);
+    if (!isfinite(s)) {
+        if (isfinite(hi) && isfinite(lo)) {
+            /* Finite operands whose RNE sum overflowed: the exact sum lies at or beyond
+             * binary64's overflow threshold 2^1024 - 2^970, so it overflows every format,
+             * but the directed modes must still give max_finite (IEEE 754 7.4), not inf. */
+            int neg = s < 0;
+            if (f == DRIFT_FP64) return overflow_fp64(neg, m);
+            return drift_round(neg ? -DBL_MAX : DBL_MAX, f, &(drift_round_opts_t){m, 0, 0}, 0);
+        }
+        return round_once(s, f, m); /* an infinite or NaN operand: IEEE special arithmetic */
+    }
+    if (s == 0 && e == 0 && m == DRIFT_RD) {
+        /* An exact zero sum is +0 in every mode but roundTowardNegative, where it is -0,
+         * unless both operands are +0 (IEEE 754 6.3); the hardware sum above used RNE. */
+        s = (hi == 0 && lo == 0 && !signbit(hi) && !signbit(lo)) ? 0.0 : -0.0;
+    }
     if (f == DRIFT_FP64) return round_pair_fp64(s, e, m);
     return drift_round(round_pair_odd(s, e), f, &(drift_round_opts_t){m, 0, 0}, 0);
 }
@@ -291,13 +321,6 @@ double drift_round_sum2(double hi, double lo, drift_format_t f, drift_mode_t m)
 double drift_add(double a, double b, drift_format_t f, drift_mode_t m)
 {
     return drift_round_sum2(a, b, f, m);
-}
-
-double drift_mul(double a, double b, drift_format_t f, drift_mode_t m)
-{
-    double ph = a * b;
-    if (!isfinite(ph)) return drift_round_sum2(ph, 0, f, m);
-    return drift_round_sum2(ph, fma(a, b, -ph), f, m);
 }
 
 static mpfr_rnd_t mpfr_mode(drift_mode_t m)
@@ -310,38 +333,118 @@ static mpfr_rnd_t mpfr_mode(drift_mode_t m)
     }
 }
 
-/* a*b + c when the product is not exact in double (inputs wider than 26 bits): MPFR
- * computes the exact result rounded once; to odd at 53 bits for the small formats. */
-static double fma_wide(double a, double b, double c, drift_format_t f, drift_mode_t m)
+/* Round a nonzero MPFR value x, rounded to odd at >= 55 bits with an unbounded exponent
+ * (so it stands for the exact result), once to f in mode m.
+ * fp64: mpfr_get_d rounds correctly into subnormals and applies the overflow rules;
+ * ties-away has no MPFR mode, so it compares |x| with the midpoint of its two neighbours
+ * (representable in 54 bits, so the odd rounding cannot cross it).
+ * Other formats (p <= 24): round to odd at 53 bits as a double, then round that. Values
+ * outside the normal double range are clamped to a stand-in of the same rounding class:
+ * below 2^-1000 every small format sees "positive, under half its smallest subnormal"
+ * (the smallest is bf16's 2^-133), and above DBL_MAX every small format overflows. */
+static double round_mpfr_once(mpfr_srcptr x, drift_format_t f, drift_mode_t m)
 {
-    mpfr_t ma, mb, mc, r;
-    mpfr_inits2(53, ma, mb, mc, r, (mpfr_ptr)0);
-    mpfr_set_d(ma, a, MPFR_RNDN);
-    mpfr_set_d(mb, b, MPFR_RNDN);
-    mpfr_set_d(mc, c, MPFR_RNDN);
-    double out;
+    int neg = mpfr_sgn(x) < 0;
     if (f == DRIFT_FP64) {
-        if (m == DRIFT_RNA)
-            mpfr_round_nearest_away(mpfr_fma, r, ma, mb, mc);
-        else
-            mpfr_fma(r, ma, mb, mc, mpfr_mode(m));
-        out = mpfr_get_d(r, MPFR_RNDN);
-    } else {
-        int t = mpfr_fma(r, ma, mb, mc, MPFR_RNDZ);
-        out = mpfr_get_d(r, MPFR_RNDN);
-        if (t != 0) out = bits_double(double_bits(out) | 1);
-        out = drift_round(out, f, &(drift_round_opts_t){m, 0, 0}, 0);
+        if (m != DRIFT_RNA) return mpfr_get_d(x, mpfr_mode(m));
+        double z = mpfr_get_d(x, MPFR_RNDZ);
+        if (mpfr_cmp_d(x, z) == 0) return z;
+        double n = next_toward(z, !neg);
+        mpfr_t mid;
+        mpfr_init2(mid, 64);
+        mpfr_set_d(mid, z, MPFR_RNDN);
+        if (isinf(n)) { /* the neighbour beyond DBL_MAX is 2^1024 with an unbounded exponent */
+            mpfr_t big;
+            mpfr_init2(big, 8);
+            mpfr_set_si_2exp(big, neg ? -1 : 1, 1024, MPFR_RNDN);
+            mpfr_add(mid, mid, big, MPFR_RNDN); /* exact: 64 bits hold DBL_MAX + 2^1024 */
+            mpfr_clear(big);
+        } else {
+            mpfr_add_d(mid, mid, n, MPFR_RNDN); /* exact: adjacent doubles, 54 bits */
+        }
+        mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+        double r = mpfr_cmpabs(x, mid) >= 0 ? n : z;
+        mpfr_clear(mid);
+        return r;
     }
+    double v;
+    if (mpfr_cmp_d(x, 0x1p-1000) < 0 && mpfr_cmp_d(x, -0x1p-1000) > 0) {
+        v = neg ? -0x1p-1000 : 0x1p-1000;
+    } else {
+        v = mpfr_get_d(x, MPFR_RNDZ); /* DBL_MAX when |x| is beyond it: odd and overflowing */
+        if (mpfr_cmp_d(x, v) != 0) v = bits_double(double_bits(v) | 1);
+    }
+    return drift_round(v, f, &(drift_round_opts_t){m, 0, 0}, 0);
+}
+
+/* The exact a*b + c (or a*b when c is NULL) rounded once to f, via MPFR: for the cases the
+ * double-word tricks cannot cover (a product error that underflows, a product that
+ * overflows while the sum does not, an fma whose product is not exact in double).
+ * The exponent range is widened for the call so that a caller's mpfr_set_emin/emax (the
+ * tests' IEEE emulation, say) cannot clip the intermediate. */
+static double exact_mpfr(double a, double b, const double *c, drift_format_t f, drift_mode_t m)
+{
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max());
+    mpfr_t ma, mb, mc, r;
+    mpfr_inits2(53, ma, mb, mc, (mpfr_ptr)0);
+    mpfr_init2(r, 64);
+    mpfr_set_d(ma, a, MPFR_RNDN); /* exact: 53 bits hold a double */
+    mpfr_set_d(mb, b, MPFR_RNDN);
+    int t;
+    if (c) {
+        mpfr_set_d(mc, *c, MPFR_RNDN);
+        t = mpfr_fma(r, ma, mb, mc, MPFR_RNDZ);
+    } else {
+        t = mpfr_mul(r, ma, mb, MPFR_RNDZ);
+    }
+    /* round to odd at 64 bits: truncate, then make the last bit 1 when inexact (the
+     * truncated value's last bit is 0 exactly when it needs fewer than 64 bits). */
+    if (t != 0 && mpfr_min_prec(r) < 64) {
+        if (mpfr_sgn(r) > 0)
+            mpfr_nextabove(r);
+        else
+            mpfr_nextbelow(r);
+    }
+    double out;
+    if (mpfr_zero_p(r)) /* exact cancellation: +0, or -0 under RD (IEEE 754 6.3) */
+        out = m == DRIFT_RD ? -0.0 : 0.0;
+    else
+        out = round_mpfr_once(r, f, m);
     mpfr_clears(ma, mb, mc, r, (mpfr_ptr)0);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
     return out;
+}
+
+/* Below this magnitude a double product's rounding error may not be a double: the error is
+ * a multiple of 2^(ea + eb - 104), which is representable only when ea + eb >= -970, and
+ * |a*b| >= 2^-968 guarantees that. */
+#define PRODUCT_ERROR_EXACT_MIN 0x1p-968
+
+double drift_mul(double a, double b, drift_format_t f, drift_mode_t m)
+{
+    double ph = a * b;
+    if (!isfinite(a) || !isfinite(b)) return round_once(ph, f, m); /* inf * x, NaN */
+    if (a == 0 || b == 0) return round_once(ph, f, m);            /* exact signed zero */
+    if (!isfinite(ph) || fabs(ph) < PRODUCT_ERROR_EXACT_MIN) return exact_mpfr(a, b, NULL, f, m);
+    double pl = fma(a, b, -ph);
+    /* pl == 0: ph is the exact product; rounding it alone keeps the sign of a zero right
+     * (ph + 0 would turn -0 into +0). */
+    if (pl == 0) return round_once(ph, f, m);
+    return drift_round_sum2(ph, pl, f, m);
 }
 
 double drift_fma(double a, double b, double c, drift_format_t f, drift_mode_t m)
 {
     double ph = a * b;
-    if (!isfinite(ph) || !isfinite(c)) return drift_round_sum2(ph, c, f, m);
+    if (!isfinite(a) || !isfinite(b)) return drift_round_sum2(ph, c, f, m); /* inf or NaN product: exact */
+    if (!isfinite(c)) return round_once(c, f, m); /* the exact product is finite, even when ph overflowed */
+    if (a == 0 || b == 0) return drift_round_sum2(ph, c, f, m); /* exact signed-zero product */
+    if (!isfinite(ph) || fabs(ph) < PRODUCT_ERROR_EXACT_MIN) return exact_mpfr(a, b, &c, f, m);
     double pl = fma(a, b, -ph);
-    if (pl == 0) return drift_round_sum2(ph, c, f, m);
+    if (pl == 0) return drift_round_sum2(ph, c, f, m); /* product exact: a two-term sum */
     if (f == DRIFT_FP64 && m == DRIFT_RNE) return fma(a, b, c);
-    return fma_wide(a, b, c, f, m);
+    return exact_mpfr(a, b, &c, f, m);
 }

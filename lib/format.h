@@ -16,6 +16,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     DRIFT_FP64 = 0,
     DRIFT_FP32,
@@ -101,5 +105,9 @@ double drift_mul(double a, double b, drift_format_t f, drift_mode_t m);
 double drift_fma(double a, double b, double c, drift_format_t f, drift_mode_t m);
 /* Round the exact value hi + lo (any two doubles) once to f. */
 double drift_round_sum2(double hi, double lo, drift_format_t f, drift_mode_t m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -51,6 +51,10 @@
 
 #include "format.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     DRIFT_ORDER_SEQ = 0,
     DRIFT_ORDER_REV,
@@ -117,5 +121,9 @@ double drift_gamma(size_t k, double u); /* k u / (1 - k u), INFINITY when k u >=
  * runs over the terms), not k. kahan/neumaier: the deterministic bound; tc: NAN. */
 double drift_order_bound_prob(const drift_order_t *o, size_t n, double u, double sum_abs, double lambda);
 double drift_bound_prob(double lambda, size_t k, double u);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
