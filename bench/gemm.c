@@ -1,0 +1,152 @@
+/* bench/gemm.c — what bit-exact GEMM emulation costs.
+ *
+ * On the same bf16-valued data, in one run, it times:
+ *   - the emulated fp32-accumulate GEMM (drift_gemm, bf16 inputs, fp32 RNE fma, seq order
+ *     per output) with the tiled kernel and with the naive one;
+ *   - OpenBLAS cblas_sgemm on the same values as floats (a plain optimised fp32 GEMM; its
+ *     order is its own, so its bits differ: the max relative difference is printed);
+ *   - the tensor-core model tc:h100 (drift_gemm) against the seq emulation.
+ * for 512^3 and 1024^3, and prints
+ *     emulated/openblas = X.Xx      tc_h100/seq = X.Xx
+ * Goals (issue 4): emulation within 2x of OpenBLAS, the tc model within 10x of the
+ * emulation. Each timing is the minimum over --reps runs, interleaved so that a noisy
+ * neighbour slows both sides alike. Both libraries use --threads threads (default 1: on a
+ * shared 2-core machine a single thread gives the most stable ratio).
+ *
+ * usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef DRIFT_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+#include "drift.h"
+#include "format.h"
+#include "ops/gemm.h"
+#include "philox.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void die(const char *msg)
+{
+    fprintf(stderr, "bench_gemm: %s\n", msg);
+    exit(2);
+}
+
+static long parse_pos(const char *s, const char *opt)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < 1 || v > 100000) {
+        fprintf(stderr, "bench_gemm: %s: '%s' is not a positive integer\n", opt, s);
+        exit(2);
+    }
+    return v;
+}
+
+typedef struct {
+    const char *spec;
+    drift_gemm_kernel_t k;
+    double best;
+} emu_t;
+
+static void time_emu(emu_t *e, double *C, const double *A, const double *B, size_t n)
+{
+    drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32);
+    double t0 = now();
+    if (drift_gemm(C, A, B, n, n, n, &e->k, &o) != 0) die("drift_gemm failed");
+    double t = now() - t0;
+    if (t < e->best) e->best = t;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = 1, reps = 5;
+    size_t sizes[8] = {512, 1024};
+    int nsizes = 2;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            threads = (int)parse_pos(argv[++i], "--threads");
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps = (int)parse_pos(argv[++i], "--reps");
+        } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            nsizes = 0;
+            char *list = argv[++i], *tok, *save = NULL;
+            for (tok = strtok_r(list, ",", &save); tok && nsizes < 8; tok = strtok_r(NULL, ",", &save))
+                sizes[nsizes++] = (size_t)parse_pos(tok, "--sizes");
+        } else {
+            fprintf(stderr, "bench_gemm: unknown option '%s' (accepted: --threads N, --reps N, --sizes N,N,...)\n",
+                    argv[i]);
+            return 2;
+        }
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+#ifdef DRIFT_HAVE_CBLAS
+    openblas_set_num_threads(threads);
+#endif
+    printf("bench_gemm: C = A B, bf16 inputs, fp32 accumulation; %d thread(s), best of %d\n", threads, reps);
+    for (int s = 0; s < nsizes; s++) {
+        size_t n = sizes[s];
+        double *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B), *C = malloc(n * n * sizeof *C);
+        float *Af = malloc(n * n * sizeof *Af), *Bf = malloc(n * n * sizeof *Bf), *Cf = malloc(n * n * sizeof *Cf);
+        if (!A || !B || !C || !Af || !Bf || !Cf) die("out of memory");
+        drift_stream_t st;
+        drift_stream_init(&st, 1, drift_fnv1a32("bench_gemm"), (uint32_t)n, 0);
+        for (size_t t = 0; t < n * n; t++) {
+            A[t] = drift_rne(drift_stream_normal(&st), DRIFT_BF16);
+            B[t] = drift_rne(drift_stream_normal(&st), DRIFT_BF16);
+            Af[t] = (float)A[t], Bf[t] = (float)B[t]; /* exact: bf16 values are floats */
+        }
+        emu_t emu[3] = {{"tiled:128,128,32", {0}, INFINITY}, {"naive", {0}, INFINITY}, {"tc:h100", {0}, INFINITY}};
+        for (int e = 0; e < 3; e++)
+            if (drift_gemm_kernel_parse(&emu[e].k, emu[e].spec) != 0) die("bad kernel spec");
+        double blas = INFINITY;
+        int tc_reps = n >= 1024 ? (reps + 1) / 2 : reps; /* the model is the slow one */
+        for (int r = 0; r < reps; r++) {
+            time_emu(&emu[0], C, A, B, n);
+#ifdef DRIFT_HAVE_CBLAS
+            double t0 = now();
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, Af, (int)n, Bf, (int)n,
+                        0.0f, Cf, (int)n);
+            double t = now() - t0;
+            if (t < blas) blas = t;
+#endif
+            time_emu(&emu[1], C, A, B, n);
+            if (r < tc_reps) time_emu(&emu[2], C, A, B, n);
+        }
+        /* One more seq run for the comparison with OpenBLAS's bits. */
+        time_emu(&emu[0], C, A, B, n);
+        double gf = 2.0 * (double)n * (double)n * (double)n * 1e-9;
+        printf("\n%zu^3:\n", n);
+        for (int e = 0; e < 3; e++)
+            printf("  %-18s %9.4f s  %7.1f GFLOP/s\n", emu[e].spec, emu[e].best, gf / emu[e].best);
+#ifdef DRIFT_HAVE_CBLAS
+        double maxrel = 0;
+        for (size_t t = 0; t < n * n; t++) {
+            double d = fabs((double)Cf[t] - C[t]) / (fabs(C[t]) > 0 ? fabs(C[t]) : 1.0);
+            if (d > maxrel) maxrel = d;
+        }
+        printf("  %-18s %9.4f s  %7.1f GFLOP/s  (max rel. difference from seq: %.2g)\n", "openblas sgemm", blas,
+               gf / blas, maxrel);
+        printf("  emulated/openblas = %.1fx   (naive: %.1fx)\n", emu[0].best / blas, emu[1].best / blas);
+#else
+        printf("  OpenBLAS cblas not found at build time: emulated/openblas skipped\n");
+#endif
+        printf("  tc_h100/seq = %.1fx\n", emu[2].best / emu[0].best);
+        free(A), free(B), free(C), free(Af), free(Bf), free(Cf);
+    }
+    return 0;
+}

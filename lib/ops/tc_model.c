@@ -1,0 +1,581 @@
+/* tc_model.c — the tensor-core block-FMA model of tc_model.h.
+ *
+ * Why the arithmetic below is exact: inputs have at most 11 significant bits (fp16, tf32;
+ * bf16 8, fp8 4 or 3), so a product has at most 22 and is exact in double; its magnitude
+ * is at least 2^-266 (bf16 subnormals squared) and below 2^256, far inside double's normal
+ * range. Scaling by the power of two 2^(23 + neab - E) is therefore exact, and truncating
+ * the scaled value gives the term's aligned, truncated significand as an integer of
+ * magnitude below 2^(25 + neab) <= 2^27 (a product's unnormalised significand is below 4;
+ * c's is below 2). At most 33 such integers (32 products and c) sum to less than 2^33, so
+ * the block sum S, accumulated in a double in any order, is exact: it is the model's
+ * fixed-point accumulator. The result S * 2^(E - 23 - neab) is again exact in double and
+ * is rounded once to the output format. */
+#include "tc_model.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../drift.h"
+
+#define TC_NO_LIMIT (-100000)
+#define TC_NO_TERM (-(1 << 24)) /* exponent of a zero input: never the maximum, no overflow */
+#define TC_MAX_BLOCK 32
+#define TC_STRIP 128 /* columns per strip in drift_tc_gemm */
+
+typedef struct {
+    drift_tc_params_t p;
+    drift_format_t in, out;
+    int emin_in; /* exponent given to subnormal inputs */
+    int lsb_off; /* 23 + neab: fraction bits kept below the alignment exponent */
+    int out_p;   /* significant bits of the result */
+} tc_cfg_t;
+
+int drift_tc_params(drift_tc_params_t *p, drift_tc_arch_t arch, drift_format_t in)
+{
+    if (!p) return DRIFT_EINVAL;
+    int fp8 = in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2;
+    int half = in == DRIFT_FP16 || in == DRIFT_BF16;
+    switch (arch) {
+    case DRIFT_TC_V100: /* Fasi et al. 2021, sec. 4: V100 block 4, no extra bits; fp16 only */
+        if (in != DRIFT_FP16) return DRIFT_EUNSUPPORTED;
+        *p = (drift_tc_params_t){4, 0, TC_NO_LIMIT};
+        return DRIFT_OK;
+    case DRIFT_TC_A100: /* A100TC.m: fma 8, neab 1; tf32 fma 4 */
+        if (half) *p = (drift_tc_params_t){8, 1, TC_NO_LIMIT};
+        else if (in == DRIFT_TF32) *p = (drift_tc_params_t){4, 1, TC_NO_LIMIT};
+        else return DRIFT_EUNSUPPORTED;
+        return DRIFT_OK;
+    case DRIFT_TC_H100: /* H100TC.m: fma 16, neab 2, min_exp_limit -133; tf32 8; fp8 32, -10 */
+        if (half) *p = (drift_tc_params_t){16, 2, -133};
+        else if (in == DRIFT_TF32) *p = (drift_tc_params_t){8, 2, -133};
+        else if (fp8) *p = (drift_tc_params_t){32, -10, -133};
+        else return DRIFT_EUNSUPPORTED;
+        return DRIFT_OK;
+    case DRIFT_TC_B200: /* B200TC.m: fma 16, neab 2, min_exp_limit -133; tf32 8; fp8 32, 2 */
+        if (half) *p = (drift_tc_params_t){16, 2, -133};
+        else if (in == DRIFT_TF32) *p = (drift_tc_params_t){8, 2, -133};
+        else if (fp8) *p = (drift_tc_params_t){32, 2, -133};
+        else return DRIFT_EUNSUPPORTED;
+        return DRIFT_OK;
+    default: return DRIFT_EINVAL;
+    }
+}
+
+static int tc_config(tc_cfg_t *g, drift_tc_arch_t arch, drift_format_t in, drift_format_t out)
+{
+    if ((unsigned)arch >= DRIFT_TC_NARCH || (unsigned)in >= DRIFT_NFORMATS) return DRIFT_EINVAL;
+    if (out != DRIFT_FP32 && out != DRIFT_FP16) return DRIFT_EUNSUPPORTED;
+    int rc = drift_tc_params(&g->p, arch, in);
+    if (rc) return rc;
+    /* B200TC.m lowers the limit for fp16 inputs with fp16 output. */
+    if (arch == DRIFT_TC_B200 && in == DRIFT_FP16 && out == DRIFT_FP16) g->p.min_exp = -15;
+    g->in = in;
+    g->out = out;
+    g->emin_in = drift_format_info(in)->emin;
+    g->lsb_off = 23 + g->p.neab;
+    int pout = drift_format_info(out)->p;
+    g->out_p = 24 + g->p.neab < pout ? 24 + g->p.neab : pout;
+    return DRIFT_OK;
+}
+
+/* Unbiased exponent of a nonzero normal double (every value the model meets is one). */
+static inline int dexp(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (int)((u >> 52) & 0x7ff) - 1023;
+}
+
+/* 2^e for -1022 <= e <= 1023, built from its bits (exact, vectorisable). */
+static inline double pow2i(int e)
+{
+    uint64_t u = (uint64_t)(e + 1023) << 52;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static inline int in_exp(double x, int emin)
+{
+    int e = dexp(x);
+    return e < emin ? emin : e;
+}
+
+static inline int c_exp(double c)
+{
+    int e = dexp(c);
+    return e < -126 ? -126 : e;
+}
+
+/* Round the exact value S / scale (S an integer held exactly, scale a power of two) to the
+ * output format: toward zero at out_p bits for fp32, RNE for fp16; +0 for S == 0; +-inf at
+ * or above 2^(emax + 1). */
+static double tc_finish(double S, double scale, const tc_cfg_t *g)
+{
+    if (S == 0) return 0.0;
+    double v = S / scale; /* exact: scale is a power of two and v is a normal double */
+    double av = fabs(v), r;
+    if (g->out == DRIFT_FP32) {
+        if (!(av < 0x1p128)) {
+            r = isnan(av) ? av : INFINITY;
+        } else {
+            int e = dexp(av);
+            if (e < -126) e = -126; /* subnormal fp32 results: quantum 2^-149 */
+            double q = pow2i(e - (g->out_p - 1));
+            r = trunc(av / q) * q;
+        }
+    } else {
+        r = drift_rne(av, DRIFT_FP16); /* one rounding of an exact value; overflow gives inf */
+    }
+    return signbit(v) ? -r : r;
+}
+
+/* One block FMA: c + sum_{k<n} a[k]*b[k], c a value of the output format (or +-inf). */
+static double tc_block(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
+{
+    if (!isfinite(c)) return c; /* products are finite here: inf + finite stays inf */
+    int E = TC_NO_TERM;
+    for (size_t k = 0; k < n; k++)
+        if (a[k] != 0 && b[k] != 0) {
+            int e = in_exp(a[k], g->emin_in) + in_exp(b[k], g->emin_in);
+            if (e > E) E = e;
+        }
+    if (c != 0 && c_exp(c) > E) E = c_exp(c);
+    if (E == TC_NO_TERM) return 0.0;
+    if (E < g->p.min_exp) E = g->p.min_exp;
+    double scale = pow2i(g->lsb_off - E);
+    double S = trunc(c * scale);
+    for (size_t k = 0; k < n; k++) S += trunc((a[k] * b[k]) * scale);
+    return tc_finish(S, scale, g);
+}
+
+/* c rounded to the output format in the output rounding mode. */
+static double tc_round_c(double c, const tc_cfg_t *g)
+{
+    drift_round_opts_t o = {g->out == DRIFT_FP32 ? DRIFT_RZ : DRIFT_RNE, 0, 0};
+    return drift_round(c, g->out, &o, 0);
+}
+
+/* Is x an acceptable input: a value of `in`, or for tf32 a value of fp32 (NaN and inf pass). */
+static int tc_valid_input(double x, const tc_cfg_t *g)
+{
+    if (isnan(x)) return 1;
+    drift_format_t f = g->in == DRIFT_TF32 ? DRIFT_FP32 : g->in;
+    return drift_rne(x, f) == x;
+}
+
+static double tc_prepare(double x, const tc_cfg_t *g)
+{
+    if (g->in != DRIFT_TF32 || !isfinite(x)) return x;
+    drift_round_opts_t rz = {DRIFT_RZ, 0, 0};
+    return drift_round(x, DRIFT_TF32, &rz, 0); /* the hardware keeps the top 10 fraction bits */
+}
+
+/* Special values over the whole dot product; 1 (and *res) when the result is one. */
+static int tc_special(double *res, const double *a, size_t sa, const double *b, size_t sb, size_t n, double c)
+{
+    int nan = isnan(c), pinf = c == INFINITY, ninf = c == -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        double x = a[k * sa], y = b[k * sb];
+        if (isnan(x) || isnan(y)) {
+            nan = 1;
+        } else if (isinf(x) || isinf(y)) {
+            if (x == 0 || y == 0)
+                nan = 1;
+            else if ((signbit(x) != 0) != (signbit(y) != 0))
+                ninf = 1;
+            else
+                pinf = 1;
+        }
+    }
+    if (nan || (pinf && ninf)) *res = NAN;
+    else if (pinf) *res = INFINITY;
+    else if (ninf) *res = -INFINITY;
+    else return 0;
+    return 1;
+}
+
+/* The dot product with strides (sa, sb): shared by drift_tc_dot and the GEMM fallback. */
+static double tc_dot_strided(const double *a, size_t sa, const double *b, size_t sb, size_t n, double c0,
+                             const tc_cfg_t *g)
+{
+    double sp;
+    if (tc_special(&sp, a, sa, b, sb, n, c0)) return sp;
+    double ab[TC_MAX_BLOCK], bb[TC_MAX_BLOCK];
+    double acc = c0;
+    size_t blk = (size_t)g->p.block;
+    for (size_t k0 = 0; k0 < n; k0 += blk) {
+        size_t m = n - k0 < blk ? n - k0 : blk;
+        for (size_t k = 0; k < m; k++) {
+            ab[k] = tc_prepare(a[(k0 + k) * sa], g);
+            bb[k] = tc_prepare(b[(k0 + k) * sb], g);
+        }
+        acc = tc_block(ab, bb, m, acc, g);
+    }
+    return acc;
+}
+
+int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const double *c, drift_tc_arch_t arch,
+                 drift_format_t in, drift_format_t out_fmt)
+{
+    if (!out || (n && (!a || !b))) return DRIFT_EINVAL;
+    tc_cfg_t g;
+    int rc = tc_config(&g, arch, in, out_fmt);
+    if (rc) return rc;
+    for (size_t k = 0; k < n; k++)
+        if (!tc_valid_input(a[k], &g) || !tc_valid_input(b[k], &g)) return DRIFT_EINVAL;
+    double c0 = c ? tc_round_c(*c, &g) : 0.0;
+    *out = tc_dot_strided(a, 1, b, 1, n, c0, &g);
+    return DRIFT_OK;
+}
+
+/* ---- the GEMM: one row of outputs at a time, vectorised across the row ---------------- */
+
+/* Workspace of one row of a strip. */
+typedef struct {
+    int *E;
+    double *scale, *S, *inf;
+} tc_row_ws_t;
+
+#define TC_ROWS 4 /* rows of A processed together, sharing the loads of B */
+
+/* Truncation toward zero of |x| < 2^31 through int32 (cvttpd2dq, which vectorises where
+ * trunc() does not): every aligned term is below 2^(25 + neab) <= 2^27 (file comment). */
+static inline double trunc31(double x) { return (double)(int32_t)x; }
+
+/* The common case of tc_finish for v = S / scale in the normal range of the output:
+ * round by integer arithmetic on the bits (toward zero: clear the low bits; nearest-even:
+ * add half an ulp minus one plus the kept lsb, then clear). Returns 0 when v is outside
+ * [2^emin, 2^(emax+1)) or rounds up to 2^(emax+1): tc_finish handles those. */
+static inline int tc_finish_fast(double *r, double v, int rz, int sh, int emin, int emax)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    int e = (int)((u >> 52) & 0x7ff) - 1023;
+    uint64_t low = ((uint64_t)1 << sh) - 1;
+    if (!rz) u += (low >> 1) + ((u >> sh) & 1);
+    u &= ~low;
+    int e2 = (int)((u >> 52) & 0x7ff) - 1023;
+    memcpy(r, &u, sizeof u);
+    return e >= emin && e2 <= emax;
+}
+
+/* R rows (R <= TC_ROWS) of one strip: outputs [0, N) of each, B and its exponents with
+ * leading dimension ld. cc[r][j] holds the running accumulator of output j of row r. Per
+ * block, pass 1 finds each output's alignment exponent E, pass 2 sums its truncated aligned
+ * terms into S. The arithmetic per output is exactly tc_block's (same E, same scale, same
+ * exact S, same rounding), so the result is the scalar model's, bit for bit; `chunk` (the
+ * AVX2 version below) may do passes 1 and 2 for outputs [0, n8) in registers, with the same
+ * arithmetic, and returns n8. */
+typedef struct {
+    int R;
+    double *cc[TC_ROWS];
+    const double *A[TC_ROWS];
+    const int *ea[TC_ROWS];
+    tc_row_ws_t w[TC_ROWS];
+} tc_rows_t;
+
+typedef size_t (*tc_chunk_fn)(tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t k0, size_t k1,
+                              const tc_cfg_t *g);
+
+static inline __attribute__((always_inline)) void tc_rows_with(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
+                                                                size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
+{
+    const size_t blk = (size_t)g->p.block;
+    const int lsb_off = g->lsb_off, min_exp = g->p.min_exp;
+    const int rz = g->out == DRIFT_FP32, sh = 53 - g->out_p;
+    const int oemin = drift_format_info(g->out)->emin, oemax = drift_format_info(g->out)->emax;
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        size_t k1 = K - k0 < blk ? K : k0 + blk;
+        int any_inf[TC_ROWS];
+        for (int r = 0; r < rs->R; r++) {
+            double *restrict cc = rs->cc[r], *restrict inf = rs->w[r].inf;
+            int *restrict E = rs->w[r].E;
+            /* An accumulator that overflowed to inf stays inf (products are finite): set
+             * it aside so that the int32 truncations never see it. */
+            any_inf[r] = 0;
+            for (size_t j = 0; j < N; j++) {
+                int f = isinf(cc[j]) != 0;
+                inf[j] = f ? cc[j] : 0.0;
+                cc[j] = f ? 0.0 : cc[j];
+                any_inf[r] |= f;
+            }
+            for (size_t j = 0; j < N; j++) E[j] = cc[j] != 0 ? c_exp(cc[j]) : TC_NO_TERM;
+        }
+        size_t j0 = chunk ? chunk(rs, Bb, eb, N, ld, k0, k1, g) : 0;
+        for (int r = 0; r < rs->R; r++) {
+            double *restrict cc = rs->cc[r], *restrict scale = rs->w[r].scale, *restrict S = rs->w[r].S;
+            int *restrict E = rs->w[r].E;
+            const double *Ai = rs->A[r];
+            const int *eai = rs->ea[r];
+            for (size_t k = k0; k < k1; k++) {
+                int ea = eai[k];
+                if (ea == TC_NO_TERM) continue;
+                const int *restrict ebk = eb + k * ld;
+                for (size_t j = j0; j < N; j++) {
+                    int e = ea + ebk[j];
+                    E[j] = e > E[j] ? e : E[j];
+                }
+            }
+            for (size_t j = j0; j < N; j++) {
+                int e = E[j];
+                e = e < min_exp ? min_exp : e;
+                e = e < -900 ? 0 : e; /* no term at all: S will be 0 whatever the scale */
+                E[j] = e;
+                scale[j] = pow2i(lsb_off - e);
+            }
+            for (size_t j = j0; j < N; j++) S[j] = trunc31(cc[j] * scale[j]);
+            for (size_t k = k0; k < k1; k++) {
+                double a = Ai[k];
+                if (a == 0) continue;
+                const float *restrict bk = Bb + k * ld;
+                for (size_t j = j0; j < N; j++) S[j] += trunc31((a * (double)bk[j]) * scale[j]);
+            }
+            int nslow = 0;
+            for (size_t j = 0; j < N; j++) {
+                double v = S[j] * pow2i(E[j] - lsb_off), out; /* exact: S is an integer below 2^33 */
+                int ok = tc_finish_fast(&out, v, rz, sh, oemin, oemax); /* S == 0 is not ok: +0 below */
+                cc[j] = out;
+                E[j] = !ok;
+                nslow += !ok;
+            }
+            if (nslow)
+                for (size_t j = 0; j < N; j++)
+                    if (E[j]) cc[j] = tc_finish(S[j], scale[j], g);
+            if (any_inf[r]) {
+                const double *inf = rs->w[r].inf;
+                for (size_t j = 0; j < N; j++) cc[j] = inf[j] != 0 ? inf[j] : cc[j];
+            }
+        }
+    }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#include <immintrin.h>
+#define TC_AVX2 1
+
+/* Passes 1 and 2 for outputs [0, n8) of R rows, eight outputs at a time, E and S in
+ * registers across the block and each load of B shared by the rows: the same integer max,
+ * the same power-of-two scale, the same int32 truncations and exact double sums as the
+ * portable loops. A zero input needs no branch: its exponent TC_NO_TERM never wins the max
+ * (and cannot overflow), and its product truncates to 0. */
+__attribute__((target("avx2"))) static size_t tc_chunk_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
+                                                             size_t ld, size_t k0, size_t k1, const tc_cfg_t *g)
+{
+    const size_t n8 = N & ~(size_t)7;
+    const int R = rs->R;
+    const __m256i vmin = _mm256_set1_epi32(g->p.min_exp), vlow = _mm256_set1_epi32(-900);
+    const __m256i voff = _mm256_set1_epi32(g->lsb_off + 1023);
+    for (size_t j = 0; j < n8; j += 8) {
+        __m256i Ev[TC_ROWS];
+        __m256d sc[TC_ROWS][2], S[TC_ROWS][2];
+        for (int r = 0; r < R; r++) Ev[r] = _mm256_loadu_si256((const __m256i *)(rs->w[r].E + j));
+        for (size_t k = k0; k < k1; k++) {
+            __m256i e = _mm256_loadu_si256((const __m256i *)(eb + k * ld + j));
+            for (int r = 0; r < R; r++)
+                Ev[r] = _mm256_max_epi32(Ev[r], _mm256_add_epi32(_mm256_set1_epi32(rs->ea[r][k]), e));
+        }
+        for (int r = 0; r < R; r++) {
+            __m256i E = _mm256_max_epi32(Ev[r], vmin);
+            E = _mm256_andnot_si256(_mm256_cmpgt_epi32(vlow, E), E); /* no term: 0 */
+            _mm256_storeu_si256((__m256i *)(rs->w[r].E + j), E);
+            __m256i bexp = _mm256_sub_epi32(voff, E); /* biased exponent of 2^(lsb_off - E) */
+            sc[r][0] = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(bexp)), 52));
+            sc[r][1] = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(bexp, 1)), 52));
+            _mm256_storeu_pd(rs->w[r].scale + j, sc[r][0]);
+            _mm256_storeu_pd(rs->w[r].scale + j + 4, sc[r][1]);
+            const double *cc = rs->cc[r] + j;
+            S[r][0] = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(_mm256_mul_pd(_mm256_loadu_pd(cc), sc[r][0])));
+            S[r][1] = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(_mm256_mul_pd(_mm256_loadu_pd(cc + 4), sc[r][1])));
+        }
+        for (size_t k = k0; k < k1; k++) {
+            __m256 bf = _mm256_loadu_ps(Bb + k * ld + j);
+            __m256d b0 = _mm256_cvtps_pd(_mm256_castps256_ps128(bf)), b1 = _mm256_cvtps_pd(_mm256_extractf128_ps(bf, 1));
+            for (int r = 0; r < R; r++) {
+                __m256d av = _mm256_set1_pd(rs->A[r][k]);
+                __m256d t0 = _mm256_mul_pd(_mm256_mul_pd(av, b0), sc[r][0]);
+                __m256d t1 = _mm256_mul_pd(_mm256_mul_pd(av, b1), sc[r][1]);
+                S[r][0] = _mm256_add_pd(S[r][0], _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(t0)));
+                S[r][1] = _mm256_add_pd(S[r][1], _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(t1)));
+            }
+        }
+        for (int r = 0; r < R; r++) {
+            _mm256_storeu_pd(rs->w[r].S + j, S[r][0]);
+            _mm256_storeu_pd(rs->w[r].S + j + 4, S[r][1]);
+        }
+    }
+    return n8;
+}
+/* The same passes with AVX-512: sixteen outputs per step, and the aligned terms summed as
+ * exact int64 (vcvttpd2qq truncates toward zero like trunc31; the sums are the same
+ * integers, converted back exactly since they stay below 2^33). */
+__attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(tc_rows_t *rs, const float *Bb, const int *eb,
+                                                                           size_t N, size_t ld, size_t k0, size_t k1,
+                                                                           const tc_cfg_t *g)
+{
+    const size_t n16 = N & ~(size_t)15;
+    const int R = rs->R;
+    const __m512i vmin = _mm512_set1_epi32(g->p.min_exp), voff = _mm512_set1_epi32(g->lsb_off + 1023);
+    const __m512i zero = _mm512_setzero_si512();
+    for (size_t j = 0; j < n16; j += 16) {
+        __m512i Ev[TC_ROWS], S[TC_ROWS][2];
+        __m512d sc[TC_ROWS][2];
+        for (int r = 0; r < R; r++) Ev[r] = _mm512_loadu_si512((const void *)(rs->w[r].E + j));
+        for (size_t k = k0; k < k1; k++) {
+            __m512i e = _mm512_loadu_si512((const void *)(eb + k * ld + j));
+            for (int r = 0; r < R; r++) Ev[r] = _mm512_max_epi32(Ev[r], _mm512_add_epi32(_mm512_set1_epi32(rs->ea[r][k]), e));
+        }
+        for (int r = 0; r < R; r++) {
+            __m512i E = _mm512_max_epi32(Ev[r], vmin);
+            E = _mm512_mask_mov_epi32(E, _mm512_cmplt_epi32_mask(E, _mm512_set1_epi32(-900)), zero); /* no term: 0 */
+            _mm512_storeu_si512((void *)(rs->w[r].E + j), E);
+            __m512i bexp = _mm512_sub_epi32(voff, E);
+            sc[r][0] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(bexp)), 52));
+            sc[r][1] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bexp, 1)), 52));
+            _mm512_storeu_pd(rs->w[r].scale + j, sc[r][0]);
+            _mm512_storeu_pd(rs->w[r].scale + j + 8, sc[r][1]);
+            const double *cc = rs->cc[r] + j;
+            S[r][0] = _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_loadu_pd(cc), sc[r][0]));
+            S[r][1] = _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_loadu_pd(cc + 8), sc[r][1]));
+        }
+        for (size_t k = k0; k < k1; k++) {
+            __m512 bf = _mm512_loadu_ps(Bb + k * ld + j);
+            __m512d b0 = _mm512_cvtps_pd(_mm512_castps512_ps256(bf));
+            __m512d b1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bf), 1)));
+            for (int r = 0; r < R; r++) {
+                __m512d av = _mm512_set1_pd(rs->A[r][k]);
+                S[r][0] = _mm512_add_epi64(S[r][0], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b0), sc[r][0])));
+                S[r][1] = _mm512_add_epi64(S[r][1], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b1), sc[r][1])));
+            }
+        }
+        for (int r = 0; r < R; r++) {
+            _mm512_storeu_pd(rs->w[r].S + j, _mm512_cvtepi64_pd(S[r][0]));
+            _mm512_storeu_pd(rs->w[r].S + j + 8, _mm512_cvtepi64_pd(S[r][1]));
+        }
+    }
+    return n16;
+}
+
+/* The per-block loops of tc_rows_with compiled for AVX2 (same operations, wider). */
+__attribute__((target("avx2"))) static void tc_rows_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
+                                                          size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
+{
+    tc_rows_with(rs, Bb, eb, N, ld, K, g, chunk);
+}
+#endif
+
+static void tc_rows_generic(tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t K,
+                            const tc_cfg_t *g, tc_chunk_fn chunk)
+{
+    tc_rows_with(rs, Bb, eb, N, ld, K, g, chunk);
+}
+
+static int tc_have_avx2(void)
+{
+#ifdef TC_AVX2
+    __builtin_cpu_init();
+    const char *env = getenv("DRIFT_NO_SIMD"); /* lets the tests compare both code paths */
+    if (env && *env && strcmp(env, "0") != 0) return 0;
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                  drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt)
+{
+    if (!C || (M && N && K && (!A || !B))) return DRIFT_EINVAL;
+    tc_cfg_t g;
+    int rc = tc_config(&g, arch, in, out_fmt);
+    if (rc) return rc;
+    if (M == 0 || N == 0) return DRIFT_OK;
+    if (M > SIZE_MAX / N) return DRIFT_ENOMEM;
+    if (K == 0) { /* no products: each output is its (rounded) c */
+        for (size_t t = 0; t < M * N; t++) C[t] = c_init ? tc_round_c(C[t], &g) : 0.0;
+        return DRIFT_OK;
+    }
+    if (M > SIZE_MAX / K || N > SIZE_MAX / K) return DRIFT_ENOMEM;
+    int finite = 1;
+    for (size_t t = 0; t < M * K; t++) {
+        if (!tc_valid_input(A[t], &g)) return DRIFT_EINVAL;
+        finite &= isfinite(A[t]) != 0;
+    }
+    for (size_t t = 0; t < K * N; t++) {
+        if (!tc_valid_input(B[t], &g)) return DRIFT_EINVAL;
+        finite &= isfinite(B[t]) != 0;
+    }
+    for (size_t t = 0; t < M * N && c_init; t++) finite &= isfinite(tc_round_c(C[t], &g)) != 0;
+    if (!finite) { /* rare: the scalar model per output handles every special case */
+        for (size_t i = 0; i < M; i++)
+            for (size_t j = 0; j < N; j++) {
+                double c0 = c_init ? tc_round_c(C[i * N + j], &g) : 0.0;
+                C[i * N + j] = tc_dot_strided(A + i * K, 1, B + j, N, K, c0, &g);
+            }
+        return DRIFT_OK;
+    }
+    /* B is held as floats (every tensor-core input format is a float format: exact) and
+     * processed in strips of TC_STRIP columns, so that a strip of B and of its exponents
+     * stays in cache while every row of A passes over it. */
+    double *Ab = malloc(M * K * sizeof *Ab);
+    float *Bb = malloc(K * N * sizeof *Bb);
+    int *ea = malloc(M * K * sizeof *ea), *eb = malloc(K * N * sizeof *eb);
+    if (!Ab || !Bb || !ea || !eb) {
+        free(Ab), free(Bb), free(ea), free(eb);
+        return DRIFT_ENOMEM;
+    }
+    for (size_t t = 0; t < M * K; t++) {
+        Ab[t] = tc_prepare(A[t], &g);
+        ea[t] = Ab[t] != 0 ? in_exp(Ab[t], g.emin_in) : TC_NO_TERM;
+    }
+    for (size_t t = 0; t < K * N; t++) {
+        double b = tc_prepare(B[t], &g);
+        Bb[t] = (float)b;
+        eb[t] = b != 0 ? in_exp(b, g.emin_in) : TC_NO_TERM;
+    }
+    for (size_t t = 0; t < M * N; t++) C[t] = c_init ? tc_round_c(C[t], &g) : 0.0; /* after the allocations */
+    const size_t nstrips = (N + TC_STRIP - 1) / TC_STRIP, ngroups = (M + TC_ROWS - 1) / TC_ROWS;
+    tc_chunk_fn chunk = NULL;
+#ifdef TC_AVX2
+    if (tc_have_avx2()) chunk = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") ? tc_chunk_avx512 : tc_chunk_avx2;
+#endif
+    int fail = 0;
+#pragma omp parallel reduction(| : fail)
+    {
+        tc_rows_t rs;
+        double *buf = malloc(TC_ROWS * 3 * TC_STRIP * sizeof(double));
+        int *ebuf = malloc(TC_ROWS * TC_STRIP * sizeof(int));
+        if (!buf || !ebuf) fail = 1;
+        for (int r = 0; r < TC_ROWS && !fail; r++) {
+            rs.w[r].E = ebuf + r * TC_STRIP;
+            rs.w[r].scale = buf + (3 * r) * TC_STRIP;
+            rs.w[r].S = buf + (3 * r + 1) * TC_STRIP;
+            rs.w[r].inf = buf + (3 * r + 2) * TC_STRIP;
+        }
+#pragma omp for collapse(2) schedule(static)
+        for (size_t sb = 0; sb < nstrips; sb++)
+            for (size_t gi = 0; gi < ngroups; gi++) {
+                if (fail) continue;
+                size_t j0 = sb * TC_STRIP, nj = N - j0 < TC_STRIP ? N - j0 : TC_STRIP, i0 = gi * TC_ROWS;
+                rs.R = M - i0 < TC_ROWS ? (int)(M - i0) : TC_ROWS;
+                for (int r = 0; r < rs.R; r++) {
+                    rs.cc[r] = C + (i0 + (size_t)r) * N + j0;
+                    rs.A[r] = Ab + (i0 + (size_t)r) * K;
+                    rs.ea[r] = ea + (i0 + (size_t)r) * K;
+                }
+#ifdef TC_AVX2
+                if (chunk) {
+                    tc_rows_avx2(&rs, Bb + j0, eb + j0, nj, N, K, &g, chunk);
+                    continue;
+                }
+#endif
+                tc_rows_generic(&rs, Bb + j0, eb + j0, nj, N, K, &g, chunk);
+            }
+        free(buf), free(ebuf);
+    }
+    free(Ab), free(Bb), free(ea), free(eb);
+    return fail ? DRIFT_ENOMEM : DRIFT_OK;
+}

@@ -1,0 +1,534 @@
+/* test_tc_model.c — the tensor-core model against published probes and an independent
+ * MPFR emulation of the published model.
+ *
+ * Sources of the expected values:
+ *  [F]  Fasi, Higham, Mikaitis & Pranesh, "Numerical behavior of NVIDIA tensor cores",
+ *       PeerJ Comput. Sci. 7:e330 (2021), and its test suite
+ *       github.com/north-numerical-computing/tensor-cores-numerical-behavior:
+ *       tc_test_numerics-V100.cu (V100) and tc_test_numerics-T4-A100-binary16.cu (A100).
+ *       Their probes run one wmma 16x16x16, so K = 16 with zeros after the listed terms.
+ *       Each test below names the probe ("A1", "D2", ...: section and item of the suite).
+ *  [KM] Khattak & Mikaitis, "Accurate models of NVIDIA tensor cores" (2025) and its models
+ *       github.com/north-numerical-computing/MATLAB-tensor-core (V100TC.m, A100TC.m,
+ *       H100TC.m, B200TC.m, tools/Generic_BFMA_TC.m): block sizes, neab, min_exp_limit.
+ *  [D]  derived by hand from [KM]'s model for H100 (no published probe outputs exist for
+ *       it); each derivation is written next to the test.
+ * All comparisons are exact: the model is deterministic bit arithmetic. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <limits.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "drift.h"
+#include "format.h"
+#include "ops/tc_model.h"
+#include "philox.h"
+
+#define V100 DRIFT_TC_V100
+#define A100 DRIFT_TC_A100
+#define H100 DRIFT_TC_H100
+#define B200 DRIFT_TC_B200
+#define FP16 DRIFT_FP16
+#define FP32 DRIFT_FP32
+
+/* A probe: K = 16 (one wmma 16x16x16 in [F]), the first n terms given, the rest zero. */
+static double probe(drift_tc_arch_t arch, drift_format_t in, drift_format_t out, const double *a, const double *b,
+                    int n, double c)
+{
+    double A[64] = {0}, B[64] = {0}, r = NAN;
+    memcpy(A, a, (size_t)n * sizeof *a);
+    memcpy(B, b, (size_t)n * sizeof *b);
+    cr_assert_eq(drift_tc_dot(&r, A, B, 16, &c, arch, in, out), 0);
+    return r;
+}
+
+#define P(arch, out, c, n, ...) probe_ab(arch, FP16, out, c, n, (double[]){__VA_ARGS__})
+/* a[0..n) then b[0..n) in one list */
+static double probe_ab(drift_tc_arch_t arch, drift_format_t in, drift_format_t out, double c, int n,
+                       const double *ab)
+{
+    return probe(arch, in, out, ab, ab + n, n, c);
+}
+
+static const double u24 = 0x1p-24; /* 2^-24: fp16's smallest subnormal and fp32's u */
+
+/* ---- [F] section A: subnormals -------------------------------------------------------- */
+
+Test(tc_probes, A_subnormals)
+{
+    drift_tc_arch_t archs[] = {V100, A100, H100};
+    for (int t = 0; t < 3; t++) {
+        drift_tc_arch_t a = archs[t];
+        cr_assert_eq(P(a, FP16, 0, 1, u24, 4.0), 0x1p-22);                  /* A1 */
+        cr_assert_eq(P(a, FP32, 0, 1, u24, 4.0), 0x1p-22);                  /* A2 */
+        cr_assert_eq(P(a, FP32, 0x1p-149, 0, 0), 0x1p-149);                 /* A3 */
+        cr_assert_eq(P(a, FP16, 0, 1, 0x1p-14, 0.5), 0x1p-15);              /* A4: exact, != 0 */
+        cr_assert_eq(P(a, FP16, -0x1p-15, 1, 0x1p-14, 1.0), 0x1p-15);
+        cr_assert_eq(P(a, FP32, 0, 1, 0x1p-14, 0.5), 0x1p-15);              /* A5 */
+        cr_assert_eq(P(a, FP32, -0x1p-15, 1, 0x1p-14, 1.0), 0x1p-15);
+    }
+}
+
+/* ---- [F] section B: accuracy of the dot products --------------------------------------- */
+
+Test(tc_probes, B_products_exact_and_fp32_accumulation)
+{
+    const double bo = 1 - 0x1p-11; /* fp16's largest value below 1 */
+    drift_tc_arch_t archs[] = {V100, A100, H100};
+    for (int t = 0; t < 3; t++) {
+        drift_tc_arch_t a = archs[t];
+        cr_assert_eq(P(a, FP32, 0, 1, bo, bo), 1 - 0x1p-10 + 0x1p-22);                           /* B1 */
+        cr_assert_eq(P(a, FP32, 0, 4, bo, bo, bo, bo, bo, bo, bo, bo), 4 * (1 - 0x1p-10 + 0x1p-22));
+        cr_assert_eq(P(a, FP16, 0, 2, bo, bo, bo, 0x1p-11), 1 - 0x1p-10 + 0x1p-11);              /* B2 */
+    }
+    /* B3 "accumulated in binary32": c = 1 plus four tiny products gives 1. V100 uses
+     * 1 * 2^-24, A100 0.5 * 2^-24 (its extra alignment bit would keep 2^-24). */
+    cr_assert_eq(P(V100, FP32, 1.0, 4, 1., 1., 1., 1., u24, u24, u24, u24), 1.0);
+    cr_assert_eq(P(A100, FP32, 1.0, 4, .5, .5, .5, .5, u24, u24, u24, u24), 1.0);
+    /* [D] H100, neab = 2: lsb = 2^(0-23-2) = 2^-25 keeps each 0.5 * 2^-24 = 2^-25, so the
+     * A100 probe gives 1 + 4 * 2^-25 = 1 + 2^-23 (exact, so RZ keeps it). */
+    cr_assert_eq(P(H100, FP32, 1.0, 4, .5, .5, .5, .5, u24, u24, u24, u24), 1 + 0x1p-23);
+}
+
+Test(tc_probes, B_sum_starts_from_largest)
+{
+    /* B4: c = 2^-24 and three tiny products; the product 1*1 moves through positions 0..3.
+     * Alignment to the largest exponent (0) truncates every tiny term, whatever its
+     * position: the result is always 1. */
+    for (int j = 0; j < 4; j++) {
+        double a[4] = {1, 1, 1, 1}, b[4] = {u24, u24, u24, u24};
+        b[j] = 1;
+        cr_assert_eq(probe(V100, FP16, FP32, a, b, 4, u24), 1.0, "V100 j=%d", j);
+        double a2[4] = {.5, .5, .5, .5}, b2[4] = {u24, u24, u24, u24};
+        a2[j] = 1, b2[j] = 1;
+        cr_assert_eq(probe(A100, FP16, FP32, a2, b2, 4, u24), 1.0, "A100 j=%d", j);
+    }
+}
+
+/* ---- [F] section C: rounding modes ------------------------------------------------------ */
+
+Test(tc_probes, C_rounding)
+{
+    drift_tc_arch_t archs[] = {V100, A100, H100};
+    for (int t = 0; t < 3; t++) {
+        drift_tc_arch_t a = archs[t];
+        /* C1, C2: 2 + (2^-23 + 2^-24) truncates to 2 (toward zero), and symmetrically -2 */
+        cr_assert_eq(P(a, FP32, 0, 2, 1., 1., 2., 0x1p-23 + u24), 2.0);
+        cr_assert_eq(P(a, FP32, 0, 2, 1., 1., -2., -0x1p-23 - u24), -2.0);
+        /* C3: fp16 output rounds to nearest: 2^-25 + 2^-26 = 0.75 * 2^-24 -> 2^-24 */
+        cr_assert_eq(P(a, FP16, 0, 2, u24, u24, 0.5, 0.25), u24);
+    }
+}
+
+/* ---- [F] section D: features of the accumulator ----------------------------------------- */
+
+Test(tc_probes, D1_extra_alignment_bits)
+{
+    /* The first probe: c = -(1 - 2^-24), one product 1*1. */
+    cr_assert_eq(P(V100, FP32, -(1 - u24), 1, 1., 1.), 0x1p-23); /* [F] V100: no extra bit */
+    cr_assert_eq(P(A100, FP32, -(1 - u24), 1, 1., 1.), u24);     /* [F] A100 */
+    cr_assert_eq(P(H100, FP32, -(1 - u24), 1, 1., 1.), u24);     /* [D] neab = 2 >= 1: c exact */
+}
+
+Test(tc_probes, D2_normalisation_in_addition)
+{
+    /* The issue's third probe: c = 1 - 2^-24 plus four 1 * 2^-24 -> 1 + 2^-23 (exact
+     * 1 + 3 * 2^-24, aligned to c's exponent -1, normalised once, truncated). */
+    drift_tc_arch_t archs[] = {V100, A100, H100};
+    for (int t = 0; t < 3; t++)
+        cr_assert_eq(P(archs[t], FP32, 1 - u24, 4, 1., 1., 1., 1., u24, u24, u24, u24), 1 + 0x1p-23);
+    /* The second probe on V100: c = 1 plus the same four products -> 1.0. */
+    cr_assert_eq(P(V100, FP32, 1.0, 4, 1., 1., 1., 1., u24, u24, u24, u24), 1.0);
+}
+
+Test(tc_probes, D3_normalisation_in_subtraction)
+{
+    /* 1*1 + 1*(-2^-24) + c, c = -1 + 2^-24. V100 truncates c to -(1 - 2^-23) and the tiny
+     * product to 0: 2^-23 [F]. A100 keeps both: exactly 0 [F]. H100 likewise 0 [D]. */
+    cr_assert_eq(P(V100, FP32, -1 + u24, 2, 1., 1., 1., -u24), 0x1p-23);
+    cr_assert_eq(P(A100, FP32, -1 + u24, 2, 1., 1., 1., -u24), 0.0);
+    cr_assert_eq(P(H100, FP32, -1 + u24, 2, 1., 1., 1., -u24), 0.0);
+}
+
+Test(tc_probes, D4_carry_out_bits)
+{
+    drift_tc_arch_t archs[] = {V100, A100, H100};
+    for (int t = 0; t < 3; t++) {
+        drift_tc_arch_t a = archs[t];
+        for (int i = 0; i < 4; i++) { /* three 1*1 and one 1*2^-23 at position i */
+            double x[4] = {1, 1, 1, 1}, y[4] = {1, 1, 1, 1};
+            y[i] = 0x1p-23;
+            cr_assert_eq(probe(a, FP16, FP32, x, y, 4, 1 + 0x1p-22 + 0x1p-23), 4 + 0x1p-21);
+        }
+        cr_assert_eq(P(a, FP32, 1.875, 4, 1., 1., 1., 1., 1., 1.5, 1.75, 1.875), 8.0);
+        cr_assert_eq(P(a, FP32, 1 + 0x1p-22 + 0x1p-23, 4, 1., 1., 1., 1., 1., 1., 1., 1.), 5.0);
+        cr_assert_eq(P(a, FP32, -1 - 0x1p-22 - 0x1p-23, 4, 1., 1., 1., 1., -1., -1., -1., -1.), -5.0);
+    }
+}
+
+Test(tc_probes, D5_not_monotonic)
+{
+    /* V100 [F]: adding the same four products to a larger c gives a smaller result. */
+    double r1 = P(V100, FP32, 1 - u24, 4, 1., 1., 1., 1., u24, u24, u24, u24);
+    double r2 = P(V100, FP32, 1.0, 4, 1., 1., 1., 1., u24, u24, u24, u24);
+    cr_assert(r2 < r1);
+    /* A100 [F]: three 0.5 * 2^-24 and one 0.5 * (2^-23 + 2^-24). With c = 1 - 2^-24 the lsb
+     * is 2^-25: exact 1 - 2^-24 + 6 * 2^-25 = 1 + 2^-23. With c = 1 the lsb is 2^-24: the
+     * 2^-25 terms vanish, 1.5 * 2^-24 truncates to 2^-24, 1 + 2^-24 truncates to 1. [D] */
+    const double d = 0x1p-23 + u24;
+    r1 = P(A100, FP32, 1 - u24, 4, .5, .5, .5, .5, u24, u24, u24, d);
+    r2 = P(A100, FP32, 1.0, 4, .5, .5, .5, .5, u24, u24, u24, d);
+    cr_assert_eq(r1, 1 + 0x1p-23);
+    cr_assert_eq(r2, 1.0);
+}
+
+/* ---- block size, neab and min_exp detection ------------------------------------------- */
+
+typedef struct {
+    drift_tc_arch_t arch;
+    drift_format_t in;
+    int block; /* [KM] */
+} tc_block_case_t;
+
+static tc_block_case_t BLOCKS[] = {
+    {V100, FP16, 4},           {A100, FP16, 8},          {A100, DRIFT_BF16, 8},      {A100, DRIFT_TF32, 4},
+    {H100, FP16, 16},          {H100, DRIFT_BF16, 16},   {H100, DRIFT_TF32, 8},      {H100, DRIFT_FP8E4M3, 32},
+    {H100, DRIFT_FP8E5M2, 32}, {B200, FP16, 16},         {B200, DRIFT_TF32, 8},      {B200, DRIFT_FP8E4M3, 32},
+};
+
+ParameterizedTestParameters(tc_detect, block_size)
+{
+    return cr_make_param_array(tc_block_case_t, BLOCKS, sizeof BLOCKS / sizeof BLOCKS[0]);
+}
+
+/* [F]'s method, sec. 3: the block size is where truncation stops applying. Terms: 2^16 at 0,
+ * -2^16 at 1, and 2^-18 = 2^-9 * 2^-9 at position j (c = 0). In the first block everything
+ * aligns to exponent 16, whose lsb 2^(16 - 23 - neab) >= 2^-9 truncates 2^-18 away: 0.
+ * From the second block on, the block holds only 2^-18 (and c = 0): exact. */
+ParameterizedTest(tc_block_case_t *c, tc_detect, block_size)
+{
+    int K = 3 * c->block;
+    for (int j = 2; j < K; j++) {
+        double a[96] = {0}, b[96] = {0}, r;
+        a[0] = 256, b[0] = 256, a[1] = -256, b[1] = 256, a[j] = 0x1p-9, b[j] = 0x1p-9;
+        cr_assert_eq(drift_tc_dot(&r, a, b, (size_t)K, NULL, c->arch, c->in, FP32), 0);
+        cr_assert_eq(r, j < c->block ? 0.0 : 0x1p-18, "%s j=%d: %a", drift_tc_arch_name(c->arch), j, r);
+    }
+}
+
+Test(tc_detect, neab)
+{
+    /* [D] one product 2 * 1 (exponent 1) and c = -(1 - 2^-24): exact 1 + 2^-24. The lsb is
+     * 2^(1 - 23 - neab): V100 (0) truncates c to -(1 - 2^-22) -> 1 + 2^-22; A100 (1) to
+     * -(1 - 2^-23) -> 1 + 2^-23; H100 (2) keeps c: 1 + 2^-24, which fp32 RZ cuts to 1. */
+    cr_assert_eq(P(V100, FP32, -(1 - u24), 1, 2., 1.), 1 + 0x1p-22);
+    cr_assert_eq(P(A100, FP32, -(1 - u24), 1, 2., 1.), 1 + 0x1p-23);
+    cr_assert_eq(P(H100, FP32, -(1 - u24), 1, 2., 1.), 1.0);
+}
+
+Test(tc_detect, min_exp_limit)
+{
+    /* [D] bf16 products 2^-140 (2^-70 * 2^-70) and -2^-160 (2^-80 * 2^-80), c = 0. H100's
+     * alignment exponent is clamped to -133 ([KM] min_exp_limit), lsb 2^-158: -2^-160
+     * vanishes and the result is 2^-140. A100 has no clamp: lsb 2^(-140-24) keeps it, the
+     * exact 2^-140 - 2^-160 rounds toward zero at fp32's subnormal quantum 2^-149. */
+    double a[2] = {0x1p-70, -0x1p-80}, b[2] = {0x1p-70, 0x1p-80}, r;
+    cr_assert_eq(drift_tc_dot(&r, a, b, 2, NULL, H100, DRIFT_BF16, FP32), 0);
+    cr_assert_eq(r, 0x1p-140);
+    cr_assert_eq(drift_tc_dot(&r, a, b, 2, NULL, A100, DRIFT_BF16, FP32), 0);
+    cr_assert_eq(r, 0x1p-140 - 0x1p-149);
+}
+
+Test(tc_detect, subnormal_c_aligns_at_minus_126)
+{
+    /* [D] [KM] reads c's exponent from its fp32 encoding, so a subnormal c counts as 2^-126.
+     * c = 2^-140, one bf16 product -2^-152 (-2^-76 * 2^-76): E = -126, lsb 2^-151 (H100)
+     * truncates the product away and c survives. With c's true exponent the product would
+     * be kept and RZ would give 2^-140 - 2^-149. */
+    double a[1] = {-0x1p-76}, b[1] = {0x1p-76}, c = 0x1p-140, r;
+    cr_assert_eq(drift_tc_dot(&r, a, b, 1, &c, H100, DRIFT_BF16, FP32), 0);
+    cr_assert_eq(r, 0x1p-140);
+}
+
+Test(tc_detect, h100_fp8_accumulator_is_14_bits)
+{
+    /* [KM] H100TC.m sets neab = -10 for fp8: 13 fraction bits. 1 + 2^-13 survives,
+     * 1 + 2^-14 does not (products 2^-7 * 2^-7 = 2^-14 in e4m3; c = 1). B200 keeps it. */
+    double a[1] = {0x1p-7}, b[1] = {0x1p-7}, c = 1.0, r;
+    cr_assert_eq(drift_tc_dot(&r, a, b, 1, &c, H100, DRIFT_FP8E4M3, FP32), 0);
+    cr_assert_eq(r, 1.0);
+    cr_assert_eq(drift_tc_dot(&r, a, b, 1, &c, B200, DRIFT_FP8E4M3, FP32), 0);
+    cr_assert_eq(r, 1 + 0x1p-14);
+    a[0] = 0x1p-6; /* 2^-13: kept by both */
+    cr_assert_eq(drift_tc_dot(&r, a, b, 1, &c, H100, DRIFT_FP8E4M3, FP32), 0);
+    cr_assert_eq(r, 1 + 0x1p-13);
+}
+
+/* ---- tf32 truncation, overflow, special values, errors -------------------------------- */
+
+Test(tc_model, tf32_inputs_are_truncated)
+{
+    /* 1 + 2^-11 + 2^-12 is an fp32 value; tf32 keeps 10 fraction bits. RNE would give
+     * 1 + 2^-10, the hardware truncates to 1 ([F] sec. 5, A100 tf32). */
+    double a[1] = {1 + 0x1p-11 + 0x1p-12}, b[1] = {1}, r;
+    cr_assert_eq(drift_tc_dot(&r, a, b, 1, NULL, A100, DRIFT_TF32, FP32), 0);
+    cr_assert_eq(r, 1.0);
+    a[0] = -(1 + 0x1p-11 + 0x1p-12); /* toward zero on the magnitude */
+    cr_assert_eq(drift_tc_dot(&r, a, b, 1, NULL, A100, DRIFT_TF32, FP32), 0);
+    cr_assert_eq(r, -1.0);
+}
+
+Test(tc_model, overflow)
+{
+    /* [KM]: a result whose exponent field would be all ones is inf, even under RZ. */
+    double a[1] = {0x1p100}, b[1] = {0x1p100}, r;
+    cr_assert_eq(drift_tc_dot(&r, a, b, 1, NULL, H100, DRIFT_BF16, FP32), 0);
+    cr_assert_eq(r, INFINITY);
+    double c[2] = {65504.0, 16.0}, one[2] = {1, 1}; /* fp16: 65520 rounds (RNE) to inf */
+    cr_assert_eq(drift_tc_dot(&r, c, one, 2, NULL, A100, FP16, FP16), 0);
+    cr_assert_eq(r, INFINITY);
+}
+
+Test(tc_model, special_values)
+{
+    double one[2] = {1, 1}, r;
+    double x[2] = {NAN, 1};
+    cr_assert_eq(drift_tc_dot(&r, x, one, 2, NULL, H100, FP16, FP32), 0);
+    cr_assert(isnan(r));
+    double y[2] = {INFINITY, 0}, z[2] = {0, 1}; /* inf * 0 */
+    cr_assert_eq(drift_tc_dot(&r, y, z, 2, NULL, H100, FP16, FP32), 0);
+    cr_assert(isnan(r));
+    double w[2] = {INFINITY, -INFINITY};
+    cr_assert_eq(drift_tc_dot(&r, w, one, 2, NULL, H100, FP16, FP32), 0);
+    cr_assert(isnan(r));
+    double v[2] = {INFINITY, 1};
+    cr_assert_eq(drift_tc_dot(&r, v, one, 2, NULL, H100, FP16, FP32), 0);
+    cr_assert_eq(r, INFINITY);
+    double c = -INFINITY;
+    cr_assert_eq(drift_tc_dot(&r, one, one, 2, &c, V100, FP16, FP32), 0);
+    cr_assert_eq(r, -INFINITY);
+}
+
+Test(tc_model, errors)
+{
+    double a[1] = {1}, r;
+    drift_tc_params_t p;
+    cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, V100, DRIFT_BF16, FP32), DRIFT_EUNSUPPORTED);
+    cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, A100, DRIFT_FP8E4M3, FP32), DRIFT_EUNSUPPORTED);
+    cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, H100, FP32, FP32), DRIFT_EUNSUPPORTED);
+    cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, H100, FP16, DRIFT_BF16), DRIFT_EUNSUPPORTED);
+    cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, (drift_tc_arch_t)7, FP16, FP32), DRIFT_EINVAL);
+    double bad[1] = {1 + 0x1p-20}; /* not an fp16 value */
+    cr_assert_eq(drift_tc_dot(&r, bad, a, 1, NULL, H100, FP16, FP32), DRIFT_EINVAL);
+    double badtf[1] = {1 + 0x1p-40}; /* tf32 inputs must be fp32 values */
+    cr_assert_eq(drift_tc_dot(&r, badtf, a, 1, NULL, H100, DRIFT_TF32, FP32), DRIFT_EINVAL);
+    cr_assert_eq(drift_tc_dot(NULL, a, a, 1, NULL, H100, FP16, FP32), DRIFT_EINVAL);
+    cr_assert_eq(drift_tc_params(&p, H100, DRIFT_FP8E5M2), 0);
+    cr_assert(p.block == 32 && p.neab == -10 && p.min_exp == -133);
+    cr_assert_eq(drift_tc_dot(&r, a, a, 0, NULL, H100, FP16, FP32), 0); /* n = 0: the rounded c */
+    cr_assert_eq(r, 0.0);
+}
+
+/* ---- independent MPFR emulation of [KM]'s model, on random data -------------------------- */
+
+typedef struct {
+    int block, neab, min_exp;
+} emu_tc_t;
+
+static emu_tc_t emu_params(drift_tc_arch_t arch, drift_format_t in, drift_format_t out)
+{
+    int fp8 = in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2;
+    switch (arch) {
+    case V100: return (emu_tc_t){4, 0, INT_MIN};
+    case A100: return (emu_tc_t){in == DRIFT_TF32 ? 4 : 8, 1, INT_MIN};
+    case H100: return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, fp8 ? -10 : 2, -133};
+    default: return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, 2, in == FP16 && out == FP16 ? -15 : -133};
+    }
+}
+
+/* x rounded once to (precision p, IEEE emin) in mode r, subnormals included, no overflow
+ * handling (callers stay in range). */
+static double mp_fmt(mpfr_srcptr x, int p, int emin, mpfr_rnd_t r)
+{
+    mpfr_exp_t e0 = mpfr_get_emin();
+    mpfr_set_emin(emin - p + 2);
+    mpfr_t y;
+    mpfr_init2(y, p);
+    int t = mpfr_set(y, x, r);
+    t = mpfr_check_range(y, t, r);
+    mpfr_subnormalize(y, t, r);
+    double d = mpfr_get_d(y, MPFR_RNDN);
+    mpfr_clear(y);
+    mpfr_set_emin(e0);
+    return d;
+}
+
+static double emu_trunc_tf32(double x)
+{
+    mpfr_t t;
+    mpfr_init2(t, 64);
+    mpfr_set_d(t, x, MPFR_RNDN);
+    double r = x == 0 ? x : mp_fmt(t, 11, -126, MPFR_RNDZ);
+    mpfr_clear(t);
+    return r;
+}
+
+static double emu_dot(const double *a0, const double *b0, size_t n, double c0, drift_tc_arch_t arch,
+                      drift_format_t in, drift_format_t out)
+{
+    emu_tc_t p = emu_params(arch, in, out);
+    long emin_in = drift_format_info(in)->emin;
+    mpfr_t x, S;
+    mpfr_inits2(256, x, S, (mpfr_ptr)0);
+    /* c is rounded to the output format in the output mode */
+    mpfr_set_d(x, c0, MPFR_RNDN);
+    double c = c0 == 0 ? 0.0 : out == FP32 ? mp_fmt(x, 24, -126, MPFR_RNDZ) : mp_fmt(x, 11, -14, MPFR_RNDN);
+    for (size_t k0 = 0; k0 < n; k0 += (size_t)p.block) {
+        size_t m = n - k0 < (size_t)p.block ? n - k0 : (size_t)p.block;
+        double a[32], b[32];
+        for (size_t k = 0; k < m; k++) {
+            a[k] = in == DRIFT_TF32 ? emu_trunc_tf32(a0[k0 + k]) : a0[k0 + k];
+            b[k] = in == DRIFT_TF32 ? emu_trunc_tf32(b0[k0 + k]) : b0[k0 + k];
+        }
+        long E = LONG_MIN;
+        for (size_t k = 0; k < m; k++) {
+            if (a[k] == 0 || b[k] == 0) continue;
+            mpfr_set_d(x, a[k], MPFR_RNDN);
+            long ea = (long)mpfr_get_exp(x) - 1;
+            mpfr_set_d(x, b[k], MPFR_RNDN);
+            long eb = (long)mpfr_get_exp(x) - 1;
+            long e = (ea < emin_in ? emin_in : ea) + (eb < emin_in ? emin_in : eb);
+            if (e > E) E = e;
+        }
+        if (c != 0) {
+            mpfr_set_d(x, c, MPFR_RNDN);
+            long e = (long)mpfr_get_exp(x) - 1;
+            if (e < -126) e = -126;
+            if (e > E) E = e;
+        }
+        if (E == LONG_MIN) {
+            c = 0.0;
+            continue;
+        }
+        if (E < p.min_exp) E = p.min_exp;
+        long lsb = E - 23 - p.neab;
+        mpfr_set_zero(S, 1);
+        for (size_t k = 0; k <= m; k++) {
+            if (k < m) {
+                mpfr_set_d(x, a[k], MPFR_RNDN);
+                mpfr_mul_d(x, x, b[k], MPFR_RNDN);
+            } else {
+                mpfr_set_d(x, c, MPFR_RNDN);
+            }
+            mpfr_div_2si(x, x, lsb, MPFR_RNDN);
+            mpfr_trunc(x, x);
+            mpfr_add(S, S, x, MPFR_RNDN);
+        }
+        mpfr_mul_2si(S, S, lsb, MPFR_RNDN);
+        if (mpfr_zero_p(S)) {
+            c = 0.0;
+        } else if (out == FP32) {
+            mpfr_abs(x, S, MPFR_RNDN);
+            int pe = 24 + (p.neab < 0 ? p.neab : 0);
+            c = mpfr_cmp_d(x, 0x1p128) >= 0 ? (mpfr_sgn(S) < 0 ? -INFINITY : INFINITY) : mp_fmt(S, pe, -126, MPFR_RNDZ);
+        } else {
+            mpfr_abs(x, S, MPFR_RNDN);
+            c = mpfr_cmp_d(x, 65520.0) >= 0 ? (mpfr_sgn(S) < 0 ? -INFINITY : INFINITY) : mp_fmt(S, 11, -14, MPFR_RNDN);
+        }
+    }
+    mpfr_clears(x, S, (mpfr_ptr)0);
+    return c;
+}
+
+typedef struct {
+    drift_tc_arch_t arch;
+    drift_format_t in, out;
+} tc_cfg_case_t;
+
+static tc_cfg_case_t CFGS[] = {
+    {V100, FP16, FP32},       {V100, FP16, FP16},          {A100, FP16, FP32},           {A100, DRIFT_BF16, FP32},
+    {A100, DRIFT_TF32, FP32}, {A100, FP16, FP16},          {H100, FP16, FP32},           {H100, DRIFT_BF16, FP32},
+    {H100, DRIFT_TF32, FP32}, {H100, DRIFT_FP8E4M3, FP32}, {H100, DRIFT_FP8E5M2, FP16},  {B200, FP16, FP16},
+    {B200, DRIFT_BF16, FP32}, {B200, DRIFT_FP8E5M2, FP32},
+};
+
+/* Inputs spread over 2^-20 .. 2^20 (and many more binades for bf16/tf32, where exponents
+ * are cheap), with zeros, signs and subnormals of the input format, so that alignment,
+ * truncation, cancellation and normalisation all happen. */
+static void fill_in(double *x, size_t n, drift_format_t in, uint32_t point)
+{
+    drift_stream_t s;
+    drift_stream_init(&s, 3, drift_fnv1a32("test_tc_model"), point, in);
+    int span = in == DRIFT_BF16 || in == DRIFT_TF32 ? 60 : in == FP16 ? 12 : 6;
+    for (size_t t = 0; t < n; t++) {
+        double v = drift_stream_normal(&s) * ldexp(1.0, (int)drift_stream_below(&s, (uint32_t)(2 * span + 1)) - span);
+        if (drift_stream_below(&s, 10) == 0) v = 0;
+        if (in == DRIFT_TF32)
+            x[t] = (double)(float)v; /* fp32 values: the model truncates them */
+        else
+            x[t] = drift_rne(v, in);
+        if (isinf(x[t])) x[t] = 0;
+    }
+}
+
+ParameterizedTestParameters(tc_model, equals_mpfr_emulation)
+{
+    return cr_make_param_array(tc_cfg_case_t, CFGS, sizeof CFGS / sizeof CFGS[0]);
+}
+
+ParameterizedTest(tc_cfg_case_t *cfg, tc_model, equals_mpfr_emulation)
+{
+    size_t ns[] = {1, 3, 16, 33, 100};
+    for (size_t t = 0; t < 5; t++)
+        for (uint32_t rep = 0; rep < 40; rep++) {
+            size_t n = ns[t];
+            double a[100], b[100], cs[100], r;
+            fill_in(a, n, cfg->in, 100 * rep + 1);
+            fill_in(b, n, cfg->in, 100 * rep + 2);
+            fill_in(cs, 1, DRIFT_BF16, 100 * rep + 3);
+            double c = rep % 3 == 0 ? 0.0 : cs[0];
+            cr_assert_eq(drift_tc_dot(&r, a, b, n, &c, cfg->arch, cfg->in, cfg->out), 0);
+            double e = emu_dot(a, b, n, c, cfg->arch, cfg->in, cfg->out);
+            cr_assert(memcmp(&r, &e, sizeof r) == 0, "%s %s->%s n=%zu rep=%u: %a, emulation %a",
+                      drift_tc_arch_name(cfg->arch), drift_format_name(cfg->in), drift_format_name(cfg->out), n, rep,
+                      r, e);
+        }
+}
+
+/* The GEMM entry point gives drift_tc_dot's bits for every output, with C as initial c,
+ * whatever the thread count. */
+Test(tc_model, gemm_equals_dot)
+{
+    size_t M = 7, N = 45, K = 77;
+    double A[7 * 77], B[77 * 45], C[7 * 45], C0[7 * 45], C4[7 * 45];
+    for (size_t c = 0; c < sizeof CFGS / sizeof CFGS[0]; c++) {
+        fill_in(A, M * K, CFGS[c].in, 11);
+        fill_in(B, K * N, CFGS[c].in, 12);
+        fill_in(C0, M * N, DRIFT_FP16, 13);
+        memcpy(C, C0, sizeof C);
+#ifdef _OPENMP
+        omp_set_num_threads(1);
+#endif
+        cr_assert_eq(drift_tc_gemm(C, A, B, M, N, K, 1, CFGS[c].arch, CFGS[c].in, CFGS[c].out), 0);
+        memcpy(C4, C0, sizeof C);
+#ifdef _OPENMP
+        omp_set_num_threads(4);
+#endif
+        cr_assert_eq(drift_tc_gemm(C4, A, B, M, N, K, 1, CFGS[c].arch, CFGS[c].in, CFGS[c].out), 0);
+        cr_assert_eq(memcmp(C, C4, sizeof C), 0);
+        for (size_t i = 0; i < M; i++)
+            for (size_t j = 0; j < N; j++) {
+                double col[77], r;
+                for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
+                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], CFGS[c].arch, CFGS[c].in, CFGS[c].out), 0);
+                cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "cfg %zu (%zu,%zu): gemm %a dot %a", c, i, j,
+                          C[i * N + j], r);
+            }
+    }
+}
