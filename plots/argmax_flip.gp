@@ -1,0 +1,183 @@
+# argmax_flip.gp — plots of the argmax_flip experiment (experiments/argmax_flip.c).
+#
+#   gnuplot -e "datadir='data'; outdir='plots'" plots/argmax_flip.gp      (./lab plot argmax_flip)
+#
+# Writes, as .png and .svg:
+#   outdir/argmax_flip_formats   flip probability vs exact gap (relative to the logit scale s),
+#                                one panel per K, one colour per input format: filled points and
+#                                solid curves = the default kernel (fp32 accumulation and logits),
+#                                open points and dashed curves = tensor cores with the logits
+#                                stored in the format; curves are the fitted Phi(-gap/sigma),
+#                                drawn from the sigmas of argmax_flip_fit.csv;
+#                                error bars are Wilson 95% intervals.
+#   outdir/argmax_flip_kernels   the same for every kernel, bf16 inputs (or the first format) at
+#                                the largest K: left the fp32-logit kernels, right the logits
+#                                stored in the format and own-format accumulation.
+#   outdir/argmax_flip_gaps      realistic heads: fraction of rows whose exact top-2 gap is below
+#                                x, per K, with the critical gaps D_0.1% at the largest K marked
+#                                (solid: default kernels; dashed: tensor cores, logits in the
+#                                format). Rows below the lowest drawn fraction are off the plot.
+# Formats, kernels and K values missing from the data are simply not drawn.
+
+if (!exists("datadir")) datadir = 'data'
+if (!exists("outdir")) outdir = 'plots'
+
+set datafile separator ','
+set datafile commentschars '#'
+bins = datadir.'/argmax_flip.csv'
+fit = datadir.'/argmax_flip_fit.csv'
+gaps = datadir.'/argmax_flip_gaps.csv'
+
+# The fitted curves are drawn from the fitted sigmas (gnuplot's norm(x) is the standard normal
+# CDF Phi): P(flip | gap) = norm(-gap / sigma). sig(K, f, t) and sigk(K, f, k) read sigma_rel from
+# the fit file for a tag or a kernel name, NaN when that fit is not 'ok' or not present.
+# The K values, and the kernels, present in the data (first column of the data rows).
+Klist = system("awk -F, '!/^#/ && $1+0 > 0 {print $1}' ".fit." | sort -un | tr '\\n' ' '")
+nK = words(Klist)
+Kmax = word(Klist, nK) + 0
+fmtlist = system("awk -F, '!/^#/ && $1+0 > 0 {print $2}' ".fit." | awk '!seen[$0]++' | tr '\\n' ' '")
+kf = (strstrt(fmtlist, 'bf16') > 0) ? 'bf16' : word(fmtlist, 1)
+
+formats = "bf16 fp16 tf32 fp32"
+colors = "#ff7f0e #d62728 #17becf #1f77b4"
+color(i) = word(colors, i)
+sel(K, f, t) = (column('K') == K && strcol('format') eq f && strcol('tag') eq t) ? 1 : NaN
+selk(K, f, k) = (column('K') == K && strcol('format') eq f && strcol('kernel') eq k) ? 1 : NaN
+
+okfit(x) = strcol('status') eq 'ok' ? x : NaN
+sig_tag(K, f, t) = system(sprintf("awk -F, '!/^#/ && $1 == %d && $2 == \"%s\" && $5 == \"%s\" && $11 == \"ok\" {print $12; exit}' %s", K, f, t, fit))
+sig_ker(K, f, k) = system(sprintf("awk -F, '!/^#/ && $1 == %d && $2 == \"%s\" && $3 == \"%s\" && $11 == \"ok\" {print $12; exit}' %s", K, f, k, fit))
+num(s) = strlen(s) > 0 ? s + 0.0 : NaN
+set samples 400
+
+set encoding utf8
+set logscale x 10
+set format x '10^{%L}'
+set grid xtics ytics lc rgb '#dddddd'
+set xlabel "exact top-1 minus top-2 gap / logit scale s (log scale)"
+set ylabel "flip probability P(computed argmax != exact argmax)"
+set yrange [-0.02:0.75]
+set xrange [1e-8:3]
+set key top right box opaque font ',9' width 1 spacing 1.1
+
+# ---- 1. per format ------------------------------------------------------------------------------
+do for [term = 1:2] {
+    if (term == 1) {
+        set terminal pngcairo size 700*nK+100,660 enhanced font 'Sans,11'
+        set output outdir.'/argmax_flip_formats.png'
+    } else {
+        set terminal svg size 700*nK+100,660 enhanced font 'Sans,11' dynamic
+        set output outdir.'/argmax_flip_formats.svg'
+    }
+    set multiplot layout 1,nK title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)   open, dashed: tensor cores (tc:h100), logits stored in the format" font ',12'
+    do for [j = 1:nK] {
+        K = word(Klist, j) + 0
+        array SD[4]
+        array SE[4]
+        do for [i = 1:4] {
+            SD[i] = num(sig_tag(K, word(formats, i), 'default'))
+            SE[i] = num(sig_tag(K, word(formats, i), 'engine'))
+        }
+        set title sprintf("K = %d", K) font ',11'
+        plot for [i = 1:4] bins using (sel(K, word(formats, i), 'default') * column('rel_center')):'rate':'lo':'hi' \
+                 with yerrorbars pt 7 ps 0.7 lc rgb color(i) title word(formats, i).' inputs, default kernel', \
+             for [i = 1:4] (SD[i] == SD[i] ? norm(-x / SD[i]) : NaN) with lines lw 2 lc rgb color(i) notitle, \
+             for [i = 1:3] bins using (sel(K, word(formats, i), 'engine') * column('rel_center')):'rate':'lo':'hi' \
+                 with yerrorbars pt 6 ps 0.8 lc rgb color(i) title word(formats, i).(i < 3 ? ' inputs, logits stored in '.word(formats, i) : ' inputs, tensor cores, fp32 logits'), \
+             for [i = 1:3] (SE[i] == SE[i] ? norm(-x / SE[i]) : NaN) with lines lw 1.5 dt 2 lc rgb color(i) notitle
+    }
+    unset multiplot
+}
+
+# ---- 2. per kernel --------------------------------------------------------------------------------
+# kernels of format kf at Kmax, split by the logits' format (column 8 of the fit file)
+k32 = system(sprintf("awk -F, '!/^#/ && $1 == %d && $2 == \"%s\" && $8 == \"fp32\" {print $3}' %s | tr '\\n' ' '", Kmax, kf, fit))
+knar = system(sprintf("awk -F, '!/^#/ && $1 == %d && $2 == \"%s\" && $8 != \"fp32\" && $8 != \"logits\" {print $3}' %s | tr '\\n' ' '", Kmax, kf, fit))
+array S32[words(k32) > 0 ? words(k32) : 1]
+array SN[words(knar) > 0 ? words(knar) : 1]
+do for [i = 1:words(k32)] { S32[i] = num(sig_ker(Kmax, kf, word(k32, i))) }
+do for [i = 1:words(knar)] { SN[i] = num(sig_ker(Kmax, kf, word(knar, i))) }
+kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #000000 #aec7e8"
+kc(i) = word(kcolors, (i - 1) % 12 + 1)
+do for [term = 1:2] {
+    if (term == 1) {
+        set terminal pngcairo size 1500,640 enhanced font 'Sans,11'
+        set output outdir.'/argmax_flip_kernels.png'
+    } else {
+        set terminal svg size 1500,640 enhanced font 'Sans,11' dynamic
+        set output outdir.'/argmax_flip_kernels.svg'
+    }
+    set multiplot layout 1,2 title sprintf("Flip probability per kernel, %s inputs, K = %d (kernel = order/accumulator/logits; curves: fitted {/Symbol F})", kf, Kmax) font ',13'
+    set title "logits in fp32: the reduction order sets the noise" font ',10'
+    plot for [i = 1:words(k32)] bins using (selk(Kmax, kf, word(k32, i)) * column('rel_center')):'rate':'lo':'hi' \
+             with yerrorbars pt 7 ps 0.6 lc rgb kc(i) title word(k32, i), \
+         for [i = 1:words(k32)] (S32[i] == S32[i] ? norm(-x / S32[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
+    set title "logits stored in the format, and own-format accumulation: the coarse format sets the noise" font ',10'
+    plot for [i = 1:words(knar)] bins using (selk(Kmax, kf, word(knar, i)) * column('rel_center')):'rate':'lo':'hi' \
+             with yerrorbars pt 7 ps 0.6 lc rgb kc(i) title word(knar, i), \
+         for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
+    unset multiplot
+}
+
+# ---- 3. the realistic gap distribution with the critical gaps ------------------------------------
+# D_0.1% of each format's default and engine kernels at Kmax, from the fit file.
+array Dd[4]
+array De[4]
+do for [i = 1:4] {
+    Dd[i] = NaN
+    De[i] = NaN
+    # only formats in the data (a selection with no rows warns and leaves STATS_* undefined);
+    # fp32 has no tensor-core kernel, so no "engine" row
+    if (strstrt(fmtlist, word(formats, i)) > 0) {
+        stats fit using (sel(Kmax, word(formats, i), 'default') * column('gap_p001_rel')) nooutput
+        if (exists("STATS_records") && STATS_records > 0) { Dd[i] = STATS_max }
+        if (i < 4) {
+            stats fit using (sel(Kmax, word(formats, i), 'engine') * column('gap_p001_rel')) nooutput
+            if (exists("STATS_records") && STATS_records > 0) { De[i] = STATS_max }
+        }
+    }
+}
+gsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'below_lo' && column('cum_fraction') > 0) ? 1 : NaN
+kcol = "#2ca02c #9467bd #8c564b"
+do for [term = 1:2] {
+    if (term == 1) {
+        set terminal pngcairo size 1100,650 enhanced font 'Sans,11'
+        set output outdir.'/argmax_flip_gaps.png'
+    } else {
+        set terminal svg size 1100,650 enhanced font 'Sans,11' dynamic
+        set output outdir.'/argmax_flip_gaps.svg'
+    }
+    set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs); vertical lines: critical gaps D_{0.1%%} at K = %d", kf, Kmax) font ',12'
+    set logscale xy 10
+    set format y '10^{%L}'
+    set xrange [1e-7:10]
+    set yrange [1e-4:1.5]
+    set xlabel "exact top-1 minus top-2 gap / logit scale s (log scale)"
+    set ylabel "fraction of rows with a smaller gap (log scale)"
+    set key top left box opaque font ',9'
+    unset arrow
+    unset label
+    # The default kernels' lines sit together (the input format hardly matters there): one label
+    # for them; the kernels that store logits in the format get one each.
+    dmin = 1e300
+    do for [i = 1:4] {
+        if (Dd[i] == Dd[i]) {
+            set arrow from Dd[i], graph 0 to Dd[i], graph 1 nohead lw 1.5 lc rgb color(i)
+            if (Dd[i] < dmin) { dmin = Dd[i] }
+        }
+        if (i < 4 && De[i] == De[i]) {
+            set arrow from De[i], graph 0 to De[i], graph 1 nohead lw 1.5 dt 2 lc rgb color(i)
+            set label word(formats, i).(i < 3 ? ', logits stored in '.word(formats, i) : ', tensor cores') at De[i], graph 0.05 \
+                rotate by 90 font ',9' tc rgb color(i) offset -0.7,0
+        }
+    }
+    if (dmin < 1e300) {
+        set label 'default kernel (seq, fp32 logits): all formats' at dmin, graph 0.05 rotate by 90 font ',9' tc rgb '#333333' offset -0.7,0
+    }
+    plot for [j = 1:nK] gaps using (gsel(word(Klist, j) + 0, kf) * column('rel_hi')):'cum_fraction' \
+             with linespoints lw 2 pt 7 ps 0.6 lc rgb word(kcol, (j - 1) % 3 + 1) title sprintf("K = %s", word(Klist, j))
+    unset arrow
+    unset label
+    unset logscale y
+}
+set output
