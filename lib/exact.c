@@ -680,12 +680,16 @@ static int ziv_decide(double *out, mpfr_srcptr y, mpfr_exp_t err)
     long peff = 53 - (E < -1022 ? -1022 - E : 0);
     if (peff >= 1 && E <= 1023) {
         /* MPFR's documented test for nearest: directed rounding at one bit more */
-        if (!mpfr_can_round(y, err, MPFR_RNDN, MPFR_RNDZ, (mpfr_prec_t)peff + 1)) return 0;
-        *out = drift_mpfr_to_format(y, DRIFT_FP64, DRIFT_RNE);
-        return 1;
+        if (mpfr_can_round(y, err, MPFR_RNDN, MPFR_RNDZ, (mpfr_prec_t)peff + 1)) {
+            *out = drift_mpfr_to_format(y, DRIFT_FP64, DRIFT_RNE);
+            return 1;
+        }
+        /* That test is conservative when the interval straddles a double (softmax of
+         * {0, 0, -1500} is 1/2 minus 2^-2165): the end test below decides such cases. */
     }
-    /* Past the double range, or below half the smallest subnormal: round both ends of
-     * the interval (rounding is monotone, so equal ends decide every value between). */
+    /* Past the double range, below half the smallest subnormal, or straddling a double:
+     * round both ends of the interval (rounding is monotone, so equal ends decide every
+     * value between). */
     mpfr_prec_t pr = mpfr_get_prec(y) > err ? mpfr_get_prec(y) + 2 : (mpfr_prec_t)err + 2;
     mpfr_t lo, hi, eps;
     mpfr_inits2(pr, lo, hi, eps, (mpfr_ptr)0);

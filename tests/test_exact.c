@@ -1182,3 +1182,18 @@ ParameterizedTest(calc_bad_t *c, calc_exact, bad_input)
     cr_assert(nl && nl[1] == 0, "stderr must be one line, got: %s", err);
     cr_assert(strstr(err, c->names), "stderr does not name '%s': %s", c->names, err);
 }
+
+/* A probability within a hair of a double: softmax{0, 0, -1500}. exp(-1500) < 2^-2163, so
+ * p0 = p1 = 1/(2 + exp(-1500)) lies within 2^-2165 of 1/2, far inside half an ulp: RNE gives
+ * exactly 1/2; p2 = exp(-1500)/(2 + ...) < 2^-2164 is below half the smallest subnormal
+ * (2^-1075): +0. MPFR's can_round alone cannot decide the first two (the error interval
+ * straddles the double 1/2), which once made this case fail with DRIFT_ERANGE. */
+Test(exact_elementary, softmax_straddling_a_double)
+{
+    const double x[3] = {0.0, 0.0, -1500.0};
+    double out[3];
+    cr_assert_eq(drift_exact_softmax(out, x, 3), DRIFT_OK);
+    cr_assert_eq(out[0], 0.5);
+    cr_assert_eq(out[1], 0.5);
+    cr_assert(out[2] == 0.0 && !signbit(out[2]));
+}
