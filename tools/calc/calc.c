@@ -15,7 +15,7 @@ static const struct {
     {"sum", calc_sum, "sum --format F --order SPEC [--acc A] FILE|-"},
     {"dot", calc_dot, "dot --format F --order SPEC [--acc A] [--fma|--nofma] [--c C] FILE_A FILE_B"},
     {"exact", calc_exact, "exact FILE|-"},
-    {"argmax", calc_argmax, "argmax --format F --order SPEC [--acc A] FILE_H FILE_W"},
+    {"argmax", calc_argmax, "argmax --format F --order SPEC [--acc A] [--logits L] FILE_H FILE_W"},
     {"env", calc_env, "env"},
 };
 #define NCOMMANDS (int)(sizeof COMMANDS / sizeof COMMANDS[0])
