@@ -92,6 +92,7 @@
 #include "exact.h"
 #include "format.h"
 #include "gen_logits.h"
+#include "lmhead.h"
 #include "ops/gemm.h"
 #include "ops/policy.h"
 #include "ops/tc_model.h"
@@ -422,26 +423,6 @@ static size_t tiebreak(size_t top1, size_t top2, double gap, double eps)
     return gap < eps ? (top1 < top2 ? top1 : top2) : top1;
 }
 
-/* ---- statistics helpers ------------------------------------------------------------------ */
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(const double *x, size_t n)
-{
-    if (!n) return NAN;
-    double *c = malloc(n * sizeof *c);
-    if (!c) drift_die("out of memory");
-    memcpy(c, x, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_d);
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
-    free(c);
-    return m;
-}
-
 typedef struct {
     drift_phi_fit_t fit;
     double sigma_pred;   /* norm form c sqrt(K) u ||h|| ||w1-w2||, relative to s (RMS over trials) */
@@ -464,37 +445,7 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void fmt_g(char *b, size_t n, double x, const char *fmt)
-{
-    if (isnan(x)) snprintf(b, n, "nan");
-    else if (isinf(x)) snprintf(b, n, x > 0 ? "inf" : "-inf");
-    else snprintf(b, n, fmt, x);
-}
-
 /* ---- main --------------------------------------------------------------------------------- */
-
-/* The command line that reproduces this run, for the report: the program's own options, without
- * --out, --threads and --quiet (they do not change the results). */
-static void reproduce_line(char *buf, size_t size, const drift_cli_t *cli)
-{
-    int n = snprintf(buf, size, "./lab run %s", cli->spec->name);
-    int has_seed = 0, has_profile = 0;
-    for (int i = 1; i < cli->argc && n > 0 && (size_t)n < size; i++) {
-        const char *a = cli->argv[i];
-        if (!strcmp(a, "--out") || !strcmp(a, "--threads")) {
-            i++;
-            continue;
-        }
-        if (!strcmp(a, "--quiet")) continue;
-        has_seed |= !strcmp(a, "--seed");
-        has_profile |= !strcmp(a, "--profile");
-        n += snprintf(buf + n, size - (size_t)n, " %s", a);
-    }
-    if (!has_seed && n > 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " --seed %llu", (unsigned long long)cli->seed);
-    if (!has_profile && n > 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, " --profile %s", drift_profile_name(cli->profile));
-}
 
 int main(int argc, char **argv)
 {
@@ -521,10 +472,11 @@ int main(int argc, char **argv)
         "seq,splitk:16,pairwise,warp:32,tc:h100",
         opts,
         (int)(sizeof opts / sizeof opts[0]),
+        NULL, /* no_orders */
+        "CPU only", /* cpu_only */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    if (cli.backend == DRIFT_BACKEND_CUDA) drift_die("--backend: argmax_flip runs on the CPU only (accepted: auto, cpu)");
     drift_device_t dev;
     if (drift_device_lookup(&dev, device)) drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device);
     if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
@@ -865,7 +817,8 @@ int main(int argc, char **argv)
                 sv[i] = st->t[i].s;
                 lv[i] = fabs(st->t[i].l1);
             }
-            double s_med = median(sv, n), l1_med = median(lv, n);
+            double s_med, l1_med;
+            if (drift_median(&s_med, sv, n) || drift_median(&l1_med, lv, n)) drift_die("out of memory");
             for (int c = 0; c < ks->n; c++) {
                 for (size_t i = 0; i < n; i++) {
                     gap[i] = st->t[i].tie ? 0 : st->t[i].rel;
@@ -975,20 +928,13 @@ int main(int argc, char **argv)
 
     /* -- write -- */
     enum { F_BINS, F_FIT, F_TIES, F_REAL, F_GAPS, F_BELOW, F_BATCH, F_MIT, F_TIMING, F_MD, F_TRIALS, NFILES };
-    static const char *const SUFFIX[NFILES] = {".csv", "_fit.csv", "_ties.csv", "_realistic.csv", "_gaps.csv", "_below.csv",
-                                               "_batch.csv", "_mitigations.csv", "_timing.csv", ".md", "_trials.csv"};
+    const char *const SUFFIX[NFILES] = {".csv", "_fit.csv", "_ties.csv", "_realistic.csv", "_gaps.csv", "_below.csv",
+                                        "_batch.csv", "_mitigations.csv", "_timing.csv", ".md",
+                                        trials_csv ? "_trials.csv" : NULL /* optional */};
     drift_file_t files[NFILES];
-    memset(files, 0, sizeof files);
-    for (int k = 0; k < NFILES; k++) {
-        if (k == F_TRIALS && !trials_csv) continue;
-        char path[1024];
-        drift_out_path(path, sizeof path, &cli, SUFFIX[k]);
-        if (drift_file_open(&files[k], path) != DRIFT_OK) {
-            for (int m = 0; m < k; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", path);
-        }
-        if (k != F_MD) drift_table_std_meta(&files[k], &cli, NULL);
-    }
+    drift_files_open(files, NFILES, &cli, SUFFIX);
+    for (int k = 0; k < NFILES; k++)
+        if (k != F_MD && files[k].fp) drift_table_std_meta(&files[k], &cli, NULL);
     char ks_list[128] = "";
     for (int ki = 0; ki < nK; ki++) snprintf(ks_list + strlen(ks_list), sizeof ks_list - strlen(ks_list), "%s%zu", ki ? "," : "", Ks[ki]);
     char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64];
@@ -1022,12 +968,12 @@ int main(int argc, char **argv)
                     double lo = NAN, hi = NAN, ctr = drift_logbins_center(&bins, b);
                     if (n) drift_wilson(&lo, &hi, k, n, DRIFT_Z95);
                     double pf = F->fit.status == DRIFT_FIT_OK ? drift_phi(-ctr / F->fit.sigma) : NAN;
-                    fmt_g(b1, sizeof b1, n ? (double)k / n : NAN, "%.6g");
-                    fmt_g(b2, sizeof b2, lo, "%.6g");
-                    fmt_g(b3, sizeof b3, hi, "%.6g");
-                    fmt_g(b4, sizeof b4, pf, "%.6g");
-                    fmt_g(b5, sizeof b5, n ? ga / n : NAN, "%.6e");
-                    fmt_g(b6, sizeof b6, n ? gu / n : NAN, "%.6g");
+                    drift_fmt_num(b1, sizeof b1, n ? (double)k / n : NAN, "%.6g");
+                    drift_fmt_num(b2, sizeof b2, lo, "%.6g");
+                    drift_fmt_num(b3, sizeof b3, hi, "%.6g");
+                    drift_fmt_num(b4, sizeof b4, pf, "%.6g");
+                    drift_fmt_num(b5, sizeof b5, n ? ga / n : NAN, "%.6e");
+                    drift_fmt_num(b6, sizeof b6, n ? gu / n : NAN, "%.6g");
                     fprintf(fp, "%zu,%s,%s,%s,%s,%d,%.6e,%.6e,%.6e,%s,%s,%ld,%ld,%s,%s,%s,%s\n", Ks[ki], drift_format_name(ks->f),
                             ks->k[c].name, ROLE_NAME[ks->k[c].role], tag(ks, c), b, bins.edge[b], bins.edge[b + 1], ctr, b5,
                             b6, n, k, b1, b2, b3, b4);
@@ -1118,7 +1064,7 @@ int main(int argc, char **argv)
                 }
                 double lo, hi;
                 drift_wilson(&lo, &hi, k, (long)st->n, DRIFT_Z95);
-                fmt_g(b1, sizeof b1, F->fit.status == DRIFT_FIT_OK ? pred : NAN, "%.4g");
+                drift_fmt_num(b1, sizeof b1, F->fit.status == DRIFT_FIT_OK ? pred : NAN, "%.4g");
                 fprintf(fp, "%zu,%s,%s,%s,%zu,%ld,%ld,%.6g,%.6g,%.6g,%s,%.2f,%.2f\n", Ks[ki], drift_format_name(ks->f),
                         ks->k[c].name, ROLE_NAME[ks->k[c].role], st->n, nt, k, (double)k / (double)st->n, lo, hi, b1,
                         s1 / (double)st->n, ev / (double)st->n);
@@ -1327,7 +1273,7 @@ int main(int argc, char **argv)
                 "inputs (superaccumulator, MPFR-checked); exact ties are reported apart and never counted as flips.\n\n",
             spec.question);
     char repro[1024];
-    reproduce_line(repro, sizeof repro, &cli);
+    drift_cli_reproduce(repro, sizeof repro, &cli);
     fprintf(fp, "Reproduce: `%s` (K = %s, V = %ld, %ld planted pairs per target gap, %ld realistic hidden states per K; "
                 "data/argmax_flip*.csv). Gaps are relative to the logit scale s = ||h||/sqrt(K), the standard deviation of "
                 "a logit. The default kernel is `%s` (fp32 accumulation, fp32 logits); \"logits in the format\" means the "
@@ -1363,11 +1309,11 @@ int main(int argc, char **argv)
             drift_format_name(MKS->f), KM);
     for (int c = 0; c < MKS->n; c++) {
         const fitrow_t *F = &FIT[mk][mf][c];
-        fmt_g(b1, sizeof b1, F->fit.sigma, "%.3g");
-        fmt_g(b2, sizeof b2, F->fit.p_value, "%.2g");
-        fmt_g(b3, sizeof b3, F->fit.sigma / F->sigma_pred, "%.2f");
-        fmt_g(b5, sizeof b5, F->fit.sigma / F->sigma_sums, "%.2f");
-        fmt_g(b4, sizeof b4, F->fit.sigma_hi, "%.3g");
+        drift_fmt_num(b1, sizeof b1, F->fit.sigma, "%.3g");
+        drift_fmt_num(b2, sizeof b2, F->fit.p_value, "%.2g");
+        drift_fmt_num(b3, sizeof b3, F->fit.sigma / F->sigma_pred, "%.2f");
+        drift_fmt_num(b5, sizeof b5, F->fit.sigma / F->sigma_sums, "%.2f");
+        drift_fmt_num(b4, sizeof b4, F->fit.sigma_hi, "%.3g");
         int okf = F->fit.status == DRIFT_FIT_OK;
         fprintf(fp, "| %s | %ld | %ld | %s%s | %s | %.3g | %s | %.3g | %s |\n", MKS->k[c].name, F->fit.n, F->fit.k, okf ? "" : "< ",
                 okf ? b1 : b4, b2, F->sigma_pred, okf ? b3 : "-", F->sigma_sums, okf ? b5 : "-");
@@ -1426,7 +1372,7 @@ int main(int argc, char **argv)
                 }
                 double lo, hi;
                 drift_wilson(&lo, &hi, k, (long)st->n, DRIFT_Z95);
-                fmt_g(b1, sizeof b1, F->fit.status == DRIFT_FIT_OK ? pred : NAN, "%.3g");
+                drift_fmt_num(b1, sizeof b1, F->fit.status == DRIFT_FIT_OK ? pred : NAN, "%.3g");
                 fprintf(fp, "| %s | %s | %ld / %zu | %.3g [%.3g, %.3g] | %s | %ld (%.3g%%) |\n", drift_format_name(ks->f),
                         ks->k[c].name, k, st->n, (double)k / st->n, lo, hi, b1, below, 100.0 * below / st->n);
             }
@@ -1436,7 +1382,7 @@ int main(int argc, char **argv)
         double *g = malloc((st->n + 1) * sizeof *g);
         if (!g) drift_die("out of memory");
         for (size_t i = 0; i < st->n; i++) g[i] = st->t[i].rel;
-        qsort(g, st->n, sizeof *g, cmp_d);
+        qsort(g, st->n, sizeof *g, drift_cmp_double);
         fprintf(fp, "\nExact top-2 gaps of the realistic rows (%s, K = %zu), relative to s: median %.3g, 10%% below %.3g, "
                     "1%% below %.3g, smallest %.3g.\n",
                 drift_format_name(MKS->f), KM, g[st->n / 2], g[st->n / 10], g[st->n / 100], g[0]);
@@ -1495,7 +1441,7 @@ int main(int argc, char **argv)
         }
         if (P->changed >= 0) snprintf(ch, sizeof ch, "%ld / %ld planted%s", P->changed, P->n, rows > 0 ? "" : "");
         if (P->changed >= 0 && rows > 0) snprintf(ch + strlen(ch), sizeof ch - strlen(ch), ", %ld / %ld realistic", R->changed, R->n);
-        fmt_g(b1, sizeof b1, P->flips >= 0 ? (double)P->flips / P->n : NAN, "%.3g");
+        drift_fmt_num(b1, sizeof b1, P->flips >= 0 ? (double)P->flips / P->n : NAN, "%.3g");
         fprintf(fp, "| %s | %s | %s | %s | %s | %.3g (%s) |\n", P->name, MKS->k[P->cfg].name, rr, b1, ch, P->cost, P->cost_src);
     }
     fprintf(fp, "\nCosts are wall-clock and not reproducible (data/argmax_flip_timing.csv); on a GPU the ratios differ "
@@ -1567,16 +1513,7 @@ int main(int argc, char **argv)
         }
     }
 
-    for (int k = 0; k < NFILES; k++)
-        if (files[k].fp && ferror(files[k].fp)) {
-            for (int m = 0; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: write error in '%s'", files[k].path);
-        }
-    for (int k = 0; k < NFILES; k++)
-        if (files[k].fp && drift_file_commit(&files[k]) != DRIFT_OK) {
-            for (int m = k + 1; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", files[k].path);
-        }
+    drift_files_commit(files, NFILES);
 
     /* -- summary for people -- */
     if (!cli.quiet) {

@@ -106,17 +106,11 @@ int main(int argc, char **argv)
         "seq",
         opts,
         (int)(sizeof opts / sizeof opts[0]),
+        "sweeps GEMM kernels, not reduction orders (the kernels come from the policies; each kernel's order is in the CSV)", /* no_orders */
+        "CPU emulation only for now", /* cpu_only */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    for (int i = 1; i < argc; i++) /* the common --orders has no meaning here: say so, do not ignore it */
-        if (!strcmp(argv[i], "--orders"))
-            drift_die("--orders: %s sweeps GEMM kernels, not reduction orders (%s; each kernel's order is in the CSV)",
-                      spec.name, "the kernels come from the policies");
-    if (cli.backend == DRIFT_BACKEND_CUDA)
-        drift_die("--backend: batch_invariance runs on the CPU emulation only for now (accepted: auto, cpu)");
-    struct stat st;
-    if (stat(cli.out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", cli.out_dir);
     drift_device_t dev;
     if (drift_device_lookup(&dev, device_opt)) drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device_opt);
     for (int f = 0; f < cli.nformats; f++)
@@ -277,15 +271,7 @@ int main(int argc, char **argv)
     enum { F_MAIN, F_SUM, F_RUNS, F_MD, NFILES };
     static const char *const SUFFIX[NFILES] = {".csv", "_summary.csv", "_runs.csv", ".md"};
     drift_file_t files[NFILES];
-    memset(files, 0, sizeof files);
-    for (int k = 0; k < NFILES; k++) {
-        char path[1024];
-        drift_out_path(path, sizeof path, &cli, SUFFIX[k]);
-        if (drift_file_open(&files[k], path) != DRIFT_OK) {
-            for (int m = 0; m < k; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", path);
-        }
-    }
+    drift_files_open(files, NFILES, &cli, SUFFIX);
     FILE *fp = files[F_MAIN].fp;
     drift_table_std_meta(&files[F_MAIN], &cli, NULL);
     drift_table_meta(&files[F_MAIN], "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); kernel_key = the same with commas as x, for tools that split on every comma");
@@ -440,16 +426,7 @@ int main(int argc, char **argv)
                 dev.name, rmin, rmax, Kv[0], Kv[nK - 1], Mmax, bmin, bmax);
     }
 
-    for (int k = 0; k < NFILES; k++)
-        if (ferror(files[k].fp)) {
-            for (int m = 0; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: write error in '%s'", files[k].path);
-        }
-    for (int k = 0; k < NFILES; k++)
-        if (drift_file_commit(&files[k]) != DRIFT_OK) {
-            for (int m = k + 1; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", files[k].path);
-        }
+    drift_files_commit(files, NFILES);
 
     if (!cli.quiet) {
         printf("batch_invariance: %s\n\nrow 0 of (A[:M] B) vs (A[:1] B), M = 1..%zu, N = %zu, %s (%d SMs)\n\n", spec.question,

@@ -277,13 +277,6 @@ static void random_real(double *hi, double *lo, uint64_t seed, uint32_t i)
 
 /* ---- output helpers ---------------------------------------------------------------------- */
 
-static void fmt_num(char *buf, size_t size, double x, const char *fmt)
-{
-    if (isnan(x)) snprintf(buf, size, "nan");
-    else if (isinf(x)) snprintf(buf, size, x > 0 ? "inf" : "-inf");
-    else snprintf(buf, size, fmt, x);
-}
-
 static int bits_digits(drift_format_t f) { return (f == DRIFT_TF32 ? 32 : drift_format_info(f)->bits) / 4; }
 
 static int find_label(const value_t *v, int nv, const char *label)
@@ -314,13 +307,11 @@ int main(int argc, char **argv)
         "seq",
         opts,
         2,
+        NULL, /* no_orders */
+        "CPU only", /* cpu_only */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    if (cli.backend == DRIFT_BACKEND_CUDA)
-        drift_die("--backend: formats runs on the CPU only (accepted: auto, cpu)");
-    struct stat st;
-    if (stat(cli.out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", cli.out_dir);
     long nrand = samples ? samples : drift_by_profile(&cli, 200, 1000, 20000);
 
     value_t *vals = calloc(MAX_VALUES, sizeof *vals);
@@ -454,15 +445,7 @@ int main(int argc, char **argv)
     enum { F_VALUES, F_CONST, F_SPACING, F_RELERR, F_MD, NFILES };
     static const char *const SUFFIX[NFILES] = {".csv", "_constants.csv", "_spacing.csv", "_relerr.csv", ".md"};
     drift_file_t files[NFILES];
-    memset(files, 0, sizeof files);
-    for (int k = 0; k < NFILES; k++) {
-        char path[1024];
-        drift_out_path(path, sizeof path, &cli, SUFFIX[k]);
-        if (drift_file_open(&files[k], path) != DRIFT_OK) {
-            for (int m = 0; m < k; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", path);
-        }
-    }
+    drift_files_open(files, NFILES, &cli, SUFFIX);
     char b1[64], b2[64], b3[64], b4[64];
 
     FILE *fp = files[F_VALUES].fp;
@@ -478,10 +461,10 @@ int main(int argc, char **argv)
         for (int j = 0; j < nf; j++) {
             const cell_t *c = &cells[i * nf + j];
             double ex = mpfr_get_d(vals[i].exact, MPFR_RNDN);
-            fmt_num(b1, sizeof b1, c->result, "%.17g");
-            fmt_num(b2, sizeof b2, c->abs_err, "%.6e");
-            fmt_num(b3, sizeof b3, c->rel_err, "%.6e");
-            fmt_num(b4, sizeof b4, c->ulp_err, "%.6g");
+            drift_fmt_num(b1, sizeof b1, c->result, "%.17g");
+            drift_fmt_num(b2, sizeof b2, c->abs_err, "%.6e");
+            drift_fmt_num(b3, sizeof b3, c->rel_err, "%.6e");
+            drift_fmt_num(b4, sizeof b4, c->ulp_err, "%.6g");
             fprintf(fp, "%s,%s,%s,%.17g,%a,%s,%a,0x%0*llx,%s,%s,%s,%s,%s\n", vals[i].label,
                     vals[i].kind == VALUE_SUM ? "sum" : "stored", drift_format_name(F[j]), ex, ex, b1, c->result,
                     bits_digits(F[j]), (unsigned long long)drift_encode(c->result, F[j]), drift_class_name(c->cls),
@@ -524,7 +507,7 @@ int main(int argc, char **argv)
     for (long i = 0; i < nrand; i++)
         for (int j = 0; j < nf; j++) {
             double r = rres[i * nf + j];
-            fmt_num(b1, sizeof b1, rrel[i * nf + j], "%.6e");
+            drift_fmt_num(b1, sizeof b1, rrel[i * nf + j], "%.6e");
             fprintf(fp, "%ld,%s,%.9e,%a,%a,%a,%s,%s\n", i, drift_format_name(F[j]), rhi[i], rhi[i], rlo[i], r,
                     drift_class_name(drift_classify(r, F[j])), b1);
         }
@@ -546,7 +529,7 @@ int main(int argc, char **argv)
         fprintf(fp, "| %s |", vals[i].label);
         for (int j = 0; j < nf; j++) {
             double r = cells[i * nf + j].result;
-            fmt_num(b1, sizeof b1, r, "%.8g");
+            drift_fmt_num(b1, sizeof b1, r, "%.8g");
             fprintf(fp, " %s |", isnan(r) ? "NaN" : b1);
         }
         fprintf(fp, "\n");
@@ -602,7 +585,7 @@ int main(int argc, char **argv)
         fprintf(fp, "- 0.1 is stored as");
         for (int j = 0; j < nf; j++) {
             const cell_t *c = &cells[i01 * nf + j];
-            fmt_num(b1, sizeof b1, c->result, "%.17g");
+            drift_fmt_num(b1, sizeof b1, c->result, "%.17g");
             fprintf(fp, "%s %s (%s, relative error %.2e)", j ? (j + 1 == nf ? " and" : ",") : "", b1,
                     drift_format_name(F[j]), c->rel_err);
         }
@@ -616,8 +599,8 @@ int main(int argc, char **argv)
         fprintf(fp, "- 0.1 + 0.2 computed in the format:");
         for (int j = 0; j < nf; j++) {
             const cell_t *c = &cells[isum * nf + j];
-            fmt_num(b1, sizeof b1, c->result, "%.17g");
-            fmt_num(b2, sizeof b2, c->ulp_err, "%.3g");
+            drift_fmt_num(b1, sizeof b1, c->result, "%.17g");
+            drift_fmt_num(b2, sizeof b2, c->ulp_err, "%.3g");
             fprintf(fp, "%s %s %s (%s ulp from 0.3)", j ? "," : "", drift_format_name(F[j]), b1, b2);
         }
         int far = 0;
@@ -627,16 +610,7 @@ int main(int argc, char **argv)
                 far, nf);
     }
 
-    for (int k = 0; k < NFILES; k++)
-        if (ferror(files[k].fp)) {
-            for (int m = 0; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: write error in '%s'", files[k].path);
-        }
-    for (int k = 0; k < NFILES; k++)
-        if (drift_file_commit(&files[k]) != DRIFT_OK) {
-            for (int m = k + 1; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", files[k].path);
-        }
+    drift_files_commit(files, NFILES);
 
     /* -- summary for people -- */
     if (!cli.quiet) {
@@ -647,7 +621,7 @@ int main(int argc, char **argv)
             printf("%-15s", vals[i].label);
             for (int j = 0; j < nf; j++) {
                 double r = cells[i * nf + j].result;
-                fmt_num(b1, sizeof b1, r, "%.8g");
+                drift_fmt_num(b1, sizeof b1, r, "%.8g");
                 printf(" %14s", isnan(r) ? "NaN" : b1);
             }
             printf("   %s\n", vals[i].lesson);
@@ -657,8 +631,8 @@ int main(int argc, char **argv)
             printf("\n0.1+0.2 in full:");
             for (int j = 0; j < nf; j++) {
                 const cell_t *c = &cells[isum2 * nf + j];
-                fmt_num(b1, sizeof b1, c->result, "%.17g");
-                fmt_num(b2, sizeof b2, c->ulp_err, "%.2g");
+                drift_fmt_num(b1, sizeof b1, c->result, "%.17g");
+                drift_fmt_num(b2, sizeof b2, c->ulp_err, "%.2g");
                 printf("%s %s %s (%s ulp from 0.3)", j ? "," : "", drift_format_name(F[j]), b1, b2);
             }
             printf("\n");

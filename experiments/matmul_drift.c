@@ -57,6 +57,7 @@
 #include "ops/gemm.h"
 #include "ops/tc_model.h"
 #include "philox.h"
+#include "stats.h"
 #include "table.h"
 
 #ifdef _OPENMP
@@ -171,12 +172,6 @@ static void exact_product(double *E, double *W, const double *Ar, const double *
     if (fail) drift_die("exact reference failed (out of memory?)");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void metrics(row_t *r, const double *C, const double *E, const double *W, size_t n, double *scratch)
 {
     r->nmse = drift_nmse(C, E, n);
@@ -189,7 +184,7 @@ static void metrics(row_t *r, const double *C, const double *E, const double *W,
     }
     r->err_mean = sum / (double)n;
     r->err_max = mx;
-    qsort(scratch, n, sizeof *scratch, cmp_double);
+    qsort(scratch, n, sizeof *scratch, drift_cmp_double);
     r->rel_med = n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
     r->c00 = C[0];
     r->e00 = E[0];
@@ -207,13 +202,6 @@ static double loglog_slope(const double *x, const double *y, int n)
     }
     if (m < 2) return NAN;
     return (m * sxy - sx * sy) / (m * sxx - sx * sx);
-}
-
-static void fmt_g(char *buf, size_t size, double x)
-{
-    if (isnan(x)) snprintf(buf, size, "nan");
-    else if (isinf(x)) snprintf(buf, size, x > 0 ? "inf" : "-inf");
-    else snprintf(buf, size, "%.3g", x);
 }
 
 /* ---- main ------------------------------------------------------------------------------- */
@@ -245,17 +233,11 @@ int main(int argc, char **argv)
         "seq",
         opts,
         (int)(sizeof opts / sizeof opts[0]),
+        "sweeps GEMM kernels, not reduction orders (use --kernels; each kernel's order is in the CSV)", /* no_orders */
+        "CPU emulation only for now", /* cpu_only */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    for (int i = 1; i < argc; i++) /* the common --orders has no meaning here: say so, do not ignore it */
-        if (!strcmp(argv[i], "--orders"))
-            drift_die("--orders: %s sweeps GEMM kernels, not reduction orders (%s; each kernel's order is in the CSV)",
-                      spec.name, "use --kernels");
-    if (cli.backend == DRIFT_BACKEND_CUDA)
-        drift_die("--backend: matmul_drift runs on the CPU emulation only for now (accepted: auto, cpu)");
-    struct stat st;
-    if (stat(cli.out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", cli.out_dir);
 
     drift_gemm_kernel_t kern[MAX_KERNELS];
     char kname[MAX_KERNELS][DRIFT_GEMM_KERNEL_SPEC_MAX];
@@ -395,7 +377,7 @@ int main(int argc, char **argv)
             double sum = 0;
             for (size_t t = 0; t < MN; t++) {
                 for (int S = 0; S < SPLIT_MAX; S++) scratch[S] = CS[(size_t)S * MN + t];
-                qsort(scratch, SPLIT_MAX, sizeof *scratch, cmp_double);
+                qsort(scratch, SPLIT_MAX, sizeof *scratch, drift_cmp_double);
                 int distinct = 1;
                 for (int S = 1; S < SPLIT_MAX; S++) distinct += scratch[S] != scratch[S - 1];
                 sum += distinct;
@@ -430,15 +412,7 @@ int main(int argc, char **argv)
     enum { F_MAIN, F_SPLIT, F_DIST, F_MD, NFILES };
     static const char *const SUFFIX[NFILES] = {".csv", "_splitk.csv", "_distinct.csv", ".md"};
     drift_file_t files[NFILES];
-    memset(files, 0, sizeof files);
-    for (int k = 0; k < NFILES; k++) {
-        char path[1024];
-        drift_out_path(path, sizeof path, &cli, SUFFIX[k]);
-        if (drift_file_open(&files[k], path) != DRIFT_OK) {
-            for (int m = 0; m < k; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", path);
-        }
-    }
+    drift_files_open(files, NFILES, &cli, SUFFIX);
     char b1[80], b2[32], b3[32], b4[32];
     FILE *fp = files[F_MAIN].fp;
     drift_table_std_meta(&files[F_MAIN], &cli, NULL);
@@ -533,7 +507,7 @@ int main(int argc, char **argv)
                 fprintf(fp, " — |");
                 continue;
             }
-            fmt_g(b1, sizeof b1, hit->nmse);
+            drift_fmt_num(b1, sizeof b1, hit->nmse, "%.3g");
             fprintf(fp, hit->nmse > LLAMA_NMSE_MATMUL ? " **%s** |" : " %s |", b1);
         }
         fprintf(fp, "\n");
@@ -583,8 +557,8 @@ int main(int argc, char **argv)
         for (size_t t = 0; t < nrows; t++)
             if (rows[t].dist == 0 && rows[t].setting == si && rows[t].kidx == nK - 1 && rows[t].kernel == naive) rn = &rows[t];
         if (!rn) continue;
-        fmt_g(b1, sizeof b1, rn->nmse);
-        fmt_g(b2, sizeof b2, rn->rel_med);
+        drift_fmt_num(b1, sizeof b1, rn->nmse, "%.3g");
+        drift_fmt_num(b2, sizeof b2, rn->rel_med, "%.3g");
         fprintf(fp, "- %s accumulated in %s, K = %zu, seq: NMSE %s, median relative error %s%s.\n", drift_format_name(set[si].in),
                 drift_format_name(set[si].acc), Klast, b1, b2,
                 rn->nmse > LLAMA_NMSE_MATMUL ? " — far above llama.cpp's threshold: the fp32 accumulator is not optional" : "");
@@ -606,16 +580,7 @@ int main(int argc, char **argv)
                 q->max_distinct, q->changed_any, MN);
     }
 
-    for (int k = 0; k < NFILES; k++)
-        if (ferror(files[k].fp)) {
-            for (int m = 0; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: write error in '%s'", files[k].path);
-        }
-    for (int k = 0; k < NFILES; k++)
-        if (drift_file_commit(&files[k]) != DRIFT_OK) {
-            for (int m = k + 1; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", files[k].path);
-        }
+    drift_files_commit(files, NFILES);
 
     /* -- summary for people -- */
     if (!cli.quiet) {
@@ -634,8 +599,8 @@ int main(int argc, char **argv)
                     printf(" %16s", "-");
                     continue;
                 }
-                fmt_g(b3, sizeof b3, hit->rel_med);
-                fmt_g(b4, sizeof b4, slope[(0 * ns + si) * nk + kk]);
+                drift_fmt_num(b3, sizeof b3, hit->rel_med, "%.3g");
+                drift_fmt_num(b4, sizeof b4, slope[(0 * ns + si) * nk + kk], "%.3g");
                 snprintf(b1, sizeof b1, "%s (%s)", b3, b4);
                 printf(" %16s", b1);
             }

@@ -49,6 +49,7 @@
 #include "exact.h"
 #include "format.h"
 #include "gen_logits.h"
+#include "lmhead.h"
 #include "ops/gemm.h"
 #include "philox.h"
 #include "stats.h"
@@ -157,29 +158,6 @@ static size_t draw(const double *w, size_t V, double sum, double u)
     return last; /* u * sum rounded up to the total: the last candidate */
 }
 
-/* The command line that reproduces this run, for the report: the program's own options, without
- * --out, --threads and --quiet (they do not change the results). */
-static void reproduce_line(char *buf, size_t size, const drift_cli_t *cli)
-{
-    int n = snprintf(buf, size, "./lab run %s", cli->spec->name);
-    int has_seed = 0, has_profile = 0;
-    for (int i = 1; i < cli->argc && n > 0 && (size_t)n < size; i++) {
-        const char *a = cli->argv[i];
-        if (!strcmp(a, "--out") || !strcmp(a, "--threads")) {
-            i++;
-            continue;
-        }
-        if (!strcmp(a, "--quiet")) continue;
-        has_seed |= !strcmp(a, "--seed");
-        has_profile |= !strcmp(a, "--profile");
-        n += snprintf(buf + n, size - (size_t)n, " %s", a);
-    }
-    if (!has_seed && n > 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " --seed %llu", (unsigned long long)cli->seed);
-    if (!has_profile && n > 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, " --profile %s", drift_profile_name(cli->profile));
-}
-
 int main(int argc, char **argv)
 {
     long K = 0, V = 0, rows = 0, draws = 0, ties = 8;
@@ -198,10 +176,11 @@ int main(int argc, char **argv)
         "seq,splitk:16,tc:h100",
         opts,
         (int)(sizeof opts / sizeof opts[0]),
+        NULL, /* no_orders */
+        "CPU only", /* cpu_only */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    if (cli.backend == DRIFT_BACKEND_CUDA) drift_die("--backend: sampling_flip runs on the CPU only (accepted: auto, cpu)");
     if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
     for (int i = 0; i < cli.nformats; i++) {
         drift_format_t f = cli.formats[i];
@@ -428,16 +407,9 @@ int main(int argc, char **argv)
     enum { F_RATES, F_TINY, F_MD, NFILES };
     static const char *const SUFFIX[NFILES] = {".csv", "_tiny.csv", ".md"};
     drift_file_t files[NFILES];
-    memset(files, 0, sizeof files);
-    for (int k = 0; k < NFILES; k++) {
-        char path[1024];
-        drift_out_path(path, sizeof path, &cli, SUFFIX[k]);
-        if (drift_file_open(&files[k], path) != DRIFT_OK) {
-            for (int m = 0; m < k; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", path);
-        }
-        if (k != F_MD) drift_table_std_meta(&files[k], &cli, NULL);
-    }
+    drift_files_open(files, NFILES, &cli, SUFFIX);
+    for (int k = 0; k < NFILES; k++)
+        if (k != F_MD && files[k].fp) drift_table_std_meta(&files[k], &cli, NULL);
     FILE *fp = files[F_RATES].fp;
     drift_table_meta(&files[F_RATES], "table", "fraction of sampling steps whose token differs from the one sampled from the exact logits (same uniform), and from the first kernel's");
     drift_table_meta(&files[F_RATES], "head", "K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu steps; weights N(0,1/K), hidden states with outlier channels", K, V, rows, draws, nsteps);
@@ -480,7 +452,7 @@ int main(int argc, char **argv)
     fp = files[F_MD].fp;
     fprintf(fp, "**Question.** %s\n\n", spec.question);
     char repro[1024];
-    reproduce_line(repro, sizeof repro, &cli);
+    drift_cli_reproduce(repro, sizeof repro, &cli);
     fprintf(fp, "Reproduce: `%s` (K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu sampling steps per "
                 "configuration; data/sampling_flip*.csv). The uniform of each step is fixed (the same seed); only the LM "
                 "head's numerics differ. Reference: the exact logits of the same rounded inputs. The double-precision "
@@ -544,16 +516,7 @@ int main(int argc, char **argv)
                 "samples, and splits ties by the random stream.\n",
             worst_top, worst_name);
 
-    for (int k = 0; k < NFILES; k++)
-        if (ferror(files[k].fp)) {
-            for (int m = 0; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: write error in '%s'", files[k].path);
-        }
-    for (int k = 0; k < NFILES; k++)
-        if (drift_file_commit(&files[k]) != DRIFT_OK) {
-            for (int m = k + 1; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", files[k].path);
-        }
+    drift_files_commit(files, NFILES);
 
     if (!cli.quiet) {
         printf("sampling_flip: %s\n\nfraction of %zu steps whose sampled token differs from the exact logits' (full softmax):\n",

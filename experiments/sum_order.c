@@ -130,13 +130,6 @@ static void must(int st, const char *what)
     if (st != DRIFT_OK) drift_die("%s: %s", what, drift_strerror(st));
 }
 
-static void fmt_num(char *buf, size_t size, double x, const char *fmt)
-{
-    if (isnan(x)) snprintf(buf, size, "nan");
-    else if (isinf(x)) snprintf(buf, size, x > 0 ? "inf" : "-inf");
-    else snprintf(buf, size, fmt, x);
-}
-
 /* ---- (a) classroom cases --------------------------------------------------------------- */
 
 typedef struct {
@@ -192,16 +185,15 @@ int main(int argc, char **argv)
         "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier",
         opts,
         2,
+        NULL, /* no_orders */
+        "CPU only", /* cpu_only */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    if (cli.backend == DRIFT_BACKEND_CUDA) drift_die("--backend: sum_order runs on the CPU only (accepted: auto, cpu)");
     for (int o = 0; o < cli.norders; o++)
         if (cli.orders[o].kind == DRIFT_ORDER_TC)
             drift_die("--orders: tc orders are tensor-core dot products, not sums (accepted: seq, rev, pairwise, "
                       "blocked:B, splitk:S[:tree], warp:W, kahan, neumaier, random:SEED)");
-    struct stat st;
-    if (stat(cli.out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", cli.out_dir);
     if (!trials) trials = drift_by_profile(&cli, 1, 3, 10);
     if (!perms) perms = drift_by_profile(&cli, 200, 1000, 10000);
     const int log2_min = 4, log2_max = (int)drift_by_profile(&cli, 12, 20, 24);
@@ -464,15 +456,7 @@ int main(int argc, char **argv)
     enum { F_CLASS, F_ERROR, F_SUMMARY, F_PERMS, F_MD, NFILES };
     static const char *const SUFFIX[NFILES] = {"_classroom.csv", "_error.csv", "_summary.csv", "_perms.csv", ".md"};
     drift_file_t files[NFILES];
-    memset(files, 0, sizeof files);
-    for (int k = 0; k < NFILES; k++) {
-        char path[1024];
-        drift_out_path(path, sizeof path, &cli, SUFFIX[k]);
-        if (drift_file_open(&files[k], path) != DRIFT_OK) {
-            for (int m = 0; m < k; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", path);
-        }
-    }
+    drift_files_open(files, NFILES, &cli, SUFFIX);
     char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64];
     char orders_list[DRIFT_MAX_ORDERS * (DRIFT_ORDER_SPEC_MAX + 1)] = "", settings_list[MAX_SETTINGS * 25] = "";
     for (int o = 0; o < no; o++) {
@@ -498,11 +482,11 @@ int main(int argc, char **argv)
             for (int o = 0; o < no; o++) {
                 const meas_t *m = &cls[((size_t)c * nsa + s) * no + o];
                 double ex = cls_exact[c * nsa + s];
-                fmt_num(b1, sizeof b1, m->result, "%.17g");
-                fmt_num(b2, sizeof b2, ex, "%.17g");
-                fmt_num(b3, sizeof b3, m->abs_err, "%.6e");
-                fmt_num(b4, sizeof b4, m->rel_err, "%.6e");
-                fmt_num(b5, sizeof b5, m->ulp_err, "%.6g");
+                drift_fmt_num(b1, sizeof b1, m->result, "%.17g");
+                drift_fmt_num(b2, sizeof b2, ex, "%.17g");
+                drift_fmt_num(b3, sizeof b3, m->abs_err, "%.6e");
+                drift_fmt_num(b4, sizeof b4, m->rel_err, "%.6e");
+                drift_fmt_num(b5, sizeof b5, m->ulp_err, "%.6g");
                 fprintf(fp, "%s,%s,%s,%s,%zu,%a,%s,%a,%s,%a,%s,%s,%s\n", CASES[c].name, drift_format_name(SA[s].in),
                         drift_format_name(SA[s].acc), ospec[o], cls_n[c], m->result, b1, ex, b2,
                         cls_cr[c * nsa + s], b3, b4, b5);
@@ -525,9 +509,9 @@ int main(int argc, char **argv)
                 for (int s = 0; s < ns; s++)
                     for (int o = 0; o < no; o++) {
                         const cell_t *c = &CELL(d, li, tr, s, o);
-                        fmt_num(b1, sizeof b1, c->m.abs_err, "%.6e");
-                        fmt_num(b2, sizeof b2, c->m.abs_err / c->sum_abs, "%.6e");
-                        fmt_num(b3, sizeof b3, c->m.rel_err, "%.6e");
+                        drift_fmt_num(b1, sizeof b1, c->m.abs_err, "%.6e");
+                        drift_fmt_num(b2, sizeof b2, c->m.abs_err / c->sum_abs, "%.6e");
+                        drift_fmt_num(b3, sizeof b3, c->m.rel_err, "%.6e");
                         fprintf(fp, "%s,%zu,%d,%s,%s,%s,%s,%a,%a,%.9e,%s,%s,%s\n", drift_dist_name((drift_dist_t)d),
                                 (size_t)1 << (log2_min + li), tr, drift_format_name(S[s].in),
                                 drift_format_name(S[s].acc), S[s].name, ospec[o], c->m.result, c->exact, c->sum_abs,
@@ -560,12 +544,12 @@ int main(int argc, char **argv)
             for (int o = 0; o < no; o++)
                 for (int li = 0; li < nn; li++) {
                     const sum_t *q = &SM(d, s, o, li);
-                    fmt_num(b1, sizeof b1, q->mean_e, "%.6e");
-                    fmt_num(b2, sizeof b2, q->max_e, "%.6e");
-                    fmt_num(b3, sizeof b3, q->mean_rel, "%.6e");
-                    fmt_num(b4, sizeof b4, q->det, "%.6e");
-                    fmt_num(b5, sizeof b5, q->prob, "%.6e");
-                    fmt_num(b6, sizeof b6, SLOPE(d, s, o), "%.4f");
+                    drift_fmt_num(b1, sizeof b1, q->mean_e, "%.6e");
+                    drift_fmt_num(b2, sizeof b2, q->max_e, "%.6e");
+                    drift_fmt_num(b3, sizeof b3, q->mean_rel, "%.6e");
+                    drift_fmt_num(b4, sizeof b4, q->det, "%.6e");
+                    drift_fmt_num(b5, sizeof b5, q->prob, "%.6e");
+                    drift_fmt_num(b6, sizeof b6, SLOPE(d, s, o), "%.4f");
                     fprintf(fp, "%s,%s,%s,%s,%s,%zu,%d,%ld,%s,%s,%s,%s,%s,%.6f,%d,%s\n",
                             drift_dist_name((drift_dist_t)d), drift_format_name(S[s].in),
                             drift_format_name(S[s].acc), S[s].name, ospec[o], (size_t)1 << (log2_min + li),
@@ -592,7 +576,7 @@ int main(int argc, char **argv)
             drift_xacc_t e = p_x[t];
             drift_xacc_add(&e, -v); /* exact - result, exactly */
             double ulps = -drift_xacc_round(&e, DRIFT_FP64, DRIFT_RNE) / p_ulp[t];
-            fmt_num(b1, sizeof b1, v, "%.17g");
+            drift_fmt_num(b1, sizeof b1, v, "%.17g");
             fprintf(fp, "%s,%s,%s,%s,%d,%ld,%d,%a,%s,%.6f,%ld,%.6f,%d\n", drift_dist_name((drift_dist_t)d),
                     drift_format_name(S[s].in), drift_format_name(S[s].acc), S[s].name, PERM_N, perms, nbins[t], v,
                     b1, ulps, bins[t][k].count, (double)bins[t][k].count / perms, v == p_cr[t]);
@@ -626,10 +610,10 @@ int main(int argc, char **argv)
     for (int o = 0; o < no; o++) fprintf(fp, "---:|");
     fprintf(fp, "\n");
     for (int s = 0; s < nsa; s++) {
-        fmt_num(b1, sizeof b1, cls_exact[s], "%.9g");
+        drift_fmt_num(b1, sizeof b1, cls_exact[s], "%.9g");
         fprintf(fp, "| %s | %s |", SA[s].name, b1);
         for (int o = 0; o < no; o++) {
-            fmt_num(b2, sizeof b2, cls[(size_t)s * no + o].result, "%.9g");
+            drift_fmt_num(b2, sizeof b2, cls[(size_t)s * no + o].result, "%.9g");
             fprintf(fp, " %s |", b2);
         }
         fprintf(fp, "\n");
@@ -645,8 +629,8 @@ int main(int argc, char **argv)
         for (int o = 0; o < no; o++) {
             fprintf(fp, "| %s |", ospec[o]);
             for (int s = 0; s < ns; s++) {
-                fmt_num(b1, sizeof b1, SM(du, s, o, nn - 1).mean_e, "%.2e");
-                fmt_num(b2, sizeof b2, SLOPE(du, s, o), "%.2f");
+                drift_fmt_num(b1, sizeof b1, SM(du, s, o, nn - 1).mean_e, "%.2e");
+                drift_fmt_num(b2, sizeof b2, SLOPE(du, s, o), "%.2f");
                 fprintf(fp, " %s [%s] |", b1, b2);
             }
             fprintf(fp, "\n");
@@ -688,12 +672,12 @@ int main(int argc, char **argv)
             int sw = -1;
             for (int s2 = 0; s2 < ns; s2++)
                 if (S[s2].in == S[s].in && S[s2].acc == DRIFT_FP32) sw = s2;
-            fmt_num(b1, sizeof b1, SM(du, s, iseq, nn - 1).mean_rel, "%.3g");
+            drift_fmt_num(b1, sizeof b1, SM(du, s, iseq, nn - 1).mean_rel, "%.3g");
             fprintf(fp, "- %s inputs accumulated in %s: seq's relative error at n = 2^%d is %s (the running sum "
                         "swallows terms smaller than half its spacing)",
                     drift_format_name(S[s].in), drift_format_name(S[s].acc), log2_max, b1);
             if (sw >= 0) {
-                fmt_num(b2, sizeof b2, SM(du, sw, iseq, nn - 1).mean_rel, "%.3g");
+                drift_fmt_num(b2, sizeof b2, SM(du, sw, iseq, nn - 1).mean_rel, "%.3g");
                 fprintf(fp, "; the same inputs accumulated in fp32: %s", b2);
             }
             fprintf(fp, ".\n");
@@ -712,16 +696,7 @@ int main(int argc, char **argv)
                 "probabilistic bound with lambda = %.2f held for %ld of %ld.\n",
             det_ok, det_total, n_overflow, lambda, prob_ok, prob_total);
 
-    for (int k = 0; k < NFILES; k++)
-        if (ferror(files[k].fp)) {
-            for (int m = 0; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: write error in '%s'", files[k].path);
-        }
-    for (int k = 0; k < NFILES; k++)
-        if (drift_file_commit(&files[k]) != DRIFT_OK) {
-            for (int m = k + 1; m < NFILES; m++) drift_file_abort(&files[m]);
-            drift_die("--out: cannot write '%s'", files[k].path);
-        }
+    drift_files_commit(files, NFILES);
 
     /* ---- summary for people ---- */
     if (!cli.quiet) {
@@ -730,10 +705,10 @@ int main(int argc, char **argv)
         for (int o = 0; o < no; o++) printf(" %12s", ospec[o]);
         printf("\n");
         for (int s = 0; s < nsa; s++) {
-            fmt_num(b1, sizeof b1, cls_exact[s], "%.9g");
+            drift_fmt_num(b1, sizeof b1, cls_exact[s], "%.9g");
             printf("%-12s %14s", SA[s].name, b1);
             for (int o = 0; o < no; o++) {
-                fmt_num(b2, sizeof b2, cls[(size_t)s * no + o].result, "%.7g");
+                drift_fmt_num(b2, sizeof b2, cls[(size_t)s * no + o].result, "%.7g");
                 printf(" %12s", b2);
             }
             printf("\n");
@@ -746,8 +721,8 @@ int main(int argc, char **argv)
             for (int o = 0; o < no; o++) {
                 printf("%-12s", ospec[o]);
                 for (int s = 0; s < ns; s++) {
-                    fmt_num(b1, sizeof b1, SM(du, s, o, nn - 1).mean_e, "%.2e");
-                    fmt_num(b2, sizeof b2, SLOPE(du, s, o), "%.2f");
+                    drift_fmt_num(b1, sizeof b1, SM(du, s, o, nn - 1).mean_e, "%.2e");
+                    drift_fmt_num(b2, sizeof b2, SLOPE(du, s, o), "%.2f");
                     char cell[160];
                     snprintf(cell, sizeof cell, "%s [%s]", b1, b2);
                     printf(" %20s", cell);

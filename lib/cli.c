@@ -291,9 +291,37 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         default: parse_extra(extra, value); break;
         }
     }
+    if (spec->no_orders)
+        for (int i = 1; i < argc; i++) /* said, not ignored */
+            if (!strcmp(argv[i], "--orders")) drift_die("--orders: %s %s", spec->name, spec->no_orders);
+    if (spec->cpu_only && cli->backend == DRIFT_BACKEND_CUDA)
+        drift_die("--backend: %s runs on the %s (accepted: auto, cpu)", spec->name, spec->cpu_only);
+    struct stat st; /* refused now, before any work, rather than when the files are opened */
+    if (stat(cli->out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", cli->out_dir);
 #ifdef _OPENMP
     if (cli->threads) omp_set_num_threads(cli->threads);
 #endif
+}
+
+void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli)
+{
+    int n = snprintf(buf, size, "./lab run %s", cli->spec->name);
+    int has_seed = 0, has_profile = 0;
+    for (int i = 1; i < cli->argc && n > 0 && (size_t)n < size; i++) {
+        const char *a = cli->argv[i];
+        if (!strcmp(a, "--out") || !strcmp(a, "--threads")) {
+            i++;
+            continue;
+        }
+        if (!strcmp(a, "--quiet")) continue;
+        has_seed |= !strcmp(a, "--seed");
+        has_profile |= !strcmp(a, "--profile");
+        n += snprintf(buf + n, size - (size_t)n, " %s", a);
+    }
+    if (!has_seed && n > 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " --seed %llu", (unsigned long long)cli->seed);
+    if (!has_profile && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " --profile %s", drift_profile_name(cli->profile));
 }
 
 void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *suffix)

@@ -49,6 +49,10 @@ typedef struct {
     const char *default_orders;  /* e.g. "seq,pairwise" */
     const drift_cli_opt_t *opts; /* experiment-specific options */
     int nopts;
+    /* Refusals drift_cli_parse makes after every option is read, in this order, so that an
+     * experiment never re-implements them: */
+    const char *no_orders; /* non-NULL: --orders is refused, "--orders: <name> <no_orders>" */
+    const char *cpu_only;  /* non-NULL: --backend cuda is refused, "<name> runs on the <cpu_only>" */
 } drift_cli_spec_t;
 
 #define DRIFT_MAX_ORDERS 32
@@ -69,8 +73,9 @@ typedef struct {
     int quiet;
 } drift_cli_t;
 
-/* Parses argv; on --help/--version prints and exits 0; on any error exits 2. Sets the
- * OpenMP thread count when --threads is given. */
+/* Parses argv; on --help/--version prints and exits 0; on any error exits 2. Then makes the
+ * spec's refusals (no_orders, cpu_only) and refuses an --out that exists but is not a
+ * directory. Sets the OpenMP thread count when --threads is given. */
 void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv);
 
 /* "<program>: <message>" on stderr, exit 2. The program name comes from the last parse
@@ -88,6 +93,11 @@ long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full);
 
 /* "<out_dir>/<name><suffix>" into buf; dies if it does not fit. Creates out_dir. */
 void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *suffix);
+
+/* The command line that reproduces this run, for reports: "./lab run <name>" and the program's
+ * own options, without --out, --threads and --quiet (they do not change the results), with
+ * --seed and --profile added when they were left to their defaults. Truncated to size. */
+void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli);
 
 /* Progress bar on stderr, only when stderr is a terminal and not --quiet. */
 void drift_progress(const drift_cli_t *cli, size_t done, size_t total);

@@ -4,6 +4,7 @@
 #include "drift.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- Wilson interval ------------------------------------------------------------------ */
@@ -435,5 +436,26 @@ int drift_phi_fit(drift_phi_fit_t *out, const double *gap, const unsigned char *
     out->g2 = g2 < 0 ? 0 : g2; /* a sum of nonnegative KL terms; rounding can leave -1e-16 */
     out->df = ng2 - 1;
     out->p_value = out->df >= 1 ? drift_chi2_sf(out->g2, out->df) : NAN;
+    return DRIFT_OK;
+}
+
+/* ---- order statistics ------------------------------------------------------------------------ */
+
+int drift_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int drift_median(double *out, const double *x, size_t n)
+{
+    *out = NAN;
+    if (!n) return DRIFT_OK;
+    double *c = malloc(n * sizeof *c);
+    if (!c) return DRIFT_ENOMEM;
+    memcpy(c, x, n * sizeof *c);
+    qsort(c, n, sizeof *c, drift_cmp_double);
+    *out = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    free(c);
     return DRIFT_OK;
 }

@@ -142,4 +142,12 @@ double drift_phi_loglik(const double *gap, const unsigned char *flip, size_t n, 
 /* The gap at which the model's flip probability is p (0 < p <= 1/2): -sigma Phi^-1(p). */
 double drift_phi_gap_at(double sigma, double p);
 
+/* ---- order statistics ------------------------------------------------------------------------ */
+
+/* qsort comparator for doubles, increasing (NaNs compare equal to everything). */
+int drift_cmp_double(const void *a, const void *b);
+/* The median of x[0..n) (the mean of the two middle values for even n; NaN for n = 0), x
+ * untouched. 0, or DRIFT_ENOMEM. */
+int drift_median(double *out, const double *x, size_t n);
+
 #endif

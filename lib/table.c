@@ -3,6 +3,7 @@
 #include "drift.h"
 #include "envinfo.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,41 @@ void drift_file_abort(drift_file_t *f)
     fclose(f->fp);
     f->fp = NULL;
     remove(f->tmp);
+}
+
+void drift_files_open(drift_file_t *files, int n, const drift_cli_t *cli, const char *const *suffixes)
+{
+    memset(files, 0, (size_t)n * sizeof *files);
+    for (int k = 0; k < n; k++) {
+        if (!suffixes[k]) continue;
+        char path[1024];
+        drift_out_path(path, sizeof path, cli, suffixes[k]);
+        if (drift_file_open(&files[k], path) != DRIFT_OK) {
+            for (int m = 0; m < k; m++) drift_file_abort(&files[m]);
+            drift_die("--out: cannot write '%s'", path);
+        }
+    }
+}
+
+void drift_files_commit(drift_file_t *files, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (files[k].fp && ferror(files[k].fp)) {
+            for (int m = 0; m < n; m++) drift_file_abort(&files[m]);
+            drift_die("--out: write error in '%s'", files[k].path);
+        }
+    for (int k = 0; k < n; k++)
+        if (files[k].fp && drift_file_commit(&files[k]) != DRIFT_OK) {
+            for (int m = k + 1; m < n; m++) drift_file_abort(&files[m]);
+            drift_die("--out: cannot write '%s'", files[k].path);
+        }
+}
+
+void drift_fmt_num(char *buf, size_t size, double x, const char *fmt)
+{
+    if (isnan(x)) snprintf(buf, size, "nan");
+    else if (isinf(x)) snprintf(buf, size, x > 0 ? "inf" : "-inf");
+    else snprintf(buf, size, fmt, x);
 }
 
 void drift_table_meta(drift_file_t *f, const char *key, const char *fmt, ...)

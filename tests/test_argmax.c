@@ -15,6 +15,7 @@
 
 #include "drift.h"
 #include "gen_logits.h"
+#include "lmhead.h"
 #include "philox.h"
 
 #define XPREC 2400

@@ -373,3 +373,17 @@ Test(stats, gap_at)
     cr_expect(fabs(drift_phi_gap_at(2.0, 0.001) - 2 * 3.0902323061678135415) <= 1e-14);
     cr_expect_eq(drift_phi_gap_at(2.0, 0.5), 0.0);
 }
+
+/* drift_median: odd and even counts (exact values, so equality is the right test), n = 0. */
+Test(stats, median)
+{
+    const double x[] = {3, -1, 2, 10};
+    double m;
+    cr_assert_eq(drift_median(&m, x, 3), DRIFT_OK);
+    cr_assert_eq(m, 2.0);
+    cr_assert_eq(drift_median(&m, x, 4), DRIFT_OK);
+    cr_assert_eq(m, 2.5);
+    cr_assert_eq(drift_median(&m, x, 0), DRIFT_OK);
+    cr_assert(isnan(m));
+    cr_assert_eq(x[0], 3.0, "input untouched");
+}

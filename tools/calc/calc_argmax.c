@@ -36,6 +36,7 @@
 #include "drift.h"
 #include "format.h"
 #include "gen_logits.h"
+#include "lmhead.h"
 #include "order.h"
 
 #define ORDER_GRAMMAR                                                                                                  \

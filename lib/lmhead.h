@@ -1,0 +1,125 @@
+/* lmhead.h — the LM head h . W and its exact argmax: configurations (input format, order,
+ * accumulator, output format), one logit per configuration, a rigorous bound on each logit's
+ * error, and the pruned evaluation that lets a 32000-token head be checked against exact
+ * arithmetic. Inputs come from gen_logits.h; K is the hidden size, V the vocabulary, and
+ * token v's logit is h . w_v. */
+#ifndef DRIFT_LMHEAD_H
+#define DRIFT_LMHEAD_H
+
+#include <stddef.h>
+
+#include "format.h"
+#include "metrics.h"
+#include "order.h"
+
+/* ---- LM head configurations ------------------------------------------------------------------ */
+
+/* One way of computing the logits: inputs rounded (RNE) to `in`, the dot product in order
+ * `order` with accumulator `acc` (for tc:ARCH, acc.acc is the tensor core's output format,
+ * fp32 or fp16, and acc.mode/fma are fixed by the model), then the logit stored in `out`
+ * (RNE; out == acc.acc means no extra rounding). exact = 1 ignores order and acc: the logit
+ * is the exact dot product rounded once to `out` (the "exact LM head" mitigation). */
+typedef struct {
+    drift_format_t in;
+    drift_order_t order;
+    drift_acc_t acc;
+    drift_format_t out;
+    int exact;
+} drift_lmhead_cfg_t;
+
+#define DRIFT_LMHEAD_MAXCFG 48
+
+/* 0, DRIFT_EINVAL, or DRIFT_EUNSUPPORTED (tc with an input format the arch lacks, tc output
+ * other than fp32/fp16, SR rounding). */
+int drift_lmhead_cfg_check(const drift_lmhead_cfg_t *c);
+/* "ORDER/ACC/OUT" (e.g. "tc:h100/fp32/bf16", "exact/-/fp32") into buf; its length or DRIFT_EINVAL. */
+int drift_lmhead_cfg_name(char *buf, size_t size, const drift_lmhead_cfg_t *c);
+
+/* One logit: h and w must already be values of c->in. */
+int drift_lmhead_dot(double *out, const double *h, const double *w, size_t K, const drift_lmhead_cfg_t *c);
+
+/* A rigorous bound on |computed - exact| for one logit of configuration c, from
+ *   sum_abs = an upper bound on sum |h_i w_i| (of the values in c->in),
+ *   sum_l1  = an upper bound on sum (|h_i| + |w_i|),
+ *   mag     = an upper bound on |exact logit|.
+ * Scalar orders: (u + gamma_k (1 + u)) sum_abs with k = drift_order_depth(o, K) and u the
+ * accumulator's unit roundoff (2u for directed modes): u for a rounded product (or the fma's
+ * share), gamma_k for the additions (Higham, ch. 3-4), plus K times the accumulator's smallest
+ * subnormal for underflow. tc:ARCH (tc_model.h): per block of b products, each term is
+ * truncated below 2^(E-23-neab), E bounded by the largest term, accumulator, or min_exp, and
+ * the block result rounded (RZ: < 1 ulp, RNE: 1/2 ulp); with P = sum max(|a|,m) max(|b|,m)
+ * (m = the input format's smallest normal: a subnormal input keeps the minimum exponent),
+ * nb = ceil(K/b) blocks and alpha = (b+1) 2^(-23-neab) + 2 u_out:
+ *   err <= nb (alpha (P + err) + beta)  =>  err <= nb (alpha P + beta) / (1 - nb alpha),
+ * beta = (b+1) 2^(min_exp-23-neab) + the output's smallest subnormal; doubled for safety
+ * (the model's fine print, e.g. unnormalised products in [2, 4), is inside a factor 2).
+ * Output rounding to c->out adds u_out (mag + err) + its smallest subnormal. exact = 1: only
+ * that output rounding. INFINITY when no bound exists (k u >= 1: e.g. bf16 accumulation of
+ * K >= 256 terms). */
+double drift_lmhead_bound(const drift_lmhead_cfg_t *c, size_t K, double sum_abs, double sum_l1, double mag);
+
+/* ---- evaluating a head: exact top-2, computed top-2, pruning ----------------------------------- */
+
+/* The outcome for one hidden state and one input format. Token ids are positions in W.
+ * exact: top1/top2 by exact logits (an exact tie goes to the lower id), v1/v2 the exact
+ *   logits rounded once to double, gap = the exact v1 - v2 rounded once (so gap == 0 iff
+ *   the exact logits tie), tie = (gap == 0).
+ * computed[c]: top-2 of configuration c's logits; equal computed logits go to the lower id
+ *   (as torch.argmax returns the first maximal index); gap = v1 - v2 (exact: both are values
+ *   of a narrower format).
+ * flip[c] = !exact.tie && computed[c].top1 != exact.top1. A tie is never a flip.
+ * n_stage1: tokens that survived the first pruning stage; n_eval[c]: tokens whose logit was
+ *   computed for c. */
+typedef struct {
+    drift_top2_t exact;
+    int ncfg;
+    drift_top2_t computed[DRIFT_LMHEAD_MAXCFG];
+    unsigned char flip[DRIFT_LMHEAD_MAXCFG];
+    size_t n_stage1;
+    size_t n_eval[DRIFT_LMHEAD_MAXCFG];
+} drift_lmhead_result_t;
+
+/* Reference evaluation with no pruning: every logit of every configuration. h (K) and W (V x K,
+ * row-major) are any doubles; they are rounded to cfg[0].in, which every cfg must share.
+ * V >= 2, 1 <= ncfg <= DRIFT_LMHEAD_MAXCFG. 0, DRIFT_EINVAL, DRIFT_EUNSUPPORTED, DRIFT_ENOMEM. */
+int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const double *W, size_t V, size_t K,
+                           const drift_lmhead_cfg_t *cfg, int ncfg);
+
+/* Approximate logits for pruning: out[r*V + v] ~ H[r] . W[v] for R hidden states (fp32
+ * numbers) and V rows of fp32 master weights, in float arithmetic in an unspecified order
+ * (blocked and vectorised; OpenMP over tokens). Whatever the order, the error is at most
+ * gamma_K(2^-24) sum|h_i w_i| <= drift_lmhead_approx_coef(K) * ||h||_2 ||w_v||_2 (Higham's
+ * dot-product bound holds for every order; Cauchy-Schwarz). */
+int drift_lmhead_approx(double *out, const double *H, size_t R, const float *W, size_t V, size_t K);
+double drift_lmhead_approx_coef(size_t K);
+
+/* Pruned evaluation, bit-identical in outcome to drift_lmhead_eval_full on the same inputs.
+ *   h: the fp32 master hidden state; W: V x K fp32 master weights; approx: its row of
+ *   drift_lmhead_approx; row_l1, row_l2: sum |w_v,i| and ||w_v||_2 per token (upper bounds).
+ * Why it is rigorous (stage 1): for each token v, one radius R_v bounds how far EVERY
+ *   configuration's computed logit and the exact logit (both for inputs rounded to `in`)
+ *   can lie from approx_v:
+ *     R_v = approx error (above) + input rounding ((2u + u^2) sum|h w| + underflow terms,
+ *           u = in's unit roundoff; 0 when in is fp32, the master format) + the largest
+ *           drift_lmhead_bound over the configurations,
+ *   all from ||h|| ||w_v|| >= sum|h w| and the l1 norms. With L2 = the second largest of
+ *   approx_u - R_u, at least two tokens have every value (exact or computed) >= L2, so a
+ *   token with approx_v + R_v < L2 is below two others in every configuration and exactly:
+ *   it can be neither top-1 nor top-2 anywhere, and it can never tie with a top-2 value.
+ * Stage 2, per configuration: the survivors' exact logits are computed, and the same test is
+ *   repeated with exact values and the configuration's own bound (now from the exact
+ *   sum|h w| of the rounded values); only the tokens left get the emulated dot product.
+ * The exact top-2 is resolved exactly: doubles first (rounding is monotone), and an exact
+ * comparison (superaccumulator of the difference) where two rounded exact logits are equal.
+ * 0, DRIFT_EINVAL, DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED when some configuration has no finite
+ * bound (drift_lmhead_bound = INFINITY): nothing could be pruned. */
+int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
+                             const double *approx, const double *row_l1, const double *row_l2,
+                             const drift_lmhead_cfg_t *cfg, int ncfg);
+
+/* The pruning test on its own (exposed for tests): keep[] receives, in increasing order, the
+ * indices v with value[v] + radius[v] >= (second largest of value[u] - radius[u]), the
+ * comparison made safe against rounding; returns how many. n >= 2. */
+size_t drift_prune_top2(size_t *keep, const double *value, const double *radius, size_t n);
+
+#endif
