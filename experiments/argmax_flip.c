@@ -32,24 +32,8 @@
  * flip fraction and the distribution of exact top-2 gaps. Exact ties are reported apart and
  * never counted as flips.
  *
- * The prediction sigma ~ c sqrt(K) u ||h||_rms ||w1 - w2||_2, and how c is obtained: a rounding
- * to a format with unit roundoff u changes a value x by e, uniform on [-ulp/2, ulp/2] with
- * ulp = 2u 2^floor(log2|x|), so Var e = u^2 x^2 (2^floor(log2|x|)/|x|)^2 / 3; averaged over a
- * log-uniform significand m in [1, 2), E[m^-2] = 3/(8 ln 2), Var e = u^2 x^2 / (8 ln 2). The
- * error of a sum is the sum of the errors of its roundings, and a rounded partial sum s_k has
- * E s_k^2 = sum over its terms of (h_i w_i)^2 (random signs). If term i lies in n_i rounded
- * partial sums, Var(error of h.w) = u^2/(8 ln 2) sum_i n_i h_i^2 w_i^2, and for the gap of two
- * rows with independent errors, ~ u^2/(8 ln 2) nbar ||h||_rms^2 ||w1 - w2||^2 with nbar the
- * mean n_i (E||w1 - w2||^2 = E||w1||^2 + E||w2||^2). Writing nbar = nu K:
- *     c = sqrt(nu / (8 ln 2)),   seq: nu = (K+1)/(2K) -> c = 0.300,
- * pairwise nu = (1 + log2 K)/K, splitk:S and warp:W a chunk's chain plus the combination,
- * tc (block b, neab extra bits): the accumulator is rounded once per block and the alignment
- * truncation of b terms at 2^-(2 neab) of its variance each adds (b / 4^neab) roundings' worth:
- * nu = (1 + b/4^neab) / (2b). (Taking the relative error uniform on [-u, u] instead, variance
- * u^2/3, gives c = sqrt(nu/3) = 0.408 for seq; the significand average lowers it to 0.300.)
- * Logits stored in a format with unit roundoff u_out add 2 u_out^2 l1^2 / (8 ln 2) to sigma^2
- * (a rounding of each logit; l1 the top logit) - though a coarse output grid makes the flip
- * probability fall linearly rather than like Phi, which the goodness of fit shows.
+ * The two predictions of sigma (the norm form c sqrt(K) u ||h||_rms ||w1 - w2||, and the same
+ * random-rounding model on the kernel's actual partial sums), and how they are derived: lib/flips.h.
  *
  * Critical gaps: P(flip) = Phi(-D/sigma) is 50% only at D = 0 (a symmetric error makes a
  * flip at worst a coin toss), so "the 50% critical gap" is taken as the gap where flips are
@@ -90,6 +74,7 @@
 #include "cli.h"
 #include "drift.h"
 #include "exact.h"
+#include "flips.h"
 #include "format.h"
 #include "gen_logits.h"
 #include "lmhead.h"
@@ -111,7 +96,6 @@
 #define MAXF 4
 #define MAXC DRIFT_LMHEAD_MAXCFG
 #define NTARGET_PER_DECADE 4
-#define LN2 0.69314718055994531
 #define PRED_EVERY 4 /* the partial-sum prediction is evaluated on every 4th planted pair */
 
 /* ---- kernels ------------------------------------------------------------------------------- */
@@ -139,39 +123,6 @@ typedef struct {
 
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
-/* nu = (mean number of rounded partial sums a term lies in) / K, per order (see the top). */
-static double order_nu(const drift_order_t *o, drift_format_t in, size_t K)
-{
-    double k = (double)K;
-    switch (o->kind) {
-    case DRIFT_ORDER_SEQ:
-    case DRIFT_ORDER_REV:
-    case DRIFT_ORDER_RANDOM: return (k + 1) / (2 * k);
-    case DRIFT_ORDER_PAIRWISE: return (1 + ceil(log2(k))) / k;
-    case DRIFT_ORDER_BLOCKED: {
-        double B = (double)o->param, nb = ceil(k / B);
-        return ((B + 1) / 2 + nb / 2) / k;
-    }
-    case DRIFT_ORDER_SPLITK: {
-        size_t L = ceil_div(K, (size_t)o->param), P = ceil_div(K, L);
-        double comb = o->tree ? ceil(log2((double)P)) : (double)P / 2;
-        return (((double)L + 1) / 2 + comb) / k;
-    }
-    case DRIFT_ORDER_WARP: {
-        double W = (double)o->param;
-        return ((ceil(k / W) + 1) / 2 + log2(W)) / k;
-    }
-    case DRIFT_ORDER_KAHAN:
-    case DRIFT_ORDER_NEUMAIER: return 2 / k;
-    case DRIFT_ORDER_TC: {
-        drift_tc_params_t p;
-        if (drift_tc_params(&p, o->arch, in)) return NAN;
-        return (1 + p.block / pow(4.0, p.neab)) / (2.0 * p.block);
-    }
-    }
-    return NAN;
-}
-
 static int add_kern(kset_t *ks, drift_format_t f, const drift_order_t *o, drift_format_t acc, drift_format_t out,
                     int exact, int role, size_t K)
 {
@@ -192,145 +143,8 @@ static int add_kern(kset_t *ks, drift_format_t f, const drift_order_t *o, drift_
     }
     drift_lmhead_cfg_name(k->name, sizeof k->name, &k->c);
     k->role = role;
-    k->nu = exact ? 0 : order_nu(o, f, K);
+    k->nu = exact ? 0 : drift_flip_nu(o, f, K);
     return ks->n++;
-}
-
-/* ---- the rounding-error model, evaluated on the actual partial sums -------------------------
- *
- * The norm form above assumes partial sums that wander like a random walk. A top logit is not
- * typical: it is ~4 s above the mean because its terms lean the same way, so its partial sums
- * drift towards it (E sum_k s_k^2 gains ~K l^2/3 in a seq chain), and that drift, not the walk,
- * dominates the error of a top-1/top-2 comparison. This second prediction keeps the same model
- * (each rounding of a value x to the accumulator adds an independent uniform error of variance
- * ulp(x)^2/12) but applies it to the actual intermediate values of the kernel's reduction tree,
- * computed in double from the exact products: variances add up the tree. tc: per block, every
- * term (b products and the accumulator) is truncated on the grid 2^(E-23-neab) (variance
- * 4^(E-23-neab)/12 each, E the block's largest exponent) and the block result is rounded to
- * the output format (RZ: uniform on [0, ulp), the same variance). Logits stored narrower add
- * ulp_out(l)^2/12. Biases (RZ) and correlations are ignored: the fit says whether that holds. */
-
-typedef struct {
-    double v, var;
-} vv_t;
-
-/* The variance a rounding of x to acc adds: ulp^2/12 = 4^(e-p+1)/12, e = max(floor(log2|x|), emin).
- * Built from the exponent bits (it runs K times per kernel per planted pair). */
-static double rvar(double x, drift_format_t acc)
-{
-    const drift_format_info_t *fi = drift_format_info(acc);
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    int e = (int)((b >> 52) & 0x7ff) - 1023; /* x is a normal double here, or 0 */
-    if (x == 0 || e < fi->emin) e = fi->emin;
-    int e2 = 2 * (e - fi->p + 1);
-    uint64_t r = (uint64_t)(e2 + 1023) << 52; /* 2^e2: e2 >= 2 (-1074 - 52) never occurs for the lab formats */
-    double q;
-    memcpy(&q, &r, sizeof q);
-    return q / 12;
-}
-
-static vv_t leaf(double p, drift_format_t acc) /* a product, rounded unless representable */
-{
-    double r = acc == DRIFT_FP32 ? (double)(float)p : drift_rne(p, acc); /* the cast is RNE to fp32 */
-    return (vv_t){p, r == p ? 0 : rvar(p, acc)};
-}
-
-static vv_t add_vv(vv_t a, vv_t b, drift_format_t acc)
-{
-    double v = a.v + b.v;
-    return (vv_t){v, a.var + b.var + rvar(v, acc)};
-}
-
-static vv_t chain(const double *p, size_t lo, size_t hi, size_t step, drift_format_t acc)
-{
-    if (lo >= hi) return (vv_t){0, 0};
-    vv_t s = leaf(p[lo], acc);
-    for (size_t i = lo + step; i < hi; i += step) {
-        s.v += p[i];
-        s.var += rvar(s.v, acc);
-    }
-    return s;
-}
-
-static vv_t pairwise_vv(const vv_t *x, size_t n, drift_format_t acc)
-{
-    if (n == 1) return x[0];
-    size_t m = n / 2;
-    return add_vv(pairwise_vv(x, m, acc), pairwise_vv(x + m, n - m, acc), acc);
-}
-
-static vv_t seq_vv(const vv_t *x, size_t n, drift_format_t acc)
-{
-    vv_t s = x[0];
-    for (size_t i = 1; i < n; i++) s = add_vv(s, x[i], acc);
-    return s;
-}
-
-/* Variance of the computed logit's error (the model), for the products p[0..K). */
-static double model_var(const drift_lmhead_cfg_t *c, const double *p, size_t K, vv_t *tmp)
-{
-    double exact = 0, var = 0;
-    for (size_t i = 0; i < K; i++) exact += p[i];
-    drift_format_t acc = c->acc.acc;
-    const drift_order_t *o = &c->order;
-    if (c->exact) {
-        return rvar(exact, c->out);
-    }
-    switch (o->kind) {
-    case DRIFT_ORDER_PAIRWISE:
-        for (size_t i = 0; i < K; i++) tmp[i] = leaf(p[i], acc);
-        var = pairwise_vv(tmp, K, acc).var;
-        break;
-    case DRIFT_ORDER_BLOCKED:
-    case DRIFT_ORDER_SPLITK: {
-        size_t L = o->kind == DRIFT_ORDER_BLOCKED ? (size_t)o->param : ceil_div(K, (size_t)o->param);
-        size_t P = ceil_div(K, L);
-        for (size_t j = 0; j < P; j++) tmp[j] = chain(p, j * L, (j + 1) * L < K ? (j + 1) * L : K, 1, acc);
-        var = (o->kind == DRIFT_ORDER_SPLITK && o->tree ? pairwise_vv(tmp, P, acc) : seq_vv(tmp, P, acc)).var;
-        break;
-    }
-    case DRIFT_ORDER_WARP: {
-        size_t W = (size_t)o->param;
-        for (size_t i = 0; i < W; i++) tmp[i] = chain(p, i, K, W, acc);
-        for (size_t off = W / 2; off >= 1; off /= 2) {
-            for (size_t i = 0; i < W; i++) tmp[W + i] = add_vv(tmp[i], tmp[i ^ off], acc);
-            for (size_t i = 0; i < W; i++) tmp[i] = tmp[W + i];
-        }
-        var = tmp[0].var;
-        break;
-    }
-    case DRIFT_ORDER_KAHAN:
-    case DRIFT_ORDER_NEUMAIER: var = rvar(exact, acc); break; /* compensated: about one rounding */
-    case DRIFT_ORDER_TC: {
-        drift_tc_params_t tp;
-        drift_tc_params(&tp, o->arch, c->in);
-        double cv = 0;
-        for (size_t b0 = 0; b0 < K; b0 += (size_t)tp.block) {
-            size_t b1 = b0 + (size_t)tp.block < K ? b0 + (size_t)tp.block : K;
-            int E = cv != 0 ? ilogb(cv) : INT32_MIN, nt = cv != 0;
-            double sum = cv;
-            for (size_t i = b0; i < b1; i++) {
-                if (p[i] == 0) continue;
-                nt++;
-                if (ilogb(p[i]) > E) E = ilogb(p[i]);
-                sum += p[i];
-            }
-            if (nt) {
-                if (E < tp.min_exp) E = tp.min_exp;
-                double g = ldexp(1.0, E - 23 - tp.neab);
-                var += nt * g * g / 12 + rvar(sum, acc);
-            }
-            cv = sum;
-        }
-        break;
-    }
-    default: /* seq, and rev/random as a chain (same count, another order) */
-        var = chain(p, 0, K, 1, acc).var;
-        break;
-    }
-    if (c->out != acc) var += rvar(exact, c->out);
-    return var;
 }
 
 /* ---- the GEMM policies ------------------------------------------------------------------- */
@@ -345,91 +159,6 @@ typedef struct {
     drift_order_t order;
     double cost; /* drift_policy_cost, modelled */
 } polrow_t;
-
-/* ---- per-trial records ------------------------------------------------------------------- */
-
-typedef struct {
-    double gap, rel;    /* exact top-1 minus top-2 gap (absolute), and / s */
-    double s, l1;       /* logit scale, exact top logit */
-    double p2;          /* sum_i h_i^2 (w1_i^2 + w2_i^2) of the rounded values (planted) */
-    double target;      /* planted target / s; NAN for realistic rows */
-    size_t top1, top2;  /* exact */
-    int tie, steps, reached;
-} trial_t;
-
-typedef struct {
-    size_t n;          /* trials */
-    int ncfg;
-    trial_t *t;        /* [n] */
-    unsigned char *flip; /* [n * ncfg] */
-    size_t *pick, *pick2; /* computed top-1 / top-2 ids [n * ncfg] */
-    double *cgap;      /* computed v1 - v2 [n * ncfg] */
-    size_t *neval;     /* realistic: tokens emulated [n * ncfg] */
-    double *pvar;      /* planted: the model's variance of the computed gap [n * ncfg] */
-    size_t *nstage1;   /* realistic: [n] */
-} set_t;
-
-static void set_alloc(set_t *s, size_t n, int ncfg)
-{
-    memset(s, 0, sizeof *s);
-    s->n = n;
-    s->ncfg = ncfg;
-    s->t = calloc(n ? n : 1, sizeof *s->t);
-    s->flip = calloc(n * ncfg + 1, 1);
-    s->pick = calloc(n * ncfg + 1, sizeof *s->pick);
-    s->pick2 = calloc(n * ncfg + 1, sizeof *s->pick2);
-    s->cgap = calloc(n * ncfg + 1, sizeof *s->cgap);
-    s->neval = calloc(n * ncfg + 1, sizeof *s->neval);
-    s->nstage1 = calloc(n + 1, sizeof *s->nstage1);
-    s->pvar = calloc(n * ncfg + 1, sizeof *s->pvar);
-    if (!s->t || !s->flip || !s->pick || !s->pick2 || !s->cgap || !s->neval || !s->nstage1 || !s->pvar)
-        drift_die("out of memory");
-}
-
-static void set_free(set_t *s)
-{
-    free(s->t);
-    free(s->flip);
-    free(s->pick);
-    free(s->pick2);
-    free(s->cgap);
-    free(s->neval);
-    free(s->nstage1);
-    free(s->pvar);
-}
-
-static void record(set_t *s, size_t i, const drift_lmhead_result_t *r)
-{
-    trial_t *t = &s->t[i];
-    t->top1 = r->exact.top1;
-    t->top2 = r->exact.top2;
-    t->gap = r->exact.gap;
-    t->tie = r->exact.tie;
-    t->l1 = r->exact.v1;
-    s->nstage1[i] = r->n_stage1;
-    for (int c = 0; c < s->ncfg; c++) {
-        size_t j = i * s->ncfg + c;
-        s->flip[j] = r->flip[c];
-        s->pick[j] = r->computed[c].top1;
-        s->pick2[j] = r->computed[c].top2;
-        s->cgap[j] = r->computed[c].gap;
-        s->neval[j] = r->n_eval[c];
-    }
-}
-
-/* The gap-threshold tie-breaker: when the top two differ by less than eps, take the smaller id. */
-static size_t tiebreak(size_t top1, size_t top2, double gap, double eps)
-{
-    return gap < eps ? (top1 < top2 ? top1 : top2) : top1;
-}
-
-typedef struct {
-    drift_phi_fit_t fit;
-    double sigma_pred;   /* norm form c sqrt(K) u ||h|| ||w1-w2||, relative to s (RMS over trials) */
-    double sigma_sums;   /* the model on the actual partial sums, relative to s (RMS over trials) */
-    double s_med, l1_med; /* medians over the trials */
-    double half, p001;   /* critical gaps / s: P = 25% and P = 0.1% */
-} fitrow_t;
 
 /* "default" (the first order, fp32 accumulation, fp32 logits), "engine" (tensor cores, logits in
  * the format), or "-": a column the plots select on. */
@@ -480,12 +209,7 @@ int main(int argc, char **argv)
     drift_device_t dev;
     if (drift_device_lookup(&dev, device)) drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device);
     if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
-    for (int i = 0; i < cli.nformats; i++) {
-        drift_format_t f = cli.formats[i];
-        if (f != DRIFT_BF16 && f != DRIFT_FP16 && f != DRIFT_TF32 && f != DRIFT_FP32)
-            drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
-                      drift_format_name(f));
-    }
+    drift_lmhead_require_inputs(cli.formats, cli.nformats);
     size_t Ks[MAXK];
     int nK = 0;
     if (Kopt.n) {
@@ -600,12 +324,12 @@ int main(int argc, char **argv)
     }
 
     /* -- (1) planted pairs and ties -- */
-    static set_t PL[MAXK][MAXF], TI[MAXK][MAXF];
+    static drift_flipset_t PL[MAXK][MAXF], TI[MAXK][MAXF];
     size_t nplant = (size_t)nT * (size_t)reps;
     for (int ki = 0; ki < nK; ki++)
         for (int fi = 0; fi < nF; fi++) {
-            set_alloc(&PL[ki][fi], nplant, KS[ki][fi].n);
-            set_alloc(&TI[ki][fi], (size_t)ties, KS[ki][fi].n);
+            if (drift_flipset_alloc(&PL[ki][fi], nplant, KS[ki][fi].n)) drift_die("out of memory");
+            if (drift_flipset_alloc(&TI[ki][fi], (size_t)ties, KS[ki][fi].n)) drift_die("out of memory");
         }
     size_t done = 0, total = 0;
     for (int ki = 0; ki < nK; ki++) total += (nplant + (size_t)ties) * Ks[ki] / 256 + (size_t)rows * Ks[ki] / 64;
@@ -624,7 +348,7 @@ int main(int argc, char **argv)
                 double *h = malloc(K * sizeof *h), *w1 = malloc(K * sizeof *w1), *w2 = malloc(K * sizeof *w2);
                 double *hf = malloc(K * sizeof *hf), *W2 = malloc(2 * K * sizeof *W2);
                 double *pa = malloc(K * sizeof *pa), *pb = malloc(K * sizeof *pb);
-                vv_t *vt = malloc(2 * (K + wmax + 64) * sizeof *vt);
+                drift_flip_vv_t *vt = malloc(drift_flip_model_scratch(K, wmax) * sizeof *vt);
                 if (!h || !w1 || !w2 || !hf || !W2 || !pa || !pb || !vt) {
                     err |= 1;
                     goto next;
@@ -665,10 +389,10 @@ int main(int argc, char **argv)
                         err |= 1;
                         break;
                     }
-                    set_t *st = is_tie ? &TI[ki][fi] : &PL[ki][fi];
+                    drift_flipset_t *st = is_tie ? &TI[ki][fi] : &PL[ki][fi];
                     size_t idx = is_tie ? rep : i;
-                    record(st, idx, &res);
-                    trial_t *t = &st->t[idx];
+                    drift_flipset_record(st, idx, &res);
+                    drift_flip_trial_t *t = &st->t[idx];
                     t->s = sc;
                     t->rel = t->gap / sc;
                     t->p2 = p2;
@@ -680,7 +404,7 @@ int main(int argc, char **argv)
                             pb[q] = hf[q] * b[q];
                         }
                         for (int c = 0; c < KS[ki][fi].n; c++)
-                            st->pvar[idx * st->ncfg + c] = model_var(&cfg[c], pa, K, vt) + model_var(&cfg[c], pb, K, vt);
+                            st->pvar[idx * st->ncfg + c] = drift_flip_model_var(&cfg[c], pa, K, vt) + drift_flip_model_var(&cfg[c], pb, K, vt);
                     }
                     t->target = is_tie ? 0 : rel;
                     t->steps = pt.steps;
@@ -703,7 +427,7 @@ int main(int argc, char **argv)
     }
 
     /* -- (2) realistic heads -- */
-    static set_t RE[MAXK][MAXF];
+    static drift_flipset_t RE[MAXK][MAXF];
     static unsigned char real_ok[MAXK][MAXF][MAXC]; /* configurations the pruning can bound */
     double t_planted = now() - t_start, t_real0 = now();
     for (int ki = 0; ki < nK && rows > 0; ki++) {
@@ -740,7 +464,7 @@ int main(int argc, char **argv)
             drift_gen_hidden(H + (size_t)r * K, &model[ki], &s);
         }
         for (int fi = 0; fi < nF; fi++) {
-            set_alloc(&RE[ki][fi], (size_t)rows, KS[ki][fi].n);
+            if (drift_flipset_alloc(&RE[ki][fi], (size_t)rows, KS[ki][fi].n)) drift_die("out of memory");
             /* own-format accumulation has no usable deterministic bound (k u ~ 1): it would need
              * all V x K logits emulated per row, so the realistic mode leaves it out */
             for (int c = 0; c < KS[ki][fi].n; c++) real_ok[ki][fi][c] = KS[ki][fi].k[c].role != ROLE_OWN;
@@ -779,9 +503,9 @@ int main(int argc, char **argv)
                         full.flip[map[q]] = res.flip[q];
                         full.n_eval[map[q]] = res.n_eval[q];
                     }
-                    set_t *st = &RE[ki][fi];
-                    record(st, (size_t)r, &full);
-                    trial_t *t = &st->t[r];
+                    drift_flipset_t *st = &RE[ki][fi];
+                    drift_flipset_record(st, (size_t)r, &full);
+                    drift_flip_trial_t *t = &st->t[r];
                     t->s = drift_logit_scale(H + (size_t)r * K, K);
                     t->rel = t->gap / t->s;
                     t->target = NAN;
@@ -804,64 +528,13 @@ int main(int argc, char **argv)
     /* -- fits, per (K, format, kernel), on the planted pairs (relative gaps) -- */
     drift_logbins_t bins;
     drift_logbins_init(&bins, pow(10.0, -7 - 0.5 / NTARGET_PER_DECADE), pow(10.0, 0.5 / NTARGET_PER_DECADE), nT);
-    static fitrow_t FIT[MAXK][MAXF][MAXC];
+    static drift_flip_fit_t FIT[MAXK][MAXF][MAXC];
     for (int ki = 0; ki < nK; ki++)
         for (int fi = 0; fi < nF; fi++) {
             const kset_t *ks = &KS[ki][fi];
-            const set_t *st = &PL[ki][fi];
-            size_t n = st->n;
-            double *gap = malloc((n + 1) * sizeof *gap), *sv = malloc((n + 1) * sizeof *sv), *lv = malloc((n + 1) * sizeof *lv);
-            unsigned char *fl = malloc(n + 1);
-            if (!gap || !sv || !lv || !fl) drift_die("out of memory");
-            for (size_t i = 0; i < n; i++) {
-                sv[i] = st->t[i].s;
-                lv[i] = fabs(st->t[i].l1);
-            }
-            double s_med, l1_med;
-            if (drift_median(&s_med, sv, n) || drift_median(&l1_med, lv, n)) drift_die("out of memory");
-            for (int c = 0; c < ks->n; c++) {
-                for (size_t i = 0; i < n; i++) {
-                    gap[i] = st->t[i].tie ? 0 : st->t[i].rel;
-                    fl[i] = st->flip[i * st->ncfg + c];
-                }
-                fitrow_t *F = &FIT[ki][fi][c];
-                drift_phi_fit(&F->fit, gap, fl, n, &bins);
-                F->s_med = s_med;
-                F->l1_med = l1_med;
-                /* the predictions (see the top): RMS over the trials of sigma_i / s_i. The norm form
-                 * is evaluated with sqrt(sum h_i^2 (w1_i^2 + w2_i^2)) for ||h||_rms ||w1 - w2||: equal
-                 * in expectation for independent rows, and blind to the few large weights that the
-                 * planted construction puts on channels of tiny |h_i| (their products are tiny). */
-                const drift_lmhead_cfg_t *cf = &ks->k[c].c;
-                double sum = 0, sum2 = 0, k8 = 8 * LN2;
-                size_t n2 = 0;
-                for (size_t i = 0; i < n; i++) {
-                    const trial_t *t = &st->t[i];
-                    double var = 0;
-                    if (!cf->exact) {
-                        double u = drift_format_info(cf->acc.acc)->unit_roundoff;
-                        var = ks->k[c].nu * (double)Ks[ki] / k8 * u * u * t->p2;
-                    }
-                    if (cf->exact || cf->out != cf->acc.acc) {
-                        double uo = drift_format_info(cf->out)->unit_roundoff;
-                        var += 2 * uo * uo * t->l1 * t->l1 / k8;
-                    }
-                    sum += var / (t->s * t->s);
-                    if ((i % (size_t)reps) % PRED_EVERY == 0) {
-                        sum2 += st->pvar[i * st->ncfg + c] / (t->s * t->s);
-                        n2++;
-                    }
-                }
-                F->sigma_pred = n ? sqrt(sum / (double)n) : NAN;
-                F->sigma_sums = n2 ? sqrt(sum2 / (double)n2) : NAN;
-                double sg = F->fit.status == DRIFT_FIT_OK ? F->fit.sigma : F->fit.sigma_hi; /* bounds when no fit */
-                F->half = drift_phi_gap_at(sg, 0.25);
-                F->p001 = drift_phi_gap_at(sg, 0.001);
-            }
-            free(gap);
-            free(sv);
-            free(lv);
-            free(fl);
+            for (int c = 0; c < ks->n; c++)
+                if (drift_flipset_fit(&FIT[ki][fi][c], &PL[ki][fi], c, &ks->k[c].c, ks->k[c].nu, Ks[ki], &bins))
+                    drift_die("out of memory");
         }
 
     /* -- the mitigations, at the largest K, on the first narrow format (bf16 if present) -- */
@@ -869,7 +542,7 @@ int main(int argc, char **argv)
     for (int fi = 0; fi < nF; fi++)
         if (cli.formats[fi] == DRIFT_BF16) mf = fi;
     const kset_t *MKS = &KS[mk][mf];
-    const fitrow_t *base_fit = &FIT[mk][mf][MKS->engine];
+    const drift_flip_fit_t *base_fit = &FIT[mk][mf][MKS->engine];
     double base_sigma = base_fit->fit.status == DRIFT_FIT_OK ? base_fit->fit.sigma : NAN;
     double eps_rel[2] = {drift_phi_gap_at(base_sigma, 0.001), 10 * base_sigma};
 
@@ -915,7 +588,7 @@ int main(int argc, char **argv)
         for (int rep = 0; rep < 200; rep++) {
             drift_top2_t t2;
             drift_top2(&t2, lg, (size_t)V);
-            pick += tiebreak(t2.top1, t2.top2, t2.gap, 0.1);
+            pick += drift_flip_tiebreak(t2.top1, t2.top2, t2.gap, 0.1);
             lg[rep % V] += 1e-9;
         }
         cost[ncost++] = (cost_t){"(d) tie-breaker: top-2 of V logits + one comparison", (now() - t0) / 200 / (double)V * 1e6};
@@ -951,32 +624,22 @@ int main(int argc, char **argv)
     for (int ki = 0; ki < nK; ki++)
         for (int fi = 0; fi < nF; fi++) {
             const kset_t *ks = &KS[ki][fi];
-            const set_t *st = &PL[ki][fi];
+            const drift_flipset_t *st = &PL[ki][fi];
             for (int c = 0; c < ks->n; c++) {
-                const fitrow_t *F = &FIT[ki][fi][c];
+                const drift_flip_fit_t *F = &FIT[ki][fi][c];
                 for (int b = 0; b < bins.nbins; b++) {
-                    long n = 0, k = 0;
-                    double ga = 0, gu = 0;
-                    for (size_t i = 0; i < st->n; i++) {
-                        const trial_t *t = &st->t[i];
-                        if (t->tie || drift_logbins_find(&bins, t->rel) != b) continue;
-                        n++;
-                        k += st->flip[i * st->ncfg + c];
-                        ga += t->gap;
-                        gu += t->gap / drift_ulp(t->l1, ks->f);
-                    }
-                    double lo = NAN, hi = NAN, ctr = drift_logbins_center(&bins, b);
-                    if (n) drift_wilson(&lo, &hi, k, n, DRIFT_Z95);
-                    double pf = F->fit.status == DRIFT_FIT_OK ? drift_phi(-ctr / F->fit.sigma) : NAN;
-                    drift_fmt_num(b1, sizeof b1, n ? (double)k / n : NAN, "%.6g");
-                    drift_fmt_num(b2, sizeof b2, lo, "%.6g");
-                    drift_fmt_num(b3, sizeof b3, hi, "%.6g");
-                    drift_fmt_num(b4, sizeof b4, pf, "%.6g");
-                    drift_fmt_num(b5, sizeof b5, n ? ga / n : NAN, "%.6e");
-                    drift_fmt_num(b6, sizeof b6, n ? gu / n : NAN, "%.6g");
+                    drift_flip_bin_t B;
+                    drift_flipset_bin(&B, st, c, &bins, b, ks->f);
+                    double ctr = drift_logbins_center(&bins, b);
+                    drift_fmt_num(b1, sizeof b1, B.rate, "%.6g");
+                    drift_fmt_num(b2, sizeof b2, B.lo, "%.6g");
+                    drift_fmt_num(b3, sizeof b3, B.hi, "%.6g");
+                    drift_fmt_num(b4, sizeof b4, F->fit.status == DRIFT_FIT_OK ? drift_phi(-ctr / F->fit.sigma) : NAN, "%.6g");
+                    drift_fmt_num(b5, sizeof b5, B.gap_abs, "%.6e");
+                    drift_fmt_num(b6, sizeof b6, B.gap_ulp, "%.6g");
                     fprintf(fp, "%zu,%s,%s,%s,%s,%d,%.6e,%.6e,%.6e,%s,%s,%ld,%ld,%s,%s,%s,%s\n", Ks[ki], drift_format_name(ks->f),
                             ks->k[c].name, ROLE_NAME[ks->k[c].role], tag(ks, c), b, bins.edge[b], bins.edge[b + 1], ctr, b5,
-                            b6, n, k, b1, b2, b3, b4);
+                            b6, B.n, B.k, b1, b2, b3, b4);
                 }
             }
         }
@@ -995,12 +658,12 @@ int main(int argc, char **argv)
         for (int fi = 0; fi < nF; fi++) {
             const kset_t *ks = &KS[ki][fi];
             for (int c = 0; c < ks->n; c++) {
-                const fitrow_t *F = &FIT[ki][fi][c];
+                const drift_flip_fit_t *F = &FIT[ki][fi][c];
                 const drift_lmhead_cfg_t *cf = &ks->k[c].c;
                 char ord[DRIFT_ORDER_SPEC_MAX];
                 drift_order_print(ord, sizeof ord, &cf->order);
                 double uin = drift_ulp(F->l1_med, ks->f), uout = drift_ulp(F->l1_med, cf->out);
-                double cc = sqrt(ks->k[c].nu / (8 * LN2));
+                double cc = drift_flip_c(ks->k[c].nu);
                 fprintf(fp, "%zu,%s,%s,%s,%s,%s,%s,%s,%ld,%ld,%s,%.6e,%.6e,%.6e,%.4f,%d,%.4g,%.6g,%.4f,%.6e,%.4f,%.6e,%.4f,%.6g,%.6g,%.6e,%.6e,%.4g,%.4g,%.6e,%.6e,%.4g,%.4g\n",
                         Ks[ki], drift_format_name(ks->f), ks->k[c].name, ROLE_NAME[ks->k[c].role], tag(ks, c),
                         cf->exact ? "exact" : ord,
@@ -1021,17 +684,12 @@ int main(int argc, char **argv)
     for (int ki = 0; ki < nK; ki++)
         for (int fi = 0; fi < nF; fi++) {
             const kset_t *ks = &KS[ki][fi];
-            const set_t *st = &TI[ki][fi];
+            const drift_flipset_t *st = &TI[ki][fi];
             for (int c = 0; c < ks->n; c++) {
-                long conf = 0, dist = 0, hi = 0, fl = 0;
-                for (size_t i = 0; i < st->n; i++) {
-                    conf += st->t[i].tie;
-                    dist += st->cgap[i * st->ncfg + c] != 0;
-                    hi += st->pick[i * st->ncfg + c] == 1;
-                    fl += st->flip[i * st->ncfg + c];
-                }
+                drift_flip_ties_t T = {0, 0, 0, 0};
+                drift_flipset_ties(&T, st, c);
                 fprintf(fp, "%zu,%s,%s,%s,%zu,%ld,%ld,%ld,%ld\n", Ks[ki], drift_format_name(ks->f), ks->k[c].name,
-                        ROLE_NAME[ks->k[c].role], st->n, conf, dist, hi, fl);
+                        ROLE_NAME[ks->k[c].role], st->n, T.confirmed, T.distinguished, T.picked_higher, T.flips);
             }
         }
 
@@ -1045,7 +703,7 @@ int main(int argc, char **argv)
     for (int ki = 0; ki < nK && rows > 0; ki++)
         for (int fi = 0; fi < nF; fi++) {
             const kset_t *ks = &KS[ki][fi];
-            const set_t *st = &RE[ki][fi];
+            const drift_flipset_t *st = &RE[ki][fi];
             double s1 = 0;
             long nt = 0;
             for (size_t i = 0; i < st->n; i++) {
@@ -1054,20 +712,12 @@ int main(int argc, char **argv)
             }
             for (int c = 0; c < ks->n; c++) {
                 if (!real_ok[ki][fi][c]) continue;
-                long k = 0;
-                double pred = 0, ev = 0;
-                const fitrow_t *F = &FIT[ki][fi][c];
-                for (size_t i = 0; i < st->n; i++) {
-                    k += st->flip[i * st->ncfg + c];
-                    ev += (double)st->neval[i * st->ncfg + c];
-                    if (!st->t[i].tie && F->fit.status == DRIFT_FIT_OK) pred += drift_phi(-st->t[i].rel / F->fit.sigma);
-                }
-                double lo, hi;
-                drift_wilson(&lo, &hi, k, (long)st->n, DRIFT_Z95);
-                drift_fmt_num(b1, sizeof b1, F->fit.status == DRIFT_FIT_OK ? pred : NAN, "%.4g");
+                drift_flip_real_t R;
+                drift_flipset_realistic(&R, st, c, &FIT[ki][fi][c]);
+                drift_fmt_num(b1, sizeof b1, R.predicted, "%.4g");
                 fprintf(fp, "%zu,%s,%s,%s,%zu,%ld,%ld,%.6g,%.6g,%.6g,%s,%.2f,%.2f\n", Ks[ki], drift_format_name(ks->f),
-                        ks->k[c].name, ROLE_NAME[ks->k[c].role], st->n, nt, k, (double)k / (double)st->n, lo, hi, b1,
-                        s1 / (double)st->n, ev / (double)st->n);
+                        ks->k[c].name, ROLE_NAME[ks->k[c].role], st->n, nt, R.flips, R.rate, R.lo, R.hi, b1,
+                        s1 / (double)st->n, R.eval_mean);
             }
         }
 
@@ -1079,7 +729,7 @@ int main(int argc, char **argv)
     fprintf(fp, "K,format,bin,rel_lo,rel_hi,rows,count,fraction,cum_fraction\n");
     for (int ki = 0; ki < nK && rows > 0; ki++)
         for (int fi = 0; fi < nF; fi++) {
-            const set_t *st = &RE[ki][fi];
+            const drift_flipset_t *st = &RE[ki][fi];
             long cum = 0;
             for (size_t i = 0; i < st->n; i++) cum += st->t[i].rel < gb.edge[0];
             fprintf(fp, "%zu,%s,below_lo,0,%.6e,%zu,%ld,%.6g,%.6g\n", Ks[ki], drift_format_name(KS[ki][fi].f), gb.edge[0], st->n,
@@ -1100,15 +750,13 @@ int main(int argc, char **argv)
     for (int ki = 0; ki < nK && rows > 0; ki++)
         for (int fi = 0; fi < nF; fi++) {
             const kset_t *ks = &KS[ki][fi];
-            const set_t *st = &RE[ki][fi];
+            const drift_flipset_t *st = &RE[ki][fi];
             for (int c = 0; c < ks->n; c++) {
-                const fitrow_t *F = &FIT[ki][fi][c];
+                const drift_flip_fit_t *F = &FIT[ki][fi][c];
                 if (!real_ok[ki][fi][c]) continue;
-                long a = 0, b = 0;
-                for (size_t i = 0; i < st->n; i++) {
-                    a += st->t[i].rel < F->half;
-                    b += st->t[i].rel < F->p001;
-                }
+                drift_flip_real_t R;
+                drift_flipset_realistic(&R, st, c, F);
+                long a = R.below_half, b = R.below_p001;
                 double l1_, h1_, l2_, h2_;
                 drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95);
                 drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95);
@@ -1127,7 +775,7 @@ int main(int argc, char **argv)
         for (int ki = 0; ki < nK; ki++)
             for (int fi = 0; fi < nF; fi++) {
                 const kset_t *ks = &KS[ki][fi];
-                const set_t *st = mode ? &RE[ki][fi] : &PL[ki][fi];
+                const drift_flipset_t *st = mode ? &RE[ki][fi] : &PL[ki][fi];
                 if (mode && rows == 0) continue;
                 for (int o = 0; o < 2; o++) {
                     if (o && ks->f != DRIFT_BF16 && ks->f != DRIFT_FP16) continue;
@@ -1163,7 +811,7 @@ int main(int argc, char **argv)
     mit_t MIT[2][8];
     int nmit = 0;
     for (int mode = 0; mode < 2; mode++) {
-        const set_t *st = mode ? &RE[mk][mf] : &PL[mk][mf];
+        const drift_flipset_t *st = mode ? &RE[mk][mf] : &PL[mk][mf];
         int n = 0;
         const double cbase = cost[0].us;
         struct {
@@ -1180,7 +828,7 @@ int main(int argc, char **argv)
             if (simple[m].cfg < 0) continue;
             mit_t *x = &MIT[mode][n++];
             *x = (mit_t){simple[m].name, simple[m].cfg, (long)st->n, 0, -1, simple[m].cost, "measured (CPU emulation)"};
-            for (size_t i = 0; i < st->n; i++) x->flips += st->flip[i * st->ncfg + x->cfg];
+            x->flips = drift_flipset_flips(st, x->cfg);
         }
         int narrow = MKS->f == DRIFT_BF16 || MKS->f == DRIFT_FP16;
         for (int p = 0; p < DRIFT_NPOLICIES; p++) {
@@ -1191,12 +839,10 @@ int main(int argc, char **argv)
             *x = (mit_t){p == DRIFT_POLICY_BATCH_INVARIANT ? "(c) batch-invariant GEMM policy (argmax at batch 1)"
                                                             : "(c) reference: vendor-like GEMM policy (argmax at batch 1)",
                          c0, (long)st->n, 0, 0, polk[mk][q0].cost / vend, "modelled (policy.h roofline)"};
-            for (size_t i = 0; i < st->n; i++) {
-                x->flips += st->flip[i * st->ncfg + c0];
-                int ch = 0;
-                for (int b = 1; b < NBATCH; b++) ch |= st->pick[i * st->ncfg + polcfg[mk][mf][q0 + b][narrow]] != st->pick[i * st->ncfg + c0];
-                x->changed += ch;
-            }
+            int cb[NBATCH];
+            for (int b = 0; b < NBATCH; b++) cb[b] = polcfg[mk][mf][q0 + b][narrow];
+            x->flips = drift_flipset_flips(st, c0);
+            for (size_t i = 0; i < st->n; i++) x->changed += drift_flipset_changed(st, i, cb, NBATCH);
         }
         for (int e = 0; e < 2; e++) {
             mit_t *x = &MIT[mode][n++];
@@ -1204,11 +850,11 @@ int main(int argc, char **argv)
                          MKS->engine, (long)st->n, 0, -1, (cost[4].us * (double)V + cbase * (double)V) / (cbase * (double)V),
                          "measured (CPU)"};
             for (size_t i = 0; i < st->n && isfinite(eps_rel[e]); i++) {
-                const trial_t *t = &st->t[i];
+                const drift_flip_trial_t *t = &st->t[i];
                 size_t j = i * st->ncfg + MKS->engine;
                 double eps = eps_rel[e] * t->s;
-                size_t rc = tiebreak(st->pick[j], st->pick2[j], st->cgap[j], eps);
-                size_t rx = tiebreak(t->top1, t->top2, t->gap, eps);
+                size_t rc = drift_flip_tiebreak(st->pick[j], st->pick2[j], st->cgap[j], eps);
+                size_t rx = drift_flip_tiebreak(t->top1, t->top2, t->gap, eps);
                 x->flips += rc != rx;
             }
             if (!isfinite(eps_rel[e])) x->flips = -1;
@@ -1255,9 +901,9 @@ int main(int argc, char **argv)
         fprintf(fp, "K,format,trial,target_rel,gap_hex,gap,rel_gap,s,l1,steps,reached,exact_top1,flips\n");
         for (int ki = 0; ki < nK; ki++)
             for (int fi = 0; fi < nF; fi++) {
-                const set_t *st = &PL[ki][fi];
+                const drift_flipset_t *st = &PL[ki][fi];
                 for (size_t i = 0; i < st->n; i++) {
-                    const trial_t *t = &st->t[i];
+                    const drift_flip_trial_t *t = &st->t[i];
                     fprintf(fp, "%zu,%s,%zu,%.6e,%a,%.17g,%.6e,%.9g,%.9g,%d,%d,%zu,", Ks[ki], drift_format_name(KS[ki][fi].f), i,
                             t->target, t->gap, t->gap, t->rel, t->s, t->l1, t->steps, t->reached, t->top1);
                     for (int c = 0; c < st->ncfg; c++) fputc('0' + st->flip[i * st->ncfg + c], fp);
@@ -1290,7 +936,7 @@ int main(int argc, char **argv)
             const kset_t *ks = &KS[mk][fi];
             int c = pass ? ks->engine : ks->def;
             if (pass && c == ks->def) continue;
-            const fitrow_t *F = &FIT[mk][fi][c];
+            const drift_flip_fit_t *F = &FIT[mk][fi][c];
             int ok = F->fit.status == DRIFT_FIT_OK;
             double uin = drift_ulp(F->l1_med, ks->f);
             if (ok)
@@ -1308,7 +954,7 @@ int main(int argc, char **argv)
                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
             drift_format_name(MKS->f), KM);
     for (int c = 0; c < MKS->n; c++) {
-        const fitrow_t *F = &FIT[mk][mf][c];
+        const drift_flip_fit_t *F = &FIT[mk][mf][c];
         drift_fmt_num(b1, sizeof b1, F->fit.sigma, "%.3g");
         drift_fmt_num(b2, sizeof b2, F->fit.p_value, "%.2g");
         drift_fmt_num(b3, sizeof b3, F->fit.sigma / F->sigma_pred, "%.2f");
@@ -1329,21 +975,17 @@ int main(int argc, char **argv)
     }
     /* ties */
     {
-        long nt = 0, conf = 0, dist = 0, hi = 0, fl = 0, cells = 0;
+        long nt = 0, conf = 0, cells = 0;
+        drift_flip_ties_t T = {0, 0, 0, 0};
         for (int ki = 0; ki < nK; ki++)
             for (int fi = 0; fi < nF; fi++) {
-                const set_t *st = &TI[ki][fi];
-                for (size_t i = 0; i < st->n; i++) {
-                    nt++;
-                    conf += st->t[i].tie;
-                    for (int c = 0; c < st->ncfg; c++) {
-                        cells++;
-                        dist += st->cgap[i * st->ncfg + c] != 0;
-                        hi += st->pick[i * st->ncfg + c] == 1;
-                        fl += st->flip[i * st->ncfg + c];
-                    }
-                }
+                const drift_flipset_t *st = &TI[ki][fi];
+                for (size_t i = 0; i < st->n; i++) conf += st->t[i].tie;
+                for (int c = 0; c < st->ncfg; c++) drift_flipset_ties(&T, st, c);
+                nt += (long)st->n;
+                cells += (long)st->n * st->ncfg;
             }
+        long dist = T.distinguished, hi = T.picked_higher, fl = T.flips;
         fprintf(fp, "\n**Exact ties.** %ld planted exact ties (all K and formats; %ld confirmed exact by the witness): over "
                     "%ld (tie, kernel) cases the computed logits differed in %ld and the kernel picked the higher id in %ld; "
                     "these are reported as ties, and the flip count is %ld.\n",
@@ -1357,28 +999,20 @@ int main(int argc, char **argv)
                 KM, V, rows);
         for (int fi = 0; fi < nF; fi++) {
             const kset_t *ks = &KS[mk][fi];
-            const set_t *st = &RE[mk][fi];
+            const drift_flipset_t *st = &RE[mk][fi];
             int cs[3] = {ks->def, ks->engine, ks->exact};
             for (int q = 0; q < 3; q++) {
                 int c = cs[q];
                 if (q == 1 && c == ks->def) continue;
-                const fitrow_t *F = &FIT[mk][fi][c];
-                long k = 0, below = 0;
-                double pred = 0;
-                for (size_t i = 0; i < st->n; i++) {
-                    k += st->flip[i * st->ncfg + c];
-                    below += st->t[i].rel < F->p001;
-                    if (!st->t[i].tie && F->fit.status == DRIFT_FIT_OK) pred += drift_phi(-st->t[i].rel / F->fit.sigma);
-                }
-                double lo, hi;
-                drift_wilson(&lo, &hi, k, (long)st->n, DRIFT_Z95);
-                drift_fmt_num(b1, sizeof b1, F->fit.status == DRIFT_FIT_OK ? pred : NAN, "%.3g");
+                drift_flip_real_t R;
+                drift_flipset_realistic(&R, st, c, &FIT[mk][fi][c]);
+                drift_fmt_num(b1, sizeof b1, R.predicted, "%.3g");
                 fprintf(fp, "| %s | %s | %ld / %zu | %.3g [%.3g, %.3g] | %s | %ld (%.3g%%) |\n", drift_format_name(ks->f),
-                        ks->k[c].name, k, st->n, (double)k / st->n, lo, hi, b1, below, 100.0 * below / st->n);
+                        ks->k[c].name, R.flips, st->n, R.rate, R.lo, R.hi, b1, R.below_p001, 100.0 * R.below_p001 / st->n);
             }
         }
         /* the gap distribution in one line */
-        const set_t *st = &RE[mk][mf];
+        const drift_flipset_t *st = &RE[mk][mf];
         double *g = malloc((st->n + 1) * sizeof *g);
         if (!g) drift_die("out of memory");
         for (size_t i = 0; i < st->n; i++) g[i] = st->t[i].rel;
@@ -1404,14 +1038,10 @@ int main(int argc, char **argv)
         for (int o = 0; o < 2; o++)
             for (int mode = 0; mode < 2; mode++) {
                 if ((mode == 1 && rows == 0) || (o == 1 && !narrow)) continue;
-                const set_t *st = mode ? &RE[mk][mf] : &PL[mk][mf];
-                for (size_t i = 0; i < st->n; i++) {
-                    int q0 = DRIFT_POLICY_VENDOR_LIKE * 2 * NBATCH + NBATCH;
-                    int c0 = polcfg[mk][mf][q0][o], any = 0;
-                    for (int b = 1; b < NBATCH; b++)
-                        any |= st->pick[i * st->ncfg + polcfg[mk][mf][q0 + b][o]] != st->pick[i * st->ncfg + c0];
-                    ch[o][mode] += any;
-                }
+                const drift_flipset_t *st = mode ? &RE[mk][mf] : &PL[mk][mf];
+                int cb[NBATCH], q0 = DRIFT_POLICY_VENDOR_LIKE * 2 * NBATCH + NBATCH;
+                for (int b = 0; b < NBATCH; b++) cb[b] = polcfg[mk][mf][q0 + b][o];
+                for (size_t i = 0; i < st->n; i++) ch[o][mode] += drift_flipset_changed(st, i, cb, NBATCH);
                 if (mode == 0) n = (long)st->n;
             }
         fprintf(fp, ". The batch-invariant policy always runs `tiled:128,128,32` (seq order). With the sharded shape the "
@@ -1452,14 +1082,14 @@ int main(int argc, char **argv)
         const kset_t *k0 = &KS[mk][0];
         double lo = INFINITY, hi = 0;
         for (int fi = 0; fi < nF; fi++) {
-            const fitrow_t *F = &FIT[mk][fi][KS[mk][fi].def];
+            const drift_flip_fit_t *F = &FIT[mk][fi][KS[mk][fi].def];
             lo = fmin(lo, F->p001);
             hi = fmax(hi, F->p001);
         }
         fprintf(fp, "\n**Takeaway.**\n\n");
         fprintf(fp, "- With the default kernel (`%s`) at K = %zu, the critical gap D_0.1%% is", k0->k[k0->def].name, KM);
         for (int fi = 0; fi < nF; fi++) {
-            const fitrow_t *F = &FIT[mk][fi][KS[mk][fi].def];
+            const drift_flip_fit_t *F = &FIT[mk][fi][KS[mk][fi].def];
             fprintf(fp, "%s %s %.3g s (D_50 = %.3g s)", fi ? (fi + 1 == nF ? " and" : ",") : "", drift_format_name(KS[mk][fi].f),
                     F->p001, F->half);
         }
@@ -1469,7 +1099,7 @@ int main(int argc, char **argv)
         for (int fi = 0; fi < nF; fi++) {
             const kset_t *ks = &KS[mk][fi];
             if (ks->engine == ks->def || (ks->f != DRIFT_BF16 && ks->f != DRIFT_FP16)) continue;
-            const fitrow_t *E = &FIT[mk][fi][ks->engine], *D = &FIT[mk][fi][ks->def];
+            const drift_flip_fit_t *E = &FIT[mk][fi][ks->engine], *D = &FIT[mk][fi][ks->def];
             fprintf(fp, "- Logits stored in %s (`%s`) move D_0.1%% to %.3g s, %.0fx the default kernel's; the fit's p = %.2g "
                         "says %s.\n",
                     drift_format_name(ks->f), ks->k[ks->engine].name, E->p001, E->p001 / D->p001, E->fit.p_value,
@@ -1478,7 +1108,7 @@ int main(int argc, char **argv)
                                           : "a Phi curve still describes it");
         }
         if (MKS->tc32 >= 0) {
-            const fitrow_t *T = &FIT[mk][mf][MKS->tc32];
+            const drift_flip_fit_t *T = &FIT[mk][mf][MKS->tc32];
             fprintf(fp, "- Tensor cores with fp32 logits (`%s`): sigma / s = %.3g, %.2fx the partial-sum prediction; that "
                         "prediction treats every rounding as unbiased and independent, while the tensor-core model truncates "
                         "(rounds toward zero) both the aligned terms and each block's result - biased errors the "
@@ -1486,27 +1116,23 @@ int main(int argc, char **argv)
                     MKS->k[MKS->tc32].name, T->fit.sigma, T->fit.sigma / T->sigma_sums);
         }
         {
-            const fitrow_t *X = &FIT[mk][mf][MKS->exact];
+            const drift_flip_fit_t *X = &FIT[mk][mf][MKS->exact];
             if (X->fit.status == DRIFT_FIT_OK)
                 fprintf(fp, "- Even the exact LM head, its logits rounded once to fp32 (`%s`), flips below D_0.1%% = %.3g s "
                             "(%.2g fp32 ulps at the median top logit): two logits closer than an fp32 ulp round to the same "
                             "value, and the tie goes to the lower id.\n",
                         MKS->k[MKS->exact].name, X->p001, X->p001 * X->s_med / drift_ulp(X->l1_med, DRIFT_FP32));
         }
-        const fitrow_t *D0 = &FIT[mk][mf][MKS->def];
+        const drift_flip_fit_t *D0 = &FIT[mk][mf][MKS->def];
         fprintf(fp, "- The random-rounding model in its norm form, sigma = c sqrt(K) u ||h||_rms ||w1 - w2|| with c = %.3f "
                     "for `%s`, predicts sigma / s = %.3g; the fit gives %.3g (%.2fx). The same model applied to the kernel's "
                     "actual partial sums predicts %.3g (%.2fx): a top logit's partial sums drift towards it instead of "
                     "wandering, and that drift, not the random walk, sets the noise of a top-1/top-2 comparison.\n",
-                sqrt(MKS->k[MKS->def].nu / (8 * LN2)), MKS->k[MKS->def].name, D0->sigma_pred, D0->fit.sigma,
+                drift_flip_c(MKS->k[MKS->def].nu), MKS->k[MKS->def].name, D0->sigma_pred, D0->fit.sigma,
                 D0->fit.sigma / D0->sigma_pred, D0->sigma_sums, D0->fit.sigma / D0->sigma_sums);
         if (rows > 0) {
-            const set_t *st = &RE[mk][mf];
-            long kd = 0, ke = 0;
-            for (size_t i = 0; i < st->n; i++) {
-                kd += st->flip[i * st->ncfg + MKS->def];
-                ke += st->flip[i * st->ncfg + MKS->engine];
-            }
+            const drift_flipset_t *st = &RE[mk][mf];
+            long kd = drift_flipset_flips(st, MKS->def), ke = drift_flipset_flips(st, MKS->engine);
             fprintf(fp, "- On realistic heads (V = %ld, K = %zu, %s) %ld of %ld rows flipped with the default kernel and %ld "
                         "with `%s`: what matters in practice is where the logits are rounded, not how the sum was ordered.\n",
                     V, KM, drift_format_name(MKS->f), kd, rows, ke, MKS->k[MKS->engine].name);
@@ -1526,7 +1152,7 @@ int main(int argc, char **argv)
                 const kset_t *ks = &KS[mk][fi];
                 int c = pass ? ks->engine : ks->def;
                 if (pass && c == ks->def) continue;
-                const fitrow_t *F = &FIT[mk][fi][c];
+                const drift_flip_fit_t *F = &FIT[mk][fi][c];
                 printf("%-6s %-24s %10.3g %8.2g %10.3g %10.3g %10.3g %10.3g%s\n", drift_format_name(ks->f), ks->k[c].name,
                        F->fit.status == DRIFT_FIT_OK ? F->fit.sigma : F->fit.sigma_hi, F->fit.p_value, F->sigma_pred,
                        F->sigma_sums, F->half, F->p001, F->fit.status == DRIFT_FIT_OK ? "" : " (upper bounds)");
@@ -1535,12 +1161,8 @@ int main(int argc, char **argv)
             printf("\nrealistic heads (K = %zu, V = %ld, %ld rows): flips", KM, V, rows);
             for (int fi = 0; fi < nF; fi++) {
                 const kset_t *ks = &KS[mk][fi];
-                const set_t *st = &RE[mk][fi];
-                long kd = 0, ke = 0;
-                for (size_t i = 0; i < st->n; i++) {
-                    kd += st->flip[i * st->ncfg + ks->def];
-                    ke += st->flip[i * st->ncfg + ks->engine];
-                }
+                const drift_flipset_t *st = &RE[mk][fi];
+                long kd = drift_flipset_flips(st, ks->def), ke = drift_flipset_flips(st, ks->engine);
                 printf("%s %s %ld", fi ? ";" : "", drift_format_name(ks->f), kd);
                 if (ks->engine != ks->def) printf(" (%ld with %s)", ke, ks->k[ks->engine].name);
             }
@@ -1567,9 +1189,9 @@ int main(int argc, char **argv)
 
     for (int ki = 0; ki < nK; ki++)
         for (int fi = 0; fi < nF; fi++) {
-            set_free(&PL[ki][fi]);
-            set_free(&TI[ki][fi]);
-            if (rows > 0) set_free(&RE[ki][fi]);
+            drift_flipset_free(&PL[ki][fi]);
+            drift_flipset_free(&TI[ki][fi]);
+            if (rows > 0) drift_flipset_free(&RE[ki][fi]);
         }
     return 0;
 }

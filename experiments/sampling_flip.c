@@ -182,12 +182,7 @@ int main(int argc, char **argv)
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
-    for (int i = 0; i < cli.nformats; i++) {
-        drift_format_t f = cli.formats[i];
-        if (f != DRIFT_BF16 && f != DRIFT_FP16 && f != DRIFT_TF32 && f != DRIFT_FP32)
-            drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
-                      drift_format_name(f));
-    }
+    drift_lmhead_require_inputs(cli.formats, cli.nformats);
     for (int o = 0; o < cli.norders; o++) {
         drift_order_kind_t k = cli.orders[o].kind;
         if (k != DRIFT_ORDER_SEQ && k != DRIFT_ORDER_SPLITK && k != DRIFT_ORDER_TC)

@@ -16,11 +16,6 @@
  * to inf: the same function as drift_rne(x, DRIFT_FP32), without the generic path's cost). */
 static double fp32(double x) { return (double)(float)x; }
 
-static double rne(double x, drift_format_t f)
-{
-    return f == DRIFT_FP32 ? fp32(x) : f == DRIFT_FP64 ? x : drift_rne(x, f);
-}
-
 int drift_hidden_model(drift_hidden_model_t *m, size_t K, drift_stream_t *s)
 {
     if (!m || !s || K < 2) return DRIFT_EINVAL;
@@ -176,7 +171,7 @@ int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const doubl
     /* gap - target = r; raising w2_j by r/h_j lowers the gap by r. */
     double r = residual(&a, target);
     if (fabs(r) > tol) {
-        set_w2(&a, w2, h, coarse, rne(w2[coarse] + r / h[coarse], f));
+        set_w2(&a, w2, h, coarse, drift_rne(w2[coarse] + r / h[coarse], f));
         out->steps++;
         r = residual(&a, target);
     }
@@ -186,7 +181,7 @@ int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const doubl
         double pred = fabs(r);
         for (int q = 0; q < nfine; q++) {
             if (usedf[q]) continue;
-            double v = rne(r / h[fine[q]], f);
+            double v = drift_rne(r / h[fine[q]], f);
             double e = fabs(r - h[fine[q]] * v); /* a prediction only; the real residual is exact */
             if (e < pred) {
                 pred = e;
@@ -195,7 +190,7 @@ int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const doubl
         }
         if (pick < 0) break; /* no channel improves: the format's resolution is reached */
         usedf[pick] = 1;
-        set_w2(&a, w2, h, fine[pick], rne(r / h[fine[pick]], f));
+        set_w2(&a, w2, h, fine[pick], drift_rne(r / h[fine[pick]], f));
         out->steps++;
         r = residual(&a, target);
     }

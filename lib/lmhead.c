@@ -1,6 +1,7 @@
 /* lmhead.c — the LM head h . W under each configuration, its rigorous error bound, and the
  * pruned exact argmax. What each function promises is in lmhead.h; comments here say how and why. */
 #include "lmhead.h"
+#include "cli.h"
 #include "drift.h"
 #include "exact.h"
 #include "ops/tc_model.h"
@@ -17,14 +18,20 @@
 #define DRIFT_OMP(x)
 #endif
 
-/* RNE to fp32 by the hardware conversion (correctly rounded, with gradual underflow and overflow
- * to inf: the same function as drift_rne(x, DRIFT_FP32), without the generic path's cost). */
-static double rne(double x, drift_format_t f)
+/* ---- configurations ------------------------------------------------------------------------------ */
+
+int drift_lmhead_input_ok(drift_format_t f)
 {
-    return f == DRIFT_FP32 ? (double)(float)x : f == DRIFT_FP64 ? x : drift_rne(x, f);
+    return f == DRIFT_BF16 || f == DRIFT_FP16 || f == DRIFT_TF32 || f == DRIFT_FP32;
 }
 
-/* ---- configurations ------------------------------------------------------------------------------ */
+void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!drift_lmhead_input_ok(formats[i]))
+            drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
+                      drift_format_name(formats[i]));
+}
 
 int drift_lmhead_cfg_check(const drift_lmhead_cfg_t *c)
 {
@@ -65,7 +72,7 @@ static int raw_dot(double *y, const double *h, const double *w, size_t K, const 
 
 static double store(double y, const drift_lmhead_cfg_t *c)
 {
-    return c->out == c->acc.acc ? y : rne(y, c->out);
+    return c->out == c->acc.acc ? y : drift_rne(y, c->out);
 }
 
 int drift_lmhead_dot(double *out, const double *h, const double *w, size_t K, const drift_lmhead_cfg_t *c)
@@ -271,8 +278,8 @@ int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const doub
     }
     twins(twin, cfg, ncfg);
     for (size_t i = 0; i < (size_t)ncfg * V; i++) raw[i] = NAN;
-    for (size_t i = 0; i < K; i++) hf[i] = rne(h[i], f);
-    for (size_t i = 0; i < V * K; i++) Wf[i] = rne(W[i], f);
+    for (size_t i = 0; i < K; i++) hf[i] = drift_rne(h[i], f);
+    for (size_t i = 0; i < V * K; i++) Wf[i] = drift_rne(W[i], f);
     for (size_t v = 0; v < V; v++) ids[v] = v;
     cand_t c = {hf, Wf, ids, V, K, ex};
     if ((rc = exact_top2(&r->exact, &c))) goto done;
@@ -445,14 +452,14 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
     for (size_t i = 0; i < (size_t)ncfg * n1; i++) raw[i] = NAN;
     double hfl1 = 0;
     for (size_t i = 0; i < K; i++) {
-        hf[i] = rne(h[i], f);
+        hf[i] = drift_rne(h[i], f);
         hfl1 += fabs(hf[i]);
     }
     for (size_t j = 0; j < n1; j++) {
         const float *w = W + keep[j] * K;
         double *row = rows + j * K, sa = 0, wl = 0;
         for (size_t i = 0; i < K; i++) {
-            row[i] = rne((double)w[i], f);
+            row[i] = drift_rne((double)w[i], f);
             sa += fabs(hf[i] * row[i]); /* exact product (two narrow values); the sum rounds */
             wl += fabs(row[i]);
         }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "drift.h"
+#include "flips.h"
 #include "gen_logits.h"
 #include "lmhead.h"
 #include "philox.h"
@@ -690,4 +691,161 @@ Test(argmax, experiments_reject_bad_options)
         cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "'%s' did not exit with 2", bad[i]);
         cr_expect(access(dir, F_OK) != 0, "'%s' touched the output directory", bad[i]);
     }
+}
+
+/* ---- flips.h and the LM head input formats: expected values derived by hand ----------------- */
+
+Test(flips, input_formats)
+{
+    cr_assert(drift_lmhead_input_ok(DRIFT_BF16) && drift_lmhead_input_ok(DRIFT_FP16));
+    cr_assert(drift_lmhead_input_ok(DRIFT_TF32) && drift_lmhead_input_ok(DRIFT_FP32));
+    cr_assert(!drift_lmhead_input_ok(DRIFT_FP64) && !drift_lmhead_input_ok(DRIFT_FP8E4M3));
+    drift_format_t ok[2] = {DRIFT_BF16, DRIFT_FP32};
+    drift_lmhead_require_inputs(ok, 2); /* returns */
+}
+
+Test(flips, nu_and_c)
+{
+    drift_order_t o;
+    drift_order_parse(&o, "seq"); /* each term lies in (K+1)/2 partial sums on average */
+    cr_assert_float_eq(drift_flip_nu(&o, DRIFT_FP32, 1024), 1025.0 / 2048.0, 1e-15);
+    drift_order_parse(&o, "pairwise"); /* depth 1 + log2 K */
+    cr_assert_float_eq(drift_flip_nu(&o, DRIFT_FP32, 1024), 11.0 / 1024.0, 1e-15);
+    drift_order_parse(&o, "kahan");
+    cr_assert_float_eq(drift_flip_nu(&o, DRIFT_FP32, 100), 0.02, 1e-15);
+    cr_assert_float_eq(drift_flip_c(8 * log(2.0)), 1.0, 1e-15);
+    cr_assert_float_eq(drift_flip_c(1025.0 / 2048.0), 0.3004, 1e-4); /* the 0.300 of the header */
+}
+
+Test(flips, tiebreak)
+{
+    cr_assert_eq(drift_flip_tiebreak(5, 3, 0.1, 1.0), 3);  /* within eps: the smaller id */
+    cr_assert_eq(drift_flip_tiebreak(3, 5, 0.1, 1.0), 3);
+    cr_assert_eq(drift_flip_tiebreak(5, 3, 2.0, 1.0), 5);  /* clear winner kept */
+}
+
+Test(flips, model_var_by_hand)
+{
+    /* seq, fp32: 1 is exact (no variance); 1 + 2^-30 is rounded once in [1, 2): ulp 2^-23,
+     * variance ulp^2/12 = 2^-46/12. */
+    drift_lmhead_cfg_t c = {DRIFT_FP32, {0}, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
+    drift_order_parse(&c.order, "seq");
+    double p[2] = {1.0, ldexp(1.0, -30)};
+    drift_flip_vv_t tmp[2 * (2 + 0 + 64)];
+    cr_assert_eq(drift_flip_model_scratch(2, 0), 132);
+    cr_assert_float_eq(drift_flip_model_var(&c, p, 2, tmp), ldexp(1.0, -46) / 12, 1e-30);
+    /* stored in bf16 as well: one more rounding of the exact value 1 + 2^-30 in [1, 2) with
+     * ulp 2^-7: + 2^-14/12 */
+    c.out = DRIFT_BF16;
+    cr_assert_float_eq(drift_flip_model_var(&c, p, 2, tmp), ldexp(1.0, -46) / 12 + ldexp(1.0, -14) / 12, 1e-20);
+}
+
+/* Three trials, two configurations, filled by hand. */
+static void small_set(drift_flipset_t *s)
+{
+    cr_assert_eq(drift_flipset_alloc(s, 3, 2), 0);
+    double rel[3] = {1e-3, 2e-3, 0.5};
+    for (size_t i = 0; i < 3; i++) {
+        s->t[i].rel = rel[i];
+        s->t[i].gap = rel[i];
+        s->t[i].s = 1;
+        s->t[i].l1 = 1;
+        cr_assert(isnan(s->pvar[i * 2]) && isnan(s->pvar[i * 2 + 1]));
+    }
+    /* config 0 flips trials 0 and 1; config 1 flips nothing */
+    s->flip[0 * 2 + 0] = 1;
+    s->flip[1 * 2 + 0] = 1;
+    s->pick[0 * 2 + 0] = 1; /* trial 0: config 0 picks id 1, config 1 id 0 */
+    s->cgap[2 * 2 + 1] = 0.25;
+    s->neval[0 * 2 + 1] = 4;
+    s->neval[2 * 2 + 1] = 2;
+}
+
+Test(flips, counts_changes_ties)
+{
+    drift_flipset_t s;
+    small_set(&s);
+    cr_assert_eq(drift_flipset_flips(&s, 0), 2);
+    cr_assert_eq(drift_flipset_flips(&s, 1), 0);
+    int both[2] = {0, 1}, one[1] = {0};
+    cr_assert_eq(drift_flipset_changed(&s, 0, both, 2), 1);
+    cr_assert_eq(drift_flipset_changed(&s, 1, both, 2), 0);
+    cr_assert_eq(drift_flipset_changed(&s, 0, one, 1), 0);
+    s.t[1].tie = 1;
+    drift_flip_ties_t T = {0, 0, 0, 0};
+    drift_flipset_ties(&T, &s, 1);
+    cr_assert_eq(T.confirmed, 1);
+    cr_assert_eq(T.distinguished, 1); /* trial 2's computed gap */
+    cr_assert_eq(T.picked_higher, 0);
+    drift_flipset_ties(&T, &s, 0); /* adds */
+    cr_assert_eq(T.confirmed, 2);
+    cr_assert_eq(T.picked_higher, 1);
+    cr_assert_eq(T.flips, 2);
+    drift_flipset_free(&s);
+}
+
+Test(flips, bin_by_hand)
+{
+    drift_flipset_t s;
+    small_set(&s);
+    drift_logbins_t b;
+    drift_logbins_init(&b, 1e-4, 1e-2, 2); /* [1e-4, 1e-3), [1e-3, 1e-2) */
+    drift_flip_bin_t B;
+    cr_assert_eq(drift_flipset_bin(&B, &s, 0, &b, 1, DRIFT_FP32), 0);
+    cr_assert_eq(B.n, 2);
+    cr_assert_eq(B.k, 2);
+    cr_assert_float_eq(B.rate, 1.0, 1e-15);
+    cr_assert_float_eq(B.gap_abs, 1.5e-3, 1e-15);
+    /* ulp of 1 in fp32 is 2^-23: mean gap / ulp = 1.5e-3 * 2^23 */
+    cr_assert_float_eq(B.gap_ulp, 1.5e-3 * 8388608.0, 1e-6);
+    /* Wilson, k = n = 2, z = 1.96: hi = 1, lo = n / (n + z^2) = 2 / 5.8416 */
+    cr_assert_float_eq(B.hi, 1.0, 1e-12);
+    cr_assert_float_eq(B.lo, 2.0 / (2.0 + 1.959963984540054 * 1.959963984540054), 1e-9);
+    cr_assert_eq(drift_flipset_bin(&B, &s, 0, &b, 0, DRIFT_FP32), 0);
+    cr_assert_eq(B.n, 0);
+    cr_assert(isnan(B.rate) && isnan(B.lo) && isnan(B.gap_abs));
+    cr_assert_eq(drift_flipset_bin(&B, &s, 2, &b, 0, DRIFT_FP32), DRIFT_EINVAL);
+    drift_flipset_free(&s);
+}
+
+Test(flips, fit_predictions_and_realistic)
+{
+    drift_flipset_t s;
+    small_set(&s);
+    /* exact head, logits rounded once to fp32: norm-form variance 2 u^2 l1^2 / (8 ln 2) per
+     * trial (u = 2^-24, l1 = s = 1), so sigma_pred = sqrt(2 / (8 ln 2)) 2^-24 */
+    drift_lmhead_cfg_t c = {DRIFT_FP32, {0}, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 1};
+    drift_order_parse(&c.order, "seq");
+    s.pvar[0 * 2 + 0] = 4; /* only trial 0 has a partial-sum variance: sigma_sums = sqrt(4) */
+    drift_flip_fit_t F;
+    cr_assert_eq(drift_flipset_fit(&F, &s, 0, &c, 0, 1024, NULL), 0);
+    cr_assert_float_eq(F.sigma_pred, sqrt(2 / (8 * log(2.0))) * ldexp(1.0, -24), 1e-22);
+    cr_assert_float_eq(F.sigma_sums, 2.0, 1e-15);
+    cr_assert_float_eq(F.s_med, 1.0, 1e-15);
+    cr_assert_float_eq(F.l1_med, 1.0, 1e-15);
+    /* flips at 1e-3 and 2e-3, none at 0.5: every flip below every non-flip */
+    cr_assert_eq(F.fit.status, DRIFT_FIT_SEPARATED);
+    cr_assert_float_eq(F.half, 0.674489750196 * F.fit.sigma_hi, 1e-9 * F.fit.sigma_hi);
+    cr_assert_float_eq(F.p001, 3.090232306168 * F.fit.sigma_hi, 1e-9 * F.fit.sigma_hi);
+    /* realistic summary against a hand-made fit: sigma = 1e-3, so predicted = Phi(-1) + Phi(-2)
+     * + Phi(-500); half = 1.5e-3 and p001 = 0.6 set the counts below */
+    drift_flip_fit_t G;
+    memset(&G, 0, sizeof G);
+    G.fit.status = DRIFT_FIT_OK;
+    G.fit.sigma = 1e-3;
+    G.half = 1.5e-3;
+    G.p001 = 0.6;
+    drift_flip_real_t R;
+    drift_flipset_realistic(&R, &s, 1, &G);
+    cr_assert_eq(R.flips, 0);
+    cr_assert_float_eq(R.rate, 0.0, 1e-15);
+    cr_assert_float_eq(R.predicted, 0.158655253931457 + 0.022750131948179, 1e-12);
+    cr_assert_float_eq(R.eval_mean, 2.0, 1e-15);
+    cr_assert_eq(R.below_half, 1);
+    cr_assert_eq(R.below_p001, 3);
+    G.fit.status = DRIFT_FIT_NO_FLIPS;
+    drift_flipset_realistic(&R, &s, 0, &G);
+    cr_assert_eq(R.flips, 2);
+    cr_assert(isnan(R.predicted));
+    drift_flipset_free(&s);
 }
