@@ -31,6 +31,7 @@ typedef struct {
     int emin_in; /* exponent given to subnormal inputs */
     int lsb_off; /* 23 + neab: fraction bits kept below the alignment exponent */
     int out_p;   /* significant bits of the result */
+    int oemin, oemax; /* exponent range of the output format's normal numbers */
 } tc_cfg_t;
 
 int drift_tc_params(drift_tc_params_t *p, drift_tc_arch_t arch, drift_format_t in)
@@ -78,6 +79,8 @@ static int tc_config(tc_cfg_t *g, drift_tc_arch_t arch, drift_format_t in, drift
     g->lsb_off = 23 + g->p.neab;
     int pout = drift_format_info(out)->p;
     g->out_p = 24 + g->p.neab < pout ? 24 + g->p.neab : pout;
+    g->oemin = drift_format_info(out)->emin;
+    g->oemax = drift_format_info(out)->emax;
     return DRIFT_OK;
 }
 
@@ -459,6 +462,192 @@ __attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(tc_row
     return n16;
 }
 
+/* ---- the fused AVX-512 tile: 4 rows x 16 outputs over the whole of K ------------------
+ *
+ * The operands are packed once per GEMM: A in groups of TC_ROWS rows, interleaved by k
+ * (Ap[(g*K + k)*4 + r], exponents likewise), B in chunks of 16 columns, each k a row of 16
+ * floats and 16 exponents (Bp[(c*K + k)*16 + l]); padding rows and columns are the value 0
+ * with the exponent TC_NO_TERM, so every tile is a full 4 x 16 and needs no tail code (the
+ * padded outputs are computed and never stored). Per block the tile does what
+ * tc_rows_with does per output, with every running value in registers: E = the max of the
+ * accumulator's exponent and of ea + eb (integer max), scale = 2^(lsb_off - E) built from
+ * its bits, S = the int64 sum of the truncated aligned terms (vcvttpd2qq truncates toward
+ * zero like trunc(): every term is exact in double, see the file comment, and below 2^27,
+ * at most 33 of them, so |S| < 2^33 and int64 holds it with 30 bits to spare), then the
+ * rounding of tc_finish_fast on the bits, with tc_finish itself for the rare lanes outside
+ * the fast case. An accumulator that overflowed to inf is set aside (as 0) for the block
+ * and kept, as tc_block keeps it. So every output gets tc_block's arithmetic, bit for bit,
+ * and the tile never depends on its neighbours: any thread count gives the same bits. */
+#define TC_LANES 16
+
+__attribute__((target("avx512f,avx512dq"))) static inline __m512i tc_cexp512(__m512d c0lo, __m512d c0hi)
+{
+    /* The exponent of a finite c: max(floor(log2|c|), -126), TC_NO_TERM for c == 0 (c is
+     * an fp32 or fp16 value, a normal double or zero). */
+    const __m512i m = _mm512_set1_epi64(0x7ff), b = _mm512_set1_epi64(1023 - 126);
+    __m512i elo = _mm512_max_epi64(_mm512_and_si512(_mm512_srli_epi64(_mm512_castpd_si512(c0lo), 52), m), b);
+    __m512i ehi = _mm512_max_epi64(_mm512_and_si512(_mm512_srli_epi64(_mm512_castpd_si512(c0hi), 52), m), b);
+    __m512i e = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(elo)), _mm512_cvtepi64_epi32(ehi), 1);
+    e = _mm512_sub_epi32(e, _mm512_set1_epi32(1023));
+    __mmask16 nz = (__mmask16)(_mm512_cmp_pd_mask(c0lo, _mm512_setzero_pd(), _CMP_NEQ_UQ) |
+                               ((unsigned)_mm512_cmp_pd_mask(c0hi, _mm512_setzero_pd(), _CMP_NEQ_UQ) << 8));
+    return _mm512_mask_mov_epi32(_mm512_set1_epi32(TC_NO_TERM), nz, e);
+}
+
+/* The rounding of one half (8 outputs) of a row: S and E as in tc_rows_with; c the
+ * accumulator before the block (kept where it is not finite). */
+__attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(__m512i S, __m256i E, __m512d c,
+                                                                               const tc_cfg_t *g)
+{
+    const int rz = g->out == DRIFT_FP32, sh = 53 - g->out_p, oemin = g->oemin, oemax = g->oemax;
+    const __m512i m = _mm512_set1_epi64(0x7ff), low = _mm512_set1_epi64((int64_t)(((uint64_t)1 << sh) - 1));
+    __m512i p2 = _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm256_add_epi32(E, _mm256_set1_epi32(1023 - g->lsb_off))), 52);
+    __m512d v = _mm512_mul_pd(_mm512_cvtepi64_pd(S), _mm512_castsi512_pd(p2)); /* exact (tc_rows_with) */
+    __m512i u = _mm512_castpd_si512(v);
+    __mmask8 ok = _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemin + 1023),
+                                        _MM_CMPINT_NLT);
+    if (!rz)
+        u = _mm512_add_epi64(u, _mm512_add_epi64(_mm512_srli_epi64(low, 1),
+                                                 _mm512_and_si512(_mm512_srli_epi64(u, (unsigned)sh), _mm512_set1_epi64(1))));
+    u = _mm512_andnot_si512(low, u);
+    ok &= _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemax + 1023), _MM_CMPINT_LE);
+    __mmask8 fin = _mm512_cmp_pd_mask(_mm512_abs_pd(c), _mm512_set1_pd(INFINITY), _CMP_LT_OQ);
+    __mmask8 slow = (__mmask8)(~ok & fin & _mm512_cmp_epi64_mask(S, _mm512_setzero_si512(), _MM_CMPINT_NE));
+    __m512d r = _mm512_maskz_mov_pd(ok, _mm512_castsi512_pd(u)); /* S == 0 gives +0 */
+    if (slow) { /* rare: subnormal, overflowing or out-of-range results */
+        int64_t s[8];
+        double rr[8];
+        int32_t e[8];
+        _mm512_storeu_si512((void *)s, S);
+        _mm256_storeu_si256((__m256i *)e, E);
+        _mm512_storeu_pd(rr, r);
+        for (int l = 0; l < 8; l++)
+            if (slow >> l & 1) rr[l] = tc_finish((double)s[l], pow2i(g->lsb_off - e[l]), g);
+        r = _mm512_loadu_pd(rr);
+    }
+    return _mm512_mask_mov_pd(c, fin, r);
+}
+
+/* The accumulator of one row (16 outputs), finite entries only (inf set aside as 0). */
+__attribute__((target("avx512f,avx512dq"))) static inline void tc_load_c512(__m512d *c0, __m512d *c1, const double *crow,
+                                                                           __mmask8 m0, __mmask8 m1)
+{
+    const __m512d vinf = _mm512_set1_pd(INFINITY);
+    __m512d x0 = _mm512_maskz_loadu_pd(m0, crow), x1 = _mm512_maskz_loadu_pd(m1, crow + 8);
+    *c0 = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(_mm512_abs_pd(x0), vinf, _CMP_LT_OQ), x0);
+    *c1 = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(_mm512_abs_pd(x1), vinf, _CMP_LT_OQ), x1);
+}
+
+/* One tile. f32 selects how pass 2 forms the aligned terms; both give the same integers:
+ *   f32 == 0: in double, t = trunc((a*b)*scale) as int64 (exact, file comment);
+ *   f32 == 1: in float, 16 lanes at a time, for GEMMs whose every nonzero input x has
+ *     2^-50 <= |x| < 2^51 (tc_gemm_avx512 checks). Then a*b has at most 22 significant
+ *     bits (11 x 11) and lies in [2^-100, 2^102): exact in float. Any block with a nonzero
+ *     product has E >= its exponent >= -100 (ex(x) >= floor(log2|x|) >= -50) and
+ *     E <= 127 (a product's exponent is below 102, c's at most 127), so the float scale
+ *     2^(lsb_off - max(E, -100)) is a normal float (lsb_off is 13 ... 25); max(E, -100)
+ *     changes nothing when a product is nonzero, and a zero product is 0 whatever the
+ *     scale. (a*b)*scale is then the exact aligned term when it is at least 2^-126; below
+ *     that it is below 1, and whatever rounding float's subnormals do it stays below 1, so
+ *     it truncates to 0 as the exact term does. cvttps2dq truncates toward zero, as trunc.
+ *     The sum in int32: each truncated term is an integer below 2^(lsb_off + 2) (a
+ *     product's unnormalised significand is below 4), so at most 2^(lsb_off + 2) - 1,
+ *     and a block of `block` of them stays within INT32_MAX when
+ *     block * (2^(lsb_off + 2) - 1) <= INT32_MAX, which tc_gemm_avx512 checks too
+ *     (H100 fp16/bf16: 16 * (2^27 - 1) = 2^31 - 16; it excludes B200 fp8, 32 x 2^27).
+ *     c's term (below 2^(lsb_off + 1)) is formed in double and int64 as in the f32 == 0
+ *     case and added after widening, so S is the same integer below 2^33. */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+tc_tile_avx512_with(double *const *crow, __mmask16 cm, const float *Ap, const int *eap, const float *Bp, const int *ebp,
+                    size_t K, const tc_cfg_t *g, const int f32)
+{
+    const size_t blk = (size_t)g->p.block;
+    const __m512i vmin = _mm512_set1_epi32(g->p.min_exp), voff = _mm512_set1_epi32(g->lsb_off + 1023);
+    const __m512i voff32 = _mm512_set1_epi32(g->lsb_off + 127), vlo32 = _mm512_set1_epi32(-100);
+    const __mmask8 m0 = (__mmask8)cm, m1 = (__mmask8)(cm >> 8);
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        const size_t k1 = K - k0 < blk ? K : k0 + blk;
+        __m512i Ev[TC_ROWS], S[TC_ROWS][2], S32[TC_ROWS];
+        __m512d sc[TC_ROWS][2];
+        __m512 sc32[TC_ROWS];
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512d c0, c1;
+            tc_load_c512(&c0, &c1, crow[r], m0, m1);
+            Ev[r] = tc_cexp512(c0, c1);
+        }
+        for (size_t k = k0; k < k1; k++) {
+            __m512i e = _mm512_loadu_si512((const void *)(ebp + k * TC_LANES));
+#pragma GCC unroll 4
+            for (int r = 0; r < TC_ROWS; r++)
+                Ev[r] = _mm512_max_epi32(Ev[r], _mm512_add_epi32(_mm512_set1_epi32(eap[k * TC_ROWS + r]), e));
+        }
+        __m512i Es[TC_ROWS];
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512i E = _mm512_max_epi32(Ev[r], vmin);
+            E = _mm512_mask_mov_epi32(E, _mm512_cmplt_epi32_mask(E, _mm512_set1_epi32(-900)), _mm512_setzero_si512());
+            Es[r] = E;
+            __m512i bexp = _mm512_sub_epi32(voff, E);
+            sc[r][0] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(bexp)), 52));
+            sc[r][1] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bexp, 1)), 52));
+            __m512d c0, c1;
+            tc_load_c512(&c0, &c1, crow[r], m0, m1);
+            S[r][0] = _mm512_cvttpd_epi64(_mm512_mul_pd(c0, sc[r][0]));
+            S[r][1] = _mm512_cvttpd_epi64(_mm512_mul_pd(c1, sc[r][1]));
+            if (f32) {
+                sc32[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff32, _mm512_max_epi32(E, vlo32)), 23));
+                S32[r] = _mm512_setzero_si512();
+            }
+        }
+        if (f32) {
+            for (size_t k = k0; k < k1; k++) {
+                __m512 bf = _mm512_loadu_ps(Bp + k * TC_LANES);
+#pragma GCC unroll 4
+                for (int r = 0; r < TC_ROWS; r++) {
+                    __m512 av = _mm512_set1_ps(Ap[k * TC_ROWS + r]);
+                    S32[r] = _mm512_add_epi32(S32[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc32[r])));
+                }
+            }
+#pragma GCC unroll 4
+            for (int r = 0; r < TC_ROWS; r++) {
+                S[r][0] = _mm512_add_epi64(S[r][0], _mm512_cvtepi32_epi64(_mm512_castsi512_si256(S32[r])));
+                S[r][1] = _mm512_add_epi64(S[r][1], _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(S32[r], 1)));
+            }
+        } else {
+            for (size_t k = k0; k < k1; k++) {
+                __m512 bf = _mm512_loadu_ps(Bp + k * TC_LANES);
+                __m512d b0 = _mm512_cvtps_pd(_mm512_castps512_ps256(bf));
+                __m512d b1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bf), 1)));
+#pragma GCC unroll 4
+                for (int r = 0; r < TC_ROWS; r++) {
+                    __m512d av = _mm512_set1_pd((double)Ap[k * TC_ROWS + r]);
+                    S[r][0] = _mm512_add_epi64(S[r][0], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b0), sc[r][0])));
+                    S[r][1] = _mm512_add_epi64(S[r][1], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b1), sc[r][1])));
+                }
+            }
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512d c0 = _mm512_maskz_loadu_pd(m0, crow[r]), c1 = _mm512_maskz_loadu_pd(m1, crow[r] + 8);
+            c0 = tc_finish512(S[r][0], _mm512_castsi512_si256(Es[r]), c0, g);
+            c1 = tc_finish512(S[r][1], _mm512_extracti64x4_epi64(Es[r], 1), c1, g);
+            _mm512_mask_storeu_pd(crow[r], m0, c0);
+            _mm512_mask_storeu_pd(crow[r] + 8, m1, c1);
+        }
+    }
+}
+
+__attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *const *crow, __mmask16 cm, const float *Ap,
+                                                                        const int *eap, const float *Bp, const int *ebp,
+                                                                        size_t K, const tc_cfg_t *g, int f32)
+{
+    if (f32)
+        tc_tile_avx512_with(crow, cm, Ap, eap, Bp, ebp, K, g, 1);
+    else
+        tc_tile_avx512_with(crow, cm, Ap, eap, Bp, ebp, K, g, 0);
+}
+
 /* The per-block loops of tc_rows_with compiled for AVX2 (same operations, wider). */
 __attribute__((target("avx2"))) static void tc_rows_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
                                                           size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
@@ -484,6 +673,86 @@ static int tc_have_avx2(void)
     return 0;
 #endif
 }
+
+static int tc_have_avx512(void)
+{
+#ifdef TC_AVX2
+    if (!tc_have_avx2()) return 0;
+    const char *env = getenv("DRIFT_TC_NO_AVX512"); /* lets a test reach the strip path below */
+    if (env && *env && strcmp(env, "0") != 0) return 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+#else
+    return 0;
+#endif
+}
+
+#ifdef TC_AVX2
+/* The GEMM on the fused AVX-512 tile (see tc_tile_avx512): inputs known finite, C already
+ * holds c (rounded) or 0. Packs A and B with their exponents once, then runs one tile per
+ * (chunk of 16 columns, group of 4 rows); the tiles are independent, so the result does not
+ * depend on the thread count. */
+static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                          const tc_cfg_t *g)
+{
+    const size_t ngroups = (M + TC_ROWS - 1) / TC_ROWS, nchunks = (N + TC_LANES - 1) / TC_LANES;
+    float *Ap = malloc(ngroups * K * TC_ROWS * sizeof *Ap);
+    int *eap = malloc(ngroups * K * TC_ROWS * sizeof *eap);
+    float *Bp = malloc(nchunks * K * TC_LANES * sizeof *Bp);
+    int *ebp = malloc(nchunks * K * TC_LANES * sizeof *ebp);
+    if (!Ap || !eap || !Bp || !ebp) {
+        free(Ap), free(eap), free(Bp), free(ebp);
+        return DRIFT_ENOMEM;
+    }
+    const int emin = g->emin_in;
+    int wide = 0; /* some nonzero input outside [2^-50, 2^51): no f32 pass 2 (tc_tile_avx512_with) */
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait reduction(| : wide)
+        for (size_t gi = 0; gi < ngroups; gi++)
+            for (size_t k = 0; k < K; k++)
+                for (size_t r = 0; r < TC_ROWS; r++) {
+                    size_t i = gi * TC_ROWS + r, t = (gi * K + k) * TC_ROWS + r;
+                    double a = i < M ? tc_prepare(A[i * K + k], g) : 0.0;
+                    Ap[t] = (float)a; /* exact, as for B */
+                    eap[t] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
+                    wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
+                }
+#pragma omp for schedule(static) nowait reduction(| : wide)
+        for (size_t ch = 0; ch < nchunks; ch++)
+            for (size_t k = 0; k < K; k++)
+                for (size_t l = 0; l < TC_LANES; l++) {
+                    size_t j = ch * TC_LANES + l, t = (ch * K + k) * TC_LANES + l;
+                    double b = j < N ? tc_prepare(B[k * N + j], g) : 0.0;
+                    Bp[t] = (float)b; /* exact: every input format is a float format */
+                    ebp[t] = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
+                    wide |= b != 0 && (dexp(b) < -50 || dexp(b) > 50);
+                }
+#pragma omp for schedule(static)
+        for (size_t t = 0; t < M * N; t++) C[t] = c_init ? tc_round_c(C[t], g) : 0.0;
+        /* (the barrier above also completes the reductions of `wide`) */
+        const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1;
+        const int f32 = !wide && (int64_t)g->p.block * tmax <= INT32_MAX;
+        double dummy[TC_ROWS][TC_LANES];
+        /* chunks outer: a chunk of B (K x 16) stays in cache while the groups of A pass */
+#pragma omp for collapse(2) schedule(static)
+        for (size_t ch = 0; ch < nchunks; ch++)
+            for (size_t gi = 0; gi < ngroups; gi++) {
+                double *crow[TC_ROWS];
+                size_t j0 = ch * TC_LANES, nj = N - j0 < TC_LANES ? N - j0 : TC_LANES;
+                for (size_t r = 0; r < TC_ROWS; r++) {
+                    size_t i = gi * TC_ROWS + r;
+                    crow[r] = i < M ? C + i * N + j0 : dummy[r];
+                    if (i >= M) memset(dummy[r], 0, sizeof dummy[r]);
+                }
+                __mmask16 cm = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
+                tc_tile_avx512(crow, cm, Ap + gi * K * TC_ROWS, eap + gi * K * TC_ROWS, Bp + ch * K * TC_LANES,
+                               ebp + ch * K * TC_LANES, K, g, f32);
+            }
+    }
+    free(Ap), free(eap), free(Bp), free(ebp);
+    return DRIFT_OK;
+}
+#endif
 
 int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                   drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt)
@@ -517,6 +786,9 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
             }
         return DRIFT_OK;
     }
+#ifdef TC_AVX2
+    if (tc_have_avx512()) return tc_gemm_avx512(C, A, B, M, N, K, c_init, &g);
+#endif
     /* B is held as floats (every tensor-core input format is a float format: exact) and
      * processed in strips of TC_STRIP columns, so that a strip of B and of its exponents
      * stays in cache while every row of A passes over it. */
