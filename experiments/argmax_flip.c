@@ -160,11 +160,34 @@ typedef struct {
     double cost; /* drift_policy_cost, modelled */
 } polrow_t;
 
+/* Row q of the policy table (policy, shard, batch: see the loop order below) for hidden size K:
+ * the kernel the policy picks, its order and modelled cost. 0, or the policy's error. */
+static int policy_row(polrow_t *r, int q, size_t V, size_t shard, size_t K, const drift_device_t *dev)
+{
+    drift_gemm_kernel_t k;
+    r->pol = (drift_policy_t)(q / (2 * NBATCH));
+    r->shard = q / NBATCH % 2;
+    r->batch = BATCH[q % NBATCH];
+    size_t N = r->shard ? ceil_div(V, shard) : V;
+    int rc = drift_policy_choose(&k, r->pol, (size_t)r->batch, N, K, dev->sms);
+    if (rc) return rc;
+    drift_gemm_kernel_print(r->kernel, sizeof r->kernel, &k);
+    drift_gemm_kernel_order(&r->order, &k);
+    r->cost = drift_policy_cost(&k, (size_t)r->batch, N, K, dev->sms);
+    return 0;
+}
+
 /* "default" (the first order, fp32 accumulation, fp32 logits), "engine" (tensor cores, logits in
  * the format), or "-": a column the plots select on. */
 static const char *tag(const kset_t *ks, int c)
 {
     return c == ks->def ? "default" : c == ks->engine ? "engine" : "-";
+}
+
+/* The "K,format,kernel,role" prefix of every per-kernel CSV row (no trailing comma). */
+static void row_head(FILE *fp, size_t K, const kset_t *ks, int c)
+{
+    fprintf(fp, "%zu,%s,%s,%s", K, drift_format_name(ks->f), ks->k[c].name, ROLE_NAME[ks->k[c].role]);
 }
 
 static double now(void)
@@ -230,41 +253,20 @@ int main(int argc, char **argv)
     const int nT = 7 * NTARGET_PER_DECADE + 1; /* 1e-7 .. 1 */
     double t_start = now();
 
-    /* -- the policies' kernels for the LM head shape -- */
-    polrow_t pol[2 * 2 * NBATCH];
-    int npol = 0;
-    for (int p = 0; p < DRIFT_NPOLICIES; p++)
-        for (int sh = 0; sh < 2; sh++)
-            for (int b = 0; b < NBATCH; b++) {
-                polrow_t *r = &pol[npol++];
-                drift_gemm_kernel_t k;
-                size_t N = sh ? (size_t)ceil_div((size_t)V, (size_t)shard) : (size_t)V;
-                r->pol = (drift_policy_t)p;
-                r->shard = sh;
-                r->batch = BATCH[b];
-                /* K of the largest run decides split-K's K limit; the kernel is re-chosen per K below */
-                if (drift_policy_choose(&k, r->pol, (size_t)BATCH[b], N, Ks[nK - 1], dev.sms))
-                    drift_die("policy: cannot choose a kernel");
-                drift_gemm_kernel_print(r->kernel, sizeof r->kernel, &k);
-                drift_gemm_kernel_order(&r->order, &k);
-                r->cost = drift_policy_cost(&k, (size_t)BATCH[b], N, Ks[nK - 1], dev.sms);
-            }
+    /* -- the kernel each GEMM policy picks for the LM head shape, per K, (policy, shard, batch) -- */
+    const int npol = DRIFT_NPOLICIES * 2 * NBATCH;
+    polrow_t polk[MAXK][DRIFT_NPOLICIES * 2 * NBATCH];
+    for (int q = 0; q < npol; q++)
+        if (policy_row(&polk[nK - 1][q], q, (size_t)V, (size_t)shard, Ks[nK - 1], &dev))
+            drift_die("policy: cannot choose a kernel");
+    for (int ki = 0; ki < nK - 1; ki++)
+        for (int q = 0; q < npol; q++) policy_row(&polk[ki][q], q, (size_t)V, (size_t)shard, Ks[ki], &dev);
 
     /* -- kernel sets per (K, format) -- */
     static kset_t KS[MAXK][MAXF];
-    polrow_t polk[MAXK][2 * 2 * NBATCH];
-    int polcfg[MAXK][MAXF][2 * 2 * NBATCH][2]; /* [..][out fp32, out format] -> cfg index */
+    int polcfg[MAXK][MAXF][DRIFT_NPOLICIES * 2 * NBATCH][2]; /* [..][out fp32, out format] -> cfg index */
     for (int ki = 0; ki < nK; ki++) {
         size_t K = Ks[ki];
-        for (int q = 0; q < npol; q++) {
-            polk[ki][q] = pol[q];
-            drift_gemm_kernel_t k;
-            size_t N = pol[q].shard ? ceil_div((size_t)V, (size_t)shard) : (size_t)V;
-            drift_policy_choose(&k, pol[q].pol, (size_t)pol[q].batch, N, K, dev.sms);
-            drift_gemm_kernel_print(polk[ki][q].kernel, sizeof polk[ki][q].kernel, &k);
-            drift_gemm_kernel_order(&polk[ki][q].order, &k);
-            polk[ki][q].cost = drift_policy_cost(&k, (size_t)pol[q].batch, N, K, dev.sms);
-        }
         for (int fi = 0; fi < nF; fi++) {
             drift_format_t f = cli.formats[fi];
             kset_t *ks = &KS[ki][fi];
@@ -358,29 +360,14 @@ int main(int argc, char **argv)
                 drift_stream_t s;
                 drift_stream_init(&s, cli.seed, drift_fnv1a32(is_tie ? EXP ".tie" : EXP ".planted"),
                                   (uint32_t)(K * 64 + tgt), (uint32_t)rep);
-                drift_gen_hidden(h, &model[ki], &s);
-                double sc = drift_logit_scale(h, K);
-                double L1 = sc * drift_gen_top_logit((size_t)V, &s);
-                double rel = pow(10.0, -7.0 + (double)tgt / NTARGET_PER_DECADE);
-                drift_gen_row_with_logit(w1, h, K, L1, &s);
-                if (is_tie) {
-                    if (drift_plant_tie(h, w2, w1, K, 16, &s)) err |= 1;
-                    sc = drift_logit_scale(h, K);
-                } else {
-                    drift_gen_row_with_logit(w2, h, K, L1 - rel * sc, &s);
-                }
-                int swap = !is_tie && (drift_stream_u32(&s) & 1); /* where the top row sits */
+                double sc, rel = pow(10.0, -7.0 + (double)tgt / NTARGET_PER_DECADE);
+                int swap; /* where the top row sits */
+                if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &model[ki], (size_t)V, rel, is_tie, &s)) err |= 1;
                 for (int fi = 0; fi < nF && !err; fi++) {
-                    drift_format_t f = KS[ki][fi].f;
                     double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
                     double p2 = 0;
-                    for (size_t q = 0; q < K; q++) { /* fp32: the master values already are */
-                        hf[q] = f == DRIFT_FP32 ? h[q] : drift_rne(h[q], f);
-                        a[q] = f == DRIFT_FP32 ? w1[q] : drift_rne(w1[q], f);
-                        b[q] = f == DRIFT_FP32 ? w2[q] : drift_rne(w2[q], f);
-                    }
-                    drift_plant_t pt = {0};
-                    if (!is_tie && drift_plant_gap(&pt, b, hf, a, K, rel * sc, f)) err |= 1;
+                    drift_plant_t pt;
+                    if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, KS[ki][fi].f)) err |= 1;
                     for (size_t q = 0; q < K; q++) p2 += hf[q] * hf[q] * (a[q] * a[q] + b[q] * b[q]);
                     drift_lmhead_result_t res;
                     drift_lmhead_cfg_t cfg[MAXC];
@@ -436,28 +423,8 @@ int main(int argc, char **argv)
         double *l1 = malloc((size_t)V * sizeof *l1), *l2 = malloc((size_t)V * sizeof *l2);
         double *H = malloc((size_t)rows * K * sizeof *H);
         if (!W || !l1 || !l2 || !H) drift_die("out of memory (V x K = %ld x %zu)", V, K);
-        /* weights: one stream per token, so the head does not depend on the thread count */
-        DRIFT_OMP("omp parallel")
-        {
-            double *w = malloc(K * sizeof *w);
-            if (!w) drift_die("out of memory");
-            DRIFT_OMP("omp for schedule(static)")
-            for (long v = 0; v < V; v++) {
-                drift_stream_t s;
-                drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".W"), (uint32_t)K, (uint32_t)v);
-                drift_gen_weight_row(w, K, &s);
-                double a = 0, b = 0;
-                for (size_t i = 0; i < K; i++) {
-                    W[(size_t)v * K + i] = (float)w[i]; /* fp32 numbers: exact */
-                    a += fabs(w[i]);
-                    b += w[i] * w[i];
-                }
-                /* upper bounds: K-term sums of nonnegative doubles err by < K 2^-53 relative */
-                l1[v] = a * (1 + 1e-9);
-                l2[v] = sqrt(b * (1 + 1e-9));
-            }
-            free(w);
-        }
+        /* weights (fp32 master, one stream per token) with the l1/l2 bounds the pruning needs */
+        if (drift_gen_head(NULL, W, l1, l2, (size_t)V, K, cli.seed, drift_fnv1a32(EXP ".W"))) drift_die("out of memory");
         for (long r = 0; r < rows; r++) {
             drift_stream_t s;
             drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".realistic"), (uint32_t)K, (uint32_t)r);
@@ -481,27 +448,12 @@ int main(int argc, char **argv)
                 for (int fi = 0; fi < nF; fi++) {
                     const kset_t *ks = &KS[ki][fi];
                     drift_lmhead_cfg_t cfg[MAXC];
-                    int map[MAXC], m = 0;
-                    for (int c = 0; c < ks->n; c++)
-                        if (real_ok[ki][fi][c]) {
-                            map[m] = c;
-                            cfg[m++] = ks->k[c].c;
-                        }
-                    drift_lmhead_result_t res, full;
-                    if (drift_lmhead_eval_pruned(&res, H + (size_t)r * K, W, (size_t)V, K, ap + (size_t)(r - r0) * V, l1,
-                                                 l2, cfg, m)) {
+                    for (int c = 0; c < ks->n; c++) cfg[c] = ks->k[c].c;
+                    drift_lmhead_result_t full; /* the left-out configurations stay flip = 0, n/a */
+                    if (drift_lmhead_eval_pruned_some(&full, H + (size_t)r * K, W, (size_t)V, K, ap + (size_t)(r - r0) * V,
+                                                      l1, l2, cfg, ks->n, real_ok[ki][fi])) {
                         err |= 1;
                         continue;
-                    }
-                    /* spread into the full configuration list (the others stay flip = 0, n/a) */
-                    memset(&full, 0, sizeof full);
-                    full.exact = res.exact;
-                    full.ncfg = ks->n;
-                    full.n_stage1 = res.n_stage1;
-                    for (int q = 0; q < m; q++) {
-                        full.computed[map[q]] = res.computed[q];
-                        full.flip[map[q]] = res.flip[q];
-                        full.n_eval[map[q]] = res.n_eval[q];
                     }
                     drift_flipset_t *st = &RE[ki][fi];
                     drift_flipset_record(st, (size_t)r, &full);
@@ -637,9 +589,9 @@ int main(int argc, char **argv)
                     drift_fmt_num(b4, sizeof b4, F->fit.status == DRIFT_FIT_OK ? drift_phi(-ctr / F->fit.sigma) : NAN, "%.6g");
                     drift_fmt_num(b5, sizeof b5, B.gap_abs, "%.6e");
                     drift_fmt_num(b6, sizeof b6, B.gap_ulp, "%.6g");
-                    fprintf(fp, "%zu,%s,%s,%s,%s,%d,%.6e,%.6e,%.6e,%s,%s,%ld,%ld,%s,%s,%s,%s\n", Ks[ki], drift_format_name(ks->f),
-                            ks->k[c].name, ROLE_NAME[ks->k[c].role], tag(ks, c), b, bins.edge[b], bins.edge[b + 1], ctr, b5,
-                            b6, B.n, B.k, b1, b2, b3, b4);
+                    row_head(fp, Ks[ki], ks, c);
+                    fprintf(fp, ",%s,%d,%.6e,%.6e,%.6e,%s,%s,%ld,%ld,%s,%s,%s,%s\n", tag(ks, c), b, bins.edge[b],
+                            bins.edge[b + 1], ctr, b5, b6, B.n, B.k, b1, b2, b3, b4);
                 }
             }
         }
@@ -664,9 +616,9 @@ int main(int argc, char **argv)
                 drift_order_print(ord, sizeof ord, &cf->order);
                 double uin = drift_ulp(F->l1_med, ks->f), uout = drift_ulp(F->l1_med, cf->out);
                 double cc = drift_flip_c(ks->k[c].nu);
-                fprintf(fp, "%zu,%s,%s,%s,%s,%s,%s,%s,%ld,%ld,%s,%.6e,%.6e,%.6e,%.4f,%d,%.4g,%.6g,%.4f,%.6e,%.4f,%.6e,%.4f,%.6g,%.6g,%.6e,%.6e,%.4g,%.4g,%.6e,%.6e,%.4g,%.4g\n",
-                        Ks[ki], drift_format_name(ks->f), ks->k[c].name, ROLE_NAME[ks->k[c].role], tag(ks, c),
-                        cf->exact ? "exact" : ord,
+                row_head(fp, Ks[ki], ks, c);
+                fprintf(fp, ",%s,%s,%s,%s,%ld,%ld,%s,%.6e,%.6e,%.6e,%.4f,%d,%.4g,%.6g,%.4f,%.6e,%.4f,%.6e,%.4f,%.6g,%.6g,%.6e,%.6e,%.4g,%.4g,%.6e,%.6e,%.4g,%.4g\n",
+                        tag(ks, c), cf->exact ? "exact" : ord,
                         cf->exact ? "-" : drift_format_name(cf->acc.acc), drift_format_name(cf->out), F->fit.n, F->fit.k,
                         drift_fit_status_name(F->fit.status), F->fit.sigma, F->fit.sigma_lo, F->fit.sigma_hi, F->fit.g2,
                         F->fit.df, F->fit.p_value, ks->k[c].nu, cc, F->sigma_pred, F->fit.sigma / F->sigma_pred, F->sigma_sums,
@@ -688,8 +640,8 @@ int main(int argc, char **argv)
             for (int c = 0; c < ks->n; c++) {
                 drift_flip_ties_t T = {0, 0, 0, 0};
                 drift_flipset_ties(&T, st, c);
-                fprintf(fp, "%zu,%s,%s,%s,%zu,%ld,%ld,%ld,%ld\n", Ks[ki], drift_format_name(ks->f), ks->k[c].name,
-                        ROLE_NAME[ks->k[c].role], st->n, T.confirmed, T.distinguished, T.picked_higher, T.flips);
+                row_head(fp, Ks[ki], ks, c);
+                fprintf(fp, ",%zu,%ld,%ld,%ld,%ld\n", st->n, T.confirmed, T.distinguished, T.picked_higher, T.flips);
             }
         }
 
@@ -715,8 +667,8 @@ int main(int argc, char **argv)
                 drift_flip_real_t R;
                 drift_flipset_realistic(&R, st, c, &FIT[ki][fi][c]);
                 drift_fmt_num(b1, sizeof b1, R.predicted, "%.4g");
-                fprintf(fp, "%zu,%s,%s,%s,%zu,%ld,%ld,%.6g,%.6g,%.6g,%s,%.2f,%.2f\n", Ks[ki], drift_format_name(ks->f),
-                        ks->k[c].name, ROLE_NAME[ks->k[c].role], st->n, nt, R.flips, R.rate, R.lo, R.hi, b1,
+                row_head(fp, Ks[ki], ks, c);
+                fprintf(fp, ",%zu,%ld,%ld,%.6g,%.6g,%.6g,%s,%.2f,%.2f\n", st->n, nt, R.flips, R.rate, R.lo, R.hi, b1,
                         s1 / (double)st->n, R.eval_mean);
             }
         }
@@ -760,9 +712,9 @@ int main(int argc, char **argv)
                 double l1_, h1_, l2_, h2_;
                 drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95);
                 drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95);
-                fprintf(fp, "%zu,%s,%s,%s,%.6e,%ld,%.6g,%.6g,%.6g,%.6e,%ld,%.6g,%.6g,%.6g\n", Ks[ki], drift_format_name(ks->f),
-                        ks->k[c].name, ROLE_NAME[ks->k[c].role], F->half, a, (double)a / st->n, l1_, h1_, F->p001, b,
-                        (double)b / st->n, l2_, h2_);
+                row_head(fp, Ks[ki], ks, c);
+                fprintf(fp, ",%.6e,%ld,%.6g,%.6g,%.6g,%.6e,%ld,%.6g,%.6g,%.6g\n", F->half, a, (double)a / st->n, l1_, h1_,
+                        F->p001, b, (double)b / st->n, l2_, h2_);
             }
         }
 

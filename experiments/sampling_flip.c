@@ -240,12 +240,7 @@ int main(int argc, char **argv)
     }
     double *W = malloc((size_t)V * K * sizeof *W), *H = malloc((size_t)rows * K * sizeof *H);
     if (!W || !H) drift_die("out of memory");
-    DRIFT_OMP("omp parallel for schedule(static)")
-    for (long v = 0; v < V; v++) {
-        drift_stream_t s;
-        drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".W"), (uint32_t)K, (uint32_t)v);
-        drift_gen_weight_row(W + (size_t)v * K, (size_t)K, &s);
-    }
+    if (drift_gen_head(W, NULL, NULL, NULL, (size_t)V, (size_t)K, cli.seed, drift_fnv1a32(EXP ".W"))) drift_die("out of memory");
     for (long r = 0; r < rows; r++) {
         drift_stream_t s;
         drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".h"), (uint32_t)K, (uint32_t)r);

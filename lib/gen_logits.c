@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#define DRIFT_OMP(x) _Pragma(x)
+#else
+#define DRIFT_OMP(x)
+#endif
+
 /* ---- generators ------------------------------------------------------------------------------ */
 
 /* RNE to fp32 by the hardware conversion (correctly rounded, with gradual underflow and overflow
@@ -89,6 +95,36 @@ void drift_gen_row_with_logit(double *w, const double *h, size_t K, double logit
     }
     double c = (logit - hg) / hh;
     for (size_t i = 0; i < K; i++) w[i] = fp32(w[i] + c * h[i]);
+}
+
+int drift_gen_head(double *Wd, float *Wf, double *l1, double *l2, size_t V, size_t K, uint64_t seed,
+                   uint32_t experiment)
+{
+    if (V == 0 || K == 0) return DRIFT_EINVAL;
+    int err = 0;
+    DRIFT_OMP("omp parallel reduction(|:err)")
+    {
+        double *w = malloc(K * sizeof *w);
+        if (!w) err |= 1;
+        DRIFT_OMP("omp for schedule(static)")
+        for (size_t v = 0; v < V; v++) {
+            if (!w) continue;
+            drift_stream_t s;
+            drift_stream_init(&s, seed, experiment, (uint32_t)K, (uint32_t)v);
+            drift_gen_weight_row(w, K, &s);
+            double a = 0, b = 0;
+            for (size_t i = 0; i < K; i++) {
+                if (Wd) Wd[v * K + i] = w[i];
+                if (Wf) Wf[v * K + i] = (float)w[i];
+                a += fabs(w[i]);
+                b += w[i] * w[i];
+            }
+            if (l1) l1[v] = a * (1 + 1e-9);
+            if (l2) l2[v] = sqrt(b * (1 + 1e-9));
+        }
+        free(w);
+    }
+    return err ? DRIFT_ENOMEM : DRIFT_OK;
 }
 
 double drift_logit_scale(const double *h, size_t K)
@@ -220,4 +256,37 @@ int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npair
     }
     free(used);
     return DRIFT_OK;
+}
+
+int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int *swap, const drift_hidden_model_t *m,
+                           size_t V, double rel, int tie, drift_stream_t *s)
+{
+    size_t K = m->K;
+    drift_gen_hidden(h, m, s);
+    double sc = drift_logit_scale(h, K);
+    double L1 = sc * drift_gen_top_logit(V, s);
+    drift_gen_row_with_logit(w1, h, K, L1, s);
+    int rc = DRIFT_OK;
+    if (tie) {
+        rc = drift_plant_tie(h, w2, w1, K, 16, s);
+        sc = drift_logit_scale(h, K);
+    } else {
+        drift_gen_row_with_logit(w2, h, K, L1 - rel * sc, s);
+    }
+    *swap = !tie && (drift_stream_u32(s) & 1);
+    *scale = sc;
+    return rc;
+}
+
+int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1, const double *w2,
+                        size_t K, double target, int swap, int tie, drift_format_t f)
+{
+    double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
+    for (size_t q = 0; q < K; q++) { /* fp32: the master values already are */
+        hf[q] = f == DRIFT_FP32 ? h[q] : drift_rne(h[q], f);
+        a[q] = f == DRIFT_FP32 ? w1[q] : drift_rne(w1[q], f);
+        b[q] = f == DRIFT_FP32 ? w2[q] : drift_rne(w2[q], f);
+    }
+    memset(pt, 0, sizeof *pt);
+    return tie ? DRIFT_OK : drift_plant_gap(pt, b, hf, a, K, target, f);
 }

@@ -41,6 +41,15 @@ void drift_gen_weight_row(double *w, size_t K, drift_stream_t *s);
  * with g ~ N(0, I/K) (the exact conditional law of a Gaussian vector given one linear
  * constraint), then rounded to fp32. The logit is met up to that rounding. h must not be 0. */
 void drift_gen_row_with_logit(double *w, const double *h, size_t K, double logit, drift_stream_t *s);
+/* A realistic head of V weight rows (drift_gen_weight_row), row v drawn from its own stream
+ * drift_stream_init(seed, experiment, K, v), so the head does not depend on the thread count
+ * (OpenMP over tokens). Each output may be NULL: Wd and Wf (V x K, row-major) receive the rows
+ * as doubles and as floats (exact: they are fp32 numbers); l1[v] >= sum_i |w_v,i| and
+ * l2[v] >= ||w_v||_2 are upper bounds (the K-term double sums of nonnegative terms err by less
+ * than K 2^-53 relative, covered by the factor 1 + 1e-9 for K <= 2^20). 0, DRIFT_EINVAL (V or
+ * K is 0), or DRIFT_ENOMEM. */
+int drift_gen_head(double *Wd, float *Wf, double *l1, double *l2, size_t V, size_t K, uint64_t seed,
+                   uint32_t experiment);
 /* s = ||h||_2 / sqrt(K). */
 double drift_logit_scale(const double *h, size_t K);
 /* A draw of the largest of V independent N(0,1): Phi^-1(U^(1/V)) for U uniform, computed as
@@ -86,5 +95,21 @@ int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const doubl
  * round equally); but the terms sit at different positions, so a computed dot product can
  * still tell the two apart. 0, or DRIFT_EINVAL (2*npairs > K). */
 int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npairs, drift_stream_t *s);
+
+/* A planted pair of weight rows on fp32 master values, drawn from s in this order: h from
+ * drift_gen_hidden(m); the top logit L1 = s_h drift_gen_top_logit(V), s_h = drift_logit_scale(h);
+ * w1 with h.w1 = L1 (drift_gen_row_with_logit); then, for a tie, drift_plant_tie(h, w2, w1, K,
+ * 16) (which changes h), otherwise w2 with h.w2 = L1 - rel s_h and one more u32 whose low bit
+ * says whether the top row sits second (*swap; 0 for a tie). *scale: s of the final h. The gap
+ * is only approximate here: drift_plant_pair_in plants it exactly per format. 0, or
+ * DRIFT_EINVAL / DRIFT_ENOMEM from drift_plant_tie. */
+int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int *swap, const drift_hidden_model_t *m,
+                           size_t V, double rel, int tie, drift_stream_t *s);
+/* The pair in format f: hf = RNE_f(h) (K values) and the 2 x K rows W2, w1 rounded in row
+ * `swap` and w2 rounded in the other (fp32 values are copied: they already are); then, unless
+ * tie, drift_plant_gap(pt, w2's row, hf, w1's row, K, target, f). For a tie *pt is zeroed.
+ * 0, or DRIFT_EINVAL from drift_plant_gap (the rows are filled either way). */
+int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1, const double *w2,
+                        size_t K, double target, int swap, int tie, drift_format_t f);
 
 #endif

@@ -501,3 +501,30 @@ done:
     free(raw);
     return rc;
 }
+
+int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
+                                  const double *approx, const double *row_l1, const double *row_l2,
+                                  const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use)
+{
+    if (!r || !cfg || !use || ncfg < 1 || ncfg > DRIFT_LMHEAD_MAXCFG) return DRIFT_EINVAL;
+    drift_lmhead_cfg_t sub[DRIFT_LMHEAD_MAXCFG];
+    int map[DRIFT_LMHEAD_MAXCFG], m = 0;
+    for (int c = 0; c < ncfg; c++)
+        if (use[c]) {
+            map[m] = c;
+            sub[m++] = cfg[c];
+        }
+    drift_lmhead_result_t res;
+    int rc = drift_lmhead_eval_pruned(&res, h, W, V, K, approx, row_l1, row_l2, sub, m);
+    if (rc) return rc;
+    memset(r, 0, sizeof *r);
+    r->exact = res.exact;
+    r->ncfg = ncfg;
+    r->n_stage1 = res.n_stage1;
+    for (int q = 0; q < m; q++) {
+        r->computed[map[q]] = res.computed[q];
+        r->flip[map[q]] = res.flip[q];
+        r->n_eval[map[q]] = res.n_eval[q];
+    }
+    return DRIFT_OK;
+}

@@ -123,6 +123,15 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
                              const double *approx, const double *row_l1, const double *row_l2,
                              const drift_lmhead_cfg_t *cfg, int ncfg);
 
+/* drift_lmhead_eval_pruned over the configurations c with use[c] != 0 only (those whose bound
+ * is finite, say), the outcome spread over the full list cfg[0..ncfg): r->ncfg = ncfg, the
+ * exact top-2 and n_stage1 as evaluated, and for every configuration left out computed = {0},
+ * flip = 0, n_eval = 0. Return values as drift_lmhead_eval_pruned's (DRIFT_EINVAL when no
+ * configuration is used). */
+int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
+                                  const double *approx, const double *row_l1, const double *row_l2,
+                                  const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use);
+
 /* The pruning test on its own (exposed for tests): keep[] receives, in increasing order, the
  * indices v with value[v] + radius[v] >= (second largest of value[u] - radius[u]), the
  * comparison made safe against rounding; returns how many. n >= 2. */

@@ -533,6 +533,155 @@ Test(argmax, generators)
     free(h);
 }
 
+/* drift_gen_head is row v of drift_gen_weight_row from stream (seed, id, K, v), in both precisions,
+ * with l1/l2 upper bounds within 1e-9 relative of the double sums. */
+Test(argmax, gen_head_by_hand)
+{
+    const size_t V = 5, K = 7;
+    const uint32_t id = drift_fnv1a32("test_argmax.head");
+    double Wd[5 * 7], l1[5], l2[5], w[7];
+    float Wf[5 * 7];
+    cr_assert_eq(drift_gen_head(Wd, Wf, l1, l2, V, K, 11, id), 0);
+    for (size_t v = 0; v < V; v++) {
+        drift_stream_t s;
+        drift_stream_init(&s, 11, id, (uint32_t)K, (uint32_t)v);
+        drift_gen_weight_row(w, K, &s);
+        double a = 0, b = 0;
+        for (size_t i = 0; i < K; i++) {
+            cr_expect_eq(Wd[v * K + i], w[i]);
+            cr_expect_eq((double)Wf[v * K + i], w[i]);
+            a += fabs(w[i]);
+            b += w[i] * w[i];
+        }
+        cr_expect(l1[v] >= a && l1[v] <= a * (1 + 2e-9), "l1 %.17g vs %.17g", l1[v], a);
+        cr_expect(l2[v] >= sqrt(b) && l2[v] <= sqrt(b) * (1 + 2e-9), "l2 %.17g vs %.17g", l2[v], sqrt(b));
+    }
+    double l1b[5];
+    cr_expect_eq(drift_gen_head(NULL, NULL, l1b, NULL, V, K, 11, id), 0); /* outputs are optional */
+    for (size_t v = 0; v < V; v++) cr_expect_eq(l1b[v], l1[v]);
+    cr_expect_eq(drift_gen_head(Wd, NULL, NULL, NULL, 0, K, 11, id), DRIFT_EINVAL);
+}
+
+/* drift_gen_planted_pair draws in the documented order; drift_plant_pair_in rounds, places the
+ * rows by swap and plants the exact gap (ties: h.w1 == h.w2 exactly, pt zeroed). */
+Test(argmax, planted_pair_by_hand)
+{
+    const size_t K = 256, V = 1000;
+    drift_stream_t s, t;
+    drift_hidden_model_t m;
+    drift_stream_init(&s, 5, drift_fnv1a32("test_argmax.pair"), 0, 0);
+    drift_hidden_model(&m, K, &s);
+    double h[256], w1[256], w2[256], hx[256], x1[256], x2[256], hf[256], W2[512];
+    int swaps = 0;
+    for (int tr = 0; tr < 16; tr++) {
+        int tie = tr % 4 == 3;
+        double sc, rel = 1e-3, sx;
+        int swap;
+        drift_stream_init(&s, 5, drift_fnv1a32("test_argmax.pair"), 1, (uint32_t)tr);
+        t = s;
+        cr_assert_eq(drift_gen_planted_pair(h, w1, w2, &sc, &swap, &m, V, rel, tie, &s), 0);
+        /* by hand, from a copy of the stream */
+        drift_gen_hidden(hx, &m, &t);
+        sx = drift_logit_scale(hx, K);
+        double L1 = sx * drift_gen_top_logit(V, &t);
+        drift_gen_row_with_logit(x1, hx, K, L1, &t);
+        int sw = 0;
+        if (tie) {
+            cr_assert_eq(drift_plant_tie(hx, x2, x1, K, 16, &t), 0);
+            sx = drift_logit_scale(hx, K);
+        } else {
+            drift_gen_row_with_logit(x2, hx, K, L1 - rel * sx, &t);
+            sw = drift_stream_u32(&t) & 1;
+        }
+        cr_expect_eq(sc, sx);
+        cr_expect_eq(swap, sw);
+        swaps += swap;
+        for (size_t i = 0; i < K; i++) {
+            cr_expect_eq(h[i], hx[i]);
+            cr_expect_eq(w1[i], x1[i]);
+            cr_expect_eq(w2[i], x2[i]);
+        }
+        for (int fi = 0; fi < 4; fi++) {
+            drift_format_t f = FMTS[fi];
+            drift_plant_t pt;
+            cr_assert_eq(drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, tie, f), 0);
+            const double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
+            for (size_t i = 0; i < K; i++) {
+                cr_expect_eq(hf[i], drift_rne(h[i], f));
+                cr_expect_eq(a[i], drift_rne(w1[i], f));
+                if (tie) cr_expect_eq(b[i], drift_rne(w2[i], f));
+                else cr_expect_eq(b[i], drift_rne(b[i], f)); /* adjusted, still a value of f */
+            }
+            double g = mp_dot_d(hf, a, K) - mp_dot_d(hf, b, K);
+            if (tie) {
+                cr_expect_eq(pt.steps, 0);
+                cr_expect_eq(pt.gap, 0);
+                mpfr_t x, y;
+                mpfr_inits2(XPREC, x, y, (mpfr_ptr)0);
+                mp_dot(x, hf, a, K);
+                mp_dot(y, hf, b, K);
+                cr_expect_eq(mpfr_cmp(x, y), 0, "tie is exact");
+                mpfr_clears(x, y, (mpfr_ptr)0);
+            } else {
+                cr_expect(fabs(pt.gap - rel * sc) <= 1e-3 * rel * sc * (1 + 1e-12));
+                cr_expect(fabs(g - pt.gap) <= 1e-6 * pt.gap, "%.9g vs %.9g", g, pt.gap);
+            }
+        }
+    }
+    cr_expect(swaps > 0 && swaps < 12, "swap bit varies: %d of 12", swaps);
+    mpfr_free_cache();
+}
+
+/* drift_lmhead_eval_pruned_some = drift_lmhead_eval_pruned on the used configurations, spread
+ * over the full list; the left-out ones are zero. */
+Test(argmax, pruned_some_by_hand)
+{
+    const size_t V = 300, K = 64;
+    float *W = malloc(V * K * sizeof *W);
+    double *l1 = malloc(V * sizeof *l1), *l2 = malloc(V * sizeof *l2), *ap = malloc(V * sizeof *ap), h[64];
+    cr_assert(W && l1 && l2 && ap);
+    cr_assert_eq(drift_gen_head(NULL, W, l1, l2, V, K, 2, drift_fnv1a32("test_argmax.some")), 0);
+    drift_stream_t s;
+    drift_hidden_model_t m;
+    drift_stream_init(&s, 2, drift_fnv1a32("test_argmax.some.h"), 0, 0);
+    drift_hidden_model(&m, K, &s);
+    drift_gen_hidden(h, &m, &s);
+    cr_assert_eq(drift_lmhead_approx(ap, h, 1, W, V, K), 0);
+    drift_lmhead_cfg_t c[4] = {cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32), cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_BF16),
+                               cfg(DRIFT_BF16, "pairwise", DRIFT_FP32, DRIFT_FP32), cfg_exact(DRIFT_BF16, DRIFT_FP32)};
+    const unsigned char use[4] = {1, 0, 1, 1};
+    drift_lmhead_cfg_t sub[3] = {c[0], c[2], c[3]};
+    drift_lmhead_result_t r, ref;
+    cr_assert_eq(drift_lmhead_eval_pruned_some(&r, h, W, V, K, ap, l1, l2, c, 4, use), 0);
+    cr_assert_eq(drift_lmhead_eval_pruned(&ref, h, W, V, K, ap, l1, l2, sub, 3), 0);
+    cr_expect_eq(r.ncfg, 4);
+    cr_expect_eq(r.n_stage1, ref.n_stage1);
+    cr_expect_eq(r.exact.top1, ref.exact.top1);
+    cr_expect_eq(r.exact.top2, ref.exact.top2);
+    cr_expect_eq(r.exact.gap, ref.exact.gap);
+    const int map[4] = {0, -1, 1, 2};
+    for (int k = 0; k < 4; k++) {
+        if (map[k] < 0) {
+            cr_expect_eq(r.flip[k], 0);
+            cr_expect_eq(r.n_eval[k], 0);
+            cr_expect_eq(r.computed[k].top1, 0);
+            cr_expect_eq(r.computed[k].top2, 0);
+            continue;
+        }
+        cr_expect_eq(r.computed[k].top1, ref.computed[map[k]].top1);
+        cr_expect_eq(r.computed[k].top2, ref.computed[map[k]].top2);
+        cr_expect_eq(r.computed[k].gap, ref.computed[map[k]].gap);
+        cr_expect_eq(r.flip[k], ref.flip[map[k]]);
+        cr_expect_eq(r.n_eval[k], ref.n_eval[map[k]]);
+    }
+    const unsigned char none[4] = {0, 0, 0, 0};
+    cr_expect_eq(drift_lmhead_eval_pruned_some(&r, h, W, V, K, ap, l1, l2, c, 4, none), DRIFT_EINVAL);
+    free(W);
+    free(l1);
+    free(l2);
+    free(ap);
+}
+
 /* ---- drift-calc argmax, from the outside ------------------------------------------------------ */
 
 #include <sys/wait.h>
