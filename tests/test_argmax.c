@@ -18,6 +18,7 @@
 #include "gen_logits.h"
 #include "lmhead.h"
 #include "philox.h"
+#include "support.h"
 
 #define XPREC 2400
 
@@ -689,30 +690,21 @@ Test(argmax, pruned_some_by_hand)
 
 #define CALC DRIFT_BIN_DIR "/drift-calc"
 
-static const char *tmp_with(int slot, const char *text)
-{
-    static char paths[4][64];
-    snprintf(paths[slot], sizeof paths[slot], "/tmp/drift_calc_argmax_%d_%d_XXXXXX", (int)getpid(), slot);
-    int fd = mkstemp(paths[slot]);
-    cr_assert_geq(fd, 0);
-    FILE *fp = fdopen(fd, "w");
-    fputs(text, fp);
-    fclose(fp);
-    return paths[slot];
-}
-
 /* exit status; the last stdout line in last (the CSV row) */
 static int run_calc(const char *args, char *last, size_t size)
 {
-    char cmd[1024], buf[1024];
+    char cmd[1024], out[8192];
     snprintf(cmd, sizeof cmd, CALC " argmax %s 2>/dev/null", args);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    if (last) last[0] = 0;
-    while (fgets(buf, sizeof buf, p))
-        if (last) snprintf(last, size, "%s", buf);
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = run_stdout(cmd, out, sizeof out);
+    if (last) {
+        const char *line = out + strlen(out);
+        if (line > out) line--; /* the last line's own newline */
+        while (line > out && line[-1] != '\n') line--;
+        size_t n = strlen(line) < size ? strlen(line) : size - 1;
+        memcpy(last, line, n);
+        last[n] = 0;
+    }
+    return st;
 }
 
 Test(argmax, calc_by_hand)
@@ -720,7 +712,7 @@ Test(argmax, calc_by_hand)
     /* h = (1e8, 1, -1e8); token 0 = (1, 1, 1) has the exact logit 1, token 1 = (0, 0.5, 0) has 0.5.
      * In fp32, seq: 1e8 + 1 rounds to 1e8 (the spacing at 1e8 is 8), then - 1e8 gives 0, so the
      * computed logits are 0 and 0.5: the argmax flips to token 1. In fp64 1e8 + 1 is exact. */
-    const char *h = tmp_with(0, "1e8\n1\n-1e8\n"), *w = tmp_with(1, "# token 0\n1\n1\n1\n# token 1\n0\n0.5\n0\n");
+    const char *h = tmpfile_with(0, "1e8\n1\n-1e8\n"), *w = tmpfile_with(1, "# token 0\n1\n1\n1\n# token 1\n0\n0.5\n0\n");
     char line[1024], args[512];
     snprintf(args, sizeof args, "--format fp32 --order seq %s %s", h, w);
     cr_assert_eq(run_calc(args, line, sizeof line), 0);
@@ -729,7 +721,7 @@ Test(argmax, calc_by_hand)
     cr_assert_eq(run_calc(args, line, sizeof line), 0);
     cr_expect_str_eq(line, "fp64,seq,fp64,fp64,3,2,0,1,0x1p+0,1,0x1p-1,0.5,0x1p-1,0.5,0,0,1,0x1p+0,1,0x1p-1,0.5,0\n");
     /* an exact tie: h = (1, 1), tokens (1, 2) and (2, 1) both give 3: tie = 1, never flipped */
-    const char *h2 = tmp_with(2, "1\n1\n"), *w2 = tmp_with(3, "1\n2\n2\n1\n");
+    const char *h2 = tmpfile_with(2, "1\n1\n"), *w2 = tmpfile_with(3, "1\n2\n2\n1\n");
     snprintf(args, sizeof args, "--format bf16 --order pairwise --acc fp32 --logits bf16 %s %s", h2, w2);
     cr_assert_eq(run_calc(args, line, sizeof line), 0);
     cr_expect_str_eq(line, "bf16,pairwise,fp32,bf16,2,2,0,1,0x1.8p+1,3,0x1.8p+1,3,0x0p+0,0,1,0,1,0x1.8p+1,3,0x1.8p+1,3,0\n");

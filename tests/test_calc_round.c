@@ -8,35 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "support.h"
 
 #define CALC DRIFT_BIN_DIR "/drift-calc"
 
 /* Runs "drift-calc ARGS", captures stdout and stderr; returns the exit status. */
 static int run_calc(const char *args, char *out, size_t outsz, char *err, size_t errsz)
 {
-    char fo[] = "/tmp/drift_calc_out_XXXXXX", fe[] = "/tmp/drift_calc_err_XXXXXX";
-    int a = mkstemp(fo), b = mkstemp(fe);
-    cr_assert(a >= 0 && b >= 0, "mkstemp failed");
-    close(a);
-    close(b);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", CALC, args, fo, fe);
-    int st = system(cmd);
-    cr_assert(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
-    const char *paths[2] = {fo, fe};
-    char *bufs[2] = {out, err};
-    size_t sizes[2] = {outsz, errsz};
-    for (int k = 0; k < 2; k++) {
-        FILE *fp = fopen(paths[k], "r");
-        cr_assert(fp);
-        size_t n = fread(bufs[k], 1, sizes[k] - 1, fp);
-        bufs[k][n] = 0;
-        fclose(fp);
-        remove(paths[k]);
-    }
-    return WEXITSTATUS(st);
+    snprintf(cmd, sizeof cmd, "%s %s", CALC, args);
+    return run_capture(cmd, out, outsz, err, errsz);
 }
 
 typedef struct {

@@ -4,23 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#define CALC DRIFT_BIN_DIR "/drift-calc"
+#include "support.h"
 
-/* Writes text to a fresh temporary file; returns its path (static storage per slot). */
-static const char *tmpfile_with(int slot, const char *text)
-{
-    static char paths[4][64];
-    snprintf(paths[slot], sizeof paths[slot], "/tmp/drift_calc_sum_%d_%d_XXXXXX", (int)getpid(), slot);
-    int fd = mkstemp(paths[slot]);
-    cr_assert_geq(fd, 0);
-    FILE *fp = fdopen(fd, "w");
-    fputs(text, fp);
-    fclose(fp);
-    return paths[slot];
-}
+#define CALC DRIFT_BIN_DIR "/drift-calc"
 
 /* Runs a shell command; returns the exit status, stdout in out (may be NULL), and the
  * number of stderr lines in *errlines. */
@@ -29,28 +17,17 @@ static int run(const char *cmd, char *out, size_t outsize, int *errlines)
     char full[2048], errpath[64];
     snprintf(errpath, sizeof errpath, "/tmp/drift_calc_sum_err_%d", (int)getpid());
     snprintf(full, sizeof full, "%s 2>%s", cmd, errpath);
-    FILE *p = popen(full, "r");
-    cr_assert_not_null(p);
-    size_t len = 0;
-    char buf[512];
-    while (fgets(buf, sizeof buf, p)) {
-        size_t l = strlen(buf);
-        if (out && len + l < outsize) {
-            memcpy(out + len, buf, l);
-            len += l;
-        }
-    }
-    if (out) out[len] = 0;
-    int st = pclose(p);
+    int st = run_stdout(full, out, outsize);
     FILE *e = fopen(errpath, "r");
     int lines = 0;
+    char buf[512];
     if (e) {
         while (fgets(buf, sizeof buf, e)) lines++;
         fclose(e);
         remove(errpath);
     }
     if (errlines) *errlines = lines;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return st;
 }
 
 #define HEADER "order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n"

@@ -3,13 +3,12 @@
  * writes nothing into --out, and never harms a data file that is already there. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "support.h"
 
 #define FORMATS DRIFT_BIN_DIR "/formats"
 
@@ -17,48 +16,21 @@ static char dir[64];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/drift_cli_XXXXXX");
-    cr_assert(mkdtemp(dir), "mkdtemp failed");
+    tmpdir_make(dir, sizeof dir, "drift_cli");
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    (void)!system(cmd);
-}
-
-static int count_entries(const char *path)
-{
-    DIR *d = opendir(path);
-    cr_assert(d, "cannot open %s", path);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
+    tmpdir_remove(dir);
 }
 
 /* Runs "formats ARGS" with stdout and stderr captured outside dir (so that dir only ever
  * holds what formats itself writes). Returns the exit status. */
 static int run_formats(const char *args, char *err, size_t errsz)
 {
-    char fe[] = "/tmp/drift_cli_err_XXXXXX";
-    int fd = mkstemp(fe);
-    cr_assert(fd >= 0);
-    close(fd);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>%s", FORMATS, args, fe);
-    int st = system(cmd);
-    cr_assert(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
-    FILE *fp = fopen(fe, "r");
-    cr_assert(fp);
-    size_t n = fread(err, 1, errsz - 1, fp);
-    err[n] = 0;
-    fclose(fp);
-    remove(fe);
-    return WEXITSTATUS(st);
+    snprintf(cmd, sizeof cmd, "%s %s", FORMATS, args);
+    return run_capture(cmd, NULL, 0, err, errsz);
 }
 
 static void check_one_line_naming(const char *args, const char *err, const char *name)
@@ -141,21 +113,6 @@ Test(cli, out_dir_that_is_a_file, .init = make_dir, .fini = remove_dir)
     cr_assert_str_eq(buf, "keep me\n");
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    cr_assert(fp, "cannot open %s", path);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, fp) == (size_t)n);
-    buf[n] = 0;
-    fclose(fp);
-    *len = (size_t)n;
-    return buf;
-}
-
 /* A good run, then bad runs into the same directory: the data files of the good run
  * survive byte for byte, and no temporary is left beside them. */
 Test(cli, failing_run_keeps_existing_data, .init = make_dir, .fini = remove_dir)
@@ -171,7 +128,7 @@ Test(cli, failing_run_keeps_existing_data, .init = make_dir, .fini = remove_dir)
     for (int i = 0; i < N; i++) {
         char p[128];
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
-        before[i] = slurp(p, &len[i]);
+        before[i] = slurp_len(p, &len[i]);
     }
     cr_assert_eq(count_entries(dir), N);
     const char *bad[] = {"--formats fp17", "--samples 0", "--threads 0", "--values nope", "--orders warp:3"};
@@ -184,7 +141,7 @@ Test(cli, failing_run_keeps_existing_data, .init = make_dir, .fini = remove_dir)
         char p[128];
         size_t n;
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
-        char *after = slurp(p, &n);
+        char *after = slurp_len(p, &n);
         cr_assert(n == len[i] && !memcmp(after, before[i], n), "%s changed after a failing run", files[i]);
         free(after);
         free(before[i]);
@@ -200,12 +157,8 @@ Test(cli, help_and_version_exit_0)
 
 Test(cli, help_lists_every_option_with_its_default)
 {
-    FILE *p = popen(FORMATS " --help", "r");
-    cr_assert(p);
     static char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    cr_assert_eq(pclose(p), 0);
+    cr_assert_eq(run_stdout(FORMATS " --help", out, sizeof out), 0);
     const char *opts[] = {"--seed", "--profile", "--out", "--formats", "--orders", "--backend", "--threads",
                           "--quiet", "--help", "--version", "--values", "--samples"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) cr_assert(strstr(out, opts[i]), "--help lacks %s", opts[i]);

@@ -27,13 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "drift.h"
 #include "exact.h"
 #include "format.h"
 #include "philox.h"
+#include "support.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -1084,36 +1084,21 @@ Test(exact_softmax, random_against_mpfr)
  * the file's path; captures stdout and stderr; returns the exit status. */
 static int run_exact(const char *text, const char *args, char *out, size_t outsz, char *err, size_t errsz)
 {
-    char fin[] = "/tmp/drift_exact_in_XXXXXX", fo[] = "/tmp/drift_exact_out_XXXXXX",
-         fe[] = "/tmp/drift_exact_err_XXXXXX";
-    int a = mkstemp(fin), b = mkstemp(fo), c = mkstemp(fe);
-    cr_assert(a >= 0 && b >= 0 && c >= 0, "mkstemp failed");
+    char fin[] = "/tmp/drift_exact_in_XXXXXX";
+    int a = mkstemp(fin);
+    cr_assert(a >= 0, "mkstemp failed");
     cr_assert_eq(write(a, text, strlen(text)), (ssize_t)strlen(text));
     close(a);
-    close(b);
-    close(c);
     char argbuf[512], cmd[2048];
     const char *at = strchr(args, '@');
     if (at)
         snprintf(argbuf, sizeof argbuf, "%.*s%s%s", (int)(at - args), args, fin, at + 1);
     else
         snprintf(argbuf, sizeof argbuf, "%s", args);
-    snprintf(cmd, sizeof cmd, "%s exact %s >%s 2>%s", CALC, argbuf, fo, fe);
-    int st = system(cmd);
-    cr_assert(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
-    const char *paths[2] = {fo, fe};
-    char *bufs[2] = {out, err};
-    size_t sizes[2] = {outsz, errsz};
-    for (int k = 0; k < 2; k++) {
-        FILE *fp = fopen(paths[k], "r");
-        cr_assert(fp);
-        size_t n = fread(bufs[k], 1, sizes[k] - 1, fp);
-        bufs[k][n] = 0;
-        fclose(fp);
-        remove(paths[k]);
-    }
+    snprintf(cmd, sizeof cmd, "%s exact %s", CALC, argbuf);
+    int st = run_capture(cmd, out, outsz, err, errsz);
     remove(fin);
-    return WEXITSTATUS(st);
+    return st;
 }
 
 typedef struct {

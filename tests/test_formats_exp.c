@@ -2,12 +2,11 @@
  * values spot-checked against hand derivations written next to each case. */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "support.h"
 
 #define FORMATS DRIFT_BIN_DIR "/formats"
 
@@ -19,45 +18,15 @@ static char dir[64];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/drift_fmt_XXXXXX");
-    cr_assert(mkdtemp(dir), "mkdtemp failed");
+    tmpdir_make(dir, sizeof dir, "drift_fmt");
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    (void)!system(cmd);
+    tmpdir_remove(dir);
 }
 
 TestSuite(formats_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    cr_assert(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
-    return WEXITSTATUS(st);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    cr_assert(fp, "cannot open %s", path);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, fp) == (size_t)n);
-    buf[n] = 0;
-    fclose(fp);
-    return buf;
-}
 
 /* The text without the metadata lines named in skip ("# date: ", ...). */
 static char *strip(const char *text, const char *const *skip, int nskip)

@@ -1,12 +1,12 @@
 /* test_sum_order_exp.c — the sum_order experiment end to end (quick profile): byte-identical
  * files whatever the thread count (law 4), hand-derived classroom rows, bad options. */
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+
+#include "support.h"
 
 #define EXP DRIFT_BIN_DIR "/sum_order"
 
@@ -18,45 +18,15 @@ static char dir[64];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/drift_sumorder_XXXXXX");
-    cr_assert(mkdtemp(dir), "mkdtemp failed");
+    tmpdir_make(dir, sizeof dir, "drift_sumorder");
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    (void)!system(cmd);
+    tmpdir_remove(dir);
 }
 
 TestSuite(sum_order_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    cr_assert(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
-    return WEXITSTATUS(st);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    cr_assert(fp, "cannot open %s", path);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert(fread(buf, 1, (size_t)n, fp) == (size_t)n);
-    buf[n] = 0;
-    fclose(fp);
-    return buf;
-}
 
 /* The text without the "# date:" and "# argv:" lines (the only ones allowed to differ:
  * the clock, and the --threads/--out options themselves). */

@@ -2,7 +2,6 @@
  * abort leaves nothing behind and never touches an existing file, and the standard
  * metadata block carries every key the design brief lists. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <mpfr.h>
 #include <regex.h>
 #include <stdio.h>
@@ -13,45 +12,19 @@
 
 #include "cli.h"
 #include "drift.h"
+#include "support.h"
 #include "table.h"
 
 static char dir[64];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/drift_table_XXXXXX");
-    cr_assert(mkdtemp(dir), "mkdtemp failed");
+    tmpdir_make(dir, sizeof dir, "drift_table");
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    (void)!system(cmd);
-}
-
-/* Number of entries in dir other than . and .. */
-static int count_entries(void)
-{
-    DIR *d = opendir(dir);
-    cr_assert(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
-
-static char *slurp(const char *path)
-{
-    static char buf[16384];
-    FILE *fp = fopen(path, "r");
-    if (!fp) return NULL;
-    size_t n = fread(buf, 1, sizeof buf - 1, fp);
-    buf[n] = 0;
-    fclose(fp);
-    return buf;
+    tmpdir_remove(dir);
 }
 
 static void write_file(const char *path, const char *text)
@@ -73,10 +46,10 @@ Test(table, commit_renames_onto_the_path)
     fprintf(f.fp, "a,b\n1,2\n");
     /* Until the commit, the path does not exist: a reader never sees half a file. */
     cr_assert_eq(access(path, F_OK), -1);
-    cr_assert_eq(count_entries(), 1, "the temporary should be the only entry");
+    cr_assert_eq(count_entries(dir), 1, "the temporary should be the only entry");
     cr_assert_eq(drift_file_commit(&f), DRIFT_OK);
     cr_assert_str_eq(slurp(path), "a,b\n1,2\n");
-    cr_assert_eq(count_entries(), 1, "the temporary must be gone after the commit");
+    cr_assert_eq(count_entries(dir), 1, "the temporary must be gone after the commit");
 }
 
 Test(table, commit_replaces_an_existing_file)
@@ -100,9 +73,9 @@ Test(table, abort_leaves_nothing)
     cr_assert_eq(drift_file_open(&f, path), DRIFT_OK);
     fprintf(f.fp, "partial");
     drift_file_abort(&f);
-    cr_assert_eq(count_entries(), 0);
+    cr_assert_eq(count_entries(dir), 0);
     drift_file_abort(&f); /* a second abort on a closed file is harmless */
-    cr_assert_eq(count_entries(), 0);
+    cr_assert_eq(count_entries(dir), 0);
 }
 
 Test(table, abort_keeps_an_existing_file)
@@ -115,7 +88,7 @@ Test(table, abort_keeps_an_existing_file)
     fprintf(f.fp, "garbage\n");
     drift_file_abort(&f);
     cr_assert_str_eq(slurp(path), "precious\n");
-    cr_assert_eq(count_entries(), 1);
+    cr_assert_eq(count_entries(dir), 1);
 }
 
 Test(table, open_in_a_missing_directory_fails_cleanly)
@@ -124,7 +97,7 @@ Test(table, open_in_a_missing_directory_fails_cleanly)
     snprintf(path, sizeof path, "%s/no/such/dir/x.csv", dir);
     drift_file_t f;
     cr_assert_eq(drift_file_open(&f, path), DRIFT_EIO);
-    cr_assert_eq(count_entries(), 0);
+    cr_assert_eq(count_entries(dir), 0);
     drift_file_abort(&f); /* safe after a failed open */
 }
 
@@ -175,7 +148,7 @@ Test(table, std_meta_has_every_key)
     drift_table_std_meta(&f, &cli, NULL);
     fprintf(f.fp, "col\n1\n");
     cr_assert_eq(drift_file_commit(&f), DRIFT_OK);
-    const char *text = slurp(path);
+    char *text = slurp(path);
 
     char v[512];
     cr_assert_str_eq(meta_value(text, "experiment", v, sizeof v), "table_test");
@@ -202,6 +175,7 @@ Test(table, std_meta_has_every_key)
     /* Every line before the header is a metadata line. */
     for (const char *p = text; strncmp(p, "col\n", 4); p = strchr(p, '\n') + 1)
         cr_assert(!strncmp(p, "# ", 2), "non-metadata line before the header: %.40s", p);
+    free(text);
 }
 
 Test(table, std_meta_names_the_gpu_when_used)
@@ -217,7 +191,8 @@ Test(table, std_meta_names_the_gpu_when_used)
     drift_table_std_meta(&f, &cli, "NVIDIA H200");
     cr_assert_eq(drift_file_commit(&f), DRIFT_OK);
     char v[512];
-    const char *text = slurp(path);
+    char *text = slurp(path);
     cr_assert_str_eq(meta_value(text, "backend", v, sizeof v), "cuda");
     cr_assert_str_eq(meta_value(text, "gpu", v, sizeof v), "NVIDIA H200");
+    free(text);
 }
