@@ -130,10 +130,13 @@ static inline int run_capture(const char *cmd, char *out, size_t outsz, char *er
         cr_assert(fd >= 0, "mkstemp failed");
         close(fd);
     }
-    char full[4096];
-    snprintf(full, sizeof full, "%s >%s 2>%s", cmd, out ? fo : "/dev/null", err ? fe : "/dev/null");
+    size_t len = strlen(cmd) + sizeof fo + sizeof fe + 16; /* cmd can be kilobytes of values */
+    char *full = malloc(len);
+    cr_assert(full);
+    snprintf(full, len, "%s >%s 2>%s", cmd, out ? fo : "/dev/null", err ? fe : "/dev/null");
     int st = system(full);
     cr_assert(st != -1 && WIFEXITED(st), "could not run: %s", full);
+    free(full);
     for (int k = 0; k < 2; k++) {
         if (!paths[k]) continue;
         FILE *fp = fopen(paths[k], "r");

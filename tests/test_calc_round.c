@@ -16,8 +16,9 @@
 /* Runs "drift-calc ARGS", captures stdout and stderr; returns the exit status. */
 static int run_calc(const char *args, char *out, size_t outsz, char *err, size_t errsz)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s", CALC, args);
+    char cmd[8192]; /* args can be a 4 KiB list of values (the sr test) */
+    int n = snprintf(cmd, sizeof cmd, "%s %s", CALC, args);
+    cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long");
     return run_capture(cmd, out, outsz, err, errsz);
 }
 
