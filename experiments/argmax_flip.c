@@ -97,6 +97,7 @@
 #define MAXC DRIFT_LMHEAD_MAXCFG
 #define NTARGET_PER_DECADE 4
 #define PRED_EVERY 4 /* the partial-sum prediction is evaluated on every 4th planted pair */
+enum { F_BINS, F_FIT, F_TIES, F_REAL, F_GAPS, F_BELOW, F_BATCH, F_MIT, F_TIMING, F_MD, F_TRIALS, NFILES };
 
 /* ---- kernels ------------------------------------------------------------------------------- */
 
@@ -197,79 +198,121 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* ---- main --------------------------------------------------------------------------------- */
+typedef struct {
+    const char *what;
+    double us; /* microseconds per logit */
+} cost_t;
 
-int main(int argc, char **argv)
+typedef struct {
+    const char *name;
+    int cfg;       /* kernel index, or -1 */
+    long n, flips; /* per mode */
+    long changed;  /* (c): trials whose argmax differs between batch sizes; -1 n/a */
+    double cost;   /* cost ratio vs the baseline; NAN unknown */
+    const char *cost_src;
+} mit_t;
+
+#define NPOL (DRIFT_NPOLICIES * 2 * NBATCH)
+
+/* Everything one run knows: the options, the kernels, the measurements, the fits. */
+typedef struct {
+    drift_cli_t cli;
+    drift_cli_opt_t opts[8];
+    drift_cli_spec_t spec;
+    const char *question;
+    drift_device_t dev;
+    size_t Ks[MAXK];
+    int nK, nF, nT, npol, trials_csv;
+    long V, rows, reps, ties, shard;
+    polrow_t polk[MAXK][NPOL];        /* the kernel each GEMM policy picks, per K, (policy, shard, batch) */
+    int polcfg[MAXK][MAXF][NPOL][2];  /* [..][out fp32, out format] -> cfg index */
+    kset_t KS[MAXK][MAXF];
+    drift_hidden_model_t model[MAXK];
+    drift_flipset_t PL[MAXK][MAXF], TI[MAXK][MAXF], RE[MAXK][MAXF]; /* planted, ties, realistic */
+    unsigned char real_ok[MAXK][MAXF][MAXC]; /* configurations the pruning can bound */
+    drift_logbins_t bins;
+    drift_flip_fit_t FIT[MAXK][MAXF][MAXC];
+    int mk, mf; /* the mitigations' point: the largest K, the first narrow format (bf16 if present) */
+    const kset_t *MKS;
+    double base_sigma, eps_rel[2];
+    cost_t cost[6];
+    int ncost;
+    mit_t MIT[2][8];
+    int nmit;
+    size_t done, total; /* progress */
+    double t_start, t_planted, t_real, t_total;
+} lab_t;
+
+/* Options, profile defaults and the hidden sizes. */
+static void setup(lab_t *L, int argc, char **argv)
 {
-    /* -- options -- */
     drift_intlist_t Kopt = {{0}, 0};
-    long V = 0, rows = -1, reps = 0, ties = -1, shard = 8; /* -1: take the profile's */
+    L->V = 0, L->rows = -1, L->reps = 0, L->ties = -1, L->shard = 8; /* -1: take the profile's */
     const char *device = "h100";
-    int trials_csv = 0;
+    L->trials_csv = 0;
     const drift_cli_opt_t opts[] = {
         {"K", DRIFT_OPT_INTLIST, &Kopt, "N,N,...", "hidden sizes (default by profile: quick 1024, default 1024,4096, full 1024,4096,8192)", 16, 65536},
-        {"V", DRIFT_OPT_INT, &V, "N", "vocabulary of the realistic head (default by profile: quick 4000, default 32000, full 32000)", 2, 1000000},
-        {"rows", DRIFT_OPT_INT, &rows, "N", "realistic hidden states per K (default by profile: quick 32, default 512, full 2048)", 0, 1000000},
-        {"reps", DRIFT_OPT_INT, &reps, "N", "planted pairs per target gap (29 targets; default by profile: quick 8, default 96, full 400)", 1, 1000000},
-        {"ties", DRIFT_OPT_INT, &ties, "N", "planted exact ties per K (default by profile: quick 8, default 32, full 128)", 0, 1000000},
-        {"shard", DRIFT_OPT_INT, &shard, "N", "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096},
+        {"V", DRIFT_OPT_INT, &L->V, "N", "vocabulary of the realistic head (default by profile: quick 4000, default 32000, full 32000)", 2, 1000000},
+        {"rows", DRIFT_OPT_INT, &L->rows, "N", "realistic hidden states per K (default by profile: quick 32, default 512, full 2048)", 0, 1000000},
+        {"reps", DRIFT_OPT_INT, &L->reps, "N", "planted pairs per target gap (29 targets; default by profile: quick 8, default 96, full 400)", 1, 1000000},
+        {"ties", DRIFT_OPT_INT, &L->ties, "N", "planted exact ties per K (default by profile: quick 8, default 32, full 128)", 0, 1000000},
+        {"shard", DRIFT_OPT_INT, &L->shard, "N", "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096},
         {"device", DRIFT_OPT_STRING, &device, "NAME", "device the policies size for: v100, a100, h100, b200 (default h100)", 0, 0},
-        {"trials", DRIFT_OPT_FLAG, &trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)", 0, 0},
+        {"trials", DRIFT_OPT_FLAG, &L->trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)", 0, 0},
     };
-    const drift_cli_spec_t spec = {
+    memcpy(L->opts, opts, sizeof opts); /* the parsed cli keeps pointers to its spec */
+    L->spec = (drift_cli_spec_t){
         EXP,
         "How small a logit gap flips argmax: at which exact top-1/top-2 gap does greedy decoding pick another token, "
         "per format, kernel and K, and how often does it happen?",
         "bf16,fp16,tf32,fp32",
         "seq,splitk:16,pairwise,warp:32,tc:h100",
-        opts,
+        L->opts,
         (int)(sizeof opts / sizeof opts[0]),
         NULL, /* no_orders */
         "CPU only", /* cpu_only */
     };
-    drift_cli_t cli;
-    drift_cli_parse(&cli, &spec, argc, argv);
-    drift_device_t dev;
-    if (drift_device_lookup(&dev, device)) drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device);
-    if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
-    drift_lmhead_require_inputs(cli.formats, cli.nformats);
-    size_t Ks[MAXK];
-    int nK = 0;
+    drift_cli_parse(&L->cli, &L->spec, argc, argv);
+    L->question = L->spec.question;
+    if (drift_device_lookup(&L->dev, device)) drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device);
+    if (L->cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
+    drift_lmhead_require_inputs(L->cli.formats, L->cli.nformats);
+    L->nK = 0;
     if (Kopt.n) {
         if (Kopt.n > MAXK) drift_die("--K: at most %d values", MAXK);
-        for (int i = 0; i < Kopt.n; i++) Ks[nK++] = (size_t)Kopt.v[i];
-    } else if (cli.profile == DRIFT_PROFILE_QUICK) {
-        Ks[nK++] = 1024;
+        for (int i = 0; i < Kopt.n; i++) L->Ks[L->nK++] = (size_t)Kopt.v[i];
+    } else if (L->cli.profile == DRIFT_PROFILE_QUICK) {
+        L->Ks[L->nK++] = 1024;
     } else {
-        Ks[nK++] = 1024;
-        Ks[nK++] = 4096;
-        if (cli.profile == DRIFT_PROFILE_FULL) Ks[nK++] = 8192;
+        L->Ks[L->nK++] = 1024;
+        L->Ks[L->nK++] = 4096;
+        if (L->cli.profile == DRIFT_PROFILE_FULL) L->Ks[L->nK++] = 8192;
     }
-    if (!V) V = drift_by_profile(&cli, 4000, 32000, 32000);
-    if (rows < 0) rows = drift_by_profile(&cli, 32, 512, 2048); /* --rows 0: no realistic mode */
-    if (!reps) reps = drift_by_profile(&cli, 8, 96, 400);
-    if (ties < 0) ties = drift_by_profile(&cli, 8, 32, 128);
-    const int nF = cli.nformats;
-    const int nT = 7 * NTARGET_PER_DECADE + 1; /* 1e-7 .. 1 */
-    double t_start = now();
+    if (!L->V) L->V = drift_by_profile(&L->cli, 4000, 32000, 32000);
+    if (L->rows < 0) L->rows = drift_by_profile(&L->cli, 32, 512, 2048); /* --rows 0: no realistic mode */
+    if (!L->reps) L->reps = drift_by_profile(&L->cli, 8, 96, 400);
+    if (L->ties < 0) L->ties = drift_by_profile(&L->cli, 8, 32, 128);
+    L->nF = L->cli.nformats;
+    L->nT = 7 * NTARGET_PER_DECADE + 1; /* 1e-7 .. 1 */
+    L->t_start = now();
+}
 
-    /* -- the kernel each GEMM policy picks for the LM head shape, per K, (policy, shard, batch) -- */
-    const int npol = DRIFT_NPOLICIES * 2 * NBATCH;
-    polrow_t polk[MAXK][DRIFT_NPOLICIES * 2 * NBATCH];
-    for (int q = 0; q < npol; q++)
-        if (policy_row(&polk[nK - 1][q], q, (size_t)V, (size_t)shard, Ks[nK - 1], &dev))
+/* The kernel each GEMM policy picks for the LM head shape, and the kernel sets per (K, format). */
+static void choose_kernels(lab_t *L)
+{
+    L->npol = DRIFT_NPOLICIES * 2 * NBATCH;
+    for (int q = 0; q < L->npol; q++)
+        if (policy_row(&L->polk[L->nK - 1][q], q, (size_t)L->V, (size_t)L->shard, L->Ks[L->nK - 1], &L->dev))
             drift_die("policy: cannot choose a kernel");
-    for (int ki = 0; ki < nK - 1; ki++)
-        for (int q = 0; q < npol; q++) policy_row(&polk[ki][q], q, (size_t)V, (size_t)shard, Ks[ki], &dev);
+    for (int ki = 0; ki < L->nK - 1; ki++)
+        for (int q = 0; q < L->npol; q++) policy_row(&L->polk[ki][q], q, (size_t)L->V, (size_t)L->shard, L->Ks[ki], &L->dev);
 
     /* -- kernel sets per (K, format) -- */
-    static kset_t KS[MAXK][MAXF];
-    int polcfg[MAXK][MAXF][DRIFT_NPOLICIES * 2 * NBATCH][2]; /* [..][out fp32, out format] -> cfg index */
-    for (int ki = 0; ki < nK; ki++) {
-        size_t K = Ks[ki];
-        for (int fi = 0; fi < nF; fi++) {
-            drift_format_t f = cli.formats[fi];
-            kset_t *ks = &KS[ki][fi];
+    for (int ki = 0; ki < L->nK; ki++) {
+        size_t K = L->Ks[ki];
+        for (int fi = 0; fi < L->nF; fi++) {
+            drift_format_t f = L->cli.formats[fi];
+            kset_t *ks = &L->KS[ki][fi];
             memset(ks, 0, sizeof *ks);
             ks->f = f;
             ks->tc32 = ks->seq32 = -1;
@@ -277,8 +320,8 @@ int main(int argc, char **argv)
             drift_order_t seq, tc;
             drift_order_parse(&seq, "seq");
             drift_order_parse(&tc, "tc:h100");
-            for (int o = 0; o < cli.norders; o++) {
-                int j = add_kern(ks, f, &cli.orders[o], DRIFT_FP32, DRIFT_FP32, 0, ROLE_ORDER, K);
+            for (int o = 0; o < L->cli.norders; o++) {
+                int j = add_kern(ks, f, &L->cli.orders[o], DRIFT_FP32, DRIFT_FP32, 0, ROLE_ORDER, K);
                 if (o == 0) ks->def = j;
             }
             if (ks->n == 0)
@@ -286,21 +329,21 @@ int main(int argc, char **argv)
                           "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W, kahan, neumaier, random:SEED)",
                           drift_format_name(f));
             if (narrow)
-                for (int o = 0; o < cli.norders; o++) add_kern(ks, f, &cli.orders[o], DRIFT_FP32, f, 0, ROLE_STORE, K);
+                for (int o = 0; o < L->cli.norders; o++) add_kern(ks, f, &L->cli.orders[o], DRIFT_FP32, f, 0, ROLE_STORE, K);
             if (narrow)
-                for (int o = 0; o < cli.norders; o++) {
-                    if (cli.orders[o].kind == DRIFT_ORDER_TC) {
-                        if (f == DRIFT_FP16) add_kern(ks, f, &cli.orders[o], DRIFT_FP16, DRIFT_FP16, 0, ROLE_OWN, K);
+                for (int o = 0; o < L->cli.norders; o++) {
+                    if (L->cli.orders[o].kind == DRIFT_ORDER_TC) {
+                        if (f == DRIFT_FP16) add_kern(ks, f, &L->cli.orders[o], DRIFT_FP16, DRIFT_FP16, 0, ROLE_OWN, K);
                     } else {
-                        add_kern(ks, f, &cli.orders[o], f, f, 0, ROLE_OWN, K);
+                        add_kern(ks, f, &L->cli.orders[o], f, f, 0, ROLE_OWN, K);
                     }
                 }
             ks->exact = add_kern(ks, f, &seq, DRIFT_FP32, DRIFT_FP32, 1, ROLE_EXACT, K);
-            for (int q = 0; q < npol; q++) {
-                polcfg[ki][fi][q][0] = add_kern(ks, f, &polk[ki][q].order, DRIFT_FP32, DRIFT_FP32, 0, ROLE_POLICY, K);
-                polcfg[ki][fi][q][1] =
-                    narrow ? add_kern(ks, f, &polk[ki][q].order, DRIFT_FP32, f, 0, ROLE_POLICY, K) : polcfg[ki][fi][q][0];
-                if (polcfg[ki][fi][q][0] < 0 || polcfg[ki][fi][q][1] < 0) drift_die("too many configurations");
+            for (int q = 0; q < L->npol; q++) {
+                L->polcfg[ki][fi][q][0] = add_kern(ks, f, &L->polk[ki][q].order, DRIFT_FP32, DRIFT_FP32, 0, ROLE_POLICY, K);
+                L->polcfg[ki][fi][q][1] =
+                    narrow ? add_kern(ks, f, &L->polk[ki][q].order, DRIFT_FP32, f, 0, ROLE_POLICY, K) : L->polcfg[ki][fi][q][0];
+                if (L->polcfg[ki][fi][q][0] < 0 || L->polcfg[ki][fi][q][1] < 0) drift_die("too many configurations");
             }
             /* the named kernels used by the report (added if --orders lacks them) */
             ks->seq32 = add_kern(ks, f, &seq, DRIFT_FP32, DRIFT_FP32, 0, ROLE_ORDER, K);
@@ -316,31 +359,35 @@ int main(int argc, char **argv)
             if (ks->seq32 < 0 || ks->engine < 0 || ks->exact < 0) drift_die("too many configurations");
         }
     }
+}
 
-    /* -- models, per K -- */
-    drift_hidden_model_t model[MAXK];
-    for (int ki = 0; ki < nK; ki++) {
+/* The hidden-state model, per K. */
+static void make_models(lab_t *L)
+{
+    for (int ki = 0; ki < L->nK; ki++) {
         drift_stream_t s;
-        drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".model"), (uint32_t)Ks[ki], 0);
-        drift_hidden_model(&model[ki], Ks[ki], &s);
+        drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".model"), (uint32_t)L->Ks[ki], 0);
+        drift_hidden_model(&L->model[ki], L->Ks[ki], &s);
     }
+}
 
-    /* -- (1) planted pairs and ties -- */
-    static drift_flipset_t PL[MAXK][MAXF], TI[MAXK][MAXF];
-    size_t nplant = (size_t)nT * (size_t)reps;
-    for (int ki = 0; ki < nK; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            if (drift_flipset_alloc(&PL[ki][fi], nplant, KS[ki][fi].n)) drift_die("out of memory");
-            if (drift_flipset_alloc(&TI[ki][fi], (size_t)ties, KS[ki][fi].n)) drift_die("out of memory");
+/* (1) Planted pairs and ties, every kernel. */
+static void run_planted(lab_t *L)
+{
+    size_t nplant = (size_t)L->nT * (size_t)L->reps;
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            if (drift_flipset_alloc(&L->PL[ki][fi], nplant, L->KS[ki][fi].n)) drift_die("out of memory");
+            if (drift_flipset_alloc(&L->TI[ki][fi], (size_t)L->ties, L->KS[ki][fi].n)) drift_die("out of memory");
         }
-    size_t done = 0, total = 0;
-    for (int ki = 0; ki < nK; ki++) total += (nplant + (size_t)ties) * Ks[ki] / 256 + (size_t)rows * Ks[ki] / 64;
+    L->done = 0, L->total = 0;
+    for (int ki = 0; ki < L->nK; ki++) L->total += (nplant + (size_t)L->ties) * L->Ks[ki] / 256 + (size_t)L->rows * L->Ks[ki] / 64;
     size_t wmax = 0; /* the model's scratch holds 2 W lanes for warp:W */
-    for (int o = 0; o < cli.norders; o++)
-        if (cli.orders[o].kind == DRIFT_ORDER_WARP && (size_t)cli.orders[o].param > wmax) wmax = (size_t)cli.orders[o].param;
-    for (int ki = 0; ki < nK; ki++) {
-        const size_t K = Ks[ki];
-        const size_t ntr = nplant + (size_t)ties;
+    for (int o = 0; o < L->cli.norders; o++)
+        if (L->cli.orders[o].kind == DRIFT_ORDER_WARP && (size_t)L->cli.orders[o].param > wmax) wmax = (size_t)L->cli.orders[o].param;
+    for (int ki = 0; ki < L->nK; ki++) {
+        const size_t K = L->Ks[ki];
+        const size_t ntr = nplant + (size_t)L->ties;
         const size_t CH = 64;
         for (size_t c0 = 0; c0 < ntr; c0 += CH) {
             size_t c1 = c0 + CH < ntr ? c0 + CH : ntr;
@@ -356,27 +403,27 @@ int main(int argc, char **argv)
                     goto next;
                 }
                 int is_tie = i >= nplant;
-                size_t tgt = is_tie ? 0 : i / (size_t)reps, rep = is_tie ? i - nplant : i % (size_t)reps;
+                size_t tgt = is_tie ? 0 : i / (size_t)L->reps, rep = is_tie ? i - nplant : i % (size_t)L->reps;
                 drift_stream_t s;
-                drift_stream_init(&s, cli.seed, drift_fnv1a32(is_tie ? EXP ".tie" : EXP ".planted"),
+                drift_stream_init(&s, L->cli.seed, drift_fnv1a32(is_tie ? EXP ".tie" : EXP ".planted"),
                                   (uint32_t)(K * 64 + tgt), (uint32_t)rep);
                 double sc, rel = pow(10.0, -7.0 + (double)tgt / NTARGET_PER_DECADE);
                 int swap; /* where the top row sits */
-                if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &model[ki], (size_t)V, rel, is_tie, &s)) err |= 1;
-                for (int fi = 0; fi < nF && !err; fi++) {
+                if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &L->model[ki], (size_t)L->V, rel, is_tie, &s)) err |= 1;
+                for (int fi = 0; fi < L->nF && !err; fi++) {
                     double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
                     double p2 = 0;
                     drift_plant_t pt;
-                    if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, KS[ki][fi].f)) err |= 1;
+                    if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, L->KS[ki][fi].f)) err |= 1;
                     for (size_t q = 0; q < K; q++) p2 += hf[q] * hf[q] * (a[q] * a[q] + b[q] * b[q]);
                     drift_lmhead_result_t res;
                     drift_lmhead_cfg_t cfg[MAXC];
-                    for (int c = 0; c < KS[ki][fi].n; c++) cfg[c] = KS[ki][fi].k[c].c;
-                    if (drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, KS[ki][fi].n)) {
+                    for (int c = 0; c < L->KS[ki][fi].n; c++) cfg[c] = L->KS[ki][fi].k[c].c;
+                    if (drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, L->KS[ki][fi].n)) {
                         err |= 1;
                         break;
                     }
-                    drift_flipset_t *st = is_tie ? &TI[ki][fi] : &PL[ki][fi];
+                    drift_flipset_t *st = is_tie ? &L->TI[ki][fi] : &L->PL[ki][fi];
                     size_t idx = is_tie ? rep : i;
                     drift_flipset_record(st, idx, &res);
                     drift_flip_trial_t *t = &st->t[idx];
@@ -390,7 +437,7 @@ int main(int argc, char **argv)
                             pa[q] = hf[q] * a[q]; /* exact: narrow (<= 24-bit) values multiply exactly in double */
                             pb[q] = hf[q] * b[q];
                         }
-                        for (int c = 0; c < KS[ki][fi].n; c++)
+                        for (int c = 0; c < L->KS[ki][fi].n; c++)
                             st->pvar[idx * st->ncfg + c] = drift_flip_model_var(&cfg[c], pa, K, vt) + drift_flip_model_var(&cfg[c], pb, K, vt);
                     }
                     t->target = is_tie ? 0 : rel;
@@ -408,54 +455,56 @@ int main(int argc, char **argv)
                 free(W2);
             }
             if (err) drift_die("planted trials failed (out of memory or an internal error)");
-            done += (c1 - c0) * K / 256;
-            drift_progress(&cli, done, total);
+            L->done += (c1 - c0) * K / 256;
+            drift_progress(&L->cli, L->done, L->total);
         }
     }
+}
 
-    /* -- (2) realistic heads -- */
-    static drift_flipset_t RE[MAXK][MAXF];
-    static unsigned char real_ok[MAXK][MAXF][MAXC]; /* configurations the pruning can bound */
-    double t_planted = now() - t_start, t_real0 = now();
-    for (int ki = 0; ki < nK && rows > 0; ki++) {
-        const size_t K = Ks[ki];
-        float *W = malloc((size_t)V * K * sizeof *W);
-        double *l1 = malloc((size_t)V * sizeof *l1), *l2 = malloc((size_t)V * sizeof *l2);
-        double *H = malloc((size_t)rows * K * sizeof *H);
-        if (!W || !l1 || !l2 || !H) drift_die("out of memory (V x K = %ld x %zu)", V, K);
+/* (2) Realistic heads: every kernel the pruning can bound, against the exact argmax. */
+static void run_realistic(lab_t *L)
+{
+    double t_real0 = now();
+    L->t_planted = t_real0 - L->t_start;
+    for (int ki = 0; ki < L->nK && L->rows > 0; ki++) {
+        const size_t K = L->Ks[ki];
+        float *W = malloc((size_t)L->V * K * sizeof *W);
+        double *l1 = malloc((size_t)L->V * sizeof *l1), *l2 = malloc((size_t)L->V * sizeof *l2);
+        double *H = malloc((size_t)L->rows * K * sizeof *H);
+        if (!W || !l1 || !l2 || !H) drift_die("out of memory (V x K = %ld x %zu)", L->V, K);
         /* weights (fp32 master, one stream per token) with the l1/l2 bounds the pruning needs */
-        if (drift_gen_head(NULL, W, l1, l2, (size_t)V, K, cli.seed, drift_fnv1a32(EXP ".W"))) drift_die("out of memory");
-        for (long r = 0; r < rows; r++) {
+        if (drift_gen_head(NULL, W, l1, l2, (size_t)L->V, K, L->cli.seed, drift_fnv1a32(EXP ".W"))) drift_die("out of memory");
+        for (long r = 0; r < L->rows; r++) {
             drift_stream_t s;
-            drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".realistic"), (uint32_t)K, (uint32_t)r);
-            drift_gen_hidden(H + (size_t)r * K, &model[ki], &s);
+            drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".realistic"), (uint32_t)K, (uint32_t)r);
+            drift_gen_hidden(H + (size_t)r * K, &L->model[ki], &s);
         }
-        for (int fi = 0; fi < nF; fi++) {
-            if (drift_flipset_alloc(&RE[ki][fi], (size_t)rows, KS[ki][fi].n)) drift_die("out of memory");
+        for (int fi = 0; fi < L->nF; fi++) {
+            if (drift_flipset_alloc(&L->RE[ki][fi], (size_t)L->rows, L->KS[ki][fi].n)) drift_die("out of memory");
             /* own-format accumulation has no usable deterministic bound (k u ~ 1): it would need
              * all V x K logits emulated per row, so the realistic mode leaves it out */
-            for (int c = 0; c < KS[ki][fi].n; c++) real_ok[ki][fi][c] = KS[ki][fi].k[c].role != ROLE_OWN;
+            for (int c = 0; c < L->KS[ki][fi].n; c++) L->real_ok[ki][fi][c] = L->KS[ki][fi].k[c].role != ROLE_OWN;
         }
         const long CH = 128;
-        double *ap = malloc((size_t)CH * (size_t)V * sizeof *ap);
+        double *ap = malloc((size_t)CH * (size_t)L->V * sizeof *ap);
         if (!ap) drift_die("out of memory");
-        for (long r0 = 0; r0 < rows; r0 += CH) {
-            long nr = rows - r0 < CH ? rows - r0 : CH;
-            if (drift_lmhead_approx(ap, H + (size_t)r0 * K, (size_t)nr, W, (size_t)V, K)) drift_die("approx pass failed");
+        for (long r0 = 0; r0 < L->rows; r0 += CH) {
+            long nr = L->rows - r0 < CH ? L->rows - r0 : CH;
+            if (drift_lmhead_approx(ap, H + (size_t)r0 * K, (size_t)nr, W, (size_t)L->V, K)) drift_die("approx pass failed");
             int err = 0;
             DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:err)")
             for (long r = r0; r < r0 + nr; r++) {
-                for (int fi = 0; fi < nF; fi++) {
-                    const kset_t *ks = &KS[ki][fi];
+                for (int fi = 0; fi < L->nF; fi++) {
+                    const kset_t *ks = &L->KS[ki][fi];
                     drift_lmhead_cfg_t cfg[MAXC];
                     for (int c = 0; c < ks->n; c++) cfg[c] = ks->k[c].c;
                     drift_lmhead_result_t full; /* the left-out configurations stay flip = 0, n/a */
-                    if (drift_lmhead_eval_pruned_some(&full, H + (size_t)r * K, W, (size_t)V, K, ap + (size_t)(r - r0) * V,
-                                                      l1, l2, cfg, ks->n, real_ok[ki][fi])) {
+                    if (drift_lmhead_eval_pruned_some(&full, H + (size_t)r * K, W, (size_t)L->V, K, ap + (size_t)(r - r0) * L->V,
+                                                      l1, l2, cfg, ks->n, L->real_ok[ki][fi])) {
                         err |= 1;
                         continue;
                     }
-                    drift_flipset_t *st = &RE[ki][fi];
+                    drift_flipset_t *st = &L->RE[ki][fi];
                     drift_flipset_record(st, (size_t)r, &full);
                     drift_flip_trial_t *t = &st->t[r];
                     t->s = drift_logit_scale(H + (size_t)r * K, K);
@@ -465,8 +514,8 @@ int main(int argc, char **argv)
                 }
             }
             if (err) drift_die("realistic evaluation failed (out of memory or an internal error)");
-            done += (size_t)nr * K / 64;
-            drift_progress(&cli, done, total);
+            L->done += (size_t)nr * K / 64;
+            drift_progress(&L->cli, L->done, L->total);
         }
         free(ap);
         free(W);
@@ -474,51 +523,49 @@ int main(int argc, char **argv)
         free(l2);
         free(H);
     }
-    double t_real = now() - t_real0;
-    drift_progress(&cli, total, total);
+    L->t_real = now() - t_real0;
+}
 
-    /* -- fits, per (K, format, kernel), on the planted pairs (relative gaps) -- */
-    drift_logbins_t bins;
-    drift_logbins_init(&bins, pow(10.0, -7 - 0.5 / NTARGET_PER_DECADE), pow(10.0, 0.5 / NTARGET_PER_DECADE), nT);
-    static drift_flip_fit_t FIT[MAXK][MAXF][MAXC];
-    for (int ki = 0; ki < nK; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[ki][fi];
+/* The sigma fits per (K, format, kernel) on the planted pairs, and the baseline sigma of the mitigations. */
+static void fit_sigmas(lab_t *L)
+{
+    drift_logbins_init(&L->bins, pow(10.0, -7 - 0.5 / NTARGET_PER_DECADE), pow(10.0, 0.5 / NTARGET_PER_DECADE), L->nT);
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            const kset_t *ks = &L->KS[ki][fi];
             for (int c = 0; c < ks->n; c++)
-                if (drift_flipset_fit(&FIT[ki][fi][c], &PL[ki][fi], c, &ks->k[c].c, ks->k[c].nu, Ks[ki], &bins))
+                if (drift_flipset_fit(&L->FIT[ki][fi][c], &L->PL[ki][fi], c, &ks->k[c].c, ks->k[c].nu, L->Ks[ki], &L->bins))
                     drift_die("out of memory");
         }
 
     /* -- the mitigations, at the largest K, on the first narrow format (bf16 if present) -- */
-    int mk = nK - 1, mf = 0;
-    for (int fi = 0; fi < nF; fi++)
-        if (cli.formats[fi] == DRIFT_BF16) mf = fi;
-    const kset_t *MKS = &KS[mk][mf];
-    const drift_flip_fit_t *base_fit = &FIT[mk][mf][MKS->engine];
-    double base_sigma = base_fit->fit.status == DRIFT_FIT_OK ? base_fit->fit.sigma : NAN;
-    double eps_rel[2] = {drift_phi_gap_at(base_sigma, 0.001), 10 * base_sigma};
+    L->mk = L->nK - 1, L->mf = 0;
+    for (int fi = 0; fi < L->nF; fi++)
+        if (L->cli.formats[fi] == DRIFT_BF16) L->mf = fi;
+    L->MKS = &L->KS[L->mk][L->mf];
+    const drift_flip_fit_t *base_fit = &L->FIT[L->mk][L->mf][L->MKS->engine];
+    L->base_sigma = base_fit->fit.status == DRIFT_FIT_OK ? base_fit->fit.sigma : NAN;
+    L->eps_rel[0] = drift_phi_gap_at(L->base_sigma, 0.001);
+    L->eps_rel[1] = 10 * L->base_sigma;
+}
 
-    /* -- measured costs (wall clock: not reproducible, kept out of every other file) -- */
-    typedef struct {
-        const char *what;
-        double us; /* microseconds per logit */
-    } cost_t;
-    cost_t cost[6];
-    int ncost = 0;
+/* Measured costs (wall clock: not reproducible, kept out of every other file). */
+static void measure_costs(lab_t *L)
+{
     {
-        size_t K = Ks[mk];
+        size_t K = L->Ks[L->mk];
         const int NR = 8, REP = 8;
         drift_stream_t s;
-        drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".timing"), 0, 0);
+        drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".timing"), 0, 0);
         double *h = malloc(K * sizeof *h), *W = malloc((size_t)NR * K * sizeof *W), y = 0, sink = 0;
         if (!h || !W) drift_die("out of memory");
-        drift_gen_hidden(h, &model[mk], &s);
-        for (size_t i = 0; i < K; i++) h[i] = drift_rne(h[i], MKS->f);
+        drift_gen_hidden(h, &L->model[L->mk], &s);
+        for (size_t i = 0; i < K; i++) h[i] = drift_rne(h[i], L->MKS->f);
         for (int r = 0; r < NR; r++) {
             drift_gen_weight_row(W + (size_t)r * K, K, &s);
-            for (size_t i = 0; i < K; i++) W[(size_t)r * K + i] = drift_rne(W[(size_t)r * K + i], MKS->f);
+            for (size_t i = 0; i < K; i++) W[(size_t)r * K + i] = drift_rne(W[(size_t)r * K + i], L->MKS->f);
         }
-        const int which[4] = {MKS->engine, MKS->seq32, MKS->tc32, MKS->exact};
+        const int which[4] = {L->MKS->engine, L->MKS->seq32, L->MKS->tc32, L->MKS->exact};
         const char *label[4] = {"baseline: tc:h100, logits in the format", "(a) upcast: seq fp32, fp32 logits",
                                 "(a') tc:h100, fp32 logits", "(b) exact dot, rounded once to fp32"};
         for (int m = 0; m < 4; m++) {
@@ -526,97 +573,148 @@ int main(int argc, char **argv)
             double t0 = now();
             for (int rep = 0; rep < REP; rep++)
                 for (int r = 0; r < NR; r++) {
-                    drift_lmhead_dot(&y, h, W + (size_t)r * K, K, &MKS->k[which[m]].c);
+                    drift_lmhead_dot(&y, h, W + (size_t)r * K, K, &L->MKS->k[which[m]].c);
                     sink += y;
                 }
-            cost[ncost++] = (cost_t){label[m], (now() - t0) / (REP * NR) * 1e6};
+            L->cost[L->ncost++] = (cost_t){label[m], (now() - t0) / (REP * NR) * 1e6};
         }
         /* the tie-breaker: one more comparison after the argmax of V logits */
-        double *lg = malloc((size_t)V * sizeof *lg);
+        double *lg = malloc((size_t)L->V * sizeof *lg);
         if (!lg) drift_die("out of memory");
-        for (long v = 0; v < V; v++) lg[v] = drift_stream_normal(&s);
+        for (long v = 0; v < L->V; v++) lg[v] = drift_stream_normal(&s);
         double t0 = now();
         size_t pick = 0;
         for (int rep = 0; rep < 200; rep++) {
             drift_top2_t t2;
-            drift_top2(&t2, lg, (size_t)V);
+            drift_top2(&t2, lg, (size_t)L->V);
             pick += drift_flip_tiebreak(t2.top1, t2.top2, t2.gap, 0.1);
-            lg[rep % V] += 1e-9;
+            lg[rep % L->V] += 1e-9;
         }
-        cost[ncost++] = (cost_t){"(d) tie-breaker: top-2 of V logits + one comparison", (now() - t0) / 200 / (double)V * 1e6};
+        L->cost[L->ncost++] = (cost_t){"(d) tie-breaker: top-2 of V logits + one comparison", (now() - t0) / 200 / (double)L->V * 1e6};
         if (sink == 12345.678 && pick == 7) printf(" "); /* keep the timed work observable */
         free(lg);
         free(h);
         free(W);
     }
-    double t_total = now() - t_start;
+}
 
-    /* -- write -- */
-    enum { F_BINS, F_FIT, F_TIES, F_REAL, F_GAPS, F_BELOW, F_BATCH, F_MIT, F_TIMING, F_MD, F_TRIALS, NFILES };
-    const char *const SUFFIX[NFILES] = {".csv", "_fit.csv", "_ties.csv", "_realistic.csv", "_gaps.csv", "_below.csv",
-                                        "_batch.csv", "_mitigations.csv", "_timing.csv", ".md",
-                                        trials_csv ? "_trials.csv" : NULL /* optional */};
-    drift_file_t files[NFILES];
-    drift_files_open(files, NFILES, &cli, SUFFIX);
-    for (int k = 0; k < NFILES; k++)
-        if (k != F_MD && files[k].fp) drift_table_std_meta(&files[k], &cli, NULL);
-    char ks_list[128] = "";
-    for (int ki = 0; ki < nK; ki++) snprintf(ks_list + strlen(ks_list), sizeof ks_list - strlen(ks_list), "%s%zu", ki ? "," : "", Ks[ki]);
-    char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64];
+/* The mitigations at (mk, mf): flip rates, batch changes and cost ratios. */
+static void compute_mitigations(lab_t *L)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        const drift_flipset_t *st = mode ? &L->RE[L->mk][L->mf] : &L->PL[L->mk][L->mf];
+        int n = 0;
+        const double cbase = L->cost[0].us;
+        struct {
+            const char *name;
+            int cfg;
+            double cost;
+        } simple[4] = {
+            {"baseline: tensor cores (tc:h100), logits stored in the format", L->MKS->engine, 1.0},
+            {"(a) upcast: fp32 logits from the format's values (seq, fp32 FMA)", L->MKS->seq32, L->cost[1].us / cbase},
+            {"(a') same tensor cores, logits kept in fp32", L->MKS->tc32, L->cost[2].us / cbase},
+            {"(b) exact dot product, rounded once to fp32", L->MKS->exact, L->cost[3].us / cbase},
+        };
+        for (int m = 0; m < 4; m++) {
+            if (simple[m].cfg < 0) continue;
+            mit_t *x = &L->MIT[mode][n++];
+            *x = (mit_t){simple[m].name, simple[m].cfg, (long)st->n, 0, -1, simple[m].cost, "measured (CPU emulation)"};
+            x->flips = drift_flipset_flips(st, x->cfg);
+        }
+        int narrow = L->MKS->f == DRIFT_BF16 || L->MKS->f == DRIFT_FP16;
+        for (int p = 0; p < DRIFT_NPOLICIES; p++) {
+            int q0 = p * 2 * NBATCH + NBATCH; /* the sharded shape, batch 1 */
+            mit_t *x = &L->MIT[mode][n++];
+            int c0 = L->polcfg[L->mk][L->mf][q0][narrow];
+            double vend = L->polk[L->mk][DRIFT_POLICY_VENDOR_LIKE * 2 * NBATCH + NBATCH].cost;
+            *x = (mit_t){p == DRIFT_POLICY_BATCH_INVARIANT ? "(c) batch-invariant GEMM policy (argmax at batch 1)"
+                                                            : "(c) reference: vendor-like GEMM policy (argmax at batch 1)",
+                         c0, (long)st->n, 0, 0, L->polk[L->mk][q0].cost / vend, "modelled (policy.h roofline)"};
+            int cb[NBATCH];
+            for (int b = 0; b < NBATCH; b++) cb[b] = L->polcfg[L->mk][L->mf][q0 + b][narrow];
+            x->flips = drift_flipset_flips(st, c0);
+            for (size_t i = 0; i < st->n; i++) x->changed += drift_flipset_changed(st, i, cb, NBATCH);
+        }
+        for (int e = 0; e < 2; e++) {
+            mit_t *x = &L->MIT[mode][n++];
+            *x = (mit_t){e ? "(d) gap-threshold tie-breaker, eps = 10 sigma" : "(d) gap-threshold tie-breaker, eps = D_0.1% = 3.09 sigma",
+                         L->MKS->engine, (long)st->n, 0, -1, (L->cost[4].us * (double)L->V + cbase * (double)L->V) / (cbase * (double)L->V),
+                         "measured (CPU)"};
+            for (size_t i = 0; i < st->n && isfinite(L->eps_rel[e]); i++) {
+                const drift_flip_trial_t *t = &st->t[i];
+                size_t j = i * st->ncfg + L->MKS->engine;
+                double eps = L->eps_rel[e] * t->s;
+                size_t rc = drift_flip_tiebreak(st->pick[j], st->pick2[j], st->cgap[j], eps);
+                size_t rx = drift_flip_tiebreak(t->top1, t->top2, t->gap, eps);
+                x->flips += rc != rx;
+            }
+            if (!isfinite(L->eps_rel[e])) x->flips = -1;
+        }
+        L->nmit = n;
+        if (mode == 1 && L->rows == 0) break;
+    }
+}
+
+/* Planted pairs: flip rate per gap bin. */
+static void write_bins(drift_file_t *files, const lab_t *L)
+{
     FILE *fp;
-
-    /* planted, binned */
+    char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64];
     fp = files[F_BINS].fp;
     drift_table_meta(&files[F_BINS], "table", "planted pairs: flip rate per exact-gap bin (relative gap = exact gap / s, s = ||h||_2/sqrt(K))");
-    drift_table_meta(&files[F_BINS], "planted", "%d targets 1e-7..1 (%d per decade) x %ld pairs per K and format; V = %ld for the top-logit level", nT, NTARGET_PER_DECADE, reps, V);
+    drift_table_meta(&files[F_BINS], "planted", "%d targets 1e-7..1 (%d per decade) x %ld pairs per K and format; V = %ld for the top-logit level", L->nT, NTARGET_PER_DECADE, L->reps, L->V);
     drift_table_meta(&files[F_BINS], "flip", "computed argmax (equal computed logits: the lower id) != exact argmax; exact ties are never flips (argmax_flip_ties.csv)");
     drift_table_meta(&files[F_BINS], "interval", "Wilson 95%% score interval");
     drift_table_meta(&files[F_BINS], "ulp", "gap_ulp_in: mean gap / ulp of the input format at |exact top logit|");
     fprintf(fp, "K,format,kernel,role,tag,bin,rel_lo,rel_hi,rel_center,mean_gap_abs,mean_gap_ulp_in,pairs,flips,rate,lo,hi,fit_p\n");
-    for (int ki = 0; ki < nK; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[ki][fi];
-            const drift_flipset_t *st = &PL[ki][fi];
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            const kset_t *ks = &L->KS[ki][fi];
+            const drift_flipset_t *st = &L->PL[ki][fi];
             for (int c = 0; c < ks->n; c++) {
-                const drift_flip_fit_t *F = &FIT[ki][fi][c];
-                for (int b = 0; b < bins.nbins; b++) {
+                const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
+                for (int b = 0; b < L->bins.nbins; b++) {
                     drift_flip_bin_t B;
-                    drift_flipset_bin(&B, st, c, &bins, b, ks->f);
-                    double ctr = drift_logbins_center(&bins, b);
+                    drift_flipset_bin(&B, st, c, &L->bins, b, ks->f);
+                    double ctr = drift_logbins_center(&L->bins, b);
                     drift_fmt_num(b1, sizeof b1, B.rate, "%.6g");
                     drift_fmt_num(b2, sizeof b2, B.lo, "%.6g");
                     drift_fmt_num(b3, sizeof b3, B.hi, "%.6g");
                     drift_fmt_num(b4, sizeof b4, F->fit.status == DRIFT_FIT_OK ? drift_phi(-ctr / F->fit.sigma) : NAN, "%.6g");
                     drift_fmt_num(b5, sizeof b5, B.gap_abs, "%.6e");
                     drift_fmt_num(b6, sizeof b6, B.gap_ulp, "%.6g");
-                    row_head(fp, Ks[ki], ks, c);
-                    fprintf(fp, ",%s,%d,%.6e,%.6e,%.6e,%s,%s,%ld,%ld,%s,%s,%s,%s\n", tag(ks, c), b, bins.edge[b],
-                            bins.edge[b + 1], ctr, b5, b6, B.n, B.k, b1, b2, b3, b4);
+                    row_head(fp, L->Ks[ki], ks, c);
+                    fprintf(fp, ",%s,%d,%.6e,%.6e,%.6e,%s,%s,%ld,%ld,%s,%s,%s,%s\n", tag(ks, c), b, L->bins.edge[b],
+                            L->bins.edge[b + 1], ctr, b5, b6, B.n, B.k, b1, b2, b3, b4);
                 }
             }
         }
+}
 
-    /* fits */
+/* The sigma fits, predictions and critical gaps. */
+static void write_fits(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
     fp = files[F_FIT].fp;
     drift_table_meta(&files[F_FIT], "table", "maximum-likelihood sigma of P(flip | gap D) = Phi(-D/sigma), D = exact gap / s, on the planted pairs");
     drift_table_meta(&files[F_FIT], "interval", "sigma_lo, sigma_hi: profile-likelihood 95%% interval (log-likelihood drop 1.92073)");
-    drift_table_meta(&files[F_FIT], "goodness", "g2: binned deviance 2 sum[O ln(O/E) + (n-O) ln((n-O)/(n-E))] over the %d gap bins, E = sum of fitted Phi; df = bins with pairs - 1; p = P(chi2_df > g2)", nT);
+    drift_table_meta(&files[F_FIT], "goodness", "g2: binned deviance 2 sum[O ln(O/E) + (n-O) ln((n-O)/(n-E))] over the %d gap bins, E = sum of fitted Phi; df = bins with pairs - 1; p = P(chi2_df > g2)", L->nT);
     drift_table_meta(&files[F_FIT], "prediction", "sigma_pred (norm form) = RMS_i sqrt(c^2 K u_acc^2 P2_i + [logits stored narrower] 2 u_out^2 l1_i^2/(8 ln 2)) / s_i, c = sqrt(nu/(8 ln 2)), P2 = sum h^2 (w1^2 + w2^2) (= ||h||_rms^2 ||w1-w2||^2 in expectation); sigma_sums = the same random-rounding model on the kernel's actual partial sums (ulp^2/12 per rounding, summed over the reduction tree); see argmax_flip.c");
     drift_table_meta(&files[F_FIT], "critical", "gap_half: P(flip) = 25%% (half the coin-toss limit, the '50%%' critical gap; P = 50%% only at gap 0); gap_p001: P(flip) = 0.1%%. From sigma when status = ok, from sigma_hi (upper bounds) otherwise. _rel: / s; _abs: x median s; _ulp_in/_ulp_out: / ulp of the input/logit format at the median |top logit|");
     fprintf(fp, "K,format,kernel,role,tag,order,acc,logits,pairs,flips,status,sigma_rel,sigma_lo,sigma_hi,g2,df,p_value,nu,c,sigma_pred_rel,"
                 "fit_over_pred,sigma_sums_rel,fit_over_sums,s_median,l1_median,gap_half_rel,gap_half_abs,gap_half_ulp_in,gap_half_ulp_out,gap_p001_rel,"
                 "gap_p001_abs,gap_p001_ulp_in,gap_p001_ulp_out\n");
-    for (int ki = 0; ki < nK; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[ki][fi];
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            const kset_t *ks = &L->KS[ki][fi];
             for (int c = 0; c < ks->n; c++) {
-                const drift_flip_fit_t *F = &FIT[ki][fi][c];
+                const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
                 const drift_lmhead_cfg_t *cf = &ks->k[c].c;
                 char ord[DRIFT_ORDER_SPEC_MAX];
                 drift_order_print(ord, sizeof ord, &cf->order);
                 double uin = drift_ulp(F->l1_med, ks->f), uout = drift_ulp(F->l1_med, cf->out);
                 double cc = drift_flip_c(ks->k[c].nu);
-                row_head(fp, Ks[ki], ks, c);
+                row_head(fp, L->Ks[ki], ks, c);
                 fprintf(fp, ",%s,%s,%s,%s,%ld,%ld,%s,%.6e,%.6e,%.6e,%.4f,%d,%.4g,%.6g,%.4f,%.6e,%.4f,%.6e,%.4f,%.6g,%.6g,%.6e,%.6e,%.4g,%.4g,%.6e,%.6e,%.4g,%.4g\n",
                         tag(ks, c), cf->exact ? "exact" : ord,
                         cf->exact ? "-" : drift_format_name(cf->acc.acc), drift_format_name(cf->out), F->fit.n, F->fit.k,
@@ -627,268 +725,253 @@ int main(int argc, char **argv)
                         F->p001 * F->s_med, F->p001 * F->s_med / uin, F->p001 * F->s_med / uout);
             }
         }
+}
 
-    /* ties */
+/* Planted exact ties. */
+static void write_ties(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
     fp = files[F_TIES].fp;
     drift_table_meta(&files[F_TIES], "table", "planted exact ties (drift_plant_tie, 16 swapped channel pairs): the exact logits are equal, the terms sit at different positions");
     drift_table_meta(&files[F_TIES], "columns", "distinguished: computed logits differ; picked_higher_id: the computed argmax is the higher id (a tie resolved by the numerics, not a flip); flips: always 0 by definition");
     fprintf(fp, "K,format,kernel,role,ties,exact_ties_confirmed,distinguished,picked_higher_id,flips\n");
-    for (int ki = 0; ki < nK; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[ki][fi];
-            const drift_flipset_t *st = &TI[ki][fi];
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            const kset_t *ks = &L->KS[ki][fi];
+            const drift_flipset_t *st = &L->TI[ki][fi];
             for (int c = 0; c < ks->n; c++) {
                 drift_flip_ties_t T = {0, 0, 0, 0};
                 drift_flipset_ties(&T, st, c);
-                row_head(fp, Ks[ki], ks, c);
+                row_head(fp, L->Ks[ki], ks, c);
                 fprintf(fp, ",%zu,%ld,%ld,%ld,%ld\n", st->n, T.confirmed, T.distinguished, T.picked_higher, T.flips);
             }
         }
+}
 
-    /* realistic */
+typedef void real_row_fn(FILE *fp, const lab_t *L, int ki, int fi, int c, const drift_flip_real_t *R);
+
+/* The shared loop of the realistic tables: for every (K, format, kernel) the pruning could bound,
+ * the "K,format,kernel,role" prefix and then row(). */
+static void each_real_row(FILE *fp, const lab_t *L, real_row_fn *row)
+{
+    for (int ki = 0; ki < L->nK && L->rows > 0; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            const kset_t *ks = &L->KS[ki][fi];
+            for (int c = 0; c < ks->n; c++) {
+                if (!L->real_ok[ki][fi][c]) continue;
+                drift_flip_real_t R;
+                drift_flipset_realistic(&R, &L->RE[ki][fi], c, &L->FIT[ki][fi][c]);
+                row_head(fp, L->Ks[ki], ks, c);
+                row(fp, L, ki, fi, c, &R);
+            }
+        }
+}
+
+static void real_row(FILE *fp, const lab_t *L, int ki, int fi, int c, const drift_flip_real_t *R)
+{
+    (void)c;
+    const drift_flipset_t *st = &L->RE[ki][fi];
+    double s1 = 0;
+    long nt = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        s1 += (double)st->nstage1[i];
+        nt += st->t[i].tie;
+    }
+    char b1[64];
+    drift_fmt_num(b1, sizeof b1, R->predicted, "%.4g");
+    fprintf(fp, ",%zu,%ld,%ld,%.6g,%.6g,%.6g,%s,%.2f,%.2f\n", st->n, nt, R->flips, R->rate, R->lo, R->hi, b1,
+            s1 / (double)st->n, R->eval_mean);
+}
+
+static void below_row(FILE *fp, const lab_t *L, int ki, int fi, int c, const drift_flip_real_t *R)
+{
+    const drift_flipset_t *st = &L->RE[ki][fi];
+    const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
+    long a = R->below_half, b = R->below_p001;
+    double l1_, h1_, l2_, h2_;
+    drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95);
+    drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95);
+    fprintf(fp, ",%.6e,%ld,%.6g,%.6g,%.6g,%.6e,%ld,%.6g,%.6g,%.6g\n", F->half, a, (double)a / st->n, l1_, h1_, F->p001, b,
+            (double)b / st->n, l2_, h2_);
+}
+
+/* Realistic heads: flip fraction per kernel. */
+static void write_realistic(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
     fp = files[F_REAL].fp;
     drift_table_meta(&files[F_REAL], "table", "realistic heads: fraction of hidden states whose computed argmax differs from the exact argmax");
-    drift_table_meta(&files[F_REAL], "head", "V = %ld tokens, weights N(0, 1/K) (fp32 master), hidden states N(0,1) with max(1, K/512) outlier channels of magnitude 20..100; %ld hidden states per K", V, rows);
+    drift_table_meta(&files[F_REAL], "head", "V = %ld tokens, weights N(0, 1/K) (fp32 master), hidden states N(0,1) with max(1, K/512) outlier channels of magnitude 20..100; %ld hidden states per K", L->V, L->rows);
     drift_table_meta(&files[F_REAL], "pruning", "rigorous (gen_logits.h): stage1_mean = tokens surviving the first stage, eval_mean = tokens whose logit this kernel computed; own-format accumulation is left out (no finite bound)");
     drift_table_meta(&files[F_REAL], "predicted", "sum over rows of Phi(-rel_gap/sigma_rel) with sigma_rel from the planted fit of the same (K, format, kernel)");
     fprintf(fp, "K,format,kernel,role,rows,exact_ties,flips,rate,lo,hi,predicted_flips,stage1_mean,eval_mean\n");
-    for (int ki = 0; ki < nK && rows > 0; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[ki][fi];
-            const drift_flipset_t *st = &RE[ki][fi];
-            double s1 = 0;
-            long nt = 0;
-            for (size_t i = 0; i < st->n; i++) {
-                s1 += (double)st->nstage1[i];
-                nt += st->t[i].tie;
-            }
-            for (int c = 0; c < ks->n; c++) {
-                if (!real_ok[ki][fi][c]) continue;
-                drift_flip_real_t R;
-                drift_flipset_realistic(&R, st, c, &FIT[ki][fi][c]);
-                drift_fmt_num(b1, sizeof b1, R.predicted, "%.4g");
-                row_head(fp, Ks[ki], ks, c);
-                fprintf(fp, ",%zu,%ld,%ld,%.6g,%.6g,%.6g,%s,%.2f,%.2f\n", st->n, nt, R.flips, R.rate, R.lo, R.hi, b1,
-                        s1 / (double)st->n, R.eval_mean);
-            }
-        }
+    each_real_row(fp, L, real_row);
+}
 
-    /* gap distribution */
+/* Realistic heads: the distribution of exact top-2 gaps. */
+static void write_gaps(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
     drift_logbins_t gb;
     drift_logbins_init(&gb, 1e-9, 10, 40);
     fp = files[F_GAPS].fp;
     drift_table_meta(&files[F_GAPS], "table", "realistic heads: distribution of the exact top-1/top-2 gap relative to s (log bins, 4 per decade); below_lo: rows with a relative gap under 1e-9 (ties included)");
     fprintf(fp, "K,format,bin,rel_lo,rel_hi,rows,count,fraction,cum_fraction\n");
-    for (int ki = 0; ki < nK && rows > 0; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            const drift_flipset_t *st = &RE[ki][fi];
+    for (int ki = 0; ki < L->nK && L->rows > 0; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            const drift_flipset_t *st = &L->RE[ki][fi];
             long cum = 0;
             for (size_t i = 0; i < st->n; i++) cum += st->t[i].rel < gb.edge[0];
-            fprintf(fp, "%zu,%s,below_lo,0,%.6e,%zu,%ld,%.6g,%.6g\n", Ks[ki], drift_format_name(KS[ki][fi].f), gb.edge[0], st->n,
+            fprintf(fp, "%zu,%s,below_lo,0,%.6e,%zu,%ld,%.6g,%.6g\n", L->Ks[ki], drift_format_name(L->KS[ki][fi].f), gb.edge[0], st->n,
                     cum, (double)cum / st->n, (double)cum / st->n);
             for (int b = 0; b < gb.nbins; b++) {
                 long cnt = 0;
                 for (size_t i = 0; i < st->n; i++) cnt += drift_logbins_find(&gb, st->t[i].rel) == b;
                 cum += cnt;
-                fprintf(fp, "%zu,%s,%d,%.6e,%.6e,%zu,%ld,%.6g,%.6g\n", Ks[ki], drift_format_name(KS[ki][fi].f), b, gb.edge[b],
+                fprintf(fp, "%zu,%s,%d,%.6e,%.6e,%zu,%ld,%.6g,%.6g\n", L->Ks[ki], drift_format_name(L->KS[ki][fi].f), b, gb.edge[b],
                         gb.edge[b + 1], st->n, cnt, (double)cnt / st->n, (double)cum / st->n);
             }
         }
+}
 
-    /* rows below the critical gaps */
+/* Realistic heads: rows below each critical gap. */
+static void write_below(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
     fp = files[F_BELOW].fp;
     drift_table_meta(&files[F_BELOW], "table", "realistic heads: fraction of rows whose exact relative gap lies below each kernel's critical gaps (from the planted fits)");
     fprintf(fp, "K,format,kernel,role,gap_half_rel,rows_below_half,frac_half,lo_half,hi_half,gap_p001_rel,rows_below_p001,frac_p001,lo_p001,hi_p001\n");
-    for (int ki = 0; ki < nK && rows > 0; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[ki][fi];
-            const drift_flipset_t *st = &RE[ki][fi];
-            for (int c = 0; c < ks->n; c++) {
-                const drift_flip_fit_t *F = &FIT[ki][fi][c];
-                if (!real_ok[ki][fi][c]) continue;
-                drift_flip_real_t R;
-                drift_flipset_realistic(&R, st, c, F);
-                long a = R.below_half, b = R.below_p001;
-                double l1_, h1_, l2_, h2_;
-                drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95);
-                drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95);
-                row_head(fp, Ks[ki], ks, c);
-                fprintf(fp, ",%.6e,%ld,%.6g,%.6g,%.6g,%.6e,%ld,%.6g,%.6g,%.6g\n", F->half, a, (double)a / st->n, l1_, h1_,
-                        F->p001, b, (double)b / st->n, l2_, h2_);
-            }
-        }
+    each_real_row(fp, L, below_row);
+}
 
-    /* batch sizes under the two policies */
+/* The argmax across batch sizes under the two GEMM policies. */
+static void write_batch(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
     fp = files[F_BATCH].fp;
-    drift_table_meta(&files[F_BATCH], "table", "the LM head as a GEMM of batch M x V: the kernel each policy picks (lib/ops/policy.h, device %s, %d SMs), and how often the argmax differs from the exact one and from the batch-1 result", dev.name, dev.sms);
-    drift_table_meta(&files[F_BATCH], "shape", "n_policy = N the policy sees: V, or V/%ld (a vocabulary-parallel head split over %ld devices)", shard, shard);
+    drift_table_meta(&files[F_BATCH], "table", "the LM head as a GEMM of batch M x V: the kernel each policy picks (lib/ops/policy.h, device %s, %d SMs), and how often the argmax differs from the exact one and from the batch-1 result", L->dev.name, L->dev.sms);
+    drift_table_meta(&files[F_BATCH], "shape", "n_policy = N the policy sees: V, or V/%ld (a vocabulary-parallel head split over %ld devices)", L->shard, L->shard);
     fprintf(fp, "mode,K,format,logits,policy,n_policy,batch,kernel,order,trials,flips,changed_vs_batch1,modelled_cost\n");
     for (int mode = 0; mode < 2; mode++)
-        for (int ki = 0; ki < nK; ki++)
-            for (int fi = 0; fi < nF; fi++) {
-                const kset_t *ks = &KS[ki][fi];
-                const drift_flipset_t *st = mode ? &RE[ki][fi] : &PL[ki][fi];
-                if (mode && rows == 0) continue;
+        for (int ki = 0; ki < L->nK; ki++)
+            for (int fi = 0; fi < L->nF; fi++) {
+                const kset_t *ks = &L->KS[ki][fi];
+                const drift_flipset_t *st = mode ? &L->RE[ki][fi] : &L->PL[ki][fi];
+                if (mode && L->rows == 0) continue;
                 for (int o = 0; o < 2; o++) {
                     if (o && ks->f != DRIFT_BF16 && ks->f != DRIFT_FP16) continue;
-                    for (int q = 0; q < npol; q++) {
-                        int c = polcfg[ki][fi][q][o];
+                    for (int q = 0; q < L->npol; q++) {
+                        int c = L->polcfg[ki][fi][q][o];
                         int q1 = q - (int)(q % NBATCH); /* batch 1 of the same policy and shape */
-                        int c1 = polcfg[ki][fi][q1][o];
+                        int c1 = L->polcfg[ki][fi][q1][o];
                         long fl = 0, ch = 0;
                         for (size_t i = 0; i < st->n; i++) {
                             fl += st->flip[i * st->ncfg + c];
                             ch += st->pick[i * st->ncfg + c] != st->pick[i * st->ncfg + c1];
                         }
                         char ord[DRIFT_ORDER_SPEC_MAX];
-                        drift_order_print(ord, sizeof ord, &polk[ki][q].order);
-                        size_t N = polk[ki][q].shard ? ceil_div((size_t)V, (size_t)shard) : (size_t)V;
-                        fprintf(fp, "%s,%zu,%s,%s,%s,%zu,%ld,%s,%s,%zu,%ld,%ld,%.6g\n", mode ? "realistic" : "planted", Ks[ki],
+                        drift_order_print(ord, sizeof ord, &L->polk[ki][q].order);
+                        size_t N = L->polk[ki][q].shard ? ceil_div((size_t)L->V, (size_t)L->shard) : (size_t)L->V;
+                        fprintf(fp, "%s,%zu,%s,%s,%s,%zu,%ld,%s,%s,%zu,%ld,%ld,%.6g\n", mode ? "realistic" : "planted", L->Ks[ki],
                                 drift_format_name(ks->f), o ? drift_format_name(ks->f) : "fp32",
-                                drift_policy_name(polk[ki][q].pol), N, polk[ki][q].batch, polk[ki][q].kernel, ord, st->n, fl,
-                                ch, polk[ki][q].cost);
+                                drift_policy_name(L->polk[ki][q].pol), N, L->polk[ki][q].batch, L->polk[ki][q].kernel, ord, st->n, fl,
+                                ch, L->polk[ki][q].cost);
                     }
                 }
             }
+}
 
-    /* mitigations */
-    typedef struct {
-        const char *name;
-        int cfg;       /* kernel index, or -1 */
-        long n, flips; /* per mode */
-        long changed;  /* (c): trials whose argmax differs between batch sizes; -1 n/a */
-        double cost;   /* cost ratio vs the baseline; NAN unknown */
-        const char *cost_src;
-    } mit_t;
-    mit_t MIT[2][8];
-    int nmit = 0;
-    for (int mode = 0; mode < 2; mode++) {
-        const drift_flipset_t *st = mode ? &RE[mk][mf] : &PL[mk][mf];
-        int n = 0;
-        const double cbase = cost[0].us;
-        struct {
-            const char *name;
-            int cfg;
-            double cost;
-        } simple[4] = {
-            {"baseline: tensor cores (tc:h100), logits stored in the format", MKS->engine, 1.0},
-            {"(a) upcast: fp32 logits from the format's values (seq, fp32 FMA)", MKS->seq32, cost[1].us / cbase},
-            {"(a') same tensor cores, logits kept in fp32", MKS->tc32, cost[2].us / cbase},
-            {"(b) exact dot product, rounded once to fp32", MKS->exact, cost[3].us / cbase},
-        };
-        for (int m = 0; m < 4; m++) {
-            if (simple[m].cfg < 0) continue;
-            mit_t *x = &MIT[mode][n++];
-            *x = (mit_t){simple[m].name, simple[m].cfg, (long)st->n, 0, -1, simple[m].cost, "measured (CPU emulation)"};
-            x->flips = drift_flipset_flips(st, x->cfg);
-        }
-        int narrow = MKS->f == DRIFT_BF16 || MKS->f == DRIFT_FP16;
-        for (int p = 0; p < DRIFT_NPOLICIES; p++) {
-            int q0 = p * 2 * NBATCH + NBATCH; /* the sharded shape, batch 1 */
-            mit_t *x = &MIT[mode][n++];
-            int c0 = polcfg[mk][mf][q0][narrow];
-            double vend = polk[mk][DRIFT_POLICY_VENDOR_LIKE * 2 * NBATCH + NBATCH].cost;
-            *x = (mit_t){p == DRIFT_POLICY_BATCH_INVARIANT ? "(c) batch-invariant GEMM policy (argmax at batch 1)"
-                                                            : "(c) reference: vendor-like GEMM policy (argmax at batch 1)",
-                         c0, (long)st->n, 0, 0, polk[mk][q0].cost / vend, "modelled (policy.h roofline)"};
-            int cb[NBATCH];
-            for (int b = 0; b < NBATCH; b++) cb[b] = polcfg[mk][mf][q0 + b][narrow];
-            x->flips = drift_flipset_flips(st, c0);
-            for (size_t i = 0; i < st->n; i++) x->changed += drift_flipset_changed(st, i, cb, NBATCH);
-        }
-        for (int e = 0; e < 2; e++) {
-            mit_t *x = &MIT[mode][n++];
-            *x = (mit_t){e ? "(d) gap-threshold tie-breaker, eps = 10 sigma" : "(d) gap-threshold tie-breaker, eps = D_0.1% = 3.09 sigma",
-                         MKS->engine, (long)st->n, 0, -1, (cost[4].us * (double)V + cbase * (double)V) / (cbase * (double)V),
-                         "measured (CPU)"};
-            for (size_t i = 0; i < st->n && isfinite(eps_rel[e]); i++) {
-                const drift_flip_trial_t *t = &st->t[i];
-                size_t j = i * st->ncfg + MKS->engine;
-                double eps = eps_rel[e] * t->s;
-                size_t rc = drift_flip_tiebreak(st->pick[j], st->pick2[j], st->cgap[j], eps);
-                size_t rx = drift_flip_tiebreak(t->top1, t->top2, t->gap, eps);
-                x->flips += rc != rx;
-            }
-            if (!isfinite(eps_rel[e])) x->flips = -1;
-        }
-        nmit = n;
-        if (mode == 1 && rows == 0) break;
-    }
+/* The mitigations table. */
+static void write_mitigations(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
     fp = files[F_MIT].fp;
-    drift_table_meta(&files[F_MIT], "table", "mitigations at K = %zu, input format %s: flip rate against the exact argmax (for (d): against the exact argmax under the same tie rule)", Ks[mk], drift_format_name(MKS->f));
-    drift_table_meta(&files[F_MIT], "baseline", "%s", MKS->k[MKS->engine].name);
-    drift_table_meta(&files[F_MIT], "eps", "(d) eps = %.6e and %.6e times s (from the baseline's planted sigma_rel = %.6e)", eps_rel[0], eps_rel[1], base_sigma);
-    drift_table_meta(&files[F_MIT], "changed", "(c): trials whose argmax differs between batch sizes 1, 8, 64, 256, 1024 (N = V/%ld); -1: not applicable", shard);
+    drift_table_meta(&files[F_MIT], "table", "mitigations at K = %zu, input format %s: flip rate against the exact argmax (for (d): against the exact argmax under the same tie rule)", L->Ks[L->mk], drift_format_name(L->MKS->f));
+    drift_table_meta(&files[F_MIT], "baseline", "%s", L->MKS->k[L->MKS->engine].name);
+    drift_table_meta(&files[F_MIT], "eps", "(d) eps = %.6e and %.6e times s (from the baseline's planted sigma_rel = %.6e)", L->eps_rel[0], L->eps_rel[1], L->base_sigma);
+    drift_table_meta(&files[F_MIT], "changed", "(c): trials whose argmax differs between batch sizes 1, 8, 64, 256, 1024 (N = V/%ld); -1: not applicable", L->shard);
     drift_table_meta(&files[F_MIT], "cost", "cost ratios are wall-clock measurements and live in argmax_flip_timing.csv");
     fprintf(fp, "mode,K,format,mitigation,kernel,trials,flips,rate,lo,hi,changed_across_batches\n");
     for (int mode = 0; mode < 2; mode++) {
-        if (mode == 1 && rows == 0) break;
-        for (int m = 0; m < nmit; m++) {
-            const mit_t *x = &MIT[mode][m];
+        if (mode == 1 && L->rows == 0) break;
+        for (int m = 0; m < L->nmit; m++) {
+            const mit_t *x = &L->MIT[mode][m];
             double lo = NAN, hi = NAN;
             if (x->flips >= 0) drift_wilson(&lo, &hi, x->flips, x->n, DRIFT_Z95);
-            fprintf(fp, "%s,%zu,%s,\"%s\",%s,%ld,%ld,%.6g,%.6g,%.6g,%ld\n", mode ? "realistic" : "planted", Ks[mk],
-                    drift_format_name(MKS->f), x->name, MKS->k[x->cfg].name, x->n, x->flips,
+            fprintf(fp, "%s,%zu,%s,\"%s\",%s,%ld,%ld,%.6g,%.6g,%.6g,%ld\n", mode ? "realistic" : "planted", L->Ks[L->mk],
+                    drift_format_name(L->MKS->f), x->name, L->MKS->k[x->cfg].name, x->n, x->flips,
                     x->flips >= 0 ? (double)x->flips / x->n : NAN, lo, hi, x->changed);
         }
     }
+}
 
-    /* timing: the one non-reproducible file */
+/* Timing: the one non-reproducible file. */
+static void write_timing(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
     fp = files[F_TIMING].fp;
     drift_table_meta(&files[F_TIMING], "table", "wall-clock costs of this run: NOT reproducible (machine, load, threads)");
     fprintf(fp, "what,value,unit\n");
-    for (int m = 0; m < ncost; m++) fprintf(fp, "\"%s\",%.4g,us per logit (K = %zu)\n", cost[m].what, cost[m].us, Ks[mk]);
-    fprintf(fp, "\"planted phase\",%.3f,s\n\"realistic phase\",%.3f,s\n\"total\",%.3f,s\n", t_planted, t_real, t_total);
+    for (int m = 0; m < L->ncost; m++) fprintf(fp, "\"%s\",%.4g,us per logit (K = %zu)\n", L->cost[m].what, L->cost[m].us, L->Ks[L->mk]);
+    fprintf(fp, "\"planted phase\",%.3f,s\n\"realistic phase\",%.3f,s\n\"total\",%.3f,s\n", L->t_planted, L->t_real, L->t_total);
+}
 
-    /* per-trial dump */
-    if (trials_csv) {
+/* With --trials: every planted pair. */
+static void write_trials(drift_file_t *files, const lab_t *L)
+{
+    FILE *fp;
+    if (L->trials_csv) {
         fp = files[F_TRIALS].fp;
         drift_table_meta(&files[F_TRIALS], "table", "every planted pair: flips is one character per kernel, in the order of the kernels metadata line");
-        for (int ki = 0; ki < nK; ki++)
-            for (int fi = 0; fi < nF; fi++) {
-                fprintf(fp, "# kernels K=%zu %s:", Ks[ki], drift_format_name(KS[ki][fi].f));
-                for (int c = 0; c < KS[ki][fi].n; c++) fprintf(fp, " %s", KS[ki][fi].k[c].name);
+        for (int ki = 0; ki < L->nK; ki++)
+            for (int fi = 0; fi < L->nF; fi++) {
+                fprintf(fp, "# kernels K=%zu %s:", L->Ks[ki], drift_format_name(L->KS[ki][fi].f));
+                for (int c = 0; c < L->KS[ki][fi].n; c++) fprintf(fp, " %s", L->KS[ki][fi].k[c].name);
                 fputc('\n', fp);
             }
         fprintf(fp, "K,format,trial,target_rel,gap_hex,gap,rel_gap,s,l1,steps,reached,exact_top1,flips\n");
-        for (int ki = 0; ki < nK; ki++)
-            for (int fi = 0; fi < nF; fi++) {
-                const drift_flipset_t *st = &PL[ki][fi];
+        for (int ki = 0; ki < L->nK; ki++)
+            for (int fi = 0; fi < L->nF; fi++) {
+                const drift_flipset_t *st = &L->PL[ki][fi];
                 for (size_t i = 0; i < st->n; i++) {
                     const drift_flip_trial_t *t = &st->t[i];
-                    fprintf(fp, "%zu,%s,%zu,%.6e,%a,%.17g,%.6e,%.9g,%.9g,%d,%d,%zu,", Ks[ki], drift_format_name(KS[ki][fi].f), i,
+                    fprintf(fp, "%zu,%s,%zu,%.6e,%a,%.17g,%.6e,%.9g,%.9g,%d,%d,%zu,", L->Ks[ki], drift_format_name(L->KS[ki][fi].f), i,
                             t->target, t->gap, t->gap, t->rel, t->s, t->l1, t->steps, t->reached, t->top1);
                     for (int c = 0; c < st->ncfg; c++) fputc('0' + st->flip[i * st->ncfg + c], fp);
                     fputc('\n', fp);
                 }
             }
     }
+}
 
-    /* -- the report fragment: every number comes from the arrays written above -- */
-    fp = files[F_MD].fp;
-    const size_t KM = Ks[mk];
+/* Report: question, how to reproduce, the critical gaps at the largest K. */
+static void md_critical(FILE *fp, const lab_t *L)
+{
+    const size_t KM = L->Ks[L->mk];
+    char ks_list[128] = "";
+    for (int ki = 0; ki < L->nK; ki++) snprintf(ks_list + strlen(ks_list), sizeof ks_list - strlen(ks_list), "%s%zu", ki ? "," : "", L->Ks[ki]);
     fprintf(fp, "**Question.** %s Each configuration's argmax is held against the exact argmax of the same rounded "
                 "inputs (superaccumulator, MPFR-checked); exact ties are reported apart and never counted as flips.\n\n",
-            spec.question);
+            L->question);
     char repro[1024];
-    drift_cli_reproduce(repro, sizeof repro, &cli);
+    drift_cli_reproduce(repro, sizeof repro, &L->cli);
     fprintf(fp, "Reproduce: `%s` (K = %s, V = %ld, %ld planted pairs per target gap, %ld realistic hidden states per K; "
                 "data/argmax_flip*.csv). Gaps are relative to the logit scale s = ||h||/sqrt(K), the standard deviation of "
                 "a logit. The default kernel is `%s` (fp32 accumulation, fp32 logits); \"logits in the format\" means the "
                 "tensor-core kernel's fp32 result stored in bf16/fp16, as a model running in that dtype returns it.\n\n",
-            repro, ks_list, V, reps, rows, KS[mk][0].k[KS[mk][0].def].name);
+            repro, ks_list, L->V, L->reps, L->rows, L->KS[L->mk][0].k[L->KS[L->mk][0].def].name);
     fprintf(fp, "**Critical gaps at K = %zu** (planted pairs; fit of P(flip | gap D) = Phi(-D/sigma); D_50 = 0.674 sigma, "
                 "where flips are half as likely as a coin toss, P = 25%%, since P reaches 50%% only at D = 0; D_0.1%% = "
                 "3.09 sigma; absolute values at the median s = %.3g, ulps of the input format at the median top logit):\n\n",
-            KM, FIT[mk][0][KS[mk][0].def].s_med);
+            KM, L->FIT[L->mk][0][L->KS[L->mk][0].def].s_med);
     fprintf(fp, "| format | kernel | sigma / s [95%% CI] | fit p | predicted: norm form / partial sums | D_50 / s | D_0.1%% / s | D_0.1%% absolute | D_0.1%% in ulps |\n"
                 "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int pass = 0; pass < 2; pass++)
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[mk][fi];
+        for (int fi = 0; fi < L->nF; fi++) {
+            const kset_t *ks = &L->KS[L->mk][fi];
             int c = pass ? ks->engine : ks->def;
             if (pass && c == ks->def) continue;
-            const drift_flip_fit_t *F = &FIT[mk][fi][c];
+            const drift_flip_fit_t *F = &L->FIT[L->mk][fi][c];
             int ok = F->fit.status == DRIFT_FIT_OK;
             double uin = drift_ulp(F->l1_med, ks->f);
             if (ok)
@@ -900,38 +983,50 @@ int main(int argc, char **argv)
                         drift_format_name(ks->f), ks->k[c].name, drift_fit_status_name(F->fit.status), F->fit.sigma_hi,
                         F->sigma_pred, F->sigma_sums, F->half, F->p001, F->p001 * F->s_med, F->p001 * F->s_med / uin);
         }
-    /* sigma per kernel, for the report's format */
+}
+
+/* Report: every kernel at the largest K, and the growth with K. */
+static void md_kernels(FILE *fp, const lab_t *L)
+{
+    char b1[64], b2[64], b3[64], b4[64], b5[64];
+    const size_t KM = L->Ks[L->mk];
     fprintf(fp, "\n**Every kernel, %s inputs, K = %zu** (fit p: binned-deviance goodness of fit; a small p means the "
                 "Gaussian-noise curve is the wrong shape):\n\n| kernel | pairs | flips | sigma / s | fit p | predicted, norm form | fitted / norm form | predicted, partial sums | fitted / partial sums |\n"
                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-            drift_format_name(MKS->f), KM);
-    for (int c = 0; c < MKS->n; c++) {
-        const drift_flip_fit_t *F = &FIT[mk][mf][c];
+            drift_format_name(L->MKS->f), KM);
+    for (int c = 0; c < L->MKS->n; c++) {
+        const drift_flip_fit_t *F = &L->FIT[L->mk][L->mf][c];
         drift_fmt_num(b1, sizeof b1, F->fit.sigma, "%.3g");
         drift_fmt_num(b2, sizeof b2, F->fit.p_value, "%.2g");
         drift_fmt_num(b3, sizeof b3, F->fit.sigma / F->sigma_pred, "%.2f");
         drift_fmt_num(b5, sizeof b5, F->fit.sigma / F->sigma_sums, "%.2f");
         drift_fmt_num(b4, sizeof b4, F->fit.sigma_hi, "%.3g");
         int okf = F->fit.status == DRIFT_FIT_OK;
-        fprintf(fp, "| %s | %ld | %ld | %s%s | %s | %.3g | %s | %.3g | %s |\n", MKS->k[c].name, F->fit.n, F->fit.k, okf ? "" : "< ",
+        fprintf(fp, "| %s | %ld | %ld | %s%s | %s | %.3g | %s | %.3g | %s |\n", L->MKS->k[c].name, F->fit.n, F->fit.k, okf ? "" : "< ",
                 okf ? b1 : b4, b2, F->sigma_pred, okf ? b3 : "-", F->sigma_sums, okf ? b5 : "-");
     }
-    if (nK > 1) {
+    if (L->nK > 1) {
         fprintf(fp, "\n**Growth with K** (default kernel, sigma / s):");
-        for (int fi = 0; fi < nF; fi++) {
-            fprintf(fp, "%s %s", fi ? ";" : "", drift_format_name(KS[0][fi].f));
-            for (int ki = 0; ki < nK; ki++) fprintf(fp, " %.3g (K = %zu)", FIT[ki][fi][KS[ki][fi].def].fit.sigma, Ks[ki]);
+        for (int fi = 0; fi < L->nF; fi++) {
+            fprintf(fp, "%s %s", fi ? ";" : "", drift_format_name(L->KS[0][fi].f));
+            for (int ki = 0; ki < L->nK; ki++) fprintf(fp, " %.3g (K = %zu)", L->FIT[ki][fi][L->KS[ki][fi].def].fit.sigma, L->Ks[ki]);
         }
         fprintf(fp, ". The random-rounding model predicts sigma / s proportional to sqrt(K): a factor %.2f from K = %zu to %zu.\n",
-                sqrt((double)Ks[nK - 1] / (double)Ks[0]), Ks[0], Ks[nK - 1]);
+                sqrt((double)L->Ks[L->nK - 1] / (double)L->Ks[0]), L->Ks[0], L->Ks[L->nK - 1]);
     }
-    /* ties */
+}
+
+/* Report: exact ties, and the realistic heads. */
+static void md_ties_realistic(FILE *fp, const lab_t *L)
+{
+    char b1[64];
+    const size_t KM = L->Ks[L->mk];
     {
         long nt = 0, conf = 0, cells = 0;
         drift_flip_ties_t T = {0, 0, 0, 0};
-        for (int ki = 0; ki < nK; ki++)
-            for (int fi = 0; fi < nF; fi++) {
-                const drift_flipset_t *st = &TI[ki][fi];
+        for (int ki = 0; ki < L->nK; ki++)
+            for (int fi = 0; fi < L->nF; fi++) {
+                const drift_flipset_t *st = &L->TI[ki][fi];
                 for (size_t i = 0; i < st->n; i++) conf += st->t[i].tie;
                 for (int c = 0; c < st->ncfg; c++) drift_flipset_ties(&T, st, c);
                 nt += (long)st->n;
@@ -943,115 +1038,129 @@ int main(int argc, char **argv)
                     "these are reported as ties, and the flip count is %ld.\n",
                 nt, conf, cells, dist, hi, fl);
     }
-    if (rows > 0) {
+    if (L->rows > 0) {
         fprintf(fp, "\n**Realistic heads, K = %zu, V = %ld, %ld hidden states** (rows whose computed argmax differs from the "
                     "exact one; predicted = sum of Phi(-gap/sigma) with the planted sigma; last column: rows whose exact gap "
                     "lies below the kernel's D_0.1%%):\n\n| format | kernel | flips | rate [95%% CI] | predicted | rows below D_0.1%% |\n"
                     "|---|---|---:|---:|---:|---:|\n",
-                KM, V, rows);
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[mk][fi];
-            const drift_flipset_t *st = &RE[mk][fi];
+                KM, L->V, L->rows);
+        for (int fi = 0; fi < L->nF; fi++) {
+            const kset_t *ks = &L->KS[L->mk][fi];
+            const drift_flipset_t *st = &L->RE[L->mk][fi];
             int cs[3] = {ks->def, ks->engine, ks->exact};
             for (int q = 0; q < 3; q++) {
                 int c = cs[q];
                 if (q == 1 && c == ks->def) continue;
                 drift_flip_real_t R;
-                drift_flipset_realistic(&R, st, c, &FIT[mk][fi][c]);
+                drift_flipset_realistic(&R, st, c, &L->FIT[L->mk][fi][c]);
                 drift_fmt_num(b1, sizeof b1, R.predicted, "%.3g");
                 fprintf(fp, "| %s | %s | %ld / %zu | %.3g [%.3g, %.3g] | %s | %ld (%.3g%%) |\n", drift_format_name(ks->f),
                         ks->k[c].name, R.flips, st->n, R.rate, R.lo, R.hi, b1, R.below_p001, 100.0 * R.below_p001 / st->n);
             }
         }
         /* the gap distribution in one line */
-        const drift_flipset_t *st = &RE[mk][mf];
+        const drift_flipset_t *st = &L->RE[L->mk][L->mf];
         double *g = malloc((st->n + 1) * sizeof *g);
         if (!g) drift_die("out of memory");
         for (size_t i = 0; i < st->n; i++) g[i] = st->t[i].rel;
         qsort(g, st->n, sizeof *g, drift_cmp_double);
         fprintf(fp, "\nExact top-2 gaps of the realistic rows (%s, K = %zu), relative to s: median %.3g, 10%% below %.3g, "
                     "1%% below %.3g, smallest %.3g.\n",
-                drift_format_name(MKS->f), KM, g[st->n / 2], g[st->n / 10], g[st->n / 100], g[0]);
+                drift_format_name(L->MKS->f), KM, g[st->n / 2], g[st->n / 10], g[st->n / 100], g[0]);
         free(g);
     }
-    /* batch */
+}
+
+/* Report: the batch shape. */
+static void md_batch(FILE *fp, const lab_t *L)
+{
     {
-        int narrow = MKS->f == DRIFT_BF16 || MKS->f == DRIFT_FP16;
+        int narrow = L->MKS->f == DRIFT_BF16 || L->MKS->f == DRIFT_FP16;
         fprintf(fp, "\n**Batch shape.** For the LM head as a GEMM (batch x V) on %s (%d SMs), the vendor-like policy picks",
-                dev.name, dev.sms);
+                L->dev.name, L->dev.sms);
         for (int sh = 0; sh < 2; sh++) {
-            fprintf(fp, "%s for N = %zu:", sh ? "; and" : "", sh ? ceil_div((size_t)V, (size_t)shard) : (size_t)V);
+            fprintf(fp, "%s for N = %zu:", sh ? "; and" : "", sh ? ceil_div((size_t)L->V, (size_t)L->shard) : (size_t)L->V);
             for (int b = 0; b < NBATCH; b++) {
-                const polrow_t *r = &polk[mk][DRIFT_POLICY_VENDOR_LIKE * 2 * NBATCH + sh * NBATCH + b];
+                const polrow_t *r = &L->polk[L->mk][DRIFT_POLICY_VENDOR_LIKE * 2 * NBATCH + sh * NBATCH + b];
                 fprintf(fp, "%s `%s` (batch %ld)", b ? "," : "", r->kernel, r->batch);
             }
         }
         long ch[2][2] = {{0, 0}, {0, 0}}, n = 0; /* [logits fp32 | in the format][planted | realistic] */
         for (int o = 0; o < 2; o++)
             for (int mode = 0; mode < 2; mode++) {
-                if ((mode == 1 && rows == 0) || (o == 1 && !narrow)) continue;
-                const drift_flipset_t *st = mode ? &RE[mk][mf] : &PL[mk][mf];
+                if ((mode == 1 && L->rows == 0) || (o == 1 && !narrow)) continue;
+                const drift_flipset_t *st = mode ? &L->RE[L->mk][L->mf] : &L->PL[L->mk][L->mf];
                 int cb[NBATCH], q0 = DRIFT_POLICY_VENDOR_LIKE * 2 * NBATCH + NBATCH;
-                for (int b = 0; b < NBATCH; b++) cb[b] = polcfg[mk][mf][q0 + b][o];
+                for (int b = 0; b < NBATCH; b++) cb[b] = L->polcfg[L->mk][L->mf][q0 + b][o];
                 for (size_t i = 0; i < st->n; i++) ch[o][mode] += drift_flipset_changed(st, i, cb, NBATCH);
                 if (mode == 0) n = (long)st->n;
             }
         fprintf(fp, ". The batch-invariant policy always runs `tiled:128,128,32` (seq order). With the sharded shape the "
                     "vendor-like argmax (%s inputs) changed with the batch size for %ld of %ld planted pairs and %ld of %ld "
                     "realistic rows with fp32 logits",
-                drift_format_name(MKS->f), ch[0][0], n, ch[0][1], rows);
+                drift_format_name(L->MKS->f), ch[0][0], n, ch[0][1], L->rows);
         if (narrow)
             fprintf(fp, ", and for %ld and %ld with the logits stored in %s (the coarse logits hide the order change)",
-                    ch[1][0], ch[1][1], drift_format_name(MKS->f));
+                    ch[1][0], ch[1][1], drift_format_name(L->MKS->f));
         fprintf(fp, "; batch-invariant: 0 by construction (one order for every batch). The planted pairs' gaps are "
                     "log-uniform from 1e-7 to 1 s, so they weight near-ties far more than real heads do.\n");
     }
-    /* mitigations */
+}
+
+/* Report: the mitigations. */
+static void md_mitigations(FILE *fp, const lab_t *L)
+{
+    char b1[64];
+    const size_t KM = L->Ks[L->mk];
     fprintf(fp, "\n**Mitigations, K = %zu, %s inputs** (flip rate against the exact argmax; for the tie-breaker against the "
                 "exact argmax under the same rule; eps from the baseline's sigma / s = %.3g; cost ratio against the baseline: "
                 "measured for CPU emulation in this run, or modelled by policy.h's roofline):\n\n"
                 "| mitigation | kernel | realistic flip rate [95%% CI] | planted flip rate | changed across batch sizes | cost ratio |\n"
                 "|---|---|---:|---:|---:|---:|\n",
-            KM, drift_format_name(MKS->f), base_sigma);
-    for (int m = 0; m < nmit; m++) {
-        const mit_t *P = &MIT[0][m], *R = &MIT[1][m];
+            KM, drift_format_name(L->MKS->f), L->base_sigma);
+    for (int m = 0; m < L->nmit; m++) {
+        const mit_t *P = &L->MIT[0][m], *R = &L->MIT[1][m];
         char rr[96] = "-", ch[64] = "-";
-        if (rows > 0 && R->flips >= 0) {
+        if (L->rows > 0 && R->flips >= 0) {
             double lo, hi;
             drift_wilson(&lo, &hi, R->flips, R->n, DRIFT_Z95);
             snprintf(rr, sizeof rr, "%.3g [%.3g, %.3g]", (double)R->flips / R->n, lo, hi);
         }
-        if (P->changed >= 0) snprintf(ch, sizeof ch, "%ld / %ld planted%s", P->changed, P->n, rows > 0 ? "" : "");
-        if (P->changed >= 0 && rows > 0) snprintf(ch + strlen(ch), sizeof ch - strlen(ch), ", %ld / %ld realistic", R->changed, R->n);
+        if (P->changed >= 0) snprintf(ch, sizeof ch, "%ld / %ld planted%s", P->changed, P->n, L->rows > 0 ? "" : "");
+        if (P->changed >= 0 && L->rows > 0) snprintf(ch + strlen(ch), sizeof ch - strlen(ch), ", %ld / %ld realistic", R->changed, R->n);
         drift_fmt_num(b1, sizeof b1, P->flips >= 0 ? (double)P->flips / P->n : NAN, "%.3g");
-        fprintf(fp, "| %s | %s | %s | %s | %s | %.3g (%s) |\n", P->name, MKS->k[P->cfg].name, rr, b1, ch, P->cost, P->cost_src);
+        fprintf(fp, "| %s | %s | %s | %s | %s | %.3g (%s) |\n", P->name, L->MKS->k[P->cfg].name, rr, b1, ch, P->cost, P->cost_src);
     }
     fprintf(fp, "\nCosts are wall-clock and not reproducible (data/argmax_flip_timing.csv); on a GPU the ratios differ "
                 "(tensor cores are an order of magnitude faster than fp32 FMA, and an exact dot product has no hardware).\n");
+}
 
-    /* takeaway */
+/* Report: the takeaway. */
+static void md_takeaway(FILE *fp, const lab_t *L)
+{
+    const size_t KM = L->Ks[L->mk];
     {
-        const kset_t *k0 = &KS[mk][0];
+        const kset_t *k0 = &L->KS[L->mk][0];
         double lo = INFINITY, hi = 0;
-        for (int fi = 0; fi < nF; fi++) {
-            const drift_flip_fit_t *F = &FIT[mk][fi][KS[mk][fi].def];
+        for (int fi = 0; fi < L->nF; fi++) {
+            const drift_flip_fit_t *F = &L->FIT[L->mk][fi][L->KS[L->mk][fi].def];
             lo = fmin(lo, F->p001);
             hi = fmax(hi, F->p001);
         }
         fprintf(fp, "\n**Takeaway.**\n\n");
         fprintf(fp, "- With the default kernel (`%s`) at K = %zu, the critical gap D_0.1%% is", k0->k[k0->def].name, KM);
-        for (int fi = 0; fi < nF; fi++) {
-            const drift_flip_fit_t *F = &FIT[mk][fi][KS[mk][fi].def];
-            fprintf(fp, "%s %s %.3g s (D_50 = %.3g s)", fi ? (fi + 1 == nF ? " and" : ",") : "", drift_format_name(KS[mk][fi].f),
+        for (int fi = 0; fi < L->nF; fi++) {
+            const drift_flip_fit_t *F = &L->FIT[L->mk][fi][L->KS[L->mk][fi].def];
+            fprintf(fp, "%s %s %.3g s (D_50 = %.3g s)", fi ? (fi + 1 == L->nF ? " and" : ",") : "", drift_format_name(L->KS[L->mk][fi].f),
                     F->p001, F->half);
         }
         fprintf(fp, ": within a factor %.2f of each other. With fp32 accumulation the input format hardly matters, because "
                     "products of narrow inputs are exact in fp32 and only the accumulation rounds.\n",
                 hi / lo);
-        for (int fi = 0; fi < nF; fi++) {
-            const kset_t *ks = &KS[mk][fi];
+        for (int fi = 0; fi < L->nF; fi++) {
+            const kset_t *ks = &L->KS[L->mk][fi];
             if (ks->engine == ks->def || (ks->f != DRIFT_BF16 && ks->f != DRIFT_FP16)) continue;
-            const drift_flip_fit_t *E = &FIT[mk][fi][ks->engine], *D = &FIT[mk][fi][ks->def];
+            const drift_flip_fit_t *E = &L->FIT[L->mk][fi][ks->engine], *D = &L->FIT[L->mk][fi][ks->def];
             fprintf(fp, "- Logits stored in %s (`%s`) move D_0.1%% to %.3g s, %.0fx the default kernel's; the fit's p = %.2g "
                         "says %s.\n",
                     drift_format_name(ks->f), ks->k[ks->engine].name, E->p001, E->p001 / D->p001, E->fit.p_value,
@@ -1059,72 +1168,73 @@ int main(int argc, char **argv)
                                             "noise, decides (ties on the grid go to the lower id)"
                                           : "a Phi curve still describes it");
         }
-        if (MKS->tc32 >= 0) {
-            const drift_flip_fit_t *T = &FIT[mk][mf][MKS->tc32];
+        if (L->MKS->tc32 >= 0) {
+            const drift_flip_fit_t *T = &L->FIT[L->mk][L->mf][L->MKS->tc32];
             fprintf(fp, "- Tensor cores with fp32 logits (`%s`): sigma / s = %.3g, %.2fx the partial-sum prediction; that "
                         "prediction treats every rounding as unbiased and independent, while the tensor-core model truncates "
                         "(rounds toward zero) both the aligned terms and each block's result - biased errors the "
                         "prediction leaves out (a plausible source of the excess, not one this run isolates).\n",
-                    MKS->k[MKS->tc32].name, T->fit.sigma, T->fit.sigma / T->sigma_sums);
+                    L->MKS->k[L->MKS->tc32].name, T->fit.sigma, T->fit.sigma / T->sigma_sums);
         }
         {
-            const drift_flip_fit_t *X = &FIT[mk][mf][MKS->exact];
+            const drift_flip_fit_t *X = &L->FIT[L->mk][L->mf][L->MKS->exact];
             if (X->fit.status == DRIFT_FIT_OK)
                 fprintf(fp, "- Even the exact LM head, its logits rounded once to fp32 (`%s`), flips below D_0.1%% = %.3g s "
                             "(%.2g fp32 ulps at the median top logit): two logits closer than an fp32 ulp round to the same "
                             "value, and the tie goes to the lower id.\n",
-                        MKS->k[MKS->exact].name, X->p001, X->p001 * X->s_med / drift_ulp(X->l1_med, DRIFT_FP32));
+                        L->MKS->k[L->MKS->exact].name, X->p001, X->p001 * X->s_med / drift_ulp(X->l1_med, DRIFT_FP32));
         }
-        const drift_flip_fit_t *D0 = &FIT[mk][mf][MKS->def];
+        const drift_flip_fit_t *D0 = &L->FIT[L->mk][L->mf][L->MKS->def];
         fprintf(fp, "- The random-rounding model in its norm form, sigma = c sqrt(K) u ||h||_rms ||w1 - w2|| with c = %.3f "
                     "for `%s`, predicts sigma / s = %.3g; the fit gives %.3g (%.2fx). The same model applied to the kernel's "
                     "actual partial sums predicts %.3g (%.2fx): a top logit's partial sums drift towards it instead of "
                     "wandering, and that drift, not the random walk, sets the noise of a top-1/top-2 comparison.\n",
-                drift_flip_c(MKS->k[MKS->def].nu), MKS->k[MKS->def].name, D0->sigma_pred, D0->fit.sigma,
+                drift_flip_c(L->MKS->k[L->MKS->def].nu), L->MKS->k[L->MKS->def].name, D0->sigma_pred, D0->fit.sigma,
                 D0->fit.sigma / D0->sigma_pred, D0->sigma_sums, D0->fit.sigma / D0->sigma_sums);
-        if (rows > 0) {
-            const drift_flipset_t *st = &RE[mk][mf];
-            long kd = drift_flipset_flips(st, MKS->def), ke = drift_flipset_flips(st, MKS->engine);
+        if (L->rows > 0) {
+            const drift_flipset_t *st = &L->RE[L->mk][L->mf];
+            long kd = drift_flipset_flips(st, L->MKS->def), ke = drift_flipset_flips(st, L->MKS->engine);
             fprintf(fp, "- On realistic heads (V = %ld, K = %zu, %s) %ld of %ld rows flipped with the default kernel and %ld "
                         "with `%s`: what matters in practice is where the logits are rounded, not how the sum was ordered.\n",
-                    V, KM, drift_format_name(MKS->f), kd, rows, ke, MKS->k[MKS->engine].name);
+                    L->V, KM, drift_format_name(L->MKS->f), kd, L->rows, ke, L->MKS->k[L->MKS->engine].name);
         }
     }
+}
 
-    drift_files_commit(files, NFILES);
-
-    /* -- summary for people -- */
-    if (!cli.quiet) {
-        printf("argmax_flip: %s\n\n", spec.question);
+/* The summary for people. */
+static void print_summary(const lab_t *L)
+{
+    const size_t KM = L->Ks[L->mk];
+        printf("argmax_flip: %s\n\n", L->question);
         printf("critical gaps at K = %zu (relative to the logit scale s; planted pairs, Phi fit):\n", KM);
         printf("%-6s %-24s %10s %8s %10s %10s %10s %10s\n", "format", "kernel", "sigma/s", "fit p", "norm/s", "sums/s", "D_50/s",
                "D_0.1%/s");
         for (int pass = 0; pass < 2; pass++)
-            for (int fi = 0; fi < nF; fi++) {
-                const kset_t *ks = &KS[mk][fi];
+            for (int fi = 0; fi < L->nF; fi++) {
+                const kset_t *ks = &L->KS[L->mk][fi];
                 int c = pass ? ks->engine : ks->def;
                 if (pass && c == ks->def) continue;
-                const drift_flip_fit_t *F = &FIT[mk][fi][c];
+                const drift_flip_fit_t *F = &L->FIT[L->mk][fi][c];
                 printf("%-6s %-24s %10.3g %8.2g %10.3g %10.3g %10.3g %10.3g%s\n", drift_format_name(ks->f), ks->k[c].name,
                        F->fit.status == DRIFT_FIT_OK ? F->fit.sigma : F->fit.sigma_hi, F->fit.p_value, F->sigma_pred,
                        F->sigma_sums, F->half, F->p001, F->fit.status == DRIFT_FIT_OK ? "" : " (upper bounds)");
             }
-        if (rows > 0) {
-            printf("\nrealistic heads (K = %zu, V = %ld, %ld rows): flips", KM, V, rows);
-            for (int fi = 0; fi < nF; fi++) {
-                const kset_t *ks = &KS[mk][fi];
-                const drift_flipset_t *st = &RE[mk][fi];
+        if (L->rows > 0) {
+            printf("\nrealistic heads (K = %zu, V = %ld, %ld rows): flips", KM, L->V, L->rows);
+            for (int fi = 0; fi < L->nF; fi++) {
+                const kset_t *ks = &L->KS[L->mk][fi];
+                const drift_flipset_t *st = &L->RE[L->mk][fi];
                 long kd = drift_flipset_flips(st, ks->def), ke = drift_flipset_flips(st, ks->engine);
                 printf("%s %s %ld", fi ? ";" : "", drift_format_name(ks->f), kd);
                 if (ks->engine != ks->def) printf(" (%ld with %s)", ke, ks->k[ks->engine].name);
             }
             printf("\n");
         }
-        printf("\nmitigations (K = %zu, %s):\n", KM, drift_format_name(MKS->f));
-        for (int m = 0; m < nmit; m++) {
-            const mit_t *P = &MIT[0][m], *R = &MIT[1][m];
+        printf("\nmitigations (K = %zu, %s):\n", KM, drift_format_name(L->MKS->f));
+        for (int m = 0; m < L->nmit; m++) {
+            const mit_t *P = &L->MIT[0][m], *R = &L->MIT[1][m];
             printf("  %-62s planted %5.3f", P->name, P->flips >= 0 ? (double)P->flips / P->n : NAN);
-            if (rows > 0) printf("  realistic %6.4f", R->flips >= 0 ? (double)R->flips / R->n : NAN);
+            if (L->rows > 0) printf("  realistic %6.4f", R->flips >= 0 ? (double)R->flips / R->n : NAN);
             printf("  cost x%.3g\n", P->cost);
         }
         printf("\nWhat you just saw: two logits closer than the LM head's rounding noise sigma swap places at random;\n"
@@ -1135,15 +1245,69 @@ int main(int argc, char **argv)
                "fp32 logits or an exact LM head remove almost all of them, a batch-invariant kernel makes the choice\n"
                "independent of the batch but not correct, and a gap threshold only moves the coin toss to the threshold.\n"
                "Planted %.1f s, realistic %.1f s. Files: %s/argmax_flip*.csv, argmax_flip.md; plots: ./lab plot argmax_flip.\n",
-               FIT[mk][mf][MKS->def].fit.sigma, KM, drift_format_name(MKS->f), MKS->k[MKS->def].name, t_planted, t_real,
-               cli.out_dir);
-    }
+               L->FIT[L->mk][L->mf][L->MKS->def].fit.sigma, KM, drift_format_name(L->MKS->f), L->MKS->k[L->MKS->def].name, L->t_planted, L->t_real,
+               L->cli.out_dir);
+}
 
-    for (int ki = 0; ki < nK; ki++)
-        for (int fi = 0; fi < nF; fi++) {
-            drift_flipset_free(&PL[ki][fi]);
-            drift_flipset_free(&TI[ki][fi]);
-            if (rows > 0) drift_flipset_free(&RE[ki][fi]);
+/* Every output file, written only after everything is computed (temporary file + rename). */
+static void write_files(const lab_t *L)
+{
+    const char *const SUFFIX[NFILES] = {".csv", "_fit.csv", "_ties.csv", "_realistic.csv", "_gaps.csv", "_below.csv",
+                                        "_batch.csv", "_mitigations.csv", "_timing.csv", ".md",
+                                        L->trials_csv ? "_trials.csv" : NULL /* optional */};
+    drift_file_t files[NFILES];
+    drift_files_open(files, NFILES, &L->cli, SUFFIX);
+    for (int k = 0; k < NFILES; k++)
+        if (k != F_MD && files[k].fp) drift_table_std_meta(&files[k], &L->cli, NULL);
+    write_bins(files, L);
+    write_fits(files, L);
+    write_ties(files, L);
+    write_realistic(files, L);
+    write_gaps(files, L);
+    write_below(files, L);
+    write_batch(files, L);
+    write_mitigations(files, L);
+    write_timing(files, L);
+    write_trials(files, L);
+    /* the report fragment: every number comes from the arrays written above */
+    FILE *md = files[F_MD].fp;
+    md_critical(md, L);
+    md_kernels(md, L);
+    md_ties_realistic(md, L);
+    md_batch(md, L);
+    md_mitigations(md, L);
+    md_takeaway(md, L);
+    drift_files_commit(files, NFILES);
+}
+
+/* ---- main: the protocol -------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    static lab_t lab;
+    lab_t *L = &lab;
+
+    setup(L, argc, argv);        /* question and options */
+    choose_kernels(L);           /* kernels, orders and the GEMM policies' picks */
+    make_models(L);
+
+    run_planted(L);              /* (1) planted gaps and exact ties */
+    run_realistic(L);            /* (2) realistic heads */
+    drift_progress(&L->cli, L->total, L->total);
+
+    fit_sigmas(L);               /* Phi(-D/sigma) per kernel, with its predictions */
+    measure_costs(L);            /* wall clock, reported apart */
+    L->t_total = now() - L->t_start;
+    compute_mitigations(L);      /* (3) what the mitigations buy */
+
+    write_files(L);
+    if (!L->cli.quiet) print_summary(L);
+
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            drift_flipset_free(&L->PL[ki][fi]);
+            drift_flipset_free(&L->TI[ki][fi]);
+            if (L->rows > 0) drift_flipset_free(&L->RE[ki][fi]);
         }
     return 0;
 }

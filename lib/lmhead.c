@@ -216,22 +216,20 @@ static int exact_top2(drift_top2_t *t, cand_t *c)
     /* the exact difference, rounded once: [h, -h] . [w1, w2] */
     size_t K = c->K;
     double *a = malloc(2 * K * sizeof *a), *b = malloc(2 * K * sizeof *b);
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return DRIFT_ENOMEM;
+    int ok = a && b;
+    if (ok) {
+        for (size_t i = 0; i < K; i++) {
+            a[i] = c->h[i];
+            a[K + i] = -c->h[i];
+            b[i] = c->rows[i1 * K + i];
+            b[K + i] = c->rows[i2 * K + i];
+        }
+        drift_exact_dot(&t->gap, a, b, 2 * K, DRIFT_FP64, DRIFT_RNE);
+        t->tie = t->gap == 0;
     }
-    for (size_t i = 0; i < K; i++) {
-        a[i] = c->h[i];
-        a[K + i] = -c->h[i];
-        b[i] = c->rows[i1 * K + i];
-        b[K + i] = c->rows[i2 * K + i];
-    }
-    drift_exact_dot(&t->gap, a, b, 2 * K, DRIFT_FP64, DRIFT_RNE);
     free(a);
     free(b);
-    t->tie = t->gap == 0;
-    return DRIFT_OK;
+    return ok ? DRIFT_OK : DRIFT_ENOMEM;
 }
 
 /* Top-2 of computed values (positions in increasing id order, so drift_top2's "lowest index
@@ -428,13 +426,12 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
 
     size_t *keep = malloc(V * sizeof *keep);
     double *rad = malloc(V * sizeof *rad);
-    if (!keep || !rad) {
-        free(keep);
-        free(rad);
-        return DRIFT_ENOMEM;
+    int ok = keep && rad; /* on failure keep is freed with the rest below */
+    size_t n1 = 0;
+    if (ok) {
+        for (size_t v = 0; v < V; v++) rad[v] = R;
+        n1 = drift_prune_top2(keep, approx, rad, V);
     }
-    for (size_t v = 0; v < V; v++) rad[v] = R;
-    size_t n1 = drift_prune_top2(keep, approx, rad, V);
     free(rad);
     r->n_stage1 = n1;
 
@@ -444,7 +441,7 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
     double *val = malloc(n1 * sizeof *val), *raw = malloc((size_t)ncfg * n1 * sizeof *raw);
     size_t *k2 = malloc(n1 * sizeof *k2), *sub = malloc(n1 * sizeof *sub);
     int twin[DRIFT_LMHEAD_MAXCFG];
-    if (!hf || !rows || !ex || !sabs || !sl1 || !crad || !val || !k2 || !sub || !raw) {
+    if (!ok || !hf || !rows || !ex || !sabs || !sl1 || !crad || !val || !k2 || !sub || !raw) {
         rc = DRIFT_ENOMEM;
         goto done;
     }
