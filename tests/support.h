@@ -13,6 +13,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "philox.h"
 
 /* Tests that run a built program build its command line with printf-style formatting: runs
  * it through the shell and returns its exit status. */
@@ -147,6 +151,31 @@ static inline int run_capture(const char *cmd, char *out, size_t outsz, char *er
         remove(paths[k]);
     }
     return WEXITSTATUS(st);
+}
+
+/* ---- bit-level comparison ------------------------------------------------------------ */
+
+/* The encoding of a double, for bit-for-bit comparisons and for printing. */
+static inline uint64_t dbits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* Same result: bit-identical (so +0 and -0 differ), or both NaN (payloads and NaN signs are
+ * not part of the lab's model). */
+static inline int same(double a, double b)
+{
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    return dbits(a) == dbits(b);
+}
+
+/* 64 random bits from a test's Philox stream (random bit patterns of doubles). */
+static inline uint64_t u64(drift_stream_t *s)
+{
+    uint64_t hi = drift_stream_u32(s);
+    return hi << 32 | drift_stream_u32(s);
 }
 
 #endif

@@ -37,18 +37,7 @@
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-static uint64_t dbits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
 
-static int same(double a, double b)
-{
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    return dbits(a) == dbits(b);
-}
 
 static const drift_mode_t MODES[] = {DRIFT_RNE, DRIFT_RZ, DRIFT_RNA, DRIFT_RU, DRIFT_RD};
 #define NMODES 5
@@ -58,11 +47,6 @@ static void stream(drift_stream_t *s, uint32_t point, uint32_t trial)
     drift_stream_init(s, 20240611u, drift_fnv1a32("test_exact"), point, trial);
 }
 
-static uint64_t u64(drift_stream_t *s)
-{
-    uint64_t hi = drift_stream_u32(s);
-    return hi << 32 | drift_stream_u32(s);
-}
 
 /* Any finite double, log-uniform over the whole range (subnormals included). */
 static double wide(drift_stream_t *s, int kmin, int kmax)

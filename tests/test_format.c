@@ -27,15 +27,10 @@
 
 #include "format.h"
 #include "philox.h"
+#include "support.h"
 
 /* ---- small helpers --------------------------------------------------------------- */
 
-static uint64_t dbits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
 
 static double bitsd(uint64_t u)
 {
@@ -44,13 +39,6 @@ static double bitsd(uint64_t u)
     return x;
 }
 
-/* Same result: bit-identical (so +0 and -0 differ), or both NaN (payloads and NaN signs
- * are not part of the model). */
-static int same(double a, double b)
-{
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    return dbits(a) == dbits(b);
-}
 
 static const drift_mode_t NONSR_MODES[] = {DRIFT_RNE, DRIFT_RZ, DRIFT_RNA, DRIFT_RU, DRIFT_RD};
 #define N_NONSR 5
@@ -60,11 +48,6 @@ static void stream(drift_stream_t *s, uint32_t point, uint32_t trial)
     drift_stream_init(s, 20240601u, drift_fnv1a32("test_format"), point, trial);
 }
 
-static uint64_t u64(drift_stream_t *s)
-{
-    uint64_t hi = drift_stream_u32(s);
-    return hi << 32 | drift_stream_u32(s);
-}
 
 /* ---- the MPFR oracle -------------------------------------------------------------- */
 

@@ -20,6 +20,7 @@
 #include "drift.h"
 #include "order.h"
 #include "philox.h"
+#include "support.h"
 
 /* ---- independent emulation ------------------------------------------------------------ */
 
@@ -282,12 +283,6 @@ static uint64_t bits(double x)
     return u;
 }
 
-/* Same result: identical bits (signed zeros included), or both NaN. */
-static int same(double got, double want)
-{
-    if (isnan(got) && isnan(want)) return 1;
-    return bits(got) == bits(want);
-}
 
 static drift_order_t ord(const char *spec)
 {
