@@ -28,7 +28,7 @@
 
 #include "drift.h"
 #include "format.h"
-#include "ops/gemm.h"
+#include "gemm.h"
 #include "philox.h"
 
 static double now(void)

@@ -2,7 +2,7 @@
 //
 // For every (format, mode) with a GPU conversion (see drift_cuda.h) and every kernel
 // version, converts a few million doubles on the GPU and compares each result bit for bit
-// with the CPU reference drift_round (lib/format.c, default options: subnormals kept,
+// with the CPU reference drift_round (lib/core/format.c, default options: subnormals kept,
 // IEEE overflow). NaN equals NaN; +0 and -0 differ. Prints a pass/fail table; exit status
 // 0 when every row passes (or when there is no device: "no CUDA device: skipped"), 1 when
 // a row fails, 2 when CUDA itself fails.

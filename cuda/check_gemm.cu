@@ -16,7 +16,7 @@
 #include "drift_cuda_gemm.h"
 #include "exact.h"
 #include "format.h"
-#include "ops/tc_model.h"
+#include "tc_model.h"
 #include "order.h"
 #include "philox.h"
 

@@ -1,4 +1,4 @@
-// describe.cu — the CUDA part of the environment snapshot (lib/envinfo.c), with a C ABI.
+// describe.cu — the CUDA part of the environment snapshot (lib/run/envinfo.c), with a C ABI.
 // Never fails: a machine without a driver or device gets a sentence saying so.
 #include <cuda_runtime.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * a machine without a driver or device: drift_cuda_device_count() returns 0 there and the
  * others return DRIFT_EUNSUPPORTED, with drift_cuda_message() saying why.
  *
- * Why conversions on the GPU at all: the lab's CPU rounding (lib/format.c) models what the
+ * Why conversions on the GPU at all: the lab's CPU rounding (lib/core/format.c) models what the
  * hardware does. The conformance check (cuda/check_convert.cu) holds the two against each
  * other value by value; where they differ, one of them is wrong about the hardware.
  *

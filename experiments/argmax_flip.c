@@ -27,13 +27,13 @@
  *     tie-breaker with its threshold set from the measured sigma.
  *
  * Measured: flip rate per gap bin with Wilson 95% intervals; the maximum-likelihood sigma of
- * P(flip | gap D) = Phi(-D/sigma) with its binned-deviance goodness of fit (lib/stats.h), its
+ * P(flip | gap D) = Phi(-D/sigma) with its binned-deviance goodness of fit (lib/core/stats.h), its
  * prediction from rounding-error analysis, and the critical gaps; in the realistic mode the
  * flip fraction and the distribution of exact top-2 gaps. Exact ties are reported apart and
  * never counted as flips.
  *
  * The two predictions of sigma (the norm form c sqrt(K) u ||h||_rms ||w1 - w2||, and the same
- * random-rounding model on the kernel's actual partial sums), and how they are derived: lib/flips.h.
+ * random-rounding model on the kernel's actual partial sums), and how they are derived: lib/llm/flips.h.
  *
  * Critical gaps: P(flip) = Phi(-D/sigma) is 50% only at D = 0 (a symmetric error makes a
  * flip at worst a coin toss), so "the 50% critical gap" is taken as the gap where flips are
@@ -78,9 +78,9 @@
 #include "format.h"
 #include "gen_logits.h"
 #include "lmhead.h"
-#include "ops/gemm.h"
-#include "ops/policy.h"
-#include "ops/tc_model.h"
+#include "gemm.h"
+#include "policy.h"
+#include "tc_model.h"
 #include "philox.h"
 #include "stats.h"
 #include "table.h"

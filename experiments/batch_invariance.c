@@ -53,8 +53,8 @@
 #include "exact.h"
 #include "format.h"
 #include "metrics.h"
-#include "ops/gemm.h"
-#include "ops/policy.h"
+#include "gemm.h"
+#include "policy.h"
 #include "table.h"
 
 #ifdef _OPENMP

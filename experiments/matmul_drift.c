@@ -13,7 +13,7 @@
  *       kernels --kernels (naive, tiled:128,128,32, splitk:16, splitk:16:tree, tc:h100,
  *       tc:a100, tc:v100; a tensor-core model runs only on the formats its architecture
  *       takes, and only into fp32 or fp16); inputs --dists: normal (A and B standard
- *       normal) and llm (A LLM-like activations with 0.5% outliers of 20..100, lib/gen.c;
+ *       normal) and llm (A LLM-like activations with 0.5% outliers of 20..100, lib/core/gen.c;
  *       B normal). Metrics per configuration: NMSE = sum (c - e)^2 / sum e^2 (the metric
  *       of llama.cpp's test-backend-ops, whose matmul threshold is 5e-4), the normalised
  *       error |c - e| / sum_k |a_k b_k| (mean and max over outputs: the quantity the
@@ -54,8 +54,8 @@
 #include "format.h"
 #include "gen.h"
 #include "metrics.h"
-#include "ops/gemm.h"
-#include "ops/tc_model.h"
+#include "gemm.h"
+#include "tc_model.h"
 #include "philox.h"
 #include "stats.h"
 #include "table.h"
@@ -421,7 +421,7 @@ int main(int argc, char **argv)
     drift_table_meta(&files[F_MAIN], "shape", "M = %zu, N = %zu", M, N);
     drift_table_meta(&files[F_MAIN], "kernels", "%s", kernels_opt);
     drift_table_meta(&files[F_MAIN], "inputs",
-                     "normal: A, B standard normal; llm: A LLM-like activations (lib/gen.c, outliers per row), B "
+                     "normal: A, B standard normal; llm: A LLM-like activations (lib/core/gen.c, outliers per row), B "
                      "standard normal; Philox stream (seed, \"matmul_drift\", K, 2*dist + matrix); A and B rounded "
                      "to the input format (RNE)");
     drift_table_meta(&files[F_MAIN], "exact", "drift_exact_dot of the rounded inputs, correctly rounded to double");

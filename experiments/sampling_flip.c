@@ -7,7 +7,7 @@
  * change, as a function of the temperature? And is a tiny temperature the same as greedy?
  *
  * What it sweeps: one LM head (K = --K hidden size, V = --V tokens, weights N(0, 1/K), hidden
- * states with outlier channels: lib/gen_logits.h), --rows hidden states, --draws uniforms per
+ * states with outlier channels: lib/llm/gen_logits.h), --rows hidden states, --draws uniforms per
  * hidden state (shared by every configuration: "the same seed"); for each input format
  * (--formats) the GEMM kernels of --orders (seq = the naive kernel, splitk:S, tc:ARCH; logits
  * in fp32) plus tensor cores with the logits stored in the format (bf16, fp16); the reference
@@ -50,7 +50,7 @@
 #include "format.h"
 #include "gen_logits.h"
 #include "lmhead.h"
-#include "ops/gemm.h"
+#include "gemm.h"
 #include "philox.h"
 #include "stats.h"
 #include "table.h"

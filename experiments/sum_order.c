@@ -11,7 +11,7 @@
  *       --orders and every accumulator setting, plus fp64;
  *   (b) error vs n, n = 2^4 .. 2^20 (quick: 2^4 .. 2^12; full: 2^4 .. 2^24), --trials
  *       vectors per point, for every order x accumulator setting x input distribution
- *       (uniform [0,1), normal, ill-conditioned, LLM-like; lib/gen.c). Accumulator
+ *       (uniform [0,1), normal, ill-conditioned, LLM-like; lib/core/gen.c). Accumulator
  *       settings: each input format of --formats (default fp32, bf16, fp16) accumulated
  *       in its own format, and the 16-bit ones also in fp32. Each error is set against
  *       the deterministic bound gamma_k sum|x| (Higham) and the probabilistic bound

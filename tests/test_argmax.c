@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "drift.h"
+#include "cli.h"
 #include "flips.h"
 #include "gen_logits.h"
 #include "lmhead.h"

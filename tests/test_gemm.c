@@ -20,7 +20,7 @@
 
 #include "drift.h"
 #include "format.h"
-#include "ops/gemm.h"
+#include "gemm.h"
 #include "philox.h"
 
 /* ---- MPFR emulation of the formats ---------------------------------------------------- */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "drift.h"
-#include "ops/gemm.h"
-#include "ops/policy.h"
+#include "gemm.h"
+#include "policy.h"
 
 typedef struct {
     size_t M, N, K;

@@ -27,7 +27,7 @@
 
 #include "drift.h"
 #include "format.h"
-#include "ops/tc_model.h"
+#include "tc_model.h"
 #include "philox.h"
 
 #define V100 DRIFT_TC_V100

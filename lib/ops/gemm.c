@@ -45,7 +45,7 @@
 #define DRIFT_X86_DISPATCH 1
 #endif
 
-#include "../drift.h"
+#include "drift.h"
 #include "tc_model.h"
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0

@@ -44,8 +44,8 @@
 
 #include <stddef.h>
 
-#include "../format.h"
-#include "../order.h"
+#include "format.h"
+#include "order.h"
 
 typedef enum { DRIFT_GEMM_NAIVE = 0, DRIFT_GEMM_TILED, DRIFT_GEMM_SPLITK, DRIFT_GEMM_TC } drift_gemm_family_t;
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../drift.h"
+#include "drift.h"
 
 static const char *const POLICY_NAMES[DRIFT_NPOLICIES] = {"vendor-like", "batch-invariant"};
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../drift.h"
+#include "drift.h"
 
 #define TC_NO_LIMIT (-100000)
 #define TC_NO_TERM (-(1 << 24)) /* exponent of a zero input: never the maximum, no overflow */

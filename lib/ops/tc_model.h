@@ -41,8 +41,8 @@
 
 #include <stddef.h>
 
-#include "../format.h"
-#include "../order.h"
+#include "format.h"
+#include "order.h"
 
 #ifdef __cplusplus
 extern "C" {

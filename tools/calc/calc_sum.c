@@ -33,7 +33,7 @@
 #include "exact.h"
 #include "format.h"
 #include "metrics.h"
-#include "ops/tc_model.h"
+#include "tc_model.h"
 #include "order.h"
 
 #define ORDER_GRAMMAR                                                                                                  \

@@ -1,10 +1,9 @@
 /* lmhead.c — the LM head h . W under each configuration, its rigorous error bound, and the
  * pruned exact argmax. What each function promises is in lmhead.h; comments here say how and why. */
 #include "lmhead.h"
-#include "cli.h"
 #include "drift.h"
 #include "exact.h"
-#include "ops/tc_model.h"
+#include "tc_model.h"
 #include "stats.h"
 
 #include <math.h>
@@ -23,14 +22,6 @@
 int drift_lmhead_input_ok(drift_format_t f)
 {
     return f == DRIFT_BF16 || f == DRIFT_FP16 || f == DRIFT_TF32 || f == DRIFT_FP32;
-}
-
-void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!drift_lmhead_input_ok(formats[i]))
-            drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
-                      drift_format_name(formats[i]));
 }
 
 int drift_lmhead_cfg_check(const drift_lmhead_cfg_t *c)

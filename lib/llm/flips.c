@@ -3,7 +3,7 @@
  * and why. */
 #include "flips.h"
 #include "drift.h"
-#include "ops/tc_model.h"
+#include "tc_model.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -37,9 +37,6 @@ int drift_lmhead_cfg_name(char *buf, size_t size, const drift_lmhead_cfg_t *c);
 
 /* 1 when f is an input format of the LM head experiments (bf16, fp16, tf32, fp32), else 0. */
 int drift_lmhead_input_ok(drift_format_t f);
-/* Exits through drift_die (cli.h), naming the option --formats, at the first of formats[0..n)
- * that is not an LM head input format; returns when all are. */
-void drift_lmhead_require_inputs(const drift_format_t *formats, int n);
 
 /* One logit: h and w must already be values of c->in. */
 int drift_lmhead_dot(double *out, const double *h, const double *w, size_t K, const drift_lmhead_cfg_t *c);

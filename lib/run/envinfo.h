@@ -12,6 +12,13 @@ typedef struct {
     char cuda[160];     /* "runtime X, driver Y, GPU Z" or "no device" or "not built" */
 } drift_envinfo_t;
 
+#include <stddef.h>
+
 void drift_envinfo_collect(drift_envinfo_t *e);
+
+/* Writes "runtime X, driver Y, GPU Z" (or why there is none) into buf. */
+typedef void (*drift_env_gpu_hook_t)(char *buf, size_t size);
+/* Registered by programs built with the CUDA backend (tools/gpu_hook.c); lib/ never calls cuda/. */
+void drift_env_set_gpu_hook(drift_env_gpu_hook_t fn);
 
 #endif

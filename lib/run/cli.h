@@ -78,6 +78,9 @@ typedef struct {
  * directory. Sets the OpenMP thread count when --threads is given. */
 void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv);
 
+/* Dies (exit 2, one line) unless every format is an LM head input (drift_lmhead_input_ok). */
+void drift_lmhead_require_inputs(const drift_format_t *formats, int n);
+
 /* "<program>: <message>" on stderr, exit 2. The program name comes from the last parse
  * (or "drift" before any). */
 noreturn void drift_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

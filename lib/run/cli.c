@@ -4,6 +4,7 @@
  * in the accepted range; a list is comma-separated with no empty items; any violation
  * names the option and what it accepts, and exits 2 before anything is written. */
 #include "cli.h"
+#include "lmhead.h"
 #include "drift.h"
 
 #include <errno.h>
@@ -344,4 +345,14 @@ void drift_progress(const drift_cli_t *cli, size_t done, size_t total)
             width - fill, "", (int)(100 * done / total));
     if (done == total) fputc('\n', stderr);
     fflush(stderr);
+}
+
+/* The LM head experiments accept only these input formats: a program-level refusal, so it lives
+ * here and not in lib/llm (library code never exits). */
+void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!drift_lmhead_input_ok(formats[i]))
+            drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
+                      drift_format_name(formats[i]));
 }

@@ -17,10 +17,11 @@
 #define DRIFT_SOURCE_DIR "."
 #endif
 
-#ifdef DRIFT_HAVE_CUDA
-/* cuda/describe.cu: "runtime X, driver Y, GPU Z" or why there is none. */
-void drift_cuda_describe(char *buf, size_t size);
-#endif
+/* The GPU description is a hook: lib/ never links to cuda/. A program built with the CUDA backend
+ * registers cuda/describe.cu's function (tools/gpu_hook.c does it before main). */
+static drift_env_gpu_hook_t gpu_hook;
+
+void drift_env_set_gpu_hook(drift_env_gpu_hook_t fn) { gpu_hook = fn; }
 
 static void chomp(char *s)
 {
@@ -77,9 +78,8 @@ void drift_envinfo_collect(drift_envinfo_t *e)
     if (uname(&u) == 0)
         snprintf(e->os, sizeof e->os, "%s %s %s", u.sysname, u.release, u.machine);
     read_git(e->git, sizeof e->git);
-#ifdef DRIFT_HAVE_CUDA
-    drift_cuda_describe(e->cuda, sizeof e->cuda);
-#else
-    snprintf(e->cuda, sizeof e->cuda, "CUDA backend not built");
-#endif
+    if (gpu_hook)
+        gpu_hook(e->cuda, sizeof e->cuda);
+    else
+        snprintf(e->cuda, sizeof e->cuda, "CUDA backend not built");
 }
