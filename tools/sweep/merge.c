@@ -396,16 +396,19 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
         char why[1024];
         share_state_t st = sweep_check_share(s, c, i, why, sizeof why);
         if (st == SHARE_OK) continue;
-        static const char *const what[] = {"", "missing", "corrupted", "foreign", "from another commit"};
-        if (nbad < 8)
+        static const char *const what[] = {"", "missing", "corrupted", "foreign", NULL};
+        if (nbad < 8 && what[st])
             len += (size_t)snprintf(refusal + len, sizeof refusal - len, "%sshare %ld/%ld %s (%s)", nbad ? "; " : "", i,
                                     s->nshares, what[st], why);
+        else if (nbad < 8)
+            len += (size_t)snprintf(refusal + len, sizeof refusal - len, "%sshare %ld/%ld %s", nbad ? "; " : "", i,
+                                    s->nshares, why);
         nbad++;
         if (len >= sizeof refusal) len = sizeof refusal - 1;
     }
     if (nbad) {
-        fprintf(stderr, "drift-sweep: --merge %s: refused, %ld of %ld shares unusable: %s%s\n", c->dir, nbad, s->nshares,
-                refusal, nbad > 8 ? "; ..." : "");
+        fprintf(stderr, "drift-sweep: --merge %s: refused, %ld of %ld shares unusable: %s%s (rerun the sweep: it redoes only those)\n",
+                c->dir, nbad, s->nshares, refusal, nbad > 8 ? "; ..." : "");
         return 2;
     }
 

@@ -112,6 +112,24 @@ static void last_line(char *out, size_t size, const char *path)
     fclose(fp);
 }
 
+/* runs/NNNNNN.part-* left by a killed attempt at run r: the rerun owns the run now. */
+static void remove_stale_parts(const char *dir, long r)
+{
+    char runs[4096], prefix[32];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    snprintf(prefix, sizeof prefix, "%06ld.part-", r);
+    DIR *d = opendir(runs);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/%s", runs, e->d_name);
+            sweep_remove_tree(path);
+        }
+    closedir(d);
+}
+
 /* Runs run r into its .part directory, then renames it into place. 0, 1 or 2 (as the run). */
 static int run_one(const sweep_t *s, const sweep_ctx_t *c, long r)
 {
@@ -121,7 +139,7 @@ static int run_one(const sweep_t *s, const sweep_ctx_t *c, long r)
     snprintf(log, sizeof log, "%s/logs/run-%06ld.log", c->dir, r);
     snprintf(exe, sizeof exe, "%s/%s", c->bindir, s->experiment);
     sweep_describe(desc, sizeof desc, s, r);
-    sweep_remove_tree(part);
+    remove_stale_parts(c->dir, r);
 
     int n;
     const char **args = sweep_run_args(s, r, &n);
@@ -338,6 +356,7 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
     snprintf(want_share, sizeof want_share, "%ld/%ld", share, s->nshares);
     long next_run = share;
     int in_run = 0, nfiles = 0, seen = 0;
+    char other_commit[128] = "";
     char rundir[4096] = "";
     for (char *line = t.p, *end; line < last; line = end + 1) {
         end = strchr(line, '\n');
@@ -349,14 +368,14 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
             goto out;
         }
         if ((v = field(line, "sweep")) && strcmp(v, c->def_sha)) {
-            st = why_not(SHARE_FOREIGN, why, size, "made by another sweep (other grid or options)");
+            st = why_not(SHARE_FOREIGN, why, size, "made by another sweep: other grid or options");
             goto out;
         } else if ((v = field(line, "share")) && strcmp(v, want_share)) {
             st = why_not(SHARE_FOREIGN, why, size, "manifest says share %s", v);
             goto out;
         } else if ((v = field(line, "commit")) && strcmp(v, c->commit)) {
-            st = why_not(SHARE_COMMIT, why, size, "from commit %s (this is %s)", v, c->commit);
-            goto out;
+            /* Said only if nothing worse is found: a damaged file matters more. */
+            snprintf(other_commit, sizeof other_commit, "%s", v);
         } else if ((v = field(line, "run"))) {
             char *e;
             long r = strtol(v, &e, 10);
@@ -414,6 +433,8 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
         st = why_not(SHARE_CORRUPT, why, size, "manifest lacks its sweep, share or commit line");
     else if (next_run < s->nruns)
         st = why_not(SHARE_FOREIGN, why, size, "run %ld not listed", next_run);
+    else if (other_commit[0])
+        st = why_not(SHARE_COMMIT, why, size, "from commit %s, not this build's %s", other_commit, c->commit);
 out:
     free(t.p);
     return st;

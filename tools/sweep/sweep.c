@@ -477,7 +477,7 @@ int main(int argc, char **argv)
     }
 #endif
     if (rc) {
-        fprintf(stderr, "drift-sweep: %s: some shares failed; run the same command again to finish them\n", c.dir);
+        if (rc == 1) fprintf(stderr, "drift-sweep: %s: some shares failed; run the same command again to finish them\n", c.dir);
         return rc;
     }
     if (!do_merge) return 0;
