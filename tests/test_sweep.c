@@ -265,3 +265,36 @@ Test(sweep, bad_input_is_one_line_and_status_2)
     /* Another sweep in the same directory. */
     bad("formats --grid 'formats=fp16' --out r " QUICK, "holds another sweep");
 }
+
+Test(sweep, sweep_file_and_grid_are_one_sweep)
+{
+    one_process("one");
+    /* The same sweep spelled as a file ("1,2,3" for "1..3", options on their own line): its
+     * shares and the --grid ones are interchangeable. */
+    const char *file = tmpfile_with(0, "# formats over three seeds\nexperiment: formats\n"
+                                       "grid: seed=1,2,3\ngrid: formats=fp16,bf16\noptions: --profile quick\n");
+    cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out mix --shard 0/2 --quiet " QUICK, dir), 0);
+    cr_assert_eq(sh("cd %s && " SWEEP " --file %s --out mix --shard 1/2 --quiet", dir, file), 0);
+    cr_assert_eq(sh("cd %s && " SWEEP " --merge mix --quiet", dir), 0);
+    cr_assert_eq(same_merge("one", "mix"), 6);
+    /* sweep.txt is itself a sweep file. */
+    cr_assert_eq(sh("cd %s && " SWEEP " --file mix/sweep.txt --out again --quiet", dir), 0);
+    cr_assert_eq(same_merge("one", "again"), 6);
+    remove(file);
+}
+
+Test(sweep, device_passes_through_per_worker)
+{
+    one_process("one");
+    /* A stand-in for formats that logs its --device and runs the real one without it (the CPU
+     * experiment has no device): worker w of --jobs 2 gets the w-th of "5,7". */
+    cr_assert_eq(sh("mkdir %s/bin && printf '%%s\\n' '#!/bin/bash' 'a=(); while [ $# -gt 0 ]; do "
+                    "if [ \"$1\" = --device ]; then echo \"$2\" >> %s/devices; shift 2; else a+=(\"$1\"); shift; fi; done' "
+                    "'exec \"%s/formats\" \"${a[@]}\"' > %s/bin/formats && chmod +x %s/bin/formats",
+                    dir, dir, DRIFT_BIN_DIR, dir, dir),
+                 0);
+    cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out dev --jobs 2 --device 5,7 --bin bin --quiet " QUICK, dir), 0);
+    cr_assert_eq(sh("test $(wc -l < %s/devices) -eq 6 && test -z \"$(grep -v '^[57]$' %s/devices)\"", dir, dir), 0,
+                 "every run got --device 5 or 7");
+    cr_assert_eq(same_merge("one", "dev"), 6);
+}

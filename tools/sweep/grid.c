@@ -12,20 +12,6 @@
 /* Options that drift-sweep sets itself per run, or that would stop a run from writing data. */
 static const char *const RESERVED[] = {"out", "quiet", "help", "version", "device", NULL};
 
-static char *dupstr(const char *s)
-{
-    char *d = strdup(s);
-    if (!d) sweep_die("out of memory");
-    return d;
-}
-
-static void *grow(void *p, size_t n, size_t elem)
-{
-    void *q = realloc(p, n * elem);
-    if (!q) sweep_die("out of memory");
-    return q;
-}
-
 static int valid_name(const char *s)
 {
     if (!isalpha((unsigned char)*s)) return 0;
@@ -60,8 +46,8 @@ static void add_value(sweep_axis_t *ax, const char *v, const char *where)
     for (int i = 0; i < ax->nvalues; i++)
         if (!strcmp(ax->values[i], v))
             sweep_die("%s: %s: value '%s' given twice (each run must differ)", where, ax->name, v);
-    ax->values = grow(ax->values, (size_t)ax->nvalues + 1, sizeof *ax->values);
-    ax->values[ax->nvalues++] = dupstr(v);
+    ax->values = sweep_xrealloc(ax->values, ((size_t)ax->nvalues + 1) * sizeof *ax->values);
+    ax->values[ax->nvalues++] = sweep_xstrdup(v);
 }
 
 /* One item of an axis: a value, or an integer range A..B (A <= B) expanded into its values. */
@@ -112,7 +98,7 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
     sweep_axis_t *ax = &s->axes[s->naxes++];
     memset(ax, 0, sizeof *ax);
     snprintf(ax->name, sizeof ax->name, "%s", name);
-    char *list = dupstr(eq + 1), *save = NULL;
+    char *list = sweep_xstrdup(eq + 1), *save = NULL;
     if (!*list) sweep_die("%s: %s: no values (accepted: name=v1,v2,... or name=A..B)", where, name);
     if (list[strlen(list) - 1] == ',' || list[0] == ',' || strstr(list, ",,"))
         sweep_die("%s: %s: empty value in '%s'", where, name, eq + 1);
@@ -123,7 +109,7 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
 
 void sweep_add_grid(sweep_t *s, const char *spec, const char *where)
 {
-    char *copy = dupstr(spec), *save = NULL;
+    char *copy = sweep_xstrdup(spec), *save = NULL;
     for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
         add_axis(s, w, where);
     free(copy);
@@ -138,8 +124,8 @@ void sweep_add_option(sweep_t *s, const char *word)
         if (reserved(base)) sweep_die("option --%s: drift-sweep sets --out, --quiet and --device itself (accepted: any other experiment option)", base);
         if (has_axis(s, base)) sweep_die("option --%s: '%s' is both an axis and a fixed option", base, base);
     }
-    s->options = grow(s->options, (size_t)s->noptions + 1, sizeof *s->options);
-    s->options[s->noptions++] = dupstr(word);
+    s->options = sweep_xrealloc(s->options, ((size_t)s->noptions + 1) * sizeof *s->options);
+    s->options[s->noptions++] = sweep_xstrdup(word);
 }
 
 static char *trim(char *p)
@@ -207,39 +193,19 @@ void sweep_finish(sweep_t *s)
     if (s->nshares > n) sweep_die("--shares: %ld shares for %ld runs (accepted: 1..%ld)", s->nshares, n, n);
 }
 
-/* A growing string. */
-typedef struct { char *p; size_t len, cap; } buf_t;
-
-static void put(buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(buf_t *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (b->len + (size_t)n + 1 > b->cap) {
-        b->cap = (b->len + (size_t)n + 1) * 2;
-        b->p = grow(b->p, b->cap, 1);
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 char *sweep_definition(const sweep_t *s, int with_shares)
 {
-    buf_t b = {0};
-    put(&b, "# drift-sweep definition: drift-sweep --file reads it back; every share must match it\n");
-    put(&b, "experiment: %s\n", s->experiment);
+    sweep_text_t b = {0};
+    sweep_text_add(&b, "# drift-sweep definition: drift-sweep --file reads it back; every share must match it\n");
+    sweep_text_add(&b, "experiment: %s\n", s->experiment);
     for (int a = 0; a < s->naxes; a++) {
-        put(&b, "grid: %s=", s->axes[a].name);
-        for (int i = 0; i < s->axes[a].nvalues; i++) put(&b, "%s%s", i ? "," : "", s->axes[a].values[i]);
-        put(&b, "\n");
+        sweep_text_add(&b, "grid: %s=", s->axes[a].name);
+        for (int i = 0; i < s->axes[a].nvalues; i++) sweep_text_add(&b, "%s%s", i ? "," : "", s->axes[a].values[i]);
+        sweep_text_add(&b, "\n");
     }
-    for (int i = 0; i < s->noptions; i++) put(&b, "option: %s\n", s->options[i]);
-    put(&b, "runs: %ld\n", s->nruns);
-    if (with_shares) put(&b, "shares: %ld\n", s->nshares);
+    for (int i = 0; i < s->noptions; i++) sweep_text_add(&b, "option: %s\n", s->options[i]);
+    sweep_text_add(&b, "runs: %ld\n", s->nruns);
+    if (with_shares) sweep_text_add(&b, "shares: %ld\n", s->nshares);
     return b.p;
 }
 
@@ -259,26 +225,26 @@ static int is_int(const char *v, long *out)
     return !strcmp(buf, v);
 }
 
-static void describe_axis(buf_t *b, const sweep_axis_t *ax)
+static void describe_axis(sweep_text_t *b, const sweep_axis_t *ax)
 {
-    put(b, "%s=", ax->name);
+    sweep_text_add(b, "%s=", ax->name);
     for (int i = 0; i < ax->nvalues;) {
         long v0, v;
         int j = i;
         if (is_int(ax->values[i], &v0))
             while (j + 1 < ax->nvalues && is_int(ax->values[j + 1], &v) && v == v0 + (j + 1 - i)) j++;
-        if (j - i >= 2) put(b, "%s%s..%s", i ? "," : "", ax->values[i], ax->values[j]);
-        else for (int k = i; k <= j; k++) put(b, "%s%s", k ? "," : "", ax->values[k]);
+        if (j - i >= 2) sweep_text_add(b, "%s%s..%s", i ? "," : "", ax->values[i], ax->values[j]);
+        else for (int k = i; k <= j; k++) sweep_text_add(b, "%s%s", k ? "," : "", ax->values[k]);
         i = j + 1;
     }
 }
 
 void sweep_describe(char *out, size_t size, const sweep_t *s, long r)
 {
-    buf_t b = {0};
+    sweep_text_t b = {0};
     for (int a = 0; a < s->naxes; a++) {
-        if (a) put(&b, " ");
-        if (r >= 0) put(&b, "%s=%s", s->axes[a].name, sweep_value(s, r, a));
+        if (a) sweep_text_add(&b, " ");
+        if (r >= 0) sweep_text_add(&b, "%s=%s", s->axes[a].name, sweep_value(s, r, a));
         else describe_axis(&b, &s->axes[a]);
     }
     snprintf(out, size, "%s", b.p ? b.p : "");
@@ -287,16 +253,16 @@ void sweep_describe(char *out, size_t size, const sweep_t *s, long r)
 
 void sweep_options_line(char *out, size_t size, const sweep_t *s)
 {
-    buf_t b = {0};
-    put(&b, "%s", "");
-    for (int i = 0; i < s->noptions; i++) put(&b, "%s%s", i ? " " : "", s->options[i]);
+    sweep_text_t b = {0};
+    sweep_text_add(&b, "%s", "");
+    for (int i = 0; i < s->noptions; i++) sweep_text_add(&b, "%s%s", i ? " " : "", s->options[i]);
     snprintf(out, size, "%s", b.p);
     free(b.p);
 }
 
 const char **sweep_run_args(const sweep_t *s, long r, int *n)
 {
-    const char **v = grow(NULL, (size_t)(s->noptions + 2 * s->naxes + 1), sizeof *v);
+    const char **v = sweep_xrealloc(NULL, (size_t)(s->noptions + 2 * s->naxes + 1) * sizeof *v);
     int k = 0;
     for (int i = 0; i < s->noptions; i++) v[k++] = s->options[i];
     static char flags[SWEEP_MAX_AXES][SWEEP_NAME_MAX + 2];

@@ -29,20 +29,6 @@ typedef struct {
     char *header;
 } runmeta_t;
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) sweep_die("out of memory");
-    return q;
-}
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (!d) sweep_die("out of memory");
-    return d;
-}
-
 static int has_suffix(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
@@ -58,7 +44,7 @@ static char *meta_key(const char *line)
     if (*p == ' ') p++;
     const char *colon = strstr(p, ": ");
     size_t n = colon ? (size_t)(colon - p) : strlen(p);
-    char *k = xrealloc(NULL, n + 1);
+    char *k = sweep_xrealloc(NULL, n + 1);
     memcpy(k, p, n);
     k[n] = 0;
     return k;
@@ -74,14 +60,14 @@ static int read_meta(runmeta_t *rm, const char *path)
     while (getline(&line, &cap, fp) > 0) {
         chomp(line);
         if (line[0] != '#') {
-            rm->header = xstrdup(line);
+            rm->header = sweep_xstrdup(line);
             break;
         }
         char *key = meta_key(line);
         int occ = 0;
         for (int i = 0; i < rm->n; i++) occ += !strcmp(rm->m[i].key, key);
-        rm->m = xrealloc(rm->m, (size_t)(rm->n + 1) * sizeof *rm->m);
-        rm->m[rm->n++] = (meta_t){key, occ, xstrdup(line)};
+        rm->m = sweep_xrealloc(rm->m, (size_t)(rm->n + 1) * sizeof *rm->m);
+        rm->m[rm->n++] = (meta_t){key, occ, sweep_xstrdup(line)};
     }
     free(line);
     fclose(fp);
@@ -143,7 +129,7 @@ static void read_shareinfo(shareinfo_t *si, const sweep_t *s, const char *dir, l
         else if (!strncmp(line, "commit: ", 8)) snprintf(si->commit, sizeof si->commit, "%s", line + 8);
         else if (!strncmp(line, "finished: ", 10)) snprintf(si->finished, sizeof si->finished, "%s", line + 10);
         else if (!strncmp(line, "seconds: ", 9)) snprintf(si->seconds, sizeof si->seconds, "%s", line + 9);
-        else if (!strncmp(line, "argv: ", 6)) si->argv = xstrdup(line + 6);
+        else if (!strncmp(line, "argv: ", 6)) si->argv = sweep_xstrdup(line + 6);
         else if (!strncmp(line, "run: ", 5)) break;
     }
     free(line);
@@ -184,8 +170,8 @@ static void run_dir(char *buf, size_t size, const char *dir, long r)
 static long merge_csv(FILE *out, const merge_t *m, const char *name)
 {
     const sweep_t *s = m->s;
-    runmeta_t *rm = xrealloc(NULL, (size_t)s->nruns * sizeof *rm);
-    int *has = xrealloc(NULL, (size_t)s->nruns * sizeof *has);
+    runmeta_t *rm = sweep_xrealloc(NULL, (size_t)s->nruns * sizeof *rm);
+    int *has = sweep_xrealloc(NULL, (size_t)s->nruns * sizeof *has);
     long first = -1, nhave = 0, rows = 0;
     for (long r = 0; r < s->nruns; r++) {
         char path[4400], dir[4096];
@@ -220,7 +206,7 @@ static long merge_csv(FILE *out, const merge_t *m, const char *name)
             int known = 0;
             for (int k = 0; k < nslots && !known; k++) known = slots[k]->occ == mt->occ && !strcmp(slots[k]->key, mt->key);
             if (known) continue;
-            slots = xrealloc(slots, (size_t)(nslots + 1) * sizeof *slots);
+            slots = sweep_xrealloc(slots, (size_t)(nslots + 1) * sizeof *slots);
             slots[nslots++] = mt;
         }
     }
@@ -415,7 +401,7 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
     merge_t m = {.s = s, .c = c};
     sweep_describe(m.grid, sizeof m.grid, s, -1);
     sweep_options_line(m.options, sizeof m.options, s);
-    m.shares = xrealloc(NULL, (size_t)s->nshares * sizeof *m.shares);
+    m.shares = sweep_xrealloc(NULL, (size_t)s->nshares * sizeof *m.shares);
     for (long i = 0; i < s->nshares; i++) read_shareinfo(&m.shares[i], s, c->dir, i);
 
     /* The union of the runs' file names, sorted. */
@@ -430,8 +416,8 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
             int dup = 0;
             for (int j = 0; j < nnames && !dup; j++) dup = !strcmp(names[j], f[i]);
             if (dup) continue;
-            names = xrealloc(names, (size_t)(nnames + 1) * sizeof *names);
-            names[nnames++] = xstrdup(f[i]);
+            names = sweep_xrealloc(names, (size_t)(nnames + 1) * sizeof *names);
+            names[nnames++] = sweep_xstrdup(f[i]);
         }
         if (k > 0) sweep_free_names(f, k);
     }
@@ -447,7 +433,7 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
     sweep_remove_tree(part);
     sweep_mkdirs(part);
     int rc = 0, ncsv = 0;
-    fileinfo_t *csvs = xrealloc(NULL, (size_t)(nnames + 1) * sizeof *csvs);
+    fileinfo_t *csvs = sweep_xrealloc(NULL, (size_t)(nnames + 1) * sizeof *csvs);
     const char *md = NULL;
     long total = 0;
     for (int i = 0; i < nnames && !rc; i++) {

@@ -21,80 +21,13 @@
 
 #include "sha256.h"
 #include "sweep.h"
+#include "table.h"
 
 extern char **environ;
 
 void sweep_manifest_path(char *buf, size_t size, const sweep_t *s, const char *dir, long share)
 {
     snprintf(buf, size, "%s/shares/share-%ld-of-%ld.manifest", dir, share, s->nshares);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st; (void)flag; (void)ftw;
-    return remove(path);
-}
-
-int sweep_remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
-    return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-void sweep_mkdirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || !*p) {
-            char c = *p;
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) sweep_die("--out: cannot create '%s': %s", buf, strerror(errno));
-            *p = c;
-            if (!c) break;
-        }
-    }
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The regular files of dir, sorted bytewise (so a manifest does not depend on readdir order).
- * Returns the count (-1: unreadable); *names malloc'd, each malloc'd. *others counts the
- * entries that are not regular files. */
-int sweep_list_files(const char *dir, char ***names, int *others)
-{
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int n = 0, cap = 0;
-    *names = NULL;
-    *others = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char path[4096];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            (*others)++;
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            *names = realloc(*names, (size_t)cap * sizeof **names);
-            if (!*names) sweep_die("out of memory");
-        }
-        (*names)[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    if (n) qsort(*names, (size_t)n, sizeof **names, cmp_str);
-    return n;
-}
-
-void sweep_free_names(char **names, int n)
-{
-    for (int i = 0; i < n; i++) free(names[i]);
-    free(names);
 }
 
 /* The last line of a log, for a one-line error. */
@@ -196,26 +129,6 @@ static int run_one(const sweep_t *s, const sweep_ctx_t *c, long r)
     return 0;
 }
 
-typedef struct { char *p; size_t len, cap; } text_t;
-
-static void add(text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(text_t *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = (t->len + (size_t)n + 1) * 2;
-        t->p = realloc(t->p, t->cap);
-        if (!t->p) sweep_die("out of memory");
-    }
-    va_start(ap, fmt);
-    vsnprintf(t->p + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-}
-
 static void utc_now(char *buf, size_t size)
 {
     time_t now = time(NULL);
@@ -233,7 +146,7 @@ static double seconds_now(void)
 
 int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
 {
-    char manifest[4096], tmp[4200];
+    char manifest[1000];
     sweep_manifest_path(manifest, sizeof manifest, s, c->dir, share);
     /* A stale manifest (another commit, or a damaged share) must not outlive a rerun that dies. */
     if (remove(manifest) != 0 && errno != ENOENT)
@@ -243,11 +156,11 @@ int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
         int rc = run_one(s, c, r);
         if (rc) return rc;
     }
-    text_t t = {0};
+    sweep_text_t t = {0};
     char when[32];
     utc_now(when, sizeof when);
-    add(&t, "# drift-sweep share manifest: written last, so a share without one is not complete\n");
-    add(&t, "sweep: %s\nexperiment: %s\nshare: %ld/%ld\ncommit: %s\nhost: %s\nargv: %s\nfinished: %s\nseconds: %.1f\n",
+    sweep_text_add(&t, "# drift-sweep share manifest: written last, so a share without one is not complete\n");
+    sweep_text_add(&t, "sweep: %s\nexperiment: %s\nshare: %ld/%ld\ncommit: %s\nhost: %s\nargv: %s\nfinished: %s\nseconds: %.1f\n",
         c->def_sha, s->experiment, share, s->nshares, c->commit, c->host, c->argv_line, when, seconds_now() - t0);
     for (long r = share; r < s->nruns; r += s->nshares) {
         char rundir[4096];
@@ -259,7 +172,7 @@ int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
             free(t.p);
             return 1;
         }
-        add(&t, "run: %ld\n", r);
+        sweep_text_add(&t, "run: %ld\n", r);
         for (int i = 0; i < n; i++) {
             char path[4400], hex[65];
             long long size;
@@ -270,7 +183,7 @@ int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
                 sweep_free_names(names, n);
                 return 1;
             }
-            add(&t, "file: runs/%06ld/%s %lld %s\n", r, names[i], size, hex);
+            sweep_text_add(&t, "file: runs/%06ld/%s %lld %s\n", r, names[i], size, hex);
         }
         sweep_free_names(names, n);
     }
@@ -279,14 +192,13 @@ int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
     sweep_sha256_init(&h);
     sweep_sha256_update(&h, t.p, t.len);
     sweep_sha256_hex(hex, &h);
-    add(&t, "check: %s\n", hex);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%s.%ld", manifest, c->host, (long)getpid());
-    FILE *fp = fopen(tmp, "w");
-    int ok = fp && fwrite(t.p, 1, t.len, fp) == t.len;
-    if (fp) ok = (fflush(fp) == 0) & (fsync(fileno(fp)) == 0) & (fclose(fp) == 0) & ok;
+    sweep_text_add(&t, "check: %s\n", hex);
+    drift_file_t f;
+    int ok = drift_file_open(&f, manifest) == 0 && fwrite(t.p, 1, t.len, f.fp) == t.len &&
+             fflush(f.fp) == 0 && fsync(fileno(f.fp)) == 0 && drift_file_commit(&f) == 0;
     free(t.p);
-    if (!ok || rename(tmp, manifest) != 0) {
-        remove(tmp);
+    if (!ok) {
+        drift_file_abort(&f);
         fprintf(stderr, "drift-sweep: cannot write %s\n", manifest);
         return 1;
     }
@@ -310,20 +222,28 @@ static share_state_t why_not(share_state_t st, char *why, size_t size, const cha
     return st;
 }
 
+/* A run directory holds exactly the nfiles regular files its manifest listed (and checked). */
+static int all_listed(const char *rundir, int nfiles)
+{
+    char **names;
+    int others, k = sweep_list_files(rundir, &names, &others);
+    if (k >= 0) sweep_free_names(names, k);
+    return k == nfiles && others == 0;
+}
+
 share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long share, char *why, size_t size)
 {
     char path[4096];
     sweep_manifest_path(path, sizeof path, s, c->dir, share);
     FILE *fp = fopen(path, "rb");
     if (!fp) return why_not(SHARE_MISSING, why, size, "no manifest");
-    text_t t = {0};
+    sweep_text_t t = {0};
     char buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, fp)) > 0) {
         if (t.len + n + 1 > t.cap) {
             t.cap = (t.len + n + 1) * 2;
-            t.p = realloc(t.p, t.cap);
-            if (!t.p) sweep_die("out of memory");
+            t.p = sweep_xrealloc(t.p, t.cap);
         }
         memcpy(t.p + t.len, buf, n);
         t.len += n;
@@ -383,14 +303,9 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
                 st = why_not(SHARE_FOREIGN, why, size, "lists run %s where run %ld belongs", v, next_run);
                 goto out;
             }
-            if (in_run) {
-                char **names;
-                int others, k = sweep_list_files(rundir, &names, &others);
-                if (k >= 0) sweep_free_names(names, k);
-                if (k != nfiles || others) {
-                    st = why_not(SHARE_CORRUPT, why, size, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
-                    goto out;
-                }
+            if (in_run && !all_listed(rundir, nfiles)) {
+                st = why_not(SHARE_CORRUPT, why, size, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
+                goto out;
             }
             snprintf(rundir, sizeof rundir, "%s/runs/%06ld", c->dir, r);
             in_run = 1;
@@ -420,14 +335,9 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
             nfiles++;
         }
     }
-    if (in_run) {
-        char **names;
-        int others, k = sweep_list_files(rundir, &names, &others);
-        if (k >= 0) sweep_free_names(names, k);
-        if (k != nfiles || others) {
-            st = why_not(SHARE_CORRUPT, why, size, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
-            goto out;
-        }
+    if (in_run && !all_listed(rundir, nfiles)) {
+        st = why_not(SHARE_CORRUPT, why, size, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
+        goto out;
     }
     if (seen != 7)
         st = why_not(SHARE_CORRUPT, why, size, "manifest lacks its sweep, share or commit line");

@@ -28,31 +28,32 @@
 #include "envinfo.h"
 #include "sha256.h"
 #include "sweep.h"
+#include "table.h"
 
 int sweep_quiet = 0;
 static int rank_silent = 0; /* an MPI rank other than 0: errors are said once, by rank 0 */
 
+static void vsay(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "drift-sweep: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+}
+
 noreturn void sweep_die(const char *fmt, ...)
 {
-    if (!rank_silent) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "drift-sweep: ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    if (!rank_silent) vsay(fmt, ap);
+    va_end(ap);
     exit(2);
 }
 
 void sweep_say(const char *fmt, ...)
 {
-    if (sweep_quiet) return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "drift-sweep: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    if (!sweep_quiet) vsay(fmt, ap);
     va_end(ap);
 }
 
@@ -152,7 +153,7 @@ static const char *device_of(char *store, size_t size, const char *list, long w)
 /* sweep.txt: written once (temporary + rename, so concurrent shares agree), compared after. */
 static void ensure_definition(const char *dir, const char *def)
 {
-    char path[4200], tmp[4300];
+    char path[1000];
     snprintf(path, sizeof path, "%s/sweep.txt", dir);
     FILE *fp = fopen(path, "r");
     if (fp) {
@@ -170,10 +171,11 @@ static void ensure_definition(const char *dir, const char *def)
         }
         return;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    fp = fopen(tmp, "w");
-    if (!fp || fputs(def, fp) < 0 || fclose(fp) != 0 || rename(tmp, path) != 0)
+    drift_file_t f;
+    if (drift_file_open(&f, path) != 0 || fputs(def, f.fp) < 0 || drift_file_commit(&f) != 0) {
+        drift_file_abort(&f);
         sweep_die("--out: cannot write '%s': %s", path, strerror(errno));
+    }
 }
 
 /* Runs the given shares, `jobs` at a time; returns the worst status (0, 1, 2). */

@@ -47,6 +47,12 @@ noreturn void sweep_die(const char *fmt, ...) __attribute__((format(printf, 1, 2
 void sweep_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int sweep_quiet;
 
+/* util.c */
+void *sweep_xrealloc(void *p, size_t n); /* dies "out of memory" rather than return NULL */
+char *sweep_xstrdup(const char *s);
+typedef struct { char *p; size_t len, cap; } sweep_text_t; /* {0} is the empty text */
+void sweep_text_add(sweep_text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* grid.c — parsing and the canonical text */
 /* Adds the axes of a grid spec: words "name=v1,v2,A..B" separated by blanks. */
 void sweep_add_grid(sweep_t *s, const char *spec, const char *where);
