@@ -283,18 +283,22 @@ Test(sweep, sweep_file_and_grid_are_one_sweep)
     remove(file);
 }
 
-Test(sweep, device_passes_through_per_worker)
+Test(sweep, gpus_map_workers_and_device_passes_through)
 {
     one_process("one");
-    /* A stand-in for formats that logs its --device and runs the real one without it (the CPU
-     * experiment has no device): worker w of --jobs 2 gets the w-th of "5,7". */
+    /* A stand-in for formats that logs its CUDA_VISIBLE_DEVICES and its --device, and runs the
+     * real one without --device (formats has none): worker w of --jobs 2 sees the w-th GPU of
+     * "5,7", and --device is the experiment's own option, passed to every run. */
     cr_assert_eq(sh("mkdir %s/bin && printf '%%s\\n' '#!/bin/bash' 'a=(); while [ $# -gt 0 ]; do "
-                    "if [ \"$1\" = --device ]; then echo \"$2\" >> %s/devices; shift 2; else a+=(\"$1\"); shift; fi; done' "
+                    "if [ \"$1\" = --device ]; then echo \"$CUDA_VISIBLE_DEVICES $2\" >> %s/devices; shift 2; else a+=(\"$1\"); shift; fi; done' "
                     "'exec \"%s/formats\" \"${a[@]}\"' > %s/bin/formats && chmod +x %s/bin/formats",
                     dir, dir, DRIFT_BIN_DIR, dir, dir),
                  0);
-    cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out dev --jobs 2 --device 5,7 --bin bin --quiet " QUICK, dir), 0);
-    cr_assert_eq(sh("test $(wc -l < %s/devices) -eq 6 && test -z \"$(grep -v '^[57]$' %s/devices)\"", dir, dir), 0,
-                 "every run got --device 5 or 7");
-    cr_assert_eq(same_merge("one", "dev"), 6);
+    cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out dev --jobs 2 --gpus 5,7 --bin bin --quiet " QUICK " --device h100", dir), 0);
+    cr_assert_eq(sh("test $(wc -l < %s/devices) -eq 6 && test -z \"$(grep -v '^[57] h100$' %s/devices)\"", dir, dir), 0,
+                 "every run got GPU 5 or 7 and --device h100");
+    /* The data is the same (only the rows: --device is one more fixed option in the metadata and
+     * in sweep_runs.csv's commands). */
+    cr_assert_eq(sh("cd %s && for f in one/merged/formats*.csv; do grep -v '^#' $f > a; grep -v '^#' dev/merged/${f#one/merged/} > b; "
+                    "cmp -s a b || exit 1; done", dir), 0);
 }

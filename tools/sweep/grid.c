@@ -9,8 +9,9 @@
 #include "cli.h"
 #include "sweep.h"
 
-/* Options that drift-sweep sets itself per run, or that would stop a run from writing data. */
-static const char *const RESERVED[] = {"out", "quiet", "help", "version", "device", NULL};
+/* Options that drift-sweep sets itself per run, or that would stop a run from writing data.
+ * (--device is the experiments' own: argmax_flip's policy device, or a GPU backend's.) */
+static const char *const RESERVED[] = {"out", "quiet", "help", "version", NULL};
 
 static int valid_name(const char *s)
 {
@@ -91,7 +92,7 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
     name[n] = 0;
     if (name[0] == '-') sweep_die("%s: '%s': write the option without dashes (seed=1..4, not --seed=1..4)", where, word);
     if (!valid_name(name)) sweep_die("%s: '%s' is not an option name (letters, digits, '_', '-')", where, name);
-    if (reserved(name)) sweep_die("%s: '%s' cannot be swept (drift-sweep sets --out, --quiet and --device itself)", where, name);
+    if (reserved(name)) sweep_die("%s: '%s' cannot be swept (drift-sweep sets --out and --quiet itself)", where, name);
     if (has_axis(s, name)) sweep_die("%s: axis '%s' given twice", where, name);
     if (has_option(s, name)) sweep_die("%s: '%s' is both an axis and a fixed option", where, name);
     if (s->naxes == SWEEP_MAX_AXES) sweep_die("%s: more than %d axes", where, SWEEP_MAX_AXES);
@@ -121,7 +122,7 @@ void sweep_add_option(sweep_t *s, const char *word)
         const char *name = word + 2;
         char base[SWEEP_NAME_MAX];
         snprintf(base, sizeof base, "%.*s", (int)strcspn(name, "="), name);
-        if (reserved(base)) sweep_die("option --%s: drift-sweep sets --out, --quiet and --device itself (accepted: any other experiment option)", base);
+        if (reserved(base)) sweep_die("option --%s: drift-sweep sets --out and --quiet itself (accepted: any other experiment option)", base);
         if (has_axis(s, base)) sweep_die("option --%s: '%s' is both an axis and a fixed option", base, base);
     }
     s->options = sweep_xrealloc(s->options, ((size_t)s->noptions + 1) * sizeof *s->options);

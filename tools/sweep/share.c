@@ -84,10 +84,6 @@ static int run_one(const sweep_t *s, const sweep_ctx_t *c, long r)
     argv[k++] = "--out";
     argv[k++] = part;
     argv[k++] = "--quiet";
-    if (c->device) {
-        argv[k++] = "--device";
-        argv[k++] = c->device;
-    }
     argv[k] = NULL;
 
     posix_spawn_file_actions_t fa;

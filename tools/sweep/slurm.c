@@ -62,10 +62,6 @@ void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_
     q(fp, c->dir);
     fprintf(fp, " --bin ");
     q(fp, c->bindir);
-    if (c->device) {
-        fprintf(fp, " --device ");
-        q(fp, c->device);
-    }
     fprintf(fp, " --shard \"$SLURM_ARRAY_TASK_ID/%ld\"\n", s->nshares);
     close_script(fp, path);
 

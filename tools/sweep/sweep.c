@@ -72,8 +72,8 @@ static void usage(FILE *fp)
             "  --shares N       deal the runs into N shares, run r in share r mod N (default: one share per run)\n"
             "  --shard I/N      run share I of N only (0 <= I < N), then stop: a Slurm array task\n"
             "  --jobs J         run J shares at once as local processes (default 1)\n"
-            "  --device LIST    pass --device D to every run: worker w (job slot, or MPI local rank) gets\n"
-            "                   LIST[w mod length] (one rank per GPU: --device 0,1,2,3)\n"
+            "  --gpus LIST      one GPU per worker: worker w (job slot, or MPI local rank) runs with\n"
+            "                   CUDA_VISIBLE_DEVICES=LIST[w mod length] (--gpus 0,1,2,3), so its GPU is device 0\n"
             "  --bin DIR        where the experiment programs are (default: beside drift-sweep)\n"
             "  --no-merge       run the shares but do not merge\n"
             "  --slurm          write DIR/slurm/shares.sbatch (a job array), merge.sbatch and submit.sh; run nothing\n"
@@ -137,17 +137,19 @@ static long env_long(const char *const *names, long dflt)
     return v && drift_parse_long(&n, v) == 0 ? n : dflt;
 }
 
-/* The device of worker w from "0,1,2" (NULL when none was given). */
-static const char *device_of(char *store, size_t size, const char *list, long w)
+/* Worker w's GPU from "0,1,2": CUDA_VISIBLE_DEVICES for its runs (nothing when no list). One
+ * process per GPU needs no option in the experiments: each sees its own GPU as device 0. */
+static void use_gpu_of(const char *list, long w)
 {
-    if (!list) return NULL;
+    if (!list) return;
     int n = 1;
     for (const char *p = list; *p; p++) n += *p == ',';
     long k = w % n;
     const char *p = list;
     while (k-- > 0) p = strchr(p, ',') + 1;
-    snprintf(store, size, "%.*s", (int)strcspn(p, ","), p);
-    return store;
+    char gpu[256];
+    snprintf(gpu, sizeof gpu, "%.*s", (int)strcspn(p, ","), p);
+    setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
 }
 
 /* sweep.txt: written once (temporary + rename, so concurrent shares agree), compared after. */
@@ -179,13 +181,12 @@ static void ensure_definition(const char *dir, const char *def)
 }
 
 /* Runs the given shares, `jobs` at a time; returns the worst status (0, 1, 2). */
-static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long ntodo, long jobs, const char *devices,
+static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long ntodo, long jobs, const char *gpus,
                       long worker_base)
 {
-    char dev[256];
     int worst = 0;
     if (jobs <= 1) {
-        c->device = device_of(dev, sizeof dev, devices, worker_base);
+        use_gpu_of(gpus, worker_base);
         for (long i = 0; i < ntodo; i++) {
             int rc = sweep_run_share(s, c, todo[i]);
             if (rc == 0) sweep_say("share %ld/%ld done", todo[i], s->nshares);
@@ -206,7 +207,7 @@ static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long n
             pid_t pid = fork();
             if (pid < 0) sweep_die("cannot fork: %s", strerror(errno));
             if (pid == 0) {
-                c->device = device_of(dev, sizeof dev, devices, w);
+                use_gpu_of(gpus, w);
                 _exit(sweep_run_share(s, c, todo[next]));
             }
             slot[w] = pid;
@@ -240,7 +241,7 @@ static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long n
 
 typedef struct {
     sweep_t s;
-    const char *out, *bindir, *merge_dir, *devices;
+    const char *out, *bindir, *merge_dir, *gpus;
     long shard, jobs;
     int no_merge, slurm;
     char **sbatch;
@@ -291,10 +292,10 @@ static void parse(args_t *a, int argc, char **argv)
             a->merge_dir = need_str(argc, argv, &i);
         } else if (!strcmp(o, "--bin")) {
             a->bindir = need_str(argc, argv, &i);
-        } else if (!strcmp(o, "--device")) {
-            a->devices = need_str(argc, argv, &i);
-            if (strstr(a->devices, ",,") || a->devices[0] == ',' || a->devices[strlen(a->devices) - 1] == ',')
-                sweep_die("--device: empty item in '%s' (accepted: N or N,N,...)", a->devices);
+        } else if (!strcmp(o, "--gpus")) {
+            a->gpus = need_str(argc, argv, &i);
+            if (strstr(a->gpus, ",,") || a->gpus[0] == ',' || a->gpus[strlen(a->gpus) - 1] == ',' || strpbrk(a->gpus, " \t"))
+                sweep_die("--gpus: malformed list '%s' (accepted: N or N,N,... as CUDA_VISIBLE_DEVICES takes them)", a->gpus);
         } else if (!strcmp(o, "--jobs")) {
             a->jobs = need_long(argc, argv, &i, 1);
         } else if (!strcmp(o, "--shares")) {
@@ -426,7 +427,6 @@ int main(int argc, char **argv)
     }
 
     if (a.slurm) {
-        c.device = a.devices;
         sweep_write_slurm(&a.s, &c, exe, a.sbatch, a.nsbatch);
         printf("wrote %s/slurm/shares.sbatch (array of %ld tasks), merge.sbatch and submit.sh\n"
                "submit with: bash %s/slurm/submit.sh\n", c.dir, a.s.nshares, c.dir);
@@ -459,7 +459,7 @@ int main(int argc, char **argv)
         sweep_say("%s: %ld runs in %ld shares; %ld of %s done already, %ld to run%s in %s", a.s.experiment, a.s.nruns,
                   a.s.nshares, ndone, a.shard >= 0 ? "this one" : "them", ntodo,
                   a.jobs > 1 ? " in parallel" : "", c.dir);
-    int rc = run_shares(&a.s, &c, todo, ntodo, mpi_size > 1 ? 1 : a.jobs, a.devices,
+    int rc = run_shares(&a.s, &c, todo, ntodo, mpi_size > 1 ? 1 : a.jobs, a.gpus,
                         mpi_size > 1 ? env_long(MPI_LRANK_VARS, mpi_rank) : 0);
     free(todo);
 

@@ -74,7 +74,7 @@ const char *sweep_value(const sweep_t *s, long r, int a);
 void sweep_describe(char *buf, size_t size, const sweep_t *s, long r);
 /* The experiment options as one line, words separated by blanks. */
 void sweep_options_line(char *buf, size_t size, const sweep_t *s);
-/* The argv of run r (without --out, --quiet, --device): options, then one --axis value per axis.
+/* The argv of run r (without --out and --quiet): options, then one --axis value per axis.
  * Returns a malloc'd NULL-terminated array of pointers into s (free only the array); *n words. */
 const char **sweep_run_args(const sweep_t *s, long r, int *n);
 
@@ -87,7 +87,6 @@ typedef struct {
     const char *commit;    /* this build's commit */
     const char *host;
     const char *argv_line; /* drift-sweep's own command line, for the manifest */
-    const char *device;    /* --device value for this worker, or NULL */
     char def_sha[65];      /* SHA-256 of the definition without the shares */
 } sweep_ctx_t;
 
