@@ -276,3 +276,14 @@ const char **sweep_run_args(const sweep_t *s, long r, int *n)
     *n = k;
     return v;
 }
+
+void sweep_free(sweep_t *s)
+{
+    for (int a = 0; a < s->naxes; a++) {
+        for (int i = 0; i < s->axes[a].nvalues; i++) free(s->axes[a].values[i]);
+        free(s->axes[a].values);
+    }
+    for (int i = 0; i < s->noptions; i++) free(s->options[i]);
+    free(s->options);
+    memset(s, 0, sizeof *s);
+}

@@ -353,11 +353,22 @@ static void self_dir(char *buf, size_t size, char *exe, size_t exesize)
     if (slash) *slash = 0;
 }
 
+/* What main parsed, freed at exit (whichever return or sweep_die ends the program). */
+static args_t a;
+static sweep_t merge_sweep;
+
+static void free_parsed(void)
+{
+    sweep_free(&a.s);
+    sweep_free(&merge_sweep);
+    free(a.sbatch);
+}
+
 int main(int argc, char **argv)
 {
     long mpi_size = env_long(MPI_SIZE_VARS, 1), mpi_rank = env_long(MPI_RANK_VARS, 0);
     rank_silent = mpi_rank != 0;
-    args_t a;
+    atexit(free_parsed);
     parse(&a, argc, argv);
 
     static char exe[PATH_MAX], bindir[PATH_MAX], line[16384], def_dir[PATH_MAX + 64];
@@ -375,19 +386,19 @@ int main(int argc, char **argv)
         if (a.s.experiment[0] || a.s.naxes || a.s.noptions || a.shard >= 0 || a.slurm)
             sweep_die("--merge DIR takes no experiment, grid or run options (accepted: --merge DIR [--out MERGED])");
         if (mpi_rank != 0) return 0;
-        sweep_t s = {0};
+        sweep_t *sp = &merge_sweep;
         snprintf(def_dir, sizeof def_dir, "%s/sweep.txt", a.merge_dir);
         struct stat st;
         if (stat(a.merge_dir, &st) != 0 || !S_ISDIR(st.st_mode))
             sweep_die("--merge: '%s' is not a sweep directory", a.merge_dir);
         if (stat(def_dir, &st) != 0) sweep_die("--merge: '%s' is not a sweep directory (no sweep.txt)", a.merge_dir);
-        sweep_read_file(&s, def_dir);
-        sweep_finish(&s);
-        definition_sha(c.def_sha, &s);
+        sweep_read_file(sp, def_dir);
+        sweep_finish(sp);
+        definition_sha(c.def_sha, sp);
         c.dir = a.merge_dir;
         char merged[PATH_MAX + 16];
         snprintf(merged, sizeof merged, "%s/merged", a.merge_dir);
-        return sweep_merge(&s, &c, a.out ? a.out : merged);
+        return sweep_merge(sp, &c, a.out ? a.out : merged);
     }
 
     sweep_finish(&a.s);
@@ -454,7 +465,7 @@ int main(int argc, char **argv)
         setenv("OMP_NUM_THREADS", v, 1);
     }
     if (mpi_size > 1)
-        fprintf(stderr, "drift-sweep: rank %ld/%ld on %s: %ld of its %ld shares to run\n", mpi_rank, mpi_size, host, ntodo, mine);
+        sweep_say("rank %ld/%ld on %s: %ld of its %ld shares to run", mpi_rank, mpi_size, host, ntodo, mine);
     else
         sweep_say("%s: %ld runs in %ld shares; %ld of %s done already, %ld to run%s in %s", a.s.experiment, a.s.nruns,
                   a.s.nshares, ndone, a.shard >= 0 ? "this one" : "them", ntodo,

@@ -61,6 +61,8 @@ void sweep_add_option(sweep_t *s, const char *word);
 /* Reads a sweep file: "experiment: X", "grid: SPEC", "options: WORDS", "option: WORD",
  * "shares: N" lines, "#" comments, blank lines. */
 void sweep_read_file(sweep_t *s, const char *path);
+/* Frees what the parsing allocated. */
+void sweep_free(sweep_t *s);
 /* Checks the whole and computes nruns; dies on an empty grid or one too large. */
 void sweep_finish(sweep_t *s);
 /* The canonical definition, malloc'd: with the number of shares it is the text of sweep.txt;
