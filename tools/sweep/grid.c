@@ -42,11 +42,8 @@ static int has_option(const sweep_t *s, const char *name)
     return 0;
 }
 
-static void add_value(sweep_axis_t *ax, const char *v, const char *where)
+static void add_value(sweep_axis_t *ax, const char *v)
 {
-    for (int i = 0; i < ax->nvalues; i++)
-        if (!strcmp(ax->values[i], v))
-            sweep_die("%s: %s: value '%s' given twice (each run must differ)", where, ax->name, v);
     ax->values = sweep_xrealloc(ax->values, ((size_t)ax->nvalues + 1) * sizeof *ax->values);
     ax->values[ax->nvalues++] = sweep_xstrdup(v);
 }
@@ -60,7 +57,7 @@ static void add_item(sweep_axis_t *ax, const char *item, const char *where)
             sweep_die("%s: %s: value '%s' holds a blank or a quote (not accepted in a grid)", where, ax->name, item);
     const char *dots = strstr(item, "..");
     if (!dots) {
-        add_value(ax, item, where);
+        add_value(ax, item);
         return;
     }
     char lo_s[64], *hi_s = (char *)dots + 2;
@@ -76,10 +73,12 @@ static void add_item(sweep_axis_t *ax, const char *item, const char *where)
     for (long v = lo;; v++) {
         char buf[32];
         snprintf(buf, sizeof buf, "%ld", v);
-        add_value(ax, buf, where);
+        add_value(ax, buf);
         if (v == hi) break;
     }
 }
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void add_axis(sweep_t *s, const char *word, const char *where)
 {
@@ -106,6 +105,14 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
     for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
         add_item(ax, item, where);
     free(list);
+    /* Each run must differ: no value twice (sorted, so that 10^5 seeds check in a blink). */
+    char **sorted = sweep_xrealloc(NULL, (size_t)ax->nvalues * sizeof *sorted);
+    memcpy(sorted, ax->values, (size_t)ax->nvalues * sizeof *sorted);
+    qsort(sorted, (size_t)ax->nvalues, sizeof *sorted, cmp_str);
+    for (int i = 1; i < ax->nvalues; i++)
+        if (!strcmp(sorted[i - 1], sorted[i]))
+            sweep_die("%s: %s: value '%s' given twice (each run must differ)", where, name, sorted[i]);
+    free(sorted);
 }
 
 void sweep_add_grid(sweep_t *s, const char *spec, const char *where)
@@ -141,12 +148,12 @@ void sweep_read_file(sweep_t *s, const char *path)
 {
     FILE *fp = fopen(path, "r");
     if (!fp) sweep_die("--file: cannot read '%s': %s", path, strerror(errno));
-    char line[8192], where[1100];
+    char *line = NULL, where[1100];
+    size_t cap = 0;
     int lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
+    while (getline(&line, &cap, fp) > 0) {
         lineno++;
         snprintf(where, sizeof where, "%s:%d", path, lineno);
-        if (!strchr(line, '\n') && !feof(fp)) sweep_die("%s: line too long", where);
         char *p = trim(line);
         if (!*p || *p == '#') continue;
         char *colon = strchr(p, ':');
@@ -176,12 +183,14 @@ void sweep_read_file(sweep_t *s, const char *path)
             sweep_die("%s: unknown key '%s' (accepted: experiment, grid, options, option, shares)", where, key);
         }
     }
+    free(line);
     fclose(fp);
 }
 
 void sweep_finish(sweep_t *s)
 {
     if (!s->experiment[0]) sweep_die("name an experiment (drift-sweep EXP --grid ...)");
+    if (!valid_name(s->experiment)) sweep_die("'%s' is not an experiment name (letters, digits, '_', '-')", s->experiment);
     if (s->naxes == 0) sweep_die("--grid: no axes (accepted: 'seed=1..8 K=1024,4096 formats=bf16,fp16')");
     long n = 1;
     for (int a = 0; a < s->naxes; a++) {
@@ -194,14 +203,16 @@ void sweep_finish(sweep_t *s)
     if (s->nshares > n) sweep_die("--shares: %ld shares for %ld runs (accepted: 1..%ld)", s->nshares, n, n);
 }
 
+static void describe_axis(sweep_text_t *b, const sweep_axis_t *ax);
+
 char *sweep_definition(const sweep_t *s, int with_shares)
 {
     sweep_text_t b = {0};
     sweep_text_add(&b, "# drift-sweep definition: drift-sweep --file reads it back; every share must match it\n");
     sweep_text_add(&b, "experiment: %s\n", s->experiment);
     for (int a = 0; a < s->naxes; a++) {
-        sweep_text_add(&b, "grid: %s=", s->axes[a].name);
-        for (int i = 0; i < s->axes[a].nvalues; i++) sweep_text_add(&b, "%s%s", i ? "," : "", s->axes[a].values[i]);
+        sweep_text_add(&b, "grid: ");
+        describe_axis(&b, &s->axes[a]);
         sweep_text_add(&b, "\n");
     }
     for (int i = 0; i < s->noptions; i++) sweep_text_add(&b, "option: %s\n", s->options[i]);

@@ -159,10 +159,15 @@ static void ensure_definition(const char *dir, const char *def)
     snprintf(path, sizeof path, "%s/sweep.txt", dir);
     FILE *fp = fopen(path, "r");
     if (fp) {
-        char buf[1 << 16];
-        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        sweep_text_t have = {0};
+        char chunk[65536];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk - 1, fp)) > 0) {
+            chunk[n] = 0;
+            sweep_text_add(&have, "%s", chunk);
+        }
         fclose(fp);
-        buf[n] = 0;
+        const char *buf = have.p ? have.p : "";
         if (strcmp(buf, def)) {
             const char *a = buf, *b = def;
             while (*a && *a == *b) a++, b++;
@@ -171,6 +176,7 @@ static void ensure_definition(const char *dir, const char *def)
                       "(choose another --out, or remove that directory)",
                       dir, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
         }
+        free(have.p);
         return;
     }
     drift_file_t f;
@@ -441,6 +447,8 @@ int main(int argc, char **argv)
         sweep_write_slurm(&a.s, &c, exe, a.sbatch, a.nsbatch);
         printf("wrote %s/slurm/shares.sbatch (array of %ld tasks), merge.sbatch and submit.sh\n"
                "submit with: bash %s/slurm/submit.sh\n", c.dir, a.s.nshares, c.dir);
+        if (a.s.nshares > 1000)
+            printf("note: %ld array tasks; Slurm's MaxArraySize is 1001 unless the site raised it (--shares N)\n", a.s.nshares);
         return 0;
     }
 
