@@ -474,10 +474,12 @@ int main(int argc, char **argv)
     }
     if (mpi_size > 1)
         sweep_say("rank %ld/%ld on %s: %ld of its %ld shares to run", mpi_rank, mpi_size, host, ntodo, mine);
+    else if (a.shard >= 0)
+        sweep_say("%s: share %ld/%ld of %ld runs: %s in %s", a.s.experiment, a.shard, a.s.nshares, a.s.nruns,
+                  ndone ? "done already, nothing to run" : "running it", c.dir);
     else
-        sweep_say("%s: %ld runs in %ld shares; %ld of %s done already, %ld to run%s in %s", a.s.experiment, a.s.nruns,
-                  a.s.nshares, ndone, a.shard >= 0 ? "this one" : "them", ntodo,
-                  a.jobs > 1 ? " in parallel" : "", c.dir);
+        sweep_say("%s: %ld runs in %ld shares; %ld of them done already, %ld to run%s in %s", a.s.experiment, a.s.nruns,
+                  a.s.nshares, ndone, ntodo, a.jobs > 1 ? " in parallel" : "", c.dir);
     int rc = run_shares(&a.s, &c, todo, ntodo, mpi_size > 1 ? 1 : a.jobs, a.gpus,
                         mpi_size > 1 ? env_long(MPI_LRANK_VARS, mpi_rank) : 0);
     free(todo);
