@@ -6,7 +6,7 @@
  *     run agrees on it, or once per run ("# key (run R): value") when they differ; "date" and
  *     "argv" (they name times and temporary paths) and the swept keys (they are columns) dropped;
  *     then the header with leading columns run and one per axis (prefixed "sweep_" when the
- *     experiment has a column of that name); then the rows of run 0, run 1, ... each in its own
+ *     experiment has a column of that name in any of its CSVs); then the rows of run 0, run 1, ... each in its own
  *     order. The lines that name the shares (hosts, times, command lines) all begin "# share".
  *   - EXP.md: one report fragment: the sweep, a table of runs, then every run's fragment.
  *   - sweep_runs.csv: run, the grid values, the run's directory and the command that reproduces it.
@@ -141,6 +141,7 @@ typedef struct {
     const sweep_ctx_t *c;
     shareinfo_t *shares;
     char grid[4096], options[4096];
+    int prefix_run, prefix[SWEEP_MAX_AXES]; /* the leading column is "sweep_<name>" */
 } merge_t;
 
 static void write_prefix(FILE *out, const merge_t *m, int with_shares)
@@ -231,11 +232,9 @@ static long merge_csv(FILE *out, const merge_t *m, const char *name)
         }
     }
     free(slots);
-    const char *header = rm[first].header;
-    fprintf(out, "%s", header_has(header, "run") ? "sweep_run" : "run");
-    for (int a = 0; a < s->naxes; a++)
-        fprintf(out, ",%s%s", header_has(header, s->axes[a].name) ? "sweep_" : "", s->axes[a].name);
-    fprintf(out, ",%s\n", header);
+    fprintf(out, "%s", m->prefix_run ? "sweep_run" : "run");
+    for (int a = 0; a < s->naxes; a++) fprintf(out, ",%s%s", m->prefix[a] ? "sweep_" : "", s->axes[a].name);
+    fprintf(out, ",%s\n", rm[first].header);
 
     char *line = NULL;
     size_t cap = 0;
@@ -275,6 +274,28 @@ done:
     free(rm);
     free(has);
     return rows;
+}
+
+/* A leading column is named "sweep_<name>" in every merged CSV when the experiment has a
+ * column of that name in any of them (argmax_flip's K), so one sweep's files agree. */
+static void find_collisions(merge_t *m, char **names, int nnames)
+{
+    for (int i = 0; i < nnames; i++) {
+        if (!has_suffix(names[i], ".csv")) continue;
+        for (long r = 0; r < m->s->nruns; r++) {
+            char path[8400], dir[4096];
+            runmeta_t rm;
+            run_dir(dir, sizeof dir, m->c->dir, r);
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            if (access(path, F_OK) != 0) continue;
+            if (read_meta(&rm, path) == 0) {
+                m->prefix_run |= header_has(rm.header, "run");
+                for (int a = 0; a < m->s->naxes; a++) m->prefix[a] |= header_has(rm.header, m->s->axes[a].name);
+            }
+            free_meta(&rm);
+            break;
+        }
+    }
 }
 
 /* "./lab run EXP options --axis value ..." for run r. */
@@ -374,27 +395,39 @@ static int close_out(FILE *fp)
 
 int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
 {
-    /* Every share must be there, whole, from this commit and this sweep: one line names them all. */
-    char refusal[4096] = "";
-    size_t len = 0;
-    long nbad = 0;
-    for (long i = 0; i < s->nshares; i++) {
-        char why[1024];
-        share_state_t st = sweep_check_share(s, c, i, why, sizeof why);
+    /* Every share must be there, whole, from this commit and this sweep: one line names them all,
+     * consecutive shares refused for the same reason named together ("shares 0..15 of 16"). */
+    sweep_text_t refusal = {0};
+    long nbad = 0, group_first = -1, group_last = -1, ngroups = 0;
+    char group_why[1024] = "", why[1024];
+    share_state_t group_st = SHARE_OK;
+    for (long i = 0; i <= s->nshares; i++) {
+        share_state_t st = i < s->nshares ? sweep_check_share(s, c, i, why, sizeof why) : SHARE_OK;
+        if (st != SHARE_OK && group_first >= 0 && st == group_st && i == group_last + 1 && !strcmp(why, group_why)) {
+            group_last = i;
+            nbad++;
+            continue;
+        }
+        if (group_first >= 0 && ngroups++ < 8) {
+            static const char *const what[] = {"", "missing", "corrupted", "foreign", NULL};
+            if (group_first == group_last)
+                sweep_text_add(&refusal, "%sshare %ld/%ld", ngroups > 1 ? "; " : "", group_first, s->nshares);
+            else
+                sweep_text_add(&refusal, "%sshares %ld..%ld of %ld", ngroups > 1 ? "; " : "", group_first, group_last, s->nshares);
+            if (what[group_st]) sweep_text_add(&refusal, " %s (%s)", what[group_st], group_why);
+            else sweep_text_add(&refusal, " %s", group_why);
+        }
+        group_first = -1;
         if (st == SHARE_OK) continue;
-        static const char *const what[] = {"", "missing", "corrupted", "foreign", NULL};
-        if (nbad < 8 && what[st])
-            len += (size_t)snprintf(refusal + len, sizeof refusal - len, "%sshare %ld/%ld %s (%s)", nbad ? "; " : "", i,
-                                    s->nshares, what[st], why);
-        else if (nbad < 8)
-            len += (size_t)snprintf(refusal + len, sizeof refusal - len, "%sshare %ld/%ld %s", nbad ? "; " : "", i,
-                                    s->nshares, why);
         nbad++;
-        if (len >= sizeof refusal) len = sizeof refusal - 1;
+        group_first = group_last = i;
+        group_st = st;
+        snprintf(group_why, sizeof group_why, "%s", why);
     }
     if (nbad) {
         fprintf(stderr, "drift-sweep: --merge %s: refused, %ld of %ld shares unusable: %s%s (rerun the sweep: it redoes only those)\n",
-                c->dir, nbad, s->nshares, refusal, nbad > 8 ? "; ..." : "");
+                c->dir, nbad, s->nshares, refusal.p, ngroups > 8 ? "; ..." : "");
+        free(refusal.p);
         return 2;
     }
 
@@ -428,6 +461,7 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
             names[j - 1] = t;
         }
 
+    find_collisions(&m, names, nnames);
     char part[4200];
     snprintf(part, sizeof part, "%s.part-%s-%ld", outdir, c->host, (long)getpid());
     sweep_remove_tree(part);
