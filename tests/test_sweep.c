@@ -306,3 +306,24 @@ Test(sweep, gpus_map_workers_and_device_passes_through)
     cr_assert_eq(sh("cd %s && for f in one/merged/formats*.csv; do grep -v '^#' $f > a; grep -v '^#' dev/merged/${f#one/merged/} > b; "
                     "cmp -s a b || exit 1; done", dir), 0);
 }
+
+/* ./lab sweep: listed in ./lab help, --mpi P launches mpirun itself (adding --allow-run-as-root
+ * as root and --oversubscribe beyond the core count), and the result is the same sweep. */
+#define LAB "DRIFT_BUILD_DIR=" DRIFT_BIN_DIR "/.. " DRIFT_SOURCE_DIR "/lab"
+
+Test(sweep, lab_sweep_command)
+{
+    cr_assert_eq(sh(LAB " help | grep -q '^  sweep EXP --grid SPEC'"), 0, "./lab help lists sweep");
+    cr_assert_eq(sh(LAB " sweep formats --grid 'seed=1' --mpi x 2>/dev/null"), 2);
+    cr_assert_eq(sh(LAB " sweep nosuch --grid 'seed=1' 2>/dev/null"), 2);
+    one_process("one");
+    cr_assert_eq(sh(LAB " sweep formats --grid " GRID " --out %s/lab --jobs 2 --quiet " QUICK, dir), 0);
+    cr_assert_eq(same_merge("one", "lab"), 6);
+    char out[4096];
+    run_stdout(SWEEP " --help", out, sizeof out);
+    if (!strstr(out, "engines: local, slurm, mpi\n") || sh("command -v mpirun > /dev/null") != 0)
+        cr_skip_test("no MPI engine or no mpirun: ./lab sweep --mpi not tried");
+    cr_assert_eq(sh("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " LAB " sweep formats --grid " GRID
+                    " --out %s/labmpi --mpi 3 --quiet " QUICK " > %s/labmpi.log 2>&1", dir, dir), 0);
+    cr_assert_eq(same_merge("one", "labmpi"), 6);
+}
