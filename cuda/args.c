@@ -109,8 +109,8 @@ int drift_cuda_check_reduce(const double *out, const double *a, const double *b,
         return drift_cuda_fail(DRIFT_EINVAL, "%s: kernel %d for order %s (accepted: 0..%d)", what, kernel, spec, nk);
     if (o->kind == DRIFT_ORDER_WARP && kernel == 2 && o->param > 32)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: kernel 2 (shuffles) needs warp:W with W <= 32, not %s", what, spec);
-    if (n > INT_MAX || batch > INT_MAX || (batch && n > (size_t)INT_MAX * 64 / batch))
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: n = %zu, batch = %zu is beyond the GPU path's int indexing", what,
+    if (n > INT_MAX || batch > 65535 || (batch && n > (size_t)INT_MAX * 64 / batch))
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: n = %zu, batch = %zu is beyond the GPU path's limits (n < 2^31, batch <= 65535)", what,
                                n, batch);
     if (acc->acc == DRIFT_FP32)
         for (size_t i = 0; i < n * batch; i++)
@@ -237,6 +237,10 @@ int drift_cuda_check_gemm(const double *C, const double *A, const double *B, siz
     if (!tc && g->path != DRIFT_CUDA_CUBLAS && g->path != DRIFT_CUDA_CUBLASLT && opts->acc.mode != DRIFT_RNE)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: the GPU kernels accumulate with rne only, not %s", spec,
                                drift_mode_name(opts->acc.mode));
+    int simt = g->path == DRIFT_CUDA_ATOMIC || (g->path == DRIFT_CUDA_TWIN && !tc);
+    int splits = g->path == DRIFT_CUDA_ATOMIC || g->kern.family == DRIFT_GEMM_SPLITK ? g->kern.splits : 1;
+    if (simt && (splits > 65535 || M > 65535u * 16u))
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: grid limits: S <= 65535 slices and M <= 1048560 rows", spec);
     if (opts->in == DRIFT_FP64)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: fp64 inputs do not fit the fp32 GPU kernels", spec);
     if (tc && opts->in == DRIFT_FP32)

@@ -16,9 +16,10 @@
 #define BLAS_TRY(call)                                                                                   \
     do {                                                                                                 \
         cublasStatus_t st_ = (call);                                                                     \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                              \
-            rc = drift_cuda_fail(DRIFT_EIO, "%s:%d: %s: %s", __FILE__, __LINE__, #call,                  \
-                                 cublasGetStatusString(st_));                                            \
+        if (st_ != CUBLAS_STATUS_SUCCESS) { /* a combination the library refuses is unsupported, */  \
+            rc = drift_cuda_fail(st_ == CUBLAS_STATUS_NOT_SUPPORTED ? DRIFT_EUNSUPPORTED : DRIFT_EIO,    \
+                                 "%s:%d: %s: %s", __FILE__, __LINE__, #call,                             \
+                                 cublasGetStatusString(st_)); /* not an I/O failure */                   \
             goto done;                                                                                   \
         }                                                                                                \
     } while (0)

@@ -276,8 +276,11 @@ static const char *method_for(drift_format_t f, drift_mode_t m, int sat, int ker
         case DRIFT_FP8E4M3:
         case DRIFT_FP8E5M2:
             if (m != DRIFT_RNE) return NULL;
-            snprintf(buf, sizeof buf, "__nv_cvt_float_to_fp8 %s %s", f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2",
-                     sat ? "SATFINITE" : "NOSAT");
+            if (sat && cc >= 89) // cuda_fp8.hpp: the hardware instruction exists only with .satfinite
+                snprintf(buf, sizeof buf, "cvt.rn.satfinite.%s.f32", f == DRIFT_FP8E4M3 ? "e4m3x2" : "e5m2x2");
+            else
+                snprintf(buf, sizeof buf, "__nv_cvt_float_to_fp8 %s %s (software)", f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2",
+                         sat ? "SATFINITE" : "NOSAT");
             return buf;
         default: return NULL;
         }
@@ -301,7 +304,7 @@ static const char *method_for(drift_format_t f, drift_mode_t m, int sat, int ker
     case DRIFT_FP8E4M3:
     case DRIFT_FP8E5M2:
         if (m != DRIFT_RNE) return NULL;
-        snprintf(buf, sizeof buf, "__nv_cvt_double_to_fp8 %s %s", f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2",
+        snprintf(buf, sizeof buf, "__nv_cvt_double_to_fp8 %s %s (software)", f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2",
                  sat ? "SATFINITE" : "NOSAT");
         return buf;
     default: return NULL;

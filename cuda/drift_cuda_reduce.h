@@ -23,7 +23,7 @@
  * GPU restrictions beyond the CPU (DRIFT_EUNSUPPORTED, reason in drift_cuda_message()):
  * acc fp16/bf16/tf32/fp8; mode rna; order random (a host permutation: permute, then seq);
  * warp:W with W > 1024; inputs that are not values of acc (round them first: the GPU reads
- * them as acc values); n or batch above INT_MAX. tc and sr are refused exactly as the CPU
+ * them as acc values); n >= 2^31 or batch > 65535 (one grid row per dot product). tc and sr are refused exactly as the CPU
  * refuses them. The initial value c of drift_dot is not offered. */
 #ifndef DRIFT_CUDA_REDUCE_H
 #define DRIFT_CUDA_REDUCE_H

@@ -84,8 +84,9 @@ __global__ void reduce_row1(T *out, const T *a, const T *b, long n, int batch, i
 template <typename T, int M>
 __global__ void reduce_chunks1(T *P, const T *a, const T *b, long n, int batch, long len, int nparts, bool fma)
 {
-    int k = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
-    if (k >= nparts || r >= batch) return;
+    size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x; // one 1-D grid: no 65535 limit on rows or chunks
+    if (idx >= (size_t)batch * nparts) return;
+    int r = (int)(idx / nparts), k = (int)(idx % nparts);
     terms<T, M> t{a + (size_t)r * n, b ? b + (size_t)r * n : nullptr, fma};
     long lo = (long)k * len;
     P[(size_t)r * nparts + k] = t.chain(lo, 1, n - lo < len ? n - lo : len);
@@ -159,7 +160,7 @@ static int launch(T *dout, const T *da, const T *db, long n, int batch, const dr
         if (len > n) len = n;
         int nparts = (int)((n + len - 1) / len);
         CUDA_TRY(cudaMalloc(&P, (size_t)batch * nparts * sizeof(T)));
-        LAUNCH_TRY(reduce_chunks1<T, M><<<dim3((nparts + 127) / 128, batch), 128>>>(P, da, db, n, batch, len, nparts, fma));
+        LAUNCH_TRY(reduce_chunks1<T, M><<<(unsigned)(((size_t)batch * nparts + 127) / 128), 128>>>(P, da, db, n, batch, len, nparts, fma));
         LAUNCH_TRY(reduce_combine1<T, M><<<blocks, 128>>>(dout, P, batch, nparts, o->kind == DRIFT_ORDER_SPLITK && o->tree));
     } else { // seq, rev, pairwise, kahan, neumaier, blocked kernel 1: one thread per row
         LAUNCH_TRY(reduce_row1<T, M><<<blocks, 128>>>(dout, da, db, n, batch, (int)o->kind, o->param, fma));
