@@ -16,11 +16,16 @@
 #                          cuBLAS/cuBLASLt error vs exact (FINDING)
 #   check_determinism  (d) distinct outputs over 100 runs (atomic split-K, cuBLAS); row-0 batch
 #                          variance for M = 1..2048 and the cuBLASLt algorithm by M
+#   bench_gpu_gemm     then, if the budget allows: invariant and tensor-core GEMM vs cuBLAS
+#                      (5 repetitions; also copied to $OUT/bench_gpu_gemm.txt)
 # Rows: PASS / FAIL (bit-identity, invariance by construction), FINDING (measured, not judged),
 # INFO, SKIP. Without a device every program prints "no CUDA device: skipped" and passes.
 #
 # Environment: DRIFT_BUILD_DIR (default build), DRIFT_CHECK_BUDGET (default 450 s for the
-# whole call, build included), OUT (report directory).
+# whole call, build included), DRIFT_CHECK_REBUILD=1 (build even if the programs exist),
+# OUT (report directory). Programs carried from another machine that cannot use the GPU here
+# (driver older than their CUDA runtime, missing libraries) are rebuilt once with this
+# machine's nvcc into BUILD-device.
 # Exit status: 0 every program passed (or skipped), 1 a FAIL, timeout or crash, 2 nothing to
 # run (no nvcc) or the report cannot be written.
 set -uo pipefail
@@ -29,8 +34,10 @@ BUILD="${DRIFT_BUILD_DIR:-build}"
 [[ "$BUILD" = /* ]] || BUILD="$ROOT/$BUILD"
 BUDGET="${DRIFT_CHECK_BUDGET:-450}"
 START=$(date +%s)
-PROGRAMS=(check_versions check_convert check_reduce check_gemm check_determinism)
-declare -A LIMIT=([check_versions]=30 [check_convert]=120 [check_reduce]=90 [check_gemm]=150 [check_determinism]=120)
+PROGRAMS=(check_versions check_convert check_reduce check_gemm check_determinism bench_gpu_gemm)
+CHECKS=(check_versions check_convert check_reduce check_gemm check_determinism)
+declare -A LIMIT=([check_versions]=30 [check_convert]=120 [check_reduce]=90 [check_gemm]=150 [check_determinism]=120
+                 [bench_gpu_gemm]=60)
 
 if [[ -n "${OUT:-}" ]]; then
   REPORT="$OUT/gpu_check.txt"
@@ -60,27 +67,41 @@ log "nvcc: $("$NVCC" --version 2>/dev/null | tail -1 || echo not found)"
 log "build: $BUILD"
 
 # ---- build what is missing (one configure, the check targets only) -------------------------
-missing=0
-for p in "${PROGRAMS[@]}"; do [[ -x "$BUILD/bin/$p" ]] || missing=1; done
-if [[ $missing -eq 1 ]]; then
-  log "building the check programs ($(nproc) jobs)..."
-  bstart=$(date +%s)
-  if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$NVCC" >"$tmp.build" 2>&1 &&
-         cmake --build "$BUILD" -j"$(nproc)" --target "${PROGRAMS[@]}" >>"$tmp.build" 2>&1; }; then
+build_checks() { # $1: build directory
+  log "building the check programs in $1 ($(nproc) jobs, nvcc $NVCC)..."
+  local bstart; bstart=$(date +%s)
+  if ! { cmake -S "$ROOT" -B "$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$NVCC" >"$tmp.build" 2>&1 &&
+         cmake --build "$1" -j"$(nproc)" --target "${PROGRAMS[@]}" >>"$tmp.build" 2>&1; }; then
     tail -30 "$tmp.build" | tee -a "$tmp"
     log "check.sh: build failed (is nvcc installed? see above)"
-    cp "$tmp" "$REPORT" 2>/dev/null
-    exit 2
+    return 1
   fi
   log "built in $(( $(date +%s) - bstart ))s"
+}
+missing=0
+for p in "${PROGRAMS[@]}"; do [[ -x "$BUILD/bin/$p" ]] || missing=1; done
+[[ "${DRIFT_CHECK_REBUILD:-0}" = 1 ]] && missing=1
+if [[ $missing -eq 1 ]]; then
+  build_checks "$BUILD" || { cp "$tmp" "$REPORT" 2>/dev/null; exit 2; }
 fi
-log ""
-
+# Programs built elsewhere (carried in) may not start here: a driver older than their CUDA
+# runtime, or a missing libcublas. Probe once; if a GPU is visible and the probe cannot use
+# it, rebuild with this machine's nvcc into BUILD-device and use that.
+probe="$("$BUILD/bin/check_versions" 2>&1)"; prc=$?
+log "probe: check_versions exit $prc: $(echo "$probe" | head -1)"
+if [[ $GPU_VISIBLE -eq 1 && ( $prc -ne 0 || "$probe" == *"no CUDA device: skipped"* ) ]]; then
+  log "the GPU is visible but the programs cannot use it: rebuilding with this machine's toolkit"
+  if command -v "$NVCC" >/dev/null 2>&1 && build_checks "$BUILD-device"; then
+    BUILD="$BUILD-device"
+  else
+    log "rebuild impossible here; running what there is (expect FAIL rows)"
+  fi
+fi
 # ---- run ---------------------------------------------------------------------------------------
 status=0
 table=()
 fails=()
-for p in "${PROGRAMS[@]}"; do
+for p in "${CHECKS[@]}"; do
   prog="$BUILD/bin/$p"
   left=$(( BUDGET - ($(date +%s) - START) ))
   lim=${LIMIT[$p]}
@@ -122,6 +143,23 @@ for p in "${PROGRAMS[@]}"; do
   log ""
   table+=("$(printf '%-18s %-9s %5s %5s %8s %5ss' "$p" "$verdict" "$npass" "$nfail" "$nfind" "$secs")")
 done
+
+# ---- the benchmark, when time is left (data, not a verdict: a crash is a FAIL) ---------------
+left=$(( BUDGET - ($(date +%s) - START) ))
+if [[ -x "$BUILD/bin/bench_gpu_gemm" ]] && (( left > 20 )); then
+  lim=${LIMIT[bench_gpu_gemm]}; (( lim > left )) && lim=$left
+  log "==== bench_gpu_gemm 5 (limit ${lim}s)"
+  s=$(date +%s)
+  timeout --kill-after=5 "$lim" "$BUILD/bin/bench_gpu_gemm" 5 >"$tmp.out" 2>&1
+  rc=$?
+  tee -a "$tmp" <"$tmp.out" >/dev/null
+  if [[ -n "${OUT:-}" ]]; then cp "$tmp.out" "$OUT/bench_gpu_gemm.txt"; fi
+  verdict=RAN
+  grep -q "skipped: no CUDA device" "$tmp.out" && verdict=SKIPPED
+  [[ $rc -ne 0 ]] && { verdict=FAIL; status=1; fails+=("bench_gpu_gemm: exit $rc: $(tail -1 "$tmp.out")"); }
+  table+=("$(printf '%-18s %-9s %5s %5s %8s %5ss' bench_gpu_gemm "$verdict" - - - "$(( $(date +%s) - s ))")")
+  log ""
+fi
 
 {
   echo "first FAIL rows (at most 10 per program):"
