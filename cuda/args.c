@@ -255,3 +255,26 @@ int drift_cuda_check_gemm(const double *C, const double *A, const double *B, siz
     }
     return DRIFT_OK;
 }
+
+/* ---- softmax (when lib/ops/softmax.h is part of the build) -------------------------------- */
+#include "drift_cuda_softmax.h"
+#ifdef DRIFT_CUDA_HAVE_SOFTMAX
+int drift_cuda_check_softmax(const double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o)
+{
+    char why[DRIFT_ERRMSG_MAX] = "";
+    int rc = drift_softmax_validate(o, why, sizeof why);
+    if (rc) return drift_cuda_fail(rc, "%s", why);
+    if (n * batch > 0 && (!out || !x)) return drift_cuda_fail(DRIFT_EINVAL, "softmax: NULL buffer");
+    if (o->exp != DRIFT_EXP_EXPF)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "softmax on the GPU: exp must be expf (exp2 is not offered yet)");
+    if (o->acc.acc != DRIFT_FP32 || o->acc.mode != DRIFT_RNE)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "softmax on the GPU: the accumulator is fp32 rne");
+    if (o->order.kind != DRIFT_ORDER_SEQ)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "softmax on the GPU: sums of exponentials in order seq only");
+    if (o->in == DRIFT_FP64 || o->out == DRIFT_FP64)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "softmax on the GPU: fp64 logits or output are not offered");
+    if (n > INT_MAX || batch > INT_MAX || (batch && n > (size_t)INT_MAX * 64 / batch))
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "softmax on the GPU: n = %zu, batch = %zu too large", n, batch);
+    return DRIFT_OK;
+}
+#endif

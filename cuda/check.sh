@@ -14,6 +14,8 @@
 #   check_reduce       (b) sum/dot in every deterministic order vs drift_sum/drift_dot, bit for bit
 #   check_gemm         (b) GEMM twins bit for bit; (c) tensor cores vs tc:h100 (FINDING);
 #                          cuBLAS/cuBLASLt error vs exact (FINDING)
+#   check_softmax      (b) softmax twins (naive, safe, online:B) vs drift_softmax, bit for bit
+#                          (skipped until lib/ops/softmax.h is in the tree)
 #   check_determinism  (d) distinct outputs over 100 runs (atomic split-K, cuBLAS); row-0 batch
 #                          variance for M = 1..2048 and the cuBLASLt algorithm by M
 #   bench_gpu_gemm     then, if the budget allows: invariant and tensor-core GEMM vs cuBLAS
@@ -34,9 +36,9 @@ BUILD="${DRIFT_BUILD_DIR:-build}"
 [[ "$BUILD" = /* ]] || BUILD="$ROOT/$BUILD"
 BUDGET="${DRIFT_CHECK_BUDGET:-450}"
 START=$(date +%s)
-PROGRAMS=(check_versions check_convert check_reduce check_gemm check_determinism bench_gpu_gemm)
-CHECKS=(check_versions check_convert check_reduce check_gemm check_determinism)
-declare -A LIMIT=([check_versions]=30 [check_convert]=120 [check_reduce]=90 [check_gemm]=150 [check_determinism]=120
+PROGRAMS=(check_versions check_convert check_reduce check_gemm check_softmax check_determinism bench_gpu_gemm)
+CHECKS=(check_versions check_convert check_reduce check_gemm check_softmax check_determinism)
+declare -A LIMIT=([check_versions]=30 [check_convert]=120 [check_reduce]=90 [check_gemm]=150 [check_softmax]=60 [check_determinism]=120
                  [bench_gpu_gemm]=60)
 
 if [[ -n "${OUT:-}" ]]; then
@@ -128,7 +130,7 @@ for p in "${CHECKS[@]}"; do
   if grep -q "no CUDA device: skipped" "$tmp.out" && [[ $GPU_VISIBLE -eq 1 ]]; then
     verdict=FAIL; status=1
     fails+=("$p: nvidia-smi lists a GPU but the program found none: $(head -1 "$tmp.out")")
-  elif grep -q "no CUDA device: skipped" "$tmp.out"; then
+  elif grep -q -e "no CUDA device: skipped" -e "not part of this build: skipped" "$tmp.out"; then
     verdict=SKIPPED
   elif [[ $rc -eq 124 || $rc -eq 137 ]]; then
     verdict=TIMEOUT; status=1

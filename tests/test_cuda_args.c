@@ -298,3 +298,31 @@ Test(cuda_args, good_arguments_without_a_device)
     cr_expect_eq(drift_cuda_device_count(), 0);
 #endif
 }
+
+/* ---- softmax (once lib/ops/softmax.h is in the tree) ---------------------------------- */
+#include "drift_cuda_softmax.h"
+#ifdef DRIFT_CUDA_HAVE_SOFTMAX
+Test(cuda_args, softmax_checks_match_the_cpu_then_name_the_subset)
+{
+    double x[4] = {0, 1, 2, 3}, out[4] = {0};
+    char err[DRIFT_ERRMSG_MAX];
+    drift_softmax_opts_t o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
+    o.scale = -1; /* the CPU refuses it */
+    int want = drift_softmax_validate(&o, err, sizeof err);
+    cr_assert_neq(want, 0);
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), want);
+    o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
+    o.acc.mode = DRIFT_SR;
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), drift_softmax_validate(&o, err, sizeof err));
+    o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
+    cr_expect_eq(drift_cuda_check_softmax(NULL, x, 4, 1, &o), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), 0, "%s", drift_cuda_message());
+    o.exp = DRIFT_EXP_EXP2;
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED);
+    o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP16);
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED, "fp16 accumulator");
+    o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
+    drift_order_parse(&o.order, "pairwise");
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED, "order pairwise");
+}
+#endif
