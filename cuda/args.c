@@ -245,8 +245,6 @@ int drift_cuda_check_gemm(const double *C, const double *A, const double *B, siz
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: fp64 inputs do not fit the fp32 GPU kernels", spec);
     if (tc && opts->in == DRIFT_FP32)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: tensor cores take fp16, bf16, tf32 or fp8, not fp32", spec);
-    if (tc && (opts->in == DRIFT_FP8E4M3 || opts->in == DRIFT_FP8E5M2))
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: fp8 mma.sync (m16n8k32, sm_89+) is not in this build (accepted: fp16 bf16 tf32)", spec);
     if (tc && g->kern.arch != DRIFT_TC_A100 && g->kern.arch != DRIFT_TC_H100 && g->kern.arch != DRIFT_TC_B200)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: the mma paths need sm_80 or newer (a100, h100, b200)", spec);
     if (g->path == DRIFT_CUDA_CUBLAS || g->path == DRIFT_CUDA_CUBLASLT) {

@@ -3,7 +3,8 @@
  *
  * A GPU kernel spec is the CPU kernel spec (gemm.h) or one of the GPU-only paths:
  *   naive, tiled:BM,BN,BK, splitk:S, splitk:S:tree   twins of drift_gemm: bit-identical
- *   tc:ARCH                  WMMA tensor cores (fp16, bf16 16x16x16; tf32 16x16x8;
+ *   tc:ARCH                  tensor cores: WMMA fp16, bf16 16x16x16, tf32 16x16x8; mma.sync
+ *                            m16n8k32 for fp8 (sm_89+);
  *                            the accumulator carried along K); ARCH must be the device's
  *                            (h100 on sm_90); held against drift_gemm's tc:ARCH model, the
  *                            difference is a finding (the model is validated elsewhere)
@@ -25,8 +26,8 @@
  * Options (drift_gemm_opts_t, the CPU's): A and B are rounded to opts->in (RNE) on the host
  * exactly as drift_gemm does; accumulation fp32, mode rne, fma or not (tc and the vendor
  * paths: fma ignored, as on the CPU for tc); alpha = 1, beta = 0, out = fp32. Others:
- * DRIFT_EUNSUPPORTED. Inputs: SIMT paths any format up to fp32; tc fp16, bf16, tf32 (fp8
- * mma.sync m16n8k32 for sm_89+ is not written yet); cublas fp32, tf32 (as fp32 data), fp16, bf16;
+ * DRIFT_EUNSUPPORTED. Inputs: SIMT paths any format up to fp32; tc fp16, bf16, tf32 (WMMA) and
+ * fp8e4m3, fp8e5m2 (mma.sync m16n8k32, sm_89+); cublas fp32, tf32 (as fp32 data), fp16, bf16;
  * :tf32 needs fp32/tf32 input. Sizes: M, N, K <= 2^31 - 1 and each matrix < 2^31 elements. */
 #ifndef DRIFT_CUDA_GEMM_H
 #define DRIFT_CUDA_GEMM_H

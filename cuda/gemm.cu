@@ -222,6 +222,60 @@ __global__ void gemm_wmma1(float *C, const typename wmma_storage<T>::type *A, co
 #endif
 }
 
+// ---- tensor cores, fp8: mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2} (sm_89+), one warp
+// per 16x8 output tile, the accumulator carried along K one mma (32 products) at a time.
+// Fragment layout from the PTX ISA (warp-level matrix fragment for mma.m16n8k32, 8-bit
+// types): g = lane / 4, t = lane % 4; A register r holds 4 bytes of row g (+8 when r is odd) at
+// columns 4t .. 4t+3 (+16 when r >= 2); B register r holds column g at rows 4t .. 4t+3 (+16 for
+// r = 1); C holds rows g (c0, c1) and g + 8 (c2, c3) at columns 2t, 2t + 1. A is row-major
+// M x K bytes, B row-major K x N bytes; M, N multiples of 32, K of 32 ---------------------------
+template <int E5M2>
+__global__ void gemm_mma_fp8_1(float *C, const unsigned char *A, const unsigned char *B, int M, int N, int K)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    int lane = threadIdx.x % 32;
+    long warp = ((long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int tiles_n = N / 8;
+    long tm = warp / tiles_n, tn = warp % tiles_n;
+    if (tm * 16 >= M) return;
+    int g = lane >> 2, t = lane & 3;
+    float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int k0 = 0; k0 < K; k0 += 32) {
+        unsigned a[4], b[2];
+        for (int r = 0; r < 4; r++) {
+            size_t row = (size_t)tm * 16 + g + ((r & 1) ? 8 : 0);
+            int col = k0 + t * 4 + (r >= 2 ? 16 : 0);
+            a[r] = *(const unsigned *)(A + row * K + col); // 4-byte aligned: K and col are multiples of 4
+        }
+        for (int r = 0; r < 2; r++) {
+            unsigned v = 0;
+            for (int j = 0; j < 4; j++) {
+                int k = k0 + t * 4 + j + (r ? 16 : 0);
+                v |= (unsigned)B[(size_t)k * N + tn * 8 + g] << (8 * j);
+            }
+            b[r] = v;
+        }
+        if (E5M2)
+            asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                         "{%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+        else
+            asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                         "{%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    }
+    size_t row = (size_t)tm * 16 + g, col = (size_t)tn * 8 + t * 2;
+    C[row * N + col] = c[0];
+    C[row * N + col + 1] = c[1];
+    C[(row + 8) * N + col] = c[2];
+    C[(row + 8) * N + col + 1] = c[3];
+#else
+    (void)C, (void)A, (void)B, (void)M, (void)N, (void)K;
+#endif
+}
+
 // ---- the dispatcher (device memory) ---------------------------------------------------------
 
 // Vendor paths (blas.cu).
@@ -302,8 +356,21 @@ extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB,
             LAUNCH_TRY(gemm_wmma1<nvcuda::wmma::precision::tf32><<<grid, 128>>>(dC, (const float *)dA, (const float *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma tf32 16x16x8/", 1);
             break;
+        case DRIFT_FP8E4M3:
+        case DRIFT_FP8E5M2: {
+            if (cc < 89) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc fp8: mma.sync e4m3/e5m2 needs sm_89+, device is sm_%d", cc);
+            if (K % 32) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc fp8 on device memory: K a multiple of 32 (pad)");
+            long warps = (long)(M / 16) * (N / 8);
+            unsigned blocks = (unsigned)((warps + 3) / 4);
+            if (opts->in == DRIFT_FP8E4M3)
+                LAUNCH_TRY(gemm_mma_fp8_1<0><<<blocks, 128>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
+            else
+                LAUNCH_TRY(gemm_mma_fp8_1<1><<<blocks, 128>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
+            set_kernel(info, "%s%d", opts->in == DRIFT_FP8E4M3 ? "mma.sync e4m3 m16n8k32/" : "mma.sync e5m2 m16n8k32/", 1);
+            break;
+        }
         default:
-            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc: no mma path for %s in this build (fp16 bf16 tf32)",
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc: no mma path for %s in this build (fp16 bf16 tf32 fp8)",
                                    drift_format_name(opts->in));
         }
         return 0;
@@ -341,7 +408,9 @@ extern "C" int drift_cuda_gemm(double *C, const double *A, const double *B, size
     if (drift_cuda_device_count() == 0) return DRIFT_EUNSUPPORTED; // the message says why
     if (M == 0 || N == 0) return 0;
     int tc = g->path == DRIFT_CUDA_TWIN && g->kern.family == DRIFT_GEMM_TC;
-    size_t Mp = tc ? (M + 31) / 32 * 32 : M, Np = tc ? (N + 31) / 32 * 32 : N, Kp = tc ? (K + 15) / 16 * 16 : K;
+    int fp8 = opts->in == DRIFT_FP8E4M3 || opts->in == DRIFT_FP8E5M2;
+    size_t kq = fp8 ? 32 : 16; // the mma's K step
+    size_t Mp = tc ? (M + 31) / 32 * 32 : M, Np = tc ? (N + 31) / 32 * 32 : N, Kp = tc ? (K + kq - 1) / kq * kq : K;
     int bytes = drift_cuda_gemm_storage_bytes(g, opts->in);
     size_t na = Mp * Kp, nb = Kp * Np, nc = Mp * Np;
     unsigned char *hA = (unsigned char *)calloc(na ? na : 1, bytes), *hB = (unsigned char *)calloc(nb ? nb : 1, bytes);
@@ -360,6 +429,8 @@ extern "C" int drift_cuda_gemm(double *C, const double *A, const double *B, size
                 size_t at = r * ld + c;
                 if (bytes == 4)
                     memcpy(dst + 4 * at, &v, 4);
+                else if (bytes == 1)
+                    dst[at] = (unsigned char)drift_encode(v, opts->in); // the fp8 encoding
                 else if (opts->in == DRIFT_FP16) {
                     __half h = __float2half_rn(v);
                     memcpy(dst + 2 * at, &h, 2);

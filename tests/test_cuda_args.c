@@ -158,7 +158,6 @@ Test(cuda_args, gpu_only_limits_are_unsupported_with_a_reason)
         {"naive", DRIFT_FP64, DRIFT_FP32, DRIFT_RNE, 1, "fp64"},
         {"tc:h100", DRIFT_FP16, DRIFT_FP16, DRIFT_RNE, 1, "fp32"},
         {"cublas", DRIFT_FP8E4M3, DRIFT_FP32, DRIFT_RNE, 1, "fp8"},
-        {"tc:h100", DRIFT_FP8E4M3, DRIFT_FP32, DRIFT_RNE, 1, "fp8"}, /* the CPU model has it; no mma path here */
         {"cublas:tf32", DRIFT_FP16, DRIFT_FP32, DRIFT_RNE, 1, "tf32"},
     };
     double x[16] = {0};
