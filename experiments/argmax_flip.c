@@ -332,7 +332,7 @@ static void choose_kernels(lab_t *L)
                 for (int o = 0; o < L->cli.norders; o++) add_kern(ks, f, &L->cli.orders[o], DRIFT_FP32, f, 0, ROLE_STORE, K);
             if (narrow)
                 for (int o = 0; o < L->cli.norders; o++) {
-                    if (L->cli.orders[o].kind == DRIFT_ORDER_TC) {
+                    if (drift_order_is_tc(&L->cli.orders[o])) {
                         if (f == DRIFT_FP16) add_kern(ks, f, &L->cli.orders[o], DRIFT_FP16, DRIFT_FP16, 0, ROLE_OWN, K);
                     } else {
                         add_kern(ks, f, &L->cli.orders[o], f, f, 0, ROLE_OWN, K);

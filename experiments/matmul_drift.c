@@ -55,7 +55,7 @@
 #include "gen.h"
 #include "metrics.h"
 #include "gemm.h"
-#include "tc_model.h"
+#include "dispatch.h"
 #include "philox.h"
 #include "stats.h"
 #include "table.h"
@@ -131,9 +131,10 @@ static void kernel_key(char *out, const char *spec)
  * takes, and only into fp32 or fp16 (the model's output format). */
 static int kernel_runs(const drift_gemm_kernel_t *k, setting_t s)
 {
-    if (k->family != DRIFT_GEMM_TC) return 1;
-    drift_tc_params_t p;
-    return (s.acc == DRIFT_FP32 || s.acc == DRIFT_FP16) && drift_tc_params(&p, k->arch, s.in) == DRIFT_OK;
+    drift_order_t o;
+    drift_gemm_kernel_order(&o, k);
+    drift_recipe_t r = drift_recipe(s.in, &o, s.acc, s.acc);
+    return drift_recipe_check(&r, NULL, 0) == DRIFT_OK;
 }
 
 /* Inputs: A (M x K) from the distribution, B (K x N) standard normal. One Philox stream per

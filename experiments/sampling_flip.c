@@ -50,7 +50,7 @@
 #include "format.h"
 #include "gen_logits.h"
 #include "lmhead.h"
-#include "gemm.h"
+#include "dispatch.h"
 #include "philox.h"
 #include "stats.h"
 #include "table.h"
@@ -75,8 +75,7 @@ static const char *const SNAME[NS] = {"full", "top-k", "top-p"};
 typedef struct {
     char name[96];
     int exact;              /* the reference: exact logits (rounded once to double) */
-    drift_gemm_kernel_t kern;
-    drift_gemm_opts_t opts;
+    drift_recipe_t recipe;  /* the others: a GEMM kernel built from it (dispatch.h) */
 } conf_t;
 
 /* ---- the sampler ----------------------------------------------------------------------------- */
@@ -184,8 +183,9 @@ int main(int argc, char **argv)
     if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
     drift_lmhead_require_inputs(cli.formats, cli.nformats);
     for (int o = 0; o < cli.norders; o++) {
-        drift_order_kind_t k = cli.orders[o].kind;
-        if (k != DRIFT_ORDER_SEQ && k != DRIFT_ORDER_SPLITK && k != DRIFT_ORDER_TC)
+        drift_recipe_t probe = drift_recipe(DRIFT_FP32, &cli.orders[o], DRIFT_FP32, DRIFT_FP32);
+        drift_gemm_kernel_t kern;
+        if (drift_recipe_gemm_kernel(&kern, &probe))
             drift_die("--orders: only GEMM kernel orders here (accepted: seq, splitk:S, splitk:S:tree, tc:ARCH)");
     }
     if (!K) K = drift_by_profile(&cli, 256, 1024, 4096);
@@ -207,24 +207,20 @@ int main(int argc, char **argv)
         for (int o = 0; o < cli.norders && n < MAXC - 1; o++) {
             const drift_order_t *od = &cli.orders[o];
             conf_t *c = &C[fi][n];
-            char spec_[DRIFT_GEMM_KERNEL_SPEC_MAX], ord[DRIFT_ORDER_SPEC_MAX];
+            char ord[DRIFT_ORDER_SPEC_MAX];
             drift_order_print(ord, sizeof ord, od);
-            snprintf(spec_, sizeof spec_, "%s", od->kind == DRIFT_ORDER_SEQ ? "naive" : ord);
-            if (drift_gemm_kernel_parse(&c->kern, spec_)) drift_die("--orders: '%s' is not a GEMM kernel", ord);
-            c->opts = drift_gemm_opts(f, DRIFT_FP32);
-            if (od->kind == DRIFT_ORDER_TC) {
-                drift_lmhead_cfg_t probe = {f, *od, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
-                if (drift_lmhead_cfg_check(&probe)) continue; /* no tensor cores for this input */
-                has_tc = n;
-            }
+            c->recipe = drift_recipe(f, od, DRIFT_FP32, DRIFT_FP32);
+            int tc = drift_order_tc_params(NULL, od, f);
+            if (tc < 0) continue; /* no tensor cores for this input */
+            if (tc > 0) has_tc = n;
             snprintf(c->name, sizeof c->name, "%s/fp32/fp32", ord);
             n++;
         }
         if (has_tc >= 0 && (f == DRIFT_BF16 || f == DRIFT_FP16) && n < MAXC) {
             C[fi][n] = C[fi][has_tc];
-            C[fi][n].opts.out = f;
+            C[fi][n].recipe.out = f;
             char ord[DRIFT_ORDER_SPEC_MAX];
-            drift_gemm_kernel_print(ord, sizeof ord, &C[fi][n].kern);
+            drift_order_print(ord, sizeof ord, &C[fi][n].recipe.order);
             snprintf(C[fi][n].name, sizeof C[fi][n].name, "%s/fp32/%s", ord, drift_format_name(f));
             n++;
         }
@@ -285,7 +281,7 @@ int main(int argc, char **argv)
                     }
                     free(w);
                 }
-            } else if (drift_gemm(L, Hf, WT, (size_t)rows, (size_t)V, (size_t)K, &cf->kern, &cf->opts)) {
+            } else if (drift_recipe_gemm(L, Hf, WT, (size_t)rows, (size_t)V, (size_t)K, &cf->recipe, 1, 0)) {
                 drift_die("gemm failed for %s", cf->name);
             }
             int err = 0;

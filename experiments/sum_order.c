@@ -191,7 +191,7 @@ int main(int argc, char **argv)
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     for (int o = 0; o < cli.norders; o++)
-        if (cli.orders[o].kind == DRIFT_ORDER_TC)
+        if (drift_order_is_tc(&cli.orders[o]))
             drift_die("--orders: tc orders are tensor-core dot products, not sums (accepted: seq, rev, pairwise, "
                       "blocked:B, splitk:S[:tree], warp:W, kahan, neumaier, random:SEED)");
     if (!trials) trials = drift_by_profile(&cli, 1, 3, 10);

@@ -25,6 +25,8 @@ static const char *const TC_NAMES[DRIFT_TC_NARCH] = {"v100", "a100", "h100", "b2
  * lane array small. */
 #define DRIFT_WARP_MAX (1L << 20)
 
+int drift_order_is_tc(const drift_order_t *o) { return o && o->kind == DRIFT_ORDER_TC; }
+
 const char *drift_tc_arch_name(drift_tc_arch_t a)
 {
     return (unsigned)a < DRIFT_TC_NARCH ? TC_NAMES[a] : "?";
