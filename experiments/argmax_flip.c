@@ -247,18 +247,18 @@ typedef struct {
 static void setup(lab_t *L, int argc, char **argv)
 {
     drift_intlist_t Kopt = {{0}, 0};
-    L->V = 0, L->rows = -1, L->reps = 0, L->ties = -1, L->shard = 8; /* -1: take the profile's */
+    L->V = 0, L->rows = -1, L->reps = 0, L->ties = -1, L->shard = 8; /* the profile values replace these (cli.h) */
     const char *device = "h100";
     L->trials_csv = 0;
     const drift_cli_opt_t opts[] = {
-        {"K", DRIFT_OPT_INTLIST, &Kopt, "N,N,...", "hidden sizes (default by profile: quick 1024, default 1024,4096, full 1024,4096,8192)", 16, 65536},
-        {"V", DRIFT_OPT_INT, &L->V, "N", "vocabulary of the realistic head (default by profile: quick 4000, default 32000, full 32000)", 2, 1000000},
-        {"rows", DRIFT_OPT_INT, &L->rows, "N", "realistic hidden states per K (default by profile: quick 32, default 512, full 2048)", 0, 1000000},
-        {"reps", DRIFT_OPT_INT, &L->reps, "N", "planted pairs per target gap (29 targets; default by profile: quick 8, default 96, full 400)", 1, 1000000},
-        {"ties", DRIFT_OPT_INT, &L->ties, "N", "planted exact ties per K (default by profile: quick 8, default 32, full 128)", 0, 1000000},
-        {"shard", DRIFT_OPT_INT, &L->shard, "N", "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096},
-        {"device", DRIFT_OPT_STRING, &device, "NAME", "device the policies size for: v100, a100, h100, b200 (default h100)", 0, 0},
-        {"trials", DRIFT_OPT_FLAG, &L->trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)", 0, 0},
+        {"K", DRIFT_OPT_INTLIST, &Kopt, "N,N,...", "hidden sizes", 16, 65536, {"1024", "1024,4096", "1024,4096,8192"}},
+        {"V", DRIFT_OPT_INT, &L->V, "N", "vocabulary of the realistic head", 2, 1000000, {"4000", "32000", "32000"}},
+        {"rows", DRIFT_OPT_INT, &L->rows, "N", "realistic hidden states per K (0: no realistic mode)", 0, 1000000, {"32", "512", "2048"}},
+        {"reps", DRIFT_OPT_INT, &L->reps, "N", "planted pairs per target gap (29 targets)", 1, 1000000, {"8", "96", "400"}},
+        {"ties", DRIFT_OPT_INT, &L->ties, "N", "planted exact ties per K", 0, 1000000, {"8", "32", "128"}},
+        {"shard", DRIFT_OPT_INT, &L->shard, "N", "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096, {0}},
+        {"device", DRIFT_OPT_STRING, &device, "NAME", "device the policies size for: v100, a100, h100, b200 (default h100)", 0, 0, {0}},
+        {"trials", DRIFT_OPT_FLAG, &L->trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)", 0, 0, {0}},
     };
     memcpy(L->opts, opts, sizeof opts); /* the parsed cli keeps pointers to its spec */
     L->spec = (drift_cli_spec_t){
@@ -278,20 +278,8 @@ static void setup(lab_t *L, int argc, char **argv)
     if (L->cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
     drift_lmhead_require_inputs(L->cli.formats, L->cli.nformats);
     L->nK = 0;
-    if (Kopt.n) {
-        if (Kopt.n > MAXK) drift_die("--K: at most %d values", MAXK);
-        for (int i = 0; i < Kopt.n; i++) L->Ks[L->nK++] = (size_t)Kopt.v[i];
-    } else if (L->cli.profile == DRIFT_PROFILE_QUICK) {
-        L->Ks[L->nK++] = 1024;
-    } else {
-        L->Ks[L->nK++] = 1024;
-        L->Ks[L->nK++] = 4096;
-        if (L->cli.profile == DRIFT_PROFILE_FULL) L->Ks[L->nK++] = 8192;
-    }
-    if (!L->V) L->V = drift_by_profile(&L->cli, 4000, 32000, 32000);
-    if (L->rows < 0) L->rows = drift_by_profile(&L->cli, 32, 512, 2048); /* --rows 0: no realistic mode */
-    if (!L->reps) L->reps = drift_by_profile(&L->cli, 8, 96, 400);
-    if (L->ties < 0) L->ties = drift_by_profile(&L->cli, 8, 32, 128);
+    if (Kopt.n > MAXK) drift_die("--K: at most %d values", MAXK);
+    for (int i = 0; i < Kopt.n; i++) L->Ks[L->nK++] = (size_t)Kopt.v[i];
     L->nF = L->cli.nformats;
     L->nT = 7 * NTARGET_PER_DECADE + 1; /* 1e-7 .. 1 */
     L->t_start = now();

@@ -1,47 +1,17 @@
-/* batch_invariance.c — does row 0 of a product change when more rows join the batch?
+/* batch_invariance.c — does row 0 of a product change when more rows join the batch, and does
+ * a batch-invariant policy (one tile, never split K) cure it?
  *
- * Question: a serving engine multiplies a batch of M activations by the weights. The
- * first request's result should not depend on how many other requests share the batch,
- * yet with library heuristics it does: the kernel (tile, split-K) is picked from the shape,
- * so row 0 is reduced in a different order when M changes. How often, by how much, and does
- * a batch-invariant policy (one tile, never split K) really cure it?
- *
- * The test (Thinking Machines, "Defeating nondeterminism in LLM inference", 2025, and its
- * batch_invariant_ops repository): A = linspace(-100, 100, M_max * K) reshaped M_max x K,
- * B = linspace(-100, 100, K * N) reshaped K x N; compare (A[:M] B)[0] with (A[:1] B)[0]
- * for every M = 1 .. M_max, under each policy (lib/ops/policy.h: vendor-like, a model of
- * cuBLAS-style heuristics on --device; batch-invariant) and each input format of --formats
- * (fp32 accumulation, fma).
- *
- * How it is computed: every emulated kernel computes each output independently in an order
- * that depends only on the kernel (lib/ops/gemm.h), so row 0 of A[:M] B under the kernel the
- * policy picks for (M, N, K) equals A[:1] B under that same kernel. The experiment therefore
- * computes row 0 once per distinct kernel, and checks this claim on a full product for one
- * M per format (a self-check that stops the run if it fails).
- *
- * What it sweeps: M = 1 .. M_max (every M), K in --K (default 256 .. 8192, doubling;
- * quick 256, 1024, 4096 with M_max = 256, N = 256; full up to 16384 with N = 4096, the
- * shape of the original test), N = 1024, formats fp32, tf32, bf16, fp16.
- *
- * How to run:
- *   ./lab run batch_invariance                    default profile (a few seconds)
- *   ./lab run batch_invariance --device a100 --N 4096 --K 4096
- *   ./lab plot batch_invariance                   plots/batch_invariance_{heatmap,diff}.png
- *
- * What to look for: under vendor-like, row 0 is bit-identical for small batches (same
- * split-K factor as M = 1) and changes as soon as the batch is large enough for the policy
- * to pick a different split (or none): the heatmap shows the M x K regions; the number of
- * distinct row-0 results per K equals the number of different reduction orders the policy
- * uses. Under batch-invariant the difference is exactly zero everywhere; its cost is the
- * modelled time of never splitting K on small batches (policy.h's toy roofline), given as a
- * ratio to vendor-like.
- *
- * Outputs (temporary files renamed when complete):
- *   data/batch_invariance.csv          one row per (format, policy, K, M); below --profile full a
- *                                      sample of M (see the writer), summaries cover every M
- *   data/batch_invariance_summary.csv  one row per (format, policy, K)
- *   data/batch_invariance_runs.csv     runs of M with the same kernel (for the heatmap)
- *   data/batch_invariance.md           report fragment: question, key table, takeaway */
+ * The test of Thinking Machines' batch_invariant_ops ("Defeating nondeterminism in LLM
+ * inference", 2025): A = linspace(-100, 100) reshaped M_max x K, B = linspace(-100, 100)
+ * reshaped K x N, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every
+ * M = 1..M_max, under each policy of lib/ops/policy.h (vendor-like: cuBLAS-style heuristics on
+ * --device; batch-invariant) and each input format (fp32 accumulation, fma).
+ * Every emulated kernel computes each output in an order that depends only on the kernel, so
+ * row 0 is computed once per distinct kernel; a full product checks that claim once per format.
+ * Run: ./lab run batch_invariance [--device a100 --N 4096 --K 4096]; ./lab plot batch_invariance.
+ * Look for: vendor-like changes row 0 once the batch is large enough for another split-K;
+ * batch-invariant gives exactly zero difference, at the modelled cost in the .md fragment.
+ * Files: .csv (a sample of M below --profile full), _summary.csv, _runs.csv (heatmap), .md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +25,7 @@
 #include "metrics.h"
 #include "gemm.h"
 #include "policy.h"
-#include "table.h"
+#include "output.h"
 
 #ifdef _OPENMP
 #define DRIFT_OMP(x) _Pragma(x)
@@ -71,6 +41,14 @@
 static double linspace_at(double lo, double hi, size_t n, size_t t)
 {
     return n < 2 ? lo : lo + (double)t * ((hi - lo) / (double)(n - 1));
+}
+
+/* The kernel spec with its commas as x, for tools that split on every comma. */
+static void kernel_key(char *key, const char *spec)
+{
+    size_t i = 0;
+    for (; spec[i] && i + 1 < DRIFT_GEMM_KERNEL_SPEC_MAX; i++) key[i] = spec[i] == ',' ? 'x' : spec[i];
+    key[i] = 0;
 }
 
 typedef struct {
@@ -93,11 +71,12 @@ int main(int argc, char **argv)
     drift_intlist_t Ks = {{0}, 0};
     const char *device_opt = "h100";
     const drift_cli_opt_t opts[] = {
-        {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions (default by profile: 256,1024,4096 / 256..8192 / 256..16384)", 1,
-         1 << 20},
-        {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of B (default by profile: 256 / 1024 / 4096)", 1, 1 << 16},
-        {"M-max", DRIFT_OPT_INT, &Mmax_opt, "N", "largest batch M (default by profile: 256 / 2048 / 2048)", 1, 1 << 16},
-        {"device", DRIFT_OPT_STRING, &device_opt, "NAME", "device of the vendor-like model: v100, a100, h100, b200 (default h100)", 0, 0},
+        {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions", 1, 1 << 20,
+         {"256,1024,4096", "256,512,1024,2048,4096,8192", "256,512,1024,2048,4096,8192,16384"}},
+        {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of B", 1, 1 << 16, {"256", "1024", "4096"}},
+        {"M-max", DRIFT_OPT_INT, &Mmax_opt, "N", "largest batch M", 1, 1 << 16, {"256", "2048", "2048"}},
+        {"device", DRIFT_OPT_STRING, &device_opt, "NAME", "device of the vendor-like model: v100, a100, h100, b200 (default h100)",
+         0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
         "batch_invariance",
@@ -106,8 +85,8 @@ int main(int argc, char **argv)
         "seq",
         opts,
         (int)(sizeof opts / sizeof opts[0]),
-        "sweeps GEMM kernels, not reduction orders (the kernels come from the policies; each kernel's order is in the CSV)", /* no_orders */
-        "CPU emulation only for now", /* cpu_only */
+        "sweeps GEMM kernels, not reduction orders (the kernels come from the policies; each kernel's order is in the CSV)",
+        "CPU emulation only for now",
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
@@ -116,18 +95,9 @@ int main(int argc, char **argv)
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64) drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
 
-    size_t N = (size_t)(Nopt ? Nopt : drift_by_profile(&cli, 256, 1024, 4096));
-    size_t Mmax = (size_t)(Mmax_opt ? Mmax_opt : drift_by_profile(&cli, 256, 2048, 2048));
-    size_t Kv[MAX_K];
+    size_t N = (size_t)Nopt, Mmax = (size_t)Mmax_opt, Kv[MAX_K];
     int nK = 0;
-    if (Ks.n) {
-        for (int t = 0; t < Ks.n && nK < MAX_K; t++) Kv[nK++] = (size_t)Ks.v[t];
-    } else if (cli.profile == DRIFT_PROFILE_QUICK) {
-        Kv[nK++] = 256, Kv[nK++] = 1024, Kv[nK++] = 4096;
-    } else {
-        size_t kmax = cli.profile == DRIFT_PROFILE_FULL ? 16384 : 8192;
-        for (size_t K = 256; K <= kmax; K *= 2) Kv[nK++] = K;
-    }
+    for (int t = 0; t < Ks.n && nK < MAX_K; t++) Kv[nK++] = (size_t)Ks.v[t];
     const int nf = cli.nformats, np = DRIFT_NPOLICIES;
 
     /* -- sweep -- */
@@ -268,103 +238,102 @@ int main(int argc, char **argv)
             }
 
     /* -- write -- */
-    enum { F_MAIN, F_SUM, F_RUNS, F_MD, NFILES };
-    static const char *const SUFFIX[NFILES] = {".csv", "_summary.csv", "_runs.csv", ".md"};
-    drift_file_t files[NFILES];
-    drift_files_open(files, NFILES, &cli, SUFFIX);
-    FILE *fp = files[F_MAIN].fp;
-    drift_table_std_meta(&files[F_MAIN], &cli, NULL);
-    drift_table_meta(&files[F_MAIN], "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); kernel_key = the same with commas as x, for tools that split on every comma");
-    drift_table_meta(&files[F_MAIN], "table", "row 0 of (A[:M] B) against row 0 of (A[:1] B), per policy");
-    drift_table_meta(&files[F_MAIN], "inputs",
-                     "A = linspace(-100, 100, %zu * K) reshaped %zu x K; B = linspace(-100, 100, K * %zu) reshaped K x %zu; "
-                     "rounded to the format (RNE); fp32 accumulation, fma",
-                     Mmax, Mmax, N, N);
+    enum { T_MAIN, T_SUM, T_RUNS, T_MD };
+    static const drift_col_t MAIN[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"), DRIFT_C_INT("M"),
+        DRIFT_C_TEXT("kernel_key"), DRIFT_C_TEXT("order"), DRIFT_C_INT("changed"),
+        DRIFT_C_NUM("max_abs_diff", "%.9g"), DRIFT_C_INT("n_diff"), DRIFT_C_NUM("cost_model", "%.6g"),
+        DRIFT_C_HEX("row0_c0_hex"), DRIFT_C_QUOTED("kernel")};
+    static const drift_col_t SUM[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"), DRIFT_C_INT("distinct_row0"),
+        DRIFT_C_INT("m_changed"), DRIFT_C_INT("first_M_changed"), DRIFT_C_NUM("max_abs_diff", "%.9g"),
+        DRIFT_C_NUM("nmse_min", "%.6e"), DRIFT_C_NUM("nmse_max", "%.6e"), DRIFT_C_NUM("cost_m1", "%.6g"),
+        DRIFT_C_NUM("cost_ratio_bi_vendor_m1", "%.4f")};
+    static const drift_col_t RUNS[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"), DRIFT_C_INT("M_first"),
+        DRIFT_C_INT("M_last"), DRIFT_C_TEXT("kernel_key"), DRIFT_C_INT("changed"),
+        DRIFT_C_NUM("max_abs_diff", "%.9g")};
+    static const drift_col_t MD[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_INT("K"), DRIFT_C_INT("vendor-like: M changed"),
+        DRIFT_C_INT("distinct"), DRIFT_C_NUM("max abs diff", "%.3g"), DRIFT_C_INT("batch-invariant: M changed"),
+        DRIFT_C_INT("distinct"), DRIFT_C_NUM("max abs diff", "%.3g")};
+    static const drift_table_spec_t TABLES[] = {
+        {".csv", NULL, 0, MAIN, 12}, {"_summary.csv", NULL, 0, SUM, 11}, {"_runs.csv", NULL, 0, RUNS, 8},
+        {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 4, 1);
+    drift_out_meta(&out, T_MAIN, "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); kernel_key = the same with commas as x, for tools that split on every comma");
+    drift_out_meta(&out, T_MAIN, "table", "row 0 of (A[:M] B) against row 0 of (A[:1] B), per policy");
+    drift_out_meta(&out, T_MAIN, "inputs",
+                   "A = linspace(-100, 100, %zu * K) reshaped %zu x K; B = linspace(-100, 100, K * %zu) reshaped K x %zu; "
+                   "rounded to the format (RNE); fp32 accumulation, fma",
+                   Mmax, Mmax, N, N);
     const int all_rows = cli.profile == DRIFT_PROFILE_FULL;
-    drift_table_meta(&files[F_MAIN], "rows",
-                     "%s", all_rows ? "every M" : "a sample of M: M <= 16, multiples of 32, 2^k-1, 2^k, 2^k+1, the ends of "
-                                                  "every run of M with one kernel (all M are in the summaries and in _runs.csv)");
-    drift_table_meta(&files[F_MAIN], "device", "%s (%d SMs) for the vendor-like model (lib/ops/policy.h)", dev.name, dev.sms);
-    drift_table_meta(&files[F_MAIN], "columns",
-                     "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); cost_model = "
-                     "drift_policy_cost (modelled GPU time, MAC units per SM), not a measurement",
-                     N);
-    fprintf(fp, "format,policy,K,M,kernel_key,order,changed,max_abs_diff,n_diff,cost_model,row0_c0_hex,kernel\n");
+    drift_out_meta(&out, T_MAIN, "rows", "%s",
+                   all_rows ? "every M" : "a sample of M: M <= 16, multiples of 32, 2^k-1, 2^k, 2^k+1, the ends of "
+                                          "every run of M with one kernel (all M are in the summaries and in _runs.csv)");
+    drift_out_meta(&out, T_MAIN, "device", "%s (%d SMs) for the vendor-like model (lib/ops/policy.h)", dev.name, dev.sms);
+    drift_out_meta(&out, T_MAIN, "columns",
+                   "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); cost_model = "
+                   "drift_policy_cost (modelled GPU time, MAC units per SM), not a measurement",
+                   N);
     /* Rows in (format, policy, K, M) order (computed in (K, format, policy, M) order): each
-     * heatmap row and each curve of the plots is contiguous. */
+     * heatmap row and each curve of the plots is contiguous. Below the full profile, a sample
+     * of M (the summaries cover every M; _runs.csv has every run). */
     for (size_t t1 = 0; t1 < nrows; t1++) {
         size_t M0 = t1 % Mmax, blk = t1 / Mmax;
         int ki = (int)(blk % (size_t)nK), p = (int)(blk / (size_t)nK % (size_t)np), f = (int)(blk / (size_t)nK / (size_t)np);
         const row_t *base = &rows[(((size_t)ki * nf + f) * np + p) * Mmax];
         const row_t *r = &base[M0];
-        /* Below the full profile, the rows of a sample of M are written (every summary above
-         * still covers every M): M <= 16, multiples of 32, 2^k - 1, 2^k, 2^k + 1, and both
-         * ends of every run of M with one kernel; batch_invariance_runs.csv has all runs. */
         size_t M = r->M;
         int edge = (M0 > 0 && base[M0 - 1].kc != r->kc) || (M0 + 1 < Mmax && base[M0 + 1].kc != r->kc);
         int pow2ish = ((M & (M - 1)) == 0) || (((M + 1) & M) == 0) || (M > 1 && ((M - 1) & (M - 2)) == 0);
         if (!all_rows && !(M <= 16 || M % 32 == 0 || pow2ish || edge || M == Mmax)) continue;
         const kcache_t *kc = cache + ((size_t)r->f * nK + r->ki) * MAX_KERN + r->kc;
-        char ks[DRIFT_GEMM_KERNEL_SPEC_MAX], os[DRIFT_ORDER_SPEC_MAX];
+        char ks[DRIFT_GEMM_KERNEL_SPEC_MAX], os[DRIFT_ORDER_SPEC_MAX], key[DRIFT_GEMM_KERNEL_SPEC_MAX];
         drift_order_t o;
         drift_gemm_kernel_print(ks, sizeof ks, &kc->k);
         drift_gemm_kernel_order(&o, &kc->k);
         if (drift_order_print(os, sizeof os, &o) < 0) snprintf(os, sizeof os, "?");
-        char key[DRIFT_GEMM_KERNEL_SPEC_MAX];
-        for (size_t i = 0; i < sizeof key; i++)
-            if ((key[i] = ks[i] == ',' ? 'x' : ks[i]) == 0) break;
-        fprintf(fp, "%s,%s,%zu,%zu,%s,%s,%d,%.9g,%ld,%.6g,%a,\"%s\"\n", drift_format_name(cli.formats[r->f]),
-                drift_policy_name((drift_policy_t)r->p), Kv[r->ki], r->M, key, os, r->n_diff > 0, r->max_diff, r->n_diff,
-                r->cost, kc->row[0], ks);
+        kernel_key(key, ks);
+        drift_row(&out, T_MAIN, DRIFT_TXT(drift_format_name(cli.formats[r->f])), DRIFT_TXT(drift_policy_name((drift_policy_t)r->p)),
+                  DRIFT_INT(Kv[r->ki]), DRIFT_INT(r->M), DRIFT_TXT(key), DRIFT_TXT(os), DRIFT_INT(r->n_diff > 0),
+                  DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff), DRIFT_NUM(r->cost), DRIFT_NUM(kc->row[0]), DRIFT_TXT(ks));
     }
-    fp = files[F_SUM].fp;
-    drift_table_std_meta(&files[F_SUM], &cli, NULL);
-    drift_table_meta(&files[F_SUM], "table", "per (format, policy, K), over M = 1..%zu", Mmax);
-    drift_table_meta(&files[F_SUM], "columns",
-                     "distinct_row0 = distinct row-0 vectors; m_changed = M values whose row 0 differs from M = 1; "
-                     "nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used; "
-                     "cost_ratio_bi_vendor_m1 = modelled cost of batch-invariant / vendor-like at M = 1");
-    fprintf(fp, "format,policy,K,distinct_row0,m_changed,first_M_changed,max_abs_diff,nmse_min,nmse_max,cost_m1,"
-                "cost_ratio_bi_vendor_m1\n");
+    drift_out_meta(&out, T_SUM, "table", "per (format, policy, K), over M = 1..%zu", Mmax);
+    drift_out_meta(&out, T_SUM, "columns",
+                   "distinct_row0 = distinct row-0 vectors; m_changed = M values whose row 0 differs from M = 1; "
+                   "nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used; "
+                   "cost_ratio_bi_vendor_m1 = modelled cost of batch-invariant / vendor-like at M = 1");
+    drift_out_meta(&out, T_RUNS, "table",
+                   "maximal runs M_first..M_last of batch sizes with the same kernel, hence the same row 0 "
+                   "(the rows of batch_invariance.csv, compressed for the heatmap)");
     for (int f = 0; f < nf; f++)
         for (int p = 0; p < np; p++)
             for (int ki = 0; ki < nK; ki++) {
                 const sum_t *s = &sum[(f * np + p) * nK + ki];
                 double ratio = sum[(f * np + DRIFT_POLICY_BATCH_INVARIANT) * nK + ki].cost1 /
                                sum[(f * np + DRIFT_POLICY_VENDOR_LIKE) * nK + ki].cost1;
-                fprintf(fp, "%s,%s,%zu,%d,%ld,%zu,%.9g,%.6e,%.6e,%.6g,%.4f\n", drift_format_name(cli.formats[f]),
-                        drift_policy_name((drift_policy_t)p), Kv[ki], s->distinct, s->m_changed, s->first_M, s->max_diff,
-                        s->nmse_min, s->nmse_max, s->cost1, ratio);
-            }
-
-    /* runs of consecutive M with the same kernel (hence the same row 0): the heatmap */
-    fp = files[F_RUNS].fp;
-    drift_table_std_meta(&files[F_RUNS], &cli, NULL);
-    drift_table_meta(&files[F_RUNS], "table",
-                     "maximal runs M_first..M_last of batch sizes with the same kernel, hence the same row 0 "
-                     "(the rows of batch_invariance.csv, compressed for the heatmap)");
-    fprintf(fp, "format,policy,K,M_first,M_last,kernel_key,changed,max_abs_diff\n");
-    for (int f = 0; f < nf; f++)
-        for (int p = 0; p < np; p++)
-            for (int ki = 0; ki < nK; ki++) {
+                const char *fn = drift_format_name(cli.formats[f]), *pn = drift_policy_name((drift_policy_t)p);
+                drift_row(&out, T_SUM, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(Kv[ki]), DRIFT_INT(s->distinct),
+                          DRIFT_INT(s->m_changed), DRIFT_INT(s->first_M), DRIFT_NUM(s->max_diff), DRIFT_NUM(s->nmse_min),
+                          DRIFT_NUM(s->nmse_max), DRIFT_NUM(s->cost1), DRIFT_NUM(ratio));
+                /* runs of consecutive M with the same kernel (hence the same row 0): the heatmap */
                 const row_t *blk = &rows[(((size_t)ki * nf + f) * np + p) * Mmax];
                 size_t m0 = 0;
                 for (size_t m = 1; m <= Mmax; m++) {
                     if (m < Mmax && blk[m].kc == blk[m0].kc) continue;
-                    const kcache_t *kc = cache + ((size_t)f * nK + ki) * MAX_KERN + blk[m0].kc;
-                    char ks[DRIFT_GEMM_KERNEL_SPEC_MAX];
-                    drift_gemm_kernel_print(ks, sizeof ks, &kc->k);
-                    for (size_t i = 0; i < sizeof ks; i++)
-                        if ((ks[i] = ks[i] == ',' ? 'x' : ks[i]) == 0) break;
-                    fprintf(fp, "%s,%s,%zu,%zu,%zu,%s,%d,%.9g\n", drift_format_name(cli.formats[f]),
-                            drift_policy_name((drift_policy_t)p), Kv[ki], blk[m0].M, blk[m - 1].M, ks, blk[m0].n_diff > 0,
-                            blk[m0].max_diff);
+                    char ks[DRIFT_GEMM_KERNEL_SPEC_MAX], key[DRIFT_GEMM_KERNEL_SPEC_MAX];
+                    drift_gemm_kernel_print(ks, sizeof ks, &cache[((size_t)f * nK + ki) * MAX_KERN + blk[m0].kc].k);
+                    kernel_key(key, ks);
+                    drift_row(&out, T_RUNS, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(Kv[ki]), DRIFT_INT(blk[m0].M),
+                              DRIFT_INT(blk[m - 1].M), DRIFT_TXT(key), DRIFT_INT(blk[m0].n_diff > 0), DRIFT_NUM(blk[m0].max_diff));
                     m0 = m;
                 }
             }
 
     /* report fragment: every number from the arrays above */
-    fp = files[F_MD].fp;
+    FILE *fp = out.md;
     long bi_changed = 0, vl_changed = 0, vl_total = 0;
     for (size_t t = 0; t < nrows; t++) {
         if (rows[t].p == DRIFT_POLICY_BATCH_INVARIANT) bi_changed += rows[t].n_diff > 0;
@@ -378,17 +347,17 @@ int main(int argc, char **argv)
     fprintf(fp, "Reproduce: `./lab run batch_invariance --seed %llu --profile %s` (data/batch_invariance*.csv).\n\n",
             (unsigned long long)cli.seed, drift_profile_name(cli.profile));
     fprintf(fp, "**Row 0 across batch sizes** (per K: batch sizes M whose row 0 differs from M = 1, of %zu; distinct "
-                "row-0 results; largest |difference|):\n\n| format | K | vendor-like: M changed | distinct | max |diff| | "
-                "batch-invariant: M changed | distinct | max |diff| |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
-            Mmax);
+                "row-0 results; largest |difference|):\n\n", Mmax);
     for (int f = 0; f < nf; f++)
         for (int ki = 0; ki < nK; ki++) {
             const sum_t *v = &sum[(f * np + DRIFT_POLICY_VENDOR_LIKE) * nK + ki];
             const sum_t *b = &sum[(f * np + DRIFT_POLICY_BATCH_INVARIANT) * nK + ki];
-            fprintf(fp, "| %s | %zu | %ld | %d | %.3g | %ld | %d | %.3g |\n", drift_format_name(cli.formats[f]), Kv[ki],
-                    v->m_changed, v->distinct, v->max_diff, b->m_changed, b->distinct, b->max_diff);
+            drift_row(&out, T_MD, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_INT(Kv[ki]), DRIFT_INT(v->m_changed),
+                      DRIFT_INT(v->distinct), DRIFT_NUM(v->max_diff), DRIFT_INT(b->m_changed), DRIFT_INT(b->distinct),
+                      DRIFT_NUM(b->max_diff));
         }
-    fprintf(fp, "\n**Takeaway.**\n\n");
+    drift_md_end(&out, T_MD);
+    fprintf(fp, "**Takeaway.**\n\n");
     fprintf(fp, "- Under vendor-like, row 0 changed with the batch in %ld of %ld (format, K, M) cases; under "
                 "batch-invariant in %ld: %s.\n",
             vl_changed, vl_total, bi_changed,
@@ -426,29 +395,13 @@ int main(int argc, char **argv)
                 dev.name, rmin, rmax, Kv[0], Kv[nK - 1], Mmax, bmin, bmax);
     }
 
-    drift_files_commit(files, NFILES);
-
-    if (!cli.quiet) {
-        printf("batch_invariance: %s\n\nrow 0 of (A[:M] B) vs (A[:1] B), M = 1..%zu, N = %zu, %s (%d SMs)\n\n", spec.question,
-               Mmax, N, dev.name, dev.sms);
-        printf("%-6s %6s  %-34s  %-34s\n", "format", "K", "vendor-like: M changed/distinct/max", "batch-invariant: M changed/distinct/max");
-        for (int f = 0; f < nf; f++)
-            for (int ki = 0; ki < nK; ki++) {
-                const sum_t *v = &sum[(f * np + DRIFT_POLICY_VENDOR_LIKE) * nK + ki];
-                const sum_t *b = &sum[(f * np + DRIFT_POLICY_BATCH_INVARIANT) * nK + ki];
-                char l[64], r[64];
-                snprintf(l, sizeof l, "%ld / %d / %.3g", v->m_changed, v->distinct, v->max_diff);
-                snprintf(r, sizeof r, "%ld / %d / %.3g", b->m_changed, b->distinct, b->max_diff);
-                printf("%-6s %6zu  %-34s  %-34s\n", drift_format_name(cli.formats[f]), Kv[ki], l, r);
-            }
+    drift_out_commit(&out);
+    if (!cli.quiet)
         printf("\nWhat you just saw: the vendor-like policy splits K when the batch is too small to fill the\n"
                "device, and stops splitting as the batch grows, so the same row is summed in a different order\n"
-               "and its bits change with the batch size: 'M changed' counts the batch sizes where row 0 is not\n"
-               "the M = 1 result. The batch-invariant policy uses one order for every shape: zero difference,\n"
-               "at the modelled cost in %s/batch_invariance.md. Files: %s/batch_invariance*.csv;\n"
-               "plots: ./lab plot batch_invariance.\n",
-               cli.out_dir, cli.out_dir);
-    }
+               "and its bits change with the batch size. The batch-invariant policy uses one order for every\n"
+               "shape: zero difference, at the modelled cost in %s/batch_invariance.md.\n",
+               cli.out_dir);
     for (int t = 0; t < nf * nK * MAX_KERN; t++) free(cache[t].row);
     free(cache), free(ncache), free(exact), free(rows), free(sum), free(A0), free(B), free(Br), free(A0r), free(col);
     return 0;

@@ -295,10 +295,9 @@ int main(int argc, char **argv)
     long samples = 0; /* 0: not given, take the profile's */
     const drift_cli_opt_t opts[] = {
         {"values", DRIFT_OPT_STRING, &values_opt, "X,X,...",
-         "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)", 0, 0},
+         "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)", 0, 0, {0}},
         {"samples", DRIFT_OPT_INT, &samples, "N",
-         "random reals for the relative-error plot (default by profile: quick 200, default 1000, full 20000)", 1,
-         10000000},
+         "random reals for the relative-error plot", 1, 10000000, {"200", "1000", "20000"}},
     };
     const drift_cli_spec_t spec = {
         "formats",
@@ -312,7 +311,7 @@ int main(int argc, char **argv)
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    long nrand = samples ? samples : drift_by_profile(&cli, 200, 1000, 20000);
+    long nrand = samples;
 
     value_t *vals = calloc(MAX_VALUES, sizeof *vals);
     if (!vals) drift_die("out of memory");

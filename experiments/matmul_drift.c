@@ -216,16 +216,16 @@ int main(int argc, char **argv)
     drift_intlist_t Ks = {{0}, 0};
     const drift_cli_opt_t opts[] = {
         {"kernels", DRIFT_OPT_STRING, &kernels_opt, "LIST",
-         "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)", 0, 0},
+         "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)", 0, 0, {0}},
         {"accs", DRIFT_OPT_STRING, &accs_opt, "LIST",
-         "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)", 0, 0},
-        {"dists", DRIFT_OPT_STRING, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0},
+         "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)", 0, 0, {0}},
+        {"dists", DRIFT_OPT_STRING, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0, {0}},
         {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16)", 1,
-         1 << 20},
-        {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C (default by profile: 16 / 32 / 64)", 1, 4096},
-        {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of C (default by profile: 16 / 32 / 64)", 1, 4096},
-        {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64 (default 1024 / 4096 / 4096)",
-         64, 1 << 20},
+         1 << 20, {0}},
+        {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C", 1, 4096, {"16", "32", "64"}},
+        {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of C", 1, 4096, {"16", "32", "64"}},
+        {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64",
+         64, 1 << 20, {"1024", "4096", "4096"}},
     };
     const drift_cli_spec_t spec = {
         "matmul_drift",
@@ -284,8 +284,8 @@ int main(int argc, char **argv)
     }
     if (ns == 0) drift_die("--accs: no setting left (own applies to fp16, bf16, tf32 only)");
 
-    size_t M = (size_t)(Mopt ? Mopt : drift_by_profile(&cli, 16, 32, 64));
-    size_t N = (size_t)(Nopt ? Nopt : drift_by_profile(&cli, 16, 32, 64));
+    size_t M = (size_t)Mopt;
+    size_t N = (size_t)Nopt;
     size_t Kv[MAX_K];
     int nK = 0;
     if (Ks.n) {
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
         int kmax = (int)drift_by_profile(&cli, 10, 14, 16);
         for (int e = 6; e <= kmax; e++) Kv[nK++] = (size_t)1 << e;
     }
-    size_t KS = (size_t)(splitK ? splitK : drift_by_profile(&cli, 1024, 4096, 4096));
+    size_t KS = (size_t)splitK;
     size_t Kmax = KS;
     for (int t = 0; t < nK; t++)
         if (Kv[t] > Kmax) Kmax = Kv[t];

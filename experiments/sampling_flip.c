@@ -161,11 +161,11 @@ int main(int argc, char **argv)
 {
     long K = 0, V = 0, rows = 0, draws = 0, ties = 8;
     const drift_cli_opt_t opts[] = {
-        {"K", DRIFT_OPT_INT, &K, "N", "hidden size (default by profile: quick 256, default 1024, full 4096)", 16, 65536},
-        {"V", DRIFT_OPT_INT, &V, "N", "vocabulary (default by profile: quick 2048, default 16384, full 32000)", 64, 1000000},
-        {"rows", DRIFT_OPT_INT, &rows, "N", "hidden states (default by profile: quick 16, default 64, full 128)", 1, 100000},
-        {"draws", DRIFT_OPT_INT, &draws, "N", "uniforms per hidden state (default by profile: quick 16, default 64, full 128)", 1, 100000},
-        {"ties", DRIFT_OPT_INT, &ties, "N", "planted exact-tie rows for the T = 1e-8 demonstration (default 8)", 1, 10000},
+        {"K", DRIFT_OPT_INT, &K, "N", "hidden size", 16, 65536, {"256", "1024", "4096"}},
+        {"V", DRIFT_OPT_INT, &V, "N", "vocabulary", 64, 1000000, {"2048", "16384", "32000"}},
+        {"rows", DRIFT_OPT_INT, &rows, "N", "hidden states", 1, 100000, {"16", "64", "128"}},
+        {"draws", DRIFT_OPT_INT, &draws, "N", "uniforms per hidden state", 1, 100000, {"16", "64", "128"}},
+        {"ties", DRIFT_OPT_INT, &ties, "N", "planted exact-tie rows for the T = 1e-8 demonstration (default 8)", 1, 10000, {0}},
     };
     const drift_cli_spec_t spec = {
         EXP,
@@ -188,10 +188,6 @@ int main(int argc, char **argv)
         if (drift_recipe_gemm_kernel(&kern, &probe))
             drift_die("--orders: only GEMM kernel orders here (accepted: seq, splitk:S, splitk:S:tree, tc:ARCH)");
     }
-    if (!K) K = drift_by_profile(&cli, 256, 1024, 4096);
-    if (!V) V = drift_by_profile(&cli, 2048, 16384, 32000);
-    if (!rows) rows = drift_by_profile(&cli, 16, 64, 128);
-    if (!draws) draws = drift_by_profile(&cli, 16, 64, 128);
     const int nF = cli.nformats;
 
     /* -- configurations per format: [0] exact, then the kernels, then tc with logits stored -- */

@@ -173,10 +173,9 @@ int main(int argc, char **argv)
     long trials = 0, perms = 0; /* 0: the profile's */
     const drift_cli_opt_t opts[] = {
         {"trials", DRIFT_OPT_INT, &trials, "N",
-         "random vectors per (distribution, n) in (b) (default by profile: quick 1, default 3, full 10)", 1, 1000},
+         "random vectors per (distribution, n) in (b)", 1, 1000, {"1", "3", "10"}},
         {"perms", DRIFT_OPT_INT, &perms, "R",
-         "random permutations of one vector in (c) (default by profile: quick 200, default 1000, full 10000)", 1,
-         1000000},
+         "random permutations of one vector in (c)", 1, 1000000, {"200", "1000", "10000"}},
     };
     const drift_cli_spec_t spec = {
         "sum_order",
@@ -194,8 +193,6 @@ int main(int argc, char **argv)
         if (drift_order_is_tc(&cli.orders[o]))
             drift_die("--orders: tc orders are tensor-core dot products, not sums (accepted: seq, rev, pairwise, "
                       "blocked:B, splitk:S[:tree], warp:W, kahan, neumaier, random:SEED)");
-    if (!trials) trials = drift_by_profile(&cli, 1, 3, 10);
-    if (!perms) perms = drift_by_profile(&cli, 200, 1000, 10000);
     const int log2_min = 4, log2_max = (int)drift_by_profile(&cli, 12, 20, 24);
     const int nn = log2_max - log2_min + 1;
     const int no = cli.norders;

@@ -211,7 +211,11 @@ static void print_help(const drift_cli_spec_t *spec)
         const drift_cli_opt_t *o = &spec->opts[i];
         char left[64];
         snprintf(left, sizeof left, "--%s %s", o->name, o->type == DRIFT_OPT_FLAG ? "" : o->metavar);
-        printf("  %-20s %s\n", left, o->help);
+        if (o->profile[0] || o->profile[1] || o->profile[2])
+            printf("  %-20s %s (default by profile: quick %s, default %s, full %s)\n", left, o->help,
+                   o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-", o->profile[2] ? o->profile[2] : "-");
+        else
+            printf("  %-20s %s\n", left, o->help);
     }
 }
 
@@ -229,6 +233,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     parse_formats(cli, spec->default_formats);
     parse_orders(cli, spec->default_orders);
 
+    unsigned char given[256] = {0};
+    if (spec->nopts > 256) drift_die("more than 256 options");
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -247,7 +253,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         const char *name = arg + 2;
         const drift_cli_opt_t *extra = NULL;
         for (int j = 0; j < spec->nopts; j++)
-            if (!strcmp(spec->opts[j].name, name)) extra = &spec->opts[j];
+            if (!strcmp(spec->opts[j].name, name)) extra = &spec->opts[j], given[j] = 1;
         if (extra && extra->type == DRIFT_OPT_FLAG) {
             parse_extra(extra, NULL);
             continue;
@@ -292,6 +298,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         default: parse_extra(extra, value); break;
         }
     }
+    for (int j = 0; j < spec->nopts; j++) /* the profile's value of every option not given */
+        if (!given[j] && spec->opts[j].profile[cli->profile]) parse_extra(&spec->opts[j], spec->opts[j].profile[cli->profile]);
     if (spec->no_orders)
         for (int i = 1; i < argc; i++) /* said, not ignored */
             if (!strcmp(argv[i], "--orders")) drift_die("--orders: %s %s", spec->name, spec->no_orders);
