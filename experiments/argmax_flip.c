@@ -271,6 +271,7 @@ static void setup(lab_t *L, int argc, char **argv)
         (int)(sizeof opts / sizeof opts[0]),
         NULL, /* no_orders */
         "CPU only", /* cpu_only */
+        NULL, /* summary: printed by the program itself */
     };
     drift_cli_parse(&L->cli, &L->spec, argc, argv);
     L->question = L->spec.question;

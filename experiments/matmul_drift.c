@@ -236,6 +236,7 @@ int main(int argc, char **argv)
         (int)(sizeof opts / sizeof opts[0]),
         "sweeps GEMM kernels, not reduction orders (use --kernels; each kernel's order is in the CSV)", /* no_orders */
         "CPU emulation only for now", /* cpu_only */
+        NULL, /* summary: printed by the program itself */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);

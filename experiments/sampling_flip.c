@@ -177,6 +177,7 @@ int main(int argc, char **argv)
         (int)(sizeof opts / sizeof opts[0]),
         NULL, /* no_orders */
         "CPU only", /* cpu_only */
+        NULL, /* summary: printed by the program itself */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);

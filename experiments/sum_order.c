@@ -186,6 +186,7 @@ int main(int argc, char **argv)
         2,
         NULL, /* no_orders */
         "CPU only", /* cpu_only */
+        NULL, /* summary: printed by the program itself */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);

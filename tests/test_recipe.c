@@ -238,4 +238,8 @@ Test(dispatch, gemm_gives_the_hand_derived_products)
     drift_recipe_parse(&r, "fp16/seq/fp32/fp32", NULL, 0);
     cr_assert_eq(drift_recipe_gemm(C, A2, B, 1, 2, 2, &r, 1, 0), DRIFT_OK);
     cr_assert(C[0] == 1 + 0x1p-22 && C[1] == 1, "%a %a", C[0], C[1]);
+    drift_recipe_parse(&r, "fp16/exact/-/fp32", NULL, 0); /* the exact dot case above, 1 + 2^-22 */
+    cr_assert_eq(drift_recipe_gemm(C, A2, B, 1, 2, 2, &r, 1, 0), DRIFT_OK);
+    cr_assert(C[0] == 1 + 0x1p-22 && C[1] == 1, "%a %a", C[0], C[1]);
+    cr_assert_eq(drift_recipe_gemm(C, A2, B, 1, 2, 2, &r, 2, 0), DRIFT_EUNSUPPORTED); /* no epilogue */
 }

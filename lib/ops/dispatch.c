@@ -4,6 +4,7 @@
 #include "exact.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int drift_order_tc_params(drift_tc_params_t *p, const drift_order_t *o, drift_format_t in)
@@ -95,9 +96,27 @@ drift_gemm_opts_t drift_recipe_gemm_opts(const drift_recipe_t *r, double alpha, 
     return o;
 }
 
+/* C = A B exactly, each output the exact dot product of the rounded inputs rounded once to out. */
+static int exact_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const drift_recipe_t *r)
+{
+    double *a = malloc((K + 1) * sizeof *a), *b = malloc((K + 1) * N * sizeof *b);
+    int rc = a && b ? DRIFT_OK : DRIFT_ENOMEM;
+    for (size_t j = 0; !rc && j < N; j++) /* B transposed: column j is b[j*K .. j*K+K) */
+        for (size_t k = 0; k < K; k++) b[j * K + k] = drift_rne(B[k * N + j], r->in);
+    for (size_t i = 0; !rc && i < M; i++) {
+        for (size_t k = 0; k < K; k++) a[k] = drift_rne(A[i * K + k], r->in);
+        for (size_t j = 0; !rc && j < N; j++) rc = drift_exact_dot(&C[i * N + j], a, b + j * K, K, r->out, DRIFT_RNE);
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
 int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
                       const drift_recipe_t *r, double alpha, double beta)
 {
+    if (!C || !A || !B || !r || drift_recipe_validate(r, NULL, 0)) return DRIFT_EINVAL;
+    if (r->exact) return alpha == 1 && beta == 0 ? exact_gemm(C, A, B, M, N, K, r) : DRIFT_EUNSUPPORTED;
     drift_gemm_kernel_t k;
     int rc = drift_recipe_gemm_kernel(&k, r);
     if (rc) return rc;

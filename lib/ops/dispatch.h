@@ -44,7 +44,9 @@ int drift_recipe_sum(double *out, const double *x, size_t n, const drift_recipe_
 int drift_recipe_gemm_kernel(drift_gemm_kernel_t *k, const drift_recipe_t *r);
 /* GEMM options from r: in, acc, out, with alpha and beta. */
 drift_gemm_opts_t drift_recipe_gemm_opts(const drift_recipe_t *r, double alpha, double beta);
-/* C = alpha A B + beta C with r's kernel and options (gemm.h). */
+/* C = alpha A B + beta C with r's kernel and options (gemm.h). An exact recipe gives each
+ * output the exact dot product of the inputs rounded (RNE) to r->in, rounded once to r->out
+ * (alpha = 1 and beta = 0 only; DRIFT_EUNSUPPORTED otherwise). */
 int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
                       const drift_recipe_t *r, double alpha, double beta);
 

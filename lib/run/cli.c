@@ -205,7 +205,7 @@ static void print_help(const drift_cli_spec_t *spec)
     printf("  --backend B          auto|cpu|cuda (default auto: cuda when a device is present)\n");
     printf("  --threads N          OpenMP threads (default: all cores; results do not depend on it)\n");
     printf("  --quiet              no table or explanation on stdout\n");
-    printf("  --help, --version\n");
+    printf("  --help, --version, --describe (name, question and summary, tab-separated)\n");
     if (spec->nopts) printf("\n%s options:\n", spec->name);
     for (int i = 0; i < spec->nopts; i++) {
         const drift_cli_opt_t *o = &spec->opts[i];
@@ -239,6 +239,10 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         const char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             print_help(spec);
+            exit(0);
+        }
+        if (!strcmp(arg, "--describe")) { /* the texts README and docs/experiments.md are checked against */
+            printf("%s\t%s\t%s\n", spec->name, spec->question, spec->summary ? spec->summary : "");
             exit(0);
         }
         if (!strcmp(arg, "--version")) {

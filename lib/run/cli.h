@@ -57,6 +57,9 @@ typedef struct {
      * experiment never re-implements them: */
     const char *no_orders; /* non-NULL: --orders is refused, "--orders: <name> <no_orders>" */
     const char *cpu_only;  /* non-NULL: --backend cuda is refused, "<name> runs on the <cpu_only>" */
+    /* "What you just saw": the paragraph printed after the stdout tables (drift_out_commit),
+     * and with the question by --describe, the source of README's and docs' text. */
+    const char *summary;
 } drift_cli_spec_t;
 
 #define DRIFT_MAX_ORDERS 32

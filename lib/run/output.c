@@ -52,6 +52,11 @@ void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const dri
     case DRIFT_COL_INT: snprintf(buf, size, col->fmt ? col->fmt : "%ld", cell->i); break;
     case DRIFT_COL_TEXT: snprintf(buf, size, "%s", cell->s ? cell->s : ""); break;
     case DRIFT_COL_QUOTED: snprintf(buf, size, "\"%s\"", cell->s ? cell->s : ""); break;
+    case DRIFT_COL_KEY:
+        snprintf(buf, size, "%s", cell->s ? cell->s : "");
+        for (char *p = buf; *p; p++)
+            if (*p == ',') *p = 'x';
+        break;
     }
 }
 
@@ -97,7 +102,7 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
     if (t < 0 || t >= o->ntables) drift_die("table %d: not declared", t);
     const drift_table_spec_t *s = &o->tables[t];
     if (n != s->ncols) die_bug(o, t, "a row of the wrong length");
-    static const int WANT[] = {DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
+    static const int WANT[] = {DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
     for (int c = 0; c < n; c++)
         if ((int)cells[c].kind != WANT[s->cols[c].kind]) die_bug(o, t, "a cell of the wrong kind");
     int md = o->md && (s->show & DRIFT_SHOW_MD), show = (s->show & DRIFT_SHOW_STDOUT) && !o->cli->quiet;
@@ -113,6 +118,22 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
     if (s->suffix) fputc('\n', o->files[t].fp);
     if (md) fputs("|\n", o->md);
     if (show) o->shown[t].nrows++;
+}
+
+void drift_md_intro(drift_out_t *o, const char *detail_fmt, ...)
+{
+    if (!o->md) return;
+    fprintf(o->md, "**Question.** %s", o->cli->spec->question);
+    if (detail_fmt) {
+        va_list ap;
+        va_start(ap, detail_fmt);
+        fputc(' ', o->md);
+        vfprintf(o->md, detail_fmt, ap);
+        va_end(ap);
+    }
+    char cmd[1024];
+    drift_cli_reproduce(cmd, sizeof cmd, o->cli);
+    fprintf(o->md, "\n\nReproduce: `%s` (data/%s*.csv).\n\n", cmd, o->cli->spec->name);
 }
 
 void drift_md_end(drift_out_t *o, int t)
@@ -152,6 +173,7 @@ void drift_out_commit(drift_out_t *o)
         printf("%s: %s\n", o->cli->spec->name, o->cli->spec->question);
         for (int t = 0; t < o->ntables; t++)
             if (o->tables[t].show & DRIFT_SHOW_STDOUT) print_shown(o, t);
+        if (o->cli->spec->summary) printf("\nWhat you just saw: %s\n", o->cli->spec->summary);
     }
     for (int t = 0; t < o->ntables; t++) free(o->shown[t].text);
     memset(o->shown, 0, sizeof o->shown);

@@ -14,6 +14,8 @@
  *   DRIFT_COL_INT    a long (fmt NULL: "%ld")
  *   DRIFT_COL_TEXT   a string, written as is (it must hold no comma, quote or newline)
  *   DRIFT_COL_QUOTED a string in double quotes (a kernel spec such as tiled:128,64,32)
+ *   DRIFT_COL_KEY    a string with its commas written as x (tiled:128x64x32): a key that
+ *                    tools splitting on every comma (gnuplot) can match
  * A row is a list of cells, DRIFT_NUM(x), DRIFT_INT(n), DRIFT_TXT(s), checked against the
  * declaration: a row of the wrong length or kind is a bug of the program, which dies.
  *
@@ -34,7 +36,7 @@
 #include "cli.h"
 #include "table.h"
 
-typedef enum { DRIFT_COL_NUM = 0, DRIFT_COL_HEX, DRIFT_COL_INT, DRIFT_COL_TEXT, DRIFT_COL_QUOTED } drift_col_kind_t;
+typedef enum { DRIFT_COL_NUM = 0, DRIFT_COL_HEX, DRIFT_COL_INT, DRIFT_COL_TEXT, DRIFT_COL_QUOTED, DRIFT_COL_KEY } drift_col_kind_t;
 
 typedef struct {
     const char *name;      /* CSV header name (and the Markdown/stdout one unless label) */
@@ -46,6 +48,7 @@ typedef struct {
 /* Column declarations, one per print style. */
 #define DRIFT_C_TEXT(name) {(name), DRIFT_COL_TEXT, NULL, NULL}
 #define DRIFT_C_QUOTED(name) {(name), DRIFT_COL_QUOTED, NULL, NULL}
+#define DRIFT_C_KEY(name) {(name), DRIFT_COL_KEY, NULL, NULL}
 #define DRIFT_C_INT(name) {(name), DRIFT_COL_INT, NULL, NULL}
 #define DRIFT_C_NUM(name, fmt) {(name), DRIFT_COL_NUM, (fmt), NULL}
 #define DRIFT_C_HEX(name) {(name), DRIFT_COL_HEX, NULL, NULL}
@@ -103,6 +106,9 @@ void drift_out_meta(drift_out_t *o, int t, const char *key, const char *fmt, ...
     drift_row_cells((o), (t), (const drift_cell_t[]){__VA_ARGS__}, \
                     (int)(sizeof((const drift_cell_t[]){__VA_ARGS__}) / sizeof(drift_cell_t)))
 void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n);
+/* The fragment's opening: "**Question.** <question> <detail>" and "Reproduce: `<command>`
+ * (data/<name>*.csv)." (drift_cli_reproduce), each a paragraph. detail may be NULL. */
+void drift_md_intro(drift_out_t *o, const char *detail_fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Ends table t in the Markdown fragment (a blank line), so prose may follow. */
 void drift_md_end(drift_out_t *o, int t);
 /* Writes header rows of tables without rows, commits every file (dies on a write error), then
