@@ -53,7 +53,7 @@
 #include "dispatch.h"
 #include "philox.h"
 #include "stats.h"
-#include "table.h"
+#include "output.h"
 
 #ifdef _OPENMP
 #define DRIFT_OMP(x) _Pragma(x)
@@ -387,18 +387,21 @@ int main(int argc, char **argv)
     }
 
     /* -- write -- */
-    enum { F_RATES, F_TINY, F_MD, NFILES };
-    static const char *const SUFFIX[NFILES] = {".csv", "_tiny.csv", ".md"};
-    drift_file_t files[NFILES];
-    drift_files_open(files, NFILES, &cli, SUFFIX);
-    for (int k = 0; k < NFILES; k++)
-        if (k != F_MD && files[k].fp) drift_table_std_meta(&files[k], &cli, NULL);
-    FILE *fp = files[F_RATES].fp;
-    drift_table_meta(&files[F_RATES], "table", "fraction of sampling steps whose token differs from the one sampled from the exact logits (same uniform), and from the first kernel's");
-    drift_table_meta(&files[F_RATES], "head", "K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu steps; weights N(0,1/K), hidden states with outlier channels", K, V, rows, draws, nsteps);
-    drift_table_meta(&files[F_RATES], "sampler", "full softmax | top-k (k = %d) | top-p (p = %g); inverse CDF in token-id order over exp((l - lmax)/T) in double; T = 0: argmax (lowest id)", TOPK, TOPP);
-    drift_table_meta(&files[F_RATES], "interval", "Wilson 95%% (steps of one hidden state share its logits: the interval treats them as independent, so it is optimistic)");
-    fprintf(fp, "format,kernel,sampler,temperature,steps,changed_vs_exact,rate,lo,hi,changed_vs_first_kernel,rate_vs_first\n");
+    enum { T_RATES, T_TINY };
+    static const drift_col_t RATES[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("sampler"), DRIFT_C_NUM("temperature", "%g"),
+        DRIFT_C_INT("steps"), DRIFT_C_INT("changed_vs_exact"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo", "%.6g"),
+        DRIFT_C_NUM("hi", "%.6g"), DRIFT_C_INT("changed_vs_first_kernel"), DRIFT_C_NUM("rate_vs_first", "%.6g")};
+    static const drift_col_t TINY[] = {DRIFT_C_TEXT("case"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"),
+                                       DRIFT_C_INT("steps"), DRIFT_C_INT("rows_with_top_tie"),
+                                       DRIFT_C_INT("t1e-8_not_argmax"), DRIFT_C_NUM("rate", "%.6g")};
+    static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, RATES, 11}, {"_tiny.csv", NULL, 0, TINY, 7}};
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 2, 1);
+    drift_out_meta(&out, T_RATES, "table", "fraction of sampling steps whose token differs from the one sampled from the exact logits (same uniform), and from the first kernel's");
+    drift_out_meta(&out, T_RATES, "head", "K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu steps; weights N(0,1/K), hidden states with outlier channels", K, V, rows, draws, nsteps);
+    drift_out_meta(&out, T_RATES, "sampler", "full softmax | top-k (k = %d) | top-p (p = %g); inverse CDF in token-id order over exp((l - lmax)/T) in double; T = 0: argmax (lowest id)", TOPK, TOPP);
+    drift_out_meta(&out, T_RATES, "interval", "Wilson 95%% (steps of one hidden state share its logits: the interval treats them as independent, so it is optimistic)");
     for (int fi = 0; fi < nF; fi++)
         for (int c = 1; c < nC[fi]; c++)
             for (int s = 0; s < NS; s++)
@@ -410,29 +413,33 @@ int main(int argc, char **argv)
                     }
                     double lo, hi;
                     drift_wilson(&lo, &hi, ch, (long)nsteps, DRIFT_Z95);
-                    fprintf(fp, "%s,%s,%s,%g,%zu,%ld,%.6g,%.6g,%.6g,%ld,%.6g\n", drift_format_name(cli.formats[fi]), C[fi][c].name,
-                            SNAME[s], TEMPS[t], nsteps, ch, (double)ch / nsteps, lo, hi, ch1, (double)ch1 / nsteps);
+                    drift_row(&out, T_RATES, DRIFT_TXT(drift_format_name(cli.formats[fi])), DRIFT_TXT(C[fi][c].name),
+                              DRIFT_TXT(SNAME[s]), DRIFT_NUM(TEMPS[t]), DRIFT_INT(nsteps), DRIFT_INT(ch),
+                              DRIFT_NUM((double)ch / nsteps), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(ch1),
+                              DRIFT_NUM((double)ch1 / nsteps));
                 }
 
-    fp = files[F_TINY].fp;
-    drift_table_meta(&files[F_TINY], "table", "temperature 1e-8 against temperature 0 (argmax): steps where the sampled token differs from the argmax");
-    fprintf(fp, "case,format,kernel,steps,rows_with_top_tie,t1e-8_not_argmax,rate\n");
+    drift_out_meta(&out, T_TINY, "table", "temperature 1e-8 against temperature 0 (argmax): steps where the sampled token differs from the argmax");
     for (int fi = 0; fi < nF; fi++)
         for (int c = 0; c < nC[fi]; c++) {
             long d = 0;
             for (size_t i = 0; i < nsteps; i++) d += TOK(fi, c, 1, S_FULL, i) != TOK(fi, c, 0, S_FULL, i);
-            fprintf(fp, "head,%s,%s,%zu,%ld,%ld,%.6g\n", drift_format_name(cli.formats[fi]), C[fi][c].name, nsteps, top_ties[fi][c], d,
-                    (double)d / nsteps);
+            drift_row(&out, T_TINY, DRIFT_TXT("head"), DRIFT_TXT(drift_format_name(cli.formats[fi])), DRIFT_TXT(C[fi][c].name),
+                      DRIFT_INT(nsteps), DRIFT_INT(top_ties[fi][c]), DRIFT_INT(d), DRIFT_NUM((double)d / nsteps));
         }
+    for (long q = 0; q < ties; q++) {
+        char name[32];
+        snprintf(name, sizeof name, "planted_tie_%ld", q);
+        drift_row(&out, T_TINY, DRIFT_TXT(name), DRIFT_TXT(drift_format_name(ft)), DRIFT_TXT("exact"), DRIFT_INT(draws),
+                  DRIFT_INT(1), DRIFT_INT(TI[q].n_b), DRIFT_NUM((double)TI[q].n_b / draws));
+    }
+    drift_out_note(&out, T_TINY, "planted ties: tokens (a, b), exact logits (equal), the sampler's probabilities at T = 1e-8, greedy (T = 0) choice");
     for (long q = 0; q < ties; q++)
-        fprintf(fp, "planted_tie_%ld,%s,exact,%ld,1,%ld,%.6g\n", q, drift_format_name(ft), draws, TI[q].n_b, (double)TI[q].n_b / draws);
-    fprintf(fp, "# planted ties: tokens (a, b), exact logits (equal), the sampler's probabilities at T = 1e-8, greedy (T = 0) choice\n");
-    for (long q = 0; q < ties; q++)
-        fprintf(fp, "# tie %ld: a = %zu, b = %zu, l_a = %a, l_b = %a, p_a = %.17g, p_b = %.17g, argmax = %zu\n", q, TI[q].a, TI[q].b,
-                TI[q].la, TI[q].lb, TI[q].pa, TI[q].pb, TI[q].greedy);
+        drift_out_note(&out, T_TINY, "tie %ld: a = %zu, b = %zu, l_a = %a, l_b = %a, p_a = %.17g, p_b = %.17g, argmax = %zu", q,
+                       TI[q].a, TI[q].b, TI[q].la, TI[q].lb, TI[q].pa, TI[q].pb, TI[q].greedy);
 
     /* report fragment */
-    fp = files[F_MD].fp;
+    FILE *fp = out.md;
     fprintf(fp, "**Question.** %s\n\n", spec.question);
     char repro[1024];
     drift_cli_reproduce(repro, sizeof repro, &cli);
@@ -499,11 +506,10 @@ int main(int argc, char **argv)
                 "samples, and splits ties by the random stream.\n",
             worst_top, worst_name);
 
-    drift_files_commit(files, NFILES);
+    drift_out_commit(&out);
 
     if (!cli.quiet) {
-        printf("sampling_flip: %s\n\nfraction of %zu steps whose sampled token differs from the exact logits' (full softmax):\n",
-               spec.question, nsteps);
+        printf("\nfraction of %zu steps whose sampled token differs from the exact logits' (full softmax):\n", nsteps);
         printf("%-6s %-22s", "format", "kernel");
         for (int t = 0; t < NT; t++) printf(" %8g", TEMPS[t]);
         printf("\n");

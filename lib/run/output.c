@@ -40,6 +40,18 @@ void drift_out_meta(drift_out_t *o, int t, const char *key, const char *fmt, ...
     drift_table_meta(&o->files[t], key, "%s", buf);
 }
 
+void drift_out_note(drift_out_t *o, int t, const char *fmt, ...)
+{
+    if (t < 0 || t >= o->ntables || !o->tables[t].suffix) die_bug(o, t, "a note for a table without a CSV");
+    FILE *fp = o->files[t].fp;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("# ", fp);
+    vfprintf(fp, fmt, ap);
+    fputc('\n', fp);
+    va_end(ap);
+}
+
 static const char *label(const drift_col_t *c) { return c->label ? c->label : c->name; }
 
 static int numeric(const drift_col_t *c) { return c->kind == DRIFT_COL_NUM || c->kind == DRIFT_COL_HEX || c->kind == DRIFT_COL_INT; }

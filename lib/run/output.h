@@ -100,6 +100,9 @@ typedef struct {
 void drift_out_open(drift_out_t *o, const drift_cli_t *cli, const drift_table_spec_t *tables, int n, int with_md);
 /* One `# key: value` line in table t's CSV, before its header row (dies after it). */
 void drift_out_meta(drift_out_t *o, int t, const char *key, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A `# ` comment line in table t's CSV at the current position (after the rows too: notes
+ * that belong with the data, e.g. the planted cases of a row). */
+void drift_out_note(drift_out_t *o, int t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* One row of table t: to its CSV, to the Markdown fragment when shown there (the table's
  * title and header come before its first row), and kept for stdout when shown there. */
 #define drift_row(o, t, ...) \
