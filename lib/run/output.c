@@ -60,7 +60,7 @@ void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const dri
 {
     switch (col->kind) {
     case DRIFT_COL_NUM: drift_fmt_num(buf, size, cell->d, col->fmt ? col->fmt : "%.17g"); break;
-    case DRIFT_COL_HEX: drift_fmt_num(buf, size, cell->d, "%a"); break;
+    case DRIFT_COL_HEX: snprintf(buf, size, "%a", cell->d); break; /* the bits: a NaN's sign too, as libc spells it */
     case DRIFT_COL_INT: snprintf(buf, size, col->fmt ? col->fmt : "%ld", cell->i); break;
     case DRIFT_COL_TEXT: snprintf(buf, size, "%s", cell->s ? cell->s : ""); break;
     case DRIFT_COL_QUOTED: snprintf(buf, size, "\"%s\"", cell->s ? cell->s : ""); break;

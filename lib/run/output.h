@@ -10,7 +10,8 @@
  * A column's print style:
  *   DRIFT_COL_NUM    a double, printf format `fmt` (NULL: "%.17g", every bit in decimal);
  *                    nan/inf spelled the same on every libc
- *   DRIFT_COL_HEX    a double in C99 hex (%a): the bits, for tools that compare them
+ *   DRIFT_COL_HEX    a double in C99 hex (%a): the bits, for tools that compare them (a NaN
+ *                    as libc spells it, -nan included: the sign is a bit too)
  *   DRIFT_COL_INT    a long (fmt NULL: "%ld")
  *   DRIFT_COL_TEXT   a string, written as is (it must hold no comma, quote or newline)
  *   DRIFT_COL_QUOTED a string in double quotes (a kernel spec such as tiled:128,64,32)
