@@ -182,12 +182,7 @@ int main(int argc, char **argv)
         "How much does the order of a floating-point sum change its result, and how does the error grow with n?",
         "fp32,bf16,fp16",
         "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier",
-        opts,
-        2,
-        NULL, /* no_orders */
-        "CPU only", /* cpu_only */
-        NULL, /* summary: printed by the program itself */
-    };
+        opts, 2, NULL /* no_orders */, "CPU only" /* cpu_only */, NULL /* summary: printed by the program */};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     for (int o = 0; o < cli.norders; o++)
