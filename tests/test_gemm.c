@@ -21,6 +21,7 @@
 #include "drift.h"
 #include "format.h"
 #include "gemm.h"
+#include "oracle.h"
 #include "philox.h"
 
 /* ---- MPFR emulation of the formats ---------------------------------------------------- */
@@ -29,20 +30,7 @@
  * overflow (formats with infinities only). */
 static double mp_round(mpfr_srcptr x, drift_format_t f, mpfr_rnd_t r)
 {
-    const drift_format_info_t *fi = drift_format_info(f);
-    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-    mpfr_set_emin(fi->emin - fi->p + 2); /* MPFR exponents are IEEE ones + 1 */
-    mpfr_set_emax(fi->emax + 1);
-    mpfr_t y;
-    mpfr_init2(y, fi->p);
-    int t = mpfr_set(y, x, r);
-    t = mpfr_check_range(y, t, r);
-    mpfr_subnormalize(y, t, r);
-    double d = mpfr_get_d(y, MPFR_RNDN); /* exact: y has at most 53 bits */
-    mpfr_clear(y);
-    mpfr_set_emin(emin);
-    mpfr_set_emax(emax);
-    return d;
+    return oracle_round_fmt(x, f, r); /* tests/oracle.h */
 }
 
 static mpfr_rnd_t mp_mode(drift_mode_t m)

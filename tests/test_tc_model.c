@@ -27,6 +27,7 @@
 
 #include "drift.h"
 #include "format.h"
+#include "oracle.h"
 #include "tc_model.h"
 #include "philox.h"
 
@@ -356,17 +357,7 @@ static emu_tc_t emu_params(drift_tc_arch_t arch, drift_format_t in, drift_format
  * handling (callers stay in range). */
 static double mp_fmt(mpfr_srcptr x, int p, int emin, mpfr_rnd_t r)
 {
-    mpfr_exp_t e0 = mpfr_get_emin();
-    mpfr_set_emin(emin - p + 2);
-    mpfr_t y;
-    mpfr_init2(y, p);
-    int t = mpfr_set(y, x, r);
-    t = mpfr_check_range(y, t, r);
-    mpfr_subnormalize(y, t, r);
-    double d = mpfr_get_d(y, MPFR_RNDN);
-    mpfr_clear(y);
-    mpfr_set_emin(e0);
-    return d;
+    return oracle_round_d(x, p, emin, INT_MAX, r); /* tests/oracle.h */
 }
 
 static double emu_trunc_tf32(double x)

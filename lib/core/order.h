@@ -92,6 +92,8 @@ int drift_order_parse(drift_order_t *o, const char *spec);
 int drift_order_print(char *buf, size_t size, const drift_order_t *o);
 int drift_order_equal(const drift_order_t *a, const drift_order_t *b);
 const char *drift_tc_arch_name(drift_tc_arch_t a);
+/* 1 when o is tc:ARCH (a tensor-core model, computed only through the recipe dispatcher). */
+int drift_order_is_tc(const drift_order_t *o);
 
 /* Reductions. out receives the result (a value of acc->acc). Returns 0, DRIFT_EINVAL
  * (bad arguments), DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED (tc on a sum, SR mode). */

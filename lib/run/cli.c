@@ -205,13 +205,17 @@ static void print_help(const drift_cli_spec_t *spec)
     printf("  --backend B          auto|cpu|cuda (default auto: cuda when a device is present)\n");
     printf("  --threads N          OpenMP threads (default: all cores; results do not depend on it)\n");
     printf("  --quiet              no table or explanation on stdout\n");
-    printf("  --help, --version\n");
+    printf("  --help, --version, --describe (name, question and summary, tab-separated)\n");
     if (spec->nopts) printf("\n%s options:\n", spec->name);
     for (int i = 0; i < spec->nopts; i++) {
         const drift_cli_opt_t *o = &spec->opts[i];
         char left[64];
         snprintf(left, sizeof left, "--%s %s", o->name, o->type == DRIFT_OPT_FLAG ? "" : o->metavar);
-        printf("  %-20s %s\n", left, o->help);
+        if (o->profile[0] || o->profile[1] || o->profile[2])
+            printf("  %-20s %s (default by profile: quick %s, default %s, full %s)\n", left, o->help,
+                   o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-", o->profile[2] ? o->profile[2] : "-");
+        else
+            printf("  %-20s %s\n", left, o->help);
     }
 }
 
@@ -229,10 +233,16 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     parse_formats(cli, spec->default_formats);
     parse_orders(cli, spec->default_orders);
 
+    unsigned char given[256] = {0};
+    if (spec->nopts > 256) drift_die("more than 256 options");
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             print_help(spec);
+            exit(0);
+        }
+        if (!strcmp(arg, "--describe")) { /* the texts README and docs/experiments.md are checked against */
+            printf("%s\t%s\t%s\n", spec->name, spec->question, spec->summary ? spec->summary : "");
             exit(0);
         }
         if (!strcmp(arg, "--version")) {
@@ -247,7 +257,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         const char *name = arg + 2;
         const drift_cli_opt_t *extra = NULL;
         for (int j = 0; j < spec->nopts; j++)
-            if (!strcmp(spec->opts[j].name, name)) extra = &spec->opts[j];
+            if (!strcmp(spec->opts[j].name, name)) extra = &spec->opts[j], given[j] = 1;
         if (extra && extra->type == DRIFT_OPT_FLAG) {
             parse_extra(extra, NULL);
             continue;
@@ -292,6 +302,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         default: parse_extra(extra, value); break;
         }
     }
+    for (int j = 0; j < spec->nopts; j++) /* the profile's value of every option not given */
+        if (!given[j] && spec->opts[j].profile[cli->profile]) parse_extra(&spec->opts[j], spec->opts[j].profile[cli->profile]);
     if (spec->no_orders)
         for (int i = 1; i < argc; i++) /* said, not ignored */
             if (!strcmp(argv[i], "--orders")) drift_die("--orders: %s %s", spec->name, spec->no_orders);

@@ -100,7 +100,7 @@ int calc_argmax(int argc, char **argv)
     c.in = parse_format("--format", format_s);
     if (drift_order_parse(&c.order, order_s) != DRIFT_OK)
         drift_die("--order: malformed spec '%s' (accepted: %s)", order_s, ORDER_GRAMMAR);
-    int tc = c.order.kind == DRIFT_ORDER_TC;
+    int tc = drift_order_is_tc(&c.order);
     c.acc = (drift_acc_t){acc_s ? parse_format("--acc", acc_s) : tc ? DRIFT_FP32 : c.in, DRIFT_RNE, 1};
     c.out = logits_s ? parse_format("--logits", logits_s) : c.acc.acc;
     if (tc && c.acc.acc != DRIFT_FP32 && c.acc.acc != DRIFT_FP16)

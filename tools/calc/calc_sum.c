@@ -33,7 +33,7 @@
 #include "exact.h"
 #include "format.h"
 #include "metrics.h"
-#include "tc_model.h"
+#include "dispatch.h"
 #include "order.h"
 
 #define ORDER_GRAMMAR                                                                                                  \
@@ -160,7 +160,7 @@ static int run(int dot, int argc, char **argv)
     drift_order_t o;
     if (drift_order_parse(&o, a.order_s) != DRIFT_OK)
         drift_die("--order: malformed spec '%s' (accepted: %s)", a.order_s, ORDER_GRAMMAR);
-    int tc = o.kind == DRIFT_ORDER_TC;
+    int tc = drift_order_is_tc(&o);
     if (tc && !dot) drift_die("--order: '%s' is a tensor-core dot product, not a sum (use drift-calc dot)", a.order_s);
     drift_format_t acc = a.acc_s ? parse_format("--acc", a.acc_s) : tc ? DRIFT_FP32 : f;
     if (tc && acc != DRIFT_FP32 && acc != DRIFT_FP16)
@@ -201,13 +201,12 @@ static int run(int dot, int argc, char **argv)
 
     double r;
     int rc;
-    drift_acc_t accs = {acc, DRIFT_RNE, a.fma};
-    if (tc)
-        rc = drift_tc_dot(&r, x, y, n, a.c_s ? &c : NULL, o.arch, f, acc);
-    else if (dot)
-        rc = drift_dot(&r, x, y, n, a.c_s ? &c : NULL, &o, &accs);
+    drift_recipe_t recipe = drift_recipe(f, &o, acc, acc);
+    recipe.acc.fma = a.fma;
+    if (dot)
+        rc = drift_recipe_dot_acc(&r, x, y, n, a.c_s ? &c : NULL, &recipe);
     else
-        rc = drift_sum(&r, x, n, &o, &accs);
+        rc = drift_recipe_sum(&r, x, n, &recipe);
     free(x);
     free(y);
     if (rc != DRIFT_OK) drift_die("--order %s with --format %s --acc %s: %s", a.order_s, drift_format_name(f),
