@@ -48,8 +48,8 @@
  *                    O_c = round_out(round_A(round_A(P~ . V_c) * round_A(1 / l))).
  *   flash:Br,Bc      FlashAttention-2 forward. Keys are cut into tiles [t Bc, (t+1) Bc) from
  *                    key 0; per query row, m = -inf, l = 0, O = 0; per tile with a live key:
- *                    S_j in softmax_acc... precisely S_j = q.k_j in qk.acc (never rounded to
- *                    qk.out: scores stay in registers), m' = max(m, tile max),
+ *                    S_j = q.k_j in qk.acc (never rounded to qk.out: scores stay in
+ *                    registers; expf mode scales them as above), m' = max(m, tile max),
  *                    alpha = exp(round_A(m - m')) (exp2: exp2(round_A(round_A(m - m') c))),
  *                    0 on the first live tile; p_j as above relative to m'; l = fma_A(l,
  *                    alpha, r) with r = sum of the tile's p_j (unrounded, sum_order);
