@@ -379,7 +379,8 @@ typedef struct {
     drift_karith_t ka, kpv; /* softmax arithmetic; P.V accumulator */
     drift_format_t A;
     double scale_d, scale_A, c, ln_c; /* scale as double, in A; exp2: round_A(scale log2 e) */
-    int fast;                         /* float fast path */
+    int fast;                         /* float fast path of the flash loop */
+    int fast_dots;                    /* float fast path of the dot products (standard) */
     /* generic: per kv head, K rounded [L][d] and V transposed [d][Lpad] */
     double *Kr, *Vt;
     /* fast: per kv head, K transposed [d][Lpad] and V [Lpad][d], floats */
@@ -655,13 +656,18 @@ static int row_standard(const call_t *C, double *out, const double *qr, size_t g
     size_t L = C->L, d = C->d;
     const double *Kr = C->Kr + g * L * d, *Vt = C->Vt + g * d * C->Lpad;
     int st;
-    for (size_t j = 0; j < L; j++) {
-        double s = -INFINITY;
-        if (live(C, j, lim)) {
-            if ((st = rdot(&s, qr, Kr + j * d, d, NULL, &o->qk))) return st;
-            s = rnd_to(s, o->qk.out);
+    if (C->fast_dots) { /* the same seq fmaf chains, vectorised over keys */
+        scores_f(sc->Sf, sc->qf, C->Kt + g * d * C->Lpad, L, d, C->Lpad);
+        for (size_t j = 0; j < L; j++) sc->S[j] = live(C, j, lim) ? rnd_to((double)sc->Sf[j], o->qk.out) : -INFINITY;
+    } else {
+        for (size_t j = 0; j < L; j++) {
+            double s = -INFINITY;
+            if (live(C, j, lim)) {
+                if ((st = rdot(&s, qr, Kr + j * d, d, NULL, &o->qk))) return st;
+                s = rnd_to(s, o->qk.out);
+            }
+            sc->S[j] = s;
         }
-        sc->S[j] = s;
     }
     drift_softmax_opts_t so = drift_softmax_opts(o->qk.out, o->softmax_acc.acc);
     so.variant = o->softmax;
@@ -679,7 +685,13 @@ static int row_standard(const call_t *C, double *out, const double *qr, size_t g
     for (size_t j = 0; j < L; j++)
         sc->pr[j] = o->normalise_after ? rnd_to(sc->p[j], o->pv.in) : rnd_to(drift_kdiv(&C->ka, sc->p[j], l), o->pv.in);
     double zero = 0.0;
-    for (size_t c = 0; c < d; c++) {
+    if (C->fast_dots) { /* O = +0, then the fmaf chain over keys, vectorised over head_dim */
+        for (size_t j = 0; j < L; j++) sc->prf[j] = (float)sc->pr[j];
+        for (size_t c = 0; c < d; c++) sc->Of[c] = 0.0f;
+        pv_f(sc->Of, sc->prf, C->Vf + g * C->Lpad * d, L, d);
+        for (size_t c = 0; c < d; c++) sc->S[c] = sc->Of[c];
+    }
+    for (size_t c = 0; c < d && !C->fast_dots; c++) {
         double oc;
         if ((st = rdot(&oc, sc->pr, Vt + c * C->Lpad, L, &zero, &o->pv))) return st;
         sc->S[c] = oc; /* S is free again: hold O */
@@ -800,8 +812,9 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     C.scale_A = drift_round(C.scale_d, C.A, &ro, 0);
     C.c = drift_round(C.scale_d * 1.4426950408889634, C.A, &ro, 0);
     C.mask = key_mask;
-    C.fast = o->kernel.kind != DRIFT_ATTN_STANDARD && fast_recipe(&o->qk) && fast_recipe(&o->pv) &&
-             o->softmax_acc.acc == DRIFT_FP32 && o->softmax_acc.mode == DRIFT_RNE && o->sum_order.kind == DRIFT_ORDER_SEQ;
+    C.fast_dots = fast_recipe(&o->qk) && fast_recipe(&o->pv);
+    C.fast = o->kernel.kind != DRIFT_ATTN_STANDARD && C.fast_dots && o->softmax_acc.acc == DRIFT_FP32 &&
+             o->softmax_acc.mode == DRIFT_RNE && o->sum_order.kind == DRIFT_ORDER_SEQ;
     size_t nkv, nrow, tmp;
     if (!checked_mul(&nkv, C.Lpad, d) || !checked_mul(&nkv, nkv, G) || !checked_mul(&tmp, nkv, 2 * sizeof(double)) ||
         !checked_mul(&nrow, nq, H) || !checked_mul(&tmp, nrow, d))
@@ -809,8 +822,8 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     size_t nsplit_max = C.Lpad / C.bc + 1;
     size_t scratch_n = 3 * (C.Lpad > d ? C.Lpad : d) + 2 * d + nsplit_max * (d + 1) + d;
     double *buf = malloc((2 * nkv + scratch_n) * sizeof(double));
-    float *fbuf = C.fast ? malloc((2 * nkv + 4 * C.bc + 2 * d) * sizeof(float)) : NULL;
-    if (!buf || (C.fast && !fbuf)) {
+    float *fbuf = C.fast_dots ? malloc((2 * nkv + 4 * C.bc + 2 * d) * sizeof(float)) : NULL;
+    if (!buf || (C.fast_dots && !fbuf)) {
         free(buf);
         free(fbuf);
         return fail(err, errsz, DRIFT_ENOMEM, "attention: out of memory for %zu cached keys", L);
@@ -826,7 +839,7 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
                 C.Kr[(g * L + j) * d + c] = rnd_to(kv->k[src], o->qk.in);
                 C.Vt[(g * d + c) * C.Lpad + j] = rnd_to(kv->v[src], o->pv.in);
             }
-    if (C.fast) {
+    if (C.fast_dots) {
         memset(fbuf, 0, 2 * nkv * sizeof(float));
         C.Kt = fbuf;
         C.Vf = fbuf + nkv;
@@ -841,7 +854,7 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     size_t wS = C.Lpad > d ? C.Lpad : d;
     scratch_t sc = {s0, s0 + wS, s0 + 2 * wS, NULL, NULL, NULL, NULL, s0 + 3 * wS, NULL};
     double *O = s0 + 3 * wS + d, *acc = O + d;
-    if (C.fast) {
+    if (C.fast_dots) {
         float *f0 = fbuf + 2 * nkv;
         sc.Sf = f0;
         sc.pf = f0 + C.bc;
@@ -858,7 +871,7 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
             double *oi = out + (i * H + h) * d;
             for (size_t c = 0; c < d; c++) {
                 sc.qr[c] = rnd_to(qi[c], o->qk.in);
-                if (C.fast) sc.qf[c] = (float)sc.qr[c];
+                if (C.fast_dots) sc.qf[c] = (float)sc.qr[c];
             }
             switch (o->kernel.kind) {
             case DRIFT_ATTN_STANDARD: st = row_standard(&C, oi, sc.qr, g, lim, &sc); break;
