@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "attention.h"
 #include "drift.h"
@@ -99,6 +102,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+#ifdef _OPENMP
+    omp_set_num_threads(1); /* thread CPU time measures this thread only */
+#endif
     drift_attn_opts_t o = drift_attn_opts((int)H, (int)G, (int)D, DRIFT_BF16);
     char err[DRIFT_ERRMSG_MAX];
     if (drift_attn_validate(&o, err, sizeof err)) {

@@ -11,6 +11,9 @@
 #include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "attention.h"
 #include "drift.h"
@@ -494,4 +497,27 @@ Test(attention, bad_shapes_and_specs)
     cr_assert_eq(drift_attention(x, x, 2, 0, &kv, NULL, &o, err, sizeof err), DRIFT_EINVAL);
     cr_assert_str_eq(err, "attention: causal queries at positions 0..1 need that many cached keys (the cache has 1)");
     drift_kv_free(&kv);
+}
+
+/* Threads split rows, never a sum: 1 and 3 threads give the same bits (law 4). */
+Test(attention, thread_count_invariant)
+{
+#ifdef _OPENMP
+    const char *specs[] = {"standard", "flash:16,8", "splitkv:3,8"};
+    for (int k = 0; k < 3; k++) {
+        data_t D;
+        make_data(&D, 4, 2, 16, 37, RANDOM, 17);
+        drift_attn_opts_t o = drift_attn_opts(4, 2, 16, DRIFT_BF16);
+        drift_attn_kernel_parse(&o.kernel, specs[k], NULL, 0);
+        drift_kv_cache_t kv = cache_of(&D, D.L);
+        double a[37 * 64], b[37 * 64];
+        omp_set_num_threads(1);
+        cr_assert_eq(drift_attention(a, D.q, D.L, 0, &kv, NULL, &o, NULL, 0), 0);
+        omp_set_num_threads(3);
+        cr_assert_eq(drift_attention(b, D.q, D.L, 0, &kv, NULL, &o, NULL, 0), 0);
+        for (int i = 0; i < 37 * 64; i++) cr_assert(same(a[i], b[i]), "%s elt %d", specs[k], i);
+        drift_kv_free(&kv);
+        free_data(&D);
+    }
+#endif
 }

@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include <mpfr.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "drift.h"
 #include "exact.h"
@@ -806,7 +809,8 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     C.A = o->softmax_acc.acc;
     int wide = o->qk.in == DRIFT_FP64 || o->pv.in == DRIFT_FP64 || o->qk.acc.acc == DRIFT_FP64 || o->pv.acc.acc == DRIFT_FP64;
     C.ka = drift_karith(C.A, o->softmax_acc.mode, wide);
-    C.kpv = drift_karith(o->pv.acc.acc, o->pv.acc.mode, 0);
+    /* O * alpha: alpha is a value of softmax_acc, which may be wider than pv.acc */
+    C.kpv = drift_karith(o->pv.acc.acc, o->pv.acc.mode, o->softmax_acc.acc == DRIFT_FP64 || o->pv.acc.acc == DRIFT_FP64);
     C.scale_d = o->scale > 0 ? o->scale : 1.0 / sqrt((double)d);
     drift_round_opts_t ro = {o->softmax_acc.mode, 0, 0};
     C.scale_A = drift_round(C.scale_d, C.A, &ro, 0);
@@ -820,9 +824,16 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
         !checked_mul(&nrow, nq, H) || !checked_mul(&tmp, nrow, d))
         return fail(err, errsz, DRIFT_ENOMEM, "attention: %zu queries x %zu cached keys cannot fit in memory", nq, L);
     size_t nsplit_max = C.Lpad / C.bc + 1;
-    size_t scratch_n = 3 * (C.Lpad > d ? C.Lpad : d) + 2 * d + nsplit_max * (d + 1) + d;
-    double *buf = malloc((2 * nkv + scratch_n) * sizeof(double));
-    float *fbuf = C.fast_dots ? malloc((2 * nkv + 4 * C.bc + 2 * d) * sizeof(float)) : NULL;
+    size_t wS = C.Lpad > d ? C.Lpad : d;
+    size_t scratch_n = 3 * wS + 2 * d + nsplit_max * (d + 1), fscratch_n = 4 * C.bc + 2 * d;
+    int nth = 1;
+#ifdef _OPENMP
+    nth = omp_get_max_threads();
+    if ((size_t)nth > nq * H) nth = (int)(nq * H);
+    if (nth < 1) nth = 1;
+#endif
+    double *buf = malloc((2 * nkv + (size_t)nth * scratch_n) * sizeof(double));
+    float *fbuf = C.fast_dots ? malloc((2 * nkv + (size_t)nth * fscratch_n) * sizeof(float)) : NULL;
     if (!buf || (C.fast_dots && !fbuf)) {
         free(buf);
         free(fbuf);
@@ -850,23 +861,33 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
                     C.Vf[(g * C.Lpad + j) * d + c] = (float)C.Vt[(g * d + c) * C.Lpad + j];
                 }
     }
-    double *s0 = buf + 2 * nkv;
-    size_t wS = C.Lpad > d ? C.Lpad : d;
-    scratch_t sc = {s0, s0 + wS, s0 + 2 * wS, NULL, NULL, NULL, NULL, s0 + 3 * wS, NULL};
-    double *O = s0 + 3 * wS + d, *acc = O + d;
-    if (C.fast_dots) {
-        float *f0 = fbuf + 2 * nkv;
-        sc.Sf = f0;
-        sc.pf = f0 + C.bc;
-        sc.prf = f0 + 2 * C.bc;
-        sc.Of = f0 + 3 * C.bc;
-        sc.qf = f0 + 3 * C.bc + d;
-    }
-    size_t grp = H / G;
-    for (size_t i = 0; i < nq && !st; i++) {
-        size_t lim = o->causal ? q_pos + i + 1 : L;
-        for (size_t h = 0; h < H && !st; h++) {
-            size_t g = h / grp;
+    /* Threads split the (query, head) rows, never a sum: every row is computed by one
+     * thread with its own scratch, so the bits do not depend on the thread count. */
+    size_t grp = H / G, rows = nq * H;
+    int st_all = 0;
+#pragma omp parallel num_threads(nth) if (nth > 1)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        double *s0 = buf + 2 * nkv + (size_t)tid * scratch_n;
+        scratch_t sc = {s0, s0 + wS, s0 + 2 * wS, NULL, NULL, NULL, NULL, s0 + 3 * wS, NULL};
+        double *O = s0 + 3 * wS + d, *acc = O + d;
+        if (C.fast_dots) {
+            float *f0 = fbuf + 2 * nkv + (size_t)tid * fscratch_n;
+            sc.Sf = f0;
+            sc.pf = f0 + C.bc;
+            sc.prf = f0 + 2 * C.bc;
+            sc.Of = f0 + 3 * C.bc;
+            sc.qf = f0 + 3 * C.bc + d;
+        }
+        int st_t = 0;
+#pragma omp for schedule(dynamic, 8)
+        for (size_t r = 0; r < rows; r++) {
+            if (st_t) continue;
+            size_t i = r / H, h = r % H, g = h / grp;
+            size_t lim = o->causal ? q_pos + i + 1 : L;
             const double *qi = q + (i * H + h) * d;
             double *oi = out + (i * H + h) * d;
             for (size_t c = 0; c < d; c++) {
@@ -874,12 +895,17 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
                 if (C.fast_dots) sc.qf[c] = (float)sc.qr[c];
             }
             switch (o->kernel.kind) {
-            case DRIFT_ATTN_STANDARD: st = row_standard(&C, oi, sc.qr, g, lim, &sc); break;
-            case DRIFT_ATTN_FLASH: st = row_flash(&C, oi, &sc, g, lim, &sc, O); break;
-            default: st = row_splitkv(&C, oi, &sc, g, lim, &sc, O, acc); break;
+            case DRIFT_ATTN_STANDARD: st_t = row_standard(&C, oi, sc.qr, g, lim, &sc); break;
+            case DRIFT_ATTN_FLASH: st_t = row_flash(&C, oi, &sc, g, lim, &sc, O); break;
+            default: st_t = row_splitkv(&C, oi, &sc, g, lim, &sc, O, acc); break;
             }
         }
+        if (st_t) {
+#pragma omp critical(drift_attention_status)
+            if (!st_all) st_all = st_t;
+        }
     }
+    st = st_all;
     free(buf);
     free(fbuf);
     if (st) return fail(err, errsz, st, "attention: %s", drift_strerror(st));

@@ -14,8 +14,9 @@
  *
  * Every function returns 0 or a negative DRIFT_E* code and then writes one line into err
  * (when err != NULL and errsz > 0) naming the option and what it accepts, e.g.
- * "attention: heads (6) must be a multiple of kv_heads (4)". Nothing is written to out on
- * error.
+ * "attention: heads (6) must be a multiple of kv_heads (4)". Bad options and shapes are
+ * caught before anything is written to out. Rows are spread over OpenMP threads; each row
+ * is computed by one thread, so the bits never depend on the thread count.
  *
  * Layout: rows of tokens, then heads, then head_dim: q and out are [nq][heads][head_dim];
  * the cache's k and v are [token][kv_heads][head_dim]. Query head h reads KV head
