@@ -9,7 +9,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +26,7 @@
 #define ATTN_X86 1
 #endif
 
-static int fail(char *err, size_t errsz, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errsz, int code, const char *fmt, ...)
-{
-    if (err && errsz) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errsz, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
+#define fail drift_errf
 
 static int format_ok(drift_format_t f) { return (int)f >= 0 && f < DRIFT_NFORMATS; }
 

@@ -14,9 +14,7 @@
 #include "drift.h"
 #include "exact.h"
 
-/* One line into err (when there is room), then the code. */
-static int fail(char *err, size_t errsz, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errsz, int code, const char *fmt, ...)
+int drift_errf(char *err, size_t errsz, int code, const char *fmt, ...)
 {
     if (err && errsz) {
         va_list ap;
@@ -26,6 +24,8 @@ static int fail(char *err, size_t errsz, int code, const char *fmt, ...)
     }
     return code;
 }
+
+#define fail drift_errf
 
 /* ---- variants as data ------------------------------------------------------------- */
 
