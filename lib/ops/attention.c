@@ -765,6 +765,13 @@ static int fast_recipe(const drift_attn_recipe_t *r)
            r->acc.fma;
 }
 
+/* Every value of a is a value of b (precision, exponent range and subnormal spacing). */
+static int subset_of(drift_format_t a, drift_format_t b)
+{
+    const drift_format_info_t *x = drift_format_info(a), *y = drift_format_info(b);
+    return x->p <= y->p && x->emax <= y->emax && x->min_subnormal >= y->min_subnormal && x->max_finite <= y->max_finite;
+}
+
 static int checked_mul(size_t *out, size_t a, size_t b)
 {
     if (a && b > SIZE_MAX / a) return 0;
@@ -832,12 +839,16 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     memset(buf, 0, 2 * nkv * sizeof(double));
     C.Kr = buf;
     C.Vt = buf + nkv;
+    /* a cache whose format is a subset of the input format needs no rounding (decode calls
+     * reload the whole cache, so this is most of their load cost) */
+    drift_format_t stored = kv->fmt.storage == DRIFT_KV_FLOAT ? kv->fmt.fmt : DRIFT_FP32;
+    int k_same = subset_of(stored, o->qk.in), v_same = subset_of(stored, o->pv.in);
     for (size_t g = 0; g < G; g++)
         for (size_t j = 0; j < L; j++)
             for (size_t c = 0; c < d; c++) {
                 size_t src = (j * G + g) * d + c;
-                C.Kr[(g * L + j) * d + c] = rnd_to(kv->k[src], o->qk.in);
-                C.Vt[(g * d + c) * C.Lpad + j] = rnd_to(kv->v[src], o->pv.in);
+                C.Kr[(g * L + j) * d + c] = k_same ? kv->k[src] : rnd_to(kv->k[src], o->qk.in);
+                C.Vt[(g * d + c) * C.Lpad + j] = v_same ? kv->v[src] : rnd_to(kv->v[src], o->pv.in);
             }
     if (C.fast_dots) {
         memset(fbuf, 0, 2 * nkv * sizeof(float));
