@@ -322,14 +322,15 @@ Test(attention, flash_single_tile_equals_standard)
  * prefill: bit-identical for flash and splitkv:size=S (split boundaries at multiples of S);
  * splitkv:N cuts ceil(tiles/N)-tile splits of the current length, so rows whose decode
  * length cuts differently from the prefill length move. */
-static int decode_vs_prefill(const char *spec, size_t chunk)
+static int decode_vs_prefill_kv(const char *spec, size_t chunk, const char *kvspec)
 {
     data_t D;
     make_data(&D, 4, 2, 16, 37, RANDOM, 11);
     drift_attn_opts_t o = drift_attn_opts(4, 2, 16, DRIFT_BF16);
     char err[DRIFT_ERRMSG_MAX];
     cr_assert_eq(drift_attn_kernel_parse(&o.kernel, spec, err, sizeof err), 0, "%s", err);
-    drift_kv_format_t kf = {DRIFT_KV_FLOAT, DRIFT_BF16};
+    drift_kv_format_t kf;
+    cr_assert_eq(drift_kv_format_parse(&kf, kvspec, err, sizeof err), 0, "%s", err);
     double pre[37 * 64], dec[37 * 64];
     cr_assert_eq(drift_attention_prefill(pre, D.q, D.k, D.v, D.L, &kf, chunk, &o, err, sizeof err), 0, "%s", err);
     drift_kv_cache_t kv;
@@ -344,6 +345,8 @@ static int decode_vs_prefill(const char *spec, size_t chunk)
     free_data(&D);
     return differ;
 }
+
+static int decode_vs_prefill(const char *spec, size_t chunk) { return decode_vs_prefill_kv(spec, chunk, "bf16"); }
 
 Test(attention, decode_equals_prefill_for_fixed_split_size)
 {
@@ -520,4 +523,15 @@ Test(attention, thread_count_invariant)
         free_data(&D);
     }
 #endif
+}
+
+/* KV formats: per-token int8 scales depend on the token alone, so decode = prefill; a
+ * per-head scale is calibrated on the first append (token 0 alone when decoding, the whole
+ * prompt in a prefill), so the two quantise differently and the outputs move. GQA with
+ * 2 query heads per KV head throughout. */
+Test(attention, int8_cache_decode_vs_prefill)
+{
+    cr_assert_eq(decode_vs_prefill_kv("flash:4,8", 0, "int8:token"), 0);
+    cr_assert_eq(decode_vs_prefill_kv("splitkv:size=8", 5, "fp8e4m3"), 0);
+    cr_assert_gt(decode_vs_prefill_kv("flash:4,8", 0, "int8:head"), 0);
 }
