@@ -322,6 +322,8 @@ Test(attention, flash_single_tile_equals_standard)
  * prefill: bit-identical for flash and splitkv:size=S (split boundaries at multiples of S);
  * splitkv:N cuts ceil(tiles/N)-tile splits of the current length, so rows whose decode
  * length cuts differently from the prefill length move. */
+static int row_diff[37]; /* per query row: elements that differ, from the last call */
+
 static int decode_vs_prefill_kv(const char *spec, size_t chunk, const char *kvspec)
 {
     data_t D;
@@ -340,7 +342,11 @@ static int decode_vs_prefill_kv(const char *spec, size_t chunk, const char *kvsp
         cr_assert_eq(drift_attention_decode(dec + i * 64, D.q + i * 64, &kv, &o, err, sizeof err), 0, "%s", err);
     }
     int differ = 0;
-    for (int i = 0; i < 37 * 64; i++) differ += !same(pre[i], dec[i]);
+    for (int r = 0; r < 37; r++) {
+        row_diff[r] = 0;
+        for (int x = 0; x < 64; x++) row_diff[r] += !same(pre[r * 64 + x], dec[r * 64 + x]);
+        differ += row_diff[r];
+    }
     drift_kv_free(&kv);
     free_data(&D);
     return differ;
@@ -356,13 +362,23 @@ Test(attention, decode_equals_prefill_for_fixed_split_size)
     cr_assert_eq(decode_vs_prefill("flash:4,8", 7), 0);
 }
 
+/* Where splitkv:N differs: L = 37, Bc = 4, N = 4. The prefill call sees 10 tiles and cuts
+ * splits of ceil(10/4) = 3 tiles (keys 0-11, 12-23, 24-35, 36). Decoding row i sees
+ * t = ceil((i+1)/4) tiles cut in splits of ceil(t/4). Where that is 3 tiles too (t = 9 or
+ * 10: rows 32..36) the splits coincide and the bits are equal; rows with 1 tile (0..3)
+ * have one split in both (the prefill's first split holds them alone). Elsewhere the
+ * merge sees other splits, and rows do move. */
 Test(attention, decode_differs_from_prefill_for_fixed_split_count)
 {
-    /* L = 37, Bc = 4: prefill makes 10 tiles in 4 splits of 3 tiles (keys 0-11, 12-23, ...);
-     * decode at position 20 has 6 tiles in splits of 2 (keys 0-7, 8-15, 16-20): the merge
-     * weights differ, so some bits move. */
     int d = decode_vs_prefill("splitkv:4,4", 0);
     cr_assert(d > 0, "fixed split count is expected to depend on the length");
+    int moved = 0;
+    for (int i = 0; i < 37; i++) {
+        int t = (i + 1 + 3) / 4, per = (t + 3) / 4;
+        if (per == 3 || t == 1) cr_assert_eq(row_diff[i], 0, "row %d: the same splits must give the same bits", i);
+        else moved += row_diff[i] > 0;
+    }
+    cr_assert_gt(moved, 5, "rows cut differently move (%d did)", moved);
 }
 
 /* The reference against long double on a tiny case (heads 2, kv 1, d 3, 4 keys): long double
