@@ -312,3 +312,34 @@ Test(softmax, validator_messages)
     cr_assert_eq(drift_softmax_validate(&o, err, sizeof err), DRIFT_EINVAL);
     cr_assert_str_eq(err, "softmax options: scale must be finite and > 0");
 }
+
+/* The fp64 kernel functions (long double first, MPFR when undecided) against exact.c's
+ * proven Ziv exp and against MPFR at 300 bits for exp2 and log (a double rounding at 300
+ * bits could only matter for a value within 2^-300 relatively of a midpoint; the known
+ * hardest cases of these functions in double are about 2^-120 away). */
+Test(softmax, kernel_functions_fp64_correctly_rounded)
+{
+    drift_stream_t st;
+    drift_stream_init(&st, 5, 10, 77, 0);
+    mpfr_t x, y;
+    mpfr_inits2(300, x, y, (mpfr_ptr)0);
+    for (int i = 0; i < 3000; i++) {
+        double t = (drift_stream_uniform(&st) - 0.5) * (i % 3 == 0 ? 1400.0 : i % 3 == 1 ? 40.0 : 1e-3);
+        double e;
+        cr_assert_eq(drift_exact_exp(&e, t), 0);
+        cr_assert(drift_kexp(t, DRIFT_FP64) == e, "exp(%a): %a vs %a", t, drift_kexp(t, DRIFT_FP64), e);
+        mpfr_set_d(x, t, MPFR_RNDN);
+        mpfr_exp2(y, x, MPFR_RNDN);
+        cr_assert(drift_kexp2(t, DRIFT_FP64) == mpfr_get_d(y, MPFR_RNDN), "exp2(%a)", t);
+        double a = fabs(t) * 7.3 + 1e-300;
+        mpfr_set_d(x, a, MPFR_RNDN);
+        mpfr_log(y, x, MPFR_RNDN);
+        cr_assert(drift_klog(a, DRIFT_FP64) == mpfr_get_d(y, MPFR_RNDN), "log(%a)", a);
+    }
+    for (int k = -1100; k < 1030; k += 7) {
+        mpfr_set_si(x, k, MPFR_RNDN);
+        mpfr_exp2(y, x, MPFR_RNDN);
+        cr_assert(drift_kexp2((double)k, DRIFT_FP64) == mpfr_get_d(y, MPFR_RNDN), "exp2(%d)", k);
+    }
+    mpfr_clears(x, y, (mpfr_ptr)0);
+}

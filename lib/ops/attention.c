@@ -393,22 +393,6 @@ static int rdot(double *out, const double *a, const double *b, size_t n, const d
 
 /* ---- fast path helpers (float) ------------------------------------------------------------- */
 
-/* Correctly rounded expf from glibc's double exp (error < 1 ulp of double): (float)y is the
- * correctly rounded result unless y lies within 2 ulp(double) of a midpoint between floats
- * (its 29 dropped bits near 2^28), or the result is subnormal or overflows: then drift_kexp
- * decides. Equal to drift_kexp(t, DRIFT_FP32) for every t. */
-static inline float fexp_cr(double y, double t, int base2)
-{
-    if (y >= 0x1p-126 && y <= 0x1.fffffep127) {
-        uint64_t u;
-        memcpy(&u, &y, sizeof u);
-        uint64_t low = u & ((UINT64_C(1) << 29) - 1);
-        uint64_t dist = low > (UINT64_C(1) << 28) ? low - (UINT64_C(1) << 28) : (UINT64_C(1) << 28) - low;
-        if (dist > 2) return (float)y;
-    }
-    return (float)(base2 ? drift_kexp2(t, DRIFT_FP32) : drift_kexp(t, DRIFT_FP32));
-}
-
 static inline float bf16_rne(float x)
 {
     uint32_t u;
@@ -599,10 +583,10 @@ static void flash_rows_fast(const call_t *C, rowstate_t *rs, const float *qf, si
             if (s == -INFINITY) e = 0.0f;
             else if (base2) {
                 float tt = fmaf(s, cc, -ms);
-                e = fexp_cr(exp2((double)tt), (double)tt, 1);
+                e = drift_kexp2f(tt);
             } else {
                 float tt = s - mn;
-                e = fexp_cr(exp((double)tt), (double)tt, 0);
+                e = drift_kexpf(tt);
             }
             p[jj] = e;
             pr[jj] = is_f32 ? e : is_bf16 ? bf16_rne(e) : (float)drift_rne((double)e, o->pv.in);

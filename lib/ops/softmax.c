@@ -2,6 +2,8 @@
 #include "softmax.h"
 
 #include <errno.h>
+#include <float.h>
+#include <stdint.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -169,32 +171,65 @@ static double mpfr_cr(mpfr_fn_t fn, double t, drift_format_t f)
     return r;
 }
 
-/* y = glibc's double approximation (error < 1 ulp of double: the bound glibc documents
- * for exp, exp2 and log on x86_64 is 1 ulp). Accept round_f(y) when y +- 2 ulp round alike. */
-static int guard_ok(double *out, double y, drift_format_t f)
+/* y = glibc's double approximation of a real v (error < 1 ulp of double: the bound glibc
+ * documents for exp, exp2 and log on x86_64). Accept round_fp32(y) when every value within
+ * 2 ulp(double) of y rounds alike (rounding is monotone, so v does too). Fast test: for a
+ * normal fp32 result, (float)y is decided unless y's 29 dropped bits lie within 2 of the
+ * midpoint pattern 2^28; elsewhere (subnormal, overflow) round both ends of the interval. */
+static int guard_ok(double *out, double y)
 {
     if (isnan(y)) return 0;
+    double ay = fabs(y);
+    if (ay >= 0x1p-126 && ay <= 0x1.fffffep127) {
+        if (!drift_kf32_decided(ay)) return 0;
+        *out = (double)(float)y;
+        return 1;
+    }
     double lo = nextafter(nextafter(y, -INFINITY), -INFINITY);
     double hi = nextafter(nextafter(y, INFINITY), INFINITY);
-    double rl = drift_rne(lo, f), rh = drift_rne(hi, f);
+    double rl = drift_rne(lo, DRIFT_FP32), rh = drift_rne(hi, DRIFT_FP32);
     if (rl != rh || signbit(rl) != signbit(rh)) return 0;
     *out = rl;
     return 1;
+}
+
+/* The same for a double result from a long double approximation y (x86-64's 80-bit format:
+ * 64 significant bits, 11 below double's; glibc documents at most 1-2 ulp for expl, exp2l
+ * and logl): decided unless the 11 dropped bits lie within 4 of the midpoint 2^10, or the
+ * result leaves double's normal range. Without an 80-bit long double: never (MPFR decides). */
+static int guard_ld(double *out, long double y)
+{
+#if LDBL_MANT_DIG == 64
+    long double ay = fabsl(y);
+    if (!(ay >= (long double)DBL_MIN && ay <= (long double)DBL_MAX)) return 0;
+    int e;
+    long double m = frexpl(ay, &e);           /* m in [1/2, 1): 64 bits */
+    uint64_t sig = (uint64_t)ldexpl(m, 64);   /* exact */
+    uint64_t low = sig & 0x7ff;
+    if ((low > 0x400 ? low - 0x400 : 0x400 - low) <= 4) return 0;
+    *out = (double)y; /* the conversion rounds to nearest even */
+    return 1;
+#else
+    (void)out;
+    (void)y;
+    return 0;
+#endif
 }
 
 double drift_kexp(double t, drift_format_t f)
 {
     if (isnan(t)) return t;
     if (t == -INFINITY) return 0.0;
+    double r;
     if (f == DRIFT_FP64) {
-        double r;
+        if (t == 0) return 1.0;
+        if (guard_ld(&r, expl((long double)t))) return r;
         return drift_exact_exp(&r, t) ? NAN : r;
     }
-    double r;
     /* exp(t) < 2^-288 for t < -200: below half fp32's smallest subnormal (2^-150) */
     if (t < -200) r = 0.0;
     else if (t > 200) r = INFINITY;
-    else if (!guard_ok(&r, exp(t), DRIFT_FP32)) r = mpfr_cr(mpfr_exp, t, DRIFT_FP32);
+    else if (!guard_ok(&r, exp(t))) r = mpfr_cr(mpfr_exp, t, DRIFT_FP32);
     return f == DRIFT_FP32 ? r : drift_rne(r, f);
 }
 
@@ -202,11 +237,15 @@ double drift_kexp2(double t, drift_format_t f)
 {
     if (isnan(t)) return t;
     if (t == -INFINITY) return 0.0;
-    if (f == DRIFT_FP64) return mpfr_cr(mpfr_exp2, t, DRIFT_FP64);
     double r;
+    if (f == DRIFT_FP64) {
+        if (t == rint(t) && fabs(t) < 1000) return ldexp(1.0, (int)t); /* exact (or an exact subnormal / 0) */
+        if (guard_ld(&r, exp2l((long double)t))) return r;
+        return mpfr_cr(mpfr_exp2, t, DRIFT_FP64);
+    }
     if (t < -300) r = 0.0;
     else if (t > 300) r = INFINITY;
-    else if (!guard_ok(&r, exp2(t), DRIFT_FP32)) r = mpfr_cr(mpfr_exp2, t, DRIFT_FP32);
+    else if (!guard_ok(&r, exp2(t))) r = mpfr_cr(mpfr_exp2, t, DRIFT_FP32);
     return f == DRIFT_FP32 ? r : drift_rne(r, f);
 }
 
@@ -216,9 +255,12 @@ double drift_klog(double t, drift_format_t f)
     if (t == 0) return -INFINITY;
     if (t == INFINITY) return INFINITY;
     if (t == 1) return 0.0;
-    if (f == DRIFT_FP64) return mpfr_cr(mpfr_log, t, DRIFT_FP64);
     double r;
-    if (!guard_ok(&r, log(t), DRIFT_FP32)) r = mpfr_cr(mpfr_log, t, DRIFT_FP32);
+    if (f == DRIFT_FP64) {
+        if (guard_ld(&r, logl((long double)t))) return r;
+        return mpfr_cr(mpfr_log, t, DRIFT_FP64);
+    }
+    if (!guard_ok(&r, log(t))) r = mpfr_cr(mpfr_log, t, DRIFT_FP32);
     return f == DRIFT_FP32 ? r : drift_rne(r, f);
 }
 

@@ -58,6 +58,8 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "format.h"
 #include "order.h"
@@ -130,6 +132,29 @@ int drift_softmax_row(double *e, double *m, double *s, const double *x, size_t n
 double drift_kexp(double t, drift_format_t f);
 double drift_kexp2(double t, drift_format_t f);
 double drift_klog(double t, drift_format_t f);
+
+/* Inline fast path of drift_kexp / drift_kexp2 for fp32 (same results for every t): (float)y
+ * of glibc's double y is the correctly rounded value unless y's 29 dropped bits lie within 2
+ * of the midpoint pattern 2^28 (glibc's error is below 1 ulp of double), or the result is
+ * not a normal float; then the out-of-line function decides. */
+static inline int drift_kf32_decided(double y)
+{
+    if (!(y >= 0x1p-126 && y <= 0x1.fffffep127)) return 0;
+    uint64_t u;
+    memcpy(&u, &y, sizeof u);
+    uint64_t low = u & ((UINT64_C(1) << 29) - 1), mid = UINT64_C(1) << 28;
+    return (low > mid ? low - mid : mid - low) > 2;
+}
+static inline float drift_kexpf(float t)
+{
+    double y = exp((double)t);
+    return drift_kf32_decided(y) ? (float)y : (float)drift_kexp((double)t, DRIFT_FP32);
+}
+static inline float drift_kexp2f(float t)
+{
+    double y = exp2((double)t);
+    return drift_kf32_decided(y) ? (float)y : (float)drift_kexp2((double)t, DRIFT_FP32);
+}
 
 /* References (MPFR, Ziv's strategy; exact softmax of x as given, correctly rounded to f).
  * Fully masked rows (every x -inf, or n == 0): zeros / -inf. A NaN or +inf logit: NaN.
