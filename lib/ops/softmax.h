@@ -17,7 +17,8 @@
  *   - the logits are rounded (RNE) to the input format `in` first;
  *   - max is exact; differences t = x_i - m, products and quotients are rounded to A;
  *   - sums of exponentials follow `order` (lib/core/order.h, any spec but tc) in A;
- *     online is a recurrence and has no other order (its `order` is ignored);
+ *     online:B sums each block in `order` (online's blocks hold one term, so for it the
+ *     order is moot: the recurrence is the order);
  *   - p_i = round_out(round_A(e_i / s));
  *   - the exponential (`exp` option):
  *       DRIFT_EXP_EXPF (the default): e = round_A(expf(round_A(x - m))), where expf is the
@@ -29,6 +30,10 @@
  *         format, and accepts it only when the whole +-2 ulp(double) interval rounds to
  *         the same value (rounding is monotone); otherwise MPFR decides (Ziv). A and
  *         formats narrower than fp32 take the fp32 value rounded to A ("expf then round").
+ *         For A = fp64 the same test runs on glibc's long double expl / exp2l / logl
+ *         (x86-64's 64-bit significand, documented error <= 2 ulp, accepted 4 ulp away
+ *         from a midpoint), and MPFR decides the rest (everywhere, without 80-bit long
+ *         double). So the results depend on no libm's rounding, only on its error bound.
  *       DRIFT_EXP_EXP2: FlashAttention's form. c = round_A(scale * log2 e) (scale = 1 for
  *         plain softmax), ms = round_A(m * c), t = fma_A(x, c, -ms) (one rounding), and
  *         e = round_A(exp2f(t)) with a correctly rounded exp2 (as above). Rescales use
