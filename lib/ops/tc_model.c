@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "drift.h"
+#include "exact.h"
 
 #define TC_NO_LIMIT (-100000)
 #define TC_NO_TERM (-(1 << 24)) /* exponent of a zero input: never the maximum, no overflow */
@@ -27,6 +28,9 @@
 
 typedef struct {
     drift_tc_params_t p;
+    drift_tc_algo_t algo;
+    int rz;      /* the block result is rounded toward zero (else to nearest-even) */
+    int ftz;     /* subnormal inputs and results flushed to zero (CDNA2) */
     drift_format_t in, out;
     int emin_in; /* exponent given to subnormal inputs */
     int lsb_off; /* 23 + neab: fraction bits kept below the alignment exponent */
@@ -34,45 +38,123 @@ typedef struct {
     int oemin, oemax; /* exponent range of the output format's normal numbers */
 } tc_cfg_t;
 
+/* ---- the architecture table --------------------------------------------------------------
+ * One row per (family, input class). The published models (MATLAB-tensor-core at b12b5a7)
+ * are named in each row; min_exp16 is the clamp for fp16 inputs with fp16 output, which the
+ * published models lower (V100TC.m -19, A100TC.m/AdaTC.m/L40STC.m -20, H100TC.m/B200TC.m
+ * -21). No measured sample reaches a clamp (tests/test_tc_model.c probes them). */
+typedef enum { TC_IN_FP16, TC_IN_BF16, TC_IN_TF32, TC_IN_FP8, TC_IN_N } tc_in_t;
+
+typedef struct {
+    const char *family;
+    tc_in_t in;
+    drift_tc_algo_t algo;
+    int block, neab, min_exp, min_exp16;
+    drift_mode_t rnd32; /* rounding of the block result for fp32 output (fp16 output: RNE) */
+    int fp16_out;       /* 1: fp16 output exists */
+} tc_row_t;
+
+#define TC_ROW(fam, in, algo, blk, neab, me, me16, rnd, h) {fam, in, DRIFT_TC_##algo, blk, neab, me, me16, DRIFT_##rnd, h}
+static const tc_row_t TC_TABLE[] = {
+    /* V100TC.m: fp16 only, 4 products, no extra bit, no clamp (-1024) for fp32 output */
+    TC_ROW("volta", TC_IN_FP16, ALIGN_TRUNC, 4, 0, TC_NO_LIMIT, -19, RZ, 1),
+    /* A100TC.m (A2TC.m and A30TC.m call it): 8 products, 1 extra bit, clamp -132; tf32 4 */
+    TC_ROW("ampere", TC_IN_FP16, ALIGN_TRUNC, 8, 1, -132, -20, RZ, 1),
+    TC_ROW("ampere", TC_IN_BF16, ALIGN_TRUNC, 8, 1, -132, -132, RZ, 1),
+    TC_ROW("ampere", TC_IN_TF32, ALIGN_TRUNC, 4, 1, -132, -132, RZ, 1),
+    /* AdaTC.m, L40STC.m: as Ampere, plus fp8 16 products with a 13-bit accumulator */
+    TC_ROW("ada", TC_IN_FP16, ALIGN_TRUNC, 8, 1, -132, -20, RZ, 1),
+    TC_ROW("ada", TC_IN_BF16, ALIGN_TRUNC, 8, 1, -132, -132, RZ, 1),
+    TC_ROW("ada", TC_IN_TF32, ALIGN_TRUNC, 4, 1, -132, -132, RZ, 1),
+    TC_ROW("ada", TC_IN_FP8, ALIGN_TRUNC, 16, -10, -132, -132, RZ, 1),
+    /* H100TC.m (H200TC.m calls it): 16 products, 2 extra bits, clamp -133; tf32 8; fp8 32, -10 */
+    TC_ROW("hopper", TC_IN_FP16, ALIGN_TRUNC, 16, 2, -133, -21, RZ, 1),
+    TC_ROW("hopper", TC_IN_BF16, ALIGN_TRUNC, 16, 2, -133, -133, RZ, 1),
+    TC_ROW("hopper", TC_IN_TF32, ALIGN_TRUNC, 8, 2, -133, -133, RZ, 1),
+    TC_ROW("hopper", TC_IN_FP8, ALIGN_TRUNC, 32, -10, -133, -133, RZ, 1),
+    /* B200TC.m (RTXPRO6000TC.m calls it); fp8 fitted to the measured B200 outputs (header) */
+    TC_ROW("blackwell", TC_IN_FP16, ALIGN_TRUNC, 16, 2, -133, -21, RZ, 1),
+    TC_ROW("blackwell", TC_IN_BF16, ALIGN_TRUNC, 16, 2, -133, -133, RZ, 1),
+    TC_ROW("blackwell", TC_IN_TF32, ALIGN_TRUNC, 8, 2, -133, -133, RZ, 1),
+    TC_ROW("blackwell", TC_IN_FP8, ALIGN_THEN_ADD, 32, 2, -133, -133, RNE, 1),
+    /* MI100MC.m: exact blocks of 4 (fp16) or 2 (bf16), RNE, fp32 output only */
+    TC_ROW("cdna1", TC_IN_FP16, EXACT_BLOCK, 4, 0, TC_NO_LIMIT, TC_NO_LIMIT, RNE, 0),
+    TC_ROW("cdna1", TC_IN_BF16, EXACT_BLOCK, 2, 0, TC_NO_LIMIT, TC_NO_LIMIT, RNE, 0),
+    /* MI210MC.m (MI250MC.m calls it): pairwise fp32 RNE over 4 products, FTZ */
+    TC_ROW("cdna2", TC_IN_FP16, PAIRWISE_FP32, 4, 0, TC_NO_LIMIT, TC_NO_LIMIT, RNE, 0),
+    TC_ROW("cdna2", TC_IN_BF16, PAIRWISE_FP32, 4, 0, TC_NO_LIMIT, TC_NO_LIMIT, RNE, 0),
+    /* MI300MC.m at b4bf135: 8 products (tf32 4), 1 extra bit, c added late, RNE */
+    TC_ROW("cdna3", TC_IN_FP16, ALIGN_LATE_C, 8, 1, TC_NO_LIMIT, TC_NO_LIMIT, RNE, 0),
+    TC_ROW("cdna3", TC_IN_BF16, ALIGN_LATE_C, 8, 1, TC_NO_LIMIT, TC_NO_LIMIT, RNE, 0),
+    TC_ROW("cdna3", TC_IN_TF32, ALIGN_LATE_C, 4, 1, TC_NO_LIMIT, TC_NO_LIMIT, RNE, 0),
+};
+
+/* Which family each architecture is (the published models make the same calls). */
+static const char *const TC_FAMILY[DRIFT_TC_NARCH] = {
+    [DRIFT_TC_V100] = "volta",      [DRIFT_TC_A100] = "ampere",     [DRIFT_TC_A2] = "ampere",
+    [DRIFT_TC_A30] = "ampere",      [DRIFT_TC_ADA] = "ada",         [DRIFT_TC_L40S] = "ada",
+    [DRIFT_TC_H100] = "hopper",     [DRIFT_TC_H200] = "hopper",     [DRIFT_TC_B200] = "blackwell",
+    [DRIFT_TC_RTXPRO6000] = "blackwell", [DRIFT_TC_MI100] = "cdna1", [DRIFT_TC_MI250] = "cdna2",
+    [DRIFT_TC_MI300X] = "cdna3",
+};
+
+static const tc_row_t *tc_row(drift_tc_arch_t arch, drift_format_t in)
+{
+    tc_in_t c = in == DRIFT_FP16 ? TC_IN_FP16
+                : in == DRIFT_BF16 ? TC_IN_BF16
+                : in == DRIFT_TF32 ? TC_IN_TF32
+                : (in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2) ? TC_IN_FP8
+                                                                : TC_IN_N;
+    for (size_t i = 0; i < sizeof TC_TABLE / sizeof TC_TABLE[0]; i++)
+        if (TC_TABLE[i].in == c && strcmp(TC_TABLE[i].family, TC_FAMILY[arch]) == 0) return &TC_TABLE[i];
+    return NULL;
+}
+
+const char *drift_tc_algo_name(drift_tc_algo_t a)
+{
+    switch (a) {
+    case DRIFT_TC_ALIGN_TRUNC: return "align+truncate";
+    case DRIFT_TC_ALIGN_THEN_ADD: return "align+truncate, then +c (RNE)";
+    case DRIFT_TC_EXACT_BLOCK: return "exact block";
+    case DRIFT_TC_PAIRWISE_FP32: return "pairwise fp32, FTZ";
+    case DRIFT_TC_ALIGN_LATE_C: return "align+truncate, c late (RD)";
+    }
+    return "?";
+}
+
+int drift_tc_model(drift_tc_model_t *m, drift_tc_arch_t arch, drift_format_t in, drift_format_t out)
+{
+    if (!m || (unsigned)arch >= DRIFT_TC_NARCH || (unsigned)in >= DRIFT_NFORMATS) return DRIFT_EINVAL;
+    const tc_row_t *r = tc_row(arch, in);
+    if (!r) return DRIFT_EUNSUPPORTED;
+    if (out != DRIFT_FP32 && !(out == DRIFT_FP16 && r->fp16_out)) return DRIFT_EUNSUPPORTED;
+    int h = out == DRIFT_FP16;
+    *m = (drift_tc_model_t){r->family, r->algo, r->block, r->neab, h && in == DRIFT_FP16 ? r->min_exp16 : r->min_exp,
+                            h ? DRIFT_RNE : r->rnd32, r->algo != DRIFT_TC_PAIRWISE_FP32};
+    return DRIFT_OK;
+}
+
 int drift_tc_params(drift_tc_params_t *p, drift_tc_arch_t arch, drift_format_t in)
 {
     if (!p) return DRIFT_EINVAL;
-    int fp8 = in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2;
-    int half = in == DRIFT_FP16 || in == DRIFT_BF16;
-    switch (arch) {
-    case DRIFT_TC_V100: /* Fasi et al. 2021, sec. 4: V100 block 4, no extra bits; fp16 only */
-        if (in != DRIFT_FP16) return DRIFT_EUNSUPPORTED;
-        *p = (drift_tc_params_t){4, 0, TC_NO_LIMIT};
-        return DRIFT_OK;
-    case DRIFT_TC_A100: /* A100TC.m: fma 8, neab 1; tf32 fma 4 */
-        if (half) *p = (drift_tc_params_t){8, 1, TC_NO_LIMIT};
-        else if (in == DRIFT_TF32) *p = (drift_tc_params_t){4, 1, TC_NO_LIMIT};
-        else return DRIFT_EUNSUPPORTED;
-        return DRIFT_OK;
-    case DRIFT_TC_H100: /* H100TC.m: fma 16, neab 2, min_exp_limit -133; tf32 8; fp8 32, -10 */
-        if (half) *p = (drift_tc_params_t){16, 2, -133};
-        else if (in == DRIFT_TF32) *p = (drift_tc_params_t){8, 2, -133};
-        else if (fp8) *p = (drift_tc_params_t){32, -10, -133};
-        else return DRIFT_EUNSUPPORTED;
-        return DRIFT_OK;
-    case DRIFT_TC_B200: /* B200TC.m: fma 16, neab 2, min_exp_limit -133; tf32 8; fp8 32, 2 */
-        if (half) *p = (drift_tc_params_t){16, 2, -133};
-        else if (in == DRIFT_TF32) *p = (drift_tc_params_t){8, 2, -133};
-        else if (fp8) *p = (drift_tc_params_t){32, 2, -133};
-        else return DRIFT_EUNSUPPORTED;
-        return DRIFT_OK;
-    default: return DRIFT_EINVAL;
-    }
+    drift_tc_model_t m;
+    int rc = drift_tc_model(&m, arch, in, DRIFT_FP32);
+    if (rc) return rc;
+    *p = (drift_tc_params_t){m.block, m.neab, m.min_exp};
+    return DRIFT_OK;
 }
 
 static int tc_config(tc_cfg_t *g, drift_tc_arch_t arch, drift_format_t in, drift_format_t out)
 {
     if ((unsigned)arch >= DRIFT_TC_NARCH || (unsigned)in >= DRIFT_NFORMATS) return DRIFT_EINVAL;
     if (out != DRIFT_FP32 && out != DRIFT_FP16) return DRIFT_EUNSUPPORTED;
-    int rc = drift_tc_params(&g->p, arch, in);
+    drift_tc_model_t m;
+    int rc = drift_tc_model(&m, arch, in, out);
     if (rc) return rc;
-    /* B200TC.m lowers the limit for fp16 inputs with fp16 output. */
-    if (arch == DRIFT_TC_B200 && in == DRIFT_FP16 && out == DRIFT_FP16) g->p.min_exp = -15;
+    g->p = (drift_tc_params_t){m.block, m.neab, m.min_exp};
+    g->algo = m.algo;
+    g->rz = m.rounding == DRIFT_RZ;
+    g->ftz = !m.subnormals;
     g->in = in;
     g->out = out;
     g->emin_in = drift_format_info(in)->emin;
@@ -114,8 +196,8 @@ static inline int c_exp(double c)
 }
 
 /* Round the exact value S / scale (S an integer held exactly, scale a power of two) to the
- * output format: toward zero at out_p bits for fp32, RNE for fp16; +0 for S == 0; +-inf at
- * or above 2^(emax + 1). */
+ * output format at out_p bits, toward zero (g->rz) or to nearest-even, with subnormal
+ * results; +0 for S == 0; +-inf at or above 2^(emax + 1), even toward zero. */
 static double tc_finish(double S, double scale, const tc_cfg_t *g)
 {
     if (S == 0) return 0.0;
@@ -128,7 +210,8 @@ static double tc_finish(double S, double scale, const tc_cfg_t *g)
             int e = dexp(av);
             if (e < -126) e = -126; /* subnormal fp32 results: quantum 2^-149 */
             double q = pow2i(e - (g->out_p - 1));
-            r = trunc(av / q) * q;
+            r = (g->rz ? trunc(av / q) : nearbyint(av / q)) * q; /* av / q < 2^24: exact */
+            if (!(r < 0x1p128)) r = INFINITY;
         }
     } else {
         r = drift_rne(av, DRIFT_FP16); /* one rounding of an exact value; overflow gives inf */
@@ -136,22 +219,128 @@ static double tc_finish(double S, double scale, const tc_cfg_t *g)
     return signbit(v) ? -r : r;
 }
 
-/* One block FMA: c + sum_{k<n} a[k]*b[k], c a value of the output format (or +-inf). */
-static double tc_block(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
+/* Align-and-truncate (NVIDIA, step 3 of the header): the exact integer S, in units of
+ * 2^(E - lsb_off), of c (when with_c) and the products truncated at E; *scale receives
+ * 2^(lsb_off - E). Returns 0 when there is no term at all (every product zero, c too). */
+static int tc_align(double *S_out, double *scale_out, const double *a, const double *b, size_t n, double c, int with_c,
+                    const tc_cfg_t *g)
 {
-    if (!isfinite(c)) return c; /* products are finite here: inf + finite stays inf */
     int E = TC_NO_TERM;
     for (size_t k = 0; k < n; k++)
         if (a[k] != 0 && b[k] != 0) {
             int e = in_exp(a[k], g->emin_in) + in_exp(b[k], g->emin_in);
             if (e > E) E = e;
         }
-    if (c != 0 && c_exp(c) > E) E = c_exp(c);
-    if (E == TC_NO_TERM) return 0.0;
+    if (with_c && c != 0 && c_exp(c) > E) E = c_exp(c);
+    if (E == TC_NO_TERM) return 0;
     if (E < g->p.min_exp) E = g->p.min_exp;
     double scale = pow2i(g->lsb_off - E);
-    double S = trunc(c * scale);
+    double S = with_c ? trunc(c * scale) : 0.0;
     for (size_t k = 0; k < n; k++) S += trunc((a[k] * b[k]) * scale);
+    *S_out = S;
+    *scale_out = scale;
+    return 1;
+}
+
+/* B200 fp8 (DRIFT_TC_ALIGN_THEN_ADD): the products alone aligned and truncated, normalised
+ * and truncated to fp32, then one RNE addition of c in the output format. */
+static double tc_block_then_add(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
+{
+    double S, scale;
+    if (!tc_align(&S, &scale, a, b, n, 0.0, 0, g) || S == 0) return c == 0 ? 0.0 : c;
+    tc_cfg_t f = *g;
+    f.out = DRIFT_FP32, f.out_p = 24, f.rz = 1;
+    double p = tc_finish(S, scale, &f);
+    return drift_add(p, c, g->out, DRIFT_RNE); /* correctly rounded; inf + finite is inf */
+}
+
+/* CDNA1 (DRIFT_TC_EXACT_BLOCK): c and the products summed exactly, rounded once. */
+static double tc_block_exact(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
+{
+    drift_xacc_t x;
+    drift_xacc_init(&x);
+    drift_xacc_add(&x, c);
+    for (size_t k = 0; k < n; k++) drift_xacc_add_prod(&x, a[k], b[k]);
+    double r = drift_xacc_round(&x, g->out, g->rz ? DRIFT_RZ : DRIFT_RNE);
+    return r == 0 ? 0.0 : r; /* MI100MC.m's zero is +0 */
+}
+
+/* Flush to zero below the smallest normal fp32, keeping the sign (MI210MC.m multiplies by
+ * the comparison). */
+static inline double tc_ftz32(double x) { return fabs(x) < 0x1p-126 ? copysign(0.0, x) : x; }
+
+/* CDNA2 (DRIFT_TC_PAIRWISE_FP32): subnormal inputs flushed (both factors of their product),
+ * products rounded to fp32 and flushed, then recursive halving ((p0 + p1) + (p2 + p3)) and
+ * c + that, each an fp32 RNE addition flushed to zero. n is the block (the last block is
+ * padded with zero products, as the published GEMM pads). */
+static double tc_pairwise(const double *p, size_t n)
+{
+    if (n == 1) return p[0];
+    size_t h = n / 2;
+    return tc_ftz32(drift_add(tc_pairwise(p, h), tc_pairwise(p + h, n - h), DRIFT_FP32, DRIFT_RNE));
+}
+
+static double tc_block_pairwise(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
+{
+    double p[TC_MAX_BLOCK];
+    size_t blk = (size_t)g->p.block;
+    double tiny = pow2i(g->emin_in);
+    for (size_t k = 0; k < blk; k++) {
+        double x = k < n ? a[k] : 0.0, y = k < n ? b[k] : 0.0;
+        if (fabs(x) < tiny || fabs(y) < tiny) x = 0.0, y = 0.0;
+        p[k] = tc_ftz32(drift_rne(x * y, DRIFT_FP32)); /* x * y exact in double */
+    }
+    return tc_ftz32(drift_add(tc_ftz32(c), tc_pairwise(p, blk), DRIFT_FP32, DRIFT_RNE));
+}
+
+/* m shifted right by s with round-toward-minus-infinity of the signed value (neg): the
+ * magnitude goes up by one when bits are lost from a negative value. */
+static inline uint64_t tc_shift_rd(uint64_t m, int s, int neg)
+{
+    uint64_t q = s >= 64 ? 0 : m >> s;
+    int lost = s >= 64 ? m != 0 : (m & (((uint64_t)1 << s) - 1)) != 0;
+    return q + (uint64_t)(lost && neg);
+}
+
+/* CDNA3 (DRIFT_TC_ALIGN_LATE_C): the products aligned and truncated (c left out), the sum
+ * S_p in units of 2^(E_p - 23 - neab); c as its 24-bit significand in units of
+ * 2^(E_c - 23 - neab), E_c = max(floor(log2|c|), -126) (-126 for c = 0). The one with the
+ * smaller exponent is shifted to the other's, rounding toward -inf; when that is the
+ * products' sum, both first gain 7 bits (MI300MC.m: AddTwoNonNormSums with eab 7 and 0).
+ * The signed sum is then rounded once to fp32 (RNE). */
+static double tc_block_late_c(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
+{
+    double S, scale;
+    if (!tc_align(&S, &scale, a, b, n, 0.0, 0, g)) return c == 0 ? 0.0 : c; /* no product */
+    int Ep = g->lsb_off - dexp(scale), Ec = c != 0 ? c_exp(c) : -126;
+    int cneg = c < 0, pneg = S < 0;
+    uint64_t mp = (uint64_t)fabs(S), mc = (uint64_t)(fabs(c) * pow2i(g->lsb_off - Ec)); /* exact, < 2^25 */
+    int E = Ep > Ec ? Ep : Ec, extra = 0;
+    if (Ep < E) {
+        extra = 7;
+        mp = tc_shift_rd(mp << 7, E - Ep, pneg);
+        mc <<= 7;
+    } else if (Ec < E) {
+        mc = tc_shift_rd(mc, E - Ec, cneg);
+    }
+    double sum = (pneg ? -(double)mp : (double)mp) + (cneg ? -(double)mc : (double)mc); /* exact: < 2^40 */
+    if (sum == 0) return 0.0;
+    return drift_rne(sum * pow2i(E - g->lsb_off - extra), g->out); /* exact product, one rounding */
+}
+
+/* One block FMA: c + sum_{k<n} a[k]*b[k], c a value of the output format (or +-inf). */
+static double tc_block(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
+{
+    if (!isfinite(c)) return c; /* products are finite here: inf + finite stays inf */
+    switch (g->algo) {
+    case DRIFT_TC_ALIGN_THEN_ADD: return tc_block_then_add(a, b, n, c, g);
+    case DRIFT_TC_EXACT_BLOCK: return tc_block_exact(a, b, n, c, g);
+    case DRIFT_TC_PAIRWISE_FP32: return tc_block_pairwise(a, b, n, c, g);
+    case DRIFT_TC_ALIGN_LATE_C: return tc_block_late_c(a, b, n, c, g);
+    case DRIFT_TC_ALIGN_TRUNC: break;
+    }
+    double S, scale;
+    if (!tc_align(&S, &scale, a, b, n, c, 1, g)) return 0.0;
     return tc_finish(S, scale, g);
 }
 
@@ -289,7 +478,7 @@ static inline __attribute__((always_inline)) void tc_rows_with(tc_rows_t *rs, co
 {
     const size_t blk = (size_t)g->p.block;
     const int lsb_off = g->lsb_off, min_exp = g->p.min_exp;
-    const int rz = g->out == DRIFT_FP32, sh = 53 - g->out_p;
+    const int rz = g->rz, sh = 53 - g->out_p;
     const int oemin = drift_format_info(g->out)->emin, oemax = drift_format_info(g->out)->emax;
     for (size_t k0 = 0; k0 < K; k0 += blk) {
         size_t k1 = K - k0 < blk ? K : k0 + blk;
@@ -499,7 +688,7 @@ __attribute__((target("avx512f,avx512dq"))) static inline __m512i tc_cexp512(__m
 __attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(__m512i S, __m256i E, __m512d c,
                                                                                const tc_cfg_t *g)
 {
-    const int rz = g->out == DRIFT_FP32, sh = 53 - g->out_p, oemin = g->oemin, oemax = g->oemax;
+    const int rz = g->rz, sh = 53 - g->out_p, oemin = g->oemin, oemax = g->oemax;
     const __m512i m = _mm512_set1_epi64(0x7ff), low = _mm512_set1_epi64((int64_t)(((uint64_t)1 << sh) - 1));
     __m512i p2 = _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm256_add_epi32(E, _mm256_set1_epi32(1023 - g->lsb_off))), 52);
     __m512d v = _mm512_mul_pd(_mm512_cvtepi64_pd(S), _mm512_castsi512_pd(p2)); /* exact (tc_rows_with) */
@@ -778,7 +967,11 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
         finite &= isfinite(B[t]) != 0;
     }
     for (size_t t = 0; t < M * N && c_init; t++) finite &= isfinite(tc_round_c(C[t], &g)) != 0;
-    if (!finite) { /* rare: the scalar model per output handles every special case */
+    if (!finite || g.algo != DRIFT_TC_ALIGN_TRUNC) {
+        /* The scalar model per output: special values (rare), and the architectures whose
+         * block is not one alignment of every term (B200 fp8, AMD), which the packed paths
+         * below do not compute. Each output is independent: any thread count, same bits. */
+#pragma omp parallel for schedule(static)
         for (size_t i = 0; i < M; i++)
             for (size_t j = 0; j < N; j++) {
                 double c0 = c_init ? tc_round_c(C[i * N + j], &g) : 0.0;
