@@ -618,3 +618,21 @@ Test(tc_model, gemm_equals_dot)
             }
     }
 }
+
+Test(tc_model, c_is_rounded_as_the_published_gemm_rounds_it)
+{
+    /* [KM] GEMM.m rounds C with CPFloat before any block: round 4 (toward zero) for fp32
+     * output, round 1 (nearest-even) for fp16. 0x1.0000018p0 lies 0.75 ulp (2^-23) above 1:
+     * toward zero 1, nearest 0x1.000002p0 (issue 12's example, drift-calc dot --c). */
+    double r, zero = 0.0;
+    cr_assert_eq(drift_tc_round_c(&r, 0x1.0000018p0, FP32), 0);
+    cr_assert_eq(r, 1.0);
+    cr_assert_eq(drift_tc_round_c(&r, 0x1.0000018p0, FP16), 0);
+    cr_assert_eq(r, 1.0);
+    cr_assert_eq(drift_tc_round_c(&r, 1 + 0x1.8p-11, FP16), 0); /* 0.75 fp16 ulp above 1 */
+    cr_assert_eq(r, 1 + 0x1p-10);
+    cr_assert_eq(drift_tc_round_c(&r, 1.0, DRIFT_BF16), DRIFT_EUNSUPPORTED);
+    double c = 0x1.0000018p0;
+    cr_assert_eq(drift_tc_dot(&r, &zero, &zero, 1, &c, H100, FP16, FP32), 0);
+    cr_assert_eq(r, 1.0); /* the dot product sees the same c */
+}

@@ -344,11 +344,21 @@ static double tc_block(const double *a, const double *b, size_t n, double c, con
     return tc_finish(S, scale, g);
 }
 
-/* c rounded to the output format in the output rounding mode. */
-static double tc_round_c(double c, const tc_cfg_t *g)
+/* c rounded to the output format: toward zero for fp32, nearest-even for fp16 (GEMM.m). */
+static double tc_round_c_fmt(double c, drift_format_t out)
 {
-    drift_round_opts_t o = {g->out == DRIFT_FP32 ? DRIFT_RZ : DRIFT_RNE, 0, 0};
-    return drift_round(c, g->out, &o, 0);
+    drift_round_opts_t o = {out == DRIFT_FP32 ? DRIFT_RZ : DRIFT_RNE, 0, 0};
+    return drift_round(c, out, &o, 0);
+}
+
+static double tc_round_c(double c, const tc_cfg_t *g) { return tc_round_c_fmt(c, g->out); }
+
+int drift_tc_round_c(double *out, double c, drift_format_t out_fmt)
+{
+    if (!out) return DRIFT_EINVAL;
+    if (out_fmt != DRIFT_FP32 && out_fmt != DRIFT_FP16) return DRIFT_EUNSUPPORTED;
+    *out = tc_round_c_fmt(c, out_fmt);
+    return DRIFT_OK;
 }
 
 /* Is x an acceptable input: a value of `in`, or for tf32 a value of fp32 (NaN and inf pass). */

@@ -126,6 +126,12 @@ const char *drift_tc_algo_name(drift_tc_algo_t a);
 int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const double *c, drift_tc_arch_t arch,
                  drift_format_t in, drift_format_t out_fmt);
 
+/* c rounded to the output format as drift_tc_dot rounds it: toward zero for fp32 output,
+ * to nearest-even for fp16 (the published GEMM.m does so with CPFloat, for every
+ * architecture); an fp32 result at or above 2^128 is +-inf, as the model's. DRIFT_EUNSUPPORTED
+ * for other outputs. Callers that show or check c (drift-calc dot --c) use this. */
+int drift_tc_round_c(double *out, double c, drift_format_t out_fmt);
+
 /* The same model for every output of a row-major product: C[i][j] = drift_tc_dot of row i
  * of A (M x K) and column j of B (K x N), with C's entries as the initial c when c_init
  * is nonzero (else 0). A and B must be values of `in` (tf32: truncated as above); the
