@@ -26,6 +26,7 @@
 #endif
 
 #include "drift.h"
+#include "exact.h"
 #include "format.h"
 #include "tc_model.h"
 #include "philox.h"
@@ -635,4 +636,36 @@ Test(tc_model, c_is_rounded_as_the_published_gemm_rounds_it)
     double c = 0x1.0000018p0;
     cr_assert_eq(drift_tc_dot(&r, &zero, &zero, 1, &c, H100, FP16, FP32), 0);
     cr_assert_eq(r, 1.0); /* the dot product sees the same c */
+}
+
+Test(tc_model, mi100_block_is_the_exactly_rounded_sum)
+{
+    /* [KM] MI100MC.m: each block (4 fp16 or 2 bf16 products) and c summed exactly and
+     * rounded once to fp32, nearest-even. Checked block by block against MPFR
+     * (drift_exact_dot_mpfr, c as the term c * 1), on inputs spread over many binades so that
+     * the fixed-point fast path and its wide-span fallback both run. Tolerance 0. */
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    for (int f = 0; f < 2; f++)
+        for (uint32_t rep = 0; rep < 400; rep++) {
+            size_t n = 1 + rep % 9;
+            double a[10], b[10], cs[1], r;
+            fill_in(a, n, ins[f], 7000 + 3 * rep);
+            fill_in(b, n, ins[f], 7001 + 3 * rep);
+            fill_in(cs, 1, DRIFT_BF16, 7002 + 3 * rep);
+            double c = cs[0] * (rep % 5 == 0 ? 0x1p100 : 1.0); /* some huge c: the wide path */
+            cr_assert_eq(drift_tc_dot(&r, a, b, n, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
+            int blk = ins[f] == FP16 ? 4 : 2;
+            double acc;
+            cr_assert_eq(drift_tc_round_c(&acc, c, FP32), 0);
+            for (size_t k0 = 0; k0 < n; k0 += (size_t)blk) {
+                size_t m = n - k0 < (size_t)blk ? n - k0 : (size_t)blk;
+                double x[5], y[5];
+                for (size_t k = 0; k < m; k++) x[k] = a[k0 + k], y[k] = b[k0 + k];
+                x[m] = acc, y[m] = 1.0;
+                cr_assert_eq(drift_exact_dot_mpfr(&acc, x, y, m + 1, FP32, DRIFT_RNE), 0);
+                if (acc == 0) acc = 0.0; /* the model's exact zero is +0 */
+            }
+            cr_assert(r == acc && signbit(r) == signbit(acc), "%s n=%zu rep=%u: %a, MPFR %a",
+                      drift_format_name(ins[f]), n, rep, r, acc);
+        }
 }

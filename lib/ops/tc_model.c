@@ -208,23 +208,79 @@ static double tc_block_then_add(const double *a, const double *b, size_t n, doub
     tc_cfg_t f = *g;
     f.out = DRIFT_FP32, f.out_p = 24, f.rz = 1;
     double p = drift_tc_finish_(S, scale, &f);
-    return drift_add(p, c, g->out, DRIFT_RNE); /* correctly rounded; inf + finite is inf */
+    /* p and c have at most 24 significant bits: their sum rounded to double and then to fp32
+     * (or fp16) is the correctly rounded sum, since 53 >= 2 * 24 + 2 (double rounding is
+     * innocuous for +); inf + finite is inf. */
+    return g->out == DRIFT_FP32 ? (double)(float)(p + c) : drift_rne(p + c, DRIFT_FP16);
 }
 
-/* CDNA1 (DRIFT_TC_EXACT_BLOCK): c and the products summed exactly, rounded once. */
+/* x * 2^e as (an integer, e) with |integer| < 2^53: x a nonzero finite double. */
+static inline int64_t tc_int_of(double x, int *e)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    int64_t m = (int64_t)((u & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52)); /* x is normal */
+    *e = (int)((u >> 52) & 0x7ff) - 1075;
+    return (u >> 63) ? -m : m;
+}
+
+/* CDNA1 (DRIFT_TC_EXACT_BLOCK): c and the products summed exactly, rounded once. The
+ * common case is a fixed-point sum in __int128: every term is an integer of at most 53
+ * bits times 2^e; when the terms' span (largest top bit minus smallest e) stays below 120
+ * bits, their sum is exact in 128 bits and is rounded to the output's precision by integer
+ * arithmetic (nearest-even, with fp32's or fp16's subnormal quantum). Wider spans (a tiny
+ * product beside a huge c) take the exact accumulator, which gives the same value. */
 static double tc_block_exact(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
 {
+    int64_t mi[TC_MAX_BLOCK + 1];
+    int ei[TC_MAX_BLOCK + 1], nt = 0, lo = INT_MAX, hi = INT_MIN;
+    for (size_t k = 0; k <= n; k++) {
+        double t = k < n ? a[k] * b[k] : c; /* products of <= 11-bit significands: exact */
+        if (t == 0) continue;
+        mi[nt] = tc_int_of(t, &ei[nt]);
+        if (ei[nt] < lo) lo = ei[nt];
+        if (ei[nt] + 53 > hi) hi = ei[nt] + 53; /* the integers have 53 bits */
+        nt++;
+    }
+    if (nt == 0) return 0.0;
+    if (hi - lo < 120) {
+        __int128 S = 0;
+        for (int t = 0; t < nt; t++) S += (__int128)mi[t] << (ei[t] - lo);
+        if (S == 0) return 0.0;
+        int neg = S < 0;
+        unsigned __int128 u = neg ? -(unsigned __int128)S : (unsigned __int128)S;
+        uint64_t uh = (uint64_t)(u >> 64), ul = (uint64_t)u;
+        int top = uh ? 127 - __builtin_clzll(uh) : 63 - __builtin_clzll(ul);
+        const drift_format_info_t *fo = drift_format_info(g->out);
+        /* the result's lsb exponent: p bits below the top bit, never below the subnormal quantum */
+        int lsb = top + lo - (fo->p - 1), qmin = fo->emin - (fo->p - 1);
+        if (lsb < qmin) lsb = qmin;
+        int sh = lsb - lo;
+        if (sh < 0) sh = 0, lsb = lo; /* fewer than p bits: the sum is exact as it is */
+        unsigned __int128 q = sh > 0 ? u >> sh : u;
+        if (sh > 0) {
+            unsigned __int128 rem = u - (q << sh), half = (unsigned __int128)1 << (sh - 1);
+            if (rem > half || (rem == half && (q & 1))) q++; /* nearest, ties to even */
+        }
+        double r = ldexp((double)q, lsb); /* q <= 2^p: exact; overflow gives inf */
+        if (!(r < ldexp(1.0, fo->emax + 1))) r = INFINITY;
+        return neg ? -r : r;
+    }
     drift_xacc_t x;
     drift_xacc_init(&x);
     drift_xacc_add(&x, c);
     for (size_t k = 0; k < n; k++) drift_xacc_add_prod(&x, a[k], b[k]);
-    double r = drift_xacc_round(&x, g->out, g->rz ? DRIFT_RZ : DRIFT_RNE);
+    double r = drift_xacc_round(&x, g->out, DRIFT_RNE);
     return r == 0 ? 0.0 : r; /* MI100MC.m's zero is +0 */
 }
 
 /* Flush to zero below the smallest normal fp32, keeping the sign (MI210MC.m multiplies by
  * the comparison). */
 static inline double tc_ftz32(double x) { return fabs(x) < 0x1p-126 ? copysign(0.0, x) : x; }
+
+/* The fp32 RNE sum of two fp32 values: rounded to double, then to float, which is the
+ * correctly rounded sum since 53 >= 2 * 24 + 2 (double rounding is innocuous for +). */
+static inline double tc_add32(double x, double y) { return (double)(float)(x + y); }
 
 /* CDNA2 (DRIFT_TC_PAIRWISE_FP32): subnormal inputs flushed (both factors of their product),
  * products rounded to fp32 and flushed, then recursive halving ((p0 + p1) + (p2 + p3)) and
@@ -234,7 +290,7 @@ static double tc_pairwise(const double *p, size_t n)
 {
     if (n == 1) return p[0];
     size_t h = n / 2;
-    return tc_ftz32(drift_add(tc_pairwise(p, h), tc_pairwise(p + h, n - h), DRIFT_FP32, DRIFT_RNE));
+    return tc_ftz32(tc_add32(tc_pairwise(p, h), tc_pairwise(p + h, n - h)));
 }
 
 static double tc_block_pairwise(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
@@ -245,9 +301,9 @@ static double tc_block_pairwise(const double *a, const double *b, size_t n, doub
     for (size_t k = 0; k < blk; k++) {
         double x = k < n ? a[k] : 0.0, y = k < n ? b[k] : 0.0;
         if (fabs(x) < tiny || fabs(y) < tiny) x = 0.0, y = 0.0;
-        p[k] = tc_ftz32(drift_rne(x * y, DRIFT_FP32)); /* x * y exact in double */
+        p[k] = tc_ftz32((double)(float)(x * y)); /* x * y exact in double: one rounding */
     }
-    return tc_ftz32(drift_add(tc_ftz32(c), tc_pairwise(p, blk), DRIFT_FP32, DRIFT_RNE));
+    return tc_ftz32(tc_add32(tc_ftz32(c), tc_pairwise(p, blk)));
 }
 
 /* m shifted right by s with round-toward-minus-infinity of the signed value (neg): the
