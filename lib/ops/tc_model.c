@@ -244,11 +244,16 @@ static double tc_block_exact(const double *a, const double *b, size_t n, double 
     }
     if (nt == 0) return 0.0;
     if (hi - lo < 120) {
-        __int128 S = 0;
-        for (int t = 0; t < nt; t++) S += (__int128)mi[t] << (ei[t] - lo);
-        if (S == 0) return 0.0;
-        int neg = S < 0;
-        unsigned __int128 u = neg ? -(unsigned __int128)S : (unsigned __int128)S;
+        /* two's complement sum modulo 2^128 (unsigned: no overflow, no signed shifts); the
+         * true sum is below 2^126 in magnitude, so bit 127 is its sign */
+        unsigned __int128 U = 0;
+        for (int t = 0; t < nt; t++) {
+            unsigned __int128 m = (unsigned __int128)(uint64_t)(mi[t] < 0 ? -mi[t] : mi[t]) << (ei[t] - lo);
+            U = mi[t] < 0 ? U - m : U + m;
+        }
+        if (U == 0) return 0.0;
+        int neg = (int)(U >> 127);
+        unsigned __int128 u = neg ? -U : U;
         uint64_t uh = (uint64_t)(u >> 64), ul = (uint64_t)u;
         int top = uh ? 127 - __builtin_clzll(uh) : 63 - __builtin_clzll(ul);
         const drift_format_info_t *fo = drift_format_info(g->out);
@@ -338,7 +343,8 @@ static double tc_block_late_c(const double *a, const double *b, size_t n, double
     }
     double sum = (pneg ? -(double)mp : (double)mp) + (cneg ? -(double)mc : (double)mc); /* exact: < 2^40 */
     if (sum == 0) return 0.0;
-    return drift_rne(sum * pow2i(E - g->lsb_off - extra), g->out); /* exact product, one rounding */
+    double v = sum * pow2i(E - g->lsb_off - extra); /* exact */
+    return g->out == DRIFT_FP32 ? (double)(float)v : drift_rne(v, g->out); /* one rounding */
 }
 
 /* One block FMA: c + sum_{k<n} a[k]*b[k], c a value of the output format (or +-inf). */
@@ -447,6 +453,34 @@ int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const 
     return DRIFT_OK;
 }
 
+/* The GEMM with tc_block per output, for the architectures whose block is not one alignment
+ * of every term (B200 fp8, AMD), which the packed paths do not compute. Inputs are finite:
+ * they are prepared once, B transposed so that each column is contiguous. Each output is
+ * independent of the others: any thread count gives the same bits. */
+static int tc_gemm_blocks(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                          const tc_cfg_t *g)
+{
+    double *Ap = malloc(M * K * sizeof *Ap), *Bt = malloc(N * K * sizeof *Bt);
+    if (!Ap || !Bt) {
+        free(Ap), free(Bt);
+        return DRIFT_ENOMEM;
+    }
+    for (size_t t = 0; t < M * K; t++) Ap[t] = drift_tc_prepare_(A[t], g);
+    for (size_t k = 0; k < K; k++)
+        for (size_t j = 0; j < N; j++) Bt[j * K + k] = drift_tc_prepare_(B[k * N + j], g);
+    const size_t blk = (size_t)g->p.block;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            double acc = c_init ? drift_tc_round_c_(C[i * N + j], g) : 0.0;
+            for (size_t k0 = 0; k0 < K; k0 += blk)
+                acc = tc_block(Ap + i * K + k0, Bt + j * K + k0, K - k0 < blk ? K - k0 : blk, acc, g);
+            C[i * N + j] = acc;
+        }
+    free(Ap), free(Bt);
+    return DRIFT_OK;
+}
+
 /* ---- the GEMM: validation, then the scalar model or the packed paths ---------------------- */
 
 int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
@@ -473,11 +507,7 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
         finite &= isfinite(B[t]) != 0;
     }
     for (size_t t = 0; t < M * N && c_init; t++) finite &= isfinite(drift_tc_round_c_(C[t], &g)) != 0;
-    if (!finite || g.algo != DRIFT_TC_ALIGN_TRUNC) {
-        /* The scalar model per output: special values (rare), and the architectures whose
-         * block is not one alignment of every term (B200 fp8, AMD), which the packed paths
-         * below do not compute. Each output is independent: any thread count, same bits. */
-#pragma omp parallel for schedule(static)
+    if (!finite) { /* rare: the scalar model per output handles every special case */
         for (size_t i = 0; i < M; i++)
             for (size_t j = 0; j < N; j++) {
                 double c0 = c_init ? drift_tc_round_c_(C[i * N + j], &g) : 0.0;
@@ -485,5 +515,6 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
             }
         return DRIFT_OK;
     }
+    if (g.algo != DRIFT_TC_ALIGN_TRUNC) return tc_gemm_blocks(C, A, B, M, N, K, c_init, &g);
     return drift_tc_gemm_packed(C, A, B, M, N, K, c_init, &g);
 }
