@@ -669,3 +669,39 @@ Test(tc_model, mi100_block_is_the_exactly_rounded_sum)
                       drift_format_name(ins[f]), n, rep, r, acc);
         }
 }
+
+Test(tc_model, amd_gemm_equals_dot)
+{
+    /* drift_tc_gemm takes its own paths for the AMD models (MI250: float arithmetic across a
+     * row; MI100, MI300X: blocks per output on packed operands): every output must have
+     * drift_tc_dot's bits, at 1 and 4 threads, on inputs with subnormals and zeros (fill_in),
+     * K not a multiple of any block. Tolerance 0: the same arithmetic. */
+    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},  {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI250, FP16, FP32},  {DRIFT_TC_MI250, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, FP16, FP32}, {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
+    size_t M = 5, N = 37, K = 23;
+    double A[5 * 23], B[23 * 37], C[5 * 37], C0[5 * 37], C4[5 * 37];
+    for (size_t c = 0; c < sizeof amd / sizeof amd[0]; c++) {
+        fill_in(A, M * K, amd[c].in, 21);
+        fill_in(B, K * N, amd[c].in, 22);
+        fill_in(C0, M * N, DRIFT_BF16, 23);
+        for (int threads = 1; threads <= 4; threads += 3) {
+#ifdef _OPENMP
+            omp_set_num_threads(threads);
+#endif
+            double *out = threads == 1 ? C : C4;
+            memcpy(out, C0, sizeof C);
+            cr_assert_eq(drift_tc_gemm(out, A, B, M, N, K, 1, amd[c].arch, amd[c].in, amd[c].out), 0);
+        }
+        cr_assert_eq(memcmp(C, C4, sizeof C), 0, "%s: thread count changed bits", drift_tc_arch_name(amd[c].arch));
+        for (size_t i = 0; i < M; i++)
+            for (size_t j = 0; j < N; j++) {
+                double col[23], r;
+                for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
+                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, amd[c].out), 0);
+                cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s %s (%zu,%zu): gemm %a dot %a",
+                          drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in), i, j, C[i * N + j], r);
+            }
+    }
+}

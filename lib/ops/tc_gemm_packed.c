@@ -4,8 +4,9 @@
  *   - a fused AVX-512 tile, 4 rows x 16 outputs over the whole of K, on operands packed once;
  *   - otherwise strips of 128 columns, 4 rows at a time, with AVX2 or AVX-512 chunks of the
  *     per-block passes or portable loops.
- * Only finite inputs and C reach here (drift_tc_gemm sends special values, B200 fp8 and the
- * AMD architectures to the scalar model). Why each shortcut is exact is said where it is
+ *   - CDNA2 (MI250): the pairwise fp32 block in float arithmetic across a row.
+ * Only finite inputs reach here (drift_tc_gemm sends special values, B200 fp8, MI100 and
+ * MI300X to the scalar model). Why each shortcut is exact is said where it is
  * taken; the arithmetic argument is tc_model.c's file comment. */
 #include <limits.h>
 #include <math.h>
@@ -604,5 +605,69 @@ int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, 
         free(buf), free(ebuf);
     }
     free(Ab), free(Bb), free(ea), free(eb);
+    return fail ? DRIFT_ENOMEM : DRIFT_OK;
+}
+
+/* ---- CDNA2: pairwise fp32 additions, vectorised across a row ------------------------------
+ * tc_block_pairwise per output, in float: a float product of two fp16/bf16 values is their
+ * exact product rounded once to fp32 (RNE, subnormals, overflow to inf), as (float)(a*b) in
+ * double; a float sum of two floats is the correctly rounded sum, as (float)(x + y) in
+ * double (double rounding is innocuous there, 53 >= 2 * 24 + 2). Inputs below the format's
+ * smallest normal are zeroed with their partner: their product is +0 (a select, since a
+ * zeroed factor times a negative one would give -0); products and sums below 2^-126 are
+ * flushed keeping their sign (a product that underflows to -0 in float stays -0, as in
+ * double). The blocks of 4 along K
+ * are padded with +0 products, as the scalar model pads. */
+static inline float tc_ftz32f(float x) { return fabsf(x) < 0x1p-126f ? copysignf(0.0f, x) : x; }
+
+static inline float tc_prod32f(float a, float b) { return a == 0.0f || b == 0.0f ? 0.0f : tc_ftz32f(a * b); }
+
+int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                             const tc_cfg_t *g)
+{
+    const size_t blk = (size_t)g->p.block; /* 4 */
+    const size_t Kp = (K + blk - 1) / blk * blk;
+    float *Af = malloc(M * Kp * sizeof *Af), *Bf = malloc(Kp * N * sizeof *Bf);
+    if (!Af || !Bf) {
+        free(Af), free(Bf);
+        return DRIFT_ENOMEM;
+    }
+    const double tiny = pow2i(g->emin_in);
+    for (size_t i = 0; i < M; i++)
+        for (size_t k = 0; k < Kp; k++) {
+            double a = k < K ? drift_tc_prepare_(A[i * K + k], g) : 0.0;
+            Af[i * Kp + k] = fabs(a) < tiny ? 0.0f : (float)a; /* exact: a float format */
+        }
+    for (size_t k = 0; k < Kp; k++)
+        for (size_t j = 0; j < N; j++) {
+            double b = k < K ? drift_tc_prepare_(B[k * N + j], g) : 0.0;
+            Bf[k * N + j] = fabs(b) < tiny ? 0.0f : (float)b;
+        }
+    int fail = 0;
+#pragma omp parallel reduction(| : fail)
+    {
+        float *acc = malloc(N * sizeof *acc);
+        if (!acc) fail = 1;
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < M; i++) {
+            if (!acc) continue; /* DRIFT_ENOMEM below */
+            for (size_t j = 0; j < N; j++) acc[j] = c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
+            for (size_t k0 = 0; k0 < Kp; k0 += 4) {
+                const float a0 = Af[i * Kp + k0], a1 = Af[i * Kp + k0 + 1], a2 = Af[i * Kp + k0 + 2],
+                            a3 = Af[i * Kp + k0 + 3];
+                const float *b0 = Bf + k0 * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
+#pragma omp simd
+                for (size_t j = 0; j < N; j++) {
+                    float p0 = tc_prod32f(a0, b0[j]), p1 = tc_prod32f(a1, b1[j]);
+                    float p2 = tc_prod32f(a2, b2[j]), p3 = tc_prod32f(a3, b3[j]);
+                    float s = tc_ftz32f(tc_ftz32f(p0 + p1) + tc_ftz32f(p2 + p3));
+                    acc[j] = tc_ftz32f(tc_ftz32f(acc[j]) + s);
+                }
+            }
+            for (size_t j = 0; j < N; j++) C[i * N + j] = acc[j];
+        }
+        free(acc);
+    }
+    free(Af), free(Bf);
     return fail ? DRIFT_ENOMEM : DRIFT_OK;
 }

@@ -69,4 +69,9 @@ double drift_tc_prepare_(double x, const tc_cfg_t *g);
 int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                          const tc_cfg_t *g);
 
+/* The same for DRIFT_TC_PAIRWISE_FP32 (CDNA2): tc_model.c's tc_block_pairwise in float
+ * arithmetic, vectorised across the outputs of a row (tc_gemm_packed.c). */
+int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                             const tc_cfg_t *g);
+
 #endif

@@ -350,12 +350,14 @@ static double tc_block_late_c(const double *a, const double *b, size_t n, double
 /* One block FMA: c + sum_{k<n} a[k]*b[k], c a value of the output format (or +-inf). */
 static double tc_block(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
 {
+    /* CDNA2 adds in fp32 whatever c is (MI210MC.m: inf + -inf is NaN there) */
+    if (g->algo == DRIFT_TC_PAIRWISE_FP32) return tc_block_pairwise(a, b, n, c, g);
     if (!isfinite(c)) return c; /* products are finite here: inf + finite stays inf */
     switch (g->algo) {
     case DRIFT_TC_ALIGN_THEN_ADD: return tc_block_then_add(a, b, n, c, g);
     case DRIFT_TC_EXACT_BLOCK: return tc_block_exact(a, b, n, c, g);
-    case DRIFT_TC_PAIRWISE_FP32: return tc_block_pairwise(a, b, n, c, g);
     case DRIFT_TC_ALIGN_LATE_C: return tc_block_late_c(a, b, n, c, g);
+    case DRIFT_TC_PAIRWISE_FP32: /* handled above */
     case DRIFT_TC_ALIGN_TRUNC: break;
     }
     double S, scale;
@@ -515,6 +517,7 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
             }
         return DRIFT_OK;
     }
+    if (g.algo == DRIFT_TC_PAIRWISE_FP32) return drift_tc_gemm_pairwise32(C, A, B, M, N, K, c_init, &g);
     if (g.algo != DRIFT_TC_ALIGN_TRUNC) return tc_gemm_blocks(C, A, B, M, N, K, c_init, &g);
     return drift_tc_gemm_packed(C, A, B, M, N, K, c_init, &g);
 }
