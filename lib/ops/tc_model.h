@@ -57,7 +57,8 @@
  *   MI250 (CDNA2)  blocks of 4 (fp16, bf16): each product rounded to fp32, summed pairwise
  *                  ((p0 + p1) + (p2 + p3)), then c + that; every addition an fp32 RNE
  *                  addition; subnormal inputs, products and sums flushed to (signed) zero
- *                  (MI210MC.m, which MI250MC.m calls).
+ *                  (MI210MC.m, which MI250MC.m calls). Unlike the others, an infinite
+ *                  accumulator takes part in the addition (inf + -inf is NaN there).
  *   MI300X (CDNA3) blocks of 8 (fp16, bf16) or 4 (tf32): the products aligned to their
  *                  largest exponent with 1 extra bit and truncated (no clamp), their sum
  *                  then added to c: the operand with the smaller exponent is shifted
@@ -136,8 +137,9 @@ int drift_tc_round_c(double *out, double c, drift_format_t out_fmt);
  * of A (M x K) and column j of B (K x N), with C's entries as the initial c when c_init
  * is nonzero (else 0). A and B must be values of `in` (tf32: truncated as above); the
  * result is bit-identical to calling drift_tc_dot per output, whatever the thread count
- * (OpenMP across rows; the NVIDIA align-and-truncate blocks vectorised across the outputs
- * of a row in tc_gemm_packed.c, B200 fp8 and the AMD models one output at a time). */
+ * (OpenMP across rows; the NVIDIA align-and-truncate blocks and MI250's fp32 blocks
+ * vectorised across the outputs of a row in tc_gemm_packed.c, B200 fp8, MI100 and MI300X
+ * one output at a time). */
 int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                   drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
 
