@@ -20,7 +20,8 @@
 
 /* ---- spec parsing and printing ------------------------------------------------------ */
 
-static const char *const TC_NAMES[DRIFT_TC_NARCH] = {"v100", "a100", "h100", "b200"};
+static const char *const TC_NAMES[DRIFT_TC_NARCH] = {"v100", "a100",  "h100",       "b200",  "ada",   "l40s",  "a2",
+                                                     "a30",  "h200",  "rtxpro6000", "mi100", "mi250", "mi300x"};
 
 /* warp:W allocates W lanes; 2^20 is far beyond any hardware warp or block and keeps the
  * lane array small. */

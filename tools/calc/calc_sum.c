@@ -11,7 +11,8 @@
  * dot: --fma (default) rounds acc + a*b once, --nofma rounds the product first; --c C is
  * an initial accumulator value (a GEMM's C operand), rounded to A (RNE) and added first
  * (order.h says where each order puts it). tc:ARCH runs the tensor-core model
- * (drift_tc_dot, input format F, output A = fp32 or fp16); --fma/--nofma do not apply.
+ * (drift_tc_dot, input format F, output A = fp32 or fp16); --fma/--nofma do not apply,
+ * and C is rounded as the model rounds it (drift_tc_round_c: toward zero for fp32).
  *
  * CSV on stdout, one row:
  *   order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err
@@ -38,7 +39,8 @@
 
 #define ORDER_GRAMMAR                                                                                                  \
     "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), kahan, neumaier, "         \
-    "random:SEED, tc:v100|a100|h100|b200"
+    "random:SEED, tc:ARCH (ARCH: v100, a100, a2, a30, ada, l40s, h100, h200, b200, rtxpro6000, "          \
+    "mi100, mi250, mi300x)"
 
 typedef struct {
     int dot;
@@ -62,7 +64,14 @@ static void usage(FILE *to, int dot)
     if (dot)
         fprintf(to, "  --fma         acc + a*b rounded once (default)\n"
                     "  --nofma       the product rounded to A first\n"
-                    "  --c C         initial accumulator value (rounded to A), like a GEMM's C\n");
+                    "  --c C         initial accumulator value, like a GEMM's C: rounded to A to nearest-even,\n"
+                    "                but for tc:ARCH as the tensor-core model rounds C (the published GEMM):\n"
+                    "                toward zero for fp32 output, nearest-even for fp16\n");
+    if (dot)
+        fprintf(to, "tc:ARCH: NVIDIA V100, A100/A2/A30 (Ampere), Ada/L40S, H100/H200 (Hopper), B200/RTX PRO 6000\n"
+                    "  (Blackwell): inputs fp16, bf16, tf32, fp8e4m3, fp8e5m2 (what each has), A = fp32 or fp16;\n"
+                    "  AMD MI100 (CDNA1: fp16, bf16), MI250 (CDNA2: fp16, bf16), MI300X (CDNA3: fp16, bf16,\n"
+                    "  tf32), A = fp32. Example: drift-calc dot --format fp16 --order tc:ada a.txt b.txt\n");
     fprintf(to, "prints CSV: order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
 }
 
@@ -168,7 +177,10 @@ static int run(int dot, int argc, char **argv)
     double c = 0;
     if (a.c_s) {
         if (drift_parse_double(&c, a.c_s) != DRIFT_OK) drift_die("--c: '%s' is not a number", a.c_s);
-        c = drift_rne(c, acc);
+        if (tc) /* the model's own rounding of C, which the exact witness must see too */
+            drift_tc_round_c(&c, c, acc);
+        else
+            c = drift_rne(c, acc);
     }
 
     double *x = NULL, *y = NULL;
