@@ -17,7 +17,6 @@ set datafile separator ','
 set datafile commentschars '#'
 set encoding utf8
 set grid xtics ytics lc rgb '#dddddd'
-set key noenhanced
 
 out(t, name, w, h) = (t == 1) \
     ? sprintf("set terminal pngcairo size %d,%d enhanced font 'Sans,11'; set output '%s/%s.png'", w, h, outdir, name) \
