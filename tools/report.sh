@@ -288,8 +288,8 @@ cat <<'EOF'
   SIAM J. Sci. Comput. 41(5), 2019. <https://doi.org/10.1137/18M1226312>
 - M. Fasi, N. J. Higham, M. Mikaitis and S. Pranesh, "Numerical behavior of NVIDIA tensor
   cores", PeerJ Computer Science 7:e330, 2021. <https://doi.org/10.7717/peerj-cs.330>
-- F. A. Khattak and M. Mikaitis, "Accurate Models of NVIDIA Tensor Cores", 2025.
-  <https://arxiv.org/abs/2512.07004>
+- F. A. Khattak and M. Mikaitis, "Accurate models of NVIDIA tensor cores", 2025; models and
+  GPU validation data: <https://github.com/north-numerical-computing/MATLAB-tensor-core>
 - H. He and Thinking Machines Lab, "Defeating Nondeterminism in LLM Inference", Thinking
   Machines Lab: Connectionism, 2025. <https://thinkingmachines.ai/blog/defeating-nondeterminism-in-llm-inference/>
 - J. Yuan et al., "Give Me FP32 or Give Me Death? Challenges and Solutions for Reproducible
