@@ -200,9 +200,13 @@ static void print_help(const drift_cli_spec_t *spec)
     printf("usage: %s [options]\n%s\n\ncommon options:\n", spec->name, spec->question);
     printf("  --seed N             random seed (default 1)\n");
     printf("  --profile P          quick|default|full: sweep size (default default)\n");
-    printf("  --out DIR            where data files go (default data)\n");
+    printf("  --out DIR            where data files go, created with its parents (default data;\n"
+           "                       ./lab run: a new runs/%s/<time>/)\n", spec->name);
     printf("  --formats LIST       number formats, comma-separated (default %s)\n", spec->default_formats);
-    printf("  --orders LIST        reduction orders, comma-separated (default %s)\n", spec->default_orders);
+    if (spec->no_orders) /* refused by this experiment: say so instead of offering it */
+        printf("  (--orders is not accepted: %s %s)\n", spec->name, spec->no_orders);
+    else
+        printf("  --orders LIST        reduction orders, comma-separated (default %s)\n", spec->default_orders);
     printf("  --backend B          auto|cpu|cuda (default auto: cuda when a device is present)\n");
     printf("  --threads N          OpenMP threads (default: all cores; results do not depend on it)\n");
     printf("  --quiet              no table or explanation on stdout\n");
