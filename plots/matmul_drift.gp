@@ -80,19 +80,19 @@ set xrange [0:STATS_max + 1]
 pks(d, f, c) = (strcol('dist') eq d && strcol('format') eq f) ? column(c) : NaN
 do for [term = 1:2] {
     eval out(term, 'matmul_drift_splitk', 1400, 460)
-    set multiplot layout 1, 2 title sprintf("One product, every split factor (normal inputs, fp32 accumulation, K = %d)", K_split) font ',12'
+    set multiplot layout 1, 2 title sprintf("One product, every split factor (normal inputs, fp32 accumulation, K = %d); tf32 (wide, light) lies under fp16 and fp32", K_split) font ',12'
     set title 'mean normalised error |c - e| / sum|a b|'
     set ylabel 'error / sum|a b|'.LOGY
-    set key outside right top font ',9' box
+    set key outside right top font ',9' box title 'inputs'
     plot for [f = 1:5] split using 'S':(pos(pks('normal', word(fmts, f), 'err_norm_mean'))) \
-         with linespoints pt 7 ps 0.4 lw 1.2 lc rgb fmt_color(word(fmts, f)) title word(fmts, f)
+         with linespoints pt 7 ps 0.4 lw (word(fmts, f) eq 'tf32' ? 6 : 1.2) lc rgb (word(fmts, f) eq 'tf32' ? fmt_light('tf32') : fmt_color(word(fmts, f))) title word(fmts, f)
     unset logscale y
     set format y '%g'
     set yrange [0:*]
     set title 'outputs whose value differs from S = 1'
     set ylabel 'outputs changed'
     plot for [f = 1:5] split using 'S':(pks('normal', word(fmts, f), 'changed')) \
-         with linespoints pt 7 ps 0.4 lw 1.2 lc rgb fmt_color(word(fmts, f)) title word(fmts, f)
+         with linespoints pt 7 ps 0.4 lw (word(fmts, f) eq 'tf32' ? 6 : 1.2) lc rgb (word(fmts, f) eq 'tf32' ? fmt_light('tf32') : fmt_color(word(fmts, f))) title word(fmts, f)
     unset multiplot
     set logscale y
     set format y '10^{%L}'
