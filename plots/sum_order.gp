@@ -143,7 +143,8 @@ do for [t = 1:2] {
     set xlabel 'result - exact (ulps of the accumulator)'
     set ylabel 'orders giving this result'
     set yrange [0:*]
-    set key top right font ',9' opaque box title ''
+    set key default
+    set key at screen 0.83, 0.3 center center font ',11' box title ''   # in the free cell, off the bars
     set autoscale x
     set offsets 1.5, 1.5, graph 0.25, 0 # a single bar must not fill the panel; room for the key above the bars
     do for [s = 1:nset] {
