@@ -48,6 +48,7 @@ static void usage(FILE *to)
     fprintf(to, "usage: drift-calc argmax --format F --order SPEC [--acc A] [--logits L] FILE_H FILE_W\n"
                 "  FILE_H        the hidden state: K values, one per line\n"
                 "  FILE_W        the weights: V rows of K values, row-major (value v*K + i is W[v][i])\n"
+                "                (either file may be a NumPy .npy array: float64/32/16, C order, shape (V, K) for W)\n"
                 "  --format F    input format: every value is rounded to F (nearest-even)\n"
                 "  --order SPEC  %s\n"
                 "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n"
