@@ -43,7 +43,7 @@ ParameterizedTestParameters(generate, bad_input_is_one_line_exit_2)
 
 ParameterizedTest(bad_t *t, generate, bad_input_is_one_line_exit_2)
 {
-    char dir[128], out[192], err[192];
+    char dir[64], out[128], err[128];
     tmpdir_make(dir, sizeof dir, "drift_gen");
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(err, sizeof err, "%s/err", dir);
@@ -60,7 +60,7 @@ ParameterizedTest(bad_t *t, generate, bad_input_is_one_line_exit_2)
 
 Test(generate, csv_and_compare)
 {
-    char dir[128], out[192], err[192];
+    char dir[64], out[128], err[128];
     tmpdir_make(dir, sizeof dir, "drift_gen");
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(err, sizeof err, "%s/err", dir);
