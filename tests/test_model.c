@@ -12,6 +12,7 @@
 #include "drift.h"
 #include "model.h"
 #include "philox.h"
+#include "gemm.h"
 #include "policy.h"
 
 #define CKPT DRIFT_SOURCE_DIR "/models/stories260K.bin"
@@ -344,4 +345,32 @@ Test(model, sampling_is_seeded)
         int t = drift_sample(lg, 5, &s, i / 10.0);
         cr_assert(t == 1 || t == 2, "top-p 0.5 drew %d", t);
     }
+}
+
+/* The decoder's fp32 fast path is drift_gemm's seq chain, bit for bit, on random fp32 and
+ * bf16-valued shapes (including K = 1 and M = 1). */
+Test(model, seq_gemm_f32_equals_drift_gemm)
+{
+    drift_stream_t s;
+    drift_stream_init(&s, 5, drift_fnv1a32("test_model.gemm"), 0, 0);
+    size_t shapes[][3] = {{1, 64, 64}, {3, 172, 64}, {7, 64, 172}, {1, 1, 1}, {5, 33, 1}, {2, 512, 64}};
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
+        for (int bf = 0; bf < 2; bf++) {
+            size_t M = shapes[c][0], N = shapes[c][1], K = shapes[c][2];
+            double *A = malloc(M * K * sizeof(double)), *B = malloc(K * N * sizeof(double));
+            double *C = malloc(M * N * sizeof(double));
+            float *Af = malloc(M * K * sizeof(float)), *Bf = malloc(K * N * sizeof(float)), *Cf = malloc(M * N * sizeof(float));
+            drift_format_t f = bf ? DRIFT_BF16 : DRIFT_FP32;
+            for (size_t i = 0; i < M * K; i++) Af[i] = (float)(A[i] = drift_rne(drift_stream_normal(&s), f));
+            for (size_t i = 0; i < K * N; i++) Bf[i] = (float)(B[i] = drift_rne(drift_stream_normal(&s), f));
+            drift_gemm_kernel_t k;
+            drift_gemm_kernel_parse(&k, "naive");
+            drift_gemm_opts_t o = drift_gemm_opts(f, DRIFT_FP32);
+            cr_assert_eq(drift_gemm(C, A, B, M, N, K, &k, &o), 0);
+            cr_assert_eq(drift_seq_gemm_f32(Cf, Af, Bf, M, N, K), 0);
+            for (size_t i = 0; i < M * N; i++)
+                cr_assert_eq((double)Cf[i], C[i], "shape %zu, %s, output %zu: %a vs %a", c, bf ? "bf16" : "fp32", i,
+                             (double)Cf[i], C[i]);
+            free(A), free(B), free(C), free(Af), free(Bf), free(Cf);
+        }
 }

@@ -234,6 +234,7 @@ static const int W_ROWPAR[NW] = {0, 0, 0, 1, 0, 1, 0};
 
 typedef struct {
     double *B;    /* K x N (row-major) for the GEMM path; N x K in exact mode */
+    float *Bf;    /* B as floats (the fp32-accumulator fast path), NULL when unused */
     size_t K, N;  /* this rank's shape */
     size_t off;   /* first output column (column-parallel) or first k (row-parallel) */
 } mat_t;
@@ -291,6 +292,11 @@ static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt
             if (m->nx.exact) mt->B[j * mt->K + k] = v;
             else mt->B[k * mt->N + j] = v;
         }
+    if (!m->nx.exact && in != DRIFT_FP64) {
+        mt->Bf = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(float));
+        if (!mt->Bf) return DRIFT_ENOMEM;
+        for (size_t i = 0; i < mt->K * mt->N; i++) mt->Bf[i] = (float)mt->B[i];
+    }
     return 0;
 }
 
@@ -398,9 +404,9 @@ void drift_model_free(drift_model_t *m)
     if (!m) return;
     size_t n = (size_t)m->c.n_layers * NW * (size_t)m->P;
     if (m->w)
-        for (size_t i = 0; i < n; i++) free(m->w[i].B);
+        for (size_t i = 0; i < n; i++) free(m->w[i].B), free(m->w[i].Bf);
     if (m->cls)
-        for (int r = 0; r < m->P; r++) free(m->cls[r].B);
+        for (int r = 0; r < m->P; r++) free(m->cls[r].B), free(m->cls[r].Bf);
     free(m->w), free(m->cls), free(m->emb), free(m->rms_att), free(m->rms_ffn), free(m->rms_final);
     free(m->kc), free(m->vt), free(m->att);
     free(m->x), free(m->xb), free(m->q), free(m->k), free(m->v), free(m->ao), free(m->y), free(m->h1), free(m->h3);
@@ -421,15 +427,70 @@ void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx)
 
 /* ---- GEMMs ------------------------------------------------------------------------------------ */
 
+/* C[i][j] = round(A[i][0] B[0][j]), then fmaf(A[i][k], B[k][j], C[i][j]) for k = 1 .. K-1:
+ * drift_gemm's seq chain with an fp32 accumulator (each step one correctly rounded fp32
+ * operation, so bit-identical; tests/test_model.c checks it against drift_gemm). */
+static void seq_rows_generic(float *C, const float *A, const float *B, size_t M, size_t N, size_t K)
+{
+    for (size_t i = 0; i < M; i++) {
+        float *c = C + i * N;
+        const float *a = A + i * K;
+        for (size_t j = 0; j < N; j++) c[j] = a[0] * B[j];
+        for (size_t k = 1; k < K; k++)
+            for (size_t j = 0; j < N; j++) c[j] = fmaf(a[k], B[k * N + j], c[j]);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void seq_rows_fma(float *C, const float *A, const float *B, size_t M,
+                                                              size_t N, size_t K)
+{
+    for (size_t i = 0; i < M; i++) {
+        float *c = C + i * N;
+        const float *a = A + i * K;
+        for (size_t j = 0; j < N; j++) c[j] = a[0] * B[j];
+        for (size_t k = 1; k < K; k++) {
+            const float ak = a[k], *b = B + k * N;
+            for (size_t j = 0; j < N; j++) c[j] = fmaf(ak, b[j], c[j]);
+        }
+    }
+}
+#endif
+
+int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K)
+{
+    if (!C || (M > 0 && K > 0 && !A) || (K > 0 && N > 0 && !B)) return DRIFT_EINVAL;
+    if (K == 0) {
+        for (size_t i = 0; i < M * N; i++) C[i] = 0.0f;
+        return 0;
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        seq_rows_fma(C, A, B, M, N, K);
+        return 0;
+    }
+#endif
+    seq_rows_generic(C, A, B, M, N, K);
+    return 0;
+}
+
 /* C (M x N) = A (M x K) B (K x N) under op's recipe, the policy's kernel for this shape, the
  * result rounded to `out`. A holds act values; B is already in the recipe's input format. */
-static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, const double *B, size_t M, size_t N,
-                   size_t K, drift_format_t out)
+static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, const double *B, const float *Bf,
+                   size_t M, size_t N, size_t K, drift_format_t out)
 {
     const drift_mm_recipe_t *r = &m->nx.mm[op];
     drift_gemm_kernel_t kern;
     int rc = drift_model_choose_kernel(&kern, m->nx.policy, M, N, K, m->nx.sms, m->nx.min_slice);
     if (rc) return rc;
+    if (!r->tc && Bf && r->acc == DRIFT_FP32 && r->in != DRIFT_FP64 && kern.family == DRIFT_GEMM_TILED) {
+        /* a tiled kernel is seq over k (gemm.h): the same chain in fp32 registers */
+        float *Af = (float *)m->tmpa, *Cf = (float *)m->tmpc;
+        for (size_t i = 0; i < M * K; i++) Af[i] = (float)drift_rne(A[i], r->in);
+        rc = drift_seq_gemm_f32(Cf, Af, Bf, M, N, K);
+        for (size_t i = 0; i < M * N && !rc; i++) C[i] = out == DRIFT_FP32 ? (double)Cf[i] : drift_rne(Cf[i], out);
+        return rc;
+    }
     if (!r->tc) {
         drift_gemm_opts_t o = drift_gemm_opts(r->in, r->acc);
         o.out = out;
@@ -507,11 +568,11 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
     int P = m->P, rc = 0;
     const drift_mm_recipe_t *r = &m->nx.mm[op];
     if (m->nx.exact) return gemm_exact(Y, X, w, M, Ntot);
-    if (P == 1) return gemm_op(m, op, Y, X, w->B, M, Ntot, Ktot, r->out);
+    if (P == 1) return gemm_op(m, op, Y, X, w->B, w->Bf, M, Ntot, Ktot, r->out);
     if (!rowpar) {
         for (int k = 0; k < P && !rc; k++) {
             if (!w[k].N) continue;
-            rc = gemm_op(m, op, m->part, X, w[k].B, M, w[k].N, Ktot, r->out);
+            rc = gemm_op(m, op, m->part, X, w[k].B, w[k].Bf, M, w[k].N, Ktot, r->out);
             for (size_t i = 0; i < M; i++)
                 memcpy(Y + i * Ntot + w[k].off, m->part + i * w[k].N, w[k].N * sizeof(double));
         }
@@ -525,7 +586,7 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
             continue;
         }
         for (size_t i = 0; i < M; i++) memcpy(xs + i * w[k].K, X + i * Ktot + w[k].off, w[k].K * sizeof(double));
-        rc = gemm_op(m, op, pk, xs, w[k].B, M, Ntot, w[k].K, r->acc);
+        rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, M, Ntot, w[k].K, r->acc);
     }
     if (!rc) allreduce(m, Y, m->part, M * Ntot, r->acc, r->out);
     return rc;

@@ -119,6 +119,12 @@ int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx);
 int drift_model_choose_kernel(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
                               int min_slice);
 
+/* fp32 GEMM in drift_gemm's seq order (naive / tiled kernels, fp32 accumulator, fma):
+ * C[i][j] = round(A[i][0] B[0][j]) then fmaf chains over k, inputs already fp32 values;
+ * bit-identical to drift_gemm with those kernels, without its per-call rounding and
+ * packing of B (the decoder's fast path for small M). 0 or DRIFT_EINVAL. */
+int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K);
+
 typedef struct drift_model drift_model_t;
 
 /* Trace hook (layer_drift): called after each sub-block with the residual stream (or the
