@@ -86,7 +86,8 @@ static bad_case_t BAD[] = {
     {3, 16, 0, "head size dim/n_heads must be even"},
     {4, 3, 0, "n_kv_heads must divide n_heads, found n_heads 4 and n_kv_heads 3"},
     {4, 8, 0, "n_kv_heads must divide n_heads"},
-    {5, 0, 0, "vocab_size must be nonzero, found 0"},
+    {5, 0, 0, "vocab_size| must be at least 2, found 0"},
+    {5, -1, 0, "vocab_size| must be at least 2, found 1"},
     {6, -1, 0, "seq_len must be a positive integer, found -1"},
     {5, 38, 0, "truncated: the header"},          /* the header lies: one more token than stored */
     {6, 13, 0, "truncated"},                      /* a longer freq_cis table than stored */

@@ -45,8 +45,8 @@ int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *e
         if (pos[i].v <= 0)
             return fail(err, errsize, DRIFT_EINVAL, "header: %s must be a positive integer, found %d", pos[i].name,
                         pos[i].v);
-    if (c->vocab_size <= 0)
-        return fail(err, errsize, DRIFT_EINVAL, "header: vocab_size must be nonzero, found %d", c->vocab_size);
+    if (c->vocab_size < 2) /* a top-1/top-2 gap needs two tokens */
+        return fail(err, errsize, DRIFT_EINVAL, "header: |vocab_size| must be at least 2, found %d", c->vocab_size);
     if (c->dim % c->n_heads)
         return fail(err, errsize, DRIFT_EINVAL, "header: n_heads must divide dim, found dim %d and n_heads %d", c->dim,
                     c->n_heads);

@@ -16,7 +16,7 @@
  *
  * Validation refuses, with DRIFT_EINVAL and a message naming the expected and the found
  * value: a file shorter than the header, a non-positive dim / hidden_dim / n_layers /
- * n_heads / n_kv_heads / seq_len, vocab_size 0, n_heads not dividing dim, an odd head size
+ * n_heads / n_kv_heads / seq_len, |vocab_size| < 2, n_heads not dividing dim, an odd head size
  * (RoPE rotates pairs), n_kv_heads not dividing n_heads, sizes whose product overflows or
  * exceeds DRIFT_CKPT_MAX_FLOATS, and a file whose length differs from what the header
  * implies (truncated or oversized). Unreadable files give DRIFT_EIO. */
