@@ -27,6 +27,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define DIGIT_MASK 0xffffffffULL
 #define FRAC_MASK 0x000fffffffffffffULL
@@ -255,21 +258,45 @@ double drift_xacc_round(const drift_xacc_t *a, drift_format_t f, drift_mode_t m)
 
 /* ---- fast bulk paths -------------------------------------------------------------- */
 
-/* Below this length the slot array costs more to clear and flush than it saves. */
-#define BULK_MIN 256
+/* Below this length the per-value superaccumulator is as fast as the slots. */
+#define BULK_MIN 64
+
+/* The slots (Neal's large superaccumulator, in xsum's layout): one uint64 per value of the
+ * top 12 bits of a double, sign and exponent field, so that the index is one shift and no
+ * negation is needed. A slot adds the 53-bit integer mantissas (hidden bit included) of
+ * the values it is given: 2048 of them stay below 2048 * 2^53 = 2^64. SLOT_LANES arrays
+ * are used in turn, so that consecutive values with the same exponent do not wait on each
+ * other's store (a single array runs at store-forwarding latency). The work area belongs
+ * to the thread and is all zero between calls: every flush clears what it reads, and only
+ * the exponent range a block touched is flushed. */
+#define SLOT_LANES 4
+#define NSLOT 4096
+#define LANE_CAP 2048 /* additions a lane's slot takes between flushes */
+#define SIGN_IDX 0x800u
 
 typedef struct {
-    int64_t slot[2048]; /* indexed by the exponent field */
-} slots_t;
+    uint64_t slot[SLOT_LANES][NSLOT];
+    uint64_t gen[NSLOT]; /* the TwoProduct path of dot_general, flushed per sub-block */
+} work_t;
 
-/* Adds slot e (a sum of mantissas, each scaled by 2^shift) into a and clears it. */
-static void flush_slot(drift_xacc_t *a, slots_t *s, int e, int shift)
+static _Thread_local work_t work;
+
+/* Adds slot e and slot e | sign (each a sum of mantissas with units 2^((e ? e : 1) - 1075
+ * + shift)) into acc and clears both. */
+static inline void flush_pair(drift_xacc_t *acc, uint64_t *slot, unsigned e, int shift)
 {
-    int64_t v = s->slot[e];
-    if (!v) return;
-    s->slot[e] = 0;
-    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    add_at(a, mag, v < 0, (e ? e : 1) - 1075 + shift - DRIFT_XACC_LSB);
+    uint64_t p = slot[e], q = slot[e | SIGN_IDX];
+    if (!(p | q)) return;
+    slot[e] = 0;
+    slot[e | SIGN_IDX] = 0;
+    int pos = (int)(e ? e : 1) - 1075 + shift - DRIFT_XACC_LSB;
+    if (p) add_at(acc, p, 0, pos);
+    if (q) add_at(acc, q, 1, pos);
+}
+
+static void flush_range(drift_xacc_t *acc, uint64_t *slot, unsigned lo, unsigned hi, int shift)
+{
+    for (unsigned e = lo; e <= hi; e++) flush_pair(acc, slot, e, shift);
 }
 
 /* Exact-zero sign when the inputs (or the products) were all zeros. */
@@ -295,58 +322,131 @@ static void zstate_of_dot(drift_xacc_t *a, const double *x, const double *y, siz
     }
 }
 
+/* The main loops add every value as if it were normal and finite. Exponent fields 0
+ * (zeros, subnormals: no hidden bit) and 0x7ff (inf, NaN) are rare, so instead of a test
+ * per value the block's exponent range is tracked (min / max of the bits shifted left
+ * once, which drops the sign), and a block that reached either end has those four slots
+ * cleared in every lane and its values with such exponents redone exactly. */
+static void clear_edge_slots(work_t *w)
+{
+    for (int k = 0; k < SLOT_LANES; k++) {
+        w->slot[k][0] = w->slot[k][SIGN_IDX] = 0;
+        w->slot[k][0x7ff] = w->slot[k][0x7ff | SIGN_IDX] = 0;
+    }
+}
+
+/* The exponent-field range [*lo, *hi] of x[i] (y == NULL) or of the products x[i] * y[i]
+ * (rounded as double, as the main loop rounds them). A pass of its own over data that is
+ * in L1 anyway: with SSE2 it costs a third of tracking min and max in the main loop. */
+#ifdef __SSE2__
+static void exp_range(const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
+{
+    /* the top 16 bits of each double (lanes 3 and 7): exponent << 4 once the sign and
+     * the 4 fraction bits are masked off; other lanes held neutral (0 for max, 0x7fff
+     * for min) */
+    const __m128i top = _mm_set_epi16(0x7ff0, 0, 0, 0, 0x7ff0, 0, 0, 0);
+    const __m128i rest = _mm_set_epi16(0, 0x7fff, 0x7fff, 0x7fff, 0, 0x7fff, 0x7fff, 0x7fff);
+    __m128i mx0 = _mm_setzero_si128(), mx1 = mx0, mn0 = _mm_set1_epi16(0x7fff), mn1 = mn0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m128d a0 = _mm_loadu_pd(x + i), a1 = _mm_loadu_pd(x + i + 2);
+        if (y) {
+            a0 = _mm_mul_pd(a0, _mm_loadu_pd(y + i));
+            a1 = _mm_mul_pd(a1, _mm_loadu_pd(y + i + 2));
+        }
+        __m128i t0 = _mm_and_si128(_mm_castpd_si128(a0), top), t1 = _mm_and_si128(_mm_castpd_si128(a1), top);
+        mx0 = _mm_max_epi16(mx0, t0);
+        mx1 = _mm_max_epi16(mx1, t1);
+        mn0 = _mm_min_epi16(mn0, _mm_or_si128(t0, rest));
+        mn1 = _mm_min_epi16(mn1, _mm_or_si128(t1, rest));
+    }
+    int16_t a[8], b[8];
+    _mm_storeu_si128((__m128i *)a, _mm_max_epi16(mx0, mx1));
+    _mm_storeu_si128((__m128i *)b, _mm_min_epi16(mn0, mn1));
+    unsigned l = (unsigned)b[3] < (unsigned)b[7] ? (unsigned)b[3] : (unsigned)b[7];
+    unsigned h = (unsigned)a[3] > (unsigned)a[7] ? (unsigned)a[3] : (unsigned)a[7];
+    l >>= 4;
+    h >>= 4;
+    if (i == 0) l = 0x7ff, h = 0; /* nothing seen yet */
+    for (; i < n; i++) {
+        unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
+        l = e < l ? e : l;
+        h = e > h ? e : h;
+    }
+    *lo = l;
+    *hi = h;
+}
+#else
+static void exp_range(const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
+{
+    unsigned l = 0x7ff, h = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
+        l = e < l ? e : l;
+        h = e > h ? e : h;
+    }
+    *lo = l;
+    *hi = h;
+}
+#endif
+
+#define RANGE_CHUNK 1024
+#define SUM_BLOCK ((size_t)SLOT_LANES * LANE_CAP)
+
 static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
 {
-    slots_t *s = calloc(1, sizeof *s);
-    if (!s) { /* no room for the slots: the plain superaccumulator is still exact */
-        for (size_t i = 0; i < n; i++) drift_xacc_add(acc, x[i]);
-        return;
-    }
-    /* A slot takes 2^10 mantissas below 2^53 before it could pass 2^63. */
-    const size_t block = 1024;
-    for (size_t b0 = 0; b0 < n; b0 += block) {
-        size_t b1 = n - b0 < block ? n : b0 + block;
-        unsigned lo = 2047, hi = 0;
-        for (size_t i = b0; i < b1; i++) {
-            uint64_t u = dbits(x[i]);
-            unsigned e = (unsigned)(u >> 52) & 0x7ff;
-            if (e == 0x7ff) {
-                add_special(acc, x[i]);
-                continue;
+    work_t *w = &work;
+    for (size_t b0 = 0; b0 < n; b0 += SUM_BLOCK) {
+        size_t b1 = n - b0 < SUM_BLOCK ? n : b0 + SUM_BLOCK;
+        unsigned elo = 0x7ff, ehi = 0;
+#define SUM_TERM(k, j)                                                  \
+    do {                                                                \
+        uint64_t u = dbits(x[j]);                                       \
+        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
+    } while (0)
+        for (size_t c0 = b0; c0 < b1; c0 += RANGE_CHUNK) { /* chunks stay in L1 for both passes */
+            size_t c1 = b1 - c0 < RANGE_CHUNK ? b1 : c0 + RANGE_CHUNK;
+            unsigned l, h;
+            exp_range(x + c0, NULL, c1 - c0, &l, &h);
+            elo = l < elo ? l : elo;
+            ehi = h > ehi ? h : ehi;
+            size_t i = c0;
+            for (; i + SLOT_LANES <= c1; i += SLOT_LANES) {
+                __builtin_prefetch(x + i + RANGE_CHUNK); /* the next chunk, while this one computes */
+                SUM_TERM(0, i);
+                SUM_TERM(1, i + 1);
+                SUM_TERM(2, i + 2);
+                SUM_TERM(3, i + 3);
             }
-            uint64_t m = (u & FRAC_MASK) | ((uint64_t)(e != 0) << 52);
-            uint64_t sg = u >> 63;
-            s->slot[e] += (int64_t)((m ^ (0 - sg)) + sg); /* -m when negative */
-            lo = e < lo ? e : lo;
-            hi = e > hi ? e : hi;
+            for (; i < c1; i++) SUM_TERM((i - b0) & (SLOT_LANES - 1), i); /* c0 - b0 is a multiple of 4 */
         }
-        for (unsigned e = lo; e <= hi; e++) flush_slot(acc, s, (int)e, 0);
+#undef SUM_TERM
+        if (elo == 0 || ehi == 0x7ff) {
+            clear_edge_slots(w);
+            for (size_t j = b0; j < b1; j++) {
+                unsigned e = (unsigned)(dbits(x[j]) >> 52) & 0x7ff;
+                if (e == 0 || e == 0x7ff) drift_xacc_add(acc, x[j]);
+            }
+            elo = elo ? elo : 1;
+            ehi = ehi < 0x7ff ? ehi : 0x7fe;
+        }
+        if (elo <= ehi)
+            for (int k = 0; k < SLOT_LANES; k++) flush_range(acc, w->slot[k], elo, ehi, 0);
     }
-    free(s);
 }
 
 /* Products of two values with at most 24 significant bits (every fp32, tf32, fp16, bf16
  * and fp8 value; "short" below) have at most 48 bits, so their double product p is exact
- * wherever it is normal. In binade e (the exponent field) p's last bit is worth
- * 2^(e - 1070), so p * 2^(1070 - e) is an integer below 2^48 — one multiplication by a
- * power of two and one conversion, exact, with the sign for free — and a slot takes 2^15
- * of them. 2^(1070 - e) is a double for e >= 47; smaller products, zeros, infinities and
- * NaNs go through drift_xacc_add_prod.
+ * wherever it is normal: it goes to the slots like a summand, one multiplication per pair.
+ * Products that are zero, subnormal (maybe rounded), infinite or NaN land in the edge
+ * slots and are redone by drift_xacc_add_prod.
  *
  * Whether the inputs are short is checked per sub-block with a loop the compiler turns
- * into vector ORs, so the main loop carries no test for it. Four slot arrays, used in
- * turn, keep consecutive products with the same exponent from waiting on each other's
- * store (otherwise the loop runs at store-forwarding latency). */
-#define DOT_LANES 4
-#define DOT_BLOCK 32768 /* terms per lane between flushes: 2^15 * 2^48 <= 2^63 */
+ * into vector ORs, so the main loop carries no test for it; wider sub-blocks take the
+ * TwoProduct path (dot_general). */
+#define DOT_BLOCK ((size_t)SLOT_LANES * LANE_CAP)
 #define DOT_SUB 512      /* sub-block checked for short inputs: 8 KiB, stays in L1 */
 #define SHORT_MASK 0x1fffffffULL /* the 29 mantissa bits a 24-bit value leaves clear */
-
-typedef struct {
-    double scale[2048];
-    slots_t lane[DOT_LANES];
-    slots_t general; /* for sub-blocks of wider inputs (dot_general) */
-} dot_work_t;
 
 /* OR of all the bit patterns, in GCC/Clang vector types (SSE2 or NEON registers without
  * any -m flag): this check must cost much less than the main loop. */
@@ -371,32 +471,50 @@ static uint64_t or_bits(const double *x, const double *y, size_t n)
     return r;
 }
 
-/* Flushes every nonzero slot; groups of 8 are tested together (vector ORs), since most
- * of the 2048 exponents are never used. */
-static void flush_all(drift_xacc_t *acc, slots_t *s, int shift)
+/* A pair whose TwoProduct p + e = a * b is exact and both parts normal or zero-free in the
+ * slot sense: p's exponent field in [63, 2040] (no overflow, and the error term cannot
+ * underflow: e_a + e_b >= emin + p - 1, Boldo & Muller). Others go to drift_xacc_add_prod. */
+#define GEN_OK(ep) ((ep) - 63u <= 2040u - 63u)
+
+static inline void gen_add(uint64_t *g, double p, double e, uint64_t *lo, uint64_t *hi)
 {
-    for (int g = 0; g < 2048; g += 8) {
-        int64_t any = 0;
-        for (int j = 0; j < 8; j++) any |= s->slot[g + j];
-        if (any)
-            for (int j = 0; j < 8; j++) flush_slot(acc, s, g + j, shift);
-    }
+    uint64_t up = dbits(p), ue = dbits(e);
+    unsigned ee = (unsigned)(ue >> 52) & 0x7ff;
+    g[up >> 52] += (up & FRAC_MASK) | HIDDEN_BIT;
+    g[ue >> 52] += (ue & FRAC_MASK) | ((uint64_t)(ee != 0) << 52); /* e may be 0 or subnormal */
+    uint64_t a2 = up << 1, b2 = ue << 1;
+    *hi = a2 > *hi ? a2 : *hi;
+    *lo = b2 < *lo ? b2 : *lo;
 }
 
-/* A sub-block (at most DOT_SUB pairs) of general doubles: Dekker's TwoProduct (Veltkamp
- * splitting, no fma needed: libm's fma is a function call) gives p + e = a * b exactly
- * when nothing overflows or underflows: |a|, |b| < 2^995 (the splitting multiplies by
- * 2^27 + 1) and 2^-960 <= |p| < 2^1018 (Dekker 1971; Boldo & Muller for the underflow
- * condition e_a + e_b >= emin + p - 1). Both parts go to 53-bit slots, at most 2 * DOT_SUB
- * = 2^10 per slot before the flush: 2^10 * 2^53 <= 2^63. */
-static void dot_general(drift_xacc_t *acc, slots_t *g, const double *x, const double *y, size_t n)
+/* General doubles, at most DOT_SUB pairs (2 * DOT_SUB <= LANE_CAP additions per slot).
+ * TwoProduct by FMA where the CPU has it (one instruction: libm's fma is a call), else by
+ * Dekker's splitting (Veltkamp, 2^27 + 1; exact for |a|, |b| < 2^995 besides GEN_OK). */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_FMA_CLONE 1
+__attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, uint64_t *g, const double *x,
+                                                            const double *y, size_t n, uint64_t *lo, uint64_t *hi)
 {
     for (size_t i = 0; i < n; i++) {
         double a = x[i], b = y[i], p = a * b;
-        uint64_t up = dbits(p);
-        unsigned ep = (unsigned)(up >> 52) & 0x7ff;
+        unsigned ep = (unsigned)(dbits(p) >> 52) & 0x7ff;
+        if (!GEN_OK(ep)) {
+            drift_xacc_add_prod(acc, a, b);
+            continue;
+        }
+        gen_add(g, p, __builtin_fma(a, b, -p), lo, hi);
+    }
+}
+#endif
+
+static void dot_general_dekker(drift_xacc_t *acc, uint64_t *g, const double *x, const double *y, size_t n,
+                               uint64_t *lo, uint64_t *hi)
+{
+    for (size_t i = 0; i < n; i++) {
+        double a = x[i], b = y[i], p = a * b;
+        unsigned ep = (unsigned)(dbits(p) >> 52) & 0x7ff;
         unsigned ea = (unsigned)(dbits(a) >> 52) & 0x7ff, eb = (unsigned)(dbits(b) >> 52) & 0x7ff;
-        if (ep - 63u > 2040u - 63u || ea > 2017u || eb > 2017u) {
+        if (!GEN_OK(ep) || ea > 2017u || eb > 2017u) {
             drift_xacc_add_prod(acc, a, b);
             continue;
         }
@@ -404,60 +522,92 @@ static void dot_general(drift_xacc_t *acc, slots_t *g, const double *x, const do
         double ah = ca - (ca - a), bh = cb - (cb - b);
         double al = a - ah, bl = b - bh;
         double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-        uint64_t ue = dbits(e);
-        unsigned ee = (unsigned)(ue >> 52) & 0x7ff;
-        uint64_t mp = (up & FRAC_MASK) | HIDDEN_BIT, sp = up >> 63;
-        uint64_t me = (ue & FRAC_MASK) | ((uint64_t)(ee != 0) << 52), se = ue >> 63;
-        g->slot[ep] += (int64_t)((mp ^ (0 - sp)) + sp);
-        g->slot[ee] += (int64_t)((me ^ (0 - se)) + se);
+        gen_add(g, p, e, lo, hi);
     }
-    flush_all(acc, g, 0);
+}
+
+static void dot_general(drift_xacc_t *acc, uint64_t *g, const double *x, const double *y, size_t n)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+#ifdef HAVE_FMA_CLONE
+    static int has_fma = -1; /* a benign race: every thread computes the same value */
+    if (has_fma < 0) has_fma = __builtin_cpu_supports("fma") ? 1 : 0;
+    if (has_fma)
+        dot_general_fma(acc, g, x, y, n, &lo, &hi);
+    else
+#endif
+        dot_general_dekker(acc, g, x, y, n, &lo, &hi);
+    if (hi == 0) return; /* nothing went to the slots */
+    flush_range(acc, g, (unsigned)(lo >> 53), (unsigned)(hi >> 53), 0);
 }
 
 static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t n)
 {
-    dot_work_t *w = calloc(1, sizeof *w);
-    if (!w) {
-        for (size_t i = 0; i < n; i++) drift_xacc_add_prod(acc, x[i], y[i]);
-        return;
-    }
-    for (uint64_t e = 47; e <= 2046; e++) { /* 2^(1070 - e): biased exponent 2093 - e */
-        uint64_t b = (2093 - e) << 52;
-        memcpy(&w->scale[e], &b, sizeof b);
-    }
-    const size_t block = (size_t)DOT_LANES * DOT_BLOCK;
-    for (size_t b0 = 0; b0 < n; b0 += block) {
-        size_t b1 = n - b0 < block ? n : b0 + block;
+    work_t *w = &work;
+    for (size_t b0 = 0; b0 < n; b0 += DOT_BLOCK) {
+        size_t b1 = n - b0 < DOT_BLOCK ? n : b0 + DOT_BLOCK;
+        unsigned elo = 0x7ff, ehi = 0;
+        int any_short = 0;
         for (size_t s0 = b0; s0 < b1; s0 += DOT_SUB) {
             size_t s1 = b1 - s0 < DOT_SUB ? b1 : s0 + DOT_SUB;
             if (or_bits(x + s0, y + s0, s1 - s0) & SHORT_MASK) {
-                dot_general(acc, &w->general, x + s0, y + s0, s1 - s0);
+                dot_general(acc, w->gen, x + s0, y + s0, s1 - s0);
                 continue;
             }
-#define DOT_TERM(k, j)                                                           \
-    do {                                                                         \
-        double p = x[j] * y[j];                                                  \
-        unsigned e = (unsigned)(dbits(p) >> 52) & 0x7ff;                         \
-        if (__builtin_expect(e - 47u > 2046u - 47u, 0))                          \
-            drift_xacc_add_prod(acc, x[j], y[j]);                                \
-        else                                                                     \
-            w->lane[k].slot[e] += (int64_t)(p * w->scale[e]); /* exact integer */ \
+            unsigned l, h;
+            exp_range(x + s0, y + s0, s1 - s0, &l, &h);
+            elo = l < elo ? l : elo;
+            ehi = h > ehi ? h : ehi;
+            any_short = 1;
+#define DOT_TERM(k, j)                                                  \
+    do {                                                                \
+        uint64_t u = dbits(x[j] * y[j]);                                \
+        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
     } while (0)
             size_t i = s0;
-            for (; i + DOT_LANES <= s1; i += DOT_LANES) {
+            for (; i + SLOT_LANES <= s1; i += SLOT_LANES) {
+                /* the next sub-block is read by or_bits first: fetch it while this one
+                 * computes (a prefetch past the end is harmless: it never faults) */
+                __builtin_prefetch(x + i + DOT_SUB);
+                __builtin_prefetch(y + i + DOT_SUB);
                 DOT_TERM(0, i);
                 DOT_TERM(1, i + 1);
                 DOT_TERM(2, i + 2);
                 DOT_TERM(3, i + 3);
             }
-            for (; i < s1; i++) DOT_TERM(0, i);
+            for (; i < s1; i++) DOT_TERM(i & (SLOT_LANES - 1), i); /* s0 is a multiple of 4 */
 #undef DOT_TERM
         }
-        /* slot e holds a multiple of 2^(e - 1070) = 2^(e - 1075 + 5) */
-        for (int k = 0; k < DOT_LANES; k++) flush_all(acc, &w->lane[k], 5);
+        if (!any_short) continue; /* every sub-block was general */
+        if (elo == 0 || ehi == 0x7ff) {
+            clear_edge_slots(w);
+            for (size_t s0 = b0; s0 < b1; s0 += DOT_SUB) {
+                size_t s1 = b1 - s0 < DOT_SUB ? b1 : s0 + DOT_SUB;
+                if (or_bits(x + s0, y + s0, s1 - s0) & SHORT_MASK) continue; /* done exactly */
+                for (size_t j = s0; j < s1; j++) {
+                    unsigned e = (unsigned)(dbits(x[j] * y[j]) >> 52) & 0x7ff;
+                    if (e == 0 || e == 0x7ff) drift_xacc_add_prod(acc, x[j], y[j]);
+                }
+            }
+            elo = elo ? elo : 1;
+            ehi = ehi < 0x7ff ? ehi : 0x7fe;
+        }
+        if (elo <= ehi)
+            for (int k = 0; k < SLOT_LANES; k++) flush_range(acc, w->slot[k], elo, ehi, 0);
     }
-    free(w);
 }
+
+/* Rounds acc; an exact zero (rare: the rounded value is then zero too) takes its sign
+ * from the inputs, since the bulk loops do not track it. */
+#define FINISH(acc, zstate_fn)                                                      \
+    do {                                                                            \
+        *out = drift_xacc_round(&acc, f, m);                                        \
+        if (*out == 0 && !acc.nan && !acc.inf && drift_xacc_sign(&acc) == 0) {      \
+            acc.zstate = ZS_EMPTY;                                                  \
+            zstate_fn;                                                              \
+            *out = drift_xacc_round(&acc, f, m);                                    \
+        }                                                                           \
+    } while (0)
 
 int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m)
 {
@@ -468,11 +618,7 @@ int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, dr
         for (size_t i = 0; i < n; i++) drift_xacc_add(&acc, x[i]);
     else
         sum_bulk(&acc, x, n);
-    if (!acc.nan && !acc.inf && drift_xacc_sign(&acc) == 0) {
-        acc.zstate = ZS_EMPTY;
-        zstate_of_sum(&acc, x, n);
-    }
-    *out = drift_xacc_round(&acc, f, m);
+    FINISH(acc, zstate_of_sum(&acc, x, n));
     return DRIFT_OK;
 }
 
@@ -485,11 +631,6 @@ int drift_exact_dot(double *out, const double *a, const double *b, size_t n, dri
         for (size_t i = 0; i < n; i++) drift_xacc_add_prod(&acc, a[i], b[i]);
     else
         dot_bulk(&acc, a, b, n);
-    if (!acc.nan && !acc.inf && drift_xacc_sign(&acc) == 0) {
-        acc.zstate = ZS_EMPTY;
-        zstate_of_dot(&acc, a, b, n);
-    }
-    *out = drift_xacc_round(&acc, f, m);
+    FINISH(acc, zstate_of_dot(&acc, a, b, n));
     return DRIFT_OK;
 }
-
