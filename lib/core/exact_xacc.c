@@ -276,7 +276,6 @@ double drift_xacc_round(const drift_xacc_t *a, drift_format_t f, drift_mode_t m)
 
 typedef struct {
     uint64_t slot[SLOT_LANES][NSLOT];
-    uint64_t gen[NSLOT]; /* the TwoProduct path of dot_general, flushed per sub-block */
 } work_t;
 
 static _Thread_local work_t work;
@@ -336,23 +335,26 @@ static void clear_edge_slots(work_t *w)
 }
 
 /* The exponent-field range [*lo, *hi] of x[i] (y == NULL) or of the products x[i] * y[i]
- * (rounded as double, as the main loop rounds them). A pass of its own over data that is
+ * (rounded as double, as the main loop rounds them); returns the OR of the bits of every
+ * x[i] and y[i] (0 when y == NULL). A pass of its own over data that is
  * in L1 anyway: with SSE2 it costs a third of tracking min and max in the main loop. */
 #ifdef __SSE2__
-static void exp_range(const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
+static uint64_t exp_range(const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
 {
     /* the top 16 bits of each double (lanes 3 and 7): exponent << 4 once the sign and
      * the 4 fraction bits are masked off; other lanes held neutral (0 for max, 0x7fff
      * for min) */
     const __m128i top = _mm_set_epi16(0x7ff0, 0, 0, 0, 0x7ff0, 0, 0, 0);
     const __m128i rest = _mm_set_epi16(0, 0x7fff, 0x7fff, 0x7fff, 0, 0x7fff, 0x7fff, 0x7fff);
-    __m128i mx0 = _mm_setzero_si128(), mx1 = mx0, mn0 = _mm_set1_epi16(0x7fff), mn1 = mn0;
+    __m128i mx0 = _mm_setzero_si128(), mx1 = mx0, mn0 = _mm_set1_epi16(0x7fff), mn1 = mn0, bits = mx0;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         __m128d a0 = _mm_loadu_pd(x + i), a1 = _mm_loadu_pd(x + i + 2);
         if (y) {
-            a0 = _mm_mul_pd(a0, _mm_loadu_pd(y + i));
-            a1 = _mm_mul_pd(a1, _mm_loadu_pd(y + i + 2));
+            __m128d b0 = _mm_loadu_pd(y + i), b1 = _mm_loadu_pd(y + i + 2);
+            bits = _mm_or_si128(bits, _mm_castpd_si128(_mm_or_pd(_mm_or_pd(a0, a1), _mm_or_pd(b0, b1))));
+            a0 = _mm_mul_pd(a0, b0);
+            a1 = _mm_mul_pd(a1, b1);
         }
         __m128i t0 = _mm_and_si128(_mm_castpd_si128(a0), top), t1 = _mm_and_si128(_mm_castpd_si128(a1), top);
         mx0 = _mm_max_epi16(mx0, t0);
@@ -368,25 +370,33 @@ static void exp_range(const double *x, const double *y, size_t n, unsigned *lo, 
     l >>= 4;
     h >>= 4;
     if (i == 0) l = 0x7ff, h = 0; /* nothing seen yet */
+    uint64_t or2[2];
+    _mm_storeu_si128((__m128i *)or2, bits);
+    uint64_t r = or2[0] | or2[1];
     for (; i < n; i++) {
         unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
         l = e < l ? e : l;
         h = e > h ? e : h;
+        if (y) r |= dbits(x[i]) | dbits(y[i]);
     }
     *lo = l;
     *hi = h;
+    return r;
 }
 #else
-static void exp_range(const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
+static uint64_t exp_range(const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
 {
     unsigned l = 0x7ff, h = 0;
+    uint64_t r = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
         l = e < l ? e : l;
         h = e > h ? e : h;
+        if (y) r |= dbits(x[i]) | dbits(y[i]);
     }
     *lo = l;
     *hi = h;
+    return r;
 }
 #endif
 
@@ -441,60 +451,40 @@ static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
  * Products that are zero, subnormal (maybe rounded), infinite or NaN land in the edge
  * slots and are redone by drift_xacc_add_prod.
  *
- * Whether the inputs are short is checked per sub-block with a loop the compiler turns
- * into vector ORs, so the main loop carries no test for it; wider sub-blocks take the
- * TwoProduct path (dot_general). */
-#define DOT_BLOCK ((size_t)SLOT_LANES * LANE_CAP)
-#define DOT_SUB 512      /* sub-block checked for short inputs: 8 KiB, stays in L1 */
+ * Whether the inputs are short is learnt per sub-block by the pass that finds the
+ * exponent range, so the main loop carries no test for it; wider sub-blocks take the
+ * TwoProduct path (dot_general) into the same slots, two additions per pair: a block is
+ * half a lane's capacity. */
+#define DOT_BLOCK ((size_t)SLOT_LANES * LANE_CAP / 2)
+#define DOT_SUB 512      /* sub-block: 8 KiB of each input, stays in L1 for both passes */
 #define SHORT_MASK 0x1fffffffULL /* the 29 mantissa bits a 24-bit value leaves clear */
 
-/* OR of all the bit patterns, in GCC/Clang vector types (SSE2 or NEON registers without
- * any -m flag): this check must cost much less than the main loop. */
-typedef uint64_t or_vec_t __attribute__((vector_size(16)));
+/* A pair whose TwoProduct p + e = a * b is exact with e normal or zero: p's exponent field
+ * in [123, 2040], i.e. 2^-900 <= |p| < 2^1018. e is a multiple of ulp(a) * ulp(b) >=
+ * 2^(e_a + e_b - 104) >= 2^-1005 (Boldo & Muller's condition e_a + e_b >= emin + p - 1
+ * with room to spare), and no overflow. Others go to drift_xacc_add_prod. */
+#define GEN_OK(ep) ((ep) - 123u <= 2040u - 123u)
 
-static uint64_t or_bits(const double *x, const double *y, size_t n)
-{
-    or_vec_t v0 = {0, 0}, v1 = {0, 0};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        or_vec_t a0, a1, b0, b1;
-        memcpy(&a0, x + i, sizeof a0);
-        memcpy(&a1, x + i + 2, sizeof a1);
-        memcpy(&b0, y + i, sizeof b0);
-        memcpy(&b1, y + i + 2, sizeof b1);
-        v0 |= a0 | b0;
-        v1 |= a1 | b1;
-    }
-    v0 |= v1;
-    uint64_t r = v0[0] | v0[1];
-    for (; i < n; i++) r |= dbits(x[i]) | dbits(y[i]);
-    return r;
-}
-
-/* A pair whose TwoProduct p + e = a * b is exact and both parts normal or zero-free in the
- * slot sense: p's exponent field in [63, 2040] (no overflow, and the error term cannot
- * underflow: e_a + e_b >= emin + p - 1, Boldo & Muller). Others go to drift_xacc_add_prod. */
-#define GEN_OK(ep) ((ep) - 63u <= 2040u - 63u)
-
-static inline void gen_add(uint64_t *g, double p, double e, uint64_t *lo, uint64_t *hi)
+static inline void gen_add(uint64_t *g, double p, double e, unsigned *lo, unsigned *hi)
 {
     uint64_t up = dbits(p), ue = dbits(e);
-    unsigned ee = (unsigned)(ue >> 52) & 0x7ff;
+    unsigned ep = (unsigned)(up >> 52) & 0x7ff, ee = (unsigned)(ue >> 52) & 0x7ff;
     g[up >> 52] += (up & FRAC_MASK) | HIDDEN_BIT;
-    g[ue >> 52] += (ue & FRAC_MASK) | ((uint64_t)(ee != 0) << 52); /* e may be 0 or subnormal */
-    uint64_t a2 = up << 1, b2 = ue << 1;
-    *hi = a2 > *hi ? a2 : *hi;
-    *lo = b2 < *lo ? b2 : *lo;
+    g[ue >> 52] += (ue & FRAC_MASK) | ((uint64_t)(ee != 0) << 52); /* e = 0 adds nothing */
+    unsigned el = ee ? ee : ep;
+    *hi = ep > *hi ? ep : *hi;
+    *lo = el < *lo ? el : *lo;
 }
 
-/* General doubles, at most DOT_SUB pairs (2 * DOT_SUB <= LANE_CAP additions per slot).
- * TwoProduct by FMA where the CPU has it (one instruction: libm's fma is a call), else by
- * Dekker's splitting (Veltkamp, 2^27 + 1; exact for |a|, |b| < 2^995 besides GEN_OK). */
+/* TwoProduct by FMA where the CPU has it (one instruction: libm's fma is a call), else by
+ * Dekker's splitting (Veltkamp, 2^27 + 1; exact for |a|, |b| < 2^995 besides GEN_OK).
+ * Pair i goes to lane i mod SLOT_LANES (the caller's sub-blocks start at multiples of 4). */
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define HAVE_FMA_CLONE 1
-__attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, uint64_t *g, const double *x,
-                                                            const double *y, size_t n, uint64_t *lo, uint64_t *hi)
+__attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, work_t *w, const double *x,
+                                                            const double *y, size_t n, unsigned *lo, unsigned *hi)
 {
+    unsigned l = *lo, h = *hi; /* in registers: the slot stores could alias *lo, *hi */
     for (size_t i = 0; i < n; i++) {
         double a = x[i], b = y[i], p = a * b;
         unsigned ep = (unsigned)(dbits(p) >> 52) & 0x7ff;
@@ -502,14 +492,17 @@ __attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, ui
             drift_xacc_add_prod(acc, a, b);
             continue;
         }
-        gen_add(g, p, __builtin_fma(a, b, -p), lo, hi);
+        gen_add(w->slot[i & (SLOT_LANES - 1)], p, __builtin_fma(a, b, -p), &l, &h);
     }
+    *lo = l;
+    *hi = h;
 }
 #endif
 
-static void dot_general_dekker(drift_xacc_t *acc, uint64_t *g, const double *x, const double *y, size_t n,
-                               uint64_t *lo, uint64_t *hi)
+static void dot_general_dekker(drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n,
+                               unsigned *lo, unsigned *hi)
 {
+    unsigned l = *lo, h = *hi; /* in registers: the slot stores could alias *lo, *hi */
     for (size_t i = 0; i < n; i++) {
         double a = x[i], b = y[i], p = a * b;
         unsigned ep = (unsigned)(dbits(p) >> 52) & 0x7ff;
@@ -522,23 +515,24 @@ static void dot_general_dekker(drift_xacc_t *acc, uint64_t *g, const double *x, 
         double ah = ca - (ca - a), bh = cb - (cb - b);
         double al = a - ah, bl = b - bh;
         double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-        gen_add(g, p, e, lo, hi);
+        gen_add(w->slot[i & (SLOT_LANES - 1)], p, e, &l, &h);
     }
+    *lo = l;
+    *hi = h;
 }
 
-static void dot_general(drift_xacc_t *acc, uint64_t *g, const double *x, const double *y, size_t n)
+static void dot_general(drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n, unsigned *lo,
+                        unsigned *hi)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
 #ifdef HAVE_FMA_CLONE
     static int has_fma = -1; /* a benign race: every thread computes the same value */
     if (has_fma < 0) has_fma = __builtin_cpu_supports("fma") ? 1 : 0;
-    if (has_fma)
-        dot_general_fma(acc, g, x, y, n, &lo, &hi);
-    else
+    if (has_fma) {
+        dot_general_fma(acc, w, x, y, n, lo, hi);
+        return;
+    }
 #endif
-        dot_general_dekker(acc, g, x, y, n, &lo, &hi);
-    if (hi == 0) return; /* nothing went to the slots */
-    flush_range(acc, g, (unsigned)(lo >> 53), (unsigned)(hi >> 53), 0);
+    dot_general_dekker(acc, w, x, y, n, lo, hi);
 }
 
 static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t n)
@@ -546,19 +540,20 @@ static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t
     work_t *w = &work;
     for (size_t b0 = 0; b0 < n; b0 += DOT_BLOCK) {
         size_t b1 = n - b0 < DOT_BLOCK ? n : b0 + DOT_BLOCK;
-        unsigned elo = 0x7ff, ehi = 0;
-        int any_short = 0;
-        for (size_t s0 = b0; s0 < b1; s0 += DOT_SUB) {
+        unsigned elo = 0x7ff, ehi = 0; /* exponent range of everything in the slots */
+        uint32_t general = 0;          /* bit j: sub-block j went through dot_general */
+        int edge = 0;                  /* a short sub-block had an edge product */
+        for (size_t s0 = b0, j = 0; s0 < b1; s0 += DOT_SUB, j++) {
             size_t s1 = b1 - s0 < DOT_SUB ? b1 : s0 + DOT_SUB;
-            if (or_bits(x + s0, y + s0, s1 - s0) & SHORT_MASK) {
-                dot_general(acc, w->gen, x + s0, y + s0, s1 - s0);
+            unsigned l, h;
+            if (exp_range(x + s0, y + s0, s1 - s0, &l, &h) & SHORT_MASK) {
+                general |= 1u << j;
+                dot_general(acc, w, x + s0, y + s0, s1 - s0, &elo, &ehi);
                 continue;
             }
-            unsigned l, h;
-            exp_range(x + s0, y + s0, s1 - s0, &l, &h);
+            edge |= l == 0 || h == 0x7ff;
             elo = l < elo ? l : elo;
             ehi = h > ehi ? h : ehi;
-            any_short = 1;
 #define DOT_TERM(k, j)                                                  \
     do {                                                                \
         uint64_t u = dbits(x[j] * y[j]);                                \
@@ -566,7 +561,7 @@ static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t
     } while (0)
             size_t i = s0;
             for (; i + SLOT_LANES <= s1; i += SLOT_LANES) {
-                /* the next sub-block is read by or_bits first: fetch it while this one
+                /* the next sub-block is read by exp_range first: fetch it while this one
                  * computes (a prefetch past the end is harmless: it never faults) */
                 __builtin_prefetch(x + i + DOT_SUB);
                 __builtin_prefetch(y + i + DOT_SUB);
@@ -578,15 +573,14 @@ static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t
             for (; i < s1; i++) DOT_TERM(i & (SLOT_LANES - 1), i); /* s0 is a multiple of 4 */
 #undef DOT_TERM
         }
-        if (!any_short) continue; /* every sub-block was general */
-        if (elo == 0 || ehi == 0x7ff) {
+        if (edge) { /* the general path never adds to the edge slots (GEN_OK) */
             clear_edge_slots(w);
-            for (size_t s0 = b0; s0 < b1; s0 += DOT_SUB) {
+            for (size_t s0 = b0, j = 0; s0 < b1; s0 += DOT_SUB, j++) {
+                if (general >> j & 1) continue; /* done exactly */
                 size_t s1 = b1 - s0 < DOT_SUB ? b1 : s0 + DOT_SUB;
-                if (or_bits(x + s0, y + s0, s1 - s0) & SHORT_MASK) continue; /* done exactly */
-                for (size_t j = s0; j < s1; j++) {
-                    unsigned e = (unsigned)(dbits(x[j] * y[j]) >> 52) & 0x7ff;
-                    if (e == 0 || e == 0x7ff) drift_xacc_add_prod(acc, x[j], y[j]);
+                for (size_t i = s0; i < s1; i++) {
+                    unsigned e = (unsigned)(dbits(x[i] * y[i]) >> 52) & 0x7ff;
+                    if (e == 0 || e == 0x7ff) drift_xacc_add_prod(acc, x[i], y[i]);
                 }
             }
             elo = elo ? elo : 1;
