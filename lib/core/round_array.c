@@ -224,6 +224,11 @@ static void params_of(params_t *q, const drift_round_array_opts_t *o)
 int drift_round_array(double *out, const double *in, size_t n, const drift_round_array_opts_t *o)
 {
     if (drift_round_array_validate(o, NULL) != DRIFT_OK || (n && (!out || !in))) return DRIFT_EINVAL;
+    if (o->format == DRIFT_FP64 && !o->flush_subnormals && !o->saturate && o->mode != DRIFT_SR) {
+        /* every double is an fp64 value: drift_round gives it back (NaN and inf included) */
+        if (out != in) memmove(out, in, n * sizeof *out);
+        return DRIFT_OK;
+    }
     if (o->format == DRIFT_FP64 || o->mode == DRIFT_SR) {
         SCALAR_LOOP(double);
         return DRIFT_OK;
