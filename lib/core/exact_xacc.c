@@ -298,6 +298,28 @@ static void flush_range(drift_xacc_t *acc, uint64_t *slot, unsigned lo, unsigned
     for (unsigned e = lo; e <= hi; e++) flush_pair(acc, slot, e, shift);
 }
 
+/* Flushes every lane. A block of fewer than LANE_CAP additions in all (short vectors) may
+ * add its lanes first, since their total is below LANE_CAP * 2^53 = 2^64: one superaccumulator
+ * addition per exponent instead of one per lane. */
+static void flush_lanes(drift_xacc_t *acc, work_t *w, unsigned lo, unsigned hi, size_t adds)
+{
+    if (adds >= LANE_CAP) {
+        for (int k = 0; k < SLOT_LANES; k++) flush_range(acc, w->slot[k], lo, hi, 0);
+        return;
+    }
+    for (unsigned e = lo; e <= hi; e++) {
+        uint64_t p = 0, q = 0;
+        for (int k = 0; k < SLOT_LANES; k++) {
+            p += w->slot[k][e];
+            q += w->slot[k][e | SIGN_IDX];
+            w->slot[k][e] = w->slot[k][e | SIGN_IDX] = 0;
+        }
+        int pos = (int)(e ? e : 1) - 1075 - DRIFT_XACC_LSB;
+        if (p) add_at(acc, p, 0, pos);
+        if (q) add_at(acc, q, 1, pos);
+    }
+}
+
 /* Exact-zero sign when the inputs (or the products) were all zeros. */
 static void zstate_of_sum(drift_xacc_t *a, const double *x, size_t n)
 {
@@ -440,8 +462,7 @@ static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
             elo = elo ? elo : 1;
             ehi = ehi < 0x7ff ? ehi : 0x7fe;
         }
-        if (elo <= ehi)
-            for (int k = 0; k < SLOT_LANES; k++) flush_range(acc, w->slot[k], elo, ehi, 0);
+        if (elo <= ehi) flush_lanes(acc, w, elo, ehi, b1 - b0);
     }
 }
 
@@ -586,8 +607,7 @@ static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t
             elo = elo ? elo : 1;
             ehi = ehi < 0x7ff ? ehi : 0x7fe;
         }
-        if (elo <= ehi)
-            for (int k = 0; k < SLOT_LANES; k++) flush_range(acc, w->slot[k], elo, ehi, 0);
+        if (elo <= ehi) flush_lanes(acc, w, elo, ehi, 2 * (b1 - b0)); /* general pairs add twice */
     }
 }
 
