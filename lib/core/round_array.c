@@ -14,10 +14,10 @@
  *   RNE inc = 2^(k-1) - 1 + (bit k of a)   RNA inc = 2^(k-1)   RZ inc = 0
  *   RU  inc = x > 0 ? 2^k - 1 : 0          RD  inc = x < 0 ? 2^k - 1 : 0
  * Bit k is the last kept significand bit while k <= 51, i.e. for E >= Emin - P + 2. Values
- * outside [Emin - P + 2, Emax] (zeros, the two lowest binades of f's subnormal range,
- * tinier values, overflowing exponents, inf, NaN) and results above max_finite (overflow,
- * saturation, e4m3's missing top code) are "rare" and take drift_round. Flushing a
- * subnormal result to a signed zero is one more select. DRIFT_SR and fp64 go to
+ * below that (zeros, the two lowest binades of f's subnormal range, tinier values), inf,
+ * NaN, and results that overflow to NaN (e4m3 without saturation) are "rare" and take
+ * drift_round. Other overflows (a rounded word above max_finite's) become +-max_finite or
+ * +-inf by the IEEE rule, one more select; so does flushing a subnormal result to zero. DRIFT_SR and fp64 go to
  * drift_round for every element (SR needs its per-element random word anyway). */
 #include "format.h"
 #include "drift.h"
@@ -25,13 +25,16 @@
 #include <string.h>
 
 #define SIGN_MASK 0x8000000000000000ull
+#define INF_BITS 0x7ff0000000000000ull
 #define CHUNK 256
 
 typedef struct {
     uint64_t kn;      /* 53 - P */
     uint64_t eminb;   /* biased exponent of f's smallest normal binade */
-    uint64_t lo, hi;  /* biased exponent range handled here: [Emin - P + 2, Emax] */
+    uint64_t lo, hi;  /* biased exponent range handled here: [Emin - P + 2, 0x7fe] */
     uint64_t maxbits; /* word of max_finite */
+    uint64_t sat;     /* all ones when overflow saturates */
+    uint64_t has_inf; /* all ones when f has infinities (e4m3's NaN stays with drift_round) */
     uint64_t minnorm; /* word of 2^emin: below it a result is subnormal */
     uint64_t flush;   /* 1 to flush subnormal results */
 } params_t;
@@ -73,7 +76,18 @@ static inline __attribute__((always_inline)) uint64_t step(uint64_t u, const par
     default: inc = 0; break; /* DRIFT_RZ */
     }
     uint64_t r = (a + inc) & ~mask;
-    const uint64_t ok = in_range & ((uint64_t)0 - (uint64_t)((int64_t)r <= (int64_t)q.maxbits));
+    /* overflow: +-max_finite under saturation, RZ, RU below zero and RD above zero, else
+     * +-inf (IEEE 754 7.4; drift_round_generic's rule) */
+    const uint64_t ovf = (uint64_t)0 - (uint64_t)((int64_t)r > (int64_t)q.maxbits);
+    uint64_t to_max;
+    switch (mode) {
+    case DRIFT_RZ: to_max = ~(uint64_t)0; break;
+    case DRIFT_RU: to_max = q.sat | neg; break;
+    case DRIFT_RD: to_max = q.sat | ~neg; break;
+    default: to_max = q.sat; break;
+    }
+    const uint64_t ok = in_range & (~ovf | to_max | q.has_inf);
+    r = (ovf & ((to_max & q.maxbits) | (~to_max & INF_BITS))) | (~ovf & r);
     r &= ~((uint64_t)0 - (uint64_t)(q.flush & ((int64_t)r < (int64_t)q.minnorm)));
     *rare = ~ok;
     return (ok & (sign | r)) | (~ok & u);
@@ -138,8 +152,19 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i step4(__m25
     default: inc = zero; break;
     }
     __m256i r = _mm256_andnot_si256(mask, _mm256_add_epi64(a, inc));
-    const __m256i ok =
-        _mm256_andnot_si256(_mm256_cmpgt_epi64(r, _mm256_set1_epi64x((long long)q->maxbits)), in_range);
+    const __m256i maxb = _mm256_set1_epi64x((long long)q->maxbits), sat = _mm256_set1_epi64x((long long)q->sat);
+    const __m256i ovf = _mm256_cmpgt_epi64(r, maxb);
+    __m256i to_max;
+    switch (mode) {
+    case DRIFT_RZ: to_max = _mm256_set1_epi64x(-1); break;
+    case DRIFT_RU: to_max = _mm256_or_si256(sat, neg); break;
+    case DRIFT_RD: to_max = _mm256_or_si256(sat, _mm256_xor_si256(neg, _mm256_set1_epi64x(-1))); break;
+    default: to_max = sat; break;
+    }
+    const __m256i fast_ovf = _mm256_or_si256(to_max, _mm256_set1_epi64x((long long)q->has_inf));
+    const __m256i ok = _mm256_and_si256(in_range, _mm256_or_si256(_mm256_xor_si256(ovf, _mm256_set1_epi64x(-1)), fast_ovf));
+    const __m256i ovw = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)INF_BITS), maxb, to_max);
+    r = _mm256_blendv_epi8(r, ovw, ovf);
     if (q->flush) r = _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)q->minnorm), r), r);
     *rare = _mm256_xor_si256(ok, _mm256_set1_epi64x(-1));
     return _mm256_blendv_epi8(u, _mm256_or_si256(sign, r), ok);
@@ -207,8 +232,10 @@ static void params_of(params_t *q, const drift_round_array_opts_t *o)
     q->kn = (uint64_t)(53 - fi->p);
     q->eminb = (uint64_t)(fi->emin + 1023);
     q->lo = (uint64_t)(fi->emin + 1023 - fi->p + 2);
-    q->hi = (uint64_t)(fi->emax + 1023);
+    q->hi = 0x7fe; /* every finite exponent: beyond emax is overflow, handled below */
     q->maxbits = dbits(fi->max_finite);
+    q->sat = o->saturate ? ~(uint64_t)0 : 0;
+    q->has_inf = fi->has_inf ? ~(uint64_t)0 : 0;
     q->minnorm = q->eminb << 52;
     q->flush = (uint64_t)o->flush_subnormals;
 }
