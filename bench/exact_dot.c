@@ -126,6 +126,7 @@ int main(int argc, char **argv)
 #ifdef DRIFT_HAVE_XSUM
         printf(" %12.2f %9.2f\n", sf.min / sx.min, sf.med / sx.med);
 #else
+        (void)sx;
         printf(" %12s %9s\n", "-", "-");
 #endif
         if (n <= 100000 && (!same_as_mpfr(a, b, n) || !same_as_mpfr(a53, b53, n))) bad = 1;
