@@ -66,7 +66,7 @@ static int bin_of(int64_t d)
     return b;
 }
 
-enum { T_ARG, T_DIFF, T_HIST, T_CLOSE, T_MDARG, T_MDDIFF, T_MDCLOSE };
+enum { T_ARG, T_DIFF, T_HIST, T_CLOSE, T_CLOSEP, T_MDARG, T_MDDIFF, T_MDCLOSE };
 static const drift_col_t ARG[] = {
     DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("logits"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"),
     DRIFT_C_INT("rows"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
@@ -74,10 +74,13 @@ static const drift_col_t DIFF[] = {
     DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"), DRIFT_C_INT("logits"),
     DRIFT_C_NUM("identical_frac", "%.6f"), DRIFT_C_INT("median_ulps"), DRIFT_C_INT("p99_ulps"), DRIFT_C_INT("max_ulps"),
     DRIFT_C_NUM("p99_s", "%.4g"), DRIFT_C_NUM("max_s", "%.4g")};
-static const drift_col_t HIST[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("pair"), DRIFT_C_INT("bin"), DRIFT_C_TEXT("ulps"),
+static const drift_col_t HIST[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("pair"), DRIFT_C_INT("adjacent"), DRIFT_C_INT("bin"), DRIFT_C_TEXT("ulps"),
                                    DRIFT_C_INT("count"), DRIFT_C_NUM("fraction", "%.6g")};
 static const drift_col_t CLOSE[] = {
     DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap_s", "%g"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"),
+    DRIFT_C_INT("pairs"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
+static const drift_col_t CLOSEP[] = {
+    DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap_s", "%g"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"), DRIFT_C_INT("adjacent"),
     DRIFT_C_INT("pairs"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
 static const drift_col_t MDARG[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("logits"), DRIFT_C_TEXT("a vs b"), DRIFT_C_TEXT("per seed (differ/rows)"),
                                     DRIFT_C_TEXT("all seeds: rate [95% interval]")};
@@ -88,8 +91,9 @@ static const drift_col_t MDCLOSE[] = {DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap /
 static const drift_table_spec_t TABLES[] = {
     {"_argmax.csv", NULL, 0, ARG, 10},
     {"_diff.csv", NULL, 0, DIFF, 11},
-    {"_hist.csv", NULL, 0, HIST, 6},
+    {"_hist.csv", NULL, 0, HIST, 7},
     {"_closecalls.csv", NULL, 0, CLOSE, 10},
+    {"_closecalls_pooled.csv", NULL, 0, CLOSEP, 10},
     {NULL, "Realistic head: rows whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDARG, 5},
     {NULL, "Logit differences between generations (fp32 logits, all seeds)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDDIFF, 7},
     {NULL, "Close calls: planted top-2 gaps, pairs whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDCLOSE, 5}};
@@ -320,7 +324,7 @@ int main(int argc, char **argv)
 
     /* -- write -- */
     drift_out_t out;
-    drift_out_open(&out, &cli, TABLES, 7, 1);
+    drift_out_open(&out, &cli, TABLES, 8, 1);
     const char *fm = "seeds %llu..%llu; K = %zu, V = %zu, %zu hidden states per seed; architectures %s";
     unsigned long long s0 = (unsigned long long)cli.seed, s1 = s0 + (unsigned long long)ns - 1;
     drift_out_meta(&out, T_ARG, "setup", fm, s0, s1, K, V, R, archs_opt);
@@ -330,6 +334,8 @@ int main(int argc, char **argv)
     drift_out_meta(&out, T_HIST, "table", "per (format, pair): histogram of fp32-step distances over all seeds' logits (the plot's data)");
     drift_out_meta(&out, T_CLOSE, "setup", "seeds %llu..%llu; K = %zu; %zu planted pairs per (gap, seed): the exact top-2 gap planted at gap_s * s (drift_plant_gap), the top row at a random one of the two positions", s0, s1, K, NP);
     drift_out_meta(&out, T_CLOSE, "table", "per (seed, format, gap, a, b): pairs whose argmax differs between a and b (b = exact), fp32 logits; Wilson 95%% interval");
+    drift_out_meta(&out, T_CLOSEP, "table", "per (format, gap, a, b), adjacent generations and each against exact: _closecalls.csv summed over seeds %llu..%llu; Wilson 95%% interval", s0, s1);
+    drift_out_meta(&out, T_HIST, "columns", "adjacent = 1: a and b are neighbours in --archs order, or b is exact (the pairs the fragment shows)");
     char name_a[MAXA + 1][16];
     for (int a = 0; a < na; a++) snprintf(name_a[a], sizeof name_a[a], "%s", drift_tc_arch_name(arch[a]));
     snprintf(name_a[na], sizeof name_a[na], "exact");
@@ -385,7 +391,7 @@ int main(int argc, char **argv)
                 for (int k = 0; k < NBIN; k++) tot += hist[((size_t)f * npair + PIDX(a, b)) * NBIN + k];
                 for (int k = 0; k < NBIN; k++) {
                     long c = hist[((size_t)f * npair + PIDX(a, b)) * NBIN + k];
-                    drift_row(&out, T_HIST, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(pr), DRIFT_INT(k),
+                    drift_row(&out, T_HIST, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(pr), DRIFT_INT(b == a + 1 || b == na), DRIFT_INT(k),
                               DRIFT_TXT(BIN_NAME[k]), DRIFT_INT(c), DRIFT_NUM((double)c / (double)tot));
                 }
             }
@@ -396,7 +402,7 @@ int main(int argc, char **argv)
     int any_v100_bf16 = 0;
     for (int f = 0; f < nf; f++)
         for (int a = 0; a < na; a++) any_v100_bf16 |= !ok[f][a];
-    long tot32_k = 0, tot32_n = 0, gen_k = 0, gen_n = 0;
+    long tot32_k = 0, tot32_n = 0, gen_k = 0, gen_n = 0, st_k = 0, st_n = 0, stg_k = 0, stg_n = 0;
     char cellS[MAXS * 24 + 8], cellR[96], pr[40];
     for (int f = 0; f < nf; f++)
         for (int lg = 0; lg < 2; lg++)
@@ -415,7 +421,8 @@ int main(int argc, char **argv)
                     if (!lg) {
                         if (b == na) tot32_k += K_all, tot32_n += N_all;
                         else gen_k += K_all, gen_n += N_all;
-                    }
+                    } else if (b == na) st_k += K_all, st_n += N_all;
+                    else stg_k += K_all, stg_n += N_all;
                     rate_text(cellR, sizeof cellR, K_all, N_all);
                     snprintf(pr, sizeof pr, "%s vs %s", name_a[a], name_a[b]);
                     drift_row(&out, T_MDARG, DRIFT_TXT(drift_format_name(cli.formats[f])),
@@ -423,7 +430,9 @@ int main(int argc, char **argv)
                 }
     drift_md_end(&out, T_MDARG);
     double frac_min = 1, frac_max = 0, max_s = 0;
-    int64_t max_u = 0;
+    int64_t med_max = 0, p99_max = 0;
+    char same_pairs[256] = "";
+    unsigned char identical[4][MAXA] = {{0}}; /* [f][a]: a and a + 1 give bit-identical logits */
     for (int f = 0; f < nf; f++)
         for (int a = 0; a < na; a++)
             for (int b = a + 1; b <= na; b++) {
@@ -438,12 +447,18 @@ int main(int argc, char **argv)
                 snprintf(pr, sizeof pr, "%s vs %s", name_a[a], name_a[b]);
                 drift_row(&out, T_MDDIFF, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(pr), DRIFT_TXT(id),
                           DRIFT_INT(u[nlog / 2]), DRIFT_INT(u[nlog - 1 - nlog / 100]), DRIFT_INT(u[nlog - 1]), DRIFT_NUM(d[nlog - 1]));
-                if (b < na) {
-                    double fr = (double)same / (double)nlog;
-                    frac_min = fmin(frac_min, fr), frac_max = fmax(frac_max, fr);
-                    if (u[nlog - 1] > max_u) max_u = u[nlog - 1];
-                    max_s = fmax(max_s, d[nlog - 1]);
+                if (b == na) continue;
+                if (same == nlog) { /* bit-identical generations: named, not averaged in */
+                    identical[f][a] = 1;
+                    size_t l = strlen(same_pairs);
+                    snprintf(same_pairs + l, sizeof same_pairs - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli.formats[f]), name_a[a], name_a[b]);
+                    continue;
                 }
+                double fr = (double)same / (double)nlog;
+                frac_min = fmin(frac_min, fr), frac_max = fmax(frac_max, fr);
+                if (u[nlog / 2] > med_max) med_max = u[nlog / 2];
+                if (u[nlog - 1 - nlog / 100] > p99_max) p99_max = u[nlog - 1 - nlog / 100];
+                max_s = fmax(max_s, d[nlog - 1]);
             }
     drift_md_end(&out, T_MDDIFF);
     long cl_k[MAXG] = {0}, cl_n[MAXG] = {0};
@@ -460,13 +475,29 @@ int main(int argc, char **argv)
                         snprintf(cellS + l, sizeof cellS - l, "%s%ld/%ld", si ? ", " : "", c->k, c->n);
                         K_all += c->k, N_all += c->n;
                     }
-                    if (b < na) cl_k[g] += K_all, cl_n[g] += N_all;
+                    if (b < na && !identical[f][a]) cl_k[g] += K_all, cl_n[g] += N_all;
                     rate_text(cellR, sizeof cellR, K_all, N_all);
                     snprintf(pr, sizeof pr, "%s vs %s", name_a[a], name_a[b]);
                     drift_row(&out, T_MDCLOSE, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(pr),
                               DRIFT_TXT(cellS), DRIFT_TXT(cellR));
                 }
     drift_md_end(&out, T_MDCLOSE);
+    for (int f = 0; f < nf; f++)
+        for (int a = 0; a < na; a++)
+            for (int b = a + 1; b <= na; b++) {
+                if (!(b == na || b == a + 1) || !ok[f][a] || (b < na && !ok[f][b])) continue;
+                for (int g = 0; g < ng; g++) {
+                    long K_all = 0, N_all = 0;
+                    for (int si = 0; si < ns; si++) {
+                        const count_t *c = &close[(((size_t)si * nf + f) * MAXG + g) * npair + PIDX(a, b)];
+                        K_all += c->k, N_all += c->n;
+                    }
+                    drift_wilson(&lo, &hi, K_all, N_all, DRIFT_Z95);
+                    drift_row(&out, T_CLOSEP, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(name_a[a]),
+                              DRIFT_TXT(name_a[b]), DRIFT_INT(1), DRIFT_INT(N_all), DRIFT_INT(K_all),
+                              DRIFT_NUM((double)K_all / (double)N_all), DRIFT_NUM(lo), DRIFT_NUM(hi));
+                }
+            }
 
     FILE *fp = out.md;
     fprintf(fp, "**Takeaway.**\n\n");
@@ -477,13 +508,21 @@ int main(int argc, char **argv)
         fprintf(fp, "%s. %s\n", cellR,
                 gen_k == 0 ? "So on these heads \"the same model gives different answers on different GPUs\" is not observed at the argmax: the top-2 gaps are far larger than the generations' differences." : "So the same model does give different answers on different GPUs, at the rate above.");
     }
-    if (frac_max > 0 || max_u > 0)
-        fprintf(fp, "- The logits themselves differ: between adjacent generations %.1f%% to %.1f%% of the fp32 logits are bit-identical; the rest differ by up to %lld fp32 ulps (at most %.3g s).\n",
-                100 * frac_min, 100 * frac_max, (long long)max_u, max_s);
+    if (st_n) {
+        rate_text(cellR, sizeof cellR, st_k, st_n);
+        fprintf(fp, "- With the logits stored in the input format (what a bf16/fp16 model returns), the argmax differs from the exact one in %s (ties in the coarse format go to the lower token id, and the exact argmax need not be the lower one); between adjacent generations: ", cellR);
+        rate_text(cellR, sizeof cellR, stg_k, stg_n);
+        fprintf(fp, "%s.\n", cellR);
+    }
+    if (frac_min <= frac_max)
+        fprintf(fp, "- The logits themselves differ: between adjacent generations that compute differently only %.1f%% to %.1f%% of the fp32 logits are bit-identical; the median distance is at most %lld fp32 ulps and the 99th percentile at most %lld (the largest counts come from logits near zero, where an ulp is tiny); in units of the logit scale the largest difference is %.3g s.\n",
+                100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
+    if (same_pairs[0])
+        fprintf(fp, "- Bit-identical logits: %s. The models share one row of the architecture table there (H100 and B200: blocks of 16, 2 extra bits, RZ; likewise Ada computes fp16/bf16 as A100), so these generations cannot be told apart by this head.\n", same_pairs);
     for (int g = 0; g < ng; g++)
         if (cl_n[g]) {
             rate_text(cellR, sizeof cellR, cl_k[g], cl_n[g]);
-            fprintf(fp, "- Close calls at an exact gap of %g s: adjacent generations disagree in %s (all formats and seeds).\n", gaps.v[g], cellR);
+            fprintf(fp, "- Close calls at an exact gap of %g s: adjacent generations that compute differently disagree in %s (all formats and seeds).\n", gaps.v[g], cellR);
         }
     if (any_v100_bf16) fprintf(fp, "- V100 (Volta) has no bf16 tensor-core path: it is absent from the bf16 rows.\n");
     fprintf(fp, "- TODO (needs the transformer, branch `llm`, not merged yet): the same greedy generation on each architecture, and the first token where the texts part. No number is given here until it is measured.\n");
