@@ -126,7 +126,10 @@ int main(int argc, char **argv)
                    data ? data : "tests/tc_hw/tc_hw.bin.xz");
     drift_out_meta(&out, T_CONF, "columns", "c_zero = 1: the GPU's output was measured with c = 0 (H100/H200 fp8, fp32 output, WGMMA); status bit-exact | MISMATCH | not-modelled; block, neab, min_exp, rounding = the model's row (lib/ops/tc_model.c TC_TABLE; min_exp -100000: no clamp); first_*_hex = the first mismatching sample's values (0 when none)");
     drift_out_meta(&out, T_PROBE, "table", "per (probe, architecture): c + sum a[i] b[i] by drift_tc_dot (lib/ops/tc_probe.c; inputs in the feature column and the .md); block = Fasi et al.'s block-size test (2: nothing truncated)");
-    drift_md_intro(&out, "The data are the 5000 block FMAs per (GPU, format) that Khattak & Mikaitis measured on eight GPUs (tests/tc_hw/, shipped; each run here every %ld-th); each is recomputed with the GPU's `tc:` model and compared bit for bit.", stride);
+    char runs[64];
+    if (stride == 1) snprintf(runs, sizeof runs, "all of them run here");
+    else snprintf(runs, sizeof runs, "every %ld-th run here", stride);
+    drift_md_intro(&out, "The data are the 5000 block FMAs per (GPU, format) that Khattak & Mikaitis measured on eight GPUs (tests/tc_hw/, shipped; %s); each is recomputed with the GPU's `tc:` model and compared bit for bit. On H100 and H200 the fp8 outputs in fp32 were measured with c = 0 (WGMMA), the others with the sample's c.", runs);
     long mod_cfg = 0, mod_samples = 0, mod_mis = 0, un_cfg = 0, un_samples = 0, un_mis = 0;
     for (int i = 0; i < ncfg; i++) {
         const drift_tc_hw_count_t *c = &cnt[i];
