@@ -176,6 +176,10 @@ int main(int argc, char **argv)
     const int nf = cli.nformats, ns = (int)nseeds, ng = gaps.n;
     if (K <= DRIFT_PLANT_FINE + 1) drift_die("--K: at least %d", DRIFT_PLANT_FINE + 2);
     if (V * K > ((size_t)1 << 28)) drift_die("--V x --K: at most 2^28 weights (%zu x %zu)", V, K);
+    /* every logit of every architecture and pair is held for the medians: bound what that takes */
+    const size_t npair_ = (size_t)(na + 1) * (size_t)na / 2;
+    if ((size_t)(na + 1) * R * V > ((size_t)1 << 27) || (size_t)ns * R * V * (size_t)nf * npair_ > ((size_t)1 << 27))
+        drift_die("--rows x --V: too many logits to hold (%zu x %zu per seed, %d seeds, %d architectures; at most 2^27 in all)", R, V, ns, na);
 
     /* recipes per (format, arch); ok = the architecture has a path for the format */
     drift_recipe_t rec[4][MAXA];

@@ -80,8 +80,8 @@ Test(tc_experiments, bad_options_exit_2_and_write_nothing)
     }
     const char *gen_bad[] = {"--archs h100", "--archs h100,x999", "--archs a100,a100", "--formats fp8e4m3", "--gaps 0",
                              "--gaps 2", "--K 4", "--V 1", "--seeds 0", "--seeds 99", "--rows 0", "--orders seq",
-                             "--backend cuda", "--V 1048576 --K 65536"};
-    for (int i = 0; i < 14; i++) {
+                             "--backend cuda", "--V 1048576 --K 65536", "--rows 4096 --V 65536", "--formats bf16,bf16"};
+    for (int i = 0; i < 16; i++) {
         cr_assert_eq(sh("%s --profile quick %s --quiet --out %s/bad 2>/dev/null", GEN, gen_bad[i], dir), 2, "%s", gen_bad[i]);
         cr_assert(!exists("%s/bad/%s", "gpu_generations_argmax.csv"), "%s wrote a file", gen_bad[i]);
         cr_assert(!exists("%s/bad/%s", "gpu_generations.md"), "%s wrote a file", gen_bad[i]);
