@@ -7,7 +7,7 @@
 
 Test(tc_hw_long, every_sample_reproduces_bit_for_bit, .timeout = 1800)
 {
-    static tc_hw_count_t cnt[TC_HW_NCFG];
+    static drift_tc_hw_count_t cnt[DRIFT_TC_HW_MAXCFG];
     int n = tc_hw_run(cnt, 1);
     tc_hw_check(cnt, n, 5000);
 }

@@ -99,6 +99,9 @@ caption() {
     argmax_flip_kernels) echo "Each kernel (order/accumulator/logits) has its own noise sigma: the curve's position. Left: with fp32 logits the reduction order decides; right: with logits stored in the format, the format's spacing decides." ;;
     argmax_flip_gaps) echo "How often realistic heads have a top-2 gap below x: where a critical gap (vertical line, in the key) crosses the curve is the fraction of rows at risk of flipping with that kernel." ;;
     sampling_flip) echo "With the same seed, sampling changes the token when the numerics change only where the sampled uniform falls near a boundary between two tokens' cumulative probabilities; logits stored in bf16 change it far more often than fp32-logit kernels. Markers on the floor: no change seen in any step (one row per kernel); T = 0 (argmax) sits left of the axis break." ;;
+    tc_conformance) echo "Every cell is one (GPU, input -> output) configuration of the measured data: mismatches / samples between the GPU's output and the lab's model of it, bit for bit. Green: all reproduced. Grey: fp8 inputs with fp16 output on Hopper and Blackwell, which no published model describes; the lab counts them and claims nothing." ;;
+    gpu_generations_ulps) echo "How far apart two generations' fp32 logits are, in fp32 steps, over every logit of the head at three seeds. Adjacent generations (solid) differ by a few to a few tens of ulps, as much as each differs from the exact logit (dashed); H100 and B200 agree bit for bit (the lone dot at 0)." ;;
+    gpu_generations_closecalls) echo "Planted close calls: when the exact top-2 gap is 1e-7 to 1e-6 of the logit scale, generations often pick different tokens; at 1e-5 almost never. Realistic heads have gaps far larger (their rate is in the table: none seen). Open markers on the floor: no disagreement in any planted pair." ;;
     *) echo "" ;;
     esac
 }

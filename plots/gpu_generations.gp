@@ -1,0 +1,82 @@
+# gpu_generations.gp — plots of the gpu_generations experiment (experiments/gpu_generations.c).
+#
+#   gnuplot -e "datadir='data'; outdir='plots'" plots/gpu_generations.gp      (./lab plot gpu_generations)
+#
+# Writes outdir/gpu_generations_ulps.{png,svg}: how far apart two generations' fp32 logits are,
+# in fp32 steps (ulps), as the fraction of logits per distance bin, one curve per pair (adjacent
+# generations solid, each against the exact logit dashed), one panel per input format; and
+# outdir/gpu_generations_closecalls.{png,svg}: how often two generations pick different tokens
+# when the exact top-2 gap is planted at a given fraction of the logit scale s, all seeds
+# pooled, Wilson 95% bars.
+
+load 'plots/common.gp'
+
+hist = datadir.'/gpu_generations_hist.csv'
+close = datadir.'/gpu_generations_closecalls_pooled.csv'
+fmts = system("awk -F, '!/^#/ && NR > 1 && $1 != \"format\" && !s[$1]++ {print $1}' ".hist." | tr '\\n' ' '")
+nf = words(fmts)
+pcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #17becf #7f7f7f #bcbd22"
+
+# the pairs shown (adjacent generations and each against exact), in file order, per format
+pairs_of(f) = system(sprintf("awk -F, '!/^#/ && $1 == \"%s\" && $3 == 1 && !s[$2]++ {print $2}' %s | tr '\\n' ' '", f, hist))
+is_exact(p) = strstrt(p, 'exact') > 0
+dash_h(p) = is_exact(p) ? 2 : 1
+# one colour per pair in every panel (the pairs of the last format hold all others: V100 has fp16 only)
+ALL = system(sprintf("awk -F, '!/^#/ && $3 == 1 && !s[$2]++ {print $2}' %s | tr '\\n' ' '", hist))
+pcolor(p) = word(pcolors, (sum [k = 1:words(ALL)] (word(ALL, k) eq p ? k : 0)) % 10 + 1)
+selh(f, p) = (strcol('format') eq f && strcol('pair') eq p) ? 1 : NaN
+
+do for [t = 1:2] {
+    eval out(t, 'gpu_generations_ulps', 1500, 620)
+    set multiplot layout 1,nf margins 0.06, 0.84, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
+    do for [j = 1:nf] {
+        f = word(fmts, j)
+        P = pairs_of(f)
+        set title f.' inputs, fp32 logits' font ',11'
+        set logscale y 10
+        set format y '10^{%L}'
+        set yrange [1e-3:1.5]
+        set xrange [-0.5:8.5]
+        set xtics ("0" 0, "1" 1, "2" 2, "3-4" 3, "5-8" 4, "9-16" 5, "17-32" 6, "33-64" 7, ">64" 8)
+        set xlabel 'distance in fp32 ulps (steps between the two fp32 values)'
+        set ylabel 'fraction of logits'.LOGY
+        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'a vs b' } else { unset key }
+        plot for [i = 1:words(P)] hist using 'bin':(selh(f, word(P, i)) * (column('fraction') > 0 ? column('fraction') : NaN)) \
+            with linespoints lw 2 pt 7 ps 0.6 dt dash_h(word(P, i)) lc rgb pcolor(word(P, i)) \
+            title (j == nf ? word(P, i) : '')
+    }
+    unset multiplot
+}
+
+selc(f, a, b) = (strcol('format') eq f && strcol('a') eq a && strcol('b') eq b) ? 1 : NaN
+cpairs_of(f) = system(sprintf("awk -F, '!/^#/ && $1 == \"%s\" && !s[$3\"|\"$4]++ {print $3\"|\"$4}' %s | tr '\\n' ' '", f, close))
+pa(p) = p[1:strstrt(p, '|') - 1]
+pb(p) = p[strstrt(p, '|') + 1:]
+FLOOR = 3e-4
+# the gaps' range, as log10 (gnuplot does not read "1e-06" from a string)
+GMIN = 10**(system(sprintf("awk -F, '!/^#/ && $2 + 0 > 0 {printf \"%%.6f\\n\", log($2) / log(10)}' %s | sort -g | head -1", close)) + 0)
+GMAX = 10**(system(sprintf("awk -F, '!/^#/ && $2 + 0 > 0 {printf \"%%.6f\\n\", log($2) / log(10)}' %s | sort -g | tail -1", close)) + 0)
+do for [t = 1:2] {
+    eval out(t, 'gpu_generations_closecalls', 1500, 620)
+    set multiplot layout 1,nf margins 0.06, 0.84, 0.16, 0.86 spacing 0.06 title "Close calls: how often two generations (or one and the exact argmax) pick different tokens\n(planted exact top-2 gap in units of the logit scale s; all seeds; bars: Wilson 95%; open markers on the floor: none seen)" font ',12'
+    do for [j = 1:nf] {
+        f = word(fmts, j)
+        P = cpairs_of(f)
+        set title f.' inputs, fp32 logits' font ',11'
+        set logscale xy 10
+        set format x '10^{%L}'
+        set format y '10^{%L}'
+        set xtics auto
+        set xrange [GMIN / 2:GMAX * 2]
+        set yrange [FLOOR / 1.5:1]
+        set xlabel 'exact top-2 gap / s'.LOGX
+        set ylabel 'fraction of planted pairs whose argmax differs'.LOGY
+        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'a vs b' } else { unset key }
+        plot for [i = 1:words(P)] close using 'gap_s':(selc(f, pa(word(P, i)), pb(word(P, i))) * (column('rate') > 0 ? column('rate') : NaN)):'lo95':'hi95' \
+                 with yerrorlines lw 2 pt 7 ps 0.6 dt dash_h(word(P, i)) lc rgb pcolor(pa(word(P, i)).'-'.pb(word(P, i))) \
+                 title (j == nf ? pa(word(P, i)).' vs '.pb(word(P, i)) : ''), \
+             for [i = 1:words(P)] close using 'gap_s':(selc(f, pa(word(P, i)), pb(word(P, i))) * (column('rate') > 0 ? NaN : FLOOR * 1.2**(i - 1))) \
+                 with points pt 6 ps 0.9 lc rgb pcolor(pa(word(P, i)).'-'.pb(word(P, i))) notitle
+    }
+    unset multiplot
+}
