@@ -1,0 +1,333 @@
+/* kv_cache.c — what does storing the KV cache in a narrow format (bf16, fp16, fp8, int8 with
+ * per-token or per-head scales) do to the attention output and to the next token; and does
+ * chunked prefill give the same bits as a full prefill?
+ *
+ * Sweeps: cache lengths L (--L), KV storage formats (--kv-formats, lib/ops/attention.h), compute
+ * input formats (--formats; the kernel rounds what it loads from the cache to this). Shape:
+ * --heads query heads over --kv-heads KV heads, head dim --dim, causal; q, k, v ~ N(0,1)
+ * (Philox). The cache is filled by one append of L tokens (the prompt: int8:head calibrates its
+ * scales on it); the last --queries query rows attend to it with flash:64,64 (fp32 accumulation
+ * and softmax, output kept in fp32). Each output row is held against the MPFR attention of the
+ * unrounded values, and goes through a fixed random projection W (--vocab x heads*dim, N(0,1),
+ * evaluated in fp64: a measuring device, not a kernel) to a vocabulary: the next token is the
+ * argmax, compared with the argmax of the exact output's logits.
+ * Chunked prefill: --prefill-len tokens through drift_attention_prefill with chunk C (--chunks)
+ * vs chunk 0 (all at once), per kernel and storage, bit for bit.
+ *
+ * Run: ./lab run kv_cache [--profile quick|default|full]
+ * Look for: the output error grows with the storage format's unit roundoff (fp8e5m2 worst of
+ * the floats); int8:token beats int8:head; argmax flips only where the error is large; chunked
+ * prefill is bit-identical except for splitkv:N and int8:head (calibrated on the first chunk). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "cli.h"
+#include "drift.h"
+#include "format.h"
+#include "metrics.h"
+#include "output.h"
+#include "philox.h"
+
+#ifdef _OPENMP
+#define DRIFT_OMP(x) _Pragma(x)
+#else
+#define DRIFT_OMP(x)
+#endif
+
+#define MAX_KV 16
+#define NCK 4
+
+enum { T_MAIN, T_CHUNK, T_MD, T_MDCHUNK };
+static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_format"), DRIFT_C_INT("L"), DRIFT_C_INT("queries"),
+                                   DRIFT_C_NUM("relerr_true", "%.6e"), DRIFT_C_NUM("max_abs_err_true", "%.6e"),
+                                   DRIFT_C_INT("argmax_flips"), DRIFT_C_NUM("min_gap_exact", "%.6g"),
+                                   DRIFT_C_NUM("max_logit_err", "%.6e")};
+static const drift_col_t CHUNK[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_format"), DRIFT_C_KEY("kernel_key"), DRIFT_C_INT("n"),
+                                    DRIFT_C_INT("chunk"), DRIFT_C_INT("identical"), DRIFT_C_INT("rows_differing"),
+                                    DRIFT_C_NUM("max_abs_diff", "%.6e"), DRIFT_C_QUOTED("kernel")};
+static const drift_col_t MD[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_INT("L"), DRIFT_C_NUM("output rel. error", "%.3e"),
+                                 DRIFT_C_NUM("largest logit error", "%.3e"), DRIFT_C_TEXT("next token changed")};
+static const drift_col_t MDCHUNK[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("rows differing from full prefill, per chunk size")};
+static const drift_table_spec_t TABLES[] = {
+    {".csv", NULL, 0, MAIN, 9},
+    {"_chunked.csv", NULL, 0, CHUNK, 9},
+    {NULL, "Attention output and next token against the exact attention (first compute format), per KV storage", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5},
+    {NULL, "Chunked prefill vs full prefill (first compute format), bit for bit", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDCHUNK, 3}};
+
+static void fill(double *x, size_t n, uint64_t seed, uint32_t point, uint32_t trial)
+{
+    drift_stream_t st;
+    drift_stream_init(&st, seed, drift_fnv1a32("kv_cache"), point, trial);
+    for (size_t i = 0; i < n; i++) x[i] = drift_stream_normal(&st);
+}
+
+/* logits = W h (fp64); returns the argmax (lowest index among equals), *gap = top1 - top2. */
+static size_t project(double *logits, const double *W, const double *h, size_t V, size_t n, double *gap)
+{
+    for (size_t t = 0; t < V; t++) {
+        double s = 0;
+        for (size_t j = 0; j < n; j++) s += W[t * n + j] * h[j];
+        logits[t] = s;
+    }
+    drift_top2_t t2;
+    drift_top2(&t2, logits, V);
+    if (gap) *gap = t2.gap;
+    return t2.top1;
+}
+
+int main(int argc, char **argv)
+{
+    drift_intlist_t Ls = {{0}, 0}, chunks = {{0}, 0};
+    long heads = 4, kv_heads = 2, dim = 64, nq = 0, vocab = 0, plen = 0;
+    const char *kvlist = "fp32,bf16,fp16,fp8e4m3,fp8e5m2,int8:token,int8:head";
+    const drift_cli_opt_t opts[] = {
+        {"L", DRIFT_OPT_INTLIST, &Ls, "N,N,...", "cache lengths (tokens)", 1, 1L << 20, {"128", "256,1024", "256,1024,4096"}},
+        {"kv-formats", DRIFT_OPT_STRING, &kvlist, "LIST", "KV storage formats (fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head; default all but fp64 and tf32)", 0, 0, {0}},
+        {"heads", DRIFT_OPT_INT, &heads, "N", "query heads (a multiple of --kv-heads; default 4)", 1, 1024, {0}},
+        {"kv-heads", DRIFT_OPT_INT, &kv_heads, "N", "KV heads (default 2)", 1, 1024, {0}},
+        {"dim", DRIFT_OPT_INT, &dim, "N", "head dimension (default 64)", 1, 4096, {0}},
+        {"queries", DRIFT_OPT_INT, &nq, "N", "last query rows held against the reference", 1, 4096, {"4", "8", "32"}},
+        {"vocab", DRIFT_OPT_INT, &vocab, "N", "rows of the fixed projection to a vocabulary", 2, 1L << 20, {"2000", "16000", "32000"}},
+        {"prefill-len", DRIFT_OPT_INT, &plen, "N", "tokens of the chunked-prefill test", 1, 1L << 16, {"64", "192", "512"}},
+        {"chunks", DRIFT_OPT_INTLIST, &chunks, "C,C,...", "chunk sizes of the chunked-prefill test", 1, 1L << 16, {"16,32", "16,48,64", "16,64,128,256"}},
+    };
+    const drift_cli_spec_t spec = {
+        "kv_cache",
+        "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output and to the next token, and does chunked prefill give the same bits as a full prefill?",
+        "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
+        "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
+        "CPU emulation only for now",
+        "the attention output's error against the exact attention grows with the storage format's precision, from "
+        "fp32 to fp8e5m2, with int8 in between (per-token scales better than one per-head scale); the next token, "
+        "taken through a fixed projection, changes only where that error reaches the gap between the top two logits; "
+        "chunked prefill gives the same bits as a full prefill except where the kernel or the cache depends on the "
+        "chunk (splitkv:N's splits, int8:head's scales calibrated on the first chunk)."};
+    drift_cli_t cli;
+    drift_cli_parse(&cli, &spec, argc, argv);
+    if (heads % kv_heads) drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
+    drift_kv_format_t kvf[MAX_KV];
+    char kvn[MAX_KV][32];
+    int nkv = 0;
+    {
+        char buf[512], err[DRIFT_ERRMSG_MAX];
+        if (strlen(kvlist) >= sizeof buf || !kvlist[0]) drift_die("--kv-formats: a comma-separated list of KV storage formats (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");
+        strcpy(buf, kvlist);
+        for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+            if (nkv == MAX_KV) drift_die("--kv-formats: at most %d formats", MAX_KV);
+            if (drift_kv_format_parse(&kvf[nkv], s, err, sizeof err)) drift_die("--kv-formats: %s (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)", err);
+            drift_kv_format_print(kvn[nkv], sizeof kvn[nkv], &kvf[nkv]);
+            nkv++;
+        }
+        if (!nkv) drift_die("--kv-formats: empty list (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");
+    }
+    for (int t = 0; t < chunks.n; t++)
+        if (chunks.v[t] > plen) drift_die("--chunks: chunk %ld is longer than --prefill-len %ld (accepted: 1..prefill-len)", chunks.v[t], plen);
+    for (int f = 0; f < cli.nformats; f++)
+        if (cli.formats[f] == DRIFT_FP64) drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
+    size_t Lmax = (size_t)plen;
+    for (int t = 0; t < Ls.n; t++) Lmax = (size_t)Ls.v[t] > Lmax ? (size_t)Ls.v[t] : Lmax;
+    if ((double)Lmax * (double)kv_heads * (double)dim > (double)(1L << 27))
+        drift_die("--L: L * kv-heads * dim must stay below 2^27 values (the cache's memory; accepted: smaller shapes)");
+    if ((double)vocab * (double)heads * (double)dim > (double)(1L << 27))
+        drift_die("--vocab: vocab * heads * dim must stay below 2^27 values (the projection's memory)");
+    char err[DRIFT_ERRMSG_MAX] = "";
+    drift_attn_opts_t base = drift_attn_opts((int)heads, (int)kv_heads, (int)dim, DRIFT_FP32);
+    if (drift_attn_validate(&base, err, sizeof err)) drift_die("--heads/--kv-heads/--dim: %s", err);
+    const int nf = cli.nformats, nL = Ls.n;
+    const size_t H = (size_t)heads, G = (size_t)kv_heads, D = (size_t)dim, V = (size_t)vocab, HD = H * D;
+
+    drift_attn_kernel_t flash;
+    drift_attn_kernel_parse(&flash, "flash:64,64", NULL, 0);
+    double *W = malloc(V * HD * sizeof *W);
+    if (!W) drift_die("out of memory");
+    fill(W, V * HD, cli.seed, 0x3EADu, 0);
+
+    /* -- storage formats: per (L, format, kv format), the last nq rows -- */
+    typedef struct {
+        double rel, maxabs, mingap, maxlog;
+        long flips;
+    } res_t;
+    res_t *res = calloc((size_t)nL * (size_t)nf * (size_t)nkv, sizeof *res);
+    if (!res) drift_die("out of memory");
+    for (int li = 0; li < nL; li++) {
+        const size_t L = (size_t)Ls.v[li], T = (size_t)nq < L ? (size_t)nq : L, p0 = L - T;
+        drift_progress(&cli, (size_t)li, (size_t)nL + 1);
+        double *q = malloc(T * HD * sizeof *q), *k = malloc(L * G * D * sizeof *k), *v = malloc(L * G * D * sizeof *v);
+        double *ref = malloc(T * HD * sizeof *ref), *o = malloc((size_t)nf * (size_t)nkv * T * HD * sizeof *o);
+        double *rlog = malloc(T * V * sizeof *rlog);
+        size_t *rtop = malloc(T * sizeof *rtop);
+        double *rgap = malloc(T * sizeof *rgap);
+        if (!q || !k || !v || !ref || !o || !rlog || !rtop || !rgap) drift_die("out of memory");
+        fill(q, T * HD, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1), fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
+        int rc = 0;
+        DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
+        for (size_t r = 0; r < T; r++) {
+            rc |= drift_attention_reference(&ref[r * HD], &q[r * HD], k, v, 1, p0 + r + 1, p0 + r, NULL, &base, DRIFT_FP64, NULL, 0) != 0;
+            rtop[r] = project(&rlog[r * V], W, &ref[r * HD], V, HD, &rgap[r]);
+        }
+        if (rc) drift_die("the attention reference failed");
+        DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
+        for (size_t t = 0; t < (size_t)nf * (size_t)nkv; t++) {
+            size_t c = t % (size_t)nkv, f = t / (size_t)nkv;
+            drift_attn_opts_t ao = drift_attn_opts((int)heads, (int)kv_heads, (int)dim, cli.formats[f]);
+            ao.kernel = flash;
+            ao.pv.out = DRIFT_FP32;
+            drift_kv_cache_t kv;
+            if (drift_kv_init(&kv, (int)G, (int)D, L, &kvf[c], NULL, 0)) {
+                rc |= 1;
+                continue;
+            }
+            rc |= drift_kv_append(&kv, k, v, L, NULL, 0) != 0;
+            rc |= drift_attention(&o[t * T * HD], q, T, p0, &kv, NULL, &ao, NULL, 0) != 0;
+            drift_kv_free(&kv);
+        }
+        if (rc) drift_die("an attention kernel failed");
+        double *lg = malloc(V * sizeof *lg);
+        if (!lg) drift_die("out of memory");
+        for (size_t t = 0; t < (size_t)nf * (size_t)nkv; t++) {
+            res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + t];
+            const double *oo = &o[t * T * HD];
+            double e2 = 0, n2 = 0;
+            s->mingap = INFINITY;
+            for (size_t j = 0; j < T * HD; j++) e2 += (oo[j] - ref[j]) * (oo[j] - ref[j]), n2 += ref[j] * ref[j], s->maxabs = fmax(s->maxabs, fabs(oo[j] - ref[j]));
+            s->rel = sqrt(e2 / n2);
+            for (size_t r = 0; r < T; r++) {
+                size_t top = project(lg, W, &oo[r * HD], V, HD, NULL);
+                s->flips += top != rtop[r];
+                s->mingap = fmin(s->mingap, rgap[r]);
+                for (size_t j = 0; j < V; j++) s->maxlog = fmax(s->maxlog, fabs(lg[j] - rlog[r * V + j]));
+            }
+        }
+        free(lg), free(q), free(k), free(v), free(ref), free(o), free(rlog), free(rtop), free(rgap);
+    }
+
+    /* -- chunked prefill vs full prefill -- */
+    const char *ckspec[NCK] = {"standard", "flash:64,64", "splitkv:2", "splitkv:size=64"};
+    drift_attn_kernel_t ck[NCK];
+    for (int i = 0; i < NCK; i++) drift_attn_kernel_parse(&ck[i], ckspec[i], NULL, 0);
+    const size_t n = (size_t)plen, nC = (size_t)chunks.n;
+    long *cd = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cd);
+    double *cmax = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cmax);
+    double *q = malloc(n * HD * sizeof *q), *k = malloc(n * G * D * sizeof *k), *v = malloc(n * G * D * sizeof *v);
+    if (!cd || !cmax || !q || !k || !v) drift_die("out of memory");
+    fill(q, n * HD, cli.seed, 0xC4u, 0), fill(k, n * G * D, cli.seed, 0xC4u, 1), fill(v, n * G * D, cli.seed, 0xC4u, 2);
+    drift_progress(&cli, (size_t)nL, (size_t)nL + 1);
+    int rc = 0;
+    DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
+    for (size_t t = 0; t < (size_t)nf * (size_t)nkv * NCK; t++) {
+        size_t i = t % NCK, c = (t / NCK) % (size_t)nkv, f = t / NCK / (size_t)nkv;
+        drift_attn_opts_t ao = drift_attn_opts((int)heads, (int)kv_heads, (int)dim, cli.formats[f]);
+        ao.kernel = ck[i];
+        double *full = malloc(n * HD * sizeof *full), *ch = malloc(n * HD * sizeof *ch);
+        if (!full || !ch) {
+            rc |= 1;
+            free(full), free(ch);
+            continue;
+        }
+        rc |= drift_attention_prefill(full, q, k, v, n, &kvf[c], 0, &ao, NULL, 0) != 0;
+        for (size_t s = 0; s < nC; s++) {
+            rc |= drift_attention_prefill(ch, q, k, v, n, &kvf[c], (size_t)chunks.v[s], &ao, NULL, 0) != 0;
+            long rows = 0;
+            double mx = 0;
+            for (size_t r = 0; r < n; r++) {
+                int d = 0;
+                for (size_t j = 0; j < HD; j++)
+                    if (memcmp(&full[r * HD + j], &ch[r * HD + j], sizeof(double))) d = 1, mx = fmax(mx, fabs(full[r * HD + j] - ch[r * HD + j]));
+                rows += d;
+            }
+            cd[t * nC + s] = rows, cmax[t * nC + s] = mx;
+        }
+        free(full), free(ch);
+    }
+    if (rc) drift_die("a prefill failed");
+    drift_progress(&cli, (size_t)nL + 1, (size_t)nL + 1);
+
+    /* -- write -- */
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 4, 1);
+    drift_out_meta(&out, T_MAIN, "table", "per (compute format, KV storage, L): the last `queries` query rows (causal) against a cache of L tokens filled by one append");
+    drift_out_meta(&out, T_MAIN, "shape", "heads %zu, kv_heads %zu, head_dim %zu, causal, scale 1/sqrt(dim); q, k, v ~ N(0,1) (Philox, seed %llu); kernel flash:64,64, operands rounded to the compute format after loading from the cache, fp32 accumulation and softmax, output kept in fp32", H, G, D, (unsigned long long)cli.seed);
+    drift_out_meta(&out, T_MAIN, "columns", "relerr_true = ||o - o*||_2 / ||o*||_2 and max_abs_err_true over the rows, o* = drift_attention_reference (MPFR, to fp64) of the unrounded q, k, v; logits = W o with W a fixed %zu x %zu N(0,1) matrix (fp64 arithmetic); argmax_flips = rows whose argmax differs from the argmax of W o*; min_gap_exact = the smallest top-1/top-2 gap of W o* over the rows; max_logit_err = max |W o - W o*|", V, HD);
+    drift_out_meta(&out, T_CHUNK, "table", "drift_attention_prefill of n tokens with chunk C (the cache grows by C tokens and those C queries attend to it) vs chunk 0 (all at once); bitwise, per query row; int8:head's scales are fixed by the first append (the first chunk)");
+    for (int li = 0; li < nL; li++)
+        for (int f = 0; f < nf; f++)
+            for (int c = 0; c < nkv; c++) {
+                const res_t *s = &res[((size_t)li * (size_t)nf + (size_t)f) * (size_t)nkv + (size_t)c];
+                drift_row(&out, T_MAIN, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(kvn[c]), DRIFT_INT(Ls.v[li]),
+                          DRIFT_INT((size_t)nq < (size_t)Ls.v[li] ? (size_t)nq : (size_t)Ls.v[li]), DRIFT_NUM(s->rel),
+                          DRIFT_NUM(s->maxabs), DRIFT_INT(s->flips), DRIFT_NUM(s->mingap), DRIFT_NUM(s->maxlog));
+            }
+    for (int f = 0; f < nf; f++)
+        for (int c = 0; c < nkv; c++)
+            for (int i = 0; i < NCK; i++)
+                for (size_t s = 0; s < nC; s++) {
+                    size_t t = ((size_t)f * (size_t)nkv + (size_t)c) * NCK + (size_t)i;
+                    drift_row(&out, T_CHUNK, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(kvn[c]), DRIFT_TXT(ckspec[i]),
+                              DRIFT_INT(n), DRIFT_INT(chunks.v[s]), DRIFT_INT(cd[t * nC + s] == 0), DRIFT_INT(cd[t * nC + s]),
+                              DRIFT_NUM(cmax[t * nC + s]), DRIFT_TXT(ckspec[i]));
+                }
+
+    drift_md_intro(&out, "A cache of L tokens (%zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1)) stored in each format; the last %ld query rows through flash:64,64 in %s arithmetic (fp32 accumulation); the next token through a fixed %zu x %zu random projection.", H, G, D, nq, drift_format_name(cli.formats[0]), V, HD);
+    FILE *fp = out.md;
+    for (int li = 0; li < nL; li++)
+        for (int c = 0; c < nkv; c++) {
+            const res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
+            char fl[48];
+            snprintf(fl, sizeof fl, "%ld of %zu rows", s->flips, (size_t)nq < (size_t)Ls.v[li] ? (size_t)nq : (size_t)Ls.v[li]);
+            drift_row(&out, T_MD, DRIFT_TXT(kvn[c]), DRIFT_INT(Ls.v[li]), DRIFT_NUM(s->rel), DRIFT_NUM(s->maxlog), DRIFT_TXT(fl));
+        }
+    drift_md_end(&out, T_MD);
+    for (int c = 0; c < nkv; c++)
+        for (int i = 0; i < NCK; i++) {
+            char buf[256] = "";
+            size_t off = 0;
+            for (size_t s = 0; s < nC; s++) {
+                long d = cd[((size_t)c * NCK + (size_t)i) * nC + s];
+                off += (size_t)snprintf(buf + off, sizeof buf - off, "%sC = %ld: %ld of %zu", s ? "; " : "", chunks.v[s], d, n);
+                if (off >= sizeof buf) break;
+            }
+            drift_row(&out, T_MDCHUNK, DRIFT_TXT(kvn[c]), DRIFT_TXT(ckspec[i]), DRIFT_TXT(buf));
+        }
+    drift_md_end(&out, T_MDCHUNK);
+
+    /* takeaway from the data: the ranking at the largest L, first compute format */
+    fprintf(fp, "**Takeaway.**\n\n");
+    const int nl = nL - 1;
+    const res_t *last = &res[((size_t)nl * (size_t)nf) * (size_t)nkv];
+    int order[MAX_KV];
+    for (int c = 0; c < nkv; c++) order[c] = c;
+    for (int a = 1; a < nkv; a++)
+        for (int b = a; b > 0 && last[order[b]].rel < last[order[b - 1]].rel; b--) {
+            int t = order[b];
+            order[b] = order[b - 1], order[b - 1] = t;
+        }
+    fprintf(fp, "- Output error at L = %ld, smallest to largest: ", Ls.v[nl]);
+    for (int a = 0; a < nkv; a++) fprintf(fp, "%s%s %.2e", a ? ", " : "", kvn[order[a]], last[order[a]].rel);
+    fprintf(fp, ".\n");
+    long flips = 0, rowsall = 0;
+    double gapmin = INFINITY;
+    for (int li = 0; li < nL; li++)
+        for (int c = 0; c < nkv; c++) {
+            const res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
+            flips += s->flips, rowsall += (size_t)nq < (size_t)Ls.v[li] ? nq : Ls.v[li];
+            gapmin = fmin(gapmin, s->mingap);
+        }
+    fprintf(fp, "- The next token changed in %ld of %ld (storage, L, row) cases; the smallest exact top-1/top-2 logit gap among the rows was %.3g.\n", flips, rowsall, gapmin);
+    long other = 0, total = 0;
+    for (int c = 0; c < nkv; c++)
+        for (int i = 0; i < NCK; i++) {
+            int expect = ck[i].kind == DRIFT_ATTN_SPLITKV_N || kvf[c].storage == DRIFT_KV_INT8_HEAD;
+            for (size_t s = 0; s < nC; s++) {
+                long d = cd[((size_t)c * NCK + (size_t)i) * nC + s];
+                if (!expect) other += d, total += (long)n;
+            }
+        }
+    fprintf(fp, "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
+            other, total, other == 0 ? "bit-identical" : "NOT identical");
+    drift_out_commit(&out);
+    free(res), free(W), free(cd), free(cmax), free(q), free(k), free(v);
+    return 0;
+}

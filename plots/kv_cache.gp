@@ -1,0 +1,49 @@
+# kv_cache.gp — plots of the kv_cache experiment (experiments/kv_cache.c).
+#
+#   gnuplot -e "datadir='data'; outdir='plots'" plots/kv_cache.gp   (./lab plot kv_cache)
+#
+# Writes outdir/kv_cache_error.{png,svg}: the attention output's relative error against the
+# exact attention (left) and the largest error of the next-token logits (right) per KV storage
+# format (x), one point per cache length L, first compute format; argmax flips written above.
+
+load 'plots/common.gp'
+
+main = datadir.'/kv_cache.csv'
+col_values(file, name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"%s\") c = i; next } !seen[$c]++ { print $c }' | paste -sd' ' -", file, name))
+fmts = col_values(main, 'format')
+kvs = col_values(main, 'kv_format')
+Ls = col_values(main, 'L')
+nkv = words(kvs)
+nl = words(Ls)
+f0 = word(fmts, 1)
+kidx(s) = sum [i = 1:nkv] (word(kvs, i) eq s ? i : 0)
+lcolors = "#1f77b4 #ff7f0e #2ca02c #9467bd #8c564b"
+lcol(i) = word(lcolors, (i - 1) % 5 + 1)
+off(l) = (l - (nl + 1) / 2.0) * 0.12
+sel(L) = (strcol('format') eq f0 && column('L') == L)
+
+set xrange [0.4 : nkv + 0.6]
+set xtics () font ',10'
+do for [i = 1:nkv] { set xtics add (word(kvs, i) i) }
+set logscale y
+set format y '10^{%L}'
+set xlabel 'KV cache storage'
+do for [t = 1:2] {
+    eval out(t, 'kv_cache_error', 1500, 620)
+    set multiplot layout 1, 2 margins 0.07, 0.86, 0.12, 0.85 spacing 0.08 \
+        title sprintf("KV cache storage format vs the exact attention (MPFR), %s arithmetic after loading, flash:64,64, fp32 accumulation; one point per cache length L", f0) font ',12'
+    set title 'attention output: relative error' font ',11'
+    set ylabel 'relative error (log scale)'
+    unset key
+    plot for [l = 1:nl] main using (kidx(strcol('kv_format')) + off(l)):(sel(int(word(Ls, l))) ? column('relerr_true') : NaN) \
+         with points lc rgb lcol(l) pt 7 ps 1.4 notitle
+    set title 'next-token logits (fixed random projection): largest |error|; label = argmax flips' font ',11'
+    set ylabel 'max |logit error| (log scale)'
+    set key at screen 0.995, 0.5 right center box font ',10' title 'cache length'
+    plot for [l = 1:nl] main using (kidx(strcol('kv_format')) + off(l)):(sel(int(word(Ls, l))) ? column('max_logit_err') : NaN) \
+             with points lc rgb lcol(l) pt 7 ps 1.4 title 'L = '.word(Ls, l), \
+         for [l = 1:nl] main using (kidx(strcol('kv_format')) + off(l)):(sel(int(word(Ls, l))) ? column('max_logit_err') * 1.8 : NaN):(sprintf('%d', column('argmax_flips'))) \
+             with labels font ',9' tc rgb lcol(l) notitle
+    unset multiplot
+}
+set output
