@@ -519,8 +519,9 @@ int main(int argc, char **argv)
     fprintf(fp, "**Question.** %s Each value is held against its exact witness (MPFR), so even fp64 shows "
                 "its own rounding.\n\n",
             spec.question);
-    fprintf(fp, "Reproduce: `./lab run formats --seed %llu --profile %s` (data/formats*.csv).\n\n",
-            (unsigned long long)cli.seed, drift_profile_name(cli.profile));
+    char cmd[1024]; /* the user's own options too (issue 14: they were dropped) */
+    drift_cli_reproduce(cmd, sizeof cmd, &cli);
+    fprintf(fp, "Reproduce: `%s` (data/formats*.csv).\n\n", cmd);
     fprintf(fp, "**Teaching values as stored** (round to nearest even; `inf`/`NaN` = overflow; "
                 "the hex values and errors are in data/formats.csv):\n\n| value |");
     for (int j = 0; j < nf; j++) fprintf(fp, " %s |", drift_format_name(F[j]));

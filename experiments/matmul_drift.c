@@ -487,9 +487,10 @@ int main(int argc, char **argv)
     fprintf(fp, "**Question.** %s Every result is held against the exact product of the same rounded inputs "
                 "(a superaccumulator, correctly rounded), so only the arithmetic of the product is measured.\n\n",
             spec.question);
-    fprintf(fp, "Reproduce: `./lab run matmul_drift --seed %llu --profile %s` (data/matmul_drift*.csv; %zu x %zu "
-                "outputs, K = %zu .. %zu).\n\n",
-            (unsigned long long)cli.seed, drift_profile_name(cli.profile), M, N, Kv[0], Kv[nK - 1]);
+    char cmd[1024]; /* the user's own options too (issue 14: they were dropped) */
+    drift_cli_reproduce(cmd, sizeof cmd, &cli);
+    fprintf(fp, "Reproduce: `%s` (data/matmul_drift*.csv; %zu x %zu outputs, K = %zu .. %zu).\n\n", cmd, M, N, Kv[0],
+            Kv[nK - 1]);
     fprintf(fp, "**NMSE at K = %zu, %s inputs** (llama.cpp's matmul threshold is %g; values above it are in bold):\n\n",
             Kv[key], drift_dist_name(dists[0]), LLAMA_NMSE_MATMUL);
     fprintf(fp, "| inputs | accumulator |");

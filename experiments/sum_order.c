@@ -589,9 +589,10 @@ int main(int argc, char **argv)
     fprintf(fp, "**Question.** %s Every result is held against the exact sum of the same rounded inputs "
                 "(superaccumulator, cross-checked against MPFR in the tests).\n\n",
             spec.question);
-    fprintf(fp, "Reproduce: `./lab run sum_order --seed %llu --profile %s` (data/sum_order_*.csv; %ld trials per "
-                "point, n = 2^%d..2^%d, %ld permutations).\n\n",
-            (unsigned long long)cli.seed, drift_profile_name(cli.profile), trials, log2_min, log2_max, perms);
+    char cmd[1024]; /* the user's own options too (issue 14: they were dropped) */
+    drift_cli_reproduce(cmd, sizeof cmd, &cli);
+    fprintf(fp, "Reproduce: `%s` (data/sum_order_*.csv; %ld trials per point, n = 2^%d..2^%d, %ld permutations).\n\n",
+            cmd, trials, log2_min, log2_max, perms);
     fprintf(fp, "**(a) The textbook case** %s, in each order (result; exact sum of the rounded inputs in the first "
                 "column; all cases in data/sum_order_classroom.csv):\n\n| inputs/acc | exact |",
             CASES[0].desc);
