@@ -341,7 +341,7 @@ static int experiments(char names[][64], int max)
     return n;
 }
 
-Test(backend_programs, cuda_without_a_device_is_one_line_exit_2_and_no_file, .timeout = 120)
+Test(backend_programs, cuda_without_a_device_is_one_line_exit_2_and_no_file)
 {
     if (device_present()) {
         printf("skipped: CUDA device present (cuda/check.sh runs the experiments on it)\n");
@@ -386,7 +386,7 @@ static void expect_same_files(const char *a, const char *b, const char *exp)
     remove(script);
 }
 
-Test(backend_programs, auto_without_a_device_writes_the_cpu_data, .timeout = 900)
+Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
 {
     if (device_present()) {
         printf("skipped: CUDA device present (auto runs on it)\n");
