@@ -18,13 +18,16 @@
 #                          (skipped until lib/ops/softmax.h is in the tree)
 #   check_determinism  (d) distinct outputs over 100 runs (atomic split-K, cuBLAS); row-0 batch
 #                          variance for M = 1..2048 and the cuBLASLt algorithm by M
+#   determinism        then, if the budget allows: the experiment (--backend cuda, default
+#                      profile) into $OUT/determinism/ (CSVs, .md, and its plot when gnuplot is
+#                      there), else data/gpu/determinism-<UTC date>/
 #   bench_gpu_gemm     then, if the budget allows: invariant and tensor-core GEMM vs cuBLAS
 #                      (5 repetitions; also copied to $OUT/bench_gpu_gemm.txt)
 # Rows: PASS / FAIL (bit-identity, invariance by construction), FINDING (measured, not judged),
 # INFO, SKIP. Without a device every program prints "no CUDA device: skipped" and passes.
 #
-# Environment: DRIFT_BUILD_DIR (default build), DRIFT_CHECK_BUDGET (default 450 s for the
-# whole call, build included), DRIFT_CHECK_REBUILD=1 (build even if the programs exist),
+# Environment: DRIFT_BUILD_DIR (default build), DRIFT_CHECK_BUDGET (default 500 s for the
+# whole call, build included: one device call has 600 s), DRIFT_CHECK_REBUILD=1 (build even if the programs exist),
 # OUT (report directory). Programs carried from another machine that cannot use the GPU here
 # (driver older than their CUDA runtime, missing libraries) are rebuilt once with this
 # machine's nvcc into BUILD-device.
@@ -34,12 +37,12 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${DRIFT_BUILD_DIR:-build}"
 [[ "$BUILD" = /* ]] || BUILD="$ROOT/$BUILD"
-BUDGET="${DRIFT_CHECK_BUDGET:-450}"
+BUDGET="${DRIFT_CHECK_BUDGET:-500}"
 START=$(date +%s)
-PROGRAMS=(check_versions check_convert check_reduce check_gemm check_softmax check_determinism bench_gpu_gemm)
+PROGRAMS=(check_versions check_convert check_reduce check_gemm check_softmax check_determinism determinism bench_gpu_gemm)
 CHECKS=(check_versions check_convert check_reduce check_gemm check_softmax check_determinism)
 declare -A LIMIT=([check_versions]=30 [check_convert]=120 [check_reduce]=90 [check_gemm]=150 [check_softmax]=60 [check_determinism]=120
-                 [bench_gpu_gemm]=60)
+                 [determinism]=120 [bench_gpu_gemm]=60)
 
 if [[ -n "${OUT:-}" ]]; then
   REPORT="$OUT/gpu_check.txt"
@@ -145,6 +148,26 @@ for p in "${CHECKS[@]}"; do
   log ""
   table+=("$(printf '%-18s %-9s %5s %5s %8s %5ss' "$p" "$verdict" "$npass" "$nfail" "$nfind" "$secs")")
 done
+
+# ---- the determinism experiment, when time is left (data; a crash or a twin mismatch is a FAIL) -
+left=$(( BUDGET - ($(date +%s) - START) ))
+if [[ -x "$BUILD/bin/determinism" ]] && (( left > 20 )); then
+  lim=${LIMIT[determinism]}; (( lim > left )) && lim=$left
+  if [[ -n "${OUT:-}" ]]; then detdir="$OUT/determinism"; else detdir="$ROOT/data/gpu/determinism-$(date -u +%Y%m%dT%H%M%SZ)"; fi
+  log "==== determinism --backend cuda --profile default --out $detdir (limit ${lim}s)"
+  s=$(date +%s)
+  timeout --kill-after=5 "$lim" "$BUILD/bin/determinism" --backend cuda --profile default --out "$detdir" >"$tmp.out" 2>&1
+  rc=$?
+  tee -a "$tmp" <"$tmp.out" >/dev/null
+  verdict=RAN
+  if [[ $rc -eq 0 ]] && command -v gnuplot >/dev/null 2>&1; then
+    (cd "$ROOT" && gnuplot -e "datadir='$detdir'; outdir='$detdir'" plots/determinism.gp) >>"$tmp" 2>&1 || log "determinism: plot failed"
+  fi
+  [[ $rc -eq 124 || $rc -eq 137 ]] && { verdict=TIMEOUT; status=1; }
+  [[ $rc -ne 0 && $verdict != TIMEOUT ]] && { verdict=FAIL; status=1; fails+=("determinism: exit $rc: $(tail -1 "$tmp.out")"); }
+  table+=("$(printf '%-18s %-9s %5s %5s %8s %5ss' determinism "$verdict" - - - "$(( $(date +%s) - s ))")")
+  log ""
+fi
 
 # ---- the benchmark, when time is left (data, not a verdict: a crash is a FAIL) ---------------
 left=$(( BUDGET - ($(date +%s) - START) ))

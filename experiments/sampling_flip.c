@@ -176,7 +176,7 @@ int main(int argc, char **argv)
         opts,
         (int)(sizeof opts / sizeof opts[0]),
         NULL, /* no_orders */
-        "CPU only", /* cpu_only */
+        NULL, /* cpu_only: logits go through the dispatcher (--backend cuda) */
         NULL, /* summary: printed by the program itself */
     };
     drift_cli_t cli;

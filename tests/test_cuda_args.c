@@ -327,3 +327,58 @@ Test(cuda_args, softmax_checks_match_the_cpu_then_name_the_subset)
     cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED, "order pairwise");
 }
 #endif
+
+/* ---- the dispatcher's hook path (backend.h, tools/gpu_hook.c) --------------------------- */
+/* What --backend cuda calls: the table tools/gpu_hook.c registers. Its entries take the CPU's
+ * own arguments (kernel, options, order, acc) and must give the CPU's codes for bad ones
+ * without a device; good ones without a device are DRIFT_EUNSUPPORTED (the dispatcher then
+ * computes on the CPU) and drift_backend_use refuses the device with cuda's own reason. */
+#include "backend.h"
+
+Test(cuda_args, dispatcher_hook_gives_the_cpu_codes)
+{
+    const drift_backend_ops_t *ops = drift_backend_registered();
+#ifndef DRIFT_HAVE_CUDA
+    cr_expect_null(ops, "a build without CUDA registers no backend");
+    char why[256] = "";
+    cr_expect_eq(drift_backend_use(1, why, sizeof why), DRIFT_EUNSUPPORTED);
+    cr_expect(strstr(why, "no CUDA backend"), "%s", why);
+    printf("skipped: no CUDA device (CUDA backend not built)\n");
+#else
+    cr_assert(ops && !strcmp(ops->name, "cuda"), "tools/gpu_hook.c registers the cuda table before main");
+    double A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 0, 1, 1, 1}, C[4] = {0}, y[2];
+    char ran[64];
+    drift_gemm_opts_t good = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32), sr = good;
+    sr.acc.mode = DRIFT_SR;
+    drift_gemm_kernel_t naive = {.family = DRIFT_GEMM_NAIVE}, badtile = {.family = DRIFT_GEMM_TILED, .bm = 0, .bn = 8, .bk = 8};
+    drift_gemm_kernel_t v100 = {.family = DRIFT_GEMM_TC, .arch = DRIFT_TC_V100};
+    drift_gemm_opts_t bf16 = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32); /* V100 tensor cores: fp16 only */
+    struct {
+        const char *what;
+        const double *A;
+        const drift_gemm_kernel_t *k;
+        const drift_gemm_opts_t *o;
+    } cases[] = {{"NULL A", NULL, &naive, &good}, {"tile 0", A, &badtile, &good}, {"SR", A, &naive, &sr},
+                 {"tc:v100 bf16", A, &v100, &bf16}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int cpu = drift_gemm(C, cases[i].A, B, 2, 2, 3, cases[i].k, cases[i].o);
+        cr_assert_neq(cpu, 0, "%s is bad input", cases[i].what);
+        cr_expect_eq(ops->gemm(C, cases[i].A, B, 2, 2, 3, cases[i].k, cases[i].o, ran, sizeof ran), cpu, "%s",
+                     cases[i].what);
+    }
+    drift_acc_t f32 = {DRIFT_FP32, DRIFT_RNE, 1}, sracc = {DRIFT_FP32, DRIFT_SR, 1};
+    drift_order_t seq = order("seq"), tc = order("tc:h100");
+    cr_expect_eq(ops->sum(y, A, 3, 2, &seq, &sracc), drift_sum(y, A, 3, &seq, &sracc), "SR accumulator");
+    cr_expect_eq(ops->dot(y, A, B, 3, 2, &tc, &f32), drift_dot(y, A, B, 3, NULL, &tc, &f32), "tc is not a dot order");
+    cr_expect_eq(ops->gemm_spec(C, A, B, 2, 2, 3, "cublas:fixed", &good, ran, sizeof ran), DRIFT_EINVAL);
+    if (drift_cuda_device_count() == 0) {
+        cr_expect_eq(ops->gemm(C, A, B, 2, 2, 3, &naive, &good, ran, sizeof ran), DRIFT_EUNSUPPORTED);
+        cr_expect_eq(ops->sum(y, A, 3, 2, &seq, &f32), DRIFT_EUNSUPPORTED);
+        char why[256] = "";
+        cr_expect_eq(drift_backend_use(1, why, sizeof why), DRIFT_EUNSUPPORTED);
+        cr_expect(strstr(why, "CUDA"), "the reason is cuda's own: %s", why);
+        cr_expect_eq(drift_backend_active(), 0);
+        printf("skipped: no CUDA device (good arguments left to cuda/check.sh)\n");
+    }
+#endif
+}

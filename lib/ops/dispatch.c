@@ -3,6 +3,7 @@
 #include "drift.h"
 #include "exact.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +29,73 @@ int drift_recipe_check(const drift_recipe_t *r, char *why, size_t size)
     return DRIFT_OK;
 }
 
+/* ---- the backend's routing -------------------------------------------------------------- */
+
+/* The name of a recipe for a mismatch line: "dot fp32/seq/fp32/fp32". */
+static void recipe_label(char *buf, size_t size, const char *what, const drift_recipe_t *r)
+{
+    char rs[80];
+    if (drift_recipe_print(rs, sizeof rs, r) < 0) snprintf(rs, sizeof rs, "?");
+    snprintf(buf, size, "%s %s", what, rs);
+}
+
+/* The device's answer for a call the CPU has already computed into cpu[0..n): 0 when it
+ * ran and every bit agrees, or when the device has no path for it (counted as on the CPU);
+ * the mismatch's or failure's code otherwise. dev is scratch for n values. */
+static int twin_check(int rc, const double *dev, const double *cpu, size_t n, size_t cols, const char *label)
+{
+    if (rc == DRIFT_EUNSUPPORTED) {
+        drift_backend_count(0, 0, 1);
+        return DRIFT_OK;
+    }
+    if (rc) return drift_backend_failed(rc, label);
+    drift_backend_count(1, 0, 0);
+    size_t i = drift_backend_first_diff(dev, cpu, n);
+    return i < n ? drift_backend_mismatch(label, i, cols, dev[i], cpu[i]) : DRIFT_OK;
+}
+
+static const drift_backend_ops_t *device(void)
+{
+    return drift_backend_active() ? drift_backend_registered() : NULL;
+}
+
 int drift_recipe_dot_acc(double *y, const double *a, const double *b, size_t n, const double *c, const drift_recipe_t *r)
 {
     int rc = drift_recipe_check(r, NULL, 0);
     if (rc) return rc;
     if (r->exact) return DRIFT_EINVAL;
-    if (r->order.kind == DRIFT_ORDER_TC) return drift_tc_dot(y, a, b, n, c, r->order.arch, r->in, r->acc.acc);
-    return drift_dot(y, a, b, n, c, &r->order, &r->acc);
+    const drift_backend_ops_t *dev = device();
+    if (r->order.kind == DRIFT_ORDER_TC) {
+        if (dev && dev->gemm && !c && y && (n == 0 || (a && b))) {
+            /* the device's tensor cores: a measurement, held against the exact reference */
+            drift_gemm_kernel_t k = {.family = DRIFT_GEMM_TC, .arch = r->order.arch};
+            drift_gemm_opts_t o = drift_recipe_gemm_opts(r, 1, 0);
+            o.out = r->acc.acc;
+            char ran[64];
+            drift_backend_lock();
+            rc = dev->gemm(y, a, b, 1, 1, n, &k, &o, ran, sizeof ran);
+            drift_backend_unlock();
+            if (!rc) {
+                drift_backend_count(0, 1, 0);
+                return DRIFT_OK;
+            }
+            if (rc != DRIFT_EUNSUPPORTED) return drift_backend_failed(rc, "dot tc");
+        }
+        if (dev) drift_backend_count(0, 0, 1);
+        return drift_tc_dot(y, a, b, n, c, r->order.arch, r->in, r->acc.acc);
+    }
+    if ((rc = drift_dot(y, a, b, n, c, &r->order, &r->acc)) || !dev) return rc;
+    if (!dev->dot || c) { /* the device's dot has no initial value */
+        drift_backend_count(0, 0, 1);
+        return DRIFT_OK;
+    }
+    double got;
+    drift_backend_lock();
+    rc = dev->dot(&got, a, b, n, 1, &r->order, &r->acc);
+    drift_backend_unlock();
+    char label[96];
+    recipe_label(label, sizeof label, "dot", r);
+    return twin_check(rc, &got, y, 1, 0, label);
 }
 
 double drift_recipe_store(double y, const drift_recipe_t *r)
@@ -62,7 +123,19 @@ int drift_recipe_sum(double *out, const double *x, size_t n, const drift_recipe_
     double y;
     if ((rc = drift_sum(&y, x, n, &r->order, &r->acc))) return rc;
     *out = drift_recipe_store(y, r);
-    return DRIFT_OK;
+    const drift_backend_ops_t *dev = device();
+    if (!dev) return DRIFT_OK;
+    if (!dev->sum) {
+        drift_backend_count(0, 0, 1);
+        return DRIFT_OK;
+    }
+    double got;
+    drift_backend_lock();
+    rc = dev->sum(&got, x, n, 1, &r->order, &r->acc);
+    drift_backend_unlock();
+    char label[96];
+    recipe_label(label, sizeof label, "sum", r);
+    return twin_check(rc, &got, &y, 1, 0, label);
 }
 
 int drift_recipe_gemm_kernel(drift_gemm_kernel_t *k, const drift_recipe_t *r)
@@ -121,5 +194,134 @@ int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, siz
     int rc = drift_recipe_gemm_kernel(&k, r);
     if (rc) return rc;
     drift_gemm_opts_t o = drift_recipe_gemm_opts(r, alpha, beta);
-    return drift_gemm(C, A, B, M, N, K, &k, &o);
+    return drift_dispatch_gemm(C, A, B, M, N, K, &k, &o);
+}
+
+static void kernel_label(char *buf, size_t size, const drift_gemm_kernel_t *k, const drift_gemm_opts_t *o)
+{
+    char ks[64];
+    if (drift_gemm_kernel_print(ks, sizeof ks, k) < 0) snprintf(ks, sizeof ks, "?");
+    snprintf(buf, size, "gemm %s %s->%s", ks, drift_format_name(o->in), drift_format_name(o->out));
+}
+
+int drift_dispatch_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                        const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts)
+{
+    const drift_backend_ops_t *dev = device();
+    if (!dev || !dev->gemm || !kern || !opts || M == 0 || N == 0) {
+        int rc = drift_gemm(C, A, B, M, N, K, kern, opts);
+        if (!rc && dev && M && N) drift_backend_count(0, 0, 1);
+        return rc;
+    }
+    char label[128], ran[64];
+    kernel_label(label, sizeof label, kern, opts);
+    if (kern->family == DRIFT_GEMM_TC) { /* measured: the device's tensor cores, no twin */
+        drift_tc_params_t p;
+        if (!C || !A || !B || drift_tc_params(&p, kern->arch, opts->in)) /* the CPU's verdict */
+            return drift_gemm(C, A, B, M, N, K, kern, opts);
+        drift_backend_lock();
+        int rc = dev->gemm(C, A, B, M, N, K, kern, opts, ran, sizeof ran);
+        drift_backend_unlock();
+        if (!rc) {
+            drift_backend_count(0, 1, 0);
+            return DRIFT_OK;
+        }
+        /* no device path, or arguments the CPU refuses too: the CPU's answer and its code */
+        int cpu = drift_gemm(C, A, B, M, N, K, kern, opts);
+        if (cpu || rc == DRIFT_EUNSUPPORTED) {
+            if (!cpu) drift_backend_count(0, 0, 1);
+            return cpu;
+        }
+        return drift_backend_failed(rc, label);
+    }
+    /* a twin: the CPU first (its errors are the call's errors), then the device, bit for bit;
+     * the device gets C as it was (beta != 0 reads it) */
+    if (M > SIZE_MAX / sizeof(double) / N) return drift_gemm(C, A, B, M, N, K, kern, opts);
+    double *got = malloc(M * N * sizeof *got);
+    if (!got) { /* the CPU's verdict on the arguments first */
+        int cpu = drift_gemm(C, A, B, M, N, K, kern, opts);
+        return cpu ? cpu : DRIFT_ENOMEM;
+    }
+    if (opts->beta != 0 && C) memcpy(got, C, M * N * sizeof *got);
+    int rc = drift_gemm(C, A, B, M, N, K, kern, opts);
+    if (rc) {
+        free(got);
+        return rc;
+    }
+    drift_backend_lock();
+    rc = dev->gemm(got, A, B, M, N, K, kern, opts, ran, sizeof ran);
+    drift_backend_unlock();
+    rc = twin_check(rc, got, C, M * N, N, label);
+    free(got);
+    return rc;
+}
+
+int drift_dispatch_gemm_spec(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                             const char *spec, const drift_gemm_opts_t *opts, char *ran, size_t ran_size)
+{
+    const drift_backend_ops_t *dev = device();
+    if (!spec || !opts) return DRIFT_EINVAL;
+    if (!dev || !dev->gemm_spec) {
+        char why[64];
+        snprintf(why, sizeof why, "gemm %s", spec);
+        return drift_backend_failed(DRIFT_EUNSUPPORTED, why);
+    }
+    drift_backend_lock();
+    int rc = dev->gemm_spec(C, A, B, M, N, K, spec, opts, ran, ran_size);
+    drift_backend_unlock();
+    if (rc) {
+        char why[64];
+        snprintf(why, sizeof why, "gemm %s", spec);
+        return drift_backend_failed(rc, why);
+    }
+    drift_backend_count(0, 1, 0);
+    return DRIFT_OK;
+}
+
+int drift_dispatch_round(double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o)
+{
+    if (n && (!out || !in)) return DRIFT_EINVAL;
+    if ((unsigned)f >= DRIFT_NFORMATS) return DRIFT_EINVAL;
+    if (o && o->mode == DRIFT_SR) return DRIFT_EUNSUPPORTED; /* needs random bits per element */
+    for (size_t i = 0; i < n; i++) out[i] = drift_round(in[i], f, o, 0);
+    const drift_backend_ops_t *dev = device();
+    if (!dev || !n) return DRIFT_OK;
+    if (!dev->round) {
+        drift_backend_count(0, 0, 1);
+        return DRIFT_OK;
+    }
+    double *got = malloc(n * sizeof *got);
+    if (!got) return DRIFT_ENOMEM;
+    drift_backend_lock();
+    int rc = dev->round(got, in, n, f, o);
+    drift_backend_unlock();
+    char label[64];
+    snprintf(label, sizeof label, "round to %s", drift_format_name(f));
+    rc = twin_check(rc, got, out, n, 0, label);
+    free(got);
+    return rc;
+}
+
+int drift_dispatch_softmax(double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o,
+                           char *err, size_t errsz)
+{
+    if (batch && n > SIZE_MAX / batch) return DRIFT_ENOMEM;
+    for (size_t r = 0; r < batch; r++) {
+        int rc = drift_softmax(out + r * n, x + r * n, n, o, err, errsz);
+        if (rc) return rc;
+    }
+    const drift_backend_ops_t *dev = device();
+    if (!dev || !n || !batch) return DRIFT_OK;
+    if (!dev->softmax) {
+        drift_backend_count(0, 0, 1);
+        return DRIFT_OK;
+    }
+    double *got = malloc(n * batch * sizeof *got);
+    if (!got) return DRIFT_ENOMEM;
+    drift_backend_lock();
+    int rc = dev->softmax(got, x, n, batch, o);
+    drift_backend_unlock();
+    rc = twin_check(rc, got, out, n * batch, n, "softmax");
+    free(got);
+    return rc;
 }

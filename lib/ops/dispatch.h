@@ -3,14 +3,22 @@
  * tensor-core model (tc_model.h), exact to the exact references (exact.h), a GEMM to the
  * emulated kernels (gemm.h) with its kernel built from the recipe. Nothing outside this file
  * and the order parser branches on the tensor-core case: callers ask drift_order_tc_params
- * when they need the model's parameters (error bounds, noise models). */
+ * when they need the model's parameters (error bounds, noise models).
+ *
+ * The backend: when an accelerator is selected (backend.h, --backend cuda|auto), every call
+ * below whose arguments the device takes runs there, deterministic kernels checked bit for
+ * bit against their CPU twin as they are produced; the others run on the CPU. Experiments get
+ * --backend cuda by computing through these functions (and drift_dispatch_gemm instead of
+ * drift_gemm), never by calling the backend themselves. */
 #ifndef DRIFT_DISPATCH_H
 #define DRIFT_DISPATCH_H
 
 #include <stddef.h>
 
+#include "backend.h"
 #include "gemm.h"
 #include "recipe.h"
+#include "softmax.h"
 #include "tc_model.h"
 
 #ifdef __cplusplus
@@ -49,6 +57,22 @@ drift_gemm_opts_t drift_recipe_gemm_opts(const drift_recipe_t *r, double alpha, 
  * (alpha = 1 and beta = 0 only; DRIFT_EUNSUPPORTED otherwise). */
 int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
                       const drift_recipe_t *r, double alpha, double beta);
+
+/* drift_gemm (same arguments, same errors) through the backend: on the device when one is
+ * selected and takes the arguments (naive, tiled, splitk checked bit for bit against
+ * drift_gemm; tc:ARCH on the device's own tensor cores, a measurement), else on the CPU. */
+int drift_dispatch_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                        const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts);
+/* A device-only GEMM path (splitk:S:atomic, cublas[:pedantic|:tf32], cublaslt[...]: no CPU
+ * twin, nondeterministic or vendor-defined); ran receives what ran. DRIFT_EUNSUPPORTED when no
+ * device is selected or it has no such path (drift_backend_message() says why). */
+int drift_dispatch_gemm_spec(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                             const char *spec, const drift_gemm_opts_t *opts, char *ran, size_t ran_size);
+/* out[i] = drift_round(in[i], f, o, 0) for every i, on the device when selected (checked). */
+int drift_dispatch_round(double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o);
+/* drift_softmax of each of batch rows of n, on the device when selected (checked). */
+int drift_dispatch_softmax(double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o,
+                           char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

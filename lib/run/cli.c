@@ -4,6 +4,7 @@
  * in the accepted range; a list is comma-separated with no empty items; any violation
  * names the option and what it accepts, and exits 2 before anything is written. */
 #include "cli.h"
+#include "backend.h"
 #include "lmhead.h"
 #include "drift.h"
 
@@ -224,6 +225,54 @@ static void print_help(const drift_cli_spec_t *spec)
     }
 }
 
+/* ---- --backend: which code the recipe dispatcher runs (backend.h) -------------------------- */
+
+/* A deterministic GPU kernel that disagrees with its CPU twin is a bug: one line, exit 2. */
+static void backend_mismatch(const char *line) { drift_die("--backend cuda: %s", line); }
+
+/* How much of the run the device computed, once at exit (not under --quiet). */
+static void backend_report(void)
+{
+    drift_backend_stats_t s = drift_backend_stats();
+    fprintf(stderr, "%s: backend cuda: %llu calls on the GPU checked bit for bit against their CPU twin, %llu measured"
+                    " (tensor cores, vendor and atomic paths), %llu on the CPU (no GPU path)\n",
+            program, s.checked, s.measured, s.on_cpu);
+}
+
+/* cuda: the device or a one-line error (exit 2) before any work or file; auto: the device
+ * when there is one and the experiment computes through the dispatcher, said once on stderr
+ * (a CPU fallback is said only when auto was asked for explicitly: the default run stays
+ * quiet); cpu: the CPU. */
+static void select_backend(drift_cli_t *cli, int argc, char **argv)
+{
+    char why[320] = "";
+    int explicit_auto = 0;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--backend")) explicit_auto = !strcmp(argv[i + 1], "auto");
+    if (cli->backend == DRIFT_BACKEND_CPU || (cli->backend == DRIFT_BACKEND_AUTO && cli->spec->cpu_only)) {
+        drift_backend_use(0, NULL, 0);
+        if (cli->backend == DRIFT_BACKEND_AUTO && explicit_auto && !cli->quiet)
+            fprintf(stderr, "%s: backend: cpu (%s runs on the %s)\n", program, cli->spec->name, cli->spec->cpu_only);
+        cli->backend = DRIFT_BACKEND_CPU;
+        return;
+    }
+    if (drift_backend_use(1, why, sizeof why)) {
+        if (cli->backend == DRIFT_BACKEND_CUDA) drift_die("--backend: cuda: %s (accepted: auto, cpu)", why);
+        if (explicit_auto && !cli->quiet) fprintf(stderr, "%s: backend: cpu (%s)\n", program, why);
+        cli->backend = DRIFT_BACKEND_CPU;
+        return;
+    }
+    drift_backend_on_mismatch(backend_mismatch);
+    if (!cli->quiet) {
+        char dev[320] = "";
+        const drift_backend_ops_t *ops = drift_backend_registered();
+        if (ops->describe) ops->describe(dev, sizeof dev);
+        fprintf(stderr, "%s: backend: cuda (%s)\n", program, dev);
+        atexit(backend_report);
+    }
+    cli->backend = DRIFT_BACKEND_CUDA;
+}
+
 void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv)
 {
     memset(cli, 0, sizeof *cli);
@@ -314,6 +363,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             if (!strcmp(argv[i], "--orders")) drift_die("--orders: %s %s", spec->name, spec->no_orders);
     if (spec->cpu_only && cli->backend == DRIFT_BACKEND_CUDA)
         drift_die("--backend: %s runs on the %s (accepted: auto, cpu)", spec->name, spec->cpu_only);
+    select_backend(cli, argc, argv);
     struct stat st; /* refused now, before any work, rather than when the files are opened */
     if (stat(cli->out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", cli->out_dir);
 #ifdef _OPENMP

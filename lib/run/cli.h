@@ -56,7 +56,9 @@ typedef struct {
     /* Refusals drift_cli_parse makes after every option is read, in this order, so that an
      * experiment never re-implements them: */
     const char *no_orders; /* non-NULL: --orders is refused, "--orders: <name> <no_orders>" */
-    const char *cpu_only;  /* non-NULL: --backend cuda is refused, "<name> runs on the <cpu_only>" */
+    const char *cpu_only;  /* non-NULL: --backend cuda is refused, "<name> runs on the <cpu_only>"; NULL: the
+                            * experiment computes through the dispatcher (dispatch.h), and --backend
+                            * cuda|auto sends that work to the GPU, checked against the CPU twins */
     /* "What you just saw": the paragraph printed after the stdout tables (drift_out_commit),
      * and with the question by --describe, the source of README's and docs' text. */
     const char *summary;
@@ -75,7 +77,7 @@ typedef struct {
     int nformats;
     drift_order_t orders[DRIFT_MAX_ORDERS];
     int norders;
-    drift_backend_t backend;                /* default AUTO */
+    drift_backend_t backend;                /* default AUTO; after parsing CPU or CUDA (what runs) */
     int threads;                            /* 0: OpenMP's default */
     int quiet;
 } drift_cli_t;
