@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dispatch.h"
 #include "drift.h"
 #include "format.h"
 #include "metrics.h"
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
         "How far does a softmax kernel (naive, safe, online, online:B) drift from the exact softmax as the vocabulary grows, per input format; where does naive softmax overflow; how often does the top-1 token change?",
         "fp32,bf16,fp16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
         "sweeps softmax variants, not reduction orders (the sums of exponentials are seq in fp32)",
-        "CPU emulation only for now",
+        NULL, /* cpu_only: probabilities go through the dispatcher (--backend cuda); log-sum-exp stays on the CPU */
         "with fp32 arithmetic the variants differ through their sums: one running sum of N exponentials (naive, safe, "
         "online) loses accuracy as N grows, online:B's blocked sums much less; in bf16 and fp16 the rounding of the "
         "logits to the input format outweighs the arithmetic, which the exact softmax of the rounded logits shows; naive "
@@ -216,7 +217,7 @@ int main(int argc, char **argv)
                     drift_softmax_opts_t o = drift_softmax_opts(in, DRIFT_FP32);
                     o.variant = var[v];
                     o.out = DRIFT_FP32;
-                    fail |= drift_softmax(p, x, N, &o, NULL, 0) != 0;
+                    fail |= drift_dispatch_softmax(p, x, N, 1, &o, NULL, 0) != 0;
                     fail |= drift_logsumexp(&lse, x, N, &o, NULL, 0) != 0;
                     measure(&meas[(((size_t)ni * R + r) * (size_t)nf + (size_t)f) * NVAR + (size_t)v], p, lse, rt, lse_t, rr,
                             lse_r, N, tt.top1);
@@ -256,7 +257,7 @@ int main(int argc, char **argv)
         for (int v = 0; v < 2; v++) {
             drift_softmax_opts_t o = drift_softmax_opts(in, in);
             o.variant = var[v];
-            fail |= drift_softmax(p, x, NC, &o, NULL, 0) != 0;
+            fail |= drift_dispatch_softmax(p, x, NC, 1, &o, NULL, 0) != 0;
             fail |= drift_logsumexp(&lse, x, NC, &o, NULL, 0) != 0;
             long nn = 0;
             for (size_t i = 0; i < NC; i++) nn += isnan(p[i]) != 0;
