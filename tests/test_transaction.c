@@ -118,3 +118,13 @@ Test(transaction, manifest_matches_sha256sum_and_catches_a_change, .init = make_
     cr_assert_eq(sh("cd '%s' && sed -i '$s/.$/x/' formats.md", dir), 0);
     cr_assert_neq(check(), 0, "a changed byte fails the check");
 }
+
+/* ./lab plot reads only a set that matches its manifest: one changed byte, one line, exit 2. */
+Test(transaction, plot_refuses_a_damaged_set, .init = make_dir, .fini = remove_dir, .timeout = 120)
+{
+    cr_assert_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --out . && sed -i '$s/.$/x/' formats.md", dir, BIN), 0);
+    char err[4096], cmd[512];
+    snprintf(cmd, sizeof cmd, "DRIFT_BUILD_DIR='%s/..' '%s/lab' plot formats --data '%s'", BIN, DRIFT_SOURCE_DIR, dir);
+    cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2);
+    cr_assert(strstr(err, "formats.md: does not match the manifest") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+}
