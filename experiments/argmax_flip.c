@@ -275,6 +275,7 @@ static void setup(lab_t *L, int argc, char **argv)
     L->nK = 0;
     if (Kopt.n > MAXK) drift_die("--K: at most %d values", MAXK);
     for (int i = 0; i < Kopt.n; i++) L->Ks[L->nK++] = (size_t)Kopt.v[i];
+    drift_require_memory(&L->cli, L->rows ? 12.0 * (double)L->V * (double)drift_intlist_max(&Kopt) : 0, "--K, --V");
     L->nF = L->cli.nformats;
     L->nT = 7 * NTARGET_PER_DECADE + 1; /* 1e-7 .. 1 */
     L->t_start = now();

@@ -20,7 +20,7 @@
 #include "policy.h"
 #include "row0.h"
 
-#define MAX_K 24
+#define MAX_K DRIFT_LIST_MAX /* the option's own limit: a longer list is refused by the parser, never cut */
 
 /* linspace(lo, hi, n)[t] as torch computes it for doubles: lo + t * ((hi - lo) / (n - 1)). */
 static double linspace_at(double lo, double hi, size_t n, size_t t)
@@ -94,6 +94,7 @@ int main(int argc, char **argv)
     const int nf = cli.nformats, np = DRIFT_NPOLICIES, nK = Ks.n;
     size_t Kmax = 0;
     for (int t = 0; t < nK; t++) Kmax = (size_t)Ks.v[t] > Kmax ? (size_t)Ks.v[t] : Kmax;
+    drift_require_memory(&cli, 16.0 * (double)Kmax * (double)(Mmax + N), "--K, --N, --M-max");
 
     /* -- sweep: rows[((f * np + p) * nK + ki) * Mmax + M - 1] -- */
     row_t *rows = calloc((size_t)nf * np * nK * Mmax, sizeof *rows);

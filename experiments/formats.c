@@ -294,7 +294,7 @@ int main(int argc, char **argv)
     const char *values_opt = NULL;
     long samples = 0; /* 0: not given, take the profile's */
     const drift_cli_opt_t opts[] = {
-        {"values", DRIFT_OPT_STRING, &values_opt, "X,X,...",
+        {"values", DRIFT_OPT_LIST, &values_opt, "X,X,...",
          "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)", 0, 0, {0}},
         {"samples", DRIFT_OPT_INT, &samples, "N",
          "random reals for the relative-error plot", 1, 10000000, {"200", "1000", "20000"}},

@@ -68,7 +68,7 @@
 
 #define LLAMA_NMSE_MATMUL 5e-4 /* llama.cpp tests/test-backend-ops.cpp: test_mul_mat max_nmse_err */
 #define MAX_KERNELS 16
-#define MAX_K 24
+#define MAX_K DRIFT_LIST_MAX /* the option's own limit: a longer list is refused by the parser, never cut */
 #define SPLIT_MAX 64
 
 /* ---- configuration ---------------------------------------------------------------------- */
@@ -208,9 +208,9 @@ int main(int argc, char **argv)
     const drift_cli_opt_t opts[] = {
         {"kernels", DRIFT_OPT_STRING, &kernels_opt, "LIST",
          "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)", 0, 0, {0}},
-        {"accs", DRIFT_OPT_STRING, &accs_opt, "LIST",
+        {"accs", DRIFT_OPT_LIST, &accs_opt, "LIST",
          "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)", 0, 0, {0}},
-        {"dists", DRIFT_OPT_STRING, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0, {0}},
+        {"dists", DRIFT_OPT_LIST, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0, {0}},
         {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16)", 1,
          1 << 20, {0}},
         {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C", 1, 4096, {"16", "32", "64"}},
@@ -290,6 +290,7 @@ int main(int argc, char **argv)
     size_t Kmax = KS;
     for (int t = 0; t < nK; t++)
         if (Kv[t] > Kmax) Kmax = Kv[t];
+    drift_require_memory(&cli, 16.0 * (double)Kmax * (double)(M + N), "--K, --M, --N, --splitk-K");
 
     /* -- sweep (a) -- */
     size_t MN = M * N;

@@ -182,6 +182,7 @@ int main(int argc, char **argv)
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
+    drift_require_memory(&cli, 16.0 * (double)V * (double)K + 16.0 * (double)rows * (double)(K + V), "--K, --V, --rows");
     drift_lmhead_require_inputs(cli.formats, cli.nformats);
     for (int o = 0; o < cli.norders; o++) {
         drift_recipe_t probe = drift_recipe(DRIFT_FP32, &cli.orders[o], DRIFT_FP32, DRIFT_FP32);

@@ -121,8 +121,8 @@ Test(cli, failing_run_keeps_existing_data, .init = make_dir, .fini = remove_dir)
     snprintf(args, sizeof args, "--out %s --quiet --samples 20", dir);
     cr_assert_eq(run_formats(args, err, sizeof err), 0, "good run failed: %s", err);
     const char *files[] = {"formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats_relerr.csv",
-                           "formats.md"};
-    enum { N = 5 };
+                           "formats.md", "formats.manifest"}; /* the manifest: lib/run/manifest.h */
+    enum { N = 6 };
     char *before[N];
     size_t len[N];
     for (int i = 0; i < N; i++) {

@@ -2,7 +2,7 @@
 # compare_runs.sh OLD_DIR NEW_DIR — proves that two runs of the experiments hold the same data.
 #
 # Every CSV in OLD_DIR must exist in NEW_DIR with the same metadata (the `# key: value` lines,
-# except date, git commit, argv and driftlab version, which name the run, not its data), and
+# except date, git commits (build and checkout), argv and driftlab version, which name the run, not its data), and
 # every column of the old header must be in the new one holding the same values, row by row,
 # as text (so that %.17g and %a values are compared bit for bit). Columns only the new file
 # has (the kit adds some, such as recipe) are listed, not compared. Every .md fragment must
@@ -16,7 +16,7 @@ set -u
 old=$1 new=$2
 [ -d "$old" ] && [ -d "$new" ] || { echo "compare_runs: both arguments must be directories" >&2; exit 2; }
 status=0 ncsv=0 nmd=0
-SKIP='^# (date|git|argv|driftlab):'
+SKIP='^# (date|git|git-checkout|argv|driftlab):'
 for o in "$old"/*.csv; do
     [ -e "$o" ] || continue
     f=$(basename "$o") n="$new/$f"

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "backend.h"
 #include "lmhead.h"
+#include "decimal.h"
 #include "drift.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +30,10 @@ void drift_set_program(const char *name)
     snprintf(program, sizeof program, "%s", name);
 }
 
+static void (*die_hook)(void);
+
+void drift_set_die_hook(void (*hook)(void)) { die_hook = hook; }
+
 noreturn void drift_die(const char *fmt, ...)
 {
     va_list ap;
@@ -36,12 +42,21 @@ noreturn void drift_die(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+    if (die_hook) die_hook(); /* a fuzz target's longjmp: it does not return here */
     exit(2);
+}
+
+/* A number starts with a digit (or '-' and a digit where a sign is allowed): strtol and strtod
+ * would skip leading blanks and take a '+', so ' -1' and '+5' slipped through (issue 16). */
+static int strict_start(const char *s, int sign_ok)
+{
+    if (sign_ok && *s == '-') s++;
+    return (*s >= '0' && *s <= '9') || *s == '.' || (sign_ok == 2 && (*s == 'i' || *s == 'I' || *s == 'n' || *s == 'N'));
 }
 
 int drift_parse_long(long *out, const char *s)
 {
-    if (!s || !*s) return DRIFT_EINVAL;
+    if (!s || !*s || !strict_start(s, 1)) return DRIFT_EINVAL;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -52,13 +67,13 @@ int drift_parse_long(long *out, const char *s)
 
 int drift_parse_double(double *out, const char *s)
 {
-    if (!s || !*s) return DRIFT_EINVAL;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    /* ERANGE on underflow still gives the correctly rounded (subnormal or zero) value, which
-     * is what a user typing 1e-320 means; only overflow is an error. */
-    if (end == s || *end || (errno == ERANGE && isinf(v))) return DRIFT_EINVAL;
+    if (!s || !*s || !strict_start(s, 2)) return DRIFT_EINVAL;
+    /* The exact value of the text rounded once (decimal.h), the same parser as calc's inputs. */
+    double v;
+    if (drift_decimal_round(&v, s, DRIFT_FP64, NULL, 0) != DRIFT_OK) return DRIFT_EINVAL;
+    /* A value that rounds to inf without being written as inf overflowed: an error; one that
+     * underflows gives the correctly rounded subnormal or zero, which is what 1e-320 means. */
+    if (isinf(v) && !strpbrk(s, "iI")) return DRIFT_EINVAL;
     *out = v;
     return DRIFT_OK;
 }
@@ -99,10 +114,13 @@ static int split_list(const char *opt, const char *value, char items[][DRIFT_ORD
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if (len == 0) drift_die("--%s: empty item in list '%s'", opt, value);
-        if (len >= DRIFT_ORDER_SPEC_MAX) drift_die("--%s: item too long in '%s'", opt, value);
-        if (n == max) drift_die("--%s: more than %d items in '%s'", opt, max, value);
+        if (len >= DRIFT_ORDER_SPEC_MAX)
+            drift_die("--%s: item '%.*s' is too long (accepted: at most %d characters)", opt, (int)len, p, DRIFT_ORDER_SPEC_MAX - 1);
+        if (n == max) drift_die("--%s: more than %d items (accepted: at most %d, comma-separated)", opt, max, max);
         memcpy(items[n], p, len);
         items[n][len] = 0;
+        for (int j = 0; j < n; j++) /* a repeated item repeats rows: refused in every list alike */
+            if (!strcmp(items[j], items[n])) drift_die("--%s: '%s' given twice", opt, items[n]);
         n++;
         if (!comma) break;
         p = comma + 1;
@@ -140,6 +158,10 @@ static void parse_orders(drift_cli_t *cli, const char *value)
             drift_die("--orders: malformed order spec '%s' (accepted: seq, rev, pairwise, blocked:B, splitk:S, "
                       "splitk:S:tree, warp:W, kahan, neumaier, random:SEED, tc:v100|a100|h100|b200)",
                       items[i]);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (drift_order_equal(&cli->orders[i], &cli->orders[j]))
+                drift_die("--orders: '%s' given twice ('%s' is the same order)", items[i], items[j]);
     cli->norders = n;
 }
 
@@ -170,6 +192,8 @@ static void parse_extra(const drift_cli_opt_t *o, const char *value)
             if (drift_parse_long(&l->v[i], items[i]))
                 drift_die("--%s: '%s' is not an integer (accepted: %s)", o->name, items[i], o->metavar);
             check_range(o, l->v[i]);
+            for (int j = 0; j < i; j++)
+                if (l->v[j] == l->v[i]) drift_die("--%s: %ld given twice", o->name, l->v[i]);
         }
         l->n = n;
         break;
@@ -188,10 +212,22 @@ static void parse_extra(const drift_cli_opt_t *o, const char *value)
         for (int i = 0; i < n; i++)
             if (drift_parse_double(&l->v[i], items[i]) || !isfinite(l->v[i]))
                 drift_die("--%s: '%s' is not a finite number (accepted: %s)", o->name, items[i], o->metavar);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < i; j++)
+                if (l->v[j] == l->v[i]) drift_die("--%s: '%s' given twice (the same value as '%s')", o->name, items[i], items[j]);
         l->n = n;
         break;
     }
-    case DRIFT_OPT_STRING: *(const char **)o->dest = value; break;
+    case DRIFT_OPT_STRING:
+        if (!*value) drift_die("--%s: empty value (accepted: %s)", o->name, o->metavar);
+        *(const char **)o->dest = value;
+        break;
+    case DRIFT_OPT_LIST: { /* checked as a list here; the program reads the items itself */
+        char items[DRIFT_LIST_MAX][DRIFT_ORDER_SPEC_MAX];
+        split_list(o->name, value, items, DRIFT_LIST_MAX);
+        *(const char **)o->dest = value;
+        break;
+    }
     case DRIFT_OPT_FLAG: *(int *)o->dest = 1; break;
     }
 }
@@ -203,13 +239,15 @@ static void print_help(const drift_cli_spec_t *spec)
     printf("  --profile P          quick|default|full: sweep size (default default)\n");
     printf("  --out DIR            where data files go, created with its parents (default data;\n"
            "                       ./lab run: a new runs/%s/<time>/)\n", spec->name);
-    printf("  --formats LIST       number formats, comma-separated (default %s)\n", spec->default_formats);
+    printf("  --formats LIST       number formats, comma-separated, each once (default %s)\n", spec->default_formats);
     if (spec->no_orders) /* refused by this experiment: say so instead of offering it */
         printf("  (--orders is not accepted: %s %s)\n", spec->name, spec->no_orders);
     else
-        printf("  --orders LIST        reduction orders, comma-separated (default %s)\n", spec->default_orders);
+        printf("  --orders LIST        reduction orders, comma-separated, at most %d distinct (default %s)\n", DRIFT_MAX_ORDERS,
+               spec->default_orders);
     printf("  --backend B          auto|cpu|cuda (default auto: cuda when a device is present)\n");
-    printf("  --threads N          OpenMP threads (default: all cores; results do not depend on it)\n");
+    printf("  --threads N          OpenMP threads, 1..%d (default: all cores; results do not depend on it)\n",
+           drift_threads_max());
     printf("  --quiet              no table or explanation on stdout\n");
     printf("  --help, --version, --describe (name, question and summary, tab-separated)\n");
     if (spec->nopts) printf("\n%s options:\n", spec->name);
@@ -217,11 +255,18 @@ static void print_help(const drift_cli_spec_t *spec)
         const drift_cli_opt_t *o = &spec->opts[i];
         char left[64];
         snprintf(left, sizeof left, "--%s %s", o->name, o->type == DRIFT_OPT_FLAG ? "" : o->metavar);
+        char limits[128] = ""; /* every limit the parser enforces, stated */
+        int list = o->type == DRIFT_OPT_INTLIST || o->type == DRIFT_OPT_DOUBLELIST || o->type == DRIFT_OPT_LIST;
+        int ints = o->type == DRIFT_OPT_INT || o->type == DRIFT_OPT_INTLIST;
+        if (ints && o->max) snprintf(limits, sizeof limits, "; %ld..%ld", o->min, o->max);
+        else if (ints) snprintf(limits, sizeof limits, "; >= %ld", o->min);
+        if (list)
+            snprintf(limits + strlen(limits), sizeof limits - strlen(limits), "; at most %d distinct values", DRIFT_LIST_MAX);
         if (o->profile[0] || o->profile[1] || o->profile[2])
-            printf("  %-20s %s (default by profile: quick %s, default %s, full %s)\n", left, o->help,
+            printf("  %-20s %s%s (default by profile: quick %s, default %s, full %s)\n", left, o->help, limits,
                    o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-", o->profile[2] ? o->profile[2] : "-");
         else
-            printf("  %-20s %s\n", left, o->help);
+            printf("  %-20s %s%s\n", left, o->help, limits);
     }
 }
 
@@ -327,7 +372,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             char *end;
             errno = 0;
             unsigned long long s = strtoull(value, &end, 10);
-            if (!*value || *end || errno || value[0] == '-')
+            if (!(value[0] >= '0' && value[0] <= '9') || *end || errno)
                 drift_die("--seed: '%s' is not a non-negative integer (accepted: 0..2^64-1)", value);
             cli->seed = s;
             break;
@@ -349,8 +394,9 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             cli->backend = (drift_backend_t)v;
             break;
         case 6:
-            if (drift_parse_long(&v, value) || v < 1 || v > 1024)
-                drift_die("--threads: '%s' is not a thread count (accepted: 1..1024)", value);
+            if (drift_parse_long(&v, value) || v < 1 || v > drift_threads_max())
+                drift_die("--threads: '%s' is not a thread count (accepted: 1..%d, 4 per core on this machine)", value,
+                          drift_threads_max());
             cli->threads = (int)v;
             break;
         default: parse_extra(extra, value); break;
@@ -364,8 +410,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     if (spec->cpu_only && cli->backend == DRIFT_BACKEND_CUDA)
         drift_die("--backend: %s runs on the %s (accepted: auto, cpu)", spec->name, spec->cpu_only);
     select_backend(cli, argc, argv);
-    struct stat st; /* refused now, before any work, rather than when the files are opened */
-    if (stat(cli->out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", cli->out_dir);
+    drift_out_check(cli->out_dir); /* refused now, before any work, rather than when the files are opened */
 #ifdef _OPENMP
     if (cli->threads) omp_set_num_threads(cli->threads);
 #endif
@@ -476,4 +521,85 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
         if (!drift_lmhead_input_ok(formats[i]))
             drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
                       drift_format_name(formats[i]));
+}
+
+/* 256: the lab's parallel loops have at most a few hundred work items, so more threads only
+ * wait; each OpenMP thread reserves a stack, and 1024 of them under a 4 GiB limit made libgomp
+ * itself fail with its own message and exit 1 (issue 16). A fixed limit, not one per machine,
+ * so that a command accepted on one machine is accepted on every one. */
+int drift_threads_max(void) { return 256; }
+
+long drift_intlist_max(const drift_intlist_t *l)
+{
+    long m = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i] > m) m = l->v[i];
+    return m;
+}
+
+/* The longest file name a run writes under --out: "<name><suffix>" and the staging names of
+ * table.c; the path must leave room for them within table.h's 1024-byte paths. */
+#define OUT_DIR_MAX 800
+
+void drift_out_check(const char *dir)
+{
+    if (!*dir) drift_die("--out: empty directory name");
+    if (strlen(dir) > OUT_DIR_MAX) drift_die("--out: path too long (accepted: at most %d characters)", OUT_DIR_MAX);
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", dir);
+        /* The staging directory of table.c is made here first: a probe of exactly what the
+         * commit needs (create and remove an entry), not a guess from permission bits. */
+        char probe[1024];
+        snprintf(probe, sizeof probe, "%s/.drift-probe.%ld", dir, (long)getpid());
+        if (mkdir(probe, 0777) != 0) drift_die("--out: cannot write in '%s' (%s)", dir, strerror(errno));
+        rmdir(probe);
+        return;
+    }
+    if (errno != ENOENT) drift_die("--out: cannot use '%s' (%s)", dir, strerror(errno));
+    /* Missing: it is created with its parents when the files are opened; its nearest existing
+     * ancestor must be a directory we can create entries in. Nothing is left now, so a
+     * later refusal leaves no empty directory behind. */
+    char anc[1024];
+    snprintf(anc, sizeof anc, "%s", dir);
+    for (;;) {
+        char *slash = strrchr(anc, '/');
+        while (slash && slash > anc && slash[1] == 0) *slash = 0, slash = strrchr(anc, '/'); /* trailing '/' */
+        if (!slash) snprintf(anc, sizeof anc, ".");
+        else if (slash == anc) anc[1] = 0;
+        else *slash = 0;
+        if (stat(anc, &st) == 0) break;
+        if (errno != ENOENT) drift_die("--out: cannot create '%s' (%s: %s)", dir, anc, strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode)) drift_die("--out: cannot create '%s' ('%s' is not a directory)", dir, anc);
+    /* tried, not guessed from permission bits: root passes access(2) on /proc */
+    char probe[1100];
+    snprintf(probe, sizeof probe, "%s/.drift-probe.%ld", anc, (long)getpid());
+    if (mkdir(probe, 0777) != 0) drift_die("--out: cannot create '%s' (%s: %s)", dir, anc, strerror(errno));
+    rmdir(probe);
+}
+
+/* What the machine can give one process: the smallest of physical memory, the address-space
+ * limit (ulimit -v) and a cgroup v2 memory.max. */
+static double machine_bytes(void)
+{
+    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < have) have = (double)rl.rlim_cur;
+    FILE *fp = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (fp) {
+        unsigned long long m;
+        if (fscanf(fp, "%llu", &m) == 1 && (double)m < have) have = (double)m;
+        fclose(fp);
+    }
+    return have;
+}
+
+void drift_require_memory(const drift_cli_t *cli, double bytes, const char *options)
+{
+    (void)cli;
+    double have = machine_bytes();
+    if (bytes > have)
+        drift_die("%s: this run needs about %.1f GiB of memory, this machine gives a process %.1f GiB (accepted: smaller sizes)",
+                  options, bytes / 1073741824.0, have / 1073741824.0);
 }

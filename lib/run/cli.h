@@ -25,9 +25,12 @@ typedef enum {
     DRIFT_OPT_DOUBLE,     /* dest: double*               (finite)       */
     DRIFT_OPT_DOUBLELIST, /* dest: drift_dbllist_t*      (finite)       */
     DRIFT_OPT_STRING,     /* dest: const char**                         */
-    DRIFT_OPT_FLAG        /* dest: int*, set to 1                       */
+    DRIFT_OPT_FLAG,       /* dest: int*, set to 1                       */
+    DRIFT_OPT_LIST        /* dest: const char**, a comma list checked like every list (no empty
+                           * or repeated item, at most DRIFT_LIST_MAX); the program reads the items */
 } drift_opt_type_t;
 
+/* The most items of any list option: refused beyond it with the limit named, never cut. */
 #define DRIFT_LIST_MAX 64
 typedef struct { long v[DRIFT_LIST_MAX]; int n; } drift_intlist_t;
 typedef struct { double v[DRIFT_LIST_MAX]; int n; } drift_dbllist_t;
@@ -87,6 +90,24 @@ typedef struct {
  * directory. Sets the OpenMP thread count when --threads is given. */
 void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv);
 
+/* The largest --threads accepted (cli.c says why). */
+int drift_threads_max(void);
+/* The largest value of a list (0 when empty), for memory estimates. */
+long drift_intlist_max(const drift_intlist_t *l);
+
+/* Dies (exit 2, one line) unless --out can be used: an existing directory in which an entry
+ * can be created (tried, then removed), or a missing one whose nearest existing ancestor is a
+ * writable directory (nothing is created). drift_cli_parse calls it last. */
+void drift_out_check(const char *dir);
+
+/* The memory check every experiment makes before its first computation: dies with
+ *   <program>: <options>: this run needs about X GiB of memory, this machine gives a process Y GiB
+ * when bytes (the experiment's estimate of its largest allocations) exceeds the smallest of
+ * physical memory, ulimit -v and the cgroup's memory.max. options names what to make smaller,
+ * e.g. "--K, --V". One line in each experiment, after its own checks:
+ *     drift_require_memory(&cli, 4.0 * V * drift_intlist_max(&Ks), "--K, --V"); */
+void drift_require_memory(const drift_cli_t *cli, double bytes, const char *options);
+
 /* Dies (exit 2, one line) unless every format is an LM head input (drift_lmhead_input_ok). */
 void drift_lmhead_require_inputs(const drift_format_t *formats, int n);
 
@@ -94,10 +115,16 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n);
  * (or "drift" before any). */
 noreturn void drift_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void drift_set_program(const char *name);
+/* For the option parser's fuzz target only: called by drift_die after the message, instead of
+ * returning to exit(2) it may longjmp back to the target. NULL: exit(2). */
+void drift_set_die_hook(void (*hook)(void));
 
-/* Strict number parsing shared with tools: whole string, no overflow; 0 or DRIFT_EINVAL. */
+/* Strict number parsing shared with tools: the whole string, no blank, no '+', a '-' only
+ * first; no overflow; 0 or DRIFT_EINVAL. */
 int drift_parse_long(long *out, const char *s);
-int drift_parse_double(double *out, const char *s); /* strtod syntax: decimal, hex, inf, nan */
+/* decimal.h's syntax (decimal, hex, inf, nan), the exact value rounded once to double;
+ * overflow to inf of a finite text is an error. */
+int drift_parse_double(double *out, const char *s);
 
 const char *drift_profile_name(drift_profile_t p);
 const char *drift_backend_name(drift_backend_t b);

@@ -1,5 +1,6 @@
 /* envinfo.c — what produced a data file: compiler, libraries, CPU, commit. */
 #include "envinfo.h"
+#include "drift_gitinfo.h"
 
 #include <gmp.h>
 #include <mpfr.h>
@@ -47,8 +48,7 @@ static void read_cpu(char *out, size_t size)
     fclose(fp);
 }
 
-/* The commit of the source tree, without a dirty flag: data files are part of the tree, so
- * a flag would differ between two otherwise identical runs. */
+/* The checkout's commit now (it may have moved on since the build). */
 static void read_git(char *out, size_t size)
 {
     snprintf(out, size, "unknown");
@@ -77,7 +77,15 @@ void drift_envinfo_collect(drift_envinfo_t *e)
     struct utsname u;
     if (uname(&u) == 0)
         snprintf(e->os, sizeof e->os, "%s %s %s", u.sysname, u.release, u.machine);
-    read_git(e->git, sizeof e->git);
+    /* The build's commit is compiled in (cmake/gitinfo.cmake, refreshed at every build): an
+     * unchanged binary keeps reporting the commit it was built from after a `git commit`. */
+    snprintf(e->git, sizeof e->git, "%s", DRIFT_BUILD_GIT);
+    read_git(e->checkout, sizeof e->checkout);
+    char base[64];
+    snprintf(base, sizeof base, "%s", e->git);
+    char *plus = strchr(base, '+');
+    if (plus) *plus = 0;
+    if (!strcmp(e->checkout, base) || !strcmp(e->checkout, "unknown")) e->checkout[0] = 0; /* the same: said once */
     if (gpu_hook)
         gpu_hook(e->cuda, sizeof e->cuda);
     else

@@ -1,5 +1,6 @@
-/* table.h — result files: written to a temporary name, renamed only on success, so a
- * failed or interrupted run leaves no partial file and loses nothing already written.
+/* table.h — result files: a single file is written to a temporary name and renamed on
+ * success; a run's set of files (drift_files_open/commit) is one transaction with a manifest
+ * (manifest.h), so a failed or killed run leaves the previous complete set or the new one.
  *
  * CSV convention (design brief): `# key: value` metadata lines, one header row, tidy rows
  * (one measurement per row), hex floats (%a) beside decimal ones where bits matter. */
@@ -27,11 +28,17 @@ void drift_file_abort(drift_file_t *f);
  * commits all at the end, so that a failed run leaves none of them behind. Like
  * drift_out_path these die (one line, exit 2) rather than return: they are the programs' end.
  *
- * Opens "<out>/<name><suffixes[k]>" for k < n; a NULL suffix leaves files[k] closed (an
- * optional file). On failure aborts those already open and dies "--out: cannot write '<path>'". */
+ * Completes what an earlier killed run left in --out (drift_manifest_recover), then opens
+ * "<out>/.<name>.staging.<pid>/<name><suffixes[k]>" for k < n, each to become
+ * "<out>/<name><suffixes[k]>"; a NULL suffix leaves files[k] closed (an optional file). A final
+ * name taken by anything but a regular file, or a file that cannot be opened: everything is
+ * removed and it dies "--out: ..." before any computing. */
 void drift_files_open(drift_file_t *files, int n, const drift_cli_t *cli, const char *const *suffixes);
-/* Checks every open file for write errors (all aborted, dies "--out: write error in '<path>'"),
- * then commits each open file in turn (on failure aborts the rest, dies "--out: cannot write"). */
+/* Checks every open file for write errors, syncs and closes them, writes "<name>.manifest"
+ * (sizes, SHA-256, the build's commit, argv) and commits the set (manifest.h: one rename is the
+ * commit point, the moves after it are completed by the next run if interrupted). Any failure
+ * before the commit point removes the staging directory and dies "--out: ..." with the previous
+ * set untouched. DRIFT_FAULT_AT=N kills the process at the N-th step (the transaction test). */
 void drift_files_commit(drift_file_t *files, int n);
 
 /* printf of one double with fmt, but "nan", "inf" and "-inf" spelled the same on every libc. */

@@ -137,6 +137,7 @@ int calc_argmax(int argc, char **argv)
            "exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,computed_v2_hex,computed_v2,flipped\n");
     printf("%s,%s,%s,%s,%zu,%zu,%zu,%zu,%a,%.17g,%a,%.17g,%a,%.17g,%d,%zu,%zu,%a,%.17g,%a,%.17g,%d\n",
            drift_format_name(c.in), ord, drift_format_name(c.acc.acc), drift_format_name(c.out), K, V, e->top1, e->top2,
-           e->v1, e->v1, e->v2, e->v2, e->gap, e->gap, e->tie, k->top1, k->top2, k->v1, k->v1, k->v2, k->v2, r.flip[0]);
+           calc_nan(e->v1), calc_nan(e->v1), calc_nan(e->v2), calc_nan(e->v2), calc_nan(e->gap), calc_nan(e->gap), e->tie, k->top1,
+           k->top2, calc_nan(k->v1), calc_nan(k->v1), calc_nan(k->v2), calc_nan(k->v2), r.flip[0]);
     return 0;
 }

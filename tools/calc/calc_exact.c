@@ -44,6 +44,6 @@ int calc_exact(int argc, char **argv)
     int rc = drift_exact_sum(&s, x, n, DRIFT_FP64, DRIFT_RNE);
     free(x);
     if (rc != 0) drift_die("%s: %s", argv[1], drift_strerror(rc));
-    printf("n,exact_hex,exact\n%zu,%a,%.17g\n", n, s, s);
+    printf("n,exact_hex,exact\n%zu,%a,%.17g\n", n, calc_nan(s), calc_nan(s));
     return 0;
 }

@@ -11,6 +11,22 @@
 #include "calc_npy.h"
 #include "decimal.h"
 
+/* One line into buf (CALC_LINE_MAX + 1 bytes, NUL-terminated, newline dropped), its length in
+ * *len: 0, EOF at the end of the input, or 1 when the line is longer than CALC_LINE_MAX (read
+ * no further: the memory never grows with the input). */
+static int read_line(char *buf, size_t *len, FILE *fp)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc(fp)) != EOF && c != '\n') {
+        if (n == CALC_LINE_MAX) return 1;
+        buf[n++] = (char)c;
+    }
+    buf[n] = 0;
+    *len = n;
+    return c == EOF && n == 0 ? EOF : 0;
+}
+
 int calc_read_values_as(const char *path, drift_format_t f, double **out, size_t *n)
 {
     *out = NULL;
@@ -27,14 +43,21 @@ int calc_read_values_as(const char *path, drift_format_t f, double **out, size_t
         fprintf(stderr, "drift-calc: %s: cannot open: %s\n", name, strerror(errno));
         return 1;
     }
-    char *line = NULL;
-    size_t cap = 0, len = 0, size = 0, lineno = 0;
+    static char line[CALC_LINE_MAX + 1];
+    size_t len = 0, size = 0, lineno = 0;
     double *v = NULL;
     int rc = 0;
-    ssize_t got;
-    while ((got = getline(&line, &cap, fp)) != -1) {
+    int st;
+    size_t got;
+    while ((st = read_line(line, &got, fp)) != EOF) {
         lineno++;
-        if (memchr(line, '\0', (size_t)got)) {
+        if (st == 1) {
+            fprintf(stderr, "drift-calc: %s:%zu: line longer than %d bytes (the limit of one value's line)\n", name, lineno,
+                    CALC_LINE_MAX);
+            rc = 1;
+            goto done;
+        }
+        if (memchr(line, '\0', got)) {
             fprintf(stderr, "drift-calc: %s:%zu: not a number (contains a NUL byte)\n", name, lineno);
             rc = 1;
             goto done;
@@ -48,6 +71,12 @@ int calc_read_values_as(const char *path, drift_format_t f, double **out, size_t
         if (drift_decimal_round(&x, s, f, NULL, 0) != 0) {
             fprintf(stderr, "drift-calc: %s:%zu: not a number (accepted: decimal or C99 hex float, inf, nan): '%.60s'\n",
                     name, lineno, s);
+            rc = 1;
+            goto done;
+        }
+        if (len == CALC_VALUES_MAX) {
+            fprintf(stderr, "drift-calc: %s:%zu: more than %zu values (the limit of one input)\n", name, lineno,
+                    (size_t)CALC_VALUES_MAX);
             rc = 1;
             goto done;
         }
@@ -72,7 +101,6 @@ int calc_read_values_as(const char *path, drift_format_t f, double **out, size_t
         rc = 1;
     }
 done:
-    free(line);
     if (!is_stdin) fclose(fp);
     if (rc) {
         free(v);

@@ -7,6 +7,13 @@
 
 #include "format.h"
 
+/* The bounds of every input (text and .npy): a line of at most CALC_LINE_MAX bytes (a value
+ * needs far fewer: 1e-320 written in full is 330 digits), at most CALC_VALUES_MAX values
+ * (1 GiB of doubles). Beyond either: one line naming the limit, exit 2, before the memory grows
+ * (calc sum on /dev/zero used 2.1 GB before, issue 16). */
+#define CALC_LINE_MAX 4096
+#define CALC_VALUES_MAX (1u << 27)
+
 /* Reads one value per line from path ("-" is stdin): decimal or C99 hex float, inf, nan
  * (decimal.h syntax, the whole line must be the number), each rounded ONCE from its exact
  * value to format f (nearest-even; beyond the range: +-inf); blank lines and lines whose first
@@ -18,6 +25,11 @@
  * message naming file:line is printed on stderr, *out is NULL, *n is 0, and nonzero is
  * returned: the caller exits with status 2. */
 int calc_read_values_as(const char *path, drift_format_t f, double **out, size_t *n);
+
+/* x, with a NaN of either sign as the positive NaN, so that every column prints "nan" (glibc
+ * writes "-nan" for a NaN with its sign bit set: one result showed both spellings). The bits
+ * column of calc round keeps the sign bit. */
+static inline double calc_nan(double x) { return x != x ? __builtin_nan("") : x; }
 
 /* calc_read_values_as(path, DRIFT_FP64, out, n). */
 int calc_read_values(const char *path, double **out, size_t *n);

@@ -3,6 +3,9 @@
  * and 3.0), then a Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': (...), }
  * padded with spaces and a newline, then the raw data). Every length is bounded before use. */
 #include "calc_npy.h"
+#include "calc_input.h"
+
+#include <sys/stat.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -113,7 +116,17 @@ int calc_read_npy(const char *path, double **out, size_t *n)
     }
     if (!strncmp(fo, "True", 4) && dims > 1) { rc = fail(path, "Fortran-order arrays are not accepted (save with C order)"); goto done; }
     if (count == 0) { rc = fail(path, "no values (empty array)"); goto done; }
-    if (count > SIZE_MAX / (size_t)size || count > ((size_t)1 << 34)) { rc = fail(path, "array too large"); goto done; }
+    if (count > CALC_VALUES_MAX) { rc = fail(path, "more than 134217728 values (the limit of one input)"); goto done; }
+    { /* the data must be in the file before it is allocated: a header promising 2^27 values
+       * of a 100-byte file is truncated, not 1 GiB of memory */
+        struct stat st;
+        long pos = ftell(fp);
+        if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && pos >= 0 &&
+            (unsigned long long)(st.st_size - pos) < (unsigned long long)count * (unsigned long long)size) {
+            rc = fail(path, "truncated data (fewer values than the shape says)");
+            goto done;
+        }
+    }
 
     raw = malloc(count * (size_t)size);
     v = malloc(count * sizeof *v);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "calc.h"
+#include "calc_input.h"
 #include "cli.h"
 #include "decimal.h"
 #include "drift.h"
@@ -172,7 +173,7 @@ int calc_round(int argc, char **argv)
         drift_decimal_round(&r, values[i], f, &opts, sr_bits); /* valid: checked above */
         uint64_t bits = drift_encode(r, f);
         int hexdigits = (f == DRIFT_TF32 ? 32 : fi->bits) / 4;
-        printf("%a,%s,%s,%a,%.17g,0x%0*" PRIx64 ",%s\n", x[i], fi->name, drift_mode_name(opts.mode), r, r, hexdigits,
+        printf("%a,%s,%s,%a,%.17g,0x%0*" PRIx64 ",%s\n", calc_nan(x[i]), fi->name, drift_mode_name(opts.mode), calc_nan(r), calc_nan(r), hexdigits,
                bits, drift_class_name(drift_classify(r, f)));
     }
     free(x);

@@ -204,6 +204,20 @@ static int run(int dot, int argc, char **argv)
             c = copysign(INFINITY, toward_zero);
     }
 
+    { /* the combination is checked before any file is read, and the refusal lists what works */
+        drift_recipe_t r = drift_recipe(f, &o, acc, acc);
+        char why[256];
+        if (drift_recipe_check(&r, why, sizeof why) != DRIFT_OK) {
+            char ok[128] = "";
+            for (int i = 0; i < DRIFT_NFORMATS; i++) {
+                drift_recipe_t t = drift_recipe((drift_format_t)i, &o, acc, acc);
+                if (drift_recipe_check(&t, why, sizeof why) == DRIFT_OK)
+                    snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? ", " : "", drift_format_name((drift_format_t)i));
+            }
+            drift_die("--format: %s has no %s path (accepted with --order %s --acc %s: %s)", drift_format_name(f), a.order_s,
+                      a.order_s, drift_format_name(acc), *ok ? ok : "none");
+        }
+    }
     double *x = NULL, *y = NULL;
     size_t n = 0, ny = 0;
     /* each value rounded once from its exact decimal to F (not via double) */
@@ -250,7 +264,7 @@ static int run(int dot, int argc, char **argv)
     drift_order_print(spec, sizeof spec, &o);
     printf("order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
     printf("%s,%s,%s,%zu,%a,%.17g,%a,%.17g,%.17g,%.17g,%.17g\n", spec, drift_format_name(f), drift_format_name(acc), n,
-           r, r, exact, exact, abs_err, rel_err, ulp_err);
+           calc_nan(r), calc_nan(r), calc_nan(exact), calc_nan(exact), calc_nan(abs_err), calc_nan(rel_err), calc_nan(ulp_err));
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "manifest.h"
 #include "sweep.h"
 
 typedef struct { char *key; int occ; char *line; } meta_t;
@@ -444,6 +445,8 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
         char dir[4096], **f;
         int others;
         run_dir(dir, sizeof dir, c->dir, r);
+        char why[8400]; /* a run is merged only when it is one complete set (lib/run/manifest.h) */
+        if (drift_manifest_check(why, sizeof why, dir, s->experiment) != 0) sweep_die("merge: run %ld: %s", r, why);
         int k = sweep_list_files(dir, &f, &others);
         for (int i = 0; i < k; i++) {
             int dup = 0;

@@ -1,6 +1,6 @@
-/* sha256.c — SHA-256 as FIPS 180-4 section 6.2 writes it; checked in tests/test_sweep.c
+/* digest.c — SHA-256 as FIPS 180-4 section 6.2 writes it (digest.h); checked in tests/test_sweep.c
  * against the standard's "abc" example and against coreutils sha256sum. */
-#include "sha256.h"
+#include "digest.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +36,7 @@ static void compress(uint32_t h[8], const unsigned char *p)
     h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
 
-void sweep_sha256_init(sweep_sha256_t *s)
+void drift_sha256_init(drift_sha256_t *s)
 {
     static const uint32_t H0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -45,7 +45,7 @@ void sweep_sha256_init(sweep_sha256_t *s)
     s->fill = 0;
 }
 
-void sweep_sha256_update(sweep_sha256_t *s, const void *data, size_t n)
+void drift_sha256_update(drift_sha256_t *s, const void *data, size_t n)
 {
     const unsigned char *p = data;
     s->nbytes += n;
@@ -62,30 +62,30 @@ void sweep_sha256_update(sweep_sha256_t *s, const void *data, size_t n)
     }
 }
 
-void sweep_sha256_hex(char hex[65], sweep_sha256_t *s)
+void drift_sha256_hex(char hex[65], drift_sha256_t *s)
 {
     uint64_t bits = s->nbytes * 8;
     unsigned char pad = 0x80, zero = 0, len[8];
-    sweep_sha256_update(s, &pad, 1);
-    while (s->fill != 56) sweep_sha256_update(s, &zero, 1);
+    drift_sha256_update(s, &pad, 1);
+    while (s->fill != 56) drift_sha256_update(s, &zero, 1);
     for (int i = 0; i < 8; i++) len[i] = (unsigned char)(bits >> (56 - 8 * i));
-    sweep_sha256_update(s, len, 8);
+    drift_sha256_update(s, len, 8);
     for (int i = 0; i < 8; i++) snprintf(hex + 8 * i, 9, "%08x", (unsigned)s->h[i]);
 }
 
-int sweep_sha256_file(char hex[65], long long *size, const char *path)
+int drift_sha256_file(char hex[65], long long *size, const char *path)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) return -1;
-    sweep_sha256_t s;
-    sweep_sha256_init(&s);
+    drift_sha256_t s;
+    drift_sha256_init(&s);
     unsigned char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) sweep_sha256_update(&s, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) drift_sha256_update(&s, buf, n);
     int bad = ferror(fp);
     fclose(fp);
     if (bad) return -1;
     *size = (long long)s.nbytes;
-    sweep_sha256_hex(hex, &s);
+    drift_sha256_hex(hex, &s);
     return 0;
 }

@@ -1,0 +1,65 @@
+/* manifest.h — a run's files as one unit.
+ *
+ * Every file of a run is written into a staging directory "<out>/.<name>.staging.<pid>", and
+ * "<name>.manifest" (each file's name, size and SHA-256, the build's commit and the argv) is
+ * written there last. The commit then goes (table.c, drift_files_commit):
+ *   1. rename staging -> "<out>/.<name>.commit"      the commit point: one rename(2)
+ *   2. remove the old "<name>.manifest"              the old set is no longer trusted
+ *   3. remove the old set's files the new set lacks
+ *   4. rename each file into <out>
+ *   5. rename the new manifest into <out>, last
+ *   6. remove ".<name>.commit"
+ * Several renames cannot be one atomic step on POSIX, so the ".commit" directory is an intent
+ * journal: it exists from step 1 to step 6 and holds the new manifest and every file not yet
+ * moved, so a kill anywhere in 2..6 is completed (rolled forward) by the next run, by
+ * `drift-manifest recover DIR`, or by `./lab plot`. A kill before step 1 leaves the previous
+ * set untouched (the staging directory is removed by the next run). A reader trusts a set only
+ * when no journal is pending and every file matches the manifest (drift_manifest_check), so
+ * between a kill and the roll-forward a reader refuses rather than reads a mix. Files keep
+ * their names in <out> (data/<name>-prefixed CSVs for the plots/ scripts); the manifest sits beside them. */
+#ifndef DRIFT_MANIFEST_H
+#define DRIFT_MANIFEST_H
+
+#include <stddef.h>
+
+#define DRIFT_MANIFEST_SUFFIX ".manifest"
+#define DRIFT_MANIFEST_FILES 64
+
+typedef struct {
+    char name[256];
+    long long size;
+    char sha[65];
+} drift_manifest_file_t;
+
+typedef struct {
+    char experiment[96];
+    char git[64];
+    int nfiles;
+    drift_manifest_file_t files[DRIFT_MANIFEST_FILES];
+} drift_manifest_t;
+
+/* snprintf for paths: every caller's buffer holds a --out of at most 800 characters
+ * (drift_out_check) plus a file name, so nothing is cut. */
+void drift_pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Reads "<dir>/<name>.manifest" (or the path given whole when name is NULL). 0, DRIFT_EIO
+ * (missing or unreadable) or DRIFT_EINVAL (malformed). */
+int drift_manifest_read(drift_manifest_t *m, const char *path);
+
+/* Checks the set of experiment name in dir: no pending journal, the manifest readable, and
+ * every file it lists of its size and digest. 0, or <0 with why (one line) in why. */
+int drift_manifest_check(char *why, size_t size, const char *dir, const char *name);
+
+/* Completes an interrupted commit of name in dir (steps 2..6 above) and removes staging
+ * directories and "*.tmp.<pid>" files of name left by processes no longer alive.
+ * 0, or DRIFT_EIO with why. */
+int drift_manifest_recover(char *why, size_t size, const char *dir, const char *name);
+
+/* Steps 2..6 on an existing journal "<dir>/.<name>.commit" (table.c calls it right after step 1). */
+int drift_manifest_commit_journal(char *why, size_t size, const char *dir, const char *name);
+
+/* The test hook of the commit path: when DRIFT_FAULT_AT=N is set, the N-th step (counted
+ * from 1 across drift_files_commit) kills the process with SIGKILL, as kill -9 would. */
+void drift_fault_point(void);
+
+#endif

@@ -1,0 +1,167 @@
+/* test_bad_input.c — the bad-input catalogue (issue 16): every experiment and calc command
+ * given input it must refuse. Each case must exit 2 before any computing (a 20 s timeout
+ * catches one that computes instead), print exactly one line on stderr naming the option or
+ * the file, and leave the output directory exactly as it was (names, sizes, contents). The
+ * experiments get --out D, where D holds a previous result file; calc runs with D as its
+ * working directory. */
+#include "support.h"
+
+#include <sys/stat.h>
+
+#define BIN DRIFT_BIN_DIR
+#ifndef BAD_TIMEOUT
+#define BAD_TIMEOUT "20" /* s: a case that computes instead of refusing ends here, and fails */
+#endif
+
+typedef struct {
+    const char *prog; /* program in build/bin, or "lab" for the front door */
+    const char *args; /* shell words; D is replaced by the output directory */
+    const char *names; /* what the one line must contain */
+} bad_t;
+
+/* The common options, refused the same way by every experiment. */
+#define COMMON(p)                                                                                  \
+    {p, "--seed ' -1'", "--seed"}, {p, "--seed +5", "--seed"}, {p, "--seed -1", "--seed"},          \
+    {p, "--seed 18446744073709551616", "--seed"}, {p, "--seed ''", "--seed"},                        \
+    {p, "--profile fast", "--profile"}, {p, "--formats bf16,bf16", "--formats"},                   \
+    {p, "--formats bf16,,fp32", "--formats"}, {p, "--formats fp99", "--formats"},                   \
+    {p, "--backend gpu", "--backend"}, {p, "--threads 1024", "--threads"},                          \
+    {p, "--threads 0", "--threads"}, {p, "--threads ' 2'", "--threads"},                            \
+    {p, "--out /proc/driftlab_x", "--out"}, {p, "--out D/keep.csv/sub", "--out"},                   \
+    {p, "--out ''", "--out"}, {p, "--bogus 1", "--bogus"}, {p, "--seed", "--seed"}
+
+static const bad_t CASES[] = {
+    COMMON("formats"), COMMON("sum_order"), COMMON("matmul_drift"), COMMON("batch_invariance"),
+    COMMON("sampling_flip"), COMMON("argmax_flip"),
+    /* lists: too long (refused with the limit, never cut), duplicates, empty items */
+    {"matmul_drift", "--K $(seq -s, 1 70)", "--K"},
+    {"batch_invariance", "--K $(seq -s, 1 70)", "--K"},
+    {"matmul_drift", "--K 64,64", "--K"},
+    {"matmul_drift", "--K 64,064", "--K"},
+    {"matmul_drift", "--K 0", "--K"},
+    {"matmul_drift", "--K ,64", "--K"},
+    {"matmul_drift", "--accs fp32,,own", "--accs"},
+    {"matmul_drift", "--accs fp32,fp32", "--accs"},
+    {"matmul_drift", "--dists normal,,llm", "--dists"},
+    {"matmul_drift", "--M +4", "--M"},
+    {"matmul_drift", "--N ' 4'", "--N"},
+    {"matmul_drift", "--orders seq", "--orders"},
+    {"matmul_drift", "--backend cuda", "--backend"},
+    {"batch_invariance", "--K 64,64", "--K"},
+    {"batch_invariance", "--K ''", "--K"},
+    {"batch_invariance", "--N 0", "--N"},
+    {"batch_invariance", "--device z80", "--device"},
+    {"argmax_flip", "--K 65536 --V 1000000", "--K"},
+    {"argmax_flip", "--orders seq,seq", "--orders"},
+    {"argmax_flip", "--orders seq,,pairwise", "--orders"},
+    {"argmax_flip", "--orders bogus", "--orders"},
+    {"argmax_flip", "--V ' 4000'", "--V"},
+    {"argmax_flip", "--K 64,64", "--K"},
+    {"argmax_flip", "--device ''", "--device"},
+    {"argmax_flip", "--formats fp8e4m3", "--formats"},
+    {"sum_order", "--orders seq,seq", "--orders"},
+    {"sum_order", "--orders splitk:4,splitk:4", "--orders"},
+    {"sum_order", "--trials +3", "--trials"},
+    {"sampling_flip", "--K ' 256'", "--K"},
+    {"sampling_flip", "--V 1e3", "--V"},
+    {"sampling_flip", "--rows 0x10", "--rows"},
+    {"formats", "--samples -1", "--samples"},
+    {"formats", "--values 1,,2", "--values"},
+    /* the calculator: options first, then files; bounded input */
+    {"drift-calc", "sum --format fp32 --order seq /dev/zero", "/dev/zero"},
+    {"drift-calc", "sum --format fp32 --order seq /nonexistent/x", "/nonexistent/x"},
+    {"drift-calc", "sum --format fp99 --order seq -", "--format"},
+    {"drift-calc", "sum --format fp32 --order bogus -", "--order"},
+    {"drift-calc", "dot --format bf16 --order tc:v100 /nonexistent/a /nonexistent/b", "--format"},
+    {"drift-calc", "exact /nonexistent/x", "/nonexistent/x"},
+    {"drift-calc", "round --format fp99 1", "--format"},
+    {"drift-calc", "round --format fp16 ' 1'", "VALUE"},
+    {"drift-calc", "argmax --format fp99 --order seq a b", "--format"},
+    {"drift-calc", "bogus", "bogus"},
+    {"lab", "bogus", "bogus"},
+};
+#define NCASES (int)(sizeof CASES / sizeof CASES[0])
+
+static char dir[64], errdir[64];
+
+/* Every entry of D as "name size sum\n", sorted by readdir order made stable by the listing
+ * tool: ls -la --time-style=+%s.%N plus the contents' checksum. */
+static void snapshot(char *buf, size_t size)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ls -lAR --time-style=+%%s.%%N . ; cat keep.csv | cksum", dir);
+    run_stdout(cmd, buf, size);
+}
+
+static void setup(void)
+{
+    tmpdir_make(dir, sizeof dir, "drift_bad");
+    tmpdir_make(errdir, sizeof errdir, "drift_bad_err");
+    char p[128];
+    snprintf(p, sizeof p, "%s/keep.csv", dir);
+    FILE *fp = fopen(p, "w");
+    fputs("# a previous result\nx\n1\n", fp);
+    fclose(fp);
+}
+
+static void teardown(void)
+{
+    tmpdir_remove(dir);
+    tmpdir_remove(errdir);
+}
+
+/* args with each word "D" or prefix "D/" replaced by the directory. */
+static void expand(char *out, size_t size, const char *args)
+{
+    size_t n = 0;
+    for (const char *p = args; *p && n + 80 < size; p++) {
+        int word_start = p == args || p[-1] == ' ';
+        if (word_start && p[0] == 'D' && (p[1] == 0 || p[1] == ' ' || p[1] == '/')) n += (size_t)snprintf(out + n, size - n, "%s", dir);
+        else out[n++] = *p;
+    }
+    out[n] = 0;
+}
+
+Test(bad_input, catalogue, .init = setup, .fini = teardown, .timeout = 600)
+{
+    cr_assert_geq(NCASES, 100, "the catalogue holds at least 100 bad inputs (has %d)", NCASES);
+    static char before[16384], after[16384], err[4096];
+    for (int i = 0; i < NCASES; i++) {
+        const bad_t *c = &CASES[i];
+        char args[1024], cmd[2048];
+        expand(args, sizeof args, c->args);
+        int is_exp = strcmp(c->prog, "drift-calc") && strcmp(c->prog, "lab");
+        const char *out = is_exp && !strstr(c->args, "--out") ? " --out '" : "";
+        if (!strcmp(c->prog, "lab"))
+            snprintf(cmd, sizeof cmd, "cd '%s' && timeout " BAD_TIMEOUT " '%s/lab' %s </dev/null", dir, DRIFT_SOURCE_DIR, args);
+        else
+            snprintf(cmd, sizeof cmd, "cd '%s' && timeout " BAD_TIMEOUT " '%s/%s' %s%s%s%s </dev/null", dir, BIN, c->prog, args, out,
+                     *out ? dir : "", *out ? "'" : "");
+        snapshot(before, sizeof before);
+        int st = run_capture(cmd, NULL, 0, err, sizeof err);
+        snapshot(after, sizeof after);
+        int lines = 0;
+        for (const char *p = err; *p; p++) lines += *p == '\n';
+        cr_expect_eq(st, 2, "case %d: %s %s: exit %d, not 2 (stderr: %s)", i, c->prog, c->args, st, err);
+        cr_expect(lines == 1 && err[strlen(err) - 1] == '\n', "case %d: %s %s: %d lines on stderr, not one: %s", i, c->prog,
+                  c->args, lines, err);
+        cr_expect(strstr(err, c->names) != NULL, "case %d: %s %s: the message does not name '%s': %s", i, c->prog, c->args,
+                  c->names, err);
+        cr_expect_str_eq(after, before, "case %d: %s %s: the output directory changed", i, c->prog, c->args);
+    }
+}
+
+/* Issue 16, defect 1: a list of 30 values was cut to 24 without a word. All 30 come back. */
+Test(bad_input, long_list_is_not_cut, .init = setup, .fini = teardown, .timeout = 300)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s/matmul_drift' --profile quick --quiet --formats fp32 --kernels naive --accs fp32 --dists normal "
+             "--M 1 --N 1 --splitk-K 64 --K $(seq -s, 1 30) --out '%s' && grep -c '^naive\\|\"naive\"' '%s/matmul_drift.csv' >/dev/null",
+             dir, BIN, dir, dir);
+    cr_assert_eq(sh("%s", cmd), 0);
+    char out[64];
+    snprintf(cmd, sizeof cmd, "grep -v '^#' '%s/matmul_drift.csv' | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i==\"K\") k=i} NR>1{print $k}' | sort -un | wc -l", dir);
+    run_stdout(cmd, out, sizeof out);
+    cr_assert_eq(atoi(out), 30, "K values in the CSV: %s (30 given)", out);
+}

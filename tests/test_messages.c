@@ -1,0 +1,61 @@
+/* test_messages.c — the messages issue 16 found wrong: each case failed before its fix. */
+#include "support.h"
+
+#define BIN DRIFT_BIN_DIR
+
+/* inf + -inf is x86's default NaN, sign bit set: glibc printed "-nan" beside the exact "nan". */
+Test(messages, calc_spells_nan_one_way)
+{
+    const char *f = tmpfile_with(0, "inf\n-inf\n");
+    char out[1024], cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s/drift-calc' sum --format fp32 --order seq '%s'", BIN, f);
+    cr_assert_eq(run_stdout(cmd, out, sizeof out), 0);
+    cr_assert_str_eq(out, "order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n"
+                          "seq,fp32,fp32,2,nan,nan,nan,nan,nan,nan,nan\n");
+    remove(f);
+}
+
+/* ./lab with an unknown command: one line naming it and the accepted commands (was 18+ lines). */
+Test(messages, lab_unknown_command_is_one_line)
+{
+    char err[4096], cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s/lab' bogus", DRIFT_SOURCE_DIR);
+    cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2);
+    cr_assert_str_eq(err, "lab: unknown command 'bogus' (accepted: setup, build, test, list, run, plot, report, calc, bench, "
+                          "sweep, fuzz, help)\n");
+}
+
+/* A format without a tensor-core path: refused before the files are read (they do not exist
+ * here), naming the formats that have one. */
+Test(messages, calc_dot_lists_accepted_formats_before_reading)
+{
+    char err[4096], cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s/drift-calc' dot --format bf16 --order tc:v100 /nonexistent/a /nonexistent/b", BIN);
+    cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2);
+    cr_assert_str_eq(err, "drift-calc dot: --format: bf16 has no tc:v100 path (accepted with --order tc:v100 --acc fp32: fp16)\n");
+}
+
+/* --help states the limits the parser enforces. */
+Test(messages, help_states_limits)
+{
+    char out[16384], cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s/matmul_drift' --help", BIN);
+    cr_assert_eq(run_stdout(cmd, out, sizeof out), 0);
+    cr_assert(strstr(out, "--threads N          OpenMP threads, 1..256"), "%s", out);
+    cr_assert(strstr(out, "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16); 1..1048576; at most 64 distinct values"),
+              "%s", out);
+}
+
+/* The build's commit is compiled in: drift-calc env's git is the header the build generated
+ * (cmake/gitinfo.cmake), not what `git rev-parse` says at run time (before, a commit after
+ * the build changed the # git: line of an unchanged binary). */
+Test(messages, git_is_the_builds_commit)
+{
+    char env[4096], hdr[512], cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s/drift-calc' env | grep '^git,' | cut -d, -f2", BIN);
+    cr_assert_eq(run_stdout(cmd, env, sizeof env), 0);
+    snprintf(cmd, sizeof cmd, "sed -n 's/^#define DRIFT_BUILD_GIT \"\\(.*\\)\"$/\\1/p' '%s/../generated/drift_gitinfo.h'", BIN);
+    cr_assert_eq(run_stdout(cmd, hdr, sizeof hdr), 0);
+    cr_assert(hdr[0], "the generated header names a commit");
+    cr_assert_str_eq(env, hdr);
+}

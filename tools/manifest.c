@@ -1,0 +1,71 @@
+/* drift-manifest — is a directory of results one complete run? (lib/run/manifest.h)
+ *
+ *   drift-manifest check DIR [EXP]     exit 0 when every experiment's set in DIR (or EXP's) has
+ *                                      no interrupted commit and matches its manifest, else one
+ *                                      line naming the file and exit 1
+ *   drift-manifest recover DIR [EXP]   completes interrupted commits and removes what dead
+ *                                      runs left (staging directories, *.tmp.<pid>)
+ * Readers (./lab plot, tools/report.sh) run recover, then check, and refuse a set that fails. */
+#include "manifest.h"
+#include "drift.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: drift-manifest check|recover DIR [EXPERIMENT]\n");
+    return 2;
+}
+
+/* Experiments with a set (or a pending commit) in dir: "<exp>.manifest", ".<exp>.commit". */
+static int list_sets(char names[][96], int max, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        const char *s = e->d_name;
+        size_t len = strlen(s), ms = strlen(DRIFT_MANIFEST_SUFFIX);
+        char name[96];
+        if (len > ms && !strcmp(s + len - ms, DRIFT_MANIFEST_SUFFIX) && len - ms < sizeof name)
+            snprintf(name, sizeof name, "%.*s", (int)(len - ms), s);
+        else if (s[0] == '.' && len > 8 && !strcmp(s + len - 7, ".commit") && len - 8 < sizeof name)
+            snprintf(name, sizeof name, "%.*s", (int)(len - 8), s + 1);
+        else continue;
+        int dup = 0;
+        for (int i = 0; i < n; i++) dup |= !strcmp(names[i], name);
+        if (!dup) snprintf(names[n++], 96, "%s", name);
+    }
+    closedir(d);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3 || argc > 4) return usage();
+    int check = !strcmp(argv[1], "check");
+    if (!check && strcmp(argv[1], "recover")) return usage();
+    const char *dir = argv[2];
+    char names[256][96];
+    int n = 1;
+    if (argc == 4) snprintf(names[0], sizeof names[0], "%s", argv[3]);
+    else if ((n = list_sets(names, 256, dir)) < 0) {
+        fprintf(stderr, "drift-manifest: %s: cannot read the directory\n", dir);
+        return 2;
+    } else if (n == 0 && check) {
+        fprintf(stderr, "drift-manifest: %s: no manifest (not a run of the lab)\n", dir);
+        return 1;
+    }
+    char why[4096];
+    for (int i = 0; i < n; i++) {
+        int rc = check ? drift_manifest_check(why, sizeof why, dir, names[i]) : drift_manifest_recover(why, sizeof why, dir, names[i]);
+        if (rc) {
+            fprintf(stderr, "drift-manifest: %s\n", why);
+            return 1;
+        }
+    }
+    return 0;
+}
