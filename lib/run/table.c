@@ -246,7 +246,7 @@ void drift_table_std_meta(drift_file_t *f, const drift_cli_t *cli, const char *g
     fputc('\n', f->fp);
     drift_table_meta(f, "seed", "%llu", (unsigned long long)cli->seed);
     drift_table_meta(f, "profile", "%s", drift_profile_name(cli->profile));
-    if (!gpu && drift_backend_active()) gpu = env.cuda; /* device, driver, runtime, cuBLAS (gpu_hook.c) */
+    if (!gpu && drift_backend_active()) gpu = env()->cuda; /* device, driver, runtime, cuBLAS (gpu_hook.c) */
     drift_table_meta(f, "backend", "%s", gpu ? "cuda" : "cpu");
     drift_table_meta(f, "compiler", "%s", env()->compiler);
     drift_table_meta(f, "cflags", "%s", env()->cflags);
