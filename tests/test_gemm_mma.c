@@ -161,3 +161,22 @@ Test(gemm_mma, specs_round_trip_and_refuse_bad_input)
     drift_mma_kernel_parse(&k, "mma:v100,16");
     cr_assert_eq(drift_mma_dot(&v, &a, &b, 1, &k, DRIFT_BF16, 0, 1), DRIFT_EUNSUPPORTED);
 }
+
+/* A split-K plan on tensor cores: splitk:S cuts K into chunks of ceil(K/S) (gemm.h), each from
+ * zero, partials added in fp32 in order: exactly mma:ARCH,ceil(K/S). K = 1000, S = 3 -> 334. */
+Test(gemm_mma, split_k_plan_on_tensor_cores)
+{
+    drift_gemm_kernel_t g;
+    drift_mma_kernel_t m;
+    char buf[DRIFT_MMA_SPEC_MAX];
+    cr_assert_eq(drift_gemm_kernel_parse(&g, "splitk:3"), 0);
+    cr_assert_eq(drift_mma_from_gemm(&m, &g, DRIFT_TC_H100, 1000), 0);
+    drift_mma_kernel_print(buf, sizeof buf, &m);
+    cr_assert_str_eq(buf, "mma:h100,334");
+    cr_assert_eq(drift_gemm_kernel_parse(&g, "tiled:128,128,32"), 0);
+    cr_assert_eq(drift_mma_from_gemm(&m, &g, DRIFT_TC_A100, 1000), 0);
+    drift_mma_kernel_print(buf, sizeof buf, &m);
+    cr_assert_str_eq(buf, "tc:a100");
+    cr_assert_eq(drift_gemm_kernel_parse(&g, "splitk:4:tree"), 0);
+    cr_assert_eq(drift_mma_from_gemm(&m, &g, DRIFT_TC_H100, 1000), DRIFT_EUNSUPPORTED);
+}

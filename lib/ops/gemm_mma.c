@@ -243,3 +243,26 @@ int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t
     free(tmp);
     return err;
 }
+
+int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch, size_t K)
+{
+    if (!out || !k || (unsigned)arch >= DRIFT_TC_NARCH || K == 0) return DRIFT_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->arch = arch;
+    switch (k->family) {
+    case DRIFT_GEMM_NAIVE:
+    case DRIFT_GEMM_TILED:
+        out->family = DRIFT_MMA_TC;
+        return DRIFT_OK;
+    case DRIFT_GEMM_SPLITK: {
+        if (k->tree || k->splits < 1) return DRIFT_EUNSUPPORTED;
+        size_t chunk = (K + (size_t)k->splits - 1) / (size_t)k->splits;
+        if (chunk > DRIFT_MMA_MAX) return DRIFT_EUNSUPPORTED;
+        out->family = DRIFT_MMA_TILE;
+        out->bk = (int)chunk;
+        return DRIFT_OK;
+    }
+    default:
+        return DRIFT_EUNSUPPORTED;
+    }
+}

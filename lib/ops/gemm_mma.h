@@ -37,6 +37,7 @@
 #include <stddef.h>
 
 #include "format.h"
+#include "gemm.h"
 #include "order.h"
 
 typedef enum { DRIFT_MMA_TC = 0, DRIFT_MMA_TILE, DRIFT_MMA_SLICEDK, DRIFT_MMA_STREAMK } drift_mma_family_t;
@@ -69,5 +70,11 @@ int drift_mma_dot(double *out, const double *a, const double *b, size_t K, const
  * 0, DRIFT_EINVAL, DRIFT_EUNSUPPORTED or DRIFT_ENOMEM; C unchanged on error. */
 int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
                    const drift_mma_kernel_t *k, drift_format_t in, drift_format_t out);
+
+/* The MMA-built kernel that runs a gemm.h kernel's plan on tensor cores: naive and tiled keep
+ * one accumulator along K (tc:ARCH); splitk:S computes each of its chunks of ceil(K/S) from
+ * zero and adds the partials in fp32 in order (mma:ARCH,ceil(K/S): the same cut, the same
+ * sequential combination). 0, DRIFT_EINVAL, or DRIFT_EUNSUPPORTED (splitk:S:tree, tc). */
+int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch, size_t K);
 
 #endif
