@@ -12,9 +12,11 @@
  *         + 16 * 1024 * 4 (partials) + 16 * 1024 * 4 + 1024 * 4 (reduction)
  *         = 65536 + 8388608 + 65536 + 65536 + 4096 = 8589312
  *   memory = bytes / min(3350e9, 128 * 4 * 3350e9 / 132) = 8589312 / 3350e9 = 2.5627e-6 s
- *   compute = 1 wave * 2 * 128 * 128 * 256 / (989e12 / 132) = 1.1196e-6 s -> memory-bound.
+ *   compute = 1 wave * 2 * 16 * 128 * 256 / (989e12 / 132) = 0.14e-6 s (one 16-row MMA step
+ *   for the one row) -> memory-bound.
  * The same product under tiled:128,128,32 (batch-invariant): 8 SMs; memory 8.4e6 bytes over
- * 8 * 101.5e9 B/s = 10.3e-6 s, compute 2 * 128 * 128 * 4096 / 7.49e12 = 17.9e-6 s. */
+ * 8 * 101.5e9 B/s = 10.3e-6 s, compute 2 * 16 * 128 * 4096 / 7.49e12 = 2.2e-6 s: memory-bound,
+ * 4x slower because 8 multiprocessors cannot pull the bytes as fast as 128. */
 Test(cost_model, batch_one_is_memory_bound_under_split_k)
 {
     drift_device_perf_t d;
@@ -25,14 +27,15 @@ Test(cost_model, batch_one_is_memory_bound_under_split_k)
     cr_assert_eq(drift_cost_gemm(&c, &k, 1, 1024, 4096, DRIFT_BF16, 1, &d), 0);
     cr_assert_eq(c.bytes, 8589312.0);
     cr_assert_float_eq(c.memory, 8589312.0 / 3350e9, 1e-15);
-    cr_assert_float_eq(c.compute, 2.0 * 128 * 128 * 256 / (989e12 / 132), 1e-15);
+    cr_assert_float_eq(c.compute, 2.0 * 16 * 128 * 256 / (989e12 / 132), 1e-15);
     cr_assert(c.memory_bound);
     cr_assert_eq(c.active, 128);
     drift_gemm_kernel_parse(&k, "tiled:128,128,32");
     cr_assert_eq(drift_cost_gemm(&c, &k, 1, 1024, 4096, DRIFT_BF16, 1, &d), 0);
     cr_assert_eq(c.active, 8);
-    cr_assert_float_eq(c.compute, 2.0 * 128 * 128 * 4096 / (989e12 / 132), 1e-15);
+    cr_assert_float_eq(c.compute, 2.0 * 16 * 128 * 4096 / (989e12 / 132), 1e-15);
     cr_assert_float_eq(c.memory, c.bytes / (8 * 4 * 3350e9 / 132), 1e-15);
+    cr_assert(c.memory_bound);
 }
 
 /* M = N = K = 4096, bf16, tiled:128,128,32: 1024 tiles, ceil(1024/132) = 8 waves of

@@ -49,8 +49,9 @@ int drift_cost_gemm(drift_cost_t *out, const drift_gemm_kernel_t *k, size_t M, s
     double active = fmin(units, d->sms), waves = cdiv(units, d->sms);
     double kslice = cdiv((double)K, S);
     memset(out, 0, sizeof *out);
-    out->flops = units * 2 * bm * bn * kslice;
-    out->compute = waves * 2 * bm * bn * kslice / (peak / d->sms);
+    double bm_eff = fmin(bm, 16 * cdiv((double)M, 16));
+    out->flops = units * 2 * bm_eff * bn * kslice;
+    out->compute = waves * 2 * bm_eff * bn * kslice / (peak / d->sms);
     out->bytes = tn * (double)M * (double)K * b_in + tm * (double)K * (double)N * b_in + S * (double)M * (double)N * 4;
     if (S > 1) out->bytes += S * (double)M * (double)N * 4 + (double)M * (double)N * 4;
     out->memory = out->bytes / fmin(d->hbm, active * d->sm_bw);

@@ -8,7 +8,8 @@
  * For C (M x N) = A (M x K) B with tile BM x BN (tiled; naive and tc as 128 x 128) and S K-splits
  * (splitk:S, else 1): units = ceil(M/BM) ceil(N/BN) S tile-slices, active = min(units, sms),
  * waves = ceil(units / sms).
- *   compute = waves * 2 BM BN ceil(K/S) / (peak / sms)       (whole tiles: padding is paid)
+ *   compute = waves * 2 BM' BN ceil(K/S) / (peak / sms),  BM' = min(BM, 16 ceil(M/16)): a tile
+ *             pays for its rows in 16-row MMA steps (mma.sync m16n8k16), not for empty ones
  *   bytes   = ceil(N/BN) M K b_in + ceil(M/BM) K N b_in      (A once per column of tiles, B
  *             once per row of tiles) + S M N 4 (partials or output, fp32)
  *             + for S > 1 the reduction pass: S M N 4 read + M N 4 written
