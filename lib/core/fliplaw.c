@@ -154,7 +154,7 @@ static double L(const problem_t *P, double t)
 static double solve(const problem_t *P, double a, double b, double target)
 {
     int above_a = L(P, a) >= target;
-    for (int it = 0; it < 200 && fabs(b - a) > 1e-12 * fmax(1.0, fabs(a)); it++) {
+    for (int it = 0; it < 200 && fabs(b - a) > 1e-8 * fmax(1.0, fabs(a)); it++) { /* interval ends to 1e-8 */
         double m = 0.5 * (a + b);
         if ((L(P, m) >= target) == above_a) a = m;
         else b = m;
@@ -192,18 +192,20 @@ int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const doubl
         return DRIFT_OK;
     }
     problem_t P = {law, gap, q, flip, n};
-    /* Scan t = log theta in steps of 1/4 over a range wide enough for an interior maximum,
-     * then golden section around the best point. Unimodality: GAUSS and TRIANGLE are concave
-     * in 1/theta (probit; log of affine pieces capped at 0); CONV is checked by the scan. */
-    double t0 = log(smin) - 12, t1 = log(smax) + 12;
-    int ng = (int)ceil((t1 - t0) * 4) + 1;
+    /* Scan t = log theta in steps of 1/2 over a range wide enough for an interior maximum
+     * (flip rates between the laws' values at e^8 and e^-8 times the extreme gaps), then golden
+     * section around the best point. Unimodality: GAUSS and TRIANGLE are concave in 1/theta
+     * (probit; log of affine pieces capped at 0); CONV is checked by the scan. */
+    const double STEP = 0.5;
+    double t0 = log(smin) - 8, t1 = log(smax) + 8;
+    int ng = (int)ceil((t1 - t0) / STEP) + 1;
     int best = 0;
     double lbest = -INFINITY;
     for (int i = 0; i < ng; i++) {
-        double l = L(&P, t0 + i * 0.25);
+        double l = L(&P, t0 + i * STEP);
         if (l > lbest) lbest = l, best = i;
     }
-    double tlast = t0 + (ng - 1) * 0.25;
+    double tlast = t0 + (ng - 1) * STEP;
     if (out->k == 0) {
         out->status = DRIFT_FIT_NO_FLIPS;
         out->theta = out->lo = 0;
@@ -211,10 +213,10 @@ int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const doubl
         double target = -LR_DROP;
         out->hi = L(&P, t0) < target ? exp(t0) : L(&P, tlast) >= target ? INFINITY : exp(solve(&P, t0, tlast, target));
     } else {
-        double a = t0 + 0.25 * (best > 0 ? best - 1 : 0), b = t0 + 0.25 * (best < ng - 1 ? best + 1 : ng - 1);
+        double a = t0 + STEP * (best > 0 ? best - 1 : 0), b = t0 + STEP * (best < ng - 1 ? best + 1 : ng - 1);
         const double R = 0.6180339887498949;
         double c = b - R * (b - a), d = a + R * (b - a), lc = L(&P, c), ld = L(&P, d);
-        while (b - a > 1e-10) {
+        while (b - a > 1e-7) { /* theta to 1e-7 relative: far inside its interval */
             if (lc >= ld) {
                 b = d, d = c, ld = lc, c = b - R * (b - a), lc = L(&P, c);
             } else {

@@ -43,8 +43,12 @@ int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, dr
     }
     L->pairs = (long)m;
     int rc = DRIFT_OK;
+    /* the convolution (the slow law: Psi differences) only where the mechanism implies it */
     for (int law = 0; law < DRIFT_FLIPLAW_N && !rc; law++)
-        rc = drift_fliplaw_fit(&L->fit[law], (drift_fliplaw_t)law, gap, q, flip, m, bins);
+        if (law != DRIFT_FLIPLAW_CONV || implied == DRIFT_FLIPLAW_CONV)
+            rc = drift_fliplaw_fit(&L->fit[law], (drift_fliplaw_t)law, gap, q, flip, m, bins);
+        else
+            L->fit[law].law = DRIFT_FLIPLAW_CONV, L->fit[law].status = DRIFT_FIT_EMPTY, L->fit[law].theta = NAN;
     if (!rc && m) {
         rc = drift_median(&L->q_med, q, m);
         L->rival = implied == DRIFT_FLIPLAW_GAUSS ? DRIFT_FLIPLAW_TRIANGLE : DRIFT_FLIPLAW_GAUSS;

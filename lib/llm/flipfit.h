@@ -23,7 +23,8 @@
 
 typedef struct {
     drift_fliplaw_t implied;
-    drift_fliplaw_fit_t fit[DRIFT_FLIPLAW_N]; /* gauss, triangle, conv */
+    drift_fliplaw_fit_t fit[DRIFT_FLIPLAW_N]; /* gauss, triangle, conv (conv only when implied:
+                                                 status EMPTY otherwise) */
     drift_fliplaw_t rival;                    /* the law the implied one is held against */
     drift_fliplaw_choice_t choice;            /* implied (A) against rival (B) */
     double q_med;                             /* median ulp_out(l1) / s */
