@@ -40,9 +40,10 @@ Test(flipfit, triangle_set_gives_gaps_below_one_ulp)
     cr_assert_float_eq(L.q_med, 0x1p-4 / 2.0, 0); /* every l1 in one binade: q / s exactly */
     const drift_fliplaw_fit_t *T = &L.fit[DRIFT_FLIPLAW_TRIANGLE];
     cr_assert(T->lo <= 1 && 1 <= T->hi, "kappa %g [%g, %g]", T->theta, T->lo, T->hi);
-    /* D_0.1% = kappa q (1 - 0.002) in ulps: kappa * 0.998, inside kappa's interval */
-    cr_assert_float_eq(L.d001_ulp, T->theta * 0.998, 1e-12);
-    cr_assert(L.d001_ulp < T->hi, "a gap where flips can occur");
+    /* kappa's interval holds 1, so the gaps are the mechanism's: D_0.1% = q (1 - 0.002), i.e.
+     * 0.998 ulps, and D_1% = 0.98 ulps: below one ulp, where flips can occur */
+    cr_assert_float_eq(L.d001_ulp, 0.998, 1e-12);
+    cr_assert_float_eq(L.d01_ulp, 0.98, 1e-12);
     cr_assert(L.choice.dloglik > 0 && L.choice.decided, "triangle over Gaussian: %g (power %g)", L.choice.dloglik,
               L.choice.power_a);
     drift_flipset_free(&s);
