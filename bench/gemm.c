@@ -8,12 +8,15 @@
  *   - the tensor-core model tc:h100 (drift_gemm) against the seq emulation.
  * for 512^3 and 1024^3, and prints
  *     emulated/openblas = X.Xx      tc_h100/seq = X.Xx
+ * then, at --tc-size (default 256), every tensor-core architecture against the seq
+ * emulation of the same inputs (bf16, fp16 where the architecture has no bf16), one line
+ * per architecture: tc_ARCH/seq = X.Xx.
  * Goals (issue 4): emulation within 2x of OpenBLAS, the tc model within 10x of the
  * emulation. Each timing is the minimum over --reps runs, interleaved so that a noisy
  * neighbour slows both sides alike. Both libraries use --threads threads (default 1: on a
  * shared 2-core machine a single thread gives the most stable ratio).
  *
- * usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] */
+ * usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,7 @@
 #include "format.h"
 #include "gemm.h"
 #include "philox.h"
+#include "tc_model.h"
 
 static double now(void)
 {
@@ -61,18 +65,55 @@ typedef struct {
     double best;
 } emu_t;
 
-static void time_emu(emu_t *e, double *C, const double *A, const double *B, size_t n)
+static void time_emu_in(emu_t *e, double *C, const double *A, const double *B, size_t n, drift_format_t in)
 {
-    drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32);
+    drift_gemm_opts_t o = drift_gemm_opts(in, DRIFT_FP32);
     double t0 = now();
     if (drift_gemm(C, A, B, n, n, n, &e->k, &o) != 0) die("drift_gemm failed");
     double t = now() - t0;
     if (t < e->best) e->best = t;
 }
 
+static void time_emu(emu_t *e, double *C, const double *A, const double *B, size_t n)
+{
+    time_emu_in(e, C, A, B, n, DRIFT_BF16);
+}
+
+/* Every architecture's model against the seq emulation on the same n^3 inputs (bf16 values
+ * of N(0,1), which are fp16 values too), interleaved repetitions, best of reps. */
+static void per_architecture(size_t n, int reps)
+{
+    double *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B), *C = malloc(n * n * sizeof *C);
+    if (!A || !B || !C) die("out of memory");
+    drift_stream_t st;
+    drift_stream_init(&st, 1, drift_fnv1a32("bench_gemm/arch"), (uint32_t)n, 0);
+    for (size_t t = 0; t < n * n; t++) {
+        A[t] = drift_rne(drift_stream_normal(&st), DRIFT_BF16);
+        B[t] = drift_rne(drift_stream_normal(&st), DRIFT_BF16);
+    }
+    printf("\n%zu^3, every tensor-core architecture against the seq emulation (same input format):\n", n);
+    for (int a = 0; a < DRIFT_TC_NARCH; a++) {
+        drift_tc_params_t p;
+        drift_format_t in = drift_tc_params(&p, (drift_tc_arch_t)a, DRIFT_BF16) == 0 ? DRIFT_BF16 : DRIFT_FP16;
+        char spec[32];
+        snprintf(spec, sizeof spec, "tc:%s", drift_tc_arch_name((drift_tc_arch_t)a));
+        emu_t seq = {"tiled:128,128,32", {0}, INFINITY}, tc = {spec, {0}, INFINITY};
+        if (drift_gemm_kernel_parse(&seq.k, seq.spec) != 0 || drift_gemm_kernel_parse(&tc.k, tc.spec) != 0)
+            die("bad kernel spec");
+        for (int r = 0; r < reps; r++) {
+            time_emu_in(&seq, C, A, B, n, in);
+            time_emu_in(&tc, C, A, B, n, in);
+        }
+        printf("  %-14s %-5s seq %8.4f s  tc %8.4f s  tc_%s/seq = %.1fx\n", spec, drift_format_name(in), seq.best,
+               tc.best, drift_tc_arch_name((drift_tc_arch_t)a), tc.best / seq.best);
+    }
+    free(A), free(B), free(C);
+}
+
 int main(int argc, char **argv)
 {
     int threads = 1, reps = 5;
+    size_t tc_size = 256;
     size_t sizes[8] = {512, 1024};
     int nsizes = 2;
     for (int i = 1; i < argc; i++) {
@@ -80,13 +121,15 @@ int main(int argc, char **argv)
             threads = (int)parse_pos(argv[++i], "--threads");
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = (int)parse_pos(argv[++i], "--reps");
+        } else if (strcmp(argv[i], "--tc-size") == 0 && i + 1 < argc) {
+            tc_size = (size_t)parse_pos(argv[++i], "--tc-size");
         } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
             nsizes = 0;
             char *list = argv[++i], *tok, *save = NULL;
             for (tok = strtok_r(list, ",", &save); tok && nsizes < 8; tok = strtok_r(NULL, ",", &save))
                 sizes[nsizes++] = (size_t)parse_pos(tok, "--sizes");
         } else {
-            fprintf(stderr, "bench_gemm: unknown option '%s' (accepted: --threads N, --reps N, --sizes N,N,...)\n",
+            fprintf(stderr, "bench_gemm: unknown option '%s' (accepted: --threads N, --reps N, --sizes N,N,..., --tc-size N)\n",
                     argv[i]);
             return 2;
         }
@@ -148,5 +191,6 @@ int main(int argc, char **argv)
         printf("  tc_h100/seq = %.1fx\n", emu[2].best / emu[0].best);
         free(A), free(B), free(C), free(Af), free(Bf), free(Cf);
     }
+    per_architecture(tc_size, reps);
     return 0;
 }

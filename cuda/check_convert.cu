@@ -14,11 +14,21 @@
 // for those two formats); random fp32 words (what tensor cores see: tf32 conversion of
 // fp32 data); random doubles across the exponent range with near-tie fraction patterns.
 // All random numbers come from Philox (seed 1), so every run checks the same values.
+//
+// Kernel 3 (the fp32-input instructions: __float2half_r?, __float2bfloat16_r?,
+// cvt.rna.tf32.f32, __nv_cvt_float_to_fp8) runs on a stratified sample of the fp32 words:
+// every one of the 65536 upper halves (sign, exponent, top 7 fraction bits: every binade and
+// every fp8 rounding position) combined with 256 lower halves: the 18 patterns around the
+// rounding positions of fp16/tf32 (bit 12) and bf16 (bit 15) — 0000 0001 0fff 1000 1001 17ff
+// 1800 1fff 2000 7fff 8000 8001 bfff c000 efff f000 f001 ffff — and 238 Philox words.
+// That is 16,777,216 words (1/256 of all), NaNs and infinities included. fp8 saturation
+// (__NV_SATFINITE) is checked against drift_round with saturate = 1.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_common.h"
 #include "drift_cuda.h"
 
 extern "C" {
@@ -28,16 +38,9 @@ extern "C" {
 
 // ---- CPU reference --------------------------------------------------------------------
 
-static void convert_cpu(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m)
+static void convert_cpu(double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o)
 {
-    drift_round_opts_t o = {m, 0, 0};
-    for (size_t i = 0; i < n; i++) out[i] = drift_round(in[i], f, &o, 0);
-}
-
-static int same(double a, double b)
-{
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    return memcmp(&a, &b, sizeof a) == 0;
+    for (size_t i = 0; i < n; i++) out[i] = drift_round(in[i], f, o, 0);
 }
 
 // ---- inputs ---------------------------------------------------------------------------
@@ -126,73 +129,76 @@ static void build_inputs(vec_t *s)
     }
 }
 
+// The stratified fp32 sample of kernel 3 (see the header comment).
+static void build_f32_sample(vec_t *s)
+{
+    static const uint16_t fixed[18] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x17ff, 0x1800, 0x1fff, 0x2000,
+                                       0x7fff, 0x8000, 0x8001, 0xbfff, 0xc000, 0xefff, 0xf000, 0xf001, 0xffff};
+    uint16_t lo[256];
+    drift_stream_t st;
+    drift_stream_init(&st, 1, drift_fnv1a32("check_convert.f32"), 0, 0);
+    for (int i = 0; i < 256; i++) lo[i] = i < 18 ? fixed[i] : (uint16_t)drift_stream_u32(&st);
+    for (uint32_t hi = 0; hi < 65536; hi++)
+        for (int j = 0; j < 256; j++) {
+            uint32_t w = hi << 16 | lo[j];
+            float x;
+            memcpy(&x, &w, sizeof x);
+            push(s, (double)x);
+        }
+}
+
 // ---- main -----------------------------------------------------------------------------
 
 int main(void)
 {
-    int count = drift_cuda_device_count();
-    if (count == 0) {
-        printf("no CUDA device: skipped (%s)\n", drift_cuda_message());
-        return 0;
-    }
+    if (skip_without_device("check_convert")) return 0;
     char desc[256];
     drift_cuda_describe(desc, sizeof desc);
     printf("check_convert: GPU conversions vs the CPU model (drift_round)\n%s\n", desc);
 
-    vec_t in = {NULL, 0, 0};
+    vec_t in = {NULL, 0, 0}, f32 = {NULL, 0, 0};
     build_inputs(&in);
-    size_t n = in.n;
-    double *gpu = (double *)malloc(n * sizeof(double)), *cpu = (double *)malloc(n * sizeof(double));
+    build_f32_sample(&f32);
+    size_t nmax = in.n > f32.n ? in.n : f32.n;
+    double *gpu = (double *)malloc(nmax * sizeof(double)), *cpu = (double *)malloc(nmax * sizeof(double));
     if (!gpu || !cpu) {
         fprintf(stderr, "check_convert: out of memory\n");
         return 2;
     }
-    printf("%zu inputs per row\n\n", n);
-    printf("%-8s %-4s %-34s %-6s %10s  %-6s %s\n", "format", "mode", "method", "kernel", "mismatches", "result",
-           "first mismatch (input: gpu, cpu)");
+    printf("kernels 1, 2: %zu double inputs; kernel 3: %zu fp32 words (stratified)\n\n", in.n, f32.n);
+    printf("%-8s %-8s %-4s %-3s %-6s %-38s %10s  %s\n", "verdict", "format", "mode", "sat", "kernel", "method",
+           "mismatches", "first mismatch (input: gpu, cpu)");
 
-    int failed = 0, passed = 0, cuda_error = 0;
     for (int f = 0; f < DRIFT_NFORMATS; f++)
-        for (int m = 0; m < DRIFT_NMODES; m++) {
-            drift_format_t ff = (drift_format_t)f;
-            drift_mode_t mm = (drift_mode_t)m;
-            int sup = drift_cuda_round_supported(ff, mm);
-            if (sup < 0) {
-                printf("%-8s %-4s CUDA error: %s\n", drift_format_name(ff), drift_mode_name(mm), drift_cuda_message());
-                cuda_error = 1;
-                continue;
-            }
-            if (sup == 0) {
-                printf("%-8s %-4s %-34s %-6s %10s  %-6s\n", drift_format_name(ff), drift_mode_name(mm), "none", "-", "-",
-                       "n/a");
-                continue;
-            }
-            convert_cpu(cpu, in.v, n, ff, mm);
-            for (int k = 1; k <= DRIFT_CUDA_ROUND_KERNELS; k++) {
-                int rc = drift_cuda_round_kernel(gpu, in.v, n, ff, mm, k);
-                if (rc != 0) {
-                    printf("%-8s %-4s %-34s %-6d CUDA error %d: %s\n", drift_format_name(ff), drift_mode_name(mm),
-                           drift_cuda_round_method(ff, mm), k, rc, drift_cuda_message());
-                    cuda_error = 1;
-                    continue;
+        for (int m = 0; m < DRIFT_NMODES; m++)
+            for (int sat = 0; sat <= 1; sat++)
+                for (int k = 1; k <= DRIFT_CUDA_ROUND_KERNELS; k++) {
+                    drift_format_t ff = (drift_format_t)f;
+                    drift_round_opts_t o = {(drift_mode_t)m, 0, sat};
+                    if (drift_cuda_check_round(NULL, NULL, 0, ff, &o, k)) continue; // no instruction anywhere
+                    const vec_t *v = k == 3 ? &f32 : &in;
+                    char label[96];
+                    snprintf(label, sizeof label, "%-8s %-4s %-3s %-6d %-38s", drift_format_name(ff),
+                             drift_mode_name(o.mode), sat ? "yes" : "no", k, drift_cuda_round_opts_method(ff, &o, k));
+                    int sup = drift_cuda_round_opts_supported(ff, &o, k);
+                    if (sup <= 0) {
+                        row(sup < 0 ? "FAIL" : "SKIP", "%s %s", label, drift_cuda_message());
+                        continue;
+                    }
+                    int rc = drift_cuda_round_opts(gpu, v->v, v->n, ff, &o, k);
+                    if (rc) {
+                        row("FAIL", "%s CUDA error %d: %s", label, rc, drift_cuda_message());
+                        continue;
+                    }
+                    convert_cpu(cpu, v->v, v->n, ff, &o);
+                    size_t first = 0, bad = mismatches(gpu, cpu, v->n, &first);
+                    char example[160] = "";
+                    if (bad) snprintf(example, sizeof example, "%a: %a, %a", v->v[first], gpu[first], cpu[first]);
+                    row(bad ? "FAIL" : "PASS", "%s %10zu  %s", label, bad, example);
                 }
-                size_t bad = 0, first = 0;
-                for (size_t i = 0; i < n; i++)
-                    if (!same(gpu[i], cpu[i]) && bad++ == 0) first = i;
-                char example[160] = "";
-                if (bad)
-                    snprintf(example, sizeof example, "%a: %a, %a", in.v[first], gpu[first], cpu[first]);
-                printf("%-8s %-4s %-34s %-6d %10zu  %-6s %s\n", drift_format_name(ff), drift_mode_name(mm),
-                       drift_cuda_round_method(ff, mm), k, bad, bad ? "FAIL" : "PASS", example);
-                if (bad)
-                    failed++;
-                else
-                    passed++;
-            }
-        }
-    printf("\n%d rows passed, %d failed%s\n", passed, failed, cuda_error ? ", CUDA errors (see above)" : "");
     free(gpu);
     free(cpu);
     free(in.v);
-    return cuda_error ? 2 : failed ? 1 : 0;
+    free(f32.v);
+    return finish("check_convert");
 }

@@ -3,58 +3,29 @@
 //
 // Layout in the style of llm.c dev/cuda: device conversion functions, numbered kernel
 // versions, launchers, and a dispatcher; the CPU reference and the validating main live
-// in check_convert.cu. Every CUDA call and launch goes through CUDA_CHECK, which records
+// in check_convert.cu. Every CUDA call and launch goes through CUDA_TRY (cuda_try.h), which records
 // the failing call in the message buffer and returns DRIFT_EIO after freeing.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "drift_cuda.h"
 
-extern "C" {
-#include "drift.h"
-}
-
-// ---- messages and error checking -------------------------------------------------------
-
-static char g_message[512];
-
-static void set_message(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g_message, sizeof g_message, fmt, ap);
-    va_end(ap);
-}
-
-extern "C" const char *drift_cuda_message(void) { return g_message; }
-
-// Record the failing call and jump to the cleanup label `done` with rc = DRIFT_EIO.
-#define CUDA_CHECK(call)                                                                                 \
-    do {                                                                                                 \
-        cudaError_t err_ = (call);                                                                       \
-        if (err_ != cudaSuccess) {                                                                       \
-            set_message("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call, cudaGetErrorString(err_),        \
-                        cudaGetErrorName(err_));                                                         \
-            rc = DRIFT_EIO;                                                                              \
-            goto done;                                                                                   \
-        }                                                                                                \
-    } while (0)
+#include "cuda_try.h"
 
 extern "C" int drift_cuda_device_count(void)
 {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
-        set_message("cudaGetDeviceCount: %s", cudaGetErrorString(err));
+        drift_cuda_fail(DRIFT_EUNSUPPORTED, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(err));
         cudaGetLastError(); // clear the error so that later calls start clean
         return 0;
     }
-    if (count == 0) set_message("no CUDA device");
+    if (count == 0) drift_cuda_fail(DRIFT_EUNSUPPORTED, "no CUDA device");
     return count;
 }
 
@@ -95,7 +66,7 @@ static __device__ double fp8_to_double(__nv_fp8_storage_t v, __nv_fp8_interpreta
 
 // One conversion; F and M are drift_format_t and drift_mode_t values. Combinations the
 // host never launches (checked by supported()) return NaN.
-template <int F, int M>
+template <int F, int M, int SAT = 0>
 static __device__ double convert_one(double x)
 {
     unsigned short h = 0;
@@ -141,35 +112,84 @@ static __device__ double convert_one(double x)
         (void)f;
 #endif
     } else if constexpr (F == DRIFT_FP8E4M3) {
-        if constexpr (M == DRIFT_RNE) return fp8_to_double(__nv_cvt_double_to_fp8(x, __NV_NOSAT, __NV_E4M3), __NV_E4M3);
+        if constexpr (M == DRIFT_RNE)
+            return fp8_to_double(__nv_cvt_double_to_fp8(x, SAT ? __NV_SATFINITE : __NV_NOSAT, __NV_E4M3), __NV_E4M3);
     } else if constexpr (F == DRIFT_FP8E5M2) {
-        if constexpr (M == DRIFT_RNE) return fp8_to_double(__nv_cvt_double_to_fp8(x, __NV_NOSAT, __NV_E5M2), __NV_E5M2);
+        if constexpr (M == DRIFT_RNE)
+            return fp8_to_double(__nv_cvt_double_to_fp8(x, SAT ? __NV_SATFINITE : __NV_NOSAT, __NV_E5M2), __NV_E5M2);
     }
     (void)h;
     (void)r;
     return __longlong_as_double(0x7ff8000000000000ll); // NaN: never launched
 }
 
+// The fp32-input instructions (kernel 3): x is an fp32 value (checked on the host).
+template <int F, int M, int SAT = 0>
+static __device__ double convert_f32(double xd)
+{
+    float x = (float)xd; // exact
+    if constexpr (F == DRIFT_FP32) {
+        return xd;
+    } else if constexpr (F == DRIFT_FP16) {
+        if constexpr (M == DRIFT_RNE) return (double)__half2float(__float2half_rn(x));
+        if constexpr (M == DRIFT_RZ) return (double)__half2float(__float2half_rz(x));
+        if constexpr (M == DRIFT_RU) return (double)__half2float(__float2half_ru(x));
+        if constexpr (M == DRIFT_RD) return (double)__half2float(__float2half_rd(x));
+    } else if constexpr (F == DRIFT_BF16) {
+        if constexpr (M == DRIFT_RNE) return (double)__bfloat162float(__float2bfloat16_rn(x));
+        if constexpr (M == DRIFT_RZ) return (double)__bfloat162float(__float2bfloat16_rz(x));
+        if constexpr (M == DRIFT_RU) return (double)__bfloat162float(__float2bfloat16_ru(x));
+        if constexpr (M == DRIFT_RD) return (double)__bfloat162float(__float2bfloat16_rd(x));
+    } else if constexpr (F == DRIFT_TF32) {
+        unsigned r = 0;
+        if constexpr (M == DRIFT_RNA) {
+            asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+            return tf32_bits_to_double(r);
+        }
+#if __CUDA_ARCH__ >= 900
+        if constexpr (M == DRIFT_RNE) asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+        if constexpr (M == DRIFT_RZ) asm("cvt.rz.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+        if constexpr (M == DRIFT_RNE || M == DRIFT_RZ) return tf32_bits_to_double(r);
+#endif
+        (void)r;
+    } else if constexpr (F == DRIFT_FP8E4M3) {
+        if constexpr (M == DRIFT_RNE)
+            return fp8_to_double(__nv_cvt_float_to_fp8(x, SAT ? __NV_SATFINITE : __NV_NOSAT, __NV_E4M3), __NV_E4M3);
+    } else if constexpr (F == DRIFT_FP8E5M2) {
+        if constexpr (M == DRIFT_RNE)
+            return fp8_to_double(__nv_cvt_float_to_fp8(x, SAT ? __NV_SATFINITE : __NV_NOSAT, __NV_E5M2), __NV_E5M2);
+    }
+    return __longlong_as_double(0x7ff8000000000000ll); // NaN: never launched
+}
+
 // ---- kernels --------------------------------------------------------------------------
 
 // Kernel 1: one element per thread, grid-stride loop.
-template <int F, int M>
+template <int F, int M, int SAT>
 static __global__ void convert_kernel1(double *out, const double *in, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        out[i] = convert_one<F, M>(in[i]);
+        out[i] = convert_one<F, M, SAT>(in[i]);
+}
+
+// Kernel 3: one element per thread, the fp32-input instructions.
+template <int F, int M, int SAT>
+static __global__ void convert_kernel3(double *out, const double *in, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = convert_f32<F, M, SAT>(in[i]);
 }
 
 // Kernel 2: four consecutive elements per thread (more independent work per thread; the
 // conversions are elementwise, so the results are identical to kernel 1).
-template <int F, int M>
+template <int F, int M, int SAT>
 static __global__ void convert_kernel2(double *out, const double *in, size_t n)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x * 4;
     for (size_t base = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 4; base < n; base += stride) {
 #pragma unroll
         for (int j = 0; j < 4; j++)
-            if (base + j < n) out[base + j] = convert_one<F, M>(in[base + j]);
+            if (base + j < n) out[base + j] = convert_one<F, M, SAT>(in[base + j]);
     }
 }
 
@@ -184,171 +204,200 @@ static unsigned grid_for(size_t work)
     return (unsigned)(g ? g : 1);
 }
 
-template <int F, int M>
+template <int F, int M, int SAT>
 static void launch(int kernel, double *out, const double *in, size_t n)
 {
     if (kernel == 1)
-        convert_kernel1<F, M><<<grid_for(n), BLOCK>>>(out, in, n);
+        convert_kernel1<F, M, SAT><<<grid_for(n), BLOCK>>>(out, in, n);
+    else if (kernel == 2)
+        convert_kernel2<F, M, SAT><<<grid_for((n + 3) / 4), BLOCK>>>(out, in, n);
     else
-        convert_kernel2<F, M><<<grid_for((n + 3) / 4), BLOCK>>>(out, in, n);
+        convert_kernel3<F, M, SAT><<<grid_for(n), BLOCK>>>(out, in, n);
 }
 
 template <int F>
-static int launch_mode(int kernel, double *out, const double *in, size_t n, drift_mode_t m)
+static int launch_mode(int kernel, double *out, const double *in, size_t n, drift_mode_t m, int sat)
 {
+    if constexpr (F == DRIFT_FP8E4M3 || F == DRIFT_FP8E5M2) {
+        if (m != DRIFT_RNE) return DRIFT_EINVAL;
+        if (sat)
+            launch<F, DRIFT_RNE, 1>(kernel, out, in, n);
+        else
+            launch<F, DRIFT_RNE, 0>(kernel, out, in, n);
+        return 0;
+    }
     switch (m) {
-    case DRIFT_RNE: launch<F, DRIFT_RNE>(kernel, out, in, n); return 0;
-    case DRIFT_RZ: launch<F, DRIFT_RZ>(kernel, out, in, n); return 0;
-    case DRIFT_RNA: launch<F, DRIFT_RNA>(kernel, out, in, n); return 0;
-    case DRIFT_RU: launch<F, DRIFT_RU>(kernel, out, in, n); return 0;
-    case DRIFT_RD: launch<F, DRIFT_RD>(kernel, out, in, n); return 0;
+    case DRIFT_RNE: launch<F, DRIFT_RNE, 0>(kernel, out, in, n); return 0;
+    case DRIFT_RZ: launch<F, DRIFT_RZ, 0>(kernel, out, in, n); return 0;
+    case DRIFT_RNA: launch<F, DRIFT_RNA, 0>(kernel, out, in, n); return 0;
+    case DRIFT_RU: launch<F, DRIFT_RU, 0>(kernel, out, in, n); return 0;
+    case DRIFT_RD: launch<F, DRIFT_RD, 0>(kernel, out, in, n); return 0;
     default: return DRIFT_EINVAL;
     }
 }
 
 // Dispatcher over formats.
-static int launch_any(int kernel, double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m)
+static int launch_any(int kernel, double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m, int sat)
 {
     switch (f) {
-    case DRIFT_FP64: return launch_mode<DRIFT_FP64>(kernel, out, in, n, m);
-    case DRIFT_FP32: return launch_mode<DRIFT_FP32>(kernel, out, in, n, m);
-    case DRIFT_TF32: return launch_mode<DRIFT_TF32>(kernel, out, in, n, m);
-    case DRIFT_FP16: return launch_mode<DRIFT_FP16>(kernel, out, in, n, m);
-    case DRIFT_BF16: return launch_mode<DRIFT_BF16>(kernel, out, in, n, m);
-    case DRIFT_FP8E4M3: return launch_mode<DRIFT_FP8E4M3>(kernel, out, in, n, m);
-    case DRIFT_FP8E5M2: return launch_mode<DRIFT_FP8E5M2>(kernel, out, in, n, m);
+    case DRIFT_FP64: return launch_mode<DRIFT_FP64>(kernel, out, in, n, m, sat);
+    case DRIFT_FP32: return launch_mode<DRIFT_FP32>(kernel, out, in, n, m, sat);
+    case DRIFT_TF32: return launch_mode<DRIFT_TF32>(kernel, out, in, n, m, sat);
+    case DRIFT_FP16: return launch_mode<DRIFT_FP16>(kernel, out, in, n, m, sat);
+    case DRIFT_BF16: return launch_mode<DRIFT_BF16>(kernel, out, in, n, m, sat);
+    case DRIFT_FP8E4M3: return launch_mode<DRIFT_FP8E4M3>(kernel, out, in, n, m, sat);
+    case DRIFT_FP8E5M2: return launch_mode<DRIFT_FP8E5M2>(kernel, out, in, n, m, sat);
     default: return DRIFT_EINVAL;
     }
 }
 
 // ---- support table --------------------------------------------------------------------
 
-// The method for (f, m) on a device of compute capability `cc` (major * 10 + minor), or
-// NULL when there is none.
-static const char *method_for(drift_format_t f, drift_mode_t m, int cc)
+// The method for (f, m, sat, kernel) on a device of compute capability `cc`, or NULL. The
+// host check (drift_cuda_check_round) has already refused what no device has.
+static const char *method_for(drift_format_t f, drift_mode_t m, int sat, int kernel, int cc)
 {
-    int directed = m == DRIFT_RNE || m == DRIFT_RZ || m == DRIFT_RU || m == DRIFT_RD;
+    static const char *const rm[] = {"rn", "rz", "rna", "rp", "rm"};
+    static char buf[96];
+    if ((unsigned)m > DRIFT_RD) return NULL;
+    if (kernel == 3) {
+        switch (f) {
+        case DRIFT_FP32: return "copy (fp32 input)";
+        case DRIFT_FP16:
+        case DRIFT_BF16:
+            if (m == DRIFT_RNA) return NULL;
+            snprintf(buf, sizeof buf, "__float2%s_%s", f == DRIFT_FP16 ? "half" : "bfloat16",
+                     m == DRIFT_RNE ? "rn" : m == DRIFT_RZ ? "rz" : m == DRIFT_RU ? "ru" : "rd");
+            return buf;
+        case DRIFT_TF32:
+            if (m == DRIFT_RNA) return "cvt.rna.tf32.f32";
+            if (cc >= 90 && (m == DRIFT_RNE || m == DRIFT_RZ)) return m == DRIFT_RNE ? "cvt.rn.tf32.f32" : "cvt.rz.tf32.f32";
+            return NULL;
+        case DRIFT_FP8E4M3:
+        case DRIFT_FP8E5M2:
+            if (m != DRIFT_RNE) return NULL;
+            if (sat && cc >= 89) // cuda_fp8.hpp: the hardware instruction exists only with .satfinite
+                snprintf(buf, sizeof buf, "cvt.rn.satfinite.%s.f32", f == DRIFT_FP8E4M3 ? "e4m3x2" : "e5m2x2");
+            else
+                snprintf(buf, sizeof buf, "__nv_cvt_float_to_fp8 %s %s (software)", f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2",
+                         sat ? "SATFINITE" : "NOSAT");
+            return buf;
+        default: return NULL;
+        }
+    }
     switch (f) {
-    case DRIFT_FP64: return m == DRIFT_SR ? NULL : "copy";
+    case DRIFT_FP64: return "copy";
     case DRIFT_FP32:
-        return m == DRIFT_RNE ? "cvt.rn.f32.f64"
-               : m == DRIFT_RZ ? "cvt.rz.f32.f64"
-               : m == DRIFT_RU ? "cvt.rp.f32.f64"
-               : m == DRIFT_RD ? "cvt.rm.f32.f64"
-                               : NULL;
     case DRIFT_FP16:
-        return m == DRIFT_RNE ? "cvt.rn.f16.f64"
-               : m == DRIFT_RZ ? "cvt.rz.f16.f64"
-               : m == DRIFT_RU ? "cvt.rp.f16.f64"
-               : m == DRIFT_RD ? "cvt.rm.f16.f64"
-                               : NULL;
+        if (m == DRIFT_RNA) return NULL;
+        snprintf(buf, sizeof buf, "cvt.%s.%s.f64", rm[m], f == DRIFT_FP32 ? "f32" : "f16");
+        return buf;
     case DRIFT_BF16:
-        if (!directed) return NULL;
-        if (cc >= 90)
-            return m == DRIFT_RNE ? "cvt.rn.bf16.f64"
-                   : m == DRIFT_RZ ? "cvt.rz.bf16.f64"
-                   : m == DRIFT_RU ? "cvt.rp.bf16.f64"
-                                   : "cvt.rm.bf16.f64";
-        return m == DRIFT_RNE ? "odd f32 + cvt.rn.bf16.f32"
-               : m == DRIFT_RZ ? "odd f32 + cvt.rz.bf16.f32"
-               : m == DRIFT_RU ? "odd f32 + cvt.rp.bf16.f32"
-                               : "odd f32 + cvt.rm.bf16.f32";
+        if (m == DRIFT_RNA) return NULL;
+        snprintf(buf, sizeof buf, cc >= 90 ? "cvt.%s.bf16.f64" : "odd f32 + cvt.%s.bf16.f32", rm[m]);
+        return buf;
     case DRIFT_TF32:
         if (m == DRIFT_RNA) return "odd f32 + cvt.rna.tf32.f32";
         if (cc >= 90 && m == DRIFT_RNE) return "odd f32 + cvt.rn.tf32.f32";
         if (cc >= 90 && m == DRIFT_RZ) return "odd f32 + cvt.rz.tf32.f32";
         return NULL;
-    case DRIFT_FP8E4M3: return m == DRIFT_RNE ? "__nv_cvt_double_to_fp8 E4M3 NOSAT" : NULL;
-    case DRIFT_FP8E5M2: return m == DRIFT_RNE ? "__nv_cvt_double_to_fp8 E5M2 NOSAT" : NULL;
+    case DRIFT_FP8E4M3:
+    case DRIFT_FP8E5M2:
+        if (m != DRIFT_RNE) return NULL;
+        snprintf(buf, sizeof buf, "__nv_cvt_double_to_fp8 %s %s (software)", f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2",
+                 sat ? "SATFINITE" : "NOSAT");
+        return buf;
     default: return NULL;
     }
 }
 
-// Names for messages (kept here so that drift_cuda needs nothing from libdrift at link time).
-static const char *fmt_name(drift_format_t f)
-{
-    static const char *const names[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3", "fp8e5m2"};
-    return (unsigned)f < DRIFT_NFORMATS ? names[f] : "?";
-}
-
-static const char *mode_name(drift_mode_t m)
-{
-    static const char *const names[] = {"rne", "rz", "rna", "ru", "rd", "sr"};
-    return (unsigned)m < DRIFT_NMODES ? names[m] : "?";
-}
-
 // Compute capability of the current device, or a negative DRIFT_E* code.
-static int current_cc(void)
+extern "C" int drift_cuda_current_cc(void)
 {
     int rc = 0, dev = 0, major = 0, minor = 0;
     if (drift_cuda_device_count() == 0) return DRIFT_EUNSUPPORTED;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    if (major < 8) {
-        set_message("device %d is sm_%d%d; the conversions need sm_80 or newer", dev, major, minor);
-        return DRIFT_EUNSUPPORTED;
-    }
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (major < 8)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "device %d is sm_%d%d; the backend needs sm_80 or newer", dev, major, minor);
     return major * 10 + minor;
 done:
     return rc;
 }
 
-extern "C" int drift_cuda_round_supported(drift_format_t f, drift_mode_t m)
+static const drift_round_opts_t RNE_OPTS = {DRIFT_RNE, 0, 0};
+
+extern "C" int drift_cuda_round_opts_supported(drift_format_t f, const drift_round_opts_t *o, int kernel)
 {
-    if ((unsigned)f >= DRIFT_NFORMATS || (unsigned)m >= DRIFT_NMODES) return DRIFT_EINVAL;
-    int cc = current_cc();
+    if (!o) o = &RNE_OPTS;
+    int rc = drift_cuda_check_round(NULL, NULL, 0, f, o, kernel);
+    if (rc == DRIFT_EUNSUPPORTED) return 0;
+    if (rc) return rc;
+    int cc = drift_cuda_current_cc();
     if (cc == DRIFT_EUNSUPPORTED) return 0;
     if (cc < 0) return cc;
-    if (method_for(f, m, cc)) return 1;
-    set_message("no GPU conversion to %s in mode %s on sm_%d", fmt_name(f), mode_name(m), cc);
+    if (method_for(f, o->mode, o->saturate, kernel, cc)) return 1;
+    drift_cuda_fail(DRIFT_EUNSUPPORTED, "no GPU conversion to %s in mode %s (kernel %d) on sm_%d", drift_format_name(f),
+                    drift_mode_name(o->mode), kernel, cc);
     return 0;
+}
+
+extern "C" const char *drift_cuda_round_opts_method(drift_format_t f, const drift_round_opts_t *o, int kernel)
+{
+    if (!o) o = &RNE_OPTS;
+    if (drift_cuda_check_round(NULL, NULL, 0, f, o, kernel)) return "none";
+    int cc = drift_cuda_current_cc();
+    const char *s = cc > 0 ? method_for(f, o->mode, o->saturate, kernel, cc) : NULL;
+    return s ? s : "none";
+}
+
+extern "C" int drift_cuda_round_supported(drift_format_t f, drift_mode_t m)
+{
+    drift_round_opts_t o = {m, 0, 0};
+    return drift_cuda_round_opts_supported(f, &o, 2);
 }
 
 extern "C" const char *drift_cuda_round_method(drift_format_t f, drift_mode_t m)
 {
-    if ((unsigned)f >= DRIFT_NFORMATS || (unsigned)m >= DRIFT_NMODES) return "none";
-    int cc = current_cc();
-    const char *s = cc > 0 ? method_for(f, m, cc) : NULL;
-    return s ? s : "none";
+    drift_round_opts_t o = {m, 0, 0};
+    return drift_cuda_round_opts_method(f, &o, 2);
 }
 
 // ---- entry points ---------------------------------------------------------------------
 
-extern "C" int drift_cuda_round_kernel(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m,
-                                       int kernel)
+extern "C" int drift_cuda_round_opts(double *out, const double *in, size_t n, drift_format_t f,
+                                     const drift_round_opts_t *o, int kernel)
 {
-    int rc = 0;
+    if (!o) o = &RNE_OPTS;
+    int rc = drift_cuda_check_round(out, in, n, f, o, kernel);
+    if (rc) return rc;
     double *d_in = NULL, *d_out = NULL;
-    if ((unsigned)f >= DRIFT_NFORMATS || (unsigned)m >= DRIFT_NMODES || kernel < 1 ||
-        kernel > DRIFT_CUDA_ROUND_KERNELS || (n > 0 && (!out || !in))) {
-        set_message("drift_cuda_round: invalid argument");
-        return DRIFT_EINVAL;
-    }
-    int sup = drift_cuda_round_supported(f, m);
+    int sup = drift_cuda_round_opts_supported(f, o, kernel);
     if (sup < 0) return sup;
     if (sup == 0) return DRIFT_EUNSUPPORTED;
     if (n == 0) return 0;
-    if (n > ((size_t)-1) / sizeof(double)) {
-        set_message("drift_cuda_round: n = %zu is too large", n);
-        return DRIFT_ENOMEM;
-    }
-    CUDA_CHECK(cudaMalloc((void **)&d_in, n * sizeof(double)));
-    CUDA_CHECK(cudaMalloc((void **)&d_out, n * sizeof(double)));
-    CUDA_CHECK(cudaMemcpy(d_in, in, n * sizeof(double), cudaMemcpyHostToDevice));
-    if (launch_any(kernel, d_out, d_in, n, f, m) != 0) {
-        set_message("drift_cuda_round: no launcher for %s %s", fmt_name(f), mode_name(m));
-        rc = DRIFT_EINVAL;
-        goto done;
-    }
-    CUDA_CHECK(cudaGetLastError());      // launch configuration errors
-    CUDA_CHECK(cudaDeviceSynchronize()); // errors while the kernel ran
-    CUDA_CHECK(cudaMemcpy(out, d_out, n * sizeof(double), cudaMemcpyDeviceToHost));
+    if (n > ((size_t)-1) / sizeof(double)) return drift_cuda_fail(DRIFT_ENOMEM, "round: n = %zu is too large", n);
+    CUDA_TRY(cudaMalloc((void **)&d_in, n * sizeof(double)));
+    CUDA_TRY(cudaMalloc((void **)&d_out, n * sizeof(double)));
+    CUDA_TRY(cudaMemcpy(d_in, in, n * sizeof(double), cudaMemcpyHostToDevice));
+    if (launch_any(kernel, d_out, d_in, n, f, o->mode, o->saturate) != 0)
+        FAIL_TO_DONE(DRIFT_EINVAL, "round: no launcher for %s %s", drift_format_name(f), drift_mode_name(o->mode));
+    CUDA_TRY(cudaGetLastError());      // launch configuration errors
+    CUDA_TRY(cudaDeviceSynchronize()); // errors while the kernel ran
+    CUDA_TRY(cudaMemcpy(out, d_out, n * sizeof(double), cudaMemcpyDeviceToHost));
 done:
     // free whatever was allocated; a failure here must not hide the first error
     if (d_in) cudaFree(d_in);
     if (d_out) cudaFree(d_out);
     return rc;
+}
+
+extern "C" int drift_cuda_round_kernel(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m,
+                                       int kernel)
+{
+    drift_round_opts_t o = {m, 0, 0};
+    return drift_cuda_round_opts(out, in, n, f, &o, kernel);
 }
 
 extern "C" int drift_cuda_round(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m)

@@ -1,71 +1,129 @@
-// gemm.cu — GPU GEMM kernels, each the twin of a CPU emulation (see drift_cuda_gemm.h).
-// Layout follows llm.c dev/cuda: numbered kernel versions, launchers, one dispatcher.
-// Built with --fmad=false: every fused multiply-add below is an explicit fmaf.
-#include <cublas_v2.h>
+// gemm.cu — GEMM kernels on the GPU (see drift_cuda_gemm.h): the twins of lib/ops/gemm.c's
+// naive / tiled / splitk, the nondeterministic atomic split-K, and the tensor-core path; the
+// vendor paths live in blas.cu. Layout after llm.c dev/cuda: numbered kernel versions,
+// launchers, one dispatcher (drift_cuda_gemm_device), and the host entry point. The CPU
+// reference is drift_gemm with the same kernel spec and options (cuda/check_gemm.cu).
+// Built with --fmad=false: every fused multiply-add is an explicit fmaf (chain_step).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "drift.h"
+#include "arith.cuh"
+#include "cuda_try.h"
 #include "drift_cuda_gemm.h"
 
-#define CUDA_TRY(call)                                                                                      \
-    do {                                                                                                    \
-        cudaError_t err_ = (call);                                                                          \
-        if (err_ != cudaSuccess) {                                                                          \
-            fprintf(stderr, "cuda: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__,                    \
-                    cudaGetErrorString(err_));                                                              \
-            status = DRIFT_EIO;                                                                             \
-            goto done;                                                                                      \
-        }                                                                                                   \
-    } while (0)
+using F32 = arith<float, DRIFT_RNE>;
 
-#define CUBLAS_TRY(call)                                                                                    \
-    do {                                                                                                    \
-        cublasStatus_t st_ = (call);                                                                        \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                                 \
-            fprintf(stderr, "cublas: %s failed at %s:%d: status %d\n", #call, __FILE__, __LINE__, (int)st_); \
-            status = DRIFT_EIO;                                                                             \
-            goto done;                                                                                      \
-        }                                                                                                   \
-    } while (0)
-
-// ---- kernel 1: naive, one thread per output, order seq ------------------------------------
-__global__ void gemm_naive_kernel1(float *C, const float *A, const float *B, int M, int N, int K)
+// ---- naive, version 1: one thread per output, order seq -----------------------------------
+template <bool FMA>
+__global__ void gemm_naive1(float *C, const float *A, const float *B, int M, int N, int K)
 {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= M || col >= N) return;
     float acc = 0.0f;
-    for (int k = 0; k < K; k++) acc = fmaf(A[(size_t)row * K + k], B[(size_t)k * N + col], acc);
+    for (int k = 0; k < K; k++) {
+        float a = A[(size_t)row * K + k], b = B[(size_t)k * N + col];
+        acc = k == 0 ? F32::mul(a, b) : chain_step<float, DRIFT_RNE>(acc, a, b, FMA); // chain starts as round(a b)
+    }
     C[(size_t)row * N + col] = acc;
 }
 
-// ---- kernel 2: shared-memory tiles; the chain continues across K blocks: order seq -------
-#define TILE 32
-__global__ void gemm_tiled_kernel2(float *C, const float *A, const float *B, int M, int N, int K)
+// ---- tiled, version 1: 32x32 shared tiles, one output per thread; the chain continues
+// across K blocks, so the order is seq --------------------------------------------------------
+#define T1 32
+template <bool FMA>
+__global__ void gemm_tiled1(float *C, const float *A, const float *B, int M, int N, int K)
 {
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE];
-    int row = blockIdx.y * TILE + threadIdx.y;
-    int col = blockIdx.x * TILE + threadIdx.x;
+    __shared__ float As[T1][T1];
+    __shared__ float Bs[T1][T1];
+    int row = blockIdx.y * T1 + threadIdx.y;
+    int col = blockIdx.x * T1 + threadIdx.x;
     float acc = 0.0f;
-    for (int k0 = 0; k0 < K; k0 += TILE) {
+    for (int k0 = 0; k0 < K; k0 += T1) {
         int ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
         As[threadIdx.y][threadIdx.x] = (row < M && ka < K) ? A[(size_t)row * K + ka] : 0.0f;
         Bs[threadIdx.y][threadIdx.x] = (kb < K && col < N) ? B[(size_t)kb * N + col] : 0.0f;
         __syncthreads();
-        int kmax = min(TILE, K - k0); // never add the zero padding: it could turn -0 into +0
-        for (int k = 0; k < kmax; k++) acc = fmaf(As[threadIdx.y][k], Bs[k][threadIdx.x], acc);
+        int kmax = min(T1, K - k0); // never add the zero padding: it could turn -0 into +0
+        for (int k = 0; k < kmax; k++) {
+            float a = As[threadIdx.y][k], b = Bs[k][threadIdx.x];
+            acc = (k0 + k == 0) ? F32::mul(a, b) : chain_step<float, DRIFT_RNE>(acc, a, b, FMA);
+        }
         __syncthreads();
     }
     if (row < M && col < N) C[(size_t)row * N + col] = acc;
 }
 
-// ---- kernel 3: split-K; slice s covers [s*chunk, min(K, (s+1)*chunk)), then seq combine --
-__global__ void gemm_splitk_partial_kernel3(float *P, const float *A, const float *B, int M, int N, int K, int chunk)
+// ---- tiled, version 2: the batch-invariant fixed tile (policy.h: 128x128), BK = 8, 256
+// threads with 8x8 outputs each in registers. Each output still has one accumulator that
+// walks k = 0 .. K-1 in order: seq, bit-identical to naive, whatever M ----------------------
+#define BM2 128
+#define BN2 128
+#define BK2 8
+template <bool FMA>
+__global__ void __launch_bounds__(256) gemm_tiled2(float *C, const float *A, const float *B, int M, int N, int K)
+{
+    __shared__ float As[BK2][BM2]; // transposed: As[k][m]
+    __shared__ float Bs[BK2][BN2];
+    int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+    int m0 = blockIdx.y * BM2, n0 = blockIdx.x * BN2;
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += BK2) {
+        // 1024 elements of A (128 x 8) and of B (8 x 128): 4 per thread each
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            int e = tid + r * 256;
+            int am = e / BK2, ak = e % BK2;
+            int gm = m0 + am, gk = k0 + ak;
+            As[ak][am] = (gm < M && gk < K) ? A[(size_t)gm * K + gk] : 0.0f;
+            int bk = e / BN2, bn = e % BN2;
+            int hk = k0 + bk, hn = n0 + bn;
+            Bs[bk][bn] = (hk < K && hn < N) ? B[(size_t)hk * N + hn] : 0.0f;
+        }
+        __syncthreads();
+        int kmax = min(BK2, K - k0);
+        for (int k = 0; k < kmax; k++) {
+            float a[8], b[8];
+#pragma unroll
+            for (int i = 0; i < 8; i++) a[i] = As[k][ty + 16 * i]; // rows ty, ty+16, ...: no bank conflicts
+#pragma unroll
+            for (int j = 0; j < 8; j++) b[j] = Bs[k][tx + 16 * j];
+            if (k0 + k == 0) {
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+#pragma unroll
+                    for (int j = 0; j < 8; j++) acc[i][j] = F32::mul(a[i], b[j]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+#pragma unroll
+                    for (int j = 0; j < 8; j++) acc[i][j] = chain_step<float, DRIFT_RNE>(acc[i][j], a[i], b[j], FMA);
+            }
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            int gm = m0 + ty + 16 * i, gn = n0 + tx + 16 * j;
+            if (gm < M && gn < N) C[(size_t)gm * N + gn] = acc[i][j];
+        }
+}
+
+// ---- split-K, version 1: slice s covers [s*chunk, min(K, (s+1)*chunk)), each a seq chain;
+// then one thread per output combines the partials seq or pairwise (:tree) -----------------
+template <bool FMA>
+__global__ void gemm_splitk_partial1(float *P, const float *A, const float *B, int M, int N, int K, int chunk)
 {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -73,145 +131,330 @@ __global__ void gemm_splitk_partial_kernel3(float *P, const float *A, const floa
     if (row >= M || col >= N) return;
     int k0 = s * chunk, k1 = min(K, k0 + chunk);
     float acc = 0.0f;
-    for (int k = k0; k < k1; k++) acc = fmaf(A[(size_t)row * K + k], B[(size_t)k * N + col], acc);
+    for (int k = k0; k < k1; k++) {
+        float a = A[(size_t)row * K + k], b = B[(size_t)k * N + col];
+        acc = k == k0 ? F32::mul(a, b) : chain_step<float, DRIFT_RNE>(acc, a, b, FMA);
+    }
     P[((size_t)s * M + row) * N + col] = acc;
 }
 
-__global__ void gemm_splitk_combine_kernel3(float *C, const float *P, int M, int N, int nparts)
+__global__ void gemm_splitk_combine1(float *C, const float *P, int M, int N, int nparts, int tree)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (size_t)M * N) return;
+    size_t mn = (size_t)M * N;
+    if (i >= mn) return;
+    if (tree) {
+        C[i] = pairwise<float, DRIFT_RNE>([&](long s) { return P[(size_t)s * mn + i]; }, 0, nparts);
+        return;
+    }
     float acc = P[i];
-    for (int s = 1; s < nparts; s++) acc = __fadd_rn(acc, P[(size_t)s * M * N + i]);
+    for (int s = 1; s < nparts; s++) acc = F32::add(acc, P[(size_t)s * mn + i]);
     C[i] = acc;
 }
 
-// ---- kernel 4: WMMA tensor cores, one warp per 16x16 output tile --------------------------
-template <typename T> __device__ T to_input(float x);
-template <> __device__ __half to_input<__half>(float x) { return __float2half_rn(x); }
-template <> __device__ __nv_bfloat16 to_input<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
-
-template <typename T> __global__ void convert_kernel4(T *out, const float *in, size_t n)
+// ---- split-K atomic: the slices are added into C (zeroed first) with atomicAdd in whatever
+// order the slices finish: nondeterministic by design, the cuBLAS-style "atomics" reduction --
+template <bool FMA>
+__global__ void gemm_splitk_atomic1(float *C, const float *A, const float *B, int M, int N, int K, int chunk)
 {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = to_input<T>(in[i]); // exact: inputs are already values of T
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int s = blockIdx.z;
+    if (row >= M || col >= N) return;
+    int k0 = s * chunk, k1 = min(K, k0 + chunk);
+    float acc = 0.0f;
+    for (int k = k0; k < k1; k++) {
+        float a = A[(size_t)row * K + k], b = B[(size_t)k * N + col];
+        acc = k == k0 ? F32::mul(a, b) : chain_step<float, DRIFT_RNE>(acc, a, b, FMA);
+    }
+    atomicAdd(&C[(size_t)row * N + col], acc);
 }
 
-template <typename T> __global__ void gemm_wmma_kernel4(float *C, const T *A, const T *B, int M, int N, int K)
+// ---- tensor cores, version 1: WMMA, 4 warps per block, each warp a 32x32 output block of
+// 2x2 fragments; each fragment's accumulator is carried along K one mma at a time (k = 16
+// for fp16/bf16, 8 for tf32): the block-FMA chain that tc_model.h models. M, N multiples of
+// 32 and K a multiple of 16 (the host entry point pads with zeros, which the model drops) --
+template <typename T> struct wmma_shape {
+    static const int K = 16;
+};
+template <> struct wmma_shape<nvcuda::wmma::precision::tf32> {
+    static const int K = 8;
+};
+template <typename T> struct wmma_storage {
+    using type = T;
+};
+template <> struct wmma_storage<nvcuda::wmma::precision::tf32> {
+    using type = float;
+};
+
+template <typename T>
+__global__ void gemm_wmma1(float *C, const typename wmma_storage<T>::type *A, const typename wmma_storage<T>::type *B,
+                           int M, int N, int K)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     using namespace nvcuda;
-    int tile_m = blockIdx.y, tile_n = blockIdx.x;
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> b;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-    wmma::fill_fragment(acc, 0.0f);
-    for (int k = 0; k < K; k += 16) {
-        wmma::load_matrix_sync(a, A + (size_t)tile_m * 16 * K + k, K);
-        wmma::load_matrix_sync(b, B + (size_t)k * N + tile_n * 16, N);
-        wmma::mma_sync(acc, a, b, acc);
+    const int KK = wmma_shape<T>::K;
+    int warp = threadIdx.x / 32;
+    int m0 = blockIdx.y * 64 + (warp / 2) * 32, n0 = blockIdx.x * 64 + (warp % 2) * 32;
+    if (m0 >= M || n0 >= N) return;
+    wmma::fragment<wmma::matrix_a, 16, 16, KK, T, wmma::row_major> a[2];
+    wmma::fragment<wmma::matrix_b, 16, 16, KK, T, wmma::row_major> b[2];
+    wmma::fragment<wmma::accumulator, 16, 16, KK, float> acc[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+    for (int k = 0; k < K; k += KK) {
+        for (int i = 0; i < 2; i++) wmma::load_matrix_sync(a[i], A + (size_t)(m0 + 16 * i) * K + k, K);
+        for (int j = 0; j < 2; j++) wmma::load_matrix_sync(b[j], B + (size_t)k * N + n0 + 16 * j, N);
+        if constexpr (KK == 8) { // tf32: the data are tf32 values already; __float_to_tf32 is exact
+            for (int i = 0; i < 2; i++)
+                for (int t = 0; t < a[i].num_elements; t++) a[i].x[t] = wmma::__float_to_tf32(a[i].x[t]);
+            for (int j = 0; j < 2; j++)
+                for (int t = 0; t < b[j].num_elements; t++) b[j].x[t] = wmma::__float_to_tf32(b[j].x[t]);
+        }
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
     }
-    wmma::store_matrix_sync(C + (size_t)tile_m * 16 * N + tile_n * 16, acc, N, wmma::mem_row_major);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            wmma::store_matrix_sync(C + (size_t)(m0 + 16 * i) * N + n0 + 16 * j, acc[i][j], N, wmma::mem_row_major);
 #else
     (void)C, (void)A, (void)B, (void)M, (void)N, (void)K;
 #endif
 }
 
-// ---- launchers and dispatcher --------------------------------------------------------------
-extern "C" const char *drift_cuda_gemm_name(drift_cuda_gemm_version_t v)
+// ---- tensor cores, fp8: mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2} (sm_89+), one warp
+// per 16x8 output tile, the accumulator carried along K one mma (32 products) at a time.
+// Fragment layout from the PTX ISA (warp-level matrix fragment for mma.m16n8k32, 8-bit
+// types): g = lane / 4, t = lane % 4; A register r holds 4 bytes of row g (+8 when r is odd) at
+// columns 4t .. 4t+3 (+16 when r >= 2); B register r holds column g at rows 4t .. 4t+3 (+16 for
+// r = 1); C holds rows g (c0, c1) and g + 8 (c2, c3) at columns 2t, 2t + 1. A is row-major
+// M x K bytes, B row-major K x N bytes; M, N multiples of 32, K of 32 ---------------------------
+template <int E5M2>
+__global__ void gemm_mma_fp8_1(float *C, const unsigned char *A, const unsigned char *B, int M, int N, int K)
 {
-    switch (v) {
-    case DRIFT_CUDA_GEMM_NAIVE: return "naive";
-    case DRIFT_CUDA_GEMM_TILED: return "tiled";
-    case DRIFT_CUDA_GEMM_SPLITK: return "splitk";
-    case DRIFT_CUDA_GEMM_WMMA: return "wmma";
-    case DRIFT_CUDA_GEMM_CUBLAS: return "cublas";
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    int lane = threadIdx.x % 32;
+    long warp = ((long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int tiles_n = N / 8;
+    long tm = warp / tiles_n, tn = warp % tiles_n;
+    if (tm * 16 >= M) return;
+    int g = lane >> 2, t = lane & 3;
+    float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int k0 = 0; k0 < K; k0 += 32) {
+        unsigned a[4], b[2];
+        for (int r = 0; r < 4; r++) {
+            size_t row = (size_t)tm * 16 + g + ((r & 1) ? 8 : 0);
+            int col = k0 + t * 4 + (r >= 2 ? 16 : 0);
+            a[r] = *(const unsigned *)(A + row * K + col); // 4-byte aligned: K and col are multiples of 4
+        }
+        for (int r = 0; r < 2; r++) {
+            unsigned v = 0;
+            for (int j = 0; j < 4; j++) {
+                int k = k0 + t * 4 + j + (r ? 16 : 0);
+                v |= (unsigned)B[(size_t)k * N + tn * 8 + g] << (8 * j);
+            }
+            b[r] = v;
+        }
+        if (E5M2)
+            asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                         "{%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+        else
+            asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                         "{%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
     }
-    return "?";
+    size_t row = (size_t)tm * 16 + g, col = (size_t)tn * 8 + t * 2;
+    C[row * N + col] = c[0];
+    C[row * N + col + 1] = c[1];
+    C[(row + 8) * N + col] = c[2];
+    C[(row + 8) * N + col + 1] = c[3];
+#else
+    (void)C, (void)A, (void)B, (void)M, (void)N, (void)K;
+#endif
 }
 
-template <typename T> static int launch_wmma(float *dC, const float *dA, const float *dB, int M, int N, int K)
+// ---- the dispatcher (device memory) ---------------------------------------------------------
+
+// Vendor paths (blas.cu).
+int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N, int K, const drift_cuda_gemm_t *g,
+                         drift_format_t in, drift_cuda_gemm_info_t *info);
+
+static drift_tc_arch_t arch_of_cc(int cc) { return cc >= 100 ? DRIFT_TC_B200 : cc >= 90 ? DRIFT_TC_H100 : DRIFT_TC_A100; }
+
+static void set_kernel(drift_cuda_gemm_info_t *info, const char *fmt, const char *a, int b)
 {
-    int status = DRIFT_OK;
-    T *hA = NULL, *hB = NULL;
-    size_t na = (size_t)M * K, nb = (size_t)K * N;
-    CUDA_TRY(cudaMalloc(&hA, na * sizeof(T)));
-    CUDA_TRY(cudaMalloc(&hB, nb * sizeof(T)));
-    convert_kernel4<T><<<(unsigned)((na + 255) / 256), 256>>>(hA, dA, na);
-    CUDA_TRY(cudaGetLastError());
-    convert_kernel4<T><<<(unsigned)((nb + 255) / 256), 256>>>(hB, dB, nb);
-    CUDA_TRY(cudaGetLastError());
-    gemm_wmma_kernel4<T><<<dim3(N / 16, M / 16), 32>>>(dC, hA, hB, M, N, K);
-    CUDA_TRY(cudaGetLastError());
-    CUDA_TRY(cudaDeviceSynchronize());
+    if (info) snprintf(info->kernel, sizeof info->kernel, fmt, a, b);
+}
+
+template <bool FMA>
+static void launch_simt(float *dC, const float *A, const float *B, int M, int N, int K, const drift_cuda_gemm_t *g,
+                        float *P, drift_cuda_gemm_info_t *info)
+{
+    const drift_gemm_kernel_t *k = &g->kern;
+    dim3 b16(16, 16), g16((N + 15) / 16, (M + 15) / 16);
+    if (g->path == DRIFT_CUDA_ATOMIC) {
+        int chunk = (K + k->splits - 1) / k->splits, nparts = (K + chunk - 1) / chunk;
+        gemm_splitk_atomic1<FMA><<<dim3(g16.x, g16.y, nparts), b16>>>(dC, A, B, M, N, K, chunk);
+        set_kernel(info, "%s%d", "splitk_atomic/1 S=", k->splits);
+    } else if (k->family == DRIFT_GEMM_NAIVE) {
+        gemm_naive1<FMA><<<g16, b16>>>(dC, A, B, M, N, K);
+        set_kernel(info, "%s%d", "naive/", 1);
+    } else if (k->family == DRIFT_GEMM_TILED && g->version == 1) {
+        gemm_tiled1<FMA><<<dim3((N + T1 - 1) / T1, (M + T1 - 1) / T1), dim3(T1, T1)>>>(dC, A, B, M, N, K);
+        set_kernel(info, "%s%d", "tiled/", 1);
+    } else if (k->family == DRIFT_GEMM_TILED) {
+        gemm_tiled2<FMA><<<dim3((N + BN2 - 1) / BN2, (M + BM2 - 1) / BM2), 256>>>(dC, A, B, M, N, K);
+        set_kernel(info, "%s%d", "tiled/", 2);
+    } else { // splitk
+        int chunk = (K + k->splits - 1) / k->splits, nparts = (K + chunk - 1) / chunk;
+        gemm_splitk_partial1<FMA><<<dim3(g16.x, g16.y, nparts), b16>>>(P, A, B, M, N, K, chunk);
+        size_t mn = (size_t)M * N;
+        gemm_splitk_combine1<<<(unsigned)((mn + 255) / 256), 256>>>(dC, P, M, N, nparts, k->tree);
+        set_kernel(info, "%s%d", k->tree ? "splitk_tree/1 S=" : "splitk/1 S=", k->splits);
+    }
+}
+
+// Scratch for split-K partials, grown on demand and kept (not thread-safe, like the message).
+static float *g_partials = NULL;
+static size_t g_partials_n = 0;
+
+extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB, int M, int N, int K,
+                                      const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts,
+                                      drift_cuda_gemm_info_t *info)
+{
+    int rc = 0;
+    if (!g || !opts) return drift_cuda_fail(DRIFT_EINVAL, "gemm: NULL kernel or options");
+    if (M <= 0 || N <= 0) return 0;
+    if (g->path == DRIFT_CUDA_CUBLAS || g->path == DRIFT_CUDA_CUBLASLT)
+        return drift_cuda_blas_gemm(dC, dA, dB, M, N, K, g, opts->in, info);
+    if (K == 0) {
+        CUDA_TRY(cudaMemsetAsync(dC, 0, (size_t)M * N * sizeof(float)));
+        return 0;
+    }
+    if (g->path == DRIFT_CUDA_TWIN && g->kern.family == DRIFT_GEMM_TC) {
+        int cc = drift_cuda_current_cc();
+        if (cc < 0) return cc;
+        if (arch_of_cc(cc) != g->kern.arch)
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc:%s: the device is sm_%d (tc:%s)",
+                                   drift_tc_arch_name(g->kern.arch), cc, drift_tc_arch_name(arch_of_cc(cc)));
+        if (M % 32 || N % 32 || K % 16)
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc on device memory: M, N multiples of 32, K of 16 (pad)");
+        dim3 grid((N + 63) / 64, (M + 63) / 64);
+        switch (opts->in) {
+        case DRIFT_FP16:
+            LAUNCH_TRY(gemm_wmma1<__half><<<grid, 128>>>(dC, (const __half *)dA, (const __half *)dB, M, N, K));
+            set_kernel(info, "%s%d", "wmma fp16 16x16x16/", 1);
+            break;
+        case DRIFT_BF16:
+            LAUNCH_TRY(gemm_wmma1<__nv_bfloat16><<<grid, 128>>>(dC, (const __nv_bfloat16 *)dA, (const __nv_bfloat16 *)dB, M, N, K));
+            set_kernel(info, "%s%d", "wmma bf16 16x16x16/", 1);
+            break;
+        case DRIFT_TF32:
+            LAUNCH_TRY(gemm_wmma1<nvcuda::wmma::precision::tf32><<<grid, 128>>>(dC, (const float *)dA, (const float *)dB, M, N, K));
+            set_kernel(info, "%s%d", "wmma tf32 16x16x8/", 1);
+            break;
+        case DRIFT_FP8E4M3:
+        case DRIFT_FP8E5M2: {
+            if (cc < 89) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc fp8: mma.sync e4m3/e5m2 needs sm_89+, device is sm_%d", cc);
+            if (K % 32) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc fp8 on device memory: K a multiple of 32 (pad)");
+            long warps = (long)(M / 16) * (N / 8);
+            unsigned blocks = (unsigned)((warps + 3) / 4);
+            if (opts->in == DRIFT_FP8E4M3)
+                LAUNCH_TRY(gemm_mma_fp8_1<0><<<blocks, 128>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
+            else
+                LAUNCH_TRY(gemm_mma_fp8_1<1><<<blocks, 128>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
+            set_kernel(info, "%s%d", opts->in == DRIFT_FP8E4M3 ? "mma.sync e4m3 m16n8k32/" : "mma.sync e5m2 m16n8k32/", 1);
+            break;
+        }
+        default:
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc: no mma path for %s in this build (fp16 bf16 tf32 fp8)",
+                                   drift_format_name(opts->in));
+        }
+        return 0;
+    }
+    {
+        const float *A = (const float *)dA, *B = (const float *)dB;
+        if (g->path == DRIFT_CUDA_ATOMIC) CUDA_TRY(cudaMemsetAsync(dC, 0, (size_t)M * N * sizeof(float)));
+        if (g->path == DRIFT_CUDA_TWIN && g->kern.family == DRIFT_GEMM_SPLITK) {
+            int chunk = (K + g->kern.splits - 1) / g->kern.splits, nparts = (K + chunk - 1) / chunk;
+            size_t need = (size_t)nparts * M * N;
+            if (need > g_partials_n) {
+                if (g_partials) CUDA_TRY(cudaFree(g_partials));
+                g_partials = NULL, g_partials_n = 0;
+                CUDA_TRY(cudaMalloc(&g_partials, need * sizeof(float)));
+                g_partials_n = need;
+            }
+        }
+        if (opts->acc.fma)
+            launch_simt<true>(dC, A, B, M, N, K, g, g_partials, info);
+        else
+            launch_simt<false>(dC, A, B, M, N, K, g, g_partials, info);
+        CUDA_TRY(cudaGetLastError());
+    }
 done:
-    cudaFree(hA);
-    cudaFree(hB);
-    return status;
+    return rc;
 }
 
-extern "C" int drift_cuda_gemm(float *C, const float *A, const float *B, int M, int N, int K,
-                               drift_cuda_gemm_version_t v, int splits, drift_format_t in)
+// ---- the host entry point -------------------------------------------------------------------
+
+extern "C" int drift_cuda_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                               const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info)
 {
-    if (M <= 0 || N <= 0 || K <= 0) return DRIFT_EINVAL;
-    if (v == DRIFT_CUDA_GEMM_WMMA && (M % 16 || N % 16 || K % 16 || (in != DRIFT_FP16 && in != DRIFT_BF16)))
-        return DRIFT_EUNSUPPORTED;
-    if (v == DRIFT_CUDA_GEMM_SPLITK && (splits < 1 || splits > K)) return DRIFT_EINVAL;
-    int status = DRIFT_OK;
-    float *dA = NULL, *dB = NULL, *dC = NULL, *dP = NULL;
-    cublasHandle_t handle = NULL;
-    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    CUDA_TRY(cudaMalloc(&dA, na * sizeof(float)));
-    CUDA_TRY(cudaMalloc(&dB, nb * sizeof(float)));
+    int rc = drift_cuda_check_gemm(C, A, B, M, N, K, g, opts);
+    if (rc) return rc;
+    if (drift_cuda_device_count() == 0) return DRIFT_EUNSUPPORTED; // the message says why
+    if (M == 0 || N == 0) return 0;
+    int tc = g->path == DRIFT_CUDA_TWIN && g->kern.family == DRIFT_GEMM_TC;
+    int fp8 = opts->in == DRIFT_FP8E4M3 || opts->in == DRIFT_FP8E5M2;
+    size_t kq = fp8 ? 32 : 16; // the mma's K step
+    size_t Mp = tc ? (M + 31) / 32 * 32 : M, Np = tc ? (N + 31) / 32 * 32 : N, Kp = tc ? (K + kq - 1) / kq * kq : K;
+    int bytes = drift_cuda_gemm_storage_bytes(g, opts->in);
+    size_t na = Mp * Kp, nb = Kp * Np, nc = Mp * Np;
+    unsigned char *hA = (unsigned char *)calloc(na ? na : 1, bytes), *hB = (unsigned char *)calloc(nb ? nb : 1, bytes);
+    float *hC = (float *)malloc(nc * sizeof(float));
+    void *dA = NULL, *dB = NULL;
+    float *dC = NULL;
+    if (!hA || !hB || !hC) FAIL_TO_DONE(DRIFT_ENOMEM, "gemm: out of host memory");
+    // A and B rounded to the input format exactly as drift_gemm does, then stored
+    for (int which = 0; which < 2; which++) {
+        const double *src = which ? B : A;
+        unsigned char *dst = which ? hB : hA;
+        size_t rows = which ? K : M, cols = which ? N : K, ld = which ? Np : Kp;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < cols; c++) {
+                float v = (float)drift_rne(src[r * cols + c], opts->in); // exact: a value of a format <= fp32
+                size_t at = r * ld + c;
+                if (bytes == 4)
+                    memcpy(dst + 4 * at, &v, 4);
+                else if (bytes == 1)
+                    dst[at] = (unsigned char)drift_encode(v, opts->in); // the fp8 encoding
+                else if (opts->in == DRIFT_FP16) {
+                    __half h = __float2half_rn(v);
+                    memcpy(dst + 2 * at, &h, 2);
+                } else {
+                    __nv_bfloat16 h = __float2bfloat16_rn(v);
+                    memcpy(dst + 2 * at, &h, 2);
+                }
+            }
+    }
+    CUDA_TRY(cudaMalloc(&dA, (na ? na : 1) * bytes));
+    CUDA_TRY(cudaMalloc(&dB, (nb ? nb : 1) * bytes));
     CUDA_TRY(cudaMalloc(&dC, nc * sizeof(float)));
-    CUDA_TRY(cudaMemcpy(dA, A, na * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(dB, B, nb * sizeof(float), cudaMemcpyHostToDevice));
-    switch (v) {
-    case DRIFT_CUDA_GEMM_NAIVE: {
-        dim3 block(16, 16), grid((N + 15) / 16, (M + 15) / 16);
-        gemm_naive_kernel1<<<grid, block>>>(dC, dA, dB, M, N, K);
-        CUDA_TRY(cudaGetLastError());
-        break;
-    }
-    case DRIFT_CUDA_GEMM_TILED: {
-        dim3 block(TILE, TILE), grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE);
-        gemm_tiled_kernel2<<<grid, block>>>(dC, dA, dB, M, N, K);
-        CUDA_TRY(cudaGetLastError());
-        break;
-    }
-    case DRIFT_CUDA_GEMM_SPLITK: {
-        int chunk = (K + splits - 1) / splits;
-        int nparts = (K + chunk - 1) / chunk; // the order grammar: no empty slices
-        CUDA_TRY(cudaMalloc(&dP, (size_t)nparts * nc * sizeof(float)));
-        dim3 block(16, 16), grid((N + 15) / 16, (M + 15) / 16, nparts);
-        gemm_splitk_partial_kernel3<<<grid, block>>>(dP, dA, dB, M, N, K, chunk);
-        CUDA_TRY(cudaGetLastError());
-        gemm_splitk_combine_kernel3<<<(unsigned)((nc + 255) / 256), 256>>>(dC, dP, M, N, nparts);
-        CUDA_TRY(cudaGetLastError());
-        break;
-    }
-    case DRIFT_CUDA_GEMM_WMMA:
-        status = in == DRIFT_FP16 ? launch_wmma<__half>(dC, dA, dB, M, N, K)
-                                  : launch_wmma<__nv_bfloat16>(dC, dA, dB, M, N, K);
-        if (status) goto done;
-        break;
-    case DRIFT_CUDA_GEMM_CUBLAS: {
-        const float one = 1.0f, zero = 0.0f;
-        CUBLAS_TRY(cublasCreate(&handle));
-        CUBLAS_TRY(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
-        // Row-major C = A B is column-major C^T = B^T A^T.
-        CUBLAS_TRY(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, dB, N, dA, K, &zero, dC, N));
-        break;
-    }
-    default: status = DRIFT_EINVAL; goto done;
-    }
+    CUDA_TRY(cudaMemcpy(dA, hA, na * bytes, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(dB, hB, nb * bytes, cudaMemcpyHostToDevice));
+    rc = drift_cuda_gemm_device(dC, dA, dB, (int)Mp, (int)Np, (int)Kp, g, opts, info);
+    if (rc) goto done;
     CUDA_TRY(cudaDeviceSynchronize());
-    CUDA_TRY(cudaMemcpy(C, dC, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_TRY(cudaMemcpy(hC, dC, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) C[i * N + j] = hC[i * Np + j];
 done:
-    if (handle) cublasDestroy(handle);
-    cudaFree(dA);
-    cudaFree(dB);
-    cudaFree(dC);
-    cudaFree(dP);
-    return status;
+    free(hA), free(hB), free(hC);
+    if (dA) cudaFree(dA);
+    if (dB) cudaFree(dB);
+    if (dC) cudaFree(dC);
+    return rc;
 }

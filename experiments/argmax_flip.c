@@ -83,7 +83,7 @@
 #include "tc_model.h"
 #include "philox.h"
 #include "stats.h"
-#include "table.h"
+#include "output.h"
 
 #ifdef _OPENMP
 #define DRIFT_OMP(x) _Pragma(x)
@@ -97,7 +97,7 @@
 #define MAXC DRIFT_LMHEAD_MAXCFG
 #define NTARGET_PER_DECADE 4
 #define PRED_EVERY 4 /* the partial-sum prediction is evaluated on every 4th planted pair */
-enum { F_BINS, F_FIT, F_TIES, F_REAL, F_GAPS, F_BELOW, F_BATCH, F_MIT, F_TIMING, F_MD, F_TRIALS, NFILES };
+enum { F_BINS, F_FIT, F_TIES, F_REAL, F_GAPS, F_BELOW, F_BATCH, F_MIT, F_TIMING, F_TRIALS, NTABLES };
 
 /* ---- kernels ------------------------------------------------------------------------------- */
 
@@ -185,12 +185,6 @@ static const char *tag(const kset_t *ks, int c)
     return c == ks->def ? "default" : c == ks->engine ? "engine" : "-";
 }
 
-/* The "K,format,kernel,role" prefix of every per-kernel CSV row (no trailing comma). */
-static void row_head(FILE *fp, size_t K, const kset_t *ks, int c)
-{
-    fprintf(fp, "%zu,%s,%s,%s", K, drift_format_name(ks->f), ks->k[c].name, ROLE_NAME[ks->k[c].role]);
-}
-
 static double now(void)
 {
     struct timespec t;
@@ -247,18 +241,18 @@ typedef struct {
 static void setup(lab_t *L, int argc, char **argv)
 {
     drift_intlist_t Kopt = {{0}, 0};
-    L->V = 0, L->rows = -1, L->reps = 0, L->ties = -1, L->shard = 8; /* -1: take the profile's */
+    L->V = 0, L->rows = -1, L->reps = 0, L->ties = -1, L->shard = 8; /* the profile values replace these (cli.h) */
     const char *device = "h100";
     L->trials_csv = 0;
     const drift_cli_opt_t opts[] = {
-        {"K", DRIFT_OPT_INTLIST, &Kopt, "N,N,...", "hidden sizes (default by profile: quick 1024, default 1024,4096, full 1024,4096,8192)", 16, 65536},
-        {"V", DRIFT_OPT_INT, &L->V, "N", "vocabulary of the realistic head (default by profile: quick 4000, default 32000, full 32000)", 2, 1000000},
-        {"rows", DRIFT_OPT_INT, &L->rows, "N", "realistic hidden states per K (default by profile: quick 32, default 512, full 2048)", 0, 1000000},
-        {"reps", DRIFT_OPT_INT, &L->reps, "N", "planted pairs per target gap (29 targets; default by profile: quick 8, default 96, full 400)", 1, 1000000},
-        {"ties", DRIFT_OPT_INT, &L->ties, "N", "planted exact ties per K (default by profile: quick 8, default 32, full 128)", 0, 1000000},
-        {"shard", DRIFT_OPT_INT, &L->shard, "N", "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096},
-        {"device", DRIFT_OPT_STRING, &device, "NAME", "device the policies size for: v100, a100, h100, b200 (default h100)", 0, 0},
-        {"trials", DRIFT_OPT_FLAG, &L->trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)", 0, 0},
+        {"K", DRIFT_OPT_INTLIST, &Kopt, "N,N,...", "hidden sizes", 16, 65536, {"1024", "1024,4096", "1024,4096,8192"}},
+        {"V", DRIFT_OPT_INT, &L->V, "N", "vocabulary of the realistic head", 2, 1000000, {"4000", "32000", "32000"}},
+        {"rows", DRIFT_OPT_INT, &L->rows, "N", "realistic hidden states per K (0: no realistic mode)", 0, 1000000, {"32", "512", "2048"}},
+        {"reps", DRIFT_OPT_INT, &L->reps, "N", "planted pairs per target gap (29 targets)", 1, 1000000, {"8", "96", "400"}},
+        {"ties", DRIFT_OPT_INT, &L->ties, "N", "planted exact ties per K", 0, 1000000, {"8", "32", "128"}},
+        {"shard", DRIFT_OPT_INT, &L->shard, "N", "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096, {0}},
+        {"device", DRIFT_OPT_STRING, &device, "NAME", "device the policies size for: v100, a100, h100, b200 (default h100)", 0, 0, {0}},
+        {"trials", DRIFT_OPT_FLAG, &L->trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)", 0, 0, {0}},
     };
     memcpy(L->opts, opts, sizeof opts); /* the parsed cli keeps pointers to its spec */
     L->spec = (drift_cli_spec_t){
@@ -271,6 +265,7 @@ static void setup(lab_t *L, int argc, char **argv)
         (int)(sizeof opts / sizeof opts[0]),
         NULL, /* no_orders */
         "CPU only", /* cpu_only */
+        NULL, /* summary: printed by the program itself */
     };
     drift_cli_parse(&L->cli, &L->spec, argc, argv);
     L->question = L->spec.question;
@@ -278,20 +273,8 @@ static void setup(lab_t *L, int argc, char **argv)
     if (L->cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
     drift_lmhead_require_inputs(L->cli.formats, L->cli.nformats);
     L->nK = 0;
-    if (Kopt.n) {
-        if (Kopt.n > MAXK) drift_die("--K: at most %d values", MAXK);
-        for (int i = 0; i < Kopt.n; i++) L->Ks[L->nK++] = (size_t)Kopt.v[i];
-    } else if (L->cli.profile == DRIFT_PROFILE_QUICK) {
-        L->Ks[L->nK++] = 1024;
-    } else {
-        L->Ks[L->nK++] = 1024;
-        L->Ks[L->nK++] = 4096;
-        if (L->cli.profile == DRIFT_PROFILE_FULL) L->Ks[L->nK++] = 8192;
-    }
-    if (!L->V) L->V = drift_by_profile(&L->cli, 4000, 32000, 32000);
-    if (L->rows < 0) L->rows = drift_by_profile(&L->cli, 32, 512, 2048); /* --rows 0: no realistic mode */
-    if (!L->reps) L->reps = drift_by_profile(&L->cli, 8, 96, 400);
-    if (L->ties < 0) L->ties = drift_by_profile(&L->cli, 8, 32, 128);
+    if (Kopt.n > MAXK) drift_die("--K: at most %d values", MAXK);
+    for (int i = 0; i < Kopt.n; i++) L->Ks[L->nK++] = (size_t)Kopt.v[i];
     L->nF = L->cli.nformats;
     L->nT = 7 * NTARGET_PER_DECADE + 1; /* 1e-7 .. 1 */
     L->t_start = now();
@@ -332,7 +315,7 @@ static void choose_kernels(lab_t *L)
                 for (int o = 0; o < L->cli.norders; o++) add_kern(ks, f, &L->cli.orders[o], DRIFT_FP32, f, 0, ROLE_STORE, K);
             if (narrow)
                 for (int o = 0; o < L->cli.norders; o++) {
-                    if (L->cli.orders[o].kind == DRIFT_ORDER_TC) {
+                    if (drift_order_is_tc(&L->cli.orders[o])) {
                         if (f == DRIFT_FP16) add_kern(ks, f, &L->cli.orders[o], DRIFT_FP16, DRIFT_FP16, 0, ROLE_OWN, K);
                     } else {
                         add_kern(ks, f, &L->cli.orders[o], f, f, 0, ROLE_OWN, K);
@@ -655,55 +638,100 @@ static void compute_mitigations(lab_t *L)
     }
 }
 
-/* Planted pairs: flip rate per gap bin. */
-static void write_bins(drift_file_t *files, const lab_t *L)
+/* ---- the tables, declared once (output.h) ----------------------------------------------------- */
+
+#define HEAD DRIFT_C_INT("K"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("role")
+static const drift_col_t C_BINS[] = {
+    HEAD, DRIFT_C_TEXT("tag"), DRIFT_C_INT("bin"), DRIFT_C_NUM("rel_lo", "%.6e"), DRIFT_C_NUM("rel_hi", "%.6e"),
+    DRIFT_C_NUM("rel_center", "%.6e"), DRIFT_C_NUM("mean_gap_abs", "%.6e"), DRIFT_C_NUM("mean_gap_ulp_in", "%.6g"),
+    DRIFT_C_INT("pairs"), DRIFT_C_INT("flips"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo", "%.6g"),
+    DRIFT_C_NUM("hi", "%.6g"), DRIFT_C_NUM("fit_p", "%.6g")};
+static const drift_col_t C_FIT[] = {
+    HEAD, DRIFT_C_TEXT("tag"), DRIFT_C_TEXT("order"), DRIFT_C_TEXT("acc"), DRIFT_C_TEXT("logits"), DRIFT_C_INT("pairs"),
+    DRIFT_C_INT("flips"), DRIFT_C_TEXT("status"), DRIFT_C_NUM("sigma_rel", "%.6e"), DRIFT_C_NUM("sigma_lo", "%.6e"),
+    DRIFT_C_NUM("sigma_hi", "%.6e"), DRIFT_C_NUM("g2", "%.4f"), DRIFT_C_INT("df"), DRIFT_C_NUM("p_value", "%.4g"),
+    DRIFT_C_NUM("nu", "%.6g"), DRIFT_C_NUM("c", "%.4f"), DRIFT_C_NUM("sigma_pred_rel", "%.6e"),
+    DRIFT_C_NUM("fit_over_pred", "%.4f"), DRIFT_C_NUM("sigma_sums_rel", "%.6e"), DRIFT_C_NUM("fit_over_sums", "%.4f"),
+    DRIFT_C_NUM("s_median", "%.6g"), DRIFT_C_NUM("l1_median", "%.6g"), DRIFT_C_NUM("gap_half_rel", "%.6e"),
+    DRIFT_C_NUM("gap_half_abs", "%.6e"), DRIFT_C_NUM("gap_half_ulp_in", "%.4g"), DRIFT_C_NUM("gap_half_ulp_out", "%.4g"),
+    DRIFT_C_NUM("gap_p001_rel", "%.6e"), DRIFT_C_NUM("gap_p001_abs", "%.6e"), DRIFT_C_NUM("gap_p001_ulp_in", "%.4g"),
+    DRIFT_C_NUM("gap_p001_ulp_out", "%.4g")};
+static const drift_col_t C_TIES[] = {HEAD, DRIFT_C_INT("ties"), DRIFT_C_INT("exact_ties_confirmed"),
+                                     DRIFT_C_INT("distinguished"), DRIFT_C_INT("picked_higher_id"), DRIFT_C_INT("flips")};
+static const drift_col_t C_REAL[] = {HEAD, DRIFT_C_INT("rows"), DRIFT_C_INT("exact_ties"), DRIFT_C_INT("flips"),
+                                     DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo", "%.6g"), DRIFT_C_NUM("hi", "%.6g"),
+                                     DRIFT_C_NUM("predicted_flips", "%.4g"), DRIFT_C_NUM("stage1_mean", "%.2f"),
+                                     DRIFT_C_NUM("eval_mean", "%.2f")};
+static const drift_col_t C_GAPS[] = {DRIFT_C_INT("K"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("bin"), DRIFT_C_TEXT("rel_lo"),
+                                     DRIFT_C_NUM("rel_hi", "%.6e"), DRIFT_C_INT("rows"), DRIFT_C_INT("count"),
+                                     DRIFT_C_NUM("fraction", "%.6g"), DRIFT_C_NUM("cum_fraction", "%.6g")};
+static const drift_col_t C_BELOW[] = {
+    HEAD, DRIFT_C_NUM("gap_half_rel", "%.6e"), DRIFT_C_INT("rows_below_half"), DRIFT_C_NUM("frac_half", "%.6g"),
+    DRIFT_C_NUM("lo_half", "%.6g"), DRIFT_C_NUM("hi_half", "%.6g"), DRIFT_C_NUM("gap_p001_rel", "%.6e"),
+    DRIFT_C_INT("rows_below_p001"), DRIFT_C_NUM("frac_p001", "%.6g"), DRIFT_C_NUM("lo_p001", "%.6g"),
+    DRIFT_C_NUM("hi_p001", "%.6g")};
+static const drift_col_t C_BATCH[] = {
+    DRIFT_C_TEXT("mode"), DRIFT_C_INT("K"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("logits"), DRIFT_C_TEXT("policy"),
+    DRIFT_C_INT("n_policy"), DRIFT_C_INT("batch"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("order"), DRIFT_C_INT("trials"),
+    DRIFT_C_INT("flips"), DRIFT_C_INT("changed_vs_batch1"), DRIFT_C_NUM("modelled_cost", "%.6g")};
+static const drift_col_t C_MIT[] = {
+    DRIFT_C_TEXT("mode"), DRIFT_C_INT("K"), DRIFT_C_TEXT("format"), DRIFT_C_QUOTED("mitigation"), DRIFT_C_TEXT("kernel"),
+    DRIFT_C_INT("trials"), DRIFT_C_INT("flips"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo", "%.6g"),
+    DRIFT_C_NUM("hi", "%.6g"), DRIFT_C_INT("changed_across_batches")};
+static const drift_col_t C_TIMING[] = {DRIFT_C_QUOTED("what"), DRIFT_C_TEXT("value"), DRIFT_C_TEXT("unit")};
+static const drift_col_t C_TRIALS[] = {
+    DRIFT_C_INT("K"), DRIFT_C_TEXT("format"), DRIFT_C_INT("trial"), DRIFT_C_NUM("target_rel", "%.6e"), DRIFT_C_HEX("gap_hex"),
+    DRIFT_C_NUM("gap", NULL), DRIFT_C_NUM("rel_gap", "%.6e"), DRIFT_C_NUM("s", "%.9g"), DRIFT_C_NUM("l1", "%.9g"),
+    DRIFT_C_INT("steps"), DRIFT_C_INT("reached"), DRIFT_C_INT("exact_top1"), DRIFT_C_TEXT("flips")};
+#undef HEAD
+#define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* The "K, format, kernel, role" cells that open every per-kernel row; returns how many. */
+static int head(drift_cell_t *cells, size_t K, const kset_t *ks, int c)
 {
-    FILE *fp;
-    char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64];
-    fp = files[F_BINS].fp;
-    drift_table_meta(&files[F_BINS], "table", "planted pairs: flip rate per exact-gap bin (relative gap = exact gap / s, s = ||h||_2/sqrt(K))");
-    drift_table_meta(&files[F_BINS], "planted", "%d targets 1e-7..1 (%d per decade) x %ld pairs per K and format; V = %ld for the top-logit level", L->nT, NTARGET_PER_DECADE, L->reps, L->V);
-    drift_table_meta(&files[F_BINS], "flip", "computed argmax (equal computed logits: the lower id) != exact argmax; exact ties are never flips (argmax_flip_ties.csv)");
-    drift_table_meta(&files[F_BINS], "interval", "Wilson 95%% score interval");
-    drift_table_meta(&files[F_BINS], "ulp", "gap_ulp_in: mean gap / ulp of the input format at |exact top logit|");
-    fprintf(fp, "K,format,kernel,role,tag,bin,rel_lo,rel_hi,rel_center,mean_gap_abs,mean_gap_ulp_in,pairs,flips,rate,lo,hi,fit_p\n");
+    cells[0] = DRIFT_INT(K), cells[1] = DRIFT_TXT(drift_format_name(ks->f)), cells[2] = DRIFT_TXT(ks->k[c].name);
+    cells[3] = DRIFT_TXT(ROLE_NAME[ks->k[c].role]);
+    return 4;
+}
+
+/* Planted pairs: flip rate per gap bin. */
+static void write_bins(drift_out_t *o, const lab_t *L)
+{
+    drift_out_meta(o, F_BINS, "table", "planted pairs: flip rate per exact-gap bin (relative gap = exact gap / s, s = ||h||_2/sqrt(K))");
+    drift_out_meta(o, F_BINS, "planted", "%d targets 1e-7..1 (%d per decade) x %ld pairs per K and format; V = %ld for the top-logit level", L->nT, NTARGET_PER_DECADE, L->reps, L->V);
+    drift_out_meta(o, F_BINS, "flip", "computed argmax (equal computed logits: the lower id) != exact argmax; exact ties are never flips (argmax_flip_ties.csv)");
+    drift_out_meta(o, F_BINS, "interval", "Wilson 95%% score interval");
+    drift_out_meta(o, F_BINS, "ulp", "gap_ulp_in: mean gap / ulp of the input format at |exact top logit|");
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const kset_t *ks = &L->KS[ki][fi];
-            const drift_flipset_t *st = &L->PL[ki][fi];
             for (int c = 0; c < ks->n; c++) {
                 const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
                 for (int b = 0; b < L->bins.nbins; b++) {
                     drift_flip_bin_t B;
-                    drift_flipset_bin(&B, st, c, &L->bins, b, ks->f);
+                    drift_flipset_bin(&B, &L->PL[ki][fi], c, &L->bins, b, ks->f);
                     double ctr = drift_logbins_center(&L->bins, b);
-                    drift_fmt_num(b1, sizeof b1, B.rate, "%.6g");
-                    drift_fmt_num(b2, sizeof b2, B.lo, "%.6g");
-                    drift_fmt_num(b3, sizeof b3, B.hi, "%.6g");
-                    drift_fmt_num(b4, sizeof b4, F->fit.status == DRIFT_FIT_OK ? drift_phi(-ctr / F->fit.sigma) : NAN, "%.6g");
-                    drift_fmt_num(b5, sizeof b5, B.gap_abs, "%.6e");
-                    drift_fmt_num(b6, sizeof b6, B.gap_ulp, "%.6g");
-                    row_head(fp, L->Ks[ki], ks, c);
-                    fprintf(fp, ",%s,%d,%.6e,%.6e,%.6e,%s,%s,%ld,%ld,%s,%s,%s,%s\n", tag(ks, c), b, L->bins.edge[b],
-                            L->bins.edge[b + 1], ctr, b5, b6, B.n, B.k, b1, b2, b3, b4);
+                    drift_cell_t x[NCOL(C_BINS)];
+                    int n = head(x, L->Ks[ki], ks, c);
+                    x[n++] = DRIFT_TXT(tag(ks, c)), x[n++] = DRIFT_INT(b), x[n++] = DRIFT_NUM(L->bins.edge[b]);
+                    x[n++] = DRIFT_NUM(L->bins.edge[b + 1]), x[n++] = DRIFT_NUM(ctr), x[n++] = DRIFT_NUM(B.gap_abs);
+                    x[n++] = DRIFT_NUM(B.gap_ulp), x[n++] = DRIFT_INT(B.n), x[n++] = DRIFT_INT(B.k), x[n++] = DRIFT_NUM(B.rate);
+                    x[n++] = DRIFT_NUM(B.lo), x[n++] = DRIFT_NUM(B.hi);
+                    x[n++] = DRIFT_NUM(F->fit.status == DRIFT_FIT_OK ? drift_phi(-ctr / F->fit.sigma) : NAN);
+                    drift_row_cells(o, F_BINS, x, n);
                 }
             }
         }
 }
 
 /* The sigma fits, predictions and critical gaps. */
-static void write_fits(drift_file_t *files, const lab_t *L)
+static void write_fits(drift_out_t *o, const lab_t *L)
 {
-    FILE *fp;
-    fp = files[F_FIT].fp;
-    drift_table_meta(&files[F_FIT], "table", "maximum-likelihood sigma of P(flip | gap D) = Phi(-D/sigma), D = exact gap / s, on the planted pairs");
-    drift_table_meta(&files[F_FIT], "interval", "sigma_lo, sigma_hi: profile-likelihood 95%% interval (log-likelihood drop 1.92073)");
-    drift_table_meta(&files[F_FIT], "goodness", "g2: binned deviance 2 sum[O ln(O/E) + (n-O) ln((n-O)/(n-E))] over the %d gap bins, E = sum of fitted Phi; df = bins with pairs - 1; p = P(chi2_df > g2)", L->nT);
-    drift_table_meta(&files[F_FIT], "prediction", "sigma_pred (norm form) = RMS_i sqrt(c^2 K u_acc^2 P2_i + [logits stored narrower] 2 u_out^2 l1_i^2/(8 ln 2)) / s_i, c = sqrt(nu/(8 ln 2)), P2 = sum h^2 (w1^2 + w2^2) (= ||h||_rms^2 ||w1-w2||^2 in expectation); sigma_sums = the same random-rounding model on the kernel's actual partial sums (ulp^2/12 per rounding, summed over the reduction tree); see argmax_flip.c");
-    drift_table_meta(&files[F_FIT], "critical", "gap_half: P(flip) = 25%% (half the coin-toss limit, the '50%%' critical gap; P = 50%% only at gap 0); gap_p001: P(flip) = 0.1%%. From sigma when status = ok, from sigma_hi (upper bounds) otherwise. _rel: / s; _abs: x median s; _ulp_in/_ulp_out: / ulp of the input/logit format at the median |top logit|");
-    fprintf(fp, "K,format,kernel,role,tag,order,acc,logits,pairs,flips,status,sigma_rel,sigma_lo,sigma_hi,g2,df,p_value,nu,c,sigma_pred_rel,"
-                "fit_over_pred,sigma_sums_rel,fit_over_sums,s_median,l1_median,gap_half_rel,gap_half_abs,gap_half_ulp_in,gap_half_ulp_out,gap_p001_rel,"
-                "gap_p001_abs,gap_p001_ulp_in,gap_p001_ulp_out\n");
+    drift_out_meta(o, F_FIT, "table", "maximum-likelihood sigma of P(flip | gap D) = Phi(-D/sigma), D = exact gap / s, on the planted pairs");
+    drift_out_meta(o, F_FIT, "interval", "sigma_lo, sigma_hi: profile-likelihood 95%% interval (log-likelihood drop 1.92073)");
+    drift_out_meta(o, F_FIT, "goodness", "g2: binned deviance 2 sum[O ln(O/E) + (n-O) ln((n-O)/(n-E))] over the %d gap bins, E = sum of fitted Phi; df = bins with pairs - 1; p = P(chi2_df > g2)", L->nT);
+    drift_out_meta(o, F_FIT, "prediction", "sigma_pred (norm form) = RMS_i sqrt(c^2 K u_acc^2 P2_i + [logits stored narrower] 2 u_out^2 l1_i^2/(8 ln 2)) / s_i, c = sqrt(nu/(8 ln 2)), P2 = sum h^2 (w1^2 + w2^2) (= ||h||_rms^2 ||w1-w2||^2 in expectation); sigma_sums = the same random-rounding model on the kernel's actual partial sums (ulp^2/12 per rounding, summed over the reduction tree); see argmax_flip.c");
+    drift_out_meta(o, F_FIT, "critical", "gap_half: P(flip) = 25%% (half the coin-toss limit, the '50%%' critical gap; P = 50%% only at gap 0); gap_p001: P(flip) = 0.1%%. From sigma when status = ok, from sigma_hi (upper bounds) otherwise. _rel: / s; _abs: x median s; _ulp_in/_ulp_out: / ulp of the input/logit format at the median |top logit|");
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const kset_t *ks = &L->KS[ki][fi];
@@ -712,29 +740,30 @@ static void write_fits(drift_file_t *files, const lab_t *L)
                 const drift_lmhead_cfg_t *cf = &ks->k[c].c;
                 char ord[DRIFT_ORDER_SPEC_MAX];
                 drift_order_print(ord, sizeof ord, &cf->order);
-                double uin = drift_ulp(F->l1_med, ks->f), uout = drift_ulp(F->l1_med, cf->out);
-                double cc = drift_flip_c(ks->k[c].nu);
-                row_head(fp, L->Ks[ki], ks, c);
-                fprintf(fp, ",%s,%s,%s,%s,%ld,%ld,%s,%.6e,%.6e,%.6e,%.4f,%d,%.4g,%.6g,%.4f,%.6e,%.4f,%.6e,%.4f,%.6g,%.6g,%.6e,%.6e,%.4g,%.4g,%.6e,%.6e,%.4g,%.4g\n",
-                        tag(ks, c), cf->exact ? "exact" : ord,
-                        cf->exact ? "-" : drift_format_name(cf->acc.acc), drift_format_name(cf->out), F->fit.n, F->fit.k,
-                        drift_fit_status_name(F->fit.status), F->fit.sigma, F->fit.sigma_lo, F->fit.sigma_hi, F->fit.g2,
-                        F->fit.df, F->fit.p_value, ks->k[c].nu, cc, F->sigma_pred, F->fit.sigma / F->sigma_pred, F->sigma_sums,
-                        F->fit.sigma / F->sigma_sums, F->s_med,
-                        F->l1_med, F->half, F->half * F->s_med, F->half * F->s_med / uin, F->half * F->s_med / uout, F->p001,
-                        F->p001 * F->s_med, F->p001 * F->s_med / uin, F->p001 * F->s_med / uout);
+                double uin = drift_ulp(F->l1_med, ks->f), uout = drift_ulp(F->l1_med, cf->out), s = F->s_med;
+                drift_cell_t x[NCOL(C_FIT)];
+                int n = head(x, L->Ks[ki], ks, c);
+                x[n++] = DRIFT_TXT(tag(ks, c)), x[n++] = DRIFT_TXT(cf->exact ? "exact" : ord);
+                x[n++] = DRIFT_TXT(cf->exact ? "-" : drift_format_name(cf->acc.acc)), x[n++] = DRIFT_TXT(drift_format_name(cf->out));
+                x[n++] = DRIFT_INT(F->fit.n), x[n++] = DRIFT_INT(F->fit.k), x[n++] = DRIFT_TXT(drift_fit_status_name(F->fit.status));
+                x[n++] = DRIFT_NUM(F->fit.sigma), x[n++] = DRIFT_NUM(F->fit.sigma_lo), x[n++] = DRIFT_NUM(F->fit.sigma_hi);
+                x[n++] = DRIFT_NUM(F->fit.g2), x[n++] = DRIFT_INT(F->fit.df), x[n++] = DRIFT_NUM(F->fit.p_value);
+                x[n++] = DRIFT_NUM(ks->k[c].nu), x[n++] = DRIFT_NUM(drift_flip_c(ks->k[c].nu)), x[n++] = DRIFT_NUM(F->sigma_pred);
+                x[n++] = DRIFT_NUM(F->fit.sigma / F->sigma_pred), x[n++] = DRIFT_NUM(F->sigma_sums);
+                x[n++] = DRIFT_NUM(F->fit.sigma / F->sigma_sums), x[n++] = DRIFT_NUM(s), x[n++] = DRIFT_NUM(F->l1_med);
+                x[n++] = DRIFT_NUM(F->half), x[n++] = DRIFT_NUM(F->half * s), x[n++] = DRIFT_NUM(F->half * s / uin);
+                x[n++] = DRIFT_NUM(F->half * s / uout), x[n++] = DRIFT_NUM(F->p001), x[n++] = DRIFT_NUM(F->p001 * s);
+                x[n++] = DRIFT_NUM(F->p001 * s / uin), x[n++] = DRIFT_NUM(F->p001 * s / uout);
+                drift_row_cells(o, F_FIT, x, n);
             }
         }
 }
 
 /* Planted exact ties. */
-static void write_ties(drift_file_t *files, const lab_t *L)
+static void write_ties(drift_out_t *o, const lab_t *L)
 {
-    FILE *fp;
-    fp = files[F_TIES].fp;
-    drift_table_meta(&files[F_TIES], "table", "planted exact ties (drift_plant_tie, 16 swapped channel pairs): the exact logits are equal, the terms sit at different positions");
-    drift_table_meta(&files[F_TIES], "columns", "distinguished: computed logits differ; picked_higher_id: the computed argmax is the higher id (a tie resolved by the numerics, not a flip); flips: always 0 by definition");
-    fprintf(fp, "K,format,kernel,role,ties,exact_ties_confirmed,distinguished,picked_higher_id,flips\n");
+    drift_out_meta(o, F_TIES, "table", "planted exact ties (drift_plant_tie, 16 swapped channel pairs): the exact logits are equal, the terms sit at different positions");
+    drift_out_meta(o, F_TIES, "columns", "distinguished: computed logits differ; picked_higher_id: the computed argmax is the higher id (a tie resolved by the numerics, not a flip); flips: always 0 by definition");
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const kset_t *ks = &L->KS[ki][fi];
@@ -742,206 +771,184 @@ static void write_ties(drift_file_t *files, const lab_t *L)
             for (int c = 0; c < ks->n; c++) {
                 drift_flip_ties_t T = {0, 0, 0, 0};
                 drift_flipset_ties(&T, st, c);
-                row_head(fp, L->Ks[ki], ks, c);
-                fprintf(fp, ",%zu,%ld,%ld,%ld,%ld\n", st->n, T.confirmed, T.distinguished, T.picked_higher, T.flips);
+                drift_cell_t x[NCOL(C_TIES)];
+                int n = head(x, L->Ks[ki], ks, c);
+                x[n++] = DRIFT_INT(st->n), x[n++] = DRIFT_INT(T.confirmed), x[n++] = DRIFT_INT(T.distinguished);
+                x[n++] = DRIFT_INT(T.picked_higher), x[n++] = DRIFT_INT(T.flips);
+                drift_row_cells(o, F_TIES, x, n);
             }
         }
 }
 
-typedef void real_row_fn(FILE *fp, const lab_t *L, int ki, int fi, int c, const drift_flip_real_t *R);
-
-/* The shared loop of the realistic tables: for every (K, format, kernel) the pruning could bound,
- * the "K,format,kernel,role" prefix and then row(). */
-static void each_real_row(FILE *fp, const lab_t *L, real_row_fn *row)
+/* The realistic tables: per (K, format, kernel) the pruning could bound, the flip fraction
+ * (F_REAL) and the rows below each critical gap (F_BELOW). */
+static void write_realistic(drift_out_t *o, const lab_t *L)
 {
+    drift_out_meta(o, F_REAL, "table", "realistic heads: fraction of hidden states whose computed argmax differs from the exact argmax");
+    drift_out_meta(o, F_REAL, "head", "V = %ld tokens, weights N(0, 1/K) (fp32 master), hidden states N(0,1) with max(1, K/512) outlier channels of magnitude 20..100; %ld hidden states per K", L->V, L->rows);
+    drift_out_meta(o, F_REAL, "pruning", "rigorous (gen_logits.h): stage1_mean = tokens surviving the first stage, eval_mean = tokens whose logit this kernel computed; own-format accumulation is left out (no finite bound)");
+    drift_out_meta(o, F_REAL, "predicted", "sum over rows of Phi(-rel_gap/sigma_rel) with sigma_rel from the planted fit of the same (K, format, kernel)");
+    drift_out_meta(o, F_BELOW, "table", "realistic heads: fraction of rows whose exact relative gap lies below each kernel's critical gaps (from the planted fits)");
     for (int ki = 0; ki < L->nK && L->rows > 0; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const kset_t *ks = &L->KS[ki][fi];
+            const drift_flipset_t *st = &L->RE[ki][fi];
+            double s1 = 0;
+            long nt = 0;
+            for (size_t i = 0; i < st->n; i++) s1 += (double)st->nstage1[i], nt += st->t[i].tie;
             for (int c = 0; c < ks->n; c++) {
                 if (!L->real_ok[ki][fi][c]) continue;
+                const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
                 drift_flip_real_t R;
-                drift_flipset_realistic(&R, &L->RE[ki][fi], c, &L->FIT[ki][fi][c]);
-                row_head(fp, L->Ks[ki], ks, c);
-                row(fp, L, ki, fi, c, &R);
+                drift_flipset_realistic(&R, st, c, F);
+                drift_cell_t x[NCOL(C_BELOW)];
+                int n = head(x, L->Ks[ki], ks, c);
+                x[n++] = DRIFT_INT(st->n), x[n++] = DRIFT_INT(nt), x[n++] = DRIFT_INT(R.flips), x[n++] = DRIFT_NUM(R.rate);
+                x[n++] = DRIFT_NUM(R.lo), x[n++] = DRIFT_NUM(R.hi), x[n++] = DRIFT_NUM(R.predicted);
+                x[n++] = DRIFT_NUM(s1 / (double)st->n), x[n++] = DRIFT_NUM(R.eval_mean);
+                drift_row_cells(o, F_REAL, x, n);
+                long a = R.below_half, b = R.below_p001;
+                double l1_, h1_, l2_, h2_;
+                drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95);
+                drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95);
+                n = head(x, L->Ks[ki], ks, c);
+                x[n++] = DRIFT_NUM(F->half), x[n++] = DRIFT_INT(a), x[n++] = DRIFT_NUM((double)a / st->n), x[n++] = DRIFT_NUM(l1_);
+                x[n++] = DRIFT_NUM(h1_), x[n++] = DRIFT_NUM(F->p001), x[n++] = DRIFT_INT(b), x[n++] = DRIFT_NUM((double)b / st->n);
+                x[n++] = DRIFT_NUM(l2_), x[n++] = DRIFT_NUM(h2_);
+                drift_row_cells(o, F_BELOW, x, n);
             }
         }
 }
 
-static void real_row(FILE *fp, const lab_t *L, int ki, int fi, int c, const drift_flip_real_t *R)
-{
-    (void)c;
-    const drift_flipset_t *st = &L->RE[ki][fi];
-    double s1 = 0;
-    long nt = 0;
-    for (size_t i = 0; i < st->n; i++) {
-        s1 += (double)st->nstage1[i];
-        nt += st->t[i].tie;
-    }
-    char b1[64];
-    drift_fmt_num(b1, sizeof b1, R->predicted, "%.4g");
-    fprintf(fp, ",%zu,%ld,%ld,%.6g,%.6g,%.6g,%s,%.2f,%.2f\n", st->n, nt, R->flips, R->rate, R->lo, R->hi, b1,
-            s1 / (double)st->n, R->eval_mean);
-}
-
-static void below_row(FILE *fp, const lab_t *L, int ki, int fi, int c, const drift_flip_real_t *R)
-{
-    const drift_flipset_t *st = &L->RE[ki][fi];
-    const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
-    long a = R->below_half, b = R->below_p001;
-    double l1_, h1_, l2_, h2_;
-    drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95);
-    drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95);
-    fprintf(fp, ",%.6e,%ld,%.6g,%.6g,%.6g,%.6e,%ld,%.6g,%.6g,%.6g\n", F->half, a, (double)a / st->n, l1_, h1_, F->p001, b,
-            (double)b / st->n, l2_, h2_);
-}
-
-/* Realistic heads: flip fraction per kernel. */
-static void write_realistic(drift_file_t *files, const lab_t *L)
-{
-    FILE *fp;
-    fp = files[F_REAL].fp;
-    drift_table_meta(&files[F_REAL], "table", "realistic heads: fraction of hidden states whose computed argmax differs from the exact argmax");
-    drift_table_meta(&files[F_REAL], "head", "V = %ld tokens, weights N(0, 1/K) (fp32 master), hidden states N(0,1) with max(1, K/512) outlier channels of magnitude 20..100; %ld hidden states per K", L->V, L->rows);
-    drift_table_meta(&files[F_REAL], "pruning", "rigorous (gen_logits.h): stage1_mean = tokens surviving the first stage, eval_mean = tokens whose logit this kernel computed; own-format accumulation is left out (no finite bound)");
-    drift_table_meta(&files[F_REAL], "predicted", "sum over rows of Phi(-rel_gap/sigma_rel) with sigma_rel from the planted fit of the same (K, format, kernel)");
-    fprintf(fp, "K,format,kernel,role,rows,exact_ties,flips,rate,lo,hi,predicted_flips,stage1_mean,eval_mean\n");
-    each_real_row(fp, L, real_row);
-}
-
 /* Realistic heads: the distribution of exact top-2 gaps. */
-static void write_gaps(drift_file_t *files, const lab_t *L)
+static void write_gaps(drift_out_t *o, const lab_t *L)
 {
-    FILE *fp;
     drift_logbins_t gb;
     drift_logbins_init(&gb, 1e-9, 10, 40);
-    fp = files[F_GAPS].fp;
-    drift_table_meta(&files[F_GAPS], "table", "realistic heads: distribution of the exact top-1/top-2 gap relative to s (log bins, 4 per decade); below_lo: rows with a relative gap under 1e-9 (ties included)");
-    fprintf(fp, "K,format,bin,rel_lo,rel_hi,rows,count,fraction,cum_fraction\n");
+    drift_out_meta(o, F_GAPS, "table", "realistic heads: distribution of the exact top-1/top-2 gap relative to s (log bins, 4 per decade); below_lo: rows with a relative gap under 1e-9 (ties included)");
     for (int ki = 0; ki < L->nK && L->rows > 0; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const drift_flipset_t *st = &L->RE[ki][fi];
+            const char *fn = drift_format_name(L->KS[ki][fi].f);
             long cum = 0;
             for (size_t i = 0; i < st->n; i++) cum += st->t[i].rel < gb.edge[0];
-            fprintf(fp, "%zu,%s,below_lo,0,%.6e,%zu,%ld,%.6g,%.6g\n", L->Ks[ki], drift_format_name(L->KS[ki][fi].f), gb.edge[0], st->n,
-                    cum, (double)cum / st->n, (double)cum / st->n);
+            drift_row(o, F_GAPS, DRIFT_INT(L->Ks[ki]), DRIFT_TXT(fn), DRIFT_TXT("below_lo"), DRIFT_TXT("0"), DRIFT_NUM(gb.edge[0]),
+                      DRIFT_INT(st->n), DRIFT_INT(cum), DRIFT_NUM((double)cum / st->n), DRIFT_NUM((double)cum / st->n));
             for (int b = 0; b < gb.nbins; b++) {
                 long cnt = 0;
                 for (size_t i = 0; i < st->n; i++) cnt += drift_logbins_find(&gb, st->t[i].rel) == b;
                 cum += cnt;
-                fprintf(fp, "%zu,%s,%d,%.6e,%.6e,%zu,%ld,%.6g,%.6g\n", L->Ks[ki], drift_format_name(L->KS[ki][fi].f), b, gb.edge[b],
-                        gb.edge[b + 1], st->n, cnt, (double)cnt / st->n, (double)cum / st->n);
+                char bin[16], lo[32];
+                snprintf(bin, sizeof bin, "%d", b);
+                snprintf(lo, sizeof lo, "%.6e", gb.edge[b]);
+                drift_row(o, F_GAPS, DRIFT_INT(L->Ks[ki]), DRIFT_TXT(fn), DRIFT_TXT(bin), DRIFT_TXT(lo), DRIFT_NUM(gb.edge[b + 1]),
+                          DRIFT_INT(st->n), DRIFT_INT(cnt), DRIFT_NUM((double)cnt / st->n), DRIFT_NUM((double)cum / st->n));
             }
         }
 }
 
-/* Realistic heads: rows below each critical gap. */
-static void write_below(drift_file_t *files, const lab_t *L)
-{
-    FILE *fp;
-    fp = files[F_BELOW].fp;
-    drift_table_meta(&files[F_BELOW], "table", "realistic heads: fraction of rows whose exact relative gap lies below each kernel's critical gaps (from the planted fits)");
-    fprintf(fp, "K,format,kernel,role,gap_half_rel,rows_below_half,frac_half,lo_half,hi_half,gap_p001_rel,rows_below_p001,frac_p001,lo_p001,hi_p001\n");
-    each_real_row(fp, L, below_row);
-}
-
 /* The argmax across batch sizes under the two GEMM policies. */
-static void write_batch(drift_file_t *files, const lab_t *L)
+static void write_batch(drift_out_t *o, const lab_t *L)
 {
-    FILE *fp;
-    fp = files[F_BATCH].fp;
-    drift_table_meta(&files[F_BATCH], "table", "the LM head as a GEMM of batch M x V: the kernel each policy picks (lib/ops/policy.h, device %s, %d SMs), and how often the argmax differs from the exact one and from the batch-1 result", L->dev.name, L->dev.sms);
-    drift_table_meta(&files[F_BATCH], "shape", "n_policy = N the policy sees: V, or V/%ld (a vocabulary-parallel head split over %ld devices)", L->shard, L->shard);
-    fprintf(fp, "mode,K,format,logits,policy,n_policy,batch,kernel,order,trials,flips,changed_vs_batch1,modelled_cost\n");
+    drift_out_meta(o, F_BATCH, "table", "the LM head as a GEMM of batch M x V: the kernel each policy picks (lib/ops/policy.h, device %s, %d SMs), and how often the argmax differs from the exact one and from the batch-1 result", L->dev.name, L->dev.sms);
+    drift_out_meta(o, F_BATCH, "shape", "n_policy = N the policy sees: V, or V/%ld (a vocabulary-parallel head split over %ld devices)", L->shard, L->shard);
     for (int mode = 0; mode < 2; mode++)
         for (int ki = 0; ki < L->nK; ki++)
             for (int fi = 0; fi < L->nF; fi++) {
                 const kset_t *ks = &L->KS[ki][fi];
                 const drift_flipset_t *st = mode ? &L->RE[ki][fi] : &L->PL[ki][fi];
                 if (mode && L->rows == 0) continue;
-                for (int o = 0; o < 2; o++) {
-                    if (o && ks->f != DRIFT_BF16 && ks->f != DRIFT_FP16) continue;
+                for (int out = 0; out < 2; out++) {
+                    if (out && ks->f != DRIFT_BF16 && ks->f != DRIFT_FP16) continue;
                     for (int q = 0; q < L->npol; q++) {
-                        int c = L->polcfg[ki][fi][q][o];
-                        int q1 = q - (int)(q % NBATCH); /* batch 1 of the same policy and shape */
-                        int c1 = L->polcfg[ki][fi][q1][o];
+                        int c = L->polcfg[ki][fi][q][out];
+                        int c1 = L->polcfg[ki][fi][q - (int)(q % NBATCH)][out]; /* batch 1 of the same policy and shape */
                         long fl = 0, ch = 0;
                         for (size_t i = 0; i < st->n; i++) {
                             fl += st->flip[i * st->ncfg + c];
                             ch += st->pick[i * st->ncfg + c] != st->pick[i * st->ncfg + c1];
                         }
+                        const polrow_t *P = &L->polk[ki][q];
                         char ord[DRIFT_ORDER_SPEC_MAX];
-                        drift_order_print(ord, sizeof ord, &L->polk[ki][q].order);
-                        size_t N = L->polk[ki][q].shard ? ceil_div((size_t)L->V, (size_t)L->shard) : (size_t)L->V;
-                        fprintf(fp, "%s,%zu,%s,%s,%s,%zu,%ld,%s,%s,%zu,%ld,%ld,%.6g\n", mode ? "realistic" : "planted", L->Ks[ki],
-                                drift_format_name(ks->f), o ? drift_format_name(ks->f) : "fp32",
-                                drift_policy_name(L->polk[ki][q].pol), N, L->polk[ki][q].batch, L->polk[ki][q].kernel, ord, st->n, fl,
-                                ch, L->polk[ki][q].cost);
+                        drift_order_print(ord, sizeof ord, &P->order);
+                        size_t N = P->shard ? ceil_div((size_t)L->V, (size_t)L->shard) : (size_t)L->V;
+                        drift_row(o, F_BATCH, DRIFT_TXT(mode ? "realistic" : "planted"), DRIFT_INT(L->Ks[ki]),
+                                  DRIFT_TXT(drift_format_name(ks->f)), DRIFT_TXT(out ? drift_format_name(ks->f) : "fp32"),
+                                  DRIFT_TXT(drift_policy_name(P->pol)), DRIFT_INT(N), DRIFT_INT(P->batch), DRIFT_TXT(P->kernel),
+                                  DRIFT_TXT(ord), DRIFT_INT(st->n), DRIFT_INT(fl), DRIFT_INT(ch), DRIFT_NUM(P->cost));
                     }
                 }
             }
 }
 
 /* The mitigations table. */
-static void write_mitigations(drift_file_t *files, const lab_t *L)
+static void write_mitigations(drift_out_t *o, const lab_t *L)
 {
-    FILE *fp;
-    fp = files[F_MIT].fp;
-    drift_table_meta(&files[F_MIT], "table", "mitigations at K = %zu, input format %s: flip rate against the exact argmax (for (d): against the exact argmax under the same tie rule)", L->Ks[L->mk], drift_format_name(L->MKS->f));
-    drift_table_meta(&files[F_MIT], "baseline", "%s", L->MKS->k[L->MKS->engine].name);
-    drift_table_meta(&files[F_MIT], "eps", "(d) eps = %.6e and %.6e times s (from the baseline's planted sigma_rel = %.6e)", L->eps_rel[0], L->eps_rel[1], L->base_sigma);
-    drift_table_meta(&files[F_MIT], "changed", "(c): trials whose argmax differs between batch sizes 1, 8, 64, 256, 1024 (N = V/%ld); -1: not applicable", L->shard);
-    drift_table_meta(&files[F_MIT], "cost", "cost ratios are wall-clock measurements and live in argmax_flip_timing.csv");
-    fprintf(fp, "mode,K,format,mitigation,kernel,trials,flips,rate,lo,hi,changed_across_batches\n");
+    drift_out_meta(o, F_MIT, "table", "mitigations at K = %zu, input format %s: flip rate against the exact argmax (for (d): against the exact argmax under the same tie rule)", L->Ks[L->mk], drift_format_name(L->MKS->f));
+    drift_out_meta(o, F_MIT, "baseline", "%s", L->MKS->k[L->MKS->engine].name);
+    drift_out_meta(o, F_MIT, "eps", "(d) eps = %.6e and %.6e times s (from the baseline's planted sigma_rel = %.6e)", L->eps_rel[0], L->eps_rel[1], L->base_sigma);
+    drift_out_meta(o, F_MIT, "changed", "(c): trials whose argmax differs between batch sizes 1, 8, 64, 256, 1024 (N = V/%ld); -1: not applicable", L->shard);
+    drift_out_meta(o, F_MIT, "cost", "cost ratios are wall-clock measurements and live in argmax_flip_timing.csv");
     for (int mode = 0; mode < 2; mode++) {
         if (mode == 1 && L->rows == 0) break;
         for (int m = 0; m < L->nmit; m++) {
             const mit_t *x = &L->MIT[mode][m];
             double lo = NAN, hi = NAN;
             if (x->flips >= 0) drift_wilson(&lo, &hi, x->flips, x->n, DRIFT_Z95);
-            fprintf(fp, "%s,%zu,%s,\"%s\",%s,%ld,%ld,%.6g,%.6g,%.6g,%ld\n", mode ? "realistic" : "planted", L->Ks[L->mk],
-                    drift_format_name(L->MKS->f), x->name, L->MKS->k[x->cfg].name, x->n, x->flips,
-                    x->flips >= 0 ? (double)x->flips / x->n : NAN, lo, hi, x->changed);
+            drift_row(o, F_MIT, DRIFT_TXT(mode ? "realistic" : "planted"), DRIFT_INT(L->Ks[L->mk]), DRIFT_TXT(drift_format_name(L->MKS->f)),
+                      DRIFT_TXT(x->name), DRIFT_TXT(L->MKS->k[x->cfg].name), DRIFT_INT(x->n), DRIFT_INT(x->flips),
+                      DRIFT_NUM(x->flips >= 0 ? (double)x->flips / x->n : NAN), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(x->changed));
         }
     }
 }
 
 /* Timing: the one non-reproducible file. */
-static void write_timing(drift_file_t *files, const lab_t *L)
+static void write_timing(drift_out_t *o, const lab_t *L)
 {
-    FILE *fp;
-    fp = files[F_TIMING].fp;
-    drift_table_meta(&files[F_TIMING], "table", "wall-clock costs of this run: NOT reproducible (machine, load, threads)");
-    fprintf(fp, "what,value,unit\n");
-    for (int m = 0; m < L->ncost; m++) fprintf(fp, "\"%s\",%.4g,us per logit (K = %zu)\n", L->cost[m].what, L->cost[m].us, L->Ks[L->mk]);
-    fprintf(fp, "\"planted phase\",%.3f,s\n\"realistic phase\",%.3f,s\n\"total\",%.3f,s\n", L->t_planted, L->t_real, L->t_total);
+    char v[32], unit[64];
+    drift_out_meta(o, F_TIMING, "table", "wall-clock costs of this run: NOT reproducible (machine, load, threads)");
+    snprintf(unit, sizeof unit, "us per logit (K = %zu)", L->Ks[L->mk]);
+    for (int m = 0; m < L->ncost; m++) {
+        snprintf(v, sizeof v, "%.4g", L->cost[m].us);
+        drift_row(o, F_TIMING, DRIFT_TXT(L->cost[m].what), DRIFT_TXT(v), DRIFT_TXT(unit));
+    }
+    const char *what[] = {"planted phase", "realistic phase", "total"};
+    const double t[] = {L->t_planted, L->t_real, L->t_total};
+    for (int m = 0; m < 3; m++) {
+        snprintf(v, sizeof v, "%.3f", t[m]);
+        drift_row(o, F_TIMING, DRIFT_TXT(what[m]), DRIFT_TXT(v), DRIFT_TXT("s"));
+    }
 }
 
 /* With --trials: every planted pair. */
-static void write_trials(drift_file_t *files, const lab_t *L)
+static void write_trials(drift_out_t *o, const lab_t *L)
 {
-    FILE *fp;
-    if (L->trials_csv) {
-        fp = files[F_TRIALS].fp;
-        drift_table_meta(&files[F_TRIALS], "table", "every planted pair: flips is one character per kernel, in the order of the kernels metadata line");
-        for (int ki = 0; ki < L->nK; ki++)
-            for (int fi = 0; fi < L->nF; fi++) {
-                fprintf(fp, "# kernels K=%zu %s:", L->Ks[ki], drift_format_name(L->KS[ki][fi].f));
-                for (int c = 0; c < L->KS[ki][fi].n; c++) fprintf(fp, " %s", L->KS[ki][fi].k[c].name);
-                fputc('\n', fp);
+    if (!L->trials_csv) return;
+    drift_out_meta(o, F_TRIALS, "table", "every planted pair: flips is one character per kernel, in the order of the kernels metadata line");
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            char names[MAXC * 97] = "";
+            for (int c = 0; c < L->KS[ki][fi].n; c++) {
+                strcat(names, c ? " " : "");
+                strcat(names, L->KS[ki][fi].k[c].name);
             }
-        fprintf(fp, "K,format,trial,target_rel,gap_hex,gap,rel_gap,s,l1,steps,reached,exact_top1,flips\n");
-        for (int ki = 0; ki < L->nK; ki++)
-            for (int fi = 0; fi < L->nF; fi++) {
-                const drift_flipset_t *st = &L->PL[ki][fi];
-                for (size_t i = 0; i < st->n; i++) {
-                    const drift_flip_trial_t *t = &st->t[i];
-                    fprintf(fp, "%zu,%s,%zu,%.6e,%a,%.17g,%.6e,%.9g,%.9g,%d,%d,%zu,", L->Ks[ki], drift_format_name(L->KS[ki][fi].f), i,
-                            t->target, t->gap, t->gap, t->rel, t->s, t->l1, t->steps, t->reached, t->top1);
-                    for (int c = 0; c < st->ncfg; c++) fputc('0' + st->flip[i * st->ncfg + c], fp);
-                    fputc('\n', fp);
-                }
+            char key[64];
+            snprintf(key, sizeof key, "kernels K=%zu %s", L->Ks[ki], drift_format_name(L->KS[ki][fi].f));
+            drift_out_meta(o, F_TRIALS, key, "%s", names);
+        }
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            const drift_flipset_t *st = &L->PL[ki][fi];
+            char flips[MAXC + 1];
+            for (size_t i = 0; i < st->n; i++) {
+                const drift_flip_trial_t *t = &st->t[i];
+                for (int c = 0; c < st->ncfg && c < MAXC; c++) flips[c] = (char)('0' + st->flip[i * st->ncfg + c]);
+                flips[st->ncfg < MAXC ? st->ncfg : MAXC] = 0;
+                drift_row(o, F_TRIALS, DRIFT_INT(L->Ks[ki]), DRIFT_TXT(drift_format_name(L->KS[ki][fi].f)), DRIFT_INT(i),
+                          DRIFT_NUM(t->target), DRIFT_NUM(t->gap), DRIFT_NUM(t->gap), DRIFT_NUM(t->rel), DRIFT_NUM(t->s),
+                          DRIFT_NUM(t->l1), DRIFT_INT(t->steps), DRIFT_INT(t->reached), DRIFT_INT(t->top1), DRIFT_TXT(flips));
             }
-    }
+        }
 }
 
 /* Report: question, how to reproduce, the critical gaps at the largest K. */
@@ -1205,7 +1212,7 @@ static void md_takeaway(FILE *fp, const lab_t *L)
 static void print_summary(const lab_t *L)
 {
     const size_t KM = L->Ks[L->mk];
-        printf("argmax_flip: %s\n\n", L->question);
+        putchar('\n');
         printf("critical gaps at K = %zu (relative to the logit scale s; planted pairs, Phi fit):\n", KM);
         printf("%-6s %-24s %10s %8s %10s %10s %10s %10s\n", "format", "kernel", "sigma/s", "fit p", "norm/s", "sums/s", "D_50/s",
                "D_0.1%/s");
@@ -1252,32 +1259,33 @@ static void print_summary(const lab_t *L)
 /* Every output file, written only after everything is computed (temporary file + rename). */
 static void write_files(const lab_t *L)
 {
-    const char *const SUFFIX[NFILES] = {".csv", "_fit.csv", "_ties.csv", "_realistic.csv", "_gaps.csv", "_below.csv",
-                                        "_batch.csv", "_mitigations.csv", "_timing.csv", ".md",
-                                        L->trials_csv ? "_trials.csv" : NULL /* optional */};
-    drift_file_t files[NFILES];
-    drift_files_open(files, NFILES, &L->cli, SUFFIX);
-    for (int k = 0; k < NFILES; k++)
-        if (k != F_MD && files[k].fp) drift_table_std_meta(&files[k], &L->cli, NULL);
-    write_bins(files, L);
-    write_fits(files, L);
-    write_ties(files, L);
-    write_realistic(files, L);
-    write_gaps(files, L);
-    write_below(files, L);
-    write_batch(files, L);
-    write_mitigations(files, L);
-    write_timing(files, L);
-    write_trials(files, L);
+    const drift_table_spec_t tables[NTABLES] = {
+        {".csv", NULL, 0, C_BINS, NCOL(C_BINS)},           {"_fit.csv", NULL, 0, C_FIT, NCOL(C_FIT)},
+        {"_ties.csv", NULL, 0, C_TIES, NCOL(C_TIES)},      {"_realistic.csv", NULL, 0, C_REAL, NCOL(C_REAL)},
+        {"_gaps.csv", NULL, 0, C_GAPS, NCOL(C_GAPS)},      {"_below.csv", NULL, 0, C_BELOW, NCOL(C_BELOW)},
+        {"_batch.csv", NULL, 0, C_BATCH, NCOL(C_BATCH)},   {"_mitigations.csv", NULL, 0, C_MIT, NCOL(C_MIT)},
+        {"_timing.csv", NULL, 0, C_TIMING, NCOL(C_TIMING)},
+        {L->trials_csv ? "_trials.csv" : NULL /* optional */, NULL, 0, C_TRIALS, NCOL(C_TRIALS)}};
+    drift_out_t out;
+    drift_out_open(&out, &L->cli, tables, NTABLES, 1);
+    write_bins(&out, L);
+    write_fits(&out, L);
+    write_ties(&out, L);
+    write_realistic(&out, L);
+    write_gaps(&out, L);
+    write_batch(&out, L);
+    write_mitigations(&out, L);
+    write_timing(&out, L);
+    write_trials(&out, L);
     /* the report fragment: every number comes from the arrays written above */
-    FILE *md = files[F_MD].fp;
+    FILE *md = out.md;
     md_critical(md, L);
     md_kernels(md, L);
     md_ties_realistic(md, L);
     md_batch(md, L);
     md_mitigations(md, L);
     md_takeaway(md, L);
-    drift_files_commit(files, NFILES);
+    drift_out_commit(&out);
 }
 
 /* ---- main: the protocol -------------------------------------------------------------------- */

@@ -44,7 +44,7 @@
 #include "drift.h"
 #include "format.h"
 #include "philox.h"
-#include "table.h"
+#include "output.h"
 
 #ifdef _OPENMP
 #define DRIFT_OMP(x) _Pragma(x)
@@ -295,24 +295,19 @@ int main(int argc, char **argv)
     long samples = 0; /* 0: not given, take the profile's */
     const drift_cli_opt_t opts[] = {
         {"values", DRIFT_OPT_STRING, &values_opt, "X,X,...",
-         "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)", 0, 0},
+         "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)", 0, 0, {0}},
         {"samples", DRIFT_OPT_INT, &samples, "N",
-         "random reals for the relative-error plot (default by profile: quick 200, default 1000, full 20000)", 1,
-         10000000},
+         "random reals for the relative-error plot", 1, 10000000, {"200", "1000", "20000"}},
     };
     const drift_cli_spec_t spec = {
         "formats",
         "What happens to a number when it is stored in each format: how much precision and range survive?",
         "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2",
         "seq",
-        opts,
-        2,
-        NULL, /* no_orders */
-        "CPU only", /* cpu_only */
-    };
+        opts, 2, NULL /* no_orders */, "CPU only" /* cpu_only */, NULL /* summary: printed by the program */};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    long nrand = samples ? samples : drift_by_profile(&cli, 200, 1000, 20000);
+    long nrand = samples;
 
     value_t *vals = calloc(MAX_VALUES, sizeof *vals);
     if (!vals) drift_die("out of memory");
@@ -442,78 +437,85 @@ int main(int argc, char **argv)
         }
 
     /* -- write: every file to a temporary name, all renamed only when all are complete -- */
-    enum { F_VALUES, F_CONST, F_SPACING, F_RELERR, F_MD, NFILES };
-    static const char *const SUFFIX[NFILES] = {".csv", "_constants.csv", "_spacing.csv", "_relerr.csv", ".md"};
-    drift_file_t files[NFILES];
-    drift_files_open(files, NFILES, &cli, SUFFIX);
-    char b1[64], b2[64], b3[64], b4[64];
+    enum { T_VALUES, T_CONST, T_SPACING, T_RELERR };
+    static const drift_col_t VALUES[] = {
+        DRIFT_C_TEXT("value"), DRIFT_C_TEXT("kind"), DRIFT_C_TEXT("format"), DRIFT_C_NUM("exact", NULL),
+        DRIFT_C_HEX("exact_hex"), DRIFT_C_NUM("result", NULL), DRIFT_C_HEX("result_hex"), DRIFT_C_TEXT("bits"),
+        DRIFT_C_TEXT("class"), DRIFT_C_TEXT("direction"), DRIFT_C_NUM("abs_err", "%.6e"), DRIFT_C_NUM("rel_err", "%.6e"),
+        DRIFT_C_NUM("ulp_err", "%.6g")};
+    static const drift_col_t CONST[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_INT("bits"), DRIFT_C_INT("p"), DRIFT_C_INT("emin"), DRIFT_C_INT("emax"),
+        DRIFT_C_INT("has_inf"), DRIFT_C_NUM("unit_roundoff", NULL), DRIFT_C_HEX("unit_roundoff_hex"),
+        DRIFT_C_NUM("epsilon", NULL), DRIFT_C_HEX("epsilon_hex"), DRIFT_C_NUM("min_subnormal", NULL),
+        DRIFT_C_HEX("min_subnormal_hex"), DRIFT_C_NUM("min_normal", NULL), DRIFT_C_HEX("min_normal_hex"),
+        DRIFT_C_NUM("max_finite", NULL), DRIFT_C_HEX("max_finite_hex"), DRIFT_C_NUM("decimal_digits", "%.2f")};
+    static const drift_col_t SPACING[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_INT("binade"), DRIFT_C_NUM("x", NULL), DRIFT_C_HEX("x_hex"),
+        DRIFT_C_NUM("x_end", NULL), DRIFT_C_NUM("spacing", NULL), DRIFT_C_HEX("spacing_hex"),
+        DRIFT_C_NUM("rel_spacing", NULL), DRIFT_C_TEXT("region")};
+    static const drift_col_t RELERR[] = {DRIFT_C_INT("point"), DRIFT_C_TEXT("format"), DRIFT_C_NUM("x", "%.9e"),
+                                         DRIFT_C_HEX("x_hi_hex"), DRIFT_C_HEX("x_lo_hex"), DRIFT_C_HEX("result_hex"),
+                                         DRIFT_C_TEXT("class"), DRIFT_C_NUM("rel_err", "%.6e")};
+    static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, VALUES, 13},
+                                                {"_constants.csv", NULL, 0, CONST, 17},
+                                                {"_spacing.csv", NULL, 0, SPACING, 9},
+                                                {"_relerr.csv", NULL, 0, RELERR, 8}};
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 4, 1);
+    char b1[64], b2[64];
 
-    FILE *fp = files[F_VALUES].fp;
-    drift_table_std_meta(&files[F_VALUES], &cli, NULL);
-    drift_table_meta(&files[F_VALUES], "table", "teaching values stored in each format (round to nearest even)");
-    drift_table_meta(&files[F_VALUES], "witness",
+    drift_out_meta(&out, T_VALUES, "table", "teaching values stored in each format (round to nearest even)");
+    drift_out_meta(&out, T_VALUES, "witness",
                      "the real number the label names (MPFR, %d bits); exact/exact_hex show it rounded to the "
                      "nearest double; kind=sum: a+b computed in the format from the rounded a and b",
                      WITNESS_PREC);
-    drift_table_meta(&files[F_VALUES], "errors", "abs, rel, ulp errors against the witness, rounded up; ulp = spacing of the format at the witness");
-    fprintf(fp, "value,kind,format,exact,exact_hex,result,result_hex,bits,class,direction,abs_err,rel_err,ulp_err\n");
+    drift_out_meta(&out, T_VALUES, "errors", "abs, rel, ulp errors against the witness, rounded up; ulp = spacing of the format at the witness");
     for (int i = 0; i < nv; i++)
         for (int j = 0; j < nf; j++) {
             const cell_t *c = &cells[i * nf + j];
             double ex = mpfr_get_d(vals[i].exact, MPFR_RNDN);
-            drift_fmt_num(b1, sizeof b1, c->result, "%.17g");
-            drift_fmt_num(b2, sizeof b2, c->abs_err, "%.6e");
-            drift_fmt_num(b3, sizeof b3, c->rel_err, "%.6e");
-            drift_fmt_num(b4, sizeof b4, c->ulp_err, "%.6g");
-            fprintf(fp, "%s,%s,%s,%.17g,%a,%s,%a,0x%0*llx,%s,%s,%s,%s,%s\n", vals[i].label,
-                    vals[i].kind == VALUE_SUM ? "sum" : "stored", drift_format_name(F[j]), ex, ex, b1, c->result,
-                    bits_digits(F[j]), (unsigned long long)drift_encode(c->result, F[j]), drift_class_name(c->cls),
-                    c->dir, b2, b3, b4);
+            snprintf(b1, sizeof b1, "0x%0*llx", bits_digits(F[j]), (unsigned long long)drift_encode(c->result, F[j]));
+            drift_row(&out, T_VALUES, DRIFT_TXT(vals[i].label), DRIFT_TXT(vals[i].kind == VALUE_SUM ? "sum" : "stored"),
+                      DRIFT_TXT(drift_format_name(F[j])), DRIFT_NUM(ex), DRIFT_NUM(ex), DRIFT_NUM(c->result),
+                      DRIFT_NUM(c->result), DRIFT_TXT(b1), DRIFT_TXT(drift_class_name(c->cls)), DRIFT_TXT(c->dir),
+                      DRIFT_NUM(c->abs_err), DRIFT_NUM(c->rel_err), DRIFT_NUM(c->ulp_err));
         }
 
-    fp = files[F_CONST].fp;
-    drift_table_std_meta(&files[F_CONST], &cli, NULL);
-    drift_table_meta(&files[F_CONST], "table", "constants of each format, measured through the rounder and checked against format.h");
-    fprintf(fp, "format,bits,p,emin,emax,has_inf,unit_roundoff,unit_roundoff_hex,epsilon,epsilon_hex,min_subnormal,"
-                "min_subnormal_hex,min_normal,min_normal_hex,max_finite,max_finite_hex,decimal_digits\n");
+    drift_out_meta(&out, T_CONST, "table", "constants of each format, measured through the rounder and checked against format.h");
     for (int j = 0; j < nf; j++) {
         const consts_t *k = &consts[j];
-        fprintf(fp, "%s,%d,%d,%d,%d,%d,%.17g,%a,%.17g,%a,%.17g,%a,%.17g,%a,%.17g,%a,%.2f\n", drift_format_name(F[j]),
-                k->bits, k->p, k->emin, k->emax, k->has_inf, k->u, k->u, k->eps, k->eps, k->min_sub, k->min_sub,
-                k->min_norm, k->min_norm, k->max_fin, k->max_fin, k->digits);
+        drift_row(&out, T_CONST, DRIFT_TXT(drift_format_name(F[j])), DRIFT_INT(k->bits), DRIFT_INT(k->p), DRIFT_INT(k->emin),
+                  DRIFT_INT(k->emax), DRIFT_INT(k->has_inf), DRIFT_NUM(k->u), DRIFT_NUM(k->u), DRIFT_NUM(k->eps),
+                  DRIFT_NUM(k->eps), DRIFT_NUM(k->min_sub), DRIFT_NUM(k->min_sub), DRIFT_NUM(k->min_norm),
+                  DRIFT_NUM(k->min_norm), DRIFT_NUM(k->max_fin), DRIFT_NUM(k->max_fin), DRIFT_NUM(k->digits));
     }
 
-    fp = files[F_SPACING].fp;
-    drift_table_std_meta(&files[F_SPACING], &cli, NULL);
-    drift_table_meta(&files[F_SPACING], "table",
+    drift_out_meta(&out, T_SPACING, "table",
                      "spacing of representable numbers in each binade [x, x_end): (next member above x) - x");
-    fprintf(fp, "format,binade,x,x_hex,x_end,spacing,spacing_hex,rel_spacing,region\n");
     for (int j = 0; j < nf; j++)
         for (int n = 0; n < nsteps[j]; n++) {
             const step_t *s = &steps[j][n];
-            fprintf(fp, "%s,%d,%.17g,%a,%.17g,%.17g,%a,%.17g,%s\n", drift_format_name(F[j]), s->e, s->x, s->x,
-                    s->x_end, s->spacing, s->spacing, s->spacing / s->x, s->subnormal ? "subnormal" : "normal");
+            drift_row(&out, T_SPACING, DRIFT_TXT(drift_format_name(F[j])), DRIFT_INT(s->e), DRIFT_NUM(s->x), DRIFT_NUM(s->x),
+                      DRIFT_NUM(s->x_end), DRIFT_NUM(s->spacing), DRIFT_NUM(s->spacing), DRIFT_NUM(s->spacing / s->x),
+                      DRIFT_TXT(s->subnormal ? "subnormal" : "normal"));
         }
 
-    fp = files[F_RELERR].fp;
-    drift_table_std_meta(&files[F_RELERR], &cli, NULL);
-    drift_table_meta(&files[F_RELERR], "table",
+    drift_out_meta(&out, T_RELERR, "table",
                      "relative error |round(x) - x| / x (rounded up) of random reals x = x_hi + x_lo (exact sum)");
-    drift_table_meta(&files[F_RELERR], "sampling",
+    drift_out_meta(&out, T_RELERR, "sampling",
                      "%ld points; exponent of x_hi uniform in [%d, %d), fraction uniform (52 bits); x_lo uniform in "
                      "[-ulp/2, ulp/2) of x_hi; Philox stream (seed, \"formats\", point, 0)",
                      nrand, RAND_EMIN, RAND_EMAX);
-    fprintf(fp, "point,format,x,x_hi_hex,x_lo_hex,result_hex,class,rel_err\n");
     for (long i = 0; i < nrand; i++)
         for (int j = 0; j < nf; j++) {
             double r = rres[i * nf + j];
-            drift_fmt_num(b1, sizeof b1, rrel[i * nf + j], "%.6e");
-            fprintf(fp, "%ld,%s,%.9e,%a,%a,%a,%s,%s\n", i, drift_format_name(F[j]), rhi[i], rhi[i], rlo[i], r,
-                    drift_class_name(drift_classify(r, F[j])), b1);
+            drift_row(&out, T_RELERR, DRIFT_INT(i), DRIFT_TXT(drift_format_name(F[j])), DRIFT_NUM(rhi[i]), DRIFT_NUM(rhi[i]),
+                      DRIFT_NUM(rlo[i]), DRIFT_NUM(r), DRIFT_TXT(drift_class_name(drift_classify(r, F[j]))),
+                      DRIFT_NUM(rrel[i * nf + j]));
         }
 
     /* The report fragment: every number below comes from the arrays written above. */
-    fp = files[F_MD].fp;
+    FILE *fp = out.md;
     fprintf(fp, "**Question.** %s Each value is held against its exact witness (MPFR), so even fp64 shows "
                 "its own rounding.\n\n",
             spec.question);
@@ -610,11 +612,11 @@ int main(int argc, char **argv)
                 far, nf);
     }
 
-    drift_files_commit(files, NFILES);
+    drift_out_commit(&out);
 
     /* -- summary for people -- */
     if (!cli.quiet) {
-        printf("formats: %s\n\nvalue          ", spec.question);
+        printf("\nvalue          ");
         for (int j = 0; j < nf; j++) printf(" %14s", drift_format_name(F[j]));
         printf("\n");
         for (int i = 0; i < nv; i++) {

@@ -55,10 +55,10 @@
 #include "gen.h"
 #include "metrics.h"
 #include "gemm.h"
-#include "tc_model.h"
+#include "dispatch.h"
 #include "philox.h"
 #include "stats.h"
-#include "table.h"
+#include "output.h"
 
 #ifdef _OPENMP
 #define DRIFT_OMP(x) _Pragma(x)
@@ -118,22 +118,14 @@ static int parse_kernels(drift_gemm_kernel_t *k, char names[][DRIFT_GEMM_KERNEL_
     return n;
 }
 
-/* The kernel spec with its commas as 'x' (tiled:128x128x32): a CSV key that tools which
- * split on every comma (gnuplot) can match. */
-static void kernel_key(char *out, const char *spec)
-{
-    size_t i = 0;
-    for (; spec[i] && i + 1 < DRIFT_GEMM_KERNEL_SPEC_MAX; i++) out[i] = spec[i] == ',' ? 'x' : spec[i];
-    out[i] = 0;
-}
-
 /* Does the kernel run this setting? Tensor-core models: only the inputs their architecture
  * takes, and only into fp32 or fp16 (the model's output format). */
 static int kernel_runs(const drift_gemm_kernel_t *k, setting_t s)
 {
-    if (k->family != DRIFT_GEMM_TC) return 1;
-    drift_tc_params_t p;
-    return (s.acc == DRIFT_FP32 || s.acc == DRIFT_FP16) && drift_tc_params(&p, k->arch, s.in) == DRIFT_OK;
+    drift_order_t o;
+    drift_gemm_kernel_order(&o, k);
+    drift_recipe_t r = drift_recipe(s.in, &o, s.acc, s.acc);
+    return drift_recipe_check(&r, NULL, 0) == DRIFT_OK;
 }
 
 /* Inputs: A (M x K) from the distribution, B (K x N) standard normal. One Philox stream per
@@ -215,16 +207,16 @@ int main(int argc, char **argv)
     drift_intlist_t Ks = {{0}, 0};
     const drift_cli_opt_t opts[] = {
         {"kernels", DRIFT_OPT_STRING, &kernels_opt, "LIST",
-         "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)", 0, 0},
+         "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)", 0, 0, {0}},
         {"accs", DRIFT_OPT_STRING, &accs_opt, "LIST",
-         "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)", 0, 0},
-        {"dists", DRIFT_OPT_STRING, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0},
+         "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)", 0, 0, {0}},
+        {"dists", DRIFT_OPT_STRING, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0, {0}},
         {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16)", 1,
-         1 << 20},
-        {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C (default by profile: 16 / 32 / 64)", 1, 4096},
-        {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of C (default by profile: 16 / 32 / 64)", 1, 4096},
-        {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64 (default 1024 / 4096 / 4096)",
-         64, 1 << 20},
+         1 << 20, {0}},
+        {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C", 1, 4096, {"16", "32", "64"}},
+        {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of C", 1, 4096, {"16", "32", "64"}},
+        {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64",
+         64, 1 << 20, {"1024", "4096", "4096"}},
     };
     const drift_cli_spec_t spec = {
         "matmul_drift",
@@ -235,6 +227,7 @@ int main(int argc, char **argv)
         (int)(sizeof opts / sizeof opts[0]),
         "sweeps GEMM kernels, not reduction orders (use --kernels; each kernel's order is in the CSV)", /* no_orders */
         "CPU emulation only for now", /* cpu_only */
+        NULL, /* summary: printed by the program itself */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
@@ -283,8 +276,8 @@ int main(int argc, char **argv)
     }
     if (ns == 0) drift_die("--accs: no setting left (own applies to fp16, bf16, tf32 only)");
 
-    size_t M = (size_t)(Mopt ? Mopt : drift_by_profile(&cli, 16, 32, 64));
-    size_t N = (size_t)(Nopt ? Nopt : drift_by_profile(&cli, 16, 32, 64));
+    size_t M = (size_t)Mopt;
+    size_t N = (size_t)Nopt;
     size_t Kv[MAX_K];
     int nK = 0;
     if (Ks.n) {
@@ -293,7 +286,7 @@ int main(int argc, char **argv)
         int kmax = (int)drift_by_profile(&cli, 10, 14, 16);
         for (int e = 6; e <= kmax; e++) Kv[nK++] = (size_t)1 << e;
     }
-    size_t KS = (size_t)(splitK ? splitK : drift_by_profile(&cli, 1024, 4096, 4096));
+    size_t KS = (size_t)splitK;
     size_t Kmax = KS;
     for (int t = 0; t < nK; t++)
         if (Kv[t] > Kmax) Kmax = Kv[t];
@@ -409,29 +402,39 @@ int main(int argc, char **argv)
         if (Kv[t] <= 4096 && Kv[t] >= Kv[key]) key = t;
 
     /* -- write -- */
-    enum { F_MAIN, F_SPLIT, F_DIST, F_MD, NFILES };
-    static const char *const SUFFIX[NFILES] = {".csv", "_splitk.csv", "_distinct.csv", ".md"};
-    drift_file_t files[NFILES];
-    drift_files_open(files, NFILES, &cli, SUFFIX);
+    enum { T_MAIN, T_SPLIT, T_DIST };
+    static const drift_col_t MAIN[] = {
+        DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"), DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("order"),
+        DRIFT_C_INT("K"), DRIFT_C_NUM("nmse", "%.6e"), DRIFT_C_NUM("err_norm_mean", "%.6e"),
+        DRIFT_C_NUM("err_norm_max", "%.6e"), DRIFT_C_NUM("rel_err_median", "%.6e"), DRIFT_C_NUM("u_acc", "%.6e"),
+        DRIFT_C_NUM("sqrtK_u", "%.6e"), DRIFT_C_NUM("K_u", "%.6e"), DRIFT_C_INT("llama_pass"), DRIFT_C_NUM("c00", "%.9g"),
+        DRIFT_C_HEX("c00_hex"), DRIFT_C_HEX("exact00_hex"), DRIFT_C_QUOTED("kernel")};
+    static const drift_col_t SPLIT[] = {
+        DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"), DRIFT_C_INT("K"), DRIFT_C_INT("S"),
+        DRIFT_C_TEXT("kernel"), DRIFT_C_NUM("nmse", "%.6e"), DRIFT_C_NUM("err_norm_mean", "%.6e"), DRIFT_C_INT("changed"),
+        DRIFT_C_HEX("c00_hex")};
+    static const drift_col_t DIST[] = {DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"),
+                                       DRIFT_C_INT("K"), DRIFT_C_INT("outputs"), DRIFT_C_NUM("mean_distinct", "%.4f"),
+                                       DRIFT_C_INT("max_distinct"), DRIFT_C_INT("changed_any")};
+    static const drift_table_spec_t TABLES[] = {
+        {".csv", NULL, 0, MAIN, 18}, {"_splitk.csv", NULL, 0, SPLIT, 10}, {"_distinct.csv", NULL, 0, DIST, 8}};
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 3, 1);
     char b1[80], b2[32], b3[32], b4[32];
-    FILE *fp = files[F_MAIN].fp;
-    drift_table_std_meta(&files[F_MAIN], &cli, NULL);
-    drift_table_meta(&files[F_MAIN], "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); kernel_key = the same with commas as x, for tools that split on every comma");
-    drift_table_meta(&files[F_MAIN], "table", "error of C = A B (M x N outputs) against the exact product of the rounded inputs");
-    drift_table_meta(&files[F_MAIN], "shape", "M = %zu, N = %zu", M, N);
-    drift_table_meta(&files[F_MAIN], "kernels", "%s", kernels_opt);
-    drift_table_meta(&files[F_MAIN], "inputs",
+    drift_out_meta(&out, T_MAIN, "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); kernel_key = the same with commas as x, for tools that split on every comma");
+    drift_out_meta(&out, T_MAIN, "table", "error of C = A B (M x N outputs) against the exact product of the rounded inputs");
+    drift_out_meta(&out, T_MAIN, "shape", "M = %zu, N = %zu", M, N);
+    drift_out_meta(&out, T_MAIN, "kernels", "%s", kernels_opt);
+    drift_out_meta(&out, T_MAIN, "inputs",
                      "normal: A, B standard normal; llm: A LLM-like activations (lib/core/gen.c, outliers per row), B "
                      "standard normal; Philox stream (seed, \"matmul_drift\", K, 2*dist + matrix); A and B rounded "
                      "to the input format (RNE)");
-    drift_table_meta(&files[F_MAIN], "exact", "drift_exact_dot of the rounded inputs, correctly rounded to double");
-    drift_table_meta(&files[F_MAIN], "metrics",
+    drift_out_meta(&out, T_MAIN, "exact", "drift_exact_dot of the rounded inputs, correctly rounded to double");
+    drift_out_meta(&out, T_MAIN, "metrics",
                      "nmse = sum (c-e)^2 / sum e^2; err_norm = |c-e| / sum_k |a_k b_k| (mean, max over outputs); "
                      "rel_err_median = median |c-e|/|e|; u_acc = unit roundoff of the accumulator; guides sqrtK_u "
                      "= sqrt(K) u_acc, K_u = K u_acc");
-    drift_table_meta(&files[F_MAIN], "threshold", "llama.cpp test-backend-ops mul_mat max NMSE %g", LLAMA_NMSE_MATMUL);
-    fprintf(fp, "dist,format,acc,kernel_key,order,K,nmse,err_norm_mean,err_norm_max,rel_err_median,u_acc,sqrtK_u,K_u,"
-                "llama_pass,c00,c00_hex,exact00_hex,kernel\n");
+    drift_out_meta(&out, T_MAIN, "threshold", "llama.cpp test-backend-ops mul_mat max NMSE %g", LLAMA_NMSE_MATMUL);
     /* Rows ordered by (dist, setting, kernel, K): each curve of the plot is contiguous. */
     size_t *order = malloc(nrows * sizeof *order), no = 0;
     if (!order) drift_die("out of memory");
@@ -451,39 +454,36 @@ int main(int argc, char **argv)
         char ospec[DRIFT_ORDER_SPEC_MAX];
         drift_gemm_kernel_order(&o, &kern[r->kernel]);
         if (drift_order_print(ospec, sizeof ospec, &o) < 0) snprintf(ospec, sizeof ospec, "?");
-        char key[DRIFT_GEMM_KERNEL_SPEC_MAX];
-        kernel_key(key, kname[r->kernel]);
-        fprintf(fp, "%s,%s,%s,%s,%s,%zu,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%d,%.9g,%a,%a,\"%s\"\n", drift_dist_name(dists[r->dist]),
-                drift_format_name(s.in), drift_format_name(s.acc), key, ospec, K, r->nmse, r->err_mean, r->err_max,
-                r->rel_med, u, sqrt((double)K) * u, (double)K * u, r->nmse <= LLAMA_NMSE_MATMUL, r->c00, r->c00, r->e00,
-                kname[r->kernel]);
+        drift_row(&out, T_MAIN, DRIFT_TXT(drift_dist_name(dists[r->dist])), DRIFT_TXT(drift_format_name(s.in)),
+                  DRIFT_TXT(drift_format_name(s.acc)), DRIFT_TXT(kname[r->kernel]), DRIFT_TXT(ospec), DRIFT_INT(K),
+                  DRIFT_NUM(r->nmse), DRIFT_NUM(r->err_mean), DRIFT_NUM(r->err_max), DRIFT_NUM(r->rel_med), DRIFT_NUM(u),
+                  DRIFT_NUM(sqrt((double)K) * u), DRIFT_NUM((double)K * u), DRIFT_INT(r->nmse <= LLAMA_NMSE_MATMUL),
+                  DRIFT_NUM(r->c00), DRIFT_NUM(r->c00), DRIFT_NUM(r->e00), DRIFT_TXT(kname[r->kernel]));
     }
 
-    fp = files[F_SPLIT].fp;
-    drift_table_std_meta(&files[F_SPLIT], &cli, NULL);
-    drift_table_meta(&files[F_SPLIT], "table", "split-K factors S = 1..%d (splitk:S, seq combination), K = %zu, fp32 accumulation",
+    drift_out_meta(&out, T_SPLIT, "table", "split-K factors S = 1..%d (splitk:S, seq combination), K = %zu, fp32 accumulation",
                      SPLIT_MAX, KS);
-    drift_table_meta(&files[F_SPLIT], "changed", "outputs (of %zu) whose value differs from S = 1, which is seq", MN);
-    fprintf(fp, "dist,format,acc,K,S,kernel,nmse,err_norm_mean,changed,c00_hex\n");
+    drift_out_meta(&out, T_SPLIT, "changed", "outputs (of %zu) whose value differs from S = 1, which is seq", MN);
     for (size_t t = 0; t < nsr; t++) {
         const srow_t *r = &srows[t];
-        fprintf(fp, "%s,%s,fp32,%zu,%d,splitk:%d,%.6e,%.6e,%ld,%a\n", drift_dist_name(dists[r->dist]),
-                drift_format_name(set[r->setting].in), KS, r->S, r->S, r->nmse, r->err_mean, r->changed, r->c00);
+        char kspec[32];
+        snprintf(kspec, sizeof kspec, "splitk:%d", r->S);
+        drift_row(&out, T_SPLIT, DRIFT_TXT(drift_dist_name(dists[r->dist])), DRIFT_TXT(drift_format_name(set[r->setting].in)),
+                  DRIFT_TXT("fp32"), DRIFT_INT(KS), DRIFT_INT(r->S), DRIFT_TXT(kspec), DRIFT_NUM(r->nmse),
+                  DRIFT_NUM(r->err_mean), DRIFT_INT(r->changed), DRIFT_NUM(r->c00));
     }
 
-    fp = files[F_DIST].fp;
-    drift_table_std_meta(&files[F_DIST], &cli, NULL);
-    drift_table_meta(&files[F_DIST], "table", "distinct values each output takes over S = 1..%d (K = %zu, fp32 accumulation)",
+    drift_out_meta(&out, T_DIST, "table", "distinct values each output takes over S = 1..%d (K = %zu, fp32 accumulation)",
                      SPLIT_MAX, KS);
-    fprintf(fp, "dist,format,acc,K,outputs,mean_distinct,max_distinct,changed_any\n");
     for (size_t t = 0; t < ndr; t++) {
         const drow_t *q = &drows[t];
-        fprintf(fp, "%s,%s,fp32,%zu,%zu,%.4f,%d,%ld\n", drift_dist_name(dists[q->dist]),
-                drift_format_name(set[q->setting].in), KS, MN, q->mean_distinct, q->max_distinct, q->changed_any);
+        drift_row(&out, T_DIST, DRIFT_TXT(drift_dist_name(dists[q->dist])), DRIFT_TXT(drift_format_name(set[q->setting].in)),
+                  DRIFT_TXT("fp32"), DRIFT_INT(KS), DRIFT_INT(MN), DRIFT_NUM(q->mean_distinct), DRIFT_INT(q->max_distinct),
+                  DRIFT_INT(q->changed_any));
     }
 
     /* The report fragment: every number below is read from the rows written above. */
-    fp = files[F_MD].fp;
+    FILE *fp = out.md;
     fprintf(fp, "**Question.** %s Every result is held against the exact product of the same rounded inputs "
                 "(a superaccumulator, correctly rounded), so only the arithmetic of the product is measured.\n\n",
             spec.question);
@@ -580,12 +580,12 @@ int main(int argc, char **argv)
                 q->max_distinct, q->changed_any, MN);
     }
 
-    drift_files_commit(files, NFILES);
+    drift_out_commit(&out);
 
     /* -- summary for people -- */
     if (!cli.quiet) {
-        printf("matmul_drift: %s\n\nmedian relative error |c-e|/|e| at K = %zu (%s inputs); (slope over K = %zu..%zu)\n\n",
-               spec.question, Kv[key], drift_dist_name(dists[0]), Kv[0], Kv[nK - 1]);
+        printf("\nmedian relative error |c-e|/|e| at K = %zu (%s inputs); (slope over K = %zu..%zu)\n\n",
+               Kv[key], drift_dist_name(dists[0]), Kv[0], Kv[nK - 1]);
         printf("%-8s %-6s", "inputs", "acc");
         for (int kk = 0; kk < nk; kk++) printf(" %16.16s", kname[kk]);
         printf("\n");

@@ -50,10 +50,10 @@
 #include "format.h"
 #include "gen_logits.h"
 #include "lmhead.h"
-#include "gemm.h"
+#include "dispatch.h"
 #include "philox.h"
 #include "stats.h"
-#include "table.h"
+#include "output.h"
 
 #ifdef _OPENMP
 #define DRIFT_OMP(x) _Pragma(x)
@@ -75,8 +75,7 @@ static const char *const SNAME[NS] = {"full", "top-k", "top-p"};
 typedef struct {
     char name[96];
     int exact;              /* the reference: exact logits (rounded once to double) */
-    drift_gemm_kernel_t kern;
-    drift_gemm_opts_t opts;
+    drift_recipe_t recipe;  /* the others: a GEMM kernel built from it (dispatch.h) */
 } conf_t;
 
 /* ---- the sampler ----------------------------------------------------------------------------- */
@@ -162,11 +161,11 @@ int main(int argc, char **argv)
 {
     long K = 0, V = 0, rows = 0, draws = 0, ties = 8;
     const drift_cli_opt_t opts[] = {
-        {"K", DRIFT_OPT_INT, &K, "N", "hidden size (default by profile: quick 256, default 1024, full 4096)", 16, 65536},
-        {"V", DRIFT_OPT_INT, &V, "N", "vocabulary (default by profile: quick 2048, default 16384, full 32000)", 64, 1000000},
-        {"rows", DRIFT_OPT_INT, &rows, "N", "hidden states (default by profile: quick 16, default 64, full 128)", 1, 100000},
-        {"draws", DRIFT_OPT_INT, &draws, "N", "uniforms per hidden state (default by profile: quick 16, default 64, full 128)", 1, 100000},
-        {"ties", DRIFT_OPT_INT, &ties, "N", "planted exact-tie rows for the T = 1e-8 demonstration (default 8)", 1, 10000},
+        {"K", DRIFT_OPT_INT, &K, "N", "hidden size", 16, 65536, {"256", "1024", "4096"}},
+        {"V", DRIFT_OPT_INT, &V, "N", "vocabulary", 64, 1000000, {"2048", "16384", "32000"}},
+        {"rows", DRIFT_OPT_INT, &rows, "N", "hidden states", 1, 100000, {"16", "64", "128"}},
+        {"draws", DRIFT_OPT_INT, &draws, "N", "uniforms per hidden state", 1, 100000, {"16", "64", "128"}},
+        {"ties", DRIFT_OPT_INT, &ties, "N", "planted exact-tie rows for the T = 1e-8 demonstration (default 8)", 1, 10000, {0}},
     };
     const drift_cli_spec_t spec = {
         EXP,
@@ -178,20 +177,18 @@ int main(int argc, char **argv)
         (int)(sizeof opts / sizeof opts[0]),
         NULL, /* no_orders */
         "CPU only", /* cpu_only */
+        NULL, /* summary: printed by the program itself */
     };
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
     drift_lmhead_require_inputs(cli.formats, cli.nformats);
     for (int o = 0; o < cli.norders; o++) {
-        drift_order_kind_t k = cli.orders[o].kind;
-        if (k != DRIFT_ORDER_SEQ && k != DRIFT_ORDER_SPLITK && k != DRIFT_ORDER_TC)
+        drift_recipe_t probe = drift_recipe(DRIFT_FP32, &cli.orders[o], DRIFT_FP32, DRIFT_FP32);
+        drift_gemm_kernel_t kern;
+        if (drift_recipe_gemm_kernel(&kern, &probe))
             drift_die("--orders: only GEMM kernel orders here (accepted: seq, splitk:S, splitk:S:tree, tc:ARCH)");
     }
-    if (!K) K = drift_by_profile(&cli, 256, 1024, 4096);
-    if (!V) V = drift_by_profile(&cli, 2048, 16384, 32000);
-    if (!rows) rows = drift_by_profile(&cli, 16, 64, 128);
-    if (!draws) draws = drift_by_profile(&cli, 16, 64, 128);
     const int nF = cli.nformats;
 
     /* -- configurations per format: [0] exact, then the kernels, then tc with logits stored -- */
@@ -207,24 +204,20 @@ int main(int argc, char **argv)
         for (int o = 0; o < cli.norders && n < MAXC - 1; o++) {
             const drift_order_t *od = &cli.orders[o];
             conf_t *c = &C[fi][n];
-            char spec_[DRIFT_GEMM_KERNEL_SPEC_MAX], ord[DRIFT_ORDER_SPEC_MAX];
+            char ord[DRIFT_ORDER_SPEC_MAX];
             drift_order_print(ord, sizeof ord, od);
-            snprintf(spec_, sizeof spec_, "%s", od->kind == DRIFT_ORDER_SEQ ? "naive" : ord);
-            if (drift_gemm_kernel_parse(&c->kern, spec_)) drift_die("--orders: '%s' is not a GEMM kernel", ord);
-            c->opts = drift_gemm_opts(f, DRIFT_FP32);
-            if (od->kind == DRIFT_ORDER_TC) {
-                drift_lmhead_cfg_t probe = {f, *od, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
-                if (drift_lmhead_cfg_check(&probe)) continue; /* no tensor cores for this input */
-                has_tc = n;
-            }
+            c->recipe = drift_recipe(f, od, DRIFT_FP32, DRIFT_FP32);
+            int tc = drift_order_tc_params(NULL, od, f);
+            if (tc < 0) continue; /* no tensor cores for this input */
+            if (tc > 0) has_tc = n;
             snprintf(c->name, sizeof c->name, "%s/fp32/fp32", ord);
             n++;
         }
         if (has_tc >= 0 && (f == DRIFT_BF16 || f == DRIFT_FP16) && n < MAXC) {
             C[fi][n] = C[fi][has_tc];
-            C[fi][n].opts.out = f;
+            C[fi][n].recipe.out = f;
             char ord[DRIFT_ORDER_SPEC_MAX];
-            drift_gemm_kernel_print(ord, sizeof ord, &C[fi][n].kern);
+            drift_order_print(ord, sizeof ord, &C[fi][n].recipe.order);
             snprintf(C[fi][n].name, sizeof C[fi][n].name, "%s/fp32/%s", ord, drift_format_name(f));
             n++;
         }
@@ -285,7 +278,7 @@ int main(int argc, char **argv)
                     }
                     free(w);
                 }
-            } else if (drift_gemm(L, Hf, WT, (size_t)rows, (size_t)V, (size_t)K, &cf->kern, &cf->opts)) {
+            } else if (drift_recipe_gemm(L, Hf, WT, (size_t)rows, (size_t)V, (size_t)K, &cf->recipe, 1, 0)) {
                 drift_die("gemm failed for %s", cf->name);
             }
             int err = 0;
@@ -394,18 +387,21 @@ int main(int argc, char **argv)
     }
 
     /* -- write -- */
-    enum { F_RATES, F_TINY, F_MD, NFILES };
-    static const char *const SUFFIX[NFILES] = {".csv", "_tiny.csv", ".md"};
-    drift_file_t files[NFILES];
-    drift_files_open(files, NFILES, &cli, SUFFIX);
-    for (int k = 0; k < NFILES; k++)
-        if (k != F_MD && files[k].fp) drift_table_std_meta(&files[k], &cli, NULL);
-    FILE *fp = files[F_RATES].fp;
-    drift_table_meta(&files[F_RATES], "table", "fraction of sampling steps whose token differs from the one sampled from the exact logits (same uniform), and from the first kernel's");
-    drift_table_meta(&files[F_RATES], "head", "K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu steps; weights N(0,1/K), hidden states with outlier channels", K, V, rows, draws, nsteps);
-    drift_table_meta(&files[F_RATES], "sampler", "full softmax | top-k (k = %d) | top-p (p = %g); inverse CDF in token-id order over exp((l - lmax)/T) in double; T = 0: argmax (lowest id)", TOPK, TOPP);
-    drift_table_meta(&files[F_RATES], "interval", "Wilson 95%% (steps of one hidden state share its logits: the interval treats them as independent, so it is optimistic)");
-    fprintf(fp, "format,kernel,sampler,temperature,steps,changed_vs_exact,rate,lo,hi,changed_vs_first_kernel,rate_vs_first\n");
+    enum { T_RATES, T_TINY };
+    static const drift_col_t RATES[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("sampler"), DRIFT_C_NUM("temperature", "%g"),
+        DRIFT_C_INT("steps"), DRIFT_C_INT("changed_vs_exact"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo", "%.6g"),
+        DRIFT_C_NUM("hi", "%.6g"), DRIFT_C_INT("changed_vs_first_kernel"), DRIFT_C_NUM("rate_vs_first", "%.6g")};
+    static const drift_col_t TINY[] = {DRIFT_C_TEXT("case"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"),
+                                       DRIFT_C_INT("steps"), DRIFT_C_INT("rows_with_top_tie"),
+                                       DRIFT_C_INT("t1e-8_not_argmax"), DRIFT_C_NUM("rate", "%.6g")};
+    static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, RATES, 11}, {"_tiny.csv", NULL, 0, TINY, 7}};
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 2, 1);
+    drift_out_meta(&out, T_RATES, "table", "fraction of sampling steps whose token differs from the one sampled from the exact logits (same uniform), and from the first kernel's");
+    drift_out_meta(&out, T_RATES, "head", "K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu steps; weights N(0,1/K), hidden states with outlier channels", K, V, rows, draws, nsteps);
+    drift_out_meta(&out, T_RATES, "sampler", "full softmax | top-k (k = %d) | top-p (p = %g); inverse CDF in token-id order over exp((l - lmax)/T) in double; T = 0: argmax (lowest id)", TOPK, TOPP);
+    drift_out_meta(&out, T_RATES, "interval", "Wilson 95%% (steps of one hidden state share its logits: the interval treats them as independent, so it is optimistic)");
     for (int fi = 0; fi < nF; fi++)
         for (int c = 1; c < nC[fi]; c++)
             for (int s = 0; s < NS; s++)
@@ -417,29 +413,33 @@ int main(int argc, char **argv)
                     }
                     double lo, hi;
                     drift_wilson(&lo, &hi, ch, (long)nsteps, DRIFT_Z95);
-                    fprintf(fp, "%s,%s,%s,%g,%zu,%ld,%.6g,%.6g,%.6g,%ld,%.6g\n", drift_format_name(cli.formats[fi]), C[fi][c].name,
-                            SNAME[s], TEMPS[t], nsteps, ch, (double)ch / nsteps, lo, hi, ch1, (double)ch1 / nsteps);
+                    drift_row(&out, T_RATES, DRIFT_TXT(drift_format_name(cli.formats[fi])), DRIFT_TXT(C[fi][c].name),
+                              DRIFT_TXT(SNAME[s]), DRIFT_NUM(TEMPS[t]), DRIFT_INT(nsteps), DRIFT_INT(ch),
+                              DRIFT_NUM((double)ch / nsteps), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(ch1),
+                              DRIFT_NUM((double)ch1 / nsteps));
                 }
 
-    fp = files[F_TINY].fp;
-    drift_table_meta(&files[F_TINY], "table", "temperature 1e-8 against temperature 0 (argmax): steps where the sampled token differs from the argmax");
-    fprintf(fp, "case,format,kernel,steps,rows_with_top_tie,t1e-8_not_argmax,rate\n");
+    drift_out_meta(&out, T_TINY, "table", "temperature 1e-8 against temperature 0 (argmax): steps where the sampled token differs from the argmax");
     for (int fi = 0; fi < nF; fi++)
         for (int c = 0; c < nC[fi]; c++) {
             long d = 0;
             for (size_t i = 0; i < nsteps; i++) d += TOK(fi, c, 1, S_FULL, i) != TOK(fi, c, 0, S_FULL, i);
-            fprintf(fp, "head,%s,%s,%zu,%ld,%ld,%.6g\n", drift_format_name(cli.formats[fi]), C[fi][c].name, nsteps, top_ties[fi][c], d,
-                    (double)d / nsteps);
+            drift_row(&out, T_TINY, DRIFT_TXT("head"), DRIFT_TXT(drift_format_name(cli.formats[fi])), DRIFT_TXT(C[fi][c].name),
+                      DRIFT_INT(nsteps), DRIFT_INT(top_ties[fi][c]), DRIFT_INT(d), DRIFT_NUM((double)d / nsteps));
         }
+    for (long q = 0; q < ties; q++) {
+        char name[32];
+        snprintf(name, sizeof name, "planted_tie_%ld", q);
+        drift_row(&out, T_TINY, DRIFT_TXT(name), DRIFT_TXT(drift_format_name(ft)), DRIFT_TXT("exact"), DRIFT_INT(draws),
+                  DRIFT_INT(1), DRIFT_INT(TI[q].n_b), DRIFT_NUM((double)TI[q].n_b / draws));
+    }
+    drift_out_note(&out, T_TINY, "planted ties: tokens (a, b), exact logits (equal), the sampler's probabilities at T = 1e-8, greedy (T = 0) choice");
     for (long q = 0; q < ties; q++)
-        fprintf(fp, "planted_tie_%ld,%s,exact,%ld,1,%ld,%.6g\n", q, drift_format_name(ft), draws, TI[q].n_b, (double)TI[q].n_b / draws);
-    fprintf(fp, "# planted ties: tokens (a, b), exact logits (equal), the sampler's probabilities at T = 1e-8, greedy (T = 0) choice\n");
-    for (long q = 0; q < ties; q++)
-        fprintf(fp, "# tie %ld: a = %zu, b = %zu, l_a = %a, l_b = %a, p_a = %.17g, p_b = %.17g, argmax = %zu\n", q, TI[q].a, TI[q].b,
-                TI[q].la, TI[q].lb, TI[q].pa, TI[q].pb, TI[q].greedy);
+        drift_out_note(&out, T_TINY, "tie %ld: a = %zu, b = %zu, l_a = %a, l_b = %a, p_a = %.17g, p_b = %.17g, argmax = %zu", q,
+                       TI[q].a, TI[q].b, TI[q].la, TI[q].lb, TI[q].pa, TI[q].pb, TI[q].greedy);
 
     /* report fragment */
-    fp = files[F_MD].fp;
+    FILE *fp = out.md;
     fprintf(fp, "**Question.** %s\n\n", spec.question);
     char repro[1024];
     drift_cli_reproduce(repro, sizeof repro, &cli);
@@ -506,11 +506,10 @@ int main(int argc, char **argv)
                 "samples, and splits ties by the random stream.\n",
             worst_top, worst_name);
 
-    drift_files_commit(files, NFILES);
+    drift_out_commit(&out);
 
     if (!cli.quiet) {
-        printf("sampling_flip: %s\n\nfraction of %zu steps whose sampled token differs from the exact logits' (full softmax):\n",
-               spec.question, nsteps);
+        printf("\nfraction of %zu steps whose sampled token differs from the exact logits' (full softmax):\n", nsteps);
         printf("%-6s %-22s", "format", "kernel");
         for (int t = 0; t < NT; t++) printf(" %8g", TEMPS[t]);
         printf("\n");

@@ -57,7 +57,7 @@
 #include "gen.h"
 #include "order.h"
 #include "philox.h"
-#include "table.h"
+#include "output.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -173,29 +173,22 @@ int main(int argc, char **argv)
     long trials = 0, perms = 0; /* 0: the profile's */
     const drift_cli_opt_t opts[] = {
         {"trials", DRIFT_OPT_INT, &trials, "N",
-         "random vectors per (distribution, n) in (b) (default by profile: quick 1, default 3, full 10)", 1, 1000},
+         "random vectors per (distribution, n) in (b)", 1, 1000, {"1", "3", "10"}},
         {"perms", DRIFT_OPT_INT, &perms, "R",
-         "random permutations of one vector in (c) (default by profile: quick 200, default 1000, full 10000)", 1,
-         1000000},
+         "random permutations of one vector in (c)", 1, 1000000, {"200", "1000", "10000"}},
     };
     const drift_cli_spec_t spec = {
         "sum_order",
         "How much does the order of a floating-point sum change its result, and how does the error grow with n?",
         "fp32,bf16,fp16",
         "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier",
-        opts,
-        2,
-        NULL, /* no_orders */
-        "CPU only", /* cpu_only */
-    };
+        opts, 2, NULL /* no_orders */, "CPU only" /* cpu_only */, NULL /* summary: printed by the program */};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     for (int o = 0; o < cli.norders; o++)
-        if (cli.orders[o].kind == DRIFT_ORDER_TC)
+        if (drift_order_is_tc(&cli.orders[o]))
             drift_die("--orders: tc orders are tensor-core dot products, not sums (accepted: seq, rev, pairwise, "
                       "blocked:B, splitk:S[:tree], warp:W, kahan, neumaier, random:SEED)");
-    if (!trials) trials = drift_by_profile(&cli, 1, 3, 10);
-    if (!perms) perms = drift_by_profile(&cli, 200, 1000, 10000);
     const int log2_min = 4, log2_max = (int)drift_by_profile(&cli, 12, 20, 24);
     const int nn = log2_max - log2_min + 1;
     const int no = cli.norders;
@@ -453,11 +446,32 @@ int main(int argc, char **argv)
     }
 
     /* ---- write ---- */
-    enum { F_CLASS, F_ERROR, F_SUMMARY, F_PERMS, F_MD, NFILES };
-    static const char *const SUFFIX[NFILES] = {"_classroom.csv", "_error.csv", "_summary.csv", "_perms.csv", ".md"};
-    drift_file_t files[NFILES];
-    drift_files_open(files, NFILES, &cli, SUFFIX);
-    char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64];
+    enum { T_CLASS, T_ERROR, T_SUMMARY, T_PERMS };
+    static const drift_col_t CLASS[] = {
+        DRIFT_C_TEXT("case"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"), DRIFT_C_TEXT("order"), DRIFT_C_INT("n"),
+        DRIFT_C_HEX("result_hex"), DRIFT_C_NUM("result", NULL), DRIFT_C_HEX("exact_hex"), DRIFT_C_NUM("exact", NULL),
+        DRIFT_C_HEX("cr_hex"), DRIFT_C_NUM("abs_err", "%.6e"), DRIFT_C_NUM("rel_err", "%.6e"), DRIFT_C_NUM("ulp_err", "%.6g")};
+    static const drift_col_t ERROR[] = {
+        DRIFT_C_TEXT("dist"), DRIFT_C_INT("n"), DRIFT_C_INT("trial"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"),
+        DRIFT_C_TEXT("setting"), DRIFT_C_TEXT("order"), DRIFT_C_HEX("result_hex"), DRIFT_C_HEX("exact_hex"),
+        DRIFT_C_NUM("sum_abs", "%.9e"), DRIFT_C_NUM("abs_err", "%.6e"), DRIFT_C_NUM("err_sumabs", "%.6e"),
+        DRIFT_C_NUM("rel_err", "%.6e")};
+    static const drift_col_t SUMMARY[] = {
+        DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"), DRIFT_C_TEXT("setting"), DRIFT_C_TEXT("order"),
+        DRIFT_C_INT("n"), DRIFT_C_INT("log2n"), DRIFT_C_INT("trials"), DRIFT_C_NUM("mean_err_sumabs", "%.6e"),
+        DRIFT_C_NUM("max_err_sumabs", "%.6e"), DRIFT_C_NUM("mean_rel_err", "%.6e"), DRIFT_C_NUM("bound_det", "%.6e"),
+        DRIFT_C_NUM("bound_prob", "%.6e"), DRIFT_C_NUM("prob", "%.6f"), DRIFT_C_INT("overflows"), DRIFT_C_NUM("slope", "%.4f")};
+    static const drift_col_t PERMS[] = {
+        DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"), DRIFT_C_TEXT("setting"), DRIFT_C_INT("n"),
+        DRIFT_C_INT("perms"), DRIFT_C_INT("distinct"), DRIFT_C_HEX("result_hex"), DRIFT_C_NUM("result", NULL),
+        DRIFT_C_NUM("ulps", "%.6f"), DRIFT_C_INT("count"), DRIFT_C_NUM("fraction", "%.6f"), DRIFT_C_INT("cr")};
+    static const drift_table_spec_t TABLES[] = {{"_classroom.csv", NULL, 0, CLASS, 13},
+                                                {"_error.csv", NULL, 0, ERROR, 13},
+                                                {"_summary.csv", NULL, 0, SUMMARY, 16},
+                                                {"_perms.csv", NULL, 0, PERMS, 13}};
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 4, 1);
+    char b1[64], b2[64];
     char orders_list[DRIFT_MAX_ORDERS * (DRIFT_ORDER_SPEC_MAX + 1)] = "", settings_list[MAX_SETTINGS * 25] = "";
     for (int o = 0; o < no; o++) {
         strcat(orders_list, o ? " " : "");
@@ -468,107 +482,83 @@ int main(int argc, char **argv)
         strcat(settings_list, S[s].name);
     }
 
-    FILE *fp = files[F_CLASS].fp;
-    drift_table_std_meta(&files[F_CLASS], &cli, NULL);
-    drift_table_meta(&files[F_CLASS], "table", "(a) classroom cases: every order, every setting (inputs/accumulator)");
-    drift_table_meta(&files[F_CLASS], "inputs", "the decimal values rounded to the input format (RNE); every step of the "
+    drift_out_meta(&out, T_CLASS, "table", "(a) classroom cases: every order, every setting (inputs/accumulator)");
+    drift_out_meta(&out, T_CLASS, "inputs", "the decimal values rounded to the input format (RNE); every step of the "
                                                 "sum rounded to the accumulator (RNE)");
-    drift_table_meta(&files[F_CLASS], "exact", "the exact sum of the rounded inputs rounded to double (RNE); cr = "
+    drift_out_meta(&out, T_CLASS, "exact", "the exact sum of the rounded inputs rounded to double (RNE); cr = "
                                                "rounded to the accumulator format; errors against the exact sum, "
                                                "rounded up; ulp = accumulator spacing at exact");
-    fprintf(fp, "case,format,acc,order,n,result_hex,result,exact_hex,exact,cr_hex,abs_err,rel_err,ulp_err\n");
     for (int c = 0; c < NCASES; c++)
         for (int s = 0; s < nsa; s++)
             for (int o = 0; o < no; o++) {
                 const meas_t *m = &cls[((size_t)c * nsa + s) * no + o];
                 double ex = cls_exact[c * nsa + s];
-                drift_fmt_num(b1, sizeof b1, m->result, "%.17g");
-                drift_fmt_num(b2, sizeof b2, ex, "%.17g");
-                drift_fmt_num(b3, sizeof b3, m->abs_err, "%.6e");
-                drift_fmt_num(b4, sizeof b4, m->rel_err, "%.6e");
-                drift_fmt_num(b5, sizeof b5, m->ulp_err, "%.6g");
-                fprintf(fp, "%s,%s,%s,%s,%zu,%a,%s,%a,%s,%a,%s,%s,%s\n", CASES[c].name, drift_format_name(SA[s].in),
-                        drift_format_name(SA[s].acc), ospec[o], cls_n[c], m->result, b1, ex, b2,
-                        cls_cr[c * nsa + s], b3, b4, b5);
+                drift_row(&out, T_CLASS, DRIFT_TXT(CASES[c].name), DRIFT_TXT(drift_format_name(SA[s].in)),
+                          DRIFT_TXT(drift_format_name(SA[s].acc)), DRIFT_TXT(ospec[o]), DRIFT_INT(cls_n[c]), DRIFT_NUM(m->result),
+                          DRIFT_NUM(m->result), DRIFT_NUM(ex), DRIFT_NUM(ex), DRIFT_NUM(cls_cr[c * nsa + s]),
+                          DRIFT_NUM(m->abs_err), DRIFT_NUM(m->rel_err), DRIFT_NUM(m->ulp_err));
             }
 
-    fp = files[F_ERROR].fp;
-    drift_table_std_meta(&files[F_ERROR], &cli, NULL);
-    drift_table_meta(&files[F_ERROR], "table", "(b) error of every order for every vector: one row per (dist, n, "
+    drift_out_meta(&out, T_ERROR, "table", "(b) error of every order for every vector: one row per (dist, n, "
                                                "trial, setting, order)");
-    drift_table_meta(&files[F_ERROR], "vectors", "drift_gen_fill(dist) from the Philox stream (seed, \"sum_order\", "
+    drift_out_meta(&out, T_ERROR, "vectors", "drift_gen_fill(dist) from the Philox stream (seed, \"sum_order\", "
                                                  "point = 64 * dist + log2 n, trial), rounded to the input format (RNE)");
-    drift_table_meta(&files[F_ERROR], "errors", "abs_err = |result - exact sum| (exact, rounded up); err_sumabs = "
+    drift_out_meta(&out, T_ERROR, "errors", "abs_err = |result - exact sum| (exact, rounded up); err_sumabs = "
                                                 "abs_err / sum|x|; rel_err = abs_err / |exact|");
-    drift_table_meta(&files[F_ERROR], "orders", "%s", orders_list);
-    drift_table_meta(&files[F_ERROR], "settings", "%s", settings_list);
-    fprintf(fp, "dist,n,trial,format,acc,setting,order,result_hex,exact_hex,sum_abs,abs_err,err_sumabs,rel_err\n");
+    drift_out_meta(&out, T_ERROR, "orders", "%s", orders_list);
+    drift_out_meta(&out, T_ERROR, "settings", "%s", settings_list);
     for (int d = 0; d < nd; d++)
         for (int li = 0; li < nn; li++)
             for (int tr = 0; tr < trials; tr++)
                 for (int s = 0; s < ns; s++)
                     for (int o = 0; o < no; o++) {
                         const cell_t *c = &CELL(d, li, tr, s, o);
-                        drift_fmt_num(b1, sizeof b1, c->m.abs_err, "%.6e");
-                        drift_fmt_num(b2, sizeof b2, c->m.abs_err / c->sum_abs, "%.6e");
-                        drift_fmt_num(b3, sizeof b3, c->m.rel_err, "%.6e");
-                        fprintf(fp, "%s,%zu,%d,%s,%s,%s,%s,%a,%a,%.9e,%s,%s,%s\n", drift_dist_name((drift_dist_t)d),
-                                (size_t)1 << (log2_min + li), tr, drift_format_name(S[s].in),
-                                drift_format_name(S[s].acc), S[s].name, ospec[o], c->m.result, c->exact, c->sum_abs,
-                                b1, b2, b3);
+                        drift_row(&out, T_ERROR, DRIFT_TXT(drift_dist_name((drift_dist_t)d)), DRIFT_INT((size_t)1 << (log2_min + li)),
+                                  DRIFT_INT(tr), DRIFT_TXT(drift_format_name(S[s].in)), DRIFT_TXT(drift_format_name(S[s].acc)),
+                                  DRIFT_TXT(S[s].name), DRIFT_TXT(ospec[o]), DRIFT_NUM(c->m.result), DRIFT_NUM(c->exact),
+                                  DRIFT_NUM(c->sum_abs), DRIFT_NUM(c->m.abs_err), DRIFT_NUM(c->m.abs_err / c->sum_abs),
+                                  DRIFT_NUM(c->m.rel_err));
                     }
 
-    fp = files[F_SUMMARY].fp;
-    drift_table_std_meta(&files[F_SUMMARY], &cli, NULL);
-    drift_table_meta(&files[F_SUMMARY], "table", "(b) per (dist, setting, order, n): mean and max over %ld trials of "
+    drift_out_meta(&out, T_SUMMARY, "table", "(b) per (dist, setting, order, n): mean and max over %ld trials of "
                                                  "error / sum|x|, mean relative error, and the bounds on error / sum|x|",
                      trials);
-    drift_table_meta(&files[F_SUMMARY], "bound_det", "gamma_k = k u / (1 - k u), k = drift_order_depth (order.h); "
+    drift_out_meta(&out, T_SUMMARY, "bound_det", "gamma_k = k u / (1 - k u), k = drift_order_depth (order.h); "
                                                      "kahan/neumaier 2u + (4n+4) u^2 (inf once n u > 1/8); inf when "
                                                      "k u >= 1; u = unit roundoff of the accumulator");
-    drift_table_meta(&files[F_SUMMARY], "bound_prob", "exp(lambda sqrt(k) u + k u^2/(1-u)) - 1 (Higham & Mary 2019), "
+    drift_out_meta(&out, T_SUMMARY, "bound_prob", "exp(lambda sqrt(k) u + k u^2/(1-u)) - 1 (Higham & Mary 2019), "
                                                       "holding with probability >= prob = 1 - 2n exp(-lambda^2 "
                                                       "(1-u)^2/2) under their independent-error model");
-    drift_table_meta(&files[F_SUMMARY], "lambda", "%.2f", lambda);
-    drift_table_meta(&files[F_SUMMARY], "probability", "%.6f at n = 2^%d for u = %g (and higher for smaller n or u)",
+    drift_out_meta(&out, T_SUMMARY, "lambda", "%.2f", lambda);
+    drift_out_meta(&out, T_SUMMARY, "probability", "%.6f at n = 2^%d for u = %g (and higher for smaller n or u)",
                      drift_bound_prob(lambda, nmax, umax), log2_max, umax);
-    drift_table_meta(&files[F_SUMMARY], "orders", "%s", orders_list);
-    drift_table_meta(&files[F_SUMMARY], "settings", "%s", settings_list);
-    drift_table_meta(&files[F_SUMMARY], "slope", "growth exponent of mean error / sum|x| in n, least squares over n >= "
+    drift_out_meta(&out, T_SUMMARY, "orders", "%s", orders_list);
+    drift_out_meta(&out, T_SUMMARY, "settings", "%s", settings_list);
+    drift_out_meta(&out, T_SUMMARY, "slope", "growth exponent of mean error / sum|x| in n, least squares over n >= "
                                                  "2^%d (the same value on every row of a curve)",
                      SLOPE_FROM_LOG2N);
-    fprintf(fp, "dist,format,acc,setting,order,n,log2n,trials,mean_err_sumabs,max_err_sumabs,mean_rel_err,bound_det,"
-                "bound_prob,prob,overflows,slope\n");
     for (int d = 0; d < nd; d++)
         for (int s = 0; s < ns; s++)
             for (int o = 0; o < no; o++)
                 for (int li = 0; li < nn; li++) {
                     const sum_t *q = &SM(d, s, o, li);
-                    drift_fmt_num(b1, sizeof b1, q->mean_e, "%.6e");
-                    drift_fmt_num(b2, sizeof b2, q->max_e, "%.6e");
-                    drift_fmt_num(b3, sizeof b3, q->mean_rel, "%.6e");
-                    drift_fmt_num(b4, sizeof b4, q->det, "%.6e");
-                    drift_fmt_num(b5, sizeof b5, q->prob, "%.6e");
-                    drift_fmt_num(b6, sizeof b6, SLOPE(d, s, o), "%.4f");
-                    fprintf(fp, "%s,%s,%s,%s,%s,%zu,%d,%ld,%s,%s,%s,%s,%s,%.6f,%d,%s\n",
-                            drift_dist_name((drift_dist_t)d), drift_format_name(S[s].in),
-                            drift_format_name(S[s].acc), S[s].name, ospec[o], (size_t)1 << (log2_min + li),
-                            log2_min + li, trials, b1, b2, b3, b4, b5, q->p, q->overflow, b6);
+                    drift_row(&out, T_SUMMARY, DRIFT_TXT(drift_dist_name((drift_dist_t)d)), DRIFT_TXT(drift_format_name(S[s].in)),
+                              DRIFT_TXT(drift_format_name(S[s].acc)), DRIFT_TXT(S[s].name), DRIFT_TXT(ospec[o]),
+                              DRIFT_INT((size_t)1 << (log2_min + li)), DRIFT_INT(log2_min + li), DRIFT_INT(trials),
+                              DRIFT_NUM(q->mean_e), DRIFT_NUM(q->max_e), DRIFT_NUM(q->mean_rel), DRIFT_NUM(q->det),
+                              DRIFT_NUM(q->prob), DRIFT_NUM(q->p), DRIFT_INT(q->overflow), DRIFT_NUM(SLOPE(d, s, o)));
                 }
 
-    fp = files[F_PERMS].fp;
-    drift_table_std_meta(&files[F_PERMS], &cli, NULL);
-    drift_table_meta(&files[F_PERMS], "table", "(c) distinct results of one vector (n = %d) summed seq in %ld random "
+    drift_out_meta(&out, T_PERMS, "table", "(c) distinct results of one vector (n = %d) summed seq in %ld random "
                                                "orders; one row per distinct result",
                      PERM_N, perms);
-    drift_table_meta(&files[F_PERMS], "vectors", "drift_gen_fill(dist) from the Philox stream (seed, "
+    drift_out_meta(&out, T_PERMS, "vectors", "drift_gen_fill(dist) from the Philox stream (seed, "
                                                  "\"sum_order.perms\", point = dist, 0), rounded to the input format");
-    drift_table_meta(&files[F_PERMS], "orders", "random:SEED with SEED = seed * 2^32 + r, r = 0 .. perms-1");
-    drift_table_meta(&files[F_PERMS], "columns", "ulps = (result - exact) / spacing of the accumulator at exact "
+    drift_out_meta(&out, T_PERMS, "orders", "random:SEED with SEED = seed * 2^32 + r, r = 0 .. perms-1");
+    drift_out_meta(&out, T_PERMS, "columns", "ulps = (result - exact) / spacing of the accumulator at exact "
                                                  "(exact arithmetic, rounded to double); cr = 1 for the correctly "
                                                  "rounded sum (exact rounded once to the accumulator, RNE)");
-    drift_table_meta(&files[F_PERMS], "settings", "%s", settings_list);
-    fprintf(fp, "dist,format,acc,setting,n,perms,distinct,result_hex,result,ulps,count,fraction,cr\n");
+    drift_out_meta(&out, T_PERMS, "settings", "%s", settings_list);
     for (size_t t = 0; t < npc; t++) {
         int d = (int)(t / ns), s = (int)(t % ns);
         for (int k = 0; k < nbins[t]; k++) {
@@ -576,10 +566,10 @@ int main(int argc, char **argv)
             drift_xacc_t e = p_x[t];
             drift_xacc_add(&e, -v); /* exact - result, exactly */
             double ulps = -drift_xacc_round(&e, DRIFT_FP64, DRIFT_RNE) / p_ulp[t];
-            drift_fmt_num(b1, sizeof b1, v, "%.17g");
-            fprintf(fp, "%s,%s,%s,%s,%d,%ld,%d,%a,%s,%.6f,%ld,%.6f,%d\n", drift_dist_name((drift_dist_t)d),
-                    drift_format_name(S[s].in), drift_format_name(S[s].acc), S[s].name, PERM_N, perms, nbins[t], v,
-                    b1, ulps, bins[t][k].count, (double)bins[t][k].count / perms, v == p_cr[t]);
+            drift_row(&out, T_PERMS, DRIFT_TXT(drift_dist_name((drift_dist_t)d)), DRIFT_TXT(drift_format_name(S[s].in)),
+                      DRIFT_TXT(drift_format_name(S[s].acc)), DRIFT_TXT(S[s].name), DRIFT_INT(PERM_N), DRIFT_INT(perms),
+                      DRIFT_INT(nbins[t]), DRIFT_NUM(v), DRIFT_NUM(v), DRIFT_NUM(ulps), DRIFT_INT(bins[t][k].count),
+                      DRIFT_NUM((double)bins[t][k].count / perms), DRIFT_INT(v == p_cr[t]));
         }
     }
 
@@ -595,7 +585,7 @@ int main(int argc, char **argv)
         if (O[o].kind == DRIFT_ORDER_PAIRWISE && ipw < 0) ipw = o;
         if ((O[o].kind == DRIFT_ORDER_KAHAN || O[o].kind == DRIFT_ORDER_NEUMAIER) && ikahan < 0) ikahan = o;
     }
-    fp = files[F_MD].fp;
+    FILE *fp = out.md;
     fprintf(fp, "**Question.** %s Every result is held against the exact sum of the same rounded inputs "
                 "(superaccumulator, cross-checked against MPFR in the tests).\n\n",
             spec.question);
@@ -696,12 +686,11 @@ int main(int argc, char **argv)
                 "probabilistic bound with lambda = %.2f held for %ld of %ld.\n",
             det_ok, det_total, n_overflow, lambda, prob_ok, prob_total);
 
-    drift_files_commit(files, NFILES);
+    drift_out_commit(&out);
 
     /* ---- summary for people ---- */
     if (!cli.quiet) {
-        printf("sum_order: %s\n\n(a) %s, exact sum of the rounded inputs and each order:\n%-12s %14s", spec.question,
-               CASES[0].desc, "inputs/acc", "exact");
+        printf("\n(a) %s, exact sum of the rounded inputs and each order:\n%-12s %14s", CASES[0].desc, "inputs/acc", "exact");
         for (int o = 0; o < no; o++) printf(" %12s", ospec[o]);
         printf("\n");
         for (int s = 0; s < nsa; s++) {

@@ -19,8 +19,7 @@
 #                                format). Rows below the lowest drawn fraction are off the plot.
 # Formats, kernels and K values missing from the data are simply not drawn.
 
-if (!exists("datadir")) datadir = 'data'
-if (!exists("outdir")) outdir = 'plots'
+load 'plots/common.gp'
 
 set datafile separator ','
 set datafile commentschars '#'
@@ -39,8 +38,7 @@ fmtlist = system("awk -F, '!/^#/ && $1+0 > 0 {print $2}' ".fit." | awk '!seen[$0
 kf = (strstrt(fmtlist, 'bf16') > 0) ? 'bf16' : word(fmtlist, 1)
 
 formats = "bf16 fp16 tf32 fp32"
-colors = "#ff7f0e #d62728 #17becf #1f77b4"
-color(i) = word(colors, i)
+color(i) = fmt_color(word(formats, i))
 sel(K, f, t) = (column('K') == K && strcol('format') eq f && strcol('tag') eq t) ? 1 : NaN
 selk(K, f, k) = (column('K') == K && strcol('format') eq f && strcol('kernel') eq k) ? 1 : NaN
 
@@ -53,23 +51,15 @@ set samples 400
 set encoding utf8
 set logscale x 10
 set format x '10^{%L}'
-set grid xtics ytics lc rgb '#dddddd'
 set xlabel "exact top-1 minus top-2 gap / logit scale s (log scale)"
 set ylabel "flip probability P(computed argmax != exact argmax)"
 set yrange [-0.02:0.75]
-set xrange [1e-8:3]
-set key top right box opaque font ',9' width 1 spacing 1.1
+set xrange [5e-8:3]
 
 # ---- 1. per format ------------------------------------------------------------------------------
 do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 700*nK+100,660 enhanced font 'Sans,11'
-        set output outdir.'/argmax_flip_formats.png'
-    } else {
-        set terminal svg size 700*nK+100,660 enhanced font 'Sans,11' dynamic
-        set output outdir.'/argmax_flip_formats.svg'
-    }
-    set multiplot layout 1,nK title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)   open, dashed: tensor cores (tc:h100), logits stored in the format" font ',12'
+    eval out(term, 'argmax_flip_formats', 620*nK+380, 680)
+    set multiplot layout 1,nK margins 0.05, 0.75, 0.11, 0.84 spacing 0.05 title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)   open, dashed: tensor cores (tc:h100), logits stored in the format\nthe four solid curves nearly coincide: with fp32 accumulation the input format hardly matters" font ',12'
     do for [j = 1:nK] {
         K = word(Klist, j) + 0
         array SD[4]
@@ -79,11 +69,12 @@ do for [term = 1:2] {
             SE[i] = num(sig_tag(K, word(formats, i), 'engine'))
         }
         set title sprintf("K = %d", K) font ',11'
+        if (j == nK) { set key at screen 0.995, 0.5 right center box font ',10' width 1 spacing 1.1 } else { unset key }
         plot for [i = 1:4] bins using (sel(K, word(formats, i), 'default') * column('rel_center')):'rate':'lo':'hi' \
-                 with yerrorbars pt 7 ps 0.7 lc rgb color(i) title word(formats, i).' inputs, default kernel', \
+                 with yerrorbars pt 7 ps 0.7 lc rgb color(i) title (j == nK ? word(formats, i).' inputs, default kernel' : ''), \
              for [i = 1:4] (SD[i] == SD[i] ? norm(-x / SD[i]) : NaN) with lines lw 2 lc rgb color(i) notitle, \
              for [i = 1:3] bins using (sel(K, word(formats, i), 'engine') * column('rel_center')):'rate':'lo':'hi' \
-                 with yerrorbars pt 6 ps 0.8 lc rgb color(i) title word(formats, i).(i < 3 ? ' inputs, logits stored in '.word(formats, i) : ' inputs, tensor cores, fp32 logits'), \
+                 with yerrorbars pt 6 ps 0.8 lc rgb color(i) title (j == nK ? word(formats, i).(i < 3 ? ' inputs, logits stored in '.word(formats, i) : ' inputs, tensor cores, fp32 logits') : ''), \
              for [i = 1:3] (SE[i] == SE[i] ? norm(-x / SE[i]) : NaN) with lines lw 1.5 dt 2 lc rgb color(i) notitle
     }
     unset multiplot
@@ -100,21 +91,18 @@ do for [i = 1:words(knar)] { SN[i] = num(sig_ker(Kmax, kf, word(knar, i))) }
 kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #000000 #aec7e8"
 kc(i) = word(kcolors, (i - 1) % 12 + 1)
 do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 1500,640 enhanced font 'Sans,11'
-        set output outdir.'/argmax_flip_kernels.png'
-    } else {
-        set terminal svg size 1500,640 enhanced font 'Sans,11' dynamic
-        set output outdir.'/argmax_flip_kernels.svg'
-    }
+    eval out(term, 'argmax_flip_kernels', 1600, 700)
     set multiplot layout 1,2 title sprintf("Flip probability per kernel, %s inputs, K = %d (kernel = order/accumulator/logits; curves: fitted {/Symbol F})", kf, Kmax) font ',13'
+    # points without bars (the bars of ten kernels hide each other); each kernel has its own key,
+    # placed under its panel
+    set key below box font ',9' maxrows 4 width -2
     set title "logits in fp32: the reduction order sets the noise" font ',10'
-    plot for [i = 1:words(k32)] bins using (selk(Kmax, kf, word(k32, i)) * column('rel_center')):'rate':'lo':'hi' \
-             with yerrorbars pt 7 ps 0.6 lc rgb kc(i) title word(k32, i), \
+    plot for [i = 1:words(k32)] bins using (selk(Kmax, kf, word(k32, i)) * column('rel_center')):'rate' \
+             with points pt (i % 6) + 4 ps 0.7 lc rgb kc(i) title word(k32, i), \
          for [i = 1:words(k32)] (S32[i] == S32[i] ? norm(-x / S32[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
     set title "logits stored in the format, and own-format accumulation: the coarse format sets the noise" font ',10'
-    plot for [i = 1:words(knar)] bins using (selk(Kmax, kf, word(knar, i)) * column('rel_center')):'rate':'lo':'hi' \
-             with yerrorbars pt 7 ps 0.6 lc rgb kc(i) title word(knar, i), \
+    plot for [i = 1:words(knar)] bins using (selk(Kmax, kf, word(knar, i)) * column('rel_center')):'rate' \
+             with points pt (i % 6) + 4 ps 0.7 lc rgb kc(i) title word(knar, i), \
          for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
     unset multiplot
 }
@@ -140,21 +128,15 @@ do for [i = 1:4] {
 gsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'below_lo' && column('cum_fraction') > 0) ? 1 : NaN
 kcol = "#2ca02c #9467bd #8c564b"
 do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 1100,650 enhanced font 'Sans,11'
-        set output outdir.'/argmax_flip_gaps.png'
-    } else {
-        set terminal svg size 1100,650 enhanced font 'Sans,11' dynamic
-        set output outdir.'/argmax_flip_gaps.svg'
-    }
+    eval out(term, 'argmax_flip_gaps', 1300, 650)
     set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs); vertical lines: critical gaps D_{0.1%%} at K = %d", kf, Kmax) font ',12'
     set logscale xy 10
     set format y '10^{%L}'
-    set xrange [1e-7:10]
+    set xrange [5e-6:10]
     set yrange [1e-4:1.5]
     set xlabel "exact top-1 minus top-2 gap / logit scale s (log scale)"
     set ylabel "fraction of rows with a smaller gap (log scale)"
-    set key top left box opaque font ',9'
+    set key outside right top box font ',9'
     unset arrow
     unset label
     # The default kernels' lines sit together (the input format hardly matters there): one label
@@ -167,15 +149,14 @@ do for [term = 1:2] {
         }
         if (i < 4 && De[i] == De[i]) {
             set arrow from De[i], graph 0 to De[i], graph 1 nohead lw 1.5 dt 2 lc rgb color(i)
-            set label word(formats, i).(i < 3 ? ', logits stored in '.word(formats, i) : ', tensor cores') at De[i], graph 0.05 \
-                rotate by 90 font ',9' tc rgb color(i) offset -0.7,0
         }
     }
-    if (dmin < 1e300) {
-        set label 'default kernel (seq, fp32 logits): all formats' at dmin, graph 0.05 rotate by 90 font ',9' tc rgb '#333333' offset -0.7,0
-    }
     plot for [j = 1:nK] gaps using (gsel(word(Klist, j) + 0, kf) * column('rel_hi')):'cum_fraction' \
-             with linespoints lw 2 pt 7 ps 0.6 lc rgb word(kcol, (j - 1) % 3 + 1) title sprintf("K = %s", word(Klist, j))
+             with linespoints lw 2 pt 7 ps 0.6 lc rgb word(kcol, (j - 1) % 3 + 1) title sprintf("K = %s", word(Klist, j)), \
+         for [i = 1:4] (Dd[i] == Dd[i] ? 1e9 : NaN) with lines lw 1.5 lc rgb color(i) \
+             title sprintf("D_{0.1%%}, %s, default kernel (fp32 logits)", word(formats, i)), \
+         for [i = 1:3] (De[i] == De[i] ? 1e9 : NaN) with lines lw 1.5 dt 2 lc rgb color(i) \
+             title sprintf("D_{0.1%%}, %s", word(formats, i).(i < 3 ? ', logits stored in '.word(formats, i) : ', tensor cores'))
     unset arrow
     unset label
     unset logscale y

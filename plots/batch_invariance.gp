@@ -8,82 +8,79 @@
 # largest |difference| against M, one segment per run of M with one kernel and per K,
 # vendor-like (solid) and batch-invariant (red, dashed: the zero line).
 
-if (!exists("datadir")) datadir = 'data'
-if (!exists("outdir")) outdir = 'plots'
+load 'plots/common.gp'
 
-set datafile separator ','
-set datafile commentschars '#'
 main = datadir.'/batch_invariance.csv'
 runs = datadir.'/batch_invariance_runs.csv'
-
-fmts = "fp32 tf32 bf16 fp16"
+# the formats, policies and K values present in the data (a run with --formats plots what it has)
+col_values(file, name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"%s\") c = i; next } !seen[$c]++ { print $c }' | paste -sd' ' -", file, name))
+fmts = col_values(runs, 'format')
 nf = words(fmts)
-pols = "vendor-like batch-invariant"
+Ks = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR > 1 { print $3 }' | sort -nu | paste -sd' ' -", runs))
+nk = words(Ks)
 sel(f, p) = strcol('format') eq f && strcol('policy') eq p
-# colour value: log10 of the difference; unchanged rows get the floor value (drawn grey)
-floor = -9
-lv(d) = d > 0 ? log10(d) : floor
 
-set encoding utf8
+# one colour scale for all panels, from the data: log10 of the largest positive difference
+stats runs using (column('max_abs_diff') > 0 ? log10(column('max_abs_diff')) : NaN) nooutput
+cb_hi = ceil(STATS_max)
+cb_lo = floor(STATS_min)
+# does the batch-invariant policy ever change row 0? (the experiment's claim: never)
+stats runs using (strcol('policy') eq 'batch-invariant' ? column('max_abs_diff') : NaN) nooutput
+bi_max = STATS_max
+floor_v = cb_lo - 0.5   # 'same bits' sits in a grey band below every measured difference
+lv(d) = d > 0 ? log10(d) : floor_v
+
 set logscale x 2
 set format x '%g'
-set xrange [0.7:2900]
-set xlabel 'batch size M (rows in the product)'
+stats runs using 'M_last' nooutput
+M_hi = STATS_max
+set xrange [0.7:M_hi * 1.3]
+set xlabel 'batch size M (rows in the product; log scale)'
 set ylabel 'K'
 set ytics 1
 set format y '2^{%g}'
-set palette defined (-9 '#d9d9d9', -8.99 '#ffffcc', -4 '#fd8d3c', 0 '#e31a1c', 3 '#67000d')
-set cbrange [floor:3]
-set cblabel 'log_{10} max |diff|, grey: same bits' font ',9'
+set palette defined (floor_v '#e0e0e0', cb_lo - 0.001 '#e0e0e0', cb_lo '#ffffb2', (cb_lo + cb_hi) / 2.0 '#fd8d3c', cb_hi '#bd0026')
+set cbrange [floor_v:cb_hi]
+set cbtics cb_lo, 1
+set cblabel 'log_{10} max |diff| of row 0 (grey: same bits as M = 1)' font ',10'
 set style fill solid 1.0 noborder
 
 do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 1500, 300 * nf + 80 enhanced font 'Sans,10'
-        set output outdir.'/batch_invariance_heatmap.png'
-    } else {
-        set terminal svg size 1500, 300 * nf + 80 enhanced font 'Sans,10' dynamic
-        set output outdir.'/batch_invariance_heatmap.svg'
-    }
-    set multiplot layout nf, 2 title "Where row 0 changes with the batch size (Thinking Machines' row-0 test; policy models of lib/ops/policy.h)" font ',12'
+    eval out(term, 'batch_invariance_heatmap', 1500, 300 * ((nf + 1) / 2) + 110)
+    set multiplot layout (nf + 1) / 2, 2 margins 0.05, 0.88, 0.08, 0.86 spacing 0.06, 0.16 \
+        title sprintf("Where row 0 changes with the batch size, vendor-like policy (Thinking Machines' row-0 test; lib/ops/policy.h).\nbatch-invariant policy: largest change of row 0 over every M and K = %g (not drawn: it would be all grey)", bi_max) font ',12'
     do for [f = 1:nf] {
-        do for [p = 1:2] {
-            set title sprintf("%s inputs, %s", word(fmts, f), word(pols, p)) font ',11'
-            # each run of batch sizes with one kernel: a box from M_first - 0.5 to M_last + 0.5, log2 K +- 0.45
-            # (the filter must sit in a coordinate: a NaN colour alone would still draw the box)
-            plot runs using 'M_first':(sel(word(fmts, f), word(pols, p)) ? log(column('K')) / log(2) : NaN):(column('M_first') - 0.5):(column('M_last') + 0.5):(log(column('K')) / log(2) - 0.45):(log(column('K')) / log(2) + 0.45):(lv(column('max_abs_diff'))) \
-                 with boxxyerror fc palette notitle
-        }
+        set title sprintf("%s inputs, vendor-like", word(fmts, f)) font ',11'
+        if (f == nf) { set colorbox user origin screen 0.91, 0.15 size screen 0.02, 0.6 } else { unset colorbox }
+        # each run of batch sizes with one kernel: a box from M_first - 0.5 to M_last + 0.5, log2 K +- 0.45
+        plot runs using 'M_first':(sel(word(fmts, f), 'vendor-like') ? log(column('K')) / log(2) : NaN):(column('M_first') - 0.5):(column('M_last') + 0.5):(log(column('K')) / log(2) - 0.45):(log(column('K')) / log(2) + 0.45):(lv(column('max_abs_diff'))) \
+             with boxxyerror fc palette notitle
     }
     unset multiplot
 }
 
-# ---- largest difference against M ----------------------------------------------------------
 unset logscale y
 set format y '%g'
 set ytics autofreq
 set ylabel 'max |difference| over row 0'
 set autoscale y
-set key top left font ',9'
-kcol(k) = k == 256 ? '#c6dbef' : k == 512 ? '#9ecae1' : k == 1024 ? '#6baed6' : k == 2048 ? '#3182bd' : k == 4096 ? '#08519c' : k == 8192 ? '#08306b' : '#000000'
-Ks = "256 512 1024 2048 4096 8192 16384"
+# one distinct colour (and point) per K present in the data
+kcolors = "#1f77b4 #ff7f0e #2ca02c #9467bd #8c564b #e377c2 #17becf #bcbd22"
+kcol(i) = word(kcolors, (i - 1) % 8 + 1)
 diff(f, p, k) = (sel(f, p) && column('K') == k) ? column('max_abs_diff') : NaN
 do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 1400, 700 enhanced font 'Sans,10'
-        set output outdir.'/batch_invariance_diff.png'
-    } else {
-        set terminal svg size 1400, 700 enhanced font 'Sans,10' dynamic
-        set output outdir.'/batch_invariance_diff.svg'
-    }
-    set multiplot layout 2, 2 title "Largest change of row 0 against the batch size M; vendor-like: one segment per run of M with one kernel, per K; batch-invariant: red (all exactly 0)" font ',12'
-    set offsets 0, 0, graph 0.05, 0
+    eval out(term, 'batch_invariance_diff', 1500, 700)
+    set multiplot layout 2, (nf + 1) / 2 margins 0.06, 0.80, 0.08, 0.86 spacing 0.06, 0.16 \
+        title "Largest change of row 0 against the batch size M: vendor-like, one segment per run of M with one kernel, per K;\nbatch-invariant: red dashed (exactly 0 everywhere)" font ',12'
+    set offsets 0, 0, graph 0.08, graph 0.02
     do for [f = 1:nf] {
         set title sprintf("%s inputs", word(fmts, f)) font ',11'
-        plot for [k = 1:words(Ks)] runs using 'M_first':(diff(word(fmts, f), 'vendor-like', int(word(Ks, k)))):(column('M_last') + 1 - column('M_first')):(0) \
-                 with vectors nohead lw 3 lc rgb kcol(int(word(Ks, k))) title 'K = '.word(Ks, k), \
+        if (f == nf) { set key at screen 0.995, 0.5 right center font ',10' box title 'K' } else { unset key }
+        plot for [k = 1:nk] runs using 'M_first':(diff(word(fmts, f), 'vendor-like', int(word(Ks, k)))):(column('M_last') + 1 - column('M_first')):(0) \
+                 with vectors nohead lw 3 lc rgb kcol(k) title (f == nf ? 'K = '.word(Ks, k) : ''), \
              runs using 'M_first':(sel(word(fmts, f), 'batch-invariant') ? column('max_abs_diff') : NaN):(column('M_last') + 1 - column('M_first')):(0) \
-                 with vectors nohead lw 2 dt 2 lc rgb '#d62728' title 'batch-invariant (every K)'
+                 with vectors nohead lw 2 dt 2 lc rgb '#d62728' title (f == nf ? 'batch-invariant (every K)' : '')
     }
     unset multiplot
 }
+set output

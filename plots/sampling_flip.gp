@@ -8,8 +8,7 @@
 # argmax path) is drawn at the far left. Log scales; steps where no change was seen are drawn
 # on the floor of the plot with open triangles; bars are Wilson 95% intervals.
 
-if (!exists("datadir")) datadir = 'data'
-if (!exists("outdir")) outdir = 'plots'
+load 'plots/common.gp'
 
 set datafile separator ','
 set datafile commentschars '#'
@@ -20,11 +19,16 @@ pairs = system("awk -F, '!/^#/ && $5+0 > 0 && !seen[$1\" \"$2]++ {print $1\"|\"$
 np = words(pairs)
 pf(i) = word(pairs, i)[1:strstrt(word(pairs, i), '|') - 1]
 pk(i) = word(pairs, i)[strstrt(word(pairs, i), '|') + 1:]
-colors = "#1f77b4 #2ca02c #9467bd #d62728 #ff7f0e #8c564b #e377c2 #17becf"
-color(i) = word(colors, (i - 1) % 8 + 1)
+# colour, point and dash per (format, kernel) series: the data usually hold one input format
+# with several kernels, so a colour per format alone would not tell them apart
+kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #17becf"
+color(i) = word(kcolors, (i - 1) % 8 + 1)
+ptype(i) = word("7 5 9 11 13 15", (i - 1) % 6 + 1) + 0
+dtype(i) = (i - 1) % 3 + 1
 samplers = "full top-k top-p"
 T0 = 3e-9     # where T = 0 is drawn
-FLOOR = 1e-4  # where "no change seen" is drawn
+FLOOR = 1e-4  # where "no change seen" is drawn: each series a little higher, so none hides another
+floor_y(i) = FLOOR * 1.3**(i - 1)
 tx(t) = t == 0 ? T0 : t
 sel(i, s) = (strcol('format') eq pf(i) && strcol('kernel') eq pk(i) && strcol('sampler') eq s) ? 1 : NaN
 
@@ -33,29 +37,25 @@ set logscale xy 10
 set format x '10^{%L}'
 set format y '10^{%L}'
 set xtics add ("0\n(argmax)" T0)
-set grid xtics ytics lc rgb '#dddddd'
 set xrange [1.5e-9:4]
 set yrange [FLOOR / 2:1]
-set xlabel "temperature T (log scale; T = 0 at the left)"
+# the log axis is broken between T = 0 (drawn at T0) and the first T > 0: two slanted strokes
+set arrow 1 from 4.6e-9, graph -0.02 to 5.2e-9, graph 0.02 nohead lw 1.5 front
+set arrow 2 from 5.4e-9, graph -0.02 to 6.1e-9, graph 0.02 nohead lw 1.5 front
 set ylabel "fraction of steps whose token changed (log scale)"
-set key top left box opaque font ',9'
+set xlabel "temperature T (log scale; T = 0 left of the axis break)" offset 0, -0.6
 
 do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 1650,600 enhanced font 'Sans,11'
-        set output outdir.'/sampling_flip.png'
-    } else {
-        set terminal svg size 1650,600 enhanced font 'Sans,11' dynamic
-        set output outdir.'/sampling_flip.svg'
-    }
-    set multiplot layout 1,3 title "Same seed, different numerics: how often the sampled token differs from the one the exact logits give\n(open triangles on the floor: no change seen in any step; bars: Wilson 95%)" font ',12'
+    eval out(term, 'sampling_flip', 1900, 620)
+    set multiplot layout 1,3 margins 0.05, 0.86, 0.16, 0.84 spacing 0.05 title "Same seed, different numerics: how often the sampled token differs from the one the exact logits give\n(open markers on the floor: no change seen in any step, one row per kernel; bars: Wilson 95%)" font ',12'
     do for [j = 1:3] {
         s = word(samplers, j)
         set title (s eq 'full' ? 'full softmax' : s eq 'top-k' ? 'top-k (k = 50)' : 'top-p (p = 0.9)') font ',11'
+        if (j == 3) { set key at screen 0.995, 0.5 right center box font ',10' title 'inputs, kernel' } else { unset key }
         plot for [i = 1:np] rates using (sel(i, s) * tx(column('temperature'))):(column('rate') > 0 ? column('rate') : NaN):'lo':'hi' \
-                 with yerrorlines lw 1.5 pt 7 ps 0.6 lc rgb color(i) title pf(i).' '.pk(i), \
-             for [i = 1:np] rates using (sel(i, s) * tx(column('temperature'))):(column('rate') > 0 ? NaN : FLOOR) \
-                 with points pt 11 ps 0.9 lc rgb color(i) notitle
+                 with yerrorlines lw 1.5 dt dtype(i) pt ptype(i) ps 0.6 lc rgb color(i) title (j == 3 ? pf(i).' '.pk(i) : ''), \
+             for [i = 1:np] rates using (sel(i, s) * tx(column('temperature'))):(column('rate') > 0 ? NaN : floor_y(i)) \
+                 with points pt ptype(i) - 1 ps 0.9 lc rgb color(i) notitle
     }
     unset multiplot
 }

@@ -2,21 +2,22 @@
 #
 #   gnuplot -e "datadir='data'; outdir='plots'" plots/sum_order.gp      (./lab plot sum_order)
 #
-# Writes, each as .png (pngcairo) and .svg:
+# Writes, each as .png and .svg (terminal pair and palette from plots/common.gp):
 #   outdir/sum_order_bounds  one panel per order: error / sum|x| against n (log-log, uniform
-#                            inputs, mean over trials) for every accumulator setting, with the
-#                            order's deterministic bound gamma_k (dashed) and probabilistic
-#                            bound ~lambda sqrt(k) u (dotted) in the accumulator's colour;
-#   outdir/sum_order_dists   rows = settings, columns = input distributions: the relative
-#                            error |result - exact| / |exact| of every order against n;
+#                            inputs, mean over trials) per inputs/accumulator setting, with the
+#                            deterministic bound gamma_k (dashed) and the probabilistic bound
+#                            ~lambda sqrt(k) u (dotted) in the accumulator's format colour;
+#                            all panels share one y range and one key (its own panel).
+#   outdir/sum_order_dists   rows = settings, columns = input distributions: relative error of
+#                            every order against n; one y range per column, one shared key.
 #   outdir/sum_order_perms   one panel per setting: histogram of the results of one normal
-#                            vector (n = 1000) summed in R random orders, in ulps of the
-#                            accumulator from the exact sum; the correctly rounded result in green.
+#                            vector (n = 1000) summed in R random orders, in ulps.
+# A log axis cannot show 0 or inf: an error of exactly 0 is drawn as an open triangle on the
+# floor of the panel, an overflow (inf or NaN result) as a cross on its ceiling.
 # Orders and settings are read from the CSV metadata, so a run with --orders/--formats plots
-# what it computed. Undefined points (0 on a log axis, inf = overflow, nan) are skipped.
+# what it computed.
 
-if (!exists("datadir")) datadir = 'data'
-if (!exists("outdir")) outdir = 'plots'
+load 'plots/common.gp'
 
 summary = datadir.'/sum_order_summary.csv'
 perms = datadir.'/sum_order_perms.csv'
@@ -27,111 +28,125 @@ lambda = meta(summary, 'lambda')
 nord = words(orders)
 nset = words(settings)
 
-set datafile separator ','
-set datafile commentschars '#'
-set encoding utf8
-
 ocolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf"
-scolors = "#1f77b4 #2ca02c #ff7f0e #9467bd #d62728 #17becf #8c564b #7f7f7f"
 ocolor(i) = word(ocolors, (i - 1) % 10 + 1)
-scolor(i) = word(scolors, (i - 1) % 8 + 1)
-# the bound of an accumulator: one colour per accumulator format
-acccolor(s) = (s[strstrt(s, '/') + 1:] eq 'fp32') ? '#000000' : \
-              (s[strstrt(s, '/') + 1:] eq 'fp16') ? '#d62728' : \
-              (s[strstrt(s, '/') + 1:] eq 'bf16') ? '#ff7f0e' : '#7f7f7f'
+opt(i) = word("7 5 9 11 13 4 6 8 10 12", (i - 1) % 10 + 1) + 0
+# a setting "in/acc" is coloured by its input format; dash = accumulator is narrower than fp32
+s_in(s) = s[1:strstrt(s, '/') - 1]
+s_acc(s) = s[strstrt(s, '/') + 1:]
+acc_dt(s) = s_acc(s) eq 'fp32' ? 1 : 4
 
-# A row's value when it belongs to (dist, setting, order), else NaN (skipped).
 pick(d, s, o, c) = (strcol('dist') eq d && strcol('setting') eq s && strcol('order') eq o) ? column(c) : NaN
 pos(v) = (v > 0 && v < 1e300) ? v : NaN
+is_row(d, s, o) = strcol('dist') eq d && strcol('setting') eq s && strcol('order') eq o
+zero_at(d, s, o, c, floor) = (is_row(d, s, o) && column(c) == 0) ? floor : NaN
+bad(c) = strcol(c) eq 'inf' || strcol(c) eq 'nan' || strcol(c) eq '-nan' || strcol(c) eq '-inf'
+over_at(d, s, o, c, ceil) = (is_row(d, s, o) && bad(c)) ? ceil : NaN
 
 set logscale xy
 set format x '2^{%L}'
 set format y '10^{%L}'
-set grid xtics ytics lc rgb '#dddddd'
 
+# the shared y range of a column: powers of ten around its positive finite values
 # ---- 1. each order against its bounds (uniform inputs) ----------------------------------
+stats summary using (strcol('dist') eq 'uniform' ? pos(column('mean_err_sumabs')) : NaN) nooutput
+b_lo = 10**floor(log10(STATS_min)) / 10.0
+b_hi = 10.0
 ncols = nord < 4 ? nord : 4
-nrows = (nord + ncols - 1) / ncols
-do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 420 * ncols, 380 * nrows + 60 enhanced font 'Sans,10'
-        set output outdir.'/sum_order_bounds.png'
-    } else {
-        set terminal svg size 420 * ncols, 380 * nrows + 60 enhanced font 'Sans,10' dynamic
-        set output outdir.'/sum_order_bounds.svg'
-    }
-    set multiplot layout nrows, ncols title sprintf("Error / sum|x| against n, uniform [0,1) inputs (mean over trials). Points: measured. Bounds of each accumulator (black fp32, orange bf16, red fp16):\ndashed = deterministic {/Symbol g}_k, dotted = probabilistic ~{/Symbol l} sqrt(k) u with {/Symbol l} = %s; a bound leaves the plot where k u reaches 1", lambda) font ',12'
+nrows = (nord + ncols) / ncols        # at least one free cell for the key
+do for [t = 1:2] {
+    eval out(t, 'sum_order_bounds', 420 * ncols, 380 * nrows + 80)
+    set yrange [b_lo:b_hi]
+    set multiplot layout nrows, ncols title sprintf("Error / sum|x| against n, uniform [0,1) inputs (mean over trials), every order on one scale.\nDashed: deterministic bound {/Symbol g}_k, dotted: probabilistic bound ~{/Symbol l} sqrt(k) u ({/Symbol l} = %s), in the accumulator's colour; a bound leaves the plot where k u reaches 1", lambda) font ',12'
     set logscale x 2
-    set xlabel 'n'
-    set ylabel 'error / sum|x|'
-    set yrange [*:10]
-    set key bottom right font ',8' spacing 0.9 opaque box
+    set xlabel 'n'.LOGX
+    set ylabel 'error / sum|x|'.LOGY
+    set yrange [b_lo:b_hi]
+    unset key
     do for [o = 1:nord] {
         ord = word(orders, o)
         set title ord font ',11'
-        plot for [s = 1:nset] summary using 'n':(pos(pick('uniform', word(settings, s), ord, 'mean_err_sumabs'))) \
-                 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb scolor(s) title word(settings, s), \
+        # one key for all panels, drawn once in the empty space after the last panel
+        if (o == nord) { set key at screen 0.97, 0.06 right bottom font ',10' spacing 1.1 box title 'inputs/accumulator' } else { unset key }
+        plot \
+             for [s = 1:nset] 1e9 with linespoints pt 7 lw 1.5 dt acc_dt(word(settings, s)) \
+                 lc rgb fmt_color(s_in(word(settings, s))) title (o == nord ? word(settings, s) : ''), \
+             1e9 with lines dt 2 lw 1.2 lc rgb '#000000' title (o == nord ? 'deterministic bound' : ''), \
+             1e9 with lines dt 3 lw 1.2 lc rgb '#000000' title (o == nord ? 'probabilistic bound' : ''), \
+             1e9 with points pt 8 lc rgb '#555555' title (o == nord ? 'error 0 (on the floor)' : ''), \
+             1e9 with points pt 2 lc rgb '#555555' title (o == nord ? 'inf/NaN (on the ceiling)' : ''), \
+             for [s = 1:nset] summary using 'n':(pos(pick('uniform', word(settings, s), ord, 'mean_err_sumabs'))) \
+                 with linespoints pt 7 ps 0.5 lw 1.5 dt acc_dt(word(settings, s)) \
+                 lc rgb fmt_color(s_in(word(settings, s))) notitle, \
+             for [s = 1:nset] summary using 'n':(zero_at('uniform', word(settings, s), ord, 'mean_err_sumabs', b_lo * 1.6)) \
+                 with points pt 8 ps 0.9 lc rgb fmt_color(s_in(word(settings, s))) notitle, \
+             for [s = 1:nset] summary using 'n':(over_at('uniform', word(settings, s), ord, 'mean_err_sumabs', b_hi / 1.6)) \
+                 with points pt 2 ps 1.2 lc rgb fmt_color(s_in(word(settings, s))) notitle, \
              for [s = 1:nset] summary using 'n':(pos(pick('uniform', word(settings, s), ord, 'bound_det'))) \
-                 with lines dt 2 lw 1.2 lc rgb acccolor(word(settings, s)) notitle, \
+                 with lines dt 2 lw 1.2 lc rgb fmt_color(s_acc(word(settings, s))) notitle, \
              for [s = 1:nset] summary using 'n':(pos(pick('uniform', word(settings, s), ord, 'bound_prob'))) \
-                 with lines dt 3 lw 1.2 lc rgb acccolor(word(settings, s)) notitle
+                 with lines dt 3 lw 1.2 lc rgb fmt_color(s_acc(word(settings, s))) notitle
     }
     unset multiplot
+    set border; set tics; set grid; set logscale xy; unset key; set autoscale xy
 }
 
 # ---- 2. every distribution: relative error of every order -------------------------------
 dists = "uniform normal illcond llm"
-do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 1500, 280 * nset + 80 enhanced font 'Sans,9'
-        set output outdir.'/sum_order_dists.png'
-    } else {
-        set terminal svg size 1500, 280 * nset + 80 enhanced font 'Sans,9' dynamic
-        set output outdir.'/sum_order_dists.svg'
-    }
-    set multiplot layout nset, 4 title "Relative error |result - exact| / |exact| against n, per input distribution (columns) and inputs/accumulator (rows)" font ',12'
-    set yrange [*:*]
-    set autoscale y
-    set key top left font ',7' spacing 0.8 maxrows 4
-    set xlabel 'n'
-    set ylabel 'relative error'
+array LO[4]
+array HI[4]
+do for [d = 1:4] {
+    stats summary using (strcol('dist') eq word(dists, d) ? pos(column('mean_rel_err')) : NaN) nooutput
+    LO[d] = 10**floor(log10(STATS_min)) / 10.0
+    HI[d] = 10**ceil(log10(STATS_max)) * 10.0
+}
+do for [t = 1:2] {
+    eval out(t, 'sum_order_dists', 1700, 280 * nset + 120)
+    set multiplot layout nset, 4 margins 0.05, 0.87, 0.05, 0.95 spacing 0.06, 0.07 title "Relative error |result - exact| / |exact| against n, per input distribution (columns, one y scale each) and inputs/accumulator (rows)" font ',12'
+    set logscale x 2
+    set xlabel 'n'.LOGX
+    set ylabel 'relative error'.LOGY
+    unset key
     do for [s = 1:nset] {
         do for [d = 1:4] {
+            set yrange [LO[d]:HI[d]]
             set title sprintf("%s, %s", word(dists, d), word(settings, s)) font ',10'
-            if (s == 1 && d == 1) { set key } else { unset key }
-            plot for [o = 1:nord] summary using 'n':(pos(pick(word(dists, d), word(settings, s), word(orders, o), 'mean_rel_err'))) \
-                 with linespoints pt 7 ps 0.4 lw 1.2 lc rgb ocolor(o) title word(orders, o)
+            if (s == nset && d == 4) { set key at screen 0.995, 0.5 right center vertical font ',11' box title 'order' } else { unset key }
+            last = (s == nset && d == 4)
+            plot for [o = 1:nord] 1e99 with linespoints pt opt(o) lw 1.2 lc rgb ocolor(o) title (last ? word(orders, o) : ''), \
+                 1e99 with points pt 8 lc rgb '#555555' title (last ? 'error 0 (floor)' : ''), \
+                 1e99 with points pt 2 lc rgb '#555555' title (last ? 'overflow (ceiling)' : ''), \
+                 for [o = 1:nord] summary using 'n':(pos(pick(word(dists, d), word(settings, s), word(orders, o), 'mean_rel_err'))) \
+                     with linespoints pt opt(o) ps 0.5 lw 1.2 lc rgb ocolor(o) notitle, \
+                 for [o = 1:nord] summary using 'n':(zero_at(word(dists, d), word(settings, s), word(orders, o), 'mean_rel_err', LO[d] * 1.6)) \
+                     with points pt 8 ps 0.8 lc rgb ocolor(o) notitle, \
+                 for [o = 1:nord] summary using 'n':(over_at(word(dists, d), word(settings, s), word(orders, o), 'mean_rel_err', HI[d] / 1.6)) \
+                     with points pt 2 ps 1.0 lc rgb ocolor(o) notitle
         }
     }
     unset multiplot
+    set border; set tics; set grid; set logscale xy; unset key; set autoscale xy
 }
 
 # ---- 3. permutations: histogram of results ----------------------------------------------
-set logscale x 10
 unset logscale
 set format x '%g'
 set format y '%g'
-pickp(s, c) = (strcol('dist') eq 'normal' && strcol('setting') eq s) ? column(c) : NaN
 pickcr(s, c, want) = (strcol('dist') eq 'normal' && strcol('setting') eq s && column('cr') == want) ? column(c) : NaN
 ncols = nset < 3 ? nset : 3
 nrows = (nset + ncols - 1) / ncols
-do for [term = 1:2] {
-    if (term == 1) {
-        set terminal pngcairo size 480 * ncols, 360 * nrows + 60 enhanced font 'Sans,10'
-        set output outdir.'/sum_order_perms.png'
-    } else {
-        set terminal svg size 480 * ncols, 360 * nrows + 60 enhanced font 'Sans,10' dynamic
-        set output outdir.'/sum_order_perms.svg'
-    }
+do for [t = 1:2] {
+    eval out(t, 'sum_order_perms', 480 * ncols, 360 * nrows + 60)
     set multiplot layout nrows, ncols title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'
     set style fill solid 0.8 border -1
     set boxwidth 0.8
     set xlabel 'result - exact (ulps of the accumulator)'
     set ylabel 'orders giving this result'
     set yrange [0:*]
-    set key top right font ',9'
+    set key default
+    set key at screen 0.83, 0.3 center center font ',11' box title ''   # in the free cell, off the bars
     set autoscale x
-    set offsets 1.5, 1.5, graph 0.2, 0 # a single bar must not fill the panel; room for the key
+    set offsets 1.5, 1.5, graph 0.25, 0 # a single bar must not fill the panel; room for the key above the bars
     do for [s = 1:nset] {
         set title word(settings, s) font ',11'
         plot perms using (pickcr(word(settings, s), 'ulps', 0)):'count' with boxes lc rgb '#1f77b4' title 'other results', \

@@ -20,6 +20,7 @@
 #include "drift.h"
 #include "order.h"
 #include "philox.h"
+#include "oracle.h"
 #include "support.h"
 
 /* ---- independent emulation ------------------------------------------------------------ */
@@ -49,21 +50,7 @@ typedef struct {
 /* The exact value v rounded to the format, by MPFR's documented IEEE emulation. */
 static double emu_round_mp(const emu_t *e, mpfr_srcptr v)
 {
-    mpfr_t r;
-    mpfr_init2(r, e->F->p);
-    int t = mpfr_set(r, v, e->r); /* rounded to p bits in MPFR's wide exponent range */
-    mpfr_exp_t emin0 = mpfr_get_emin(), emax0 = mpfr_get_emax();
-    /* MPFR's exponent of x in [2^k, 2^(k+1)) is k + 1; the smallest subnormal
-     * 2^(emin - p + 1) has MPFR exponent emin - p + 2. */
-    mpfr_set_emin(e->F->emin - e->F->p + 2);
-    mpfr_set_emax(e->F->emax + 1);
-    t = mpfr_check_range(r, t, e->r);
-    mpfr_subnormalize(r, t, e->r);
-    mpfr_set_emin(emin0);
-    mpfr_set_emax(emax0);
-    double d = mpfr_get_d(r, MPFR_RNDN); /* exact: r has <= 53 bits and is in range */
-    mpfr_clear(r);
-    return d;
+    return oracle_round_d(v, e->F->p, e->F->emin, e->F->emax, e->r); /* tests/oracle.h */
 }
 
 static double emu_round(const emu_t *e, double v)

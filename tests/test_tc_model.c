@@ -26,7 +26,9 @@
 #endif
 
 #include "drift.h"
+#include "exact.h"
 #include "format.h"
+#include "oracle.h"
 #include "tc_model.h"
 #include "philox.h"
 
@@ -234,15 +236,82 @@ Test(tc_detect, neab)
 
 Test(tc_detect, min_exp_limit)
 {
-    /* [D] bf16 products 2^-140 (2^-70 * 2^-70) and -2^-160 (2^-80 * 2^-80), c = 0. H100's
-     * alignment exponent is clamped to -133 ([KM] min_exp_limit), lsb 2^-158: -2^-160
-     * vanishes and the result is 2^-140. A100 has no clamp: lsb 2^(-140-24) keeps it, the
-     * exact 2^-140 - 2^-160 rounds toward zero at fp32's subnormal quantum 2^-149. */
+    /* [D] bf16 products 2^-140 (2^-70 * 2^-70) and -2^-160 (2^-80 * 2^-80), c = 0. The
+     * alignment exponent is clamped ([KM] min_exp_limit at b12b5a7: -133 in H100TC.m and
+     * B200TC.m, -132 in A100TC.m and AdaTC.m), lsb 2^-158 or 2^-156: -2^-160 vanishes and
+     * the result is 2^-140. Without a clamp the lsb 2^(-140-24) would keep it, and the exact
+     * 2^-140 - 2^-160 would round toward zero at fp32's subnormal quantum 2^-149 (the lab's
+     * A100 before it followed b12b5a7; issue 12). */
     double a[2] = {0x1p-70, -0x1p-80}, b[2] = {0x1p-70, 0x1p-80}, r;
-    cr_assert_eq(drift_tc_dot(&r, a, b, 2, NULL, H100, DRIFT_BF16, FP32), 0);
-    cr_assert_eq(r, 0x1p-140);
-    cr_assert_eq(drift_tc_dot(&r, a, b, 2, NULL, A100, DRIFT_BF16, FP32), 0);
-    cr_assert_eq(r, 0x1p-140 - 0x1p-149);
+    drift_tc_arch_t archs[] = {A100, DRIFT_TC_ADA, H100, B200, DRIFT_TC_A2, DRIFT_TC_H200, DRIFT_TC_RTXPRO6000};
+    for (size_t t = 0; t < sizeof archs / sizeof archs[0]; t++) {
+        cr_assert_eq(drift_tc_dot(&r, a, b, 2, NULL, archs[t], DRIFT_BF16, FP32), 0);
+        cr_assert_eq(r, 0x1p-140, "%s: %a", drift_tc_arch_name(archs[t]), r);
+    }
+}
+
+Test(tc_detect, fp16_output_clamps)
+{
+    /* [D] fp16 -> fp16, c = 0, products 2^-25 (2^-12 * 2^-13: half of fp16's subnormal
+     * quantum 2^-24) and a tiny t. The exact sum is just above the tie, so RNE gives 2^-24
+     * when t survives the alignment and 0 (the tie to even) when it is truncated away. With
+     * E clamped to min_exp the lsb is 2^(min_exp - 23 - neab) ([KM] b12b5a7 fp16-output
+     * clamps): V100 -19, neab 0: 2^-42; A100/Ada -20, neab 1: 2^-44; H100/B200 -21,
+     * neab 2: 2^-46 (the lab's earlier B200 -15 would give 2^-40).
+     *   t = 2^-48 (2^-24 * 2^-24, subnormals): below every lsb: 0 everywhere.
+     *   t = 2^-44 (2^-24 * 2^-20): V100 drops it (0), the others keep it (2^-24). */
+    double a[2] = {0x1p-12, 0x1p-24}, b1[2] = {0x1p-13, 0x1p-24}, b2[2] = {0x1p-13, 0x1p-20}, r;
+    struct {
+        drift_tc_arch_t arch;
+        double with_2m44;
+    } cs[] = {{V100, 0.0}, {A100, 0x1p-24}, {DRIFT_TC_ADA, 0x1p-24}, {H100, 0x1p-24}, {B200, 0x1p-24}};
+    for (size_t t = 0; t < sizeof cs / sizeof cs[0]; t++) {
+        cr_assert_eq(drift_tc_dot(&r, a, b1, 2, NULL, cs[t].arch, FP16, FP16), 0);
+        cr_assert_eq(r, 0.0, "%s t=2^-48: %a", drift_tc_arch_name(cs[t].arch), r);
+        cr_assert_eq(drift_tc_dot(&r, a, b2, 2, NULL, cs[t].arch, FP16, FP16), 0);
+        cr_assert_eq(r, cs[t].with_2m44, "%s t=2^-44: %a", drift_tc_arch_name(cs[t].arch), r);
+    }
+    /* fp32 output keeps 2^-48 on every NVIDIA architecture (clamps -132/-133 are far) */
+    cr_assert_eq(drift_tc_dot(&r, a, b1, 2, NULL, A100, FP16, FP32), 0);
+    cr_assert_eq(r, 0x1p-25 + 0x1p-48);
+}
+
+Test(tc_detect, amd_matrix_cores)
+{
+    /* [D] fp16, fp32 output. (1) products 1, 2^-24, 2^-24 (2^-12 * 2^-12), 0 and c = 0:
+     * exactly 1 + 2^-23. MI100 (exact block) and MI300X (aligned, 1 extra bit keeps 2^-24)
+     * give it; MI250 adds pairwise in fp32: 1 + 2^-24 is a tie and goes to 1, then
+     * 2^-24 + 0, then 1 + 2^-24 again: 1. A100 (1 extra bit, truncation) gives 1 + 2^-23.
+     * (2) c = 1, products 2^-24 and 2^-48 (2^-24 * 2^-24, fp16 subnormals): exactly
+     * 1 + 2^-24 + 2^-48, just above the tie. MI100 rounds it once: 1 + 2^-23. MI250 flushes
+     * the subnormal inputs: 1 + 2^-24, a tie: 1. MI300X aligns the products at 2^-24 (lsb
+     * 2^-48, both kept) and then shifts their sum to c's exponent keeping 7 extra bits
+     * (lsb 2^-31): 2^-48 is lost (positive, rounding down), 1 + 2^-24 is a tie: 1. A100
+     * truncates at c's exponent: 1. */
+    double a1[4] = {1, 0x1p-12, 0x1p-12, 0}, b1[4] = {1, 0x1p-12, 0x1p-12, 0};
+    double a2[2] = {0x1p-12, 0x1p-24}, b2[2] = {0x1p-12, 0x1p-24}, one = 1.0, r;
+    struct {
+        drift_tc_arch_t arch;
+        double r1, r2;
+    } cs[] = {{DRIFT_TC_MI100, 1 + 0x1p-23, 1 + 0x1p-23},
+              {DRIFT_TC_MI250, 1.0, 1.0},
+              {DRIFT_TC_MI300X, 1 + 0x1p-23, 1.0},
+              {A100, 1 + 0x1p-23, 1.0}};
+    for (size_t t = 0; t < sizeof cs / sizeof cs[0]; t++) {
+        cr_assert_eq(drift_tc_dot(&r, a1, b1, 4, NULL, cs[t].arch, FP16, FP32), 0);
+        cr_assert_eq(r, cs[t].r1, "%s (1): %a", drift_tc_arch_name(cs[t].arch), r);
+        cr_assert_eq(drift_tc_dot(&r, a2, b2, 2, &one, cs[t].arch, FP16, FP32), 0);
+        cr_assert_eq(r, cs[t].r2, "%s (2): %a", drift_tc_arch_name(cs[t].arch), r);
+    }
+    /* the negative side of (2): MI300X shifts -(2^-24 + 2^-48) rounding toward -inf, so the
+     * lost 2^-48 makes the magnitude one lsb (2^-31) larger: 1 - 2^-24 - 2^-31, which RNE
+     * takes to 1 - 2^-24, as the exact sum does (MI100) */
+    double m2[2] = {-0x1p-12, -0x1p-24};
+    cr_assert_eq(drift_tc_dot(&r, m2, b2, 2, &one, DRIFT_TC_MI300X, FP16, FP32), 0);
+    cr_assert_eq(r, 1 - 0x1p-24);
+    /* AMD cores have fp32 output only; MI300X fp8 is AMD's FNUZ encoding, not the lab's */
+    cr_assert_eq(drift_tc_dot(&r, a2, b2, 2, NULL, DRIFT_TC_MI100, FP16, FP16), DRIFT_EUNSUPPORTED);
+    cr_assert_eq(drift_tc_dot(&r, a2, b2, 2, NULL, DRIFT_TC_MI300X, DRIFT_FP8E4M3, FP32), DRIFT_EUNSUPPORTED);
 }
 
 Test(tc_detect, subnormal_c_aligns_at_minus_126)
@@ -323,7 +392,7 @@ Test(tc_model, errors)
     cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, A100, DRIFT_FP8E4M3, FP32), DRIFT_EUNSUPPORTED);
     cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, H100, FP32, FP32), DRIFT_EUNSUPPORTED);
     cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, H100, FP16, DRIFT_BF16), DRIFT_EUNSUPPORTED);
-    cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, (drift_tc_arch_t)7, FP16, FP32), DRIFT_EINVAL);
+    cr_assert_eq(drift_tc_dot(&r, a, a, 1, NULL, DRIFT_TC_NARCH, FP16, FP32), DRIFT_EINVAL);
     double bad[1] = {1 + 0x1p-20}; /* not an fp16 value */
     cr_assert_eq(drift_tc_dot(&r, bad, a, 1, NULL, H100, FP16, FP32), DRIFT_EINVAL);
     double badtf[1] = {1 + 0x1p-40}; /* tf32 inputs must be fp32 values */
@@ -339,16 +408,19 @@ Test(tc_model, errors)
 
 typedef struct {
     int block, neab, min_exp;
+    int then_add; /* B200 fp8: products aligned alone, truncated to fp32, then + c (RNE) */
 } emu_tc_t;
 
+/* The published parameters at b12b5a7 (tc_model.h), B200 fp8 as fitted to the hardware. */
 static emu_tc_t emu_params(drift_tc_arch_t arch, drift_format_t in, drift_format_t out)
 {
-    int fp8 = in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2;
+    int fp8 = in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2, h = in == FP16 && out == FP16;
     switch (arch) {
-    case V100: return (emu_tc_t){4, 0, INT_MIN};
-    case A100: return (emu_tc_t){in == DRIFT_TF32 ? 4 : 8, 1, INT_MIN};
-    case H100: return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, fp8 ? -10 : 2, -133};
-    default: return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, 2, in == FP16 && out == FP16 ? -15 : -133};
+    case V100: return (emu_tc_t){4, 0, h ? -19 : INT_MIN, 0};
+    case A100: return (emu_tc_t){in == DRIFT_TF32 ? 4 : 8, 1, h ? -20 : -132, 0};
+    case DRIFT_TC_ADA: return (emu_tc_t){fp8 ? 16 : in == DRIFT_TF32 ? 4 : 8, fp8 ? -10 : 1, h ? -20 : -132, 0};
+    case H100: return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, fp8 ? -10 : 2, h ? -21 : -133, 0};
+    default: return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, 2, h ? -21 : -133, fp8};
     }
 }
 
@@ -356,17 +428,7 @@ static emu_tc_t emu_params(drift_tc_arch_t arch, drift_format_t in, drift_format
  * handling (callers stay in range). */
 static double mp_fmt(mpfr_srcptr x, int p, int emin, mpfr_rnd_t r)
 {
-    mpfr_exp_t e0 = mpfr_get_emin();
-    mpfr_set_emin(emin - p + 2);
-    mpfr_t y;
-    mpfr_init2(y, p);
-    int t = mpfr_set(y, x, r);
-    t = mpfr_check_range(y, t, r);
-    mpfr_subnormalize(y, t, r);
-    double d = mpfr_get_d(y, MPFR_RNDN);
-    mpfr_clear(y);
-    mpfr_set_emin(e0);
-    return d;
+    return oracle_round_d(x, p, emin, INT_MAX, r); /* tests/oracle.h */
 }
 
 static double emu_trunc_tf32(double x)
@@ -389,6 +451,11 @@ static double emu_dot(const double *a0, const double *b0, size_t n, double c0, d
     /* c is rounded to the output format in the output mode */
     mpfr_set_d(x, c0, MPFR_RNDN);
     double c = c0 == 0 ? 0.0 : out == FP32 ? mp_fmt(x, 24, -126, MPFR_RNDZ) : mp_fmt(x, 11, -14, MPFR_RNDN);
+    if (out == FP16 && fabs(c0) >= 65520.0) c = copysign(INFINITY, c0); /* RNE overflow of fp16 */
+    if (isinf(c)) { /* finite products cannot change an infinite accumulator */
+        mpfr_clears(x, S, (mpfr_ptr)0);
+        return c;
+    }
     for (size_t k0 = 0; k0 < n; k0 += (size_t)p.block) {
         size_t m = n - k0 < (size_t)p.block ? n - k0 : (size_t)p.block;
         double a[32], b[32];
@@ -406,14 +473,14 @@ static double emu_dot(const double *a0, const double *b0, size_t n, double c0, d
             long e = (ea < emin_in ? emin_in : ea) + (eb < emin_in ? emin_in : eb);
             if (e > E) E = e;
         }
-        if (c != 0) {
+        if (c != 0 && !p.then_add) {
             mpfr_set_d(x, c, MPFR_RNDN);
             long e = (long)mpfr_get_exp(x) - 1;
             if (e < -126) e = -126;
             if (e > E) E = e;
         }
         if (E == LONG_MIN) {
-            c = 0.0;
+            if (!p.then_add || c == 0) c = 0.0; /* then_add: no product, c stays */
             continue;
         }
         if (E < p.min_exp) E = p.min_exp;
@@ -424,14 +491,24 @@ static double emu_dot(const double *a0, const double *b0, size_t n, double c0, d
                 mpfr_set_d(x, a[k], MPFR_RNDN);
                 mpfr_mul_d(x, x, b[k], MPFR_RNDN);
             } else {
-                mpfr_set_d(x, c, MPFR_RNDN);
+                mpfr_set_d(x, p.then_add ? 0.0 : c, MPFR_RNDN);
             }
             mpfr_div_2si(x, x, lsb, MPFR_RNDN);
             mpfr_trunc(x, x);
             mpfr_add(S, S, x, MPFR_RNDN);
         }
         mpfr_mul_2si(S, S, lsb, MPFR_RNDN);
-        if (mpfr_zero_p(S)) {
+        if (p.then_add) { /* S truncated to fp32, then S + c rounded once to nearest */
+            double P = mpfr_zero_p(S) ? 0.0 : mp_fmt(S, 24, -126, MPFR_RNDZ);
+            mpfr_set_d(x, P, MPFR_RNDN);
+            mpfr_add_d(x, x, c, MPFR_RNDN); /* exact at 256 bits */
+            int h = out == FP16;
+            double big = h ? 65520.0 : 0x1.ffffffp127; /* halfway to the next binade: RNE overflows */
+            mpfr_abs(S, x, MPFR_RNDN);
+            c = mpfr_zero_p(x) ? 0.0
+                : mpfr_cmp_d(S, big) >= 0 ? (mpfr_sgn(x) < 0 ? -INFINITY : INFINITY)
+                                          : mp_fmt(x, h ? 11 : 24, h ? -14 : -126, MPFR_RNDN);
+        } else if (mpfr_zero_p(S)) {
             c = 0.0;
         } else if (out == FP32) {
             mpfr_abs(x, S, MPFR_RNDN);
@@ -455,7 +532,8 @@ static tc_cfg_case_t CFGS[] = {
     {V100, FP16, FP32},       {V100, FP16, FP16},          {A100, FP16, FP32},           {A100, DRIFT_BF16, FP32},
     {A100, DRIFT_TF32, FP32}, {A100, FP16, FP16},          {H100, FP16, FP32},           {H100, DRIFT_BF16, FP32},
     {H100, DRIFT_TF32, FP32}, {H100, DRIFT_FP8E4M3, FP32}, {H100, DRIFT_FP8E5M2, FP16},  {B200, FP16, FP16},
-    {B200, DRIFT_BF16, FP32}, {B200, DRIFT_FP8E5M2, FP32},
+    {B200, DRIFT_BF16, FP32}, {B200, DRIFT_FP8E5M2, FP32}, {B200, DRIFT_FP8E4M3, FP16},
+    {DRIFT_TC_ADA, DRIFT_FP8E4M3, FP32}, {DRIFT_TC_ADA, DRIFT_FP8E5M2, FP16}, {DRIFT_TC_ADA, DRIFT_BF16, FP32},
 };
 
 /* Inputs spread over 2^-20 .. 2^20 (and many more binades for bf16/tf32, where exponents
@@ -529,6 +607,92 @@ Test(tc_model, gemm_equals_dot)
                 cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], CFGS[c].arch, CFGS[c].in, CFGS[c].out), 0);
                 cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "cfg %zu (%zu,%zu): gemm %a dot %a", c, i, j,
                           C[i * N + j], r);
+            }
+    }
+}
+
+Test(tc_model, c_is_rounded_as_the_published_gemm_rounds_it)
+{
+    /* [KM] GEMM.m rounds C with CPFloat before any block: round 4 (toward zero) for fp32
+     * output, round 1 (nearest-even) for fp16. 0x1.0000018p0 lies 0.75 ulp (2^-23) above 1:
+     * toward zero 1, nearest 0x1.000002p0 (issue 12's example, drift-calc dot --c). */
+    double r, zero = 0.0;
+    cr_assert_eq(drift_tc_round_c(&r, 0x1.0000018p0, FP32), 0);
+    cr_assert_eq(r, 1.0);
+    cr_assert_eq(drift_tc_round_c(&r, 0x1.0000018p0, FP16), 0);
+    cr_assert_eq(r, 1.0);
+    cr_assert_eq(drift_tc_round_c(&r, 1 + 0x1.8p-11, FP16), 0); /* 0.75 fp16 ulp above 1 */
+    cr_assert_eq(r, 1 + 0x1p-10);
+    cr_assert_eq(drift_tc_round_c(&r, 1.0, DRIFT_BF16), DRIFT_EUNSUPPORTED);
+    double c = 0x1.0000018p0;
+    cr_assert_eq(drift_tc_dot(&r, &zero, &zero, 1, &c, H100, FP16, FP32), 0);
+    cr_assert_eq(r, 1.0); /* the dot product sees the same c */
+}
+
+Test(tc_model, mi100_block_is_the_exactly_rounded_sum)
+{
+    /* [KM] MI100MC.m: each block (4 fp16 or 2 bf16 products) and c summed exactly and
+     * rounded once to fp32, nearest-even. Checked block by block against MPFR
+     * (drift_exact_dot_mpfr, c as the term c * 1), on inputs spread over many binades so that
+     * the fixed-point fast path and its wide-span fallback both run. Tolerance 0. */
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    for (int f = 0; f < 2; f++)
+        for (uint32_t rep = 0; rep < 400; rep++) {
+            size_t n = 1 + rep % 9;
+            double a[10], b[10], cs[1], r;
+            fill_in(a, n, ins[f], 7000 + 3 * rep);
+            fill_in(b, n, ins[f], 7001 + 3 * rep);
+            fill_in(cs, 1, DRIFT_BF16, 7002 + 3 * rep);
+            double c = cs[0] * (rep % 5 == 0 ? 0x1p100 : 1.0); /* some huge c: the wide path */
+            cr_assert_eq(drift_tc_dot(&r, a, b, n, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
+            int blk = ins[f] == FP16 ? 4 : 2;
+            double acc;
+            cr_assert_eq(drift_tc_round_c(&acc, c, FP32), 0);
+            for (size_t k0 = 0; k0 < n; k0 += (size_t)blk) {
+                size_t m = n - k0 < (size_t)blk ? n - k0 : (size_t)blk;
+                double x[5], y[5];
+                for (size_t k = 0; k < m; k++) x[k] = a[k0 + k], y[k] = b[k0 + k];
+                x[m] = acc, y[m] = 1.0;
+                cr_assert_eq(drift_exact_dot_mpfr(&acc, x, y, m + 1, FP32, DRIFT_RNE), 0);
+                if (acc == 0) acc = 0.0; /* the model's exact zero is +0 */
+            }
+            cr_assert(r == acc && signbit(r) == signbit(acc), "%s n=%zu rep=%u: %a, MPFR %a",
+                      drift_format_name(ins[f]), n, rep, r, acc);
+        }
+}
+
+Test(tc_model, amd_gemm_equals_dot)
+{
+    /* drift_tc_gemm takes its own paths for the AMD models (MI250: float arithmetic across a
+     * row; MI100, MI300X: blocks per output on packed operands): every output must have
+     * drift_tc_dot's bits, at 1 and 4 threads, on inputs with subnormals and zeros (fill_in),
+     * K not a multiple of any block. Tolerance 0: the same arithmetic. */
+    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},  {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI250, FP16, FP32},  {DRIFT_TC_MI250, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, FP16, FP32}, {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
+    size_t M = 5, N = 37, K = 23;
+    double A[5 * 23], B[23 * 37], C[5 * 37], C0[5 * 37], C4[5 * 37];
+    for (size_t c = 0; c < sizeof amd / sizeof amd[0]; c++) {
+        fill_in(A, M * K, amd[c].in, 21);
+        fill_in(B, K * N, amd[c].in, 22);
+        fill_in(C0, M * N, DRIFT_BF16, 23);
+        for (int threads = 1; threads <= 4; threads += 3) {
+#ifdef _OPENMP
+            omp_set_num_threads(threads);
+#endif
+            double *out = threads == 1 ? C : C4;
+            memcpy(out, C0, sizeof C);
+            cr_assert_eq(drift_tc_gemm(out, A, B, M, N, K, 1, amd[c].arch, amd[c].in, amd[c].out), 0);
+        }
+        cr_assert_eq(memcmp(C, C4, sizeof C), 0, "%s: thread count changed bits", drift_tc_arch_name(amd[c].arch));
+        for (size_t i = 0; i < M; i++)
+            for (size_t j = 0; j < N; j++) {
+                double col[23], r;
+                for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
+                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, amd[c].out), 0);
+                cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s %s (%zu,%zu): gemm %a dot %a",
+                          drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in), i, j, C[i * N + j], r);
             }
     }
 }

@@ -55,6 +55,54 @@ plots_of() {
     done
 }
 
+
+# A value from a tidy CSV: col_of FILE COLUMN FILTER... where each FILTER is name=value; prints
+# the first matching row's column (empty when none). Used by the summary, never by hand.
+csv_get() {
+    local file="$1" want="$2"; shift 2
+    [[ -f "$file" ]] || return 0
+    awk -F, -v want="$want" -v filters="$*" '
+        /^#/ { next }
+        !hdr { for (i = 1; i <= NF; i++) col[$i] = i; hdr = 1; nf = split(filters, f, " "); next }
+        { ok = 1
+          for (j = 1; j <= nf; j++) { split(f[j], kv, "="); if ($(col[kv[1]]) != kv[2]) ok = 0 }
+          if (ok) { print $(col[want]); exit } }' "$file"
+}
+# The largest value of a numeric column over the rows matching the filters.
+csv_max() {
+    local file="$1" want="$2"; shift 2
+    [[ -f "$file" ]] || return 0
+    awk -F, -v want="$want" -v filters="$*" '
+        /^#/ { next }
+        !hdr { for (i = 1; i <= NF; i++) col[$i] = i; hdr = 1; nf = split(filters, f, " "); next }
+        { ok = 1
+          for (j = 1; j <= nf; j++) { split(f[j], kv, "="); if ($(col[kv[1]]) != kv[2]) ok = 0 }
+          if (ok && (m == "" || $(col[want]) + 0 > m + 0)) m = $(col[want]) }
+        END { if (m != "") print m }' "$file"
+}
+g3() { [[ -n "$1" ]] && awk -v x="$1" 'BEGIN { printf "%.3g", x }' || printf 'n/a'; }
+
+# What to see in each figure, under it (keyed by the PNG's name).
+caption() {
+    case "$1" in
+    formats_spacing) echo "Each step is one binade: the spacing doubles from one power of two to the next. The flat left ends are the subnormals (constant spacing); a curve stops at the format's largest finite value. tf32 (wide, light) lies under fp16 wherever both have p = 11 and only their ranges differ; fp8e4m3 (wide) lies under fp8e5m2's neighbourhood at the top." ;;
+    formats_relerr) echo "Every random real is stored once in each format: the relative error never exceeds the dashed unit roundoff u = 2^-p in the normal range. Below the normal range the error grows (subnormals lose bits) until the value is stored as 0 (crosses at relative error 1, one row per format); beyond the largest finite value it overflows (plus signs at the top). tf32 (open circles) and fp16 (dots) coincide in fp16's normal range. The y axis is broken: fp32 and fp64 are in the lower panel." ;;
+    sum_order_bounds) echo "Measured error (points) against the deterministic (dashed) and probabilistic (dotted) bounds of each order: the measurements sit well under both and grow like sqrt(n) for recursive orders. With a bf16 or fp16 accumulator (dash-dot) seq, blocked, splitk and warp stagnate at relative error 1 once the running sum outgrows the terms; Kahan and Neumaier hold until the accumulator itself overflows. Triangles on the floor: results that were exact; crosses on the ceiling: inf/NaN." ;;
+    sum_order_dists) echo "The same comparison for four input distributions (one y scale per column). Ill-conditioned sums (cancellation) magnify every order's error by the condition number; compensated orders (kahan, neumaier) stay near u times the condition number." ;;
+    sum_order_perms) echo "One vector summed in many random orders gives many different results: the spread is the order-dependence a non-deterministic reduction exposes. Green: the correctly rounded sum." ;;
+    matmul_drift_error) echo "The median relative error of C = A B grows like sqrt(K) u of the accumulator (dashed guide) for every kernel; split-K and tree orders sit lower. tiled:128x128x32 gives the same bits as naive, splitk:16:tree as splitk:16 (drawn wide-under-thin). Narrow accumulators (bottom right) are orders of magnitude worse; the tensor-core models with fp32 output follow their own internal accumulation." ;;
+    matmul_drift_llm) echo "As above with LLM-like activations (a few large outliers): errors grow with K in the same way, scaled by the outliers' weight in the sums." ;;
+    matmul_drift_splitk) echo "One product, every split factor S: the error falls as S grows (shorter sequential chains) and most outputs change their last bits as soon as S differs from 1. tf32 inputs give the same curve as fp16 (drawn wide and light underneath)." ;;
+    batch_invariance_heatmap) echo "Grey: row 0 has the same bits as at batch size 1. Coloured: the vendor-like policy picked another kernel (tile or split-K) for this batch size and row 0 changed, by up to the colour's amount. The batch-invariant policy never changes row 0 (its maximum is in the title)." ;;
+    batch_invariance_diff) echo "The same data as lines: each segment is a run of batch sizes served by one kernel; the change grows with K. The red dashed line at 0 is the batch-invariant policy." ;;
+    argmax_flip_formats) echo "The probability that the computed argmax differs from the exact one falls from 1/2 (a coin flip for tied logits) to 0 as the exact gap grows; the fitted Phi curve gives sigma, the numerical noise. With fp32 accumulation (solid) the four input formats nearly coincide; storing logits in bf16 or fp16 (dashed) moves the curve three orders of magnitude to the right." ;;
+    argmax_flip_kernels) echo "Each kernel (order/accumulator/logits) has its own noise sigma: the curve's position. Left: with fp32 logits the reduction order decides; right: with logits stored in the format, the format's spacing decides." ;;
+    argmax_flip_gaps) echo "How often realistic heads have a top-2 gap below x: where a critical gap (vertical line, in the key) crosses the curve is the fraction of rows at risk of flipping with that kernel." ;;
+    sampling_flip) echo "With the same seed, sampling changes the token when the numerics change only where the sampled uniform falls near a boundary between two tokens' cumulative probabilities; logits stored in bf16 change it far more often than fp32-logit kernels. Markers on the floor: no change seen in any step (one row per kernel); T = 0 (argmax) sits left of the axis break." ;;
+    *) echo "" ;;
+    esac
+}
+
 # ---- title and introduction ---------------------------------------------------------------
 first="$(names | head -n1)"
 seed="" profile=""
@@ -75,6 +123,58 @@ This file is generated: \`./lab report\` runs every experiment listed in
 by hand; rerun \`./lab report\`. The data files behind every number are in \`data/\` (CSV with a
 \`# key: value\` provenance header; hex floats beside decimals).
 
+## Summary of findings
+
+Each line is computed from the data files of this report (\`data/\`), at seed ${seed:-1}.
+
+EOF
+f=data/formats_constants.csv
+if [[ -f "$f" ]]; then
+    printf -- '- **Formats.** Unit roundoff u = 2^-p: fp32 %s, tf32 %s, fp16 %s, bf16 %s, fp8e4m3 %s; every value stored in a format is within u of the real number in the normal range, and underflows or overflows outside it (formats).\n' \
+        "$(g3 "$(csv_get "$f" unit_roundoff format=fp32)")" "$(g3 "$(csv_get "$f" unit_roundoff format=tf32)")" \
+        "$(g3 "$(csv_get "$f" unit_roundoff format=fp16)")" "$(g3 "$(csv_get "$f" unit_roundoff format=bf16)")" \
+        "$(g3 "$(csv_get "$f" unit_roundoff format=fp8e4m3)")"
+fi
+f=data/sum_order_summary.csv
+if [[ -f "$f" ]]; then
+    nmax="$(csv_max "$f" n dist=uniform setting=bf16/bf16 order=seq)"
+    printf -- '- **Summation order.** Summing %s uniform bf16 numbers left to right in a bf16 accumulator gives relative error %s (stagnation); in an fp32 accumulator %s; pairwise in bf16 %s (sum_order).\n' \
+        "$nmax" "$(g3 "$(csv_get "$f" mean_rel_err dist=uniform setting=bf16/bf16 order=seq n="$nmax")")" \
+        "$(g3 "$(csv_get "$f" mean_rel_err dist=uniform setting=bf16/fp32 order=seq n="$nmax")")" \
+        "$(g3 "$(csv_get "$f" mean_rel_err dist=uniform setting=bf16/bf16 order=pairwise n="$nmax")")"
+fi
+f=data/matmul_drift.csv
+if [[ -f "$f" ]]; then
+    kmax="$(csv_max "$f" K dist=normal format=bf16 acc=fp32 kernel_key=naive)"
+    printf -- '- **Matrix products.** At K = %s with bf16 inputs and fp32 accumulation the median relative error is %s for the sequential kernel and %s for splitk:16; with a bf16 accumulator %s (matmul_drift).\n' \
+        "$kmax" "$(g3 "$(csv_get "$f" rel_err_median dist=normal format=bf16 acc=fp32 kernel_key=naive K="$kmax")")" \
+        "$(g3 "$(csv_get "$f" rel_err_median dist=normal format=bf16 acc=fp32 kernel_key=splitk:16 K="$kmax")")" \
+        "$(g3 "$(csv_get "$f" rel_err_median dist=normal format=bf16 acc=bf16 kernel_key=naive K="$kmax")")"
+fi
+f=data/batch_invariance_summary.csv
+if [[ -f "$f" ]]; then
+    printf -- '- **Batch invariance.** With a vendor-like kernel choice, row 0 of a bf16 product changes with the batch size by up to %s (fp32 inputs: %s); with the batch-invariant policy by %s (batch_invariance).\n' \
+        "$(g3 "$(csv_max "$f" max_abs_diff format=bf16 policy=vendor-like)")" \
+        "$(g3 "$(csv_max "$f" max_abs_diff format=fp32 policy=vendor-like)")" \
+        "$(g3 "$(csv_max "$f" max_abs_diff policy=batch-invariant)")"
+fi
+f=data/argmax_flip_fit.csv
+if [[ -f "$f" ]]; then
+    kmax="$(csv_max "$f" K format=bf16 tag=default)"
+    printf -- '- **Argmax flips.** At K = %s, bf16 inputs, fp32 logits: argmax flips with probability >= 0.1%% when the top-2 gap is below %s of the logit scale; with logits stored in bf16 below %s (argmax_flip).\n' \
+        "$kmax" "$(g3 "$(csv_get "$f" gap_p001_rel K="$kmax" format=bf16 tag=default)")" \
+        "$(g3 "$(csv_get "$f" gap_p001_rel K="$kmax" format=bf16 kernel=tc:h100/fp32/bf16)")"
+fi
+f=data/sampling_flip.csv
+if [[ -f "$f" ]]; then
+    printf -- '- **Sampling.** With the same seed, the sampled token (full softmax, T = 1) differs from the exact logits'"'"' token in a fraction %s of steps with logits stored in bf16 and %s with the sequential fp32 kernel; at T = 0 (argmax) %s and %s (sampling_flip).\n' \
+        "$(g3 "$(csv_get "$f" rate kernel=tc:h100/fp32/bf16 sampler=full temperature=1)")" \
+        "$(g3 "$(csv_get "$f" rate kernel=seq/fp32/fp32 sampler=full temperature=1)")" \
+        "$(g3 "$(csv_get "$f" rate kernel=tc:h100/fp32/bf16 sampler=full temperature=0)")" \
+        "$(g3 "$(csv_get "$f" rate kernel=seq/fp32/fp32 sampler=full temperature=0)")"
+fi
+cat <<EOF
+
 ## Contents
 
 EOF
@@ -82,7 +182,7 @@ while IFS=$'\t' read -r name title; do
     h="$(heading "$name" "${title:-}")"
     printf -- '- [%s](#%s)\n' "$h" "$(slug "$h")"
 done < <(entries)
-printf -- '- [Environment](#environment)\n\n'
+printf -- '- [Methods](#methods)\n- [Limitations](#limitations)\n- [Environment](#environment)\n- [References](#references)\n\n'
 
 # ---- one section per experiment -------------------------------------------------------------
 while IFS=$'\t' read -r name title; do
@@ -93,7 +193,9 @@ while IFS=$'\t' read -r name title; do
             "$(meta "$csv" seed)" "$(meta "$csv" profile)" "$(meta "$csv" backend)" "$(meta "$csv" git)"
     fi
     if [[ -f "data/$name.md" ]]; then
-        cat "data/$name.md"
+        # Wall-clock numbers are not reproducible: they live in data/*_timing.csv, not here, so
+        # that this page is byte-identical between runs apart from its date and commit lines.
+        sed -E 's/\| [0-9.eE+-]+ \(measured ([^)]*)\)\) \|/| measured \1): see data\/'"$name"'_timing.csv |/' "data/$name.md"
         printf '\n'
     else
         printf '> **Not run yet:** `data/%s.md` is missing. Run `./lab run %s` (or `./lab report`).\n\n' "$name" "$name"
@@ -105,6 +207,8 @@ while IFS=$'\t' read -r name title; do
         alt="$(basename "$png" .png | tr '_' ' ')"
         svg="${png%.png}.svg"
         printf '![%s](%s)\n' "$alt" "$png"
+        cap="$(caption "$(basename "$png" .png)")"
+        [[ -n "$cap" ]] && printf '\n*What to see:* %s\n' "$cap"
         [[ -f "$svg" ]] && printf '\n*Vector version: [%s](%s).*\n' "$svg" "$svg"
         printf '\n'
     done < <(plots_of "$name")
@@ -117,6 +221,44 @@ while IFS=$'\t' read -r name title; do
     fi
 done < <(entries)
 
+
+# ---- methods, limitations ---------------------------------------------------------------------
+cat <<'EOF'
+## Methods
+
+- **Exact witnesses.** Every error is measured against an exact reference: sums and dot
+  products with a superaccumulator (integer fixed point over the whole double range, proved
+  equal to MPFR's `mpfr_sum` by the tests), values and constants with MPFR at 256 bits. Two
+  witnesses are kept: the exact result on the inputs as the kernel saw them (rounded to the
+  input format), and on the inputs before rounding; errors are split into input rounding,
+  accumulation and output rounding.
+- **Formats and rounding.** Every format (fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2) is
+  emulated on the CPU with correct rounding in every mode; arithmetic in a narrow format is
+  computed exactly and rounded once (round-to-odd where a double intermediate is used).
+- **Orders.** A reduction order is data (`seq`, `pairwise`, `blocked:B`, `splitk:S`, `warp:W`,
+  `kahan`, `neumaier`, `random:SEED`, `tc:ARCH`) printed in every CSV row; tensor-core orders
+  are block-FMA models validated against outputs measured on the GPUs.
+- **Synthetic heads.** The LM-head experiments use synthetic hidden states and weight rows
+  (normal, with a planted top-2 pair at a chosen gap, or "realistic" heads whose logit gaps
+  follow a heavy-tailed law); gaps are reported relative to the logit scale s = ||h|| / sqrt(K).
+- **Statistics.** Flip probabilities carry Wilson 95% intervals; the noise sigma is a
+  maximum-likelihood fit of P(flip) = Phi(-gap / sigma) with a goodness-of-fit p-value; every
+  random draw comes from a Philox4x32-10 stream keyed by (seed, experiment, point, trial), so
+  the data are byte-identical for any thread count.
+
+## Limitations
+
+- CPU emulation only in this report: GPU kernels are modelled (tensor-core block-FMA models,
+  a roofline cost model for kernel choice), not run; real vendor libraries choose kernels by
+  heuristics that the "vendor-like" policy only imitates.
+- Synthetic data: the hidden states, weights and activations are random with chosen laws, not
+  taken from a trained model; real heads may have other gap distributions.
+- Sizes are those of the default profile (K up to a few thousand, n up to 2^20); larger
+  problems behave as the sqrt(K) and sqrt(n) trends predict but were not run here.
+- Costs in tables are modelled or measured on a CPU; wall-clock measurements are in the
+  `*_timing.csv` files only and do not transfer to a GPU.
+
+EOF
 # ---- environment ----------------------------------------------------------------------------
 printf '## Environment\n\n'
 if [[ -x "$CALC" ]] && env_csv="$("$CALC" env 2>/dev/null)" && [[ -n "$env_csv" ]]; then
@@ -138,3 +280,24 @@ elif [[ -n "${first:-}" ]] && csv="$(first_csv "$first")" && [[ -n "$csv" ]]; th
 else
     printf '> **Unknown:** neither `%s` nor any data file was found; run `./lab report`.\n\n' "$CALC"
 fi
+
+cat <<'EOF'
+## References
+
+- N. J. Higham and T. Mary, "A New Approach to Probabilistic Rounding Error Analysis",
+  SIAM J. Sci. Comput. 41(5), 2019. <https://doi.org/10.1137/18M1226312>
+- M. Fasi, N. J. Higham, M. Mikaitis and S. Pranesh, "Numerical behavior of NVIDIA tensor
+  cores", PeerJ Computer Science 7:e330, 2021. <https://doi.org/10.7717/peerj-cs.330>
+- F. A. Khattak and M. Mikaitis, "Accurate models of NVIDIA tensor cores", 2025; models and
+  GPU validation data: <https://github.com/north-numerical-computing/MATLAB-tensor-core>
+- H. He and Thinking Machines Lab, "Defeating Nondeterminism in LLM Inference", Thinking
+  Machines Lab: Connectionism, 2025. <https://thinkingmachines.ai/blog/defeating-nondeterminism-in-llm-inference/>
+- J. Yuan et al., "Give Me FP32 or Give Me Death? Challenges and Solutions for Reproducible
+  Reasoning", 2025. <https://arxiv.org/abs/2506.09501>
+- A. Golden, S. Hsia, F. Sun, B. Acun, B. Hosmer, Y. Lee, Z. DeVito, J. Johnson, G.-Y. Wei,
+  D. Brooks and C.-J. Wu, "Is Flash Attention Stable?", 2024. <https://arxiv.org/abs/2405.02803>
+- ggml-org, llama.cpp (tests/test-backend-ops.cpp: per-op NMSE thresholds).
+  <https://github.com/ggml-org/llama.cpp>
+- S. Boldo and G. Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms
+  using rounding to odd", IEEE Trans. Computers 57(4), 2008. <https://doi.org/10.1109/TC.2007.70819>
+EOF

@@ -68,7 +68,26 @@ typedef enum {
     DRIFT_ORDER_TC
 } drift_order_kind_t;
 
-typedef enum { DRIFT_TC_V100 = 0, DRIFT_TC_A100, DRIFT_TC_H100, DRIFT_TC_B200, DRIFT_TC_NARCH } drift_tc_arch_t;
+/* Tensor-core architectures (lib/ops/tc_model.h holds their parameters): NVIDIA V100 (Volta),
+ * A100, A2, A30 (Ampere), Ada (RTX 4000-class) and L40S (Ada Lovelace), H100, H200 (Hopper),
+ * B200, RTX PRO 6000 (Blackwell), and AMD's CDNA matrix cores MI100 (CDNA1), MI250 (CDNA2),
+ * MI300X (CDNA3). New values go at the end: the numbers of the first four are stable. */
+typedef enum {
+    DRIFT_TC_V100 = 0,
+    DRIFT_TC_A100,
+    DRIFT_TC_H100,
+    DRIFT_TC_B200,
+    DRIFT_TC_ADA,
+    DRIFT_TC_L40S,
+    DRIFT_TC_A2,
+    DRIFT_TC_A30,
+    DRIFT_TC_H200,
+    DRIFT_TC_RTXPRO6000,
+    DRIFT_TC_MI100,
+    DRIFT_TC_MI250,
+    DRIFT_TC_MI300X,
+    DRIFT_TC_NARCH
+} drift_tc_arch_t;
 
 typedef struct {
     drift_order_kind_t kind;
@@ -92,6 +111,8 @@ int drift_order_parse(drift_order_t *o, const char *spec);
 int drift_order_print(char *buf, size_t size, const drift_order_t *o);
 int drift_order_equal(const drift_order_t *a, const drift_order_t *b);
 const char *drift_tc_arch_name(drift_tc_arch_t a);
+/* 1 when o is tc:ARCH (a tensor-core model, computed only through the recipe dispatcher). */
+int drift_order_is_tc(const drift_order_t *o);
 
 /* Reductions. out receives the result (a value of acc->acc). Returns 0, DRIFT_EINVAL
  * (bad arguments), DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED (tc on a sum, SR mode). */

@@ -3,7 +3,7 @@
  * and why. */
 #include "flips.h"
 #include "drift.h"
-#include "tc_model.h"
+#include "dispatch.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -124,6 +124,9 @@ static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 double drift_flip_nu(const drift_order_t *o, drift_format_t in, size_t K)
 {
     double k = (double)K;
+    drift_tc_params_t p;
+    int tc = drift_order_tc_params(&p, o, in);
+    if (tc) return tc > 0 ? (1 + p.block / pow(4.0, p.neab)) / (2.0 * p.block) : NAN;
     switch (o->kind) {
     case DRIFT_ORDER_SEQ:
     case DRIFT_ORDER_REV:
@@ -144,13 +147,8 @@ double drift_flip_nu(const drift_order_t *o, drift_format_t in, size_t K)
     }
     case DRIFT_ORDER_KAHAN:
     case DRIFT_ORDER_NEUMAIER: return 2 / k;
-    case DRIFT_ORDER_TC: {
-        drift_tc_params_t p;
-        if (drift_tc_params(&p, o->arch, in)) return NAN;
-        return (1 + p.block / pow(4.0, p.neab)) / (2.0 * p.block);
+    default: return NAN;
     }
-    }
-    return NAN;
 }
 
 int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_lmhead_cfg_t *cf, double nu,
@@ -271,6 +269,31 @@ static vv_t seq_vv(const vv_t *x, size_t n, drift_format_t acc)
     return s;
 }
 
+/* The tensor-core model's variance: per block, the truncation of each term (uniform on a
+ * grid of 2^(E-23-neab)) and the block's output rounding. */
+static double tc_var(const drift_tc_params_t *tp, const double *p, size_t K, drift_format_t acc)
+{
+    double cv = 0, var = 0;
+    for (size_t b0 = 0; b0 < K; b0 += (size_t)tp->block) {
+        size_t b1 = b0 + (size_t)tp->block < K ? b0 + (size_t)tp->block : K;
+        int E = cv != 0 ? ilogb(cv) : INT32_MIN, nt = cv != 0;
+        double sum = cv;
+        for (size_t i = b0; i < b1; i++) {
+            if (p[i] == 0) continue;
+            nt++;
+            if (ilogb(p[i]) > E) E = ilogb(p[i]);
+            sum += p[i];
+        }
+        if (nt) {
+            if (E < tp->min_exp) E = tp->min_exp;
+            double g = ldexp(1.0, E - 23 - tp->neab);
+            var += nt * g * g / 12 + rvar(sum, acc);
+        }
+        cv = sum;
+    }
+    return var;
+}
+
 size_t drift_flip_model_scratch(size_t K, size_t wmax) { return 2 * (K + wmax + 64); }
 
 double drift_flip_model_var(const drift_lmhead_cfg_t *c, const double *p, size_t K, vv_t *tmp)
@@ -279,60 +302,42 @@ double drift_flip_model_var(const drift_lmhead_cfg_t *c, const double *p, size_t
     for (size_t i = 0; i < K; i++) exact += p[i];
     drift_format_t acc = c->acc.acc;
     const drift_order_t *o = &c->order;
+    drift_tc_params_t tp;
     if (c->exact) {
         return rvar(exact, c->out);
     }
-    switch (o->kind) {
-    case DRIFT_ORDER_PAIRWISE:
-        for (size_t i = 0; i < K; i++) tmp[i] = leaf(p[i], acc);
-        var = pairwise_vv(tmp, K, acc).var;
-        break;
-    case DRIFT_ORDER_BLOCKED:
-    case DRIFT_ORDER_SPLITK: {
-        size_t L = o->kind == DRIFT_ORDER_BLOCKED ? (size_t)o->param : ceil_div(K, (size_t)o->param);
-        size_t P = ceil_div(K, L);
-        for (size_t j = 0; j < P; j++) tmp[j] = chain(p, j * L, (j + 1) * L < K ? (j + 1) * L : K, 1, acc);
-        var = (o->kind == DRIFT_ORDER_SPLITK && o->tree ? pairwise_vv(tmp, P, acc) : seq_vv(tmp, P, acc)).var;
-        break;
-    }
-    case DRIFT_ORDER_WARP: {
-        size_t W = (size_t)o->param;
-        for (size_t i = 0; i < W; i++) tmp[i] = chain(p, i, K, W, acc);
-        for (size_t off = W / 2; off >= 1; off /= 2) {
-            for (size_t i = 0; i < W; i++) tmp[W + i] = add_vv(tmp[i], tmp[i ^ off], acc);
-            for (size_t i = 0; i < W; i++) tmp[i] = tmp[W + i];
+    if (drift_order_tc_params(&tp, o, c->in) > 0) {
+        var = tc_var(&tp, p, K, acc);
+    } else {
+        switch (o->kind) {
+        case DRIFT_ORDER_PAIRWISE:
+            for (size_t i = 0; i < K; i++) tmp[i] = leaf(p[i], acc);
+            var = pairwise_vv(tmp, K, acc).var;
+            break;
+        case DRIFT_ORDER_BLOCKED:
+        case DRIFT_ORDER_SPLITK: {
+            size_t L = o->kind == DRIFT_ORDER_BLOCKED ? (size_t)o->param : ceil_div(K, (size_t)o->param);
+            size_t P = ceil_div(K, L);
+            for (size_t j = 0; j < P; j++) tmp[j] = chain(p, j * L, (j + 1) * L < K ? (j + 1) * L : K, 1, acc);
+            var = (o->kind == DRIFT_ORDER_SPLITK && o->tree ? pairwise_vv(tmp, P, acc) : seq_vv(tmp, P, acc)).var;
+            break;
         }
-        var = tmp[0].var;
-        break;
-    }
-    case DRIFT_ORDER_KAHAN:
-    case DRIFT_ORDER_NEUMAIER: var = rvar(exact, acc); break; /* compensated: about one rounding */
-    case DRIFT_ORDER_TC: {
-        drift_tc_params_t tp;
-        drift_tc_params(&tp, o->arch, c->in);
-        double cv = 0;
-        for (size_t b0 = 0; b0 < K; b0 += (size_t)tp.block) {
-            size_t b1 = b0 + (size_t)tp.block < K ? b0 + (size_t)tp.block : K;
-            int E = cv != 0 ? ilogb(cv) : INT32_MIN, nt = cv != 0;
-            double sum = cv;
-            for (size_t i = b0; i < b1; i++) {
-                if (p[i] == 0) continue;
-                nt++;
-                if (ilogb(p[i]) > E) E = ilogb(p[i]);
-                sum += p[i];
+        case DRIFT_ORDER_WARP: {
+            size_t W = (size_t)o->param;
+            for (size_t i = 0; i < W; i++) tmp[i] = chain(p, i, K, W, acc);
+            for (size_t off = W / 2; off >= 1; off /= 2) {
+                for (size_t i = 0; i < W; i++) tmp[W + i] = add_vv(tmp[i], tmp[i ^ off], acc);
+                for (size_t i = 0; i < W; i++) tmp[i] = tmp[W + i];
             }
-            if (nt) {
-                if (E < tp.min_exp) E = tp.min_exp;
-                double g = ldexp(1.0, E - 23 - tp.neab);
-                var += nt * g * g / 12 + rvar(sum, acc);
-            }
-            cv = sum;
+            var = tmp[0].var;
+            break;
         }
-        break;
-    }
-    default: /* seq, and rev/random as a chain (same count, another order) */
-        var = chain(p, 0, K, 1, acc).var;
-        break;
+        case DRIFT_ORDER_KAHAN:
+        case DRIFT_ORDER_NEUMAIER: var = rvar(exact, acc); break; /* compensated: about one rounding */
+        default: /* seq, and rev/random as a chain (same count, another order) */
+            var = chain(p, 0, K, 1, acc).var;
+            break;
+        }
     }
     if (c->out != acc) var += rvar(exact, c->out);
     return var;

@@ -3,7 +3,7 @@
 #include "lmhead.h"
 #include "drift.h"
 #include "exact.h"
-#include "tc_model.h"
+#include "dispatch.h"
 #include "stats.h"
 
 #include <math.h>
@@ -26,16 +26,7 @@ int drift_lmhead_input_ok(drift_format_t f)
 
 int drift_lmhead_cfg_check(const drift_lmhead_cfg_t *c)
 {
-    if (!c || (unsigned)c->in >= DRIFT_NFORMATS || (unsigned)c->out >= DRIFT_NFORMATS) return DRIFT_EINVAL;
-    if (c->exact) return DRIFT_OK;
-    if ((unsigned)c->acc.acc >= DRIFT_NFORMATS || (unsigned)c->acc.mode >= DRIFT_NMODES) return DRIFT_EINVAL;
-    if (c->acc.mode == DRIFT_SR) return DRIFT_EUNSUPPORTED;
-    if (c->order.kind == DRIFT_ORDER_TC) {
-        drift_tc_params_t p;
-        if (c->acc.acc != DRIFT_FP32 && c->acc.acc != DRIFT_FP16) return DRIFT_EUNSUPPORTED;
-        return drift_tc_params(&p, c->order.arch, c->in);
-    }
-    return DRIFT_OK;
+    return drift_recipe_check(c, NULL, 0);
 }
 
 int drift_lmhead_cfg_name(char *buf, size_t size, const drift_lmhead_cfg_t *c)
@@ -52,29 +43,22 @@ int drift_lmhead_cfg_name(char *buf, size_t size, const drift_lmhead_cfg_t *c)
     return n < 0 || (size_t)n >= size ? DRIFT_EINVAL : n;
 }
 
-/* The accumulator's result before the logit is stored (exact: the exact value rounded to double,
- * which rounds to `out` exactly as the exact value does only when out is fp64 or the rounding is
- * done from the superaccumulator: so exact configurations never use this path). */
+/* The accumulator's result before the logit is stored (exact configurations never use this
+ * path: the exact value rounded to double would round to `out` as the exact value does only
+ * when out is fp64). */
 static int raw_dot(double *y, const double *h, const double *w, size_t K, const drift_lmhead_cfg_t *c)
 {
-    if (c->order.kind == DRIFT_ORDER_TC) return drift_tc_dot(y, h, w, K, NULL, c->order.arch, c->in, c->acc.acc);
-    return drift_dot(y, h, w, K, NULL, &c->order, &c->acc);
+    return drift_recipe_dot_acc(y, h, w, K, NULL, c);
 }
 
 static double store(double y, const drift_lmhead_cfg_t *c)
 {
-    return c->out == c->acc.acc ? y : drift_rne(y, c->out);
+    return drift_recipe_store(y, c);
 }
 
 int drift_lmhead_dot(double *out, const double *h, const double *w, size_t K, const drift_lmhead_cfg_t *c)
 {
-    int rc = drift_lmhead_cfg_check(c);
-    if (rc) return rc;
-    if (c->exact) return drift_exact_dot(out, h, w, K, c->out, DRIFT_RNE);
-    double y;
-    if ((rc = raw_dot(&y, h, w, K, c))) return rc;
-    *out = store(y, c);
-    return DRIFT_OK;
+    return drift_recipe_dot(out, h, w, K, NULL, c);
 }
 
 /* Configurations that differ only in the logits' format share one dot product: twin[c] is the
@@ -85,9 +69,7 @@ static void twins(int *twin, const drift_lmhead_cfg_t *cfg, int ncfg)
         twin[c] = c;
         if (cfg[c].exact) continue;
         for (int j = 0; j < c; j++)
-            if (!cfg[j].exact && cfg[j].in == cfg[c].in && cfg[j].acc.acc == cfg[c].acc.acc &&
-                cfg[j].acc.mode == cfg[c].acc.mode && cfg[j].acc.fma == cfg[c].acc.fma &&
-                drift_order_equal(&cfg[j].order, &cfg[c].order)) {
+            if (!cfg[j].exact && drift_recipe_same_acc(&cfg[j], &cfg[c])) {
                 twin[c] = j;
                 break;
             }
@@ -125,12 +107,11 @@ double drift_lmhead_bound(const drift_lmhead_cfg_t *c, size_t K, double sum_abs,
 {
     if (drift_lmhead_cfg_check(c)) return NAN;
     double err = 0;
+    drift_tc_params_t p;
     drift_format_t acc_fmt = c->exact ? DRIFT_FP64 : c->acc.acc;
     if (c->exact) {
         err = 0;
-    } else if (c->order.kind == DRIFT_ORDER_TC) {
-        drift_tc_params_t p;
-        drift_tc_params(&p, c->order.arch, c->in);
+    } else if (drift_order_tc_params(&p, &c->order, c->in) > 0) {
         const drift_format_info_t *fi = drift_format_info(c->in), *fo = drift_format_info(c->acc.acc);
         double m = fi->min_normal;
         double P = sum_abs + m * sum_l1 + (double)K * m * m;

@@ -11,21 +11,17 @@
 #include "format.h"
 #include "metrics.h"
 #include "order.h"
+#include "recipe.h"
 
 /* ---- LM head configurations ------------------------------------------------------------------ */
 
-/* One way of computing the logits: inputs rounded (RNE) to `in`, the dot product in order
- * `order` with accumulator `acc` (for tc:ARCH, acc.acc is the tensor core's output format,
- * fp32 or fp16, and acc.mode/fma are fixed by the model), then the logit stored in `out`
- * (RNE; out == acc.acc means no extra rounding). exact = 1 ignores order and acc: the logit
- * is the exact dot product rounded once to `out` (the "exact LM head" mitigation). */
-typedef struct {
-    drift_format_t in;
-    drift_order_t order;
-    drift_acc_t acc;
-    drift_format_t out;
-    int exact;
-} drift_lmhead_cfg_t;
+/* One way of computing the logits is a recipe (recipe.h): inputs rounded (RNE) to `in`, the
+ * dot product in order `order` with accumulator `acc` (for tc:ARCH, acc.acc is the tensor
+ * core's output format, fp32 or fp16, and acc.mode/fma are fixed by the model), then the logit
+ * stored in `out` (RNE; out == acc.acc means no extra rounding). exact = 1 ignores order and
+ * acc: the logit is the exact dot product rounded once to `out` (the "exact LM head"
+ * mitigation). The name stays for the LM head's callers. */
+typedef drift_recipe_t drift_lmhead_cfg_t;
 
 #define DRIFT_LMHEAD_MAXCFG 48
 

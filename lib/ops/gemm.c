@@ -54,7 +54,6 @@
 
 /* ---- kernel specs ----------------------------------------------------------------------- */
 
-static const char *const ARCH_NAMES[DRIFT_TC_NARCH] = {"v100", "a100", "h100", "b200"};
 
 /* A decimal integer 1..max without sign or leading zero; advances *s. */
 static int parse_pos(const char **s, long max, long *out)
@@ -102,7 +101,7 @@ int drift_gemm_kernel_parse(drift_gemm_kernel_t *k, const char *spec)
     } else if (strncmp(spec, "tc:", 3) == 0) {
         int found = 0;
         for (int a = 0; a < DRIFT_TC_NARCH; a++)
-            if (strcmp(spec + 3, ARCH_NAMES[a]) == 0) r.arch = (drift_tc_arch_t)a, found = 1;
+            if (strcmp(spec + 3, drift_tc_arch_name((drift_tc_arch_t)a)) == 0) r.arch = (drift_tc_arch_t)a, found = 1;
         if (!found) return DRIFT_EINVAL;
         r.family = DRIFT_GEMM_TC;
     } else {
@@ -133,7 +132,7 @@ int drift_gemm_kernel_print(char *buf, size_t size, const drift_gemm_kernel_t *k
     case DRIFT_GEMM_NAIVE: n = snprintf(buf, size, "naive"); break;
     case DRIFT_GEMM_TILED: n = snprintf(buf, size, "tiled:%d,%d,%d", k->bm, k->bn, k->bk); break;
     case DRIFT_GEMM_SPLITK: n = snprintf(buf, size, "splitk:%d%s", k->splits, k->tree ? ":tree" : ""); break;
-    default: n = snprintf(buf, size, "tc:%s", ARCH_NAMES[k->arch]); break;
+    default: n = snprintf(buf, size, "tc:%s", drift_tc_arch_name(k->arch)); break;
     }
     if (n < 0 || (size_t)n >= size) return DRIFT_EINVAL;
     return n;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -199,19 +200,27 @@ static void print_help(const drift_cli_spec_t *spec)
     printf("usage: %s [options]\n%s\n\ncommon options:\n", spec->name, spec->question);
     printf("  --seed N             random seed (default 1)\n");
     printf("  --profile P          quick|default|full: sweep size (default default)\n");
-    printf("  --out DIR            where data files go (default data)\n");
+    printf("  --out DIR            where data files go, created with its parents (default data;\n"
+           "                       ./lab run: a new runs/%s/<time>/)\n", spec->name);
     printf("  --formats LIST       number formats, comma-separated (default %s)\n", spec->default_formats);
-    printf("  --orders LIST        reduction orders, comma-separated (default %s)\n", spec->default_orders);
+    if (spec->no_orders) /* refused by this experiment: say so instead of offering it */
+        printf("  (--orders is not accepted: %s %s)\n", spec->name, spec->no_orders);
+    else
+        printf("  --orders LIST        reduction orders, comma-separated (default %s)\n", spec->default_orders);
     printf("  --backend B          auto|cpu|cuda (default auto: cuda when a device is present)\n");
     printf("  --threads N          OpenMP threads (default: all cores; results do not depend on it)\n");
     printf("  --quiet              no table or explanation on stdout\n");
-    printf("  --help, --version\n");
+    printf("  --help, --version, --describe (name, question and summary, tab-separated)\n");
     if (spec->nopts) printf("\n%s options:\n", spec->name);
     for (int i = 0; i < spec->nopts; i++) {
         const drift_cli_opt_t *o = &spec->opts[i];
         char left[64];
         snprintf(left, sizeof left, "--%s %s", o->name, o->type == DRIFT_OPT_FLAG ? "" : o->metavar);
-        printf("  %-20s %s\n", left, o->help);
+        if (o->profile[0] || o->profile[1] || o->profile[2])
+            printf("  %-20s %s (default by profile: quick %s, default %s, full %s)\n", left, o->help,
+                   o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-", o->profile[2] ? o->profile[2] : "-");
+        else
+            printf("  %-20s %s\n", left, o->help);
     }
 }
 
@@ -229,10 +238,16 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     parse_formats(cli, spec->default_formats);
     parse_orders(cli, spec->default_orders);
 
+    unsigned char given[256] = {0};
+    if (spec->nopts > 256) drift_die("more than 256 options");
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             print_help(spec);
+            exit(0);
+        }
+        if (!strcmp(arg, "--describe")) { /* the texts README and docs/experiments.md are checked against */
+            printf("%s\t%s\t%s\n", spec->name, spec->question, spec->summary ? spec->summary : "");
             exit(0);
         }
         if (!strcmp(arg, "--version")) {
@@ -247,7 +262,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         const char *name = arg + 2;
         const drift_cli_opt_t *extra = NULL;
         for (int j = 0; j < spec->nopts; j++)
-            if (!strcmp(spec->opts[j].name, name)) extra = &spec->opts[j];
+            if (!strcmp(spec->opts[j].name, name)) extra = &spec->opts[j], given[j] = 1;
         if (extra && extra->type == DRIFT_OPT_FLAG) {
             parse_extra(extra, NULL);
             continue;
@@ -292,6 +307,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         default: parse_extra(extra, value); break;
         }
     }
+    for (int j = 0; j < spec->nopts; j++) /* the profile's value of every option not given */
+        if (!given[j] && spec->opts[j].profile[cli->profile]) parse_extra(&spec->opts[j], spec->opts[j].profile[cli->profile]);
     if (spec->no_orders)
         for (int i = 1; i < argc; i++) /* said, not ignored */
             if (!strcmp(argv[i], "--orders")) drift_die("--orders: %s %s", spec->name, spec->no_orders);
@@ -325,11 +342,29 @@ void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli)
         snprintf(buf + n, size - (size_t)n, " --profile %s", drift_profile_name(cli->profile));
 }
 
+/* mkdir -p: the docs promise --out is "created if missing", parents included. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    size_t len = strlen(dir);
+    if (len == 0 || len >= sizeof path) return -1;
+    memcpy(path, dir, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (path[i] != '/' && path[i] != 0) continue;
+        char c = path[i];
+        path[i] = 0;
+        struct stat st;
+        if (stat(path, &st) != 0 && mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
+        path[i] = c;
+    }
+    return 0;
+}
+
 void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *suffix)
 {
     struct stat st;
     if (stat(cli->out_dir, &st) != 0) {
-        if (mkdir(cli->out_dir, 0777) != 0) drift_die("--out: cannot create directory '%s'", cli->out_dir);
+        if (make_dirs(cli->out_dir) != 0) drift_die("--out: cannot create directory '%s'", cli->out_dir);
     } else if (!S_ISDIR(st.st_mode)) {
         drift_die("--out: '%s' is not a directory", cli->out_dir);
     }
@@ -337,9 +372,45 @@ void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *
     if (n < 0 || (size_t)n >= size) drift_die("--out: path too long");
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Not a terminal (a log, ./lab report): a timestamped line at most every 10 s, with the
+ * elapsed time and a linear estimate of what is left, so a long run is never silent. */
+static void progress_line(const drift_cli_t *cli, size_t done, size_t total)
+{
+    static double start, last;
+    static int printed;
+    double t = now_s();
+    if (start == 0 || done == 0) start = last = t, printed = 0;
+    if (done < total && t - last < 10) return;
+    if (done == total && !printed) return; /* a run under 10 s needs no progress report */
+    last = t;
+    printed = 1;
+    double el = t - start, left = done ? el * (double)(total - done) / (double)done : 0;
+    time_t wall = time(NULL);
+    struct tm tm;
+    gmtime_r(&wall, &tm);
+    fprintf(stderr, "%02d:%02d:%02d %s: %3d%% (%zu/%zu) elapsed %.0f s%s", tm.tm_hour, tm.tm_min, tm.tm_sec,
+            cli->spec->name, (int)(100 * done / total), done, total, el, done == total ? ", done\n" : "");
+    if (done < total) {
+        if (done) fprintf(stderr, ", about %.0f s left\n", left);
+        else fputc('\n', stderr);
+    }
+    fflush(stderr);
+}
+
 void drift_progress(const drift_cli_t *cli, size_t done, size_t total)
 {
-    if (cli->quiet || !isatty(STDERR_FILENO) || total == 0) return;
+    if (cli->quiet || total == 0) return;
+    if (!isatty(STDERR_FILENO)) {
+        progress_line(cli, done, total);
+        return;
+    }
     int width = 40, fill = (int)(width * done / total);
     fprintf(stderr, "\r%s [%.*s%*s] %3d%%", cli->spec->name, fill, "########################################",
             width - fill, "", (int)(100 * done / total));

@@ -37,9 +37,13 @@ typedef struct {
     drift_opt_type_t type;
     void *dest;          /* holds the default on entry */
     const char *metavar; /* "N" or "N,N,..." */
-    const char *help;    /* one line, ends with the default */
+    const char *help;    /* one line; the default is appended from profile[] when set */
     long min;            /* smallest accepted integer */
     long max;            /* largest accepted integer (0: no limit) */
+    /* Profiles as data: the option's value under --profile quick, default, full, written as
+     * on the command line (e.g. {"256", "1024", "4096"}); used when the option is not given,
+     * and printed by --help. NULL entries: the value in dest stays. */
+    const char *profile[3];
 } drift_cli_opt_t;
 
 typedef struct {
@@ -53,6 +57,9 @@ typedef struct {
      * experiment never re-implements them: */
     const char *no_orders; /* non-NULL: --orders is refused, "--orders: <name> <no_orders>" */
     const char *cpu_only;  /* non-NULL: --backend cuda is refused, "<name> runs on the <cpu_only>" */
+    /* "What you just saw": the paragraph printed after the stdout tables (drift_out_commit),
+     * and with the question by --describe, the source of README's and docs' text. */
+    const char *summary;
 } drift_cli_spec_t;
 
 #define DRIFT_MAX_ORDERS 32

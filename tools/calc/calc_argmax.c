@@ -48,6 +48,7 @@ static void usage(FILE *to)
     fprintf(to, "usage: drift-calc argmax --format F --order SPEC [--acc A] [--logits L] FILE_H FILE_W\n"
                 "  FILE_H        the hidden state: K values, one per line\n"
                 "  FILE_W        the weights: V rows of K values, row-major (value v*K + i is W[v][i])\n"
+                "                (either file may be a NumPy .npy array: float64/32/16, C order, shape (V, K) for W)\n"
                 "  --format F    input format: every value is rounded to F (nearest-even)\n"
                 "  --order SPEC  %s\n"
                 "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n"
@@ -100,7 +101,7 @@ int calc_argmax(int argc, char **argv)
     c.in = parse_format("--format", format_s);
     if (drift_order_parse(&c.order, order_s) != DRIFT_OK)
         drift_die("--order: malformed spec '%s' (accepted: %s)", order_s, ORDER_GRAMMAR);
-    int tc = c.order.kind == DRIFT_ORDER_TC;
+    int tc = drift_order_is_tc(&c.order);
     c.acc = (drift_acc_t){acc_s ? parse_format("--acc", acc_s) : tc ? DRIFT_FP32 : c.in, DRIFT_RNE, 1};
     c.out = logits_s ? parse_format("--logits", logits_s) : c.acc.acc;
     if (tc && c.acc.acc != DRIFT_FP32 && c.acc.acc != DRIFT_FP16)

@@ -8,12 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "calc_npy.h"
+#include "decimal.h"
 
-int calc_read_values(const char *path, double **out, size_t *n)
+int calc_read_values_as(const char *path, drift_format_t f, double **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
+    if (calc_is_npy(path)) { /* binary values are exact doubles: round each once to f */
+        if (calc_read_npy(path, out, n) != 0) return 1;
+        for (size_t i = 0; i < *n; i++) (*out)[i] = drift_rne((*out)[i], f);
+        return 0;
+    }
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "stdin" : path;
     FILE *fp = is_stdin ? stdin : fopen(path, "r");
@@ -39,8 +45,9 @@ int calc_read_values(const char *path, double **out, size_t *n)
         while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
         if (*s == '\0' || *s == '#') continue;
         double x;
-        if (drift_parse_double(&x, s) != 0) {
-            fprintf(stderr, "drift-calc: %s:%zu: not a number (or beyond the double range): '%.60s'\n", name, lineno, s);
+        if (drift_decimal_round(&x, s, f, NULL, 0) != 0) {
+            fprintf(stderr, "drift-calc: %s:%zu: not a number (accepted: decimal or C99 hex float, inf, nan): '%.60s'\n",
+                    name, lineno, s);
             rc = 1;
             goto done;
         }
@@ -74,4 +81,9 @@ done:
     *out = v;
     *n = len;
     return 0;
+}
+
+int calc_read_values(const char *path, double **out, size_t *n)
+{
+    return calc_read_values_as(path, DRIFT_FP64, out, n);
 }

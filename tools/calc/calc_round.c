@@ -6,6 +6,8 @@
  *
  * CSV on stdout, one row per VALUE:
  *   input,format,mode,result_hex,result,bits,class
+ * The VALUE's exact value (decimal or hex) is rounded once to the format (decimal.h), never
+ * via double first. input is the VALUE rounded to double (nearest-even), for reference;
  * input and result_hex in C99 hex (%a; the rounded value as a double), result in %.17g
  * (enough digits to read the double back exactly), bits the encoding in hex with the
  * format's width (fp64 16 digits, fp32/tf32 8, fp16/bf16 4, fp8 2), class one of
@@ -23,6 +25,7 @@
 
 #include "calc.h"
 #include "cli.h"
+#include "decimal.h"
 #include "drift.h"
 #include "format.h"
 #include "philox.h"
@@ -58,7 +61,8 @@ static void usage(FILE *to)
             "  --subnormals S   keep|flush: a result below the smallest normal becomes zero (default keep)\n"
             "  --overflow O     inf|saturate: overflow gives inf (NaN in fp8e4m3) or +-max finite (default inf)\n"
             "  --seed N         Philox seed for --mode sr (default 1)\n"
-            "  VALUE            decimal or C99 hex float (strtod syntax), inf, nan; negative values are fine\n"
+            "  VALUE            decimal or C99 hex float, inf, nan; negative values are fine; its exact value is\n"
+            "                   rounded once (input = the VALUE rounded to double, for reference)\n"
             "prints CSV: input,format,mode,result_hex,result,bits,class\n",
             formats, modes);
 }
@@ -152,7 +156,7 @@ int calc_round(int argc, char **argv)
     double *x = malloc((size_t)nvalues * sizeof *x);
     if (!x) drift_die("out of memory");
     for (int i = 0; i < nvalues; i++)
-        if (drift_parse_double(&x[i], values[i]) != DRIFT_OK)
+        if (drift_decimal_round(&x[i], values[i], DRIFT_FP64, NULL, 0) != DRIFT_OK)
             drift_die("VALUE: '%s' is not a number (accepted: decimal or hex float, inf, nan)", values[i]);
 
     const uint32_t stream_id = drift_fnv1a32("calc.round");
@@ -164,7 +168,8 @@ int calc_round(int argc, char **argv)
             drift_stream_init(&s, seed, stream_id, (uint32_t)i, 0);
             sr_bits = drift_stream_u32(&s);
         }
-        double r = drift_round(x[i], f, &opts, sr_bits);
+        double r;
+        drift_decimal_round(&r, values[i], f, &opts, sr_bits); /* valid: checked above */
         uint64_t bits = drift_encode(r, f);
         int hexdigits = (f == DRIFT_TF32 ? 32 : fi->bits) / 4;
         printf("%a,%s,%s,%a,%.17g,0x%0*" PRIx64 ",%s\n", x[i], fi->name, drift_mode_name(opts.mode), r, r, hexdigits,

@@ -5,13 +5,15 @@
  *   drift-calc dot --format F --order SPEC [--acc A] [--fma|--nofma] [--c C] FILE_A FILE_B
  *
  * FILE has one value per line (calc_input.h: decimal or C99 hex float, inf, nan; blank
- * lines and '#' lines skipped; '-' is stdin). Every input is rounded to F (nearest-even);
+ * lines and '#' lines skipped; '-' is stdin). Every input's exact value is rounded once
+ * to F (nearest-even; decimal.h);
  * the reduction runs in order SPEC (order.h) with every step rounded to the accumulator
  * format A (default F; for tc:ARCH the tensor core's fp32 accumulator), nearest-even.
  * dot: --fma (default) rounds acc + a*b once, --nofma rounds the product first; --c C is
  * an initial accumulator value (a GEMM's C operand), rounded to A (RNE) and added first
  * (order.h says where each order puts it). tc:ARCH runs the tensor-core model
- * (drift_tc_dot, input format F, output A = fp32 or fp16); --fma/--nofma do not apply.
+ * (drift_tc_dot, input format F, output A = fp32 or fp16); --fma/--nofma do not apply,
+ * and C is rounded as the model rounds it (drift_tc_round_c: toward zero for fp32).
  *
  * CSV on stdout, one row:
  *   order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err
@@ -21,6 +23,7 @@
  * exact (drift_ulp). Hex columns are C99 %a, decimal ones %.17g (they read back exactly).
  * Bad options, unreadable or empty files, unparsable lines (file:line), mismatched
  * lengths: one line on stderr, exit status 2. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +32,18 @@
 #include "calc.h"
 #include "calc_input.h"
 #include "cli.h"
+#include "decimal.h"
 #include "drift.h"
 #include "exact.h"
 #include "format.h"
 #include "metrics.h"
-#include "tc_model.h"
+#include "dispatch.h"
 #include "order.h"
 
 #define ORDER_GRAMMAR                                                                                                  \
     "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), kahan, neumaier, "         \
-    "random:SEED, tc:v100|a100|h100|b200"
+    "random:SEED, tc:ARCH (ARCH: v100, a100, a2, a30, ada, l40s, h100, h200, b200, rtxpro6000, "          \
+    "mi100, mi250, mi300x)"
 
 typedef struct {
     int dot;
@@ -62,7 +67,14 @@ static void usage(FILE *to, int dot)
     if (dot)
         fprintf(to, "  --fma         acc + a*b rounded once (default)\n"
                     "  --nofma       the product rounded to A first\n"
-                    "  --c C         initial accumulator value (rounded to A), like a GEMM's C\n");
+                    "  --c C         initial accumulator value, like a GEMM's C: rounded to A to nearest-even,\n"
+                    "                but for tc:ARCH as the tensor-core model rounds C (the published GEMM):\n"
+                    "                toward zero for fp32 output, nearest-even for fp16\n");
+    if (dot)
+        fprintf(to, "tc:ARCH: NVIDIA V100, A100/A2/A30 (Ampere), Ada/L40S, H100/H200 (Hopper), B200/RTX PRO 6000\n"
+                    "  (Blackwell): inputs fp16, bf16, tf32, fp8e4m3, fp8e5m2 (what each has), A = fp32 or fp16;\n"
+                    "  AMD MI100 (CDNA1: fp16, bf16), MI250 (CDNA2: fp16, bf16), MI300X (CDNA3: fp16, bf16,\n"
+                    "  tf32), A = fp32. Example: drift-calc dot --format fp16 --order tc:ada a.txt b.txt\n");
     fprintf(to, "prints CSV: order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
 }
 
@@ -130,8 +142,15 @@ static void errors(const drift_xacc_t *x, double result, drift_format_t acc, dou
                    double *rel_err, double *ulp_err)
 {
     *exact = drift_xacc_round(x, DRIFT_FP64, DRIFT_RNE);
-    if (!isfinite(result) || !isfinite(*exact)) {
+    if (x->nan || x->inf) { /* an infinite or NaN input: the exact sum is that infinity or NaN */
         *abs_err = drift_abs_err(result, *exact);
+    } else if (!isfinite(result)) { /* a finite exact sum (even one beyond the double range) */
+        *abs_err = isnan(result) ? NAN : INFINITY;
+    } else if (!isfinite(*exact)) { /* |S| beyond the double range, result finite: |S - result| exactly */
+        drift_xacc_t d = *x;
+        drift_xacc_add(&d, -result);
+        int sg = drift_xacc_sign(&d);
+        *abs_err = sg > 0 ? drift_xacc_round(&d, DRIFT_FP64, DRIFT_RU) : -drift_xacc_round(&d, DRIFT_FP64, DRIFT_RD);
     } else {
         drift_xacc_t d = *x;
         drift_xacc_add(&d, -result); /* exact: S - result */
@@ -142,6 +161,11 @@ static void errors(const drift_xacc_t *x, double result, drift_format_t acc, dou
         *rel_err = *ulp_err = NAN;
     } else if (*abs_err == 0) {
         *rel_err = *ulp_err = 0;
+    } else if (!isfinite(*exact) && !x->inf && isfinite(*abs_err)) {
+        /* |S| > DBL_MAX: divide by DBL_MAX instead, an upper bound (rounded up) */
+        double q = *abs_err / DBL_MAX;
+        *rel_err = nextafter(q, INFINITY);
+        *ulp_err = *abs_err / drift_ulp(DBL_MAX, acc);
     } else if (*exact == 0 || !isfinite(*exact)) {
         *rel_err = *ulp_err = INFINITY;
     } else {
@@ -160,22 +184,32 @@ static int run(int dot, int argc, char **argv)
     drift_order_t o;
     if (drift_order_parse(&o, a.order_s) != DRIFT_OK)
         drift_die("--order: malformed spec '%s' (accepted: %s)", a.order_s, ORDER_GRAMMAR);
-    int tc = o.kind == DRIFT_ORDER_TC;
+    int tc = drift_order_is_tc(&o);
     if (tc && !dot) drift_die("--order: '%s' is a tensor-core dot product, not a sum (use drift-calc dot)", a.order_s);
     drift_format_t acc = a.acc_s ? parse_format("--acc", a.acc_s) : tc ? DRIFT_FP32 : f;
     if (tc && acc != DRIFT_FP32 && acc != DRIFT_FP16)
         drift_die("--acc: '%s' is not a tensor-core output (accepted for tc: fp32, fp16)", drift_format_name(acc));
     double c = 0;
     if (a.c_s) {
-        if (drift_parse_double(&c, a.c_s) != DRIFT_OK) drift_die("--c: '%s' is not a number", a.c_s);
-        c = drift_rne(c, acc);
+        /* C is rounded once, from its exact decimal value, as the model rounds it
+         * (drift_tc_round_c): toward zero for a tensor core's fp32 output, where the model
+         * gives inf from 2^128 on; to nearest-even otherwise. */
+        const drift_round_opts_t rz = {DRIFT_RZ, 0, 0};
+        int tc_rz = tc && acc == DRIFT_FP32;
+        if (drift_decimal_round(&c, a.c_s, acc, tc_rz ? &rz : NULL, 0) != DRIFT_OK)
+            drift_die("--c: '%s' is not a number (accepted: decimal or hex float, inf, nan)", a.c_s);
+        double toward_zero; /* RZ to fp64 reaches 2^128 exactly when the exact value does */
+        if (tc_rz && drift_decimal_round(&toward_zero, a.c_s, DRIFT_FP64, &rz, 0) == DRIFT_OK &&
+            fabs(toward_zero) >= 0x1p128)
+            c = copysign(INFINITY, toward_zero);
     }
 
     double *x = NULL, *y = NULL;
     size_t n = 0, ny = 0;
-    if (calc_read_values(a.files[0], &x, &n) != 0) return 2;
+    /* each value rounded once from its exact decimal to F (not via double) */
+    if (calc_read_values_as(a.files[0], f, &x, &n) != 0) return 2;
     if (dot) {
-        if (calc_read_values(a.files[1], &y, &ny) != 0) {
+        if (calc_read_values_as(a.files[1], f, &y, &ny) != 0) {
             free(x);
             return 2;
         }
@@ -190,9 +224,7 @@ static int run(int dot, int argc, char **argv)
     drift_xacc_init(&ex);
     if (dot && a.c_s) drift_xacc_add(&ex, c);
     for (size_t i = 0; i < n; i++) {
-        x[i] = drift_rne(x[i], f);
         if (dot) {
-            y[i] = drift_rne(y[i], f);
             drift_xacc_add_prod(&ex, x[i], y[i]);
         } else {
             drift_xacc_add(&ex, x[i]);
@@ -201,13 +233,12 @@ static int run(int dot, int argc, char **argv)
 
     double r;
     int rc;
-    drift_acc_t accs = {acc, DRIFT_RNE, a.fma};
-    if (tc)
-        rc = drift_tc_dot(&r, x, y, n, a.c_s ? &c : NULL, o.arch, f, acc);
-    else if (dot)
-        rc = drift_dot(&r, x, y, n, a.c_s ? &c : NULL, &o, &accs);
+    drift_recipe_t recipe = drift_recipe(f, &o, acc, acc);
+    recipe.acc.fma = a.fma;
+    if (dot)
+        rc = drift_recipe_dot_acc(&r, x, y, n, a.c_s ? &c : NULL, &recipe);
     else
-        rc = drift_sum(&r, x, n, &o, &accs);
+        rc = drift_recipe_sum(&r, x, n, &recipe);
     free(x);
     free(y);
     if (rc != DRIFT_OK) drift_die("--order %s with --format %s --acc %s: %s", a.order_s, drift_format_name(f),

@@ -1,0 +1,673 @@
+/* tc_gemm_packed.c — drift_tc_gemm's fast paths: the same block-FMA arithmetic as the scalar
+ * model (tc_model.c, tc_block's DRIFT_TC_ALIGN_TRUNC case), reorganised for throughput and
+ * bit-identical to it (tests/test_tc_model.c compares every output with drift_tc_dot):
+ *   - a fused AVX-512 tile, 4 rows x 16 outputs over the whole of K, on operands packed once;
+ *   - otherwise strips of 128 columns, 4 rows at a time, with AVX2 or AVX-512 chunks of the
+ *     per-block passes or portable loops.
+ *   - CDNA2 (MI250): the pairwise fp32 block in float arithmetic across a row.
+ * Only finite inputs reach here (drift_tc_gemm sends special values, B200 fp8, MI100 and
+ * MI300X to the scalar model). Why each shortcut is exact is said where it is
+ * taken; the arithmetic argument is tc_model.c's file comment. */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drift.h"
+#include "tc_internal.h"
+
+#define TC_STRIP 128 /* columns per strip */
+
+/* ---- the GEMM: one row of outputs at a time, vectorised across the row ---------------- */
+
+/* Workspace of one row of a strip. */
+typedef struct {
+    int *E;
+    double *scale, *S, *inf;
+} tc_row_ws_t;
+
+#define TC_ROWS 4 /* rows of A processed together, sharing the loads of B */
+
+/* Truncation toward zero of |x| < 2^31 through int32 (cvttpd2dq, which vectorises where
+ * trunc() does not): every aligned term is below 2^(25 + neab) <= 2^27 (file comment). */
+static inline double trunc31(double x) { return (double)(int32_t)x; }
+
+/* The common case of drift_tc_finish_ for v = S / scale in the normal range of the output:
+ * round by integer arithmetic on the bits (toward zero: clear the low bits; nearest-even:
+ * add half an ulp minus one plus the kept lsb, then clear). Returns 0 when v is outside
+ * [2^emin, 2^(emax+1)) or rounds up to 2^(emax+1): drift_tc_finish_ handles those. */
+static inline int tc_finish_fast(double *r, double v, int rz, int sh, int emin, int emax)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    int e = (int)((u >> 52) & 0x7ff) - 1023;
+    uint64_t low = ((uint64_t)1 << sh) - 1;
+    if (!rz) u += (low >> 1) + ((u >> sh) & 1);
+    u &= ~low;
+    int e2 = (int)((u >> 52) & 0x7ff) - 1023;
+    memcpy(r, &u, sizeof u);
+    return e >= emin && e2 <= emax;
+}
+
+/* R rows (R <= TC_ROWS) of one strip: outputs [0, N) of each, B and its exponents with
+ * leading dimension ld. cc[r][j] holds the running accumulator of output j of row r. Per
+ * block, pass 1 finds each output's alignment exponent E, pass 2 sums its truncated aligned
+ * terms into S. The arithmetic per output is exactly tc_block's (same E, same scale, same
+ * exact S, same rounding), so the result is the scalar model's, bit for bit; `chunk` (the
+ * AVX2 version below) may do passes 1 and 2 for outputs [0, n8) in registers, with the same
+ * arithmetic, and returns n8. */
+typedef struct {
+    int R;
+    double *cc[TC_ROWS];
+    const double *A[TC_ROWS];
+    const int *ea[TC_ROWS];
+    tc_row_ws_t w[TC_ROWS];
+} tc_rows_t;
+
+typedef size_t (*tc_chunk_fn)(tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t k0, size_t k1,
+                              const tc_cfg_t *g);
+
+static inline __attribute__((always_inline)) void tc_rows_with(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
+                                                                size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
+{
+    const size_t blk = (size_t)g->p.block;
+    const int lsb_off = g->lsb_off, min_exp = g->p.min_exp;
+    const int rz = g->rz, sh = 53 - g->out_p;
+    const int oemin = drift_format_info(g->out)->emin, oemax = drift_format_info(g->out)->emax;
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        size_t k1 = K - k0 < blk ? K : k0 + blk;
+        int any_inf[TC_ROWS];
+        for (int r = 0; r < rs->R; r++) {
+            double *restrict cc = rs->cc[r], *restrict inf = rs->w[r].inf;
+            int *restrict E = rs->w[r].E;
+            /* An accumulator that overflowed to inf stays inf (products are finite): set
+             * it aside so that the int32 truncations never see it. */
+            any_inf[r] = 0;
+            for (size_t j = 0; j < N; j++) {
+                int f = isinf(cc[j]) != 0;
+                inf[j] = f ? cc[j] : 0.0;
+                cc[j] = f ? 0.0 : cc[j];
+                any_inf[r] |= f;
+            }
+            for (size_t j = 0; j < N; j++) E[j] = cc[j] != 0 ? c_exp(cc[j]) : TC_NO_TERM;
+        }
+        size_t j0 = chunk ? chunk(rs, Bb, eb, N, ld, k0, k1, g) : 0;
+        for (int r = 0; r < rs->R; r++) {
+            double *restrict cc = rs->cc[r], *restrict scale = rs->w[r].scale, *restrict S = rs->w[r].S;
+            int *restrict E = rs->w[r].E;
+            const double *Ai = rs->A[r];
+            const int *eai = rs->ea[r];
+            for (size_t k = k0; k < k1; k++) {
+                int ea = eai[k];
+                if (ea == TC_NO_TERM) continue;
+                const int *restrict ebk = eb + k * ld;
+                for (size_t j = j0; j < N; j++) {
+                    int e = ea + ebk[j];
+                    E[j] = e > E[j] ? e : E[j];
+                }
+            }
+            for (size_t j = j0; j < N; j++) {
+                int e = E[j];
+                e = e < min_exp ? min_exp : e;
+                e = e < -900 ? 0 : e; /* no term at all: S will be 0 whatever the scale */
+                E[j] = e;
+                scale[j] = pow2i(lsb_off - e);
+            }
+            for (size_t j = j0; j < N; j++) S[j] = trunc31(cc[j] * scale[j]);
+            for (size_t k = k0; k < k1; k++) {
+                double a = Ai[k];
+                if (a == 0) continue;
+                const float *restrict bk = Bb + k * ld;
+                for (size_t j = j0; j < N; j++) S[j] += trunc31((a * (double)bk[j]) * scale[j]);
+            }
+            int nslow = 0;
+            for (size_t j = 0; j < N; j++) {
+                double v = S[j] * pow2i(E[j] - lsb_off), out; /* exact: S is an integer below 2^33 */
+                int ok = tc_finish_fast(&out, v, rz, sh, oemin, oemax); /* S == 0 is not ok: +0 below */
+                cc[j] = out;
+                E[j] = !ok;
+                nslow += !ok;
+            }
+            if (nslow)
+                for (size_t j = 0; j < N; j++)
+                    if (E[j]) cc[j] = drift_tc_finish_(S[j], scale[j], g);
+            if (any_inf[r]) {
+                const double *inf = rs->w[r].inf;
+                for (size_t j = 0; j < N; j++) cc[j] = inf[j] != 0 ? inf[j] : cc[j];
+            }
+        }
+    }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#include <immintrin.h>
+#define TC_AVX2 1
+
+/* Passes 1 and 2 for outputs [0, n8) of R rows, eight outputs at a time, E and S in
+ * registers across the block and each load of B shared by the rows: the same integer max,
+ * the same power-of-two scale, the same int32 truncations and exact double sums as the
+ * portable loops. A zero input needs no branch: its exponent TC_NO_TERM never wins the max
+ * (and cannot overflow), and its product truncates to 0. */
+__attribute__((target("avx2"))) static size_t tc_chunk_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
+                                                             size_t ld, size_t k0, size_t k1, const tc_cfg_t *g)
+{
+    const size_t n8 = N & ~(size_t)7;
+    const int R = rs->R;
+    const __m256i vmin = _mm256_set1_epi32(g->p.min_exp), vlow = _mm256_set1_epi32(-900);
+    const __m256i voff = _mm256_set1_epi32(g->lsb_off + 1023);
+    for (size_t j = 0; j < n8; j += 8) {
+        __m256i Ev[TC_ROWS];
+        __m256d sc[TC_ROWS][2], S[TC_ROWS][2];
+        for (int r = 0; r < R; r++) Ev[r] = _mm256_loadu_si256((const __m256i *)(rs->w[r].E + j));
+        for (size_t k = k0; k < k1; k++) {
+            __m256i e = _mm256_loadu_si256((const __m256i *)(eb + k * ld + j));
+            for (int r = 0; r < R; r++)
+                Ev[r] = _mm256_max_epi32(Ev[r], _mm256_add_epi32(_mm256_set1_epi32(rs->ea[r][k]), e));
+        }
+        for (int r = 0; r < R; r++) {
+            __m256i E = _mm256_max_epi32(Ev[r], vmin);
+            E = _mm256_andnot_si256(_mm256_cmpgt_epi32(vlow, E), E); /* no term: 0 */
+            _mm256_storeu_si256((__m256i *)(rs->w[r].E + j), E);
+            __m256i bexp = _mm256_sub_epi32(voff, E); /* biased exponent of 2^(lsb_off - E) */
+            sc[r][0] = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(bexp)), 52));
+            sc[r][1] = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(bexp, 1)), 52));
+            _mm256_storeu_pd(rs->w[r].scale + j, sc[r][0]);
+            _mm256_storeu_pd(rs->w[r].scale + j + 4, sc[r][1]);
+            const double *cc = rs->cc[r] + j;
+            S[r][0] = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(_mm256_mul_pd(_mm256_loadu_pd(cc), sc[r][0])));
+            S[r][1] = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(_mm256_mul_pd(_mm256_loadu_pd(cc + 4), sc[r][1])));
+        }
+        for (size_t k = k0; k < k1; k++) {
+            __m256 bf = _mm256_loadu_ps(Bb + k * ld + j);
+            __m256d b0 = _mm256_cvtps_pd(_mm256_castps256_ps128(bf)), b1 = _mm256_cvtps_pd(_mm256_extractf128_ps(bf, 1));
+            for (int r = 0; r < R; r++) {
+                __m256d av = _mm256_set1_pd(rs->A[r][k]);
+                __m256d t0 = _mm256_mul_pd(_mm256_mul_pd(av, b0), sc[r][0]);
+                __m256d t1 = _mm256_mul_pd(_mm256_mul_pd(av, b1), sc[r][1]);
+                S[r][0] = _mm256_add_pd(S[r][0], _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(t0)));
+                S[r][1] = _mm256_add_pd(S[r][1], _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(t1)));
+            }
+        }
+        for (int r = 0; r < R; r++) {
+            _mm256_storeu_pd(rs->w[r].S + j, S[r][0]);
+            _mm256_storeu_pd(rs->w[r].S + j + 4, S[r][1]);
+        }
+    }
+    return n8;
+}
+/* The same passes with AVX-512: sixteen outputs per step, and the aligned terms summed as
+ * exact int64 (vcvttpd2qq truncates toward zero like trunc31; the sums are the same
+ * integers, converted back exactly since they stay below 2^33). */
+__attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(tc_rows_t *rs, const float *Bb, const int *eb,
+                                                                           size_t N, size_t ld, size_t k0, size_t k1,
+                                                                           const tc_cfg_t *g)
+{
+    const size_t n16 = N & ~(size_t)15;
+    const int R = rs->R;
+    const __m512i vmin = _mm512_set1_epi32(g->p.min_exp), voff = _mm512_set1_epi32(g->lsb_off + 1023);
+    const __m512i zero = _mm512_setzero_si512();
+    for (size_t j = 0; j < n16; j += 16) {
+        __m512i Ev[TC_ROWS], S[TC_ROWS][2];
+        __m512d sc[TC_ROWS][2];
+        for (int r = 0; r < R; r++) Ev[r] = _mm512_loadu_si512((const void *)(rs->w[r].E + j));
+        for (size_t k = k0; k < k1; k++) {
+            __m512i e = _mm512_loadu_si512((const void *)(eb + k * ld + j));
+            for (int r = 0; r < R; r++) Ev[r] = _mm512_max_epi32(Ev[r], _mm512_add_epi32(_mm512_set1_epi32(rs->ea[r][k]), e));
+        }
+        for (int r = 0; r < R; r++) {
+            __m512i E = _mm512_max_epi32(Ev[r], vmin);
+            E = _mm512_mask_mov_epi32(E, _mm512_cmplt_epi32_mask(E, _mm512_set1_epi32(-900)), zero); /* no term: 0 */
+            _mm512_storeu_si512((void *)(rs->w[r].E + j), E);
+            __m512i bexp = _mm512_sub_epi32(voff, E);
+            sc[r][0] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(bexp)), 52));
+            sc[r][1] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bexp, 1)), 52));
+            _mm512_storeu_pd(rs->w[r].scale + j, sc[r][0]);
+            _mm512_storeu_pd(rs->w[r].scale + j + 8, sc[r][1]);
+            const double *cc = rs->cc[r] + j;
+            S[r][0] = _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_loadu_pd(cc), sc[r][0]));
+            S[r][1] = _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_loadu_pd(cc + 8), sc[r][1]));
+        }
+        for (size_t k = k0; k < k1; k++) {
+            __m512 bf = _mm512_loadu_ps(Bb + k * ld + j);
+            __m512d b0 = _mm512_cvtps_pd(_mm512_castps512_ps256(bf));
+            __m512d b1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bf), 1)));
+            for (int r = 0; r < R; r++) {
+                __m512d av = _mm512_set1_pd(rs->A[r][k]);
+                S[r][0] = _mm512_add_epi64(S[r][0], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b0), sc[r][0])));
+                S[r][1] = _mm512_add_epi64(S[r][1], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b1), sc[r][1])));
+            }
+        }
+        for (int r = 0; r < R; r++) {
+            _mm512_storeu_pd(rs->w[r].S + j, _mm512_cvtepi64_pd(S[r][0]));
+            _mm512_storeu_pd(rs->w[r].S + j + 8, _mm512_cvtepi64_pd(S[r][1]));
+        }
+    }
+    return n16;
+}
+
+/* ---- the fused AVX-512 tile: 4 rows x 16 outputs over the whole of K ------------------
+ *
+ * The operands are packed once per GEMM: A in groups of TC_ROWS rows, interleaved by k
+ * (Ap[(g*K + k)*4 + r], exponents likewise), B in chunks of 16 columns, each k a row of 16
+ * floats and 16 exponents (Bp[(c*K + k)*16 + l]); padding rows and columns are the value 0
+ * with the exponent TC_NO_TERM, so every tile is a full 4 x 16 and needs no tail code (the
+ * padded outputs are computed and never stored). Per block the tile does what
+ * tc_rows_with does per output, with every running value in registers: E = the max of the
+ * accumulator's exponent and of ea + eb (integer max), scale = 2^(lsb_off - E) built from
+ * its bits, S = the int64 sum of the truncated aligned terms (vcvttpd2qq truncates toward
+ * zero like trunc(): every term is exact in double, see the file comment, and below 2^27,
+ * at most 33 of them, so |S| < 2^33 and int64 holds it with 30 bits to spare), then the
+ * rounding of tc_finish_fast on the bits, with drift_tc_finish_ itself for the rare lanes outside
+ * the fast case. An accumulator that overflowed to inf is set aside (as 0) for the block
+ * and kept, as tc_block keeps it. So every output gets tc_block's arithmetic, bit for bit,
+ * and the tile never depends on its neighbours: any thread count gives the same bits. */
+#define TC_LANES 16
+
+__attribute__((target("avx512f,avx512dq"))) static inline __m512i tc_cexp512(__m512d c0lo, __m512d c0hi)
+{
+    /* The exponent of a finite c: max(floor(log2|c|), -126), TC_NO_TERM for c == 0 (c is
+     * an fp32 or fp16 value, a normal double or zero). */
+    const __m512i m = _mm512_set1_epi64(0x7ff), b = _mm512_set1_epi64(1023 - 126);
+    __m512i elo = _mm512_max_epi64(_mm512_and_si512(_mm512_srli_epi64(_mm512_castpd_si512(c0lo), 52), m), b);
+    __m512i ehi = _mm512_max_epi64(_mm512_and_si512(_mm512_srli_epi64(_mm512_castpd_si512(c0hi), 52), m), b);
+    __m512i e = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(elo)), _mm512_cvtepi64_epi32(ehi), 1);
+    e = _mm512_sub_epi32(e, _mm512_set1_epi32(1023));
+    __mmask16 nz = (__mmask16)(_mm512_cmp_pd_mask(c0lo, _mm512_setzero_pd(), _CMP_NEQ_UQ) |
+                               ((unsigned)_mm512_cmp_pd_mask(c0hi, _mm512_setzero_pd(), _CMP_NEQ_UQ) << 8));
+    return _mm512_mask_mov_epi32(_mm512_set1_epi32(TC_NO_TERM), nz, e);
+}
+
+/* The rounding of one half (8 outputs) of a row: S and E as in tc_rows_with; c the
+ * accumulator before the block (kept where it is not finite). */
+__attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(__m512i S, __m256i E, __m512d c,
+                                                                               const tc_cfg_t *g)
+{
+    const int rz = g->rz, sh = 53 - g->out_p, oemin = g->oemin, oemax = g->oemax;
+    const __m512i m = _mm512_set1_epi64(0x7ff), low = _mm512_set1_epi64((int64_t)(((uint64_t)1 << sh) - 1));
+    __m512i p2 = _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm256_add_epi32(E, _mm256_set1_epi32(1023 - g->lsb_off))), 52);
+    __m512d v = _mm512_mul_pd(_mm512_cvtepi64_pd(S), _mm512_castsi512_pd(p2)); /* exact (tc_rows_with) */
+    __m512i u = _mm512_castpd_si512(v);
+    __mmask8 ok = _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemin + 1023),
+                                        _MM_CMPINT_NLT);
+    if (!rz)
+        u = _mm512_add_epi64(u, _mm512_add_epi64(_mm512_srli_epi64(low, 1),
+                                                 _mm512_and_si512(_mm512_srli_epi64(u, (unsigned)sh), _mm512_set1_epi64(1))));
+    u = _mm512_andnot_si512(low, u);
+    ok &= _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemax + 1023), _MM_CMPINT_LE);
+    __mmask8 fin = _mm512_cmp_pd_mask(_mm512_abs_pd(c), _mm512_set1_pd(INFINITY), _CMP_LT_OQ);
+    __mmask8 slow = (__mmask8)(~ok & fin & _mm512_cmp_epi64_mask(S, _mm512_setzero_si512(), _MM_CMPINT_NE));
+    __m512d r = _mm512_maskz_mov_pd(ok, _mm512_castsi512_pd(u)); /* S == 0 gives +0 */
+    if (slow) { /* rare: subnormal, overflowing or out-of-range results */
+        int64_t s[8];
+        double rr[8];
+        int32_t e[8];
+        _mm512_storeu_si512((void *)s, S);
+        _mm256_storeu_si256((__m256i *)e, E);
+        _mm512_storeu_pd(rr, r);
+        for (int l = 0; l < 8; l++)
+            if (slow >> l & 1) rr[l] = drift_tc_finish_((double)s[l], pow2i(g->lsb_off - e[l]), g);
+        r = _mm512_loadu_pd(rr);
+    }
+    return _mm512_mask_mov_pd(c, fin, r);
+}
+
+/* The accumulator of one row (16 outputs), finite entries only (inf set aside as 0). */
+__attribute__((target("avx512f,avx512dq"))) static inline void tc_load_c512(__m512d *c0, __m512d *c1, const double *crow,
+                                                                           __mmask8 m0, __mmask8 m1)
+{
+    const __m512d vinf = _mm512_set1_pd(INFINITY);
+    __m512d x0 = _mm512_maskz_loadu_pd(m0, crow), x1 = _mm512_maskz_loadu_pd(m1, crow + 8);
+    *c0 = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(_mm512_abs_pd(x0), vinf, _CMP_LT_OQ), x0);
+    *c1 = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(_mm512_abs_pd(x1), vinf, _CMP_LT_OQ), x1);
+}
+
+/* One tile. f32 selects how pass 2 forms the aligned terms; both give the same integers:
+ *   f32 == 0: in double, t = trunc((a*b)*scale) as int64 (exact, file comment);
+ *   f32 == 1: in float, 16 lanes at a time, for GEMMs whose every nonzero input x has
+ *     2^-50 <= |x| < 2^51 (tc_gemm_avx512 checks). Then a*b has at most 22 significant
+ *     bits (11 x 11) and lies in [2^-100, 2^102): exact in float. Any block with a nonzero
+ *     product has E >= its exponent >= -100 (ex(x) >= floor(log2|x|) >= -50) and
+ *     E <= 127 (a product's exponent is below 102, c's at most 127), so the float scale
+ *     2^(lsb_off - max(E, -100)) is a normal float (lsb_off is 13 ... 25); max(E, -100)
+ *     changes nothing when a product is nonzero, and a zero product is 0 whatever the
+ *     scale. (a*b)*scale is then the exact aligned term when it is at least 2^-126; below
+ *     that it is below 1, and whatever rounding float's subnormals do it stays below 1, so
+ *     it truncates to 0 as the exact term does. cvttps2dq truncates toward zero, as trunc.
+ *     The sum in int32: each truncated term is an integer below 2^(lsb_off + 2) (a
+ *     product's unnormalised significand is below 4), so at most 2^(lsb_off + 2) - 1,
+ *     and a block of `block` of them stays within INT32_MAX when
+ *     block * (2^(lsb_off + 2) - 1) <= INT32_MAX, which tc_gemm_avx512 checks too
+ *     (H100 fp16/bf16: 16 * (2^27 - 1) = 2^31 - 16; it excludes B200 fp8, 32 x 2^27).
+ *     c's term (below 2^(lsb_off + 1)) is formed in double and int64 as in the f32 == 0
+ *     case and added after widening, so S is the same integer below 2^33. */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+tc_tile_avx512_with(double *const *crow, __mmask16 cm, const float *Ap, const int *eap, const float *Bp, const int *ebp,
+                    size_t K, const tc_cfg_t *g, const int f32)
+{
+    const size_t blk = (size_t)g->p.block;
+    const __m512i vmin = _mm512_set1_epi32(g->p.min_exp), voff = _mm512_set1_epi32(g->lsb_off + 1023);
+    const __m512i voff32 = _mm512_set1_epi32(g->lsb_off + 127), vlo32 = _mm512_set1_epi32(-100);
+    const __mmask8 m0 = (__mmask8)cm, m1 = (__mmask8)(cm >> 8);
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        const size_t k1 = K - k0 < blk ? K : k0 + blk;
+        __m512i Ev[TC_ROWS], S[TC_ROWS][2], S32[TC_ROWS];
+        __m512d sc[TC_ROWS][2];
+        __m512 sc32[TC_ROWS];
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512d c0, c1;
+            tc_load_c512(&c0, &c1, crow[r], m0, m1);
+            Ev[r] = tc_cexp512(c0, c1);
+        }
+        for (size_t k = k0; k < k1; k++) {
+            __m512i e = _mm512_loadu_si512((const void *)(ebp + k * TC_LANES));
+#pragma GCC unroll 4
+            for (int r = 0; r < TC_ROWS; r++)
+                Ev[r] = _mm512_max_epi32(Ev[r], _mm512_add_epi32(_mm512_set1_epi32(eap[k * TC_ROWS + r]), e));
+        }
+        __m512i Es[TC_ROWS];
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512i E = _mm512_max_epi32(Ev[r], vmin);
+            E = _mm512_mask_mov_epi32(E, _mm512_cmplt_epi32_mask(E, _mm512_set1_epi32(-900)), _mm512_setzero_si512());
+            Es[r] = E;
+            __m512i bexp = _mm512_sub_epi32(voff, E);
+            sc[r][0] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(bexp)), 52));
+            sc[r][1] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bexp, 1)), 52));
+            __m512d c0, c1;
+            tc_load_c512(&c0, &c1, crow[r], m0, m1);
+            S[r][0] = _mm512_cvttpd_epi64(_mm512_mul_pd(c0, sc[r][0]));
+            S[r][1] = _mm512_cvttpd_epi64(_mm512_mul_pd(c1, sc[r][1]));
+            if (f32) {
+                sc32[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff32, _mm512_max_epi32(E, vlo32)), 23));
+                S32[r] = _mm512_setzero_si512();
+            }
+        }
+        if (f32) {
+            for (size_t k = k0; k < k1; k++) {
+                __m512 bf = _mm512_loadu_ps(Bp + k * TC_LANES);
+#pragma GCC unroll 4
+                for (int r = 0; r < TC_ROWS; r++) {
+                    __m512 av = _mm512_set1_ps(Ap[k * TC_ROWS + r]);
+                    S32[r] = _mm512_add_epi32(S32[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc32[r])));
+                }
+            }
+#pragma GCC unroll 4
+            for (int r = 0; r < TC_ROWS; r++) {
+                S[r][0] = _mm512_add_epi64(S[r][0], _mm512_cvtepi32_epi64(_mm512_castsi512_si256(S32[r])));
+                S[r][1] = _mm512_add_epi64(S[r][1], _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(S32[r], 1)));
+            }
+        } else {
+            for (size_t k = k0; k < k1; k++) {
+                __m512 bf = _mm512_loadu_ps(Bp + k * TC_LANES);
+                __m512d b0 = _mm512_cvtps_pd(_mm512_castps512_ps256(bf));
+                __m512d b1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bf), 1)));
+#pragma GCC unroll 4
+                for (int r = 0; r < TC_ROWS; r++) {
+                    __m512d av = _mm512_set1_pd((double)Ap[k * TC_ROWS + r]);
+                    S[r][0] = _mm512_add_epi64(S[r][0], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b0), sc[r][0])));
+                    S[r][1] = _mm512_add_epi64(S[r][1], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b1), sc[r][1])));
+                }
+            }
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512d c0 = _mm512_maskz_loadu_pd(m0, crow[r]), c1 = _mm512_maskz_loadu_pd(m1, crow[r] + 8);
+            c0 = tc_finish512(S[r][0], _mm512_castsi512_si256(Es[r]), c0, g);
+            c1 = tc_finish512(S[r][1], _mm512_extracti64x4_epi64(Es[r], 1), c1, g);
+            _mm512_mask_storeu_pd(crow[r], m0, c0);
+            _mm512_mask_storeu_pd(crow[r] + 8, m1, c1);
+        }
+    }
+}
+
+__attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *const *crow, __mmask16 cm, const float *Ap,
+                                                                        const int *eap, const float *Bp, const int *ebp,
+                                                                        size_t K, const tc_cfg_t *g, int f32)
+{
+    if (f32)
+        tc_tile_avx512_with(crow, cm, Ap, eap, Bp, ebp, K, g, 1);
+    else
+        tc_tile_avx512_with(crow, cm, Ap, eap, Bp, ebp, K, g, 0);
+}
+
+/* The per-block loops of tc_rows_with compiled for AVX2 (same operations, wider). */
+__attribute__((target("avx2"))) static void tc_rows_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
+                                                          size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
+{
+    tc_rows_with(rs, Bb, eb, N, ld, K, g, chunk);
+}
+#endif
+
+static void tc_rows_generic(tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t K,
+                            const tc_cfg_t *g, tc_chunk_fn chunk)
+{
+    tc_rows_with(rs, Bb, eb, N, ld, K, g, chunk);
+}
+
+static int tc_have_avx2(void)
+{
+#ifdef TC_AVX2
+    __builtin_cpu_init();
+    const char *env = getenv("DRIFT_NO_SIMD"); /* lets the tests compare both code paths */
+    if (env && *env && strcmp(env, "0") != 0) return 0;
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+static int tc_have_avx512(void)
+{
+#ifdef TC_AVX2
+    if (!tc_have_avx2()) return 0;
+    const char *env = getenv("DRIFT_TC_NO_AVX512"); /* lets a test reach the strip path below */
+    if (env && *env && strcmp(env, "0") != 0) return 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+#else
+    return 0;
+#endif
+}
+
+#ifdef TC_AVX2
+/* The GEMM on the fused AVX-512 tile (see tc_tile_avx512): inputs known finite, C already
+ * holds c (rounded) or 0. Packs A and B with their exponents once, then runs one tile per
+ * (chunk of 16 columns, group of 4 rows); the tiles are independent, so the result does not
+ * depend on the thread count. */
+static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                          const tc_cfg_t *g)
+{
+    const size_t ngroups = (M + TC_ROWS - 1) / TC_ROWS, nchunks = (N + TC_LANES - 1) / TC_LANES;
+    float *Ap = malloc(ngroups * K * TC_ROWS * sizeof *Ap);
+    int *eap = malloc(ngroups * K * TC_ROWS * sizeof *eap);
+    float *Bp = malloc(nchunks * K * TC_LANES * sizeof *Bp);
+    int *ebp = malloc(nchunks * K * TC_LANES * sizeof *ebp);
+    if (!Ap || !eap || !Bp || !ebp) {
+        free(Ap), free(eap), free(Bp), free(ebp);
+        return DRIFT_ENOMEM;
+    }
+    const int emin = g->emin_in;
+    int wide = 0; /* some nonzero input outside [2^-50, 2^51): no f32 pass 2 (tc_tile_avx512_with) */
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait reduction(| : wide)
+        for (size_t gi = 0; gi < ngroups; gi++)
+            for (size_t k = 0; k < K; k++)
+                for (size_t r = 0; r < TC_ROWS; r++) {
+                    size_t i = gi * TC_ROWS + r, t = (gi * K + k) * TC_ROWS + r;
+                    double a = i < M ? drift_tc_prepare_(A[i * K + k], g) : 0.0;
+                    Ap[t] = (float)a; /* exact, as for B */
+                    eap[t] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
+                    wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
+                }
+#pragma omp for schedule(static) nowait reduction(| : wide)
+        for (size_t ch = 0; ch < nchunks; ch++)
+            for (size_t k = 0; k < K; k++)
+                for (size_t l = 0; l < TC_LANES; l++) {
+                    size_t j = ch * TC_LANES + l, t = (ch * K + k) * TC_LANES + l;
+                    double b = j < N ? drift_tc_prepare_(B[k * N + j], g) : 0.0;
+                    Bp[t] = (float)b; /* exact: every input format is a float format */
+                    ebp[t] = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
+                    wide |= b != 0 && (dexp(b) < -50 || dexp(b) > 50);
+                }
+#pragma omp for schedule(static)
+        for (size_t t = 0; t < M * N; t++) C[t] = c_init ? drift_tc_round_c_(C[t], g) : 0.0;
+        /* (the barrier above also completes the reductions of `wide`) */
+        const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1;
+        const int f32 = !wide && (int64_t)g->p.block * tmax <= INT32_MAX;
+        double dummy[TC_ROWS][TC_LANES];
+        /* chunks outer: a chunk of B (K x 16) stays in cache while the groups of A pass */
+#pragma omp for collapse(2) schedule(static)
+        for (size_t ch = 0; ch < nchunks; ch++)
+            for (size_t gi = 0; gi < ngroups; gi++) {
+                double *crow[TC_ROWS];
+                size_t j0 = ch * TC_LANES, nj = N - j0 < TC_LANES ? N - j0 : TC_LANES;
+                for (size_t r = 0; r < TC_ROWS; r++) {
+                    size_t i = gi * TC_ROWS + r;
+                    crow[r] = i < M ? C + i * N + j0 : dummy[r];
+                    if (i >= M) memset(dummy[r], 0, sizeof dummy[r]);
+                }
+                __mmask16 cm = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
+                tc_tile_avx512(crow, cm, Ap + gi * K * TC_ROWS, eap + gi * K * TC_ROWS, Bp + ch * K * TC_LANES,
+                               ebp + ch * K * TC_LANES, K, g, f32);
+            }
+    }
+    free(Ap), free(eap), free(Bp), free(ebp);
+    return DRIFT_OK;
+}
+#endif
+
+int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                         const tc_cfg_t *g_)
+{
+    const tc_cfg_t g = *g_;
+#ifdef TC_AVX2
+    if (tc_have_avx512()) return tc_gemm_avx512(C, A, B, M, N, K, c_init, &g);
+#endif
+    /* B is held as floats (every tensor-core input format is a float format: exact) and
+     * processed in strips of TC_STRIP columns, so that a strip of B and of its exponents
+     * stays in cache while every row of A passes over it. */
+    double *Ab = malloc(M * K * sizeof *Ab);
+    float *Bb = malloc(K * N * sizeof *Bb);
+    int *ea = malloc(M * K * sizeof *ea), *eb = malloc(K * N * sizeof *eb);
+    if (!Ab || !Bb || !ea || !eb) {
+        free(Ab), free(Bb), free(ea), free(eb);
+        return DRIFT_ENOMEM;
+    }
+    for (size_t t = 0; t < M * K; t++) {
+        Ab[t] = drift_tc_prepare_(A[t], &g);
+        ea[t] = Ab[t] != 0 ? in_exp(Ab[t], g.emin_in) : TC_NO_TERM;
+    }
+    for (size_t t = 0; t < K * N; t++) {
+        double b = drift_tc_prepare_(B[t], &g);
+        Bb[t] = (float)b;
+        eb[t] = b != 0 ? in_exp(b, g.emin_in) : TC_NO_TERM;
+    }
+    for (size_t t = 0; t < M * N; t++) C[t] = c_init ? drift_tc_round_c_(C[t], &g) : 0.0; /* after the allocations */
+    const size_t nstrips = (N + TC_STRIP - 1) / TC_STRIP, ngroups = (M + TC_ROWS - 1) / TC_ROWS;
+    tc_chunk_fn chunk = NULL;
+#ifdef TC_AVX2
+    if (tc_have_avx2()) chunk = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") ? tc_chunk_avx512 : tc_chunk_avx2;
+#endif
+    int fail = 0;
+#pragma omp parallel reduction(| : fail)
+    {
+        tc_rows_t rs;
+        double *buf = malloc(TC_ROWS * 3 * TC_STRIP * sizeof(double));
+        int *ebuf = malloc(TC_ROWS * TC_STRIP * sizeof(int));
+        if (!buf || !ebuf) fail = 1;
+        for (int r = 0; r < TC_ROWS && !fail; r++) {
+            rs.w[r].E = ebuf + r * TC_STRIP;
+            rs.w[r].scale = buf + (3 * r) * TC_STRIP;
+            rs.w[r].S = buf + (3 * r + 1) * TC_STRIP;
+            rs.w[r].inf = buf + (3 * r + 2) * TC_STRIP;
+        }
+#pragma omp for collapse(2) schedule(static)
+        for (size_t sb = 0; sb < nstrips; sb++)
+            for (size_t gi = 0; gi < ngroups; gi++) {
+                if (fail) continue;
+                size_t j0 = sb * TC_STRIP, nj = N - j0 < TC_STRIP ? N - j0 : TC_STRIP, i0 = gi * TC_ROWS;
+                rs.R = M - i0 < TC_ROWS ? (int)(M - i0) : TC_ROWS;
+                for (int r = 0; r < rs.R; r++) {
+                    rs.cc[r] = C + (i0 + (size_t)r) * N + j0;
+                    rs.A[r] = Ab + (i0 + (size_t)r) * K;
+                    rs.ea[r] = ea + (i0 + (size_t)r) * K;
+                }
+#ifdef TC_AVX2
+                if (chunk) {
+                    tc_rows_avx2(&rs, Bb + j0, eb + j0, nj, N, K, &g, chunk);
+                    continue;
+                }
+#endif
+                tc_rows_generic(&rs, Bb + j0, eb + j0, nj, N, K, &g, chunk);
+            }
+        free(buf), free(ebuf);
+    }
+    free(Ab), free(Bb), free(ea), free(eb);
+    return fail ? DRIFT_ENOMEM : DRIFT_OK;
+}
+
+/* ---- CDNA2: pairwise fp32 additions, vectorised across a row ------------------------------
+ * tc_block_pairwise per output, in float: a float product of two fp16/bf16 values is their
+ * exact product rounded once to fp32 (RNE, subnormals, overflow to inf), as (float)(a*b) in
+ * double; a float sum of two floats is the correctly rounded sum, as (float)(x + y) in
+ * double (double rounding is innocuous there, 53 >= 2 * 24 + 2). Inputs below the format's
+ * smallest normal are zeroed with their partner: their product is +0 (a select, since a
+ * zeroed factor times a negative one would give -0); products and sums below 2^-126 are
+ * flushed keeping their sign (a product that underflows to -0 in float stays -0, as in
+ * double). The blocks of 4 along K
+ * are padded with +0 products, as the scalar model pads. */
+static inline float tc_ftz32f(float x) { return fabsf(x) < 0x1p-126f ? copysignf(0.0f, x) : x; }
+
+static inline float tc_prod32f(float a, float b) { return a == 0.0f || b == 0.0f ? 0.0f : tc_ftz32f(a * b); }
+
+int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                             const tc_cfg_t *g)
+{
+    const size_t blk = (size_t)g->p.block; /* 4 */
+    const size_t Kp = (K + blk - 1) / blk * blk;
+    float *Af = malloc(M * Kp * sizeof *Af), *Bf = malloc(Kp * N * sizeof *Bf);
+    if (!Af || !Bf) {
+        free(Af), free(Bf);
+        return DRIFT_ENOMEM;
+    }
+    const double tiny = pow2i(g->emin_in);
+    for (size_t i = 0; i < M; i++)
+        for (size_t k = 0; k < Kp; k++) {
+            double a = k < K ? drift_tc_prepare_(A[i * K + k], g) : 0.0;
+            Af[i * Kp + k] = fabs(a) < tiny ? 0.0f : (float)a; /* exact: a float format */
+        }
+    for (size_t k = 0; k < Kp; k++)
+        for (size_t j = 0; j < N; j++) {
+            double b = k < K ? drift_tc_prepare_(B[k * N + j], g) : 0.0;
+            Bf[k * N + j] = fabs(b) < tiny ? 0.0f : (float)b;
+        }
+    int fail = 0;
+#pragma omp parallel reduction(| : fail)
+    {
+        float *acc = malloc(N * sizeof *acc);
+        if (!acc) fail = 1;
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < M; i++) {
+            if (!acc) continue; /* DRIFT_ENOMEM below */
+            for (size_t j = 0; j < N; j++) acc[j] = c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
+            for (size_t k0 = 0; k0 < Kp; k0 += 4) {
+                const float a0 = Af[i * Kp + k0], a1 = Af[i * Kp + k0 + 1], a2 = Af[i * Kp + k0 + 2],
+                            a3 = Af[i * Kp + k0 + 3];
+                const float *b0 = Bf + k0 * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
+#pragma omp simd
+                for (size_t j = 0; j < N; j++) {
+                    float p0 = tc_prod32f(a0, b0[j]), p1 = tc_prod32f(a1, b1[j]);
+                    float p2 = tc_prod32f(a2, b2[j]), p3 = tc_prod32f(a3, b3[j]);
+                    float s = tc_ftz32f(tc_ftz32f(p0 + p1) + tc_ftz32f(p2 + p3));
+                    acc[j] = tc_ftz32f(tc_ftz32f(acc[j]) + s);
+                }
+            }
+            for (size_t j = 0; j < N; j++) C[i * N + j] = acc[j];
+        }
+        free(acc);
+    }
+    free(Af), free(Bf);
+    return fail ? DRIFT_ENOMEM : DRIFT_OK;
+}

@@ -1,0 +1,77 @@
+/* tc_internal.h — what the scalar tensor-core model (tc_model.c) and its packed GEMM
+ * (tc_gemm_packed.c) share: the configuration of one (architecture, input, output) and the
+ * exact helpers both compute with. Internal to lib/ops/tc_*.c; callers use tc_model.h. */
+#ifndef DRIFT_TC_INTERNAL_H
+#define DRIFT_TC_INTERNAL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "format.h"
+#include "tc_model.h"
+
+#define TC_NO_LIMIT (-100000)
+#define TC_NO_TERM (-(1 << 24)) /* exponent of a zero input: never the maximum, no overflow */
+#define TC_MAX_BLOCK 32
+
+typedef struct {
+    drift_tc_params_t p;
+    drift_tc_algo_t algo;
+    int rz;      /* the block result is rounded toward zero (else to nearest-even) */
+    drift_format_t in, out;
+    int emin_in; /* exponent given to subnormal inputs */
+    int lsb_off; /* 23 + neab: fraction bits kept below the alignment exponent */
+    int out_p;   /* significant bits of the result */
+    int oemin, oemax; /* exponent range of the output format's normal numbers */
+} tc_cfg_t;
+
+/* Unbiased exponent of a nonzero normal double (every value the model meets is one). */
+static inline int dexp(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (int)((u >> 52) & 0x7ff) - 1023;
+}
+
+/* 2^e for -1022 <= e <= 1023, built from its bits (exact, vectorisable). */
+static inline double pow2i(int e)
+{
+    uint64_t u = (uint64_t)(e + 1023) << 52;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static inline int in_exp(double x, int emin)
+{
+    int e = dexp(x);
+    return e < emin ? emin : e;
+}
+
+static inline int c_exp(double c)
+{
+    int e = dexp(c);
+    return e < -126 ? -126 : e;
+}
+
+/* Round the exact value S / scale to the output format (tc_model.c). */
+double drift_tc_finish_(double S, double scale, const tc_cfg_t *g);
+/* c rounded to the output format as drift_tc_round_c (tc_model.c). */
+double drift_tc_round_c_(double c, const tc_cfg_t *g);
+/* An input as the hardware takes it (tf32: truncated from fp32), tc_model.c. */
+double drift_tc_prepare_(double x, const tc_cfg_t *g);
+
+/* The GEMM on packed operands (tc_gemm_packed.c) for DRIFT_TC_ALIGN_TRUNC configurations
+ * whose inputs and C are all finite and already validated: bit-identical to drift_tc_dot
+ * per output, any thread count. DRIFT_OK or DRIFT_ENOMEM. */
+int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                         const tc_cfg_t *g);
+
+/* The same for DRIFT_TC_PAIRWISE_FP32 (CDNA2): tc_model.c's tc_block_pairwise in float
+ * arithmetic, vectorised across the outputs of a row (tc_gemm_packed.c). */
+int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                             const tc_cfg_t *g);
+
+#endif

@@ -1,0 +1,192 @@
+/* output.c — the declared output (output.h): one declaration, three renderings. */
+#include "output.h"
+#include "drift.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void die_bug(const drift_out_t *o, int t, const char *what)
+{
+    drift_die("table %d (%s): %s", t, o->tables[t].suffix ? o->tables[t].suffix : "no CSV", what);
+}
+
+void drift_out_open(drift_out_t *o, const drift_cli_t *cli, const drift_table_spec_t *tables, int n, int with_md)
+{
+    const char *suffix[DRIFT_OUT_MAX + 1];
+    if (n < 0 || n > DRIFT_OUT_MAX) drift_die("at most %d declared tables", DRIFT_OUT_MAX);
+    memset(o, 0, sizeof *o);
+    o->cli = cli;
+    o->tables = tables;
+    o->ntables = n;
+    o->has_md = with_md;
+    for (int t = 0; t < n; t++) suffix[t] = tables[t].suffix;
+    suffix[n] = with_md ? ".md" : NULL;
+    drift_files_open(o->files, n + 1, cli, suffix);
+    for (int t = 0; t < n; t++)
+        if (tables[t].suffix) drift_table_std_meta(&o->files[t], cli, NULL);
+    o->md = with_md ? o->files[n].fp : NULL;
+}
+
+void drift_out_meta(drift_out_t *o, int t, const char *key, const char *fmt, ...)
+{
+    if (t < 0 || t >= o->ntables || !o->tables[t].suffix) die_bug(o, t, "metadata for a table without a CSV");
+    if (o->header_done[t]) die_bug(o, t, "metadata after the header row");
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    drift_table_meta(&o->files[t], key, "%s", buf);
+}
+
+void drift_out_note(drift_out_t *o, int t, const char *fmt, ...)
+{
+    if (t < 0 || t >= o->ntables || !o->tables[t].suffix) die_bug(o, t, "a note for a table without a CSV");
+    FILE *fp = o->files[t].fp;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("# ", fp);
+    vfprintf(fp, fmt, ap);
+    fputc('\n', fp);
+    va_end(ap);
+}
+
+static const char *label(const drift_col_t *c) { return c->label ? c->label : c->name; }
+
+static int numeric(const drift_col_t *c) { return c->kind == DRIFT_COL_NUM || c->kind == DRIFT_COL_HEX || c->kind == DRIFT_COL_INT; }
+
+void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const drift_cell_t *cell)
+{
+    switch (col->kind) {
+    case DRIFT_COL_NUM: drift_fmt_num(buf, size, cell->d, col->fmt ? col->fmt : "%.17g"); break;
+    case DRIFT_COL_HEX: snprintf(buf, size, "%a", cell->d); break; /* the bits: a NaN's sign too, as libc spells it */
+    case DRIFT_COL_INT: snprintf(buf, size, col->fmt ? col->fmt : "%ld", cell->i); break;
+    case DRIFT_COL_TEXT: snprintf(buf, size, "%s", cell->s ? cell->s : ""); break;
+    case DRIFT_COL_QUOTED: snprintf(buf, size, "\"%s\"", cell->s ? cell->s : ""); break;
+    case DRIFT_COL_KEY:
+        snprintf(buf, size, "%s", cell->s ? cell->s : "");
+        for (char *p = buf; *p; p++)
+            if (*p == ',') *p = 'x';
+        break;
+    }
+}
+
+static void csv_header(drift_out_t *o, int t)
+{
+    const drift_table_spec_t *s = &o->tables[t];
+    if (!s->suffix || o->header_done[t]) return;
+    FILE *fp = o->files[t].fp;
+    for (int c = 0; c < s->ncols; c++) fprintf(fp, "%s%s", c ? "," : "", s->cols[c].name);
+    fputc('\n', fp);
+    o->header_done[t] = 1;
+}
+
+static void md_header(drift_out_t *o, int t)
+{
+    const drift_table_spec_t *s = &o->tables[t];
+    if (o->md_started[t]) return;
+    o->md_started[t] = 1;
+    if (s->title) fprintf(o->md, "%s\n\n", s->title);
+    for (int c = 0; c < s->ncols; c++) fprintf(o->md, "| %s ", label(&s->cols[c]));
+    fputs("|\n", o->md);
+    for (int c = 0; c < s->ncols; c++) fputs(numeric(&s->cols[c]) ? "|---:" : "|---", o->md);
+    fputs("|\n", o->md);
+}
+
+static void keep(drift_textbuf_t *b, const char *cell)
+{
+    size_t n = strlen(cell) + 1;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->len + n) cap *= 2;
+        char *p = realloc(b->text, cap);
+        if (!p) drift_die("out of memory");
+        b->text = p;
+        b->cap = cap;
+    }
+    memcpy(b->text + b->len, cell, n);
+    b->len += n;
+}
+
+void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
+{
+    if (t < 0 || t >= o->ntables) drift_die("table %d: not declared", t);
+    const drift_table_spec_t *s = &o->tables[t];
+    if (n != s->ncols) die_bug(o, t, "a row of the wrong length");
+    static const int WANT[] = {DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
+    for (int c = 0; c < n; c++)
+        if ((int)cells[c].kind != WANT[s->cols[c].kind]) die_bug(o, t, "a cell of the wrong kind");
+    int md = o->md && (s->show & DRIFT_SHOW_MD), show = (s->show & DRIFT_SHOW_STDOUT) && !o->cli->quiet;
+    if (s->suffix) csv_header(o, t);
+    if (md) md_header(o, t);
+    char buf[512];
+    for (int c = 0; c < n; c++) {
+        drift_cell_format(buf, sizeof buf, &s->cols[c], &cells[c]);
+        if (s->suffix) fprintf(o->files[t].fp, "%s%s", c ? "," : "", buf);
+        if (md) fprintf(o->md, "| %s ", buf);
+        if (show) keep(&o->shown[t], buf);
+    }
+    if (s->suffix) fputc('\n', o->files[t].fp);
+    if (md) fputs("|\n", o->md);
+    if (show) o->shown[t].nrows++;
+}
+
+void drift_md_intro(drift_out_t *o, const char *detail_fmt, ...)
+{
+    if (!o->md) return;
+    fprintf(o->md, "**Question.** %s", o->cli->spec->question);
+    if (detail_fmt) {
+        va_list ap;
+        va_start(ap, detail_fmt);
+        fputc(' ', o->md);
+        vfprintf(o->md, detail_fmt, ap);
+        va_end(ap);
+    }
+    char cmd[1024];
+    drift_cli_reproduce(cmd, sizeof cmd, o->cli);
+    fprintf(o->md, "\n\nReproduce: `%s` (data/%s*.csv).\n\n", cmd, o->cli->spec->name);
+}
+
+void drift_md_end(drift_out_t *o, int t)
+{
+    if (o->md && o->md_started[t]) fputc('\n', o->md);
+}
+
+static void print_shown(const drift_out_t *o, int t)
+{
+    const drift_table_spec_t *s = &o->tables[t];
+    const drift_textbuf_t *b = &o->shown[t];
+    size_t w[64] = {0};
+    int nc = s->ncols < 64 ? s->ncols : 64;
+    for (int c = 0; c < nc; c++) w[c] = strlen(label(&s->cols[c]));
+    const char *p = b->text;
+    for (size_t r = 0; r < b->nrows; r++)
+        for (int c = 0; c < s->ncols; c++, p += strlen(p) + 1)
+            if (c < nc && strlen(p) > w[c]) w[c] = strlen(p);
+    if (s->title) printf("\n%s\n", s->title);
+    putchar('\n');
+    for (int c = 0; c < nc; c++)
+        printf(numeric(&s->cols[c]) ? "%s%*s" : "%s%-*s", c ? "  " : "", (int)w[c], label(&s->cols[c]));
+    putchar('\n');
+    p = b->text;
+    for (size_t r = 0; r < b->nrows; r++) {
+        for (int c = 0; c < s->ncols; c++, p += strlen(p) + 1)
+            if (c < nc) printf(numeric(&s->cols[c]) ? "%s%*s" : "%s%-*s", c ? "  " : "", (int)w[c], p);
+        putchar('\n');
+    }
+}
+
+void drift_out_commit(drift_out_t *o)
+{
+    for (int t = 0; t < o->ntables; t++) csv_header(o, t);
+    drift_files_commit(o->files, o->ntables + 1);
+    if (!o->cli->quiet) {
+        printf("%s: %s\n", o->cli->spec->name, o->cli->spec->question);
+        for (int t = 0; t < o->ntables; t++)
+            if (o->tables[t].show & DRIFT_SHOW_STDOUT) print_shown(o, t);
+        if (o->cli->spec->summary) printf("\nWhat you just saw: %s\n", o->cli->spec->summary);
+    }
+    for (int t = 0; t < o->ntables; t++) free(o->shown[t].text);
+    memset(o->shown, 0, sizeof o->shown);
+}

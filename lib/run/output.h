@@ -1,0 +1,126 @@
+/* output.h — the declared output of an experiment: each table is declared once (column
+ * names, value kinds, print styles) and the kit writes from that one declaration
+ *   - the CSV file "<out>/<name><suffix>": `# key: value` metadata (the standard block, then
+ *     the experiment's own lines), one header row, one line per drift_row;
+ *   - the table in the Markdown fragment "<out>/<name>.md" (title, header, alignment row);
+ *   - the same table on stdout, aligned, unless --quiet.
+ * Every file of a run is opened together and committed together (table.h: temporary names,
+ * renamed on success), so a failed run leaves none behind.
+ *
+ * A column's print style:
+ *   DRIFT_COL_NUM    a double, printf format `fmt` (NULL: "%.17g", every bit in decimal);
+ *                    nan/inf spelled the same on every libc
+ *   DRIFT_COL_HEX    a double in C99 hex (%a): the bits, for tools that compare them (a NaN
+ *                    as libc spells it, -nan included: the sign is a bit too)
+ *   DRIFT_COL_INT    a long (fmt NULL: "%ld")
+ *   DRIFT_COL_TEXT   a string, written as is (it must hold no comma, quote or newline)
+ *   DRIFT_COL_QUOTED a string in double quotes (a kernel spec such as tiled:128,64,32)
+ *   DRIFT_COL_KEY    a string with its commas written as x (tiled:128x64x32): a key that
+ *                    tools splitting on every comma (gnuplot) can match
+ * A row is a list of cells, DRIFT_NUM(x), DRIFT_INT(n), DRIFT_TXT(s), checked against the
+ * declaration: a row of the wrong length or kind is a bug of the program, which dies.
+ *
+ *     static const drift_col_t COLS[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("K"),
+ *                                        DRIFT_C_NUM("max_abs_diff", "%.9g")};
+ *     static const drift_table_spec_t TABLES[] = {{"_summary.csv", NULL, 0, COLS, 3}};
+ *     drift_out_t out;
+ *     drift_out_open(&out, &cli, TABLES, 1, 1);          // + the .md fragment
+ *     drift_out_meta(&out, 0, "table", "per (format, K)");
+ *     drift_row(&out, 0, DRIFT_TXT("bf16"), DRIFT_INT(256), DRIFT_NUM(0.5));
+ *     drift_out_commit(&out);                             // files renamed, stdout printed
+ */
+#ifndef DRIFT_OUTPUT_H
+#define DRIFT_OUTPUT_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "table.h"
+
+typedef enum { DRIFT_COL_NUM = 0, DRIFT_COL_HEX, DRIFT_COL_INT, DRIFT_COL_TEXT, DRIFT_COL_QUOTED, DRIFT_COL_KEY } drift_col_kind_t;
+
+typedef struct {
+    const char *name;      /* CSV header name (and the Markdown/stdout one unless label) */
+    drift_col_kind_t kind;
+    const char *fmt;       /* NUM/INT: printf format of one value; NULL: "%.17g" / "%ld" */
+    const char *label;     /* Markdown and stdout header; NULL: name */
+} drift_col_t;
+
+/* Column declarations, one per print style. */
+#define DRIFT_C_TEXT(name) {(name), DRIFT_COL_TEXT, NULL, NULL}
+#define DRIFT_C_QUOTED(name) {(name), DRIFT_COL_QUOTED, NULL, NULL}
+#define DRIFT_C_KEY(name) {(name), DRIFT_COL_KEY, NULL, NULL}
+#define DRIFT_C_INT(name) {(name), DRIFT_COL_INT, NULL, NULL}
+#define DRIFT_C_NUM(name, fmt) {(name), DRIFT_COL_NUM, (fmt), NULL}
+#define DRIFT_C_HEX(name) {(name), DRIFT_COL_HEX, NULL, NULL}
+
+/* Where a table's rows go besides its CSV file. */
+enum { DRIFT_SHOW_MD = 1, DRIFT_SHOW_STDOUT = 2 };
+
+typedef struct {
+    const char *suffix; /* CSV file "<name><suffix>"; NULL: no CSV (a Markdown/stdout table) */
+    const char *title;  /* Markdown and stdout title (bold line); NULL: none */
+    int show;           /* DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT */
+    const drift_col_t *cols;
+    int ncols;
+} drift_table_spec_t;
+
+typedef struct {
+    enum { DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT } kind;
+    double d;
+    long i;
+    const char *s;
+} drift_cell_t;
+
+#define DRIFT_NUM(x) ((drift_cell_t){DRIFT_CELL_NUM, (double)(x), 0, NULL})
+#define DRIFT_INT(x) ((drift_cell_t){DRIFT_CELL_INT, 0, (long)(x), NULL})
+#define DRIFT_TXT(x) ((drift_cell_t){DRIFT_CELL_TXT, 0, 0, (x)})
+
+#define DRIFT_OUT_MAX 16
+
+typedef struct {
+    char *text; /* rendered cells, each NUL-terminated, for the aligned stdout table */
+    size_t len, cap;
+    size_t nrows;
+} drift_textbuf_t;
+
+typedef struct {
+    const drift_cli_t *cli;
+    const drift_table_spec_t *tables;
+    int ntables;
+    int has_md;
+    drift_file_t files[DRIFT_OUT_MAX + 1]; /* files[t] for table t with a CSV; files[ntables]: the .md */
+    int header_done[DRIFT_OUT_MAX];        /* CSV header row written */
+    int md_started[DRIFT_OUT_MAX];         /* Markdown header written */
+    drift_textbuf_t shown[DRIFT_OUT_MAX];  /* stdout rows */
+    FILE *md;                              /* the Markdown fragment (prose goes here too); NULL without */
+} drift_out_t;
+
+/* Opens every CSV of tables[0..n) and, when with_md, "<name>.md"; writes each CSV's standard
+ * metadata block (drift_table_std_meta). Dies (exit 2, one line) when a file cannot be opened. */
+void drift_out_open(drift_out_t *o, const drift_cli_t *cli, const drift_table_spec_t *tables, int n, int with_md);
+/* One `# key: value` line in table t's CSV, before its header row (dies after it). */
+void drift_out_meta(drift_out_t *o, int t, const char *key, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A `# ` comment line in table t's CSV at the current position (after the rows too: notes
+ * that belong with the data, e.g. the planted cases of a row). */
+void drift_out_note(drift_out_t *o, int t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* One row of table t: to its CSV, to the Markdown fragment when shown there (the table's
+ * title and header come before its first row), and kept for stdout when shown there. */
+#define drift_row(o, t, ...) \
+    drift_row_cells((o), (t), (const drift_cell_t[]){__VA_ARGS__}, \
+                    (int)(sizeof((const drift_cell_t[]){__VA_ARGS__}) / sizeof(drift_cell_t)))
+void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n);
+/* The fragment's opening: "**Question.** <question> <detail>" and "Reproduce: `<command>`
+ * (data/<name>*.csv)." (drift_cli_reproduce), each a paragraph. detail may be NULL. */
+void drift_md_intro(drift_out_t *o, const char *detail_fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Ends table t in the Markdown fragment (a blank line), so prose may follow. */
+void drift_md_end(drift_out_t *o, int t);
+/* Writes header rows of tables without rows, commits every file (dies on a write error), then
+ * unless --quiet prints "<name>: <question>" and each table shown on stdout, aligned. Frees
+ * what the kit held. */
+void drift_out_commit(drift_out_t *o);
+
+/* One cell as the column prints it (shared with tools that print a single value). */
+void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const drift_cell_t *cell);
+
+#endif

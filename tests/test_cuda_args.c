@@ -1,0 +1,328 @@
+/* test_cuda_args.c — the CUDA backend's argument checking, without a device (issue 13).
+ *
+ * cuda/args.c is plain C and always built, so these tests run on every machine: bad shapes,
+ * orders, formats and kernel specs give the CPU path's own error codes (the expected code of
+ * each case is what drift_sum / drift_dot / drift_gemm return for the same arguments, asked
+ * here independently), and the GPU's own limits give DRIFT_EUNSUPPORTED with a message.
+ * When the backend is built (DRIFT_HAVE_CUDA), the entry points are called too: with bad
+ * arguments they return the same codes before touching CUDA; with good arguments and no
+ * device they return DRIFT_EUNSUPPORTED ("skipped: no CUDA device" is printed when there is
+ * none; with a device, the good cases are left to cuda/check.sh). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "drift.h"
+#include "drift_cuda.h"
+#include "drift_cuda_gemm.h"
+#include "drift_cuda_reduce.h"
+#include "format.h"
+#include "gemm.h"
+#include "order.h"
+
+static drift_order_t order(const char *spec)
+{
+    drift_order_t o;
+    cr_assert_eq(drift_order_parse(&o, spec), 0, "spec %s", spec);
+    return o;
+}
+
+static drift_cuda_gemm_t gk(const char *spec)
+{
+    drift_cuda_gemm_t g;
+    cr_assert_eq(drift_cuda_gemm_parse(&g, spec), 0, "spec %s", spec);
+    return g;
+}
+
+/* ---- kernel specs --------------------------------------------------------------------- */
+
+Test(cuda_args, gemm_specs_round_trip)
+{
+    static const char *good[] = {"naive", "tiled:128,128,32", "splitk:4", "splitk:4:tree", "tc:h100", "splitk:8:atomic",
+                                 "cublas", "cublas:pedantic", "cublas:tf32", "cublaslt", "cublaslt:pedantic",
+                                 "cublaslt:tf32", "cublaslt:fixed"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        drift_cuda_gemm_t g = gk(good[i]);
+        char buf[DRIFT_CUDA_GEMM_SPEC_MAX];
+        cr_assert_gt(drift_cuda_gemm_print(buf, sizeof buf, &g), 0);
+        cr_expect_str_eq(buf, good[i]);
+    }
+}
+
+Test(cuda_args, bad_gemm_specs_are_refused)
+{
+    /* every one of these is also refused by the CPU grammar (gemm.h), checked first */
+    static const char *bad[] = {"", "Naive", "splitk:0", "splitk:4:tree:atomic", "splitk:4:atomic:tree", "splitk::atomic",
+                                "naive:atomic", "tiled:1,2,3:atomic", "cublas:", "cublas:fixed", "cublaslt:TF32",
+                                "tc:h200", "splitk:04:atomic", "atomic"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        drift_gemm_kernel_t k;
+        drift_cuda_gemm_t g;
+        cr_expect_eq(drift_gemm_kernel_parse(&k, bad[i]), DRIFT_EINVAL, "CPU accepts %s", bad[i]);
+        cr_expect_eq(drift_cuda_gemm_parse(&g, bad[i]), DRIFT_EINVAL, "GPU accepts '%s'", bad[i]);
+    }
+    cr_expect(drift_cuda_gemm_is_twin(&(drift_cuda_gemm_t){DRIFT_CUDA_TWIN, {DRIFT_GEMM_SPLITK, 0, 0, 0, 4, 0, 0}, 0, 0}));
+    drift_cuda_gemm_t atomic = gk("splitk:4:atomic");
+    cr_expect(!drift_cuda_gemm_is_twin(&atomic), "atomic split-K is not deterministic");
+}
+
+/* ---- GEMM arguments: the CPU's codes first ------------------------------------------- */
+
+typedef struct {
+    const char *kernel;
+    size_t M, N, K;
+    int null_a, null_b, null_c;
+    drift_format_t in;
+    drift_format_t acc;
+    drift_mode_t mode;
+    int bad_enum; /* 1: in out of range, 2: acc out of range, 3: mode out of range */
+} gemm_case_t;
+
+Test(cuda_args, gemm_errors_match_the_cpu)
+{
+    static const gemm_case_t cases[] = {
+        {"naive", 4, 4, 4, 1, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0},  /* A NULL */
+        {"tiled:8,8,8", 4, 4, 4, 0, 1, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0},
+        {"splitk:2", 4, 4, 4, 0, 0, 1, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0}, /* C NULL */
+        {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_SR, 0},    /* SR: unsupported on both */
+        {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 1},
+        {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 2},
+        {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 3},
+        {"tc:h100", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0},  /* tc with fp32 input */
+        {"tc:v100", 4, 4, 4, 0, 0, 0, DRIFT_BF16, DRIFT_FP32, DRIFT_RNE, 0},  /* no bf16 on v100 */
+        {"tc:a100", 4, 4, 4, 0, 0, 0, DRIFT_FP8E4M3, DRIFT_FP32, DRIFT_RNE, 0},
+        {"tc:h100", 4, 4, 4, 0, 0, 0, DRIFT_FP16, DRIFT_BF16, DRIFT_RNE, 0},  /* tc output fp32/fp16 only */
+        {"cublas", 4, 4, 4, 1, 0, 0, DRIFT_FP16, DRIFT_FP32, DRIFT_RNE, 0},
+        {"splitk:3:atomic", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_SR, 0},
+    };
+    double buf[64] = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const gemm_case_t *c = &cases[i];
+        drift_cuda_gemm_t g = gk(c->kernel);
+        drift_gemm_opts_t o = drift_gemm_opts(c->in, c->acc);
+        o.acc.mode = c->mode;
+        if (c->bad_enum == 1) o.in = DRIFT_NFORMATS;
+        if (c->bad_enum == 2) o.acc.acc = (drift_format_t)-1;
+        if (c->bad_enum == 3) o.acc.mode = DRIFT_NMODES;
+        const double *A = c->null_a ? NULL : buf, *B = c->null_b ? NULL : buf;
+        double *C = c->null_c ? NULL : buf;
+        drift_gemm_kernel_t cpu = g.kern; /* the vendor and atomic paths validate like naive */
+        if (g.path != DRIFT_CUDA_TWIN) cpu = (drift_gemm_kernel_t){DRIFT_GEMM_NAIVE, 0, 0, 0, 0, 0, 0};
+        double Ccpu[64];
+        int want = drift_gemm(C ? Ccpu : NULL, A, B, c->M, c->N, c->K, &cpu, &o);
+        cr_assert_neq(want, 0, "case %zu: the CPU accepts it; not a bad case", i);
+        int got = drift_cuda_check_gemm(C, A, B, c->M, c->N, c->K, &g, &o);
+        cr_expect_eq(got, want, "case %zu (%s): GPU check %d, CPU %d (%s)", i, c->kernel, got, want, drift_cuda_message());
+        cr_expect_neq(drift_cuda_message()[0], '\0', "case %zu: no message", i);
+#ifdef DRIFT_HAVE_CUDA
+        double Cg[64];
+        got = drift_cuda_gemm(C ? Cg : NULL, A, B, c->M, c->N, c->K, &g, &o, NULL);
+        cr_expect_eq(got, want, "case %zu: drift_cuda_gemm %d, CPU %d", i, got, want);
+#endif
+    }
+}
+
+Test(cuda_args, gemm_sizes_that_cannot_fit)
+{
+    drift_cuda_gemm_t g = gk("naive");
+    drift_gemm_opts_t o = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32);
+    double x = 0;
+    size_t big = (size_t)1 << 40;
+    /* the CPU gives ENOMEM for a product whose matrices cannot be addressed */
+    drift_gemm_kernel_t naive = {DRIFT_GEMM_NAIVE, 0, 0, 0, 0, 0, 0};
+    int want = drift_gemm(&x, &x, &x, big, big, big, &naive, &o);
+    cr_assert_eq(want, DRIFT_ENOMEM);
+    cr_expect_eq(drift_cuda_check_gemm(&x, &x, &x, big, big, big, &g, &o), want);
+    /* M = 0 or N = 0: nothing to do, on both */
+    cr_expect_eq(drift_cuda_check_gemm(&x, NULL, NULL, 0, 5, 0, &g, &o), 0);
+    /* fits the CPU, not the GPU's int indexing */
+    size_t M = (size_t)1 << 32;
+    cr_expect_eq(drift_cuda_check_gemm(&x, &x, &x, M, 1, 1, &g, &o), DRIFT_EUNSUPPORTED);
+    cr_expect(strstr(drift_cuda_message(), "int"), "message: %s", drift_cuda_message());
+}
+
+typedef struct {
+    const char *kernel;
+    drift_format_t in, acc;
+    drift_mode_t mode;
+    int fma;
+    const char *why; /* a word the message must contain */
+} gpu_limit_t;
+
+Test(cuda_args, gpu_only_limits_are_unsupported_with_a_reason)
+{
+    static const gpu_limit_t cases[] = {
+        {"naive", DRIFT_FP32, DRIFT_FP64, DRIFT_RNE, 1, "fp32"},
+        {"tiled:128,128,32", DRIFT_FP16, DRIFT_FP32, DRIFT_RZ, 1, "rne"},
+        {"naive", DRIFT_FP64, DRIFT_FP32, DRIFT_RNE, 1, "fp64"},
+        {"tc:h100", DRIFT_FP16, DRIFT_FP16, DRIFT_RNE, 1, "fp32"},
+        {"cublas", DRIFT_FP8E4M3, DRIFT_FP32, DRIFT_RNE, 1, "fp8"},
+        {"cublas:tf32", DRIFT_FP16, DRIFT_FP32, DRIFT_RNE, 1, "tf32"},
+    };
+    double x[16] = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        drift_cuda_gemm_t g = gk(cases[i].kernel);
+        drift_gemm_opts_t o = drift_gemm_opts(cases[i].in, cases[i].acc);
+        o.acc.mode = cases[i].mode;
+        o.acc.fma = cases[i].fma;
+        drift_gemm_kernel_t cpu = g.kern;
+        if (g.path != DRIFT_CUDA_TWIN) cpu = (drift_gemm_kernel_t){DRIFT_GEMM_NAIVE, 0, 0, 0, 0, 0, 0};
+        double C[4];
+        cr_assert_eq(drift_gemm(C, x, x, 2, 2, 2, &cpu, &o), 0, "case %zu: the CPU must accept it", i);
+        cr_expect_eq(drift_cuda_check_gemm(C, x, x, 2, 2, 2, &g, &o), DRIFT_EUNSUPPORTED, "case %zu", i);
+        cr_expect(strstr(drift_cuda_message(), cases[i].why), "case %zu: message '%s' lacks '%s'", i,
+                  drift_cuda_message(), cases[i].why);
+    }
+    /* the epilogue: alpha, beta and out are the CPU's options; the GPU has only C = A B */
+    drift_cuda_gemm_t g = gk("naive");
+    drift_gemm_opts_t o = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32);
+    o.beta = 1;
+    double C[4] = {0};
+    cr_expect_eq(drift_cuda_check_gemm(C, x, x, 2, 2, 2, &g, &o), DRIFT_EUNSUPPORTED);
+    /* and a good case passes */
+    o = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32);
+    cr_expect_eq(drift_cuda_check_gemm(C, x, x, 2, 2, 2, &g, &o), 0, "%s", drift_cuda_message());
+}
+
+/* ---- sums and dot products ------------------------------------------------------------ */
+
+Test(cuda_args, reduce_errors_match_the_cpu)
+{
+    double x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[2] = {0};
+    drift_acc_t good = {DRIFT_FP32, DRIFT_RNE, 1};
+    drift_order_t seq = order("seq"), tc = order("tc:h100");
+    drift_order_t broken = seq;
+    broken.kind = (drift_order_kind_t)99;
+    drift_order_t warp6 = order("warp:8");
+    warp6.param = 6; /* not a power of two: refused by the CPU */
+    struct {
+        const drift_order_t *o;
+        drift_acc_t acc;
+    } cases[] = {
+        {&tc, good},                                  /* tc on a sum/dot: EUNSUPPORTED on the CPU */
+        {&broken, good},                              /* EINVAL */
+        {&warp6, good},                               /* EINVAL */
+        {&seq, {DRIFT_FP32, DRIFT_SR, 1}},            /* EUNSUPPORTED */
+        {&seq, {DRIFT_NFORMATS, DRIFT_RNE, 1}},       /* EINVAL */
+        {&seq, {DRIFT_FP32, DRIFT_NMODES, 1}},        /* EINVAL */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double r;
+        int want_sum = drift_sum(&r, x, 8, cases[i].o, &cases[i].acc);
+        int want_dot = drift_dot(&r, x, x, 8, NULL, cases[i].o, &cases[i].acc);
+        cr_assert_neq(want_sum, 0, "case %zu", i);
+        cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum, "sum case %zu", i);
+        cr_expect_eq(drift_cuda_check_reduce(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "dot case %zu", i);
+#ifdef DRIFT_HAVE_CUDA
+        cr_expect_eq(drift_cuda_sum(out, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum, "drift_cuda_sum case %zu", i);
+        cr_expect_eq(drift_cuda_dot(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "drift_cuda_dot case %zu", i);
+#endif
+    }
+    /* NULL inputs with work to do: EINVAL as on the CPU */
+    double r;
+    cr_expect_eq(drift_sum(&r, NULL, 8, &seq, &good), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_reduce(out, NULL, NULL, 8, 1, &seq, &good, 0), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_reduce(NULL, x, NULL, 8, 1, &seq, &good, 0), DRIFT_EINVAL);
+}
+
+Test(cuda_args, reduce_gpu_limits)
+{
+    double x[4] = {1, 0.1, 3, 4}, out[1] = {0};
+    drift_acc_t f32 = {DRIFT_FP32, DRIFT_RNE, 1}, f16 = {DRIFT_FP16, DRIFT_RNE, 1}, rna = {DRIFT_FP64, DRIFT_RNA, 1};
+    drift_order_t seq = order("seq"), rnd = order("random:7"), w2048 = order("warp:2048"), w64 = order("warp:64");
+    drift_order_t w32 = order("warp:32"), pw = order("pairwise");
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &seq, &f16, 0), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &seq, &rna, 0), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &rnd, &f32, 0), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w2048, &f32, 0), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w64, &f32, 2), DRIFT_EUNSUPPORTED, "shuffles need W <= 32");
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &pw, &f32, 2), DRIFT_EINVAL, "pairwise has one kernel");
+    /* 0.1 is not an fp32 value: the GPU would read a different number */
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w32, &f32, 0), DRIFT_EUNSUPPORTED);
+    cr_expect(strstr(drift_cuda_message(), "fp32"), "%s", drift_cuda_message());
+    x[1] = 0.5;
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w32, &f32, 2), 0, "%s", drift_cuda_message());
+    cr_expect_eq(drift_cuda_check_reduce(out, x, x, 4, 1, &pw, &f32, 1), 0, "%s", drift_cuda_message());
+}
+
+/* ---- conversions ---------------------------------------------------------------------- */
+
+Test(cuda_args, round_checks)
+{
+    double in[2] = {1.0, 0.1}, out[2] = {0};
+    drift_round_opts_t rne = {DRIFT_RNE, 0, 0}, sr = {DRIFT_SR, 0, 0}, rna = {DRIFT_RNA, 0, 0};
+    drift_round_opts_t sat = {DRIFT_RNE, 0, 1}, ftz = {DRIFT_RNE, 1, 0}, ru = {DRIFT_RU, 0, 0};
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_NFORMATS, &rne, 1), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_FP16, &rne, 0), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_FP16, &rne, 4), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_round(NULL, in, 2, DRIFT_FP16, &rne, 1), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_FP16, &sr, 1), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_FP16, &rna, 1), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_TF32, &rna, 1), 0);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_TF32, &ru, 1), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_FP16, &ftz, 1), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_FP16, &sat, 1), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_FP8E4M3, &sat, 1), 0);
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_FP8E5M2, &ru, 1), DRIFT_EUNSUPPORTED);
+    /* kernel 3 reads fp32: 0.1 is not an fp32 value */
+    cr_expect_eq(drift_cuda_check_round(out, in, 2, DRIFT_BF16, &rne, 3), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_round(out, in, 1, DRIFT_BF16, &rne, 3), 0);
+    /* the format names the CPU parser refuses are refused before any of this */
+    drift_format_t f;
+    cr_expect_eq(drift_format_parse(&f, "fp8"), DRIFT_EINVAL);
+}
+
+/* ---- the entry points without a device ------------------------------------------------ */
+
+Test(cuda_args, good_arguments_without_a_device)
+{
+#ifndef DRIFT_HAVE_CUDA
+    printf("test_cuda_args: CUDA backend not built: skipped\n");
+    return;
+#else
+    if (drift_cuda_device_count() > 0) { /* the "no device" expectations do not apply */
+        printf("test_cuda_args: a CUDA device is present: the device runs are cuda/check.sh's\n");
+        return;
+    }
+    printf("test_cuda_args: skipped: no CUDA device (entry points checked to refuse cleanly)\n");
+    double x[4] = {1, 2, 3, 4}, out[4] = {0};
+    drift_acc_t f32 = {DRIFT_FP32, DRIFT_RNE, 1};
+    drift_order_t seq = order("seq");
+    cr_expect_eq(drift_cuda_sum(out, x, 4, 1, &seq, &f32, 0), DRIFT_EUNSUPPORTED);
+    cr_expect(strstr(drift_cuda_message(), "no CUDA device"), "%s", drift_cuda_message());
+    drift_cuda_gemm_t g = gk("tiled:128,128,32");
+    drift_gemm_opts_t o = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32);
+    cr_expect_eq(drift_cuda_gemm(out, x, x, 2, 2, 1, &g, &o, NULL), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_round(out, x, 4, DRIFT_FP16, DRIFT_RNE), DRIFT_EUNSUPPORTED);
+    cr_expect_eq(drift_cuda_device_count(), 0);
+#endif
+}
+
+/* ---- softmax (once lib/ops/softmax.h is in the tree) ---------------------------------- */
+#include "drift_cuda_softmax.h"
+#ifdef DRIFT_CUDA_HAVE_SOFTMAX
+Test(cuda_args, softmax_checks_match_the_cpu_then_name_the_subset)
+{
+    double x[4] = {0, 1, 2, 3}, out[4] = {0};
+    char err[DRIFT_ERRMSG_MAX];
+    drift_softmax_opts_t o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
+    o.scale = -1; /* the CPU refuses it */
+    int want = drift_softmax_validate(&o, err, sizeof err);
+    cr_assert_neq(want, 0);
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), want);
+    o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
+    o.acc.mode = DRIFT_SR;
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), drift_softmax_validate(&o, err, sizeof err));
+    o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
+    cr_expect_eq(drift_cuda_check_softmax(NULL, x, 4, 1, &o), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), 0, "%s", drift_cuda_message());
+    o.exp = DRIFT_EXP_EXP2;
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED);
+    o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP16);
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED, "fp16 accumulator");
+    o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
+    drift_order_parse(&o.order, "pairwise");
+    cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED, "order pairwise");
+}
+#endif

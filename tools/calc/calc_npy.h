@@ -1,0 +1,22 @@
+/* calc_npy.h — read a NumPy .npy array (the format people already have hidden states and
+ * weights in) as a flat column of doubles, with bounded, validated parsing.
+ *
+ * Accepted: format versions 1.0, 2.0 and 3.0; dtype little-endian float64 ('<f8'), float32
+ * ('<f4') or float16 ('<f2') ('|' is taken as '<'; big-endian '>' is refused); C order, or any order for a 1-D array; any shape,
+ * read as its elements in memory order (row-major: element v*K + i of a (V, K) array is
+ * W[v][i]). The file must be exactly header + prod(shape) * itemsize bytes. */
+#ifndef DRIFT_CALC_NPY_H
+#define DRIFT_CALC_NPY_H
+
+#include <stddef.h>
+
+/* 1 if path names a .npy file (by its extension). */
+int calc_is_npy(const char *path);
+
+/* On success: *out a malloc'ed array of *n >= 1 values (exact: every float64/32/16 is a
+ * double), 0 returned. On error (unreadable, not .npy, unsupported dtype or order, malformed
+ * header, truncated or overlong data, empty array): one line "drift-calc: PATH: problem" on
+ * stderr, *out NULL, *n 0, nonzero returned (the caller exits 2). */
+int calc_read_npy(const char *path, double **out, size_t *n);
+
+#endif
