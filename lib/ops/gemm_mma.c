@@ -10,7 +10,6 @@
 
 /* ---- specs ---------------------------------------------------------------------------------- */
 
-static const char *const ARCH[DRIFT_TC_NARCH] = {"v100", "a100", "h100", "b200"};
 
 /* A decimal integer 1 .. DRIFT_MMA_MAX without sign or leading zero; *s advanced past it. */
 static int parse_int(int *out, const char **s)
@@ -29,9 +28,10 @@ static int parse_int(int *out, const char **s)
 
 static int parse_arch(drift_tc_arch_t *a, const char **s)
 {
-    for (int i = 0; i < DRIFT_TC_NARCH; i++) {
-        size_t n = strlen(ARCH[i]);
-        if (!strncmp(*s, ARCH[i], n) && ((*s)[n] == ',' || (*s)[n] == 0)) {
+    for (int i = 0; i < DRIFT_TC_NARCH; i++) { /* the architectures of order.h's tc:ARCH */
+        const char *name = drift_tc_arch_name((drift_tc_arch_t)i);
+        size_t n = strlen(name);
+        if (!strncmp(*s, name, n) && ((*s)[n] == ',' || (*s)[n] == 0)) {
             *a = (drift_tc_arch_t)i;
             *s += n;
             return DRIFT_OK;
@@ -102,7 +102,7 @@ int drift_mma_kernel_print(char *buf, size_t size, const drift_mma_kernel_t *k)
 {
     if (!buf || !kernel_ok(k)) return DRIFT_EINVAL;
     int n;
-    const char *a = ARCH[k->arch];
+    const char *a = drift_tc_arch_name(k->arch);
     switch (k->family) {
     case DRIFT_MMA_TC: n = snprintf(buf, size, "tc:%s", a); break;
     case DRIFT_MMA_TILE: n = snprintf(buf, size, "mma:%s,%d", a, k->bk); break;

@@ -53,8 +53,8 @@ typedef struct {
 #define DRIFT_MMA_MAX 65536
 #define DRIFT_MMA_SPEC_MAX 64
 
-/* mma:ARCH,BK | slicedk:ARCH,BK,S | streamk:ARCH,BM,BN,BK,W | tc:ARCH, ARCH one of
- * v100 a100 h100 b200; integers 1 .. DRIFT_MMA_MAX, decimal, no sign or leading zeros; S
+/* mma:ARCH,BK | slicedk:ARCH,BK,S | streamk:ARCH,BM,BN,BK,W | tc:ARCH, ARCH one of the
+ * tensor-core architectures of order.h (drift_tc_arch_name); integers 1 .. DRIFT_MMA_MAX, decimal, no sign or leading zeros; S
  * divides BK. 0 or DRIFT_EINVAL. parse(print(k)) == k. */
 int drift_mma_kernel_parse(drift_mma_kernel_t *k, const char *spec);
 int drift_mma_kernel_print(char *buf, size_t size, const drift_mma_kernel_t *k);
