@@ -62,7 +62,11 @@
  *   data/argmax_flip_batch.csv        argmax across batch sizes under the two GEMM policies
  *   data/argmax_flip_mitigations.csv  the mitigations table (flip rates)
  *   data/argmax_flip_timing.csv       measured costs: NOT reproducible (wall-clock times)
- *   data/argmax_flip.md               the report fragment
+ *   data/argmax_flip_laws.csv         planted: each kernel's mechanism law (gauss / triangle / conv,
+ *                                     lib/core/fliplaw.h) fitted, with critical gaps where flips occur
+ *   data/argmax_flip_refs.csv         realistic: exact(rounded) vs exact(unrounded inputs): input
+ *                                     rounding, accumulation and output rounding apart
+ *   data/argmax_flip.md               the report fragment (with the headline at --robust more seeds)
  *   data/argmax_flip_trials.csv       with --trials: every planted trial */
 #include <math.h>
 #include <stdint.h>

@@ -37,8 +37,13 @@
  * logits are stored in bf16) the softmax gives each half of the mass and the uniform decides,
  * while T = 0 always takes the lower id; a planted exact tie shows it with the exact logits too.
  *
+ * The engines' samplers (lib/llm/sampler.h): inverse-cdf, exp-race (PyTorch multinomial for one
+ * sample, vLLM), gumbel and FlashInfer-style rejection (top-k 50) at T = 0.3 .. 1.5, on randomness
+ * keyed by (seed, hidden state, draw) so that the same draw meets every numerics. Intervals are
+ * clustered by hidden state (the rows, not the steps, are the independent units).
+ *
  * Outputs: data/sampling_flip.csv (change rates), data/sampling_flip_tiny.csv (T = 1e-8 against
- * T = 0), data/sampling_flip.md (report fragment). */
+ * T = 0), data/sampling_flip_samplers.csv (the engines' samplers), data/sampling_flip.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
