@@ -18,7 +18,8 @@
  *    the grid point, so over two cells the count is exact: tests/test_fliplaw.c enumerates
  *    it). The id of the top token is independent of which one is on top, so the tie loses
  *    half the time:
- *        P(flip | D) = 1/2 (1 - D/q)+,   q = ulp of the output format at the top logit.
+ *        P(flip | D) = 1/2 (1 - D/q)+,   q = ulp of the output format at the top logit
+ *    (at the larger-magnitude logit of the pair: for negative logits that is the lower one).
  *    Different binades: l2 < B = 2^e <= l1 with spacing qlo below B and qhi = 2 qlo above
  *    (qhi = ulp(l1)). The two round to one value only if both round to B, i.e. l2 in
  *    [B - qlo/2, B) and l1 in [B, B + qhi/2] (both ends ties that go to B, whose significand

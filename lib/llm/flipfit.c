@@ -36,7 +36,9 @@ int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, dr
         const drift_flip_trial_t *t = &s->t[i];
         if (t->tie || !(t->gap > 0) || !(t->s > 0) || !isfinite(t->gap)) continue;
         gap[m] = t->gap / t->s;
-        q[m] = drift_ulp(t->l1, out) / t->s;
+        /* the spacing of the pair's larger-magnitude logit: the top one when logits are
+         * positive, the other when they are negative (no flip beyond it either way) */
+        q[m] = drift_ulp(fmax(fabs(t->l1), fabs(t->l1 - t->gap)), out) / t->s;
         flip[m] = s->flip[i * (size_t)s->ncfg + (size_t)c];
         L->flips += flip[m];
         m++;
@@ -60,6 +62,8 @@ int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, dr
             /* the triangle's q is known (the logit format's spacing): kappa = 1 unless the data
              * exclude it, so the gaps are the mechanism's, the fitted kappa its check */
             if (implied == DRIFT_FLIPLAW_TRIANGLE && F->status != DRIFT_FIT_NO_FLIPS && F->lo <= 1 && 1 <= F->hi) th = 1;
+            /* likewise the convolution's sigma: 0 (the bare triangle) unless the data exclude it */
+            if (implied == DRIFT_FLIPLAW_CONV && F->status != DRIFT_FIT_NO_FLIPS && F->lo <= 0) th = 0;
             double sigma = implied == DRIFT_FLIPLAW_TRIANGLE ? 0 : th;
             double qq = implied == DRIFT_FLIPLAW_TRIANGLE ? th * L->q_med : L->q_med;
             if (isfinite(th)) {
