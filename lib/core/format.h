@@ -14,6 +14,7 @@
 #ifndef DRIFT_FORMAT_H
 #define DRIFT_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -98,6 +99,26 @@ drift_class_t drift_classify(double x, drift_format_t f);
 /* Spacing of f at x: the distance between the two members of f around |x| (ulp in the
  * binade of x, or the subnormal spacing below 2^emin). */
 double drift_ulp(double x, drift_format_t f);
+
+/* Rounding whole arrays (cpfloat's shape: output first, one options struct, a validator).
+ * out[i] is bit for bit drift_round(in[i], format, &{mode, flush_subnormals, saturate},
+ * sr_bits ? sr_bits[i] : 0); out may be in. */
+typedef struct {
+    drift_format_t format;
+    drift_mode_t mode;
+    int flush_subnormals;    /* 0 or 1, as in drift_round_opts_t */
+    int saturate;            /* 0 or 1, as in drift_round_opts_t */
+    const uint32_t *sr_bits; /* DRIFT_SR: one uniform 32-bit word per element; else ignored */
+} drift_round_array_opts_t;
+
+/* DRIFT_OK, or DRIFT_EINVAL with *why (when why is not NULL) naming the field that is
+ * wrong and what it accepts; *why is NULL when the options are fine. */
+int drift_round_array_validate(const drift_round_array_opts_t *o, const char **why);
+/* DRIFT_OK, or DRIFT_EINVAL (options rejected by the validator, NULL arrays with n > 0). */
+int drift_round_array(double *out, const double *in, size_t n, const drift_round_array_opts_t *o);
+/* The same into floats (every value of every format but fp64 is a float): DRIFT_EINVAL
+ * for fp64. */
+int drift_round_array_float(float *out, const double *in, size_t n, const drift_round_array_opts_t *o);
 
 /* Exact operations rounded once to f with mode m (not DRIFT_SR). */
 double drift_add(double a, double b, drift_format_t f, drift_mode_t m);

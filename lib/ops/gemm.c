@@ -181,10 +181,17 @@ drift_gemm_opts_t drift_gemm_opts(drift_format_t in, drift_format_t acc)
     return o;
 }
 
+/* Below these sizes a parallel region costs more than it saves (fork, join, and on a busy
+ * machine waiting threads that take the core the working thread needs): run on one thread.
+ * The results do not depend on it (law 4: every thread count gives the same bits). */
+#define DRIFT_PAR_MIN_FMAS ((size_t)1 << 18) /* multiply-adds: 64^3 */
+#define DRIFT_PAR_MIN_ELEMS ((size_t)1 << 16) /* elementwise passes */
+
 /* ---- input rounding ----------------------------------------------------------------------- */
 
 /* RNE by integer rounding of the double's bits: the rounded value when x is in f's normal range and
- * does not round past max_finite (*ok = 1), else *ok = 0 (the caller uses drift_rne). */
+ * does not round past max_finite (*ok = 1), else *ok = 0 (the caller uses drift_rne). The scalar
+ * step of the GEN accumulator; arrays go through drift_round_array. */
 static inline double rne_fast(double x, int sh, int emin, int emax, double maxf, int *ok)
 {
     uint64_t u;
@@ -198,52 +205,20 @@ static inline double rne_fast(double x, int sh, int emin, int emax, double maxf,
     return r;
 }
 
-/* dst[t] = RNE_f(src[t]): a vectorisable pass, then drift_rne for the rare values outside
- * the normal range (zeros, subnormal results, overflow, inf, NaN). */
-#define ROUND_BODY(T)                                                                                           \
-    if (f == DRIFT_FP64) {                                                                                      \
-        for (size_t t = 0; t < n; t++) dst[t] = (T)src[t];                                                      \
-        return;                                                                                                 \
-    }                                                                                                           \
-    if (f == DRIFT_FP32) { /* the IEEE conversion is RNE with subnormals and overflow */                     \
-        for (size_t t = 0; t < n; t++) dst[t] = (T)(float)src[t];                                               \
-        return;                                                                                                 \
-    }                                                                                                           \
-    const drift_format_info_t *fi = drift_format_info(f);                                                      \
-    const int sh = 53 - fi->p, emin = fi->emin, emax = fi->emax;                                                \
-    const double maxf = fi->max_finite;                                                                         \
-    int bad = 0;                                                                                                \
-    for (size_t t = 0; t < n; t++) {                                                                            \
-        int ok;                                                                                                 \
-        dst[t] = (T)rne_fast(src[t], sh, emin, emax, maxf, &ok);                                                \
-        bad |= !ok;                                                                                             \
-    }                                                                                                           \
-    if (bad)                                                                                                    \
-        for (size_t t = 0; t < n; t++) {                                                                        \
-            int ok;                                                                                             \
-            rne_fast(src[t], sh, emin, emax, maxf, &ok);                                                        \
-            if (!ok) dst[t] = (T)drift_rne(src[t], f);                                                          \
-        }
-
-static void round_span_f_generic(float *restrict dst, const double *restrict src, size_t n, drift_format_t f)
+/* dst[t] = RNE_f(src[t]) through the library's bulk rounding (bit-identical to drift_rne). */
+static void round_span_f_generic(float *dst, const double *src, size_t n, drift_format_t f)
 {
-    ROUND_BODY(float)
+    drift_round_array_opts_t o = {f, DRIFT_RNE, 0, 0, NULL};
+    (void)drift_round_array_float(dst, src, n, &o); /* cannot fail: f is not fp64 on the float paths */
 }
-static void round_span_d_generic(double *restrict dst, const double *restrict src, size_t n, drift_format_t f)
+static void round_span_d_generic(double *dst, const double *src, size_t n, drift_format_t f)
 {
-    ROUND_BODY(double)
+    drift_round_array_opts_t o = {f, DRIFT_RNE, 0, 0, NULL};
+    (void)drift_round_array(dst, src, n, &o);
 }
-#ifdef DRIFT_X86_DISPATCH
-__attribute__((target("avx2"))) static void round_span_f_avx2(float *restrict dst, const double *restrict src, size_t n,
-                                                               drift_format_t f)
-{
-    ROUND_BODY(float)
-}
-__attribute__((target("avx2"))) static void round_span_d_avx2(double *restrict dst, const double *restrict src,
-                                                               size_t n, drift_format_t f)
-{
-    ROUND_BODY(double)
-}
+#ifdef DRIFT_X86_DISPATCH /* drift_round_array picks its own AVX2 kernel */
+#define round_span_f_avx2 round_span_f_generic
+#define round_span_d_avx2 round_span_d_generic
 #endif
 
 static int have_avx2_fma(void);
@@ -252,7 +227,7 @@ static void round_inputs_f(float *dst, const double *src, size_t n, drift_format
 {
     int simd = have_avx2_fma();
     (void)simd;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(n >= DRIFT_PAR_MIN_ELEMS)
     for (size_t t0 = 0; t0 < n; t0 += 4096) {
         size_t m = n - t0 < 4096 ? n - t0 : 4096;
 #ifdef DRIFT_X86_DISPATCH
@@ -269,7 +244,7 @@ static void round_inputs_d(double *dst, const double *src, size_t n, drift_forma
 {
     int simd = have_avx2_fma();
     (void)simd;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(n >= DRIFT_PAR_MIN_ELEMS)
     for (size_t t0 = 0; t0 < n; t0 += 4096) {
         size_t m = n - t0 < 4096 ? n - t0 : 4096;
 #ifdef DRIFT_X86_DISPATCH
@@ -385,7 +360,7 @@ static int have_avx2_fma(void)
 static void rm_chain_f32(const gctx_t *g, float *out, size_t k0, size_t k1)
 {
     int simd = have_avx2_fma();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS)
     for (size_t i = 0; i < g->M; i++) {
 #ifdef DRIFT_X86_DISPATCH
         if (simd) {
@@ -513,7 +488,7 @@ static int pack_f32(gctx_t *g, const double *A, const double *B, drift_format_t 
     g->Bp = malloc((g->np * nr * K + 1) * sizeof(float));
     if (!g->Ap || !g->Bp) return DRIFT_ENOMEM;
     int fail = 0;
-#pragma omp parallel reduction(| : fail)
+#pragma omp parallel reduction(| : fail) if(g->M * g->N * g->K >= DRIFT_PAR_MIN_FMAS)
     {
         float *row = malloc((K + 1) * sizeof *row);
         if (!row) fail = 1;
@@ -532,7 +507,7 @@ static int pack_f32(gctx_t *g, const double *A, const double *B, drift_format_t 
         free(row);
     }
     if (fail) return DRIFT_ENOMEM;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(g->M * g->N * g->K >= DRIFT_PAR_MIN_FMAS)
     for (size_t k = 0; k < K; k++)
         for (size_t jp = 0; jp < g->np; jp++) {
             float *dst = g->Bp + (jp * K + k) * nr;
@@ -554,7 +529,7 @@ static void tiled_chain_f32(const gctx_t *g, float *tiles, size_t k0, size_t k1)
         memset(tiles, 0, mp * np * tsz * sizeof(float));
         return;
     }
-#pragma omp parallel
+#pragma omp parallel if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS)
     for (size_t jc = 0; jc < np; jc += TILE_NCP) {
         size_t jn = np - jc < TILE_NCP ? np - jc : TILE_NCP;
         for (size_t kc = k0; kc < k1; kc += TILE_KC) {
@@ -581,7 +556,7 @@ static void tiled_chain_f32(const gctx_t *g, float *tiles, size_t k0, size_t k1)
 static void tiles_to_rm(const gctx_t *g, const float *tiles, double *out)
 {
     const size_t mr = (size_t)g->mr, nr = (size_t)g->nr, tsz = mr * nr, M = g->M, N = g->N;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(g->M * g->N >= DRIFT_PAR_MIN_ELEMS)
     for (size_t ip = 0; ip < g->mp; ip++)
         for (size_t jp = 0; jp < g->np; jp++) {
             const float *t = tiles + (ip * g->np + jp) * tsz;
@@ -697,7 +672,7 @@ static void row_gen(const gctx_t *g, double *s, const double *Ai, size_t k0, siz
 
 static void rm_chain_d(const gctx_t *g, double *out, size_t k0, size_t k1)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS)
     for (size_t i = 0; i < g->M; i++) {
         if (g->path == PATH_F64)
             row_f64(out + i * g->N, g->Ad + i * g->K, g->Bd, g->N, k0, k1, g->fma);
@@ -740,17 +715,17 @@ static void combine(const gctx_t *g, void *x, const void *y)
     if (g->path == PATH_F32) {
         float *xf = x;
         const float *yf = y;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(n >= DRIFT_PAR_MIN_ELEMS)
         for (size_t t = 0; t < n; t++) xf[t] = xf[t] + yf[t];
     } else if (g->path == PATH_F64) {
         double *xd = x;
         const double *yd = y;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(n >= DRIFT_PAR_MIN_ELEMS)
         for (size_t t = 0; t < n; t++) xd[t] = xd[t] + yd[t];
     } else {
         double *xd = x;
         const double *yd = y;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(n >= DRIFT_PAR_MIN_ELEMS)
         for (size_t t = 0; t < n; t++) xd[t] = drift_add(xd[t], yd[t], g->accf, g->mode);
     }
 }
@@ -918,7 +893,7 @@ int drift_gemm(double *C, const double *A, const double *B, size_t M, size_t N, 
         const double alpha = opts->alpha, beta = opts->beta;
         const drift_format_t af = opts->acc.acc, of = opts->out;
         if (alpha == 1 && beta == 0 && of == af) goto out; /* y = acc exactly, already in C */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(M * N >= DRIFT_PAR_MIN_ELEMS)
         for (size_t t = 0; t < M * N; t++) {
             double y;
             if (beta == 0)

@@ -1,0 +1,650 @@
+/* exact_xacc.c — the fast exact path: a superaccumulator and the bulk sum / dot loops
+ * that feed it (the MPFR path is exact_mpfr.c, exp / softmax exact_func.c).
+ *
+ * Fast path. A double is m * 2^(e - 1075) with an integer m < 2^53, so adding it exactly
+ * is integer arithmetic on a long fixed-point number: drift_xacc_t holds that number in
+ * 32-bit digits stored in int64 words, so that a shifted mantissa is added to three
+ * digits with no carry handling; carries are propagated only every 2^30 additions.
+ * For long vectors that is still too slow (three read-modify-writes per value), so the
+ * bulk loops first gather values whose exponent field is the same into one int64 "slot"
+ * per exponent (Neal, "Fast exact summation using small and large superaccumulators",
+ * arXiv:1505.05571): one integer add per value, and the slots are flushed into the
+ * superaccumulator every block, before any of them can overflow.
+ *
+ * Rounding. The exact value is read off the digits as its leading 53 bits plus a round
+ * bit and a sticky bit. fp64 rounds from those directly; the narrower formats (p <= 24)
+ * take the 53 bits rounded to odd and round that double once more with drift_round:
+ * round-to-odd with two or more extra bits makes the second rounding equal to the
+ * direct one in every mode (Boldo & Melquiond, IEEE TC 57(4), 2008).
+ *
+ * The code assumes two's complement int64 with arithmetic right shifts (GCC and Clang
+ * document both). */
+#include "exact.h"
+#include "exact_impl.h"
+#include "drift.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define DIGIT_MASK 0xffffffffULL
+#define FRAC_MASK 0x000fffffffffffffULL
+#define HIDDEN_BIT 0x0010000000000000ULL
+#define NORMALISE_EVERY (1 << 30) /* digit drift < 2^30 * 1.5 * 2^32 < 2^63 */
+
+#define dbits exact_dbits
+#define mode_ok exact_mode_ok
+
+/* ---- the superaccumulator ------------------------------------------------------- */
+
+void drift_xacc_init(drift_xacc_t *a)
+{
+    memset(a, 0, sizeof *a);
+}
+
+/* Carries up: digits 0..D-2 end in [0, 2^32), the top digit keeps the sign. */
+static void normalise(drift_xacc_t *a)
+{
+    int64_t c = 0;
+    for (int i = 0; i < DRIFT_XACC_DIGITS - 1; i++) {
+        int64_t v = a->d[i] + c;
+        c = v >> 32;
+        a->d[i] = (int64_t)((uint64_t)v & DIGIT_MASK);
+    }
+    a->d[DRIFT_XACC_DIGITS - 1] += c;
+    a->pending = 0;
+}
+
+/* Adds (neg ? -mag : mag) * 2^(pos + DRIFT_XACC_LSB). The three chunks are each below
+ * 1.5 * 2^32, which is what NORMALISE_EVERY counts on. Branch-free in the sign: signs of
+ * data are random, and a mispredicted branch costs more than the whole addition. */
+static inline void add_at(drift_xacc_t *a, uint64_t mag, int neg, int pos)
+{
+    int i = pos >> 5, sh = pos & 31;
+    uint64_t lo = (mag & DIGIT_MASK) << sh; /* < 2^63 */
+    uint64_t hi = (mag >> 32) << sh;        /* < 2^63 */
+    uint64_t s = 0 - (uint64_t)(neg != 0);  /* all ones when negative */
+    uint64_t c0 = lo & DIGIT_MASK;
+    uint64_t c1 = (lo >> 32) + (hi & DIGIT_MASK);
+    uint64_t c2 = hi >> 32;
+    /* (c ^ s) - s is c or -c, in two's complement */
+    a->d[i] += (int64_t)((c0 ^ s) - s);
+    a->d[i + 1] += (int64_t)((c1 ^ s) - s);
+    a->d[i + 2] += (int64_t)((c2 ^ s) - s);
+    if (++a->pending >= NORMALISE_EVERY) normalise(a);
+}
+
+static void note_zero(drift_xacc_t *a, int negative)
+{
+    int want = negative ? ZS_NEGZERO : ZS_POSZERO;
+    if (a->zstate == ZS_EMPTY)
+        a->zstate = want;
+    else if (a->zstate != want)
+        a->zstate = ZS_OTHER;
+}
+
+static void add_special(drift_xacc_t *a, double x)
+{
+    a->zstate = ZS_OTHER;
+    if (isnan(x)) {
+        a->nan = 1;
+        return;
+    }
+    int s = signbit(x) ? -1 : 1;
+    if (a->inf && a->inf != s) a->nan = 1; /* inf - inf */
+    a->inf = s;
+}
+
+/* x * 2^scale for finite x, exactly. The callers guarantee the range (see the header). */
+static void add_scaled(drift_xacc_t *a, double x, int scale)
+{
+    uint64_t u = dbits(x);
+    int e = (int)((u >> 52) & 0x7ff);
+    if (x == 0) {
+        note_zero(a, (int)(u >> 63));
+        return;
+    }
+    a->zstate = ZS_OTHER;
+    uint64_t m = (u & FRAC_MASK) | (e ? HIDDEN_BIT : 0);
+    add_at(a, m, (int)(u >> 63), (e ? e : 1) - 1075 + scale - DRIFT_XACC_LSB);
+}
+
+void drift_xacc_add(drift_xacc_t *a, double x)
+{
+    if (!isfinite(x)) {
+        add_special(a, x);
+        return;
+    }
+    add_scaled(a, x, 0);
+}
+
+void drift_xacc_add_prod(drift_xacc_t *a, double x, double y)
+{
+    if (!isfinite(x) || !isfinite(y)) {
+        add_special(a, x * y); /* inf * 0 is NaN, as IEEE says */
+        return;
+    }
+    if (x == 0 || y == 0) {
+        note_zero(a, (signbit(x) != 0) != (signbit(y) != 0));
+        return;
+    }
+    double ph = x * y;
+    double aph = fabs(ph);
+    /* TwoProd is exact when ph neither overflows nor comes near the subnormals (the
+     * error term must be a double: e_x + e_y >= emin + p - 1, Boldo & Muller). */
+    if (aph >= 0x1p-960 && aph <= DBL_MAX) {
+        double pl = fma(x, y, -ph);
+        add_scaled(a, ph, 0);
+        if (pl != 0) add_scaled(a, pl, 0);
+        return;
+    }
+    /* Otherwise multiply the mantissas in [0.5, 1) (exact TwoProd, no underflow) and
+     * put the exponents back in the accumulator, where the range covers 2^-2148. */
+    int ex, ey;
+    double mx = frexp(x, &ex), my = frexp(y, &ey);
+    ph = mx * my;
+    double pl = fma(mx, my, -ph);
+    add_scaled(a, ph, ex + ey);
+    if (pl != 0) add_scaled(a, pl, ex + ey);
+}
+
+/* A normalised copy holding |value|; returns the sign (-1, 0, +1) of the value. */
+static int magnitude(drift_xacc_t *c, const drift_xacc_t *a)
+{
+    *c = *a;
+    normalise(c);
+    int neg = c->d[DRIFT_XACC_DIGITS - 1] < 0;
+    if (neg) {
+        for (int i = 0; i < DRIFT_XACC_DIGITS; i++) c->d[i] = -c->d[i];
+        normalise(c);
+    }
+    for (int i = DRIFT_XACC_DIGITS - 1; i >= 0; i--)
+        if (c->d[i]) return neg ? -1 : 1;
+    return 0;
+}
+
+int drift_xacc_sign(const drift_xacc_t *a)
+{
+    if (a->nan) return 0;
+    if (a->inf) return a->inf;
+    drift_xacc_t c;
+    return magnitude(&c, a);
+}
+
+/* Bit k (from DRIFT_XACC_LSB) of a normalised magnitude. */
+static unsigned bit_at(const drift_xacc_t *c, int k)
+{
+    if (k < 0) return 0;
+    return (unsigned)(((uint64_t)c->d[k >> 5] >> (k & 31)) & 1);
+}
+
+/* Bits [k, k + 53) of a normalised magnitude as an integer (digits are 32 bits wide, so
+ * three of them cover any 53-bit window). */
+static uint64_t bits_from(const drift_xacc_t *c, int k)
+{
+    int i = k >> 5, sh = k & 31;
+    uint64_t w = (uint64_t)c->d[i] >> sh;
+    if (i + 1 < DRIFT_XACC_DIGITS) w |= (uint64_t)c->d[i + 1] << (32 - sh);
+    if (sh && i + 2 < DRIFT_XACC_DIGITS) w |= (uint64_t)c->d[i + 2] << (64 - sh);
+    return w & ((1ULL << 53) - 1);
+}
+
+static int sticky_below(const drift_xacc_t *c, int k)
+{
+    if (k <= 0) return 0;
+    int i = k >> 5;
+    for (int j = 0; j < i; j++)
+        if (c->d[j]) return 1;
+    uint64_t mask = (1ULL << (k & 31)) - 1;
+    return ((uint64_t)c->d[i] & mask) != 0;
+}
+
+static double zero_result(int zstate, drift_mode_t m)
+{
+    /* IEEE 754 6.3: same-signed zeros keep their sign; any other exact zero is +0,
+     * except -0 when rounding toward -inf. mpfr_sum follows the same rule. */
+    if (zstate == ZS_NEGZERO) return -0.0;
+    if (zstate == ZS_OTHER && m == DRIFT_RD) return -0.0;
+    return 0.0;
+}
+
+static double overflow_fp64(int neg, drift_mode_t m)
+{
+    int to_max = m == DRIFT_RZ || (m == DRIFT_RU && neg) || (m == DRIFT_RD && !neg);
+    double r = to_max ? DBL_MAX : INFINITY;
+    return neg ? -r : r;
+}
+
+double drift_xacc_round(const drift_xacc_t *a, drift_format_t f, drift_mode_t m)
+{
+    if (!mode_ok(f, m) || a->nan) return NAN;
+    drift_round_opts_t o = {m, 0, 0};
+    if (a->inf) return drift_round(a->inf > 0 ? INFINITY : -INFINITY, f, &o, 0);
+    drift_xacc_t c;
+    int s = magnitude(&c, a);
+    if (s == 0) return zero_result(a->zstate, m);
+    int neg = s < 0;
+    int t = DRIFT_XACC_DIGITS - 1;
+    while (!c.d[t]) t--;
+    int top = 32 * t + 31 - __builtin_clz((unsigned)c.d[t]); /* leading bit index */
+    int etop = top + DRIFT_XACC_LSB;                          /* its exponent */
+    int lsb = etop - 52 > -1074 ? etop - 52 : -1074;           /* double's quantum there */
+    int k = lsb - DRIFT_XACC_LSB;
+    uint64_t mant = bits_from(&c, k);
+    unsigned round = bit_at(&c, k - 1);
+    int sticky = sticky_below(&c, k - 1);
+    if (f == DRIFT_FP64) {
+        int inc = 0;
+        switch (m) {
+        case DRIFT_RNE: inc = round && (sticky || (mant & 1)); break;
+        case DRIFT_RNA: inc = round; break;
+        case DRIFT_RU: inc = !neg && (round || sticky); break;
+        case DRIFT_RD: inc = neg && (round || sticky); break;
+        default: break;
+        }
+        double r = ldexp((double)(mant + (uint64_t)inc), lsb); /* exact, or inf on overflow */
+        if (isinf(r)) return overflow_fp64(neg, m);
+        return neg ? -r : r;
+    }
+    /* Beyond the double range every narrower format overflows whatever the mode, and
+     * 2^1000 overflows them the same way (drift_round judges the rounded value). */
+    double d = etop > 1023 ? 0x1p1000 : ldexp((double)(mant | (uint64_t)(round || sticky)), lsb);
+    return drift_round(neg ? -d : d, f, &o, 0);
+}
+
+/* ---- fast bulk paths -------------------------------------------------------------- */
+
+/* Below this length the per-value superaccumulator is as fast as the slots. */
+#define BULK_MIN 64
+
+/* The slots (Neal's large superaccumulator, in xsum's layout): one uint64 per value of the
+ * top 12 bits of a double, sign and exponent field, so that the index is one shift and no
+ * negation is needed. A slot adds the 53-bit integer mantissas (hidden bit included) of
+ * the values it is given: 2048 of them stay below 2048 * 2^53 = 2^64. SLOT_LANES arrays
+ * are used in turn, so that consecutive values with the same exponent do not wait on each
+ * other's store (a single array runs at store-forwarding latency). The work area belongs
+ * to the thread and is all zero between calls: every flush clears what it reads, and only
+ * the exponent range a block touched is flushed. */
+#define SLOT_LANES 4
+#define NSLOT 4096
+#define LANE_CAP 2048 /* additions a lane's slot takes between flushes */
+#define SIGN_IDX 0x800u
+
+typedef struct {
+    uint64_t slot[SLOT_LANES][NSLOT];
+} work_t;
+
+static _Thread_local work_t work;
+
+/* Adds slot e and slot e | sign (each a sum of mantissas with units 2^((e ? e : 1) - 1075
+ * + shift)) into acc and clears both. */
+static inline void flush_pair(drift_xacc_t *acc, uint64_t *slot, unsigned e, int shift)
+{
+    uint64_t p = slot[e], q = slot[e | SIGN_IDX];
+    if (!(p | q)) return;
+    slot[e] = 0;
+    slot[e | SIGN_IDX] = 0;
+    int pos = (int)(e ? e : 1) - 1075 + shift - DRIFT_XACC_LSB;
+    if (p) add_at(acc, p, 0, pos);
+    if (q) add_at(acc, q, 1, pos);
+}
+
+static void flush_range(drift_xacc_t *acc, uint64_t *slot, unsigned lo, unsigned hi, int shift)
+{
+    for (unsigned e = lo; e <= hi; e++) flush_pair(acc, slot, e, shift);
+}
+
+/* Flushes every lane. A block of fewer than LANE_CAP additions in all (short vectors) may
+ * add its lanes first, since their total is below LANE_CAP * 2^53 = 2^64: one superaccumulator
+ * addition per exponent instead of one per lane. */
+static void flush_lanes(drift_xacc_t *acc, work_t *w, unsigned lo, unsigned hi, size_t adds)
+{
+    if (adds >= LANE_CAP) {
+        for (int k = 0; k < SLOT_LANES; k++) flush_range(acc, w->slot[k], lo, hi, 0);
+        return;
+    }
+    for (unsigned e = lo; e <= hi; e++) {
+        uint64_t p = 0, q = 0;
+        for (int k = 0; k < SLOT_LANES; k++) {
+            p += w->slot[k][e];
+            q += w->slot[k][e | SIGN_IDX];
+            w->slot[k][e] = w->slot[k][e | SIGN_IDX] = 0;
+        }
+        int pos = (int)(e ? e : 1) - 1075 - DRIFT_XACC_LSB;
+        if (p) add_at(acc, p, 0, pos);
+        if (q) add_at(acc, q, 1, pos);
+    }
+}
+
+/* Exact-zero sign when the inputs (or the products) were all zeros. */
+static void zstate_of_sum(drift_xacc_t *a, const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] != 0 || isnan(x[i])) {
+            a->zstate = ZS_OTHER;
+            return;
+        }
+        note_zero(a, signbit(x[i]) != 0);
+    }
+}
+
+static void zstate_of_dot(drift_xacc_t *a, const double *x, const double *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] == 0 || y[i] == 0) || isnan(x[i]) || isnan(y[i])) {
+            a->zstate = ZS_OTHER;
+            return;
+        }
+        note_zero(a, (signbit(x[i]) != 0) != (signbit(y[i]) != 0));
+    }
+}
+
+/* The main loops add every value as if it were normal and finite. Exponent fields 0
+ * (zeros, subnormals: no hidden bit) and 0x7ff (inf, NaN) are rare, so instead of a test
+ * per value the block's exponent range is tracked (min / max of the bits shifted left
+ * once, which drops the sign), and a block that reached either end has those four slots
+ * cleared in every lane and its values with such exponents redone exactly. */
+static void clear_edge_slots(work_t *w)
+{
+    for (int k = 0; k < SLOT_LANES; k++) {
+        w->slot[k][0] = w->slot[k][SIGN_IDX] = 0;
+        w->slot[k][0x7ff] = w->slot[k][0x7ff | SIGN_IDX] = 0;
+    }
+}
+
+/* The exponent-field range [*lo, *hi] of x[i] (y == NULL) or of the products x[i] * y[i]
+ * (rounded as double, as the main loop rounds them); returns the OR of the bits of every
+ * x[i] and y[i] (0 when y == NULL). A pass of its own over data that is
+ * in L1 anyway: with SSE2 it costs a third of tracking min and max in the main loop. */
+#ifdef __SSE2__
+static uint64_t exp_range(const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
+{
+    /* the top 16 bits of each double (lanes 3 and 7): exponent << 4 once the sign and
+     * the 4 fraction bits are masked off; other lanes held neutral (0 for max, 0x7fff
+     * for min) */
+    const __m128i top = _mm_set_epi16(0x7ff0, 0, 0, 0, 0x7ff0, 0, 0, 0);
+    const __m128i rest = _mm_set_epi16(0, 0x7fff, 0x7fff, 0x7fff, 0, 0x7fff, 0x7fff, 0x7fff);
+    __m128i mx0 = _mm_setzero_si128(), mx1 = mx0, mn0 = _mm_set1_epi16(0x7fff), mn1 = mn0, bits = mx0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m128d a0 = _mm_loadu_pd(x + i), a1 = _mm_loadu_pd(x + i + 2);
+        if (y) {
+            __m128d b0 = _mm_loadu_pd(y + i), b1 = _mm_loadu_pd(y + i + 2);
+            bits = _mm_or_si128(bits, _mm_castpd_si128(_mm_or_pd(_mm_or_pd(a0, a1), _mm_or_pd(b0, b1))));
+            a0 = _mm_mul_pd(a0, b0);
+            a1 = _mm_mul_pd(a1, b1);
+        }
+        __m128i t0 = _mm_and_si128(_mm_castpd_si128(a0), top), t1 = _mm_and_si128(_mm_castpd_si128(a1), top);
+        mx0 = _mm_max_epi16(mx0, t0);
+        mx1 = _mm_max_epi16(mx1, t1);
+        mn0 = _mm_min_epi16(mn0, _mm_or_si128(t0, rest));
+        mn1 = _mm_min_epi16(mn1, _mm_or_si128(t1, rest));
+    }
+    int16_t a[8], b[8];
+    _mm_storeu_si128((__m128i *)a, _mm_max_epi16(mx0, mx1));
+    _mm_storeu_si128((__m128i *)b, _mm_min_epi16(mn0, mn1));
+    unsigned l = (unsigned)b[3] < (unsigned)b[7] ? (unsigned)b[3] : (unsigned)b[7];
+    unsigned h = (unsigned)a[3] > (unsigned)a[7] ? (unsigned)a[3] : (unsigned)a[7];
+    l >>= 4;
+    h >>= 4;
+    if (i == 0) l = 0x7ff, h = 0; /* nothing seen yet */
+    uint64_t or2[2];
+    _mm_storeu_si128((__m128i *)or2, bits);
+    uint64_t r = or2[0] | or2[1];
+    for (; i < n; i++) {
+        unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
+        l = e < l ? e : l;
+        h = e > h ? e : h;
+        if (y) r |= dbits(x[i]) | dbits(y[i]);
+    }
+    *lo = l;
+    *hi = h;
+    return r;
+}
+#else
+static uint64_t exp_range(const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
+{
+    unsigned l = 0x7ff, h = 0;
+    uint64_t r = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
+        l = e < l ? e : l;
+        h = e > h ? e : h;
+        if (y) r |= dbits(x[i]) | dbits(y[i]);
+    }
+    *lo = l;
+    *hi = h;
+    return r;
+}
+#endif
+
+#define RANGE_CHUNK 1024
+#define SUM_BLOCK ((size_t)SLOT_LANES * LANE_CAP)
+
+static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
+{
+    work_t *w = &work;
+    for (size_t b0 = 0; b0 < n; b0 += SUM_BLOCK) {
+        size_t b1 = n - b0 < SUM_BLOCK ? n : b0 + SUM_BLOCK;
+        unsigned elo = 0x7ff, ehi = 0;
+#define SUM_TERM(k, j)                                                  \
+    do {                                                                \
+        uint64_t u = dbits(x[j]);                                       \
+        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
+    } while (0)
+        for (size_t c0 = b0; c0 < b1; c0 += RANGE_CHUNK) { /* chunks stay in L1 for both passes */
+            size_t c1 = b1 - c0 < RANGE_CHUNK ? b1 : c0 + RANGE_CHUNK;
+            unsigned l, h;
+            exp_range(x + c0, NULL, c1 - c0, &l, &h);
+            elo = l < elo ? l : elo;
+            ehi = h > ehi ? h : ehi;
+            size_t i = c0;
+            for (; i + SLOT_LANES <= c1; i += SLOT_LANES) {
+                __builtin_prefetch(x + i + RANGE_CHUNK); /* the next chunk, while this one computes */
+                SUM_TERM(0, i);
+                SUM_TERM(1, i + 1);
+                SUM_TERM(2, i + 2);
+                SUM_TERM(3, i + 3);
+            }
+            for (; i < c1; i++) SUM_TERM((i - b0) & (SLOT_LANES - 1), i); /* c0 - b0 is a multiple of 4 */
+        }
+#undef SUM_TERM
+        if (elo == 0 || ehi == 0x7ff) {
+            clear_edge_slots(w);
+            for (size_t j = b0; j < b1; j++) {
+                unsigned e = (unsigned)(dbits(x[j]) >> 52) & 0x7ff;
+                if (e == 0 || e == 0x7ff) drift_xacc_add(acc, x[j]);
+            }
+            elo = elo ? elo : 1;
+            ehi = ehi < 0x7ff ? ehi : 0x7fe;
+        }
+        if (elo <= ehi) flush_lanes(acc, w, elo, ehi, b1 - b0);
+    }
+}
+
+/* Products of two values with at most 24 significant bits (every fp32, tf32, fp16, bf16
+ * and fp8 value; "short" below) have at most 48 bits, so their double product p is exact
+ * wherever it is normal: it goes to the slots like a summand, one multiplication per pair.
+ * Products that are zero, subnormal (maybe rounded), infinite or NaN land in the edge
+ * slots and are redone by drift_xacc_add_prod.
+ *
+ * Whether the inputs are short is learnt per sub-block by the pass that finds the
+ * exponent range, so the main loop carries no test for it; wider sub-blocks take the
+ * TwoProduct path (dot_general) into the same slots, two additions per pair: a block is
+ * half a lane's capacity. */
+#define DOT_BLOCK ((size_t)SLOT_LANES * LANE_CAP / 2)
+#define DOT_SUB 512      /* sub-block: 8 KiB of each input, stays in L1 for both passes */
+#define SHORT_MASK 0x1fffffffULL /* the 29 mantissa bits a 24-bit value leaves clear */
+
+/* A pair whose TwoProduct p + e = a * b is exact with e normal or zero: p's exponent field
+ * in [123, 2040], i.e. 2^-900 <= |p| < 2^1018. e is a multiple of ulp(a) * ulp(b) >=
+ * 2^(e_a + e_b - 104) >= 2^-1005 (Boldo & Muller's condition e_a + e_b >= emin + p - 1
+ * with room to spare), and no overflow. Others go to drift_xacc_add_prod. */
+#define GEN_OK(ep) ((ep) - 123u <= 2040u - 123u)
+
+static inline void gen_add(uint64_t *g, double p, double e, unsigned *lo, unsigned *hi)
+{
+    uint64_t up = dbits(p), ue = dbits(e);
+    unsigned ep = (unsigned)(up >> 52) & 0x7ff, ee = (unsigned)(ue >> 52) & 0x7ff;
+    g[up >> 52] += (up & FRAC_MASK) | HIDDEN_BIT;
+    g[ue >> 52] += (ue & FRAC_MASK) | ((uint64_t)(ee != 0) << 52); /* e = 0 adds nothing */
+    unsigned el = ee ? ee : ep;
+    *hi = ep > *hi ? ep : *hi;
+    *lo = el < *lo ? el : *lo;
+}
+
+/* TwoProduct by FMA where the CPU has it (one instruction: libm's fma is a call), else by
+ * Dekker's splitting (Veltkamp, 2^27 + 1; exact for |a|, |b| < 2^995 besides GEN_OK).
+ * Pair i goes to lane i mod SLOT_LANES (the caller's sub-blocks start at multiples of 4). */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_FMA_CLONE 1
+__attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, work_t *w, const double *x,
+                                                            const double *y, size_t n, unsigned *lo, unsigned *hi)
+{
+    unsigned l = *lo, h = *hi; /* in registers: the slot stores could alias *lo, *hi */
+    for (size_t i = 0; i < n; i++) {
+        double a = x[i], b = y[i], p = a * b;
+        unsigned ep = (unsigned)(dbits(p) >> 52) & 0x7ff;
+        if (!GEN_OK(ep)) {
+            drift_xacc_add_prod(acc, a, b);
+            continue;
+        }
+        gen_add(w->slot[i & (SLOT_LANES - 1)], p, __builtin_fma(a, b, -p), &l, &h);
+    }
+    *lo = l;
+    *hi = h;
+}
+#endif
+
+static void dot_general_dekker(drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n,
+                               unsigned *lo, unsigned *hi)
+{
+    unsigned l = *lo, h = *hi; /* in registers: the slot stores could alias *lo, *hi */
+    for (size_t i = 0; i < n; i++) {
+        double a = x[i], b = y[i], p = a * b;
+        unsigned ep = (unsigned)(dbits(p) >> 52) & 0x7ff;
+        unsigned ea = (unsigned)(dbits(a) >> 52) & 0x7ff, eb = (unsigned)(dbits(b) >> 52) & 0x7ff;
+        if (!GEN_OK(ep) || ea > 2017u || eb > 2017u) {
+            drift_xacc_add_prod(acc, a, b);
+            continue;
+        }
+        double ca = 0x1.0000002p27 * a, cb = 0x1.0000002p27 * b; /* 2^27 + 1 */
+        double ah = ca - (ca - a), bh = cb - (cb - b);
+        double al = a - ah, bl = b - bh;
+        double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+        gen_add(w->slot[i & (SLOT_LANES - 1)], p, e, &l, &h);
+    }
+    *lo = l;
+    *hi = h;
+}
+
+static void dot_general(drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n, unsigned *lo,
+                        unsigned *hi)
+{
+#ifdef HAVE_FMA_CLONE
+    static int has_fma = -1; /* a benign race: every thread computes the same value */
+    if (has_fma < 0) has_fma = __builtin_cpu_supports("fma") ? 1 : 0;
+    if (has_fma) {
+        dot_general_fma(acc, w, x, y, n, lo, hi);
+        return;
+    }
+#endif
+    dot_general_dekker(acc, w, x, y, n, lo, hi);
+}
+
+static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t n)
+{
+    work_t *w = &work;
+    for (size_t b0 = 0; b0 < n; b0 += DOT_BLOCK) {
+        size_t b1 = n - b0 < DOT_BLOCK ? n : b0 + DOT_BLOCK;
+        unsigned elo = 0x7ff, ehi = 0; /* exponent range of everything in the slots */
+        uint32_t general = 0;          /* bit j: sub-block j went through dot_general */
+        int edge = 0;                  /* a short sub-block had an edge product */
+        for (size_t s0 = b0, j = 0; s0 < b1; s0 += DOT_SUB, j++) {
+            size_t s1 = b1 - s0 < DOT_SUB ? b1 : s0 + DOT_SUB;
+            unsigned l, h;
+            if (exp_range(x + s0, y + s0, s1 - s0, &l, &h) & SHORT_MASK) {
+                general |= 1u << j;
+                dot_general(acc, w, x + s0, y + s0, s1 - s0, &elo, &ehi);
+                continue;
+            }
+            edge |= l == 0 || h == 0x7ff;
+            elo = l < elo ? l : elo;
+            ehi = h > ehi ? h : ehi;
+#define DOT_TERM(k, j)                                                  \
+    do {                                                                \
+        uint64_t u = dbits(x[j] * y[j]);                                \
+        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
+    } while (0)
+            size_t i = s0;
+            for (; i + SLOT_LANES <= s1; i += SLOT_LANES) {
+                /* the next sub-block is read by exp_range first: fetch it while this one
+                 * computes (a prefetch past the end is harmless: it never faults) */
+                __builtin_prefetch(x + i + DOT_SUB);
+                __builtin_prefetch(y + i + DOT_SUB);
+                DOT_TERM(0, i);
+                DOT_TERM(1, i + 1);
+                DOT_TERM(2, i + 2);
+                DOT_TERM(3, i + 3);
+            }
+            for (; i < s1; i++) DOT_TERM(i & (SLOT_LANES - 1), i); /* s0 is a multiple of 4 */
+#undef DOT_TERM
+        }
+        if (edge) { /* the general path never adds to the edge slots (GEN_OK) */
+            clear_edge_slots(w);
+            for (size_t s0 = b0, j = 0; s0 < b1; s0 += DOT_SUB, j++) {
+                if (general >> j & 1) continue; /* done exactly */
+                size_t s1 = b1 - s0 < DOT_SUB ? b1 : s0 + DOT_SUB;
+                for (size_t i = s0; i < s1; i++) {
+                    unsigned e = (unsigned)(dbits(x[i] * y[i]) >> 52) & 0x7ff;
+                    if (e == 0 || e == 0x7ff) drift_xacc_add_prod(acc, x[i], y[i]);
+                }
+            }
+            elo = elo ? elo : 1;
+            ehi = ehi < 0x7ff ? ehi : 0x7fe;
+        }
+        if (elo <= ehi) flush_lanes(acc, w, elo, ehi, 2 * (b1 - b0)); /* general pairs add twice */
+    }
+}
+
+/* Rounds acc; an exact zero (rare: the rounded value is then zero too) takes its sign
+ * from the inputs, since the bulk loops do not track it. */
+#define FINISH(acc, zstate_fn)                                                      \
+    do {                                                                            \
+        *out = drift_xacc_round(&acc, f, m);                                        \
+        if (*out == 0 && !acc.nan && !acc.inf && drift_xacc_sign(&acc) == 0) {      \
+            acc.zstate = ZS_EMPTY;                                                  \
+            zstate_fn;                                                              \
+            *out = drift_xacc_round(&acc, f, m);                                    \
+        }                                                                           \
+    } while (0)
+
+int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m)
+{
+    if (!out || (!x && n) || !mode_ok(f, m)) return DRIFT_EINVAL;
+    drift_xacc_t acc;
+    drift_xacc_init(&acc);
+    if (n < BULK_MIN)
+        for (size_t i = 0; i < n; i++) drift_xacc_add(&acc, x[i]);
+    else
+        sum_bulk(&acc, x, n);
+    FINISH(acc, zstate_of_sum(&acc, x, n));
+    return DRIFT_OK;
+}
+
+int drift_exact_dot(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m)
+{
+    if (!out || ((!a || !b) && n) || !mode_ok(f, m)) return DRIFT_EINVAL;
+    drift_xacc_t acc;
+    drift_xacc_init(&acc);
+    if (n < BULK_MIN)
+        for (size_t i = 0; i < n; i++) drift_xacc_add_prod(&acc, a[i], b[i]);
+    else
+        dot_bulk(&acc, a, b, n);
+    FINISH(acc, zstate_of_dot(&acc, a, b, n));
+    return DRIFT_OK;
+}

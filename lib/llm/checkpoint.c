@@ -1,0 +1,422 @@
+/* checkpoint.c — llama2.c checkpoints and tokenizers (see checkpoint.h). */
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drift.h"
+#include "philox.h"
+
+#define HEADER_INTS 7
+#define HEADER_BYTES (HEADER_INTS * 4)
+
+static int fail(char *err, size_t errsize, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errsize, int code, const char *fmt, ...)
+{
+    if (err && errsize) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errsize, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* a * b + into *acc, refusing overflow past DRIFT_CKPT_MAX_FLOATS. */
+static int add_prod(size_t *acc, size_t a, size_t b)
+{
+    if (a && b > DRIFT_CKPT_MAX_FLOATS / a) return -1;
+    if (a * b > DRIFT_CKPT_MAX_FLOATS - *acc) return -1;
+    *acc += a * b;
+    return 0;
+}
+
+int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *err, size_t errsize)
+{
+    if (!c) return fail(err, errsize, DRIFT_EINVAL, "no configuration");
+    const struct { const char *name; int v; } pos[] = {
+        {"dim", c->dim}, {"hidden_dim", c->hidden_dim}, {"n_layers", c->n_layers}, {"n_heads", c->n_heads},
+        {"n_kv_heads", c->n_kv_heads}, {"seq_len", c->seq_len}};
+    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
+        if (pos[i].v <= 0)
+            return fail(err, errsize, DRIFT_EINVAL, "header: %s must be a positive integer, found %d", pos[i].name,
+                        pos[i].v);
+    if (c->vocab_size < 2) /* a top-1/top-2 gap needs two tokens */
+        return fail(err, errsize, DRIFT_EINVAL, "header: |vocab_size| must be at least 2, found %d", c->vocab_size);
+    if (c->dim % c->n_heads)
+        return fail(err, errsize, DRIFT_EINVAL, "header: n_heads must divide dim, found dim %d and n_heads %d", c->dim,
+                    c->n_heads);
+    int head = c->dim / c->n_heads;
+    if (head % 2)
+        return fail(err, errsize, DRIFT_EINVAL, "header: head size dim/n_heads must be even (RoPE), found %d", head);
+    if (c->n_kv_heads > c->n_heads || c->n_heads % c->n_kv_heads)
+        return fail(err, errsize, DRIFT_EINVAL,
+                    "header: n_kv_heads must divide n_heads, found n_heads %d and n_kv_heads %d", c->n_heads,
+                    c->n_kv_heads);
+    size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
+    size_t kv = (size_t)c->n_kv_heads * (size_t)head, n = 0;
+    int bad = add_prod(&n, V, d) || add_prod(&n, L, d) || add_prod(&n, L, d * d) || add_prod(&n, L, kv * d) ||
+              add_prod(&n, L, kv * d) || add_prod(&n, L, d * d) || add_prod(&n, L, d) || add_prod(&n, L, h * d) ||
+              add_prod(&n, L, h * d) || add_prod(&n, L, h * d) || add_prod(&n, 1, d) ||
+              add_prod(&n, (size_t)c->seq_len, (size_t)head) ||
+              (!c->shared_classifier && add_prod(&n, V, d));
+    if (bad)
+        return fail(err, errsize, DRIFT_EINVAL, "header: sizes imply more than %zu fp32 values (at most 64 GiB)",
+                    (size_t)DRIFT_CKPT_MAX_FLOATS);
+    if (nfloats) *nfloats = n;
+    return 0;
+}
+
+/* Point the tensor pointers into ck->data in llama2.c's order. */
+static void map_tensors(drift_checkpoint_t *ck)
+{
+    const drift_llm_config_t *c = &ck->cfg;
+    size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
+    size_t head = d / (size_t)c->n_heads, kv = (size_t)c->n_kv_heads * head;
+    float *p = ck->data;
+    ck->token_embedding = p, p += V * d;
+    ck->rms_att = p, p += L * d;
+    ck->wq = p, p += L * d * d;
+    ck->wk = p, p += L * kv * d;
+    ck->wv = p, p += L * kv * d;
+    ck->wo = p, p += L * d * d;
+    ck->rms_ffn = p, p += L * d;
+    ck->w1 = p, p += L * h * d;
+    ck->w2 = p, p += L * d * h;
+    ck->w3 = p, p += L * h * d;
+    ck->rms_final = p, p += d;
+    ck->freq_real = p, p += (size_t)c->seq_len * head / 2;
+    ck->freq_imag = p, p += (size_t)c->seq_len * head / 2;
+    ck->wcls = c->shared_classifier ? ck->token_embedding : p;
+}
+
+static int32_t le32(const unsigned char *b)
+{
+    return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+}
+
+int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t size, char *err, size_t errsize)
+{
+    if (!ck) return fail(err, errsize, DRIFT_EINVAL, "no checkpoint");
+    memset(ck, 0, sizeof *ck);
+    if (!bytes && size) return fail(err, errsize, DRIFT_EINVAL, "no data");
+    if (size < HEADER_BYTES)
+        return fail(err, errsize, DRIFT_EINVAL, "truncated: expected a header of %d bytes, found %zu bytes",
+                    HEADER_BYTES, size);
+    const unsigned char *b = bytes;
+    drift_llm_config_t c;
+    c.dim = le32(b), c.hidden_dim = le32(b + 4), c.n_layers = le32(b + 8), c.n_heads = le32(b + 12);
+    c.n_kv_heads = le32(b + 16), c.vocab_size = le32(b + 20), c.seq_len = le32(b + 24);
+    c.shared_classifier = c.vocab_size > 0;
+    if (c.vocab_size == INT32_MIN)
+        return fail(err, errsize, DRIFT_EINVAL, "header: vocab_size %d is out of range", c.vocab_size);
+    c.vocab_size = abs(c.vocab_size);
+    size_t n;
+    int rc = drift_llm_config_check(&c, &n, err, errsize);
+    if (rc) return rc;
+    size_t want = HEADER_BYTES + 4 * n;
+    if (size != want)
+        return fail(err, errsize, DRIFT_EINVAL,
+                    "%s: the header (dim %d, hidden_dim %d, n_layers %d, n_heads %d, n_kv_heads %d, vocab_size %d%s, "
+                    "seq_len %d) implies %zu bytes, found %zu",
+                    size < want ? "truncated" : "oversized", c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
+                    c.vocab_size, c.shared_classifier ? "" : " unshared", c.seq_len, want, size);
+    ck->data = malloc(n * sizeof(float));
+    if (!ck->data) return fail(err, errsize, DRIFT_ENOMEM, "out of memory for %zu fp32 values", n);
+    memcpy(ck->data, b + HEADER_BYTES, n * sizeof(float)); /* little-endian hosts (x86-64, arm64) */
+    ck->nfloats = n;
+    ck->cfg = c;
+    map_tensors(ck);
+    return 0;
+}
+
+static unsigned char *read_file(const char *path, size_t *size, char *err, size_t errsize, int *rc)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        *rc = fail(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    unsigned char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 1 << 20;
+            unsigned char *nb = realloc(buf, nc);
+            if (!nb) {
+                free(buf);
+                fclose(fp);
+                *rc = fail(err, errsize, DRIFT_ENOMEM, "out of memory reading %s", path);
+                return NULL;
+            }
+            buf = nb, cap = nc;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(buf);
+        *rc = fail(err, errsize, DRIFT_EIO, "cannot read %s", path);
+        return NULL;
+    }
+    *size = n;
+    *rc = 0;
+    return buf;
+}
+
+int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsize)
+{
+    if (!ck || !path) return fail(err, errsize, DRIFT_EINVAL, "no checkpoint path");
+    memset(ck, 0, sizeof *ck);
+    size_t size = 0;
+    int rc;
+    unsigned char *buf = read_file(path, &size, err, errsize, &rc);
+    if (!buf) return rc;
+    char inner[DRIFT_LLM_ERR_MAX] = "";
+    rc = drift_checkpoint_parse(ck, buf, size, inner, sizeof inner);
+    free(buf);
+    if (rc) return fail(err, errsize, rc, "%s: %s", path, inner);
+    return 0;
+}
+
+int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char *err, size_t errsize)
+{
+    if (!ck || !ck->data || !path) return fail(err, errsize, DRIFT_EINVAL, "nothing to write");
+    size_t n;
+    int rc = drift_llm_config_check(&ck->cfg, &n, err, errsize);
+    if (rc) return rc;
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
+        return fail(err, errsize, DRIFT_EINVAL, "path too long");
+    FILE *fp = fopen(tmp, "wb");
+    if (!fp) return fail(err, errsize, DRIFT_EIO, "cannot create %s: %s", tmp, strerror(errno));
+    const drift_llm_config_t *c = &ck->cfg;
+    int32_t h[HEADER_INTS] = {c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads,
+                              c->shared_classifier ? c->vocab_size : -c->vocab_size, c->seq_len};
+    size_t body = n - (c->shared_classifier ? 0 : (size_t)c->vocab_size * (size_t)c->dim);
+    int ok = fwrite(h, 4, HEADER_INTS, fp) == HEADER_INTS && fwrite(ck->data, 4, body, fp) == body;
+    if (ok && !c->shared_classifier) {
+        size_t w = (size_t)c->vocab_size * (size_t)c->dim;
+        ok = fwrite(ck->wcls, 4, w, fp) == w;
+    }
+    ok = (fclose(fp) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return fail(err, errsize, DRIFT_EIO, "cannot write %s", path);
+    }
+    return 0;
+}
+
+int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err,
+                           size_t errsize)
+{
+    if (!ck) return fail(err, errsize, DRIFT_EINVAL, "no checkpoint");
+    memset(ck, 0, sizeof *ck);
+    size_t n;
+    int rc = drift_llm_config_check(cfg, &n, err, errsize);
+    if (rc) return rc;
+    ck->data = malloc(n * sizeof(float));
+    if (!ck->data) return fail(err, errsize, DRIFT_ENOMEM, "out of memory for %zu fp32 values", n);
+    ck->nfloats = n;
+    ck->cfg = *cfg;
+    map_tensors(ck);
+    drift_stream_t s;
+    drift_stream_init(&s, seed, drift_fnv1a32("checkpoint.synth"), 0, 0);
+    const drift_llm_config_t *c = cfg;
+    size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
+    size_t head = d / (size_t)c->n_heads, kv = (size_t)c->n_kv_heads * head;
+    struct { float *p; size_t count, fan_in; int norm; } t[] = {
+        {ck->token_embedding, V * d, 1, 0}, {ck->rms_att, L * d, 0, 1}, {ck->wq, L * d * d, d, 0},
+        {ck->wk, L * kv * d, d, 0},         {ck->wv, L * kv * d, d, 0}, {ck->wo, L * d * d, d, 0},
+        {ck->rms_ffn, L * d, 0, 1},         {ck->w1, L * h * d, d, 0},  {ck->w2, L * d * h, h, 0},
+        {ck->w3, L * h * d, d, 0},          {ck->rms_final, d, 0, 1},
+        {c->shared_classifier ? NULL : ck->wcls, V * d, d, 0}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        if (!t[i].p) continue;
+        double sd = t[i].norm ? 0.1 : 1.0 / sqrt((double)t[i].fan_in);
+        for (size_t j = 0; j < t[i].count; j++)
+            t[i].p[j] = (float)((t[i].norm ? 1.0 : 0.0) + sd * drift_stream_normal(&s));
+    }
+    /* llama2.c's export writes cos/sin(pos * theta^(-2i/head)) with theta = 10000. */
+    for (size_t p = 0; p < (size_t)c->seq_len; p++)
+        for (size_t i = 0; i < head / 2; i++) {
+            double f = (double)p * pow(10000.0, -(double)(2 * i) / (double)head);
+            ck->freq_real[p * head / 2 + i] = (float)cos(f);
+            ck->freq_imag[p * head / 2 + i] = (float)sin(f);
+        }
+    return 0;
+}
+
+void drift_checkpoint_free(drift_checkpoint_t *ck)
+{
+    if (!ck) return;
+    free(ck->data);
+    memset(ck, 0, sizeof *ck);
+}
+
+/* ---- tokenizer ----------------------------------------------------------------------- */
+
+static const drift_tokenizer_t *g_sort_tok; /* qsort has no context argument in C11 */
+static int cmp_piece(const void *a, const void *b)
+{
+    return strcmp(g_sort_tok->pieces[*(const int *)a], g_sort_tok->pieces[*(const int *)b]);
+}
+
+int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize)
+{
+    if (!t || !path || vocab_size <= 0) return fail(err, errsize, DRIFT_EINVAL, "no tokenizer path or vocabulary");
+    memset(t, 0, sizeof *t);
+    size_t size = 0;
+    int rc;
+    unsigned char *buf = read_file(path, &size, err, errsize, &rc);
+    if (!buf) return rc;
+    t->vocab_size = vocab_size;
+    t->pieces = calloc((size_t)vocab_size, sizeof *t->pieces);
+    t->scores = calloc((size_t)vocab_size, sizeof *t->scores);
+    t->sorted = calloc((size_t)vocab_size, sizeof *t->sorted);
+    if (!t->pieces || !t->scores || !t->sorted) {
+        rc = fail(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
+        goto bad;
+    }
+    size_t at = 4;
+    if (size < 4) {
+        rc = fail(err, errsize, DRIFT_EINVAL, "%s: truncated: expected a 4-byte header, found %zu bytes", path, size);
+        goto bad;
+    }
+    t->max_token_length = le32(buf);
+    for (int i = 0; i < vocab_size; i++) {
+        if (size - at < 8) {
+            rc = fail(err, errsize, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
+            goto bad;
+        }
+        memcpy(&t->scores[i], buf + at, 4);
+        int32_t len = le32(buf + at + 4);
+        at += 8;
+        if (len < 0 || (size_t)len > size - at) {
+            rc = fail(err, errsize, DRIFT_EINVAL, "%s: token %d: length %d does not fit the %zu bytes left", path, i,
+                      len, size - at);
+            goto bad;
+        }
+        t->pieces[i] = malloc((size_t)len + 1);
+        if (!t->pieces[i]) {
+            rc = fail(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
+            goto bad;
+        }
+        memcpy(t->pieces[i], buf + at, (size_t)len);
+        t->pieces[i][len] = 0;
+        at += (size_t)len;
+    }
+    if (at != size) {
+        rc = fail(err, errsize, DRIFT_EINVAL, "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)",
+                  path, vocab_size, at, size);
+        goto bad;
+    }
+    free(buf);
+    for (int i = 0; i < vocab_size; i++) t->sorted[i] = i;
+    g_sort_tok = t;
+    qsort(t->sorted, (size_t)vocab_size, sizeof *t->sorted, cmp_piece);
+    return 0;
+bad:
+    free(buf);
+    drift_tokenizer_free(t);
+    return rc;
+}
+
+void drift_tokenizer_free(drift_tokenizer_t *t)
+{
+    if (!t) return;
+    if (t->pieces)
+        for (int i = 0; i < t->vocab_size; i++) free(t->pieces[i]);
+    free(t->pieces);
+    free(t->scores);
+    free(t->sorted);
+    memset(t, 0, sizeof *t);
+}
+
+const char *drift_tokenizer_decode(const drift_tokenizer_t *t, int prev, int tok)
+{
+    static char bytes[256][2];
+    if (!t || tok < 0 || tok >= t->vocab_size) return "";
+    const char *p = t->pieces[tok];
+    if (prev == 1 && p[0] == ' ') p++;
+    unsigned v;
+    if (strlen(p) == 6 && sscanf(p, "<0x%02X>", &v) == 1) {
+        bytes[v & 255][0] = (char)v;
+        return bytes[v & 255];
+    }
+    return p;
+}
+
+static int lookup(const drift_tokenizer_t *t, const char *s)
+{
+    int lo = 0, hi = t->vocab_size - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, c = strcmp(s, t->pieces[t->sorted[mid]]);
+        if (!c) return t->sorted[mid];
+        if (c < 0) hi = mid - 1;
+        else lo = mid + 1;
+    }
+    return -1;
+}
+
+int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n)
+{
+    if (!t || !text || !ids || !n || cap < 1) return DRIFT_EINVAL;
+    int k = 0;
+    if (bos) ids[k++] = 1;
+    char buf[64];
+    if (text[0]) {
+        int sp = lookup(t, " ");
+        if (sp >= 0) {
+            if (k >= cap) return DRIFT_ERANGE;
+            ids[k++] = sp;
+        }
+    }
+    for (const unsigned char *c = (const unsigned char *)text; *c;) {
+        size_t len = 1;
+        while (len < 4 && (c[len] & 0xC0) == 0x80) len++;
+        memcpy(buf, c, len);
+        buf[len] = 0;
+        int id = lookup(t, buf);
+        if (id >= 0) {
+            if (k >= cap) return DRIFT_ERANGE;
+            ids[k++] = id;
+        } else {
+            for (size_t i = 0; i < len; i++) { /* byte fallback: <0x00> is token 3 */
+                if (k >= cap) return DRIFT_ERANGE;
+                if ((int)c[i] + 3 >= t->vocab_size) return DRIFT_EINVAL;
+                ids[k++] = (int)c[i] + 3;
+            }
+        }
+        c += len;
+    }
+    char *merged = malloc((size_t)t->max_token_length * 2 + 2);
+    if (!merged) return DRIFT_ENOMEM;
+    int first = bos ? 1 : 0;
+    for (;;) {
+        float best = -1e10f;
+        int best_id = -1, best_i = -1;
+        for (int i = first; i + 1 < k; i++) {
+            size_t la = strlen(t->pieces[ids[i]]), lb = strlen(t->pieces[ids[i + 1]]);
+            if (la + lb > (size_t)t->max_token_length * 2) continue;
+            memcpy(merged, t->pieces[ids[i]], la);
+            memcpy(merged + la, t->pieces[ids[i + 1]], lb + 1);
+            int id = lookup(t, merged);
+            if (id >= 0 && t->scores[id] > best) best = t->scores[id], best_id = id, best_i = i;
+        }
+        if (best_i < 0) break;
+        ids[best_i] = best_id;
+        memmove(ids + best_i + 1, ids + best_i + 2, (size_t)(k - best_i - 2) * sizeof *ids);
+        k--;
+    }
+    free(merged);
+    *n = k;
+    return 0;
+}

@@ -1,0 +1,86 @@
+/* checkpoint.h — llama2.c checkpoints (`.bin`) and tokenizers (`tokenizer.bin`): read,
+ * validate, write, and generate synthetic ones.
+ *
+ * Checkpoint format (llama2.c, run.c): a header of seven little-endian int32
+ *   dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len
+ * (vocab_size < 0 means the classifier is a separate tensor; |vocab_size| is the vocabulary),
+ * then fp32 tensors in this order, each row-major with the output index first (W[out][in]):
+ *   token_embedding [vocab][dim]           rms_att [L][dim]
+ *   wq [L][dim][dim]   wk [L][kv_dim][dim]   wv [L][kv_dim][dim]   wo [L][dim][dim]
+ *   rms_ffn [L][dim]   w1 [L][hidden][dim]   w2 [L][dim][hidden]   w3 [L][hidden][dim]
+ *   rms_final [dim]    freq_cis_real [seq_len][head/2]   freq_cis_imag [seq_len][head/2]
+ *   wcls [vocab][dim]  (only when vocab_size < 0; otherwise wcls = token_embedding)
+ * with head = dim / n_heads and kv_dim = n_kv_heads * head. The freq_cis tables are not
+ * used (RoPE is computed, as run.c does) but are kept so that a written file is a valid
+ * llama2.c checkpoint.
+ *
+ * Validation refuses, with DRIFT_EINVAL and a message naming the expected and the found
+ * value: a file shorter than the header, a non-positive dim / hidden_dim / n_layers /
+ * n_heads / n_kv_heads / seq_len, |vocab_size| < 2, n_heads not dividing dim, an odd head size
+ * (RoPE rotates pairs), n_kv_heads not dividing n_heads, sizes whose product overflows or
+ * exceeds DRIFT_CKPT_MAX_FLOATS, and a file whose length differs from what the header
+ * implies (truncated or oversized). Unreadable files give DRIFT_EIO. */
+#ifndef DRIFT_CHECKPOINT_H
+#define DRIFT_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DRIFT_CKPT_MAX_FLOATS ((size_t)1 << 34) /* 64 GiB of fp32: anything larger is a lie */
+#define DRIFT_LLM_ERR_MAX 256
+
+typedef struct {
+    int dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
+    int shared_classifier; /* 1: wcls is token_embedding (header vocab_size > 0) */
+} drift_llm_config_t;
+
+typedef struct {
+    drift_llm_config_t cfg;
+    float *data; /* one allocation holding every tensor below */
+    size_t nfloats;
+    float *token_embedding, *rms_att, *wq, *wk, *wv, *wo, *rms_ffn, *w1, *w2, *w3, *rms_final;
+    float *freq_real, *freq_imag;
+    float *wcls;
+} drift_checkpoint_t;
+
+/* Check a configuration (the header rules above, vocab_size already made positive) and
+ * compute the number of fp32 values after the header into *nfloats (may be NULL). 0 or
+ * DRIFT_EINVAL with the reason in err (err may be NULL). */
+int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *err, size_t errsize);
+
+/* Read a checkpoint file. On error *ck is zeroed and err says what was expected and found. */
+int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsize);
+/* The same from a memory image of a file (tests use it to corrupt headers cheaply). */
+int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t size, char *err, size_t errsize);
+/* Write ck in llama2.c's format (to path.tmp, then renamed). 0, DRIFT_EINVAL or DRIFT_EIO. */
+int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char *err, size_t errsize);
+/* A synthetic model: weights N(0, 1/fan_in) rounded to fp32, norm weights 1 + N(0, 0.1^2),
+ * from the Philox stream (seed, "checkpoint.synth", 0, 0); freq tables as llama2.c exports
+ * them. Deterministic for a seed. 0, DRIFT_EINVAL (bad config) or DRIFT_ENOMEM. */
+int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err,
+                           size_t errsize);
+void drift_checkpoint_free(drift_checkpoint_t *ck);
+
+/* ---- tokenizer.bin ---------------------------------------------------------------------
+ * int32 max_token_length, then per token: float score, int32 len, len bytes (no NUL).
+ * Pieces "<0xXX>" are raw bytes; decoding drops the leading space of the piece after BOS,
+ * as run.c does. Encoding is run.c's: a dummy-prefix space, UTF-8 code points looked up
+ * whole (byte fallback: byte + 3), then greedy merges of the adjacent pair whose merged
+ * piece has the highest score. */
+typedef struct {
+    int vocab_size;
+    int max_token_length;
+    char **pieces;
+    float *scores;
+    int *sorted; /* token ids sorted by piece, for lookup */
+} drift_tokenizer_t;
+
+int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize);
+void drift_tokenizer_free(drift_tokenizer_t *t);
+/* The text of token `tok` following `prev` (a pointer into t or into a static byte table). */
+const char *drift_tokenizer_decode(const drift_tokenizer_t *t, int prev, int tok);
+/* Encode text into ids (BOS = 1 first when bos), at most cap ids; the count in *n.
+ * 0, DRIFT_EINVAL (a character the vocabulary cannot express) or DRIFT_ERANGE (cap). */
+int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n);
+
+#endif

@@ -1,0 +1,817 @@
+/* model.c — the Llama decoder under a numerics configuration (see model.h). */
+#include "model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drift.h"
+#include "exact.h"
+#include "gemm.h"
+#include "philox.h"
+#include "tc_model.h"
+
+static int fail(char *err, size_t errsize, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errsize, int code, const char *fmt, ...)
+{
+    if (err && errsize) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errsize, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* ---- names, recipes, numerics ------------------------------------------------------------ */
+
+static const char *const OP_NAMES[DRIFT_NOPS] = {"qkv", "attn-out", "mlp-up", "mlp-down", "lmhead"};
+const char *drift_op_name(drift_op_t op)
+{
+    return (unsigned)op < DRIFT_NOPS ? OP_NAMES[op] : "?";
+}
+
+static const char *const AR_NAMES[DRIFT_NALLREDUCE] = {"ring", "tree", "rank"};
+const char *drift_allreduce_name(drift_allreduce_t a)
+{
+    return (unsigned)a < DRIFT_NALLREDUCE ? AR_NAMES[a] : "?";
+}
+int drift_allreduce_parse(drift_allreduce_t *a, const char *name)
+{
+    for (int i = 0; name && i < DRIFT_NALLREDUCE; i++)
+        if (!strcmp(name, AR_NAMES[i])) return *a = (drift_allreduce_t)i, 0;
+    return DRIFT_EINVAL;
+}
+
+int drift_mm_recipe_parse(drift_mm_recipe_t *r, const char *spec)
+{
+    if (!r || !spec) return DRIFT_EINVAL;
+    char buf[DRIFT_RECIPE_SPEC_MAX];
+    if (strlen(spec) >= sizeof buf) return DRIFT_EINVAL;
+    strcpy(buf, spec);
+    char *part[5];
+    int n = 0;
+    for (char *p = buf, *s; n < 5; p = s + 1) {
+        part[n++] = p;
+        if (!(s = strchr(p, '/'))) break;
+        *s = 0;
+    }
+    if (n > 4 || n == 2) return DRIFT_EINVAL;
+    drift_mm_recipe_t t = {DRIFT_FP32, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_TC_V100};
+    if (drift_format_parse(&t.in, part[0])) return DRIFT_EINVAL;
+    if (n == 1) {
+        t.acc = t.in == DRIFT_FP64 ? DRIFT_FP64 : DRIFT_FP32;
+        t.out = t.in;
+    } else {
+        drift_order_t o;
+        if (drift_order_parse(&o, part[1])) return DRIFT_EINVAL;
+        if (o.kind == DRIFT_ORDER_TC) t.tc = 1, t.arch = o.arch;
+        else if (o.kind != DRIFT_ORDER_SEQ) return DRIFT_EINVAL;
+        if (drift_format_parse(&t.acc, part[2])) return DRIFT_EINVAL;
+        t.out = t.acc;
+        if (n == 4 && drift_format_parse(&t.out, part[3])) return DRIFT_EINVAL;
+    }
+    if (t.tc) {
+        drift_tc_params_t p;
+        if (t.acc != DRIFT_FP32 && t.acc != DRIFT_FP16) return DRIFT_EUNSUPPORTED;
+        if (drift_tc_params(&p, t.arch, t.in)) return DRIFT_EUNSUPPORTED;
+    }
+    *r = t;
+    return 0;
+}
+
+int drift_mm_recipe_print(char *buf, size_t size, const drift_mm_recipe_t *r)
+{
+    char order[DRIFT_ORDER_SPEC_MAX] = "seq";
+    if (r->tc) snprintf(order, sizeof order, "tc:%s", drift_tc_arch_name(r->arch));
+    int len = snprintf(buf, size, "%s/%s/%s/%s", drift_format_name(r->in), order, drift_format_name(r->acc),
+                       drift_format_name(r->out));
+    return len < 0 || (size_t)len >= size ? DRIFT_EINVAL : len;
+}
+
+drift_numerics_t drift_numerics_fp32(void)
+{
+    drift_numerics_t nx;
+    memset(&nx, 0, sizeof nx);
+    drift_mm_recipe_t r = {DRIFT_FP32, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_TC_V100};
+    drift_numerics_set_mm(&nx, &r);
+    nx.weights = DRIFT_FP32;
+    nx.act = DRIFT_FP32;
+    nx.policy = DRIFT_POLICY_VENDOR_LIKE;
+    nx.sms = 132;
+    nx.min_slice = DRIFT_POLICY_MIN_SLICE;
+    drift_order_parse(&nx.norm_order, "seq");
+    nx.score_order = nx.softmax_order = nx.pv_order = nx.norm_order;
+    nx.kv = DRIFT_FP32;
+    nx.tp = 1;
+    nx.allreduce = DRIFT_ALLREDUCE_RING;
+    return nx;
+}
+
+drift_numerics_t drift_numerics_exact(void)
+{
+    drift_numerics_t nx = drift_numerics_fp32();
+    nx.exact = 1;
+    drift_mm_recipe_t r = {DRIFT_FP64, DRIFT_FP64, DRIFT_FP64, 0, DRIFT_TC_V100};
+    drift_numerics_set_mm(&nx, &r);
+    nx.act = nx.kv = DRIFT_FP64;
+    return nx;
+}
+
+void drift_numerics_set_mm(drift_numerics_t *nx, const drift_mm_recipe_t *r)
+{
+    for (int i = 0; i < DRIFT_NOPS; i++) nx->mm[i] = *r;
+}
+
+static int elementwise_format(drift_format_t f)
+{
+    return f == DRIFT_FP32 || f == DRIFT_TF32 || f == DRIFT_BF16 || f == DRIFT_FP16;
+}
+
+int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize)
+{
+    if (!nx || !c) return fail(err, errsize, DRIFT_EINVAL, "no numerics");
+    if (nx->exact) return 0;
+    for (int i = 0; i < DRIFT_NOPS; i++) {
+        const drift_mm_recipe_t *r = &nx->mm[i];
+        if ((unsigned)r->in >= DRIFT_NFORMATS || (unsigned)r->acc >= DRIFT_NFORMATS ||
+            (unsigned)r->out >= DRIFT_NFORMATS)
+            return fail(err, errsize, DRIFT_EINVAL, "recipe %s: unknown format", OP_NAMES[i]);
+        drift_tc_params_t p;
+        if (r->tc && ((r->acc != DRIFT_FP32 && r->acc != DRIFT_FP16) || drift_tc_params(&p, r->arch, r->in)))
+            return fail(err, errsize, DRIFT_EUNSUPPORTED, "recipe %s: tc:%s takes no %s input with %s accumulator",
+                        OP_NAMES[i], drift_tc_arch_name(r->arch), drift_format_name(r->in),
+                        drift_format_name(r->acc));
+    }
+    if (!elementwise_format(nx->act))
+        return fail(err, errsize, DRIFT_EINVAL, "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
+                    drift_format_name(nx->act));
+    if (!elementwise_format(nx->kv) && nx->kv != DRIFT_FP8E4M3 && nx->kv != DRIFT_FP8E5M2)
+        return fail(err, errsize, DRIFT_EINVAL, "kv: use fp32, tf32, bf16, fp16, fp8e4m3 or fp8e5m2, not %s",
+                    drift_format_name(nx->kv));
+    if ((unsigned)nx->weights >= DRIFT_NFORMATS) return fail(err, errsize, DRIFT_EINVAL, "weights: unknown format");
+    if ((unsigned)nx->policy >= DRIFT_NPOLICIES) return fail(err, errsize, DRIFT_EINVAL, "policy: unknown");
+    if (nx->sms < 1) return fail(err, errsize, DRIFT_EINVAL, "sms: must be >= 1, found %d", nx->sms);
+    if (nx->min_slice < 1) return fail(err, errsize, DRIFT_EINVAL, "min-slice: must be >= 1, found %d", nx->min_slice);
+    const drift_order_t *ords[] = {&nx->norm_order, &nx->score_order, &nx->softmax_order, &nx->pv_order};
+    for (int i = 0; i < 4; i++)
+        if (ords[i]->kind == DRIFT_ORDER_TC)
+            return fail(err, errsize, DRIFT_EINVAL, "norm/attention orders: tc:ARCH applies to matmul recipes only");
+    if (nx->tp < 1 || nx->tp > DRIFT_TP_MAX)
+        return fail(err, errsize, DRIFT_EINVAL, "tp: must be 1 .. %d, found %d", DRIFT_TP_MAX, nx->tp);
+    if (c->n_kv_heads % nx->tp)
+        return fail(err, errsize, DRIFT_EUNSUPPORTED, "tp: must divide n_kv_heads %d (heads are split by rank), found %d",
+                    c->n_kv_heads, nx->tp);
+    if ((unsigned)nx->allreduce >= DRIFT_NALLREDUCE) return fail(err, errsize, DRIFT_EINVAL, "allreduce: unknown");
+    return 0;
+}
+
+int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
+{
+    if (nx->exact) return snprintf(buf, size, "exact (fp64, exactly rounded dot products and sums)");
+    size_t at = 0;
+    for (int i = 0; i < DRIFT_NOPS; i++) {
+        char r[DRIFT_RECIPE_SPEC_MAX];
+        drift_mm_recipe_print(r, sizeof r, &nx->mm[i]);
+        at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s=%s ", OP_NAMES[i], r);
+    }
+    char no[DRIFT_ORDER_SPEC_MAX], so[DRIFT_ORDER_SPEC_MAX], xo[DRIFT_ORDER_SPEC_MAX], po[DRIFT_ORDER_SPEC_MAX];
+    drift_order_print(no, sizeof no, &nx->norm_order);
+    drift_order_print(so, sizeof so, &nx->score_order);
+    drift_order_print(xo, sizeof xo, &nx->softmax_order);
+    drift_order_print(po, sizeof po, &nx->pv_order);
+    at += (size_t)snprintf(buf + at, at < size ? size - at : 0,
+                           "weights=%s act=%s norm=%s attn=%s,%s,%s kv=%s policy=%s sms=%d min-slice=%d tp=%d %s",
+                           drift_format_name(nx->weights), drift_format_name(nx->act), no, so, xo, po,
+                           drift_format_name(nx->kv), drift_policy_name(nx->policy), nx->sms, nx->min_slice, nx->tp,
+                           drift_allreduce_name(nx->allreduce));
+    return at < size ? (int)at : DRIFT_EINVAL;
+}
+
+/* policy.h's rules with the minimum slice as a parameter. */
+int drift_model_choose_kernel(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
+                              int min_slice)
+{
+    if (!k || sms < 1 || min_slice < 1 || (unsigned)p >= DRIFT_NPOLICIES) return DRIFT_EINVAL;
+    static const int TILE[4][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
+    memset(k, 0, sizeof *k);
+    k->family = DRIFT_GEMM_TILED;
+    k->bk = 32;
+    k->bm = k->bn = 128;
+    if (p == DRIFT_POLICY_BATCH_INVARIANT) return 0;
+    size_t best = 0;
+    int pick = -1;
+    for (int c = 0; c < 4; c++) {
+        size_t tiles = ((M + (size_t)TILE[c][0] - 1) / (size_t)TILE[c][0]) * ((N + (size_t)TILE[c][1] - 1) / (size_t)TILE[c][1]);
+        if (tiles >= (size_t)sms) {
+            k->bm = TILE[c][0], k->bn = TILE[c][1];
+            return 0;
+        }
+        if (pick < 0 || tiles > best) best = tiles, pick = c;
+    }
+    k->bm = TILE[pick][0], k->bn = TILE[pick][1];
+    size_t lim = (size_t)sms / (best ? best : 1), klim = K / (size_t)min_slice;
+    if (klim < lim) lim = klim;
+    if (lim > DRIFT_POLICY_MAX_SPLIT) lim = DRIFT_POLICY_MAX_SPLIT;
+    size_t S = 1;
+    while (S * 2 <= lim) S *= 2;
+    if (S >= 2) {
+        memset(k, 0, sizeof *k);
+        k->family = DRIFT_GEMM_SPLITK;
+        k->splits = (int)S;
+    }
+    return 0;
+}
+
+/* ---- the model ------------------------------------------------------------------------------ */
+
+enum { W_Q = 0, W_K, W_V, W_O, W_1, W_2, W_3, NW };
+static const drift_op_t W_OP[NW] = {DRIFT_OP_QKV, DRIFT_OP_QKV, DRIFT_OP_QKV, DRIFT_OP_ATTN_OUT,
+                                    DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_MLP_UP};
+static const int W_ROWPAR[NW] = {0, 0, 0, 1, 0, 1, 0};
+
+typedef struct {
+    double *B;    /* K x N (row-major) for the GEMM path; N x K in exact mode */
+    float *Bf;    /* B as floats (the fp32-accumulator fast path), NULL when unused */
+    size_t K, N;  /* this rank's shape */
+    size_t off;   /* first output column (column-parallel) or first k (row-parallel) */
+} mat_t;
+
+struct drift_model {
+    const drift_checkpoint_t *ck;
+    drift_llm_config_t c;
+    drift_numerics_t nx;
+    int nslots, P;
+    size_t head, kv_dim, kv_mul, cap;
+    mat_t *w;     /* [(layer * NW + which) * P + rank] */
+    mat_t *cls;   /* [rank] */
+    double *emb, *rms_att, *rms_ffn, *rms_final; /* weights-format values */
+    double *kc, *vt;                             /* caches: [slot][layer][kvh][t][head], [..][head][t] */
+    size_t mcap;  /* rows the scratch holds */
+    double *x, *xb, *q, *k, *v, *ao, *y, *h1, *h3, *part, *xs, *tmpa, *tmpc, *xf;
+    int *row_pos, *row_slot, *row_tok;
+    size_t scratch_att;
+    double *att;
+    drift_trace_fn trace;
+    void *trace_ctx;
+};
+
+/* Round to the elementwise format (fp32 compute, stored in act). */
+static inline double act(const drift_model_t *m, double v)
+{
+    return m->nx.act == DRIFT_FP32 ? (double)(float)v : drift_rne(v, m->nx.act);
+}
+
+static void split_range(size_t n, int P, int r, int even, size_t *lo, size_t *len)
+{
+    size_t chunk = even ? n / (size_t)P : (n + (size_t)P - 1) / (size_t)P;
+    size_t a = chunk * (size_t)r;
+    if (a > n) a = n;
+    size_t b = a + chunk > n ? n : a + chunk;
+    *lo = a, *len = b - a;
+}
+
+/* Prepare one rank's matrix from W (Nt x Kt, llama2.c layout). */
+static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt, size_t Kt, int rowpar, int r,
+                    int even, drift_format_t in)
+{
+    size_t lo, len;
+    split_range(rowpar ? Kt : Nt, m->P, r, even, &lo, &len);
+    mt->off = lo;
+    mt->K = rowpar ? len : Kt;
+    mt->N = rowpar ? Nt : len;
+    mt->B = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(double));
+    if (!mt->B) return DRIFT_ENOMEM;
+    for (size_t j = 0; j < mt->N; j++)
+        for (size_t k = 0; k < mt->K; k++) {
+            size_t gj = rowpar ? j : lo + j, gk = rowpar ? lo + k : k;
+            double v = (double)W[gj * Kt + gk];
+            if (!m->nx.exact) v = drift_rne(drift_rne(v, m->nx.weights), in);
+            if (m->nx.exact) mt->B[j * mt->K + k] = v;
+            else mt->B[k * mt->N + j] = v;
+        }
+    if (!m->nx.exact && in != DRIFT_FP64) {
+        mt->Bf = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(float));
+        if (!mt->Bf) return DRIFT_ENOMEM;
+        for (size_t i = 0; i < mt->K * mt->N; i++) mt->Bf[i] = (float)mt->B[i];
+    }
+    return 0;
+}
+
+static int grow_scratch(drift_model_t *m, size_t M)
+{
+    if (M <= m->mcap) return 0;
+    size_t d = (size_t)m->c.dim, h = (size_t)m->c.hidden_dim, V = (size_t)m->c.vocab_size;
+    size_t widest = d > h ? d : h;
+    if (V > widest) widest = V;
+    double **bufs[] = {&m->x, &m->xb, &m->q, &m->ao, &m->y, &m->xf};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+        free(*bufs[i]);
+        if (!(*bufs[i] = malloc(M * d * sizeof(double)))) return DRIFT_ENOMEM;
+    }
+    free(m->k), free(m->v), free(m->h1), free(m->h3), free(m->part), free(m->xs), free(m->tmpa), free(m->tmpc);
+    m->k = malloc(M * m->kv_dim * sizeof(double));
+    m->v = malloc(M * m->kv_dim * sizeof(double));
+    m->h1 = malloc(M * h * sizeof(double));
+    m->h3 = malloc(M * h * sizeof(double));
+    m->part = malloc((size_t)m->P * M * widest * sizeof(double));
+    m->xs = malloc(M * widest * sizeof(double));
+    m->tmpa = malloc(M * widest * sizeof(double));
+    m->tmpc = malloc(2 * M * widest * sizeof(double));
+    free(m->row_pos), free(m->row_slot), free(m->row_tok);
+    m->row_pos = malloc(M * sizeof(int));
+    m->row_slot = malloc(M * sizeof(int));
+    m->row_tok = malloc(M * sizeof(int));
+    if (!m->k || !m->v || !m->h1 || !m->h3 || !m->part || !m->xs || !m->tmpa || !m->tmpc || !m->row_pos || !m->row_slot ||
+        !m->row_tok)
+        return DRIFT_ENOMEM;
+    m->mcap = M;
+    return 0;
+}
+
+int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
+                       char *err, size_t errsize)
+{
+    if (!out || !ck || !ck->data || !nx || nslots < 1) return fail(err, errsize, DRIFT_EINVAL, "model: bad arguments");
+    *out = NULL;
+    int rc = drift_llm_config_check(&ck->cfg, NULL, err, errsize);
+    if (rc) return rc;
+    if ((rc = drift_numerics_check(nx, &ck->cfg, err, errsize))) return rc;
+    drift_model_t *m = calloc(1, sizeof *m);
+    if (!m) return fail(err, errsize, DRIFT_ENOMEM, "out of memory");
+    m->ck = ck, m->c = ck->cfg, m->nx = *nx, m->nslots = nslots;
+    m->P = nx->exact ? 1 : nx->tp;
+    const drift_llm_config_t *c = &m->c;
+    size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
+    m->head = d / (size_t)c->n_heads;
+    m->kv_dim = (size_t)c->n_kv_heads * m->head;
+    m->kv_mul = (size_t)(c->n_heads / c->n_kv_heads);
+    m->cap = (size_t)c->seq_len;
+    size_t P = (size_t)m->P;
+    m->w = calloc(L * NW * P, sizeof *m->w);
+    m->cls = calloc(P, sizeof *m->cls);
+    m->emb = malloc(V * d * sizeof(double));
+    m->rms_att = malloc(L * d * sizeof(double));
+    m->rms_ffn = malloc(L * d * sizeof(double));
+    m->rms_final = malloc(d * sizeof(double));
+    size_t cache = (size_t)nslots * L * m->kv_dim * m->cap;
+    m->kc = calloc(cache, sizeof(double));
+    m->vt = calloc(cache, sizeof(double));
+    m->att = malloc(2 * (m->cap + 1) * sizeof(double));
+    if (!m->w || !m->cls || !m->emb || !m->rms_att || !m->rms_ffn || !m->rms_final || !m->kc || !m->vt || !m->att) {
+        drift_model_free(m);
+        return fail(err, errsize, DRIFT_ENOMEM, "out of memory for the model (%d KV slots)", nslots);
+    }
+    drift_format_t wf = nx->exact ? DRIFT_FP64 : nx->weights;
+    for (size_t i = 0; i < V * d; i++) m->emb[i] = drift_rne(ck->token_embedding[i], wf);
+    for (size_t i = 0; i < L * d; i++) m->rms_att[i] = drift_rne(ck->rms_att[i], wf);
+    for (size_t i = 0; i < L * d; i++) m->rms_ffn[i] = drift_rne(ck->rms_ffn[i], wf);
+    for (size_t i = 0; i < d; i++) m->rms_final[i] = drift_rne(ck->rms_final[i], wf);
+    for (size_t l = 0; l < L && !rc; l++)
+        for (int which = 0; which < NW && !rc; which++) {
+            const float *src;
+            size_t Nt, Kt;
+            switch (which) {
+            case W_Q: src = ck->wq + l * d * d, Nt = d, Kt = d; break;
+            case W_K: src = ck->wk + l * m->kv_dim * d, Nt = m->kv_dim, Kt = d; break;
+            case W_V: src = ck->wv + l * m->kv_dim * d, Nt = m->kv_dim, Kt = d; break;
+            case W_O: src = ck->wo + l * d * d, Nt = d, Kt = d; break;
+            case W_1: src = ck->w1 + l * h * d, Nt = h, Kt = d; break;
+            case W_2: src = ck->w2 + l * d * h, Nt = d, Kt = h; break;
+            default: src = ck->w3 + l * h * d, Nt = h, Kt = d; break;
+            }
+            /* heads split evenly (P divides n_kv_heads); hidden split in ceil chunks */
+            int even = which == W_Q || which == W_K || which == W_V || which == W_O;
+            for (size_t r = 0; r < P && !rc; r++)
+                rc = prep_mat(&m->w[(l * NW + (size_t)which) * P + r], m, src, Nt, Kt, W_ROWPAR[which], (int)r, even,
+                              nx->mm[W_OP[which]].in);
+        }
+    for (size_t r = 0; r < P && !rc; r++)
+        rc = prep_mat(&m->cls[r], m, ck->wcls, V, d, 0, (int)r, 0, nx->mm[DRIFT_OP_LMHEAD].in);
+    if (!rc) rc = grow_scratch(m, 16);
+    if (rc) {
+        drift_model_free(m);
+        return fail(err, errsize, rc, "out of memory for the model weights");
+    }
+    *out = m;
+    return 0;
+}
+
+void drift_model_free(drift_model_t *m)
+{
+    if (!m) return;
+    size_t n = (size_t)m->c.n_layers * NW * (size_t)m->P;
+    if (m->w)
+        for (size_t i = 0; i < n; i++) free(m->w[i].B), free(m->w[i].Bf);
+    if (m->cls)
+        for (int r = 0; r < m->P; r++) free(m->cls[r].B), free(m->cls[r].Bf);
+    free(m->w), free(m->cls), free(m->emb), free(m->rms_att), free(m->rms_ffn), free(m->rms_final);
+    free(m->kc), free(m->vt), free(m->att);
+    free(m->x), free(m->xb), free(m->q), free(m->k), free(m->v), free(m->ao), free(m->y), free(m->h1), free(m->h3);
+    free(m->part), free(m->xs), free(m->tmpa), free(m->tmpc), free(m->xf);
+    free(m->row_pos), free(m->row_slot), free(m->row_tok);
+    free(m);
+}
+
+const drift_llm_config_t *drift_model_config(const drift_model_t *m)
+{
+    return &m->c;
+}
+
+void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx)
+{
+    m->trace = fn, m->trace_ctx = ctx;
+}
+
+/* ---- GEMMs ------------------------------------------------------------------------------------ */
+
+/* C[i][j] = round(A[i][0] B[0][j]), then fmaf(A[i][k], B[k][j], C[i][j]) for k = 1 .. K-1:
+ * drift_gemm's seq chain with an fp32 accumulator (each step one correctly rounded fp32
+ * operation, so bit-identical; tests/test_model.c checks it against drift_gemm). */
+static void seq_rows_generic(float *C, const float *A, const float *B, size_t M, size_t N, size_t K)
+{
+    for (size_t i = 0; i < M; i++) {
+        float *c = C + i * N;
+        const float *a = A + i * K;
+        for (size_t j = 0; j < N; j++) c[j] = a[0] * B[j];
+        for (size_t k = 1; k < K; k++)
+            for (size_t j = 0; j < N; j++) c[j] = fmaf(a[k], B[k * N + j], c[j]);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void seq_rows_fma(float *C, const float *A, const float *B, size_t M,
+                                                              size_t N, size_t K)
+{
+    for (size_t i = 0; i < M; i++) {
+        float *c = C + i * N;
+        const float *a = A + i * K;
+        for (size_t j = 0; j < N; j++) c[j] = a[0] * B[j];
+        for (size_t k = 1; k < K; k++) {
+            const float ak = a[k], *b = B + k * N;
+            for (size_t j = 0; j < N; j++) c[j] = fmaf(ak, b[j], c[j]);
+        }
+    }
+}
+#endif
+
+int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K)
+{
+    if (!C || (M > 0 && K > 0 && !A) || (K > 0 && N > 0 && !B)) return DRIFT_EINVAL;
+    if (K == 0) {
+        for (size_t i = 0; i < M * N; i++) C[i] = 0.0f;
+        return 0;
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        seq_rows_fma(C, A, B, M, N, K);
+        return 0;
+    }
+#endif
+    seq_rows_generic(C, A, B, M, N, K);
+    return 0;
+}
+
+/* C (M x N) = A (M x K) B (K x N) under op's recipe, the policy's kernel for this shape, the
+ * result rounded to `out`. A holds act values; B is already in the recipe's input format. */
+static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, const double *B, const float *Bf,
+                   size_t M, size_t N, size_t K, drift_format_t out)
+{
+    const drift_mm_recipe_t *r = &m->nx.mm[op];
+    drift_gemm_kernel_t kern;
+    int rc = drift_model_choose_kernel(&kern, m->nx.policy, M, N, K, m->nx.sms, m->nx.min_slice);
+    if (rc) return rc;
+    if (!r->tc && Bf && r->acc == DRIFT_FP32 && r->in != DRIFT_FP64 && kern.family == DRIFT_GEMM_TILED) {
+        /* a tiled kernel is seq over k (gemm.h): the same chain in fp32 registers */
+        float *Af = (float *)m->tmpa, *Cf = (float *)m->tmpc;
+        for (size_t i = 0; i < M * K; i++) Af[i] = (float)drift_rne(A[i], r->in);
+        rc = drift_seq_gemm_f32(Cf, Af, Bf, M, N, K);
+        for (size_t i = 0; i < M * N && !rc; i++) C[i] = out == DRIFT_FP32 ? (double)Cf[i] : drift_rne(Cf[i], out);
+        return rc;
+    }
+    if (!r->tc) {
+        drift_gemm_opts_t o = drift_gemm_opts(r->in, r->acc);
+        o.out = out;
+        return drift_gemm(C, A, B, M, N, K, &kern, &o);
+    }
+    /* tensor cores: inputs must be values of `in` */
+    double *Ar = m->tmpa;
+    for (size_t i = 0; i < M * K; i++) Ar[i] = drift_rne(A[i], r->in);
+    size_t S = kern.family == DRIFT_GEMM_SPLITK ? (size_t)kern.splits : 1;
+    size_t Ls = (K + S - 1) / S;
+    if (S == 1 || Ls >= K) {
+        rc = drift_tc_gemm(C, Ar, B, M, N, K, 0, r->arch, r->in, r->acc);
+    } else {
+        /* split-K: the model on each slice, slices added in the accumulator (RNE) in order */
+        double *As = m->tmpc, *Ps = m->tmpc + M * Ls;
+        for (size_t k0 = 0; k0 < K && !rc; k0 += Ls) {
+            size_t ks = k0 + Ls > K ? K - k0 : Ls;
+            for (size_t i = 0; i < M; i++) memcpy(As + i * ks, Ar + i * K + k0, ks * sizeof(double));
+            rc = drift_tc_gemm(k0 ? Ps : C, As, B + k0 * N, M, N, ks, 0, r->arch, r->in, r->acc);
+            if (k0)
+                for (size_t i = 0; i < M * N; i++) C[i] = drift_add(C[i], Ps[i], r->acc, DRIFT_RNE);
+        }
+    }
+    if (!rc && out != r->acc)
+        for (size_t i = 0; i < M * N; i++) C[i] = drift_rne(C[i], out);
+    return rc;
+}
+
+/* Exact matmul: Y[i][j] = W_j . X_i correctly rounded to fp64 (W stored N x K). */
+static int gemm_exact(double *Y, const double *X, const mat_t *w, size_t M, size_t ldy)
+{
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < w->N; j++) {
+            int rc = drift_exact_dot(&Y[i * ldy + j], X + i * w->K, w->B + j * w->K, w->K, DRIFT_FP64, DRIFT_RNE);
+            if (rc) return rc;
+        }
+    return 0;
+}
+
+static double ar_add(drift_format_t acc, double a, double b)
+{
+    return acc == DRIFT_FP32 ? (double)((float)a + (float)b) : drift_add(a, b, acc, DRIFT_RNE);
+}
+
+static double ar_tree(drift_format_t acc, const double *part, size_t stride, size_t idx, int lo, int n)
+{
+    if (n == 1) return part[(size_t)lo * stride + idx];
+    int h = n / 2;
+    return ar_add(acc, ar_tree(acc, part, stride, idx, lo, h), ar_tree(acc, part, stride, idx, lo + h, n - h));
+}
+
+/* Combine P partials (each M*N in acc) into Y, rounded to out. */
+static void allreduce(drift_model_t *m, double *Y, const double *part, size_t MN, drift_format_t acc,
+                      drift_format_t out)
+{
+    int P = m->P;
+    size_t chunk = (MN + (size_t)P - 1) / (size_t)P;
+    for (size_t e = 0; e < MN; e++) {
+        double s;
+        if (m->nx.allreduce == DRIFT_ALLREDUCE_TREE) {
+            s = ar_tree(acc, part, MN, e, 0, P);
+        } else {
+            int start = m->nx.allreduce == DRIFT_ALLREDUCE_RING ? (int)((e / chunk + 1) % (size_t)P) : 0;
+            s = part[(size_t)start * MN + e];
+            for (int t = 1; t < P; t++) s = ar_add(acc, s, part[(size_t)((start + t) % P) * MN + e]);
+        }
+        Y[e] = out == acc ? s : drift_rne(s, out);
+    }
+}
+
+/* Y (M x Ntot) = X (M x Ktot) W^T for a weight split over the P ranks. */
+static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, size_t M, const mat_t *w, int rowpar,
+                  size_t Ntot, size_t Ktot)
+{
+    int P = m->P, rc = 0;
+    const drift_mm_recipe_t *r = &m->nx.mm[op];
+    if (m->nx.exact) return gemm_exact(Y, X, w, M, Ntot);
+    if (P == 1) return gemm_op(m, op, Y, X, w->B, w->Bf, M, Ntot, Ktot, r->out);
+    if (!rowpar) {
+        for (int k = 0; k < P && !rc; k++) {
+            if (!w[k].N) continue;
+            rc = gemm_op(m, op, m->part, X, w[k].B, w[k].Bf, M, w[k].N, Ktot, r->out);
+            for (size_t i = 0; i < M; i++)
+                memcpy(Y + i * Ntot + w[k].off, m->part + i * w[k].N, w[k].N * sizeof(double));
+        }
+        return rc;
+    }
+    double *xs = m->xs;
+    for (int k = 0; k < P && !rc; k++) {
+        double *pk = m->part + (size_t)k * M * Ntot;
+        if (!w[k].K) {
+            memset(pk, 0, M * Ntot * sizeof(double));
+            continue;
+        }
+        for (size_t i = 0; i < M; i++) memcpy(xs + i * w[k].K, X + i * Ktot + w[k].off, w[k].K * sizeof(double));
+        rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, M, Ntot, w[k].K, r->acc);
+    }
+    if (!rc) allreduce(m, Y, m->part, M * Ntot, r->acc, r->out);
+    return rc;
+}
+
+/* ---- elementwise ------------------------------------------------------------------------------- */
+
+static int rmsnorm(drift_model_t *m, double *o, const double *x, const double *w, size_t M)
+{
+    size_t d = (size_t)m->c.dim;
+    for (size_t i = 0; i < M; i++) {
+        const double *xi = x + i * d;
+        double ss;
+        if (m->nx.exact) {
+            int rc = drift_exact_dot(&ss, xi, xi, d, DRIFT_FP64, DRIFT_RNE);
+            if (rc) return rc;
+            double r = 1.0 / sqrt(ss / (double)d + 1e-5);
+            for (size_t j = 0; j < d; j++) o[i * d + j] = w[j] * (r * xi[j]);
+        } else {
+            drift_acc_t acc = {DRIFT_FP32, DRIFT_RNE, 1};
+            int rc = drift_dot(&ss, xi, xi, d, NULL, &m->nx.norm_order, &acc);
+            if (rc) return rc;
+            float s = (float)ss / (float)d + 1e-5f;
+            s = 1.0f / sqrtf(s);
+            for (size_t j = 0; j < d; j++) o[i * d + j] = act(m, (float)w[j] * (s * (float)xi[j]));
+        }
+    }
+    return 0;
+}
+
+/* RoPE on n values (a row of q or k) at position pos, as run.c: the pair (i, i+1) rotated by
+ * pos * 10000^(-(i mod head)/head). */
+static void rope(drift_model_t *m, double *v, size_t n, int pos)
+{
+    size_t hs = m->head;
+    for (size_t i = 0; i < n; i += 2) {
+        size_t hd = i % hs;
+        if (m->nx.exact) {
+            double val = (double)pos * (1.0 / pow(10000.0, (double)hd / (double)hs));
+            double fr = cos(val), fi = sin(val), a = v[i], b = v[i + 1];
+            v[i] = a * fr - b * fi;
+            v[i + 1] = a * fi + b * fr;
+        } else {
+            float freq = 1.0f / powf(10000.0f, (float)hd / (float)hs);
+            float val = (float)pos * freq, fr = cosf(val), fi = sinf(val);
+            float a = (float)v[i], b = (float)v[i + 1];
+            v[i] = act(m, a * fr - b * fi);
+            v[i + 1] = act(m, a * fi + b * fr);
+        }
+    }
+}
+
+/* drift_dot / drift_sum in order seq with an fp32 accumulator (fma), for fp32-valued inputs
+ * (every KV format but fp64 is one, and the softmax weights are fp32): round(a0 b0), then
+ * fmaf chains, each step one correctly rounded fp32 operation, so bit-identical to the
+ * library's seq order; b NULL sums a. Attention calls it O(T) times per head. */
+static double seq_dot_f32(const double *a, const double *b, size_t n, int fma_on)
+{
+    if (!n) return 0.0;
+    float acc = b ? (float)(a[0] * b[0]) : (float)a[0];
+    for (size_t i = 1; i < n; i++) {
+        if (!b) acc = acc + (float)a[i];
+        else if (fma_on) acc = fmaf((float)a[i], (float)b[i], acc);
+        else acc = acc + (float)a[i] * (float)b[i];
+    }
+    return acc;
+}
+
+/* ---- attention ----------------------------------------------------------------------------------
+ * The one attention call. out[hs] = sum_t softmax_t(q . k_t / sqrt(hs)) v_t over T cached
+ * positions; kc: T rows of hs values (row stride hs), vt: hs rows of T values (row stride
+ * cap), both already in the KV format. To use lib/ops/attention instead, replace this body
+ * (and the numerics' score/softmax/pv orders by its attention variant); the callers pass
+ * one query row and one KV head's cache. */
+static int attend_head(drift_model_t *m, double *out, const double *q, const double *kc, const double *vt, size_t T,
+                       size_t hs, size_t cap)
+{
+    double *s = m->att, *qr = m->att + cap;
+    int rc;
+    if (m->nx.exact) {
+        double mx = -INFINITY, sum;
+        for (size_t t = 0; t < T; t++) {
+            if ((rc = drift_exact_dot(&s[t], q, kc + t * hs, hs, DRIFT_FP64, DRIFT_RNE))) return rc;
+            s[t] /= sqrt((double)hs);
+            if (s[t] > mx) mx = s[t];
+        }
+        for (size_t t = 0; t < T; t++) s[t] = exp(s[t] - mx);
+        if ((rc = drift_exact_sum(&sum, s, T, DRIFT_FP64, DRIFT_RNE))) return rc;
+        for (size_t t = 0; t < T; t++) s[t] /= sum;
+        for (size_t i = 0; i < hs; i++)
+            if ((rc = drift_exact_dot(&out[i], s, vt + i * cap, T, DRIFT_FP64, DRIFT_RNE))) return rc;
+        return 0;
+    }
+    drift_acc_t acc = {DRIFT_FP32, DRIFT_RNE, 1};
+    for (size_t i = 0; i < hs; i++) qr[i] = drift_rne(q[i], m->nx.kv);
+    float mx = -INFINITY, scale = sqrtf((float)hs);
+    for (size_t t = 0; t < T; t++) {
+        if (m->nx.score_order.kind == DRIFT_ORDER_SEQ) s[t] = seq_dot_f32(qr, kc + t * hs, hs, 1);
+        else if ((rc = drift_dot(&s[t], qr, kc + t * hs, hs, NULL, &m->nx.score_order, &acc))) return rc;
+        float v = (float)s[t] / scale;
+        s[t] = v;
+        if (v > mx) mx = v;
+    }
+    for (size_t t = 0; t < T; t++) s[t] = expf((float)s[t] - mx);
+    double sum;
+    if (m->nx.softmax_order.kind == DRIFT_ORDER_SEQ) sum = seq_dot_f32(s, NULL, T, 1);
+    else if ((rc = drift_sum(&sum, s, T, &m->nx.softmax_order, &acc))) return rc;
+    for (size_t t = 0; t < T; t++) s[t] = (float)s[t] / (float)sum;
+    for (size_t i = 0; i < hs; i++) {
+        double o;
+        if (m->nx.pv_order.kind == DRIFT_ORDER_SEQ) o = seq_dot_f32(s, vt + i * cap, T, 1);
+        else if ((rc = drift_dot(&o, s, vt + i * cap, T, NULL, &m->nx.pv_order, &acc))) return rc;
+        out[i] = act(m, o);
+    }
+    return 0;
+}
+
+/* ---- the step ------------------------------------------------------------------------------------ */
+
+static void trace(drift_model_t *m, int l, drift_block_t b, const double *x, size_t M)
+{
+    if (m->trace) m->trace(m->trace_ctx, l, b, x, M, (size_t)m->c.dim);
+}
+
+int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *seqs, int nseq)
+{
+    if (!m || !logits || !seqs || nseq < 1) return DRIFT_EINVAL;
+    size_t M = 0;
+    for (int s = 0; s < nseq; s++) {
+        const drift_seq_step_t *q = &seqs[s];
+        if (q->slot < 0 || q->slot >= m->nslots || q->ntok < 1 || q->pos < 0 || !q->tokens ||
+            (size_t)q->pos + (size_t)q->ntok > m->cap)
+            return DRIFT_EINVAL;
+        for (int t = 0; t < q->ntok; t++)
+            if (q->tokens[t] < 0 || q->tokens[t] >= m->c.vocab_size) return DRIFT_EINVAL;
+        M += (size_t)q->ntok;
+    }
+    int rc = grow_scratch(m, M > (size_t)nseq ? M : (size_t)nseq);
+    if (rc) return rc;
+    const drift_llm_config_t *c = &m->c;
+    size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
+    size_t hs = m->head, kvd = m->kv_dim, P = (size_t)m->P;
+    size_t row = 0;
+    for (int s = 0; s < nseq; s++)
+        for (int t = 0; t < seqs[s].ntok; t++, row++) {
+            m->row_pos[row] = seqs[s].pos + t;
+            m->row_slot[row] = seqs[s].slot;
+            m->row_tok[row] = seqs[s].tokens[t];
+            for (size_t j = 0; j < d; j++) {
+                double e = m->emb[(size_t)m->row_tok[row] * d + j];
+                m->x[row * d + j] = m->nx.exact ? e : act(m, e);
+            }
+        }
+    for (size_t l = 0; l < L && !rc; l++) {
+        const mat_t *w = &m->w[l * NW * P];
+        rc = rmsnorm(m, m->xb, m->x, m->rms_att + l * d, M);
+        trace(m, (int)l, DRIFT_BLOCK_ATTN_NORM, m->xb, M);
+        if (!rc) rc = linear(m, DRIFT_OP_QKV, m->q, m->xb, M, w + W_Q * P, 0, d, d);
+        if (!rc) rc = linear(m, DRIFT_OP_QKV, m->k, m->xb, M, w + W_K * P, 0, kvd, d);
+        if (!rc) rc = linear(m, DRIFT_OP_QKV, m->v, m->xb, M, w + W_V * P, 0, kvd, d);
+        if (rc) break;
+        for (size_t i = 0; i < M; i++) {
+            rope(m, m->q + i * d, d, m->row_pos[i]);
+            rope(m, m->k + i * kvd, kvd, m->row_pos[i]);
+            size_t base = ((size_t)m->row_slot[i] * L + l) * kvd * m->cap, t = (size_t)m->row_pos[i];
+            for (size_t kh = 0; kh < (size_t)c->n_kv_heads; kh++)
+                for (size_t e = 0; e < hs; e++) {
+                    double kv = m->k[i * kvd + kh * hs + e], vv = m->v[i * kvd + kh * hs + e];
+                    if (!m->nx.exact) kv = drift_rne(kv, m->nx.kv), vv = drift_rne(vv, m->nx.kv);
+                    m->kc[base + kh * hs * m->cap + t * hs + e] = kv;
+                    m->vt[base + kh * hs * m->cap + e * m->cap + t] = vv;
+                }
+        }
+        for (size_t i = 0; i < M && !rc; i++) {
+            size_t base = ((size_t)m->row_slot[i] * L + l) * kvd * m->cap;
+            for (size_t hh = 0; hh < (size_t)c->n_heads && !rc; hh++) {
+                size_t kh = hh / m->kv_mul;
+                rc = attend_head(m, m->ao + i * d + hh * hs, m->q + i * d + hh * hs, m->kc + base + kh * hs * m->cap,
+                                 m->vt + base + kh * hs * m->cap, (size_t)m->row_pos[i] + 1, hs, m->cap);
+            }
+        }
+        if (!rc) rc = linear(m, DRIFT_OP_ATTN_OUT, m->y, m->ao, M, w + W_O * P, 1, d, d);
+        if (rc) break;
+        for (size_t i = 0; i < M * d; i++) m->x[i] = m->nx.exact ? m->x[i] + m->y[i] : act(m, (float)m->x[i] + (float)m->y[i]);
+        trace(m, (int)l, DRIFT_BLOCK_ATTN, m->x, M);
+        rc = rmsnorm(m, m->xb, m->x, m->rms_ffn + l * d, M);
+        trace(m, (int)l, DRIFT_BLOCK_MLP_NORM, m->xb, M);
+        if (!rc) rc = linear(m, DRIFT_OP_MLP_UP, m->h1, m->xb, M, w + W_1 * P, 0, h, d);
+        if (!rc) rc = linear(m, DRIFT_OP_MLP_UP, m->h3, m->xb, M, w + W_3 * P, 0, h, d);
+        if (rc) break;
+        for (size_t i = 0; i < M * h; i++) {
+            if (m->nx.exact) {
+                double v = m->h1[i];
+                m->h1[i] = v * (1.0 / (1.0 + exp(-v))) * m->h3[i];
+            } else {
+                float v = (float)m->h1[i];
+                v = v * (1.0f / (1.0f + expf(-v)));
+                m->h1[i] = act(m, v * (float)m->h3[i]);
+            }
+        }
+        rc = linear(m, DRIFT_OP_MLP_DOWN, m->y, m->h1, M, w + W_2 * P, 1, d, h);
+        if (rc) break;
+        for (size_t i = 0; i < M * d; i++) m->x[i] = m->nx.exact ? m->x[i] + m->y[i] : act(m, (float)m->x[i] + (float)m->y[i]);
+        trace(m, (int)l, DRIFT_BLOCK_MLP, m->x, M);
+    }
+    if (rc) return rc;
+    /* the LM head sees one row per sequence: its last token */
+    row = 0;
+    for (int s = 0; s < nseq; s++) {
+        row += (size_t)seqs[s].ntok;
+        memcpy(m->q + (size_t)s * d, m->x + (row - 1) * d, d * sizeof(double));
+    }
+    rc = rmsnorm(m, m->xf, m->q, m->rms_final, (size_t)nseq);
+    trace(m, (int)L, DRIFT_BLOCK_FINAL_NORM, m->xf, (size_t)nseq);
+    if (!rc) rc = linear(m, DRIFT_OP_LMHEAD, logits, m->xf, (size_t)nseq, m->cls, 0, V, d);
+    return rc;
+}
+
+int drift_model_score(drift_model_t *m, double *logits, const int *tokens, int n)
+{
+    if (!m || !logits || !tokens || n < 1 || (size_t)n > m->cap) return DRIFT_EINVAL;
+    for (int i = 0; i < n; i++) {
+        drift_seq_step_t s = {0, i, 1, tokens + i};
+        int rc = drift_model_step(m, logits + (size_t)i * (size_t)m->c.vocab_size, &s, 1);
+        if (rc) return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,204 @@
+/* model.h — a Llama-architecture decoder (llama2.c's model) whose every reduction is a lab
+ * computation: one numerics configuration describes a whole run.
+ *
+ * Forward pass of one token at position pos (as llama2.c's run.c):
+ *   x = emb[token]
+ *   per layer l:  xb = rmsnorm(x, rms_att[l]);  q,k,v = Wq xb, Wk xb, Wv xb;  RoPE(q, k, pos)
+ *                 (pairs (2i, 2i+1) of each head rotated by pos * 10000^(-2i/head));
+ *                 cache k, v;  per head h (kv head h / (n_heads / n_kv_heads)):
+ *                 a_t = softmax_t(q . k_t / sqrt(head)) over t = 0 .. pos;  o = sum_t a_t v_t;
+ *                 x = x + Wo o;  xb = rmsnorm(x, rms_ffn[l]);
+ *                 x = x + W2 (silu(W1 xb) * (W3 xb)),  silu(v) = v / (1 + exp(-v))
+ *   logits = Wcls rmsnorm(x, rms_final),  rmsnorm(x, w)_i = w_i * x_i / sqrt(mean(x^2) + 1e-5).
+ *
+ * Numerics (drift_numerics_t):
+ *   - each of the five matmul groups (QKV, attention output, MLP up = W1 and W3, MLP down =
+ *     W2, LM head) has a recipe IN/ORDER/ACC/OUT (drift_mm_recipe_parse): inputs (activations
+ *     and weights) rounded RNE to IN, ORDER `seq` (fma chains; which kernel, tiled or
+ *     split-K, is chosen per GEMM shape by the kernel policy) or `tc:ARCH` (the tensor-core
+ *     block-FMA model of tc_model.h; under the vendor-like policy a split-K choice runs the
+ *     model on each K slice and adds the slices in ACC, RNE, in slice order), the result
+ *     stored in OUT. Every GEMM goes through drift_gemm / drift_tc_gemm.
+ *   - weights are first rounded to `weights` (LayerCast: bf16 weights, fp32 compute).
+ *   - the residual stream, norms, RoPE, SiLU and softmax are computed in fp32 (as GPU
+ *     kernels do) and stored in `act`; RMSNorm's sum of squares is a drift_dot in
+ *     `norm_order` with an fp32 accumulator.
+ *   - attention (attend_head in model.c, the one function to re-point at lib/ops/attention):
+ *     q and the cache in `kv` format, scores q.k in `score_order` (fp32 accumulator), the
+ *     softmax sum in `softmax_order`, the weighted sum of V in `pv_order`.
+ *   - kernel policy (policy.h) with `sms` multiprocessors and the split-K minimum slice
+ *     `min_slice`: DRIFT_POLICY_MIN_SLICE (256) reproduces drift_policy_choose exactly, but
+ *     then no GEMM of stories260K (K <= 172) ever splits, so the vendor-like policy is batch
+ *     invariant on it; a smaller min_slice (16: a library tuned for small K) lets the model's
+ *     GEMMs split when tiles are few, so the order depends on the batch rows M.
+ *   - tensor parallelism: tp = P ranks. Column-parallel Wq, Wk, Wv (by heads; P must divide
+ *     n_kv_heads), W1, W3 (hidden split in P chunks of ceil(hidden/P)) and the LM head (vocab
+ *     split likewise): each rank's kernel is chosen on its own N. Row-parallel Wo and W2:
+ *     rank r multiplies its K slice into an ACC partial, and the P partials are all-reduced
+ *     in ACC (RNE), then rounded to OUT. Orders: rank (p0 + p1) + p2 ...; tree (pairwise over
+ *     ranks); ring: the flattened M x N buffer is cut into P chunks of ceil(MN/P), and chunk c
+ *     is reduced starting at rank c+1: ((p[c+1] + p[c+2]) + ...) + p[c] (indices mod P), as a
+ *     ring reduce-scatter does — so under ring an element's order depends on M too.
+ *   - exact = 1: the exact-as-possible reference. Everything in fp64 on the fp32 weights:
+ *     every matmul, norm and attention dot product and the softmax sum is correctly rounded
+ *     to fp64 (drift_exact_dot / drift_exact_sum, the superaccumulator of exact.h); the
+ *     elementwise functions (exp, sqrt, pow, sin, cos, division) are glibc fp64 (within 1
+ *     ulp). Each operation thus errs by at most about 2^-52 relative, and a whole forward
+ *     pass of stories260K stays within ~1e-13 relative of the real-number result — at least
+ *     eight orders of magnitude below fp32 effects. tp, policy and formats are ignored.
+ *
+ * Batching (continuous batching, as a serving engine): a step is one forward pass over M
+ * rows drawn from several sequences, each living in a KV-cache slot: a sequence contributes
+ * ntok consecutive tokens (its prompt when it joins, one token per step when decoding).
+ * Every GEMM sees all M rows at once, so under the vendor-like policy the kernel (and the
+ * order) each row gets depends on its companions; under batch-invariant it cannot. */
+#ifndef DRIFT_MODEL_H
+#define DRIFT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checkpoint.h"
+#include "format.h"
+#include "order.h"
+#include "policy.h"
+
+typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_LMHEAD, DRIFT_NOPS } drift_op_t;
+const char *drift_op_name(drift_op_t op); /* "qkv" "attn-out" "mlp-up" "mlp-down" "lmhead" */
+
+typedef struct {
+    drift_format_t in, acc, out;
+    int tc;               /* 1: tensor-core model tc:arch (acc must be fp32 or fp16) */
+    drift_tc_arch_t arch;
+} drift_mm_recipe_t;
+
+#define DRIFT_RECIPE_SPEC_MAX 64
+/* "IN/ORDER/ACC/OUT" with ORDER seq or tc:ARCH, e.g. fp32/seq/fp32/fp32, bf16/tc:h100/fp32/bf16;
+ * "IN/ORDER/ACC" means OUT = ACC; a bare format "bf16" means bf16/seq/fp32/bf16 (fp32 for
+ * fp64: fp64/seq/fp64/fp64). 0 or DRIFT_EINVAL; DRIFT_EUNSUPPORTED for a tc input the arch
+ * lacks or a tc ACC other than fp32/fp16. */
+int drift_mm_recipe_parse(drift_mm_recipe_t *r, const char *spec);
+int drift_mm_recipe_print(char *buf, size_t size, const drift_mm_recipe_t *r);
+
+typedef enum { DRIFT_ALLREDUCE_RING = 0, DRIFT_ALLREDUCE_TREE, DRIFT_ALLREDUCE_RANK, DRIFT_NALLREDUCE } drift_allreduce_t;
+const char *drift_allreduce_name(drift_allreduce_t a);
+int drift_allreduce_parse(drift_allreduce_t *a, const char *name);
+
+#define DRIFT_TP_MAX 64
+
+typedef struct {
+    int exact;                       /* 1: the fp64 exact reference (see above) */
+    drift_mm_recipe_t mm[DRIFT_NOPS];
+    drift_format_t weights;          /* storage format of the weights (default fp32) */
+    drift_format_t act;              /* residual stream and elementwise results (fp32) */
+    drift_policy_t policy;
+    int sms;                         /* multiprocessors the policy fills (132: h100) */
+    int min_slice;                   /* split-K minimum slice (DRIFT_POLICY_MIN_SLICE) */
+    drift_order_t norm_order;        /* RMSNorm sum of squares (seq) */
+    drift_order_t score_order, softmax_order, pv_order; /* attention (seq) */
+    drift_format_t kv;               /* KV-cache (and q) format in attention (fp32) */
+    int tp;                          /* tensor-parallel ranks (1) */
+    drift_allreduce_t allreduce;     /* ring */
+} drift_numerics_t;
+
+/* fp32 everywhere, seq orders, vendor-like policy on an h100 (132 SMs), min slice 256, tp 1. */
+drift_numerics_t drift_numerics_fp32(void);
+/* The exact reference. */
+drift_numerics_t drift_numerics_exact(void);
+/* Set all five matmul recipes at once. */
+void drift_numerics_set_mm(drift_numerics_t *nx, const drift_mm_recipe_t *r);
+/* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the
+ * reason (option-like names: "tp", "min-slice", ...) in err. */
+int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize);
+/* One-line description, e.g. "qkv=bf16/tc:h100/fp32/bf16 ... policy=vendor-like tp=2 ring". */
+int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx);
+
+/* The kernel the policy picks for an M x N x K GEMM with a split-K minimum slice (the rules
+ * of policy.h with DRIFT_POLICY_MIN_SLICE replaced by min_slice; identical to
+ * drift_policy_choose when min_slice == DRIFT_POLICY_MIN_SLICE). */
+int drift_model_choose_kernel(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
+                              int min_slice);
+
+/* fp32 GEMM in drift_gemm's seq order (naive / tiled kernels, fp32 accumulator, fma):
+ * C[i][j] = round(A[i][0] B[0][j]) then fmaf chains over k, inputs already fp32 values;
+ * bit-identical to drift_gemm with those kernels, without its per-call rounding and
+ * packing of B (the decoder's fast path for small M). 0 or DRIFT_EINVAL. */
+int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K);
+
+typedef struct drift_model drift_model_t;
+
+/* Trace hook (layer_drift): called after each sub-block with the residual stream (or the
+ * normed input), M rows of dim values each, in row order of the step. */
+typedef enum { DRIFT_BLOCK_ATTN_NORM = 0, DRIFT_BLOCK_ATTN, DRIFT_BLOCK_MLP_NORM, DRIFT_BLOCK_MLP, DRIFT_BLOCK_FINAL_NORM } drift_block_t;
+typedef void (*drift_trace_fn)(void *ctx, int layer, drift_block_t block, const double *x, size_t M, size_t dim);
+
+/* A model over a checkpoint (not copied: ck must outlive the model) with nslots KV-cache
+ * slots. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_ENOMEM with the reason in err. */
+int drift_model_create(drift_model_t **m, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
+                       char *err, size_t errsize);
+void drift_model_free(drift_model_t *m);
+const drift_llm_config_t *drift_model_config(const drift_model_t *m);
+void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx);
+
+/* One sequence's share of a step: ntok tokens at positions pos .. pos+ntok-1 of slot. The
+ * slot's cache must hold positions 0 .. pos-1 (from earlier steps). */
+typedef struct {
+    int slot, pos, ntok;
+    const int *tokens;
+} drift_seq_step_t;
+
+/* One forward pass over all rows of the nseq sequences (M = sum ntok, pos + ntok <= seq_len).
+ * logits: nseq x vocab, the logits after each sequence's last token. 0 or DRIFT_EINVAL /
+ * DRIFT_ENOMEM. */
+int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *seqs, int nseq);
+
+/* ---- decoding ------------------------------------------------------------------------- */
+
+typedef struct {
+    double temperature; /* 0: greedy (first maximum, as run.c) */
+    int top_k;          /* 0: off */
+    double top_p;       /* 1 (or 0): off */
+    uint64_t seed;      /* stream (seed, "model.sample", 0, 0): one uniform per step */
+} drift_sampler_t;
+
+/* Sample from logits (V values) with the sampler; u is a uniform in [0, 1). Greedy ignores u.
+ * Temperature: p_i ~ exp((l_i - max) / T) in fp64; top-k keeps the k largest, top-p the
+ * smallest prefix (by descending probability, ties by index) whose mass reaches top_p; then
+ * the first token whose cumulative mass exceeds u * total, in that order. The token, or
+ * DRIFT_EINVAL / DRIFT_ENOMEM. */
+int drift_sample(const double *logits, int V, const drift_sampler_t *s, double u);
+
+typedef struct {
+    int batch;            /* 1: alone; B: with B-1 companions */
+    uint64_t seed;        /* companions' prompts and lengths: stream (seed, "model.companions", 0, 0) */
+    int max_prompt;       /* companions' prompt lengths uniform in 1 .. max_prompt (default 32) */
+    int max_gen;          /* companions' generation lengths uniform in 1 .. max_gen (default 64) */
+} drift_batching_t;
+
+/* Per generated token: the token, its logit, the runner-up and its logit; the full logits
+ * when keep_logits. */
+/* The top two of each step's logits come from metrics.h's drift_top2 (first index wins
+ * ties, as run.c's argmax). */
+typedef struct {
+    int n;              /* tokens generated */
+    int *token, *top2;
+    double *top1_logit, *top2_logit;
+    double *logits;     /* n x vocab when kept, else NULL */
+    int *rows;          /* M of each step (the shapes the kernels saw), n + 1 entries */
+} drift_gen_t;
+
+/* Decode one request: prompt (nprompt >= 1 ids; the request's KV slot is 0), then up to
+ * ntokens tokens; stops early after generating BOS (id 1) when stop_at_bos, as run.c. The
+ * request runs in a batch of bt->batch (bt NULL: alone) with random companions that join
+ * with their prompts (prefilled in the step they join), decode greedily and leave after
+ * their length, their slot then taken by a new companion: continuous batching. The model
+ * needs nslots >= batch. Free out with drift_gen_free. */
+int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int nprompt, int ntokens, int stop_at_bos,
+                   const drift_sampler_t *smp, const drift_batching_t *bt, int keep_logits);
+void drift_gen_free(drift_gen_t *g);
+
+/* Teacher-forced logits of a fixed sequence run alone in slot 0: logits (n x vocab) after
+ * each of tokens[0 .. n-1]. With an exact model this gives the exact logits of every prefix. */
+int drift_model_score(drift_model_t *m, double *logits, const int *tokens, int n);
+
+#endif

@@ -1,0 +1,83 @@
+/* test_generate.c — drift-generate's contract: CSV rows per token, --compare runs exit 0, and
+ * every bad option or file is one line on stderr with exit status 2 and nothing on stdout. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+
+#define GEN DRIFT_BIN_DIR "/drift-generate"
+#define CKPT DRIFT_SOURCE_DIR "/models/stories260K.bin"
+
+typedef struct {
+    char args[160];
+    char expect[80]; /* a piece of the one-line message */
+} bad_t;
+
+static bad_t BAD[] = {
+    {"--tokens 0", "--tokens: expected an integer"},
+    {"--tokens x", "--tokens: expected an integer"},
+    {"--batch 0", "--batch: expected an integer"},
+    {"--policy fast", "--policy: expected vendor-like or batch-invariant"},
+    {"--recipe bf17", "--recipe: expected IN/ORDER/ACC"},
+    {"--recipe bf16/tc:v100/fp32", "--recipe: 'bf16/tc:v100/fp32'"},
+    {"--allreduce star", "--allreduce: expected ring, tree or rank"},
+    {"--tp 3", "tp: must divide n_kv_heads 4"},
+    {"--prompt-ids 1,x", "--prompt-ids: expected comma-separated ids"},
+    {"--prompt-ids 600", "--prompt-ids: expected comma-separated ids in 0 .. 511"},
+    {"--prompt hello", "--prompt: needs --tokenizer"},
+    {"--checkpoint /nonexistent.bin", "cannot open /nonexistent.bin"},
+    {"--checkpoint " DRIFT_SOURCE_DIR "/models/README.md", "README.md: header:"},
+    {"--frobnicate 1", "unknown option '--frobnicate'"},
+    {"--temperature -1", "--temperature: expected a number"},
+    {"--attention flash:64,64", "--attention: only 'standard'"},
+    {"--compare --tokens 5", "--tokens: applies to both runs"},
+    {"--tokens", "--tokens: needs a value"},
+};
+
+ParameterizedTestParameters(generate, bad_input_is_one_line_exit_2)
+{
+    return cr_make_param_array(bad_t, BAD, sizeof BAD / sizeof BAD[0]);
+}
+
+ParameterizedTest(bad_t *t, generate, bad_input_is_one_line_exit_2)
+{
+    char dir[64], out[128], err[128];
+    tmpdir_make(dir, sizeof dir, "drift_gen");
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    int st = sh("%s %s >%s 2>%s", GEN, t->args, out, err);
+    cr_assert_eq(st, 2, "'%s' exited %d", t->args, st);
+    char *o = slurp(out), *e = slurp(err);
+    cr_assert_eq(strlen(o), 0, "stdout not empty: %s", o);
+    char *nl = strchr(e, '\n');
+    cr_assert(nl && nl[1] == 0, "not one line: %s", e);
+    cr_assert(strstr(e, t->expect), "'%s' lacks '%s'", e, t->expect);
+    free(o), free(e);
+    tmpdir_remove(dir);
+}
+
+Test(generate, csv_and_compare)
+{
+    char dir[64], out[128], err[128];
+    tmpdir_make(dir, sizeof dir, "drift_gen");
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 12 --exact-gaps >%s 2>%s", GEN, CKPT, out, err), 0);
+    char *o = slurp(out);
+    cr_assert(!strncmp(o, "step,token,text,top1_logit,top2_token,top2_logit,gap,exact_gap\n", 63), "%s", o);
+    int rows = 0;
+    for (char *p = o; *p; p++) rows += *p == '\n';
+    cr_assert_eq(rows, 13, "a header and 12 tokens");
+    free(o);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 8 --compare --tp 2 --allreduce tree >%s 2>%s", GEN, CKPT, out, err), 0);
+    char *e = slurp(err);
+    cr_assert(strstr(e, "Against"), "%s", e);
+    free(e);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 4 --json >%s 2>%s", GEN, CKPT, out, err), 0);
+    o = slurp(out);
+    cr_assert(o[0] == '{' && strstr(o, "\"steps\""), "%s", o);
+    free(o);
+    tmpdir_remove(dir);
+}

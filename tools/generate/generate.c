@@ -1,0 +1,380 @@
+/* drift-generate — run a llama2.c checkpoint under any numerics and see where two runs part.
+ *
+ *   ./lab generate [--checkpoint FILE] [--tokens N] [numerics] [decoding] [--compare numerics...]
+ *
+ * CSV on stdout (one row per generated token), a one-paragraph summary on stderr. With
+ * --compare, the options after it change a copy of the first configuration, and the two
+ * streams are printed side by side with the first divergence marked. Bad options or files:
+ * one line on stderr, exit 2. `--help` lists the options. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "drift.h"
+#include "model.h"
+
+#ifndef DRIFT_SOURCE_DIR
+#define DRIFT_SOURCE_DIR "."
+#endif
+
+static const char *USAGE =
+    "usage: drift-generate [options] [--compare options...]\n"
+    "  --checkpoint FILE     llama2.c .bin (default models/stories260K.bin)\n"
+    "  --tokens N            tokens to generate (default 256)\n"
+    "  --prompt-ids 1,2,3    prompt token ids (default: BOS = 1; generation stops at BOS)\n"
+    "  --tokenizer FILE      llama2.c tokenizer.bin: text column, and --prompt TEXT\n"
+    "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32)\n"
+    "  --recipe-qkv R, --recipe-attn R (attention output), --recipe-mlp-up R, --recipe-mlp-down R,\n"
+    "  --recipe-lmhead R     per-matmul overrides\n"
+    "  --weights F --act F --kv F   weight storage (LayerCast: bf16), activations, KV cache (fp32)\n"
+    "  --attention standard  (the only variant until lib/ops/attention lands)\n"
+    "  --policy P            vendor-like | batch-invariant (default vendor-like)\n"
+    "  --sms N --min-slice N the device the policy fills (132) and its split-K minimum slice (256)\n"
+    "  --batch B --companions SEED   decode inside a batch of B with random companions (1, seed 1)\n"
+    "  --tp P --allreduce A  tensor-parallel ranks (1) and all-reduce order ring | tree | rank\n"
+    "  --temperature T --top-k K --top-p P --seed S   sampling (default greedy)\n"
+    "  --exact               run the exact fp64 reference instead\n"
+    "  --exact-gaps          add each step's exact logit gap (the reference on the same prefix)\n"
+    "  --json                one JSON document instead of CSV\n"
+    "  --backend cpu         (auto is cpu: the decoder has no CUDA path yet)\n";
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("drift-generate: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static long parse_int(const char *opt, const char *v, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || errno || x < lo || x > hi) die("%s: expected an integer in %ld .. %ld, found '%s'", opt, lo, hi, v);
+    return x;
+}
+
+static double parse_dbl(const char *opt, const char *v, double lo, double hi)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= lo && x <= hi)) die("%s: expected a number in %g .. %g, found '%s'", opt, lo, hi, v);
+    return x;
+}
+
+static drift_format_t parse_fmt(const char *opt, const char *v)
+{
+    drift_format_t f;
+    if (drift_format_parse(&f, v)) die("%s: expected fp64, fp32, tf32, fp16, bf16, fp8e4m3 or fp8e5m2, found '%s'", opt, v);
+    return f;
+}
+
+static drift_mm_recipe_t parse_recipe(const char *opt, const char *v)
+{
+    drift_mm_recipe_t r;
+    int rc = drift_mm_recipe_parse(&r, v);
+    if (rc == DRIFT_EUNSUPPORTED) die("%s: '%s': that tensor-core model takes no such input / accumulator", opt, v);
+    if (rc) die("%s: expected IN/ORDER/ACC[/OUT] with ORDER seq or tc:v100|a100|h100|b200, or a format, found '%s'", opt, v);
+    return r;
+}
+
+typedef struct {
+    drift_numerics_t nx;
+    drift_batching_t bt;
+    drift_sampler_t smp;
+    char desc[512];
+} run_cfg_t;
+
+/* Parse options from argv[i] on into c, stopping at --compare (its index) or the end. */
+static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ckpt, long *tokens, const char **ids,
+                     const char **tokf, const char **prompt, int *exact_gaps, int *json, int first)
+{
+    for (; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--compare")) return first ? i : (die("--compare: give it once"), 0);
+        if (!strcmp(o, "--exact")) {
+            c->nx.exact = 1;
+            continue;
+        }
+        if (!strcmp(o, "--exact-gaps")) {
+            *exact_gaps = 1;
+            continue;
+        }
+        if (!strcmp(o, "--json")) {
+            *json = 1;
+            continue;
+        }
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            fputs(USAGE, stdout);
+            exit(0);
+        }
+        if (strncmp(o, "--", 2)) die("unexpected argument '%s' (options start with --; see --help)", o);
+        if (i + 1 >= argc) die("%s: needs a value", o);
+        const char *v = argv[++i];
+        if (!strcmp(o, "--checkpoint") || !strcmp(o, "--tokens") || !strcmp(o, "--prompt-ids") ||
+            !strcmp(o, "--tokenizer") || !strcmp(o, "--prompt")) {
+            if (!first) die("%s: applies to both runs; give it before --compare", o);
+            if (!strcmp(o, "--checkpoint")) *ckpt = v;
+            else if (!strcmp(o, "--tokens")) *tokens = parse_int(o, v, 1, 1L << 20);
+            else if (!strcmp(o, "--prompt-ids")) *ids = v;
+            else if (!strcmp(o, "--tokenizer")) *tokf = v;
+            else *prompt = v;
+        } else if (!strcmp(o, "--recipe")) {
+            drift_mm_recipe_t r = parse_recipe(o, v);
+            drift_numerics_set_mm(&c->nx, &r);
+        } else if (!strcmp(o, "--recipe-qkv")) c->nx.mm[DRIFT_OP_QKV] = parse_recipe(o, v);
+        else if (!strcmp(o, "--recipe-attn")) c->nx.mm[DRIFT_OP_ATTN_OUT] = parse_recipe(o, v);
+        else if (!strcmp(o, "--recipe-mlp-up")) c->nx.mm[DRIFT_OP_MLP_UP] = parse_recipe(o, v);
+        else if (!strcmp(o, "--recipe-mlp-down")) c->nx.mm[DRIFT_OP_MLP_DOWN] = parse_recipe(o, v);
+        else if (!strcmp(o, "--recipe-lmhead")) c->nx.mm[DRIFT_OP_LMHEAD] = parse_recipe(o, v);
+        else if (!strcmp(o, "--weights")) c->nx.weights = parse_fmt(o, v);
+        else if (!strcmp(o, "--act")) c->nx.act = parse_fmt(o, v);
+        else if (!strcmp(o, "--kv")) c->nx.kv = parse_fmt(o, v);
+        else if (!strcmp(o, "--attention")) {
+            if (strcmp(v, "standard")) die("--attention: only 'standard' until lib/ops/attention lands, found '%s'", v);
+        } else if (!strcmp(o, "--policy")) {
+            if (drift_policy_parse(&c->nx.policy, v)) die("--policy: expected vendor-like or batch-invariant, found '%s'", v);
+        } else if (!strcmp(o, "--sms")) c->nx.sms = (int)parse_int(o, v, 1, 100000);
+        else if (!strcmp(o, "--min-slice")) c->nx.min_slice = (int)parse_int(o, v, 1, 1 << 30);
+        else if (!strcmp(o, "--batch")) c->bt.batch = (int)parse_int(o, v, 1, 4096);
+        else if (!strcmp(o, "--companions")) c->bt.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX);
+        else if (!strcmp(o, "--tp")) c->nx.tp = (int)parse_int(o, v, 1, DRIFT_TP_MAX);
+        else if (!strcmp(o, "--allreduce")) {
+            if (drift_allreduce_parse(&c->nx.allreduce, v)) die("--allreduce: expected ring, tree or rank, found '%s'", v);
+        } else if (!strcmp(o, "--temperature")) c->smp.temperature = parse_dbl(o, v, 0, 1e6);
+        else if (!strcmp(o, "--top-k")) c->smp.top_k = (int)parse_int(o, v, 0, INT_MAX);
+        else if (!strcmp(o, "--top-p")) c->smp.top_p = parse_dbl(o, v, 0, 1);
+        else if (!strcmp(o, "--seed")) c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX);
+        else if (!strcmp(o, "--backend")) {
+            if (strcmp(v, "cpu") && strcmp(v, "auto")) die("--backend: expected auto or cpu (no CUDA decoder yet), found '%s'", v);
+        } else die("unknown option '%s' (see --help)", o);
+    }
+    return argc;
+}
+
+typedef struct {
+    drift_gen_t g;
+    double *exact_gap; /* NULL unless --exact-gaps */
+} run_out_t;
+
+static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np, int ntok,
+                int exact_gaps)
+{
+    char err[DRIFT_LLM_ERR_MAX];
+    drift_model_t *m;
+    int rc = drift_model_create(&m, ck, &c->nx, c->bt.batch, err, sizeof err);
+    if (rc) die("%s", err);
+    int stop = 1; /* as run.c: generating BOS ends the text */
+    rc = drift_generate(&r->g, m, prompt, np, ntok, stop, &c->smp, &c->bt, 0);
+    drift_model_free(m);
+    if (rc) die("generation failed: %s", drift_strerror(rc));
+    r->exact_gap = NULL;
+    if (!exact_gaps || r->g.n == 0) return;
+    drift_numerics_t ex = drift_numerics_exact();
+    if ((rc = drift_model_create(&m, ck, &ex, 1, err, sizeof err))) die("%s", err);
+    int n = np + r->g.n - 1, V = ck->cfg.vocab_size;
+    int *seq = malloc((size_t)n * sizeof(int));
+    double *L = malloc((size_t)n * (size_t)V * sizeof(double));
+    r->exact_gap = malloc((size_t)r->g.n * sizeof(double));
+    if (!seq || !L || !r->exact_gap) die("out of memory");
+    memcpy(seq, prompt, (size_t)np * sizeof(int));
+    memcpy(seq + np, r->g.token, (size_t)(r->g.n - 1) * sizeof(int));
+    if ((rc = drift_model_score(m, L, seq, n))) die("exact reference failed: %s", drift_strerror(rc));
+    for (int i = 0; i < r->g.n; i++) {
+        const double *l = L + (size_t)(np - 1 + i) * (size_t)V;
+        r->exact_gap[i] = l[r->g.token[i]] - l[r->g.top2[i]];
+    }
+    free(seq), free(L);
+    drift_model_free(m);
+}
+
+static void csv_text(const drift_tokenizer_t *t, int prev, int tok)
+{
+    if (!t) return;
+    const char *s = drift_tokenizer_decode(t, prev, tok);
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"') fputs("\"\"", stdout);
+        else if (*s == '\n') fputs("\\n", stdout);
+        else putchar(*s);
+    }
+    putchar('"');
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
+        else putchar(*s);
+    }
+    putchar('"');
+}
+
+static void json_run(const run_out_t *r, const run_cfg_t *c, const drift_tokenizer_t *t, int prev0)
+{
+    printf("{\"config\": ");
+    json_str(c->desc);
+    printf(", \"steps\": [");
+    for (int i = 0; i < r->g.n; i++) {
+        printf("%s{\"step\": %d, \"token\": %d, \"text\": ", i ? ", " : "", i, r->g.token[i]);
+        json_str(t ? drift_tokenizer_decode(t, i ? r->g.token[i - 1] : prev0, r->g.token[i]) : "");
+        printf(", \"top1_logit\": %.9g, \"top2_token\": %d, \"top2_logit\": %.9g, \"gap\": %.9g", r->g.top1_logit[i],
+               r->g.top2[i], r->g.top2_logit[i], r->g.top1_logit[i] - r->g.top2_logit[i]);
+        if (r->exact_gap) printf(", \"exact_gap\": %.17g", r->exact_gap[i]);
+        printf("}");
+    }
+    printf("]}");
+}
+
+static void describe(run_cfg_t *c)
+{
+    char nx[400];
+    drift_numerics_print(nx, sizeof nx, &c->nx);
+    snprintf(c->desc, sizeof c->desc, "%s batch=%d companions=%llu%s", nx, c->bt.batch, (unsigned long long)c->bt.seed,
+             c->smp.temperature > 0 ? " sampled" : " greedy");
+}
+
+int main(int argc, char **argv)
+{
+    run_cfg_t a;
+    memset(&a, 0, sizeof a);
+    a.nx = drift_numerics_fp32();
+    a.bt = (drift_batching_t){1, 1, 32, 64};
+    a.smp = (drift_sampler_t){0, 0, 1, 0};
+    const char *ckpt = NULL, *ids = NULL, *tokf = NULL, *ptext = NULL;
+    long ntok = 256;
+    int exact_gaps = 0, json = 0;
+    int at = parse_cfg(&a, argc, argv, 1, &ckpt, &ntok, &ids, &tokf, &ptext, &exact_gaps, &json, 1);
+    int compare = at < argc;
+    run_cfg_t b = a;
+    if (compare) parse_cfg(&b, argc, argv, at + 1, &ckpt, &ntok, &ids, &tokf, &ptext, &exact_gaps, &json, 0);
+    if (ids && ptext) die("--prompt-ids and --prompt: give one");
+    if (ptext && !tokf) die("--prompt: needs --tokenizer FILE (the checkpoint holds no vocabulary)");
+    if (!ckpt) ckpt = access("models/stories260K.bin", R_OK) == 0 ? "models/stories260K.bin"
+                                                                 : DRIFT_SOURCE_DIR "/models/stories260K.bin";
+    drift_checkpoint_t ck;
+    char err[DRIFT_LLM_ERR_MAX];
+    if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) die("--checkpoint: %s", err);
+    int V = ck.cfg.vocab_size;
+    drift_tokenizer_t tok, *tp = NULL;
+    if (tokf) {
+        if (drift_tokenizer_read(&tok, tokf, V, err, sizeof err)) die("--tokenizer: %s", err);
+        tp = &tok;
+    }
+    int cap = ck.cfg.seq_len, np = 0;
+    int *prompt = malloc((size_t)cap * sizeof(int));
+    if (!prompt) die("out of memory");
+    if (ids) {
+        for (const char *s = ids; *s;) {
+            char *end;
+            errno = 0;
+            long x = strtol(s, &end, 10);
+            if (end == s || errno || x < 0 || x >= V || (*end && *end != ','))
+                die("--prompt-ids: expected comma-separated ids in 0 .. %d, found '%s'", V - 1, ids);
+            if (np >= cap) die("--prompt-ids: more than seq_len %d ids", cap);
+            prompt[np++] = (int)x;
+            s = *end ? end + 1 : end;
+        }
+        if (!np) die("--prompt-ids: expected at least one id");
+    } else if (ptext) {
+        int rc = drift_tokenizer_encode(tp, ptext, 1, prompt, cap, &np);
+        if (rc) die("--prompt: cannot encode the text with this tokenizer (%s)", drift_strerror(rc));
+    } else {
+        prompt[np++] = 1;
+    }
+    describe(&a);
+    describe(&b);
+    run_out_t ra, rb;
+    run(&ra, &a, &ck, prompt, np, (int)ntok, exact_gaps);
+    if (compare) run(&rb, &b, &ck, prompt, np, (int)ntok, exact_gaps);
+    int first = -1, n = ra.g.n;
+    if (compare) {
+        int lim = ra.g.n < rb.g.n ? ra.g.n : rb.g.n;
+        for (int i = 0; i < lim && first < 0; i++)
+            if (ra.g.token[i] != rb.g.token[i]) first = i;
+        if (first < 0 && ra.g.n != rb.g.n) first = lim;
+        if (rb.g.n > n) n = rb.g.n;
+    }
+    int prev0 = prompt[np - 1];
+    if (json) {
+        printf("{\"checkpoint\": ");
+        json_str(ckpt);
+        printf(", \"prompt\": [");
+        for (int i = 0; i < np; i++) printf("%s%d", i ? ", " : "", prompt[i]);
+        printf("], \"a\": ");
+        json_run(&ra, &a, tp, prev0);
+        if (compare) {
+            printf(", \"b\": ");
+            json_run(&rb, &b, tp, prev0);
+            printf(", \"first_divergence\": %d", first);
+        }
+        printf("}\n");
+    } else if (!compare) {
+        printf("step,token,text,top1_logit,top2_token,top2_logit,gap,exact_gap\n");
+        for (int i = 0; i < ra.g.n; i++) {
+            printf("%d,%d,", i, ra.g.token[i]);
+            csv_text(tp, i ? ra.g.token[i - 1] : prev0, ra.g.token[i]);
+            printf(",%.9g,%d,%.9g,%.9g,", ra.g.top1_logit[i], ra.g.top2[i], ra.g.top2_logit[i],
+                   ra.g.top1_logit[i] - ra.g.top2_logit[i]);
+            if (ra.exact_gap) printf("%.9g", ra.exact_gap[i]);
+            putchar('\n');
+        }
+    } else {
+        printf("step,a_token,a_text,a_gap,a_exact_gap,b_token,b_text,b_gap,b_exact_gap,mark\n");
+        for (int i = 0; i < n; i++) {
+            for (int s = 0; s < 2; s++) {
+                const run_out_t *r = s ? &rb : &ra;
+                if (!s) printf("%d,", i);
+                if (i < r->g.n) {
+                    printf("%d,", r->g.token[i]);
+                    csv_text(tp, i ? r->g.token[i - 1] : prev0, r->g.token[i]);
+                    printf(",%.9g,", r->g.top1_logit[i] - r->g.top2_logit[i]);
+                    if (r->exact_gap) printf("%.9g", r->exact_gap[i]);
+                    putchar(',');
+                } else {
+                    printf(",,,,");
+                }
+            }
+            printf("%s\n", i == first ? "first divergence" : "");
+        }
+    }
+    /* the summary */
+    double mingap = INFINITY;
+    int minat = -1;
+    for (int i = 0; i < ra.g.n; i++)
+        if (ra.g.top1_logit[i] - ra.g.top2_logit[i] < mingap) mingap = ra.g.top1_logit[i] - ra.g.top2_logit[i], minat = i;
+    fprintf(stderr, "drift-generate: %s (%d layers, dim %d, vocab %d): %d tokens generated from a %d-token prompt under [%s]",
+            ckpt, ck.cfg.n_layers, ck.cfg.dim, V, ra.g.n, np, a.desc);
+    if (minat >= 0) fprintf(stderr, "; the smallest top-1/top-2 logit gap was %.3g at step %d", mingap, minat);
+    if (compare) {
+        fprintf(stderr, ". Against [%s] (%d tokens): ", b.desc, rb.g.n);
+        if (first < 0) fprintf(stderr, "the two token streams are identical");
+        else if (first < ra.g.n && first < rb.g.n)
+            fprintf(stderr, "the streams part at step %d: token %d (gap %.3g) vs %d (gap %.3g)%s", first, ra.g.token[first],
+                    ra.g.top1_logit[first] - ra.g.top2_logit[first], rb.g.token[first],
+                    rb.g.top1_logit[first] - rb.g.top2_logit[first],
+                    ra.exact_gap ? "" : "; add --exact-gaps for the exact gaps there");
+        else fprintf(stderr, "one stream stops (BOS) at step %d, the other goes on", first);
+    }
+    fprintf(stderr, ".\n");
+    drift_gen_free(&ra.g);
+    free(ra.exact_gap);
+    if (compare) drift_gen_free(&rb.g), free(rb.exact_gap);
+    if (tp) drift_tokenizer_free(tp);
+    free(prompt);
+    drift_checkpoint_free(&ck);
+    return 0;
+}
