@@ -285,9 +285,9 @@ int main(int argc, char **argv)
     size_t nsteps = (size_t)rows * draws;
     size_t *tok = malloc((size_t)nF * MAXC * NT * NS * nsteps * sizeof *tok);
     size_t *tok2 = malloc((size_t)nF * MAXC * NT2 * NK2 * nsteps * sizeof *tok2);
-    drift_sampler_t SM[NK2];
+    drift_sampling_t SM[NK2];
     for (int k = 0; k < NK2; k++)
-        if (drift_sampler_parse(&SM[k], SAMPLERS[k])) drift_die("internal: sampler spec %s", SAMPLERS[k]);
+        if (drift_sampling_parse(&SM[k], SAMPLERS[k])) drift_die("internal: sampler spec %s", SAMPLERS[k]);
     if (!tok2) drift_die("out of memory");
 #define TOK2(f, c, t, k, i) tok2[((((size_t)(f) * MAXC + (c)) * NT2 + (t)) * NK2 + (k)) * nsteps + (i)]
     double *WT = malloc((size_t)K * V * sizeof *WT), *L = malloc((size_t)rows * V * sizeof *L);
@@ -367,14 +367,14 @@ int main(int argc, char **argv)
                     if (!e) err = 1;
                     for (long j = 0; e && j < draws; j++) {
                         size_t i = (size_t)r * draws + j;
-                        drift_sample_key_t key = {cli.seed, (uint32_t)r, (uint32_t)j};
-                        drift_sample_exponentials(e, (size_t)V, &key);
+                        drift_sampling_key_t key = {cli.seed, (uint32_t)r, (uint32_t)j};
+                        drift_sampling_exponentials(e, (size_t)V, &key);
                         for (int t2 = 0; t2 < NT2; t2++)
                             for (int k = 0; k < NK2; k++) {
-                                drift_sampler_t sm = SM[k];
+                                drift_sampling_t sm = SM[k];
                                 sm.temperature = TEMPS2[t2];
                                 size_t tk = 0;
-                                if (drift_sample(&tk, l, (size_t)V, &sm, e, &key)) err = 1;
+                                if (drift_sampling_draw(&tk, l, (size_t)V, &sm, e, &key)) err = 1;
                                 TOK2(fi, c, t2, k, i) = tk;
                             }
                     }

@@ -13,17 +13,17 @@
 
 static const char *const KIND[DRIFT_SAMPLER_NKINDS] = {"inverse-cdf", "exp-race", "gumbel", "rejection"};
 
-const char *drift_sampler_kind_name(drift_sampler_kind_t k)
+const char *drift_sampling_kind_name(drift_sampling_kind_t k)
 {
     return (unsigned)k < DRIFT_SAMPLER_NKINDS ? KIND[k] : "?";
 }
 
-drift_sampler_t drift_sampler_default(drift_sampler_kind_t kind)
+drift_sampling_t drift_sampling_default(drift_sampling_kind_t kind)
 {
-    return (drift_sampler_t){kind, 1.0, 0, 1.0, 0.0, 0.0};
+    return (drift_sampling_t){kind, 1.0, 0, 1.0, 0.0, 0.0};
 }
 
-int drift_sampler_validate(const drift_sampler_t *s, const char **why)
+int drift_sampling_validate(const drift_sampling_t *s, const char **why)
 {
     const char *w = NULL;
     if (!s) w = "sampler: NULL";
@@ -55,16 +55,16 @@ static int parse_double(double *out, const char *s, size_t n)
     return DRIFT_OK;
 }
 
-int drift_sampler_parse(drift_sampler_t *s, const char *spec)
+int drift_sampling_parse(drift_sampling_t *s, const char *spec)
 {
     if (!s || !spec) return DRIFT_EINVAL;
     const char *colon = strchr(spec, ':');
     size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);
-    drift_sampler_t r;
+    drift_sampling_t r;
     int found = 0;
     for (int k = 0; k < DRIFT_SAMPLER_NKINDS; k++)
         if (strlen(KIND[k]) == nl && !strncmp(spec, KIND[k], nl)) {
-            r = drift_sampler_default((drift_sampler_kind_t)k);
+            r = drift_sampling_default((drift_sampling_kind_t)k);
             found = 1;
         }
     if (!found) return DRIFT_EINVAL;
@@ -93,14 +93,14 @@ int drift_sampler_parse(drift_sampler_t *s, const char *spec)
             if (!*p) return DRIFT_EINVAL;
         }
     }
-    if (drift_sampler_validate(&r, NULL)) return DRIFT_EINVAL;
+    if (drift_sampling_validate(&r, NULL)) return DRIFT_EINVAL;
     *s = r;
     return DRIFT_OK;
 }
 
-int drift_sampler_print(char *buf, size_t size, const drift_sampler_t *s)
+int drift_sampling_print(char *buf, size_t size, const drift_sampling_t *s)
 {
-    if (!buf || drift_sampler_validate(s, NULL)) return DRIFT_EINVAL;
+    if (!buf || drift_sampling_validate(s, NULL)) return DRIFT_EINVAL;
     char t[DRIFT_SAMPLER_SPEC_MAX];
     int n = snprintf(t, sizeof t, "%s", KIND[s->kind]);
     char sep = ':';
@@ -123,7 +123,7 @@ int drift_sampler_print(char *buf, size_t size, const drift_sampler_t *s)
 
 /* ---- keyed randomness -------------------------------------------------------------------- */
 
-static double lane_uniform(const drift_sample_key_t *key, uint32_t stream, uint32_t lane)
+static double lane_uniform(const drift_sampling_key_t *key, uint32_t stream, uint32_t lane)
 {
     uint32_t k[2] = {(uint32_t)key->seed, (uint32_t)(key->seed >> 32)};
     uint32_t ctr[4] = {lane / 2, key->trial, key->point, stream}, w[4];
@@ -132,25 +132,25 @@ static double lane_uniform(const drift_sample_key_t *key, uint32_t stream, uint3
     return (double)((hi << 26) | lo) * 0x1p-53; /* [0, 1), 53 bits, as drift_stream_uniform */
 }
 
-double drift_sample_token_uniform(const drift_sample_key_t *key, uint32_t lane)
+double drift_sampling_token_uniform(const drift_sampling_key_t *key, uint32_t lane)
 {
     return 1.0 - lane_uniform(key, drift_fnv1a32("sampler.token"), lane); /* (0, 1]: exact */
 }
 
-double drift_sample_draw_uniform(const drift_sample_key_t *key, uint32_t round)
+double drift_sampling_draw_uniform(const drift_sampling_key_t *key, uint32_t round)
 {
     return lane_uniform(key, drift_fnv1a32("sampler.draw"), round);
 }
 
-void drift_sample_exponentials(double *e, size_t V, const drift_sample_key_t *key)
+void drift_sampling_exponentials(double *e, size_t V, const drift_sampling_key_t *key)
 {
-    for (size_t i = 0; i < V; i++) e[i] = -log(drift_sample_token_uniform(key, (uint32_t)i));
+    for (size_t i = 0; i < V; i++) e[i] = -log(drift_sampling_token_uniform(key, (uint32_t)i));
 }
 
 /* ---- the transform ------------------------------------------------------------------------ */
 
 typedef struct {
-    const drift_sample_key_t *key; /* keyed, or */
+    const drift_sampling_key_t *key; /* keyed, or */
     const double *u;               /* explicit */
     size_t n;
 } draws_t;
@@ -158,7 +158,7 @@ typedef struct {
 static int draw(double *u, const draws_t *d, size_t r)
 {
     if (d->key) {
-        *u = drift_sample_draw_uniform(d->key, (uint32_t)r);
+        *u = drift_sampling_draw_uniform(d->key, (uint32_t)r);
         return DRIFT_OK;
     }
     if (r >= d->n) return DRIFT_ERANGE;
@@ -200,10 +200,10 @@ static size_t walk(const double *p, const unsigned char *keep, size_t V, double 
     return last; /* u Z at or above the rounded total: the last token */
 }
 
-static int sample(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
+static int sample(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
                   const draws_t *d)
 {
-    if (!out || !logits || V == 0 || drift_sampler_validate(s, NULL)) return DRIFT_EINVAL;
+    if (!out || !logits || V == 0 || drift_sampling_validate(s, NULL)) return DRIFT_EINVAL;
     size_t amax = 0;
     for (size_t i = 0; i < V; i++) {
         if (isnan(logits[i])) return DRIFT_EINVAL;
@@ -327,15 +327,15 @@ static int sample(size_t *out, const double *logits, size_t V, const drift_sampl
     return rc;
 }
 
-int drift_sample(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                 const drift_sample_key_t *key)
+int drift_sampling_draw(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
+                 const drift_sampling_key_t *key)
 {
     if (!key) return DRIFT_EINVAL;
     draws_t d = {key, NULL, 0};
     return sample(out, logits, V, s, e, &d);
 }
 
-int drift_sample_given(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
+int drift_sampling_draw_given(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
                        const double *u_draw, size_t n_draw)
 {
     if (n_draw && !u_draw) return DRIFT_EINVAL;

@@ -47,55 +47,56 @@ typedef enum {
     DRIFT_SAMPLER_GUMBEL,
     DRIFT_SAMPLER_REJECTION,
     DRIFT_SAMPLER_NKINDS
-} drift_sampler_kind_t;
+} drift_sampling_kind_t;
 
 typedef struct {
-    drift_sampler_kind_t kind;
+    drift_sampling_kind_t kind;
     double temperature;  /* >= 0; 0 is greedy */
     int top_k;           /* 0: off */
     double top_p;        /* (0, 1]; 1: off */
     double min_p;        /* [0, 1); 0: off */
     double greedy_below; /* T < greedy_below is greedy; 0: only T == 0 */
-} drift_sampler_t;
+} drift_sampling_t;
 
 #define DRIFT_SAMPLER_VLLM_GREEDY 1e-5 /* vLLM's _SAMPLING_EPS */
 #define DRIFT_SAMPLER_SPEC_MAX 128
+/* (named drift_sampling_*: model.h's drift_sampler_t / drift_sample are the decoder's own sampler) */
 
-const char *drift_sampler_kind_name(drift_sampler_kind_t k); /* "inverse-cdf" "exp-race" "gumbel" "rejection" */
+const char *drift_sampling_kind_name(drift_sampling_kind_t k); /* "inverse-cdf" "exp-race" "gumbel" "rejection" */
 /* kind, T = 1, no filters, greedy_below = 0. */
-drift_sampler_t drift_sampler_default(drift_sampler_kind_t kind);
+drift_sampling_t drift_sampling_default(drift_sampling_kind_t kind);
 /* 0, or DRIFT_EINVAL with *why (may be NULL) naming the bad field and what is accepted. */
-int drift_sampler_validate(const drift_sampler_t *s, const char **why);
+int drift_sampling_validate(const drift_sampling_t *s, const char **why);
 /* Spec: NAME[:KEY=VALUE,...] with keys T, k, p, minp, greedy (e.g. "exp-race:T=0.6,k=50",
  * "inverse-cdf:greedy=vllm" for 1e-5). Strict; 0 or DRIFT_EINVAL. */
-int drift_sampler_parse(drift_sampler_t *s, const char *spec);
+int drift_sampling_parse(drift_sampling_t *s, const char *spec);
 /* Canonical spec (keys that differ from the defaults, in the order T,k,p,minp,greedy); its
  * length, or DRIFT_EINVAL. parse(print(s)) == s. */
-int drift_sampler_print(char *buf, size_t size, const drift_sampler_t *s);
+int drift_sampling_print(char *buf, size_t size, const drift_sampling_t *s);
 
 /* The key of one sampling step. */
 typedef struct {
     uint64_t seed;
     uint32_t point, trial;
-} drift_sample_key_t;
+} drift_sampling_key_t;
 
 /* Token lane's uniform in (0, 1] (53 bits) and the uniform in [0, 1) of draw round r. */
-double drift_sample_token_uniform(const drift_sample_key_t *key, uint32_t lane);
-double drift_sample_draw_uniform(const drift_sample_key_t *key, uint32_t round);
+double drift_sampling_token_uniform(const drift_sampling_key_t *key, uint32_t lane);
+double drift_sampling_draw_uniform(const drift_sampling_key_t *key, uint32_t round);
 /* E_i = -log(token uniform i) for i < V: the exponentials of exp-race and gumbel, which depend
  * only on the key (compute once per step, reuse across numerics and temperatures). */
-void drift_sample_exponentials(double *e, size_t V, const drift_sample_key_t *key);
+void drift_sampling_exponentials(double *e, size_t V, const drift_sampling_key_t *key);
 
 /* Draws one token from logits[0..V) under s, with the step's exponentials e[0..V) (may be NULL
  * for inverse-cdf, rejection and greedy) and its draw uniforms from key. 0, DRIFT_EINVAL (bad
  * sampler, NULL pointers, V == 0, a NaN logit) or DRIFT_ENOMEM. */
-int drift_sample(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                 const drift_sample_key_t *key);
+int drift_sampling_draw(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
+                 const drift_sampling_key_t *key);
 
 /* The same transform with explicit randomness: e[0..V) as above and draw uniforms
  * u_draw[0..n_draw) in [0, 1); DRIFT_ERANGE when a rejection draw needs more rounds than
  * n_draw. For tests and for hand-worked examples. */
-int drift_sample_given(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
+int drift_sampling_draw_given(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
                        const double *u_draw, size_t n_draw);
 
 #endif
