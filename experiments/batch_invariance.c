@@ -1,9 +1,14 @@
 /* batch_invariance.c — does row 0 of a product change when more rows join the batch, and does
  * a batch-invariant policy (one tile, never split K) cure it? The test of Thinking Machines'
- * batch_invariant_ops (2025): row 0 of (A[:M] B) against (A[:1] B), A and B linspace(-100, 100),
- * every M = 1..M_max, under each policy of lib/ops/policy.h and each input format (fp32
- * accumulation, fma). Each emulated kernel's order depends only on the kernel, so row 0 is
- * computed once per distinct kernel; a full product checks that claim once per format.
+ * batch_invariant_ops (2025): row 0 of (A[:M] B) against (A[:1] B), every M = 1..M_max, under
+ * each policy of lib/ops/policy.h and each input format. Data (--data): random (default; A and
+ * B N(0,1) from Philox, condition number sum|ab|/|sum ab| of a typical dot product) or
+ * linspace(-100, 100) as in batch_invariant_ops, a labelled worst case whose row 0 is
+ * ill-conditioned (its condition number is printed). fp32 and fp64 inputs run on fp32 FMA;
+ * bf16, fp16 and tf32 run through the tensor-core model of --device (tc_model.h), a split-K
+ * plan as mma:ARCH,ceil(K/S) (gemm_mma.h). Each emulated kernel's order depends only on the
+ * kernel, so row 0 is computed once per distinct kernel; a full product checks that claim once
+ * per format. Cost: a bytes-and-FLOPs roofline (cost_model.h), so M = 1 is memory-bound.
  * Look for: vendor-like changes row 0 once the batch is large enough for another split-K;
  * batch-invariant gives exactly zero difference, at the modelled cost in the .md fragment. */
 #include <math.h>
@@ -12,6 +17,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cost_model.h"
+#include "exact.h"
+#include "gemm_mma.h"
+#include "philox.h"
 #include "drift.h"
 #include "dispatch.h"
 #include "gemm.h"
@@ -19,6 +28,7 @@
 #include "output.h"
 #include "policy.h"
 #include "row0.h"
+#include "stats.h"
 
 #define MAX_K DRIFT_LIST_MAX /* the option's own limit: a longer list is refused by the parser, never cut */
 
@@ -26,6 +36,58 @@
 static double linspace_at(double lo, double hi, size_t n, size_t t)
 {
     return n < 2 ? lo : lo + (double)t * ((hi - lo) / (double)(n - 1));
+}
+
+/* Entry t of A (Mmax x K, which = 0) or B (K x N, which = 1): linspace, or N(0,1) rounded to
+ * fp32 from a Philox stream per (matrix, K, row) so that row 0 of A is the same for every M. */
+static int random_data = 1;
+static uint64_t data_seed = 1;
+static void fill(double *x, int which, size_t rows, size_t cols, size_t first_row, size_t nrows, size_t total, size_t K)
+{
+    for (size_t r = first_row; r < first_row + nrows; r++) {
+        double *row = x + (r - first_row) * cols;
+        if (!random_data) {
+            for (size_t c = 0; c < cols; c++) row[c] = linspace_at(-100, 100, total, r * cols + c);
+            continue;
+        }
+        drift_stream_t s;
+        drift_stream_init(&s, data_seed, drift_fnv1a32(which ? "batch_invariance.B" : "batch_invariance.A"), (uint32_t)K,
+                          (uint32_t)r);
+        for (size_t c = 0; c < cols; c++) row[c] = drift_rne(drift_stream_normal(&s), DRIFT_FP32);
+    }
+    (void)rows;
+}
+
+/* Tensor cores run a kernel's plan for narrow inputs (cost_model.h: same formats). */
+static int use_tc(drift_format_t in, drift_tc_arch_t arch)
+{
+    drift_tc_params_t p;
+    return (in == DRIFT_BF16 || in == DRIFT_FP16 || in == DRIFT_TF32) && drift_tc_params(&p, arch, in) == 0;
+}
+
+/* Row 0 under kernel k: drift_row0_of on fp32 FMA, or the kernel's plan on the tensor-core model. */
+static int row_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0, const double *B, size_t N, size_t K,
+                  const drift_gemm_opts_t *o, int tc, drift_tc_arch_t arch)
+{
+    if (!tc) return drift_row0_of(c, k, a0, B, N, K, o);
+    for (int t = 0; t < c->n; t++)
+        if (drift_gemm_kernel_equal(&c->kern[t], k)) return t;
+    if (c->n == 64) return DRIFT_ENOMEM;
+    drift_mma_kernel_t m;
+    int rc = drift_mma_from_gemm(&m, k, arch, K);
+    double *row = rc ? NULL : malloc(N * sizeof *row);
+    if (rc || !row) return rc ? rc : DRIFT_ENOMEM;
+    if ((rc = drift_mma_gemm(row, a0, B, 1, N, K, &m, o->in, DRIFT_FP32))) {
+        free(row);
+        return rc;
+    }
+    c->kern[c->n] = *k, c->row[c->n] = row, c->N = N;
+    return c->n++;
+}
+
+static drift_tc_arch_t arch_of(const char *dev)
+{
+    return !strcmp(dev, "v100") ? DRIFT_TC_V100 : !strcmp(dev, "a100") ? DRIFT_TC_A100 : !strcmp(dev, "b200") ? DRIFT_TC_B200 : DRIFT_TC_H100;
 }
 
 typedef struct {
@@ -40,6 +102,8 @@ typedef struct { /* per (format, policy, K), over M */
     long m_changed;            /* M values whose row 0 differs from M = 1; first_M the smallest (0: none) */
     size_t first_M;
     double max_diff, nmse_min, nmse_max; /* NMSE of row 0 against the exact row, over the kernels used */
+    double cond_med;           /* median over row 0's outputs of sum|a b| / |sum a b| */
+    int cost_mb, tc;           /* M = 1 memory-bound in the cost model; tensor-core arithmetic */
 } sum_t;
 
 enum { T_MAIN, T_SUM, T_RUNS, T_MD };
@@ -50,7 +114,8 @@ static const drift_col_t MAIN[] = {
 static const drift_col_t SUM[] = {
     DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"), DRIFT_C_INT("distinct_row0"), DRIFT_C_INT("m_changed"),
     DRIFT_C_INT("first_M_changed"), DRIFT_C_NUM("max_abs_diff", "%.9g"), DRIFT_C_NUM("nmse_min", "%.6e"),
-    DRIFT_C_NUM("nmse_max", "%.6e"), DRIFT_C_NUM("cost_m1", "%.6g"), DRIFT_C_NUM("cost_ratio_bi_vendor_m1", "%.4f")};
+    DRIFT_C_NUM("nmse_max", "%.6e"), DRIFT_C_NUM("cost_m1", "%.6g"), DRIFT_C_NUM("cost_ratio_bi_vendor_m1", "%.4f"),
+    DRIFT_C_INT("m1_memory_bound"), DRIFT_C_NUM("cond_median", "%.4g"), DRIFT_C_TEXT("arithmetic")};
 static const drift_col_t RUNS[] = {
     DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"), DRIFT_C_INT("M_first"), DRIFT_C_INT("M_last"),
     DRIFT_C_KEY("kernel_key"), DRIFT_C_INT("changed"), DRIFT_C_NUM("max_abs_diff", "%.9g")};
@@ -58,20 +123,21 @@ static const drift_col_t MD[] = {
     DRIFT_C_TEXT("format"), DRIFT_C_INT("K"), DRIFT_C_INT("vendor-like: M changed"), DRIFT_C_INT("distinct"),
     DRIFT_C_NUM("max abs diff", "%.3g"), DRIFT_C_INT("batch-invariant: M changed"), DRIFT_C_INT("distinct"),
     DRIFT_C_NUM("max abs diff", "%.3g")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 12}, {"_summary.csv", NULL, 0, SUM, 11},
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 12}, {"_summary.csv", NULL, 0, SUM, 14},
                                             {"_runs.csv", NULL, 0, RUNS, 8}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
 
 int main(int argc, char **argv)
 {
     long N_ = 0, Mmax_ = 0;
     drift_intlist_t Ks = {{0}, 0};
-    const char *device_opt = "h100";
+    const char *device_opt = "h100", *data_opt = "random";
     const drift_cli_opt_t opts[] = {
         {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions", 1, 1 << 20,
          {"256,1024,4096", "256,512,1024,2048,4096,8192", "256,512,1024,2048,4096,8192,16384"}},
         {"N", DRIFT_OPT_INT, &N_, "N", "columns of B", 1, 1 << 16, {"256", "1024", "4096"}},
         {"M-max", DRIFT_OPT_INT, &Mmax_, "N", "largest batch M", 1, 1 << 16, {"256", "2048", "2048"}},
         {"device", DRIFT_OPT_STRING, &device_opt, "NAME", "vendor-like model's device: v100, a100, h100, b200 (default h100)", 0, 0, {0}},
+        {"data", DRIFT_OPT_STRING, &data_opt, "KIND", "random (N(0,1), default) or linspace (batch_invariant_ops' worst case)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
         "batch_invariance",
@@ -87,6 +153,12 @@ int main(int argc, char **argv)
     drift_cli_parse(&cli, &spec, argc, argv);
     drift_device_t dev;
     if (drift_device_lookup(&dev, device_opt)) drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device_opt);
+    if (strcmp(data_opt, "random") && strcmp(data_opt, "linspace")) drift_die("--data: unknown '%s' (accepted: random, linspace)", data_opt);
+    random_data = !strcmp(data_opt, "random");
+    data_seed = cli.seed;
+    drift_device_perf_t perf;
+    if (drift_device_perf(&perf, dev.name)) drift_die("--device: no performance figures for '%s'", dev.name);
+    const drift_tc_arch_t arch = arch_of(dev.name);
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64) drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
     if (Ks.n > MAX_K) drift_die("--K: at most %d values", MAX_K);
@@ -106,14 +178,29 @@ int main(int argc, char **argv)
     for (int ki = 0; ki < nK; ki++) {
         size_t K = (size_t)Ks.v[ki];
         drift_progress(&cli, (size_t)ki, (size_t)nK);
-        for (size_t t = 0; t < K * N; t++) B[t] = linspace_at(-100, 100, K * N, t);
+        fill(B, 1, K, N, 0, K, K * N, K);
         for (int f = 0; f < nf; f++) {
             drift_format_t in = cli.formats[f];
             drift_row0_cache_t *kc = &cache[f * nK + ki];
             drift_gemm_opts_t o = drift_gemm_opts(in, DRIFT_FP32);
-            for (size_t k = 0; k < K; k++) A0[k] = linspace_at(-100, 100, Mmax * K, k); /* row 0 of A */
+            const int tc = use_tc(in, arch);
+            fill(A0, 0, Mmax, K, 0, 1, Mmax * K, K); /* row 0 of A */
             drift_recipe_t exact = drift_recipe_exact(in, DRIFT_FP64); /* the exact row 0 of the rounded inputs */
             if (drift_recipe_gemm(ex, A0, B, 1, N, K, &exact, 1, 0)) drift_die("exact reference failed");
+            double cond_med;
+            {
+                double *cond = malloc(N * sizeof *cond), *col = malloc(K * sizeof *col);
+                if (!cond || !col) drift_die("out of memory");
+                for (size_t j = 0; j < N; j++) { /* sum|a b| / |sum a b| of the rounded inputs, exactly rounded */
+                    for (size_t k = 0; k < K; k++) col[k] = fabs(drift_rne(B[k * N + j], in));
+                    double sa = 0;
+                    for (size_t k = 0; k < K; k++) col[k] *= fabs(drift_rne(A0[k], in)); /* exact: narrow products */
+                    drift_exact_sum(&sa, col, K, DRIFT_FP64, DRIFT_RNE);
+                    cond[j] = sa / fabs(ex[j]);
+                }
+                drift_median(&cond_med, cond, N);
+                free(cond), free(col);
+            }
             for (int p = 0; p < np; p++) {
                 row_t *blk = &rows[((size_t)(f * np + p) * nK + ki) * Mmax];
                 sum_t *s = &sum[(f * np + p) * nK + ki];
@@ -121,10 +208,13 @@ int main(int argc, char **argv)
                 for (size_t M = 1; M <= Mmax; M++) {
                     drift_gemm_kernel_t k;
                     if (drift_policy_choose(&k, (drift_policy_t)p, M, N, K, dev.sms)) drift_die("policy failed");
-                    int c = drift_row0_of(kc, &k, A0, B, N, K, &o);
+                    int c = row_of(kc, &k, A0, B, N, K, &o, tc, arch);
                     if (c < 0) drift_die("row 0 under %s: %s", drift_policy_name((drift_policy_t)p), drift_strerror(c));
                     row_t *r = &blk[M - 1];
-                    *r = (row_t){M, c, 0, drift_policy_cost(&k, M, N, K, dev.sms), 0};
+                    drift_cost_t cost;
+                    if (drift_cost_gemm(&cost, &k, M, N, K, in, tc, &perf)) drift_die("cost model failed");
+                    *r = (row_t){M, c, 0, cost.time * 1e6, 0};
+                    if (M == 1) s->cost_mb = cost.memory_bound;
                     used[c] = 1;
                     drift_row_diff(&r->n_diff, &r->max_diff, kc->row[c], kc->row[blk[0].kc], N);
                     if (r->n_diff && !s->m_changed++) s->first_M = M;
@@ -134,8 +224,12 @@ int main(int argc, char **argv)
                     if (!(checked & (1 << f)) && c != blk[0].kc && M <= 512 && M * N * K <= ((size_t)1 << 31)) {
                         double *Af = malloc(M * K * sizeof *Af), *Cf = malloc(M * N * sizeof *Cf);
                         if (!Af || !Cf) drift_die("out of memory");
-                        for (size_t t = 0; t < M * K; t++) Af[t] = linspace_at(-100, 100, Mmax * K, t);
-                        int rc = drift_dispatch_gemm(Cf, Af, B, M, N, K, &k, &o);
+                        fill(Af, 0, Mmax, K, 0, M, Mmax * K, K);
+                        drift_mma_kernel_t mk;
+                        int rc = tc ? drift_mma_from_gemm(&mk, &k, arch, K) : 0;
+                        if (!rc)
+                            rc = tc ? drift_mma_gemm(Cf, Af, B, M, N, K, &mk, in, DRIFT_FP32)
+                                    : drift_dispatch_gemm(Cf, Af, B, M, N, K, &k, &o);
                         if (rc) drift_die("drift_gemm failed: %s", drift_strerror(rc));
                         if (memcmp(Cf, kc->row[c], N * sizeof *Cf) != 0)
                             drift_die("self-check failed: row 0 of the full product differs from the row-0 shortcut");
@@ -143,6 +237,8 @@ int main(int argc, char **argv)
                         free(Af), free(Cf);
                     }
                 }
+                s->cond_med = cond_med;
+                s->tc = tc;
                 /* distinct row vectors, and their NMSE, among the kernels used */
                 int reps[64];
                 s->nmse_min = INFINITY;
@@ -164,15 +260,22 @@ int main(int argc, char **argv)
     drift_out_open(&out, &cli, TABLES, 4, 1);
     drift_out_meta(&out, T_MAIN, "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); kernel_key = the same with commas as x, for tools that split on every comma");
     drift_out_meta(&out, T_MAIN, "table", "row 0 of (A[:M] B) against row 0 of (A[:1] B), per policy");
-    drift_out_meta(&out, T_MAIN, "inputs", "A = linspace(-100, 100, %zu * K) reshaped %zu x K; B = linspace(-100, 100, K * %zu) reshaped K x %zu; rounded to the format (RNE); fp32 accumulation, fma", Mmax, Mmax, N, N);
+    if (random_data)
+        drift_out_meta(&out, T_MAIN, "inputs", "A (%zu x K) and B (K x %zu) N(0,1) rounded to fp32 (Philox, seed %llu), then to the format (RNE)", Mmax, N, (unsigned long long)cli.seed);
+    else
+        drift_out_meta(&out, T_MAIN, "inputs", "A = linspace(-100, 100, %zu * K) reshaped %zu x K; B = linspace(-100, 100, K * %zu) reshaped K x %zu; rounded to the format (RNE): the worst case of batch_invariant_ops", Mmax, Mmax, N, N);
+    drift_out_meta(&out, T_MAIN, "arithmetic", "fp32 and fp64 inputs: fp32 FMA in the kernel's order; bf16, fp16, tf32: the tensor-core model of %s (tc_model.h), a split-K plan as mma:ARCH,ceil(K/S) (gemm_mma.h)", dev.name);
     const int all_rows = cli.profile == DRIFT_PROFILE_FULL;
     drift_out_meta(&out, T_MAIN, "rows", "%s", all_rows ? "every M" : "a sample of M: M <= 16, multiples of 32, 2^k-1, 2^k, 2^k+1, the ends of every run of M with one kernel (all M are in the summaries and in _runs.csv)");
     drift_out_meta(&out, T_MAIN, "device", "%s (%d SMs) for the vendor-like model (lib/ops/policy.h)", dev.name, dev.sms);
-    drift_out_meta(&out, T_MAIN, "columns", "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); cost_model = drift_policy_cost (modelled GPU time, MAC units per SM), not a measurement", N);
+    drift_out_meta(&out, T_MAIN, "columns", "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); cost_model = modelled GPU time in microseconds, a bytes-and-FLOPs roofline over the occupied multiprocessors (cost_model.h; published peaks, assumed per-SM bandwidth), not a measurement", N);
     drift_out_meta(&out, T_SUM, "table", "per (format, policy, K), over M = 1..%zu", Mmax);
     drift_out_meta(&out, T_SUM, "columns", "distinct_row0 = distinct row-0 vectors; m_changed = M values whose row 0 differs from M = 1; nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used; cost_ratio_bi_vendor_m1 = modelled cost of batch-invariant / vendor-like at M = 1");
     drift_out_meta(&out, T_RUNS, "table", "maximal runs M_first..M_last of batch sizes with the same kernel, hence the same row 0 (the rows of batch_invariance.csv, compressed for the heatmap)");
     long changed[DRIFT_NPOLICIES] = {0};
+    int fcost = 0;
+    for (int f = 0; f < nf; f++)
+        if (cli.formats[f] == DRIFT_BF16) fcost = f;
     double r1[2] = {INFINITY, 0}, rM[2] = {INFINITY, 0};
     for (int f = 0; f < nf; f++)
         for (int p = 0; p < np; p++)
@@ -209,12 +312,39 @@ int main(int argc, char **argv)
                 double ratio = bi[0].cost / vl[0].cost, ratioM = bi[Mmax - 1].cost / vl[Mmax - 1].cost;
                 drift_row(&out, T_SUM, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(Ks.v[ki]), DRIFT_INT(s->distinct),
                           DRIFT_INT(s->m_changed), DRIFT_INT(s->first_M), DRIFT_NUM(s->max_diff), DRIFT_NUM(s->nmse_min),
-                          DRIFT_NUM(s->nmse_max), DRIFT_NUM(blk[0].cost), DRIFT_NUM(ratio));
-                if (f == 0 && p == 0) /* the cure's cost over K, first format */
+                          DRIFT_NUM(s->nmse_max), DRIFT_NUM(blk[0].cost), DRIFT_NUM(ratio), DRIFT_INT(s->cost_mb),
+                          DRIFT_NUM(s->cond_med), DRIFT_TXT(s->tc ? "tensor-core model" : "fp32 fma"));
+                if (f == fcost && p == 0) /* the cure's cost over K, bf16 (else the first format) */
                     r1[0] = fmin(r1[0], ratio), r1[1] = fmax(r1[1], ratio), rM[0] = fmin(rM[0], ratioM), rM[1] = fmax(rM[1], ratioM);
             }
 
-    drift_md_intro(&out, "The test of Thinking Machines' batch_invariant_ops: A = linspace(-100, 100) reshaped %zu x K, B = linspace(-100, 100) reshaped K x %zu, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h).", Mmax, N, Mmax, dev.name, dev.sms);
+    /* the labelled worst case: linspace's condition number at the largest K (first format) */
+    double lin_cond = NAN, here_cond = sum[nK - 1].cond_med;
+    {
+        int keep = random_data;
+        size_t K = (size_t)Ks.v[nK - 1];
+        random_data = 0;
+        fill(B, 1, K, N, 0, K, K * N, K);
+        fill(A0, 0, Mmax, K, 0, 1, Mmax * K, K);
+        random_data = keep;
+        double *cond = malloc(N * sizeof *cond), *col = malloc(K * sizeof *col), *col2 = malloc(K * sizeof *col2);
+        if (!cond || !col || !col2) drift_die("out of memory");
+        drift_format_t in = cli.formats[0];
+        for (size_t j = 0; j < N; j++) {
+            for (size_t k = 0; k < K; k++) col[k] = drift_rne(A0[k], in), col2[k] = drift_rne(B[k * N + j], in);
+            double e, sa;
+            drift_exact_dot(&e, col, col2, K, DRIFT_FP64, DRIFT_RNE);
+            for (size_t k = 0; k < K; k++) col[k] = fabs(col[k] * col2[k]);
+            drift_exact_sum(&sa, col, K, DRIFT_FP64, DRIFT_RNE);
+            cond[j] = sa / fabs(e);
+        }
+        drift_median(&lin_cond, cond, N);
+        free(cond), free(col), free(col2);
+    }
+    if (random_data)
+        drift_md_intro(&out, "The test of Thinking Machines' batch_invariant_ops on random data: A (%zu x K) and B (K x %zu) with N(0,1) entries, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). fp32 inputs run on fp32 FMA, bf16/fp16/tf32 through the %s tensor-core model. Row 0's dot products have a median condition number sum|ab|/|sum ab| of %.3g (%s, K = %ld); batch_invariant_ops' own linspace(-100, 100) matrices are a worst case with %.3g (`--data linspace`), so their differences overstate typical drift by about %.0fx.", Mmax, N, Mmax, dev.name, dev.sms, dev.name, here_cond, drift_format_name(cli.formats[0]), Ks.v[nK - 1], lin_cond, lin_cond / here_cond);
+    else
+        drift_md_intro(&out, "WORST CASE (linspace data): the test of Thinking Machines' batch_invariant_ops: A = linspace(-100, 100) reshaped %zu x K, B = linspace(-100, 100) reshaped K x %zu, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). Row 0's median condition number sum|ab|/|sum ab| is %.3g (K = %ld): random data's is far smaller.", Mmax, N, Mmax, dev.name, dev.sms, lin_cond, Ks.v[nK - 1]);
     FILE *fp = out.md;
     fprintf(fp, "**Row 0 across batch sizes** (per K: batch sizes M whose row 0 differs from M = 1, of %zu; distinct row-0 results; largest |difference|):\n\n", Mmax);
     for (int f = 0; f < nf; f++)
@@ -239,8 +369,11 @@ int main(int argc, char **argv)
             fprintf(fp, "- %s, K = %ld: row 0 first changes at M = %zu and takes %d distinct values over the batch sizes; the NMSE of row 0 against the exact row ranges from %.3g to %.3g across the kernels the policy picks, so no choice is \"the\" right answer.\n",
                     drift_format_name(cli.formats[f]), Ks.v[ki], v->first_M, v->distinct, v->nmse_min, v->nmse_max);
     }
-    fprintf(fp, "- The cure's cost, modelled (not measured; policy.h's toy roofline of an %s): at M = 1 the batch-invariant kernel takes %.2fx to %.2fx the vendor-like time over K = %ld..%ld, because it leaves most multiprocessors idle instead of splitting K; at M = %zu the ratio is %.2fx to %.2fx. The CUDA backend will measure the real ratio.\n",
-            dev.name, r1[0], r1[1], Ks.v[0], Ks.v[nK - 1], Mmax, rM[0], rM[1]);
+    int mb_all = 1;
+    for (int ki = 0; ki < nK; ki++) mb_all &= sum[(fcost * np + DRIFT_POLICY_VENDOR_LIKE) * nK + ki].cost_mb;
+    fprintf(fp, "- The cure's cost, modelled (not measured; a bytes-and-FLOPs roofline of an %s, cost_model.h, with an assumed per-multiprocessor bandwidth): at M = 1 the vendor-like kernel is %s; the batch-invariant kernel takes %.2fx to %.2fx its time over K = %ld..%ld (%s), because its few tiles occupy few multiprocessors, which can neither pull the bytes nor do the padded tile work as fast as a split over the whole device; at M = %zu the ratio is %.2fx to %.2fx. The CUDA backend will measure the real ratio.\n",
+            dev.name, mb_all ? "memory-bound at every K (reading B dominates)" : "compute-bound at some K", r1[0], r1[1], Ks.v[0], Ks.v[nK - 1],
+            drift_format_name(cli.formats[fcost]), Mmax, rM[0], rM[1]);
     drift_out_commit(&out);
     for (int t = 0; t < nf * nK; t++) drift_row0_free(&cache[t]);
     free(cache), free(rows), free(sum), free(A0), free(B), free(ex);

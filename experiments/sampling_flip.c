@@ -37,8 +37,13 @@
  * logits are stored in bf16) the softmax gives each half of the mass and the uniform decides,
  * while T = 0 always takes the lower id; a planted exact tie shows it with the exact logits too.
  *
+ * The engines' samplers (lib/llm/sampler.h): inverse-cdf, exp-race (PyTorch multinomial for one
+ * sample, vLLM), gumbel and FlashInfer-style rejection (top-k 50) at T = 0.3 .. 1.5, on randomness
+ * keyed by (seed, hidden state, draw) so that the same draw meets every numerics. Intervals are
+ * clustered by hidden state (the rows, not the steps, are the independent units).
+ *
  * Outputs: data/sampling_flip.csv (change rates), data/sampling_flip_tiny.csv (T = 1e-8 against
- * T = 0), data/sampling_flip.md (report fragment). */
+ * T = 0), data/sampling_flip_samplers.csv (the engines' samplers), data/sampling_flip.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +57,7 @@
 #include "lmhead.h"
 #include "dispatch.h"
 #include "philox.h"
+#include "sampler.h"
 #include "stats.h"
 #include "output.h"
 
@@ -71,6 +77,33 @@ static const double TEMPS[] = {0, 1e-8, 1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3, 0.6, 1
 #define NT ((int)(sizeof TEMPS / sizeof TEMPS[0]))
 enum { S_FULL, S_TOPK, S_TOPP, NS };
 static const char *const SNAME[NS] = {"full", "top-k", "top-p"};
+
+/* The engines' samplers (lib/llm/sampler.h), all driven by the same keyed randomness: the step
+ * (hidden state r, draw j) has its own exponentials and uniforms, shared by every numerics. */
+static const char *const SAMPLERS[] = {"inverse-cdf", "exp-race", "gumbel", "rejection:k=50"};
+#define NK2 ((int)(sizeof SAMPLERS / sizeof SAMPLERS[0]))
+static const double TEMPS2[] = {0.3, 0.6, 1.0, 1.5};
+#define NT2 ((int)(sizeof TEMPS2 / sizeof TEMPS2[0]))
+
+/* Rate with a 95% interval clustered by hidden state: the steps of one hidden state share its
+ * logits, so the R row fractions x_r (equal draws per row) are the independent units:
+ * rate = mean x_r, interval = rate +- 1.96 sd(x_r) / sqrt(R), clipped to [0, 1]. */
+static void clustered(double *rate, double *lo, double *hi, const long *ch_row, long R, long draws)
+{
+    double m = 0, v = 0;
+    for (long r = 0; r < R; r++) m += (double)ch_row[r] / draws;
+    m /= R;
+    for (long r = 0; r < R; r++) {
+        double d = (double)ch_row[r] / draws - m;
+        v += d * d;
+    }
+    double se = R > 1 ? sqrt(v / (R - 1) / R) : NAN;
+    *rate = m;
+    *lo = fmax(0, m - DRIFT_Z95 * se);
+    *hi = fmin(1, m + DRIFT_Z95 * se);
+    if (v == 0) /* every row alike (all 0, say): Wilson over the R rows, the independent units */
+        drift_wilson(lo, hi, (long)llround(m * R), R, DRIFT_Z95);
+}
 
 typedef struct {
     char name[96];
@@ -163,8 +196,8 @@ int main(int argc, char **argv)
     const drift_cli_opt_t opts[] = {
         {"K", DRIFT_OPT_INT, &K, "N", "hidden size", 16, 65536, {"256", "1024", "4096"}},
         {"V", DRIFT_OPT_INT, &V, "N", "vocabulary", 64, 1000000, {"2048", "16384", "32000"}},
-        {"rows", DRIFT_OPT_INT, &rows, "N", "hidden states", 1, 100000, {"16", "64", "128"}},
-        {"draws", DRIFT_OPT_INT, &draws, "N", "uniforms per hidden state", 1, 100000, {"16", "64", "128"}},
+        {"rows", DRIFT_OPT_INT, &rows, "N", "hidden states", 1, 100000, {"16", "128", "256"}},
+        {"draws", DRIFT_OPT_INT, &draws, "N", "uniforms per hidden state", 1, 100000, {"16", "16", "64"}},
         {"ties", DRIFT_OPT_INT, &ties, "N", "planted exact-tie rows for the T = 1e-8 demonstration (default 8)", 1, 10000, {0}},
     };
     const drift_cli_spec_t spec = {
@@ -252,6 +285,12 @@ int main(int argc, char **argv)
     /* tok[f][c][t][s][step]: the sampled token */
     size_t nsteps = (size_t)rows * draws;
     size_t *tok = malloc((size_t)nF * MAXC * NT * NS * nsteps * sizeof *tok);
+    size_t *tok2 = malloc((size_t)nF * MAXC * NT2 * NK2 * nsteps * sizeof *tok2);
+    drift_sampling_t SM[NK2];
+    for (int k = 0; k < NK2; k++)
+        if (drift_sampling_parse(&SM[k], SAMPLERS[k])) drift_die("internal: sampler spec %s", SAMPLERS[k]);
+    if (!tok2) drift_die("out of memory");
+#define TOK2(f, c, t, k, i) tok2[((((size_t)(f) * MAXC + (c)) * NT2 + (t)) * NK2 + (k)) * nsteps + (i)]
     double *WT = malloc((size_t)K * V * sizeof *WT), *L = malloc((size_t)rows * V * sizeof *L);
     double *Hf = malloc((size_t)rows * K * sizeof *Hf);
     long top_ties[MAXF][MAXC];
@@ -324,6 +363,24 @@ int main(int argc, char **argv)
                             free(p);
                         }
                     }
+                {
+                    double *e = malloc((size_t)V * sizeof *e);
+                    if (!e) err = 1;
+                    for (long j = 0; e && j < draws; j++) {
+                        size_t i = (size_t)r * draws + j;
+                        drift_sampling_key_t key = {cli.seed, (uint32_t)r, (uint32_t)j};
+                        drift_sampling_exponentials(e, (size_t)V, &key);
+                        for (int t2 = 0; t2 < NT2; t2++)
+                            for (int k = 0; k < NK2; k++) {
+                                drift_sampling_t sm = SM[k];
+                                sm.temperature = TEMPS2[t2];
+                                size_t tk = 0;
+                                if (drift_sampling_draw(&tk, l, (size_t)V, &sm, e, &key)) err = 1;
+                                TOK2(fi, c, t2, k, i) = tk;
+                            }
+                    }
+                    free(e);
+                }
                 if (l[order[0]] == l[order[1]]) {
                     DRIFT_OMP("omp atomic")
                     top_ties[fi][c]++;
@@ -388,7 +445,7 @@ int main(int argc, char **argv)
     }
 
     /* -- write -- */
-    enum { T_RATES, T_TINY };
+    enum { T_RATES, T_TINY, T_SAMP };
     static const drift_col_t RATES[] = {
         DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("sampler"), DRIFT_C_NUM("temperature", "%g"),
         DRIFT_C_INT("steps"), DRIFT_C_INT("changed_vs_exact"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo", "%.6g"),
@@ -396,28 +453,58 @@ int main(int argc, char **argv)
     static const drift_col_t TINY[] = {DRIFT_C_TEXT("case"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"),
                                        DRIFT_C_INT("steps"), DRIFT_C_INT("rows_with_top_tie"),
                                        DRIFT_C_INT("t1e-8_not_argmax"), DRIFT_C_NUM("rate", "%.6g")};
-    static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, RATES, 11}, {"_tiny.csv", NULL, 0, TINY, 7}};
+    static const drift_col_t SAMP[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("sampler"),
+                                       DRIFT_C_NUM("temperature", "%g"), DRIFT_C_INT("rows"), DRIFT_C_INT("steps"),
+                                       DRIFT_C_INT("changed_vs_exact"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo", "%.6g"),
+                                       DRIFT_C_NUM("hi", "%.6g")};
+    static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, RATES, 11}, {"_tiny.csv", NULL, 0, TINY, 7},
+                                                {"_samplers.csv", NULL, 0, SAMP, 10}};
+    long *chrow = malloc((size_t)rows * sizeof *chrow);
+    if (!chrow) drift_die("out of memory");
     drift_out_t out;
-    drift_out_open(&out, &cli, TABLES, 2, 1);
+    drift_out_open(&out, &cli, TABLES, 3, 1);
     drift_out_meta(&out, T_RATES, "table", "fraction of sampling steps whose token differs from the one sampled from the exact logits (same uniform), and from the first kernel's");
     drift_out_meta(&out, T_RATES, "head", "K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu steps; weights N(0,1/K), hidden states with outlier channels", K, V, rows, draws, nsteps);
     drift_out_meta(&out, T_RATES, "sampler", "full softmax | top-k (k = %d) | top-p (p = %g); inverse CDF in token-id order over exp((l - lmax)/T) in double; T = 0: argmax (lowest id)", TOPK, TOPP);
-    drift_out_meta(&out, T_RATES, "interval", "Wilson 95%% (steps of one hidden state share its logits: the interval treats them as independent, so it is optimistic)");
+    drift_out_meta(&out, T_RATES, "interval", "95%%, clustered by hidden state (the %ld row fractions are the independent units: mean +- 1.96 sd / sqrt(rows); Wilson over the rows when every row is alike); steps of one hidden state share its logits", rows);
     for (int fi = 0; fi < nF; fi++)
         for (int c = 1; c < nC[fi]; c++)
             for (int s = 0; s < NS; s++)
                 for (int t = 0; t < NT; t++) {
                     long ch = 0, ch1 = 0;
+                    for (long r = 0; r < rows; r++) chrow[r] = 0;
                     for (size_t i = 0; i < nsteps; i++) {
-                        ch += TOK(fi, c, t, s, i) != TOK(fi, 0, t, s, i);
+                        long d = TOK(fi, c, t, s, i) != TOK(fi, 0, t, s, i);
+                        ch += d;
+                        chrow[i / (size_t)draws] += d;
                         ch1 += TOK(fi, c, t, s, i) != TOK(fi, 1, t, s, i);
                     }
-                    double lo, hi;
-                    drift_wilson(&lo, &hi, ch, (long)nsteps, DRIFT_Z95);
+                    double lo, hi, rt;
+                    clustered(&rt, &lo, &hi, chrow, rows, draws);
                     drift_row(&out, T_RATES, DRIFT_TXT(drift_format_name(cli.formats[fi])), DRIFT_TXT(C[fi][c].name),
                               DRIFT_TXT(SNAME[s]), DRIFT_NUM(TEMPS[t]), DRIFT_INT(nsteps), DRIFT_INT(ch),
                               DRIFT_NUM((double)ch / nsteps), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(ch1),
                               DRIFT_NUM((double)ch1 / nsteps));
+                }
+
+    drift_out_meta(&out, T_SAMP, "table", "the engines' samplers (lib/llm/sampler.h: inverse-cdf = token-id order, exp-race = PyTorch multinomial / vLLM, gumbel = Gumbel-max, rejection = FlashInfer top-k), each driven by keyed randomness shared by every numerics: fraction of steps whose token differs from the one sampled from the exact logits");
+    drift_out_meta(&out, T_SAMP, "interval", "95%%, clustered by hidden state (%ld rows of %ld draws)", rows, draws);
+    for (int fi = 0; fi < nF; fi++)
+        for (int c = 1; c < nC[fi]; c++)
+            for (int k = 0; k < NK2; k++)
+                for (int t = 0; t < NT2; t++) {
+                    long ch = 0;
+                    for (long r = 0; r < rows; r++) chrow[r] = 0;
+                    for (size_t i = 0; i < nsteps; i++) {
+                        long d = TOK2(fi, c, t, k, i) != TOK2(fi, 0, t, k, i);
+                        ch += d;
+                        chrow[i / (size_t)draws] += d;
+                    }
+                    double rt, lo, hi;
+                    clustered(&rt, &lo, &hi, chrow, rows, draws);
+                    drift_row(&out, T_SAMP, DRIFT_TXT(drift_format_name(cli.formats[fi])), DRIFT_TXT(C[fi][c].name),
+                              DRIFT_TXT(SAMPLERS[k]), DRIFT_NUM(TEMPS2[t]), DRIFT_INT(rows), DRIFT_INT(nsteps), DRIFT_INT(ch),
+                              DRIFT_NUM(rt), DRIFT_NUM(lo), DRIFT_NUM(hi));
                 }
 
     drift_out_meta(&out, T_TINY, "table", "temperature 1e-8 against temperature 0 (argmax): steps where the sampled token differs from the argmax");
@@ -501,11 +588,47 @@ int main(int argc, char **argv)
                 "64-token head), softmax at T = 1e-8 gives each tied token p = %.17g (tie 0: tokens %zu and %zu; the "
                 "correctly rounded value of the exact 1/(2 + sum of the others' e^(-gap/T))); greedy always returns the lower id, while T = 1e-8 returned the higher id in %ld of %ld draws (%.1f%%).\n",
             ties, drift_format_name(ft), TI[0].pa, TI[0].a, TI[0].b, nb, ties * draws, 100.0 * nb / (ties * draws));
-    fprintf(fp, "\n**Takeaway.** Fixing the seed does not fix the output: with the uniform held constant, the sampled token "
-                "changed in up to %.3g of the steps (%s) when only the LM head's numerics changed, and the change rate depends "
-                "on the temperature (table). \"Temperature 0\" must mean the argmax path: a tiny positive temperature still "
-                "samples, and splits ties by the random stream.\n",
-            worst_top, worst_name);
+    /* the engines' samplers: rate [clustered 95%] per temperature */
+    fprintf(fp, "\n**The engines' samplers** (lib/llm/sampler.h; each step's randomness keyed by (seed, hidden state, draw) "
+                "and shared by every numerics; fraction of steps whose token differs from the exact logits' [95%% interval "
+                "clustered by hidden state, %ld hidden states x %ld draws]). inverse-cdf walks the CDF in token-id order; "
+                "exp-race takes argmax p/E with E ~ Exp(1) per token (PyTorch's multinomial for one sample, vLLM); gumbel is "
+                "Gumbel-max on the logits (the same draw in exact arithmetic); rejection is FlashInfer's top-k (k = 50) "
+                "rejection sampler:\n\n| format | kernel | sampler |", rows, draws);
+    for (int t = 0; t < NT2; t++) fprintf(fp, " T = %g |", TEMPS2[t]);
+    fprintf(fp, "\n|---|---|---|");
+    for (int t = 0; t < NT2; t++) fprintf(fp, "---:|");
+    fprintf(fp, "\n");
+    double R2[MAXF][MAXC][NK2][NT2][3];
+    for (int fi = 0; fi < nF; fi++)
+        for (int c = 1; c < nC[fi]; c++)
+            for (int k = 0; k < NK2; k++) {
+                fprintf(fp, "| %s | %s | %s |", drift_format_name(cli.formats[fi]), C[fi][c].name, SAMPLERS[k]);
+                for (int t = 0; t < NT2; t++) {
+                    for (long r = 0; r < rows; r++) chrow[r] = 0;
+                    for (size_t i = 0; i < nsteps; i++) chrow[i / (size_t)draws] += TOK2(fi, c, t, k, i) != TOK2(fi, 0, t, k, i);
+                    double *x = R2[fi][c][k][t];
+                    clustered(&x[0], &x[1], &x[2], chrow, rows, draws);
+                    fprintf(fp, " %.3g [%.3g, %.3g] |", x[0], x[1], x[2]);
+                }
+                fprintf(fp, "\n");
+            }
+    /* the sampler contrast, at the configuration that changes most under the inverse CDF at T = 1 */
+    int cf = 0, cc = 1, t1b = 2;
+    for (int fi = 0; fi < nF; fi++)
+        for (int c = 1; c < nC[fi]; c++)
+            if (R2[fi][c][0][t1b][0] > R2[cf][cc][0][t1b][0]) cf = fi, cc = c;
+    const double *inv = R2[cf][cc][0][t1b], *race = R2[cf][cc][1][t1b];
+    fprintf(fp, "\n**Takeaway.** Fixing the seed does not fix the output: with the random stream held constant, the sampled "
+                "token changed in up to %.3g of the steps (%s, inverse CDF) when only the LM head's numerics changed, and "
+                "the rate depends on the temperature and on the sampler. With `%s` at T = 1 the inverse CDF in token-id "
+                "order changes %.3g [%.3g, %.3g] of the steps and the exponential race (PyTorch/vLLM) %.3g [%.3g, %.3g]%s: "
+                "the inverse CDF turns every shift of the cumulative sum across the uniform into a change, the race only an "
+                "overturned winner. \"Temperature 0\" must mean the argmax path: a tiny positive temperature still samples "
+                "and splits ties by the random stream - unless the engine has a greedy threshold (vLLM treats T < 1e-5 as "
+                "greedy; the lab's samplers take it as `greedy=vllm`).\n",
+            worst_top, worst_name, C[cf][cc].name, inv[0], inv[1], inv[2], race[0], race[1], race[2],
+            inv[1] > race[2] ? " (the intervals do not overlap)" : " (the intervals overlap: no ranking at this size)");
 
     drift_out_commit(&out);
 
@@ -532,6 +655,8 @@ int main(int argc, char **argv)
                cli.out_dir);
     }
     free(tok);
+    free(tok2);
+    free(chrow);
     free(WT);
     free(L);
     free(Hf);
