@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 while IFS=$'\t' read -r name title; do
     case $name in '#'* | '') continue ;; esac
     q=$("$bin/$name" --describe | cut -f2)
-    awk -v n="$name" -v q="$q" 'index($0, "| `" n "` | ") == 1 { print "| `" n "` | " q " |"; next } { print }' \
+    awk -v n="$name" -v q="$q" '!done && index($0, "| `" n "` | ") == 1 { print "| `" n "` | " q " |"; done = 1; next } { print }' \
         README.md > README.md.tmp && mv README.md.tmp README.md
     # In this experiment's section, the first paragraph is the one line "**Question.** q"
     # (replaced when present, inserted before the section's text otherwise).
