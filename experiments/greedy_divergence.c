@@ -259,6 +259,9 @@ int main(int argc, char **argv)
     drift_out_meta(&out, T_DIV, "table", "one row per diverged request: the first differing step, the two tokens, the exact logit gap l(alone) - l(batched) there and the exact top-1/top-2 gap");
     drift_out_meta(&out, T_HIST, "table", "first-divergence index histogram per configuration, bins of %ld steps (requests that never diverged are not counted)", bin);
 
+    drift_md_intro(&out, "%d identical greedy requests (prompt %s, %d tokens) on %s, each decoded inside its own random continuous batch of 1..%ld sequences; kernels chosen for a device scaled to the tiny model (%ld SMs, split-K from %ld k on); divergence is against the same request decoded alone, the gap is the exact (fp64, correctly rounded dot products) logit gap between the two tokens at the step where they part.",
+                   R, prompt_ids, T, ckpt, Bmax, sms, min_slice);
+    fprintf(out.md, "**Distinct completions per configuration:**\n\n");
     long first_bins = (T + bin - 1) / bin;
     long *hist = calloc((size_t)first_bins, sizeof(long));
     int *fd = malloc((size_t)R * sizeof(int));
@@ -378,9 +381,6 @@ int main(int argc, char **argv)
     }
     drift_progress(&cli, (size_t)NCONF, (size_t)NCONF);
 
-    drift_md_intro(&out, "%d identical greedy requests (prompt %s, %d tokens) on %s, each decoded inside its own random continuous batch of 1..%ld sequences; kernels chosen for a device scaled to the tiny model (%ld SMs, split-K from %ld k on); divergence is against the same request decoded alone, the gap is the exact (fp64, correctly rounded dot products) logit gap between the two tokens at the step where they part.",
-                   R, prompt_ids, T, ckpt, Bmax, sms, min_slice);
-    fprintf(out.md, "**Distinct completions per configuration:**\n\n");
     drift_md_end(&out, T_MD);
     /* takeaway from the data */
     int vmax = -1, vmax_c = -1, inv_ok = 1, inv_any = 0, cnt_c = -1;

@@ -29,6 +29,7 @@ do for [term = 1:2] {
     set xtics rotate by -30 left font ',9' nomirror
     set ylabel 'distinct completions'
     set yrange [0:dmax + 1]
+    set ytics 1
     set xrange [-0.6:*]
     set key off
     set grid noxtics ytics
@@ -46,6 +47,11 @@ do for [term = 1:2] {
 if (ndiv > 0) {
     stats hist using 'bin_hi' nooutput
     T_hi = STATS_max + 1
+    stats hist using 'requests' nooutput
+    h_hi = STATS_max
+    stats div using (abs(column('exact_gap'))) nooutput
+    g_lo = STATS_min / 3.0
+    g_hi = STATS_max * 3.0
     do for [term = 1:2] {
         eval out(term, 'greedy_divergence_hist', 1100, 520)
         set title 'Where identical requests parted: first differing token (diverged requests only)'
@@ -54,9 +60,9 @@ if (ndiv > 0) {
         set xlabel 'first differing token index (bin start)'
         set ylabel 'requests'
         set key top left box opaque
-        set xrange [*:*]
-        set yrange [0:*]
-        set boxwidth 1
+        set xrange [0:T_hi]
+        set yrange [0:h_hi * 1.25]
+        set ytics (h_hi < 10 ? 1 : h_hi / 5)
         plot for [c in confs] hist using (strcol('config') eq c ? column('bin_lo') : NaN):'requests' \
              with impulses lw 12 title c
         unset title
@@ -67,9 +73,10 @@ if (ndiv > 0) {
         set xlabel 'first differing token index'
         set ylabel '|exact logit gap| (log scale)'
         set logscale y
-        set format y '10^{%L}'
+        set format y '%.2g'
         set xrange [0:T_hi]
-        set yrange [*:*]
+        set yrange [g_lo:g_hi]
+        set ytics auto
         set key top left box opaque
         plot for [c in confs] div using (strcol('config') eq c ? column('first_div') : NaN):(abs(column('exact_gap'))) \
              with points pt 7 ps 1.2 title c
