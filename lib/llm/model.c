@@ -624,23 +624,24 @@ static double ar_tree(drift_format_t acc, const double *part, size_t stride, siz
     return ar_add(acc, ar_tree(acc, part, stride, idx, lo, h), ar_tree(acc, part, stride, idx, lo + h, n - h));
 }
 
-/* Combine P partials (each M*N in acc) into Y, rounded to out. */
-static void allreduce(drift_model_t *m, double *Y, const double *part, size_t MN, size_t MNv, drift_format_t acc,
-                      drift_format_t out)
+/* Combine P partials (each MN in acc) into Y, rounded to out (model.h). */
+int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P, drift_allreduce_t how,
+                    drift_format_t acc, drift_format_t out)
 {
-    int P = m->P;
+    if (!Y || !part || P < 1 || MNv < MN || (unsigned)how >= DRIFT_NALLREDUCE) return DRIFT_EINVAL;
     size_t chunk = (MNv + (size_t)P - 1) / (size_t)P; /* the ring cuts the whole batch's buffer */
     for (size_t e = 0; e < MN; e++) {
         double s;
-        if (m->nx.allreduce == DRIFT_ALLREDUCE_TREE) {
+        if (how == DRIFT_ALLREDUCE_TREE) {
             s = ar_tree(acc, part, MN, e, 0, P);
         } else {
-            int start = m->nx.allreduce == DRIFT_ALLREDUCE_RING ? (int)((e / chunk + 1) % (size_t)P) : 0;
+            int start = how == DRIFT_ALLREDUCE_RING ? (int)((e / chunk + 1) % (size_t)P) : 0;
             s = part[(size_t)start * MN + e];
             for (int t = 1; t < P; t++) s = ar_add(acc, s, part[(size_t)((start + t) % P) * MN + e]);
         }
         Y[e] = out == acc ? s : drift_rne(s, out);
     }
+    return 0;
 }
 
 /* Y (M x Ntot) = X (M x Ktot) W^T for a weight split over the P ranks. */
@@ -670,7 +671,7 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
         for (size_t i = 0; i < M; i++) memcpy(xs + i * w[k].K, X + i * Ktot + w[k].off, w[k].K * sizeof(double));
         rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, M, Ntot, w[k].K, r->acc);
     }
-    if (!rc) allreduce(m, Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, r->acc, r->out);
+    if (!rc) rc = drift_allreduce(Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc, r->out);
     return rc;
 }
 

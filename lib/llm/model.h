@@ -90,6 +90,14 @@ typedef enum { DRIFT_ALLREDUCE_RING = 0, DRIFT_ALLREDUCE_TREE, DRIFT_ALLREDUCE_R
 const char *drift_allreduce_name(drift_allreduce_t a);
 int drift_allreduce_parse(drift_allreduce_t *a, const char *name);
 
+/* Y[e] = the all-reduce of the P partials part[r * MN + e] (each a value of acc), every
+ * addition in acc (RNE), the result rounded to out: rank ((p0 + p1) + p2 ...), tree (pairwise
+ * over ranks), or ring (the buffer of MNv >= MN elements cut into P chunks of ceil(MNv/P);
+ * chunk c reduced from rank c+1: ((p[c+1] + p[c+2]) + ...) + p[c], ranks mod P). 0 or
+ * DRIFT_EINVAL. */
+int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P, drift_allreduce_t how,
+                    drift_format_t acc, drift_format_t out);
+
 #define DRIFT_TP_MAX 64
 
 typedef struct {
