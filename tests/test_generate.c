@@ -31,7 +31,9 @@ static bad_t BAD[] = {
     {"--checkpoint " DRIFT_SOURCE_DIR "/models/README.md", "README.md: header:"},
     {"--frobnicate 1", "unknown option '--frobnicate'"},
     {"--temperature -1", "--temperature: expected a number"},
-    {"--attention flash:64,64", "--attention: only 'standard'"},
+    {"--attention flash:64", "--attention: attention kernel"},
+    {"--attention splitkv:auto,0", "--attention: attention kernel"},
+    {"--kv int4", "--kv:"},
     {"--compare --tokens 5", "--tokens: applies to both runs"},
     {"--tokens", "--tokens: needs a value"},
 };

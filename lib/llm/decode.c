@@ -83,6 +83,36 @@ static void new_companion(slot_t *s, drift_stream_t *st, const drift_batching_t 
     s->left = 1 + (int)drift_stream_below(st, (uint32_t)maxg);
 }
 
+int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t *bt, int vocab, int seq_len)
+{
+    int B = bt ? bt->batch : 1;
+    if (!rows || nsteps < 0 || nprompt < 1 || B < 1 || vocab < 1 || seq_len < 2) return DRIFT_EINVAL;
+    slot_t *sl = calloc((size_t)B, sizeof *sl);
+    int *feedbuf = malloc((size_t)B * (size_t)seq_len * sizeof(int));
+    if (!sl || !feedbuf) {
+        free(sl), free(feedbuf);
+        return DRIFT_ENOMEM;
+    }
+    drift_stream_t cst;
+    drift_stream_init(&cst, bt ? bt->seed : 0, drift_fnv1a32("model.companions"), 0, 0);
+    for (int b = 0; b < B; b++) sl[b].feed = feedbuf + (size_t)b * (size_t)seq_len;
+    for (int b = 1; b < B; b++) new_companion(&sl[b], &cst, bt, vocab, seq_len);
+    int n0 = nprompt;
+    for (int step = 0; step < nsteps; step++) {
+        int M = n0;
+        for (int b = 1; b < B; b++) M += sl[b].nfeed;
+        rows[step] = M;
+        n0 = 1;
+        for (int b = 1; b < B; b++) {
+            sl[b].pos += sl[b].nfeed;
+            sl[b].nfeed = 1;
+            if (--sl[b].left <= 0 || sl[b].pos + 1 >= seq_len) new_companion(&sl[b], &cst, bt, vocab, seq_len);
+        }
+    }
+    free(sl), free(feedbuf);
+    return 0;
+}
+
 int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int nprompt, int ntokens, int stop_at_bos,
                    const drift_sampler_t *smp, const drift_batching_t *bt, int keep_logits)
 {

@@ -103,8 +103,8 @@ drift_numerics_t drift_numerics_fp32(void)
     nx.sms = 132;
     nx.min_slice = DRIFT_POLICY_MIN_SLICE;
     drift_order_parse(&nx.norm_order, "seq");
-    nx.score_order = nx.softmax_order = nx.pv_order = nx.norm_order;
-    nx.kv = DRIFT_FP32;
+    drift_attn_kernel_parse(&nx.attn, "standard", NULL, 0);
+    nx.kv = (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP32};
     nx.tp = 1;
     nx.allreduce = DRIFT_ALLREDUCE_RING;
     return nx;
@@ -116,7 +116,8 @@ drift_numerics_t drift_numerics_exact(void)
     nx.exact = 1;
     drift_mm_recipe_t r = {DRIFT_FP64, DRIFT_FP64, DRIFT_FP64, 0, DRIFT_TC_V100};
     drift_numerics_set_mm(&nx, &r);
-    nx.act = nx.kv = DRIFT_FP64;
+    nx.act = DRIFT_FP64;
+    nx.kv = (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP64};
     return nx;
 }
 
@@ -148,17 +149,20 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
     if (!elementwise_format(nx->act))
         return fail(err, errsize, DRIFT_EINVAL, "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
                     drift_format_name(nx->act));
-    if (!elementwise_format(nx->kv) && nx->kv != DRIFT_FP8E4M3 && nx->kv != DRIFT_FP8E5M2)
-        return fail(err, errsize, DRIFT_EINVAL, "kv: use fp32, tf32, bf16, fp16, fp8e4m3 or fp8e5m2, not %s",
-                    drift_format_name(nx->kv));
+    char kvs[32];
+    if (drift_kv_format_print(kvs, sizeof kvs, &nx->kv) < 0)
+        return fail(err, errsize, DRIFT_EINVAL, "kv: expected a float format, int8:token or int8:head");
+    char ks[DRIFT_ATTN_SPEC_MAX];
+    if (drift_attn_kernel_print(ks, sizeof ks, &nx->attn) < 0)
+        return fail(err, errsize, DRIFT_EINVAL, "attention: invalid kernel (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc], splitkv:auto[,Bc])");
+    if (nx->attn_auto_splits && nx->attn.kind != DRIFT_ATTN_SPLITKV_N)
+        return fail(err, errsize, DRIFT_EINVAL, "attention: an automatic split count needs splitkv:auto");
     if ((unsigned)nx->weights >= DRIFT_NFORMATS) return fail(err, errsize, DRIFT_EINVAL, "weights: unknown format");
     if ((unsigned)nx->policy >= DRIFT_NPOLICIES) return fail(err, errsize, DRIFT_EINVAL, "policy: unknown");
     if (nx->sms < 1) return fail(err, errsize, DRIFT_EINVAL, "sms: must be >= 1, found %d", nx->sms);
     if (nx->min_slice < 1) return fail(err, errsize, DRIFT_EINVAL, "min-slice: must be >= 1, found %d", nx->min_slice);
-    const drift_order_t *ords[] = {&nx->norm_order, &nx->score_order, &nx->softmax_order, &nx->pv_order};
-    for (int i = 0; i < 4; i++)
-        if (ords[i]->kind == DRIFT_ORDER_TC)
-            return fail(err, errsize, DRIFT_EINVAL, "norm/attention orders: tc:ARCH applies to matmul recipes only");
+    if (nx->norm_order.kind == DRIFT_ORDER_TC)
+        return fail(err, errsize, DRIFT_EINVAL, "norm order: tc:ARCH applies to matmul recipes only");
     if (nx->tp < 1 || nx->tp > DRIFT_TP_MAX)
         return fail(err, errsize, DRIFT_EINVAL, "tp: must be 1 .. %d, found %d", DRIFT_TP_MAX, nx->tp);
     if (c->n_kv_heads % nx->tp)
@@ -177,17 +181,69 @@ int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
         drift_mm_recipe_print(r, sizeof r, &nx->mm[i]);
         at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s=%s ", OP_NAMES[i], r);
     }
-    char no[DRIFT_ORDER_SPEC_MAX], so[DRIFT_ORDER_SPEC_MAX], xo[DRIFT_ORDER_SPEC_MAX], po[DRIFT_ORDER_SPEC_MAX];
+    char no[DRIFT_ORDER_SPEC_MAX], ak[DRIFT_ATTN_SPEC_MAX] = "?", kv[32] = "?";
     drift_order_print(no, sizeof no, &nx->norm_order);
-    drift_order_print(so, sizeof so, &nx->score_order);
-    drift_order_print(xo, sizeof xo, &nx->softmax_order);
-    drift_order_print(po, sizeof po, &nx->pv_order);
+    drift_numerics_attention_print(ak, sizeof ak, nx);
+    drift_kv_format_print(kv, sizeof kv, &nx->kv);
     at += (size_t)snprintf(buf + at, at < size ? size - at : 0,
-                           "weights=%s act=%s norm=%s attn=%s,%s,%s kv=%s policy=%s sms=%d min-slice=%d tp=%d %s",
-                           drift_format_name(nx->weights), drift_format_name(nx->act), no, so, xo, po,
-                           drift_format_name(nx->kv), drift_policy_name(nx->policy), nx->sms, nx->min_slice, nx->tp,
+                           "weights=%s act=%s norm=%s attention=%s kv=%s policy=%s sms=%d min-slice=%d tp=%d %s",
+                           drift_format_name(nx->weights), drift_format_name(nx->act), no, ak, kv,
+                           drift_policy_name(nx->policy), nx->sms, nx->min_slice, nx->tp,
                            drift_allreduce_name(nx->allreduce));
     return at < size ? (int)at : DRIFT_EINVAL;
+}
+
+int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsize)
+{
+    if (!nx || !spec) return fail(err, errsize, DRIFT_EINVAL, "attention: no kernel");
+    if (!strncmp(spec, "splitkv:auto", 12) && (spec[12] == 0 || spec[12] == ',')) {
+        /* parse as splitkv:1[,Bc]: the count is replaced at every step */
+        char buf[DRIFT_ATTN_SPEC_MAX];
+        if (snprintf(buf, sizeof buf, "splitkv:1%s", spec + 12) >= (int)sizeof buf)
+            return fail(err, errsize, DRIFT_EINVAL, "attention kernel '%s': too long", spec);
+        drift_attn_kernel_t k;
+        if (drift_attn_kernel_parse(&k, buf, NULL, 0))
+            return fail(err, errsize, DRIFT_EINVAL, "attention kernel '%s': expected splitkv:auto[,Bc] with Bc 1..%ld", spec,
+                        DRIFT_ATTN_TILE_MAX);
+        nx->attn = k, nx->attn_auto_splits = 1;
+        return 0;
+    }
+    drift_attn_kernel_t k;
+    char why[160];
+    if (drift_attn_kernel_parse(&k, spec, why, sizeof why))
+        return fail(err, errsize, DRIFT_EINVAL, "%s (or splitkv:auto[,Bc])", why);
+    nx->attn = k, nx->attn_auto_splits = 0;
+    return 0;
+}
+
+int drift_numerics_attention_print(char *buf, size_t size, const drift_numerics_t *nx)
+{
+    if (!nx->attn_auto_splits) return drift_attn_kernel_print(buf, size, &nx->attn);
+    int n = nx->attn.bc == 64 ? snprintf(buf, size, "splitkv:auto") : snprintf(buf, size, "splitkv:auto,%ld", nx->attn.bc);
+    return n < 0 || (size_t)n >= size ? DRIFT_EINVAL : n;
+}
+
+/* flash_api.cpp, num_splits_heuristic: blocks = batch x heads x query blocks. */
+int drift_attn_auto_splits(long blocks, int sms, long key_tiles)
+{
+    if (blocks < 1 || sms < 1 || key_tiles < 1) return 1;
+    if ((double)blocks >= 0.8 * (double)sms) return 1;
+    long maxs = 128;
+    if (sms < maxs) maxs = sms;
+    if (key_tiles < maxs) maxs = key_tiles;
+    double eff[129], best = 0;
+#define ELIGIBLE(s) ((s) == 1 || (key_tiles + (s) - 1) / (s) != (key_tiles + (s) - 2) / ((s) - 1))
+    for (long s = 1; s <= maxs; s++) {
+        eff[s] = 0;
+        if (!ELIGIBLE(s)) continue;
+        double waves = (double)(blocks * s) / (double)sms;
+        eff[s] = waves / ceil(waves);
+        if (eff[s] > best) best = eff[s];
+    }
+    for (long s = 1; s <= maxs; s++)
+        if (ELIGIBLE(s) && eff[s] >= 0.85 * best) return (int)s;
+#undef ELIGIBLE
+    return 1;
 }
 
 /* policy.h's rules with the minimum slice as a parameter. */
@@ -248,7 +304,11 @@ struct drift_model {
     mat_t *w;     /* [(layer * NW + which) * P + rank] */
     mat_t *cls;   /* [rank] */
     double *emb, *rms_att, *rms_ffn, *rms_final; /* weights-format values */
-    double *kc, *vt;                             /* caches: [slot][layer][kvh][t][head], [..][head][t] */
+    drift_kv_cache_t *kv;                        /* [slot * layers + layer] */
+    drift_attn_opts_t ao_opts;                   /* the attention call (kernel set per step) */
+    size_t vrows;                                /* drift_model_set_shape (0: the step's own) */
+    size_t mk;                                   /* rows the current GEMM's kernel is chosen for */
+    int vnseq;
     size_t mcap;  /* rows the scratch holds */
     double *x, *xb, *q, *k, *v, *ao, *y, *h1, *h3, *part, *xs, *tmpa, *tmpc, *xf;
     int *row_pos, *row_slot, *row_tok;
@@ -356,13 +416,28 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     m->rms_att = malloc(L * d * sizeof(double));
     m->rms_ffn = malloc(L * d * sizeof(double));
     m->rms_final = malloc(d * sizeof(double));
-    size_t cache = (size_t)nslots * L * m->kv_dim * m->cap;
-    m->kc = calloc(cache, sizeof(double));
-    m->vt = calloc(cache, sizeof(double));
+    m->kv = calloc((size_t)nslots * L, sizeof *m->kv);
     m->att = malloc(2 * (m->cap + 1) * sizeof(double));
-    if (!m->w || !m->cls || !m->emb || !m->rms_att || !m->rms_ffn || !m->rms_final || !m->kc || !m->vt || !m->att) {
+    if (!m->w || !m->cls || !m->emb || !m->rms_att || !m->rms_ffn || !m->rms_final || !m->kv || !m->att) {
         drift_model_free(m);
         return fail(err, errsize, DRIFT_ENOMEM, "out of memory for the model (%d KV slots)", nslots);
+    }
+    drift_kv_format_t kvf = nx->exact ? (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP64} : nx->kv;
+    for (size_t i = 0; i < (size_t)nslots * L; i++) {
+        if ((rc = drift_kv_init(&m->kv[i], c->n_kv_heads, (int)m->head, m->cap, &kvf, err, errsize))) {
+            drift_model_free(m);
+            return rc;
+        }
+    }
+    /* attention: q, K, V, P in the QKV recipe's output format, fp32 accumulation, out in act */
+    drift_format_t ain = nx->exact ? DRIFT_FP64 : nx->mm[DRIFT_OP_QKV].out;
+    m->ao_opts = drift_attn_opts(c->n_heads, c->n_kv_heads, (int)m->head, ain);
+    m->ao_opts.kernel = nx->attn;
+    m->ao_opts.qk.out = DRIFT_FP32;
+    m->ao_opts.pv.out = nx->exact ? DRIFT_FP64 : nx->act;
+    if ((rc = drift_attn_validate(&m->ao_opts, err, errsize))) {
+        drift_model_free(m);
+        return rc;
     }
     drift_format_t wf = nx->exact ? DRIFT_FP64 : nx->weights;
     for (size_t i = 0; i < V * d; i++) m->emb[i] = drift_rne(ck->token_embedding[i], wf);
@@ -408,7 +483,9 @@ void drift_model_free(drift_model_t *m)
     if (m->cls)
         for (int r = 0; r < m->P; r++) free(m->cls[r].B), free(m->cls[r].Bf);
     free(m->w), free(m->cls), free(m->emb), free(m->rms_att), free(m->rms_ffn), free(m->rms_final);
-    free(m->kc), free(m->vt), free(m->att);
+    if (m->kv)
+        for (size_t i = 0; i < (size_t)m->nslots * (size_t)m->c.n_layers; i++) drift_kv_free(&m->kv[i]);
+    free(m->kv), free(m->att);
     free(m->x), free(m->xb), free(m->q), free(m->k), free(m->v), free(m->ao), free(m->y), free(m->h1), free(m->h3);
     free(m->part), free(m->xs), free(m->tmpa), free(m->tmpc), free(m->xf);
     free(m->row_pos), free(m->row_slot), free(m->row_tok);
@@ -423,6 +500,11 @@ const drift_llm_config_t *drift_model_config(const drift_model_t *m)
 void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx)
 {
     m->trace = fn, m->trace_ctx = ctx;
+}
+
+void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq)
+{
+    m->vrows = rows, m->vnseq = nseq > 0 ? nseq : 0;
 }
 
 /* ---- GEMMs ------------------------------------------------------------------------------------ */
@@ -481,7 +563,7 @@ static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, 
 {
     const drift_mm_recipe_t *r = &m->nx.mm[op];
     drift_gemm_kernel_t kern;
-    int rc = drift_model_choose_kernel(&kern, m->nx.policy, M, N, K, m->nx.sms, m->nx.min_slice);
+    int rc = drift_model_choose_kernel(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
     if (rc) return rc;
     if (!r->tc && Bf && r->acc == DRIFT_FP32 && r->in != DRIFT_FP64 && kern.family == DRIFT_GEMM_TILED) {
         /* a tiled kernel is seq over k (gemm.h): the same chain in fp32 registers */
@@ -542,23 +624,24 @@ static double ar_tree(drift_format_t acc, const double *part, size_t stride, siz
     return ar_add(acc, ar_tree(acc, part, stride, idx, lo, h), ar_tree(acc, part, stride, idx, lo + h, n - h));
 }
 
-/* Combine P partials (each M*N in acc) into Y, rounded to out. */
-static void allreduce(drift_model_t *m, double *Y, const double *part, size_t MN, drift_format_t acc,
-                      drift_format_t out)
+/* Combine P partials (each MN in acc) into Y, rounded to out (model.h). */
+int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P, drift_allreduce_t how,
+                    drift_format_t acc, drift_format_t out)
 {
-    int P = m->P;
-    size_t chunk = (MN + (size_t)P - 1) / (size_t)P;
+    if (!Y || !part || P < 1 || MNv < MN || (unsigned)how >= DRIFT_NALLREDUCE) return DRIFT_EINVAL;
+    size_t chunk = (MNv + (size_t)P - 1) / (size_t)P; /* the ring cuts the whole batch's buffer */
     for (size_t e = 0; e < MN; e++) {
         double s;
-        if (m->nx.allreduce == DRIFT_ALLREDUCE_TREE) {
+        if (how == DRIFT_ALLREDUCE_TREE) {
             s = ar_tree(acc, part, MN, e, 0, P);
         } else {
-            int start = m->nx.allreduce == DRIFT_ALLREDUCE_RING ? (int)((e / chunk + 1) % (size_t)P) : 0;
+            int start = how == DRIFT_ALLREDUCE_RING ? (int)((e / chunk + 1) % (size_t)P) : 0;
             s = part[(size_t)start * MN + e];
             for (int t = 1; t < P; t++) s = ar_add(acc, s, part[(size_t)((start + t) % P) * MN + e]);
         }
         Y[e] = out == acc ? s : drift_rne(s, out);
     }
+    return 0;
 }
 
 /* Y (M x Ntot) = X (M x Ktot) W^T for a weight split over the P ranks. */
@@ -588,7 +671,7 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
         for (size_t i = 0; i < M; i++) memcpy(xs + i * w[k].K, X + i * Ktot + w[k].off, w[k].K * sizeof(double));
         rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, M, Ntot, w[k].K, r->acc);
     }
-    if (!rc) allreduce(m, Y, m->part, M * Ntot, r->acc, r->out);
+    if (!rc) rc = drift_allreduce(Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc, r->out);
     return rc;
 }
 
@@ -639,69 +722,37 @@ static void rope(drift_model_t *m, double *v, size_t n, int pos)
     }
 }
 
-/* drift_dot / drift_sum in order seq with an fp32 accumulator (fma), for fp32-valued inputs
- * (every KV format but fp64 is one, and the softmax weights are fp32): round(a0 b0), then
- * fmaf chains, each step one correctly rounded fp32 operation, so bit-identical to the
- * library's seq order; b NULL sums a. Attention calls it O(T) times per head. */
-static double seq_dot_f32(const double *a, const double *b, size_t n, int fma_on)
-{
-    if (!n) return 0.0;
-    float acc = b ? (float)(a[0] * b[0]) : (float)a[0];
-    for (size_t i = 1; i < n; i++) {
-        if (!b) acc = acc + (float)a[i];
-        else if (fma_on) acc = fmaf((float)a[i], (float)b[i], acc);
-        else acc = acc + (float)a[i] * (float)b[i];
-    }
-    return acc;
-}
-
 /* ---- attention ----------------------------------------------------------------------------------
- * The one attention call. out[hs] = sum_t softmax_t(q . k_t / sqrt(hs)) v_t over T cached
- * positions; kc: T rows of hs values (row stride hs), vt: hs rows of T values (row stride
- * cap), both already in the KV format. To use lib/ops/attention instead, replace this body
- * (and the numerics' score/softmax/pv orders by its attention variant); the callers pass
- * one query row and one KV head's cache. */
-static int attend_head(drift_model_t *m, double *out, const double *q, const double *kc, const double *vt, size_t T,
-                       size_t hs, size_t cap)
+ * Non-exact runs call lib/ops/attention (drift_attention over the slot's drift_kv_cache_t).
+ * The exact reference attends here: out[hs] = sum_t softmax_t(q . k_t / sqrt(hs)) v_t over T
+ * cached positions, every dot product and the softmax sum correctly rounded to fp64. */
+static int attend_exact(drift_model_t *m, double *out, const double *q, const drift_kv_cache_t *kv, size_t kh, size_t T,
+                        size_t hs)
 {
-    double *s = m->att, *qr = m->att + cap;
+    double *s = m->att, *col = m->att + m->cap;
+    size_t kvh = (size_t)kv->kv_heads;
     int rc;
-    if (m->nx.exact) {
-        double mx = -INFINITY, sum;
-        for (size_t t = 0; t < T; t++) {
-            if ((rc = drift_exact_dot(&s[t], q, kc + t * hs, hs, DRIFT_FP64, DRIFT_RNE))) return rc;
-            s[t] /= sqrt((double)hs);
-            if (s[t] > mx) mx = s[t];
-        }
-        for (size_t t = 0; t < T; t++) s[t] = exp(s[t] - mx);
-        if ((rc = drift_exact_sum(&sum, s, T, DRIFT_FP64, DRIFT_RNE))) return rc;
-        for (size_t t = 0; t < T; t++) s[t] /= sum;
-        for (size_t i = 0; i < hs; i++)
-            if ((rc = drift_exact_dot(&out[i], s, vt + i * cap, T, DRIFT_FP64, DRIFT_RNE))) return rc;
-        return 0;
-    }
-    drift_acc_t acc = {DRIFT_FP32, DRIFT_RNE, 1};
-    for (size_t i = 0; i < hs; i++) qr[i] = drift_rne(q[i], m->nx.kv);
-    float mx = -INFINITY, scale = sqrtf((float)hs);
+    double mx = -INFINITY, sum;
     for (size_t t = 0; t < T; t++) {
-        if (m->nx.score_order.kind == DRIFT_ORDER_SEQ) s[t] = seq_dot_f32(qr, kc + t * hs, hs, 1);
-        else if ((rc = drift_dot(&s[t], qr, kc + t * hs, hs, NULL, &m->nx.score_order, &acc))) return rc;
-        float v = (float)s[t] / scale;
-        s[t] = v;
-        if (v > mx) mx = v;
+        if ((rc = drift_exact_dot(&s[t], q, kv->k + (t * kvh + kh) * hs, hs, DRIFT_FP64, DRIFT_RNE))) return rc;
+        s[t] /= sqrt((double)hs);
+        if (s[t] > mx) mx = s[t];
     }
-    for (size_t t = 0; t < T; t++) s[t] = expf((float)s[t] - mx);
-    double sum;
-    if (m->nx.softmax_order.kind == DRIFT_ORDER_SEQ) sum = seq_dot_f32(s, NULL, T, 1);
-    else if ((rc = drift_sum(&sum, s, T, &m->nx.softmax_order, &acc))) return rc;
-    for (size_t t = 0; t < T; t++) s[t] = (float)s[t] / (float)sum;
+    for (size_t t = 0; t < T; t++) s[t] = exp(s[t] - mx);
+    if ((rc = drift_exact_sum(&sum, s, T, DRIFT_FP64, DRIFT_RNE))) return rc;
+    for (size_t t = 0; t < T; t++) s[t] /= sum;
     for (size_t i = 0; i < hs; i++) {
-        double o;
-        if (m->nx.pv_order.kind == DRIFT_ORDER_SEQ) o = seq_dot_f32(s, vt + i * cap, T, 1);
-        else if ((rc = drift_dot(&o, s, vt + i * cap, T, NULL, &m->nx.pv_order, &acc))) return rc;
-        out[i] = act(m, o);
+        for (size_t t = 0; t < T; t++) col[t] = kv->v[(t * kvh + kh) * hs + i];
+        if ((rc = drift_exact_dot(&out[i], s, col, T, DRIFT_FP64, DRIFT_RNE))) return rc;
     }
     return 0;
+}
+
+/* The split count splitkv:auto launches for a batch of nseq sequences over L keys. */
+static long auto_splits(const drift_model_t *m, int nseq, size_t L)
+{
+    long heads = m->c.n_heads / m->P, tiles = (long)((L + (size_t)m->nx.attn.bc - 1) / (size_t)m->nx.attn.bc);
+    return drift_attn_auto_splits((long)nseq * heads, m->nx.sms, tiles);
 }
 
 /* ---- the step ------------------------------------------------------------------------------------ */
@@ -724,6 +775,17 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
             if (q->tokens[t] < 0 || q->tokens[t] >= m->c.vocab_size) return DRIFT_EINVAL;
         M += (size_t)q->ntok;
     }
+    if ((m->vrows && m->vrows < M) || (m->vnseq && m->vnseq < nseq)) return DRIFT_EINVAL;
+    size_t Mv = m->vrows ? m->vrows : M;
+    int nseqv = m->vnseq ? m->vnseq : nseq;
+    /* a slot's cache holds positions 0 .. pos-1: cut back what a restarted sequence left */
+    for (int s = 0; s < nseq; s++)
+        for (size_t l = 0; l < (size_t)m->c.n_layers; l++) {
+            drift_kv_cache_t *kv = &m->kv[(size_t)seqs[s].slot * (size_t)m->c.n_layers + l];
+            if ((size_t)seqs[s].pos > kv->len) return DRIFT_EINVAL;
+            kv->len = (size_t)seqs[s].pos;
+            if (kv->len == 0) kv->scales_set = 0; /* int8:head calibrates again on the new prompt */
+        }
     int rc = grow_scratch(m, M > (size_t)nseq ? M : (size_t)nseq);
     if (rc) return rc;
     const drift_llm_config_t *c = &m->c;
@@ -740,6 +802,7 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
                 m->x[row * d + j] = m->nx.exact ? e : act(m, e);
             }
         }
+    m->mk = Mv;
     for (size_t l = 0; l < L && !rc; l++) {
         const mat_t *w = &m->w[l * NW * P];
         rc = rmsnorm(m, m->xb, m->x, m->rms_att + l * d, M);
@@ -751,22 +814,23 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
         for (size_t i = 0; i < M; i++) {
             rope(m, m->q + i * d, d, m->row_pos[i]);
             rope(m, m->k + i * kvd, kvd, m->row_pos[i]);
-            size_t base = ((size_t)m->row_slot[i] * L + l) * kvd * m->cap, t = (size_t)m->row_pos[i];
-            for (size_t kh = 0; kh < (size_t)c->n_kv_heads; kh++)
-                for (size_t e = 0; e < hs; e++) {
-                    double kv = m->k[i * kvd + kh * hs + e], vv = m->v[i * kvd + kh * hs + e];
-                    if (!m->nx.exact) kv = drift_rne(kv, m->nx.kv), vv = drift_rne(vv, m->nx.kv);
-                    m->kc[base + kh * hs * m->cap + t * hs + e] = kv;
-                    m->vt[base + kh * hs * m->cap + e * m->cap + t] = vv;
-                }
         }
-        for (size_t i = 0; i < M && !rc; i++) {
-            size_t base = ((size_t)m->row_slot[i] * L + l) * kvd * m->cap;
-            for (size_t hh = 0; hh < (size_t)c->n_heads && !rc; hh++) {
-                size_t kh = hh / m->kv_mul;
-                rc = attend_head(m, m->ao + i * d + hh * hs, m->q + i * d + hh * hs, m->kc + base + kh * hs * m->cap,
-                                 m->vt + base + kh * hs * m->cap, (size_t)m->row_pos[i] + 1, hs, m->cap);
+        char aerr[DRIFT_LLM_ERR_MAX];
+        row = 0;
+        for (int s = 0; s < nseq && !rc; row += (size_t)seqs[s].ntok, s++) {
+            const drift_seq_step_t *sq = &seqs[s];
+            drift_kv_cache_t *kv = &m->kv[(size_t)sq->slot * L + l];
+            size_t nt = (size_t)sq->ntok, p0 = (size_t)sq->pos;
+            if ((rc = drift_kv_append(kv, m->k + row * kvd, m->v + row * kvd, nt, aerr, sizeof aerr))) break;
+            if (m->nx.exact) {
+                for (size_t i = 0; i < nt && !rc; i++)
+                    for (size_t hh = 0; hh < (size_t)c->n_heads && !rc; hh++)
+                        rc = attend_exact(m, m->ao + (row + i) * d + hh * hs, m->q + (row + i) * d + hh * hs, kv,
+                                          hh / m->kv_mul, p0 + i + 1, hs);
+                continue;
             }
+            if (m->nx.attn_auto_splits) m->ao_opts.kernel.splits = auto_splits(m, nseqv, p0 + nt);
+            rc = drift_attention(m->ao + row * d, m->q + row * d, nt, p0, kv, NULL, &m->ao_opts, aerr, sizeof aerr);
         }
         if (!rc) rc = linear(m, DRIFT_OP_ATTN_OUT, m->y, m->ao, M, w + W_O * P, 1, d, d);
         if (rc) break;
@@ -801,7 +865,9 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
     }
     rc = rmsnorm(m, m->xf, m->q, m->rms_final, (size_t)nseq);
     trace(m, (int)L, DRIFT_BLOCK_FINAL_NORM, m->xf, (size_t)nseq);
+    m->mk = (size_t)nseqv;
     if (!rc) rc = linear(m, DRIFT_OP_LMHEAD, logits, m->xf, (size_t)nseq, m->cls, 0, V, d);
+    m->mk = 0;
     return rc;
 }
 
@@ -814,4 +880,33 @@ int drift_model_score(drift_model_t *m, double *logits, const int *tokens, int n
         if (rc) return rc;
     }
     return 0;
+}
+
+int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, long *plan, int cap)
+{
+    if (!m || !plan || rows < 1 || nseq < 1 || kv_len < 1) return DRIFT_EINVAL;
+    int n = 0;
+#define PUT(v) do { if (n >= cap) return DRIFT_EINVAL; plan[n++] = (long)(v); } while (0)
+    size_t P = (size_t)m->P;
+    for (int which = 0; which < NW; which++)
+        for (size_t r = 0; r < P; r++) {
+            const mat_t *w = &m->w[(size_t)which * P + r]; /* layer 0: every layer has these shapes */
+            drift_gemm_kernel_t k;
+            int rc = drift_model_choose_kernel(&k, m->nx.policy, rows, w->N ? w->N : 1, w->K ? w->K : 1, m->nx.sms,
+                                               m->nx.min_slice);
+            if (rc) return rc;
+            PUT(k.family == DRIFT_GEMM_SPLITK ? k.splits : 1);
+            if (W_ROWPAR[which] && P > 1 && m->nx.allreduce == DRIFT_ALLREDUCE_RING)
+                PUT((rows * (size_t)m->c.dim + P - 1) / P);
+        }
+    for (size_t r = 0; r < P; r++) {
+        drift_gemm_kernel_t k;
+        int rc = drift_model_choose_kernel(&k, m->nx.policy, (size_t)nseq, m->cls[r].N ? m->cls[r].N : 1, m->cls[r].K,
+                                           m->nx.sms, m->nx.min_slice);
+        if (rc) return rc;
+        PUT(k.family == DRIFT_GEMM_SPLITK ? k.splits : 1);
+    }
+    PUT(m->nx.attn_auto_splits ? auto_splits(m, nseq, (size_t)kv_len) : 0);
+#undef PUT
+    return n;
 }

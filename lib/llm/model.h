@@ -23,9 +23,14 @@
  *   - the residual stream, norms, RoPE, SiLU and softmax are computed in fp32 (as GPU
  *     kernels do) and stored in `act`; RMSNorm's sum of squares is a drift_dot in
  *     `norm_order` with an fp32 accumulator.
- *   - attention (attend_head in model.c, the one function to re-point at lib/ops/attention):
- *     q and the cache in `kv` format, scores q.k in `score_order` (fp32 accumulator), the
- *     softmax sum in `softmax_order`, the weighted sum of V in `pv_order`.
+ *   - attention is lib/ops/attention (attention.h): the kernel `attn` (standard, flash:Br,Bc,
+ *     splitkv:N[,Bc], splitkv:size=S[,Bc]) over a KV cache per (slot, layer) stored in `kv`
+ *     (a float format, int8:token or int8:head); q, K, V and P rounded to the QKV recipe's
+ *     output format, dot products seq with an fp32 accumulator (fma), softmax in fp32 with
+ *     expf, the output stored in `act`. `attn_auto_splits` = 1 turns splitkv:N into what
+ *     flash-decoding libraries launch: N chosen per step by FlashAttention-2's
+ *     num_splits_heuristic from the number of sequences in the batch x heads per rank, the
+ *     `sms` multiprocessors and the key tiles (so N, and the order, depend on the batch).
  *   - kernel policy (policy.h) with `sms` multiprocessors and the split-K minimum slice
  *     `min_slice`: DRIFT_POLICY_MIN_SLICE (256) reproduces drift_policy_choose exactly, but
  *     then no GEMM of stories260K (K <= 172) ever splits, so the vendor-like policy is batch
@@ -58,6 +63,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attention.h"
 #include "checkpoint.h"
 #include "format.h"
 #include "order.h"
@@ -84,6 +90,14 @@ typedef enum { DRIFT_ALLREDUCE_RING = 0, DRIFT_ALLREDUCE_TREE, DRIFT_ALLREDUCE_R
 const char *drift_allreduce_name(drift_allreduce_t a);
 int drift_allreduce_parse(drift_allreduce_t *a, const char *name);
 
+/* Y[e] = the all-reduce of the P partials part[r * MN + e] (each a value of acc), every
+ * addition in acc (RNE), the result rounded to out: rank ((p0 + p1) + p2 ...), tree (pairwise
+ * over ranks), or ring (the buffer of MNv >= MN elements cut into P chunks of ceil(MNv/P);
+ * chunk c reduced from rank c+1: ((p[c+1] + p[c+2]) + ...) + p[c], ranks mod P). 0 or
+ * DRIFT_EINVAL. */
+int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P, drift_allreduce_t how,
+                    drift_format_t acc, drift_format_t out);
+
 #define DRIFT_TP_MAX 64
 
 typedef struct {
@@ -95,8 +109,9 @@ typedef struct {
     int sms;                         /* multiprocessors the policy fills (132: h100) */
     int min_slice;                   /* split-K minimum slice (DRIFT_POLICY_MIN_SLICE) */
     drift_order_t norm_order;        /* RMSNorm sum of squares (seq) */
-    drift_order_t score_order, softmax_order, pv_order; /* attention (seq) */
-    drift_format_t kv;               /* KV-cache (and q) format in attention (fp32) */
+    drift_attn_kernel_t attn;        /* attention kernel (standard) */
+    int attn_auto_splits;            /* 1: splitkv's N picked per step from the batch (see above) */
+    drift_kv_format_t kv;            /* KV-cache storage (fp32) */
     int tp;                          /* tensor-parallel ranks (1) */
     drift_allreduce_t allreduce;     /* ring */
 } drift_numerics_t;
@@ -110,6 +125,15 @@ void drift_numerics_set_mm(drift_numerics_t *nx, const drift_mm_recipe_t *r);
 /* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the
  * reason (option-like names: "tp", "min-slice", ...) in err. */
 int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize);
+/* Attention kernel spec: attention.h's grammar, plus splitkv:auto[,Bc] (N per step from the
+ * batch, attn_auto_splits = 1). 0 or DRIFT_EINVAL with the reason in err. */
+int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsize);
+/* The kernel's spec as drift_numerics_set_attention reads it. */
+int drift_numerics_attention_print(char *buf, size_t size, const drift_numerics_t *nx);
+/* FlashAttention-2's num_splits_heuristic (flash_api.cpp): 1 when the blocks fill 80 % of
+ * the sms; else the smallest split count whose wave efficiency is within 85 % of the best,
+ * at most min(128, sms, key tiles), counts that give the same tiles per split skipped. */
+int drift_attn_auto_splits(long blocks, int sms, long key_tiles);
 /* One-line description, e.g. "qkv=bf16/tc:h100/fp32/bf16 ... policy=vendor-like tp=2 ring". */
 int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx);
 
@@ -140,8 +164,24 @@ void drift_model_free(drift_model_t *m);
 const drift_llm_config_t *drift_model_config(const drift_model_t *m);
 void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx);
 
+/* The batch the kernels are chosen for (serving-engine shapes without computing the
+ * companions): the next steps' rows are the first rows of a batch of `rows` rows from `nseq`
+ * sequences (0, 0: the step's own). The kernel policy, the ring all-reduce's chunks, the LM
+ * head's rows and splitkv:auto's count then follow that batch; each computed row gets exactly
+ * the bits it would get inside the full batch (its results depend only on its own inputs and
+ * on those choices; tests/test_model.c holds it against drift_generate with companions).
+ * rows must be >= the step's M and nseq >= its sequences (DRIFT_EINVAL at the step otherwise). */
+void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq);
+/* The choices a step makes for a batch of `rows` rows from `nseq` sequences whose first
+ * sequence attends over kv_len keys: split counts of every GEMM (per op and rank), the ring
+ * chunk sizes, the attention split count; written to plan (at most cap values). Two steps
+ * with equal plans compute the first sequence's rows identically. The count, or
+ * DRIFT_EINVAL when cap is too small. */
+int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, long *plan, int cap);
+
 /* One sequence's share of a step: ntok tokens at positions pos .. pos+ntok-1 of slot. The
- * slot's cache must hold positions 0 .. pos-1 (from earlier steps). */
+ * slot's cache must hold positions 0 .. pos-1 (from earlier steps); a cache holding more is
+ * cut back to pos (a sequence restarted or resumed from an earlier step). */
 typedef struct {
     int slot, pos, ntok;
     const int *tokens;
@@ -196,6 +236,11 @@ typedef struct {
 int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int nprompt, int ntokens, int stop_at_bos,
                    const drift_sampler_t *smp, const drift_batching_t *bt, int keep_logits);
 void drift_gen_free(drift_gen_t *g);
+
+/* The rows M of each of nsteps steps that drift_generate's request (prompt of nprompt tokens)
+ * shares with its companions under bt, computed without running the model (the companions'
+ * schedule depends only on their random lengths). 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
+int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t *bt, int vocab, int seq_len);
 
 /* Teacher-forced logits of a fixed sequence run alone in slot 0: logits (n x vocab) after
  * each of tokens[0 .. n-1]. With an exact model this gives the exact logits of every prefix. */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,10 @@ static const char *USAGE =
     "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32)\n"
     "  --recipe-qkv R, --recipe-attn R (attention output), --recipe-mlp-up R, --recipe-mlp-down R,\n"
     "  --recipe-lmhead R     per-matmul overrides\n"
-    "  --weights F --act F --kv F   weight storage (LayerCast: bf16), activations, KV cache (fp32)\n"
-    "  --attention standard  (the only variant until lib/ops/attention lands)\n"
+    "  --weights F --act F          weight storage (LayerCast: bf16), activations (fp32)\n"
+    "  --kv F                       KV cache: fp32 (default), bf16, fp16, fp8e4m3, ..., int8:token, int8:head\n"
+    "  --attention K                standard (default), flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc],\n"
+    "                               splitkv:auto[,Bc] (N per step from the batch, as flash-decoding)\n"
     "  --policy P            vendor-like | batch-invariant (default vendor-like)\n"
     "  --sms N --min-slice N the device the policy fills (132) and its split-K minimum slice (256)\n"
     "  --batch B --companions SEED   decode inside a batch of B with random companions (1, seed 1)\n"
@@ -140,9 +143,12 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
         else if (!strcmp(o, "--recipe-lmhead")) c->nx.mm[DRIFT_OP_LMHEAD] = parse_recipe(o, v);
         else if (!strcmp(o, "--weights")) c->nx.weights = parse_fmt(o, v);
         else if (!strcmp(o, "--act")) c->nx.act = parse_fmt(o, v);
-        else if (!strcmp(o, "--kv")) c->nx.kv = parse_fmt(o, v);
-        else if (!strcmp(o, "--attention")) {
-            if (strcmp(v, "standard")) die("--attention: only 'standard' until lib/ops/attention lands, found '%s'", v);
+        else if (!strcmp(o, "--kv")) {
+            char why[DRIFT_LLM_ERR_MAX];
+            if (drift_kv_format_parse(&c->nx.kv, v, why, sizeof why)) die("--kv: %s", why);
+        } else if (!strcmp(o, "--attention")) {
+            char why[DRIFT_LLM_ERR_MAX];
+            if (drift_numerics_set_attention(&c->nx, v, why, sizeof why)) die("--attention: %s", why);
         } else if (!strcmp(o, "--policy")) {
             if (drift_policy_parse(&c->nx.policy, v)) die("--policy: expected vendor-like or batch-invariant, found '%s'", v);
         } else if (!strcmp(o, "--sms")) c->nx.sms = (int)parse_int(o, v, 1, 100000);
@@ -249,6 +255,9 @@ static void describe(run_cfg_t *c)
 
 int main(int argc, char **argv)
 {
+    /* One thread: the decoder's GEMMs are too small for a parallel region each (OpenMP's
+     * spin-wait made 48 bf16 tokens 16x slower on a loaded machine). */
+    omp_set_num_threads(1);
     run_cfg_t a;
     memset(&a, 0, sizeof a);
     a.nx = drift_numerics_fp32();
