@@ -440,12 +440,12 @@ static double neumaier(const ctx_t *c, size_t from, size_t n, double s)
 }
 
 /* The Fisher–Yates permutation of random:SEED (order.h). */
-static int random_perm(size_t **out, size_t n, uint64_t seed)
+static int random_perm(uint32_t **out, size_t n, uint64_t seed)
 {
     if (n > UINT32_MAX) return DRIFT_EINVAL;
-    size_t *p = malloc((n ? n : 1) * sizeof *p);
+    uint32_t *p = malloc((n ? n : 1) * sizeof *p);
     if (!p) return DRIFT_ENOMEM;
-    for (size_t i = 0; i < n; i++) p[i] = i;
+    for (size_t i = 0; i < n; i++) p[i] = (uint32_t)i;
     drift_stream_t s;
     drift_stream_init(&s, seed, drift_fnv1a32("order.random"), 0, 0);
     /* The draws do not depend on the swaps, so a batch of them is drawn first and the slots
@@ -461,7 +461,7 @@ static int random_perm(size_t **out, size_t n, uint64_t seed)
         }
         for (size_t k = 0; k < nb; k++) {
             size_t a = i - 1 - k, j = js[k];
-            size_t t = p[a];
+            uint32_t t = p[a];
             p[a] = p[j];
             p[j] = t;
         }
@@ -502,7 +502,7 @@ static int reduce(double *out, ctx_t *c, size_t n, const double *init, const dri
     case DRIFT_ORDER_KAHAN: r = have ? kahan(c, 0, n, s0) : kahan(c, 1, n, leaf(c, 0)); break;
     case DRIFT_ORDER_NEUMAIER: r = have ? neumaier(c, 0, n, s0) : neumaier(c, 1, n, leaf(c, 0)); break;
     case DRIFT_ORDER_RANDOM: {
-        size_t *p;
+        uint32_t *p; /* n <= UINT32_MAX: half the memory traffic of size_t */
         if ((st = random_perm(&p, n, o->seed))) break;
         /* Gather the permuted terms and run seq on them; the path stays valid because the
          * same values are visited. */
