@@ -104,6 +104,7 @@ caption() {
     gpu_generations_ulps) echo "How far apart two generations' fp32 logits are, in fp32 steps, over every logit of the head at three seeds. Adjacent generations (solid) differ by a few to a few tens of ulps, as much as each differs from the exact logit (dashed); H100 and B200 agree bit for bit (the lone dot at 0)." ;;
     gpu_generations_closecalls) echo "Planted close calls: when the exact top-2 gap is 1e-7 to 1e-6 of the logit scale, generations often pick different tokens; at 1e-5 almost never. Realistic heads have gaps far larger (their rate is in the table: none seen). Open markers on the floor: no disagreement in any planted pair." ;;
     layer_drift) echo "The hidden state's relative error against the exact forward pass after every sub-block (attention norm, attention, MLP norm, MLP; the last point is the final norm): each configuration starts near its format's unit roundoff and grows slowly with depth. LayerCast (purple) lies on bf16 (red) because its bf16 weights are another model than the fp32 reference." ;;
+    real_gaps) echo "Left: the exact top-1/top-2 gaps of stories260K on its own greedy text (cumulative); a configuration can flip only the positions left of its noise sigma (dashed). Right: the flips predicted from those gaps by Phi(-gap/sigma), and with the output grid's ties added, beside the flips observed when the configuration scores the same text: fp32 makes none, bf16 and fp16 a few percent of positions, close to the prediction." ;;
     *) echo "" ;;
     esac
 }
