@@ -56,7 +56,7 @@ Test(real_gaps_exp, gaps_nonnegative_and_histogram_complete)
         positions++;
     }
     free(s);
-    cr_assert_eq(positions, 2 * 17); /* BOS, the first token and 15 generated: T + 1 per text */
+    cr_assert_eq(positions, 2 * 18); /* BOS, the first token and 16 generated: T + 2 per text */
     snprintf(p, sizeof p, "%s/ok/real_gaps_hist.csv", dir);
     s = slurp(p);
     long sum = 0;
