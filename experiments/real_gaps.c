@@ -1,0 +1,253 @@
+/* real_gaps.c — how close are a real model's top two logits on its own greedy text, and how
+ * many argmax flips does that predict for each numerics configuration? (Issue 11, item 5.)
+ *
+ * Sweep: --sequences greedy texts of stories260K (BOS, one random first token from the seed's
+ * Philox stream, then --tokens fp32 greedy tokens, run alone); four configurations: fp32
+ * (fp32/seq/fp32/fp32), bf16 and fp16 on the H100 tensor-core model (bf16/tc:h100/fp32/bf16,
+ * fp16/tc:h100/fp32/fp16: logits stored in bf16 / fp16), LayerCast (bf16 weights, fp32 compute).
+ * Measure: the exact model (fp64, correctly rounded dots) teacher-forced over every text gives
+ * the exact logits of every prefix: their top-1/top-2 gap D (distribution, density near 0).
+ * Each configuration teacher-forced over the same tokens gives its logits: sigma = the rms of its
+ * error in the gap of the exact top pair; the predicted flips sum_i Phi(-D_i / sigma) (fliplaw.h
+ * GAUSS) and sum_i P_conv(D_i; sigma, q_i) (CONV, q_i = the output format's spacing at the top
+ * logit: the logits are stored in it), beside the flips observed (its argmax != the exact one).
+ * Run: ./lab run real_gaps
+ * Look for: real gaps are mostly far above fp32's noise, so fp32 flips are rare; bf16 and fp16
+ * flip a few percent of positions, and the predicted counts sit near the observed ones. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "cli.h"
+#include "drift.h"
+#include "fliplaw.h"
+#include "metrics.h"
+#include "model.h"
+#include "output.h"
+#include "philox.h"
+
+enum { T_GAPS, T_HIST, T_FLIPS, T_MD_GAPS, T_MD_FLIPS };
+static const drift_col_t GAPS[] = {DRIFT_C_INT("seq"), DRIFT_C_INT("pos"), DRIFT_C_INT("token"), DRIFT_C_INT("exact_top1"),
+                                   DRIFT_C_INT("exact_top2"), DRIFT_C_NUM("exact_gap", "%.17g")};
+static const drift_col_t HIST[] = {DRIFT_C_NUM("bin_lo", "%.6g"), DRIFT_C_NUM("bin_hi", "%.6g"), DRIFT_C_INT("count"),
+                                   DRIFT_C_NUM("frac", "%.6g"), DRIFT_C_NUM("cum_frac", "%.6g")};
+static const drift_col_t FLIPS[] = {DRIFT_C_TEXT("config"), DRIFT_C_TEXT("recipe"), DRIFT_C_TEXT("weights"),
+                                    DRIFT_C_INT("positions"), DRIFT_C_NUM("sigma", "%.6e"), DRIFT_C_NUM("predicted_gauss", "%.6g"),
+                                    DRIFT_C_NUM("predicted_conv", "%.6g"), DRIFT_C_INT("observed"),
+                                    DRIFT_C_NUM("frac_gaps_below_sigma", "%.6g")};
+static const drift_col_t MDG[] = {DRIFT_C_INT("positions"), DRIFT_C_NUM("median gap", "%.3g"), DRIFT_C_NUM("gap < 0.01", "%.3g"),
+                                  DRIFT_C_NUM("gap < 0.1", "%.3g"), DRIFT_C_NUM("gap < 1", "%.3g"),
+                                  DRIFT_C_NUM("density at 0 (per logit unit)", "%.3g")};
+static const drift_col_t MDF[] = {DRIFT_C_TEXT("config"), DRIFT_C_NUM("sigma", "%.3g"), DRIFT_C_NUM("predicted (Phi)", "%.3g"),
+                                  DRIFT_C_NUM("predicted (conv)", "%.3g"), DRIFT_C_INT("observed")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, GAPS, 6},
+                                            {"_hist.csv", NULL, 0, HIST, 5},
+                                            {"_flips.csv", NULL, 0, FLIPS, 9},
+                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDG, 6},
+                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDF, 5}};
+
+typedef struct {
+    const char *name, *recipe, *weights;
+} conf_t;
+static const conf_t CONFS[] = {
+    {"fp32", "fp32/seq/fp32/fp32", "fp32"},
+    {"bf16", "bf16/tc:h100/fp32/bf16", "fp32"},
+    {"fp16", "fp16/tc:h100/fp32/fp16", "fp32"},
+    {"layercast", "fp32/seq/fp32/fp32", "bf16"},
+};
+#define NCONF ((int)(sizeof CONFS / sizeof CONFS[0]))
+
+static void numerics(drift_numerics_t *nx, const conf_t *c)
+{
+    *nx = drift_numerics_fp32();
+    drift_mm_recipe_t r;
+    if (drift_mm_recipe_parse(&r, c->recipe)) drift_die("bad recipe %s", c->recipe);
+    drift_numerics_set_mm(nx, &r);
+    if (drift_format_parse(&nx->weights, c->weights)) drift_die("bad weights %s", c->weights);
+}
+
+static void score(const drift_checkpoint_t *ck, const drift_numerics_t *nx, double *lg, const int *tok, int n)
+{
+    char err[DRIFT_LLM_ERR_MAX];
+    drift_model_t *m;
+    if (drift_model_create(&m, ck, nx, 1, err, sizeof err)) drift_die("model: %s", err);
+    if (drift_model_score(m, lg, tok, n)) drift_die("forward pass failed");
+    drift_model_free(m);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    long R_ = 0, T_ = 0;
+    const char *ckpt = NULL;
+    const drift_cli_opt_t opts[] = {
+        {"sequences", DRIFT_OPT_INT, &R_, "R", "greedy texts (each from BOS and one random first token)", 1, 4096, {"2", "6", "64"}},
+        {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per text", 1, 4096, {"24", "80", "256"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, {0}},
+    };
+    const drift_cli_spec_t spec = {
+        "real_gaps",
+        "How close are a real model's top two logits on its own greedy text, and how many argmax flips does that predict for each numerics configuration?",
+        "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
+        "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", "CPU emulation only for now",
+        "the exact top-1/top-2 gaps of a real model's own greedy text spread over decades; the few below a configuration's "
+        "logit noise sigma are where it flips. The Gaussian law Phi(-gap/sigma), with sigma measured against the exact "
+        "model, predicts how many flips each configuration makes from the gaps alone; fp32's noise is far below almost "
+        "every real gap, bf16's is not."};
+    drift_cli_t cli;
+    drift_cli_parse(&cli, &spec, argc, argv);
+    omp_set_num_threads(1); /* the model's GEMMs are too small for a parallel region each */
+    const int R = (int)R_, T = (int)T_, n = T + 2; /* scored tokens per text: BOS, the first token, T generated */
+    if (!ckpt) ckpt = access("models/stories260K.bin", R_OK) == 0 ? "models/stories260K.bin" : DRIFT_SOURCE_DIR "/models/stories260K.bin";
+    drift_checkpoint_t ck;
+    char err[DRIFT_LLM_ERR_MAX];
+    if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);
+    if (n > ck.cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck.cfg.seq_len - 2);
+    const size_t V = (size_t)ck.cfg.vocab_size, NP = (size_t)R * (size_t)n;
+
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 5, 1);
+    drift_out_meta(&out, T_GAPS, "table", "per scored position: %d texts of stories260K (BOS, a random first token, then fp32 greedy tokens, %d positions each), the exact model teacher-forced over them", R, n);
+    drift_out_meta(&out, T_GAPS, "columns", "token = the text's next token (the fp32 greedy choice after the first); exact_top1/top2 = the exact model's top two (first index wins ties); exact_gap = their logit difference (fp64 reference: correctly rounded dots)");
+    drift_out_meta(&out, T_HIST, "table", "histogram of exact_gap over log10 bins (10 per decade, 1e-6 .. 1e2; the first bin also holds gaps below 1e-6)");
+    drift_out_meta(&out, T_FLIPS, "table", "per configuration: teacher-forced over the same tokens");
+    drift_out_meta(&out, T_FLIPS, "columns", "sigma = rms over positions of (config gap - exact gap) on the exact top pair; predicted_gauss = sum Phi(-gap/sigma); predicted_conv = sum of fliplaw CONV with q = ulp of the LM head's output format at the exact top logit; observed = positions whose argmax differs from the exact one; frac_gaps_below_sigma = fraction of positions with exact gap < sigma");
+    drift_md_intro(&out, "%d greedy texts of stories260K (BOS, one random first token, %d fp32 greedy tokens; %zu positions), scored teacher-forced by the exact model (fp64, correctly rounded dots: within ~1e-13 relative of the real-number logits) and by fp32, bf16, fp16 (H100 tensor-core model, logits stored in the format) and LayerCast (bf16 weights, fp32 compute).", R, T, NP);
+
+    /* -- the texts: fp32 greedy, alone -- */
+    int *tok = malloc(NP * sizeof(int));
+    double *ex = malloc((size_t)n * V * sizeof(double)), *lg = malloc((size_t)n * V * sizeof(double));
+    double *gap = malloc(NP * sizeof(double)), *top = malloc(NP * sizeof(double)), *sorted = malloc(NP * sizeof(double));
+    int *t1 = malloc(NP * sizeof(int)), *t2 = malloc(NP * sizeof(int));
+    double *egap = malloc((size_t)NCONF * NP * sizeof(double));
+    unsigned char *flip = malloc((size_t)NCONF * NP);
+    if (!tok || !ex || !lg || !gap || !top || !sorted || !t1 || !t2 || !egap || !flip) drift_die("out of memory");
+    {
+        drift_numerics_t nx = drift_numerics_fp32();
+        drift_model_t *m;
+        if (drift_model_create(&m, &ck, &nx, 1, err, sizeof err)) drift_die("model: %s", err);
+        for (int s = 0; s < R; s++) {
+            int *tk = tok + (size_t)s * (size_t)n;
+            drift_stream_t st;
+            drift_stream_init(&st, cli.seed, drift_fnv1a32("real_gaps.first"), (uint32_t)s, 0);
+            tk[0] = 1, tk[1] = 3 + (int)drift_stream_below(&st, (uint32_t)V - 3); /* not <unk>, BOS or EOS */
+            for (int p = 0; p < n - 1; p++) {
+                drift_seq_step_t sq = {0, p, 1, &tk[p]};
+                if (drift_model_step(m, lg, &sq, 1)) drift_die("forward step failed");
+                if (p >= 1) {
+                    drift_top2_t tt;
+                    drift_top2(&tt, lg, V);
+                    tk[p + 1] = (int)tt.top1;
+                }
+            }
+        }
+        drift_model_free(m);
+    }
+    /* -- exact and configuration scores, text by text -- */
+    drift_numerics_t nxe = drift_numerics_exact(), nxc[NCONF];
+    for (int c = 0; c < NCONF; c++) numerics(&nxc[c], &CONFS[c]);
+    for (int s = 0; s < R; s++) {
+        drift_progress(&cli, (size_t)s, (size_t)R);
+        const int *tk = tok + (size_t)s * (size_t)n;
+        score(&ck, &nxe, ex, tk, n);
+        for (int p = 0; p < n; p++) {
+            size_t i = (size_t)s * (size_t)n + (size_t)p;
+            drift_top2_t tt;
+            drift_top2(&tt, ex + (size_t)p * V, V);
+            t1[i] = (int)tt.top1, t2[i] = (int)tt.top2;
+            top[i] = ex[(size_t)p * V + tt.top1];
+            gap[i] = top[i] - ex[(size_t)p * V + tt.top2];
+            drift_row(&out, T_GAPS, DRIFT_INT(s), DRIFT_INT(p), DRIFT_INT(p + 1 < n ? tk[p + 1] : -1), DRIFT_INT(t1[i]),
+                      DRIFT_INT(t2[i]), DRIFT_NUM(gap[i]));
+        }
+        for (int c = 0; c < NCONF; c++) {
+            score(&ck, &nxc[c], lg, tk, n);
+            for (int p = 0; p < n; p++) {
+                size_t i = (size_t)s * (size_t)n + (size_t)p;
+                const double *l = lg + (size_t)p * V;
+                drift_top2_t tt;
+                drift_top2(&tt, l, V);
+                egap[(size_t)c * NP + i] = (l[t1[i]] - l[t2[i]]) - gap[i];
+                flip[(size_t)c * NP + i] = (int)tt.top1 != t1[i];
+            }
+        }
+    }
+    /* -- the gap distribution -- */
+    memcpy(sorted, gap, NP * sizeof(double));
+    qsort(sorted, NP, sizeof(double), cmp_double);
+    drift_logbins_t bins;
+    if (drift_logbins_init(&bins, 1e-6, 1e2, 80)) drift_die("bins");
+    long cnt[DRIFT_BINS_MAX] = {0};
+    for (size_t i = 0; i < NP; i++) {
+        int b = gap[i] < 1e-6 ? 0 : drift_logbins_find(&bins, gap[i]);
+        if (b >= 0) cnt[b]++;
+    }
+    long cum = 0;
+    for (int b = 0; b < bins.nbins; b++) {
+        cum += cnt[b];
+        drift_row(&out, T_HIST, DRIFT_NUM(bins.edge[b]), DRIFT_NUM(bins.edge[b + 1]), DRIFT_INT(cnt[b]),
+                  DRIFT_NUM((double)cnt[b] / (double)NP), DRIFT_NUM((double)cum / (double)NP));
+    }
+    long below[3] = {0};
+    const double thr[3] = {0.01, 0.1, 1};
+    for (size_t i = 0; i < NP; i++)
+        for (int k = 0; k < 3; k++) below[k] += gap[i] < thr[k];
+    /* density at 0: the fraction of gaps below 0.1, per unit of gap (a histogram bin at 0) */
+    const double dens0 = (double)below[1] / (double)NP / 0.1;
+    const double median = NP % 2 ? sorted[NP / 2] : 0.5 * (sorted[NP / 2 - 1] + sorted[NP / 2]);
+    fprintf(out.md, "**Exact top-1/top-2 gaps on the model's own greedy text:**\n\n");
+    drift_row(&out, T_MD_GAPS, DRIFT_INT(NP), DRIFT_NUM(median), DRIFT_NUM((double)below[0] / (double)NP),
+              DRIFT_NUM((double)below[1] / (double)NP), DRIFT_NUM((double)below[2] / (double)NP), DRIFT_NUM(dens0));
+    drift_md_end(&out, T_MD_GAPS);
+    fprintf(out.md, "**Flips predicted from the gaps and the configuration's noise, and observed:**\n\n");
+    double sig[NCONF], pg[NCONF], pc[NCONF];
+    long obs[NCONF];
+    for (int c = 0; c < NCONF; c++) {
+        double ss = 0;
+        for (size_t i = 0; i < NP; i++) ss += egap[(size_t)c * NP + i] * egap[(size_t)c * NP + i];
+        sig[c] = sqrt(ss / (double)NP);
+        pg[c] = 0, pc[c] = 0, obs[c] = 0;
+        long bs = 0;
+        const drift_format_t of = nxc[c].mm[DRIFT_OP_LMHEAD].out;
+        for (size_t i = 0; i < NP; i++) {
+            pg[c] += sig[c] > 0 ? drift_fliplaw_p(DRIFT_FLIPLAW_GAUSS, gap[i], sig[c], 0) : (gap[i] == 0 ? 0.5 : 0);
+            pc[c] += drift_fliplaw_p(DRIFT_FLIPLAW_CONV, gap[i], sig[c], drift_ulp(top[i], of));
+            obs[c] += flip[(size_t)c * NP + i];
+            bs += gap[i] < sig[c];
+        }
+        drift_row(&out, T_FLIPS, DRIFT_TXT(CONFS[c].name), DRIFT_TXT(CONFS[c].recipe), DRIFT_TXT(CONFS[c].weights), DRIFT_INT(NP),
+                  DRIFT_NUM(sig[c]), DRIFT_NUM(pg[c]), DRIFT_NUM(pc[c]), DRIFT_INT(obs[c]), DRIFT_NUM((double)bs / (double)NP));
+        drift_row(&out, T_MD_FLIPS, DRIFT_TXT(CONFS[c].name), DRIFT_NUM(sig[c]), DRIFT_NUM(pg[c]), DRIFT_NUM(pc[c]), DRIFT_INT(obs[c]));
+    }
+    drift_md_end(&out, T_MD_FLIPS);
+    fprintf(out.md, "**Takeaway.**\n\n");
+    fprintf(out.md, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density near 0: %.3g per logit unit) and %.3g below 0.01.\n",
+            NP, median, (double)below[1] / (double)NP, dens0, (double)below[0] / (double)NP);
+    for (int c = 0; c < NCONF; c++)
+        fprintf(out.md, "- %s: sigma %.3g; predicted %.3g flips (Phi), %.3g (convolved with the output grid); observed %ld (%.3g of positions).\n",
+                CONFS[c].name, sig[c], pg[c], pc[c], obs[c], (double)obs[c] / (double)NP);
+    double worst = 1;
+    int wc = -1;
+    for (int c = 0; c < NCONF; c++) {
+        if (obs[c] < 5) continue; /* too few flips to compare a rate */
+        double r = pg[c] > 0 ? (double)obs[c] / pg[c] : INFINITY;
+        if (r < 1) r = 1 / r;
+        if (r > worst || wc < 0) worst = r, wc = c;
+    }
+    if (wc >= 0)
+        fprintf(out.md, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
+    fprintf(out.md, "- The synthetic heads of argmax_flip set the critical gaps; this table is where real text puts its gaps against them: only the positions whose gap is within a few sigma of 0 can flip.\n\n");
+    drift_out_commit(&out);
+    free(tok), free(ex), free(lg), free(gap), free(top), free(sorted), free(t1), free(t2), free(egap), free(flip);
+    drift_checkpoint_free(&ck);
+    return 0;
+}
