@@ -366,7 +366,8 @@ Test(backend_programs, cuda_without_a_device_is_one_line_exit_2_and_no_file)
 
 /* Same data apart from what describes the run: the date and argv metadata lines, the .md's
  * "Reproduce:" line (it holds the command, --backend included), and wall-clock measurements:
- * *_timing.csv files and .md numbers marked "(measured ...)" (as tools/compare_runs.sh). */
+ * *_timing.csv files and .md numbers marked "(measured ...)" (as tools/compare_runs.sh), and the
+ * run's manifest (it records argv and checksums of files whose argv lines differ). */
 static void expect_same_files(const char *a, const char *b, const char *exp)
 {
     const char *script = tmpfile_with(0, "set -o pipefail\n"
@@ -374,7 +375,7 @@ static void expect_same_files(const char *a, const char *b, const char *exp)
                                          " sed -E 's/[0-9.eE+-]+ [(]measured/(measured/g'; }\n"
                                          "cd \"$1\" || exit 3\n"
                                          "for f in *; do\n"
-                                         "  case $f in *_timing.csv) continue ;; esac\n"
+                                         "  case $f in *_timing.csv | *.manifest) continue ;; esac\n"
                                          "  [ -s \"$f\" ] || echo \"empty: $f\"\n"
                                          "  cmp -s <(strip \"$f\") <(strip \"$2/$f\") || { echo \"differs: $f\"; diff <(strip \"$f\") <(strip \"$2/$f\") | head -4; }\n"
                                          "done\n"
