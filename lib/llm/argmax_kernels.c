@@ -1,0 +1,58 @@
+/* argmax_kernels.c — the kernel sets of the argmax-flip experiment (argmax_kernels.h). */
+#include <string.h>
+
+#include "argmax_kernels.h"
+#include "flips.h"
+
+const char *const drift_role_name[] = {"order", "logits-in-format", "own-accumulation", "exact", "policy"};
+const long drift_af_batch[DRIFT_AF_NBATCH] = {1, 8, 64, 256, 1024};
+
+static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+
+int drift_kset_add(drift_kset_t *ks, drift_format_t f, const drift_order_t *o, drift_format_t acc, drift_format_t out,
+                    int exact, int role, size_t K)
+{
+    if (ks->n == DRIFT_AF_MAXC) return -1;
+    drift_afkern_t *k = &ks->k[ks->n];
+    memset(k, 0, sizeof *k);
+    k->c.in = f;
+    k->c.order = *o;
+    k->c.acc = (drift_acc_t){acc, DRIFT_RNE, 1};
+    k->c.out = out;
+    k->c.exact = exact;
+    if (drift_lmhead_cfg_check(&k->c)) return -1;
+    /* the same computation under another role is not added twice */
+    for (int j = 0; j < ks->n; j++) {
+        const drift_lmhead_cfg_t *c = &ks->k[j].c;
+        if (c->exact == exact && c->out == out && (exact || (drift_order_equal(&c->order, o) && c->acc.acc == acc)))
+            return j;
+    }
+    drift_lmhead_cfg_name(k->name, sizeof k->name, &k->c);
+    k->role = role;
+    k->nu = exact ? 0 : drift_flip_nu(o, f, K);
+    return ks->n++;
+}
+
+
+int drift_policy_row(drift_polrow_t *r, int q, size_t V, size_t shard, size_t K, const drift_device_t *dev)
+{
+    drift_gemm_kernel_t k;
+    r->pol = (drift_policy_t)(q / (2 * DRIFT_AF_NBATCH));
+    r->shard = q / DRIFT_AF_NBATCH % 2;
+    r->batch = drift_af_batch[q % DRIFT_AF_NBATCH];
+    size_t N = r->shard ? ceil_div(V, shard) : V;
+    int rc = drift_policy_choose(&k, r->pol, (size_t)r->batch, N, K, dev->sms);
+    if (rc) return rc;
+    drift_gemm_kernel_print(r->kernel, sizeof r->kernel, &k);
+    drift_gemm_kernel_order(&r->order, &k);
+    r->cost = drift_policy_cost(&k, (size_t)r->batch, N, K, dev->sms);
+    return 0;
+}
+
+
+const char *drift_kset_tag(const drift_kset_t *ks, int c)
+{
+    return c == ks->def ? "default" : c == ks->engine ? "engine" : "-";
+}
+
