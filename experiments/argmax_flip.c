@@ -168,51 +168,12 @@ static void choose_kernels(drift_aflab_t *L)
         size_t K = L->Ks[ki];
         for (int fi = 0; fi < L->nF; fi++) {
             drift_format_t f = L->cli.formats[fi];
-            drift_kset_t *ks = &L->KS[ki][fi];
-            memset(ks, 0, sizeof *ks);
-            ks->f = f;
-            ks->tc32 = ks->seq32 = -1;
-            int narrow = f == DRIFT_BF16 || f == DRIFT_FP16;
-            drift_order_t seq, tc;
-            drift_order_parse(&seq, "seq");
-            drift_order_parse(&tc, "tc:h100");
-            for (int o = 0; o < L->cli.norders; o++) {
-                int j = drift_kset_add(ks, f, &L->cli.orders[o], DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
-                if (o == 0) ks->def = j;
-            }
-            if (ks->n == 0)
+            int rc = drift_kset_build(&L->KS[ki][fi], L->polcfg[ki][fi], f, L->cli.orders, L->cli.norders, L->polk[ki], L->npol, K);
+            if (rc == DRIFT_EUNSUPPORTED)
                 drift_die("--orders: none of the orders applies to %s inputs (tc:ARCH has no path for them; accepted: "
                           "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W, kahan, neumaier, random:SEED)",
                           drift_format_name(f));
-            if (narrow)
-                for (int o = 0; o < L->cli.norders; o++) drift_kset_add(ks, f, &L->cli.orders[o], DRIFT_FP32, f, 0, DRIFT_ROLE_STORE, K);
-            if (narrow)
-                for (int o = 0; o < L->cli.norders; o++) {
-                    if (drift_order_is_tc(&L->cli.orders[o])) {
-                        if (f == DRIFT_FP16) drift_kset_add(ks, f, &L->cli.orders[o], DRIFT_FP16, DRIFT_FP16, 0, DRIFT_ROLE_OWN, K);
-                    } else {
-                        drift_kset_add(ks, f, &L->cli.orders[o], f, f, 0, DRIFT_ROLE_OWN, K);
-                    }
-                }
-            ks->exact = drift_kset_add(ks, f, &seq, DRIFT_FP32, DRIFT_FP32, 1, DRIFT_ROLE_EXACT, K);
-            for (int q = 0; q < L->npol; q++) {
-                L->polcfg[ki][fi][q][0] = drift_kset_add(ks, f, &L->polk[ki][q].order, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_POLICY, K);
-                L->polcfg[ki][fi][q][1] =
-                    narrow ? drift_kset_add(ks, f, &L->polk[ki][q].order, DRIFT_FP32, f, 0, DRIFT_ROLE_POLICY, K) : L->polcfg[ki][fi][q][0];
-                if (L->polcfg[ki][fi][q][0] < 0 || L->polcfg[ki][fi][q][1] < 0) drift_die("too many configurations");
-            }
-            /* the named kernels used by the report (added if --orders lacks them) */
-            ks->seq32 = drift_kset_add(ks, f, &seq, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
-            {
-                drift_lmhead_cfg_t probe = {f, tc, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
-                if (!drift_lmhead_cfg_check(&probe)) {
-                    ks->tc32 = drift_kset_add(ks, f, &tc, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
-                    ks->engine = narrow ? drift_kset_add(ks, f, &tc, DRIFT_FP32, f, 0, DRIFT_ROLE_STORE, K) : ks->tc32;
-                } else {
-                    ks->engine = ks->def;
-                }
-            }
-            if (ks->seq32 < 0 || ks->engine < 0 || ks->exact < 0) drift_die("too many configurations");
+            if (rc) drift_die("too many configurations");
         }
     }
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "argmax_kernels.h"
+#include "drift.h"
 #include "flips.h"
 
 const char *const drift_role_name[] = {"order", "logits-in-format", "own-accumulation", "exact", "policy"};
@@ -56,3 +57,46 @@ const char *drift_kset_tag(const drift_kset_t *ks, int c)
     return c == ks->def ? "default" : c == ks->engine ? "engine" : "-";
 }
 
+int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const drift_order_t *orders, int norders,
+                     const drift_polrow_t *polk, int npol, size_t K)
+{
+    memset(ks, 0, sizeof *ks);
+    ks->f = f;
+    ks->tc32 = ks->seq32 = -1;
+    int narrow = f == DRIFT_BF16 || f == DRIFT_FP16;
+    drift_order_t seq, tc;
+    drift_order_parse(&seq, "seq");
+    drift_order_parse(&tc, "tc:h100");
+    for (int o = 0; o < norders; o++) {
+        int j = drift_kset_add(ks, f, &orders[o], DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
+        if (o == 0) ks->def = j;
+    }
+    if (ks->n == 0) return DRIFT_EUNSUPPORTED;
+    if (narrow)
+        for (int o = 0; o < norders; o++) drift_kset_add(ks, f, &orders[o], DRIFT_FP32, f, 0, DRIFT_ROLE_STORE, K);
+    if (narrow)
+        for (int o = 0; o < norders; o++) {
+            if (drift_order_is_tc(&orders[o])) {
+                if (f == DRIFT_FP16) drift_kset_add(ks, f, &orders[o], DRIFT_FP16, DRIFT_FP16, 0, DRIFT_ROLE_OWN, K);
+            } else {
+                drift_kset_add(ks, f, &orders[o], f, f, 0, DRIFT_ROLE_OWN, K);
+            }
+        }
+    ks->exact = drift_kset_add(ks, f, &seq, DRIFT_FP32, DRIFT_FP32, 1, DRIFT_ROLE_EXACT, K);
+    for (int q = 0; q < npol; q++) {
+        polcfg[q][0] = drift_kset_add(ks, f, &polk[q].order, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_POLICY, K);
+        polcfg[q][1] = narrow ? drift_kset_add(ks, f, &polk[q].order, DRIFT_FP32, f, 0, DRIFT_ROLE_POLICY, K) : polcfg[q][0];
+        if (polcfg[q][0] < 0 || polcfg[q][1] < 0) return DRIFT_ERANGE;
+    }
+    /* the named kernels used by the report (added if --orders lacks them) */
+    ks->seq32 = drift_kset_add(ks, f, &seq, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
+    drift_lmhead_cfg_t probe = {f, tc, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
+    if (!drift_lmhead_cfg_check(&probe)) {
+        ks->tc32 = drift_kset_add(ks, f, &tc, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
+        ks->engine = narrow ? drift_kset_add(ks, f, &tc, DRIFT_FP32, f, 0, DRIFT_ROLE_STORE, K) : ks->tc32;
+    } else {
+        ks->engine = ks->def;
+    }
+    if (ks->seq32 < 0 || ks->engine < 0 || ks->exact < 0) return DRIFT_ERANGE;
+    return 0;
+}

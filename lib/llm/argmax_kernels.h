@@ -69,4 +69,13 @@ int drift_policy_row(drift_polrow_t *r, int q, size_t V, size_t shard, size_t K,
  * the format), or "-": a column the plots select on. */
 const char *drift_kset_tag(const drift_kset_t *ks, int c);
 
+/* The kernel set of input format f at hidden size K: every order with fp32 accumulation and fp32 logits
+ * (the first is ks->def), for bf16/fp16 the same with logits stored in the format and own-format
+ * accumulation (tc orders: fp16 only), the exact dot (ks->exact), the orders of the npol policy rows
+ * polk with fp32 logits and logits in the format (their indices into polcfg[q][0], [1]), and the named
+ * kernels of the report: seq fp32 (ks->seq32), tc:h100 fp32 (ks->tc32, or -1) and the engine.
+ * 0; DRIFT_EUNSUPPORTED when no order applies to f; DRIFT_ERANGE when the set would be too large. */
+int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const drift_order_t *orders, int norders,
+                     const drift_polrow_t *polk, int npol, size_t K);
+
 #endif
