@@ -75,21 +75,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "argmax_kernels.h"
 #include "argmax_lab.h"
 #include "cli.h"
 #include "drift.h"
-#include "exact.h"
-#include "flipfit.h"
 #include "flips.h"
 #include "format.h"
 #include "gen_logits.h"
 #include "lmhead.h"
-#include "gemm.h"
-#include "policy.h"
-#include "tc_model.h"
+#include "metrics.h"
 #include "philox.h"
-#include "stats.h"
-#include "output.h"
+#include "policy.h"
 
 #ifdef _OPENMP
 #define DRIFT_OMP(x) _Pragma(x)
