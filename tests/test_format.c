@@ -1160,3 +1160,61 @@ Test(format, names_and_helpers)
     cr_expect_eq(drift_classify(0x1p-24, DRIFT_FP16), DRIFT_CLASS_SUBNORMAL);
     cr_expect_eq(drift_classify(0x1p-14, DRIFT_FP16), DRIFT_CLASS_NORMAL);
 }
+
+/* ---- drift_fma's error-free path: 53-bit inputs, narrow results ------------------ */
+
+static opcase_t FMA53_CASES[5 * N_NONSR];
+
+ParameterizedTestParameters(arith, fma_53bit_near_midpoints)
+{
+    drift_format_t fs[5] = {DRIFT_FP32, DRIFT_TF32, DRIFT_FP16, DRIFT_BF16, DRIFT_FP8E5M2};
+    size_t n = 0;
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < N_NONSR; j++) FMA53_CASES[n++] = (opcase_t){OP_FMA, fs[i], NONSR_MODES[j]};
+    return cr_make_param_array(opcase_t, FMA53_CASES, n);
+}
+
+/* drift_fma with full 53-bit operands (a product that is not exact in double) and a narrow
+ * result takes the error-free path (TwoProduct, TwoSum, rounding to odd). The hard cases are
+ * the exact results next to a midpoint or a boundary of the format, where the product's
+ * low part decides: c = (a midpoint or a value of f next to a*b) - fl(a*b), so that
+ * a*b + c = that point + the product's rounding error (and a few more bits of c's own
+ * rounding); plus plain random triples. Expected: MPFR's exact fma rounded once (oracle_op). */
+ParameterizedTest(opcase_t *c, arith, fma_53bit_near_midpoints)
+{
+    drift_stream_t st;
+    stream(&st, 700 + (uint32_t)c->f, (uint32_t)c->m);
+    long bad = 0;
+    char first[320] = "";
+    const drift_format_info_t *fi = drift_format_info(c->f);
+    for (int i = 0; i < 40000; i++) {
+        /* a, b: 53-bit significands, exponents keeping a*b inside the format's range */
+        int span = fi->emax - fi->emin;
+        int ea = fi->emin / 2 + (int)drift_stream_below(&st, (uint32_t)(span / 2 > 1 ? span / 2 : 1));
+        double a = ldexp(1 + drift_stream_uniform(&st), ea / 2) * ((drift_stream_u32(&st) & 1) ? -1 : 1);
+        double b = ldexp(1 + drift_stream_uniform(&st), ea - ea / 2) * ((drift_stream_u32(&st) & 1) ? -1 : 1);
+        double ph = a * b, cc;
+        switch (i % 4) {
+        case 0: { /* next to the midpoint above or below fl(a*b)'s rounding to f */
+            double q = drift_rne(ph, c->f), u = drift_ulp(q, c->f);
+            cc = (q + ((i / 4) % 2 ? u : -u) / 2) - ph;
+            break;
+        }
+        case 1: /* next to a value of f */
+            cc = drift_rne(ph, c->f) - ph;
+            break;
+        case 2: /* a random c of a similar size */
+            cc = ph * (drift_stream_uniform(&st) * 4 - 2);
+            break;
+        default: /* a c far below or far above the product */
+            cc = ldexp(ph, (int)drift_stream_below(&st, 120) - 60) * (drift_stream_uniform(&st) + 0.5);
+            break;
+        }
+        double want = oracle_op(OP_FMA, a, b, cc, c->f, c->m);
+        double got = drift_fma(a, b, cc, c->f, c->m);
+        if (!same(got, want) && bad++ == 0)
+            snprintf(first, sizeof first, "fma %s %s a=%a b=%a c=%a: %a, oracle %a", drift_format_name(c->f),
+                     drift_mode_name(c->m), a, b, cc, got, want);
+    }
+    cr_assert_eq(bad, 0, "%ld wrong; first: %s", bad, first);
+}

@@ -280,9 +280,11 @@ static double round_pair_fp64(double s, double e, drift_mode_t m)
 static double round_pair_odd(double s, double e)
 {
     if (e == 0) return s;
-    double t = (e < 0) != (s < 0) ? next_toward(s, s < 0) : s; /* toward zero */
-    uint64_t u = double_bits(t) | 1;
-    return bits_double(u);
+    /* s is finite and nonzero (e != 0); its neighbour toward zero is one less in the
+     * sign-magnitude bit pattern (what nextafter gives, without the library call) */
+    uint64_t u = double_bits(s);
+    if ((e < 0) != (s < 0)) u -= 1;
+    return bits_double(u | 1);
 }
 
 static void two_sum(double a, double b, double *s, double *e)
@@ -436,6 +438,28 @@ double drift_mul(double a, double b, drift_format_t f, drift_mode_t m)
     return drift_round_sum2(ph, pl, f, m);
 }
 
+/* ph + pl + c (ph + pl = a*b exactly, both normal-range doubles) rounded once to f, a format
+ * of at most 24 bits, without MPFR: Boldo and Melquiond's emulated FMA ("Emulation of FMA and
+ * correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 57(4), 2008,
+ * Algorithm 5.4 with the last addition rounded to odd): (th, tl) = TwoSum(c, ph),
+ * v = RO(tl + pl), z = RO(th + v) = RO53(a*b + c); then z rounded to f equals the direct
+ * rounding, since 53 >= p + 2 (rounding to odd, ibid. Theorem 1). RO of an error-free pair is
+ * round_pair_odd. 0 (the caller falls back to MPFR) when a sum overflows or the result is an
+ * exact zero (whose sign IEEE 754 6.3 fixes by the mode). */
+static int fma_odd(double *out, double ph, double pl, double c, drift_format_t f, drift_mode_t m)
+{
+    double th, tl, vs, ve, s, e;
+    two_sum(c, ph, &th, &tl);
+    two_sum(tl, pl, &vs, &ve);
+    two_sum(th, round_pair_odd(vs, ve), &s, &e);
+    if (!isfinite(s) || (s == 0 && e == 0)) return 0;
+    double z = round_pair_odd(s, e);
+    /* fp32 nearest-even: the hardware conversion is that rounding (gradual underflow,
+     * overflow to inf), as drift_rne(z, DRIFT_FP32) */
+    *out = f == DRIFT_FP32 && m == DRIFT_RNE ? (double)(float)z : drift_round(z, f, &(drift_round_opts_t){m, 0, 0}, 0);
+    return 1;
+}
+
 double drift_fma(double a, double b, double c, drift_format_t f, drift_mode_t m)
 {
     double ph = a * b;
@@ -446,5 +470,7 @@ double drift_fma(double a, double b, double c, drift_format_t f, drift_mode_t m)
     double pl = fma(a, b, -ph);
     if (pl == 0) return drift_round_sum2(ph, c, f, m); /* product exact: a two-term sum */
     if (f == DRIFT_FP64 && m == DRIFT_RNE) return fma(a, b, c);
+    double r;
+    if (f != DRIFT_FP64 && fma_odd(&r, ph, pl, c, f, m)) return r;
     return exact_mpfr(a, b, &c, f, m);
 }

@@ -388,9 +388,16 @@ static int warp(double *out, const ctx_t *c, size_t n, size_t W)
     double *v = malloc(2 * W * sizeof *v);
     if (!v) return DRIFT_ENOMEM;
     double *t = v + W;
-    for (size_t i = 0; i < W; i++) {
-        size_t cnt = i < n ? (n - i - 1) / W + 1 : 0;
-        v[i] = cnt ? chain(c, i, (ptrdiff_t)W, cnt, 0, 0) : 0.0; /* an empty lane holds +0 */
+    /* Lane i's chain x[i], x[i+W], ... walked row by row (all lanes advance one term per row of
+     * W consecutive terms): the same operations on the same values in each lane's own order, so
+     * the same bits, but memory is read once, in order, instead of W strided passes. */
+    size_t first = n < W ? n : W;
+    for (size_t i = 0; i < first; i++) v[i] = leaf(c, i);
+    for (size_t i = first; i < W; i++) v[i] = 0.0; /* an empty lane holds +0 */
+    for (size_t lo = W; lo < n; lo += W) {
+        size_t len = n - lo < W ? n - lo : W;
+        for (size_t i = 0; i < len; i++) v[i] = step(c, v[i], lo + i);
+        if (n - lo <= W) break; /* no lo += W overflow near SIZE_MAX */
     }
     for (size_t off = W / 2; off >= 1; off /= 2) {
         for (size_t i = 0; i < W; i++) t[i] = add2(c, v[i], v[i ^ off]);
@@ -433,19 +440,32 @@ static double neumaier(const ctx_t *c, size_t from, size_t n, double s)
 }
 
 /* The Fisher–Yates permutation of random:SEED (order.h). */
-static int random_perm(size_t **out, size_t n, uint64_t seed)
+static int random_perm(uint32_t **out, size_t n, uint64_t seed)
 {
     if (n > UINT32_MAX) return DRIFT_EINVAL;
-    size_t *p = malloc((n ? n : 1) * sizeof *p);
+    uint32_t *p = malloc((n ? n : 1) * sizeof *p);
     if (!p) return DRIFT_ENOMEM;
-    for (size_t i = 0; i < n; i++) p[i] = i;
+    for (size_t i = 0; i < n; i++) p[i] = (uint32_t)i;
     drift_stream_t s;
     drift_stream_init(&s, seed, drift_fnv1a32("order.random"), 0, 0);
-    for (size_t i = n; i-- > 1;) {
-        size_t j = drift_stream_below(&s, (uint32_t)(i + 1));
-        size_t t = p[i];
-        p[i] = p[j];
-        p[j] = t;
+    /* The draws do not depend on the swaps, so a batch of them is drawn first and the slots
+     * they will touch are prefetched: the same swaps in the same order, without waiting on a
+     * cache miss per step when p outgrows the cache. */
+    enum { BATCH = 64 };
+    size_t js[BATCH];
+    for (size_t i = n; i > 1;) {
+        size_t nb = i - 1 < BATCH ? i - 1 : BATCH; /* steps i-1, i-2, ..., i-nb */
+        for (size_t k = 0; k < nb; k++) {
+            js[k] = drift_stream_below(&s, (uint32_t)(i - k));
+            __builtin_prefetch(&p[js[k]], 1);
+        }
+        for (size_t k = 0; k < nb; k++) {
+            size_t a = i - 1 - k, j = js[k];
+            uint32_t t = p[a];
+            p[a] = p[j];
+            p[j] = t;
+        }
+        i -= nb;
     }
     *out = p;
     return 0;
@@ -482,7 +502,7 @@ static int reduce(double *out, ctx_t *c, size_t n, const double *init, const dri
     case DRIFT_ORDER_KAHAN: r = have ? kahan(c, 0, n, s0) : kahan(c, 1, n, leaf(c, 0)); break;
     case DRIFT_ORDER_NEUMAIER: r = have ? neumaier(c, 0, n, s0) : neumaier(c, 1, n, leaf(c, 0)); break;
     case DRIFT_ORDER_RANDOM: {
-        size_t *p;
+        uint32_t *p; /* n <= UINT32_MAX: half the memory traffic of size_t */
         if ((st = random_perm(&p, n, o->seed))) break;
         /* Gather the permuted terms and run seq on them; the path stays valid because the
          * same values are visited. */
@@ -493,11 +513,20 @@ static int reduce(double *out, ctx_t *c, size_t n, const double *init, const dri
             break;
         }
         ctx_t pc = *c;
+        /* the gather's reads are random: prefetch a few iterations ahead */
+        enum { AHEAD = 16 };
         if (c->x) {
-            for (size_t i = 0; i < n; i++) buf[i] = c->x[p[i]];
+            for (size_t i = 0; i < n; i++) {
+                if (i + AHEAD < n) __builtin_prefetch(&c->x[p[i + AHEAD]]);
+                buf[i] = c->x[p[i]];
+            }
             pc.x = buf;
         } else {
             for (size_t i = 0; i < n; i++) {
+                if (i + AHEAD < n) {
+                    __builtin_prefetch(&c->a[p[i + AHEAD]]);
+                    __builtin_prefetch(&c->b[p[i + AHEAD]]);
+                }
                 buf[i] = c->a[p[i]];
                 buf[n + i] = c->b[p[i]];
             }

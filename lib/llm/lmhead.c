@@ -103,9 +103,9 @@ static double round_u(drift_format_t f, drift_mode_t m)
  * formula: a few roundings of relative size 2^-53). */
 #define SAFE(x) ((x) * (1 + 0x1p-40) + 0x1p-1000)
 
-double drift_lmhead_bound(const drift_lmhead_cfg_t *c, size_t K, double sum_abs, double sum_l1, double mag)
+/* drift_lmhead_bound for a configuration already checked (the pruning calls it per token). */
+static double bound_checked(const drift_lmhead_cfg_t *c, size_t K, double sum_abs, double sum_l1, double mag)
 {
-    if (drift_lmhead_cfg_check(c)) return NAN;
     double err = 0;
     drift_tc_params_t p;
     drift_format_t acc_fmt = c->exact ? DRIFT_FP64 : c->acc.acc;
@@ -143,6 +143,12 @@ double drift_lmhead_bound(const drift_lmhead_cfg_t *c, size_t K, double sum_abs,
         err += fo->unit_roundoff * (mag + err) + fo->min_subnormal;
     }
     return SAFE(err);
+}
+
+double drift_lmhead_bound(const drift_lmhead_cfg_t *c, size_t K, double sum_abs, double sum_l1, double mag)
+{
+    if (drift_lmhead_cfg_check(c)) return NAN;
+    return bound_checked(c, K, sum_abs, sum_l1, mag);
 }
 
 /* ---- exact and computed top-2 over a candidate set --------------------------------------------- */
@@ -407,43 +413,143 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
     free(rad);
     r->n_stage1 = n1;
 
-    /* The survivors' rows in the input format, their exact logits and exact top-2. */
-    double *hf = malloc(K * sizeof *hf), *rows = malloc(n1 * K * sizeof *rows), *ex = malloc(n1 * sizeof *ex);
-    double *sabs = malloc(n1 * sizeof *sabs), *sl1 = malloc(n1 * sizeof *sl1), *crad = malloc(n1 * sizeof *crad);
-    double *val = malloc(n1 * sizeof *val), *raw = malloc((size_t)ncfg * n1 * sizeof *raw);
-    size_t *k2 = malloc(n1 * sizeof *k2), *sub = malloc(n1 * sizeof *sub);
-    int twin[DRIFT_LMHEAD_MAXCFG];
-    if (!ok || !hf || !rows || !ex || !sabs || !sl1 || !crad || !val || !k2 || !sub || !raw) {
+    /* The survivors' rows in the input format (one bulk rounding, bit for bit drift_rne), the
+     * bounds sum|h w| and sum(|h| + |w|) of stage 2, and a cheap fp64 logit per survivor. */
+    size_t nd = (size_t)7 * n1 + K + (size_t)ncfg * n1;
+    double *buf = ok ? malloc((nd + n1 * K) * sizeof *buf) : NULL;
+    size_t *ibuf = ok ? malloc(3 * (n1 + 1) * sizeof *ibuf) : NULL;
+    unsigned char *known = ok ? calloc(n1 + 1, 1) : NULL;
+    if (!buf || !ibuf || !known) {
         rc = DRIFT_ENOMEM;
         goto done;
     }
+    double *hf = buf, *ex = hf + K, *sabs = ex + n1, *sl1 = sabs + n1, *dd = sl1 + n1, *de = dd + n1;
+    double *val = de + n1, *lbh = val + n1, *raw = lbh + n1, *rows = raw + (size_t)ncfg * n1;
+    size_t *k2 = ibuf, *sub = k2 + n1 + 1, *t2 = sub + n1 + 1;
+    int twin[DRIFT_LMHEAD_MAXCFG];
     twins(twin, cfg, ncfg);
     for (size_t i = 0; i < (size_t)ncfg * n1; i++) raw[i] = NAN;
+    drift_round_array_opts_t ro = {f, DRIFT_RNE, 0, 0, NULL};
+    for (size_t i = 0; i < K; i++) hf[i] = h[i];
+    if (!lossless && (rc = drift_round_array(hf, hf, K, &ro))) goto done;
     double hfl1 = 0;
-    for (size_t i = 0; i < K; i++) {
-        hf[i] = drift_rne(h[i], f);
-        hfl1 += fabs(hf[i]);
-    }
+    for (size_t i = 0; i < K; i++) hfl1 += fabs(hf[i]);
+    double gK = drift_gamma(K, 0x1p-53);
     for (size_t j = 0; j < n1; j++) {
         const float *w = W + keep[j] * K;
-        double *row = rows + j * K, sa = 0, wl = 0;
+        double *row = rows + j * K, sa = 0, wl = 0, d = 0;
+        for (size_t i = 0; i < K; i++) row[i] = (double)w[i];
+        if (!lossless && (rc = drift_round_array(row, row, K, &ro))) goto done;
         for (size_t i = 0; i < K; i++) {
-            row[i] = drift_rne((double)w[i], f);
-            sa += fabs(hf[i] * row[i]); /* exact product (two narrow values); the sum rounds */
+            double p = hf[i] * row[i]; /* exact product (two values of at most 24 bits) */
+            sa += fabs(p);             /* the sums round */
             wl += fabs(row[i]);
+            d += p;
         }
         /* K-term sums of nonnegative doubles: relative error below gamma_K(2^-53) */
-        sabs[j] = SAFE(sa * (1 + drift_gamma(K, 0x1p-53)));
+        sabs[j] = SAFE(sa * (1 + gK));
         sl1[j] = SAFE((hfl1 + wl) * (1 + drift_gamma(K + 1, 0x1p-53)));
+        /* the fp64 logit d: |d - exact| <= gamma_K(2^-53) sum|h w| (Higham; the products are
+         * exact), so the exact logit rounded to double lies in [down(d, de), up(d, de)] (RN is
+         * monotone and up/down round outwards) */
+        dd[j] = d;
+        de[j] = SAFE(gK * sabs[j]);
     }
-    cand_t cd = {hf, rows, keep, n1, K, ex};
-    if ((rc = exact_top2(&r->exact, &cd))) goto done;
+    /* Exact logits are computed only where a decision needs them (known[j]). */
+#define EXACT(j)                                                                                   \
+    do {                                                                                           \
+        if (!known[j]) {                                                                           \
+            drift_exact_dot(&ex[j], hf, rows + (j) * K, K, DRIFT_FP64, DRIFT_RNE);                 \
+            known[j] = 1;                                                                          \
+        }                                                                                          \
+    } while (0)
+
+    /* Exact top-2: a token whose fp64 interval lies below two others' is strictly below them
+     * exactly, so it is neither exact top-1 nor top-2; the rest (in increasing id order) decide. */
+    {
+        size_t nt = drift_prune_top2(t2, dd, de, n1);
+        double *tex = val, *trows = NULL;
+        size_t *tid = sub;
+        trows = malloc(nt * K * sizeof *trows);
+        if (!trows) {
+            rc = DRIFT_ENOMEM;
+            goto done;
+        }
+        for (size_t q = 0; q < nt; q++) {
+            tid[q] = keep[t2[q]];
+            memcpy(trows + q * K, rows + t2[q] * K, K * sizeof *trows);
+        }
+        cand_t cd = {hf, trows, tid, nt, K, tex};
+        rc = exact_top2(&r->exact, &cd);
+        free(trows);
+        if (rc) goto done;
+        for (size_t q = 0; q < nt; q++) { /* exact_top2 computed these exact logits */
+            ex[t2[q]] = tex[q];
+            known[t2[q]] = 1;
+        }
+    }
 
     /* Stage 2, per configuration: the same test around the exact logits, with the
-     * configuration's own bound; then the emulated dot products of the tokens left. */
+     * configuration's own bound; then the emulated dot products of the tokens left. The test's
+     * outcome is decided from the fp64 intervals where they suffice (down, up and the bound are
+     * monotone in the exact value and in its magnitude), and from the exact logit otherwise, so
+     * the set kept is exactly the one the exact logits give. */
     for (int c = 0; c < ncfg; c++) {
-        for (size_t j = 0; j < n1; j++) crad[j] = drift_lmhead_bound(&cfg[c], K, sabs[j], sl1[j], fabs(ex[j]));
-        size_t n2 = drift_prune_top2(k2, ex, crad, n1);
+        /* L2 = second largest of down(ex_j, crad_j); A = second largest of its lower ends */
+        double a1 = -INFINITY, a2 = -INFINITY;
+        for (size_t j = 0; j < n1; j++) {
+            double lo = down(dd[j], de[j]), hi = up(dd[j], de[j]);
+            double mlo = lo <= 0 && hi >= 0 ? 0 : fmin(fabs(lo), fabs(hi)), mhi = fmax(fabs(lo), fabs(hi));
+            double lb_lo, lb_hi;
+            if (known[j]) {
+                lb_lo = lb_hi = down(ex[j], bound_checked(&cfg[c], K, sabs[j], sl1[j], fabs(ex[j])));
+            } else {
+                lb_lo = down(lo, bound_checked(&cfg[c], K, sabs[j], sl1[j], mhi));
+                lb_hi = down(hi, bound_checked(&cfg[c], K, sabs[j], sl1[j], mlo));
+            }
+            lbh[j] = lb_hi;
+            if (lb_lo > a1) {
+                a2 = a1;
+                a1 = lb_lo;
+            } else if (lb_lo > a2) {
+                a2 = lb_lo;
+            }
+        }
+        double l1 = -INFINITY, l2 = -INFINITY;
+        for (size_t j = 0; j < n1; j++) {
+            if (!(lbh[j] >= a2) && !isnan(lbh[j])) continue; /* below the top two: cannot be L2 */
+            EXACT(j);
+            double lb = down(ex[j], bound_checked(&cfg[c], K, sabs[j], sl1[j], fabs(ex[j])));
+            if (lb > l1) {
+                l2 = l1;
+                l1 = lb;
+            } else if (lb > l2) {
+                l2 = lb;
+            }
+        }
+        size_t n2 = 0;
+        for (size_t j = 0; j < n1; j++) {
+            int in;
+            if (known[j]) {
+                double cr = bound_checked(&cfg[c], K, sabs[j], sl1[j], fabs(ex[j]));
+                in = up(ex[j], cr) >= l2 || isnan(ex[j]) || isnan(cr);
+            } else {
+                double lo = down(dd[j], de[j]), hi = up(dd[j], de[j]);
+                double mlo = lo <= 0 && hi >= 0 ? 0 : fmin(fabs(lo), fabs(hi)), mhi = fmax(fabs(lo), fabs(hi));
+                double ub_hi = up(hi, bound_checked(&cfg[c], K, sabs[j], sl1[j], mhi));
+                double ub_lo = up(lo, bound_checked(&cfg[c], K, sabs[j], sl1[j], mlo));
+                if (ub_lo >= l2) {
+                    in = 1;
+                } else if (ub_hi < l2) {
+                    in = 0;
+                } else {
+                    EXACT(j);
+                    double cr = bound_checked(&cfg[c], K, sabs[j], sl1[j], fabs(ex[j]));
+                    in = up(ex[j], cr) >= l2 || isnan(ex[j]) || isnan(cr);
+                }
+            }
+            if (in) k2[n2++] = j;
+        }
         for (size_t q = 0; q < n2; q++) {
             if ((rc = cached_logit(&val[q], raw, n1, k2[q], twin, c, hf, rows + k2[q] * K, K, cfg))) goto done;
             sub[q] = keep[k2[q]];
@@ -455,19 +561,13 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
         computed_top2(&r->computed[c], val, sub, n2);
         r->n_eval[c] = n2;
     }
+#undef EXACT
     finish_flips(r);
 done:
     free(keep);
-    free(hf);
-    free(rows);
-    free(ex);
-    free(sabs);
-    free(sl1);
-    free(crad);
-    free(val);
-    free(k2);
-    free(sub);
-    free(raw);
+    free(buf);
+    free(ibuf);
+    free(known);
     return rc;
 }
 

@@ -105,9 +105,12 @@ double drift_lmhead_approx_coef(size_t K);
  *   approx_u - R_u, at least two tokens have every value (exact or computed) >= L2, so a
  *   token with approx_v + R_v < L2 is below two others in every configuration and exactly:
  *   it can be neither top-1 nor top-2 anywhere, and it can never tie with a top-2 value.
- * Stage 2, per configuration: the survivors' exact logits are computed, and the same test is
- *   repeated with exact values and the configuration's own bound (now from the exact
- *   sum|h w| of the rounded values); only the tokens left get the emulated dot product.
+ * Stage 2, per configuration: the same test is repeated around the survivors' exact logits
+ *   with the configuration's own bound (now from the exact sum|h w| of the rounded values);
+ *   only the tokens left get the emulated dot product. Each survivor first gets an fp64 dot
+ *   product with a rigorous interval for its exact logit; the exact logit (superaccumulator)
+ *   is computed only where that interval cannot decide a test, so the sets kept are the ones
+ *   the exact logits give, at the cost of a double loop for most survivors.
  * The exact top-2 is resolved exactly: doubles first (rounding is monotone), and an exact
  * comparison (superaccumulator of the difference) where two rounded exact logits are equal.
  * 0, DRIFT_EINVAL, DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED when some configuration has no finite
