@@ -395,19 +395,20 @@ int main(int argc, char **argv)
     static drift_aflab_t lab;
     drift_aflab_t *L = &lab;
 
-    setup(L, argc, argv);        /* question and options */
-    static drift_aflab_t base_copy;      /* the options as parsed: the robustness reruns start from them */
+    setup(L, argc, argv);               /* question and options */
+    static drift_aflab_t base_copy;     /* the options as parsed: the robustness reruns start from them */
     base_copy = *L;
     const drift_aflab_t *base = &base_copy;
-    choose_kernels(L);           /* kernels, orders and the GEMM policies' picks */
+    choose_kernels(L);                  /* kernels, orders and the GEMM policies' picks */
     make_models(L);
 
-    run_planted(L);              /* (1) planted gaps and exact ties */
-    run_realistic(L);            /* (2) realistic heads */
+    run_planted(L);                     /* (1) planted gaps and exact ties */
+    run_realistic(L);                   /* (2) realistic heads */
     drift_progress(&L->cli, L->total, L->total);
 
-    if (drift_aflab_fit(L)) drift_die("out of memory");             /* Phi(-D/sigma) per kernel, with its predictions, and each mechanism's law */
-    drift_aflab_two_references(L);           /* realistic rows against exact(rounded) and exact(unrounded) */
+    /* Phi(-D/sigma) per kernel, with its predictions, and each mechanism's law */
+    if (drift_aflab_fit(L)) drift_die("out of memory");
+    drift_aflab_two_references(L);      /* realistic rows against exact(rounded) and exact(unrounded) */
     drift_aflab_rob_collect(L, L);
     for (long e = 1; e <= L->nrob; e++) { /* the headline at further seeds (largest K, bf16 and fp32) */
         static drift_aflab_t R;
@@ -428,25 +429,16 @@ int main(int argc, char **argv)
         if (drift_aflab_fit(&R)) drift_die("out of memory");
         drift_aflab_two_references(&R);
         drift_aflab_rob_collect(L, &R);
-        for (int fi = 0; fi < R.nF; fi++) {
-            drift_flipset_free(&R.PL[0][fi]);
-            drift_flipset_free(&R.TI[0][fi]);
-            if (R.rows > 0) drift_flipset_free(&R.RE[0][fi]);
-        }
+        drift_aflab_free(&R);
     }
-    measure_costs(L);            /* wall clock, reported apart */
+    measure_costs(L);                   /* wall clock, reported apart */
     L->t_total = now() - L->t_start;
-    drift_aflab_mitigations(L);      /* (3) what the mitigations buy */
+    drift_aflab_mitigations(L);         /* (3) what the mitigations buy */
 
     if (drift_aflab_write(L)) drift_die("out of memory");
     if (!L->cli.quiet) drift_aflab_summary(stdout, L);
 
-    for (int ki = 0; ki < L->nK; ki++)
-        for (int fi = 0; fi < L->nF; fi++) {
-            drift_flipset_free(&L->PL[ki][fi]);
-            drift_flipset_free(&L->TI[ki][fi]);
-            if (L->rows > 0) drift_flipset_free(&L->RE[ki][fi]);
-        }
+    drift_aflab_free(L);
     return 0;
 }
 

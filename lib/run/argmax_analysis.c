@@ -139,3 +139,13 @@ void drift_aflab_mitigations(drift_aflab_t *L)
         if (mode == 1 && L->rows == 0) break;
     }
 }
+
+void drift_aflab_free(drift_aflab_t *L)
+{
+    for (int ki = 0; ki < L->nK; ki++)
+        for (int fi = 0; fi < L->nF; fi++) {
+            drift_flipset_free(&L->PL[ki][fi]);
+            drift_flipset_free(&L->TI[ki][fi]);
+            if (L->rows > 0) drift_flipset_free(&L->RE[ki][fi]);
+        }
+}

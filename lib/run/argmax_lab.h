@@ -90,5 +90,7 @@ void drift_aflab_rob_collect(drift_aflab_t *dst, const drift_aflab_t *L);
 int drift_aflab_write(const drift_aflab_t *L);
 /* The summary for people, written to fp. */
 void drift_aflab_summary(FILE *fp, const drift_aflab_t *L);
+/* Frees the planted, tie and realistic trial sets of L. */
+void drift_aflab_free(drift_aflab_t *L);
 
 #endif
