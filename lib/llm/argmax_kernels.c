@@ -100,3 +100,15 @@ int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const
     if (ks->seq32 < 0 || ks->engine < 0 || ks->exact < 0) return DRIFT_ERANGE;
     return 0;
 }
+
+int drift_kset_named(int out[4], const drift_kset_t *ks)
+{
+    const int named[4] = {ks->def, ks->engine, ks->tc32, ks->exact};
+    int n = 0;
+    for (int j = 0; j < 4; j++) {
+        int dup = named[j] < 0;
+        for (int i = 0; i < n; i++) dup |= out[i] == named[j];
+        if (!dup) out[n++] = named[j];
+    }
+    return n;
+}

@@ -78,4 +78,8 @@ const char *drift_kset_tag(const drift_kset_t *ks, int c);
 int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const drift_order_t *orders, int norders,
                      const drift_polrow_t *polk, int npol, size_t K);
 
+/* The report's named kernels of ks (default, engine, tc:h100 fp32, exact) into out, in that order,
+ * each once and only those present. How many. */
+int drift_kset_named(int out[4], const drift_kset_t *ks);
+
 #endif

@@ -686,14 +686,9 @@ static void md_laws(FILE *fp, const drift_aflab_t *L)
                 "|---|---|---|---:|---:|---:|---:|---:|\n", KM);
     for (int fi = 0; fi < L->nF; fi++) {
         const drift_kset_t *ks = &L->KS[L->mk][fi];
-        int show[4] = {ks->def, ks->engine, ks->tc32, ks->exact}, seen[4] = {0};
-        for (int j = 0; j < 4; j++) {
-            int c = show[j];
-            if (c < 0) continue;
-            int dup = 0;
-            for (int i = 0; i < j; i++) dup |= seen[i] == c + 1;
-            seen[j] = c + 1;
-            if (dup) continue;
+        int named[4], nn = drift_kset_named(named, ks);
+        for (int j = 0; j < nn; j++) {
+            int c = named[j];
             const drift_flip_laws_t *W = &L->LAW[L->mk][fi][c];
             const drift_fliplaw_fit_t *F = &W->fit[W->implied];
             const char *pn = W->implied == DRIFT_FLIPLAW_TRIANGLE ? "kappa" : "sigma / s";
@@ -724,14 +719,10 @@ static void md_refs(FILE *fp, const drift_aflab_t *L)
             KM, L->rows);
     for (int fi = 0; fi < L->nF; fi++) {
         const drift_kset_t *ks = &L->KS[L->mk][fi];
-        int show[4] = {ks->def, ks->engine, ks->tc32, ks->exact}, seen[4] = {0};
-        for (int j = 0; j < 4; j++) {
-            int c = show[j];
-            if (c < 0) continue;
-            int dup = 0;
-            for (int i = 0; i < j; i++) dup |= seen[i] == c + 1;
-            seen[j] = c + 1;
-            if (dup || L->ref_tot[L->mk][fi][c] < 0) continue;
+        int named[4], nn = drift_kset_named(named, ks);
+        for (int j = 0; j < nn; j++) {
+            int c = named[j];
+            if (L->ref_tot[L->mk][fi][c] < 0) continue;
             fprintf(fp, "| %s | %s | %ld | %ld | %ld | %ld |\n", drift_format_name(ks->f), ks->k[c].name, L->ref_in[L->mk][fi],
                     L->ref_acc[L->mk][fi][c], L->ref_out[L->mk][fi][c], L->ref_tot[L->mk][fi][c]);
         }
