@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <math.h>
@@ -69,6 +70,24 @@ static inline void tmpdir_remove(const char *dir)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     (void)!system(cmd);
+}
+
+/* The experiment programs' bad-option contract: each of bad[] (options appended to exe) exits 2
+ * with exactly one line on stderr and leaves no <dir>/bad/<csv>. */
+static inline void expect_bad_options(const char *exe, const char *const *bad, size_t n, const char *dir,
+                                      const char *csv)
+{
+    for (size_t i = 0; i < n; i++) {
+        char err[256], p[256];
+        snprintf(err, sizeof err, "%s/err", dir);
+        cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>%s", exe, bad[i], dir, err), 2, "%s", bad[i]);
+        char *e = slurp(err), *nl = strchr(e, '\n');
+        cr_assert(nl && nl[1] == 0, "%s: not one line: %s", bad[i], e);
+        free(e);
+        struct stat st;
+        snprintf(p, sizeof p, "%s/bad/%s", dir, csv);
+        cr_assert_neq(stat(p, &st), 0, "%s wrote a file", bad[i]);
+    }
 }
 
 /* A failing run must leave nothing behind: the number of entries in path other than . and .. */

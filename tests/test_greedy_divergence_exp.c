@@ -25,19 +25,9 @@ TestSuite(greedy_divergence_exp, .init = make_dir, .fini = remove_dir, .timeout 
 
 Test(greedy_divergence_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *bad[] = {"--requests 0", "--tokens 0", "--configs nope", "--prompt-ids 1,x", "--prompt-ids 9999",
+    const char *const bad[] = {"--requests 0", "--tokens 0", "--configs nope", "--prompt-ids 1,x", "--prompt-ids 9999",
                          "--checkpoint /nonexistent.bin", "--tokens 600", "--orders seq", "--batch-max 0"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char err[256], p[256];
-        snprintf(err, sizeof err, "%s/err", dir);
-        cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>%s", EXP, bad[i], dir, err), 2, "%s", bad[i]);
-        char *e = slurp(err), *nl = strchr(e, '\n');
-        cr_assert(nl && nl[1] == 0, "%s: not one line: %s", bad[i], e);
-        free(e);
-        struct stat st;
-        snprintf(p, sizeof p, "%s/bad/greedy_divergence_summary.csv", dir);
-        cr_assert_neq(stat(p, &st), 0, "%s wrote a file", bad[i]);
-    }
+    expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "greedy_divergence_summary.csv");
 }
 
 Test(greedy_divergence_exp, invariant_fixed_size_gives_one_completion)

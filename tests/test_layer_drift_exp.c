@@ -25,19 +25,9 @@ TestSuite(layer_drift_exp, .init = make_dir, .fini = remove_dir, .timeout = 120)
 
 Test(layer_drift_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *bad[] = {"--layers 0", "--layers 33", "--tokens 0", "--tokens 257", "--checkpoint /nonexistent.bin",
+    const char *const bad[] = {"--layers 0", "--layers 33", "--tokens 0", "--tokens 257", "--checkpoint /nonexistent.bin",
                          "--orders seq"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char err[256], p[256];
-        snprintf(err, sizeof err, "%s/err", dir);
-        cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>%s", EXP, bad[i], dir, err), 2, "%s", bad[i]);
-        char *e = slurp(err), *nl = strchr(e, '\n');
-        cr_assert(nl && nl[1] == 0, "%s: not one line: %s", bad[i], e);
-        free(e);
-        struct stat st;
-        snprintf(p, sizeof p, "%s/bad/layer_drift.csv", dir);
-        cr_assert_neq(stat(p, &st), 0, "%s wrote a file", bad[i]);
-    }
+    expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "layer_drift.csv");
 }
 
 Test(layer_drift_exp, errors_sit_at_their_formats_roundoff)

@@ -25,19 +25,9 @@ TestSuite(real_gaps_exp, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
 Test(real_gaps_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *bad[] = {"--sequences 0", "--tokens 0", "--tokens 600", "--checkpoint /nonexistent.bin", "--orders seq",
+    const char *const bad[] = {"--sequences 0", "--tokens 0", "--tokens 600", "--checkpoint /nonexistent.bin", "--orders seq",
                          "--sequences x"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char err[256], p[256];
-        snprintf(err, sizeof err, "%s/err", dir);
-        cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>%s", EXP, bad[i], dir, err), 2, "%s", bad[i]);
-        char *e = slurp(err), *nl = strchr(e, '\n');
-        cr_assert(nl && nl[1] == 0, "%s: not one line: %s", bad[i], e);
-        free(e);
-        struct stat st;
-        snprintf(p, sizeof p, "%s/bad/real_gaps.csv", dir);
-        cr_assert_neq(stat(p, &st), 0, "%s wrote a file", bad[i]);
-    }
+    expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "real_gaps.csv");
 }
 
 Test(real_gaps_exp, gaps_nonnegative_and_histogram_complete)

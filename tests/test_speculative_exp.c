@@ -26,19 +26,9 @@ TestSuite(speculative_exp, .init = make_dir, .fini = remove_dir, .timeout = 120)
 
 Test(speculative_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *bad[] = {"--prompts 0", "--tokens 0", "--tokens 600", "--draft 0", "--draft 2,x", "--draft 65",
+    const char *const bad[] = {"--prompts 0", "--tokens 0", "--tokens 600", "--draft 0", "--draft 2,x", "--draft 65",
                          "--sms 0", "--min-slice 0", "--checkpoint /nonexistent.bin", "--orders seq"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char err[256], p[256];
-        snprintf(err, sizeof err, "%s/err", dir);
-        cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>%s", EXP, bad[i], dir, err), 2, "%s", bad[i]);
-        char *e = slurp(err), *nl = strchr(e, '\n');
-        cr_assert(nl && nl[1] == 0, "%s: not one line: %s", bad[i], e);
-        free(e);
-        struct stat st;
-        snprintf(p, sizeof p, "%s/bad/speculative.csv", dir);
-        cr_assert_neq(stat(p, &st), 0, "%s wrote a file", bad[i]);
-    }
+    expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "speculative.csv");
 }
 
 Test(speculative_exp, batch_invariant_equals_plain_greedy)
