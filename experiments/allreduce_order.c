@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     omp_set_num_threads(1); /* the model's GEMMs are too small for a parallel region each */
     const size_t N = (size_t)N_;
     const int T = (int)T_;
-    if (!ckpt) ckpt = access("models/stories260K.bin", R_OK) == 0 ? "models/stories260K.bin" : DRIFT_SOURCE_DIR "/models/stories260K.bin";
+    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);

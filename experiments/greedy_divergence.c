@@ -197,7 +197,7 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < NCONF; c++) nuse += use[c];
     if (!nuse) drift_die("--configs: no configuration named");
-    if (!ckpt) ckpt = access("models/stories260K.bin", R_OK) == 0 ? "models/stories260K.bin" : DRIFT_SOURCE_DIR "/models/stories260K.bin";
+    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);

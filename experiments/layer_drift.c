@@ -103,7 +103,7 @@ int main(int argc, char **argv)
     drift_cli_parse(&cli, &spec, argc, argv);
     omp_set_num_threads(1); /* the model's GEMMs are too small for a parallel region each */
     const size_t T = (size_t)T_;
-    if (!ckpt) ckpt = access("models/stories260K.bin", R_OK) == 0 ? "models/stories260K.bin" : DRIFT_SOURCE_DIR "/models/stories260K.bin";
+    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck[2];
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(&ck[0], ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);

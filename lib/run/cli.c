@@ -603,3 +603,13 @@ void drift_require_memory(const drift_cli_t *cli, double bytes, const char *opti
         drift_die("%s: this run needs about %.1f GiB of memory, this machine gives a process %.1f GiB (accepted: smaller sizes)",
                   options, bytes / 1073741824.0, have / 1073741824.0);
 }
+
+#ifndef DRIFT_SOURCE_DIR
+#define DRIFT_SOURCE_DIR "."
+#endif
+
+const char *drift_default_checkpoint(void)
+{
+    static const char *const here = "models/stories260K.bin";
+    return access(here, R_OK) == 0 ? here : DRIFT_SOURCE_DIR "/models/stories260K.bin";
+}

@@ -108,6 +108,11 @@ void drift_out_check(const char *dir);
  *     drift_require_memory(&cli, 4.0 * V * drift_intlist_max(&Ks), "--K, --V"); */
 void drift_require_memory(const drift_cli_t *cli, double bytes, const char *options);
 
+/* The shipped checkpoint, for programs whose --checkpoint was not given: "models/stories260K.bin"
+ * when the caller stands in the repository (the path reads as the user typed it), else the
+ * source tree's copy. */
+const char *drift_default_checkpoint(void);
+
 /* Dies (exit 2, one line) unless every format is an LM head input (drift_lmhead_input_ok). */
 void drift_lmhead_require_inputs(const drift_format_t *formats, int n);
 

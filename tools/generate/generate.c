@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "checkpoint.h"
 #include "drift.h"
 #include "model.h"
@@ -47,7 +48,7 @@ static const char *USAGE =
     "  --json                one JSON document instead of CSV\n"
     "  --backend cpu         (auto is cpu: the decoder has no CUDA path yet)\n";
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), __noreturn__));
 static void die(const char *fmt, ...)
 {
     va_list ap;
@@ -272,8 +273,7 @@ int main(int argc, char **argv)
     if (compare) parse_cfg(&b, argc, argv, at + 1, &ckpt, &ntok, &ids, &tokf, &ptext, &exact_gaps, &json, 0);
     if (ids && ptext) die("--prompt-ids and --prompt: give one");
     if (ptext && !tokf) die("--prompt: needs --tokenizer FILE (the checkpoint holds no vocabulary)");
-    if (!ckpt) ckpt = access("models/stories260K.bin", R_OK) == 0 ? "models/stories260K.bin"
-                                                                 : DRIFT_SOURCE_DIR "/models/stories260K.bin";
+    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) die("--checkpoint: %s", err);
