@@ -9,8 +9,13 @@
 
 static int read_as(const char *suffix, const uint8_t *data, size_t size)
 {
+    /* The reader takes a path (its .npy size check needs a regular file), so each input is a
+     * file: in /dev/shm (memory) when there is one, not on disk (31,000 executions a second on
+     * the loaded 2-core machine). */
+    static const char *dir;
+    if (!dir) dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     char path[64];
-    snprintf(path, sizeof path, "/tmp/drift_fuzz_calc_%ld%s", (long)getpid(), suffix);
+    snprintf(path, sizeof path, "%s/drift_fuzz_calc_%ld%s", dir, (long)getpid(), suffix);
     FILE *fp = fopen(path, "wb");
     if (!fp) return 0;
     fwrite(data, 1, size, fp);

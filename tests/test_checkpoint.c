@@ -172,3 +172,29 @@ Test(checkpoint, tokenizer_round_trip)
     cr_assert(strstr(err, "oversized"), "%s", err);
     remove(path);
 }
+
+/* The header's max_token_length sizes encode()'s merge buffer: -1 once parsed, and then
+ * encode() asked malloc for 2 * (size_t)-1 + 2 = 0 bytes and merged into them (found by
+ * fuzz/checkpoint.c). Such a header is refused when read; from memory the same. */
+Test(checkpoint, tokenizer_header_length_out_of_range)
+{
+    for (int k = 0; k < 3; k++) {
+        const int32_t bad[3] = {-1, 0, DRIFT_TOKEN_LENGTH_MAX + 1};
+        unsigned char bytes[4 + 8 + 1];
+        memcpy(bytes, &bad[k], 4);
+        const float score = 0;
+        const int32_t len = 1;
+        memcpy(bytes + 4, &score, 4), memcpy(bytes + 8, &len, 4), bytes[12] = 'a';
+        char path[] = "/tmp/drift_tok_XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert(fd >= 0);
+        cr_assert_eq(write(fd, bytes, sizeof bytes), (ssize_t)sizeof bytes);
+        close(fd);
+        drift_tokenizer_t t;
+        char err[DRIFT_LLM_ERR_MAX];
+        cr_assert_eq(drift_tokenizer_read(&t, path, 1, err, sizeof err), DRIFT_EINVAL, "max_token_length %d", bad[k]);
+        cr_assert(strstr(err, "max_token_length") && strstr(err, path), "%s", err);
+        cr_assert_eq(drift_tokenizer_parse(&t, bytes, sizeof bytes, "mem", 1, err, sizeof err), DRIFT_EINVAL);
+        remove(path);
+    }
+}

@@ -277,6 +277,19 @@ int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size,
     int rc;
     unsigned char *buf = read_file(path, &size, err, errsize, &rc);
     if (!buf) return rc;
+    rc = drift_tokenizer_parse(t, buf, size, path, vocab_size, err, errsize);
+    free(buf);
+    return rc;
+}
+
+int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
+                          char *err, size_t errsize)
+{
+    if (!t || (!bytes && size) || vocab_size <= 0) return fail(err, errsize, DRIFT_EINVAL, "no tokenizer data or vocabulary");
+    if (!path) path = "tokenizer";
+    memset(t, 0, sizeof *t);
+    const unsigned char *buf = bytes;
+    int rc;
     t->vocab_size = vocab_size;
     t->pieces = calloc((size_t)vocab_size, sizeof *t->pieces);
     t->scores = calloc((size_t)vocab_size, sizeof *t->scores);
@@ -291,6 +304,13 @@ int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size,
         goto bad;
     }
     t->max_token_length = le32(buf);
+    /* encode() sizes its merge buffer from this header field: a negative or huge value would
+     * wrap that size (found by fuzz/checkpoint.c). llama2.c's tokenizers hold a few dozen. */
+    if (t->max_token_length < 1 || t->max_token_length > DRIFT_TOKEN_LENGTH_MAX) {
+        rc = fail(err, errsize, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)", path,
+                  t->max_token_length, DRIFT_TOKEN_LENGTH_MAX);
+        goto bad;
+    }
     for (int i = 0; i < vocab_size; i++) {
         if (size - at < 8) {
             rc = fail(err, errsize, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
@@ -318,13 +338,11 @@ int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size,
                   path, vocab_size, at, size);
         goto bad;
     }
-    free(buf);
     for (int i = 0; i < vocab_size; i++) t->sorted[i] = i;
     g_sort_tok = t;
     qsort(t->sorted, (size_t)vocab_size, sizeof *t->sorted, cmp_piece);
     return 0;
 bad:
-    free(buf);
     drift_tokenizer_free(t);
     return rc;
 }
