@@ -52,7 +52,6 @@
 #include "cli.h"
 #include "drift.h"
 #include "gen.h"
-#include "output.h"
 #include "sum_bounds.h"
 #include "sum_order_lab.h"
 

@@ -36,4 +36,14 @@ typedef struct {
  * and q (53 bits) are the caller's scratch, so that a loop allocates nothing. */
 void drift_witness_error(drift_stored_t *c, double result, mpfr_srcptr x, drift_format_t f, mpfr_ptr diff, mpfr_ptr q);
 
+/* Errors of many reals stored in one format, classified by the stored value ("stored as a
+ * normal number" is what the u = 2^-p bound is about). Zero-initialise, then add each. */
+typedef struct {
+    long n_normal, n_zero, n_subnormal, n_overflow;
+    double max_rel_normal; /* the largest relative error of a value stored as a normal number */
+    double max_rel_sub;    /* the largest of a value stored as a subnormal (not flushed to zero) */
+} drift_stored_summary_t;
+
+void drift_stored_summary_add(drift_stored_summary_t *s, const drift_stored_t *c, drift_format_t f);
+
 #endif
