@@ -219,7 +219,7 @@ int main(int argc, char **argv)
         for (int c = 0; c < nC[fi]; c++) cname[fi][c] = C[fi][c].name;
     const drift_sampling_lab_t lab = {&cli, K, V, rows, draws, ties, &SW, SAMPLERS, nF, nC, (const char *const(*)[MAXC])cname,
                                       tok, tok2, (const long(*)[MAXC])top_ties, softmax_check, TI, ft};
-    drift_sampling_write(&lab); /* lib/run/sampling_report.c */
+    if (drift_sampling_write(&lab)) drift_die("out of memory"); /* lib/run/sampling_report.c */
     free(tok), free(tok2), free(WT), free(L), free(Hf), free(W), free(H), free(U), free(TI);
     return 0;
 }

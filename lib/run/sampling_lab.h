@@ -32,7 +32,7 @@ typedef struct {
     drift_format_t ft;
 } drift_sampling_lab_t;
 
-/* Every output file, committed together; stdout unless --quiet. */
-void drift_sampling_write(const drift_sampling_lab_t *L);
+/* Every output file, committed together; stdout unless --quiet. 0, or DRIFT_ENOMEM with no file written. */
+int drift_sampling_write(const drift_sampling_lab_t *L);
 
 #endif

@@ -25,7 +25,7 @@ static long changed(long *row, const size_t *a, const size_t *b, size_t n, long 
     return ch;
 }
 
-void drift_sampling_write(const drift_sampling_lab_t *L)
+int drift_sampling_write(const drift_sampling_lab_t *L)
 {
     const drift_cli_t *cli = L->cli;
     const drift_sampling_sweep_t *SW = L->SW;
@@ -74,7 +74,7 @@ void drift_sampling_write(const drift_sampling_lab_t *L)
                                          {NULL, title[0], DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, by_t, 2 + NT},
                                          {NULL, title[1], DRIFT_SHOW_MD, MD_TINY, 4}, {NULL, title[2], DRIFT_SHOW_MD, by_t2, 3 + NT2}};
     long *chrow = malloc((size_t)rows * sizeof *chrow);
-    if (!chrow) drift_die("out of memory");
+    if (!chrow) return DRIFT_ENOMEM; /* before any file is opened: nothing to undo */
     drift_out_t out;
     drift_out_open(&out, cli, TABLES, 6, 1);
     drift_md_question(&out, NULL);
@@ -191,4 +191,5 @@ void drift_sampling_write(const drift_sampling_lab_t *L)
                   inv[1] > race[2] ? " (the intervals do not overlap)" : " (the intervals overlap: no ranking at this size)");
     drift_out_commit(&out);
     free(chrow);
+    return DRIFT_OK;
 }
