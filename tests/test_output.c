@@ -92,3 +92,37 @@ Test(output, a_row_of_the_wrong_kind_is_refused, .exit_code = 2)
     fclose(stderr); /* the one-line message is the program's; keep the test log clean */
     drift_row(&out, 0, DRIFT_NUM(1.5));
 }
+
+/* The fragment's own wording: question and Reproduce line apart, a titled Markdown-only table
+ * with a right-aligned preformatted cell, then prose. Expected text written by hand from
+ * output.h's description of each call. */
+Test(output, question_reproduce_caption_cells_and_prose)
+{
+    static const drift_col_t COLS[] = {DRIFT_C_TEXT("order"), DRIFT_C_CELL("fp32/fp32")};
+    static const drift_table_spec_t TABLES[] = {{NULL, "**(b) Error** (mean):", DRIFT_SHOW_MD, COLS, 2}};
+    drift_cli_t cli;
+    parse(&cli, "--out", dir, "--quiet", NULL);
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 1, 1);
+    drift_md_question(&out, "Against the exact sum (%d bits).", 53);
+    drift_md_reproduce(&out, "data/demo_*.csv; %ld trials", 3L);
+    drift_md_text(&out, "**(a)** %s\n\n", "first");
+    drift_row(&out, 0, DRIFT_TXT("seq"), DRIFT_TXT("1.2e-03 [0.50]"));
+    drift_md_end(&out, 0);
+    drift_md_text(&out, "- Lists:");
+    for (int i = 0; i < 3; i++) drift_md_text(&out, "%s%c", drift_list_sep(i, 3), 'a' + i);
+    drift_md_text(&out, ".\n");
+    drift_out_commit(&out);
+
+    char path[128], cmd[1024], want[2048];
+    drift_cli_reproduce(cmd, sizeof cmd, &cli);
+    snprintf(want, sizeof want,
+             "**Question.** What does the kit write? Against the exact sum (53 bits).\n\n"
+             "Reproduce: `%s` (data/demo_*.csv; 3 trials).\n\n"
+             "**(a)** first\n\n"
+             "**(b) Error** (mean):\n\n| order | fp32/fp32 |\n|---|---:|\n| seq | 1.2e-03 [0.50] |\n\n"
+             "- Lists:a, b and c.\n",
+             cmd);
+    snprintf(path, sizeof path, "%s/demo.md", dir);
+    cr_assert_str_eq(slurp(path), want);
+}

@@ -54,7 +54,10 @@ void drift_out_note(drift_out_t *o, int t, const char *fmt, ...)
 
 static const char *label(const drift_col_t *c) { return c->label ? c->label : c->name; }
 
-static int numeric(const drift_col_t *c) { return c->kind == DRIFT_COL_NUM || c->kind == DRIFT_COL_HEX || c->kind == DRIFT_COL_INT; }
+static int numeric(const drift_col_t *c)
+{
+    return c->kind == DRIFT_COL_NUM || c->kind == DRIFT_COL_HEX || c->kind == DRIFT_COL_INT || c->kind == DRIFT_COL_CELL;
+}
 
 void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const drift_cell_t *cell)
 {
@@ -62,7 +65,8 @@ void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const dri
     case DRIFT_COL_NUM: drift_fmt_num(buf, size, cell->d, col->fmt ? col->fmt : "%.17g"); break;
     case DRIFT_COL_HEX: snprintf(buf, size, "%a", cell->d); break; /* the bits: a NaN's sign too, as libc spells it */
     case DRIFT_COL_INT: snprintf(buf, size, col->fmt ? col->fmt : "%ld", cell->i); break;
-    case DRIFT_COL_TEXT: snprintf(buf, size, "%s", cell->s ? cell->s : ""); break;
+    case DRIFT_COL_TEXT:
+    case DRIFT_COL_CELL: snprintf(buf, size, "%s", cell->s ? cell->s : ""); break;
     case DRIFT_COL_QUOTED: snprintf(buf, size, "\"%s\"", cell->s ? cell->s : ""); break;
     case DRIFT_COL_KEY:
         snprintf(buf, size, "%s", cell->s ? cell->s : "");
@@ -114,7 +118,7 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
     if (t < 0 || t >= o->ntables) drift_die("table %d: not declared", t);
     const drift_table_spec_t *s = &o->tables[t];
     if (n != s->ncols) die_bug(o, t, "a row of the wrong length");
-    static const int WANT[] = {DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
+    static const int WANT[] = {DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
     for (int c = 0; c < n; c++)
         if ((int)cells[c].kind != WANT[s->cols[c].kind]) die_bug(o, t, "a cell of the wrong kind");
     int md = o->md && (s->show & DRIFT_SHOW_MD), show = (s->show & DRIFT_SHOW_STDOUT) && !o->cli->quiet;
@@ -132,21 +136,59 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
     if (show) o->shown[t].nrows++;
 }
 
+/* "**Question.** <question>[ <detail>]" and a blank line; detail formatted from ap when given. */
+static void question(drift_out_t *o, const char *detail_fmt, va_list ap)
+{
+    fprintf(o->md, "**Question.** %s", o->cli->spec->question);
+    if (detail_fmt) {
+        fputc(' ', o->md);
+        vfprintf(o->md, detail_fmt, ap);
+    }
+    fputs("\n\n", o->md);
+}
+
 void drift_md_intro(drift_out_t *o, const char *detail_fmt, ...)
 {
     if (!o->md) return;
-    fprintf(o->md, "**Question.** %s", o->cli->spec->question);
-    if (detail_fmt) {
-        va_list ap;
-        va_start(ap, detail_fmt);
-        fputc(' ', o->md);
-        vfprintf(o->md, detail_fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, detail_fmt);
+    question(o, detail_fmt, ap);
+    va_end(ap);
+    drift_md_reproduce(o, "data/%s*.csv", o->cli->spec->name);
+}
+
+void drift_md_question(drift_out_t *o, const char *detail_fmt, ...)
+{
+    if (!o->md) return;
+    va_list ap;
+    va_start(ap, detail_fmt);
+    question(o, detail_fmt, ap);
+    va_end(ap);
+}
+
+void drift_md_reproduce(drift_out_t *o, const char *files_fmt, ...)
+{
+    if (!o->md) return;
     char cmd[1024];
     drift_cli_reproduce(cmd, sizeof cmd, o->cli);
-    fprintf(o->md, "\n\nReproduce: `%s` (data/%s*.csv).\n\n", cmd, o->cli->spec->name);
+    fprintf(o->md, "Reproduce: `%s` (", cmd);
+    va_list ap;
+    va_start(ap, files_fmt);
+    vfprintf(o->md, files_fmt, ap);
+    va_end(ap);
+    fputs(").\n\n", o->md);
 }
+
+void drift_md_text(drift_out_t *o, const char *fmt, ...)
+{
+    if (!o->md) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(o->md, fmt, ap);
+    va_end(ap);
+}
+
+const char *drift_list_sep(int i, int n) { return i == 0 ? "" : i + 1 == n ? " and " : ", "; }
 
 void drift_md_end(drift_out_t *o, int t)
 {

@@ -17,6 +17,8 @@
  *   DRIFT_COL_QUOTED a string in double quotes (a kernel spec such as tiled:128,64,32)
  *   DRIFT_COL_KEY    a string with its commas written as x (tiled:128x64x32): a key that
  *                    tools splitting on every comma (gnuplot) can match
+ *   DRIFT_COL_CELL   a string the program formatted from numbers ("1.2e-03 [0.50]", "3 / 45.0%"):
+ *                    written as is, right-aligned like a number (Markdown `---:`)
  * A row is a list of cells, DRIFT_NUM(x), DRIFT_INT(n), DRIFT_TXT(s), checked against the
  * declaration: a row of the wrong length or kind is a bug of the program, which dies.
  *
@@ -37,7 +39,7 @@
 #include "cli.h"
 #include "table.h"
 
-typedef enum { DRIFT_COL_NUM = 0, DRIFT_COL_HEX, DRIFT_COL_INT, DRIFT_COL_TEXT, DRIFT_COL_QUOTED, DRIFT_COL_KEY } drift_col_kind_t;
+typedef enum { DRIFT_COL_NUM = 0, DRIFT_COL_HEX, DRIFT_COL_INT, DRIFT_COL_TEXT, DRIFT_COL_QUOTED, DRIFT_COL_KEY, DRIFT_COL_CELL } drift_col_kind_t;
 
 typedef struct {
     const char *name;      /* CSV header name (and the Markdown/stdout one unless label) */
@@ -53,6 +55,7 @@ typedef struct {
 #define DRIFT_C_INT(name) {(name), DRIFT_COL_INT, NULL, NULL}
 #define DRIFT_C_NUM(name, fmt) {(name), DRIFT_COL_NUM, (fmt), NULL}
 #define DRIFT_C_HEX(name) {(name), DRIFT_COL_HEX, NULL, NULL}
+#define DRIFT_C_CELL(name) {(name), DRIFT_COL_CELL, NULL, NULL}
 
 /* Where a table's rows go besides its CSV file. */
 enum { DRIFT_SHOW_MD = 1, DRIFT_SHOW_STDOUT = 2 };
@@ -113,6 +116,16 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n);
 /* The fragment's opening: "**Question.** <question> <detail>" and "Reproduce: `<command>`
  * (data/<name>*.csv)." (drift_cli_reproduce), each a paragraph. detail may be NULL. */
 void drift_md_intro(drift_out_t *o, const char *detail_fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The two halves of drift_md_intro, for a fragment that words them itself:
+ * "**Question.** <question>[ <detail>]" as a paragraph (detail may be NULL), and
+ * "Reproduce: `<command>` (<files>)." as a paragraph, files e.g. "data/x*.csv; 3 trials". */
+void drift_md_question(drift_out_t *o, const char *detail_fmt, ...) __attribute__((format(printf, 2, 3)));
+void drift_md_reproduce(drift_out_t *o, const char *files_fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prose with numbers, appended to the fragment as written (no newline added): a caption, a
+ * takeaway bullet, or a sentence built piece by piece. Nothing without a fragment. */
+void drift_md_text(drift_out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The separator before item i of n in an English list: "" (first), ", " or " and " (last). */
+const char *drift_list_sep(int i, int n);
 /* Ends table t in the Markdown fragment (a blank line), so prose may follow. */
 void drift_md_end(drift_out_t *o, int t);
 /* Writes header rows of tables without rows, commits every file (dies on a write error), then

@@ -1,0 +1,12 @@
+/* cluster_rate.h — a rate with a 95% interval clustered by unit: when the events of one unit
+ * (the draws of one hidden state, which share its logits) are not independent, the units' own
+ * fractions are the independent samples. */
+#ifndef DRIFT_CLUSTER_RATE_H
+#define DRIFT_CLUSTER_RATE_H
+
+/* R units of `per` events each, count[r] of them positive: rate = mean of the fractions x_r,
+ * interval = rate +- 1.96 sd(x_r) / sqrt(R), clipped to [0, 1]; when every unit is alike (sd 0)
+ * Wilson's interval over the R units. */
+void drift_clustered_rate(double *rate, double *lo, double *hi, const long *count, long R, long per);
+
+#endif

@@ -1,0 +1,54 @@
+/* product_error.c — errors of a matrix product (product_error.h). */
+#include "product_error.h"
+#include "drift.h"
+#include "exact.h"
+#include "metrics.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#ifdef _OPENMP
+#define DRIFT_OMP(x) _Pragma(x)
+#else
+#define DRIFT_OMP(x)
+#endif
+
+int drift_product_exact(double *E, double *W, const double *Ar, const double *Br, size_t M, size_t N, size_t K)
+{
+    int fail = 0;
+    DRIFT_OMP("omp parallel reduction(| : fail)")
+    {
+        double *col = malloc(K * sizeof *col), *acol = malloc(K * sizeof *acol), *arow = malloc(K * sizeof *arow);
+        if (!col || !acol || !arow) fail = 1;
+        DRIFT_OMP("omp for schedule(static)")
+        for (size_t j = 0; j < N; j++) {
+            if (fail) continue;
+            for (size_t k = 0; k < K; k++) col[k] = Br[k * N + j], acol[k] = fabs(col[k]);
+            for (size_t i = 0; i < M; i++) {
+                for (size_t k = 0; k < K; k++) arow[k] = fabs(Ar[i * K + k]);
+                if (drift_exact_dot(&E[i * N + j], Ar + i * K, col, K, DRIFT_FP64, DRIFT_RNE) ||
+                    drift_exact_dot(&W[i * N + j], arow, acol, K, DRIFT_FP64, DRIFT_RNE))
+                    fail = 1;
+            }
+        }
+        free(col), free(acol), free(arow);
+    }
+    return fail ? DRIFT_ENOMEM : DRIFT_OK;
+}
+
+void drift_product_error(drift_product_err_t *r, const double *C, const double *E, const double *W, size_t n, double *scratch)
+{
+    r->nmse = drift_nmse(C, E, n);
+    double sum = 0, mx = 0;
+    for (size_t t = 0; t < n; t++) {
+        double e = W[t] > 0 ? drift_abs_err(C[t], E[t]) / W[t] : 0;
+        sum += e;
+        if (e > mx) mx = e;
+        scratch[t] = drift_rel_err(C[t], E[t]);
+    }
+    r->err_mean = sum / (double)n;
+    r->err_max = mx;
+    qsort(scratch, n, sizeof *scratch, drift_cmp_double);
+    r->rel_med = n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
+}

@@ -1,0 +1,21 @@
+/* product_error.h — a computed matrix product against the exact product of the same rounded
+ * inputs (law 1): the exact witnesses, and the error metrics over the outputs. */
+#ifndef DRIFT_PRODUCT_ERROR_H
+#define DRIFT_PRODUCT_ERROR_H
+
+#include <stddef.h>
+
+/* E[i][j] = (A B)[i][j] correctly rounded to double, W[i][j] = sum_k |a_ik b_kj| correctly
+ * rounded (the normaliser); A is M x K, B is K x N, row-major. 0 or DRIFT_ENOMEM. */
+int drift_product_exact(double *E, double *W, const double *A, const double *B, size_t M, size_t N, size_t K);
+
+typedef struct {
+    double nmse;              /* sum (c - e)^2 / sum e^2 (llama.cpp's test-backend-ops metric) */
+    double err_mean, err_max; /* |c - e| / sum_k |a_k b_k| over the outputs */
+    double rel_med;           /* median |c - e| / |e| */
+} drift_product_err_t;
+
+/* The metrics of C against (E, W), n outputs; scratch holds n doubles. */
+void drift_product_error(drift_product_err_t *r, const double *C, const double *E, const double *W, size_t n, double *scratch);
+
+#endif

@@ -1,0 +1,144 @@
+/* matmul_sweep.c — the K and split sweeps (matmul_sweep.h). */
+#include "matmul_sweep.h"
+#include "dispatch.h"
+#include "drift.h"
+#include "philox.h"
+#include "recipe.h"
+#include "stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int drift_mm_kernel_runs(const drift_gemm_kernel_t *k, drift_mm_setting_t s)
+{
+    drift_order_t o;
+    drift_gemm_kernel_order(&o, k);
+    drift_recipe_t r = drift_recipe(s.in, &o, s.acc, s.acc);
+    return drift_recipe_check(&r, NULL, 0) == DRIFT_OK;
+}
+
+size_t drift_mm_at(const drift_mm_sweep_t *w, int d, int si, int kk, int ki)
+{
+    return (((size_t)d * w->ns + si) * w->nk + kk) * w->nK + ki;
+}
+
+/* A (M x K) from the distribution, B (K x N) standard normal: one Philox stream per
+ * (dist, K, matrix), independent of formats, kernels and threads. */
+static void make_inputs(double *A, double *B, size_t M, size_t N, size_t K, drift_dist_t d, uint64_t seed)
+{
+    drift_stream_t s;
+    drift_stream_init(&s, seed, drift_fnv1a32("matmul_drift"), (uint32_t)K, (uint32_t)(2 * d));
+    for (size_t i = 0; i < M; i++) drift_gen_fill(A + i * K, K, d, &s); /* outliers per row */
+    drift_stream_init(&s, seed, drift_fnv1a32("matmul_drift"), (uint32_t)K, (uint32_t)(2 * d + 1));
+    drift_gen_fill(B, K * N, DRIFT_DIST_NORMAL, &s);
+}
+
+/* The buffers of one sweep: inputs, rounded inputs, witnesses, results. */
+typedef struct {
+    double *A, *B, *Ar, *Br, *E, *W, *C, *scratch;
+} bufs_t;
+
+static void bufs_free(bufs_t *b) { free(b->A), free(b->B), free(b->Ar), free(b->Br), free(b->E), free(b->W), free(b->C), free(b->scratch); }
+
+static int bufs_alloc(bufs_t *b, size_t M, size_t N, size_t K, size_t nC)
+{
+    b->A = malloc(M * K * sizeof *b->A), b->B = malloc(K * N * sizeof *b->B);
+    b->Ar = malloc(M * K * sizeof *b->Ar), b->Br = malloc(K * N * sizeof *b->Br);
+    b->E = malloc(M * N * sizeof *b->E), b->W = malloc(M * N * sizeof *b->W), b->C = malloc(nC * M * N * sizeof *b->C);
+    b->scratch = malloc(M * N * DRIFT_MM_SPLIT_MAX * sizeof *b->scratch);
+    if (b->A && b->B && b->Ar && b->Br && b->E && b->W && b->C && b->scratch) return DRIFT_OK;
+    bufs_free(b);
+    return DRIFT_ENOMEM;
+}
+
+/* Rounds the inputs to `in` and computes the exact witnesses of the rounded product. */
+static int witness(bufs_t *b, size_t M, size_t N, size_t K, drift_format_t in)
+{
+    for (size_t t = 0; t < M * K; t++) b->Ar[t] = drift_rne(b->A[t], in);
+    for (size_t t = 0; t < K * N; t++) b->Br[t] = drift_rne(b->B[t], in);
+    return drift_product_exact(b->E, b->W, b->Ar, b->Br, M, N, K);
+}
+
+int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
+{
+    const size_t M = w->M, N = w->N, MN = M * N;
+    size_t Kmax = 0;
+    for (int t = 0; t < w->nK; t++)
+        if (w->Kv[t] > Kmax) Kmax = w->Kv[t];
+    bufs_t b;
+    int rc = bufs_alloc(&b, M, N, Kmax, 1);
+    if (rc) return rc;
+    size_t done = 0, total = (size_t)w->nd * w->nK;
+    for (int d = 0; d < w->nd && !rc; d++)
+        for (int ki = 0; ki < w->nK && !rc; ki++, done++) {
+            size_t K = w->Kv[ki];
+            if (w->progress) w->progress(w->ctx, done, total);
+            make_inputs(b.A, b.B, M, N, K, w->dists[d], w->seed);
+            drift_format_t last_in = DRIFT_NFORMATS;
+            for (int si = 0; si < w->ns && !rc; si++) {
+                drift_mm_setting_t s = w->set[si];
+                if (s.in != last_in) { /* the exact witness depends on the rounded inputs only */
+                    if ((rc = witness(&b, M, N, K, s.in))) break;
+                    last_in = s.in;
+                }
+                for (int kk = 0; kk < w->nk && !rc; kk++) {
+                    if (!drift_mm_kernel_runs(&w->kern[kk], s)) continue;
+                    drift_gemm_opts_t o = drift_gemm_opts(s.in, s.acc);
+                    if ((rc = drift_dispatch_gemm(b.C, b.A, b.B, M, N, K, &w->kern[kk], &o))) break;
+                    drift_mm_cell_t *c = &cells[drift_mm_at(w, d, si, kk, ki)];
+                    c->ran = 1;
+                    drift_product_error(&c->err, b.C, b.E, b.W, MN, b.scratch);
+                    c->c00 = b.C[0];
+                    c->e00 = b.E[0];
+                }
+            }
+        }
+    bufs_free(&b);
+    return rc;
+}
+
+int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinct_t *distinct, size_t *ndistinct,
+                       const drift_mm_sweep_t *w, size_t K)
+{
+    const size_t M = w->M, N = w->N, MN = M * N;
+    bufs_t b;
+    int rc = bufs_alloc(&b, M, N, K, DRIFT_MM_SPLIT_MAX);
+    if (rc) return rc;
+    *nsplit = *ndistinct = 0;
+    for (int d = 0; d < w->nd && !rc; d++) {
+        make_inputs(b.A, b.B, M, N, K, w->dists[d], w->seed);
+        for (int si = 0; si < w->ns && !rc; si++) {
+            drift_mm_setting_t s = w->set[si];
+            if (s.acc != DRIFT_FP32) continue;
+            if ((rc = witness(&b, M, N, K, s.in))) break;
+            for (int S = 1; S <= DRIFT_MM_SPLIT_MAX && !rc; S++) {
+                drift_gemm_kernel_t k = {DRIFT_GEMM_SPLITK, 0, 0, 0, S, 0, DRIFT_TC_V100};
+                drift_gemm_opts_t o = drift_gemm_opts(s.in, DRIFT_FP32);
+                double *Cs = b.C + (size_t)(S - 1) * MN;
+                if ((rc = drift_dispatch_gemm(Cs, b.A, b.B, M, N, K, &k, &o))) break;
+                drift_product_err_t e;
+                drift_product_error(&e, Cs, b.E, b.W, MN, b.scratch);
+                drift_mm_split_t *r = &split[(*nsplit)++];
+                r->dist = d, r->setting = si, r->S = S, r->nmse = e.nmse, r->err_mean = e.err_mean, r->c00 = Cs[0];
+                r->changed = 0;
+                for (size_t t = 0; t < MN; t++) r->changed += memcmp(&Cs[t], &b.C[t], sizeof(double)) != 0;
+            }
+            if (rc) break;
+            drift_mm_distinct_t *q = &distinct[(*ndistinct)++];
+            q->dist = d, q->setting = si, q->max_distinct = 0, q->changed_any = 0;
+            double sum = 0;
+            for (size_t t = 0; t < MN; t++) {
+                for (int S = 0; S < DRIFT_MM_SPLIT_MAX; S++) b.scratch[S] = b.C[(size_t)S * MN + t];
+                qsort(b.scratch, DRIFT_MM_SPLIT_MAX, sizeof *b.scratch, drift_cmp_double);
+                int nd = 1;
+                for (int S = 1; S < DRIFT_MM_SPLIT_MAX; S++) nd += b.scratch[S] != b.scratch[S - 1];
+                sum += nd;
+                if (nd > q->max_distinct) q->max_distinct = nd;
+                q->changed_any += nd > 1;
+            }
+            q->mean_distinct = sum / (double)MN;
+        }
+    }
+    bufs_free(&b);
+    return rc;
+}
