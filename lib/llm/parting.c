@@ -61,7 +61,7 @@ int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, cons
                   const int *prompt, int np, drift_prefix_logits_t *exact)
 {
     if (!out || !tok_a || !tok_b || n < 0 || V < 1 || !prompt || np < 1 || (exact && exact->V != V)) return DRIFT_EINVAL;
-    *out = (drift_parting_t){-1, -1, -1, NAN, NAN, NAN, -1};
+    *out = (drift_parting_t){-1, -1, -1, NAN, NAN, NAN, NAN, -1};
     int t = drift_first_difference(tok_a, tok_b, n);
     if (t < 0) return 0;
     out->step = t, out->tok_a = tok_a[t], out->tok_b = tok_b[t];
@@ -84,5 +84,11 @@ int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, cons
     out->gap_ab = E[out->tok_a] - E[out->tok_b];
     out->gap12 = E[tt.top1] - E[tt.top2];
     out->exact_top1 = (int)tt.top1;
+    if (la && lb) {
+        double d = 0;
+        const double *xa = la + (size_t)t * (size_t)V, *xb = lb + (size_t)t * (size_t)V;
+        for (int v = 0; v < V; v++) d = fmax(d, fmax(fabs(xa[v] - E[v]), fabs(xb[v] - E[v])));
+        out->dev = d;
+    }
     return 0;
 }

@@ -9,7 +9,9 @@
  * on that context gives the exact logits E there: gap_ab = E[tok_a] - E[tok_b] and the exact
  * top-1/top-2 gap. Each completion picked its own token, so a_ta >= a_tb and b_tb >= b_ta;
  * with d = computed - exact this means |gap_ab| <= max(|d_a[ta] - d_a[tb]|, |d_b[ta] -
- * d_b[tb]|): a flip can only happen where the exact gap is within the numerics' error. */
+ * d_b[tb]|) <= 2 dev, dev = the larger deviation of a or b from E at that step: a flip can
+ * only happen where the exact gap is within the numerics' error. Both generations may share
+ * most of that error (inputs rounded to the same format), so spread can be well below dev. */
 #ifndef DRIFT_PARTING_H
 #define DRIFT_PARTING_H
 
@@ -39,6 +41,7 @@ typedef struct {
     int step;            /* parting step (0-based generated token), -1: identical completions */
     int tok_a, tok_b;    /* the tokens a and b generated there */
     double spread;       /* max_v |a_v - b_v| at the parting step */
+    double dev;          /* max_v of |a_v - E_v| and |b_v - E_v| there: the numerics' error */
     double gap_ab;       /* exact E[tok_a] - E[tok_b] */
     double gap12;        /* exact top-1 - top-2 (>= |gap_ab| unless a or b took neither) */
     int exact_top1;      /* the exact argmax there (first maximum) */
@@ -49,8 +52,8 @@ int drift_first_difference(const int *x, const int *y, int n);
 
 /* The parting of completions a and b (n tokens each: tok_*, and la, lb the n x V logits of
  * their steps, the logits row k giving token k) of prompt (np tokens); V = the vocabulary;
- * exact = the exact model's prefix logits (NULL: gap_ab, gap12 NAN, exact_top1 -1). la or lb
- * NULL: spread NAN. For identical completions only step = -1 is set (the rest NAN / -1).
+ * exact = the exact model's prefix logits (NULL: gap_ab, gap12, dev NAN, exact_top1 -1). la
+ * or lb NULL: spread and dev NAN. For identical completions only step = -1 is set (the rest NAN / -1).
  * 0 or DRIFT_EINVAL / DRIFT_ENOMEM, or the model's error. */
 int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b, const double *lb, int n, int V,
                   const int *prompt, int np, drift_prefix_logits_t *exact);
