@@ -86,6 +86,9 @@ do for [t = 1:2] {
 
 greedy = datadir.'/gpu_generations_greedy_partings.csv'
 NPART = system(sprintf("awk -F, '!/^#/ && $1 != \"seed\"' %s | wc -l", greedy)) + 0
+# both axes over the data's range (gap and deviation together), a factor 3 of room each side
+LO = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | head -1", greedy)) / 3 : 1e-3
+HI = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | tail -1", greedy)) * 3 : 1
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_greedy', 1000, 640)
     set title "Greedy texts part only at near ties: where two generations' completions first differ\n(stories260K, every matmul on the generation's tensor-core model; one point per pair of generations and prompt)" font ',12'
@@ -94,14 +97,13 @@ do for [t = 1:2] {
     set format x '10^{%L}'
     set format y '10^{%L}'
     set xtics auto
-    set xrange [*:*]
-    set yrange [*:*]
+    set xrange [LO:HI]
+    set yrange [LO:HI]
+    set key default
     set xlabel "deviation from the exact logits there (largest over the vocabulary, either generation)".LOGX
     set ylabel "exact top-1/top-2 logit gap there".LOGY
     set key top left box font ',10'
     if (NPART == 0) {
-        set xrange [1e-3:1]
-        set yrange [1e-3:1]
         set label 1 'no greedy texts parted in this run' at graph 0.5, 0.5 center
         plot 2 * x with lines dt 2 lc rgb '#555555' title 'gap = 2 x deviation'
         unset label 1
