@@ -105,6 +105,11 @@ static const drift_table_spec_t TABLES[] = {
     {NULL, "Close calls: planted top-2 gaps, pairs whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDCLOSE, 5},
     {NULL, "Greedy text (stories260K): completions that differ between generations", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDGREEDY, 7}};
 
+/* a pair of architectures a < b (b = the count: exact) under format f; p its pair index */
+typedef struct {
+    int f, a, b, p, shown;
+} fab_t;
+
 /* one parting of two generations' greedy completions of one prompt */
 typedef struct {
     int si, f, r, a, b, tok0; /* tok0: the prompt's random first token */
@@ -191,6 +196,15 @@ int main(int argc, char **argv)
     /* -- measure -- */
 #define PIDX(a, b) drift_pair_index((a), (b), na)
 #define OKP(f, a, b) (ok[f][a] && ((b) == na || ok[f][b]))
+    /* the (format, a, b) with a path for both (b == na: exact), in that order; shown in the fragment's
+     * head tables: each against exact and adjacent generations */
+    fab_t fab[4 * (MAXA + 1) * MAXA / 2];
+    int nfab = 0;
+    for (int f = 0; f < nf; f++)
+        for (int a = 0; a < na; a++)
+            for (int b = a + 1; b <= na; b++)
+                if (OKP(f, a, b)) fab[nfab] = (fab_t){f, a, b, PIDX(a, b), b == na || b == a + 1}, nfab++;
+#define EACH(q, F) for (const fab_t *q = fab; q < fab + nfab; q++) if (q->f == (F))
     drift_count_t *arg = calloc((size_t)ns * nf * 2 * npair, sizeof *arg);        /* [seed][f][logits][pair] */
     drift_count_t *close = calloc((size_t)ns * nf * MAXG * npair, sizeof *close); /* [seed][f][gap][pair] */
     drift_count_t *gcnt = calloc((size_t)ns * nf * npair, sizeof *gcnt);          /* [seed][f][pair], greedy */
@@ -248,12 +262,10 @@ int main(int argc, char **argv)
                     drift_die("planted close calls failed (out of memory or an unreachable gap)");
                 for (size_t i = 0; i < NP; i++) {
                     unreached += missed[i];
-                    for (int a = 0; a < na; a++)
-                        for (int b = a + 1; b <= na; b++) {
-                            if (!OKP(f, a, b)) continue;
-                            drift_count_t *c = &close[(((size_t)si * nf + f) * MAXG + g) * npair + PIDX(a, b)];
-                            c->n++, c->k += pick[i * (na + 1) + a] != pick[i * (na + 1) + b];
-                        }
+                    EACH(q, f) {
+                        drift_count_t *c = &close[(((size_t)si * nf + f) * MAXG + g) * npair + q->p];
+                        c->n++, c->k += pick[i * (na + 1) + q->a] != pick[i * (na + 1) + q->b];
+                    }
                 }
                 free(pick), free(missed);
             }
@@ -264,14 +276,12 @@ int main(int argc, char **argv)
             for (int a = 0, any = 0; a < na && !any; a++) /* the gaps were written when some architecture has a path */
                 if ((any = ok[f][a])) ntopgap += (size_t)NR * NT;
             for (int r = 0; r < NR; r++)
-                for (int a = 0; a < na; a++)
-                    for (int b = a + 1; b < na; b++) {
-                        if (!OKP(f, a, b)) continue;
-                        const drift_parting_t *p = &pbuf[(size_t)r * npair + PIDX(a, b)];
-                        drift_count_t *c = &gcnt[((size_t)si * nf + f) * npair + PIDX(a, b)];
-                        c->n++, c->k += p->step >= 0;
-                        if (p->step >= 0) parts[nparts++] = (part_t){si, f, r, a, b, prompts[2 * r + 1], *p};
-                    }
+                EACH(q, f) if (q->b < na) {
+                    const drift_parting_t *p = &pbuf[(size_t)r * npair + q->p];
+                    drift_count_t *c = &gcnt[((size_t)si * nf + f) * npair + q->p];
+                    c->n++, c->k += p->step >= 0;
+                    if (p->step >= 0) parts[nparts++] = (part_t){si, f, r, q->a, q->b, prompts[2 * r + 1], *p};
+                }
         }
         free(H0);
     }
@@ -310,14 +320,12 @@ int main(int argc, char **argv)
         for (int f = 0; f < nf; f++) {
             drift_cell_t sd = DRIFT_INT(cli.seed + (uint64_t)si);
             for (int lg = 0; lg < 2; lg++)
-                for (int a = 0; a < na; a++)
-                    for (int b = a + 1; b <= na; b++) {
-                        const drift_count_t *c = &arg[(((size_t)si * nf + f) * 2 + lg) * npair + PIDX(a, b)];
-                        if (c->n && !WILSON(c)) drift_row(&out, T_ARG, sd, FN(f), DRIFT_TXT(lg ? "stored" : "fp32"), DRIFT_TXT(name_a[a]), DRIFT_TXT(name_a[b]), RATE_CELLS(c));
-                    }
-            for (int a = 0; a < na; a++)
-                for (int b = a + 1; b <= na; b++) {
-                    if (!OKP(f, a, b)) continue;
+                EACH(q, f) {
+                    const drift_count_t *c = &arg[(((size_t)si * nf + f) * 2 + lg) * npair + q->p];
+                    if (!WILSON(c)) drift_row(&out, T_ARG, sd, FN(f), DRIFT_TXT(lg ? "stored" : "fp32"), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
+                }
+            EACH(q, f) {
+                    int a = q->a, b = q->b;
                     size_t n = R * V;
                     int64_t *u = malloc(n * sizeof *u);
                     double *d = malloc(n * sizeof *d);
@@ -329,20 +337,18 @@ int main(int argc, char **argv)
                     drift_row(&out, T_DIFF, sd, FN(f), DRIFT_TXT(name_a[a]), DRIFT_TXT(name_a[b]), DRIFT_INT(n), DRIFT_NUM((double)ds.same / (double)n),
                               DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_p99), DRIFT_NUM(ds.d_max));
                     free(u), free(d);
-                }
+            }
             for (int g = 0; g < ng; g++)
-                for (int a = 0; a < na; a++)
-                    for (int b = a + 1; b <= na; b++) {
-                        const drift_count_t *c = &close[(((size_t)si * nf + f) * MAXG + g) * npair + PIDX(a, b)];
-                        if (c->n && !WILSON(c)) drift_row(&out, T_CLOSE, sd, FN(f), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(name_a[a]), DRIFT_TXT(name_a[b]), RATE_CELLS(c));
-                    }
-            for (int a = 0; a < na; a++)
-                for (int b = a + 1; b < na; b++) {
-                    const drift_count_t *c = &gcnt[((size_t)si * nf + f) * npair + PIDX(a, b)];
-                    if (c->n && !WILSON(c))
-                        drift_row(&out, T_GREEDY, sd, FN(f), DRIFT_TXT(name_a[a]), DRIFT_TXT(name_a[b]), DRIFT_INT(NR), DRIFT_INT(NT), DRIFT_INT(c->k),
-                                  DRIFT_NUM((double)c->k / (double)c->n), DRIFT_NUM(lo), DRIFT_NUM(hi));
+                EACH(q, f) {
+                    const drift_count_t *c = &close[(((size_t)si * nf + f) * MAXG + g) * npair + q->p];
+                    if (!WILSON(c)) drift_row(&out, T_CLOSE, sd, FN(f), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
                 }
+            EACH(q, f) {
+                const drift_count_t *c = &gcnt[((size_t)si * nf + f) * npair + q->p];
+                if (q->b < na && !WILSON(c))
+                    drift_row(&out, T_GREEDY, sd, FN(f), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(NR), DRIFT_INT(NT), DRIFT_INT(c->k),
+                              DRIFT_NUM((double)c->k / (double)c->n), DRIFT_NUM(lo), DRIFT_NUM(hi));
+            }
         }
     for (size_t i = 0; i < nparts; i++) {
         const part_t *q = &parts[i];
@@ -350,20 +356,17 @@ int main(int argc, char **argv)
                   DRIFT_INT(q->tok0), DRIFT_INT(q->p.step), DRIFT_INT(q->p.tok_a), DRIFT_INT(q->p.tok_b), DRIFT_INT(q->p.exact_top1),
                   DRIFT_NUM(q->p.gap_ab), DRIFT_NUM(q->p.gap12), DRIFT_NUM(q->p.spread), DRIFT_NUM(q->p.dev));
     }
+    char cellS[MAXS * 24 + 8], cellR[96], pr[320], c3[64], c4[64], c5[64];
     for (int f = 0; f < nf; f++)
-        for (int a = 0; a < na; a++)
-            for (int b = a + 1; b <= na; b++) {
-                if (!OKP(f, a, b)) continue;
-                char pr[320];
-                snprintf(pr, sizeof pr, "%s-%s", name_a[a], name_a[b]);
-                long tot = 0;
-                for (int k = 0; k < NBIN; k++) tot += hist[((size_t)f * npair + PIDX(a, b)) * NBIN + k];
-                for (int k = 0; k < NBIN; k++) {
-                    long c = hist[((size_t)f * npair + PIDX(a, b)) * NBIN + k];
-                    drift_row(&out, T_HIST, FN(f), DRIFT_TXT(pr), DRIFT_INT(b == a + 1 || b == na), DRIFT_INT(k),
-                              DRIFT_TXT(drift_ulp_bin_name(k)), DRIFT_INT(c), DRIFT_NUM((double)c / (double)tot));
-                }
-            }
+        EACH(q, f) {
+            const long *h = hist + ((size_t)f * npair + q->p) * NBIN;
+            long tot = 0;
+            for (int k = 0; k < NBIN; k++) tot += h[k];
+            snprintf(pr, sizeof pr, "%s-%s", name_a[q->a], name_a[q->b]);
+            for (int k = 0; k < NBIN; k++)
+                drift_row(&out, T_HIST, FN(f), DRIFT_TXT(pr), DRIFT_INT(q->shown), DRIFT_INT(k), DRIFT_TXT(drift_ulp_bin_name(k)), DRIFT_INT(h[k]),
+                          DRIFT_NUM((double)h[k] / (double)tot));
+        }
 
     /* -- the fragment: every architecture against exact, then each generation against the next -- */
     drift_md_intro(&out, "One LM head (K = %zu, V = %zu; hidden states with outlier channels, weights N(0, 1/K), gen_logits.h) is computed with each architecture's tensor-core model (recipes FORMAT/tc:ARCH/fp32/fp32: %s) and held against the exact logits of the same rounded inputs, at seeds %llu..%llu (%zu hidden states each); then planted close calls (%zu pairs per gap and seed) whose exact top-2 gap is a given fraction of s = ||h||_2/sqrt(K).",
@@ -372,113 +375,79 @@ int main(int argc, char **argv)
     for (int f = 0; f < nf; f++)
         for (int a = 0; a < na; a++) any_v100_bf16 |= !ok[f][a];
     drift_count_t t32 = {0, 0}, gen32 = {0, 0}, tst = {0, 0}, gst = {0, 0}, all;
-    char cellS[MAXS * 24 + 8], cellR[96], pr[320];
-#define SHOWN(f, a, b) (((b) == na || (b) == (a) + 1) && OKP(f, a, b)) /* vs exact, and adjacent generations */
+#define PAIR_TEXT(q) (snprintf(pr, sizeof pr, "%s vs %s", name_a[(q)->a], name_a[(q)->b]), DRIFT_TXT(pr))
     for (int f = 0; f < nf; f++)
         for (int lg = 0; lg < 2; lg++)
-            for (int a = 0; a < na; a++)
-                for (int b = a + 1; b <= na; b++) {
-                    if (!SHOWN(f, a, b)) continue;
-                    drift_counts_text(cellS, sizeof cellS, &arg[((size_t)f * 2 + lg) * npair + PIDX(a, b)], ns, (size_t)nf * 2 * npair, &all);
-                    drift_count_t *sum = lg ? (b == na ? &tst : &gst) : (b == na ? &t32 : &gen32);
-                    sum->k += all.k, sum->n += all.n;
-                    drift_rate_text(cellR, sizeof cellR, all.k, all.n);
-                    snprintf(pr, sizeof pr, "%s vs %s", name_a[a], name_a[b]);
-                    drift_row(&out, T_MDARG, FN(f), DRIFT_TXT(lg ? "stored in format" : "fp32"), DRIFT_TXT(pr), DRIFT_TXT(cellS), DRIFT_TXT(cellR));
-                }
+            EACH(q, f) if (q->shown) {
+                drift_counts_text(cellS, sizeof cellS, &arg[((size_t)f * 2 + lg) * npair + q->p], ns, (size_t)nf * 2 * npair, &all);
+                drift_count_t *sum = lg ? (q->b == na ? &tst : &gst) : (q->b == na ? &t32 : &gen32);
+                sum->k += all.k, sum->n += all.n;
+                drift_rate_text(cellR, sizeof cellR, all.k, all.n);
+                drift_row(&out, T_MDARG, FN(f), DRIFT_TXT(lg ? "stored in format" : "fp32"), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR));
+            }
     drift_md_end(&out, T_MDARG);
     double frac_min = 1, frac_max = 0, max_s = 0;
     int64_t med_max = 0, p99_max = 0;
     char same_pairs[256] = "";
     unsigned char identical[4][MAXA] = {{0}}; /* [f][a]: a and a + 1 give bit-identical logits */
     for (int f = 0; f < nf; f++)
-        for (int a = 0; a < na; a++)
-            for (int b = a + 1; b <= na; b++) {
-                if (!SHOWN(f, a, b)) continue;
-                drift_distance_summary_t ds;
-                drift_distance_summary(&ds, ulps[f * npair + PIDX(a, b)], sdiff[f * npair + PIDX(a, b)], nlog);
-                char id[32];
-                snprintf(id, sizeof id, "%.1f%%", 100.0 * (double)ds.same / (double)nlog);
-                snprintf(pr, sizeof pr, "%s vs %s", name_a[a], name_a[b]);
-                drift_row(&out, T_MDDIFF, FN(f), DRIFT_TXT(pr), DRIFT_TXT(id), DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_max));
-                if (b == na) continue;
-                if (ds.same == nlog) { /* bit-identical generations: named, not averaged in */
-                    identical[f][a] = 1;
-                    size_t l = strlen(same_pairs);
-                    snprintf(same_pairs + l, sizeof same_pairs - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli.formats[f]), name_a[a], name_a[b]);
-                    continue;
-                }
-                double fr = (double)ds.same / (double)nlog;
-                frac_min = fmin(frac_min, fr), frac_max = fmax(frac_max, fr);
-                if (ds.median > med_max) med_max = ds.median;
-                if (ds.p99 > p99_max) p99_max = ds.p99;
-                max_s = fmax(max_s, ds.d_max);
+        EACH(q, f) if (q->shown) {
+            drift_distance_summary_t ds;
+            drift_distance_summary(&ds, ulps[f * npair + q->p], sdiff[f * npair + q->p], nlog);
+            snprintf(c3, sizeof c3, "%.1f%%", 100.0 * (double)ds.same / (double)nlog);
+            drift_row(&out, T_MDDIFF, FN(f), PAIR_TEXT(q), DRIFT_TXT(c3), DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_max));
+            if (q->b == na) continue;
+            if (ds.same == nlog) { /* bit-identical generations: named, not averaged in */
+                identical[f][q->a] = 1;
+                size_t l = strlen(same_pairs);
+                snprintf(same_pairs + l, sizeof same_pairs - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli.formats[f]), name_a[q->a], name_a[q->b]);
+                continue;
             }
+            frac_min = fmin(frac_min, (double)ds.same / (double)nlog), frac_max = fmax(frac_max, (double)ds.same / (double)nlog);
+            med_max = ds.median > med_max ? ds.median : med_max, p99_max = ds.p99 > p99_max ? ds.p99 : p99_max;
+            max_s = fmax(max_s, ds.d_max);
+        }
     drift_md_end(&out, T_MDDIFF);
     long cl_k[MAXG] = {0}, cl_n[MAXG] = {0};
     for (int f = 0; f < nf; f++)
         for (int g = 0; g < ng; g++)
-            for (int a = 0; a < na; a++)
-                for (int b = a + 1; b <= na; b++) {
-                    if (!SHOWN(f, a, b)) continue;
-                    drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + PIDX(a, b)], ns, (size_t)nf * MAXG * npair, &all);
-                    if (b < na && !identical[f][a]) cl_k[g] += all.k, cl_n[g] += all.n;
-                    drift_rate_text(cellR, sizeof cellR, all.k, all.n);
-                    snprintf(pr, sizeof pr, "%s vs %s", name_a[a], name_a[b]);
-                    drift_row(&out, T_MDCLOSE, FN(f), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(pr), DRIFT_TXT(cellS), DRIFT_TXT(cellR));
-                }
+            EACH(q, f) if (q->shown) {
+                drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + q->p], ns, (size_t)nf * MAXG * npair, &all);
+                if (q->b < na && !identical[f][q->a]) cl_k[g] += all.k, cl_n[g] += all.n;
+                drift_rate_text(cellR, sizeof cellR, all.k, all.n);
+                drift_row(&out, T_MDCLOSE, FN(f), DRIFT_NUM(gaps.v[g]), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR));
+            }
     drift_md_end(&out, T_MDCLOSE);
     for (int f = 0; f < nf; f++)
-        for (int a = 0; a < na; a++)
-            for (int b = a + 1; b <= na; b++)
-                for (int g = 0; g < ng && SHOWN(f, a, b); g++) {
-                    drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + PIDX(a, b)], ns, (size_t)nf * MAXG * npair, &all);
-                    WILSON(&all);
-                    drift_row(&out, T_CLOSEP, FN(f), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(name_a[a]), DRIFT_TXT(name_a[b]), DRIFT_INT(1), DRIFT_INT(all.n),
-                              DRIFT_INT(all.k), DRIFT_NUM((double)all.k / (double)all.n), DRIFT_NUM(lo), DRIFT_NUM(hi));
-                }
+        EACH(q, f) if (q->shown) for (int g = 0; g < ng; g++) {
+            drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + q->p], ns, (size_t)nf * MAXG * npair, &all);
+            WILSON(&all);
+            drift_row(&out, T_CLOSEP, FN(f), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(1), RATE_CELLS(&all));
+        }
     /* the greedy part: per pair, over all seeds; partings are in parts[] (seed, format, pair order) */
     fprintf(out.md, "Greedy text: %s (%d layers, dim %d, vocab %d) with every matmul under the architecture's recipe FORMAT/tc:ARCH/fp32/fp32 (the rest fp32, model.h) decodes %d prompts per seed (BOS and a random first token) for %d greedy tokens, at seeds %llu..%llu. Where two generations' completions part, the exact reference (fp64, correctly rounded dot products) teacher-forced on their common context gives the top-1/top-2 gap there; the spread is the largest difference between the two generations' logits at that step, the deviation the largest difference between either generation's logits and the exact ones there.\n\n",
             ckpt, ck.cfg.n_layers, ck.cfg.dim, VT, NR, NT, s0, s1);
-    size_t maxp = nparts ? nparts : 1;
-    double *fsteps = malloc(maxp * sizeof *fsteps), *g12 = malloc(maxp * sizeof *g12), *spr = malloc(maxp * sizeof *spr);
-    double *dev = malloc(maxp * sizeof *dev), *alldev = malloc(maxp * sizeof *alldev), *allspr = malloc(maxp * sizeof *allspr);
-    double *seedmax = calloc((size_t)ns, sizeof *seedmax);
-    if (!fsteps || !g12 || !spr || !dev || !alldev || !allspr || !seedmax) drift_die("out of memory");
-    char every[512] = "", never[512] = "", mixed[512] = "", c3[64], c4[64], c5[64];
-    long within = 0, top_one = 0;
-    size_t nall = 0;
-    double gapmax = 0;
+    const drift_parting_t **sel = malloc((nparts + 1) * sizeof *sel);
+    if (!sel) drift_die("out of memory");
+    char every[512] = "", never[512] = "", mixed[512] = "";
+    drift_parting_summary_t ps;
     for (int f = 0; f < nf; f++)
-        for (int a = 0; a < na; a++)
-            for (int b = a + 1; b < na; b++) {
-                if (!OKP(f, a, b)) continue;
-                drift_counts_text(cellS, sizeof cellS, &gcnt[(size_t)f * npair + PIDX(a, b)], ns, (size_t)nf * npair, &all);
-                drift_rate_text(cellR, sizeof cellR, all.k, all.n);
-                int seeds_with = 0;
-                for (int si = 0; si < ns; si++) seeds_with += gcnt[((size_t)si * nf + f) * npair + PIDX(a, b)].k > 0;
-                char *list = seeds_with == ns ? every : seeds_with == 0 ? never : mixed;
-                size_t l = strlen(list);
-                snprintf(list + l, 512 - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli.formats[f]), name_a[a], name_a[b]);
-                size_t n = 0;
-                for (size_t i = 0; i < nparts; i++) {
-                    const part_t *q = &parts[i];
-                    if (q->f != f || q->a != a || q->b != b) continue;
-                    alldev[nall] = dev[n] = q->p.dev, allspr[nall++] = q->p.spread;
-                    fsteps[n] = q->p.step, g12[n] = q->p.gap12, spr[n++] = q->p.spread;
-                    within += fabs(q->p.gap_ab) <= 2 * q->p.dev, top_one += q->p.exact_top1 == q->p.tok_a || q->p.exact_top1 == q->p.tok_b;
-                    gapmax = fmax(gapmax, q->p.gap12), seedmax[q->si] = fmax(seedmax[q->si], q->p.gap12);
-                }
-                snprintf(pr, sizeof pr, "%s vs %s", name_a[a], name_a[b]);
-                if (n) {
-                    qsort(fsteps, n, sizeof *fsteps, drift_cmp_double), qsort(g12, n, sizeof *g12, drift_cmp_double);
-                    snprintf(c3, sizeof c3, "%.0f / %.1f / %.0f", fsteps[0], median_of(fsteps, n), fsteps[n - 1]);
-                    snprintf(c4, sizeof c4, "%.2g / %.2g", median_of(g12, n), g12[n - 1]);
-                    snprintf(c5, sizeof c5, "%.2g / %.2g", median_of(spr, n), median_of(dev, n));
-                } else
-                    snprintf(c3, sizeof c3, "-"), snprintf(c4, sizeof c4, "-"), snprintf(c5, sizeof c5, "-");
-                drift_row(&out, T_MDGREEDY, FN(f), DRIFT_TXT(pr), DRIFT_TXT(cellS), DRIFT_TXT(cellR), DRIFT_TXT(c3), DRIFT_TXT(c4), DRIFT_TXT(c5));
-            }
+        EACH(q, f) if (q->b < na) {
+            drift_counts_text(cellS, sizeof cellS, &gcnt[(size_t)f * npair + q->p], ns, (size_t)nf * npair, &all);
+            drift_rate_text(cellR, sizeof cellR, all.k, all.n);
+            int seeds_with = 0; /* a pair is named only by what holds at every seed */
+            for (int si = 0; si < ns; si++) seeds_with += gcnt[((size_t)si * nf + f) * npair + q->p].k > 0;
+            char *list = seeds_with == ns ? every : seeds_with == 0 ? never : mixed;
+            size_t l = strlen(list), n = 0;
+            snprintf(list + l, 512 - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli.formats[f]), name_a[q->a], name_a[q->b]);
+            for (size_t i = 0; i < nparts; i++)
+                if (parts[i].f == f && parts[i].a == q->a && parts[i].b == q->b) sel[n++] = &parts[i].p;
+            drift_parting_summary(&ps, sel, n);
+            snprintf(c3, sizeof c3, n ? "%d / %.1f / %d" : "-", ps.step_min, ps.step_median, ps.step_max);
+            snprintf(c4, sizeof c4, n ? "%.2g / %.2g" : "-", ps.gap12_median, ps.gap12_max);
+            snprintf(c5, sizeof c5, n ? "%.2g / %.2g" : "-", ps.spread_median, ps.dev_median);
+            drift_row(&out, T_MDGREEDY, FN(f), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR), DRIFT_TXT(c3), DRIFT_TXT(c4), DRIFT_TXT(c5));
+        }
     drift_md_end(&out, T_MDGREEDY);
 
     FILE *fp = out.md;
@@ -511,24 +480,30 @@ int main(int argc, char **argv)
                 unreached, (size_t)ns * nf * ng * NP, DRIFT_PLANT_TOL);
     if (any_v100_bf16) fprintf(fp, "- V100 (Volta) has no bf16 tensor-core path: it is absent from the bf16 rows.\n");
     /* greedy text: a statement about a pair is made only when it holds at every seed */
-    fprintf(fp, "- Greedy text (%d prompts x %d tokens per seed): the completions differ for some prompt at every seed %llu..%llu between %s; they are identical for every prompt at every seed between %s%s%s%s.\n",
-            NR, NT, s0, s1, every[0] ? every : "no pair", never[0] ? never : "no pair", mixed[0] ? "; not at every seed (no claim): " : "", mixed, "");
+    fprintf(fp, "- Greedy text (%d prompts x %d tokens per seed): the completions differ for some prompt at every seed %llu..%llu between %s; they are identical for every prompt at every seed between %s%s%s.\n",
+            NR, NT, s0, s1, every[0] ? every : "no pair", never[0] ? never : "no pair", mixed[0] ? "; not at every seed (no claim): " : "", mixed);
     if (nparts) {
-        fprintf(fp, "- Where two generations' texts part, the exact top-1/top-2 gap is at most %.2g over all %zu (pair, prompt) partings (per seed at most", gapmax, nparts);
-        for (int si = 0; si < ns; si++) fprintf(fp, "%s %.2g", si ? "," : "", seedmax[si]);
-        fprintf(fp, "), against a median top-1/top-2 gap over all generated steps of");
-        for (int si = 0; si < ns; si++) {
-            size_t n = topgap_at[si + 1] - topgap_at[si];
-            fprintf(fp, "%s %.2g", si ? "," : "", n ? median_of(topgap + topgap_at[si], n) : NAN);
+        for (size_t i = 0; i < nparts; i++) sel[i] = &parts[i].p;
+        drift_parting_summary(&ps, sel, nparts);
+        fprintf(fp, "- Where two generations' texts part, the exact top-1/top-2 gap is at most %.2g over all %zu (pair, prompt) partings (per seed at most", ps.gap12_max, nparts);
+        for (int si = 0, i0 = 0; si < ns; si++) { /* parts[] is in seed order */
+            drift_parting_summary_t pss;
+            int i1 = i0;
+            while ((size_t)i1 < nparts && parts[i1].si == si) i1++;
+            drift_parting_summary(&pss, sel + i0, (size_t)(i1 - i0)), i0 = i1;
+            fprintf(fp, pss.n ? "%s %.2g" : "%s none", si ? "," : "", pss.gap12_max);
         }
-        fprintf(fp, " (per seed): texts part only at near ties. There the two generations' logits differ by a median %.2g (largest over the vocabulary), but each deviates from the exact logits by a median %.2g: both round the same activations to the input format, so the tie that flips is the format's, not the exact model's. The exact gap is within twice that deviation at %ld of %zu partings (necessarily all: each generation picked its own token); the exact argmax is one of the two tokens at %ld.\n",
-                median_of(allspr, nall), median_of(alldev, nall), within, nparts, top_one);
+        fprintf(fp, "), against a median top-1/top-2 gap over all generated steps of");
+        for (int si = 0; si < ns; si++)
+            fprintf(fp, "%s %.2g", si ? "," : "", median_of(topgap + topgap_at[si], topgap_at[si + 1] - topgap_at[si]));
+        fprintf(fp, " (per seed): texts part only at near ties. There the two generations' logits differ by a median %.2g (largest over the vocabulary), but each deviates from the exact logits by a median %.2g: both round the same activations to the input format, so the tie that flips is the format's, not the exact model's. The exact gap is within twice that deviation at %zu of %zu partings (necessarily all: each generation picked its own token); the exact argmax is one of the two tokens at %zu.\n",
+                ps.spread_median, ps.dev_median, ps.within, nparts, ps.exact_among);
     }
     drift_out_commit(&out);
     for (int t = 0; t < nf * npair; t++) free(ulps[t]), free(sdiff[t]);
     for (int f = 0; f < nf; f++) drift_arch_greedy_free(ag[f]);
     drift_checkpoint_free(&ck);
     free(ulps), free(sdiff), free(arg), free(close), free(gcnt), free(hist), free(Wd);
-    free(parts), free(pbuf), free(topgap), free(prompts), free(fsteps), free(g12), free(spr), free(dev), free(alldev), free(allspr), free(seedmax);
+    free(parts), free(pbuf), free(topgap), free(prompts), free(sel);
     return 0;
 }

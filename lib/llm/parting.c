@@ -7,6 +7,7 @@
 #include "metrics.h"
 #include "model.h"
 #include "parting.h"
+#include "stats.h"
 
 int drift_prefix_logits_init(drift_prefix_logits_t *p, drift_model_t *m)
 {
@@ -90,5 +91,33 @@ int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, cons
         for (int v = 0; v < V; v++) d = fmax(d, fmax(fabs(xa[v] - E[v]), fabs(xb[v] - E[v])));
         out->dev = d;
     }
+    return 0;
+}
+
+int drift_parting_summary(drift_parting_summary_t *s, const drift_parting_t *const *p, size_t n)
+{
+    if (!s || (n && !p)) return DRIFT_EINVAL;
+    *s = (drift_parting_summary_t){0, 0, 0, -1, -1, NAN, NAN, NAN, NAN, NAN};
+    double *x = malloc((4 * n + 1) * sizeof *x);
+    if (!x) return DRIFT_ENOMEM;
+    double *step = x, *g12 = x + n, *spr = x + 2 * n, *dev = x + 3 * n;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const drift_parting_t *q = p[i];
+        if (q->step < 0) continue;
+        step[m] = q->step, g12[m] = q->gap12, spr[m] = q->spread, dev[m] = q->dev;
+        if (!m || q->step < s->step_min) s->step_min = q->step;
+        if (!m || q->step > s->step_max) s->step_max = q->step;
+        s->gap12_max = m ? fmax(s->gap12_max, q->gap12) : q->gap12;
+        s->within += fabs(q->gap_ab) <= 2 * q->dev;
+        s->exact_among += q->exact_top1 == q->tok_a || q->exact_top1 == q->tok_b;
+        m++;
+    }
+    s->n = m;
+    if (m) {
+        drift_median(&s->step_median, step, m), drift_median(&s->gap12_median, g12, m);
+        drift_median(&s->spread_median, spr, m), drift_median(&s->dev_median, dev, m);
+    }
+    free(x);
     return 0;
 }

@@ -58,4 +58,17 @@ int drift_first_difference(const int *x, const int *y, int n);
 int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b, const double *lb, int n, int V,
                   const int *prompt, int np, drift_prefix_logits_t *exact);
 
+/* A summary of partings p[0 .. n-1] (pointers; those with step < 0 are skipped): their count,
+ * the parting steps' min / median / max, the exact top-1/top-2 gaps' median and max, the
+ * medians of spread and dev; within = partings with |gap_ab| <= 2 dev (all, unless the
+ * exact reference or the logits are inconsistent), exact_among = partings whose exact argmax
+ * is tok_a or tok_b. No parting: n = 0, the values NAN (steps -1). 0 or DRIFT_EINVAL /
+ * DRIFT_ENOMEM. */
+typedef struct {
+    size_t n, within, exact_among;
+    int step_min, step_max;
+    double step_median, gap12_median, gap12_max, spread_median, dev_median;
+} drift_parting_summary_t;
+int drift_parting_summary(drift_parting_summary_t *s, const drift_parting_t *const *p, size_t n);
+
 #endif
