@@ -254,21 +254,10 @@ int main(int argc, char **argv)
             if (rc) drift_die("%s logits: %s", drift_format_name(in), drift_strerror(rc));
             drift_progress(&cli, done++, steps);
             /* (2) close calls: planted pairs (close_calls.h) */
-            for (int g = 0; g < ng; g++) {
-                unsigned char *pick = calloc(NP * (size_t)(na + 1), 1), *missed = calloc(NP, 1);
-                if (!pick || !missed) drift_die("out of memory");
-                if (drift_close_call_picks(pick, missed, &model, V, K, gaps.v[g], in, rec[f], ok[f], na, seed,
-                                           drift_fnv1a32(EXP ".close"), (uint32_t)(g * 4 + f), NP))
+            for (int g = 0; g < ng; g++)
+                if (drift_close_call_counts(&close[(((size_t)si * nf + f) * MAXG + g) * npair], &unreached, &model, V, K, gaps.v[g], in, rec[f],
+                                            ok[f], na, seed, drift_fnv1a32(EXP ".close"), (uint32_t)(g * 4 + f), NP))
                     drift_die("planted close calls failed (out of memory or an unreachable gap)");
-                for (size_t i = 0; i < NP; i++) {
-                    unreached += missed[i];
-                    EACH(q, f) {
-                        drift_count_t *c = &close[(((size_t)si * nf + f) * MAXG + g) * npair + q->p];
-                        c->n++, c->k += pick[i * (na + 1) + q->a] != pick[i * (na + 1) + q->b];
-                    }
-                }
-                free(pick), free(missed);
-            }
             drift_progress(&cli, done++, steps);
             /* (3) greedy text: every architecture decodes the seed's prompts; where do pairs part? */
             if ((rc = drift_arch_greedy_run(ag[f], pbuf, topgap + ntopgap, prompts, 2, NT)))
@@ -325,18 +314,11 @@ int main(int argc, char **argv)
                     if (!WILSON(c)) drift_row(&out, T_ARG, sd, FN(f), DRIFT_TXT(lg ? "stored" : "fp32"), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
                 }
             EACH(q, f) {
-                    int a = q->a, b = q->b;
-                    size_t n = R * V;
-                    int64_t *u = malloc(n * sizeof *u);
-                    double *d = malloc(n * sizeof *d);
-                    if (!u || !d) drift_die("out of memory");
-                    memcpy(u, ulps[f * npair + PIDX(a, b)] + (size_t)si * n, n * sizeof *u);
-                    memcpy(d, sdiff[f * npair + PIDX(a, b)] + (size_t)si * n, n * sizeof *d);
-                    drift_distance_summary_t ds;
-                    drift_distance_summary(&ds, u, d, n);
-                    drift_row(&out, T_DIFF, sd, FN(f), DRIFT_TXT(name_a[a]), DRIFT_TXT(name_a[b]), DRIFT_INT(n), DRIFT_NUM((double)ds.same / (double)n),
-                              DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_p99), DRIFT_NUM(ds.d_max));
-                    free(u), free(d);
+                drift_distance_summary_t ds;
+                const size_t n = R * V;
+                if (drift_distance_summary_of(&ds, ulps[f * npair + q->p] + (size_t)si * n, sdiff[f * npair + q->p] + (size_t)si * n, n)) drift_die("out of memory");
+                drift_row(&out, T_DIFF, sd, FN(f), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(n), DRIFT_NUM((double)ds.same / (double)n),
+                          DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_p99), DRIFT_NUM(ds.d_max));
             }
             for (int g = 0; g < ng; g++)
                 EACH(q, f) {

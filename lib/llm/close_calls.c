@@ -50,3 +50,24 @@ int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const dri
     }
     return err ? DRIFT_ENOMEM : 0;
 }
+
+int drift_close_call_counts(drift_count_t *cnt, long *missed, const drift_hidden_model_t *model, size_t V, size_t K,
+                            double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n, uint64_t seed,
+                            uint32_t key, uint32_t point, size_t np)
+{
+    if (!cnt || !missed) return DRIFT_EINVAL;
+    unsigned char *pick = calloc(np * (size_t)(n + 1) + 1, 1), *miss = calloc(np + 1, 1);
+    int rc = pick && miss ? drift_close_call_picks(pick, miss, model, V, K, gap, in, rec, use, n, seed, key, point, np) : DRIFT_ENOMEM;
+    for (size_t i = 0; i < np && !rc; i++) {
+        const unsigned char *x = pick + i * (size_t)(n + 1);
+        *missed += miss[i];
+        for (int a = 0; a < n; a++)
+            for (int b = a + 1; b <= n; b++)
+                if (use[a] && (b == n || use[b])) {
+                    drift_count_t *c = &cnt[drift_pair_index(a, b, n)];
+                    c->n++, c->k += x[a] != x[b];
+                }
+    }
+    free(pick), free(miss);
+    return rc;
+}

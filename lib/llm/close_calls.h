@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gen_logits.h"
+#include "pair_stats.h"
 #include "recipe.h"
 
 /* np planted pairs: pair i drawn from the stream (seed, key, point, i) by
@@ -21,5 +22,13 @@
 int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const drift_hidden_model_t *model, size_t V,
                            size_t K, double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n,
                            uint64_t seed, uint32_t key, uint32_t point, size_t np);
+
+/* The same pairs, counted: cnt[drift_pair_index(a, b, n)] += pairs where a and b (b == n:
+ * exact) pick different tokens, for every a < b <= n with use[a] and (b == n or use[b]);
+ * *missed += pairs the format could not plant within DRIFT_PLANT_TOL. 0 or the error of
+ * drift_close_call_picks. */
+int drift_close_call_counts(drift_count_t *cnt, long *missed, const drift_hidden_model_t *model, size_t V, size_t K,
+                            double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n, uint64_t seed,
+                            uint32_t key, uint32_t point, size_t np);
 
 #endif

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "drift.h"
 #include "pair_stats.h"
@@ -45,4 +46,19 @@ int drift_distance_summary(drift_distance_summary_t *s, int64_t *u, double *d, s
     s->median = u[n / 2], s->p99 = u[n - 1 - n / 100], s->max = u[n - 1];
     s->d_p99 = d ? d[n - 1 - n / 100] : NAN, s->d_max = d ? d[n - 1] : NAN;
     return 0;
+}
+
+int drift_distance_summary_of(drift_distance_summary_t *s, const int64_t *u, const double *d, size_t n)
+{
+    if (!s || !u || n < 1) return DRIFT_EINVAL;
+    int64_t *uc = malloc(n * sizeof *uc);
+    double *dc = d ? malloc(n * sizeof *dc) : NULL;
+    int rc = uc && (!d || dc) ? 0 : DRIFT_ENOMEM;
+    if (!rc) {
+        memcpy(uc, u, n * sizeof *uc);
+        if (d) memcpy(dc, d, n * sizeof *dc);
+        rc = drift_distance_summary(s, uc, dc, n);
+    }
+    free(uc), free(dc);
+    return rc;
 }

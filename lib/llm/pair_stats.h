@@ -35,5 +35,7 @@ typedef struct {
 /* Sorts u and d (n values each, n >= 1; d may be NULL: d_p99 = d_max = NAN) in place and
  * summarizes them. 0 or DRIFT_EINVAL. */
 int drift_distance_summary(drift_distance_summary_t *s, int64_t *u, double *d, size_t n);
+/* The same on copies: u and d untouched. 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
+int drift_distance_summary_of(drift_distance_summary_t *s, const int64_t *u, const double *d, size_t n);
 
 #endif
