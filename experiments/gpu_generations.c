@@ -179,7 +179,9 @@ int main(int argc, char **argv)
     const int VT = ck.cfg.vocab_size;
     if (1 + NT > ck.cfg.seq_len) drift_die("--tokens: the prompt (2) and %d tokens must fit the context of %d", NT, ck.cfg.seq_len);
     if (VT < 4) drift_die("--checkpoint: a vocabulary of %d has no token to prompt with", VT);
-    drift_require_memory(&cli, (double)na * nf * NR * (double)(NT + 1) * VT * 8.0 + 8.0 * (na + 1) * (double)R * V * (2 + nf * ns), "--prompts, --tokens, --rows, --V");
+    /* kept logits of the greedy texts, the models' KV caches (a slot per prompt, the whole context), the head's logits */
+    drift_require_memory(&cli, 8.0 * na * NR * ((double)(NT + 1) * VT + 2.0 * nf * ck.cfg.n_layers * ck.cfg.seq_len * ck.cfg.dim) + 8.0 * (na + 1) * (double)R * V * (2 + nf * ns),
+                         "--prompts, --tokens, --rows, --V");
 
     /* recipes and greedy models per (format, arch); ok = the architecture has a path for the format */
     drift_recipe_t rec[4][MAXA];
