@@ -7,7 +7,10 @@
 # generations solid, each against the exact logit dashed), one panel per input format; and
 # outdir/gpu_generations_closecalls.{png,svg}: how often two generations pick different tokens
 # when the exact top-2 gap is planted at a given fraction of the logit scale s, all seeds
-# pooled, Wilson 95% bars.
+# pooled, Wilson 95% bars; and outdir/gpu_generations_greedy.{png,svg}: every point where two
+# generations' greedy texts part, the exact top-1/top-2 gap there against the generations'
+# deviation from the exact logits at that step, with the line gap = 2 x deviation under which
+# every flip must lie (parting.h).
 
 load 'plots/common.gp'
 
@@ -79,4 +82,34 @@ do for [t = 1:2] {
                  with points pt 6 ps 0.9 lc rgb pcolor(pa(word(P, i)).'-'.pb(word(P, i))) notitle
     }
     unset multiplot
+}
+
+greedy = datadir.'/gpu_generations_greedy_partings.csv'
+NPART = system(sprintf("awk -F, '!/^#/ && $1 != \"seed\"' %s | wc -l", greedy)) + 0
+# both axes over the data's range (gap and deviation together), a factor 3 of room each side
+LO = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | head -1", greedy)) / 3 : 1e-3
+HI = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | tail -1", greedy)) * 3 : 1
+do for [t = 1:2] {
+    eval out(t, 'gpu_generations_greedy', 1000, 640)
+    set title "Greedy texts part only at near ties: where two generations' completions first differ\n(stories260K, every matmul on the generation's tensor-core model; one point per pair of generations and prompt)" font ',12'
+    unset multiplot
+    set logscale xy 10
+    set format x '10^{%L}'
+    set format y '10^{%L}'
+    set xtics auto
+    set xrange [LO:HI]
+    set yrange [LO:HI]
+    set key default
+    set xlabel "deviation from the exact logits there (largest over the vocabulary, either generation)".LOGX
+    set ylabel "exact top-1/top-2 logit gap there".LOGY
+    set key top left box font ',10'
+    if (NPART == 0) {
+        set label 1 'no greedy texts parted in this run' at graph 0.5, 0.5 center
+        plot 2 * x with lines dt 2 lc rgb '#555555' title 'gap = 2 x deviation'
+        unset label 1
+    } else {
+        plot for [f in 'bf16 fp16 tf32'] greedy using (strcol('format') eq f ? column('deviation') : NaN):'exact_gap12' \
+                 with points pt 7 ps 0.9 lc rgb fmt_color(f) title f.' inputs', \
+             2 * x with lines dt 2 lc rgb '#555555' title 'gap = 2 x deviation (a flip needs gap below it)'
+    }
 }

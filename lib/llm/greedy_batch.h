@@ -1,0 +1,21 @@
+/* greedy_batch.h — greedy decoding of n prompts side by side, one forward pass per step over
+ * all of them (each in its own KV-cache slot): n completions for the cost of batched GEMMs.
+ *
+ * Each prompt's completion is what drift_generate gives it alone (greedy, no stop at BOS)
+ * whenever the model's numerics make a row independent of its companions: the batch-invariant
+ * policy, or any policy whose GEMMs never split K at these shapes (model.h: none of
+ * stories260K's do at the default min slice); tests/test_gpu_generations.c holds the two
+ * against each other bit for bit. */
+#ifndef DRIFT_GREEDY_BATCH_H
+#define DRIFT_GREEDY_BATCH_H
+
+#include "model.h"
+
+/* prompts: n prompts of np tokens each (row-major); out[i] receives prompt i's ntokens greedy
+ * tokens (first maximum), the runner-up and both logits per step, and with keep_logits every
+ * step's logits (ntokens x vocab), as drift_generate fills them (rows[k] = the step's M).
+ * The model needs nslots >= n and np + ntokens - 1 <= seq_len. Free each out[i] with
+ * drift_gen_free. 0, or DRIFT_EINVAL / DRIFT_ENOMEM / the model's error (out all empty). */
+int drift_greedy_batch(drift_gen_t *out, drift_model_t *m, const int *prompts, int n, int np, int ntokens, int keep_logits);
+
+#endif

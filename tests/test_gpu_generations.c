@@ -1,0 +1,280 @@
+/* test_gpu_generations.c — the greedy-text machinery of gpu_generations (greedy_batch.h,
+ * parting.h, arch_greedy.h, arch_set.h, pair_stats.h) and the experiment's contract.
+ *
+ * Independent sources: drift_generate (decode.c) decoding each prompt alone; drift_model_score
+ * (the teacher-forced path of model.c) for the exact prefix logits; the tensor-core probe
+ * of test_tc_model.c (section B3, hand-derived from the A100/H100 alignment widths) planted in
+ * a hand-built checkpoint whose logits are that dot product; hand counts. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch_greedy.h"
+#include "checkpoint.h"
+#include "drift.h"
+#include "greedy_batch.h"
+#include "model.h"
+#include "pair_stats.h"
+#include "support.h"
+/* model.h and recipe.h both define DRIFT_RECIPE_SPEC_MAX (64 and 128); this file uses neither */
+#undef DRIFT_RECIPE_SPEC_MAX
+#include "arch_set.h"
+#include "tc_model.h"
+
+#define CKPT DRIFT_SOURCE_DIR "/models/stories260K.bin"
+#define EXP DRIFT_BIN_DIR "/gpu_generations"
+
+static drift_checkpoint_t ck;
+static char dir[64];
+static void setup(void)
+{
+    char err[256];
+    cr_assert_eq(drift_checkpoint_read(&ck, CKPT, err, sizeof err), 0, "%s", err);
+    tmpdir_make(dir, sizeof dir, "drift_gpugen");
+}
+static void teardown(void)
+{
+    drift_checkpoint_free(&ck);
+    tmpdir_remove(dir);
+}
+TestSuite(gpu_generations, .init = setup, .fini = teardown, .timeout = 300);
+
+static drift_model_t *tc_model(const drift_checkpoint_t *c, const char *recipe, drift_policy_t policy, int slots)
+{
+    drift_numerics_t nx = drift_numerics_fp32();
+    drift_mm_recipe_t r;
+    cr_assert_eq(drift_mm_recipe_parse(&r, recipe), 0, "%s", recipe);
+    drift_numerics_set_mm(&nx, &r);
+    nx.policy = policy;
+    drift_model_t *m;
+    char err[256];
+    cr_assert_eq(drift_model_create(&m, c, &nx, slots, err, sizeof err), 0, "%s", err);
+    return m;
+}
+
+/* n prompts side by side give each prompt the tokens and logits it gets decoded alone (by
+ * decode.c, under the vendor-like policy: no GEMM of stories260K splits K, model.h). */
+Test(gpu_generations, batch_equals_each_prompt_alone)
+{
+    enum { N = 3, NP = 2, T = 12 };
+    const int prompts[N * NP] = {1, 40, 1, 300, 1, 77};
+    const int V = ck.cfg.vocab_size;
+    drift_model_t *mb = tc_model(&ck, "fp16/tc:a100/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, N);
+    drift_model_t *ma = tc_model(&ck, "fp16/tc:a100/fp32/fp32", DRIFT_POLICY_VENDOR_LIKE, 1);
+    drift_gen_t g[N];
+    cr_assert_eq(drift_greedy_batch(g, mb, prompts, N, NP, T, 1), 0);
+    for (int i = 0; i < N; i++) {
+        drift_gen_t alone;
+        cr_assert_eq(drift_generate(&alone, ma, prompts + i * NP, NP, T, 0, NULL, NULL, 1), 0);
+        cr_assert_eq(alone.n, T);
+        cr_assert_eq(g[i].n, T);
+        for (int t = 0; t < T; t++) cr_assert_eq(g[i].token[t], alone.token[t], "prompt %d step %d", i, t);
+        cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * (size_t)V * sizeof(double)), 0, "prompt %d: logits differ", i);
+        drift_gen_free(&alone);
+        drift_gen_free(&g[i]);
+    }
+    drift_gen_t g4[N + 1];
+    const int p4[(N + 1) * NP] = {1, 40, 1, 300, 1, 77, 1, 2};
+    cr_assert_eq(drift_greedy_batch(g4, mb, p4, N + 1, NP, T, 0), DRIFT_EINVAL, "more prompts than KV slots");
+    cr_assert_eq(drift_greedy_batch(g4, mb, p4, N, NP, ck.cfg.seq_len, 0), DRIFT_EINVAL, "the context cannot hold them");
+    drift_model_free(mb), drift_model_free(ma);
+}
+
+/* The prefix cache gives what a fresh exact model gives teacher-forced (drift_model_score),
+ * and computes each step of a shared prefix once. */
+Test(gpu_generations, prefix_logits_reuse_and_match_teacher_forcing)
+{
+    drift_numerics_t ex = drift_numerics_exact();
+    drift_model_t *m, *f;
+    char err[256];
+    cr_assert_eq(drift_model_create(&m, &ck, &ex, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(drift_model_create(&f, &ck, &ex, 1, err, sizeof err), 0, "%s", err);
+    const int V = ck.cfg.vocab_size;
+    drift_prefix_logits_t p;
+    cr_assert_eq(drift_prefix_logits_init(&p, m), 0);
+    const int s1[] = {1, 5, 9, 30}, s2[] = {1, 5, 9, 31, 2};
+    const double *o;
+    cr_assert_eq(drift_prefix_logits(&o, &p, s1, 4), 0);
+    cr_assert_eq(p.steps, 4);
+    cr_assert_eq(drift_prefix_logits(&o, &p, s2, 5), 0);
+    cr_assert_eq(p.steps, 6, "the shared prefix 1,5,9 is not recomputed");
+    double *ref = malloc(5 * (size_t)V * sizeof *ref);
+    cr_assert_eq(drift_model_score(f, ref, s2, 5), 0);
+    cr_assert_eq(memcmp(o, ref + 4 * (size_t)V, (size_t)V * sizeof *o), 0, "exact logits are exact: same bits");
+    cr_assert_eq(drift_prefix_logits(&o, &p, s1, 3), 0);
+    cr_assert_eq(p.steps, 6, "a prefix already scored costs nothing");
+    cr_assert_eq(memcmp(o, ref + 2 * (size_t)V, (size_t)V * sizeof *o), 0);
+    const int bad[] = {1, 100000};
+    cr_assert_eq(drift_prefix_logits(&o, &p, bad, 2), DRIFT_EINVAL);
+    cr_assert_eq(drift_prefix_logits(&o, &p, s1, 0), DRIFT_EINVAL);
+    free(ref);
+    drift_prefix_logits_free(&p);
+    drift_model_free(m), drift_model_free(f);
+}
+
+/* Hand case: parting step, tokens and spread of two made-up completions. */
+Test(gpu_generations, parting_by_hand)
+{
+    enum { V = 3, N = 4 };
+    const int ta[N] = {2, 0, 1, 1}, tb[N] = {2, 0, 2, 1}, prompt[1] = {1};
+    double la[N * V] = {0}, lb[N * V] = {0};
+    la[2 * V + 0] = 0.5, lb[2 * V + 0] = 0.25; /* step 2: |0.5 - 0.25| = 0.25 */
+    la[2 * V + 2] = -1, lb[2 * V + 2] = -1.125; /* 0.125 */
+    la[3 * V + 1] = 7;                          /* after the parting: not looked at */
+    drift_parting_t p;
+    cr_assert_eq(drift_parting(&p, ta, la, tb, lb, N, V, prompt, 1, NULL), 0);
+    cr_assert_eq(p.step, 2);
+    cr_assert_eq(p.tok_a, 1);
+    cr_assert_eq(p.tok_b, 2);
+    cr_assert_eq(p.spread, 0.25);
+    cr_assert(isnan(p.gap_ab) && isnan(p.gap12) && p.exact_top1 == -1, "no exact model: no exact gap");
+    cr_assert_eq(drift_parting(&p, ta, la, ta, la, N, V, prompt, 1, NULL), 0);
+    cr_assert_eq(p.step, -1);
+    cr_assert_eq(drift_parting(&p, ta, NULL, tb, lb, 2, V, prompt, 1, NULL), 0);
+    cr_assert_eq(p.step, -1, "identical over the first 2 tokens");
+    cr_assert_eq(drift_parting(&p, ta, la, tb, lb, N, 0, prompt, 1, NULL), DRIFT_EINVAL);
+    cr_assert_eq(drift_first_difference(ta, tb, N), 2);
+}
+
+/* The same recipe under two names computes the same bits: no completion parts. */
+Test(gpu_generations, same_recipe_twice_never_parts)
+{
+    enum { R = 2, T = 16 };
+    const drift_tc_arch_t arch[2] = {DRIFT_TC_A100, DRIFT_TC_A100};
+    const int prompts[R * 2] = {1, 200, 1, 450};
+    int ok[2];
+    drift_arch_greedy_t *g;
+    char err[256];
+    cr_assert_eq(drift_arch_greedy_create(&g, &ck, DRIFT_BF16, arch, 2, R, ok, err, sizeof err), 0, "%s", err);
+    cr_assert(ok[0] && ok[1]);
+    drift_parting_t part[R * 3];
+    double gaps[R * T];
+    cr_assert_eq(drift_arch_greedy_run(g, part, gaps, prompts, 2, T), 0);
+    for (int r = 0; r < R; r++) cr_assert_eq(part[r * 3 + drift_pair_index(0, 1, 2)].step, -1, "prompt %d", r);
+    for (int i = 0; i < R * T; i++) cr_assert_geq(gaps[i], 0, "top-1 minus top-2 is never negative");
+    cr_assert_eq(drift_arch_greedy_exact_steps(g), 0, "no parting, no exact step");
+    drift_arch_greedy_free(g);
+    /* V100 has no bf16 path: flagged, no model */
+    const drift_tc_arch_t va[2] = {DRIFT_TC_V100, DRIFT_TC_A100};
+    cr_assert_eq(drift_arch_greedy_create(&g, &ck, DRIFT_BF16, va, 2, R, ok, err, sizeof err), 0, "%s", err);
+    cr_assert(!ok[0] && ok[1]);
+    drift_arch_greedy_free(g);
+}
+
+/* Hand case: test_tc_model.c's probe B3 in the LM head of a hand-built model.
+ * h = (1, 0 x 7, 0.5 x 4, 0 x 4) and row 3 of the classifier w3 = (1, 0 x 7, 2^-24 x 4, 0 x 4):
+ * exactly 1 + 4 * 2^-25 = 1 + 2^-23. fp16 inputs, fp32 output:
+ *   A100 (blocks of 8, 1 extra alignment bit, RZ): block 1 gives 1; block 2 adds its four
+ *     2^-25 to c = 1 with lsb 2^-24: truncated, 1.
+ *   H100 (blocks of 16, 2 extra bits): one block, lsb 2^-25 keeps them: 1 + 2^-23.
+ * Row 2 is e_0: logit exactly 1 on both. So A100 ties rows 2 and 3 and greedy takes the first
+ * (2); H100 takes 3: the texts part at step 0, the spread there is 2^-23, and the exact model
+ * gives E[2] - E[3] = -2^-23 (up to the exact RMSNorm's factor 1/sqrt(1 + 1e-5 / 2^20), see
+ * below) with 3 its argmax.
+ * The model is made a pass-through: every token's embedding is 1024 in every channel; wo = 0
+ * and w2 = 0, so each layer adds exactly 0 and x stays the embedding; the final RMSNorm of
+ * x = 1024 (fp32: sum of squares 2^24 exact, 2^20 + 1e-5 rounds to 2^20, 1/sqrt = 2^-10)
+ * gives exactly its weights, which hold h. */
+Test(gpu_generations, tensor_core_probe_propagates_to_the_text)
+{
+    const double u24 = 0x1p-24;
+    double h[16] = {1, 0, 0, 0, 0, 0, 0, 0, .5, .5, .5, .5}, w3[16] = {1, 0, 0, 0, 0, 0, 0, 0, u24, u24, u24, u24};
+    double r;
+    cr_assert_eq(drift_tc_dot(&r, h, w3, 16, NULL, DRIFT_TC_A100, DRIFT_FP16, DRIFT_FP32), 0);
+    cr_assert_eq(r, 1.0, "A100: the probe as derived");
+    cr_assert_eq(drift_tc_dot(&r, h, w3, 16, NULL, DRIFT_TC_H100, DRIFT_FP16, DRIFT_FP32), 0);
+    cr_assert_eq(r, 1 + 0x1p-23, "H100: the probe as derived");
+
+    drift_llm_config_t cfg = {16, 16, 1, 2, 2, 8, 8, 0};
+    drift_checkpoint_t hc;
+    char err[256];
+    cr_assert_eq(drift_checkpoint_synth(&hc, &cfg, 1, err, sizeof err), 0, "%s", err);
+    cr_assert(hc.wcls != hc.token_embedding, "a separate classifier");
+    for (int i = 0; i < 8 * 16; i++) hc.token_embedding[i] = 1024.0f, hc.wcls[i] = 0.0f;
+    for (int i = 0; i < 16 * 16; i++) hc.wo[i] = 0.0f;
+    for (int i = 0; i < 16 * 16; i++) hc.w2[i] = 0.0f;
+    for (int i = 0; i < 16; i++) hc.rms_final[i] = (float)h[i], hc.wcls[3 * 16 + i] = (float)w3[i];
+    hc.wcls[2 * 16 + 0] = 1.0f;
+
+    const drift_tc_arch_t arch[2] = {DRIFT_TC_A100, DRIFT_TC_H100};
+    const int prompt[2] = {1, 5};
+    int ok[2];
+    drift_arch_greedy_t *g;
+    cr_assert_eq(drift_arch_greedy_create(&g, &hc, DRIFT_FP16, arch, 2, 1, ok, err, sizeof err), 0, "%s", err);
+    drift_parting_t part[3];
+    cr_assert_eq(drift_arch_greedy_run(g, part, NULL, prompt, 2, 3), 0);
+    const drift_parting_t *p = &part[drift_pair_index(0, 1, 2)];
+    cr_assert_eq(p->step, 0);
+    cr_assert_eq(p->tok_a, 2, "A100 ties and takes the first");
+    cr_assert_eq(p->tok_b, 3);
+    cr_assert_eq(p->spread, 0x1p-23);
+    cr_assert_eq(p->exact_top1, 3);
+    /* the exact RMSNorm scales by 1/sqrt(1 + 1e-5 * 2^-20) = 1 - 4.8e-12: relative 1e-10 is
+     * far above that and far below anything else the gap could be */
+    cr_assert(fabs(p->gap_ab + 0x1p-23) <= 1e-10 * 0x1p-23, "exact gap %a", p->gap_ab);
+    cr_assert(fabs(p->gap12 - 0x1p-23) <= 1e-10 * 0x1p-23, "exact top-1/top-2 gap %a", p->gap12);
+    drift_arch_greedy_free(g);
+    drift_checkpoint_free(&hc);
+}
+
+Test(gpu_generations, arch_set_and_pair_stats)
+{
+    drift_tc_arch_t a[8];
+    int n;
+    char err[256];
+    cr_assert_eq(drift_arch_set_parse(a, &n, 8, "v100,h100,mi300x", err, sizeof err), 0);
+    cr_assert(n == 3 && a[0] == DRIFT_TC_V100 && a[1] == DRIFT_TC_H100 && a[2] == DRIFT_TC_MI300X);
+    const char *bad[] = {"h100", "h100,x999", "a100,a100", "", "a100,,"};
+    for (int i = 0; i < 5; i++) cr_assert_eq(drift_arch_set_parse(a, &n, 8, bad[i], err, sizeof err), DRIFT_EINVAL, "%s", bad[i]);
+    cr_assert_eq(drift_arch_set_parse(a, &n, 2, "v100,a100,h100", err, sizeof err), DRIFT_EINVAL);
+    drift_recipe_t rc;
+    cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_V100), DRIFT_EUNSUPPORTED);
+    cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_A100), 0);
+    /* pairs of 3 items and a reference: (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) */
+    cr_assert_eq(drift_pair_count(3), 6);
+    int k = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j <= 3; j++) cr_assert_eq(drift_pair_index(i, j, 3), k++);
+    drift_count_t c[3] = {{10, 1}, {10, 0}, {20, 3}};
+    drift_count_t all;
+    char buf[128];
+    drift_counts_text(buf, sizeof buf, c, 3, 1, &all);
+    cr_assert_str_eq(buf, "1/10, 0/10, 3/20");
+    cr_assert(all.n == 40 && all.k == 4);
+    drift_rate_text(buf, sizeof buf, 0, 0);
+    cr_assert_str_eq(buf, "0/0");
+    int64_t u[5] = {3, 0, 0, 7, 1};
+    drift_distance_summary_t s;
+    cr_assert_eq(drift_distance_summary(&s, u, NULL, 5), 0);
+    cr_assert(s.same == 2 && s.median == 1 && s.p99 == 7 && s.max == 7 && isnan(s.d_max));
+}
+
+Test(gpu_generations, bad_options_exit_2_one_line_no_file)
+{
+    const char *const bad[] = {"--prompts 0", "--tokens 0", "--tokens 600", "--prompts x", "--checkpoint /nonexistent.bin",
+                               "--archs h100", "--archs a100,a100", "--orders seq"};
+    expect_bad_options(EXP " --profile quick", bad, sizeof bad / sizeof bad[0], dir, "gpu_generations_greedy.csv");
+}
+
+Test(gpu_generations, quick_run_greedy_tables)
+{
+    cr_assert_eq(sh("%s --profile quick --archs a100,h100,b200 --formats fp16 --quiet --out %s/ok", EXP, dir), 0);
+    char p[256];
+    snprintf(p, sizeof p, "%s/ok/gpu_generations_greedy.csv", dir);
+    char *s = slurp(p);
+    int rows = 0;
+    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n"))
+        if (l[0] != '#' && strncmp(l, "seed,", 5)) {
+            rows++;
+            /* H100 and B200 share one row of the architecture table: never a parting */
+            if (strstr(l, ",h100,b200,")) cr_assert(strstr(l, ",2,8,0,"), "%s", l);
+        }
+    cr_assert_eq(rows, 9, "3 seeds x 3 pairs at the quick profile");
+    free(s);
+    snprintf(p, sizeof p, "%s/ok/gpu_generations.md", dir);
+    s = slurp(p);
+    cr_assert(strstr(s, "Greedy text (stories260K)") && !strstr(s, "TODO"));
+    free(s);
+}
