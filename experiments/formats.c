@@ -304,7 +304,7 @@ int main(int argc, char **argv)
         "What happens to a number when it is stored in each format: how much precision and range survive?",
         "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2",
         "seq",
-        opts, 2, NULL /* no_orders */, "CPU only" /* cpu_only */, NULL /* summary: printed by the program */};
+        opts, 2, "takes no orders (its one sum, a + b, has no order to choose)", "CPU only" /* cpu_only */, NULL /* summary: printed by the program */};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     long nrand = samples;
