@@ -54,8 +54,8 @@ int main(int argc, char **argv)
     const drift_cli_spec_t spec = {
         "allreduce_order",
         "Does the order in which tensor-parallel ranks add their partial sums change the result, and does changing the rank count alone change a greedy completion?",
-        "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "takes no orders (the all-reduce orders are the sweep: rank, tree, ring)", "CPU emulation only for now",
+        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
+        "takes no formats or orders (the partial sums are fp32; the all-reduce orders are the sweep: rank, tree, ring)", "CPU emulation only for now",
         "the same P partial sums added in rank order, as a tree, or as a ring (each chunk starting at another rank) "
         "give different fp32 results for a fraction of the elements that grows with P, each within a few ulps of the "
         "exact sum; in the model, changing the number of ranks changes which terms each partial holds, and a greedy "

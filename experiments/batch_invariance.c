@@ -1,110 +1,22 @@
 /* batch_invariance.c — does row 0 of a product change when more rows join the batch, and does
  * a batch-invariant policy (one tile, never split K) cure it? The test of Thinking Machines'
  * batch_invariant_ops (2025): row 0 of (A[:M] B) against (A[:1] B), every M = 1..M_max, under
- * each policy of lib/ops/policy.h and each input format. Data (--data): random (default; A and
- * B N(0,1) from Philox, condition number sum|ab|/|sum ab| of a typical dot product) or
- * linspace(-100, 100) as in batch_invariant_ops, a labelled worst case whose row 0 is
- * ill-conditioned (its condition number is printed). fp32 and fp64 inputs run on fp32 FMA;
- * bf16, fp16 and tf32 run through the tensor-core model of --device (tc_model.h), a split-K
- * plan as mma:ARCH,ceil(K/S) (gemm_mma.h). Each emulated kernel's order depends only on the
- * kernel, so row 0 is computed once per distinct kernel; a full product checks that claim once
- * per format. Cost: a bytes-and-FLOPs roofline (cost_model.h), so M = 1 is memory-bound.
+ * each policy of lib/ops/policy.h and each input format (the measurement: lib/ops/batch_sweep.h).
+ * Data (--data): random (default; A and B N(0,1) from Philox, condition number sum|ab|/|sum ab|
+ * of a typical dot product) or linspace(-100, 100) as in batch_invariant_ops, a labelled worst
+ * case whose row 0 is ill-conditioned (its condition number is printed). fp32 inputs run on
+ * fp32 FMA; bf16, fp16 and tf32 run through the tensor-core model of --device (gpu_gemm.h).
+ * Cost: a bytes-and-FLOPs roofline (cost_model.h), so M = 1 is memory-bound.
  * Look for: vendor-like changes row 0 once the batch is large enough for another split-K;
  * batch-invariant gives exactly zero difference, at the modelled cost in the .md fragment. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "batch_sweep.h"
 #include "cli.h"
-#include "cost_model.h"
-#include "exact.h"
-#include "gemm_mma.h"
-#include "philox.h"
 #include "drift.h"
-#include "dispatch.h"
-#include "gemm.h"
-#include "metrics.h"
 #include "output.h"
-#include "policy.h"
-#include "row0.h"
-#include "stats.h"
-
-#define MAX_K DRIFT_LIST_MAX /* the option's own limit: a longer list is refused by the parser, never cut */
-
-/* linspace(lo, hi, n)[t] as torch computes it for doubles: lo + t * ((hi - lo) / (n - 1)). */
-static double linspace_at(double lo, double hi, size_t n, size_t t)
-{
-    return n < 2 ? lo : lo + (double)t * ((hi - lo) / (double)(n - 1));
-}
-
-/* Entry t of A (Mmax x K, which = 0) or B (K x N, which = 1): linspace, or N(0,1) rounded to
- * fp32 from a Philox stream per (matrix, K, row) so that row 0 of A is the same for every M. */
-static int random_data = 1;
-static uint64_t data_seed = 1;
-static void fill(double *x, int which, size_t rows, size_t cols, size_t first_row, size_t nrows, size_t total, size_t K)
-{
-    for (size_t r = first_row; r < first_row + nrows; r++) {
-        double *row = x + (r - first_row) * cols;
-        if (!random_data) {
-            for (size_t c = 0; c < cols; c++) row[c] = linspace_at(-100, 100, total, r * cols + c);
-            continue;
-        }
-        drift_stream_t s;
-        drift_stream_init(&s, data_seed, drift_fnv1a32(which ? "batch_invariance.B" : "batch_invariance.A"), (uint32_t)K,
-                          (uint32_t)r);
-        for (size_t c = 0; c < cols; c++) row[c] = drift_rne(drift_stream_normal(&s), DRIFT_FP32);
-    }
-    (void)rows;
-}
-
-/* Tensor cores run a kernel's plan for narrow inputs (cost_model.h: same formats). */
-static int use_tc(drift_format_t in, drift_tc_arch_t arch)
-{
-    drift_tc_params_t p;
-    return (in == DRIFT_BF16 || in == DRIFT_FP16 || in == DRIFT_TF32) && drift_tc_params(&p, arch, in) == 0;
-}
-
-/* Row 0 under kernel k: drift_row0_of on fp32 FMA, or the kernel's plan on the tensor-core model. */
-static int row_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0, const double *B, size_t N, size_t K,
-                  const drift_gemm_opts_t *o, int tc, drift_tc_arch_t arch)
-{
-    if (!tc) return drift_row0_of(c, k, a0, B, N, K, o);
-    for (int t = 0; t < c->n; t++)
-        if (drift_gemm_kernel_equal(&c->kern[t], k)) return t;
-    if (c->n == 64) return DRIFT_ENOMEM;
-    drift_mma_kernel_t m;
-    int rc = drift_mma_from_gemm(&m, k, arch, K);
-    double *row = rc ? NULL : malloc(N * sizeof *row);
-    if (rc || !row) return rc ? rc : DRIFT_ENOMEM;
-    if ((rc = drift_mma_gemm(row, a0, B, 1, N, K, &m, o->in, DRIFT_FP32))) {
-        free(row);
-        return rc;
-    }
-    c->kern[c->n] = *k, c->row[c->n] = row, c->N = N;
-    return c->n++;
-}
-
-static drift_tc_arch_t arch_of(const char *dev)
-{
-    return !strcmp(dev, "v100") ? DRIFT_TC_V100 : !strcmp(dev, "a100") ? DRIFT_TC_A100 : !strcmp(dev, "b200") ? DRIFT_TC_B200 : DRIFT_TC_H100;
-}
-
-typedef struct {
-    size_t M;
-    int kc; /* index into the kernel cache of (format, K) */
-    double max_diff, cost;
-    long n_diff;
-} row_t;
-
-typedef struct { /* per (format, policy, K), over M */
-    int distinct;              /* distinct row-0 vectors */
-    long m_changed;            /* M values whose row 0 differs from M = 1; first_M the smallest (0: none) */
-    size_t first_M;
-    double max_diff, nmse_min, nmse_max; /* NMSE of row 0 against the exact row, over the kernels used */
-    double cond_med;           /* median over row 0's outputs of sum|a b| / |sum a b| */
-    int cost_mb, tc;           /* M = 1 memory-bound in the cost model; tensor-core arithmetic */
-} sum_t;
 
 enum { T_MAIN, T_SUM, T_RUNS, T_MD };
 static const drift_col_t MAIN[] = {
@@ -125,6 +37,36 @@ static const drift_col_t MD[] = {
     DRIFT_C_NUM("max abs diff", "%.3g")};
 static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 12}, {"_summary.csv", NULL, 0, SUM, 14},
                                             {"_runs.csv", NULL, 0, RUNS, 8}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
+
+static void progress(void *cli, size_t done, size_t total) { drift_progress(cli, done, total); }
+
+/* The rows of one (format, policy, K): every M in _runs.csv as runs of one kernel, the sampled
+ * M (all under --profile full) in the main CSV. */
+static void write_rows(drift_out_t *out, const drift_batch_sweep_t *bt, int f, int p, int ki, int all_rows)
+{
+    const drift_batch_row_t *blk = drift_batch_sweep_rows(bt, f, p, ki);
+    const drift_row0_cache_t *kc = drift_batch_sweep_cache(bt, f, ki);
+    const size_t Mmax = bt->cfg.Mmax;
+    const char *fn = drift_format_name(bt->cfg.formats[f]), *pn = drift_policy_name((drift_policy_t)p);
+    const long K = bt->cfg.K[ki];
+    char ks[DRIFT_GEMM_KERNEL_SPEC_MAX], os[DRIFT_ORDER_SPEC_MAX];
+    for (size_t M0 = 0, m0 = 0; M0 < Mmax; M0++) {
+        const drift_batch_row_t *r = &blk[M0];
+        drift_gemm_kernel_print(ks, sizeof ks, &kc->kern[r->kc]);
+        if (M0 + 1 == Mmax || blk[M0 + 1].kc != blk[m0].kc) { /* the end of a run of one kernel */
+            drift_row(out, T_RUNS, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(blk[m0].M), DRIFT_INT(r->M),
+                      DRIFT_TXT(ks), DRIFT_INT(blk[m0].n_diff > 0), DRIFT_NUM(blk[m0].max_diff));
+            m0 = M0 + 1;
+        }
+        if (!all_rows && !drift_batch_sweep_sampled(blk, Mmax, M0)) continue;
+        drift_order_t o;
+        drift_gemm_kernel_order(&o, &kc->kern[r->kc]);
+        if (drift_order_print(os, sizeof os, &o) < 0) snprintf(os, sizeof os, "?");
+        drift_row(out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(r->M), DRIFT_TXT(ks), DRIFT_TXT(os),
+                  DRIFT_INT(r->n_diff > 0), DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff), DRIFT_NUM(r->cost),
+                  DRIFT_NUM(kc->row[r->kc][0]), DRIFT_TXT(ks));
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -152,108 +94,24 @@ int main(int argc, char **argv)
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     drift_device_t dev;
+    drift_device_perf_t perf;
     if (drift_device_lookup(&dev, device_opt)) drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device_opt);
     if (strcmp(data_opt, "random") && strcmp(data_opt, "linspace")) drift_die("--data: unknown '%s' (accepted: random, linspace)", data_opt);
-    random_data = !strcmp(data_opt, "random");
-    data_seed = cli.seed;
-    drift_device_perf_t perf;
+    const int random_data = !strcmp(data_opt, "random");
     if (drift_device_perf(&perf, dev.name)) drift_die("--device: no performance figures for '%s'", dev.name);
-    const drift_tc_arch_t arch = arch_of(dev.name);
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64) drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
-    if (Ks.n > MAX_K) drift_die("--K: at most %d values", MAX_K);
     const size_t N = (size_t)N_, Mmax = (size_t)Mmax_;
     const int nf = cli.nformats, np = DRIFT_NPOLICIES, nK = Ks.n;
-    size_t Kmax = 0;
-    for (int t = 0; t < nK; t++) Kmax = (size_t)Ks.v[t] > Kmax ? (size_t)Ks.v[t] : Kmax;
-    drift_require_memory(&cli, 16.0 * (double)Kmax * (double)(Mmax + N), "--K, --N, --M-max");
+    drift_require_memory(&cli, 16.0 * (double)drift_intlist_max(&Ks) * (double)(Mmax + N), "--K, --N, --M-max");
 
-    /* -- sweep: rows[((f * np + p) * nK + ki) * Mmax + M - 1] -- */
-    row_t *rows = calloc((size_t)nf * np * nK * Mmax, sizeof *rows);
-    drift_row0_cache_t *cache = calloc((size_t)nf * nK, sizeof *cache); /* per (format, K) */
-    sum_t *sum = calloc((size_t)nf * np * nK, sizeof *sum);
-    double *A0 = malloc(Kmax * sizeof *A0), *B = malloc(Kmax * N * sizeof *B), *ex = malloc(N * sizeof *ex);
-    if (!rows || !cache || !sum || !A0 || !B || !ex) drift_die("out of memory");
-    int checked = 0;
-    for (int ki = 0; ki < nK; ki++) {
-        size_t K = (size_t)Ks.v[ki];
-        drift_progress(&cli, (size_t)ki, (size_t)nK);
-        fill(B, 1, K, N, 0, K, K * N, K);
-        for (int f = 0; f < nf; f++) {
-            drift_format_t in = cli.formats[f];
-            drift_row0_cache_t *kc = &cache[f * nK + ki];
-            drift_gemm_opts_t o = drift_gemm_opts(in, DRIFT_FP32);
-            const int tc = use_tc(in, arch);
-            fill(A0, 0, Mmax, K, 0, 1, Mmax * K, K); /* row 0 of A */
-            drift_recipe_t exact = drift_recipe_exact(in, DRIFT_FP64); /* the exact row 0 of the rounded inputs */
-            if (drift_recipe_gemm(ex, A0, B, 1, N, K, &exact, 1, 0)) drift_die("exact reference failed");
-            double cond_med;
-            {
-                double *cond = malloc(N * sizeof *cond), *col = malloc(K * sizeof *col);
-                if (!cond || !col) drift_die("out of memory");
-                for (size_t j = 0; j < N; j++) { /* sum|a b| / |sum a b| of the rounded inputs, exactly rounded */
-                    for (size_t k = 0; k < K; k++) col[k] = fabs(drift_rne(B[k * N + j], in));
-                    double sa = 0;
-                    for (size_t k = 0; k < K; k++) col[k] *= fabs(drift_rne(A0[k], in)); /* exact: narrow products */
-                    drift_exact_sum(&sa, col, K, DRIFT_FP64, DRIFT_RNE);
-                    cond[j] = sa / fabs(ex[j]);
-                }
-                drift_median(&cond_med, cond, N);
-                free(cond), free(col);
-            }
-            for (int p = 0; p < np; p++) {
-                row_t *blk = &rows[((size_t)(f * np + p) * nK + ki) * Mmax];
-                sum_t *s = &sum[(f * np + p) * nK + ki];
-                int used[64] = {0};
-                for (size_t M = 1; M <= Mmax; M++) {
-                    drift_gemm_kernel_t k;
-                    if (drift_policy_choose(&k, (drift_policy_t)p, M, N, K, dev.sms)) drift_die("policy failed");
-                    int c = row_of(kc, &k, A0, B, N, K, &o, tc, arch);
-                    if (c < 0) drift_die("row 0 under %s: %s", drift_policy_name((drift_policy_t)p), drift_strerror(c));
-                    row_t *r = &blk[M - 1];
-                    drift_cost_t cost;
-                    if (drift_cost_gemm(&cost, &k, M, N, K, in, tc, &perf)) drift_die("cost model failed");
-                    *r = (row_t){M, c, 0, cost.time * 1e6, 0};
-                    if (M == 1) s->cost_mb = cost.memory_bound;
-                    used[c] = 1;
-                    drift_row_diff(&r->n_diff, &r->max_diff, kc->row[c], kc->row[blk[0].kc], N);
-                    if (r->n_diff && !s->m_changed++) s->first_M = M;
-                    if (r->max_diff > s->max_diff) s->max_diff = r->max_diff;
-                    /* Self-check of the row-0 shortcut, once per format: the full product A[:M] B
-                     * for the first (cheap enough) M whose kernel differs from M = 1's. */
-                    if (!(checked & (1 << f)) && c != blk[0].kc && M <= 512 && M * N * K <= ((size_t)1 << 31)) {
-                        double *Af = malloc(M * K * sizeof *Af), *Cf = malloc(M * N * sizeof *Cf);
-                        if (!Af || !Cf) drift_die("out of memory");
-                        fill(Af, 0, Mmax, K, 0, M, Mmax * K, K);
-                        drift_mma_kernel_t mk;
-                        int rc = tc ? drift_mma_from_gemm(&mk, &k, arch, K) : 0;
-                        if (!rc)
-                            rc = tc ? drift_mma_gemm(Cf, Af, B, M, N, K, &mk, in, DRIFT_FP32)
-                                    : drift_dispatch_gemm(Cf, Af, B, M, N, K, &k, &o);
-                        if (rc) drift_die("drift_gemm failed: %s", drift_strerror(rc));
-                        if (memcmp(Cf, kc->row[c], N * sizeof *Cf) != 0)
-                            drift_die("self-check failed: row 0 of the full product differs from the row-0 shortcut");
-                        checked |= 1 << f;
-                        free(Af), free(Cf);
-                    }
-                }
-                s->cond_med = cond_med;
-                s->tc = tc;
-                /* distinct row vectors, and their NMSE, among the kernels used */
-                int reps[64];
-                s->nmse_min = INFINITY;
-                for (int c = 0; c < kc->n; c++) {
-                    if (!used[c]) continue;
-                    double nm = drift_nmse(kc->row[c], ex, N);
-                    s->nmse_min = fmin(s->nmse_min, nm), s->nmse_max = fmax(s->nmse_max, nm);
-                    int dup = 0;
-                    for (int q = 0; q < s->distinct; q++) dup |= !memcmp(kc->row[reps[q]], kc->row[c], N * sizeof(double));
-                    if (!dup) reps[s->distinct++] = c;
-                }
-            }
-        }
-    }
-    drift_progress(&cli, (size_t)nK, (size_t)nK);
+    const drift_batch_sweep_cfg_t cfg = {cli.formats, nf, Ks.v, nK, N, Mmax, random_data ? DRIFT_ROWS_NORMAL : DRIFT_ROWS_LINSPACE,
+                                   cli.seed, dev.name};
+    drift_batch_sweep_t bt;
+    char why[256];
+    double lin_cond = NAN; /* the labelled worst case: linspace's condition number at the last K, first format */
+    if (drift_batch_sweep_run(&bt, &cfg, progress, &cli, why, sizeof why)) drift_die("%s", why);
+    if (drift_batch_sweep_linspace_cond(&lin_cond, &cfg, (size_t)Ks.v[nK - 1], cli.formats[0])) drift_die("out of memory");
 
     /* -- write -- */
     drift_out_t out;
@@ -280,67 +138,23 @@ int main(int argc, char **argv)
     for (int f = 0; f < nf; f++)
         for (int p = 0; p < np; p++)
             for (int ki = 0; ki < nK; ki++) {
-                const row_t *blk = &rows[((size_t)(f * np + p) * nK + ki) * Mmax];
-                const sum_t *s = &sum[(f * np + p) * nK + ki];
-                const drift_row0_cache_t *kc = &cache[f * nK + ki];
-                const char *fn = drift_format_name(cli.formats[f]), *pn = drift_policy_name((drift_policy_t)p);
-                char ks[DRIFT_GEMM_KERNEL_SPEC_MAX], os[DRIFT_ORDER_SPEC_MAX];
+                const drift_batch_row_t *blk = drift_batch_sweep_rows(&bt, f, p, ki);
+                const drift_batch_sum_t *s = drift_batch_sweep_sum(&bt, f, p, ki);
                 changed[p] += s->m_changed;
-                size_t m0 = 0;
-                for (size_t M0 = 0; M0 < Mmax; M0++) {
-                    const row_t *r = &blk[M0];
-                    size_t M = r->M;
-                    drift_gemm_kernel_print(ks, sizeof ks, &kc->kern[r->kc]);
-                    if (M0 + 1 == Mmax || blk[M0 + 1].kc != blk[m0].kc) { /* the end of a run of one kernel */
-                        drift_row(&out, T_RUNS, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(Ks.v[ki]), DRIFT_INT(blk[m0].M),
-                                  DRIFT_INT(M), DRIFT_TXT(ks), DRIFT_INT(blk[m0].n_diff > 0), DRIFT_NUM(blk[m0].max_diff));
-                        m0 = M0 + 1;
-                    }
-                    int edge = (M0 > 0 && blk[M0 - 1].kc != r->kc) || (M0 + 1 < Mmax && blk[M0 + 1].kc != r->kc);
-                    int pow2ish = ((M & (M - 1)) == 0) || (((M + 1) & M) == 0) || (M > 1 && ((M - 1) & (M - 2)) == 0);
-                    if (!all_rows && !(M <= 16 || M % 32 == 0 || pow2ish || edge || M == Mmax)) continue;
-                    drift_order_t o;
-                    drift_gemm_kernel_order(&o, &kc->kern[r->kc]);
-                    if (drift_order_print(os, sizeof os, &o) < 0) snprintf(os, sizeof os, "?");
-                    drift_row(&out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(Ks.v[ki]), DRIFT_INT(M), DRIFT_TXT(ks),
-                              DRIFT_TXT(os), DRIFT_INT(r->n_diff > 0), DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff),
-                              DRIFT_NUM(r->cost), DRIFT_NUM(kc->row[r->kc][0]), DRIFT_TXT(ks));
-                }
+                write_rows(&out, &bt, f, p, ki, all_rows);
                 /* the modelled cost of batch-invariant / vendor-like at M = 1 and M = Mmax */
-                const row_t *bi = &rows[((size_t)(f * np + DRIFT_POLICY_BATCH_INVARIANT) * nK + ki) * Mmax];
-                const row_t *vl = &rows[((size_t)(f * np + DRIFT_POLICY_VENDOR_LIKE) * nK + ki) * Mmax];
+                const drift_batch_row_t *bi = drift_batch_sweep_rows(&bt, f, DRIFT_POLICY_BATCH_INVARIANT, ki);
+                const drift_batch_row_t *vl = drift_batch_sweep_rows(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
                 double ratio = bi[0].cost / vl[0].cost, ratioM = bi[Mmax - 1].cost / vl[Mmax - 1].cost;
-                drift_row(&out, T_SUM, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(Ks.v[ki]), DRIFT_INT(s->distinct),
-                          DRIFT_INT(s->m_changed), DRIFT_INT(s->first_M), DRIFT_NUM(s->max_diff), DRIFT_NUM(s->nmse_min),
-                          DRIFT_NUM(s->nmse_max), DRIFT_NUM(blk[0].cost), DRIFT_NUM(ratio), DRIFT_INT(s->cost_mb),
-                          DRIFT_NUM(s->cond_med), DRIFT_TXT(s->tc ? "tensor-core model" : "fp32 fma"));
+                drift_row(&out, T_SUM, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(drift_policy_name((drift_policy_t)p)),
+                          DRIFT_INT(Ks.v[ki]), DRIFT_INT(s->distinct), DRIFT_INT(s->m_changed), DRIFT_INT(s->first_M),
+                          DRIFT_NUM(s->max_diff), DRIFT_NUM(s->nmse_min), DRIFT_NUM(s->nmse_max), DRIFT_NUM(blk[0].cost),
+                          DRIFT_NUM(ratio), DRIFT_INT(s->cost_mb), DRIFT_NUM(s->cond_med), DRIFT_TXT(s->tc ? "tensor-core model" : "fp32 fma"));
                 if (f == fcost && p == 0) /* the cure's cost over K, bf16 (else the first format) */
                     r1[0] = fmin(r1[0], ratio), r1[1] = fmax(r1[1], ratio), rM[0] = fmin(rM[0], ratioM), rM[1] = fmax(rM[1], ratioM);
             }
 
-    /* the labelled worst case: linspace's condition number at the largest K (first format) */
-    double lin_cond = NAN, here_cond = sum[nK - 1].cond_med;
-    {
-        int keep = random_data;
-        size_t K = (size_t)Ks.v[nK - 1];
-        random_data = 0;
-        fill(B, 1, K, N, 0, K, K * N, K);
-        fill(A0, 0, Mmax, K, 0, 1, Mmax * K, K);
-        random_data = keep;
-        double *cond = malloc(N * sizeof *cond), *col = malloc(K * sizeof *col), *col2 = malloc(K * sizeof *col2);
-        if (!cond || !col || !col2) drift_die("out of memory");
-        drift_format_t in = cli.formats[0];
-        for (size_t j = 0; j < N; j++) {
-            for (size_t k = 0; k < K; k++) col[k] = drift_rne(A0[k], in), col2[k] = drift_rne(B[k * N + j], in);
-            double e, sa;
-            drift_exact_dot(&e, col, col2, K, DRIFT_FP64, DRIFT_RNE);
-            for (size_t k = 0; k < K; k++) col[k] = fabs(col[k] * col2[k]);
-            drift_exact_sum(&sa, col, K, DRIFT_FP64, DRIFT_RNE);
-            cond[j] = sa / fabs(e);
-        }
-        drift_median(&lin_cond, cond, N);
-        free(cond), free(col), free(col2);
-    }
+    double here_cond = drift_batch_sweep_sum(&bt, 0, 0, nK - 1)->cond_med;
     if (random_data)
         drift_md_intro(&out, "The test of Thinking Machines' batch_invariant_ops on random data: A (%zu x K) and B (K x %zu) with N(0,1) entries, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). fp32 inputs run on fp32 FMA, bf16/fp16/tf32 through the %s tensor-core model. Row 0's dot products have a median condition number sum|ab|/|sum ab| of %.3g (%s, K = %ld); batch_invariant_ops' own linspace(-100, 100) matrices are a worst case with %.3g (`--data linspace`), so their differences overstate typical drift by about %.0fx.", Mmax, N, Mmax, dev.name, dev.sms, dev.name, here_cond, drift_format_name(cli.formats[0]), Ks.v[nK - 1], lin_cond, lin_cond / here_cond);
     else
@@ -349,8 +163,8 @@ int main(int argc, char **argv)
     fprintf(fp, "**Row 0 across batch sizes** (per K: batch sizes M whose row 0 differs from M = 1, of %zu; distinct row-0 results; largest |difference|):\n\n", Mmax);
     for (int f = 0; f < nf; f++)
         for (int ki = 0; ki < nK; ki++) {
-            const sum_t *v = &sum[(f * np + DRIFT_POLICY_VENDOR_LIKE) * nK + ki];
-            const sum_t *b = &sum[(f * np + DRIFT_POLICY_BATCH_INVARIANT) * nK + ki];
+            const drift_batch_sum_t *v = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
+            const drift_batch_sum_t *b = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_BATCH_INVARIANT, ki);
             drift_row(&out, T_MD, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_INT(Ks.v[ki]), DRIFT_INT(v->m_changed),
                       DRIFT_INT(v->distinct), DRIFT_NUM(v->max_diff), DRIFT_INT(b->m_changed), DRIFT_INT(b->distinct),
                       DRIFT_NUM(b->max_diff));
@@ -364,18 +178,17 @@ int main(int argc, char **argv)
         if (cli.formats[f] != DRIFT_BF16 && nf > 1 && f != 0) continue;
         int ki = nK - 1;
         for (int t = 0; t < nK; t++) ki = Ks.v[t] == 4096 ? t : ki;
-        const sum_t *v = &sum[(f * np + DRIFT_POLICY_VENDOR_LIKE) * nK + ki];
+        const drift_batch_sum_t *v = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
         if (v->first_M)
             fprintf(fp, "- %s, K = %ld: row 0 first changes at M = %zu and takes %d distinct values over the batch sizes; the NMSE of row 0 against the exact row ranges from %.3g to %.3g across the kernels the policy picks, so no choice is \"the\" right answer.\n",
                     drift_format_name(cli.formats[f]), Ks.v[ki], v->first_M, v->distinct, v->nmse_min, v->nmse_max);
     }
     int mb_all = 1;
-    for (int ki = 0; ki < nK; ki++) mb_all &= sum[(fcost * np + DRIFT_POLICY_VENDOR_LIKE) * nK + ki].cost_mb;
+    for (int ki = 0; ki < nK; ki++) mb_all &= drift_batch_sweep_sum(&bt, fcost, DRIFT_POLICY_VENDOR_LIKE, ki)->cost_mb;
     fprintf(fp, "- The cure's cost, modelled (not measured; a bytes-and-FLOPs roofline of an %s, cost_model.h, with an assumed per-multiprocessor bandwidth): at M = 1 the vendor-like kernel is %s; the batch-invariant kernel takes %.2fx to %.2fx its time over K = %ld..%ld (%s), because its few tiles occupy few multiprocessors, which can neither pull the bytes nor do the padded tile work as fast as a split over the whole device; at M = %zu the ratio is %.2fx to %.2fx. The CUDA backend will measure the real ratio.\n",
             dev.name, mb_all ? "memory-bound at every K (reading B dominates)" : "compute-bound at some K", r1[0], r1[1], Ks.v[0], Ks.v[nK - 1],
             drift_format_name(cli.formats[fcost]), Mmax, rM[0], rM[1]);
     drift_out_commit(&out);
-    for (int t = 0; t < nf * nK; t++) drift_row0_free(&cache[t]);
-    free(cache), free(rows), free(sum), free(A0), free(B), free(ex);
+    drift_batch_sweep_free(&bt);
     return 0;
 }

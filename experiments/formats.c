@@ -142,7 +142,7 @@ int main(int argc, char **argv)
     };
     const drift_cli_spec_t spec = {
         "formats", "What happens to a number when it is stored in each format: how much precision and range survive?",
-        "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2", "seq", opts, 2, NULL /* no_orders */, "CPU only" /* cpu_only */,
+        "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2", "seq", opts, 2, "takes no orders (its one sum, a + b, has no order to choose)", "CPU only" /* cpu_only */,
         "each format keeps p significant bits, so a stored value is off by at most u = 2^-p relative to the real "
         "number (the worst of the random reals is always <= u) as long as it lies between the smallest normal and the "
         "largest finite value. Below, subnormals keep fewer bits and the relative error grows to 1 (the value becomes "

@@ -165,8 +165,8 @@ int main(int argc, char **argv)
     const drift_cli_spec_t spec = {
         "greedy_divergence",
         "How many distinct completions do identical greedy requests get when each is batched with different companions, and where do they part?",
-        "bf16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "takes no orders (each configuration fixes its kernels; see the summary CSV)", "CPU emulation only for now",
+        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
+        "takes no formats or orders (each configuration fixes its formats and kernels; see the summary CSV)", "CPU emulation only for now",
         "each request is the same prompt decoded greedily; only its companions in the batch differ. Under the "
         "vendor-like policy the batch decides how each GEMM splits K, so some requests compute other bits, and once "
         "a near tie flips one token the rest of the completion changes. The exact logit gap where they part is tiny. "

@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     const drift_cli_spec_t spec = {
         "layer_drift",
         "How does the rounding error of the hidden state accumulate with depth, sub-block by sub-block, against an exact reference forward pass?",
-        "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
+        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
         "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", "CPU emulation only for now",
         "each configuration's relative error of the hidden state starts near its format's unit roundoff after the first "
         "sub-block and grows with depth, the normalisations and residual additions keeping it from exploding; bf16 and "

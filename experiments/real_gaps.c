@@ -97,7 +97,7 @@ int main(int argc, char **argv)
     const drift_cli_spec_t spec = {
         "real_gaps",
         "How close are a real model's top two logits on its own greedy text, and how many argmax flips does that predict for each numerics configuration?",
-        "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
+        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
         "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", "CPU emulation only for now",
         "the exact top-1/top-2 gaps of a real model's own greedy text spread over decades; the few below a configuration's "
         "logit noise sigma are where it flips. The Gaussian law Phi(-gap/sigma), with sigma measured against the exact "

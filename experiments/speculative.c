@@ -103,7 +103,7 @@ int main(int argc, char **argv)
     const drift_cli_spec_t spec = {
         "speculative",
         "Does speculative decoding, whose verify pass runs the target on k+1 tokens at once, accept a different text than plain greedy decoding of the same model?",
-        "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
+        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
         "takes no formats or orders (the configurations are the sweep: vendor-like and batch-invariant, fp32 and bf16)", "CPU emulation only for now",
         "greedy speculative decoding is meant to give exactly the target's greedy text, but the verify pass runs M = k+1 "
         "rows where plain decoding runs one. Under batch-invariant kernels the accepted text is exactly the plain greedy "

@@ -82,6 +82,16 @@ static int by_gpu(const void *x, const void *y)
     return d;
 }
 
+/* What --describe prints, the source of README's row and docs/experiments.md's section. */
+static const char QUESTION[] =
+    "Does the lab's tensor-core model reproduce eight real GPUs bit for bit, and which feature tests tell the architectures apart?";
+static const char SUMMARY[] =
+    "every measured output of the 42 configurations the lab models (V100, A100, A2, Ada, L40S, H100, H200, B200; fp16, "
+    "bf16, tf32, fp8 inputs; fp32 and fp16 outputs) comes out of the model bit for bit. fp8 inputs with fp16 output on "
+    "H100, H200 and B200 are not modelled: their mismatch counts show how far the plain model is. The probes show what "
+    "changed between generations: extra alignment bits (V100 none, Ampere/Ada 1, Hopper/Blackwell 2), block size (4, 8, "
+    "16), the clamps, Hopper's 13-bit fp8 accumulator, and AMD's different block FMAs.";
+
 int main(int argc, char **argv)
 {
     long stride = 1;
@@ -91,17 +101,10 @@ int main(int argc, char **argv)
         {"data", DRIFT_OPT_STRING, &data, "FILE",
          "measured outputs: the shipped tests/tc_hw/tc_hw.bin.xz (default) or the same stream uncompressed", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = {
-        "tc_conformance",
-        "Does the lab's tensor-core model reproduce eight real GPUs bit for bit, and which feature tests tell the architectures apart?",
-        "fp16,bf16,tf32,fp8e4m3,fp8e5m2", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "replays the measured block FMAs of the data, whose order is the GPU's (tc:ARCH)",
-        "CPU emulation against stored GPU outputs",
-        "every measured output of the 42 configurations the lab models (V100, A100, A2, Ada, L40S, H100, H200, B200; fp16, "
-        "bf16, tf32, fp8 inputs; fp32 and fp16 outputs) comes out of the model bit for bit. fp8 inputs with fp16 output on "
-        "H100, H200 and B200 are not modelled: their mismatch counts show how far the plain model is. The probes show what "
-        "changed between generations: extra alignment bits (V100 none, Ampere/Ada 1, Hopper/Blackwell 2), block size (4, 8, "
-        "16), the clamps, Hopper's 13-bit fp8 accumulator, and AMD's different block FMAs."};
+    const drift_cli_spec_t spec = {"tc_conformance", QUESTION, "fp16,bf16,tf32,fp8e4m3,fp8e5m2", "seq", opts,
+                                   (int)(sizeof opts / sizeof opts[0]),
+                                   "replays the measured block FMAs of the data, whose order is the GPU's (tc:ARCH)",
+                                   "CPU emulation against stored GPU outputs", SUMMARY};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     for (int f = 0; f < cli.nformats; f++)

@@ -67,6 +67,18 @@ static const bad_t CASES[] = {
     {"sampling_flip", "--rows 0x10", "--rows"},
     {"formats", "--samples -1", "--samples"},
     {"formats", "--values 1,,2", "--values"},
+    /* options an experiment does not take are refused, never ignored (issue 16: the spec says
+     * so, default_formats NULL or no_orders, and the parser refuses) */
+    {"layer_drift", "--formats bf16", "--formats"},
+    {"real_gaps", "--formats fp16", "--formats"},
+    {"speculative", "--formats bf16", "--formats"},
+    {"allreduce_order", "--formats fp32", "--formats"},
+    {"greedy_divergence", "--formats bf16", "--formats"},
+    {"layer_drift", "--profile quick --formats fp32 --orders seq", "--formats"},
+    {"formats", "--orders seq", "--orders"},
+    {"formats", "--formats fp16 --orders pairwise", "--orders"},
+    {"tc_conformance", "--orders tc:h100", "--orders"},
+    {"kv_cache", "--orders seq", "--orders"},
     /* the calculator: options first, then files; bounded input */
     {"drift-calc", "sum --format fp32 --order seq /dev/zero", "/dev/zero"},
     {"drift-calc", "sum --format fp32 --order seq /nonexistent/x", "/nonexistent/x"},

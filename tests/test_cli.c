@@ -80,6 +80,8 @@ ParameterizedTestParameters(cli, bad_input)
         {"--values 1e999", "--values"},
         {"--values inf", "--values"},
         {"--values 0.1,", "--values"},
+        /* formats takes no orders: said, not ignored (issue 16) */
+        {"--orders seq", "--orders"},
     };
     return cr_make_param_array(bad_t, cases, sizeof cases / sizeof cases[0]);
 }
@@ -163,4 +165,18 @@ Test(cli, help_lists_every_option_with_its_default)
                           "--quiet", "--help", "--version", "--values", "--samples"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) cr_assert(strstr(out, opts[i]), "--help lacks %s", opts[i]);
     cr_assert(strstr(out, "default"), "--help shows no defaults");
+}
+
+/* An experiment says in --help which common options it does not take, instead of offering
+ * them (issue 16): formats takes no orders, layer_drift neither formats nor orders. */
+Test(cli, help_says_what_is_not_taken)
+{
+    static char out[8192];
+    cr_assert_eq(run_stdout(FORMATS " --help", out, sizeof out), 0);
+    cr_assert(strstr(out, "--formats LIST"), "formats --help must offer --formats: %s", out);
+    cr_assert(strstr(out, "(--orders is not accepted: formats takes no orders"), "formats --help: %s", out);
+    cr_assert(!strstr(out, "--orders LIST"), "formats --help offers --orders: %s", out);
+    cr_assert_eq(run_stdout(DRIFT_BIN_DIR "/layer_drift --help", out, sizeof out), 0);
+    cr_assert(strstr(out, "(--formats is not accepted: layer_drift takes no formats or orders"), "layer_drift --help: %s", out);
+    cr_assert(!strstr(out, "--formats LIST") && !strstr(out, "--orders LIST"), "layer_drift --help offers them: %s", out);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch_order.h"
 #include "drift.h"
 #include "exact.h"
 #include "gemm.h"
@@ -67,7 +68,7 @@ int drift_mm_recipe_parse(drift_mm_recipe_t *r, const char *spec)
     } else {
         drift_order_t o;
         if (drift_order_parse(&o, part[1])) return DRIFT_EINVAL;
-        if (o.kind == DRIFT_ORDER_TC) t.tc = 1, t.arch = o.arch;
+        if (drift_order_tc_arch(&t.arch, &o)) t.tc = 1;
         else if (o.kind != DRIFT_ORDER_SEQ) return DRIFT_EINVAL;
         if (drift_format_parse(&t.acc, part[2])) return DRIFT_EINVAL;
         t.out = t.acc;
@@ -161,7 +162,7 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
     if ((unsigned)nx->policy >= DRIFT_NPOLICIES) return fail(err, errsize, DRIFT_EINVAL, "policy: unknown");
     if (nx->sms < 1) return fail(err, errsize, DRIFT_EINVAL, "sms: must be >= 1, found %d", nx->sms);
     if (nx->min_slice < 1) return fail(err, errsize, DRIFT_EINVAL, "min-slice: must be >= 1, found %d", nx->min_slice);
-    if (nx->norm_order.kind == DRIFT_ORDER_TC)
+    if (drift_order_sum_check(&nx->norm_order, NULL, NULL, 0))
         return fail(err, errsize, DRIFT_EINVAL, "norm order: tc:ARCH applies to matmul recipes only");
     if (nx->tp < 1 || nx->tp > DRIFT_TP_MAX)
         return fail(err, errsize, DRIFT_EINVAL, "tp: must be 1 .. %d, found %d", DRIFT_TP_MAX, nx->tp);

@@ -19,6 +19,7 @@
 #endif
 
 #include "drift.h"
+#include "dispatch.h"
 #include "exact.h"
 #include "tc_model.h"
 
@@ -180,16 +181,9 @@ static int recipe_ok(const drift_attn_recipe_t *r, const char *name, char *err, 
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, &r->order) < 0)
         return fail(err, errsz, DRIFT_EINVAL, "attention %s recipe: invalid order", name);
-    if (r->order.kind == DRIFT_ORDER_TC) {
-        drift_tc_params_t p;
-        if (drift_tc_params(&p, r->order.arch, r->in))
-            return fail(err, errsz, DRIFT_EUNSUPPORTED, "attention %s recipe: order %s has no tensor-core path for input %s", name,
-                        buf, drift_format_name(r->in));
-        if (r->acc.acc != DRIFT_FP32 && r->acc.acc != DRIFT_FP16)
-            return fail(err, errsz, DRIFT_EUNSUPPORTED, "attention %s recipe: order %s accumulates in fp32 or fp16, not %s", name, buf,
-                        drift_format_name(r->acc.acc));
-    }
-    return 0;
+    char why[DRIFT_ERRMSG_MAX];
+    int rc = drift_order_dot_check(&r->order, r->in, r->acc.acc, why, sizeof why);
+    return rc ? fail(err, errsz, rc, "attention %s recipe: %s", name, why) : 0;
 }
 
 int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz)
@@ -218,9 +212,8 @@ int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz)
                     "attention kernel: invalid (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc]; split size 0 is not a size)");
     if (k->kind == DRIFT_ATTN_SPLITKV_SIZE && k->size % k->bc)
         return fail(err, errsz, DRIFT_EINVAL, "attention kernel '%s': the split size must be a multiple of the tile Bc", kbuf);
-    if (k->kind != DRIFT_ATTN_STANDARD && o->pv.order.kind == DRIFT_ORDER_TC) {
-        drift_tc_params_t p;
-        drift_tc_params(&p, o->pv.order.arch, o->pv.in);
+    drift_tc_params_t p; /* a tensor-core P.V (its path checked above) reads tiles in blocks */
+    if (k->kind != DRIFT_ATTN_STANDARD && drift_order_tc_params(&p, &o->pv.order, o->pv.in) == 1) {
         if (k->bc % p.block)
             return fail(err, errsz, DRIFT_EINVAL,
                         "attention kernel '%s': the tile Bc = %ld must be a multiple of %d, the tc:%s block for %s P.V", kbuf, k->bc,
@@ -386,9 +379,7 @@ static inline double rnd_to(double x, drift_format_t f) { return f == DRIFT_FP64
 /* One dot product of a recipe: out = init + a . b (init NULL: none). */
 static int rdot(double *out, const double *a, const double *b, size_t n, const double *init, const drift_attn_recipe_t *r)
 {
-    if (r->order.kind == DRIFT_ORDER_TC)
-        return drift_tc_dot(out, a, b, n, init, r->order.arch, r->in, r->acc.acc);
-    return drift_dot(out, a, b, n, init, &r->order, &r->acc);
+    return drift_order_dot(out, a, b, n, init, &r->order, r->in, &r->acc);
 }
 
 /* ---- fast path helpers (float) ------------------------------------------------------------- */

@@ -2,6 +2,7 @@
 #include "dispatch.h"
 #include "drift.h"
 #include "exact.h"
+#include "why.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +15,42 @@ int drift_order_tc_params(drift_tc_params_t *p, const drift_order_t *o, drift_fo
     if (!o || o->kind != DRIFT_ORDER_TC) return 0;
     int rc = drift_tc_params(p ? p : &tmp, o->arch, in);
     return rc ? DRIFT_EUNSUPPORTED : 1;
+}
+
+int drift_order_sum_check(const drift_order_t *o, const char *what, char *why, size_t size)
+{
+    if (!o || o->kind != DRIFT_ORDER_TC) return DRIFT_OK;
+    char buf[DRIFT_ORDER_SPEC_MAX];
+    if (drift_order_print(buf, sizeof buf, o) < 0) snprintf(buf, sizeof buf, "?");
+    return drift_why(why, size, DRIFT_EUNSUPPORTED, "order '%s' is a dot-product model; %s takes " DRIFT_SUM_ORDERS, buf,
+                     what ? what : "a sum");
+}
+
+int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_format_t acc, char *why, size_t size)
+{
+    if (!o || o->kind != DRIFT_ORDER_TC) return DRIFT_OK;
+    char buf[DRIFT_ORDER_SPEC_MAX];
+    if (drift_order_print(buf, sizeof buf, o) < 0) snprintf(buf, sizeof buf, "?");
+    drift_tc_params_t p;
+    if (drift_tc_params(&p, o->arch, in))
+        return drift_why(why, size, DRIFT_EUNSUPPORTED, "order %s has no tensor-core path for input %s", buf, drift_format_name(in));
+    if (acc != DRIFT_FP32 && acc != DRIFT_FP16)
+        return drift_why(why, size, DRIFT_EUNSUPPORTED, "order %s accumulates in fp32 or fp16, not %s", buf, drift_format_name(acc));
+    return DRIFT_OK;
+}
+
+int drift_order_tc_arch(drift_tc_arch_t *arch, const drift_order_t *o)
+{
+    if (!o || o->kind != DRIFT_ORDER_TC) return 0;
+    if (arch) *arch = o->arch;
+    return 1;
+}
+
+int drift_order_dot(double *y, const double *a, const double *b, size_t n, const double *c, const drift_order_t *o,
+                    drift_format_t in, const drift_acc_t *acc)
+{
+    if (o && o->kind == DRIFT_ORDER_TC) return drift_tc_dot(y, a, b, n, c, o->arch, in, acc->acc);
+    return drift_dot(y, a, b, n, c, o, acc);
 }
 
 int drift_recipe_check(const drift_recipe_t *r, char *why, size_t size)

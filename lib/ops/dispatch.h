@@ -3,7 +3,8 @@
  * tensor-core model (tc_model.h), exact to the exact references (exact.h), a GEMM to the
  * emulated kernels (gemm.h) with its kernel built from the recipe. Nothing outside this file
  * and the order parser branches on the tensor-core case: callers ask drift_order_tc_params
- * when they need the model's parameters (error bounds, noise models).
+ * when they need the model's parameters (error bounds, noise models), and dispatch_order.h
+ * whether an order computes a sum or a dot product of their formats, and which architecture.
  *
  * The backend: when an accelerator is selected (backend.h, --backend cuda|auto), every call
  * below whose arguments the device takes runs there, deterministic kernels checked bit for
@@ -16,6 +17,7 @@
 #include <stddef.h>
 
 #include "backend.h"
+#include "dispatch_order.h"
 #include "gemm.h"
 #include "recipe.h"
 #include "softmax.h"

@@ -14,6 +14,7 @@
 #include <mpfr.h>
 
 #include "drift.h"
+#include "dispatch.h"
 #include "exact.h"
 
 int drift_errf(char *err, size_t errsz, int code, const char *fmt, ...)
@@ -124,8 +125,9 @@ int drift_softmax_validate(const drift_softmax_opts_t *o, char *err, size_t errs
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, &o->order) < 0)
         return fail(err, errsz, DRIFT_EINVAL, "softmax options: invalid sum order");
-    if (o->order.kind == DRIFT_ORDER_TC)
-        return fail(err, errsz, DRIFT_EUNSUPPORTED, "softmax options: order '%s' is a dot-product model; a sum of exponentials takes seq, rev, pairwise, blocked:B, splitk:S, warp:W, kahan, neumaier or random:SEED", buf);
+    char why[DRIFT_ERRMSG_MAX];
+    int rc = drift_order_sum_check(&o->order, "a sum of exponentials", why, sizeof why);
+    if (rc) return fail(err, errsz, rc, "softmax options: %s", why);
     if (drift_softmax_print(buf, sizeof buf, &o->variant) < 0)
         return fail(err, errsz, DRIFT_EINVAL, "softmax options: invalid variant (accepted: naive, safe, online, online:B with B 1..%ld)", DRIFT_SOFTMAX_BLOCK_MAX);
     if (o->exp != DRIFT_EXP_EXPF && o->exp != DRIFT_EXP_EXP2)

@@ -130,9 +130,10 @@ static int split_list(const char *opt, const char *value, char items[][DRIFT_ORD
 
 static void parse_formats(drift_cli_t *cli, const char *value)
 {
+    cli->nformats = 0;
+    if (!value) return; /* an experiment that takes no formats (spec default NULL) */
     char items[DRIFT_NFORMATS * 2][DRIFT_ORDER_SPEC_MAX];
     int n = split_list("formats", value, items, DRIFT_NFORMATS * 2);
-    cli->nformats = 0;
     for (int i = 0; i < n; i++) {
         drift_format_t f;
         if (drift_format_parse(&f, items[i]) != DRIFT_OK) {
@@ -151,6 +152,8 @@ static void parse_formats(drift_cli_t *cli, const char *value)
  * orders is therefore split on commas, but "splitk:4:tree" etc. stay whole. */
 static void parse_orders(drift_cli_t *cli, const char *value)
 {
+    cli->norders = 0;
+    if (!value) return; /* an experiment that takes no orders (spec default NULL) */
     char items[DRIFT_MAX_ORDERS][DRIFT_ORDER_SPEC_MAX];
     int n = split_list("orders", value, items, DRIFT_MAX_ORDERS);
     for (int i = 0; i < n; i++)
@@ -232,6 +235,16 @@ static void parse_extra(const drift_cli_opt_t *o, const char *value)
     }
 }
 
+/* What the experiment takes instead, after its name in a refusal: the spec's own words, or
+ * "takes no formats" / "takes no orders". */
+static const char *not_taken(const drift_cli_spec_t *spec, const char *what)
+{
+    if (spec->no_orders) return spec->no_orders;
+    return !strcmp(what, "formats") ? "takes no formats" : "takes no orders";
+}
+
+static int takes_no_orders(const drift_cli_spec_t *spec) { return spec->no_orders || !spec->default_orders; }
+
 static void print_help(const drift_cli_spec_t *spec)
 {
     printf("usage: %s [options]\n%s\n\ncommon options:\n", spec->name, spec->question);
@@ -239,9 +252,12 @@ static void print_help(const drift_cli_spec_t *spec)
     printf("  --profile P          quick|default|full: sweep size (default default)\n");
     printf("  --out DIR            where data files go, created with its parents (default data;\n"
            "                       ./lab run: a new runs/%s/<time>/)\n", spec->name);
-    printf("  --formats LIST       number formats, comma-separated, each once (default %s)\n", spec->default_formats);
-    if (spec->no_orders) /* refused by this experiment: say so instead of offering it */
-        printf("  (--orders is not accepted: %s %s)\n", spec->name, spec->no_orders);
+    if (!spec->default_formats) /* refused by this experiment: say so instead of offering it */
+        printf("  (--formats is not accepted: %s %s)\n", spec->name, not_taken(spec, "formats"));
+    else
+        printf("  --formats LIST       number formats, comma-separated, each once (default %s)\n", spec->default_formats);
+    if (takes_no_orders(spec))
+        printf("  (--orders is not accepted: %s %s)\n", spec->name, not_taken(spec, "orders"));
     else
         printf("  --orders LIST        reduction orders, comma-separated, at most %d distinct (default %s)\n", DRIFT_MAX_ORDERS,
                spec->default_orders);
@@ -333,6 +349,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     parse_orders(cli, spec->default_orders);
 
     unsigned char given[256] = {0};
+    int given_formats = 0, given_orders = 0;
     if (spec->nopts > 256) drift_die("more than 256 options");
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -386,8 +403,14 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             if (!*value) drift_die("--out: empty directory name");
             cli->out_dir = value;
             break;
-        case 3: parse_formats(cli, value); break;
-        case 4: parse_orders(cli, value); break;
+        case 3:
+            parse_formats(cli, value);
+            given_formats = 1;
+            break;
+        case 4:
+            parse_orders(cli, value);
+            given_orders = 1;
+            break;
         case 5:
             if ((v = pick(BACKEND_NAMES, 3, value)) < 0)
                 drift_die("--backend: unknown backend '%s' (accepted: auto, cpu, cuda)", value);
@@ -404,9 +427,9 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     }
     for (int j = 0; j < spec->nopts; j++) /* the profile's value of every option not given */
         if (!given[j] && spec->opts[j].profile[cli->profile]) parse_extra(&spec->opts[j], spec->opts[j].profile[cli->profile]);
-    if (spec->no_orders)
-        for (int i = 1; i < argc; i++) /* said, not ignored */
-            if (!strcmp(argv[i], "--orders")) drift_die("--orders: %s %s", spec->name, spec->no_orders);
+    if (given_formats && !spec->default_formats) /* said, not ignored */
+        drift_die("--formats: %s %s", spec->name, not_taken(spec, "formats"));
+    if (given_orders && takes_no_orders(spec)) drift_die("--orders: %s %s", spec->name, not_taken(spec, "orders"));
     if (spec->cpu_only && cli->backend == DRIFT_BACKEND_CUDA)
         drift_die("--backend: %s runs on the %s (accepted: auto, cpu)", spec->name, spec->cpu_only);
     select_backend(cli, argc, argv);

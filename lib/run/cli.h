@@ -52,13 +52,17 @@ typedef struct {
 typedef struct {
     const char *name;            /* program name, e.g. "formats" */
     const char *question;        /* one line: what the experiment answers */
-    const char *default_formats; /* e.g. "fp32,tf32,fp16,bf16" */
-    const char *default_orders;  /* e.g. "seq,pairwise" */
+    const char *default_formats; /* e.g. "fp32,tf32,fp16,bf16"; NULL: the experiment takes no formats
+                                  * (--formats is refused, "--formats: <name> <no_orders>", and
+                                  * cli.nformats is 0) */
+    const char *default_orders;  /* e.g. "seq,pairwise"; NULL: takes no orders (as no_orders) */
     const drift_cli_opt_t *opts; /* experiment-specific options */
     int nopts;
     /* Refusals drift_cli_parse makes after every option is read, in this order, so that an
      * experiment never re-implements them: */
-    const char *no_orders; /* non-NULL: --orders is refused, "--orders: <name> <no_orders>" */
+    const char *no_orders; /* non-NULL: --orders is refused, "--orders: <name> <no_orders>"; the text
+                            * says why, and for an experiment without formats names them too
+                            * ("takes no formats or orders (...)") */
     const char *cpu_only;  /* non-NULL: --backend cuda is refused, "<name> runs on the <cpu_only>"; NULL: the
                             * experiment computes through the dispatcher (dispatch.h), and --backend
                             * cuda|auto sends that work to the GPU, checked against the CPU twins */
