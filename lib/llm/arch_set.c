@@ -4,13 +4,14 @@
 
 #include "arch_set.h"
 #include "dispatch.h"
+#include "dispatch_order.h"
 #include "drift.h"
 
 static int tc_order(drift_order_t *o, const char *name)
 {
     char spec[DRIFT_ORDER_SPEC_MAX];
     if (snprintf(spec, sizeof spec, "tc:%s", name) >= (int)sizeof spec) return DRIFT_EINVAL;
-    if (drift_order_parse(o, spec) || o->kind != DRIFT_ORDER_TC) return DRIFT_EINVAL;
+    if (drift_order_parse(o, spec) || !drift_order_tc_arch(NULL, o)) return DRIFT_EINVAL;
     return 0;
 }
 
