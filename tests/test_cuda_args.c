@@ -382,3 +382,132 @@ Test(cuda_args, dispatcher_hook_gives_the_cpu_codes)
     }
 #endif
 }
+
+/* ---- attention (cuda/drift_cuda_attention.h) ------------------------------------------- */
+/* Each bad case is handed to drift_attention itself and to the device's check: same code and
+ * the same one-line message (the CPU's words). Then the device's subset: recipes the float
+ * path does not compute are DRIFT_EUNSUPPORTED with a reason, and good ones pass the check
+ * (and, without a device, the entry point and the hook say DRIFT_EUNSUPPORTED). */
+#include "drift_cuda_attention.h"
+#include "dispatch_attention.h"
+
+static drift_attn_opts_t attn_opts(const char *kernel)
+{
+    drift_attn_opts_t o = drift_attn_opts(4, 2, 8, DRIFT_BF16);
+    cr_assert_eq(drift_attn_kernel_parse(&o.kernel, kernel, NULL, 0), 0, "%s", kernel);
+    return o;
+}
+
+Test(cuda_args, attention_errors_match_the_cpu)
+{
+    drift_kv_cache_t kv, kv_other;
+    drift_kv_format_t kf = {DRIFT_KV_FLOAT, DRIFT_BF16};
+    cr_assert_eq(drift_kv_init(&kv, 2, 8, 16, &kf, NULL, 0), 0);
+    cr_assert_eq(drift_kv_init(&kv_other, 1, 8, 16, &kf, NULL, 0), 0);
+    double k[16 * 2 * 8], q[3 * 4 * 8], out[3 * 4 * 8];
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) k[i] = sin((double)i);
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++) q[i] = cos((double)i);
+    cr_assert_eq(drift_kv_append(&kv, k, k, 4, NULL, 0), 0);
+    drift_attn_opts_t good = attn_opts("flash:16,4"), heads = good, dim = good, scale = good, sr = good, tile = good;
+    heads.heads = 3;       /* not a multiple of kv_heads = 2 */
+    dim.head_dim = 0;      /* no head_dim */
+    scale.scale = -1;      /* scale must be > 0 or 0 */
+    sr.pv.acc.mode = DRIFT_SR;
+    tile.kernel.bc = 0;    /* a tile of nothing */
+    struct {
+        const char *what;
+        const double *out, *q;
+        size_t nq, q_pos;
+        const drift_kv_cache_t *kv;
+        const drift_attn_opts_t *o;
+    } cases[] = {
+        {"heads not a multiple", out, q, 1, 3, &kv, &heads},
+        {"head_dim 0", out, q, 1, 3, &kv, &dim},
+        {"negative scale", out, q, 1, 3, &kv, &scale},
+        {"SR accumulator", out, q, 1, 3, &kv, &sr},
+        {"tile 0", out, q, 1, 3, &kv, &tile},
+        {"no cache", out, q, 1, 3, NULL, &good},
+        {"NULL q", out, NULL, 1, 3, &kv, &good},
+        {"cache of another shape", out, q, 1, 0, &kv_other, &good},
+        {"causal past the cache", out, q, 3, 2, &kv, &good},
+        {"options missing", out, q, 1, 3, &kv, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char cpu_err[DRIFT_ERRMSG_MAX] = "";
+        int cpu = drift_attention((double *)cases[i].out, cases[i].q, cases[i].nq, cases[i].q_pos, cases[i].kv, NULL,
+                                  cases[i].o, cpu_err, sizeof cpu_err);
+        cr_assert_neq(cpu, 0, "%s is bad input", cases[i].what);
+        int gpu = drift_cuda_check_attention(cases[i].out, cases[i].q, cases[i].nq, cases[i].q_pos, cases[i].kv, NULL,
+                                             cases[i].o);
+        cr_expect_eq(gpu, cpu, "%s: code", cases[i].what);
+        cr_expect_str_eq(drift_cuda_message(), cpu_err, "%s: message", cases[i].what);
+    }
+    drift_kv_free(&kv);
+    drift_kv_free(&kv_other);
+}
+
+Test(cuda_args, attention_subset_and_good_calls)
+{
+    drift_kv_cache_t kv;
+    drift_kv_format_t kf = {DRIFT_KV_INT8_TOKEN, DRIFT_FP32};
+    cr_assert_eq(drift_kv_init(&kv, 2, 8, 16, &kf, NULL, 0), 0);
+    double k[16 * 2 * 8], q[4 * 8], out[4 * 8];
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) k[i] = sin((double)i);
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++) q[i] = cos((double)i);
+    cr_assert_eq(drift_kv_append(&kv, k, k, 16, NULL, 0), 0);
+    /* good: every kernel, bf16 / fp16 / fp32 storage of P, any output */
+    static const char *kernels[] = {"standard", "flash:16,4", "flash:1,16", "splitkv:3", "splitkv:2,4", "splitkv:size=8,4"};
+    for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
+        drift_attn_opts_t o = attn_opts(kernels[i]);
+        o.pv.out = DRIFT_FP8E4M3;
+        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i], drift_cuda_message());
+        o.pv.in = DRIFT_FP16;
+        o.qk.in = DRIFT_FP8E5M2;
+        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i], drift_cuda_message());
+    }
+    /* the float path's limits: unsupported, with a reason naming the option */
+    drift_attn_opts_t base = attn_opts("flash:16,4"), o;
+    struct {
+        const char *what, *word; /* the case (edited below by index) and a word its reason names */
+    } cases[] = {
+        {"pairwise qk", "qk order"}, {"nofma pv", "pv accumulator"}, {"fp64 qk.in", "qk input"},
+        {"tf32 pv.in", "pv.in"},     {"fp64 softmax", "softmax accumulator"}, {"exp2", "expf"},
+        {"online standard", "safe"}, {"fp8 scores", "qk.out"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        o = base;
+        switch (i) {
+        case 0: o.qk.order = order("pairwise"); break;
+        case 1: o.pv.acc.fma = 0; break;
+        case 2: o.qk.in = DRIFT_FP64; break;
+        case 3: o.pv.in = DRIFT_TF32; break;
+        case 4: o.softmax_acc.acc = DRIFT_FP64; break;
+        case 5: o.exp = DRIFT_EXP_EXP2; break;
+        case 6: o.kernel.kind = DRIFT_ATTN_STANDARD; o.softmax.kind = DRIFT_SOFTMAX_ONLINE; o.softmax.block = 1; break;
+        case 7: o.kernel.kind = DRIFT_ATTN_STANDARD; o.qk.out = DRIFT_FP8E4M3; break;
+        }
+        char err[DRIFT_ERRMSG_MAX];
+        cr_assert_eq(drift_attention(out, q, 1, 15, &kv, NULL, &o, err, sizeof err), 0, "%s: the CPU takes it: %s",
+                     cases[i].what, err);
+        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), DRIFT_EUNSUPPORTED, "%s", cases[i].what);
+        cr_expect(strstr(drift_cuda_message(), cases[i].word), "%s: %s", cases[i].what, drift_cuda_message());
+    }
+#ifdef DRIFT_HAVE_CUDA
+    const drift_backend_ops_t *ops = drift_backend_registered();
+    cr_assert(ops && ops->attention, "the hook registers attention");
+    drift_attn_opts_t bad = base;
+    bad.heads = 3;
+    cr_expect_eq(ops->attention(out, q, 1, 15, &kv, NULL, &bad), DRIFT_EINVAL, "bad options: the CPU's code");
+    cr_expect_eq(drift_cuda_attention(out, q, 1, 15, &kv, NULL, &base, 7, NULL), DRIFT_EINVAL, "kernel version 7 does not exist");
+    if (drift_cuda_device_count() == 0) {
+        cr_expect_eq(ops->attention(out, q, 1, 15, &kv, NULL, &base), DRIFT_EUNSUPPORTED);
+        printf("skipped: no CUDA device (attention's good arguments left to cuda/check.sh)\n");
+    }
+#endif
+    /* without a selected device the dispatcher is drift_attention itself */
+    double want[4 * 8];
+    cr_assert_eq(drift_attention(want, q, 1, 15, &kv, NULL, &base, NULL, 0), 0);
+    cr_assert_eq(drift_dispatch_attention(out, q, 1, 15, &kv, NULL, &base, NULL, 0), 0);
+    cr_expect_eq(memcmp(out, want, sizeof out), 0);
+    drift_kv_free(&kv);
+}
