@@ -20,6 +20,8 @@
 #include "format.h"
 #include "gemm.h"
 #include "order.h"
+#include "philox.h"
+#include "softmax.h"
 
 static drift_order_t order(const char *spec)
 {
@@ -510,4 +512,98 @@ Test(cuda_args, attention_subset_and_good_calls)
     cr_assert_eq(drift_dispatch_attention(out, q, 1, 15, &kv, NULL, &base, NULL, 0), 0);
     cr_expect_eq(memcmp(out, want, sizeof out), 0);
     drift_kv_free(&kv);
+}
+
+/* ---- the attention kernel's logic, run on the host -------------------------------------- */
+/* cuda/attention_rows.h holds the rows' arithmetic that kernel 1 runs; compiled here with
+ * plain fp32 operations (-ffp-contract=off: each one correctly rounded, as __fmul_rn ...),
+ * the CPU's correctly rounded exp and log, and drift_rne for the roundings, it must give
+ * drift_attention's bits for every kernel, format, shape and mask: the twin's order of
+ * operations is checked here, without a device; cuda/check_attention.cu checks the device's
+ * own arithmetic on hardware. */
+static float host_mul(float a, float b) { return a * b; }
+static float host_add(float a, float b) { return a + b; }
+static float host_sub(float a, float b) { return a - b; }
+static float host_div(float a, float b) { return a / b; }
+static float host_fma(float a, float b, float c) { return fmaf(a, b, c); }
+static float host_exp_cr(float t, int *hard)
+{
+    (void)hard;
+    return drift_kexpf(t);
+}
+static float host_log_cr(float t, int *hard)
+{
+    (void)hard;
+    return (float)drift_klog(t, DRIFT_FP32);
+}
+static float host_round(float x, drift_format_t f) { return (float)drift_rne(x, f); }
+#define ATTN_FN static
+#define attn_mul host_mul
+#define attn_add host_add
+#define attn_sub host_sub
+#define attn_div host_div
+#define attn_fma host_fma
+#define attn_exp_cr host_exp_cr
+#define attn_log_cr host_log_cr
+#define attn_round host_round
+#include "attention_rows.h"
+
+/* drift_cuda_attention's host part with the rows run here instead of on the device. */
+static int rows_on_host(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
+                        const unsigned char *mask, const drift_attn_opts_t *o)
+{
+    attn_args_t a;
+    float *hq, *hk, *hv;
+    int rc = attn_stage(&a, &hq, &hk, &hv, q, nq, q_pos, kv, o);
+    if (rc) return rc;
+    float *res = malloc(a.rows * a.d * sizeof *res), *scr = malloc(a.rows * a.per_row * sizeof *scr);
+    int *hard = malloc(a.rows * sizeof *hard);
+    cr_assert(res && scr && hard);
+    a.res = res, a.scratch = scr, a.hard = hard, a.q = hq, a.K = hk, a.V = hv, a.mask = mask;
+    for (size_t r = 0; r < a.rows; r++) attn_row(&a, r);
+    for (size_t i = 0; i < a.rows * a.d; i++) out[i] = drift_rne(res[i], o->pv.out);
+    free(res), free(scr), free(hard), free(hq), free(hk), free(hv);
+    return 0;
+}
+
+Test(cuda_args, attention_rows_logic_equals_drift_attention)
+{
+    static const char *kernels[] = {"standard", "flash:64,64", "flash:4,5", "splitkv:3", "splitkv:2,4", "splitkv:size=16,8",
+                                    "splitkv:size=8"};
+    static const drift_format_t fmts[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16};
+    enum { H = 4, G = 2, D = 6, L = 37, NQ = 5 };
+    double k[L * G * D], v[L * G * D], q[NQ * H * D], want[NQ * H * D], got[NQ * H * D];
+    unsigned char mask[L];
+    drift_stream_t st;
+    drift_stream_init(&st, 1, drift_fnv1a32("test_cuda_args"), 0, 0);
+    for (size_t i = 0; i < L * G * D; i++) k[i] = 2 * drift_stream_normal(&st), v[i] = drift_stream_normal(&st);
+    for (size_t i = 0; i < NQ * H * D; i++) q[i] = 2 * drift_stream_normal(&st);
+    for (size_t j = 0; j < L; j++) mask[j] = j % 7 != 3;
+    size_t checked = 0;
+    for (size_t f = 0; f < 3; f++) {
+        drift_kv_cache_t kv;
+        drift_kv_format_t kf = {DRIFT_KV_FLOAT, fmts[f]};
+        cr_assert_eq(drift_kv_init(&kv, G, D, L, &kf, NULL, 0), 0);
+        cr_assert_eq(drift_kv_append(&kv, k, v, L, NULL, 0), 0);
+        for (size_t ki = 0; ki < sizeof kernels / sizeof *kernels; ki++)
+            for (int variant = 0; variant < 4; variant++) {
+                drift_attn_opts_t o = drift_attn_opts(H, G, D, fmts[f]);
+                cr_assert_eq(drift_attn_kernel_parse(&o.kernel, kernels[ki], NULL, 0), 0);
+                o.softmax_acc.fma = variant != 1;
+                if (variant == 2) o.pv.out = DRIFT_FP32, o.qk.out = DRIFT_FP32, o.scale = 1.0;
+                int causal = variant != 3;
+                o.causal = causal;
+                const unsigned char *m = causal ? NULL : mask;
+                size_t q_pos = causal ? L - NQ : 0;
+                cr_assert_eq(drift_cuda_check_attention(got, q, NQ, q_pos, &kv, m, &o), 0, "%s", drift_cuda_message());
+                cr_assert_eq(drift_attention(want, q, NQ, q_pos, &kv, m, &o, NULL, 0), 0);
+                cr_assert_eq(rows_on_host(got, q, NQ, q_pos, &kv, m, &o), 0);
+                size_t i = drift_backend_first_diff(got, want, NQ * H * D);
+                cr_expect_eq(i, (size_t)NQ * H * D, "%s %s variant %d: first difference at %zu: rows %a, cpu %a", kernels[ki],
+                             drift_format_name(fmts[f]), variant, i, i < NQ * H * D ? got[i] : 0, i < NQ * H * D ? want[i] : 0);
+                checked++;
+            }
+        drift_kv_free(&kv);
+    }
+    cr_expect_eq(checked, 3 * 7 * 4);
 }
