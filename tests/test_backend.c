@@ -393,7 +393,8 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         printf("skipped: CUDA device present (auto runs on it)\n");
         return;
     }
-    /* the experiments that compute through the dispatcher (the others refuse cuda outright) */
+    /* the experiments that compute through the dispatcher (the others refuse cuda outright):
+     * GEMMs, softmax, attention and the decoder's GEMMs and attention (lib/llm/model.c) */
     /* small sizes: the point is the backend's path, not the science (this suite also runs
      * under ASan + UBSan) */
     static const char *const EXPS[][2] = {
@@ -401,7 +402,14 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         {"batch_invariance", "--K 256 --N 64 --M-max 64"},
         {"argmax_flip", "--K 256 --V 1000 --rows 8 --reps 2 --ties 2"},
         {"sampling_flip", "--K 128 --V 512 --rows 4 --draws 8 --ties 2"},
-        {"determinism", ""}};
+        {"determinism", ""},
+        {"attention_drift", "--L 24 --bc 8 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 --formats fp32,bf16"},
+        {"kv_cache", "--kv-formats fp32,bf16 --heads 2 --kv-heads 1 --dim 8 --queries 2 --vocab 32 --prefill-len 16 --chunks 4"},
+        {"greedy_divergence", "--requests 2 --tokens 3 --batch-max 2 --configs vendor-fp32"},
+        {"layer_drift", "--layers 1 --tokens 2"},
+        {"real_gaps", "--sequences 1 --tokens 2"},
+        {"allreduce_order", "--ranks-max 2 --elements 16 --tokens 2"},
+        {"speculative", "--prompts 1 --tokens 2 --draft 1"}};
     char dir[64], a[160], b[160], err[2048];
     for (size_t i = 0; i < sizeof EXPS / sizeof *EXPS; i++) {
         tmpdir_make(dir, sizeof dir, "drift_backend");
