@@ -607,3 +607,31 @@ Test(cuda_args, attention_rows_logic_equals_drift_attention)
     }
     cr_expect_eq(checked, 3 * 7 * 4);
 }
+
+/* ---- one GEMM on concurrent streams (drift_cuda_gemm_streams, determinism's third schedule) */
+#include "dispatch_streams.h"
+
+Test(cuda_args, gemm_streams_checks)
+{
+    double A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 0, 1, 1, 1}, C[4 * DRIFT_CUDA_MAX_STREAMS];
+    drift_gemm_opts_t o = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32);
+    drift_cuda_gemm_t atomic = gk("splitk:2:atomic"), blas = gk("cublas"), twin = gk("splitk:2"), fixed = gk("cublaslt:fixed");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 4), 0, "%s", drift_cuda_message());
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &blas, &o, DRIFT_CUDA_MAX_STREAMS), 0, "%s", drift_cuda_message());
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 0), DRIFT_EINVAL, "0 streams");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, DRIFT_CUDA_MAX_STREAMS + 1), DRIFT_EINVAL);
+    cr_expect(strstr(drift_cuda_message(), "streams"), "%s", drift_cuda_message());
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &twin, &o, 2), DRIFT_EUNSUPPORTED, "a twin");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &fixed, &o, 2), DRIFT_EUNSUPPORTED, "cublaslt:fixed");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, NULL, B, 2, 2, 3, &atomic, &o, 2), DRIFT_EINVAL, "the CPU's check first");
+    /* no device selected: the dispatcher refuses, with the reason */
+    char ran[64];
+    cr_expect_eq(drift_dispatch_gemm_streams(C, A, B, 2, 2, 3, "cublas", &o, 2, ran, sizeof ran), DRIFT_EUNSUPPORTED);
+    cr_expect(strstr(drift_backend_message(), "streams"), "%s", drift_backend_message());
+#ifdef DRIFT_HAVE_CUDA
+    if (drift_cuda_device_count() == 0) {
+        cr_expect_eq(drift_cuda_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 2, NULL), DRIFT_EUNSUPPORTED);
+        printf("skipped: no CUDA device (streams left to the determinism experiment in cuda/check.sh)\n");
+    }
+#endif
+}
