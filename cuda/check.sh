@@ -106,6 +106,11 @@ if [[ $GPU_VISIBLE -eq 1 && ( $prc -ne 0 || "$probe" == *"no CUDA device: skippe
     log "rebuild impossible here; running what there is (expect FAIL rows)"
   fi
 fi
+# Without a usable device the checks skip themselves; the experiment would refuse --backend cuda
+# (exit 2), so it is skipped here instead of counted as a failure.
+DEVICE_OK=1
+probe="$("$BUILD/bin/check_versions" 2>&1)"
+[[ "$probe" == *"no CUDA device: skipped"* ]] && DEVICE_OK=0
 # ---- run ---------------------------------------------------------------------------------------
 status=0
 table=()
@@ -155,7 +160,9 @@ done
 
 # ---- the determinism experiment, when time is left (data; a crash or a twin mismatch is a FAIL) -
 left=$(( BUDGET - ($(date +%s) - START) ))
-if [[ -x "$BUILD/bin/determinism" ]] && (( left > 20 )); then
+if [[ $DEVICE_OK -eq 0 && -x "$BUILD/bin/determinism" ]]; then
+  table+=("$(printf '%-18s %-9s %5s %5s %8s %6s' determinism SKIPPED - - - "no device")")
+elif [[ -x "$BUILD/bin/determinism" ]] && (( left > 20 )); then
   lim=${LIMIT[determinism]}; (( lim > left )) && lim=$left
   if [[ -n "${OUT:-}" ]]; then detdir="$OUT/determinism"; else detdir="$ROOT/data/gpu/determinism-$(date -u +%Y%m%dT%H%M%SZ)"; fi
   log "==== determinism --backend cuda --profile default --out $detdir (limit ${lim}s)"
