@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
 #include "dispatch_attention.h"
 #include "drift.h"
 #include "exact.h"
 #include "gemm.h"
+#include "model_gpu.h"
 #include "philox.h"
 #include "tc_model.h"
 
@@ -567,13 +567,8 @@ static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, 
     drift_gemm_kernel_t kern;
     int rc = drift_model_choose_kernel(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
     if (rc) return rc;
-    if (!r->tc && drift_backend_active()) {
-        /* --backend cuda: the device computes the same kernel, checked bit for bit against
-         * drift_gemm (which the float path below equals); tensor-core recipes stay on the model */
-        drift_gemm_opts_t o = drift_gemm_opts(r->in, r->acc);
-        o.out = out;
-        return drift_dispatch_gemm(C, A, B, M, N, K, &kern, &o);
-    }
+    if (!r->tc && drift_model_gpu_active()) /* --backend cuda: checked against drift_gemm (= the float path) */
+        return drift_model_gpu_gemm(C, A, B, M, N, K, &kern, r->in, r->acc, out);
     if (!r->tc && Bf && r->acc == DRIFT_FP32 && r->in != DRIFT_FP64 && kern.family == DRIFT_GEMM_TILED) {
         /* a tiled kernel is seq over k (gemm.h): the same chain in fp32 registers */
         float *Af = (float *)m->tmpa, *Cf = (float *)m->tmpc;
