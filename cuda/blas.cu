@@ -90,6 +90,17 @@ static void read_algo(drift_cuda_gemm_info_t *info, const cublasLtMatmulAlgo_t *
              info->splitk, info->reduction);
 }
 
+// Creates slot's handle and workspace now (cublasCreate and cudaMalloc synchronise the device:
+// drift_cuda_gemm_streams calls this for every slot before it queues anything).
+int drift_cuda_blas_ready(int slot)
+{
+    int saved = g_slot, rc;
+    g_slot = slot;
+    rc = ensure_handles();
+    g_slot = saved;
+    return rc;
+}
+
 int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N, int K, const drift_cuda_gemm_t *g,
                          drift_format_t in, drift_cuda_gemm_info_t *info)
 {

@@ -283,6 +283,7 @@ __global__ void gemm_mma_fp8_1(float *C, const unsigned char *A, const unsigned 
 // drift_cuda_gemm_streams switches it per stream slot.
 static cudaStream_t g_stream = 0;
 void drift_cuda_blas_use_stream(cudaStream_t stream, int slot);
+int drift_cuda_blas_ready(int slot);
 static void use_stream(cudaStream_t stream, int slot)
 {
     g_stream = stream;
@@ -504,6 +505,7 @@ extern "C" int drift_cuda_gemm_streams(double *C, const double *A, const double 
     for (int s = 0; s < nstreams; s++) {
         CUDA_TRY(cudaMalloc(&dC[s], nc * sizeof(float)));
         CUDA_TRY(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
+        if (g->path != DRIFT_CUDA_ATOMIC && (rc = drift_cuda_blas_ready(s + 1))) goto done;
     }
     CUDA_TRY(cudaDeviceSynchronize()); // the operands are in place before any stream starts
     // queue the same GEMM on every stream, back to back: they run concurrently
