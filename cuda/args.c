@@ -256,6 +256,23 @@ int drift_cuda_check_gemm(const double *C, const double *A, const double *B, siz
     return DRIFT_OK;
 }
 
+int drift_cuda_check_gemm_streams(const double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                  const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams)
+{
+    int rc = drift_cuda_check_gemm(C, A, B, M, N, K, g, opts);
+    if (rc) return rc;
+    if (nstreams < 1 || nstreams > DRIFT_CUDA_MAX_STREAMS)
+        return drift_cuda_fail(DRIFT_EINVAL, "gemm streams: %d streams (accepted: 1..%d)", nstreams, DRIFT_CUDA_MAX_STREAMS);
+    if (g->path == DRIFT_CUDA_TWIN)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                               "gemm streams: twins are deterministic by construction (accepted: splitk:S:atomic, cublas, cublaslt)");
+    if (g->path == DRIFT_CUDA_CUBLASLT && g->math == DRIFT_CUDA_MATH_FIXED)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm streams: cublaslt:fixed needs an earlier call's algorithm");
+    if (M && N && M > SIZE_MAX / sizeof(double) / N / (size_t)nstreams)
+        return drift_cuda_fail(DRIFT_ENOMEM, "gemm streams: %d results of %zu x %zu cannot fit", nstreams, M, N);
+    return DRIFT_OK;
+}
+
 /* ---- softmax (when lib/ops/softmax.h is part of the build) -------------------------------- */
 #include "drift_cuda_softmax.h"
 #ifdef DRIFT_CUDA_HAVE_SOFTMAX
@@ -278,3 +295,63 @@ int drift_cuda_check_softmax(const double *out, const double *x, size_t n, size_
     return DRIFT_OK;
 }
 #endif
+
+/* ---- attention ---------------------------------------------------------------------------- */
+#include "drift_cuda_attention.h"
+
+static int attn_recipe_on_device(const drift_attn_recipe_t *r, const char *name)
+{
+    if (r->order.kind != DRIFT_ORDER_SEQ)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the %s order must be seq", name);
+    if (r->acc.acc != DRIFT_FP32 || r->acc.mode != DRIFT_RNE || !r->acc.fma)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the %s accumulator must be fp32 rne with fma", name);
+    if (r->in == DRIFT_FP64)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the %s input must not be fp64", name);
+    return DRIFT_OK;
+}
+
+/* The formats the device rounds to itself (the exponentials to pv.in, standard's scores to
+ * qk.out). */
+static int attn_device_format(drift_format_t f) { return f == DRIFT_FP32 || f == DRIFT_BF16 || f == DRIFT_FP16; }
+
+int drift_cuda_check_attention(const double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
+                               const unsigned char *key_mask, const drift_attn_opts_t *o)
+{
+    (void)key_mask;
+    char why[DRIFT_ERRMSG_MAX] = "";
+    int rc = drift_attn_validate(o, why, sizeof why);
+    if (rc) return drift_cuda_fail(rc, "%s", why);
+    /* drift_attention's own checks, in its order and words */
+    if (!kv || !kv->k) return drift_cuda_fail(DRIFT_EINVAL, "attention: missing kv cache");
+    if (nq && (!out || !q)) return drift_cuda_fail(DRIFT_EINVAL, "attention: NULL buffer");
+    if (kv->kv_heads != o->kv_heads || kv->head_dim != o->head_dim)
+        return drift_cuda_fail(DRIFT_EINVAL, "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d",
+                               kv->kv_heads, kv->head_dim, o->kv_heads, o->head_dim);
+    if (o->causal && (q_pos > kv->len || nq > kv->len - q_pos))
+        return drift_cuda_fail(DRIFT_EINVAL,
+                               "attention: causal queries at positions %zu..%zu need that many cached keys (the cache has %zu)",
+                               q_pos, q_pos + nq - 1, kv->len);
+    /* the device's subset */
+    if ((rc = attn_recipe_on_device(&o->qk, "qk")) || (rc = attn_recipe_on_device(&o->pv, "pv"))) return rc;
+    if (!attn_device_format(o->pv.in))
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: pv.in must be fp32, bf16 or fp16, not %s",
+                               drift_format_name(o->pv.in));
+    if (o->softmax_acc.acc != DRIFT_FP32 || o->softmax_acc.mode != DRIFT_RNE)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the softmax accumulator must be fp32 rne");
+    if (o->sum_order.kind != DRIFT_ORDER_SEQ)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: row sums in order seq only");
+    if (o->exp != DRIFT_EXP_EXPF)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: exp must be expf (exp2 is not offered yet)");
+    if (o->kernel.kind == DRIFT_ATTN_STANDARD) {
+        if (o->softmax.kind != DRIFT_SOFTMAX_SAFE || o->normalise_after)
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: standard takes the safe softmax, normalised before P.V");
+        if (!attn_device_format(o->qk.out))
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: standard's qk.out must be fp32, bf16 or fp16, not %s",
+                                   drift_format_name(o->qk.out));
+    }
+    size_t rows = nq * (size_t)o->heads;
+    if (nq > (size_t)INT_MAX || rows / (size_t)o->heads != nq || rows > (size_t)INT_MAX || kv->len > (size_t)INT_MAX)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: %zu queries x %d heads over %zu keys is too large", nq,
+                               o->heads, kv->len);
+    return DRIFT_OK;
+}

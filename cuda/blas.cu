@@ -4,7 +4,8 @@
 // every result says which kernel produced it; :fixed reuses a previous choice for every shape.
 //
 // Row-major C = A B is computed as column-major C^T = B^T A^T (no transposes, no copies).
-// Handles and the 32 MiB workspace are created on first use and kept (not thread-safe).
+// Handles and the 32 MiB workspaces are created on first use and kept (not thread-safe); one
+// handle and workspace per stream slot (drift_cuda_gemm_streams).
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <stdio.h>
@@ -24,10 +25,23 @@
         }                                                                                                \
     } while (0)
 
-static cublasHandle_t g_blas = NULL;
+// One cuBLAS handle and one cuBLASLt workspace per stream slot (slot 0: the default stream),
+// so that GEMMs queued on concurrent streams never share a workspace (drift_cuda_gemm_streams).
+static cublasHandle_t g_blas_slot[DRIFT_CUDA_MAX_STREAMS + 1];
+static void *g_workspace_slot[DRIFT_CUDA_MAX_STREAMS + 1];
 static cublasLtHandle_t g_lt = NULL;
-static void *g_workspace = NULL;
 static const size_t WORKSPACE = 32u << 20;
+static int g_slot = 0;
+static cudaStream_t g_blas_stream = 0;
+#define g_blas g_blas_slot[g_slot]
+#define g_workspace g_workspace_slot[g_slot]
+
+// Later calls queue on `stream` with slot's handle and workspace (gemm.cu's drift_cuda_use_stream).
+void drift_cuda_blas_use_stream(cudaStream_t stream, int slot)
+{
+    g_slot = slot;
+    g_blas_stream = stream;
+}
 
 static int ensure_handles(void)
 {
@@ -35,6 +49,7 @@ static int ensure_handles(void)
     if (!g_blas) BLAS_TRY(cublasCreate(&g_blas));
     if (!g_lt) BLAS_TRY(cublasLtCreate(&g_lt));
     if (!g_workspace) CUDA_TRY(cudaMalloc(&g_workspace, WORKSPACE));
+    BLAS_TRY(cublasSetStream(g_blas, g_blas_stream));
 done:
     return rc;
 }
@@ -73,6 +88,17 @@ static void read_algo(drift_cuda_gemm_info_t *info, const cublasLtMatmulAlgo_t *
         info->stages = (int)u;
     snprintf(info->kernel, sizeof info->kernel, "cublasLt algo %d tile %d splitk %d red %d", info->algo_id, info->tile_id,
              info->splitk, info->reduction);
+}
+
+// Creates slot's handle and workspace now (cublasCreate and cudaMalloc synchronise the device:
+// drift_cuda_gemm_streams calls this for every slot before it queues anything).
+int drift_cuda_blas_ready(int slot)
+{
+    int saved = g_slot, rc;
+    g_slot = slot;
+    rc = ensure_handles();
+    g_slot = saved;
+    return rc;
 }
 
 int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N, int K, const drift_cuda_gemm_t *g,
@@ -117,7 +143,8 @@ int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N
             if (found < 1) FAIL_TO_DONE(DRIFT_EUNSUPPORTED, "gemm cublaslt: no algorithm for %d x %d x %d", M, N, K);
             algo = res.algo;
         }
-        BLAS_TRY(cublasLtMatmul(g_lt, op, &one, dB, la, dA, lb, &zero, dC, lc, dC, lc, &algo, g_workspace, WORKSPACE, 0));
+        BLAS_TRY(cublasLtMatmul(g_lt, op, &one, dB, la, dA, lb, &zero, dC, lc, dC, lc, &algo, g_workspace, WORKSPACE,
+                                g_blas_stream));
         if (info) read_algo(info, &algo);
     }
 done:

@@ -109,6 +109,18 @@ int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB, int M, int
 /* Bytes per element of dA/dB for (g, in) in drift_cuda_gemm_device: 4, 2 or 1. */
 int drift_cuda_gemm_storage_bytes(const drift_cuda_gemm_t *g, drift_format_t in);
 
+/* The same GEMM queued on nstreams concurrent CUDA streams (1..DRIFT_CUDA_MAX_STREAMS), each
+ * with its own output, cuBLAS handle and workspace: C receives nstreams results of M x N, one
+ * after the other. For the paths whose bits may depend on scheduling: splitk:S:atomic,
+ * cublas[...] and cublaslt (not :fixed); twins are deterministic by construction
+ * (DRIFT_EUNSUPPORTED). drift_cuda_check_gemm_streams: the same checks, plain C. */
+#define DRIFT_CUDA_MAX_STREAMS 16
+int drift_cuda_check_gemm_streams(const double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                  const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams);
+int drift_cuda_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                            const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams,
+                            drift_cuda_gemm_info_t *info);
+
 /* Versions of the libraries: "cuBLAS 13.0.0, cuBLASLt 130000" (needs the backend). */
 void drift_cuda_blas_versions(char *buf, size_t size);
 

@@ -122,20 +122,28 @@ __global__ void __launch_bounds__(256) gemm_tiled2(float *C, const float *A, con
 
 // ---- split-K, version 1: slice s covers [s*chunk, min(K, (s+1)*chunk)), each a seq chain;
 // then one thread per output combines the partials seq or pairwise (:tree) -----------------
+// Slice blockIdx.z of output (row, col): the seq chain over [k0, k1) that both split-K
+// kernels compute (the deterministic one stores it, the atomic one adds it into C).
 template <bool FMA>
-__global__ void gemm_splitk_partial1(float *P, const float *A, const float *B, int M, int N, int K, int chunk)
+static __device__ __forceinline__ float splitk_slice(const float *A, const float *B, int row, int col, int N, int K,
+                                                     int chunk)
 {
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    int s = blockIdx.z;
-    if (row >= M || col >= N) return;
-    int k0 = s * chunk, k1 = min(K, k0 + chunk);
+    int k0 = blockIdx.z * chunk, k1 = min(K, k0 + chunk);
     float acc = 0.0f;
     for (int k = k0; k < k1; k++) {
         float a = A[(size_t)row * K + k], b = B[(size_t)k * N + col];
         acc = k == k0 ? F32::mul(a, b) : chain_step<float, DRIFT_RNE>(acc, a, b, FMA);
     }
-    P[((size_t)s * M + row) * N + col] = acc;
+    return acc;
+}
+
+template <bool FMA>
+__global__ void gemm_splitk_partial1(float *P, const float *A, const float *B, int M, int N, int K, int chunk)
+{
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= M || col >= N) return;
+    P[((size_t)blockIdx.z * M + row) * N + col] = splitk_slice<FMA>(A, B, row, col, N, K, chunk);
 }
 
 __global__ void gemm_splitk_combine1(float *C, const float *P, int M, int N, int nparts, int tree)
@@ -159,15 +167,8 @@ __global__ void gemm_splitk_atomic1(float *C, const float *A, const float *B, in
 {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
-    int s = blockIdx.z;
     if (row >= M || col >= N) return;
-    int k0 = s * chunk, k1 = min(K, k0 + chunk);
-    float acc = 0.0f;
-    for (int k = k0; k < k1; k++) {
-        float a = A[(size_t)row * K + k], b = B[(size_t)k * N + col];
-        acc = k == k0 ? F32::mul(a, b) : chain_step<float, DRIFT_RNE>(acc, a, b, FMA);
-    }
-    atomicAdd(&C[(size_t)row * N + col], acc);
+    atomicAdd(&C[(size_t)row * N + col], splitk_slice<FMA>(A, B, row, col, N, K, chunk));
 }
 
 // ---- tensor cores, version 1: WMMA, 4 warps per block, each warp a 32x32 output block of
@@ -278,6 +279,17 @@ __global__ void gemm_mma_fp8_1(float *C, const unsigned char *A, const unsigned 
 
 // ---- the dispatcher (device memory) ---------------------------------------------------------
 
+// The stream every launch and library call of this file queues on (0: the default stream);
+// drift_cuda_gemm_streams switches it per stream slot.
+static cudaStream_t g_stream = 0;
+void drift_cuda_blas_use_stream(cudaStream_t stream, int slot);
+int drift_cuda_blas_ready(int slot);
+static void use_stream(cudaStream_t stream, int slot)
+{
+    g_stream = stream;
+    drift_cuda_blas_use_stream(stream, slot);
+}
+
 // Vendor paths (blas.cu).
 int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N, int K, const drift_cuda_gemm_t *g,
                          drift_format_t in, drift_cuda_gemm_info_t *info);
@@ -297,22 +309,22 @@ static void launch_simt(float *dC, const float *A, const float *B, int M, int N,
     dim3 b16(16, 16), g16((N + 15) / 16, (M + 15) / 16);
     if (g->path == DRIFT_CUDA_ATOMIC) {
         int chunk = (K + k->splits - 1) / k->splits, nparts = (K + chunk - 1) / chunk;
-        gemm_splitk_atomic1<FMA><<<dim3(g16.x, g16.y, nparts), b16>>>(dC, A, B, M, N, K, chunk);
+        gemm_splitk_atomic1<FMA><<<dim3(g16.x, g16.y, nparts), b16, 0, g_stream>>>(dC, A, B, M, N, K, chunk);
         set_kernel(info, "%s%d", "splitk_atomic/1 S=", k->splits);
     } else if (k->family == DRIFT_GEMM_NAIVE) {
-        gemm_naive1<FMA><<<g16, b16>>>(dC, A, B, M, N, K);
+        gemm_naive1<FMA><<<g16, b16, 0, g_stream>>>(dC, A, B, M, N, K);
         set_kernel(info, "%s%d", "naive/", 1);
     } else if (k->family == DRIFT_GEMM_TILED && g->version == 1) {
-        gemm_tiled1<FMA><<<dim3((N + T1 - 1) / T1, (M + T1 - 1) / T1), dim3(T1, T1)>>>(dC, A, B, M, N, K);
+        gemm_tiled1<FMA><<<dim3((N + T1 - 1) / T1, (M + T1 - 1) / T1), dim3(T1, T1), 0, g_stream>>>(dC, A, B, M, N, K);
         set_kernel(info, "%s%d", "tiled/", 1);
     } else if (k->family == DRIFT_GEMM_TILED) {
-        gemm_tiled2<FMA><<<dim3((N + BN2 - 1) / BN2, (M + BM2 - 1) / BM2), 256>>>(dC, A, B, M, N, K);
+        gemm_tiled2<FMA><<<dim3((N + BN2 - 1) / BN2, (M + BM2 - 1) / BM2), 256, 0, g_stream>>>(dC, A, B, M, N, K);
         set_kernel(info, "%s%d", "tiled/", 2);
     } else { // splitk
         int chunk = (K + k->splits - 1) / k->splits, nparts = (K + chunk - 1) / chunk;
-        gemm_splitk_partial1<FMA><<<dim3(g16.x, g16.y, nparts), b16>>>(P, A, B, M, N, K, chunk);
+        gemm_splitk_partial1<FMA><<<dim3(g16.x, g16.y, nparts), b16, 0, g_stream>>>(P, A, B, M, N, K, chunk);
         size_t mn = (size_t)M * N;
-        gemm_splitk_combine1<<<(unsigned)((mn + 255) / 256), 256>>>(dC, P, M, N, nparts, k->tree);
+        gemm_splitk_combine1<<<(unsigned)((mn + 255) / 256), 256, 0, g_stream>>>(dC, P, M, N, nparts, k->tree);
         set_kernel(info, "%s%d", k->tree ? "splitk_tree/1 S=" : "splitk/1 S=", k->splits);
     }
 }
@@ -331,7 +343,7 @@ extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB,
     if (g->path == DRIFT_CUDA_CUBLAS || g->path == DRIFT_CUDA_CUBLASLT)
         return drift_cuda_blas_gemm(dC, dA, dB, M, N, K, g, opts->in, info);
     if (K == 0) {
-        CUDA_TRY(cudaMemsetAsync(dC, 0, (size_t)M * N * sizeof(float)));
+        CUDA_TRY(cudaMemsetAsync(dC, 0, (size_t)M * N * sizeof(float), g_stream));
         return 0;
     }
     if (g->path == DRIFT_CUDA_TWIN && g->kern.family == DRIFT_GEMM_TC) {
@@ -345,15 +357,15 @@ extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB,
         dim3 grid((N + 63) / 64, (M + 63) / 64);
         switch (opts->in) {
         case DRIFT_FP16:
-            LAUNCH_TRY(gemm_wmma1<__half><<<grid, 128>>>(dC, (const __half *)dA, (const __half *)dB, M, N, K));
+            LAUNCH_TRY(gemm_wmma1<__half><<<grid, 128, 0, g_stream>>>(dC, (const __half *)dA, (const __half *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma fp16 16x16x16/", 1);
             break;
         case DRIFT_BF16:
-            LAUNCH_TRY(gemm_wmma1<__nv_bfloat16><<<grid, 128>>>(dC, (const __nv_bfloat16 *)dA, (const __nv_bfloat16 *)dB, M, N, K));
+            LAUNCH_TRY(gemm_wmma1<__nv_bfloat16><<<grid, 128, 0, g_stream>>>(dC, (const __nv_bfloat16 *)dA, (const __nv_bfloat16 *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma bf16 16x16x16/", 1);
             break;
         case DRIFT_TF32:
-            LAUNCH_TRY(gemm_wmma1<nvcuda::wmma::precision::tf32><<<grid, 128>>>(dC, (const float *)dA, (const float *)dB, M, N, K));
+            LAUNCH_TRY(gemm_wmma1<nvcuda::wmma::precision::tf32><<<grid, 128, 0, g_stream>>>(dC, (const float *)dA, (const float *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma tf32 16x16x8/", 1);
             break;
         case DRIFT_FP8E4M3:
@@ -363,9 +375,9 @@ extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB,
             long warps = (long)(M / 16) * (N / 8);
             unsigned blocks = (unsigned)((warps + 3) / 4);
             if (opts->in == DRIFT_FP8E4M3)
-                LAUNCH_TRY(gemm_mma_fp8_1<0><<<blocks, 128>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
+                LAUNCH_TRY(gemm_mma_fp8_1<0><<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
             else
-                LAUNCH_TRY(gemm_mma_fp8_1<1><<<blocks, 128>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
+                LAUNCH_TRY(gemm_mma_fp8_1<1><<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
             set_kernel(info, "%s%d", opts->in == DRIFT_FP8E4M3 ? "mma.sync e4m3 m16n8k32/" : "mma.sync e5m2 m16n8k32/", 1);
             break;
         }
@@ -377,7 +389,7 @@ extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB,
     }
     {
         const float *A = (const float *)dA, *B = (const float *)dB;
-        if (g->path == DRIFT_CUDA_ATOMIC) CUDA_TRY(cudaMemsetAsync(dC, 0, (size_t)M * N * sizeof(float)));
+        if (g->path == DRIFT_CUDA_ATOMIC) CUDA_TRY(cudaMemsetAsync(dC, 0, (size_t)M * N * sizeof(float), g_stream));
         if (g->path == DRIFT_CUDA_TWIN && g->kern.family == DRIFT_GEMM_SPLITK) {
             int chunk = (K + g->kern.splits - 1) / g->kern.splits, nparts = (K + chunk - 1) / chunk;
             size_t need = (size_t)nparts * M * N;
@@ -400,6 +412,35 @@ done:
 
 // ---- the host entry point -------------------------------------------------------------------
 
+// A (M x K) and B (K x N) rounded to the input format exactly as drift_gemm does, stored in
+// the device format (bytes per element) with leading dimensions Kp and Np (zero padding).
+static int stage_operands(unsigned char *hA, unsigned char *hB, const double *A, const double *B, size_t M, size_t N,
+                          size_t K, size_t Kp, size_t Np, int bytes, drift_format_t in)
+{
+    for (int which = 0; which < 2; which++) {
+        const double *src = which ? B : A;
+        unsigned char *dst = which ? hB : hA;
+        size_t rows = which ? K : M, cols = which ? N : K, ld = which ? Np : Kp;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < cols; c++) {
+                float v = (float)drift_rne(src[r * cols + c], in); // exact: a value of a format <= fp32
+                size_t at = r * ld + c;
+                if (bytes == 4)
+                    memcpy(dst + 4 * at, &v, 4);
+                else if (bytes == 1)
+                    dst[at] = (unsigned char)drift_encode(v, in); // the fp8 encoding
+                else if (in == DRIFT_FP16) {
+                    __half h = __float2half_rn(v);
+                    memcpy(dst + 2 * at, &h, 2);
+                } else {
+                    __nv_bfloat16 h = __float2bfloat16_rn(v);
+                    memcpy(dst + 2 * at, &h, 2);
+                }
+            }
+    }
+    return 0;
+}
+
 extern "C" int drift_cuda_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
                                const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info)
 {
@@ -418,28 +459,7 @@ extern "C" int drift_cuda_gemm(double *C, const double *A, const double *B, size
     void *dA = NULL, *dB = NULL;
     float *dC = NULL;
     if (!hA || !hB || !hC) FAIL_TO_DONE(DRIFT_ENOMEM, "gemm: out of host memory");
-    // A and B rounded to the input format exactly as drift_gemm does, then stored
-    for (int which = 0; which < 2; which++) {
-        const double *src = which ? B : A;
-        unsigned char *dst = which ? hB : hA;
-        size_t rows = which ? K : M, cols = which ? N : K, ld = which ? Np : Kp;
-        for (size_t r = 0; r < rows; r++)
-            for (size_t c = 0; c < cols; c++) {
-                float v = (float)drift_rne(src[r * cols + c], opts->in); // exact: a value of a format <= fp32
-                size_t at = r * ld + c;
-                if (bytes == 4)
-                    memcpy(dst + 4 * at, &v, 4);
-                else if (bytes == 1)
-                    dst[at] = (unsigned char)drift_encode(v, opts->in); // the fp8 encoding
-                else if (opts->in == DRIFT_FP16) {
-                    __half h = __float2half_rn(v);
-                    memcpy(dst + 2 * at, &h, 2);
-                } else {
-                    __nv_bfloat16 h = __float2bfloat16_rn(v);
-                    memcpy(dst + 2 * at, &h, 2);
-                }
-            }
-    }
+    stage_operands(hA, hB, A, B, M, N, K, Kp, Np, bytes, opts->in);
     CUDA_TRY(cudaMalloc(&dA, (na ? na : 1) * bytes));
     CUDA_TRY(cudaMalloc(&dB, (nb ? nb : 1) * bytes));
     CUDA_TRY(cudaMalloc(&dC, nc * sizeof(float)));
@@ -456,5 +476,58 @@ done:
     if (dA) cudaFree(dA);
     if (dB) cudaFree(dB);
     if (dC) cudaFree(dC);
+    return rc;
+}
+
+// ---- the same GEMM on concurrent streams -------------------------------------------------------
+
+extern "C" int drift_cuda_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                       const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams,
+                                       drift_cuda_gemm_info_t *info)
+{
+    int rc = drift_cuda_check_gemm_streams(C, A, B, M, N, K, g, opts, nstreams);
+    if (rc) return rc;
+    if (drift_cuda_device_count() == 0) return DRIFT_EUNSUPPORTED;
+    if (M == 0 || N == 0) return 0;
+    int bytes = drift_cuda_gemm_storage_bytes(g, opts->in);
+    size_t na = M * K, nb = K * N, nc = M * N;
+    unsigned char *hA = (unsigned char *)calloc(na ? na : 1, bytes), *hB = (unsigned char *)calloc(nb ? nb : 1, bytes);
+    float *hC = (float *)malloc(nc * sizeof(float));
+    void *dA = NULL, *dB = NULL;
+    float *dC[DRIFT_CUDA_MAX_STREAMS] = {NULL};
+    cudaStream_t st[DRIFT_CUDA_MAX_STREAMS] = {0};
+    if (!hA || !hB || !hC) FAIL_TO_DONE(DRIFT_ENOMEM, "gemm streams: out of host memory");
+    stage_operands(hA, hB, A, B, M, N, K, K, N, bytes, opts->in);
+    CUDA_TRY(cudaMalloc(&dA, (na ? na : 1) * bytes));
+    CUDA_TRY(cudaMalloc(&dB, (nb ? nb : 1) * bytes));
+    CUDA_TRY(cudaMemcpy(dA, hA, na * bytes, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(dB, hB, nb * bytes, cudaMemcpyHostToDevice));
+    for (int s = 0; s < nstreams; s++) {
+        CUDA_TRY(cudaMalloc(&dC[s], nc * sizeof(float)));
+        CUDA_TRY(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
+        if (g->path != DRIFT_CUDA_ATOMIC && (rc = drift_cuda_blas_ready(s + 1))) goto done;
+    }
+    CUDA_TRY(cudaDeviceSynchronize()); // the operands are in place before any stream starts
+    // queue the same GEMM on every stream, back to back: they run concurrently
+    for (int s = 0; s < nstreams && !rc; s++) {
+        use_stream(st[s], s + 1);
+        rc = drift_cuda_gemm_device(dC[s], dA, dB, (int)M, (int)N, (int)K, g, opts, info);
+    }
+    use_stream(0, 0);
+    if (rc) goto done;
+    CUDA_TRY(cudaDeviceSynchronize());
+    for (int s = 0; s < nstreams; s++) {
+        CUDA_TRY(cudaMemcpy(hC, dC[s], nc * sizeof(float), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < nc; i++) C[(size_t)s * nc + i] = hC[i];
+    }
+done:
+    use_stream(0, 0);
+    free(hA), free(hB), free(hC);
+    if (dA) cudaFree(dA);
+    if (dB) cudaFree(dB);
+    for (int s = 0; s < nstreams; s++) {
+        if (dC[s]) cudaFree(dC[s]);
+        if (st[s]) cudaStreamDestroy(st[s]);
+    }
     return rc;
 }

@@ -14,7 +14,6 @@
  * Look for: the orders disagree in a fraction of elements that grows with P, all within a few
  * fp32 ulps of the exact sum; a completion moves when P changes, whatever the order. */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +21,21 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "llm_run.h"
 #include "drift.h"
 #include "exact.h"
 #include "metrics.h"
 #include "model.h"
 #include "output.h"
 #include "philox.h"
+
+static const char QUESTION[] =
+    "Does the order in which tensor-parallel ranks add their partial sums change the result, and does changing the rank count alone change a greedy completion?";
+static const char SUMMARY[] =
+    "the same P partial sums added in rank order, as a tree, or as a ring (each chunk starting at another rank) "
+    "give different fp32 results for a fraction of the elements that grows with P, each within a few ulps of the "
+    "exact sum; in the model, changing the number of ranks changes which terms each partial holds, and a greedy "
+    "completion can part from the single-rank one.";
 
 enum { T_AR, T_GEN, T_MD };
 static const drift_col_t AR[] = {DRIFT_C_INT("P"), DRIFT_C_TEXT("allreduce"), DRIFT_C_INT("elements"),
@@ -49,26 +57,16 @@ int main(int argc, char **argv)
         {"ranks-max", DRIFT_OPT_INT, &Pmax, "P", "largest rank count of the partial-sum sweep", 2, 64, {"8", "16", "16"}},
         {"elements", DRIFT_OPT_INT, &N_, "N", "elements per rank (the all-reduced buffer)", 1, 1 << 24, {"4096", "65536", "1048576"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per completion", 1, 4096, {"16", "96", "256"}},
-        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, {0}},
+        DRIFT_CHECKPOINT_OPT(&ckpt),
     };
-    const drift_cli_spec_t spec = {
-        "allreduce_order",
-        "Does the order in which tensor-parallel ranks add their partial sums change the result, and does changing the rank count alone change a greedy completion?",
-        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "takes no formats or orders (the partial sums are fp32; the all-reduce orders are the sweep: rank, tree, ring)", "CPU emulation only for now",
-        "the same P partial sums added in rank order, as a tree, or as a ring (each chunk starting at another rank) "
-        "give different fp32 results for a fraction of the elements that grows with P, each within a few ulps of the "
-        "exact sum; in the model, changing the number of ranks changes which terms each partial holds, and a greedy "
-        "completion can part from the single-rank one."};
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("allreduce_order", QUESTION, opts, "takes no formats or orders (the partial sums are fp32; the all-reduce orders are the sweep: rank, tree, ring)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    omp_set_num_threads(1); /* the model's GEMMs are too small for a parallel region each */
     const size_t N = (size_t)N_;
     const int T = (int)T_;
-    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
+    drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];
-    if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);
     if (1 + T > ck.cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck.cfg.seq_len - 1);
 
     drift_out_t out;

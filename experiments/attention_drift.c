@@ -30,6 +30,7 @@
 
 #include "attention.h"
 #include "cli.h"
+#include "dispatch_attention.h"
 #include "drift.h"
 #include "format.h"
 #include "output.h"
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
         "How far do attention kernels (standard, flash with its key tile Bc, split-KV) drift from the exact attention per format and sequence length, is flash less accurate than standard, and are padding and decode bit-invariant?",
         "fp32,bf16,fp16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
         "sweeps attention kernels, not reduction orders (every dot product is seq in fp32; the kernels fix the order of the softmax)",
-        "CPU emulation only for now",
+        NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
         "every kernel's output error against the exact attention, on the same rounded inputs, per format and length; "
         "the flash/standard ratio per format in the .md table; splitkv:N cuts the keys by the sequence length, so decode "
         "and prefill (and a padded batch) give other bits, while splitkv:size=S and flash (tiles from key 0) keep "
@@ -208,7 +209,7 @@ int main(int argc, char **argv)
             drift_attn_opts_t ao = drift_attn_opts((int)heads, (int)kv_heads, (int)dim, cli.formats[f]);
             ao.kernel = kern[kk];
             ao.pv.out = DRIFT_FP32;
-            rc |= drift_attention(&o[((f * (size_t)nk + kk) * nr + r) * H * D], &q[rows[r] * H * D], 1, rows[r], &kv, NULL, &ao,
+            rc |= drift_dispatch_attention(&o[((f * (size_t)nk + kk) * nr + r) * H * D], &q[rows[r] * H * D], 1, rows[r], &kv, NULL, &ao,
                                   NULL, 0) != 0;
         }
         if (rc) drift_die("an attention kernel failed");
@@ -255,11 +256,11 @@ int main(int argc, char **argv)
         /* alone: the sequence's n keys, n queries (prefill in one call) */
         rc |= drift_kv_init(&kv, (int)G, (int)D, n + P, &kv64, NULL, 0) != 0;
         rc |= drift_kv_append(&kv, k, v, n, NULL, 0) != 0;
-        rc |= drift_attention(alone, q, n, 0, &kv, NULL, &ao, NULL, 0) != 0;
+        rc |= drift_dispatch_attention(alone, q, n, 0, &kv, NULL, &ao, NULL, 0) != 0;
         /* right padding: P keys of other values after the sequence, masked */
         rc |= drift_kv_append(&kv, k + n * G * D, v + n * G * D, P, NULL, 0) != 0;
         for (size_t j = 0; j < n + P; j++) m[j] = j < n;
-        rc |= drift_attention(other, q, n, 0, &kv, m, &ao, NULL, 0) != 0;
+        rc |= drift_dispatch_attention(other, q, n, 0, &kv, m, &ao, NULL, 0) != 0;
         pad_diff[t * 2 + 1] = diff_count(&pad_max[t * 2 + 1], alone, other, n * H * D);
         drift_kv_free(&kv);
         /* left padding: the P other keys first, masked; the sequence at positions P.. */
@@ -268,14 +269,14 @@ int main(int argc, char **argv)
         for (size_t j = 0; j < n + P; j++) m[j] = j >= P;
         rc |= drift_kv_init(&kv, (int)G, (int)D, n + P, &kv64, NULL, 0) != 0;
         rc |= drift_kv_append(&kv, kl, vl, n + P, NULL, 0) != 0;
-        rc |= drift_attention(other, q, n, P, &kv, m, &ao, NULL, 0) != 0;
+        rc |= drift_dispatch_attention(other, q, n, P, &kv, m, &ao, NULL, 0) != 0;
         pad_diff[t * 2] = diff_count(&pad_max[t * 2], alone, other, n * H * D);
         drift_kv_free(&kv);
         /* decode: one query per step against the growing cache */
         rc |= drift_kv_init(&kv, (int)G, (int)D, n, &kv64, NULL, 0) != 0;
         for (size_t i = 0; i < n; i++) {
             rc |= drift_kv_append(&kv, k + i * G * D, v + i * G * D, 1, NULL, 0) != 0;
-            rc |= drift_attention_decode(other + i * H * D, q + i * H * D, &kv, &ao, NULL, 0) != 0;
+            rc |= drift_dispatch_attention_decode(other + i * H * D, q + i * H * D, &kv, &ao, NULL, 0) != 0;
         }
         drift_kv_free(&kv);
         long rowsd = 0;

@@ -7,21 +7,25 @@
  * reproducibility on one GPU and one stream except for some atomics-based algorithms).
  * This experiment measures it: the same A B (Philox normal inputs, M x K times K x N) computed
  * --runs times by each kernel, first back to back, then with the kernels interleaved (each run
- * preceded by the other kernels, so the GPU's scheduling state differs), counting the distinct
+ * preceded by the other kernels, so the GPU's scheduling state differs), then on --streams
+ * concurrent CUDA streams at once (the same product queued on every stream, each with its own
+ * output and cuBLAS handle: the runs share the GPU with each other), counting the distinct
  * results (bit patterns of the whole C), the elements that ever changed, the largest spread,
  * and row 0's error against the exact product (law 1: held against the exact reference like
  * any other kernel). The deterministic split-K twin (splitk:S) is the control: one distinct
- * result, and its first run is checked bit for bit against its CPU twin.
+ * result, and its first run is checked bit for bit against its CPU twin (twins have no streams
+ * schedule: their order is fixed by construction).
  *
  * GPU only: on a CPU (or a build without CUDA) it says why it is skipped, exits 0 and writes
  * its files with that reason (the report does not break). --backend cuda without a device is
  * an error (exit 2), as everywhere.
  *
  *   ./lab run determinism --profile quick
- *   ./lab run determinism --kernels splitk:32:atomic,cublaslt --runs 200 --formats fp32,bf16
+ *   ./lab run determinism --kernels splitk:32:atomic,cublaslt --runs 200 --streams 8 --formats fp32,bf16
  *
  * Look for: atomic split-K with more than one distinct result (nondeterministic by design),
- * cuBLAS with one (deterministic on one GPU and stream), and what ran (cuBLASLt's algorithm). */
+ * cuBLAS with one (deterministic on one GPU and stream) and whether it keeps one when several
+ * streams run it at once, and what ran (cuBLASLt's algorithm). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +35,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "dispatch.h"
+#include "dispatch_streams.h"
 #include "drift.h"
 #include "drift_cuda_gemm.h"
 #include "exact.h"
@@ -38,20 +43,21 @@
 #include "output.h"
 
 #define MAX_KERNELS 8
+#define NSCHED 3 /* back to back, interleaved, concurrent streams */
 
 enum { T_MAIN, T_RUNS, T_MD };
 static const drift_col_t MAIN[] = {
     DRIFT_C_TEXT("format"), DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("schedule"), DRIFT_C_INT("M"), DRIFT_C_INT("N"),
     DRIFT_C_INT("K"), DRIFT_C_INT("runs"), DRIFT_C_INT("distinct"), DRIFT_C_INT("elems_changed"),
     DRIFT_C_NUM("max_spread", "%.9g"), DRIFT_C_NUM("row0_max_relerr_exact", "%.6e"), DRIFT_C_QUOTED("kernel"),
-    DRIFT_C_QUOTED("ran")};
+    DRIFT_C_QUOTED("ran"), DRIFT_C_INT("streams")};
 static const drift_col_t RUNS[] = {DRIFT_C_TEXT("format"), DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("schedule"),
                                    DRIFT_C_INT("run"), DRIFT_C_INT("result_id"), DRIFT_C_INT("n_diff_first"),
                                    DRIFT_C_NUM("max_abs_diff_first", "%.9g"), DRIFT_C_HEX("c00_hex")};
 static const drift_col_t MD[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("schedule"),
                                  DRIFT_C_INT("runs"), DRIFT_C_INT("distinct"), DRIFT_C_INT("elements changed"),
                                  DRIFT_C_NUM("max spread", "%.3g"), DRIFT_C_NUM("row 0 rel. error", "%.3g")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 13},
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 14},
                                             {"_runs.csv", NULL, 0, RUNS, 8},
                                             {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
 
@@ -78,6 +84,33 @@ static int result_id(seen_t *s, uint64_t h)
         if (s->hash[i] == h) return i;
     s->hash[s->ndistinct] = h;
     return s->ndistinct++;
+}
+
+/* Run `run` gave C (M x N): row 0's error against ex, its result id, and (after run 0) how
+ * many elements differ from run 0 and by how much at most; each element's range grows. */
+static int observe(seen_t *s, const double *C, size_t M, size_t N, const double *ex, int run, long *ndiff, double *dmax)
+{
+    for (size_t j = 0; j < N; j++) {
+        double e = fabs(C[j] - ex[j]) / (ex[j] != 0 ? fabs(ex[j]) : 1);
+        if (e > s->relerr || isnan(e)) s->relerr = e;
+    }
+    *ndiff = 0;
+    *dmax = 0;
+    if (run == 0) {
+        memcpy(s->first, C, M * N * sizeof *C);
+        memcpy(s->lo, C, M * N * sizeof *C);
+        memcpy(s->hi, C, M * N * sizeof *C);
+    } else {
+        for (size_t i = 0; i < M * N; i++) {
+            if (drift_backend_first_diff(&C[i], &s->first[i], 1) == 0) {
+                ++*ndiff;
+                *dmax = fmax(*dmax, fabs(C[i] - s->first[i]));
+            }
+            s->lo[i] = fmin(s->lo[i], C[i]);
+            s->hi[i] = fmax(s->hi[i], C[i]);
+        }
+    }
+    return result_id(s, hash_bits(C, M * N));
 }
 
 /* Splits --kernels into GPU kernel specs, each checked by the backend's grammar (no device
@@ -127,18 +160,21 @@ static const char QUESTION[] = "Does the same GPU product give the same bits run
 static const char SUMMARY[] =
     "the same product computed many times on one GPU: split-K with atomicAdd sums its partial results in "
     "whatever order the blocks finish, so its bits change from run to run (more than one distinct result), while "
-    "the deterministic split-K and cuBLAS give one result every time on one GPU and one stream. Each kernel's "
+    "the deterministic split-K and cuBLAS give one result every time on one GPU and one stream, and the streams "
+    "schedule shows whether they keep it when several streams run the same product at once. Each kernel's "
     "row 0 is held against the exact product: the nondeterministic one is not less accurate, only unrepeatable.";
 
 int main(int argc, char **argv)
 {
-    long M_ = 0, N_ = 0, K_ = 0, runs_ = 0;
+    long M_ = 0, N_ = 0, K_ = 0, runs_ = 0, streams_ = 0;
     const char *kernels = "splitk:16:atomic,cublas,cublaslt,splitk:16";
     const drift_cli_opt_t opts[] = {
         {"M", DRIFT_OPT_INT, &M_, "N", "rows of A", 1, 1 << 16, {"32", "256", "1024"}},
         {"N", DRIFT_OPT_INT, &N_, "N", "columns of B", 1, 1 << 16, {"256", "1024", "4096"}},
         {"K", DRIFT_OPT_INT, &K_, "N", "inner dimension", 1, 1 << 20, {"1024", "4096", "4096"}},
         {"runs", DRIFT_OPT_INT, &runs_, "N", "repetitions per kernel and schedule", 2, 1000, {"20", "100", "100"}},
+        {"streams", DRIFT_OPT_INT, &streams_, "N", "concurrent CUDA streams of the streams schedule", 2,
+         DRIFT_CUDA_MAX_STREAMS, {"2", "4", "8"}},
         {"kernels", DRIFT_OPT_STRING, &kernels, "LIST",
          "GPU GEMM kernels (default splitk:16:atomic,cublas,cublaslt,splitk:16)", 0, 0, {0}},
     };
@@ -155,7 +191,7 @@ int main(int argc, char **argv)
             drift_die("--formats: %s has no GPU GEMM path for every kernel (accepted: fp32, tf32, fp16, bf16)",
                       drift_format_name(cli.formats[f]));
     size_t M = (size_t)M_, N = (size_t)N_, K = (size_t)K_;
-    int runs = (int)runs_;
+    int runs = (int)runs_, nstreams = (int)streams_;
     int gpu = drift_backend_active();
 
     drift_out_t out;
@@ -179,9 +215,10 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *C = malloc(M * N * sizeof *C);
+    drift_require_memory(&cli, 8.0 * (double)M * (double)N * (3.0 * cli.nformats * nk * NSCHED + nstreams), "--M, --N, --streams");
+    double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *C = malloc(M * N * (size_t)nstreams * sizeof *C);
     double *Ar = malloc(K * sizeof *Ar), *Bt = malloc(K * N * sizeof *Bt), *ex = malloc(N * sizeof *ex);
-    int ns = cli.nformats * nk * 2;
+    int ns = cli.nformats * nk * NSCHED;
     seen_t *seen = calloc((size_t)ns, sizeof *seen);
     if (!A || !B || !C || !Ar || !Bt || !ex || !seen) drift_die("out of memory");
     for (int s = 0; s < ns; s++) {
@@ -195,7 +232,7 @@ int main(int argc, char **argv)
     drift_gen_fill(A, M * K, DRIFT_DIST_NORMAL, &st);
     drift_stream_init(&st, cli.seed, drift_fnv1a32("determinism"), 0, 1);
     drift_gen_fill(B, K * N, DRIFT_DIST_NORMAL, &st);
-    static const char *const SCHED[] = {"back-to-back", "interleaved"};
+    static const char *const SCHED[NSCHED] = {"back-to-back", "interleaved", "streams"};
 
     for (int f = 0; f < cli.nformats; f++) {
         drift_format_t in = cli.formats[f];
@@ -220,50 +257,56 @@ int main(int argc, char **argv)
             for (int t = 0; t < total; t++) {
                 /* back to back: kernel k's runs in a row; interleaved: round robin */
                 int k = sc == 0 ? t / runs : t % nk, run = sc == 0 ? t % runs : t / nk;
-                seen_t *s = &seen[(f * nk + k) * 2 + sc];
+                seen_t *s = &seen[(f * nk + k) * NSCHED + sc];
                 int rc = drift_dispatch_gemm_spec(C, A, B, M, N, K, names[k], &o, s->ran, sizeof s->ran);
                 if (rc) drift_die("%s %s: %s", names[k], drift_format_name(in), drift_backend_message());
-                for (size_t j = 0; j < N; j++) {
-                    double e = fabs(C[j] - ex[j]) / (ex[j] != 0 ? fabs(ex[j]) : 1);
-                    if (e > s->relerr || isnan(e)) s->relerr = e;
-                }
-                int id = result_id(s, hash_bits(C, M * N));
-                long ndiff = 0;
-                double dmax = 0;
-                if (run == 0) {
-                    memcpy(s->first, C, M * N * sizeof *C);
-                    memcpy(s->lo, C, M * N * sizeof *C);
-                    memcpy(s->hi, C, M * N * sizeof *C);
-                } else {
-                    for (size_t i = 0; i < M * N; i++) {
-                        if (drift_backend_first_diff(&C[i], &s->first[i], 1) == 0) {
-                            ndiff++;
-                            dmax = fmax(dmax, fabs(C[i] - s->first[i]));
-                        }
-                        s->lo[i] = fmin(s->lo[i], C[i]);
-                        s->hi[i] = fmax(s->hi[i], C[i]);
-                    }
-                }
+                long ndiff;
+                double dmax;
+                int id = observe(s, C, M, N, ex, run, &ndiff, &dmax);
                 drift_row(&out, T_RUNS, DRIFT_TXT(drift_format_name(in)), DRIFT_TXT(names[k]), DRIFT_TXT(SCHED[sc]),
                           DRIFT_INT(run), DRIFT_INT(id), DRIFT_INT(ndiff), DRIFT_NUM(dmax), DRIFT_NUM(C[0]));
-                drift_progress(&cli, (size_t)(f * 2 + sc) * (size_t)total + (size_t)t + 1,
-                               (size_t)cli.nformats * 2 * (size_t)total);
+                drift_progress(&cli, (size_t)(f * NSCHED + sc) * (size_t)total + (size_t)t + 1,
+                               (size_t)cli.nformats * NSCHED * (size_t)total);
+            }
+        }
+        /* streams: the runs in groups of --streams, each group queued on that many streams at once */
+        for (int k = 0; k < nk; k++) {
+            drift_cuda_gemm_t g;
+            drift_cuda_gemm_parse(&g, names[k]);
+            if (drift_cuda_gemm_is_twin(&g)) continue;
+            seen_t *s = &seen[(f * nk + k) * NSCHED + 2];
+            for (int run = 0; run < runs; run += nstreams) {
+                int group = runs - run < nstreams ? runs - run : nstreams;
+                int rc = drift_dispatch_gemm_streams(C, A, B, M, N, K, names[k], &o, group, s->ran, sizeof s->ran);
+                if (rc) drift_die("%s %s on %d streams: %s", names[k], drift_format_name(in), group, drift_backend_message());
+                for (int q = 0; q < group; q++) {
+                    long ndiff;
+                    double dmax;
+                    const double *Cq = C + (size_t)q * M * N;
+                    int id = observe(s, Cq, M, N, ex, run + q, &ndiff, &dmax);
+                    drift_row(&out, T_RUNS, DRIFT_TXT(drift_format_name(in)), DRIFT_TXT(names[k]), DRIFT_TXT(SCHED[2]),
+                              DRIFT_INT(run + q), DRIFT_INT(id), DRIFT_INT(ndiff), DRIFT_NUM(dmax), DRIFT_NUM(Cq[0]));
+                }
+                drift_progress(&cli, (size_t)(f * NSCHED + 2) * (size_t)(runs * nk) + (size_t)(k * runs + run + group),
+                               (size_t)cli.nformats * NSCHED * (size_t)(runs * nk));
             }
         }
     }
 
     drift_md_intro(&out, "A and B standard normal (Philox, seed %llu), C = A B with M = %zu, N = %zu, K = %zu, "
-                         "computed %d times per kernel: back to back, then with the kernels interleaved. Distinct: "
+                         "computed %d times per kernel: back to back, then with the kernels interleaved, then in "
+                         "groups of %d on as many concurrent CUDA streams (not for twins). Distinct: "
                          "different bit patterns of the whole C; spread: the largest max - min of one element over "
                          "the runs; row 0 rel. error: the worst relative error of row 0 against its exact product "
                          "(fp32, correctly rounded).",
-                   (unsigned long long)cli.seed, M, N, K, runs);
+                   (unsigned long long)cli.seed, M, N, K, runs, nstreams);
     int atomic_var = 0, others_var = 0, natomic = 0;
     for (int k = 0; k < nk; k++) natomic += strstr(names[k], ":atomic") != NULL;
     for (int f = 0; f < cli.nformats; f++)
         for (int k = 0; k < nk; k++)
-            for (int sc = 0; sc < 2; sc++) {
-                seen_t *s = &seen[(f * nk + k) * 2 + sc];
+            for (int sc = 0; sc < NSCHED; sc++) {
+                seen_t *s = &seen[(f * nk + k) * NSCHED + sc];
+                if (s->ndistinct == 0) continue; /* a twin has no streams schedule */
                 long changed = 0;
                 double spread = 0;
                 for (size_t i = 0; i < M * N; i++) {
@@ -274,7 +317,8 @@ int main(int argc, char **argv)
                 const char *fn = drift_format_name(cli.formats[f]);
                 drift_row(&out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(names[k]), DRIFT_TXT(SCHED[sc]), DRIFT_INT(M),
                           DRIFT_INT(N), DRIFT_INT(K), DRIFT_INT(runs), DRIFT_INT(s->ndistinct), DRIFT_INT(changed),
-                          DRIFT_NUM(spread), DRIFT_NUM(s->relerr), DRIFT_TXT(names[k]), DRIFT_TXT(s->ran));
+                          DRIFT_NUM(spread), DRIFT_NUM(s->relerr), DRIFT_TXT(names[k]), DRIFT_TXT(s->ran),
+                          DRIFT_INT(sc == 2 ? nstreams : 1));
                 drift_row(&out, T_MD, DRIFT_TXT(fn), DRIFT_TXT(names[k]), DRIFT_TXT(SCHED[sc]), DRIFT_INT(runs),
                           DRIFT_INT(s->ndistinct), DRIFT_INT(changed), DRIFT_NUM(spread), DRIFT_NUM(s->relerr));
                 if (strstr(names[k], ":atomic"))
@@ -288,7 +332,7 @@ int main(int argc, char **argv)
             "other kernels in %d cases%s (the device, driver, CUDA and cuBLAS versions are in the CSV metadata). "
             "Run-to-run variation is a property of the kernel's reduction, not of the "
             "GPU: the same hardware with a fixed order repeats itself bit for bit.\n",
-            atomic_var, cli.nformats * 2 * natomic, others_var,
+            atomic_var, cli.nformats * NSCHED * natomic, others_var,
             others_var ? " (a deterministic kernel that varies is a finding to report)" : "");
     drift_out_commit(&out);
     for (int s = 0; s < ns; s++) free(seen[s].first), free(seen[s].lo), free(seen[s].hi);

@@ -24,7 +24,6 @@
  * Look for: vendor-like bf16 returns several completions, parting where the exact gap is tiny;
  * batch-invariant kernels with fixed-size split-KV return exactly one. */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "llm_run.h"
 #include "drift.h"
 #include "metrics.h"
 #include "model.h"
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
         {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (16: scaled to the tiny model)", 1, 100000, {0}},
         {"min-slice", DRIFT_OPT_INT, &min_slice, "N", "split-K minimum slice (4: scaled to the tiny model)", 1, 1 << 30, {0}},
         {"bin", DRIFT_OPT_INT, &bin, "N", "histogram bin width in steps", 1, 4096, {"4", "8", "16"}},
-        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, {0}},
+        DRIFT_CHECKPOINT_OPT(&ckpt),
         {"prompt-ids", DRIFT_OPT_STRING, &prompt_ids, "IDS", "prompt token ids, comma-separated (default 1: BOS)", 0, 0, {0}},
         {"configs", DRIFT_OPT_STRING, &confs_opt, "LIST", "configurations to run, comma-separated, or all", 0, 0,
          {"vendor-bf16,invariant-bf16-splitkv-size",
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
         "greedy_divergence",
         "How many distinct completions do identical greedy requests get when each is batched with different companions, and where do they part?",
         NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "takes no formats or orders (each configuration fixes its formats and kernels; see the summary CSV)", "CPU emulation only for now",
+        "takes no formats or orders (each configuration fixes its formats and kernels; see the summary CSV)", NULL /* cpu_only: the decoder computes through the backend */,
         "each request is the same prompt decoded greedily; only its companions in the batch differ. Under the "
         "vendor-like policy the batch decides how each GEMM splits K, so some requests compute other bits, and once "
         "a near tie flips one token the rest of the completion changes. The exact logit gap where they part is tiny. "
@@ -175,9 +175,6 @@ int main(int argc, char **argv)
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     const int R = (int)R_, T = (int)T_;
-    /* One thread for the model: its GEMMs are 64 wide, and an OpenMP region per GEMM costs more
-     * than the GEMM (5.1 s against 0.31 s user for 48 bf16 tokens on a loaded machine). */
-    omp_set_num_threads(1);
 
     /* -- options: configurations, checkpoint, prompt -- */
     int use[NCONF], nuse = 0;
@@ -197,10 +194,9 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < NCONF; c++) nuse += use[c];
     if (!nuse) drift_die("--configs: no configuration named");
-    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
+    drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];
-    if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);
     const int V = ck.cfg.vocab_size;
     int prompt[256], np = 0;
     {

@@ -25,6 +25,7 @@
 
 #include "attention.h"
 #include "cli.h"
+#include "dispatch_attention.h"
 #include "drift.h"
 #include "format.h"
 #include "metrics.h"
@@ -99,7 +100,7 @@ int main(int argc, char **argv)
         "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output and to the next token, and does chunked prefill give the same bits as a full prefill?",
         "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
         "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
-        "CPU emulation only for now",
+        NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
         "the attention output's error against the exact attention grows with the storage format's precision, from "
         "fp32 to fp8e5m2, with int8 in between (per-token scales better than one per-head scale); the next token, "
         "taken through a fixed projection, changes only where that error reaches the gap between the top two logits; "
@@ -181,7 +182,7 @@ int main(int argc, char **argv)
                 continue;
             }
             rc |= drift_kv_append(&kv, k, v, L, NULL, 0) != 0;
-            rc |= drift_attention(&o[t * T * HD], q, T, p0, &kv, NULL, &ao, NULL, 0) != 0;
+            rc |= drift_dispatch_attention(&o[t * T * HD], q, T, p0, &kv, NULL, &ao, NULL, 0) != 0;
             drift_kv_free(&kv);
         }
         if (rc) drift_die("an attention kernel failed");
@@ -227,9 +228,9 @@ int main(int argc, char **argv)
             free(full), free(ch);
             continue;
         }
-        rc |= drift_attention_prefill(full, q, k, v, n, &kvf[c], 0, &ao, NULL, 0) != 0;
+        rc |= drift_dispatch_attention_prefill(full, q, k, v, n, &kvf[c], 0, &ao, NULL, 0) != 0;
         for (size_t s = 0; s < nC; s++) {
-            rc |= drift_attention_prefill(ch, q, k, v, n, &kvf[c], (size_t)chunks.v[s], &ao, NULL, 0) != 0;
+            rc |= drift_dispatch_attention_prefill(ch, q, k, v, n, &kvf[c], (size_t)chunks.v[s], &ao, NULL, 0) != 0;
             long rows = 0;
             double mx = 0;
             for (size_t r = 0; r < n; r++) {

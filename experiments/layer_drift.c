@@ -16,7 +16,6 @@
  * block and grows with depth; bf16/fp16 sit three to four decades above fp32; LayerCast sits with
  * bf16 (its bf16 weights are another model, measured against the fp32 one). */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +23,19 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "llm_run.h"
 #include "drift.h"
 #include "model.h"
 #include "output.h"
 #include "philox.h"
+
+static const char QUESTION[] =
+    "How does the rounding error of the hidden state accumulate with depth, sub-block by sub-block, against an exact reference forward pass?";
+static const char SUMMARY[] =
+    "each configuration's relative error of the hidden state starts near its format's unit roundoff after the first "
+    "sub-block and grows with depth, the normalisations and residual additions keeping it from exploding; bf16 and "
+    "fp16 compute sit four decades above fp32, and LayerCast (bf16 weights, fp32 compute) sits with bf16: measured "
+    "against the fp32 model, rounding the weights to bf16 is a change of the model, not a rounding of its arithmetic.";
 
 enum { T_ERR, T_MD };
 static const drift_col_t ERR[] = {DRIFT_C_TEXT("model"), DRIFT_C_INT("layers"), DRIFT_C_TEXT("config"),
@@ -88,25 +96,15 @@ int main(int argc, char **argv)
     const drift_cli_opt_t opts[] = {
         {"layers", DRIFT_OPT_INT, &L_, "L", "layers of the synthetic model", 1, 32, {"4", "16", "32"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "tokens scored teacher-forced per model", 1, 256, {"8", "64", "128"}},
-        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, {0}},
+        DRIFT_CHECKPOINT_OPT(&ckpt),
     };
-    const drift_cli_spec_t spec = {
-        "layer_drift",
-        "How does the rounding error of the hidden state accumulate with depth, sub-block by sub-block, against an exact reference forward pass?",
-        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", "CPU emulation only for now",
-        "each configuration's relative error of the hidden state starts near its format's unit roundoff after the first "
-        "sub-block and grows with depth, the normalisations and residual additions keeping it from exploding; bf16 and "
-        "fp16 compute sit four decades above fp32, and LayerCast (bf16 weights, fp32 compute) sits with bf16: measured "
-        "against the fp32 model, rounding the weights to bf16 is a change of the model, not a rounding of its arithmetic."};
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("layer_drift", QUESTION, opts, "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    omp_set_num_threads(1); /* the model's GEMMs are too small for a parallel region each */
     const size_t T = (size_t)T_;
-    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck[2];
+    drift_llm_run_open(&ck[0], &ckpt);
     char err[DRIFT_LLM_ERR_MAX];
-    if (drift_checkpoint_read(&ck[0], ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);
     if ((long)T > ck[0].cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck[0].cfg.seq_len);
     const drift_llm_config_t syn = {64, 172, (int)L_, 8, 4, 512, (int)T, 0};
     if (drift_checkpoint_synth(&ck[1], &syn, cli.seed, err, sizeof err)) drift_die("synthetic model: %s", err);

@@ -15,7 +15,6 @@
  * Look for: real gaps are mostly far above fp32's noise, so fp32 flips are rare; bf16 and fp16
  * flip a few percent of positions, and the predicted counts sit near the observed ones. */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +22,21 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "llm_run.h"
 #include "drift.h"
 #include "fliplaw.h"
 #include "metrics.h"
 #include "model.h"
 #include "output.h"
 #include "philox.h"
+
+static const char QUESTION[] =
+    "How close are a real model's top two logits on its own greedy text, and how many argmax flips does that predict for each numerics configuration?";
+static const char SUMMARY[] =
+    "the exact top-1/top-2 gaps of a real model's own greedy text spread over decades; the few below a configuration's "
+    "logit noise sigma are where it flips. The Gaussian law Phi(-gap/sigma), with sigma measured against the exact "
+    "model, predicts how many flips each configuration makes from the gaps alone; fp32's noise is far below almost "
+    "every real gap, bf16's is not.";
 
 enum { T_GAPS, T_HIST, T_FLIPS, T_MD_GAPS, T_MD_FLIPS };
 static const drift_col_t GAPS[] = {DRIFT_C_INT("seq"), DRIFT_C_INT("pos"), DRIFT_C_INT("token"), DRIFT_C_INT("exact_top1"),
@@ -92,25 +100,15 @@ int main(int argc, char **argv)
     const drift_cli_opt_t opts[] = {
         {"sequences", DRIFT_OPT_INT, &R_, "R", "greedy texts (each from BOS and one random first token)", 1, 4096, {"2", "6", "64"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per text", 1, 4096, {"24", "80", "256"}},
-        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, {0}},
+        DRIFT_CHECKPOINT_OPT(&ckpt),
     };
-    const drift_cli_spec_t spec = {
-        "real_gaps",
-        "How close are a real model's top two logits on its own greedy text, and how many argmax flips does that predict for each numerics configuration?",
-        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", "CPU emulation only for now",
-        "the exact top-1/top-2 gaps of a real model's own greedy text spread over decades; the few below a configuration's "
-        "logit noise sigma are where it flips. The Gaussian law Phi(-gap/sigma), with sigma measured against the exact "
-        "model, predicts how many flips each configuration makes from the gaps alone; fp32's noise is far below almost "
-        "every real gap, bf16's is not."};
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("real_gaps", QUESTION, opts, "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    omp_set_num_threads(1); /* the model's GEMMs are too small for a parallel region each */
     const int R = (int)R_, T = (int)T_, n = T + 2; /* scored tokens per text: BOS, the first token, T generated */
-    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
+    drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];
-    if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);
     if (n > ck.cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck.cfg.seq_len - 2);
     const size_t V = (size_t)ck.cfg.vocab_size, NP = (size_t)R * (size_t)n;
 

@@ -20,7 +20,6 @@
  * Look for: batch-invariant kernels never part from plain greedy; the vendor-like policy keeps the
  * same kernels while M = k+1 fits one 64-row tile, so short drafts do not part either. */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +27,20 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "llm_run.h"
 #include "drift.h"
 #include "metrics.h"
 #include "model.h"
 #include "output.h"
 #include "philox.h"
+
+static const char QUESTION[] =
+    "Does speculative decoding, whose verify pass runs the target on k+1 tokens at once, accept a different text than plain greedy decoding of the same model?";
+static const char SUMMARY[] =
+    "greedy speculative decoding is meant to give exactly the target's greedy text, but the verify pass runs M = k+1 "
+    "rows where plain decoding runs one. Under batch-invariant kernels the accepted text is exactly the plain greedy "
+    "text whatever the draft; under the lab's vendor-like policy it is too as long as M = k+1 stays inside one "
+    "64-row output tile, and kernels change only for longer drafts (the plan table says from which M).";
 
 enum { T_RUN, T_SUM, T_PLAN, T_MD };
 static const drift_col_t RUN[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("k"), DRIFT_C_INT("prompt"), DRIFT_C_INT("first_token"),
@@ -98,25 +106,15 @@ int main(int argc, char **argv)
         {"draft", DRIFT_OPT_INTLIST, &K, "K,K,...", "draft lengths k (the verify pass has M = k+1 rows)", 1, 64, {"4", "2,4,8", "1,2,3,4,6,8"}},
         {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (16: scaled to the tiny model)", 1, 100000, {0}},
         {"min-slice", DRIFT_OPT_INT, &min_slice, "N", "split-K minimum slice (4: scaled to the tiny model)", 1, 1 << 30, {0}},
-        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, {0}},
+        DRIFT_CHECKPOINT_OPT(&ckpt),
     };
-    const drift_cli_spec_t spec = {
-        "speculative",
-        "Does speculative decoding, whose verify pass runs the target on k+1 tokens at once, accept a different text than plain greedy decoding of the same model?",
-        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "takes no formats or orders (the configurations are the sweep: vendor-like and batch-invariant, fp32 and bf16)", "CPU emulation only for now",
-        "greedy speculative decoding is meant to give exactly the target's greedy text, but the verify pass runs M = k+1 "
-        "rows where plain decoding runs one. Under batch-invariant kernels the accepted text is exactly the plain greedy "
-        "text whatever the draft; under the lab's vendor-like policy it is too as long as M = k+1 stays inside one "
-        "64-row output tile, and kernels change only for longer drafts (the plan table says from which M)."};
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("speculative", QUESTION, opts, "takes no formats or orders (the configurations are the sweep: vendor-like and batch-invariant, fp32 and bf16)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    omp_set_num_threads(1); /* the model's GEMMs are too small for a parallel region each */
     const int R = (int)R_, T = (int)T_;
-    if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
+    drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];
-    if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);
     int kmax = 0;
     for (int i = 0; i < K.n; i++) kmax = K.v[i] > kmax ? (int)K.v[i] : kmax;
     if (2 + T + kmax > ck.cfg.seq_len) drift_die("--tokens: at most %d with --draft up to %d on this checkpoint", ck.cfg.seq_len - 2 - kmax, kmax);

@@ -3,8 +3,8 @@
 #   gnuplot -e "datadir='data'; outdir='plots'" plots/determinism.gp   (./lab plot determinism)
 #
 # Writes outdir/determinism.{png,svg}: left, the number of distinct results (bit patterns of
-# the whole C) each GPU kernel gave over its runs, back to back and interleaved (1: the same
-# bits every time); right, for each run, how many elements of C differ from the first run
+# the whole C) each GPU kernel gave over its runs, back to back, interleaved and on concurrent
+# streams (1: the same bits every time; twins have no streams bar); right, for each run, how many elements of C differ from the first run
 # (interleaved schedule; 0 is drawn at the bottom). A run without a GPU writes no rows: the
 # plot then says the experiment was skipped and why (the CSV's "# skipped:" line).
 
@@ -32,7 +32,7 @@ do for [term = 1:2] {
     } else {
         set multiplot layout 1, 2 title sprintf('The same product (%s inputs), run after run on one GPU', fmt0) font ',13'
         set style fill solid 0.8 noborder
-        set boxwidth 0.35
+        set boxwidth 0.26
         set xrange [0.4:nk + 0.6]
         set yrange [0.8:*]
         set logscale y
@@ -40,10 +40,12 @@ do for [term = 1:2] {
         do for [i = 1:nk] { set xtics add (word(kernels, i) i) }
         set ylabel 'distinct results over the runs'.LOGY
         set key top right
-        plot main using (kidx(strcol('kernel_key')) - 0.18):((strcol('format') eq fmt0 && strcol('schedule') eq 'back-to-back') ? column('distinct') : NaN) \
+        plot main using (kidx(strcol('kernel_key')) - 0.27):((strcol('format') eq fmt0 && strcol('schedule') eq 'back-to-back') ? column('distinct') : NaN) \
                  with boxes lc rgb '#1f77b4' title 'back to back', \
-             main using (kidx(strcol('kernel_key')) + 0.18):((strcol('format') eq fmt0 && strcol('schedule') eq 'interleaved') ? column('distinct') : NaN) \
-                 with boxes lc rgb '#ff7f0e' title 'interleaved'
+             main using (kidx(strcol('kernel_key'))):((strcol('format') eq fmt0 && strcol('schedule') eq 'interleaved') ? column('distinct') : NaN) \
+                 with boxes lc rgb '#ff7f0e' title 'interleaved', \
+             main using (kidx(strcol('kernel_key')) + 0.27):((strcol('format') eq fmt0 && strcol('schedule') eq 'streams') ? column('distinct') : NaN) \
+                 with boxes lc rgb '#2ca02c' title 'concurrent streams'
         unset logscale y
         set xtics auto norotate
         set xrange [*:*]

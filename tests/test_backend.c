@@ -21,6 +21,7 @@
 
 #include "backend.h"
 #include "dispatch.h"
+#include "dispatch_attention.h"
 #include "drift.h"
 #include "gemm.h"
 #include "order.h"
@@ -107,8 +108,25 @@ static int fake_round(double *out, const double *in, size_t n, drift_format_t f,
 
 static const char *fake_message(void) { return "fake failure"; }
 
-static const drift_backend_ops_t FAKE = {"fake", fake_available, fake_describe, fake_gemm, fake_gemm_spec, fake_sum,
-                                         fake_dot, fake_round, NULL, fake_message};
+static int fake_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
+                          const unsigned char *key_mask, const drift_attn_opts_t *o)
+{
+    fake.calls++;
+    if (fake.refuse) return fake.refuse;
+    int rc = drift_attention(out, q, nq, q_pos, kv, key_mask, o, NULL, 0);
+    return after(rc, out, nq * (size_t)o->heads * (size_t)o->head_dim);
+}
+
+static const drift_backend_ops_t FAKE = {.name = "fake",
+                                         .available = fake_available,
+                                         .describe = fake_describe,
+                                         .gemm = fake_gemm,
+                                         .gemm_spec = fake_gemm_spec,
+                                         .sum = fake_sum,
+                                         .dot = fake_dot,
+                                         .round = fake_round,
+                                         .attention = fake_attention,
+                                         .message = fake_message};
 
 static void on_mismatch(const char *line)
 {
@@ -204,6 +222,45 @@ Test(backend, dot_and_sum_are_checked_too)
     cr_expect(strstr(fake.line, "sum fp64/pairwise/fp32/fp32"), "line: %s", fake.line);
     cr_expect_eq(drift_recipe_dot(&y, a, b, 5, NULL, &r), DRIFT_ERANGE);
     cr_expect(strstr(fake.line, "dot fp64/pairwise/fp32/fp32"), "line: %s", fake.line);
+}
+
+/* attention (dispatch_attention.h): decode and prefill calls checked, a flipped bit named by
+ * kernel and [query-head row, column] */
+Test(backend, attention_is_checked_call_by_call)
+{
+    use_fake();
+    enum { H = 2, D = 4, N = 6 };
+    double q[N * H * D], k[N * D], v[N * D], out[N * H * D], ref[N * H * D];
+    for (int i = 0; i < N * H * D; i++) q[i] = (i % 5) - 2 + 0.25 * (i % 3);
+    for (int i = 0; i < N * D; i++) k[i] = (i % 3) - 1 + 0.5 * (i % 2), v[i] = (i % 4) - 1.5;
+    drift_attn_opts_t o = drift_attn_opts(H, 1, D, DRIFT_BF16);
+    cr_assert_eq(drift_attn_kernel_parse(&o.kernel, "flash:4,2", NULL, 0), 0);
+    drift_kv_format_t kf = {DRIFT_KV_FLOAT, DRIFT_BF16};
+    cr_assert_eq(drift_dispatch_attention_prefill(out, q, k, v, N, &kf, 4, &o, NULL, 0), 0);
+    cr_assert_eq(drift_attention_prefill(ref, q, k, v, N, &kf, 4, &o, NULL, 0), 0);
+    cr_expect_eq(memcmp(out, ref, sizeof out), 0);
+    cr_expect_eq(fake.calls, 2, "one device call per chunk (4 + 2 tokens)");
+    cr_expect_eq(drift_backend_stats().checked, 1, "the prefill is checked as one result");
+    drift_kv_cache_t kv;
+    cr_assert_eq(drift_kv_init(&kv, 1, D, N, &kf, NULL, 0), 0);
+    cr_assert_eq(drift_kv_append(&kv, k, v, N, NULL, 0), 0);
+    cr_expect_eq(drift_dispatch_attention_decode(out, q, &kv, &o, NULL, 0), 0);
+    fake.flip = 5; /* head 1, column 1 */
+    char err[512] = "";
+    cr_expect_eq(drift_dispatch_attention_decode(out, q, &kv, &o, err, sizeof err), DRIFT_ERANGE);
+    cr_expect_eq(fake.mismatches, 1);
+    cr_expect(strstr(fake.line, "attention flash:4,2") && strstr(fake.line, "[1,1]"), "line: %s", fake.line);
+    cr_expect_str_eq(err, fake.line);
+    fake.flip = -1;
+    fake.refuse = DRIFT_EUNSUPPORTED; /* the device has no path: the CPU's result stands, counted */
+    cr_expect_eq(drift_dispatch_attention(out, q, 1, N - 1, &kv, NULL, &o, NULL, 0), 0);
+    cr_expect_eq(drift_backend_stats().on_cpu, 1);
+    fake.refuse = 0;
+    o.head_dim = 0; /* bad options: the CPU's code, the device not called */
+    int calls = fake.calls;
+    cr_expect_eq(drift_dispatch_attention(out, q, 1, N - 1, &kv, NULL, &o, NULL, 0), DRIFT_EINVAL);
+    cr_expect_eq(fake.calls, calls);
+    drift_kv_free(&kv);
 }
 
 Test(backend, conversions_are_checked)
@@ -393,7 +450,8 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         printf("skipped: CUDA device present (auto runs on it)\n");
         return;
     }
-    /* the experiments that compute through the dispatcher (the others refuse cuda outright) */
+    /* the experiments that compute through the dispatcher (the others refuse cuda outright):
+     * GEMMs, softmax, attention and the decoder's GEMMs and attention (lib/llm/model.c) */
     /* small sizes: the point is the backend's path, not the science (this suite also runs
      * under ASan + UBSan) */
     static const char *const EXPS[][2] = {
@@ -401,7 +459,14 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         {"batch_invariance", "--K 256 --N 64 --M-max 64"},
         {"argmax_flip", "--K 256 --V 1000 --rows 8 --reps 2 --ties 2"},
         {"sampling_flip", "--K 128 --V 512 --rows 4 --draws 8 --ties 2"},
-        {"determinism", ""}};
+        {"determinism", ""},
+        {"attention_drift", "--L 24 --bc 8 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 --formats fp32,bf16"},
+        {"kv_cache", "--kv-formats fp32,bf16 --heads 2 --kv-heads 1 --dim 8 --queries 2 --vocab 32 --prefill-len 16 --chunks 4"},
+        {"greedy_divergence", "--requests 2 --tokens 3 --batch-max 2 --configs vendor-fp32"},
+        {"layer_drift", "--layers 1 --tokens 2"},
+        {"real_gaps", "--sequences 1 --tokens 2"},
+        {"allreduce_order", "--ranks-max 2 --elements 16 --tokens 2"},
+        {"speculative", "--prompts 1 --tokens 2 --draft 1"}};
     char dir[64], a[160], b[160], err[2048];
     for (size_t i = 0; i < sizeof EXPS / sizeof *EXPS; i++) {
         tmpdir_make(dir, sizeof dir, "drift_backend");

@@ -20,6 +20,8 @@
 #include "format.h"
 #include "gemm.h"
 #include "order.h"
+#include "philox.h"
+#include "softmax.h"
 
 static drift_order_t order(const char *spec)
 {
@@ -379,6 +381,257 @@ Test(cuda_args, dispatcher_hook_gives_the_cpu_codes)
         cr_expect(strstr(why, "CUDA"), "the reason is cuda's own: %s", why);
         cr_expect_eq(drift_backend_active(), 0);
         printf("skipped: no CUDA device (good arguments left to cuda/check.sh)\n");
+    }
+#endif
+}
+
+/* ---- attention (cuda/drift_cuda_attention.h) ------------------------------------------- */
+/* Each bad case is handed to drift_attention itself and to the device's check: same code and
+ * the same one-line message (the CPU's words). Then the device's subset: recipes the float
+ * path does not compute are DRIFT_EUNSUPPORTED with a reason, and good ones pass the check
+ * (and, without a device, the entry point and the hook say DRIFT_EUNSUPPORTED). */
+#include "drift_cuda_attention.h"
+#include "dispatch_attention.h"
+
+static drift_attn_opts_t attn_opts(const char *kernel)
+{
+    drift_attn_opts_t o = drift_attn_opts(4, 2, 8, DRIFT_BF16);
+    cr_assert_eq(drift_attn_kernel_parse(&o.kernel, kernel, NULL, 0), 0, "%s", kernel);
+    return o;
+}
+
+Test(cuda_args, attention_errors_match_the_cpu)
+{
+    drift_kv_cache_t kv, kv_other;
+    drift_kv_format_t kf = {DRIFT_KV_FLOAT, DRIFT_BF16};
+    cr_assert_eq(drift_kv_init(&kv, 2, 8, 16, &kf, NULL, 0), 0);
+    cr_assert_eq(drift_kv_init(&kv_other, 1, 8, 16, &kf, NULL, 0), 0);
+    double k[16 * 2 * 8], q[3 * 4 * 8], out[3 * 4 * 8];
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) k[i] = sin((double)i);
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++) q[i] = cos((double)i);
+    cr_assert_eq(drift_kv_append(&kv, k, k, 4, NULL, 0), 0);
+    drift_attn_opts_t good = attn_opts("flash:16,4"), heads = good, dim = good, scale = good, sr = good, tile = good;
+    heads.heads = 3;       /* not a multiple of kv_heads = 2 */
+    dim.head_dim = 0;      /* no head_dim */
+    scale.scale = -1;      /* scale must be > 0 or 0 */
+    sr.pv.acc.mode = DRIFT_SR;
+    tile.kernel.bc = 0;    /* a tile of nothing */
+    struct {
+        const char *what;
+        const double *out, *q;
+        size_t nq, q_pos;
+        const drift_kv_cache_t *kv;
+        const drift_attn_opts_t *o;
+    } cases[] = {
+        {"heads not a multiple", out, q, 1, 3, &kv, &heads},
+        {"head_dim 0", out, q, 1, 3, &kv, &dim},
+        {"negative scale", out, q, 1, 3, &kv, &scale},
+        {"SR accumulator", out, q, 1, 3, &kv, &sr},
+        {"tile 0", out, q, 1, 3, &kv, &tile},
+        {"no cache", out, q, 1, 3, NULL, &good},
+        {"NULL q", out, NULL, 1, 3, &kv, &good},
+        {"cache of another shape", out, q, 1, 0, &kv_other, &good},
+        {"causal past the cache", out, q, 3, 2, &kv, &good},
+        {"options missing", out, q, 1, 3, &kv, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char cpu_err[DRIFT_ERRMSG_MAX] = "";
+        int cpu = drift_attention((double *)cases[i].out, cases[i].q, cases[i].nq, cases[i].q_pos, cases[i].kv, NULL,
+                                  cases[i].o, cpu_err, sizeof cpu_err);
+        cr_assert_neq(cpu, 0, "%s is bad input", cases[i].what);
+        int gpu = drift_cuda_check_attention(cases[i].out, cases[i].q, cases[i].nq, cases[i].q_pos, cases[i].kv, NULL,
+                                             cases[i].o);
+        cr_expect_eq(gpu, cpu, "%s: code", cases[i].what);
+        cr_expect_str_eq(drift_cuda_message(), cpu_err, "%s: message", cases[i].what);
+    }
+    drift_kv_free(&kv);
+    drift_kv_free(&kv_other);
+}
+
+Test(cuda_args, attention_subset_and_good_calls)
+{
+    drift_kv_cache_t kv;
+    drift_kv_format_t kf = {DRIFT_KV_INT8_TOKEN, DRIFT_FP32};
+    cr_assert_eq(drift_kv_init(&kv, 2, 8, 16, &kf, NULL, 0), 0);
+    double k[16 * 2 * 8], q[4 * 8], out[4 * 8];
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) k[i] = sin((double)i);
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++) q[i] = cos((double)i);
+    cr_assert_eq(drift_kv_append(&kv, k, k, 16, NULL, 0), 0);
+    /* good: every kernel, bf16 / fp16 / fp32 storage of P, any output */
+    static const char *kernels[] = {"standard", "flash:16,4", "flash:1,16", "splitkv:3", "splitkv:2,4", "splitkv:size=8,4"};
+    for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
+        drift_attn_opts_t o = attn_opts(kernels[i]);
+        o.pv.out = DRIFT_FP8E4M3;
+        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i], drift_cuda_message());
+        o.pv.in = DRIFT_FP16;
+        o.qk.in = DRIFT_FP8E5M2;
+        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i], drift_cuda_message());
+    }
+    /* the float path's limits: unsupported, with a reason naming the option */
+    drift_attn_opts_t base = attn_opts("flash:16,4"), o;
+    struct {
+        const char *what, *word; /* the case (edited below by index) and a word its reason names */
+    } cases[] = {
+        {"pairwise qk", "qk order"}, {"nofma pv", "pv accumulator"}, {"fp64 qk.in", "qk input"},
+        {"tf32 pv.in", "pv.in"},     {"fp64 softmax", "softmax accumulator"}, {"exp2", "expf"},
+        {"online standard", "safe"}, {"fp8 scores", "qk.out"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        o = base;
+        switch (i) {
+        case 0: o.qk.order = order("pairwise"); break;
+        case 1: o.pv.acc.fma = 0; break;
+        case 2: o.qk.in = DRIFT_FP64; break;
+        case 3: o.pv.in = DRIFT_TF32; break;
+        case 4: o.softmax_acc.acc = DRIFT_FP64; break;
+        case 5: o.exp = DRIFT_EXP_EXP2; break;
+        case 6: o.kernel.kind = DRIFT_ATTN_STANDARD; o.softmax.kind = DRIFT_SOFTMAX_ONLINE; o.softmax.block = 1; break;
+        case 7: o.kernel.kind = DRIFT_ATTN_STANDARD; o.qk.out = DRIFT_FP8E4M3; break;
+        }
+        char err[DRIFT_ERRMSG_MAX];
+        cr_assert_eq(drift_attention(out, q, 1, 15, &kv, NULL, &o, err, sizeof err), 0, "%s: the CPU takes it: %s",
+                     cases[i].what, err);
+        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), DRIFT_EUNSUPPORTED, "%s", cases[i].what);
+        cr_expect(strstr(drift_cuda_message(), cases[i].word), "%s: %s", cases[i].what, drift_cuda_message());
+    }
+#ifdef DRIFT_HAVE_CUDA
+    const drift_backend_ops_t *ops = drift_backend_registered();
+    cr_assert(ops && ops->attention, "the hook registers attention");
+    drift_attn_opts_t bad = base;
+    bad.heads = 3;
+    cr_expect_eq(ops->attention(out, q, 1, 15, &kv, NULL, &bad), DRIFT_EINVAL, "bad options: the CPU's code");
+    cr_expect_eq(drift_cuda_attention(out, q, 1, 15, &kv, NULL, &base, 7, NULL), DRIFT_EINVAL, "kernel version 7 does not exist");
+    if (drift_cuda_device_count() == 0) {
+        cr_expect_eq(ops->attention(out, q, 1, 15, &kv, NULL, &base), DRIFT_EUNSUPPORTED);
+        printf("skipped: no CUDA device (attention's good arguments left to cuda/check.sh)\n");
+    }
+#endif
+    /* without a selected device the dispatcher is drift_attention itself */
+    double want[4 * 8];
+    cr_assert_eq(drift_attention(want, q, 1, 15, &kv, NULL, &base, NULL, 0), 0);
+    cr_assert_eq(drift_dispatch_attention(out, q, 1, 15, &kv, NULL, &base, NULL, 0), 0);
+    cr_expect_eq(memcmp(out, want, sizeof out), 0);
+    drift_kv_free(&kv);
+}
+
+/* ---- the attention kernel's logic, run on the host -------------------------------------- */
+/* cuda/attention_rows.h holds the rows' arithmetic that kernel 1 runs; compiled here with
+ * plain fp32 operations (-ffp-contract=off: each one correctly rounded, as __fmul_rn ...),
+ * the CPU's correctly rounded exp and log, and drift_rne for the roundings, it must give
+ * drift_attention's bits for every kernel, format, shape and mask: the twin's order of
+ * operations is checked here, without a device; cuda/check_attention.cu checks the device's
+ * own arithmetic on hardware. */
+static float host_mul(float a, float b) { return a * b; }
+static float host_add(float a, float b) { return a + b; }
+static float host_sub(float a, float b) { return a - b; }
+static float host_div(float a, float b) { return a / b; }
+static float host_fma(float a, float b, float c) { return fmaf(a, b, c); }
+static float host_exp_cr(float t, int *hard)
+{
+    (void)hard;
+    return drift_kexpf(t);
+}
+static float host_log_cr(float t, int *hard)
+{
+    (void)hard;
+    return (float)drift_klog(t, DRIFT_FP32);
+}
+static float host_round(float x, drift_format_t f) { return (float)drift_rne(x, f); }
+#define ATTN_FN static
+#define attn_mul host_mul
+#define attn_add host_add
+#define attn_sub host_sub
+#define attn_div host_div
+#define attn_fma host_fma
+#define attn_exp_cr host_exp_cr
+#define attn_log_cr host_log_cr
+#define attn_round host_round
+#include "attention_rows.h"
+
+/* drift_cuda_attention's host part with the rows run here instead of on the device. */
+static int rows_on_host(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
+                        const unsigned char *mask, const drift_attn_opts_t *o)
+{
+    attn_args_t a;
+    float *hq, *hk, *hv;
+    int rc = attn_stage(&a, &hq, &hk, &hv, q, nq, q_pos, kv, o);
+    if (rc) return rc;
+    float *res = malloc(a.rows * a.d * sizeof *res), *scr = malloc(a.rows * a.per_row * sizeof *scr);
+    int *hard = malloc(a.rows * sizeof *hard);
+    cr_assert(res && scr && hard);
+    a.res = res, a.scratch = scr, a.hard = hard, a.q = hq, a.K = hk, a.V = hv, a.mask = mask;
+    for (size_t r = 0; r < a.rows; r++) attn_row(&a, r);
+    for (size_t i = 0; i < a.rows * a.d; i++) out[i] = drift_rne(res[i], o->pv.out);
+    free(res), free(scr), free(hard), free(hq), free(hk), free(hv);
+    return 0;
+}
+
+Test(cuda_args, attention_rows_logic_equals_drift_attention)
+{
+    static const char *kernels[] = {"standard", "flash:64,64", "flash:4,5", "splitkv:3", "splitkv:2,4", "splitkv:size=16,8",
+                                    "splitkv:size=8"};
+    static const drift_format_t fmts[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16};
+    enum { H = 4, G = 2, D = 6, L = 37, NQ = 5 };
+    double k[L * G * D], v[L * G * D], q[NQ * H * D], want[NQ * H * D], got[NQ * H * D];
+    unsigned char mask[L];
+    drift_stream_t st;
+    drift_stream_init(&st, 1, drift_fnv1a32("test_cuda_args"), 0, 0);
+    for (size_t i = 0; i < L * G * D; i++) k[i] = 2 * drift_stream_normal(&st), v[i] = drift_stream_normal(&st);
+    for (size_t i = 0; i < NQ * H * D; i++) q[i] = 2 * drift_stream_normal(&st);
+    for (size_t j = 0; j < L; j++) mask[j] = j % 7 != 3;
+    size_t checked = 0;
+    for (size_t f = 0; f < 3; f++) {
+        drift_kv_cache_t kv;
+        drift_kv_format_t kf = {DRIFT_KV_FLOAT, fmts[f]};
+        cr_assert_eq(drift_kv_init(&kv, G, D, L, &kf, NULL, 0), 0);
+        cr_assert_eq(drift_kv_append(&kv, k, v, L, NULL, 0), 0);
+        for (size_t ki = 0; ki < sizeof kernels / sizeof *kernels; ki++)
+            for (int variant = 0; variant < 4; variant++) {
+                drift_attn_opts_t o = drift_attn_opts(H, G, D, fmts[f]);
+                cr_assert_eq(drift_attn_kernel_parse(&o.kernel, kernels[ki], NULL, 0), 0);
+                o.softmax_acc.fma = variant != 1;
+                if (variant == 2) o.pv.out = DRIFT_FP32, o.qk.out = DRIFT_FP32, o.scale = 1.0;
+                int causal = variant != 3;
+                o.causal = causal;
+                const unsigned char *m = causal ? NULL : mask;
+                size_t q_pos = causal ? L - NQ : 0;
+                cr_assert_eq(drift_cuda_check_attention(got, q, NQ, q_pos, &kv, m, &o), 0, "%s", drift_cuda_message());
+                cr_assert_eq(drift_attention(want, q, NQ, q_pos, &kv, m, &o, NULL, 0), 0);
+                cr_assert_eq(rows_on_host(got, q, NQ, q_pos, &kv, m, &o), 0);
+                size_t i = drift_backend_first_diff(got, want, NQ * H * D);
+                cr_expect_eq(i, (size_t)NQ * H * D, "%s %s variant %d: first difference at %zu: rows %a, cpu %a", kernels[ki],
+                             drift_format_name(fmts[f]), variant, i, i < NQ * H * D ? got[i] : 0, i < NQ * H * D ? want[i] : 0);
+                checked++;
+            }
+        drift_kv_free(&kv);
+    }
+    cr_expect_eq(checked, 3 * 7 * 4);
+}
+
+/* ---- one GEMM on concurrent streams (drift_cuda_gemm_streams, determinism's third schedule) */
+#include "dispatch_streams.h"
+
+Test(cuda_args, gemm_streams_checks)
+{
+    double A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 0, 1, 1, 1}, C[4 * DRIFT_CUDA_MAX_STREAMS];
+    drift_gemm_opts_t o = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32);
+    drift_cuda_gemm_t atomic = gk("splitk:2:atomic"), blas = gk("cublas"), twin = gk("splitk:2"), fixed = gk("cublaslt:fixed");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 4), 0, "%s", drift_cuda_message());
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &blas, &o, DRIFT_CUDA_MAX_STREAMS), 0, "%s", drift_cuda_message());
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 0), DRIFT_EINVAL, "0 streams");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, DRIFT_CUDA_MAX_STREAMS + 1), DRIFT_EINVAL);
+    cr_expect(strstr(drift_cuda_message(), "streams"), "%s", drift_cuda_message());
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &twin, &o, 2), DRIFT_EUNSUPPORTED, "a twin");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &fixed, &o, 2), DRIFT_EUNSUPPORTED, "cublaslt:fixed");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, NULL, B, 2, 2, 3, &atomic, &o, 2), DRIFT_EINVAL, "the CPU's check first");
+    /* no device selected: the dispatcher refuses, with the reason */
+    char ran[64];
+    cr_expect_eq(drift_dispatch_gemm_streams(C, A, B, 2, 2, 3, "cublas", &o, 2, ran, sizeof ran), DRIFT_EUNSUPPORTED);
+    cr_expect(strstr(drift_backend_message(), "streams"), "%s", drift_backend_message());
+#ifdef DRIFT_HAVE_CUDA
+    if (drift_cuda_device_count() == 0) {
+        cr_expect_eq(drift_cuda_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 2, NULL), DRIFT_EUNSUPPORTED);
+        printf("skipped: no CUDA device (streams left to the determinism experiment in cuda/check.sh)\n");
     }
 #endif
 }

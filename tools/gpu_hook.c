@@ -5,10 +5,12 @@
  *     runtime (drift_cuda_describe) and the cuBLAS / cuBLASLt versions;
  *   - the backend table the recipe dispatcher sends work to under --backend cuda|auto
  *     (backend.h): GEMM (twins, tensor cores, and the device-only atomic split-K and cuBLAS
- *     paths by spec), sum, dot, conversions and softmax, each with the CPU's arguments. */
+ *     paths by spec), sum, dot, conversions, softmax and attention, each with the CPU's
+ *     arguments. */
 #include "backend.h"
 #include "drift.h"
 #include "drift_cuda.h"
+#include "drift_cuda_attention.h"
 #include "drift_cuda_gemm.h"
 #include "drift_cuda_reduce.h"
 #include "drift_cuda_softmax.h"
@@ -66,6 +68,18 @@ static int gemm_spec(double *C, const double *A, const double *B, size_t M, size
     return run_gemm(C, A, B, M, N, K, &g, o, ran, ran_size);
 }
 
+static int gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
+                        const drift_gemm_opts_t *o, int nstreams, char *ran, size_t ran_size)
+{
+    drift_cuda_gemm_t g;
+    drift_cuda_gemm_info_t info;
+    memset(&info, 0, sizeof info);
+    if (drift_cuda_gemm_parse(&g, spec)) return drift_cuda_fail(DRIFT_EINVAL, "unknown GPU GEMM spec '%s'", spec);
+    int rc = drift_cuda_gemm_streams(C, A, B, M, N, K, &g, o, nstreams, &info);
+    if (!rc && ran && ran_size) snprintf(ran, ran_size, "%s", info.kernel);
+    return rc;
+}
+
 static int sum(double *out, const double *x, size_t n, size_t batch, const drift_order_t *o, const drift_acc_t *acc)
 {
     return drift_cuda_sum(out, x, n, batch, o, acc, 0);
@@ -89,18 +103,26 @@ static int softmax(double *out, const double *x, size_t n, size_t batch, const d
 }
 #endif
 
+static int attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
+                     const unsigned char *key_mask, const drift_attn_opts_t *o)
+{
+    return drift_cuda_attention(out, q, nq, q_pos, kv, key_mask, o, 0, NULL);
+}
+
 static const drift_backend_ops_t CUDA_OPS = {
     .name = "cuda",
     .available = available,
     .describe = describe,
     .gemm = gemm,
     .gemm_spec = gemm_spec,
+    .gemm_streams = gemm_streams,
     .sum = sum,
     .dot = dot,
     .round = round_values,
 #ifdef DRIFT_CUDA_HAVE_SOFTMAX
     .softmax = softmax,
 #endif
+    .attention = attention,
     .message = drift_cuda_message,
 };
 

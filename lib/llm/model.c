@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "dispatch_order.h"
+#include "dispatch_attention.h"
 #include "drift.h"
 #include "exact.h"
 #include "gemm.h"
+#include "model_gpu.h"
 #include "philox.h"
 #include "tc_model.h"
 
@@ -566,6 +568,8 @@ static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, 
     drift_gemm_kernel_t kern;
     int rc = drift_model_choose_kernel(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
     if (rc) return rc;
+    if (!r->tc && drift_model_gpu_active()) /* --backend cuda: checked against drift_gemm (= the float path) */
+        return drift_model_gpu_gemm(C, A, B, M, N, K, &kern, r->in, r->acc, out);
     if (!r->tc && Bf && r->acc == DRIFT_FP32 && r->in != DRIFT_FP64 && kern.family == DRIFT_GEMM_TILED) {
         /* a tiled kernel is seq over k (gemm.h): the same chain in fp32 registers */
         float *Af = (float *)m->tmpa, *Cf = (float *)m->tmpc;
@@ -831,7 +835,7 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
                 continue;
             }
             if (m->nx.attn_auto_splits) m->ao_opts.kernel.splits = auto_splits(m, nseqv, p0 + nt);
-            rc = drift_attention(m->ao + row * d, m->q + row * d, nt, p0, kv, NULL, &m->ao_opts, aerr, sizeof aerr);
+            rc = drift_dispatch_attention(m->ao + row * d, m->q + row * d, nt, p0, kv, NULL, &m->ao_opts, aerr, sizeof aerr);
         }
         if (!rc) rc = linear(m, DRIFT_OP_ATTN_OUT, m->y, m->ao, M, w + W_O * P, 1, d, d);
         if (rc) break;

@@ -6,10 +6,10 @@
  * (--backend, cli.c) selects it. Once selected, every dispatcher call whose arguments the
  * device takes runs there:
  *   - deterministic kernels (GEMM naive/tiled/splitk, every sum and dot order, conversions,
- *     softmax) are also computed by their CPU twin with the same arguments and compared bit
- *     for bit as they are produced (NaN equals NaN); a mismatch is a bug of one side: the
- *     dispatcher calls the mismatch handler (programs: one line naming the kernel and the
- *     first differing element, exit 2) or returns DRIFT_ERANGE with that line in
+ *     softmax, attention) are also computed by their CPU twin with the same arguments and
+ *     compared bit for bit as they are produced (NaN equals NaN); a mismatch is a bug of one
+ *     side: the dispatcher calls the mismatch handler (programs: one line naming the kernel
+ *     and the first differing element, exit 2) or returns DRIFT_ERANGE with that line in
  *     drift_backend_message();
  *   - measured paths (tensor cores against their tc:ARCH model, atomic split-K, cuBLAS) have no
  *     twin: their results are returned as they are, and the experiment holds them against the
@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "attention.h"
 #include "format.h"
 #include "gemm.h"
 #include "order.h"
@@ -48,6 +49,9 @@ typedef struct {
     /* a device-only GEMM path by spec (splitk:S:atomic, cublas[:...], cublaslt[:...]) */
     int (*gemm_spec)(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
                      const drift_gemm_opts_t *o, char *ran, size_t ran_size);
+    /* gemm_spec's GEMM queued on nstreams concurrent streams: C holds nstreams results of M x N */
+    int (*gemm_streams)(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
+                        const drift_gemm_opts_t *o, int nstreams, char *ran, size_t ran_size);
     /* batched: out[r] = reduction of row r (batch rows of n), as drift_sum / drift_dot */
     int (*sum)(double *out, const double *x, size_t n, size_t batch, const drift_order_t *o, const drift_acc_t *acc);
     int (*dot)(double *out, const double *a, const double *b, size_t n, size_t batch, const drift_order_t *o,
@@ -56,6 +60,9 @@ typedef struct {
     int (*round)(double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o);
     /* batch rows of n: drift_softmax of each row */
     int (*softmax)(double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o);
+    /* drift_attention's arguments (dispatch_attention.h) */
+    int (*attention)(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
+                     const unsigned char *key_mask, const drift_attn_opts_t *o);
     /* the last error's one line */
     const char *(*message)(void);
 } drift_backend_ops_t;
