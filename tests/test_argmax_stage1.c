@@ -227,7 +227,6 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                     if (mpfr_cmp(ex[v], ex[ae]) > 0) ae = v;
                 }
                 moved += am != ae;
-                if (getenv("STAGE1_DEBUG")) printf("K %zu %s trial %u: master top %zu, exact top %zu\n", K, drift_format_name(f), trial, am, ae);
                 /* every kernel's logits on the full vocabulary, and the candidates */
                 unsigned char must[96] = {0};
                 top2_set(must, ex, V);
@@ -405,4 +404,43 @@ Test(argmax_stage1, helpers)
     c.out = DRIFT_FP32;
     drift_lmhead_head_t hd = {W, V, K, l, l, NULL, 2, dup, cols, 0};
     cr_expect_eq(drift_lmhead_stage1(keep, &n, NULL, hh, &hd, ap, &c, 1), DRIFT_EINVAL, "repeated split channel");
+}
+
+/* The approximate pass computes the order its error bound counts on (lmhead.h): lane j of each
+ * (row, token) adds the rounded products h_i w_i for i = j mod 16 in increasing i, in float, and
+ * the 16 lanes are then added in sequence. Bit for bit against that order written out here, with
+ * and without the AVX2 build, for K with and without a tail and across channel blocks. */
+Test(argmax_stage1, approx_pass_order_bit_exact)
+{
+    static const size_t KS[] = {5, 37, 1000, 1100, 1536};
+    const size_t R = 5, V = 19;
+    drift_stream_t s;
+    drift_stream_init(&s, 9, drift_fnv1a32("test_argmax_stage1.approx"), 0, 0);
+    for (int ki = 0; ki < 5; ki++) {
+        size_t K = KS[ki];
+        double *H = malloc(R * K * sizeof *H), *ap = malloc(R * V * sizeof *ap);
+        float *W = malloc(V * K * sizeof *W);
+        for (size_t i = 0; i < R * K; i++) H[i] = (float)(drift_stream_normal(&s) * (i % 97 == 0 ? 50 : 1));
+        for (size_t i = 0; i < V * K; i++) W[i] = (float)(drift_stream_normal(&s) / sqrt((double)K));
+        for (int simd = 0; simd < 2; simd++) {
+            setenv("DRIFT_NO_SIMD", simd ? "0" : "1", 1);
+            cr_assert_eq(drift_lmhead_approx(ap, H, R, W, V, K), 0);
+            for (size_t r = 0; r < R; r++)
+                for (size_t v = 0; v < V; v++) {
+                    float lane[16] = {0};
+                    for (size_t i = 0; i < K; i++) {
+                        float p = (float)H[r * K + i] * W[v * K + i]; /* rounded product (no contraction) */
+                        lane[i % 16] = lane[i % 16] + p;
+                    }
+                    float sum = 0;
+                    for (int j = 0; j < 16; j++) sum = sum + lane[j];
+                    cr_expect_eq(ap[r * V + v], (double)sum, "K %zu simd %d row %zu token %zu: %a vs %a", K, simd, r, v,
+                                 ap[r * V + v], (double)sum);
+                }
+        }
+        unsetenv("DRIFT_NO_SIMD");
+        free(H);
+        free(ap);
+        free(W);
+    }
 }

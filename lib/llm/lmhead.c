@@ -301,6 +301,102 @@ static double approx_coef_any_order(size_t K)
     return SAFE(drift_gamma(K, 0x1p-24));
 }
 
+/* Tokens v0..v1 against every group of AP_ROWS hidden states (Hf: RP x K floats). The same
+ * float operations in the same order whatever the instruction set: lane j of (row, token) adds
+ * the products h_i w_i (each rounded once: no contraction) for i = j mod AP_LANES in
+ * increasing i, then the lanes are added in sequence, so the AVX2 build below is bit-identical
+ * to the generic one (it only holds the 4 x 16 accumulators in 8 ymm registers instead of
+ * spilling 16 xmm ones). */
+typedef float approx_v8 __attribute__((vector_size(32))); /* 8 lanes; GCC/clang vector extension */
+
+#define AP_KB 512 /* hidden channels per block: 4 rows and AP_TILE weight rows of a block (24 KB) stay in L1 */
+
+/* Tokens v0..v1 (at most AP_TILE) against every group of AP_ROWS hidden states (Hf: RP x K
+ * floats); acc: RP x AP_TILE x AP_LANES floats of scratch (the lanes between blocks). The
+ * channels are taken in blocks of AP_KB (a multiple of AP_LANES), every group and token per
+ * block, so that the block's hidden states and weights are read from L1; each lane still adds
+ * its products in increasing i, so the result does not depend on the blocking. */
+static inline __attribute__((always_inline)) void approx_tile(double *out, const float *Hf, size_t R, size_t RP,
+                                                              const float *W, size_t V, size_t K, size_t v0, size_t v1,
+                                                              float *acc)
+{
+    _Static_assert(AP_ROWS == 4 && AP_LANES == 16 && AP_KB % AP_LANES == 0, "the kernel holds 4 rows x 16 lanes");
+    size_t nt = v1 - v0, Kfull = K / AP_LANES * AP_LANES;
+    memset(acc, 0, RP * AP_TILE * AP_LANES * sizeof *acc);
+    for (size_t k0 = 0; k0 < Kfull; k0 += AP_KB) {
+        size_t k1 = k0 + AP_KB < Kfull ? k0 + AP_KB : Kfull;
+        for (size_t r0 = 0; r0 < RP; r0 += AP_ROWS)
+            for (size_t t = 0; t < nt; t++) {
+                const float *w = W + (v0 + t) * K;
+                const float *h0 = Hf + r0 * K, *h1 = h0 + K, *h2 = h1 + K, *h3 = h2 + K;
+                float *A = acc + (r0 * AP_TILE + t * AP_ROWS) * AP_LANES; /* this (group, token): 4 rows x 16 lanes */
+                /* lanes 0-7 (a) and 8-15 (b) of each row in named vectors: registers (an array
+                 * would live on the stack and chain every addition through a store) */
+                approx_v8 a0, b0, a1, b1, a2, b2, a3, b3;
+                memcpy(&a0, A + 0, 32), memcpy(&b0, A + 8, 32), memcpy(&a1, A + 16, 32), memcpy(&b1, A + 24, 32);
+                memcpy(&a2, A + 32, 32), memcpy(&b2, A + 40, 32), memcpy(&a3, A + 48, 32), memcpy(&b3, A + 56, 32);
+                for (size_t i = k0; i < k1; i += AP_LANES) {
+                    approx_v8 wa, wb, x, y; /* unaligned loads through memcpy */
+                    memcpy(&wa, w + i, sizeof wa);
+                    memcpy(&wb, w + i + 8, sizeof wb);
+#define AP_ROW(a, b, h)                                                                                                \
+    memcpy(&x, h + i, sizeof x);                                                                                       \
+    memcpy(&y, h + i + 8, sizeof y);                                                                                   \
+    a += x * wa;                                                                                                       \
+    b += y * wb;
+                    AP_ROW(a0, b0, h0)
+                    AP_ROW(a1, b1, h1)
+                    AP_ROW(a2, b2, h2)
+                    AP_ROW(a3, b3, h3)
+#undef AP_ROW
+                }
+                memcpy(A + 0, &a0, 32), memcpy(A + 8, &b0, 32), memcpy(A + 16, &a1, 32), memcpy(A + 24, &b1, 32);
+                memcpy(A + 32, &a2, 32), memcpy(A + 40, &b2, 32), memcpy(A + 48, &a3, 32), memcpy(A + 56, &b3, 32);
+            }
+    }
+    for (size_t r0 = 0; r0 < RP; r0 += AP_ROWS)
+        for (size_t t = 0; t < nt; t++) {
+            float *A = acc + (r0 * AP_TILE + t * AP_ROWS) * AP_LANES;
+            const float *w = W + (v0 + t) * K;
+            for (size_t i = Kfull; i < K; i++) /* the last K mod 16 channels, as lanes 0.. */
+                for (int r = 0; r < AP_ROWS; r++) A[r * AP_LANES + i % AP_LANES] += Hf[(r0 + r) * K + i] * w[i];
+            for (size_t r = 0; r < AP_ROWS && r0 + r < R; r++) {
+                float sum = 0;
+                for (int j = 0; j < AP_LANES; j++) sum += A[r * AP_LANES + j];
+                out[(r0 + r) * V + v0 + t] = sum;
+            }
+        }
+}
+
+static void approx_tile_generic(double *out, const float *Hf, size_t R, size_t RP, const float *W, size_t V, size_t K,
+                                size_t v0, size_t v1, float *acc)
+{
+    approx_tile(out, Hf, R, RP, W, V, K, v0, v1, acc);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define LMHEAD_X86 1
+__attribute__((target("avx2"))) static void approx_tile_avx2(double *out, const float *Hf, size_t R, size_t RP,
+                                                             const float *W, size_t V, size_t K, size_t v0, size_t v1,
+                                                             float *acc)
+{
+    approx_tile(out, Hf, R, RP, W, V, K, v0, v1, acc);
+}
+#endif
+
+/* 1 when the AVX2 build runs: the CPU has it and DRIFT_NO_SIMD is unset or "0" (the tests
+ * compare both builds). */
+static int approx_simd(void)
+{
+#ifdef LMHEAD_X86
+    __builtin_cpu_init();
+    const char *env = getenv("DRIFT_NO_SIMD");
+    return __builtin_cpu_supports("avx2") && !(env && *env && strcmp(env, "0") != 0);
+#else
+    return 0;
+#endif
+}
+
 int drift_lmhead_approx(double *out, const double *H, size_t R, const float *W, size_t V, size_t K)
 {
     if (!out || !H || !W || K == 0) return DRIFT_EINVAL;
@@ -308,34 +404,32 @@ int drift_lmhead_approx(double *out, const double *H, size_t R, const float *W, 
     float *Hf = calloc(RP * K, sizeof *Hf);
     if (!Hf) return DRIFT_ENOMEM;
     for (size_t i = 0; i < R * K; i++) Hf[i] = (float)H[i]; /* fp32 numbers: exact */
+    int simd = approx_simd();
+    (void)simd;
     /* Token tiles outermost: a tile of AP_TILE weight rows stays in cache while every group of
      * AP_ROWS hidden states passes over it, so W is read from memory once per call. */
     size_t ntile = (V + AP_TILE - 1) / AP_TILE;
-    DRIFT_OMP("omp parallel for schedule(dynamic, 4)")
-    for (size_t t = 0; t < ntile; t++) {
-        size_t v0 = t * AP_TILE, v1 = v0 + AP_TILE < V ? v0 + AP_TILE : V;
-        for (size_t r0 = 0; r0 < RP; r0 += AP_ROWS)
-            for (size_t v = v0; v < v1; v++) {
-                const float *w = W + v * K;
-                float acc[AP_ROWS][AP_LANES];
-                memset(acc, 0, sizeof acc);
-                size_t i = 0;
-                for (; i + AP_LANES <= K; i += AP_LANES)
-                    for (int r = 0; r < AP_ROWS; r++) {
-                        const float *h = Hf + (r0 + r) * K + i;
-                        for (int j = 0; j < AP_LANES; j++) acc[r][j] += h[j] * w[i + j];
-                    }
-                for (; i < K; i++)
-                    for (int r = 0; r < AP_ROWS; r++) acc[r][i % AP_LANES] += Hf[(r0 + r) * K + i] * w[i];
-                for (size_t r = 0; r < AP_ROWS && r0 + r < R; r++) {
-                    float sum = 0;
-                    for (int j = 0; j < AP_LANES; j++) sum += acc[r][j];
-                    out[(r0 + r) * V + v] = sum;
-                }
+    int err = 0;
+    DRIFT_OMP("omp parallel reduction(|:err)")
+    {
+        float *acc = malloc(RP * AP_TILE * AP_LANES * sizeof *acc); /* the thread's lanes between blocks */
+        if (!acc) err |= 1;
+        DRIFT_OMP("omp for schedule(dynamic, 4)")
+        for (size_t t = 0; t < ntile; t++) {
+            size_t v0 = t * AP_TILE, v1 = v0 + AP_TILE < V ? v0 + AP_TILE : V;
+            if (!acc) continue;
+#ifdef LMHEAD_X86
+            if (simd) {
+                approx_tile_avx2(out, Hf, R, RP, W, V, K, v0, v1, acc);
+                continue;
             }
+#endif
+            approx_tile_generic(out, Hf, R, RP, W, V, K, v0, v1, acc);
+        }
+        free(acc);
     }
     free(Hf);
-    return DRIFT_OK;
+    return err ? DRIFT_ENOMEM : DRIFT_OK;
 }
 
 /* a + b rounded up / a - b rounded down, safely: one rounding of relative size 2^-53, covered
