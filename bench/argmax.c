@@ -31,7 +31,7 @@
 #include "philox.h"
 #include "policy.h"
 
-#define V 32000
+enum { V = 32000 }; /* the experiment's vocabulary */
 static const drift_format_t FMTS[] = {DRIFT_BF16, DRIFT_FP16, DRIFT_TF32, DRIFT_FP32};
 
 static int kernels(drift_lmhead_cfg_t *c, drift_format_t f, size_t K)
@@ -118,8 +118,11 @@ int main(int argc, char **argv)
             drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
             int nc = kernels(c, FMTS[fi], K);
             if (drift_lmhead_round_norms(dl2, W, V, K, FMTS[fi])) abort();
-            drift_lmhead_head_t hn = {W, V, K, l1, l2, dl2, M, split, cols, 0}, ho = hn;
+            drift_lmhead_head_t hn = {.W = W, .V = (size_t)V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2, .nsplit = M, .split = split,
+                                     .split_cols = cols};
+            drift_lmhead_head_t ho = hn;
             ho.stage1_global = 1;
+            if (drift_lmhead_head_prepare(&hn)) abort();
             double tn[64], to[64], sn = 0, so = 0;
             int n = R < 64 ? R : 64;
             for (int r = 0; r < n; r++) {

@@ -311,11 +311,15 @@ static void run_realistic(drift_aflab_t *L)
         float *cols = malloc(((size_t)L->V * nsplit + 1) * sizeof *cols);
         double *dl2 = malloc((size_t)L->nF * (size_t)L->V * sizeof *dl2);
         if (!cols || !dl2) drift_die("out of memory");
+        drift_lmhead_head_t hd[DRIFT_AF_MAXF]; /* per format */
         if (drift_lmhead_split_choose(split, nsplit, H, (size_t)L->rows, K) ||
             drift_lmhead_split_cols(cols, W, (size_t)L->V, K, split, nsplit))
             drift_die("split channels: internal error");
         for (int fi = 0; fi < L->nF; fi++) {
             if (drift_lmhead_round_norms(dl2 + (size_t)fi * L->V, W, (size_t)L->V, K, L->cli.formats[fi])) drift_die("out of memory");
+            hd[fi] = (drift_lmhead_head_t){.W = W, .V = (size_t)L->V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2 + (size_t)fi * L->V,
+                                           .nsplit = nsplit, .split = split, .split_cols = cols};
+            if (drift_lmhead_head_prepare(&hd[fi])) drift_die("pruning: internal error");
             if (drift_flipset_alloc(&L->RE[ki][fi], (size_t)L->rows, L->KS[ki][fi].n)) drift_die("out of memory");
             /* own-format accumulation has no usable deterministic bound (k u ~ 1): it would need
              * all V x K logits emulated per row, so the realistic mode leaves it out */
@@ -335,8 +339,7 @@ static void run_realistic(drift_aflab_t *L)
                     drift_lmhead_cfg_t cfg[DRIFT_AF_MAXC];
                     for (int c = 0; c < ks->n; c++) cfg[c] = ks->k[c].c;
                     drift_lmhead_result_t full; /* the left-out configurations stay flip = 0, n/a */
-                    drift_lmhead_head_t hd = {W, (size_t)L->V, K, l1, l2, dl2 + (size_t)fi * L->V, nsplit, split, cols, 0};
-                    if (drift_lmhead_eval_pruned_head(&full, H + (size_t)r * K, &hd, ap + (size_t)(r - r0) * L->V, cfg, ks->n,
+                    if (drift_lmhead_eval_pruned_head(&full, H + (size_t)r * K, &hd[fi], ap + (size_t)(r - r0) * L->V, cfg, ks->n,
                                                       L->real_ok[ki][fi])) {
                         err |= 1;
                         continue;

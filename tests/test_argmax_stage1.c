@@ -238,11 +238,13 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                     }
                     top2_set(must, cv, V);
                 }
-                /* three first stages: split + residual norms (the experiment's), plain (no aids),
-                 * and the previous global one */
+                /* three first stages: split + residual norms, prepared (the experiment's), plain
+                 * (no aids, maxima per call), and the previous global one */
                 for (int variant = 0; variant < 3; variant++) {
-                    drift_lmhead_head_t hd = {W, V, K, l1, l2, variant == 0 ? dl2 : NULL, variant == 0 ? M : 0, split, cols,
-                                              variant == 2};
+                    drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = l1, .row_l2 = l2,
+                                              .row_dl2 = variant == 0 ? dl2 : NULL, .nsplit = variant == 0 ? M : 0,
+                                              .split = split, .split_cols = cols, .stage1_global = variant == 2};
+                    if (variant == 0) cr_assert_eq(drift_lmhead_head_prepare(&hd), 0);
                     size_t n = 0;
                     cr_assert_eq(drift_lmhead_stage1(keep, &n, rad, h, &hd, ap, c, nc), 0);
                     unsigned char kept[96] = {0};
@@ -333,7 +335,9 @@ Test(argmax_stage1, tighter_than_global_same_outcome)
             drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
             int nc = kernels(c, FMTS[fi], K);
             cr_assert_eq(drift_lmhead_round_norms(dl2, W, V, K, FMTS[fi]), 0);
-            drift_lmhead_head_t a = {W, V, K, l1, l2, dl2, 4, split, cols, 0}, b = a;
+            drift_lmhead_head_t a = {.W = W, .V = V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2, .nsplit = 4, .split = split,
+                                     .split_cols = cols};
+            drift_lmhead_head_t b = a;
             b.stage1_global = 1;
             drift_lmhead_result_t ra, rb;
             cr_assert_eq(drift_lmhead_eval_pruned_head(&ra, h, &a, ap, c, nc, NULL), 0);
@@ -402,7 +406,7 @@ Test(argmax_stage1, helpers)
     cr_assert_eq(drift_order_parse(&c.order, "seq"), 0);
     c.acc = (drift_acc_t){DRIFT_FP32, DRIFT_RNE, 1};
     c.out = DRIFT_FP32;
-    drift_lmhead_head_t hd = {W, V, K, l, l, NULL, 2, dup, cols, 0};
+    drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = l, .row_l2 = l, .nsplit = 2, .split = dup, .split_cols = cols};
     cr_expect_eq(drift_lmhead_stage1(keep, &n, NULL, hh, &hd, ap, &c, 1), DRIFT_EINVAL, "repeated split channel");
 }
 

@@ -566,6 +566,24 @@ static int check_head(const drift_lmhead_head_t *hd)
     return DRIFT_OK;
 }
 
+int drift_lmhead_head_prepare(drift_lmhead_head_t *hd)
+{
+    int rc = check_head(hd);
+    if (rc) return rc;
+    double l2 = 0, l1 = 0, dl = 0;
+    for (size_t v = 0; v < hd->V; v++) {
+        l2 = fmax(l2, hd->row_l2[v]);
+        l1 = fmax(l1, hd->row_l1[v]);
+        if (hd->row_dl2) dl = fmax(dl, hd->row_dl2[v]);
+    }
+    for (size_t j = 0; j < hd->nsplit; j++) hd->colmax[j] = 0;
+    for (size_t v = 0; v < hd->V; v++)
+        for (size_t j = 0; j < hd->nsplit; j++) hd->colmax[j] = fmaxf(hd->colmax[j], fabsf(hd->split_cols[v * hd->nsplit + j]));
+    hd->l2max = l2, hd->l1max = l1, hd->dl2max = dl;
+    hd->prepared = 1;
+    return DRIFT_OK;
+}
+
 /* Why the split first stage is rigorous. Write h^f, w^f for h, w rounded (RNE) to the input
  * format, E = h . w (master values), E^f = h^f . w^f (what every configuration and the exact
  * logit start from), d = h - h^f, e = w - w^f. Then
@@ -588,8 +606,8 @@ static int check_head(const drift_lmhead_head_t *hd)
  * rounded up (sum_up, norm_up, SAFE); d_i is exact in double (two fp32 numbers 2^-8 apart at
  * most, relatively), and no value overflows the format (checked: max|h_i| and max ||w_v||_2
  * below its largest finite value, else no bound).
- * Stage 1a takes R = the largest R_v over the tokens, from the largest of each argument
- * (R_v is increasing in each), and drops the tokens with approx_v + R < L2 (drift_prune_top2):
+ * Stage 1a takes R >= the largest R_v over the tokens, from the largest of each argument
+ * (R_v is increasing in each; the split sum from each channel's largest |w|), and drops the tokens with approx_v + R < L2 (drift_prune_top2):
  * the two tokens whose lower ends give L2 are above them in every configuration and exactly.
  * Stage 1b recomputes R_v <= R for the survivors only and repeats the test among them: the
  * two tokens that gave L2 in 1a survive with lower ends at least as high, so the new L2 is
@@ -650,26 +668,19 @@ int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *
         q.dhr = norm_up(dhr, K);
         q.hfr = norm_up(hfr, K);
         q.cO = SAFE(q.eta * sum_up(cO, M + 1));
+        /* the head's maxima over the tokens (drift_lmhead_head_prepare, or here) */
+        drift_lmhead_head_t mx = *hd;
+        if (!mx.prepared) drift_lmhead_head_prepare(&mx);
+        double wmax = mx.l2max, l1max = mx.l1max, dlmax = mx.dl2max, amax = 0, rimax = 0;
         /* overflow would break |x - rnd(x)| <= u|x| + eta */
-        double wmax = 0;
-        for (size_t v = 0; v < V; v++) wmax = fmax(wmax, hd->row_l2[v]);
         if (!lossless && (hmax > fi->max_finite || wmax > fi->max_finite)) return DRIFT_EUNSUPPORTED;
 
-        /* Stage 1a: the largest radius, from the largest of each argument over the tokens */
-        double l1max = 0, amax = 0, dlmax = 0, rimax = 0;
-        for (size_t v = 0; v < V; v++) {
-            l1max = fmax(l1max, hd->row_l1[v]);
-            amax = fmax(amax, fabs(approx[v]));
-            if (hd->row_dl2) dlmax = fmax(dlmax, hd->row_dl2[v]);
-        }
+        /* Stage 1a: the largest radius, from the largest of each argument over the tokens; for the
+         * split channels sum_j a_j max_v |w_v,split[j]| >= max_v sum_j a_j |w_v,split[j]| */
+        for (size_t v = 0; v < V; v++) amax = fmax(amax, fabs(approx[v]));
         if (!lossless) {
             double omax = 0;
-            for (size_t v = 0; v < V; v++) {
-                double o = 0;
-                const float *col = hd->split_cols + v * M;
-                for (size_t j = 0; j < M; j++) o += q.a[j] * fabs((double)col[j]);
-                omax = fmax(omax, o);
-            }
+            for (size_t j = 0; j < M; j++) omax += q.a[j] * (double)mx.colmax[j];
             if (!hd->row_dl2) dlmax = SAFE(q.u * wmax + q.eta * sqrt((double)K) * (1 + 0x1p-50));
             rimax = SAFE(sum_up(omax, M + 1) + q.cO + q.dhr * wmax + q.hfr * dlmax);
         }

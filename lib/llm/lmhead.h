@@ -153,7 +153,16 @@ typedef struct {
     const size_t *split;
     const float *split_cols;
     int stage1_global;
+    /* filled by drift_lmhead_head_prepare (else computed on every call): the largest row_l2,
+     * row_l1, row_dl2 and |split_cols| per split channel over the tokens */
+    int prepared;
+    double l2max, l1max, dl2max;
+    float colmax[DRIFT_LMHEAD_MAXSPLIT];
 } drift_lmhead_head_t;
+
+/* Fills hd's maxima once, so that the pruning does not scan the V tokens' bounds per row
+ * (the outcome is the same). 0 or DRIFT_EINVAL. */
+int drift_lmhead_head_prepare(drift_lmhead_head_t *hd);
 
 /* The first pruning stage on its own: keep (room for V) receives, in increasing order, the
  * *nkeep tokens that may be top-1 or top-2 of the exact logits or of any configuration's
