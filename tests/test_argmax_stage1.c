@@ -7,8 +7,9 @@
  * output on the full vocabulary from its emulation (drift_lmhead_dot, the definition of what the
  * kernel computes; checked against MPFR by test_argmax's bound_holds). Each token's radius is
  * checked against both: |kernel logit - approx| and |exact logit - approx| <= rad[v] (the
- * difference taken exactly in MPFR), and the top-2 of the exact logits and of every kernel's
- * logits (with every token tied to them) must be among the survivors.
+ * difference taken exactly in MPFR), the top-2 of the exact logits and of every kernel's
+ * logits (with every token tied to them) must be among the survivors, and the whole pruned
+ * evaluation must give the brute-force outcome (drift_lmhead_eval_full).
  *
  * The adversarial rows (per format): token 0 is a weight row pushed so that rounding to the
  * format lowers its logit as much as it can (every weight just short of a rounding midpoint,
@@ -272,6 +273,17 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                     mpfr_clear(d);
                     pruned += (long)(V - n);
                     total += (long)V;
+                    /* and the whole pruned evaluation gives the brute-force outcome */
+                    drift_lmhead_result_t full, pr;
+                    cr_assert_eq(drift_lmhead_eval_full(&full, h, Wd, V, K, c, nc), 0);
+                    cr_assert_eq(drift_lmhead_eval_pruned_head(&pr, h, &hd, ap, c, nc, NULL), 0);
+                    cr_expect(full.exact.top1 == pr.exact.top1 && full.exact.top2 == pr.exact.top2 &&
+                              full.exact.gap == pr.exact.gap && full.exact.tie == pr.exact.tie);
+                    for (int k = 0; k < nc; k++)
+                        cr_expect(full.computed[k].top1 == pr.computed[k].top1 && full.computed[k].top2 == pr.computed[k].top2 &&
+                                      full.computed[k].v1 == pr.computed[k].v1 && full.computed[k].v2 == pr.computed[k].v2 &&
+                                      full.flip[k] == pr.flip[k],
+                                  "K %zu %s variant %d kernel %d: pruned outcome differs", K, drift_format_name(f), variant, k);
                 }
                 free(y);
             }
