@@ -18,7 +18,7 @@
  *     the two positions; plus planted exact ties (drift_plant_tie).
  *   (2) realistic mode: a full head of V tokens (--V), weights N(0, 1/K), hidden states with
  *     outlier channels, --rows hidden states; every configuration's argmax against the exact
- *     argmax, made affordable by rigorous pruning (drift_lmhead_eval_pruned, gen_logits.h):
+ *     argmax, made affordable by rigorous pruning (drift_lmhead_eval_pruned_head, lmhead.h):
  *     a float pass gives approximate logits with a proven error bound, every token whose upper
  *     bound lies below the second-best lower bound (for every configuration and for the exact
  *     value at once) is discarded, and only the survivors get exact and emulated logits.
@@ -184,6 +184,56 @@ static void make_models(drift_aflab_t *L)
     }
 }
 
+/* One planted trial i (a pair at a target gap, or an exact tie when i >= nplant) at K = Ks[ki],
+ * every format and kernel; the buffers are the calling thread's. */
+static void planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant, double *h, double *w1, double *w2, double *hf,
+                          double *W2, double *pa, double *pb, drift_flip_vv_t *vt, int *err)
+{
+    const size_t K = L->Ks[ki];
+    int is_tie = i >= nplant;
+    size_t tgt = is_tie ? 0 : i / (size_t)L->reps, rep = is_tie ? i - nplant : i % (size_t)L->reps;
+    drift_stream_t s;
+    drift_stream_init(&s, L->cli.seed, drift_fnv1a32(is_tie ? EXP ".tie" : EXP ".planted"),
+                      (uint32_t)(K * 64 + tgt), (uint32_t)rep);
+    double sc, rel = pow(10.0, -7.0 + (double)tgt / DRIFT_AF_PER_DECADE);
+    int swap; /* where the top row sits */
+    if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &L->model[ki], (size_t)L->V, rel, is_tie, &s)) *err |= 1;
+    for (int fi = 0; fi < L->nF && !*err; fi++) {
+        double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
+        double p2 = 0;
+        drift_plant_t pt;
+        if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, L->KS[ki][fi].f)) *err |= 1;
+        for (size_t q = 0; q < K; q++) p2 += hf[q] * hf[q] * (a[q] * a[q] + b[q] * b[q]);
+        drift_lmhead_result_t res;
+        drift_lmhead_cfg_t cfg[DRIFT_AF_MAXC];
+        for (int c = 0; c < L->KS[ki][fi].n; c++) cfg[c] = L->KS[ki][fi].k[c].c;
+        if (drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, L->KS[ki][fi].n)) {
+            *err |= 1;
+            break;
+        }
+        drift_flipset_t *st = is_tie ? &L->TI[ki][fi] : &L->PL[ki][fi];
+        size_t idx = is_tie ? rep : i;
+        drift_flipset_record(st, idx, &res);
+        drift_flip_trial_t *t = &st->t[idx];
+        t->s = sc;
+        t->rel = t->gap / sc;
+        t->p2 = p2;
+        /* the model's variance of the computed gap (the two logits' errors, independent),
+         * on every 4th pair: it only enters an average */
+        if (!is_tie && rep % PRED_EVERY == 0) {
+            for (size_t q = 0; q < K; q++) {
+                pa[q] = hf[q] * a[q]; /* exact: narrow (<= 24-bit) values multiply exactly in double */
+                pb[q] = hf[q] * b[q];
+            }
+            for (int c = 0; c < L->KS[ki][fi].n; c++)
+                st->pvar[idx * st->ncfg + c] = drift_flip_model_var(&cfg[c], pa, K, vt) + drift_flip_model_var(&cfg[c], pb, K, vt);
+        }
+        t->target = is_tie ? 0 : rel;
+        t->steps = pt.steps;
+        t->reached = is_tie ? 1 : pt.reached;
+    }
+}
+
 /* (1) Planted pairs and ties, every kernel. */
 static void run_planted(drift_aflab_t *L)
 {
@@ -205,59 +255,21 @@ static void run_planted(drift_aflab_t *L)
         for (size_t c0 = 0; c0 < ntr; c0 += CH) {
             size_t c1 = c0 + CH < ntr ? c0 + CH : ntr;
             int err = 0;
-            DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:err)")
-            for (size_t i = c0; i < c1; i++) {
+            /* one set of buffers per thread and chunk, not per trial (malloc/free and the page
+             * faults of fresh K-sized blocks were a tenth of the planted phase's time) */
+            DRIFT_OMP("omp parallel reduction(|:err)")
+            {
                 double *h = malloc(K * sizeof *h), *w1 = malloc(K * sizeof *w1), *w2 = malloc(K * sizeof *w2);
                 double *hf = malloc(K * sizeof *hf), *W2 = malloc(2 * K * sizeof *W2);
                 double *pa = malloc(K * sizeof *pa), *pb = malloc(K * sizeof *pb);
                 drift_flip_vv_t *vt = malloc(drift_flip_model_scratch(K, wmax) * sizeof *vt);
-                if (!h || !w1 || !w2 || !hf || !W2 || !pa || !pb || !vt) {
-                    err |= 1;
-                    goto next;
+                int ok = h && w1 && w2 && hf && W2 && pa && pb && vt;
+                if (!ok) err |= 1;
+                DRIFT_OMP("omp for schedule(dynamic, 1)")
+                for (size_t i = c0; i < c1; i++) {
+                    if (!ok) continue;
+                    planted_trial(L, ki, i, nplant, h, w1, w2, hf, W2, pa, pb, vt, &err);
                 }
-                int is_tie = i >= nplant;
-                size_t tgt = is_tie ? 0 : i / (size_t)L->reps, rep = is_tie ? i - nplant : i % (size_t)L->reps;
-                drift_stream_t s;
-                drift_stream_init(&s, L->cli.seed, drift_fnv1a32(is_tie ? EXP ".tie" : EXP ".planted"),
-                                  (uint32_t)(K * 64 + tgt), (uint32_t)rep);
-                double sc, rel = pow(10.0, -7.0 + (double)tgt / DRIFT_AF_PER_DECADE);
-                int swap; /* where the top row sits */
-                if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &L->model[ki], (size_t)L->V, rel, is_tie, &s)) err |= 1;
-                for (int fi = 0; fi < L->nF && !err; fi++) {
-                    double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
-                    double p2 = 0;
-                    drift_plant_t pt;
-                    if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, L->KS[ki][fi].f)) err |= 1;
-                    for (size_t q = 0; q < K; q++) p2 += hf[q] * hf[q] * (a[q] * a[q] + b[q] * b[q]);
-                    drift_lmhead_result_t res;
-                    drift_lmhead_cfg_t cfg[DRIFT_AF_MAXC];
-                    for (int c = 0; c < L->KS[ki][fi].n; c++) cfg[c] = L->KS[ki][fi].k[c].c;
-                    if (drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, L->KS[ki][fi].n)) {
-                        err |= 1;
-                        break;
-                    }
-                    drift_flipset_t *st = is_tie ? &L->TI[ki][fi] : &L->PL[ki][fi];
-                    size_t idx = is_tie ? rep : i;
-                    drift_flipset_record(st, idx, &res);
-                    drift_flip_trial_t *t = &st->t[idx];
-                    t->s = sc;
-                    t->rel = t->gap / sc;
-                    t->p2 = p2;
-                    /* the model's variance of the computed gap (the two logits' errors, independent),
-                     * on every 4th pair: it only enters an average */
-                    if (!is_tie && rep % PRED_EVERY == 0) {
-                        for (size_t q = 0; q < K; q++) {
-                            pa[q] = hf[q] * a[q]; /* exact: narrow (<= 24-bit) values multiply exactly in double */
-                            pb[q] = hf[q] * b[q];
-                        }
-                        for (int c = 0; c < L->KS[ki][fi].n; c++)
-                            st->pvar[idx * st->ncfg + c] = drift_flip_model_var(&cfg[c], pa, K, vt) + drift_flip_model_var(&cfg[c], pb, K, vt);
-                    }
-                    t->target = is_tie ? 0 : rel;
-                    t->steps = pt.steps;
-                    t->reached = is_tie ? 1 : pt.reached;
-                }
-            next:
                 free(pa);
                 free(pb);
                 free(vt);
@@ -292,7 +304,22 @@ static void run_realistic(drift_aflab_t *L)
             drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".realistic"), (uint32_t)K, (uint32_t)r);
             drift_gen_hidden(H + (size_t)r * K, &L->model[ki], &s);
         }
+        /* the first pruning stage's aids: the hidden states' largest channels bounded one by one
+         * (K/256 of them: the outlier channels), and per format the norms of the weights'
+         * rounding residuals (lmhead.h, drift_lmhead_head_t) */
+        size_t nsplit = K / 256 < DRIFT_LMHEAD_MAXSPLIT ? K / 256 : DRIFT_LMHEAD_MAXSPLIT, split[DRIFT_LMHEAD_MAXSPLIT];
+        float *cols = malloc(((size_t)L->V * nsplit + 1) * sizeof *cols);
+        double *dl2 = malloc((size_t)L->nF * (size_t)L->V * sizeof *dl2);
+        if (!cols || !dl2) drift_die("out of memory");
+        drift_lmhead_head_t hd[DRIFT_AF_MAXF]; /* per format */
+        if (drift_lmhead_split_choose(split, nsplit, H, (size_t)L->rows, K) ||
+            drift_lmhead_split_cols(cols, W, (size_t)L->V, K, split, nsplit))
+            drift_die("split channels: internal error");
         for (int fi = 0; fi < L->nF; fi++) {
+            if (drift_lmhead_round_norms(dl2 + (size_t)fi * L->V, W, (size_t)L->V, K, L->cli.formats[fi])) drift_die("out of memory");
+            hd[fi] = (drift_lmhead_head_t){.W = W, .V = (size_t)L->V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2 + (size_t)fi * L->V,
+                                           .nsplit = nsplit, .split = split, .split_cols = cols};
+            if (drift_lmhead_head_prepare(&hd[fi])) drift_die("pruning: internal error");
             if (drift_flipset_alloc(&L->RE[ki][fi], (size_t)L->rows, L->KS[ki][fi].n)) drift_die("out of memory");
             /* own-format accumulation has no usable deterministic bound (k u ~ 1): it would need
              * all V x K logits emulated per row, so the realistic mode leaves it out */
@@ -312,8 +339,8 @@ static void run_realistic(drift_aflab_t *L)
                     drift_lmhead_cfg_t cfg[DRIFT_AF_MAXC];
                     for (int c = 0; c < ks->n; c++) cfg[c] = ks->k[c].c;
                     drift_lmhead_result_t full; /* the left-out configurations stay flip = 0, n/a */
-                    if (drift_lmhead_eval_pruned_some(&full, H + (size_t)r * K, W, (size_t)L->V, K, ap + (size_t)(r - r0) * L->V,
-                                                      l1, l2, cfg, ks->n, L->real_ok[ki][fi])) {
+                    if (drift_lmhead_eval_pruned_head(&full, H + (size_t)r * K, &hd[fi], ap + (size_t)(r - r0) * L->V, cfg, ks->n,
+                                                      L->real_ok[ki][fi])) {
                         err |= 1;
                         continue;
                     }
@@ -331,6 +358,8 @@ static void run_realistic(drift_aflab_t *L)
             drift_progress(&L->cli, L->done, L->total);
         }
         free(ap);
+        free(cols);
+        free(dl2);
         free(W);
         free(l1);
         free(l2);

@@ -283,9 +283,118 @@ done:
 #define AP_LANES 16 /* independent float accumulators per dot product: vectorisable */
 #define AP_TILE 8   /* weight rows per cache tile */
 
+/* Each product h_i w_i (rounded once) enters lane i mod AP_LANES, which adds at most
+ * ceil(K/AP_LANES) terms; the AP_LANES lane sums are then added in sequence (AP_LANES - 1 more
+ * additions). So every term passes through at most 1 + ceil(K/AP_LANES) + AP_LANES - 1 roundings
+ * of float (the compiler may not reassociate: no fast-math; a contracted product would round
+ * once less), and Higham's Lemma 3.4 / Theorem 3.5 give |computed - exact| <= gamma_n(2^-24)
+ * sum |h_i w_i| with n = ceil(K/AP_LANES) + AP_LANES: 16 times smaller than gamma_K at large K. */
 double drift_lmhead_approx_coef(size_t K)
 {
+    return SAFE(drift_gamma((K + AP_LANES - 1) / AP_LANES + AP_LANES, 0x1p-24));
+}
+
+/* The coefficient the first stage used before (gamma_K: any order); kept for the global stage
+ * that bench/argmax measures against. */
+static double approx_coef_any_order(size_t K)
+{
     return SAFE(drift_gamma(K, 0x1p-24));
+}
+
+/* Tokens v0..v1 against every group of AP_ROWS hidden states (Hf: RP x K floats). The same
+ * float operations in the same order whatever the instruction set: lane j of (row, token) adds
+ * the products h_i w_i (each rounded once: no contraction) for i = j mod AP_LANES in
+ * increasing i, then the lanes are added in sequence, so the AVX2 build below is bit-identical
+ * to the generic one (it only holds the 4 x 16 accumulators in 8 ymm registers instead of
+ * spilling 16 xmm ones). */
+typedef float approx_v8 __attribute__((vector_size(32))); /* 8 lanes; GCC/clang vector extension */
+
+#define AP_KB 512 /* hidden channels per block: 4 rows and AP_TILE weight rows of a block (24 KB) stay in L1 */
+
+/* Tokens v0..v1 (at most AP_TILE) against every group of AP_ROWS hidden states (Hf: RP x K
+ * floats); acc: RP x AP_TILE x AP_LANES floats of scratch (the lanes between blocks). The
+ * channels are taken in blocks of AP_KB (a multiple of AP_LANES), every group and token per
+ * block, so that the block's hidden states and weights are read from L1; each lane still adds
+ * its products in increasing i, so the result does not depend on the blocking. */
+static inline __attribute__((always_inline)) void approx_tile(double *out, const float *Hf, size_t R, size_t RP,
+                                                              const float *W, size_t V, size_t K, size_t v0, size_t v1,
+                                                              float *acc)
+{
+    _Static_assert(AP_ROWS == 4 && AP_LANES == 16 && AP_KB % AP_LANES == 0, "the kernel holds 4 rows x 16 lanes");
+    size_t nt = v1 - v0, Kfull = K / AP_LANES * AP_LANES;
+    memset(acc, 0, RP * AP_TILE * AP_LANES * sizeof *acc);
+    for (size_t k0 = 0; k0 < Kfull; k0 += AP_KB) {
+        size_t k1 = k0 + AP_KB < Kfull ? k0 + AP_KB : Kfull;
+        for (size_t r0 = 0; r0 < RP; r0 += AP_ROWS)
+            for (size_t t = 0; t < nt; t++) {
+                const float *w = W + (v0 + t) * K;
+                const float *h0 = Hf + r0 * K, *h1 = h0 + K, *h2 = h1 + K, *h3 = h2 + K;
+                float *A = acc + (r0 * AP_TILE + t * AP_ROWS) * AP_LANES; /* this (group, token): 4 rows x 16 lanes */
+                /* lanes 0-7 (a) and 8-15 (b) of each row in named vectors: registers (an array
+                 * would live on the stack and chain every addition through a store) */
+                approx_v8 a0, b0, a1, b1, a2, b2, a3, b3;
+                memcpy(&a0, A + 0, 32), memcpy(&b0, A + 8, 32), memcpy(&a1, A + 16, 32), memcpy(&b1, A + 24, 32);
+                memcpy(&a2, A + 32, 32), memcpy(&b2, A + 40, 32), memcpy(&a3, A + 48, 32), memcpy(&b3, A + 56, 32);
+                for (size_t i = k0; i < k1; i += AP_LANES) {
+                    approx_v8 wa, wb, x, y; /* unaligned loads through memcpy */
+                    memcpy(&wa, w + i, sizeof wa);
+                    memcpy(&wb, w + i + 8, sizeof wb);
+#define AP_ROW(a, b, h)                                                                                                \
+    memcpy(&x, h + i, sizeof x);                                                                                       \
+    memcpy(&y, h + i + 8, sizeof y);                                                                                   \
+    a += x * wa;                                                                                                       \
+    b += y * wb;
+                    AP_ROW(a0, b0, h0)
+                    AP_ROW(a1, b1, h1)
+                    AP_ROW(a2, b2, h2)
+                    AP_ROW(a3, b3, h3)
+#undef AP_ROW
+                }
+                memcpy(A + 0, &a0, 32), memcpy(A + 8, &b0, 32), memcpy(A + 16, &a1, 32), memcpy(A + 24, &b1, 32);
+                memcpy(A + 32, &a2, 32), memcpy(A + 40, &b2, 32), memcpy(A + 48, &a3, 32), memcpy(A + 56, &b3, 32);
+            }
+    }
+    for (size_t r0 = 0; r0 < RP; r0 += AP_ROWS)
+        for (size_t t = 0; t < nt; t++) {
+            float *A = acc + (r0 * AP_TILE + t * AP_ROWS) * AP_LANES;
+            const float *w = W + (v0 + t) * K;
+            for (size_t i = Kfull; i < K; i++) /* the last K mod 16 channels, as lanes 0.. */
+                for (int r = 0; r < AP_ROWS; r++) A[r * AP_LANES + i % AP_LANES] += Hf[(r0 + r) * K + i] * w[i];
+            for (size_t r = 0; r < AP_ROWS && r0 + r < R; r++) {
+                float sum = 0;
+                for (int j = 0; j < AP_LANES; j++) sum += A[r * AP_LANES + j];
+                out[(r0 + r) * V + v0 + t] = sum;
+            }
+        }
+}
+
+static void approx_tile_generic(double *out, const float *Hf, size_t R, size_t RP, const float *W, size_t V, size_t K,
+                                size_t v0, size_t v1, float *acc)
+{
+    approx_tile(out, Hf, R, RP, W, V, K, v0, v1, acc);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define LMHEAD_X86 1
+__attribute__((target("avx2"))) static void approx_tile_avx2(double *out, const float *Hf, size_t R, size_t RP,
+                                                             const float *W, size_t V, size_t K, size_t v0, size_t v1,
+                                                             float *acc)
+{
+    approx_tile(out, Hf, R, RP, W, V, K, v0, v1, acc);
+}
+#endif
+
+/* 1 when the AVX2 build runs: the CPU has it and DRIFT_NO_SIMD is unset or "0" (the tests
+ * compare both builds). */
+static int approx_simd(void)
+{
+#ifdef LMHEAD_X86
+    __builtin_cpu_init();
+    const char *env = getenv("DRIFT_NO_SIMD");
+    return __builtin_cpu_supports("avx2") && !(env && *env && strcmp(env, "0") != 0);
+#else
+    return 0;
+#endif
 }
 
 int drift_lmhead_approx(double *out, const double *H, size_t R, const float *W, size_t V, size_t K)
@@ -295,34 +404,32 @@ int drift_lmhead_approx(double *out, const double *H, size_t R, const float *W, 
     float *Hf = calloc(RP * K, sizeof *Hf);
     if (!Hf) return DRIFT_ENOMEM;
     for (size_t i = 0; i < R * K; i++) Hf[i] = (float)H[i]; /* fp32 numbers: exact */
+    int simd = approx_simd();
+    (void)simd;
     /* Token tiles outermost: a tile of AP_TILE weight rows stays in cache while every group of
      * AP_ROWS hidden states passes over it, so W is read from memory once per call. */
     size_t ntile = (V + AP_TILE - 1) / AP_TILE;
-    DRIFT_OMP("omp parallel for schedule(dynamic, 4)")
-    for (size_t t = 0; t < ntile; t++) {
-        size_t v0 = t * AP_TILE, v1 = v0 + AP_TILE < V ? v0 + AP_TILE : V;
-        for (size_t r0 = 0; r0 < RP; r0 += AP_ROWS)
-            for (size_t v = v0; v < v1; v++) {
-                const float *w = W + v * K;
-                float acc[AP_ROWS][AP_LANES];
-                memset(acc, 0, sizeof acc);
-                size_t i = 0;
-                for (; i + AP_LANES <= K; i += AP_LANES)
-                    for (int r = 0; r < AP_ROWS; r++) {
-                        const float *h = Hf + (r0 + r) * K + i;
-                        for (int j = 0; j < AP_LANES; j++) acc[r][j] += h[j] * w[i + j];
-                    }
-                for (; i < K; i++)
-                    for (int r = 0; r < AP_ROWS; r++) acc[r][i % AP_LANES] += Hf[(r0 + r) * K + i] * w[i];
-                for (size_t r = 0; r < AP_ROWS && r0 + r < R; r++) {
-                    float sum = 0;
-                    for (int j = 0; j < AP_LANES; j++) sum += acc[r][j];
-                    out[(r0 + r) * V + v] = sum;
-                }
+    int err = 0;
+    DRIFT_OMP("omp parallel reduction(|:err)")
+    {
+        float *acc = malloc(RP * AP_TILE * AP_LANES * sizeof *acc); /* the thread's lanes between blocks */
+        if (!acc) err |= 1;
+        DRIFT_OMP("omp for schedule(dynamic, 4)")
+        for (size_t t = 0; t < ntile; t++) {
+            size_t v0 = t * AP_TILE, v1 = v0 + AP_TILE < V ? v0 + AP_TILE : V;
+            if (!acc) continue;
+#ifdef LMHEAD_X86
+            if (simd) {
+                approx_tile_avx2(out, Hf, R, RP, W, V, K, v0, v1, acc);
+                continue;
             }
+#endif
+            approx_tile_generic(out, Hf, R, RP, W, V, K, v0, v1, acc);
+        }
+        free(acc);
     }
     free(Hf);
-    return DRIFT_OK;
+    return err ? DRIFT_ENOMEM : DRIFT_OK;
 }
 
 /* a + b rounded up / a - b rounded down, safely: one rounding of relative size 2^-53, covered
@@ -360,57 +467,296 @@ size_t drift_prune_top2(size_t *keep, const double *value, const double *radius,
     return m;
 }
 
-int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
-                             const double *approx, const double *row_l1, const double *row_l2,
-                             const drift_lmhead_cfg_t *cfg, int ncfg)
-{
-    if (!r || !h || !W || !approx || !row_l1 || !row_l2 || V < 2 || K < 1) return DRIFT_EINVAL;
-    int rc = check_cfgs(cfg, ncfg);
-    if (rc) return rc;
-    memset(r, 0, sizeof *r);
-    r->ncfg = ncfg;
-    drift_format_t f = cfg[0].in;
-    const drift_format_info_t *fi = drift_format_info(f);
-    /* input rounding: none when the format holds every fp32 master value */
-    int lossless = f == DRIFT_FP32 || f == DRIFT_FP64;
-    double u = lossless ? 0 : fi->unit_roundoff, eta = lossless ? 0 : fi->min_subnormal / 2;
+/* ---- stage 1 ------------------------------------------------------------------------------------ */
 
-    /* Stage 1: one radius for all tokens of this row, from the largest ||w||_2, sum|w| and
-     * |approx| (each bound below is increasing in all of its arguments). */
+/* Largest radius over the configurations for logits bounded by (sum_abs, sum_l1, mag). */
+static double cfg_radius(const drift_lmhead_cfg_t *cfg, int ncfg, size_t K, double sum_abs, double sum_l1, double mag)
+{
+    double r = 0;
+    for (int c = 0; c < ncfg; c++) r = fmax(r, bound_checked(&cfg[c], K, sum_abs, sum_l1, mag));
+    return r;
+}
+
+/* sqrt of a K-term sum of squares computed in double, rounded up: the sum's relative error is
+ * below gamma_K(2^-53) (nonnegative terms, each square rounded once: gamma_{K+1}), the square
+ * root's one rounding is inside SAFE. */
+static double norm_up(double sumsq, size_t K)
+{
+    return SAFE(sqrt(sumsq * (1 + drift_gamma(K + 1, 0x1p-53)) * (1 + 0x1p-52)));
+}
+/* a K-term sum of nonnegative doubles, rounded up */
+static double sum_up(double sum, size_t K)
+{
+    return SAFE(sum * (1 + drift_gamma(K, 0x1p-53)) * (1 + 0x1p-52));
+}
+
+/* The previous first stage (bench/argmax measures against it): one radius for every token, from
+ * Cauchy-Schwarz with the largest ||w||_2 and the worst case (2u + u^2) sum|h w| of the input
+ * rounding, with the approximate pass's error bound for any order. */
+static double stage1_global_radius(const double *h, const drift_lmhead_head_t *hd, const double *approx,
+                                   const drift_lmhead_cfg_t *cfg, int ncfg, double u, double eta)
+{
+    size_t K = hd->K, V = hd->V;
     double hl2 = 0, hl1 = 0;
     for (size_t i = 0; i < K; i++) {
         hl2 += h[i] * h[i];
         hl1 += fabs(h[i]);
     }
-    hl2 = SAFE(sqrt(SAFE(hl2)));
-    hl1 = SAFE(hl1);
+    hl2 = norm_up(hl2, K);
+    hl1 = sum_up(hl1, K);
     double wl2 = 0, wl1 = 0, amax = 0;
     for (size_t v = 0; v < V; v++) {
-        wl2 = fmax(wl2, row_l2[v]);
-        wl1 = fmax(wl1, row_l1[v]);
+        wl2 = fmax(wl2, hd->row_l2[v]);
+        wl1 = fmax(wl1, hd->row_l1[v]);
         amax = fmax(amax, fabs(approx[v]));
     }
     double S = SAFE(hl2 * wl2); /* >= sum |h_i w_i| (Cauchy-Schwarz), master values */
-    double r_pass = SAFE(drift_lmhead_approx_coef(K) * S + 2.0 * (double)K * 0x1p-149);
+    double r_pass = SAFE(approx_coef_any_order(K) * S + 2.0 * (double)K * 0x1p-149);
     double r_in = SAFE((2 * u + u * u) * S + eta * ((1 + u) * (hl1 + wl1) + (double)K * eta));
-    double S_f = SAFE(S + r_in);                                   /* sum |h^f w^f| */
+    double S_f = SAFE(S + r_in);                                        /* sum |h^f w^f| */
     double l1_f = SAFE((1 + u) * (hl1 + wl1) + 2.0 * (double)K * eta); /* sum |h^f| + |w^f| */
     double mag = SAFE(amax + r_pass + r_in);
-    double r_cfg = 0;
-    for (int c = 0; c < ncfg; c++) r_cfg = fmax(r_cfg, drift_lmhead_bound(&cfg[c], K, S_f, l1_f, mag));
-    double R = SAFE(r_pass + r_in + r_cfg);
+    return SAFE(r_pass + r_in + cfg_radius(cfg, ncfg, K, S_f, l1_f, mag));
+}
+
+/* What the split first stage knows of one hidden state (see drift_lmhead_stage1 below). */
+typedef struct {
+    double u, eta;   /* the input format's unit roundoff and half its smallest subnormal (0, 0: lossless) */
+    double hl2;      /* >= ||h||_2 (master) */
+    double hfl2;     /* >= ||h^f||_2 */
+    double hfl1;     /* >= sum |h^f_i| */
+    double dhr;      /* >= ||(h - h^f) outside the split channels||_2 */
+    double hfr;      /* >= ||h^f outside the split channels||_2 */
+    double cO;       /* >= eta sum over the split channels of |h^f_i| */
+    double a[DRIFT_LMHEAD_MAXSPLIT]; /* |h_i - h^f_i| + u |h^f_i| on split channel j */
+    double coef;     /* the approximate pass's coefficient */
+} s1row_t;
+
+/* The radius of token v: |every configuration's computed logit - approx_v| and |exact logit -
+ * approx_v| are at most this (proof at drift_lmhead_stage1). */
+static double token_radius(const s1row_t *q, const drift_lmhead_head_t *hd, size_t v, double approx_v,
+                           const drift_lmhead_cfg_t *cfg, int ncfg)
+{
+    size_t K = hd->K, M = hd->nsplit;
+    double l2 = hd->row_l2[v];
+    double dl2 = q->u == 0 ? 0 : hd->row_dl2 ? hd->row_dl2[v] : SAFE(q->u * l2 + q->eta * sqrt((double)K) * (1 + 0x1p-50));
+    double r_pass = SAFE(q->coef * SAFE(q->hl2 * l2) + 2.0 * (double)K * 0x1p-149);
+    double r_in = 0;
+    if (q->u != 0) {
+        double o = 0;
+        const float *col = hd->split_cols + v * M;
+        for (size_t j = 0; j < M; j++) o += q->a[j] * fabs((double)col[j]);
+        r_in = SAFE(sum_up(o, M + 1) + q->cO + q->dhr * l2 + q->hfr * dl2);
+    }
+    double S_f = SAFE(q->hfl2 * SAFE(l2 + dl2));                                      /* >= sum |h^f w^f| */
+    double l1_f = SAFE(q->hfl1 + (1 + q->u) * hd->row_l1[v] + (double)K * q->eta); /* >= sum |h^f| + |w^f| */
+    double mag = SAFE(fabs(approx_v) + r_pass + r_in);                                /* >= |exact logit| */
+    return SAFE(r_pass + r_in + cfg_radius(cfg, ncfg, K, S_f, l1_f, mag));
+}
+
+static int check_head(const drift_lmhead_head_t *hd)
+{
+    if (!hd || !hd->W || !hd->row_l1 || !hd->row_l2 || hd->V < 2 || hd->K < 1) return DRIFT_EINVAL;
+    if (hd->nsplit > DRIFT_LMHEAD_MAXSPLIT || (hd->nsplit && (!hd->split || !hd->split_cols))) return DRIFT_EINVAL;
+    for (size_t j = 0; j < hd->nsplit; j++) {
+        if (hd->split[j] >= hd->K) return DRIFT_EINVAL;
+        for (size_t k = 0; k < j; k++)
+            if (hd->split[k] == hd->split[j]) return DRIFT_EINVAL;
+    }
+    return DRIFT_OK;
+}
+
+int drift_lmhead_head_prepare(drift_lmhead_head_t *hd)
+{
+    int rc = check_head(hd);
+    if (rc) return rc;
+    double l2 = 0, l1 = 0, dl = 0;
+    for (size_t v = 0; v < hd->V; v++) {
+        l2 = fmax(l2, hd->row_l2[v]);
+        l1 = fmax(l1, hd->row_l1[v]);
+        if (hd->row_dl2) dl = fmax(dl, hd->row_dl2[v]);
+    }
+    for (size_t j = 0; j < hd->nsplit; j++) hd->colmax[j] = 0;
+    for (size_t v = 0; v < hd->V; v++)
+        for (size_t j = 0; j < hd->nsplit; j++) hd->colmax[j] = fmaxf(hd->colmax[j], fabsf(hd->split_cols[v * hd->nsplit + j]));
+    hd->l2max = l2, hd->l1max = l1, hd->dl2max = dl;
+    hd->prepared = 1;
+    return DRIFT_OK;
+}
+
+/* Why the split first stage is rigorous. Write h^f, w^f for h, w rounded (RNE) to the input
+ * format, E = h . w (master values), E^f = h^f . w^f (what every configuration and the exact
+ * logit start from), d = h - h^f, e = w - w^f. Then
+ *   E^f - E = h^f . (w - e) - h . w = -(d . w) - (h^f . e)            (h^f = h - d)
+ * and, splitting the channels into the set O (hd->split) and the rest,
+ *   |d . w|   <= sum_O |d_i| |w_i| + ||d_rest||_2 ||w||_2             (Cauchy-Schwarz on the rest)
+ *   |h^f . e| <= sum_O |h^f_i| (u |w_i| + eta) + ||h^f_rest||_2 ||e||_2
+ * since RNE without overflow errs by at most u |x| (normal range) or eta = half the smallest
+ * subnormal spacing (subnormal range), so |e_i| <= u |w_i| + eta and ||e||_2 <= u ||w||_2 +
+ * eta sqrt(K) (triangle inequality) when hd->row_dl2 does not give it. Hence
+ *   |E^f - E| <= r_in = sum_O (|d_i| + u |h^f_i|) |w_i| + eta sum_O |h^f_i| + ||d_rest|| ||w|| + ||h^f_rest|| ||e||.
+ * Unlike the worst case (2u + u^2) sum |h w| this keeps the random-walk size of the rounding
+ * errors on the channels outside O (the norms of the actual residuals d and e), and the large
+ * outlier channels, where Cauchy-Schwarz would be loose, term by term. The approximate pass errs
+ * by r_pass = coef(K) ||h|| ||w|| at most (drift_lmhead_approx_coef), and each configuration c
+ * by at most drift_lmhead_bound(c, K, sum|h^f w^f|, sum(|h^f| + |w^f|), |E^f|) from E^f, with
+ * sum|h^f w^f| <= ||h^f|| (||w|| + ||e||) and |E^f| <= |approx| + r_pass + r_in (the bound is
+ * increasing in each argument). So every computed logit and E^f itself lie within
+ * R_v = r_pass + r_in + max_c bound_c of approx_v. Every sum above is evaluated in double and
+ * rounded up (sum_up, norm_up, SAFE); d_i is exact in double (two fp32 numbers 2^-8 apart at
+ * most, relatively), and no value overflows the format (checked: max|h_i| and max ||w_v||_2
+ * below its largest finite value, else no bound).
+ * Stage 1a takes R >= the largest R_v over the tokens, from the largest of each argument
+ * (R_v is increasing in each; the split sum from each channel's largest |w|), and drops the tokens with approx_v + R < L2 (drift_prune_top2):
+ * the two tokens whose lower ends give L2 are above them in every configuration and exactly.
+ * Stage 1b recomputes R_v <= R for the survivors only and repeats the test among them: the
+ * two tokens that gave L2 in 1a survive with lower ends at least as high, so the new L2 is
+ * at least the old one, and every token dropped in 1a or 1b lies below two survivors in every
+ * configuration and exactly: it can be neither top-1 nor top-2 anywhere, nor tie with them. */
+int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *h, const drift_lmhead_head_t *hd,
+                        const double *approx, const drift_lmhead_cfg_t *cfg, int ncfg)
+{
+    if (!keep || !nkeep || !h || !approx) return DRIFT_EINVAL;
+    int rc = check_head(hd);
+    if (rc || (rc = check_cfgs(cfg, ncfg))) return rc;
+    size_t K = hd->K, V = hd->V, M = hd->nsplit;
+    drift_format_t f = cfg[0].in;
+    const drift_format_info_t *fi = drift_format_info(f);
+    /* input rounding: none when the format holds every fp32 master value */
+    int lossless = f == DRIFT_FP32 || f == DRIFT_FP64;
+    s1row_t q;
+    memset(&q, 0, sizeof q);
+    q.u = lossless ? 0 : fi->unit_roundoff;
+    q.eta = lossless ? 0 : fi->min_subnormal / 2;
+    q.coef = drift_lmhead_approx_coef(K);
+    double R;
+    if (hd->stage1_global) {
+        R = stage1_global_radius(h, hd, approx, cfg, ncfg, q.u, q.eta);
+    } else {
+        /* the hidden state's norms, in and outside the split channels (O in increasing order) */
+        size_t order[DRIFT_LMHEAD_MAXSPLIT];
+        for (size_t k = 0; k < M; k++) order[k] = hd->split[k];
+        for (size_t a = 1; a < M; a++) /* insertion sort: M is small */
+            for (size_t b = a; b > 0 && order[b - 1] > order[b]; b--) {
+                size_t t = order[b];
+                order[b] = order[b - 1];
+                order[b - 1] = t;
+            }
+        double hl2 = 0, hfl2 = 0, hfl1 = 0, dhr = 0, hfr = 0, hmax = 0, cO = 0;
+        for (size_t i = 0, j = 0; i < K; i++) {
+            double hf = lossless ? h[i] : drift_rne(h[i], f), d = h[i] - hf; /* d exact */
+            hl2 += h[i] * h[i];
+            hfl2 += hf * hf;
+            hfl1 += fabs(hf);
+            hmax = fmax(hmax, fabs(h[i]));
+            if (j < M && order[j] == i) {
+                j++;
+                cO += fabs(hf);
+            } else {
+                dhr += d * d;
+                hfr += hf * hf;
+            }
+        }
+        for (size_t j = 0; j < M; j++) { /* split channel j's weight in the sum over O */
+            size_t i = hd->split[j];
+            double hf = lossless ? h[i] : drift_rne(h[i], f);
+            q.a[j] = SAFE(fabs(h[i] - hf) + q.u * fabs(hf));
+        }
+        q.hl2 = norm_up(hl2, K);
+        q.hfl2 = norm_up(hfl2, K);
+        q.hfl1 = sum_up(hfl1, K);
+        q.dhr = norm_up(dhr, K);
+        q.hfr = norm_up(hfr, K);
+        q.cO = SAFE(q.eta * sum_up(cO, M + 1));
+        /* the head's maxima over the tokens (drift_lmhead_head_prepare, or here) */
+        drift_lmhead_head_t mx = *hd;
+        if (!mx.prepared) drift_lmhead_head_prepare(&mx);
+        double wmax = mx.l2max, l1max = mx.l1max, dlmax = mx.dl2max, amax = 0, rimax = 0;
+        /* overflow would break |x - rnd(x)| <= u|x| + eta */
+        if (!lossless && (hmax > fi->max_finite || wmax > fi->max_finite)) return DRIFT_EUNSUPPORTED;
+
+        /* Stage 1a: the largest radius, from the largest of each argument over the tokens; for the
+         * split channels sum_j a_j max_v |w_v,split[j]| >= max_v sum_j a_j |w_v,split[j]| */
+        for (size_t v = 0; v < V; v++) amax = fmax(amax, fabs(approx[v]));
+        if (!lossless) {
+            double omax = 0;
+            for (size_t j = 0; j < M; j++) omax += q.a[j] * (double)mx.colmax[j];
+            if (!hd->row_dl2) dlmax = SAFE(q.u * wmax + q.eta * sqrt((double)K) * (1 + 0x1p-50));
+            rimax = SAFE(sum_up(omax, M + 1) + q.cO + q.dhr * wmax + q.hfr * dlmax);
+        }
+        double r_pass = SAFE(q.coef * SAFE(q.hl2 * wmax) + 2.0 * (double)K * 0x1p-149);
+        double S_f = SAFE(q.hfl2 * SAFE(wmax + dlmax));
+        double l1_f = SAFE(q.hfl1 + (1 + q.u) * l1max + (double)K * q.eta);
+        double mag = SAFE(amax + r_pass + rimax);
+        R = SAFE(r_pass + rimax + cfg_radius(cfg, ncfg, K, S_f, l1_f, mag));
+    }
     if (!isfinite(R)) return DRIFT_EUNSUPPORTED; /* no rigorous bound (e.g. bf16 accumulation of
                                                     K >= 256 terms): only eval_full can help */
+    /* drift_prune_top2 with one radius for all tokens (no V-sized radius array) */
+    double l1 = -INFINITY, l2 = -INFINITY;
+    for (size_t v = 0; v < V; v++) {
+        double lb = down(approx[v], R);
+        if (lb > l1) {
+            l2 = l1;
+            l1 = lb;
+        } else if (lb > l2) {
+            l2 = lb;
+        }
+    }
+    size_t n = 0;
+    for (size_t v = 0; v < V; v++) {
+        if (rad) rad[v] = R;
+        if (up(approx[v], R) >= l2 || isnan(approx[v])) keep[n++] = v;
+    }
+    if (hd->stage1_global || n < 2) {
+        *nkeep = n;
+        return DRIFT_OK;
+    }
+    /* Stage 1b: each survivor's own radius, the test again among the survivors */
+    double *val = malloc(2 * n * sizeof *val);
+    size_t *k2 = malloc(n * sizeof *k2);
+    if (!val || !k2) {
+        free(val);
+        free(k2);
+        return DRIFT_ENOMEM;
+    }
+    double *rv = val + n;
+    for (size_t j = 0; j < n; j++) {
+        val[j] = approx[keep[j]];
+        rv[j] = token_radius(&q, hd, keep[j], val[j], cfg, ncfg);
+        if (!(rv[j] <= R)) rv[j] = R; /* cannot happen (monotone); keeps 1b a refinement */
+        if (rad) rad[keep[j]] = rv[j];
+    }
+    size_t m = drift_prune_top2(k2, val, rv, n);
+    for (size_t j = 0; j < m; j++) keep[j] = keep[k2[j]];
+    *nkeep = m;
+    free(val);
+    free(k2);
+    return DRIFT_OK;
+}
+
+/* ---- the pruned evaluation ------------------------------------------------------------------------ */
+
+static int eval_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd, const double *approx,
+                     const drift_lmhead_cfg_t *cfg, int ncfg)
+{
+    if (!r || !h || !approx) return DRIFT_EINVAL;
+    int rc = check_head(hd);
+    if (rc || (rc = check_cfgs(cfg, ncfg))) return rc;
+    memset(r, 0, sizeof *r);
+    r->ncfg = ncfg;
+    const float *W = hd->W;
+    size_t V = hd->V, K = hd->K;
+    drift_format_t f = cfg[0].in;
+    int lossless = f == DRIFT_FP32 || f == DRIFT_FP64;
 
     size_t *keep = malloc(V * sizeof *keep);
-    double *rad = malloc(V * sizeof *rad);
-    int ok = keep && rad; /* on failure keep is freed with the rest below */
+    int ok = keep != NULL; /* on failure keep is freed with the rest below */
     size_t n1 = 0;
-    if (ok) {
-        for (size_t v = 0; v < V; v++) rad[v] = R;
-        n1 = drift_prune_top2(keep, approx, rad, V);
+    if (ok && (rc = drift_lmhead_stage1(keep, &n1, NULL, h, hd, approx, cfg, ncfg))) {
+        free(keep);
+        return rc;
     }
-    free(rad);
     r->n_stage1 = n1;
 
     /* The survivors' rows in the input format (one bulk rounding, bit for bit drift_rne), the
@@ -571,11 +917,11 @@ done:
     return rc;
 }
 
-int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
-                                  const double *approx, const double *row_l1, const double *row_l2,
-                                  const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use)
+int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd,
+                                  const double *approx, const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use)
 {
-    if (!r || !cfg || !use || ncfg < 1 || ncfg > DRIFT_LMHEAD_MAXCFG) return DRIFT_EINVAL;
+    if (!r || !cfg || ncfg < 1 || ncfg > DRIFT_LMHEAD_MAXCFG) return DRIFT_EINVAL;
+    if (!use) return eval_head(r, h, hd, approx, cfg, ncfg);
     drift_lmhead_cfg_t sub[DRIFT_LMHEAD_MAXCFG];
     int map[DRIFT_LMHEAD_MAXCFG], m = 0;
     for (int c = 0; c < ncfg; c++)
@@ -584,7 +930,7 @@ int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, con
             sub[m++] = cfg[c];
         }
     drift_lmhead_result_t res;
-    int rc = drift_lmhead_eval_pruned(&res, h, W, V, K, approx, row_l1, row_l2, sub, m);
+    int rc = eval_head(&res, h, hd, approx, sub, m);
     if (rc) return rc;
     memset(r, 0, sizeof *r);
     r->exact = res.exact;
@@ -595,5 +941,94 @@ int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, con
         r->flip[map[q]] = res.flip[q];
         r->n_eval[map[q]] = res.n_eval[q];
     }
+    return DRIFT_OK;
+}
+
+int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
+                             const double *approx, const double *row_l1, const double *row_l2,
+                             const drift_lmhead_cfg_t *cfg, int ncfg)
+{
+    drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = row_l1, .row_l2 = row_l2};
+    return drift_lmhead_eval_pruned_head(r, h, &hd, approx, cfg, ncfg, NULL);
+}
+
+int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
+                                  const double *approx, const double *row_l1, const double *row_l2,
+                                  const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use)
+{
+    if (!use) return DRIFT_EINVAL;
+    drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = row_l1, .row_l2 = row_l2};
+    return drift_lmhead_eval_pruned_head(r, h, &hd, approx, cfg, ncfg, use);
+}
+
+/* ---- aids to the first stage --------------------------------------------------------------------- */
+
+int drift_lmhead_round_norms(double *dl2, const float *W, size_t V, size_t K, drift_format_t f)
+{
+    if (!dl2 || !W || K < 1 || !drift_format_info(f)) return DRIFT_EINVAL;
+    if (f == DRIFT_FP32 || f == DRIFT_FP64) {
+        for (size_t v = 0; v < V; v++) dl2[v] = 0;
+        return DRIFT_OK;
+    }
+    int err = 0;
+    DRIFT_OMP("omp parallel reduction(|:err)")
+    {
+        double *row = malloc(K * sizeof *row);
+        drift_round_array_opts_t ro = {f, DRIFT_RNE, 0, 0, NULL};
+        if (!row) err |= 1;
+        DRIFT_OMP("omp for schedule(static)")
+        for (size_t v = 0; v < V; v++) {
+            if (!row) continue;
+            const float *w = W + v * K;
+            for (size_t i = 0; i < K; i++) row[i] = w[i];
+            if (drift_round_array(row, row, K, &ro)) err |= 2;
+            double s = 0;
+            for (size_t i = 0; i < K; i++) {
+                double e = (double)w[i] - row[i]; /* exact: w and its rounding are fp32 numbers */
+                s += e * e;
+            }
+            dl2[v] = norm_up(s, K); /* inf when a value overflowed the format: no bound, nothing pruned */
+        }
+        free(row);
+    }
+    return err & 1 ? DRIFT_ENOMEM : err ? DRIFT_EINVAL : DRIFT_OK;
+}
+
+int drift_lmhead_split_choose(size_t *chan, size_t M, const double *H, size_t R, size_t K)
+{
+    if (!chan || !H || R < 1 || M > K || M > DRIFT_LMHEAD_MAXSPLIT) return DRIFT_EINVAL;
+    double best[DRIFT_LMHEAD_MAXSPLIT];
+    size_t n = 0;
+    for (size_t i = 0; i < K; i++) {
+        double m = 0;
+        for (size_t r = 0; r < R; r++) m = fmax(m, fabs(H[r * K + i]));
+        /* insert into the descending list best[0..n) (a later equal value goes after) */
+        size_t p = n;
+        while (p > 0 && best[p - 1] < m) p--;
+        if (p >= M) continue;
+        if (n < M) n++;
+        for (size_t q = n - 1; q > p; q--) {
+            best[q] = best[q - 1];
+            chan[q] = chan[q - 1];
+        }
+        best[p] = m;
+        chan[p] = i;
+    }
+    for (size_t a = 1; a < M; a++) /* increasing channel order */
+        for (size_t b = a; b > 0 && chan[b - 1] > chan[b]; b--) {
+            size_t t = chan[b];
+            chan[b] = chan[b - 1];
+            chan[b - 1] = t;
+        }
+    return DRIFT_OK;
+}
+
+int drift_lmhead_split_cols(float *cols, const float *W, size_t V, size_t K, const size_t *chan, size_t M)
+{
+    if ((M && (!cols || !chan)) || !W) return DRIFT_EINVAL;
+    for (size_t j = 0; j < M; j++)
+        if (chan[j] >= K) return DRIFT_EINVAL;
+    for (size_t v = 0; v < V; v++)
+        for (size_t j = 0; j < M; j++) cols[v * M + j] = W[v * K + chan[j]];
     return DRIFT_OK;
 }

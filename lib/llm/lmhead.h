@@ -85,10 +85,11 @@ int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const doub
                            const drift_lmhead_cfg_t *cfg, int ncfg);
 
 /* Approximate logits for pruning: out[r*V + v] ~ H[r] . W[v] for R hidden states (fp32
- * numbers) and V rows of fp32 master weights, in float arithmetic in an unspecified order
- * (blocked and vectorised; OpenMP over tokens). Whatever the order, the error is at most
- * gamma_K(2^-24) sum|h_i w_i| <= drift_lmhead_approx_coef(K) * ||h||_2 ||w_v||_2 (Higham's
- * dot-product bound holds for every order; Cauchy-Schwarz). */
+ * numbers) and V rows of fp32 master weights, in float arithmetic (16 lanes of ceil(K/16)
+ * terms each, then the lanes added in sequence; OpenMP over tokens). The error is at most
+ * gamma_n(2^-24) sum|h_i w_i| <= drift_lmhead_approx_coef(K) * ||h||_2 ||w_v||_2 with
+ * n = ceil(K/16) + 16 (the most roundings a term passes through; Higham's dot-product bound;
+ * Cauchy-Schwarz). */
 int drift_lmhead_approx(double *out, const double *H, size_t R, const float *W, size_t V, size_t K);
 double drift_lmhead_approx_coef(size_t K);
 
@@ -98,13 +99,14 @@ double drift_lmhead_approx_coef(size_t K);
  * Why it is rigorous (stage 1): for each token v, one radius R_v bounds how far EVERY
  *   configuration's computed logit and the exact logit (both for inputs rounded to `in`)
  *   can lie from approx_v:
- *     R_v = approx error (above) + input rounding ((2u + u^2) sum|h w| + underflow terms,
- *           u = in's unit roundoff; 0 when in is fp32, the master format) + the largest
- *           drift_lmhead_bound over the configurations,
- *   all from ||h|| ||w_v|| >= sum|h w| and the l1 norms. With L2 = the second largest of
+ *     R_v = approx error (above) + input rounding (from the norms of the actual rounding
+ *           residuals of h and w_v; 0 when in is fp32, the master format) + the largest
+ *           drift_lmhead_bound over the configurations
+ *   (drift_lmhead_stage1 below, with its proof). With L2 = the second largest of
  *   approx_u - R_u, at least two tokens have every value (exact or computed) >= L2, so a
  *   token with approx_v + R_v < L2 is below two others in every configuration and exactly:
  *   it can be neither top-1 nor top-2 anywhere, and it can never tie with a top-2 value.
+ *   The test is made with the largest R_v first (cheap), then with each survivor's own.
  * Stage 2, per configuration: the same test is repeated around the survivors' exact logits
  *   with the configuration's own bound (now from the exact sum|h w| of the rounded values);
  *   only the tokens left get the emulated dot product. Each survivor first gets an fp64 dot
@@ -127,6 +129,65 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
 int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
                                   const double *approx, const double *row_l1, const double *row_l2,
                                   const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use);
+
+/* ---- the head as the pruning sees it, and a tighter first stage --------------------------------- */
+
+#define DRIFT_LMHEAD_MAXSPLIT 64
+
+/* W (V x K fp32 master weights, row-major) with the per-token upper bounds the pruning needs,
+ * and two optional aids to the first stage (both only tighten it; any values that are true
+ * bounds keep it rigorous):
+ *   row_dl2: per token, >= ||w_v - rnd(w_v)||_2 with rnd = RNE to the configurations' input
+ *     format (drift_lmhead_round_norms); NULL: u ||w_v||_2 + eta sqrt(K) is used.
+ *   split, nsplit, split_cols: channels whose input-rounding terms are bounded one by one
+ *     instead of through Cauchy-Schwarz (the outlier channels of the hidden states:
+ *     drift_lmhead_split_choose), split_cols[v * nsplit + j] = W[v][split[j]]; nsplit = 0: none.
+ * stage1_global = 1 selects the previous first stage (one radius from the largest ||w||_2 and
+ * the worst-case input rounding), kept so that bench/argmax can measure against it. */
+typedef struct {
+    const float *W;
+    size_t V, K;
+    const double *row_l1, *row_l2;
+    const double *row_dl2;
+    size_t nsplit;
+    const size_t *split;
+    const float *split_cols;
+    int stage1_global;
+    /* filled by drift_lmhead_head_prepare (else computed on every call): the largest row_l2,
+     * row_l1, row_dl2 and |split_cols| per split channel over the tokens */
+    int prepared;
+    double l2max, l1max, dl2max;
+    float colmax[DRIFT_LMHEAD_MAXSPLIT];
+} drift_lmhead_head_t;
+
+/* Fills hd's maxima once, so that the pruning does not scan the V tokens' bounds per row
+ * (the outcome is the same). 0 or DRIFT_EINVAL. */
+int drift_lmhead_head_prepare(drift_lmhead_head_t *hd);
+
+/* The first pruning stage on its own: keep (room for V) receives, in increasing order, the
+ * *nkeep tokens that may be top-1 or top-2 of the exact logits or of any configuration's
+ * (inputs h and W rounded to cfg[0].in), from approx (drift_lmhead_approx of the master h).
+ * rad (NULL or V entries) receives each token's radius: every configuration's computed logit
+ * and the exact logit of token v lie within rad[v] of approx[v] (for the tokens the first,
+ * global test drops, the common radius; for the others their own). The proof is at the
+ * function in lmhead.c. 0, DRIFT_EINVAL, DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED (no finite bound). */
+int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *h, const drift_lmhead_head_t *hd,
+                        const double *approx, const drift_lmhead_cfg_t *cfg, int ncfg);
+
+/* drift_lmhead_eval_pruned (use = NULL) or drift_lmhead_eval_pruned_some (use != NULL) on a
+ * head: the outcome does not depend on the optional fields, only n_stage1 (and the time) does. */
+int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd,
+                                  const double *approx, const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use);
+
+/* dl2[v] >= ||w_v - rnd(w_v)||_2 for the V rows of W (V x K), rnd = RNE to f (0 for fp32 and
+ * fp64, which hold every fp32 value). 0, DRIFT_EINVAL, DRIFT_ENOMEM. */
+int drift_lmhead_round_norms(double *dl2, const float *W, size_t V, size_t K, drift_format_t f);
+
+/* The M channels (M <= min(K, DRIFT_LMHEAD_MAXSPLIT)) with the largest max_r |H[r][i]| over R
+ * hidden states (ties to the lower index), in increasing order, into chan; and the columns
+ * cols[v * M + j] = W[v][chan[j]]. 0 or DRIFT_EINVAL. */
+int drift_lmhead_split_choose(size_t *chan, size_t M, const double *H, size_t R, size_t K);
+int drift_lmhead_split_cols(float *cols, const float *W, size_t V, size_t K, const size_t *chan, size_t M);
 
 /* The pruning test on its own (exposed for tests): keep[] receives, in increasing order, the
  * indices v with value[v] + radius[v] >= (second largest of value[u] - radius[u]), the
