@@ -383,6 +383,19 @@ ParameterizedTest(gemm_case_t *c, gemm, portable_path_equals_emulation)
     run_case(c);
 }
 
+/* Likewise the AVX2 micro-kernels on a CPU that would otherwise take the AVX-512 one (a
+ * different tile, 6 x 16 instead of 12 x 32; on other CPUs this repeats a path above). */
+ParameterizedTestParameters(gemm, avx2_path_equals_emulation)
+{
+    return cr_make_param_array(gemm_case_t, CASES, sizeof CASES / sizeof CASES[0]);
+}
+
+ParameterizedTest(gemm_case_t *c, gemm, avx2_path_equals_emulation)
+{
+    setenv("DRIFT_NO_AVX512", "1", 1);
+    run_case(c);
+}
+
 /* Independent of the thread count (law 4): 1 thread and 4 threads, identical bits. */
 Test(gemm, thread_count_does_not_change_bits)
 {

@@ -27,9 +27,14 @@ drift_gemm_simd_t drift_gemm_simd(void)
     static int cached = -1;
     if (cached < 0) {
         __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? DRIFT_GEMM_SIMD_AVX2
-                                                                                  : DRIFT_GEMM_SIMD_NONE;
-        const char *env = getenv("DRIFT_NO_SIMD"); /* lets the tests compare both code paths */
+        int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        cached = !avx2 ? DRIFT_GEMM_SIMD_NONE
+                 : __builtin_cpu_supports("avx512f") ? DRIFT_GEMM_SIMD_AVX512
+                                                     : DRIFT_GEMM_SIMD_AVX2;
+        /* These let the tests compare every code path with the scalar one. */
+        const char *env = getenv("DRIFT_NO_AVX512");
+        if (env && *env && strcmp(env, "0") != 0 && cached == DRIFT_GEMM_SIMD_AVX512) cached = DRIFT_GEMM_SIMD_AVX2;
+        env = getenv("DRIFT_NO_SIMD");
         if (env && *env && strcmp(env, "0") != 0) cached = DRIFT_GEMM_SIMD_NONE;
     }
     return (drift_gemm_simd_t)cached;

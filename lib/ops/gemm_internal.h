@@ -13,8 +13,9 @@
  *               sum is rounded once (binary32 add), which is the step by definition.
  *        The first term: acc = a*b (one binary32 rounding). Partials: float adds.
  *        Valid because FLT_EVAL_METHOD == 0 (checked in gemm.c) and -ffp-contract=off.
- *        Vectorised across outputs with AVX2/FMA intrinsics when the CPU has them (the
- *        instructions are the IEEE operations above, so the bits do not depend on it).
+ *        Vectorised across outputs with AVX2/FMA or AVX-512 intrinsics when the CPU has
+ *        them (the instructions are the IEEE operations above, with the default MXCSR: no
+ *        flush to zero; so the bits do not depend on it).
  *        Engines: gemm_f32_rows.c (naive), gemm_f32_tiled.c (tiled and split-K).
  *   F64  acc fp64, RNE: acc = fma(a, b, acc) or acc + a*b in double, likewise by definition.
  *   GEN  any other accumulator format or mode (fp16, bf16, tf32 or fp8 accumulators; RZ,
@@ -58,8 +59,9 @@
 
 typedef enum { DRIFT_GEMM_PATH_F32, DRIFT_GEMM_PATH_F64, DRIFT_GEMM_PATH_GEN } drift_gemm_path_t;
 
-/* The SIMD level the engines may use: none, or AVX2 + FMA. */
-typedef enum { DRIFT_GEMM_SIMD_NONE = 0, DRIFT_GEMM_SIMD_AVX2 } drift_gemm_simd_t;
+/* The SIMD level the engines may use: none, AVX2 + FMA, or AVX-512F as well (only the
+ * tiled F32 micro-kernel has an AVX-512 version; the other engines use AVX2 there). */
+typedef enum { DRIFT_GEMM_SIMD_NONE = 0, DRIFT_GEMM_SIMD_AVX2, DRIFT_GEMM_SIMD_AVX512 } drift_gemm_simd_t;
 
 typedef struct {
     size_t M, N, K;
@@ -81,8 +83,9 @@ typedef struct {
 /* gemm_kernel_spec.c: 1 when k is a kernel drift_gemm accepts. */
 int drift_gemm_kernel_valid(const drift_gemm_kernel_t *k);
 
-/* gemm.c: the SIMD level of this CPU (cached; DRIFT_NO_SIMD=1 in the environment forces
- * none, so that the tests compare every code path with the scalar one). */
+/* gemm.c: the SIMD level of this CPU (cached). DRIFT_NO_SIMD=1 in the environment forces
+ * none and DRIFT_NO_AVX512=1 at most AVX2, so that every code path can be compared with
+ * the scalar one on one machine. */
 drift_gemm_simd_t drift_gemm_simd(void);
 
 /* gemm_input_round.c: RNE of the inputs to the input format, in parallel chunks. Exactly
