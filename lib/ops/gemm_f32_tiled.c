@@ -197,7 +197,7 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
      * piece of nr values, whose fixed cost was a quarter of a 1024^3 GEMM). */
     int fail = 0;
     size_t span = K > N ? K : N;
-#pragma omp parallel reduction(| : fail) if(g->M * g->N * g->K >= DRIFT_PAR_MIN_FMAS)
+#pragma omp parallel reduction(| : fail) if((g->M + g->N) * g->K >= DRIFT_PAR_MIN_ELEMS_FAST)
     {
         float *row = malloc((span + 1) * sizeof *row);
         if (!row) fail = 1;
@@ -242,7 +242,7 @@ void drift_gemm_tiled_chain_f32(const drift_gemm_ctx_t *g, float *tiles, size_t 
         memset(tiles, 0, mp * np * tsz * sizeof(float));
         return;
     }
-#pragma omp parallel if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS)
+#pragma omp parallel if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS_FAST)
     for (size_t jc = 0; jc < np; jc += TILE_NCP) {
         size_t jn = np - jc < TILE_NCP ? np - jc : TILE_NCP;
         for (size_t kc = k0; kc < k1; kc += TILE_KC) {
@@ -273,7 +273,7 @@ void drift_gemm_tiled_chain_f32(const drift_gemm_ctx_t *g, float *tiles, size_t 
 void drift_gemm_tiles_to_rm(const drift_gemm_ctx_t *g, const float *tiles, double *out)
 {
     const size_t mr = (size_t)g->mr, nr = (size_t)g->nr, tsz = mr * nr, M = g->M, N = g->N;
-#pragma omp parallel for schedule(static) if(g->M * g->N >= DRIFT_PAR_MIN_ELEMS)
+#pragma omp parallel for schedule(static) if(g->M * g->N >= DRIFT_PAR_MIN_ELEMS_FAST)
     for (size_t ip = 0; ip < g->mp; ip++)
         for (size_t jp = 0; jp < g->np; jp++) {
             const float *t = tiles + (ip * g->np + jp) * tsz;

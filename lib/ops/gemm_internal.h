@@ -51,11 +51,24 @@
 #include <immintrin.h>
 #endif
 
-/* Below these sizes a parallel region costs more than it saves (fork, join, and on a busy
- * machine waiting threads that take the core the working thread needs): run on one thread.
- * The results do not depend on it (law 4: every thread count gives the same bits). */
-#define DRIFT_PAR_MIN_FMAS ((size_t)1 << 18)  /* multiply-adds: 64^3 */
-#define DRIFT_PAR_MIN_ELEMS ((size_t)1 << 16) /* elementwise passes */
+/* Below these sizes a parallel region costs more than it saves: run on one thread. The
+ * cost that matters is not the fork and join (microseconds) but, on a busy machine, the
+ * barrier waiting for a thread that the scheduler has not run yet (a time slice, about a
+ * millisecond): so a region is worth it when its work is about a millisecond or more on
+ * one thread. The sizes come from the measured speed of each engine on this lab's 2-core
+ * machine (bench_gemm, bench_round): vectorised F32/F64 kernels do a multiply-add in
+ * 0.01 ns (tiled) to 0.1 ns (rows), the GEN step costs 5-20 ns; the bulk rounding 2.5 ns
+ * a value, plain float/double passes well under 1 ns, passes that call the library per
+ * element (GEN combine, epilogue) 5-20 ns. The results do not depend on any of this
+ * (law 4: every thread count gives the same bits). */
+#define DRIFT_PAR_MIN_FMAS_FAST ((size_t)1 << 24) /* F32/F64 multiply-adds: 256^3 */
+#define DRIFT_PAR_MIN_FMAS_GEN ((size_t)1 << 18)  /* GEN steps: 64^3 */
+#define DRIFT_PAR_MIN_ELEMS_FAST ((size_t)1 << 19) /* rounding, packing, float/double passes */
+#define DRIFT_PAR_MIN_ELEMS ((size_t)1 << 16)      /* passes calling the library per element */
+
+/* Whether fmas multiply-adds of path are worth a parallel region. */
+#define DRIFT_GEMM_PAR_FMAS(path, fmas)                                                                        \
+    ((fmas) >= ((path) == DRIFT_GEMM_PATH_GEN ? DRIFT_PAR_MIN_FMAS_GEN : DRIFT_PAR_MIN_FMAS_FAST))
 
 typedef enum { DRIFT_GEMM_PATH_F32, DRIFT_GEMM_PATH_F64, DRIFT_GEMM_PATH_GEN } drift_gemm_path_t;
 
