@@ -383,6 +383,19 @@ ParameterizedTest(gemm_case_t *c, gemm, portable_path_equals_emulation)
     run_case(c);
 }
 
+/* Likewise the AVX2 micro-kernels on a CPU that would otherwise take the AVX-512 one (a
+ * different tile, 6 x 16 instead of 12 x 32; on other CPUs this repeats a path above). */
+ParameterizedTestParameters(gemm, avx2_path_equals_emulation)
+{
+    return cr_make_param_array(gemm_case_t, CASES, sizeof CASES / sizeof CASES[0]);
+}
+
+ParameterizedTest(gemm_case_t *c, gemm, avx2_path_equals_emulation)
+{
+    setenv("DRIFT_NO_AVX512", "1", 1);
+    run_case(c);
+}
+
 /* Independent of the thread count (law 4): 1 thread and 4 threads, identical bits. */
 Test(gemm, thread_count_does_not_change_bits)
 {
@@ -406,6 +419,38 @@ Test(gemm, thread_count_does_not_change_bits)
             cr_assert_eq(memcmp(C1, C4, M * N * sizeof *C1), 0, "%s acc %s", kernels[t], drift_format_name(accs[a]));
         }
     free(A), free(B), free(C1), free(C4);
+#else
+    cr_skip_test("built without OpenMP");
+#endif
+}
+
+/* The same above the sizes at which the fast (fp32, fp64) engines go parallel
+ * (gemm_internal.h: 2^24 multiply-adds, 2^19 values rounded or packed): 1 and 4 threads
+ * give the same bits, and the tiled kernel the naive one's. */
+Test(gemm, thread_count_does_not_change_bits_above_the_parallel_sizes)
+{
+#ifdef _OPENMP
+    const char *kernels[] = {"naive", "tiled:128,128,32", "splitk:3", "splitk:5:tree"};
+    size_t M = 262, N = 270, K = 1030; /* 7.3e7 multiply-adds, (M + N) K = 5.5e5 values */
+    double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
+    double *C1 = malloc(M * N * sizeof *C1), *C4 = malloc(M * N * sizeof *C4), *Cn = malloc(M * N * sizeof *Cn);
+    fill(A, M * K, 31);
+    fill(B, K * N, 32);
+    drift_format_t accs[] = {DRIFT_FP32, DRIFT_FP64};
+    for (size_t a = 0; a < 2; a++)
+        for (size_t t = 0; t < sizeof kernels / sizeof kernels[0]; t++) {
+            drift_gemm_kernel_t k;
+            cr_assert_eq(drift_gemm_kernel_parse(&k, kernels[t]), 0);
+            drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, accs[a]);
+            omp_set_num_threads(1);
+            cr_assert_eq(drift_gemm(C1, A, B, M, N, K, &k, &o), 0);
+            omp_set_num_threads(4);
+            cr_assert_eq(drift_gemm(C4, A, B, M, N, K, &k, &o), 0);
+            cr_assert_eq(memcmp(C1, C4, M * N * sizeof *C1), 0, "%s acc %s", kernels[t], drift_format_name(accs[a]));
+            if (t == 0) memcpy(Cn, C1, M * N * sizeof *Cn);
+            if (t == 1) cr_assert_eq(memcmp(C1, Cn, M * N * sizeof *C1), 0, "tiled != naive, acc %s", drift_format_name(accs[a]));
+        }
+    free(A), free(B), free(C1), free(C4), free(Cn);
 #else
     cr_skip_test("built without OpenMP");
 #endif
