@@ -18,8 +18,6 @@
 #include "model.h"
 #include "pair_stats.h"
 #include "support.h"
-/* model.h and recipe.h both define DRIFT_RECIPE_SPEC_MAX (64 and 128); this file uses neither */
-#undef DRIFT_RECIPE_SPEC_MAX
 #include "arch_set.h"
 #include "tc_model.h"
 

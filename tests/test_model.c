@@ -316,7 +316,7 @@ Test(model, tensor_parallel_close_to_single_rank)
 Test(model, recipes_parse_and_refuse)
 {
     drift_mm_recipe_t r;
-    char buf[DRIFT_RECIPE_SPEC_MAX];
+    char buf[DRIFT_MM_RECIPE_SPEC_MAX];
     cr_assert_eq(drift_mm_recipe_parse(&r, "bf16"), 0);
     drift_mm_recipe_print(buf, sizeof buf, &r);
     cr_assert_str_eq(buf, "bf16/seq/fp32/bf16");

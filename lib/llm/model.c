@@ -51,7 +51,7 @@ int drift_allreduce_parse(drift_allreduce_t *a, const char *name)
 int drift_mm_recipe_parse(drift_mm_recipe_t *r, const char *spec)
 {
     if (!r || !spec) return DRIFT_EINVAL;
-    char buf[DRIFT_RECIPE_SPEC_MAX];
+    char buf[DRIFT_MM_RECIPE_SPEC_MAX];
     if (strlen(spec) >= sizeof buf) return DRIFT_EINVAL;
     strcpy(buf, spec);
     char *part[5];
@@ -180,7 +180,7 @@ int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
     if (nx->exact) return snprintf(buf, size, "exact (fp64, exactly rounded dot products and sums)");
     size_t at = 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
-        char r[DRIFT_RECIPE_SPEC_MAX];
+        char r[DRIFT_MM_RECIPE_SPEC_MAX];
         drift_mm_recipe_print(r, sizeof r, &nx->mm[i]);
         at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s=%s ", OP_NAMES[i], r);
     }

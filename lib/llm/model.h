@@ -78,7 +78,7 @@ typedef struct {
     drift_tc_arch_t arch;
 } drift_mm_recipe_t;
 
-#define DRIFT_RECIPE_SPEC_MAX 64
+#define DRIFT_MM_RECIPE_SPEC_MAX 64
 /* "IN/ORDER/ACC/OUT" with ORDER seq or tc:ARCH, e.g. fp32/seq/fp32/fp32, bf16/tc:h100/fp32/bf16;
  * "IN/ORDER/ACC" means OUT = ACC; a bare format "bf16" means bf16/seq/fp32/bf16 (fp32 for
  * fp64: fp64/seq/fp64/fp64). 0 or DRIFT_EINVAL; DRIFT_EUNSUPPORTED for a tc input the arch

@@ -1,6 +1,5 @@
-/* model_gpu.h — the decoder's GEMMs on the backend (backend.h): model.c's GPU path, apart from
- * model.c because the recipe dispatcher's header (recipe.h) and model.h each define
- * DRIFT_RECIPE_SPEC_MAX. */
+/* model_gpu.h — the decoder's GEMMs on the backend (backend.h): model.c's GPU path, in a file
+ * of its own so that the CPU decoder reads without it. */
 #ifndef DRIFT_MODEL_GPU_H
 #define DRIFT_MODEL_GPU_H
 

@@ -15,8 +15,7 @@
 #ifndef DRIFT_PARTING_H
 #define DRIFT_PARTING_H
 
-/* the model (model.h), opaque here: this header is also included next to recipe.h, whose
- * DRIFT_RECIPE_SPEC_MAX model.h defines differently */
+/* the model (model.h), opaque here: callers of the parting analysis need not see its layers */
 typedef struct drift_model drift_model_t;
 
 /* Exact (or any) logits of prefixes, each prefix's steps computed once: the model is fed one

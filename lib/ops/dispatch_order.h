@@ -1,7 +1,7 @@
 /* dispatch_order.h — the dispatcher's answers about an order (dispatch.c implements them), for
  * code that must know what an order can compute without branching on the tensor-core case
- * itself (softmax, attention, the transformer's recipes). Apart from dispatch.h so that it
- * carries no recipe.h (model.h has its own matmul recipe). */
+ * itself (softmax, attention, the transformer's recipes). Apart from dispatch.h: its callers
+ * need orders, not recipes. */
 #ifndef DRIFT_DISPATCH_ORDER_H
 #define DRIFT_DISPATCH_ORDER_H
 
