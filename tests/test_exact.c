@@ -445,7 +445,32 @@ enum {
     D_RESIDUAL,   /* (a, b) and (-RN(a*b), 1): the exact dot is the sum of the rounding
                      errors, so an error in any low part shows in the result */
     D_RESIDUAL32, /* the same with fp32 values and RN32(a*b): all on the fp32 fast path */
+    D_SPREAD32,   /* fp32 residual pairs in runs of 512 whose products span 0 to 160 binades,
+                     near 2^990 and 2^-950 too: the SIMD extraction path at every level count */
+    D_SPREAD53,   /* the same with 53-bit values and RN(a*b): TwoProduct errors by extraction */
 };
+
+/* Residual pairs (x, y), (-RN(x*y), 1) with x spread over `spread` binades below 2^shift. */
+static void spread_pairs(double *a, double *b, size_t n, drift_stream_t *s, int fp32)
+{
+    static const int spreads[] = {0, 12, 30, 50, 75, 110, 160};
+    static const int shifts[] = {0, 0, 0, 500, -470, 0, -20, 0, 0, 300, -440};
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        size_t g = i / 512;
+        int spread = spreads[g % 7], shift = shifts[g % 11];
+        int k = shift - (spread ? (int)drift_stream_below(s, (uint32_t)spread) : 0);
+        double x = fp32 ? fp32_uniform(s) : drift_stream_normal(s);
+        double y = fp32 ? fp32_uniform(s) : drift_stream_normal(s);
+        x = ldexp(x, k);
+        y = ldexp(y, shift > 0 ? shift - 10 : shift); /* near 2^990 / 2^-950 with the big shifts */
+        a[i] = x;
+        b[i] = y;
+        double p = x * y, c = p * 0x1.0000002p29; /* Veltkamp: p to 24 bits, any exponent */
+        a[i + 1] = fp32 ? -(c - (c - p)) : -p;
+        b[i + 1] = 1;
+    }
+    if (n % 2) a[n - 1] = b[n - 1] = 0.5;
+}
 
 static void generate_dot(int gen, double *a, double *b, size_t n)
 {
@@ -542,6 +567,8 @@ static void generate_dot(int gen, double *a, double *b, size_t n)
         if (n % 2) a[n - 1] = b[n - 1] = 0;
         shuffle(a, b, n, &s);
         break;
+    case D_SPREAD32:
+    case D_SPREAD53: spread_pairs(a, b, n, &s, gen == D_SPREAD32); break;
     default: cr_assert_fail("generator");
     }
 }
@@ -562,6 +589,8 @@ ParameterizedTestParameters(exact_dot, generated)
         {"normal doubles", D_NORMAL, 200000},
         {"rounding residuals", D_RESIDUAL, 100000},
         {"fp32 rounding residuals", D_RESIDUAL32, 300000},
+        {"fp32 residuals, spread runs", D_SPREAD32, 40005},
+        {"53-bit residuals, spread runs", D_SPREAD53, 40005},
     };
     return cr_make_param_array(gen_case_t, cases, sizeof cases / sizeof cases[0]);
 }

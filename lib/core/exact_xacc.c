@@ -9,7 +9,10 @@
  * bulk loops first gather values whose exponent field is the same into one int64 "slot"
  * per exponent (Neal, "Fast exact summation using small and large superaccumulators",
  * arXiv:1505.05571): one integer add per value, and the slots are flushed into the
- * superaccumulator every block, before any of them can overflow.
+ * superaccumulator every block, before any of them can overflow. Faster still, runs of
+ * terms whose exponents lie in a window are summed exactly in SIMD floating point by
+ * Rump's extraction, level by level, with no integer work per term (see "the extraction
+ * path" below); the slots take what that path does not.
  *
  * Rounding. The exact value is read off the digits as its leading 53 bits plus a round
  * bit and a sticky bit. fp64 rounds from those directly; the narrower formats (p <= 24)
@@ -556,18 +559,204 @@ static void dot_general(drift_xacc_t *acc, work_t *w, const double *x, const dou
     dot_general_dekker(acc, w, x, y, n, lo, hi);
 }
 
+/* ---- the extraction path: whole sub-blocks in SIMD floating point ------------------- *
+ *
+ * When a sub-block's terms lie in a known exponent window, they are summed exactly with no
+ * integer work per term, by Rump's ExtractScalar (Rump, Ogita & Oishi, "Accurate floating-
+ * point summation part I", SISC 31(1), 2008) applied level by level. With sigma = 1.5 * 2^k
+ * and |r| <= 2^(k-1), fl(sigma + r) lies in [2^k, 2^(k+1)] where the spacing is
+ * u = 2^(k-52), so q = fl(fl(sigma + r) - sigma) is r rounded to a multiple of u (the
+ * subtraction is exact: both are multiples of u less than 2^(k-1) apart), and r - q is
+ * exact (a multiple of ulp(r) no larger than |r|) with |r - q| <= u / 2. A lane adds at
+ * most 2^B such q, each |q| <= 2^E + u/2 with k = E + B: every partial sum is a multiple
+ * of u below 2^(k+1) = 2^53 u, so the lane's sum is exact in any order. The remainders
+ * (|r| <= 2^(k-53)) go to the next level, whose E is k - 53.
+ *
+ * Every term is a multiple of a quantum Q = 2^qe known from the smallest exponent in the
+ * sub-block (products of <= 24-bit values: M * 2^s with M < 2^48, so s >= lead - 47;
+ * TwoProduct parts: M < 2^106 and the exact product's lead is at most one below p's, so
+ * s >= lead(p) - 106; summands: their own ulp). Once 2^(E+B) <= 2^(qe+53), a lane can add
+ * the remainders themselves exactly (multiples of Q below 2^53 Q): that is the last level,
+ * so a sub-block whose terms span the usual 60-120 bits takes two or three levels, about
+ * five to nine flops a term, four terms per instruction. At the end the lanes of each
+ * level are integers in units of u (|lane / u| <= 2^53), their sum over eight lanes fits
+ * an int64, and one add_at per level puts it into the superaccumulator.
+ *
+ * The path takes sub-blocks with no zero, subnormal, infinite or NaN term, whose exponents
+ * keep sigma finite (k <= 1023) and Q >= 2^-1000 (so every remainder and TwoProduct error
+ * is a normal double) and that need at most EX_LMAX levels; the others take the slots. */
+#if defined(HAVE_FMA_CLONE)
+#include <immintrin.h>
+#define HAVE_EXTRACT 1
+#define EX_LANES 8 /* two 4-wide accumulators per level */
+#define EX_LMAX 4
+
+typedef struct {
+    int levels;
+    int unit[EX_LMAX];      /* a level's lanes are integers in units of 2^unit */
+    double sigma[EX_LMAX];  /* 1.5 * 2^k for the extraction levels */
+} ex_plan_t;
+
+/* The levels for a sub-block with exponent fields in [lo, hi]; B = log2 of the terms a lane
+ * adds per level; qe from the quantum rule above. 0 when the path does not apply. */
+static int ex_plan(ex_plan_t *pl, unsigned lo, unsigned hi, int B, int qe)
+{
+    if (lo == 0 || hi > 2030 || qe < -1000) return 0;
+    int E = (int)hi - 1022; /* every term is below 2^E in magnitude */
+    for (int j = 0; j < EX_LMAX; j++) {
+        int k = E + B;
+        if (k - 53 <= qe) { /* remainders are multiples of 2^qe below 2^(qe + 53) */
+            pl->levels = j + 1;
+            pl->unit[j] = qe;
+            return 1;
+        }
+        uint64_t sb = ((uint64_t)(k + 1023) << 52) | (1ULL << 51); /* 1.5 * 2^k */
+        memcpy(&pl->sigma[j], &sb, sizeof sb);
+        pl->unit[j] = k - 52;
+        E = k - 53;
+    }
+    return 0;
+}
+
+static inline double ex_pow2(int k) /* 2^k for -1022 <= k <= 1023 */
+{
+    uint64_t b = (uint64_t)(k + 1023) << 52;
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/* Scalar form of one term for the tail (the same exact operations). */
+#define EX_SCALAR_LEVELS(r, first)                                                      \
+    do {                                                                                \
+        for (int j = (first); j < L - 1; j++) {                                         \
+            double q_ = ((r) + pl->sigma[j]) - pl->sigma[j];                            \
+            (r) -= q_;                                                                  \
+            lane[j][i & (EX_LANES - 1)] += q_;                                          \
+        }                                                                               \
+        lane[L - 1][i & (EX_LANES - 1)] += (r);                                         \
+    } while (0)
+
+/* Sums the sub-block's terms (x[i] * y[i] and, when general, its TwoProduct error; x[i]
+ * when y == NULL) into lane[level][i mod EX_LANES]. L and general are constants at every
+ * call, so each instance is unrolled into straight-line SIMD. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+ex_kernel(double lane[EX_LMAX][EX_LANES], const double *x, const double *y, size_t n, const ex_plan_t *pl,
+          const int L, const int general)
+{
+    __m256d acc[EX_LMAX][2], sg[EX_LMAX];
+    for (int j = 0; j < L; j++) {
+        acc[j][0] = acc[j][1] = _mm256_setzero_pd();
+        sg[j] = _mm256_set1_pd(j < L - 1 ? pl->sigma[j] : 0.0);
+    }
+    /* The TwoProduct error is below u/2 of level 0 (|e| <= ulp(p)/2), so its level-0 part
+     * is zero: it joins at level 1 (or at the last level when there is only one). */
+    const int efirst = L > 1 ? 1 : 0;
+    size_t i = 0;
+    for (; i + EX_LANES <= n; i += EX_LANES) {
+        for (int h = 0; h < 2; h++) {
+            __m256d a = _mm256_loadu_pd(x + i + 4 * h), r = a, e = _mm256_setzero_pd();
+            if (y) {
+                __m256d b = _mm256_loadu_pd(y + i + 4 * h);
+                r = _mm256_mul_pd(a, b);
+                if (general) e = _mm256_fmsub_pd(a, b, r);
+            }
+            for (int j = 0; j < L - 1; j++) {
+                __m256d q = _mm256_sub_pd(_mm256_add_pd(r, sg[j]), sg[j]);
+                r = _mm256_sub_pd(r, q);
+                acc[j][h] = _mm256_add_pd(acc[j][h], q);
+                if (general && j >= efirst) {
+                    __m256d qe = _mm256_sub_pd(_mm256_add_pd(e, sg[j]), sg[j]);
+                    e = _mm256_sub_pd(e, qe);
+                    acc[j][h] = _mm256_add_pd(acc[j][h], qe);
+                }
+            }
+            acc[L - 1][h] = _mm256_add_pd(acc[L - 1][h], r);
+            if (general) acc[L - 1][h] = _mm256_add_pd(acc[L - 1][h], e);
+        }
+    }
+    for (int j = 0; j < L; j++) {
+        _mm256_storeu_pd(lane[j], acc[j][0]);
+        _mm256_storeu_pd(lane[j] + 4, acc[j][1]);
+    }
+    for (; i < n; i++) {
+        double r = y ? x[i] * y[i] : x[i];
+        if (general) {
+            double e = __builtin_fma(x[i], y[i], -r);
+            EX_SCALAR_LEVELS(e, efirst);
+        }
+        EX_SCALAR_LEVELS(r, 0);
+    }
+}
+
+#define EX_INSTANCE(name, L, general)                                                                      \
+    __attribute__((target("avx2,fma"))) static void name(double lane[EX_LMAX][EX_LANES], const double *x,  \
+                                                         const double *y, size_t n, const ex_plan_t *pl)   \
+    {                                                                                                      \
+        ex_kernel(lane, x, y, n, pl, L, general);                                                          \
+    }
+EX_INSTANCE(ex_short1, 1, 0)
+EX_INSTANCE(ex_short2, 2, 0)
+EX_INSTANCE(ex_short3, 3, 0)
+EX_INSTANCE(ex_short4, 4, 0)
+EX_INSTANCE(ex_gen1, 1, 1)
+EX_INSTANCE(ex_gen2, 2, 1)
+EX_INSTANCE(ex_gen3, 3, 1)
+EX_INSTANCE(ex_gen4, 4, 1)
+#undef EX_INSTANCE
+
+static int has_avx2_fma(void)
+{
+    static int has = -1; /* a benign race: every thread computes the same value */
+    if (has < 0) has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+    return has;
+}
+
+/* Adds the terms of x[0..n) (y == NULL) or of the products x[i] * y[i] to acc exactly when
+ * the extraction path applies to this sub-block (n <= EX_LANES * 2^B / (general ? 2 : 1)
+ * for the caller's B); returns 0, having done nothing, otherwise. */
+static int ex_add(drift_xacc_t *acc, const double *x, const double *y, size_t n, unsigned lo, unsigned hi, int B,
+                  int qe, int general)
+{
+    static void (*const fns[2][EX_LMAX])(double[EX_LMAX][EX_LANES], const double *, const double *, size_t,
+                                         const ex_plan_t *) = {{ex_short1, ex_short2, ex_short3, ex_short4},
+                                                               {ex_gen1, ex_gen2, ex_gen3, ex_gen4}};
+    ex_plan_t pl;
+    if (!has_avx2_fma() || !ex_plan(&pl, lo, hi, B, qe)) return 0;
+    double lane[EX_LMAX][EX_LANES];
+    fns[general][pl.levels - 1](lane, x, y, n, &pl);
+    for (int j = 0; j < pl.levels; j++) {
+        double scale = ex_pow2(-pl.unit[j]); /* exact: lanes are integers in these units */
+        int64_t s = 0;
+        for (int l = 0; l < EX_LANES; l++) s += (int64_t)(lane[j][l] * scale);
+        if (s) add_at(acc, s < 0 ? 0 - (uint64_t)s : (uint64_t)s, s < 0, pl.unit[j] - DRIFT_XACC_LSB);
+    }
+    return 1;
+}
+#endif
+
 static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t n)
 {
     work_t *w = &work;
     for (size_t b0 = 0; b0 < n; b0 += DOT_BLOCK) {
         size_t b1 = n - b0 < DOT_BLOCK ? n : b0 + DOT_BLOCK;
         unsigned elo = 0x7ff, ehi = 0; /* exponent range of everything in the slots */
-        uint32_t general = 0;          /* bit j: sub-block j went through dot_general */
+        uint32_t general = 0;          /* bit j: sub-block j was added exactly (TwoProduct or extraction) */
         int edge = 0;                  /* a short sub-block had an edge product */
         for (size_t s0 = b0, j = 0; s0 < b1; s0 += DOT_SUB, j++) {
             size_t s1 = b1 - s0 < DOT_SUB ? b1 : s0 + DOT_SUB;
             unsigned l, h;
-            if (exp_range(x + s0, y + s0, s1 - s0, &l, &h) & SHORT_MASK) {
+            int wide = (exp_range(x + s0, y + s0, s1 - s0, &l, &h) & SHORT_MASK) != 0;
+#ifdef HAVE_EXTRACT
+            /* B: DOT_SUB / EX_LANES = 64 pairs a lane, one term each (short) or two */
+            _Static_assert(DOT_SUB / EX_LANES == 64, "B below assumes 64 pairs a lane");
+            if (ex_add(acc, x + s0, y + s0, s1 - s0, l, h, wide ? 7 : 6, wide ? (int)l - 1129 : (int)l - 1070,
+                       wide)) {
+                general |= 1u << j; /* done exactly, nothing in the slots */
+                continue;
+            }
+#endif
+            if (wide) {
                 general |= 1u << j;
                 dot_general(acc, w, x + s0, y + s0, s1 - s0, &elo, &ehi);
                 continue;
