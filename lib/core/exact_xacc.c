@@ -155,19 +155,43 @@ void drift_xacc_add_prod(drift_xacc_t *a, double x, double y)
     if (pl != 0) add_scaled(a, pl, ex + ey);
 }
 
-/* A normalised copy holding |value|; returns the sign (-1, 0, +1) of the value. */
-static int magnitude(drift_xacc_t *c, const drift_xacc_t *a)
+/* A normalised copy holding |value| (digits in [0, 2^32)); returns the sign (-1, 0, +1) of
+ * the value and, when it is not 0, the lowest and highest nonzero digits of c in *lo, *hi.
+ * Only the span of nonzero digits is walked: carrying through all DRIFT_XACC_DIGITS one
+ * after another is most of the cost of a read otherwise (a short dot product touches a
+ * dozen digits). Above the span the carry is 0 or -1 once a digit or two have taken it;
+ * -1 means the value is R - 2^(32 s) with R the digits below s, so |value| = 2^(32 s) - R. */
+static int magnitude(drift_xacc_t *c, const drift_xacc_t *a, int *lo, int *hi)
 {
-    *c = *a;
-    normalise(c);
-    int neg = c->d[DRIFT_XACC_DIGITS - 1] < 0;
-    if (neg) {
-        for (int i = 0; i < DRIFT_XACC_DIGITS; i++) c->d[i] = -c->d[i];
-        normalise(c);
+    int l = 0, h = DRIFT_XACC_DIGITS - 1;
+    while (l < DRIFT_XACC_DIGITS && !a->d[l]) l++;
+    if (l == DRIFT_XACC_DIGITS) return 0;
+    while (!a->d[h]) h--;
+    memset(c->d, 0, sizeof c->d);
+    int64_t carry = 0;
+    int i = l;
+    for (; i < DRIFT_XACC_DIGITS && (i <= h || (carry != 0 && carry != -1)); i++) {
+        int64_t v = a->d[i] + carry;
+        carry = v >> 32;
+        c->d[i] = (int64_t)((uint64_t)v & DIGIT_MASK);
     }
-    for (int i = DRIFT_XACC_DIGITS - 1; i >= 0; i--)
-        if (c->d[i]) return neg ? -1 : 1;
-    return 0;
+    int neg = carry < 0;
+    if (neg) { /* 2^(32 i) - R: negate the digits with borrows, then the 2^(32 i) */
+        int64_t b = 0;
+        for (int j = l; j < i; j++) {
+            int64_t v = b - c->d[j];
+            b = v >> 32;
+            c->d[j] = (int64_t)((uint64_t)v & DIGIT_MASK);
+        }
+        if (i < DRIFT_XACC_DIGITS) c->d[i] = 1 + b; /* 0 unless R was 0 */
+    }
+    int t = i < DRIFT_XACC_DIGITS ? i : DRIFT_XACC_DIGITS - 1;
+    while (t >= l && !c->d[t]) t--;
+    if (t < l) return 0;
+    while (!c->d[l]) l++;
+    *lo = l;
+    *hi = t;
+    return neg ? -1 : 1;
 }
 
 int drift_xacc_sign(const drift_xacc_t *a)
@@ -175,7 +199,8 @@ int drift_xacc_sign(const drift_xacc_t *a)
     if (a->nan) return 0;
     if (a->inf) return a->inf;
     drift_xacc_t c;
-    return magnitude(&c, a);
+    int lo, hi;
+    return magnitude(&c, a, &lo, &hi);
 }
 
 /* Bit k (from DRIFT_XACC_LSB) of a normalised magnitude. */
@@ -196,11 +221,11 @@ static uint64_t bits_from(const drift_xacc_t *c, int k)
     return w & ((1ULL << 53) - 1);
 }
 
-static int sticky_below(const drift_xacc_t *c, int k)
+static int sticky_below(const drift_xacc_t *c, int k, int lo)
 {
     if (k <= 0) return 0;
     int i = k >> 5;
-    for (int j = 0; j < i; j++)
+    for (int j = lo; j < i; j++) /* the digits below lo are zero */
         if (c->d[j]) return 1;
     uint64_t mask = (1ULL << (k & 31)) - 1;
     return ((uint64_t)c->d[i] & mask) != 0;
@@ -228,18 +253,17 @@ double drift_xacc_round(const drift_xacc_t *a, drift_format_t f, drift_mode_t m)
     drift_round_opts_t o = {m, 0, 0};
     if (a->inf) return drift_round(a->inf > 0 ? INFINITY : -INFINITY, f, &o, 0);
     drift_xacc_t c;
-    int s = magnitude(&c, a);
+    int lo, t;
+    int s = magnitude(&c, a, &lo, &t);
     if (s == 0) return zero_result(a->zstate, m);
     int neg = s < 0;
-    int t = DRIFT_XACC_DIGITS - 1;
-    while (!c.d[t]) t--;
     int top = 32 * t + 31 - __builtin_clz((unsigned)c.d[t]); /* leading bit index */
     int etop = top + DRIFT_XACC_LSB;                          /* its exponent */
     int lsb = etop - 52 > -1074 ? etop - 52 : -1074;           /* double's quantum there */
     int k = lsb - DRIFT_XACC_LSB;
     uint64_t mant = bits_from(&c, k);
     unsigned round = bit_at(&c, k - 1);
-    int sticky = sticky_below(&c, k - 1);
+    int sticky = sticky_below(&c, k - 1, lo);
     if (f == DRIFT_FP64) {
         int inc = 0;
         switch (m) {
