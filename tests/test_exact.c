@@ -293,6 +293,9 @@ enum {
     G_SAME_MANTISSA,  /* many copies of the largest mantissa: the slots' capacity */
     G_HUGE_CANCEL,    /* DBL_MAX k times, -DBL_MAX k times, then ones */
     G_SPECIALS,       /* random doubles with an inf inside */
+    G_SPREAD,         /* x and -RN24(x) in runs of 1024 spanning 0 to 160 binades, near
+                         2^1000 and 2^-920 too: the SIMD extraction path at every level
+                         count; the sum is the 29 low bits of every x */
 };
 
 typedef struct {
@@ -360,6 +363,20 @@ static void generate(int gen, double *x, size_t n, uint32_t point)
         for (size_t i = 0; i < n; i++) x[i] = wide(&s, -100, 100);
         x[n / 3] = -INFINITY;
         break;
+    case G_SPREAD: {
+        static const int spreads[] = {0, 20, 50, 90, 130, 160};
+        static const int shifts[] = {0, 0, 990, -920, 0, 0, 40, -60};
+        for (size_t i = 0; i + 1 < n; i += 2) {
+            size_t g = i / 1024;
+            int spread = spreads[g % 6];
+            int k = shifts[g % 8] - (spread ? (int)drift_stream_below(&s, (uint32_t)spread) : 0);
+            double v = ldexp(drift_stream_normal(&s), k), c = v * 0x1.0000002p29; /* Veltkamp: RN24 */
+            x[i] = v;
+            x[i + 1] = -(c - (c - v));
+        }
+        if (n % 2) x[n - 1] = 0.75;
+        break;
+    }
     default: cr_assert_fail("generator");
     }
 }
@@ -381,6 +398,7 @@ ParameterizedTestParameters(exact_sum, generated)
         {"same mantissa", G_SAME_MANTISSA, 5003},
         {"DBL_MAX cancels", G_HUGE_CANCEL, 40000},
         {"-inf inside", G_SPECIALS, 3000},
+        {"residuals, spread runs", G_SPREAD, 60007},
     };
     return cr_make_param_array(gen_case_t, cases, sizeof cases / sizeof cases[0]);
 }

@@ -58,10 +58,11 @@ int drift_xacc_sign(const drift_xacc_t *a); /* -1, 0, +1 of the exact value */
  * inf * 0 in a dot), gives NaN; otherwise an infinity gives that infinity. An exact zero
  * is -0 when every term is -0, otherwise +0 (-0 in DRIFT_RD), as IEEE 754 6.3 and
  * mpfr_sum; n = 0 gives +0.
- * The fast dot sums runs of products whose exponents lie in a window (the usual case) in
+ * The fast sum and dot sum runs of terms whose exponents lie in a window (the usual case) in
  * SIMD floating point by exact extraction (AVX2 + FMA, chosen at run time), the others
- * in integer slots per exponent: inputs with <= 24 significant bits (fp32/bf16/fp16/fp8
- * values) at one exact double product per pair, wider doubles by TwoProduct (FMA). */
+ * in integer slots per exponent; the dot takes inputs with <= 24 significant bits
+ * (fp32/bf16/fp16/fp8 values) at one exact double product per pair, wider doubles by
+ * TwoProduct (FMA). */
 int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
 int drift_exact_dot(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
 int drift_exact_sum_mpfr(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);

@@ -449,50 +449,6 @@ static uint64_t exp_range(const double *x, const double *y, size_t n, unsigned *
 }
 #endif
 
-#define RANGE_CHUNK 1024
-#define SUM_BLOCK ((size_t)SLOT_LANES * LANE_CAP)
-
-static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
-{
-    work_t *w = &work;
-    for (size_t b0 = 0; b0 < n; b0 += SUM_BLOCK) {
-        size_t b1 = n - b0 < SUM_BLOCK ? n : b0 + SUM_BLOCK;
-        unsigned elo = 0x7ff, ehi = 0;
-#define SUM_TERM(k, j)                                                  \
-    do {                                                                \
-        uint64_t u = dbits(x[j]);                                       \
-        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
-    } while (0)
-        for (size_t c0 = b0; c0 < b1; c0 += RANGE_CHUNK) { /* chunks stay in L1 for both passes */
-            size_t c1 = b1 - c0 < RANGE_CHUNK ? b1 : c0 + RANGE_CHUNK;
-            unsigned l, h;
-            exp_range(x + c0, NULL, c1 - c0, &l, &h);
-            elo = l < elo ? l : elo;
-            ehi = h > ehi ? h : ehi;
-            size_t i = c0;
-            for (; i + SLOT_LANES <= c1; i += SLOT_LANES) {
-                __builtin_prefetch(x + i + RANGE_CHUNK); /* the next chunk, while this one computes */
-                SUM_TERM(0, i);
-                SUM_TERM(1, i + 1);
-                SUM_TERM(2, i + 2);
-                SUM_TERM(3, i + 3);
-            }
-            for (; i < c1; i++) SUM_TERM((i - b0) & (SLOT_LANES - 1), i); /* c0 - b0 is a multiple of 4 */
-        }
-#undef SUM_TERM
-        if (elo == 0 || ehi == 0x7ff) {
-            clear_edge_slots(w);
-            for (size_t j = b0; j < b1; j++) {
-                unsigned e = (unsigned)(dbits(x[j]) >> 52) & 0x7ff;
-                if (e == 0 || e == 0x7ff) drift_xacc_add(acc, x[j]);
-            }
-            elo = elo ? elo : 1;
-            ehi = ehi < 0x7ff ? ehi : 0x7fe;
-        }
-        if (elo <= ehi) flush_lanes(acc, w, elo, ehi, b1 - b0);
-    }
-}
-
 /* Products of two values with at most 24 significant bits (every fp32, tf32, fp16, bf16
  * and fp8 value; "short" below) have at most 48 bits, so their double product p is exact
  * wherever it is normal: it goes to the slots like a summand, one multiplication per pair.
@@ -678,6 +634,10 @@ ex_kernel(double lane[EX_LMAX][EX_LANES], const double *x, const double *y, size
     const int efirst = L > 1 ? 1 : 0;
     size_t i = 0;
     for (; i + EX_LANES <= n; i += EX_LANES) {
+        /* one cache line of the next sub-block a step, which exp_range reads first (a
+         * prefetch past the end never faults) */
+        __builtin_prefetch(x + i + n);
+        if (y) __builtin_prefetch(y + i + n);
         for (int h = 0; h < 2; h++) {
             __m256d a = _mm256_loadu_pd(x + i + 4 * h), r = a, e = _mm256_setzero_pd();
             if (y) {
@@ -758,6 +718,56 @@ static int ex_add(drift_xacc_t *acc, const double *x, const double *y, size_t n,
     return 1;
 }
 #endif
+
+#define RANGE_CHUNK 1024
+#define SUM_BLOCK ((size_t)SLOT_LANES * LANE_CAP)
+
+static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
+{
+    work_t *w = &work;
+    for (size_t b0 = 0; b0 < n; b0 += SUM_BLOCK) {
+        size_t b1 = n - b0 < SUM_BLOCK ? n : b0 + SUM_BLOCK;
+        unsigned elo = 0x7ff, ehi = 0;
+#define SUM_TERM(k, j)                                                  \
+    do {                                                                \
+        uint64_t u = dbits(x[j]);                                       \
+        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
+    } while (0)
+        for (size_t c0 = b0; c0 < b1; c0 += RANGE_CHUNK) { /* chunks stay in L1 for both passes */
+            size_t c1 = b1 - c0 < RANGE_CHUNK ? b1 : c0 + RANGE_CHUNK;
+            unsigned l, h;
+            exp_range(x + c0, NULL, c1 - c0, &l, &h);
+#ifdef HAVE_EXTRACT
+            /* B: RANGE_CHUNK / EX_LANES = 128 values a lane; a normal summand is a multiple
+             * of its ulp, 2^(e - 1075) */
+            _Static_assert(RANGE_CHUNK / EX_LANES == 128, "B below assumes 128 values a lane");
+            if (ex_add(acc, x + c0, NULL, c1 - c0, l, h, 7, (int)l - 1075, 0)) continue;
+#endif
+            elo = l < elo ? l : elo;
+            ehi = h > ehi ? h : ehi;
+            size_t i = c0;
+            for (; i + SLOT_LANES <= c1; i += SLOT_LANES) {
+                __builtin_prefetch(x + i + RANGE_CHUNK); /* the next chunk, while this one computes */
+                SUM_TERM(0, i);
+                SUM_TERM(1, i + 1);
+                SUM_TERM(2, i + 2);
+                SUM_TERM(3, i + 3);
+            }
+            for (; i < c1; i++) SUM_TERM((i - b0) & (SLOT_LANES - 1), i); /* c0 - b0 is a multiple of 4 */
+        }
+#undef SUM_TERM
+        if (elo == 0 || ehi == 0x7ff) {
+            clear_edge_slots(w);
+            for (size_t j = b0; j < b1; j++) {
+                unsigned e = (unsigned)(dbits(x[j]) >> 52) & 0x7ff;
+                if (e == 0 || e == 0x7ff) drift_xacc_add(acc, x[j]);
+            }
+            elo = elo ? elo : 1;
+            ehi = ehi < 0x7ff ? ehi : 0x7fe;
+        }
+        if (elo <= ehi) flush_lanes(acc, w, elo, ehi, b1 - b0);
+    }
+}
 
 static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t n)
 {
