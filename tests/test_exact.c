@@ -294,8 +294,8 @@ enum {
     G_HUGE_CANCEL,    /* DBL_MAX k times, -DBL_MAX k times, then ones */
     G_SPECIALS,       /* random doubles with an inf inside */
     G_SPREAD,         /* x and -RN24(x) in runs of 1024 spanning 0 to 160 binades, near
-                         2^1000 and 2^-920 too: the SIMD extraction path at every level
-                         count; the sum is the 29 low bits of every x */
+                         2^1000 and 2^-920 too, some with zeros: the SIMD extraction path
+                         at every level count; the sum is the 29 low bits of every x */
 };
 
 typedef struct {
@@ -373,6 +373,7 @@ static void generate(int gen, double *x, size_t n, uint32_t point)
             double v = ldexp(drift_stream_normal(&s), k), c = v * 0x1.0000002p29; /* Veltkamp: RN24 */
             x[i] = v;
             x[i + 1] = -(c - (c - v));
+            if (g % 5 == 2 && i % 14 == 0) x[i] = x[i + 1] = (i & 16) ? -0.0 : 0.0; /* runs with zeros */
         }
         if (n % 2) x[n - 1] = 0.75;
         break;
@@ -464,7 +465,8 @@ enum {
                      errors, so an error in any low part shows in the result */
     D_RESIDUAL32, /* the same with fp32 values and RN32(a*b): all on the fp32 fast path */
     D_SPREAD32,   /* fp32 residual pairs in runs of 512 whose products span 0 to 160 binades,
-                     near 2^990 and 2^-950 too: the SIMD extraction path at every level count */
+                     near 2^990 and 2^-950 too, some with zeros, some with a product that
+                     underflows to 0: the SIMD extraction path at every level count */
     D_SPREAD53,   /* the same with 53-bit values and RN(a*b): TwoProduct errors by extraction */
 };
 
@@ -486,6 +488,8 @@ static void spread_pairs(double *a, double *b, size_t n, drift_stream_t *s, int 
         double p = x * y, c = p * 0x1.0000002p29; /* Veltkamp: p to 24 bits, any exponent */
         a[i + 1] = fp32 ? -(c - (c - p)) : -p;
         b[i + 1] = 1;
+        if (g % 5 == 2 && i % 14 == 0) a[i] = a[i + 1] = (i & 16) ? -0.0 : 0.0; /* runs with zeros */
+        if (g % 13 == 6 && i % 512 == 100) a[i] = b[i] = 0x1p-600; /* x * y underflows to 0 */
     }
     if (n % 2) a[n - 1] = b[n - 1] = 0.5;
 }

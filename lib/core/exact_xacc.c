@@ -696,6 +696,25 @@ static int has_avx2_fma(void)
     return has;
 }
 
+/* The smallest exponent field of the nonzero terms when every term with field 0 is an
+ * exact zero (x[i] == 0, or x[i] or y[i] == 0 for a product: a product that underflowed to
+ * zero is not one), else 0. Exact zeros add nothing in the extraction path, so a run with
+ * zeros in it (ReLU outputs, padding) need not go to the slots; this pass runs only for
+ * runs whose smallest field is 0. */
+static unsigned min_exp_nonzero(const double *x, const double *y, size_t n)
+{
+    unsigned l = 0x7ff;
+    for (size_t i = 0; i < n; i++) {
+        unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
+        if (e == 0) {
+            if (x[i] == 0 || (y && y[i] == 0)) continue;
+            return 0; /* a subnormal term */
+        }
+        l = e < l ? e : l;
+    }
+    return l; /* 0x7ff when all are zeros: the plan then has one level, and the lanes are 0 */
+}
+
 /* Adds the terms of x[0..n) (y == NULL) or of the products x[i] * y[i] to acc exactly when
  * the extraction path applies to this sub-block (n <= EX_LANES * 2^B / (general ? 2 : 1)
  * for the caller's B); returns 0, having done nothing, otherwise. */
@@ -706,7 +725,12 @@ static int ex_add(drift_xacc_t *acc, const double *x, const double *y, size_t n,
                                          const ex_plan_t *) = {{ex_short1, ex_short2, ex_short3, ex_short4},
                                                                {ex_gen1, ex_gen2, ex_gen3, ex_gen4}};
     ex_plan_t pl;
-    if (!has_avx2_fma() || !ex_plan(&pl, lo, hi, B, qe)) return 0;
+    if (!has_avx2_fma() || hi == 0x7ff) return 0;
+    if (lo == 0) { /* zeros or subnormals */
+        lo = min_exp_nonzero(x, y, n);
+        qe += (int)lo; /* the callers' qe is lo - constant */
+    }
+    if (!ex_plan(&pl, lo, hi, B, qe)) return 0;
     double lane[EX_LMAX][EX_LANES];
     fns[general][pl.levels - 1](lane, x, y, n, &pl);
     for (int j = 0; j < pl.levels; j++) {
