@@ -701,14 +701,36 @@ static int has_avx2_fma(void)
  * zero is not one), else 0. Exact zeros add nothing in the extraction path, so a run with
  * zeros in it (ReLU outputs, padding) need not go to the slots; this pass runs only for
  * runs whose smallest field is 0. */
-static unsigned min_exp_nonzero(const double *x, const double *y, size_t n)
+__attribute__((target("avx2"))) static unsigned min_exp_nonzero(const double *x, const double *y, size_t n)
 {
+    const __m256d zd = _mm256_setzero_pd();
+    const __m256i emask = _mm256_set1_epi64x(0x7ff0000000000000LL), zi = _mm256_setzero_si256();
+    __m256i mn = emask, bad = zi;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) { /* branch-free: zeros come in any pattern */
+        __m256d a = _mm256_loadu_pd(x + i), p = a;
+        __m256d z = _mm256_cmp_pd(a, zd, _CMP_EQ_OQ);
+        if (y) {
+            __m256d b = _mm256_loadu_pd(y + i);
+            p = _mm256_mul_pd(a, b);
+            z = _mm256_or_pd(z, _mm256_cmp_pd(b, zd, _CMP_EQ_OQ));
+        }
+        __m256i e = _mm256_and_si256(_mm256_castpd_si256(p), emask);
+        __m256i e0 = _mm256_cmpeq_epi64(e, zi);
+        bad = _mm256_or_si256(bad, _mm256_andnot_si256(_mm256_castpd_si256(z), e0));
+        e = _mm256_or_si256(e, _mm256_and_si256(e0, emask)); /* zeros out of the minimum */
+        mn = _mm256_blendv_epi8(mn, e, _mm256_cmpgt_epi64(mn, e));
+    }
+    if (!_mm256_testz_si256(bad, bad)) return 0; /* a subnormal term */
+    uint64_t m4[4];
+    _mm256_storeu_si256((__m256i *)m4, mn);
     unsigned l = 0x7ff;
-    for (size_t i = 0; i < n; i++) {
+    for (int k = 0; k < 4; k++) l = (unsigned)(m4[k] >> 52) < l ? (unsigned)(m4[k] >> 52) : l;
+    for (; i < n; i++) {
         unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
         if (e == 0) {
             if (x[i] == 0 || (y && y[i] == 0)) continue;
-            return 0; /* a subnormal term */
+            return 0;
         }
         l = e < l ? e : l;
     }
