@@ -1,11 +1,14 @@
 /* bench/round.c — what does rounding an array cost, per format and mode?
  *
- * On 10^6 doubles (normal with sigma 1 times 2^[-8, 8), Philox seed 1: every format sees
- * normal and, for fp8, subnormal and overflowing values), times
+ * On n = 10^4 (in L1/L2: the arithmetic) and 10^6 doubles (in L3: mostly memory traffic)
+ * (normal with sigma 1 times 2^[-8, 8), Philox seed 1: every format sees normal and, for
+ * fp8, subnormal and overflowing values), times
  *   per_element  drift_round called on each element (what callers did before);
  *   array        drift_round_array (the bulk path; bit-identical, checked here);
  *   cpfloat      cpfloat() with the same format, mode and subnormals (only when built with
- *                -DDRIFT_CPFLOAT_DIR=<cpfloat/src>; skipped with a message otherwise).
+ *                -DDRIFT_CPFLOAT_DIR=<cpfloat/src>; skipped with a message otherwise), its
+ *                one-thread version: cpfloat() itself splits the array over OpenMP threads
+ *                when built with OpenMP, and the bench times this thread's CPU only.
  * Thread CPU time, interleaved rounds; prints array/per_element and array/cpfloat as min
  * and median. Goal (issue 15): array/cpfloat <= 1 in RNE and RZ for every format.
  *
@@ -24,19 +27,22 @@
 
 #define N 1000000
 
-static double per_element(double *y, const double *x, const drift_round_array_opts_t *o)
+/* Each timer rounds x[0..n) `inner` times and returns the CPU time of one pass. */
+static double per_element(double *y, const double *x, size_t n, long inner, const drift_round_array_opts_t *o)
 {
     drift_round_opts_t so = {o->mode, 0, 0};
     double t0 = bench_cpu_now();
-    for (size_t i = 0; i < N; i++) y[i] = drift_round(x[i], o->format, &so, 0);
-    return bench_cpu_now() - t0;
+    for (long k = 0; k < inner; k++)
+        for (size_t i = 0; i < n; i++) y[i] = drift_round(x[i], o->format, &so, 0);
+    return (bench_cpu_now() - t0) / (double)inner;
 }
 
-static double array(double *y, const double *x, const drift_round_array_opts_t *o)
+static double array(double *y, const double *x, size_t n, long inner, const drift_round_array_opts_t *o)
 {
     double t0 = bench_cpu_now();
-    if (drift_round_array(y, x, N, o) != 0) abort();
-    return bench_cpu_now() - t0;
+    for (long k = 0; k < inner; k++)
+        if (drift_round_array(y, x, n, o) != 0) abort();
+    return (bench_cpu_now() - t0) / (double)inner;
 }
 
 #ifdef DRIFT_HAVE_CPFLOAT
@@ -59,11 +65,16 @@ static optstruct *cp_opts(drift_format_t f, drift_mode_t m)
     return o;
 }
 
-static double cp(double *y, const double *x, optstruct *o)
+static double cp(double *y, const double *x, size_t n, long inner, optstruct *o)
 {
     double t0 = bench_cpu_now();
-    cpfloat(y, x, N, o);
-    return bench_cpu_now() - t0;
+    for (long k = 0; k < inner; k++)
+#ifdef _OPENMP
+        cpfloat_sequential(y, x, n, o);
+#else
+        cpfloat(y, x, n, o);
+#endif
+    return (bench_cpu_now() - t0) / (double)inner;
 }
 #endif
 
@@ -83,46 +94,49 @@ int main(int argc, char **argv)
     drift_stream_init(&s, 1, drift_fnv1a32("bench_round"), 0, 0);
     for (size_t i = 0; i < N; i++) x[i] = ldexp(drift_stream_normal(&s), (int)(drift_stream_u32(&s) % 16) - 8);
 
-    printf("round: %d doubles, N(0,1) * 2^[-8,8) (philox seed 1), thread CPU time, %d interleaved rounds\n", N,
-           rounds);
+    printf("round: n doubles, N(0,1) * 2^[-8,8) (philox seed 1), thread CPU time, %d interleaved rounds\n", rounds);
 #ifndef DRIFT_HAVE_CPFLOAT
     printf("cpfloat: not built (configure with -DDRIFT_CPFLOAT_DIR=<cpfloat/src>): array/cpfloat skipped\n");
 #endif
-    printf("%-8s %-4s %12s %12s %9s %12s %9s\n", "format", "mode", "array ns/el", "array/per_el", "(median)",
-           "array/cpfl", "(median)");
+    printf("%-8s %-4s %8s %12s %12s %9s %12s %9s\n", "format", "mode", "n", "array ns/el", "array/per_el",
+           "(median)", "array/cpfl", "(median)");
     int bad = 0;
     const drift_format_t fs[] = {DRIFT_FP32, DRIFT_TF32, DRIFT_FP16, DRIFT_BF16, DRIFT_FP8E4M3, DRIFT_FP8E5M2};
     const drift_mode_t ms[] = {DRIFT_RNE, DRIFT_RZ};
+    const size_t ns[] = {10000, N};
     for (size_t a = 0; a < sizeof fs / sizeof fs[0]; a++)
-        for (size_t b = 0; b < 2; b++) {
-            drift_round_array_opts_t o = {fs[a], ms[b], 0, 0, NULL};
-            double tp[1000], ta[1000], tc[1000];
+        for (size_t b = 0; b < 2; b++)
+            for (size_t c = 0; c < 2; c++) {
+                size_t n = ns[c];
+                long inner = bench_inner(n, 2e6);
+                drift_round_array_opts_t o = {fs[a], ms[b], 0, 0, NULL};
+                double tp[1000], ta[1000], tc[1000];
 #ifdef DRIFT_HAVE_CPFLOAT
-            optstruct *co = cp_opts(fs[a], ms[b]);
+                optstruct *co = cp_opts(fs[a], ms[b]);
 #endif
-            for (int r = 0; r < rounds; r++) {
-                tp[r] = per_element(z, x, &o);
-                ta[r] = array(y, x, &o);
+                for (int r = 0; r < rounds; r++) {
+                    tp[r] = per_element(z, x, n, inner, &o);
+                    ta[r] = array(y, x, n, inner, &o);
 #ifdef DRIFT_HAVE_CPFLOAT
-                tc[r] = cp(y, x, co);
-                if (drift_round_array(y, x, N, &o) != 0) abort(); /* y back to ours for the check */
+                    tc[r] = cp(y, x, n, inner, co);
+                    if (drift_round_array(y, x, n, &o) != 0) abort(); /* y back to ours for the check */
 #else
-                tc[r] = 1;
+                    tc[r] = 1;
+#endif
+                }
+                for (size_t i = 0; i < n; i++)
+                    if (memcmp(&y[i], &z[i], sizeof y[i]) && !(isnan(y[i]) && isnan(z[i]))) bad = 1;
+                bench_stat_t sp = bench_stat(tp, rounds), sa = bench_stat(ta, rounds), sc = bench_stat(tc, rounds);
+                printf("%-8s %-4s %8zu %12.2f %12.2f %9.2f", drift_format_name(fs[a]), drift_mode_name(ms[b]), n,
+                       1e9 * sa.min / (double)n, sa.min / sp.min, sa.med / sp.med);
+#ifdef DRIFT_HAVE_CPFLOAT
+                printf(" %12.2f %9.2f\n", sa.min / sc.min, sa.med / sc.med);
+                free_optstruct(co);
+#else
+                (void)sc;
+                printf(" %12s %9s\n", "-", "-");
 #endif
             }
-            for (size_t i = 0; i < N; i++)
-                if (memcmp(&y[i], &z[i], sizeof y[i]) && !(isnan(y[i]) && isnan(z[i]))) bad = 1;
-            bench_stat_t sp = bench_stat(tp, rounds), sa = bench_stat(ta, rounds), sc = bench_stat(tc, rounds);
-            printf("%-8s %-4s %12.2f %12.2f %9.2f", drift_format_name(fs[a]), drift_mode_name(ms[b]),
-                   1e9 * sa.min / N, sa.min / sp.min, sa.med / sp.med);
-#ifdef DRIFT_HAVE_CPFLOAT
-            printf(" %12.2f %9.2f\n", sa.min / sc.min, sa.med / sc.med);
-            free_optstruct(co);
-#else
-            (void)sc;
-            printf(" %12s %9s\n", "-", "-");
-#endif
-        }
     printf("array == per-element bit for bit: %s\n", bad ? "NO" : "yes");
     free(x);
     free(y);

@@ -293,6 +293,9 @@ enum {
     G_SAME_MANTISSA,  /* many copies of the largest mantissa: the slots' capacity */
     G_HUGE_CANCEL,    /* DBL_MAX k times, -DBL_MAX k times, then ones */
     G_SPECIALS,       /* random doubles with an inf inside */
+    G_SPREAD,         /* x and -RN24(x) in runs of 1024 spanning 0 to 160 binades, near
+                         2^1000 and 2^-920 too, some with zeros: the SIMD extraction path
+                         at every level count; the sum is the 29 low bits of every x */
 };
 
 typedef struct {
@@ -360,6 +363,21 @@ static void generate(int gen, double *x, size_t n, uint32_t point)
         for (size_t i = 0; i < n; i++) x[i] = wide(&s, -100, 100);
         x[n / 3] = -INFINITY;
         break;
+    case G_SPREAD: {
+        static const int spreads[] = {0, 20, 50, 90, 130, 160};
+        static const int shifts[] = {0, 0, 990, -920, 0, 0, 40, -60};
+        for (size_t i = 0; i + 1 < n; i += 2) {
+            size_t g = i / 1024;
+            int spread = spreads[g % 6];
+            int k = shifts[g % 8] - (spread ? (int)drift_stream_below(&s, (uint32_t)spread) : 0);
+            double v = ldexp(drift_stream_normal(&s), k), c = v * 0x1.0000002p29; /* Veltkamp: RN24 */
+            x[i] = v;
+            x[i + 1] = -(c - (c - v));
+            if (g % 5 == 2 && i % 14 == 0) x[i] = x[i + 1] = (i & 16) ? -0.0 : 0.0; /* runs with zeros */
+        }
+        if (n % 2) x[n - 1] = 0.75;
+        break;
+    }
     default: cr_assert_fail("generator");
     }
 }
@@ -381,6 +399,7 @@ ParameterizedTestParameters(exact_sum, generated)
         {"same mantissa", G_SAME_MANTISSA, 5003},
         {"DBL_MAX cancels", G_HUGE_CANCEL, 40000},
         {"-inf inside", G_SPECIALS, 3000},
+        {"residuals, spread runs", G_SPREAD, 60007},
     };
     return cr_make_param_array(gen_case_t, cases, sizeof cases / sizeof cases[0]);
 }
@@ -445,7 +464,35 @@ enum {
     D_RESIDUAL,   /* (a, b) and (-RN(a*b), 1): the exact dot is the sum of the rounding
                      errors, so an error in any low part shows in the result */
     D_RESIDUAL32, /* the same with fp32 values and RN32(a*b): all on the fp32 fast path */
+    D_SPREAD32,   /* fp32 residual pairs in runs of 512 whose products span 0 to 160 binades,
+                     near 2^990 and 2^-950 too, some with zeros, some with a product that
+                     underflows to 0: the SIMD extraction path at every level count */
+    D_SPREAD53,   /* the same with 53-bit values and RN(a*b): TwoProduct errors by extraction */
 };
+
+/* Residual pairs (x, y), (-RN(x*y), 1) with x spread over `spread` binades below 2^shift. */
+static void spread_pairs(double *a, double *b, size_t n, drift_stream_t *s, int fp32)
+{
+    static const int spreads[] = {0, 12, 30, 50, 75, 110, 160};
+    static const int shifts[] = {0, 0, 0, 500, -470, 0, -20, 0, 0, 300, -440};
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        size_t g = i / 512;
+        int spread = spreads[g % 7], shift = shifts[g % 11];
+        int k = shift - (spread ? (int)drift_stream_below(s, (uint32_t)spread) : 0);
+        double x = fp32 ? fp32_uniform(s) : drift_stream_normal(s);
+        double y = fp32 ? fp32_uniform(s) : drift_stream_normal(s);
+        x = ldexp(x, k);
+        y = ldexp(y, shift > 0 ? shift - 10 : shift); /* near 2^990 / 2^-950 with the big shifts */
+        a[i] = x;
+        b[i] = y;
+        double p = x * y, c = p * 0x1.0000002p29; /* Veltkamp: p to 24 bits, any exponent */
+        a[i + 1] = fp32 ? -(c - (c - p)) : -p;
+        b[i + 1] = 1;
+        if (g % 5 == 2 && i % 14 == 0) a[i] = a[i + 1] = (i & 16) ? -0.0 : 0.0; /* runs with zeros */
+        if (g % 13 == 6 && i % 512 == 100) a[i] = b[i] = 0x1p-600; /* x * y underflows to 0 */
+    }
+    if (n % 2) a[n - 1] = b[n - 1] = 0.5;
+}
 
 static void generate_dot(int gen, double *a, double *b, size_t n)
 {
@@ -542,6 +589,8 @@ static void generate_dot(int gen, double *a, double *b, size_t n)
         if (n % 2) a[n - 1] = b[n - 1] = 0;
         shuffle(a, b, n, &s);
         break;
+    case D_SPREAD32:
+    case D_SPREAD53: spread_pairs(a, b, n, &s, gen == D_SPREAD32); break;
     default: cr_assert_fail("generator");
     }
 }
@@ -562,6 +611,8 @@ ParameterizedTestParameters(exact_dot, generated)
         {"normal doubles", D_NORMAL, 200000},
         {"rounding residuals", D_RESIDUAL, 100000},
         {"fp32 rounding residuals", D_RESIDUAL32, 300000},
+        {"fp32 residuals, spread runs", D_SPREAD32, 40005},
+        {"53-bit residuals, spread runs", D_SPREAD53, 40005},
     };
     return cr_make_param_array(gen_case_t, cases, sizeof cases / sizeof cases[0]);
 }

@@ -58,8 +58,11 @@ int drift_xacc_sign(const drift_xacc_t *a); /* -1, 0, +1 of the exact value */
  * inf * 0 in a dot), gives NaN; otherwise an infinity gives that infinity. An exact zero
  * is -0 when every term is -0, otherwise +0 (-0 in DRIFT_RD), as IEEE 754 6.3 and
  * mpfr_sum; n = 0 gives +0.
- * The fast dot takes the fp32/bf16/fp16/fp8-valued inputs of the lab (<= 24 significant
- * bits) at about one integer add per pair; wider doubles take a TwoProduct path. */
+ * The fast sum and dot sum runs of terms whose exponents lie in a window (the usual case) in
+ * SIMD floating point by exact extraction (AVX2 + FMA, chosen at run time), the others
+ * in integer slots per exponent; the dot takes inputs with <= 24 significant bits
+ * (fp32/bf16/fp16/fp8 values) at one exact double product per pair, wider doubles by
+ * TwoProduct (FMA). */
 int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
 int drift_exact_dot(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
 int drift_exact_sum_mpfr(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);

@@ -9,7 +9,10 @@
  * bulk loops first gather values whose exponent field is the same into one int64 "slot"
  * per exponent (Neal, "Fast exact summation using small and large superaccumulators",
  * arXiv:1505.05571): one integer add per value, and the slots are flushed into the
- * superaccumulator every block, before any of them can overflow.
+ * superaccumulator every block, before any of them can overflow. Faster still, runs of
+ * terms whose exponents lie in a window are summed exactly in SIMD floating point by
+ * Rump's extraction, level by level, with no integer work per term (see "the extraction
+ * path" below); the slots take what that path does not.
  *
  * Rounding. The exact value is read off the digits as its leading 53 bits plus a round
  * bit and a sticky bit. fp64 rounds from those directly; the narrower formats (p <= 24)
@@ -152,19 +155,43 @@ void drift_xacc_add_prod(drift_xacc_t *a, double x, double y)
     if (pl != 0) add_scaled(a, pl, ex + ey);
 }
 
-/* A normalised copy holding |value|; returns the sign (-1, 0, +1) of the value. */
-static int magnitude(drift_xacc_t *c, const drift_xacc_t *a)
+/* A normalised copy holding |value| (digits in [0, 2^32)); returns the sign (-1, 0, +1) of
+ * the value and, when it is not 0, the lowest and highest nonzero digits of c in *lo, *hi.
+ * Only the span of nonzero digits is walked: carrying through all DRIFT_XACC_DIGITS one
+ * after another is most of the cost of a read otherwise (a short dot product touches a
+ * dozen digits). Above the span the carry is 0 or -1 once a digit or two have taken it;
+ * -1 means the value is R - 2^(32 s) with R the digits below s, so |value| = 2^(32 s) - R. */
+static int magnitude(drift_xacc_t *c, const drift_xacc_t *a, int *lo, int *hi)
 {
-    *c = *a;
-    normalise(c);
-    int neg = c->d[DRIFT_XACC_DIGITS - 1] < 0;
-    if (neg) {
-        for (int i = 0; i < DRIFT_XACC_DIGITS; i++) c->d[i] = -c->d[i];
-        normalise(c);
+    int l = 0, h = DRIFT_XACC_DIGITS - 1;
+    while (l < DRIFT_XACC_DIGITS && !a->d[l]) l++;
+    if (l == DRIFT_XACC_DIGITS) return 0;
+    while (!a->d[h]) h--;
+    memset(c->d, 0, sizeof c->d);
+    int64_t carry = 0;
+    int i = l;
+    for (; i < DRIFT_XACC_DIGITS && (i <= h || (carry != 0 && carry != -1)); i++) {
+        int64_t v = a->d[i] + carry;
+        carry = v >> 32;
+        c->d[i] = (int64_t)((uint64_t)v & DIGIT_MASK);
     }
-    for (int i = DRIFT_XACC_DIGITS - 1; i >= 0; i--)
-        if (c->d[i]) return neg ? -1 : 1;
-    return 0;
+    int neg = carry < 0;
+    if (neg) { /* 2^(32 i) - R: negate the digits with borrows, then the 2^(32 i) */
+        int64_t b = 0;
+        for (int j = l; j < i; j++) {
+            int64_t v = b - c->d[j];
+            b = v >> 32;
+            c->d[j] = (int64_t)((uint64_t)v & DIGIT_MASK);
+        }
+        if (i < DRIFT_XACC_DIGITS) c->d[i] = 1 + b; /* 0 unless R was 0 */
+    }
+    int t = i < DRIFT_XACC_DIGITS ? i : DRIFT_XACC_DIGITS - 1;
+    while (t >= l && !c->d[t]) t--;
+    if (t < l) return 0;
+    while (!c->d[l]) l++;
+    *lo = l;
+    *hi = t;
+    return neg ? -1 : 1;
 }
 
 int drift_xacc_sign(const drift_xacc_t *a)
@@ -172,7 +199,8 @@ int drift_xacc_sign(const drift_xacc_t *a)
     if (a->nan) return 0;
     if (a->inf) return a->inf;
     drift_xacc_t c;
-    return magnitude(&c, a);
+    int lo, hi;
+    return magnitude(&c, a, &lo, &hi);
 }
 
 /* Bit k (from DRIFT_XACC_LSB) of a normalised magnitude. */
@@ -193,11 +221,11 @@ static uint64_t bits_from(const drift_xacc_t *c, int k)
     return w & ((1ULL << 53) - 1);
 }
 
-static int sticky_below(const drift_xacc_t *c, int k)
+static int sticky_below(const drift_xacc_t *c, int k, int lo)
 {
     if (k <= 0) return 0;
     int i = k >> 5;
-    for (int j = 0; j < i; j++)
+    for (int j = lo; j < i; j++) /* the digits below lo are zero */
         if (c->d[j]) return 1;
     uint64_t mask = (1ULL << (k & 31)) - 1;
     return ((uint64_t)c->d[i] & mask) != 0;
@@ -225,18 +253,17 @@ double drift_xacc_round(const drift_xacc_t *a, drift_format_t f, drift_mode_t m)
     drift_round_opts_t o = {m, 0, 0};
     if (a->inf) return drift_round(a->inf > 0 ? INFINITY : -INFINITY, f, &o, 0);
     drift_xacc_t c;
-    int s = magnitude(&c, a);
+    int lo, t;
+    int s = magnitude(&c, a, &lo, &t);
     if (s == 0) return zero_result(a->zstate, m);
     int neg = s < 0;
-    int t = DRIFT_XACC_DIGITS - 1;
-    while (!c.d[t]) t--;
     int top = 32 * t + 31 - __builtin_clz((unsigned)c.d[t]); /* leading bit index */
     int etop = top + DRIFT_XACC_LSB;                          /* its exponent */
     int lsb = etop - 52 > -1074 ? etop - 52 : -1074;           /* double's quantum there */
     int k = lsb - DRIFT_XACC_LSB;
     uint64_t mant = bits_from(&c, k);
     unsigned round = bit_at(&c, k - 1);
-    int sticky = sticky_below(&c, k - 1);
+    int sticky = sticky_below(&c, k - 1, lo);
     if (f == DRIFT_FP64) {
         int inc = 0;
         switch (m) {
@@ -422,50 +449,6 @@ static uint64_t exp_range(const double *x, const double *y, size_t n, unsigned *
 }
 #endif
 
-#define RANGE_CHUNK 1024
-#define SUM_BLOCK ((size_t)SLOT_LANES * LANE_CAP)
-
-static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
-{
-    work_t *w = &work;
-    for (size_t b0 = 0; b0 < n; b0 += SUM_BLOCK) {
-        size_t b1 = n - b0 < SUM_BLOCK ? n : b0 + SUM_BLOCK;
-        unsigned elo = 0x7ff, ehi = 0;
-#define SUM_TERM(k, j)                                                  \
-    do {                                                                \
-        uint64_t u = dbits(x[j]);                                       \
-        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
-    } while (0)
-        for (size_t c0 = b0; c0 < b1; c0 += RANGE_CHUNK) { /* chunks stay in L1 for both passes */
-            size_t c1 = b1 - c0 < RANGE_CHUNK ? b1 : c0 + RANGE_CHUNK;
-            unsigned l, h;
-            exp_range(x + c0, NULL, c1 - c0, &l, &h);
-            elo = l < elo ? l : elo;
-            ehi = h > ehi ? h : ehi;
-            size_t i = c0;
-            for (; i + SLOT_LANES <= c1; i += SLOT_LANES) {
-                __builtin_prefetch(x + i + RANGE_CHUNK); /* the next chunk, while this one computes */
-                SUM_TERM(0, i);
-                SUM_TERM(1, i + 1);
-                SUM_TERM(2, i + 2);
-                SUM_TERM(3, i + 3);
-            }
-            for (; i < c1; i++) SUM_TERM((i - b0) & (SLOT_LANES - 1), i); /* c0 - b0 is a multiple of 4 */
-        }
-#undef SUM_TERM
-        if (elo == 0 || ehi == 0x7ff) {
-            clear_edge_slots(w);
-            for (size_t j = b0; j < b1; j++) {
-                unsigned e = (unsigned)(dbits(x[j]) >> 52) & 0x7ff;
-                if (e == 0 || e == 0x7ff) drift_xacc_add(acc, x[j]);
-            }
-            elo = elo ? elo : 1;
-            ehi = ehi < 0x7ff ? ehi : 0x7fe;
-        }
-        if (elo <= ehi) flush_lanes(acc, w, elo, ehi, b1 - b0);
-    }
-}
-
 /* Products of two values with at most 24 significant bits (every fp32, tf32, fp16, bf16
  * and fp8 value; "short" below) have at most 48 bits, so their double product p is exact
  * wherever it is normal: it goes to the slots like a summand, one multiplication per pair.
@@ -556,18 +539,304 @@ static void dot_general(drift_xacc_t *acc, work_t *w, const double *x, const dou
     dot_general_dekker(acc, w, x, y, n, lo, hi);
 }
 
+/* ---- the extraction path: whole sub-blocks in SIMD floating point ------------------- *
+ *
+ * When a sub-block's terms lie in a known exponent window, they are summed exactly with no
+ * integer work per term, by Rump's ExtractScalar (Rump, Ogita & Oishi, "Accurate floating-
+ * point summation part I", SISC 31(1), 2008) applied level by level. With sigma = 1.5 * 2^k
+ * and |r| <= 2^(k-1), fl(sigma + r) lies in [2^k, 2^(k+1)] where the spacing is
+ * u = 2^(k-52), so q = fl(fl(sigma + r) - sigma) is r rounded to a multiple of u (the
+ * subtraction is exact: both are multiples of u less than 2^(k-1) apart), and r - q is
+ * exact (a multiple of ulp(r) no larger than |r|) with |r - q| <= u / 2. A lane adds at
+ * most 2^B such q, each |q| <= 2^E + u/2 with k = E + B: every partial sum is a multiple
+ * of u below 2^(k+1) = 2^53 u, so the lane's sum is exact in any order. The remainders
+ * (|r| <= 2^(k-53)) go to the next level, whose E is k - 53.
+ *
+ * Every term is a multiple of a quantum Q = 2^qe known from the smallest exponent in the
+ * sub-block (products of <= 24-bit values: M * 2^s with M < 2^48, so s >= lead - 47;
+ * TwoProduct parts: M < 2^106 and the exact product's lead is at most one below p's, so
+ * s >= lead(p) - 106; summands: their own ulp). Once 2^(E+B) <= 2^(qe+53), a lane can add
+ * the remainders themselves exactly (multiples of Q below 2^53 Q): that is the last level,
+ * so a sub-block whose terms span the usual 60-120 bits takes two or three levels, about
+ * five to nine flops a term, four terms per instruction. At the end the lanes of each
+ * level are integers in units of u (|lane / u| <= 2^53), their sum over eight lanes fits
+ * an int64, and one add_at per level puts it into the superaccumulator.
+ *
+ * The path takes sub-blocks with no zero, subnormal, infinite or NaN term, whose exponents
+ * keep sigma finite (k <= 1023) and Q >= 2^-1000 (so every remainder and TwoProduct error
+ * is a normal double) and that need at most EX_LMAX levels; the others take the slots. */
+#if defined(HAVE_FMA_CLONE)
+#include <immintrin.h>
+#define HAVE_EXTRACT 1
+#define EX_LANES 8 /* two 4-wide accumulators per level */
+#define EX_LMAX 4
+
+typedef struct {
+    int levels;
+    int unit[EX_LMAX];      /* a level's lanes are integers in units of 2^unit */
+    double sigma[EX_LMAX];  /* 1.5 * 2^k for the extraction levels */
+} ex_plan_t;
+
+/* The levels for a sub-block with exponent fields in [lo, hi]; B = log2 of the terms a lane
+ * adds per level; qe from the quantum rule above. 0 when the path does not apply. */
+static int ex_plan(ex_plan_t *pl, unsigned lo, unsigned hi, int B, int qe)
+{
+    if (lo == 0 || hi > 2030 || qe < -1000) return 0;
+    int E = (int)hi - 1022; /* every term is below 2^E in magnitude */
+    for (int j = 0; j < EX_LMAX; j++) {
+        int k = E + B;
+        if (k - 53 <= qe) { /* remainders are multiples of 2^qe below 2^(qe + 53) */
+            pl->levels = j + 1;
+            pl->unit[j] = qe;
+            return 1;
+        }
+        uint64_t sb = ((uint64_t)(k + 1023) << 52) | (1ULL << 51); /* 1.5 * 2^k */
+        memcpy(&pl->sigma[j], &sb, sizeof sb);
+        pl->unit[j] = k - 52;
+        E = k - 53;
+    }
+    return 0;
+}
+
+static inline double ex_pow2(int k) /* 2^k for -1022 <= k <= 1023 */
+{
+    uint64_t b = (uint64_t)(k + 1023) << 52;
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/* Scalar form of one term for the tail (the same exact operations). */
+#define EX_SCALAR_LEVELS(r, first)                                                      \
+    do {                                                                                \
+        for (int j = (first); j < L - 1; j++) {                                         \
+            double q_ = ((r) + pl->sigma[j]) - pl->sigma[j];                            \
+            (r) -= q_;                                                                  \
+            lane[j][i & (EX_LANES - 1)] += q_;                                          \
+        }                                                                               \
+        lane[L - 1][i & (EX_LANES - 1)] += (r);                                         \
+    } while (0)
+
+/* Sums the sub-block's terms (x[i] * y[i] and, when general, its TwoProduct error; x[i]
+ * when y == NULL) into lane[level][i mod EX_LANES]. L and general are constants at every
+ * call, so each instance is unrolled into straight-line SIMD. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+ex_kernel(double lane[EX_LMAX][EX_LANES], const double *x, const double *y, size_t n, const ex_plan_t *pl,
+          const int L, const int general)
+{
+    __m256d acc[EX_LMAX][2], sg[EX_LMAX];
+    for (int j = 0; j < L; j++) {
+        acc[j][0] = acc[j][1] = _mm256_setzero_pd();
+        sg[j] = _mm256_set1_pd(j < L - 1 ? pl->sigma[j] : 0.0);
+    }
+    /* The TwoProduct error is below u/2 of level 0 (|e| <= ulp(p)/2), so its level-0 part
+     * is zero: it joins at level 1 (or at the last level when there is only one). */
+    const int efirst = L > 1 ? 1 : 0;
+    size_t i = 0;
+    for (; i + EX_LANES <= n; i += EX_LANES) {
+        /* one cache line of the next sub-block a step, which exp_range reads first (a
+         * prefetch past the end never faults) */
+        __builtin_prefetch(x + i + n);
+        if (y) __builtin_prefetch(y + i + n);
+        for (int h = 0; h < 2; h++) {
+            __m256d a = _mm256_loadu_pd(x + i + 4 * h), r = a, e = _mm256_setzero_pd();
+            if (y) {
+                __m256d b = _mm256_loadu_pd(y + i + 4 * h);
+                r = _mm256_mul_pd(a, b);
+                if (general) e = _mm256_fmsub_pd(a, b, r);
+            }
+            for (int j = 0; j < L - 1; j++) {
+                __m256d q = _mm256_sub_pd(_mm256_add_pd(r, sg[j]), sg[j]);
+                r = _mm256_sub_pd(r, q);
+                acc[j][h] = _mm256_add_pd(acc[j][h], q);
+                if (general && j >= efirst) {
+                    __m256d qe = _mm256_sub_pd(_mm256_add_pd(e, sg[j]), sg[j]);
+                    e = _mm256_sub_pd(e, qe);
+                    acc[j][h] = _mm256_add_pd(acc[j][h], qe);
+                }
+            }
+            acc[L - 1][h] = _mm256_add_pd(acc[L - 1][h], r);
+            if (general) acc[L - 1][h] = _mm256_add_pd(acc[L - 1][h], e);
+        }
+    }
+    for (int j = 0; j < L; j++) {
+        _mm256_storeu_pd(lane[j], acc[j][0]);
+        _mm256_storeu_pd(lane[j] + 4, acc[j][1]);
+    }
+    for (; i < n; i++) {
+        double r = y ? x[i] * y[i] : x[i];
+        if (general) {
+            double e = __builtin_fma(x[i], y[i], -r);
+            EX_SCALAR_LEVELS(e, efirst);
+        }
+        EX_SCALAR_LEVELS(r, 0);
+    }
+}
+
+#define EX_INSTANCE(name, L, general)                                                                      \
+    __attribute__((target("avx2,fma"))) static void name(double lane[EX_LMAX][EX_LANES], const double *x,  \
+                                                         const double *y, size_t n, const ex_plan_t *pl)   \
+    {                                                                                                      \
+        ex_kernel(lane, x, y, n, pl, L, general);                                                          \
+    }
+EX_INSTANCE(ex_short1, 1, 0)
+EX_INSTANCE(ex_short2, 2, 0)
+EX_INSTANCE(ex_short3, 3, 0)
+EX_INSTANCE(ex_short4, 4, 0)
+EX_INSTANCE(ex_gen1, 1, 1)
+EX_INSTANCE(ex_gen2, 2, 1)
+EX_INSTANCE(ex_gen3, 3, 1)
+EX_INSTANCE(ex_gen4, 4, 1)
+#undef EX_INSTANCE
+
+static int has_avx2_fma(void)
+{
+    static int has = -1; /* a benign race: every thread computes the same value */
+    if (has < 0) has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+    return has;
+}
+
+/* The smallest exponent field of the nonzero terms when every term with field 0 is an
+ * exact zero (x[i] == 0, or x[i] or y[i] == 0 for a product: a product that underflowed to
+ * zero is not one), else 0. Exact zeros add nothing in the extraction path, so a run with
+ * zeros in it (ReLU outputs, padding) need not go to the slots; this pass runs only for
+ * runs whose smallest field is 0. */
+__attribute__((target("avx2"))) static unsigned min_exp_nonzero(const double *x, const double *y, size_t n)
+{
+    const __m256d zd = _mm256_setzero_pd();
+    const __m256i emask = _mm256_set1_epi64x(0x7ff0000000000000LL), zi = _mm256_setzero_si256();
+    __m256i mn = emask, bad = zi;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) { /* branch-free: zeros come in any pattern */
+        __m256d a = _mm256_loadu_pd(x + i), p = a;
+        __m256d z = _mm256_cmp_pd(a, zd, _CMP_EQ_OQ);
+        if (y) {
+            __m256d b = _mm256_loadu_pd(y + i);
+            p = _mm256_mul_pd(a, b);
+            z = _mm256_or_pd(z, _mm256_cmp_pd(b, zd, _CMP_EQ_OQ));
+        }
+        __m256i e = _mm256_and_si256(_mm256_castpd_si256(p), emask);
+        __m256i e0 = _mm256_cmpeq_epi64(e, zi);
+        bad = _mm256_or_si256(bad, _mm256_andnot_si256(_mm256_castpd_si256(z), e0));
+        e = _mm256_or_si256(e, _mm256_and_si256(e0, emask)); /* zeros out of the minimum */
+        mn = _mm256_blendv_epi8(mn, e, _mm256_cmpgt_epi64(mn, e));
+    }
+    if (!_mm256_testz_si256(bad, bad)) return 0; /* a subnormal term */
+    uint64_t m4[4];
+    _mm256_storeu_si256((__m256i *)m4, mn);
+    unsigned l = 0x7ff;
+    for (int k = 0; k < 4; k++) l = (unsigned)(m4[k] >> 52) < l ? (unsigned)(m4[k] >> 52) : l;
+    for (; i < n; i++) {
+        unsigned e = (unsigned)(dbits(y ? x[i] * y[i] : x[i]) >> 52) & 0x7ff;
+        if (e == 0) {
+            if (x[i] == 0 || (y && y[i] == 0)) continue;
+            return 0;
+        }
+        l = e < l ? e : l;
+    }
+    return l; /* 0x7ff when all are zeros: the plan then has one level, and the lanes are 0 */
+}
+
+/* Adds the terms of x[0..n) (y == NULL) or of the products x[i] * y[i] to acc exactly when
+ * the extraction path applies to this sub-block (n <= EX_LANES * 2^B / (general ? 2 : 1)
+ * for the caller's B); returns 0, having done nothing, otherwise. */
+static int ex_add(drift_xacc_t *acc, const double *x, const double *y, size_t n, unsigned lo, unsigned hi, int B,
+                  int qe, int general)
+{
+    static void (*const fns[2][EX_LMAX])(double[EX_LMAX][EX_LANES], const double *, const double *, size_t,
+                                         const ex_plan_t *) = {{ex_short1, ex_short2, ex_short3, ex_short4},
+                                                               {ex_gen1, ex_gen2, ex_gen3, ex_gen4}};
+    ex_plan_t pl;
+    if (!has_avx2_fma() || hi == 0x7ff) return 0;
+    if (lo == 0) { /* zeros or subnormals */
+        lo = min_exp_nonzero(x, y, n);
+        qe += (int)lo; /* the callers' qe is lo - constant */
+    }
+    if (!ex_plan(&pl, lo, hi, B, qe)) return 0;
+    double lane[EX_LMAX][EX_LANES];
+    fns[general][pl.levels - 1](lane, x, y, n, &pl);
+    for (int j = 0; j < pl.levels; j++) {
+        double scale = ex_pow2(-pl.unit[j]); /* exact: lanes are integers in these units */
+        int64_t s = 0;
+        for (int l = 0; l < EX_LANES; l++) s += (int64_t)(lane[j][l] * scale);
+        if (s) add_at(acc, s < 0 ? 0 - (uint64_t)s : (uint64_t)s, s < 0, pl.unit[j] - DRIFT_XACC_LSB);
+    }
+    return 1;
+}
+#endif
+
+#define RANGE_CHUNK 1024
+#define SUM_BLOCK ((size_t)SLOT_LANES * LANE_CAP)
+
+static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
+{
+    work_t *w = &work;
+    for (size_t b0 = 0; b0 < n; b0 += SUM_BLOCK) {
+        size_t b1 = n - b0 < SUM_BLOCK ? n : b0 + SUM_BLOCK;
+        unsigned elo = 0x7ff, ehi = 0;
+#define SUM_TERM(k, j)                                                  \
+    do {                                                                \
+        uint64_t u = dbits(x[j]);                                       \
+        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
+    } while (0)
+        for (size_t c0 = b0; c0 < b1; c0 += RANGE_CHUNK) { /* chunks stay in L1 for both passes */
+            size_t c1 = b1 - c0 < RANGE_CHUNK ? b1 : c0 + RANGE_CHUNK;
+            unsigned l, h;
+            exp_range(x + c0, NULL, c1 - c0, &l, &h);
+#ifdef HAVE_EXTRACT
+            /* B: RANGE_CHUNK / EX_LANES = 128 values a lane; a normal summand is a multiple
+             * of its ulp, 2^(e - 1075) */
+            _Static_assert(RANGE_CHUNK / EX_LANES == 128, "B below assumes 128 values a lane");
+            if (ex_add(acc, x + c0, NULL, c1 - c0, l, h, 7, (int)l - 1075, 0)) continue;
+#endif
+            elo = l < elo ? l : elo;
+            ehi = h > ehi ? h : ehi;
+            size_t i = c0;
+            for (; i + SLOT_LANES <= c1; i += SLOT_LANES) {
+                __builtin_prefetch(x + i + RANGE_CHUNK); /* the next chunk, while this one computes */
+                SUM_TERM(0, i);
+                SUM_TERM(1, i + 1);
+                SUM_TERM(2, i + 2);
+                SUM_TERM(3, i + 3);
+            }
+            for (; i < c1; i++) SUM_TERM((i - b0) & (SLOT_LANES - 1), i); /* c0 - b0 is a multiple of 4 */
+        }
+#undef SUM_TERM
+        if (elo == 0 || ehi == 0x7ff) {
+            clear_edge_slots(w);
+            for (size_t j = b0; j < b1; j++) {
+                unsigned e = (unsigned)(dbits(x[j]) >> 52) & 0x7ff;
+                if (e == 0 || e == 0x7ff) drift_xacc_add(acc, x[j]);
+            }
+            elo = elo ? elo : 1;
+            ehi = ehi < 0x7ff ? ehi : 0x7fe;
+        }
+        if (elo <= ehi) flush_lanes(acc, w, elo, ehi, b1 - b0);
+    }
+}
+
 static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t n)
 {
     work_t *w = &work;
     for (size_t b0 = 0; b0 < n; b0 += DOT_BLOCK) {
         size_t b1 = n - b0 < DOT_BLOCK ? n : b0 + DOT_BLOCK;
         unsigned elo = 0x7ff, ehi = 0; /* exponent range of everything in the slots */
-        uint32_t general = 0;          /* bit j: sub-block j went through dot_general */
+        uint32_t general = 0;          /* bit j: sub-block j was added exactly (TwoProduct or extraction) */
         int edge = 0;                  /* a short sub-block had an edge product */
         for (size_t s0 = b0, j = 0; s0 < b1; s0 += DOT_SUB, j++) {
             size_t s1 = b1 - s0 < DOT_SUB ? b1 : s0 + DOT_SUB;
             unsigned l, h;
-            if (exp_range(x + s0, y + s0, s1 - s0, &l, &h) & SHORT_MASK) {
+            int wide = (exp_range(x + s0, y + s0, s1 - s0, &l, &h) & SHORT_MASK) != 0;
+#ifdef HAVE_EXTRACT
+            /* B: DOT_SUB / EX_LANES = 64 pairs a lane, one term each (short) or two */
+            _Static_assert(DOT_SUB / EX_LANES == 64, "B below assumes 64 pairs a lane");
+            if (ex_add(acc, x + s0, y + s0, s1 - s0, l, h, wide ? 7 : 6, wide ? (int)l - 1129 : (int)l - 1070,
+                       wide)) {
+                general |= 1u << j; /* done exactly, nothing in the slots */
+                continue;
+            }
+#endif
+            if (wide) {
                 general |= 1u << j;
                 dot_general(acc, w, x + s0, y + s0, s1 - s0, &elo, &ehi);
                 continue;

@@ -14,14 +14,22 @@
  *   RNE inc = 2^(k-1) - 1 + (bit k of a)   RNA inc = 2^(k-1)   RZ inc = 0
  *   RU  inc = x > 0 ? 2^k - 1 : 0          RD  inc = x < 0 ? 2^k - 1 : 0
  * Bit k is the last kept significand bit while k <= 51, i.e. for E >= Emin - P + 2. Values
- * below that (zeros, the two lowest binades of f's subnormal range, tinier values), inf,
- * NaN, and results that overflow to NaN (e4m3 without saturation) are "rare" and take
- * drift_round. Other overflows (a rounded word above max_finite's) become +-max_finite or
- * +-inf by the IEEE rule, one more select; so does flushing a subnormal result to zero. DRIFT_SR and fp64 go to
- * drift_round for every element (SR needs its per-element random word anyway). */
+ * below that (zeros, the two lowest binades of f's subnormal range, tinier values), inf and
+ * NaN are "rare" in the portable loop and take drift_round. Overflows (a rounded word above
+ * max_finite's) become +-max_finite, +-inf, or NaN in e4m3, by drift_round's rule, one more
+ * select; so does flushing a subnormal result to zero.
+ *
+ * The AVX2 loop (picked at run time) goes further for RNE, RZ, RU and RD: the word path
+ * only in f's normal range (k fixed, no per-value shift), and every finite value below
+ * 2^emin rounded in floating point, scaled so that f's smallest subnormal is 1 and rounded
+ * to an integer by one vroundpd in the mode; only infinities and NaNs are rare there.
+ * Results are stored straight from the registers; a rare value is stored as its own word,
+ * flagged, and redone from there (so out may be in). DRIFT_SR and fp64 go to drift_round
+ * for every element (SR needs its per-element random word anyway). */
 #include "format.h"
 #include "drift.h"
 
+#include <math.h>
 #include <string.h>
 
 #define SIGN_MASK 0x8000000000000000ull
@@ -34,9 +42,10 @@ typedef struct {
     uint64_t lo, hi;  /* biased exponent range handled here: [Emin - P + 2, 0x7fe] */
     uint64_t maxbits; /* word of max_finite */
     uint64_t sat;     /* all ones when overflow saturates */
-    uint64_t has_inf; /* all ones when f has infinities (e4m3's NaN stays with drift_round) */
     uint64_t minnorm; /* word of 2^emin: below it a result is subnormal */
     uint64_t flush;   /* 1 to flush subnormal results */
+    uint64_t ovfword; /* an overflow not to max_finite: inf, or NaN in e4m3 (drift_round's NAN) */
+    double up, down;  /* 2^s and 2^-s, s = p - 1 - emin: |x| * 2^s counts smallest subnormals */
 } params_t;
 
 static inline uint64_t dbits(double x)
@@ -86,53 +95,80 @@ static inline __attribute__((always_inline)) uint64_t step(uint64_t u, const par
     case DRIFT_RD: to_max = q.sat | ~neg; break;
     default: to_max = q.sat; break;
     }
-    const uint64_t ok = in_range & (~ovf | to_max | q.has_inf);
-    r = (ovf & ((to_max & q.maxbits) | (~to_max & INF_BITS))) | (~ovf & r);
+    const uint64_t ok = in_range;
+    r = (ovf & ((to_max & q.maxbits) | (~to_max & q.ovfword))) | (~ovf & r);
     r &= ~((uint64_t)0 - (uint64_t)(q.flush & ((int64_t)r < (int64_t)q.minnorm)));
     *rare = ~ok;
     return (ok & (sign | r)) | (~ok & u);
 }
 
-/* One chunk: words into w[], rare masks into rare[]; returns whether any value is rare. */
+/* One chunk of n <= CHUNK values: the rounded values into outd (doubles) or outf (floats),
+ * straight from the registers; a rare value is stored as x's own word (in outd, where the
+ * caller reads it back: out may be in) and flagged as bit i % 4 of rm[i / 4]. Returns
+ * whether any value is rare. */
+static inline void store_word(double *outd, float *outf, size_t i, uint64_t w)
+{
+    if (outd)
+        outd[i] = bitsd(w);
+    else
+        outf[i] = (float)bitsd(w); /* exact for a rounded value; a rare one is redone */
+}
+
 #define CHUNK_LOOP(MODE)                                                                \
     for (size_t i = 0; i < n; i++) {                                                    \
-        union { double d; uint64_t u; } c = {in[i]}; /* not memcpy: GCC vectorises this */ \
-        w[i] = step(c.u, q, MODE, &rare[i]);                                            \
+        uint64_t rare_;                                                                 \
+        store_word(outd, outf, i, step(dbits(in[i]), q, MODE, &rare_));                 \
+        rm[i / 4] |= (uint8_t)((rare_ & 1) << (i % 4));                                 \
+        any |= (int)(rare_ & 1);                                                        \
     }
-#define CHUNK_BODY                                                                     \
-    const params_t q = *qp;                                                            \
-    switch (mode) {                                                                    \
-    case DRIFT_RNE: CHUNK_LOOP(DRIFT_RNE) break;                                       \
-    case DRIFT_RNA: CHUNK_LOOP(DRIFT_RNA) break;                                       \
-    case DRIFT_RU: CHUNK_LOOP(DRIFT_RU) break;                                         \
-    case DRIFT_RD: CHUNK_LOOP(DRIFT_RD) break;                                         \
-    default: CHUNK_LOOP(DRIFT_RZ) break;                                               \
-    }                                                                                  \
-    uint64_t any = 0;                                                                  \
-    for (size_t i = 0; i < n; i++) any |= rare[i];                                     \
-    return any != 0;
 
-static int chunk_generic(uint64_t *restrict w, uint64_t *restrict rare, const double *restrict in, size_t n,
-                         const params_t *qp, drift_mode_t mode)
+static int chunk_generic(double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *qp,
+                         drift_mode_t mode)
 {
-    CHUNK_BODY
+    const params_t q = *qp;
+    int any = 0;
+    memset(rm, 0, (n + 3) / 4);
+    switch (mode) {
+    case DRIFT_RNE: CHUNK_LOOP(DRIFT_RNE) break;
+    case DRIFT_RNA: CHUNK_LOOP(DRIFT_RNA) break;
+    case DRIFT_RU: CHUNK_LOOP(DRIFT_RU) break;
+    case DRIFT_RD: CHUNK_LOOP(DRIFT_RD) break;
+    default: CHUNK_LOOP(DRIFT_RZ) break;
+    }
+    return any;
 }
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define HAVE_AVX2_CLONE 1
 #include <immintrin.h>
 
+/* |x| * 2^s rounded to an integer in the mode (one instruction), times 2^-s: both scalings
+ * are exact, so this is x rounded to a multiple of f's smallest subnormal. */
+__attribute__((target("avx2"), always_inline)) static inline __m256d round_tiny(__m256d x, const params_t *q,
+                                                                                 drift_mode_t mode)
+{
+    __m256d y = _mm256_mul_pd(x, _mm256_set1_pd(q->up));
+    switch (mode) {
+    case DRIFT_RNE: y = _mm256_round_pd(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case DRIFT_RU: y = _mm256_round_pd(y, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case DRIFT_RD: y = _mm256_round_pd(y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: y = _mm256_round_pd(y, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    }
+    return _mm256_mul_pd(y, _mm256_set1_pd(q->down));
+}
+
 /* step() on four values with AVX2 intrinsics (GCC does not vectorise the scalar form):
- * the same operations lane by lane, so the same words. */
-__attribute__((target("avx2"), always_inline)) static inline __m256i step4(__m256i u, const params_t *q,
-                                                                            drift_mode_t mode, __m256i *rare)
+ * the same operations lane by lane, so the same words. Used for RNA; the other modes take
+ * step4_fast. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i step4_rna(__m256i u, const params_t *q,
+                                                                                __m256i *rare)
 {
     const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
     const __m256i sign = _mm256_and_si256(u, _mm256_set1_epi64x((long long)SIGN_MASK));
     const __m256i a = _mm256_xor_si256(u, sign);
     const __m256i E = _mm256_srli_epi64(a, 52);
     const __m256i lo1 = _mm256_set1_epi64x((long long)q->lo - 1), hi1 = _mm256_set1_epi64x((long long)q->hi + 1);
-    const __m256i in_range = _mm256_and_si256(_mm256_cmpgt_epi64(E, lo1), _mm256_cmpgt_epi64(hi1, E));
+    const __m256i ok = _mm256_and_si256(_mm256_cmpgt_epi64(E, lo1), _mm256_cmpgt_epi64(hi1, E));
     const __m256i eminb = _mm256_set1_epi64x((long long)q->eminb);
     __m256i sub = _mm256_sub_epi64(eminb, E);
     sub = _mm256_and_si256(sub, _mm256_cmpgt_epi64(sub, zero)); /* max(0, eminb - E) */
@@ -140,49 +176,90 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i step4(__m25
     const __m256i k51 = _mm256_set1_epi64x(51);
     k = _mm256_blendv_epi8(k, k51, _mm256_cmpgt_epi64(k, k51));
     const __m256i mask = _mm256_sub_epi64(_mm256_sllv_epi64(one, k), one);
-    const __m256i neg = _mm256_cmpgt_epi64(zero, u); /* all ones when negative */
-    __m256i inc;
-    switch (mode) {
-    case DRIFT_RNE:
-        inc = _mm256_add_epi64(_mm256_srli_epi64(mask, 1), _mm256_and_si256(_mm256_srlv_epi64(a, k), one));
-        break;
-    case DRIFT_RNA: inc = _mm256_add_epi64(_mm256_srli_epi64(mask, 1), one); break;
-    case DRIFT_RU: inc = _mm256_andnot_si256(neg, mask); break;
-    case DRIFT_RD: inc = _mm256_and_si256(neg, mask); break;
-    default: inc = zero; break;
-    }
+    const __m256i inc = _mm256_add_epi64(_mm256_srli_epi64(mask, 1), one);
     __m256i r = _mm256_andnot_si256(mask, _mm256_add_epi64(a, inc));
     const __m256i maxb = _mm256_set1_epi64x((long long)q->maxbits), sat = _mm256_set1_epi64x((long long)q->sat);
     const __m256i ovf = _mm256_cmpgt_epi64(r, maxb);
-    __m256i to_max;
-    switch (mode) {
-    case DRIFT_RZ: to_max = _mm256_set1_epi64x(-1); break;
-    case DRIFT_RU: to_max = _mm256_or_si256(sat, neg); break;
-    case DRIFT_RD: to_max = _mm256_or_si256(sat, _mm256_xor_si256(neg, _mm256_set1_epi64x(-1))); break;
-    default: to_max = sat; break;
-    }
-    const __m256i fast_ovf = _mm256_or_si256(to_max, _mm256_set1_epi64x((long long)q->has_inf));
-    const __m256i ok = _mm256_and_si256(in_range, _mm256_or_si256(_mm256_xor_si256(ovf, _mm256_set1_epi64x(-1)), fast_ovf));
-    const __m256i ovw = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)INF_BITS), maxb, to_max);
+    const __m256i ovw = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)q->ovfword), maxb, sat);
     r = _mm256_blendv_epi8(r, ovw, ovf);
     if (q->flush) r = _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)q->minnorm), r), r);
     *rare = _mm256_xor_si256(ok, _mm256_set1_epi64x(-1));
     return _mm256_blendv_epi8(u, _mm256_or_si256(sign, r), ok);
 }
 
+/* RNE, RZ, RU, RD on four values. f's normal range takes the word path with the fixed
+ * k = 53 - P (no per-value shift); everything below 2^emin (f's subnormal range, zeros,
+ * double subnormals) is rounded to a multiple of f's smallest subnormal by round_tiny, the
+ * value scaled so that the quantum is 1 and rounded to an integer by one instruction in
+ * the mode (exact for |x| * 2^s < 2^(p-1)). Only infinities and NaNs are rare. The words
+ * are drift_round's: the same rounding of the same exact values, the same overflow rule. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i step4_fast(__m256i u, const params_t *q,
+                                                                                 drift_mode_t mode, __m256i *rare)
+{
+    const __m256i smask = _mm256_set1_epi64x((long long)SIGN_MASK);
+    const __m256i sign = _mm256_and_si256(u, smask);
+    const __m256i a = _mm256_xor_si256(u, sign);
+    const __m256i mask = _mm256_set1_epi64x((long long)(((uint64_t)1 << q->kn) - 1));
+    __m256i inc;
+    switch (mode) {
+    case DRIFT_RNE:
+        inc = _mm256_add_epi64(_mm256_srli_epi64(mask, 1),
+                               _mm256_and_si256(_mm256_srl_epi64(a, _mm_cvtsi64_si128((long long)q->kn)),
+                                                _mm256_set1_epi64x(1)));
+        break;
+    case DRIFT_RU: inc = _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), u), mask); break;
+    case DRIFT_RD: inc = _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), u), mask); break;
+    default: inc = _mm256_setzero_si256(); break;
+    }
+    __m256i r = _mm256_andnot_si256(mask, _mm256_add_epi64(a, inc));
+    const __m256i minnorm = _mm256_set1_epi64x((long long)q->minnorm);
+    const __m256i t = _mm256_andnot_si256(smask, _mm256_castpd_si256(round_tiny(_mm256_castsi256_pd(u), q, mode)));
+    r = _mm256_blendv_epi8(r, t, _mm256_cmpgt_epi64(minnorm, a));
+    const __m256i maxb = _mm256_set1_epi64x((long long)q->maxbits);
+    const __m256i ovf = _mm256_cmpgt_epi64(r, maxb);
+    __m256i ovw;
+    switch (mode) {
+    case DRIFT_RZ: ovw = maxb; break;
+    case DRIFT_RU:
+    case DRIFT_RD: {
+        const __m256i neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), u);
+        __m256i to_max = _mm256_set1_epi64x((long long)q->sat);
+        to_max = _mm256_or_si256(to_max, mode == DRIFT_RU ? neg : _mm256_xor_si256(neg, _mm256_set1_epi64x(-1)));
+        ovw = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)q->ovfword), maxb, to_max);
+        break;
+    }
+    default: ovw = _mm256_set1_epi64x((long long)(q->sat ? q->maxbits : q->ovfword)); break;
+    }
+    r = _mm256_blendv_epi8(r, ovw, ovf);
+    if (q->flush) r = _mm256_andnot_si256(_mm256_cmpgt_epi64(minnorm, r), r);
+    const __m256i ok = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)INF_BITS), a); /* finite */
+    *rare = _mm256_xor_si256(ok, _mm256_set1_epi64x(-1));
+    return _mm256_blendv_epi8(u, _mm256_or_si256(sign, r), ok);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline __m256i step4(__m256i u, const params_t *q,
+                                                                            drift_mode_t mode, __m256i *rare)
+{
+    return mode == DRIFT_RNA ? step4_rna(u, q, rare) : step4_fast(u, q, mode, rare);
+}
+
 #define CHUNK_LOOP4(MODE)                                                               \
     for (; i + 4 <= n; i += 4) {                                                        \
         __m256i rr, v = step4(_mm256_loadu_si256((const __m256i *)(in + i)), qp, MODE, &rr); \
-        _mm256_storeu_si256((__m256i *)(w + i), v);                                     \
-        _mm256_storeu_si256((__m256i *)(rare + i), rr);                                 \
-        any = _mm256_or_si256(any, rr);                                                 \
+        if (to_float)                                                                   \
+            _mm_storeu_ps(outf + i, _mm256_cvtpd_ps(_mm256_castsi256_pd(v)));           \
+        else                                                                            \
+            _mm256_storeu_si256((__m256i *)(outd + i), v);                              \
+        int b_ = _mm256_movemask_pd(_mm256_castsi256_pd(rr));                           \
+        rm[i / 4] = (uint8_t)b_;                                                        \
+        any |= b_;                                                                      \
     }
 
-__attribute__((target("avx2"))) static int chunk_avx2(uint64_t *restrict w, uint64_t *restrict rare,
-                                                      const double *restrict in, size_t n, const params_t *qp,
-                                                      drift_mode_t mode)
+__attribute__((target("avx2"), always_inline)) static inline int
+chunk_avx2(double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *qp, drift_mode_t mode,
+           const int to_float)
 {
-    __m256i any = _mm256_setzero_si256();
+    int any = 0;
     size_t i = 0;
     switch (mode) {
     case DRIFT_RNE: CHUNK_LOOP4(DRIFT_RNE) break;
@@ -191,20 +268,54 @@ __attribute__((target("avx2"))) static int chunk_avx2(uint64_t *restrict w, uint
     case DRIFT_RD: CHUNK_LOOP4(DRIFT_RD) break;
     default: CHUNK_LOOP4(DRIFT_RZ) break;
     }
-    int r = !_mm256_testz_si256(any, any);
-    if (i < n) r |= chunk_generic(w + i, rare + i, in + i, n - i, qp, mode); /* the tail */
-    return r;
+    if (i < n) /* the tail: i is a multiple of 4 */
+        any |= chunk_generic(to_float ? NULL : outd + i, to_float ? outf + i : NULL, rm + i / 4, in + i, n - i, qp,
+                             mode);
+    return any != 0;
+}
+
+__attribute__((target("avx2"))) static int chunk_avx2_d(double *outd, float *outf, uint8_t *rm, const double *in,
+                                                        size_t n, const params_t *qp, drift_mode_t mode)
+{
+    return chunk_avx2(outd, outf, rm, in, n, qp, mode, 0);
+}
+
+__attribute__((target("avx2"))) static int chunk_avx2_f(double *outd, float *outf, uint8_t *rm, const double *in,
+                                                        size_t n, const params_t *qp, drift_mode_t mode)
+{
+    return chunk_avx2(outd, outf, rm, in, n, qp, mode, 1);
 }
 #endif
 
-static int chunk(uint64_t *w, uint64_t *rare, const double *in, size_t n, const params_t *q, drift_mode_t mode)
+static int chunk(double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *q,
+                 drift_mode_t mode)
 {
 #ifdef HAVE_AVX2_CLONE
     static int avx2 = -1; /* a benign race: every thread computes the same value */
     if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (avx2) return chunk_avx2(w, rare, in, n, q, mode);
+    if (avx2) return outd ? chunk_avx2_d(outd, NULL, rm, in, n, q, mode) : chunk_avx2_f(NULL, outf, rm, in, n, q, mode);
 #endif
-    return chunk_generic(w, rare, in, n, q, mode);
+    return chunk_generic(outd, outf, rm, in, n, q, mode);
+}
+
+/* The whole array in chunks; the rare values of a chunk are redone by drift_round, from
+ * x's word left in outd (in may be outd) or from in. */
+static void round_chunks(double *outd, float *outf, const double *in, size_t n, const params_t *q,
+                         const drift_round_array_opts_t *o)
+{
+    drift_round_opts_t so = {o->mode, o->flush_subnormals, o->saturate};
+    uint8_t rm[CHUNK / 4];
+    for (size_t c0 = 0; c0 < n; c0 += CHUNK) {
+        size_t m = n - c0 < CHUNK ? n - c0 : CHUNK;
+        if (!chunk(outd ? outd + c0 : NULL, outf ? outf + c0 : NULL, rm, in + c0, m, q, o->mode)) continue;
+        for (size_t g = 0; g < (m + 3) / 4; g++)
+            for (unsigned l = 0; rm[g] >> l; l++)
+                if (rm[g] >> l & 1) {
+                    size_t i = c0 + 4 * g + l;
+                    double r = drift_round(outd ? outd[i] : in[i], o->format, &so, 0);
+                    store_word(outd, outf, i, dbits(r));
+                }
+    }
 }
 
 int drift_round_array_validate(const drift_round_array_opts_t *o, const char **why)
@@ -235,9 +346,11 @@ static void params_of(params_t *q, const drift_round_array_opts_t *o)
     q->hi = 0x7fe; /* every finite exponent: beyond emax is overflow, handled below */
     q->maxbits = dbits(fi->max_finite);
     q->sat = o->saturate ? ~(uint64_t)0 : 0;
-    q->has_inf = fi->has_inf ? ~(uint64_t)0 : 0;
     q->minnorm = q->eminb << 52;
     q->flush = (uint64_t)o->flush_subnormals;
+    q->ovfword = fi->has_inf ? INF_BITS : dbits(NAN);
+    q->up = ldexp(1.0, fi->p - 1 - fi->emin);
+    q->down = ldexp(1.0, fi->emin - fi->p + 1);
 }
 
 /* The whole array through the scalar path: fp64 (nothing to gain) and DRIFT_SR. */
@@ -262,18 +375,7 @@ int drift_round_array(double *out, const double *in, size_t n, const drift_round
     }
     params_t q;
     params_of(&q, o);
-    drift_round_opts_t so = {o->mode, o->flush_subnormals, o->saturate};
-    uint64_t w[CHUNK];
-    uint64_t rare[CHUNK];
-    for (size_t c0 = 0; c0 < n; c0 += CHUNK) {
-        size_t m = n - c0 < CHUNK ? n - c0 : CHUNK;
-        int any = chunk(w, rare, in + c0, m, &q, o->mode);
-        /* in may be out: every in[i] of the chunk has been read into w[] by now */
-        memcpy(out + c0, w, m * sizeof *w);
-        if (any)
-            for (size_t i = 0; i < m; i++)
-                if (rare[i]) out[c0 + i] = drift_round(bitsd(w[i]), o->format, &so, 0); /* w[i] is x's word */
-    }
+    round_chunks(out, NULL, in, n, &q, o);
     return DRIFT_OK;
 }
 
@@ -292,16 +394,6 @@ int drift_round_array_float(float *out, const double *in, size_t n, const drift_
     }
     params_t q;
     params_of(&q, o);
-    drift_round_opts_t so = {o->mode, o->flush_subnormals, o->saturate};
-    uint64_t w[CHUNK];
-    uint64_t rare[CHUNK];
-    for (size_t c0 = 0; c0 < n; c0 += CHUNK) {
-        size_t m = n - c0 < CHUNK ? n - c0 : CHUNK;
-        int any = chunk(w, rare, in + c0, m, &q, o->mode);
-        for (size_t i = 0; i < m; i++) out[c0 + i] = (float)bitsd(w[i]); /* exact: every result is a float */
-        if (any)
-            for (size_t i = 0; i < m; i++)
-                if (rare[i]) out[c0 + i] = (float)drift_round(bitsd(w[i]), o->format, &so, 0);
-    }
+    round_chunks(NULL, out, in, n, &q, o);
     return DRIFT_OK;
 }
