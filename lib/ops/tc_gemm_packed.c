@@ -470,6 +470,8 @@ static int tc_have_avx512(void)
 #endif
 }
 
+int drift_tc_simd_level_(void) { return tc_have_avx2() ? (tc_have_avx512() ? 2 : 1) : 0; }
+
 #ifdef TC_AVX2
 /* The GEMM on the fused AVX-512 tile (see tc_tile_avx512): inputs known finite, C already
  * holds c (rounded) or 0. Packs A and B with their exponents once, then runs one tile per
