@@ -121,7 +121,7 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
         int xneg = late ? pneg : cneg, yneg = late ? cneg : pneg;
         int sh = late ? d : -d;
         sh = sh > 200 ? 200 : sh; /* X < 2^40: any shift beyond 40 leaves 0 (and a lost bit) */
-        double q = trunc(X * pow2i(-sh)), back = q * pow2i(sh);
+        double q = (double)(int64_t)(X * pow2i(-sh)), back = q * pow2i(sh); /* trunc: X < 2^40 */
         uint64_t xb, bb;
         memcpy(&xb, &X, sizeof xb);
         memcpy(&bb, &back, sizeof bb);
