@@ -624,6 +624,43 @@ static inline float tc_ftz32f(float x) { return fabsf(x) < 0x1p-126f ? copysignf
 
 static inline float tc_prod32f(float a, float b) { return a == 0.0f || b == 0.0f ? 0.0f : tc_ftz32f(a * b); }
 
+/* One row: acc holds the row's c (as float) and receives the result. */
+static inline __attribute__((always_inline)) void tc_pairwise_row_with(float *restrict acc, const float *restrict Ai,
+                                                                       const float *restrict Bf, size_t N, size_t Kp)
+{
+    for (size_t k0 = 0; k0 < Kp; k0 += 4) {
+        const float a0 = Ai[k0], a1 = Ai[k0 + 1], a2 = Ai[k0 + 2], a3 = Ai[k0 + 3];
+        const float *b0 = Bf + k0 * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
+#pragma omp simd
+        for (size_t j = 0; j < N; j++) {
+            float p0 = tc_prod32f(a0, b0[j]), p1 = tc_prod32f(a1, b1[j]);
+            float p2 = tc_prod32f(a2, b2[j]), p3 = tc_prod32f(a3, b3[j]);
+            float s = tc_ftz32f(tc_ftz32f(p0 + p1) + tc_ftz32f(p2 + p3));
+            acc[j] = tc_ftz32f(tc_ftz32f(acc[j]) + s);
+        }
+    }
+}
+
+/* The same C compiled for wider vectors (same float operations, so the same bits). */
+#ifdef TC_AVX2
+__attribute__((target("avx512f,avx512dq"))) static void tc_pairwise_row_avx512(float *acc, const float *Ai,
+                                                                                const float *Bf, size_t N, size_t Kp)
+{
+    tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
+}
+
+__attribute__((target("avx2"))) static void tc_pairwise_row_avx2(float *acc, const float *Ai, const float *Bf, size_t N,
+                                                                  size_t Kp)
+{
+    tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
+}
+#endif
+
+static void tc_pairwise_row_generic(float *acc, const float *Ai, const float *Bf, size_t N, size_t Kp)
+{
+    tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
+}
+
 int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                              const tc_cfg_t *g)
 {
@@ -645,6 +682,7 @@ int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t
             double b = k < K ? drift_tc_prepare_(B[k * N + j], g) : 0.0;
             Bf[k * N + j] = fabs(b) < tiny ? 0.0f : (float)b;
         }
+    const int simd = drift_tc_simd_level_();
     int fail = 0;
 #pragma omp parallel reduction(| : fail)
     {
@@ -654,22 +692,19 @@ int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t
         for (size_t i = 0; i < M; i++) {
             if (!acc) continue; /* DRIFT_ENOMEM below */
             for (size_t j = 0; j < N; j++) acc[j] = c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
-            for (size_t k0 = 0; k0 < Kp; k0 += 4) {
-                const float a0 = Af[i * Kp + k0], a1 = Af[i * Kp + k0 + 1], a2 = Af[i * Kp + k0 + 2],
-                            a3 = Af[i * Kp + k0 + 3];
-                const float *b0 = Bf + k0 * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
-#pragma omp simd
-                for (size_t j = 0; j < N; j++) {
-                    float p0 = tc_prod32f(a0, b0[j]), p1 = tc_prod32f(a1, b1[j]);
-                    float p2 = tc_prod32f(a2, b2[j]), p3 = tc_prod32f(a3, b3[j]);
-                    float s = tc_ftz32f(tc_ftz32f(p0 + p1) + tc_ftz32f(p2 + p3));
-                    acc[j] = tc_ftz32f(tc_ftz32f(acc[j]) + s);
-                }
-            }
+#ifdef TC_AVX2
+            if (simd == 2)
+                tc_pairwise_row_avx512(acc, Af + i * Kp, Bf, N, Kp);
+            else if (simd == 1)
+                tc_pairwise_row_avx2(acc, Af + i * Kp, Bf, N, Kp);
+            else
+#endif
+                tc_pairwise_row_generic(acc, Af + i * Kp, Bf, N, Kp);
             for (size_t j = 0; j < N; j++) C[i * N + j] = acc[j];
         }
         free(acc);
     }
+    (void)simd;
     free(Af), free(Bf);
     return fail ? DRIFT_ENOMEM : DRIFT_OK;
 }
