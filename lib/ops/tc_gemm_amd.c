@@ -44,6 +44,7 @@ static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t 
     for (size_t j = 0; j < N; j++) s[j] = acc[j], err[j] = 0;
     for (size_t k = 0; k < m; k++) {
         const double ak = a[k], *restrict b = Bk + k * N;
+#pragma omp simd
         for (size_t j = 0; j < N; j++) {
             double p = ak * b[j]; /* exact */
             double t = s[j] + p, bb = t - s[j];
@@ -92,12 +93,16 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
     for (size_t j = 0; j < N; j++) Ep[j] = TC_NO_TERM, S[j] = 0.0;
     for (size_t k = 0; k < m; k++) {
         const int eak = ea[k], *restrict e = ebk + k * N;
+#pragma omp simd
         for (size_t j = 0; j < N; j++) Ep[j] = eak + e[j] > Ep[j] ? eak + e[j] : Ep[j];
     }
     for (size_t j = 0; j < N; j++) scale[j] = pow2i(lsb_off - (Ep[j] > -900 ? Ep[j] : 0));
     for (size_t k = 0; k < m; k++) {
         const double ak = a[k], *restrict b = Bk + k * N;
-        for (size_t j = 0; j < N; j++) S[j] += trunc((ak * b[j]) * scale[j]);
+        /* trunc through int32 (cvttpd2dq vectorises, trunc() does not): every aligned term
+         * is below 2^(lsb_off + 2) = 2^26 (a product's significand is below 4) */
+#pragma omp simd
+        for (size_t j = 0; j < N; j++) S[j] += (double)(int32_t)((ak * b[j]) * scale[j]);
     }
     for (size_t j = 0; j < N; j++) {
         int has = Ep[j] > -900; /* some nonzero product (their exponents are above -300) */
@@ -121,11 +126,12 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
         int xneg = late ? pneg : cneg, yneg = late ? cneg : pneg;
         int sh = late ? d : -d;
         sh = sh > 200 ? 200 : sh; /* X < 2^40: any shift beyond 40 leaves 0 (and a lost bit) */
-        double q = (double)(int64_t)(X * pow2i(-sh)), back = q * pow2i(sh); /* trunc: X < 2^40 */
-        uint64_t xb, bb;
-        memcpy(&xb, &X, sizeof xb);
-        memcpy(&bb, &back, sizeof bb);
-        q += tc_sel((xb != bb) & xneg, 1.0, 0.0); /* toward -inf: bits lost from a negative value */
+        double y = X * pow2i(-sh); /* exact: X < 2^40 has at most 40 bits, y >= 2^-200 or 0 */
+        double q = (double)(int64_t)y; /* trunc */
+        uint64_t yb, qb;
+        memcpy(&yb, &y, sizeof yb);
+        memcpy(&qb, &q, sizeof qb);
+        q += tc_sel((yb != qb) & xneg, 1.0, 0.0); /* toward -inf: bits lost from a negative value */
         double sum = tc_sel(xneg, -q, q) + tc_sel(yneg, -Y, Y);
         int E = late ? Ec : ep, extra = late ? 7 : 0;
         double v = sum * pow2i(E - lsb_off - extra);
