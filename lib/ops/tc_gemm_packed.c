@@ -4,10 +4,11 @@
  *   - a fused AVX-512 tile, 4 rows x 16 outputs over the whole of K, on operands packed once;
  *   - otherwise strips of 128 columns, 4 rows at a time, with AVX2 or AVX-512 chunks of the
  *     per-block passes or portable loops.
- *   - CDNA2 (MI250): the pairwise fp32 block in float arithmetic across a row.
- * Only finite inputs reach here (drift_tc_gemm sends special values, B200 fp8, MI100 and
- * MI300X to the scalar model). Why each shortcut is exact is said where it is
- * taken; the arithmetic argument is tc_model.c's file comment. */
+ *   - CDNA2 (MI250): the pairwise fp32 block in float arithmetic across a row (AVX-512,
+ *     AVX2 or SSE2 builds of the same C).
+ * Only finite inputs reach here (drift_tc_gemm sends special values and B200 fp8 to the
+ * scalar model, MI100 and MI300X to tc_gemm_amd.c). Why each shortcut is exact is said where
+ * it is taken; the arithmetic argument is tc_model.c's file comment. */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
