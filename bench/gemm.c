@@ -10,7 +10,7 @@
  *     emulated/openblas = X.Xx      tc_h100/seq = X.Xx
  * then, at --tc-size (default 256), every tensor-core architecture against the seq
  * emulation of the same inputs (bf16, fp16 where the architecture has no bf16), one line
- * per architecture: tc_ARCH/seq = X.Xx.
+ * per architecture: tc_ARCH/seq = X.Xx (median Y.Yx), in thread CPU time.
  * Goals (issue 4): emulation within 2x of OpenBLAS, the tc model within 10x of the
  * emulation. Each timing is the minimum over --reps runs, interleaved so that a noisy
  * neighbour slows both sides alike. Both libraries use --threads threads (default 1: on a
