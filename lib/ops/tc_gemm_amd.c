@@ -88,9 +88,9 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
                                                                       const double *restrict Bk, const int *restrict ebk,
                                                                       size_t N, size_t m, int lsb_off)
 {
-    double *restrict S = w->s, *restrict scale = w->scale;
-    int *restrict Ep = w->E;
-    for (size_t j = 0; j < N; j++) Ep[j] = TC_NO_TERM, S[j] = 0.0;
+    double *restrict scale = w->scale;
+    int *restrict Ep = w->E, *restrict S = w->err; /* S: an int32 sum, below 2^29 */
+    for (size_t j = 0; j < N; j++) Ep[j] = TC_NO_TERM, S[j] = 0;
     for (size_t k = 0; k < m; k++) {
         const int eak = ea[k], *restrict e = ebk + k * N;
 #pragma omp simd
@@ -100,26 +100,31 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
     for (size_t k = 0; k < m; k++) {
         const double ak = a[k], *restrict b = Bk + k * N;
         /* trunc through int32 (cvttpd2dq vectorises, trunc() does not): every aligned term
-         * is below 2^(lsb_off + 2) = 2^26 (a product's significand is below 4) */
+         * is below 2^(lsb_off + 2) = 2^26 (a product's significand is below 4), so the sum
+         * of a block's 8 stays below 2^29, in int32 */
 #pragma omp simd
-        for (size_t j = 0; j < N; j++) S[j] += (double)(int32_t)((ak * b[j]) * scale[j]);
+        for (size_t j = 0; j < N; j++) S[j] += (int32_t)((ak * b[j]) * scale[j]);
     }
     for (size_t j = 0; j < N; j++) {
         int has = Ep[j] > -900; /* some nonzero product (their exponents are above -300) */
         int ep = has ? Ep[j] : 0;
-        double c = acc[j];
-        float cf = (float)c; /* exact: c is an fp32 value or inf */
+        double c0 = acc[j];
+        float cf = (float)c0; /* exact: c is an fp32 value or inf */
         uint32_t cu;
         memcpy(&cu, &cf, sizeof cu);
+        int cfin = ((cu >> 23) & 0xff) != 0xff;
+        double c = tc_sel(cfin, c0, 0.0); /* an inf c is kept below; computing with 0 instead
+                                           * keeps every conversion to an integer in range */
+        cu &= (uint32_t)0 - (uint32_t)cfin; /* the bits of (float)c */
         int ce = (int)((cu >> 23) & 0xff) - 127;
-        int Ec = ce < -126 ? -126 : ce > 127 ? 127 : ce; /* zero and subnormals: -126; inf: any */
-        double mc = fabs(c) * pow2i(lsb_off - Ec), mp = fabs(S[j]);
+        int Ec = ce < -126 ? -126 : ce; /* zero and subnormals: -126 */
+        double Sj = (double)S[j], mc = fabs(c) * pow2i(lsb_off - Ec), mp = fabs(Sj);
         /* signs and tests from the bits (an ordered comparison of doubles would keep the
          * loop from vectorising under -ftrapping-math); a zero's sign does not matter here:
          * its magnitude is 0 and a zero sum becomes +0 below */
         uint64_t su;
-        memcpy(&su, &S[j], sizeof su);
-        int pneg = (int)(su >> 63), cneg = (int)(cu >> 31), cfin = ((cu >> 23) & 0xff) != 0xff;
+        memcpy(&su, &Sj, sizeof su);
+        int pneg = (int)(su >> 63), cneg = (int)(cu >> 31);
         int d = Ec - ep, late = d > 0; /* late: the products are the smaller operand */
         double mp7 = mp * 128.0, mc7 = mc * 128.0;
         double X = tc_sel(late, mp7, mc), Y = tc_sel(late, mc7, mp);
@@ -137,7 +142,7 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
         double v = sum * pow2i(E - lsb_off - extra);
         double r = (double)(float)v + 0.0; /* one rounding; a zero sum is +0 */
         r = tc_sel(has, r, c + 0.0);
-        acc[j] = tc_sel(cfin, r, c);
+        acc[j] = tc_sel(cfin, r, c0);
     }
 }
 
