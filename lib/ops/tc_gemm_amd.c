@@ -19,9 +19,21 @@
 
 /* Per-row workspace: one entry per output of the row. */
 typedef struct {
-    double *s, *scale, *out;
+    double *s, *scale;
     int *E, *err;
 } tc_amd_ws_t;
+
+/* cond ? x : y on the bits: a ternary on doubles may become a branch, and a conversion that
+ * could trap (-ftrapping-math) on one side of it keeps the loop from vectorising. */
+static inline double tc_sel(int cond, double x, double y)
+{
+    uint64_t xb, yb, m = (uint64_t)0 - (uint64_t)(cond != 0);
+    memcpy(&xb, &x, sizeof xb);
+    memcpy(&yb, &y, sizeof yb);
+    xb = (xb & m) | (yb & ~m);
+    memcpy(&x, &xb, sizeof x);
+    return x;
+}
 
 /* ---- CDNA1: c and a block of products summed exactly, rounded once to fp32 --------------
  * Per output: s = c, then s += p_k for the block's products (exact in double: at most 11 x 11
@@ -35,11 +47,11 @@ typedef struct {
  * TwoSum error NaN, so it is flagged too. The loops run over the outputs innermost, so that
  * they vectorise; selects are written as arithmetic (x + 0.0 turns -0 into +0) for the same
  * reason. */
-static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t *w, const double *restrict acc,
+static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t *w, double *restrict acc,
                                                                     const double *restrict a, const double *restrict Bk,
                                                                     size_t N, size_t m)
 {
-    double *restrict s = w->s, *restrict out = w->out;
+    double *restrict s = w->s;
     int *restrict err = w->err;
     for (size_t j = 0; j < N; j++) s[j] = acc[j], err[j] = 0;
     for (size_t k = 0; k < m; k++) {
@@ -55,22 +67,11 @@ static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t 
     }
     int any = 0;
     for (size_t j = 0; j < N; j++) {
-        out[j] = (double)(float)s[j] + 0.0; /* + 0.0: an exact zero sum is +0 */
+        /* + 0.0: an exact zero sum is +0; a flagged output keeps its c for the fallback */
+        acc[j] = tc_sel(err[j], acc[j], (double)(float)s[j] + 0.0);
         any |= err[j];
     }
     return any;
-}
-
-/* cond ? x : y on the bits: a ternary on doubles may become a branch, and a conversion that
- * could trap (-ftrapping-math) on one side of it keeps the loop from vectorising. */
-static inline double tc_sel(int cond, double x, double y)
-{
-    uint64_t xb, yb, m = (uint64_t)0 - (uint64_t)(cond != 0);
-    memcpy(&xb, &x, sizeof xb);
-    memcpy(&yb, &y, sizeof yb);
-    xb = (xb & m) | (yb & ~m);
-    memcpy(&x, &xb, sizeof x);
-    return x;
 }
 
 /* ---- CDNA3: products aligned and truncated, then c added late ----------------------------
@@ -171,9 +172,8 @@ static inline __attribute__((always_inline)) void tc_amd_row_with(const tc_amd_t
                 if (w->err[j]) {
                     double col[TC_MAX_BLOCK];
                     for (size_t k = 0; k < m; k++) col[k] = Bk[k * N + j];
-                    w->out[j] = drift_tc_block_(a + k0, col, m, acc[j], t->g);
+                    acc[j] = drift_tc_block_(a + k0, col, m, acc[j], t->g);
                 }
-        memcpy(acc, w->out, N * sizeof *acc);
     }
 }
 
@@ -219,9 +219,9 @@ int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M
     int fail = 0;
 #pragma omp parallel reduction(| : fail)
     {
-        double *dw = malloc(3 * N * sizeof *dw);
+        double *dw = malloc(2 * N * sizeof *dw);
         int *iw = malloc(2 * N * sizeof *iw);
-        tc_amd_ws_t w = {dw, dw + N, dw + 2 * N, iw, iw + N};
+        tc_amd_ws_t w = {dw, dw + N, iw, iw + N};
         if (!dw || !iw) fail = 1;
 #pragma omp for schedule(static)
         for (size_t i = 0; i < M; i++) {
