@@ -696,3 +696,81 @@ Test(tc_model, amd_gemm_equals_dot)
             }
     }
 }
+
+/* The vectorised AMD GEMMs (MI100's TwoSum rows, MI300X's branch-free late-c rows, MI250's
+ * float rows; lib/ops/tc_gemm_amd.c, tc_gemm_packed.c) against the scalar block model, the
+ * readable reference, output by output through drift_tc_dot: on data of one scale (N(0,1),
+ * where the fast paths take every output), on C values large enough that an accumulator
+ * overflows to inf inside K (the per-output fallback and the kept inf), with N not a multiple
+ * of any vector width, in each of the AVX-512, AVX2 and portable builds of the same C (the
+ * library reads DRIFT_TC_NO_AVX512 and DRIFT_NO_SIMD at each call). Tolerance 0. */
+static void fill_normal(double *x, size_t n, drift_format_t in, uint32_t point, double scale)
+{
+    drift_stream_t s;
+    drift_stream_init(&s, 5, drift_fnv1a32("test_tc_model/amd"), point, in);
+    for (size_t t = 0; t < n; t++) x[t] = drift_rne(drift_stream_normal(&s) * scale, in);
+}
+
+Test(tc_model, amd_gemm_fast_paths_equal_the_model)
+{
+    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},  {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI250, FP16, FP32},  {DRIFT_TC_MI250, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, FP16, FP32}, {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
+    enum { M = 6, N = 53, K = 37 };
+    static double A[M * K], B[K * N], C[M * N], C0[M * N];
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    for (size_t c = 0; c < sizeof amd / sizeof amd[0]; c++)
+        for (int data = 0; data < 2; data++) {
+            /* data 1: every third c is +-FLT_MAX, and bf16/tf32 products near 2^104, half an
+             * ulp of FLT_MAX, so that some accumulators overflow to inf and stay there; fp16
+             * products (below 2^32) beside such a c span more than 53 bits: the fallback */
+            double in_scale = data && amd[c].in != FP16 ? 0x1p52 : 1.0;
+            fill_normal(A, M * K, amd[c].in, 31 + (uint32_t)data, in_scale);
+            fill_normal(B, K * N, amd[c].in, 33 + (uint32_t)data, in_scale);
+            fill_normal(C0, M * N, DRIFT_FP32, 35 + (uint32_t)data, 4.0);
+            for (size_t t = 0; t < M * N && data; t += 3) C0[t] = copysign(0x1.fffffep127, C0[t]);
+            for (int lv = 0; lv < 3; lv++) {
+                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+                for (int e = 0; e < 2; e++)
+                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                memcpy(C, C0, sizeof C);
+                cr_assert_eq(drift_tc_gemm(C, A, B, M, N, K, 1, amd[c].arch, amd[c].in, amd[c].out), 0);
+                size_t ninf = 0;
+                for (size_t t = 0; t < M * N; t++) ninf += isinf(C[t]) != 0;
+                cr_assert(data == 0 || amd[c].in == FP16 || ninf > 0, "%s %s: no accumulator overflowed",
+                          drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in));
+                for (size_t i = 0; i < M; i++)
+                    for (size_t j = 0; j < N; j++) {
+                        double col[K], r;
+                        for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
+                        cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, FP32), 0);
+                        cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s %s data %d level %d (%zu,%zu): gemm %a dot %a",
+                                  drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in), data, lv, i, j,
+                                  C[i * N + j], r);
+                    }
+            }
+            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+        }
+}
+
+Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_product)
+{
+    /* Hand derivation: c = 2^10 and the products 2^-14 (half an fp32 ulp of 2^10: a tie) and
+     * 2^-48. Their exact sum lies just above the tie, so MI100's one rounding gives
+     * 2^10 + 2^-13. The sum spans 59 bits: in double it rounds to the tie itself, and a GEMM
+     * that rounded the double sum to fp32 would give 2^10 (ties to even). fp16: a = b =
+     * [2^-7, 2^-24]; bf16 (blocks of 2): the same values. Also the mirror image, c = -2^10.
+     * The GEMM (1 x 3 outputs, the middle one the case) must give what drift_tc_dot gives. */
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    for (int f = 0; f < 2; f++)
+        for (int sg = -1; sg <= 1; sg += 2) {
+            double A[2] = {0x1p-7, sg * 0x1p-24}, B[2 * 3] = {0x1p-7, sg * 0x1p-7, 1.0, 0x1p-24, 0x1p-24, 0.5};
+            double C[3] = {0.25, sg * 0x1p10, 3.0}, r;
+            cr_assert_eq(drift_tc_gemm(C, A, B, 1, 3, 2, 1, DRIFT_TC_MI100, ins[f], FP32), 0);
+            cr_assert_eq(C[1], sg * (0x1p10 + 0x1p-13), "%s sign %d: %a", drift_format_name(ins[f]), sg, C[1]);
+            double col[2] = {B[1], B[4]}, c = sg * 0x1p10;
+            cr_assert_eq(drift_tc_dot(&r, A, col, 2, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
+            cr_assert_eq(r, C[1]);
+        }
+}

@@ -4,10 +4,11 @@
  *   - a fused AVX-512 tile, 4 rows x 16 outputs over the whole of K, on operands packed once;
  *   - otherwise strips of 128 columns, 4 rows at a time, with AVX2 or AVX-512 chunks of the
  *     per-block passes or portable loops.
- *   - CDNA2 (MI250): the pairwise fp32 block in float arithmetic across a row.
- * Only finite inputs reach here (drift_tc_gemm sends special values, B200 fp8, MI100 and
- * MI300X to the scalar model). Why each shortcut is exact is said where it is
- * taken; the arithmetic argument is tc_model.c's file comment. */
+ *   - CDNA2 (MI250): the pairwise fp32 block in float arithmetic across a row (AVX-512,
+ *     AVX2 or SSE2 builds of the same C).
+ * Only finite inputs reach here (drift_tc_gemm sends special values and B200 fp8 to the
+ * scalar model, MI100 and MI300X to tc_gemm_amd.c). Why each shortcut is exact is said where
+ * it is taken; the arithmetic argument is tc_model.c's file comment. */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -470,6 +471,8 @@ static int tc_have_avx512(void)
 #endif
 }
 
+int drift_tc_simd_level_(void) { return tc_have_avx2() ? (tc_have_avx512() ? 2 : 1) : 0; }
+
 #ifdef TC_AVX2
 /* The GEMM on the fused AVX-512 tile (see tc_tile_avx512): inputs known finite, C already
  * holds c (rounded) or 0. Packs A and B with their exponents once, then runs one tile per
@@ -622,6 +625,43 @@ static inline float tc_ftz32f(float x) { return fabsf(x) < 0x1p-126f ? copysignf
 
 static inline float tc_prod32f(float a, float b) { return a == 0.0f || b == 0.0f ? 0.0f : tc_ftz32f(a * b); }
 
+/* One row: acc holds the row's c (as float) and receives the result. */
+static inline __attribute__((always_inline)) void tc_pairwise_row_with(float *restrict acc, const float *restrict Ai,
+                                                                       const float *restrict Bf, size_t N, size_t Kp)
+{
+    for (size_t k0 = 0; k0 < Kp; k0 += 4) {
+        const float a0 = Ai[k0], a1 = Ai[k0 + 1], a2 = Ai[k0 + 2], a3 = Ai[k0 + 3];
+        const float *b0 = Bf + k0 * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
+#pragma omp simd
+        for (size_t j = 0; j < N; j++) {
+            float p0 = tc_prod32f(a0, b0[j]), p1 = tc_prod32f(a1, b1[j]);
+            float p2 = tc_prod32f(a2, b2[j]), p3 = tc_prod32f(a3, b3[j]);
+            float s = tc_ftz32f(tc_ftz32f(p0 + p1) + tc_ftz32f(p2 + p3));
+            acc[j] = tc_ftz32f(tc_ftz32f(acc[j]) + s);
+        }
+    }
+}
+
+/* The same C compiled for wider vectors (same float operations, so the same bits). */
+#ifdef TC_AVX2
+__attribute__((target("avx512f,avx512dq"))) static void tc_pairwise_row_avx512(float *acc, const float *Ai,
+                                                                                const float *Bf, size_t N, size_t Kp)
+{
+    tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
+}
+
+__attribute__((target("avx2"))) static void tc_pairwise_row_avx2(float *acc, const float *Ai, const float *Bf, size_t N,
+                                                                  size_t Kp)
+{
+    tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
+}
+#endif
+
+static void tc_pairwise_row_generic(float *acc, const float *Ai, const float *Bf, size_t N, size_t Kp)
+{
+    tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
+}
+
 int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                              const tc_cfg_t *g)
 {
@@ -643,6 +683,7 @@ int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t
             double b = k < K ? drift_tc_prepare_(B[k * N + j], g) : 0.0;
             Bf[k * N + j] = fabs(b) < tiny ? 0.0f : (float)b;
         }
+    const int simd = drift_tc_simd_level_();
     int fail = 0;
 #pragma omp parallel reduction(| : fail)
     {
@@ -652,22 +693,19 @@ int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t
         for (size_t i = 0; i < M; i++) {
             if (!acc) continue; /* DRIFT_ENOMEM below */
             for (size_t j = 0; j < N; j++) acc[j] = c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
-            for (size_t k0 = 0; k0 < Kp; k0 += 4) {
-                const float a0 = Af[i * Kp + k0], a1 = Af[i * Kp + k0 + 1], a2 = Af[i * Kp + k0 + 2],
-                            a3 = Af[i * Kp + k0 + 3];
-                const float *b0 = Bf + k0 * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
-#pragma omp simd
-                for (size_t j = 0; j < N; j++) {
-                    float p0 = tc_prod32f(a0, b0[j]), p1 = tc_prod32f(a1, b1[j]);
-                    float p2 = tc_prod32f(a2, b2[j]), p3 = tc_prod32f(a3, b3[j]);
-                    float s = tc_ftz32f(tc_ftz32f(p0 + p1) + tc_ftz32f(p2 + p3));
-                    acc[j] = tc_ftz32f(tc_ftz32f(acc[j]) + s);
-                }
-            }
+#ifdef TC_AVX2
+            if (simd == 2)
+                tc_pairwise_row_avx512(acc, Af + i * Kp, Bf, N, Kp);
+            else if (simd == 1)
+                tc_pairwise_row_avx2(acc, Af + i * Kp, Bf, N, Kp);
+            else
+#endif
+                tc_pairwise_row_generic(acc, Af + i * Kp, Bf, N, Kp);
             for (size_t j = 0; j < N; j++) C[i * N + j] = acc[j];
         }
         free(acc);
     }
+    (void)simd;
     free(Af), free(Bf);
     return fail ? DRIFT_ENOMEM : DRIFT_OK;
 }

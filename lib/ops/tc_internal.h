@@ -62,6 +62,12 @@ double drift_tc_finish_(double S, double scale, const tc_cfg_t *g);
 double drift_tc_round_c_(double c, const tc_cfg_t *g);
 /* An input as the hardware takes it (tf32: truncated from fp32), tc_model.c. */
 double drift_tc_prepare_(double x, const tc_cfg_t *g);
+/* One block FMA of the scalar model, c + sum_{k<n} a[k]*b[k] (tc_model.c's tc_block): the
+ * fast GEMM paths fall back on it for the outputs they do not handle. */
+double drift_tc_block_(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g);
+/* Which vector clones the fast paths may run: 2 AVX-512 (F, DQ), 1 AVX2, 0 neither (or
+ * DRIFT_NO_SIMD set, which lets the tests compare the code paths), tc_gemm_packed.c. */
+int drift_tc_simd_level_(void);
 
 /* The GEMM on packed operands (tc_gemm_packed.c) for DRIFT_TC_ALIGN_TRUNC configurations
  * whose inputs and C are all finite and already validated: bit-identical to drift_tc_dot
@@ -73,5 +79,10 @@ int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, 
  * arithmetic, vectorised across the outputs of a row (tc_gemm_packed.c). */
 int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                              const tc_cfg_t *g);
+
+/* The same for DRIFT_TC_EXACT_BLOCK (CDNA1) and DRIFT_TC_ALIGN_LATE_C (CDNA3): their scalar
+ * blocks vectorised across the outputs of a row (tc_gemm_amd.c). */
+int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                           const tc_cfg_t *g);
 
 #endif

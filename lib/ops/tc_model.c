@@ -365,6 +365,11 @@ static double tc_block(const double *a, const double *b, size_t n, double c, con
     return drift_tc_finish_(S, scale, g);
 }
 
+double drift_tc_block_(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)
+{
+    return tc_block(a, b, n, c, g);
+}
+
 /* c rounded to the output format: toward zero for fp32, nearest-even for fp16 (GEMM.m). */
 static double tc_round_c_fmt(double c, drift_format_t out)
 {
@@ -456,7 +461,7 @@ int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const 
 }
 
 /* The GEMM with tc_block per output, for the architectures whose block is not one alignment
- * of every term (B200 fp8, AMD), which the packed paths do not compute. Inputs are finite:
+ * of every term and that no row path computes (B200 fp8). Inputs are finite:
  * they are prepared once, B transposed so that each column is contiguous. Each output is
  * independent of the others: any thread count gives the same bits. */
 static int tc_gemm_blocks(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
@@ -518,6 +523,8 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
         return DRIFT_OK;
     }
     if (g.algo == DRIFT_TC_PAIRWISE_FP32) return drift_tc_gemm_pairwise32(C, A, B, M, N, K, c_init, &g);
+    if (g.algo == DRIFT_TC_EXACT_BLOCK || g.algo == DRIFT_TC_ALIGN_LATE_C)
+        return drift_tc_gemm_amd_rows(C, A, B, M, N, K, c_init, &g);
     if (g.algo != DRIFT_TC_ALIGN_TRUNC) return tc_gemm_blocks(C, A, B, M, N, K, c_init, &g);
     return drift_tc_gemm_packed(C, A, B, M, N, K, c_init, &g);
 }
