@@ -3,8 +3,10 @@
  *
  * Each experiment of experiments/registry.tsv runs in the quick profile with --threads 1
  * and with --threads 2 into two fresh directories; every CSV must match byte for byte
- * except the `# date:` and `# argv:` metadata lines (the only lines allowed to differ:
- * the time of the run and the --threads/--out arguments themselves). Files named
+ * except the `# date:`, `# argv:` and `# git-checkout:` metadata lines (the only lines
+ * allowed to differ: the time of the run, the --threads/--out arguments themselves, and the
+ * checkout's commit at run time, which moves when someone commits while the test runs; the
+ * build's own `# git:` line must match). Files named
  * *_timing.csv hold wall-clock measurements and are exempt by name. The expected value is
  * the other run, so the test cannot pass by agreeing with the code: any dependence on
  * scheduling shows up as a difference. */
@@ -28,7 +30,7 @@ static int run(const char *exp, const char *dir, int threads)
 
 static int ignored_line(const char *line)
 {
-    return !strncmp(line, "# date:", 7) || !strncmp(line, "# argv:", 7);
+    return !strncmp(line, "# date:", 7) || !strncmp(line, "# argv:", 7) || !strncmp(line, "# git-checkout:", 15);
 }
 
 /* 0 when equal apart from ignored lines; else the 1-based line number of the first
