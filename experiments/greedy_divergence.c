@@ -37,9 +37,8 @@
 #include "model.h"
 #include "greedy_divergence_lab.h"
 #include "philox.h"
+#include "plan_set.h"
 
-#define PLAN_MAX 96
-#define MAX_PLANS 4096
 
 
 /* The scaled device of README (16 SMs, split-K from 4 k on) so that the tiny model's GEMMs
@@ -90,21 +89,6 @@ static int by_plan(const void *a, const void *b)
     for (int t = 0; t < *g_T; t++)
         if (x->plan[t] != y->plan[t]) return x->plan[t] < y->plan[t] ? -1 : 1;
     return x->batch != y->batch ? (x->batch < y->batch ? -1 : 1) : (x < y ? -1 : x > y);
-}
-
-typedef struct {
-    long plans[MAX_PLANS][PLAN_MAX];
-    int len[MAX_PLANS], n;
-} interner_t;
-
-static int intern(interner_t *in, const long *p, int n)
-{
-    for (int i = 0; i < in->n; i++)
-        if (in->len[i] == n && !memcmp(in->plans[i], p, (size_t)n * sizeof(long))) return i;
-    if (in->n >= MAX_PLANS) drift_die("more than %d distinct kernel plans", MAX_PLANS);
-    memcpy(in->plans[in->n], p, (size_t)n * sizeof(long));
-    in->len[in->n] = n;
-    return in->n++;
 }
 
 
@@ -189,7 +173,7 @@ int main(int argc, char **argv)
     int *plans = malloc((size_t)(R + 1) * (size_t)T * sizeof(int));
     int *toks = malloc((size_t)(R + 1) * (size_t)T * sizeof(int));
     req_t **order = malloc((size_t)(R + 1) * sizeof *order);
-    interner_t *in = malloc(sizeof *in);
+    drift_plan_set_t *in = malloc(sizeof *in);
     double *lg = malloc((size_t)V * sizeof(double));
     if (!rq || !rows || !plans || !toks || !order || !in || !lg) drift_die("out of memory");
     drift_stream_t st;
@@ -224,13 +208,13 @@ int main(int argc, char **argv)
         drift_model_t *m;
         if (drift_model_create(&m, &ck, &nx, 1, err, sizeof err)) drift_die("%s: %s", cf->name, err);
         /* plans */
-        in->n = 0;
-        long p[PLAN_MAX];
+        drift_plan_set_clear(in);
+        long p[DRIFT_PLAN_LEN_MAX];
         for (int r = 0; r <= R; r++)
             for (int t = 0; t < T; t++) {
-                int n = drift_model_plan(m, (size_t)rows[(size_t)r * (size_t)T + (size_t)t], rq[r].batch, np + t, p, PLAN_MAX);
+                int n = drift_model_plan(m, (size_t)rows[(size_t)r * (size_t)T + (size_t)t], rq[r].batch, np + t, p, DRIFT_PLAN_LEN_MAX);
                 if (n < 0) drift_die("plan failed");
-                rq[r].plan[t] = intern(in, p, n);
+                if ((rq[r].plan[t] = drift_plan_number(in, p, n)) < 0) drift_die("more than %d distinct kernel plans", DRIFT_PLAN_SET_MAX);
             }
         for (int r = 0; r <= R; r++) order[r] = &rq[r];
         g_T = &T;
