@@ -48,80 +48,17 @@
 #include "dispatch.h"
 #include "drift.h"
 #include "gen_logits.h"
+#include "gpu_generations_lab.h"
 #include "metrics.h"
-#include "output.h"
 #include "pair_stats.h"
 #include "philox.h"
 #include "stats.h"
 
 #define EXP "gpu_generations"
-#define MAXA 8
-#define MAXG 8
-#define MAXS 8
+#define MAXA DRIFT_GG_MAXA
+#define MAXG DRIFT_GG_MAXG
+#define MAXS DRIFT_GG_MAXS
 #define NBIN DRIFT_ULP_NBIN
-
-enum { T_ARG, T_DIFF, T_HIST, T_CLOSE, T_CLOSEP, T_GREEDY, T_PART, T_MDARG, T_MDDIFF, T_MDCLOSE, T_MDGREEDY };
-static const drift_col_t ARG[] = {
-    DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("logits"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"),
-    DRIFT_C_INT("rows"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
-static const drift_col_t DIFF[] = {
-    DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"), DRIFT_C_INT("logits"),
-    DRIFT_C_NUM("identical_frac", "%.6f"), DRIFT_C_INT("median_ulps"), DRIFT_C_INT("p99_ulps"), DRIFT_C_INT("max_ulps"),
-    DRIFT_C_NUM("p99_s", "%.4g"), DRIFT_C_NUM("max_s", "%.4g")};
-static const drift_col_t HIST[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("pair"), DRIFT_C_INT("adjacent"), DRIFT_C_INT("bin"), DRIFT_C_TEXT("ulps"),
-                                   DRIFT_C_INT("count"), DRIFT_C_NUM("fraction", "%.6g")};
-static const drift_col_t CLOSE[] = {
-    DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap_s", "%g"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"),
-    DRIFT_C_INT("pairs"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
-static const drift_col_t CLOSEP[] = {
-    DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap_s", "%g"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"), DRIFT_C_INT("adjacent"),
-    DRIFT_C_INT("pairs"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
-static const drift_col_t GREEDY[] = {
-    DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"), DRIFT_C_INT("prompts"), DRIFT_C_INT("tokens"),
-    DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
-static const drift_col_t PART[] = {
-    DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"), DRIFT_C_INT("prompt"), DRIFT_C_INT("first_token"),
-    DRIFT_C_INT("step"), DRIFT_C_INT("token_a"), DRIFT_C_INT("token_b"), DRIFT_C_INT("exact_top1"), DRIFT_C_NUM("exact_gap_ab", "%.6e"),
-    DRIFT_C_NUM("exact_gap12", "%.6e"), DRIFT_C_NUM("spread", "%.6e"), DRIFT_C_NUM("deviation", "%.6e")};
-static const drift_col_t MDARG[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("logits"), DRIFT_C_TEXT("a vs b"), DRIFT_C_TEXT("per seed (differ/rows)"),
-                                    DRIFT_C_TEXT("all seeds: rate [95% interval]")};
-static const drift_col_t MDDIFF[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a vs b"), DRIFT_C_TEXT("identical"),
-                                     DRIFT_C_INT("median ulps"), DRIFT_C_INT("p99 ulps"), DRIFT_C_INT("max ulps"), DRIFT_C_NUM("max / s", "%.3g")};
-static const drift_col_t MDCLOSE[] = {DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap / s", "%g"), DRIFT_C_TEXT("a vs b"),
-                                      DRIFT_C_TEXT("per seed (differ/pairs)"), DRIFT_C_TEXT("all seeds: rate [95% interval]")};
-static const drift_col_t MDGREEDY[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a vs b"), DRIFT_C_TEXT("per seed (differ/prompts)"),
-                                       DRIFT_C_TEXT("all seeds: rate [95% interval]"), DRIFT_C_TEXT("first differing step (min / median / max)"),
-                                       DRIFT_C_TEXT("exact top-1/top-2 gap there (median / max)"), DRIFT_C_TEXT("a-b spread / deviation from exact there (medians)")};
-static const drift_table_spec_t TABLES[] = {
-    {"_argmax.csv", NULL, 0, ARG, 10},
-    {"_diff.csv", NULL, 0, DIFF, 11},
-    {"_hist.csv", NULL, 0, HIST, 7},
-    {"_closecalls.csv", NULL, 0, CLOSE, 10},
-    {"_closecalls_pooled.csv", NULL, 0, CLOSEP, 10},
-    {"_greedy.csv", NULL, 0, GREEDY, 10},
-    {"_greedy_partings.csv", NULL, 0, PART, 14},
-    {NULL, "Realistic head: rows whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDARG, 5},
-    {NULL, "Logit differences between generations (fp32 logits, all seeds)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDDIFF, 7},
-    {NULL, "Close calls: planted top-2 gaps, pairs whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDCLOSE, 5},
-    {NULL, "Greedy text (stories260K): completions that differ between generations", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDGREEDY, 7}};
-
-/* a pair of architectures a < b (b = the count: exact) under format f; p its pair index */
-typedef struct {
-    int f, a, b, p, shown;
-} fab_t;
-
-/* one parting of two generations' greedy completions of one prompt */
-typedef struct {
-    int si, f, r, a, b, tok0; /* tok0: the prompt's random first token */
-    drift_parting_t p;
-} part_t;
-
-static double median_of(double *x, size_t n)
-{
-    double m = NAN;
-    drift_median(&m, x, n);
-    return m;
-}
 
 int main(int argc, char **argv)
 {
@@ -201,13 +138,13 @@ int main(int argc, char **argv)
 #define OKP(f, a, b) (ok[f][a] && ((b) == na || ok[f][b]))
     /* the (format, a, b) with a path for both (b == na: exact), in that order; shown in the fragment's
      * head tables: each against exact and adjacent generations */
-    fab_t fab[4 * (MAXA + 1) * MAXA / 2];
+    drift_gg_pair_t fab[4 * (MAXA + 1) * MAXA / 2];
     int nfab = 0;
     for (int f = 0; f < nf; f++)
         for (int a = 0; a < na; a++)
             for (int b = a + 1; b <= na; b++)
-                if (OKP(f, a, b)) fab[nfab] = (fab_t){f, a, b, PIDX(a, b), b == na || b == a + 1}, nfab++;
-#define EACH(q, F) for (const fab_t *q = fab; q < fab + nfab; q++) if (q->f == (F))
+                if (OKP(f, a, b)) fab[nfab] = (drift_gg_pair_t){f, a, b, PIDX(a, b), b == na || b == a + 1}, nfab++;
+#define EACH(q, F) for (const drift_gg_pair_t *q = fab; q < fab + nfab; q++) if (q->f == (F))
     drift_count_t *arg = calloc((size_t)ns * nf * 2 * npair, sizeof *arg);        /* [seed][f][logits][pair] */
     drift_count_t *close = calloc((size_t)ns * nf * MAXG * npair, sizeof *close); /* [seed][f][gap][pair] */
     drift_count_t *gcnt = calloc((size_t)ns * nf * npair, sizeof *gcnt);          /* [seed][f][pair], greedy */
@@ -216,7 +153,7 @@ int main(int argc, char **argv)
     double **sdiff = calloc((size_t)nf * npair, sizeof *sdiff);
     size_t nlog = (size_t)ns * R * V, nparts = 0;
     double *Wd = malloc(V * K * sizeof *Wd);
-    part_t *parts = malloc((size_t)ns * nf * npair * NR * sizeof *parts);
+    drift_gg_part_t *parts = malloc((size_t)ns * nf * npair * NR * sizeof *parts);
     drift_parting_t *pbuf = malloc((size_t)NR * npair * sizeof *pbuf); /* [prompt][pair] */
     double *topgap = malloc((size_t)ns * nf * NR * NT * sizeof *topgap); /* computed top-1/top-2 gaps, all steps */
     int *prompts = malloc((size_t)NR * 2 * sizeof *prompts);
@@ -272,7 +209,7 @@ int main(int argc, char **argv)
                     const drift_parting_t *p = &pbuf[(size_t)r * npair + q->p];
                     drift_count_t *c = &gcnt[((size_t)si * nf + f) * npair + q->p];
                     c->n++, c->k += p->step >= 0;
-                    if (p->step >= 0) parts[nparts++] = (part_t){si, f, r, q->a, q->b, prompts[2 * r + 1], *p};
+                    if (p->step >= 0) parts[nparts++] = (drift_gg_part_t){si, f, r, q->a, q->b, prompts[2 * r + 1], *p};
                 }
         }
         free(H0);
@@ -280,215 +217,14 @@ int main(int argc, char **argv)
     topgap_at[ns] = ntopgap;
     drift_progress(&cli, steps, steps);
 
-    /* -- write -- */
-    drift_out_t out;
-    drift_out_open(&out, &cli, TABLES, 11, 1);
-    const char *fm = "seeds %llu..%llu; K = %zu, V = %zu, %zu hidden states per seed; architectures %s";
-    unsigned long long s0 = (unsigned long long)cli.seed, s1 = s0 + (unsigned long long)ns - 1;
-    drift_out_meta(&out, T_ARG, "setup", fm, s0, s1, K, V, R, archs_opt);
-    drift_out_meta(&out, T_ARG, "table", "per (seed, format, logits, a, b): hidden states whose argmax differs between a and b (b = exact: the exact logits of the same rounded inputs, rounded once to fp64); logits fp32 = the tensor core's fp32 output, stored = rounded (RNE) to the input format; equal logits go to the lower token id; Wilson 95%% interval");
-    drift_out_meta(&out, T_DIFF, "setup", fm, s0, s1, K, V, R, archs_opt);
-    drift_out_meta(&out, T_DIFF, "table", "per (seed, format, a, b): every logit's distance between a and b in fp32 steps (b = exact: the exact logit rounded to fp32) and |a - b| / s, s = ||h||_2/sqrt(K) of the row");
-    drift_out_meta(&out, T_HIST, "table", "per (format, pair): histogram of fp32-step distances over all seeds' logits (the plot's data)");
-    drift_out_meta(&out, T_CLOSE, "setup", "seeds %llu..%llu; K = %zu; %zu planted pairs per (gap, seed): the exact top-2 gap planted at gap_s * s (drift_plant_gap), the top row at a random one of the two positions", s0, s1, K, NP);
-    drift_out_meta(&out, T_CLOSE, "table", "per (seed, format, gap, a, b): pairs whose argmax differs between a and b (b = exact), fp32 logits; Wilson 95%% interval");
-    drift_out_meta(&out, T_CLOSE, "planting", "%ld of %zu planted pairs missed their target gap by more than %g relative (counted under the target's gap)", unreached,
-                   (size_t)ns * nf * ng * NP, DRIFT_PLANT_TOL);
-    drift_out_meta(&out, T_CLOSEP, "table", "per (format, gap, a, b), adjacent generations and each against exact: _closecalls.csv summed over seeds %llu..%llu; Wilson 95%% interval", s0, s1);
-    drift_out_meta(&out, T_HIST, "columns", "adjacent = 1: a and b are neighbours in --archs order, or b is exact (the pairs the fragment shows)");
-    const char *gm = "seeds %llu..%llu; %s (dim %d, layers %d, vocab %d); %d prompts per seed (BOS and a random first token), %d greedy tokens each (no stop at BOS); every matmul (qkv, attn-out, mlp-up, mlp-down, lmhead) FORMAT/tc:ARCH/fp32/fp32, the rest fp32 (model.h), batch-invariant policy; architectures %s";
-    drift_out_meta(&out, T_GREEDY, "setup", gm, s0, s1, ckpt, ck.cfg.dim, ck.cfg.n_layers, VT, NR, NT, archs_opt);
-    drift_out_meta(&out, T_GREEDY, "table", "per (seed, format, a, b): prompts whose greedy completions differ between a and b; Wilson 95%% interval");
-    drift_out_meta(&out, T_PART, "setup", gm, s0, s1, ckpt, ck.cfg.dim, ck.cfg.n_layers, VT, NR, NT, archs_opt);
-    drift_out_meta(&out, T_PART, "table", "one row per (seed, format, a, b, prompt) whose completions differ: step = first differing generated token (0-based), the two tokens; exact_* = the exact reference (fp64, correctly rounded dot products) teacher-forced on the common context: exact_gap_ab = E[token_a] - E[token_b], exact_gap12 = its top-1 - top-2 gap; spread = max over the vocabulary of |logit_a - logit_b| at that step; deviation = max over the vocabulary of |logit_a - E| and |logit_b - E| there, the numerics' error (|exact_gap_ab| <= 2 deviation whenever a and b part: parting.h)");
-    char name_a[MAXA + 1][16];
-    for (int a = 0; a < na; a++) snprintf(name_a[a], sizeof name_a[a], "%s", drift_tc_arch_name(arch[a]));
-    snprintf(name_a[na], sizeof name_a[na], "exact");
-    double lo, hi;
-#define FN(f) DRIFT_TXT(drift_format_name(cli.formats[f]))
-#define RATE_CELLS(c) DRIFT_INT((c)->n), DRIFT_INT((c)->k), DRIFT_NUM((double)(c)->k / (double)(c)->n), DRIFT_NUM(lo), DRIFT_NUM(hi)
-#define WILSON(c) drift_wilson(&lo, &hi, (c)->k, (c)->n, DRIFT_Z95)
-    for (int si = 0; si < ns; si++)
-        for (int f = 0; f < nf; f++) {
-            drift_cell_t sd = DRIFT_INT(cli.seed + (uint64_t)si);
-            for (int lg = 0; lg < 2; lg++)
-                EACH(q, f) {
-                    const drift_count_t *c = &arg[(((size_t)si * nf + f) * 2 + lg) * npair + q->p];
-                    if (!WILSON(c)) drift_row(&out, T_ARG, sd, FN(f), DRIFT_TXT(lg ? "stored" : "fp32"), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
-                }
-            EACH(q, f) {
-                drift_distance_summary_t ds;
-                const size_t n = R * V;
-                if (drift_distance_summary_of(&ds, ulps[f * npair + q->p] + (size_t)si * n, sdiff[f * npair + q->p] + (size_t)si * n, n)) drift_die("out of memory");
-                drift_row(&out, T_DIFF, sd, FN(f), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(n), DRIFT_NUM((double)ds.same / (double)n),
-                          DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_p99), DRIFT_NUM(ds.d_max));
-            }
-            for (int g = 0; g < ng; g++)
-                EACH(q, f) {
-                    const drift_count_t *c = &close[(((size_t)si * nf + f) * MAXG + g) * npair + q->p];
-                    if (!WILSON(c)) drift_row(&out, T_CLOSE, sd, FN(f), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
-                }
-            EACH(q, f) {
-                const drift_count_t *c = &gcnt[((size_t)si * nf + f) * npair + q->p];
-                if (q->b < na && !WILSON(c))
-                    drift_row(&out, T_GREEDY, sd, FN(f), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(NR), DRIFT_INT(NT), DRIFT_INT(c->k),
-                              DRIFT_NUM((double)c->k / (double)c->n), DRIFT_NUM(lo), DRIFT_NUM(hi));
-            }
-        }
-    for (size_t i = 0; i < nparts; i++) {
-        const part_t *q = &parts[i];
-        drift_row(&out, T_PART, DRIFT_INT(cli.seed + (uint64_t)q->si), FN(q->f), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(q->r),
-                  DRIFT_INT(q->tok0), DRIFT_INT(q->p.step), DRIFT_INT(q->p.tok_a), DRIFT_INT(q->p.tok_b), DRIFT_INT(q->p.exact_top1),
-                  DRIFT_NUM(q->p.gap_ab), DRIFT_NUM(q->p.gap12), DRIFT_NUM(q->p.spread), DRIFT_NUM(q->p.dev));
-    }
-    char cellS[MAXS * 24 + 8], cellR[96], pr[320], c3[64], c4[64], c5[64];
-    for (int f = 0; f < nf; f++)
-        EACH(q, f) {
-            const long *h = hist + ((size_t)f * npair + q->p) * NBIN;
-            long tot = 0;
-            for (int k = 0; k < NBIN; k++) tot += h[k];
-            snprintf(pr, sizeof pr, "%s-%s", name_a[q->a], name_a[q->b]);
-            for (int k = 0; k < NBIN; k++)
-                drift_row(&out, T_HIST, FN(f), DRIFT_TXT(pr), DRIFT_INT(q->shown), DRIFT_INT(k), DRIFT_TXT(drift_ulp_bin_name(k)), DRIFT_INT(h[k]),
-                          DRIFT_NUM((double)h[k] / (double)tot));
-        }
-
-    /* -- the fragment: every architecture against exact, then each generation against the next -- */
-    drift_md_intro(&out, "One LM head (K = %zu, V = %zu; hidden states with outlier channels, weights N(0, 1/K), gen_logits.h) is computed with each architecture's tensor-core model (recipes FORMAT/tc:ARCH/fp32/fp32: %s) and held against the exact logits of the same rounded inputs, at seeds %llu..%llu (%zu hidden states each); then planted close calls (%zu pairs per gap and seed) whose exact top-2 gap is a given fraction of s = ||h||_2/sqrt(K).",
-                   K, V, archs_opt, s0, s1, R, NP);
-    int any_v100_bf16 = 0;
-    for (int f = 0; f < nf; f++)
-        for (int a = 0; a < na; a++) any_v100_bf16 |= !ok[f][a];
-    drift_count_t t32 = {0, 0}, gen32 = {0, 0}, tst = {0, 0}, gst = {0, 0}, all;
-#define PAIR_TEXT(q) (snprintf(pr, sizeof pr, "%s vs %s", name_a[(q)->a], name_a[(q)->b]), DRIFT_TXT(pr))
-    for (int f = 0; f < nf; f++)
-        for (int lg = 0; lg < 2; lg++)
-            EACH(q, f) if (q->shown) {
-                drift_counts_text(cellS, sizeof cellS, &arg[((size_t)f * 2 + lg) * npair + q->p], ns, (size_t)nf * 2 * npair, &all);
-                drift_count_t *sum = lg ? (q->b == na ? &tst : &gst) : (q->b == na ? &t32 : &gen32);
-                sum->k += all.k, sum->n += all.n;
-                drift_rate_text(cellR, sizeof cellR, all.k, all.n);
-                drift_row(&out, T_MDARG, FN(f), DRIFT_TXT(lg ? "stored in format" : "fp32"), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR));
-            }
-    drift_md_end(&out, T_MDARG);
-    double frac_min = 1, frac_max = 0, max_s = 0;
-    int64_t med_max = 0, p99_max = 0;
-    char same_pairs[256] = "";
-    unsigned char identical[4][MAXA] = {{0}}; /* [f][a]: a and a + 1 give bit-identical logits */
-    for (int f = 0; f < nf; f++)
-        EACH(q, f) if (q->shown) {
-            drift_distance_summary_t ds;
-            drift_distance_summary(&ds, ulps[f * npair + q->p], sdiff[f * npair + q->p], nlog);
-            snprintf(c3, sizeof c3, "%.1f%%", 100.0 * (double)ds.same / (double)nlog);
-            drift_row(&out, T_MDDIFF, FN(f), PAIR_TEXT(q), DRIFT_TXT(c3), DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_max));
-            if (q->b == na) continue;
-            if (ds.same == nlog) { /* bit-identical generations: named, not averaged in */
-                identical[f][q->a] = 1;
-                size_t l = strlen(same_pairs);
-                snprintf(same_pairs + l, sizeof same_pairs - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli.formats[f]), name_a[q->a], name_a[q->b]);
-                continue;
-            }
-            frac_min = fmin(frac_min, (double)ds.same / (double)nlog), frac_max = fmax(frac_max, (double)ds.same / (double)nlog);
-            med_max = ds.median > med_max ? ds.median : med_max, p99_max = ds.p99 > p99_max ? ds.p99 : p99_max;
-            max_s = fmax(max_s, ds.d_max);
-        }
-    drift_md_end(&out, T_MDDIFF);
-    long cl_k[MAXG] = {0}, cl_n[MAXG] = {0};
-    for (int f = 0; f < nf; f++)
-        for (int g = 0; g < ng; g++)
-            EACH(q, f) if (q->shown) {
-                drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + q->p], ns, (size_t)nf * MAXG * npair, &all);
-                if (q->b < na && !identical[f][q->a]) cl_k[g] += all.k, cl_n[g] += all.n;
-                drift_rate_text(cellR, sizeof cellR, all.k, all.n);
-                drift_row(&out, T_MDCLOSE, FN(f), DRIFT_NUM(gaps.v[g]), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR));
-            }
-    drift_md_end(&out, T_MDCLOSE);
-    for (int f = 0; f < nf; f++)
-        EACH(q, f) if (q->shown) for (int g = 0; g < ng; g++) {
-            drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + q->p], ns, (size_t)nf * MAXG * npair, &all);
-            WILSON(&all);
-            drift_row(&out, T_CLOSEP, FN(f), DRIFT_NUM(gaps.v[g]), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(1), RATE_CELLS(&all));
-        }
-    /* the greedy part: per pair, over all seeds; partings are in parts[] (seed, format, pair order) */
-    fprintf(out.md, "Greedy text: %s (%d layers, dim %d, vocab %d) with every matmul under the architecture's recipe FORMAT/tc:ARCH/fp32/fp32 (the rest fp32, model.h) decodes %d prompts per seed (BOS and a random first token) for %d greedy tokens, at seeds %llu..%llu. Where two generations' completions part, the exact reference (fp64, correctly rounded dot products) teacher-forced on their common context gives the top-1/top-2 gap there; the spread is the largest difference between the two generations' logits at that step, the deviation the largest difference between either generation's logits and the exact ones there.\n\n",
-            ckpt, ck.cfg.n_layers, ck.cfg.dim, VT, NR, NT, s0, s1);
-    const drift_parting_t **sel = malloc((nparts + 1) * sizeof *sel);
-    if (!sel) drift_die("out of memory");
-    char every[512] = "", never[512] = "", mixed[512] = "";
-    drift_parting_summary_t ps;
-    for (int f = 0; f < nf; f++)
-        EACH(q, f) if (q->b < na) {
-            drift_counts_text(cellS, sizeof cellS, &gcnt[(size_t)f * npair + q->p], ns, (size_t)nf * npair, &all);
-            drift_rate_text(cellR, sizeof cellR, all.k, all.n);
-            int seeds_with = 0; /* a pair is named only by what holds at every seed */
-            for (int si = 0; si < ns; si++) seeds_with += gcnt[((size_t)si * nf + f) * npair + q->p].k > 0;
-            char *list = seeds_with == ns ? every : seeds_with == 0 ? never : mixed;
-            size_t l = strlen(list), n = 0;
-            snprintf(list + l, 512 - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli.formats[f]), name_a[q->a], name_a[q->b]);
-            for (size_t i = 0; i < nparts; i++)
-                if (parts[i].f == f && parts[i].a == q->a && parts[i].b == q->b) sel[n++] = &parts[i].p;
-            drift_parting_summary(&ps, sel, n);
-            snprintf(c3, sizeof c3, n ? "%d / %.1f / %d" : "-", ps.step_min, ps.step_median, ps.step_max);
-            snprintf(c4, sizeof c4, n ? "%.2g / %.2g" : "-", ps.gap12_median, ps.gap12_max);
-            snprintf(c5, sizeof c5, n ? "%.2g / %.2g" : "-", ps.spread_median, ps.dev_median);
-            drift_row(&out, T_MDGREEDY, FN(f), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR), DRIFT_TXT(c3), DRIFT_TXT(c4), DRIFT_TXT(c5));
-        }
-    drift_md_end(&out, T_MDGREEDY);
-
-    FILE *fp = out.md;
-    fprintf(fp, "**Takeaway.**\n\n");
-    if (gen32.n) {
-        drift_rate_text(cellR, sizeof cellR, gen32.k, gen32.n);
-        fprintf(fp, "- Realistic head, fp32 logits: adjacent generations pick a different token in %s of (hidden state, pair) cases over seeds %llu..%llu; against the exact argmax: ", cellR, s0, s1);
-        drift_rate_text(cellR, sizeof cellR, t32.k, t32.n);
-        fprintf(fp, "%s. %s\n", cellR,
-                gen32.k == 0 ? "So on these heads \"the same model gives different answers on different GPUs\" is not observed at the argmax: the top-2 gaps are far larger than the generations' differences." : "So the same model does give different answers on different GPUs, at the rate above.");
-    }
-    if (tst.n) {
-        drift_rate_text(cellR, sizeof cellR, tst.k, tst.n);
-        fprintf(fp, "- With the logits stored in the input format (what a bf16/fp16 model returns), the argmax differs from the exact one in %s (ties in the coarse format go to the lower token id, and the exact argmax need not be the lower one); between adjacent generations: ", cellR);
-        drift_rate_text(cellR, sizeof cellR, gst.k, gst.n);
-        fprintf(fp, "%s.\n", cellR);
-    }
-    if (frac_min <= frac_max)
-        fprintf(fp, "- The logits themselves differ: between adjacent generations that compute differently only %.1f%% to %.1f%% of the fp32 logits are bit-identical; the median distance is at most %lld fp32 ulps and the 99th percentile at most %lld (the largest counts come from logits near zero, where an ulp is tiny); in units of the logit scale the largest difference is %.3g s.\n",
-                100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
-    if (same_pairs[0])
-        fprintf(fp, "- Bit-identical logits: %s. The models share one row of the architecture table there (H100 and B200: blocks of 16, 2 extra bits, RZ; likewise Ada computes fp16/bf16 as A100), so these generations cannot be told apart by this head.\n", same_pairs);
-    for (int g = 0; g < ng; g++)
-        if (cl_n[g]) {
-            drift_rate_text(cellR, sizeof cellR, cl_k[g], cl_n[g]);
-            fprintf(fp, "- Close calls at an exact gap of %g s: adjacent generations that compute differently disagree in %s (all formats and seeds).\n", gaps.v[g], cellR);
-        }
-    if (unreached)
-        fprintf(fp, "- %ld of %zu planted pairs could not reach their target gap within %g relative in their format; they are counted under the target.\n",
-                unreached, (size_t)ns * nf * ng * NP, DRIFT_PLANT_TOL);
-    if (any_v100_bf16) fprintf(fp, "- V100 (Volta) has no bf16 tensor-core path: it is absent from the bf16 rows.\n");
-    /* greedy text: a statement about a pair is made only when it holds at every seed */
-    fprintf(fp, "- Greedy text (%d prompts x %d tokens per seed): the completions differ for some prompt at every seed %llu..%llu between %s; they are identical for every prompt at every seed between %s%s%s.\n",
-            NR, NT, s0, s1, every[0] ? every : "no pair", never[0] ? never : "no pair", mixed[0] ? "; not at every seed (no claim): " : "", mixed);
-    if (nparts) {
-        for (size_t i = 0; i < nparts; i++) sel[i] = &parts[i].p;
-        drift_parting_summary(&ps, sel, nparts);
-        fprintf(fp, "- Where two generations' texts part, the exact top-1/top-2 gap is at most %.2g over all %zu (pair, prompt) partings (per seed at most", ps.gap12_max, nparts);
-        for (int si = 0, i0 = 0; si < ns; si++) { /* parts[] is in seed order */
-            drift_parting_summary_t pss;
-            int i1 = i0;
-            while ((size_t)i1 < nparts && parts[i1].si == si) i1++;
-            drift_parting_summary(&pss, sel + i0, (size_t)(i1 - i0)), i0 = i1;
-            fprintf(fp, pss.n ? "%s %.2g" : "%s none", si ? "," : "", pss.gap12_max);
-        }
-        fprintf(fp, "), against a median top-1/top-2 gap over all generated steps of");
-        for (int si = 0; si < ns; si++)
-            fprintf(fp, "%s %.2g", si ? "," : "", median_of(topgap + topgap_at[si], topgap_at[si + 1] - topgap_at[si]));
-        fprintf(fp, " (per seed): texts part only at near ties. There the two generations' logits differ by a median %.2g (largest over the vocabulary), but each deviates from the exact logits by a median %.2g: both round the same activations to the input format, so the tie that flips is the format's, not the exact model's. The exact gap is within twice that deviation at %zu of %zu partings (necessarily all: each generation picked its own token); the exact argmax is one of the two tokens at %zu.\n",
-                ps.spread_median, ps.dev_median, ps.within, nparts, ps.exact_among);
-    }
-    drift_out_commit(&out);
+    const drift_gpu_gen_lab_t lab = {&cli, archs_opt, ckpt, K, V, R, NP, nf, ns, ng, na, npair, NR, NT,
+                                     ck.cfg.dim, ck.cfg.n_layers, VT, gaps.v, arch, (const int(*)[MAXA])ok, fab, nfab,
+                                     arg, close, gcnt, hist, ulps, sdiff, nlog, parts, nparts, topgap, topgap_at, unreached};
+    drift_gpu_gen_write(&lab); /* lib/run/gpu_generations_report.c */
     for (int t = 0; t < nf * npair; t++) free(ulps[t]), free(sdiff[t]);
     for (int f = 0; f < nf; f++) drift_arch_greedy_free(ag[f]);
     drift_checkpoint_free(&ck);
     free(ulps), free(sdiff), free(arg), free(close), free(gcnt), free(hist), free(Wd);
-    free(parts), free(pbuf), free(topgap), free(prompts), free(sel);
+    free(parts), free(pbuf), free(topgap), free(prompts);
     return 0;
 }

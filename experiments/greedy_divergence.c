@@ -35,21 +35,15 @@
 #include "drift.h"
 #include "metrics.h"
 #include "model.h"
-#include "output.h"
+#include "greedy_divergence_lab.h"
 #include "philox.h"
+#include "plan_set.h"
 
-#define PLAN_MAX 96
-#define MAX_PLANS 4096
 
-typedef struct {
-    const char *name, *policy, *recipe, *weights, *attention;
-    int tp;
-    const char *allreduce;
-} conf_t;
 
 /* The scaled device of README (16 SMs, split-K from 4 k on) so that the tiny model's GEMMs
  * split as a big model's do on an H100. */
-static const conf_t CONFS[] = {
+static const drift_gd_conf_t CONFS[] = {
     {"vendor-fp32", "vendor-like", "fp32/seq/fp32/fp32", "fp32", "standard", 1, "ring"},
     {"vendor-bf16", "vendor-like", "bf16/tc:h100/fp32/bf16", "fp32", "standard", 1, "ring"},
     {"vendor-fp16", "vendor-like", "fp16/tc:h100/fp32/fp16", "fp32", "standard", 1, "ring"},
@@ -66,7 +60,7 @@ static const conf_t CONFS[] = {
 };
 #define NCONF ((int)(sizeof CONFS / sizeof CONFS[0]))
 
-static void make_numerics(drift_numerics_t *nx, const conf_t *c, long sms, long min_slice)
+static void make_numerics(drift_numerics_t *nx, const drift_gd_conf_t *c, long sms, long min_slice)
 {
     *nx = drift_numerics_fp32();
     drift_mm_recipe_t r;
@@ -97,53 +91,6 @@ static int by_plan(const void *a, const void *b)
     return x->batch != y->batch ? (x->batch < y->batch ? -1 : 1) : (x < y ? -1 : x > y);
 }
 
-typedef struct {
-    long plans[MAX_PLANS][PLAN_MAX];
-    int len[MAX_PLANS], n;
-} interner_t;
-
-static int intern(interner_t *in, const long *p, int n)
-{
-    for (int i = 0; i < in->n; i++)
-        if (in->len[i] == n && !memcmp(in->plans[i], p, (size_t)n * sizeof(long))) return i;
-    if (in->n >= MAX_PLANS) drift_die("more than %d distinct kernel plans", MAX_PLANS);
-    memcpy(in->plans[in->n], p, (size_t)n * sizeof(long));
-    in->len[in->n] = n;
-    return in->n++;
-}
-
-enum { T_SUM, T_DIV, T_HIST, T_MD };
-static const drift_col_t SUM[] = {
-    DRIFT_C_TEXT("config"), DRIFT_C_TEXT("policy"), DRIFT_C_TEXT("recipe"), DRIFT_C_TEXT("weights"),
-    DRIFT_C_KEY("attention"), DRIFT_C_INT("tp"), DRIFT_C_TEXT("allreduce"), DRIFT_C_INT("requests"),
-    DRIFT_C_INT("tokens"), DRIFT_C_INT("distinct_shape_seqs"), DRIFT_C_INT("steps_computed"),
-    DRIFT_C_INT("distinct_completions"), DRIFT_C_INT("diverged"), DRIFT_C_INT("first_div_min"),
-    DRIFT_C_NUM("first_div_median", "%.1f"), DRIFT_C_INT("first_div_max"), DRIFT_C_NUM("gap_median", "%.4g"),
-    DRIFT_C_NUM("gap_max", "%.4g")};
-static const drift_col_t DIV[] = {
-    DRIFT_C_TEXT("config"), DRIFT_C_INT("request"), DRIFT_C_INT("batch"), DRIFT_C_INT("first_div"),
-    DRIFT_C_INT("token_alone"), DRIFT_C_INT("token_batched"), DRIFT_C_NUM("exact_gap", "%.6e"),
-    DRIFT_C_NUM("exact_top12_gap", "%.6e"), DRIFT_C_HEX("exact_gap_hex")};
-static const drift_col_t HIST[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("bin_lo"), DRIFT_C_INT("bin_hi"),
-                                   DRIFT_C_INT("requests")};
-static const drift_col_t MD[] = {DRIFT_C_TEXT("configuration"), DRIFT_C_TEXT("distinct / requests"),
-                                 DRIFT_C_INT("shape sequences"), DRIFT_C_TEXT("first divergence (min / median / max)"),
-                                 DRIFT_C_TEXT("exact gap there (median / max)")};
-static const drift_table_spec_t TABLES[] = {{"_summary.csv", NULL, 0, SUM, 18},
-                                            {"_divergences.csv", NULL, 0, DIV, 9},
-                                            {"_hist.csv", NULL, 0, HIST, 4},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5}};
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -226,7 +173,7 @@ int main(int argc, char **argv)
     int *plans = malloc((size_t)(R + 1) * (size_t)T * sizeof(int));
     int *toks = malloc((size_t)(R + 1) * (size_t)T * sizeof(int));
     req_t **order = malloc((size_t)(R + 1) * sizeof *order);
-    interner_t *in = malloc(sizeof *in);
+    drift_plan_set_t *in = malloc(sizeof *in);
     double *lg = malloc((size_t)V * sizeof(double));
     if (!rq || !rows || !plans || !toks || !order || !in || !lg) drift_die("out of memory");
     drift_stream_t st;
@@ -246,44 +193,28 @@ int main(int argc, char **argv)
     drift_model_t *exm;
     if (drift_model_create(&exm, &ck, &exn, 1, err, sizeof err)) drift_die("exact model: %s", err);
 
-    drift_out_t out;
-    drift_out_open(&out, &cli, TABLES, 4, 1);
-    drift_out_meta(&out, T_SUM, "table", "per configuration: R requests, each in its own random batch (sizes 1..%ld), %d tokens greedy from prompt %s", Bmax, T, prompt_ids);
-    drift_out_meta(&out, T_SUM, "checkpoint", "%s (dim %d, layers %d, heads %d, kv heads %d, vocab %d)", ckpt, ck.cfg.dim, ck.cfg.n_layers, ck.cfg.n_heads, ck.cfg.n_kv_heads, V);
-    drift_out_meta(&out, T_SUM, "device", "kernel policy on %ld SMs with split-K minimum slice %ld (scaled to the tiny model: README)", sms, min_slice);
-    drift_out_meta(&out, T_SUM, "columns", "distinct_shape_seqs = distinct sequences of kernel plans (drift_model_plan) among the requests; steps_computed = forward steps run after sharing prefixes; diverged = requests whose completion differs from the request alone (batch 1); first_div = first differing token index (0-based); gap = |exact logit gap| between the two tokens at that step (fp64 exact reference, teacher-forced on the common prefix)");
-    drift_out_meta(&out, T_DIV, "table", "one row per diverged request: the first differing step, the two tokens, the exact logit gap l(alone) - l(batched) there and the exact top-1/top-2 gap");
-    drift_out_meta(&out, T_HIST, "table", "first-divergence index histogram per configuration, bins of %ld steps (requests that never diverged are not counted)", bin);
-
-    drift_md_intro(&out, "%d identical greedy requests (prompt %s, %d tokens) on %s, each decoded inside its own random continuous batch of 1..%ld sequences; kernels chosen for a device scaled to the tiny model (%ld SMs, split-K from %ld k on); divergence is against the same request decoded alone, the gap is the exact (fp64, correctly rounded dot products) logit gap between the two tokens at the step where they part.",
-                   R, prompt_ids, T, ckpt, Bmax, sms, min_slice);
-    fprintf(out.md, "**Distinct completions per configuration:**\n\n");
-    long first_bins = (T + bin - 1) / bin;
-    long *hist = calloc((size_t)first_bins, sizeof(long));
-    int *fd = malloc((size_t)R * sizeof(int));
-    double *gaps = malloc((size_t)R * sizeof(double));
     int *exseq = malloc((size_t)(np + T) * sizeof(int));
     double *exl = malloc((size_t)(np + T) * (size_t)V * sizeof(double));
     int exlen = 0; /* tokens of exseq scored into exl */
-    if (!hist || !fd || !gaps || !exseq || !exl) drift_die("out of memory");
-    int dist_res[NCONF], div_res[NCONF];
-    double gapmax_res[NCONF];
+    drift_gd_result_t res[NCONF] = {{0}};
+    drift_gd_div_t *divs = malloc((size_t)NCONF * (size_t)R * sizeof *divs); /* res[c].divs = divs + c R */
+    if (!exseq || !exl || !divs) drift_die("out of memory");
     for (int c = 0; c < NCONF; c++) {
         if (!use[c]) continue;
-        const conf_t *cf = &CONFS[c];
+        const drift_gd_conf_t *cf = &CONFS[c];
         drift_progress(&cli, (size_t)c, (size_t)NCONF);
         drift_numerics_t nx;
         make_numerics(&nx, cf, sms, min_slice);
         drift_model_t *m;
         if (drift_model_create(&m, &ck, &nx, 1, err, sizeof err)) drift_die("%s: %s", cf->name, err);
         /* plans */
-        in->n = 0;
-        long p[PLAN_MAX];
+        drift_plan_set_clear(in);
+        long p[DRIFT_PLAN_LEN_MAX];
         for (int r = 0; r <= R; r++)
             for (int t = 0; t < T; t++) {
-                int n = drift_model_plan(m, (size_t)rows[(size_t)r * (size_t)T + (size_t)t], rq[r].batch, np + t, p, PLAN_MAX);
+                int n = drift_model_plan(m, (size_t)rows[(size_t)r * (size_t)T + (size_t)t], rq[r].batch, np + t, p, DRIFT_PLAN_LEN_MAX);
                 if (n < 0) drift_die("plan failed");
-                rq[r].plan[t] = intern(in, p, n);
+                if ((rq[r].plan[t] = drift_plan_number(in, p, n)) < 0) drift_die("more than %d distinct kernel plans", DRIFT_PLAN_SET_MAX);
             }
         for (int r = 0; r <= R; r++) order[r] = &rq[r];
         g_T = &T;
@@ -338,76 +269,25 @@ int main(int argc, char **argv)
             }
             exlen = need;
         }
-        memset(hist, 0, (size_t)first_bins * sizeof(long));
-        double gmax = 0;
+        drift_gd_div_t *dv = divs + (size_t)c * (size_t)R;
         for (int r = 0; r < R; r++) {
             int t = rq[r].first_div;
             if (t < 0) continue;
             const double *L = exl + (size_t)(np + t - 1) * (size_t)V;
             drift_top2_t tt;
             drift_top2(&tt, L, (size_t)V);
-            double g = L[al->tok[t]] - L[rq[r].tok[t]];
-            fd[ndiv] = t, gaps[ndiv] = fabs(g);
-            if (fabs(g) > gmax) gmax = fabs(g);
-            ndiv++;
-            hist[t / bin]++;
-            drift_row(&out, T_DIV, DRIFT_TXT(cf->name), DRIFT_INT(r), DRIFT_INT(rq[r].batch), DRIFT_INT(t),
-                      DRIFT_INT(al->tok[t]), DRIFT_INT(rq[r].tok[t]), DRIFT_NUM(g), DRIFT_NUM(L[tt.top1] - L[tt.top2]),
-                      DRIFT_NUM(g));
+            dv[ndiv++] = (drift_gd_div_t){r, rq[r].batch, t, al->tok[t], rq[r].tok[t], L[al->tok[t]] - L[rq[r].tok[t]],
+                                          L[tt.top1] - L[tt.top2]};
         }
-        for (long b = 0; b < first_bins; b++)
-            drift_row(&out, T_HIST, DRIFT_TXT(cf->name), DRIFT_INT(b * bin), DRIFT_INT(b * bin + bin - 1), DRIFT_INT(hist[b]));
-        qsort(fd, (size_t)ndiv, sizeof(int), cmp_int);
-        qsort(gaps, (size_t)ndiv, sizeof(double), cmp_dbl);
-        double fmed = ndiv ? (ndiv % 2 ? fd[ndiv / 2] : 0.5 * (fd[ndiv / 2 - 1] + fd[ndiv / 2])) : NAN;
-        double gmed = ndiv ? (ndiv % 2 ? gaps[ndiv / 2] : 0.5 * (gaps[ndiv / 2 - 1] + gaps[ndiv / 2])) : NAN;
-        drift_row(&out, T_SUM, DRIFT_TXT(cf->name), DRIFT_TXT(cf->policy), DRIFT_TXT(cf->recipe), DRIFT_TXT(cf->weights),
-                  DRIFT_TXT(cf->attention), DRIFT_INT(cf->tp), DRIFT_TXT(cf->allreduce), DRIFT_INT(R), DRIFT_INT(T),
-                  DRIFT_INT(shapes), DRIFT_INT(computed), DRIFT_INT(distinct), DRIFT_INT(ndiv),
-                  DRIFT_INT(ndiv ? fd[0] : -1), DRIFT_NUM(fmed), DRIFT_INT(ndiv ? fd[ndiv - 1] : -1), DRIFT_NUM(gmed),
-                  DRIFT_NUM(ndiv ? gmax : NAN));
-        char a[32], b[64], g[64];
-        snprintf(a, sizeof a, "%d / %d", distinct, R);
-        if (ndiv) snprintf(b, sizeof b, "%d / %.1f / %d", fd[0], fmed, fd[ndiv - 1]);
-        else snprintf(b, sizeof b, "none");
-        if (ndiv) snprintf(g, sizeof g, "%.2g / %.2g", gmed, gmax);
-        else snprintf(g, sizeof g, "-");
-        drift_row(&out, T_MD, DRIFT_TXT(cf->name), DRIFT_TXT(a), DRIFT_INT(shapes), DRIFT_TXT(b), DRIFT_TXT(g));
-        dist_res[c] = distinct, div_res[c] = ndiv, gapmax_res[c] = gmax;
+        res[c] = (drift_gd_result_t){shapes, computed, distinct, ndiv, dv};
     }
     drift_progress(&cli, (size_t)NCONF, (size_t)NCONF);
 
-    drift_md_end(&out, T_MD);
-    /* takeaway from the data */
-    int vmax = -1, vmax_c = -1, inv_ok = 1, inv_any = 0, cnt_c = -1;
-    double gworst = 0;
-    for (int c = 0; c < NCONF; c++) {
-        if (!use[c]) continue;
-        int invariant = !strcmp(CONFS[c].policy, "batch-invariant");
-        int fixed_size = strstr(CONFS[c].attention, "size=") != NULL;
-        if (!invariant && dist_res[c] > vmax) vmax = dist_res[c], vmax_c = c;
-        if (invariant && fixed_size) inv_any = 1, inv_ok &= dist_res[c] == 1;
-        if (invariant && !fixed_size && (cnt_c < 0 || dist_res[c] > dist_res[cnt_c])) cnt_c = c;
-        if (div_res[c] && gapmax_res[c] > gworst) gworst = gapmax_res[c];
-    }
-    fprintf(out.md, "**Takeaway.**\n\n");
-    if (vmax_c >= 0)
-        fprintf(out.md, "- Under the vendor-like policy, up to %d distinct completions of %d identical requests (%s): the batch alone decides which bits a request computes.\n",
-                vmax, R, CONFS[vmax_c].name);
-    if (inv_any)
-        fprintf(out.md, "- Batch-invariant kernels with fixed-size split-KV: %s.\n",
-                inv_ok ? "exactly one completion in every such configuration, as Thinking Machines found with their kernels" : "MORE THAN ONE completion, which is a bug");
-    if (cnt_c >= 0)
-        fprintf(out.md, "- Batch-invariant GEMMs with a split-KV count chosen from the batch (%s): %d distinct completion%s%s.\n",
-                CONFS[cnt_c].name, dist_res[cnt_c], dist_res[cnt_c] == 1 ? "" : "s",
-                dist_res[cnt_c] == 1 ? " here (the count changes only the last bits of attention, which the next GEMM may round away)" : ": invariant GEMMs are not enough when attention splits by batch");
-    if (gworst > 0)
-        fprintf(out.md, "- Where completions parted, the exact logit gap between the two tokens was at most %.2g (per configuration in the table): a change of summation order moved the rounded logits across it; the exact model itself never sees that gap as a tie.\n", gworst);
-    fprintf(out.md, "- Published: Thinking Machines (2025) measured 80 distinct completions of 1000 greedy requests on Qwen3-235B (all agreeing for the first 102 tokens), and 1 with batch-invariant kernels; vLLM went from 18 distinct to 1. Yuan et al. (2025) report up to 9%% accuracy variation across batch size, GPU count and type in bf16, and propose LayerCast (bf16 weights, fp32 compute: configuration vendor-layercast here).\n\n");
-    drift_out_commit(&out);
+    const drift_greedy_div_lab_t lab = {&cli, CONFS, NCONF, use, res, R, T, Bmax, sms, min_slice, bin, prompt_ids, ckpt, &ck.cfg};
+    drift_greedy_div_write(&lab); /* lib/run/greedy_divergence_report.c */
     drift_model_free(exm);
     drift_checkpoint_free(&ck);
-    free(rq), free(rows), free(plans), free(toks), free(order), free(in), free(lg), free(hist), free(fd), free(gaps);
+    free(rq), free(rows), free(plans), free(toks), free(order), free(in), free(lg), free(divs);
     free(exseq), free(exl);
     return 0;
 }
