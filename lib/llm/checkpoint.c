@@ -3,28 +3,16 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drift.h"
+#include "why.h"
 #include "philox.h"
 
 #define HEADER_INTS 7
 #define HEADER_BYTES (HEADER_INTS * 4)
-
-static int fail(char *err, size_t errsize, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errsize, int code, const char *fmt, ...)
-{
-    if (err && errsize) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errsize, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* a * b + into *acc, refusing overflow past DRIFT_CKPT_MAX_FLOATS. */
 static int add_prod(size_t *acc, size_t a, size_t b)
@@ -37,24 +25,24 @@ static int add_prod(size_t *acc, size_t a, size_t b)
 
 int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *err, size_t errsize)
 {
-    if (!c) return fail(err, errsize, DRIFT_EINVAL, "no configuration");
+    if (!c) return drift_why(err, errsize, DRIFT_EINVAL, "no configuration");
     const struct { const char *name; int v; } pos[] = {
         {"dim", c->dim}, {"hidden_dim", c->hidden_dim}, {"n_layers", c->n_layers}, {"n_heads", c->n_heads},
         {"n_kv_heads", c->n_kv_heads}, {"seq_len", c->seq_len}};
     for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
         if (pos[i].v <= 0)
-            return fail(err, errsize, DRIFT_EINVAL, "header: %s must be a positive integer, found %d", pos[i].name,
+            return drift_why(err, errsize, DRIFT_EINVAL, "header: %s must be a positive integer, found %d", pos[i].name,
                         pos[i].v);
     if (c->vocab_size < 2) /* a top-1/top-2 gap needs two tokens */
-        return fail(err, errsize, DRIFT_EINVAL, "header: |vocab_size| must be at least 2, found %d", c->vocab_size);
+        return drift_why(err, errsize, DRIFT_EINVAL, "header: |vocab_size| must be at least 2, found %d", c->vocab_size);
     if (c->dim % c->n_heads)
-        return fail(err, errsize, DRIFT_EINVAL, "header: n_heads must divide dim, found dim %d and n_heads %d", c->dim,
+        return drift_why(err, errsize, DRIFT_EINVAL, "header: n_heads must divide dim, found dim %d and n_heads %d", c->dim,
                     c->n_heads);
     int head = c->dim / c->n_heads;
     if (head % 2)
-        return fail(err, errsize, DRIFT_EINVAL, "header: head size dim/n_heads must be even (RoPE), found %d", head);
+        return drift_why(err, errsize, DRIFT_EINVAL, "header: head size dim/n_heads must be even (RoPE), found %d", head);
     if (c->n_kv_heads > c->n_heads || c->n_heads % c->n_kv_heads)
-        return fail(err, errsize, DRIFT_EINVAL,
+        return drift_why(err, errsize, DRIFT_EINVAL,
                     "header: n_kv_heads must divide n_heads, found n_heads %d and n_kv_heads %d", c->n_heads,
                     c->n_kv_heads);
     size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
@@ -65,7 +53,7 @@ int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *e
               add_prod(&n, (size_t)c->seq_len, (size_t)head) ||
               (!c->shared_classifier && add_prod(&n, V, d));
     if (bad)
-        return fail(err, errsize, DRIFT_EINVAL, "header: sizes imply more than %zu fp32 values (at most 64 GiB)",
+        return drift_why(err, errsize, DRIFT_EINVAL, "header: sizes imply more than %zu fp32 values (at most 64 GiB)",
                     (size_t)DRIFT_CKPT_MAX_FLOATS);
     if (nfloats) *nfloats = n;
     return 0;
@@ -101,11 +89,11 @@ static int32_t le32(const unsigned char *b)
 
 int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t size, char *err, size_t errsize)
 {
-    if (!ck) return fail(err, errsize, DRIFT_EINVAL, "no checkpoint");
+    if (!ck) return drift_why(err, errsize, DRIFT_EINVAL, "no checkpoint");
     memset(ck, 0, sizeof *ck);
-    if (!bytes && size) return fail(err, errsize, DRIFT_EINVAL, "no data");
+    if (!bytes && size) return drift_why(err, errsize, DRIFT_EINVAL, "no data");
     if (size < HEADER_BYTES)
-        return fail(err, errsize, DRIFT_EINVAL, "truncated: expected a header of %d bytes, found %zu bytes",
+        return drift_why(err, errsize, DRIFT_EINVAL, "truncated: expected a header of %d bytes, found %zu bytes",
                     HEADER_BYTES, size);
     const unsigned char *b = bytes;
     drift_llm_config_t c;
@@ -113,20 +101,20 @@ int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t siz
     c.n_kv_heads = le32(b + 16), c.vocab_size = le32(b + 20), c.seq_len = le32(b + 24);
     c.shared_classifier = c.vocab_size > 0;
     if (c.vocab_size == INT32_MIN)
-        return fail(err, errsize, DRIFT_EINVAL, "header: vocab_size %d is out of range", c.vocab_size);
+        return drift_why(err, errsize, DRIFT_EINVAL, "header: vocab_size %d is out of range", c.vocab_size);
     c.vocab_size = abs(c.vocab_size);
     size_t n;
     int rc = drift_llm_config_check(&c, &n, err, errsize);
     if (rc) return rc;
     size_t want = HEADER_BYTES + 4 * n;
     if (size != want)
-        return fail(err, errsize, DRIFT_EINVAL,
+        return drift_why(err, errsize, DRIFT_EINVAL,
                     "%s: the header (dim %d, hidden_dim %d, n_layers %d, n_heads %d, n_kv_heads %d, vocab_size %d%s, "
                     "seq_len %d) implies %zu bytes, found %zu",
                     size < want ? "truncated" : "oversized", c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
                     c.vocab_size, c.shared_classifier ? "" : " unshared", c.seq_len, want, size);
     ck->data = malloc(n * sizeof(float));
-    if (!ck->data) return fail(err, errsize, DRIFT_ENOMEM, "out of memory for %zu fp32 values", n);
+    if (!ck->data) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for %zu fp32 values", n);
     memcpy(ck->data, b + HEADER_BYTES, n * sizeof(float)); /* little-endian hosts (x86-64, arm64) */
     ck->nfloats = n;
     ck->cfg = c;
@@ -138,7 +126,7 @@ static unsigned char *read_file(const char *path, size_t *size, char *err, size_
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        *rc = fail(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
+        *rc = drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
         return NULL;
     }
     unsigned char *buf = NULL;
@@ -150,7 +138,7 @@ static unsigned char *read_file(const char *path, size_t *size, char *err, size_
             if (!nb) {
                 free(buf);
                 fclose(fp);
-                *rc = fail(err, errsize, DRIFT_ENOMEM, "out of memory reading %s", path);
+                *rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory reading %s", path);
                 return NULL;
             }
             buf = nb, cap = nc;
@@ -163,7 +151,7 @@ static unsigned char *read_file(const char *path, size_t *size, char *err, size_
     fclose(fp);
     if (bad) {
         free(buf);
-        *rc = fail(err, errsize, DRIFT_EIO, "cannot read %s", path);
+        *rc = drift_why(err, errsize, DRIFT_EIO, "cannot read %s", path);
         return NULL;
     }
     *size = n;
@@ -173,7 +161,7 @@ static unsigned char *read_file(const char *path, size_t *size, char *err, size_
 
 int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsize)
 {
-    if (!ck || !path) return fail(err, errsize, DRIFT_EINVAL, "no checkpoint path");
+    if (!ck || !path) return drift_why(err, errsize, DRIFT_EINVAL, "no checkpoint path");
     memset(ck, 0, sizeof *ck);
     size_t size = 0;
     int rc;
@@ -182,21 +170,21 @@ int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, s
     char inner[DRIFT_LLM_ERR_MAX] = "";
     rc = drift_checkpoint_parse(ck, buf, size, inner, sizeof inner);
     free(buf);
-    if (rc) return fail(err, errsize, rc, "%s: %s", path, inner);
+    if (rc) return drift_why(err, errsize, rc, "%s: %s", path, inner);
     return 0;
 }
 
 int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char *err, size_t errsize)
 {
-    if (!ck || !ck->data || !path) return fail(err, errsize, DRIFT_EINVAL, "nothing to write");
+    if (!ck || !ck->data || !path) return drift_why(err, errsize, DRIFT_EINVAL, "nothing to write");
     size_t n;
     int rc = drift_llm_config_check(&ck->cfg, &n, err, errsize);
     if (rc) return rc;
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
-        return fail(err, errsize, DRIFT_EINVAL, "path too long");
+        return drift_why(err, errsize, DRIFT_EINVAL, "path too long");
     FILE *fp = fopen(tmp, "wb");
-    if (!fp) return fail(err, errsize, DRIFT_EIO, "cannot create %s: %s", tmp, strerror(errno));
+    if (!fp) return drift_why(err, errsize, DRIFT_EIO, "cannot create %s: %s", tmp, strerror(errno));
     const drift_llm_config_t *c = &ck->cfg;
     int32_t h[HEADER_INTS] = {c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads,
                               c->shared_classifier ? c->vocab_size : -c->vocab_size, c->seq_len};
@@ -209,7 +197,7 @@ int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char 
     ok = (fclose(fp) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
         remove(tmp);
-        return fail(err, errsize, DRIFT_EIO, "cannot write %s", path);
+        return drift_why(err, errsize, DRIFT_EIO, "cannot write %s", path);
     }
     return 0;
 }
@@ -217,13 +205,13 @@ int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char 
 int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err,
                            size_t errsize)
 {
-    if (!ck) return fail(err, errsize, DRIFT_EINVAL, "no checkpoint");
+    if (!ck) return drift_why(err, errsize, DRIFT_EINVAL, "no checkpoint");
     memset(ck, 0, sizeof *ck);
     size_t n;
     int rc = drift_llm_config_check(cfg, &n, err, errsize);
     if (rc) return rc;
     ck->data = malloc(n * sizeof(float));
-    if (!ck->data) return fail(err, errsize, DRIFT_ENOMEM, "out of memory for %zu fp32 values", n);
+    if (!ck->data) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for %zu fp32 values", n);
     ck->nfloats = n;
     ck->cfg = *cfg;
     map_tensors(ck);
@@ -271,7 +259,7 @@ static int cmp_piece(const void *a, const void *b)
 
 int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize)
 {
-    if (!t || !path || vocab_size <= 0) return fail(err, errsize, DRIFT_EINVAL, "no tokenizer path or vocabulary");
+    if (!t || !path || vocab_size <= 0) return drift_why(err, errsize, DRIFT_EINVAL, "no tokenizer path or vocabulary");
     memset(t, 0, sizeof *t);
     size_t size = 0;
     int rc;
@@ -285,7 +273,7 @@ int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size,
 int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
                           char *err, size_t errsize)
 {
-    if (!t || (!bytes && size) || vocab_size <= 0) return fail(err, errsize, DRIFT_EINVAL, "no tokenizer data or vocabulary");
+    if (!t || (!bytes && size) || vocab_size <= 0) return drift_why(err, errsize, DRIFT_EINVAL, "no tokenizer data or vocabulary");
     if (!path) path = "tokenizer";
     memset(t, 0, sizeof *t);
     const unsigned char *buf = bytes;
@@ -295,38 +283,38 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
     t->scores = calloc((size_t)vocab_size, sizeof *t->scores);
     t->sorted = calloc((size_t)vocab_size, sizeof *t->sorted);
     if (!t->pieces || !t->scores || !t->sorted) {
-        rc = fail(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
+        rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
         goto bad;
     }
     size_t at = 4;
     if (size < 4) {
-        rc = fail(err, errsize, DRIFT_EINVAL, "%s: truncated: expected a 4-byte header, found %zu bytes", path, size);
+        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: truncated: expected a 4-byte header, found %zu bytes", path, size);
         goto bad;
     }
     t->max_token_length = le32(buf);
     /* encode() sizes its merge buffer from this header field: a negative or huge value would
      * wrap that size (found by fuzz/checkpoint.c). llama2.c's tokenizers hold a few dozen. */
     if (t->max_token_length < 1 || t->max_token_length > DRIFT_TOKEN_LENGTH_MAX) {
-        rc = fail(err, errsize, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)", path,
+        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)", path,
                   t->max_token_length, DRIFT_TOKEN_LENGTH_MAX);
         goto bad;
     }
     for (int i = 0; i < vocab_size; i++) {
         if (size - at < 8) {
-            rc = fail(err, errsize, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
+            rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
             goto bad;
         }
         memcpy(&t->scores[i], buf + at, 4);
         int32_t len = le32(buf + at + 4);
         at += 8;
         if (len < 0 || (size_t)len > size - at) {
-            rc = fail(err, errsize, DRIFT_EINVAL, "%s: token %d: length %d does not fit the %zu bytes left", path, i,
+            rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: token %d: length %d does not fit the %zu bytes left", path, i,
                       len, size - at);
             goto bad;
         }
         t->pieces[i] = malloc((size_t)len + 1);
         if (!t->pieces[i]) {
-            rc = fail(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
+            rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
             goto bad;
         }
         memcpy(t->pieces[i], buf + at, (size_t)len);
@@ -334,7 +322,7 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
         at += (size_t)len;
     }
     if (at != size) {
-        rc = fail(err, errsize, DRIFT_EINVAL, "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)",
+        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)",
                   path, vocab_size, at, size);
         goto bad;
     }

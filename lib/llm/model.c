@@ -2,7 +2,6 @@
 #include "model.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,23 +9,12 @@
 #include "dispatch_order.h"
 #include "dispatch_attention.h"
 #include "drift.h"
+#include "why.h"
 #include "exact.h"
 #include "gemm.h"
 #include "model_gpu.h"
 #include "philox.h"
 #include "tc_model.h"
-
-static int fail(char *err, size_t errsize, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errsize, int code, const char *fmt, ...)
-{
-    if (err && errsize) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errsize, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* ---- names, recipes, numerics ------------------------------------------------------------ */
 
@@ -136,42 +124,42 @@ static int elementwise_format(drift_format_t f)
 
 int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize)
 {
-    if (!nx || !c) return fail(err, errsize, DRIFT_EINVAL, "no numerics");
+    if (!nx || !c) return drift_why(err, errsize, DRIFT_EINVAL, "no numerics");
     if (nx->exact) return 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
         const drift_mm_recipe_t *r = &nx->mm[i];
         if ((unsigned)r->in >= DRIFT_NFORMATS || (unsigned)r->acc >= DRIFT_NFORMATS ||
             (unsigned)r->out >= DRIFT_NFORMATS)
-            return fail(err, errsize, DRIFT_EINVAL, "recipe %s: unknown format", OP_NAMES[i]);
+            return drift_why(err, errsize, DRIFT_EINVAL, "recipe %s: unknown format", OP_NAMES[i]);
         drift_tc_params_t p;
         if (r->tc && ((r->acc != DRIFT_FP32 && r->acc != DRIFT_FP16) || drift_tc_params(&p, r->arch, r->in)))
-            return fail(err, errsize, DRIFT_EUNSUPPORTED, "recipe %s: tc:%s takes no %s input with %s accumulator",
+            return drift_why(err, errsize, DRIFT_EUNSUPPORTED, "recipe %s: tc:%s takes no %s input with %s accumulator",
                         OP_NAMES[i], drift_tc_arch_name(r->arch), drift_format_name(r->in),
                         drift_format_name(r->acc));
     }
     if (!elementwise_format(nx->act))
-        return fail(err, errsize, DRIFT_EINVAL, "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
+        return drift_why(err, errsize, DRIFT_EINVAL, "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
                     drift_format_name(nx->act));
     char kvs[32];
     if (drift_kv_format_print(kvs, sizeof kvs, &nx->kv) < 0)
-        return fail(err, errsize, DRIFT_EINVAL, "kv: expected a float format, int8:token or int8:head");
+        return drift_why(err, errsize, DRIFT_EINVAL, "kv: expected a float format, int8:token or int8:head");
     char ks[DRIFT_ATTN_SPEC_MAX];
     if (drift_attn_kernel_print(ks, sizeof ks, &nx->attn) < 0)
-        return fail(err, errsize, DRIFT_EINVAL, "attention: invalid kernel (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc], splitkv:auto[,Bc])");
+        return drift_why(err, errsize, DRIFT_EINVAL, "attention: invalid kernel (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc], splitkv:auto[,Bc])");
     if (nx->attn_auto_splits && nx->attn.kind != DRIFT_ATTN_SPLITKV_N)
-        return fail(err, errsize, DRIFT_EINVAL, "attention: an automatic split count needs splitkv:auto");
-    if ((unsigned)nx->weights >= DRIFT_NFORMATS) return fail(err, errsize, DRIFT_EINVAL, "weights: unknown format");
-    if ((unsigned)nx->policy >= DRIFT_NPOLICIES) return fail(err, errsize, DRIFT_EINVAL, "policy: unknown");
-    if (nx->sms < 1) return fail(err, errsize, DRIFT_EINVAL, "sms: must be >= 1, found %d", nx->sms);
-    if (nx->min_slice < 1) return fail(err, errsize, DRIFT_EINVAL, "min-slice: must be >= 1, found %d", nx->min_slice);
+        return drift_why(err, errsize, DRIFT_EINVAL, "attention: an automatic split count needs splitkv:auto");
+    if ((unsigned)nx->weights >= DRIFT_NFORMATS) return drift_why(err, errsize, DRIFT_EINVAL, "weights: unknown format");
+    if ((unsigned)nx->policy >= DRIFT_NPOLICIES) return drift_why(err, errsize, DRIFT_EINVAL, "policy: unknown");
+    if (nx->sms < 1) return drift_why(err, errsize, DRIFT_EINVAL, "sms: must be >= 1, found %d", nx->sms);
+    if (nx->min_slice < 1) return drift_why(err, errsize, DRIFT_EINVAL, "min-slice: must be >= 1, found %d", nx->min_slice);
     if (drift_order_sum_check(&nx->norm_order, NULL, NULL, 0))
-        return fail(err, errsize, DRIFT_EINVAL, "norm order: tc:ARCH applies to matmul recipes only");
+        return drift_why(err, errsize, DRIFT_EINVAL, "norm order: tc:ARCH applies to matmul recipes only");
     if (nx->tp < 1 || nx->tp > DRIFT_TP_MAX)
-        return fail(err, errsize, DRIFT_EINVAL, "tp: must be 1 .. %d, found %d", DRIFT_TP_MAX, nx->tp);
+        return drift_why(err, errsize, DRIFT_EINVAL, "tp: must be 1 .. %d, found %d", DRIFT_TP_MAX, nx->tp);
     if (c->n_kv_heads % nx->tp)
-        return fail(err, errsize, DRIFT_EUNSUPPORTED, "tp: must divide n_kv_heads %d (heads are split by rank), found %d",
+        return drift_why(err, errsize, DRIFT_EUNSUPPORTED, "tp: must divide n_kv_heads %d (heads are split by rank), found %d",
                     c->n_kv_heads, nx->tp);
-    if ((unsigned)nx->allreduce >= DRIFT_NALLREDUCE) return fail(err, errsize, DRIFT_EINVAL, "allreduce: unknown");
+    if ((unsigned)nx->allreduce >= DRIFT_NALLREDUCE) return drift_why(err, errsize, DRIFT_EINVAL, "allreduce: unknown");
     return 0;
 }
 
@@ -198,15 +186,15 @@ int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
 
 int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsize)
 {
-    if (!nx || !spec) return fail(err, errsize, DRIFT_EINVAL, "attention: no kernel");
+    if (!nx || !spec) return drift_why(err, errsize, DRIFT_EINVAL, "attention: no kernel");
     if (!strncmp(spec, "splitkv:auto", 12) && (spec[12] == 0 || spec[12] == ',')) {
         /* parse as splitkv:1[,Bc]: the count is replaced at every step */
         char buf[DRIFT_ATTN_SPEC_MAX];
         if (snprintf(buf, sizeof buf, "splitkv:1%s", spec + 12) >= (int)sizeof buf)
-            return fail(err, errsize, DRIFT_EINVAL, "attention kernel '%s': too long", spec);
+            return drift_why(err, errsize, DRIFT_EINVAL, "attention kernel '%s': too long", spec);
         drift_attn_kernel_t k;
         if (drift_attn_kernel_parse(&k, buf, NULL, 0))
-            return fail(err, errsize, DRIFT_EINVAL, "attention kernel '%s': expected splitkv:auto[,Bc] with Bc 1..%ld", spec,
+            return drift_why(err, errsize, DRIFT_EINVAL, "attention kernel '%s': expected splitkv:auto[,Bc] with Bc 1..%ld", spec,
                         DRIFT_ATTN_TILE_MAX);
         nx->attn = k, nx->attn_auto_splits = 1;
         return 0;
@@ -214,7 +202,7 @@ int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *e
     drift_attn_kernel_t k;
     char why[160];
     if (drift_attn_kernel_parse(&k, spec, why, sizeof why))
-        return fail(err, errsize, DRIFT_EINVAL, "%s (or splitkv:auto[,Bc])", why);
+        return drift_why(err, errsize, DRIFT_EINVAL, "%s (or splitkv:auto[,Bc])", why);
     nx->attn = k, nx->attn_auto_splits = 0;
     return 0;
 }
@@ -397,13 +385,13 @@ static int grow_scratch(drift_model_t *m, size_t M)
 int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
                        char *err, size_t errsize)
 {
-    if (!out || !ck || !ck->data || !nx || nslots < 1) return fail(err, errsize, DRIFT_EINVAL, "model: bad arguments");
+    if (!out || !ck || !ck->data || !nx || nslots < 1) return drift_why(err, errsize, DRIFT_EINVAL, "model: bad arguments");
     *out = NULL;
     int rc = drift_llm_config_check(&ck->cfg, NULL, err, errsize);
     if (rc) return rc;
     if ((rc = drift_numerics_check(nx, &ck->cfg, err, errsize))) return rc;
     drift_model_t *m = calloc(1, sizeof *m);
-    if (!m) return fail(err, errsize, DRIFT_ENOMEM, "out of memory");
+    if (!m) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
     m->ck = ck, m->c = ck->cfg, m->nx = *nx, m->nslots = nslots;
     m->P = nx->exact ? 1 : nx->tp;
     const drift_llm_config_t *c = &m->c;
@@ -423,7 +411,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     m->att = malloc(2 * (m->cap + 1) * sizeof(double));
     if (!m->w || !m->cls || !m->emb || !m->rms_att || !m->rms_ffn || !m->rms_final || !m->kv || !m->att) {
         drift_model_free(m);
-        return fail(err, errsize, DRIFT_ENOMEM, "out of memory for the model (%d KV slots)", nslots);
+        return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for the model (%d KV slots)", nslots);
     }
     drift_kv_format_t kvf = nx->exact ? (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP64} : nx->kv;
     for (size_t i = 0; i < (size_t)nslots * L; i++) {
@@ -471,7 +459,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     if (!rc) rc = grow_scratch(m, 16);
     if (rc) {
         drift_model_free(m);
-        return fail(err, errsize, rc, "out of memory for the model weights");
+        return drift_why(err, errsize, rc, "out of memory for the model weights");
     }
     *out = m;
     return 0;
