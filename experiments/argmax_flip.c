@@ -94,7 +94,6 @@
 #endif
 
 #define EXP "argmax_flip"
-#define PRED_EVERY 4 /* the partial-sum prediction is evaluated on every 4th planted pair */
 
 static double now(void)
 {
@@ -184,56 +183,6 @@ static void make_models(drift_aflab_t *L)
     }
 }
 
-/* One planted trial i (a pair at a target gap, or an exact tie when i >= nplant) at K = Ks[ki],
- * every format and kernel; the buffers are the calling thread's. */
-static void planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant, double *h, double *w1, double *w2, double *hf,
-                          double *W2, double *pa, double *pb, drift_flip_vv_t *vt, int *err)
-{
-    const size_t K = L->Ks[ki];
-    int is_tie = i >= nplant;
-    size_t tgt = is_tie ? 0 : i / (size_t)L->reps, rep = is_tie ? i - nplant : i % (size_t)L->reps;
-    drift_stream_t s;
-    drift_stream_init(&s, L->cli.seed, drift_fnv1a32(is_tie ? EXP ".tie" : EXP ".planted"),
-                      (uint32_t)(K * 64 + tgt), (uint32_t)rep);
-    double sc, rel = pow(10.0, -7.0 + (double)tgt / DRIFT_AF_PER_DECADE);
-    int swap; /* where the top row sits */
-    if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &L->model[ki], (size_t)L->V, rel, is_tie, &s)) *err |= 1;
-    for (int fi = 0; fi < L->nF && !*err; fi++) {
-        double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
-        double p2 = 0;
-        drift_plant_t pt;
-        if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, L->KS[ki][fi].f)) *err |= 1;
-        for (size_t q = 0; q < K; q++) p2 += hf[q] * hf[q] * (a[q] * a[q] + b[q] * b[q]);
-        drift_lmhead_result_t res;
-        drift_lmhead_cfg_t cfg[DRIFT_AF_MAXC];
-        for (int c = 0; c < L->KS[ki][fi].n; c++) cfg[c] = L->KS[ki][fi].k[c].c;
-        if (drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, L->KS[ki][fi].n)) {
-            *err |= 1;
-            break;
-        }
-        drift_flipset_t *st = is_tie ? &L->TI[ki][fi] : &L->PL[ki][fi];
-        size_t idx = is_tie ? rep : i;
-        drift_flipset_record(st, idx, &res);
-        drift_flip_trial_t *t = &st->t[idx];
-        t->s = sc;
-        t->rel = t->gap / sc;
-        t->p2 = p2;
-        /* the model's variance of the computed gap (the two logits' errors, independent),
-         * on every 4th pair: it only enters an average */
-        if (!is_tie && rep % PRED_EVERY == 0) {
-            for (size_t q = 0; q < K; q++) {
-                pa[q] = hf[q] * a[q]; /* exact: narrow (<= 24-bit) values multiply exactly in double */
-                pb[q] = hf[q] * b[q];
-            }
-            for (int c = 0; c < L->KS[ki][fi].n; c++)
-                st->pvar[idx * st->ncfg + c] = drift_flip_model_var(&cfg[c], pa, K, vt) + drift_flip_model_var(&cfg[c], pb, K, vt);
-        }
-        t->target = is_tie ? 0 : rel;
-        t->steps = pt.steps;
-        t->reached = is_tie ? 1 : pt.reached;
-    }
-}
-
 /* (1) Planted pairs and ties, every kernel. */
 static void run_planted(drift_aflab_t *L)
 {
@@ -259,25 +208,13 @@ static void run_planted(drift_aflab_t *L)
              * faults of fresh K-sized blocks were a tenth of the planted phase's time) */
             DRIFT_OMP("omp parallel reduction(|:err)")
             {
-                double *h = malloc(K * sizeof *h), *w1 = malloc(K * sizeof *w1), *w2 = malloc(K * sizeof *w2);
-                double *hf = malloc(K * sizeof *hf), *W2 = malloc(2 * K * sizeof *W2);
-                double *pa = malloc(K * sizeof *pa), *pb = malloc(K * sizeof *pb);
-                drift_flip_vv_t *vt = malloc(drift_flip_model_scratch(K, wmax) * sizeof *vt);
-                int ok = h && w1 && w2 && hf && W2 && pa && pb && vt;
+                drift_af_scratch_t b;
+                int ok = drift_af_scratch_alloc(&b, K, wmax) == 0;
                 if (!ok) err |= 1;
                 DRIFT_OMP("omp for schedule(dynamic, 1)")
-                for (size_t i = c0; i < c1; i++) {
-                    if (!ok) continue;
-                    planted_trial(L, ki, i, nplant, h, w1, w2, hf, W2, pa, pb, vt, &err);
-                }
-                free(pa);
-                free(pb);
-                free(vt);
-                free(h);
-                free(w1);
-                free(w2);
-                free(hf);
-                free(W2);
+                for (size_t i = c0; i < c1; i++)
+                    if (ok && drift_aflab_planted_trial(L, ki, i, nplant, &b)) err |= 1;
+                drift_af_scratch_free(&b);
             }
             if (err) drift_die("planted trials failed (out of memory or an internal error)");
             L->done += (c1 - c0) * K / 256;
@@ -368,55 +305,6 @@ static void run_realistic(drift_aflab_t *L)
     L->t_real = now() - t_real0;
 }
 
-/* Measured costs (wall clock: not reproducible, kept out of every other file). */
-static void measure_costs(drift_aflab_t *L)
-{
-    {
-        size_t K = L->Ks[L->mk];
-        const int NR = 8, REP = 8;
-        drift_stream_t s;
-        drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".timing"), 0, 0);
-        double *h = malloc(K * sizeof *h), *W = malloc((size_t)NR * K * sizeof *W), y = 0, sink = 0;
-        if (!h || !W) drift_die("out of memory");
-        drift_gen_hidden(h, &L->model[L->mk], &s);
-        for (size_t i = 0; i < K; i++) h[i] = drift_rne(h[i], L->MKS->f);
-        for (int r = 0; r < NR; r++) {
-            drift_gen_weight_row(W + (size_t)r * K, K, &s);
-            for (size_t i = 0; i < K; i++) W[(size_t)r * K + i] = drift_rne(W[(size_t)r * K + i], L->MKS->f);
-        }
-        const int which[4] = {L->MKS->engine, L->MKS->seq32, L->MKS->tc32, L->MKS->exact};
-        const char *label[4] = {"baseline: tc:h100, logits in the format", "(a) upcast: seq fp32, fp32 logits",
-                                "(a') tc:h100, fp32 logits", "(b) exact dot, rounded once to fp32"};
-        for (int m = 0; m < 4; m++) {
-            if (which[m] < 0) continue;
-            double t0 = now();
-            for (int rep = 0; rep < REP; rep++)
-                for (int r = 0; r < NR; r++) {
-                    drift_lmhead_dot(&y, h, W + (size_t)r * K, K, &L->MKS->k[which[m]].c);
-                    sink += y;
-                }
-            L->cost[L->ncost++] = (drift_afcost_t){label[m], (now() - t0) / (REP * NR) * 1e6};
-        }
-        /* the tie-breaker: one more comparison after the argmax of V logits */
-        double *lg = malloc((size_t)L->V * sizeof *lg);
-        if (!lg) drift_die("out of memory");
-        for (long v = 0; v < L->V; v++) lg[v] = drift_stream_normal(&s);
-        double t0 = now();
-        size_t pick = 0;
-        for (int rep = 0; rep < 200; rep++) {
-            drift_top2_t t2;
-            drift_top2(&t2, lg, (size_t)L->V);
-            pick += drift_flip_tiebreak(t2.top1, t2.top2, t2.gap, 0.1);
-            lg[rep % L->V] += 1e-9;
-        }
-        L->cost[L->ncost++] = (drift_afcost_t){"(d) tie-breaker: top-2 of V logits + one comparison", (now() - t0) / 200 / (double)L->V * 1e6};
-        if (sink == 12345.678 && pick == 7) printf(" "); /* keep the timed work observable */
-        free(lg);
-        free(h);
-        free(W);
-    }
-}
-
 /* ---- main: the protocol -------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -460,7 +348,7 @@ int main(int argc, char **argv)
         drift_aflab_rob_collect(L, &R);
         drift_aflab_free(&R);
     }
-    measure_costs(L);                   /* wall clock, reported apart */
+    if (drift_aflab_measure_costs(L)) drift_die("out of memory"); /* wall clock, reported apart */
     L->t_total = now() - L->t_start;
     drift_aflab_mitigations(L);         /* (3) what the mitigations buy */
 
