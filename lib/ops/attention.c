@@ -19,6 +19,7 @@
 #endif
 
 #include "drift.h"
+#include "why.h"
 #include "dispatch.h"
 #include "exact.h"
 #include "tc_model.h"
@@ -27,7 +28,6 @@
 #define ATTN_X86 1
 #endif
 
-#define fail drift_errf
 
 static int format_ok(drift_format_t f) { return (int)f >= 0 && f < DRIFT_NFORMATS; }
 
@@ -50,7 +50,7 @@ static int parse_num(long *out, const char *s, const char **end, long max)
 
 int drift_attn_kernel_parse(drift_attn_kernel_t *k, const char *spec, char *err, size_t errsz)
 {
-    if (!k || !spec) return fail(err, errsz, DRIFT_EINVAL, "attention kernel: missing");
+    if (!k || !spec) return drift_why(err, errsz, DRIFT_EINVAL, "attention kernel: missing");
     drift_attn_kernel_t r = {DRIFT_ATTN_STANDARD, 0, 0, 0, 0};
     const char *p;
     if (!strcmp(spec, "standard")) {
@@ -61,7 +61,7 @@ int drift_attn_kernel_parse(drift_attn_kernel_t *k, const char *spec, char *err,
         r.kind = DRIFT_ATTN_FLASH;
         if (!parse_num(&r.br, spec + 6, &p, DRIFT_ATTN_TILE_MAX) || *p != ',' ||
             !parse_num(&r.bc, p + 1, &p, DRIFT_ATTN_TILE_MAX) || *p)
-            return fail(err, errsz, DRIFT_EINVAL, "attention kernel '%s': expected flash:Br,Bc with tiles 1..%ld", spec,
+            return drift_why(err, errsz, DRIFT_EINVAL, "attention kernel '%s': expected flash:Br,Bc with tiles 1..%ld", spec,
                         DRIFT_ATTN_TILE_MAX);
         *k = r;
         return 0;
@@ -79,21 +79,21 @@ int drift_attn_kernel_parse(drift_attn_kernel_t *k, const char *spec, char *err,
         if (ok && *p == ',') ok = parse_num(&r.bc, p + 1, &p, DRIFT_ATTN_TILE_MAX);
         if (!ok || *p) {
             if (r.kind == DRIFT_ATTN_SPLITKV_SIZE)
-                return fail(err, errsz, DRIFT_EINVAL,
+                return drift_why(err, errsz, DRIFT_EINVAL,
                             "attention kernel '%s': expected splitkv:size=S[,Bc] with S 1..%ld and Bc 1..%ld", spec,
                             DRIFT_ATTN_SIZE_MAX, DRIFT_ATTN_TILE_MAX);
-            return fail(err, errsz, DRIFT_EINVAL, "attention kernel '%s': expected splitkv:N[,Bc] with N 1..%ld and Bc 1..%ld",
+            return drift_why(err, errsz, DRIFT_EINVAL, "attention kernel '%s': expected splitkv:N[,Bc] with N 1..%ld and Bc 1..%ld",
                         spec, DRIFT_ATTN_SPLIT_MAX, DRIFT_ATTN_TILE_MAX);
         }
         if (!r.bc) r.bc = r.kind == DRIFT_ATTN_SPLITKV_SIZE ? (r.size < 64 ? r.size : 64) : 64;
         if (r.kind == DRIFT_ATTN_SPLITKV_SIZE && r.size % r.bc)
-            return fail(err, errsz, DRIFT_EINVAL,
+            return drift_why(err, errsz, DRIFT_EINVAL,
                         "attention kernel '%s': the split size %ld must be a multiple of the tile Bc = %ld (write splitkv:size=S,Bc)",
                         spec, r.size, r.bc);
         *k = r;
         return 0;
     }
-    return fail(err, errsz, DRIFT_EINVAL,
+    return drift_why(err, errsz, DRIFT_EINVAL,
                 "attention kernel '%s': expected standard, flash:Br,Bc, splitkv:N[,Bc] or splitkv:size=S[,Bc]", spec);
 }
 
@@ -118,7 +118,7 @@ int drift_attn_kernel_print(char *buf, size_t size, const drift_attn_kernel_t *k
 
 int drift_kv_format_parse(drift_kv_format_t *f, const char *spec, char *err, size_t errsz)
 {
-    if (!f || !spec) return fail(err, errsz, DRIFT_EINVAL, "kv cache format: missing");
+    if (!f || !spec) return drift_why(err, errsz, DRIFT_EINVAL, "kv cache format: missing");
     if (!strcmp(spec, "int8:token")) {
         *f = (drift_kv_format_t){DRIFT_KV_INT8_TOKEN, DRIFT_FP32};
         return 0;
@@ -132,7 +132,7 @@ int drift_kv_format_parse(drift_kv_format_t *f, const char *spec, char *err, siz
         *f = (drift_kv_format_t){DRIFT_KV_FLOAT, x};
         return 0;
     }
-    return fail(err, errsz, DRIFT_EINVAL,
+    return drift_why(err, errsz, DRIFT_EINVAL,
                 "kv cache format '%s': expected fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token or int8:head", spec);
 }
 
@@ -175,30 +175,30 @@ drift_attn_opts_t drift_attn_opts(int heads, int kv_heads, int head_dim, drift_f
 static int recipe_ok(const drift_attn_recipe_t *r, const char *name, char *err, size_t errsz)
 {
     if (!format_ok(r->in) || !format_ok(r->out) || !format_ok(r->acc.acc))
-        return fail(err, errsz, DRIFT_EINVAL, "attention %s recipe: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)", name);
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention %s recipe: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)", name);
     if ((int)r->acc.mode < 0 || r->acc.mode >= DRIFT_NMODES || r->acc.mode == DRIFT_SR)
-        return fail(err, errsz, DRIFT_EUNSUPPORTED, "attention %s recipe: accumulator rounding must be rne, rz, rna, ru or rd (not sr)", name);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "attention %s recipe: accumulator rounding must be rne, rz, rna, ru or rd (not sr)", name);
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, &r->order) < 0)
-        return fail(err, errsz, DRIFT_EINVAL, "attention %s recipe: invalid order", name);
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention %s recipe: invalid order", name);
     char why[DRIFT_ERRMSG_MAX];
     int rc = drift_order_dot_check(&r->order, r->in, r->acc.acc, why, sizeof why);
-    return rc ? fail(err, errsz, rc, "attention %s recipe: %s", name, why) : 0;
+    return rc ? drift_why(err, errsz, rc, "attention %s recipe: %s", name, why) : 0;
 }
 
 int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz)
 {
-    if (!o) return fail(err, errsz, DRIFT_EINVAL, "attention options: missing");
+    if (!o) return drift_why(err, errsz, DRIFT_EINVAL, "attention options: missing");
     if (o->heads < 1 || o->heads > DRIFT_ATTN_DIM_MAX)
-        return fail(err, errsz, DRIFT_EINVAL, "attention: heads (%d) must be an integer 1..%ld", o->heads, DRIFT_ATTN_DIM_MAX);
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention: heads (%d) must be an integer 1..%ld", o->heads, DRIFT_ATTN_DIM_MAX);
     if (o->kv_heads < 1 || o->kv_heads > DRIFT_ATTN_DIM_MAX)
-        return fail(err, errsz, DRIFT_EINVAL, "attention: kv_heads (%d) must be an integer 1..%ld", o->kv_heads, DRIFT_ATTN_DIM_MAX);
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention: kv_heads (%d) must be an integer 1..%ld", o->kv_heads, DRIFT_ATTN_DIM_MAX);
     if (o->heads % o->kv_heads)
-        return fail(err, errsz, DRIFT_EINVAL, "attention: heads (%d) must be a multiple of kv_heads (%d)", o->heads, o->kv_heads);
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention: heads (%d) must be a multiple of kv_heads (%d)", o->heads, o->kv_heads);
     if (o->head_dim < 1 || o->head_dim > DRIFT_ATTN_DIM_MAX)
-        return fail(err, errsz, DRIFT_EINVAL, "attention: head_dim (%d) must be an integer 1..%ld", o->head_dim, DRIFT_ATTN_DIM_MAX);
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention: head_dim (%d) must be an integer 1..%ld", o->head_dim, DRIFT_ATTN_DIM_MAX);
     if (!(o->scale >= 0) || !isfinite(o->scale))
-        return fail(err, errsz, DRIFT_EINVAL, "attention: scale must be finite and > 0 (or 0 for 1/sqrt(head_dim))");
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention: scale must be finite and > 0 (or 0 for 1/sqrt(head_dim))");
     int st;
     if ((st = recipe_ok(&o->qk, "qk", err, errsz)) || (st = recipe_ok(&o->pv, "pv", err, errsz))) return st;
     char kbuf[DRIFT_ATTN_SPEC_MAX];
@@ -208,14 +208,14 @@ int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz)
         (k->kind == DRIFT_ATTN_FLASH && (k->br < 1 || k->br > DRIFT_ATTN_TILE_MAX)) ||
         (k->kind == DRIFT_ATTN_SPLITKV_N && (k->splits < 1 || k->splits > DRIFT_ATTN_SPLIT_MAX)) ||
         (k->kind == DRIFT_ATTN_SPLITKV_SIZE && (k->size < 1 || k->size > DRIFT_ATTN_SIZE_MAX)))
-        return fail(err, errsz, DRIFT_EINVAL,
+        return drift_why(err, errsz, DRIFT_EINVAL,
                     "attention kernel: invalid (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc]; split size 0 is not a size)");
     if (k->kind == DRIFT_ATTN_SPLITKV_SIZE && k->size % k->bc)
-        return fail(err, errsz, DRIFT_EINVAL, "attention kernel '%s': the split size must be a multiple of the tile Bc", kbuf);
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention kernel '%s': the split size must be a multiple of the tile Bc", kbuf);
     drift_tc_params_t p; /* a tensor-core P.V (its path checked above) reads tiles in blocks */
     if (k->kind != DRIFT_ATTN_STANDARD && drift_order_tc_params(&p, &o->pv.order, o->pv.in) == 1) {
         if (k->bc % p.block)
-            return fail(err, errsz, DRIFT_EINVAL,
+            return drift_why(err, errsz, DRIFT_EINVAL,
                         "attention kernel '%s': the tile Bc = %ld must be a multiple of %d, the tc:%s block for %s P.V", kbuf, k->bc,
                         p.block, drift_tc_arch_name(o->pv.order.arch), drift_format_name(o->pv.in));
     }
@@ -226,7 +226,7 @@ int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz)
     so.exp = o->exp;
     char serr[DRIFT_ERRMSG_MAX];
     if ((st = drift_softmax_validate(&so, serr, sizeof serr)))
-        return fail(err, errsz, st, "attention %s", serr);
+        return drift_why(err, errsz, st, "attention %s", serr);
     return 0;
 }
 
@@ -247,19 +247,19 @@ void drift_kv_free(drift_kv_cache_t *c)
 int drift_kv_init(drift_kv_cache_t *c, int kv_heads, int head_dim, size_t capacity, const drift_kv_format_t *fmt,
                   char *err, size_t errsz)
 {
-    if (!c || !fmt) return fail(err, errsz, DRIFT_EINVAL, "kv cache: missing argument");
+    if (!c || !fmt) return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: missing argument");
     memset(c, 0, sizeof *c);
     if (kv_heads < 1 || kv_heads > DRIFT_ATTN_DIM_MAX)
-        return fail(err, errsz, DRIFT_EINVAL, "kv cache: kv_heads (%d) must be an integer 1..%ld", kv_heads, DRIFT_ATTN_DIM_MAX);
+        return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: kv_heads (%d) must be an integer 1..%ld", kv_heads, DRIFT_ATTN_DIM_MAX);
     if (head_dim < 1 || head_dim > DRIFT_ATTN_DIM_MAX)
-        return fail(err, errsz, DRIFT_EINVAL, "kv cache: head_dim (%d) must be an integer 1..%ld", head_dim, DRIFT_ATTN_DIM_MAX);
-    if (capacity < 1) return fail(err, errsz, DRIFT_EINVAL, "kv cache: capacity must be at least 1 token");
+        return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: head_dim (%d) must be an integer 1..%ld", head_dim, DRIFT_ATTN_DIM_MAX);
+    if (capacity < 1) return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: capacity must be at least 1 token");
     char buf[32];
     if (drift_kv_format_print(buf, sizeof buf, fmt) < 0)
-        return fail(err, errsz, DRIFT_EINVAL, "kv cache: unknown format (accepted: a lab float format, int8:token, int8:head)");
+        return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: unknown format (accepted: a lab float format, int8:token, int8:head)");
     size_t row = (size_t)kv_heads * (size_t)head_dim;
     if (capacity > SIZE_MAX / 2 / sizeof(double) / row)
-        return fail(err, errsz, DRIFT_ENOMEM, "kv cache: capacity %zu tokens x %zu values cannot fit in memory", capacity, row);
+        return drift_why(err, errsz, DRIFT_ENOMEM, "kv cache: capacity %zu tokens x %zu values cannot fit in memory", capacity, row);
     size_t n = capacity * row;
     c->fmt = *fmt;
     c->kv_heads = kv_heads;
@@ -278,7 +278,7 @@ int drift_kv_init(drift_kv_cache_t *c, int kv_heads, int head_dim, size_t capaci
     }
     if (bad) {
         drift_kv_free(c);
-        return fail(err, errsz, DRIFT_ENOMEM, "kv cache: out of memory for %zu tokens", capacity);
+        return drift_why(err, errsz, DRIFT_ENOMEM, "kv cache: out of memory for %zu tokens", capacity);
     }
     return 0;
 }
@@ -305,13 +305,13 @@ static void quantise(int8_t *q, double *deq, const double *x, size_t n, double s
 
 int drift_kv_append(drift_kv_cache_t *c, const double *k, const double *v, size_t ntok, char *err, size_t errsz)
 {
-    if (!c || !c->k || (ntok && (!k || !v))) return fail(err, errsz, DRIFT_EINVAL, "kv cache: missing argument");
+    if (!c || !c->k || (ntok && (!k || !v))) return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: missing argument");
     if (ntok > c->capacity - c->len)
-        return fail(err, errsz, DRIFT_ERANGE, "kv cache: %zu more tokens do not fit (%zu of %zu used)", ntok, c->len,
+        return drift_why(err, errsz, DRIFT_ERANGE, "kv cache: %zu more tokens do not fit (%zu of %zu used)", ntok, c->len,
                     c->capacity);
     size_t d = (size_t)c->head_dim, H = (size_t)c->kv_heads, row = H * d;
     for (size_t i = 0; i < ntok * row; i++)
-        if (!isfinite(k[i]) || !isfinite(v[i])) return fail(err, errsz, DRIFT_EINVAL, "kv cache: keys and values must be finite");
+        if (!isfinite(k[i]) || !isfinite(v[i])) return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: keys and values must be finite");
     if (c->fmt.storage == DRIFT_KV_INT8_HEAD && !c->scales_set) {
         for (size_t g = 0; g < H; g++) {
             double ak = 0, av = 0;
@@ -759,13 +759,13 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
 {
     int st = drift_attn_validate(o, err, errsz);
     if (st) return st;
-    if (!kv || !kv->k) return fail(err, errsz, DRIFT_EINVAL, "attention: missing kv cache");
-    if ((nq && (!out || !q))) return fail(err, errsz, DRIFT_EINVAL, "attention: NULL buffer");
+    if (!kv || !kv->k) return drift_why(err, errsz, DRIFT_EINVAL, "attention: missing kv cache");
+    if ((nq && (!out || !q))) return drift_why(err, errsz, DRIFT_EINVAL, "attention: NULL buffer");
     if (kv->kv_heads != o->kv_heads || kv->head_dim != o->head_dim)
-        return fail(err, errsz, DRIFT_EINVAL, "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d",
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d",
                     kv->kv_heads, kv->head_dim, o->kv_heads, o->head_dim);
     if (o->causal && (q_pos > kv->len || nq > kv->len - q_pos))
-        return fail(err, errsz, DRIFT_EINVAL, "attention: causal queries at positions %zu..%zu need that many cached keys (the cache has %zu)",
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention: causal queries at positions %zu..%zu need that many cached keys (the cache has %zu)",
                     q_pos, q_pos + nq - 1, kv->len);
     if (nq == 0) return 0;
     size_t d = (size_t)o->head_dim, H = (size_t)o->heads, G = (size_t)o->kv_heads, L = kv->len;
@@ -793,7 +793,7 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     size_t nkv, nrow, tmp;
     if (!checked_mul(&nkv, C.Lpad, d) || !checked_mul(&nkv, nkv, G) || !checked_mul(&tmp, nkv, 2 * sizeof(double)) ||
         !checked_mul(&nrow, nq, H) || !checked_mul(&tmp, nrow, d))
-        return fail(err, errsz, DRIFT_ENOMEM, "attention: %zu queries x %zu cached keys cannot fit in memory", nq, L);
+        return drift_why(err, errsz, DRIFT_ENOMEM, "attention: %zu queries x %zu cached keys cannot fit in memory", nq, L);
     size_t nsplit_max = C.Lpad / C.bc + 1;
     size_t wS = C.Lpad > d ? C.Lpad : d;
     size_t scratch_n = 3 * wS + 2 * d + nsplit_max * (d + 1), fscratch_n = 4 * C.bc + 2 * d;
@@ -808,7 +808,7 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     if (!buf || (C.fast_dots && !fbuf)) {
         free(buf);
         free(fbuf);
-        return fail(err, errsz, DRIFT_ENOMEM, "attention: out of memory for %zu cached keys", L);
+        return drift_why(err, errsz, DRIFT_ENOMEM, "attention: out of memory for %zu cached keys", L);
     }
     /* load: operands rounded to their recipe's input format, padded with zeros */
     memset(buf, 0, 2 * nkv * sizeof(double));
@@ -883,14 +883,14 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     st = st_all;
     free(buf);
     free(fbuf);
-    if (st) return fail(err, errsz, st, "attention: %s", drift_strerror(st));
+    if (st) return drift_why(err, errsz, st, "attention: %s", drift_strerror(st));
     return 0;
 }
 
 int drift_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o,
                            char *err, size_t errsz)
 {
-    if (!kv || kv->len == 0) return fail(err, errsz, DRIFT_EINVAL, "attention decode: the kv cache is empty (append the token first)");
+    if (!kv || kv->len == 0) return drift_why(err, errsz, DRIFT_EINVAL, "attention decode: the kv cache is empty (append the token first)");
     return drift_attention(out, q, 1, kv->len - 1, kv, NULL, o, err, errsz);
 }
 
@@ -900,7 +900,7 @@ int drift_attention_prefill(double *out, const double *q, const double *k, const
 {
     int st = drift_attn_validate(o, err, errsz);
     if (st) return st;
-    if (n == 0) return fail(err, errsz, DRIFT_EINVAL, "attention prefill: sequence length must be at least 1");
+    if (n == 0) return drift_why(err, errsz, DRIFT_EINVAL, "attention prefill: sequence length must be at least 1");
     drift_kv_cache_t kv;
     if ((st = drift_kv_init(&kv, o->kv_heads, o->head_dim, n, kvf, err, errsz))) return st;
     size_t C = chunk ? chunk : n;
@@ -969,15 +969,15 @@ int drift_attention_reference(double *out, const double *q, const double *k, con
                               drift_format_t f, char *err, size_t errsz)
 {
     if (!o || o->heads < 1 || o->kv_heads < 1 || o->head_dim < 1 || o->heads % o->kv_heads)
-        return fail(err, errsz, DRIFT_EINVAL, "attention reference: heads must be a positive multiple of kv_heads >= 1, head_dim >= 1");
-    if (!format_ok(f)) return fail(err, errsz, DRIFT_EINVAL, "attention reference: unknown format");
-    if (nq && (!out || !q || (nk && (!k || !v)))) return fail(err, errsz, DRIFT_EINVAL, "attention reference: NULL buffer");
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: heads must be a positive multiple of kv_heads >= 1, head_dim >= 1");
+    if (!format_ok(f)) return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: unknown format");
+    if (nq && (!out || !q || (nk && (!k || !v)))) return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: NULL buffer");
     size_t d = (size_t)o->head_dim, H = (size_t)o->heads, grp = H / (size_t)o->kv_heads;
     mpfr_t *a = malloc(d * sizeof *a), *b = malloc(d * sizeof *b);
     if (!a || !b) {
         free(a);
         free(b);
-        return fail(err, errsz, DRIFT_ENOMEM, "attention reference: out of memory");
+        return drift_why(err, errsz, DRIFT_ENOMEM, "attention reference: out of memory");
     }
     int bad = 0;
     for (size_t i = 0; i < nq; i++) {
@@ -1010,6 +1010,6 @@ int drift_attention_reference(double *out, const double *q, const double *k, con
     }
     free(a);
     free(b);
-    if (bad) return fail(err, errsz, DRIFT_ERANGE, "attention reference: 4096 bits did not decide an output");
+    if (bad) return drift_why(err, errsz, DRIFT_ERANGE, "attention reference: 4096 bits did not decide an output");
     return 0;
 }

@@ -8,8 +8,8 @@
 
 #include "backend.h"
 #include "drift.h"
+#include "why.h"
 
-#define fail drift_errf
 
 static const drift_backend_ops_t *device(void)
 {
@@ -34,7 +34,7 @@ static int twin_verdict(int rc, const double *got, const double *cpu, size_t n, 
     } else {
         rc = drift_backend_failed(rc, label);
     }
-    return fail(err, errsz, rc, "%s", drift_backend_message());
+    return drift_why(err, errsz, rc, "%s", drift_backend_message());
 }
 
 int drift_dispatch_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
@@ -46,7 +46,7 @@ int drift_dispatch_attention(double *out, const double *q, size_t nq, size_t q_p
     if (!dev->attention) return twin_verdict(DRIFT_EUNSUPPORTED, NULL, NULL, 0, o, err, errsz);
     size_t n = nq * (size_t)o->heads * (size_t)o->head_dim;
     double *got = malloc(n * sizeof *got);
-    if (!got) return fail(err, errsz, DRIFT_ENOMEM, "attention: out of memory for the device's result");
+    if (!got) return drift_why(err, errsz, DRIFT_ENOMEM, "attention: out of memory for the device's result");
     drift_backend_lock();
     rc = dev->attention(got, q, nq, q_pos, kv, key_mask, o);
     drift_backend_unlock();
@@ -76,7 +76,7 @@ int drift_dispatch_attention_prefill(double *out, const double *q, const double 
     size_t step = chunk ? chunk : n;
     drift_kv_cache_t kv;
     double *got = malloc(n * qrow * sizeof *got);
-    if (!got) return fail(err, errsz, DRIFT_ENOMEM, "attention prefill: out of memory for the device's result");
+    if (!got) return drift_why(err, errsz, DRIFT_ENOMEM, "attention prefill: out of memory for the device's result");
     if ((rc = drift_kv_init(&kv, o->kv_heads, o->head_dim, n, kvf, err, errsz))) {
         free(got);
         return rc;

@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +15,7 @@
 #include "drift.h"
 #include "dispatch.h"
 #include "exact.h"
-
-int drift_errf(char *err, size_t errsz, int code, const char *fmt, ...)
-{
-    if (err && errsz) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errsz, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-#define fail drift_errf
+#include "why.h"
 
 /* ---- variants as data ------------------------------------------------------------- */
 
@@ -48,7 +35,7 @@ static int parse_count(long *out, const char *s, long max)
 
 int drift_softmax_parse(drift_softmax_variant_t *v, const char *spec, char *err, size_t errsz)
 {
-    if (!v || !spec) return fail(err, errsz, DRIFT_EINVAL, "softmax variant: missing");
+    if (!v || !spec) return drift_why(err, errsz, DRIFT_EINVAL, "softmax variant: missing");
     if (!strcmp(spec, "naive")) {
         *v = (drift_softmax_variant_t){DRIFT_SOFTMAX_NAIVE, 0};
         return 0;
@@ -64,12 +51,12 @@ int drift_softmax_parse(drift_softmax_variant_t *v, const char *spec, char *err,
     if (!strncmp(spec, "online:", 7)) {
         long b;
         if (!parse_count(&b, spec + 7, DRIFT_SOFTMAX_BLOCK_MAX))
-            return fail(err, errsz, DRIFT_EINVAL, "softmax variant '%s': block size must be an integer 1..%ld", spec,
+            return drift_why(err, errsz, DRIFT_EINVAL, "softmax variant '%s': block size must be an integer 1..%ld", spec,
                         DRIFT_SOFTMAX_BLOCK_MAX);
         *v = (drift_softmax_variant_t){DRIFT_SOFTMAX_ONLINE, b};
         return 0;
     }
-    return fail(err, errsz, DRIFT_EINVAL, "softmax variant '%s': expected naive, safe, online or online:B", spec);
+    return drift_why(err, errsz, DRIFT_EINVAL, "softmax variant '%s': expected naive, safe, online or online:B", spec);
 }
 
 int drift_softmax_print(char *buf, size_t size, const drift_softmax_variant_t *v)
@@ -117,23 +104,23 @@ static int format_ok(drift_format_t f) { return (int)f >= 0 && f < DRIFT_NFORMAT
 
 int drift_softmax_validate(const drift_softmax_opts_t *o, char *err, size_t errsz)
 {
-    if (!o) return fail(err, errsz, DRIFT_EINVAL, "softmax options: missing");
+    if (!o) return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: missing");
     if (!format_ok(o->in) || !format_ok(o->out) || !format_ok(o->acc.acc))
-        return fail(err, errsz, DRIFT_EINVAL, "softmax options: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)");
+        return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)");
     if ((int)o->acc.mode < 0 || o->acc.mode >= DRIFT_NMODES || o->acc.mode == DRIFT_SR)
-        return fail(err, errsz, DRIFT_EUNSUPPORTED, "softmax options: accumulator rounding must be rne, rz, rna, ru or rd (not sr)");
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "softmax options: accumulator rounding must be rne, rz, rna, ru or rd (not sr)");
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, &o->order) < 0)
-        return fail(err, errsz, DRIFT_EINVAL, "softmax options: invalid sum order");
+        return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: invalid sum order");
     char why[DRIFT_ERRMSG_MAX];
     int rc = drift_order_sum_check(&o->order, "a sum of exponentials", why, sizeof why);
-    if (rc) return fail(err, errsz, rc, "softmax options: %s", why);
+    if (rc) return drift_why(err, errsz, rc, "softmax options: %s", why);
     if (drift_softmax_print(buf, sizeof buf, &o->variant) < 0)
-        return fail(err, errsz, DRIFT_EINVAL, "softmax options: invalid variant (accepted: naive, safe, online, online:B with B 1..%ld)", DRIFT_SOFTMAX_BLOCK_MAX);
+        return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: invalid variant (accepted: naive, safe, online, online:B with B 1..%ld)", DRIFT_SOFTMAX_BLOCK_MAX);
     if (o->exp != DRIFT_EXP_EXPF && o->exp != DRIFT_EXP_EXP2)
-        return fail(err, errsz, DRIFT_EINVAL, "softmax options: exp must be expf or exp2");
+        return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: exp must be expf or exp2");
     if (!(o->scale > 0) || !isfinite(o->scale))
-        return fail(err, errsz, DRIFT_EINVAL, "softmax options: scale must be finite and > 0");
+        return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: scale must be finite and > 0");
     return 0;
 }
 
@@ -409,17 +396,17 @@ static int run(double *out, const double *x, size_t n, const drift_softmax_opts_
 {
     int st = drift_softmax_validate(o, err, errsz);
     if (st) return st;
-    if (!out || (n && !x)) return fail(err, errsz, DRIFT_EINVAL, "softmax: NULL buffer");
-    if (n > SIZE_MAX / (2 * sizeof(double))) return fail(err, errsz, DRIFT_ENOMEM, "softmax: n = %zu cannot fit", n);
+    if (!out || (n && !x)) return drift_why(err, errsz, DRIFT_EINVAL, "softmax: NULL buffer");
+    if (n > SIZE_MAX / (2 * sizeof(double))) return drift_why(err, errsz, DRIFT_ENOMEM, "softmax: n = %zu cannot fit", n);
     double *xr = malloc((n ? n : 1) * 2 * sizeof *xr);
-    if (!xr) return fail(err, errsz, DRIFT_ENOMEM, "softmax: out of memory for n = %zu", n);
+    if (!xr) return drift_why(err, errsz, DRIFT_ENOMEM, "softmax: out of memory for n = %zu", n);
     double *e = xr + n;
     rowctx_t r = make_ctx(o);
     load(xr, x, n, o, &r);
     double m, s;
     if ((st = row_core(e, &m, &s, xr, n, o, &r))) {
         free(xr);
-        return fail(err, errsz, st, "softmax: sum failed: %s", drift_strerror(st));
+        return drift_why(err, errsz, st, "softmax: sum failed: %s", drift_strerror(st));
     }
     const drift_karith_t *k = &r.k;
     if (want == WANT_P) {

@@ -86,12 +86,6 @@ typedef enum { DRIFT_EXP_EXPF = 0, DRIFT_EXP_EXP2 } drift_exp_kind_t;
 #define DRIFT_SOFTMAX_BLOCK_MAX (1L << 30)
 #define DRIFT_ERRMSG_MAX 256
 
-/* The error-message out-parameter of lib/ops: writes one printf-formatted line into err
- * (when err != NULL and errsz > 0) and returns code, so `return drift_errf(err, errsz,
- * DRIFT_EINVAL, "...")` reports and fails in one statement. (It belongs next to
- * drift_strerror in drift.h; it lives here until the lead moves it.) */
-int drift_errf(char *err, size_t errsz, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
 /* Specs: naive | safe | online | online:B (B decimal 1 .. 2^30, no sign or leading zero).
  * 0, or DRIFT_EINVAL with a one-line reason in err (if err != NULL, errsz > 0), e.g.
  * "softmax variant 'online:0': block size must be an integer 1..1073741824". */
