@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     drift_out_meta(&out, T_AR, "columns", "frac_differs_* = fraction of elements whose result differs bitwise from rank order / ring; max_err, rms_err = |result - exact sum| / sum_r |p_r| over the elements; frac_not_correctly_rounded = results other than the exact sum rounded to fp32");
     drift_out_meta(&out, T_GEN, "table", "greedy from BOS, alone, %d tokens on %s, no stop at BOS; first_div_vs_tp1 = first token index that differs from tp = 1 (-1: none)", T, ckpt);
     drift_md_intro(&out, "P fp32 partial sums (N(0, 1), %zu elements per rank) reduced by P = 2..%ld ranks in rank order, as a tree, and as a ring; then stories260K decoded greedily (%d tokens from BOS) under tensor parallelism tp = 1, 2, 4 with each order.", N, Pmax, T);
-    fprintf(out.md, "**The same partial sums, three orders:**\n\n");
+    drift_md_text(&out, "**The same partial sums, three orders:**\n\n");
 
     /* -- (1) partial sums -- */
     double *part = malloc((size_t)Pmax * N * sizeof(double)), *Y[DRIFT_NALLREDUCE], v[64];
@@ -162,12 +162,12 @@ int main(int argc, char **argv)
                           DRIFT_INT(T), DRIFT_INT(fd), DRIFT_INT(fd < 0));
             }
         }
-    fprintf(out.md, "**Takeaway.**\n\n- On the same partial sums, the orders disagree in up to %.3g of the elements (P = %ld); every result is within %.2g of sum |p_r| from the exact sum (largest error / sum |p_r|: rank %.2g, tree %.2g, ring %.2g): different roundings of one sum, each a few fp32 ulps (2^-24 = 6e-8) from it.\n",
+    drift_md_text(&out, "**Takeaway.**\n\n- On the same partial sums, the orders disagree in up to %.3g of the elements (P = %ld); every result is within %.2g of sum |p_r| from the exact sum (largest error / sum |p_r|: rank %.2g, tree %.2g, ring %.2g): different roundings of one sum, each a few fp32 ulps (2^-24 = 6e-8) from it.\n",
             frac_hi, frac_hi_P, worst_err, worst_by[DRIFT_ALLREDUCE_RANK], worst_by[DRIFT_ALLREDUCE_TREE], worst_by[DRIFT_ALLREDUCE_RING]);
     if (moved)
-        fprintf(out.md, "- Changing only the number of ranks changed the greedy completion of stories260K in %d of %d (recipe, tp, order) runs within %d tokens (%s).\n\n", moved, runs, T, moved_by);
+        drift_md_text(&out, "- Changing only the number of ranks changed the greedy completion of stories260K in %d of %d (recipe, tp, order) runs within %d tokens (%s).\n\n", moved, runs, T, moved_by);
     else
-        fprintf(out.md, "- Changing only the number of ranks did not change the greedy completion of stories260K within %d tokens in any of %d (recipe, tp, order) runs: the perturbation did not meet a near tie here.\n\n", T, runs);
+        drift_md_text(&out, "- Changing only the number of ranks did not change the greedy completion of stories260K within %d tokens in any of %d (recipe, tp, order) runs: the perturbation did not meet a near tie here.\n\n", T, runs);
     drift_out_commit(&out);
     for (int a = 0; a < DRIFT_NALLREDUCE; a++) free(Y[a]);
     free(part), free(ref), free(tok), free(lg);

@@ -159,8 +159,7 @@ int main(int argc, char **argv)
         drift_md_intro(&out, "The test of Thinking Machines' batch_invariant_ops on random data: A (%zu x K) and B (K x %zu) with N(0,1) entries, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). fp32 inputs run on fp32 FMA, bf16/fp16/tf32 through the %s tensor-core model. Row 0's dot products have a median condition number sum|ab|/|sum ab| of %.3g (%s, K = %ld); batch_invariant_ops' own linspace(-100, 100) matrices are a worst case with %.3g (`--data linspace`), so their differences overstate typical drift by about %.0fx.", Mmax, N, Mmax, dev.name, dev.sms, dev.name, here_cond, drift_format_name(cli.formats[0]), Ks.v[nK - 1], lin_cond, lin_cond / here_cond);
     else
         drift_md_intro(&out, "WORST CASE (linspace data): the test of Thinking Machines' batch_invariant_ops: A = linspace(-100, 100) reshaped %zu x K, B = linspace(-100, 100) reshaped K x %zu, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). Row 0's median condition number sum|ab|/|sum ab| is %.3g (K = %ld): random data's is far smaller.", Mmax, N, Mmax, dev.name, dev.sms, lin_cond, Ks.v[nK - 1]);
-    FILE *fp = out.md;
-    fprintf(fp, "**Row 0 across batch sizes** (per K: batch sizes M whose row 0 differs from M = 1, of %zu; distinct row-0 results; largest |difference|):\n\n", Mmax);
+    drift_md_text(&out, "**Row 0 across batch sizes** (per K: batch sizes M whose row 0 differs from M = 1, of %zu; distinct row-0 results; largest |difference|):\n\n", Mmax);
     for (int f = 0; f < nf; f++)
         for (int ki = 0; ki < nK; ki++) {
             const drift_batch_sum_t *v = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
@@ -171,7 +170,7 @@ int main(int argc, char **argv)
         }
     drift_md_end(&out, T_MD);
     long bi = changed[DRIFT_POLICY_BATCH_INVARIANT];
-    fprintf(fp, "**Takeaway.**\n\n- Under vendor-like, row 0 changed with the batch in %ld of %zu (format, K, M) cases; under batch-invariant in %ld: %s.\n",
+    drift_md_text(&out, "**Takeaway.**\n\n- Under vendor-like, row 0 changed with the batch in %ld of %zu (format, K, M) cases; under batch-invariant in %ld: %s.\n",
             changed[DRIFT_POLICY_VENDOR_LIKE], (size_t)nf * nK * Mmax, bi,
             bi == 0 ? "exactly zero difference everywhere, as it must be" : "NOT ZERO, which is a bug");
     for (int f = 0; f < nf; f++) {
@@ -180,12 +179,12 @@ int main(int argc, char **argv)
         for (int t = 0; t < nK; t++) ki = Ks.v[t] == 4096 ? t : ki;
         const drift_batch_sum_t *v = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
         if (v->first_M)
-            fprintf(fp, "- %s, K = %ld: row 0 first changes at M = %zu and takes %d distinct values over the batch sizes; the NMSE of row 0 against the exact row ranges from %.3g to %.3g across the kernels the policy picks, so no choice is \"the\" right answer.\n",
+            drift_md_text(&out, "- %s, K = %ld: row 0 first changes at M = %zu and takes %d distinct values over the batch sizes; the NMSE of row 0 against the exact row ranges from %.3g to %.3g across the kernels the policy picks, so no choice is \"the\" right answer.\n",
                     drift_format_name(cli.formats[f]), Ks.v[ki], v->first_M, v->distinct, v->nmse_min, v->nmse_max);
     }
     int mb_all = 1;
     for (int ki = 0; ki < nK; ki++) mb_all &= drift_batch_sweep_sum(&bt, fcost, DRIFT_POLICY_VENDOR_LIKE, ki)->cost_mb;
-    fprintf(fp, "- The cure's cost, modelled (not measured; a bytes-and-FLOPs roofline of an %s, cost_model.h, with an assumed per-multiprocessor bandwidth): at M = 1 the vendor-like kernel is %s; the batch-invariant kernel takes %.2fx to %.2fx its time over K = %ld..%ld (%s), because its few tiles occupy few multiprocessors, which can neither pull the bytes nor do the padded tile work as fast as a split over the whole device; at M = %zu the ratio is %.2fx to %.2fx. The CUDA backend will measure the real ratio.\n",
+    drift_md_text(&out, "- The cure's cost, modelled (not measured; a bytes-and-FLOPs roofline of an %s, cost_model.h, with an assumed per-multiprocessor bandwidth): at M = 1 the vendor-like kernel is %s; the batch-invariant kernel takes %.2fx to %.2fx its time over K = %ld..%ld (%s), because its few tiles occupy few multiprocessors, which can neither pull the bytes nor do the padded tile work as fast as a split over the whole device; at M = %zu the ratio is %.2fx to %.2fx. The CUDA backend will measure the real ratio.\n",
             dev.name, mb_all ? "memory-bound at every K (reading B dominates)" : "compute-bound at some K", r1[0], r1[1], Ks.v[0], Ks.v[nK - 1],
             drift_format_name(cli.formats[fcost]), Mmax, rM[0], rM[1]);
     drift_out_commit(&out);

@@ -205,7 +205,7 @@ int main(int argc, char **argv)
         drift_out_meta(&out, T_MAIN, "skipped", "needs a CUDA device: %s", why);
         drift_out_meta(&out, T_RUNS, "skipped", "needs a CUDA device: %s", why);
         drift_md_intro(&out, "Run-to-run determinism of GPU GEMM kernels (atomic split-K, cuBLAS, cuBLASLt).");
-        fprintf(out.md, "**Skipped.** This experiment measures a GPU and ran without one (%s). Run it on a machine "
+        drift_md_text(&out, "**Skipped.** This experiment measures a GPU and ran without one (%s). Run it on a machine "
                         "with a CUDA device: `./lab run determinism --backend cuda` (or `cuda/check.sh`, which "
                         "runs it too).\n",
                 why);
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
                     others_var += s->ndistinct > 1;
             }
     drift_md_end(&out, T_MD);
-    fprintf(out.md,
+    drift_md_text(&out,
             "**Takeaway.** Atomic split-K gave more than one result in %d of its %d (format, schedule) cases; the "
             "other kernels in %d cases%s (the device, driver, CUDA and cuBLAS versions are in the CSV metadata). "
             "Run-to-run variation is a property of the kernel's reduction, not of the "

@@ -272,7 +272,6 @@ int main(int argc, char **argv)
                 }
 
     drift_md_intro(&out, "A cache of L tokens (%zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1)) stored in each format; the last %ld query rows through flash:64,64 in %s arithmetic (fp32 accumulation); the next token through a fixed %zu x %zu random projection.", H, G, D, nq, drift_format_name(cli.formats[0]), V, HD);
-    FILE *fp = out.md;
     for (int li = 0; li < nL; li++)
         for (int c = 0; c < nkv; c++) {
             const res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
@@ -295,7 +294,7 @@ int main(int argc, char **argv)
     drift_md_end(&out, T_MDCHUNK);
 
     /* takeaway from the data: the ranking at the largest L, first compute format */
-    fprintf(fp, "**Takeaway.**\n\n");
+    drift_md_text(&out, "**Takeaway.**\n\n");
     const int nl = nL - 1;
     const res_t *last = &res[((size_t)nl * (size_t)nf) * (size_t)nkv];
     int order[MAX_KV];
@@ -305,9 +304,9 @@ int main(int argc, char **argv)
             int t = order[b];
             order[b] = order[b - 1], order[b - 1] = t;
         }
-    fprintf(fp, "- Output error at L = %ld, smallest to largest: ", Ls.v[nl]);
-    for (int a = 0; a < nkv; a++) fprintf(fp, "%s%s %.2e", a ? ", " : "", kvn[order[a]], last[order[a]].rel);
-    fprintf(fp, ".\n");
+    drift_md_text(&out, "- Output error at L = %ld, smallest to largest: ", Ls.v[nl]);
+    for (int a = 0; a < nkv; a++) drift_md_text(&out, "%s%s %.2e", a ? ", " : "", kvn[order[a]], last[order[a]].rel);
+    drift_md_text(&out, ".\n");
     long flips = 0, rowsall = 0;
     double gapmin = INFINITY;
     for (int li = 0; li < nL; li++)
@@ -316,7 +315,7 @@ int main(int argc, char **argv)
             flips += s->flips, rowsall += (size_t)nq < (size_t)Ls.v[li] ? nq : Ls.v[li];
             gapmin = fmin(gapmin, s->mingap);
         }
-    fprintf(fp, "- The next token changed in %ld of %ld (storage, L, row) cases; the smallest exact top-1/top-2 logit gap among the rows was %.3g.\n", flips, rowsall, gapmin);
+    drift_md_text(&out, "- The next token changed in %ld of %ld (storage, L, row) cases; the smallest exact top-1/top-2 logit gap among the rows was %.3g.\n", flips, rowsall, gapmin);
     long other = 0, total = 0;
     for (int c = 0; c < nkv; c++)
         for (int i = 0; i < NCK; i++) {
@@ -326,7 +325,7 @@ int main(int argc, char **argv)
                 if (!expect) other += d, total += (long)n;
             }
         }
-    fprintf(fp, "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
+    drift_md_text(&out, "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
             other, total, other == 0 ? "bit-identical" : "NOT identical");
     drift_out_commit(&out);
     free(res), free(W), free(cd), free(cmax), free(q), free(k), free(v);

@@ -165,14 +165,14 @@ int main(int argc, char **argv)
     }
     drift_md_end(&out, T_MD);
     /* Takeaway from the data: the growth over depth and the ranking of the configurations. */
-    fprintf(out.md, "**Takeaway.**\n\n");
+    drift_md_text(&out, "**Takeaway.**\n\n");
     for (int mi = 0; mi < 2; mi++) {
         double gmin = growth[mi][0], gmax = growth[mi][0];
         for (int ci = 1; ci < NCONF; ci++) gmin = fmin(gmin, growth[mi][ci]), gmax = fmax(gmax, growth[mi][ci]);
-        fprintf(out.md, "- %s (%d layers): from the first layer's output to the last, the mean relative error grows %.3g to %.3g times (independent per-layer errors adding up would give sqrt(L) = %.3g, errors adding in step L = %d); after the last layer bf16 is %.3g times fp32, fp16 %.3g times, LayerCast %.3g times.\n",
+        drift_md_text(&out, "- %s (%d layers): from the first layer's output to the last, the mean relative error grows %.3g to %.3g times (independent per-layer errors adding up would give sqrt(L) = %.3g, errors adding in step L = %d); after the last layer bf16 is %.3g times fp32, fp16 %.3g times, LayerCast %.3g times.\n",
                 model_name[mi], ck[mi].cfg.n_layers, gmin, gmax, sqrt((double)ck[mi].cfg.n_layers), ck[mi].cfg.n_layers, last[mi][1] / last[mi][0], last[mi][2] / last[mi][0], last[mi][3] / last[mi][0]);
     }
-    fprintf(out.md, "- The reference is fp64 with correctly rounded dot products: its own error is near 1e-13 relative for the whole pass, far below every number above.\n\n");
+    drift_md_text(&out, "- The reference is fp64 with correctly rounded dot products: its own error is near 1e-13 relative for the whole pass, far below every number above.\n\n");
     drift_out_commit(&out);
     drift_checkpoint_free(&ck[0]), drift_checkpoint_free(&ck[1]);
     return 0;

@@ -202,11 +202,11 @@ int main(int argc, char **argv)
     /* density at 0: the fraction of gaps below 0.1, per unit of gap (a histogram bin at 0) */
     const double dens0 = (double)below[1] / (double)NP / 0.1;
     const double median = NP % 2 ? sorted[NP / 2] : 0.5 * (sorted[NP / 2 - 1] + sorted[NP / 2]);
-    fprintf(out.md, "**Exact top-1/top-2 gaps on the model's own greedy text:**\n\n");
+    drift_md_text(&out, "**Exact top-1/top-2 gaps on the model's own greedy text:**\n\n");
     drift_row(&out, T_MD_GAPS, DRIFT_INT(NP), DRIFT_NUM(median), DRIFT_NUM((double)below[0] / (double)NP),
               DRIFT_NUM((double)below[1] / (double)NP), DRIFT_NUM((double)below[2] / (double)NP), DRIFT_NUM(dens0));
     drift_md_end(&out, T_MD_GAPS);
-    fprintf(out.md, "**Flips predicted from the gaps and the configuration's noise, and observed:**\n\n");
+    drift_md_text(&out, "**Flips predicted from the gaps and the configuration's noise, and observed:**\n\n");
     double sig[NCONF], pg[NCONF], pc[NCONF];
     long obs[NCONF];
     for (int c = 0; c < NCONF; c++) {
@@ -227,11 +227,11 @@ int main(int argc, char **argv)
         drift_row(&out, T_MD_FLIPS, DRIFT_TXT(CONFS[c].name), DRIFT_NUM(sig[c]), DRIFT_NUM(pg[c]), DRIFT_NUM(pc[c]), DRIFT_INT(obs[c]));
     }
     drift_md_end(&out, T_MD_FLIPS);
-    fprintf(out.md, "**Takeaway.**\n\n");
-    fprintf(out.md, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density near 0: %.3g per logit unit) and %.3g below 0.01.\n",
+    drift_md_text(&out, "**Takeaway.**\n\n");
+    drift_md_text(&out, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density near 0: %.3g per logit unit) and %.3g below 0.01.\n",
             NP, median, (double)below[1] / (double)NP, dens0, (double)below[0] / (double)NP);
     for (int c = 0; c < NCONF; c++)
-        fprintf(out.md, "- %s: sigma %.3g; predicted %.3g flips (Phi), %.3g (convolved with the output grid); observed %ld (%.3g of positions).\n",
+        drift_md_text(&out, "- %s: sigma %.3g; predicted %.3g flips (Phi), %.3g (convolved with the output grid); observed %ld (%.3g of positions).\n",
                 CONFS[c].name, sig[c], pg[c], pc[c], obs[c], (double)obs[c] / (double)NP);
     double worst = 1;
     int wc = -1;
@@ -242,8 +242,8 @@ int main(int argc, char **argv)
         if (r > worst || wc < 0) worst = r, wc = c;
     }
     if (wc >= 0)
-        fprintf(out.md, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
-    fprintf(out.md, "- The synthetic heads of argmax_flip set the critical gaps; this table is where real text puts its gaps against them: only the positions whose gap is within a few sigma of 0 can flip.\n\n");
+        drift_md_text(&out, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
+    drift_md_text(&out, "- The synthetic heads of argmax_flip set the critical gaps; this table is where real text puts its gaps against them: only the positions whose gap is within a few sigma of 0 can flip.\n\n");
     drift_out_commit(&out);
     free(tok), free(ex), free(lg), free(gap), free(top), free(sorted), free(t1), free(t2), free(egap), free(flip);
     drift_checkpoint_free(&ck);

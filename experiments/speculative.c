@@ -229,20 +229,20 @@ int main(int argc, char **argv)
         }
         drift_model_free(m);
     }
-    fprintf(out.md, "**Takeaway.**\n\n");
+    drift_md_text(&out, "**Takeaway.**\n\n");
     if (vendor_differ)
-        fprintf(out.md, "- Vendor-like kernels: %ld of %ld speculative completions (over the configurations, draft lengths and prompts) differ from plain greedy decoding of the same model: the verify pass's M = k+1 rows make the policy pick other GEMM kernels than the M = 1 of plain decoding.\n",
+        drift_md_text(&out, "- Vendor-like kernels: %ld of %ld speculative completions (over the configurations, draft lengths and prompts) differ from plain greedy decoding of the same model: the verify pass's M = k+1 rows make the policy pick other GEMM kernels than the M = 1 of plain decoding.\n",
                 vendor_differ, vendor_runs);
     else
-        fprintf(out.md, "- Vendor-like kernels: none of %ld speculative completions differs from plain greedy decoding. The lab's vendor-like policy picks kernels by output tiles of at least 64 rows, so a verify pass of M = k+1 <= %d rows gets the same kernels as M = 1; ",
+        drift_md_text(&out, "- Vendor-like kernels: none of %ld speculative completions differs from plain greedy decoding. The lab's vendor-like policy picks kernels by output tiles of at least 64 rows, so a verify pass of M = k+1 <= %d rows gets the same kernels as M = 1; ",
                 vendor_runs, kmax + 1);
     if (!vendor_differ && first_change[0] > 0)
-        fprintf(out.md, "the first pass size that changes them on this device is M = %d (data/speculative_plans.csv), i.e. a draft of k = %d tokens. Real libraries also send M = 1 to GEMV kernels, which this policy does not model.\n", first_change[0], first_change[0] - 1);
+        drift_md_text(&out, "the first pass size that changes them on this device is M = %d (data/speculative_plans.csv), i.e. a draft of k = %d tokens. Real libraries also send M = 1 to GEMV kernels, which this policy does not model.\n", first_change[0], first_change[0] - 1);
     else if (!vendor_differ)
-        fprintf(out.md, "no pass size up to 129 rows changes them on this device.\n");
-    fprintf(out.md, "- Batch-invariant kernels: %ld of %ld differ%s.\n", invariant_differ, invariant_runs,
+        drift_md_text(&out, "no pass size up to 129 rows changes them on this device.\n");
+    drift_md_text(&out, "- Batch-invariant kernels: %ld of %ld differ%s.\n", invariant_differ, invariant_runs,
             invariant_differ ? "" : ": every row computes the same bits whatever M, so the accepted text is exactly the plain greedy text, whatever the draft proposes");
-    fprintf(out.md, "- The policy is scaled to the tiny model (%ld SMs, split-K from %ld); with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n\n", sms, min_slice);
+    drift_md_text(&out, "- The policy is scaled to the tiny model (%ld SMs, split-K from %ld); with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n\n", sms, min_slice);
     drift_out_commit(&out);
     free(plain), free(txt), free(vin), free(lg), free(differ), free(fdmin), free(acc);
     drift_checkpoint_free(&ck);

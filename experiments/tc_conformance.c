@@ -228,16 +228,15 @@ int main(int argc, char **argv)
             }
         }
 
-    FILE *fp = out.md;
-    fprintf(fp, "**Takeaway.**\n\n");
-    fprintf(fp, "- %ld configurations modelled, %ld samples run, %ld mismatches%s.\n", mod_cfg, mod_samples, mod_mis,
+    drift_md_text(&out, "**Takeaway.**\n\n");
+    drift_md_text(&out, "- %ld configurations modelled, %ld samples run, %ld mismatches%s.\n", mod_cfg, mod_samples, mod_mis,
             mod_mis ? ": the model does NOT reproduce the hardware there (see the table)" : ": every measured output reproduced bit for bit");
     if (un_cfg)
-        fprintf(fp, "- Not modelled: fp8 inputs with fp16 output on H100, H200 and B200 (%ld configurations): %ld of %ld samples (%.1f%%) differ from the lab's model. Those outputs differ from one rounding of the exact sum symmetrically, by a few units of the 13-bit accumulator's last place (hundreds of fp16 ulps where c cancels the products), so the hardware rounds partial sums to about fp16 precision in an order no published or tried model reproduces (docs/tensor_cores.md lists the hypotheses; the best, the products' sum rounded to fp16 before c is added, still misses 15-21%%; B200TC.m turns fp16 output for fp8 into fp32; the data's authors validate fp16 output only for fp16 inputs); the lab does not claim them.\n",
+        drift_md_text(&out, "- Not modelled: fp8 inputs with fp16 output on H100, H200 and B200 (%ld configurations): %ld of %ld samples (%.1f%%) differ from the lab's model. Those outputs differ from one rounding of the exact sum symmetrically, by a few units of the 13-bit accumulator's last place (hundreds of fp16 ulps where c cancels the products), so the hardware rounds partial sums to about fp16 precision in an order no published or tried model reproduces (docs/tensor_cores.md lists the hypotheses; the best, the products' sum rounded to fp16 before c is added, still misses 15-21%%; B200TC.m turns fp16 output for fp8 into fp32; the data's authors validate fp16 output only for fp16 inputs); the lab does not claim them.\n",
                 un_cfg, un_mis, un_samples, un_samples ? 100.0 * (double)un_mis / (double)un_samples : 0.0);
-    fprintf(fp, "- The probes separate %d of the %d pairs of architectures in the table (a different result, or a path one has and the other lacks)%s%s; A2/A30 compute as A100, L40S as Ada, H200 as H100, RTX PRO 6000 as B200 (one table row each).\n",
+    drift_md_text(&out, "- The probes separate %d of the %d pairs of architectures in the table (a different result, or a path one has and the other lacks)%s%s; A2/A30 compute as A100, L40S as Ada, H200 as H100, RTX PRO 6000 as B200 (one table row each).\n",
             split, pairs, split == pairs ? "" : "; not separated: ", unsplit);
-    fprintf(fp, "- Probe results are exact (%%a); the expected values of the NVIDIA probes are Fasi et al.'s published V100/A100 outputs and hand derivations, checked in tests/test_tc_probe.c.\n");
+    drift_md_text(&out, "- Probe results are exact (%%a); the expected values of the NVIDIA probes are Fasi et al.'s published V100/A100 outputs and hand derivations, checked in tests/test_tc_probe.c.\n");
     drift_progress(&cli, 2, 2);
     drift_out_commit(&out);
     return 0;
