@@ -363,8 +363,9 @@ static double tc_block_late_c(const double *a, const double *b, size_t n, double
  * m16n8k32 emulated by the compiler with two fp16 block FMAs (HMMA.16816), the first over
  * the products at k = 0, 1 mod 4 from a zero accumulator, the second over k = 2, 3 mod 4
  * onto the first's fp16 result, then c added by one fp16 addition (RNE). Fitted to the
- * measured H100, H200 and B200 outputs (all 30000 E4M3 and E5M2 samples); putting c in
- * either block instead misses about 40% of them, swapping the two halves 25-30%. The HMMAs
+ * measured H100, H200 and B200 outputs (all 30000 E4M3 and E5M2 samples); c as the first
+ * block's accumulator misses 37-39% of them, c added between the blocks 32-33%, the two
+ * halves swapped 25-31% (docs/tensor_cores.md has the counts). The HMMAs
  * see the inputs as fp16, so a subnormal E4M3 input is a normal number there: exponents
  * take fp16's minimum. n < 32 (a short last block) keeps each product's position. */
 static double tc_block_via_hmma(const double *a, const double *b, size_t n, double c, const tc_cfg_t *g)

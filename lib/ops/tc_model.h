@@ -53,9 +53,10 @@
  * must not reach the products' truncation.
  *
  * fp8 (E4M3, E5M2) with fp16 output on Hopper and Blackwell (H100, H200, B200; the measured
- * outputs come from mma.sync.m16n8k32 with an f16 accumulator, which sm_90 and sm_100 have
- * no native instruction for: the compiler converts the fp8 inputs to fp16, exactly, and
- * issues fp16 tensor-core instructions, HMMA.16816) is DRIFT_TC_FP8_VIA_HMMA, fitted to the
+ * outputs come from mma.sync.m16n8k32 with an f16 accumulator, which sm_90 has no native
+ * instruction for: the compiler converts the fp8 inputs to fp16, exactly, and issues fp16
+ * tensor-core instructions, HMMA.16816; B200's bits show the same) is
+ * DRIFT_TC_FP8_VIA_HMMA, fitted to the
  * measured outputs (0 of 30000 differ; none of the published models describes it):
  *   x = the Hopper fp16 -> fp16 block FMA (16 products, 2 extra bits, truncation, clamp
  *       -21, RNE to fp16) of the 16 products at positions k = 0, 1 mod 4 of the block of 32,
