@@ -339,6 +339,34 @@ Test(tc_detect, h100_fp8_accumulator_is_14_bits)
     cr_assert_eq(r, 1 + 0x1p-13);
 }
 
+Test(tc_detect, hopper_blackwell_fp8_fp16_output_is_two_fp16_blocks)
+{
+    /* [D] fp8 -> fp16 on H100/B200 (tc_model.h): products at k = 0, 1 mod 4 form the first
+     * fp16 block FMA, k = 2, 3 mod 4 the second, c comes last. Products 1 (k = 0) and
+     * 2^-6 * 2^-5 = 2^-11 twice. At k = 1 and 2 each 2^-11 meets 1 in a different block:
+     * 1 + 2^-11 is a tie between fp16's 1 and 1 + 2^-10, RNE gives 1, twice: result 1,
+     * although the exact sum 1 + 2^-10 is an fp16 number (what fp32 output gives). At
+     * k = 1 and 4 both are in the first block: 1 + 2^-10 exactly. c = 1 with the two 2^-11
+     * at k = 0 and 2: the blocks give 2^-11 then 2^-10 exactly, + c = 1 + 2^-10; were c the
+     * first block's accumulator, 1 + 2^-11 would round to 1 twice. */
+    drift_tc_arch_t arch[2] = {H100, B200};
+    for (int i = 0; i < 2; i++) {
+        double a[5] = {1, 0x1p-6, 0x1p-6, 0, 0}, b[5] = {1, 0x1p-5, 0x1p-5, 0, 0}, r;
+        cr_assert_eq(drift_tc_dot(&r, a, b, 5, NULL, arch[i], DRIFT_FP8E4M3, FP16), 0);
+        cr_assert_eq(r, 1.0, "%s: %a", drift_tc_arch_name(arch[i]), r);
+        cr_assert_eq(drift_tc_dot(&r, a, b, 5, NULL, arch[i], DRIFT_FP8E4M3, FP32), 0);
+        cr_assert_eq(r, 1 + 0x1p-10);
+        a[2] = 0, a[4] = 0x1p-6, b[4] = 0x1p-5; /* the second small product moves to k = 4 */
+        cr_assert_eq(drift_tc_dot(&r, a, b, 5, NULL, arch[i], DRIFT_FP8E4M3, FP16), 0);
+        cr_assert_eq(r, 1 + 0x1p-10, "%s: %a", drift_tc_arch_name(arch[i]), r);
+        cr_assert_eq(drift_tc_dot(&r, a, b, 5, NULL, arch[i], DRIFT_FP8E5M2, FP16), 0); /* E5M2 alike */
+        cr_assert_eq(r, 1 + 0x1p-10);
+        double a2[3] = {0x1p-6, 0, 0x1p-6}, b2[3] = {0x1p-5, 0, 0x1p-5}, c = 1.0;
+        cr_assert_eq(drift_tc_dot(&r, a2, b2, 3, &c, arch[i], DRIFT_FP8E4M3, FP16), 0);
+        cr_assert_eq(r, 1 + 0x1p-10, "%s: %a", drift_tc_arch_name(arch[i]), r);
+    }
+}
+
 /* ---- tf32 truncation, overflow, special values, errors -------------------------------- */
 
 Test(tc_model, tf32_inputs_are_truncated)
@@ -409,6 +437,7 @@ Test(tc_model, errors)
 typedef struct {
     int block, neab, min_exp;
     int then_add; /* B200 fp8: products aligned alone, truncated to fp32, then + c (RNE) */
+    int via_hmma; /* Hopper/Blackwell fp8 -> fp16: two fp16 blocks (k%4 < 2, then >= 2), + c */
 } emu_tc_t;
 
 /* The published parameters at b12b5a7 (tc_model.h), B200 fp8 as fitted to the hardware. */
@@ -416,11 +445,15 @@ static emu_tc_t emu_params(drift_tc_arch_t arch, drift_format_t in, drift_format
 {
     int fp8 = in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2, h = in == FP16 && out == FP16;
     switch (arch) {
-    case V100: return (emu_tc_t){4, 0, h ? -19 : INT_MIN, 0};
-    case A100: return (emu_tc_t){in == DRIFT_TF32 ? 4 : 8, 1, h ? -20 : -132, 0};
-    case DRIFT_TC_ADA: return (emu_tc_t){fp8 ? 16 : in == DRIFT_TF32 ? 4 : 8, fp8 ? -10 : 1, h ? -20 : -132, 0};
-    case H100: return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, fp8 ? -10 : 2, h ? -21 : -133, 0};
-    default: return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, 2, h ? -21 : -133, fp8};
+    case V100: return (emu_tc_t){4, 0, h ? -19 : INT_MIN, 0, 0};
+    case A100: return (emu_tc_t){in == DRIFT_TF32 ? 4 : 8, 1, h ? -20 : -132, 0, 0};
+    case DRIFT_TC_ADA: return (emu_tc_t){fp8 ? 16 : in == DRIFT_TF32 ? 4 : 8, fp8 ? -10 : 1, h ? -20 : -132, 0, 0};
+    case H100:
+        if (fp8 && out == FP16) return (emu_tc_t){32, 2, -21, 0, 1};
+        return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, fp8 ? -10 : 2, h ? -21 : -133, 0, 0};
+    default:
+        if (fp8 && out == FP16) return (emu_tc_t){32, 2, -21, 0, 1};
+        return (emu_tc_t){fp8 ? 32 : in == DRIFT_TF32 ? 8 : 16, 2, h ? -21 : -133, fp8, 0};
     }
 }
 
@@ -438,6 +471,57 @@ static double emu_trunc_tf32(double x)
     mpfr_set_d(t, x, MPFR_RNDN);
     double r = x == 0 ? x : mp_fmt(t, 11, -126, MPFR_RNDZ);
     mpfr_clear(t);
+    return r;
+}
+
+/* fp16 (or inf) from the exact value x: RNE, overflow at 65520 (halfway to 2^16). */
+static double mp_fp16(mpfr_srcptr x)
+{
+    if (mpfr_zero_p(x)) return 0.0;
+    if (mpfr_cmpabs_ui(x, 65520) >= 0) return mpfr_sgn(x) < 0 ? -INFINITY : INFINITY;
+    return mp_fmt(x, 11, -14, MPFR_RNDN);
+}
+
+/* Hopper/Blackwell fp8 -> fp16 as the compiler emulates mma.sync.m16n8k32 (tc_model.h): the
+ * inputs taken as fp16 (exponents from fp16's emin, -14), the fp16 -> fp16 block FMA (neab 2,
+ * clamp -21, RNE) over the products at k % 4 < 2 from 0, then over k % 4 >= 2 onto that,
+ * then c added in fp16 (RNE). Written from that description, apart from tc_model.c. */
+static double emu_via_hmma(const double *a, const double *b, size_t m, double c)
+{
+    mpfr_t x, S;
+    mpfr_inits2(256, x, S, (mpfr_ptr)0);
+    double acc = 0.0;
+    for (int half = 0; half < 2 && !isinf(acc); half++) {
+        long E = LONG_MIN;
+        for (size_t k = 0; k < m; k++) {
+            if ((int)(k % 4 >= 2) != half || a[k] == 0 || b[k] == 0) continue;
+            long ea = ilogb(a[k]) < -14 ? -14 : ilogb(a[k]), eb = ilogb(b[k]) < -14 ? -14 : ilogb(b[k]);
+            if (ea + eb > E) E = ea + eb;
+        }
+        if (acc != 0 && ilogb(acc) > E) E = ilogb(acc);
+        if (E == LONG_MIN) continue; /* nothing at all: acc stays 0 */
+        if (E < -21) E = -21;
+        mpfr_set_zero(S, 1);
+        for (size_t k = 0; k <= m; k++) {
+            if (k < m && (int)(k % 4 >= 2) != half) continue;
+            mpfr_set_d(x, k < m ? a[k] : acc, MPFR_RNDN);
+            if (k < m) mpfr_mul_d(x, x, b[k], MPFR_RNDN);
+            mpfr_div_2si(x, x, E - 25, MPFR_RNDN);
+            mpfr_trunc(x, x);
+            mpfr_add(S, S, x, MPFR_RNDN);
+        }
+        mpfr_mul_2si(S, S, E - 25, MPFR_RNDN);
+        acc = mp_fp16(S);
+    }
+    double r;
+    if (isinf(acc) || isinf(c)) {
+        r = acc + c; /* inf + -inf: NaN, as the fp16 addition */
+    } else {
+        mpfr_set_d(x, acc, MPFR_RNDN);
+        mpfr_add_d(x, x, c, MPFR_RNDN); /* exact at 256 bits */
+        r = mp_fp16(x);
+    }
+    mpfr_clears(x, S, (mpfr_ptr)0);
     return r;
 }
 
@@ -462,6 +546,10 @@ static double emu_dot(const double *a0, const double *b0, size_t n, double c0, d
         for (size_t k = 0; k < m; k++) {
             a[k] = in == DRIFT_TF32 ? emu_trunc_tf32(a0[k0 + k]) : a0[k0 + k];
             b[k] = in == DRIFT_TF32 ? emu_trunc_tf32(b0[k0 + k]) : b0[k0 + k];
+        }
+        if (p.via_hmma) {
+            c = emu_via_hmma(a, b, m, c);
+            continue;
         }
         long E = LONG_MIN;
         for (size_t k = 0; k < m; k++) {

@@ -35,9 +35,8 @@ int drift_tc_hw_arch(drift_tc_arch_t *arch, const char *gpu)
 
 int drift_tc_hw_unmodelled(const char *gpu, drift_format_t in, drift_format_t out)
 {
-    int fp8 = in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2;
-    int hopper_blackwell = !strcmp(gpu, "H100") || !strcmp(gpu, "H200") || !strcmp(gpu, "B200");
-    return fp8 && out == DRIFT_FP16 && hopper_blackwell;
+    (void)gpu, (void)in, (void)out; /* every measured configuration has a model (tc_hw.h) */
+    return 0;
 }
 
 static uint32_t le(const unsigned char *p, int w)

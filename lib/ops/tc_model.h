@@ -52,6 +52,23 @@
  * end (B200TCRN.m) still misses some, whatever the alignment width, because c's low bits
  * must not reach the products' truncation.
  *
+ * fp8 (E4M3, E5M2) with fp16 output on Hopper and Blackwell (H100, H200, B200; the measured
+ * outputs come from mma.sync.m16n8k32 with an f16 accumulator, which sm_90 has no native
+ * instruction for: the compiler converts the fp8 inputs to fp16, exactly, and issues fp16
+ * tensor-core instructions, HMMA.16816; B200's bits show the same) is
+ * DRIFT_TC_FP8_VIA_HMMA, fitted to the
+ * measured outputs (0 of 30000 differ; none of the published models describes it):
+ *   x = the Hopper fp16 -> fp16 block FMA (16 products, 2 extra bits, truncation, clamp
+ *       -21, RNE to fp16) of the 16 products at positions k = 0, 1 mod 4 of the block of 32,
+ *       with a zero accumulator;
+ *   y = the same block FMA of the 16 products at k = 2, 3 mod 4, with x as its accumulator;
+ *   result = y + c, one fp16 addition rounded to nearest-even.
+ * Positions k = 0, 1 mod 4 are the low halves of the fp8 registers of the m16n8k32
+ * fragments (4 consecutive k per register), which the fp8 -> f16x2 conversion turns into
+ * the first HMMA's operands. The data do not decide neab (0..5 all fit: fp8 products have
+ * at most 8 significant bits) nor the clamp: both are the fp16 path's. RTX PRO 6000 (sm_120,
+ * native fp8 mma.sync) inherits the row unmeasured, as RTXPRO6000TC.m calls B200TC.m.
+ *
  * AMD CDNA matrix cores (fp32 output only; the published MI*MC.m models):
  *   MI100 (CDNA1)  blocks of 4 (fp16) or 2 (bf16) products and c summed exactly, rounded
  *                  once to fp32 to nearest-even (MI100MC.m, "correct_rounding").
@@ -99,7 +116,8 @@ typedef enum {
     DRIFT_TC_ALIGN_THEN_ADD,  /* B200 fp8: products aligned and truncated to fp32, + c (RNE) */
     DRIFT_TC_EXACT_BLOCK,     /* CDNA1: exact block sum, one rounding */
     DRIFT_TC_PAIRWISE_FP32,   /* CDNA2: pairwise fp32 additions, subnormals flushed */
-    DRIFT_TC_ALIGN_LATE_C     /* CDNA3: products aligned, c added after (round toward -inf) */
+    DRIFT_TC_ALIGN_LATE_C,    /* CDNA3: products aligned, c added after (round toward -inf) */
+    DRIFT_TC_FP8_VIA_HMMA     /* Hopper/Blackwell fp8 -> fp16: two fp16 block FMAs, then + c */
 } drift_tc_algo_t;
 
 /* One row of the architecture table, for arch, input and output format. */
@@ -140,7 +158,7 @@ int drift_tc_round_c(double *out, double c, drift_format_t out_fmt);
  * result is bit-identical to calling drift_tc_dot per output, whatever the thread count
  * (OpenMP across rows; the NVIDIA align-and-truncate blocks and MI250's fp32 blocks
  * vectorised across the outputs of a row in tc_gemm_packed.c, MI100's and MI300X's in
- * tc_gemm_amd.c, B200 fp8 one output at a time). */
+ * tc_gemm_amd.c, B200 fp8 and Hopper/Blackwell fp8 -> fp16 one output at a time). */
 int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                   drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
 
