@@ -81,6 +81,30 @@ Test(output, one_declaration_gives_csv_and_markdown)
                                   "| fp16 | -1 | -inf | 0 | 0x1p+0 | \"naive\" |\n\n");
 }
 
+/* A text cell with a comma or a quote must not shift the CSV's columns: RFC 4180 quoting
+ * (field in quotes, quotes doubled), written by hand here; the Markdown cell stays as given. */
+Test(output, a_text_cell_with_a_comma_is_quoted_in_the_csv)
+{
+    static const drift_col_t COLS[] = {DRIFT_C_TEXT("algo"), DRIFT_C_INT("block")};
+    static const drift_table_spec_t TABLES[] = {{".csv", NULL, DRIFT_SHOW_MD, COLS, 2}};
+    drift_cli_t cli;
+    parse(&cli, "--out", dir, "--quiet", NULL);
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 1, 1);
+    drift_row(&out, 0, DRIFT_TXT("align, then +c"), DRIFT_INT(32));
+    drift_row(&out, 0, DRIFT_TXT("say \"hi\""), DRIFT_INT(1));
+    drift_row(&out, 0, DRIFT_TXT("plain"), DRIFT_INT(2));
+    drift_md_end(&out, 0);
+    drift_out_commit(&out);
+    char path[128];
+    snprintf(path, sizeof path, "%s/demo.csv", dir);
+    const char *body = strstr(slurp(path), "algo,block\n");
+    cr_assert(body != NULL);
+    cr_assert_str_eq(body, "algo,block\n\"align, then +c\",32\n\"say \"\"hi\"\"\",1\nplain,2\n");
+    snprintf(path, sizeof path, "%s/demo.md", dir);
+    cr_assert(strstr(slurp(path), "| align, then +c | 32 |\n") != NULL);
+}
+
 Test(output, a_row_of_the_wrong_kind_is_refused, .exit_code = 2)
 {
     static const drift_col_t COLS[] = {DRIFT_C_INT("K")};

@@ -76,6 +76,26 @@ void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const dri
     }
 }
 
+/* One CSV cell. A text cell that holds a comma, a quote or a line break is written as an
+ * RFC 4180 quoted field (quotes doubled), so that it can never shift the columns after it: a
+ * B200 model name "align+truncate, then +c (RNE)" did, silently, until this existed. Other
+ * cells are written as formatted (QUOTED columns are quoted already; numbers never need it). */
+static void csv_cell(FILE *fp, int c, const drift_col_t *col, const char *buf)
+{
+    if (c) fputc(',', fp);
+    int text = col->kind == DRIFT_COL_TEXT || col->kind == DRIFT_COL_CELL;
+    if (!text || !buf[strcspn(buf, ",\"\n\r")]) {
+        fputs(buf, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (const char *p = buf; *p; p++) {
+        if (*p == '"') fputc('"', fp);
+        fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
 static void csv_header(drift_out_t *o, int t)
 {
     const drift_table_spec_t *s = &o->tables[t];
@@ -127,7 +147,7 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
     char buf[512];
     for (int c = 0; c < n; c++) {
         drift_cell_format(buf, sizeof buf, &s->cols[c], &cells[c]);
-        if (s->suffix) fprintf(o->files[t].fp, "%s%s", c ? "," : "", buf);
+        if (s->suffix) csv_cell(o->files[t].fp, c, &s->cols[c], buf);
         if (md) fprintf(o->md, "| %s ", buf);
         if (show) keep(&o->shown[t], buf);
     }
