@@ -85,4 +85,11 @@ int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t
 int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                            const tc_cfg_t *g);
 
+/* The same for DRIFT_TC_ALIGN_LATE_C (CDNA3) and DRIFT_TC_ALIGN_THEN_ADD (Blackwell fp8) on
+ * register tiles in float lanes (tc_gemm_tiles.c), when every nonzero input lies in
+ * [2^-50, 2^50] (always for fp16 and fp8) and min_exp <= -100: then *done = 1. Otherwise
+ * *done = 0, C untouched, and the caller takes another path. DRIFT_OK or DRIFT_ENOMEM. */
+int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                        const tc_cfg_t *g, int *done);
+
 #endif

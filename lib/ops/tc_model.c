@@ -525,6 +525,11 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
     if (g.algo == DRIFT_TC_PAIRWISE_FP32) return drift_tc_gemm_pairwise32(C, A, B, M, N, K, c_init, &g);
     if (g.algo == DRIFT_TC_EXACT_BLOCK || g.algo == DRIFT_TC_ALIGN_LATE_C)
         return drift_tc_gemm_amd_rows(C, A, B, M, N, K, c_init, &g);
+    if (g.algo == DRIFT_TC_ALIGN_THEN_ADD) { /* Blackwell fp8: its inputs always fit the float tiles */
+        int done;
+        rc = drift_tc_gemm_tiles(C, A, B, M, N, K, c_init, &g, &done);
+        if (rc || done) return rc;
+    }
     if (g.algo != DRIFT_TC_ALIGN_TRUNC) return tc_gemm_blocks(C, A, B, M, N, K, c_init, &g);
     return drift_tc_gemm_packed(C, A, B, M, N, K, c_init, &g);
 }
