@@ -199,6 +199,7 @@ static void tc_amd_row_generic(const tc_amd_t *t, double *acc, const double *a, 
 int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                            const tc_cfg_t *g)
 {
+    if (g->algo == DRIFT_TC_EXACT_BLOCK) return drift_tc_gemm_exact_tiles(C, A, B, M, N, K, c_init, g);
     if (g->algo == DRIFT_TC_ALIGN_LATE_C) { /* data of one scale: the float tiles */
         int done, rc = drift_tc_gemm_tiles(C, A, B, M, N, K, c_init, g, &done);
         if (rc || done) return rc;

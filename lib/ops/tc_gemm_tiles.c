@@ -69,6 +69,13 @@ __attribute__((target("avx512f"))) static inline v16i max_i_512(v16i x, v16i y)
 {
     return (v16i)_mm512_max_epi32((__m512i)x, (__m512i)y);
 }
+/* m ? c : r where m: the error bits (ev without its sign bit) are not all 0; *any |= m != 0 */
+__attribute__((target("avx512f"))) static inline v8d keep_if_err_512(v8l ev, v8d c, v8d r, int *any)
+{
+    __mmask8 m = _mm512_test_epi64_mask((__m512i)ev, _mm512_set1_epi64(INT64_MAX));
+    *any |= m != 0;
+    return (v8d)_mm512_mask_blend_pd(m, (__m512d)r, (__m512d)c);
+}
 #endif
 
 static inline __attribute__((always_inline)) v8d cvtfd(v8f x, int isa)
@@ -283,6 +290,150 @@ __attribute__((target("avx2"))) static void tc_tile_avx2(const tc_tiles_t *t, si
 #endif
 
 static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc) { tc_tile_with(t, i0, jp, acc, 0); }
+
+/* ---- CDNA1 (tc_block_exact): c and a block of products summed exactly, rounded once ------
+ * On tiles of 4 rows x 16 columns in double lanes: per output, s = c, then s += p_k for the
+ * block's products (exact in double: at most 11 x 11 significant bits), each addition an
+ * error-free TwoSum whose error's bits are or-ed into a flag. When the flag is 0 every
+ * addition was exact, s is the exact sum, and (float)s its one correctly rounded fp32 value
+ * (nearest-even, with subnormals; at or above 2^128 - 2^103 it is inf, as tc_block_exact's
+ * 2^128 test after rounding); an exact zero sum is +0 (tc_block_exact drops zero terms and
+ * returns +0). A flagged output (the terms span more than 53 bits: a tiny product beside a
+ * large c, rare on data of one scale; or an inf accumulator, whose TwoSum error is NaN) is
+ * recomputed with the scalar block. */
+typedef struct {
+    const double *Ap; /* Mp x K, rows padded to TR with zeros */
+    const double *Bp; /* panels of TW columns, zero-padded */
+    size_t K;
+    const tc_cfg_t *g;
+} tc_xtiles_t;
+
+static inline __attribute__((always_inline)) void tc_exact_tile_with(const tc_xtiles_t *t, size_t i0, size_t jp,
+                                                                      double *acc, int isa)
+{
+    const size_t K = t->K, blk = (size_t)t->g->p.block;
+    const double *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
+    v8d c[TR][2];
+    for (int r = 0; r < TR; r++) VLOAD(c[r][0], acc + r * TW), VLOAD(c[r][1], acc + r * TW + 8);
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        const size_t m = K - k0 < blk ? K - k0 : blk;
+        v8d s[TR][2];
+        v8l ev[TR][2];
+        for (int r = 0; r < TR; r++)
+            for (int h = 0; h < 2; h++) s[r][h] = c[r][h], ev[r][h] = (v8l){0};
+        for (size_t k = k0; k < k0 + m; k++) {
+            v8d b[2];
+            VLOAD(b[0], bp + k * TW), VLOAD(b[1], bp + k * TW + 8);
+            for (int r = 0; r < TR; r++)
+                for (int h = 0; h < 2; h++) {
+                    v8d p = b[h] * a[r * K + k]; /* exact */
+                    v8d u = s[r][h] + p, bb = u - s[r][h];
+                    v8d e = (s[r][h] - (u - bb)) + (p - bb); /* TwoSum: u + e == s + p exactly */
+                    ev[r][h] |= (v8l)e;
+                    s[r][h] = u;
+                }
+        }
+        int any = 0;
+        for (int r = 0; r < TR; r++)
+            for (int h = 0; h < 2; h++) {
+                v8d rr = cvtfd(__builtin_convertvector(s[r][h], v8f), isa) + 0.0; /* one rounding; +0 */
+                /* a flagged output (some error bit: a NaN too; -0, exact, not) keeps its c for
+                 * the scalar block */
+#ifdef TC_TILE_CLONES
+                if (isa == 2) {
+                    c[r][h] = keep_if_err_512(ev[r][h], c[r][h], rr, &any);
+                    continue;
+                }
+#endif
+                v8l bad = (ev[r][h] & INT64_MAX) != 0;
+                c[r][h] = sel8(bad, c[r][h], rr);
+                int64_t bb[8];
+                VSTORE(bb, bad);
+                any |= (bb[0] | bb[1] | bb[2] | bb[3] | bb[4] | bb[5] | bb[6] | bb[7]) != 0;
+            }
+        if (any) { /* rare */
+            for (int r = 0; r < TR; r++) {
+                double cb[TW];
+                int64_t eb[TW];
+                v8l b0 = (ev[r][0] & INT64_MAX) != 0, b1 = (ev[r][1] & INT64_MAX) != 0;
+                VSTORE(cb, c[r][0]), VSTORE(cb + 8, c[r][1]);
+                VSTORE(eb, b0), VSTORE(eb + 8, b1);
+                for (int l = 0; l < TW; l++)
+                    if (eb[l]) {
+                        double col[TC_MAX_BLOCK];
+                        for (size_t k = 0; k < m; k++) col[k] = bp[(k0 + k) * TW + (size_t)l];
+                        cb[l] = drift_tc_block_(a + r * K + k0, col, m, cb[l], t->g);
+                    }
+                VLOAD(c[r][0], cb), VLOAD(c[r][1], cb + 8);
+            }
+        }
+    }
+    for (int r = 0; r < TR; r++) VSTORE(acc + r * TW, c[r][0]), VSTORE(acc + r * TW + 8, c[r][1]);
+}
+
+#ifdef TC_TILE_CLONES
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+{
+    tc_exact_tile_with(t, i0, jp, acc, 2);
+}
+
+__attribute__((target("avx2"))) static void tc_exact_tile_avx2(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+{
+    tc_exact_tile_with(t, i0, jp, acc, 1);
+}
+#endif
+
+static void tc_exact_tile_generic(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+{
+    tc_exact_tile_with(t, i0, jp, acc, 0);
+}
+
+int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                              const tc_cfg_t *g)
+{
+    const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
+    double *Ap = calloc(Mp * K, sizeof *Ap), *Bp = calloc(np * K * TW, sizeof *Bp);
+    if (!Ap || !Bp) {
+        free(Ap), free(Bp);
+        return DRIFT_ENOMEM;
+    }
+    for (size_t t = 0; t < M * K; t++) Ap[t] = drift_tc_prepare_(A[t], g);
+    for (size_t jp = 0; jp < np; jp++)
+        for (size_t k = 0; k < K; k++)
+            for (size_t l = 0; l < TW && jp * TW + l < N; l++)
+                Bp[(jp * K + k) * TW + l] = drift_tc_prepare_(B[k * N + jp * TW + l], g);
+    const tc_xtiles_t t = {Ap, Bp, K, g};
+    const int simd = drift_tc_simd_level_();
+    const size_t ngroups = Mp / TR, ntiles = ngroups * np;
+    /* Each tile is independent of the others: any thread count gives the same bits. */
+#pragma omp parallel for schedule(static)
+    for (size_t ti = 0; ti < ntiles; ti++) {
+        size_t jp = ti / ngroups, i0 = ti % ngroups * TR;
+        double acc[TR * TW];
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                acc[r * TW + l] = i < M && j < N && c_init ? drift_tc_round_c_(C[i * N + j], g) : 0.0;
+            }
+#ifdef TC_TILE_CLONES
+        if (simd == 2)
+            tc_exact_tile_avx512(&t, i0, jp, acc);
+        else if (simd == 1)
+            tc_exact_tile_avx2(&t, i0, jp, acc);
+        else
+#endif
+            tc_exact_tile_generic(&t, i0, jp, acc);
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                if (i < M && j < N) C[i * N + j] = acc[r * TW + l];
+            }
+    }
+    (void)simd;
+    free(Ap), free(Bp);
+    return DRIFT_OK;
+}
 
 /* Is x zero or of magnitude in [2^-50, 2^50] (see the file comment)? */
 static inline int tc_tile_in_range(double x)

@@ -92,4 +92,9 @@ int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M
 int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                         const tc_cfg_t *g, int *done);
 
+/* The same for DRIFT_TC_EXACT_BLOCK (CDNA1) on register tiles in double lanes, TwoSum-checked
+ * (tc_gemm_tiles.c); inputs finite and validated. DRIFT_OK or DRIFT_ENOMEM. */
+int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                              const tc_cfg_t *g);
+
 #endif
