@@ -56,6 +56,19 @@ static inline int c_exp(double c)
     return e < -126 ? -126 : e;
 }
 
+/* Is x a value of the format f (no NaN, no inf): zero, or |x| <= max_finite and a multiple
+ * of its binade's quantum 2^(max(ex, emin) - p + 1)? Bit arithmetic instead of a rounding:
+ * drift_rne has no fast path for fp8, and drift_tc_gemm checks every input. */
+static inline int tc_is_value(double x, const drift_format_info_t *f)
+{
+    double ax = fabs(x);
+    if (ax == 0) return 1;
+    if (!(ax <= f->max_finite) || ax < f->min_subnormal) return 0;
+    int e = dexp(ax);
+    double m = ax * pow2i((f->p - 1) - (e < f->emin ? f->emin : e)); /* exact: below 2^p */
+    return m == trunc(m);
+}
+
 /* Round the exact value S / scale to the output format (tc_model.c). */
 double drift_tc_finish_(double S, double scale, const tc_cfg_t *g);
 /* c rounded to the output format as drift_tc_round_c (tc_model.c). */
