@@ -291,6 +291,9 @@ __attribute__((target("avx2"))) static void tc_tile_avx2(const tc_tiles_t *t, si
 
 static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc) { tc_tile_with(t, i0, jp, acc, 0); }
 
+/* An input as the hardware takes it: only tf32 changes (tc_model.c truncates fp32 values). */
+static inline double tc_tile_prepare(double x, const tc_cfg_t *g) { return g->in == DRIFT_TF32 ? drift_tc_prepare_(x, g) : x; }
+
 /* ---- CDNA1 (tc_block_exact): c and a block of products summed exactly, rounded once ------
  * On tiles of 4 rows x 16 columns in double lanes: per output, s = c, then s += p_k for the
  * block's products (exact in double: at most 11 x 11 significant bits), each addition an
@@ -398,11 +401,11 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
         free(Ap), free(Bp);
         return DRIFT_ENOMEM;
     }
-    for (size_t t = 0; t < M * K; t++) Ap[t] = drift_tc_prepare_(A[t], g);
+    for (size_t t = 0; t < M * K; t++) Ap[t] = tc_tile_prepare(A[t], g);
     for (size_t jp = 0; jp < np; jp++)
         for (size_t k = 0; k < K; k++)
             for (size_t l = 0; l < TW && jp * TW + l < N; l++)
-                Bp[(jp * K + k) * TW + l] = drift_tc_prepare_(B[k * N + jp * TW + l], g);
+                Bp[(jp * K + k) * TW + l] = tc_tile_prepare(B[k * N + jp * TW + l], g);
     const tc_xtiles_t t = {Ap, Bp, K, g};
     const int simd = drift_tc_simd_level_();
     const size_t ngroups = Mp / TR, ntiles = ngroups * np;
@@ -448,9 +451,9 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
     *done = 0;
     if (g->p.min_exp > TC_TILE_EFLOOR || g->p.block > 32) return DRIFT_OK; /* the clamp could act */
     for (size_t t = 0; t < M * K; t++)
-        if (!tc_tile_in_range(drift_tc_prepare_(A[t], g))) return DRIFT_OK;
+        if (!tc_tile_in_range(tc_tile_prepare(A[t], g))) return DRIFT_OK;
     for (size_t t = 0; t < K * N; t++)
-        if (!tc_tile_in_range(drift_tc_prepare_(B[t], g))) return DRIFT_OK;
+        if (!tc_tile_in_range(tc_tile_prepare(B[t], g))) return DRIFT_OK;
     const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
     float *Ap = calloc(Mp * K, sizeof *Ap), *Bp = calloc(np * K * TW, sizeof *Bp);
     int32_t *eap = malloc(Mp * K * sizeof *eap), *ebp = malloc(np * K * TW * sizeof *ebp);
@@ -459,7 +462,7 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
         return DRIFT_ENOMEM;
     }
     for (size_t t = 0; t < Mp * K; t++) {
-        double x = t < M * K ? drift_tc_prepare_(A[t], g) : 0.0;
+        double x = t < M * K ? tc_tile_prepare(A[t], g) : 0.0;
         Ap[t] = (float)x; /* exact: a value of fp16, bf16, tf32 or fp8 in range */
         eap[t] = x != 0 ? in_exp(x, g->emin_in) : TC_NO_TERM;
     }
@@ -467,7 +470,7 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
         for (size_t k = 0; k < K; k++)
             for (size_t l = 0; l < TW; l++) {
                 size_t j = jp * TW + l;
-                double x = j < N ? drift_tc_prepare_(B[k * N + j], g) : 0.0;
+                double x = j < N ? tc_tile_prepare(B[k * N + j], g) : 0.0;
                 Bp[(jp * K + k) * TW + l] = (float)x;
                 ebp[(jp * K + k) * TW + l] = x != 0 ? in_exp(x, g->emin_in) : TC_NO_TERM;
             }

@@ -57,8 +57,8 @@ static inline int c_exp(double c)
 }
 
 /* Is x a value of the format f (no NaN, no inf): zero, or |x| <= max_finite and a multiple
- * of its binade's quantum 2^(max(ex, emin) - p + 1)? Bit arithmetic instead of a rounding:
- * drift_rne has no fast path for fp8, and drift_tc_gemm checks every input. */
+ * of its binade's quantum 2^(max(ex, emin) - p + 1)? Arithmetic on the exponent instead of a
+ * rounding (drift_rne has no fast path for fp8, and drift_tc_gemm checks every input). */
 static inline int tc_is_value(double x, const drift_format_info_t *f)
 {
     double ax = fabs(x);
