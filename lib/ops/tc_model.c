@@ -461,8 +461,8 @@ int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const 
     return DRIFT_OK;
 }
 
-/* The GEMM with tc_block per output, for the architectures whose block is not one alignment
- * of every term and that no row path computes (B200 fp8). Inputs are finite:
+/* The GEMM with tc_block per output, for the blocks that no fast path computes (a B200 fp8
+ * configuration tc_gemm_tiles.c would refuse; none at present). Inputs are finite:
  * they are prepared once, B transposed so that each column is contiguous. Each output is
  * independent of the others: any thread count gives the same bits. */
 static int tc_gemm_blocks(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
