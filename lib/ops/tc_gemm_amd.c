@@ -1,13 +1,14 @@
 /* tc_gemm_amd.c — drift_tc_gemm for the AMD block FMAs whose scalar model is one output at a
  * time (tc_model.c: tc_block_exact for CDNA1 / MI100, tc_block_late_c for CDNA3 / MI300X).
- * MI100, and MI300X on data of one scale (every nonzero input in [2^-50, 2^50]), run on the
- * register tiles of tc_gemm_tiles.c; MI300X on wider data runs here, its block reorganised
- * across the outputs of a row so that the compiler vectorises it (AVX-512, AVX2 or SSE2
- * clones of the same C). Both are bit-identical to the scalar model (tests/test_tc_model.c,
- * amd_gemm_equals_dot, amd_gemm_fast_paths_equal_the_model and
+ * With AVX-512, MI100, and MI300X on data of one scale (every nonzero input in [2^-50, 2^50]),
+ * run on the register tiles of tc_gemm_tiles.c. Otherwise (AVX2 or portable builds, where
+ * the tiles' 512-bit vector variables would live in memory, or MI300X on wider data) they run
+ * here: each block reorganised across the outputs of a row so that the compiler vectorises
+ * it (AVX-512, AVX2 or SSE2 clones of the same C). Both are bit-identical to the scalar model
+ * (tests/test_tc_model.c, amd_gemm_equals_dot, amd_gemm_fast_paths_equal_the_model and
  * tile_gemms_equal_the_model_on_edge_cases compare every output with drift_tc_dot). Inputs
  * are finite here (drift_tc_gemm sends special values to the scalar model); an accumulator
- * that overflows to inf inside K is kept. */
+ * that overflows to inf inside K is handled per output. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,8 +23,8 @@
 
 /* Per-row workspace: one entry per output of the row. */
 typedef struct {
-    double *scale;
-    int *E, *S;
+    double *s, *scale;
+    int *E, *err;
 } tc_amd_ws_t;
 
 /* cond ? x : y on the bits: a ternary on doubles may become a branch, and a conversion that
@@ -36,6 +37,45 @@ static inline double tc_sel(int cond, double x, double y)
     xb = (xb & m) | (yb & ~m);
     memcpy(&x, &xb, sizeof x);
     return x;
+}
+
+/* ---- CDNA1: c and a block of products summed exactly, rounded once to fp32 --------------
+ * Per output: s = c, then s += p_k for the block's products (exact in double: at most 11 x 11
+ * significant bits), each addition an error-free TwoSum. When every rounding error is 0, s
+ * is the exact sum, and (float)s is its one correctly rounded fp32 value (nearest-even, with
+ * subnormals; at or above 2^128 - 2^103 it is inf, as tc_block_exact's 2^128 test after
+ * rounding); an exact zero sum is +0 (tc_block_exact drops zero terms and returns +0). An
+ * output with a nonzero error (the terms span more than 53 bits: a tiny product beside a
+ * large c, rare on data of one scale) or a non-finite value is flagged and recomputed with
+ * the scalar block. An inf accumulator (an fp32 overflow in an earlier block) makes the
+ * TwoSum error NaN, so it is flagged too. The loops run over the outputs innermost, so that
+ * they vectorise; selects are written as arithmetic (x + 0.0 turns -0 into +0) for the same
+ * reason. */
+static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t *w, double *restrict acc,
+                                                                    const double *restrict a, const double *restrict Bk,
+                                                                    size_t N, size_t m)
+{
+    double *restrict s = w->s;
+    int *restrict err = w->err;
+    for (size_t j = 0; j < N; j++) s[j] = acc[j], err[j] = 0;
+    for (size_t k = 0; k < m; k++) {
+        const double ak = a[k], *restrict b = Bk + k * N;
+#pragma omp simd
+        for (size_t j = 0; j < N; j++) {
+            double p = ak * b[j]; /* exact */
+            double t = s[j] + p, bb = t - s[j];
+            double e = (s[j] - (t - bb)) + (p - bb); /* TwoSum: t + e == s + p exactly */
+            err[j] |= e != 0; /* NaN (from inf) counts as an error too */
+            s[j] = t;
+        }
+    }
+    int any = 0;
+    for (size_t j = 0; j < N; j++) {
+        /* + 0.0: an exact zero sum is +0; a flagged output keeps its c for the fallback */
+        acc[j] = tc_sel(err[j], acc[j], (double)(float)s[j] + 0.0);
+        any |= err[j];
+    }
+    return any;
 }
 
 /* ---- CDNA3: products aligned and truncated, then c added late ----------------------------
@@ -54,7 +94,7 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
                                                                       size_t N, size_t m, int lsb_off)
 {
     double *restrict scale = w->scale;
-    int *restrict Ep = w->E, *restrict S = w->S; /* S: an int32 sum, below 2^29 */
+    int *restrict Ep = w->E, *restrict S = w->err; /* S: an int32 sum, below 2^29 */
     for (size_t j = 0; j < N; j++) Ep[j] = TC_NO_TERM, S[j] = 0;
     for (size_t k = 0; k < m; k++) {
         const int eak = ea[k], *restrict e = ebk + k * N;
@@ -111,7 +151,7 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
     }
 }
 
-/* One row of the CDNA3 model over the whole of K; acc holds the row's c (rounded) and receives
+/* One row of either model over the whole of K; acc holds the row's c (rounded) and receives
  * the result. */
 typedef struct {
     const tc_cfg_t *g;
@@ -126,7 +166,18 @@ static inline __attribute__((always_inline)) void tc_amd_row_with(const tc_amd_t
     const size_t blk = (size_t)t->g->p.block, N = t->N, K = t->K;
     for (size_t k0 = 0; k0 < K; k0 += blk) {
         size_t m = K - k0 < blk ? K - k0 : blk;
-        tc_late_c_block_row(w, acc, a + k0, ea + k0, t->Bd + k0 * N, t->eb + k0 * N, N, m, t->g->lsb_off);
+        const double *Bk = t->Bd + k0 * N;
+        if (t->g->algo == DRIFT_TC_ALIGN_LATE_C) {
+            tc_late_c_block_row(w, acc, a + k0, ea + k0, Bk, t->eb + k0 * N, N, m, t->g->lsb_off);
+            continue;
+        }
+        if (tc_exact_block_row(w, acc, a + k0, Bk, N, m)) /* rare: the scalar block for the flagged outputs */
+            for (size_t j = 0; j < N; j++)
+                if (w->err[j]) {
+                    double col[TC_MAX_BLOCK];
+                    for (size_t k = 0; k < m; k++) col[k] = Bk[k * N + j];
+                    acc[j] = drift_tc_block_(a + k0, col, m, acc[j], t->g);
+                }
     }
 }
 
@@ -152,10 +203,11 @@ static void tc_amd_row_generic(const tc_amd_t *t, double *acc, const double *a, 
 int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                            const tc_cfg_t *g)
 {
-    if (g->algo == DRIFT_TC_EXACT_BLOCK) return drift_tc_gemm_exact_tiles(C, A, B, M, N, K, c_init, g);
-    /* CDNA3: data of one scale take the float tiles (tc_gemm_tiles.c), the rest these rows */
-    int done, rc = drift_tc_gemm_tiles(C, A, B, M, N, K, c_init, g, &done);
-    if (rc || done) return rc;
+    if (drift_tc_simd_level_() == 2) { /* the register tiles (tc_gemm_tiles.c) */
+        if (g->algo == DRIFT_TC_EXACT_BLOCK) return drift_tc_gemm_exact_tiles(C, A, B, M, N, K, c_init, g);
+        int done, rc = drift_tc_gemm_tiles(C, A, B, M, N, K, c_init, g, &done); /* CDNA3, data of one scale */
+        if (rc || done) return rc;
+    }
     double *Ad = malloc(M * K * sizeof *Ad), *Bd = malloc(K * N * sizeof *Bd);
     int *ea = malloc(M * K * sizeof *ea), *eb = malloc(K * N * sizeof *eb);
     if (!Ad || !Bd || !ea || !eb) {
@@ -176,9 +228,9 @@ int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M
     int fail = 0;
 #pragma omp parallel reduction(| : fail)
     {
-        double *dw = malloc(N * sizeof *dw);
+        double *dw = malloc(2 * N * sizeof *dw);
         int *iw = malloc(2 * N * sizeof *iw);
-        tc_amd_ws_t w = {dw, iw, iw + N};
+        tc_amd_ws_t w = {dw, dw + N, iw, iw + N};
         if (!dw || !iw) fail = 1;
 #pragma omp for schedule(static)
         for (size_t i = 0; i < M; i++) {

@@ -106,7 +106,10 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
                         const tc_cfg_t *g, int *done);
 
 /* The same for DRIFT_TC_EXACT_BLOCK (CDNA1) on register tiles in double lanes, TwoSum-checked
- * (tc_gemm_tiles.c); inputs finite and validated. DRIFT_OK or DRIFT_ENOMEM. */
+ * (tc_gemm_tiles.c); inputs finite and validated. DRIFT_OK or DRIFT_ENOMEM. Both tile GEMMs
+ * give the model's bits in every build, but only the AVX-512 one keeps their 512-bit vectors
+ * in registers: drift_tc_gemm_amd_rows takes them only there (Blackwell fp8, which has no
+ * row path, takes them in every build: still faster than its scalar blocks). */
 int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                               const tc_cfg_t *g);
 
