@@ -800,7 +800,9 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_product)
  *     rounds to inf (even), after which the accumulator must stay inf.
  * M = 9, N = 37 (tails of the 4 x 16 tiles), K = 70 (blocks of 2, 4, 8 and 32 with a short
  * last one; B200's second int32 sum), in the AVX-512, AVX2 and portable builds (the library
- * reads DRIFT_TC_NO_AVX512 and DRIFT_NO_SIMD at each call), at 1 and 3 threads. Tolerance 0. */
+ * reads DRIFT_TC_NO_AVX512 and DRIFT_NO_SIMD at each call; without AVX-512, MI100 and MI300X
+ * take their row paths in tc_gemm_amd.c and B200 fp8 the tiles' narrower builds), at 1 and 3
+ * threads. Tolerance 0. */
 static void fill_edge(double *x, size_t n, drift_format_t f, int kind, int is_c, uint32_t point)
 {
     drift_stream_t s;
