@@ -45,9 +45,10 @@ typedef int32_t v8i __attribute__((vector_size(32)));
 
 /* The helpers below are inlined into one function: no vector crosses a call, so the ABI note
  * GCC gives for vector arguments without AVX does not apply. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wunknown-warning-option" /* a clang without -Wpsabi */
 #endif
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 #define VLOAD(v, p) memcpy(&(v), (p), sizeof(v))
 #define VSTORE(p, v) memcpy((p), &(v), sizeof(v))
@@ -99,7 +100,6 @@ static inline __attribute__((always_inline)) v8d cvtid(v8i x, int isa)
 static inline __attribute__((always_inline)) v8d absv(v8d x) { return (v8d)((v8l)x & INT64_MAX); }
 
 /* m ? x : y lane by lane (a vector ?: is C++ only) */
-static inline __attribute__((always_inline)) v8i seli8(v8i m, v8i x, v8i y) { return (x & m) | (y & ~m); }
 static inline __attribute__((always_inline)) v16i seli16(v16i m, v16i x, v16i y) { return (x & m) | (y & ~m); }
 
 static inline __attribute__((always_inline)) v16i maxi16(v16i x, v16i y, int isa)
@@ -111,15 +111,6 @@ static inline __attribute__((always_inline)) v16i maxi16(v16i x, v16i y, int isa
     return seli16(x > y, x, y);
 }
 
-
-/* floor(y) for |y| < 2^51: y + 1.5 * 2^52 - 1.5 * 2^52 rounds to nearest (the default mode),
- * then one less where that went up (a conversion to int64 would not vectorise before
- * AVX-512DQ). A zero gives +0. */
-static inline __attribute__((always_inline)) v8d floorv(v8d y)
-{
-    v8d q = (y + 0x1.8p52) - 0x1.8p52;
-    return q - sel8(q > y, (v8d){0} + 1.0, (v8d){0});
-}
 
 static inline __attribute__((always_inline)) v8i lo8(v16i x) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7); }
 static inline __attribute__((always_inline)) v8i hi8(v16i x) { return __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15); }
