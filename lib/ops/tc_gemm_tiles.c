@@ -6,7 +6,8 @@
  * (tests/test_tc_model.c compares every output with drift_tc_dot in the AVX-512, AVX2 and
  * portable builds of the same C). The 512-bit vector variables stay in registers only in the
  * AVX-512 build (the others keep them in memory): MI100 and MI300X come here only with
- * AVX-512 (tc_gemm_amd.c), Blackwell fp8 always (it has no other fast path). *
+ * AVX-512 (tc_gemm_amd.c), Blackwell fp8 always (it has no other fast path).
+ *
  * Why the float lanes are exact: the caller sends only inputs whose nonzero magnitudes lie in
  * [2^-50, 2^50] (fp16 and fp8 always do; tf32 and bf16 data of one scale do), so a product has
  * at most 22 significant bits and lies in [2^-100, 2^100]: exact in float. Its alignment
