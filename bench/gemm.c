@@ -10,7 +10,8 @@
  *     emulated/openblas = X.Xx      tc_h100/seq = X.Xx
  * then, at --tc-size (default 256), every tensor-core architecture against the seq
  * emulation of the same inputs (bf16, fp16 where the architecture has no bf16), one line
- * per architecture: tc_ARCH/seq = X.Xx (median Y.Yx), in thread CPU time.
+ * per architecture, and B200 with fp8e4m3 and fp8e5m2 inputs (its fp8 block is a model of
+ * its own): tc_ARCH/seq = X.Xx (median Y.Yx), in thread CPU time.
  * Goals: emulation within 1.25x of OpenBLAS at 1024^3 on one thread (issue 15), the tc
  * model within 10x of the emulation (issue 12). For the sizes, every run is timed in the
  * calling thread's CPU time (bench_util.h; with one thread that is all the work, and a
@@ -80,11 +81,30 @@ static double cpu_gemm(double *C, const double *A, const double *B, size_t n, dr
     return bench_cpu_now() - t0;
 }
 
+/* One line: tc:ARCH against the seq emulation on A, B (n x n values of in). */
+static void arch_line(drift_tc_arch_t a, drift_format_t in, const double *A, const double *B, double *C, size_t n,
+                      int reps, double *ts, double *tt)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "tc:%s", drift_tc_arch_name(a));
+    drift_gemm_kernel_t ks, kt;
+    if (drift_gemm_kernel_parse(&ks, "tiled:128,128,32") != 0 || drift_gemm_kernel_parse(&kt, spec) != 0)
+        die("bad kernel spec");
+    for (int r = 0; r < reps; r++) {
+        ts[r] = cpu_gemm(C, A, B, n, in, &ks);
+        tt[r] = cpu_gemm(C, A, B, n, in, &kt);
+    }
+    bench_stat_t q = bench_ratio(tt, ts, reps), s = bench_stat(ts, reps), t = bench_stat(tt, reps);
+    printf("  %-14s %-7s seq %8.4f s  tc %8.4f s  tc_%s/seq = %.1fx (median %.1fx)\n", spec, drift_format_name(in),
+           s.min, t.min, drift_tc_arch_name(a), q.min, q.med);
+}
+
 static void per_architecture(size_t n, int reps)
 {
     double *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B), *C = malloc(n * n * sizeof *C);
+    double *A8 = malloc(n * n * sizeof *A8), *B8 = malloc(n * n * sizeof *B8);
     double *ts = malloc((size_t)reps * sizeof *ts), *tt = malloc((size_t)reps * sizeof *tt);
-    if (!A || !B || !C || !ts || !tt) die("out of memory");
+    if (!A || !B || !C || !A8 || !B8 || !ts || !tt) die("out of memory");
     drift_stream_t st;
     drift_stream_init(&st, 1, drift_fnv1a32("bench_gemm/arch"), (uint32_t)n, 0);
     for (size_t t = 0; t < n * n; t++) {
@@ -96,20 +116,16 @@ static void per_architecture(size_t n, int reps)
     for (int a = 0; a < DRIFT_TC_NARCH; a++) {
         drift_tc_params_t p;
         drift_format_t in = drift_tc_params(&p, (drift_tc_arch_t)a, DRIFT_BF16) == 0 ? DRIFT_BF16 : DRIFT_FP16;
-        char spec[32];
-        snprintf(spec, sizeof spec, "tc:%s", drift_tc_arch_name((drift_tc_arch_t)a));
-        drift_gemm_kernel_t ks, kt;
-        if (drift_gemm_kernel_parse(&ks, "tiled:128,128,32") != 0 || drift_gemm_kernel_parse(&kt, spec) != 0)
-            die("bad kernel spec");
-        for (int r = 0; r < reps; r++) {
-            ts[r] = cpu_gemm(C, A, B, n, in, &ks);
-            tt[r] = cpu_gemm(C, A, B, n, in, &kt);
-        }
-        bench_stat_t q = bench_ratio(tt, ts, reps), s = bench_stat(ts, reps), t = bench_stat(tt, reps);
-        printf("  %-14s %-5s seq %8.4f s  tc %8.4f s  tc_%s/seq = %.1fx (median %.1fx)\n", spec,
-               drift_format_name(in), s.min, t.min, drift_tc_arch_name((drift_tc_arch_t)a), q.min, q.med);
+        arch_line((drift_tc_arch_t)a, in, A, B, C, n, reps, ts, tt);
     }
-    free(A), free(B), free(C), free(ts), free(tt);
+    /* Blackwell's fp8 block (products aligned apart from c, then one RNE addition) is a model
+     * of its own: the same N(0,1) values rounded to each fp8 format. */
+    drift_format_t f8[2] = {DRIFT_FP8E4M3, DRIFT_FP8E5M2};
+    for (int f = 0; f < 2; f++) {
+        for (size_t t = 0; t < n * n; t++) A8[t] = drift_rne(A[t], f8[f]), B8[t] = drift_rne(B[t], f8[f]);
+        arch_line(DRIFT_TC_B200, f8[f], A8, B8, C, n, reps, ts, tt);
+    }
+    free(A), free(B), free(C), free(A8), free(B8), free(ts), free(tt);
 }
 
 /* ---- the emulation against OpenBLAS, per size ------------------------------------------ */

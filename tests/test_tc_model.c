@@ -862,3 +862,119 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_product)
             cr_assert_eq(r, C[1]);
         }
 }
+
+/* The register-tile GEMMs (lib/ops/tc_gemm_tiles.c: MI100's TwoSum tiles, MI300X's and B200
+ * fp8's float tiles) against the scalar block model, output by output through drift_tc_dot.
+ * The expected values come from the scalar model (tc_model.c), which is the independent
+ * source here: it is the readable transcription of the published models and reproduces the
+ * measured hardware outputs bit for bit (tests/test_tc_hw.c for B200 fp8; the MI*MC.m models
+ * for the AMD ones); the tiles share none of its code (they regroup the same arithmetic across
+ * 4 x 16 outputs in vector lanes, with other intermediate forms). Each data kind aims at an
+ * edge of the tiles' arithmetic:
+ *   0 N(0,1): the common case (every tile, no fallback);
+ *   1 ties: inputs +-{1, 1.5} * 2^k (|k| <= 2) and c near 2^24 (fp32) or 2^11 (fp16) with
+ *     an even integer value, so that many sums fall exactly half-way between two outputs
+ *     (RNE's ties, MI300X's round-toward--inf shifts of exact integers);
+ *   2 inf accumulators: every third c at the output's largest finite value and inputs scaled
+ *     up, so that some accumulators overflow inside K and must stay inf;
+ *   3 subnormals: a third of the inputs subnormal in the input format, and c subnormal in
+ *     the output format (c's exponent clamp at -126, fp16's subnormal results);
+ *   4 cancellation: each pair of products along K is x*y and x*(-y), so every block's
+ *     products sum to exactly 0 (S == 0 beside c), with c = +-0 alternately, and one row and
+ *     one column of zeros (-0: at (2, 5) c and every product are -0; no product at all: the
+ *     result is c, +0 for -0);
+ *   5 (MI300X bf16, blocks of 8) inf in the float tiles: inputs +-2^50, the edge of the tiles' range, so
+ *     that 8 products of 2^100 add 2^103, half an ulp of FLT_MAX, to c = FLT_MAX: a tie that
+ *     rounds to inf (even), after which the accumulator must stay inf.
+ * M = 9, N = 37 (tails of the 4 x 16 tiles), K = 70 (blocks of 2, 4, 8 and 32 with a short
+ * last one; B200's second int32 sum), in the AVX-512, AVX2 and portable builds (the library
+ * reads DRIFT_TC_NO_AVX512 and DRIFT_NO_SIMD at each call; without AVX-512, MI100 and MI300X
+ * take their row paths in tc_gemm_amd.c and B200 fp8 the tiles' narrower builds), at 1 and 3
+ * threads. Tolerance 0. */
+static void fill_edge(double *x, size_t n, drift_format_t f, int kind, int is_c, uint32_t point)
+{
+    drift_stream_t s;
+    drift_stream_init(&s, 9, drift_fnv1a32("test_tc_model/tiles"), point, (uint32_t)(kind * 16 + f));
+    const drift_format_info_t *fi = drift_format_info(f == DRIFT_TF32 ? DRIFT_FP32 : f);
+    for (size_t t = 0; t < n; t++) {
+        double v = drift_stream_normal(&s), sg = drift_stream_below(&s, 2) ? -1.0 : 1.0;
+        if (kind == 1) {
+            v = is_c ? sg * (f == FP32 ? 0x1p24 + 2.0 * drift_stream_below(&s, 64) : 0x1p11 + 2.0 * drift_stream_below(&s, 64))
+                     : sg * (drift_stream_below(&s, 2) ? 1.5 : 1.0) * ldexp(1.0, (int)drift_stream_below(&s, 5) - 2);
+        } else if (kind == 2) {
+            v = is_c ? (t % 3 == 0 ? sg * fi->max_finite : v) : v * (f == FP16 ? 8.0 : f == DRIFT_BF16 || f == DRIFT_TF32 ? 0x1p52 : 4.0);
+        } else if (kind == 3) {
+            if (drift_stream_below(&s, 3) == 0 || is_c) v = sg * fi->min_normal * drift_stream_uniform(&s);
+        } else if (kind == 4 && is_c) {
+            v = t % 2 ? -0.0 : 0.0;
+        }
+        double r = drift_rne(v, f == DRIFT_TF32 ? DRIFT_TF32 : f);
+        x[t] = isinf(r) ? sg * fi->max_finite : r;
+    }
+}
+
+Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
+{
+    const tc_cfg_case_t cfg[] = {{DRIFT_TC_MI100, FP16, FP32},        {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, FP16, FP32},       {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, DRIFT_TF32, FP32}, {B200, DRIFT_FP8E4M3, FP32},
+                                 {B200, DRIFT_FP8E4M3, FP16},         {B200, DRIFT_FP8E5M2, FP32},
+                                 {B200, DRIFT_FP8E5M2, FP16}};
+    enum { M = 9, N = 37, K = 70 };
+    static double A[M * K], B[K * N], C[M * N], C0[M * N], C1[M * N];
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
+        for (int kind = 0; kind < 6; kind++) {
+            if (kind == 5 && (cfg[c].arch != DRIFT_TC_MI300X || cfg[c].in != DRIFT_BF16)) continue;
+            fill_edge(A, M * K, cfg[c].in, kind, 0, 41);
+            fill_edge(B, K * N, cfg[c].in, kind, 0, 42);
+            fill_edge(C0, M * N, cfg[c].out, kind, 1, 43);
+            if (kind == 4) {
+                for (size_t i = 0; i < M; i++)
+                    for (size_t k = 1; k < K; k += 2) A[i * K + k] = A[i * K + k - 1];
+                for (size_t k = 1; k < K; k += 2)
+                    for (size_t j = 0; j < N; j++) B[k * N + j] = -B[(k - 1) * N + j];
+                for (size_t k = 0; k < K; k++) A[2 * K + k] = 0.0, B[k * N + 5] = -0.0; /* (2,5): c -0, products -0 */
+            }
+            if (kind == 5) {
+                for (size_t t = 0; t < M * K; t++) A[t] = 0x1p50;
+                for (size_t t = 0; t < K * N; t++) B[t] = t % N < N / 2 ? 0x1p50 : -0x1p50;
+                for (size_t t = 0; t < M * N; t++) C0[t] = t % 3 ? 1.0 : 0x1.fffffep127;
+            }
+            size_t ninf = 0;
+            for (int lv = 0; lv < 3; lv++) {
+                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+                for (int e = 0; e < 2; e++)
+                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                for (int threads = 1; threads <= 3; threads += 2) {
+#ifdef _OPENMP
+                    omp_set_num_threads(threads);
+#endif
+                    double *out = threads == 1 ? C : C1;
+                    memcpy(out, C0, sizeof C);
+                    cr_assert_eq(drift_tc_gemm(out, A, B, M, N, K, 1, cfg[c].arch, cfg[c].in, cfg[c].out), 0);
+                }
+                cr_assert_eq(memcmp(C, C1, sizeof C), 0, "%s %s kind %d level %d: thread count changed bits",
+                             drift_tc_arch_name(cfg[c].arch), drift_format_name(cfg[c].in), kind, lv);
+                for (size_t i = 0; i < M; i++)
+                    for (size_t j = 0; j < N; j++) {
+                        double col[K], r;
+                        for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
+                        cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], cfg[c].arch, cfg[c].in, cfg[c].out), 0);
+                        cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0,
+                                  "%s %s->%s kind %d level %d (%zu,%zu): gemm %a, model %a", drift_tc_arch_name(cfg[c].arch),
+                                  drift_format_name(cfg[c].in), drift_format_name(cfg[c].out), kind, lv, i, j, C[i * N + j], r);
+                        ninf += isinf(r) != 0;
+                    }
+            }
+            /* the overflow data must overflow where the format allows it: fp16 output, or the
+             * AMD models' fp32 accumulators beside products near 2^100 */
+            if (kind == 5 || (kind == 2 && (cfg[c].out == FP16 || (cfg[c].arch != B200 && cfg[c].in != FP16))))
+                cr_assert(ninf > 0, "%s %s->%s: no accumulator overflowed", drift_tc_arch_name(cfg[c].arch),
+                          drift_format_name(cfg[c].in), drift_format_name(cfg[c].out));
+            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+        }
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+}

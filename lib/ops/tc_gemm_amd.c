@@ -1,10 +1,14 @@
 /* tc_gemm_amd.c — drift_tc_gemm for the AMD block FMAs whose scalar model is one output at a
- * time (tc_model.c: tc_block_exact for CDNA1 / MI100, tc_block_late_c for CDNA3 / MI300X),
- * reorganised across the outputs of a row so that the compiler vectorises it (AVX-512, AVX2
- * or SSE2 clones of the same C), bit-identical to the scalar model (tests/test_tc_model.c,
- * amd_gemm_equals_dot and amd_gemm_fast_paths_equal_the_model, compares every output with
- * drift_tc_dot). Inputs are finite here (drift_tc_gemm sends special values to the scalar
- * model); an accumulator that overflows to inf inside K is handled per output. */
+ * time (tc_model.c: tc_block_exact for CDNA1 / MI100, tc_block_late_c for CDNA3 / MI300X).
+ * With AVX-512, MI100, and MI300X on data of one scale (every nonzero input in [2^-50, 2^50]),
+ * run on the register tiles of tc_gemm_tiles.c. Otherwise (AVX2 or portable builds, where
+ * the tiles' 512-bit vector variables would live in memory, or MI300X on wider data) they run
+ * here: each block reorganised across the outputs of a row so that the compiler vectorises
+ * it (AVX-512, AVX2 or SSE2 clones of the same C). Both are bit-identical to the scalar model
+ * (tests/test_tc_model.c, amd_gemm_equals_dot, amd_gemm_fast_paths_equal_the_model and
+ * tile_gemms_equal_the_model_on_edge_cases compare every output with drift_tc_dot). Inputs
+ * are finite here (drift_tc_gemm sends special values to the scalar model); an accumulator
+ * that overflows to inf inside K is handled per output. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -199,6 +203,11 @@ static void tc_amd_row_generic(const tc_amd_t *t, double *acc, const double *a, 
 int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                            const tc_cfg_t *g)
 {
+    if (drift_tc_simd_level_() == 2) { /* the register tiles (tc_gemm_tiles.c) */
+        if (g->algo == DRIFT_TC_EXACT_BLOCK) return drift_tc_gemm_exact_tiles(C, A, B, M, N, K, c_init, g);
+        int done, rc = drift_tc_gemm_tiles(C, A, B, M, N, K, c_init, g, &done); /* CDNA3, data of one scale */
+        if (rc || done) return rc;
+    }
     double *Ad = malloc(M * K * sizeof *Ad), *Bd = malloc(K * N * sizeof *Bd);
     int *ea = malloc(M * K * sizeof *ea), *eb = malloc(K * N * sizeof *eb);
     if (!Ad || !Bd || !ea || !eb) {

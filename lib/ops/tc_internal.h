@@ -56,6 +56,19 @@ static inline int c_exp(double c)
     return e < -126 ? -126 : e;
 }
 
+/* Is x a value of the format f (no NaN, no inf): zero, or |x| <= max_finite and a multiple
+ * of its binade's quantum 2^(max(ex, emin) - p + 1)? Arithmetic on the exponent instead of a
+ * rounding (drift_rne has no fast path for fp8, and drift_tc_gemm checks every input). */
+static inline int tc_is_value(double x, const drift_format_info_t *f)
+{
+    double ax = fabs(x);
+    if (ax == 0) return 1;
+    if (!(ax <= f->max_finite) || ax < f->min_subnormal) return 0;
+    int e = dexp(ax);
+    double m = ax * pow2i((f->p - 1) - (e < f->emin ? f->emin : e)); /* exact: below 2^p */
+    return m == trunc(m);
+}
+
 /* Round the exact value S / scale to the output format (tc_model.c). */
 double drift_tc_finish_(double S, double scale, const tc_cfg_t *g);
 /* c rounded to the output format as drift_tc_round_c (tc_model.c). */
@@ -84,5 +97,20 @@ int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t
  * blocks vectorised across the outputs of a row (tc_gemm_amd.c). */
 int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                            const tc_cfg_t *g);
+
+/* The same for DRIFT_TC_ALIGN_LATE_C (CDNA3) and DRIFT_TC_ALIGN_THEN_ADD (Blackwell fp8) on
+ * register tiles in float lanes (tc_gemm_tiles.c), when every nonzero input lies in
+ * [2^-50, 2^50] (always for fp16 and fp8) and min_exp <= -100: then *done = 1. Otherwise
+ * *done = 0, C untouched, and the caller takes another path. DRIFT_OK or DRIFT_ENOMEM. */
+int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                        const tc_cfg_t *g, int *done);
+
+/* The same for DRIFT_TC_EXACT_BLOCK (CDNA1) on register tiles in double lanes, TwoSum-checked
+ * (tc_gemm_tiles.c); inputs finite and validated. DRIFT_OK or DRIFT_ENOMEM. Both tile GEMMs
+ * give the model's bits in every build, but only the AVX-512 one keeps their 512-bit vectors
+ * in registers: drift_tc_gemm_amd_rows takes them only there (Blackwell fp8, which has no
+ * row path, takes them in every build: still faster than its scalar blocks). */
+int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                              const tc_cfg_t *g);
 
 #endif

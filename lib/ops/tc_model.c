@@ -433,6 +433,7 @@ static int tc_valid_input(double x, const tc_cfg_t *g)
 {
     if (isnan(x)) return 1;
     drift_format_t f = g->in == DRIFT_TF32 ? DRIFT_FP32 : g->in;
+    if (tc_is_value(x, drift_format_info(f))) return 1; /* fast; inf is a value too, below */
     return drift_rne(x, f) == x;
 }
 
@@ -501,9 +502,9 @@ int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const 
     return DRIFT_OK;
 }
 
-/* The GEMM with tc_block per output, for the architectures whose block is not one alignment
- * of every term and that no row path computes (B200 fp8; fp8 -> fp16 on Hopper and
- * Blackwell). Inputs are finite:
+/* The GEMM with tc_block per output, for the blocks that no fast path computes (fp8 -> fp16 on
+ * Hopper and Blackwell, FP8_VIA_HMMA; a B200 fp8 configuration tc_gemm_tiles.c would refuse,
+ * none at present). Inputs are finite:
  * they are prepared once, B transposed so that each column is contiguous. Each output is
  * independent of the others: any thread count gives the same bits. */
 static int tc_gemm_blocks(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
@@ -567,6 +568,11 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
     if (g.algo == DRIFT_TC_PAIRWISE_FP32) return drift_tc_gemm_pairwise32(C, A, B, M, N, K, c_init, &g);
     if (g.algo == DRIFT_TC_EXACT_BLOCK || g.algo == DRIFT_TC_ALIGN_LATE_C)
         return drift_tc_gemm_amd_rows(C, A, B, M, N, K, c_init, &g);
+    if (g.algo == DRIFT_TC_ALIGN_THEN_ADD) { /* Blackwell fp8: its inputs always fit the float tiles */
+        int done;
+        rc = drift_tc_gemm_tiles(C, A, B, M, N, K, c_init, &g, &done);
+        if (rc || done) return rc;
+    }
     if (g.algo != DRIFT_TC_ALIGN_TRUNC) return tc_gemm_blocks(C, A, B, M, N, K, c_init, &g);
     return drift_tc_gemm_packed(C, A, B, M, N, K, c_init, &g);
 }

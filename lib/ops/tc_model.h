@@ -156,9 +156,11 @@ int drift_tc_round_c(double *out, double c, drift_format_t out_fmt);
  * of A (M x K) and column j of B (K x N), with C's entries as the initial c when c_init
  * is nonzero (else 0). A and B must be values of `in` (tf32: truncated as above); the
  * result is bit-identical to calling drift_tc_dot per output, whatever the thread count
- * (OpenMP across rows; the NVIDIA align-and-truncate blocks and MI250's fp32 blocks
- * vectorised across the outputs of a row in tc_gemm_packed.c, MI100's and MI300X's in
- * tc_gemm_amd.c, B200 fp8 and Hopper/Blackwell fp8 -> fp16 one output at a time). */
+ * (OpenMP across rows or tiles; the NVIDIA align-and-truncate blocks and MI250's fp32 blocks
+ * vectorised across the outputs of a row in tc_gemm_packed.c, MI100's, MI300X's and B200
+ * fp8's (fp32 output) on register tiles of 4 x 16 outputs in tc_gemm_tiles.c, MI300X's on
+ * inputs beyond [2^-50, 2^50] across a row in tc_gemm_amd.c, Hopper/Blackwell fp8 -> fp16
+ * one output at a time). */
 int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                   drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
 

@@ -1,0 +1,507 @@
+/* tc_gemm_tiles.c — drift_tc_gemm on register tiles of 4 rows x 16 columns for three block
+ * FMAs whose scalar model is one output at a time (tc_model.c): the ones that align and
+ * truncate the products apart from c (tc_block_late_c for CDNA3 / MI300X, tc_block_then_add
+ * for Blackwell fp8) in float and int32 lanes, and CDNA1's exact block (tc_block_exact, MI100)
+ * in double lanes with TwoSum checks (further down). Bit-identical to the scalar model
+ * (tests/test_tc_model.c compares every output with drift_tc_dot in the AVX-512, AVX2 and
+ * portable builds of the same C). The 512-bit vector variables stay in registers only in the
+ * AVX-512 build (the others keep them in memory): MI100 and MI300X come here only with
+ * AVX-512 (tc_gemm_amd.c), Blackwell fp8 always (it has no other fast path).
+ *
+ * Why the float lanes are exact: the caller sends only inputs whose nonzero magnitudes lie in
+ * [2^-50, 2^50] (fp16 and fp8 always do; tf32 and bf16 data of one scale do), so a product has
+ * at most 22 significant bits and lies in [2^-100, 2^100]: exact in float. Its alignment
+ * exponent E (the block's largest ex(a) + ex(b)) is in [-100, 100], so the scale 2^(lsb_off - E)
+ * is a normal float, and p * 2^(lsb_off - E) is exact (or below 1 when it underflows, where
+ * truncation gives 0 either way). The truncated terms are below 2^(lsb_off + 2) <= 2^27 (a
+ * product's unnormalised significand is below 4): int32 sums of 16 of them cannot overflow.
+ * The model's clamps (min_exp: none for CDNA3, -133 for Blackwell fp8) lie below every E
+ * reached here, so they never act (the caller checks min_exp <= -100).
+ *
+ * The time goes into the products (per 16 outputs: two integer operations for E, then two
+ * multiplies, a conversion and an add), which stay in registers across a block; the
+ * per-block finishing (c's exponent, the late shift or the truncation to fp32, the rounding)
+ * runs once per block in double lanes, 8 at a time. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drift.h"
+#include "tc_internal.h"
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define TC_TILE_CLONES 1
+#endif
+
+#define TR 4  /* rows per tile */
+#define TW 16 /* columns per tile: one vector of 16 floats */
+#define TC_TILE_EFLOOR (-100) /* every E of an in-range product is at least this */
+
+/* GCC/clang vector extensions (as lib/llm/lmhead.c): the same C compiles to AVX-512 zmm, to
+ * pairs of AVX2 ymm or to SSE2 xmm registers in the clones below. */
+typedef float v16f __attribute__((vector_size(64)));
+typedef int32_t v16i __attribute__((vector_size(64)));
+typedef double v8d __attribute__((vector_size(64)));
+typedef int64_t v8l __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+/* The helpers below are inlined into one function: no vector crosses a call, so the ABI note
+ * GCC gives for vector arguments without AVX does not apply. */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wunknown-warning-option" /* a clang without -Wpsabi */
+#endif
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define VLOAD(v, p) memcpy(&(v), (p), sizeof(v))
+#define VSTORE(p, v) memcpy((p), &(v), sizeof(v))
+
+static inline __attribute__((always_inline)) v8d sel8(v8l m, v8d x, v8d y)
+{
+    return (v8d)(((v8l)x & m) | ((v8l)y & ~m));
+}
+
+/* GCC 12 splits a widening __builtin_convertvector (8 floats or int32 to 8 doubles) into
+ * four 256-bit instructions, and a vector max written as a select into three: the AVX-512
+ * clone takes the one instruction each from these helpers (isa == 2). The conversions are
+ * exact and max is max: every build computes the same values. */
+#ifdef TC_TILE_CLONES
+#include <immintrin.h>
+__attribute__((target("avx512f"))) static inline v8d widen_f_512(v8f x) { return (v8d)_mm512_cvtps_pd((__m256)x); }
+__attribute__((target("avx512f"))) static inline v8d widen_i_512(v8i x) { return (v8d)_mm512_cvtepi32_pd((__m256i)x); }
+__attribute__((target("avx512f"))) static inline v16i max_i_512(v16i x, v16i y)
+{
+    return (v16i)_mm512_max_epi32((__m512i)x, (__m512i)y);
+}
+/* m ? c : r where m: the error bits (ev without its sign bit) are not all 0; *any |= m != 0 */
+__attribute__((target("avx512f"))) static inline v8d keep_if_err_512(v8l ev, v8d c, v8d r, int *any)
+{
+    __mmask8 m = _mm512_test_epi64_mask((__m512i)ev, _mm512_set1_epi64(INT64_MAX));
+    *any |= m != 0;
+    return (v8d)_mm512_mask_blend_pd(m, (__m512d)r, (__m512d)c);
+}
+#endif
+
+static inline __attribute__((always_inline)) v8d cvtfd(v8f x, int isa)
+{
+#ifdef TC_TILE_CLONES
+    if (isa == 2) return widen_f_512(x);
+#endif
+    (void)isa;
+    return __builtin_convertvector(x, v8d);
+}
+
+static inline __attribute__((always_inline)) v8d cvtid(v8i x, int isa)
+{
+#ifdef TC_TILE_CLONES
+    if (isa == 2) return widen_i_512(x);
+#endif
+    (void)isa;
+    return __builtin_convertvector(x, v8d);
+}
+
+static inline __attribute__((always_inline)) v8d absv(v8d x) { return (v8d)((v8l)x & INT64_MAX); }
+
+/* m ? x : y lane by lane (a vector ?: is C++ only) */
+static inline __attribute__((always_inline)) v16i seli16(v16i m, v16i x, v16i y) { return (x & m) | (y & ~m); }
+
+static inline __attribute__((always_inline)) v16i maxi16(v16i x, v16i y, int isa)
+{
+#ifdef TC_TILE_CLONES
+    if (isa == 2) return max_i_512(x, y);
+#endif
+    (void)isa;
+    return seli16(x > y, x, y);
+}
+
+
+static inline __attribute__((always_inline)) v8i lo8(v16i x) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7); }
+static inline __attribute__((always_inline)) v8i hi8(v16i x) { return __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15); }
+static inline __attribute__((always_inline)) v8f lo8f(v16f x) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7); }
+static inline __attribute__((always_inline)) v8f hi8f(v16f x) { return __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15); }
+static inline __attribute__((always_inline)) v16f cat16f(v8f lo, v8f hi)
+{
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+/* The bits of 2^e (as int64 lanes) for the low or high 8 lanes of eb = e + 1023 in [1, 2046]:
+ * each int32 paired with a zero (little-endian), shifted to the exponent field. */
+static inline __attribute__((always_inline)) v8l pow2bits_lo(v16i eb)
+{
+    v16i z = {0};
+    return (v8l)__builtin_shufflevector(eb, z, 0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16) << 52;
+}
+static inline __attribute__((always_inline)) v8l pow2bits_hi(v16i eb)
+{
+    v16i z = {0};
+    return (v8l)__builtin_shufflevector(eb, z, 8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16) << 52;
+}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "pow2bits_lo/hi pair an int32 with the zero above it: little-endian only"
+#endif
+
+/* CDNA3 (tc_block_late_c), 8 outputs, on values rather than integers: P = S * 2^(Ep - lsb_off)
+ * the products' truncated sum and c (an fp32 value, or inf). The one with the smaller
+ * exponent ("small") is rounded toward -inf to the quantum q of the other's units: 2^(Ec -
+ * lsb_off - 7) when that is c (the products gain 7 bits, late), else 2^(Ep - lsb_off); then
+ * v = floor_q(small) + big. That is tc_block_late_c's signed integer sum (below 2^41 units of
+ * q, exact in double) times its scale. floor_q: small + 1.5 * 2^(52 + log2 q) - the same
+ * rounds small to nearest at quantum q (|small| < 2^36 q), then one q less where that went
+ * up. big is a multiple of q. v is rounded once to fp32. No product (Ep = TC_NO_TERM, S = 0,
+ * late): v = 0 + c, which is c (+0 for -0), as the model's "return c"; an infinite c is late
+ * too and gives inf + finite = inf, which the model keeps. A zero v is +0 (a zero floor_q is
+ * +0), as the model's. qb: the bits of q. */
+static inline __attribute__((always_inline)) v8f late_c8(v8l lt, v8l qb, v8d P, v8f c8, int isa)
+{
+    v8d c = cvtfd(c8, isa);
+    v8d small = sel8(lt, P, c), big = sel8(lt, c, P);
+    v8d M = (v8d)(qb + (((int64_t)52 << 52) | ((int64_t)1 << 51))), q = (v8d)qb;
+    v8d r = (small + M) - M;
+    r -= sel8(r > small, q, (v8d){0});
+    return __builtin_convertvector(r + big, v8f);
+}
+
+static inline __attribute__((always_inline)) v16f late_c16(v16i Ep, v16i Ef, v16i S, v16f c, int lsb_off, int isa)
+{
+    v16i cu = (v16i)c;
+    v16i ce = ((cu >> 23) & 0xff) - 127; /* inf: 128 */
+    v16i Ec = seli16(ce < -126, (v16i){0} - 126, ce); /* zero and subnormals: -126 */
+    v16i late = Ec > Ep;
+    v16i qe = seli16(late, Ec - lsb_off - 7, Ep - lsb_off) + 1023;
+    /* P's scale 2^(Ef - lsb_off) in [2^-125, 2^76], a float (Ef: Ep floored; S is 0 below) */
+    v16f ps = (v16f)((Ef - lsb_off + 127) << 23);
+    v8d P0 = cvtid(lo8(S), isa) * cvtfd(lo8f(ps), isa);
+    v8d P1 = cvtid(hi8(S), isa) * cvtfd(hi8f(ps), isa);
+    /* the masks as int64 lanes: each int32 lane twice */
+    v8l lt0 = (v8l)__builtin_shufflevector(late, late, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+    v8l lt1 = (v8l)__builtin_shufflevector(late, late, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+    v16f r = cat16f(late_c8(lt0, pow2bits_lo(qe), P0, lo8f(c), isa), late_c8(lt1, pow2bits_hi(qe), P1, hi8f(c), isa));
+    return r + 0.0f; /* a zero is +0 */
+}
+
+/* Blackwell fp8 (tc_block_then_add), 8 outputs: S = S0 + S1 the truncated products' sum in
+ * units of 2^(E - lsb_off) (below 2^32: exact in double), truncated to 24 significant bits
+ * (the RNE float, one step toward zero on its bits where it went up in magnitude; never
+ * subnormal: |S| >= 1 and E - lsb_off >= -53), scaled back, and added to c with one RNE
+ * rounding to the output format. A zero S gives p = +0 and so c (+0 for -0), as the model's
+ * "no product" branch; an infinite c stays infinite. */
+static inline __attribute__((always_inline)) v8f then_add8(v8f ps, v8i S0, v8i S1, v8f c8, int fp16, int isa)
+{
+    v8d Sd = cvtid(S0, isa) + cvtid(S1, isa);
+    v8f f = __builtin_convertvector(Sd, v8f);
+    v8d fd = cvtfd(f, isa);
+    v8i up = __builtin_convertvector(absv(fd) > absv(Sd), v8i); /* -1 where RNE went up */
+    f = (v8f)((v8i)f + up);
+    v8d p = cvtfd(f, isa) * cvtfd(ps, isa); /* exact */
+    v8d x = p + cvtfd(c8, isa); /* p and c have <= 24 bits: rounding this to
+                                                   * double, then to the output, is the
+                                                   * correctly rounded sum (tc_block_then_add) */
+    if (!fp16) return __builtin_convertvector(x, v8f);
+    /* (Unreachable at present: fp8 -> fp16 on Blackwell is FP8_VIA_HMMA, which tc_gemm_blocks
+     * computes, so no table row pairs then-add with fp16 output; as tc_block_then_add's fp16
+     * branch, it stays for a row that would.)
+     * RNE to fp16 with subnormals (quantum 2^-24) and overflow to inf at 2^16 after rounding:
+     * x / q (exact) rounded to an integer by 2^52 (|x / q| < 2^12, or inf), times q. */
+    v8d ax = absv(x);
+    v8l ex = (((v8l)ax >> 52) & 0x7ff) - 1023; /* zero: -1023; inf: 1024 */
+    ex = (v8l)sel8(ex < -14, (v8d)((v8l){0} - 14), (v8d)ex);
+    v8d up2 = (v8d)((1023 + 10 - ex) << 52), q = (v8d)((1023 - 10 + ex) << 52);
+    v8d r = (((ax * up2) + 0x1p52) - 0x1p52) * q;
+    r = sel8(r >= 0x1p16, (v8d){0} + INFINITY, r);
+    return __builtin_convertvector((v8d)((v8l)r | ((v8l)x & INT64_MIN)), v8f);
+}
+
+static inline __attribute__((always_inline)) v16f then_add16(v16i Ef, v16i S0, v16i S1, v16f c, int lsb_off, int fp16, int isa)
+{
+    v16f ps = (v16f)((Ef - lsb_off + 127) << 23); /* 2^(E - lsb_off) in [2^-125, 2^75], a float */
+    return cat16f(then_add8(lo8f(ps), lo8(S0), lo8(S1), lo8f(c), fp16, isa),
+                  then_add8(hi8f(ps), hi8(S0), hi8(S1), hi8f(c), fp16, isa));
+}
+
+typedef struct {
+    const float *Ap; /* Mp x K, rows padded to TR with zeros */
+    const int32_t *eap;
+    const float *Bp; /* panels of TW columns: Bp[(panel * K + k) * TW + l], zero-padded */
+    const int32_t *ebp;
+    size_t K;
+    int blk, lsb_off, then_add, fp16;
+} tc_tiles_t;
+
+/* One tile: rows i0..i0+TR of the padded A, columns of panel jp; acc (TR x TW floats) holds
+ * the rounded c and receives the result. */
+static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t *t, size_t i0, size_t jp, float *acc,
+                                                                int isa)
+{
+    const size_t K = t->K, blk = (size_t)t->blk;
+    const float *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
+    const int32_t *ea = t->eap + i0 * K, *ebp = t->ebp + jp * K * TW;
+    v16f c[TR];
+    for (int r = 0; r < TR; r++) VLOAD(c[r], acc + r * TW);
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        const size_t m = K - k0 < blk ? K - k0 : blk, m0 = m < 16 ? m : 16;
+        v16i E[TR], S0[TR], S1[TR];
+        v16f sc[TR];
+        for (int r = 0; r < TR; r++) E[r] = (v16i){0} + TC_NO_TERM;
+        for (size_t k = k0; k < k0 + m; k++) {
+            v16i eb;
+            VLOAD(eb, ebp + k * TW);
+            for (int r = 0; r < TR; r++) {
+                v16i e = eb + ea[r * K + k];
+                E[r] = maxi16(e, E[r], isa);
+            }
+        }
+        for (int r = 0; r < TR; r++) {
+            v16i Ef = seli16(E[r] > TC_TILE_EFLOOR, E[r], (v16i){0} + TC_TILE_EFLOOR);
+            sc[r] = (v16f)((t->lsb_off - Ef + 127) << 23); /* 2^(lsb_off - E), a normal float */
+            S0[r] = (v16i){0}, S1[r] = (v16i){0};
+        }
+        for (size_t k = k0; k < k0 + m0; k++) {
+            v16f b;
+            VLOAD(b, bp + k * TW);
+            for (int r = 0; r < TR; r++) S0[r] += __builtin_convertvector((b * a[r * K + k]) * sc[r], v16i);
+        }
+        for (size_t k = k0 + m0; k < k0 + m; k++) { /* Blackwell fp8's 32: a second int32 sum */
+            v16f b;
+            VLOAD(b, bp + k * TW);
+            for (int r = 0; r < TR; r++) S1[r] += __builtin_convertvector((b * a[r * K + k]) * sc[r], v16i);
+        }
+        for (int r = 0; r < TR; r++) {
+            v16i Ef = seli16(E[r] > TC_TILE_EFLOOR, E[r], (v16i){0} + TC_TILE_EFLOOR);
+            c[r] = t->then_add ? then_add16(Ef, S0[r], S1[r], c[r], t->lsb_off, t->fp16, isa)
+                               : late_c16(E[r], Ef, S0[r] + S1[r], c[r], t->lsb_off, isa);
+        }
+    }
+    for (int r = 0; r < TR; r++) VSTORE(acc + r * TW, c[r]);
+}
+
+#ifdef TC_TILE_CLONES
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void tc_tile_avx512(const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
+{
+    tc_tile_with(t, i0, jp, acc, 2);
+}
+
+__attribute__((target("avx2"))) static void tc_tile_avx2(const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
+{
+    tc_tile_with(t, i0, jp, acc, 1);
+}
+#endif
+
+static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc) { tc_tile_with(t, i0, jp, acc, 0); }
+
+/* An input as the hardware takes it: only tf32 changes (tc_model.c truncates fp32 values). */
+static inline double tc_tile_prepare(double x, const tc_cfg_t *g) { return g->in == DRIFT_TF32 ? drift_tc_prepare_(x, g) : x; }
+
+/* ---- CDNA1 (tc_block_exact): c and a block of products summed exactly, rounded once ------
+ * On tiles of 4 rows x 16 columns in double lanes: per output, s = c, then s += p_k for the
+ * block's products (exact in double: at most 11 x 11 significant bits), each addition an
+ * error-free TwoSum whose error's bits are or-ed into a flag. When the flag is 0 every
+ * addition was exact, s is the exact sum, and (float)s its one correctly rounded fp32 value
+ * (nearest-even, with subnormals; at or above 2^128 - 2^103 it is inf, as tc_block_exact's
+ * 2^128 test after rounding); an exact zero sum is +0 (tc_block_exact drops zero terms and
+ * returns +0). A flagged output (the terms span more than 53 bits: a tiny product beside a
+ * large c, rare on data of one scale; or an inf accumulator, whose TwoSum error is NaN) is
+ * recomputed with the scalar block. */
+typedef struct {
+    const double *Ap; /* Mp x K, rows padded to TR with zeros */
+    const double *Bp; /* panels of TW columns, zero-padded */
+    size_t K;
+    const tc_cfg_t *g;
+} tc_xtiles_t;
+
+static inline __attribute__((always_inline)) void tc_exact_tile_with(const tc_xtiles_t *t, size_t i0, size_t jp,
+                                                                      double *acc, int isa)
+{
+    const size_t K = t->K, blk = (size_t)t->g->p.block;
+    const double *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
+    v8d c[TR][2];
+    for (int r = 0; r < TR; r++) VLOAD(c[r][0], acc + r * TW), VLOAD(c[r][1], acc + r * TW + 8);
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        const size_t m = K - k0 < blk ? K - k0 : blk;
+        v8d s[TR][2];
+        v8l ev[TR][2];
+        for (int r = 0; r < TR; r++)
+            for (int h = 0; h < 2; h++) s[r][h] = c[r][h], ev[r][h] = (v8l){0};
+        for (size_t k = k0; k < k0 + m; k++) {
+            v8d b[2];
+            VLOAD(b[0], bp + k * TW), VLOAD(b[1], bp + k * TW + 8);
+            for (int r = 0; r < TR; r++)
+                for (int h = 0; h < 2; h++) {
+                    v8d p = b[h] * a[r * K + k]; /* exact */
+                    v8d u = s[r][h] + p, bb = u - s[r][h];
+                    v8d e = (s[r][h] - (u - bb)) + (p - bb); /* TwoSum: u + e == s + p exactly */
+                    ev[r][h] |= (v8l)e;
+                    s[r][h] = u;
+                }
+        }
+        int any = 0;
+        for (int r = 0; r < TR; r++)
+            for (int h = 0; h < 2; h++) {
+                v8d rr = cvtfd(__builtin_convertvector(s[r][h], v8f), isa) + 0.0; /* one rounding; +0 */
+                /* a flagged output (some error bit: a NaN too; -0, exact, not) keeps its c for
+                 * the scalar block */
+#ifdef TC_TILE_CLONES
+                if (isa == 2) {
+                    c[r][h] = keep_if_err_512(ev[r][h], c[r][h], rr, &any);
+                    continue;
+                }
+#endif
+                v8l bad = (ev[r][h] & INT64_MAX) != 0;
+                c[r][h] = sel8(bad, c[r][h], rr);
+                int64_t bb[8];
+                VSTORE(bb, bad);
+                any |= (bb[0] | bb[1] | bb[2] | bb[3] | bb[4] | bb[5] | bb[6] | bb[7]) != 0;
+            }
+        if (any) { /* rare */
+            for (int r = 0; r < TR; r++) {
+                double cb[TW];
+                int64_t eb[TW];
+                v8l b0 = (ev[r][0] & INT64_MAX) != 0, b1 = (ev[r][1] & INT64_MAX) != 0;
+                VSTORE(cb, c[r][0]), VSTORE(cb + 8, c[r][1]);
+                VSTORE(eb, b0), VSTORE(eb + 8, b1);
+                for (int l = 0; l < TW; l++)
+                    if (eb[l]) {
+                        double col[TC_MAX_BLOCK];
+                        for (size_t k = 0; k < m; k++) col[k] = bp[(k0 + k) * TW + (size_t)l];
+                        cb[l] = drift_tc_block_(a + r * K + k0, col, m, cb[l], t->g);
+                    }
+                VLOAD(c[r][0], cb), VLOAD(c[r][1], cb + 8);
+            }
+        }
+    }
+    for (int r = 0; r < TR; r++) VSTORE(acc + r * TW, c[r][0]), VSTORE(acc + r * TW + 8, c[r][1]);
+}
+
+#ifdef TC_TILE_CLONES
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+{
+    tc_exact_tile_with(t, i0, jp, acc, 2);
+}
+
+__attribute__((target("avx2"))) static void tc_exact_tile_avx2(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+{
+    tc_exact_tile_with(t, i0, jp, acc, 1);
+}
+#endif
+
+static void tc_exact_tile_generic(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+{
+    tc_exact_tile_with(t, i0, jp, acc, 0);
+}
+
+int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                              const tc_cfg_t *g)
+{
+    const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
+    double *Ap = calloc(Mp * K, sizeof *Ap), *Bp = calloc(np * K * TW, sizeof *Bp);
+    if (!Ap || !Bp) {
+        free(Ap), free(Bp);
+        return DRIFT_ENOMEM;
+    }
+    for (size_t t = 0; t < M * K; t++) Ap[t] = tc_tile_prepare(A[t], g);
+    for (size_t jp = 0; jp < np; jp++)
+        for (size_t k = 0; k < K; k++)
+            for (size_t l = 0; l < TW && jp * TW + l < N; l++)
+                Bp[(jp * K + k) * TW + l] = tc_tile_prepare(B[k * N + jp * TW + l], g);
+    const tc_xtiles_t t = {Ap, Bp, K, g};
+    const int simd = drift_tc_simd_level_();
+    const size_t ngroups = Mp / TR, ntiles = ngroups * np;
+    /* Each tile is independent of the others: any thread count gives the same bits. */
+#pragma omp parallel for schedule(static)
+    for (size_t ti = 0; ti < ntiles; ti++) {
+        size_t jp = ti / ngroups, i0 = ti % ngroups * TR;
+        double acc[TR * TW];
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                acc[r * TW + l] = i < M && j < N && c_init ? drift_tc_round_c_(C[i * N + j], g) : 0.0;
+            }
+#ifdef TC_TILE_CLONES
+        if (simd == 2)
+            tc_exact_tile_avx512(&t, i0, jp, acc);
+        else if (simd == 1)
+            tc_exact_tile_avx2(&t, i0, jp, acc);
+        else
+#endif
+            tc_exact_tile_generic(&t, i0, jp, acc);
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                if (i < M && j < N) C[i * N + j] = acc[r * TW + l];
+            }
+    }
+    (void)simd;
+    free(Ap), free(Bp);
+    return DRIFT_OK;
+}
+
+/* Is x zero or of magnitude in [2^-50, 2^50] (see the file comment)? */
+static inline int tc_tile_in_range(double x)
+{
+    double ax = fabs(x);
+    return ax == 0 || (ax >= 0x1p-50 && ax <= 0x1p50);
+}
+
+int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                        const tc_cfg_t *g, int *done)
+{
+    *done = 0;
+    if (g->p.min_exp > TC_TILE_EFLOOR || g->p.block > 32) return DRIFT_OK; /* the clamp could act */
+    for (size_t t = 0; t < M * K; t++)
+        if (!tc_tile_in_range(tc_tile_prepare(A[t], g))) return DRIFT_OK;
+    for (size_t t = 0; t < K * N; t++)
+        if (!tc_tile_in_range(tc_tile_prepare(B[t], g))) return DRIFT_OK;
+    const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
+    float *Ap = calloc(Mp * K, sizeof *Ap), *Bp = calloc(np * K * TW, sizeof *Bp);
+    int32_t *eap = malloc(Mp * K * sizeof *eap), *ebp = malloc(np * K * TW * sizeof *ebp);
+    if (!Ap || !Bp || !eap || !ebp) {
+        free(Ap), free(Bp), free(eap), free(ebp);
+        return DRIFT_ENOMEM;
+    }
+    for (size_t t = 0; t < Mp * K; t++) {
+        double x = t < M * K ? tc_tile_prepare(A[t], g) : 0.0;
+        Ap[t] = (float)x; /* exact: a value of fp16, bf16, tf32 or fp8 in range */
+        eap[t] = x != 0 ? in_exp(x, g->emin_in) : TC_NO_TERM;
+    }
+    for (size_t jp = 0; jp < np; jp++)
+        for (size_t k = 0; k < K; k++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t j = jp * TW + l;
+                double x = j < N ? tc_tile_prepare(B[k * N + j], g) : 0.0;
+                Bp[(jp * K + k) * TW + l] = (float)x;
+                ebp[(jp * K + k) * TW + l] = x != 0 ? in_exp(x, g->emin_in) : TC_NO_TERM;
+            }
+    const tc_tiles_t t = {Ap, eap, Bp, ebp, K, g->p.block, g->lsb_off, g->algo == DRIFT_TC_ALIGN_THEN_ADD,
+                          g->out == DRIFT_FP16};
+    const int simd = drift_tc_simd_level_();
+    const size_t ngroups = Mp / TR, ntiles = ngroups * np;
+    /* Each tile is independent of the others: any thread count gives the same bits. */
+#pragma omp parallel for schedule(static)
+    for (size_t ti = 0; ti < ntiles; ti++) {
+        size_t jp = ti / ngroups, i0 = ti % ngroups * TR; /* a panel of B stays in cache across its row groups */
+        float acc[TR * TW];
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                acc[r * TW + l] = i < M && j < N && c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
+            }
+#ifdef TC_TILE_CLONES
+        if (simd == 2)
+            tc_tile_avx512(&t, i0, jp, acc);
+        else if (simd == 1)
+            tc_tile_avx2(&t, i0, jp, acc);
+        else
+#endif
+            tc_tile_generic(&t, i0, jp, acc);
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                if (i < M && j < N) C[i * N + j] = acc[r * TW + l];
+            }
+    }
+    (void)simd;
+    free(Ap), free(Bp), free(eap), free(ebp);
+    *done = 1;
+    return DRIFT_OK;
+}
