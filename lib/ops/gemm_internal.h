@@ -112,6 +112,9 @@ void drift_gemm_round_inputs(double *dd, float *df, const double *src, size_t n,
 int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, drift_format_t in);
 void drift_gemm_tiled_chain_f32(const drift_gemm_ctx_t *g, float *tiles, size_t k0, size_t k1);
 void drift_gemm_tiles_to_rm(const drift_gemm_ctx_t *g, const float *tiles, double *out);
+/* The whole of K into out (row-major M x N doubles) at once: the chain above with each tile
+ * written to out as soon as its last k-block is done (tiles: the same buffer, scratch). */
+void drift_gemm_tiled_f32_to_rm(const drift_gemm_ctx_t *g, float *tiles, double *out);
 
 /* gemm_f32_rows.c: partial accumulators over [k0, k1) of every output, row-major floats. */
 void drift_gemm_rows_f32(const drift_gemm_ctx_t *g, float *out, size_t k0, size_t k1);
