@@ -114,6 +114,15 @@ __attribute__((target("avx2,fma"))) static void uk_f32_avx2(size_t kl, const flo
  * instruction. Each output is still one chain over k, in order: the bits are those of the
  * scalar kernel. The tile is read from c (unless start) and written to cout (c, or scratch
  * for a finished tile that goes straight to the output). */
+/* The A panel (KC x 12 floats, 48 KiB) and the B panel (KC x 32) both come from L2 at
+ * KC = 1024: each step asks for the lines UK512_PF steps ahead into L1 (the hardware
+ * prefetchers alone left the 1024^3 chain at 1.02x OpenBLAS; 8, 16, 32 steps ahead gave
+ * 0.93, 0.92, 0.88x). A prefetch never faults, so reading past a panel's end is harmless. */
+#define UK512_PF 32
+#define UK512_PREFETCH(a, b)                                                                                    \
+    (_mm_prefetch((const char *)((b) + UK512_PF * UK512_NR), _MM_HINT_T0),                                      \
+     _mm_prefetch((const char *)((b) + UK512_PF * UK512_NR + 16), _MM_HINT_T0),                                 \
+     _mm_prefetch((const char *)((a) + UK512_PF * UK512_MR), _MM_HINT_T0))
 #define UK512_MR 12
 #define UK512_NR 32
 #define UK512_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
@@ -143,6 +152,7 @@ __attribute__((target("avx512f"))) static void uk_f32_avx512(size_t kl, const fl
     if (fma_on) {
         for (; k < kl; k++) {
             const float *a = ap + k * UK512_MR, *b = bp + k * UK512_NR;
+            UK512_PREFETCH(a, b);
             __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 #define STEP(r)                                                                                                 \
     {                                                                                                           \
@@ -155,6 +165,7 @@ __attribute__((target("avx512f"))) static void uk_f32_avx512(size_t kl, const fl
     } else {
         for (; k < kl; k++) {
             const float *a = ap + k * UK512_MR, *b = bp + k * UK512_NR;
+            UK512_PREFETCH(a, b);
             __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 #define STEP(r)                                                                                                 \
     {                                                                                                           \
