@@ -10,6 +10,7 @@
  * columns (K x nr each), zero padded at the edges (padded outputs are computed and
  * dropped), so the micro-kernel never branches on an edge. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,6 +195,52 @@ static void round_span_f(float *dst, const double *src, size_t n, drift_format_t
     (void)drift_round_array_float(dst, src, n, &o); /* cannot fail: f is not fp64 on the F32 path */
 }
 
+/* The packed panels live in one block, kept between calls (as OpenBLAS keeps its buffers):
+ * fresh memory for the 8 MiB of panels of a 1024^3 GEMM costs 2048 page faults, each
+ * zeroing a page, about a tenth of the whole call. One block is cached for the process
+ * (an atomic exchange, so concurrent calls each get their own) up to PANELS_KEEP bytes;
+ * it starts on a cache line, so that no 64-byte load of B straddles two. Its capacity is
+ * stored in the line before it. */
+#define PANELS_KEEP ((size_t)64 << 20)
+#define PANELS_LINE 64
+static _Atomic(float *) panels_cache;
+
+static size_t panels_cap(const float *p)
+{
+    size_t cap;
+    memcpy(&cap, (const char *)p - PANELS_LINE, sizeof cap);
+    return cap;
+}
+
+static void panels_free(float *p)
+{
+    if (p) free((char *)p - PANELS_LINE);
+}
+
+static float *panels_take(size_t n)
+{
+    float *p = atomic_exchange(&panels_cache, NULL);
+    if (p && panels_cap(p) >= n) return p;
+    panels_free(p);
+    size_t bytes = (n * sizeof(float) + PANELS_LINE - 1) / PANELS_LINE * PANELS_LINE;
+    char *b = aligned_alloc(PANELS_LINE, PANELS_LINE + bytes);
+    if (!b) return NULL;
+    memcpy(b, &n, sizeof n);
+    return (float *)(b + PANELS_LINE);
+}
+
+void drift_gemm_pack_release(drift_gemm_ctx_t *g)
+{
+    float *p = g->Ap;
+    g->Ap = g->Bp = NULL;
+    if (!p) return;
+    if (panels_cap(p) * sizeof(float) > PANELS_KEEP) {
+        panels_free(p);
+        return;
+    }
+    panels_free(atomic_exchange(&panels_cache, p));
+}
+
 int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, drift_format_t in)
 {
     drift_gemm_simd_t simd = drift_gemm_simd();
@@ -208,9 +255,10 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
     size_t M = g->M, N = g->N, K = g->K, mr = (size_t)g->mr, nr = (size_t)g->nr;
     g->mp = (M + mr - 1) / mr;
     g->np = (N + nr - 1) / nr;
-    g->Ap = malloc((g->mp * mr * K + 1) * sizeof(float));
-    g->Bp = malloc((g->np * nr * K + 1) * sizeof(float));
-    if (!g->Ap || !g->Bp) return DRIFT_ENOMEM;
+    const size_t na = (g->mp * mr * K + 15) / 16 * 16; /* B's panels start on a cache line */
+    g->Ap = panels_take(na + g->np * nr * K + 1);
+    if (!g->Ap) return DRIFT_ENOMEM;
+    g->Bp = g->Ap + na;
     /* The bulk rounding runs over long spans (whole rows, one call each: its fixed cost per
      * call was a quarter of a 1024^3 GEMM when it was called per panel piece), into a
      * scratch block that stays in L1/L2, and each packed panel is then written in order.
