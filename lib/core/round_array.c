@@ -343,9 +343,15 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512i step8_fa
     return _mm512_mask_mov_epi64(u, ok, _mm512_or_si512(sign, r));
 }
 
+/* Each step asks for the line ROUND_PREFETCH values (4 KiB) ahead: a long array comes
+ * from memory, and the hardware prefetcher, which stops at every 4 KiB page, left the
+ * 2M-value input rounding of a 1024^3 GEMM waiting on it (5.5 ms against 4.0 with this, on
+ * the lab's machine). A prefetch past the array's end is harmless: it never faults. */
+#define ROUND_PREFETCH 512
 #define CHUNK_LOOP8(MODE)                                                               \
     for (; i + 8 <= n; i += 8) {                                                        \
         __mmask8 rr;                                                                    \
+        _mm_prefetch((const char *)(in + i + ROUND_PREFETCH), _MM_HINT_T0);             \
         __m512i v = step8_fast(_mm512_loadu_si512((const void *)(in + i)), qp, MODE, &rr); \
         if (to_float)                                                                   \
             _mm256_storeu_ps(outf + i, _mm512_cvtpd_ps(_mm512_castsi512_pd(v)));        \
