@@ -241,9 +241,52 @@ void drift_gemm_pack_release(drift_gemm_ctx_t *g)
     panels_free(atomic_exchange(&panels_cache, p));
 }
 
+#ifdef DRIFT_X86_DISPATCH
+/* dst[k * mr + r] = scr[r * K + k] for r < rows, 0 for rows <= r < mr (mr <= 16): an A
+ * panel interleaved k-major from its rounded rows, 16 k at a time by a 16 x 16 transpose
+ * in registers (unpack, then two rounds of 128-bit lane shuffles; rows past `rows` are
+ * zero), each k's mr floats one masked store. The scalar loop it replaces moved one float
+ * per load and store, a quarter of the packing time of a 1024^3 GEMM. */
+__attribute__((target("avx512f"))) static void interleave_avx512(float *dst, const float *scr, size_t K, size_t rows, size_t mr)
+{
+    const __mmask16 keep = (__mmask16)((1u << mr) - 1);
+    size_t k = 0;
+    for (; k + 16 <= K; k += 16) {
+        __m512 r[16], t[16];
+        for (size_t i = 0; i < 16; i++) r[i] = i < rows ? _mm512_loadu_ps(scr + i * K + k) : _mm512_setzero_ps();
+        for (int i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+        for (int i = 0; i < 16; i += 4) {
+            r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+            r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+            r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+            r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+        }
+        for (int h = 0; h < 16; h += 8)
+            for (int i = 0; i < 4; i++) {
+                t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0x88);
+                t[h + i + 4] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0xdd);
+            }
+        for (int i = 0; i < 8; i++) {
+            r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+            r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+        }
+        for (int i = 0; i < 16; i++) _mm512_mask_storeu_ps(dst + (k + i) * mr, keep, r[i]);
+    }
+    for (; k < K; k++)
+        for (size_t i = 0; i < mr; i++) dst[k * mr + i] = i < rows ? scr[i * K + k] : 0.0f;
+}
+
+/* One k-row piece of a B panel: 32 floats, two loads and two stores. */
+__attribute__((target("avx512f"))) static void copy32_avx512(float *dst, const float *src)
+{
+    _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
+    _mm512_storeu_ps(dst + 16, _mm512_loadu_ps(src + 16));
+}
+#endif
+
 int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, drift_format_t in)
 {
-    drift_gemm_simd_t simd = drift_gemm_simd();
+    const drift_gemm_simd_t simd = drift_gemm_simd();
     (void)simd;
     g->mr = 4, g->nr = 8;
 #ifdef DRIFT_X86_DISPATCH
@@ -278,15 +321,16 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
         for (size_t ip = 0; ip < g->mp; ip++) {
             if (fail) continue;
             float *dst = g->Ap + ip * K * mr;
-            for (size_t r = 0; r < mr; r++) {
-                size_t i = ip * mr + r;
-                if (i < M)
-                    round_span_f(scr + r * K, A + i * K, K, in);
-                else
-                    memset(scr + r * K, 0, K * sizeof *scr);
+            size_t rows = M - ip * mr < mr ? M - ip * mr : mr;
+            for (size_t r = 0; r < rows; r++) round_span_f(scr + r * K, A + (ip * mr + r) * K, K, in);
+#ifdef DRIFT_X86_DISPATCH
+            if (simd == DRIFT_GEMM_SIMD_AVX512) {
+                interleave_avx512(dst, scr, K, rows, mr);
+                continue;
             }
+#endif
             for (size_t k = 0; k < K; k++)
-                for (size_t r = 0; r < mr; r++) dst[k * mr + r] = scr[r * K + k];
+                for (size_t r = 0; r < mr; r++) dst[k * mr + r] = r < rows ? scr[r * K + k] : 0.0f;
         }
 #pragma omp for schedule(static)
         for (size_t k0 = 0; k0 < K; k0 += kb) {
@@ -297,6 +341,12 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
                 float *dst = g->Bp + (jp * K + k0) * nr;
                 size_t cn = N - jp * nr < nr ? N - jp * nr : nr;
                 for (size_t kk = 0; kk < kn; kk++, dst += nr) {
+#ifdef DRIFT_X86_DISPATCH
+                    if (simd == DRIFT_GEMM_SIMD_AVX512 && nr == 32 && cn == 32) {
+                        copy32_avx512(dst, scr + kk * N + jp * nr);
+                        continue;
+                    }
+#endif
                     memcpy(dst, scr + kk * N + jp * nr, cn * sizeof *dst);
                     for (size_t c = cn; c < nr; c++) dst[c] = 0.0f;
                 }
