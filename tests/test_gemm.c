@@ -584,3 +584,52 @@ Test(gemm, no_double_rounding_in_narrow_accumulators)
     cr_assert_eq(drift_gemm(&c, a, b, 1, 1, 2, &k, &o), 0);
     cr_assert_eq(c, 1 + 0x1p-7, "got %a", c);
 }
+
+/* The tiled engine's blocking (gemm_f32_tiled.c: k-blocks of 1024, finished tiles written
+ * straight to C, edge tiles padded) moves data, never an addition: on a shape with two
+ * k-block boundaries and ragged edges in M and N (not multiples of the 12 x 32 or 6 x 16
+ * tiles), fma and nofma, tiled gives the naive kernel's bits (naive is held against MPFR
+ * above). */
+Test(gemm, tiled_equals_naive_across_k_blocks_and_edges)
+{
+    size_t M = 25, N = 67, K = 2100;
+    double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
+    double *C1 = malloc(M * N * sizeof *C1), *C2 = malloc(M * N * sizeof *C2);
+    fill(A, M * K, 41);
+    fill(B, K * N, 42);
+    drift_gemm_kernel_t kn, kt;
+    drift_gemm_kernel_parse(&kn, "naive");
+    drift_gemm_kernel_parse(&kt, "tiled:128,128,32");
+    for (int fma = 0; fma < 2; fma++) {
+        drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32);
+        o.acc.fma = fma;
+        cr_assert_eq(drift_gemm(C1, A, B, M, N, K, &kn, &o), 0);
+        cr_assert_eq(drift_gemm(C2, A, B, M, N, K, &kt, &o), 0);
+        cr_assert_eq(memcmp(C1, C2, M * N * sizeof *C1), 0, "fma %d", fma);
+    }
+    free(A), free(B), free(C1), free(C2);
+}
+
+/* The packed panels' block is kept from one call to the next (gemm_f32_tiled.c): a call
+ * after a larger one gets a block full of the old panels, and its padding (rows past M,
+ * columns past N) must be rewritten, not inherited. Shapes large, small, ragged, in that
+ * order in one process; each tiled result equals naive's. */
+Test(gemm, tiled_reusing_panels_of_another_shape)
+{
+    const size_t shapes[4][3] = {{40, 70, 300}, {5, 7, 9}, {13, 33, 120}, {26, 65, 64}};
+    drift_gemm_kernel_t kn, kt;
+    drift_gemm_kernel_parse(&kn, "naive");
+    drift_gemm_kernel_parse(&kt, "tiled:128,128,32");
+    drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32);
+    for (int s = 0; s < 4; s++) {
+        size_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
+        double *C1 = malloc(M * N * sizeof *C1), *C2 = malloc(M * N * sizeof *C2);
+        fill(A, M * K, 50 + (uint32_t)s);
+        fill(B, K * N, 60 + (uint32_t)s);
+        cr_assert_eq(drift_gemm(C1, A, B, M, N, K, &kn, &o), 0);
+        cr_assert_eq(drift_gemm(C2, A, B, M, N, K, &kt, &o), 0);
+        cr_assert_eq(memcmp(C1, C2, M * N * sizeof *C1), 0, "shape %d", s);
+        free(A), free(B), free(C1), free(C2);
+    }
+}

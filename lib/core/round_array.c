@@ -24,12 +24,15 @@
  * 2^emin rounded in floating point, scaled so that f's smallest subnormal is 1 and rounded
  * to an integer by one vroundpd in the mode; only infinities and NaNs are rare there.
  * Results are stored straight from the registers; a rare value is stored as its own word,
- * flagged, and redone from there (so out may be in). DRIFT_SR and fp64 go to drift_round
- * for every element (SR needs its per-element random word anyway). */
+ * flagged, and redone from there (so out may be in). Where the CPU has AVX-512F the same
+ * loop runs eight values at a time (RNE, RZ, RU, RD; DRIFT_NO_AVX512=1 stops at AVX2).
+ * DRIFT_SR and fp64 go to drift_round for every element (SR needs its per-element random
+ * word anyway). */
 #include "format.h"
 #include "drift.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SIGN_MASK 0x8000000000000000ull
@@ -285,15 +288,139 @@ __attribute__((target("avx2"))) static int chunk_avx2_f(double *outd, float *out
 {
     return chunk_avx2(outd, outf, rm, in, n, qp, mode, 1);
 }
+
+/* The AVX-512 kernel: step4_fast on eight values, lane by lane the same operations (the
+ * selects as mask moves), so the same words; about twice the AVX2 loop's throughput, which
+ * matters where the rounding sits in front of a fast kernel (a 1024^3 GEMM's inputs took
+ * 2.4 ms in the AVX2 loop against 17 ms for the multiply-adds). RNA stays with AVX2. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512i step8_fast(__m512i u, const params_t *q,
+                                                                                   drift_mode_t mode, __mmask8 *rare)
+{
+    const __m512i smask = _mm512_set1_epi64((long long)SIGN_MASK), zero = _mm512_setzero_si512();
+    const __m512i sign = _mm512_and_si512(u, smask);
+    const __m512i a = _mm512_xor_si512(u, sign);
+    const __m512i mask = _mm512_set1_epi64((long long)(((uint64_t)1 << q->kn) - 1));
+    const __mmask8 neg = _mm512_cmplt_epi64_mask(u, zero);
+    __m512i inc;
+    switch (mode) {
+    case DRIFT_RNE:
+        inc = _mm512_add_epi64(_mm512_srli_epi64(mask, 1),
+                               _mm512_and_si512(_mm512_srl_epi64(a, _mm_cvtsi64_si128((long long)q->kn)),
+                                                _mm512_set1_epi64(1)));
+        break;
+    case DRIFT_RU: inc = _mm512_maskz_mov_epi64((__mmask8)~neg, mask); break;
+    case DRIFT_RD: inc = _mm512_maskz_mov_epi64(neg, mask); break;
+    default: inc = zero; break;
+    }
+    __m512i r = _mm512_andnot_si512(mask, _mm512_add_epi64(a, inc));
+    const __m512i minnorm = _mm512_set1_epi64((long long)q->minnorm);
+    __m512d y = _mm512_mul_pd(_mm512_castsi512_pd(u), _mm512_set1_pd(q->up));
+    switch (mode) {
+    case DRIFT_RNE: y = _mm512_roundscale_pd(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case DRIFT_RU: y = _mm512_roundscale_pd(y, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case DRIFT_RD: y = _mm512_roundscale_pd(y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: y = _mm512_roundscale_pd(y, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    }
+    const __m512i t = _mm512_andnot_si512(smask, _mm512_castpd_si512(_mm512_mul_pd(y, _mm512_set1_pd(q->down))));
+    r = _mm512_mask_mov_epi64(r, _mm512_cmplt_epi64_mask(a, minnorm), t);
+    const __m512i maxb = _mm512_set1_epi64((long long)q->maxbits);
+    const __mmask8 ovf = _mm512_cmpgt_epi64_mask(r, maxb);
+    __m512i ovw;
+    switch (mode) {
+    case DRIFT_RZ: ovw = maxb; break;
+    case DRIFT_RU:
+    case DRIFT_RD: {
+        const __mmask8 to_max = q->sat ? (__mmask8)0xff : mode == DRIFT_RU ? neg : (__mmask8)~neg;
+        ovw = _mm512_mask_mov_epi64(_mm512_set1_epi64((long long)q->ovfword), to_max, maxb);
+        break;
+    }
+    default: ovw = _mm512_set1_epi64((long long)(q->sat ? q->maxbits : q->ovfword)); break;
+    }
+    r = _mm512_mask_mov_epi64(r, ovf, ovw);
+    if (q->flush) r = _mm512_maskz_mov_epi64((__mmask8)~_mm512_cmplt_epi64_mask(r, minnorm), r);
+    const __mmask8 ok = _mm512_cmplt_epi64_mask(a, _mm512_set1_epi64((long long)INF_BITS)); /* finite */
+    *rare = (__mmask8)~ok;
+    return _mm512_mask_mov_epi64(u, ok, _mm512_or_si512(sign, r));
+}
+
+/* Each step asks for the line ROUND_PREFETCH values (4 KiB) ahead: a long array comes
+ * from memory, and the hardware prefetcher, which stops at every 4 KiB page, left the
+ * 2M-value input rounding of a 1024^3 GEMM waiting on it (5.5 ms against 4.0 with this, on
+ * the lab's machine). A prefetch past the array's end is harmless: it never faults. */
+#define ROUND_PREFETCH 512
+#define CHUNK_LOOP8(MODE)                                                               \
+    for (; i + 8 <= n; i += 8) {                                                        \
+        __mmask8 rr;                                                                    \
+        _mm_prefetch((const char *)(in + i + ROUND_PREFETCH), _MM_HINT_T0);             \
+        __m512i v = step8_fast(_mm512_loadu_si512((const void *)(in + i)), qp, MODE, &rr); \
+        if (to_float)                                                                   \
+            _mm256_storeu_ps(outf + i, _mm512_cvtpd_ps(_mm512_castsi512_pd(v)));        \
+        else                                                                            \
+            _mm512_storeu_si512((void *)(outd + i), v);                                 \
+        rm[i / 4] = (uint8_t)(rr & 0xf), rm[i / 4 + 1] = (uint8_t)(rr >> 4);            \
+        any |= rr;                                                                      \
+    }
+
+__attribute__((target("avx512f"), always_inline)) static inline int
+chunk_avx512(double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *qp,
+             drift_mode_t mode, const int to_float)
+{
+    int any = 0;
+    size_t i = 0;
+    switch (mode) {
+    case DRIFT_RNE: CHUNK_LOOP8(DRIFT_RNE) break;
+    case DRIFT_RU: CHUNK_LOOP8(DRIFT_RU) break;
+    case DRIFT_RD: CHUNK_LOOP8(DRIFT_RD) break;
+    default: CHUNK_LOOP8(DRIFT_RZ) break;
+    }
+    if (i < n) /* the tail: i is a multiple of 8 */
+        any |= chunk_generic(to_float ? NULL : outd + i, to_float ? outf + i : NULL, rm + i / 4, in + i, n - i, qp,
+                             mode);
+    return any != 0;
+}
+
+__attribute__((target("avx512f"))) static int chunk_avx512_d(double *outd, const double *in, uint8_t *rm, size_t n,
+                                                              const params_t *qp, drift_mode_t mode)
+{
+    return chunk_avx512(outd, NULL, rm, in, n, qp, mode, 0);
+}
+
+__attribute__((target("avx512f"))) static int chunk_avx512_f(float *outf, const double *in, uint8_t *rm, size_t n,
+                                                              const params_t *qp, drift_mode_t mode)
+{
+    return chunk_avx512(NULL, outf, rm, in, n, qp, mode, 1);
+}
 #endif
+
+/* The SIMD level of the chunk kernels: 0 portable, 1 AVX2, 2 AVX-512F as well.
+ * DRIFT_NO_AVX512=1 in the environment stops at AVX2 (as for the GEMM engines), so that
+ * the tests can compare both vector kernels with drift_round on one machine. */
+static int simd_level(void)
+{
+    static int level = -1; /* a benign race: every thread computes the same value */
+    if (level < 0) {
+        int l = 0;
+#ifdef HAVE_AVX2_CLONE
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) {
+            l = 1;
+            const char *env = getenv("DRIFT_NO_AVX512");
+            if (__builtin_cpu_supports("avx512f") && !(env && *env && strcmp(env, "0") != 0)) l = 2;
+        }
+#endif
+        level = l;
+    }
+    return level;
+}
 
 static int chunk(double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *q,
                  drift_mode_t mode)
 {
 #ifdef HAVE_AVX2_CLONE
-    static int avx2 = -1; /* a benign race: every thread computes the same value */
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (avx2) return outd ? chunk_avx2_d(outd, NULL, rm, in, n, q, mode) : chunk_avx2_f(NULL, outf, rm, in, n, q, mode);
+    const int level = simd_level();
+    if (level == 2 && mode != DRIFT_RNA)
+        return outd ? chunk_avx512_d(outd, in, rm, n, q, mode) : chunk_avx512_f(outf, in, rm, n, q, mode);
+    if (level >= 1) return outd ? chunk_avx2_d(outd, NULL, rm, in, n, q, mode) : chunk_avx2_f(NULL, outf, rm, in, n, q, mode);
 #endif
     return chunk_generic(outd, outf, rm, in, n, q, mode);
 }

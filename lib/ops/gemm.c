@@ -147,6 +147,7 @@ int drift_gemm(double *C, const double *A, const double *B, size_t M, size_t N, 
     }
 out:
     if (acc != C) free(acc);
-    free(Af), free(Bf), free(Ad), free(Bd), free(g.Ap), free(g.Bp);
+    free(Af), free(Bf), free(Ad), free(Bd);
+    drift_gemm_pack_release(&g);
     return rc;
 }

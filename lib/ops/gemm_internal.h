@@ -106,12 +106,18 @@ drift_gemm_simd_t drift_gemm_simd(void);
 void drift_gemm_round_inputs(double *dd, float *df, const double *src, size_t n, drift_format_t f);
 
 /* gemm_f32_tiled.c: packs A and B into zero-padded panels for the tile of this CPU,
- * rounding on the way (0 or DRIFT_ENOMEM; g->Ap and g->Bp are the caller's to free);
+ * rounding on the way (0 or DRIFT_ENOMEM; the caller gives g->Ap and g->Bp back with
+ * drift_gemm_pack_release, never free);
  * then partial accumulators of the k range [k0, k1) into tiles (mp x np tiles of mr x nr
  * floats, each contiguous), and the tiles back to row-major doubles. */
 int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, drift_format_t in);
+/* Gives g->Ap and g->Bp (one block) back: kept for the next call, or freed. NULL is fine. */
+void drift_gemm_pack_release(drift_gemm_ctx_t *g);
 void drift_gemm_tiled_chain_f32(const drift_gemm_ctx_t *g, float *tiles, size_t k0, size_t k1);
 void drift_gemm_tiles_to_rm(const drift_gemm_ctx_t *g, const float *tiles, double *out);
+/* The whole of K into out (row-major M x N doubles) at once: the chain above with each tile
+ * written to out as soon as its last k-block is done (tiles: the same buffer, scratch). */
+void drift_gemm_tiled_f32_to_rm(const drift_gemm_ctx_t *g, float *tiles, double *out);
 
 /* gemm_f32_rows.c: partial accumulators over [k0, k1) of every output, row-major floats. */
 void drift_gemm_rows_f32(const drift_gemm_ctx_t *g, float *out, size_t k0, size_t k1);

@@ -100,6 +100,10 @@ int drift_gemm_accumulate(const drift_gemm_ctx_t *g, const drift_gemm_kernel_t *
     if (kern->family != DRIFT_GEMM_SPLITK || g->K == 0) {
         buf = malloc(buf_bytes(g));
         if (!buf) return DRIFT_ENOMEM;
+        if (g->path == DRIFT_GEMM_PATH_F32 && g->tiled) { /* one pass: tiles go to acc when done */
+            drift_gemm_tiled_f32_to_rm(g, buf, acc);
+            goto out;
+        }
         partial(g, buf, 0, g->K);
     } else {
         size_t S = (size_t)kern->splits, chunk = (g->K + S - 1) / S, nchunks = (g->K + chunk - 1) / chunk;
