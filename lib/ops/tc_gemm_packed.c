@@ -433,6 +433,130 @@ __attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *c
         tc_tile_avx512_with(crow, cm, Ap, eap, Bp, ebp, K, g, 0);
 }
 
+/* ---- the fused AVX-512 tile for fp32 output (RZ): c kept as float across K --------------
+ *
+ * The same block arithmetic as tc_tile_avx512_with's f32 case, with fewer operations per
+ * block, for GEMMs with fp32 output rounded toward zero at 24 bits (every NVIDIA fp16, bf16
+ * and tf32 configuration), min_exp <= -100 and the f32 conditions (tc_gemm_avx512 checks):
+ *   - c stays in a register as float for the whole of K (it is an fp32 value: exact), and
+ *     is stored once at the end;
+ *   - pass 1 runs in 16-bit lanes, two rows per register: the low word of lane l holds
+ *     row r's running max, the high word row r+1's. Exponents are clamped at TC_NO_TERM16
+ *     when packed: a sum with a zero input stays below -16000 (never above a real
+ *     product's sum, which is >= -100 under the f32 conditions), two of them -32768, so
+ *     no 16-bit sum wraps. c's exponent joins after unpacking: vgetexpps gives
+ *     floor(log2|c|) (-inf for 0, which converts to INT_MIN, never the max). For a
+ *     subnormal c it gives less than the model's -126; that never matters, see next.
+ *   - E < -100 means the block has no nonzero product (f32 conditions): tc_block then
+ *     returns c exactly (S = c's significand times 2^lsb_off, an integer: lsb_off >= 23),
+ *     or +0 when c is 0 (also -0). So those lanes keep c + 0 (which is +0 for -0), and
+ *     E >= -100 elsewhere, above the clamp min_exp, so no clamp is needed;
+ *   - with E >= -100 the scale 2^(lsb_off - E) is a normal float, and c's term c * scale
+ *     is exact or below 1 (truncated to 0 either way), as the products' terms (the f32
+ *     comment above);
+ *   - the products' terms are summed in int32 (block * tmax <= INT32_MAX, checked), c's
+ *     term (below 2^(lsb_off + 1)) added last; where block * tmax + c's bound exceeds
+ *     INT32_MAX (Hopper/Blackwell 16-blocks) a wrapped sum is detected and those lanes are
+ *     finished with the int64 sum by drift_tc_finish_;
+ *   - the rounding: S (an integer, |S| < 2^31) converted to float toward zero is S
+ *     truncated to 24 bits; times 2^(E - lsb_off) (a normal float: -125 <= E - lsb_off
+ *     <= 104) it is exact, a normal fp32 (>= 2^-125), unless it reaches 2^128, where the
+ *     nearest-even multiplication gives inf as the model does ("+-inf at or above
+ *     2^(emax+1), even toward zero"); S == 0 gives +0. That is drift_tc_finish_ with
+ *     out_p = 24 and RZ;
+ *   - an output that overflowed to inf keeps it (tc_block: inf + finite products is inf):
+ *     such lanes are remembered and enter later blocks as 0, their result replaced by
+ *     the inf. */
+#define TC_NO_TERM16 (-16384)
+
+/* One exponent as the 16-bit pass 1 takes it (TC_NO_TERM clamped). */
+static inline uint32_t tc_e16(int e) { return (uint32_t)(uint16_t)(int16_t)(e < TC_NO_TERM16 ? TC_NO_TERM16 : e); }
+
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(double *const *crow, __mmask16 cm,
+                                                                              const float *Ap, const uint32_t *ea2,
+                                                                              const float *Bp, const uint32_t *eb2,
+                                                                              size_t K, const tc_cfg_t *g, int chk)
+{
+    const size_t blk = (size_t)g->p.block;
+    const int lsb_off = g->lsb_off;
+    const __m512i vlo = _mm512_set1_epi32(-100), voff = _mm512_set1_epi32(lsb_off + 127);
+    const __m512i vpow = _mm512_set1_epi32(127 - lsb_off), none = _mm512_set1_epi32((int)0x80008000u);
+    const __m512 zero = _mm512_setzero_ps();
+    const __mmask8 m0 = (__mmask8)cm, m1 = (__mmask8)(cm >> 8);
+    __m512 c[TC_ROWS];
+    __mmask16 kinf[TC_ROWS] = {0, 0, 0, 0};
+    int has_inf = 0;
+#pragma GCC unroll 4
+    for (int r = 0; r < TC_ROWS; r++) {
+        __m256 lo = _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(m0, crow[r]));
+        __m256 hi = _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(m1, crow[r] + 8));
+        c[r] = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); /* fp32 values: exact */
+    }
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        const size_t k1 = K - k0 < blk ? K : k0 + blk;
+        __m512i P0 = none, P1 = none;
+        for (size_t k = k0; k < k1; k++) {
+            __m512i e = _mm512_loadu_si512((const void *)(eb2 + k * TC_LANES));
+            P0 = _mm512_max_epi16(P0, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k]), e));
+            P1 = _mm512_max_epi16(P1, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k + 1]), e));
+        }
+        __m512i E[TC_ROWS], Sp[TC_ROWS], Sc[TC_ROWS];
+        __m512 sc[TC_ROWS], cz[TC_ROWS];
+        E[0] = _mm512_srai_epi32(_mm512_slli_epi32(P0, 16), 16), E[1] = _mm512_srai_epi32(P0, 16);
+        E[2] = _mm512_srai_epi32(_mm512_slli_epi32(P1, 16), 16), E[3] = _mm512_srai_epi32(P1, 16);
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            cz[r] = has_inf ? _mm512_maskz_mov_ps((__mmask16)~kinf[r], c[r]) : c[r];
+            E[r] = _mm512_max_epi32(E[r], _mm512_cvtps_epi32(_mm512_getexp_ps(cz[r])));
+            __m512i Ec = _mm512_max_epi32(E[r], vlo);
+            sc[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff, Ec), 23));
+            Sc[r] = _mm512_cvttps_epi32(_mm512_mul_ps(cz[r], sc[r]));
+            Sp[r] = _mm512_setzero_si512();
+        }
+        for (size_t k = k0; k < k1; k++) {
+            __m512 bf = _mm512_loadu_ps(Bp + k * TC_LANES);
+#pragma GCC unroll 4
+            for (int r = 0; r < TC_ROWS; r++) {
+                __m512 av = _mm512_set1_ps(Ap[k * TC_ROWS + r]);
+                Sp[r] = _mm512_add_epi32(Sp[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc[r])));
+            }
+        }
+        __mmask16 anyinf = 0;
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512i S = _mm512_add_epi32(Sp[r], Sc[r]);
+            __m512 pw = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_max_epi32(E[r], vlo), vpow), 23));
+            __m512 res = _mm512_mul_ps(_mm512_cvt_roundepi32_ps(S, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), pw);
+            if (chk) { /* the int32 sum wrapped: same signs in, another out */
+                __mmask16 ovf = _mm512_movepi32_mask(_mm512_ternarylogic_epi32(S, Sp[r], Sc[r], 0x18));
+                if (ovf) {
+                    int32_t sp[TC_LANES], sq[TC_LANES], e[TC_LANES];
+                    float rr[TC_LANES];
+                    _mm512_storeu_si512((void *)sp, Sp[r]);
+                    _mm512_storeu_si512((void *)sq, Sc[r]);
+                    _mm512_storeu_si512((void *)e, E[r]);
+                    _mm512_storeu_ps(rr, res);
+                    for (int l = 0; l < TC_LANES; l++)
+                        if (ovf >> l & 1)
+                            rr[l] = (float)drift_tc_finish_((double)((int64_t)sp[l] + sq[l]), pow2i(lsb_off - e[l]), g);
+                    res = _mm512_loadu_ps(rr);
+                }
+            }
+            res = _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[r], vlo), cz[r], zero); /* no product: c */
+            if (has_inf) res = _mm512_mask_mov_ps(res, kinf[r], c[r]);
+            kinf[r] |= _mm512_fpclass_ps_mask(res, 0x18); /* +inf, -inf */
+            anyinf |= kinf[r];
+            c[r] = res;
+        }
+        has_inf = anyinf != 0;
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < TC_ROWS; r++) {
+        _mm512_mask_storeu_pd(crow[r], m0, _mm512_cvtps_pd(_mm512_castps512_ps256(c[r])));
+        _mm512_mask_storeu_pd(crow[r] + 8, m1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(c[r], 1)));
+    }
+}
+
 /* The per-block loops of tc_rows_with compiled for AVX2 (same operations, wider). */
 __attribute__((target("avx2"))) static void tc_rows_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
                                                           size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
@@ -474,51 +598,69 @@ static int tc_have_avx512(void)
 int drift_tc_simd_level_(void) { return tc_have_avx2() ? (tc_have_avx512() ? 2 : 1) : 0; }
 
 #ifdef TC_AVX2
-/* The GEMM on the fused AVX-512 tile (see tc_tile_avx512): inputs known finite, C already
- * holds c (rounded) or 0. Packs A and B with their exponents once, then runs one tile per
+/* The GEMM on the fused AVX-512 tiles (tc_tile_fast where its conditions hold, else
+ * tc_tile_avx512): inputs known finite, C already holds c (rounded) or 0. Packs A and B
+ * with their exponents once (also as 16-bit pairs for tc_tile_fast), then runs one tile per
  * (chunk of 16 columns, group of 4 rows); the tiles are independent, so the result does not
  * depend on the thread count. */
 static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                           const tc_cfg_t *g)
 {
     const size_t ngroups = (M + TC_ROWS - 1) / TC_ROWS, nchunks = (N + TC_LANES - 1) / TC_LANES;
+    /* tc_tile_fast's conditions apart from the data's (f32 below) */
+    const int fast_cfg = g->out == DRIFT_FP32 && g->rz && g->out_p == 24 && g->p.min_exp <= -100 &&
+                         __builtin_cpu_supports("avx512bw");
     float *Ap = malloc(ngroups * K * TC_ROWS * sizeof *Ap);
     int *eap = malloc(ngroups * K * TC_ROWS * sizeof *eap);
     float *Bp = malloc(nchunks * K * TC_LANES * sizeof *Bp);
     int *ebp = malloc(nchunks * K * TC_LANES * sizeof *ebp);
-    if (!Ap || !eap || !Bp || !ebp) {
-        free(Ap), free(eap), free(Bp), free(ebp);
+    uint32_t *ea2 = fast_cfg ? malloc(ngroups * K * 2 * sizeof *ea2) : NULL;
+    uint32_t *eb2 = fast_cfg ? malloc(nchunks * K * TC_LANES * sizeof *eb2) : NULL;
+    if (!Ap || !eap || !Bp || !ebp || (fast_cfg && (!ea2 || !eb2))) {
+        free(Ap), free(eap), free(Bp), free(ebp), free(ea2), free(eb2);
         return DRIFT_ENOMEM;
     }
-    const int emin = g->emin_in;
+    const int emin = g->emin_in, tf32 = g->in == DRIFT_TF32;
     int wide = 0; /* some nonzero input outside [2^-50, 2^51): no f32 pass 2 (tc_tile_avx512_with) */
 #pragma omp parallel
     {
+        /* drift_tc_prepare_ changes only tf32 inputs: the other formats skip the call */
 #pragma omp for schedule(static) nowait reduction(| : wide)
         for (size_t gi = 0; gi < ngroups; gi++)
-            for (size_t k = 0; k < K; k++)
+            for (size_t k = 0; k < K; k++) {
+                int e[TC_ROWS];
                 for (size_t r = 0; r < TC_ROWS; r++) {
                     size_t i = gi * TC_ROWS + r, t = (gi * K + k) * TC_ROWS + r;
-                    double a = i < M ? drift_tc_prepare_(A[i * K + k], g) : 0.0;
+                    double a = i < M ? A[i * K + k] : 0.0;
+                    if (tf32) a = drift_tc_prepare_(a, g);
                     Ap[t] = (float)a; /* exact, as for B */
-                    eap[t] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
+                    eap[t] = e[r] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
                     wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
                 }
+                if (ea2) {
+                    ea2[(gi * K + k) * 2] = tc_e16(e[0]) | tc_e16(e[1]) << 16;
+                    ea2[(gi * K + k) * 2 + 1] = tc_e16(e[2]) | tc_e16(e[3]) << 16;
+                }
+            }
 #pragma omp for schedule(static) nowait reduction(| : wide)
         for (size_t ch = 0; ch < nchunks; ch++)
             for (size_t k = 0; k < K; k++)
                 for (size_t l = 0; l < TC_LANES; l++) {
                     size_t j = ch * TC_LANES + l, t = (ch * K + k) * TC_LANES + l;
-                    double b = j < N ? drift_tc_prepare_(B[k * N + j], g) : 0.0;
+                    double b = j < N ? B[k * N + j] : 0.0;
+                    if (tf32) b = drift_tc_prepare_(b, g);
                     Bp[t] = (float)b; /* exact: every input format is a float format */
-                    ebp[t] = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
+                    int e = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
+                    ebp[t] = e;
+                    if (eb2) eb2[t] = tc_e16(e) * 0x10001u; /* the same in both words */
                     wide |= b != 0 && (dexp(b) < -50 || dexp(b) > 50);
                 }
 #pragma omp for schedule(static)
         for (size_t t = 0; t < M * N; t++) C[t] = c_init ? drift_tc_round_c_(C[t], g) : 0.0;
         /* (the barrier above also completes the reductions of `wide`) */
-        const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1;
+        const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1, cmax = ((int64_t)1 << (g->lsb_off + 1)) - 1;
         const int f32 = !wide && (int64_t)g->p.block * tmax <= INT32_MAX;
+        const int fast = f32 && fast_cfg, chk = (int64_t)g->p.block * tmax + cmax > INT32_MAX;
         double dummy[TC_ROWS][TC_LANES];
         /* chunks outer: a chunk of B (K x 16) stays in cache while the groups of A pass */
 #pragma omp for collapse(2) schedule(static)
@@ -532,11 +674,15 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
                     if (i >= M) memset(dummy[r], 0, sizeof dummy[r]);
                 }
                 __mmask16 cm = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
-                tc_tile_avx512(crow, cm, Ap + gi * K * TC_ROWS, eap + gi * K * TC_ROWS, Bp + ch * K * TC_LANES,
-                               ebp + ch * K * TC_LANES, K, g, f32);
+                if (fast)
+                    tc_tile_fast(crow, cm, Ap + gi * K * TC_ROWS, ea2 + gi * K * 2, Bp + ch * K * TC_LANES,
+                                 eb2 + ch * K * TC_LANES, K, g, chk);
+                else
+                    tc_tile_avx512(crow, cm, Ap + gi * K * TC_ROWS, eap + gi * K * TC_ROWS, Bp + ch * K * TC_LANES,
+                                   ebp + ch * K * TC_LANES, K, g, f32);
             }
     }
-    free(Ap), free(eap), free(Bp), free(ebp);
+    free(Ap), free(eap), free(Bp), free(ebp), free(ea2), free(eb2);
     return DRIFT_OK;
 }
 #endif
