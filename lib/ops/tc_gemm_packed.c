@@ -597,7 +597,176 @@ static int tc_have_avx512(void)
 
 int drift_tc_simd_level_(void) { return tc_have_avx2() ? (tc_have_avx512() ? 2 : 1) : 0; }
 
+/* ---- the input check: tc_representable over an array, branch-free ------------------------
+ * x (bits u, biased exponent e) is a finite value of a format of precision p when it is
+ * zero, or |x| <= max_finite and its low 53 - p + max(0, emin + 1023 - e) bits are zero
+ * (the bits below the quantum; tc_representable). A count of 64 or more (double
+ * subnormals, values far below the format) takes every bit, exponent included, so such an
+ * x fails as tc_representable says; inf and NaN fail |x| <= max_finite. */
+static inline __attribute__((always_inline)) int tc_finite_values_with(const double *x, size_t n, int p, int emin,
+                                                                      double maxf)
+{
+    uint64_t bad = 0;
+    for (size_t t = 0; t < n; t++) {
+        uint64_t u;
+        memcpy(&u, &x[t], sizeof u);
+        int64_t extra = (int64_t)emin + 1023 - (int64_t)((u >> 52) & 0x7ff);
+        uint64_t drop = (uint64_t)(53 - p) + (uint64_t)(extra < 0 ? 0 : extra);
+        uint64_t low = drop >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << drop) - 1;
+        uint64_t ok = (u << 1) == 0 || (fabs(x[t]) <= maxf && (u & low) == 0);
+        bad |= ok ^ 1;
+    }
+    return bad == 0;
+}
+
 #ifdef TC_AVX2
+/* The same eight at a time (a variable shift by 64 or more gives 0, so low = 0 - 1 = all
+ * bits there); the tail loads zeros, which pass. */
+__attribute__((target("avx512f,avx512dq"))) static int tc_finite_values_avx512(const double *x, size_t n, int p,
+                                                                               int emin, double maxf)
+{
+    const __m512i m = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1), nosign = _mm512_set1_epi64(INT64_MAX);
+    const __m512i ebase = _mm512_set1_epi64((int64_t)emin + 1023), d0 = _mm512_set1_epi64(53 - p);
+    const __m512d vmax = _mm512_set1_pd(maxf);
+    __mmask8 bad = 0;
+    for (size_t t = 0; t < n; t += 8) {
+        __mmask8 in = n - t >= 8 ? 0xff : (__mmask8)((1u << (n - t)) - 1);
+        __m512i u = _mm512_maskz_loadu_epi64(in, x + t);
+        __m512i e = _mm512_and_si512(_mm512_srli_epi64(u, 52), m);
+        __m512i drop = _mm512_add_epi64(d0, _mm512_max_epi64(_mm512_sub_epi64(ebase, e), _mm512_setzero_si512()));
+        __m512i low = _mm512_sub_epi64(_mm512_sllv_epi64(one, drop), one);
+        __mmask8 zero = _mm512_testn_epi64_mask(u, nosign);
+        __mmask8 fits = _mm512_testn_epi64_mask(u, low) &
+                        _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_castsi512_pd(u)), vmax, _CMP_LE_OQ);
+        bad |= (__mmask8) ~(zero | fits);
+    }
+    return bad == 0;
+}
+#endif
+
+int drift_tc_finite_values_(const double *x, size_t n, const tc_cfg_t *g)
+{
+    const drift_format_info_t *fi = g->valid_in;
+#ifdef TC_AVX2
+    if (tc_have_avx512()) return tc_finite_values_avx512(x, n, fi->p, fi->emin, fi->max_finite);
+#endif
+    return tc_finite_values_with(x, n, fi->p, fi->emin, fi->max_finite);
+}
+
+#ifdef TC_AVX2
+/* ---- packing, sixteen inputs at a time ------------------------------------------------------
+ * What tc_gemm_avx512's scalar loops computed per input, on the fp32 bits of 16 inputs (every
+ * input format is a float format, so (float)x is exact): tf32 inputs truncated to their
+ * top 10 fraction bits (drift_tc_prepare_: RZ to tf32 is clearing the low 13 bits of the
+ * fp32 encoding, subnormals included, since tf32 has fp32's exponent range); the exponent
+ * in_exp = max(biased - 127, emin_in) (a float subnormal has biased 0, below every emin),
+ * TC_NO_TERM for +-0; `wide` when a nonzero input has an exponent below -50 or above 50
+ * (a float subnormal: -127). */
+typedef struct {
+    __m512 v;     /* the inputs as floats */
+    __m512i e;    /* their exponents (TC_NO_TERM for 0) */
+    __mmask16 wide;
+} tc_pack16_t;
+
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline tc_pack16_t tc_pack16(const double *x, __mmask16 in,
+                                                                                         int tf32, int emin)
+{
+    tc_pack16_t p;
+    __m512d lo = _mm512_maskz_loadu_pd((__mmask8)in, x), hi = _mm512_maskz_loadu_pd((__mmask8)(in >> 8), x + 8);
+    __m512i u = _mm512_castps_si512(_mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1));
+    if (tf32) u = _mm512_and_si512(u, _mm512_set1_epi32(~0x1fff));
+    __mmask16 nz = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x7fffffff));
+    __m512i eb = _mm512_sub_epi32(_mm512_and_si512(_mm512_srli_epi32(u, 23), _mm512_set1_epi32(0xff)), _mm512_set1_epi32(127));
+    p.wide = nz & (_mm512_cmplt_epi32_mask(eb, _mm512_set1_epi32(-50)) | _mm512_cmpgt_epi32_mask(eb, _mm512_set1_epi32(50)));
+    p.e = _mm512_mask_mov_epi32(_mm512_set1_epi32(TC_NO_TERM), nz, _mm512_max_epi32(eb, _mm512_set1_epi32(emin)));
+    p.v = _mm512_castsi512_ps(u);
+    return p;
+}
+
+/* The 16-bit form of tc_tile_fast's exponents (tc_e16) for 16 of them. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __m512i tc_e16v(__m512i e)
+{
+    return _mm512_and_si512(_mm512_max_epi32(e, _mm512_set1_epi32(TC_NO_TERM16)), _mm512_set1_epi32(0xffff));
+}
+
+/* B's chunk ch: Bp[(ch*K + k)*16 + l] and its exponents (ebp or eb2, whichever is given). */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_b(float *Bp, int *ebp, uint32_t *eb2,
+                                                                          const double *B, size_t N, size_t K,
+                                                                          size_t ch, const tc_cfg_t *g)
+{
+    const size_t j0 = ch * TC_LANES, nj = N - j0 < TC_LANES ? N - j0 : TC_LANES;
+    const __mmask16 in = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
+    const int tf32 = g->in == DRIFT_TF32;
+    __mmask16 wide = 0;
+    for (size_t k = 0; k < K; k++) {
+        size_t t = (ch * K + k) * TC_LANES;
+        tc_pack16_t p = tc_pack16(B + k * N + j0, in, tf32, g->emin_in);
+        _mm512_storeu_ps(Bp + t, p.v);
+        if (ebp) _mm512_storeu_si512((void *)(ebp + t), p.e);
+        if (eb2) {
+            __m512i w = tc_e16v(p.e);
+            _mm512_storeu_si512((void *)(eb2 + t), _mm512_or_si512(w, _mm512_slli_epi32(w, 16)));
+        }
+        wide |= p.wide;
+    }
+    return wide != 0;
+}
+
+/* A's group gi, sixteen k at a time down each of its rows, then interleaved to
+ * Ap[(gi*K + k)*4 + r] (eap likewise) and the pairs ea2[(gi*K + k)*2 + {0, 1}]. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_a(float *Ap, int *eap, uint32_t *ea2,
+                                                                          const double *A, size_t M, size_t K,
+                                                                          size_t gi, const tc_cfg_t *g)
+{
+    const int tf32 = g->in == DRIFT_TF32;
+    __mmask16 wide = 0;
+    /* interleaving: r0 r1 pairs (words of the dwords), then the pairs of pairs */
+    const __m512i lo2 = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi2 = _mm512_add_epi32(lo2, _mm512_set1_epi32(8));
+    const __m512i lo4 = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), hi4 = _mm512_add_epi64(lo4, _mm512_set1_epi64(4));
+    for (size_t k0 = 0; k0 < K; k0 += 16) {
+        const size_t nk = K - k0 < 16 ? K - k0 : 16;
+        const __mmask16 in = (__mmask16)(nk >= 16 ? 0xffffu : (1u << nk) - 1);
+        __m512i v[TC_ROWS], e[TC_ROWS];
+        for (size_t r = 0; r < TC_ROWS; r++) {
+            size_t i = gi * TC_ROWS + r;
+            tc_pack16_t p = tc_pack16(A + (i < M ? i : 0) * K + k0, i < M ? in : 0, tf32, g->emin_in);
+            v[r] = _mm512_castps_si512(p.v), e[r] = p.e, wide |= p.wide;
+        }
+        /* x01 = (r0, r1) for k0..k0+7 as dwords, then k0+8..; x23 likewise; then 64-bit pairs */
+        float *ap = Ap + (gi * K + k0) * TC_ROWS;
+        __m512i x01l = _mm512_permutex2var_epi32(v[0], lo2, v[1]), x01h = _mm512_permutex2var_epi32(v[0], hi2, v[1]);
+        __m512i x23l = _mm512_permutex2var_epi32(v[2], lo2, v[3]), x23h = _mm512_permutex2var_epi32(v[2], hi2, v[3]);
+        __m512i q[4] = {_mm512_permutex2var_epi64(x01l, lo4, x23l), _mm512_permutex2var_epi64(x01l, hi4, x23l),
+                        _mm512_permutex2var_epi64(x01h, lo4, x23h), _mm512_permutex2var_epi64(x01h, hi4, x23h)};
+        for (int h = 0; h < 4; h++) { /* 4 k per register */
+            __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu : nk > (size_t)(4 * h) ? (1u << 4 * (nk - 4 * h)) - 1 : 0);
+            _mm512_mask_storeu_ps(ap + 16 * h, st, _mm512_castsi512_ps(q[h]));
+        }
+        if (eap) {
+            int *ep = eap + (gi * K + k0) * TC_ROWS;
+            __m512i y01l = _mm512_permutex2var_epi32(e[0], lo2, e[1]), y01h = _mm512_permutex2var_epi32(e[0], hi2, e[1]);
+            __m512i y23l = _mm512_permutex2var_epi32(e[2], lo2, e[3]), y23h = _mm512_permutex2var_epi32(e[2], hi2, e[3]);
+            __m512i y[4] = {_mm512_permutex2var_epi64(y01l, lo4, y23l), _mm512_permutex2var_epi64(y01l, hi4, y23l),
+                            _mm512_permutex2var_epi64(y01h, lo4, y23h), _mm512_permutex2var_epi64(y01h, hi4, y23h)};
+            for (int h = 0; h < 4; h++) {
+                __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu : nk > (size_t)(4 * h) ? (1u << 4 * (nk - 4 * h)) - 1 : 0);
+                _mm512_mask_storeu_epi32(ep + 16 * h, st, y[h]);
+            }
+        }
+        if (ea2) {
+            uint32_t *ep = ea2 + (gi * K + k0) * 2;
+            __m512i p01 = _mm512_or_si512(tc_e16v(e[0]), _mm512_slli_epi32(tc_e16v(e[1]), 16));
+            __m512i p23 = _mm512_or_si512(tc_e16v(e[2]), _mm512_slli_epi32(tc_e16v(e[3]), 16));
+            __mmask16 s0 = (__mmask16)(nk >= 8 ? 0xffffu : (1u << 2 * nk) - 1);
+            __mmask16 s1 = (__mmask16)(nk >= 16 ? 0xffffu : nk > 8 ? (1u << 2 * (nk - 8)) - 1 : 0);
+            _mm512_mask_storeu_epi32(ep, s0, _mm512_permutex2var_epi32(p01, lo2, p23));
+            _mm512_mask_storeu_epi32(ep + 16, s1, _mm512_permutex2var_epi32(p01, hi2, p23));
+        }
+    }
+    return wide != 0;
+}
+
 /* The GEMM on the fused AVX-512 tiles (tc_tile_fast where its conditions hold, else
  * tc_tile_avx512): inputs known finite, C already holds c (rounded) or 0. Packs A and B
  * with their exponents once (also as 16-bit pairs for tc_tile_fast), then runs one tile per
@@ -607,16 +776,16 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
                           const tc_cfg_t *g)
 {
     const size_t ngroups = (M + TC_ROWS - 1) / TC_ROWS, nchunks = (N + TC_LANES - 1) / TC_LANES;
-    /* tc_tile_fast's conditions apart from the data's (f32 below) */
-    const int fast_cfg = g->out == DRIFT_FP32 && g->rz && g->out_p == 24 && g->p.min_exp <= -100 &&
-                         __builtin_cpu_supports("avx512bw");
+    /* tc_tile_fast's conditions apart from the data's (f32 below): its exponents only */
+    const int bw = __builtin_cpu_supports("avx512bw");
+    const int fast_cfg = g->out == DRIFT_FP32 && g->rz && g->out_p == 24 && g->p.min_exp <= -100 && bw;
     float *Ap = malloc(ngroups * K * TC_ROWS * sizeof *Ap);
-    int *eap = malloc(ngroups * K * TC_ROWS * sizeof *eap);
     float *Bp = malloc(nchunks * K * TC_LANES * sizeof *Bp);
-    int *ebp = malloc(nchunks * K * TC_LANES * sizeof *ebp);
+    int *eap = fast_cfg ? NULL : malloc(ngroups * K * TC_ROWS * sizeof *eap);
+    int *ebp = fast_cfg ? NULL : malloc(nchunks * K * TC_LANES * sizeof *ebp);
     uint32_t *ea2 = fast_cfg ? malloc(ngroups * K * 2 * sizeof *ea2) : NULL;
     uint32_t *eb2 = fast_cfg ? malloc(nchunks * K * TC_LANES * sizeof *eb2) : NULL;
-    if (!Ap || !eap || !Bp || !ebp || (fast_cfg && (!ea2 || !eb2))) {
+    if (!Ap || !Bp || (fast_cfg ? !ea2 || !eb2 : !eap || !ebp)) {
         free(Ap), free(eap), free(Bp), free(ebp), free(ea2), free(eb2);
         return DRIFT_ENOMEM;
     }
@@ -624,9 +793,15 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
     int wide = 0; /* some nonzero input outside [2^-50, 2^51): no f32 pass 2 (tc_tile_avx512_with) */
 #pragma omp parallel
     {
-        /* drift_tc_prepare_ changes only tf32 inputs: the other formats skip the call */
 #pragma omp for schedule(static) nowait reduction(| : wide)
         for (size_t gi = 0; gi < ngroups; gi++)
+            if (bw) wide |= tc_pack_a(Ap, eap, ea2, A, M, K, gi, g);
+#pragma omp for schedule(static) nowait reduction(| : wide)
+        for (size_t ch = 0; ch < nchunks; ch++)
+            if (bw) wide |= tc_pack_b(Bp, ebp, eb2, B, N, K, ch, g);
+        /* without AVX-512BW: the same per input (drift_tc_prepare_ changes only tf32 inputs) */
+#pragma omp for schedule(static) nowait reduction(| : wide)
+        for (size_t gi = 0; gi < ngroups * !bw; gi++)
             for (size_t k = 0; k < K; k++) {
                 int e[TC_ROWS];
                 for (size_t r = 0; r < TC_ROWS; r++) {
@@ -634,7 +809,8 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
                     double a = i < M ? A[i * K + k] : 0.0;
                     if (tf32) a = drift_tc_prepare_(a, g);
                     Ap[t] = (float)a; /* exact, as for B */
-                    eap[t] = e[r] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
+                    e[r] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
+                    if (eap) eap[t] = e[r];
                     wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
                 }
                 if (ea2) {
@@ -643,7 +819,7 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
                 }
             }
 #pragma omp for schedule(static) nowait reduction(| : wide)
-        for (size_t ch = 0; ch < nchunks; ch++)
+        for (size_t ch = 0; ch < nchunks * !bw; ch++)
             for (size_t k = 0; k < K; k++)
                 for (size_t l = 0; l < TC_LANES; l++) {
                     size_t j = ch * TC_LANES + l, t = (ch * K + k) * TC_LANES + l;
@@ -651,16 +827,28 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
                     if (tf32) b = drift_tc_prepare_(b, g);
                     Bp[t] = (float)b; /* exact: every input format is a float format */
                     int e = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
-                    ebp[t] = e;
+                    if (ebp) ebp[t] = e;
                     if (eb2) eb2[t] = tc_e16(e) * 0x10001u; /* the same in both words */
                     wide |= b != 0 && (dexp(b) < -50 || dexp(b) > 50);
                 }
 #pragma omp for schedule(static)
         for (size_t t = 0; t < M * N; t++) C[t] = c_init ? drift_tc_round_c_(C[t], g) : 0.0;
-        /* (the barrier above also completes the reductions of `wide`) */
-        const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1, cmax = ((int64_t)1 << (g->lsb_off + 1)) - 1;
-        const int f32 = !wide && (int64_t)g->p.block * tmax <= INT32_MAX;
-        const int fast = f32 && fast_cfg, chk = (int64_t)g->p.block * tmax + cmax > INT32_MAX;
+    }
+    const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1, cmax = ((int64_t)1 << (g->lsb_off + 1)) - 1;
+    const int f32 = !wide && (int64_t)g->p.block * tmax <= INT32_MAX;
+    const int fast = f32 && fast_cfg, chk = (int64_t)g->p.block * tmax + cmax > INT32_MAX;
+    if (fast_cfg && !fast) { /* rare (inputs of very different scales): tc_tile_avx512's exponents */
+        eap = malloc(ngroups * K * TC_ROWS * sizeof *eap);
+        ebp = malloc(nchunks * K * TC_LANES * sizeof *ebp);
+        if (!eap || !ebp) {
+            free(Ap), free(eap), free(Bp), free(ebp), free(ea2), free(eb2);
+            return DRIFT_ENOMEM;
+        }
+        for (size_t t = 0; t < ngroups * K * TC_ROWS; t++) eap[t] = Ap[t] != 0 ? in_exp(Ap[t], emin) : TC_NO_TERM;
+        for (size_t t = 0; t < nchunks * K * TC_LANES; t++) ebp[t] = Bp[t] != 0 ? in_exp(Bp[t], emin) : TC_NO_TERM;
+    }
+#pragma omp parallel
+    {
         double dummy[TC_ROWS][TC_LANES];
         /* chunks outer: a chunk of B (K x 16) stays in cache while the groups of A pass */
 #pragma omp for collapse(2) schedule(static)
