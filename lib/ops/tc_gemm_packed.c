@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "drift.h"
 #include "tc_internal.h"
@@ -689,7 +692,8 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __m512i tc_e1
     return _mm512_and_si512(_mm512_max_epi32(e, _mm512_set1_epi32(TC_NO_TERM16)), _mm512_set1_epi32(0xffff));
 }
 
-/* B's chunk ch: Bp[(ch*K + k)*16 + l] and its exponents (ebp or eb2, whichever is given). */
+/* B's chunk ch (columns 16 ch ...): Bp[k*16 + l] and its exponents (ebp, and eb2 when
+ * given); 1 when an input is wide. */
 __attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_b(float *Bp, int *ebp, uint32_t *eb2,
                                                                           const double *B, size_t N, size_t K,
                                                                           size_t ch, const tc_cfg_t *g)
@@ -699,10 +703,10 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_b(float 
     const int tf32 = g->in == DRIFT_TF32;
     __mmask16 wide = 0;
     for (size_t k = 0; k < K; k++) {
-        size_t t = (ch * K + k) * TC_LANES;
+        size_t t = k * TC_LANES;
         tc_pack16_t p = tc_pack16(B + k * N + j0, in, tf32, g->emin_in);
         _mm512_storeu_ps(Bp + t, p.v);
-        if (ebp) _mm512_storeu_si512((void *)(ebp + t), p.e);
+        _mm512_storeu_si512((void *)(ebp + t), p.e);
         if (eb2) {
             __m512i w = tc_e16v(p.e);
             _mm512_storeu_si512((void *)(eb2 + t), _mm512_or_si512(w, _mm512_slli_epi32(w, 16)));
@@ -776,101 +780,106 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
                           const tc_cfg_t *g)
 {
     const size_t ngroups = (M + TC_ROWS - 1) / TC_ROWS, nchunks = (N + TC_LANES - 1) / TC_LANES;
-    /* tc_tile_fast's conditions apart from the data's (f32 below): its exponents only */
     const int bw = __builtin_cpu_supports("avx512bw");
+    /* tc_tile_fast's conditions apart from the data's (f32 below) */
     const int fast_cfg = g->out == DRIFT_FP32 && g->rz && g->out_p == 24 && g->p.min_exp <= -100 && bw;
+    const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1, cmax = ((int64_t)1 << (g->lsb_off + 1)) - 1;
+    const int f32_cfg = (int64_t)g->p.block * tmax <= INT32_MAX, chk = (int64_t)g->p.block * tmax + cmax > INT32_MAX;
+#ifdef _OPENMP
+    const size_t nthr = (size_t)omp_get_max_threads();
+#else
+    const size_t nthr = 1;
+#endif
+    /* A packed whole (every chunk of B passes over it); B a chunk at a time into each
+     * thread's buffer (ws: K x 16 floats, int exponents and their 16-bit pairs, and room for
+     * a group's int exponents when tc_tile_avx512 needs them beside tc_tile_fast's) */
+    const size_t wsn = K * (3 * TC_LANES + TC_ROWS);
     float *Ap = malloc(ngroups * K * TC_ROWS * sizeof *Ap);
-    float *Bp = malloc(nchunks * K * TC_LANES * sizeof *Bp);
     int *eap = fast_cfg ? NULL : malloc(ngroups * K * TC_ROWS * sizeof *eap);
-    int *ebp = fast_cfg ? NULL : malloc(nchunks * K * TC_LANES * sizeof *ebp);
     uint32_t *ea2 = fast_cfg ? malloc(ngroups * K * 2 * sizeof *ea2) : NULL;
-    uint32_t *eb2 = fast_cfg ? malloc(nchunks * K * TC_LANES * sizeof *eb2) : NULL;
-    if (!Ap || !Bp || (fast_cfg ? !ea2 || !eb2 : !eap || !ebp)) {
-        free(Ap), free(eap), free(Bp), free(ebp), free(ea2), free(eb2);
+    unsigned char *wa = malloc(ngroups);
+    uint32_t *ws = malloc(nthr * wsn * sizeof *ws);
+    if (!Ap || (fast_cfg ? !ea2 : !eap) || !wa || !ws) {
+        free(Ap), free(eap), free(ea2), free(wa), free(ws);
         return DRIFT_ENOMEM;
     }
     const int emin = g->emin_in, tf32 = g->in == DRIFT_TF32;
-    int wide = 0; /* some nonzero input outside [2^-50, 2^51): no f32 pass 2 (tc_tile_avx512_with) */
 #pragma omp parallel
     {
-#pragma omp for schedule(static) nowait reduction(| : wide)
-        for (size_t gi = 0; gi < ngroups; gi++)
-            if (bw) wide |= tc_pack_a(Ap, eap, ea2, A, M, K, gi, g);
-#pragma omp for schedule(static) nowait reduction(| : wide)
-        for (size_t ch = 0; ch < nchunks; ch++)
-            if (bw) wide |= tc_pack_b(Bp, ebp, eb2, B, N, K, ch, g);
-        /* without AVX-512BW: the same per input (drift_tc_prepare_ changes only tf32 inputs) */
-#pragma omp for schedule(static) nowait reduction(| : wide)
-        for (size_t gi = 0; gi < ngroups * !bw; gi++)
-            for (size_t k = 0; k < K; k++) {
-                int e[TC_ROWS];
+        /* `wide`: some nonzero input outside [2^-50, 2^51), per group of A and chunk of B:
+         * the tiles it touches take tc_tile_avx512's double pass 2 */
+#pragma omp for schedule(static)
+        for (size_t gi = 0; gi < ngroups; gi++) {
+            if (bw) {
+                wa[gi] = (unsigned char)tc_pack_a(Ap, eap, ea2, A, M, K, gi, g);
+                continue;
+            }
+            int wide = 0; /* the same per input (drift_tc_prepare_ changes only tf32 inputs) */
+            for (size_t k = 0; k < K; k++)
                 for (size_t r = 0; r < TC_ROWS; r++) {
                     size_t i = gi * TC_ROWS + r, t = (gi * K + k) * TC_ROWS + r;
                     double a = i < M ? A[i * K + k] : 0.0;
                     if (tf32) a = drift_tc_prepare_(a, g);
                     Ap[t] = (float)a; /* exact, as for B */
-                    e[r] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
-                    if (eap) eap[t] = e[r];
+                    eap[t] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
                     wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
                 }
-                if (ea2) {
-                    ea2[(gi * K + k) * 2] = tc_e16(e[0]) | tc_e16(e[1]) << 16;
-                    ea2[(gi * K + k) * 2 + 1] = tc_e16(e[2]) | tc_e16(e[3]) << 16;
-                }
-            }
-#pragma omp for schedule(static) nowait reduction(| : wide)
-        for (size_t ch = 0; ch < nchunks * !bw; ch++)
-            for (size_t k = 0; k < K; k++)
-                for (size_t l = 0; l < TC_LANES; l++) {
-                    size_t j = ch * TC_LANES + l, t = (ch * K + k) * TC_LANES + l;
-                    double b = j < N ? B[k * N + j] : 0.0;
-                    if (tf32) b = drift_tc_prepare_(b, g);
-                    Bp[t] = (float)b; /* exact: every input format is a float format */
-                    int e = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
-                    if (ebp) ebp[t] = e;
-                    if (eb2) eb2[t] = tc_e16(e) * 0x10001u; /* the same in both words */
-                    wide |= b != 0 && (dexp(b) < -50 || dexp(b) > 50);
-                }
+            wa[gi] = (unsigned char)wide;
+        }
 #pragma omp for schedule(static)
         for (size_t t = 0; t < M * N; t++) C[t] = c_init ? drift_tc_round_c_(C[t], g) : 0.0;
-    }
-    const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1, cmax = ((int64_t)1 << (g->lsb_off + 1)) - 1;
-    const int f32 = !wide && (int64_t)g->p.block * tmax <= INT32_MAX;
-    const int fast = f32 && fast_cfg, chk = (int64_t)g->p.block * tmax + cmax > INT32_MAX;
-    if (fast_cfg && !fast) { /* rare (inputs of very different scales): tc_tile_avx512's exponents */
-        eap = malloc(ngroups * K * TC_ROWS * sizeof *eap);
-        ebp = malloc(nchunks * K * TC_LANES * sizeof *ebp);
-        if (!eap || !ebp) {
-            free(Ap), free(eap), free(Bp), free(ebp), free(ea2), free(eb2);
-            return DRIFT_ENOMEM;
-        }
-        for (size_t t = 0; t < ngroups * K * TC_ROWS; t++) eap[t] = Ap[t] != 0 ? in_exp(Ap[t], emin) : TC_NO_TERM;
-        for (size_t t = 0; t < nchunks * K * TC_LANES; t++) ebp[t] = Bp[t] != 0 ? in_exp(Bp[t], emin) : TC_NO_TERM;
-    }
-#pragma omp parallel
-    {
+#ifdef _OPENMP
+        uint32_t *w = ws + (size_t)omp_get_thread_num() * wsn;
+#else
+        uint32_t *w = ws;
+#endif
+        float *Bc = (float *)w;
+        int *ebc = (int *)(w + K * TC_LANES), *eac = (int *)(w + 3 * K * TC_LANES);
+        uint32_t *eb2c = w + 2 * K * TC_LANES;
+        size_t cur = SIZE_MAX;
+        int wb = 0;
         double dummy[TC_ROWS][TC_LANES];
         /* chunks outer: a chunk of B (K x 16) stays in cache while the groups of A pass */
 #pragma omp for collapse(2) schedule(static)
         for (size_t ch = 0; ch < nchunks; ch++)
             for (size_t gi = 0; gi < ngroups; gi++) {
-                double *crow[TC_ROWS];
                 size_t j0 = ch * TC_LANES, nj = N - j0 < TC_LANES ? N - j0 : TC_LANES;
+                if (ch != cur) { /* this thread's next chunk of B */
+                    cur = ch;
+                    if (bw) {
+                        wb = tc_pack_b(Bc, ebc, fast_cfg ? eb2c : NULL, B, N, K, ch, g);
+                    } else {
+                        wb = 0;
+                        for (size_t k = 0; k < K; k++)
+                            for (size_t l = 0; l < TC_LANES; l++) {
+                                double b = l < nj ? B[k * N + j0 + l] : 0.0;
+                                if (tf32) b = drift_tc_prepare_(b, g);
+                                Bc[k * TC_LANES + l] = (float)b; /* exact: every input format is a float format */
+                                ebc[k * TC_LANES + l] = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
+                                wb |= b != 0 && (dexp(b) < -50 || dexp(b) > 50);
+                            }
+                    }
+                }
+                double *crow[TC_ROWS];
                 for (size_t r = 0; r < TC_ROWS; r++) {
                     size_t i = gi * TC_ROWS + r;
                     crow[r] = i < M ? C + i * N + j0 : dummy[r];
                     if (i >= M) memset(dummy[r], 0, sizeof dummy[r]);
                 }
                 __mmask16 cm = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
-                if (fast)
-                    tc_tile_fast(crow, cm, Ap + gi * K * TC_ROWS, ea2 + gi * K * 2, Bp + ch * K * TC_LANES,
-                                 eb2 + ch * K * TC_LANES, K, g, chk);
-                else
-                    tc_tile_avx512(crow, cm, Ap + gi * K * TC_ROWS, eap + gi * K * TC_ROWS, Bp + ch * K * TC_LANES,
-                                   ebp + ch * K * TC_LANES, K, g, f32);
+                const float *Ag = Ap + gi * K * TC_ROWS;
+                const int f32 = f32_cfg && !wa[gi] && !wb;
+                if (fast_cfg && f32) {
+                    tc_tile_fast(crow, cm, Ag, ea2 + gi * K * 2, Bc, eb2c, K, g, chk);
+                    continue;
+                }
+                const int *eag = eap ? eap + gi * K * TC_ROWS : eac;
+                if (!eap) /* rare (inputs of very different scales): the int exponents of this group */
+                    for (size_t t = 0; t < K * TC_ROWS; t++) eac[t] = Ag[t] != 0 ? in_exp(Ag[t], emin) : TC_NO_TERM;
+                tc_tile_avx512(crow, cm, Ag, eag, Bc, ebc, K, g, f32);
             }
     }
-    free(Ap), free(eap), free(Bp), free(ebp), free(ea2), free(eb2);
+    free(Ap), free(eap), free(ea2), free(wa), free(ws);
     return DRIFT_OK;
 }
 #endif
