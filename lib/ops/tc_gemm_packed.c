@@ -467,9 +467,12 @@ __attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *c
  *     nearest-even multiplication gives inf as the model does ("+-inf at or above
  *     2^(emax+1), even toward zero"); S == 0 gives +0. That is drift_tc_finish_ with
  *     out_p = 24 and RZ;
- *   - an output that overflowed to inf keeps it (tc_block: inf + finite products is inf):
- *     such lanes are remembered and enter later blocks as 0, their result replaced by
- *     the inf. */
+ *   - no output overflows: E <= 127 (products are below 2^102, c below 2^128); with E = 127
+ *     every product's term is below 2^(102 + lsb_off - 127) <= 1 and truncates to 0, so
+ *     the result is c; with E <= 126, |c| < 2^127 and the products sum to less than
+ *     32 * 2^102, so |S| 2^(E - lsb_off) < 2^128 (truncation only shrinks). The
+ *     multiplication's overflow to inf above is therefore never reached, and c stays
+ *     finite across K. */
 #define TC_NO_TERM16 (-16384)
 
 /* One exponent as the 16-bit pass 1 takes it (TC_NO_TERM clamped). */
@@ -483,12 +486,10 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(do
     const size_t blk = (size_t)g->p.block;
     const int lsb_off = g->lsb_off;
     const __m512i vlo = _mm512_set1_epi32(-100), voff = _mm512_set1_epi32(lsb_off + 127);
-    const __m512i vpow = _mm512_set1_epi32(127 - lsb_off), none = _mm512_set1_epi32((int)0x80008000u);
+    const __m512i vpow = _mm512_set1_epi32(254 << 23), none = _mm512_set1_epi32((int)0x80008000u);
     const __m512 zero = _mm512_setzero_ps();
     const __mmask8 m0 = (__mmask8)cm, m1 = (__mmask8)(cm >> 8);
     __m512 c[TC_ROWS];
-    __mmask16 kinf[TC_ROWS] = {0, 0, 0, 0};
-    int has_inf = 0;
 #pragma GCC unroll 4
     for (int r = 0; r < TC_ROWS; r++) {
         __m256 lo = _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(m0, crow[r]));
@@ -504,16 +505,15 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(do
             P1 = _mm512_max_epi16(P1, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k + 1]), e));
         }
         __m512i E[TC_ROWS], Sp[TC_ROWS], Sc[TC_ROWS];
-        __m512 sc[TC_ROWS], cz[TC_ROWS];
+        __m512 sc[TC_ROWS];
         E[0] = _mm512_srai_epi32(_mm512_slli_epi32(P0, 16), 16), E[1] = _mm512_srai_epi32(P0, 16);
         E[2] = _mm512_srai_epi32(_mm512_slli_epi32(P1, 16), 16), E[3] = _mm512_srai_epi32(P1, 16);
 #pragma GCC unroll 4
         for (int r = 0; r < TC_ROWS; r++) {
-            cz[r] = has_inf ? _mm512_maskz_mov_ps((__mmask16)~kinf[r], c[r]) : c[r];
-            E[r] = _mm512_max_epi32(E[r], _mm512_cvtps_epi32(_mm512_getexp_ps(cz[r])));
+            E[r] = _mm512_max_epi32(E[r], _mm512_cvtps_epi32(_mm512_getexp_ps(c[r])));
             __m512i Ec = _mm512_max_epi32(E[r], vlo);
             sc[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff, Ec), 23));
-            Sc[r] = _mm512_cvttps_epi32(_mm512_mul_ps(cz[r], sc[r]));
+            Sc[r] = _mm512_cvttps_epi32(_mm512_mul_ps(c[r], sc[r]));
             Sp[r] = _mm512_setzero_si512();
         }
         for (size_t k = k0; k < k1; k++) {
@@ -524,11 +524,11 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(do
                 Sp[r] = _mm512_add_epi32(Sp[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc[r])));
             }
         }
-        __mmask16 anyinf = 0;
 #pragma GCC unroll 4
         for (int r = 0; r < TC_ROWS; r++) {
             __m512i S = _mm512_add_epi32(Sp[r], Sc[r]);
-            __m512 pw = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_max_epi32(E[r], vlo), vpow), 23));
+            /* 2^(E - lsb_off) = 1 / sc: the biased exponents sum to 254 */
+            __m512 pw = _mm512_castsi512_ps(_mm512_sub_epi32(vpow, _mm512_castps_si512(sc[r])));
             __m512 res = _mm512_mul_ps(_mm512_cvt_roundepi32_ps(S, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), pw);
             if (chk) { /* the int32 sum wrapped: same signs in, another out */
                 __mmask16 ovf = _mm512_movepi32_mask(_mm512_ternarylogic_epi32(S, Sp[r], Sc[r], 0x18));
@@ -545,13 +545,8 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(do
                     res = _mm512_loadu_ps(rr);
                 }
             }
-            res = _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[r], vlo), cz[r], zero); /* no product: c */
-            if (has_inf) res = _mm512_mask_mov_ps(res, kinf[r], c[r]);
-            kinf[r] |= _mm512_fpclass_ps_mask(res, 0x18); /* +inf, -inf */
-            anyinf |= kinf[r];
-            c[r] = res;
+            c[r] = _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[r], vlo), c[r], zero); /* no product: c */
         }
-        has_inf = anyinf != 0;
     }
 #pragma GCC unroll 4
     for (int r = 0; r < TC_ROWS; r++) {
