@@ -478,16 +478,75 @@ __attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *c
 /* One exponent as the 16-bit pass 1 takes it (TC_NO_TERM clamped). */
 static inline uint32_t tc_e16(int e) { return (uint32_t)(uint16_t)(int16_t)(e < TC_NO_TERM16 ? TC_NO_TERM16 : e); }
 
-__attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(double *const *crow, __mmask16 cm,
-                                                                              const float *Ap, const uint32_t *ea2,
-                                                                              const float *Bp, const uint32_t *eb2,
-                                                                              size_t K, const tc_cfg_t *g, int chk)
+/* One block of n products for the tile's 4 rows (c[] in and out); n a constant where the
+ * caller can make it one, so that the two k loops unroll. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __attribute__((always_inline)) void
+tc_fast_block(__m512 *c, const float *Ap, const uint32_t *ea2, const float *Bp, const uint32_t *eb2, const size_t n,
+              const tc_cfg_t *g, int chk)
 {
-    const size_t blk = (size_t)g->p.block;
     const int lsb_off = g->lsb_off;
     const __m512i vlo = _mm512_set1_epi32(-100), voff = _mm512_set1_epi32(lsb_off + 127);
     const __m512i vpow = _mm512_set1_epi32(254 << 23), none = _mm512_set1_epi32((int)0x80008000u);
-    const __m512 zero = _mm512_setzero_ps();
+    __m512i P0 = none, P1 = none;
+#pragma GCC unroll 16
+    for (size_t k = 0; k < n; k++) {
+        __m512i e = _mm512_loadu_si512((const void *)(eb2 + k * TC_LANES));
+        P0 = _mm512_max_epi16(P0, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k]), e));
+        P1 = _mm512_max_epi16(P1, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k + 1]), e));
+    }
+    __m512i E[TC_ROWS], Sp[TC_ROWS], Sc[TC_ROWS];
+    __m512 sc[TC_ROWS];
+    E[0] = _mm512_srai_epi32(_mm512_slli_epi32(P0, 16), 16), E[1] = _mm512_srai_epi32(P0, 16);
+    E[2] = _mm512_srai_epi32(_mm512_slli_epi32(P1, 16), 16), E[3] = _mm512_srai_epi32(P1, 16);
+#pragma GCC unroll 4
+    for (int r = 0; r < TC_ROWS; r++) {
+        E[r] = _mm512_max_epi32(E[r], _mm512_cvtps_epi32(_mm512_getexp_ps(c[r])));
+        __m512i Ec = _mm512_max_epi32(E[r], vlo);
+        sc[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff, Ec), 23));
+        Sc[r] = _mm512_cvttps_epi32(_mm512_mul_ps(c[r], sc[r]));
+        Sp[r] = _mm512_setzero_si512();
+    }
+#pragma GCC unroll 16
+    for (size_t k = 0; k < n; k++) {
+        __m512 bf = _mm512_loadu_ps(Bp + k * TC_LANES);
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512 av = _mm512_set1_ps(Ap[k * TC_ROWS + r]);
+            Sp[r] = _mm512_add_epi32(Sp[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc[r])));
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < TC_ROWS; r++) {
+        __m512i S = _mm512_add_epi32(Sp[r], Sc[r]);
+        /* 2^(E - lsb_off) = 1 / sc: the biased exponents sum to 254 */
+        __m512 pw = _mm512_castsi512_ps(_mm512_sub_epi32(vpow, _mm512_castps_si512(sc[r])));
+        __m512 res = _mm512_mul_ps(_mm512_cvt_roundepi32_ps(S, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), pw);
+        if (chk) { /* the int32 sum wrapped: same signs in, another out */
+            __mmask16 ovf = _mm512_movepi32_mask(_mm512_ternarylogic_epi32(S, Sp[r], Sc[r], 0x18));
+            if (ovf) {
+                int32_t sp[TC_LANES], sq[TC_LANES], e[TC_LANES];
+                float rr[TC_LANES];
+                _mm512_storeu_si512((void *)sp, Sp[r]);
+                _mm512_storeu_si512((void *)sq, Sc[r]);
+                _mm512_storeu_si512((void *)e, E[r]);
+                _mm512_storeu_ps(rr, res);
+                for (int l = 0; l < TC_LANES; l++)
+                    if (ovf >> l & 1)
+                        rr[l] = (float)drift_tc_finish_((double)((int64_t)sp[l] + sq[l]), pow2i(lsb_off - e[l]), g);
+                res = _mm512_loadu_ps(rr);
+            }
+        }
+        c[r] = _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[r], vlo), c[r], _mm512_setzero_ps()); /* no product: c */
+    }
+}
+
+/* The tile: c loaded once, the blocks along K (BLK: the block size as a constant, 0 when
+ * it is none of those compiled), c stored once. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __attribute__((always_inline)) void
+tc_tile_fast_with(double *const *crow, __mmask16 cm, const float *Ap, const uint32_t *ea2, const float *Bp,
+                  const uint32_t *eb2, size_t K, const tc_cfg_t *g, int chk, const size_t BLK)
+{
+    const size_t blk = (size_t)g->p.block;
     const __mmask8 m0 = (__mmask8)cm, m1 = (__mmask8)(cm >> 8);
     __m512 c[TC_ROWS];
 #pragma GCC unroll 4
@@ -497,61 +556,29 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(do
         c[r] = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); /* fp32 values: exact */
     }
     for (size_t k0 = 0; k0 < K; k0 += blk) {
-        const size_t k1 = K - k0 < blk ? K : k0 + blk;
-        __m512i P0 = none, P1 = none;
-        for (size_t k = k0; k < k1; k++) {
-            __m512i e = _mm512_loadu_si512((const void *)(eb2 + k * TC_LANES));
-            P0 = _mm512_max_epi16(P0, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k]), e));
-            P1 = _mm512_max_epi16(P1, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k + 1]), e));
-        }
-        __m512i E[TC_ROWS], Sp[TC_ROWS], Sc[TC_ROWS];
-        __m512 sc[TC_ROWS];
-        E[0] = _mm512_srai_epi32(_mm512_slli_epi32(P0, 16), 16), E[1] = _mm512_srai_epi32(P0, 16);
-        E[2] = _mm512_srai_epi32(_mm512_slli_epi32(P1, 16), 16), E[3] = _mm512_srai_epi32(P1, 16);
-#pragma GCC unroll 4
-        for (int r = 0; r < TC_ROWS; r++) {
-            E[r] = _mm512_max_epi32(E[r], _mm512_cvtps_epi32(_mm512_getexp_ps(c[r])));
-            __m512i Ec = _mm512_max_epi32(E[r], vlo);
-            sc[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff, Ec), 23));
-            Sc[r] = _mm512_cvttps_epi32(_mm512_mul_ps(c[r], sc[r]));
-            Sp[r] = _mm512_setzero_si512();
-        }
-        for (size_t k = k0; k < k1; k++) {
-            __m512 bf = _mm512_loadu_ps(Bp + k * TC_LANES);
-#pragma GCC unroll 4
-            for (int r = 0; r < TC_ROWS; r++) {
-                __m512 av = _mm512_set1_ps(Ap[k * TC_ROWS + r]);
-                Sp[r] = _mm512_add_epi32(Sp[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc[r])));
-            }
-        }
-#pragma GCC unroll 4
-        for (int r = 0; r < TC_ROWS; r++) {
-            __m512i S = _mm512_add_epi32(Sp[r], Sc[r]);
-            /* 2^(E - lsb_off) = 1 / sc: the biased exponents sum to 254 */
-            __m512 pw = _mm512_castsi512_ps(_mm512_sub_epi32(vpow, _mm512_castps_si512(sc[r])));
-            __m512 res = _mm512_mul_ps(_mm512_cvt_roundepi32_ps(S, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), pw);
-            if (chk) { /* the int32 sum wrapped: same signs in, another out */
-                __mmask16 ovf = _mm512_movepi32_mask(_mm512_ternarylogic_epi32(S, Sp[r], Sc[r], 0x18));
-                if (ovf) {
-                    int32_t sp[TC_LANES], sq[TC_LANES], e[TC_LANES];
-                    float rr[TC_LANES];
-                    _mm512_storeu_si512((void *)sp, Sp[r]);
-                    _mm512_storeu_si512((void *)sq, Sc[r]);
-                    _mm512_storeu_si512((void *)e, E[r]);
-                    _mm512_storeu_ps(rr, res);
-                    for (int l = 0; l < TC_LANES; l++)
-                        if (ovf >> l & 1)
-                            rr[l] = (float)drift_tc_finish_((double)((int64_t)sp[l] + sq[l]), pow2i(lsb_off - e[l]), g);
-                    res = _mm512_loadu_ps(rr);
-                }
-            }
-            c[r] = _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[r], vlo), c[r], zero); /* no product: c */
-        }
+        const size_t n = K - k0 < blk ? K - k0 : blk;
+        if (BLK && n == BLK)
+            tc_fast_block(c, Ap + k0 * TC_ROWS, ea2 + 2 * k0, Bp + k0 * TC_LANES, eb2 + k0 * TC_LANES, BLK, g, chk);
+        else
+            tc_fast_block(c, Ap + k0 * TC_ROWS, ea2 + 2 * k0, Bp + k0 * TC_LANES, eb2 + k0 * TC_LANES, n, g, chk);
     }
 #pragma GCC unroll 4
     for (int r = 0; r < TC_ROWS; r++) {
         _mm512_mask_storeu_pd(crow[r], m0, _mm512_cvtps_pd(_mm512_castps512_ps256(c[r])));
         _mm512_mask_storeu_pd(crow[r] + 8, m1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(c[r], 1)));
+    }
+}
+
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(double *const *crow, __mmask16 cm,
+                                                                              const float *Ap, const uint32_t *ea2,
+                                                                              const float *Bp, const uint32_t *eb2,
+                                                                              size_t K, const tc_cfg_t *g, int chk)
+{
+    switch (g->p.block) { /* the NVIDIA blocks of fp16, bf16 and tf32 */
+    case 4: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 4); break;
+    case 8: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 8); break;
+    case 16: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 16); break;
+    default: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 0); break;
     }
 }
 
