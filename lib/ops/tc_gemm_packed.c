@@ -1,9 +1,13 @@
 /* tc_gemm_packed.c — drift_tc_gemm's fast paths: the same block-FMA arithmetic as the scalar
  * model (tc_model.c, tc_block's DRIFT_TC_ALIGN_TRUNC case), reorganised for throughput and
  * bit-identical to it (tests/test_tc_model.c compares every output with drift_tc_dot):
- *   - a fused AVX-512 tile, 4 rows x 16 outputs over the whole of K, on operands packed once;
- *   - otherwise strips of 128 columns, 4 rows at a time, with AVX2 or AVX-512 chunks of the
- *     per-block passes or portable loops.
+ *   - fused AVX-512 tiles, 4 rows x 16 outputs over the whole of K, on A packed once and B
+ *     packed a chunk of 16 columns at a time: for fp32 output (every NVIDIA fp16, bf16 and
+ *     tf32 configuration) tc_tile_fast, which keeps c in a register as float; otherwise
+ *     tc_tile_avx512;
+ *   - without the tiles (no AVX-512, or DRIFT_TC_NO_AVX512): strips of 128 columns, 4 rows at
+ *     a time, with AVX2 or AVX-512 chunks of the per-block passes, or portable loops;
+ *   - the input check of drift_tc_gemm over whole arrays (drift_tc_finite_values_);
  *   - CDNA2 (MI250): the pairwise fp32 block in float arithmetic across a row (AVX-512,
  *     AVX2 or SSE2 builds of the same C).
  * Only finite inputs reach here (drift_tc_gemm sends special values and B200 fp8 to the
