@@ -896,3 +896,38 @@ Test(tc_model, nvidia_fast_tile_corners)
     }
     unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
 }
+
+/* drift_tc_gemm's input check (a vectorised pass over each array, the element-by-element
+ * check where it fails) rejects what is not a value of the input format: half the smallest
+ * subnormal (a power of two whose leading bit is below the quantum: fp16 2^-25, bf16 and
+ * fp32 for tf32 2^-134 and 2^-150, e5m2 2^-17, e4m3 2^-10), a bit below the quantum, a
+ * value above max_finite, and a double subnormal; and accepts the smallest subnormals and
+ * max_finite themselves (the formats' definitions). The bad value sits at index 9 of 16
+ * inputs, so the vector pass meets it in its second group of eight. */
+Test(tc_model, gemm_input_check_rejects_values_outside_the_format)
+{
+    const struct {
+        drift_format_t in;
+        double bad[4], good[2];
+    } f[] = {
+        {FP16, {0x1p-25, 0x1.0008p0, 65536.0, 0x1p-1070}, {0x1p-24, 65504.0}},
+        {DRIFT_BF16, {0x1p-134, 0x1.01p0, 0x1p128, 0x1p-1070}, {0x1p-133, 0x1.fep127}},
+        {DRIFT_TF32, {0x1p-150, 0x1.000001p0, 0x1p128, 0x1p-1070}, {0x1p-149, 0x1.fffffep127}},
+        {DRIFT_FP8E5M2, {0x1p-17, 0x1.2p0, 65536.0, 0x1p-1070}, {0x1p-16, 57344.0}},
+        {DRIFT_FP8E4M3, {0x1p-10, 0x1.1p0, 480.0, 0x1p-1070}, {0x1p-9, 448.0}},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        for (int s = -1; s <= 1; s += 2)
+            for (int t = 0; t < 6; t++) {
+                double A[16], B[16], C[1] = {0};
+                for (int k = 0; k < 16; k++) A[k] = B[k] = 1.0;
+                double x = s * (t < 4 ? f[i].bad[t] : f[i].good[t - 4]);
+                A[9] = x;
+                int want = t < 4 ? DRIFT_EINVAL : 0;
+                cr_assert_eq(drift_tc_gemm(C, A, B, 1, 1, 16, 0, H100, f[i].in, FP32), want, "%s %a in A",
+                             drift_format_name(f[i].in), x);
+                A[9] = 1.0, B[9] = x;
+                cr_assert_eq(drift_tc_gemm(C, A, B, 1, 1, 16, 0, H100, f[i].in, FP32), want, "%s %a in B",
+                             drift_format_name(f[i].in), x);
+            }
+}

@@ -629,9 +629,9 @@ int drift_tc_simd_level_(void) { return tc_have_avx2() ? (tc_have_avx512() ? 2 :
 /* ---- the input check: tc_representable over an array, branch-free ------------------------
  * x (bits u, biased exponent e) is a finite value of a format of precision p when it is
  * zero, or |x| <= max_finite and its low 53 - p + max(0, emin + 1023 - e) bits are zero
- * (the bits below the quantum; tc_representable). A count of 64 or more (double
- * subnormals, values far below the format) takes every bit, exponent included, so such an
- * x fails as tc_representable says; inf and NaN fail |x| <= max_finite. */
+ * (the bits below the quantum; tc_representable), a count of at most 52 (more: the leading
+ * bit itself is below the quantum, as for half the smallest subnormal; double subnormals
+ * too); inf and NaN fail |x| <= max_finite. */
 static inline __attribute__((always_inline)) int tc_finite_values_with(const double *x, size_t n, int p, int emin,
                                                                       double maxf)
 {
@@ -642,15 +642,14 @@ static inline __attribute__((always_inline)) int tc_finite_values_with(const dou
         int64_t extra = (int64_t)emin + 1023 - (int64_t)((u >> 52) & 0x7ff);
         uint64_t drop = (uint64_t)(53 - p) + (uint64_t)(extra < 0 ? 0 : extra);
         uint64_t low = drop >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << drop) - 1;
-        uint64_t ok = (u << 1) == 0 || (fabs(x[t]) <= maxf && (u & low) == 0);
+        uint64_t ok = (u << 1) == 0 || (drop <= 52 && fabs(x[t]) <= maxf && (u & low) == 0);
         bad |= ok ^ 1;
     }
     return bad == 0;
 }
 
 #ifdef TC_AVX2
-/* The same eight at a time (a variable shift by 64 or more gives 0, so low = 0 - 1 = all
- * bits there); the tail loads zeros, which pass. */
+/* The same eight at a time; the tail loads zeros, which pass. */
 __attribute__((target("avx512f,avx512dq"))) static int tc_finite_values_avx512(const double *x, size_t n, int p,
                                                                                int emin, double maxf)
 {
@@ -665,7 +664,7 @@ __attribute__((target("avx512f,avx512dq"))) static int tc_finite_values_avx512(c
         __m512i drop = _mm512_add_epi64(d0, _mm512_max_epi64(_mm512_sub_epi64(ebase, e), _mm512_setzero_si512()));
         __m512i low = _mm512_sub_epi64(_mm512_sllv_epi64(one, drop), one);
         __mmask8 zero = _mm512_testn_epi64_mask(u, nosign);
-        __mmask8 fits = _mm512_testn_epi64_mask(u, low) &
+        __mmask8 fits = _mm512_testn_epi64_mask(u, low) & _mm512_cmple_epu64_mask(drop, _mm512_set1_epi64(52)) &
                         _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_castsi512_pd(u)), vmax, _CMP_LE_OQ);
         bad |= (__mmask8) ~(zero | fits);
     }
