@@ -5,7 +5,8 @@
  *     per output) with the tiled kernel and with the naive one;
  *   - OpenBLAS cblas_sgemm on the same values as floats (a plain optimised fp32 GEMM; its
  *     order is its own, so its bits differ: the max relative difference is printed);
- *   - the tensor-core model tc:h100 (drift_gemm) against the seq emulation.
+ *   - the tensor-core model tc:h100 (drift_gemm) against the seq emulation (the "seq" of
+ *     the tc lines is the tiled kernel, tiled:128,128,32, so tc_ARCH/seq is tc/tiled).
  * for 512^3 and 1024^3, and prints
  *     emulated/openblas = X.Xx      tc_h100/seq = X.Xx
  * then, at --tc-size (default 256), every tensor-core architecture against the seq

@@ -978,3 +978,160 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
     omp_set_num_threads(1);
 #endif
 }
+
+/* The NVIDIA GEMM's fast paths (tc_gemm_packed.c: the fp32-output tile that keeps c as
+ * float and finds exponents in 16-bit lanes, the general AVX-512 tile, the AVX2 and
+ * portable strips) against the scalar block model, output by output through drift_tc_dot,
+ * in each of the AVX-512, AVX2 and portable builds of the same C (DRIFT_TC_NO_AVX512,
+ * DRIFT_NO_SIMD). M, N, K are no multiple of 4 rows, 16 lanes or any block. Data:
+ *   0: one scale (N(0,1)), a tenth zeros: every tile takes the fast path;
+ *   1: exponents over 2^-60 .. 2^60 (bf16, tf32) or fp16's whole range: tiles with an
+ *      input outside [2^-50, 2^51) take the general tile, the others the fast one;
+ *   2: rows of A zero over whole blocks beside tiny c (fp32 subnormals, normals below
+ *      2^-102, -0): the blocks with no product keep c exactly (or +0);
+ *   3: products that cancel in pairs (a[k+1] = a[k], b[k+1] = -b[k]): sums exactly 0.
+ * Tolerance 0. */
+static void fill_nv(double *x, size_t n, drift_format_t in, uint32_t point, int data)
+{
+    drift_stream_t s;
+    drift_stream_init(&s, 7, drift_fnv1a32("test_tc_model/nvidia"), point, in);
+    int span = in == FP16 ? 14 : 60;
+    for (size_t t = 0; t < n; t++) {
+        double v = drift_stream_normal(&s);
+        if (data == 1) v *= ldexp(1.0, (int)drift_stream_below(&s, (uint32_t)(2 * span + 1)) - span);
+        if (drift_stream_below(&s, 10) == 0) v = 0;
+        x[t] = in == DRIFT_TF32 ? (double)(float)v : drift_rne(v, in);
+        if (isinf(x[t])) x[t] = 0;
+    }
+}
+
+Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
+{
+    const tc_cfg_case_t nv[] = {{V100, FP16, FP32},       {A100, DRIFT_BF16, FP32}, {A100, FP16, FP32},
+                                {A100, DRIFT_TF32, FP32}, {H100, DRIFT_BF16, FP32}, {H100, FP16, FP32},
+                                {H100, DRIFT_TF32, FP32}, {B200, DRIFT_BF16, FP32}, {A100, FP16, FP16},
+                                {H100, FP16, FP16},       {H100, DRIFT_FP8E4M3, FP32}};
+    enum { M = 6, N = 37, K = 45 };
+    static double A[M * K], B[K * N], C[M * N], C0[M * N];
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    for (size_t c = 0; c < sizeof nv / sizeof nv[0]; c++)
+        for (int data = 0; data < 4; data++) {
+            fill_nv(A, M * K, nv[c].in, 41 + (uint32_t)data, data);
+            fill_nv(B, K * N, nv[c].in, 43 + (uint32_t)data, data);
+            fill_nv(C0, M * N, nv[c].out, 45 + (uint32_t)data, 0);
+            if (data == 2) {
+                for (size_t i = 0; i < M; i++) /* row i zero over k in [16 i, 16 i + 20), the last row all */
+                    for (size_t k = i + 1 < M ? 16 * i : 0; k < (i + 1 < M ? 16 * i + 20 : K) && k < K; k++) A[i * K + k] = 0;
+                const double tiny[5] = {0x1p-140, -0x1.000002p-110, 0x1.fffffcp-103, -0.0, 0x1p-149};
+                for (size_t t = 0; t < M * N; t++)
+                    if (t % 2) C0[t] = nv[c].out == FP32 ? tiny[t % 5] : (t % 5 == 3 ? -0.0 : 0x1p-24);
+            }
+            if (data == 3)
+                for (size_t i = 0; i < M; i++)
+                    for (size_t k = 0; k + 1 < K; k += 2) {
+                        A[i * K + k + 1] = A[i * K + k];
+                        for (size_t j = 0; j < N && i == 0; j++) B[(k + 1) * N + j] = -B[k * N + j];
+                    }
+            for (int lv = 0; lv < 3; lv++) {
+                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+                for (int e = 0; e < 2; e++)
+                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                memcpy(C, C0, sizeof C);
+                cr_assert_eq(drift_tc_gemm(C, A, B, M, N, K, 1, nv[c].arch, nv[c].in, nv[c].out), 0);
+                for (size_t i = 0; i < M; i++)
+                    for (size_t j = 0; j < N; j++) {
+                        double col[K], r;
+                        for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
+                        cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], nv[c].arch, nv[c].in, nv[c].out), 0);
+                        cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s %s->%s data %d level %d (%zu,%zu): gemm %a dot %a",
+                                  drift_tc_arch_name(nv[c].arch), drift_format_name(nv[c].in), drift_format_name(nv[c].out),
+                                  data, lv, i, j, C[i * N + j], r);
+                    }
+            }
+            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+        }
+}
+
+/* Hand derivations for corners of the fp32-output tile (every SIMD level, 1 x 3 GEMMs whose
+ * middle output is the case):
+ *   - a Hopper block whose aligned sum passes 2^31 (the tile sums products in int32): c =
+ *     a = b = 255/128 (bf16 and fp16) over K = 16 = one block. Every exponent is 0, so
+ *     E = 0 and the terms are in units of 2^-25: c is 255 * 2^18, each product
+ *     65025 * 2^11, and S = 255 * 2^18 + 16 * 65025 * 2^11 = 2197585920 > 2^31 - 1. S is
+ *     exact in the model; S * 2^-25 = 65.4931640625 = 67065 / 2^10 has 17 significant
+ *     bits, so fp32 keeps it. With c and b negated: -65.4931640625.
+ *   - blocks with no nonzero product (a = 0) keep c exactly (S is c's integer significand
+ *     times 2^lsb_off, rounded exactly), for c = 2^-140 (an fp32 subnormal) and
+ *     c = (1 + 2^-23) 2^-110, and give +0 for c = -0.
+ *   - products that cancel (a = [1, 1], b = [1, -1]) with c = 0 give +0; with c = 2^-20
+ *     they give c. */
+Test(tc_model, nvidia_fast_tile_corners)
+{
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    const drift_format_t ins[2] = {DRIFT_BF16, FP16};
+    for (int lv = 0; lv < 3; lv++) {
+        unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+        for (int e = 0; e < 2; e++)
+            if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+        for (int f = 0; f < 2; f++)
+            for (int sg = -1; sg <= 1; sg += 2) {
+                double A[16], B[16 * 3], C[3] = {1.0, sg * 1.9921875, 0.5};
+                for (int k = 0; k < 16; k++) {
+                    A[k] = 1.9921875;
+                    B[k * 3] = 0.25, B[k * 3 + 1] = sg * 1.9921875, B[k * 3 + 2] = -0.5;
+                }
+                cr_assert_eq(drift_tc_gemm(C, A, B, 1, 3, 16, 1, H100, ins[f], FP32), 0);
+                cr_assert_eq(C[1], sg * 65.4931640625, "%s level %d: %a", drift_format_name(ins[f]), lv, C[1]);
+            }
+        const double cs[3] = {0x1p-140, 0x1.000002p-110, -0.0};
+        for (int t = 0; t < 3; t++) {
+            double A[16] = {0}, B[16 * 3], C[3] = {1.0, cs[t], 2.0};
+            for (int k = 0; k < 16 * 3; k++) B[k] = 1.5;
+            cr_assert_eq(drift_tc_gemm(C, A, B, 1, 3, 16, 1, A100, DRIFT_BF16, FP32), 0);
+            double want = cs[t] == 0 ? 0.0 : cs[t];
+            cr_assert(memcmp(&C[1], &want, sizeof want) == 0, "level %d: %a, want %a", lv, C[1], want);
+        }
+        for (int t = 0; t < 2; t++) {
+            double A[2] = {1.0, 1.0}, B[2 * 3] = {1.0, 1.0, 2.0, 1.0, -1.0, 2.0}, C[3] = {0.0, t ? 0x1p-20 : 0.0, 0.0};
+            cr_assert_eq(drift_tc_gemm(C, A, B, 1, 3, 2, 1, H100, DRIFT_BF16, FP32), 0);
+            double want = t ? 0x1p-20 : 0.0;
+            cr_assert(memcmp(&C[1], &want, sizeof want) == 0, "level %d: %a, want %a", lv, C[1], want);
+        }
+    }
+    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+}
+
+/* drift_tc_gemm's input check (a vectorised pass over each array, the element-by-element
+ * check where it fails) rejects what is not a value of the input format: half the smallest
+ * subnormal (a power of two whose leading bit is below the quantum: fp16 2^-25, bf16 and
+ * fp32 for tf32 2^-134 and 2^-150, e5m2 2^-17, e4m3 2^-10), a bit below the quantum, a
+ * value above max_finite, and a double subnormal; and accepts the smallest subnormals and
+ * max_finite themselves (the formats' definitions). The bad value sits at index 9 of 16
+ * inputs, so the vector pass meets it in its second group of eight. */
+Test(tc_model, gemm_input_check_rejects_values_outside_the_format)
+{
+    const struct {
+        drift_format_t in;
+        double bad[4], good[2];
+    } f[] = {
+        {FP16, {0x1p-25, 0x1.0008p0, 65536.0, 0x1p-1070}, {0x1p-24, 65504.0}},
+        {DRIFT_BF16, {0x1p-134, 0x1.01p0, 0x1p128, 0x1p-1070}, {0x1p-133, 0x1.fep127}},
+        {DRIFT_TF32, {0x1p-150, 0x1.000001p0, 0x1p128, 0x1p-1070}, {0x1p-149, 0x1.fffffep127}},
+        {DRIFT_FP8E5M2, {0x1p-17, 0x1.2p0, 65536.0, 0x1p-1070}, {0x1p-16, 57344.0}},
+        {DRIFT_FP8E4M3, {0x1p-10, 0x1.1p0, 480.0, 0x1p-1070}, {0x1p-9, 448.0}},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        for (int s = -1; s <= 1; s += 2)
+            for (int t = 0; t < 6; t++) {
+                double A[16], B[16], C[1] = {0};
+                for (int k = 0; k < 16; k++) A[k] = B[k] = 1.0;
+                double x = s * (t < 4 ? f[i].bad[t] : f[i].good[t - 4]);
+                A[9] = x;
+                int want = t < 4 ? DRIFT_EINVAL : 0;
+                cr_assert_eq(drift_tc_gemm(C, A, B, 1, 1, 16, 0, H100, f[i].in, FP32), want, "%s %a in A",
+                             drift_format_name(f[i].in), x);
+                A[9] = 1.0, B[9] = x;
+                cr_assert_eq(drift_tc_gemm(C, A, B, 1, 1, 16, 0, H100, f[i].in, FP32), want, "%s %a in B",
+                             drift_format_name(f[i].in), x);
+            }
+}

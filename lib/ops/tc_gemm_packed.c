@@ -1,9 +1,13 @@
 /* tc_gemm_packed.c — drift_tc_gemm's fast paths: the same block-FMA arithmetic as the scalar
  * model (tc_model.c, tc_block's DRIFT_TC_ALIGN_TRUNC case), reorganised for throughput and
  * bit-identical to it (tests/test_tc_model.c compares every output with drift_tc_dot):
- *   - a fused AVX-512 tile, 4 rows x 16 outputs over the whole of K, on operands packed once;
- *   - otherwise strips of 128 columns, 4 rows at a time, with AVX2 or AVX-512 chunks of the
- *     per-block passes or portable loops.
+ *   - fused AVX-512 tiles, 4 rows x 16 outputs over the whole of K, on A packed once and B
+ *     packed a chunk of 16 columns at a time: for fp32 output (every NVIDIA fp16, bf16 and
+ *     tf32 configuration) tc_tile_fast, which keeps c in a register as float; otherwise
+ *     tc_tile_avx512;
+ *   - without the tiles (no AVX-512, or DRIFT_TC_NO_AVX512): strips of 128 columns, 4 rows at
+ *     a time, with AVX2 or AVX-512 chunks of the per-block passes, or portable loops;
+ *   - the input check of drift_tc_gemm over whole arrays (drift_tc_finite_values_);
  *   - CDNA2 (MI250): the pairwise fp32 block in float arithmetic across a row (AVX-512,
  *     AVX2 or SSE2 builds of the same C).
  * Only finite inputs reach here (drift_tc_gemm sends special values and B200 fp8 to the
@@ -14,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "drift.h"
 #include "tc_internal.h"
@@ -433,6 +440,152 @@ __attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *c
         tc_tile_avx512_with(crow, cm, Ap, eap, Bp, ebp, K, g, 0);
 }
 
+/* ---- the fused AVX-512 tile for fp32 output (RZ): c kept as float across K --------------
+ *
+ * The same block arithmetic as tc_tile_avx512_with's f32 case, with fewer operations per
+ * block, for GEMMs with fp32 output rounded toward zero at 24 bits (every NVIDIA fp16, bf16
+ * and tf32 configuration), min_exp <= -100 and the f32 conditions (tc_gemm_avx512 checks):
+ *   - c stays in a register as float for the whole of K (it is an fp32 value: exact), and
+ *     is stored once at the end;
+ *   - pass 1 runs in 16-bit lanes, two rows per register: the low word of lane l holds
+ *     row r's running max, the high word row r+1's. Exponents are clamped at TC_NO_TERM16
+ *     when packed: a sum with a zero input stays below -16000 (never above a real
+ *     product's sum, which is >= -100 under the f32 conditions), two of them -32768, so
+ *     no 16-bit sum wraps. c's exponent joins after unpacking: vgetexpps gives
+ *     floor(log2|c|) (-inf for 0, which converts to INT_MIN, never the max). For a
+ *     subnormal c it gives less than the model's -126; that never matters, see next.
+ *   - E < -100 means the block has no nonzero product (f32 conditions): tc_block then
+ *     returns c exactly (S = c's significand times 2^lsb_off, an integer: lsb_off >= 23),
+ *     or +0 when c is 0 (also -0). So those lanes keep c + 0 (which is +0 for -0), and
+ *     E >= -100 elsewhere, above the clamp min_exp, so no clamp is needed;
+ *   - with E >= -100 the scale 2^(lsb_off - E) is a normal float, and c's term c * scale
+ *     is exact or below 1 (truncated to 0 either way), as the products' terms (the f32
+ *     comment above);
+ *   - the products' terms are summed in int32 (block * tmax <= INT32_MAX, checked), c's
+ *     term (below 2^(lsb_off + 1)) added last; where block * tmax + c's bound exceeds
+ *     INT32_MAX (Hopper/Blackwell 16-blocks) a wrapped sum is detected and those lanes are
+ *     finished with the int64 sum by drift_tc_finish_;
+ *   - the rounding: S (an integer, |S| < 2^31) converted to float toward zero is S
+ *     truncated to 24 bits; times 2^(E - lsb_off) (a normal float: -125 <= E - lsb_off
+ *     <= 104) it is exact, a normal fp32 (>= 2^-125), unless it reaches 2^128, where the
+ *     nearest-even multiplication gives inf as the model does ("+-inf at or above
+ *     2^(emax+1), even toward zero"); S == 0 gives +0. That is drift_tc_finish_ with
+ *     out_p = 24 and RZ;
+ *   - no output overflows: E <= 127 (products are below 2^102, c below 2^128); with E = 127
+ *     every product's term is below 2^(102 + lsb_off - 127) <= 1 and truncates to 0, so
+ *     the result is c; with E <= 126, |c| < 2^127 and the products sum to less than
+ *     32 * 2^102, so |S| 2^(E - lsb_off) < 2^128 (truncation only shrinks). The
+ *     multiplication's overflow to inf above is therefore never reached, and c stays
+ *     finite across K. */
+#define TC_NO_TERM16 (-16384)
+
+/* One exponent as the 16-bit pass 1 takes it (TC_NO_TERM clamped). */
+static inline uint32_t tc_e16(int e) { return (uint32_t)(uint16_t)(int16_t)(e < TC_NO_TERM16 ? TC_NO_TERM16 : e); }
+
+/* One block of n products for the tile's 4 rows (c[] in and out); n a constant where the
+ * caller can make it one, so that the two k loops unroll. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __attribute__((always_inline)) void
+tc_fast_block(__m512 *c, const float *Ap, const uint32_t *ea2, const float *Bp, const uint32_t *eb2, const size_t n,
+              const tc_cfg_t *g, int chk)
+{
+    const int lsb_off = g->lsb_off;
+    const __m512i vlo = _mm512_set1_epi32(-100), voff = _mm512_set1_epi32(lsb_off + 127);
+    const __m512i vpow = _mm512_set1_epi32(254 << 23), none = _mm512_set1_epi32((int)0x80008000u);
+    __m512i P0 = none, P1 = none;
+#pragma GCC unroll 16
+    for (size_t k = 0; k < n; k++) {
+        __m512i e = _mm512_loadu_si512((const void *)(eb2 + k * TC_LANES));
+        P0 = _mm512_max_epi16(P0, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k]), e));
+        P1 = _mm512_max_epi16(P1, _mm512_add_epi16(_mm512_set1_epi32((int)ea2[2 * k + 1]), e));
+    }
+    __m512i E[TC_ROWS], Sp[TC_ROWS], Sc[TC_ROWS];
+    __m512 sc[TC_ROWS];
+    E[0] = _mm512_srai_epi32(_mm512_slli_epi32(P0, 16), 16), E[1] = _mm512_srai_epi32(P0, 16);
+    E[2] = _mm512_srai_epi32(_mm512_slli_epi32(P1, 16), 16), E[3] = _mm512_srai_epi32(P1, 16);
+#pragma GCC unroll 4
+    for (int r = 0; r < TC_ROWS; r++) {
+        E[r] = _mm512_max_epi32(E[r], _mm512_cvtps_epi32(_mm512_getexp_ps(c[r])));
+        __m512i Ec = _mm512_max_epi32(E[r], vlo);
+        sc[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff, Ec), 23));
+        Sc[r] = _mm512_cvttps_epi32(_mm512_mul_ps(c[r], sc[r]));
+        Sp[r] = _mm512_setzero_si512();
+    }
+#pragma GCC unroll 16
+    for (size_t k = 0; k < n; k++) {
+        __m512 bf = _mm512_loadu_ps(Bp + k * TC_LANES);
+#pragma GCC unroll 4
+        for (int r = 0; r < TC_ROWS; r++) {
+            __m512 av = _mm512_set1_ps(Ap[k * TC_ROWS + r]);
+            Sp[r] = _mm512_add_epi32(Sp[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc[r])));
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < TC_ROWS; r++) {
+        __m512i S = _mm512_add_epi32(Sp[r], Sc[r]);
+        /* 2^(E - lsb_off) = 1 / sc: the biased exponents sum to 254 */
+        __m512 pw = _mm512_castsi512_ps(_mm512_sub_epi32(vpow, _mm512_castps_si512(sc[r])));
+        __m512 res = _mm512_mul_ps(_mm512_cvt_roundepi32_ps(S, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), pw);
+        if (chk) { /* the int32 sum wrapped: same signs in, another out */
+            __mmask16 ovf = _mm512_movepi32_mask(_mm512_ternarylogic_epi32(S, Sp[r], Sc[r], 0x18));
+            if (ovf) {
+                int32_t sp[TC_LANES], sq[TC_LANES], e[TC_LANES];
+                float rr[TC_LANES];
+                _mm512_storeu_si512((void *)sp, Sp[r]);
+                _mm512_storeu_si512((void *)sq, Sc[r]);
+                _mm512_storeu_si512((void *)e, E[r]);
+                _mm512_storeu_ps(rr, res);
+                for (int l = 0; l < TC_LANES; l++)
+                    if (ovf >> l & 1)
+                        rr[l] = (float)drift_tc_finish_((double)((int64_t)sp[l] + sq[l]), pow2i(lsb_off - e[l]), g);
+                res = _mm512_loadu_ps(rr);
+            }
+        }
+        c[r] = _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[r], vlo), c[r], _mm512_setzero_ps()); /* no product: c */
+    }
+}
+
+/* The tile: c loaded once, the blocks along K (BLK: the block size as a constant, 0 when
+ * it is none of those compiled), c stored once. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __attribute__((always_inline)) void
+tc_tile_fast_with(double *const *crow, __mmask16 cm, const float *Ap, const uint32_t *ea2, const float *Bp,
+                  const uint32_t *eb2, size_t K, const tc_cfg_t *g, int chk, const size_t BLK)
+{
+    const size_t blk = (size_t)g->p.block;
+    const __mmask8 m0 = (__mmask8)cm, m1 = (__mmask8)(cm >> 8);
+    __m512 c[TC_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < TC_ROWS; r++) {
+        __m256 lo = _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(m0, crow[r]));
+        __m256 hi = _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(m1, crow[r] + 8));
+        c[r] = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); /* fp32 values: exact */
+    }
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        const size_t n = K - k0 < blk ? K - k0 : blk;
+        if (BLK && n == BLK)
+            tc_fast_block(c, Ap + k0 * TC_ROWS, ea2 + 2 * k0, Bp + k0 * TC_LANES, eb2 + k0 * TC_LANES, BLK, g, chk);
+        else
+            tc_fast_block(c, Ap + k0 * TC_ROWS, ea2 + 2 * k0, Bp + k0 * TC_LANES, eb2 + k0 * TC_LANES, n, g, chk);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < TC_ROWS; r++) {
+        _mm512_mask_storeu_pd(crow[r], m0, _mm512_cvtps_pd(_mm512_castps512_ps256(c[r])));
+        _mm512_mask_storeu_pd(crow[r] + 8, m1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(c[r], 1)));
+    }
+}
+
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(double *const *crow, __mmask16 cm,
+                                                                              const float *Ap, const uint32_t *ea2,
+                                                                              const float *Bp, const uint32_t *eb2,
+                                                                              size_t K, const tc_cfg_t *g, int chk)
+{
+    switch (g->p.block) { /* the NVIDIA blocks of fp16, bf16 and tf32 */
+    case 4: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 4); break;
+    case 8: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 8); break;
+    case 16: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 16); break;
+    default: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 0); break;
+    }
+}
+
 /* The per-block loops of tc_rows_with compiled for AVX2 (same operations, wider). */
 __attribute__((target("avx2"))) static void tc_rows_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
                                                           size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
@@ -473,70 +626,285 @@ static int tc_have_avx512(void)
 
 int drift_tc_simd_level_(void) { return tc_have_avx2() ? (tc_have_avx512() ? 2 : 1) : 0; }
 
+/* ---- the input check: tc_representable over an array, branch-free ------------------------
+ * x (bits u, biased exponent e) is a finite value of a format of precision p when it is
+ * zero, or |x| <= max_finite and its low 53 - p + max(0, emin + 1023 - e) bits are zero
+ * (the bits below the quantum; tc_representable), a count of at most 52 (more: the leading
+ * bit itself is below the quantum, as for half the smallest subnormal; double subnormals
+ * too); inf and NaN fail |x| <= max_finite. */
+static inline __attribute__((always_inline)) int tc_finite_values_with(const double *x, size_t n, int p, int emin,
+                                                                      double maxf)
+{
+    uint64_t bad = 0;
+    for (size_t t = 0; t < n; t++) {
+        uint64_t u;
+        memcpy(&u, &x[t], sizeof u);
+        int64_t extra = (int64_t)emin + 1023 - (int64_t)((u >> 52) & 0x7ff);
+        uint64_t drop = (uint64_t)(53 - p) + (uint64_t)(extra < 0 ? 0 : extra);
+        uint64_t low = drop >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << drop) - 1;
+        uint64_t ok = (u << 1) == 0 || (drop <= 52 && fabs(x[t]) <= maxf && (u & low) == 0);
+        bad |= ok ^ 1;
+    }
+    return bad == 0;
+}
+
 #ifdef TC_AVX2
-/* The GEMM on the fused AVX-512 tile (see tc_tile_avx512): inputs known finite, C already
- * holds c (rounded) or 0. Packs A and B with their exponents once, then runs one tile per
+/* The same eight at a time; the tail loads zeros, which pass. */
+__attribute__((target("avx512f,avx512dq"))) static int tc_finite_values_avx512(const double *x, size_t n, int p,
+                                                                               int emin, double maxf)
+{
+    const __m512i m = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1), nosign = _mm512_set1_epi64(INT64_MAX);
+    const __m512i ebase = _mm512_set1_epi64((int64_t)emin + 1023), d0 = _mm512_set1_epi64(53 - p);
+    const __m512d vmax = _mm512_set1_pd(maxf);
+    __mmask8 bad = 0;
+    for (size_t t = 0; t < n; t += 8) {
+        __mmask8 in = n - t >= 8 ? 0xff : (__mmask8)((1u << (n - t)) - 1);
+        __m512i u = _mm512_maskz_loadu_epi64(in, x + t);
+        __m512i e = _mm512_and_si512(_mm512_srli_epi64(u, 52), m);
+        __m512i drop = _mm512_add_epi64(d0, _mm512_max_epi64(_mm512_sub_epi64(ebase, e), _mm512_setzero_si512()));
+        __m512i low = _mm512_sub_epi64(_mm512_sllv_epi64(one, drop), one);
+        __mmask8 zero = _mm512_testn_epi64_mask(u, nosign);
+        __mmask8 fits = _mm512_testn_epi64_mask(u, low) & _mm512_cmple_epu64_mask(drop, _mm512_set1_epi64(52)) &
+                        _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_castsi512_pd(u)), vmax, _CMP_LE_OQ);
+        bad |= (__mmask8) ~(zero | fits);
+    }
+    return bad == 0;
+}
+#endif
+
+int drift_tc_finite_values_(const double *x, size_t n, const tc_cfg_t *g)
+{
+    const drift_format_info_t *fi = g->valid_in;
+#ifdef TC_AVX2
+    if (tc_have_avx512()) return tc_finite_values_avx512(x, n, fi->p, fi->emin, fi->max_finite);
+#endif
+    return tc_finite_values_with(x, n, fi->p, fi->emin, fi->max_finite);
+}
+
+#ifdef TC_AVX2
+/* ---- packing, sixteen inputs at a time ------------------------------------------------------
+ * What tc_gemm_avx512's scalar loops computed per input, on the fp32 bits of 16 inputs (every
+ * input format is a float format, so (float)x is exact): tf32 inputs truncated to their
+ * top 10 fraction bits (drift_tc_prepare_: RZ to tf32 is clearing the low 13 bits of the
+ * fp32 encoding, subnormals included, since tf32 has fp32's exponent range); the exponent
+ * in_exp = max(biased - 127, emin_in) (a float subnormal has biased 0, below every emin),
+ * TC_NO_TERM for +-0; `wide` when a nonzero input has an exponent below -50 or above 50
+ * (a float subnormal: -127). */
+typedef struct {
+    __m512 v;     /* the inputs as floats */
+    __m512i e;    /* their exponents (TC_NO_TERM for 0) */
+    __mmask16 wide;
+} tc_pack16_t;
+
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline tc_pack16_t tc_pack16(const double *x, __mmask16 in,
+                                                                                         int tf32, int emin)
+{
+    tc_pack16_t p;
+    __m512d lo = _mm512_maskz_loadu_pd((__mmask8)in, x), hi = _mm512_maskz_loadu_pd((__mmask8)(in >> 8), x + 8);
+    __m512i u = _mm512_castps_si512(_mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1));
+    if (tf32) u = _mm512_and_si512(u, _mm512_set1_epi32(~0x1fff));
+    __mmask16 nz = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x7fffffff));
+    __m512i eb = _mm512_sub_epi32(_mm512_and_si512(_mm512_srli_epi32(u, 23), _mm512_set1_epi32(0xff)), _mm512_set1_epi32(127));
+    p.wide = nz & (_mm512_cmplt_epi32_mask(eb, _mm512_set1_epi32(-50)) | _mm512_cmpgt_epi32_mask(eb, _mm512_set1_epi32(50)));
+    p.e = _mm512_mask_mov_epi32(_mm512_set1_epi32(TC_NO_TERM), nz, _mm512_max_epi32(eb, _mm512_set1_epi32(emin)));
+    p.v = _mm512_castsi512_ps(u);
+    return p;
+}
+
+/* The 16-bit form of tc_tile_fast's exponents (tc_e16) for 16 of them. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __m512i tc_e16v(__m512i e)
+{
+    return _mm512_and_si512(_mm512_max_epi32(e, _mm512_set1_epi32(TC_NO_TERM16)), _mm512_set1_epi32(0xffff));
+}
+
+/* B's chunk ch (columns 16 ch ...): Bp[k*16 + l] and its exponents (ebp, and eb2 when
+ * given); 1 when an input is wide. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_b(float *Bp, int *ebp, uint32_t *eb2,
+                                                                          const double *B, size_t N, size_t K,
+                                                                          size_t ch, const tc_cfg_t *g)
+{
+    const size_t j0 = ch * TC_LANES, nj = N - j0 < TC_LANES ? N - j0 : TC_LANES;
+    const __mmask16 in = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
+    const int tf32 = g->in == DRIFT_TF32;
+    __mmask16 wide = 0;
+    for (size_t k = 0; k < K; k++) {
+        size_t t = k * TC_LANES;
+        tc_pack16_t p = tc_pack16(B + k * N + j0, in, tf32, g->emin_in);
+        _mm512_storeu_ps(Bp + t, p.v);
+        _mm512_storeu_si512((void *)(ebp + t), p.e);
+        if (eb2) {
+            __m512i w = tc_e16v(p.e);
+            _mm512_storeu_si512((void *)(eb2 + t), _mm512_or_si512(w, _mm512_slli_epi32(w, 16)));
+        }
+        wide |= p.wide;
+    }
+    return wide != 0;
+}
+
+/* A's group gi, sixteen k at a time down each of its rows, then interleaved to
+ * Ap[(gi*K + k)*4 + r] (eap likewise) and the pairs ea2[(gi*K + k)*2 + {0, 1}]. */
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_a(float *Ap, int *eap, uint32_t *ea2,
+                                                                          const double *A, size_t M, size_t K,
+                                                                          size_t gi, const tc_cfg_t *g)
+{
+    const int tf32 = g->in == DRIFT_TF32;
+    __mmask16 wide = 0;
+    /* interleaving: r0 r1 pairs (words of the dwords), then the pairs of pairs */
+    const __m512i lo2 = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi2 = _mm512_add_epi32(lo2, _mm512_set1_epi32(8));
+    const __m512i lo4 = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), hi4 = _mm512_add_epi64(lo4, _mm512_set1_epi64(4));
+    for (size_t k0 = 0; k0 < K; k0 += 16) {
+        const size_t nk = K - k0 < 16 ? K - k0 : 16;
+        const __mmask16 in = (__mmask16)(nk >= 16 ? 0xffffu : (1u << nk) - 1);
+        __m512i v[TC_ROWS], e[TC_ROWS];
+        for (size_t r = 0; r < TC_ROWS; r++) {
+            size_t i = gi * TC_ROWS + r;
+            tc_pack16_t p = tc_pack16(A + (i < M ? i : 0) * K + k0, i < M ? in : 0, tf32, g->emin_in);
+            v[r] = _mm512_castps_si512(p.v), e[r] = p.e, wide |= p.wide;
+        }
+        /* x01 = (r0, r1) for k0..k0+7 as dwords, then k0+8..; x23 likewise; then 64-bit pairs */
+        float *ap = Ap + (gi * K + k0) * TC_ROWS;
+        __m512i x01l = _mm512_permutex2var_epi32(v[0], lo2, v[1]), x01h = _mm512_permutex2var_epi32(v[0], hi2, v[1]);
+        __m512i x23l = _mm512_permutex2var_epi32(v[2], lo2, v[3]), x23h = _mm512_permutex2var_epi32(v[2], hi2, v[3]);
+        __m512i q[4] = {_mm512_permutex2var_epi64(x01l, lo4, x23l), _mm512_permutex2var_epi64(x01l, hi4, x23l),
+                        _mm512_permutex2var_epi64(x01h, lo4, x23h), _mm512_permutex2var_epi64(x01h, hi4, x23h)};
+        for (int h = 0; h < 4; h++) { /* 4 k per register */
+            __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu : nk > (size_t)(4 * h) ? (1u << 4 * (nk - 4 * h)) - 1 : 0);
+            _mm512_mask_storeu_ps(ap + 16 * h, st, _mm512_castsi512_ps(q[h]));
+        }
+        if (eap) {
+            int *ep = eap + (gi * K + k0) * TC_ROWS;
+            __m512i y01l = _mm512_permutex2var_epi32(e[0], lo2, e[1]), y01h = _mm512_permutex2var_epi32(e[0], hi2, e[1]);
+            __m512i y23l = _mm512_permutex2var_epi32(e[2], lo2, e[3]), y23h = _mm512_permutex2var_epi32(e[2], hi2, e[3]);
+            __m512i y[4] = {_mm512_permutex2var_epi64(y01l, lo4, y23l), _mm512_permutex2var_epi64(y01l, hi4, y23l),
+                            _mm512_permutex2var_epi64(y01h, lo4, y23h), _mm512_permutex2var_epi64(y01h, hi4, y23h)};
+            for (int h = 0; h < 4; h++) {
+                __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu : nk > (size_t)(4 * h) ? (1u << 4 * (nk - 4 * h)) - 1 : 0);
+                _mm512_mask_storeu_epi32(ep + 16 * h, st, y[h]);
+            }
+        }
+        if (ea2) {
+            uint32_t *ep = ea2 + (gi * K + k0) * 2;
+            __m512i p01 = _mm512_or_si512(tc_e16v(e[0]), _mm512_slli_epi32(tc_e16v(e[1]), 16));
+            __m512i p23 = _mm512_or_si512(tc_e16v(e[2]), _mm512_slli_epi32(tc_e16v(e[3]), 16));
+            __mmask16 s0 = (__mmask16)(nk >= 8 ? 0xffffu : (1u << 2 * nk) - 1);
+            __mmask16 s1 = (__mmask16)(nk >= 16 ? 0xffffu : nk > 8 ? (1u << 2 * (nk - 8)) - 1 : 0);
+            _mm512_mask_storeu_epi32(ep, s0, _mm512_permutex2var_epi32(p01, lo2, p23));
+            _mm512_mask_storeu_epi32(ep + 16, s1, _mm512_permutex2var_epi32(p01, hi2, p23));
+        }
+    }
+    return wide != 0;
+}
+
+/* The GEMM on the fused AVX-512 tiles (tc_tile_fast where its conditions hold, else
+ * tc_tile_avx512): inputs known finite, C already holds c (rounded) or 0. Packs A and B
+ * with their exponents once (also as 16-bit pairs for tc_tile_fast), then runs one tile per
  * (chunk of 16 columns, group of 4 rows); the tiles are independent, so the result does not
  * depend on the thread count. */
 static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                           const tc_cfg_t *g)
 {
     const size_t ngroups = (M + TC_ROWS - 1) / TC_ROWS, nchunks = (N + TC_LANES - 1) / TC_LANES;
+    const int bw = __builtin_cpu_supports("avx512bw");
+    /* tc_tile_fast's conditions apart from the data's (f32 below) */
+    const int fast_cfg = g->out == DRIFT_FP32 && g->rz && g->out_p == 24 && g->p.min_exp <= -100 && bw;
+    const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1, cmax = ((int64_t)1 << (g->lsb_off + 1)) - 1;
+    const int f32_cfg = (int64_t)g->p.block * tmax <= INT32_MAX, chk = (int64_t)g->p.block * tmax + cmax > INT32_MAX;
+#ifdef _OPENMP
+    const size_t nthr = (size_t)omp_get_max_threads();
+#else
+    const size_t nthr = 1;
+#endif
+    /* A packed whole (every chunk of B passes over it); B a chunk at a time into each
+     * thread's buffer (ws: K x 16 floats, int exponents and their 16-bit pairs, and room for
+     * a group's int exponents when tc_tile_avx512 needs them beside tc_tile_fast's) */
+    const size_t wsn = K * (3 * TC_LANES + TC_ROWS);
     float *Ap = malloc(ngroups * K * TC_ROWS * sizeof *Ap);
-    int *eap = malloc(ngroups * K * TC_ROWS * sizeof *eap);
-    float *Bp = malloc(nchunks * K * TC_LANES * sizeof *Bp);
-    int *ebp = malloc(nchunks * K * TC_LANES * sizeof *ebp);
-    if (!Ap || !eap || !Bp || !ebp) {
-        free(Ap), free(eap), free(Bp), free(ebp);
+    int *eap = fast_cfg ? NULL : malloc(ngroups * K * TC_ROWS * sizeof *eap);
+    uint32_t *ea2 = fast_cfg ? malloc(ngroups * K * 2 * sizeof *ea2) : NULL;
+    unsigned char *wa = malloc(ngroups);
+    uint32_t *ws = malloc(nthr * wsn * sizeof *ws);
+    if (!Ap || (fast_cfg ? !ea2 : !eap) || !wa || !ws) {
+        free(Ap), free(eap), free(ea2), free(wa), free(ws);
         return DRIFT_ENOMEM;
     }
-    const int emin = g->emin_in;
-    int wide = 0; /* some nonzero input outside [2^-50, 2^51): no f32 pass 2 (tc_tile_avx512_with) */
+    const int emin = g->emin_in, tf32 = g->in == DRIFT_TF32;
 #pragma omp parallel
     {
-#pragma omp for schedule(static) nowait reduction(| : wide)
-        for (size_t gi = 0; gi < ngroups; gi++)
+        /* `wide`: some nonzero input outside [2^-50, 2^51), per group of A and chunk of B:
+         * the tiles it touches take tc_tile_avx512's double pass 2 */
+#pragma omp for schedule(static)
+        for (size_t gi = 0; gi < ngroups; gi++) {
+            if (bw) {
+                wa[gi] = (unsigned char)tc_pack_a(Ap, eap, ea2, A, M, K, gi, g);
+                continue;
+            }
+            int wide = 0; /* the same per input (drift_tc_prepare_ changes only tf32 inputs) */
             for (size_t k = 0; k < K; k++)
                 for (size_t r = 0; r < TC_ROWS; r++) {
                     size_t i = gi * TC_ROWS + r, t = (gi * K + k) * TC_ROWS + r;
-                    double a = i < M ? drift_tc_prepare_(A[i * K + k], g) : 0.0;
+                    double a = i < M ? A[i * K + k] : 0.0;
+                    if (tf32) a = drift_tc_prepare_(a, g);
                     Ap[t] = (float)a; /* exact, as for B */
                     eap[t] = a != 0 ? in_exp(a, emin) : TC_NO_TERM;
                     wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
                 }
-#pragma omp for schedule(static) nowait reduction(| : wide)
-        for (size_t ch = 0; ch < nchunks; ch++)
-            for (size_t k = 0; k < K; k++)
-                for (size_t l = 0; l < TC_LANES; l++) {
-                    size_t j = ch * TC_LANES + l, t = (ch * K + k) * TC_LANES + l;
-                    double b = j < N ? drift_tc_prepare_(B[k * N + j], g) : 0.0;
-                    Bp[t] = (float)b; /* exact: every input format is a float format */
-                    ebp[t] = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
-                    wide |= b != 0 && (dexp(b) < -50 || dexp(b) > 50);
-                }
+            wa[gi] = (unsigned char)wide;
+        }
 #pragma omp for schedule(static)
         for (size_t t = 0; t < M * N; t++) C[t] = c_init ? drift_tc_round_c_(C[t], g) : 0.0;
-        /* (the barrier above also completes the reductions of `wide`) */
-        const int64_t tmax = ((int64_t)1 << (g->lsb_off + 2)) - 1;
-        const int f32 = !wide && (int64_t)g->p.block * tmax <= INT32_MAX;
+#ifdef _OPENMP
+        uint32_t *w = ws + (size_t)omp_get_thread_num() * wsn;
+#else
+        uint32_t *w = ws;
+#endif
+        float *Bc = (float *)w;
+        int *ebc = (int *)(w + K * TC_LANES), *eac = (int *)(w + 3 * K * TC_LANES);
+        uint32_t *eb2c = w + 2 * K * TC_LANES;
+        size_t cur = SIZE_MAX;
+        int wb = 0;
         double dummy[TC_ROWS][TC_LANES];
         /* chunks outer: a chunk of B (K x 16) stays in cache while the groups of A pass */
 #pragma omp for collapse(2) schedule(static)
         for (size_t ch = 0; ch < nchunks; ch++)
             for (size_t gi = 0; gi < ngroups; gi++) {
-                double *crow[TC_ROWS];
                 size_t j0 = ch * TC_LANES, nj = N - j0 < TC_LANES ? N - j0 : TC_LANES;
+                if (ch != cur) { /* this thread's next chunk of B */
+                    cur = ch;
+                    if (bw) {
+                        wb = tc_pack_b(Bc, ebc, fast_cfg ? eb2c : NULL, B, N, K, ch, g);
+                    } else {
+                        wb = 0;
+                        for (size_t k = 0; k < K; k++)
+                            for (size_t l = 0; l < TC_LANES; l++) {
+                                double b = l < nj ? B[k * N + j0 + l] : 0.0;
+                                if (tf32) b = drift_tc_prepare_(b, g);
+                                Bc[k * TC_LANES + l] = (float)b; /* exact: every input format is a float format */
+                                ebc[k * TC_LANES + l] = b != 0 ? in_exp(b, emin) : TC_NO_TERM;
+                                wb |= b != 0 && (dexp(b) < -50 || dexp(b) > 50);
+                            }
+                    }
+                }
+                double *crow[TC_ROWS];
                 for (size_t r = 0; r < TC_ROWS; r++) {
                     size_t i = gi * TC_ROWS + r;
                     crow[r] = i < M ? C + i * N + j0 : dummy[r];
                     if (i >= M) memset(dummy[r], 0, sizeof dummy[r]);
                 }
                 __mmask16 cm = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
-                tc_tile_avx512(crow, cm, Ap + gi * K * TC_ROWS, eap + gi * K * TC_ROWS, Bp + ch * K * TC_LANES,
-                               ebp + ch * K * TC_LANES, K, g, f32);
+                const float *Ag = Ap + gi * K * TC_ROWS;
+                const int f32 = f32_cfg && !wa[gi] && !wb;
+                if (fast_cfg && f32) {
+                    tc_tile_fast(crow, cm, Ag, ea2 + gi * K * 2, Bc, eb2c, K, g, chk);
+                    continue;
+                }
+                const int *eag = eap ? eap + gi * K * TC_ROWS : eac;
+                if (!eap) /* rare (inputs of very different scales): the int exponents of this group */
+                    for (size_t t = 0; t < K * TC_ROWS; t++) eac[t] = Ag[t] != 0 ? in_exp(Ag[t], emin) : TC_NO_TERM;
+                tc_tile_avx512(crow, cm, Ag, eag, Bc, ebc, K, g, f32);
             }
     }
-    free(Ap), free(eap), free(Bp), free(ebp);
+    free(Ap), free(eap), free(ea2), free(wa), free(ws);
     return DRIFT_OK;
 }
 #endif

@@ -25,6 +25,7 @@ typedef struct {
     int lsb_off; /* 23 + neab: fraction bits kept below the alignment exponent */
     int out_p;   /* significant bits of the result */
     int oemin, oemax; /* exponent range of the output format's normal numbers */
+    const drift_format_info_t *valid_in; /* the format inputs must be values of (fp32 for tf32) */
 } tc_cfg_t;
 
 /* Unbiased exponent of a nonzero normal double (every value the model meets is one). */
@@ -56,17 +57,20 @@ static inline int c_exp(double c)
     return e < -126 ? -126 : e;
 }
 
-/* Is x a value of the format f (no NaN, no inf): zero, or |x| <= max_finite and a multiple
- * of its binade's quantum 2^(max(ex, emin) - p + 1)? Arithmetic on the exponent instead of a
- * rounding (drift_rne has no fast path for fp8, and drift_tc_gemm checks every input). */
-static inline int tc_is_value(double x, const drift_format_info_t *f)
+/* Whether the finite double x is a value of the format fi: zero, or |x| <= max_finite with
+ * no bits below the quantum 2^(max(e, emin) - p + 1) of its binade e (a double subnormal
+ * is below every such quantum). For finite x the same answer as drift_rne(x, f) == x,
+ * without the rounding: drift_tc_gemm checks every input with it. */
+static inline int tc_representable(double x, const drift_format_info_t *fi)
 {
-    double ax = fabs(x);
-    if (ax == 0) return 1;
-    if (!(ax <= f->max_finite) || ax < f->min_subnormal) return 0;
-    int e = dexp(ax);
-    double m = ax * pow2i((f->p - 1) - (e < f->emin ? f->emin : e)); /* exact: below 2^p */
-    return m == trunc(m);
+    if (x == 0) return 1;
+    if (!(fabs(x) <= fi->max_finite)) return 0;
+    int e = dexp(x);
+    int drop = (e < fi->emin ? fi->emin : e) - (fi->p - 1) - (e - 52); /* bits that must be 0 */
+    if (drop > 52) return 0; /* the leading bit itself is below the quantum */
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u & (((uint64_t)1 << drop) - 1)) == 0;
 }
 
 /* Round the exact value S / scale to the output format (tc_model.c). */
@@ -81,6 +85,11 @@ double drift_tc_block_(const double *a, const double *b, size_t n, double c, con
 /* Which vector clones the fast paths may run: 2 AVX-512 (F, DQ), 1 AVX2, 0 neither (or
  * DRIFT_NO_SIMD set, which lets the tests compare the code paths), tc_gemm_packed.c. */
 int drift_tc_simd_level_(void);
+
+/* 1 when every x[t] is a finite value of the input format (g->valid_in): the common case
+ * of drift_tc_gemm's input check in one branch-free, vectorised pass (tc_gemm_packed.c);
+ * 0 sends the caller to the element-by-element check (tc_valid_input). */
+int drift_tc_finite_values_(const double *x, size_t n, const tc_cfg_t *g);
 
 /* The GEMM on packed operands (tc_gemm_packed.c) for DRIFT_TC_ALIGN_TRUNC configurations
  * whose inputs and C are all finite and already validated: bit-identical to drift_tc_dot

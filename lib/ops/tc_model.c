@@ -161,6 +161,7 @@ static int tc_config(tc_cfg_t *g, drift_tc_arch_t arch, drift_format_t in, drift
     g->out_p = 24 + g->p.neab < pout ? 24 + g->p.neab : pout;
     g->oemin = drift_format_info(out)->emin;
     g->oemax = drift_format_info(out)->emax;
+    g->valid_in = drift_format_info(in == DRIFT_TF32 ? DRIFT_FP32 : in);
     return DRIFT_OK;
 }
 
@@ -432,8 +433,8 @@ int drift_tc_round_c(double *out, double c, drift_format_t out_fmt)
 static int tc_valid_input(double x, const tc_cfg_t *g)
 {
     if (isnan(x)) return 1;
+    if (isfinite(x)) return tc_representable(x, g->valid_in); /* drift_rne(x, f) == x, unrounded */
     drift_format_t f = g->in == DRIFT_TF32 ? DRIFT_FP32 : g->in;
-    if (tc_is_value(x, drift_format_info(f))) return 1; /* fast; inf is a value too, below */
     return drift_rne(x, f) == x;
 }
 
@@ -548,13 +549,15 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
     }
     if (M > SIZE_MAX / K || N > SIZE_MAX / K) return DRIFT_ENOMEM;
     int finite = 1;
-    for (size_t t = 0; t < M * K; t++) {
-        if (!tc_valid_input(A[t], &g)) return DRIFT_EINVAL;
-        finite &= isfinite(A[t]) != 0;
-    }
-    for (size_t t = 0; t < K * N; t++) {
-        if (!tc_valid_input(B[t], &g)) return DRIFT_EINVAL;
-        finite &= isfinite(B[t]) != 0;
+    if (!drift_tc_finite_values_(A, M * K, &g) || !drift_tc_finite_values_(B, K * N, &g)) { /* else all valid */
+        for (size_t t = 0; t < M * K; t++) {
+            if (!tc_valid_input(A[t], &g)) return DRIFT_EINVAL;
+            finite &= isfinite(A[t]) != 0;
+        }
+        for (size_t t = 0; t < K * N; t++) {
+            if (!tc_valid_input(B[t], &g)) return DRIFT_EINVAL;
+            finite &= isfinite(B[t]) != 0;
+        }
     }
     for (size_t t = 0; t < M * N && c_init; t++) finite &= isfinite(drift_tc_round_c_(C[t], &g)) != 0;
     if (!finite) { /* rare: the scalar model per output handles every special case */
