@@ -201,7 +201,7 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
     {
         float *row = malloc((span + 1) * sizeof *row);
         if (!row) fail = 1;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
         for (size_t ip = 0; ip < g->mp; ip++)
             for (size_t r = 0; r < mr && !fail; r++) {
                 size_t i = ip * mr + r;
@@ -213,7 +213,7 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
                     for (size_t k = 0; k < K; k++) dst[k * mr] = 0.0f;
                 }
             }
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 16)
         for (size_t k = 0; k < K; k++) {
             if (fail) continue;
             round_span_f(row, B + k * N, N, in);
@@ -248,7 +248,7 @@ void drift_gemm_tiled_chain_f32(const drift_gemm_ctx_t *g, float *tiles, size_t 
         for (size_t kc = k0; kc < k1; kc += TILE_KC) {
             size_t kl = k1 - kc < TILE_KC ? k1 - kc : TILE_KC;
             int start = kc == k0;
-#pragma omp for collapse(2) schedule(static)
+#pragma omp for collapse(2) schedule(dynamic, 1)
             for (size_t ip = 0; ip < mp; ip++)
                 for (size_t jj = 0; jj < jn; jj++) {
                     size_t jp = jc + jj;
@@ -273,7 +273,7 @@ void drift_gemm_tiled_chain_f32(const drift_gemm_ctx_t *g, float *tiles, size_t 
 void drift_gemm_tiles_to_rm(const drift_gemm_ctx_t *g, const float *tiles, double *out)
 {
     const size_t mr = (size_t)g->mr, nr = (size_t)g->nr, tsz = mr * nr, M = g->M, N = g->N;
-#pragma omp parallel for schedule(static) if(g->M * g->N >= DRIFT_PAR_MIN_ELEMS_FAST)
+#pragma omp parallel for schedule(dynamic, 1) if(g->M * g->N >= DRIFT_PAR_MIN_ELEMS_FAST)
     for (size_t ip = 0; ip < g->mp; ip++)
         for (size_t jp = 0; jp < g->np; jp++) {
             const float *t = tiles + (ip * g->np + jp) * tsz;

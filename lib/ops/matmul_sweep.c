@@ -40,12 +40,15 @@ typedef struct {
 
 static void bufs_free(bufs_t *b) { free(b->A), free(b->B), free(b->Ar), free(b->Br), free(b->E), free(b->W), free(b->C), free(b->scratch); }
 
+/* nC results of M x N and as many scratch areas (at least DRIFT_MM_SPLIT_MAX): one per GEMM
+ * of a parallel batch, so that no two threads share a buffer. */
 static int bufs_alloc(bufs_t *b, size_t M, size_t N, size_t K, size_t nC)
 {
+    size_t ns = nC > DRIFT_MM_SPLIT_MAX ? nC : DRIFT_MM_SPLIT_MAX;
     b->A = malloc(M * K * sizeof *b->A), b->B = malloc(K * N * sizeof *b->B);
     b->Ar = malloc(M * K * sizeof *b->Ar), b->Br = malloc(K * N * sizeof *b->Br);
     b->E = malloc(M * N * sizeof *b->E), b->W = malloc(M * N * sizeof *b->W), b->C = malloc(nC * M * N * sizeof *b->C);
-    b->scratch = malloc(M * N * DRIFT_MM_SPLIT_MAX * sizeof *b->scratch);
+    b->scratch = malloc(M * N * ns * sizeof *b->scratch);
     if (b->A && b->B && b->Ar && b->Br && b->E && b->W && b->C && b->scratch) return DRIFT_OK;
     bufs_free(b);
     return DRIFT_ENOMEM;
@@ -59,6 +62,22 @@ static int witness(bufs_t *b, size_t M, size_t N, size_t K, drift_format_t in)
     return drift_product_exact(b->E, b->W, b->Ar, b->Br, M, N, K);
 }
 
+/* The first error of a batch in its own order (the one a serial loop would have met first). */
+static int first_error(const int *rcs, int n)
+{
+    for (int t = 0; t < n; t++)
+        if (rcs[t]) return rcs[t];
+    return DRIFT_OK;
+}
+
+/* Threads: one GEMM per kernel of a setting runs on one thread (the batch is parallel, each
+ * GEMM inside it serial: nested regions get one thread), so a quick profile's many small
+ * products (16 x 16 outputs) keep both cores busy, where each product alone is far below the
+ * size worth a parallel region. Dynamic scheduling: the kernels differ in cost, and on a
+ * loaded machine a thread that shares its core with another process falls behind; the free
+ * thread takes the next GEMM. Every GEMM writes its own C and scratch and its own cell, and
+ * every GEMM's result is independent of the thread that runs it: data identical for any
+ * thread count and schedule. */
 int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
 {
     const size_t M = w->M, N = w->N, MN = M * N;
@@ -66,8 +85,13 @@ int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
     for (int t = 0; t < w->nK; t++)
         if (w->Kv[t] > Kmax) Kmax = w->Kv[t];
     bufs_t b;
-    int rc = bufs_alloc(&b, M, N, Kmax, 1);
-    if (rc) return rc;
+    int *krc = malloc((size_t)(w->nk > 0 ? w->nk : 1) * sizeof *krc);
+    if (!krc) return DRIFT_ENOMEM;
+    int rc = bufs_alloc(&b, M, N, Kmax, (size_t)(w->nk > 0 ? w->nk : 1));
+    if (rc) {
+        free(krc);
+        return rc;
+    }
     size_t done = 0, total = (size_t)w->nd * w->nK;
     for (int d = 0; d < w->nd && !rc; d++)
         for (int ki = 0; ki < w->nK && !rc; ki++, done++) {
@@ -81,19 +105,24 @@ int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
                     if ((rc = witness(&b, M, N, K, s.in))) break;
                     last_in = s.in;
                 }
-                for (int kk = 0; kk < w->nk && !rc; kk++) {
+#pragma omp parallel for schedule(dynamic, 1) if(w->nk > 1)
+                for (int kk = 0; kk < w->nk; kk++) {
+                    krc[kk] = DRIFT_OK;
                     if (!drift_mm_kernel_runs(&w->kern[kk], s)) continue;
+                    double *C = b.C + (size_t)kk * MN;
                     drift_gemm_opts_t o = drift_gemm_opts(s.in, s.acc);
-                    if ((rc = drift_dispatch_gemm(b.C, b.A, b.B, M, N, K, &w->kern[kk], &o))) break;
+                    if ((krc[kk] = drift_dispatch_gemm(C, b.A, b.B, M, N, K, &w->kern[kk], &o))) continue;
                     drift_mm_cell_t *c = &cells[drift_mm_at(w, d, si, kk, ki)];
                     c->ran = 1;
-                    drift_product_error(&c->err, b.C, b.E, b.W, MN, b.scratch);
-                    c->c00 = b.C[0];
+                    drift_product_error(&c->err, C, b.E, b.W, MN, b.scratch + (size_t)kk * MN);
+                    c->c00 = C[0];
                     c->e00 = b.E[0];
                 }
+                rc = first_error(krc, w->nk);
             }
         }
     bufs_free(&b);
+    free(krc);
     return rc;
 }
 
@@ -102,6 +131,7 @@ int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinc
 {
     const size_t M = w->M, N = w->N, MN = M * N;
     bufs_t b;
+    int srcs[DRIFT_MM_SPLIT_MAX];
     int rc = bufs_alloc(&b, M, N, K, DRIFT_MM_SPLIT_MAX);
     if (rc) return rc;
     *nsplit = *ndistinct = 0;
@@ -111,19 +141,27 @@ int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinc
             drift_mm_setting_t s = w->set[si];
             if (s.acc != DRIFT_FP32) continue;
             if ((rc = witness(&b, M, N, K, s.in))) break;
-            for (int S = 1; S <= DRIFT_MM_SPLIT_MAX && !rc; S++) {
+            /* the 64 split factors in parallel, as the kernels of the K sweep above: each
+             * writes its own C slot, scratch and row */
+            drift_mm_split_t *rows = split + *nsplit;
+#pragma omp parallel for schedule(dynamic, 1)
+            for (int S = 1; S <= DRIFT_MM_SPLIT_MAX; S++) {
                 drift_gemm_kernel_t k = {DRIFT_GEMM_SPLITK, 0, 0, 0, S, 0, DRIFT_TC_V100};
                 drift_gemm_opts_t o = drift_gemm_opts(s.in, DRIFT_FP32);
                 double *Cs = b.C + (size_t)(S - 1) * MN;
-                if ((rc = drift_dispatch_gemm(Cs, b.A, b.B, M, N, K, &k, &o))) break;
+                if ((srcs[S - 1] = drift_dispatch_gemm(Cs, b.A, b.B, M, N, K, &k, &o))) continue;
                 drift_product_err_t e;
-                drift_product_error(&e, Cs, b.E, b.W, MN, b.scratch);
-                drift_mm_split_t *r = &split[(*nsplit)++];
+                drift_product_error(&e, Cs, b.E, b.W, MN, b.scratch + (size_t)(S - 1) * MN);
+                drift_mm_split_t *r = &rows[S - 1];
                 r->dist = d, r->setting = si, r->S = S, r->nmse = e.nmse, r->err_mean = e.err_mean, r->c00 = Cs[0];
-                r->changed = 0;
-                for (size_t t = 0; t < MN; t++) r->changed += memcmp(&Cs[t], &b.C[t], sizeof(double)) != 0;
             }
-            if (rc) break;
+            if ((rc = first_error(srcs, DRIFT_MM_SPLIT_MAX))) break;
+            for (int S = 1; S <= DRIFT_MM_SPLIT_MAX; S++) { /* against S = 1, once all are computed */
+                const double *Cs = b.C + (size_t)(S - 1) * MN;
+                rows[S - 1].changed = 0;
+                for (size_t t = 0; t < MN; t++) rows[S - 1].changed += memcmp(&Cs[t], &b.C[t], sizeof(double)) != 0;
+            }
+            *nsplit += DRIFT_MM_SPLIT_MAX;
             drift_mm_distinct_t *q = &distinct[(*ndistinct)++];
             q->dist = d, q->setting = si, q->max_distinct = 0, q->changed_any = 0;
             double sum = 0;
