@@ -1,6 +1,7 @@
 /* matmul_sweep.c — the K and split sweeps (matmul_sweep.h). */
 #include "matmul_sweep.h"
 #include "dispatch.h"
+#include "gemm_internal.h" /* the parallel thresholds */
 #include "drift.h"
 #include "philox.h"
 #include "recipe.h"
@@ -26,11 +27,23 @@ size_t drift_mm_at(const drift_mm_sweep_t *w, int d, int si, int kk, int ki)
  * (dist, K, matrix), independent of formats, kernels and threads. */
 static void make_inputs(double *A, double *B, size_t M, size_t N, size_t K, drift_dist_t d, uint64_t seed)
 {
-    drift_stream_t s;
-    drift_stream_init(&s, seed, drift_fnv1a32("matmul_drift"), (uint32_t)K, (uint32_t)(2 * d));
-    for (size_t i = 0; i < M; i++) drift_gen_fill(A + i * K, K, d, &s); /* outliers per row */
-    drift_stream_init(&s, seed, drift_fnv1a32("matmul_drift"), (uint32_t)K, (uint32_t)(2 * d + 1));
-    drift_gen_fill(B, K * N, DRIFT_DIST_NORMAL, &s);
+    /* the two streams are independent: A and B are drawn side by side (each stream in its
+     * own order, so the values are those of a serial draw) */
+#pragma omp parallel sections if(K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
+    {
+#pragma omp section
+        {
+            drift_stream_t s;
+            drift_stream_init(&s, seed, drift_fnv1a32("matmul_drift"), (uint32_t)K, (uint32_t)(2 * d));
+            for (size_t i = 0; i < M; i++) drift_gen_fill(A + i * K, K, d, &s); /* outliers per row */
+        }
+#pragma omp section
+        {
+            drift_stream_t s;
+            drift_stream_init(&s, seed, drift_fnv1a32("matmul_drift"), (uint32_t)K, (uint32_t)(2 * d + 1));
+            drift_gen_fill(B, K * N, DRIFT_DIST_NORMAL, &s);
+        }
+    }
 }
 
 /* The buffers of one sweep: inputs, rounded inputs, witnesses, results. */
@@ -57,8 +70,14 @@ static int bufs_alloc(bufs_t *b, size_t M, size_t N, size_t K, size_t nC)
 /* Rounds the inputs to `in` and computes the exact witnesses of the rounded product. */
 static int witness(bufs_t *b, size_t M, size_t N, size_t K, drift_format_t in)
 {
-    for (size_t t = 0; t < M * K; t++) b->Ar[t] = drift_rne(b->A[t], in);
-    for (size_t t = 0; t < K * N; t++) b->Br[t] = drift_rne(b->B[t], in);
+    /* element by element: any partition gives the same values */
+#pragma omp parallel if(K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
+    {
+#pragma omp for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) nowait
+        for (size_t t = 0; t < M * K; t++) b->Ar[t] = drift_rne(b->A[t], in);
+#pragma omp for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS)
+        for (size_t t = 0; t < K * N; t++) b->Br[t] = drift_rne(b->B[t], in);
+    }
     return drift_product_exact(b->E, b->W, b->Ar, b->Br, M, N, K);
 }
 
