@@ -67,8 +67,9 @@ static int bufs_alloc(bufs_t *b, size_t M, size_t N, size_t K, size_t nC)
     return DRIFT_ENOMEM;
 }
 
-/* Rounds the inputs to `in` and computes the exact witnesses of the rounded product. */
-static int witness(bufs_t *b, size_t M, size_t N, size_t K, drift_format_t in)
+/* Rounds the inputs to `in` and computes the exact witnesses of the rounded product into
+ * E and W (M x N each). */
+static int witness(bufs_t *b, double *E, double *W, size_t M, size_t N, size_t K, drift_format_t in)
 {
     /* element by element: any partition gives the same values */
 #pragma omp parallel if(K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
@@ -78,7 +79,7 @@ static int witness(bufs_t *b, size_t M, size_t N, size_t K, drift_format_t in)
 #pragma omp for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS)
         for (size_t t = 0; t < K * N; t++) b->Br[t] = drift_rne(b->B[t], in);
     }
-    return drift_product_exact(b->E, b->W, b->Ar, b->Br, M, N, K);
+    return drift_product_exact(E, W, b->Ar, b->Br, M, N, K);
 }
 
 /* The first error of a batch in its own order (the one a serial loop would have met first). */
@@ -89,26 +90,28 @@ static int first_error(const int *rcs, int n)
     return DRIFT_OK;
 }
 
-/* Threads: one GEMM per kernel of a setting runs on one thread (the batch is parallel, each
- * GEMM inside it serial: nested regions get one thread), so a quick profile's many small
- * products (16 x 16 outputs) keep both cores busy, where each product alone is far below the
- * size worth a parallel region. Dynamic scheduling: the kernels differ in cost, and on a
- * loaded machine a thread that shares its core with another process falls behind; the free
- * thread takes the next GEMM. Every GEMM writes its own C and scratch and its own cell, and
- * every GEMM's result is independent of the thread that runs it: data identical for any
- * thread count and schedule. */
+/* Threads: at one (dist, K), every (setting, kernel) GEMM runs on one thread (the batch is
+ * parallel, each GEMM inside it serial: nested regions get one thread), so a quick profile's
+ * many small products (16 x 16 outputs) keep both cores busy, where each product alone is far
+ * below the size worth a parallel region. The witnesses (E, W: M x N each per setting) are
+ * computed first, so that the batch holds all settings' kernels: dozens of GEMMs of unequal
+ * cost, handed out dynamically, so that neither a costly kernel nor a thread that shares its
+ * core with another process leaves the other thread idle. Every GEMM writes its own C,
+ * scratch and cell, and every GEMM's result is independent of the thread that runs it: data
+ * identical for any thread count and schedule. */
 int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
 {
     const size_t M = w->M, N = w->N, MN = M * N;
+    const int ns = w->ns, nk = w->nk, npairs = ns * nk;
     size_t Kmax = 0;
     for (int t = 0; t < w->nK; t++)
         if (w->Kv[t] > Kmax) Kmax = w->Kv[t];
     bufs_t b;
-    int *krc = malloc((size_t)(w->nk > 0 ? w->nk : 1) * sizeof *krc);
-    if (!krc) return DRIFT_ENOMEM;
-    int rc = bufs_alloc(&b, M, N, Kmax, (size_t)(w->nk > 0 ? w->nk : 1));
+    int *prc = malloc((size_t)(npairs > 0 ? npairs : 1) * sizeof *prc), *wof = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *wof);
+    double *EW = malloc(2 * (size_t)(ns > 0 ? ns : 1) * MN * sizeof *EW); /* E of setting si at 2 si MN, W after it */
+    int rc = prc && wof && EW ? bufs_alloc(&b, M, N, Kmax, (size_t)(npairs > 0 ? npairs : 1)) : DRIFT_ENOMEM;
     if (rc) {
-        free(krc);
+        free(prc), free(wof), free(EW);
         return rc;
     }
     size_t done = 0, total = (size_t)w->nd * w->nK;
@@ -117,31 +120,37 @@ int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
             size_t K = w->Kv[ki];
             if (w->progress) w->progress(w->ctx, done, total);
             make_inputs(b.A, b.B, M, N, K, w->dists[d], w->seed);
-            drift_format_t last_in = DRIFT_NFORMATS;
-            for (int si = 0; si < w->ns && !rc; si++) {
-                drift_mm_setting_t s = w->set[si];
-                if (s.in != last_in) { /* the exact witness depends on the rounded inputs only */
-                    if ((rc = witness(&b, M, N, K, s.in))) break;
-                    last_in = s.in;
+            /* the exact witness depends on the rounded inputs only: settings that follow one
+             * with the same input format share its witness */
+            for (int si = 0; si < ns && !rc; si++) {
+                if (si > 0 && w->set[si].in == w->set[si - 1].in) {
+                    wof[si] = wof[si - 1];
+                    continue;
                 }
-#pragma omp parallel for schedule(dynamic, 1) if(w->nk > 1)
-                for (int kk = 0; kk < w->nk; kk++) {
-                    krc[kk] = DRIFT_OK;
-                    if (!drift_mm_kernel_runs(&w->kern[kk], s)) continue;
-                    double *C = b.C + (size_t)kk * MN;
-                    drift_gemm_opts_t o = drift_gemm_opts(s.in, s.acc);
-                    if ((krc[kk] = drift_dispatch_gemm(C, b.A, b.B, M, N, K, &w->kern[kk], &o))) continue;
-                    drift_mm_cell_t *c = &cells[drift_mm_at(w, d, si, kk, ki)];
-                    c->ran = 1;
-                    drift_product_error(&c->err, C, b.E, b.W, MN, b.scratch + (size_t)kk * MN);
-                    c->c00 = C[0];
-                    c->e00 = b.E[0];
-                }
-                rc = first_error(krc, w->nk);
+                wof[si] = si;
+                rc = witness(&b, EW + 2 * (size_t)si * MN, EW + (2 * (size_t)si + 1) * MN, M, N, K, w->set[si].in);
             }
+            if (rc) break;
+#pragma omp parallel for schedule(dynamic, 1) if(npairs > 1)
+            for (int p = 0; p < npairs; p++) {
+                int si = p / nk, kk = p % nk;
+                drift_mm_setting_t s = w->set[si];
+                prc[p] = DRIFT_OK;
+                if (!drift_mm_kernel_runs(&w->kern[kk], s)) continue;
+                double *C = b.C + (size_t)p * MN;
+                const double *E = EW + 2 * (size_t)wof[si] * MN, *W = E + MN;
+                drift_gemm_opts_t o = drift_gemm_opts(s.in, s.acc);
+                if ((prc[p] = drift_dispatch_gemm(C, b.A, b.B, M, N, K, &w->kern[kk], &o))) continue;
+                drift_mm_cell_t *c = &cells[drift_mm_at(w, d, si, kk, ki)];
+                c->ran = 1;
+                drift_product_error(&c->err, C, E, W, MN, b.scratch + (size_t)p * MN);
+                c->c00 = C[0];
+                c->e00 = E[0];
+            }
+            rc = first_error(prc, npairs);
         }
     bufs_free(&b);
-    free(krc);
+    free(prc), free(wof), free(EW);
     return rc;
 }
 
@@ -159,7 +168,7 @@ int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinc
         for (int si = 0; si < w->ns && !rc; si++) {
             drift_mm_setting_t s = w->set[si];
             if (s.acc != DRIFT_FP32) continue;
-            if ((rc = witness(&b, M, N, K, s.in))) break;
+            if ((rc = witness(&b, b.E, b.W, M, N, K, s.in))) break;
             /* the 64 split factors in parallel, as the kernels of the K sweep above: each
              * writes its own C slot, scratch and row */
             drift_mm_split_t *rows = split + *nsplit;
