@@ -8,8 +8,16 @@
  * what spinning waiters cost: 12-15x on a loaded 2-core machine); the line printed says
  * which.
  *
- * Usage: bench_threads [ROUNDS [EXPERIMENT]]   (default 5 matmul_drift); the experiment
- * binary is looked up next to this one. Output goes to a temporary directory, removed. */
+ * The line printed first also says the load average and whether the kernel groups processes
+ * by session (sched_autogroup): with autogroup on, the CPU is shared between sessions first,
+ * so a second thread only gains the share that the other sessions leave (with G sessions busy
+ * on both cores, one thread gets about 2/(G+2) of a core and two about 2/(G+1) of one: a
+ * fully parallel program could reach t(2)/t(1) = (G+1)/(G+2), not 1/2). A busy loop started in
+ * another session (setsid) on one core is the neighbour the goal speaks of.
+ *
+ * Usage: bench_threads [ROUNDS [EXPERIMENT [PROFILE]]]   (default 5 matmul_drift quick); the
+ * experiment binary is looked up next to this one. Output goes to a temporary directory,
+ * removed. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +37,8 @@ static double wall_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Runs exe --profile quick --quiet --out dir --threads t; wall and CPU seconds. */
-static int run(const char *exe, const char *dir, int threads, double *wall, double *cpu)
+/* Runs exe --profile PROFILE --quiet --out dir --threads t; wall and CPU seconds. */
+static int run(const char *exe, const char *profile, const char *dir, int threads, double *wall, double *cpu)
 {
     char tb[16];
     snprintf(tb, sizeof tb, "%d", threads);
@@ -38,7 +46,7 @@ static int run(const char *exe, const char *dir, int threads, double *wall, doub
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        execl(exe, exe, "--profile", "quick", "--quiet", "--out", dir, "--threads", tb, (char *)NULL);
+        execl(exe, exe, "--profile", profile, "--quiet", "--out", dir, "--threads", tb, (char *)NULL);
         _exit(127);
     }
     int status;
@@ -54,6 +62,11 @@ int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
     const char *name = argc > 2 ? argv[2] : "matmul_drift";
+    const char *profile = argc > 3 ? argv[3] : "quick";
+    if (strcmp(profile, "quick") && strcmp(profile, "default") && strcmp(profile, "full")) {
+        fprintf(stderr, "bench_threads: PROFILE must be quick, default or full\n");
+        return 2;
+    }
     if (rounds < 1 || rounds > 100) {
         fprintf(stderr, "bench_threads: ROUNDS must be an integer in 1..100\n");
         return 2;
@@ -79,16 +92,29 @@ int main(int argc, char **argv)
     }
     if (!getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "passive", 1); /* the children read it */
     const char *wp = getenv("OMP_WAIT_POLICY");
-    printf("threads: %s --profile quick, --threads 1 vs 2 interleaved, %d rounds, OMP_WAIT_POLICY=%s\n", name,
+    printf("threads: %s --profile %s, --threads 1 vs 2 interleaved, %d rounds, OMP_WAIT_POLICY=%s\n", name, profile,
            rounds, wp ? wp : "(unset: libgomp spins a while before sleeping)");
+    double load[3] = {0, 0, 0};
+    int autogroup = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = load[1] = load[2] = 0;
+        fclose(f);
+    }
+    if ((f = fopen("/proc/sys/kernel/sched_autogroup_enabled", "r"))) {
+        if (fscanf(f, "%d", &autogroup) != 1) autogroup = -1;
+        fclose(f);
+    }
+    printf("machine: load average %.2f %.2f %.2f, sched_autogroup %s\n", load[0], load[1], load[2],
+           autogroup < 0 ? "unknown" : autogroup ? "on (CPU shared by session first)" : "off");
     double w1[100], w2[100], c1[100], c2[100], rw[100];
     int bad = 0;
     for (int r = 0; r < rounds && !bad; r++) {
         /* alternate which goes first, so that a neighbour's burst does not always hit one */
         if (r % 2 == 0)
-            bad = run(exe, dir, 1, &w1[r], &c1[r]) || run(exe, dir, 2, &w2[r], &c2[r]);
+            bad = run(exe, profile, dir, 1, &w1[r], &c1[r]) || run(exe, profile, dir, 2, &w2[r], &c2[r]);
         else
-            bad = run(exe, dir, 2, &w2[r], &c2[r]) || run(exe, dir, 1, &w1[r], &c1[r]);
+            bad = run(exe, profile, dir, 2, &w2[r], &c2[r]) || run(exe, profile, dir, 1, &w1[r], &c1[r]);
         rw[r] = w2[r] / w1[r];
         if (!bad) printf("  round %d: wall %.2f s (1 thread) %.2f s (2 threads)\n", r + 1, w1[r], w2[r]);
     }

@@ -942,3 +942,39 @@ Test(order, no_double_rounding)
     cr_assert_eq(drift_dot(&r, a, b16, 1, &c16, &seq, &(drift_acc_t){DRIFT_FP16, DRIFT_RNE, 1}), 0);
     cr_assert_eq(r, 1 + 0x1p-10, "got %a", r);
 }
+
+/* The fp32 shortcut is taken only when every input is an fp32 value (order.c's vectorised
+ * membership test). Each case holds one value that is not an fp32 number, chosen so that
+ * rounding it to fp32 first (what the shortcut would do) changes the answer; the expected
+ * results are derived by hand, fp32 accumulation in RNE:
+ *  - 28-bit significand, fused: 1 + (2^-24 + 2^-50) = just above the midpoint of 1 and
+ *    1 + 2^-23: rounds up to 1 + 2^-23 (the fp32-rounded 2^-24 would land on the tie and go
+ *    to 1); without fma the product is rounded to fp32 first, 2^-24, and the tie gives 1;
+ *  - above FLT_MAX: (2^128 - 2^103) 2^-200 is the midpoint of FLT_MAX 2^-200 (odd last bit)
+ *    and 2^-72: ties to even, 2^-72 (converted to fp32 first it would overflow to inf);
+ *  - below fp32's subnormal quantum: 3 2^-150 * 2^100 = 3 2^-50, an fp32 value (converted
+ *    first, 1.5 quanta would tie to 2 2^-149, giving 2^-48);
+ * and the lanes after the misfit are fp32 values, so that a vectorised test that looked at
+ * only part of a vector would be caught (the misfit sits at every position of 9 terms). */
+Test(order, fp32_shortcut_needs_fp32_inputs)
+{
+    drift_order_t seq = ord("seq");
+    const double misfit[3] = {0x1p-24 + 0x1p-50, 0x1p128 - 0x1p103, 3 * 0x1p-150};
+    const double other[3] = {1, 0x1p-200, 0x1p100}, want[3] = {1 + 0x1p-23, 0x1p-72, 3 * 0x1p-50};
+    for (int c = 0; c < 3; c++)
+        for (int pos = 0; pos < 9; pos++)
+            for (int fm = 0; fm <= 1; fm++) {
+                /* pos's term is misfit * other; the first term is 1 * 1 for the first case
+                 * (then pos >= 1), every other term is 0 * 1 (exact zeros, fp32 values) */
+                double a[9] = {0}, b[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, r;
+                if (c == 0 && pos == 0) continue;
+                if (c == 0) a[0] = 1;
+                a[pos] = misfit[c], b[pos] = other[c];
+                double w = c == 0 && !fm ? 1 : want[c];
+                cr_assert_eq(drift_dot(&r, a, b, 9, NULL, &seq, &(drift_acc_t){DRIFT_FP32, DRIFT_RNE, fm}), 0);
+                cr_assert_eq(r, w, "case %d pos %d fma %d: got %a want %a", c, pos, fm, r, w);
+                /* the misfit in the other input */
+                cr_assert_eq(drift_dot(&r, b, a, 9, NULL, &seq, &(drift_acc_t){DRIFT_FP32, DRIFT_RNE, fm}), 0);
+                cr_assert_eq(r, w, "case %d pos %d fma %d (swapped): got %a want %a", c, pos, fm, r, w);
+            }
+}

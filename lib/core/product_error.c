@@ -21,7 +21,10 @@ int drift_product_exact(double *E, double *W, const double *Ar, const double *Br
     {
         double *col = malloc(K * sizeof *col), *acol = malloc(K * sizeof *acol), *arow = malloc(K * sizeof *arow);
         if (!col || !acol || !arow) fail = 1;
-        DRIFT_OMP("omp for schedule(static)")
+        /* dynamic: a column costs the same everywhere, but on a loaded machine a thread that
+         * shares its core runs slower and a static split would wait for it (each column's
+         * results are its own: any partition gives the same bits) */
+        DRIFT_OMP("omp for schedule(dynamic, 1)")
         for (size_t j = 0; j < N; j++) {
             if (fail) continue;
             for (size_t k = 0; k < K; k++) col[k] = Br[k * N + j], acol[k] = fabs(col[k]);

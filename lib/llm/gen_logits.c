@@ -106,7 +106,7 @@ int drift_gen_head(double *Wd, float *Wf, double *l1, double *l2, size_t V, size
     {
         double *w = malloc(K * sizeof *w);
         if (!w) err |= 1;
-        DRIFT_OMP("omp for schedule(static)")
+        DRIFT_OMP("omp for schedule(dynamic, 16)")
         for (size_t v = 0; v < V; v++) {
             if (!w) continue;
             drift_stream_t s;

@@ -976,7 +976,7 @@ int drift_lmhead_round_norms(double *dl2, const float *W, size_t V, size_t K, dr
         double *row = malloc(K * sizeof *row);
         drift_round_array_opts_t ro = {f, DRIFT_RNE, 0, 0, NULL};
         if (!row) err |= 1;
-        DRIFT_OMP("omp for schedule(static)")
+        DRIFT_OMP("omp for schedule(dynamic, 16)")
         for (size_t v = 0; v < V; v++) {
             if (!row) continue;
             const float *w = W + v * K;

@@ -19,7 +19,7 @@ int drift_exact_logits(double *L, const double *H, const double *WT, size_t rows
     {
         double *w = malloc(K * sizeof *w);
         if (!w) err = 1;
-        DRIFT_OMP("omp for schedule(static)")
+        DRIFT_OMP("omp for schedule(dynamic, 16)")
         for (size_t v = 0; v < V; v++) {
             if (!w) continue;
             for (size_t i = 0; i < K; i++) w[i] = WT[i * V + v];

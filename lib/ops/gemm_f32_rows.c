@@ -73,7 +73,7 @@ __attribute__((target("avx2,fma"))) static void row_f32_avx2(float *restrict s, 
 void drift_gemm_rows_f32(const drift_gemm_ctx_t *g, float *out, size_t k0, size_t k1)
 {
     int simd = drift_gemm_simd() != DRIFT_GEMM_SIMD_NONE;
-#pragma omp parallel for schedule(static) if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS_FAST)
+#pragma omp parallel for schedule(dynamic, 1) if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS_FAST)
     for (size_t i = 0; i < g->M; i++) {
 #ifdef DRIFT_X86_DISPATCH
         if (simd) {

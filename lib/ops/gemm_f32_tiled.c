@@ -325,7 +325,7 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
     {
         float *scr = malloc(scratch * sizeof *scr);
         if (!scr) fail = 1;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
         for (size_t ip = 0; ip < g->mp; ip++) {
             if (fail) continue;
             float *dst = g->Ap + ip * K * mr;
@@ -340,7 +340,7 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
             for (size_t k = 0; k < K; k++)
                 for (size_t r = 0; r < mr; r++) dst[k * mr + r] = r < rows ? scr[r * K + k] : 0.0f;
         }
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
         for (size_t k0 = 0; k0 < K; k0 += kb) {
             if (fail) continue;
             size_t kn = K - k0 < kb ? K - k0 : kb;
@@ -412,7 +412,7 @@ static void tiled_chain(const drift_gemm_ctx_t *g, float *tiles, size_t k0, size
         for (size_t kc = k0; kc < k1; kc += TILE_KC) {
             size_t kl = k1 - kc < TILE_KC ? k1 - kc : TILE_KC;
             int start = kc == k0, last = kc + kl == k1;
-#pragma omp for collapse(2) schedule(static)
+#pragma omp for collapse(2) schedule(dynamic, 1)
             for (size_t ip = 0; ip < mp; ip++)
                 for (size_t jj = 0; jj < jn; jj++) {
                     size_t jp = jc + jj;
@@ -459,7 +459,7 @@ void drift_gemm_tiled_f32_to_rm(const drift_gemm_ctx_t *g, float *tiles, double 
 void drift_gemm_tiles_to_rm(const drift_gemm_ctx_t *g, const float *tiles, double *out)
 {
     const size_t mr = (size_t)g->mr, nr = (size_t)g->nr, tsz = mr * nr, M = g->M, N = g->N;
-#pragma omp parallel for schedule(static) if(g->M * g->N >= DRIFT_PAR_MIN_ELEMS_FAST)
+#pragma omp parallel for schedule(dynamic, 1) if(g->M * g->N >= DRIFT_PAR_MIN_ELEMS_FAST)
     for (size_t ip = 0; ip < g->mp; ip++)
         for (size_t jp = 0; jp < g->np; jp++) {
             const float *t = tiles + (ip * g->np + jp) * tsz;

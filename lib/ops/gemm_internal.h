@@ -65,6 +65,12 @@
 #define DRIFT_PAR_MIN_FMAS_GEN ((size_t)1 << 18)  /* GEN steps: 64^3 */
 #define DRIFT_PAR_MIN_ELEMS_FAST ((size_t)1 << 19) /* rounding, packing, float/double passes */
 #define DRIFT_PAR_MIN_ELEMS ((size_t)1 << 16)      /* passes calling the library per element */
+/* Scheduling: every loop hands out its pieces dynamically (rows, tiles, or this many elements
+ * of a flat pass), never a static split. On a busy machine one of two threads often shares its
+ * core with another process and runs at half speed; a static split makes the whole region
+ * wait for it, so two threads were no faster than one. Each piece's result is its own (no
+ * reduction crosses pieces), so any partition gives the same bits. */
+#define DRIFT_PAR_CHUNK_ELEMS 4096
 
 /* Whether fmas multiply-adds of path are worth a parallel region. */
 #define DRIFT_GEMM_PAR_FMAS(path, fmas)                                                                        \

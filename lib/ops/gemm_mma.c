@@ -214,7 +214,7 @@ int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t
         return DRIFT_ENOMEM;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= ((size_t)1 << 18)) /* DRIFT_PAR_MIN_FMAS_GEN */
 #endif
     for (long ii = 0; ii < (long)M; ii++) {
         size_t i = (size_t)ii;

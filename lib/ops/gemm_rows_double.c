@@ -133,7 +133,7 @@ static void row_gen(const drift_gemm_ctx_t *g, double *s, const double *Ai, size
 
 void drift_gemm_rows_double(const drift_gemm_ctx_t *g, double *out, size_t k0, size_t k1)
 {
-#pragma omp parallel for schedule(static) if(DRIFT_GEMM_PAR_FMAS(g->path, g->M * g->N * (k1 - k0)))
+#pragma omp parallel for schedule(dynamic, 1) if(DRIFT_GEMM_PAR_FMAS(g->path, g->M * g->N * (k1 - k0)))
     for (size_t i = 0; i < g->M; i++) {
         if (g->path == DRIFT_GEMM_PATH_F64)
             row_f64(out + i * g->N, g->Ad + i * g->K, g->Bd, g->N, k0, k1, g->fma);

@@ -23,6 +23,7 @@
 
 #include "drift.h"
 #include "exact.h"
+#include "gemm_internal.h" /* DRIFT_PAR_MIN_FMAS_GEN */
 #include "tc_internal.h"
 
 /* ---- the architecture table --------------------------------------------------------------
@@ -520,7 +521,7 @@ static int tc_gemm_blocks(double *C, const double *A, const double *B, size_t M,
     for (size_t k = 0; k < K; k++)
         for (size_t j = 0; j < N; j++) Bt[j * K + k] = drift_tc_prepare_(B[k * N + j], g);
     const size_t blk = (size_t)g->p.block;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
             double acc = c_init ? drift_tc_round_c_(C[i * N + j], g) : 0.0;
