@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "drift.h"
+#include "gemm_internal.h"
 #include "tc_internal.h"
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
@@ -226,7 +227,7 @@ int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M
     const int simd = drift_tc_simd_level_();
     const tc_amd_t t = {g, Bd, eb, N, K};
     int fail = 0;
-#pragma omp parallel reduction(| : fail)
+#pragma omp parallel reduction(| : fail) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         double *dw = malloc(2 * N * sizeof *dw);
         int *iw = malloc(2 * N * sizeof *iw);

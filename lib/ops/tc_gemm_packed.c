@@ -23,6 +23,7 @@
 #endif
 
 #include "drift.h"
+#include "gemm_internal.h"
 #include "tc_internal.h"
 
 #define TC_STRIP 128 /* columns per strip */
@@ -829,7 +830,7 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
         return DRIFT_ENOMEM;
     }
     const int emin = g->emin_in, tf32 = g->in == DRIFT_TF32;
-#pragma omp parallel
+#pragma omp parallel if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         /* `wide`: some nonzero input outside [2^-50, 2^51), per group of A and chunk of B:
          * the tiles it touches take tc_tile_avx512's double pass 2 */
@@ -942,7 +943,7 @@ int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, 
     if (tc_have_avx2()) chunk = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") ? tc_chunk_avx512 : tc_chunk_avx2;
 #endif
     int fail = 0;
-#pragma omp parallel reduction(| : fail)
+#pragma omp parallel reduction(| : fail) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         tc_rows_t rs;
         double *buf = malloc(TC_ROWS * 3 * TC_STRIP * sizeof(double));
@@ -1053,7 +1054,7 @@ int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t
         }
     const int simd = drift_tc_simd_level_();
     int fail = 0;
-#pragma omp parallel reduction(| : fail)
+#pragma omp parallel reduction(| : fail) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         float *acc = malloc(N * sizeof *acc);
         if (!acc) fail = 1;

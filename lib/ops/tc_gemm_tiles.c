@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "drift.h"
+#include "gemm_internal.h"
 #include "tc_internal.h"
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
@@ -408,7 +409,7 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
     const int simd = drift_tc_simd_level_();
     const size_t ngroups = Mp / TR, ntiles = ngroups * np;
     /* Each tile is independent of the others: any thread count gives the same bits. */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t ti = 0; ti < ntiles; ti++) {
         size_t jp = ti / ngroups, i0 = ti % ngroups * TR;
         double acc[TR * TW];
@@ -477,7 +478,7 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
     const int simd = drift_tc_simd_level_();
     const size_t ngroups = Mp / TR, ntiles = ngroups * np;
     /* Each tile is independent of the others: any thread count gives the same bits. */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t ti = 0; ti < ntiles; ti++) {
         size_t jp = ti / ngroups, i0 = ti % ngroups * TR; /* a panel of B stays in cache across its row groups */
         float acc[TR * TW];
