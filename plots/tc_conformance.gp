@@ -4,7 +4,8 @@
 #
 # Writes outdir/tc_conformance.{png,svg}: one cell per (GPU, input -> output) configuration of
 # the measured data, labelled "mismatches / samples": green when the model reproduces every
-# sample bit for bit, grey where the lab has no model (fp8 -> fp16 on H100, H200, B200), red
+# sample bit for bit, grey where the lab has no model (none since fp8 -> fp16 on H100, H200,
+# B200 was modelled), red
 # for a mismatch in a modelled configuration; blank where the data hold no measurement.
 
 load 'plots/common.gp'
@@ -32,7 +33,7 @@ set ylabel 'GPU (measured by Khattak and Mikaitis)'
 
 do for [t = 1:2] {
     eval out(t, 'tc_conformance', 1300, 680)
-    set title "The lab's tensor-core models against the measured GPU outputs: mismatches / samples (bitwise)\ngreen: every sample bit for bit; grey: no model (fp8 → fp16 on Hopper/Blackwell); red: mismatch; blank: not measured" font ',12'
+    set title "The lab's tensor-core models against the measured GPU outputs: mismatches / samples (bitwise)\ngreen: every sample bit for bit; grey: no model; red: mismatch; blank: not measured" font ',12'
     plot conf using (cx(strcol('input'), strcol('output'))):(gy(strcol('gpu'))):(0.48):(0.45):(cell_color(strcol('status'))) \
              with boxxyerror fs solid 0.55 noborder lc rgb variable, \
          conf using (cx(strcol('input'), strcol('output'))):(gy(strcol('gpu'))):(cell_text(column('mismatches'), column('samples'), strcol('status'))) \
