@@ -863,7 +863,8 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_product)
         }
 }
 
-/* The register-tile GEMMs (lib/ops/tc_gemm_tiles.c: MI100's TwoSum tiles, MI300X's and B200
+/* The register-tile GEMMs (lib/ops/tc_gemm_tiles.c: MI100's TwoSum tiles, MI250's pairwise float
+ * tiles, MI300X's and B200
  * fp8's float tiles) against the scalar block model, output by output through drift_tc_dot.
  * The expected values come from the scalar model (tc_model.c), which is the independent
  * source here: it is the readable transcription of the published models and reproduces the
@@ -919,7 +920,8 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
                                  {DRIFT_TC_MI300X, FP16, FP32},       {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
                                  {DRIFT_TC_MI300X, DRIFT_TF32, FP32}, {B200, DRIFT_FP8E4M3, FP32},
                                  {B200, DRIFT_FP8E4M3, FP16},         {B200, DRIFT_FP8E5M2, FP32},
-                                 {B200, DRIFT_FP8E5M2, FP16}};
+                                 {B200, DRIFT_FP8E5M2, FP16},         {DRIFT_TC_MI250, FP16, FP32},
+                                 {DRIFT_TC_MI250, DRIFT_BF16, FP32}};
     enum { M = 9, N = 37, K = 70 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N], C1[M * N];
     const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
@@ -1134,4 +1136,39 @@ Test(tc_model, gemm_input_check_rejects_values_outside_the_format)
                 cr_assert_eq(drift_tc_gemm(C, A, B, 1, 1, 16, 0, H100, f[i].in, FP32), want, "%s %a in B",
                              drift_format_name(f[i].in), x);
             }
+}
+
+Test(tc_model, mi250_zero_input_products_are_plus_zero)
+{
+    /* Hand derivation (tc_block_pairwise): a product with a zero input is +0, not the -0 of
+     * 0 * negative, so c = -0 plus blocks of such products gives -0 + +0 = +0; a product of
+     * nonzero inputs that flushes (|a * b| < 2^-126) keeps its sign, so c = -0 plus blocks of
+     * negative flushed products stays -0. Row 0 of A is zero beside negative B; row 1 of A
+     * is 2^-70 beside -2^-70 in column 1 of B (products -2^-140: flushed to -0) and beside
+     * the zero column 0. 5 x 19 outputs (tails of the register tiles), K = 8 (a padded
+     * block would add +0 products, and -0 + +0 = +0), at each SIMD level. */
+    enum { M = 5, N = 19, K = 8 };
+    double A[M * K], B[K * N], C[M * N];
+    for (size_t t = 0; t < M * K; t++) A[t] = t / K == 0 ? 0.0 : t / K == 1 ? 0x1p-70 : -1.5;
+    for (size_t t = 0; t < K * N; t++) B[t] = t % N == 0 ? 0.0 : -0x1p-70;
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    for (int f = 0; f < 2; f++)
+        for (int lv = 0; lv < 3; lv++) {
+            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+            for (int e = 0; e < 2; e++)
+                if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+            double a[M * K], b[K * N];
+            for (size_t t = 0; t < M * K; t++) a[t] = drift_rne(A[t], ins[f]);
+            for (size_t t = 0; t < K * N; t++) b[t] = drift_rne(B[t], ins[f]);
+            for (size_t t = 0; t < M * N; t++) C[t] = -0.0;
+            cr_assert_eq(drift_tc_gemm(C, a, b, M, N, K, 1, DRIFT_TC_MI250, ins[f], FP32), 0);
+            for (size_t j = 0; j < N; j++) {
+                cr_assert(C[j] == 0 && !signbit(C[j]), "%s level %d (0,%zu): %a", drift_format_name(ins[f]), lv, j, C[j]);
+                int neg = ins[f] == DRIFT_BF16 && j > 0; /* fp16 has no 2^-70: zero inputs, +0 */
+                cr_assert(C[N + j] == 0 && signbit(C[N + j]) == neg, "%s level %d (1,%zu): %a",
+                          drift_format_name(ins[f]), lv, j, C[N + j]);
+            }
+        }
+    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
 }

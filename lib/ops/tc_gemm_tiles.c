@@ -506,3 +506,117 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
     *done = 1;
     return DRIFT_OK;
 }
+
+/* ---- CDNA2 (tc_block_pairwise): pairwise fp32 additions with subnormals flushed ----------
+ * drift_tc_gemm_pairwise32's float arithmetic (tc_gemm_packed.c) regrouped on tiles of 4 rows
+ * x 16 columns whose accumulators stay in registers across K; the same float operations per
+ * output, so the same bits. A float is flushed (ftz: |x| < 2^-126 becomes the zero of its
+ * sign) when its exponent field is 0: every value here is a rounded float, so that is
+ * exactly |x| < 2^-126. A product is the flushed float product, except that a zero input
+ * gives +0 (the model's select; 0 * negative would be -0): the zero of a flushed product
+ * keeps the sign bit only under the mask S, set where both inputs are nonzero (the A and B
+ * panels carry it as 0x80000000 or 0). K is padded to blocks of 4 with +0 inputs (S = 0),
+ * as the model pads. c is flushed once on entry: every later accumulator is a flushed sum. */
+typedef struct {
+    const float *Ap; /* Mp x Kp, zero-padded */
+    const int32_t *sap; /* 0x80000000 where the A value is nonzero */
+    const float *Bp; /* panels of TW columns: Bp[(panel * Kp + k) * TW + l], zero-padded */
+    const int32_t *sbp;
+    size_t Kp;
+} tc_ptiles_t;
+
+#define TC_EXPF 0x7f800000
+static inline __attribute__((always_inline)) v16f ftz16(v16f x)
+{
+    v16i u = (v16i)x;
+    return (v16f)seli16((u & TC_EXPF) != 0, u, u & (int32_t)0x80000000);
+}
+
+static inline __attribute__((always_inline)) void tc_pairwise_tile_with(const tc_ptiles_t *t, size_t i0, size_t jp,
+                                                                         float *acc)
+{
+    const size_t Kp = t->Kp;
+    const float *a = t->Ap + i0 * Kp, *bp = t->Bp + jp * Kp * TW;
+    const int32_t *sa = t->sap + i0 * Kp, *sbp = t->sbp + jp * Kp * TW;
+    v16f c[TR];
+    for (int r = 0; r < TR; r++) VLOAD(c[r], acc + r * TW), c[r] = ftz16(c[r]);
+    for (size_t k0 = 0; k0 < Kp; k0 += 4) {
+        v16f b[4];
+        v16i sb[4];
+        for (int q = 0; q < 4; q++) VLOAD(b[q], bp + (k0 + q) * TW), VLOAD(sb[q], sbp + (k0 + q) * TW);
+        for (int r = 0; r < TR; r++) {
+            v16f p[4];
+            for (int q = 0; q < 4; q++) {
+                v16i u = (v16i)(b[q] * a[r * Kp + k0 + q]);
+                p[q] = (v16f)seli16((u & TC_EXPF) != 0, u, u & (sb[q] & sa[r * Kp + k0 + q]));
+            }
+            v16f s = ftz16(ftz16(p[0] + p[1]) + ftz16(p[2] + p[3]));
+            c[r] = ftz16(c[r] + s);
+        }
+    }
+    for (int r = 0; r < TR; r++) VSTORE(acc + r * TW, c[r]);
+}
+
+#ifdef TC_TILE_CLONES
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+tc_pairwise_tile_avx512(const tc_ptiles_t *t, size_t i0, size_t jp, float *acc)
+{
+    tc_pairwise_tile_with(t, i0, jp, acc);
+}
+#endif
+
+int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                                 const tc_cfg_t *g, int *done)
+{
+    *done = 0;
+#ifdef TC_TILE_CLONES
+    if (drift_tc_simd_level_() != 2) return DRIFT_OK; /* the 512-bit vectors stay in registers only there */
+    const size_t Kp = (K + 3) / 4 * 4, Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
+    float *Ap = calloc(Mp * Kp, sizeof *Ap), *Bp = calloc(np * Kp * TW, sizeof *Bp);
+    int32_t *sap = calloc(Mp * Kp, sizeof *sap), *sbp = calloc(np * Kp * TW, sizeof *sbp);
+    if (!Ap || !Bp || !sap || !sbp) {
+        free(Ap), free(Bp), free(sap), free(sbp);
+        return DRIFT_ENOMEM;
+    }
+    const double tiny = pow2i(g->emin_in);
+    for (size_t i = 0; i < M; i++)
+        for (size_t k = 0; k < K; k++) {
+            double x = drift_tc_prepare_(A[i * K + k], g);
+            if (fabs(x) < tiny) continue; /* zero, or a subnormal input: +0 */
+            Ap[i * Kp + k] = (float)x; /* exact: a float format */
+            sap[i * Kp + k] = INT32_MIN;
+        }
+    for (size_t jp = 0; jp < np; jp++)
+        for (size_t k = 0; k < K; k++)
+            for (size_t l = 0; l < TW && jp * TW + l < N; l++) {
+                double x = drift_tc_prepare_(B[k * N + jp * TW + l], g);
+                if (fabs(x) < tiny) continue;
+                Bp[(jp * Kp + k) * TW + l] = (float)x;
+                sbp[(jp * Kp + k) * TW + l] = INT32_MIN;
+            }
+    const tc_ptiles_t t = {Ap, sap, Bp, sbp, Kp};
+    const size_t ngroups = Mp / TR, ntiles = ngroups * np;
+    /* Each tile is independent of the others: any thread count gives the same bits. */
+#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+    for (size_t ti = 0; ti < ntiles; ti++) {
+        size_t jp = ti / ngroups, i0 = ti % ngroups * TR;
+        float acc[TR * TW];
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                acc[r * TW + l] = i < M && j < N && c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
+            }
+        tc_pairwise_tile_avx512(&t, i0, jp, acc);
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                if (i < M && j < N) C[i * N + j] = acc[r * TW + l];
+            }
+    }
+    free(Ap), free(Bp), free(sap), free(sbp);
+    *done = 1;
+#else
+    (void)C, (void)A, (void)B, (void)M, (void)N, (void)K, (void)c_init, (void)g;
+#endif
+    return DRIFT_OK;
+}
