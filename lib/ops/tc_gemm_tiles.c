@@ -516,7 +516,9 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
  * gives +0 (the model's select; 0 * negative would be -0): the zero of a flushed product
  * keeps the sign bit only under the mask S, set where both inputs are nonzero (the A and B
  * panels carry it as 0x80000000 or 0). K is padded to blocks of 4 with +0 inputs (S = 0),
- * as the model pads. c is flushed once on entry: every later accumulator is a flushed sum. */
+ * as the model pads. c is flushed once on entry: every later accumulator is a flushed sum.
+ * AVX-512 only (intrinsics: a flush is one vptestnmd and one masked vpandd); the AVX2 and
+ * portable builds keep drift_tc_gemm_pairwise32's rows. */
 typedef struct {
     const float *Ap; /* Mp x Kp, zero-padded */
     const int32_t *sap; /* 0x80000000 where the A value is nonzero */
@@ -525,43 +527,48 @@ typedef struct {
     size_t Kp;
 } tc_ptiles_t;
 
-#define TC_EXPF 0x7f800000
-static inline __attribute__((always_inline)) v16f ftz16(v16f x)
+#ifdef TC_TILE_CLONES
+/* x flushed: where its exponent field is 0, only its sign bit kept (a masked and) */
+__attribute__((target("avx512f"))) static inline __m512 ftz_512(__m512 x)
 {
-    v16i u = (v16i)x;
-    return (v16f)seli16((u & TC_EXPF) != 0, u, u & (int32_t)0x80000000);
+    const __m512i u = _mm512_castps_si512(x);
+    __mmask16 tiny = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000));
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(u, tiny, u, _mm512_set1_epi32(INT32_MIN)));
 }
 
-static inline __attribute__((always_inline)) void tc_pairwise_tile_with(const tc_ptiles_t *t, size_t i0, size_t jp,
-                                                                         float *acc)
+/* The model's product of a (broadcast) and b: flushed, its zero keeping only the bits of s
+ * (the sign where both inputs are nonzero, else +0) */
+__attribute__((target("avx512f"))) static inline __m512 prod_512(__m512 b, float a, __m512i s)
+{
+    const __m512i u = _mm512_castps_si512(_mm512_mul_ps(b, _mm512_set1_ps(a)));
+    __mmask16 tiny = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000));
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(u, tiny, u, s));
+}
+
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+tc_pairwise_tile_avx512(const tc_ptiles_t *t, size_t i0, size_t jp, float *acc)
 {
     const size_t Kp = t->Kp;
     const float *a = t->Ap + i0 * Kp, *bp = t->Bp + jp * Kp * TW;
     const int32_t *sa = t->sap + i0 * Kp, *sbp = t->sbp + jp * Kp * TW;
-    v16f c[TR];
-    for (int r = 0; r < TR; r++) VLOAD(c[r], acc + r * TW), c[r] = ftz16(c[r]);
+    __m512 c[TR];
+    for (int r = 0; r < TR; r++) c[r] = ftz_512(_mm512_loadu_ps(acc + r * TW));
     for (size_t k0 = 0; k0 < Kp; k0 += 4) {
-        v16f b[4];
-        v16i sb[4];
-        for (int q = 0; q < 4; q++) VLOAD(b[q], bp + (k0 + q) * TW), VLOAD(sb[q], sbp + (k0 + q) * TW);
+        __m512 b[4];
+        __m512i sb[4];
+        for (int q = 0; q < 4; q++)
+            b[q] = _mm512_loadu_ps(bp + (k0 + q) * TW), sb[q] = _mm512_loadu_si512(sbp + (k0 + q) * TW);
         for (int r = 0; r < TR; r++) {
-            v16f p[4];
+            __m512 p[4];
             for (int q = 0; q < 4; q++) {
-                v16i u = (v16i)(b[q] * a[r * Kp + k0 + q]);
-                p[q] = (v16f)seli16((u & TC_EXPF) != 0, u, u & (sb[q] & sa[r * Kp + k0 + q]));
+                const size_t at = (size_t)r * Kp + k0 + (size_t)q;
+                p[q] = prod_512(b[q], a[at], _mm512_and_si512(sb[q], _mm512_set1_epi32(sa[at])));
             }
-            v16f s = ftz16(ftz16(p[0] + p[1]) + ftz16(p[2] + p[3]));
-            c[r] = ftz16(c[r] + s);
+            __m512 s01 = ftz_512(_mm512_add_ps(p[0], p[1])), s23 = ftz_512(_mm512_add_ps(p[2], p[3]));
+            c[r] = ftz_512(_mm512_add_ps(c[r], ftz_512(_mm512_add_ps(s01, s23))));
         }
     }
-    for (int r = 0; r < TR; r++) VSTORE(acc + r * TW, c[r]);
-}
-
-#ifdef TC_TILE_CLONES
-__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
-tc_pairwise_tile_avx512(const tc_ptiles_t *t, size_t i0, size_t jp, float *acc)
-{
-    tc_pairwise_tile_with(t, i0, jp, acc);
+    for (int r = 0; r < TR; r++) _mm512_storeu_ps(acc + r * TW, c[r]);
 }
 #endif
 
