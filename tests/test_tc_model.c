@@ -1172,3 +1172,41 @@ Test(tc_model, mi250_zero_input_products_are_plus_zero)
         }
     unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
 }
+
+Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_c)
+{
+    /* Hand derivation, the mirror of the case above with the tiny term first: c = 2^-100
+     * (an fp32 normal), products 1 and 2^-24 (half an fp32 ulp of 1: a tie). The exact sum
+     * 1 + 2^-24 + 2^-100 lies just above the tie: MI100's one rounding gives 1 + 2^-23. In
+     * double, c + 1 is 1 (c is lost: only u - p == c shows it, u - c == p holds), then the
+     * tie rounds to 1 (even). fp16 and bf16 hold a = b = [1, 2^-12]. Also the case above
+     * again (c = 2^10, a = b = [2^-7, 2^-24]: 2^10 + 2^-13, where only u - c == p shows the
+     * loss). Each sits in columns 1 and 10 of 1 x 11 (both halves of a 16-lane tile row, in
+     * lanes that do not share the AVX-512 tile's per-lane check); the other columns have B
+     * zero (the result is c); also with every sign flipped. Each SIMD level. */
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    const double ab[2][2] = {{1.0, 0x1p-12}, {0x1p-7, 0x1p-24}}, c0[2] = {0x1p-100, 0x1p10};
+    const double want[2] = {1.0 + 0x1p-23, 0x1p10 + 0x1p-13};
+    for (int cs = 0; cs < 2; cs++)
+        for (int f = 0; f < 2; f++)
+            for (int sg = -1; sg <= 1; sg += 2)
+                for (int lv = 0; lv < 3; lv++) {
+                    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+                    for (int e = 0; e < 2; e++)
+                        if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                    double A[2] = {ab[cs][0], ab[cs][1]}, B[2 * 11] = {0}, C[11], r;
+                    for (int k = 0; k < 2; k++) B[k * 11 + 1] = B[k * 11 + 10] = sg * ab[cs][k];
+                    for (int j = 0; j < 11; j++) C[j] = sg * c0[cs];
+                    cr_assert_eq(drift_tc_gemm(C, A, B, 1, 11, 2, 1, DRIFT_TC_MI100, ins[f], FP32), 0);
+                    for (int j = 0; j < 11; j++) {
+                        double w = j == 1 || j == 10 ? sg * want[cs] : sg * c0[cs];
+                        cr_assert_eq(C[j], w, "case %d %s sign %d level %d col %d: %a", cs, drift_format_name(ins[f]), sg,
+                                     lv, j, C[j]);
+                    }
+                    double col[2] = {B[1], B[12]}, c = sg * c0[cs];
+                    cr_assert_eq(drift_tc_dot(&r, A, col, 2, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
+                    cr_assert_eq(r, C[1]);
+                }
+    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+}
