@@ -382,10 +382,36 @@ static inline __attribute__((always_inline)) void tc_exact_tile_with(const tc_xt
  * (r, lane) or (r, lane + 8) in some block; an inf accumulator, inf - inf being NaN) has
  * those two outputs recomputed from their c with the scalar blocks at the end (rare), the
  * others never went wrong. */
-__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
-tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+/* one product k added to the tile's 4 x 16 sums, each addition checked */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+exact_add_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k)
 {
-    const size_t K = t->K, blk = (size_t)t->g->p.block;
+    const __m512d b0 = _mm512_loadu_pd(bk), b1 = _mm512_loadu_pd(bk + 8);
+    for (int r = 0; r < TR; r++) {
+        const __m512d ar = _mm512_set1_pd(a[(size_t)r * K + k]);
+        const __m512d p0 = _mm512_mul_pd(b0, ar), p1 = _mm512_mul_pd(b1, ar); /* exact */
+        const __m512d u0 = _mm512_add_pd(s[r][0], p0), u1 = _mm512_add_pd(s[r][1], p1);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, s[r][0]), p0, _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, p0), s[r][0], _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, s[r][1]), p1, _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, p1), s[r][1], _CMP_EQ_OQ);
+        s[r][0] = u0, s[r][1] = u1;
+    }
+}
+
+/* the block's exact sum rounded once to fp32 (an exact zero: +0) becomes c */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+exact_round_512(__m512d s[TR][2])
+{
+    for (int r = 0; r < TR; r++)
+        for (int h = 0; h < 2; h++) s[r][h] = _mm512_add_pd(_mm512_cvtps_pd(_mm512_cvtpd_ps(s[r][h])), _mm512_setzero_pd());
+}
+
+/* The tile for blocks of blk (a constant where inlined: 2 and 4 unroll) */
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static inline __attribute__((always_inline)) void
+exact_tile_512_with(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, const size_t blk)
+{
+    const size_t K = t->K;
     const double *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
     __m512d c[TR][2];
     __mmask8 ok[TR];
@@ -393,27 +419,14 @@ tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
         c[r][0] = _mm512_loadu_pd(acc + r * TW), c[r][1] = _mm512_loadu_pd(acc + r * TW + 8);
         ok[r] = 0xff;
     }
-    for (size_t k0 = 0; k0 < K; k0 += blk) {
-        const size_t m = K - k0 < blk ? K - k0 : blk;
-        __m512d s[TR][2];
-        for (int r = 0; r < TR; r++) s[r][0] = c[r][0], s[r][1] = c[r][1];
-        for (size_t k = k0; k < k0 + m; k++) {
-            const __m512d b0 = _mm512_loadu_pd(bp + k * TW), b1 = _mm512_loadu_pd(bp + k * TW + 8);
-            for (int r = 0; r < TR; r++) {
-                const __m512d ar = _mm512_set1_pd(a[r * K + k]);
-                const __m512d p0 = _mm512_mul_pd(b0, ar), p1 = _mm512_mul_pd(b1, ar); /* exact */
-                const __m512d u0 = _mm512_add_pd(s[r][0], p0), u1 = _mm512_add_pd(s[r][1], p1);
-                ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, s[r][0]), p0, _CMP_EQ_OQ);
-                ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, p0), s[r][0], _CMP_EQ_OQ);
-                ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, s[r][1]), p1, _CMP_EQ_OQ);
-                ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, p1), s[r][1], _CMP_EQ_OQ);
-                s[r][0] = u0, s[r][1] = u1;
-            }
-        }
-        /* the exact sum rounded once to fp32 (an exact zero: +0) */
-        for (int r = 0; r < TR; r++)
-            for (int h = 0; h < 2; h++)
-                c[r][h] = _mm512_add_pd(_mm512_cvtps_pd(_mm512_cvtpd_ps(s[r][h])), _mm512_setzero_pd());
+    size_t k0 = 0;
+    for (; k0 + blk <= K; k0 += blk) { /* c (in s) plus the block's products, exactly */
+        for (size_t q = 0; q < blk; q++) exact_add_512(c, ok, bp + (k0 + q) * TW, a, K, k0 + q);
+        exact_round_512(c);
+    }
+    if (k0 < K) { /* a short last block */
+        for (size_t k = k0; k < K; k++) exact_add_512(c, ok, bp + k * TW, a, K, k);
+        exact_round_512(c);
     }
     double c0[TR * TW];
     memcpy(c0, acc, sizeof c0);
@@ -423,15 +436,27 @@ tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
         for (int l = 0; l < TW; l++) {
             if (ok[r] >> (l % 8) & 1) continue;
             double v = c0[r * TW + l];
-            for (size_t k0 = 0; k0 < K; k0 += blk) {
-                const size_t m = K - k0 < blk ? K - k0 : blk;
+            for (size_t kb = 0; kb < K; kb += blk) {
+                const size_t m = K - kb < blk ? K - kb : blk;
                 double col[TC_MAX_BLOCK];
-                for (size_t k = 0; k < m; k++) col[k] = bp[(k0 + k) * TW + (size_t)l];
-                v = drift_tc_block_(a + r * K + k0, col, m, v, t->g);
+                for (size_t k = 0; k < m; k++) col[k] = bp[(kb + k) * TW + (size_t)l];
+                v = drift_tc_block_(a + r * K + kb, col, m, v, t->g);
             }
             acc[r * TW + l] = v;
         }
     }
+}
+
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+{
+    const size_t blk = (size_t)t->g->p.block;
+    if (blk == 2)
+        exact_tile_512_with(t, i0, jp, acc, 2); /* bf16 */
+    else if (blk == 4)
+        exact_tile_512_with(t, i0, jp, acc, 4); /* fp16 */
+    else
+        exact_tile_512_with(t, i0, jp, acc, blk);
 }
 
 __attribute__((target("avx2"))) static void tc_exact_tile_avx2(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
