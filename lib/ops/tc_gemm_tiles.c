@@ -290,6 +290,14 @@ __attribute__((target("avx2"))) static void tc_tile_avx2(const tc_tiles_t *t, si
 
 static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc) { tc_tile_with(t, i0, jp, acc, 0); }
 
+/* c rounded to the output format (drift_tc_round_c_): an fp32 value is its own rounding to
+ * fp32 in any mode (subnormals kept, as drift_tc_round_c_ keeps them), the common case of C
+ * a tile reads, without the call. */
+static inline double tc_tile_round_c(double c, const tc_cfg_t *g)
+{
+    return g->out == DRIFT_FP32 && (double)(float)c == c ? c : drift_tc_round_c_(c, g);
+}
+
 /* An input as the hardware takes it: only tf32 changes (tc_model.c truncates fp32 values). */
 static inline double tc_tile_prepare(double x, const tc_cfg_t *g) { return g->in == DRIFT_TF32 ? drift_tc_prepare_(x, g) : x; }
 
@@ -399,12 +407,14 @@ exact_add_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double 
     }
 }
 
-/* the block's exact sum rounded once to fp32 (an exact zero: +0) becomes c */
+/* the block's exact sum rounded once to fp32 becomes c. An exact zero sum is +0 in the
+ * model; here it stays -0 when all its terms were -0, which changes no later nonzero sum
+ * and becomes +0 at the end (the stores below), where the model's result is +0 too. */
 __attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
 exact_round_512(__m512d s[TR][2])
 {
     for (int r = 0; r < TR; r++)
-        for (int h = 0; h < 2; h++) s[r][h] = _mm512_add_pd(_mm512_cvtps_pd(_mm512_cvtpd_ps(s[r][h])), _mm512_setzero_pd());
+        for (int h = 0; h < 2; h++) s[r][h] = _mm512_cvtps_pd(_mm512_cvtpd_ps(s[r][h]));
 }
 
 /* The tile for blocks of blk (a constant where inlined: 2 and 4 unroll) */
@@ -430,7 +440,9 @@ exact_tile_512_with(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, con
     }
     double c0[TR * TW];
     memcpy(c0, acc, sizeof c0);
-    for (int r = 0; r < TR; r++) _mm512_storeu_pd(acc + r * TW, c[r][0]), _mm512_storeu_pd(acc + r * TW + 8, c[r][1]);
+    for (int r = 0; r < TR; r++) /* a zero result is +0 */
+        _mm512_storeu_pd(acc + r * TW, _mm512_add_pd(c[r][0], _mm512_setzero_pd())),
+            _mm512_storeu_pd(acc + r * TW + 8, _mm512_add_pd(c[r][1], _mm512_setzero_pd()));
     for (int r = 0; r < TR; r++) {
         if (ok[r] == 0xff) continue; /* the common case */
         for (int l = 0; l < TW; l++) {
@@ -495,7 +507,7 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
         for (size_t r = 0; r < TR; r++)
             for (size_t l = 0; l < TW; l++) {
                 size_t i = i0 + r, j = jp * TW + l;
-                acc[r * TW + l] = i < M && j < N && c_init ? drift_tc_round_c_(C[i * N + j], g) : 0.0;
+                acc[r * TW + l] = i < M && j < N && c_init ? tc_tile_round_c(C[i * N + j], g) : 0.0;
             }
 #ifdef TC_TILE_CLONES
         if (simd == 2)
@@ -564,7 +576,7 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
         for (size_t r = 0; r < TR; r++)
             for (size_t l = 0; l < TW; l++) {
                 size_t i = i0 + r, j = jp * TW + l;
-                acc[r * TW + l] = i < M && j < N && c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
+                acc[r * TW + l] = i < M && j < N && c_init ? (float)tc_tile_round_c(C[i * N + j], g) : 0.0f;
             }
 #ifdef TC_TILE_CLONES
         if (simd == 2)
@@ -690,7 +702,7 @@ int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, si
         for (size_t r = 0; r < TR; r++)
             for (size_t l = 0; l < TW; l++) {
                 size_t i = i0 + r, j = jp * TW + l;
-                acc[r * TW + l] = i < M && j < N && c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
+                acc[r * TW + l] = i < M && j < N && c_init ? (float)tc_tile_round_c(C[i * N + j], g) : 0.0f;
             }
         tc_pairwise_tile_avx512(&t, i0, jp, acc);
         for (size_t r = 0; r < TR; r++)
