@@ -1,12 +1,13 @@
-/* tc_gemm_tiles.c — drift_tc_gemm on register tiles of 4 rows x 16 columns for three block
+/* tc_gemm_tiles.c — drift_tc_gemm on register tiles of 4 rows x 16 columns for four block
  * FMAs whose scalar model is one output at a time (tc_model.c): the ones that align and
  * truncate the products apart from c (tc_block_late_c for CDNA3 / MI300X, tc_block_then_add
- * for Blackwell fp8) in float and int32 lanes, and CDNA1's exact block (tc_block_exact, MI100)
- * in double lanes with TwoSum checks (further down). Bit-identical to the scalar model
+ * for Blackwell fp8) in float and int32 lanes, CDNA1's exact block (tc_block_exact, MI100)
+ * in double lanes with exactness checks, and CDNA2's pairwise fp32 sums (tc_block_pairwise,
+ * MI250) in float lanes (both further down). Bit-identical to the scalar model
  * (tests/test_tc_model.c compares every output with drift_tc_dot in the AVX-512, AVX2 and
  * portable builds of the same C). The 512-bit vector variables stay in registers only in the
- * AVX-512 build (the others keep them in memory): MI100 and MI300X come here only with
- * AVX-512 (tc_gemm_amd.c), Blackwell fp8 always (it has no other fast path).
+ * AVX-512 build (the others keep them in memory): MI100, MI250 and MI300X come here only with
+ * AVX-512 (tc_gemm_amd.c, tc_gemm_packed.c), Blackwell fp8 always (it has no other fast path).
  *
  * Why the float lanes are exact: the caller sends only inputs whose nonzero magnitudes lie in
  * [2^-50, 2^50] (fp16 and fp8 always do; tf32 and bf16 data of one scale do), so a product has
