@@ -1210,3 +1210,43 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_c)
                 }
     unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
 }
+
+Test(tc_model, mi100_gemm_keeps_a_tiny_product_beside_a_large_one)
+{
+    /* Hand derivation: a block whose two products alone span more than 53 bits, beside a c
+     * that makes their exact sum a tie broken by the tiny one. bf16 (blocks of 2): products
+     * 1 and 2^-60 (a = b = [1, 2^-30]), c = 2^-24 (half an fp32 ulp of 1): the exact sum
+     * 1 + 2^-24 + 2^-60 rounds once to 1 + 2^-23; summing the products first in double
+     * would lose 2^-60 and round the tie 1 + 2^-24 to 1. fp16 (blocks of 4, K = 4 with two
+     * zero products): products 2^30 and 2^-48 (a = b = [2^15, 2^-24, 0, 0]), c = 2^6: 2^30 +
+     * 2^7. The AVX-512 tile sums a block's products first only where its inputs' exponent
+     * range guarantees that sum is exact; here it must not. Columns 1 and 10 of 1 x 11 (both
+     * tile halves), B zero elsewhere (the result is c); also with every sign flipped; each
+     * SIMD level; and drift_tc_dot. */
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    const double ab[2][4] = {{0x1p15, 0x1p-24, 0, 0}, {1.0, 0x1p-30, 0, 0}}, c0[2] = {0x1p6, 0x1p-24};
+    const double want[2] = {0x1p30 + 0x1p7, 1.0 + 0x1p-23};
+    const size_t Ks[2] = {4, 2};
+    for (int f = 0; f < 2; f++)
+        for (int sg = -1; sg <= 1; sg += 2)
+            for (int lv = 0; lv < 3; lv++) {
+                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+                for (int e = 0; e < 2; e++)
+                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                const size_t K = Ks[f];
+                double A[4], B[4 * 11] = {0}, C[11], r;
+                for (size_t k = 0; k < K; k++) A[k] = ab[f][k], B[k * 11 + 1] = B[k * 11 + 10] = sg * ab[f][k];
+                for (int j = 0; j < 11; j++) C[j] = sg * c0[f];
+                cr_assert_eq(drift_tc_gemm(C, A, B, 1, 11, K, 1, DRIFT_TC_MI100, ins[f], FP32), 0);
+                for (int j = 0; j < 11; j++) {
+                    double w = j == 1 || j == 10 ? sg * want[f] : sg * c0[f];
+                    cr_assert_eq(C[j], w, "%s sign %d level %d col %d: %a", drift_format_name(ins[f]), sg, lv, j, C[j]);
+                }
+                double col[4], c = sg * c0[f];
+                for (size_t k = 0; k < K; k++) col[k] = B[k * 11 + 1];
+                cr_assert_eq(drift_tc_dot(&r, A, col, K, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
+                cr_assert_eq(r, C[1]);
+            }
+    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+}

@@ -418,9 +418,36 @@ exact_round_512(__m512d s[TR][2])
         for (int h = 0; h < 2; h++) s[r][h] = _mm512_cvtps_pd(_mm512_cvtpd_ps(s[r][h]));
 }
 
+/* A narrow tile (drift_tc_gemm_exact_tiles' precheck: every sum of up to blk of its products
+ * is exact in double): the m products of a block summed first, with FMAs (exact: each
+ * product is exact and every partial sum representable), then added to the sums with one
+ * checked addition. */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+exact_add_block_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k0,
+                    const size_t m)
+{
+    __m512d b[TC_MAX_BLOCK][2];
+    for (size_t q = 0; q < m; q++) b[q][0] = _mm512_loadu_pd(bk + q * TW), b[q][1] = _mm512_loadu_pd(bk + q * TW + 8);
+    for (int r = 0; r < TR; r++) {
+        const double *ar = a + (size_t)r * K + k0;
+        __m512d a0 = _mm512_set1_pd(ar[0]);
+        __m512d p0 = _mm512_mul_pd(b[0][0], a0), p1 = _mm512_mul_pd(b[0][1], a0);
+        for (size_t q = 1; q < m; q++) {
+            const __m512d aq = _mm512_set1_pd(ar[q]);
+            p0 = _mm512_fmadd_pd(b[q][0], aq, p0), p1 = _mm512_fmadd_pd(b[q][1], aq, p1);
+        }
+        const __m512d u0 = _mm512_add_pd(s[r][0], p0), u1 = _mm512_add_pd(s[r][1], p1);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, s[r][0]), p0, _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, p0), s[r][0], _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, s[r][1]), p1, _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, p1), s[r][1], _CMP_EQ_OQ);
+        s[r][0] = u0, s[r][1] = u1;
+    }
+}
+
 /* The tile for blocks of blk (a constant where inlined: 2 and 4 unroll) */
 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static inline __attribute__((always_inline)) void
-exact_tile_512_with(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, const size_t blk)
+exact_tile_512_with(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, const size_t blk, const int narrow)
 {
     const size_t K = t->K;
     const double *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
@@ -432,7 +459,10 @@ exact_tile_512_with(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, con
     }
     size_t k0 = 0;
     for (; k0 + blk <= K; k0 += blk) { /* c (in s) plus the block's products, exactly */
-        for (size_t q = 0; q < blk; q++) exact_add_512(c, ok, bp + (k0 + q) * TW, a, K, k0 + q);
+        if (narrow)
+            exact_add_block_512(c, ok, bp + k0 * TW, a, K, k0, blk);
+        else
+            for (size_t q = 0; q < blk; q++) exact_add_512(c, ok, bp + (k0 + q) * TW, a, K, k0 + q);
         exact_round_512(c);
     }
     if (k0 < K) { /* a short last block */
@@ -461,15 +491,19 @@ exact_tile_512_with(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, con
 }
 
 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
-tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, int narrow)
 {
     const size_t blk = (size_t)t->g->p.block;
-    if (blk == 2)
-        exact_tile_512_with(t, i0, jp, acc, 2); /* bf16 */
+    if (blk == 2 && narrow)
+        exact_tile_512_with(t, i0, jp, acc, 2, 1); /* bf16 */
+    else if (blk == 2)
+        exact_tile_512_with(t, i0, jp, acc, 2, 0);
+    else if (blk == 4 && narrow)
+        exact_tile_512_with(t, i0, jp, acc, 4, 1); /* fp16 */
     else if (blk == 4)
-        exact_tile_512_with(t, i0, jp, acc, 4); /* fp16 */
+        exact_tile_512_with(t, i0, jp, acc, 4, 0);
     else
-        exact_tile_512_with(t, i0, jp, acc, blk);
+        exact_tile_512_with(t, i0, jp, acc, blk, 0);
 }
 
 __attribute__((target("avx2"))) static void tc_exact_tile_avx2(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
@@ -500,6 +534,31 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
     const tc_xtiles_t t = {Ap, Bp, K, g};
     const int simd = drift_tc_simd_level_();
     const size_t ngroups = Mp / TR, ntiles = ngroups * np;
+    /* The exponent range (in_exp) of the nonzero inputs of each group of TR rows of A and of
+     * each panel of B. A tile's products are multiples of 2^(alo + blo - 2(p - 1)) (the
+     * smallest inputs' quanta) below 2^(ahi + bhi + 2) in magnitude, so any sum of up to blk
+     * of them is exact in double when (ahi - alo) + (bhi - blo) + 2(p - 1) + 2 +
+     * ceil(log2 blk) <= 53: such a tile is narrow (its blocks' products summed unchecked). */
+    int *rng = malloc((ngroups + np) * 2 * sizeof *rng);
+    if (!rng) {
+        free(Ap), free(Bp);
+        return DRIFT_ENOMEM;
+    }
+    for (size_t q = 0; q < ngroups + np; q++) rng[2 * q] = INT32_MAX, rng[2 * q + 1] = INT32_MIN;
+    for (size_t i = 0; i < M; i++)
+        for (size_t k = 0; k < K; k++)
+            if (Ap[i * K + k] != 0) {
+                int e = in_exp(Ap[i * K + k], g->emin_in), *q = rng + 2 * (i / TR);
+                q[0] = e < q[0] ? e : q[0], q[1] = e > q[1] ? e : q[1];
+            }
+    for (size_t u = 0; u < np * K * TW; u++)
+        if (Bp[u] != 0) {
+            int e = in_exp(Bp[u], g->emin_in), *q = rng + 2 * (ngroups + u / (K * TW));
+            q[0] = e < q[0] ? e : q[0], q[1] = e > q[1] ? e : q[1];
+        }
+    int lgblk = 0;
+    while ((1 << lgblk) < g->p.block) lgblk++;
+    const int budget = 53 - 2 * (drift_format_info(g->in)->p - 1) - 2 - lgblk;
     /* Each tile is independent of the others: any thread count gives the same bits. */
 #pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t ti = 0; ti < ntiles; ti++) {
@@ -511,8 +570,12 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
                 acc[r * TW + l] = i < M && j < N && c_init ? tc_tile_round_c(C[i * N + j], g) : 0.0;
             }
 #ifdef TC_TILE_CLONES
+        const int *ra = rng + 2 * (i0 / TR), *rb = rng + 2 * (ngroups + jp);
+        /* a group or panel of zeros (lo > hi) has only zero products: narrow */
+        const int narrow = ra[0] > ra[1] || rb[0] > rb[1] || (ra[1] - ra[0]) + (rb[1] - rb[0]) <= budget;
+        (void)narrow; /* the AVX-512 tile's only */
         if (simd == 2)
-            tc_exact_tile_avx512(&t, i0, jp, acc);
+            tc_exact_tile_avx512(&t, i0, jp, acc, narrow);
         else if (simd == 1)
             tc_exact_tile_avx2(&t, i0, jp, acc);
         else
@@ -525,7 +588,7 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
             }
     }
     (void)simd;
-    free(Ap), free(Bp);
+    free(Ap), free(Bp), free(rng);
     return DRIFT_OK;
 }
 
