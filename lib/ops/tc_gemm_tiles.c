@@ -311,7 +311,10 @@ static inline double tc_tile_prepare(double x, const tc_cfg_t *g) { return g->in
  * 2^128 test after rounding); an exact zero sum is +0 (tc_block_exact drops zero terms and
  * returns +0). A flagged output (the terms span more than 53 bits: a tiny product beside a
  * large c, rare on data of one scale; or an inf accumulator, whose TwoSum error is NaN) is
- * recomputed with the scalar block. */
+ * recomputed with the scalar block. That is the AVX2 and portable builds' tile; the AVX-512
+ * one (below) checks each addition with two compares instead, recomputes its flagged
+ * outputs once at the end, and on tiles whose input exponent range allows it sums a block's
+ * products before adding them to c. */
 typedef struct {
     const double *Ap; /* Mp x K, rows padded to TR with zeros */
     const double *Bp; /* panels of TW columns, zero-padded */
