@@ -863,7 +863,8 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_product)
         }
 }
 
-/* The register-tile GEMMs (lib/ops/tc_gemm_tiles.c: MI100's TwoSum tiles, MI300X's and B200
+/* The register-tile GEMMs (lib/ops/tc_gemm_tiles.c: MI100's TwoSum tiles, MI250's pairwise float
+ * tiles, MI300X's and B200
  * fp8's float tiles) against the scalar block model, output by output through drift_tc_dot.
  * The expected values come from the scalar model (tc_model.c), which is the independent
  * source here: it is the readable transcription of the published models and reproduces the
@@ -919,7 +920,8 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
                                  {DRIFT_TC_MI300X, FP16, FP32},       {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
                                  {DRIFT_TC_MI300X, DRIFT_TF32, FP32}, {B200, DRIFT_FP8E4M3, FP32},
                                  {B200, DRIFT_FP8E4M3, FP16},         {B200, DRIFT_FP8E5M2, FP32},
-                                 {B200, DRIFT_FP8E5M2, FP16}};
+                                 {B200, DRIFT_FP8E5M2, FP16},         {DRIFT_TC_MI250, FP16, FP32},
+                                 {DRIFT_TC_MI250, DRIFT_BF16, FP32}};
     enum { M = 9, N = 37, K = 70 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N], C1[M * N];
     const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
@@ -1134,4 +1136,117 @@ Test(tc_model, gemm_input_check_rejects_values_outside_the_format)
                 cr_assert_eq(drift_tc_gemm(C, A, B, 1, 1, 16, 0, H100, f[i].in, FP32), want, "%s %a in B",
                              drift_format_name(f[i].in), x);
             }
+}
+
+Test(tc_model, mi250_zero_input_products_are_plus_zero)
+{
+    /* Hand derivation (tc_block_pairwise): a product with a zero input is +0, not the -0 of
+     * 0 * negative, so c = -0 plus blocks of such products gives -0 + +0 = +0; a product of
+     * nonzero inputs that flushes (|a * b| < 2^-126) keeps its sign, so c = -0 plus blocks of
+     * negative flushed products stays -0. Row 0 of A is zero beside negative B; row 1 of A
+     * is 2^-70 beside -2^-70 in column 1 of B (products -2^-140: flushed to -0) and beside
+     * the zero column 0. 5 x 19 outputs (tails of the register tiles), K = 8 (a padded
+     * block would add +0 products, and -0 + +0 = +0), at each SIMD level. */
+    enum { M = 5, N = 19, K = 8 };
+    double A[M * K], B[K * N], C[M * N];
+    for (size_t t = 0; t < M * K; t++) A[t] = t / K == 0 ? 0.0 : t / K == 1 ? 0x1p-70 : -1.5;
+    for (size_t t = 0; t < K * N; t++) B[t] = t % N == 0 ? 0.0 : -0x1p-70;
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    for (int f = 0; f < 2; f++)
+        for (int lv = 0; lv < 3; lv++) {
+            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+            for (int e = 0; e < 2; e++)
+                if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+            double a[M * K], b[K * N];
+            for (size_t t = 0; t < M * K; t++) a[t] = drift_rne(A[t], ins[f]);
+            for (size_t t = 0; t < K * N; t++) b[t] = drift_rne(B[t], ins[f]);
+            for (size_t t = 0; t < M * N; t++) C[t] = -0.0;
+            cr_assert_eq(drift_tc_gemm(C, a, b, M, N, K, 1, DRIFT_TC_MI250, ins[f], FP32), 0);
+            for (size_t j = 0; j < N; j++) {
+                cr_assert(C[j] == 0 && !signbit(C[j]), "%s level %d (0,%zu): %a", drift_format_name(ins[f]), lv, j, C[j]);
+                int neg = ins[f] == DRIFT_BF16 && j > 0; /* fp16 has no 2^-70: zero inputs, +0 */
+                cr_assert(C[N + j] == 0 && signbit(C[N + j]) == neg, "%s level %d (1,%zu): %a",
+                          drift_format_name(ins[f]), lv, j, C[N + j]);
+            }
+        }
+    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+}
+
+Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_c)
+{
+    /* Hand derivation, the mirror of the case above with the tiny term first: c = 2^-100
+     * (an fp32 normal), products 1 and 2^-24 (half an fp32 ulp of 1: a tie). The exact sum
+     * 1 + 2^-24 + 2^-100 lies just above the tie: MI100's one rounding gives 1 + 2^-23. In
+     * double, c + 1 is 1 (c is lost: only u - p == c shows it, u - c == p holds), then the
+     * tie rounds to 1 (even). fp16 and bf16 hold a = b = [1, 2^-12]. Also the case above
+     * again (c = 2^10, a = b = [2^-7, 2^-24]: 2^10 + 2^-13, where only u - c == p shows the
+     * loss). Each sits in columns 1 and 10 of 1 x 11 (both halves of a 16-lane tile row, in
+     * lanes that do not share the AVX-512 tile's per-lane check); the other columns have B
+     * zero (the result is c); also with every sign flipped. Each SIMD level. */
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    const double ab[2][2] = {{1.0, 0x1p-12}, {0x1p-7, 0x1p-24}}, c0[2] = {0x1p-100, 0x1p10};
+    const double want[2] = {1.0 + 0x1p-23, 0x1p10 + 0x1p-13};
+    for (int cs = 0; cs < 2; cs++)
+        for (int f = 0; f < 2; f++)
+            for (int sg = -1; sg <= 1; sg += 2)
+                for (int lv = 0; lv < 3; lv++) {
+                    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+                    for (int e = 0; e < 2; e++)
+                        if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                    double A[2] = {ab[cs][0], ab[cs][1]}, B[2 * 11] = {0}, C[11], r;
+                    for (int k = 0; k < 2; k++) B[k * 11 + 1] = B[k * 11 + 10] = sg * ab[cs][k];
+                    for (int j = 0; j < 11; j++) C[j] = sg * c0[cs];
+                    cr_assert_eq(drift_tc_gemm(C, A, B, 1, 11, 2, 1, DRIFT_TC_MI100, ins[f], FP32), 0);
+                    for (int j = 0; j < 11; j++) {
+                        double w = j == 1 || j == 10 ? sg * want[cs] : sg * c0[cs];
+                        cr_assert_eq(C[j], w, "case %d %s sign %d level %d col %d: %a", cs, drift_format_name(ins[f]), sg,
+                                     lv, j, C[j]);
+                    }
+                    double col[2] = {B[1], B[12]}, c = sg * c0[cs];
+                    cr_assert_eq(drift_tc_dot(&r, A, col, 2, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
+                    cr_assert_eq(r, C[1]);
+                }
+    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+}
+
+Test(tc_model, mi100_gemm_keeps_a_tiny_product_beside_a_large_one)
+{
+    /* Hand derivation: a block whose two products alone span more than 53 bits, beside a c
+     * that makes their exact sum a tie broken by the tiny one. bf16 (blocks of 2): products
+     * 1 and 2^-60 (a = b = [1, 2^-30]), c = 2^-24 (half an fp32 ulp of 1): the exact sum
+     * 1 + 2^-24 + 2^-60 rounds once to 1 + 2^-23; summing the products first in double
+     * would lose 2^-60 and round the tie 1 + 2^-24 to 1. fp16 (blocks of 4, K = 4 with two
+     * zero products): products 2^30 and 2^-48 (a = b = [2^15, 2^-24, 0, 0]), c = 2^6: 2^30 +
+     * 2^7. The AVX-512 tile sums a block's products first only where its inputs' exponent
+     * range guarantees that sum is exact; here it must not. Columns 1 and 10 of 1 x 11 (both
+     * tile halves), B zero elsewhere (the result is c); also with every sign flipped; each
+     * SIMD level; and drift_tc_dot. */
+    drift_format_t ins[2] = {FP16, DRIFT_BF16};
+    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
+    const double ab[2][4] = {{0x1p15, 0x1p-24, 0, 0}, {1.0, 0x1p-30, 0, 0}}, c0[2] = {0x1p6, 0x1p-24};
+    const double want[2] = {0x1p30 + 0x1p7, 1.0 + 0x1p-23};
+    const size_t Ks[2] = {4, 2};
+    for (int f = 0; f < 2; f++)
+        for (int sg = -1; sg <= 1; sg += 2)
+            for (int lv = 0; lv < 3; lv++) {
+                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+                for (int e = 0; e < 2; e++)
+                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                const size_t K = Ks[f];
+                double A[4], B[4 * 11] = {0}, C[11], r;
+                for (size_t k = 0; k < K; k++) A[k] = ab[f][k], B[k * 11 + 1] = B[k * 11 + 10] = sg * ab[f][k];
+                for (int j = 0; j < 11; j++) C[j] = sg * c0[f];
+                cr_assert_eq(drift_tc_gemm(C, A, B, 1, 11, K, 1, DRIFT_TC_MI100, ins[f], FP32), 0);
+                for (int j = 0; j < 11; j++) {
+                    double w = j == 1 || j == 10 ? sg * want[f] : sg * c0[f];
+                    cr_assert_eq(C[j], w, "%s sign %d level %d col %d: %a", drift_format_name(ins[f]), sg, lv, j, C[j]);
+                }
+                double col[4], c = sg * c0[f];
+                for (size_t k = 0; k < K; k++) col[k] = B[k * 11 + 1];
+                cr_assert_eq(drift_tc_dot(&r, A, col, K, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
+                cr_assert_eq(r, C[1]);
+            }
+    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
 }

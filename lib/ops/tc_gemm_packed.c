@@ -1034,6 +1034,8 @@ static void tc_pairwise_row_generic(float *acc, const float *Ai, const float *Bf
 int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                              const tc_cfg_t *g)
 {
+    int done = 0, rc = drift_tc_gemm_pairwise_tiles(C, A, B, M, N, K, c_init, g, &done);
+    if (rc != DRIFT_OK || done) return rc; /* AVX-512: the register tiles */
     const size_t blk = (size_t)g->p.block; /* 4 */
     const size_t Kp = (K + blk - 1) / blk * blk;
     float *Af = malloc(M * Kp * sizeof *Af), *Bf = malloc(Kp * N * sizeof *Bf);

@@ -1,12 +1,13 @@
-/* tc_gemm_tiles.c — drift_tc_gemm on register tiles of 4 rows x 16 columns for three block
+/* tc_gemm_tiles.c — drift_tc_gemm on register tiles of 4 rows x 16 columns for four block
  * FMAs whose scalar model is one output at a time (tc_model.c): the ones that align and
  * truncate the products apart from c (tc_block_late_c for CDNA3 / MI300X, tc_block_then_add
- * for Blackwell fp8) in float and int32 lanes, and CDNA1's exact block (tc_block_exact, MI100)
- * in double lanes with TwoSum checks (further down). Bit-identical to the scalar model
+ * for Blackwell fp8) in float and int32 lanes, CDNA1's exact block (tc_block_exact, MI100)
+ * in double lanes with exactness checks, and CDNA2's pairwise fp32 sums (tc_block_pairwise,
+ * MI250) in float lanes (both further down). Bit-identical to the scalar model
  * (tests/test_tc_model.c compares every output with drift_tc_dot in the AVX-512, AVX2 and
  * portable builds of the same C). The 512-bit vector variables stay in registers only in the
- * AVX-512 build (the others keep them in memory): MI100 and MI300X come here only with
- * AVX-512 (tc_gemm_amd.c), Blackwell fp8 always (it has no other fast path).
+ * AVX-512 build (the others keep them in memory): MI100, MI250 and MI300X come here only with
+ * AVX-512 (tc_gemm_amd.c, tc_gemm_packed.c), Blackwell fp8 always (it has no other fast path).
  *
  * Why the float lanes are exact: the caller sends only inputs whose nonzero magnitudes lie in
  * [2^-50, 2^50] (fp16 and fp8 always do; tf32 and bf16 data of one scale do), so a product has
@@ -290,6 +291,14 @@ __attribute__((target("avx2"))) static void tc_tile_avx2(const tc_tiles_t *t, si
 
 static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc) { tc_tile_with(t, i0, jp, acc, 0); }
 
+/* c rounded to the output format (drift_tc_round_c_): an fp32 value is its own rounding to
+ * fp32 in any mode (subnormals kept, as drift_tc_round_c_ keeps them), the common case of C
+ * a tile reads, without the call. */
+static inline double tc_tile_round_c(double c, const tc_cfg_t *g)
+{
+    return g->out == DRIFT_FP32 && (double)(float)c == c ? c : drift_tc_round_c_(c, g);
+}
+
 /* An input as the hardware takes it: only tf32 changes (tc_model.c truncates fp32 values). */
 static inline double tc_tile_prepare(double x, const tc_cfg_t *g) { return g->in == DRIFT_TF32 ? drift_tc_prepare_(x, g) : x; }
 
@@ -302,7 +311,10 @@ static inline double tc_tile_prepare(double x, const tc_cfg_t *g) { return g->in
  * 2^128 test after rounding); an exact zero sum is +0 (tc_block_exact drops zero terms and
  * returns +0). A flagged output (the terms span more than 53 bits: a tiny product beside a
  * large c, rare on data of one scale; or an inf accumulator, whose TwoSum error is NaN) is
- * recomputed with the scalar block. */
+ * recomputed with the scalar block. That is the AVX2 and portable builds' tile; the AVX-512
+ * one (below) checks each addition with two compares instead, recomputes its flagged
+ * outputs once at the end, and on tiles whose input exponent range allows it sums a block's
+ * products before adding them to c. */
 typedef struct {
     const double *Ap; /* Mp x K, rows padded to TR with zeros */
     const double *Bp; /* panels of TW columns, zero-padded */
@@ -374,10 +386,127 @@ static inline __attribute__((always_inline)) void tc_exact_tile_with(const tc_xt
 }
 
 #ifdef TC_TILE_CLONES
-__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
-tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
+/* The AVX-512 build checks each addition u = s + p with two compares instead of TwoSum's
+ * five operations: u is s + p exactly if and only if u - s == p and u - p == s (with |s| >=
+ * |p|, say, u - s is exact whatever u is (Dekker's lemma: u is s + p rounded to nearest), so
+ * it equals p only if u == s + p; and an exact u gives both). The compares are and-ed into
+ * one mask per row, over the whole of K: a lane cleared in row r (an inexact addition in
+ * (r, lane) or (r, lane + 8) in some block; an inf accumulator, inf - inf being NaN) has
+ * those two outputs recomputed from their c with the scalar blocks at the end (rare), the
+ * others never went wrong. */
+/* one product k added to the tile's 4 x 16 sums, each addition checked */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+exact_add_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k)
 {
-    tc_exact_tile_with(t, i0, jp, acc, 2);
+    const __m512d b0 = _mm512_loadu_pd(bk), b1 = _mm512_loadu_pd(bk + 8);
+    for (int r = 0; r < TR; r++) {
+        const __m512d ar = _mm512_set1_pd(a[(size_t)r * K + k]);
+        const __m512d p0 = _mm512_mul_pd(b0, ar), p1 = _mm512_mul_pd(b1, ar); /* exact */
+        const __m512d u0 = _mm512_add_pd(s[r][0], p0), u1 = _mm512_add_pd(s[r][1], p1);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, s[r][0]), p0, _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, p0), s[r][0], _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, s[r][1]), p1, _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, p1), s[r][1], _CMP_EQ_OQ);
+        s[r][0] = u0, s[r][1] = u1;
+    }
+}
+
+/* the block's exact sum rounded once to fp32 becomes c. An exact zero sum is +0 in the
+ * model; here it stays -0 when all its terms were -0, which changes no later nonzero sum
+ * and becomes +0 at the end (the stores below), where the model's result is +0 too. */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+exact_round_512(__m512d s[TR][2])
+{
+    for (int r = 0; r < TR; r++)
+        for (int h = 0; h < 2; h++) s[r][h] = _mm512_cvtps_pd(_mm512_cvtpd_ps(s[r][h]));
+}
+
+/* A narrow tile (drift_tc_gemm_exact_tiles' precheck: every sum of up to blk of its products
+ * is exact in double): the m products of a block summed first, with FMAs (exact: each
+ * product is exact and every partial sum representable), then added to the sums with one
+ * checked addition. */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+exact_add_block_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k0,
+                    const size_t m)
+{
+    __m512d b[TC_MAX_BLOCK][2];
+    for (size_t q = 0; q < m; q++) b[q][0] = _mm512_loadu_pd(bk + q * TW), b[q][1] = _mm512_loadu_pd(bk + q * TW + 8);
+    for (int r = 0; r < TR; r++) {
+        const double *ar = a + (size_t)r * K + k0;
+        __m512d a0 = _mm512_set1_pd(ar[0]);
+        __m512d p0 = _mm512_mul_pd(b[0][0], a0), p1 = _mm512_mul_pd(b[0][1], a0);
+        for (size_t q = 1; q < m; q++) {
+            const __m512d aq = _mm512_set1_pd(ar[q]);
+            p0 = _mm512_fmadd_pd(b[q][0], aq, p0), p1 = _mm512_fmadd_pd(b[q][1], aq, p1);
+        }
+        const __m512d u0 = _mm512_add_pd(s[r][0], p0), u1 = _mm512_add_pd(s[r][1], p1);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, s[r][0]), p0, _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, p0), s[r][0], _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, s[r][1]), p1, _CMP_EQ_OQ);
+        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, p1), s[r][1], _CMP_EQ_OQ);
+        s[r][0] = u0, s[r][1] = u1;
+    }
+}
+
+/* The tile for blocks of blk (a constant where inlined: 2 and 4 unroll) */
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static inline __attribute__((always_inline)) void
+exact_tile_512_with(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, const size_t blk, const int narrow)
+{
+    const size_t K = t->K;
+    const double *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
+    __m512d c[TR][2];
+    __mmask8 ok[TR];
+    for (int r = 0; r < TR; r++) {
+        c[r][0] = _mm512_loadu_pd(acc + r * TW), c[r][1] = _mm512_loadu_pd(acc + r * TW + 8);
+        ok[r] = 0xff;
+    }
+    size_t k0 = 0;
+    for (; k0 + blk <= K; k0 += blk) { /* c (in s) plus the block's products, exactly */
+        if (narrow)
+            exact_add_block_512(c, ok, bp + k0 * TW, a, K, k0, blk);
+        else
+            for (size_t q = 0; q < blk; q++) exact_add_512(c, ok, bp + (k0 + q) * TW, a, K, k0 + q);
+        exact_round_512(c);
+    }
+    if (k0 < K) { /* a short last block */
+        for (size_t k = k0; k < K; k++) exact_add_512(c, ok, bp + k * TW, a, K, k);
+        exact_round_512(c);
+    }
+    double c0[TR * TW];
+    memcpy(c0, acc, sizeof c0);
+    for (int r = 0; r < TR; r++) /* a zero result is +0 */
+        _mm512_storeu_pd(acc + r * TW, _mm512_add_pd(c[r][0], _mm512_setzero_pd())),
+            _mm512_storeu_pd(acc + r * TW + 8, _mm512_add_pd(c[r][1], _mm512_setzero_pd()));
+    for (int r = 0; r < TR; r++) {
+        if (ok[r] == 0xff) continue; /* the common case */
+        for (int l = 0; l < TW; l++) {
+            if (ok[r] >> (l % 8) & 1) continue;
+            double v = c0[r * TW + l];
+            for (size_t kb = 0; kb < K; kb += blk) {
+                const size_t m = K - kb < blk ? K - kb : blk;
+                double col[TC_MAX_BLOCK];
+                for (size_t k = 0; k < m; k++) col[k] = bp[(kb + k) * TW + (size_t)l];
+                v = drift_tc_block_(a + r * K + kb, col, m, v, t->g);
+            }
+            acc[r * TW + l] = v;
+        }
+    }
+}
+
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, int narrow)
+{
+    const size_t blk = (size_t)t->g->p.block;
+    if (blk == 2 && narrow)
+        exact_tile_512_with(t, i0, jp, acc, 2, 1); /* bf16 */
+    else if (blk == 2)
+        exact_tile_512_with(t, i0, jp, acc, 2, 0);
+    else if (blk == 4 && narrow)
+        exact_tile_512_with(t, i0, jp, acc, 4, 1); /* fp16 */
+    else if (blk == 4)
+        exact_tile_512_with(t, i0, jp, acc, 4, 0);
+    else
+        exact_tile_512_with(t, i0, jp, acc, blk, 0);
 }
 
 __attribute__((target("avx2"))) static void tc_exact_tile_avx2(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc)
@@ -408,6 +537,31 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
     const tc_xtiles_t t = {Ap, Bp, K, g};
     const int simd = drift_tc_simd_level_();
     const size_t ngroups = Mp / TR, ntiles = ngroups * np;
+    /* The exponent range (in_exp) of the nonzero inputs of each group of TR rows of A and of
+     * each panel of B. A tile's products are multiples of 2^(alo + blo - 2(p - 1)) (the
+     * smallest inputs' quanta) below 2^(ahi + bhi + 2) in magnitude, so any sum of up to blk
+     * of them is exact in double when (ahi - alo) + (bhi - blo) + 2(p - 1) + 2 +
+     * ceil(log2 blk) <= 53: such a tile is narrow (its blocks' products summed unchecked). */
+    int *rng = malloc((ngroups + np) * 2 * sizeof *rng);
+    if (!rng) {
+        free(Ap), free(Bp);
+        return DRIFT_ENOMEM;
+    }
+    for (size_t q = 0; q < ngroups + np; q++) rng[2 * q] = INT32_MAX, rng[2 * q + 1] = INT32_MIN;
+    for (size_t i = 0; i < M; i++)
+        for (size_t k = 0; k < K; k++)
+            if (Ap[i * K + k] != 0) {
+                int e = in_exp(Ap[i * K + k], g->emin_in), *q = rng + 2 * (i / TR);
+                q[0] = e < q[0] ? e : q[0], q[1] = e > q[1] ? e : q[1];
+            }
+    for (size_t u = 0; u < np * K * TW; u++)
+        if (Bp[u] != 0) {
+            int e = in_exp(Bp[u], g->emin_in), *q = rng + 2 * (ngroups + u / (K * TW));
+            q[0] = e < q[0] ? e : q[0], q[1] = e > q[1] ? e : q[1];
+        }
+    int lgblk = 0;
+    while ((1 << lgblk) < g->p.block) lgblk++;
+    const int budget = 53 - 2 * (drift_format_info(g->in)->p - 1) - 2 - lgblk;
     /* Each tile is independent of the others: any thread count gives the same bits. */
 #pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t ti = 0; ti < ntiles; ti++) {
@@ -416,11 +570,15 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
         for (size_t r = 0; r < TR; r++)
             for (size_t l = 0; l < TW; l++) {
                 size_t i = i0 + r, j = jp * TW + l;
-                acc[r * TW + l] = i < M && j < N && c_init ? drift_tc_round_c_(C[i * N + j], g) : 0.0;
+                acc[r * TW + l] = i < M && j < N && c_init ? tc_tile_round_c(C[i * N + j], g) : 0.0;
             }
 #ifdef TC_TILE_CLONES
+        const int *ra = rng + 2 * (i0 / TR), *rb = rng + 2 * (ngroups + jp);
+        /* a group or panel of zeros (lo > hi) has only zero products: narrow */
+        const int narrow = ra[0] > ra[1] || rb[0] > rb[1] || (ra[1] - ra[0]) + (rb[1] - rb[0]) <= budget;
+        (void)narrow; /* the AVX-512 tile's only */
         if (simd == 2)
-            tc_exact_tile_avx512(&t, i0, jp, acc);
+            tc_exact_tile_avx512(&t, i0, jp, acc, narrow);
         else if (simd == 1)
             tc_exact_tile_avx2(&t, i0, jp, acc);
         else
@@ -433,7 +591,7 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
             }
     }
     (void)simd;
-    free(Ap), free(Bp);
+    free(Ap), free(Bp), free(rng);
     return DRIFT_OK;
 }
 
@@ -485,7 +643,7 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
         for (size_t r = 0; r < TR; r++)
             for (size_t l = 0; l < TW; l++) {
                 size_t i = i0 + r, j = jp * TW + l;
-                acc[r * TW + l] = i < M && j < N && c_init ? (float)drift_tc_round_c_(C[i * N + j], g) : 0.0f;
+                acc[r * TW + l] = i < M && j < N && c_init ? (float)tc_tile_round_c(C[i * N + j], g) : 0.0f;
             }
 #ifdef TC_TILE_CLONES
         if (simd == 2)
@@ -504,5 +662,126 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
     (void)simd;
     free(Ap), free(Bp), free(eap), free(ebp);
     *done = 1;
+    return DRIFT_OK;
+}
+
+/* ---- CDNA2 (tc_block_pairwise): pairwise fp32 additions with subnormals flushed ----------
+ * drift_tc_gemm_pairwise32's float arithmetic (tc_gemm_packed.c) regrouped on tiles of 4 rows
+ * x 16 columns whose accumulators stay in registers across K; the same float operations per
+ * output, so the same bits. A float is flushed (ftz: |x| < 2^-126 becomes the zero of its
+ * sign) when its exponent field is 0: every value here is a rounded float, so that is
+ * exactly |x| < 2^-126. A product is the flushed float product, except that a zero input
+ * gives +0 (the model's select; 0 * negative would be -0): the zero of a flushed product
+ * keeps the sign bit only under the mask S, set where both inputs are nonzero (the A and B
+ * panels carry it as 0x80000000 or 0). K is padded to blocks of 4 with +0 inputs (S = 0),
+ * as the model pads. c is flushed once on entry: every later accumulator is a flushed sum.
+ * AVX-512 only (intrinsics: a flush is one vptestnmd and one masked vpandd); the AVX2 and
+ * portable builds keep drift_tc_gemm_pairwise32's rows. */
+typedef struct {
+    const float *Ap; /* Mp x Kp, zero-padded */
+    const int32_t *sap; /* 0x80000000 where the A value is nonzero */
+    const float *Bp; /* panels of TW columns: Bp[(panel * Kp + k) * TW + l], zero-padded */
+    const int32_t *sbp;
+    size_t Kp;
+} tc_ptiles_t;
+
+#ifdef TC_TILE_CLONES
+/* x flushed: where its exponent field is 0, only its sign bit kept (a masked and) */
+__attribute__((target("avx512f"))) static inline __m512 ftz_512(__m512 x)
+{
+    const __m512i u = _mm512_castps_si512(x);
+    __mmask16 tiny = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000));
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(u, tiny, u, _mm512_set1_epi32(INT32_MIN)));
+}
+
+/* The model's product of a (broadcast) and b: flushed, its zero keeping only the bits of s
+ * (the sign where both inputs are nonzero, else +0) */
+__attribute__((target("avx512f"))) static inline __m512 prod_512(__m512 b, float a, __m512i s)
+{
+    const __m512i u = _mm512_castps_si512(_mm512_mul_ps(b, _mm512_set1_ps(a)));
+    __mmask16 tiny = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000));
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(u, tiny, u, s));
+}
+
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+tc_pairwise_tile_avx512(const tc_ptiles_t *t, size_t i0, size_t jp, float *acc)
+{
+    const size_t Kp = t->Kp;
+    const float *a = t->Ap + i0 * Kp, *bp = t->Bp + jp * Kp * TW;
+    const int32_t *sa = t->sap + i0 * Kp, *sbp = t->sbp + jp * Kp * TW;
+    __m512 c[TR];
+    for (int r = 0; r < TR; r++) c[r] = ftz_512(_mm512_loadu_ps(acc + r * TW));
+    for (size_t k0 = 0; k0 < Kp; k0 += 4) {
+        __m512 b[4];
+        __m512i sb[4];
+        for (int q = 0; q < 4; q++)
+            b[q] = _mm512_loadu_ps(bp + (k0 + q) * TW), sb[q] = _mm512_loadu_si512(sbp + (k0 + q) * TW);
+        for (int r = 0; r < TR; r++) {
+            __m512 p[4];
+            for (int q = 0; q < 4; q++) {
+                const size_t at = (size_t)r * Kp + k0 + (size_t)q;
+                p[q] = prod_512(b[q], a[at], _mm512_and_si512(sb[q], _mm512_set1_epi32(sa[at])));
+            }
+            __m512 s01 = ftz_512(_mm512_add_ps(p[0], p[1])), s23 = ftz_512(_mm512_add_ps(p[2], p[3]));
+            c[r] = ftz_512(_mm512_add_ps(c[r], ftz_512(_mm512_add_ps(s01, s23))));
+        }
+    }
+    for (int r = 0; r < TR; r++) _mm512_storeu_ps(acc + r * TW, c[r]);
+}
+#endif
+
+int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                                 const tc_cfg_t *g, int *done)
+{
+    *done = 0;
+#ifdef TC_TILE_CLONES
+    if (drift_tc_simd_level_() != 2) return DRIFT_OK; /* the 512-bit vectors stay in registers only there */
+    const size_t Kp = (K + 3) / 4 * 4, Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
+    float *Ap = calloc(Mp * Kp, sizeof *Ap), *Bp = calloc(np * Kp * TW, sizeof *Bp);
+    int32_t *sap = calloc(Mp * Kp, sizeof *sap), *sbp = calloc(np * Kp * TW, sizeof *sbp);
+    if (!Ap || !Bp || !sap || !sbp) {
+        free(Ap), free(Bp), free(sap), free(sbp);
+        return DRIFT_ENOMEM;
+    }
+    const double tiny = pow2i(g->emin_in);
+    for (size_t i = 0; i < M; i++)
+        for (size_t k = 0; k < K; k++) {
+            double x = drift_tc_prepare_(A[i * K + k], g);
+            if (fabs(x) < tiny) continue; /* zero, or a subnormal input: +0 */
+            Ap[i * Kp + k] = (float)x; /* exact: a float format */
+            sap[i * Kp + k] = INT32_MIN;
+        }
+    for (size_t jp = 0; jp < np; jp++)
+        for (size_t k = 0; k < K; k++)
+            for (size_t l = 0; l < TW && jp * TW + l < N; l++) {
+                double x = drift_tc_prepare_(B[k * N + jp * TW + l], g);
+                if (fabs(x) < tiny) continue;
+                Bp[(jp * Kp + k) * TW + l] = (float)x;
+                sbp[(jp * Kp + k) * TW + l] = INT32_MIN;
+            }
+    const tc_ptiles_t t = {Ap, sap, Bp, sbp, Kp};
+    const size_t ngroups = Mp / TR, ntiles = ngroups * np;
+    /* Each tile is independent of the others: any thread count gives the same bits. */
+#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+    for (size_t ti = 0; ti < ntiles; ti++) {
+        size_t jp = ti / ngroups, i0 = ti % ngroups * TR;
+        float acc[TR * TW];
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                acc[r * TW + l] = i < M && j < N && c_init ? (float)tc_tile_round_c(C[i * N + j], g) : 0.0f;
+            }
+        tc_pairwise_tile_avx512(&t, i0, jp, acc);
+        for (size_t r = 0; r < TR; r++)
+            for (size_t l = 0; l < TW; l++) {
+                size_t i = i0 + r, j = jp * TW + l;
+                if (i < M && j < N) C[i * N + j] = acc[r * TW + l];
+            }
+    }
+    free(Ap), free(Bp), free(sap), free(sbp);
+    *done = 1;
+#else
+    (void)C, (void)A, (void)B, (void)M, (void)N, (void)K, (void)c_init, (void)g;
+#endif
     return DRIFT_OK;
 }

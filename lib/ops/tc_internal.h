@@ -122,4 +122,10 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
 int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                               const tc_cfg_t *g);
 
+/* The same for DRIFT_TC_PAIRWISE_FP32 (CDNA2) on register tiles of 4 x 16 floats
+ * (tc_gemm_tiles.c), only in the AVX-512 build (*done = 1); otherwise *done = 0, C untouched,
+ * and drift_tc_gemm_pairwise32 takes its rows. DRIFT_OK or DRIFT_ENOMEM. */
+int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                                 const tc_cfg_t *g, int *done);
+
 #endif
