@@ -88,6 +88,11 @@ __attribute__((target("avx512f"))) static inline v8d add_down_512(v8d x, v8d M)
 {
     return (v8d)_mm512_add_round_pd((__m512d)x, (__m512d)M, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 }
+/* x * y + z rounded toward -inf (one vfmadd with embedded rounding) */
+__attribute__((target("avx512f"))) static inline v8d fma_down_512(v8d x, v8d y, v8d z)
+{
+    return (v8d)_mm512_fmadd_round_pd((__m512d)x, (__m512d)y, (__m512d)z, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
 #endif
 
 static inline __attribute__((always_inline)) v8d cvtfd(v8f x, int isa)
@@ -175,11 +180,16 @@ static inline __attribute__((always_inline)) v8d floor_q(v8d x, v8d M, v8d q, in
 /* Neither P nor c is chosen by the late mask: the one that is "big" is a multiple of q
  * already (c, late: q is at most c's ulp 2^(Ec - 23), as lsb_off + 7 >= 23; P, not late:
  * q is P's unit), so floor_q of both, added, is floor_q(small) + big; |P|, |c| < 2^51 q. */
-static inline __attribute__((always_inline)) v8f late_c8(v8l qb, v8d P, v8f c8, int isa)
+static inline __attribute__((always_inline)) v8f late_c8(v8l qb, v8d Sd, v8d ps, v8f c8, int isa)
 {
     v8d c = cvtfd(c8, isa);
     v8d M = (v8d)(qb + (((int64_t)52 << 52) | ((int64_t)1 << 51))), q = (v8d)qb;
-    return __builtin_convertvector(floor_q(P, M, q, isa) + floor_q(c, M, q, isa), v8f);
+#ifdef TC_TILE_CLONES
+    if (isa == 2) /* Sd * ps + (floor_q(c) + M), exact before its rounding down, is floor_q(P) +
+                   * floor_q(c) + M (adding whole units of q commutes with floor_q) */
+        return __builtin_convertvector(fma_down_512(Sd, ps, add_down_512(c, M)) - M, v8f);
+#endif
+    return __builtin_convertvector(floor_q(Sd * ps, M, q, isa) + floor_q(c, M, q, isa), v8f);
 }
 
 static inline __attribute__((always_inline)) v16f late_c16(v16i Ep, v16i Ef, v16i S, v16f c, int lsb_off, int isa)
@@ -190,9 +200,8 @@ static inline __attribute__((always_inline)) v16f late_c16(v16i Ep, v16i Ef, v16
     v16i qe = seli16(late, Ec - 7, Ep) + (1023 - lsb_off);
     /* P's scale 2^(Ef - lsb_off) in [2^-125, 2^76], a float (Ef: Ep floored; S is 0 below) */
     v16f ps = (v16f)((Ef - lsb_off + 127) << 23);
-    v8d P0 = cvtid(lo8(S), isa) * cvtfd(lo8f(ps), isa);
-    v8d P1 = cvtid(hi8(S), isa) * cvtfd(hi8f(ps), isa);
-    return cat16f(late_c8(pow2bits_lo(qe), P0, lo8f(c), isa), late_c8(pow2bits_hi(qe), P1, hi8f(c), isa));
+    return cat16f(late_c8(pow2bits_lo(qe), cvtid(lo8(S), isa), cvtfd(lo8f(ps), isa), lo8f(c), isa),
+                  late_c8(pow2bits_hi(qe), cvtid(hi8(S), isa), cvtfd(hi8f(ps), isa), hi8f(c), isa));
 }
 
 /* Blackwell fp8 (tc_block_then_add), 8 outputs: S = S0 + S1 the truncated products' sum in
@@ -301,6 +310,8 @@ __attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void 
 {
     if (!t->then_add && t->blk == 8)
         tc_tile_with(t, i0, jp, acc, 2, 8);
+    else if (!t->then_add && t->blk == 4) /* MI300X tf32 */
+        tc_tile_with(t, i0, jp, acc, 2, 4);
     else
         tc_tile_with(t, i0, jp, acc, 2, 0);
 }
