@@ -83,6 +83,16 @@ __attribute__((target("avx512f"))) static inline v8d keep_if_err_512(v8l ev, v8d
     *any |= m != 0;
     return (v8d)_mm512_mask_blend_pd(m, (__m512d)r, (__m512d)c);
 }
+/* (x + M) rounded toward -inf (one vaddpd with embedded rounding) */
+__attribute__((target("avx512f"))) static inline v8d add_down_512(v8d x, v8d M)
+{
+    return (v8d)_mm512_add_round_pd((__m512d)x, (__m512d)M, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+/* x * y + z rounded toward -inf (one vfmadd with embedded rounding) */
+__attribute__((target("avx512f"))) static inline v8d fma_down_512(v8d x, v8d y, v8d z)
+{
+    return (v8d)_mm512_fmadd_round_pd((__m512d)x, (__m512d)y, (__m512d)z, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
 #endif
 
 static inline __attribute__((always_inline)) v8d cvtfd(v8f x, int isa)
@@ -148,38 +158,50 @@ static inline __attribute__((always_inline)) v8l pow2bits_hi(v16i eb)
  * exponent ("small") is rounded toward -inf to the quantum q of the other's units: 2^(Ec -
  * lsb_off - 7) when that is c (the products gain 7 bits, late), else 2^(Ep - lsb_off); then
  * v = floor_q(small) + big. That is tc_block_late_c's signed integer sum (below 2^41 units of
- * q, exact in double) times its scale. floor_q: small + 1.5 * 2^(52 + log2 q) - the same
- * rounds small to nearest at quantum q (|small| < 2^36 q), then one q less where that went
- * up. big is a multiple of q. v is rounded once to fp32. No product (Ep = TC_NO_TERM, S = 0,
+ * q, exact in double) times its scale. floor_q: x + 1.5 * 2^(52 + log2 q) - the same rounds x
+ * to nearest at quantum q (|x| < 2^51 q), then one q less where that went up (AVX-512: the
+ * addition rounded down instead). big is a multiple of q. v is rounded once to fp32. No product (Ep = TC_NO_TERM, S = 0,
  * late): v = 0 + c, which is c (+0 for -0), as the model's "return c"; an infinite c is late
  * too and gives inf + finite = inf, which the model keeps. A zero v is +0 (a zero floor_q is
  * +0), as the model's. qb: the bits of q. */
-static inline __attribute__((always_inline)) v8f late_c8(v8l lt, v8l qb, v8d P, v8f c8, int isa)
+static inline __attribute__((always_inline)) v8d floor_q(v8d x, v8d M, v8d q, int isa)
+{
+#ifdef TC_TILE_CLONES
+    if (isa == 2) { /* x + M rounded down (embedded rounding) is floor_q(x) + M */
+        (void)q;
+        return add_down_512(x, M) - M;
+    }
+#endif
+    (void)isa;
+    v8d r = (x + M) - M;
+    return r - sel8(r > x, q, (v8d){0});
+}
+
+/* Neither P nor c is chosen by the late mask: the one that is "big" is a multiple of q
+ * already (c, late: q is at most c's ulp 2^(Ec - 23), as lsb_off + 7 >= 23; P, not late:
+ * q is P's unit), so floor_q of both, added, is floor_q(small) + big; |P|, |c| < 2^51 q. */
+static inline __attribute__((always_inline)) v8f late_c8(v8l qb, v8d Sd, v8d ps, v8f c8, int isa)
 {
     v8d c = cvtfd(c8, isa);
-    v8d small = sel8(lt, P, c), big = sel8(lt, c, P);
     v8d M = (v8d)(qb + (((int64_t)52 << 52) | ((int64_t)1 << 51))), q = (v8d)qb;
-    v8d r = (small + M) - M;
-    r -= sel8(r > small, q, (v8d){0});
-    return __builtin_convertvector(r + big, v8f);
+#ifdef TC_TILE_CLONES
+    if (isa == 2) /* Sd * ps + (floor_q(c) + M), exact before its rounding down, is floor_q(P) +
+                   * floor_q(c) + M (adding whole units of q commutes with floor_q) */
+        return __builtin_convertvector(fma_down_512(Sd, ps, add_down_512(c, M)) - M, v8f);
+#endif
+    return __builtin_convertvector(floor_q(Sd * ps, M, q, isa) + floor_q(c, M, q, isa), v8f);
 }
 
 static inline __attribute__((always_inline)) v16f late_c16(v16i Ep, v16i Ef, v16i S, v16f c, int lsb_off, int isa)
 {
     v16i cu = (v16i)c;
-    v16i ce = ((cu >> 23) & 0xff) - 127; /* inf: 128 */
-    v16i Ec = seli16(ce < -126, (v16i){0} - 126, ce); /* zero and subnormals: -126 */
+    v16i Ec = maxi16((cu >> 23) & 0xff, (v16i){0} + 1, isa) - 127; /* zero and subnormals: -126; inf: 128 */
     v16i late = Ec > Ep;
-    v16i qe = seli16(late, Ec - lsb_off - 7, Ep - lsb_off) + 1023;
+    v16i qe = seli16(late, Ec - 7, Ep) + (1023 - lsb_off);
     /* P's scale 2^(Ef - lsb_off) in [2^-125, 2^76], a float (Ef: Ep floored; S is 0 below) */
     v16f ps = (v16f)((Ef - lsb_off + 127) << 23);
-    v8d P0 = cvtid(lo8(S), isa) * cvtfd(lo8f(ps), isa);
-    v8d P1 = cvtid(hi8(S), isa) * cvtfd(hi8f(ps), isa);
-    /* the masks as int64 lanes: each int32 lane twice */
-    v8l lt0 = (v8l)__builtin_shufflevector(late, late, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
-    v8l lt1 = (v8l)__builtin_shufflevector(late, late, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
-    v16f r = cat16f(late_c8(lt0, pow2bits_lo(qe), P0, lo8f(c), isa), late_c8(lt1, pow2bits_hi(qe), P1, hi8f(c), isa));
-    return r + 0.0f; /* a zero is +0 */
+    return cat16f(late_c8(pow2bits_lo(qe), cvtid(lo8(S), isa), cvtfd(lo8f(ps), isa), lo8f(c), isa),
+                  late_c8(pow2bits_hi(qe), cvtid(hi8(S), isa), cvtfd(hi8f(ps), isa), hi8f(c), isa));
 }
 
 /* Blackwell fp8 (tc_block_then_add), 8 outputs: S = S0 + S1 the truncated products' sum in
@@ -232,16 +254,19 @@ typedef struct {
 
 /* One tile: rows i0..i0+TR of the padded A, columns of panel jp; acc (TR x TW floats) holds
  * the rounded c and receives the result. */
+/* cblk: 0, or a compile-time block size of late-c (then_add 0) whose full blocks are unrolled
+ * (MI300X bf16: 8), the short last block taking the same code with its m. */
 static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t *t, size_t i0, size_t jp, float *acc,
-                                                                int isa)
+                                                                int isa, const int cblk)
 {
-    const size_t K = t->K, blk = (size_t)t->blk;
+    const size_t K = t->K, blk = cblk ? (size_t)cblk : (size_t)t->blk;
+    const int then_add = cblk ? 0 : t->then_add;
     const float *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
     const int32_t *ea = t->eap + i0 * K, *ebp = t->ebp + jp * K * TW;
     v16f c[TR];
     for (int r = 0; r < TR; r++) VLOAD(c[r], acc + r * TW);
     for (size_t k0 = 0; k0 < K; k0 += blk) {
-        const size_t m = K - k0 < blk ? K - k0 : blk, m0 = m < 16 ? m : 16;
+        const size_t m = cblk && k0 + blk <= K ? (size_t)cblk : (K - k0 < blk ? K - k0 : blk), m0 = m < 16 ? m : 16;
         v16i E[TR], S0[TR], S1[TR];
         v16f sc[TR];
         for (int r = 0; r < TR; r++) E[r] = (v16i){0} + TC_NO_TERM;
@@ -270,26 +295,34 @@ static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t 
         }
         for (int r = 0; r < TR; r++) {
             v16i Ef = seli16(E[r] > TC_TILE_EFLOOR, E[r], (v16i){0} + TC_TILE_EFLOOR);
-            c[r] = t->then_add ? then_add16(Ef, S0[r], S1[r], c[r], t->lsb_off, t->fp16, isa)
+            c[r] = then_add ? then_add16(Ef, S0[r], S1[r], c[r], t->lsb_off, t->fp16, isa)
                                : late_c16(E[r], Ef, S0[r] + S1[r], c[r], t->lsb_off, isa);
         }
     }
-    for (int r = 0; r < TR; r++) VSTORE(acc + r * TW, c[r]);
+    for (int r = 0; r < TR; r++) {
+        if (!then_add) c[r] += 0.0f; /* a zero is +0 (late_c16) */
+        VSTORE(acc + r * TW, c[r]);
+    }
 }
 
 #ifdef TC_TILE_CLONES
 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void tc_tile_avx512(const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
 {
-    tc_tile_with(t, i0, jp, acc, 2);
+    if (!t->then_add && t->blk == 8)
+        tc_tile_with(t, i0, jp, acc, 2, 8);
+    else if (!t->then_add && t->blk == 4) /* MI300X tf32 */
+        tc_tile_with(t, i0, jp, acc, 2, 4);
+    else
+        tc_tile_with(t, i0, jp, acc, 2, 0);
 }
 
 __attribute__((target("avx2"))) static void tc_tile_avx2(const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
 {
-    tc_tile_with(t, i0, jp, acc, 1);
+    tc_tile_with(t, i0, jp, acc, 1, 0);
 }
 #endif
 
-static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc) { tc_tile_with(t, i0, jp, acc, 0); }
+static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc) { tc_tile_with(t, i0, jp, acc, 0, 0); }
 
 /* c rounded to the output format (drift_tc_round_c_): an fp32 value is its own rounding to
  * fp32 in any mode (subnormals kept, as drift_tc_round_c_ keeps them), the common case of C
