@@ -427,6 +427,19 @@ static inline __attribute__((always_inline)) void tc_exact_tile_with(const tc_xt
  * (r, lane) or (r, lane + 8) in some block; an inf accumulator, inf - inf being NaN) has
  * those two outputs recomputed from their c with the scalar blocks at the end (rare), the
  * others never went wrong. */
+/* s += (p0, p1), 16 sums of one row, each addition checked exact (the two compares above);
+ * a lane whose addition was not exact is cleared in *ok. */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+checked_add_512(__m512d s[2], __mmask8 *ok, const __m512d p0, const __m512d p1)
+{
+    const __m512d u0 = _mm512_add_pd(s[0], p0), u1 = _mm512_add_pd(s[1], p1);
+    *ok = _mm512_mask_cmp_pd_mask(*ok, _mm512_sub_pd(u0, s[0]), p0, _CMP_EQ_OQ);
+    *ok = _mm512_mask_cmp_pd_mask(*ok, _mm512_sub_pd(u0, p0), s[0], _CMP_EQ_OQ);
+    *ok = _mm512_mask_cmp_pd_mask(*ok, _mm512_sub_pd(u1, s[1]), p1, _CMP_EQ_OQ);
+    *ok = _mm512_mask_cmp_pd_mask(*ok, _mm512_sub_pd(u1, p1), s[1], _CMP_EQ_OQ);
+    s[0] = u0, s[1] = u1;
+}
+
 /* one product k added to the tile's 4 x 16 sums, each addition checked */
 __attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
 exact_add_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k)
@@ -435,12 +448,7 @@ exact_add_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double 
     for (int r = 0; r < TR; r++) {
         const __m512d ar = _mm512_set1_pd(a[(size_t)r * K + k]);
         const __m512d p0 = _mm512_mul_pd(b0, ar), p1 = _mm512_mul_pd(b1, ar); /* exact */
-        const __m512d u0 = _mm512_add_pd(s[r][0], p0), u1 = _mm512_add_pd(s[r][1], p1);
-        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, s[r][0]), p0, _CMP_EQ_OQ);
-        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, p0), s[r][0], _CMP_EQ_OQ);
-        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, s[r][1]), p1, _CMP_EQ_OQ);
-        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, p1), s[r][1], _CMP_EQ_OQ);
-        s[r][0] = u0, s[r][1] = u1;
+        checked_add_512(s[r], &ok[r], p0, p1);
     }
 }
 
@@ -472,12 +480,7 @@ exact_add_block_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const d
             const __m512d aq = _mm512_set1_pd(ar[q]);
             p0 = _mm512_fmadd_pd(b[q][0], aq, p0), p1 = _mm512_fmadd_pd(b[q][1], aq, p1);
         }
-        const __m512d u0 = _mm512_add_pd(s[r][0], p0), u1 = _mm512_add_pd(s[r][1], p1);
-        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, s[r][0]), p0, _CMP_EQ_OQ);
-        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u0, p0), s[r][0], _CMP_EQ_OQ);
-        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, s[r][1]), p1, _CMP_EQ_OQ);
-        ok[r] = _mm512_mask_cmp_pd_mask(ok[r], _mm512_sub_pd(u1, p1), s[r][1], _CMP_EQ_OQ);
-        s[r][0] = u0, s[r][1] = u1;
+        checked_add_512(s[r], &ok[r], p0, p1);
     }
 }
 
