@@ -1250,3 +1250,41 @@ Test(tc_model, mi100_gemm_keeps_a_tiny_product_beside_a_large_one)
             }
     unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
 }
+
+/* The float tiles take inputs of magnitude 0 or [2^-50, 2^50] only (tc_gemm_tiles.c), checked
+ * while A and B are packed: inputs at both edges of that range (kept) and one just outside it
+ * (2^51 or 2^-51, the packing dropped for the other path) in A, in B's full first panel or
+ * in its short last one, after in-range inputs. Every output equals the scalar model's
+ * (drift_tc_dot). */
+Test(tc_model, tile_gemms_equal_the_model_at_the_range_edges)
+{
+    enum { M = 5, N = 19, K = 12 };
+    static double A[M * K], B[K * N], C[M * N], C0[M * N];
+    const drift_format_t ins[2] = {DRIFT_BF16, DRIFT_TF32};
+    for (int f = 0; f < 2; f++)
+        for (int v = 0; v < 7; v++) {
+            for (size_t t = 0; t < M * K; t++) /* bf16 values: 6 fraction bits */
+                A[t] = (t % 2 ? -1 : 1) * (1 + (double)(t * 37 % 64) / 64) * ldexp(1, (int)(t * 11 % 9) - 4);
+            for (size_t t = 0; t < K * N; t++)
+                B[t] = (t % 3 ? 1 : -1) * (1 + (double)(t * 29 % 64) / 64) * ldexp(1, (int)(t * 7 % 9) - 4);
+            for (size_t t = 0; t < M * N; t++) C0[t] = (double)(t % 5) - 2;
+            B[3 * N + 17] = 0x1p50, B[4 * N + 18] = -0x1p-50, A[(M - 1) * K + 2] = -0x1p50, A[K + 5] = 0x1p-50;
+            B[6 * N + 4] = -0x1p50, B[8 * N + 12] = 0x1p-50; /* in B's first (full) panel */
+            if (v == 1) B[7 * N + 18] = 0x1p51;
+            if (v == 2) B[9 * N + 16] = -0x1p-51;
+            if (v == 3) A[(M - 1) * K + K - 1] = 0x1p-51;
+            if (v == 4) A[(M - 1) * K + 3] = -0x1p51;
+            if (v == 5) B[5 * N + 9] = 0x1p51;
+            if (v == 6) B[2 * N + 3] = -0x1p-51;
+            memcpy(C, C0, sizeof C);
+            cr_assert_eq(drift_tc_gemm(C, A, B, M, N, K, 1, DRIFT_TC_MI300X, ins[f], FP32), 0);
+            for (size_t i = 0; i < M; i++)
+                for (size_t j = 0; j < N; j++) {
+                    double col[K], r;
+                    for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
+                    cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], DRIFT_TC_MI300X, ins[f], FP32), 0);
+                    cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s case %d (%zu,%zu): gemm %a, model %a",
+                              drift_format_name(ins[f]), v, i, j, C[i * N + j], r);
+                }
+        }
+}

@@ -631,11 +631,90 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
     return DRIFT_OK;
 }
 
-/* Is x zero or of magnitude in [2^-50, 2^50] (see the file comment)? */
-static inline int tc_tile_in_range(double x)
+/* The setup in one pass: n inputs as the hardware takes them (tc_tile_prepare) to floats
+ * (exact: a value of fp16, bf16, tf32 or fp8 in range) and their exponents (in_exp, or
+ * TC_NO_TERM for a zero), the range check of every input fused in (branch-free, so that
+ * the loop vectorises: an out-of-range input stores 0 and the caller drops the packing).
+ * 1 when every input is in range. */
+static inline __attribute__((always_inline)) int tc_tile_pack_one(float *dst, int32_t *edst, double x, int emin)
 {
-    double ax = fabs(x);
-    return ax == 0 || (ax >= 0x1p-50 && ax <= 0x1p50);
+    /* in range: zero or |x| in [2^-50, 2^50] (the file comment), on the bits of |x| (integer
+     * compares and a select: the loop vectorises; NaN and inf lie above 2^50's bits) */
+    uint64_t u, lo, hi;
+    const double dlo = 0x1p-50, dhi = 0x1p50;
+    memcpy(&u, &x, sizeof u), memcpy(&lo, &dlo, sizeof lo), memcpy(&hi, &dhi, sizeof hi);
+    u &= INT64_MAX;
+    const int out = u != 0 && u - lo > hi - lo, e = (int)(u >> 52) - 1023;
+    dst[0] = (float)(out ? 0.0 : x);
+    edst[0] = u != 0 ? (e < emin ? emin : e) : TC_NO_TERM;
+    return out;
+}
+
+static inline __attribute__((always_inline)) int tc_tile_pack_with(float *dst, int32_t *edst, const double *src,
+                                                                    size_t n, const tc_cfg_t *g)
+{
+    const int emin = g->emin_in;
+    int bad = 0;
+    if (g->in == DRIFT_TF32)
+        for (size_t t = 0; t < n; t++) bad |= tc_tile_pack_one(dst + t, edst + t, tc_tile_prepare(src[t], g), emin);
+    else
+        for (size_t t = 0; t < n; t++) bad |= tc_tile_pack_one(dst + t, edst + t, src[t], emin);
+    return !bad;
+}
+
+#ifdef TC_TILE_CLONES
+/* The same, 8 inputs at a time in intrinsics (GCC leaves the loop above scalar); tf32 and the
+ * last n % 8 inputs as above */
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static int
+tc_tile_pack_avx512(float *dst, int32_t *edst, const double *src, size_t n, const tc_cfg_t *g)
+{
+    if (g->in == DRIFT_TF32) return tc_tile_pack_with(dst, edst, src, n, g);
+    const __m512i abs = _mm512_set1_epi64(INT64_MAX), lo = _mm512_castpd_si512(_mm512_set1_pd(0x1p-50));
+    const __m512i span = _mm512_sub_epi64(_mm512_castpd_si512(_mm512_set1_pd(0x1p50)), lo);
+    const __m512i emin = _mm512_set1_epi64(g->emin_in), none = _mm512_set1_epi64(TC_NO_TERM);
+    __mmask8 bad = 0;
+    size_t t = 0;
+    for (; t + 8 <= n; t += 8) {
+        const __m512d x = _mm512_loadu_pd(src + t);
+        const __m512i u = _mm512_and_si512(_mm512_castpd_si512(x), abs);
+        const __mmask8 nz = _mm512_test_epi64_mask(u, u), out = nz & _mm512_cmpgt_epu64_mask(_mm512_sub_epi64(u, lo), span);
+        bad |= out;
+        _mm256_storeu_ps(dst + t, _mm512_cvtpd_ps(_mm512_maskz_mov_pd((__mmask8)~out, x)));
+        __m512i e = _mm512_max_epi64(_mm512_sub_epi64(_mm512_srli_epi64(u, 52), _mm512_set1_epi64(1023)), emin);
+        e = _mm512_mask_blend_epi64(nz, none, e);
+        _mm256_storeu_si256((__m256i *)(edst + t), _mm512_cvtepi64_epi32(e));
+    }
+    int ok = tc_tile_pack_with(dst + t, edst + t, src + t, n - t, g);
+    return ok && bad == 0;
+}
+#endif
+
+static int tc_tile_pack_generic(float *dst, int32_t *edst, const double *src, size_t n, const tc_cfg_t *g)
+{
+    return tc_tile_pack_with(dst, edst, src, n, g);
+}
+
+/* A (rows padded to TR) and B (panels of TW columns, zero-padded) packed; 0 when some input
+ * is out of range. */
+static int tc_tile_pack(float *Ap, int32_t *eap, float *Bp, int32_t *ebp, const double *A, const double *B, size_t M,
+                        size_t N, size_t K, const tc_cfg_t *g)
+{
+    const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
+    int (*pack)(float *, int32_t *, const double *, size_t, const tc_cfg_t *) = tc_tile_pack_generic;
+#ifdef TC_TILE_CLONES
+    if (drift_tc_simd_level_() == 2) pack = tc_tile_pack_avx512;
+#endif
+    int ok = pack(Ap, eap, A, M * K, g);
+    for (size_t t = M * K; t < Mp * K; t++) Ap[t] = 0.0f, eap[t] = TC_NO_TERM;
+    for (size_t jp = 0; jp < np && ok; jp++) {
+        const size_t w = N - jp * TW < TW ? N - jp * TW : TW;
+        for (size_t k = 0; k < K; k++) {
+            const size_t at = (jp * K + k) * TW;
+            ok &= pack(Bp + at, ebp + at, B + k * N + jp * TW, w, g);
+            for (size_t l = w; l < TW; l++) Bp[at + l] = 0.0f, ebp[at + l] = TC_NO_TERM;
+        }
+    }
+    return ok;
 }
 
 int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
@@ -643,30 +722,17 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
 {
     *done = 0;
     if (g->p.min_exp > TC_TILE_EFLOOR || g->p.block > 32) return DRIFT_OK; /* the clamp could act */
-    for (size_t t = 0; t < M * K; t++)
-        if (!tc_tile_in_range(tc_tile_prepare(A[t], g))) return DRIFT_OK;
-    for (size_t t = 0; t < K * N; t++)
-        if (!tc_tile_in_range(tc_tile_prepare(B[t], g))) return DRIFT_OK;
     const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
-    float *Ap = calloc(Mp * K, sizeof *Ap), *Bp = calloc(np * K * TW, sizeof *Bp);
+    float *Ap = malloc(Mp * K * sizeof *Ap), *Bp = malloc(np * K * TW * sizeof *Bp);
     int32_t *eap = malloc(Mp * K * sizeof *eap), *ebp = malloc(np * K * TW * sizeof *ebp);
     if (!Ap || !Bp || !eap || !ebp) {
         free(Ap), free(Bp), free(eap), free(ebp);
         return DRIFT_ENOMEM;
     }
-    for (size_t t = 0; t < Mp * K; t++) {
-        double x = t < M * K ? tc_tile_prepare(A[t], g) : 0.0;
-        Ap[t] = (float)x; /* exact: a value of fp16, bf16, tf32 or fp8 in range */
-        eap[t] = x != 0 ? in_exp(x, g->emin_in) : TC_NO_TERM;
+    if (!tc_tile_pack(Ap, eap, Bp, ebp, A, B, M, N, K, g)) { /* some input out of range: another path */
+        free(Ap), free(Bp), free(eap), free(ebp);
+        return DRIFT_OK;
     }
-    for (size_t jp = 0; jp < np; jp++)
-        for (size_t k = 0; k < K; k++)
-            for (size_t l = 0; l < TW; l++) {
-                size_t j = jp * TW + l;
-                double x = j < N ? tc_tile_prepare(B[k * N + j], g) : 0.0;
-                Bp[(jp * K + k) * TW + l] = (float)x;
-                ebp[(jp * K + k) * TW + l] = x != 0 ? in_exp(x, g->emin_in) : TC_NO_TERM;
-            }
     const tc_tiles_t t = {Ap, eap, Bp, ebp, K, g->p.block, g->lsb_off, g->algo == DRIFT_TC_ALIGN_THEN_ADD,
                           g->out == DRIFT_FP16};
     const int simd = drift_tc_simd_level_();
@@ -675,12 +741,13 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
 #pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t ti = 0; ti < ntiles; ti++) {
         size_t jp = ti / ngroups, i0 = ti % ngroups * TR; /* a panel of B stays in cache across its row groups */
-        float acc[TR * TW];
-        for (size_t r = 0; r < TR; r++)
-            for (size_t l = 0; l < TW; l++) {
-                size_t i = i0 + r, j = jp * TW + l;
-                acc[r * TW + l] = i < M && j < N && c_init ? (float)tc_tile_round_c(C[i * N + j], g) : 0.0f;
-            }
+        /* the tile's part of C: rows x cols (fewer than TR x TW at the edges), without a bounds
+         * test per output (the copies vectorise) */
+        const size_t j0 = jp * TW, rows = M - i0 < TR ? M - i0 : TR, cols = N - j0 < TW ? N - j0 : TW;
+        float acc[TR * TW] = {0};
+        if (c_init)
+            for (size_t r = 0; r < rows; r++)
+                for (size_t l = 0; l < cols; l++) acc[r * TW + l] = (float)tc_tile_round_c(C[(i0 + r) * N + j0 + l], g);
 #ifdef TC_TILE_CLONES
         if (simd == 2)
             tc_tile_avx512(&t, i0, jp, acc);
@@ -689,11 +756,8 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
         else
 #endif
             tc_tile_generic(&t, i0, jp, acc);
-        for (size_t r = 0; r < TR; r++)
-            for (size_t l = 0; l < TW; l++) {
-                size_t i = i0 + r, j = jp * TW + l;
-                if (i < M && j < N) C[i * N + j] = acc[r * TW + l];
-            }
+        for (size_t r = 0; r < rows; r++)
+            for (size_t l = 0; l < cols; l++) C[(i0 + r) * N + j0 + l] = acc[r * TW + l];
     }
     (void)simd;
     free(Ap), free(Bp), free(eap), free(ebp);
