@@ -396,19 +396,18 @@ ParameterizedTest(gemm_case_t *c, gemm, avx2_path_equals_emulation)
     run_case(c);
 }
 
-/* Independent of the thread count (law 4): 1 thread and 4 threads, identical bits. */
-Test(gemm, thread_count_does_not_change_bits)
-{
 #ifdef _OPENMP
-    const char *kernels[] = {"naive", "tiled:64,64,16", "splitk:8", "splitk:6:tree", "tc:h100"};
-    size_t M = 37, N = 131, K = 600;
+/* Every kernel of kernels[0..nk) at 1 and 4 threads on one bf16 product, for both
+ * accumulators: identical bits; with naive_first, kernels[1] must also give kernels[0]'s. */
+static void same_bits_at_1_and_4_threads(const char *const *kernels, size_t nk, size_t M, size_t N, size_t K,
+                                         const drift_format_t accs[2], uint32_t seed, int naive_first)
+{
     double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
-    double *C1 = malloc(M * N * sizeof *C1), *C4 = malloc(M * N * sizeof *C4);
-    fill(A, M * K, 11);
-    fill(B, K * N, 12);
-    drift_format_t accs[] = {DRIFT_FP32, DRIFT_FP16};
+    double *C1 = malloc(M * N * sizeof *C1), *C4 = malloc(M * N * sizeof *C4), *Cn = malloc(M * N * sizeof *Cn);
+    fill(A, M * K, seed);
+    fill(B, K * N, seed + 1);
     for (size_t a = 0; a < 2; a++)
-        for (size_t t = 0; t < sizeof kernels / sizeof kernels[0]; t++) {
+        for (size_t t = 0; t < nk; t++) {
             drift_gemm_kernel_t k;
             cr_assert_eq(drift_gemm_kernel_parse(&k, kernels[t]), 0);
             drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, accs[a]);
@@ -417,8 +416,21 @@ Test(gemm, thread_count_does_not_change_bits)
             omp_set_num_threads(4);
             cr_assert_eq(drift_gemm(C4, A, B, M, N, K, &k, &o), 0);
             cr_assert_eq(memcmp(C1, C4, M * N * sizeof *C1), 0, "%s acc %s", kernels[t], drift_format_name(accs[a]));
+            if (naive_first && t == 0) memcpy(Cn, C1, M * N * sizeof *Cn);
+            if (naive_first && t == 1)
+                cr_assert_eq(memcmp(C1, Cn, M * N * sizeof *C1), 0, "tiled != naive, acc %s", drift_format_name(accs[a]));
         }
-    free(A), free(B), free(C1), free(C4);
+    free(A), free(B), free(C1), free(C4), free(Cn);
+}
+#endif
+
+/* Independent of the thread count (law 4): 1 thread and 4 threads, identical bits. */
+Test(gemm, thread_count_does_not_change_bits)
+{
+#ifdef _OPENMP
+    const char *kernels[] = {"naive", "tiled:64,64,16", "splitk:8", "splitk:6:tree", "tc:h100"};
+    const drift_format_t accs[2] = {DRIFT_FP32, DRIFT_FP16};
+    same_bits_at_1_and_4_threads(kernels, sizeof kernels / sizeof kernels[0], 37, 131, 600, accs, 11, 0);
 #else
     cr_skip_test("built without OpenMP");
 #endif
@@ -431,26 +443,9 @@ Test(gemm, thread_count_does_not_change_bits_above_the_parallel_sizes)
 {
 #ifdef _OPENMP
     const char *kernels[] = {"naive", "tiled:128,128,32", "splitk:3", "splitk:5:tree"};
-    size_t M = 262, N = 270, K = 1030; /* 7.3e7 multiply-adds, (M + N) K = 5.5e5 values */
-    double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
-    double *C1 = malloc(M * N * sizeof *C1), *C4 = malloc(M * N * sizeof *C4), *Cn = malloc(M * N * sizeof *Cn);
-    fill(A, M * K, 31);
-    fill(B, K * N, 32);
-    drift_format_t accs[] = {DRIFT_FP32, DRIFT_FP64};
-    for (size_t a = 0; a < 2; a++)
-        for (size_t t = 0; t < sizeof kernels / sizeof kernels[0]; t++) {
-            drift_gemm_kernel_t k;
-            cr_assert_eq(drift_gemm_kernel_parse(&k, kernels[t]), 0);
-            drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, accs[a]);
-            omp_set_num_threads(1);
-            cr_assert_eq(drift_gemm(C1, A, B, M, N, K, &k, &o), 0);
-            omp_set_num_threads(4);
-            cr_assert_eq(drift_gemm(C4, A, B, M, N, K, &k, &o), 0);
-            cr_assert_eq(memcmp(C1, C4, M * N * sizeof *C1), 0, "%s acc %s", kernels[t], drift_format_name(accs[a]));
-            if (t == 0) memcpy(Cn, C1, M * N * sizeof *Cn);
-            if (t == 1) cr_assert_eq(memcmp(C1, Cn, M * N * sizeof *C1), 0, "tiled != naive, acc %s", drift_format_name(accs[a]));
-        }
-    free(A), free(B), free(C1), free(C4), free(Cn);
+    const drift_format_t accs[2] = {DRIFT_FP32, DRIFT_FP64};
+    /* 262 x 270 x 1030: 7.3e7 multiply-adds, (M + N) K = 5.5e5 values */
+    same_bits_at_1_and_4_threads(kernels, sizeof kernels / sizeof kernels[0], 262, 270, 1030, accs, 31, 1);
 #else
     cr_skip_test("built without OpenMP");
 #endif
