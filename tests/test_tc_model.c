@@ -785,6 +785,15 @@ Test(tc_model, amd_gemm_equals_dot)
     }
 }
 
+/* The GEMM engines' SIMD level for the calls that follow: 0 the best this CPU has, 1 no
+ * AVX-512 (DRIFT_TC_NO_AVX512), 2 portable C (DRIFT_NO_SIMD as well). */
+static void use_simd_level(int lv)
+{
+    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+    if (lv >= 1) setenv("DRIFT_TC_NO_AVX512", "1", 1);
+    if (lv >= 2) setenv("DRIFT_NO_SIMD", "1", 1);
+}
+
 /* The vectorised AMD GEMMs (MI100's TwoSum rows, MI300X's branch-free late-c rows, MI250's
  * float rows; lib/ops/tc_gemm_amd.c, tc_gemm_packed.c) against the scalar block model, the
  * readable reference, output by output through drift_tc_dot: on data of one scale (N(0,1),
@@ -807,7 +816,6 @@ Test(tc_model, amd_gemm_fast_paths_equal_the_model)
                                  {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
     enum { M = 6, N = 53, K = 37 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N];
-    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
     for (size_t c = 0; c < sizeof amd / sizeof amd[0]; c++)
         for (int data = 0; data < 2; data++) {
             /* data 1: every third c is +-FLT_MAX, and bf16/tf32 products near 2^104, half an
@@ -819,9 +827,7 @@ Test(tc_model, amd_gemm_fast_paths_equal_the_model)
             fill_normal(C0, M * N, DRIFT_FP32, 35 + (uint32_t)data, 4.0);
             for (size_t t = 0; t < M * N && data; t += 3) C0[t] = copysign(0x1.fffffep127, C0[t]);
             for (int lv = 0; lv < 3; lv++) {
-                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
-                for (int e = 0; e < 2; e++)
-                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                use_simd_level(lv);
                 memcpy(C, C0, sizeof C);
                 cr_assert_eq(drift_tc_gemm(C, A, B, M, N, K, 1, amd[c].arch, amd[c].in, amd[c].out), 0);
                 size_t ninf = 0;
@@ -838,7 +844,7 @@ Test(tc_model, amd_gemm_fast_paths_equal_the_model)
                                   C[i * N + j], r);
                     }
             }
-            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+            use_simd_level(0);
         }
 }
 
@@ -924,7 +930,6 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
                                  {DRIFT_TC_MI250, DRIFT_BF16, FP32}};
     enum { M = 9, N = 37, K = 70 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N], C1[M * N];
-    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
         for (int kind = 0; kind < 6; kind++) {
             if (kind == 5 && (cfg[c].arch != DRIFT_TC_MI300X || cfg[c].in != DRIFT_BF16)) continue;
@@ -945,9 +950,7 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
             }
             size_t ninf = 0;
             for (int lv = 0; lv < 3; lv++) {
-                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
-                for (int e = 0; e < 2; e++)
-                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                use_simd_level(lv);
                 for (int threads = 1; threads <= 3; threads += 2) {
 #ifdef _OPENMP
                     omp_set_num_threads(threads);
@@ -974,7 +977,7 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
             if (kind == 5 || (kind == 2 && (cfg[c].out == FP16 || (cfg[c].arch != B200 && cfg[c].in != FP16))))
                 cr_assert(ninf > 0, "%s %s->%s: no accumulator overflowed", drift_tc_arch_name(cfg[c].arch),
                           drift_format_name(cfg[c].in), drift_format_name(cfg[c].out));
-            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+            use_simd_level(0);
         }
 #ifdef _OPENMP
     omp_set_num_threads(1);
@@ -1015,7 +1018,6 @@ Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
                                 {H100, FP16, FP16},       {H100, DRIFT_FP8E4M3, FP32}};
     enum { M = 6, N = 37, K = 45 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N];
-    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
     for (size_t c = 0; c < sizeof nv / sizeof nv[0]; c++)
         for (int data = 0; data < 4; data++) {
             fill_nv(A, M * K, nv[c].in, 41 + (uint32_t)data, data);
@@ -1035,9 +1037,7 @@ Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
                         for (size_t j = 0; j < N && i == 0; j++) B[(k + 1) * N + j] = -B[k * N + j];
                     }
             for (int lv = 0; lv < 3; lv++) {
-                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
-                for (int e = 0; e < 2; e++)
-                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                use_simd_level(lv);
                 memcpy(C, C0, sizeof C);
                 cr_assert_eq(drift_tc_gemm(C, A, B, M, N, K, 1, nv[c].arch, nv[c].in, nv[c].out), 0);
                 for (size_t i = 0; i < M; i++)
@@ -1050,7 +1050,7 @@ Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
                                   data, lv, i, j, C[i * N + j], r);
                     }
             }
-            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+            use_simd_level(0);
         }
 }
 
@@ -1069,12 +1069,9 @@ Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
  *     they give c. */
 Test(tc_model, nvidia_fast_tile_corners)
 {
-    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
     const drift_format_t ins[2] = {DRIFT_BF16, FP16};
     for (int lv = 0; lv < 3; lv++) {
-        unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
-        for (int e = 0; e < 2; e++)
-            if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+        use_simd_level(lv);
         for (int f = 0; f < 2; f++)
             for (int sg = -1; sg <= 1; sg += 2) {
                 double A[16], B[16 * 3], C[3] = {1.0, sg * 1.9921875, 0.5};
@@ -1100,7 +1097,7 @@ Test(tc_model, nvidia_fast_tile_corners)
             cr_assert(memcmp(&C[1], &want, sizeof want) == 0, "level %d: %a, want %a", lv, C[1], want);
         }
     }
-    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+    use_simd_level(0);
 }
 
 /* drift_tc_gemm's input check (a vectorised pass over each array, the element-by-element
@@ -1151,13 +1148,10 @@ Test(tc_model, mi250_zero_input_products_are_plus_zero)
     double A[M * K], B[K * N], C[M * N];
     for (size_t t = 0; t < M * K; t++) A[t] = t / K == 0 ? 0.0 : t / K == 1 ? 0x1p-70 : -1.5;
     for (size_t t = 0; t < K * N; t++) B[t] = t % N == 0 ? 0.0 : -0x1p-70;
-    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
     drift_format_t ins[2] = {FP16, DRIFT_BF16};
     for (int f = 0; f < 2; f++)
         for (int lv = 0; lv < 3; lv++) {
-            unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
-            for (int e = 0; e < 2; e++)
-                if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+            use_simd_level(lv);
             double a[M * K], b[K * N];
             for (size_t t = 0; t < M * K; t++) a[t] = drift_rne(A[t], ins[f]);
             for (size_t t = 0; t < K * N; t++) b[t] = drift_rne(B[t], ins[f]);
@@ -1170,7 +1164,7 @@ Test(tc_model, mi250_zero_input_products_are_plus_zero)
                           drift_format_name(ins[f]), lv, j, C[N + j]);
             }
         }
-    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+    use_simd_level(0);
 }
 
 Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_c)
@@ -1185,16 +1179,13 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_c)
      * lanes that do not share the AVX-512 tile's per-lane check); the other columns have B
      * zero (the result is c); also with every sign flipped. Each SIMD level. */
     drift_format_t ins[2] = {FP16, DRIFT_BF16};
-    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
     const double ab[2][2] = {{1.0, 0x1p-12}, {0x1p-7, 0x1p-24}}, c0[2] = {0x1p-100, 0x1p10};
     const double want[2] = {1.0 + 0x1p-23, 0x1p10 + 0x1p-13};
     for (int cs = 0; cs < 2; cs++)
         for (int f = 0; f < 2; f++)
             for (int sg = -1; sg <= 1; sg += 2)
                 for (int lv = 0; lv < 3; lv++) {
-                    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
-                    for (int e = 0; e < 2; e++)
-                        if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                    use_simd_level(lv);
                     double A[2] = {ab[cs][0], ab[cs][1]}, B[2 * 11] = {0}, C[11], r;
                     for (int k = 0; k < 2; k++) B[k * 11 + 1] = B[k * 11 + 10] = sg * ab[cs][k];
                     for (int j = 0; j < 11; j++) C[j] = sg * c0[cs];
@@ -1208,7 +1199,7 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_c)
                     cr_assert_eq(drift_tc_dot(&r, A, col, 2, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
                     cr_assert_eq(r, C[1]);
                 }
-    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+    use_simd_level(0);
 }
 
 Test(tc_model, mi100_gemm_keeps_a_tiny_product_beside_a_large_one)
@@ -1224,16 +1215,13 @@ Test(tc_model, mi100_gemm_keeps_a_tiny_product_beside_a_large_one)
      * tile halves), B zero elsewhere (the result is c); also with every sign flipped; each
      * SIMD level; and drift_tc_dot. */
     drift_format_t ins[2] = {FP16, DRIFT_BF16};
-    const char *levels[3][2] = {{NULL, NULL}, {"DRIFT_TC_NO_AVX512", NULL}, {"DRIFT_TC_NO_AVX512", "DRIFT_NO_SIMD"}};
     const double ab[2][4] = {{0x1p15, 0x1p-24, 0, 0}, {1.0, 0x1p-30, 0, 0}}, c0[2] = {0x1p6, 0x1p-24};
     const double want[2] = {0x1p30 + 0x1p7, 1.0 + 0x1p-23};
     const size_t Ks[2] = {4, 2};
     for (int f = 0; f < 2; f++)
         for (int sg = -1; sg <= 1; sg += 2)
             for (int lv = 0; lv < 3; lv++) {
-                unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
-                for (int e = 0; e < 2; e++)
-                    if (levels[lv][e]) setenv(levels[lv][e], "1", 1);
+                use_simd_level(lv);
                 const size_t K = Ks[f];
                 double A[4], B[4 * 11] = {0}, C[11], r;
                 for (size_t k = 0; k < K; k++) A[k] = ab[f][k], B[k * 11 + 1] = B[k * 11 + 10] = sg * ab[f][k];
@@ -1248,7 +1236,7 @@ Test(tc_model, mi100_gemm_keeps_a_tiny_product_beside_a_large_one)
                 cr_assert_eq(drift_tc_dot(&r, A, col, K, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
                 cr_assert_eq(r, C[1]);
             }
-    unsetenv("DRIFT_TC_NO_AVX512"), unsetenv("DRIFT_NO_SIMD");
+    use_simd_level(0);
 }
 
 /* The float tiles take inputs of magnitude 0 or [2^-50, 2^50] only (tc_gemm_tiles.c), checked
