@@ -22,21 +22,7 @@
 #include "support.h"
 
 #define XPREC 2400
-
-/* exact h.w (h, w any doubles) in m */
-static void mp_dot(mpfr_t m, const double *h, const double *w, size_t K)
-{
-    mpfr_t p, a, b;
-    mpfr_inits2(XPREC, p, a, b, (mpfr_ptr)0);
-    mpfr_set_zero(m, 1);
-    for (size_t i = 0; i < K; i++) {
-        mpfr_set_d(a, h[i], MPFR_RNDN);
-        mpfr_set_d(b, w[i], MPFR_RNDN);
-        cr_assert_eq(mpfr_mul(p, a, b, MPFR_RNDN), 0, "exact product");
-        cr_assert_eq(mpfr_add(m, m, p, MPFR_RNDN), 0, "exact sum");
-    }
-    mpfr_clears(p, a, b, (mpfr_ptr)0);
-}
+#include "mp_dot.h"
 
 static double mp_dot_d(const double *h, const double *w, size_t K)
 {

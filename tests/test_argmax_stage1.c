@@ -36,6 +36,7 @@
 #include "policy.h"
 
 #define XPREC 2400
+#include "mp_dot.h"
 
 static const drift_format_t FMTS[] = {DRIFT_BF16, DRIFT_FP16, DRIFT_TF32, DRIFT_FP32};
 
@@ -65,21 +66,6 @@ static double push(double x, int s, drift_format_t f)
     cr_assert_eq((double)(float)y, y, "pushed value is an fp32 number");
     cr_assert_eq(rnd(y, f), r, "pushed value still rounds to r");
     return y;
-}
-
-/* exact h . w (doubles) in m */
-static void mp_dot(mpfr_t m, const double *h, const double *w, size_t K)
-{
-    mpfr_t p, a, b;
-    mpfr_inits2(XPREC, p, a, b, (mpfr_ptr)0);
-    mpfr_set_zero(m, 1);
-    for (size_t i = 0; i < K; i++) {
-        mpfr_set_d(a, h[i], MPFR_RNDN);
-        mpfr_set_d(b, w[i], MPFR_RNDN);
-        cr_assert_eq(mpfr_mul(p, a, b, MPFR_RNDN), 0, "exact product");
-        cr_assert_eq(mpfr_add(m, m, p, MPFR_RNDN), 0, "exact sum");
-    }
-    mpfr_clears(p, a, b, (mpfr_ptr)0);
 }
 
 /* |x - a| <= r, decided exactly (x in MPFR, a and r doubles) */
