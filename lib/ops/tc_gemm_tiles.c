@@ -210,7 +210,7 @@ static inline __attribute__((always_inline)) v16f late_c16(v16i Ep, v16i Ef, v16
  * subnormal: |S| >= 1 and E - lsb_off >= -53), scaled back, and added to c with one RNE
  * rounding to the output format. A zero S gives p = +0 and so c (+0 for -0), as the model's
  * "no product" branch; an infinite c stays infinite. */
-static inline __attribute__((always_inline)) v8f then_add8(v8f ps, v8i S0, v8i S1, v8f c8, int fp16, int isa)
+static inline __attribute__((always_inline)) v8f then_add8(v8f ps, v8i S0, v8i S1, v8f c8, int isa)
 {
     v8d Sd = cvtid(S0, isa) + cvtid(S1, isa);
     v8f f = __builtin_convertvector(Sd, v8f);
@@ -221,26 +221,14 @@ static inline __attribute__((always_inline)) v8f then_add8(v8f ps, v8i S0, v8i S
     v8d x = p + cvtfd(c8, isa); /* p and c have <= 24 bits: rounding this to
                                                    * double, then to the output, is the
                                                    * correctly rounded sum (tc_block_then_add) */
-    if (!fp16) return __builtin_convertvector(x, v8f);
-    /* (Unreachable at present: fp8 -> fp16 on Blackwell is FP8_VIA_HMMA, which tc_gemm_blocks
-     * computes, so no table row pairs then-add with fp16 output; as tc_block_then_add's fp16
-     * branch, it stays for a row that would.)
-     * RNE to fp16 with subnormals (quantum 2^-24) and overflow to inf at 2^16 after rounding:
-     * x / q (exact) rounded to an integer by 2^52 (|x / q| < 2^12, or inf), times q. */
-    v8d ax = absv(x);
-    v8l ex = (((v8l)ax >> 52) & 0x7ff) - 1023; /* zero: -1023; inf: 1024 */
-    ex = (v8l)sel8(ex < -14, (v8d)((v8l){0} - 14), (v8d)ex);
-    v8d up2 = (v8d)((1023 + 10 - ex) << 52), q = (v8d)((1023 - 10 + ex) << 52);
-    v8d r = (((ax * up2) + 0x1p52) - 0x1p52) * q;
-    r = sel8(r >= 0x1p16, (v8d){0} + INFINITY, r);
-    return __builtin_convertvector((v8d)((v8l)r | ((v8l)x & INT64_MIN)), v8f);
+    return __builtin_convertvector(x, v8f); /* fp32 output: the only one then-add has */
 }
 
-static inline __attribute__((always_inline)) v16f then_add16(v16i Ef, v16i S0, v16i S1, v16f c, int lsb_off, int fp16, int isa)
+static inline __attribute__((always_inline)) v16f then_add16(v16i Ef, v16i S0, v16i S1, v16f c, int lsb_off, int isa)
 {
     v16f ps = (v16f)((Ef - lsb_off + 127) << 23); /* 2^(E - lsb_off) in [2^-125, 2^75], a float */
-    return cat16f(then_add8(lo8f(ps), lo8(S0), lo8(S1), lo8f(c), fp16, isa),
-                  then_add8(hi8f(ps), hi8(S0), hi8(S1), hi8f(c), fp16, isa));
+    return cat16f(then_add8(lo8f(ps), lo8(S0), lo8(S1), lo8f(c), isa),
+                  then_add8(hi8f(ps), hi8(S0), hi8(S1), hi8f(c), isa));
 }
 
 typedef struct {
@@ -249,7 +237,7 @@ typedef struct {
     const float *Bp; /* panels of TW columns: Bp[(panel * K + k) * TW + l], zero-padded */
     const int32_t *ebp;
     size_t K;
-    int blk, lsb_off, then_add, fp16;
+    int blk, lsb_off, then_add;
 } tc_tiles_t;
 
 /* One tile: rows i0..i0+TR of the padded A, columns of panel jp; acc (TR x TW floats) holds
@@ -295,7 +283,7 @@ static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t 
         }
         for (int r = 0; r < TR; r++) {
             v16i Ef = seli16(E[r] > TC_TILE_EFLOOR, E[r], (v16i){0} + TC_TILE_EFLOOR);
-            c[r] = then_add ? then_add16(Ef, S0[r], S1[r], c[r], t->lsb_off, t->fp16, isa)
+            c[r] = then_add ? then_add16(Ef, S0[r], S1[r], c[r], t->lsb_off, isa)
                                : late_c16(E[r], Ef, S0[r] + S1[r], c[r], t->lsb_off, isa);
         }
     }
@@ -722,6 +710,7 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
 {
     *done = 0;
     if (g->p.min_exp > TC_TILE_EFLOOR || g->p.block > 32) return DRIFT_OK; /* the clamp could act */
+    if (g->out != DRIFT_FP32) return DRIFT_OK; /* no table row pairs these blocks with fp16 output */
     const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
     float *Ap = malloc(Mp * K * sizeof *Ap), *Bp = malloc(np * K * TW * sizeof *Bp);
     int32_t *eap = malloc(Mp * K * sizeof *eap), *ebp = malloc(np * K * TW * sizeof *ebp);
@@ -733,8 +722,7 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
         free(Ap), free(Bp), free(eap), free(ebp);
         return DRIFT_OK;
     }
-    const tc_tiles_t t = {Ap, eap, Bp, ebp, K, g->p.block, g->lsb_off, g->algo == DRIFT_TC_ALIGN_THEN_ADD,
-                          g->out == DRIFT_FP16};
+    const tc_tiles_t t = {Ap, eap, Bp, ebp, K, g->p.block, g->lsb_off, g->algo == DRIFT_TC_ALIGN_THEN_ADD};
     const int simd = drift_tc_simd_level_();
     const size_t ngroups = Mp / TR, ntiles = ngroups * np;
     /* Each tile is independent of the others: any thread count gives the same bits. */
