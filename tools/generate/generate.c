@@ -84,10 +84,10 @@ static drift_format_t parse_fmt(const char *opt, const char *v)
     return f;
 }
 
-static drift_mm_recipe_t parse_recipe(const char *opt, const char *v)
+static drift_recipe_t parse_recipe(const char *opt, const char *v)
 {
-    drift_mm_recipe_t r;
-    int rc = drift_mm_recipe_parse(&r, v);
+    drift_recipe_t r;
+    int rc = drift_model_recipe_parse(&r, v);
     if (rc == DRIFT_EUNSUPPORTED) die("%s: '%s': that tensor-core model takes no such input / accumulator", opt, v);
     if (rc) die("%s: expected IN/ORDER/ACC[/OUT] with ORDER seq or tc:v100|a100|h100|b200, or a format, found '%s'", opt, v);
     return r;
@@ -135,7 +135,7 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             else if (!strcmp(o, "--tokenizer")) *tokf = v;
             else *prompt = v;
         } else if (!strcmp(o, "--recipe")) {
-            drift_mm_recipe_t r = parse_recipe(o, v);
+            drift_recipe_t r = parse_recipe(o, v);
             drift_numerics_set_mm(&c->nx, &r);
         } else if (!strcmp(o, "--recipe-qkv")) c->nx.mm[DRIFT_OP_QKV] = parse_recipe(o, v);
         else if (!strcmp(o, "--recipe-attn")) c->nx.mm[DRIFT_OP_ATTN_OUT] = parse_recipe(o, v);
