@@ -171,6 +171,17 @@ static unsigned char *read_file(const char *path, size_t *size, char *err, size_
     return buf;
 }
 
+/* 1 when the file at path starts with the GGUF magic. */
+static int is_gguf(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, 4, fp);
+    fclose(fp);
+    return got == 4 && !memcmp(magic, "GGUF", 4);
+}
+
 int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsize)
 {
     if (!ck || !path) return drift_why(err, errsize, DRIFT_EINVAL, "no checkpoint path");
@@ -181,6 +192,18 @@ int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, s
     if (stat(path, &st) != 0) return drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode)) /* a FIFO or a device would block or never end */
         return drift_why(err, errsize, DRIFT_EIO, "%s: not a regular file", path);
+    if (is_gguf(path)) {
+        drift_gguf_t *g = calloc(1, sizeof *g);
+        if (!g) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
+        char inner[DRIFT_LLM_ERR_MAX] = "";
+        if ((rc = drift_gguf_open(g, path, inner, sizeof inner))) {
+            free(g);
+            return drift_why(err, errsize, rc, "%s", inner);
+        }
+        if ((rc = drift_checkpoint_from_gguf(ck, g, inner, sizeof inner)))
+            return drift_why(err, errsize, rc, "%s: %s", path, inner);
+        return 0;
+    }
     unsigned char *buf = read_file(path, &size, err, errsize, &rc);
     if (!buf) return rc;
     char inner[DRIFT_LLM_ERR_MAX] = "";
@@ -262,6 +285,7 @@ void drift_checkpoint_free(drift_checkpoint_t *ck)
 {
     if (!ck) return;
     free(ck->data);
+    if (ck->gguf) drift_gguf_close(ck->gguf), free(ck->gguf);
     memset(ck, 0, sizeof *ck);
 }
 

@@ -58,6 +58,17 @@ typedef struct {
     drift_gguf_t *gguf; /* the mapped GGUF file (NULL for llama2.c checkpoints) */
 } drift_checkpoint_t;
 
+/* Context length a GGUF model gets in the lab: the file's, capped here (the KV cache of every
+ * slot is allocated for it; experiments run prompts plus at most a few hundred tokens). */
+#define DRIFT_GGUF_CTX_MAX 1024
+
+/* A checkpoint from a parsed GGUF file (architecture `llama`; any other is refused with one
+ * line naming it), which ck then owns (g from malloc: drift_checkpoint_free closes and frees it, also on error). The
+ * configuration comes from the metadata, the fp32 tensors from dequantizing the stored ones;
+ * every tensor's name, type and shape are checked. 0, DRIFT_EINVAL / DRIFT_EUNSUPPORTED /
+ * DRIFT_ENOMEM with the reason in err. */
+int drift_checkpoint_from_gguf(drift_checkpoint_t *ck, drift_gguf_t *g, char *err, size_t errsize);
+
 /* Check a configuration (the header rules above, vocab_size already made positive) and
  * compute the number of fp32 values after the header into *nfloats (may be NULL). 0 or
  * DRIFT_EINVAL with the reason in err (err may be NULL). */
