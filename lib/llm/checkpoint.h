@@ -1,5 +1,5 @@
-/* checkpoint.h — llama2.c checkpoints (`.bin`) and tokenizers (`tokenizer.bin`): read,
- * validate, write, and generate synthetic ones.
+/* checkpoint.h — llama2.c checkpoints (`.bin`): read, validate, write, and generate synthetic
+ * ones. The tokenizer (`tokenizer.bin`, GGUF vocabularies) is tokenizer.h.
  *
  * Checkpoint format (llama2.c, run.c): a header of seven little-endian int32
  *   dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len
@@ -25,6 +25,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tokenizer.h" /* a checkpoint comes with its tokenizer: one include gives both */
 
 #define DRIFT_CKPT_MAX_FLOATS ((size_t)1 << 34) /* 64 GiB of fp32: anything larger is a lie */
 #define DRIFT_LLM_ERR_MAX 256
@@ -60,32 +62,5 @@ int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char 
 int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err,
                            size_t errsize);
 void drift_checkpoint_free(drift_checkpoint_t *ck);
-
-/* ---- tokenizer.bin ---------------------------------------------------------------------
- * int32 max_token_length, then per token: float score, int32 len, len bytes (no NUL).
- * Pieces "<0xXX>" are raw bytes; decoding drops the leading space of the piece after BOS,
- * as run.c does. Encoding is run.c's: a dummy-prefix space, UTF-8 code points looked up
- * whole (byte fallback: byte + 3), then greedy merges of the adjacent pair whose merged
- * piece has the highest score. */
-#define DRIFT_TOKEN_LENGTH_MAX 65536 /* the largest max_token_length a tokenizer header may state */
-typedef struct {
-    int vocab_size;
-    int max_token_length;
-    char **pieces;
-    float *scores;
-    int *sorted; /* token ids sorted by piece, for lookup */
-} drift_tokenizer_t;
-
-int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize);
-/* The same from bytes in memory (the reader and the fuzz target share it); `path` only names the
- * data in messages. */
-int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                          char *err, size_t errsize);
-void drift_tokenizer_free(drift_tokenizer_t *t);
-/* The text of token `tok` following `prev` (a pointer into t or into a static byte table). */
-const char *drift_tokenizer_decode(const drift_tokenizer_t *t, int prev, int tok);
-/* Encode text into ids (BOS = 1 first when bos), at most cap ids; the count in *n.
- * 0, DRIFT_EINVAL (a character the vocabulary cannot express) or DRIFT_ERANGE (cap). */
-int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n);
 
 #endif
