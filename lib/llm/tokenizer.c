@@ -1,4 +1,4 @@
-/* tokenizer.c — llama2.c tokenizers (see tokenizer.h). */
+/* tokenizer.c — llama2.c tokenizers, and the entry points every kind shares (see tokenizer.h). */
 #include "tokenizer.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "drift.h"
+#include "tokenizer_impl.h"
 #include "why.h"
 
 static int32_t le32(const unsigned char *b)
@@ -136,6 +137,10 @@ bad:
 void drift_tokenizer_free(drift_tokenizer_t *t)
 {
     if (!t) return;
+    if (t->kind != DRIFT_TOKENIZER_LLAMA2C) {
+        drift_tok_free_gguf(t);
+        return;
+    }
     if (t->pieces)
         for (int i = 0; i < t->vocab_size; i++) free(t->pieces[i]);
     free(t->pieces);
@@ -144,18 +149,36 @@ void drift_tokenizer_free(drift_tokenizer_t *t)
     memset(t, 0, sizeof *t);
 }
 
-const char *drift_tokenizer_decode(const drift_tokenizer_t *t, int prev, int tok)
+/* llama2.c's decode, with the length (a byte piece <0x00> is one byte). */
+static const char *llama2c_piece(const drift_tokenizer_t *t, int prev, int tok, size_t *len)
 {
     static char bytes[256][2];
-    if (!t || tok < 0 || tok >= t->vocab_size) return "";
     const char *p = t->pieces[tok];
     if (prev == 1 && p[0] == ' ') p++;
     unsigned v;
     if (strlen(p) == 6 && sscanf(p, "<0x%02X>", &v) == 1) {
         bytes[v & 255][0] = (char)v;
+        *len = 1;
         return bytes[v & 255];
     }
+    *len = strlen(p);
     return p;
+}
+
+const char *drift_tokenizer_piece(const drift_tokenizer_t *t, int prev, int tok, size_t *len)
+{
+    size_t dummy;
+    if (!len) len = &dummy;
+    *len = 0;
+    if (!t || tok < 0 || tok >= t->vocab_size) return "";
+    if (t->kind == DRIFT_TOKENIZER_LLAMA2C) return llama2c_piece(t, prev, tok, len);
+    *len = t->text_len[tok];
+    return t->text[tok];
+}
+
+const char *drift_tokenizer_decode(const drift_tokenizer_t *t, int prev, int tok)
+{
+    return drift_tokenizer_piece(t, prev, tok, NULL);
 }
 
 static int lookup(const drift_tokenizer_t *t, const char *s)
@@ -170,9 +193,25 @@ static int lookup(const drift_tokenizer_t *t, const char *s)
     return -1;
 }
 
+int drift_tokenizer_is_eog(const drift_tokenizer_t *t, int tok)
+{
+    if (!t || tok < 0 || tok >= t->vocab_size) return 0;
+    if (t->kind == DRIFT_TOKENIZER_LLAMA2C) return tok == 1 || tok == 2;
+    return t->eog[tok];
+}
+
+int drift_tokenizer_encode_ex(const drift_tokenizer_t *t, const char *text, int add_special, int parse_special,
+                              int *ids, int cap, int *n)
+{
+    if (!t || !text || !ids || !n || cap < 1) return DRIFT_EINVAL;
+    if (t->kind == DRIFT_TOKENIZER_LLAMA2C) return drift_tokenizer_encode(t, text, add_special, ids, cap, n);
+    return drift_tok_encode_gguf(t, text, add_special, parse_special, ids, cap, n);
+}
+
 int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n)
 {
     if (!t || !text || !ids || !n || cap < 1) return DRIFT_EINVAL;
+    if (t->kind != DRIFT_TOKENIZER_LLAMA2C) return drift_tok_encode_gguf(t, text, bos, 0, ids, cap, n);
     int k = 0;
     if (bos) ids[k++] = 1;
     char buf[64];
