@@ -62,12 +62,8 @@ static int get_id(const drift_gguf_t *g, const char *key, int *out, char *err, s
 
 static int get_bool(const drift_gguf_t *g, const char *key, int *out, char *err, size_t errsize)
 {
-    const drift_gguf_kv_t *kv = drift_gguf_find(g, key);
-    if (!kv) return 0;
-    if (kv->type != DRIFT_GGUF_BOOL)
-        return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected bool, found %s", key, drift_gguf_type_name(kv->type));
-    *out = kv->v.u != 0;
-    return 0;
+    if (!drift_gguf_find(g, key)) return 0; /* stays DRIFT_TOKENIZER_DEFAULT */
+    return drift_gguf_get_bool(g, key, out, err, errsize);
 }
 
 int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char *err, size_t errsize)
