@@ -1,6 +1,6 @@
 /* checkpoint.h — the lab's one model type: a Llama-architecture checkpoint read from a
  * llama2.c `.bin` or a GGUF file (checkpoint_gguf.c), validated, written (llama2.c format) or
- * generated synthetically; and llama2.c tokenizers (`tokenizer.bin`).
+ * generated synthetically. The tokenizer (`tokenizer.bin`, GGUF vocabularies) is tokenizer.h.
  *
  * Every tensor is held as fp32 values in llama2.c's order below. A GGUF checkpoint also keeps
  * the mapped file (`gguf`): its tensors in the types they are stored in (Q4_1, Q8_0, ...), for
@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "gguf.h"
+#include "tokenizer.h" /* a checkpoint comes with its tokenizer: one include gives both */
 
 #define DRIFT_CKPT_MAX_FLOATS ((size_t)1 << 34) /* 64 GiB of fp32: anything larger is a lie */
 #define DRIFT_LLM_ERR_MAX 256
@@ -89,32 +90,5 @@ int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg
 void drift_checkpoint_free(drift_checkpoint_t *ck);
 /* Point ck's tensor pointers into ck->data (nfloats values, in the order above). */
 void drift_checkpoint_map_tensors(drift_checkpoint_t *ck);
-
-/* ---- tokenizer.bin ---------------------------------------------------------------------
- * int32 max_token_length, then per token: float score, int32 len, len bytes (no NUL).
- * Pieces "<0xXX>" are raw bytes; decoding drops the leading space of the piece after BOS,
- * as run.c does. Encoding is run.c's: a dummy-prefix space, UTF-8 code points looked up
- * whole (byte fallback: byte + 3), then greedy merges of the adjacent pair whose merged
- * piece has the highest score. */
-#define DRIFT_TOKEN_LENGTH_MAX 65536 /* the largest max_token_length a tokenizer header may state */
-typedef struct {
-    int vocab_size;
-    int max_token_length;
-    char **pieces;
-    float *scores;
-    int *sorted; /* token ids sorted by piece, for lookup */
-} drift_tokenizer_t;
-
-int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize);
-/* The same from bytes in memory (the reader and the fuzz target share it); `path` only names the
- * data in messages. */
-int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                          char *err, size_t errsize);
-void drift_tokenizer_free(drift_tokenizer_t *t);
-/* The text of token `tok` following `prev` (a pointer into t or into a static byte table). */
-const char *drift_tokenizer_decode(const drift_tokenizer_t *t, int prev, int tok);
-/* Encode text into ids (BOS = 1 first when bos), at most cap ids; the count in *n.
- * 0, DRIFT_EINVAL (a character the vocabulary cannot express) or DRIFT_ERANGE (cap). */
-int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n);
 
 #endif
