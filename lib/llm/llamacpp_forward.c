@@ -21,10 +21,11 @@
  * model (only the last token has an output here, as in llama.cpp's default).
  *
  * Flash attention: ggml takes the one_chunk path when the chunk has fewer than 64 queries
- * (GGML_FA_TILE_Q) and the KV view is shorter than 512 cells or has more than one query; a
- * chunk of 64 or more queries takes the tiled path (ggml_compute_forward_flash_attn_ext_tiled),
- * and a single query over a KV view of 512 or more cells (positions beyond 256) the split-KV
- * path — both refused here with DRIFT_EUNSUPPORTED until they are twinned. */
+ * (GGML_FA_TILE_Q) and, for a single query, the KV view (n_kv: the used cells padded to 256,
+ * at most n_ctx) is shorter than 512 cells; a chunk of 64 or more queries takes the tiled path
+ * (ggml_compute_forward_flash_attn_ext_tiled); both are twinned. A single query over a KV view
+ * of 512 or more cells (a position at or beyond 256 with n_ctx >= 512) takes the split-KV path
+ * with its partials reduction, not twinned: the step refuses it with DRIFT_EUNSUPPORTED. */
 #include "llamacpp_forward.h"
 
 #include <math.h>
@@ -313,7 +314,7 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
     }
     /* the paths of flash attention this twin does not model (see the top of the file) */
     const int n_kv_view = (pos + ntok <= 256) ? 256 : ((pos + ntok + 255) / 256) * 256;
-    if (ntok >= 64 || (ntok == 1 && (n_kv_view < e->n_ctx ? n_kv_view : e->n_ctx) >= 512)) {
+    if (ntok == 1 && (n_kv_view < e->n_ctx ? n_kv_view : e->n_ctx) >= 512) {
         return DRIFT_EUNSUPPORTED;
     }
     const int D = e->dim, H = e->head, kvw = e->n_head_kv * H, grp = e->n_head / e->n_head_kv;
@@ -349,8 +350,15 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
             }
             for (int hd = 0; hd < e->n_head; hd++) {
                 const int hk = hd / grp;
-                drift_ggml_flash_attn_row(e->att + (size_t)t * D + hd * H, e->q + (size_t)t * D + hd * H, kc + hk * H,
-                                          vc + hk * H, (size_t)kvw, (size_t)H, e->kv_idx, (size_t)n_keys, kq_scale);
+                float *o = e->att + (size_t)t * D + hd * H;
+                const float *qr = e->q + (size_t)t * D + hd * H;
+                if (ntok >= 64) { /* GGML_FA_TILE_Q queries or more: the tiled path */
+                    drift_ggml_flash_attn_tiled_row(o, qr, kc + hk * H, vc + hk * H, (size_t)kvw, (size_t)H,
+                                                    (size_t)n_keys, kq_scale);
+                } else {
+                    drift_ggml_flash_attn_row(o, qr, kc + hk * H, vc + hk * H, (size_t)kvw, (size_t)H, e->kv_idx,
+                                              (size_t)n_keys, kq_scale);
+                }
             }
         }
         for (int t = 0; t < ntok; t++) {

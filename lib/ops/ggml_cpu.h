@@ -83,6 +83,12 @@ void drift_ggml_swiglu(float *y, const float *x, const float *g, size_t n);
 void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v,
                                size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
 
+/* Flash attention, the tiled path (ggml_compute_forward_flash_attn_ext_tiled, taken when a
+ * call has 64 or more queries), one query row of one head: the keys admitted are cells
+ * 0 .. n_keys-1 (a causal mask), K and V as above. */
+void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                     size_t d, size_t n_keys, float scale);
+
 #ifdef __cplusplus
 }
 #endif

@@ -145,9 +145,6 @@ static int check_dots(void) {
         s2 = drift_ggml_vec_dot_f16(64, hx, hy);
         badf += !same(s1, s2);
         n++;
-        if (rec && t < 8) {
-            fprintf(rec, "vec_dot_q4_1_q8_1 n=%d result=%a\n", n_el, (double)s1);
-        }
     }
     return report("vec_dot_q4_1_q8_1", n, bad41) | report("vec_dot_q8_0_q8_0", n, bad80) |
            report("vec_dot_f16 (64)", n, badf);
@@ -212,11 +209,11 @@ static int check_graph_ops(void) {
 
 /* flash_attn_ext, f16 K and V, causal mask over a KV cache of nkv cells of which the first
  * p0 + T are filled; T queries at positions p0 .. p0+T-1 (T < 64: the one_chunk path). */
-static int check_fattn(void) {
+static int check_fattn(int tiled) {
     long bad = 0, n = 0;
-    for (int t = 0; t < 60; t++) {
+    for (int t = 0; t < 30; t++) {
         struct ggml_context *ctx = new_ctx();
-        const int T = 1 + (int)(rnd() % 63), p0 = (int)(rnd() % 150), nkv = 256;
+        const int T = tiled ? 64 + (int)(rnd() % 100) : 1 + (int)(rnd() % 63), p0 = (int)(rnd() % 90), nkv = 256;
         struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, T, 9);
         struct ggml_tensor *k = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, nkv, 3);
         struct ggml_tensor *v = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, nkv, 3);
@@ -240,8 +237,12 @@ static int check_fattn(void) {
             for (int h = 0; h < 9; h++) {
                 const uint16_t *kh = (uint16_t *)k->data + (size_t)64 * nkv * (h / 3);
                 const uint16_t *vh = (uint16_t *)v->data + (size_t)64 * nkv * (h / 3);
-                drift_ggml_flash_attn_row(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx,
-                                          (size_t)(p0 + r + 1), 0.125f);
+                if (tiled)
+                    drift_ggml_flash_attn_tiled_row(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64,
+                                                    (size_t)(p0 + r + 1), 0.125f);
+                else
+                    drift_ggml_flash_attn_row(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx,
+                                              (size_t)(p0 + r + 1), 0.125f);
                 const float *g = (float *)o->data + 64 * (h + 9 * r);
                 for (int i = 0; i < 64; i++) bad += !same(out[i], g[i]);
             }
@@ -249,7 +250,7 @@ static int check_fattn(void) {
         n++;
         ggml_free(ctx);
     }
-    return report("flash_attn_ext one_chunk", n, bad);
+    return report(tiled ? "flash_attn_ext tiled" : "flash_attn_ext one_chunk", n, bad);
 }
 
 /* mul_mat of a Q4_1 matrix [K, M] by f32 activations [K, T]: the activations are quantized to
@@ -281,6 +282,98 @@ static int check_mul_mat(void) {
     return report("mul_mat q4_1 x f32", n, bad);
 }
 
+/* The record (--write): ggml's outputs on inputs a test can rebuild without ggml, written as C99
+ * hex floats. The inputs are small rationals from integer formulas (no libm), so the record
+ * holds on any machine; the outputs are ggml's, an independent witness of each twin. */
+static float rat(int a, int m, int den) { return (float)(a % m - m / 2) / (float)den; }
+
+static void write_record(FILE *f) {
+    fprintf(f, "# ggml_cpu record: outputs of ggml-cpu (llama.cpp AVX2 build) on rebuildable inputs\n");
+    fprintf(f, "# written by tools/peers/ggml_twin_check.c --write; see tests/test_ggml_cpu.c\n");
+    struct ggml_context *ctx = new_ctx();
+    /* swiglu over 24 lanes: x_i = rat(37 i + 5, 61, 4) (includes large negatives), g_i = rat(11 i + 3, 17, 8) */
+    struct ggml_tensor *ga = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 24), *ua = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 24);
+    for (int i = 0; i < 24; i++) {
+        ((float *)ga->data)[i] = rat(37 * i + 5, 61, 4) * (i == 7 ? 16.0f : 1.0f);
+        ((float *)ua->data)[i] = rat(11 * i + 3, 17, 8);
+    }
+    struct ggml_tensor *gl = ggml_swiglu_split(ctx, ga, ua);
+    /* rope: one head of 64, x_i = rat(13 i + 1, 23, 4), positions 7 and 300 */
+    struct ggml_tensor *xq = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 1, 2), *pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
+    for (int i = 0; i < 128; i++) ((float *)xq->data)[i] = rat(13 * (i % 64) + 1, 23, 4);
+    ((int32_t *)pos->data)[0] = 7;
+    ((int32_t *)pos->data)[1] = 300;
+    struct ggml_tensor *ro = ggml_rope_ext(ctx, xq, pos, NULL, 64, 0, 8192, 100000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    /* rms_norm * w over 64: x_i = rat(29 i + 3, 31, 2), w_i = rat(7 i + 2, 13, 4) */
+    struct ggml_tensor *xa = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64), *wa = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    for (int i = 0; i < 64; i++) {
+        ((float *)xa->data)[i] = rat(29 * i + 3, 31, 2);
+        ((float *)wa->data)[i] = rat(7 * i + 2, 13, 4);
+    }
+    struct ggml_tensor *rn = ggml_mul(ctx, ggml_rms_norm(ctx, xa, 1e-5f), wa);
+    /* flash attention: 1 kv head, 3 q heads, 64 dims, 256 cells; T queries at p0 .. p0+T-1;
+     * q = rat(5 i + 7 r + 11 h, 19, 4), k = fp16(rat(3 d + 17 c, 23, 8)), v = fp16(rat(7 d + 5 c, 29, 16)) */
+    struct ggml_tensor *fo[2];
+    const int fT[2] = {5, 70}, fp0[2] = {60, 3};
+    for (int w = 0; w < 2; w++) {
+        const int T = fT[w], p0 = fp0[w];
+        struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, T, 3);
+        struct ggml_tensor *k = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, 256, 1);
+        struct ggml_tensor *v = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, 256, 1);
+        struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 256, T);
+        for (int h = 0; h < 3; h++)
+            for (int r = 0; r < T; r++)
+                for (int i = 0; i < 64; i++) ((float *)q->data)[i + 64 * (r + T * h)] = rat(5 * i + 7 * r + 11 * h, 19, 4);
+        for (int c = 0; c < 256; c++)
+            for (int d = 0; d < 64; d++) {
+                ((uint16_t *)k->data)[64 * c + d] = drift_ggml_fp32_to_fp16(rat(3 * d + 17 * c, 23, 8));
+                ((uint16_t *)v->data)[64 * c + d] = drift_ggml_fp32_to_fp16(rat(7 * d + 5 * c, 29, 16));
+            }
+        for (int r = 0; r < T; r++)
+            for (int c = 0; c < 256; c++) ((uint16_t *)m->data)[r * 256 + c] = c <= p0 + r ? 0 : 0xfc00;
+        fo[w] = ggml_flash_attn_ext(ctx, q, k, v, m, 0.125f, 0.0f, 0.0f);
+    }
+    struct ggml_cgraph *gf = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, gl);
+    ggml_build_forward_expand(gf, ro);
+    ggml_build_forward_expand(gf, rn);
+    ggml_build_forward_expand(gf, fo[0]);
+    ggml_build_forward_expand(gf, fo[1]);
+    ggml_graph_compute_with_ctx(ctx, gf, 1);
+    fprintf(f, "swiglu");
+    for (int i = 0; i < 24; i++) fprintf(f, " %a", (double)((float *)gl->data)[i]);
+    fprintf(f, "\nrope7");
+    for (int i = 0; i < 64; i++) fprintf(f, " %a", (double)((float *)ro->data)[i]);
+    fprintf(f, "\nrope300");
+    for (int i = 0; i < 64; i++) fprintf(f, " %a", (double)((float *)ro->data)[64 + i]);
+    fprintf(f, "\nrms_norm_mul");
+    for (int i = 0; i < 64; i++) fprintf(f, " %a", (double)((float *)rn->data)[i]);
+    /* the last query row of head 2 of each call: one_chunk (T 5) and tiled (T 70) */
+    for (int w = 0; w < 2; w++) {
+        fprintf(f, "\nfattn_T%d_p%d", fT[w], fp0[w]);
+        for (int i = 0; i < 64; i++) fprintf(f, " %a", (double)((float *)fo[w]->data)[64 * (2 + 3 * (fT[w] - 1)) + i]);
+    }
+    /* q4_1 x q8_1 over 64: block b, element e: nibble (5 e + 3 b) % 16, d = fp16(rat(...)) */
+    drift_ggml_q4_1_t wq[2];
+    drift_ggml_q8_1_t aq[2];
+    float xr[64];
+    for (int b = 0; b < 2; b++) {
+        wq[b].d = drift_ggml_fp32_to_fp16(0.0123f + 0.01f * (float)b);
+        wq[b].m = drift_ggml_fp32_to_fp16(-0.0456f * (float)(b + 1));
+        for (int j = 0; j < 16; j++) wq[b].qs[j] = (uint8_t)(((5 * j + 3 * b) % 16) | (((7 * j + b) % 16) << 4));
+    }
+    for (int i = 0; i < 64; i++) xr[i] = rat(41 * i + 9, 53, 8);
+    quantize_row_q8_1(xr, aq, 64);
+    float s;
+    ggml_vec_dot_q4_1_q8_1(64, &s, 0, wq, 0, aq, 0, 1);
+    fprintf(f, "\nq8_1_of_x d=%04x s=%04x d=%04x s=%04x", aq[0].d, aq[0].s, aq[1].d, aq[1].s);
+    fprintf(f, "\nq8_1_qs");
+    for (int b = 0; b < 2; b++)
+        for (int j = 0; j < 32; j++) fprintf(f, " %d", aq[b].qs[j]);
+    fprintf(f, "\nvec_dot_q4_1_q8_1 %a\n", (double)s);
+    ggml_free(ctx);
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "--write")) rec = fopen(argv[2], "w");
     ggml_cpu_init(); /* fills the fp16 -> fp32 table GGML_CPU_FP16_TO_FP32 reads */
@@ -289,8 +382,12 @@ int main(int argc, char **argv) {
     fail |= check_quant();
     fail |= check_dots();
     fail |= check_graph_ops();
-    fail |= check_fattn();
+    fail |= check_fattn(0);
+    fail |= check_fattn(1);
     fail |= check_mul_mat();
-    if (rec) fclose(rec);
+    if (rec) {
+        write_record(rec);
+        fclose(rec);
+    }
     return fail;
 }
