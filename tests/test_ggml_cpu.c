@@ -297,3 +297,39 @@ Test(ggml_cpu, record_q8_1_and_q4_1_dot)
     const float mine = drift_ggml_vec_dot_q4_1_q8_1(64, wq, aq);
     cr_expect_eq(fbits(mine), fbits(dot), "ggml %a, twin %a", (double)dot, (double)mine);
 }
+
+/* The AVX2 paths of the two quantized dots against their portable definitions, on random
+ * blocks (an xorshift stream; every value of a nibble, an int8 and a wide range of fp16
+ * scales): the same bits (tolerance 0), or both are the portable code on a CPU without AVX2. */
+Test(ggml_cpu, simd_dots_agree_with_portable_definitions)
+{
+    uint64_t s = 0x243f6a8885a308d3ull;
+#define NEXT() (s ^= s << 13, s ^= s >> 7, s ^= s << 17, (uint32_t)(s >> 11))
+    static drift_ggml_q4_1_t x[48];
+    static drift_ggml_q8_1_t y[48];
+    static drift_ggml_q8_0_t a[48], b[48];
+    int bad = 0;
+    for (int t = 0; t < 2000; t++) {
+        for (int i = 0; i < 48; i++) {
+            x[i].d = (uint16_t)(0x1000 + NEXT() % 0x3800); /* positive normals 2^-11 .. 2^3 */
+            x[i].m = (uint16_t)(0x9000 + NEXT() % 0x3000);
+            y[i].d = (uint16_t)(0x1000 + NEXT() % 0x3800);
+            y[i].s = (uint16_t)(NEXT() % 0x7800);
+            a[i].d = (uint16_t)(NEXT() % 0x7800);
+            b[i].d = (uint16_t)(0x1000 + NEXT() % 0x3800);
+            for (int j = 0; j < 32; j++) {
+                if (j < 16) {
+                    x[i].qs[j] = (uint8_t)NEXT();
+                }
+                y[i].qs[j] = (int8_t)(NEXT() % 255 - 127);
+                a[i].qs[j] = (int8_t)(NEXT() % 256 - 128);
+                b[i].qs[j] = (int8_t)(NEXT() % 255 - 127);
+            }
+        }
+        const size_t n = (t % 2) ? 1536 : 576;
+        bad += fbits(drift_ggml_vec_dot_q4_1_q8_1(n, x, y)) != fbits(drift_ggml_vec_dot_q4_1_q8_1_ref(n, x, y));
+        bad += fbits(drift_ggml_vec_dot_q8_0_q8_0(n, a, b)) != fbits(drift_ggml_vec_dot_q8_0_q8_0_ref(n, a, b));
+    }
+#undef NEXT
+    cr_expect_eq(bad, 0, "%d of 4000 dots differ between the AVX2 and the portable code", bad);
+}

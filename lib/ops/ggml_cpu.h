@@ -53,9 +53,13 @@ void drift_ggml_quantize_row_q8_1(drift_ggml_q8_1_t *y, const float *x, size_t k
 /* The 8-lane horizontal sum hsum_float_8: ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)). */
 float drift_ggml_hsum8(const float a[8]);
 
-/* Dot products of one row (n a multiple of 32; blocks as above). */
+/* Dot products of one row (n a multiple of 32; blocks as above). The _ref functions are the
+ * portable definitions; the others give the same bits, with AVX2 intrinsics when the CPU has
+ * AVX2 and FMA (chosen at run time), else by calling _ref. */
 float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y);
 float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y);
+float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y);
+float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y);
 /* ggml_vec_dot_f16 (fp16 x fp16, four 8-lane fp32 accumulators, then one double). */
 float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y);
 

@@ -19,7 +19,7 @@ float drift_ggml_hsum8(const float a[8]) {
  * converted to float (exact) and acc[k] = fma(d_x*d_y, lane, acc[k]). The min term
  * summs += m * s is contracted by GCC into a scalar vfmadd231ss (seen in the disassembly).
  * Result: hsum8(acc) + summs. */
-float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
     float acc[8] = {0};
     float summs = 0.0f;
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
@@ -42,7 +42,7 @@ float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const d
 /* ggml-cpu/arch/x86/quants.c: ggml_vec_dot_q8_0_q8_0 (AVX2 branch): mul_sum_i8_pairs_float
  * (sign trick, maddubs, madd) gives the int32 lane k = sum of elements 4k..4k+3 (exact: a
  * pair is at most 2*128*127 < 2^15), acc[k] = fma(d_x*d_y, lane, acc[k]); result hsum8. */
-float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
     float acc[8] = {0};
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
         const float d = drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d);
@@ -55,6 +55,79 @@ float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const d
         }
     }
     return drift_ggml_hsum8(acc);
+}
+
+/* The same two dots with AVX2 + FMA intrinsics, for speed where the CPU has them: the very
+ * instructions of the ggml kernels above (vpmaddubsw, vpmaddwd, vcvtdq2ps, vfmadd231ps, the
+ * hsum), so the bits are those of the portable definitions (test_ggml_cpu checks that they
+ * agree). Chosen once, at the first call, from __builtin_cpu_supports. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define DRIFT_AVX2 __attribute__((target("avx2,fma")))
+
+DRIFT_AVX2 static float hsum8_avx(__m256 v) {
+    __m128 r = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
+
+DRIFT_AVX2 static float dot_q4_1_avx2(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+    __m256 acc = _mm256_setzero_ps();
+    float summs = 0.0f;
+    const __m256i low = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
+    for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
+        summs = fmaf(drift_ggml_fp16_to_fp32(x[ib].m), drift_ggml_fp16_to_fp32(y[ib].s), summs);
+        const __m256 dd = _mm256_set1_ps(drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d));
+        const __m128i raw = _mm_loadu_si128((const __m128i *)x[ib].qs);
+        const __m256i qx = _mm256_and_si256(low, _mm256_insertf128_si256(_mm256_castsi128_si256(raw), _mm_srli_epi16(raw, 4), 1));
+        const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
+        const __m256 xy = _mm256_cvtepi32_ps(_mm256_madd_epi16(ones, _mm256_maddubs_epi16(qx, qy)));
+        acc = _mm256_fmadd_ps(dd, xy, acc);
+    }
+    return hsum8_avx(acc) + summs;
+}
+
+DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+    __m256 acc = _mm256_setzero_ps();
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
+        const __m256 dd = _mm256_set1_ps(drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d));
+        const __m256i qx = _mm256_loadu_si256((const __m256i *)x[ib].qs);
+        const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
+        const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));
+        acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(_mm256_madd_epi16(ones, p)), acc);
+    }
+    return hsum8_avx(acc);
+}
+
+static int have_avx2(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return cached;
+}
+#endif
+
+float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) {
+        return dot_q4_1_avx2(n, x, y);
+    }
+#endif
+    return drift_ggml_vec_dot_q4_1_q8_1_ref(n, x, y);
+}
+
+float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) {
+        return dot_q8_0_avx2(n, x, y);
+    }
+#endif
+    return drift_ggml_vec_dot_q8_0_q8_0_ref(n, x, y);
 }
 
 /* ggml-cpu/vec.cpp: ggml_vec_dot_f16, generic GGML_SIMD branch with the AVX mappings of
