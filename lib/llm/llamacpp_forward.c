@@ -24,8 +24,14 @@
  * (GGML_FA_TILE_Q) and, for a single query, the KV view (n_kv: the used cells padded to 256,
  * at most n_ctx) is shorter than 512 cells; a chunk of 64 or more queries takes the tiled path
  * (ggml_compute_forward_flash_attn_ext_tiled); both are twinned. A single query over a KV view
- * of 512 or more cells (a position at or beyond 256 with n_ctx >= 512) takes the split-KV path
- * with its partials reduction, not twinned: the step refuses it with DRIFT_EUNSUPPORTED. */
+ * of 512 or more cells (a position at or beyond 256 with n_ctx >= 512) takes the split-KV path:
+ * the KV range cut into n_threads chunks, each run as one_chunk into partials (M, S, VKQ), then
+ * ggml_flash_attn_ext_reduce_partials. With one thread (the witness's setting, and the only one
+ * this twin models) there is one chunk, and the reduction gives back that chunk's result
+ * exactly (M_new = M, scale_old = expf(-inf) = 0, scale_new = expf(0) = 1, so VKQ and S pass
+ * unchanged, then the same 1/S scaling): the one_chunk twin is the split path's twin too
+ * (checked against ggml by tools/peers/ggml_twin_check.c). With several threads llama.cpp's
+ * result depends on the thread count there; nowhere else in this graph does it. */
 #include "llamacpp_forward.h"
 
 #include <math.h>
@@ -311,11 +317,6 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
         if (tokens[t] < 0 || tokens[t] >= e->n_vocab) {
             return DRIFT_EINVAL;
         }
-    }
-    /* the paths of flash attention this twin does not model (see the top of the file) */
-    const int n_kv_view = (pos + ntok <= 256) ? 256 : ((pos + ntok + 255) / 256) * 256;
-    if (ntok == 1 && (n_kv_view < e->n_ctx ? n_kv_view : e->n_ctx) >= 512) {
-        return DRIFT_EUNSUPPORTED;
     }
     const int D = e->dim, H = e->head, kvw = e->n_head_kv * H, grp = e->n_head / e->n_head_kv;
     const float kq_scale = 1.0f / sqrtf((float)H);

@@ -41,9 +41,9 @@ int drift_llamacpp_n_ctx(const drift_llamacpp_t *e);
 
 /* Decode tokens[0 .. ntok) at positions pos .. pos+ntok-1; logits (n_vocab floats) after the
  * last one. 0, or DRIFT_EINVAL (pos not the number of tokens decoded so far, ntok < 1,
- * pos + ntok > n_ctx, a token id out of range), or DRIFT_EUNSUPPORTED (a single token whose
- * KV view reaches 512 cells: llama.cpp's split-KV attention path, not twinned; with
- * n_ctx 512 that is any position >= 256). */
+ * pos + ntok > n_ctx, a token id out of range). The twin is of llama.cpp at n_threads = 1
+ * (the witness's setting); only the split-KV attention of a single token at a position >= 256
+ * would change with more threads. */
 int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *tokens, int ntok);
 
 /* Forget the cache (a fresh context, as the witness uses per prompt). */

@@ -213,7 +213,9 @@ static int check_fattn(int tiled) {
     long bad = 0, n = 0;
     for (int t = 0; t < 30; t++) {
         struct ggml_context *ctx = new_ctx();
-        const int T = tiled ? 64 + (int)(rnd() % 100) : 1 + (int)(rnd() % 63), p0 = (int)(rnd() % 90), nkv = 256;
+        /* tiled 0: one_chunk; 1: tiled (64+ queries); 2: one query over 512 cells (split-KV) */
+        const int T = tiled == 1 ? 64 + (int)(rnd() % 100) : tiled == 2 ? 1 : 1 + (int)(rnd() % 63);
+        const int p0 = tiled == 2 ? 250 + (int)(rnd() % 260) : (int)(rnd() % 90), nkv = tiled == 2 ? 512 : 256;
         struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, T, 9);
         struct ggml_tensor *k = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, nkv, 3);
         struct ggml_tensor *v = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, nkv, 3);
@@ -230,14 +232,14 @@ static int check_fattn(int tiled) {
                 struct ggml_cgraph *gf = ggml_new_graph(ctx);
         ggml_build_forward_expand(gf, o);
         ggml_graph_compute_with_ctx(ctx, gf, 1);
-        int idx[512];
+        int idx[1024];
         float out[64];
         for (int r = 0; r < T; r++) {
             for (int c = 0; c <= p0 + r; c++) idx[c] = c;
             for (int h = 0; h < 9; h++) {
                 const uint16_t *kh = (uint16_t *)k->data + (size_t)64 * nkv * (h / 3);
                 const uint16_t *vh = (uint16_t *)v->data + (size_t)64 * nkv * (h / 3);
-                if (tiled)
+                if (tiled == 1)
                     drift_ggml_flash_attn_tiled_row(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64,
                                                     (size_t)(p0 + r + 1), 0.125f);
                 else
@@ -250,7 +252,7 @@ static int check_fattn(int tiled) {
         n++;
         ggml_free(ctx);
     }
-    return report(tiled ? "flash_attn_ext tiled" : "flash_attn_ext one_chunk", n, bad);
+    return report(tiled == 1 ? "flash_attn_ext tiled" : tiled == 2 ? "flash_attn_ext split-KV (1 thr)" : "flash_attn_ext one_chunk", n, bad);
 }
 
 /* mul_mat of a Q4_1 matrix [K, M] by f32 activations [K, T]: the activations are quantized to
@@ -384,6 +386,7 @@ int main(int argc, char **argv) {
     fail |= check_graph_ops();
     fail |= check_fattn(0);
     fail |= check_fattn(1);
+    fail |= check_fattn(2);
     fail |= check_mul_mat();
     if (rec) {
         write_record(rec);
