@@ -4,8 +4,9 @@
  *
  * Every tensor is held as fp32 values in llama2.c's order below. A GGUF checkpoint also keeps
  * the mapped file (`gguf`): its tensors in the types they are stored in (Q4_1, Q8_0, ...), for
- * recipes that compute on the stored blocks as an engine does. Dequantizing a GGML type to
- * fp32 is exact (ggml_quant.h), so the fp32 tensors are the stored values, not approximations.
+ * recipes that compute on the stored blocks as an engine does. The fp32 tensors are the values
+ * ggml's own dequantization gives (ggml_quant.h: exact for most types; for the types with a
+ * min, such as Q4_1, one fp32 rounding of d*q + m, as ggml computes it).
  *
  * Checkpoint format (llama2.c, run.c): a header of seven little-endian int32
  *   dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len

@@ -13,6 +13,7 @@
 #include "why.h"
 #include "exact.h"
 #include "gemm.h"
+#include "llamacpp_forward.h"
 #include "philox.h"
 #include "tc_model.h"
 
@@ -109,6 +110,18 @@ void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r)
     for (int i = 0; i < DRIFT_NOPS; i++) nx->mm[i] = *r;
 }
 
+int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec)
+{
+    if (!nx || !spec) return DRIFT_EINVAL;
+    if (!strcmp(spec, "llamacpp-cpu")) return nx->engine = DRIFT_ENGINE_LLAMACPP_CPU, 0;
+    drift_recipe_t r;
+    int rc = drift_model_recipe_parse(&r, spec);
+    if (rc) return rc;
+    drift_numerics_set_mm(nx, &r);
+    nx->engine = DRIFT_ENGINE_LAB;
+    return 0;
+}
+
 static int elementwise_format(drift_format_t f)
 {
     return f == DRIFT_FP32 || f == DRIFT_TF32 || f == DRIFT_BF16 || f == DRIFT_FP16;
@@ -117,7 +130,10 @@ static int elementwise_format(drift_format_t f)
 int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize)
 {
     if (!nx || !c) return drift_why(err, errsize, DRIFT_EINVAL, "no numerics");
-    if (nx->exact) return 0;
+    if ((unsigned)nx->engine >= DRIFT_NENGINES) return drift_why(err, errsize, DRIFT_EINVAL, "engine: unknown");
+    if (nx->exact && nx->engine != DRIFT_ENGINE_LAB)
+        return drift_why(err, errsize, DRIFT_EINVAL, "recipe: the exact reference is the lab's engine, not llamacpp-cpu");
+    if (nx->exact || nx->engine == DRIFT_ENGINE_LLAMACPP_CPU) return 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
         const drift_recipe_t *r = &nx->mm[i];
         char why[DRIFT_LLM_ERR_MAX];
@@ -157,6 +173,9 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
 int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
 {
     if (nx->exact) return snprintf(buf, size, "exact (fp64, exactly rounded dot products and sums)");
+    if (nx->engine == DRIFT_ENGINE_LLAMACPP_CPU)
+        return snprintf(buf, size, "llamacpp-cpu (llama.cpp's CPU backend, AVX2 build, 1 thread: stored weights, q8 activations, "
+                                   "fp16 KV cache, flash attention)");
     size_t at = 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
         char r[DRIFT_RECIPE_SPEC_MAX];
@@ -298,6 +317,9 @@ struct drift_model {
     double *att;
     drift_trace_fn trace;
     void *trace_ctx;
+    drift_llamacpp_t **eng; /* llamacpp-cpu: one engine per slot (NULL otherwise) */
+    int *eng_len;           /* tokens each slot's engine holds */
+    float *eng_logits;
 };
 
 /* Round to the elementwise format (fp32 compute, stored in act). */
@@ -373,6 +395,44 @@ static int grow_scratch(drift_model_t *m, size_t M)
     return 0;
 }
 
+/* llamacpp-cpu: an engine per slot over the checkpoint's GGUF tensors. */
+static int engine_create(drift_model_t *m, char *err, size_t errsize)
+{
+    if (!m->ck->gguf)
+        return drift_why(err, errsize, DRIFT_EUNSUPPORTED, "recipe llamacpp-cpu: needs a GGUF checkpoint (its stored tensors)");
+    m->P = 1;
+    m->cap = (size_t)m->c.seq_len;
+    m->eng = calloc((size_t)m->nslots, sizeof *m->eng);
+    m->eng_len = calloc((size_t)m->nslots, sizeof *m->eng_len);
+    m->eng_logits = malloc((size_t)m->c.vocab_size * sizeof(float));
+    if (!m->eng || !m->eng_len || !m->eng_logits) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
+    for (int s = 0; s < m->nslots; s++) {
+        int rc = drift_llamacpp_create(&m->eng[s], m->ck->gguf, m->c.seq_len, err, errsize);
+        if (rc) return rc;
+    }
+    if (drift_llamacpp_n_vocab(m->eng[0]) != m->c.vocab_size)
+        return drift_why(err, errsize, DRIFT_EINVAL, "recipe llamacpp-cpu: vocabulary %d, the checkpoint's %d",
+                         drift_llamacpp_n_vocab(m->eng[0]), m->c.vocab_size);
+    return 0;
+}
+
+/* llamacpp-cpu: each sequence's tokens through its slot's engine (a slot restarted at 0 gets a
+ * fresh context; resuming elsewhere than where it stopped is not modelled). */
+static int engine_step(drift_model_t *m, double *logits, const drift_seq_step_t *seqs, int nseq)
+{
+    for (int s = 0; s < nseq; s++) {
+        const drift_seq_step_t *q = &seqs[s];
+        if (q->pos == 0) drift_llamacpp_reset(m->eng[q->slot]), m->eng_len[q->slot] = 0;
+        if (q->pos != m->eng_len[q->slot]) return DRIFT_EUNSUPPORTED;
+        int rc = drift_llamacpp_step(m->eng[q->slot], m->eng_logits, q->pos, q->tokens, q->ntok);
+        if (rc) return rc;
+        m->eng_len[q->slot] += q->ntok;
+        for (size_t v = 0; v < (size_t)m->c.vocab_size; v++)
+            logits[(size_t)s * (size_t)m->c.vocab_size + v] = (double)m->eng_logits[v];
+    }
+    return 0;
+}
+
 int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
                        char *err, size_t errsize)
 {
@@ -384,6 +444,12 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     drift_model_t *m = calloc(1, sizeof *m);
     if (!m) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
     m->ck = ck, m->c = ck->cfg, m->nx = *nx, m->nslots = nslots;
+    if (nx->engine == DRIFT_ENGINE_LLAMACPP_CPU) {
+        rc = engine_create(m, err, errsize);
+        if (rc) drift_model_free(m);
+        else *out = m;
+        return rc;
+    }
     m->P = nx->exact ? 1 : nx->tp;
     const drift_llm_config_t *c = &m->c;
     size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
@@ -459,6 +525,9 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
 void drift_model_free(drift_model_t *m)
 {
     if (!m) return;
+    if (m->eng)
+        for (int s = 0; s < m->nslots; s++) drift_llamacpp_free(m->eng[s]);
+    free(m->eng), free(m->eng_len), free(m->eng_logits);
     size_t n = (size_t)m->c.n_layers * NW * (size_t)m->P;
     if (m->w)
         for (size_t i = 0; i < n; i++) free(m->w[i].B), free(m->w[i].Bf);
@@ -678,6 +747,7 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
         M += (size_t)q->ntok;
     }
     if ((m->vrows && m->vrows < M) || (m->vnseq && m->vnseq < nseq)) return DRIFT_EINVAL;
+    if (m->eng) return engine_step(m, logits, seqs, nseq);
     size_t Mv = m->vrows ? m->vrows : M;
     int nseqv = m->vnseq ? m->vnseq : nseq;
     /* a slot's cache holds positions 0 .. pos-1: cut back what a restarted sequence left */

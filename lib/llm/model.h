@@ -94,8 +94,15 @@ int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P,
 
 #define DRIFT_TP_MAX 64
 
+/* Which engine computes the forward pass. The lab's decoder follows every field below;
+ * llamacpp-cpu is llama.cpp's CPU backend bit for bit (llamacpp_forward.h: a GGUF model's
+ * stored Q4_1/Q8_0 weights with activations quantized as ggml does, fp16 KV cache, flash
+ * attention; each sequence decoded alone, as its own llama_decode calls), and ignores them. */
+typedef enum { DRIFT_ENGINE_LAB = 0, DRIFT_ENGINE_LLAMACPP_CPU, DRIFT_NENGINES } drift_engine_t;
+
 typedef struct {
     int exact;                       /* 1: the fp64 exact reference (see above) */
+    drift_engine_t engine;           /* DRIFT_ENGINE_LAB */
     drift_recipe_t mm[DRIFT_NOPS];     /* seq or tc:ARCH orders */
     drift_format_t weights;          /* storage format of the weights (default fp32) */
     drift_format_t act;              /* residual stream and elementwise results (fp32) */
@@ -116,6 +123,9 @@ drift_numerics_t drift_numerics_fp32(void);
 drift_numerics_t drift_numerics_exact(void);
 /* Set all five matmul recipes at once. */
 void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r);
+/* A whole-model recipe: "llamacpp-cpu" (the engine), or a matmul recipe for all five groups
+ * (drift_model_recipe_parse). 0, DRIFT_EINVAL or DRIFT_EUNSUPPORTED. */
+int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec);
 /* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the
  * reason (option-like names: "tp", "min-slice", ...) in err. */
 int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize);
