@@ -294,11 +294,13 @@ static void deq_q6_K(float *y, const uint8_t *b, size_t nb)
         const int8_t *sc = (const int8_t *)(b + 192);
         for (int h = 0; h < 2; h++, ql += 64, qh += 32, sc += 8, y += 128)
             for (int g = 0; g < 4; g++)
-                for (int l = 0; l < 32; l++) {
-                    int lo = (ql[32 * (g & 1) + l] >> (4 * (g >> 1))) & 0xf;
-                    int v = (lo | ((qh[l] >> (2 * g)) & 3) << 4) - 32;
-                    float dl = d * (float)sc[2 * g + l / 16];
-                    y[32 * g + l] = dl * (float)v;
+                for (int half = 0; half < 2; half++) {
+                    float dl = d * (float)sc[2 * g + half];
+                    for (int l = 16 * half; l < 16 * half + 16; l++) {
+                        int lo = (ql[32 * (g & 1) + l] >> (4 * (g >> 1))) & 0xf;
+                        int v = (lo | ((qh[l] >> (2 * g)) & 3) << 4) - 32;
+                        y[32 * g + l] = dl * (float)v;
+                    }
                 }
     }
 }
