@@ -461,8 +461,8 @@ static void k4_fields(int *sc, int *mn, const uint8_t *s, int j)
 
 /* r = element e of block b of type t, exactly: the type's formula on its fields (the
  * formulas of ggml-quants.c, written per element). Precision 128 is exact for all: the
- * products have at most 24 + 8 + 6 bits and the sums span at most 2^22 down to 2^-24 (fp16
- * scales) or the products of one fp32 (q8_K). */
+ * products have at most 24 + 8 + 6 bits and the sums span at most 2^28 down to 2^-24 (fp16
+ * scales: 52 bits) or are the products of one fp32 (q8_K). */
 static void mp_elem(mpfr_t r, uint32_t t, const uint8_t *b, int e)
 {
     mpfr_t d, m, p;
