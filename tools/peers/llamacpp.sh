@@ -16,7 +16,8 @@
 #   DRIFT_PEERS_SDIST  an already downloaded llama_cpp_python-0.3.36.tar.gz (else pip downloads it)
 #   DRIFT_PEERS_JOBS   parallel compile jobs (default 2); CC, CXX as usual
 # Exit status: 0 built; 2 bad option, sdist not obtainable or not the expected file; 1 build failure.
-# Output: $DRIFT_PEERS_BUILD/llamacpp-<variant>/bin/{drift-llama-witness,llama-tokenize}
+# Output: $DRIFT_PEERS_BUILD/llamacpp-<variant>/bin/drift-llama-witness (and llama-tokenize for avx2);
+#   the script prints their paths on stdout.
 set -euo pipefail
 
 readonly PKG=llama-cpp-python
@@ -96,8 +97,12 @@ else
 fi
 echo "$me: configuring $bdir" >&2
 cmake -S "$llama" -B "$bdir" "${opts[@]}" >"$bdir.configure.log" 2>&1 || die "cmake configure failed (see $bdir.configure.log)"
-echo "$me: building llama.cpp ($variant, -j$jobs; the first build takes a while)" >&2
-cmake --build "$bdir" -j "$jobs" --target llama ggml llama-tokenize >"$bdir.build.log" 2>&1 || die "llama.cpp build failed (see $bdir.build.log)"
+# llama-tokenize (which needs llama.cpp's large common library) only in the avx2 build: the
+# tokenizer is scalar code, so a second copy would say nothing new.
+targets=(llama ggml)
+[[ $variant == avx2 ]] && targets+=(llama-tokenize)
+echo "$me: building llama.cpp ($variant: ${targets[*]}, -j$jobs; the first build takes a while)" >&2
+cmake --build "$bdir" -j "$jobs" --target "${targets[@]}" >"$bdir.build.log" 2>&1 || die "llama.cpp build failed (see $bdir.build.log)"
 
 # 4. What the build really used, for the records' headers: from compile_commands.json and the cache.
 gen=$bdir/witness
@@ -174,4 +179,5 @@ done
 
 echo "$me: built ($variant, llama.cpp $commit)" >&2
 echo "$bdir/bin/drift-llama-witness"
-echo "$bdir/bin/llama-tokenize"
+[[ $variant == avx2 ]] && echo "$bdir/bin/llama-tokenize"
+exit 0

@@ -254,6 +254,7 @@ static int run_tokenize(const options *o) {
     witness_string *s;
     int n;
     if (witness_read_strings(&s, &n, o->tokenize, err, sizeof err) != 0) die(2, "%s", err);
+    if (n == 0) die(2, "%s: expected at least one string, found none", o->tokenize);
     witness_sha256_file(o->model, model_sha);
     witness_sha256_file(o->tokenize, in_sha);
     struct llama_model *model = load_model(o->model, 1);
@@ -265,13 +266,14 @@ static int run_tokenize(const options *o) {
     write_provenance(f, o, model_sha, o->tokenize, in_sha);
     fprintf(f, "# n_vocab: %d\n", llama_vocab_n_tokens(vocab));
     fprintf(f, "# columns: text = the string, escaped: \\n newline, \\t tab, \\r carriage return, \\\\ backslash,\n");
-    fprintf(f, "#   \\xHH any other control byte; all else literal UTF-8, leading/trailing/repeated spaces included;\n");
+    fprintf(f, "#   \\xHH any other control byte, invalid UTF-8 byte or a leading '#'; all else literal UTF-8,\n");
+    fprintf(f, "#   leading/trailing/repeated spaces included;\n");
     fprintf(f, "#   n_tokens = number of ids; ids = the token ids, space-separated\n");
     fprintf(f, "text\tn_tokens\tids\n");
     for (int i = 0; i < n; i++) {
         llama_token *ids;
         int k = tokenize(vocab, s[i].text, s[i].len, &ids);
-        witness_escape(f, s[i].text, s[i].len);
+        witness_escape_field(f, s[i].text, s[i].len);
         fprintf(f, "\t%d\t", k);
         for (int j = 0; j < k; j++) fprintf(f, j ? " %d" : "%d", ids[j]);
         fputc('\n', f);

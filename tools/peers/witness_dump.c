@@ -20,7 +20,7 @@ int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err
                  sizeof d->dir - 64, strlen(dir));
         return -1;
     }
-    snprintf(d->dir, sizeof d->dir, "%s", dir);
+    memcpy(d->dir, dir, strlen(dir) + 1); /* fits: checked above */
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         snprintf(err, errsize, "--dump-tensors: cannot create directory %s: %s", dir, strerror(errno));
         return -1;

@@ -20,6 +20,11 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
             continue;
         }
         char c = src[++i];
+        if (c == '\0') {
+            snprintf(err, errsize, "%s:%d: escape: expected a character after the backslash, found the end of the line",
+                     path, line);
+            return -1;
+        }
         switch (c) {
         case 'n': dst[o++] = '\n'; break;
         case 't': dst[o++] = '\t'; break;
@@ -39,7 +44,7 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
         }
         default:
             snprintf(err, errsize, "%s:%d: escape: expected one of \\n \\t \\r \\\\ \\xHH, found \\%c", path,
-                     line, c ? c : '0');
+                     line, c);
             return -1;
         }
     }
@@ -57,15 +62,20 @@ int witness_read_strings(witness_string **out, int *n, const char *path, char *e
     }
     witness_string *v = NULL;
     int count = 0, cap = 0, line = 0;
-    char *buf = NULL;
-    size_t bufcap = 0;
+    size_t bufcap = 256;
+    char *buf = malloc(bufcap); /* allocated up front: an empty first line still writes its NUL */
     int rc = 0;
+    if (!buf) {
+        fclose(f);
+        snprintf(err, errsize, "%s: out of memory", path);
+        return -1;
+    }
     for (;;) {
         size_t len = 0;
         int c;
         while ((c = fgetc(f)) != EOF && c != '\n') {
             if (len + 2 > bufcap) {
-                bufcap = bufcap ? 2 * bufcap : 256;
+                bufcap *= 2;
                 char *nb = realloc(buf, bufcap);
                 if (!nb) { snprintf(err, errsize, "%s: out of memory", path); rc = -1; goto done; }
                 buf = nb;
@@ -172,4 +182,13 @@ void witness_escape(FILE *f, const char *s, size_t n) {
         fwrite(u + i, 1, k, f);
         i += k;
     }
+}
+
+void witness_escape_field(FILE *f, const char *s, size_t n) {
+    if (n > 0 && s[0] == '#') {
+        fputs("\\x23", f);
+        s++;
+        n--;
+    }
+    witness_escape(f, s, n);
 }

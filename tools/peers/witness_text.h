@@ -26,5 +26,8 @@ void witness_free_strings(witness_string *s, int n);
 
 /* Writes bytes s[0..n) escaped as described above. */
 void witness_escape(FILE *f, const char *s, size_t n);
+/* The same for a table field that starts a line: a leading '#' is written \x23, so that the
+ * line cannot be read as a comment. */
+void witness_escape_field(FILE *f, const char *s, size_t n);
 
 #endif
