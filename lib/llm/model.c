@@ -348,14 +348,20 @@ static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt
     mt->N = rowpar ? Nt : len;
     mt->B = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(double));
     if (!mt->B) return DRIFT_ENOMEM;
-    for (size_t j = 0; j < mt->N; j++)
-        for (size_t k = 0; k < mt->K; k++) {
-            size_t gj = rowpar ? j : lo + j, gk = rowpar ? lo + k : k;
-            double v = (double)W[gj * Kt + gk];
-            if (!m->nx.exact) v = drift_rne(drift_rne(v, m->nx.weights), in);
-            if (m->nx.exact) mt->B[j * mt->K + k] = v;
-            else mt->B[k * mt->N + j] = v;
-        }
+    /* fp32 weights seen as fp32 or fp64 are unchanged by the two roundings: skip them */
+    int identity = m->nx.exact || ((m->nx.weights == DRIFT_FP32 || m->nx.weights == DRIFT_FP64) &&
+                                   (in == DRIFT_FP32 || in == DRIFT_FP64));
+    enum { TB = 64 }; /* the K x N transposition in tiles, so that neither side strides through memory */
+    for (size_t j0 = 0; j0 < mt->N; j0 += TB)
+        for (size_t k0 = 0; k0 < mt->K; k0 += TB)
+            for (size_t j = j0; j < j0 + TB && j < mt->N; j++)
+                for (size_t k = k0; k < k0 + TB && k < mt->K; k++) {
+                    size_t gj = rowpar ? j : lo + j, gk = rowpar ? lo + k : k;
+                    double v = (double)W[gj * Kt + gk];
+                    if (!identity) v = drift_rne(drift_rne(v, m->nx.weights), in);
+                    if (m->nx.exact) mt->B[j * mt->K + k] = v;
+                    else mt->B[k * mt->N + j] = v;
+                }
     if (!m->nx.exact && in != DRIFT_FP64) {
         mt->Bf = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(float));
         if (!mt->Bf) return DRIFT_ENOMEM;
