@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -498,6 +499,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             given_orders = 1;
             break;
         case 5:
+            if (!strcasecmp(value, "gpu")) /* the nearest name by spelling is cpu, the opposite of what is meant */
+                drift_die("--backend: unknown value '%s' (the GPU backend is called cuda; accepted: auto, cpu, cuda)", value);
             v = drift_name_pick("--backend", value, BACKEND_NAMES, 3);
             cli->backend = (drift_backend_t)v;
             explicit_auto = v == DRIFT_BACKEND_AUTO;

@@ -85,9 +85,9 @@ static void check_shapes(size_t *N, size_t *K, size_t *V, const calc_shape_t *hs
     if (ws->ndim == 2) {
         if (ws->dim[1] != *K) {
             if (ws->dim[0] == *K)
-                drift_die("FILE_W: %s has shape %s, H %s has K = %zu: W must be (V, %zu), one row per token (this one is "
+                drift_die("FILE_W: %s has shape %s, H %s has shape %s: W must be (V, %zu), one row per token (this one is "
                           "(K, V): save its transpose, W.T)",
-                          fw, wsh, fh, *K, *K);
+                          fw, wsh, fh, hsh, *K);
             drift_die("FILE_W: %s has shape %s, H %s has shape %s: W must be (V, K) with K = %zu", fw, wsh, fh, hsh, *K);
         }
         *V = ws->dim[0];
