@@ -722,6 +722,13 @@ void drift_require_memory(const drift_cli_t *cli, double bytes, const char *opti
 #define DRIFT_SOURCE_DIR "."
 #endif
 
+const char *drift_real_checkpoint(void)
+{
+    static const char *const here = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
+    static const char *const there = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+    return access(here, R_OK) == 0 ? here : access(there, R_OK) == 0 ? there : NULL;
+}
+
 const char *drift_default_checkpoint(void)
 {
     static const char *const here = "models/stories260K.bin";

@@ -124,6 +124,9 @@ void drift_out_check(const char *dir);
  *     drift_require_memory(&cli, 4.0 * V * drift_intlist_max(&Ks), "--K, --V"); */
 void drift_require_memory(const drift_cli_t *cli, double bytes, const char *options);
 
+/* The default real model, models/SmolLM2-135M-Instruct.Q4_1.gguf (where drift_default_checkpoint
+ * looks), or NULL when it has not been fetched (./lab models get smollm2-135m). */
+const char *drift_real_checkpoint(void);
 /* The shipped checkpoint, for programs whose --checkpoint was not given: "models/stories260K.bin"
  * when the caller stands in the repository (the path reads as the user typed it), else the
  * source tree's copy. */
