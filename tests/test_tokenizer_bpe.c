@@ -318,8 +318,8 @@ Test(tokenizer_bpe, smollm2_matches_llama_cpp, .timeout = 60)
         round_trips++;
     }
     fclose(fp);
-    cr_assert_geq(strings, 60, "the record holds %d strings", strings);
-    cr_assert_geq(round_trips, 60, "%d strings decoded back", round_trips);
+    cr_assert_geq(strings, 40, "the record holds %d strings", strings);
+    cr_assert_geq(round_trips, 40, "%d strings decoded back", round_trips);
     drift_tokenizer_free(&t);
     drift_gguf_close(&g);
 }
