@@ -72,8 +72,8 @@ static const conf_t CONFS[] = {
 static void numerics(drift_numerics_t *nx, const conf_t *c)
 {
     *nx = drift_numerics_fp32();
-    drift_mm_recipe_t r;
-    if (drift_mm_recipe_parse(&r, c->recipe)) drift_die("bad recipe %s", c->recipe);
+    drift_recipe_t r;
+    if (drift_model_recipe_parse(&r, c->recipe)) drift_die("bad recipe %s", c->recipe);
     drift_numerics_set_mm(nx, &r);
     if (drift_format_parse(&nx->weights, c->weights)) drift_die("bad weights %s", c->weights);
 }

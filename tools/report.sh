@@ -16,7 +16,7 @@ CALC="${DRIFT_BUILD_DIR:-build}/bin/drift-calc"
 
 [[ -f "$REGISTRY" ]] || { echo "report.sh: $REGISTRY not found" >&2; exit 1; }
 
-# name<TAB>title for every registered experiment, in registry order.
+# name<TAB>title[<TAB>needs] for every registered experiment, in registry order.
 entries() { grep -v '^[[:space:]]*#' "$REGISTRY" | sed '/^[[:space:]]*$/d'; }
 names() { entries | cut -f1; }
 
@@ -188,14 +188,14 @@ cat <<EOF
 ## Contents
 
 EOF
-while IFS=$'\t' read -r name title; do
+while IFS=$'\t' read -r name title _needs; do
     h="$(heading "$name" "${title:-}")"
     printf -- '- [%s](#%s)\n' "$h" "$(slug "$h")"
 done < <(entries)
 printf -- '- [Methods](#methods)\n- [Limitations](#limitations)\n- [Environment](#environment)\n- [References](#references)\n\n'
 
 # ---- one section per experiment -------------------------------------------------------------
-while IFS=$'\t' read -r name title; do
+while IFS=$'\t' read -r name title needs; do
     printf '## %s\n\n' "$(heading "$name" "${title:-}")"
     csv="$(first_csv "$name")"
     if [[ -n "$csv" ]]; then
@@ -207,6 +207,9 @@ while IFS=$'\t' read -r name title; do
         # that this page is byte-identical between runs apart from its date and commit lines.
         sed -E 's/\| [0-9.eE+-]+ \(measured ([^)]*)\)\) \|/| measured \1): see data\/'"$name"'_timing.csv |/' "data/$name.md"
         printf '\n'
+    elif [[ "${needs:-}" == gpu ]]; then # skipped on a machine without a GPU (exit 77, no files)
+        printf '> **Skipped:** %s measures a GPU and this report was made without one. Run `./lab run %s --backend cuda` on a machine with a CUDA device.\n\n' "$name" "$name"
+        continue
     else
         printf '> **Not run yet:** `data/%s.md` is missing. Run `./lab run %s` (or `./lab report`).\n\n' "$name" "$name"
     fi

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "drift.h"
 #include "why.h"
@@ -21,6 +22,16 @@ static int add_prod(size_t *acc, size_t a, size_t b)
     if (a * b > DRIFT_CKPT_MAX_FLOATS - *acc) return -1;
     *acc += a * b;
     return 0;
+}
+
+double drift_llm_rope_theta(const drift_llm_config_t *c)
+{
+    return c->rope_theta > 0 ? c->rope_theta : 10000.0;
+}
+
+double drift_llm_rms_eps(const drift_llm_config_t *c)
+{
+    return c->rms_eps > 0 ? c->rms_eps : 1e-5;
 }
 
 int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *err, size_t errsize)
@@ -60,7 +71,7 @@ int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *e
 }
 
 /* Point the tensor pointers into ck->data in llama2.c's order. */
-static void map_tensors(drift_checkpoint_t *ck)
+void drift_checkpoint_map_tensors(drift_checkpoint_t *ck)
 {
     const drift_llm_config_t *c = &ck->cfg;
     size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
@@ -97,6 +108,7 @@ int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t siz
                     HEADER_BYTES, size);
     const unsigned char *b = bytes;
     drift_llm_config_t c;
+    memset(&c, 0, sizeof c); /* llama2.c's RoPE base and epsilon: the defaults */
     c.dim = le32(b), c.hidden_dim = le32(b + 4), c.n_layers = le32(b + 8), c.n_heads = le32(b + 12);
     c.n_kv_heads = le32(b + 16), c.vocab_size = le32(b + 20), c.seq_len = le32(b + 24);
     c.shared_classifier = c.vocab_size > 0;
@@ -118,7 +130,7 @@ int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t siz
     memcpy(ck->data, b + HEADER_BYTES, n * sizeof(float)); /* little-endian hosts (x86-64, arm64) */
     ck->nfloats = n;
     ck->cfg = c;
-    map_tensors(ck);
+    drift_checkpoint_map_tensors(ck);
     return 0;
 }
 
@@ -159,12 +171,39 @@ static unsigned char *read_file(const char *path, size_t *size, char *err, size_
     return buf;
 }
 
+/* 1 when the file at path starts with the GGUF magic. */
+static int is_gguf(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, 4, fp);
+    fclose(fp);
+    return got == 4 && !memcmp(magic, "GGUF", 4);
+}
+
 int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsize)
 {
     if (!ck || !path) return drift_why(err, errsize, DRIFT_EINVAL, "no checkpoint path");
     memset(ck, 0, sizeof *ck);
     size_t size = 0;
     int rc;
+    struct stat st;
+    if (stat(path, &st) != 0) return drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) /* a FIFO or a device would block or never end */
+        return drift_why(err, errsize, DRIFT_EIO, "%s: not a regular file", path);
+    if (is_gguf(path)) {
+        drift_gguf_t *g = calloc(1, sizeof *g);
+        if (!g) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
+        char inner[DRIFT_LLM_ERR_MAX] = "";
+        if ((rc = drift_gguf_open(g, path, inner, sizeof inner))) {
+            free(g);
+            return drift_why(err, errsize, rc, "%s", inner);
+        }
+        if ((rc = drift_checkpoint_from_gguf(ck, g, inner, sizeof inner)))
+            return drift_why(err, errsize, rc, "%s: %s", path, inner);
+        return 0;
+    }
     unsigned char *buf = read_file(path, &size, err, errsize, &rc);
     if (!buf) return rc;
     char inner[DRIFT_LLM_ERR_MAX] = "";
@@ -214,7 +253,7 @@ int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg
     if (!ck->data) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for %zu fp32 values", n);
     ck->nfloats = n;
     ck->cfg = *cfg;
-    map_tensors(ck);
+    drift_checkpoint_map_tensors(ck);
     drift_stream_t s;
     drift_stream_init(&s, seed, drift_fnv1a32("checkpoint.synth"), 0, 0);
     const drift_llm_config_t *c = cfg;
@@ -246,5 +285,6 @@ void drift_checkpoint_free(drift_checkpoint_t *ck)
 {
     if (!ck) return;
     free(ck->data);
+    if (ck->gguf) drift_gguf_close(ck->gguf), free(ck->gguf);
     memset(ck, 0, sizeof *ck);
 }

@@ -605,20 +605,33 @@ const drift_gguf_tensor_t *drift_gguf_tensor(const drift_gguf_t *g, const char *
     return NULL;
 }
 
+/* A getter's key as a message shows it (escaped like the file's strings: one line). */
+typedef struct {
+    char s[4 * QUOTE_MAX + 8];
+} shown_key;
+
+static shown_key show(const char *key)
+{
+    shown_key k;
+    if (key) quote(k.s, sizeof k.s, key, strlen(key));
+    else snprintf(k.s, sizeof k.s, "(null)");
+    return k;
+}
+
 /* The kv for a getter, or an error naming the key, the type wanted and the type found. */
 static const drift_gguf_kv_t *get(const drift_gguf_t *g, const char *key, const char *want, int *rc, char *err, size_t errsize)
 {
     const drift_gguf_kv_t *kv = drift_gguf_find(g, key);
-    if (!kv) *rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found no such key", key ? key : "(null)", want);
+    if (!kv) *rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found no such key", show(key).s, want);
     return kv;
 }
 
 static int wrong_type(const drift_gguf_kv_t *kv, const char *key, const char *want, char *err, size_t errsize)
 {
     if (kv->type == DRIFT_GGUF_ARRAY)
-        return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found an array of %s", key, want,
+        return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found an array of %s", show(key).s, want,
                          drift_gguf_type_name(kv->elem_type));
-    return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found %s", key, want, drift_gguf_type_name(kv->type));
+    return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found %s", show(key).s, want, drift_gguf_type_name(kv->type));
 }
 
 int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsize)
@@ -630,7 +643,7 @@ int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, ch
     if (is_unsigned(kv->type)) *out = kv->v.u;
     else if (is_signed(kv->type) && kv->v.i >= 0) *out = (uint64_t)kv->v.i;
     else if (is_signed(kv->type))
-        return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found %lld", key, want, (long long)kv->v.i);
+        return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found %lld", show(key).s, want, (long long)kv->v.i);
     else return wrong_type(kv, key, want, err, errsize);
     return 0;
 }

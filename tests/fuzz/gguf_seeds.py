@@ -2,7 +2,7 @@
 """gguf_seeds.py — writes the fuzz seeds tests/fuzz/gguf/0..3 with the `gguf` PyPI package
 (llama.cpp's own writer, gguf-py), so the seeds are files the reference writer produces and
 test_gguf can read them as an independent check of the reader. Run once from the repository
-root (pip install gguf; the lab never needs it to build or run):
+root (pip install gguf, written with 0.19.0; the lab never needs it to build or run):
 
     python3 tests/fuzz/gguf_seeds.py
 

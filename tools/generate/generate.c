@@ -1,4 +1,5 @@
-/* drift-generate — run a llama2.c checkpoint under any numerics and see where two runs part.
+/* drift-generate — run a checkpoint (llama2.c .bin or GGUF) under any numerics and see where
+ * two runs part.
  *
  *   ./lab generate [--checkpoint FILE] [--tokens N] [numerics] [decoding] [--compare numerics...]
  *
@@ -27,11 +28,15 @@
 
 static const char *USAGE =
     "usage: drift-generate [options] [--compare options...]\n"
-    "  --checkpoint FILE     llama2.c .bin (default models/stories260K.bin)\n"
+    "  --checkpoint FILE     llama2.c .bin or GGUF file (default models/stories260K.bin)\n"
     "  --tokens N            tokens to generate (default 256)\n"
-    "  --prompt-ids 1,2,3    prompt token ids (default: BOS = 1; generation stops at BOS)\n"
+    "  --prompt TEXT         the prompt as text (GGUF: its own tokenizer, special tokens such as\n"
+    "                        <|im_start|> as their ids; llama2.c: needs --tokenizer)\n"
+    "  --prompt-ids 1,2,3    prompt token ids (default: BOS; a llama2.c model stops at BOS, a GGUF\n"
+    "                        model generates --tokens tokens)\n"
     "  --tokenizer FILE      llama2.c tokenizer.bin: text column, and --prompt TEXT\n"
-    "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32)\n"
+    "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32);\n"
+    "                        llamacpp-cpu: llama.cpp's CPU backend bit for bit (GGUF; AVX2 build, 1 thread)\n"
     "  --recipe-qkv R, --recipe-attn R (attention output), --recipe-mlp-up R, --recipe-mlp-down R,\n"
     "  --recipe-lmhead R     per-matmul overrides\n"
     "  --weights F --act F          weight storage (LayerCast: bf16), activations (fp32)\n"
@@ -84,10 +89,10 @@ static drift_format_t parse_fmt(const char *opt, const char *v)
     return f;
 }
 
-static drift_mm_recipe_t parse_recipe(const char *opt, const char *v)
+static drift_recipe_t parse_recipe(const char *opt, const char *v)
 {
-    drift_mm_recipe_t r;
-    int rc = drift_mm_recipe_parse(&r, v);
+    drift_recipe_t r;
+    int rc = drift_model_recipe_parse(&r, v);
     if (rc == DRIFT_EUNSUPPORTED) die("%s: '%s': that tensor-core model takes no such input / accumulator", opt, v);
     if (rc) die("%s: expected IN/ORDER/ACC[/OUT] with ORDER seq or tc:v100|a100|h100|b200, or a format, found '%s'", opt, v);
     return r;
@@ -135,8 +140,12 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             else if (!strcmp(o, "--tokenizer")) *tokf = v;
             else *prompt = v;
         } else if (!strcmp(o, "--recipe")) {
-            drift_mm_recipe_t r = parse_recipe(o, v);
-            drift_numerics_set_mm(&c->nx, &r);
+            if (!strcmp(v, "llamacpp-cpu")) c->nx.engine = DRIFT_ENGINE_LLAMACPP_CPU;
+            else {
+                drift_recipe_t r = parse_recipe(o, v);
+                drift_numerics_set_mm(&c->nx, &r);
+                c->nx.engine = DRIFT_ENGINE_LAB;
+            }
         } else if (!strcmp(o, "--recipe-qkv")) c->nx.mm[DRIFT_OP_QKV] = parse_recipe(o, v);
         else if (!strcmp(o, "--recipe-attn")) c->nx.mm[DRIFT_OP_ATTN_OUT] = parse_recipe(o, v);
         else if (!strcmp(o, "--recipe-mlp-up")) c->nx.mm[DRIFT_OP_MLP_UP] = parse_recipe(o, v);
@@ -182,7 +191,7 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
     drift_model_t *m;
     int rc = drift_model_create(&m, ck, &c->nx, c->bt.batch, err, sizeof err);
     if (rc) die("%s", err);
-    int stop = 1; /* as run.c: generating BOS ends the text */
+    int stop = !ck->gguf; /* as run.c: generating BOS ends a llama2.c text; GGUF texts have a fixed length */
     rc = drift_generate(&r->g, m, prompt, np, ntok, stop, &c->smp, &c->bt, 0);
     drift_model_free(m);
     if (rc) die("generation failed: %s", drift_strerror(rc));
@@ -272,15 +281,20 @@ int main(int argc, char **argv)
     run_cfg_t b = a;
     if (compare) parse_cfg(&b, argc, argv, at + 1, &ckpt, &ntok, &ids, &tokf, &ptext, &exact_gaps, &json, 0);
     if (ids && ptext) die("--prompt-ids and --prompt: give one");
-    if (ptext && !tokf) die("--prompt: needs --tokenizer FILE (the checkpoint holds no vocabulary)");
     if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) die("--checkpoint: %s", err);
+    if (ptext && !tokf && !ck.gguf) die("--prompt: needs --tokenizer FILE (a llama2.c checkpoint holds no vocabulary)");
     int V = ck.cfg.vocab_size;
     drift_tokenizer_t tok, *tp = NULL;
     if (tokf) {
         if (drift_tokenizer_read(&tok, tokf, V, err, sizeof err)) die("--tokenizer: %s", err);
+        tp = &tok;
+    } else if (ck.gguf) {
+        if (drift_tokenizer_from_gguf(&tok, ck.gguf, err, sizeof err)) die("--checkpoint: %s: %s", ckpt, err);
+        if (tok.vocab_size != V)
+            die("--checkpoint: %s: the vocabulary has %d tokens, the embedding %d rows", ckpt, tok.vocab_size, V);
         tp = &tok;
     }
     int cap = ck.cfg.seq_len, np = 0;
@@ -299,11 +313,18 @@ int main(int argc, char **argv)
         }
         if (!np) die("--prompt-ids: expected at least one id");
     } else if (ptext) {
-        int rc = drift_tokenizer_encode(tp, ptext, 1, prompt, cap, &np);
+        int rc = ck.gguf ? drift_tokenizer_encode_ex(tp, ptext, 1, 1, prompt, cap, &np)
+                         : drift_tokenizer_encode(tp, ptext, 1, prompt, cap, &np);
+        if (rc == DRIFT_ERANGE) die("--prompt: more tokens than the context of %d", cap);
         if (rc) die("--prompt: cannot encode the text with this tokenizer (%s)", drift_strerror(rc));
+        if (np < 1) die("--prompt: the text gives no tokens");
+    } else if (ck.gguf) {
+        if (tok.bos_id < 0) die("--prompt: this model has no BOS token to start from; give --prompt or --prompt-ids");
+        prompt[np++] = tok.bos_id;
     } else {
         prompt[np++] = 1;
     }
+    if (np + ntok > cap) die("--tokens: the prompt (%d tokens) and %ld tokens exceed the context of %d", np, ntok, cap);
     describe(&a);
     describe(&b);
     run_out_t ra, rb;
@@ -379,6 +400,16 @@ int main(int argc, char **argv)
         else fprintf(stderr, "one stream stops (BOS) at step %d, the other goes on", first);
     }
     fprintf(stderr, ".\n");
+    if (tp && !json) { /* the text itself, as a person reads it */
+        for (int s = 0; s < (compare ? 2 : 1); s++) {
+            const run_out_t *r = s ? &rb : &ra;
+            fprintf(stderr, "%s", compare ? (s ? "b: " : "a: ") : "text: ");
+            for (int i = 0; i < np; i++) fputs(drift_tokenizer_decode(tp, i ? prompt[i - 1] : 1, prompt[i]), stderr);
+            fputs("\u2192", stderr);
+            for (int i = 0; i < r->g.n; i++) fputs(drift_tokenizer_decode(tp, i ? r->g.token[i - 1] : prev0, r->g.token[i]), stderr);
+            fputc('\n', stderr);
+        }
+    }
     drift_gen_free(&ra.g);
     free(ra.exact_gap);
     if (compare) drift_gen_free(&rb.g), free(rb.exact_gap);

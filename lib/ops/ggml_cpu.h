@@ -1,0 +1,100 @@
+/* ggml_cpu.h — bit-exact twins of the kernels llama.cpp's CPU backend (ggml-cpu) runs for a
+ * llama-architecture model, in the variant built for AVX2 + FMA + F16C (no AVX-512, no VNNI).
+ *
+ * Each function gives, bit for bit, what the ggml kernel named in its comment (in ggml_cpu_*.c)
+ * gives on that build: the integer dot products are exact, and the float operations are done
+ * in ggml's order — the 8-lane accumulators, the horizontal-sum tree, an explicit fmaf wherever
+ * the intrinsic is a fused multiply-add or where GCC (-O3 -mfma, default -ffp-contract=fast for
+ * -std=gnu11 / gnu++17) contracts ggml's scalar a*b + c into one (checked in the disassembly of
+ * the library and by comparing with it on random inputs), plain float operations otherwise.
+ * Transcendentals that ggml takes from libm (expf, cosf, sinf, powf) are taken from the same
+ * libm; ggml's own vector approximation of exp (ggml_v_expf) is emulated lane by lane.
+ *
+ * Blocks are ggml's: block_q8_0 {fp16 d; int8 qs[32]} (34 bytes), block_q8_1 {fp16 d, s;
+ * int8 qs[32]} (36 bytes), block_q4_1 {fp16 d, m; uint8 qs[16]} (20 bytes; element j < 16 is
+ * the low nibble of qs[j], element 16 + j the high nibble). */
+#ifndef DRIFT_GGML_CPU_H
+#define DRIFT_GGML_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DRIFT_GGML_QK 32 /* elements per q4_1 / q8_0 / q8_1 block */
+
+typedef struct {
+    uint16_t d;
+    int8_t qs[DRIFT_GGML_QK];
+} drift_ggml_q8_0_t;
+
+typedef struct {
+    uint16_t d, s; /* s = fp16(d * sum(qs)) */
+    int8_t qs[DRIFT_GGML_QK];
+} drift_ggml_q8_1_t;
+
+typedef struct {
+    uint16_t d, m;
+    uint8_t qs[DRIFT_GGML_QK / 2];
+} drift_ggml_q4_1_t;
+
+/* IEEE binary16 <-> binary32: to fp16 rounds to nearest even (F16C vcvtps2ph with imm 0;
+ * subnormals kept, overflow to inf, NaN stays NaN); to fp32 is exact. */
+uint16_t drift_ggml_fp32_to_fp16(float x);
+float drift_ggml_fp16_to_fp32(uint16_t h);
+void drift_ggml_fp32_to_fp16_row(uint16_t *y, const float *x, size_t n);
+
+/* quantize_row_q8_0 / quantize_row_q8_1, AVX2 path (k a multiple of 32). */
+void drift_ggml_quantize_row_q8_0(drift_ggml_q8_0_t *y, const float *x, size_t k);
+void drift_ggml_quantize_row_q8_1(drift_ggml_q8_1_t *y, const float *x, size_t k);
+
+/* The 8-lane horizontal sum hsum_float_8: ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)). */
+float drift_ggml_hsum8(const float a[8]);
+
+/* Dot products of one row (n a multiple of 32; blocks as above). The _ref functions are the
+ * portable definitions; the others give the same bits, with AVX2 intrinsics when the CPU has
+ * AVX2 and FMA (chosen at run time), else by calling _ref. */
+float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y);
+float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y);
+float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y);
+float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y);
+/* ggml_vec_dot_f16 (fp16 x fp16, four 8-lane fp32 accumulators, then one double). */
+float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y);
+
+/* rms_norm followed by mul with the weight (fused or not, the same bits):
+ * y[i] = (x[i] * scale) * w[i], scale = 1/sqrtf((float)(sum_double(x*x) / n) + eps). */
+void drift_ggml_rms_norm_mul(float *y, const float *x, const float *w, size_t n, float eps);
+
+/* RoPE, GGML_ROPE_TYPE_NORMAL (adjacent pairs), no YaRN (ext_factor 0), freq_scale 1,
+ * attn_factor 1, no freq factors: the cos/sin cache for position pos over n_dims (even)
+ * dimensions, cache[2i] = cos(theta_i), cache[2i+1] = sin(theta_i), theta_0 = pos,
+ * theta_{i+1} = theta_i * powf(freq_base, -2/n_dims); then the rotation of one head. */
+void drift_ggml_rope_cache(float *cache, int64_t pos, int n_dims, float freq_base);
+void drift_ggml_rope_norm(float *y, const float *x, const float *cache, int n_dims);
+
+/* ggml_v_expf (the AVX2 + FMA polynomial), one lane. */
+float drift_ggml_v_expf(float x);
+/* ggml_vec_swiglu_f32: y[i] = silu(x[i]) * g[i] with ggml_v_silu for every full group of 8
+ * and the scalar x/(1+expf(-x)) for the tail. */
+void drift_ggml_swiglu(float *y, const float *x, const float *g, size_t n);
+
+/* Flash attention (ggml_compute_forward_flash_attn_ext_f16_one_chunk) for one query row of
+ * one head, K and V fp16 rows of length d (d a multiple of 32) at stride ld elements, the
+ * keys that the mask lets through listed in kv_idx[0..nkv) in ascending order (mask 0 there,
+ * -inf elsewhere), scale applied to each KQ value: out[0..d) fp32. */
+void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                               size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+
+/* Flash attention, the tiled path (ggml_compute_forward_flash_attn_ext_tiled, taken when a
+ * call has 64 or more queries), one query row of one head: the keys admitted are cells
+ * 0 .. n_keys-1 (a causal mask), K and V as above. */
+void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                     size_t d, size_t n_keys, float scale);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,138 @@
+/* ggml_cpu_fattn.c — flash attention as ggml-cpu computes it for fp16 K and V (AVX2 build).
+ * See ggml_cpu.h for the contract. */
+#include "ggml_cpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define FA_MAX_D 256
+
+/* ggml-cpu/ops.cpp: ggml_compute_forward_flash_attn_ext_f16_one_chunk, V of type F16, no
+ * softcap, no ALiBi (slope 1), no sinks, the whole KV range in one chunk:
+ * Q is converted to fp16 (K's vec_dot_type, ggml_cpu_fp32_to_fp16: nearest even); for each
+ * key in order, s = ggml_vec_dot_f16(k, q) * scale (+ mask 0); online softmax with the fp16
+ * accumulator VKQ16: on a new maximum M, ms = expf(Mold - M) and VKQ16 = fp16(VKQ16 * ms)
+ * (ggml_vec_scale_f16), vs = 1; otherwise vs = expf(s - M); then
+ * VKQ16 = fp16(fma(v, vs, VKQ16)) (ggml_vec_mad_f16) and S = S*ms + vs (which GCC contracts
+ * into fma(S, ms, vs)); finally out = float(VKQ16) * (1/S) (ggml_vec_scale_f32). */
+void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                               size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale) {
+    uint16_t qh[FA_MAX_D];
+    uint16_t acc[FA_MAX_D];
+    if (d > FA_MAX_D) {
+        abort(); /* the contract caps the head size; a llama head is 64 or 128 */
+    }
+    drift_ggml_fp32_to_fp16_row(qh, q, d);
+    for (size_t i = 0; i < d; i++) {
+        acc[i] = 0;
+    }
+    float S = 0.0f, M = -INFINITY;
+    for (size_t t = 0; t < nkv; t++) {
+        const size_t ic = (size_t)kv_idx[t];
+        float s = drift_ggml_vec_dot_f16(d, k + ic * ld, qh);
+        s = s * scale;
+        s += 0.0f; /* the mask value of an admitted key */
+        const float Mold = M;
+        float ms = 1.0f, vs = 1.0f;
+        if (s > M) {
+            M = s;
+            ms = expf(Mold - M);
+            for (size_t i = 0; i < d; i++) {
+                acc[i] = drift_ggml_fp32_to_fp16(drift_ggml_fp16_to_fp32(acc[i]) * ms);
+            }
+        } else {
+            vs = expf(s - M);
+        }
+        const uint16_t *vr = v + ic * ld;
+        for (size_t i = 0; i < d; i++) {
+            acc[i] = drift_ggml_fp32_to_fp16(fmaf(drift_ggml_fp16_to_fp32(vr[i]), vs, drift_ggml_fp16_to_fp32(acc[i])));
+        }
+        S = fmaf(S, ms, vs);
+    }
+    const float S_inv = S == 0.0f ? 0.0f : 1.0f / S;
+    for (size_t i = 0; i < d; i++) {
+        out[i] = drift_ggml_fp16_to_fp32(acc[i]) * S_inv;
+    }
+}
+
+#define FA_TILE 64 /* GGML_FA_TILE_Q = GGML_FA_TILE_KV (ggml-cpu/common.h) */
+
+/* ggml-cpu/vec.cpp: ggml_vec_soft_max_f32, AVX2 + FMA branch, over n (a multiple of 8) values:
+ * y = v_expf(x - max) per lane, and the double sum of each 8-lane group's hsum_float_8. */
+static double soft_max_row(float *y, const float *x, size_t n, float max) {
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i += 8) {
+        for (size_t l = 0; l < 8; l++) {
+            y[i + l] = drift_ggml_v_expf(x[i + l] - max);
+        }
+        sum += (double)drift_ggml_hsum8(y + i);
+    }
+    return sum;
+}
+
+/* ggml-cpu/ops.cpp: ggml_compute_forward_flash_attn_ext_tiled (the path of a chunk of 64 or more
+ * queries), one query row; every op of that function is row-wise, so the row does not depend
+ * on the other rows of its Q tile, and a KV tile in which the mask admits none of this row's
+ * keys changes nothing for it (skipped, or tile_max = -inf). Per KV tile of 64 cells:
+ *   KQ[j] = simd_gemm: fma chain over the head dimension, acc = fma(k[dk], q[dk], acc) from 0,
+ *           with Q kept in fp32 (not converted to fp16 here) and K widened from fp16;
+ *   KQ *= scale (ggml_vec_scale_f32), KQ += mask (0, or -inf for a cell not admitted);
+ *   tile_max = max(KQ); Mnew = fmaxf(M, tile_max); on Mnew > M: ms = expf(M - Mnew),
+ *   VKQ *= ms, S *= ms; M = Mnew;
+ *   S += soft_max_row(KQ, Mnew) (a float += double: the sum is rounded once, to float);
+ *   VKQ[c] = simd_gemm: fma chain over the 64 cells, acc = fma(v[j][c], KQ[j], acc).
+ * Finally out = VKQ * (1/S). The keys admitted are cells 0 .. n_keys-1 (a causal mask). */
+void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                     size_t d, size_t n_keys, float scale) {
+    float acc[FA_MAX_D];
+    float kq[FA_TILE];
+    if (d > FA_MAX_D) {
+        abort();
+    }
+    for (size_t i = 0; i < d; i++) {
+        acc[i] = 0.0f;
+    }
+    float S = 0.0f, M = -INFINITY;
+    for (size_t ic = 0; ic < n_keys; ic += FA_TILE) {
+        for (size_t j = 0; j < FA_TILE; j++) {
+            const size_t c = ic + j;
+            if (c >= n_keys) {
+                kq[j] = -INFINITY;
+                continue;
+            }
+            const uint16_t *kr = k + c * ld;
+            float s = 0.0f;
+            for (size_t e = 0; e < d; e++) {
+                s = fmaf(drift_ggml_fp16_to_fp32(kr[e]), q[e], s);
+            }
+            kq[j] = (s * scale) + 0.0f;
+        }
+        float tile_max = -INFINITY;
+        for (size_t j = 0; j < FA_TILE; j++) {
+            tile_max = tile_max > kq[j] ? tile_max : kq[j];
+        }
+        const float Mnew = fmaxf(M, tile_max);
+        if (Mnew > M) {
+            const float ms = expf(M - Mnew);
+            for (size_t i = 0; i < d; i++) {
+                acc[i] *= ms;
+            }
+            S *= ms;
+        }
+        M = Mnew;
+        S = (float)((double)S + soft_max_row(kq, kq, FA_TILE, Mnew));
+        for (size_t j = 0; j < FA_TILE; j++) {
+            const size_t c = ic + j;
+            const uint16_t *vr = v + c * ld;
+            for (size_t i = 0; i < d; i++) {
+                /* a cell not admitted has weight exactly 0 (v_expf(-inf) = 0): fma(v, 0, acc) = acc */
+                const float vv = c < n_keys ? drift_ggml_fp16_to_fp32(vr[i]) : 0.0f;
+                acc[i] = fmaf(vv, kq[j], acc[i]);
+            }
+        }
+    }
+    const float S_inv = S == 0.0f ? 0.0f : 1.0f / S;
+    for (size_t i = 0; i < d; i++) {
+        out[i] = acc[i] * S_inv;
+    }
+}

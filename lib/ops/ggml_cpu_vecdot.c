@@ -1,0 +1,167 @@
+/* ggml_cpu_vecdot.c — the row dot products ggml-cpu's mul_mat and flash attention call on the
+ * AVX2 build. See ggml_cpu.h for the contract. */
+#include "ggml_cpu.h"
+
+#include <math.h>
+
+/* ggml-cpu/arch/x86/quants.c: hsum_float_8. extract the high 128 bits and add the low ones
+ * (lanes i and i+4), movehl + add (lanes 0+2, 1+3), movehdup + add_ss (0+1). */
+float drift_ggml_hsum8(const float a[8]) {
+    const float r0 = a[4] + a[0], r1 = a[5] + a[1], r2 = a[6] + a[2], r3 = a[7] + a[3];
+    const float s0 = r0 + r2, s1 = r1 + r3;
+    return s0 + s1;
+}
+
+/* ggml-cpu/arch/x86/quants.c: ggml_vec_dot_q4_1_q8_1 (AVX2 branch). Per block:
+ * bytes_from_nibbles_32 puts the low nibbles (elements 0..15) in bytes 0..15 and the high
+ * ones (16..31) in bytes 16..31; maddubs + madd(ones) sum four neighbouring byte products
+ * into int32 lane k (elements 4k..4k+3; no 16-bit saturation: 2*15*128 < 2^15); the lane is
+ * converted to float (exact) and acc[k] = fma(d_x*d_y, lane, acc[k]). The min term
+ * summs += m * s is contracted by GCC into a scalar vfmadd231ss (seen in the disassembly).
+ * Result: hsum8(acc) + summs. */
+float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+    float acc[8] = {0};
+    float summs = 0.0f;
+    for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
+        const float d0 = drift_ggml_fp16_to_fp32(x[ib].d);
+        const float d1 = drift_ggml_fp16_to_fp32(y[ib].d);
+        summs = fmaf(drift_ggml_fp16_to_fp32(x[ib].m), drift_ggml_fp16_to_fp32(y[ib].s), summs);
+        const float d0d1 = d0 * d1;
+        for (int k = 0; k < 8; k++) {
+            int32_t lane = 0;
+            for (int e = 4 * k; e < 4 * k + 4; e++) {
+                const int qx = e < 16 ? (x[ib].qs[e] & 0x0f) : (x[ib].qs[e - 16] >> 4);
+                lane += qx * y[ib].qs[e];
+            }
+            acc[k] = fmaf(d0d1, (float)lane, acc[k]);
+        }
+    }
+    return drift_ggml_hsum8(acc) + summs;
+}
+
+/* ggml-cpu/arch/x86/quants.c: ggml_vec_dot_q8_0_q8_0 (AVX2 branch): mul_sum_i8_pairs_float
+ * (sign trick, maddubs, madd) gives the int32 lane k = sum of elements 4k..4k+3 (exact: a
+ * pair is at most 2*128*127 < 2^15), acc[k] = fma(d_x*d_y, lane, acc[k]); result hsum8. */
+float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+    float acc[8] = {0};
+    for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
+        const float d = drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d);
+        for (int k = 0; k < 8; k++) {
+            int32_t lane = 0;
+            for (int e = 4 * k; e < 4 * k + 4; e++) {
+                lane += (int32_t)x[ib].qs[e] * y[ib].qs[e];
+            }
+            acc[k] = fmaf(d, (float)lane, acc[k]);
+        }
+    }
+    return drift_ggml_hsum8(acc);
+}
+
+/* The same two dots with AVX2 + FMA intrinsics, for speed where the CPU has them: the very
+ * instructions of the ggml kernels above (vpmaddubsw, vpmaddwd, vcvtdq2ps, vfmadd231ps, the
+ * hsum), so the bits are those of the portable definitions (test_ggml_cpu checks that they
+ * agree). Chosen once, at the first call, from __builtin_cpu_supports. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define DRIFT_AVX2 __attribute__((target("avx2,fma")))
+
+DRIFT_AVX2 static float hsum8_avx(__m256 v) {
+    __m128 r = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
+
+DRIFT_AVX2 static float dot_q4_1_avx2(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+    __m256 acc = _mm256_setzero_ps();
+    float summs = 0.0f;
+    const __m256i low = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
+    for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
+        summs = fmaf(drift_ggml_fp16_to_fp32(x[ib].m), drift_ggml_fp16_to_fp32(y[ib].s), summs);
+        const __m256 dd = _mm256_set1_ps(drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d));
+        const __m128i raw = _mm_loadu_si128((const __m128i *)x[ib].qs);
+        const __m256i qx = _mm256_and_si256(low, _mm256_insertf128_si256(_mm256_castsi128_si256(raw), _mm_srli_epi16(raw, 4), 1));
+        const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
+        const __m256 xy = _mm256_cvtepi32_ps(_mm256_madd_epi16(ones, _mm256_maddubs_epi16(qx, qy)));
+        acc = _mm256_fmadd_ps(dd, xy, acc);
+    }
+    return hsum8_avx(acc) + summs;
+}
+
+DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+    __m256 acc = _mm256_setzero_ps();
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
+        const __m256 dd = _mm256_set1_ps(drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d));
+        const __m256i qx = _mm256_loadu_si256((const __m256i *)x[ib].qs);
+        const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
+        const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));
+        acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(_mm256_madd_epi16(ones, p)), acc);
+    }
+    return hsum8_avx(acc);
+}
+
+static int have_avx2(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return cached;
+}
+#endif
+
+float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) {
+        return dot_q4_1_avx2(n, x, y);
+    }
+#endif
+    return drift_ggml_vec_dot_q4_1_q8_1_ref(n, x, y);
+}
+
+float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) {
+        return dot_q8_0_avx2(n, x, y);
+    }
+#endif
+    return drift_ggml_vec_dot_q8_0_q8_0_ref(n, x, y);
+}
+
+/* ggml-cpu/vec.cpp: ggml_vec_dot_f16, generic GGML_SIMD branch with the AVX mappings of
+ * simd-mappings.h: GGML_F16_STEP 32, EPR 8, so four 8-lane fp32 accumulators sum[j] fed by
+ * elements i + 8j + lane, sum[j] = fma(x, y, sum[j]); GGML_F32x8_REDUCE: sum0 += sum2,
+ * sum1 += sum3, sum0 += sum1, then t = low128 + high128 (lanes l and l+4), hadd twice:
+ * (t0+t1) + (t2+t3); the result goes to a double, the leftovers (n % 32) are added there as
+ * double(x*y) products, and the double is rounded to float. */
+float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y) {
+    const size_t np = n & ~(size_t)31;
+    float sum[4][8] = {{0}};
+    for (size_t i = 0; i < np; i += 32) {
+        for (int j = 0; j < 4; j++) {
+            for (int l = 0; l < 8; l++) {
+                const size_t e = i + 8 * (size_t)j + (size_t)l;
+                sum[j][l] = fmaf(drift_ggml_fp16_to_fp32(x[e]), drift_ggml_fp16_to_fp32(y[e]), sum[j][l]);
+            }
+        }
+    }
+    for (int l = 0; l < 8; l++) {
+        sum[0][l] = sum[0][l] + sum[2][l];
+        sum[1][l] = sum[1][l] + sum[3][l];
+    }
+    for (int l = 0; l < 8; l++) {
+        sum[0][l] = sum[0][l] + sum[1][l];
+    }
+    float t[4];
+    for (int l = 0; l < 4; l++) {
+        t[l] = sum[0][l] + sum[0][l + 4];
+    }
+    const float h0 = t[0] + t[1], h1 = t[2] + t[3];
+    double sumf = (double)(h0 + h1);
+    for (size_t i = np; i < n; i++) {
+        sumf += (double)(drift_ggml_fp16_to_fp32(x[i]) * drift_ggml_fp16_to_fp32(y[i]));
+    }
+    return (float)sumf;
+}
