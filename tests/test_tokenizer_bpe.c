@@ -6,7 +6,9 @@
  * from tests/data/smollm2_strings.txt; a few parse_special=false cases below were printed by
  * llama.cpp's `llama-tokenize -m MODEL -p TEXT --ids --no-bos --no-parse-special` (same build,
  * commit 0c1e570). The pre-tokenizer splits and the small in-memory vocabulary's ids are derived
- * by hand from the rules in pretok.h / tokenizer.h; each derivation is written beside its case.
+ * by hand from the rules in pretok.h / tokenizer.h; each derivation is written beside its case
+ * (llama-tokenize agrees on the small vocabulary written as a GGUF file by
+ * tests/data/tokenizer_vocabs.py: every case but the empty text).
  * The real-model tests skip with a message when models/SmolLM2-135M-Instruct.Q4_1.gguf is absent
  * (./lab models get smollm2-135m fetches it). */
 #include <criterion/criterion.h>
@@ -318,8 +320,8 @@ Test(tokenizer_bpe, smollm2_matches_llama_cpp, .timeout = 60)
         round_trips++;
     }
     fclose(fp);
-    cr_assert_geq(strings, 60, "the record holds %d strings", strings);
-    cr_assert_geq(round_trips, 60, "%d strings decoded back", round_trips);
+    cr_assert_geq(strings, 40, "the record holds %d strings", strings);
+    cr_assert_geq(round_trips, 40, "%d strings decoded back", round_trips);
     drift_tokenizer_free(&t);
     drift_gguf_close(&g);
 }

@@ -1,7 +1,9 @@
 /* test_tokenizer_spm.c — the SentencePiece tokenizer of GGUF vocabularies (`tokenizer.ggml.model`
  * llama) on a vocabulary built here: no SPM model ships with the lab. The rules are llama.cpp's
  * llm_tokenizer_spm_session (tokenizer.h); every expected id below is derived by hand from them,
- * the derivation written beside the case. */
+ * the derivation written beside the case, and llama.cpp's llama-tokenize gives the same ids on
+ * this vocabulary written as a GGUF file (tests/data/tokenizer_vocabs.py says how; all cases but
+ * the empty text and the vocabulary without byte tokens, where llama.cpp throws). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

@@ -14,11 +14,12 @@
  *     input is that token, whole; user-defined tokens always are. Longest texts first; each
  *     token's occurrences are cut out of the remaining text before the next token is looked for.
  *  2. BPE: each remaining fragment is split into words by the pre-tokenizer (pretok.h) on its
- *     codepoints (invalid UTF-8 becomes U+FFFD, as in llama.cpp, so those bytes do not come
- *     back from decode), each word's bytes are mapped to GPT-2's printable alphabet, and the
- *     adjacent pair of lowest merge rank (the leftmost of equals) is merged until none is in
- *     `tokenizer.ggml.merges`; each piece is then looked up (a piece not in the vocabulary
- *     gives the tokens of its single bytes, when there are such).
+ *     codepoints (each invalid UTF-8 byte becomes U+FFFD, as in llama.cpp, so those bytes do not
+ *     come back from decode; also a 4-byte form above U+10FFFF, on which llama.cpp aborts; an
+ *     overlong form is read as its codepoint, C0 AF as '/'), each word's bytes are mapped to
+ *     GPT-2's printable alphabet, and the adjacent pair of lowest merge rank (the leftmost of
+ *     equals) is merged until none is in `tokenizer.ggml.merges`; each piece is then looked up
+ *     (a piece not in the vocabulary gives the tokens of its single bytes, when there are such).
  *     SPM: a fragment after a special token or at the start gets a space first when
  *     add_space_prefix; spaces become U+2581; the adjacent pair whose concatenation is a token
  *     of the highest score (the leftmost of equals) is merged until none is; a piece that is
@@ -30,7 +31,11 @@
  * an SPM token with U+2581 turned into spaces, a byte token its byte, special tokens their text.
  * Ends of generation (drift_tokenizer_is_eog) are llama.cpp's: the EOS and EOT ids and every
  * token whose text is one llama.cpp lists as ending a turn (<|im_end|>, <|endoftext|>, <|eot_id|>,
- * </s>, ...) or as a FIM pad/repo/separator (SmolLM2's <reponame> is one). */
+ * </s>, ...) or as a FIM pad/repo/separator (SmolLM2's <reponame> is one); those texts and
+ * the FIM begin/hole/end ones become control tokens, as llama.cpp overrides them.
+ * Not modelled: llama.cpp's per-model token attributes (lstrip/rstrip for phi-3 and a few
+ * encoders, set by model name, not stored in GGUF), its detokenizer's clean_spaces pass (a
+ * whole-text decode; pieces here are per token), and pre-tokenizers other than gpt-2/smollm. */
 #ifndef DRIFT_TOKENIZER_H
 #define DRIFT_TOKENIZER_H
 
