@@ -80,7 +80,7 @@ ParameterizedTestParameters(cli, bad_input)
         {"--values 1e999", "--values"},
         {"--values inf", "--values"},
         {"--values 0.1,", "--values"},
-        /* formats takes no orders: said, not ignored (issue 16) */
+        /* formats takes no orders: said, not ignored */
         {"--orders seq", "--orders"},
     };
     return cr_make_param_array(bad_t, cases, sizeof cases / sizeof cases[0]);
@@ -168,7 +168,7 @@ Test(cli, help_lists_every_option_with_its_default)
 }
 
 /* An experiment says in --help which common options it does not take, instead of offering
- * them (issue 16): formats takes no orders, layer_drift neither formats nor orders. */
+ * them: formats takes no orders, layer_drift neither formats nor orders. */
 Test(cli, help_says_what_is_not_taken)
 {
     static char out[8192];

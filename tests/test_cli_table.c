@@ -92,7 +92,7 @@ static const line_t LINES[] = {
     {"matmul_drift", "--k 64", 2, "matmul_drift: unknown option '--k' (did you mean '--K'? accepted: --seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --kernels, --accs, --dists, --K, --M, --N, --splitk-K)", 0},
     /* cards wherever a device or a tc: model is asked for (lib/ops/cards.h): tc:RTX4090 is tc:ada */
     {"argmax_flip", "--device RTX4090 --formats fp8e4m3", 2, "argmax_flip: --formats: 'fp8e4m3' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)", 0},
-    {"argmax_flip", "--device z80", 2, "argmax_flip: --device: unknown device 'z80' (accepted: v100, a100, h100, b200)", 0},
+    {"argmax_flip", "--device z80", 2, "argmax_flip: --device: unknown device 'z80' (accepted: a card of ./lab calc cards)", 0},
     {"argmax_flip", "--orders tc:RTX4090,tc:ada", 2, "argmax_flip: --orders: 'tc:ada' given twice ('tc:RTX4090' is the same order)", 0},
     {"argmax_flip", "--orders=tc:h100,tc:H100-SXM", 2, "argmax_flip: --orders: 'tc:H100-SXM' given twice ('tc:h100' is the same order)", 0},
     {"argmax_flip", "--orders tc:b300", 2, "argmax_flip: --orders: malformed order spec 'tc:b300' (accepted: seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), kahan, neumaier, random:SEED, tc:MODEL with MODEL one of v100|a100|h100|b200|ada|l40s|a2|a30|h200|rtxpro6000|mi100|mi250|mi300x or a card name (./lab calc cards))", 0},

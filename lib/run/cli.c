@@ -51,7 +51,7 @@ noreturn void drift_die(const char *fmt, ...)
 }
 
 /* A number starts with a digit (or '-' and a digit where a sign is allowed): strtol and strtod
- * would skip leading blanks and take a '+', so ' -1' and '+5' slipped through (issue 16). */
+ * would skip leading blanks and take a '+', so ' -1' and '+5' slipped through. */
 static int strict_start(const char *s, int sign_ok)
 {
     if (sign_ok && *s == '-') s++;
@@ -639,7 +639,7 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
 
 /* 256: the lab's parallel loops have at most a few hundred work items, so more threads only
  * wait; each OpenMP thread reserves a stack, and 1024 of them under a 4 GiB limit made libgomp
- * itself fail with its own message and exit 1 (issue 16). A fixed limit, not one per machine,
+ * itself fail with its own message and exit 1. A fixed limit, not one per machine,
  * so that a command accepted on one machine is accepted on every one. */
 int drift_threads_max(void) { return 256; }
 

@@ -10,7 +10,7 @@
 /* The bounds of every input (text and .npy): a line of at most CALC_LINE_MAX bytes (a value
  * needs far fewer: 1e-320 written in full is 330 digits), at most CALC_VALUES_MAX values
  * (1 GiB of doubles). Beyond either: one line naming the limit, exit 2, before the memory grows
- * (calc sum on /dev/zero used 2.1 GB before, issue 16). */
+ * (calc sum on /dev/zero used 2.1 GB before the limit). */
 #define CALC_LINE_MAX 4096
 #define CALC_VALUES_MAX (1u << 27)
 
