@@ -4,10 +4,15 @@
  *                                      no interrupted commit and matches its manifest, else one
  *                                      line naming the file and exit 1
  *   drift-manifest recover DIR [EXP]   completes interrupted commits and removes what dead
- *                                      runs left (staging directories, *.tmp.<pid>)
+ *                                      runs left (their staging directories, and F.tmp.<pid>
+ *                                      for the files F its manifest or journal names), holding
+ *                                      the experiment's lock on DIR (lib/run/outlock.h)
+ * A bad EXP (an empty name once made recover remove every *.tmp.<dead pid> in DIR) or a DIR
+ * that cannot be read: one line, exit 2.
  * Readers (./lab plot, tools/report.sh) run recover, then check, and refuse a set that fails. */
 #include "manifest.h"
 #include "drift.h"
+#include "output.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -35,6 +40,7 @@ static int list_sets(char names[][96], int max, const char *dir)
         else if (s[0] == '.' && len > 8 && !strcmp(s + len - 7, ".commit") && len - 8 < sizeof name)
             snprintf(name, sizeof name, "%.*s", (int)(len - 8), s + 1);
         else continue;
+        if (!drift_manifest_name_ok(name)) continue; /* not a set of the lab's */
         int dup = 0;
         for (int i = 0; i < n; i++) dup |= !strcmp(names[i], name);
         if (!dup) snprintf(names[n++], 96, "%s", name);
@@ -51,8 +57,13 @@ int main(int argc, char **argv)
     const char *dir = argv[2];
     char names[256][96];
     int n = 1;
-    if (argc == 4) snprintf(names[0], sizeof names[0], "%s", argv[3]);
-    else if ((n = list_sets(names, 256, dir)) < 0) {
+    if (argc == 4) {
+        if (!drift_manifest_name_ok(argv[3])) {
+            fprintf(stderr, "drift-manifest: EXPERIMENT: '%s' is not an experiment name (accepted: letters, digits, '_', '-', starting with a letter)\n", argv[3]);
+            return 2;
+        }
+        snprintf(names[0], sizeof names[0], "%s", argv[3]);
+    } else if ((n = list_sets(names, 256, dir)) < 0) {
         fprintf(stderr, "drift-manifest: %s: cannot read the directory\n", dir);
         return 2;
     } else if (n == 0 && check) {
@@ -67,5 +78,5 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    return 0;
+    return drift_stdout_close_check();
 }
