@@ -46,7 +46,8 @@ static char *without_shares(const char *path)
     return out;
 }
 
-/* Every merged file of sweep a equals sweep b's, share lines aside; returns how many. */
+/* Every merged file of sweep a equals sweep b's, share lines aside; returns how many.
+ * merge.manifest is set aside too: it holds the checksums of files whose share lines differ. */
 static int same_merge(const char *a, const char *b)
 {
     char da[256], db[256];
@@ -58,7 +59,7 @@ static int same_merge(const char *a, const char *b)
     struct dirent *e;
     int n = 0;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "merge.manifest")) continue;
         char pa[512], pb[512];
         snprintf(pa, sizeof pa, "%s/%s", da, e->d_name);
         snprintf(pb, sizeof pb, "%s/%s", db, e->d_name);

@@ -48,15 +48,29 @@ static void add_value(sweep_axis_t *ax, const char *v)
     ax->values[ax->nvalues++] = sweep_xstrdup(v);
 }
 
+/* Runs of the axes before the one being added: its values may multiply that up to
+ * SWEEP_MAX_RUNS, no further (checked before a value is allocated: a range over the whole
+ * of int64 once overflowed the count and allocated until memory ran out). */
+static long runs_before(const sweep_t *s, const sweep_axis_t *ax)
+{
+    long n = 1;
+    for (const sweep_axis_t *a = s->axes; a < ax; a++) n *= a->nvalues; /* each product <= SWEEP_MAX_RUNS */
+    return n;
+}
+
+static long max_values(const sweep_t *s, const sweep_axis_t *ax) { return SWEEP_MAX_RUNS / runs_before(s, ax); }
+
 /* One item of an axis: a value, or an integer range A..B (A <= B) expanded into its values. */
-static void add_item(sweep_axis_t *ax, const char *item, const char *where)
+static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const char *where)
 {
     if (!*item) sweep_die("%s: %s: empty value (accepted: name=v1,v2,... or name=A..B)", where, ax->name);
     for (const char *p = item; *p; p++)
-        if (isspace((unsigned char)*p) || *p == '"' || *p == '\'')
-            sweep_die("%s: %s: value '%s' holds a blank or a quote (not accepted in a grid)", where, ax->name, item);
+        if (isspace((unsigned char)*p) || *p == '"' || *p == '\'' || (unsigned char)*p < 0x20 || *p == 0x7f)
+            sweep_die("%s: %s: a value holds a blank, a quote or a control byte (not accepted in a grid)", where, ax->name);
+    long room = max_values(s, ax) - ax->nvalues;
     const char *dots = strstr(item, "..");
     if (!dots) {
+        if (room < 1) sweep_die("%s: %s: more than %ld runs (split the sweep)", where, ax->name, SWEEP_MAX_RUNS);
         add_value(ax, item);
         return;
     }
@@ -68,8 +82,15 @@ static void add_item(sweep_axis_t *ax, const char *item, const char *where)
     lo_s[n] = 0;
     if (drift_parse_long(&lo, lo_s) || drift_parse_long(&hi, hi_s) || lo > hi)
         sweep_die("%s: %s: malformed range '%s' (accepted: A..B, integers, A <= B)", where, ax->name, item);
-    if (hi - lo >= SWEEP_MAX_RUNS)
-        sweep_die("%s: %s: range '%s' has more than %ld values", where, ax->name, item, SWEEP_MAX_RUNS);
+    /* hi - lo in unsigned arithmetic: it overflows long for a range over the whole of int64 */
+    unsigned long span = (unsigned long)hi - (unsigned long)lo;
+    if (span >= (unsigned long)room) {
+        char count[32];
+        if (span == (unsigned long)-1) snprintf(count, sizeof count, "2^64");
+        else snprintf(count, sizeof count, "%lu", span + 1);
+        sweep_die("%s: %s: range '%s' has %s values: with the axes before it, more than %ld runs (split the sweep)", where,
+                  ax->name, item, count, SWEEP_MAX_RUNS);
+    }
     for (long v = lo;; v++) {
         char buf[32];
         snprintf(buf, sizeof buf, "%ld", v);
@@ -103,7 +124,7 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
     if (list[strlen(list) - 1] == ',' || list[0] == ',' || strstr(list, ",,"))
         sweep_die("%s: %s: empty value in '%s'", where, name, eq + 1);
     for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
-        add_item(ax, item, where);
+        add_item(s, ax, item, where);
     free(list);
     /* Each run must differ: no value twice (sorted, so that 10^5 seeds check in a blink). */
     char **sorted = sweep_xrealloc(NULL, (size_t)ax->nvalues * sizeof *sorted);
@@ -125,6 +146,14 @@ void sweep_add_grid(sweep_t *s, const char *spec, const char *where)
 
 void sweep_add_option(sweep_t *s, const char *word)
 {
+    /* sweep.txt holds one word per "option:" line, read back trimmed: a control byte (a newline
+     * would start a line of its own) or a blank at either end could not come back the same. */
+    size_t len = strlen(word);
+    for (const char *p = word; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            sweep_die("option '%s': holds a control byte (accepted: printable words)", word);
+    if (len && (isspace((unsigned char)word[0]) || isspace((unsigned char)word[len - 1])))
+        sweep_die("option '%s': begins or ends with a blank (a sweep file could not hold it)", word);
     if (!strncmp(word, "--", 2)) {
         const char *name = word + 2;
         char base[SWEEP_NAME_MAX];

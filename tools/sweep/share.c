@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
+#include "manifest.h"
 #include "sha256.h"
 #include "sweep.h"
 #include "table.h"
@@ -156,8 +158,14 @@ int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
     char when[32];
     utc_now(when, sizeof when);
     sweep_text_add(&t, "# drift-sweep share manifest: written last, so a share without one is not complete\n");
+    /* The host and the command line escaped (escape.h): a newline in either would start a
+     * line the check reads as a key. */
+    char host[1100], *argv_esc = sweep_xrealloc(NULL, 4 * strlen(c->argv_line) + 1);
+    drift_escape(host, sizeof host, c->host, NULL);
+    drift_escape(argv_esc, 4 * strlen(c->argv_line) + 1, c->argv_line, NULL);
     sweep_text_add(&t, "sweep: %s\nexperiment: %s\nshare: %ld/%ld\ncommit: %s\nhost: %s\nargv: %s\nfinished: %s\nseconds: %.1f\n",
-        c->def_sha, s->experiment, share, s->nshares, c->commit, c->host, c->argv_line, when, seconds_now() - t0);
+        c->def_sha, s->experiment, share, s->nshares, c->commit, host, argv_esc, when, seconds_now() - t0);
+    free(argv_esc);
     for (long r = share; r < s->nruns; r += s->nshares) {
         char rundir[4096];
         snprintf(rundir, sizeof rundir, "%s/runs/%06ld", c->dir, r);
@@ -231,7 +239,9 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
 {
     char path[4096];
     sweep_manifest_path(path, sizeof path, s, c->dir, share);
-    FILE *fp = fopen(path, "rb");
+    struct stat mst;
+    if (lstat(path, &mst) == 0 && !S_ISREG(mst.st_mode)) return why_not(SHARE_CORRUPT, why, size, "manifest is not a regular file");
+    FILE *fp = drift_fopen_regular(path);
     if (!fp) return why_not(SHARE_MISSING, why, size, "no manifest");
     sweep_text_t t = {0};
     char buf[65536];
