@@ -57,7 +57,7 @@ static int plain_name(const char *s)
 
 /* Opens path for reading only when it is a regular file: O_NONBLOCK so that a FIFO in its
  * place cannot block the open, O_NOFOLLOW so that a symlink is not taken for the file. */
-static FILE *open_regular(const char *path)
+FILE *drift_fopen_regular(const char *path)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return NULL;
@@ -76,7 +76,7 @@ static FILE *open_regular(const char *path)
 
 int drift_sha256_regular(char hex[65], long long *size, const char *path)
 {
-    FILE *fp = open_regular(path);
+    FILE *fp = drift_fopen_regular(path);
     if (!fp) return -1;
     drift_sha256_t s;
     drift_sha256_init(&s);
@@ -97,7 +97,7 @@ static int slurp_regular(char **text, size_t *len, const char *path, long max)
 {
     *text = NULL;
     *len = 0;
-    FILE *fp = open_regular(path);
+    FILE *fp = drift_fopen_regular(path);
     if (!fp) return DRIFT_EIO;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
@@ -332,7 +332,7 @@ static int roll_forward(char *why, size_t size, const char *dir, const char *nam
         if (unlink(to) != 0 && errno != ENOENT) goto fail; /* 2 */
         drift_fault_point();
         drift_pathf(from, sizeof from, "%s/.obsolete", journal); /* 3 */
-        FILE *ob = open_regular(from);
+        FILE *ob = drift_fopen_regular(from);
         if (ob) {
             char line[1200], nm[256];
             while (fgets(line, sizeof line, ob)) {

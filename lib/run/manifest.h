@@ -21,6 +21,7 @@
 #define DRIFT_MANIFEST_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define DRIFT_MANIFEST_SUFFIX ".manifest"
 #define DRIFT_MANIFEST_FILES 64
@@ -78,6 +79,9 @@ int drift_manifest_recover_with(char *why, size_t size, const char *dir, const c
 /* Steps 2..6 on an existing journal "<dir>/.<name>.commit" (table.c calls it right after step 1). */
 int drift_manifest_commit_journal(char *why, size_t size, const char *dir, const char *name);
 
+/* fopen(path, "rb") of a regular file only: a FIFO, a device, a directory or a symlink in
+ * its place is refused (NULL, errno EINVAL) without blocking. */
+FILE *drift_fopen_regular(const char *path);
 /* SHA-256 and size of a regular file (never opened when it is not one: a FIFO would block).
  * 0, or -1. */
 int drift_sha256_regular(char hex[65], long long *size, const char *path);

@@ -436,6 +436,17 @@ int main(int argc, char **argv)
         snprintf(outbuf, sizeof outbuf, "sweeps/%s", a.s.experiment);
         a.out = outbuf;
     }
+    definition_sha(c.def_sha, &a.s);
+    struct stat ost;
+    if (a.shard < 0 && !a.no_merge && !a.slurm && stat(a.out, &ost) == 0 && realpath(a.out, absout)) {
+        /* The merge's target refused now, before anything is made or computed. */
+        char merged[PATH_MAX + 16], twhy[8192], **old;
+        int nold;
+        c.dir = absout;
+        snprintf(merged, sizeof merged, "%s/merged", c.dir);
+        if (sweep_merge_target(twhy, sizeof twhy, &a.s, &c, merged, &old, &nold) != 0) sweep_die("%s", twhy);
+        sweep_free_names(old, nold);
+    }
     sweep_mkdirs(a.out);
     if (!realpath(a.out, absout)) sweep_die("--out: cannot resolve '%s': %s", a.out, strerror(errno));
     c.dir = absout;
@@ -444,7 +455,6 @@ int main(int argc, char **argv)
         if (!realpath(a.bindir, absbin)) sweep_die("--bin: cannot resolve '%s'", a.bindir);
         c.bindir = absbin;
     }
-    definition_sha(c.def_sha, &a.s);
     char *def = sweep_definition(&a.s, 1);
     ensure_definition(c.dir, def);
     free(def);
@@ -462,15 +472,6 @@ int main(int argc, char **argv)
         if (a.s.nshares > 1000)
             printf("note: %ld array tasks; Slurm's MaxArraySize is 1001 unless the site raised it (--shares N)\n", a.s.nshares);
         return drift_stdout_close_check();
-    }
-
-    /* The merge's target refused now, not after every run has been computed. */
-    if (a.shard < 0 && !a.no_merge && mpi_rank == 0) {
-        char merged[PATH_MAX + 16], twhy[8192], **old;
-        int nold;
-        snprintf(merged, sizeof merged, "%s/merged", c.dir);
-        if (sweep_merge_target(twhy, sizeof twhy, &a.s, &c, merged, &old, &nold) != 0) sweep_die("%s", twhy);
-        sweep_free_names(old, nold);
     }
 
     /* The shares this process answers for, less those already done by this commit. */
