@@ -328,3 +328,18 @@ Test(sweep, lab_sweep_command)
                     " --out %s/labmpi --mpi 3 --quiet " QUICK " > %s/labmpi.log 2>&1", dir, dir), 0);
     cr_assert_eq(same_merge("one", "labmpi"), 6);
 }
+
+/* --merge writes only where it may: a new directory (twice: the second merge replaces the
+ * first, and nothing of the first is left beside it), never a directory of other origin. */
+Test(sweep, merge_replaces_only_its_own_previous_merge)
+{
+    one_process("one");
+    cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q --quiet", dir), 0);
+    cr_assert(exists("q/merge.manifest") && exists("q/formats.csv") && exists("q/sweep_runs.csv"));
+    cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q --quiet", dir), 0, "a previous merge is replaced");
+    cr_assert_eq(sh("cd %s && test $(ls -A | grep -c '^q') = 1", dir), 0, "a .part or .old directory was left beside q");
+    cr_assert_eq(sh("cd %s && mkdir p && echo x > p/thesis.txt && " SWEEP " --merge one --out p 2>/dev/null", dir), 2);
+    cr_assert_eq(sh("cd %s && test \"$(cat p/thesis.txt)\" = x && test $(ls -A p | wc -l) = 1", dir), 0, "p was touched");
+    cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out one 2>/dev/null", dir), 2);
+    cr_assert(exists("one/sweep.txt") && exists("one/runs/000000"), "the sweep itself was touched");
+}
