@@ -394,10 +394,18 @@ int drift_manifest_recover_with(char *why, size_t size, const char *dir, const c
     struct stat st;
     if (stat(dir, &st) != 0) return DRIFT_OK; /* nothing there yet */
     int mine = !drift_out_locked(dir, name);
+    char path[2048];
+    if (mine && access(dir, W_OK) != 0) {
+        /* A read-only directory (a shared results tree) cannot hold a lock file, nor be
+         * changed by a recovery: fine unless a commit is pending there. */
+        drift_pathf(path, sizeof path, "%s/.%s.commit", dir, name);
+        if (!exists(path)) return DRIFT_OK;
+        snprintf(why, size, "%s: a commit of %s's files was interrupted, and '%s' is not writable (%s)", path, name, dir, strerror(EACCES));
+        return DRIFT_EIO;
+    }
     if (mine && drift_out_lock(why, size, dir, name) != DRIFT_OK) return DRIFT_EIO;
     /* The names this recovery may clean up after: the current set's, the journal's, the caller's. */
     drift_manifest_t cur, jr;
-    char path[2048];
     drift_pathf(path, sizeof path, "%s/%s" DRIFT_MANIFEST_SUFFIX, dir, name);
     if (drift_manifest_read(&cur, path) != DRIFT_OK) cur.nfiles = 0;
     drift_pathf(path, sizeof path, "%s/.%s.commit/%s" DRIFT_MANIFEST_SUFFIX, dir, name, name);

@@ -21,6 +21,7 @@
 
 #include "escape.h"
 #include "manifest.h"
+#include "outlock.h"
 #include "sha256.h"
 #include "sweep.h"
 #include "table.h"
@@ -127,6 +128,8 @@ static int run_one(const sweep_t *s, const sweep_ctx_t *c, long r)
     return 0;
 }
 
+static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share);
+
 static void utc_now(char *buf, size_t size)
 {
     time_t now = time(NULL);
@@ -142,7 +145,30 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The share's lock (lib/run/outlock.h) on "DIR/shares/.share-I-of-N.lock": a second process
+ * given the same share (the same command twice, a requeued Slurm task) once removed the first
+ * one's live run directory as a stale part. It now refuses that share: status 1. */
+static int lock_share(const sweep_t *s, const sweep_ctx_t *c, long share)
+{
+    char dir[4096], name[96], why[4096];
+    snprintf(dir, sizeof dir, "%s/shares", c->dir);
+    snprintf(name, sizeof name, "share-%ld-of-%ld", share, s->nshares);
+    if (drift_out_lock(why, sizeof why, dir, name) == 0) return 0;
+    fprintf(stderr, "drift-sweep: share %ld/%ld: ", share, s->nshares);
+    drift_escape_fputs(stderr, why, NULL);
+    fputc('\n', stderr);
+    return -1;
+}
+
 int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
+{
+    if (lock_share(s, c, share) != 0) return 1;
+    int rc = run_share_locked(s, c, share);
+    drift_out_unlock();
+    return rc;
+}
+
+static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share)
 {
     char manifest[1000];
     sweep_manifest_path(manifest, sizeof manifest, s, c->dir, share);

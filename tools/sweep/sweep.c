@@ -34,6 +34,10 @@
 #include "table.h"
 
 int sweep_quiet = 0;
+/* The sweep directory, resolved: its runs' directories "DIR/runs/NNNNNN.part-HOST-PID" must be
+ * an --out the experiments take (at most 800 characters), and no path built from it may be cut
+ * (a cut path is a real, shorter one: removing "DIR/runs/000000" cut to "DIR" removed the sweep). */
+#define SWEEP_DIR_MAX 640
 #define SWEEP_MAX_JOBS 4096 /* local processes at once: beyond this the slot table is the problem */
 static int rank_silent = 0; /* an MPI rank other than 0: errors are said once, by rank 0 */
 
@@ -403,6 +407,8 @@ int main(int argc, char **argv)
         if (a.s.experiment[0] || a.s.naxes || a.s.noptions || a.shard >= 0 || a.slurm)
             sweep_die("--merge DIR takes no experiment, grid or run options (accepted: --merge DIR [--out MERGED])");
         if (mpi_rank != 0) return 0;
+        if (strlen(a.merge_dir) > SWEEP_DIR_MAX || (a.out && strlen(a.out) > SWEEP_DIR_MAX))
+            sweep_die("--merge: path too long (accepted: at most %d characters)", SWEEP_DIR_MAX);
         sweep_t *sp = &merge_sweep;
         snprintf(def_dir, sizeof def_dir, "%s/sweep.txt", a.merge_dir);
         struct stat st;
@@ -438,7 +444,7 @@ int main(int argc, char **argv)
     }
     definition_sha(c.def_sha, &a.s);
     struct stat ost;
-    if (a.shard < 0 && !a.no_merge && !a.slurm && stat(a.out, &ost) == 0 && realpath(a.out, absout)) {
+    if (a.shard < 0 && !a.no_merge && !a.slurm && stat(a.out, &ost) == 0 && realpath(a.out, absout) && strlen(absout) <= SWEEP_DIR_MAX) {
         /* The merge's target refused now, before anything is made or computed. */
         char merged[PATH_MAX + 16], twhy[8192], **old;
         int nold;
@@ -447,8 +453,11 @@ int main(int argc, char **argv)
         if (sweep_merge_target(twhy, sizeof twhy, &a.s, &c, merged, &old, &nold) != 0) sweep_die("%s", twhy);
         sweep_free_names(old, nold);
     }
+    if (strlen(a.out) > SWEEP_DIR_MAX) sweep_die("--out: path too long (accepted: at most %d characters)", SWEEP_DIR_MAX);
     sweep_mkdirs(a.out);
     if (!realpath(a.out, absout)) sweep_die("--out: cannot resolve '%s': %s", a.out, strerror(errno));
+    if (strlen(absout) > SWEEP_DIR_MAX)
+        sweep_die("--out: '%s' resolves to a path of %zu characters (accepted: at most %d)", a.out, strlen(absout), SWEEP_DIR_MAX);
     c.dir = absout;
     if (a.bindir) {
         static char absbin[PATH_MAX];
