@@ -106,6 +106,9 @@ static const bad_t CASES[] = {
     {"drift-sweep", "formats --grid seed=1 --out D/s -- \"$(printf -- '--note\\na')\"", "--note\\x0aa"},
     {"drift-sweep", "\"$(printf 'for\\nmats')\" --grid seed=1 --out D/s", "for\\x0amats"},
     {"drift-sweep", "--merge D --out D/m", "not a sweep directory"},
+    /* bounded input: a device is one endless line (getline allocated until memory ran out) */
+    {"drift-sweep", "formats --file /dev/zero --out D/s", "/dev/zero"},
+    {"drift-sweep", "formats --grid seed=1 --out D/$(printf 'x%.0s' $(seq 700))", "--out: path too long"},
     /* drift-manifest: a name that is no experiment's (an empty one matched every file) */
     {"drift-manifest", "recover D ''", "EXPERIMENT"},
     {"drift-manifest", "recover D '../x'", "EXPERIMENT"},

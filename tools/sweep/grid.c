@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "sweep.h"
@@ -173,16 +174,41 @@ static char *trim(char *p)
     return p;
 }
 
+#define SWEEP_FILE_MAX (64L << 20) /* bytes: a sweep file of 10^6 listed values fits many times */
+
 void sweep_read_file(sweep_t *s, const char *path)
 {
+    /* A FIFO is fine (--file <(...)); a device is not: /dev/zero is one endless line. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        sweep_die("--file: '%s' is not a regular file or a pipe", path);
     FILE *fp = fopen(path, "r");
     if (!fp) sweep_die("--file: cannot read '%s': %s", path, strerror(errno));
-    char *line = NULL, where[1100];
-    size_t cap = 0;
+    /* The whole file, bounded, before a line is parsed: getline on an endless line would
+     * allocate until memory ran out. */
+    sweep_text_t all = {0};
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+        if (memchr(chunk, 0, got)) sweep_die("--file: '%s' holds a NUL byte (not a sweep file)", path);
+        if (all.len + got > (size_t)SWEEP_FILE_MAX) sweep_die("--file: '%s' is larger than %ld MiB (not a sweep file)", path, SWEEP_FILE_MAX >> 20);
+        if (all.len + got + 1 > all.cap) {
+            all.cap = 2 * (all.len + got + 1);
+            all.p = sweep_xrealloc(all.p, all.cap);
+        }
+        memcpy(all.p + all.len, chunk, got);
+        all.len += got;
+        all.p[all.len] = 0;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) sweep_die("--file: cannot read '%s': %s", path, strerror(errno));
+    char *line = all.p ? all.p : "", *next, where[1100];
     int lineno = 0;
-    while (getline(&line, &cap, fp) > 0) {
-        lineno++;
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
+    for (; *line; line = next) {
+        next = line + strcspn(line, "\n");
+        if (*next) *next++ = 0;
+        lineno++;        snprintf(where, sizeof where, "%s:%d", path, lineno);
         char *p = trim(line);
         if (!*p || *p == '#') continue;
         char *colon = strchr(p, ':');
@@ -212,8 +238,7 @@ void sweep_read_file(sweep_t *s, const char *path)
             sweep_die("%s: unknown key '%s' (accepted: experiment, grid, options, option, shares)", where, key);
         }
     }
-    free(line);
-    fclose(fp);
+    free(all.p);
 }
 
 void sweep_finish(sweep_t *s)
