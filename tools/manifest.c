@@ -12,6 +12,7 @@
  * Readers (./lab plot, tools/report.sh) run recover, then check, and refuse a set that fails. */
 #include "manifest.h"
 #include "drift.h"
+#include "escape.h"
 #include "output.h"
 
 #include <dirent.h>
@@ -31,7 +32,7 @@ static int list_sets(char names[][96], int max, const char *dir)
     if (!d) return -1;
     int n = 0;
     struct dirent *e;
-    while ((e = readdir(d)) && n < max) {
+    while ((e = readdir(d))) {
         const char *s = e->d_name;
         size_t len = strlen(s), ms = strlen(DRIFT_MANIFEST_SUFFIX);
         char name[96];
@@ -43,7 +44,12 @@ static int list_sets(char names[][96], int max, const char *dir)
         if (!drift_manifest_name_ok(name)) continue; /* not a set of the lab's */
         int dup = 0;
         for (int i = 0; i < n; i++) dup |= !strcmp(names[i], name);
-        if (!dup) snprintf(names[n++], 96, "%s", name);
+        if (dup) continue;
+        if (n == max) { /* never a silent pass over the sets beyond the table */
+            closedir(d);
+            return -2;
+        }
+        snprintf(names[n++], 96, "%s", name);
     }
     closedir(d);
     return n;
@@ -67,14 +73,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "drift-manifest: %s: cannot read the directory\n", dir);
         return 2;
     } else if (n == 0 && check) {
-        fprintf(stderr, "drift-manifest: %s: no manifest (not a run of the lab)\n", dir);
+        fprintf(stderr, "drift-manifest: ");
+        drift_escape_fputs(stderr, dir, NULL);
+        fprintf(stderr, ": no manifest (not a run of the lab)\n");
         return 1;
     }
     char why[4096];
     for (int i = 0; i < n; i++) {
         int rc = check ? drift_manifest_check(why, sizeof why, dir, names[i]) : drift_manifest_recover(why, sizeof why, dir, names[i]);
-        if (rc) {
-            fprintf(stderr, "drift-manifest: %s\n", why);
+        if (rc) { /* one line, whatever the paths in it hold */
+            fprintf(stderr, "drift-manifest: ");
+            drift_escape_fputs(stderr, why, NULL);
+            fputc('\n', stderr);
             return 1;
         }
     }
