@@ -70,7 +70,9 @@ int main(int argc, char **argv)
         }
         snprintf(names[0], sizeof names[0], "%s", argv[3]);
     } else if ((n = list_sets(names, 256, dir)) < 0) {
-        fprintf(stderr, "drift-manifest: %s: cannot read the directory\n", dir);
+        fprintf(stderr, "drift-manifest: ");
+        drift_escape_fputs(stderr, dir, NULL);
+        fprintf(stderr, n == -2 ? ": more than 256 sets (name the experiment: drift-manifest %s DIR EXP)\n" : ": cannot read the directory\n", argv[1]);
         return 2;
     } else if (n == 0 && check) {
         fprintf(stderr, "drift-manifest: ");
