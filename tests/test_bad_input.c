@@ -106,6 +106,7 @@ static const bad_t CASES[] = {
     {"drift-sweep", "formats --grid seed=1 --out D/s -- \"$(printf -- '--note\\na')\"", "--note\\x0aa"},
     {"drift-sweep", "\"$(printf 'for\\nmats')\" --grid seed=1 --out D/s", "for\\x0amats"},
     {"drift-sweep", "--merge D --out D/m", "not a sweep directory"},
+    {"drift-sweep", "formats --grid seed=1 --slurm --sbatch \"$(printf -- '--time=1\\nrm -rf x')\" --out D/s", "--sbatch"},
     /* bounded input: a device is one endless line (getline allocated until memory ran out) */
     {"drift-sweep", "formats --file /dev/zero --out D/s", "/dev/zero"},
     {"drift-sweep", "formats --grid seed=1 --out D/$(printf 'x%.0s' $(seq 700))", "--out: path too long"},

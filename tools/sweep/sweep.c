@@ -342,6 +342,9 @@ static void parse(args_t *a, int argc, char **argv)
             a->sbatch = realloc(a->sbatch, (size_t)(a->nsbatch + 1) * sizeof *a->sbatch);
             if (!a->sbatch) sweep_die("out of memory (--sbatch given %d times)", a->nsbatch + 1);
             a->sbatch[a->nsbatch++] = (char *)need_str(argc, argv, &i);
+            for (const char *p = a->sbatch[a->nsbatch - 1]; *p; p++) /* one script line each */
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                    sweep_die("--sbatch: '%s' holds a control byte (accepted: one #SBATCH option)", a->sbatch[a->nsbatch - 1]);
         } else if (!strcmp(o, "--quiet")) {
             sweep_quiet = 1;
         } else if (!strncmp(o, "--", 2) && o[2]) {
@@ -454,6 +457,9 @@ int main(int argc, char **argv)
         sweep_free_names(old, nold);
     }
     if (strlen(a.out) > SWEEP_DIR_MAX) sweep_die("--out: path too long (accepted: at most %d characters)", SWEEP_DIR_MAX);
+    for (const char *p = a.out; a.slurm && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            sweep_die("--slurm: --out '%s' holds a control byte (a script line would break)", a.out);
     sweep_mkdirs(a.out);
     if (!realpath(a.out, absout)) sweep_die("--out: cannot resolve '%s': %s", a.out, strerror(errno));
     if (strlen(absout) > SWEEP_DIR_MAX)
