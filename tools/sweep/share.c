@@ -80,7 +80,7 @@ static int run_one(const sweep_t *s, const sweep_ctx_t *c, long r)
     int n;
     const char **args = sweep_run_args(s, r, &n);
     const char **argv = malloc((size_t)(n + 8) * sizeof *argv);
-    if (!argv) sweep_die("out of memory");
+    if (!argv) sweep_die("out of memory for run %ld's %d arguments (fewer options or axes)", r, n + 8);
     int k = 0;
     argv[k++] = s->experiment;
     for (int i = 0; i < n; i++) argv[k++] = args[i];

@@ -49,7 +49,7 @@ void sweep_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int sweep_quiet;
 
 /* util.c */
-void *sweep_xrealloc(void *p, size_t n); /* dies "out of memory" rather than return NULL */
+void *sweep_xrealloc(void *p, size_t n); /* dies "out of memory (N bytes ...)" rather than return NULL */
 char *sweep_xstrdup(const char *s);
 typedef struct { char *p; size_t len, cap; } sweep_text_t; /* {0} is the empty text */
 void sweep_text_add(sweep_text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
