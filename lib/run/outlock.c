@@ -66,8 +66,11 @@ int drift_out_lock(char *why, size_t size, const char *dir, const char *name)
             return DRIFT_EIO;
         }
         struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-        if (fcntl(fd, F_SETLK, &fl) != 0) {
-            int e = errno;
+        int e = fcntl(fd, F_SETLK, &fl) == 0 ? 0 : errno;
+        /* A file system without record locks (an NFS mount without lockd): the run goes on
+         * unlocked, as every run did before the lock existed, rather than never. */
+        if (e == ENOLCK || e == EOPNOTSUPP || e == ENOSYS) e = 0;
+        if (e) {
             struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
             long pid = fcntl(fd, F_GETLK, &q) == 0 && q.l_type != F_UNLCK ? (long)q.l_pid : 0;
             close(fd);

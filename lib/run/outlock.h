@@ -12,7 +12,8 @@
  * jams the directory: the next run finds the file unlocked, takes it, and rolls the killed
  * commit forward. The lock file is removed when the lock is released; a run that opens a file
  * just removed by the previous holder sees that its inode is no longer the name's and opens
- * the name again, so two runs can never hold two different files of one name. */
+ * the name again, so two runs can never hold two different files of one name. On a file
+ * system that has no record locks (ENOLCK: NFS without lockd) a run goes on unlocked. */
 #ifndef DRIFT_OUTLOCK_H
 #define DRIFT_OUTLOCK_H
 
