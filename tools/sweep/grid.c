@@ -43,9 +43,9 @@ static int has_option(const sweep_t *s, const char *name)
     return 0;
 }
 
+/* ax->values holds room for every value already (add_axis counts them first). */
 static void add_value(sweep_axis_t *ax, const char *v)
 {
-    ax->values = sweep_xrealloc(ax->values, ((size_t)ax->nvalues + 1) * sizeof *ax->values);
     ax->values[ax->nvalues++] = sweep_xstrdup(v);
 }
 
@@ -61,18 +61,21 @@ static long runs_before(const sweep_t *s, const sweep_axis_t *ax)
 
 static long max_values(const sweep_t *s, const sweep_axis_t *ax) { return SWEEP_MAX_RUNS / runs_before(s, ax); }
 
-/* One item of an axis: a value, or an integer range A..B (A <= B) expanded into its values. */
-static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const char *where)
+/* One item of an axis: a value, or an integer range A..B (A <= B). With values == 0 it is
+ * checked and its count added to *total (which may not pass the room the axes before leave);
+ * else it is expanded into its values. */
+static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const char *where, int values, unsigned long *total)
 {
     if (!*item) sweep_die("%s: %s: empty value (accepted: name=v1,v2,... or name=A..B)", where, ax->name);
     for (const char *p = item; *p; p++)
         if (isspace((unsigned char)*p) || *p == '"' || *p == '\'' || (unsigned char)*p < 0x20 || *p == 0x7f)
             sweep_die("%s: %s: a value holds a blank, a quote or a control byte (not accepted in a grid)", where, ax->name);
-    long room = max_values(s, ax) - ax->nvalues;
+    unsigned long room = (unsigned long)max_values(s, ax) - *total;
     const char *dots = strstr(item, "..");
     if (!dots) {
-        if (room < 1) sweep_die("%s: %s: more than %ld runs (split the sweep)", where, ax->name, SWEEP_MAX_RUNS);
-        add_value(ax, item);
+        if (room < 1) sweep_die("%s: %s: more than %ld runs with the axes before it (split the sweep)", where, ax->name, SWEEP_MAX_RUNS);
+        if (values) add_value(ax, item);
+        else ++*total;
         return;
     }
     char lo_s[64], *hi_s = (char *)dots + 2;
@@ -85,12 +88,16 @@ static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const
         sweep_die("%s: %s: malformed range '%s' (accepted: A..B, integers, A <= B)", where, ax->name, item);
     /* hi - lo in unsigned arithmetic: it overflows long for a range over the whole of int64 */
     unsigned long span = (unsigned long)hi - (unsigned long)lo;
-    if (span >= (unsigned long)room) {
+    if (span >= room) {
         char count[32];
         if (span == (unsigned long)-1) snprintf(count, sizeof count, "2^64");
         else snprintf(count, sizeof count, "%lu", span + 1);
-        sweep_die("%s: %s: range '%s' has %s values: with the axes before it, more than %ld runs (split the sweep)", where,
+        sweep_die("%s: %s: range '%s' has %s values: with the axes and values before it, more than %ld runs (split the sweep)", where,
                   ax->name, item, count, SWEEP_MAX_RUNS);
+    }
+    if (!values) {
+        *total += span + 1;
+        return;
     }
     for (long v = lo;; v++) {
         char buf[32];
@@ -124,8 +131,15 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
     if (!*list) sweep_die("%s: %s: no values (accepted: name=v1,v2,... or name=A..B)", where, name);
     if (list[strlen(list) - 1] == ',' || list[0] == ',' || strstr(list, ",,"))
         sweep_die("%s: %s: empty value in '%s'", where, name, eq + 1);
+    /* Counted first, then expanded: nothing is allocated for a grid too large to run. */
+    unsigned long total = 0;
+    char *copy = sweep_xstrdup(list);
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
+        add_item(s, ax, item, where, 0, &total);
+    free(copy);
+    ax->values = sweep_xrealloc(NULL, (size_t)total * sizeof *ax->values);
     for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
-        add_item(s, ax, item, where);
+        add_item(s, ax, item, where, 1, &total);
     free(list);
     /* Each run must differ: no value twice (sorted, so that 10^5 seeds check in a blink). */
     char **sorted = sweep_xrealloc(NULL, (size_t)ax->nvalues * sizeof *sorted);
