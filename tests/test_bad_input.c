@@ -227,6 +227,9 @@ static const prepared_t PREPARED[] = {
     {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out keep.csv", 2, "keep.csv"},
     {SWEEP_S " && mkdir t && ln -s ../keep.csv t/link", "'" BIN "/drift-sweep' --merge s --out t/link", 2, "symbolic link"},
     {SWEEP_S " && echo note > s/merged/note.txt", "'" BIN "/drift-sweep' --merge s", 2, "note.txt"},
+    /* a merge.manifest edited to list another file cannot make that file the merge's */
+    {SWEEP_S " && echo x > s/merged/thesis.txt && echo 'file: thesis.txt 2 0' >> s/merged/merge.manifest",
+     "'" BIN "/drift-sweep' --merge s", 2, "s/merged"},
     {SWEEP_S " && '" BIN "/drift-sweep' formats --grid seed=3 --out o --quiet -- --profile quick",
      "'" BIN "/drift-sweep' --merge s --out o/merged", 2, "o/merged"},
     /* the next sweep run refuses before it computes when its merge could not go in */

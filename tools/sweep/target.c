@@ -63,8 +63,17 @@ static int under(const char *path, const char *dir)
     return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == 0);
 }
 
-/* The names a previous merge lists: from merge.manifest, "file: NAME SIZE SHA" lines. */
-static int manifest_names(char ***names, const char *path, const char *def_sha)
+/* A name a merge writes: sweep_runs.csv, EXP*.csv, EXP.md. */
+static int merge_file(const char *f, const sweep_t *s)
+{
+    size_t fl = strlen(f), el = strlen(s->experiment);
+    return !strcmp(f, "sweep_runs.csv") ||
+           (!strncmp(f, s->experiment, el) && fl > 4 && (!strcmp(f + fl - 4, ".csv") || !strcmp(f + el, ".md")));
+}
+
+/* The names a previous merge lists: from merge.manifest, "file: NAME SIZE SHA" lines, each a
+ * name a merge writes (a list edited to name another file cannot make it the merge's). */
+static int manifest_names(char ***names, const char *path, const sweep_t *s, const char *def_sha)
 {
     FILE *fp = drift_fopen_regular(path);
     if (!fp) return -1;
@@ -78,7 +87,7 @@ static int manifest_names(char ***names, const char *path, const char *def_sha)
         else if (!strncmp(line, "file: ", 6)) {
             size_t len = strcspn(line + 6, " ");
             char *name = sweep_xrealloc(NULL, len + 1);
-            if (drift_unescape(name, len + 1, line + 6, len, " ") < 0 || !*name || strchr(name, '/')) {
+            if (drift_unescape(name, len + 1, line + 6, len, " ") < 0 || !*name || strchr(name, '/') || !merge_file(name, s)) {
                 free(name);
                 ok = 0;
                 break;
@@ -118,14 +127,7 @@ static int legacy_names(char ***names, const char *dir, const sweep_t *s, const 
     if (!ok) return -1;
     int others, n = sweep_list_files(dir, names, &others);
     if (n < 0) return -1;
-    size_t el = strlen(s->experiment);
-    for (int i = 0; i < n; i++) {
-        const char *f = (*names)[i];
-        size_t fl = strlen(f);
-        int mine = !strcmp(f, "sweep_runs.csv") ||
-                   (!strncmp(f, s->experiment, el) && fl > 4 && (!strcmp(f + fl - 4, ".csv") || !strcmp(f + el, ".md")));
-        if (!mine) others++;
-    }
+    for (int i = 0; i < n; i++) others += !merge_file((*names)[i], s);
     if (others) {
         if (n > 0) sweep_free_names(*names, n);
         *names = NULL;
@@ -165,7 +167,7 @@ int sweep_merge_target(char *why, size_t size, const sweep_t *s, const sweep_ctx
     snprintf(path, sizeof path, "%s/" MERGE_MANIFEST, outdir);
     char **names;
     int n;
-    if (lstat(path, &st) == 0) n = manifest_names(&names, path, c->def_sha);
+    if (lstat(path, &st) == 0) n = manifest_names(&names, path, s, c->def_sha);
     else n = legacy_names(&names, outdir, s, c->def_sha);
     if (n < 0)
         return snprintf(why, size, "--out: '%s' exists and is not a previous merge of this sweep (no %s naming it%s); "
