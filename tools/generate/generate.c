@@ -21,6 +21,7 @@
 #include "checkpoint.h"
 #include "drift.h"
 #include "model.h"
+#include "output.h"
 
 #ifndef DRIFT_SOURCE_DIR
 #define DRIFT_SOURCE_DIR "."
@@ -51,7 +52,8 @@ static const char *USAGE =
     "  --exact               run the exact fp64 reference instead\n"
     "  --exact-gaps          add each step's exact logit gap (the reference on the same prefix)\n"
     "  --json                one JSON document instead of CSV\n"
-    "  --backend cpu         (auto is cpu: the decoder has no CUDA path yet)\n";
+    "  --backend cpu         (auto is cpu: the decoder has no CUDA path yet)\n"
+    "  --help, --version     options take --opt VALUE or --opt=VALUE\n";
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), __noreturn__));
 static void die(const char *fmt, ...)
@@ -109,8 +111,35 @@ typedef struct {
 static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ckpt, long *tokens, const char **ids,
                      const char **tokf, const char **prompt, int *exact_gaps, int *json, int first)
 {
+    static const char *const VALUED[] = {"checkpoint", "tokens", "prompt-ids", "tokenizer", "prompt", "recipe",
+                                         "recipe-qkv", "recipe-attn", "recipe-mlp-up", "recipe-mlp-down",
+                                         "recipe-lmhead", "weights", "act", "kv", "attention", "policy", "sms",
+                                         "min-slice", "batch", "companions", "tp", "allreduce", "temperature", "top-k",
+                                         "top-p", "seed", "backend"};
+    static const char *const FLAGS[] = {"compare", "exact", "exact-gaps", "json", "help", "version"};
+    enum { NV = sizeof VALUED / sizeof *VALUED, NF = sizeof FLAGS / sizeof *FLAGS };
     for (; i < argc; i++) {
-        const char *o = argv[i];
+        char opt[72], name[64];
+        const char *v = NULL, *arg = !strcmp(argv[i], "-h") ? "--help" : argv[i];
+        if (drift_opt_split(name, sizeof name, &v, arg)) die("unexpected argument '%s' (options start with --; see --help)", arg);
+        snprintf(opt, sizeof opt, "--%s", name);
+        const char *o = opt;
+        int valued = 0, flag = 0;
+        for (int k = 0; k < NV; k++) valued |= !strcmp(name, VALUED[k]);
+        for (int k = 0; k < NF; k++) flag |= !strcmp(name, FLAGS[k]);
+        if (!valued && !flag) {
+            const char *all[NV + NF];
+            char hint[96];
+            for (int k = 0; k < NV; k++) all[k] = VALUED[k];
+            for (int k = 0; k < NF; k++) all[NV + k] = FLAGS[k];
+            drift_suggest_text(hint, sizeof hint, name, all, NV + NF, "--");
+            die("unknown option '%s' (%ssee --help)", argv[i], hint);
+        }
+        if (flag && v) die("%s takes no value (found '%s')", o, argv[i]);
+        if (!strcmp(o, "--version")) {
+            printf("drift-generate (driftlab %s)\n", DRIFT_VERSION);
+            exit(0);
+        }
         if (!strcmp(o, "--compare")) return first ? i : (die("--compare: give it once"), 0);
         if (!strcmp(o, "--exact")) {
             c->nx.exact = 1;
@@ -124,13 +153,13 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             *json = 1;
             continue;
         }
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+        if (!strcmp(o, "--help")) {
             fputs(USAGE, stdout);
             exit(0);
         }
-        if (strncmp(o, "--", 2)) die("unexpected argument '%s' (options start with --; see --help)", o);
-        if (i + 1 >= argc) die("%s: needs a value", o);
-        const char *v = argv[++i];
+        if (!v && (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2)))
+            die("%s: needs a value (accepted: %s VALUE or %s=VALUE)", o, o, o);
+        if (!v) v = argv[++i];
         if (!strcmp(o, "--checkpoint") || !strcmp(o, "--tokens") || !strcmp(o, "--prompt-ids") ||
             !strcmp(o, "--tokenizer") || !strcmp(o, "--prompt")) {
             if (!first) die("%s: applies to both runs; give it before --compare", o);
@@ -174,7 +203,7 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
         else if (!strcmp(o, "--seed")) c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX);
         else if (!strcmp(o, "--backend")) {
             if (strcmp(v, "cpu") && strcmp(v, "auto")) die("--backend: expected auto or cpu (no CUDA decoder yet), found '%s'", v);
-        } else die("unknown option '%s' (see --help)", o);
+        }
     }
     return argc;
 }
@@ -416,5 +445,5 @@ int main(int argc, char **argv)
     if (tp) drift_tokenizer_free(tp);
     free(prompt);
     drift_checkpoint_free(&ck);
-    return 0;
+    return drift_stdout_close_check() ? 2 : 0; /* a full disk or a closed stdout is an error, not a text */
 }
