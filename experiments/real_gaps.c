@@ -18,6 +18,7 @@
  * Look for: real gaps are mostly far above fp32's noise, so fp32 flips are rare; bf16 and fp16
  * flip a few percent of positions, and the predicted counts sit near the observed ones. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,21 +236,31 @@ int main(int argc, char **argv)
         }
     }
     drift_model_free(m);
+    /* The configurations are independent: side by side on the cores (--threads), each with its
+     * own model and one thread inside (the data do not depend on the thread count). */
+    int workers = cli.threads > 0 ? cli.threads : omp_get_num_procs();
+    if (workers > NCONF) workers = NCONF;
+    int failed = 0;
+#pragma omp parallel for num_threads(workers) schedule(dynamic, 1) reduction(| : failed)
     for (int c = 0; c < NCONF; c++) {
-        m = model(&ck, &nxc[c]);
-        for (int s = 0, i = 0; s < R; s++) {
-            drift_progress(&cli, (size_t)R * (size_t)(c + 1) + (size_t)s, (size_t)R * (NCONF + 1));
-            if (drift_model_score(m, lg, tx[s].tok, tx[s].n)) drift_die("forward pass failed");
-            for (int p = tx[s].from; p < tx[s].n; p++, i++) {
-                const double *l = lg + (size_t)p * V;
+        double *lc = malloc((size_t)nmax * V * sizeof(double));
+        drift_model_t *mc = lc ? model(&ck, &nxc[c]) : NULL;
+        for (int s = 0, i = 0; mc && s < R && !failed; s++) {
+            if (omp_get_thread_num() == 0) drift_progress(&cli, (size_t)R * (size_t)(c + 1) + (size_t)s, (size_t)R * (NCONF + 1));
+            if (drift_model_score(mc, lc, tx[s].tok, tx[s].n)) failed = 1;
+            for (int p = tx[s].from; p < tx[s].n && !failed; p++, i++) {
+                const double *l = lc + (size_t)p * V;
                 drift_top2_t tt;
                 drift_top2(&tt, l, V);
                 egap[(size_t)c * NP + (size_t)i] = (l[t1[i]] - l[t2[i]]) - gap[i];
                 flip[(size_t)c * NP + (size_t)i] = (int)tt.top1 != t1[i];
             }
         }
-        drift_model_free(m);
+        failed |= !mc;
+        drift_model_free(mc);
+        free(lc);
     }
+    if (failed) drift_die("forward pass failed (or out of memory for a configuration's model)");
     /* -- the gap distribution -- */
     memcpy(sorted, gap, NP * sizeof(double));
     qsort(sorted, NP, sizeof(double), cmp_double);
