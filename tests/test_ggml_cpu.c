@@ -333,3 +333,37 @@ Test(ggml_cpu, simd_dots_agree_with_portable_definitions)
 #undef NEXT
     cr_expect_eq(bad, 0, "%d of 4000 dots differ between the AVX2 and the portable code", bad);
 }
+
+/* The AVX2 one_chunk attention row against its portable definition: random fp16 K, V and fp32
+ * Q over 1 .. 200 keys, the same bits (tolerance 0). */
+Test(ggml_cpu, simd_attention_row_agrees_with_portable_definition)
+{
+    uint64_t s = 0x13198a2e03707344ull;
+#define NEXT() (s ^= s << 13, s ^= s >> 7, s ^= s << 17, (uint32_t)(s >> 11))
+#define UNIT() ((float)(NEXT() % 2001) / 1000.0f - 1.0f)
+    static uint16_t k[200 * 64], v[200 * 64];
+    int idx[200];
+    float q[64], a[64], b[64];
+    int bad = 0;
+    for (int t = 0; t < 200; t++) {
+        const int n = 1 + (int)(NEXT() % 200);
+        for (int i = 0; i < 200 * 64; i++) {
+            k[i] = drift_ggml_fp32_to_fp16(3.0f * UNIT());
+            v[i] = drift_ggml_fp32_to_fp16(UNIT());
+        }
+        for (int i = 0; i < 64; i++) {
+            q[i] = 2.0f * UNIT();
+        }
+        for (int i = 0; i < n; i++) {
+            idx[i] = i;
+        }
+        drift_ggml_flash_attn_row(a, q, k, v, 64, 64, idx, (size_t)n, 0.125f);
+        drift_ggml_flash_attn_row_ref(b, q, k, v, 64, 64, idx, (size_t)n, 0.125f);
+        for (int i = 0; i < 64; i++) {
+            bad += fbits(a[i]) != fbits(b[i]);
+        }
+    }
+#undef UNIT
+#undef NEXT
+    cr_expect_eq(bad, 0, "%d values differ between the AVX2 and the portable attention row", bad);
+}

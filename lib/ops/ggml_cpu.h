@@ -44,6 +44,22 @@ typedef struct {
  * subnormals kept, overflow to inf, NaN stays NaN); to fp32 is exact. */
 uint16_t drift_ggml_fp32_to_fp16(float x);
 float drift_ggml_fp16_to_fp32(uint16_t h);
+/* The same conversion inline, for the kernels' inner loops (a subnormal is m * 2^-24, one
+ * exact product; everything else is a bit shuffle). */
+static inline float drift_ggml_h2f(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    union {
+        uint32_t u;
+        float f;
+    } r;
+    if (e == 0) {
+        r.f = (float)m * 0x1p-24f;
+        r.u |= sign;
+    } else {
+        r.u = sign | (e == 0x1fu ? 0x7f800000u | (m << 13) : ((e + 112u) << 23) | (m << 13));
+    }
+    return r.f;
+}
 void drift_ggml_fp32_to_fp16_row(uint16_t *y, const float *x, size_t n);
 
 /* quantize_row_q8_0 / quantize_row_q8_1, AVX2 path (k a multiple of 32). */
@@ -80,12 +96,18 @@ float drift_ggml_v_expf(float x);
  * and the scalar x/(1+expf(-x)) for the tail. */
 void drift_ggml_swiglu(float *y, const float *x, const float *g, size_t n);
 
+/* 1 when the CPU has AVX2, FMA and F16C (the SIMD paths above and below are used then). */
+int drift_ggml_cpu_has_avx2(void);
+
 /* Flash attention (ggml_compute_forward_flash_attn_ext_f16_one_chunk) for one query row of
  * one head, K and V fp16 rows of length d (d a multiple of 32) at stride ld elements, the
  * keys that the mask lets through listed in kv_idx[0..nkv) in ascending order (mask 0 there,
  * -inf elsewhere), scale applied to each KQ value: out[0..d) fp32. */
 void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v,
                                size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+/* Its portable definition (the function above takes AVX2 + FMA + F16C when present; same bits). */
+void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                                   size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
 
 /* Flash attention, the tiled path (ggml_compute_forward_flash_attn_ext_tiled, taken when a
  * call has 64 or more queries), one query row of one head: the keys admitted are cells

@@ -15,8 +15,8 @@
  * (ggml_vec_scale_f16), vs = 1; otherwise vs = expf(s - M); then
  * VKQ16 = fp16(fma(v, vs, VKQ16)) (ggml_vec_mad_f16) and S = S*ms + vs (which GCC contracts
  * into fma(S, ms, vs)); finally out = float(VKQ16) * (1/S) (ggml_vec_scale_f32). */
-void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v,
-                               size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale) {
+void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                                   size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale) {
     uint16_t qh[FA_MAX_D];
     uint16_t acc[FA_MAX_D];
     if (d > FA_MAX_D) {
@@ -38,21 +38,95 @@ void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, co
             M = s;
             ms = expf(Mold - M);
             for (size_t i = 0; i < d; i++) {
-                acc[i] = drift_ggml_fp32_to_fp16(drift_ggml_fp16_to_fp32(acc[i]) * ms);
+                acc[i] = drift_ggml_fp32_to_fp16(drift_ggml_h2f(acc[i]) * ms);
             }
         } else {
             vs = expf(s - M);
         }
         const uint16_t *vr = v + ic * ld;
         for (size_t i = 0; i < d; i++) {
-            acc[i] = drift_ggml_fp32_to_fp16(fmaf(drift_ggml_fp16_to_fp32(vr[i]), vs, drift_ggml_fp16_to_fp32(acc[i])));
+            acc[i] = drift_ggml_fp32_to_fp16(fmaf(drift_ggml_h2f(vr[i]), vs, drift_ggml_h2f(acc[i])));
         }
         S = fmaf(S, ms, vs);
     }
     const float S_inv = S == 0.0f ? 0.0f : 1.0f / S;
     for (size_t i = 0; i < d; i++) {
-        out[i] = drift_ggml_fp16_to_fp32(acc[i]) * S_inv;
+        out[i] = drift_ggml_h2f(acc[i]) * S_inv;
     }
+}
+
+/* The same one_chunk row with the instructions of ggml's AVX2 build (vcvtps2ph / vcvtph2ps,
+ * vfmadd231ps, the GGML_F32x8_REDUCE of ggml_vec_dot_f16, scalar vfmadd for S): the bits of
+ * drift_ggml_flash_attn_row_ref, faster. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx2,fma,f16c"))) static void fa_row_avx2(float *out, const float *q, const uint16_t *k,
+                                                                    const uint16_t *v, size_t ld, size_t d,
+                                                                    const int *kv_idx, size_t nkv, float scale) {
+    uint16_t qh[FA_MAX_D], acc[FA_MAX_D];
+    for (size_t i = 0; i < d; i += 8) {
+        _mm_storeu_si128((__m128i *)(qh + i), _mm256_cvtps_ph(_mm256_loadu_ps(q + i), 0));
+        _mm_storeu_si128((__m128i *)(acc + i), _mm_setzero_si128());
+    }
+    float S = 0.0f, M = -INFINITY;
+    for (size_t t = 0; t < nkv; t++) {
+        const size_t ic = (size_t)kv_idx[t];
+        const uint16_t *kr = k + ic * ld, *vr = v + ic * ld;
+        __m256 sum[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+        for (size_t i = 0; i < d; i += 32) {
+            for (int j = 0; j < 4; j++) {
+                const __m256 ax = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(kr + i + 8 * j)));
+                const __m256 ay = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(qh + i + 8 * j)));
+                sum[j] = _mm256_fmadd_ps(ax, ay, sum[j]);
+            }
+        }
+        sum[0] = _mm256_add_ps(sum[0], sum[2]);
+        sum[1] = _mm256_add_ps(sum[1], sum[3]);
+        sum[0] = _mm256_add_ps(sum[0], sum[1]);
+        const __m128 t0 = _mm_add_ps(_mm256_castps256_ps128(sum[0]), _mm256_extractf128_ps(sum[0], 1));
+        const __m128 t1 = _mm_hadd_ps(t0, t0);
+        float s = _mm_cvtss_f32(_mm_hadd_ps(t1, t1));
+        s = s * scale;
+        s += 0.0f;
+        const float Mold = M;
+        float ms = 1.0f, vs = 1.0f;
+        if (s > M) {
+            M = s;
+            ms = expf(Mold - M);
+            const __m256 vms = _mm256_set1_ps(ms);
+            for (size_t i = 0; i < d; i += 8) {
+                const __m256 a = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(acc + i)));
+                _mm_storeu_si128((__m128i *)(acc + i), _mm256_cvtps_ph(_mm256_mul_ps(a, vms), 0));
+            }
+        } else {
+            vs = expf(s - M);
+        }
+        const __m256 vvs = _mm256_set1_ps(vs);
+        for (size_t i = 0; i < d; i += 8) {
+            const __m256 a = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(acc + i)));
+            const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(vr + i)));
+            _mm_storeu_si128((__m128i *)(acc + i), _mm256_cvtps_ph(_mm256_fmadd_ps(x, vvs, a), 0));
+        }
+        S = fmaf(S, ms, vs);
+    }
+    const float S_inv = S == 0.0f ? 0.0f : 1.0f / S;
+    const __m256 vinv = _mm256_set1_ps(S_inv);
+    for (size_t i = 0; i < d; i += 8) {
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(acc + i))), vinv));
+    }
+}
+#endif
+
+void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                               size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (d % 32 == 0 && d <= FA_MAX_D && drift_ggml_cpu_has_avx2()) {
+        fa_row_avx2(out, q, k, v, ld, d, kv_idx, nkv, scale);
+        return;
+    }
+#endif
+    drift_ggml_flash_attn_row_ref(out, q, k, v, ld, d, kv_idx, nkv, scale);
 }
 
 #define FA_TILE 64 /* GGML_FA_TILE_Q = GGML_FA_TILE_KV (ggml-cpu/common.h) */
@@ -103,7 +177,7 @@ void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t 
             const uint16_t *kr = k + c * ld;
             float s = 0.0f;
             for (size_t e = 0; e < d; e++) {
-                s = fmaf(drift_ggml_fp16_to_fp32(kr[e]), q[e], s);
+                s = fmaf(drift_ggml_h2f(kr[e]), q[e], s);
             }
             kq[j] = (s * scale) + 0.0f;
         }
@@ -126,7 +200,7 @@ void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t 
             const uint16_t *vr = v + c * ld;
             for (size_t i = 0; i < d; i++) {
                 /* a cell not admitted has weight exactly 0 (v_expf(-inf) = 0): fma(v, 0, acc) = acc */
-                const float vv = c < n_keys ? drift_ggml_fp16_to_fp32(vr[i]) : 0.0f;
+                const float vv = c < n_keys ? drift_ggml_h2f(vr[i]) : 0.0f;
                 acc[i] = fmaf(vv, kq[j], acc[i]);
             }
         }

@@ -23,9 +23,9 @@ float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, con
     float acc[8] = {0};
     float summs = 0.0f;
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
-        const float d0 = drift_ggml_fp16_to_fp32(x[ib].d);
-        const float d1 = drift_ggml_fp16_to_fp32(y[ib].d);
-        summs = fmaf(drift_ggml_fp16_to_fp32(x[ib].m), drift_ggml_fp16_to_fp32(y[ib].s), summs);
+        const float d0 = drift_ggml_h2f(x[ib].d);
+        const float d1 = drift_ggml_h2f(y[ib].d);
+        summs = fmaf(drift_ggml_h2f(x[ib].m), drift_ggml_h2f(y[ib].s), summs);
         const float d0d1 = d0 * d1;
         for (int k = 0; k < 8; k++) {
             int32_t lane = 0;
@@ -45,7 +45,7 @@ float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, con
 float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
     float acc[8] = {0};
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
-        const float d = drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d);
+        const float d = drift_ggml_h2f(x[ib].d) * drift_ggml_h2f(y[ib].d);
         for (int k = 0; k < 8; k++) {
             int32_t lane = 0;
             for (int e = 4 * k; e < 4 * k + 4; e++) {
@@ -64,7 +64,7 @@ float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, con
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#define DRIFT_AVX2 __attribute__((target("avx2,fma")))
+#define DRIFT_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 DRIFT_AVX2 static float hsum8_avx(__m256 v) {
     __m128 r = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
@@ -78,8 +78,8 @@ DRIFT_AVX2 static float dot_q4_1_avx2(size_t n, const drift_ggml_q4_1_t *x, cons
     float summs = 0.0f;
     const __m256i low = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
-        summs = fmaf(drift_ggml_fp16_to_fp32(x[ib].m), drift_ggml_fp16_to_fp32(y[ib].s), summs);
-        const __m256 dd = _mm256_set1_ps(drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d));
+        summs = fmaf(_cvtsh_ss(x[ib].m), _cvtsh_ss(y[ib].s), summs);
+        const __m256 dd = _mm256_set1_ps(_cvtsh_ss(x[ib].d) * _cvtsh_ss(y[ib].d));
         const __m128i raw = _mm_loadu_si128((const __m128i *)x[ib].qs);
         const __m256i qx = _mm256_and_si256(low, _mm256_insertf128_si256(_mm256_castsi128_si256(raw), _mm_srli_epi16(raw, 4), 1));
         const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
@@ -93,7 +93,7 @@ DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, cons
     __m256 acc = _mm256_setzero_ps();
     const __m256i ones = _mm256_set1_epi16(1);
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
-        const __m256 dd = _mm256_set1_ps(drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d));
+        const __m256 dd = _mm256_set1_ps(_cvtsh_ss(x[ib].d) * _cvtsh_ss(y[ib].d));
         const __m256i qx = _mm256_loadu_si256((const __m256i *)x[ib].qs);
         const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
         const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));
@@ -102,19 +102,24 @@ DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, cons
     return hsum8_avx(acc);
 }
 
-static int have_avx2(void) {
-    static int cached = -1;
+#endif
+
+int drift_ggml_cpu_has_avx2(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int cached = -1; /* a benign race: every thread stores the same value */
     if (cached < 0) {
         __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
     }
     return cached;
-}
+#else
+    return 0;
 #endif
+}
 
 float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_avx2()) {
+    if (drift_ggml_cpu_has_avx2()) {
         return dot_q4_1_avx2(n, x, y);
     }
 #endif
@@ -123,7 +128,7 @@ float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const d
 
 float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_avx2()) {
+    if (drift_ggml_cpu_has_avx2()) {
         return dot_q8_0_avx2(n, x, y);
     }
 #endif
@@ -143,7 +148,7 @@ float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y) {
         for (int j = 0; j < 4; j++) {
             for (int l = 0; l < 8; l++) {
                 const size_t e = i + 8 * (size_t)j + (size_t)l;
-                sum[j][l] = fmaf(drift_ggml_fp16_to_fp32(x[e]), drift_ggml_fp16_to_fp32(y[e]), sum[j][l]);
+                sum[j][l] = fmaf(drift_ggml_h2f(x[e]), drift_ggml_h2f(y[e]), sum[j][l]);
             }
         }
     }
@@ -161,7 +166,7 @@ float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y) {
     const float h0 = t[0] + t[1], h1 = t[2] + t[3];
     double sumf = (double)(h0 + h1);
     for (size_t i = np; i < n; i++) {
-        sumf += (double)(drift_ggml_fp16_to_fp32(x[i]) * drift_ggml_fp16_to_fp32(y[i]));
+        sumf += (double)(drift_ggml_h2f(x[i]) * drift_ggml_h2f(y[i]));
     }
     return (float)sumf;
 }
