@@ -14,7 +14,19 @@
  * field, what was expected and what was found: DRIFT_EINVAL), tensor types must be known
  * (ggml_quant.h), each tensor's bytes must lie inside the file and not overlap another's,
  * names and keys are unique. The file is mapped, never copied: strings and tensor data point
- * into the mapping. Unreadable files give DRIFT_EIO. */
+ * into the mapping. Unreadable files give DRIFT_EIO.
+ *
+ * What the reader requires beyond the layout (each refusal names its field): keys non-empty;
+ * a bool byte 0 or 1; arrays nested at most DRIFT_GGUF_MAX_NEST deep; `general.alignment`, when
+ * present, a u32 power of two; 1 <= n_dims <= 4, every ne >= 1 and their product at most
+ * 2^63 - 1 (ggml's int64 element count); ne[0] a multiple of the type's block; the data section
+ * starting at the first multiple of the alignment after the tensor infos (a file without
+ * tensors may end before it: data_offset is then the file size); every tensor offset a
+ * multiple of the alignment. Tensors may lie in any order and with gaps between them (llama.cpp
+ * writes them packed, in info order; the reader does not insist). Errors from drift_gguf_parse
+ * read `FIELD: expected ..., found ...` (FIELD like `tensor[3] 'blk.0.attn_q.weight': ne[0]`,
+ * strings from the file escaped and cut short so the line stays one line); drift_gguf_open
+ * puts `PATH: ` in front. */
 #ifndef DRIFT_GGUF_H
 #define DRIFT_GGUF_H
 
@@ -28,6 +40,8 @@ extern "C" {
 #endif
 
 #define DRIFT_GGUF_MAX_DIMS 4
+#define DRIFT_GGUF_MAX_NEST 16 /* arrays of arrays: deepest nesting accepted (no real file nests) */
+#define DRIFT_GGUF_DEFAULT_ALIGNMENT 32
 
 typedef enum {
     DRIFT_GGUF_U8 = 0, DRIFT_GGUF_I8, DRIFT_GGUF_U16, DRIFT_GGUF_I16, DRIFT_GGUF_U32, DRIFT_GGUF_I32,
@@ -44,7 +58,8 @@ typedef struct {
 typedef struct {
     drift_gguf_str_t key;
     drift_gguf_type_t type;
-    /* scalars: the value, widened */
+    /* scalars: the value, widened: u8/u16/u32/u64 and bool (0 or 1) in u, i8..i64 in i,
+     * f32/f64 in f (exact) */
     union {
         uint64_t u;
         int64_t i;
@@ -78,15 +93,22 @@ typedef struct {
     size_t size;
     void *map;          /* non-NULL when drift_gguf_open mapped the file */
     size_t map_size;
+    /* lookup indexes built at parse (private): kv and tensors sorted by name */
+    const drift_gguf_kv_t **kv_by_key;
+    const drift_gguf_tensor_t **tensor_by_name;
 } drift_gguf_t;
 
-/* Map and parse a file; on error *g is zeroed and err holds one line. */
+/* Map (PROT_READ, MAP_PRIVATE) and parse a regular file; on error *g is zeroed and err holds
+ * one line: DRIFT_EIO (cannot open, not a regular file: a directory, FIFO or device is refused
+ * without reading it), DRIFT_EINVAL (the bytes are not a valid GGUF file), DRIFT_ENOMEM. The
+ * file must not be truncated by someone else while mapped (SIGBUS, as for any mapping). */
 int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsize);
 /* Parse bytes already in memory (they must outlive g; tests and the fuzz target use it). */
 int drift_gguf_parse(drift_gguf_t *g, const void *bytes, size_t size, char *err, size_t errsize);
+/* Frees the indexes, unmaps what open mapped and zeroes *g; a zeroed g is fine. */
 void drift_gguf_close(drift_gguf_t *g);
 
-/* Lookups (NULL when absent). */
+/* Lookups by exact name (O(log n); NULL when absent). */
 const drift_gguf_kv_t *drift_gguf_find(const drift_gguf_t *g, const char *key);
 const drift_gguf_tensor_t *drift_gguf_tensor(const drift_gguf_t *g, const char *name);
 
@@ -95,11 +117,16 @@ const drift_gguf_tensor_t *drift_gguf_tensor(const drift_gguf_t *g, const char *
 int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsize);
 int drift_gguf_get_f64(const drift_gguf_t *g, const char *key, double *out, char *err, size_t errsize); /* f32 or f64 */
 int drift_gguf_get_str(const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err, size_t errsize);
-/* An array element: strings of a string array (i < count), numbers of a numeric array. */
+int drift_gguf_get_bool(const drift_gguf_t *g, const char *key, int *out, char *err, size_t errsize); /* 0 or 1 */
+/* An array element, O(1): 0, or DRIFT_EINVAL (kv NULL, not an array of that kind, i >= count).
+ * _str: an array of strings. _f64: an array of f32, f64 or any integer type (an integer above
+ * 2^53 is rounded to nearest). _i64: an array of any integer type or bool; DRIFT_ERANGE for a
+ * u64 above INT64_MAX. Arrays of arrays have no element getter (their bytes are at data). */
 int drift_gguf_array_str(const drift_gguf_kv_t *kv, uint64_t i, drift_gguf_str_t *out);
 int drift_gguf_array_f64(const drift_gguf_kv_t *kv, uint64_t i, double *out);
 int drift_gguf_array_i64(const drift_gguf_kv_t *kv, uint64_t i, int64_t *out);
 
+/* "u8" "i8" "u16" "i16" "u32" "i32" "f32" "bool" "string" "array" "u64" "i64" "f64"; "?" else. */
 const char *drift_gguf_type_name(drift_gguf_type_t t);
 
 #ifdef __cplusplus
