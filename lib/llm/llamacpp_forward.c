@@ -59,6 +59,7 @@ typedef struct {
 
 struct drift_llamacpp {
     int n_layer, dim, hidden, n_head, n_head_kv, head, n_vocab, n_ctx, n_past;
+    drift_llamacpp_isa_t isa;
     float eps, freq_base;
     const void *embd;
     uint32_t embd_type;
@@ -273,6 +274,14 @@ int drift_llamacpp_n_vocab(const drift_llamacpp_t *e) { return e->n_vocab; }
 int drift_llamacpp_n_ctx(const drift_llamacpp_t *e) { return e->n_ctx; }
 void drift_llamacpp_reset(drift_llamacpp_t *e) { e->n_past = 0; }
 
+int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa) {
+    if (isa != DRIFT_LLAMACPP_AVX2 && isa != DRIFT_LLAMACPP_AVX512) {
+        return DRIFT_EINVAL;
+    }
+    e->isa = isa;
+    return 0;
+}
+
 /* ggml_compute_forward_mul_mat (ggml-cpu.c) for one activation row: src1 converted with the
  * vec_dot_type's from_float, then ggml_compute_forward_mul_mat_one_chunk's vec_dot per
  * output row (each output is one call, so the chunking and thread split do not change it). */
@@ -353,12 +362,13 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
                 const int hk = hd / grp;
                 float *o = e->att + (size_t)t * D + hd * H;
                 const float *qr = e->q + (size_t)t * D + hd * H;
+                const uint16_t *kh = kc + hk * H, *vh = vc + hk * H;
                 if (ntok >= 64) { /* GGML_FA_TILE_Q queries or more: the tiled path */
-                    drift_ggml_flash_attn_tiled_row(o, qr, kc + hk * H, vc + hk * H, (size_t)kvw, (size_t)H,
-                                                    (size_t)n_keys, kq_scale);
+                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_tiled_row512 : drift_ggml_flash_attn_tiled_row)(
+                        o, qr, kh, vh, (size_t)kvw, (size_t)H, (size_t)n_keys, kq_scale);
                 } else {
-                    drift_ggml_flash_attn_row(o, qr, kc + hk * H, vc + hk * H, (size_t)kvw, (size_t)H, e->kv_idx,
-                                              (size_t)n_keys, kq_scale);
+                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_row512 : drift_ggml_flash_attn_row)(
+                        o, qr, kh, vh, (size_t)kvw, (size_t)H, e->kv_idx, (size_t)n_keys, kq_scale);
                 }
             }
         }
@@ -374,7 +384,8 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
             drift_ggml_rms_norm_mul(e->h, x, L->ffn_norm, (size_t)D, e->eps);
             matvec(e->g, &L->gate, e->h, e->qa);
             matvec(e->u, &L->up, e->h, e->qa);
-            drift_ggml_swiglu(e->g, e->g, e->u, (size_t)e->hidden);
+            (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_swiglu512 : drift_ggml_swiglu)(e->g, e->g, e->u,
+                                                                                         (size_t)e->hidden);
             matvec(e->tmp, &L->down, e->g, e->qa);
             for (int i = 0; i < D; i++) {
                 x[i] = e->tmp[i] + x[i]; /* ggml_add(ffn_out, ffn_inp) */

@@ -115,6 +115,21 @@ void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k
 void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
                                      size_t d, size_t n_keys, float scale);
 
+/* The AVX-512 variant (GGML_AVX512 + VBMI + VNNI + BF16, no AVX512-FP16). What differs from the
+ * AVX2 build in the kernels above: ggml_v_expf (another polynomial tail and _mm512_scalef_ps),
+ * hence silu/swiglu (groups of 16) and the tiled softmax (groups of 16 summed by
+ * _mm512_reduce_add_ps); ggml_vec_dot_f16 (16-lane accumulators); the rest (quantizers, the
+ * q4_1/q8_0 dots, whose VNNI vpdpbusd sums the same integers exactly, rms_norm, rope, the
+ * element-wise fp16 accumulator updates) gives the same bits as the AVX2 functions. */
+float drift_ggml_hsum16(const float a[16]);
+float drift_ggml_v_expf512(float x);
+void drift_ggml_swiglu512(float *y, const float *x, const float *g, size_t n);
+float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y);
+void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                                  size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+void drift_ggml_flash_attn_tiled_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                        size_t d, size_t n_keys, float scale);
+
 #ifdef __cplusplus
 }
 #endif

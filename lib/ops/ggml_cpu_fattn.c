@@ -15,8 +15,8 @@
  * (ggml_vec_scale_f16), vs = 1; otherwise vs = expf(s - M); then
  * VKQ16 = fp16(fma(v, vs, VKQ16)) (ggml_vec_mad_f16) and S = S*ms + vs (which GCC contracts
  * into fma(S, ms, vs)); finally out = float(VKQ16) * (1/S) (ggml_vec_scale_f32). */
-void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v,
-                                   size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale) {
+static void fa_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
+                   const int *kv_idx, size_t nkv, float scale, int avx512) {
     uint16_t qh[FA_MAX_D];
     uint16_t acc[FA_MAX_D];
     if (d > FA_MAX_D) {
@@ -29,7 +29,7 @@ void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k
     float S = 0.0f, M = -INFINITY;
     for (size_t t = 0; t < nkv; t++) {
         const size_t ic = (size_t)kv_idx[t];
-        float s = drift_ggml_vec_dot_f16(d, k + ic * ld, qh);
+        float s = avx512 ? drift_ggml_vec_dot_f16_512(d, k + ic * ld, qh) : drift_ggml_vec_dot_f16(d, k + ic * ld, qh);
         s = s * scale;
         s += 0.0f; /* the mask value of an admitted key */
         const float Mold = M;
@@ -53,6 +53,18 @@ void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k
     for (size_t i = 0; i < d; i++) {
         out[i] = drift_ggml_h2f(acc[i]) * S_inv;
     }
+}
+
+void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                                   size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale) {
+    fa_row(out, q, k, v, ld, d, kv_idx, nkv, scale, 0);
+}
+
+/* The AVX-512 build's one_chunk row: only ggml_vec_dot_f16 changes (its 16-lane reduction);
+ * the fp16 accumulator updates are element-wise, the same on both builds. */
+void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                                  size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale) {
+    fa_row(out, q, k, v, ld, d, kv_idx, nkv, scale, 1);
 }
 
 /* The same one_chunk row with the instructions of ggml's AVX2 build (vcvtps2ph / vcvtph2ps,
@@ -133,8 +145,17 @@ void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, co
 
 /* ggml-cpu/vec.cpp: ggml_vec_soft_max_f32, AVX2 + FMA branch, over n (a multiple of 8) values:
  * y = v_expf(x - max) per lane, and the double sum of each 8-lane group's hsum_float_8. */
-static double soft_max_row(float *y, const float *x, size_t n, float max) {
+static double soft_max_row(float *y, const float *x, size_t n, float max, int avx512) {
     double sum = 0.0;
+    if (avx512) { /* the __AVX512F__ && __AVX512DQ__ branch: groups of 16, _mm512_reduce_add_ps */
+        for (size_t i = 0; i < n; i += 16) {
+            for (size_t l = 0; l < 16; l++) {
+                y[i + l] = drift_ggml_v_expf512(x[i + l] - max);
+            }
+            sum += (double)drift_ggml_hsum16(y + i);
+        }
+        return sum;
+    }
     for (size_t i = 0; i < n; i += 8) {
         for (size_t l = 0; l < 8; l++) {
             y[i + l] = drift_ggml_v_expf(x[i + l] - max);
@@ -156,8 +177,8 @@ static double soft_max_row(float *y, const float *x, size_t n, float max) {
  *   S += soft_max_row(KQ, Mnew) (a float += double: the sum is rounded once, to float);
  *   VKQ[c] = simd_gemm: fma chain over the 64 cells, acc = fma(v[j][c], KQ[j], acc).
  * Finally out = VKQ * (1/S). The keys admitted are cells 0 .. n_keys-1 (a causal mask). */
-void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                     size_t d, size_t n_keys, float scale) {
+static void fa_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
+                         size_t n_keys, float scale, int avx512) {
     float acc[FA_MAX_D];
     float kq[FA_TILE];
     if (d > FA_MAX_D) {
@@ -194,7 +215,7 @@ void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t 
             S *= ms;
         }
         M = Mnew;
-        S = (float)((double)S + soft_max_row(kq, kq, FA_TILE, Mnew));
+        S = (float)((double)S + soft_max_row(kq, kq, FA_TILE, Mnew, avx512));
         for (size_t j = 0; j < FA_TILE; j++) {
             const size_t c = ic + j;
             const uint16_t *vr = v + c * ld;
@@ -209,4 +230,17 @@ void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t 
     for (size_t i = 0; i < d; i++) {
         out[i] = acc[i] * S_inv;
     }
+}
+
+void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                     size_t d, size_t n_keys, float scale) {
+    fa_tiled_row(out, q, k, v, ld, d, n_keys, scale, 0);
+}
+
+/* The AVX-512 build's tiled row: simd_gemm's 4x4 register tile of 16-lane vectors keeps every
+ * element's fma chain in the same order, so only the softmax (16-lane v_expf, reduce_add)
+ * changes. */
+void drift_ggml_flash_attn_tiled_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                        size_t d, size_t n_keys, float scale) {
+    fa_tiled_row(out, q, k, v, ld, d, n_keys, scale, 1);
 }

@@ -170,3 +170,45 @@ float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y) {
     }
     return (float)sumf;
 }
+
+/* _mm512_reduce_add_ps as GCC's avx512fintrin.h writes it: lanes i + i+8, then i + i+4, then
+ * (0+2, 1+3), then 0 + 1. */
+float drift_ggml_hsum16(const float a[16]) {
+    float t3[8], t6[4];
+    for (int i = 0; i < 8; i++) {
+        t3[i] = a[i + 8] + a[i];
+    }
+    for (int i = 0; i < 4; i++) {
+        t6[i] = t3[i + 4] + t3[i];
+    }
+    const float t80 = t6[0] + t6[2], t81 = t6[1] + t6[3];
+    return t80 + t81;
+}
+
+/* ggml-cpu/vec.cpp: ggml_vec_dot_f16 with the AVX-512 mappings (no AVX512-FP16): GGML_F16_STEP 64,
+ * EPR 16: four 16-lane accumulators fed by elements i + 16j + lane; GGML_F32Cx16_REDUCE:
+ * sum0 += sum2, sum1 += sum3, sum0 += sum1, _mm512_reduce_add_ps; leftovers (n % 64) in double. */
+float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y) {
+    const size_t np = n & ~(size_t)63;
+    float sum[4][16] = {{0}};
+    for (size_t i = 0; i < np; i += 64) {
+        for (int j = 0; j < 4; j++) {
+            for (int l = 0; l < 16; l++) {
+                const size_t e = i + 16 * (size_t)j + (size_t)l;
+                sum[j][l] = fmaf(drift_ggml_h2f(x[e]), drift_ggml_h2f(y[e]), sum[j][l]);
+            }
+        }
+    }
+    for (int l = 0; l < 16; l++) {
+        sum[0][l] = sum[0][l] + sum[2][l];
+        sum[1][l] = sum[1][l] + sum[3][l];
+    }
+    for (int l = 0; l < 16; l++) {
+        sum[0][l] = sum[0][l] + sum[1][l];
+    }
+    double sumf = (double)drift_ggml_hsum16(sum[0]);
+    for (size_t i = np; i < n; i++) {
+        sumf += (double)(drift_ggml_h2f(x[i]) * drift_ggml_h2f(y[i]));
+    }
+    return (float)sumf;
+}

@@ -11,7 +11,10 @@
  * Prints, per kernel, how many cases were compared and how many differ (0 is the claim).
  * ggml's internal kernels (quantize_row_q8_1, ggml_vec_dot_*) are declared here with the
  * prototypes of ggml-cpu/quants.h and vec.h; the graph ops go through ggml's public API with
- * one thread, as the witness runs llama.cpp. */
+ * one thread, as the witness runs llama.cpp.
+ * For the AVX-512 build of ggml (GGML_AVX512 + VBMI + VNNI + BF16), add -DTWIN_AVX512 and link
+ * that build's libraries (compile with -mavx512f too, or drop the F16C checks): the kernels
+ * that differ on that build are then compared through their _512 twins. */
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -22,6 +25,18 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "ggml_cpu.h"
+
+#ifdef TWIN_AVX512
+#define TW_DOT_F16 drift_ggml_vec_dot_f16_512
+#define TW_SWIGLU drift_ggml_swiglu512
+#define TW_FA_ROW drift_ggml_flash_attn_row512
+#define TW_FA_TILED drift_ggml_flash_attn_tiled_row512
+#else
+#define TW_DOT_F16 drift_ggml_vec_dot_f16
+#define TW_SWIGLU drift_ggml_swiglu
+#define TW_FA_ROW drift_ggml_flash_attn_row
+#define TW_FA_TILED drift_ggml_flash_attn_tiled_row
+#endif
 
 void quantize_row_q8_0(const float *x, void *y, int64_t k);
 void quantize_row_q8_1(const float *x, void *y, int64_t k);
@@ -142,7 +157,7 @@ static int check_dots(void) {
             hy[i] = drift_ggml_fp32_to_fp16(nrand() * 3.0f);
         }
         ggml_vec_dot_f16(64, &s1, 0, hx, 0, hy, 0, 1);
-        s2 = drift_ggml_vec_dot_f16(64, hx, hy);
+        s2 = TW_DOT_F16(64, hx, hy);
         badf += !same(s1, s2);
         n++;
     }
@@ -197,7 +212,7 @@ static int check_graph_ops(void) {
                 drift_ggml_rope_norm(buf, (float *)xq->data + 64 * (9 * r + h), cache, 64);
                 for (int i = 0; i < 64; i++) bad_rope += !same(buf[i], ((float *)ro->data)[64 * (9 * r + h) + i]);
             }
-            drift_ggml_swiglu(buf, (float *)ga->data + 1536 * r, (float *)ua->data + 1536 * r, 1536);
+            TW_SWIGLU(buf, (float *)ga->data + 1536 * r, (float *)ua->data + 1536 * r, 1536);
             for (int i = 0; i < 1536; i++) bad_glu += !same(buf[i], ((float *)gl->data)[1536 * r + i]);
         }
         n++;
@@ -240,10 +255,10 @@ static int check_fattn(int tiled) {
                 const uint16_t *kh = (uint16_t *)k->data + (size_t)64 * nkv * (h / 3);
                 const uint16_t *vh = (uint16_t *)v->data + (size_t)64 * nkv * (h / 3);
                 if (tiled == 1)
-                    drift_ggml_flash_attn_tiled_row(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64,
+                    TW_FA_TILED(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64,
                                                     (size_t)(p0 + r + 1), 0.125f);
                 else
-                    drift_ggml_flash_attn_row(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx,
+                    TW_FA_ROW(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx,
                                               (size_t)(p0 + r + 1), 0.125f);
                 const float *g = (float *)o->data + 64 * (h + 9 * r);
                 for (int i = 0; i < 64; i++) bad += !same(out[i], g[i]);
@@ -290,7 +305,11 @@ static int check_mul_mat(void) {
 static float rat(int a, int m, int den) { return (float)(a % m - m / 2) / (float)den; }
 
 static void write_record(FILE *f) {
+#ifdef TWIN_AVX512
+    fprintf(f, "# ggml_cpu record: outputs of ggml-cpu (llama.cpp AVX-512 build) on rebuildable inputs\n");
+#else
     fprintf(f, "# ggml_cpu record: outputs of ggml-cpu (llama.cpp AVX2 build) on rebuildable inputs\n");
+#endif
     fprintf(f, "# written by tools/peers/ggml_twin_check.c --write; see tests/test_ggml_cpu.c\n");
     struct ggml_context *ctx = new_ctx();
     /* swiglu over 24 lanes: x_i = rat(37 i + 5, 61, 4) (includes large negatives), g_i = rat(11 i + 3, 17, 8) */
