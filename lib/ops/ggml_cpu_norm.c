@@ -106,41 +106,24 @@ float drift_ggml_v_expf512(float x) {
     return ldexpf(j, (int)n);
 }
 
-/* ggml-cpu/vec.h: ggml_v_silu: x / (1 + v_expf(0 - x)). */
-static float v_silu(float x) {
-    const float ex = drift_ggml_v_expf(0.0f - x);
-    return x / (1.0f + ex);
+/* ggml-cpu/vec.cpp: ggml_vec_swiglu_f32 as ggml_compute_forward_swiglu_f32 calls it, the gate
+ * (ffn_gate output) as x and ffn_up as g: every full group of `width` lanes (8 on the AVX2 +
+ * FMA branch, 16 on the AVX512F && AVX512DQ one) is silu(x) = x / (1 + v_expf(0 - x)) (ggml_v_silu)
+ * times g, the tail the scalar x / (1 + expf(-x)) times g. */
+static void swiglu_groups(float *y, const float *x, const float *g, size_t n, size_t width, float (*vexp)(float)) {
+    size_t i = 0;
+    for (; i + width <= n; i += width) {
+        for (size_t l = 0; l < width; l++) {
+            y[i + l] = (x[i + l] / (1.0f + vexp(0.0f - x[i + l]))) * g[i + l];
+        }
+    }
+    for (; i < n; i++) {
+        y[i] = (x[i] / (1.0f + expf(-x[i]))) * g[i];
+    }
 }
 
-static float v_silu512(float x) {
-    const float ex = drift_ggml_v_expf512(0.0f - x);
-    return x / (1.0f + ex);
-}
+void drift_ggml_swiglu(float *y, const float *x, const float *g, size_t n) { swiglu_groups(y, x, g, n, 8, drift_ggml_v_expf); }
 
-/* ggml-cpu/vec.cpp: ggml_vec_swiglu_f32, __AVX512F__ && __AVX512DQ__ branch: groups of 16 with
- * the AVX-512 ggml_v_silu, the scalar x/(1+expf(-x)) for the tail. */
 void drift_ggml_swiglu512(float *y, const float *x, const float *g, size_t n) {
-    size_t i = 0;
-    for (; i + 15 < n; i += 16) {
-        for (size_t l = 0; l < 16; l++) {
-            y[i + l] = v_silu512(x[i + l]) * g[i + l];
-        }
-    }
-    for (; i < n; i++) {
-        y[i] = (x[i] / (1.0f + expf(-x[i]))) * g[i];
-    }
-}
-
-/* ggml-cpu/vec.cpp: ggml_vec_swiglu_f32 (AVX2 + FMA branch) as ggml_compute_forward_swiglu_f32
- * calls it with the gate (ffn_gate output) as x and ffn_up as g. */
-void drift_ggml_swiglu(float *y, const float *x, const float *g, size_t n) {
-    size_t i = 0;
-    for (; i + 7 < n; i += 8) {
-        for (size_t l = 0; l < 8; l++) {
-            y[i + l] = v_silu(x[i + l]) * g[i + l];
-        }
-    }
-    for (; i < n; i++) {
-        y[i] = (x[i] / (1.0f + expf(-x[i]))) * g[i];
-    }
+    swiglu_groups(y, x, g, n, 16, drift_ggml_v_expf512);
 }

@@ -135,41 +135,6 @@ float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const d
     return drift_ggml_vec_dot_q8_0_q8_0_ref(n, x, y);
 }
 
-/* ggml-cpu/vec.cpp: ggml_vec_dot_f16, generic GGML_SIMD branch with the AVX mappings of
- * simd-mappings.h: GGML_F16_STEP 32, EPR 8, so four 8-lane fp32 accumulators sum[j] fed by
- * elements i + 8j + lane, sum[j] = fma(x, y, sum[j]); GGML_F32x8_REDUCE: sum0 += sum2,
- * sum1 += sum3, sum0 += sum1, then t = low128 + high128 (lanes l and l+4), hadd twice:
- * (t0+t1) + (t2+t3); the result goes to a double, the leftovers (n % 32) are added there as
- * double(x*y) products, and the double is rounded to float. */
-float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y) {
-    const size_t np = n & ~(size_t)31;
-    float sum[4][8] = {{0}};
-    for (size_t i = 0; i < np; i += 32) {
-        for (int j = 0; j < 4; j++) {
-            for (int l = 0; l < 8; l++) {
-                const size_t e = i + 8 * (size_t)j + (size_t)l;
-                sum[j][l] = fmaf(drift_ggml_h2f(x[e]), drift_ggml_h2f(y[e]), sum[j][l]);
-            }
-        }
-    }
-    for (int l = 0; l < 8; l++) {
-        sum[0][l] = sum[0][l] + sum[2][l];
-        sum[1][l] = sum[1][l] + sum[3][l];
-    }
-    for (int l = 0; l < 8; l++) {
-        sum[0][l] = sum[0][l] + sum[1][l];
-    }
-    float t[4];
-    for (int l = 0; l < 4; l++) {
-        t[l] = sum[0][l] + sum[0][l + 4];
-    }
-    const float h0 = t[0] + t[1], h1 = t[2] + t[3];
-    double sumf = (double)(h0 + h1);
-    for (size_t i = np; i < n; i++) {
-        sumf += (double)(drift_ggml_h2f(x[i]) * drift_ggml_h2f(y[i]));
-    }
-    return (float)sumf;
-}
 
 /* _mm512_reduce_add_ps as GCC's avx512fintrin.h writes it: lanes i + i+8, then i + i+4, then
  * (0+2, 1+3), then 0 + 1. */
@@ -185,30 +150,45 @@ float drift_ggml_hsum16(const float a[16]) {
     return t80 + t81;
 }
 
-/* ggml-cpu/vec.cpp: ggml_vec_dot_f16 with the AVX-512 mappings (no AVX512-FP16): GGML_F16_STEP 64,
- * EPR 16: four 16-lane accumulators fed by elements i + 16j + lane; GGML_F32Cx16_REDUCE:
- * sum0 += sum2, sum1 += sum3, sum0 += sum1, _mm512_reduce_add_ps; leftovers (n % 64) in double. */
-float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y) {
-    const size_t np = n & ~(size_t)63;
+/* ggml-cpu/vec.cpp: ggml_vec_dot_f16, the generic GGML_SIMD branch, with W-lane fp32 vectors
+ * (simd-mappings.h: AVX W = 8, GGML_F16_STEP 32; AVX-512 without FP16 W = 16, STEP 64): four
+ * accumulators sum[j] fed by elements i + W*j + lane, sum[j] = fma(x, y, sum[j]); the REDUCE
+ * macro: sum0 += sum2, sum1 += sum3, sum0 += sum1, then the vector's horizontal sum (AVX:
+ * low128 + high128, hadd twice = (t0+t1) + (t2+t3); AVX-512: _mm512_reduce_add_ps); the
+ * result goes to a double, the leftovers (n % 4W) are added there as double(x*y) products,
+ * and the double is rounded to float. */
+static float dot_f16_lanes(size_t n, const uint16_t *x, const uint16_t *y, int w) {
+    const size_t step = 4 * (size_t)w, np = n - n % step;
     float sum[4][16] = {{0}};
-    for (size_t i = 0; i < np; i += 64) {
+    for (size_t i = 0; i < np; i += step) {
         for (int j = 0; j < 4; j++) {
-            for (int l = 0; l < 16; l++) {
-                const size_t e = i + 16 * (size_t)j + (size_t)l;
+            for (int l = 0; l < w; l++) {
+                const size_t e = i + (size_t)(w * j + l);
                 sum[j][l] = fmaf(drift_ggml_h2f(x[e]), drift_ggml_h2f(y[e]), sum[j][l]);
             }
         }
     }
-    for (int l = 0; l < 16; l++) {
+    for (int l = 0; l < w; l++) {
         sum[0][l] = sum[0][l] + sum[2][l];
         sum[1][l] = sum[1][l] + sum[3][l];
-    }
-    for (int l = 0; l < 16; l++) {
         sum[0][l] = sum[0][l] + sum[1][l];
     }
-    double sumf = (double)drift_ggml_hsum16(sum[0]);
+    float h;
+    if (w == 16) {
+        h = drift_ggml_hsum16(sum[0]);
+    } else {
+        float t[4];
+        for (int l = 0; l < 4; l++) {
+            t[l] = sum[0][l] + sum[0][l + 4];
+        }
+        h = (t[0] + t[1]) + (t[2] + t[3]);
+    }
+    double sumf = (double)h;
     for (size_t i = np; i < n; i++) {
         sumf += (double)(drift_ggml_h2f(x[i]) * drift_ggml_h2f(y[i]));
     }
     return (float)sumf;
 }
+
+float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y) { return dot_f16_lanes(n, x, y, 8); }
+float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y) { return dot_f16_lanes(n, x, y, 16); }
