@@ -3,6 +3,7 @@
 #include "ggml_cpu.h"
 
 #include <math.h>
+#include <stdatomic.h>
 
 /* ggml-cpu/arch/x86/quants.c: hsum_float_8. extract the high 128 bits and add the low ones
  * (lanes i and i+4), movehl + add (lanes 0+2, 1+3), movehdup + add_ss (0+1). */
@@ -106,12 +107,14 @@ DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, cons
 
 int drift_ggml_cpu_has_avx2(void) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static int cached = -1; /* a benign race: every thread stores the same value */
-    if (cached < 0) {
+    static _Atomic int cached = -1; /* threads may race to fill it: they all store the same value */
+    int c = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (c < 0) {
         __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+        c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+        atomic_store_explicit(&cached, c, memory_order_relaxed);
     }
-    return cached;
+    return c;
 #else
     return 0;
 #endif
