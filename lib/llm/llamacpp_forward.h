@@ -47,9 +47,8 @@ int drift_llamacpp_n_ctx(const drift_llamacpp_t *e);
 int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *tokens, int ntok);
 
 /* Which build of ggml-cpu to twin: the AVX2 one (default; GGML_NATIVE=OFF with AVX2 + FMA +
- * F16C) or the AVX-512 one (GGML_AVX512 + VBMI + VNNI + BF16). 0, or DRIFT_EINVAL. The AVX-512
- * twin is checked kernel by kernel against that build's libraries (ggml_cpu.h); see
- * llamacpp_forward.c for what an end-to-end record of it would add. */
+ * F16C) or the AVX-512 one (GGML_AVX512 + VBMI + VNNI + BF16; the kernels that differ are listed
+ * in ggml_cpu.h). 0, or DRIFT_EINVAL. Both are held against records of the matching build. */
 typedef enum { DRIFT_LLAMACPP_AVX2 = 0, DRIFT_LLAMACPP_AVX512 = 1 } drift_llamacpp_isa_t;
 int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa);
 
