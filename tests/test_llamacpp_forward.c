@@ -85,11 +85,16 @@ static uint8_t *tiny_model(size_t *size, tiny_opts o) {
     return file;
 }
 
-static int create_from(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, char *err, size_t es) {
+static int create_ctx(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, int n_ctx, char *err,
+                      size_t es) {
     size_t size;
     *file = tiny_model(&size, o);
     cr_assert_eq(drift_gguf_parse(g, *file, size, err, es), 0, "%s", err);
-    return drift_llamacpp_create(e, g, 32, err, es);
+    return drift_llamacpp_create(e, g, n_ctx, err, es);
+}
+
+static int create_from(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, char *err, size_t es) {
+    return create_ctx(e, g, file, o, 32, err, es);
 }
 
 typedef struct {
@@ -144,6 +149,30 @@ Test(llamacpp_forward, step_contract)
     drift_llamacpp_reset(e);
     cr_assert_eq(drift_llamacpp_step(e, b, 0, toks, 3), 0);
     cr_assert_eq(drift_llamacpp_step(e, b, 3, toks, 1), 0);
+    cr_expect_eq(memcmp(a, b, sizeof a), 0);
+    drift_llamacpp_free(e);
+    drift_gguf_close(&g);
+    free(file);
+}
+
+/* A chunk of more than 512 tokens is what llama_decode makes of it with n_ubatch 512: the same
+ * bits as a step of 512 followed by a step of the rest. */
+Test(llamacpp_forward, long_chunk_is_split_into_ubatches_of_512)
+{
+    char err[256];
+    drift_gguf_t g;
+    uint8_t *file;
+    drift_llamacpp_t *e;
+    cr_assert_eq(create_ctx(&e, &g, &file, (tiny_opts){0}, 700, err, sizeof err), 0, "%s", err);
+    static int toks[600];
+    for (int i = 0; i < 600; i++) {
+        toks[i] = (i * 5 + 3) % VOCAB;
+    }
+    float a[VOCAB], b[VOCAB];
+    cr_assert_eq(drift_llamacpp_step(e, a, 0, toks, 600), 0);
+    drift_llamacpp_reset(e);
+    cr_assert_eq(drift_llamacpp_step(e, b, 0, toks, 512), 0);
+    cr_assert_eq(drift_llamacpp_step(e, b, 512, toks + 512, 88), 0);
     cr_expect_eq(memcmp(a, b, sizeof a), 0);
     drift_llamacpp_free(e);
     drift_gguf_close(&g);

@@ -45,6 +45,7 @@
 #include "why.h"
 
 #define MAX_LAYERS 256
+#define LLAMACPP_UBATCH 512 /* llama.cpp's default n_ubatch (the witness's): one graph per ubatch */
 
 typedef struct {
     const void *data;
@@ -326,6 +327,16 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
         if (tokens[t] < 0 || tokens[t] >= e->n_vocab) {
             return DRIFT_EINVAL;
         }
+    }
+    if (ntok > LLAMACPP_UBATCH) { /* llama_decode splits a batch into ubatches of n_ubatch tokens */
+        for (int off = 0; off < ntok; off += LLAMACPP_UBATCH) {
+            const int n = ntok - off < LLAMACPP_UBATCH ? ntok - off : LLAMACPP_UBATCH;
+            const int rc = drift_llamacpp_step(e, logits, pos + off, tokens + off, n);
+            if (rc) {
+                return rc;
+            }
+        }
+        return 0;
     }
     const int D = e->dim, H = e->head, kvw = e->n_head_kv * H, grp = e->n_head / e->n_head_kv;
     const float kq_scale = 1.0f / sqrtf((float)H);

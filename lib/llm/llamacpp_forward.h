@@ -8,7 +8,8 @@
  * One sequence. A step takes a chunk of ntok tokens at positions pos .. pos+ntok-1 — what one
  * llama_decode call of a batch with those tokens computes — appends their K and V to the
  * cache and returns the logits after the last token (llama.cpp's default: only the last token
- * of a batch has an output). Steps must follow each other: pos of a step is the number of
+ * of a batch has an output; a chunk of more than 512 tokens is computed as llama.cpp's default
+ * n_ubatch = 512 splits it, one graph per 512 tokens). Steps must follow each other: pos of a step is the number of
  * tokens already decoded (0 after create). Greedy decoding with llama.cpp: step(prompt, n,
  * pos 0), then step(&next, 1, pos n), step(&next, 1, pos n+1), ...
  *
