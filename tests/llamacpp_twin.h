@@ -4,6 +4,7 @@
  * AVX-512 build: for each prompt its token ids, then per step the greedy token, its logit, the
  * runner-up and its logit, logits in C99 hex).
  *
+ * A record made with --threads N is replayed with drift_llamacpp_set_threads(N).
  * Each prompt is decoded as llama.cpp decoded it: the prompt in one step, then one step per
  * token, the next input being the record's token (so a late divergence is still measured step
  * by step). Per prompt it prints the first step whose top-2 logits differ and the first step
@@ -26,7 +27,7 @@
 #define TWIN_RECORD512 DRIFT_SOURCE_DIR "/tests/data/llamacpp_smollm2_avx512.csv"
 #define TWIN_MAX_PROMPTS 64
 #define TWIN_MAX_PROMPT_TOKENS 512
-#define TWIN_MAX_STEPS 256
+#define TWIN_MAX_STEPS 512
 
 typedef struct {
     int n_prompt, n_steps;
@@ -94,7 +95,8 @@ static int twin_same(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* Decodes prompts[0 .. np) (ids into the record; np < 0: all) for at most max_steps steps each,
  * with the twin of the build that wrote the record (isa). */
-static void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *prompts, int np, int max_steps) {
+static void twin_run_threads(const char *record, drift_llamacpp_isa_t isa, int threads, const int *prompts, int np,
+                             int max_steps) {
     if (access(TWIN_MODEL, R_OK) != 0 || access(record, R_OK) != 0) {
         cr_skip_test("needs %s and %s", TWIN_MODEL, record);
     }
@@ -114,6 +116,7 @@ static void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *pr
     drift_llamacpp_t *e;
     cr_assert_eq(drift_llamacpp_create(&e, &g, 512, err, sizeof err), 0, "%s", err); /* the witness's n_ctx */
     cr_assert_eq(drift_llamacpp_set_isa(e, isa), 0);
+    cr_assert_eq(drift_llamacpp_set_threads(e, threads), 0);
     const int nv = drift_llamacpp_n_vocab(e);
     float *logits = malloc((size_t)nv * sizeof *logits);
     cr_assert(logits);
@@ -158,6 +161,10 @@ static void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *pr
     drift_llamacpp_free(e);
     drift_gguf_close(&g);
     cr_expect_eq(equal, steps, "%ld of %ld steps differ from llama.cpp's record", steps - equal, steps);
+}
+
+static void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *prompts, int np, int max_steps) {
+    twin_run_threads(record, isa, 1, prompts, np, max_steps);
 }
 
 #endif

@@ -115,6 +115,13 @@ void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k
 void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
                                      size_t d, size_t n_keys, float scale);
 
+/* Flash attention, the split-KV path (one query over a KV view of nek1 >= 512 cells) as llama.cpp
+ * computes it with n_threads threads: chunks of ceil(nek1 / n_threads) cells, one_chunk each,
+ * then ggml_flash_attn_ext_reduce_partials. With one thread it equals drift_ggml_flash_attn_row
+ * over cells 0 .. n_keys-1. */
+void drift_ggml_flash_attn_split_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                     size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
+
 /* The AVX-512 variant (GGML_AVX512 + VBMI + VNNI + BF16, no AVX512-FP16). What differs from the
  * AVX2 build in the kernels above: ggml_v_expf (another polynomial tail and _mm512_scalef_ps),
  * hence silu/swiglu (groups of 16) and the tiled softmax (groups of 16 summed by
@@ -127,6 +134,8 @@ void drift_ggml_swiglu512(float *y, const float *x, const float *g, size_t n);
 float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y);
 void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v,
                                   size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+void drift_ggml_flash_attn_split_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                        size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
 void drift_ggml_flash_attn_tiled_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
                                         size_t d, size_t n_keys, float scale);
 

@@ -6,6 +6,11 @@
 #include <stdlib.h>
 
 #define FA_MAX_D 256
+/* reduce_partials' x*so + y*sn as GCC contracts it: y*sn rounded, x*so fused (the two other
+ * readings differ from ggml in a few percent of the values at 2..8 threads). */
+#ifndef FA_SPLIT_COMBINE
+#define FA_SPLIT_COMBINE(a, so, b, sn) fmaf((a), (so), (b) * (sn))
+#endif
 
 /* ggml-cpu/ops.cpp: ggml_compute_forward_flash_attn_ext_f16_one_chunk, V of type F16, no
  * softcap, no ALiBi (slope 1), no sinks, the whole KV range in one chunk:
@@ -15,8 +20,9 @@
  * (ggml_vec_scale_f16), vs = 1; otherwise vs = expf(s - M); then
  * VKQ16 = fp16(fma(v, vs, VKQ16)) (ggml_vec_mad_f16) and S = S*ms + vs (which GCC contracts
  * into fma(S, ms, vs)); finally out = float(VKQ16) * (1/S) (ggml_vec_scale_f32). */
-static void fa_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
-                   const int *kv_idx, size_t nkv, float scale, int avx512) {
+/* kv_idx NULL: the keys are cells first .. first+nkv-1 */
+static void fa_partial(float *vkq, float *Mout, float *Sout, const float *q, const uint16_t *k, const uint16_t *v,
+                       size_t ld, size_t d, const int *kv_idx, size_t first, size_t nkv, float scale, int avx512) {
     uint16_t qh[FA_MAX_D];
     uint16_t acc[FA_MAX_D];
     if (d > FA_MAX_D) {
@@ -28,7 +34,7 @@ static void fa_row(float *out, const float *q, const uint16_t *k, const uint16_t
     }
     float S = 0.0f, M = -INFINITY;
     for (size_t t = 0; t < nkv; t++) {
-        const size_t ic = (size_t)kv_idx[t];
+        const size_t ic = kv_idx ? (size_t)kv_idx[t] : first + t;
         float s = avx512 ? drift_ggml_vec_dot_f16_512(d, k + ic * ld, qh) : drift_ggml_vec_dot_f16(d, k + ic * ld, qh);
         s = s * scale;
         s += 0.0f; /* the mask value of an admitted key */
@@ -49,10 +55,67 @@ static void fa_row(float *out, const float *q, const uint16_t *k, const uint16_t
         }
         S = fmaf(S, ms, vs);
     }
+    for (size_t i = 0; i < d; i++) {
+        vkq[i] = drift_ggml_h2f(acc[i]);
+    }
+    *Mout = M;
+    *Sout = S;
+}
+
+static void fa_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
+                   const int *kv_idx, size_t nkv, float scale, int avx512) {
+    float M, S;
+    fa_partial(out, &M, &S, q, k, v, ld, d, kv_idx, 0, nkv, scale, avx512);
     const float S_inv = S == 0.0f ? 0.0f : 1.0f / S;
     for (size_t i = 0; i < d; i++) {
-        out[i] = drift_ggml_h2f(acc[i]) * S_inv;
+        out[i] = out[i] * S_inv;
     }
+}
+
+/* ggml-cpu/ops.cpp: the split-KV path of ggml_compute_forward_flash_attn_ext_f16 (one query,
+ * K/V f16 or f32, a KV view of nek1 >= 512 cells) as n_threads threads run it: the view is cut
+ * into chunks of ceil(nek1 / n_threads) cells, each chunk's admitted keys (cells 0 .. n_keys-1)
+ * go through one_chunk into a partial (M, S, float(VKQ16)), and
+ * ggml_flash_attn_ext_reduce_partials folds the partials in chunk order: a chunk with S = 0 is
+ * skipped; M' = fmaxf(M, Mc), so = expf(M - M'), sn = expf(Mc - M'), VKQ = VKQ*so + VKQc*sn
+ * and S = S*so + Sc*sn (both contracted by GCC: FA_SPLIT_COMBINE), then VKQ * (1/S). */
+static void fa_row_split(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
+                         size_t n_keys, size_t nek1, int n_threads, float scale, int avx512) {
+    float vkq[FA_MAX_D], part[FA_MAX_D];
+    const size_t chunk = (nek1 + (size_t)n_threads - 1) / (size_t)n_threads;
+    float M = -INFINITY, S = 0.0f;
+    for (size_t i = 0; i < d; i++) {
+        vkq[i] = 0.0f;
+    }
+    for (size_t c0 = 0; c0 < nek1; c0 += chunk) {
+        const size_t c1 = c0 + chunk < nek1 ? c0 + chunk : nek1;
+        const size_t n = n_keys <= c0 ? 0 : (n_keys < c1 ? n_keys : c1) - c0; /* admitted cells of the chunk */
+        float Mc, Sc;
+        fa_partial(part, &Mc, &Sc, q, k, v, ld, d, NULL, c0, n, scale, avx512);
+        if (Sc == 0.0f) {
+            continue;
+        }
+        const float Mn = fmaxf(M, Mc), so = expf(M - Mn), sn = expf(Mc - Mn);
+        for (size_t i = 0; i < d; i++) {
+            vkq[i] = FA_SPLIT_COMBINE(vkq[i], so, part[i], sn);
+        }
+        S = FA_SPLIT_COMBINE(S, so, Sc, sn);
+        M = Mn;
+    }
+    const float S_inv = S != 0.0f ? 1.0f / S : 1.0f; /* S = 0: ggml leaves VKQ (all 0) unscaled */
+    for (size_t i = 0; i < d; i++) {
+        out[i] = S != 0.0f ? vkq[i] * S_inv : vkq[i];
+    }
+}
+
+void drift_ggml_flash_attn_split_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                     size_t d, size_t n_keys, size_t nek1, int n_threads, float scale) {
+    fa_row_split(out, q, k, v, ld, d, n_keys, nek1, n_threads, scale, 0);
+}
+
+void drift_ggml_flash_attn_split_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                        size_t d, size_t n_keys, size_t nek1, int n_threads, float scale) {
+    fa_row_split(out, q, k, v, ld, d, n_keys, nek1, n_threads, scale, 1);
 }
 
 void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v,

@@ -31,11 +31,13 @@
 #define TW_SWIGLU drift_ggml_swiglu512
 #define TW_FA_ROW drift_ggml_flash_attn_row512
 #define TW_FA_TILED drift_ggml_flash_attn_tiled_row512
+#define TW_FA_SPLIT drift_ggml_flash_attn_split_row512
 #else
 #define TW_DOT_F16 drift_ggml_vec_dot_f16
 #define TW_SWIGLU drift_ggml_swiglu
 #define TW_FA_ROW drift_ggml_flash_attn_row
 #define TW_FA_TILED drift_ggml_flash_attn_tiled_row
+#define TW_FA_SPLIT drift_ggml_flash_attn_split_row
 #endif
 
 void quantize_row_q8_0(const float *x, void *y, int64_t k);
@@ -395,6 +397,42 @@ static void write_record(FILE *f) {
     ggml_free(ctx);
 }
 
+/* The split-KV path as n threads run it: one query over 512 cells, ggml computed with nth
+ * threads, the twin told the same nth. */
+static int check_fattn_split(int nth) {
+    long bad = 0, n = 0;
+    for (int t = 0; t < 20; t++) {
+        struct ggml_context *ctx = new_ctx();
+        const int nkv = 512, p0 = 250 + (int)(rnd() % 260);
+        struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 1, 9);
+        struct ggml_tensor *k = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, nkv, 3);
+        struct ggml_tensor *v = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, nkv, 3);
+        struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, nkv, 1);
+        for (int i = 0; i < 64 * 9; i++) ((float *)q->data)[i] = nrand() * 2;
+        for (int i = 0; i < 64 * nkv * 3; i++) {
+            ((uint16_t *)k->data)[i] = drift_ggml_fp32_to_fp16(nrand() * 2);
+            ((uint16_t *)v->data)[i] = drift_ggml_fp32_to_fp16(nrand());
+        }
+        for (int c = 0; c < nkv; c++) ((uint16_t *)m->data)[c] = c <= p0 ? 0 : 0xfc00;
+        struct ggml_tensor *o = ggml_flash_attn_ext(ctx, q, k, v, m, 0.125f, 0.0f, 0.0f);
+        struct ggml_cgraph *gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, o);
+        ggml_graph_compute_with_ctx(ctx, gf, nth);
+        float out[64];
+        for (int h = 0; h < 9; h++) {
+            const uint16_t *kh = (uint16_t *)k->data + (size_t)64 * nkv * (h / 3);
+            const uint16_t *vh = (uint16_t *)v->data + (size_t)64 * nkv * (h / 3);
+            TW_FA_SPLIT(out, (float *)q->data + 64 * h, kh, vh, 64, 64, (size_t)(p0 + 1), (size_t)nkv, nth, 0.125f);
+            for (int i = 0; i < 64; i++) bad += !same(out[i], ((float *)o->data)[64 * h + i]);
+        }
+        n++;
+        ggml_free(ctx);
+    }
+    char name[64];
+    snprintf(name, sizeof name, "flash_attn_ext split-KV (%d thr)", nth);
+    return report(name, n, bad);
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "--write")) rec = fopen(argv[2], "w");
     ggml_cpu_init(); /* fills the fp16 -> fp32 table GGML_CPU_FP16_TO_FP32 reads */
@@ -407,6 +445,7 @@ int main(int argc, char **argv) {
     fail |= check_fattn(1);
     fail |= check_fattn(2);
     fail |= check_mul_mat();
+    for (int nth = 2; nth <= 8; nth += 3) fail |= check_fattn_split(nth);
     if (rec) {
         write_record(rec);
         fclose(rec);
