@@ -1,8 +1,10 @@
 /* llamacpp_twin.h — shared body of test_llamacpp_twin.c and long_llamacpp_twin.c: greedy
  * decoding of the witness record's prompts with drift_llamacpp_step, held bit for bit against
- * llama.cpp's own record (tests/data/llamacpp_smollm2_avx2.csv: for each prompt its token ids,
- * then per step the greedy token, its logit, the runner-up and its logit, logits in C99 hex).
+ * llama.cpp's own records (tests/data/llamacpp_smollm2_avx2.csv, and _avx512.csv from the
+ * AVX-512 build: for each prompt its token ids, then per step the greedy token, its logit, the
+ * runner-up and its logit, logits in C99 hex).
  *
+ * A record made with --threads N is replayed with drift_llamacpp_set_threads(N).
  * Each prompt is decoded as llama.cpp decoded it: the prompt in one step, then one step per
  * token, the next input being the record's token (so a late divergence is still measured step
  * by step). Per prompt it prints the first step whose top-2 logits differ and the first step
@@ -22,9 +24,10 @@
 
 #define TWIN_MODEL DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 #define TWIN_RECORD DRIFT_SOURCE_DIR "/tests/data/llamacpp_smollm2_avx2.csv"
+#define TWIN_RECORD512 DRIFT_SOURCE_DIR "/tests/data/llamacpp_smollm2_avx512.csv"
 #define TWIN_MAX_PROMPTS 64
 #define TWIN_MAX_PROMPT_TOKENS 512
-#define TWIN_MAX_STEPS 256
+#define TWIN_MAX_STEPS 512
 
 typedef struct {
     int n_prompt, n_steps;
@@ -33,9 +36,9 @@ typedef struct {
     float logit[TWIN_MAX_STEPS], second_logit[TWIN_MAX_STEPS];
 } twin_prompt_t;
 
-/* Reads the record; returns the number of prompts (0 when the file is absent). */
-static int twin_read_record(twin_prompt_t *p, int max_prompts) {
-    FILE *f = fopen(TWIN_RECORD, "r");
+/* Reads a record; returns the number of prompts (0 when the file is absent). */
+static int twin_read_record(twin_prompt_t *p, int max_prompts, const char *path) {
+    FILE *f = fopen(path, "r");
     if (!f) {
         return 0;
     }
@@ -90,18 +93,30 @@ static void twin_top2(const float *l, int n, int *b1, int *b2) {
 
 static int twin_same(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
 
-/* Decodes prompts[0 .. np) (ids into the record) for at most max_steps steps each. */
-static void twin_run(const int *prompts, int np, int max_steps) {
-    if (access(TWIN_MODEL, R_OK) != 0 || access(TWIN_RECORD, R_OK) != 0) {
-        cr_skip_test("needs %s and %s", TWIN_MODEL, TWIN_RECORD);
+/* Decodes prompts[0 .. np) (ids into the record; np < 0: all) for at most max_steps steps each,
+ * with the twin of the build that wrote the record (isa). */
+static void twin_run_threads(const char *record, drift_llamacpp_isa_t isa, int threads, const int *prompts, int np,
+                             int max_steps) {
+    if (access(TWIN_MODEL, R_OK) != 0 || access(record, R_OK) != 0) {
+        cr_skip_test("needs %s and %s", TWIN_MODEL, record);
     }
     static twin_prompt_t rec[TWIN_MAX_PROMPTS];
-    const int nrec = twin_read_record(rec, TWIN_MAX_PROMPTS);
+    const int nrec = twin_read_record(rec, TWIN_MAX_PROMPTS, record);
+    int all[TWIN_MAX_PROMPTS];
+    if (np < 0) {
+        for (int i = 0; i < nrec; i++) {
+            all[i] = i;
+        }
+        prompts = all;
+        np = nrec;
+    }
     char err[512];
     drift_gguf_t g;
     cr_assert_eq(drift_gguf_open(&g, TWIN_MODEL, err, sizeof err), 0, "%s", err);
     drift_llamacpp_t *e;
     cr_assert_eq(drift_llamacpp_create(&e, &g, 512, err, sizeof err), 0, "%s", err); /* the witness's n_ctx */
+    cr_assert_eq(drift_llamacpp_set_isa(e, isa), 0);
+    cr_assert_eq(drift_llamacpp_set_threads(e, threads), 0);
     const int nv = drift_llamacpp_n_vocab(e);
     float *logits = malloc((size_t)nv * sizeof *logits);
     cr_assert(logits);
@@ -137,14 +152,19 @@ static void twin_run(const int *prompts, int np, int max_steps) {
             in = &r->tok[s];
             n_in = 1;
         }
-        printf("llamacpp twin: prompt %d (%d tokens): first step with different logits %d, first different token %d\n",
-               id, r->n_prompt, first_logit, first_token);
+        printf("llamacpp twin %s: prompt %d (%d tokens): first step with different logits %d, first different token %d\n",
+               isa == DRIFT_LLAMACPP_AVX512 ? "avx512" : "avx2", id, r->n_prompt, first_logit, first_token);
     }
-    printf("llamacpp twin: %ld of %ld steps with bit-equal top-1/top-2 logits, %ld tokens equal\n", equal, steps, tokens);
+    printf("llamacpp twin %s: %ld of %ld steps with bit-equal top-1/top-2 logits, %ld tokens equal\n",
+           isa == DRIFT_LLAMACPP_AVX512 ? "avx512" : "avx2", equal, steps, tokens);
     free(logits);
     drift_llamacpp_free(e);
     drift_gguf_close(&g);
     cr_expect_eq(equal, steps, "%ld of %ld steps differ from llama.cpp's record", steps - equal, steps);
+}
+
+static void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *prompts, int np, int max_steps) {
+    twin_run_threads(record, isa, 1, prompts, np, max_steps);
 }
 
 #endif

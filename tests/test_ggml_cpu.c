@@ -1,9 +1,9 @@
 /* test_ggml_cpu.c — the twins of ggml-cpu's AVX2 kernels (lib/ops/ggml_cpu.h).
  *
  * Two kinds of witness: cases derived by hand (each derivation next to its case), and a record
- * of ggml's own outputs (tests/data/ggml_cpu_avx2_record.txt, written by
- * tools/peers/ggml_twin_check.c --write from the static libraries of the llama.cpp AVX2 build)
- * on inputs rebuilt here from the same integer formulas. Every tolerance is 0: the claim is
+ * of ggml's own outputs (tests/data/ggml_cpu_avx2_record.txt and ggml_cpu_avx512_record.txt,
+ * written by tools/peers/ggml_twin_check.c --write from the static libraries of llama.cpp's
+ * AVX2 and AVX-512 builds) on inputs rebuilt here from the same integer formulas. Every tolerance is 0: the claim is
  * bit-identity. The rope cases take cosf/sinf/powf from libm, as ggml does; they hold where
  * libm is glibc's (the record's machine). */
 #include <criterion/criterion.h>
@@ -15,6 +15,7 @@
 #include "ggml_cpu.h"
 
 #define RECORD DRIFT_SOURCE_DIR "/tests/data/ggml_cpu_avx2_record.txt"
+#define RECORD512 DRIFT_SOURCE_DIR "/tests/data/ggml_cpu_avx512_record.txt"
 
 static uint32_t fbits(float x) {
     uint32_t u;
@@ -129,6 +130,10 @@ Test(ggml_cpu, q4_1_dot_sums_lanes_in_the_hsum_tree)
  * = 1 exactly; below -103.97 it flushes to 0; silu(0) = 0 / (1 + 1) = 0. */
 Test(ggml_cpu, v_expf_hand_points)
 {
+    /* AVX-512: j = fma(c1, 0, 1) = 1 at b = 0, scalef(1, 0) = 1; |n| > 192 is 0 or inf */
+    cr_expect_eq(drift_ggml_v_expf512(0.0f), 1.0f);
+    cr_expect_eq(drift_ggml_v_expf512(-200.0f), 0.0f);
+    cr_expect(isinf(drift_ggml_v_expf512(200.0f)));
     cr_expect_eq(drift_ggml_v_expf(0.0f), 1.0f);
     cr_expect_eq(drift_ggml_v_expf(-200.0f), 0.0f);
     cr_expect(isinf(drift_ggml_v_expf(200.0f)));
@@ -152,9 +157,11 @@ Test(ggml_cpu, rms_norm_hand)
 /* ---- the record of ggml's outputs ---- */
 static float rat(int a, int m, int den) { return (float)(a % m - m / 2) / (float)den; }
 
+static const char *record_path = RECORD;
+
 static int read_line(const char *tag, float *v, int n) {
-    FILE *f = fopen(RECORD, "r");
-    cr_assert(f, "cannot open %s", RECORD);
+    FILE *f = fopen(record_path, "r");
+    cr_assert(f, "cannot open %s", record_path);
     char line[8192];
     int got = -1;
     while (fgets(line, sizeof line, f)) {
@@ -189,15 +196,15 @@ static void expect_same(const char *tag, const float *mine, const float *rec, in
     cr_expect_eq(bad, 0, "%s: %d of %d values differ from ggml's", tag, bad, n);
 }
 
-Test(ggml_cpu, record_swiglu_rope_rms_norm)
-{
+static void record_swiglu_rope_rms_norm(int avx512) {
+    record_path = avx512 ? RECORD512 : RECORD;
     float rec[64], mine[64], x[64], g[64], cache[64];
     cr_assert_eq(read_line("swiglu", rec, 24), 24);
     for (int i = 0; i < 24; i++) {
         x[i] = rat(37 * i + 5, 61, 4) * (i == 7 ? 16.0f : 1.0f);
         g[i] = rat(11 * i + 3, 17, 8);
     }
-    drift_ggml_swiglu(mine, x, g, 24);
+    (avx512 ? drift_ggml_swiglu512 : drift_ggml_swiglu)(mine, x, g, 24);
     expect_same("swiglu", mine, rec, 24);
     for (int i = 0; i < 64; i++) {
         x[i] = rat(13 * i + 1, 23, 4);
@@ -219,8 +226,11 @@ Test(ggml_cpu, record_swiglu_rope_rms_norm)
     expect_same("rms_norm_mul", mine, rec, 64);
 }
 
-Test(ggml_cpu, record_flash_attention_one_chunk_and_tiled)
-{
+Test(ggml_cpu, record_swiglu_rope_rms_norm) { record_swiglu_rope_rms_norm(0); }
+Test(ggml_cpu, record_avx512_swiglu_rope_rms_norm) { record_swiglu_rope_rms_norm(1); }
+
+static void record_flash_attention(int avx512) {
+    record_path = avx512 ? RECORD512 : RECORD;
     static uint16_t k[256 * 64], v[256 * 64];
     for (int c = 0; c < 256; c++) {
         for (int d = 0; d < 64; d++) {
@@ -243,16 +253,20 @@ Test(ggml_cpu, record_flash_attention_one_chunk_and_tiled)
             q[i] = rat(5 * i + 7 * r + 11 * h, 19, 4);
         }
         if (T[w] >= 64) {
-            drift_ggml_flash_attn_tiled_row(mine, q, k, v, 64, 64, (size_t)nk, 0.125f);
+            (avx512 ? drift_ggml_flash_attn_tiled_row512 : drift_ggml_flash_attn_tiled_row)(mine, q, k, v, 64, 64,
+                                                                                          (size_t)nk, 0.125f);
         } else {
-            drift_ggml_flash_attn_row(mine, q, k, v, 64, 64, idx, (size_t)nk, 0.125f);
+            (avx512 ? drift_ggml_flash_attn_row512 : drift_ggml_flash_attn_row)(mine, q, k, v, 64, 64, idx, (size_t)nk,
+                                                                                0.125f);
         }
         expect_same(tag, mine, rec, 64);
     }
 }
 
-Test(ggml_cpu, record_q8_1_and_q4_1_dot)
-{
+Test(ggml_cpu, record_flash_attention_one_chunk_and_tiled) { record_flash_attention(0); }
+Test(ggml_cpu, record_avx512_flash_attention_one_chunk_and_tiled) { record_flash_attention(1); }
+
+static void record_q8_1_and_q4_1_dot(const char *path) {
     drift_ggml_q4_1_t wq[2];
     drift_ggml_q8_1_t aq[2];
     float xr[64];
@@ -267,8 +281,8 @@ Test(ggml_cpu, record_q8_1_and_q4_1_dot)
         xr[i] = rat(41 * i + 9, 53, 8);
     }
     drift_ggml_quantize_row_q8_1(aq, xr, 64);
-    FILE *f = fopen(RECORD, "r");
-    cr_assert(f);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
     char line[8192];
     unsigned d0 = 0, s0 = 0, d1 = 0, s1 = 0;
     int qs[64], nq = 0;
@@ -297,6 +311,10 @@ Test(ggml_cpu, record_q8_1_and_q4_1_dot)
     const float mine = drift_ggml_vec_dot_q4_1_q8_1(64, wq, aq);
     cr_expect_eq(fbits(mine), fbits(dot), "ggml %a, twin %a", (double)dot, (double)mine);
 }
+
+/* the AVX-512 build's quantizer and VNNI dot give the AVX2 bits: the same twin holds both */
+Test(ggml_cpu, record_q8_1_and_q4_1_dot) { record_q8_1_and_q4_1_dot(RECORD); }
+Test(ggml_cpu, record_avx512_q8_1_and_q4_1_dot) { record_q8_1_and_q4_1_dot(RECORD512); }
 
 /* The AVX2 paths of the two quantized dots against their portable definitions, on random
  * blocks (an xorshift stream; every value of a nibble, an int8 and a wide range of fp16
@@ -332,4 +350,38 @@ Test(ggml_cpu, simd_dots_agree_with_portable_definitions)
     }
 #undef NEXT
     cr_expect_eq(bad, 0, "%d of 4000 dots differ between the AVX2 and the portable code", bad);
+}
+
+/* The AVX2 one_chunk attention row against its portable definition: random fp16 K, V and fp32
+ * Q over 1 .. 200 keys, the same bits (tolerance 0). */
+Test(ggml_cpu, simd_attention_row_agrees_with_portable_definition)
+{
+    uint64_t s = 0x13198a2e03707344ull;
+#define NEXT() (s ^= s << 13, s ^= s >> 7, s ^= s << 17, (uint32_t)(s >> 11))
+#define UNIT() ((float)(NEXT() % 2001) / 1000.0f - 1.0f)
+    static uint16_t k[200 * 64], v[200 * 64];
+    int idx[200];
+    float q[64], a[64], b[64];
+    int bad = 0;
+    for (int t = 0; t < 200; t++) {
+        const int n = 1 + (int)(NEXT() % 200);
+        for (int i = 0; i < 200 * 64; i++) {
+            k[i] = drift_ggml_fp32_to_fp16(3.0f * UNIT());
+            v[i] = drift_ggml_fp32_to_fp16(UNIT());
+        }
+        for (int i = 0; i < 64; i++) {
+            q[i] = 2.0f * UNIT();
+        }
+        for (int i = 0; i < n; i++) {
+            idx[i] = i;
+        }
+        drift_ggml_flash_attn_row(a, q, k, v, 64, 64, idx, (size_t)n, 0.125f);
+        drift_ggml_flash_attn_row_ref(b, q, k, v, 64, 64, idx, (size_t)n, 0.125f);
+        for (int i = 0; i < 64; i++) {
+            bad += fbits(a[i]) != fbits(b[i]);
+        }
+    }
+#undef UNIT
+#undef NEXT
+    cr_expect_eq(bad, 0, "%d values differ between the AVX2 and the portable attention row", bad);
 }

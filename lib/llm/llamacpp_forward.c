@@ -26,12 +26,13 @@
  * (ggml_compute_forward_flash_attn_ext_tiled); both are twinned. A single query over a KV view
  * of 512 or more cells (a position at or beyond 256 with n_ctx >= 512) takes the split-KV path:
  * the KV range cut into n_threads chunks, each run as one_chunk into partials (M, S, VKQ), then
- * ggml_flash_attn_ext_reduce_partials. With one thread (the witness's setting, and the only one
- * this twin models) there is one chunk, and the reduction gives back that chunk's result
- * exactly (M_new = M, scale_old = expf(-inf) = 0, scale_new = expf(0) = 1, so VKQ and S pass
- * unchanged, then the same 1/S scaling): the one_chunk twin is the split path's twin too
- * (checked against ggml by tools/peers/ggml_twin_check.c). With several threads llama.cpp's
- * result depends on the thread count there; nowhere else in this graph does it. */
+ * ggml_flash_attn_ext_reduce_partials (drift_ggml_flash_attn_split_row, checked against ggml at
+ * 1, 2, 5 and 8 threads by tools/peers/ggml_twin_check.c). With one thread (the witness's
+ * setting) there is one chunk and the reduction gives back that chunk's result exactly
+ * (M_new = M, scale_old = expf(-inf) = 0, scale_new = expf(0) = 1). This is the only place in
+ * this graph where llama.cpp's result depends on its thread count (mul_mat outputs are one
+ * vec_dot each, the other ops are row-wise, the tiled attention's rows are independent), so
+ * drift_llamacpp_set_threads only tells the twin which split to follow. */
 #include "llamacpp_forward.h"
 
 #include <math.h>
@@ -45,6 +46,7 @@
 #include "why.h"
 
 #define MAX_LAYERS 256
+#define LLAMACPP_UBATCH 512 /* llama.cpp's default n_ubatch (the witness's): one graph per ubatch */
 
 typedef struct {
     const void *data;
@@ -59,6 +61,8 @@ typedef struct {
 
 struct drift_llamacpp {
     int n_layer, dim, hidden, n_head, n_head_kv, head, n_vocab, n_ctx, n_past;
+    drift_llamacpp_isa_t isa;
+    int n_threads; /* llama.cpp's n_threads being twinned (the split-KV chunking) */
     float eps, freq_base;
     const void *embd;
     uint32_t embd_type;
@@ -165,6 +169,7 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
         return drift_why(err, es, DRIFT_ENOMEM, "llamacpp: out of memory");
     }
     e->n_ctx = n_ctx;
+    e->n_threads = 1;
     if ((rc = get_int(&e->n_layer, g, arch, "block_count", err, es)) || (rc = get_int(&e->dim, g, arch, "embedding_length", err, es)) ||
         (rc = get_int(&e->hidden, g, arch, "feed_forward_length", err, es)) ||
         (rc = get_int(&e->n_head, g, arch, "attention.head_count", err, es)) ||
@@ -273,6 +278,22 @@ int drift_llamacpp_n_vocab(const drift_llamacpp_t *e) { return e->n_vocab; }
 int drift_llamacpp_n_ctx(const drift_llamacpp_t *e) { return e->n_ctx; }
 void drift_llamacpp_reset(drift_llamacpp_t *e) { e->n_past = 0; }
 
+int drift_llamacpp_set_threads(drift_llamacpp_t *e, int n_threads) {
+    if (n_threads < 1 || n_threads > 512) {
+        return DRIFT_EINVAL;
+    }
+    e->n_threads = n_threads;
+    return 0;
+}
+
+int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa) {
+    if (isa != DRIFT_LLAMACPP_AVX2 && isa != DRIFT_LLAMACPP_AVX512) {
+        return DRIFT_EINVAL;
+    }
+    e->isa = isa;
+    return 0;
+}
+
 /* ggml_compute_forward_mul_mat (ggml-cpu.c) for one activation row: src1 converted with the
  * vec_dot_type's from_float, then ggml_compute_forward_mul_mat_one_chunk's vec_dot per
  * output row (each output is one call, so the chunking and thread split do not change it). */
@@ -318,7 +339,22 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
             return DRIFT_EINVAL;
         }
     }
+    if (ntok > LLAMACPP_UBATCH) { /* llama_decode splits a batch into ubatches of n_ubatch tokens */
+        for (int off = 0; off < ntok; off += LLAMACPP_UBATCH) {
+            const int n = ntok - off < LLAMACPP_UBATCH ? ntok - off : LLAMACPP_UBATCH;
+            const int rc = drift_llamacpp_step(e, logits, pos + off, tokens + off, n);
+            if (rc) {
+                return rc;
+            }
+        }
+        return 0;
+    }
     const int D = e->dim, H = e->head, kvw = e->n_head_kv * H, grp = e->n_head / e->n_head_kv;
+    /* the KV view of this ubatch (llama_kv_cache::get_n_kv): used cells padded to 256, at most
+     * the cache; one query over 512 cells or more takes the split-KV attention path */
+    const int pad = ((pos + ntok + 255) / 256) * 256;
+    const int n_kv = pad < e->n_ctx ? pad : e->n_ctx;
+    const int split = ntok == 1 && n_kv >= 512;
     const float kq_scale = 1.0f / sqrtf((float)H);
     for (int t = 0; t < ntok; t++) {
         embed_row(e->x + (size_t)t * D, e, tokens[t]);
@@ -353,12 +389,16 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
                 const int hk = hd / grp;
                 float *o = e->att + (size_t)t * D + hd * H;
                 const float *qr = e->q + (size_t)t * D + hd * H;
-                if (ntok >= 64) { /* GGML_FA_TILE_Q queries or more: the tiled path */
-                    drift_ggml_flash_attn_tiled_row(o, qr, kc + hk * H, vc + hk * H, (size_t)kvw, (size_t)H,
-                                                    (size_t)n_keys, kq_scale);
+                const uint16_t *kh = kc + hk * H, *vh = vc + hk * H;
+                if (split) {
+                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_split_row512 : drift_ggml_flash_attn_split_row)(
+                        o, qr, kh, vh, (size_t)kvw, (size_t)H, (size_t)n_keys, (size_t)n_kv, e->n_threads, kq_scale);
+                } else if (ntok >= 64) { /* GGML_FA_TILE_Q queries or more: the tiled path */
+                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_tiled_row512 : drift_ggml_flash_attn_tiled_row)(
+                        o, qr, kh, vh, (size_t)kvw, (size_t)H, (size_t)n_keys, kq_scale);
                 } else {
-                    drift_ggml_flash_attn_row(o, qr, kc + hk * H, vc + hk * H, (size_t)kvw, (size_t)H, e->kv_idx,
-                                              (size_t)n_keys, kq_scale);
+                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_row512 : drift_ggml_flash_attn_row)(
+                        o, qr, kh, vh, (size_t)kvw, (size_t)H, e->kv_idx, (size_t)n_keys, kq_scale);
                 }
             }
         }
@@ -374,7 +414,8 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
             drift_ggml_rms_norm_mul(e->h, x, L->ffn_norm, (size_t)D, e->eps);
             matvec(e->g, &L->gate, e->h, e->qa);
             matvec(e->u, &L->up, e->h, e->qa);
-            drift_ggml_swiglu(e->g, e->g, e->u, (size_t)e->hidden);
+            (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_swiglu512 : drift_ggml_swiglu)(e->g, e->g, e->u,
+                                                                                         (size_t)e->hidden);
             matvec(e->tmp, &L->down, e->g, e->qa);
             for (int i = 0; i < D; i++) {
                 x[i] = e->tmp[i] + x[i]; /* ggml_add(ffn_out, ffn_inp) */

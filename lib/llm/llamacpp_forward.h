@@ -8,7 +8,8 @@
  * One sequence. A step takes a chunk of ntok tokens at positions pos .. pos+ntok-1 — what one
  * llama_decode call of a batch with those tokens computes — appends their K and V to the
  * cache and returns the logits after the last token (llama.cpp's default: only the last token
- * of a batch has an output). Steps must follow each other: pos of a step is the number of
+ * of a batch has an output; a chunk of more than 512 tokens is computed as llama.cpp's default
+ * n_ubatch = 512 splits it, one graph per 512 tokens). Steps must follow each other: pos of a step is the number of
  * tokens already decoded (0 after create). Greedy decoding with llama.cpp: step(prompt, n,
  * pos 0), then step(&next, 1, pos n), step(&next, 1, pos n+1), ...
  *
@@ -41,10 +42,20 @@ int drift_llamacpp_n_ctx(const drift_llamacpp_t *e);
 
 /* Decode tokens[0 .. ntok) at positions pos .. pos+ntok-1; logits (n_vocab floats) after the
  * last one. 0, or DRIFT_EINVAL (pos not the number of tokens decoded so far, ntok < 1,
- * pos + ntok > n_ctx, a token id out of range). The twin is of llama.cpp at n_threads = 1
- * (the witness's setting); only the split-KV attention of a single token at a position >= 256
- * would change with more threads. */
+ * pos + ntok > n_ctx, a token id out of range). */
 int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *tokens, int ntok);
+
+/* Which build of ggml-cpu to twin: the AVX2 one (default; GGML_NATIVE=OFF with AVX2 + FMA +
+ * F16C) or the AVX-512 one (GGML_AVX512 + VBMI + VNNI + BF16; the kernels that differ are listed
+ * in ggml_cpu.h). 0, or DRIFT_EINVAL. Both are held against records of the matching build. */
+typedef enum { DRIFT_LLAMACPP_AVX2 = 0, DRIFT_LLAMACPP_AVX512 = 1 } drift_llamacpp_isa_t;
+int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa);
+
+/* The n_threads of the llama.cpp run to twin (default 1, the witness's). It changes one thing
+ * in llama.cpp's result: the split-KV attention of a single token whose KV view reaches 512
+ * cells (positions >= 256 with n_ctx >= 512), cut into n_threads chunks. The twin itself always
+ * computes on the calling thread. 0, or DRIFT_EINVAL (outside 1 .. 512). */
+int drift_llamacpp_set_threads(drift_llamacpp_t *e, int n_threads);
 
 /* Forget the cache (a fresh context, as the witness uses per prompt). */
 void drift_llamacpp_reset(drift_llamacpp_t *e);

@@ -44,6 +44,22 @@ typedef struct {
  * subnormals kept, overflow to inf, NaN stays NaN); to fp32 is exact. */
 uint16_t drift_ggml_fp32_to_fp16(float x);
 float drift_ggml_fp16_to_fp32(uint16_t h);
+/* The same conversion inline, for the kernels' inner loops (a subnormal is m * 2^-24, one
+ * exact product; everything else is a bit shuffle). */
+static inline float drift_ggml_h2f(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    union {
+        uint32_t u;
+        float f;
+    } r;
+    if (e == 0) {
+        r.f = (float)m * 0x1p-24f;
+        r.u |= sign;
+    } else {
+        r.u = sign | (e == 0x1fu ? 0x7f800000u | (m << 13) : ((e + 112u) << 23) | (m << 13));
+    }
+    return r.f;
+}
 void drift_ggml_fp32_to_fp16_row(uint16_t *y, const float *x, size_t n);
 
 /* quantize_row_q8_0 / quantize_row_q8_1, AVX2 path (k a multiple of 32). */
@@ -80,18 +96,48 @@ float drift_ggml_v_expf(float x);
  * and the scalar x/(1+expf(-x)) for the tail. */
 void drift_ggml_swiglu(float *y, const float *x, const float *g, size_t n);
 
+/* 1 when the CPU has AVX2, FMA and F16C (the SIMD paths above and below are used then). */
+int drift_ggml_cpu_has_avx2(void);
+
 /* Flash attention (ggml_compute_forward_flash_attn_ext_f16_one_chunk) for one query row of
  * one head, K and V fp16 rows of length d (d a multiple of 32) at stride ld elements, the
  * keys that the mask lets through listed in kv_idx[0..nkv) in ascending order (mask 0 there,
  * -inf elsewhere), scale applied to each KQ value: out[0..d) fp32. */
 void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v,
                                size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+/* Its portable definition (the function above takes AVX2 + FMA + F16C when present; same bits). */
+void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                                   size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
 
 /* Flash attention, the tiled path (ggml_compute_forward_flash_attn_ext_tiled, taken when a
  * call has 64 or more queries), one query row of one head: the keys admitted are cells
  * 0 .. n_keys-1 (a causal mask), K and V as above. */
 void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
                                      size_t d, size_t n_keys, float scale);
+
+/* Flash attention, the split-KV path (one query over a KV view of nek1 >= 512 cells) as llama.cpp
+ * computes it with n_threads threads: chunks of ceil(nek1 / n_threads) cells, one_chunk each,
+ * then ggml_flash_attn_ext_reduce_partials. With one thread it equals drift_ggml_flash_attn_row
+ * over cells 0 .. n_keys-1. */
+void drift_ggml_flash_attn_split_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                     size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
+
+/* The AVX-512 variant (GGML_AVX512 + VBMI + VNNI + BF16, no AVX512-FP16). What differs from the
+ * AVX2 build in the kernels above: ggml_v_expf (another polynomial tail and _mm512_scalef_ps),
+ * hence silu/swiglu (groups of 16) and the tiled softmax (groups of 16 summed by
+ * _mm512_reduce_add_ps); ggml_vec_dot_f16 (16-lane accumulators); the rest (quantizers, the
+ * q4_1/q8_0 dots, whose VNNI vpdpbusd sums the same integers exactly, rms_norm, rope, the
+ * element-wise fp16 accumulator updates) gives the same bits as the AVX2 functions. */
+float drift_ggml_hsum16(const float a[16]);
+float drift_ggml_v_expf512(float x);
+void drift_ggml_swiglu512(float *y, const float *x, const float *g, size_t n);
+float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y);
+void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v,
+                                  size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+void drift_ggml_flash_attn_split_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                        size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
+void drift_ggml_flash_attn_tiled_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                        size_t d, size_t n_keys, float scale);
 
 #ifdef __cplusplus
 }

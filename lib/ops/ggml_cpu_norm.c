@@ -88,22 +88,42 @@ float drift_ggml_v_expf(float x) {
     return fmaf(s2, j, s2) * s1;
 }
 
-/* ggml-cpu/vec.h: ggml_v_silu: x / (1 + v_expf(0 - x)). */
-static float v_silu(float x) {
-    const float ex = drift_ggml_v_expf(0.0f - x);
-    return x / (1.0f + ex);
+/* ggml-cpu/vec.h: ggml_v_expf, the __AVX512F__ && __AVX512DQ__ variant, for one lane: the same
+ * reduction n = round(x / ln 2) and b, a polynomial whose last term is fma(c1, b, 1), then
+ * _mm512_scalef_ps(j, n) = j * 2^n, correctly rounded (ldexpf, n integral); |n| > 192 gives
+ * 0 (n <= 0) or inf. */
+float drift_ggml_v_expf512(float x) {
+    const float r = 0x1.8p23f;
+    const float z = fmaf(x, 0x1.715476p+0f, r);
+    const float n = z - r;
+    const float b = fmaf(-n, 0x1.7f7d1cp-20f, fmaf(-n, 0x1.62e4p-1f, x));
+    const float u = b * b;
+    const float j = fmaf(fmaf(fmaf(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, fmaf(0x1.555e66p-3f, b, 0x1.fffdb6p-2f)),
+                         u, fmaf(0x1.ffffecp-1f, b, 1.0f));
+    if (fabsf(n) > 192.0f) {
+        return n <= 0.0f ? 0.0f : INFINITY;
+    }
+    return ldexpf(j, (int)n);
 }
 
-/* ggml-cpu/vec.cpp: ggml_vec_swiglu_f32 (AVX2 + FMA branch) as ggml_compute_forward_swiglu_f32
- * calls it with the gate (ffn_gate output) as x and ffn_up as g. */
-void drift_ggml_swiglu(float *y, const float *x, const float *g, size_t n) {
+/* ggml-cpu/vec.cpp: ggml_vec_swiglu_f32 as ggml_compute_forward_swiglu_f32 calls it, the gate
+ * (ffn_gate output) as x and ffn_up as g: every full group of `width` lanes (8 on the AVX2 +
+ * FMA branch, 16 on the AVX512F && AVX512DQ one) is silu(x) = x / (1 + v_expf(0 - x)) (ggml_v_silu)
+ * times g, the tail the scalar x / (1 + expf(-x)) times g. */
+static void swiglu_groups(float *y, const float *x, const float *g, size_t n, size_t width, float (*vexp)(float)) {
     size_t i = 0;
-    for (; i + 7 < n; i += 8) {
-        for (size_t l = 0; l < 8; l++) {
-            y[i + l] = v_silu(x[i + l]) * g[i + l];
+    for (; i + width <= n; i += width) {
+        for (size_t l = 0; l < width; l++) {
+            y[i + l] = (x[i + l] / (1.0f + vexp(0.0f - x[i + l]))) * g[i + l];
         }
     }
     for (; i < n; i++) {
         y[i] = (x[i] / (1.0f + expf(-x[i]))) * g[i];
     }
+}
+
+void drift_ggml_swiglu(float *y, const float *x, const float *g, size_t n) { swiglu_groups(y, x, g, n, 8, drift_ggml_v_expf); }
+
+void drift_ggml_swiglu512(float *y, const float *x, const float *g, size_t n) {
+    swiglu_groups(y, x, g, n, 16, drift_ggml_v_expf512);
 }

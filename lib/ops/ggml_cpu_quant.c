@@ -11,12 +11,6 @@ static uint32_t f2u(float x) {
     return u;
 }
 
-static float u2f(uint32_t u) {
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 /* F16C vcvtps2ph, rounding imm 0 (nearest even), as GGML_CPU_FP32_TO_FP16 and
  * ggml_cpu_fp32_to_fp16 (ggml-cpu.c) use it on this build. Integer rounding of the
  * significand, so no double rounding. */
@@ -48,18 +42,7 @@ uint16_t drift_ggml_fp32_to_fp16(float x) {
     return (uint16_t)(sign | v);
 }
 
-float drift_ggml_fp16_to_fp32(uint16_t h) {
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0x1fu) {
-        return u2f(sign | 0x7f800000u | (m << 13));
-    }
-    if (e == 0) {
-        const float v = ldexpf((float)m, -24); /* exact */
-        return sign ? -v : v;
-    }
-    return u2f(sign | ((e + 112u) << 23) | (m << 13));
-}
+float drift_ggml_fp16_to_fp32(uint16_t h) { return drift_ggml_h2f(h); }
 
 void drift_ggml_fp32_to_fp16_row(uint16_t *y, const float *x, size_t n) {
     for (size_t i = 0; i < n; i++) {

@@ -3,6 +3,7 @@
 #include "ggml_cpu.h"
 
 #include <math.h>
+#include <stdatomic.h>
 
 /* ggml-cpu/arch/x86/quants.c: hsum_float_8. extract the high 128 bits and add the low ones
  * (lanes i and i+4), movehl + add (lanes 0+2, 1+3), movehdup + add_ss (0+1). */
@@ -23,9 +24,9 @@ float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, con
     float acc[8] = {0};
     float summs = 0.0f;
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
-        const float d0 = drift_ggml_fp16_to_fp32(x[ib].d);
-        const float d1 = drift_ggml_fp16_to_fp32(y[ib].d);
-        summs = fmaf(drift_ggml_fp16_to_fp32(x[ib].m), drift_ggml_fp16_to_fp32(y[ib].s), summs);
+        const float d0 = drift_ggml_h2f(x[ib].d);
+        const float d1 = drift_ggml_h2f(y[ib].d);
+        summs = fmaf(drift_ggml_h2f(x[ib].m), drift_ggml_h2f(y[ib].s), summs);
         const float d0d1 = d0 * d1;
         for (int k = 0; k < 8; k++) {
             int32_t lane = 0;
@@ -45,7 +46,7 @@ float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, con
 float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
     float acc[8] = {0};
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
-        const float d = drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d);
+        const float d = drift_ggml_h2f(x[ib].d) * drift_ggml_h2f(y[ib].d);
         for (int k = 0; k < 8; k++) {
             int32_t lane = 0;
             for (int e = 4 * k; e < 4 * k + 4; e++) {
@@ -64,7 +65,7 @@ float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, con
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#define DRIFT_AVX2 __attribute__((target("avx2,fma")))
+#define DRIFT_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 DRIFT_AVX2 static float hsum8_avx(__m256 v) {
     __m128 r = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
@@ -78,8 +79,8 @@ DRIFT_AVX2 static float dot_q4_1_avx2(size_t n, const drift_ggml_q4_1_t *x, cons
     float summs = 0.0f;
     const __m256i low = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
-        summs = fmaf(drift_ggml_fp16_to_fp32(x[ib].m), drift_ggml_fp16_to_fp32(y[ib].s), summs);
-        const __m256 dd = _mm256_set1_ps(drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d));
+        summs = fmaf(_cvtsh_ss(x[ib].m), _cvtsh_ss(y[ib].s), summs);
+        const __m256 dd = _mm256_set1_ps(_cvtsh_ss(x[ib].d) * _cvtsh_ss(y[ib].d));
         const __m128i raw = _mm_loadu_si128((const __m128i *)x[ib].qs);
         const __m256i qx = _mm256_and_si256(low, _mm256_insertf128_si256(_mm256_castsi128_si256(raw), _mm_srli_epi16(raw, 4), 1));
         const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
@@ -93,7 +94,7 @@ DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, cons
     __m256 acc = _mm256_setzero_ps();
     const __m256i ones = _mm256_set1_epi16(1);
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
-        const __m256 dd = _mm256_set1_ps(drift_ggml_fp16_to_fp32(x[ib].d) * drift_ggml_fp16_to_fp32(y[ib].d));
+        const __m256 dd = _mm256_set1_ps(_cvtsh_ss(x[ib].d) * _cvtsh_ss(y[ib].d));
         const __m256i qx = _mm256_loadu_si256((const __m256i *)x[ib].qs);
         const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
         const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));
@@ -102,19 +103,26 @@ DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, cons
     return hsum8_avx(acc);
 }
 
-static int have_avx2(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return cached;
-}
 #endif
+
+int drift_ggml_cpu_has_avx2(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static _Atomic int cached = -1; /* threads may race to fill it: they all store the same value */
+    int c = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (c < 0) {
+        __builtin_cpu_init();
+        c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+        atomic_store_explicit(&cached, c, memory_order_relaxed);
+    }
+    return c;
+#else
+    return 0;
+#endif
+}
 
 float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_avx2()) {
+    if (drift_ggml_cpu_has_avx2()) {
         return dot_q4_1_avx2(n, x, y);
     }
 #endif
@@ -123,45 +131,67 @@ float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const d
 
 float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_avx2()) {
+    if (drift_ggml_cpu_has_avx2()) {
         return dot_q8_0_avx2(n, x, y);
     }
 #endif
     return drift_ggml_vec_dot_q8_0_q8_0_ref(n, x, y);
 }
 
-/* ggml-cpu/vec.cpp: ggml_vec_dot_f16, generic GGML_SIMD branch with the AVX mappings of
- * simd-mappings.h: GGML_F16_STEP 32, EPR 8, so four 8-lane fp32 accumulators sum[j] fed by
- * elements i + 8j + lane, sum[j] = fma(x, y, sum[j]); GGML_F32x8_REDUCE: sum0 += sum2,
- * sum1 += sum3, sum0 += sum1, then t = low128 + high128 (lanes l and l+4), hadd twice:
- * (t0+t1) + (t2+t3); the result goes to a double, the leftovers (n % 32) are added there as
- * double(x*y) products, and the double is rounded to float. */
-float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y) {
-    const size_t np = n & ~(size_t)31;
-    float sum[4][8] = {{0}};
-    for (size_t i = 0; i < np; i += 32) {
+
+/* _mm512_reduce_add_ps as GCC's avx512fintrin.h writes it: lanes i + i+8, then i + i+4, then
+ * (0+2, 1+3), then 0 + 1. */
+float drift_ggml_hsum16(const float a[16]) {
+    float t3[8], t6[4];
+    for (int i = 0; i < 8; i++) {
+        t3[i] = a[i + 8] + a[i];
+    }
+    for (int i = 0; i < 4; i++) {
+        t6[i] = t3[i + 4] + t3[i];
+    }
+    const float t80 = t6[0] + t6[2], t81 = t6[1] + t6[3];
+    return t80 + t81;
+}
+
+/* ggml-cpu/vec.cpp: ggml_vec_dot_f16, the generic GGML_SIMD branch, with W-lane fp32 vectors
+ * (simd-mappings.h: AVX W = 8, GGML_F16_STEP 32; AVX-512 without FP16 W = 16, STEP 64): four
+ * accumulators sum[j] fed by elements i + W*j + lane, sum[j] = fma(x, y, sum[j]); the REDUCE
+ * macro: sum0 += sum2, sum1 += sum3, sum0 += sum1, then the vector's horizontal sum (AVX:
+ * low128 + high128, hadd twice = (t0+t1) + (t2+t3); AVX-512: _mm512_reduce_add_ps); the
+ * result goes to a double, the leftovers (n % 4W) are added there as double(x*y) products,
+ * and the double is rounded to float. */
+static float dot_f16_lanes(size_t n, const uint16_t *x, const uint16_t *y, int w) {
+    const size_t step = 4 * (size_t)w, np = n - n % step;
+    float sum[4][16] = {{0}};
+    for (size_t i = 0; i < np; i += step) {
         for (int j = 0; j < 4; j++) {
-            for (int l = 0; l < 8; l++) {
-                const size_t e = i + 8 * (size_t)j + (size_t)l;
-                sum[j][l] = fmaf(drift_ggml_fp16_to_fp32(x[e]), drift_ggml_fp16_to_fp32(y[e]), sum[j][l]);
+            for (int l = 0; l < w; l++) {
+                const size_t e = i + (size_t)(w * j + l);
+                sum[j][l] = fmaf(drift_ggml_h2f(x[e]), drift_ggml_h2f(y[e]), sum[j][l]);
             }
         }
     }
-    for (int l = 0; l < 8; l++) {
+    for (int l = 0; l < w; l++) {
         sum[0][l] = sum[0][l] + sum[2][l];
         sum[1][l] = sum[1][l] + sum[3][l];
-    }
-    for (int l = 0; l < 8; l++) {
         sum[0][l] = sum[0][l] + sum[1][l];
     }
-    float t[4];
-    for (int l = 0; l < 4; l++) {
-        t[l] = sum[0][l] + sum[0][l + 4];
+    float h;
+    if (w == 16) {
+        h = drift_ggml_hsum16(sum[0]);
+    } else {
+        float t[4];
+        for (int l = 0; l < 4; l++) {
+            t[l] = sum[0][l] + sum[0][l + 4];
+        }
+        h = (t[0] + t[1]) + (t[2] + t[3]);
     }
-    const float h0 = t[0] + t[1], h1 = t[2] + t[3];
-    double sumf = (double)(h0 + h1);
+    double sumf = (double)h;
     for (size_t i = np; i < n; i++) {
-        sumf += (double)(drift_ggml_fp16_to_fp32(x[i]) * drift_ggml_fp16_to_fp32(y[i]));
+        sumf += (double)(drift_ggml_h2f(x[i]) * drift_ggml_h2f(y[i]));
     }
     return (float)sumf;
 }
+
+float drift_ggml_vec_dot_f16(size_t n, const uint16_t *x, const uint16_t *y) { return dot_f16_lanes(n, x, y, 8); }
+float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y) { return dot_f16_lanes(n, x, y, 16); }

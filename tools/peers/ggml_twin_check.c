@@ -11,7 +11,10 @@
  * Prints, per kernel, how many cases were compared and how many differ (0 is the claim).
  * ggml's internal kernels (quantize_row_q8_1, ggml_vec_dot_*) are declared here with the
  * prototypes of ggml-cpu/quants.h and vec.h; the graph ops go through ggml's public API with
- * one thread, as the witness runs llama.cpp. */
+ * one thread, as the witness runs llama.cpp.
+ * For the AVX-512 build of ggml (GGML_AVX512 + VBMI + VNNI + BF16), add -DTWIN_AVX512 and link
+ * that build's libraries (compile with -mavx512f too, or drop the F16C checks): the kernels
+ * that differ on that build are then compared through their _512 twins. */
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -22,6 +25,20 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "ggml_cpu.h"
+
+#ifdef TWIN_AVX512
+#define TW_DOT_F16 drift_ggml_vec_dot_f16_512
+#define TW_SWIGLU drift_ggml_swiglu512
+#define TW_FA_ROW drift_ggml_flash_attn_row512
+#define TW_FA_TILED drift_ggml_flash_attn_tiled_row512
+#define TW_FA_SPLIT drift_ggml_flash_attn_split_row512
+#else
+#define TW_DOT_F16 drift_ggml_vec_dot_f16
+#define TW_SWIGLU drift_ggml_swiglu
+#define TW_FA_ROW drift_ggml_flash_attn_row
+#define TW_FA_TILED drift_ggml_flash_attn_tiled_row
+#define TW_FA_SPLIT drift_ggml_flash_attn_split_row
+#endif
 
 void quantize_row_q8_0(const float *x, void *y, int64_t k);
 void quantize_row_q8_1(const float *x, void *y, int64_t k);
@@ -142,7 +159,7 @@ static int check_dots(void) {
             hy[i] = drift_ggml_fp32_to_fp16(nrand() * 3.0f);
         }
         ggml_vec_dot_f16(64, &s1, 0, hx, 0, hy, 0, 1);
-        s2 = drift_ggml_vec_dot_f16(64, hx, hy);
+        s2 = TW_DOT_F16(64, hx, hy);
         badf += !same(s1, s2);
         n++;
     }
@@ -197,7 +214,7 @@ static int check_graph_ops(void) {
                 drift_ggml_rope_norm(buf, (float *)xq->data + 64 * (9 * r + h), cache, 64);
                 for (int i = 0; i < 64; i++) bad_rope += !same(buf[i], ((float *)ro->data)[64 * (9 * r + h) + i]);
             }
-            drift_ggml_swiglu(buf, (float *)ga->data + 1536 * r, (float *)ua->data + 1536 * r, 1536);
+            TW_SWIGLU(buf, (float *)ga->data + 1536 * r, (float *)ua->data + 1536 * r, 1536);
             for (int i = 0; i < 1536; i++) bad_glu += !same(buf[i], ((float *)gl->data)[1536 * r + i]);
         }
         n++;
@@ -240,10 +257,10 @@ static int check_fattn(int tiled) {
                 const uint16_t *kh = (uint16_t *)k->data + (size_t)64 * nkv * (h / 3);
                 const uint16_t *vh = (uint16_t *)v->data + (size_t)64 * nkv * (h / 3);
                 if (tiled == 1)
-                    drift_ggml_flash_attn_tiled_row(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64,
+                    TW_FA_TILED(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64,
                                                     (size_t)(p0 + r + 1), 0.125f);
                 else
-                    drift_ggml_flash_attn_row(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx,
+                    TW_FA_ROW(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx,
                                               (size_t)(p0 + r + 1), 0.125f);
                 const float *g = (float *)o->data + 64 * (h + 9 * r);
                 for (int i = 0; i < 64; i++) bad += !same(out[i], g[i]);
@@ -290,7 +307,11 @@ static int check_mul_mat(void) {
 static float rat(int a, int m, int den) { return (float)(a % m - m / 2) / (float)den; }
 
 static void write_record(FILE *f) {
+#ifdef TWIN_AVX512
+    fprintf(f, "# ggml_cpu record: outputs of ggml-cpu (llama.cpp AVX-512 build) on rebuildable inputs\n");
+#else
     fprintf(f, "# ggml_cpu record: outputs of ggml-cpu (llama.cpp AVX2 build) on rebuildable inputs\n");
+#endif
     fprintf(f, "# written by tools/peers/ggml_twin_check.c --write; see tests/test_ggml_cpu.c\n");
     struct ggml_context *ctx = new_ctx();
     /* swiglu over 24 lanes: x_i = rat(37 i + 5, 61, 4) (includes large negatives), g_i = rat(11 i + 3, 17, 8) */
@@ -376,6 +397,42 @@ static void write_record(FILE *f) {
     ggml_free(ctx);
 }
 
+/* The split-KV path as n threads run it: one query over 512 cells, ggml computed with nth
+ * threads, the twin told the same nth. */
+static int check_fattn_split(int nth) {
+    long bad = 0, n = 0;
+    for (int t = 0; t < 20; t++) {
+        struct ggml_context *ctx = new_ctx();
+        const int nkv = 512, p0 = 250 + (int)(rnd() % 260);
+        struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 1, 9);
+        struct ggml_tensor *k = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, nkv, 3);
+        struct ggml_tensor *v = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, nkv, 3);
+        struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, nkv, 1);
+        for (int i = 0; i < 64 * 9; i++) ((float *)q->data)[i] = nrand() * 2;
+        for (int i = 0; i < 64 * nkv * 3; i++) {
+            ((uint16_t *)k->data)[i] = drift_ggml_fp32_to_fp16(nrand() * 2);
+            ((uint16_t *)v->data)[i] = drift_ggml_fp32_to_fp16(nrand());
+        }
+        for (int c = 0; c < nkv; c++) ((uint16_t *)m->data)[c] = c <= p0 ? 0 : 0xfc00;
+        struct ggml_tensor *o = ggml_flash_attn_ext(ctx, q, k, v, m, 0.125f, 0.0f, 0.0f);
+        struct ggml_cgraph *gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, o);
+        ggml_graph_compute_with_ctx(ctx, gf, nth);
+        float out[64];
+        for (int h = 0; h < 9; h++) {
+            const uint16_t *kh = (uint16_t *)k->data + (size_t)64 * nkv * (h / 3);
+            const uint16_t *vh = (uint16_t *)v->data + (size_t)64 * nkv * (h / 3);
+            TW_FA_SPLIT(out, (float *)q->data + 64 * h, kh, vh, 64, 64, (size_t)(p0 + 1), (size_t)nkv, nth, 0.125f);
+            for (int i = 0; i < 64; i++) bad += !same(out[i], ((float *)o->data)[64 * h + i]);
+        }
+        n++;
+        ggml_free(ctx);
+    }
+    char name[64];
+    snprintf(name, sizeof name, "flash_attn_ext split-KV (%d thr)", nth);
+    return report(name, n, bad);
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "--write")) rec = fopen(argv[2], "w");
     ggml_cpu_init(); /* fills the fp16 -> fp32 table GGML_CPU_FP16_TO_FP32 reads */
@@ -388,6 +445,7 @@ int main(int argc, char **argv) {
     fail |= check_fattn(1);
     fail |= check_fattn(2);
     fail |= check_mul_mat();
+    for (int nth = 2; nth <= 8; nth += 3) fail |= check_fattn_split(nth);
     if (rec) {
         write_record(rec);
         fclose(rec);
