@@ -114,6 +114,7 @@ static const bad_t CASES[] = {
     {"drift-manifest", "recover D ''", "EXPERIMENT"},
     {"drift-manifest", "recover D '../x'", "EXPERIMENT"},
     {"drift-manifest", "check D 'a b'", "EXPERIMENT"},
+    {"drift-manifest", "recover D/$(printf 'x%.0s' $(seq 1100)) formats", "DIR: path too long"},
     {"drift-manifest", "check D/\"$(printf 'n\\nl')\"", "n\\x0al"}, /* one line, the newline escaped */
     /* the last flush of stdout is checked */
     {"drift-sweep", "--help >/dev/full", "stdout"},

@@ -61,6 +61,10 @@ int main(int argc, char **argv)
     int check = !strcmp(argv[1], "check");
     if (!check && strcmp(argv[1], "recover")) return usage();
     const char *dir = argv[2];
+    if (strlen(dir) > 1024) { /* the library's limit too: no path built from DIR may be cut */
+        fprintf(stderr, "drift-manifest: DIR: path too long (%zu characters; accepted: at most 1024)\n", strlen(dir));
+        return 2;
+    }
     char names[256][96];
     int n = 1;
     if (argc == 4) {

@@ -225,8 +225,20 @@ static int exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
+/* Paths here are built in 2048-byte buffers from dir, a journal name and a file name of at
+ * most 255 bytes: a longer dir would cut them, and a cut path is a real, shorter one. */
+#define DIR_MAX 1024
+
+static int dir_ok(char *why, size_t size, const char *dir)
+{
+    if (strlen(dir) <= DIR_MAX) return 1;
+    snprintf(why, size, "DIR: path too long (%zu characters; accepted: at most %d)", strlen(dir), DIR_MAX);
+    return 0;
+}
+
 int drift_manifest_check(char *why, size_t size, const char *dir, const char *name)
 {
+    if (!dir_ok(why, size, dir)) return DRIFT_EINVAL;
     if (!drift_manifest_name_ok(name)) {
         snprintf(why, size, "'%s' is not an experiment name (letters, digits, '_', '-')", name);
         return DRIFT_EINVAL;
@@ -387,6 +399,7 @@ static void remove_dead_temporaries(const char *dir, const char *s, const char *
 
 int drift_manifest_recover_with(char *why, size_t size, const char *dir, const char *name, const char *const *own, int nown)
 {
+    if (!dir_ok(why, size, dir)) return DRIFT_EINVAL;
     if (!drift_manifest_name_ok(name)) {
         snprintf(why, size, "'%s' is not an experiment name (letters, digits, '_', '-'): nothing recovered", name);
         return DRIFT_EINVAL;

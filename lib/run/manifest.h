@@ -71,8 +71,8 @@ int drift_manifest_check(char *why, size_t size, const char *dir, const char *na
  * files in them) and "F.tmp.<pid>" for the files F named by the manifest, by the journal,
  * or in own[0..nown) (the names the caller is about to write). Nothing else is touched.
  * Holds the directory's lock (outlock.h) meanwhile, unless the caller holds it already;
- * refuses (DRIFT_EIO, why) while another process holds it, and refuses a bad name
- * (DRIFT_EINVAL). 0, or <0 with why. */
+ * refuses (DRIFT_EIO, why) while another process holds it, and refuses a bad name or a dir
+ * longer than 1024 characters (DRIFT_EINVAL). 0, or <0 with why. */
 int drift_manifest_recover(char *why, size_t size, const char *dir, const char *name);
 int drift_manifest_recover_with(char *why, size_t size, const char *dir, const char *name, const char *const *own, int nown);
 
