@@ -169,10 +169,12 @@ for lib in libllama.a libggml.a libggml-cpu.a libggml-base.a; do
 done
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror -ffp-contract=off)
 objs=()
-for c in witness witness_text witness_dump sha256; do
-    "${CC:-cc}" "${cflags[@]}" -I"$gen" -I"$here" -I"$llama/include" -I"$llama/ggml/include" \
-        -c "$here/$c.c" -o "$gen/$c.o" || die "compiling tools/peers/$c.c failed"
-    objs+=("$gen/$c.o")
+# the lab's one SHA-256 (lib/run/digest.c, self-contained) names the model and input files
+for c in tools/peers/witness tools/peers/witness_text tools/peers/witness_dump lib/run/digest; do
+    o=$gen/${c##*/}.o
+    "${CC:-cc}" "${cflags[@]}" -I"$gen" -I"$here" -I"$repo/lib/run" -I"$llama/include" -I"$llama/ggml/include" \
+        -c "$repo/$c.c" -o "$o" || die "compiling $c.c failed"
+    objs+=("$o")
 done
 "${CXX:-c++}" -o "$bdir/bin/drift-llama-witness" "${objs[@]}" "${libs[@]}" -fopenmp -lpthread -lm -ldl ||
     die "linking drift-llama-witness failed"

@@ -38,7 +38,7 @@
 #include "ggml.h"
 #include "llama.h"
 
-#include "sha256.h"
+#include "digest.h"
 #include "witness_build.h"
 #include "witness_dump.h"
 #include "witness_text.h"
@@ -190,6 +190,12 @@ static void out_close(out_file *o) {
     if (rename(o->tmp, o->path) != 0) die(1, "%s: cannot rename to %s: %s", o->tmp, o->path, strerror(errno));
 }
 
+/* The file's SHA-256 in hex, or "unreadable" (the record still says which file it meant). */
+static void file_sha256(char hex[65], const char *path) {
+    long long size;
+    if (drift_sha256_file(hex, &size, path) != 0) snprintf(hex, 65, "unreadable");
+}
+
 static void iso_date(char *buf, size_t n) {
     time_t now = time(NULL);
     struct tm tm;
@@ -255,8 +261,8 @@ static int run_tokenize(const options *o) {
     int n;
     if (witness_read_strings(&s, &n, o->tokenize, err, sizeof err) != 0) die(2, "%s", err);
     if (n == 0) die(2, "%s: expected at least one string, found none", o->tokenize);
-    witness_sha256_file(o->model, model_sha);
-    witness_sha256_file(o->tokenize, in_sha);
+    file_sha256(model_sha, o->model);
+    file_sha256(in_sha, o->tokenize);
     struct llama_model *model = load_model(o->model, 1);
     const struct llama_vocab *vocab = llama_model_get_vocab(model);
     out_file out;
@@ -326,8 +332,8 @@ static int run_decode(const options *o) {
     int n;
     if (witness_read_strings(&s, &n, o->prompts, err, sizeof err) != 0) die(2, "%s", err);
     if (n == 0) die(2, "%s: expected at least one prompt, found none", o->prompts);
-    witness_sha256_file(o->model, model_sha);
-    witness_sha256_file(o->prompts, in_sha);
+    file_sha256(model_sha, o->model);
+    file_sha256(in_sha, o->prompts);
 
     witness_dump dump;
     int dumping = 0;
