@@ -382,7 +382,7 @@ Test(sweep, a_share_being_run_elsewhere_is_left_alone)
 }
 
 /* Two merges into one directory at once: the second refuses (exit 2, the holder's pid) before
- * it judges or touches the target. */
+ * it touches the target. */
 Test(sweep, a_second_merge_into_one_directory_is_refused)
 {
     one_process("one");

@@ -406,8 +406,18 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir_arg)
     char outdir[4096], twhy[8192], parent[4096];
     snprintf(outdir, sizeof outdir, "%s", outdir_arg);
     for (size_t n = strlen(outdir); n > 1 && outdir[n - 1] == '/'; n--) outdir[n - 1] = 0;
-    /* One merge into outdir at a time: the lock ".BASE.lock" beside it (lib/run/outlock.h),
-     * taken before the target is judged. A parent not made yet has no merge in it. */
+    /* A target refused is refused before anything, the lock file included, is made. */
+    char **names;
+    int nnames;
+    if (sweep_merge_target(twhy, sizeof twhy, s, c, outdir, &names, &nnames) != 0) {
+        fprintf(stderr, "drift-sweep: ");
+        drift_escape_fputs(stderr, twhy, NULL);
+        fputc('\n', stderr);
+        return 2;
+    }
+    sweep_free_names(names, nnames);
+    /* One merge into outdir at a time: the lock ".BASE.lock" beside it (lib/run/outlock.h);
+     * under it the target is judged again. A parent not made yet has no merge in it. */
     const char *slash = strrchr(outdir, '/'), *base = slash ? slash + 1 : outdir;
     snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == outdir ? 1 : slash - outdir) : 1, slash ? outdir : ".");
     struct stat pst;
