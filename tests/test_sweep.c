@@ -380,3 +380,38 @@ Test(sweep, a_share_being_run_elsewhere_is_left_alone)
     cr_expect(exists("two/runs/000000.part-elsewhere-1/live"), "the other process's run directory was removed");
     cr_expect_eq(sh("cd %s && " SWEEP " formats --grid seed=1,2 --out two --quiet " QUICK, dir), 0, "after it died the share runs");
 }
+
+/* Two merges into one directory at once: the second refuses (exit 2, the holder's pid) before
+ * it touches the target. */
+Test(sweep, a_second_merge_into_one_directory_is_refused)
+{
+    one_process("one");
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    char parent[256];
+    snprintf(parent, sizeof parent, "%s/one", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char why[1024];
+        char ok = drift_out_lock(why, sizeof why, parent, "merged") == 0 ? 'y' : 'n';
+        (void)!write(fds[1], &ok, 1);
+        for (;;) pause();
+    }
+    char ok = 0;
+    cr_assert_eq(read(fds[0], &ok, 1), 1);
+    cr_assert_eq(ok, 'y');
+    char cmd[512], err[2048], want[32], before[256], after[256];
+    snprintf(cmd, sizeof cmd, "cd %s && ls -l --time-style=+%%s.%%N one/merged | cksum", dir);
+    run_stdout(cmd, before, sizeof before);
+    snprintf(cmd, sizeof cmd, "cd %s && " SWEEP " --merge one", dir);
+    int st = run_capture(cmd, NULL, 0, err, sizeof err);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    snprintf(cmd, sizeof cmd, "cd %s && ls -l --time-style=+%%s.%%N one/merged | cksum", dir);
+    run_stdout(cmd, after, sizeof after);
+    snprintf(want, sizeof want, "pid %ld", (long)pid);
+    cr_expect_eq(st, 2, "exit %d: %s", st, err);
+    cr_expect(strstr(err, want) && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+    cr_expect_str_eq(after, before, "the refused merge touched the previous one");
+    cr_expect_eq(sh("cd %s && " SWEEP " --merge one --quiet", dir), 0, "after the holder died the merge runs");
+}

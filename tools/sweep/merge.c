@@ -23,6 +23,7 @@
 
 #include "escape.h"
 #include "manifest.h"
+#include "outlock.h"
 #include "sweep.h"
 
 typedef struct { char *key; int occ; char *line; } meta_t;
@@ -397,15 +398,46 @@ static int close_out(FILE *fp)
     return (fclose(fp) != 0 || bad) ? -1 : 0;
 }
 
+static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outdir, char *twhy, size_t twsize);
+
 int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir_arg)
 {
     /* "p/" and "p" are one directory; the .part sibling must not land inside it. */
-    char outdir[4096], twhy[8192];
+    char outdir[4096], twhy[8192], parent[4096];
     snprintf(outdir, sizeof outdir, "%s", outdir_arg);
     for (size_t n = strlen(outdir); n > 1 && outdir[n - 1] == '/'; n--) outdir[n - 1] = 0;
+    /* A target refused is refused before anything, the lock file included, is made. */
+    char **names;
+    int nnames;
+    if (sweep_merge_target(twhy, sizeof twhy, s, c, outdir, &names, &nnames) != 0) {
+        fprintf(stderr, "drift-sweep: ");
+        drift_escape_fputs(stderr, twhy, NULL);
+        fputc('\n', stderr);
+        return 2;
+    }
+    sweep_free_names(names, nnames);
+    /* One merge into outdir at a time: the lock ".BASE.lock" beside it (lib/run/outlock.h);
+     * under it the target is judged again. A parent not made yet has no merge in it. */
+    const char *slash = strrchr(outdir, '/'), *base = slash ? slash + 1 : outdir;
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == outdir ? 1 : slash - outdir) : 1, slash ? outdir : ".");
+    struct stat pst;
+    if (*base && strcmp(base, ".") && strcmp(base, "..") && stat(parent, &pst) == 0 && S_ISDIR(pst.st_mode) &&
+        access(parent, W_OK) == 0 && drift_out_lock(twhy, sizeof twhy, parent, base) != 0) {
+        fprintf(stderr, "drift-sweep: --merge: ");
+        drift_escape_fputs(stderr, twhy, NULL);
+        fputc('\n', stderr);
+        return 2;
+    }
+    int rc = merge_locked(s, c, outdir, twhy, sizeof twhy);
+    drift_out_unlock();
+    return rc;
+}
+
+static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outdir, char *twhy, size_t twsize)
+{
     char **old_names;
     int nold;
-    if (sweep_merge_target(twhy, sizeof twhy, s, c, outdir, &old_names, &nold) != 0) {
+    if (sweep_merge_target(twhy, twsize, s, c, outdir, &old_names, &nold) != 0) {
         fprintf(stderr, "drift-sweep: ");
         drift_escape_fputs(stderr, twhy, NULL);
         fputc('\n', stderr);
@@ -528,7 +560,7 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir_arg)
         fprintf(stderr, "drift-sweep: --merge: cannot write %s/merge.manifest: %s\n", part, strerror(errno));
         rc = 1;
     }
-    if (!rc && sweep_replace_merge(twhy, sizeof twhy, part, outdir, old_names, nold) != 0) {
+    if (!rc && sweep_replace_merge(twhy, twsize, part, outdir, old_names, nold) != 0) {
         fprintf(stderr, "drift-sweep: %s\n", twhy);
         rc = 1;
     }
