@@ -25,7 +25,7 @@ TestSuite(real_gaps_exp, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
 Test(real_gaps_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *const bad[] = {"--sequences 0", "--tokens 0", "--tokens 600", "--checkpoint /nonexistent.bin", "--orders seq",
+    const char *const bad[] = {"--sequences 0", "--tokens 0", "--profile quick --tokens 600", "--checkpoint /nonexistent.bin", "--orders seq",
                          "--sequences x"};
     expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "real_gaps.csv");
 }
