@@ -159,8 +159,8 @@ int main(int argc, char **argv)
         tok[i + 1] = b;
     }
     drift_numerics_t nf = drift_numerics_fp32(), nb = drift_numerics_fp32();
-    drift_mm_recipe_t r;
-    drift_mm_recipe_parse(&r, "bf16/tc:h100/fp32/bf16");
+    drift_recipe_t r;
+    drift_model_recipe_parse(&r, "bf16/tc:h100/fp32/bf16");
     drift_numerics_set_mm(&nb, &r);
     drift_model_t *mf, *mb;
     if (drift_model_create(&mf, &ck, &nf, 1, err, sizeof err) || drift_model_create(&mb, &ck, &nb, 1, err, sizeof err))

@@ -299,7 +299,7 @@ int drift_cuda_check_softmax(const double *out, const double *x, size_t n, size_
 /* ---- attention ---------------------------------------------------------------------------- */
 #include "drift_cuda_attention.h"
 
-static int attn_recipe_on_device(const drift_attn_recipe_t *r, const char *name)
+static int attn_recipe_on_device(const drift_recipe_t *r, const char *name)
 {
     if (r->order.kind != DRIFT_ORDER_SEQ)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the %s order must be seq", name);

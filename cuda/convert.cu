@@ -16,17 +16,34 @@
 
 #include "cuda_try.h"
 
+// The user's question is "is there a GPU?": on a machine without one the runtime answers
+// cudaErrorNoDevice, or, when no NVIDIA driver is loaded at all, cudaErrorInsufficientDriver,
+// whose own text ("CUDA driver version is insufficient for CUDA runtime version") reads like
+// an upgrade problem. Both are said as what they mean; a real driver older than the runtime
+// (a driver version is reported) keeps its versions in the message.
 extern "C" int drift_cuda_device_count(void)
 {
-    int count = 0;
+    int count = 0, driver = 0, runtime = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess) {
-        drift_cuda_fail(DRIFT_EUNSUPPORTED, "no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(err));
-        cudaGetLastError(); // clear the error so that later calls start clean
+    if (err == cudaSuccess && count > 0) return count;
+    cudaGetLastError(); // clear the error so that later calls start clean
+    if (err == cudaSuccess || err == cudaErrorNoDevice) {
+        drift_cuda_fail(DRIFT_EUNSUPPORTED, "no CUDA device found");
         return 0;
     }
-    if (count == 0) drift_cuda_fail(DRIFT_EUNSUPPORTED, "no CUDA device");
-    return count;
+    if (err == cudaErrorInsufficientDriver) {
+        if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0) {
+            cudaGetLastError();
+            drift_cuda_fail(DRIFT_EUNSUPPORTED, "no CUDA device found (no NVIDIA driver is loaded)");
+            return 0;
+        }
+        cudaRuntimeGetVersion(&runtime);
+        drift_cuda_fail(DRIFT_EUNSUPPORTED, "no usable CUDA device: the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d",
+                        driver / 1000, (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10);
+        return 0;
+    }
+    drift_cuda_fail(DRIFT_EUNSUPPORTED, "no usable CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(err));
+    return 0;
 }
 
 // ---- device conversions ---------------------------------------------------------------

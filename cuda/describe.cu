@@ -13,9 +13,11 @@ extern "C" void drift_cuda_describe(char *buf, size_t size)
         return;
     }
     err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        snprintf(buf, size, "CUDA runtime %d.%d, driver %d.%d, no device (%s)", runtime / 1000, (runtime % 1000) / 10,
-                 driver / 1000, (driver % 1000) / 10, err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    if (err != cudaSuccess || count == 0) { // said as in drift_cuda_device_count (convert.cu)
+        int none = err == cudaSuccess || err == cudaErrorNoDevice;
+        snprintf(buf, size, "CUDA runtime %d.%d, driver %d.%d, %s%s%s", runtime / 1000, (runtime % 1000) / 10,
+                 driver / 1000, (driver % 1000) / 10, none ? "no CUDA device found" : "no usable CUDA device (",
+                 none ? "" : cudaGetErrorString(err), none ? "" : ")");
         cudaGetLastError(); // clear the sticky error so later calls start clean
         return;
     }

@@ -129,8 +129,8 @@ int main(int argc, char **argv)
             if (ck.cfg.n_kv_heads % P) continue;
             for (int a = 0; a < (P == 1 ? 1 : DRIFT_NALLREDUCE); a++) {
                 drift_numerics_t nx = drift_numerics_fp32();
-                drift_mm_recipe_t r;
-                drift_mm_recipe_parse(&r, recipes[ri]);
+                drift_recipe_t r;
+                drift_model_recipe_parse(&r, recipes[ri]);
                 drift_numerics_set_mm(&nx, &r);
                 nx.tp = P, nx.allreduce = (drift_allreduce_t)a;
                 drift_model_t *m;

@@ -116,7 +116,7 @@ static void setup(drift_aflab_t *L, int argc, char **argv)
         {"reps", DRIFT_OPT_INT, &L->reps, "N", "planted pairs per target gap (29 targets)", 1, 1000000, {"8", "96", "400"}},
         {"ties", DRIFT_OPT_INT, &L->ties, "N", "planted exact ties per K", 0, 1000000, {"8", "32", "128"}},
         {"shard", DRIFT_OPT_INT, &L->shard, "N", "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096, {0}},
-        {"device", DRIFT_OPT_STRING, &device, "NAME", "device the policies size for: v100, a100, h100, b200 (default h100)", 0, 0, {0}},
+        {"device", DRIFT_OPT_STRING, &device, "NAME", "device the policies size for: a card of ./lab calc cards, e.g. v100, a100, h100, b200, l40s, rtx4090 (default h100)", 0, 0, {0}},
         {"trials", DRIFT_OPT_FLAG, &L->trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)", 0, 0, {0}},
         {"robust", DRIFT_OPT_INT, &L->nrob, "N", "also run seeds seed+1 .. seed+N at the largest K (bf16, fp32) for the headline's robustness", 0, 8, {"0", "2", "2"}},
     };
@@ -136,7 +136,7 @@ static void setup(drift_aflab_t *L, int argc, char **argv)
     };
     drift_cli_parse(&L->cli, &L->spec, argc, argv);
     L->question = L->spec.question;
-    if (drift_device_lookup(&L->dev, device)) drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device);
+    if (drift_device_lookup(&L->dev, device)) drift_die("--device: unknown device '%s' (accepted: a card of ./lab calc cards)", device);
     if (L->cli.nformats > DRIFT_AF_MAXF) drift_die("--formats: at most %d formats", DRIFT_AF_MAXF);
     drift_lmhead_require_inputs(L->cli.formats, L->cli.nformats);
     L->nK = 0;

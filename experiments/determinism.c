@@ -16,9 +16,9 @@
  * result, and its first run is checked bit for bit against its CPU twin (twins have no streams
  * schedule: their order is fixed by construction).
  *
- * GPU only: on a CPU (or a build without CUDA) it says why it is skipped, exits 0 and writes
- * its files with that reason (the report does not break). --backend cuda without a device is
- * an error (exit 2), as everywhere.
+ * GPU only (registry column 3: gpu): on a CPU (or a build without CUDA) it says in one line
+ * why it is skipped and exits 77, writing no file (./lab report says so and goes on).
+ * --backend cuda without a device is an error (exit 2), as everywhere.
  *
  *   ./lab run determinism --profile quick
  *   ./lab run determinism --kernels splitk:32:atomic,cublaslt --runs 200 --streams 8 --formats fp32,bf16
@@ -194,26 +194,9 @@ int main(int argc, char **argv)
     int runs = (int)runs_, nstreams = (int)streams_;
     int gpu = drift_backend_active();
 
+    if (!gpu) drift_require_gpu(&cli); /* exit 77 with the reason: nothing to measure, no file written */
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 3, 1);
-    if (!gpu) { /* the reason, in the files and on stderr; nothing measured */
-        char why[320] = "";
-        if (drift_backend_use(1, why, sizeof why) == DRIFT_OK) { /* a device, but --backend cpu asked for */
-            drift_backend_use(0, NULL, 0);
-            snprintf(why, sizeof why, "--backend cpu was asked for");
-        }
-        drift_out_meta(&out, T_MAIN, "skipped", "needs a CUDA device: %s", why);
-        drift_out_meta(&out, T_RUNS, "skipped", "needs a CUDA device: %s", why);
-        drift_md_intro(&out, "Run-to-run determinism of GPU GEMM kernels (atomic split-K, cuBLAS, cuBLASLt).");
-        drift_md_text(&out, "**Skipped.** This experiment measures a GPU and ran without one (%s). Run it on a machine "
-                        "with a CUDA device: `./lab run determinism --backend cuda` (or `cuda/check.sh`, which "
-                        "runs it too).\n",
-                why);
-        fprintf(stderr, "determinism: skipped: needs a CUDA device (%s)\n", why);
-        cli.quiet = 1; /* nothing to show but the line above */
-        drift_out_commit(&out);
-        return 0;
-    }
 
     drift_require_memory(&cli, 8.0 * (double)M * (double)N * (3.0 * cli.nformats * nk * NSCHED + nstreams), "--M, --N, --streams");
     double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *C = malloc(M * N * (size_t)nstreams * sizeof *C);

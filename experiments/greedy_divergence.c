@@ -63,9 +63,9 @@ static const drift_gd_conf_t CONFS[] = {
 static void make_numerics(drift_numerics_t *nx, const drift_gd_conf_t *c, long sms, long min_slice)
 {
     *nx = drift_numerics_fp32();
-    drift_mm_recipe_t r;
+    drift_recipe_t r;
     char err[DRIFT_LLM_ERR_MAX];
-    if (drift_mm_recipe_parse(&r, c->recipe)) drift_die("configuration %s: bad recipe %s", c->name, c->recipe);
+    if (drift_model_recipe_parse(&r, c->recipe)) drift_die("configuration %s: bad recipe %s", c->name, c->recipe);
     drift_numerics_set_mm(nx, &r);
     if (drift_format_parse(&nx->weights, c->weights)) drift_die("configuration %s: bad weights", c->name);
     if (drift_policy_parse(&nx->policy, c->policy)) drift_die("configuration %s: bad policy", c->name);

@@ -106,7 +106,7 @@ int main(int argc, char **argv)
     drift_llm_run_open(&ck[0], &ckpt);
     char err[DRIFT_LLM_ERR_MAX];
     if ((long)T > ck[0].cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck[0].cfg.seq_len);
-    const drift_llm_config_t syn = {64, 172, (int)L_, 8, 4, 512, (int)T, 0};
+    const drift_llm_config_t syn = {64, 172, (int)L_, 8, 4, 512, (int)T, 0, 0, 0};
     if (drift_checkpoint_synth(&ck[1], &syn, cli.seed, err, sizeof err)) drift_die("synthetic model: %s", err);
     const char *model_name[2] = {"stories260K", "synthetic"};
 
@@ -134,8 +134,8 @@ int main(int argc, char **argv)
         for (int ci = 0; ci < NCONF; ci++) {
             drift_progress(&cli, (size_t)(mi * NCONF + ci), 2 * NCONF);
             drift_numerics_t nx = drift_numerics_fp32();
-            drift_mm_recipe_t r;
-            if (drift_mm_recipe_parse(&r, CONFS[ci].recipe)) drift_die("bad recipe %s", CONFS[ci].recipe);
+            drift_recipe_t r;
+            if (drift_model_recipe_parse(&r, CONFS[ci].recipe)) drift_die("bad recipe %s", CONFS[ci].recipe);
             drift_numerics_set_mm(&nx, &r);
             if (drift_format_parse(&nx.weights, CONFS[ci].weights)) drift_die("bad weights %s", CONFS[ci].weights);
             run_model(&tr, &ck[mi], &nx, tok);

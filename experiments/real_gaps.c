@@ -1,8 +1,11 @@
 /* real_gaps.c — how close are a real model's top two logits on its own greedy text, and how
- * many argmax flips does that predict for each numerics configuration? (Issue 11, item 5.)
+ * many argmax flips does that predict for each numerics configuration?
  *
- * Sweep: --sequences greedy texts of stories260K (BOS, one random first token from the seed's
- * Philox stream, then --tokens fp32 greedy tokens, run alone); four configurations: fp32
+ * Sweep: --sequences greedy texts of SmolLM2-135M-Instruct (default; the prompts drawn by the
+ * seed from --prompts, the witness prompt set, then --tokens fp32 greedy tokens, run alone;
+ * the gaps are those of the generated positions) or of a llama2.c checkpoint (BOS, one random
+ * first token from the seed's Philox stream, then the greedy tokens; every position); four
+ * configurations: fp32
  * (fp32/seq/fp32/fp32), bf16 and fp16 on the H100 tensor-core model (bf16/tc:h100/fp32/bf16,
  * fp16/tc:h100/fp32/fp16: logits stored in bf16 / fp16), LayerCast (bf16 weights, fp32 compute).
  * Measure: the exact model (fp64, correctly rounded dots) teacher-forced over every text gives
@@ -15,6 +18,7 @@
  * Look for: real gaps are mostly far above fp32's noise, so fp32 flips are rare; bf16 and fp16
  * flip a few percent of positions, and the predicted counts sit near the observed ones. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,7 @@
 #include "model.h"
 #include "output.h"
 #include "philox.h"
+#include "prompt_file.h"
 
 static const char QUESTION[] =
     "How close are a real model's top two logits on its own greedy text, and how many argmax flips does that predict for each numerics configuration?";
@@ -72,19 +77,57 @@ static const conf_t CONFS[] = {
 static void numerics(drift_numerics_t *nx, const conf_t *c)
 {
     *nx = drift_numerics_fp32();
-    drift_mm_recipe_t r;
-    if (drift_mm_recipe_parse(&r, c->recipe)) drift_die("bad recipe %s", c->recipe);
+    drift_recipe_t r;
+    if (drift_model_recipe_parse(&r, c->recipe)) drift_die("bad recipe %s", c->recipe);
     drift_numerics_set_mm(nx, &r);
     if (drift_format_parse(&nx->weights, c->weights)) drift_die("bad weights %s", c->weights);
 }
 
-static void score(const drift_checkpoint_t *ck, const drift_numerics_t *nx, double *lg, const int *tok, int n)
+static drift_model_t *model(const drift_checkpoint_t *ck, const drift_numerics_t *nx)
 {
     char err[DRIFT_LLM_ERR_MAX];
     drift_model_t *m;
     if (drift_model_create(&m, ck, nx, 1, err, sizeof err)) drift_die("model: %s", err);
-    if (drift_model_score(m, lg, tok, n)) drift_die("forward pass failed");
-    drift_model_free(m);
+    return m;
+}
+
+/* The texts: each a prompt and its fp32 greedy continuation; the gaps are measured at the
+ * positions [from, n) of each (the logits after token p choose token p + 1). */
+typedef struct {
+    int *tok;
+    int n, from;
+} text_t;
+
+/* A GGUF model's prompts: R of the prompt set, drawn without replacement by the seed. */
+static void gguf_prompts(text_t *tx, int R, int T, const drift_checkpoint_t *ck, const char *path, uint64_t seed)
+{
+    char err[DRIFT_LLM_ERR_MAX];
+    drift_prompt_file_t pf;
+    if (drift_prompt_file_read(&pf, path, err, sizeof err)) drift_die("--prompts: %s", err);
+    if (R > pf.n) drift_die("--sequences: at most %d (the prompts in %s)", pf.n, path);
+    drift_tokenizer_t tz;
+    if (drift_tokenizer_from_gguf(&tz, ck->gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
+    int *order = malloc((size_t)pf.n * sizeof(int));
+    if (!order) drift_die("out of memory");
+    for (int i = 0; i < pf.n; i++) order[i] = i;
+    drift_stream_t st;
+    drift_stream_init(&st, seed, drift_fnv1a32("real_gaps.prompts"), 0, 0);
+    for (int i = 0; i < R; i++) { /* a partial Fisher-Yates shuffle: the first R of a random order */
+        int j = i + (int)drift_stream_below(&st, (uint32_t)(pf.n - i)), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    for (int s = 0; s < R; s++) {
+        int cap = ck->cfg.seq_len, np = 0;
+        tx[s].tok = malloc((size_t)cap * sizeof(int));
+        if (!tx[s].tok) drift_die("out of memory");
+        int rc = drift_tokenizer_encode_ex(&tz, pf.text[order[s]], 1, 1, tx[s].tok, cap, &np);
+        if (rc || np < 1 || np + T > cap)
+            drift_die("--prompts: prompt %d of %s: %s", order[s], path, rc ? drift_strerror(rc) : "too long for --tokens");
+        tx[s].from = np - 1, tx[s].n = np + T;
+    }
+    free(order);
+    drift_tokenizer_free(&tz);
+    drift_prompt_file_free(&pf);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -96,52 +139,76 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     long R_ = 0, T_ = 0;
-    const char *ckpt = NULL;
+    const char *ckpt = NULL, *prompts = NULL;
     const drift_cli_opt_t opts[] = {
-        {"sequences", DRIFT_OPT_INT, &R_, "R", "greedy texts (each from BOS and one random first token)", 1, 4096, {"2", "6", "64"}},
-        {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per text", 1, 4096, {"24", "80", "256"}},
-        DRIFT_CHECKPOINT_OPT(&ckpt),
+        {"sequences", DRIFT_OPT_INT, &R_, "R", "greedy texts (GGUF: prompts drawn from --prompts; llama2.c: BOS and one random first token)", 1, 4096, {"2", "3", "10"}},
+        {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per text", 1, 4096, {"24", "24", "128"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "checkpoint, llama2.c .bin or GGUF (when not given: SmolLM2-135M-Instruct in the default and full profiles, stories260K in quick, whose run is a smoke test of seconds)", 0, 0, {0}},
+        {"prompts", DRIFT_OPT_STRING, &prompts, "FILE", "prompt set of a GGUF model (default tests/data/llamacpp_prompts.txt)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("real_gaps", QUESTION, opts, "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    const int R = (int)R_, T = (int)T_, n = T + 2; /* scored tokens per text: BOS, the first token, T generated */
+    const int R = (int)R_, T = (int)T_;
+    if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
+    if (!ckpt) {
+        ckpt = drift_real_checkpoint();
+        if (!ckpt) {
+            fprintf(stderr, "real_gaps: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+                            "or give --checkpoint FILE\n");
+            return DRIFT_EXIT_SKIPPED;
+        }
+    }
     drift_checkpoint_t ck;
     drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
-    char err[DRIFT_LLM_ERR_MAX];
-    if (n > ck.cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck.cfg.seq_len - 2);
-    const size_t V = (size_t)ck.cfg.vocab_size, NP = (size_t)R * (size_t)n;
+    const size_t V = (size_t)ck.cfg.vocab_size;
+    text_t *tx = calloc((size_t)R, sizeof *tx);
+    if (!tx) drift_die("out of memory");
+    if (ck.gguf) {
+        gguf_prompts(tx, R, T, &ck, prompts ? prompts : DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt", cli.seed);
+    } else {
+        if (prompts) drift_die("--prompts: a llama2.c checkpoint holds no tokenizer (its texts start from BOS)");
+        if (T + 2 > ck.cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck.cfg.seq_len - 2);
+        for (int s = 0; s < R; s++) { /* BOS, the first token, T generated: every position scored */
+            if (!(tx[s].tok = malloc((size_t)(T + 2) * sizeof(int)))) drift_die("out of memory");
+            drift_stream_t st;
+            drift_stream_init(&st, cli.seed, drift_fnv1a32("real_gaps.first"), (uint32_t)s, 0);
+            tx[s].tok[0] = 1, tx[s].tok[1] = 3 + (int)drift_stream_below(&st, (uint32_t)V - 3); /* not <unk>, BOS or EOS */
+            tx[s].from = 0, tx[s].n = T + 2;
+        }
+    }
+    size_t NP = 0;
+    int nmax = 0;
+    for (int s = 0; s < R; s++) NP += (size_t)(tx[s].n - tx[s].from), nmax = tx[s].n > nmax ? tx[s].n : nmax;
+    const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
 
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 5, 1);
-    drift_out_meta(&out, T_GAPS, "table", "per scored position: %d texts of stories260K (BOS, a random first token, then fp32 greedy tokens, %d positions each), the exact model teacher-forced over them", R, n);
-    drift_out_meta(&out, T_GAPS, "columns", "token = the text's next token (the fp32 greedy choice after the first); exact_top1/top2 = the exact model's top two (first index wins ties); exact_gap = their logit difference (fp64 reference: correctly rounded dots)");
+    drift_out_meta(&out, T_GAPS, "table", "per scored position: %d texts of %s (%s, then %d fp32 greedy tokens; %zu positions), the exact model teacher-forced over them", R, base,
+                   ck.gguf ? "a prompt drawn from the prompt set" : "BOS and a random first token", T, NP);
+    drift_out_meta(&out, T_GAPS, "columns", "token = the text's next token (the fp32 greedy choice after the prompt); exact_top1/top2 = the exact model's top two (first index wins ties); exact_gap = their logit difference (fp64 reference: correctly rounded dots)");
     drift_out_meta(&out, T_HIST, "table", "histogram of exact_gap over log10 bins (10 per decade, 1e-6 .. 1e2; the first bin also holds gaps below 1e-6)");
     drift_out_meta(&out, T_FLIPS, "table", "per configuration: teacher-forced over the same tokens");
     drift_out_meta(&out, T_FLIPS, "columns", "sigma = rms over positions of (config gap - exact gap) on the exact top pair; predicted_gauss = sum Phi(-gap/sigma); predicted_conv = sum of fliplaw CONV with q = ulp of the LM head's output format at the exact top logit; observed = positions whose argmax differs from the exact one; frac_gaps_below_sigma = fraction of positions with exact gap < sigma");
-    drift_md_intro(&out, "%d greedy texts of stories260K (BOS, one random first token, %d fp32 greedy tokens; %zu positions), scored teacher-forced by the exact model (fp64, correctly rounded dots: within ~1e-13 relative of the real-number logits) and by fp32, bf16, fp16 (H100 tensor-core model, logits stored in the format) and LayerCast (bf16 weights, fp32 compute).", R, T, NP);
+    drift_md_intro(&out, "%d greedy texts of %s (%s, %d fp32 greedy tokens; %zu positions), scored teacher-forced by the exact model (fp64, correctly rounded dots: within ~1e-13 relative of the real-number logits) and by fp32, bf16, fp16 (H100 tensor-core model, logits stored in the format) and LayerCast (bf16 weights, fp32 compute).", R, base,
+                   ck.gguf ? "prompts drawn by the seed from the witness prompt set; the generated positions are measured" : "BOS, one random first token", T, NP);
 
     /* -- the texts: fp32 greedy, alone -- */
-    int *tok = malloc(NP * sizeof(int));
-    double *ex = malloc((size_t)n * V * sizeof(double)), *lg = malloc((size_t)n * V * sizeof(double));
+    double *ex = malloc((size_t)nmax * V * sizeof(double)), *lg = malloc((size_t)nmax * V * sizeof(double));
     double *gap = malloc(NP * sizeof(double)), *top = malloc(NP * sizeof(double)), *sorted = malloc(NP * sizeof(double));
     int *t1 = malloc(NP * sizeof(int)), *t2 = malloc(NP * sizeof(int));
     double *egap = malloc((size_t)NCONF * NP * sizeof(double));
     unsigned char *flip = malloc((size_t)NCONF * NP);
-    if (!tok || !ex || !lg || !gap || !top || !sorted || !t1 || !t2 || !egap || !flip) drift_die("out of memory");
+    if (!ex || !lg || !gap || !top || !sorted || !t1 || !t2 || !egap || !flip) drift_die("out of memory");
     {
         drift_numerics_t nx = drift_numerics_fp32();
-        drift_model_t *m;
-        if (drift_model_create(&m, &ck, &nx, 1, err, sizeof err)) drift_die("model: %s", err);
+        drift_model_t *m = model(&ck, &nx);
         for (int s = 0; s < R; s++) {
-            int *tk = tok + (size_t)s * (size_t)n;
-            drift_stream_t st;
-            drift_stream_init(&st, cli.seed, drift_fnv1a32("real_gaps.first"), (uint32_t)s, 0);
-            tk[0] = 1, tk[1] = 3 + (int)drift_stream_below(&st, (uint32_t)V - 3); /* not <unk>, BOS or EOS */
-            for (int p = 0; p < n - 1; p++) {
+            int *tk = tx[s].tok, first = ck.gguf ? tx[s].from : 1; /* the first step whose choice is kept */
+            for (int p = 0; p < tx[s].n - 1; p++) {
                 drift_seq_step_t sq = {0, p, 1, &tk[p]};
                 if (drift_model_step(m, lg, &sq, 1)) drift_die("forward step failed");
-                if (p >= 1) {
+                if (p >= first) {
                     drift_top2_t tt;
                     drift_top2(&tt, lg, V);
                     tk[p + 1] = (int)tt.top1;
@@ -150,35 +217,50 @@ int main(int argc, char **argv)
         }
         drift_model_free(m);
     }
-    /* -- exact and configuration scores, text by text -- */
+    /* -- exact scores, then each configuration's, text by text (one model each) -- */
     drift_numerics_t nxe = drift_numerics_exact(), nxc[NCONF];
     for (int c = 0; c < NCONF; c++) numerics(&nxc[c], &CONFS[c]);
-    for (int s = 0; s < R; s++) {
-        drift_progress(&cli, (size_t)s, (size_t)R);
-        const int *tk = tok + (size_t)s * (size_t)n;
-        score(&ck, &nxe, ex, tk, n);
-        for (int p = 0; p < n; p++) {
-            size_t i = (size_t)s * (size_t)n + (size_t)p;
+    drift_model_t *m = model(&ck, &nxe);
+    for (int s = 0, i = 0; s < R; s++) {
+        drift_progress(&cli, (size_t)s, (size_t)R * (NCONF + 1));
+        const int *tk = tx[s].tok;
+        if (drift_model_score(m, ex, tk, tx[s].n)) drift_die("forward pass failed");
+        for (int p = tx[s].from; p < tx[s].n; p++, i++) {
             drift_top2_t tt;
             drift_top2(&tt, ex + (size_t)p * V, V);
             t1[i] = (int)tt.top1, t2[i] = (int)tt.top2;
             top[i] = ex[(size_t)p * V + tt.top1];
             gap[i] = top[i] - ex[(size_t)p * V + tt.top2];
-            drift_row(&out, T_GAPS, DRIFT_INT(s), DRIFT_INT(p), DRIFT_INT(p + 1 < n ? tk[p + 1] : -1), DRIFT_INT(t1[i]),
+            drift_row(&out, T_GAPS, DRIFT_INT(s), DRIFT_INT(p), DRIFT_INT(p + 1 < tx[s].n ? tk[p + 1] : -1), DRIFT_INT(t1[i]),
                       DRIFT_INT(t2[i]), DRIFT_NUM(gap[i]));
         }
-        for (int c = 0; c < NCONF; c++) {
-            score(&ck, &nxc[c], lg, tk, n);
-            for (int p = 0; p < n; p++) {
-                size_t i = (size_t)s * (size_t)n + (size_t)p;
-                const double *l = lg + (size_t)p * V;
+    }
+    drift_model_free(m);
+    /* The configurations are independent: side by side on the cores (--threads), each with its
+     * own model and one thread inside (the data do not depend on the thread count). */
+    int workers = cli.threads > 0 ? cli.threads : omp_get_num_procs();
+    if (workers > NCONF) workers = NCONF;
+    int failed = 0;
+#pragma omp parallel for num_threads(workers) schedule(dynamic, 1) reduction(| : failed)
+    for (int c = 0; c < NCONF; c++) {
+        double *lc = malloc((size_t)nmax * V * sizeof(double));
+        drift_model_t *mc = lc ? model(&ck, &nxc[c]) : NULL;
+        for (int s = 0, i = 0; mc && s < R && !failed; s++) {
+            if (omp_get_thread_num() == 0) drift_progress(&cli, (size_t)R * (size_t)(c + 1) + (size_t)s, (size_t)R * (NCONF + 1));
+            if (drift_model_score(mc, lc, tx[s].tok, tx[s].n)) failed = 1;
+            for (int p = tx[s].from; p < tx[s].n && !failed; p++, i++) {
+                const double *l = lc + (size_t)p * V;
                 drift_top2_t tt;
                 drift_top2(&tt, l, V);
-                egap[(size_t)c * NP + i] = (l[t1[i]] - l[t2[i]]) - gap[i];
-                flip[(size_t)c * NP + i] = (int)tt.top1 != t1[i];
+                egap[(size_t)c * NP + (size_t)i] = (l[t1[i]] - l[t2[i]]) - gap[i];
+                flip[(size_t)c * NP + (size_t)i] = (int)tt.top1 != t1[i];
             }
         }
+        failed |= !mc;
+        drift_model_free(mc);
+        free(lc);
     }
+    if (failed) drift_die("forward pass failed (or out of memory for a configuration's model)");
     /* -- the gap distribution -- */
     memcpy(sorted, gap, NP * sizeof(double));
     qsort(sorted, NP, sizeof(double), cmp_double);
@@ -245,7 +327,8 @@ int main(int argc, char **argv)
         drift_md_text(&out, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
     drift_md_text(&out, "- The synthetic heads of argmax_flip set the critical gaps; this table is where real text puts its gaps against them: only the positions whose gap is within a few sigma of 0 can flip.\n\n");
     drift_out_commit(&out);
-    free(tok), free(ex), free(lg), free(gap), free(top), free(sorted), free(t1), free(t2), free(egap), free(flip);
+    for (int s = 0; s < R; s++) free(tx[s].tok);
+    free(tx), free(ex), free(lg), free(gap), free(top), free(sorted), free(t1), free(t2), free(egap), free(flip);
     drift_checkpoint_free(&ck);
     return 0;
 }

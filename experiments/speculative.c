@@ -73,8 +73,8 @@ static const conf_t CONFS[] = {
 static void numerics(drift_numerics_t *nx, const char *policy, const char *recipe, long sms, long min_slice)
 {
     *nx = drift_numerics_fp32();
-    drift_mm_recipe_t r;
-    if (drift_mm_recipe_parse(&r, recipe)) drift_die("bad recipe %s", recipe);
+    drift_recipe_t r;
+    if (drift_model_recipe_parse(&r, recipe)) drift_die("bad recipe %s", recipe);
     drift_numerics_set_mm(nx, &r);
     if (drift_policy_parse(&nx->policy, policy)) drift_die("bad policy %s", policy);
     nx->sms = (int)sms, nx->min_slice = (int)min_slice;

@@ -1,7 +1,7 @@
 /* fuzz/options.c — the option parser (cli.h) on any argv: the bytes split at NUL into at
  * most 24 arguments. A refusal (drift_die) longjmps back through the die hook; a success must
  * leave every value in its declared range. --help/--version/--describe (they print and exit 0)
- * and --out (it probes the file system) are left out. */
+ * and --out (it probes the file system), in either spelling (--out DIR, --out=DIR), are left out. */
 #include "common.h"
 #include "cli.h"
 #include "drift.h"
@@ -25,9 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[argc++] = buf + i;
         i += strlen(buf + i) + 1;
     }
+    /* by prefix: --out=DIR probes the file system as --out DIR does, and --help=x must not be
+     * mistaken for a harmless word (it is refused, but --help itself exits) */
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--version") ||
-            !strcmp(argv[i], "--describe") || !strcmp(argv[i], "--out"))
+        if (!strncmp(argv[i], "--help", 6) || !strcmp(argv[i], "-h") || !strncmp(argv[i], "--version", 9) ||
+            !strncmp(argv[i], "--describe", 10) || !strncmp(argv[i], "--out", 5))
             return 0;
     static long n;
     static drift_intlist_t ks;

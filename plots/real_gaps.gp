@@ -3,7 +3,7 @@
 #   gnuplot -e "datadir='data'; outdir='plots'" plots/real_gaps.gp   (./lab plot real_gaps)
 #
 # Writes outdir/real_gaps.{png,svg}: left, the cumulative distribution of the exact top-1/top-2
-# logit gaps on stories260K's own greedy text (log x), with each configuration's noise sigma as
+# logit gaps on the model's own greedy text (log x), with each configuration's noise sigma as
 # a vertical line; right, per configuration, the flips predicted by Phi(-gap/sigma) and by the
 # convolved law beside the flips observed.
 
@@ -21,7 +21,7 @@ do for [i = 1:4] {
 
 do for [term = 1:2] {
     eval out(term, 'real_gaps', 1300, 520)
-    set multiplot layout 1, 2 title "stories260K's own greedy text: exact top-2 logit gaps and the flips they predict"
+    set multiplot layout 1, 2 title "SmolLM2-135M's own greedy text: exact top-2 logit gaps and the flips they predict"
     set xlabel 'exact top-1 - top-2 logit gap (log scale; the first bin holds everything below 1e-6)'
     set ylabel 'fraction of positions with a smaller gap'
     set logscale x

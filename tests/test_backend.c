@@ -459,7 +459,6 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         {"batch_invariance", "--K 256 --N 64 --M-max 64"},
         {"argmax_flip", "--K 256 --V 1000 --rows 8 --reps 2 --ties 2"},
         {"sampling_flip", "--K 128 --V 512 --rows 4 --draws 8 --ties 2"},
-        {"determinism", ""},
         {"attention_drift", "--L 24 --bc 8 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 --formats fp32,bf16"},
         {"kv_cache", "--kv-formats fp32,bf16 --heads 2 --kv-heads 1 --dim 8 --queries 2 --vocab 32 --prefill-len 16 --chunks 4"},
         {"greedy_divergence", "--requests 2 --tokens 3 --batch-max 2 --configs vendor-fp32"},
@@ -506,18 +505,19 @@ Test(backend_programs, determinism_without_a_device_is_skipped_with_its_reason)
         printf("skipped: CUDA device present\n");
         return;
     }
-    char dir[64], err[2048], cmd[512], path[256];
+    /* exit 77 (DRIFT_EXIT_SKIPPED), one line saying why, and nothing in --out: a skipped run
+     * leaves no empty CSV that could pass for data */
+    char dir[64], err[2048], cmd[512], out[128];
     tmpdir_make(dir, sizeof dir, "drift_backend");
-    snprintf(cmd, sizeof cmd, "'%s/determinism' --profile quick --out '%s'", DRIFT_BIN_DIR, dir);
-    cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "%s", err);
+    snprintf(cmd, sizeof cmd, "'%s/determinism' --profile quick --out '%s/sub'", DRIFT_BIN_DIR, dir);
+    cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 77, "%s", err);
     cr_expect(strstr(err, "determinism: skipped: needs a CUDA device"), "stderr: %s", err);
-    snprintf(path, sizeof path, "%s/determinism.md", dir);
-    char *md = slurp(path);
-    cr_expect(strstr(md, "**Skipped.**"), "md: %s", md);
-    free(md);
-    snprintf(path, sizeof path, "%s/determinism.csv", dir);
-    char *csv = slurp(path);
-    cr_expect(strstr(csv, "# skipped: needs a CUDA device"), "csv: %s", csv);
-    free(csv);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    run_stdout(cmd, out, sizeof out);
+    cr_expect_eq(atoi(out), 0, "a skipped run left files in %s", dir);
+    /* a bad option is still a bad option (exit 2), GPU or not */
+    snprintf(cmd, sizeof cmd, "'%s/determinism' --runs 1 --out '%s'", DRIFT_BIN_DIR, dir);
+    cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2, "%s", err);
     tmpdir_remove(dir);
 }

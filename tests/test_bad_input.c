@@ -6,7 +6,10 @@
  * working directory. */
 #include "support.h"
 
+#include <signal.h>
 #include <sys/stat.h>
+
+#include "outlock.h"
 
 #define BIN DRIFT_BIN_DIR
 #ifndef BAD_TIMEOUT
@@ -91,6 +94,30 @@ static const bad_t CASES[] = {
     {"drift-calc", "argmax --format fp99 --order seq a b", "--format"},
     {"drift-calc", "bogus", "bogus"},
     {"lab", "bogus", "bogus"},
+    /* drift-sweep: counts checked before anything is allocated (a range over the whole of
+     * int64 overflowed the check and allocated until memory ran out), naming the axis */
+    {"drift-sweep", "formats --grid 'seed=-9223372036854775808..9223372036854775807' --out D/s", "seed"},
+    {"drift-sweep", "formats --grid 'seed=0..9223372036854775807' --out D/s", "seed"},
+    {"drift-sweep", "formats --grid 'seed=1..1000 K=1..1000000' --out D/s", "K"},
+    {"drift-sweep", "formats --grid 'seed=1..999999,1000000..1000001' --out D/s", "seed"},
+    {"drift-sweep", "formats --grid seed=1 --jobs 9223372036854775807 --out D/s", "--jobs"},
+    /* a newline or another control byte in a value or an option: one line, the byte escaped */
+    {"drift-sweep", "formats --grid \"$(printf 'seed=1\\001')\" --out D/s", "seed"},
+    {"drift-sweep", "formats --grid seed=1 --out D/s -- \"$(printf -- '--note\\na')\"", "--note\\x0aa"},
+    {"drift-sweep", "\"$(printf 'for\\nmats')\" --grid seed=1 --out D/s", "for\\x0amats"},
+    {"drift-sweep", "--merge D --out D/m", "not a sweep directory"},
+    {"drift-sweep", "formats --grid seed=1 --slurm --sbatch \"$(printf -- '--time=1\\nrm -rf x')\" --out D/s", "--sbatch"},
+    /* bounded input: a device is one endless line (getline allocated until memory ran out) */
+    {"drift-sweep", "formats --file /dev/zero --out D/s", "/dev/zero"},
+    {"drift-sweep", "formats --grid seed=1 --out D/$(printf 'x%.0s' $(seq 700))", "--out: path too long"},
+    /* drift-manifest: a name that is no experiment's (an empty one matched every file) */
+    {"drift-manifest", "recover D ''", "EXPERIMENT"},
+    {"drift-manifest", "recover D '../x'", "EXPERIMENT"},
+    {"drift-manifest", "check D 'a b'", "EXPERIMENT"},
+    {"drift-manifest", "recover D/$(printf 'x%.0s' $(seq 1100)) formats", "DIR: path too long"},
+    {"drift-manifest", "check D/\"$(printf 'n\\nl')\"", "n\\x0al"}, /* one line, the newline escaped */
+    /* the last flush of stdout is checked */
+    {"drift-sweep", "--help >/dev/full", "stdout"},
 };
 #define NCASES (int)(sizeof CASES / sizeof CASES[0])
 
@@ -142,12 +169,13 @@ Test(bad_input, catalogue, .init = setup, .fini = teardown, .timeout = 600)
         const bad_t *c = &CASES[i];
         char args[1024], cmd[2048];
         expand(args, sizeof args, c->args);
-        int is_exp = strcmp(c->prog, "drift-calc") && strcmp(c->prog, "lab");
+        int is_exp = strncmp(c->prog, "drift-", 6) && strcmp(c->prog, "lab"); /* the tools get no --out */
         const char *out = is_exp && !strstr(c->args, "--out") ? " --out '" : "";
         if (!strcmp(c->prog, "lab"))
             snprintf(cmd, sizeof cmd, "cd '%s' && timeout " BAD_TIMEOUT " '%s/lab' %s </dev/null", dir, DRIFT_SOURCE_DIR, args);
         else
-            snprintf(cmd, sizeof cmd, "cd '%s' && timeout " BAD_TIMEOUT " '%s/%s' %s%s%s%s </dev/null", dir, BIN, c->prog, args, out,
+            /* in braces: a case's own redirection (>/dev/full) outlives run_capture's */
+            snprintf(cmd, sizeof cmd, "cd '%s' && { timeout " BAD_TIMEOUT " '%s/%s' %s%s%s%s </dev/null; }", dir, BIN, c->prog, args, out,
                      *out ? dir : "", *out ? "'" : "");
         snapshot(before, sizeof before);
         int st = run_capture(cmd, NULL, 0, err, sizeof err);
@@ -176,4 +204,118 @@ Test(bad_input, long_list_is_not_cut, .init = setup, .fini = teardown, .timeout 
     snprintf(cmd, sizeof cmd, "grep -v '^#' '%s/matmul_drift.csv' | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i==\"K\") k=i} NR>1{print $k}' | sort -un | wc -l", dir);
     run_stdout(cmd, out, sizeof out);
     cr_assert_eq(atoi(out), 30, "K values in the CSV: %s (30 given)", out);
+}
+
+/* Cases that need a directory prepared first (a sweep, a previous merge, a held lock): each
+ * is refused with the status given, one line naming what is given, and D (everything in it,
+ * recursively, with sizes and times) exactly as it was. */
+typedef struct {
+    const char *setup; /* shell, run in D before the snapshot */
+    const char *cmd;   /* shell, run in D; BIN is the build's bin directory */
+    int status;
+    const char *names;
+} prepared_t;
+
+#define SWEEP_S "'" BIN "/drift-sweep' formats --grid seed=1,2 --out s --quiet -- --profile quick"
+
+static const prepared_t PREPARED[] = {
+    /* drift-sweep --merge deleted whatever --out named */
+    {SWEEP_S " && mkdir p && echo x > p/thesis.txt", "'" BIN "/drift-sweep' --merge s --out p", 2, "'p'"},
+    {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out s", 2, "'s'"},
+    {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out s/sweep.txt", 2, "s/sweep.txt"},
+    {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out s/runs", 2, "s/runs"},
+    {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out s/runs/000000/new", 2, "inside the sweep's runs/"},
+    {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out keep.csv", 2, "keep.csv"},
+    {SWEEP_S " && mkdir t && ln -s ../keep.csv t/link", "'" BIN "/drift-sweep' --merge s --out t/link", 2, "symbolic link"},
+    {SWEEP_S " && echo note > s/merged/note.txt", "'" BIN "/drift-sweep' --merge s", 2, "note.txt"},
+    /* a merge.manifest edited to list another file cannot make that file the merge's */
+    {SWEEP_S " && echo x > s/merged/thesis.txt && echo 'file: thesis.txt 2 0' >> s/merged/merge.manifest",
+     "'" BIN "/drift-sweep' --merge s", 2, "s/merged"},
+    {SWEEP_S " && '" BIN "/drift-sweep' formats --grid seed=3 --out o --quiet -- --profile quick",
+     "'" BIN "/drift-sweep' --merge s --out o/merged", 2, "o/merged"},
+    /* the next sweep run refuses before it computes when its merge could not go in */
+    {"mkdir -p r/merged && echo x > r/merged/thesis.txt", "'" BIN "/drift-sweep' formats --grid seed=1 --out r --quiet -- --profile quick", 2, "r/merged"},
+    /* a FIFO where a listed file belongs: refused, not opened (the check hung) */
+    {"'" BIN "/formats' --profile quick --quiet --out f && rm f/formats.md && mkfifo f/formats.md",
+     "timeout 10 '" BIN "/drift-manifest' check f formats", 1, "not a regular file"},
+    {"'" BIN "/formats' --profile quick --quiet --out f && rm f/formats.manifest && mkfifo f/formats.manifest",
+     "timeout 10 '" BIN "/drift-manifest' check f formats", 1, "not a regular file"},
+    {"mkdir -p s2 && mkfifo s2/sweep.txt", "timeout 10 '" BIN "/drift-sweep' --merge s2", 2, "not a regular file"},
+};
+#define NPREPARED (int)(sizeof PREPARED / sizeof PREPARED[0])
+
+static void snapshot_all(char *buf, size_t size)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ls -lAR --time-style=+%%s.%%N . && find . -type f -exec cksum {} + | sort", dir);
+    run_stdout(cmd, buf, size);
+}
+
+Test(bad_input, prepared_directories_are_left_as_they_were, .timeout = 600)
+{
+    static char before[1 << 16], after[1 << 16], err[4096];
+    for (int i = 0; i < NPREPARED; i++) {
+        const prepared_t *c = &PREPARED[i];
+        setup();
+        cr_assert_eq(sh("cd '%s' && { %s; } >/dev/null 2>&1", dir, c->setup), 0, "case %d: setup failed: %s", i, c->setup);
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "cd '%s' && %s </dev/null", dir, c->cmd);
+        snapshot_all(before, sizeof before);
+        int st = run_capture(cmd, NULL, 0, err, sizeof err);
+        snapshot_all(after, sizeof after);
+        int lines = 0;
+        for (const char *p = err; *p; p++) lines += *p == '\n';
+        cr_expect_eq(st, c->status, "case %d: %s: exit %d, not %d (stderr: %s)", i, c->cmd, st, c->status, err);
+        cr_expect(lines == 1 && err[strlen(err) - 1] == '\n', "case %d: %s: %d lines on stderr, not one: %s", i, c->cmd, lines, err);
+        cr_expect(strstr(err, c->names) != NULL, "case %d: %s: the message does not name '%s': %s", i, c->cmd, c->names, err);
+        cr_expect_str_eq(after, before, "case %d: %s: the directory changed", i, c->cmd);
+        teardown();
+    }
+}
+
+/* Another run holds formats' lock on D (this test process, as a live run would): the run
+ * refuses before it computes, one line naming D and the holder's pid, D untouched. */
+Test(bad_input, a_second_writer_is_refused, .init = setup, .fini = teardown, .timeout = 60)
+{
+    char why[2048], cmd[1024], want[32];
+    static char before[16384], after[16384], err[4096];
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) { /* the holder: a process of its own, as another run would be */
+        char ok = drift_out_lock(why, sizeof why, dir, "formats") == 0 ? 'y' : 'n';
+        (void)!write(fds[1], &ok, 1);
+        for (;;) pause();
+    }
+    cr_assert_geq(pid, 0);
+    char ok = 0;
+    cr_assert_eq(read(fds[0], &ok, 1), 1);
+    close(fds[0]);
+    close(fds[1]);
+    cr_assert_eq(ok, 'y', "the holder could not take the lock");
+    snprintf(want, sizeof want, "pid %ld", (long)pid);
+    snprintf(cmd, sizeof cmd, "timeout " BAD_TIMEOUT " '%s/formats' --profile quick --seed 9 --out '%s' </dev/null", BIN, dir);
+    snapshot(before, sizeof before);
+    int st = run_capture(cmd, NULL, 0, err, sizeof err);
+    snapshot(after, sizeof after);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    cr_expect_eq(st, 2, "exit %d: %s", st, err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+    cr_expect(strstr(err, dir) && strstr(err, want), "does not name %s and %s: %s", dir, want, err);
+    cr_expect_str_eq(after, before, "the refused run changed the directory");
+}
+
+/* Every write checked, the last flush of stdout included: a full device is an error (status
+ * 2, one line), not a success. The files, committed before the table is printed, are whole. */
+Test(bad_input, full_stdout_is_an_error, .init = setup, .fini = teardown, .timeout = 60)
+{
+    char cmd[1024], err[4096];
+    snprintf(cmd, sizeof cmd, "{ '%s/formats' --profile quick --out '%s' >/dev/full </dev/null; }", BIN, dir);
+    int st = run_capture(cmd, NULL, 0, err, sizeof err);
+    cr_expect_eq(st, 2, "exit %d: %s", st, err);
+    cr_expect(strstr(err, "stdout") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+    cr_expect_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, dir), 0);
+    snprintf(cmd, sizeof cmd, "{ '%s/drift-manifest' check '%s' formats >/dev/full; }", BIN, dir);
+    cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "nothing written, nothing failed: %s", err);
 }

@@ -35,15 +35,15 @@ static int run(const char *cmd, char *out, size_t outsize, int *errlines)
 /* The acceptance example of issue 3. seq loses the 1 (1e16 + 1 is a tie that rounds to
  * the even 1e16); Kahan loses it too (its correction -1 is absorbed when it meets -1e16:
  * see test_order.c, compensated_classics); Neumaier keeps it. The error of 1 is 2^52 ulps
- * of fp64 at the exact value 1. */
+ * of fp64 at the exact value 1 (2^52 = 4503599627370496, printed %.6g as 4.5036e+15). */
 Test(calc_sum, acceptance)
 {
     char out[1024];
     const struct {
         const char *order, *row;
     } c[] = {
-        {"seq", "seq,fp64,fp64,3,0x0p+0,0,0x1p+0,1,1,1,4503599627370496\n"},
-        {"kahan", "kahan,fp64,fp64,3,0x0p+0,0,0x1p+0,1,1,1,4503599627370496\n"},
+        {"seq", "seq,fp64,fp64,3,0x0p+0,0,0x1p+0,1,1,1,4.5036e+15\n"},
+        {"kahan", "kahan,fp64,fp64,3,0x0p+0,0,0x1p+0,1,1,1,4.5036e+15\n"},
         {"neumaier", "neumaier,fp64,fp64,3,0x1p+0,1,0x1p+0,1,0,0,0\n"},
     };
     for (int i = 0; i < 3; i++) {

@@ -30,7 +30,7 @@ Test(checkpoint, shipped_header_matches_its_readme)
 
 static drift_llm_config_t tiny(int shared)
 {
-    return (drift_llm_config_t){16, 24, 2, 4, 2, 37, 12, shared};
+    return (drift_llm_config_t){16, 24, 2, 4, 2, 37, 12, shared, 0, 0};
 }
 
 Test(checkpoint, synthetic_round_trip_and_determinism)
@@ -59,7 +59,7 @@ Test(checkpoint, synthetic_round_trip_and_determinism)
 /* A 32-layer synthetic model (sizes the real one lacks) builds. */
 Test(checkpoint, synthetic_32_layers)
 {
-    drift_llm_config_t c = {32, 48, 32, 4, 4, 64, 16, 1};
+    drift_llm_config_t c = {32, 48, 32, 4, 4, 64, 16, 1, 0, 0};
     drift_checkpoint_t a;
     char err[DRIFT_LLM_ERR_MAX];
     cr_assert_eq(drift_checkpoint_synth(&a, &c, 1, err, sizeof err), 0, "%s", err);

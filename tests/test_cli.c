@@ -80,7 +80,7 @@ ParameterizedTestParameters(cli, bad_input)
         {"--values 1e999", "--values"},
         {"--values inf", "--values"},
         {"--values 0.1,", "--values"},
-        /* formats takes no orders: said, not ignored (issue 16) */
+        /* formats takes no orders: said, not ignored */
         {"--orders seq", "--orders"},
     };
     return cr_make_param_array(bad_t, cases, sizeof cases / sizeof cases[0]);
@@ -168,7 +168,7 @@ Test(cli, help_lists_every_option_with_its_default)
 }
 
 /* An experiment says in --help which common options it does not take, instead of offering
- * them (issue 16): formats takes no orders, layer_drift neither formats nor orders. */
+ * them: formats takes no orders, layer_drift neither formats nor orders. */
 Test(cli, help_says_what_is_not_taken)
 {
     static char out[8192];
@@ -179,4 +179,86 @@ Test(cli, help_says_what_is_not_taken)
     cr_assert_eq(run_stdout(DRIFT_BIN_DIR "/layer_drift --help", out, sizeof out), 0);
     cr_assert(strstr(out, "(--formats is not accepted: layer_drift takes no formats or orders"), "layer_drift --help: %s", out);
     cr_assert(!strstr(out, "--formats LIST") && !strstr(out, "--orders LIST"), "layer_drift --help offers them: %s", out);
+}
+
+/* ---- the option syntax's pieces (cli_args.c), called directly ----------------------------- */
+
+#include "cli.h"
+#include "format.h"
+
+typedef struct {
+    const char *a, *b;
+    int d; /* counted by hand: the edits named in the comment */
+} dist_t;
+
+Test(cli, edit_distance_by_hand)
+{
+    static const dist_t C[] = {
+        {"argmax_flp", "argmax_flip", 1}, /* insert i */
+        {"bf61", "bf16", 1},              /* swap 6 and 1 (one transposition) */
+        {"k", "K", 0},                    /* case does not count */
+        {"raport", "report", 1},          /* a -> e */
+        {"gnerate", "generate", 1},       /* insert e */
+        {"fromat", "format", 1},          /* swap r and o */
+        {"", "seed", 4},                  /* four insertions */
+        {"bogus", "out", 3},              /* delete b, delete g, s -> t: b-o-g-u-s to o-u-t */
+        {"cpu", "gpu", 1},                /* c -> g */
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+        cr_expect_eq(drift_edit_distance(C[i].a, C[i].b), C[i].d, "%s / %s: %d, want %d", C[i].a, C[i].b,
+                     drift_edit_distance(C[i].a, C[i].b), C[i].d);
+}
+
+Test(cli, suggest_within_a_third_of_the_word)
+{
+    static const char *const NAMES[] = {"K", "V", "samples", "seed", "profile", "argmax_flip", "formats"};
+    const int n = sizeof NAMES / sizeof NAMES[0];
+    cr_expect_str_eq(drift_suggest("k", NAMES, n), "K");              /* 0 edits */
+    cr_expect_str_eq(drift_suggest("sample", NAMES, n), "samples");   /* 1 edit, limit 6/3 = 2 */
+    cr_expect_str_eq(drift_suggest("argmax_flp", NAMES, n), "argmax_flip");
+    cr_expect_null(drift_suggest("v2", NAMES, n));                    /* "V" is 1 edit, but as many as V has letters */
+    cr_expect_null(drift_suggest("bogus", NAMES, n));                 /* nothing within 5/3 = 1 edit */
+    cr_expect_str_eq(drift_suggest("profilezzz", NAMES, n), "profile"); /* 3 edits, limit 10/3 = 3: near enough */
+    cr_expect_null(drift_suggest("profilezzzz", NAMES, n));            /* 4 edits, limit 11/3 = 3 */
+}
+
+Test(cli, opt_split_both_spellings)
+{
+    char name[64];
+    const char *v;
+    cr_assert_eq(drift_opt_split(name, sizeof name, &v, "--seed"), 0);
+    cr_expect_str_eq(name, "seed");
+    cr_expect_null(v);
+    cr_assert_eq(drift_opt_split(name, sizeof name, &v, "--out=a=b"), 0); /* the first '=' splits */
+    cr_expect_str_eq(name, "out");
+    cr_expect_str_eq(v, "a=b");
+    cr_assert_eq(drift_opt_split(name, sizeof name, &v, "--out="), 0);
+    cr_expect_str_eq(v, "");
+    cr_expect_neq(drift_opt_split(name, sizeof name, &v, "-x"), 0);
+    cr_expect_neq(drift_opt_split(name, sizeof name, &v, "--"), 0);
+    cr_expect_neq(drift_opt_split(name, sizeof name, &v, "--=3"), 0);
+}
+
+/* The names of other tools, each one format (PyTorch's torch.bfloat16, float16 = half,
+ * float32 = float, float64 = double, float8_e4m3fn, float8_e5m2; NumPy's single and double;
+ * OCP's E4M3 and E5M2), in any case; the canonical name printed is unchanged. */
+Test(cli, format_aliases_any_case)
+{
+    static const struct {
+        const char *name;
+        const char *canonical;
+    } C[] = {{"bfloat16", "bf16"}, {"BF16", "bf16"},          {"BFloat16", "bf16"},     {"float16", "fp16"},
+             {"half", "fp16"},     {"HALF", "fp16"},          {"float32", "fp32"},      {"single", "fp32"},
+             {"float", "fp32"},    {"float64", "fp64"},       {"double", "fp64"},       {"tf32", "tf32"},
+             {"TF32", "tf32"},     {"e4m3", "fp8e4m3"},       {"fp8_e4m3fn", "fp8e4m3"}, {"float8_e4m3fn", "fp8e4m3"},
+             {"e5m2", "fp8e5m2"},  {"fp8_e5m2", "fp8e5m2"},   {"FP8E5M2", "fp8e5m2"}};
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        drift_format_t f;
+        cr_assert_eq(drift_format_parse(&f, C[i].name), 0, "%s refused", C[i].name);
+        cr_expect_str_eq(drift_format_name(f), C[i].canonical, "%s", C[i].name);
+    }
+    drift_format_t f;
+    cr_expect_neq(drift_format_parse(&f, "fp8"), 0);     /* which of the two? refused */
+    cr_expect_neq(drift_format_parse(&f, "float8"), 0);
+    cr_expect_neq(drift_format_parse(&f, "int8"), 0);
 }

@@ -42,8 +42,8 @@ TestSuite(gpu_generations, .init = setup, .fini = teardown, .timeout = 300);
 static drift_model_t *tc_model(const drift_checkpoint_t *c, const char *recipe, drift_policy_t policy, int slots)
 {
     drift_numerics_t nx = drift_numerics_fp32();
-    drift_mm_recipe_t r;
-    cr_assert_eq(drift_mm_recipe_parse(&r, recipe), 0, "%s", recipe);
+    drift_recipe_t r;
+    cr_assert_eq(drift_model_recipe_parse(&r, recipe), 0, "%s", recipe);
     drift_numerics_set_mm(&nx, &r);
     nx.policy = policy;
     drift_model_t *m;
@@ -185,7 +185,7 @@ Test(gpu_generations, tensor_core_probe_propagates_to_the_text)
     cr_assert_eq(drift_tc_dot(&r, h, w3, 16, NULL, DRIFT_TC_H100, DRIFT_FP16, DRIFT_FP32), 0);
     cr_assert_eq(r, 1 + 0x1p-23, "H100: the probe as derived");
 
-    drift_llm_config_t cfg = {16, 16, 1, 2, 2, 8, 8, 0};
+    drift_llm_config_t cfg = {16, 16, 1, 2, 2, 8, 8, 0, 0, 0};
     drift_checkpoint_t hc;
     char err[256];
     cr_assert_eq(drift_checkpoint_synth(&hc, &cfg, 1, err, sizeof err), 0, "%s", err);

@@ -315,19 +315,19 @@ Test(model, tensor_parallel_close_to_single_rank)
 
 Test(model, recipes_parse_and_refuse)
 {
-    drift_mm_recipe_t r;
-    char buf[DRIFT_MM_RECIPE_SPEC_MAX];
-    cr_assert_eq(drift_mm_recipe_parse(&r, "bf16"), 0);
-    drift_mm_recipe_print(buf, sizeof buf, &r);
+    drift_recipe_t r;
+    char buf[DRIFT_RECIPE_SPEC_MAX];
+    cr_assert_eq(drift_model_recipe_parse(&r, "bf16"), 0);
+    drift_recipe_print(buf, sizeof buf, &r);
     cr_assert_str_eq(buf, "bf16/seq/fp32/bf16");
-    cr_assert_eq(drift_mm_recipe_parse(&r, "fp16/tc:a100/fp32"), 0);
-    drift_mm_recipe_print(buf, sizeof buf, &r);
+    cr_assert_eq(drift_model_recipe_parse(&r, "fp16/tc:a100/fp32"), 0);
+    drift_recipe_print(buf, sizeof buf, &r);
     cr_assert_str_eq(buf, "fp16/tc:a100/fp32/fp32");
-    cr_assert_eq(drift_mm_recipe_parse(&r, "bf16/tc:v100/fp32/bf16"), DRIFT_EUNSUPPORTED);
-    cr_assert_eq(drift_mm_recipe_parse(&r, "bf16/pairwise/fp32"), DRIFT_EINVAL);
-    cr_assert_eq(drift_mm_recipe_parse(&r, "bf16/seq"), DRIFT_EINVAL);
-    cr_assert_eq(drift_mm_recipe_parse(&r, "bf17"), DRIFT_EINVAL);
-    cr_assert_eq(drift_mm_recipe_parse(&r, "fp32/seq/fp32/fp32/x"), DRIFT_EINVAL);
+    cr_assert_eq(drift_model_recipe_parse(&r, "bf16/tc:v100/fp32/bf16"), DRIFT_EUNSUPPORTED);
+    cr_assert_eq(drift_model_recipe_parse(&r, "bf16/pairwise/fp32"), DRIFT_EINVAL);
+    cr_assert_eq(drift_model_recipe_parse(&r, "bf16/seq"), DRIFT_EINVAL);
+    cr_assert_eq(drift_model_recipe_parse(&r, "bf17"), DRIFT_EINVAL);
+    cr_assert_eq(drift_model_recipe_parse(&r, "fp32/seq/fp32/fp32/x"), DRIFT_EINVAL);
 }
 
 /* Sampling: top-k 1 is greedy; the same seed gives the same text, and the samples are

@@ -82,7 +82,14 @@ Test(reproducible, every_experiment_any_thread_count, .timeout = 600)
         line[strcspn(line, "\t\n")] = 0;
         char d1[] = "/tmp/drift_repro1_XXXXXX", d2[] = "/tmp/drift_repro2_XXXXXX";
         cr_assert(mkdtemp(d1) && mkdtemp(d2));
-        cr_assert_eq(run(line, d1, 1), 0, "%s --threads 1 failed", line);
+        int rc1 = run(line, d1, 1);
+        if (rc1 == 77) { /* a GPU experiment on a machine without one: skipped, nothing written */
+            char cmd[256];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", d1, d2);
+            (void)!system(cmd);
+            continue;
+        }
+        cr_assert_eq(rc1, 0, "%s --threads 1 failed", line);
         cr_assert_eq(run(line, d2, 2), 0, "%s --threads 2 failed", line);
         DIR *dir = opendir(d1);
         cr_assert(dir);

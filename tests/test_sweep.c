@@ -17,6 +17,10 @@
 
 #include "support.h"
 
+#include <signal.h>
+
+#include "outlock.h"
+
 #define SWEEP DRIFT_BIN_DIR "/drift-sweep"
 #define GRID "'seed=1..3 formats=fp16,bf16'"
 #define QUICK "-- --profile quick"
@@ -46,7 +50,8 @@ static char *without_shares(const char *path)
     return out;
 }
 
-/* Every merged file of sweep a equals sweep b's, share lines aside; returns how many. */
+/* Every merged file of sweep a equals sweep b's, share lines aside; returns how many.
+ * merge.manifest is set aside too: it holds the checksums of files whose share lines differ. */
 static int same_merge(const char *a, const char *b)
 {
     char da[256], db[256];
@@ -58,7 +63,7 @@ static int same_merge(const char *a, const char *b)
     struct dirent *e;
     int n = 0;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "merge.manifest")) continue;
         char pa[512], pb[512];
         snprintf(pa, sizeof pa, "%s/%s", da, e->d_name);
         snprintf(pb, sizeof pb, "%s/%s", db, e->d_name);
@@ -326,4 +331,52 @@ Test(sweep, lab_sweep_command)
     cr_assert_eq(sh("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " LAB " sweep formats --grid " GRID
                     " --out %s/labmpi --mpi 3 --quiet " QUICK " > %s/labmpi.log 2>&1", dir, dir), 0);
     cr_assert_eq(same_merge("one", "labmpi"), 6);
+}
+
+/* --merge writes only where it may: a new directory (twice: the second merge replaces the
+ * first, and nothing of the first is left beside it), never a directory of other origin. */
+Test(sweep, merge_replaces_only_its_own_previous_merge)
+{
+    one_process("one");
+    cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q --quiet", dir), 0);
+    cr_assert(exists("q/merge.manifest") && exists("q/formats.csv") && exists("q/sweep_runs.csv"));
+    cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q --quiet", dir), 0, "a previous merge is replaced");
+    cr_assert_eq(sh("cd %s && test $(ls -A | grep -c '^q') = 1", dir), 0, "a .part or .old directory was left beside q");
+    cr_assert_eq(sh("cd %s && mkdir p && echo x > p/thesis.txt && " SWEEP " --merge one --out p 2>/dev/null", dir), 2);
+    cr_assert_eq(sh("cd %s && test \"$(cat p/thesis.txt)\" = x && test $(ls -A p | wc -l) = 1", dir), 0, "p was touched");
+    cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out one 2>/dev/null", dir), 2);
+    cr_assert(exists("one/sweep.txt") && exists("one/runs/000000"), "the sweep itself was touched");
+}
+
+/* A share another process is running (its lock held) is not run again: the second process
+ * said nothing and removed the first one's live run directory as a stale part. */
+Test(sweep, a_share_being_run_elsewhere_is_left_alone)
+{
+    cr_assert_eq(sh("cd %s && " SWEEP " formats --grid seed=1,2 --out two --quiet " QUICK, dir), 0);
+    cr_assert_eq(sh("cd %s && rm two/shares/share-0-of-2.manifest && mkdir two/runs/000000.part-elsewhere-1 && "
+                    "touch two/runs/000000.part-elsewhere-1/live", dir), 0);
+    char shares[256];
+    snprintf(shares, sizeof shares, "%s/two/shares", dir);
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char why[1024];
+        char ok = drift_out_lock(why, sizeof why, shares, "share-0-of-2") == 0 ? 'y' : 'n';
+        (void)!write(fds[1], &ok, 1);
+        for (;;) pause();
+    }
+    char ok = 0;
+    cr_assert_eq(read(fds[0], &ok, 1), 1);
+    cr_assert_eq(ok, 'y');
+    char cmd[512], err[2048], want[32];
+    snprintf(cmd, sizeof cmd, "cd %s && " SWEEP " formats --grid seed=1,2 --out two --quiet " QUICK, dir);
+    int st = run_capture(cmd, NULL, 0, err, sizeof err);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    snprintf(want, sizeof want, "pid %ld", (long)pid);
+    cr_expect_eq(st, 1, "exit %d: %s", st, err);
+    cr_expect(strstr(err, "share 0/2") && strstr(err, want), "%s", err);
+    cr_expect(exists("two/runs/000000.part-elsewhere-1/live"), "the other process's run directory was removed");
+    cr_expect_eq(sh("cd %s && " SWEEP " formats --grid seed=1,2 --out two --quiet " QUICK, dir), 0, "after it died the share runs");
 }

@@ -8,7 +8,7 @@
 set -eu
 bin=${1:-build/bin}
 cd "$(dirname "$0")/.."
-while IFS=$'\t' read -r name title; do
+while IFS=$'\t' read -r name title _needs; do
     case $name in '#'* | '') continue ;; esac
     q=$("$bin/$name" --describe | cut -f2)
     # Only the first such row: later tables (run times per profile) also start with the name.

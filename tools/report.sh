@@ -16,7 +16,7 @@ CALC="${DRIFT_BUILD_DIR:-build}/bin/drift-calc"
 
 [[ -f "$REGISTRY" ]] || { echo "report.sh: $REGISTRY not found" >&2; exit 1; }
 
-# name<TAB>title for every registered experiment, in registry order.
+# name<TAB>title[<TAB>needs] for every registered experiment, in registry order.
 entries() { grep -v '^[[:space:]]*#' "$REGISTRY" | sed '/^[[:space:]]*$/d'; }
 names() { entries | cut -f1; }
 
@@ -104,7 +104,7 @@ caption() {
     gpu_generations_ulps) echo "How far apart two generations' fp32 logits are, in fp32 steps, over every logit of the head at three seeds. Adjacent generations (solid) differ by a few to a few tens of ulps, as much as each differs from the exact logit (dashed); H100 and B200 agree bit for bit (the lone dot at 0)." ;;
     gpu_generations_closecalls) echo "Planted close calls: when the exact top-2 gap is 1e-7 to 1e-6 of the logit scale, generations often pick different tokens; at 1e-5 almost never. Realistic heads have gaps far larger (their rate is in the table: none seen). Open markers on the floor: no disagreement in any planted pair." ;;
     layer_drift) echo "The hidden state's relative error against the exact forward pass after every sub-block (attention norm, attention, MLP norm, MLP; the last point is the final norm): each configuration starts near its format's unit roundoff and grows slowly with depth. LayerCast (purple) lies on bf16 (red) because its bf16 weights are another model than the fp32 reference." ;;
-    real_gaps) echo "Left: the exact top-1/top-2 gaps of stories260K on its own greedy text (cumulative); a configuration can flip only the positions left of its noise sigma (dashed). Right: the flips predicted from those gaps by Phi(-gap/sigma), and with the output grid's ties added, beside the flips observed when the configuration scores the same text: fp32 makes none, bf16 and fp16 a few percent of positions, close to the prediction." ;;
+    real_gaps) echo "Left: the exact top-1/top-2 gaps of SmolLM2-135M-Instruct on its own greedy text (cumulative; the generated positions of a few prompts, so a coarse staircase); a configuration can flip only the positions left of its noise sigma (dashed). Right: the flips predicted from those gaps by Phi(-gap/sigma), and with the output grid's ties added, beside the flips observed when the configuration scores the same text. At this sample size a count of a few flips is one or two events: read the bars as orders of magnitude." ;;
     speculative) echo "Left: how often the text accepted by greedy speculative decoding differs from plain greedy decoding of the same configuration, per draft length k (the lines lie on one another). Right: whether a pass of M rows gets other GEMM kernels than M = 1: under the lab's vendor-like policy only from M = 65 on (a second 64-row tile), under batch-invariant never." ;;
     *) echo "" ;;
     esac
@@ -188,14 +188,14 @@ cat <<EOF
 ## Contents
 
 EOF
-while IFS=$'\t' read -r name title; do
+while IFS=$'\t' read -r name title _needs; do
     h="$(heading "$name" "${title:-}")"
     printf -- '- [%s](#%s)\n' "$h" "$(slug "$h")"
 done < <(entries)
 printf -- '- [Methods](#methods)\n- [Limitations](#limitations)\n- [Environment](#environment)\n- [References](#references)\n\n'
 
 # ---- one section per experiment -------------------------------------------------------------
-while IFS=$'\t' read -r name title; do
+while IFS=$'\t' read -r name title needs; do
     printf '## %s\n\n' "$(heading "$name" "${title:-}")"
     csv="$(first_csv "$name")"
     if [[ -n "$csv" ]]; then
@@ -207,6 +207,9 @@ while IFS=$'\t' read -r name title; do
         # that this page is byte-identical between runs apart from its date and commit lines.
         sed -E 's/\| [0-9.eE+-]+ \(measured ([^)]*)\)\) \|/| measured \1): see data\/'"$name"'_timing.csv |/' "data/$name.md"
         printf '\n'
+    elif [[ "${needs:-}" == gpu ]]; then # skipped on a machine without a GPU (exit 77, no files)
+        printf '> **Skipped:** %s measures a GPU and this report was made without one. Run `./lab run %s --backend cuda` on a machine with a CUDA device.\n\n' "$name" "$name"
+        continue
     else
         printf '> **Not run yet:** `data/%s.md` is missing. Run `./lab run %s` (or `./lab report`).\n\n' "$name" "$name"
     fi

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <mpfr.h>
 #include <string.h>
+#include <strings.h>
 
 static const drift_format_info_t FORMATS[DRIFT_NFORMATS] = {
     [DRIFT_FP64] = {"fp64", 64, 53, -1022, 1023, 1, DBL_MAX, 0x1p-1022, 0x1p-1074, 0x1p-53, 0x1p-52},
@@ -49,14 +50,45 @@ const char *drift_format_name(drift_format_t f)
     return (unsigned)f < DRIFT_NFORMATS ? FORMATS[f].name : "?";
 }
 
+/* The names users bring from elsewhere, each for exactly one of our formats: PyTorch's dtypes
+ * (torch.bfloat16, float16 = half, float32 = float, float64 = double, float8_e4m3fn,
+ * float8_e5m2), NumPy/C's single and double, ml_dtypes' and OCP's fp8 names (e4m3 = E4M3FN,
+ * the variant without infinities that fp8e4m3 is: max 448; e5m2 keeps IEEE infinities, as
+ * fp8e5m2). Parsing only: every printed name stays the canonical one of FORMATS, so no
+ * data file depends on how the format was typed. "fp8" alone names no format (ambiguous). */
+static const struct {
+    const char *alias;
+    drift_format_t f;
+} ALIASES[] = {
+    {"bfloat16", DRIFT_BF16},        {"float16", DRIFT_FP16},        {"half", DRIFT_FP16},
+    {"float32", DRIFT_FP32},         {"single", DRIFT_FP32},         {"float", DRIFT_FP32},
+    {"float64", DRIFT_FP64},         {"double", DRIFT_FP64},         {"e4m3", DRIFT_FP8E4M3},
+    {"fp8_e4m3fn", DRIFT_FP8E4M3},   {"fp8_e4m3", DRIFT_FP8E4M3},    {"float8_e4m3fn", DRIFT_FP8E4M3},
+    {"fp8e4m3fn", DRIFT_FP8E4M3},    {"e4m3fn", DRIFT_FP8E4M3},      {"e5m2", DRIFT_FP8E5M2},
+    {"fp8_e5m2", DRIFT_FP8E5M2},     {"float8_e5m2", DRIFT_FP8E5M2}, {"tensorfloat32", DRIFT_TF32},
+};
+
 int drift_format_parse(drift_format_t *out, const char *name)
 {
+    /* Case never matters (BF16, FP32, Float16): no two names differ only in case. */
     for (int i = 0; i < DRIFT_NFORMATS; i++)
-        if (strcmp(name, FORMATS[i].name) == 0) {
+        if (strcasecmp(name, FORMATS[i].name) == 0) {
             *out = (drift_format_t)i;
             return DRIFT_OK;
         }
+    for (size_t i = 0; i < sizeof ALIASES / sizeof ALIASES[0]; i++)
+        if (strcasecmp(name, ALIASES[i].alias) == 0) {
+            *out = ALIASES[i].f;
+            return DRIFT_OK;
+        }
     return DRIFT_EINVAL;
+}
+
+const char *drift_format_alias(int i, drift_format_t *f)
+{
+    if (i < 0 || (size_t)i >= sizeof ALIASES / sizeof ALIASES[0]) return NULL;
+    if (f) *f = ALIASES[i].f;
+    return ALIASES[i].alias;
 }
 
 const char *drift_mode_name(drift_mode_t m)

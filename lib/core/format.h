@@ -67,7 +67,12 @@ typedef enum { DRIFT_CLASS_ZERO, DRIFT_CLASS_SUBNORMAL, DRIFT_CLASS_NORMAL, DRIF
 
 const drift_format_info_t *drift_format_info(drift_format_t f);
 const char *drift_format_name(drift_format_t f);
-int drift_format_parse(drift_format_t *out, const char *name); /* 0 or DRIFT_EINVAL */
+/* 0 or DRIFT_EINVAL. Accepts the canonical names (drift_format_name) and the aliases of
+ * drift_format_alias, in any case ("BF16", "bfloat16", "half", "fp8_e4m3fn"); what is printed
+ * is always the canonical name. */
+int drift_format_parse(drift_format_t *out, const char *name);
+/* The i-th alias drift_format_parse accepts and (f non-NULL) its format; NULL past the last. */
+const char *drift_format_alias(int i, drift_format_t *f);
 const char *drift_mode_name(drift_mode_t m);
 int drift_mode_parse(drift_mode_t *out, const char *name);     /* 0 or DRIFT_EINVAL */
 const char *drift_class_name(drift_class_t c);

@@ -37,9 +37,9 @@ int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *
     int rc = 0;
     for (int a = 0; a < n && !rc; a++) {
         char spec[64];
-        drift_mm_recipe_t mm;
+        drift_recipe_t mm;
         snprintf(spec, sizeof spec, "%s/tc:%s/fp32/fp32", drift_format_name(in), drift_tc_arch_name(arch[a]));
-        int prc = drift_mm_recipe_parse(&mm, spec);
+        int prc = drift_model_recipe_parse(&mm, spec);
         ok[a] = prc == 0;
         if (prc == DRIFT_EUNSUPPORTED) continue; /* no tensor-core path for this input */
         if (prc) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "drift.h"
 #include "why.h"
@@ -21,6 +22,16 @@ static int add_prod(size_t *acc, size_t a, size_t b)
     if (a * b > DRIFT_CKPT_MAX_FLOATS - *acc) return -1;
     *acc += a * b;
     return 0;
+}
+
+double drift_llm_rope_theta(const drift_llm_config_t *c)
+{
+    return c->rope_theta > 0 ? c->rope_theta : 10000.0;
+}
+
+double drift_llm_rms_eps(const drift_llm_config_t *c)
+{
+    return c->rms_eps > 0 ? c->rms_eps : 1e-5;
 }
 
 int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *err, size_t errsize)
@@ -60,7 +71,7 @@ int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *e
 }
 
 /* Point the tensor pointers into ck->data in llama2.c's order. */
-static void map_tensors(drift_checkpoint_t *ck)
+void drift_checkpoint_map_tensors(drift_checkpoint_t *ck)
 {
     const drift_llm_config_t *c = &ck->cfg;
     size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
@@ -97,6 +108,7 @@ int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t siz
                     HEADER_BYTES, size);
     const unsigned char *b = bytes;
     drift_llm_config_t c;
+    memset(&c, 0, sizeof c); /* llama2.c's RoPE base and epsilon: the defaults */
     c.dim = le32(b), c.hidden_dim = le32(b + 4), c.n_layers = le32(b + 8), c.n_heads = le32(b + 12);
     c.n_kv_heads = le32(b + 16), c.vocab_size = le32(b + 20), c.seq_len = le32(b + 24);
     c.shared_classifier = c.vocab_size > 0;
@@ -118,7 +130,7 @@ int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t siz
     memcpy(ck->data, b + HEADER_BYTES, n * sizeof(float)); /* little-endian hosts (x86-64, arm64) */
     ck->nfloats = n;
     ck->cfg = c;
-    map_tensors(ck);
+    drift_checkpoint_map_tensors(ck);
     return 0;
 }
 
@@ -159,12 +171,39 @@ static unsigned char *read_file(const char *path, size_t *size, char *err, size_
     return buf;
 }
 
+/* 1 when the file at path starts with the GGUF magic. */
+static int is_gguf(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, 4, fp);
+    fclose(fp);
+    return got == 4 && !memcmp(magic, "GGUF", 4);
+}
+
 int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsize)
 {
     if (!ck || !path) return drift_why(err, errsize, DRIFT_EINVAL, "no checkpoint path");
     memset(ck, 0, sizeof *ck);
     size_t size = 0;
     int rc;
+    struct stat st;
+    if (stat(path, &st) != 0) return drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) /* a FIFO or a device would block or never end */
+        return drift_why(err, errsize, DRIFT_EIO, "%s: not a regular file", path);
+    if (is_gguf(path)) {
+        drift_gguf_t *g = calloc(1, sizeof *g);
+        if (!g) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
+        char inner[DRIFT_LLM_ERR_MAX] = "";
+        if ((rc = drift_gguf_open(g, path, inner, sizeof inner))) {
+            free(g);
+            return drift_why(err, errsize, rc, "%s", inner);
+        }
+        if ((rc = drift_checkpoint_from_gguf(ck, g, inner, sizeof inner)))
+            return drift_why(err, errsize, rc, "%s: %s", path, inner);
+        return 0;
+    }
     unsigned char *buf = read_file(path, &size, err, errsize, &rc);
     if (!buf) return rc;
     char inner[DRIFT_LLM_ERR_MAX] = "";
@@ -214,7 +253,7 @@ int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg
     if (!ck->data) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for %zu fp32 values", n);
     ck->nfloats = n;
     ck->cfg = *cfg;
-    map_tensors(ck);
+    drift_checkpoint_map_tensors(ck);
     drift_stream_t s;
     drift_stream_init(&s, seed, drift_fnv1a32("checkpoint.synth"), 0, 0);
     const drift_llm_config_t *c = cfg;
@@ -246,183 +285,6 @@ void drift_checkpoint_free(drift_checkpoint_t *ck)
 {
     if (!ck) return;
     free(ck->data);
+    if (ck->gguf) drift_gguf_close(ck->gguf), free(ck->gguf);
     memset(ck, 0, sizeof *ck);
-}
-
-/* ---- tokenizer ----------------------------------------------------------------------- */
-
-static const drift_tokenizer_t *g_sort_tok; /* qsort has no context argument in C11 */
-static int cmp_piece(const void *a, const void *b)
-{
-    return strcmp(g_sort_tok->pieces[*(const int *)a], g_sort_tok->pieces[*(const int *)b]);
-}
-
-int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize)
-{
-    if (!t || !path || vocab_size <= 0) return drift_why(err, errsize, DRIFT_EINVAL, "no tokenizer path or vocabulary");
-    memset(t, 0, sizeof *t);
-    size_t size = 0;
-    int rc;
-    unsigned char *buf = read_file(path, &size, err, errsize, &rc);
-    if (!buf) return rc;
-    rc = drift_tokenizer_parse(t, buf, size, path, vocab_size, err, errsize);
-    free(buf);
-    return rc;
-}
-
-int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                          char *err, size_t errsize)
-{
-    if (!t || (!bytes && size) || vocab_size <= 0) return drift_why(err, errsize, DRIFT_EINVAL, "no tokenizer data or vocabulary");
-    if (!path) path = "tokenizer";
-    memset(t, 0, sizeof *t);
-    const unsigned char *buf = bytes;
-    int rc;
-    t->vocab_size = vocab_size;
-    t->pieces = calloc((size_t)vocab_size, sizeof *t->pieces);
-    t->scores = calloc((size_t)vocab_size, sizeof *t->scores);
-    t->sorted = calloc((size_t)vocab_size, sizeof *t->sorted);
-    if (!t->pieces || !t->scores || !t->sorted) {
-        rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
-        goto bad;
-    }
-    size_t at = 4;
-    if (size < 4) {
-        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: truncated: expected a 4-byte header, found %zu bytes", path, size);
-        goto bad;
-    }
-    t->max_token_length = le32(buf);
-    /* encode() sizes its merge buffer from this header field: a negative or huge value would
-     * wrap that size (found by fuzz/checkpoint.c). llama2.c's tokenizers hold a few dozen. */
-    if (t->max_token_length < 1 || t->max_token_length > DRIFT_TOKEN_LENGTH_MAX) {
-        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)", path,
-                  t->max_token_length, DRIFT_TOKEN_LENGTH_MAX);
-        goto bad;
-    }
-    for (int i = 0; i < vocab_size; i++) {
-        if (size - at < 8) {
-            rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
-            goto bad;
-        }
-        memcpy(&t->scores[i], buf + at, 4);
-        int32_t len = le32(buf + at + 4);
-        at += 8;
-        if (len < 0 || (size_t)len > size - at) {
-            rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: token %d: length %d does not fit the %zu bytes left", path, i,
-                      len, size - at);
-            goto bad;
-        }
-        t->pieces[i] = malloc((size_t)len + 1);
-        if (!t->pieces[i]) {
-            rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
-            goto bad;
-        }
-        memcpy(t->pieces[i], buf + at, (size_t)len);
-        t->pieces[i][len] = 0;
-        at += (size_t)len;
-    }
-    if (at != size) {
-        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)",
-                  path, vocab_size, at, size);
-        goto bad;
-    }
-    for (int i = 0; i < vocab_size; i++) t->sorted[i] = i;
-    g_sort_tok = t;
-    qsort(t->sorted, (size_t)vocab_size, sizeof *t->sorted, cmp_piece);
-    return 0;
-bad:
-    drift_tokenizer_free(t);
-    return rc;
-}
-
-void drift_tokenizer_free(drift_tokenizer_t *t)
-{
-    if (!t) return;
-    if (t->pieces)
-        for (int i = 0; i < t->vocab_size; i++) free(t->pieces[i]);
-    free(t->pieces);
-    free(t->scores);
-    free(t->sorted);
-    memset(t, 0, sizeof *t);
-}
-
-const char *drift_tokenizer_decode(const drift_tokenizer_t *t, int prev, int tok)
-{
-    static char bytes[256][2];
-    if (!t || tok < 0 || tok >= t->vocab_size) return "";
-    const char *p = t->pieces[tok];
-    if (prev == 1 && p[0] == ' ') p++;
-    unsigned v;
-    if (strlen(p) == 6 && sscanf(p, "<0x%02X>", &v) == 1) {
-        bytes[v & 255][0] = (char)v;
-        return bytes[v & 255];
-    }
-    return p;
-}
-
-static int lookup(const drift_tokenizer_t *t, const char *s)
-{
-    int lo = 0, hi = t->vocab_size - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2, c = strcmp(s, t->pieces[t->sorted[mid]]);
-        if (!c) return t->sorted[mid];
-        if (c < 0) hi = mid - 1;
-        else lo = mid + 1;
-    }
-    return -1;
-}
-
-int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n)
-{
-    if (!t || !text || !ids || !n || cap < 1) return DRIFT_EINVAL;
-    int k = 0;
-    if (bos) ids[k++] = 1;
-    char buf[64];
-    if (text[0]) {
-        int sp = lookup(t, " ");
-        if (sp >= 0) {
-            if (k >= cap) return DRIFT_ERANGE;
-            ids[k++] = sp;
-        }
-    }
-    for (const unsigned char *c = (const unsigned char *)text; *c;) {
-        size_t len = 1;
-        while (len < 4 && (c[len] & 0xC0) == 0x80) len++;
-        memcpy(buf, c, len);
-        buf[len] = 0;
-        int id = lookup(t, buf);
-        if (id >= 0) {
-            if (k >= cap) return DRIFT_ERANGE;
-            ids[k++] = id;
-        } else {
-            for (size_t i = 0; i < len; i++) { /* byte fallback: <0x00> is token 3 */
-                if (k >= cap) return DRIFT_ERANGE;
-                if ((int)c[i] + 3 >= t->vocab_size) return DRIFT_EINVAL;
-                ids[k++] = (int)c[i] + 3;
-            }
-        }
-        c += len;
-    }
-    char *merged = malloc((size_t)t->max_token_length * 2 + 2);
-    if (!merged) return DRIFT_ENOMEM;
-    int first = bos ? 1 : 0;
-    for (;;) {
-        float best = -1e10f;
-        int best_id = -1, best_i = -1;
-        for (int i = first; i + 1 < k; i++) {
-            size_t la = strlen(t->pieces[ids[i]]), lb = strlen(t->pieces[ids[i + 1]]);
-            if (la + lb > (size_t)t->max_token_length * 2) continue;
-            memcpy(merged, t->pieces[ids[i]], la);
-            memcpy(merged + la, t->pieces[ids[i + 1]], lb + 1);
-            int id = lookup(t, merged);
-            if (id >= 0 && t->scores[id] > best) best = t->scores[id], best_id = id, best_i = i;
-        }
-        if (best_i < 0) break;
-        ids[best_i] = best_id;
-        memmove(ids + best_i + 1, ids + best_i + 2, (size_t)(k - best_i - 2) * sizeof *ids);
-        k--;
-    }
-    free(merged);
-    *n = k;
-    return 0;
 }

@@ -1,5 +1,12 @@
-/* checkpoint.h — llama2.c checkpoints (`.bin`) and tokenizers (`tokenizer.bin`): read,
- * validate, write, and generate synthetic ones.
+/* checkpoint.h — the lab's one model type: a Llama-architecture checkpoint read from a
+ * llama2.c `.bin` or a GGUF file (checkpoint_gguf.c), validated, written (llama2.c format) or
+ * generated synthetically. The tokenizer (`tokenizer.bin`, GGUF vocabularies) is tokenizer.h.
+ *
+ * Every tensor is held as fp32 values in llama2.c's order below. A GGUF checkpoint also keeps
+ * the mapped file (`gguf`): its tensors in the types they are stored in (Q4_1, Q8_0, ...), for
+ * recipes that compute on the stored blocks as an engine does. The fp32 tensors are the values
+ * ggml's own dequantization gives (ggml_quant.h: exact for most types; for the types with a
+ * min, such as Q4_1, one fp32 rounding of d*q + m, as ggml computes it).
  *
  * Checkpoint format (llama2.c, run.c): a header of seven little-endian int32
  *   dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len
@@ -26,13 +33,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gguf.h"
+#include "tokenizer.h" /* a checkpoint comes with its tokenizer: one include gives both */
+
 #define DRIFT_CKPT_MAX_FLOATS ((size_t)1 << 34) /* 64 GiB of fp32: anything larger is a lie */
 #define DRIFT_LLM_ERR_MAX 256
 
 typedef struct {
     int dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
     int shared_classifier; /* 1: wcls is token_embedding (header vocab_size > 0) */
+    double rope_theta;     /* RoPE base; 0 means llama2.c's 10000 */
+    double rms_eps;        /* RMSNorm epsilon; 0 means llama2.c's 1e-5 */
 } drift_llm_config_t;
+
+/* The RoPE base and RMSNorm epsilon of a configuration (its defaults where unset). */
+double drift_llm_rope_theta(const drift_llm_config_t *c);
+double drift_llm_rms_eps(const drift_llm_config_t *c);
 
 typedef struct {
     drift_llm_config_t cfg;
@@ -41,14 +57,27 @@ typedef struct {
     float *token_embedding, *rms_att, *wq, *wk, *wv, *wo, *rms_ffn, *w1, *w2, *w3, *rms_final;
     float *freq_real, *freq_imag;
     float *wcls;
+    drift_gguf_t *gguf; /* the mapped GGUF file (NULL for llama2.c checkpoints) */
 } drift_checkpoint_t;
+
+/* Context length a GGUF model gets in the lab: the file's, capped here (the KV cache of every
+ * slot is allocated for it; experiments run prompts plus at most a few hundred tokens). */
+#define DRIFT_GGUF_CTX_MAX 1024
+
+/* A checkpoint from a parsed GGUF file (architecture `llama`; any other is refused with one
+ * line naming it), which ck then owns (g from malloc: drift_checkpoint_free closes and frees it, also on error). The
+ * configuration comes from the metadata, the fp32 tensors from dequantizing the stored ones;
+ * every tensor's name, type and shape are checked. 0, DRIFT_EINVAL / DRIFT_EUNSUPPORTED /
+ * DRIFT_ENOMEM with the reason in err. */
+int drift_checkpoint_from_gguf(drift_checkpoint_t *ck, drift_gguf_t *g, char *err, size_t errsize);
 
 /* Check a configuration (the header rules above, vocab_size already made positive) and
  * compute the number of fp32 values after the header into *nfloats (may be NULL). 0 or
  * DRIFT_EINVAL with the reason in err (err may be NULL). */
 int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *err, size_t errsize);
 
-/* Read a checkpoint file. On error *ck is zeroed and err says what was expected and found. */
+/* Read a checkpoint file: GGUF when it starts with the magic "GGUF", llama2.c otherwise. On
+ * error *ck is zeroed and err says what was expected and found. */
 int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsize);
 /* The same from a memory image of a file (tests use it to corrupt headers cheaply). */
 int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t size, char *err, size_t errsize);
@@ -60,32 +89,7 @@ int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char 
 int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err,
                            size_t errsize);
 void drift_checkpoint_free(drift_checkpoint_t *ck);
-
-/* ---- tokenizer.bin ---------------------------------------------------------------------
- * int32 max_token_length, then per token: float score, int32 len, len bytes (no NUL).
- * Pieces "<0xXX>" are raw bytes; decoding drops the leading space of the piece after BOS,
- * as run.c does. Encoding is run.c's: a dummy-prefix space, UTF-8 code points looked up
- * whole (byte fallback: byte + 3), then greedy merges of the adjacent pair whose merged
- * piece has the highest score. */
-#define DRIFT_TOKEN_LENGTH_MAX 65536 /* the largest max_token_length a tokenizer header may state */
-typedef struct {
-    int vocab_size;
-    int max_token_length;
-    char **pieces;
-    float *scores;
-    int *sorted; /* token ids sorted by piece, for lookup */
-} drift_tokenizer_t;
-
-int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize);
-/* The same from bytes in memory (the reader and the fuzz target share it); `path` only names the
- * data in messages. */
-int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                          char *err, size_t errsize);
-void drift_tokenizer_free(drift_tokenizer_t *t);
-/* The text of token `tok` following `prev` (a pointer into t or into a static byte table). */
-const char *drift_tokenizer_decode(const drift_tokenizer_t *t, int prev, int tok);
-/* Encode text into ids (BOS = 1 first when bos), at most cap ids; the count in *n.
- * 0, DRIFT_EINVAL (a character the vocabulary cannot express) or DRIFT_ERANGE (cap). */
-int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n);
+/* Point ck's tensor pointers into ck->data (nfloats values, in the order above). */
+void drift_checkpoint_map_tensors(drift_checkpoint_t *ck);
 
 #endif

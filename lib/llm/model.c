@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "dispatch_order.h"
+#include "dispatch.h"
 #include "dispatch_attention.h"
 #include "drift.h"
 #include "why.h"
 #include "exact.h"
 #include "gemm.h"
-#include "model_gpu.h"
+#include "llamacpp_forward.h"
 #include "philox.h"
 #include "tc_model.h"
 
@@ -36,10 +37,10 @@ int drift_allreduce_parse(drift_allreduce_t *a, const char *name)
     return DRIFT_EINVAL;
 }
 
-int drift_mm_recipe_parse(drift_mm_recipe_t *r, const char *spec)
+int drift_model_recipe_parse(drift_recipe_t *r, const char *spec)
 {
     if (!r || !spec) return DRIFT_EINVAL;
-    char buf[DRIFT_MM_RECIPE_SPEC_MAX];
+    char buf[DRIFT_RECIPE_SPEC_MAX];
     if (strlen(spec) >= sizeof buf) return DRIFT_EINVAL;
     strcpy(buf, spec);
     char *part[5];
@@ -50,43 +51,35 @@ int drift_mm_recipe_parse(drift_mm_recipe_t *r, const char *spec)
         *s = 0;
     }
     if (n > 4 || n == 2) return DRIFT_EINVAL;
-    drift_mm_recipe_t t = {DRIFT_FP32, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_TC_V100};
-    if (drift_format_parse(&t.in, part[0])) return DRIFT_EINVAL;
+    drift_format_t in, acc, out;
+    drift_order_t o;
+    drift_order_parse(&o, "seq");
+    if (drift_format_parse(&in, part[0])) return DRIFT_EINVAL;
     if (n == 1) {
-        t.acc = t.in == DRIFT_FP64 ? DRIFT_FP64 : DRIFT_FP32;
-        t.out = t.in;
+        acc = in == DRIFT_FP64 ? DRIFT_FP64 : DRIFT_FP32;
+        out = in;
     } else {
-        drift_order_t o;
         if (drift_order_parse(&o, part[1])) return DRIFT_EINVAL;
-        if (drift_order_tc_arch(&t.arch, &o)) t.tc = 1;
-        else if (o.kind != DRIFT_ORDER_SEQ) return DRIFT_EINVAL;
-        if (drift_format_parse(&t.acc, part[2])) return DRIFT_EINVAL;
-        t.out = t.acc;
-        if (n == 4 && drift_format_parse(&t.out, part[3])) return DRIFT_EINVAL;
+        drift_tc_arch_t arch;
+        if (!drift_order_tc_arch(&arch, &o) && o.kind != DRIFT_ORDER_SEQ) return DRIFT_EINVAL;
+        if (drift_format_parse(&acc, part[2])) return DRIFT_EINVAL;
+        out = acc;
+        if (n == 4 && drift_format_parse(&out, part[3])) return DRIFT_EINVAL;
     }
-    if (t.tc) {
-        drift_tc_params_t p;
-        if (t.acc != DRIFT_FP32 && t.acc != DRIFT_FP16) return DRIFT_EUNSUPPORTED;
-        if (drift_tc_params(&p, t.arch, t.in)) return DRIFT_EUNSUPPORTED;
-    }
+    drift_recipe_t t = drift_recipe(in, &o, acc, out);
+    int rc = drift_recipe_check(&t, NULL, 0);
+    if (rc) return rc == DRIFT_EUNSUPPORTED ? DRIFT_EUNSUPPORTED : DRIFT_EINVAL;
     *r = t;
     return 0;
-}
-
-int drift_mm_recipe_print(char *buf, size_t size, const drift_mm_recipe_t *r)
-{
-    char order[DRIFT_ORDER_SPEC_MAX] = "seq";
-    if (r->tc) snprintf(order, sizeof order, "tc:%s", drift_tc_arch_name(r->arch));
-    int len = snprintf(buf, size, "%s/%s/%s/%s", drift_format_name(r->in), order, drift_format_name(r->acc),
-                       drift_format_name(r->out));
-    return len < 0 || (size_t)len >= size ? DRIFT_EINVAL : len;
 }
 
 drift_numerics_t drift_numerics_fp32(void)
 {
     drift_numerics_t nx;
     memset(&nx, 0, sizeof nx);
-    drift_mm_recipe_t r = {DRIFT_FP32, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_TC_V100};
+    drift_order_t seq;
+    drift_order_parse(&seq, "seq");
+    drift_recipe_t r = drift_recipe(DRIFT_FP32, &seq, DRIFT_FP32, DRIFT_FP32);
     drift_numerics_set_mm(&nx, &r);
     nx.weights = DRIFT_FP32;
     nx.act = DRIFT_FP32;
@@ -105,16 +98,28 @@ drift_numerics_t drift_numerics_exact(void)
 {
     drift_numerics_t nx = drift_numerics_fp32();
     nx.exact = 1;
-    drift_mm_recipe_t r = {DRIFT_FP64, DRIFT_FP64, DRIFT_FP64, 0, DRIFT_TC_V100};
+    drift_recipe_t r = drift_recipe(DRIFT_FP64, &nx.mm[0].order, DRIFT_FP64, DRIFT_FP64);
     drift_numerics_set_mm(&nx, &r);
     nx.act = DRIFT_FP64;
     nx.kv = (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP64};
     return nx;
 }
 
-void drift_numerics_set_mm(drift_numerics_t *nx, const drift_mm_recipe_t *r)
+void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r)
 {
     for (int i = 0; i < DRIFT_NOPS; i++) nx->mm[i] = *r;
+}
+
+int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec)
+{
+    if (!nx || !spec) return DRIFT_EINVAL;
+    if (!strcmp(spec, "llamacpp-cpu")) return nx->engine = DRIFT_ENGINE_LLAMACPP_CPU, 0;
+    drift_recipe_t r;
+    int rc = drift_model_recipe_parse(&r, spec);
+    if (rc) return rc;
+    drift_numerics_set_mm(nx, &r);
+    nx->engine = DRIFT_ENGINE_LAB;
+    return 0;
 }
 
 static int elementwise_format(drift_format_t f)
@@ -125,17 +130,19 @@ static int elementwise_format(drift_format_t f)
 int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize)
 {
     if (!nx || !c) return drift_why(err, errsize, DRIFT_EINVAL, "no numerics");
-    if (nx->exact) return 0;
+    if ((unsigned)nx->engine >= DRIFT_NENGINES) return drift_why(err, errsize, DRIFT_EINVAL, "engine: unknown");
+    if (nx->exact && nx->engine != DRIFT_ENGINE_LAB)
+        return drift_why(err, errsize, DRIFT_EINVAL, "recipe: the exact reference is the lab's engine, not llamacpp-cpu");
+    if (nx->exact || nx->engine == DRIFT_ENGINE_LLAMACPP_CPU) return 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
-        const drift_mm_recipe_t *r = &nx->mm[i];
-        if ((unsigned)r->in >= DRIFT_NFORMATS || (unsigned)r->acc >= DRIFT_NFORMATS ||
-            (unsigned)r->out >= DRIFT_NFORMATS)
-            return drift_why(err, errsize, DRIFT_EINVAL, "recipe %s: unknown format", OP_NAMES[i]);
-        drift_tc_params_t p;
-        if (r->tc && ((r->acc != DRIFT_FP32 && r->acc != DRIFT_FP16) || drift_tc_params(&p, r->arch, r->in)))
-            return drift_why(err, errsize, DRIFT_EUNSUPPORTED, "recipe %s: tc:%s takes no %s input with %s accumulator",
-                        OP_NAMES[i], drift_tc_arch_name(r->arch), drift_format_name(r->in),
-                        drift_format_name(r->acc));
+        const drift_recipe_t *r = &nx->mm[i];
+        char why[DRIFT_LLM_ERR_MAX];
+        int rc = drift_recipe_check(r, why, sizeof why);
+        if (rc) return drift_why(err, errsize, rc, "recipe %s: %s", OP_NAMES[i], why);
+        drift_tc_arch_t arch;
+        if (r->exact || (!drift_order_tc_arch(&arch, &r->order) && r->order.kind != DRIFT_ORDER_SEQ))
+            return drift_why(err, errsize, DRIFT_EINVAL, "recipe %s: the decoder's GEMMs take the orders seq and tc:ARCH",
+                             OP_NAMES[i]);
     }
     if (!elementwise_format(nx->act))
         return drift_why(err, errsize, DRIFT_EINVAL, "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
@@ -166,10 +173,13 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
 int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
 {
     if (nx->exact) return snprintf(buf, size, "exact (fp64, exactly rounded dot products and sums)");
+    if (nx->engine == DRIFT_ENGINE_LLAMACPP_CPU)
+        return snprintf(buf, size, "llamacpp-cpu (llama.cpp's CPU backend, AVX2 build, 1 thread: stored weights, q8 activations, "
+                                   "fp16 KV cache, flash attention)");
     size_t at = 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
-        char r[DRIFT_MM_RECIPE_SPEC_MAX];
-        drift_mm_recipe_print(r, sizeof r, &nx->mm[i]);
+        char r[DRIFT_RECIPE_SPEC_MAX];
+        drift_recipe_print(r, sizeof r, &nx->mm[i]);
         at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s=%s ", OP_NAMES[i], r);
     }
     char no[DRIFT_ORDER_SPEC_MAX], ak[DRIFT_ATTN_SPEC_MAX] = "?", kv[32] = "?";
@@ -307,6 +317,9 @@ struct drift_model {
     double *att;
     drift_trace_fn trace;
     void *trace_ctx;
+    drift_llamacpp_t **eng; /* llamacpp-cpu: one engine per slot (NULL otherwise) */
+    int *eng_len;           /* tokens each slot's engine holds */
+    float *eng_logits;
 };
 
 /* Round to the elementwise format (fp32 compute, stored in act). */
@@ -335,14 +348,20 @@ static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt
     mt->N = rowpar ? Nt : len;
     mt->B = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(double));
     if (!mt->B) return DRIFT_ENOMEM;
-    for (size_t j = 0; j < mt->N; j++)
-        for (size_t k = 0; k < mt->K; k++) {
-            size_t gj = rowpar ? j : lo + j, gk = rowpar ? lo + k : k;
-            double v = (double)W[gj * Kt + gk];
-            if (!m->nx.exact) v = drift_rne(drift_rne(v, m->nx.weights), in);
-            if (m->nx.exact) mt->B[j * mt->K + k] = v;
-            else mt->B[k * mt->N + j] = v;
-        }
+    /* fp32 weights seen as fp32 or fp64 are unchanged by the two roundings: skip them */
+    int identity = m->nx.exact || ((m->nx.weights == DRIFT_FP32 || m->nx.weights == DRIFT_FP64) &&
+                                   (in == DRIFT_FP32 || in == DRIFT_FP64));
+    enum { TB = 64 }; /* the K x N transposition in tiles, so that neither side strides through memory */
+    for (size_t j0 = 0; j0 < mt->N; j0 += TB)
+        for (size_t k0 = 0; k0 < mt->K; k0 += TB)
+            for (size_t j = j0; j < j0 + TB && j < mt->N; j++)
+                for (size_t k = k0; k < k0 + TB && k < mt->K; k++) {
+                    size_t gj = rowpar ? j : lo + j, gk = rowpar ? lo + k : k;
+                    double v = (double)W[gj * Kt + gk];
+                    if (!identity) v = drift_rne(drift_rne(v, m->nx.weights), in);
+                    if (m->nx.exact) mt->B[j * mt->K + k] = v;
+                    else mt->B[k * mt->N + j] = v;
+                }
     if (!m->nx.exact && in != DRIFT_FP64) {
         mt->Bf = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(float));
         if (!mt->Bf) return DRIFT_ENOMEM;
@@ -382,6 +401,44 @@ static int grow_scratch(drift_model_t *m, size_t M)
     return 0;
 }
 
+/* llamacpp-cpu: an engine per slot over the checkpoint's GGUF tensors. */
+static int engine_create(drift_model_t *m, char *err, size_t errsize)
+{
+    if (!m->ck->gguf)
+        return drift_why(err, errsize, DRIFT_EUNSUPPORTED, "recipe llamacpp-cpu: needs a GGUF checkpoint (its stored tensors)");
+    m->P = 1;
+    m->cap = (size_t)m->c.seq_len;
+    m->eng = calloc((size_t)m->nslots, sizeof *m->eng);
+    m->eng_len = calloc((size_t)m->nslots, sizeof *m->eng_len);
+    m->eng_logits = malloc((size_t)m->c.vocab_size * sizeof(float));
+    if (!m->eng || !m->eng_len || !m->eng_logits) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
+    for (int s = 0; s < m->nslots; s++) {
+        int rc = drift_llamacpp_create(&m->eng[s], m->ck->gguf, m->c.seq_len, err, errsize);
+        if (rc) return rc;
+    }
+    if (drift_llamacpp_n_vocab(m->eng[0]) != m->c.vocab_size)
+        return drift_why(err, errsize, DRIFT_EINVAL, "recipe llamacpp-cpu: vocabulary %d, the checkpoint's %d",
+                         drift_llamacpp_n_vocab(m->eng[0]), m->c.vocab_size);
+    return 0;
+}
+
+/* llamacpp-cpu: each sequence's tokens through its slot's engine (a slot restarted at 0 gets a
+ * fresh context; resuming elsewhere than where it stopped is not modelled). */
+static int engine_step(drift_model_t *m, double *logits, const drift_seq_step_t *seqs, int nseq)
+{
+    for (int s = 0; s < nseq; s++) {
+        const drift_seq_step_t *q = &seqs[s];
+        if (q->pos == 0) drift_llamacpp_reset(m->eng[q->slot]), m->eng_len[q->slot] = 0;
+        if (q->pos != m->eng_len[q->slot]) return DRIFT_EUNSUPPORTED;
+        int rc = drift_llamacpp_step(m->eng[q->slot], m->eng_logits, q->pos, q->tokens, q->ntok);
+        if (rc) return rc;
+        m->eng_len[q->slot] += q->ntok;
+        for (size_t v = 0; v < (size_t)m->c.vocab_size; v++)
+            logits[(size_t)s * (size_t)m->c.vocab_size + v] = (double)m->eng_logits[v];
+    }
+    return 0;
+}
+
 int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
                        char *err, size_t errsize)
 {
@@ -393,6 +450,12 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     drift_model_t *m = calloc(1, sizeof *m);
     if (!m) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
     m->ck = ck, m->c = ck->cfg, m->nx = *nx, m->nslots = nslots;
+    if (nx->engine == DRIFT_ENGINE_LLAMACPP_CPU) {
+        rc = engine_create(m, err, errsize);
+        if (rc) drift_model_free(m);
+        else *out = m;
+        return rc;
+    }
     m->P = nx->exact ? 1 : nx->tp;
     const drift_llm_config_t *c = &m->c;
     size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
@@ -468,6 +531,9 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
 void drift_model_free(drift_model_t *m)
 {
     if (!m) return;
+    if (m->eng)
+        for (int s = 0; s < m->nslots; s++) drift_llamacpp_free(m->eng[s]);
+    free(m->eng), free(m->eng_len), free(m->eng_logits);
     size_t n = (size_t)m->c.n_layers * NW * (size_t)m->P;
     if (m->w)
         for (size_t i = 0; i < n; i++) free(m->w[i].B), free(m->w[i].Bf);
@@ -500,98 +566,15 @@ void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq)
 
 /* ---- GEMMs ------------------------------------------------------------------------------------ */
 
-/* C[i][j] = round(A[i][0] B[0][j]), then fmaf(A[i][k], B[k][j], C[i][j]) for k = 1 .. K-1:
- * drift_gemm's seq chain with an fp32 accumulator (each step one correctly rounded fp32
- * operation, so bit-identical; tests/test_model.c checks it against drift_gemm). */
-static void seq_rows_generic(float *C, const float *A, const float *B, size_t M, size_t N, size_t K)
-{
-    for (size_t i = 0; i < M; i++) {
-        float *c = C + i * N;
-        const float *a = A + i * K;
-        for (size_t j = 0; j < N; j++) c[j] = a[0] * B[j];
-        for (size_t k = 1; k < K; k++)
-            for (size_t j = 0; j < N; j++) c[j] = fmaf(a[k], B[k * N + j], c[j]);
-    }
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) static void seq_rows_fma(float *C, const float *A, const float *B, size_t M,
-                                                              size_t N, size_t K)
-{
-    for (size_t i = 0; i < M; i++) {
-        float *c = C + i * N;
-        const float *a = A + i * K;
-        for (size_t j = 0; j < N; j++) c[j] = a[0] * B[j];
-        for (size_t k = 1; k < K; k++) {
-            const float ak = a[k], *b = B + k * N;
-            for (size_t j = 0; j < N; j++) c[j] = fmaf(ak, b[j], c[j]);
-        }
-    }
-}
-#endif
-
-int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K)
-{
-    if (!C || (M > 0 && K > 0 && !A) || (K > 0 && N > 0 && !B)) return DRIFT_EINVAL;
-    if (K == 0) {
-        for (size_t i = 0; i < M * N; i++) C[i] = 0.0f;
-        return 0;
-    }
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        seq_rows_fma(C, A, B, M, N, K);
-        return 0;
-    }
-#endif
-    seq_rows_generic(C, A, B, M, N, K);
-    return 0;
-}
-
 /* C (M x N) = A (M x K) B (K x N) under op's recipe, the policy's kernel for this shape, the
  * result rounded to `out`. A holds act values; B is already in the recipe's input format. */
 static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, const double *B, const float *Bf,
                    size_t M, size_t N, size_t K, drift_format_t out)
 {
-    const drift_mm_recipe_t *r = &m->nx.mm[op];
     drift_gemm_kernel_t kern;
     int rc = drift_model_choose_kernel(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
     if (rc) return rc;
-    if (!r->tc && drift_model_gpu_active()) /* --backend cuda: checked against drift_gemm (= the float path) */
-        return drift_model_gpu_gemm(C, A, B, M, N, K, &kern, r->in, r->acc, out);
-    if (!r->tc && Bf && r->acc == DRIFT_FP32 && r->in != DRIFT_FP64 && kern.family == DRIFT_GEMM_TILED) {
-        /* a tiled kernel is seq over k (gemm.h): the same chain in fp32 registers */
-        float *Af = (float *)m->tmpa, *Cf = (float *)m->tmpc;
-        for (size_t i = 0; i < M * K; i++) Af[i] = (float)drift_rne(A[i], r->in);
-        rc = drift_seq_gemm_f32(Cf, Af, Bf, M, N, K);
-        for (size_t i = 0; i < M * N && !rc; i++) C[i] = out == DRIFT_FP32 ? (double)Cf[i] : drift_rne(Cf[i], out);
-        return rc;
-    }
-    if (!r->tc) {
-        drift_gemm_opts_t o = drift_gemm_opts(r->in, r->acc);
-        o.out = out;
-        return drift_gemm(C, A, B, M, N, K, &kern, &o);
-    }
-    /* tensor cores: inputs must be values of `in` */
-    double *Ar = m->tmpa;
-    for (size_t i = 0; i < M * K; i++) Ar[i] = drift_rne(A[i], r->in);
-    size_t S = kern.family == DRIFT_GEMM_SPLITK ? (size_t)kern.splits : 1;
-    size_t Ls = (K + S - 1) / S;
-    if (S == 1 || Ls >= K) {
-        rc = drift_tc_gemm(C, Ar, B, M, N, K, 0, r->arch, r->in, r->acc);
-    } else {
-        /* split-K: the model on each slice, slices added in the accumulator (RNE) in order */
-        double *As = m->tmpc, *Ps = m->tmpc + M * Ls;
-        for (size_t k0 = 0; k0 < K && !rc; k0 += Ls) {
-            size_t ks = k0 + Ls > K ? K - k0 : Ls;
-            for (size_t i = 0; i < M; i++) memcpy(As + i * ks, Ar + i * K + k0, ks * sizeof(double));
-            rc = drift_tc_gemm(k0 ? Ps : C, As, B + k0 * N, M, N, ks, 0, r->arch, r->in, r->acc);
-            if (k0)
-                for (size_t i = 0; i < M * N; i++) C[i] = drift_add(C[i], Ps[i], r->acc, DRIFT_RNE);
-        }
-    }
-    if (!rc && out != r->acc)
-        for (size_t i = 0; i < M * N; i++) C[i] = drift_rne(C[i], out);
-    return rc;
+    return drift_dispatch_kernel_gemm(C, A, B, Bf, M, N, K, &m->nx.mm[op], &kern, out, m->tmpa, m->tmpc);
 }
 
 /* Exact matmul: Y[i][j] = W_j . X_i correctly rounded to fp64 (W stored N x K). */
@@ -642,7 +625,7 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
                   size_t Ntot, size_t Ktot)
 {
     int P = m->P, rc = 0;
-    const drift_mm_recipe_t *r = &m->nx.mm[op];
+    const drift_recipe_t *r = &m->nx.mm[op];
     if (m->nx.exact) return gemm_exact(Y, X, w, M, Ntot);
     if (P == 1) return gemm_op(m, op, Y, X, w->B, w->Bf, M, Ntot, Ktot, r->out);
     if (!rowpar) {
@@ -662,9 +645,9 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
             continue;
         }
         for (size_t i = 0; i < M; i++) memcpy(xs + i * w[k].K, X + i * Ktot + w[k].off, w[k].K * sizeof(double));
-        rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, M, Ntot, w[k].K, r->acc);
+        rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, M, Ntot, w[k].K, r->acc.acc);
     }
-    if (!rc) rc = drift_allreduce(Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc, r->out);
+    if (!rc) rc = drift_allreduce(Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc.acc, r->out);
     return rc;
 }
 
@@ -679,13 +662,13 @@ static int rmsnorm(drift_model_t *m, double *o, const double *x, const double *w
         if (m->nx.exact) {
             int rc = drift_exact_dot(&ss, xi, xi, d, DRIFT_FP64, DRIFT_RNE);
             if (rc) return rc;
-            double r = 1.0 / sqrt(ss / (double)d + 1e-5);
+            double r = 1.0 / sqrt(ss / (double)d + drift_llm_rms_eps(&m->c));
             for (size_t j = 0; j < d; j++) o[i * d + j] = w[j] * (r * xi[j]);
         } else {
             drift_acc_t acc = {DRIFT_FP32, DRIFT_RNE, 1};
             int rc = drift_dot(&ss, xi, xi, d, NULL, &m->nx.norm_order, &acc);
             if (rc) return rc;
-            float s = (float)ss / (float)d + 1e-5f;
+            float s = (float)ss / (float)d + (float)drift_llm_rms_eps(&m->c);
             s = 1.0f / sqrtf(s);
             for (size_t j = 0; j < d; j++) o[i * d + j] = act(m, (float)w[j] * (s * (float)xi[j]));
         }
@@ -694,19 +677,20 @@ static int rmsnorm(drift_model_t *m, double *o, const double *x, const double *w
 }
 
 /* RoPE on n values (a row of q or k) at position pos, as run.c: the pair (i, i+1) rotated by
- * pos * 10000^(-(i mod head)/head). */
+ * pos * theta^(-(i mod head)/head), theta the configuration's base (llama2.c: 10000). GGUF
+ * llama models rotate the same adjacent pairs: the converter permutes Wq and Wk for it. */
 static void rope(drift_model_t *m, double *v, size_t n, int pos)
 {
     size_t hs = m->head;
     for (size_t i = 0; i < n; i += 2) {
         size_t hd = i % hs;
         if (m->nx.exact) {
-            double val = (double)pos * (1.0 / pow(10000.0, (double)hd / (double)hs));
+            double val = (double)pos * (1.0 / pow(drift_llm_rope_theta(&m->c), (double)hd / (double)hs));
             double fr = cos(val), fi = sin(val), a = v[i], b = v[i + 1];
             v[i] = a * fr - b * fi;
             v[i + 1] = a * fi + b * fr;
         } else {
-            float freq = 1.0f / powf(10000.0f, (float)hd / (float)hs);
+            float freq = 1.0f / powf((float)drift_llm_rope_theta(&m->c), (float)hd / (float)hs);
             float val = (float)pos * freq, fr = cosf(val), fi = sinf(val);
             float a = (float)v[i], b = (float)v[i + 1];
             v[i] = act(m, a * fr - b * fi);
@@ -769,6 +753,7 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
         M += (size_t)q->ntok;
     }
     if ((m->vrows && m->vrows < M) || (m->vnseq && m->vnseq < nseq)) return DRIFT_EINVAL;
+    if (m->eng) return engine_step(m, logits, seqs, nseq);
     size_t Mv = m->vrows ? m->vrows : M;
     int nseqv = m->vnseq ? m->vnseq : nseq;
     /* a slot's cache holds positions 0 .. pos-1: cut back what a restarted sequence left */

@@ -13,7 +13,7 @@
  *
  * Numerics (drift_numerics_t):
  *   - each of the five matmul groups (QKV, attention output, MLP up = W1 and W3, MLP down =
- *     W2, LM head) has a recipe IN/ORDER/ACC/OUT (drift_mm_recipe_parse): inputs (activations
+ *     W2, LM head) has a recipe IN/ORDER/ACC/OUT (drift_model_recipe_parse): inputs (activations
  *     and weights) rounded RNE to IN, ORDER `seq` (fma chains; which kernel, tiled or
  *     split-K, is chosen per GEMM shape by the kernel policy) or `tc:ARCH` (the tensor-core
  *     block-FMA model of tc_model.h; under the vendor-like policy a split-K choice runs the
@@ -68,23 +68,17 @@
 #include "format.h"
 #include "order.h"
 #include "policy.h"
+#include "recipe.h"
 
 typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_LMHEAD, DRIFT_NOPS } drift_op_t;
 const char *drift_op_name(drift_op_t op); /* "qkv" "attn-out" "mlp-up" "mlp-down" "lmhead" */
 
-typedef struct {
-    drift_format_t in, acc, out;
-    int tc;               /* 1: tensor-core model tc:arch (acc must be fp32 or fp16) */
-    drift_tc_arch_t arch;
-} drift_mm_recipe_t;
-
-#define DRIFT_MM_RECIPE_SPEC_MAX 64
-/* "IN/ORDER/ACC/OUT" with ORDER seq or tc:ARCH, e.g. fp32/seq/fp32/fp32, bf16/tc:h100/fp32/bf16;
- * "IN/ORDER/ACC" means OUT = ACC; a bare format "bf16" means bf16/seq/fp32/bf16 (fp32 for
- * fp64: fp64/seq/fp64/fp64). 0 or DRIFT_EINVAL; DRIFT_EUNSUPPORTED for a tc input the arch
- * lacks or a tc ACC other than fp32/fp16. */
-int drift_mm_recipe_parse(drift_mm_recipe_t *r, const char *spec);
-int drift_mm_recipe_print(char *buf, size_t size, const drift_mm_recipe_t *r);
+/* A matmul group's recipe (recipe.h) in the decoder's short grammar: "IN/ORDER/ACC/OUT" with
+ * ORDER seq or tc:ARCH, e.g. fp32/seq/fp32/fp32, bf16/tc:h100/fp32/bf16; "IN/ORDER/ACC" means
+ * OUT = ACC; a bare format "bf16" means bf16/seq/fp32/bf16 (fp32 for fp64: fp64/seq/fp64/fp64).
+ * Accumulation is nearest-even with fma. Printed by drift_recipe_print. 0 or DRIFT_EINVAL;
+ * DRIFT_EUNSUPPORTED for a tc input the arch lacks or a tc ACC other than fp32/fp16. */
+int drift_model_recipe_parse(drift_recipe_t *r, const char *spec);
 
 typedef enum { DRIFT_ALLREDUCE_RING = 0, DRIFT_ALLREDUCE_TREE, DRIFT_ALLREDUCE_RANK, DRIFT_NALLREDUCE } drift_allreduce_t;
 const char *drift_allreduce_name(drift_allreduce_t a);
@@ -100,9 +94,16 @@ int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P,
 
 #define DRIFT_TP_MAX 64
 
+/* Which engine computes the forward pass. The lab's decoder follows every field below;
+ * llamacpp-cpu is llama.cpp's CPU backend bit for bit (llamacpp_forward.h: a GGUF model's
+ * stored Q4_1/Q8_0 weights with activations quantized as ggml does, fp16 KV cache, flash
+ * attention; each sequence decoded alone, as its own llama_decode calls), and ignores them. */
+typedef enum { DRIFT_ENGINE_LAB = 0, DRIFT_ENGINE_LLAMACPP_CPU, DRIFT_NENGINES } drift_engine_t;
+
 typedef struct {
     int exact;                       /* 1: the fp64 exact reference (see above) */
-    drift_mm_recipe_t mm[DRIFT_NOPS];
+    drift_engine_t engine;           /* DRIFT_ENGINE_LAB */
+    drift_recipe_t mm[DRIFT_NOPS];     /* seq or tc:ARCH orders */
     drift_format_t weights;          /* storage format of the weights (default fp32) */
     drift_format_t act;              /* residual stream and elementwise results (fp32) */
     drift_policy_t policy;
@@ -121,7 +122,10 @@ drift_numerics_t drift_numerics_fp32(void);
 /* The exact reference. */
 drift_numerics_t drift_numerics_exact(void);
 /* Set all five matmul recipes at once. */
-void drift_numerics_set_mm(drift_numerics_t *nx, const drift_mm_recipe_t *r);
+void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r);
+/* A whole-model recipe: "llamacpp-cpu" (the engine), or a matmul recipe for all five groups
+ * (drift_model_recipe_parse). 0, DRIFT_EINVAL or DRIFT_EUNSUPPORTED. */
+int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec);
 /* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the
  * reason (option-like names: "tp", "min-slice", ...) in err. */
 int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize);
@@ -142,12 +146,6 @@ int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx);
  * drift_policy_choose when min_slice == DRIFT_POLICY_MIN_SLICE). */
 int drift_model_choose_kernel(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
                               int min_slice);
-
-/* fp32 GEMM in drift_gemm's seq order (naive / tiled kernels, fp32 accumulator, fma):
- * C[i][j] = round(A[i][0] B[0][j]) then fmaf chains over k, inputs already fp32 values;
- * bit-identical to drift_gemm with those kernels, without its per-call rounding and
- * packing of B (the decoder's fast path for small M). 0 or DRIFT_EINVAL. */
-int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K);
 
 typedef struct drift_model drift_model_t;
 

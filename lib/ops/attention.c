@@ -162,8 +162,8 @@ drift_attn_opts_t drift_attn_opts(int heads, int kv_heads, int head_dim, drift_f
     o.kernel = (drift_attn_kernel_t){DRIFT_ATTN_STANDARD, 0, 0, 0, 0};
     drift_order_t seq = {DRIFT_ORDER_SEQ, 0, 0, 0, DRIFT_TC_V100};
     drift_acc_t acc = {DRIFT_FP32, DRIFT_RNE, 1};
-    o.qk = (drift_attn_recipe_t){in, seq, acc, in};
-    o.pv = (drift_attn_recipe_t){in, seq, acc, in};
+    o.qk = drift_recipe(in, &seq, DRIFT_FP32, in);
+    o.pv = drift_recipe(in, &seq, DRIFT_FP32, in);
     o.softmax = (drift_softmax_variant_t){DRIFT_SOFTMAX_SAFE, 0};
     o.softmax_acc = acc;
     o.sum_order = seq;
@@ -172,8 +172,9 @@ drift_attn_opts_t drift_attn_opts(int heads, int kv_heads, int head_dim, drift_f
     return o;
 }
 
-static int recipe_ok(const drift_attn_recipe_t *r, const char *name, char *err, size_t errsz)
+static int recipe_ok(const drift_recipe_t *r, const char *name, char *err, size_t errsz)
 {
+    if (r->exact) return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "attention %s recipe: exact is not an attention kernel", name);
     if (!format_ok(r->in) || !format_ok(r->out) || !format_ok(r->acc.acc))
         return drift_why(err, errsz, DRIFT_EINVAL, "attention %s recipe: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)", name);
     if ((int)r->acc.mode < 0 || r->acc.mode >= DRIFT_NMODES || r->acc.mode == DRIFT_SR)
@@ -377,7 +378,7 @@ typedef struct {
 static inline double rnd_to(double x, drift_format_t f) { return f == DRIFT_FP64 ? x : drift_rne(x, f); }
 
 /* One dot product of a recipe: out = init + a . b (init NULL: none). */
-static int rdot(double *out, const double *a, const double *b, size_t n, const double *init, const drift_attn_recipe_t *r)
+static int rdot(double *out, const double *a, const double *b, size_t n, const double *init, const drift_recipe_t *r)
 {
     return drift_order_dot(out, a, b, n, init, &r->order, r->in, &r->acc);
 }
@@ -734,7 +735,7 @@ static int row_splitkv(const call_t *C, double *out, const scratch_t *q, size_t 
 
 /* ---- the call ------------------------------------------------------------------------------- */
 
-static int fast_recipe(const drift_attn_recipe_t *r)
+static int fast_recipe(const drift_recipe_t *r)
 {
     return r->in != DRIFT_FP64 && r->order.kind == DRIFT_ORDER_SEQ && r->acc.acc == DRIFT_FP32 && r->acc.mode == DRIFT_RNE &&
            r->acc.fma;

@@ -92,20 +92,12 @@
 
 #include "format.h"
 #include "order.h"
+#include "recipe.h"
 #include "softmax.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* How one product (QK^T or P.V) is computed. A stand-in for the lab's recipe (branch kit,
- * recipe.h), isolated here so that it can be swapped for it. */
-typedef struct {
-    drift_format_t in;   /* operands rounded (RNE) to this */
-    drift_order_t order; /* each dot product's order; tc:ARCH = tensor-core model */
-    drift_acc_t acc;     /* accumulator format, rounding mode (not SR), fma */
-    drift_format_t out;  /* qk: the format standard materialises S in; pv: the output */
-} drift_attn_recipe_t;
 
 typedef enum { DRIFT_ATTN_STANDARD = 0, DRIFT_ATTN_FLASH, DRIFT_ATTN_SPLITKV_N, DRIFT_ATTN_SPLITKV_SIZE } drift_attn_kind_t;
 
@@ -133,7 +125,8 @@ typedef struct {
     int causal;                      /* 1: query at position p sees keys 0..p */
     double scale;                    /* 0: 1/sqrt(head_dim) */
     drift_attn_kernel_t kernel;
-    drift_attn_recipe_t qk, pv;
+    drift_recipe_t qk, pv;          /* QK^T and P.V (recipe.h); qk.out: the format standard stores S in;
+                                     * pv.out: the output's. Orders any dot order or tc:ARCH, never exact */
     drift_softmax_variant_t softmax; /* standard only (default safe) */
     drift_acc_t softmax_acc;         /* A: max, exp, sums, rescaling (default fp32, RNE, fma) */
     drift_order_t sum_order;         /* row sums of P (default seq) */

@@ -35,7 +35,7 @@ int drift_backend_use(int on, char *why, size_t size)
     }
     char tmp[256] = "";
     if (!registered->available || registered->available(tmp, sizeof tmp) != 1) {
-        if (why && size) snprintf(why, size, "%s", *tmp ? tmp : "no device found");
+        if (why && size) snprintf(why, size, "%s", *tmp ? tmp : "no CUDA device found");
         return DRIFT_EUNSUPPORTED;
     }
     active = 1;

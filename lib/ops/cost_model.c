@@ -1,5 +1,6 @@
 /* cost_model.c — the bytes-and-FLOPs roofline of cost_model.h. */
 #include "cost_model.h"
+#include "cards.h"
 
 #include <math.h>
 #include <string.h>
@@ -10,18 +11,21 @@ static const drift_device_perf_t DEV[] = {
     /* published dense peaks: V100 SXM2 125 TF fp16 TC, 15.7 TF fp32, 900 GB/s; A100 SXM 80GB
      * 312 TF bf16, 156 TF tf32, 19.5 TF fp32, 2039 GB/s; H100 SXM 989 TF bf16, 495 TF tf32,
      * 67 TF fp32, 3350 GB/s; B200 2250 TF bf16, 1100 TF tf32, 80 TF fp32, 8000 GB/s */
-    {"v100", 80, 125e12, 0, 15.7e12, 900e9, 0},
-    {"a100", 108, 312e12, 156e12, 19.5e12, 2039e9, 0},
-    {"h100", 132, 989e12, 495e12, 67e12, 3350e9, 0},
-    {"b200", 148, 2250e12, 1100e12, 80e12, 8000e9, 0},
+    /* sms: 0 here, filled from the card table (cards.h), the lab's one list of SM counts */
+    {"v100", 0, 125e12, 0, 15.7e12, 900e9, 0},
+    {"a100", 0, 312e12, 156e12, 19.5e12, 2039e9, 0},
+    {"h100", 0, 989e12, 495e12, 67e12, 3350e9, 0},
+    {"b200", 0, 2250e12, 1100e12, 80e12, 8000e9, 0},
 };
 
 int drift_device_perf(drift_device_perf_t *d, const char *name)
 {
-    if (!d || !name) return DRIFT_EINVAL;
+    drift_card_t c;
+    if (!d || !name || drift_card_parse(&c, name) != DRIFT_OK) return DRIFT_EINVAL;
     for (size_t i = 0; i < sizeof DEV / sizeof *DEV; i++)
-        if (!strcmp(name, DEV[i].name)) {
+        if (!strcmp(c.name, DEV[i].name)) {
             *d = DEV[i];
+            d->sms = c.sms;
             d->sm_bw = 4 * d->hbm / d->sms; /* the assumption of cost_model.h */
             return DRIFT_OK;
         }

@@ -60,6 +60,19 @@ drift_gemm_opts_t drift_recipe_gemm_opts(const drift_recipe_t *r, double alpha, 
 int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
                       const drift_recipe_t *r, double alpha, double beta);
 
+/* C (M x N) = A (M x K) B (K x N) under r (order seq or tc:ARCH) with the kernel kern (a
+ * policy's choice for the batch's shape), the result stored in out (r->out, or r->acc.acc for a
+ * partial that is reduced later). A holds any values (rounded to r->in here); B already holds
+ * values of r->in, and Bf the same as floats (NULL when r->in is not a float format). seq: on
+ * the device when one is selected (checked against drift_gemm); with an fp32 accumulator and a
+ * tiled kernel, drift_seq_gemm_f32 (the same chain); else drift_gemm. tc:ARCH: the tensor-core
+ * model (tc_model.h), under a split-K kernel on each K slice, the slices added in the
+ * accumulator (RNE) in slice order. scratch_a holds M*K doubles, scratch_c 2*M*max(K, N).
+ * 0 or the errors of the kernels. */
+int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
+                               size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,
+                               double *scratch_a, double *scratch_c);
+
 /* drift_gemm (same arguments, same errors) through the backend: on the device when one is
  * selected and takes the arguments (naive, tiled, splitk checked bit for bit against
  * drift_gemm; tc:ARCH on the device's own tensor cores, a measurement), else on the CPU. */

@@ -88,4 +88,10 @@ drift_gemm_opts_t drift_gemm_opts(drift_format_t in, drift_format_t acc);
 int drift_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
                const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts);
 
+/* fp32 GEMM in drift_gemm's seq order (naive / tiled kernels, fp32 accumulator, fma):
+ * C[i][j] = round(A[i][0] B[0][j]) then fmaf chains over k, inputs already fp32 values;
+ * bit-identical to drift_gemm with those kernels, without its per-call rounding and
+ * packing of B (the decoder's fast path for small M). 0 or DRIFT_EINVAL. */
+int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K);
+
 #endif

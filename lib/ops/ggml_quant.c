@@ -14,8 +14,9 @@
  *   - the types without a min (q4_0, q5_0, q8_0, q8_1, q3_K, q6_K) are products only, and
  *     every product fits: each value is exact;
  *   - the types with a min (q4_1, q5_1, q2_K, q4_K, q5_K) add d*q (exact) to an fp16 m (or
- *     subtract dmin*m, exact). The exact sum is a multiple of 2^-24 up to ~2^22, which can
- *     need up to ~46 bits (d = 1024, q = 15, m = 2^-24: 15360 + 2^-24), so the one add
+ *     subtract dmin*m, exact). The exact sum is a multiple of 2^-24 below 2^28 (q5_K:
+ *     65504 * 63 * 31 + 65504 * 63), which can need ~50 bits (q4_1 with d = 1024, q = 15,
+ *     m = 2^-24: 15360 + 2^-24 already needs 38), so the one add
  *     rounds. ggml's scalar code is a float multiply, then a float add: the add rounds the
  *     exact d*q + m once, so the result is the correctly rounded value of the formula. We do
  *     the same two operations (the build has -ffp-contract=off). A build of ggml that
@@ -294,11 +295,13 @@ static void deq_q6_K(float *y, const uint8_t *b, size_t nb)
         const int8_t *sc = (const int8_t *)(b + 192);
         for (int h = 0; h < 2; h++, ql += 64, qh += 32, sc += 8, y += 128)
             for (int g = 0; g < 4; g++)
-                for (int l = 0; l < 32; l++) {
-                    int lo = (ql[32 * (g & 1) + l] >> (4 * (g >> 1))) & 0xf;
-                    int v = (lo | ((qh[l] >> (2 * g)) & 3) << 4) - 32;
-                    float dl = d * (float)sc[2 * g + l / 16];
-                    y[32 * g + l] = dl * (float)v;
+                for (int half = 0; half < 2; half++) {
+                    float dl = d * (float)sc[2 * g + half];
+                    for (int l = 16 * half; l < 16 * half + 16; l++) {
+                        int lo = (ql[32 * (g & 1) + l] >> (4 * (g >> 1))) & 0xf;
+                        int v = (lo | ((qh[l] >> (2 * g)) & 3) << 4) - 32;
+                        y[32 * g + l] = dl * (float)v;
+                    }
                 }
     }
 }

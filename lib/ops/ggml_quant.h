@@ -59,14 +59,16 @@ int drift_ggml_dequantize(float *y, const void *x, uint32_t t, size_t n);
 
 /* y = the n floats at x quantized to t in {Q8_0, Q8_1, Q8_K} by ggml's reference scalar
  * quantizers (quantize_row_q8_0_ref, quantize_row_q8_1_ref, quantize_row_q8_K_ref): the
- * blocks llama.cpp's CPU backend makes of the activations of a quantized matmul. 0;
+ * definition of the blocks llama.cpp's CPU backend makes of the activations of a quantized
+ * matmul (its SIMD quantize_row_* are separate code). 0;
  * DRIFT_EINVAL for another t, n not a multiple of the block, or a non-finite x;
  * DRIFT_ERANGE for a nonzero block so small (max |x| below about 127 * 2^-128) that ggml's
  * reciprocal scale overflows (its reference is undefined C there). Nothing is written on
  * error. */
 int drift_ggml_quantize(void *y, const float *x, uint32_t t, size_t n);
 
-/* IEEE binary16 and bfloat16 bit patterns to float: exact. */
+/* IEEE binary16 and bfloat16 bit patterns to float: exact (a NaN stays a NaN, its payload
+ * in the top fraction bits). */
 float drift_fp16_bits_to_float(uint16_t h);
 float drift_bf16_bits_to_float(uint16_t b);
 

@@ -3,10 +3,12 @@
  * quantize_row_q8_1_ref, quantize_row_q8_K_ref in ggml-quants.c), operation for operation
  * in fp32, with no contraction (the build has -ffp-contract=off).
  *
- * ggml's fp32 -> fp16 in these functions is GGML_FP32_TO_FP16 of ggml-impl.h: without F16C
- * the bit-twiddling conversion of Maratyszcza's FP16 library, which rounds to nearest even
- * with subnormals and overflow to infinity, the same as F16C's _cvtss_sh(x, 0) (RNE); here
- * it is drift_encode(x, DRIFT_FP16), the lab's correctly rounded RNE encoding.
+ * fp32 -> fp16: the _ref functions use GGML_FP32_TO_FP16 of ggml-impl.h, the bit-twiddling
+ * conversion of Maratyszcza's FP16 library (no F16C there), which rounds to nearest even with
+ * subnormals and overflow to infinity; the CPU backend's own quantizers use
+ * GGML_CPU_FP32_TO_FP16 (ggml-cpu/simd-mappings.h), on x86 _mm_cvtps_ph(x, 0) or
+ * _cvtss_sh(x, 0): rounding control 0 is also nearest even. Here it is drift_encode(x,
+ * DRIFT_FP16), the lab's correctly rounded RNE encoding.
  *
  * Where ggml's reference is not defined C, drift_ggml_quantize refuses the input instead of
  * guessing what one compiler makes of it:

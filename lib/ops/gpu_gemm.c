@@ -1,5 +1,6 @@
 /* gpu_gemm.c — a GEMM kernel as a GPU runs it (gpu_gemm.h). */
 #include "gpu_gemm.h"
+#include "cards.h"
 #include "dispatch.h"
 #include "drift.h"
 #include "gemm_mma.h"
@@ -9,6 +10,11 @@
 
 int drift_gpu_arch(drift_tc_arch_t *arch, const char *device)
 {
+    drift_card_t c;
+    if (device && drift_card_parse(&c, device) == DRIFT_OK) { /* a card: its tensor-core model */
+        *arch = c.arch;
+        return DRIFT_OK;
+    }
     for (int a = 0; device && a < DRIFT_TC_NARCH; a++)
         if (!strcmp(drift_tc_arch_name((drift_tc_arch_t)a), device)) {
             *arch = (drift_tc_arch_t)a;

@@ -1,5 +1,6 @@
 /* policy.c — the kernel-selection models of policy.h. */
 #include "policy.h"
+#include "cards.h"
 
 #include <math.h>
 #include <string.h>
@@ -24,17 +25,14 @@ int drift_policy_parse(drift_policy_t *p, const char *name)
     return DRIFT_EINVAL;
 }
 
-static const drift_device_t DEVICES[] = {{"v100", 80}, {"a100", 108}, {"h100", 132}, {"b200", 148}};
-
+/* The device is a card of cards.h: one table of SM counts for the whole lab. */
 int drift_device_lookup(drift_device_t *d, const char *name)
 {
-    if (!d || !name) return DRIFT_EINVAL;
-    for (size_t i = 0; i < sizeof DEVICES / sizeof DEVICES[0]; i++)
-        if (strcmp(name, DEVICES[i].name) == 0) {
-            *d = DEVICES[i];
-            return DRIFT_OK;
-        }
-    return DRIFT_EINVAL;
+    drift_card_t c;
+    if (!d || !name || drift_card_parse(&c, name) != DRIFT_OK) return DRIFT_EINVAL;
+    d->name = c.name;
+    d->sms = c.sms;
+    return DRIFT_OK;
 }
 
 static const int TILES[][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};

@@ -35,7 +35,8 @@ typedef struct {
     int sms;          /* multiprocessors */
 } drift_device_t;
 
-/* Known devices: v100 (80 SMs), a100 (108), h100 (132, SXM), b200 (148). */
+/* Known devices: every card of cards.h (v100 80 SMs, a100 108, h100 132 (SXM), b200 148, l40s 142,
+ * rtx4090 128, ...), by its name in any case; d->name is the card's canonical name. */
 int drift_device_lookup(drift_device_t *d, const char *name); /* 0 or DRIFT_EINVAL */
 
 /* The kernel the policy picks for C (M x N) = A (M x K) B. sms >= 1. 0 or DRIFT_EINVAL. */

@@ -5,6 +5,7 @@
  * names the option and what it accepts, and exits 2 before anything is written. */
 #include "cli.h"
 #include "backend.h"
+#include "cards.h"
 #include "lmhead.h"
 #include "decimal.h"
 #include "drift.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -29,6 +31,8 @@ void drift_set_program(const char *name)
 {
     snprintf(program, sizeof program, "%s", name);
 }
+
+const char *drift_program(void) { return program; }
 
 static void (*die_hook)(void);
 
@@ -47,7 +51,7 @@ noreturn void drift_die(const char *fmt, ...)
 }
 
 /* A number starts with a digit (or '-' and a digit where a sign is allowed): strtol and strtod
- * would skip leading blanks and take a '+', so ' -1' and '+5' slipped through (issue 16). */
+ * would skip leading blanks and take a '+', so ' -1' and '+5' slipped through. */
 static int strict_start(const char *s, int sign_ok)
 {
     if (sign_ok && *s == '-') s++;
@@ -96,13 +100,40 @@ static int pick(const char *const *names, int n, const char *s)
     return -1;
 }
 
-static void format_names(char *buf, size_t size)
+drift_format_t drift_format_arg(const char *opt, const char *value)
 {
-    buf[0] = 0;
+    drift_format_t f;
+    if (drift_format_parse(&f, value) != DRIFT_OK) drift_die_format(opt, value);
+    return f;
+}
+
+noreturn void drift_die_format(const char *opt, const char *value)
+{
+    const char *names[DRIFT_NFORMATS + 64];
+    int n = 0;
+    char accepted[256] = "", hint[96];
     for (int i = 0; i < DRIFT_NFORMATS; i++) {
-        strncat(buf, drift_format_name((drift_format_t)i), size - strlen(buf) - 1);
-        if (i + 1 < DRIFT_NFORMATS) strncat(buf, ",", size - strlen(buf) - 1);
+        names[n++] = drift_format_name((drift_format_t)i);
+        size_t l = strlen(accepted);
+        snprintf(accepted + l, sizeof accepted - l, "%s%s", i ? ", " : "", names[n - 1]);
     }
+    for (int i = 0; n < DRIFT_NFORMATS + 64 && drift_format_alias(i, NULL); i++) names[n++] = drift_format_alias(i, NULL);
+    drift_suggest_text(hint, sizeof hint, value, names, n, NULL);
+    drift_die("%s: unknown format '%s' (%saccepted: %s, in any case, or PyTorch's names bfloat16, float16, half, "
+              "float32, float64, float8_e4m3fn, float8_e5m2)",
+              opt, value, hint, accepted);
+}
+
+const char *drift_order_grammar(void)
+{
+    static char text[768];
+    if (text[0]) return text;
+    int n = snprintf(text, sizeof text, "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), "
+                                        "kahan, neumaier, random:SEED, tc:MODEL with MODEL one of ");
+    for (int a = 0; a < DRIFT_TC_NARCH && n > 0 && (size_t)n < sizeof text; a++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", a ? "|" : "", drift_tc_arch_name((drift_tc_arch_t)a));
+    if (n > 0 && (size_t)n < sizeof text) snprintf(text + n, sizeof text - (size_t)n, " or a card name (./lab calc cards)");
+    return text;
 }
 
 /* Splits a comma list into items; dies on an empty item. Returns the count. */
@@ -136,11 +167,7 @@ static void parse_formats(drift_cli_t *cli, const char *value)
     int n = split_list("formats", value, items, DRIFT_NFORMATS * 2);
     for (int i = 0; i < n; i++) {
         drift_format_t f;
-        if (drift_format_parse(&f, items[i]) != DRIFT_OK) {
-            char names[128];
-            format_names(names, sizeof names);
-            drift_die("--formats: unknown format '%s' (accepted: %s)", items[i], names);
-        }
+        if (drift_format_parse(&f, items[i]) != DRIFT_OK) drift_die_format("--formats", items[i]);
         for (int j = 0; j < cli->nformats; j++)
             if (cli->formats[j] == f) drift_die("--formats: '%s' given twice", items[i]);
         if (cli->nformats == DRIFT_NFORMATS) drift_die("--formats: too many formats");
@@ -157,10 +184,8 @@ static void parse_orders(drift_cli_t *cli, const char *value)
     char items[DRIFT_MAX_ORDERS][DRIFT_ORDER_SPEC_MAX];
     int n = split_list("orders", value, items, DRIFT_MAX_ORDERS);
     for (int i = 0; i < n; i++)
-        if (drift_order_parse(&cli->orders[i], items[i]) != DRIFT_OK)
-            drift_die("--orders: malformed order spec '%s' (accepted: seq, rev, pairwise, blocked:B, splitk:S, "
-                      "splitk:S:tree, warp:W, kahan, neumaier, random:SEED, tc:v100|a100|h100|b200)",
-                      items[i]);
+        if (drift_order_parse_card(&cli->orders[i], items[i]) != DRIFT_OK)
+            drift_die("--orders: malformed order spec '%s' (accepted: %s)", items[i], drift_order_grammar());
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++)
             if (drift_order_equal(&cli->orders[i], &cli->orders[j]))
@@ -247,9 +272,10 @@ static int takes_no_orders(const drift_cli_spec_t *spec) { return spec->no_order
 
 static void print_help(const drift_cli_spec_t *spec)
 {
-    printf("usage: %s [options]\n%s\n\ncommon options:\n", spec->name, spec->question);
+    printf("usage: %s [options]   (each as --option VALUE or --option=VALUE)\n%s\n\ncommon options:\n", spec->name,
+           spec->question);
     printf("  --seed N             random seed (default 1)\n");
-    printf("  --profile P          quick|default|full: sweep size (default default)\n");
+    printf("  --profile P          sweep size: quick, default or full (when not given: default)\n");
     printf("  --out DIR            where data files go, created with its parents (default data;\n"
            "                       ./lab run: a new runs/%s/<time>/)\n", spec->name);
     if (!spec->default_formats) /* refused by this experiment: say so instead of offering it */
@@ -286,6 +312,28 @@ static void print_help(const drift_cli_spec_t *spec)
     }
 }
 
+/* An option the experiment does not have: the nearest name it has (a typo such as --k for --K
+ * or --sample for --samples), and every name, so that the one line is enough to go on. */
+static noreturn void die_unknown_option(const drift_cli_spec_t *spec, const char *arg, const char *name)
+{
+    const char *names[256 + 16];
+    int n = 0;
+    static const char *const COMMON[] = {"seed", "profile", "out", "formats", "orders", "backend", "threads", "quiet", "help", "version"};
+    for (int j = 0; j < 10; j++) {
+        if (j == 3 && !spec->default_formats) continue; /* refused here: not offered */
+        if (j == 4 && takes_no_orders(spec)) continue;
+        names[n++] = COMMON[j];
+    }
+    for (int j = 0; j < spec->nopts; j++) names[n++] = spec->opts[j].name;
+    char hint[96], accepted[1024] = "";
+    drift_suggest_text(hint, sizeof hint, name, names, n, "--");
+    for (int j = 0; j < n; j++) {
+        size_t l = strlen(accepted);
+        snprintf(accepted + l, sizeof accepted - l, "%s--%s", j ? ", " : "", names[j]);
+    }
+    drift_die("unknown option '%s' (%saccepted: %s)", arg, hint, accepted);
+}
+
 /* ---- --backend: which code the recipe dispatcher runs (backend.h) -------------------------- */
 
 /* A deterministic GPU kernel that disagrees with its CPU twin is a bug: one line, exit 2. */
@@ -304,12 +352,9 @@ static void backend_report(void)
  * when there is one and the experiment computes through the dispatcher, said once on stderr
  * (a CPU fallback is said only when auto was asked for explicitly: the default run stays
  * quiet); cpu: the CPU. */
-static void select_backend(drift_cli_t *cli, int argc, char **argv)
+static void select_backend(drift_cli_t *cli, int explicit_auto)
 {
     char why[320] = "";
-    int explicit_auto = 0;
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--backend")) explicit_auto = !strcmp(argv[i + 1], "auto");
     if (cli->backend == DRIFT_BACKEND_CPU || (cli->backend == DRIFT_BACKEND_AUTO && cli->spec->cpu_only)) {
         drift_backend_use(0, NULL, 0);
         if (cli->backend == DRIFT_BACKEND_AUTO && explicit_auto && !cli->quiet)
@@ -332,6 +377,18 @@ static void select_backend(drift_cli_t *cli, int argc, char **argv)
         atexit(backend_report);
     }
     cli->backend = DRIFT_BACKEND_CUDA;
+}
+
+void drift_require_gpu(const drift_cli_t *cli)
+{
+    if (cli->backend == DRIFT_BACKEND_CUDA) return;
+    char why[320] = "";
+    if (drift_backend_use(1, why, sizeof why) == DRIFT_OK) { /* a device, but --backend cpu asked for */
+        drift_backend_use(0, NULL, 0);
+        snprintf(why, sizeof why, "--backend cpu was asked for");
+    }
+    fprintf(stderr, "%s: skipped: needs a CUDA device (%s); no file written\n", program, why);
+    exit(DRIFT_EXIT_SKIPPED);
 }
 
 /* Waiting OpenMP threads sleep instead of spinning (OMP_WAIT_POLICY=passive) unless the user
@@ -374,40 +431,46 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     parse_orders(cli, spec->default_orders);
 
     unsigned char given[256] = {0};
-    int given_formats = 0, given_orders = 0;
+    int given_formats = 0, given_orders = 0, explicit_auto = 0;
     if (spec->nopts > 256) drift_die("more than 256 options");
+    static const char *const COMMON[] = {"seed", "profile", "out", "formats", "orders", "backend", "threads"};
+    static const char *const INFO[] = {"help", "describe", "version", "quiet"};
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+        const char *arg = !strcmp(argv[i], "-h") ? "--help" : argv[i];
+        char name[64];
+        const char *value;
+        if (drift_opt_split(name, sizeof name, &value, arg) != DRIFT_OK)
+            drift_die("unexpected argument '%s' (options start with --; see --help)", arg);
+        int info = pick(INFO, 4, name);
+        if (info >= 0 && value) drift_die("--%s takes no value (found '%s')", name, arg);
+        if (info == 0) {
             print_help(spec);
             exit(0);
         }
-        if (!strcmp(arg, "--describe")) { /* the texts README and docs/experiments.md are checked against */
+        if (info == 1) { /* the texts README and docs/experiments.md are checked against */
             printf("%s\t%s\t%s\n", spec->name, spec->question, spec->summary ? spec->summary : "");
             exit(0);
         }
-        if (!strcmp(arg, "--version")) {
+        if (info == 2) {
             printf("%s (driftlab %s)\n", spec->name, DRIFT_VERSION);
             exit(0);
         }
-        if (!strcmp(arg, "--quiet")) {
+        if (info == 3) {
             cli->quiet = 1;
             continue;
         }
-        if (strncmp(arg, "--", 2) != 0) drift_die("unexpected argument '%s' (options start with --; see --help)", arg);
-        const char *name = arg + 2;
         const drift_cli_opt_t *extra = NULL;
         for (int j = 0; j < spec->nopts; j++)
             if (!strcmp(spec->opts[j].name, name)) extra = &spec->opts[j], given[j] = 1;
+        int common = pick(COMMON, 7, name);
+        if (common < 0 && !extra) die_unknown_option(spec, arg, name);
         if (extra && extra->type == DRIFT_OPT_FLAG) {
+            if (value) drift_die("--%s takes no value (found '%s')", name, arg);
             parse_extra(extra, NULL);
             continue;
         }
-        static const char *const COMMON[] = {"seed", "profile", "out", "formats", "orders", "backend", "threads"};
-        int common = pick(COMMON, 7, name);
-        if (common < 0 && !extra) drift_die("unknown option '%s' (see --help)", arg);
-        if (i + 1 >= argc) drift_die("%s: missing value", arg);
-        const char *value = argv[++i];
+        static const char *const COMMON_METAVAR[] = {"N", "quick|default|full", "DIR", "LIST", "LIST", "auto|cpu|cuda", "N"};
+        drift_opt_value(&value, &i, argc, argv, name, common >= 0 ? COMMON_METAVAR[common] : extra->metavar);
         long v;
         switch (common) {
         case 0: {
@@ -420,8 +483,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             break;
         }
         case 1:
-            if ((v = pick(PROFILE_NAMES, 3, value)) < 0)
-                drift_die("--profile: unknown profile '%s' (accepted: quick, default, full)", value);
+            v = drift_name_pick("--profile", value, PROFILE_NAMES, 3);
             cli->profile = (drift_profile_t)v;
             break;
         case 2:
@@ -437,9 +499,11 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             given_orders = 1;
             break;
         case 5:
-            if ((v = pick(BACKEND_NAMES, 3, value)) < 0)
-                drift_die("--backend: unknown backend '%s' (accepted: auto, cpu, cuda)", value);
+            if (!strcasecmp(value, "gpu")) /* the nearest name by spelling is cpu, the opposite of what is meant */
+                drift_die("--backend: unknown value '%s' (the GPU backend is called cuda; accepted: auto, cpu, cuda)", value);
+            v = drift_name_pick("--backend", value, BACKEND_NAMES, 3);
             cli->backend = (drift_backend_t)v;
+            explicit_auto = v == DRIFT_BACKEND_AUTO;
             break;
         case 6:
             if (drift_parse_long(&v, value) || v < 1 || v > drift_threads_max())
@@ -457,7 +521,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     if (given_orders && takes_no_orders(spec)) drift_die("--orders: %s %s", spec->name, not_taken(spec, "orders"));
     if (spec->cpu_only && cli->backend == DRIFT_BACKEND_CUDA)
         drift_die("--backend: %s runs on the %s (accepted: auto, cpu)", spec->name, spec->cpu_only);
-    select_backend(cli, argc, argv);
+    select_backend(cli, explicit_auto);
     drift_out_check(cli->out_dir); /* refused now, before any work, rather than when the files are opened */
 #ifdef _OPENMP
     if (cli->threads) omp_set_num_threads(cli->threads);
@@ -469,14 +533,16 @@ void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli)
     int n = snprintf(buf, size, "./lab run %s", cli->spec->name);
     int has_seed = 0, has_profile = 0;
     for (int i = 1; i < cli->argc && n > 0 && (size_t)n < size; i++) {
-        const char *a = cli->argv[i];
-        if (!strcmp(a, "--out") || !strcmp(a, "--threads")) {
-            i++;
+        const char *a = cli->argv[i], *value;
+        char name[64] = "";
+        drift_opt_split(name, sizeof name, &value, a); /* "--out=DIR" is --out as much as "--out DIR" */
+        if (!strcmp(name, "out") || !strcmp(name, "threads")) {
+            i += !value;
             continue;
         }
-        if (!strcmp(a, "--quiet")) continue;
-        has_seed |= !strcmp(a, "--seed");
-        has_profile |= !strcmp(a, "--profile");
+        if (!strcmp(name, "quiet")) continue;
+        has_seed |= !strcmp(name, "seed");
+        has_profile |= !strcmp(name, "profile");
         n += snprintf(buf + n, size - (size_t)n, " %s", a);
     }
     if (!has_seed && n > 0 && (size_t)n < size)
@@ -573,7 +639,7 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
 
 /* 256: the lab's parallel loops have at most a few hundred work items, so more threads only
  * wait; each OpenMP thread reserves a stack, and 1024 of them under a 4 GiB limit made libgomp
- * itself fail with its own message and exit 1 (issue 16). A fixed limit, not one per machine,
+ * itself fail with its own message and exit 1. A fixed limit, not one per machine,
  * so that a command accepted on one machine is accepted on every one. */
 int drift_threads_max(void) { return 256; }
 
@@ -655,6 +721,13 @@ void drift_require_memory(const drift_cli_t *cli, double bytes, const char *opti
 #ifndef DRIFT_SOURCE_DIR
 #define DRIFT_SOURCE_DIR "."
 #endif
+
+const char *drift_real_checkpoint(void)
+{
+    static const char *const here = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
+    static const char *const there = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+    return access(here, R_OK) == 0 ? here : access(there, R_OK) == 0 ? there : NULL;
+}
 
 const char *drift_default_checkpoint(void)
 {

@@ -10,6 +10,7 @@
 #define DRIFT_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
 
@@ -94,6 +95,17 @@ typedef struct {
  * directory. Sets the OpenMP thread count when --threads is given. */
 void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv);
 
+/* The exit status of an experiment that was skipped because this machine cannot run it (the
+ * automake "skipped" code): nothing was measured and no file was written. ./lab report says
+ * so in one line and goes on; ./lab run exits with it. */
+#define DRIFT_EXIT_SKIPPED 77
+
+/* For an experiment that measures a GPU (registry column 3 "gpu"): unless the parse chose
+ * the CUDA backend, says "<name>: skipped: needs a CUDA device (<why>)" on stderr and exits
+ * DRIFT_EXIT_SKIPPED, before any file is opened. Call it after the experiment's own option
+ * checks, so that a bad option is still exit 2 on every machine. */
+void drift_require_gpu(const drift_cli_t *cli);
+
 /* The largest --threads accepted (cli.c says why). */
 int drift_threads_max(void);
 /* The largest value of a list (0 when empty), for memory estimates. */
@@ -112,6 +124,9 @@ void drift_out_check(const char *dir);
  *     drift_require_memory(&cli, 4.0 * V * drift_intlist_max(&Ks), "--K, --V"); */
 void drift_require_memory(const drift_cli_t *cli, double bytes, const char *options);
 
+/* The default real model, models/SmolLM2-135M-Instruct.Q4_1.gguf (where drift_default_checkpoint
+ * looks), or NULL when it has not been fetched (./lab models get smollm2-135m). */
+const char *drift_real_checkpoint(void);
 /* The shipped checkpoint, for programs whose --checkpoint was not given: "models/stories260K.bin"
  * when the caller stands in the repository (the path reads as the user typed it), else the
  * source tree's copy. */
@@ -127,6 +142,64 @@ void drift_set_program(const char *name);
 /* For the option parser's fuzz target only: called by drift_die after the message, instead of
  * returning to exit(2) it may longjmp back to the target. NULL: exit(2). */
 void drift_set_die_hook(void (*hook)(void));
+
+/* ---- the one option syntax (cli_args.c), shared by experiments and tools -----------------
+ * An option is --name VALUE or --name=VALUE; a flag is --name alone (--name=X is refused); -h is
+ * --help; every program takes --help and --version. A word that is not an accepted name is
+ * refused with the nearest accepted one suggested ("did you mean '--K'?"). */
+
+/* The name of the running program as drift_die prints it ("formats", "drift-calc argmax"). */
+const char *drift_program(void);
+/* Optimal-string-alignment distance (insert, delete, substitute, swap two neighbours: 1 each),
+ * letters compared without case; words of 64 characters or more get their longer length. */
+int drift_edit_distance(const char *a, const char *b);
+/* The entry of names[0..n) nearest to word when it is close enough to be its typo (at most
+ * max(1, strlen(word) / 3) edits, and fewer than the name has characters); NULL otherwise.
+ * Ties go to the first. NULL entries are skipped. */
+const char *drift_suggest(const char *word, const char *const *names, int n);
+/* "did you mean 'PREFIXNAME'? " (with a trailing blank, for the start of an "(... accepted: ...)"
+ * clause), or "" when nothing is near. */
+void drift_suggest_text(char *buf, size_t size, const char *word, const char *const *names, int n, const char *prefix);
+/* Splits "--name" or "--name=value": the name without dashes into name (cut to size - 1), *value
+ * the text after the first '=' (possibly "") or NULL. DRIFT_EINVAL when arg does not start with
+ * "--" and a name. */
+int drift_opt_split(char *name, size_t size, const char **value, const char *arg);
+/* When *value is NULL (no "=value"), takes argv[*i + 1] as the value and advances *i; dies
+ * "--name: needs a value (accepted: --name METAVAR or --name=METAVAR)" when there is no next
+ * word or it starts with "--". Returns 0. */
+int drift_opt_value(const char **value, int *i, int argc, char **argv, const char *name, const char *metavar);
+/* value's index in names[0..n), or dies "OPT: unknown value 'V' (did you mean ...? accepted: a, b)". */
+int drift_name_pick(const char *opt, const char *value, const char *const *names, int n);
+
+/* A tool subcommand's option (drift-calc round, ...): value non-NULL for an option that takes a
+ * value (it receives the text), NULL for a flag (then *flag = flag_value). */
+typedef struct {
+    const char *name;    /* without dashes */
+    const char **value;  /* receives the value; NULL: a flag */
+    int *flag;           /* a flag's destination */
+    int flag_value;
+    const char *metavar; /* "F", "SPEC": named when the value is missing */
+} drift_arg_opt_t;
+
+/* Parses argv[1..argc) with the one syntax: options into opts, every other word into pos[] in
+ * order (at most maxpos). "--" ends the options; "-", a negative number and -inf/-nan are
+ * words, not options. --help (or -h): usage(stdout) and exit 0; --version: "<program> (driftlab
+ * VERSION)" and exit 0. Refused with one line and exit 2: an unknown option (the nearest named,
+ * every accepted one listed), a value given to a flag, a missing value, a word beyond maxpos.
+ * Returns the number of words. */
+int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv,
+                     void (*usage)(FILE *));
+
+/* The format named by value (drift_format_parse: canonical names and aliases, any case), or
+ * drift_die_format(opt, value). */
+drift_format_t drift_format_arg(const char *opt, const char *value);
+/* "OPT: unknown format 'V' (did you mean 'bf16'? accepted: fp64, ..., in any case, or PyTorch's
+ * names ...)", exit 2. */
+noreturn void drift_die_format(const char *opt, const char *value);
+
+/* Every order spec drift_order_parse_card accepts, as one "accepted: ..." text (tc: models
+ * listed from the enum, so a new one is never missing). */
+const char *drift_order_grammar(void);
 
 /* Strict number parsing shared with tools: the whole string, no blank, no '+', a '-' only
  * first; no overflow; 0 or DRIFT_EINVAL. */

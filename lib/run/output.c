@@ -1,10 +1,14 @@
 /* output.c — the declared output (output.h): one declaration, three renderings. */
+#define _GNU_SOURCE /* program_invocation_short_name: the name for a failure at exit */
 #include "output.h"
 #include "drift.h"
+#include "escape.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void die_bug(const drift_out_t *o, int t, const char *what)
 {
@@ -22,6 +26,7 @@ void drift_out_open(drift_out_t *o, const drift_cli_t *cli, const drift_table_sp
     o->has_md = with_md;
     for (int t = 0; t < n; t++) suffix[t] = tables[t].suffix;
     suffix[n] = with_md ? ".md" : NULL;
+    drift_stdout_check_at_exit();
     drift_files_open(o->files, n + 1, cli, suffix);
     for (int t = 0; t < n; t++)
         if (tables[t].suffix) drift_table_std_meta(&o->files[t], cli, NULL);
@@ -44,12 +49,21 @@ void drift_out_note(drift_out_t *o, int t, const char *fmt, ...)
 {
     if (t < 0 || t >= o->ntables || !o->tables[t].suffix) die_bug(o, t, "a note for a table without a CSV");
     FILE *fp = o->files[t].fp;
+    char small[1024], *buf = small;
     va_list ap;
     va_start(ap, fmt);
-    fputs("# ", fp);
-    vfprintf(fp, fmt, ap);
-    fputc('\n', fp);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(buf, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    if (!buf) drift_die("out of memory writing a note of %d bytes into table %d's CSV", n, t);
+    fputs("# ", fp); /* escaped like a metadata value: a note stays one comment line */
+    drift_escape_fputs(fp, n < 0 ? "" : buf, NULL);
+    fputc('\n', fp);
+    if (buf != small) free(buf);
 }
 
 static const char *label(const drift_col_t *c) { return c->label ? c->label : c->name; }
@@ -125,7 +139,7 @@ static void keep(drift_textbuf_t *b, const char *cell)
         size_t cap = b->cap ? 2 * b->cap : 4096;
         while (cap < b->len + n) cap *= 2;
         char *p = realloc(b->text, cap);
-        if (!p) drift_die("out of memory");
+        if (!p) drift_die("out of memory keeping %zu bytes of the stdout table (--quiet keeps none; a smaller --profile keeps fewer rows)", cap);
         b->text = p;
         b->cap = cap;
     }
@@ -251,4 +265,39 @@ void drift_out_commit(drift_out_t *o)
     }
     for (int t = 0; t < o->ntables; t++) free(o->shown[t].text);
     memset(o->shown, 0, sizeof o->shown);
+}
+
+static const char *program_name(void)
+{
+#ifdef __GLIBC__
+    return program_invocation_short_name;
+#else
+    return "driftlab";
+#endif
+}
+
+int drift_stdout_close_check(void)
+{
+    /* As gnulib's close_stdout: an error on a stream that held data, or a failed close of a
+     * stdout that was open (a closed one, >&-, with nothing written is no error). */
+    int had_error = ferror(stdout) != 0;
+    int pending = fflush(stdout) != 0;
+    int e = errno;
+    if (!had_error && !pending) {
+        if (fclose(stdout) == 0 || errno == EBADF) return 0;
+        e = errno;
+    }
+    fprintf(stderr, "%s: cannot write to stdout (%s)\n", program_name(), had_error && !pending ? "write error" : strerror(e));
+    return 2;
+}
+
+static void stdout_at_exit(void)
+{
+    if (drift_stdout_close_check() != 0) _exit(2);
+}
+
+void drift_stdout_check_at_exit(void)
+{
+    static int registered;
+    if (!registered) atexit(stdout_at_exit), registered = 1;
 }

@@ -104,7 +104,7 @@ typedef struct {
 void drift_out_open(drift_out_t *o, const drift_cli_t *cli, const drift_table_spec_t *tables, int n, int with_md);
 /* One `# key: value` line in table t's CSV, before its header row (dies after it). */
 void drift_out_meta(drift_out_t *o, int t, const char *key, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* A `# ` comment line in table t's CSV at the current position (after the rows too: notes
+/* A `# ` comment line (its text escaped as a metadata value is) in table t's CSV at the current position (after the rows too: notes
  * that belong with the data, e.g. the planted cases of a row). */
 void drift_out_note(drift_out_t *o, int t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* One row of table t: to its CSV, to the Markdown fragment when shown there (the table's
@@ -132,6 +132,14 @@ void drift_md_end(drift_out_t *o, int t);
  * unless --quiet prints "<name>: <question>" and each table shown on stdout, aligned. Frees
  * what the kit held. */
 void drift_out_commit(drift_out_t *o);
+
+/* Every write checked, the last flush of stdout included (`prog >/dev/full` exited 0):
+ * flushes and closes stdout; 0, or 2 after one line "PROG: cannot write to stdout (...)" on
+ * stderr. A main calls it last, `return drift_stdout_close_check() ? 2 : rc;`, or registers it
+ * with drift_stdout_check_at_exit (an atexit handler that ends the program with status 2 on a
+ * failure; drift_out_open registers it for every experiment). */
+int drift_stdout_close_check(void);
+void drift_stdout_check_at_exit(void);
 
 /* One cell as the column prints it (shared with tools that print a single value). */
 void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const drift_cell_t *cell);

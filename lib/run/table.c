@@ -5,12 +5,15 @@
 #include "envinfo.h"
 
 #include "digest.h"
+#include "escape.h"
 #include "manifest.h"
+#include "outlock.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -72,6 +75,16 @@ static void check_target(drift_file_t *files, int n, const char *path)
     }
 }
 
+#define OWN_MAX 64 /* result files of one set (a manifest lists at most DRIFT_MANIFEST_FILES) */
+
+void drift_out_lock_cli(const drift_cli_t *cli)
+{
+    struct stat st;
+    char why[2400];
+    if (stat(cli->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return; /* made, then locked, by drift_files_open */
+    if (drift_out_lock(why, sizeof why, cli->out_dir, cli->spec->name) != DRIFT_OK) drift_die("--out: %s", why);
+}
+
 void drift_files_open(drift_file_t *files, int n, const drift_cli_t *cli, const char *const *suffixes)
 {
     memset(files, 0, (size_t)n * sizeof *files);
@@ -80,9 +93,20 @@ void drift_files_open(drift_file_t *files, int n, const drift_cli_t *cli, const 
     snprintf(set.dir, sizeof set.dir, "%s", cli->out_dir);
     snprintf(set.name, sizeof set.name, "%s", cli->spec->name);
     set.cli = cli;
+    /* One writer of this experiment's files in --out from here to the end of the commit. */
+    if (drift_out_lock(why, sizeof why, set.dir, set.name) != DRIFT_OK) drift_die("--out: %s", why);
     /* What an earlier run left: a commit it could not finish is finished, its staging
      * directory and temporaries are removed (only those of processes no longer alive). */
-    if (drift_manifest_recover(why, sizeof why, set.dir, set.name) != DRIFT_OK) drift_die("--out: %s", why);
+    char own[OWN_MAX][256];
+    const char *ownp[OWN_MAX];
+    int nown = 0;
+    for (int k = 0; k < n && nown < OWN_MAX; k++)
+        if (suffixes[k]) {
+            snprintf(own[nown], sizeof own[nown], "%s%s", set.name, suffixes[k]);
+            ownp[nown] = own[nown];
+            nown++;
+        }
+    if (drift_manifest_recover_with(why, sizeof why, set.dir, set.name, ownp, nown) != DRIFT_OK) drift_die("--out: %s", why);
     drift_pathf(set.staging, sizeof set.staging, "%s/.%s.staging.%ld", set.dir, set.name, (long)getpid());
     if (mkdir(set.staging, 0777) != 0) {
         set.staging[0] = 0;
@@ -108,6 +132,8 @@ static const char *base(const char *path)
     return s ? s + 1 : path;
 }
 
+static void write_argv(FILE *fp, const drift_cli_t *cli);
+
 static const drift_envinfo_t *env(void)
 {
     static drift_envinfo_t e;
@@ -125,8 +151,14 @@ static int write_manifest(const drift_file_t *files, int n)
     FILE *fp = fopen(path, "w");
     if (!fp) return DRIFT_EIO;
     fprintf(fp, "# driftlab run manifest, written last: trust the files only when each matches (drift-manifest check)\n");
-    fprintf(fp, "experiment: %s\ngit: %s\nargv:", set.name, env()->git);
-    for (int i = 0; i < set.cli->argc; i++) fprintf(fp, " %s", i == 0 ? base(set.cli->argv[0]) : set.cli->argv[i]);
+    /* Every value escaped (escape.h): one newline in an argument once made this file unreadable
+     * and the directory unusable until the journal was removed by hand. */
+    fputs("experiment: ", fp);
+    drift_escape_fputs(fp, set.name, NULL);
+    fputs("\ngit: ", fp);
+    drift_escape_fputs(fp, env()->git, NULL);
+    fputs("\nargv:", fp);
+    write_argv(fp, set.cli);
     fputc('\n', fp);
     for (int k = 0; k < n; k++) {
         if (!files[k].tmp[0]) continue;
@@ -136,9 +168,11 @@ static int write_manifest(const drift_file_t *files, int n)
             fclose(fp);
             return DRIFT_EIO;
         }
-        fprintf(fp, "file: %lld %s %s\n", size, hex, base(files[k].path));
+        fprintf(fp, "file: %lld %s ", size, hex);
+        drift_escape_fputs(fp, base(files[k].path), " ");
+        fputc('\n', fp);
     }
-    int bad = fflush(fp) != 0 || fsync(fileno(fp)) != 0;
+    int bad = ferror(fp) != 0 || fflush(fp) != 0 || fsync(fileno(fp)) != 0;
     bad |= fclose(fp) != 0;
     if (bad) return DRIFT_EIO;
     drift_manifest_t old;
@@ -149,9 +183,12 @@ static int write_manifest(const drift_file_t *files, int n)
     for (int i = 0; i < old.nfiles; i++) {
         int kept = 0;
         for (int k = 0; k < n; k++) kept |= files[k].tmp[0] && !strcmp(base(files[k].path), old.files[i].name);
-        if (!kept) fprintf(fp, "%s\n", old.files[i].name);
+        if (kept) continue;
+        drift_escape_fputs(fp, old.files[i].name, NULL);
+        fputc('\n', fp);
     }
-    return fclose(fp) != 0 ? DRIFT_EIO : DRIFT_OK;
+    bad = ferror(fp) != 0;
+    return (fclose(fp) != 0 || bad) ? DRIFT_EIO : DRIFT_OK;
 }
 
 /* Before the commit point: the staging directory with everything in it goes; the previous set
@@ -199,6 +236,11 @@ void drift_files_commit(drift_file_t *files, int n)
     drift_fault_point();
     char journal[1200];
     drift_pathf(journal, sizeof journal, "%s/.%s.commit", set.dir, set.name);
+    struct stat jst;
+    if (lstat(journal, &jst) == 0) { /* only a journal rolled forward at open, under the lock, is ours */
+        remove_staging(files, n);
+        drift_die("--out: '%s' appeared during the run (another writer without the lock?); nothing of this run was moved", journal);
+    }
     if (rename(set.staging, journal) != 0) { /* 1: the commit point */
         int e = errno;
         remove_staging(files, n);
@@ -207,6 +249,7 @@ void drift_files_commit(drift_file_t *files, int n)
     set.staging[0] = 0;
     drift_fault_point();
     if (drift_manifest_commit_journal(why, sizeof why, set.dir, set.name) != DRIFT_OK) drift_die("--out: %s", why);
+    drift_out_unlock();
 }
 
 void drift_fmt_num(char *buf, size_t size, double x, const char *fmt)
@@ -218,12 +261,32 @@ void drift_fmt_num(char *buf, size_t size, double x, const char *fmt)
 
 void drift_table_meta(drift_file_t *f, const char *key, const char *fmt, ...)
 {
+    char small[1024], *buf = small;
     va_list ap;
-    fprintf(f->fp, "# %s: ", key);
     va_start(ap, fmt);
-    vfprintf(f->fp, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(buf, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    if (!buf) drift_die("out of memory writing the metadata line '%s' (%d bytes)", key, n);
+    /* Escaped (escape.h): a value can never end its line early or smuggle in another key. */
+    fprintf(f->fp, "# %s: ", key);
+    drift_escape_fputs(f->fp, n < 0 ? "" : buf, NULL);
     fputc('\n', f->fp);
+    if (buf != small) free(buf);
+}
+
+/* The argv words, escaped: the program's own path differs between build trees; its name is
+ * what matters. */
+static void write_argv(FILE *fp, const drift_cli_t *cli)
+{
+    for (int i = 0; i < cli->argc; i++) {
+        const char *a = i == 0 ? base(cli->argv[0]) : cli->argv[i];
+        drift_argv_fputs(fp, 1, &a);
+    }
 }
 
 void drift_table_std_meta(drift_file_t *f, const drift_cli_t *cli, const char *gpu)
@@ -238,11 +301,7 @@ void drift_table_std_meta(drift_file_t *f, const drift_cli_t *cli, const char *g
     if (env()->checkout[0]) drift_table_meta(f, "git-checkout", "%s (the checkout's commit now; the build's is above)", env()->checkout);
     drift_table_meta(f, "date", "%s", date);
     fprintf(f->fp, "# argv:");
-    for (int i = 0; i < cli->argc; i++) {
-        /* The program's own path differs between build trees; its name is what matters. */
-        const char *a = i == 0 && strrchr(cli->argv[0], '/') ? strrchr(cli->argv[0], '/') + 1 : cli->argv[i];
-        fprintf(f->fp, " %s", a);
-    }
+    write_argv(f->fp, cli);
     fputc('\n', f->fp);
     drift_table_meta(f, "seed", "%llu", (unsigned long long)cli->seed);
     drift_table_meta(f, "profile", "%s", drift_profile_name(cli->profile));

@@ -26,15 +26,11 @@ static void row(const char *key, const char *value)
     printf("\"\n");
 }
 
+static void usage(FILE *to) { fprintf(to, "usage: drift-calc env\nprints the environment snapshot as CSV: key,value\n"); }
+
 int calc_env(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: drift-calc env\nprints the environment snapshot as CSV: key,value\n");
-            return 0;
-        }
-        drift_die("unexpected argument '%s' (accepted: none; see drift-calc env --help)", argv[i]);
-    }
+    drift_args_parse(NULL, 0, NULL, 0, argc, argv, usage);
     drift_envinfo_t e;
     drift_envinfo_collect(&e);
     printf("key,value\n");

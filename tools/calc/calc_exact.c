@@ -30,20 +30,17 @@ static void usage(FILE *to)
 
 int calc_exact(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        usage(stdout);
-        return 0;
-    }
-    if (argc != 2) drift_die("expected exactly one FILE (or - for stdin), got %d arguments (usage: exact FILE|-)", argc - 1);
-    if (argv[1][0] == '-' && argv[1][1] != 0) drift_die("unknown option '%s' (accepted: --help)", argv[1]);
+    const char *file = NULL;
+    if (drift_args_parse(NULL, 0, &file, 1, argc, argv, usage) != 1)
+        drift_die("expected exactly one FILE (or - for stdin), got none (usage: exact FILE|-)");
 
     double *x;
     size_t n;
-    if (calc_read_values(argv[1], &x, &n) != 0) return 2;
+    if (calc_read_values(file, &x, &n) != 0) return 2;
     double s;
     int rc = drift_exact_sum(&s, x, n, DRIFT_FP64, DRIFT_RNE);
     free(x);
-    if (rc != 0) drift_die("%s: %s", argv[1], drift_strerror(rc));
+    if (rc != 0) drift_die("%s: %s", file, drift_strerror(rc));
     printf("n,exact_hex,exact\n%zu,%a,%.17g\n", n, calc_nan(s), calc_nan(s));
     return 0;
 }

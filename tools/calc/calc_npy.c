@@ -17,7 +17,7 @@
 #include "format.h"
 
 #define NPY_MAX_HEADER (1u << 20) /* numpy itself writes < 64 KiB; anything bigger is not ours */
-#define NPY_MAX_DIMS 32
+#define NPY_MAX_DIMS CALC_NPY_MAX_DIMS
 
 int calc_is_npy(const char *path)
 {
@@ -43,10 +43,13 @@ static const char *dict_value(const char *h, const char *key)
     return p;
 }
 
-int calc_read_npy(const char *path, double **out, size_t *n)
+int calc_read_npy(const char *path, double **out, size_t *n) { return calc_read_npy_shape(path, out, n, NULL, NULL); }
+
+int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape, int *ndim)
 {
     *out = NULL;
     *n = 0;
+    if (ndim) *ndim = 0;
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         fprintf(stderr, "drift-calc: %s: cannot open: %s\n", path, strerror(errno));
@@ -104,7 +107,9 @@ int calc_read_npy(const char *path, double **out, size_t *n)
         }
         if (dim != 0 && count > SIZE_MAX / dim) { rc = fail(path, "shape too large"); goto done; }
         count *= dim;
-        if (++dims > NPY_MAX_DIMS) { rc = fail(path, "too many dimensions"); goto done; }
+        if (dims == NPY_MAX_DIMS) { rc = fail(path, "too many dimensions"); goto done; }
+        if (shape) shape[dims] = dim;
+        dims++;
         while (*s == ' ') s++;
         if (*s == ',') s++;
         else if (*s != ')') { rc = fail(path, "malformed .npy shape"); goto done; }
@@ -147,6 +152,7 @@ int calc_read_npy(const char *path, double **out, size_t *n)
     }
     *out = v;
     *n = count;
+    if (ndim) *ndim = dims;
     v = NULL;
     rc = 0;
 done:

@@ -19,4 +19,10 @@ int calc_is_npy(const char *path);
  * stderr, *out NULL, *n 0, nonzero returned (the caller exits 2). */
 int calc_read_npy(const char *path, double **out, size_t *n);
 
+/* The most dimensions of an accepted array. */
+#define CALC_NPY_MAX_DIMS 32
+/* calc_read_npy, and the array's shape: *ndim dimensions (0 for a scalar) into shape[] (room for
+ * CALC_NPY_MAX_DIMS), when shape and ndim are not NULL. */
+int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape, int *ndim);
+
 #endif

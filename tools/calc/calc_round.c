@@ -68,88 +68,43 @@ static void usage(FILE *to)
             formats, modes);
 }
 
-/* A negative number ("-0.5", "-inf") is a VALUE, not an option: only "--name" is. */
-static int is_option(const char *s)
-{
-    return s[0] == '-' && s[1] == '-' && s[2] != 0;
-}
-
 int calc_round(int argc, char **argv)
 {
-    const char *format_s = NULL;
+    const char *format_s = NULL, *mode_s = NULL, *sub_s = NULL, *over_s = NULL, *seed_s = NULL;
     drift_round_opts_t opts = {DRIFT_RNE, 0, 0};
     uint64_t seed = 1;
-    int nvalues = 0;
-    char **values = calloc((size_t)argc, sizeof *values);
+    const char **values = calloc((size_t)argc, sizeof *values);
     if (!values) drift_die("out of memory");
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            free(values);
-            return 0;
-        }
-        if (!strcmp(a, "--")) { /* everything after is a VALUE */
-            for (i++; i < argc; i++) values[nvalues++] = argv[i];
-            break;
-        }
-        if (!is_option(a)) {
-            values[nvalues++] = argv[i];
-            continue;
-        }
-        static const char *const KNOWN[] = {"--format", "--mode", "--subnormals", "--overflow", "--seed"};
-        int k = -1;
-        for (int j = 0; j < 5; j++)
-            if (!strcmp(a, KNOWN[j])) k = j;
-        if (k < 0) drift_die("unknown option '%s' (accepted: --format, --mode, --subnormals, --overflow, --seed)", a);
-        if (i + 1 >= argc) drift_die("%s: missing value", a);
-        const char *v = argv[++i];
-        switch (k) {
-        case 0: {
-            drift_format_t f;
-            if (drift_format_parse(&f, v) != DRIFT_OK) {
-                char names[128];
-                format_list(names, sizeof names);
-                drift_die("--format: unknown format '%s' (accepted: %s)", v, names);
-            }
-            format_s = v;
-            break;
-        }
-        case 1:
-            if (drift_mode_parse(&opts.mode, v) != DRIFT_OK) {
-                char names[64];
-                mode_list(names, sizeof names);
-                drift_die("--mode: unknown mode '%s' (accepted: %s)", v, names);
-            }
-            break;
-        case 2:
-            if (!strcmp(v, "keep")) opts.flush_subnormals = 0;
-            else if (!strcmp(v, "flush")) opts.flush_subnormals = 1;
-            else drift_die("--subnormals: unknown value '%s' (accepted: keep, flush)", v);
-            break;
-        case 3:
-            if (!strcmp(v, "inf")) opts.saturate = 0;
-            else if (!strcmp(v, "saturate")) opts.saturate = 1;
-            else drift_die("--overflow: unknown value '%s' (accepted: inf, saturate)", v);
-            break;
-        case 4: {
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(v, &end, 10);
-            /* strtoull accepts "-1" (as 2^64-1) and sets ERANGE on overflow: refuse both. */
-            if (!*v || *end || errno || v[0] == '-')
-                drift_die("--seed: '%s' is not a non-negative integer (accepted: 0..2^64-1)", v);
-            seed = s;
-            break;
-        }
-        }
+    /* A negative number ("-0.5", "-inf") is a VALUE, not an option: drift_args_parse takes
+     * only "--name" (and -h) as one, and everything after "--" as VALUEs. */
+    const drift_arg_opt_t known[] = {{"format", &format_s, NULL, 0, "F"},
+                                     {"mode", &mode_s, NULL, 0, "M"},
+                                     {"subnormals", &sub_s, NULL, 0, "keep|flush"},
+                                     {"overflow", &over_s, NULL, 0, "inf|saturate"},
+                                     {"seed", &seed_s, NULL, 0, "N"}};
+    int nvalues = drift_args_parse(known, 5, values, argc, argc, argv, usage);
+    if (format_s) drift_format_arg("--format", format_s);
+    if (mode_s && drift_mode_parse(&opts.mode, mode_s) != DRIFT_OK) {
+        const char *names[DRIFT_NMODES];
+        for (int i = 0; i < DRIFT_NMODES; i++) names[i] = drift_mode_name((drift_mode_t)i);
+        drift_name_pick("--mode", mode_s, names, DRIFT_NMODES);
+    }
+    static const char *const SUB[] = {"keep", "flush"}, *const OVER[] = {"inf", "saturate"};
+    if (sub_s) opts.flush_subnormals = drift_name_pick("--subnormals", sub_s, SUB, 2);
+    if (over_s) opts.saturate = drift_name_pick("--overflow", over_s, OVER, 2);
+    if (seed_s) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(seed_s, &end, 10);
+        /* strtoull accepts "-1" (as 2^64-1) and sets ERANGE on overflow: refuse both. */
+        if (!*seed_s || *end || errno || !(seed_s[0] >= '0' && seed_s[0] <= '9'))
+            drift_die("--seed: '%s' is not a non-negative integer (accepted: 0..2^64-1)", seed_s);
+        seed = v;
     }
     if (!format_s) drift_die("--format: missing (accepted: see drift-calc round --help)");
     if (nvalues == 0) drift_die("no VALUE given (usage: drift-calc round --format F VALUE...)");
 
-    drift_format_t f;
-    drift_format_parse(&f, format_s);
+    drift_format_t f = drift_format_arg("--format", format_s);
     const drift_format_info_t *fi = drift_format_info(f);
 
     /* Parse every value before printing anything: a typo in the fifth value must not leave

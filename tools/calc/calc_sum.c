@@ -20,7 +20,9 @@
  * exact is the exact real sum (dot: c + sum a_i b_i) of the ROUNDED inputs, rounded once
  * to double (RNE); abs_err = |result - exact sum| computed exactly and rounded up;
  * rel_err = abs_err / |exact| (rounded up); ulp_err = abs_err in units of A's spacing at
- * exact (drift_ulp). Hex columns are C99 %a, decimal ones %.17g (they read back exactly).
+ * exact (drift_ulp). Hex columns are C99 %a, decimal ones %.17g (they read back exactly), but
+ * ulp_err, a ratio derived from abs_err, has the %.6g of the ulp_err column of every experiment
+ * (sum_order_classroom.csv): one quantity is spelled one way wherever a user meets it.
  * Bad options, unreadable or empty files, unparsable lines (file:line), mismatched
  * lengths: one line on stderr, exit status 2. */
 #include <float.h>
@@ -39,11 +41,9 @@
 #include "metrics.h"
 #include "dispatch.h"
 #include "order.h"
+#include "cards.h"
 
-#define ORDER_GRAMMAR                                                                                                  \
-    "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), kahan, neumaier, "         \
-    "random:SEED, tc:ARCH (ARCH: v100, a100, a2, a30, ada, l40s, h100, h200, b200, rtxpro6000, "          \
-    "mi100, mi250, mi300x)"
+#define ORDER_GRAMMAR drift_order_grammar()
 
 typedef struct {
     int dot;
@@ -75,59 +75,23 @@ static void usage(FILE *to, int dot)
                     "  (Blackwell): inputs fp16, bf16, tf32, fp8e4m3, fp8e5m2 (what each has), A = fp32 or fp16;\n"
                     "  AMD MI100 (CDNA1: fp16, bf16), MI250 (CDNA2: fp16, bf16), MI300X (CDNA3: fp16, bf16,\n"
                     "  tf32), A = fp32. Example: drift-calc dot --format fp16 --order tc:ada a.txt b.txt\n");
-    fprintf(to, "prints CSV: order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
+    fprintf(to, "prints CSV: order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n"
+                "  (decimals %%.17g, which read back exactly; ulp_err %%.6g, as in sum_order's CSV)\n");
 }
 
-static void format_names(char *buf, size_t size)
-{
-    buf[0] = 0;
-    for (int i = 0; i < DRIFT_NFORMATS; i++) {
-        strncat(buf, drift_format_name((drift_format_t)i), size - strlen(buf) - 1);
-        if (i + 1 < DRIFT_NFORMATS) strncat(buf, ", ", size - strlen(buf) - 1);
-    }
-}
+static drift_format_t parse_format(const char *opt, const char *v) { return drift_format_arg(opt, v); }
 
-static drift_format_t parse_format(const char *opt, const char *v)
-{
-    drift_format_t f;
-    if (drift_format_parse(&f, v) != DRIFT_OK) {
-        char names[128];
-        format_names(names, sizeof names);
-        drift_die("%s: unknown format '%s' (accepted: %s)", opt, v, names);
-    }
-    return f;
-}
+static void usage_sum(FILE *to) { usage(to, 0); }
+static void usage_dot(FILE *to) { usage(to, 1); }
 
 static void parse_args(args_t *a, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-            usage(stdout, a->dot);
-            exit(0);
-        }
-        if (s[0] == '-' && s[1] != 0) { /* an option ("-" alone is stdin) */
-            const char **dest = NULL;
-            if (!strcmp(s, "--format")) dest = &a->format_s;
-            else if (!strcmp(s, "--order")) dest = &a->order_s;
-            else if (!strcmp(s, "--acc")) dest = &a->acc_s;
-            else if (a->dot && !strcmp(s, "--c")) dest = &a->c_s;
-            else if (a->dot && !strcmp(s, "--fma")) a->fma = 1;
-            else if (a->dot && !strcmp(s, "--nofma")) a->fma = 0;
-            else
-                drift_die("unknown option '%s' (accepted: --format, --order, --acc%s)", s,
-                          a->dot ? ", --fma, --nofma, --c" : "");
-            if (dest) {
-                if (i + 1 >= argc) drift_die("%s: missing value", s);
-                *dest = argv[++i];
-            }
-            continue;
-        }
-        if (a->nfiles == (a->dot ? 2 : 1))
-            drift_die("too many files: '%s' (usage: %s)", s,
-                      a->dot ? "dot ... FILE_A FILE_B" : "sum ... FILE|-");
-        a->files[a->nfiles++] = s;
-    }
+    const drift_arg_opt_t opts[] = {
+        {"format", &a->format_s, NULL, 0, "F"}, {"order", &a->order_s, NULL, 0, "SPEC"}, {"acc", &a->acc_s, NULL, 0, "A"},
+        {"c", &a->c_s, NULL, 0, "C"},           {"fma", NULL, &a->fma, 1, NULL},          {"nofma", NULL, &a->fma, 0, NULL},
+    };
+    /* --fma, --nofma and --c are dot's: sum does not offer them */
+    a->nfiles = drift_args_parse(opts, a->dot ? 6 : 3, a->files, a->dot ? 2 : 1, argc, argv, a->dot ? usage_dot : usage_sum);
     if (!a->format_s) drift_die("--format: missing (accepted: see --help)");
     if (!a->order_s) drift_die("--order: missing (accepted: %s)", ORDER_GRAMMAR);
     if (a->nfiles != (a->dot ? 2 : 1))
@@ -182,7 +146,7 @@ static int run(int dot, int argc, char **argv)
     parse_args(&a, argc, argv);
     drift_format_t f = parse_format("--format", a.format_s);
     drift_order_t o;
-    if (drift_order_parse(&o, a.order_s) != DRIFT_OK)
+    if (drift_order_parse_card(&o, a.order_s) != DRIFT_OK)
         drift_die("--order: malformed spec '%s' (accepted: %s)", a.order_s, ORDER_GRAMMAR);
     int tc = drift_order_is_tc(&o);
     if (tc && !dot) drift_die("--order: '%s' is a tensor-core dot product, not a sum (use drift-calc dot)", a.order_s);
@@ -263,7 +227,7 @@ static int run(int dot, int argc, char **argv)
     char spec[DRIFT_ORDER_SPEC_MAX];
     drift_order_print(spec, sizeof spec, &o);
     printf("order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
-    printf("%s,%s,%s,%zu,%a,%.17g,%a,%.17g,%.17g,%.17g,%.17g\n", spec, drift_format_name(f), drift_format_name(acc), n,
+    printf("%s,%s,%s,%zu,%a,%.17g,%a,%.17g,%.17g,%.17g,%.6g\n", spec, drift_format_name(f), drift_format_name(acc), n,
            calc_nan(r), calc_nan(r), calc_nan(exact), calc_nan(exact), calc_nan(abs_err), calc_nan(rel_err), calc_nan(ulp_err));
     return 0;
 }

@@ -1,4 +1,5 @@
-/* drift-generate — run a llama2.c checkpoint under any numerics and see where two runs part.
+/* drift-generate — run a checkpoint (llama2.c .bin or GGUF) under any numerics and see where
+ * two runs part.
  *
  *   ./lab generate [--checkpoint FILE] [--tokens N] [numerics] [decoding] [--compare numerics...]
  *
@@ -20,6 +21,7 @@
 #include "checkpoint.h"
 #include "drift.h"
 #include "model.h"
+#include "output.h"
 
 #ifndef DRIFT_SOURCE_DIR
 #define DRIFT_SOURCE_DIR "."
@@ -27,11 +29,15 @@
 
 static const char *USAGE =
     "usage: drift-generate [options] [--compare options...]\n"
-    "  --checkpoint FILE     llama2.c .bin (default models/stories260K.bin)\n"
+    "  --checkpoint FILE     llama2.c .bin or GGUF file (default models/stories260K.bin)\n"
     "  --tokens N            tokens to generate (default 256)\n"
-    "  --prompt-ids 1,2,3    prompt token ids (default: BOS = 1; generation stops at BOS)\n"
+    "  --prompt TEXT         the prompt as text (GGUF: its own tokenizer, special tokens such as\n"
+    "                        <|im_start|> as their ids; llama2.c: needs --tokenizer)\n"
+    "  --prompt-ids 1,2,3    prompt token ids (default: BOS; a llama2.c model stops at BOS, a GGUF\n"
+    "                        model generates --tokens tokens)\n"
     "  --tokenizer FILE      llama2.c tokenizer.bin: text column, and --prompt TEXT\n"
-    "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32)\n"
+    "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32);\n"
+    "                        llamacpp-cpu: llama.cpp's CPU backend bit for bit (GGUF; AVX2 build, 1 thread)\n"
     "  --recipe-qkv R, --recipe-attn R (attention output), --recipe-mlp-up R, --recipe-mlp-down R,\n"
     "  --recipe-lmhead R     per-matmul overrides\n"
     "  --weights F --act F          weight storage (LayerCast: bf16), activations (fp32)\n"
@@ -46,7 +52,8 @@ static const char *USAGE =
     "  --exact               run the exact fp64 reference instead\n"
     "  --exact-gaps          add each step's exact logit gap (the reference on the same prefix)\n"
     "  --json                one JSON document instead of CSV\n"
-    "  --backend cpu         (auto is cpu: the decoder has no CUDA path yet)\n";
+    "  --backend cpu         (auto is cpu: the decoder has no CUDA path yet)\n"
+    "  --help, --version     options take --opt VALUE or --opt=VALUE\n";
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), __noreturn__));
 static void die(const char *fmt, ...)
@@ -84,10 +91,10 @@ static drift_format_t parse_fmt(const char *opt, const char *v)
     return f;
 }
 
-static drift_mm_recipe_t parse_recipe(const char *opt, const char *v)
+static drift_recipe_t parse_recipe(const char *opt, const char *v)
 {
-    drift_mm_recipe_t r;
-    int rc = drift_mm_recipe_parse(&r, v);
+    drift_recipe_t r;
+    int rc = drift_model_recipe_parse(&r, v);
     if (rc == DRIFT_EUNSUPPORTED) die("%s: '%s': that tensor-core model takes no such input / accumulator", opt, v);
     if (rc) die("%s: expected IN/ORDER/ACC[/OUT] with ORDER seq or tc:v100|a100|h100|b200, or a format, found '%s'", opt, v);
     return r;
@@ -104,8 +111,35 @@ typedef struct {
 static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ckpt, long *tokens, const char **ids,
                      const char **tokf, const char **prompt, int *exact_gaps, int *json, int first)
 {
+    static const char *const VALUED[] = {"checkpoint", "tokens", "prompt-ids", "tokenizer", "prompt", "recipe",
+                                         "recipe-qkv", "recipe-attn", "recipe-mlp-up", "recipe-mlp-down",
+                                         "recipe-lmhead", "weights", "act", "kv", "attention", "policy", "sms",
+                                         "min-slice", "batch", "companions", "tp", "allreduce", "temperature", "top-k",
+                                         "top-p", "seed", "backend"};
+    static const char *const FLAGS[] = {"compare", "exact", "exact-gaps", "json", "help", "version"};
+    enum { NV = sizeof VALUED / sizeof *VALUED, NF = sizeof FLAGS / sizeof *FLAGS };
     for (; i < argc; i++) {
-        const char *o = argv[i];
+        char opt[72], name[64];
+        const char *v = NULL, *arg = !strcmp(argv[i], "-h") ? "--help" : argv[i];
+        if (drift_opt_split(name, sizeof name, &v, arg)) die("unexpected argument '%s' (options start with --; see --help)", arg);
+        snprintf(opt, sizeof opt, "--%s", name);
+        const char *o = opt;
+        int valued = 0, flag = 0;
+        for (int k = 0; k < NV; k++) valued |= !strcmp(name, VALUED[k]);
+        for (int k = 0; k < NF; k++) flag |= !strcmp(name, FLAGS[k]);
+        if (!valued && !flag) {
+            const char *all[NV + NF];
+            char hint[96];
+            for (int k = 0; k < NV; k++) all[k] = VALUED[k];
+            for (int k = 0; k < NF; k++) all[NV + k] = FLAGS[k];
+            drift_suggest_text(hint, sizeof hint, name, all, NV + NF, "--");
+            die("unknown option '%s' (%ssee --help)", argv[i], hint);
+        }
+        if (flag && v) die("%s takes no value (found '%s')", o, argv[i]);
+        if (!strcmp(o, "--version")) {
+            printf("drift-generate (driftlab %s)\n", DRIFT_VERSION);
+            exit(0);
+        }
         if (!strcmp(o, "--compare")) return first ? i : (die("--compare: give it once"), 0);
         if (!strcmp(o, "--exact")) {
             c->nx.exact = 1;
@@ -119,13 +153,13 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             *json = 1;
             continue;
         }
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+        if (!strcmp(o, "--help")) {
             fputs(USAGE, stdout);
             exit(0);
         }
-        if (strncmp(o, "--", 2)) die("unexpected argument '%s' (options start with --; see --help)", o);
-        if (i + 1 >= argc) die("%s: needs a value", o);
-        const char *v = argv[++i];
+        if (!v && (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2)))
+            die("%s: needs a value (accepted: %s VALUE or %s=VALUE)", o, o, o);
+        if (!v) v = argv[++i];
         if (!strcmp(o, "--checkpoint") || !strcmp(o, "--tokens") || !strcmp(o, "--prompt-ids") ||
             !strcmp(o, "--tokenizer") || !strcmp(o, "--prompt")) {
             if (!first) die("%s: applies to both runs; give it before --compare", o);
@@ -135,8 +169,12 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             else if (!strcmp(o, "--tokenizer")) *tokf = v;
             else *prompt = v;
         } else if (!strcmp(o, "--recipe")) {
-            drift_mm_recipe_t r = parse_recipe(o, v);
-            drift_numerics_set_mm(&c->nx, &r);
+            if (!strcmp(v, "llamacpp-cpu")) c->nx.engine = DRIFT_ENGINE_LLAMACPP_CPU;
+            else {
+                drift_recipe_t r = parse_recipe(o, v);
+                drift_numerics_set_mm(&c->nx, &r);
+                c->nx.engine = DRIFT_ENGINE_LAB;
+            }
         } else if (!strcmp(o, "--recipe-qkv")) c->nx.mm[DRIFT_OP_QKV] = parse_recipe(o, v);
         else if (!strcmp(o, "--recipe-attn")) c->nx.mm[DRIFT_OP_ATTN_OUT] = parse_recipe(o, v);
         else if (!strcmp(o, "--recipe-mlp-up")) c->nx.mm[DRIFT_OP_MLP_UP] = parse_recipe(o, v);
@@ -165,7 +203,7 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
         else if (!strcmp(o, "--seed")) c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX);
         else if (!strcmp(o, "--backend")) {
             if (strcmp(v, "cpu") && strcmp(v, "auto")) die("--backend: expected auto or cpu (no CUDA decoder yet), found '%s'", v);
-        } else die("unknown option '%s' (see --help)", o);
+        }
     }
     return argc;
 }
@@ -182,7 +220,7 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
     drift_model_t *m;
     int rc = drift_model_create(&m, ck, &c->nx, c->bt.batch, err, sizeof err);
     if (rc) die("%s", err);
-    int stop = 1; /* as run.c: generating BOS ends the text */
+    int stop = !ck->gguf; /* as run.c: generating BOS ends a llama2.c text; GGUF texts have a fixed length */
     rc = drift_generate(&r->g, m, prompt, np, ntok, stop, &c->smp, &c->bt, 0);
     drift_model_free(m);
     if (rc) die("generation failed: %s", drift_strerror(rc));
@@ -272,15 +310,20 @@ int main(int argc, char **argv)
     run_cfg_t b = a;
     if (compare) parse_cfg(&b, argc, argv, at + 1, &ckpt, &ntok, &ids, &tokf, &ptext, &exact_gaps, &json, 0);
     if (ids && ptext) die("--prompt-ids and --prompt: give one");
-    if (ptext && !tokf) die("--prompt: needs --tokenizer FILE (the checkpoint holds no vocabulary)");
     if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) die("--checkpoint: %s", err);
+    if (ptext && !tokf && !ck.gguf) die("--prompt: needs --tokenizer FILE (a llama2.c checkpoint holds no vocabulary)");
     int V = ck.cfg.vocab_size;
     drift_tokenizer_t tok, *tp = NULL;
     if (tokf) {
         if (drift_tokenizer_read(&tok, tokf, V, err, sizeof err)) die("--tokenizer: %s", err);
+        tp = &tok;
+    } else if (ck.gguf) {
+        if (drift_tokenizer_from_gguf(&tok, ck.gguf, err, sizeof err)) die("--checkpoint: %s: %s", ckpt, err);
+        if (tok.vocab_size != V)
+            die("--checkpoint: %s: the vocabulary has %d tokens, the embedding %d rows", ckpt, tok.vocab_size, V);
         tp = &tok;
     }
     int cap = ck.cfg.seq_len, np = 0;
@@ -299,11 +342,18 @@ int main(int argc, char **argv)
         }
         if (!np) die("--prompt-ids: expected at least one id");
     } else if (ptext) {
-        int rc = drift_tokenizer_encode(tp, ptext, 1, prompt, cap, &np);
+        int rc = ck.gguf ? drift_tokenizer_encode_ex(tp, ptext, 1, 1, prompt, cap, &np)
+                         : drift_tokenizer_encode(tp, ptext, 1, prompt, cap, &np);
+        if (rc == DRIFT_ERANGE) die("--prompt: more tokens than the context of %d", cap);
         if (rc) die("--prompt: cannot encode the text with this tokenizer (%s)", drift_strerror(rc));
+        if (np < 1) die("--prompt: the text gives no tokens");
+    } else if (ck.gguf) {
+        if (tok.bos_id < 0) die("--prompt: this model has no BOS token to start from; give --prompt or --prompt-ids");
+        prompt[np++] = tok.bos_id;
     } else {
         prompt[np++] = 1;
     }
+    if (np + ntok > cap) die("--tokens: the prompt (%d tokens) and %ld tokens exceed the context of %d", np, ntok, cap);
     describe(&a);
     describe(&b);
     run_out_t ra, rb;
@@ -379,11 +429,21 @@ int main(int argc, char **argv)
         else fprintf(stderr, "one stream stops (BOS) at step %d, the other goes on", first);
     }
     fprintf(stderr, ".\n");
+    if (tp && !json) { /* the text itself, as a person reads it */
+        for (int s = 0; s < (compare ? 2 : 1); s++) {
+            const run_out_t *r = s ? &rb : &ra;
+            fprintf(stderr, "%s", compare ? (s ? "b: " : "a: ") : "text: ");
+            for (int i = 0; i < np; i++) fputs(drift_tokenizer_decode(tp, i ? prompt[i - 1] : 1, prompt[i]), stderr);
+            fputs("\u2192", stderr);
+            for (int i = 0; i < r->g.n; i++) fputs(drift_tokenizer_decode(tp, i ? r->g.token[i - 1] : prev0, r->g.token[i]), stderr);
+            fputc('\n', stderr);
+        }
+    }
     drift_gen_free(&ra.g);
     free(ra.exact_gap);
     if (compare) drift_gen_free(&rb.g), free(rb.exact_gap);
     if (tp) drift_tokenizer_free(tp);
     free(prompt);
     drift_checkpoint_free(&ck);
-    return 0;
+    return drift_stdout_close_check() ? 2 : 0; /* a full disk or a closed stdout is an error, not a text */
 }

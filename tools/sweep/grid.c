@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "sweep.h"
@@ -42,22 +43,39 @@ static int has_option(const sweep_t *s, const char *name)
     return 0;
 }
 
+/* ax->values holds room for every value already (add_axis counts them first). */
 static void add_value(sweep_axis_t *ax, const char *v)
 {
-    ax->values = sweep_xrealloc(ax->values, ((size_t)ax->nvalues + 1) * sizeof *ax->values);
     ax->values[ax->nvalues++] = sweep_xstrdup(v);
 }
 
-/* One item of an axis: a value, or an integer range A..B (A <= B) expanded into its values. */
-static void add_item(sweep_axis_t *ax, const char *item, const char *where)
+/* Runs of the axes before the one being added: its values may multiply that up to
+ * SWEEP_MAX_RUNS, no further (checked before a value is allocated: a range over the whole
+ * of int64 once overflowed the count and allocated until memory ran out). */
+static long runs_before(const sweep_t *s, const sweep_axis_t *ax)
+{
+    long n = 1;
+    for (const sweep_axis_t *a = s->axes; a < ax; a++) n *= a->nvalues; /* each product <= SWEEP_MAX_RUNS */
+    return n;
+}
+
+static long max_values(const sweep_t *s, const sweep_axis_t *ax) { return SWEEP_MAX_RUNS / runs_before(s, ax); }
+
+/* One item of an axis: a value, or an integer range A..B (A <= B). With values == 0 it is
+ * checked and its count added to *total (which may not pass the room the axes before leave);
+ * else it is expanded into its values. */
+static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const char *where, int values, unsigned long *total)
 {
     if (!*item) sweep_die("%s: %s: empty value (accepted: name=v1,v2,... or name=A..B)", where, ax->name);
     for (const char *p = item; *p; p++)
-        if (isspace((unsigned char)*p) || *p == '"' || *p == '\'')
-            sweep_die("%s: %s: value '%s' holds a blank or a quote (not accepted in a grid)", where, ax->name, item);
+        if (isspace((unsigned char)*p) || *p == '"' || *p == '\'' || (unsigned char)*p < 0x20 || *p == 0x7f)
+            sweep_die("%s: %s: a value holds a blank, a quote or a control byte (not accepted in a grid)", where, ax->name);
+    unsigned long room = (unsigned long)max_values(s, ax) - *total;
     const char *dots = strstr(item, "..");
     if (!dots) {
-        add_value(ax, item);
+        if (room < 1) sweep_die("%s: %s: more than %ld runs with the axes before it (split the sweep)", where, ax->name, SWEEP_MAX_RUNS);
+        if (values) add_value(ax, item);
+        else ++*total;
         return;
     }
     char lo_s[64], *hi_s = (char *)dots + 2;
@@ -68,8 +86,19 @@ static void add_item(sweep_axis_t *ax, const char *item, const char *where)
     lo_s[n] = 0;
     if (drift_parse_long(&lo, lo_s) || drift_parse_long(&hi, hi_s) || lo > hi)
         sweep_die("%s: %s: malformed range '%s' (accepted: A..B, integers, A <= B)", where, ax->name, item);
-    if (hi - lo >= SWEEP_MAX_RUNS)
-        sweep_die("%s: %s: range '%s' has more than %ld values", where, ax->name, item, SWEEP_MAX_RUNS);
+    /* hi - lo in unsigned arithmetic: it overflows long for a range over the whole of int64 */
+    unsigned long span = (unsigned long)hi - (unsigned long)lo;
+    if (span >= room) {
+        char count[32];
+        if (span == (unsigned long)-1) snprintf(count, sizeof count, "2^64");
+        else snprintf(count, sizeof count, "%lu", span + 1);
+        sweep_die("%s: %s: range '%s' has %s values: with the axes and values before it, more than %ld runs (split the sweep)", where,
+                  ax->name, item, count, SWEEP_MAX_RUNS);
+    }
+    if (!values) {
+        *total += span + 1;
+        return;
+    }
     for (long v = lo;; v++) {
         char buf[32];
         snprintf(buf, sizeof buf, "%ld", v);
@@ -102,8 +131,15 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
     if (!*list) sweep_die("%s: %s: no values (accepted: name=v1,v2,... or name=A..B)", where, name);
     if (list[strlen(list) - 1] == ',' || list[0] == ',' || strstr(list, ",,"))
         sweep_die("%s: %s: empty value in '%s'", where, name, eq + 1);
+    /* Counted first, then expanded: nothing is allocated for a grid too large to run. */
+    unsigned long total = 0;
+    char *copy = sweep_xstrdup(list);
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
+        add_item(s, ax, item, where, 0, &total);
+    free(copy);
+    ax->values = sweep_xrealloc(NULL, (size_t)total * sizeof *ax->values);
     for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
-        add_item(ax, item, where);
+        add_item(s, ax, item, where, 1, &total);
     free(list);
     /* Each run must differ: no value twice (sorted, so that 10^5 seeds check in a blink). */
     char **sorted = sweep_xrealloc(NULL, (size_t)ax->nvalues * sizeof *sorted);
@@ -125,6 +161,14 @@ void sweep_add_grid(sweep_t *s, const char *spec, const char *where)
 
 void sweep_add_option(sweep_t *s, const char *word)
 {
+    /* sweep.txt holds one word per "option:" line, read back trimmed: a control byte (a newline
+     * would start a line of its own) or a blank at either end could not come back the same. */
+    size_t len = strlen(word);
+    for (const char *p = word; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            sweep_die("option '%s': holds a control byte (accepted: printable words)", word);
+    if (len && (isspace((unsigned char)word[0]) || isspace((unsigned char)word[len - 1])))
+        sweep_die("option '%s': begins or ends with a blank (a sweep file could not hold it)", word);
     if (!strncmp(word, "--", 2)) {
         const char *name = word + 2;
         char base[SWEEP_NAME_MAX];
@@ -144,16 +188,41 @@ static char *trim(char *p)
     return p;
 }
 
+#define SWEEP_FILE_MAX (64L << 20) /* bytes: a sweep file of 10^6 listed values fits many times */
+
 void sweep_read_file(sweep_t *s, const char *path)
 {
+    /* A FIFO is fine (--file <(...)); a device is not: /dev/zero is one endless line. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        sweep_die("--file: '%s' is not a regular file or a pipe", path);
     FILE *fp = fopen(path, "r");
     if (!fp) sweep_die("--file: cannot read '%s': %s", path, strerror(errno));
-    char *line = NULL, where[1100];
-    size_t cap = 0;
+    /* The whole file, bounded, before a line is parsed: getline on an endless line would
+     * allocate until memory ran out. */
+    sweep_text_t all = {0};
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+        if (memchr(chunk, 0, got)) sweep_die("--file: '%s' holds a NUL byte (not a sweep file)", path);
+        if (all.len + got > (size_t)SWEEP_FILE_MAX) sweep_die("--file: '%s' is larger than %ld MiB (not a sweep file)", path, SWEEP_FILE_MAX >> 20);
+        if (all.len + got + 1 > all.cap) {
+            all.cap = 2 * (all.len + got + 1);
+            all.p = sweep_xrealloc(all.p, all.cap);
+        }
+        memcpy(all.p + all.len, chunk, got);
+        all.len += got;
+        all.p[all.len] = 0;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) sweep_die("--file: cannot read '%s': %s", path, strerror(errno));
+    char *line = all.p ? all.p : "", *next, where[1100];
     int lineno = 0;
-    while (getline(&line, &cap, fp) > 0) {
-        lineno++;
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
+    for (; *line; line = next) {
+        next = line + strcspn(line, "\n");
+        if (*next) *next++ = 0;
+        lineno++;        snprintf(where, sizeof where, "%s:%d", path, lineno);
         char *p = trim(line);
         if (!*p || *p == '#') continue;
         char *colon = strchr(p, ':');
@@ -183,8 +252,7 @@ void sweep_read_file(sweep_t *s, const char *path)
             sweep_die("%s: unknown key '%s' (accepted: experiment, grid, options, option, shares)", where, key);
         }
     }
-    free(line);
-    fclose(fp);
+    free(all.p);
 }
 
 void sweep_finish(sweep_t *s)

@@ -10,7 +10,9 @@
  *     order. The lines that name the shares (hosts, times, command lines) all begin "# share".
  *   - EXP.md: one report fragment: the sweep, a table of runs, then every run's fragment.
  *   - sweep_runs.csv: run, the grid values, the run's directory and the command that reproduces it.
- * Everything is written into merged.part-PID/ and renamed to merged/ at the end. */
+ * Everything is written into a fresh merged.part-XXXXXX/ (merge.manifest last) and renamed to
+ * merged/ at the end; --out is refused unless it is new or a previous merge of this sweep
+ * alone (target.c), before anything is read or written. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "manifest.h"
 #include "sweep.h"
 
@@ -394,8 +397,20 @@ static int close_out(FILE *fp)
     return (fclose(fp) != 0 || bad) ? -1 : 0;
 }
 
-int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
+int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir_arg)
 {
+    /* "p/" and "p" are one directory; the .part sibling must not land inside it. */
+    char outdir[4096], twhy[8192];
+    snprintf(outdir, sizeof outdir, "%s", outdir_arg);
+    for (size_t n = strlen(outdir); n > 1 && outdir[n - 1] == '/'; n--) outdir[n - 1] = 0;
+    char **old_names;
+    int nold;
+    if (sweep_merge_target(twhy, sizeof twhy, s, c, outdir, &old_names, &nold) != 0) {
+        fprintf(stderr, "drift-sweep: ");
+        drift_escape_fputs(stderr, twhy, NULL);
+        fputc('\n', stderr);
+        return 2;
+    }
     /* Every share must be there, whole, from this commit and this sweep: one line names them all,
      * consecutive shares refused for the same reason named together ("shares 0..15 of 16"). */
     sweep_text_t refusal = {0};
@@ -429,6 +444,7 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
         fprintf(stderr, "drift-sweep: --merge %s: refused, %ld of %ld shares unusable: %s%s (rerun the sweep: it redoes only those)\n",
                 c->dir, nbad, s->nshares, refusal.p, ngroups > 8 ? "; ..." : "");
         free(refusal.p);
+        sweep_free_names(old_names, nold);
         return 2;
     }
 
@@ -466,9 +482,14 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
 
     find_collisions(&m, names, nnames);
     char part[4200];
-    snprintf(part, sizeof part, "%s.part-%s-%ld", outdir, c->host, (long)getpid());
-    sweep_remove_tree(part);
-    sweep_mkdirs(part);
+    snprintf(part, sizeof part, "%s", outdir);
+    char *slash = strrchr(part, '/');
+    if (slash && slash != part) {
+        *slash = 0;
+        sweep_mkdirs(part); /* the parents; the merge's own directory is the rename's */
+    }
+    snprintf(part, sizeof part, "%s.part-XXXXXX", outdir);
+    if (!mkdtemp(part)) sweep_die("--merge: cannot create '%s': %s", part, strerror(errno));
     int rc = 0, ncsv = 0;
     fileinfo_t *csvs = sweep_xrealloc(NULL, (size_t)(nnames + 1) * sizeof *csvs);
     const char *md = NULL;
@@ -503,10 +524,15 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir)
         if (out) write_runs(out, &m);
         if (!out || close_out(out) != 0) rc = 1;
     }
-    if (!rc && (sweep_remove_tree(outdir) != 0 || rename(part, outdir) != 0)) {
-        fprintf(stderr, "drift-sweep: --merge: cannot rename %s to %s: %s\n", part, outdir, strerror(errno));
+    if (!rc && sweep_write_merge_manifest(s, c, part) != 0) {
+        fprintf(stderr, "drift-sweep: --merge: cannot write %s/merge.manifest: %s\n", part, strerror(errno));
         rc = 1;
     }
+    if (!rc && sweep_replace_merge(twhy, sizeof twhy, part, outdir, old_names, nold) != 0) {
+        fprintf(stderr, "drift-sweep: %s\n", twhy);
+        rc = 1;
+    }
+    sweep_free_names(old_names, nold);
     if (rc) sweep_remove_tree(part);
     else if (!sweep_quiet)
         fprintf(stderr, "drift-sweep: merged %ld runs (%ld shares) into %s: %d CSV files, %ld rows, %s.md\n", s->nruns,

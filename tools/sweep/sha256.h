@@ -4,11 +4,13 @@
 #define DRIFT_SWEEP_SHA256_H
 
 #include "digest.h"
+#include "manifest.h"
 
 typedef drift_sha256_t sweep_sha256_t;
 #define sweep_sha256_init drift_sha256_init
 #define sweep_sha256_update drift_sha256_update
 #define sweep_sha256_hex drift_sha256_hex
-#define sweep_sha256_file drift_sha256_file
+/* regular files only: a FIFO listed in a manifest once hung the check */
+#define sweep_sha256_file drift_sha256_regular
 
 #endif

@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
+#include "manifest.h"
+#include "outlock.h"
 #include "sha256.h"
 #include "sweep.h"
 #include "table.h"
@@ -77,7 +80,7 @@ static int run_one(const sweep_t *s, const sweep_ctx_t *c, long r)
     int n;
     const char **args = sweep_run_args(s, r, &n);
     const char **argv = malloc((size_t)(n + 8) * sizeof *argv);
-    if (!argv) sweep_die("out of memory");
+    if (!argv) sweep_die("out of memory for run %ld's %d arguments (fewer options or axes)", r, n + 8);
     int k = 0;
     argv[k++] = s->experiment;
     for (int i = 0; i < n; i++) argv[k++] = args[i];
@@ -125,6 +128,8 @@ static int run_one(const sweep_t *s, const sweep_ctx_t *c, long r)
     return 0;
 }
 
+static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share);
+
 static void utc_now(char *buf, size_t size)
 {
     time_t now = time(NULL);
@@ -140,7 +145,30 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The share's lock (lib/run/outlock.h) on "DIR/shares/.share-I-of-N.lock": a second process
+ * given the same share (the same command twice, a requeued Slurm task) once removed the first
+ * one's live run directory as a stale part. It now refuses that share: status 1. */
+static int lock_share(const sweep_t *s, const sweep_ctx_t *c, long share)
+{
+    char dir[4096], name[96], why[4096];
+    snprintf(dir, sizeof dir, "%s/shares", c->dir);
+    snprintf(name, sizeof name, "share-%ld-of-%ld", share, s->nshares);
+    if (drift_out_lock(why, sizeof why, dir, name) == 0) return 0;
+    fprintf(stderr, "drift-sweep: share %ld/%ld: ", share, s->nshares);
+    drift_escape_fputs(stderr, why, NULL);
+    fputc('\n', stderr);
+    return -1;
+}
+
 int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
+{
+    if (lock_share(s, c, share) != 0) return 1;
+    int rc = run_share_locked(s, c, share);
+    drift_out_unlock();
+    return rc;
+}
+
+static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share)
 {
     char manifest[1000];
     sweep_manifest_path(manifest, sizeof manifest, s, c->dir, share);
@@ -156,8 +184,14 @@ int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share)
     char when[32];
     utc_now(when, sizeof when);
     sweep_text_add(&t, "# drift-sweep share manifest: written last, so a share without one is not complete\n");
+    /* The host and the command line escaped (escape.h): a newline in either would start a
+     * line the check reads as a key. */
+    char host[1100], *argv_esc = sweep_xrealloc(NULL, 4 * strlen(c->argv_line) + 1);
+    drift_escape(host, sizeof host, c->host, NULL);
+    drift_escape(argv_esc, 4 * strlen(c->argv_line) + 1, c->argv_line, NULL);
     sweep_text_add(&t, "sweep: %s\nexperiment: %s\nshare: %ld/%ld\ncommit: %s\nhost: %s\nargv: %s\nfinished: %s\nseconds: %.1f\n",
-        c->def_sha, s->experiment, share, s->nshares, c->commit, c->host, c->argv_line, when, seconds_now() - t0);
+        c->def_sha, s->experiment, share, s->nshares, c->commit, host, argv_esc, when, seconds_now() - t0);
+    free(argv_esc);
     for (long r = share; r < s->nruns; r += s->nshares) {
         char rundir[4096];
         snprintf(rundir, sizeof rundir, "%s/runs/%06ld", c->dir, r);
@@ -231,7 +265,9 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
 {
     char path[4096];
     sweep_manifest_path(path, sizeof path, s, c->dir, share);
-    FILE *fp = fopen(path, "rb");
+    struct stat mst;
+    if (lstat(path, &mst) == 0 && !S_ISREG(mst.st_mode)) return why_not(SHARE_CORRUPT, why, size, "manifest is not a regular file");
+    FILE *fp = drift_fopen_regular(path);
     if (!fp) return why_not(SHARE_MISSING, why, size, "no manifest");
     sweep_text_t t = {0};
     char buf[65536];

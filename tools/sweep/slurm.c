@@ -34,8 +34,21 @@ static void close_script(FILE *fp, const char *path)
     chmod(path, 0755);
 }
 
+static int has_control(const char *p)
+{
+    for (; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) return 1;
+    return 0;
+}
+
 void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_exe, char **extra, int nextra)
 {
+    /* A newline in a path or an #SBATCH option would end a script line early, and what
+     * follows it would run as a command of its own. */
+    if (has_control(c->dir)) sweep_die("--slurm: the sweep directory's path holds a control byte (a script line would break)");
+    if (has_control(self_exe) || has_control(c->bindir)) sweep_die("--slurm: drift-sweep's path holds a control byte (a script line would break)");
+    for (int i = 0; i < nextra; i++)
+        if (has_control(extra[i])) sweep_die("--sbatch: '%s' holds a control byte (accepted: one #SBATCH option)", extra[i]);
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/slurm", c->dir);
     sweep_mkdirs(dir);

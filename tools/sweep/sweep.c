@@ -26,17 +26,28 @@
 
 #include "cli.h"
 #include "envinfo.h"
+#include "escape.h"
+#include "manifest.h"
+#include "output.h"
 #include "sha256.h"
 #include "sweep.h"
 #include "table.h"
 
 int sweep_quiet = 0;
+/* The sweep directory, resolved: its runs' directories "DIR/runs/NNNNNN.part-HOST-PID" must be
+ * an --out the experiments take (at most 800 characters), and no path built from it may be cut
+ * (a cut path is a real, shorter one: removing "DIR/runs/000000" cut to "DIR" removed the sweep). */
+#define SWEEP_DIR_MAX 640
+#define SWEEP_MAX_JOBS 4096 /* local processes at once: beyond this the slot table is the problem */
 static int rank_silent = 0; /* an MPI rank other than 0: errors are said once, by rank 0 */
 
+/* One line, whatever the words it quotes hold: control bytes are written as \xHH (escape.h). */
 static void vsay(const char *fmt, va_list ap)
 {
+    char buf[8192];
+    vsnprintf(buf, sizeof buf, fmt, ap);
     fprintf(stderr, "drift-sweep: ");
-    vfprintf(stderr, fmt, ap);
+    drift_escape_fputs(stderr, buf, NULL);
     fprintf(stderr, "\n");
 }
 
@@ -157,7 +168,10 @@ static void ensure_definition(const char *dir, const char *def)
 {
     char path[1000];
     snprintf(path, sizeof path, "%s/sweep.txt", dir);
-    FILE *fp = fopen(path, "r");
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        sweep_die("--out: '%s' is not a regular file (a sweep directory's definition is one)", path);
+    FILE *fp = drift_fopen_regular(path);
     if (fp) {
         sweep_text_t have = {0};
         char chunk[65536];
@@ -203,7 +217,7 @@ static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long n
     }
     pid_t *slot = calloc((size_t)jobs, sizeof *slot);
     long *slot_share = calloc((size_t)jobs, sizeof *slot_share);
-    if (!slot || !slot_share) sweep_die("out of memory");
+    if (!slot || !slot_share) sweep_die("out of memory for %ld job slots (--jobs: fewer)", jobs);
     long next = 0, running = 0;
     while (next < ntodo || running > 0) {
         while (running < jobs && next < ntodo && worst < 2) {
@@ -287,7 +301,7 @@ static void parse(args_t *a, int argc, char **argv)
             break;
         } else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             usage(stdout);
-            exit(0);
+            exit(drift_stdout_close_check());
         } else if (!strcmp(o, "--grid")) {
             sweep_add_grid(&a->s, need_str(argc, argv, &i), "--grid");
         } else if (!strcmp(o, "--file")) {
@@ -304,6 +318,7 @@ static void parse(args_t *a, int argc, char **argv)
                 sweep_die("--gpus: malformed list '%s' (accepted: N or N,N,... as CUDA_VISIBLE_DEVICES takes them)", a->gpus);
         } else if (!strcmp(o, "--jobs")) {
             a->jobs = need_long(argc, argv, &i, 1);
+            if (a->jobs > SWEEP_MAX_JOBS) sweep_die("--jobs: %ld (accepted: 1..%d local processes)", a->jobs, SWEEP_MAX_JOBS);
         } else if (!strcmp(o, "--shares")) {
             long n = need_long(argc, argv, &i, 1);
             if (a->s.nshares && a->s.nshares != n) sweep_die("--shares: %ld differs from %ld given before", n, a->s.nshares);
@@ -325,8 +340,11 @@ static void parse(args_t *a, int argc, char **argv)
             a->slurm = 1;
         } else if (!strcmp(o, "--sbatch")) {
             a->sbatch = realloc(a->sbatch, (size_t)(a->nsbatch + 1) * sizeof *a->sbatch);
-            if (!a->sbatch) sweep_die("out of memory");
+            if (!a->sbatch) sweep_die("out of memory (--sbatch given %d times)", a->nsbatch + 1);
             a->sbatch[a->nsbatch++] = (char *)need_str(argc, argv, &i);
+            for (const char *p = a->sbatch[a->nsbatch - 1]; *p; p++) /* one script line each */
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                    sweep_die("--sbatch: '%s' holds a control byte (accepted: one #SBATCH option)", a->sbatch[a->nsbatch - 1]);
         } else if (!strcmp(o, "--quiet")) {
             sweep_quiet = 1;
         } else if (!strncmp(o, "--", 2) && o[2]) {
@@ -392,12 +410,15 @@ int main(int argc, char **argv)
         if (a.s.experiment[0] || a.s.naxes || a.s.noptions || a.shard >= 0 || a.slurm)
             sweep_die("--merge DIR takes no experiment, grid or run options (accepted: --merge DIR [--out MERGED])");
         if (mpi_rank != 0) return 0;
+        if (strlen(a.merge_dir) > SWEEP_DIR_MAX || (a.out && strlen(a.out) > SWEEP_DIR_MAX))
+            sweep_die("--merge: path too long (accepted: at most %d characters)", SWEEP_DIR_MAX);
         sweep_t *sp = &merge_sweep;
         snprintf(def_dir, sizeof def_dir, "%s/sweep.txt", a.merge_dir);
         struct stat st;
         if (stat(a.merge_dir, &st) != 0 || !S_ISDIR(st.st_mode))
             sweep_die("--merge: '%s' is not a sweep directory", a.merge_dir);
-        if (stat(def_dir, &st) != 0) sweep_die("--merge: '%s' is not a sweep directory (no sweep.txt)", a.merge_dir);
+        if (lstat(def_dir, &st) != 0) sweep_die("--merge: '%s' is not a sweep directory (no sweep.txt)", a.merge_dir);
+        if (!S_ISREG(st.st_mode)) sweep_die("--merge: '%s' is not a regular file (a sweep directory's definition is one)", def_dir);
         sweep_read_file(sp, def_dir);
         sweep_finish(sp);
         definition_sha(c.def_sha, sp);
@@ -424,15 +445,31 @@ int main(int argc, char **argv)
         snprintf(outbuf, sizeof outbuf, "sweeps/%s", a.s.experiment);
         a.out = outbuf;
     }
+    definition_sha(c.def_sha, &a.s);
+    struct stat ost;
+    if (a.shard < 0 && !a.no_merge && !a.slurm && stat(a.out, &ost) == 0 && realpath(a.out, absout) && strlen(absout) <= SWEEP_DIR_MAX) {
+        /* The merge's target refused now, before anything is made or computed. */
+        char merged[PATH_MAX + 16], twhy[8192], **old;
+        int nold;
+        c.dir = absout;
+        snprintf(merged, sizeof merged, "%s/merged", c.dir);
+        if (sweep_merge_target(twhy, sizeof twhy, &a.s, &c, merged, &old, &nold) != 0) sweep_die("%s", twhy);
+        sweep_free_names(old, nold);
+    }
+    if (strlen(a.out) > SWEEP_DIR_MAX) sweep_die("--out: path too long (accepted: at most %d characters)", SWEEP_DIR_MAX);
+    for (const char *p = a.out; a.slurm && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            sweep_die("--slurm: --out '%s' holds a control byte (a script line would break)", a.out);
     sweep_mkdirs(a.out);
     if (!realpath(a.out, absout)) sweep_die("--out: cannot resolve '%s': %s", a.out, strerror(errno));
+    if (strlen(absout) > SWEEP_DIR_MAX)
+        sweep_die("--out: '%s' resolves to a path of %zu characters (accepted: at most %d)", a.out, strlen(absout), SWEEP_DIR_MAX);
     c.dir = absout;
     if (a.bindir) {
         static char absbin[PATH_MAX];
         if (!realpath(a.bindir, absbin)) sweep_die("--bin: cannot resolve '%s'", a.bindir);
         c.bindir = absbin;
     }
-    definition_sha(c.def_sha, &a.s);
     char *def = sweep_definition(&a.s, 1);
     ensure_definition(c.dir, def);
     free(def);
@@ -449,13 +486,13 @@ int main(int argc, char **argv)
                "submit with: bash %s/slurm/submit.sh\n", c.dir, a.s.nshares, c.dir);
         if (a.s.nshares > 1000)
             printf("note: %ld array tasks; Slurm's MaxArraySize is 1001 unless the site raised it (--shares N)\n", a.s.nshares);
-        return 0;
+        return drift_stdout_close_check();
     }
 
     /* The shares this process answers for, less those already done by this commit. */
     long first = a.shard >= 0 ? a.shard : mpi_rank, step = a.shard >= 0 ? a.s.nshares : mpi_size;
     long *todo = malloc((size_t)a.s.nshares * sizeof *todo), ntodo = 0, ndone = 0, mine = 0;
-    if (!todo) sweep_die("out of memory");
+    if (!todo) sweep_die("out of memory listing %ld shares (--shares: fewer)", a.s.nshares);
     for (long k = first; k < a.s.nshares; k += step) {
         char why[1024];
         mine++;
@@ -483,6 +520,7 @@ int main(int argc, char **argv)
     int rc = run_shares(&a.s, &c, todo, ntodo, mpi_size > 1 ? 1 : a.jobs, a.gpus,
                         mpi_size > 1 ? env_long(MPI_LRANK_VARS, mpi_rank) : 0);
     free(todo);
+    if (drift_stdout_close_check()) return 2;
 
     int do_merge = a.shard < 0 && !a.no_merge;
 #ifdef DRIFT_HAVE_MPI

@@ -13,7 +13,8 @@
  *   shares/share-I-of-N.manifest    written last: file names, sizes, SHA-256, commit, host, argv
  *   logs/run-NNNNNN.log             the experiment's stdout and stderr
  *   merged/                         the merge: EXP*.csv with leading run and grid columns,
- *                                   EXP.md (one report fragment), sweep_runs.csv
+ *                                   EXP.md (one report fragment), sweep_runs.csv and
+ *                                   merge.manifest (written last: what a later merge may replace)
  *   slurm/                          with --slurm: shares.sbatch, merge.sbatch, submit.sh */
 #ifndef DRIFT_SWEEP_H
 #define DRIFT_SWEEP_H
@@ -48,7 +49,7 @@ void sweep_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int sweep_quiet;
 
 /* util.c */
-void *sweep_xrealloc(void *p, size_t n); /* dies "out of memory" rather than return NULL */
+void *sweep_xrealloc(void *p, size_t n); /* dies "out of memory (N bytes ...)" rather than return NULL */
 char *sweep_xstrdup(const char *s);
 typedef struct { char *p; size_t len, cap; } sweep_text_t; /* {0} is the empty text */
 void sweep_text_add(sweep_text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -108,8 +109,19 @@ int sweep_remove_tree(const char *path);
 /* mkdir -p; dies when it cannot. */
 void sweep_mkdirs(const char *path);
 
-/* merge.c — 0, or 2 (refused: one line naming the shares) */
+/* merge.c — 0, or 2 (refused: one line naming the shares, or the --out it will not touch) */
 int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir);
+
+/* target.c — where a merge may go (see there). sweep_merge_target: 0 when outdir is new
+ * (outside the sweep's own directories) or a previous merge of this sweep and nothing else
+ * (*old_names: the files it lists, malloc'd); -1 with why (one line) otherwise. Touches
+ * nothing. sweep_write_merge_manifest: "part/merge.manifest" (the sweep's definition SHA-256
+ * and every file), written last; 0 or -1. sweep_replace_merge: the previous merge renamed
+ * aside, part renamed to outdir, then the old listed files removed; 0 or -1 with why. */
+int sweep_merge_target(char *why, size_t size, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
+                       char ***old_names, int *nold);
+int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const char *part);
+int sweep_replace_merge(char *why, size_t size, const char *part, const char *outdir, char **old_names, int nold);
 
 /* slurm.c — writes DIR/slurm/{shares,merge}.sbatch and submit.sh. */
 void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_exe, char **extra, int nextra);

@@ -14,14 +14,15 @@
 void *sweep_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) sweep_die("out of memory");
+    /* What grows with the sweep is its runs: the size says how far off this machine is. */
+    if (!q) sweep_die("out of memory (%zu bytes wanted; a smaller --grid, or --shares, needs less)", n);
     return q;
 }
 
 char *sweep_xstrdup(const char *s)
 {
     char *d = strdup(s);
-    if (!d) sweep_die("out of memory");
+    if (!d) sweep_die("out of memory (%zu bytes wanted; a smaller --grid needs less)", strlen(s) + 1);
     return d;
 }
 

@@ -1,0 +1,121 @@
+/* prompt_file.c — prompts one a line, with escapes (prompt_file.h). */
+#include "prompt_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "drift.h"
+#include "why.h"
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Unescape line [s, e) into out (at least e - s + 1 bytes). */
+static int unescape(char *out, const char *s, const char *e, const char *name, int lineno, char *err, size_t errsize)
+{
+    char *o = out;
+    for (const char *p = s; p < e; p++) {
+        if (*p == 0) return drift_why(err, errsize, DRIFT_EINVAL, "%s: line %d: a NUL byte (prompts are text)", name, lineno);
+        if (*p != '\\') {
+            *o++ = *p;
+            continue;
+        }
+        if (++p == e) return drift_why(err, errsize, DRIFT_EINVAL, "%s: line %d: a trailing backslash (write \\\\)", name, lineno);
+        switch (*p) {
+        case 'n': *o++ = '\n'; break;
+        case 't': *o++ = '\t'; break;
+        case 'r': *o++ = '\r'; break;
+        case '\\': *o++ = '\\'; break;
+        case 'x': {
+            int hi = p + 1 < e ? hexval(p[1]) : -1, lo = p + 2 < e ? hexval(p[2]) : -1;
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+                return drift_why(err, errsize, DRIFT_EINVAL, "%s: line %d: \\x needs two hex digits of a non-zero byte", name, lineno);
+            *o++ = (char)(hi * 16 + lo);
+            p += 2;
+            break;
+        }
+        default:
+            return drift_why(err, errsize, DRIFT_EINVAL, "%s: line %d: unknown escape '\\%c' (accepted: \\n \\t \\r \\\\ \\xHH)", name,
+                             lineno, *p);
+        }
+    }
+    *o = 0;
+    return 0;
+}
+
+int drift_prompt_file_parse(drift_prompt_file_t *p, const char *bytes, size_t size, const char *name, char *err,
+                            size_t errsize)
+{
+    if (!p || (!bytes && size)) return drift_why(err, errsize, DRIFT_EINVAL, "no prompt file");
+    memset(p, 0, sizeof *p);
+    size_t lines = 1;
+    for (size_t i = 0; i < size; i++) lines += bytes[i] == '\n';
+    p->text = calloc(lines, sizeof *p->text);
+    if (!p->text) return drift_why(err, errsize, DRIFT_ENOMEM, "%s: out of memory", name);
+    int lineno = 0;
+    for (const char *s = bytes, *end = bytes + size; s < end;) {
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        if (!e) e = end;
+        lineno++;
+        if (e > s && *s != '#') {
+            char *t = malloc((size_t)(e - s) + 1);
+            if (!t) {
+                drift_prompt_file_free(p);
+                return drift_why(err, errsize, DRIFT_ENOMEM, "%s: out of memory", name);
+            }
+            int rc = unescape(t, s, e, name, lineno, err, errsize);
+            if (rc) {
+                free(t);
+                drift_prompt_file_free(p);
+                return rc;
+            }
+            p->text[p->n++] = t;
+        }
+        s = e + 1;
+    }
+    if (p->n == 0) {
+        drift_prompt_file_free(p);
+        return drift_why(err, errsize, DRIFT_EINVAL, "%s: no prompts (every line empty or a comment)", name);
+    }
+    return 0;
+}
+
+int drift_prompt_file_read(drift_prompt_file_t *p, const char *path, char *err, size_t errsize)
+{
+    if (!p || !path) return drift_why(err, errsize, DRIFT_EINVAL, "no prompt file");
+    memset(p, 0, sizeof *p);
+    struct stat st;
+    if (stat(path, &st) != 0) return drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return drift_why(err, errsize, DRIFT_EIO, "%s: not a regular file", path);
+    if ((size_t)st.st_size > DRIFT_PROMPT_FILE_MAX_BYTES)
+        return drift_why(err, errsize, DRIFT_EINVAL, "%s: %lld bytes, more than a prompt set of %zu", path, (long long)st.st_size,
+                         DRIFT_PROMPT_FILE_MAX_BYTES);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
+    size_t size = (size_t)st.st_size;
+    char *buf = malloc(size ? size : 1);
+    size_t got = buf ? fread(buf, 1, size, fp) : 0;
+    int bad = ferror(fp);
+    fclose(fp);
+    if (!buf) return drift_why(err, errsize, DRIFT_ENOMEM, "%s: out of memory", path);
+    if (bad || got != size) {
+        free(buf);
+        return drift_why(err, errsize, DRIFT_EIO, "cannot read %s", path);
+    }
+    int rc = drift_prompt_file_parse(p, buf, size, path, err, errsize);
+    free(buf);
+    return rc;
+}
+
+void drift_prompt_file_free(drift_prompt_file_t *p)
+{
+    if (!p) return;
+    for (int i = 0; i < p->n; i++) free(p->text[i]);
+    free(p->text);
+    memset(p, 0, sizeof *p);
+}
