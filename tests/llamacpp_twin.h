@@ -47,6 +47,9 @@ static int twin_read_record(twin_prompt_t *p, int max_prompts, const char *path)
     memset(p, 0, sizeof *p * (size_t)max_prompts);
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#' || !strncmp(line, "prompt_id", 9)) {
+            /* a header line may be longer than the buffer (the decoded outputs): skip all of it */
+            while (!strchr(line, '\n') && fgets(line, sizeof line, f)) {
+            }
             continue;
         }
         char kind[16], lh[64], slh[64];
