@@ -11,12 +11,19 @@
  * Times are thread CPU time, one OpenMP thread, the minimum and median over --reps runs,
  * interleaved so that a noisy neighbour slows every side alike.
  *
+ * With a GGUF checkpoint (./lab bench forward --checkpoint models/SmolLM2-135M-Instruct.Q4_1.gguf)
+ * it adds decode tokens/s of the lab's fp32 recipe and of llamacpp-cpu against llama.cpp's own
+ * build (the witness of tools/peers/llamacpp.sh, DRIFT_LLAMACPP_WITNESS or build-peers/), batched
+ * decode at 1, 8 and 64 sequences, and the exact reference's cost per token.
+ *
  * usage: bench_forward [--checkpoint FILE] [--tokens N] [--reps N] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -53,11 +60,13 @@ static void matmul(float *o, const float *x, const float *w, int n, int d)
     }
 }
 
+static float plain_eps = 1e-5f, plain_theta = 10000.0f; /* the checkpoint's (main sets them) */
+
 static void rmsnorm(float *o, const float *x, const float *w, int n)
 {
     float ss = 0;
     for (int j = 0; j < n; j++) ss += x[j] * x[j];
-    ss = 1.0f / sqrtf(ss / n + 1e-5f);
+    ss = 1.0f / sqrtf(ss / n + plain_eps);
     for (int j = 0; j < n; j++) o[j] = w[j] * (ss * x[j]);
 }
 
@@ -76,7 +85,7 @@ static void plain_forward(plain_t *p, int token, int pos)
         matmul(kc, p->xb, ck->wk + (size_t)l * kvd * d, d, kvd);
         matmul(vc, p->xb, ck->wv + (size_t)l * kvd * d, d, kvd);
         for (int i = 0; i < d; i += 2) {
-            float freq = 1.0f / powf(10000.0f, (i % hs) / (float)hs), val = pos * freq;
+            float freq = 1.0f / powf(plain_theta, (i % hs) / (float)hs), val = pos * freq;
             float fr = cosf(val), fi = sinf(val);
             for (int w = 0; w < (i < kvd ? 2 : 1); w++) {
                 float *v = w ? kc : p->q, a = v[i], b = v[i + 1];
@@ -121,6 +130,120 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void min_median(double *v, int n, double *mn, double *md)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_dbl);
+    *mn = v[0], *md = v[n / 2];
+}
+
+/* CPU seconds (user + system) of a child command, from getrusage(RUSAGE_CHILDREN). */
+static double child_cpu(const char *cmd)
+{
+    struct rusage a, b;
+    getrusage(RUSAGE_CHILDREN, &a);
+    if (system(cmd) != 0) return -1;
+    getrusage(RUSAGE_CHILDREN, &b);
+    return (double)(b.ru_utime.tv_sec - a.ru_utime.tv_sec) + 1e-6 * (double)(b.ru_utime.tv_usec - a.ru_utime.tv_usec) +
+           (double)(b.ru_stime.tv_sec - a.ru_stime.tv_sec) + 1e-6 * (double)(b.ru_stime.tv_usec - a.ru_stime.tv_usec);
+}
+
+/* A GGUF model: decode tokens/s of the lab's fp32 recipe and of llamacpp-cpu against llama.cpp's
+ * own witness build (tools/peers/llamacpp.sh; its per-token cost is the CPU time of a run of
+ * 8 + ntok steps minus one of 8, so its start-up cancels), batched decode at 1, 8 and 64
+ * sequences, and the exact reference's cost per token. Interleaved rounds, min and median. */
+static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int *tok, int ntok, int reps)
+{
+    char err[DRIFT_LLM_ERR_MAX];
+    const size_t V = (size_t)ck->cfg.vocab_size;
+    drift_numerics_t nf = drift_numerics_fp32(), nl = drift_numerics_fp32(), ne = drift_numerics_exact();
+    drift_numerics_set_recipe(&nl, "llamacpp-cpu");
+    drift_model_t *mf, *ml, *me;
+    if (drift_model_create(&mf, ck, &nf, 64, err, sizeof err) || drift_model_create(&ml, ck, &nl, 1, err, sizeof err) ||
+        drift_model_create(&me, ck, &ne, 1, err, sizeof err))
+        die(err);
+    const char *wit = getenv("DRIFT_LLAMACPP_WITNESS");
+    char wdef[1024];
+    snprintf(wdef, sizeof wdef, "%s/build-peers/llamacpp-avx2/bin/drift-llama-witness", DRIFT_SOURCE_DIR);
+    if (!wit) wit = wdef;
+    int have_witness = access(wit, X_OK) == 0;
+    char pf[] = "/tmp/bench_forward_prompt_XXXXXX";
+    int fd = mkstemp(pf);
+    if (fd < 0) die("cannot create a prompt file");
+    if (write(fd, "Once upon a time\n", 17) != 17) die("cannot write the prompt file");
+    close(fd);
+    double *L = malloc(V * 64 * sizeof(double)), *tl[4], *tb[3];
+    for (int k = 0; k < 4; k++) tl[k] = malloc((size_t)reps * sizeof(double));
+    for (int k = 0; k < 3; k++) tb[k] = malloc((size_t)reps * sizeof(double));
+    const int B[3] = {1, 8, 64};
+    const int nb = ntok < 16 ? ntok : 16; /* batched decode steps */
+    for (int rep = 0; rep < reps; rep++) {
+        double t0 = cpu_now();
+        for (int i = 0; i < ntok; i++) {
+            drift_seq_step_t sq = {0, i, 1, &tok[i]};
+            if (drift_model_step(mf, L, &sq, 1)) die("lab fp32 decode failed");
+        }
+        double t1 = cpu_now();
+        for (int i = 0; i < ntok; i++) {
+            drift_seq_step_t sq = {0, i, 1, &tok[i]};
+            if (drift_model_step(ml, L, &sq, 1)) die("llamacpp-cpu decode failed");
+        }
+        double t2 = cpu_now();
+        tl[0][rep] = (t1 - t0) / ntok, tl[1][rep] = (t2 - t1) / ntok;
+        tl[2][rep] = -1;
+        if (have_witness) {
+            char cmd[2048];
+            snprintf(cmd, sizeof cmd, "'%s' --model '%s' --threads 1 --tokens %d --out '%s.csv' '%s' >/dev/null 2>&1", wit, path, 8, pf, pf);
+            double a = child_cpu(cmd);
+            snprintf(cmd, sizeof cmd, "'%s' --model '%s' --threads 1 --tokens %d --out '%s.csv' '%s' >/dev/null 2>&1", wit, path, 8 + ntok, pf, pf);
+            double b = child_cpu(cmd);
+            if (a >= 0 && b >= 0) tl[2][rep] = (b - a) / ntok;
+        }
+        for (int k = 0; k < 3; k++) { /* B sequences decoding side by side: one row each per step */
+            drift_seq_step_t sq[64];
+            double s0 = cpu_now();
+            for (int i = 0; i < nb; i++) {
+                for (int b = 0; b < B[k]; b++) sq[b] = (drift_seq_step_t){b, i, 1, &tok[(i + b) % ntok]};
+                if (drift_model_step(mf, L, sq, B[k])) die("batched decode failed");
+            }
+            tb[k][rep] = (cpu_now() - s0) / (nb * B[k]);
+        }
+        if (rep == 0) { /* the exact reference: once (it does not vary) */
+            double e0 = cpu_now();
+            for (int i = 0; i < nb; i++) {
+                drift_seq_step_t sq = {0, i, 1, &tok[i]};
+                if (drift_model_step(me, L, &sq, 1)) die("exact pass failed");
+            }
+            tl[3][0] = (cpu_now() - e0) / nb;
+        }
+    }
+    double mn[4], md[4], bmn[3], bmd[3];
+    for (int k = 0; k < 3; k++) min_median(tl[k], reps, &mn[k], &md[k]);
+    mn[3] = md[3] = tl[3][0];
+    for (int k = 0; k < 3; k++) min_median(tb[k], reps, &bmn[k], &bmd[k]);
+    printf("decode, one token per step, 1 thread (CPU s per token; tokens/s = 1 / that):\n");
+    printf("  lab fp32 recipe       min %8.5f  median %8.5f   (%.1f tokens/s)\n", mn[0], md[0], 1 / md[0]);
+    printf("  lab llamacpp-cpu      min %8.5f  median %8.5f   (%.1f tokens/s)\n", mn[1], md[1], 1 / md[1]);
+    if (have_witness)
+        printf("  llama.cpp (witness)   min %8.5f  median %8.5f   (%.1f tokens/s; Q4_1 weights, its own build)\n", mn[2], md[2], 1 / md[2]);
+    else
+        printf("  llama.cpp             skipped: no %s (tools/peers/llamacpp.sh builds it)\n", wit);
+    printf("  exact reference       %8.5f s per token (fp64, correctly rounded dots)\n", mn[3]);
+    if (have_witness && mn[2] > 0) {
+        printf("llamacpp_cpu/llama.cpp = %.2fx (min) %.2fx (median)   goal <= 3x\n", mn[1] / mn[2], md[1] / md[2]);
+        printf("lab_fp32/llama.cpp     = %.2fx (min) %.2fx (median)   goal <= 2x against F32 weights: these are Q4_1, 7x fewer bytes\n",
+               mn[0] / mn[2], md[0] / md[2]);
+    }
+    printf("batched decode, lab fp32 (CPU s per token):  1: %.5f   8: %.5f   64: %.5f (medians)\n", bmd[0], bmd[1], bmd[2]);
+    printf("tokens/s at 64 sequences / at 1 = %.2fx (min) %.2fx (median)   goal >= 8x\n", bmn[0] / bmn[2], bmd[0] / bmd[2]);
+    char csv[64];
+    snprintf(csv, sizeof csv, "%s.csv", pf);
+    remove(pf), remove(csv);
+    drift_model_free(mf), drift_model_free(ml), drift_model_free(me);
+    free(L);
+    for (int k = 0; k < 4; k++) free(tl[k]);
+    for (int k = 0; k < 3; k++) free(tb[k]);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = DRIFT_SOURCE_DIR "/models/stories260K.bin";
@@ -141,6 +264,7 @@ int main(int argc, char **argv)
     if (drift_checkpoint_read(&ck, path, err, sizeof err)) die(err);
     const drift_llm_config_t *c = &ck.cfg;
     if (ntok > c->seq_len) ntok = c->seq_len;
+    plain_eps = (float)drift_llm_rms_eps(c), plain_theta = (float)drift_llm_rope_theta(c);
     size_t V = (size_t)c->vocab_size, kvd = (size_t)c->n_kv_heads * (size_t)(c->dim / c->n_heads);
     plain_t p = {&ck, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim;
@@ -189,6 +313,7 @@ int main(int argc, char **argv)
     printf("  lab bf16 tc:h100    min %8.4f s  median %8.4f s\n", mn[2], md[2]);
     printf("lab_fp32/plain = %.2fx (min) %.2fx (median)   goal <= 1.5x\n", mn[1] / mn[0], md[1] / md[0]);
     printf("bf16_tc/fp32   = %.2fx (min) %.2fx (median)\n", mn[2] / mn[1], md[2] / md[1]);
+    if (ck.gguf) gguf_bench(&ck, path, tok, ntok, reps);
     drift_model_free(mf), drift_model_free(mb);
     free(L), free(tok), free(p.x), free(p.xb), free(p.xb2), free(p.q), free(p.hb), free(p.hb2), free(p.att);
     free(p.logits), free(p.kc), free(p.vc);

@@ -37,7 +37,7 @@ typedef struct {
 } twin_prompt_t;
 
 /* Reads a record; returns the number of prompts (0 when the file is absent). */
-static int twin_read_record(twin_prompt_t *p, int max_prompts, const char *path) {
+static inline int twin_read_record(twin_prompt_t *p, int max_prompts, const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) {
         return 0;
@@ -77,7 +77,7 @@ static int twin_read_record(twin_prompt_t *p, int max_prompts, const char *path)
 }
 
 /* argmax as the witness takes it: first index wins a tie; the second the same over the rest */
-static void twin_top2(const float *l, int n, int *b1, int *b2) {
+static inline void twin_top2(const float *l, int n, int *b1, int *b2) {
     int a = 0;
     for (int i = 1; i < n; i++) {
         if (l[i] > l[a]) {
@@ -94,11 +94,11 @@ static void twin_top2(const float *l, int n, int *b1, int *b2) {
     *b2 = b;
 }
 
-static int twin_same(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+static inline int twin_same(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* Decodes prompts[0 .. np) (ids into the record; np < 0: all) for at most max_steps steps each,
  * with the twin of the build that wrote the record (isa). */
-static void twin_run_threads(const char *record, drift_llamacpp_isa_t isa, int threads, const int *prompts, int np,
+static inline void twin_run_threads(const char *record, drift_llamacpp_isa_t isa, int threads, const int *prompts, int np,
                              int max_steps) {
     if (access(TWIN_MODEL, R_OK) != 0 || access(record, R_OK) != 0) {
         cr_skip_test("needs %s and %s", TWIN_MODEL, record);
@@ -166,7 +166,7 @@ static void twin_run_threads(const char *record, drift_llamacpp_isa_t isa, int t
     cr_expect_eq(equal, steps, "%ld of %ld steps differ from llama.cpp's record", steps - equal, steps);
 }
 
-static void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *prompts, int np, int max_steps) {
+static inline void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *prompts, int np, int max_steps) {
     twin_run_threads(record, isa, 1, prompts, np, max_steps);
 }
 

@@ -114,6 +114,7 @@ int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec)
 {
     if (!nx || !spec) return DRIFT_EINVAL;
     if (!strcmp(spec, "llamacpp-cpu")) return nx->engine = DRIFT_ENGINE_LLAMACPP_CPU, 0;
+    if (!strcmp(spec, "llamacpp-cpu-avx512")) return nx->engine = DRIFT_ENGINE_LLAMACPP_CPU_AVX512, 0;
     drift_recipe_t r;
     int rc = drift_model_recipe_parse(&r, spec);
     if (rc) return rc;
@@ -133,7 +134,7 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
     if ((unsigned)nx->engine >= DRIFT_NENGINES) return drift_why(err, errsize, DRIFT_EINVAL, "engine: unknown");
     if (nx->exact && nx->engine != DRIFT_ENGINE_LAB)
         return drift_why(err, errsize, DRIFT_EINVAL, "recipe: the exact reference is the lab's engine, not llamacpp-cpu");
-    if (nx->exact || nx->engine == DRIFT_ENGINE_LLAMACPP_CPU) return 0;
+    if (nx->exact || nx->engine != DRIFT_ENGINE_LAB) return 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
         const drift_recipe_t *r = &nx->mm[i];
         char why[DRIFT_LLM_ERR_MAX];
@@ -173,9 +174,10 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
 int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
 {
     if (nx->exact) return snprintf(buf, size, "exact (fp64, exactly rounded dot products and sums)");
-    if (nx->engine == DRIFT_ENGINE_LLAMACPP_CPU)
-        return snprintf(buf, size, "llamacpp-cpu (llama.cpp's CPU backend, AVX2 build, 1 thread: stored weights, q8 activations, "
-                                   "fp16 KV cache, flash attention)");
+    if (nx->engine != DRIFT_ENGINE_LAB)
+        return snprintf(buf, size, "%s (llama.cpp's CPU backend, %s build, 1 thread: stored weights, q8 activations, fp16 KV cache, "
+                                   "flash attention)", nx->engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu" : "llamacpp-cpu-avx512",
+                        nx->engine == DRIFT_ENGINE_LLAMACPP_CPU ? "AVX2" : "AVX-512");
     size_t at = 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
         char r[DRIFT_RECIPE_SPEC_MAX];
@@ -414,6 +416,7 @@ static int engine_create(drift_model_t *m, char *err, size_t errsize)
     if (!m->eng || !m->eng_len || !m->eng_logits) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
     for (int s = 0; s < m->nslots; s++) {
         int rc = drift_llamacpp_create(&m->eng[s], m->ck->gguf, m->c.seq_len, err, errsize);
+        if (!rc && m->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU_AVX512) rc = drift_llamacpp_set_isa(m->eng[s], DRIFT_LLAMACPP_AVX512);
         if (rc) return rc;
     }
     if (drift_llamacpp_n_vocab(m->eng[0]) != m->c.vocab_size)
@@ -450,7 +453,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     drift_model_t *m = calloc(1, sizeof *m);
     if (!m) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
     m->ck = ck, m->c = ck->cfg, m->nx = *nx, m->nslots = nslots;
-    if (nx->engine == DRIFT_ENGINE_LLAMACPP_CPU) {
+    if (nx->engine != DRIFT_ENGINE_LAB) {
         rc = engine_create(m, err, errsize);
         if (rc) drift_model_free(m);
         else *out = m;

@@ -98,7 +98,7 @@ int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P,
  * llamacpp-cpu is llama.cpp's CPU backend bit for bit (llamacpp_forward.h: a GGUF model's
  * stored Q4_1/Q8_0 weights with activations quantized as ggml does, fp16 KV cache, flash
  * attention; each sequence decoded alone, as its own llama_decode calls), and ignores them. */
-typedef enum { DRIFT_ENGINE_LAB = 0, DRIFT_ENGINE_LLAMACPP_CPU, DRIFT_NENGINES } drift_engine_t;
+typedef enum { DRIFT_ENGINE_LAB = 0, DRIFT_ENGINE_LLAMACPP_CPU, DRIFT_ENGINE_LLAMACPP_CPU_AVX512, DRIFT_NENGINES } drift_engine_t;
 
 typedef struct {
     int exact;                       /* 1: the fp64 exact reference (see above) */
@@ -123,7 +123,8 @@ drift_numerics_t drift_numerics_fp32(void);
 drift_numerics_t drift_numerics_exact(void);
 /* Set all five matmul recipes at once. */
 void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r);
-/* A whole-model recipe: "llamacpp-cpu" (the engine), or a matmul recipe for all five groups
+/* A whole-model recipe: "llamacpp-cpu" (the engine; its AVX2 build) or "llamacpp-cpu-avx512"
+ * (the same source built with AVX-512), or a matmul recipe for all five groups
  * (drift_model_recipe_parse). 0, DRIFT_EINVAL or DRIFT_EUNSUPPORTED. */
 int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec);
 /* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the

@@ -37,7 +37,8 @@ static const char *USAGE =
     "                        model generates --tokens tokens)\n"
     "  --tokenizer FILE      llama2.c tokenizer.bin: text column, and --prompt TEXT\n"
     "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32);\n"
-    "                        llamacpp-cpu: llama.cpp's CPU backend bit for bit (GGUF; AVX2 build, 1 thread)\n"
+    "                        llamacpp-cpu: llama.cpp's CPU backend bit for bit (GGUF; AVX2 build, 1 thread);\n"
+    "                        llamacpp-cpu-avx512: the same llama.cpp built with AVX-512\n"
     "  --recipe-qkv R, --recipe-attn R (attention output), --recipe-mlp-up R, --recipe-mlp-down R,\n"
     "  --recipe-lmhead R     per-matmul overrides\n"
     "  --weights F --act F          weight storage (LayerCast: bf16), activations (fp32)\n"
@@ -169,12 +170,8 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             else if (!strcmp(o, "--tokenizer")) *tokf = v;
             else *prompt = v;
         } else if (!strcmp(o, "--recipe")) {
-            if (!strcmp(v, "llamacpp-cpu")) c->nx.engine = DRIFT_ENGINE_LLAMACPP_CPU;
-            else {
-                drift_recipe_t r = parse_recipe(o, v);
-                drift_numerics_set_mm(&c->nx, &r);
-                c->nx.engine = DRIFT_ENGINE_LAB;
-            }
+            if (strncmp(v, "llamacpp-cpu", 12)) (void)parse_recipe(o, v); /* its message for a malformed recipe */
+            if (drift_numerics_set_recipe(&c->nx, v)) die("%s: expected llamacpp-cpu, llamacpp-cpu-avx512 or a recipe, found '%s'", o, v);
         } else if (!strcmp(o, "--recipe-qkv")) c->nx.mm[DRIFT_OP_QKV] = parse_recipe(o, v);
         else if (!strcmp(o, "--recipe-attn")) c->nx.mm[DRIFT_OP_ATTN_OUT] = parse_recipe(o, v);
         else if (!strcmp(o, "--recipe-mlp-up")) c->nx.mm[DRIFT_OP_MLP_UP] = parse_recipe(o, v);

@@ -175,6 +175,15 @@ static void out_open(out_file *o, const char *path, const char *mode) {
         o->tmp[0] = '\0';
         return;
     }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device (/dev/null), FIFO or terminal is written in place: renaming a file onto it
+         * would replace the device node with a regular file */
+        o->f = fopen(path, mode);
+        o->tmp[0] = '\0';
+        if (!o->f) die(1, "%s: cannot open for writing: %s", path, strerror(errno));
+        return;
+    }
     if (strlen(path) + 5 > sizeof o->tmp) die(2, "--out: expected a path under %zu bytes", sizeof o->tmp - 5);
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
     o->f = fopen(o->tmp, mode);
@@ -186,7 +195,8 @@ static void out_close(out_file *o) {
         if (fflush(stdout) != 0) die(1, "stdout: write error");
         return;
     }
-    if (ferror(o->f) | (fclose(o->f) != 0)) die(1, "%s: write error", o->tmp);
+    if (ferror(o->f) | (fclose(o->f) != 0)) die(1, "%s: write error", o->tmp[0] ? o->tmp : o->path);
+    if (!o->tmp[0]) return;
     if (rename(o->tmp, o->path) != 0) die(1, "%s: cannot rename to %s: %s", o->tmp, o->path, strerror(errno));
 }
 
