@@ -103,6 +103,12 @@ static const line_t LINES[] = {
     /* the calculator: commands, options, shapes (H (2, 64), W (100, 64) and its transpose (64, 100)) */
     {"drift-calc", "", 2, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "--version", 0, "drift-calc (driftlab " DRIFT_VERSION ")", 0},
+    {"drift-sweep", "--version", 0, "drift-sweep (driftlab " DRIFT_VERSION ")", 0},
+    {"drift-manifest", "--version", 0, "drift-manifest (driftlab " DRIFT_VERSION ")", 0},
+    {"drift-manifest", "--help", 0, "usage: drift-manifest check|recover DIR [EXPERIMENT]", 0},
+    {"drift-generate", "--version", 0, "drift-generate (driftlab " DRIFT_VERSION ")", 0},
+    {"drift-generate", "--tokns 3", 2, "drift-generate: unknown option '--tokns' (did you mean '--tokens'? see --help)", 0},
+    {"drift-generate", "--json=1", 2, "drift-generate: --json takes no value (found '--json=1')", 0},
     {"drift-calc", "--help", 0, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "help", 0, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "agrmax", 2, "drift-calc: unknown command 'agrmax' (did you mean 'argmax'? accepted: round, sum, dot, exact, argmax, gaps, cards, env, help)", 0},

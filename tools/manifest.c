@@ -57,6 +57,14 @@ static int list_sets(char names[][96], int max, const char *dir)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("drift-manifest (driftlab %s)\n", DRIFT_VERSION);
+        return drift_stdout_close_check();
+    }
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: drift-manifest check|recover DIR [EXPERIMENT]\n");
+        return drift_stdout_close_check();
+    }
     if (argc < 3 || argc > 4) return usage();
     int check = !strcmp(argv[1], "check");
     if (!check && strcmp(argv[1], "recover")) return usage();

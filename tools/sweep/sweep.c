@@ -25,6 +25,7 @@
 #endif
 
 #include "cli.h"
+#include "drift.h"
 #include "envinfo.h"
 #include "escape.h"
 #include "manifest.h"
@@ -393,6 +394,10 @@ int main(int argc, char **argv)
     long mpi_size = env_long(MPI_SIZE_VARS, 1), mpi_rank = env_long(MPI_RANK_VARS, 0);
     rank_silent = mpi_rank != 0;
     atexit(free_parsed);
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("drift-sweep (driftlab %s)\n", DRIFT_VERSION);
+        return drift_stdout_close_check();
+    }
     parse(&a, argc, argv);
 
     static char exe[PATH_MAX], bindir[PATH_MAX], line[16384], def_dir[PATH_MAX + 64];
