@@ -75,7 +75,11 @@ void drift_sha256_hex(char hex[65], drift_sha256_t *s)
 
 int drift_sha256_file(char hex[65], long long *size, const char *path)
 {
-    FILE *fp = fopen(path, "rb");
+    return drift_sha256_stream(hex, size, fopen(path, "rb"));
+}
+
+int drift_sha256_stream(char hex[65], long long *size, FILE *fp)
+{
     if (!fp) return -1;
     drift_sha256_t s;
     drift_sha256_init(&s);

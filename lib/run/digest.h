@@ -5,6 +5,7 @@
 #define DRIFT_DIGEST_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 typedef struct {
@@ -21,5 +22,7 @@ void drift_sha256_hex(char hex[65], drift_sha256_t *s);
 
 /* The digest of a whole file (hex) and its size; 0, or -1 when it cannot be read. */
 int drift_sha256_file(char hex[65], long long *size, const char *path);
+/* The same over an open stream, which it reads to the end and closes (fp NULL: -1). */
+int drift_sha256_stream(char hex[65], long long *size, FILE *fp);
 
 #endif

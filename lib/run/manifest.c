@@ -76,19 +76,7 @@ FILE *drift_fopen_regular(const char *path)
 
 int drift_sha256_regular(char hex[65], long long *size, const char *path)
 {
-    FILE *fp = drift_fopen_regular(path);
-    if (!fp) return -1;
-    drift_sha256_t s;
-    drift_sha256_init(&s);
-    unsigned char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) drift_sha256_update(&s, buf, n);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) return -1;
-    *size = (long long)s.nbytes;
-    drift_sha256_hex(hex, &s);
-    return 0;
+    return drift_sha256_stream(hex, size, drift_fopen_regular(path));
 }
 
 /* The whole of a regular file, NUL-terminated (malloc'd), at most max bytes. 0, DRIFT_EIO or
