@@ -128,7 +128,7 @@ int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, i
         if (!options || is_value(arg)) {
             if (npos == maxpos && maxpos == 0) drift_die("unexpected argument '%s' (this command takes no arguments; see --help)", arg);
             if (npos == maxpos)
-                drift_die("unexpected argument '%s' (this command takes at most %d file%s or value%s; see --help)", arg, maxpos,
+                drift_die("unexpected argument '%s' (this command takes at most %d FILE%s or value%s; see --help)", arg, maxpos,
                           maxpos == 1 ? "" : "s", maxpos == 1 ? "" : "s");
             pos[npos++] = arg;
             continue;
