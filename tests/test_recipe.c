@@ -90,8 +90,21 @@ static const bad_t BAD[] = {
     {"bf16/tc:h100/fp32:nofma/bf16", "fixes its rounding"},
     {"bf16/tc:h100/bf16/bf16", "fp32 or fp16 only"},
     {"bf16/exact/fp32/fp32", "an exact recipe has none"},
-    {"BF16/seq/fp32/bf16", "input format 'BF16'"},
+    {"bf17/seq/fp32/bf16", "input format 'bf17'"},
 };
+
+/* Format names are case-insensitive and take PyTorch's aliases (the command-line convention);
+ * the recipe then prints its canonical spelling, so the data never show the alias. */
+Test(recipe, format_aliases_parse_to_the_canonical_recipe)
+{
+    drift_recipe_t a, b;
+    char why[200], buf[DRIFT_RECIPE_SPEC_MAX];
+    cr_assert_eq(drift_recipe_parse(&a, "bf16/seq/fp32/bf16", why, sizeof why), 0, "%s", why);
+    cr_assert_eq(drift_recipe_parse(&b, "BF16/seq/float32/bfloat16", why, sizeof why), 0, "%s", why);
+    cr_assert(drift_recipe_equal(&a, &b));
+    cr_assert_gt(drift_recipe_print(buf, sizeof buf, &b), 0);
+    cr_assert_str_eq(buf, "bf16/seq/fp32/bf16");
+}
 
 Test(recipe, malformed_specs_are_refused_with_the_field_named)
 {
