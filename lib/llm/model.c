@@ -866,6 +866,7 @@ int drift_model_score(drift_model_t *m, double *logits, const int *tokens, int n
 int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, long *plan, int cap)
 {
     if (!m || !plan || rows < 1 || nseq < 1 || kv_len < 1) return DRIFT_EINVAL;
+    if (m->eng) return DRIFT_EUNSUPPORTED; /* llamacpp-cpu decodes each sequence alone: no batch plan */
     int n = 0;
 #define PUT(v) do { if (n >= cap) return DRIFT_EINVAL; plan[n++] = (long)(v); } while (0)
     size_t P = (size_t)m->P;

@@ -175,7 +175,7 @@ void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq);
  * sequence attends over kv_len keys: split counts of every GEMM (per op and rank), the ring
  * chunk sizes, the attention split count; written to plan (at most cap values). Two steps
  * with equal plans compute the first sequence's rows identically. The count, or
- * DRIFT_EINVAL when cap is too small. */
+ * DRIFT_EINVAL when cap is too small, DRIFT_EUNSUPPORTED under llamacpp-cpu. */
 int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, long *plan, int cap);
 
 /* One sequence's share of a step: ntok tokens at positions pos .. pos+ntok-1 of slot. The
