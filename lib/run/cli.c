@@ -4,6 +4,7 @@
  * in the accepted range; a list is comma-separated with no empty items; any violation
  * names the option and what it accepts, and exits 2 before anything is written. */
 #include "cli.h"
+#include "table.h"
 #include "backend.h"
 #include "cards.h"
 #include "lmhead.h"
@@ -523,6 +524,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         drift_die("--backend: %s runs on the %s (accepted: auto, cpu)", spec->name, spec->cpu_only);
     select_backend(cli, explicit_auto);
     drift_out_check(cli->out_dir); /* refused now, before any work, rather than when the files are opened */
+    drift_out_lock_cli(cli);       /* a second run into the same --out is refused before it computes */
 #ifdef _OPENMP
     if (cli->threads) omp_set_num_threads(cli->threads);
 #endif
