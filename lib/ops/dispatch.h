@@ -65,9 +65,11 @@ int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, siz
  * partial that is reduced later). A holds any values (rounded to r->in here); B already holds
  * values of r->in, and Bf the same as floats (NULL when r->in is not a float format). seq: on
  * the device when one is selected (checked against drift_gemm); with an fp32 accumulator and a
- * tiled kernel, drift_seq_gemm_f32 (the same chain); else drift_gemm. tc:ARCH: the tensor-core
+ * tiled or a seq-combined split-K kernel, drift_seq_gemm_f32 per chunk (the same chains, the
+ * chunks added in fp32 in order); else drift_gemm. tc:ARCH: the tensor-core
  * model (tc_model.h), under a split-K kernel on each K slice, the slices added in the
- * accumulator (RNE) in slice order. scratch_a holds M*K doubles, scratch_c 2*M*max(K, N).
+ * accumulator (RNE) in slice order. scratch_a holds M*K doubles, scratch_c 2*M*max(K, N)
+ * (at least M*(2N + K) floats).
  * 0 or the errors of the kernels. */
 int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
                                size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,

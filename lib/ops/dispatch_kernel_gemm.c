@@ -31,6 +31,24 @@ int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, cons
         for (size_t i = 0; i < M * N && !rc; i++) C[i] = out == DRIFT_FP32 ? (double)Cf[i] : drift_rne(Cf[i], out);
         return rc;
     }
+    if (!tc && Bf && acc == DRIFT_FP32 && in != DRIFT_FP64 && kern->family == DRIFT_GEMM_SPLITK && !kern->tree && K > 0) {
+        /* split-K (gemm_splitk.c): each chunk of ceil(K/S) is a tiled chain from its own first
+         * product, the chunks added in fp32 in order; the same in fp32 registers, B's rows of a
+         * chunk being contiguous. scratch_c: the result, one chunk's partial, A's chunk. */
+        float *Af = (float *)scratch_a, *Cf = (float *)scratch_c, *Pf = Cf + M * N, *As = Pf + M * N;
+        for (size_t i = 0; i < M * K; i++) Af[i] = (float)drift_rne(A[i], in);
+        size_t S = (size_t)kern->splits, chunk = (K + S - 1) / S;
+        rc = 0;
+        for (size_t k0 = 0; k0 < K && !rc; k0 += chunk) {
+            size_t ks = k0 + chunk < K ? chunk : K - k0;
+            for (size_t i = 0; i < M; i++) memcpy(As + i * ks, Af + i * K + k0, ks * sizeof(float));
+            rc = drift_seq_gemm_f32(k0 ? Pf : Cf, As, Bf + k0 * N, M, N, ks);
+            if (k0)
+                for (size_t t = 0; t < M * N; t++) Cf[t] = Cf[t] + Pf[t];
+        }
+        for (size_t i = 0; i < M * N && !rc; i++) C[i] = out == DRIFT_FP32 ? (double)Cf[i] : drift_rne(Cf[i], out);
+        return rc;
+    }
     if (!tc) {
         drift_gemm_opts_t o = drift_gemm_opts(in, acc);
         o.out = out;
