@@ -264,8 +264,12 @@ cat <<'EOF'
 - CPU emulation only in this report: GPU kernels are modelled (tensor-core block-FMA models,
   a roofline cost model for kernel choice), not run; real vendor libraries choose kernels by
   heuristics that the "vendor-like" policy only imitates.
-- Synthetic data: the hidden states, weights and activations are random with chosen laws, not
-  taken from a trained model; real heads may have other gap distributions.
+- Synthetic data for the kernels: the hidden states, weights and activations of the matmul,
+  softmax, attention and argmax experiments are random with chosen laws, not taken from a
+  trained model; real heads may have other gap distributions. The transformer experiments run on
+  stories260K, a 260K-parameter toy, except real_gaps, which runs SmolLM2-135M-Instruct (a real
+  model, Q4_1 GGUF, its fp32 view of the dequantized weights) on a few prompts only: what the toy
+  shows about greedy text need not hold at scale, and real_gaps' counts are a handful of events.
 - Sizes are those of the default profile (K up to a few thousand, n up to 2^20); larger
   problems behave as the sqrt(K) and sqrt(n) trends predict but were not run here.
 - Costs in tables are modelled or measured on a CPU; wall-clock measurements are in the
