@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh — the GPU conformance check in one call (issue 13): builds what is missing, runs
+# check.sh — the GPU conformance check in one call: builds what is missing, runs
 # every cuda/check_*.cu program under one time budget, writes one report, prints a PASS/FAIL
 # table last.
 #
@@ -29,7 +29,7 @@
 # INFO, SKIP. Without a device every program prints "no CUDA device: skipped" and passes.
 #
 # Environment: DRIFT_BUILD_DIR (default build), DRIFT_CHECK_BUDGET (default 470 s for the
-# whole call, build included: under the 8 minutes of issue 13, and one device call has 600 s;
+# whole call, build included: under 8 minutes, and one device call has 600 s;
 # each program's own limit is in LIMIT below), DRIFT_CHECK_REBUILD=1 (build even if the programs exist),
 # OUT (report directory). Programs carried from another machine that cannot use the GPU here
 # (driver older than their CUDA runtime, missing libraries) are rebuilt once with this

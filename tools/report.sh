@@ -167,7 +167,7 @@ if [[ -f "$f" ]]; then
 fi
 f=data/argmax_flip_laws.csv
 if [[ -f "$f" ]]; then
-    # Critical gaps from the law of each mechanism (issue 9): Gaussian accumulation noise for fp32
+    # Critical gaps from the law of each mechanism: Gaussian accumulation noise for fp32
     # logits, rounding plus noise (the convolution) for logits stored in bf16.
     kmax="$(csv_max "$f" K format=bf16 kernel=seq/fp32/fp32)"
     printf -- '- **Argmax flips.** At K = %s, bf16 inputs, against the exact logits of the rounded inputs: with fp32 logits (accumulation noise, Gaussian law) argmax flips with probability >= 0.1%% only when the top-2 gap is below %s of the logit scale; with logits stored in bf16 (rounding plus noise, the convolution law) below %s, i.e. %s bf16 ulps: beyond one output ulp rounding cannot flip it (argmax_flip).\n' \

@@ -2,7 +2,7 @@
  * (or tie and lose the tie) when the computation adds error.
  *
  * Why a module: each mechanism has its own shape, and a critical gap taken from the wrong
- * shape is a gap at which flips cannot happen (issue 9). Three laws, one parameter each:
+ * shape is a gap at which flips cannot happen. Three laws, one parameter each:
  *
  * 1. GAUSS (accumulation noise). The computed gap is D + e with e ~ N(0, sigma^2) (many small
  *    independent rounding errors). Argmax flips iff D + e < 0:

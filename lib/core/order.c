@@ -275,7 +275,7 @@ static int all_members(const double *v, size_t n, const drift_format_info_t *fi)
  *            (float expressions evaluated in float).
  *  PATH_SMALL acc has p <= 24 and emin >= -149. Sum of two acc values: computed in double
  *            (RNE, p' = 53 >= 2p + 2) and then rounded to acc: the double rounding is
- *            innocuous for + (Figueroa 1995; the condition of the design brief), a
+ *            innocuous for + (Figueroa 1995; the design's condition), a
  *            result in acc's subnormal range is exact (both operands are multiples of
  *            the subnormal quantum), and the double sum cannot overflow. Products of
  *            two fp32 values are exact in double, so rounding a*b once is drift_mul, and

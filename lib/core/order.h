@@ -1,6 +1,6 @@
 /* order.h — reduction orders as data (law 2), and the generic reducer.
  *
- * Spec grammar (design brief): seq | rev | pairwise | blocked:B | splitk:S | splitk:S:tree |
+ * Spec grammar (docs/design.md): seq | rev | pairwise | blocked:B | splitk:S | splitk:S:tree |
  * warp:W | kahan | neumaier | random:SEED | tc:ARCH. The printed spec is canonical, so
  * parse(print(o)) == o. Parsing is strict: names are lower case; B, S, W are decimal
  * integers >= 1 without sign, blanks or leading zeros that fit a long; W is a power of two

@@ -1,4 +1,4 @@
-/* recipe.h — how one number is computed, as one value (design brief, "Recipes").
+/* recipe.h — how one number is computed, as one value (the design's Recipes).
  *
  * A recipe names the input format (operands are rounded to it, nearest-even), the reduction
  * order (any order.h spec, tc:ARCH included, or `exact`), the accumulator (format, rounding

@@ -1,5 +1,5 @@
 /* arch_greedy.h — the same transformer decoded greedily on several GPU generations' tensor
- * cores, and where their texts part (issue 12: gpu_generations).
+ * cores, and where their texts part (gpu_generations).
  *
  * Per architecture one model over the checkpoint whose five matmul groups (QKV, attention
  * output, MLP up, MLP down, LM head) all use IN/tc:ARCH/fp32/fp32 (inputs rounded RNE to IN,

@@ -1,5 +1,5 @@
 /* arch_head.h — one LM head computed under several recipes (GPU generations' tensor cores)
- * and exactly: which token each picks, and how far apart the logits are (issue 12:
+ * and exactly: which token each picks, and how far apart the logits are (for
  * gpu_generations' realistic head). */
 #ifndef DRIFT_ARCH_HEAD_H
 #define DRIFT_ARCH_HEAD_H

@@ -1,4 +1,4 @@
-/* arch_set.h — a set of GPU generations compared through their tensor-core models (issue 12:
+/* arch_set.h — a set of GPU generations compared through their tensor-core models (for
  * gpu_generations): the --archs list, and each generation's recipe for an input format.
  *
  * A generation computes a GEMM with inputs in IN (bf16, fp16, tf32), its tensor core's block

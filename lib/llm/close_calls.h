@@ -1,5 +1,5 @@
 /* close_calls.h — planted close calls between the top two rows of an LM head, computed under
- * several recipes: which of the two tokens each recipe picks (issue 12: gpu_generations; the
+ * several recipes: which of the two tokens each recipe picks (gpu_generations; the
  * planted construction is gen_logits.h's). */
 #ifndef DRIFT_CLOSE_CALLS_H
 #define DRIFT_CLOSE_CALLS_H

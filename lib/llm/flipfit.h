@@ -1,5 +1,5 @@
 /* flipfit.h — the flip law a configuration's mechanism implies, fitted to a flip set, with
- * critical gaps at which flips can occur (issue 9).
+ * critical gaps at which flips can occur.
  *
  * Which law (fliplaw.h): a configuration whose logits are the exact dot product rounded once
  * (exact/-/OUT) has only output rounding: TRIANGLE. One whose logits land on a grid coarser

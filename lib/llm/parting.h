@@ -1,5 +1,5 @@
 /* parting.h — where two greedy completions of the same prompt part, and how close to a tie
- * the exact model was there (issue 12: the same model on different GPU generations; the same
+ * the exact model was there (the same model on different GPU generations; the same
  * question as greedy_divergence's, for any two numerics).
  *
  * Two completions a and b of one prompt (greedy, with every step's logits) agree

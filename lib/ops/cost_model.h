@@ -1,5 +1,5 @@
 /* cost_model.h — a roofline with bytes as well as FLOPs, and the multiprocessors a kernel
- * actually occupies: modelled GPU time of a GEMM kernel, for cost ratios (issue 9).
+ * actually occupies: modelled GPU time of a GEMM kernel, for cost ratios.
  *
  * Why: a FLOP-only roofline charges a batch-1 product (a matrix-vector product) as if compute
  * bound, when reading B dominates: at M = 1 the time is bytes / bandwidth, and a kernel that

@@ -1,5 +1,5 @@
 /* gemm_mma.h — GEMM kernels built from tensor-core MMA instructions, where the tile size is a
- * numerical variable (issue 9).
+ * numerical variable.
  *
  * Every kernel computes C = A B (A: M x K, B: K x N, row-major doubles; A and B rounded RNE to
  * `in` first) from the tensor-core block FMA of tc_model.h (the instruction's k-depth, its

@@ -1,7 +1,7 @@
 /* cli.h — the common command line of every experiment and tool, strict parsing, one-line
  * errors with exit status 2, profiles and the progress bar.
  *
- * Common options (design brief): --seed N, --profile quick|default|full, --out DIR,
+ * Common options (docs/design.md): --seed N, --profile quick|default|full, --out DIR,
  * --formats LIST, --orders LIST, --backend auto|cpu|cuda, --threads N, --quiet, --help,
  * --version. An experiment adds its own through drift_cli_opt_t. Every bad value gives
  *   <program>: --option: <what is wrong> (accepted: <what is>)

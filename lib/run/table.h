@@ -2,7 +2,7 @@
  * success; a run's set of files (drift_files_open/commit) is one transaction with a manifest
  * (manifest.h), so a failed or killed run leaves the previous complete set or the new one.
  *
- * CSV convention (design brief): `# key: value` metadata lines, one header row, tidy rows
+ * CSV convention (docs/design.md): `# key: value` metadata lines, one header row, tidy rows
  * (one measurement per row), hex floats (%a) beside decimal ones where bits matter. */
 #ifndef DRIFT_TABLE_H
 #define DRIFT_TABLE_H
