@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "drift.h"
+#include "file_read.h"
 #include "why.h"
 #include "philox.h"
 
@@ -134,43 +135,6 @@ int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t siz
     return 0;
 }
 
-static unsigned char *read_file(const char *path, size_t *size, char *err, size_t errsize, int *rc)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        *rc = drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    unsigned char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 1 << 20;
-            unsigned char *nb = realloc(buf, nc);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                *rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory reading %s", path);
-                return NULL;
-            }
-            buf = nb, cap = nc;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        *rc = drift_why(err, errsize, DRIFT_EIO, "cannot read %s", path);
-        return NULL;
-    }
-    *size = n;
-    *rc = 0;
-    return buf;
-}
-
 /* 1 when the file at path starts with the GGUF magic. */
 static int is_gguf(const char *path)
 {
@@ -190,7 +154,7 @@ int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, s
     int rc;
     struct stat st;
     if (stat(path, &st) != 0) return drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) /* a FIFO or a device would block or never end */
+    if (!S_ISREG(st.st_mode)) /* a FIFO or a device would block in the magic's read */
         return drift_why(err, errsize, DRIFT_EIO, "%s: not a regular file", path);
     if (is_gguf(path)) {
         drift_gguf_t *g = calloc(1, sizeof *g);
@@ -204,7 +168,7 @@ int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, s
             return drift_why(err, errsize, rc, "%s: %s", path, inner);
         return 0;
     }
-    unsigned char *buf = read_file(path, &size, err, errsize, &rc);
+    unsigned char *buf = drift_file_read(path, 32 + 4 * DRIFT_CKPT_MAX_FLOATS, "checkpoint", &size, err, errsize, &rc);
     if (!buf) return rc;
     char inner[DRIFT_LLM_ERR_MAX] = "";
     rc = drift_checkpoint_parse(ck, buf, size, inner, sizeof inner);

@@ -1,13 +1,12 @@
 /* prompt_file.c — prompts one a line, with escapes (prompt_file.h). */
 #include "prompt_file.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "drift.h"
+#include "file_read.h"
 #include "why.h"
 
 static int hexval(char c)
@@ -89,25 +88,11 @@ int drift_prompt_file_read(drift_prompt_file_t *p, const char *path, char *err, 
 {
     if (!p || !path) return drift_why(err, errsize, DRIFT_EINVAL, "no prompt file");
     memset(p, 0, sizeof *p);
-    struct stat st;
-    if (stat(path, &st) != 0) return drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return drift_why(err, errsize, DRIFT_EIO, "%s: not a regular file", path);
-    if ((size_t)st.st_size > DRIFT_PROMPT_FILE_MAX_BYTES)
-        return drift_why(err, errsize, DRIFT_EINVAL, "%s: %lld bytes, more than a prompt set of %zu", path, (long long)st.st_size,
-                         DRIFT_PROMPT_FILE_MAX_BYTES);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
-    size_t size = (size_t)st.st_size;
-    char *buf = malloc(size ? size : 1);
-    size_t got = buf ? fread(buf, 1, size, fp) : 0;
-    int bad = ferror(fp);
-    fclose(fp);
-    if (!buf) return drift_why(err, errsize, DRIFT_ENOMEM, "%s: out of memory", path);
-    if (bad || got != size) {
-        free(buf);
-        return drift_why(err, errsize, DRIFT_EIO, "cannot read %s", path);
-    }
-    int rc = drift_prompt_file_parse(p, buf, size, path, err, errsize);
+    size_t size = 0;
+    int rc;
+    char *buf = (char *)drift_file_read(path, DRIFT_PROMPT_FILE_MAX_BYTES, "prompt set", &size, err, errsize, &rc);
+    if (!buf) return rc;
+    rc = drift_prompt_file_parse(p, buf, size, path, err, errsize);
     free(buf);
     return rc;
 }

@@ -8,46 +8,13 @@
 #include <string.h>
 
 #include "drift.h"
+#include "file_read.h"
 #include "tokenizer_impl.h"
 #include "why.h"
 
 static int32_t le32(const unsigned char *b)
 {
     return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
-}
-
-/* The whole file in one allocation (a tokenizer.bin is a few hundred kB). */
-static unsigned char *read_file(const char *path, size_t *size, char *err, size_t errsize, int *rc)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        *rc = drift_why(err, errsize, DRIFT_EIO, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    long len = -1;
-    if (fseek(fp, 0, SEEK_END) == 0) len = ftell(fp);
-    if (len < 0 || fseek(fp, 0, SEEK_SET) != 0) {
-        fclose(fp);
-        *rc = drift_why(err, errsize, DRIFT_EIO, "cannot read %s: not a regular file", path);
-        return NULL;
-    }
-    unsigned char *buf = malloc((size_t)len + 1);
-    if (!buf) {
-        fclose(fp);
-        *rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory reading %s", path);
-        return NULL;
-    }
-    size_t got = fread(buf, 1, (size_t)len, fp);
-    int bad = ferror(fp) || got != (size_t)len;
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        *rc = drift_why(err, errsize, DRIFT_EIO, "cannot read %s", path);
-        return NULL;
-    }
-    *size = got;
-    *rc = 0;
-    return buf;
 }
 
 static const drift_tokenizer_t *g_sort_tok; /* qsort has no context argument in C11 */
@@ -62,7 +29,8 @@ int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size,
     memset(t, 0, sizeof *t);
     size_t size = 0;
     int rc;
-    unsigned char *buf = read_file(path, &size, err, errsize, &rc);
+    /* a tokenizer.bin is a few hundred kB; a vocabulary of 2^24 pieces of a few bytes fits in 1 GiB */
+    unsigned char *buf = drift_file_read(path, (size_t)1 << 30, "tokenizer", &size, err, errsize, &rc);
     if (!buf) return rc;
     rc = drift_tokenizer_parse(t, buf, size, path, vocab_size, err, errsize);
     free(buf);
