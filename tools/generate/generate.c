@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "checkpoint.h"
+#include "deployment.h"
 #include "drift.h"
 #include "model.h"
 #include "output.h"
@@ -36,6 +37,10 @@ static const char *USAGE =
     "  --prompt-ids 1,2,3    prompt token ids (default: BOS; a llama2.c model stops at BOS, a GGUF\n"
     "                        model generates --tokens tokens)\n"
     "  --tokenizer FILE      llama2.c tokenizer.bin: text column, and --prompt TEXT\n"
+    "  --deployment D        a whole serving configuration (docs/deployments.md): a preset (hf-eager,\n"
+    "                        vllm-like, llamacpp-cpu, llamacpp-cpu-avx512, lab-fp32), KEY=VALUE fields\n"
+    "                        changing it (vllm-like,card=rtx4090), or @FILE; the batch's other requests\n"
+    "                        drawn from --companions SEED. Not combined with the numerics options below\n"
     "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32);\n"
     "                        llamacpp-cpu: llama.cpp's CPU backend bit for bit (GGUF; AVX2 build, 1 thread);\n"
     "                        llamacpp-cpu-avx512: the same llama.cpp built with AVX-512\n"
@@ -103,9 +108,13 @@ static drift_recipe_t parse_recipe(const char *opt, const char *v)
 
 typedef struct {
     drift_numerics_t nx;
+    int has_dep;            /* --deployment given: dep holds the configuration */
+    drift_deployment_t dep;
+    int numerics_opt;       /* a numerics or batching option given (not with --deployment) */
+    int dep_given;          /* --deployment options seen in this run's options */
     drift_batching_t bt;
     drift_sampler_t smp;
-    char desc[512];
+    char desc[DRIFT_DEPLOY_SPEC_MAX + 64];
 } run_cfg_t;
 
 /* Parse options from argv[i] on into c, stopping at --compare (its index) or the end. */
@@ -116,7 +125,7 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
                                          "recipe-qkv", "recipe-attn", "recipe-mlp-up", "recipe-mlp-down",
                                          "recipe-lmhead", "weights", "act", "kv", "attention", "policy", "sms",
                                          "min-slice", "batch", "companions", "tp", "allreduce", "temperature", "top-k",
-                                         "top-p", "seed", "backend"};
+                                         "top-p", "seed", "backend", "deployment"};
     static const char *const FLAGS[] = {"compare", "exact", "exact-gaps", "json", "help", "version"};
     enum { NV = sizeof VALUED / sizeof *VALUED, NF = sizeof FLAGS / sizeof *FLAGS };
     for (; i < argc; i++) {
@@ -161,6 +170,16 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
         if (!v && (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2)))
             die("%s: needs a value (accepted: %s VALUE or %s=VALUE)", o, o, o);
         if (!v) v = argv[++i];
+        if (!strcmp(o, "--deployment")) {
+            char why[DRIFT_LLM_ERR_MAX];
+            if (c->dep_given++) die("--deployment: give it once per run");
+            if (drift_deployment_parse(&c->dep, v, why, sizeof why)) die("--deployment: %s", why);
+            c->has_dep = 1;
+            continue;
+        }
+        if (strcmp(o, "--checkpoint") && strcmp(o, "--tokens") && strcmp(o, "--prompt-ids") && strcmp(o, "--tokenizer") &&
+            strcmp(o, "--prompt") && strcmp(o, "--companions") && strcmp(o, "--backend"))
+            c->numerics_opt = 1;
         if (!strcmp(o, "--checkpoint") || !strcmp(o, "--tokens") || !strcmp(o, "--prompt-ids") ||
             !strcmp(o, "--tokenizer") || !strcmp(o, "--prompt")) {
             if (!first) die("%s: applies to both runs; give it before --compare", o);
@@ -215,10 +234,13 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
 {
     char err[DRIFT_LLM_ERR_MAX];
     drift_model_t *m;
-    int rc = drift_model_create(&m, ck, &c->nx, c->bt.batch, err, sizeof err);
+    int rc = drift_model_create(&m, ck, c->has_dep ? &c->dep.nx : &c->nx, c->has_dep ? 1 : c->bt.batch, err, sizeof err);
     if (rc) die("%s", err);
     int stop = !ck->gguf; /* as run.c: generating BOS ends a llama2.c text; GGUF texts have a fixed length */
-    rc = drift_generate(&r->g, m, prompt, np, ntok, stop, &c->smp, &c->bt, 0);
+    if (c->has_dep) /* the request alone in its slot, its batch's other requests by their shapes */
+        rc = drift_deploy_generate(&r->g, m, &c->dep, prompt, np, 0, ntok, c->bt.seed, 0);
+    else
+        rc = drift_generate(&r->g, m, prompt, np, ntok, stop, &c->smp, &c->bt, 0);
     drift_model_free(m);
     if (rc) die("generation failed: %s", drift_strerror(rc));
     r->exact_gap = NULL;
@@ -283,6 +305,12 @@ static void json_run(const run_out_t *r, const run_cfg_t *c, const drift_tokeniz
 
 static void describe(run_cfg_t *c)
 {
+    if (c->has_dep) {
+        char d[DRIFT_DEPLOY_SPEC_MAX];
+        if (drift_deployment_print(d, sizeof d, &c->dep) < 0) snprintf(d, sizeof d, "?");
+        snprintf(c->desc, sizeof c->desc, "deployment %s companions=%llu", d, (unsigned long long)c->bt.seed);
+        return;
+    }
     char nx[400];
     drift_numerics_print(nx, sizeof nx, &c->nx);
     snprintf(c->desc, sizeof c->desc, "%s batch=%d companions=%llu%s", nx, c->bt.batch, (unsigned long long)c->bt.seed,
@@ -305,8 +333,16 @@ int main(int argc, char **argv)
     int at = parse_cfg(&a, argc, argv, 1, &ckpt, &ntok, &ids, &tokf, &ptext, &exact_gaps, &json, 1);
     int compare = at < argc;
     run_cfg_t b = a;
+    b.numerics_opt = b.dep_given = 0; /* the second run's own options */
     if (compare) parse_cfg(&b, argc, argv, at + 1, &ckpt, &ntok, &ids, &tokf, &ptext, &exact_gaps, &json, 0);
     if (ids && ptext) die("--prompt-ids and --prompt: give one");
+    for (int s = 0; s < (compare ? 2 : 1); s++) {
+        const run_cfg_t *c = s ? &b : &a;
+        if (c->has_dep && c->numerics_opt)
+            die("--deployment: it sets the whole configuration; change its fields in the spec (vllm-like,kv=fp16) instead of "
+                "numerics or batch options");
+        if (c->has_dep && c->smp.temperature > 0) die("--deployment: decodes greedily (sampler=greedy)");
+    }
     if (!ckpt) ckpt = drift_default_checkpoint();
     drift_checkpoint_t ck;
     char err[DRIFT_LLM_ERR_MAX];

@@ -1,0 +1,416 @@
+/* deployments.c — the same model, two deployments, different text: which knob of a serving
+ * stack changes a real model's greedy text, how often, and how close to a tie was the model
+ * where it did?
+ *
+ * Setup: SmolLM2-135M-Instruct (GGUF), prompts of the lab's prompt set wrapped in the model's
+ * chat template, --samples disjoint samples of --prompts prompts each, drawn by the seed
+ * (three samples are three different prompt sets, never one replayed).
+ * Sweep: pairs of deployments (deployment.h) that differ in one knob from an A100 server
+ * (`vllm-like,card=a100`: bf16 on the Ampere tensor-core model, continuous batching of 64,
+ * split-KV attention from the batch, chunked prefill, prefix caching), plus the story's pair
+ * (A100 vs RTX 4090), two reruns (same and other requests around) and llama.cpp's two builds.
+ * Measure: each deployment decodes --tokens greedy tokens of every prompt; per pair and
+ * prompt, whether the texts part within T tokens and where; at a parting the exact model
+ * (fp64, correctly rounded dots) teacher-forced on the common context gives the exact top-1 /
+ * top-2 gap and the gap between the two tokens chosen. Per pair: the share of prompts that
+ * part (Wilson 95 % interval; a prompt is the unit: its tokens are not independent), per
+ * sample and pooled, the parting steps, the exact gaps; the knobs ranked by that share.
+ * Run: ./lab run deployments
+ * Look for: which knobs part texts at all, how rarely, and that every parting sits at an exact
+ * gap within the numerics' noise. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checkpoint.h"
+#include "cli.h"
+#include "deployment.h"
+#include "drift.h"
+#include "llm_run.h"
+#include "metrics.h"
+#include "model.h"
+#include "output.h"
+#include "pair_stats.h"
+#include "parting.h"
+#include "philox.h"
+#include "prompt_file.h"
+#include "stats.h"
+#include "tokenizer.h"
+
+static const char QUESTION[] =
+    "Which knob of a serving stack changes a real model's greedy text, how often, and how close to a tie was the model where it did?";
+static const char SUMMARY[] =
+    "pairs of deployments of SmolLM2-135M that differ in one knob decode the same prompts greedily; the share of prompts "
+    "whose text parts ranks the knobs, and every parting sits where the exact model's top two logits are nearly tied.";
+
+/* ---- the sweep: deployments and the pairs that compare them ------------------------------- */
+
+#define BASE "vllm-like,card=a100"
+
+typedef struct {
+    const char *spec;
+    int other; /* 1: the batch's other requests drawn from another stream (a second run) */
+} dep_ref_t;
+
+typedef struct {
+    const char *knob, *change; /* "card", "A100 -> RTX 4090" */
+    dep_ref_t a, b;
+    int in_default; /* 0: the full profile only */
+} pair_t;
+
+static const pair_t PAIRS[] = {
+    {"rerun, same requests around", "the same run twice", {BASE, 0}, {BASE, 0}, 1},
+    {"rerun, other requests around", "other companions", {BASE, 0}, {BASE, 1}, 1},
+    {"rerun, other requests, batch-invariant kernels", "other companions", {BASE ",gemm=batch-invariant", 0},
+     {BASE ",gemm=batch-invariant", 1}, 1},
+    {"card", "A100 -> RTX 4090", {BASE, 0}, {"vllm-like,card=rtx4090", 0}, 1},
+    {"card", "A100 -> H100", {BASE, 0}, {"vllm-like,card=h100", 0}, 0},
+    {"batch", "continuous:64 -> alone", {BASE, 0}, {BASE ",batch=alone", 0}, 1},
+    {"precision", "bf16 -> fp16 (weights, compute, activations, KV)", {BASE, 0},
+     {BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0}, 1},
+    {"KV cache", "bf16 -> fp8e4m3", {BASE, 0}, {BASE ",kv=fp8e4m3", 0}, 0},
+    {"attention kernel", "split-KV from the batch -> standard", {BASE, 0}, {BASE ",attention=standard", 0}, 0},
+    {"prefix caching", "on -> off", {BASE, 0}, {BASE ",prefix-cache=off", 0}, 0},
+    {"chunked prefill", "256 -> 16 tokens a step", {BASE, 0}, {BASE ",prefill-chunk=16", 0}, 0},
+    {"tensor parallel", "1 -> 3 ranks (ring all-reduce)", {BASE, 0}, {BASE ",tp=3", 0}, 0},
+    {"activations", "bf16 -> fp32 residual stream", {BASE, 0}, {BASE ",act=fp32", 0}, 0},
+    {"engine build", "llama.cpp AVX2 -> AVX-512", {"llamacpp-cpu", 0}, {"llamacpp-cpu-avx512", 0}, 1},
+    {"engine", "llama.cpp CPU (Q4_1 kept) -> A100 server (bf16)", {"llamacpp-cpu", 0}, {BASE, 0}, 0},
+};
+#define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
+
+/* ---- tables -------------------------------------------------------------------------------- */
+
+enum { T_PROMPTS, T_PAIRS, T_DEPS, T_MD_RANK, T_MD_DEPS };
+static const drift_col_t PROMPTS[] = {
+    DRIFT_C_INT("sample"),          DRIFT_C_INT("prompt"),         DRIFT_C_TEXT("kind"),
+    DRIFT_C_INT("prompt_tokens"),   DRIFT_C_TEXT("pair"),          DRIFT_C_TEXT("change"),
+    DRIFT_C_INT("parted"),          DRIFT_C_INT("step"),           DRIFT_C_INT("token_a"),
+    DRIFT_C_INT("token_b"),         DRIFT_C_NUM("gap_a", "%.9g"),  DRIFT_C_NUM("gap_b", "%.9g"),
+    DRIFT_C_NUM("exact_gap12", "%.9g"), DRIFT_C_NUM("exact_gap_ab", "%.9g"), DRIFT_C_INT("exact_top1")};
+static const drift_col_t PAIRC[] = {DRIFT_C_TEXT("pair"),        DRIFT_C_TEXT("change"),      DRIFT_C_TEXT("deployment_a"),
+                                    DRIFT_C_TEXT("deployment_b"), DRIFT_C_INT("prompts"),      DRIFT_C_INT("parted"),
+                                    DRIFT_C_NUM("rate", "%.6g"),  DRIFT_C_NUM("wilson_lo", "%.6g"),
+                                    DRIFT_C_NUM("wilson_hi", "%.6g"), DRIFT_C_TEXT("per_sample"),
+                                    DRIFT_C_NUM("step_median", "%.6g"), DRIFT_C_NUM("exact_gap12_median", "%.6g"),
+                                    DRIFT_C_NUM("exact_gap12_max", "%.6g")};
+static const drift_col_t DEPC[] = {DRIFT_C_INT("deployment"), DRIFT_C_TEXT("spec"), DRIFT_C_INT("other_requests"),
+                                   DRIFT_C_NUM("seconds_per_token", "%.4g")};
+static const drift_col_t MDR[] = {DRIFT_C_INT("rank"),  DRIFT_C_TEXT("knob"), DRIFT_C_TEXT("change"),
+                                  DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"), DRIFT_C_TEXT("per sample"),
+                                  DRIFT_C_TEXT("parting step (min / median / max)"),
+                                  DRIFT_C_TEXT("exact top-2 gap there (median / max)")};
+static const drift_col_t MDD[] = {DRIFT_C_INT("deployment"), DRIFT_C_TEXT("fields")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, PROMPTS, 15},
+                                            {"_pairs.csv", NULL, 0, PAIRC, 13},
+                                            {"_deployments.csv", NULL, 0, DEPC, 4},
+                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 7},
+                                            {NULL, NULL, DRIFT_SHOW_MD, MDD, 2}};
+
+/* ---- prompts ------------------------------------------------------------------------------- */
+
+typedef struct {
+    int *tok, n, prefix; /* the chat-wrapped prompt's ids and its shared prefix's length */
+    int index;           /* in the prompt set */
+    int sample;
+} prompt_t;
+
+/* The model's chat template, one user turn with the generation prompt: SmolLM2's ChatML with
+ * its default system turn (the template in the GGUF file inserts it when the conversation has
+ * none). The shared prefix is everything before the user's text. */
+static const char CHAT_HEAD[] = "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face"
+                                "<|im_end|>\n<|im_start|>user\n";
+static const char CHAT_TAIL[] = "<|im_end|>\n<|im_start|>assistant\n";
+
+static void read_prompts(prompt_t *pr, int S, int N, const drift_checkpoint_t *ck, const char *path, uint64_t seed, int T)
+{
+    char err[DRIFT_LLM_ERR_MAX];
+    drift_prompt_file_t pf;
+    if (drift_prompt_file_read(&pf, path, err, sizeof err)) drift_die("--prompt-set: %s", err);
+    if ((long)S * N > pf.n) drift_die("--prompts: %d samples of %d need %d prompts; %s has %d", S, N, S * N, path, pf.n);
+    drift_tokenizer_t tz;
+    if (drift_tokenizer_from_gguf(&tz, ck->gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
+    int *order = malloc((size_t)pf.n * sizeof(int));
+    if (!order) drift_die("out of memory for the prompt order (%d prompts)", pf.n);
+    for (int i = 0; i < pf.n; i++) order[i] = i;
+    drift_stream_t st; /* one draw without replacement, cut into the samples: disjoint */
+    drift_stream_init(&st, seed, drift_fnv1a32("deployments.prompts"), 0, 0);
+    for (int i = 0; i < S * N; i++) {
+        int j = i + (int)drift_stream_below(&st, (uint32_t)(pf.n - i)), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    int cap = ck->cfg.seq_len, nh = 0;
+    int *head = malloc((size_t)cap * sizeof(int));
+    if (!head || drift_tokenizer_encode_ex(&tz, CHAT_HEAD, 1, 1, head, cap, &nh)) drift_die("chat template: cannot encode");
+    for (int i = 0; i < S * N; i++) {
+        const char *text = pf.text[order[i]];
+        size_t len = strlen(CHAT_HEAD) + strlen(text) + strlen(CHAT_TAIL) + 1;
+        char *chat = malloc(len);
+        pr[i].tok = malloc((size_t)cap * sizeof(int));
+        if (!chat || !pr[i].tok) drift_die("out of memory for prompt %d", order[i]);
+        snprintf(chat, len, "%s%s%s", CHAT_HEAD, text, CHAT_TAIL);
+        int rc = drift_tokenizer_encode_ex(&tz, chat, 1, 1, pr[i].tok, cap, &pr[i].n);
+        if (rc || pr[i].n + T > cap) drift_die("--prompt-set: prompt %d of %s: %s", order[i], path, rc ? drift_strerror(rc) : "too long for --tokens");
+        int p = 0; /* the head's tokens, as far as the wrapped prompt's tokens agree with them */
+        while (p < nh && p < pr[i].n && pr[i].tok[p] == head[p]) p++;
+        pr[i].prefix = p, pr[i].index = order[i], pr[i].sample = i / N;
+        free(chat);
+    }
+    free(head), free(order);
+    drift_tokenizer_free(&tz);
+    drift_prompt_file_free(&pf);
+}
+
+/* ---- decoding ------------------------------------------------------------------------------ */
+
+typedef struct {
+    drift_deployment_t dep;
+    const char *spec;
+    int other;
+    drift_gen_t *g;  /* one per prompt */
+    double seconds;  /* thread CPU time of its decodes */
+    long tokens;
+} run_t;
+
+static int find_run(run_t *runs, int *nrun, const dep_ref_t *r)
+{
+    for (int i = 0; i < *nrun; i++)
+        if (!strcmp(runs[i].spec, r->spec) && runs[i].other == r->other) return i;
+    char err[DRIFT_LLM_ERR_MAX];
+    if (drift_deployment_parse(&runs[*nrun].dep, r->spec, err, sizeof err)) drift_die("deployment %s: %s", r->spec, err);
+    runs[*nrun].spec = r->spec, runs[*nrun].other = r->other;
+    return (*nrun)++;
+}
+
+static double cpu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *x, int n)
+{
+    if (n == 0) return NAN;
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    long N_ = 0, T_ = 0, S_ = 0;
+    const char *ckpt = NULL, *set = NULL;
+    const drift_cli_opt_t opts[] = {
+        {"prompts", DRIFT_OPT_INT, &N_, "N", "prompts per sample", 1, 4096, {"1", "3", "64"}},
+        {"samples", DRIFT_OPT_INT, &S_, "S", "disjoint prompt samples drawn by the seed", 1, 64, {"1", "3", "3"}},
+        {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per prompt", 1, 1024, {"8", "32", "256"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)", 0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set (default tests/data/llamacpp_prompts.txt)", 0, 0, {0}},
+    };
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("deployments", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
+    drift_cli_t cli;
+    drift_cli_parse(&cli, &spec, argc, argv);
+    const int N = (int)N_, T = (int)T_, S = (int)S_, P = S * N;
+    if (!ckpt) ckpt = drift_real_checkpoint();
+    if (!ckpt) {
+        fprintf(stderr, "deployments: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+                        "or give --checkpoint FILE\n");
+        return DRIFT_EXIT_SKIPPED;
+    }
+    drift_checkpoint_t ck;
+    drift_llm_run_open(&ck, &ckpt);
+    if (!ck.gguf) drift_die("--checkpoint: %s: deployments needs a GGUF model (its tokenizer and chat template)", ckpt);
+    const size_t V = (size_t)ck.cfg.vocab_size;
+    prompt_t *pr = calloc((size_t)P, sizeof *pr);
+    if (!pr) drift_die("out of memory for %d prompts", P);
+    read_prompts(pr, S, N, &ck, set ? set : DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt", cli.seed, T);
+
+    /* the pairs of this profile and the distinct runs they need */
+    int pairs[NPAIRS], npair = 0, nrun = 0;
+    run_t runs[2 * NPAIRS];
+    int ra[NPAIRS], rb[NPAIRS];
+    memset(runs, 0, sizeof runs);
+    for (int i = 0; i < NPAIRS; i++) {
+        if (cli.profile != DRIFT_PROFILE_FULL && !PAIRS[i].in_default) continue;
+        /* quick: a smoke test of a minute, one lab pair and llama.cpp's */
+        if (cli.profile == DRIFT_PROFILE_QUICK && i != 1 && strcmp(PAIRS[i].knob, "engine build")) continue;
+        pairs[npair] = i;
+        ra[npair] = find_run(runs, &nrun, &PAIRS[i].a);
+        rb[npair] = find_run(runs, &nrun, &PAIRS[i].b);
+        npair++;
+    }
+    const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 5, 1);
+    drift_out_meta(&out, T_PROMPTS, "table", "per (sample, prompt, pair): %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens per deployment", S, N, base, T);
+    drift_out_meta(&out, T_PROMPTS, "columns", "parted = the two texts differ within T tokens; step = the first differing token (0-based, -1: none); gap_a/gap_b = each deployment's own top-1 minus top-2 logit there; exact_gap12 = the exact model's top-1 minus top-2 on the common context; exact_gap_ab = exact logit of token_a minus that of token_b; exact_top1 = the exact argmax there");
+    drift_out_meta(&out, T_PAIRS, "table", "per pair: prompts pooled over the samples; rate with its Wilson 95%% interval (the prompt is the unit)");
+    drift_out_meta(&out, T_DEPS, "table", "every deployment decoded, its fields, and its thread CPU time per generated token on this machine");
+    drift_md_intro(&out, "%d pairs of deployments of %s, each differing in one knob (pairs that start from `" BASE "`: an A100 server), decode %d disjoint samples of %d prompts (the lab's prompt set in the model's chat template), %d greedy tokens each. The exact model (fp64, correctly rounded dot products) gives the exact logit gap at every parting.", npair, base, S, N, T);
+
+    /* -- every run decodes every prompt: runs side by side on the cores, one model each -- */
+    int workers = cli.threads > 0 ? cli.threads : omp_get_num_procs();
+    if (workers > nrun) workers = nrun;
+    int failed = 0;
+#pragma omp parallel for num_threads(workers) schedule(dynamic, 1) reduction(| : failed)
+    for (int r = 0; r < nrun; r++) {
+        char err[DRIFT_LLM_ERR_MAX];
+        drift_model_t *m = NULL;
+        runs[r].g = calloc((size_t)P, sizeof(drift_gen_t));
+        if (!runs[r].g || drift_model_create(&m, &ck, &runs[r].dep.nx, 1, err, sizeof err)) {
+            failed = 1;
+            continue;
+        }
+        double t0 = cpu_seconds();
+        for (int i = 0; i < P && !failed; i++) {
+            if (omp_get_thread_num() == 0) drift_progress(&cli, (size_t)r * (size_t)P + (size_t)i, (size_t)nrun * (size_t)P);
+            /* the batch's other requests: one stream per (seed, prompt); `other` is a second run */
+            drift_stream_t bs;
+            drift_stream_init(&bs, cli.seed, drift_fnv1a32("deployments.batch"), (uint32_t)pr[i].index, (uint32_t)runs[r].other);
+            uint64_t sd = (uint64_t)drift_stream_u32(&bs) << 32 | drift_stream_u32(&bs);
+            if (drift_deploy_generate(&runs[r].g[i], m, &runs[r].dep, pr[i].tok, pr[i].n, pr[i].prefix, T, sd, 0)) failed = 1;
+            runs[r].tokens += runs[r].g[i].n;
+        }
+        runs[r].seconds = cpu_seconds() - t0;
+        drift_model_free(m);
+    }
+    if (failed) drift_die("a deployment's decode failed (or out of memory for its model)");
+
+    /* -- partings, and the exact gaps there (the exact model resumes a shared context) -- */
+    drift_numerics_t nxe = drift_numerics_exact();
+    drift_model_t *mex;
+    char err[DRIFT_LLM_ERR_MAX];
+    if (drift_model_create(&mex, &ck, &nxe, 1, err, sizeof err)) drift_die("exact model: %s", err);
+    drift_prefix_logits_t ex;
+    if (drift_prefix_logits_init(&ex, mex)) drift_die("out of memory for the exact prefix logits");
+    drift_parting_t *pt = calloc((size_t)npair * (size_t)P, sizeof *pt);
+    if (!pt) drift_die("out of memory for %d x %d partings", npair, P);
+    for (int i = 0; i < P; i++) {
+        drift_progress(&cli, (size_t)i, (size_t)P);
+        for (int q = 0; q < npair; q++) {
+            const drift_gen_t *a = &runs[ra[q]].g[i], *b = &runs[rb[q]].g[i];
+            int n = a->n < b->n ? a->n : b->n;
+            if (drift_parting(&pt[q * P + i], a->token, NULL, b->token, NULL, n, (int)V, pr[i].tok, pr[i].n, &ex))
+                drift_die("exact reference at a parting failed");
+        }
+    }
+    drift_prefix_logits_free(&ex);
+    drift_model_free(mex);
+
+    for (int r = 0; r < nrun; r++) {
+        char s[DRIFT_DEPLOY_SPEC_MAX];
+        drift_deployment_print(s, sizeof s, &runs[r].dep);
+        drift_row(&out, T_DEPS, DRIFT_INT(r), DRIFT_TXT(s), DRIFT_INT(runs[r].other),
+                  DRIFT_NUM(runs[r].tokens ? runs[r].seconds / (double)runs[r].tokens : NAN));
+    }
+    /* -- per prompt, per pair, then pooled -- */
+    typedef struct {
+        long k, n, ks[64], ns[64];
+        double step_med, gap_med, gap_max;
+        int step_min, step_max;
+    } agg_t;
+    agg_t *ag = calloc((size_t)npair, sizeof *ag);
+    double *buf = malloc((size_t)P * sizeof(double)), *buf2 = malloc((size_t)P * sizeof(double));
+    if (!ag || !buf || !buf2) drift_die("out of memory for the pair summaries");
+    for (int q = 0; q < npair; q++) {
+        const pair_t *pp = &PAIRS[pairs[q]];
+        int nk = 0;
+        ag[q].step_min = -1, ag[q].step_max = -1;
+        for (int i = 0; i < P; i++) {
+            const drift_parting_t *p = &pt[q * P + i];
+            const drift_gen_t *a = &runs[ra[q]].g[i], *b = &runs[rb[q]].g[i];
+            int parted = p->step >= 0, st = p->step;
+            ag[q].n++, ag[q].ns[pr[i].sample]++;
+            if (parted) {
+                ag[q].k++, ag[q].ks[pr[i].sample]++;
+                buf[nk] = st, buf2[nk] = p->gap12, nk++;
+                if (ag[q].step_min < 0 || st < ag[q].step_min) ag[q].step_min = st;
+                if (st > ag[q].step_max) ag[q].step_max = st;
+            }
+            drift_row(&out, T_PROMPTS, DRIFT_INT(pr[i].sample), DRIFT_INT(pr[i].index), DRIFT_TXT("-"), DRIFT_INT(pr[i].n),
+                      DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_INT(parted), DRIFT_INT(st),
+                      DRIFT_INT(parted ? p->tok_a : -1), DRIFT_INT(parted ? p->tok_b : -1),
+                      DRIFT_NUM(parted ? a->top1_logit[st] - a->top2_logit[st] : NAN),
+                      DRIFT_NUM(parted ? b->top1_logit[st] - b->top2_logit[st] : NAN), DRIFT_NUM(parted ? p->gap12 : NAN),
+                      DRIFT_NUM(parted ? p->gap_ab : NAN), DRIFT_INT(parted ? p->exact_top1 : -1));
+        }
+        ag[q].step_med = median_of(buf, nk);
+        ag[q].gap_max = -INFINITY;
+        for (int k = 0; k < nk; k++) ag[q].gap_max = buf2[k] > ag[q].gap_max ? buf2[k] : ag[q].gap_max;
+        ag[q].gap_med = median_of(buf2, nk);
+        if (!nk) ag[q].gap_max = NAN;
+    }
+    /* ranked by the pooled share, the larger first; ties keep the sweep's order */
+    int rank[NPAIRS];
+    for (int q = 0; q < npair; q++) rank[q] = q;
+    for (int i = 1; i < npair; i++)
+        for (int j = i; j > 0 && ag[rank[j]].k * ag[rank[j - 1]].n > ag[rank[j - 1]].k * ag[rank[j]].n; j--) {
+            int t = rank[j];
+            rank[j] = rank[j - 1], rank[j - 1] = t;
+        }
+    drift_md_text(&out, "**The knobs ranked by how often they change the text** (a parting: the two greedy texts differ within %d tokens; pooled over the %d samples; the interval is Wilson's at 95 %%, the prompt the unit):\n\n", T, S);
+    for (int j = 0; j < npair; j++) {
+        int q = rank[j];
+        const pair_t *pp = &PAIRS[pairs[q]];
+        char rate[96], per[256] = "", steps[64] = "-", gaps[64] = "-";
+        drift_rate_text(rate, sizeof rate, ag[q].k, ag[q].n);
+        size_t at = 0;
+        for (int s = 0; s < S; s++) at += (size_t)snprintf(per + at, sizeof per - at, "%s%ld/%ld", s ? ", " : "", ag[q].ks[s], ag[q].ns[s]);
+        if (ag[q].k) {
+            snprintf(steps, sizeof steps, "%d / %.3g / %d", ag[q].step_min, ag[q].step_med, ag[q].step_max);
+            snprintf(gaps, sizeof gaps, "%.3g / %.3g", ag[q].gap_med, ag[q].gap_max);
+        }
+        drift_row(&out, T_MD_RANK, DRIFT_INT(j + 1), DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_TXT(rate), DRIFT_TXT(per),
+                  DRIFT_TXT(steps), DRIFT_TXT(gaps));
+        char sa[DRIFT_DEPLOY_SPEC_MAX], sb[DRIFT_DEPLOY_SPEC_MAX];
+        drift_deployment_print(sa, sizeof sa, &runs[ra[q]].dep);
+        drift_deployment_print(sb, sizeof sb, &runs[rb[q]].dep);
+        double lo, hi;
+        drift_wilson(&lo, &hi, ag[q].k, ag[q].n, 1.959963984540054);
+        drift_row(&out, T_PAIRS, DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_TXT(sa), DRIFT_TXT(sb), DRIFT_INT(ag[q].n),
+                  DRIFT_INT(ag[q].k), DRIFT_NUM((double)ag[q].k / (double)ag[q].n), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_TXT(per),
+                  DRIFT_NUM(ag[q].step_med), DRIFT_NUM(ag[q].gap_med), DRIFT_NUM(ag[q].gap_max));
+    }
+    drift_md_end(&out, T_MD_RANK);
+    drift_md_text(&out, "**The deployments, spelled out** (deployment.h's fields; `other requests` = the batch's companions drawn from a second stream):\n\n");
+    for (int r = 0; r < nrun; r++) {
+        char s[DRIFT_DEPLOY_SPEC_MAX], f[DRIFT_DEPLOY_SPEC_MAX + 32];
+        drift_deployment_print(s, sizeof s, &runs[r].dep);
+        snprintf(f, sizeof f, "`%s`%s", s, runs[r].other ? " (other requests)" : "");
+        drift_row(&out, T_MD_DEPS, DRIFT_INT(r), DRIFT_TXT(f));
+    }
+    drift_md_end(&out, T_MD_DEPS);
+    drift_md_text(&out, "**Takeaway.**\n\n");
+    for (int q = 0; q < npair; q++) {
+        const pair_t *pp = &PAIRS[pairs[q]];
+        int every = 1, none = ag[q].k == 0;
+        for (int s = 0; s < S; s++) every &= ag[q].ks[s] > 0;
+        char rate[96];
+        drift_rate_text(rate, sizeof rate, ag[q].k, ag[q].n);
+        if (!strcmp(pp->knob, "rerun, same requests around"))
+            drift_md_text(&out, "- Rerun with the same requests around: %s. The emulation is deterministic (same inputs, same bits); on a GPU a rerun can still differ through atomics in split-K or attention reductions, autotuned kernel choices and stream scheduling, which the lab does not model.\n", rate);
+        else if (none)
+            drift_md_text(&out, "- %s (%s): no prompt's text parted in %ld prompts (%s), a bounded rate, not a proof of equality.\n", pp->knob, pp->change, ag[q].n, rate);
+        else
+            drift_md_text(&out, "- %s (%s): texts part in %s%s; median parting step %.3g, the exact top-2 gap there median %.3g, at most %.3g logits.\n", pp->knob, pp->change, rate, every ? ", in every sample" : " (not in every sample)", ag[q].step_med, ag[q].gap_med, ag[q].gap_max);
+    }
+    drift_md_text(&out, "\n");
+    drift_out_commit(&out);
+    for (int r = 0; r < nrun; r++) {
+        for (int i = 0; i < P; i++) drift_gen_free(&runs[r].g[i]);
+        free(runs[r].g);
+    }
+    for (int i = 0; i < P; i++) free(pr[i].tok);
+    free(pr), free(pt), free(ag), free(buf), free(buf2);
+    drift_checkpoint_free(&ck);
+    return 0;
+}
