@@ -34,6 +34,7 @@
 #include "output.h"
 #include "philox.h"
 #include "prompt_file.h"
+#include "prompt_sample.h"
 
 static const char QUESTION[] =
     "How close are a real model's top two logits on its own greedy text, and how many argmax flips does that predict for each numerics configuration?";
@@ -107,15 +108,9 @@ static void gguf_prompts(text_t *tx, int R, int T, const drift_checkpoint_t *ck,
     if (R > pf.n) drift_die("--sequences: at most %d (the prompts in %s)", pf.n, path);
     drift_tokenizer_t tz;
     if (drift_tokenizer_from_gguf(&tz, ck->gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
-    int *order = malloc((size_t)pf.n * sizeof(int));
+    int *order = malloc((size_t)R * sizeof(int));
     if (!order) drift_die("out of memory");
-    for (int i = 0; i < pf.n; i++) order[i] = i;
-    drift_stream_t st;
-    drift_stream_init(&st, seed, drift_fnv1a32("real_gaps.prompts"), 0, 0);
-    for (int i = 0; i < R; i++) { /* a partial Fisher-Yates shuffle: the first R of a random order */
-        int j = i + (int)drift_stream_below(&st, (uint32_t)(pf.n - i)), t = order[i];
-        order[i] = order[j], order[j] = t;
-    }
+    if (drift_prompt_sample(order, R, &pf, seed, "real_gaps.prompts", err, sizeof err)) drift_die("--sequences: %s", err);
     for (int s = 0; s < R; s++) {
         int cap = ck->cfg.seq_len, np = 0;
         tx[s].tok = malloc((size_t)cap * sizeof(int));
