@@ -36,7 +36,9 @@
 #include "pair_stats.h"
 #include "parting.h"
 #include "philox.h"
+#include "chat_template.h"
 #include "prompt_file.h"
+#include "prompt_sample.h"
 #include "stats.h"
 #include "tokenizer.h"
 
@@ -118,14 +120,12 @@ typedef struct {
     int sample;
 } prompt_t;
 
-/* The model's chat template, one user turn with the generation prompt: SmolLM2's ChatML with
- * its default system turn (the template in the GGUF file inserts it when the conversation has
- * none). The shared prefix is everything before the user's text. */
-static const char CHAT_HEAD[] = "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face"
-                                "<|im_end|>\n<|im_start|>user\n";
-static const char CHAT_TAIL[] = "<|im_end|>\n<|im_start|>assistant\n";
-
-static void read_prompts(prompt_t *pr, int S, int N, const drift_checkpoint_t *ck, const char *path, uint64_t seed, int T)
+/* S disjoint samples of N prompts: one draw of S N without replacement, cut in order. Each is
+ * wrapped in the model's chat template (one user turn and the generation prompt); its shared
+ * prefix is the tokens it has in common with the template wrapped around an empty turn (for
+ * SmolLM2: the default system turn and the user header). */
+static void read_prompts(prompt_t *pr, const char **kind, int S, int N, const drift_checkpoint_t *ck, const char *path,
+                         uint64_t seed, int T)
 {
     char err[DRIFT_LLM_ERR_MAX];
     drift_prompt_file_t pf;
@@ -133,33 +133,35 @@ static void read_prompts(prompt_t *pr, int S, int N, const drift_checkpoint_t *c
     if ((long)S * N > pf.n) drift_die("--prompts: %d samples of %d need %d prompts; %s has %d", S, N, S * N, path, pf.n);
     drift_tokenizer_t tz;
     if (drift_tokenizer_from_gguf(&tz, ck->gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
-    int *order = malloc((size_t)pf.n * sizeof(int));
-    if (!order) drift_die("out of memory for the prompt order (%d prompts)", pf.n);
-    for (int i = 0; i < pf.n; i++) order[i] = i;
-    drift_stream_t st; /* one draw without replacement, cut into the samples: disjoint */
-    drift_stream_init(&st, seed, drift_fnv1a32("deployments.prompts"), 0, 0);
+    drift_chat_template_t tpl;
+    if (drift_chat_template_from_gguf(&tpl, ck->gguf, err, sizeof err)) drift_die("--checkpoint: chat template: %s", err);
+    int *idx = malloc((size_t)S * (size_t)N * sizeof(int));
+    if (!idx) drift_die("out of memory for the prompt sample (%d prompts)", S * N);
+    if (drift_prompt_sample(idx, S * N, &pf, seed, "deployments.prompts", err, sizeof err)) drift_die("--prompts: %s", err);
+    const int cap = ck->cfg.seq_len;
+    int *head = malloc((size_t)cap * sizeof(int)), nh = 0;
+    const size_t chat_cap = (size_t)1 << 16; /* a wrapped prompt longer than this cannot fit the context anyway */
+    char *chat = malloc(chat_cap);
+    if (!head || !chat) drift_die("out of memory for the chat template");
+    size_t len;
+    if (drift_chat_wrap(chat, chat_cap, &tpl, "", &len, err, sizeof err) ||
+        drift_tokenizer_encode_ex(&tz, chat, 1, 1, head, cap, &nh))
+        drift_die("chat template: cannot wrap an empty turn (%s)", err);
     for (int i = 0; i < S * N; i++) {
-        int j = i + (int)drift_stream_below(&st, (uint32_t)(pf.n - i)), t = order[i];
-        order[i] = order[j], order[j] = t;
-    }
-    int cap = ck->cfg.seq_len, nh = 0;
-    int *head = malloc((size_t)cap * sizeof(int));
-    if (!head || drift_tokenizer_encode_ex(&tz, CHAT_HEAD, 1, 1, head, cap, &nh)) drift_die("chat template: cannot encode");
-    for (int i = 0; i < S * N; i++) {
-        const char *text = pf.text[order[i]];
-        size_t len = strlen(CHAT_HEAD) + strlen(text) + strlen(CHAT_TAIL) + 1;
-        char *chat = malloc(len);
+        const char *text = pf.text[idx[i]];
         pr[i].tok = malloc((size_t)cap * sizeof(int));
-        if (!chat || !pr[i].tok) drift_die("out of memory for prompt %d", order[i]);
-        snprintf(chat, len, "%s%s%s", CHAT_HEAD, text, CHAT_TAIL);
+        if (!pr[i].tok) drift_die("out of memory for prompt %d", idx[i]);
+        if (drift_chat_wrap(chat, chat_cap, &tpl, text, &len, err, sizeof err))
+            drift_die("--prompt-set: prompt %d of %s: %s", idx[i], path, err);
         int rc = drift_tokenizer_encode_ex(&tz, chat, 1, 1, pr[i].tok, cap, &pr[i].n);
-        if (rc || pr[i].n + T > cap) drift_die("--prompt-set: prompt %d of %s: %s", order[i], path, rc ? drift_strerror(rc) : "too long for --tokens");
-        int p = 0; /* the head's tokens, as far as the wrapped prompt's tokens agree with them */
+        if (rc || pr[i].n + T > cap)
+            drift_die("--prompt-set: prompt %d of %s: %s", idx[i], path, rc ? drift_strerror(rc) : "too long for --tokens");
+        int p = 0;
         while (p < nh && p < pr[i].n && pr[i].tok[p] == head[p]) p++;
-        pr[i].prefix = p, pr[i].index = order[i], pr[i].sample = i / N;
-        free(chat);
+        pr[i].prefix = p, pr[i].index = idx[i], pr[i].sample = i / N;
+        kind[i] = pf.kind ? pf.kind[idx[i]] : "-";
     }
-    free(head), free(order);
+    free(head), free(chat), free(idx);
     drift_tokenizer_free(&tz);
     drift_prompt_file_free(&pf);
 }
@@ -214,7 +216,7 @@ int main(int argc, char **argv)
         {"samples", DRIFT_OPT_INT, &S_, "S", "disjoint prompt samples drawn by the seed", 1, 64, {"1", "3", "3"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per prompt", 1, 1024, {"8", "32", "256"}},
         {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)", 0, 0, {0}},
-        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set (default tests/data/llamacpp_prompts.txt)", 0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("deployments", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
     drift_cli_t cli;
@@ -231,8 +233,9 @@ int main(int argc, char **argv)
     if (!ck.gguf) drift_die("--checkpoint: %s: deployments needs a GGUF model (its tokenizer and chat template)", ckpt);
     const size_t V = (size_t)ck.cfg.vocab_size;
     prompt_t *pr = calloc((size_t)P, sizeof *pr);
-    if (!pr) drift_die("out of memory for %d prompts", P);
-    read_prompts(pr, S, N, &ck, set ? set : DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt", cli.seed, T);
+    const char **kind = calloc((size_t)P, sizeof *kind);
+    if (!pr || !kind) drift_die("out of memory for %d prompts", P);
+    read_prompts(pr, kind, S, N, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", cli.seed, T);
 
     /* the pairs of this profile and the distinct runs they need */
     int pairs[NPAIRS], npair = 0, nrun = 0;
@@ -336,7 +339,7 @@ int main(int argc, char **argv)
                 if (ag[q].step_min < 0 || st < ag[q].step_min) ag[q].step_min = st;
                 if (st > ag[q].step_max) ag[q].step_max = st;
             }
-            drift_row(&out, T_PROMPTS, DRIFT_INT(pr[i].sample), DRIFT_INT(pr[i].index), DRIFT_TXT("-"), DRIFT_INT(pr[i].n),
+            drift_row(&out, T_PROMPTS, DRIFT_INT(pr[i].sample), DRIFT_INT(pr[i].index), DRIFT_TXT(kind[i]), DRIFT_INT(pr[i].n),
                       DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_INT(parted), DRIFT_INT(st),
                       DRIFT_INT(parted ? p->tok_a : -1), DRIFT_INT(parted ? p->tok_b : -1),
                       DRIFT_NUM(parted ? a->top1_logit[st] - a->top2_logit[st] : NAN),
@@ -410,7 +413,7 @@ int main(int argc, char **argv)
         free(runs[r].g);
     }
     for (int i = 0; i < P; i++) free(pr[i].tok);
-    free(pr), free(pt), free(ag), free(buf), free(buf2);
+    free(pr), free(kind), free(pt), free(ag), free(buf), free(buf2);
     drift_checkpoint_free(&ck);
     return 0;
 }
