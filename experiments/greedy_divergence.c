@@ -3,6 +3,10 @@
  * and how close to a tie was the exact logit gap where they did? (Issue 11; Thinking Machines
  * 2025: 80 distinct completions of 1000 on Qwen3-235B, 1 with batch-invariant kernels.)
  *
+ * Setup: SmolLM2-135M-Instruct (GGUF) by default, one prompt of the lab's prompt set drawn by the
+ * seed and wrapped in the model's chat template (stories260K with --checkpoint, and in the quick
+ * profile, from BOS); the kernel policy fills an H100 (132 SMs, split-K slices of at least 256:
+ * the lab's unscaled defaults).
  * Sweep: configurations (kernel policy, compute format, LayerCast, tensor parallelism with ring
  * or tree all-reduce, attention kernel) x R requests. Request r sits in a batch of B_r
  * sequences (B_r uniform in 1..--batch-max) whose random companions join with their prompts
@@ -38,11 +42,12 @@
 #include "greedy_divergence_lab.h"
 #include "philox.h"
 #include "plan_set.h"
+#include "chat_template.h"
+#include "policy.h"
+#include "prompt_file.h"
+#include "prompt_sample.h"
+#include "tokenizer.h"
 
-
-
-/* The scaled device of README (16 SMs, split-K from 4 k on) so that the tiny model's GEMMs
- * split as a big model's do on an H100. */
 static const drift_gd_conf_t CONFS[] = {
     {"vendor-fp32", "vendor-like", "fp32/seq/fp32/fp32", "fp32", "standard", 1, "ring"},
     {"vendor-bf16", "vendor-like", "bf16/tc:h100/fp32/bf16", "fp32", "standard", 1, "ring"},
@@ -94,17 +99,18 @@ static int by_plan(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    long R_ = 0, T_ = 0, Bmax = 0, sms = 16, min_slice = 4, bin = 0;
-    const char *ckpt = NULL, *prompt_ids = "1", *confs_opt = NULL;
+    long R_ = 0, T_ = 0, Bmax = 0, sms = 132, min_slice = DRIFT_POLICY_MIN_SLICE, bin = 0;
+    const char *ckpt = NULL, *prompt_ids = NULL, *confs_opt = NULL, *set = NULL;
     const drift_cli_opt_t opts[] = {
-        {"requests", DRIFT_OPT_INT, &R_, "R", "identical greedy requests per configuration", 1, 100000, {"4", "8", "1000"}},
-        {"tokens", DRIFT_OPT_INT, &T_, "T", "tokens each request generates", 1, 4096, {"16", "128", "256"}},
+        {"requests", DRIFT_OPT_INT, &R_, "R", "identical greedy requests per configuration", 1, 100000, {"4", "64", "1000"}},
+        {"tokens", DRIFT_OPT_INT, &T_, "T", "tokens each request generates", 1, 4096, {"16", "32", "256"}},
         {"batch-max", DRIFT_OPT_INT, &Bmax, "B", "batch sizes uniform in 1..B", 1, 4096, {"64", "64", "64"}},
-        {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (16: scaled to the tiny model)", 1, 100000, {0}},
-        {"min-slice", DRIFT_OPT_INT, &min_slice, "N", "split-K minimum slice (4: scaled to the tiny model)", 1, 1 << 30, {0}},
+        {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (132: an H100)", 1, 100000, {0}},
+        {"min-slice", DRIFT_OPT_INT, &min_slice, "N", "split-K minimum slice (256, the policy's own; 4 makes stories260K's tiny GEMMs split)", 1, 1 << 30, {0}},
         {"bin", DRIFT_OPT_INT, &bin, "N", "histogram bin width in steps", 1, 4096, {"4", "8", "16"}},
-        DRIFT_CHECKPOINT_OPT(&ckpt),
-        {"prompt-ids", DRIFT_OPT_STRING, &prompt_ids, "IDS", "prompt token ids, comma-separated (default 1: BOS)", 0, 0, {0}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0, {0}},
+        {"prompt-ids", DRIFT_OPT_STRING, &prompt_ids, "IDS", "prompt token ids, comma-separated (default: a GGUF model's prompt drawn from --prompt-set; llama2.c: 1, BOS)", 0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set a GGUF model's prompt is drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
         {"configs", DRIFT_OPT_STRING, &confs_opt, "LIST", "configurations to run, comma-separated, or all", 0, 0,
          {"vendor-bf16,invariant-bf16-splitkv-size",
           "vendor-fp32,vendor-bf16,invariant-fp32-splitkv-count,invariant-bf16-splitkv-size", "all"}},
@@ -141,12 +147,38 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < NCONF; c++) nuse += use[c];
     if (!nuse) drift_die("--configs: no configuration named");
+    if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
+    if (!ckpt && !(ckpt = drift_real_checkpoint())) {
+        fprintf(stderr, "greedy_divergence: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+                        "or give --checkpoint FILE\n");
+        return DRIFT_EXIT_SKIPPED;
+    }
     drift_checkpoint_t ck;
     drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];
     const int V = ck.cfg.vocab_size;
     int prompt[256], np = 0;
-    {
+    char prompt_desc[512];
+    if (!prompt_ids && ck.gguf) { /* one prompt of the set, drawn by the seed, in the chat template */
+        if (!set) set = DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt";
+        drift_prompt_file_t pf;
+        drift_tokenizer_t tz;
+        int pick;
+        if (drift_prompt_file_read(&pf, set, err, sizeof err)) drift_die("--prompt-set: %s", err);
+        if (drift_prompt_sample(&pick, 1, &pf, cli.seed, "greedy_divergence.prompt", err, sizeof err)) drift_die("--prompt-set: %s", err);
+        if (drift_tokenizer_from_gguf(&tz, ck.gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
+        char chat[1 << 14];
+        if (drift_chat_wrap_gguf(chat, sizeof chat, ck.gguf, pf.text[pick], NULL, err, sizeof err))
+            drift_die("--prompt-set: prompt %d: %s", pick, err);
+        if (drift_tokenizer_encode_ex(&tz, chat, 1, 1, prompt, 256, &np) || np < 1)
+            drift_die("--prompt-set: prompt %d does not fit 256 tokens in the chat template", pick);
+        snprintf(prompt_desc, sizeof prompt_desc, "prompt %d of %s (%s, %d tokens in the chat template: \"%.120s\")", pick,
+                 strrchr(set, '/') ? strrchr(set, '/') + 1 : set, pf.kind ? pf.kind[pick] : "-", np, pf.text[pick]);
+        drift_tokenizer_free(&tz);
+        drift_prompt_file_free(&pf);
+    } else {
+        if (set) drift_die("--prompt-set: %s", ck.gguf ? "give --prompt-set or --prompt-ids, not both" : "a llama2.c checkpoint holds no tokenizer (give --prompt-ids)");
+        if (!prompt_ids) prompt_ids = "1";
         const char *p = prompt_ids;
         while (*p) {
             char *e;
@@ -157,6 +189,7 @@ int main(int argc, char **argv)
             p = *e ? e + 1 : e;
         }
         if (!np) drift_die("--prompt-ids: expected at least one id");
+        snprintf(prompt_desc, sizeof prompt_desc, "prompt ids %s", prompt_ids);
     }
     if (np + T > ck.cfg.seq_len) drift_die("--tokens: prompt (%d) + tokens (%d) must fit the context of %d", np, T, ck.cfg.seq_len);
     for (int c = 0; c < NCONF; c++) {
@@ -283,7 +316,7 @@ int main(int argc, char **argv)
     }
     drift_progress(&cli, (size_t)NCONF, (size_t)NCONF);
 
-    const drift_greedy_div_lab_t lab = {&cli, CONFS, NCONF, use, res, R, T, Bmax, sms, min_slice, bin, prompt_ids, ckpt, &ck.cfg};
+    const drift_greedy_div_lab_t lab = {&cli, CONFS, NCONF, use, res, R, T, Bmax, sms, min_slice, bin, prompt_desc, ckpt, &ck.cfg};
     drift_greedy_div_write(&lab); /* lib/run/greedy_divergence_report.c */
     drift_model_free(exm);
     drift_checkpoint_free(&ck);

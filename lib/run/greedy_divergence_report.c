@@ -9,6 +9,7 @@
 
 #include "drift.h"
 #include "output.h"
+#include "policy.h"
 
 enum { T_SUM, T_DIV, T_HIST, T_MD };
 static const drift_col_t SUM[] = {
@@ -52,15 +53,17 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
     const int *use = L->use;
     drift_out_t out;
     drift_out_open(&out, L->cli, TABLES, 4, 1);
-    drift_out_meta(&out, T_SUM, "table", "per configuration: R requests, each in its own random batch (sizes 1..%ld), %d tokens greedy from prompt %s", Bmax, T, prompt_ids);
+    drift_out_meta(&out, T_SUM, "table", "per configuration: R requests, each in its own random batch (sizes 1..%ld), %d tokens greedy from %s", Bmax, T, prompt_ids);
     drift_out_meta(&out, T_SUM, "checkpoint", "%s (dim %d, layers %d, heads %d, kv heads %d, vocab %d)", ckpt, L->cfg->dim, L->cfg->n_layers, L->cfg->n_heads, L->cfg->n_kv_heads, V);
-    drift_out_meta(&out, T_SUM, "device", "kernel policy on %ld SMs with split-K minimum slice %ld (scaled to the tiny model: README)", sms, min_slice);
+    drift_out_meta(&out, T_SUM, "device", "kernel policy on %ld SMs with split-K minimum slice %ld%s", sms, min_slice,
+                   sms == 132 && min_slice == DRIFT_POLICY_MIN_SLICE ? " (an H100, unscaled)" : " (not the H100 defaults: README)");
     drift_out_meta(&out, T_SUM, "columns", "distinct_shape_seqs = distinct sequences of kernel plans (drift_model_plan) among the requests; steps_computed = forward steps run after sharing prefixes; diverged = requests whose completion differs from the request alone (batch 1); first_div = first differing token index (0-based); gap = |exact logit gap| between the two tokens at that step (fp64 exact reference, teacher-forced on the common prefix)");
     drift_out_meta(&out, T_DIV, "table", "one row per diverged request: the first differing step, the two tokens, the exact logit gap l(alone) - l(batched) there and the exact top-1/top-2 gap");
     drift_out_meta(&out, T_HIST, "table", "first-divergence index histogram per configuration, bins of %ld steps (requests that never diverged are not counted)", bin);
 
-    drift_md_intro(&out, "%d identical greedy requests (prompt %s, %d tokens) on %s, each decoded inside its own random continuous batch of 1..%ld sequences; kernels chosen for a device scaled to the tiny model (%ld SMs, split-K from %ld k on); divergence is against the same request decoded alone, the gap is the exact (fp64, correctly rounded dot products) logit gap between the two tokens at the step where they part.",
-                   R, prompt_ids, T, ckpt, Bmax, sms, min_slice);
+    drift_md_intro(&out, "%d identical greedy requests (%s; %d tokens) on %s, each decoded inside its own random continuous batch of 1..%ld sequences; kernels chosen for %ld SMs with split-K slices of at least %ld%s; divergence is against the same request decoded alone, the gap is the exact (fp64, correctly rounded dot products) logit gap between the two tokens at the step where they part.",
+                   R, prompt_ids, T, strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt, Bmax, sms, min_slice,
+                   sms == 132 && min_slice == DRIFT_POLICY_MIN_SLICE ? " (an H100: the policy's own defaults, not scaled)" : "");
     drift_md_text(&out, "**Distinct completions per configuration:**\n\n");
     long first_bins = (T + bin - 1) / bin;
     long *hist = calloc((size_t)first_bins, sizeof(long));
@@ -134,7 +137,7 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
                 dist_res[cnt_c] == 1 ? " here (the count changes only the last bits of attention, which the next GEMM may round away)" : ": invariant GEMMs are not enough when attention splits by batch");
     if (gworst > 0)
         drift_md_text(&out, "- Where completions parted, the exact logit gap between the two tokens was at most %.2g (per configuration in the table): a change of summation order moved the rounded logits across it; the exact model itself never sees that gap as a tie.\n", gworst);
-    drift_md_text(&out, "- Published: Thinking Machines (2025) measured 80 distinct completions of 1000 greedy requests on Qwen3-235B (all agreeing for the first 102 tokens), and 1 with batch-invariant kernels; vLLM went from 18 distinct to 1. Yuan et al. (2025) report up to 9%% accuracy variation across batch size, GPU count and type in bf16, and propose LayerCast (bf16 weights, fp32 compute: configuration vendor-layercast here).\n\n");
+    drift_md_text(&out, "- Published: Thinking Machines (2025) measured 80 distinct completions of 1000 greedy requests on Qwen3-235B (all agreeing for the first 102 tokens), and 1 with batch-invariant kernels. Yuan et al. (2025) report up to 9%% accuracy variation across batch size, GPU count and type in bf16, and propose LayerCast (bf16 weights, fp32 compute: configuration vendor-layercast here).\n\n");
     drift_out_commit(&out);
     free(hist), free(fd), free(gaps), free(dist_res), free(div_res), free(gapmax_res);
 }
