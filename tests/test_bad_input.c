@@ -319,3 +319,38 @@ Test(bad_input, full_stdout_is_an_error, .init = setup, .fini = teardown, .timeo
     snprintf(cmd, sizeof cmd, "{ '%s/drift-manifest' check '%s' formats >/dev/full; }", BIN, dir);
     cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "nothing written, nothing failed: %s", err);
 }
+
+/* OMP_NUM_THREADS is read by libgomp, not by the option parser: 100000 crashed every program
+ * at its first parallel loop (a segfault), and 0, -1 and abc ran under another thread count
+ * than the one set. Every program refuses each with exit 2, its last line on stderr naming
+ * the variable and the value (libgomp's own warning may come first: it prints at load time),
+ * before it computes: D as it was. A nested list of counts is what OpenMP defines, accepted. */
+Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .timeout = 300)
+{
+    static const char *const VALUES[] = {"100000", "257", "0", "-1", "abc", "", "4,", "4,,2", " 4", "1e3"};
+    static const char *const PROGS[] = {
+        "formats --profile quick --out D",   "argmax_flip --profile quick --out D", "layer_drift --profile quick --out D",
+        "drift-calc sum --format fp32 --order seq -", "drift-generate --tokens 2", "drift-sweep formats --grid seed=1 --out D/s",
+    };
+    static char before[16384], after[16384], err[4096];
+    for (size_t p = 0; p < sizeof PROGS / sizeof PROGS[0]; p++)
+        for (size_t v = 0; v < sizeof VALUES / sizeof VALUES[0]; v++) {
+            char args[1024], cmd[2048], want[64];
+            expand(args, sizeof args, PROGS[p]);
+            snprintf(cmd, sizeof cmd, "cd '%s' && echo 1 | OMP_NUM_THREADS='%s' timeout " BAD_TIMEOUT " '%s'/%s", dir, VALUES[v], BIN, args);
+            snapshot(before, sizeof before);
+            int st = run_capture(cmd, NULL, 0, err, sizeof err);
+            snapshot(after, sizeof after);
+            size_t len = strlen(err);
+            const char *line = err; /* the start of the last line */
+            for (const char *q = err; *q && q + 1 < err + len; q++)
+                if (*q == '\n') line = q + 1;
+            snprintf(want, sizeof want, "OMP_NUM_THREADS: '%s' is not a thread count", VALUES[v]);
+            cr_expect_eq(st, 2, "%s with OMP_NUM_THREADS='%s': exit %d, not 2: %s", PROGS[p], VALUES[v], st, err);
+            cr_expect(strstr(line, want) != NULL, "%s with OMP_NUM_THREADS='%s': the last line does not say \"%s\": %s", PROGS[p],
+                      VALUES[v], want, err);
+            cr_expect_str_eq(after, before, "%s with OMP_NUM_THREADS='%s': the output directory changed", PROGS[p], VALUES[v]);
+        }
+    cr_expect_eq(sh("cd '%s' && OMP_NUM_THREADS=2,1 '%s/formats' --profile quick --quiet --out '%s/n' >/dev/null", dir, BIN, dir), 0,
+                 "a nested list of counts is refused");
+}

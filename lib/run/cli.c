@@ -9,6 +9,7 @@
 #include "cards.h"
 #include "lmhead.h"
 #include "decimal.h"
+#include "escape.h"
 #include "drift.h"
 
 #include <errno.h>
@@ -418,6 +419,8 @@ static void passive_wait(const drift_cli_spec_t *spec, char **argv)
 
 void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv)
 {
+    drift_set_program(spec->name);
+    drift_env_threads_check(); /* before the re-execution, so that a refusal is said once */
     passive_wait(spec, argv);
     memset(cli, 0, sizeof *cli);
     cli->spec = spec;
@@ -644,6 +647,32 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
  * itself fail with its own message and exit 1. A fixed limit, not one per machine,
  * so that a command accepted on one machine is accepted on every one. */
 int drift_threads_max(void) { return 256; }
+
+/* libgomp reads OMP_NUM_THREADS when it is loaded and starts that many threads at the first
+ * parallel loop: 100000 crashed every experiment (a segfault in libgomp), so the variable is
+ * held to --threads' rule: a thread count 1..drift_threads_max(), or a comma list of them
+ * (OpenMP's nested levels). libgomp itself ignores a value it cannot read (0, -1, abc) with a
+ * warning of its own; refused here too, so that the run is never made under another thread
+ * count than the one the user believes he set. */
+void drift_env_threads_check(void)
+{
+    const char *v = getenv("OMP_NUM_THREADS");
+    if (!v) return;
+    const char *p = v;
+    for (;;) {
+        long n = 0;
+        const char *start = p;
+        while (*p >= '0' && *p <= '9' && n <= drift_threads_max()) n = n * 10 + (*p++ - '0');
+        if (p == start || n < 1 || n > drift_threads_max() || (*p && *p != ',')) {
+            char shown[80];
+            drift_escape(shown, sizeof shown, v, NULL); /* one line whatever the variable holds */
+            drift_die("OMP_NUM_THREADS: '%s' is not a thread count (accepted: 1..%d, or a comma list of them; "
+                      "unset, one per core)",
+                      shown, drift_threads_max());
+        }
+        if (!*p++) break;
+    }
+}
 
 long drift_intlist_max(const drift_intlist_t *l)
 {

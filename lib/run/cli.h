@@ -108,6 +108,10 @@ void drift_require_gpu(const drift_cli_t *cli);
 
 /* The largest --threads accepted (cli.c says why). */
 int drift_threads_max(void);
+/* Dies (exit 2, one line naming OMP_NUM_THREADS) unless the variable is unset or holds what
+ * --threads accepts (1..drift_threads_max(), or a comma list of such counts). drift_cli_parse
+ * and drift_args_parse call it first; a tool with its own parser calls it in main. */
+void drift_env_threads_check(void);
 /* The largest value of a list (0 when empty), for memory estimates. */
 long drift_intlist_max(const drift_intlist_t *l);
 

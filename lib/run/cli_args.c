@@ -119,6 +119,7 @@ int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, i
                      void (*usage)(FILE *))
 {
     int npos = 0, options = 1;
+    drift_env_threads_check();
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (options && !strcmp(arg, "--")) {

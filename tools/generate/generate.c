@@ -294,6 +294,8 @@ int main(int argc, char **argv)
     /* One thread: the decoder's GEMMs are too small for a parallel region each (OpenMP's
      * spin-wait made 48 bf16 tokens 16x slower on a loaded machine). */
     omp_set_num_threads(1);
+    drift_set_program("drift-generate");
+    drift_env_threads_check(); /* one thread here, but the variable is wrong for every program */
     run_cfg_t a;
     memset(&a, 0, sizeof a);
     a.nx = drift_numerics_fp32();

@@ -393,12 +393,14 @@ int main(int argc, char **argv)
 {
     long mpi_size = env_long(MPI_SIZE_VARS, 1), mpi_rank = env_long(MPI_RANK_VARS, 0);
     rank_silent = mpi_rank != 0;
+    drift_set_program("drift-sweep"); /* the library's refusals (drift_die) name the tool */
     atexit(free_parsed);
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("drift-sweep (driftlab %s)\n", DRIFT_VERSION);
         return drift_stdout_close_check();
     }
     parse(&a, argc, argv);
+    drift_env_threads_check(); /* passed on to every run: refused once here, not in each */
 
     static char exe[PATH_MAX], bindir[PATH_MAX], line[16384], def_dir[PATH_MAX + 64];
     self_dir(bindir, sizeof bindir, exe, sizeof exe);
