@@ -359,3 +359,41 @@ Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .ti
     cr_expect_eq(sh("cd '%s' && OMP_NUM_THREADS=2,1 '%s/formats' --profile quick --quiet --out '%s/n' >/dev/null", dir, BIN, dir), 0,
                  "a nested list of counts is refused");
 }
+
+/* A full device behind stdout: every tool's answer, --help and --version included (they
+ * exited 0, or 1 without a word), is an error with status 2 and the cause named in the last
+ * line on stderr (drift-generate's summary line comes before it). */
+Test(bad_input, full_stdout_every_tool, .init = setup, .fini = teardown, .timeout = 120)
+{
+    static const char *const CMDS[] = {
+        "drift-calc sum --format fp32 --order seq D/v.txt", "drift-calc dot --format fp32 --order seq D/v.txt D/v.txt",
+        "drift-calc exact D/v.txt", "drift-calc round --format fp16 1.1", "drift-calc round --format fp16 1.1 2.2 3.3",
+        "drift-calc cards", "drift-calc env", "drift-calc gaps D/g.csv", "drift-calc --help", "drift-calc --version",
+        "drift-calc help", "drift-calc sum --help", "drift-generate --tokens 2", "drift-generate --help",
+        "drift-generate --version", "drift-sweep --help", "drift-sweep --version", "drift-manifest --help",
+        "formats --help", "formats --version", "formats --describe", "argmax_flip --help",
+    };
+    char p[128];
+    snprintf(p, sizeof p, "%s/v.txt", dir);
+    FILE *fp = fopen(p, "w");
+    fputs("1\n2\n3\n", fp);
+    fclose(fp);
+    snprintf(p, sizeof p, "%s/g.csv", dir);
+    fp = fopen(p, "w");
+    fputs("1,2,3\n4,0.5,6\n", fp);
+    fclose(fp);
+    static char err[8192];
+    for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++) {
+        char args[512], cmd[1024];
+        expand(args, sizeof args, CMDS[i]);
+        snprintf(cmd, sizeof cmd, "{ timeout " BAD_TIMEOUT " '%s'/%s >/dev/full </dev/null; }", BIN, args);
+        int st = run_capture(cmd, NULL, 0, err, sizeof err);
+        size_t len = strlen(err);
+        const char *line = err;
+        for (const char *q = err; *q && q + 1 < err + len; q++)
+            if (*q == '\n') line = q + 1;
+        cr_expect_eq(st, 2, "%s >/dev/full: exit %d, not 2: %s", CMDS[i], st, err);
+        cr_expect(strstr(line, "cannot write to stdout (No space left on device)") != NULL,
+                  "%s >/dev/full: the last line does not name the full device: %s", CMDS[i], err);
+    }
+}

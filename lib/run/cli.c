@@ -10,6 +10,7 @@
 #include "lmhead.h"
 #include "decimal.h"
 #include "escape.h"
+#include "output.h"
 #include "drift.h"
 
 #include <errno.h>
@@ -32,6 +33,10 @@ static char program[96] = "drift";
 void drift_set_program(const char *name)
 {
     snprintf(program, sizeof program, "%s", name);
+    /* Every program names itself first: from here on its stdout is checked at exit (a --help,
+     * --version or calc answer to a full device exited 0 or 1 without a word). Registered
+     * before any other handler, so that it runs last, after them. */
+    drift_stdout_check_at_exit();
 }
 
 const char *drift_program(void) { return program; }

@@ -26,6 +26,7 @@
 #include "calc.h"
 #include "calc_input.h"
 #include "cli.h"
+#include "output.h"
 #include "decimal.h"
 #include "drift.h"
 #include "format.h"
@@ -133,5 +134,5 @@ int calc_round(int argc, char **argv)
     }
     free(x);
     free(values);
-    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    return drift_stdout_close_check(); /* a failed write is one line naming its cause, status 2 */
 }
