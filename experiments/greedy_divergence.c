@@ -145,19 +145,8 @@ int main(int argc, char **argv)
     drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];
     const int V = ck.cfg.vocab_size;
-    int prompt[256], np = 0;
-    {
-        const char *p = prompt_ids;
-        while (*p) {
-            char *e;
-            long v = strtol(p, &e, 10);
-            if (e == p || v < 0 || v >= V || np >= 256 || (*e && *e != ','))
-                drift_die("--prompt-ids: expected comma-separated ids in 0 .. %d (at most 256), found '%s'", V - 1, prompt_ids);
-            prompt[np++] = (int)v;
-            p = *e ? e + 1 : e;
-        }
-        if (!np) drift_die("--prompt-ids: expected at least one id");
-    }
+    int prompt[256];
+    int np = drift_parse_ids("--prompt-ids", prompt_ids, prompt, 256, V - 1);
     if (np + T > ck.cfg.seq_len) drift_die("--tokens: prompt (%d) + tokens (%d) must fit the context of %d", np, T, ck.cfg.seq_len);
     for (int c = 0; c < NCONF; c++) {
         drift_numerics_t nx;

@@ -647,6 +647,28 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
                       drift_format_name(formats[i]));
 }
 
+int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long hi)
+{
+    char shown[160];
+    drift_escape(shown, sizeof shown, list, NULL); /* one line whatever the list holds */
+    if (!*list) drift_die("%s: expected comma-separated ids in 0 .. %ld, found an empty list", opt, hi);
+    int n = 0;
+    for (const char *p = list;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[32];
+        long v;
+        if (len == 0) drift_die("%s: expected comma-separated ids in 0 .. %ld, found an empty item in '%s'", opt, hi, shown);
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        if (len >= sizeof item || drift_parse_long(&v, item) || v < 0 || v > hi)
+            drift_die("%s: expected comma-separated ids in 0 .. %ld, found '%s'", opt, hi, shown);
+        if (n == max) drift_die("%s: more than %d ids (accepted: at most %d)", opt, max, max);
+        ids[n++] = (int)v;
+        if (!comma) return n;
+        p = comma + 1;
+    }
+}
+
 /* 256: the lab's parallel loops have at most a few hundred work items, so more threads only
  * wait; each OpenMP thread reserves a stack, and 1024 of them under a 4 GiB limit made libgomp
  * itself fail with its own message and exit 1. A fixed limit, not one per machine,

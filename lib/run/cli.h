@@ -189,7 +189,8 @@ typedef struct {
  * order (at most maxpos). "--" ends the options; "-", a negative number and -inf/-nan are
  * words, not options. --help (or -h): usage(stdout) and exit 0; --version: "<program> (driftlab
  * VERSION)" and exit 0. Refused with one line and exit 2: an unknown option (the nearest named,
- * every accepted one listed), a value given to a flag, a missing value, a word beyond maxpos.
+ * every accepted one listed), a value given to a flag, a missing value, a word beyond maxpos,
+ * an option given twice, two flags that set one destination to different values (--fma --nofma).
  * Returns the number of words. */
 int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv,
                      void (*usage)(FILE *));
@@ -211,6 +212,11 @@ int drift_parse_long(long *out, const char *s);
 /* decimal.h's syntax (decimal, hex, inf, nan), the exact value rounded once to double;
  * overflow to inf of a finite text is an error. */
 int drift_parse_double(double *out, const char *s);
+
+/* A prompt's token ids, "1,2,2,3": each as drift_parse_long reads it, in 0..hi, repeats allowed
+ * (a prompt may repeat a token), no empty item; at most max. Dies "OPT: ..." (exit 2, one line)
+ * otherwise. Returns the count (>= 1). */
+int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long hi);
 
 const char *drift_profile_name(drift_profile_t p);
 const char *drift_backend_name(drift_backend_t b);

@@ -229,7 +229,8 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
     int *seq = malloc((size_t)n * sizeof(int));
     double *L = malloc((size_t)n * (size_t)V * sizeof(double));
     r->exact_gap = malloc((size_t)r->g.n * sizeof(double));
-    if (!seq || !L || !r->exact_gap) die("out of memory");
+    if (!seq || !L || !r->exact_gap)
+die("out of memory");
     memcpy(seq, prompt, (size_t)np * sizeof(int));
     memcpy(seq + np, r->g.token, (size_t)(r->g.n - 1) * sizeof(int));
     if ((rc = drift_model_score(m, L, seq, n))) die("exact reference failed: %s", drift_strerror(rc));
@@ -329,17 +330,7 @@ int main(int argc, char **argv)
     int *prompt = malloc((size_t)cap * sizeof(int));
     if (!prompt) die("out of memory");
     if (ids) {
-        for (const char *s = ids; *s;) {
-            char *end;
-            errno = 0;
-            long x = strtol(s, &end, 10);
-            if (end == s || errno || x < 0 || x >= V || (*end && *end != ','))
-                die("--prompt-ids: expected comma-separated ids in 0 .. %d, found '%s'", V - 1, ids);
-            if (np >= cap) die("--prompt-ids: more than seq_len %d ids", cap);
-            prompt[np++] = (int)x;
-            s = *end ? end + 1 : end;
-        }
-        if (!np) die("--prompt-ids: expected at least one id");
+        np = drift_parse_ids("--prompt-ids", ids, prompt, cap, V - 1); /* at most the context */
     } else if (ptext) {
         int rc = ck.gguf ? drift_tokenizer_encode_ex(tp, ptext, 1, 1, prompt, cap, &np)
                          : drift_tokenizer_encode(tp, ptext, 1, prompt, cap, &np);
