@@ -12,6 +12,7 @@
 #include "escape.h"
 #include "output.h"
 #include "drift.h"
+#include "why.h"
 
 #include <errno.h>
 #include <math.h>
@@ -55,6 +56,17 @@ noreturn void drift_die(const char *fmt, ...)
     fputc('\n', stderr);
     if (die_hook) die_hook(); /* a fuzz target's longjmp: it does not return here */
     exit(2);
+}
+
+noreturn void drift_die_oom(double bytes, const char *fmt, ...)
+{
+    char what[256], why[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    drift_why_oom(why, sizeof why, bytes, "%s", what);
+    drift_die("%s", why);
 }
 
 /* A number starts with a digit (or '-' and a digit where a sign is allowed): strtol and strtod

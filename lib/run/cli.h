@@ -143,6 +143,8 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n);
  * (or "drift" before any). */
 noreturn void drift_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void drift_set_program(const char *name);
+/* drift_die with drift_why_oom's text: "<program>: out of memory allocating <what> (<size>)". */
+noreturn void drift_die_oom(double bytes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* For the option parser's fuzz target only: called by drift_die after the message, instead of
  * returning to exit(2) it may longjmp back to the target. NULL: exit(2). */
 void drift_set_die_hook(void (*hook)(void));

@@ -230,7 +230,8 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
     double *L = malloc((size_t)n * (size_t)V * sizeof(double));
     r->exact_gap = malloc((size_t)r->g.n * sizeof(double));
     if (!seq || !L || !r->exact_gap)
-die("out of memory");
+        drift_die_oom((double)n * sizeof(int) + (double)n * V * sizeof(double) + (double)r->g.n * sizeof(double),
+                      "the exact logits of %d positions x %d tokens (--tokens: fewer)", n, V);
     memcpy(seq, prompt, (size_t)np * sizeof(int));
     memcpy(seq + np, r->g.token, (size_t)(r->g.n - 1) * sizeof(int));
     if ((rc = drift_model_score(m, L, seq, n))) die("exact reference failed: %s", drift_strerror(rc));
@@ -328,7 +329,7 @@ int main(int argc, char **argv)
     }
     int cap = ck.cfg.seq_len, np = 0;
     int *prompt = malloc((size_t)cap * sizeof(int));
-    if (!prompt) die("out of memory");
+    if (!prompt) drift_die_oom((double)cap * sizeof(int), "a prompt of %d token ids (the context)", cap);
     if (ids) {
         np = drift_parse_ids("--prompt-ids", ids, prompt, cap, V - 1); /* at most the context */
     } else if (ptext) {
