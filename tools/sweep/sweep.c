@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef DRIFT_HAVE_MPI
@@ -79,7 +80,8 @@ static void usage(FILE *fp)
             "  --grid SPEC      axes 'name=v1,v2,... name=A..B' (e.g. 'seed=1..64 K=1024,4096 formats=bf16,fp16');\n"
             "                   each run gets --name value\n"
             "  --file FILE      a sweep file: lines 'experiment: X', 'grid: SPEC', 'options: WORDS', 'shares: N'\n"
-            "  --out DIR        the sweep directory (default sweeps/EXP); with --merge, where the merge goes\n"
+            "  --out DIR        the sweep directory (default sweeps/EXP-YYYYMMDD-HHMMSS, a new one each time;\n"
+            "                   sweeps/EXP with --shard or under mpirun); with --merge, where the merge goes\n"
             "                   (default DIR/merged)\n"
             "  --shares N       deal the runs into N shares, run r in share r mod N (default: one share per run)\n"
             "  --shard I/N      run share I of N only (0 <= I < N), then stop: a Slurm array task\n"
@@ -378,6 +380,26 @@ static void self_dir(char *buf, size_t size, char *exe, size_t exesize)
     if (slash) *slash = 0;
 }
 
+/* A directory of its own for a sweep started without --out: sweeps/EXP-YYYYMMDD-HHMMSS, with
+ * -2, -3, ... when that one exists (two sweeps in one second), claimed by mkdir so that two
+ * processes never get the same one. A second sweep of one experiment was refused as "another
+ * sweep" until the user deleted the first. */
+static void default_out(char *buf, size_t size, const char *experiment)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm)) snprintf(stamp, sizeof stamp, "%lld", (long long)now);
+    sweep_mkdirs("sweeps");
+    for (int k = 1; k < 1000; k++) {
+        if (k == 1) snprintf(buf, size, "sweeps/%s-%s", experiment, stamp);
+        else snprintf(buf, size, "sweeps/%s-%s-%d", experiment, stamp, k);
+        if (mkdir(buf, 0777) == 0) return;
+        if (errno != EEXIST) sweep_die("--out: cannot create '%s': %s (give --out DIR)", buf, strerror(errno));
+    }
+    sweep_die("--out: sweeps/%s-%s-2 .. -999 all exist (give --out DIR)", experiment, stamp);
+}
+
 /* What main parsed, freed at exit (whichever return or sweep_die ends the program). */
 static args_t a;
 static sweep_t merge_sweep;
@@ -449,7 +471,10 @@ int main(int argc, char **argv)
 
     static char outbuf[PATH_MAX], absout[PATH_MAX];
     if (!a.out) {
-        snprintf(outbuf, sizeof outbuf, "sweeps/%s", a.s.experiment);
+        if (a.shard >= 0 || mpi_size > 1) /* every process of the sweep names the same directory */
+            snprintf(outbuf, sizeof outbuf, "sweeps/%s", a.s.experiment);
+        else
+            default_out(outbuf, sizeof outbuf, a.s.experiment);
         a.out = outbuf;
     }
     definition_sha(c.def_sha, &a.s);
