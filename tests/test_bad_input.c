@@ -143,6 +143,13 @@ static const bad_t CASES[] = {
     /* bounded input: a device is one endless line (getline allocated until memory ran out) */
     {"drift-sweep", "formats --file /dev/zero --out D/s", "/dev/zero"},
     {"drift-sweep", "formats --grid seed=1 --out D/$(printf 'x%.0s' $(seq 700))", "--out: path too long"},
+    /* drift-sweep's own options in the one syntax: a typo of one is named, not passed to every run */
+    {"drift-sweep", "formats --grid seed=1 --job 2 --out D/s", "did you mean '--jobs'?"},
+    {"drift-sweep", "formats --grid seed=1 --shard=0 --out D/s", "--shard"},
+    {"drift-sweep", "formats --grid seed=1 --quiet=1 --out D/s", "--quiet takes no value"},
+    {"drift-sweep", "formats --grid seed=1 --jobs= --out D/s", "--jobs: empty value"},
+    {"drift-sweep", "formats --grid seed=1 --out", "--out: needs a value"},
+    {"drift-sweep", "formats --grid=seed=1,1 --out=D/s", "given twice"},
     /* drift-manifest: a name that is no experiment's (an empty one matched every file) */
     {"drift-manifest", "recover D ''", "EXPERIMENT"},
     {"drift-manifest", "recover D '../x'", "EXPERIMENT"},

@@ -287,8 +287,63 @@ static const char *need_str(int argc, char **argv, int *i)
     return argv[++(*i)];
 }
 
+/* drift-sweep's own options: those with a value, then the flags. */
+static const char *const OWN_VALUED[] = {"grid", "file", "out", "merge", "bin", "gpus", "jobs", "shares", "shard", "sbatch"};
+static const char *const OWN_FLAGS[] = {"no-merge", "slurm", "quiet", "help", "version"};
+#define NOWN_VALUED (int)(sizeof OWN_VALUED / sizeof OWN_VALUED[0])
+#define NOWN_FLAGS (int)(sizeof OWN_FLAGS / sizeof OWN_FLAGS[0])
+
+/* The one option syntax (cli.h) for drift-sweep's own options: "--out=DIR" is "--out DIR", a
+ * flag takes no "=value", and a word near one of them ("--job 2") is refused with the name it
+ * is near, instead of going to every run as the experiment's option. Words after "--" and the
+ * experiment's options are left as they are. Returns a new argv (freed at exit). */
+static char **own_syntax(int *argc_io, char **argv)
+{
+    int argc = *argc_io, n = 0;
+    static char **out;
+    out = sweep_xrealloc(NULL, (size_t)(2 * argc + 1) * sizeof *out);
+    const char *names[NOWN_VALUED + NOWN_FLAGS];
+    for (int k = 0; k < NOWN_VALUED; k++) names[k] = OWN_VALUED[k];
+    for (int k = 0; k < NOWN_FLAGS; k++) names[NOWN_VALUED + k] = OWN_FLAGS[k];
+    int rest = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i], *value = NULL;
+        char name[64];
+        if (rest || i == 0 || strcmp(o, "--") == 0 || drift_opt_split(name, sizeof name, &value, o) != DRIFT_OK) {
+            rest |= i > 0 && !strcmp(o, "--");
+            out[n++] = argv[i];
+            continue;
+        }
+        int valued = -1, flag = -1;
+        for (int k = 0; k < NOWN_VALUED; k++) if (!strcmp(name, OWN_VALUED[k])) valued = k;
+        for (int k = 0; k < NOWN_FLAGS; k++) if (!strcmp(name, OWN_FLAGS[k])) flag = k;
+        if (flag >= 0 && value) sweep_die("--%s takes no value (found '%s')", name, o);
+        if (valued < 0 && flag < 0) {
+            const char *near = drift_suggest(name, names, NOWN_VALUED + NOWN_FLAGS);
+            if (near)
+                sweep_die("unknown option '--%s' (did you mean '--%s'? an option of the experiment goes after '--': "
+                          "drift-sweep EXP --grid SPEC -- --%s ...)", name, near, name);
+        }
+        if (valued >= 0 && value) {
+            if (!*value) sweep_die("--%s: empty value (accepted: --%s VALUE or --%s=VALUE)", name, name, name);
+            out[n++] = (char *)sweep_xstrdup(o); /* "--name" alone: cut at the '=' */
+            out[n - 1][strchr(o, '=') - o] = 0;
+            out[n++] = (char *)value;
+            continue;
+        }
+        /* (an #SBATCH option is itself "--time=...": --sbatch takes any next word) */
+        if (valued >= 0 && (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && strcmp(name, "sbatch"))))
+            sweep_die("--%s: needs a value (accepted: --%s VALUE or --%s=VALUE)", name, name, name);
+        out[n++] = argv[i];
+    }
+    out[n] = NULL;
+    *argc_io = n;
+    return out;
+}
+
 static void parse(args_t *a, int argc, char **argv)
 {
+    argv = own_syntax(&argc, argv);
     memset(a, 0, sizeof *a);
     a->shard = -1;
     a->jobs = 1;
@@ -304,6 +359,9 @@ static void parse(args_t *a, int argc, char **argv)
             break;
         } else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             usage(stdout);
+            exit(drift_stdout_close_check());
+        } else if (!strcmp(o, "--version")) {
+            printf("drift-sweep (driftlab %s)\n", DRIFT_VERSION);
             exit(drift_stdout_close_check());
         } else if (!strcmp(o, "--grid")) {
             sweep_add_grid(&a->s, need_str(argc, argv, &i), "--grid");
