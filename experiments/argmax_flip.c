@@ -142,6 +142,12 @@ static void setup(drift_aflab_t *L, int argc, char **argv)
     L->nK = 0;
     if (Kopt.n > DRIFT_AF_MAXK) drift_die("--K: at most %d values", DRIFT_AF_MAXK);
     for (int i = 0; i < Kopt.n; i++) L->Ks[L->nK++] = (size_t)Kopt.v[i];
+    /* refused here, not by the first tie trial after the larger K's were computed */
+    for (int i = 0; i < Kopt.n && L->ties > 0; i++)
+        if (Kopt.v[i] < 2 * DRIFT_PLANT_TIE_PAIRS)
+            drift_die("--K: %ld is too small for the planted ties (each swaps %d pairs of channels; accepted: K >= %d, "
+                      "or --ties 0)",
+                      Kopt.v[i], DRIFT_PLANT_TIE_PAIRS, 2 * DRIFT_PLANT_TIE_PAIRS);
     drift_require_memory(&L->cli, L->rows ? 12.0 * (double)L->V * (double)drift_intlist_max(&Kopt) : 0, "--K, --V");
     L->nF = L->cli.nformats;
     L->nT = 7 * DRIFT_AF_PER_DECADE + 1; /* 1e-7 .. 1 */

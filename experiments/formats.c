@@ -121,6 +121,9 @@ static int read_values(drift_formats_value_t *vals, int nv, const char *list)
         if (drift_parse_double(&d, item) || !isfinite(d) || drift_witness_read(v->exact, item) ||
             mpfr_get_d(v->exact, MPFR_RNDN) != d)
             drift_die("--values: '%s' is not a finite number (accepted: decimal or hex float, e.g. 0.3,0x1p-20)", item);
+        for (int j = NTEACH; j < nv - 1; j++) /* compared as numbers: 0.5 and 0x1p-1 are one value */
+            if (mpfr_equal_p(vals[j].exact, v->exact))
+                drift_die("--values: '%s' given twice (the same value as '%s')", item, vals[j].label);
         snprintf(v->label, sizeof v->label, "%s", item);
         v->lesson = "your value";
         if (!comma) return nv;

@@ -179,16 +179,7 @@ int main(int argc, char **argv)
     } else {
         if (set) drift_die("--prompt-set: %s", ck.gguf ? "give --prompt-set or --prompt-ids, not both" : "a llama2.c checkpoint holds no tokenizer (give --prompt-ids)");
         if (!prompt_ids) prompt_ids = "1";
-        const char *p = prompt_ids;
-        while (*p) {
-            char *e;
-            long v = strtol(p, &e, 10);
-            if (e == p || v < 0 || v >= V || np >= 256 || (*e && *e != ','))
-                drift_die("--prompt-ids: expected comma-separated ids in 0 .. %d (at most 256), found '%s'", V - 1, prompt_ids);
-            prompt[np++] = (int)v;
-            p = *e ? e + 1 : e;
-        }
-        if (!np) drift_die("--prompt-ids: expected at least one id");
+        np = drift_parse_ids("--prompt-ids", prompt_ids, prompt, 256, V - 1);
         snprintf(prompt_desc, sizeof prompt_desc, "prompt ids %s", prompt_ids);
     }
     if (np + T > ck.cfg.seq_len) drift_die("--tokens: prompt (%d) + tokens (%d) must fit the context of %d", np, T, ck.cfg.seq_len);

@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     const char *kvlist = "fp32,bf16,fp16,fp8e4m3,fp8e5m2,int8:token,int8:head";
     const drift_cli_opt_t opts[] = {
         {"L", DRIFT_OPT_INTLIST, &Ls, "N,N,...", "cache lengths (tokens)", 1, 1L << 20, {"128", "256,1024", "256,1024,4096"}},
-        {"kv-formats", DRIFT_OPT_STRING, &kvlist, "LIST", "KV storage formats (fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head; default all but fp64 and tf32)", 0, 0, {0}},
+        {"kv-formats", DRIFT_OPT_LIST, &kvlist, "LIST", "KV storage formats (fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head; default all but fp64 and tf32)", 0, 0, {0}},
         {"heads", DRIFT_OPT_INT, &heads, "N", "query heads (a multiple of --kv-heads; default 4)", 1, 1024, {0}},
         {"kv-heads", DRIFT_OPT_INT, &kv_heads, "N", "KV heads (default 2)", 1, 1024, {0}},
         {"dim", DRIFT_OPT_INT, &dim, "N", "head dimension (default 64)", 1, 4096, {0}},
@@ -120,6 +120,9 @@ int main(int argc, char **argv)
             if (nkv == MAX_KV) drift_die("--kv-formats: at most %d formats", MAX_KV);
             if (drift_kv_format_parse(&kvf[nkv], s, err, sizeof err)) drift_die("--kv-formats: %s (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)", err);
             drift_kv_format_print(kvn[nkv], sizeof kvn[nkv], &kvf[nkv]);
+            for (int j = 0; j < nkv; j++) /* compared as parsed: fp32,FP32 is one format twice */
+                if (kvf[j].storage == kvf[nkv].storage && kvf[j].fmt == kvf[nkv].fmt)
+                    drift_die("--kv-formats: '%s' given twice (the same format as '%s')", s, kvn[j]);
             nkv++;
         }
         if (!nkv) drift_die("--kv-formats: empty list (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");

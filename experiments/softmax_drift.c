@@ -143,7 +143,9 @@ int main(int argc, char **argv)
     for (int ni = 0; ni < nN; ni++) nmeas += R;
     drift_smx_meas_t *meas = calloc(nmeas * (size_t)nf * NVAR, sizeof *meas);
     double *xdev = calloc(nmeas, sizeof *xdev); /* fast reference vs MPFR, per row */
-    if (!meas || !xdev) drift_die("out of memory");
+    if (!meas || !xdev)
+        drift_die_oom((double)nmeas * (double)nf * NVAR * sizeof *meas + (double)nmeas * sizeof *xdev,
+                      "the measurements of %zu rows x %d formats x %d variants", nmeas, nf, NVAR);
     const uint32_t exp_id = drift_fnv1a32("softmax_drift");
     int fail = 0;
     for (int ni = 0; ni < nN; ni++) {
@@ -154,7 +156,7 @@ int main(int argc, char **argv)
             double *x = malloc(N * sizeof *x), *xr = malloc(N * sizeof *xr), *rt = malloc(N * sizeof *rt),
                    *rr = malloc(N * sizeof *rr), *p = malloc(N * sizeof *p);
             if (!x || !xr || !rt || !rr || !p) {
-                fail |= 1;
+                fail |= 2; /* said with the size below */
                 free(x), free(xr), free(rt), free(rr), free(p);
                 continue;
             }
@@ -190,7 +192,8 @@ int main(int argc, char **argv)
             }
             free(x), free(xr), free(rt), free(rr), free(p);
         }
-        if (fail) drift_die("a softmax or its reference failed (out of memory?)");
+        if (fail & 2) drift_die_oom(5.0 * (double)N * sizeof(double), "a thread's 5 rows of %zu logits (--N: smaller)", N);
+        if (fail) drift_die("a softmax or its reference failed at N = %zu (out of memory?)", N);
     }
     double xdev_max = 0;
     long xrows = 0;
@@ -206,7 +209,9 @@ int main(int argc, char **argv)
     double *clse = calloc((size_t)nf * 2 * (size_t)(np ? np : 1), sizeof *clse);
     double *clse_ref = calloc((size_t)nf * (size_t)(np ? np : 1), sizeof *clse_ref);
     long *cnan = calloc((size_t)nf * 2 * (size_t)(np ? np : 1), sizeof *cnan);
-    if (!cm || !clse || !clse_ref || !cnan) drift_die("out of memory");
+    if (!cm || !clse || !clse_ref || !cnan)
+        drift_die_oom((double)nf * 2 * (np ? np : 1) * (sizeof *cm + sizeof *clse + sizeof *cnan) + (double)nf * (np ? np : 1) * sizeof *clse_ref,
+                      "the cliff's measurements of %d formats x %d peaks", nf, np);
     DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:fail)")
     for (int t = 0; t < nf * np; t++) {
         int f = t / np, k = t % np;
@@ -236,7 +241,7 @@ int main(int argc, char **argv)
 
     /* -- aggregate -- */
     drift_smx_agg_t *agg = calloc((size_t)nN * (size_t)nf * NVAR, sizeof *agg);
-    if (!agg) drift_die("out of memory");
+    if (!agg) drift_die_oom((double)nN * nf * NVAR * sizeof *agg, "the aggregates of %d sizes x %d formats x %d variants", nN, nf, NVAR);
     for (int ni = 0; ni < nN; ni++)
         for (int f = 0; f < nf; f++)
             for (int v = 0; v < NVAR; v++) {

@@ -60,6 +60,11 @@ static const bad_t CASES[] = {
     {"argmax_flip", "--orders bogus", "--orders"},
     {"argmax_flip", "--V ' 4000'", "--V"},
     {"argmax_flip", "--K 64,64", "--K"},
+    /* a planted tie swaps 16 pairs of distinct channels: K < 32 failed in the first tie trial,
+     * after every larger K had been computed */
+    {"argmax_flip", "--K 16", "--K"},
+    {"argmax_flip", "--K 1024,31", "--K"},
+    {"argmax_flip", "--profile full --K 4096,16", "--K"},
     {"argmax_flip", "--device ''", "--device"},
     {"argmax_flip", "--formats fp8e4m3", "--formats"},
     {"sum_order", "--orders seq,seq", "--orders"},
@@ -82,6 +87,34 @@ static const bad_t CASES[] = {
     {"formats", "--formats fp16 --orders pairwise", "--orders"},
     {"tc_conformance", "--orders tc:h100", "--orders"},
     {"kv_cache", "--orders seq", "--orders"},
+    /* one value written two ways is one value given twice: lists compared after parsing */
+    {"formats", "--formats fp32,FP32", "--formats"},
+    {"formats", "--formats bf16,bfloat16", "--formats"},
+    {"formats", "--values 0.5,0x1p-1", "--values"},
+    {"formats", "--values 0.5,", "--values"},
+    {"matmul_drift", "--K 64,64.0", "--K"},
+    {"matmul_drift", "--K 64,0x40", "--K"},
+    {"matmul_drift", "--K 64,,128", "--K"},
+    {"matmul_drift", "--K 64,128,", "--K"},
+    {"kv_cache", "--kv-formats fp32,FP32", "--kv-formats"},
+    {"kv_cache", "--kv-formats fp16,half", "--kv-formats"},
+    {"kv_cache", "--kv-formats fp32,", "--kv-formats"},
+    {"kv_cache", "--kv-formats fp32,,fp16", "--kv-formats"},
+    {"kv_cache", "--kv-formats int8:token,int8:token", "--kv-formats"},
+    {"greedy_divergence", "--prompt-ids 1,", "--prompt-ids"},
+    {"greedy_divergence", "--prompt-ids ,1", "--prompt-ids"},
+    {"greedy_divergence", "--prompt-ids ' 1'", "--prompt-ids"},
+    {"greedy_divergence", "--prompt-ids +1", "--prompt-ids"},
+    {"drift-generate", "--prompt-ids 1,", "--prompt-ids"},
+    {"drift-generate", "--prompt-ids 1,,2", "--prompt-ids"},
+    {"drift-sweep", "formats --grid seed=1,01 --out D/s", "'01'"},
+    {"drift-sweep", "formats --grid formats=fp32,FP32 --out D/s", "'FP32'"},
+    {"drift-sweep", "formats --grid 'seed=1..3,0x2' --out D/s", "'0x2'"},
+    /* options that contradict each other, or one given twice: the last word would win */
+    {"drift-calc", "dot --format fp32 --order seq --fma --nofma a b", "--nofma"},
+    {"drift-calc", "dot --format fp32 --order seq --nofma --fma a b", "--fma"},
+    {"drift-calc", "sum --format fp32 --format=fp16 --order seq a", "--format"},
+    {"drift-calc", "argmax --format fp32 --order seq --order pairwise a b", "--order"},
     /* the calculator: options first, then files; bounded input */
     {"drift-calc", "sum --format fp32 --order seq /dev/zero", "/dev/zero"},
     {"drift-calc", "sum --format fp32 --order seq /nonexistent/x", "/nonexistent/x"},
@@ -110,6 +143,13 @@ static const bad_t CASES[] = {
     /* bounded input: a device is one endless line (getline allocated until memory ran out) */
     {"drift-sweep", "formats --file /dev/zero --out D/s", "/dev/zero"},
     {"drift-sweep", "formats --grid seed=1 --out D/$(printf 'x%.0s' $(seq 700))", "--out: path too long"},
+    /* drift-sweep's own options in the one syntax: a typo of one is named, not passed to every run */
+    {"drift-sweep", "formats --grid seed=1 --job 2 --out D/s", "did you mean '--jobs'?"},
+    {"drift-sweep", "formats --grid seed=1 --shard=0 --out D/s", "--shard"},
+    {"drift-sweep", "formats --grid seed=1 --quiet=1 --out D/s", "--quiet takes no value"},
+    {"drift-sweep", "formats --grid seed=1 --jobs= --out D/s", "--jobs: empty value"},
+    {"drift-sweep", "formats --grid seed=1 --out", "--out: needs a value"},
+    {"drift-sweep", "formats --grid=seed=1,1 --out=D/s", "given twice"},
     /* drift-manifest: a name that is no experiment's (an empty one matched every file) */
     {"drift-manifest", "recover D ''", "EXPERIMENT"},
     {"drift-manifest", "recover D '../x'", "EXPERIMENT"},
@@ -318,4 +358,77 @@ Test(bad_input, full_stdout_is_an_error, .init = setup, .fini = teardown, .timeo
     cr_expect_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, dir), 0);
     snprintf(cmd, sizeof cmd, "{ '%s/drift-manifest' check '%s' formats >/dev/full; }", BIN, dir);
     cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "nothing written, nothing failed: %s", err);
+}
+
+/* OMP_NUM_THREADS is read by libgomp, not by the option parser: 100000 crashed every program
+ * at its first parallel loop (a segfault), and 0, -1 and abc ran under another thread count
+ * than the one set. Every program refuses each with exit 2, its last line on stderr naming
+ * the variable and the value (libgomp's own warning may come first: it prints at load time),
+ * before it computes: D as it was. A nested list of counts is what OpenMP defines, accepted. */
+Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .timeout = 300)
+{
+    static const char *const VALUES[] = {"100000", "257", "0", "-1", "abc", "", "4,", "4,,2", " 4", "1e3"};
+    static const char *const PROGS[] = {
+        "formats --profile quick --out D",   "argmax_flip --profile quick --out D", "layer_drift --profile quick --out D",
+        "drift-calc sum --format fp32 --order seq -", "drift-generate --tokens 2", "drift-sweep formats --grid seed=1 --out D/s",
+    };
+    static char before[16384], after[16384], err[4096];
+    for (size_t p = 0; p < sizeof PROGS / sizeof PROGS[0]; p++)
+        for (size_t v = 0; v < sizeof VALUES / sizeof VALUES[0]; v++) {
+            char args[1024], cmd[2048], want[64];
+            expand(args, sizeof args, PROGS[p]);
+            snprintf(cmd, sizeof cmd, "cd '%s' && echo 1 | OMP_NUM_THREADS='%s' timeout " BAD_TIMEOUT " '%s'/%s", dir, VALUES[v], BIN, args);
+            snapshot(before, sizeof before);
+            int st = run_capture(cmd, NULL, 0, err, sizeof err);
+            snapshot(after, sizeof after);
+            size_t len = strlen(err);
+            const char *line = err; /* the start of the last line */
+            for (const char *q = err; *q && q + 1 < err + len; q++)
+                if (*q == '\n') line = q + 1;
+            snprintf(want, sizeof want, "OMP_NUM_THREADS: '%s' is not a thread count", VALUES[v]);
+            cr_expect_eq(st, 2, "%s with OMP_NUM_THREADS='%s': exit %d, not 2: %s", PROGS[p], VALUES[v], st, err);
+            cr_expect(strstr(line, want) != NULL, "%s with OMP_NUM_THREADS='%s': the last line does not say \"%s\": %s", PROGS[p],
+                      VALUES[v], want, err);
+            cr_expect_str_eq(after, before, "%s with OMP_NUM_THREADS='%s': the output directory changed", PROGS[p], VALUES[v]);
+        }
+    cr_expect_eq(sh("cd '%s' && OMP_NUM_THREADS=2,1 '%s/formats' --profile quick --quiet --out '%s/n' >/dev/null", dir, BIN, dir), 0,
+                 "a nested list of counts is refused");
+}
+
+/* A full device behind stdout: every tool's answer, --help and --version included (they
+ * exited 0, or 1 without a word), is an error with status 2 and the cause named in the last
+ * line on stderr (drift-generate's summary line comes before it). */
+Test(bad_input, full_stdout_every_tool, .init = setup, .fini = teardown, .timeout = 120)
+{
+    static const char *const CMDS[] = {
+        "drift-calc sum --format fp32 --order seq D/v.txt", "drift-calc dot --format fp32 --order seq D/v.txt D/v.txt",
+        "drift-calc exact D/v.txt", "drift-calc round --format fp16 1.1", "drift-calc round --format fp16 1.1 2.2 3.3",
+        "drift-calc cards", "drift-calc env", "drift-calc gaps D/g.csv", "drift-calc --help", "drift-calc --version",
+        "drift-calc help", "drift-calc sum --help", "drift-generate --tokens 2", "drift-generate --help",
+        "drift-generate --version", "drift-sweep --help", "drift-sweep --version", "drift-manifest --help",
+        "formats --help", "formats --version", "formats --describe", "argmax_flip --help",
+    };
+    char p[128];
+    snprintf(p, sizeof p, "%s/v.txt", dir);
+    FILE *fp = fopen(p, "w");
+    fputs("1\n2\n3\n", fp);
+    fclose(fp);
+    snprintf(p, sizeof p, "%s/g.csv", dir);
+    fp = fopen(p, "w");
+    fputs("1,2,3\n4,0.5,6\n", fp);
+    fclose(fp);
+    static char err[8192];
+    for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++) {
+        char args[512], cmd[1024];
+        expand(args, sizeof args, CMDS[i]);
+        snprintf(cmd, sizeof cmd, "{ timeout " BAD_TIMEOUT " '%s'/%s >/dev/full </dev/null; }", BIN, args);
+        int st = run_capture(cmd, NULL, 0, err, sizeof err);
+        size_t len = strlen(err);
+        const char *line = err;
+        for (const char *q = err; *q && q + 1 < err + len; q++)
+            if (*q == '\n') line = q + 1;
+        cr_expect_eq(st, 2, "%s >/dev/full: exit %d, not 2: %s", CMDS[i], st, err);
+        cr_expect(strstr(line, "cannot write to stdout (No space left on device)") != NULL,
+                  "%s >/dev/full: the last line does not name the full device: %s", CMDS[i], err);
+    }
 }

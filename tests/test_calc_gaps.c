@@ -18,6 +18,7 @@
  *   an even member is why the rule is g <= u, not g < u.
  *   fp32: 2^16 ulps; fp16 ulp 2^-10: 8 ulps; neither can. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -105,4 +106,78 @@ Test(calc_gaps, bad_dumps, .init = setup, .fini = teardown)
         cr_expect(strstr(err, BAD[i][1]), "case %zu: '%s' not in %s", i, BAD[i][1], err);
         cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "case %zu: not one line: %s", i, err);
     }
+}
+
+/* calc gaps on a dump the lab wrote itself: argmax_flip's planted trials (--trials, fp32 rows:
+ * the master values are fp32) give each pair's top logit l1 and its exact gap (gap_hex). The
+ * two-logit row (l1, l2 = l1 - gap rounded to double) goes to calc. l1 and l2 are within a
+ * factor 2, so l1 - l2 is exact (Sterbenz) and calc's gap must be it; it differs from
+ * argmax_flip's gap only by the rounding of l2, at most half an ulp of double at l2,
+ * 2^(e2 - 54) for l2 = m 2^e2, 0.5 <= m < 1: the tolerance, derived, not chosen. calc's fp32
+ * ulp is derived independently with frexp (2^(e - 24) for l1 = m 2^e, l1 a normal fp32
+ * value), and can_flip_fp32 is calc's gap <= that ulp. */
+Test(calc_gaps, agrees_with_argmax_flip_trials, .init = setup, .fini = teardown, .timeout = 120)
+{
+    cr_assert_eq(sh("'%s/argmax_flip' --profile quick --K 64 --rows 0 --ties 0 --reps 2 --formats fp32 --orders seq --trials --quiet "
+                    "--out '%s/af' >/dev/null",
+                    DRIFT_BIN_DIR, dir),
+                 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/af/argmax_flip_trials.csv", dir);
+    FILE *in = fopen(path, "r");
+    cr_assert_not_null(in);
+    snprintf(path, sizeof path, "%s/pairs.csv", dir);
+    FILE *out = fopen(path, "w");
+    static double want_gap[4096], want_ulp[4096], want_tol[4096], want_diff[4096];
+    int n = 0, header = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, in) && n < 4096) {
+        if (line[0] == '#') continue;
+        if (!header++) {
+            cr_assert(strncmp(line, "K,format,trial,target_rel,gap_hex,gap,rel_gap,s,l1,", 51) == 0, "columns: %s", line);
+            continue;
+        }
+        char fmt[16], gap_hex[64];
+        double l1;
+        int K, trial;
+        cr_assert_eq(sscanf(line, "%d,%15[^,],%d,%*[^,],%63[^,],%*[^,],%*[^,],%*[^,],%lf", &K, fmt, &trial, gap_hex, &l1), 5, "%s", line);
+        double gap = strtod(gap_hex, NULL), l2 = l1 - gap;
+        if (strcmp(fmt, "fp32") || !(gap > 0)) continue;
+        int e, e2;
+        frexp(l1, &e);
+        frexp(l2, &e2);
+        want_gap[n] = gap;
+        want_tol[n] = ldexp(1.0, e2 - 54);
+        want_diff[n] = l1 - l2;
+        want_ulp[n] = ldexp(1.0, e - 24);
+        fprintf(out, "%a,%a\n", l1, l2);
+        n++;
+    }
+    fclose(in);
+    fclose(out);
+    cr_assert_geq(n, 20, "too few exact pairs (%d) from argmax_flip's trials", n);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s' gaps '%s' > '%s/gaps.csv'", CALC, path, dir);
+    cr_assert_eq(sh("%s", cmd), 0);
+    snprintf(path, sizeof path, "%s/gaps.csv", dir);
+    in = fopen(path, "r");
+    cr_assert(fgets(line, sizeof line, in) != NULL); /* header */
+    int r = 0;
+    while (fgets(line, sizeof line, in)) {
+        int row, V, tie, top1, top2, can;
+        char gap_hex[64], ulp_hex[64];
+        cr_assert_eq(sscanf(line, "%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%*[^,],%63[^,],%*[^,],%63[^,],%*[^,],%d", &row, &V, &tie, &top1,
+                            &top2, gap_hex, ulp_hex, &can),
+                     8, "%s", line);
+        cr_assert_lt(r, n);
+        cr_expect(row == r && V == 2 && tie == 0 && top1 == 0 && top2 == 1, "row %d: %s", r, line);
+        double g = strtod(gap_hex, NULL);
+        cr_expect_eq(g, want_diff[r], "row %d: calc's gap %s, l1 - l2 = %a", r, gap_hex, want_diff[r]);
+        cr_expect_leq(fabs(g - want_gap[r]), want_tol[r], "row %d: calc's gap %s, argmax_flip's %a", r, gap_hex, want_gap[r]);
+        cr_expect_eq(strtod(ulp_hex, NULL), want_ulp[r], "row %d: ulp_fp32 %s, by frexp %a", r, ulp_hex, want_ulp[r]);
+        cr_expect_eq(can, g <= want_ulp[r], "row %d: can_flip_fp32 %d", r, can);
+        r++;
+    }
+    fclose(in);
+    cr_expect_eq(r, n, "calc printed %d rows for %d", r, n);
 }

@@ -1,5 +1,7 @@
 /* test_messages.c — the messages issue 16 found wrong: each case failed before its fix. */
 #include "support.h"
+#include "drift.h"
+#include "why.h"
 
 #define BIN DRIFT_BIN_DIR
 
@@ -58,4 +60,24 @@ Test(messages, git_is_the_builds_commit)
     cr_assert_eq(run_stdout(cmd, hdr, sizeof hdr), 0);
     cr_assert(hdr[0], "the generated header names a commit");
     cr_assert_str_eq(env, hdr);
+}
+
+/* A failed allocation names what and how large (a bare "out of memory" left the user to guess
+ * which size to lower). Sizes in decimal units, hand-computed: 49152 * 576 * 8 B =
+ * 226,492,416 B = 226 MB; 1.5e9 B = 1.5 GB; 999 B stays bytes; 999.6 B rounds to 1.0 KB. */
+Test(messages, out_of_memory_names_what_and_how_large)
+{
+    static const struct {
+        double bytes;
+        const char *text;
+    } SIZES[] = {{0, "0 B"}, {999, "999 B"}, {999.6, "1.0 KB"}, {12345, "12 KB"}, {226492416, "226 MB"},
+                 {1.5e9, "1.5 GB"}, {9.96e9, "10 GB"}, {4.4e12, "4.4 TB"}};
+    for (size_t i = 0; i < sizeof SIZES / sizeof SIZES[0]; i++) {
+        char b[32];
+        drift_bytes_text(b, sizeof b, SIZES[i].bytes);
+        cr_expect_str_eq(b, SIZES[i].text, "%.17g bytes", SIZES[i].bytes);
+    }
+    char why[128];
+    cr_assert_eq(drift_why_oom(why, sizeof why, 8.0 * 49152 * 576, "the %d x %d logits", 49152, 576), DRIFT_ENOMEM);
+    cr_expect_str_eq(why, "out of memory allocating the 49152 x 576 logits (226 MB)");
 }

@@ -415,3 +415,25 @@ Test(sweep, a_second_merge_into_one_directory_is_refused)
     cr_expect_str_eq(after, before, "the refused merge touched the previous one");
     cr_expect_eq(sh("cd %s && " SWEEP " --merge one --quiet", dir), 0, "after the holder died the merge runs");
 }
+
+/* Without --out each sweep gets a directory of its own, sweeps/EXP-YYYYMMDD-HHMMSS[-N] (the
+ * second sweep of one experiment was refused as "another sweep" until the first was deleted):
+ * two in a row, of different grids, both run and merge. ./lab plot DIR draws a merge, its
+ * plots beside it in DIR-plots/, and leaves the merge as it was (a later --merge still takes it). */
+Test(sweep, two_sweeps_without_out_and_plot_of_a_merge)
+{
+    cr_assert_eq(sh("cd %s && " SWEEP " formats --grid seed=1,2 --quiet " QUICK " && " SWEEP " formats --grid seed=3 --quiet " QUICK, dir), 0);
+    char out[4096];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cd %s/sweeps && ls -d formats-* | grep -cE '^formats-[0-9]{8}-[0-9]{6}(-[0-9]+)?$'", dir);
+    run_stdout(cmd, out, sizeof out);
+    cr_assert_eq(atoi(out), 2, "two sweep directories: %s", out);
+    snprintf(cmd, sizeof cmd, "cd %s/sweeps && ls formats-*/merged/formats.csv | wc -l", dir);
+    run_stdout(cmd, out, sizeof out);
+    cr_assert_eq(atoi(out), 2, "both merged: %s", out);
+    if (sh("command -v gnuplot >/dev/null") != 0) cr_skip_test("no gnuplot: ./lab plot DIR not tried");
+    cr_assert_eq(sh("cd %s && m=$(ls -d sweeps/formats-*/merged | head -n1) && " LAB " plot $m >/dev/null 2>&1 && ls $m-plots/formats_spacing.png "
+                    ">/dev/null && " SWEEP " --merge ${m%%/merged} --quiet",
+                    dir),
+                 0);
+}

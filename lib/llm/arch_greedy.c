@@ -5,6 +5,7 @@
 
 #include "arch_greedy.h"
 #include "drift.h"
+#include "why.h"
 #include "greedy_batch.h"
 #include "model.h"
 #include "pair_stats.h"
@@ -54,7 +55,9 @@ int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *
     }
     drift_numerics_t exn = drift_numerics_exact();
     if (!rc) rc = drift_model_create(&x->exact, ck, &exn, 1, err, errsize);
-    if (!rc && (rc = drift_prefix_logits_init(&x->ex, x->exact))) snprintf(err, errsize, "out of memory");
+    if (!rc && (rc = drift_prefix_logits_init(&x->ex, x->exact)))
+        drift_why_oom(err, errsize, (double)ck->cfg.seq_len * ck->cfg.vocab_size * sizeof(double), "the exact logits of %d positions x %d tokens",
+                      ck->cfg.seq_len, ck->cfg.vocab_size);
     if (rc) {
         drift_arch_greedy_free(x);
         return rc;

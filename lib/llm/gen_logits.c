@@ -268,7 +268,7 @@ int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int
     drift_gen_row_with_logit(w1, h, K, L1, s);
     int rc = DRIFT_OK;
     if (tie) {
-        rc = drift_plant_tie(h, w2, w1, K, 16, s);
+        rc = drift_plant_tie(h, w2, w1, K, DRIFT_PLANT_TIE_PAIRS, s);
         sc = drift_logit_scale(h, K);
     } else {
         drift_gen_row_with_logit(w2, h, K, L1 - rel * sc, s);

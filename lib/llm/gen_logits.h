@@ -96,10 +96,13 @@ int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const doubl
  * still tell the two apart. 0, or DRIFT_EINVAL (2*npairs > K). */
 int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npairs, drift_stream_t *s);
 
+/* The pairs of channels drift_gen_planted_pair swaps for a tie: a tie needs K >= 2 * this. */
+#define DRIFT_PLANT_TIE_PAIRS 16
+
 /* A planted pair of weight rows on fp32 master values, drawn from s in this order: h from
  * drift_gen_hidden(m); the top logit L1 = s_h drift_gen_top_logit(V), s_h = drift_logit_scale(h);
  * w1 with h.w1 = L1 (drift_gen_row_with_logit); then, for a tie, drift_plant_tie(h, w2, w1, K,
- * 16) (which changes h), otherwise w2 with h.w2 = L1 - rel s_h and one more u32 whose low bit
+ * DRIFT_PLANT_TIE_PAIRS) (which changes h), otherwise w2 with h.w2 = L1 - rel s_h and one more u32 whose low bit
  * says whether the top row sits second (*swap; 0 for a tie). *scale: s of the final h. The gap
  * is only approximate here: drift_plant_pair_in plants it exactly per format. 0, or
  * DRIFT_EINVAL / DRIFT_ENOMEM from drift_plant_tie. */

@@ -413,7 +413,7 @@ static int engine_create(drift_model_t *m, char *err, size_t errsize)
     m->eng = calloc((size_t)m->nslots, sizeof *m->eng);
     m->eng_len = calloc((size_t)m->nslots, sizeof *m->eng_len);
     m->eng_logits = malloc((size_t)m->c.vocab_size * sizeof(float));
-    if (!m->eng || !m->eng_len || !m->eng_logits) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
+    if (!m->eng || !m->eng_len || !m->eng_logits) return drift_why_oom(err, errsize, (double)m->c.vocab_size * sizeof(float), "the engines of %d slots and %d logits", m->nslots, m->c.vocab_size);
     for (int s = 0; s < m->nslots; s++) {
         int rc = drift_llamacpp_create(&m->eng[s], m->ck->gguf, m->c.seq_len, err, errsize);
         if (!rc && m->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU_AVX512) rc = drift_llamacpp_set_isa(m->eng[s], DRIFT_LLAMACPP_AVX512);
@@ -451,7 +451,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     if (rc) return rc;
     if ((rc = drift_numerics_check(nx, &ck->cfg, err, errsize))) return rc;
     drift_model_t *m = calloc(1, sizeof *m);
-    if (!m) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
+    if (!m) return drift_why_oom(err, errsize, (double)sizeof *m, "the model");
     m->ck = ck, m->c = ck->cfg, m->nx = *nx, m->nslots = nslots;
     if (nx->engine != DRIFT_ENGINE_LAB) {
         rc = engine_create(m, err, errsize);
@@ -477,7 +477,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     m->att = malloc(2 * (m->cap + 1) * sizeof(double));
     if (!m->w || !m->cls || !m->emb || !m->rms_att || !m->rms_ffn || !m->rms_final || !m->kv || !m->att) {
         drift_model_free(m);
-        return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for the model (%d KV slots)", nslots);
+        return drift_why_oom(err, errsize, (double)(V * d + 2 * L * d + d + 2 * (m->cap + 1)) * sizeof(double), "the %zu x %zu embedding and the model's buffers (%d KV slots)", V, d, nslots);
     }
     drift_kv_format_t kvf = nx->exact ? (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP64} : nx->kv;
     for (size_t i = 0; i < (size_t)nslots * L; i++) {
@@ -525,7 +525,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     if (!rc) rc = grow_scratch(m, 16);
     if (rc) {
         drift_model_free(m);
-        return drift_why(err, errsize, rc, "out of memory for the model weights");
+        return drift_why(err, errsize, rc, "the model's %zu layers of weights (dim %zu, hidden %zu, vocab %zu, %s): %s", L, d, h, V, nx->exact ? "fp64" : "in each matmul's format", drift_strerror(rc));
     }
     *out = m;
     return 0;

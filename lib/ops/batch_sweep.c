@@ -31,7 +31,9 @@ static int self_check(const drift_batch_sweep_t *b, const drift_gemm_kernel_t *k
 {
     const size_t N = b->cfg.N;
     double *Af = malloc(M * K * sizeof *Af), *Cf = malloc(M * N * sizeof *Cf);
-    int rc = Af && Cf ? DRIFT_OK : drift_why(why, why_size, DRIFT_ENOMEM, "out of memory");
+    int rc = Af && Cf ? DRIFT_OK
+                      : drift_why_oom(why, why_size, (double)M * (K + N) * sizeof(double), "the %zu x %zu and %zu x %zu matrices of the self-check",
+                                      M, K, M, N);
     if (!rc) {
         drift_rows_src_t a = src_of(&b->cfg, "batch_invariance.A", K);
         drift_rows_fill(Af, &a, b->cfg.Mmax, K, 0, M);
@@ -111,7 +113,13 @@ int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t 
     b->cache = calloc((size_t)nf * nK, sizeof *b->cache);
     b->sum = calloc((size_t)nf * np * nK, sizeof *b->sum);
     double *A0 = malloc(Kmax * sizeof *A0), *B = malloc(Kmax * N * sizeof *B), *ex = malloc(N * sizeof *ex);
-    int rc = b->rows && b->cache && b->sum && A0 && B && ex ? DRIFT_OK : drift_why(why, why_size, DRIFT_ENOMEM, "out of memory");
+    int rc = b->rows && b->cache && b->sum && A0 && B && ex
+                 ? DRIFT_OK
+                 : drift_why_oom(why, why_size,
+                                 (double)nf * np * nK * Mmax * sizeof *b->rows + (double)nf * nK * sizeof *b->cache +
+                                     (double)nf * np * nK * sizeof *b->sum + (double)(Kmax + Kmax * N + N) * sizeof(double),
+                                 "the results of %d formats x %d policies x %d K x %zu M and the %zu x %zu B matrix (--N, --M: smaller)", nf, np, nK,
+                                 Mmax, Kmax, N);
     int checked = 0; /* formats whose row-0 shortcut has been checked */
     for (int ki = 0; !rc && ki < nK; ki++) {
         size_t K = (size_t)cfg->K[ki];
@@ -123,7 +131,8 @@ int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t 
             drift_recipe_t exact = drift_recipe_exact(cfg->formats[f], DRIFT_FP64); /* the exact row 0 of the rounded inputs */
             double cond_med;
             if (drift_recipe_gemm(ex, A0, B, 1, N, K, &exact, 1, 0)) rc = drift_why(why, why_size, DRIFT_EINVAL, "exact reference failed");
-            else if ((rc = drift_dot_cond_median(&cond_med, A0, B, K, N, cfg->formats[f], ex))) drift_why(why, why_size, rc, "out of memory");
+            else if ((rc = drift_dot_cond_median(&cond_med, A0, B, K, N, cfg->formats[f], ex))) rc == DRIFT_ENOMEM ? (void)drift_why_oom(why, why_size, (double)(N + 2 * K) * sizeof(double), "the %zu condition numbers of K = %zu", N, K)
+                                   : (void)drift_why(why, why_size, rc, "condition numbers of %s inputs: %s", drift_format_name(cfg->formats[f]), drift_strerror(rc));
             else rc = sweep_policies(b, f, ki, A0, B, ex, cond_med, &checked, why, why_size);
         }
     }

@@ -9,7 +9,10 @@
 #include "cards.h"
 #include "lmhead.h"
 #include "decimal.h"
+#include "escape.h"
+#include "output.h"
 #include "drift.h"
+#include "why.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,6 +34,10 @@ static char program[96] = "drift";
 void drift_set_program(const char *name)
 {
     snprintf(program, sizeof program, "%s", name);
+    /* Every program names itself first: from here on its stdout is checked at exit (a --help,
+     * --version or calc answer to a full device exited 0 or 1 without a word). Registered
+     * before any other handler, so that it runs last, after them. */
+    drift_stdout_check_at_exit();
 }
 
 const char *drift_program(void) { return program; }
@@ -49,6 +56,17 @@ noreturn void drift_die(const char *fmt, ...)
     fputc('\n', stderr);
     if (die_hook) die_hook(); /* a fuzz target's longjmp: it does not return here */
     exit(2);
+}
+
+noreturn void drift_die_oom(double bytes, const char *fmt, ...)
+{
+    char what[256], why[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    drift_why_oom(why, sizeof why, bytes, "%s", what);
+    drift_die("%s", why);
 }
 
 /* A number starts with a digit (or '-' and a digit where a sign is allowed): strtol and strtod
@@ -418,6 +436,8 @@ static void passive_wait(const drift_cli_spec_t *spec, char **argv)
 
 void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, char **argv)
 {
+    drift_set_program(spec->name);
+    drift_env_threads_check(); /* before the re-execution, so that a refusal is said once */
     passive_wait(spec, argv);
     memset(cli, 0, sizeof *cli);
     cli->spec = spec;
@@ -639,11 +659,59 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
                       drift_format_name(formats[i]));
 }
 
+int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long hi)
+{
+    char shown[160];
+    drift_escape(shown, sizeof shown, list, NULL); /* one line whatever the list holds */
+    if (!*list) drift_die("%s: expected comma-separated ids in 0 .. %ld, found an empty list", opt, hi);
+    int n = 0;
+    for (const char *p = list;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[32];
+        long v;
+        if (len == 0) drift_die("%s: expected comma-separated ids in 0 .. %ld, found an empty item in '%s'", opt, hi, shown);
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        if (len >= sizeof item || drift_parse_long(&v, item) || v < 0 || v > hi)
+            drift_die("%s: expected comma-separated ids in 0 .. %ld, found '%s'", opt, hi, shown);
+        if (n == max) drift_die("%s: more than %d ids (accepted: at most %d)", opt, max, max);
+        ids[n++] = (int)v;
+        if (!comma) return n;
+        p = comma + 1;
+    }
+}
+
 /* 256: the lab's parallel loops have at most a few hundred work items, so more threads only
  * wait; each OpenMP thread reserves a stack, and 1024 of them under a 4 GiB limit made libgomp
  * itself fail with its own message and exit 1. A fixed limit, not one per machine,
  * so that a command accepted on one machine is accepted on every one. */
 int drift_threads_max(void) { return 256; }
+
+/* libgomp reads OMP_NUM_THREADS when it is loaded and starts that many threads at the first
+ * parallel loop: 100000 crashed every experiment (a segfault in libgomp), so the variable is
+ * held to --threads' rule: a thread count 1..drift_threads_max(), or a comma list of them
+ * (OpenMP's nested levels). libgomp itself ignores a value it cannot read (0, -1, abc) with a
+ * warning of its own; refused here too, so that the run is never made under another thread
+ * count than the one the user believes he set. */
+void drift_env_threads_check(void)
+{
+    const char *v = getenv("OMP_NUM_THREADS");
+    if (!v) return;
+    const char *p = v;
+    for (;;) {
+        long n = 0;
+        const char *start = p;
+        while (*p >= '0' && *p <= '9' && n <= drift_threads_max()) n = n * 10 + (*p++ - '0');
+        if (p == start || n < 1 || n > drift_threads_max() || (*p && *p != ',')) {
+            char shown[80];
+            drift_escape(shown, sizeof shown, v, NULL); /* one line whatever the variable holds */
+            drift_die("OMP_NUM_THREADS: '%s' is not a thread count (accepted: 1..%d, or a comma list of them; "
+                      "unset, one per core)",
+                      shown, drift_threads_max());
+        }
+        if (!*p++) break;
+    }
+}
 
 long drift_intlist_max(const drift_intlist_t *l)
 {

@@ -108,6 +108,10 @@ void drift_require_gpu(const drift_cli_t *cli);
 
 /* The largest --threads accepted (cli.c says why). */
 int drift_threads_max(void);
+/* Dies (exit 2, one line naming OMP_NUM_THREADS) unless the variable is unset or holds what
+ * --threads accepts (1..drift_threads_max(), or a comma list of such counts). drift_cli_parse
+ * and drift_args_parse call it first; a tool with its own parser calls it in main. */
+void drift_env_threads_check(void);
 /* The largest value of a list (0 when empty), for memory estimates. */
 long drift_intlist_max(const drift_intlist_t *l);
 
@@ -139,6 +143,8 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n);
  * (or "drift" before any). */
 noreturn void drift_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void drift_set_program(const char *name);
+/* drift_die with drift_why_oom's text: "<program>: out of memory allocating <what> (<size>)". */
+noreturn void drift_die_oom(double bytes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* For the option parser's fuzz target only: called by drift_die after the message, instead of
  * returning to exit(2) it may longjmp back to the target. NULL: exit(2). */
 void drift_set_die_hook(void (*hook)(void));
@@ -185,7 +191,8 @@ typedef struct {
  * order (at most maxpos). "--" ends the options; "-", a negative number and -inf/-nan are
  * words, not options. --help (or -h): usage(stdout) and exit 0; --version: "<program> (driftlab
  * VERSION)" and exit 0. Refused with one line and exit 2: an unknown option (the nearest named,
- * every accepted one listed), a value given to a flag, a missing value, a word beyond maxpos.
+ * every accepted one listed), a value given to a flag, a missing value, a word beyond maxpos,
+ * an option given twice, two flags that set one destination to different values (--fma --nofma).
  * Returns the number of words. */
 int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv,
                      void (*usage)(FILE *));
@@ -207,6 +214,11 @@ int drift_parse_long(long *out, const char *s);
 /* decimal.h's syntax (decimal, hex, inf, nan), the exact value rounded once to double;
  * overflow to inf of a finite text is an error. */
 int drift_parse_double(double *out, const char *s);
+
+/* A prompt's token ids, "1,2,2,3": each as drift_parse_long reads it, in 0..hi, repeats allowed
+ * (a prompt may repeat a token), no empty item; at most max. Dies "OPT: ..." (exit 2, one line)
+ * otherwise. Returns the count (>= 1). */
+int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long hi);
 
 const char *drift_profile_name(drift_profile_t p);
 const char *drift_backend_name(drift_backend_t b);

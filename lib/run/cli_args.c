@@ -119,6 +119,12 @@ int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, i
                      void (*usage)(FILE *))
 {
     int npos = 0, options = 1;
+    drift_env_threads_check();
+    /* Which word set each option (0: none yet): an option given twice, or two flags that set
+     * one destination to different values (--fma --nofma), would leave the result to the
+     * order of the words; refused instead. */
+    int set_at[64] = {0};
+    if (nopts > 64) drift_die("more than 64 options");
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (options && !strcmp(arg, "--")) {
@@ -147,6 +153,14 @@ int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, i
         for (int j = 0; j < nopts; j++)
             if (!strcmp(opts[j].name, name)) o = &opts[j];
         if (!o) die_unknown(arg, name, opts, nopts);
+        int k = (int)(o - opts);
+        for (int j = 0; j < nopts; j++) {
+            if (!set_at[j]) continue;
+            if (j == k) drift_die("--%s: given twice (accepted: once)", name);
+            if (!o->value && !opts[j].value && opts[j].flag == o->flag && opts[j].flag_value != o->flag_value)
+                drift_die("--%s: contradicts --%s given before it (accepted: one of them)", name, opts[j].name);
+        }
+        set_at[k] = i;
         if (!o->value) { /* a flag */
             if (value) drift_die("--%s takes no value (found '%s')", name, arg);
             *o->flag = o->flag_value;

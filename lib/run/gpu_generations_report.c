@@ -126,7 +126,8 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             EACH(q, f) {
                 drift_distance_summary_t ds;
                 const size_t n = R * V;
-                if (drift_distance_summary_of(&ds, ulps[f * npair + q->p] + (size_t)si * n, sdiff[f * npair + q->p] + (size_t)si * n, n)) drift_die("out of memory");
+                if (drift_distance_summary_of(&ds, ulps[f * npair + q->p] + (size_t)si * n, sdiff[f * npair + q->p] + (size_t)si * n, n))
+                    drift_die_oom(16.0 * (double)n, "the sorted copies of %zu x %zu logit distances", (size_t)R, (size_t)V);
                 drift_row(&out, T_DIFF, sd, FN(f), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(n), DRIFT_NUM((double)ds.same / (double)n),
                           DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_p99), DRIFT_NUM(ds.d_max));
             }
@@ -220,7 +221,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     drift_md_text(&out, "Greedy text: %s (%d layers, dim %d, vocab %d) with every matmul under the architecture's recipe FORMAT/tc:ARCH/fp32/fp32 (the rest fp32, model.h) decodes %d prompts per seed (BOS and a random first token) for %d greedy tokens, at seeds %llu..%llu. Where two generations' completions part, the exact reference (fp64, correctly rounded dot products) teacher-forced on their common context gives the top-1/top-2 gap there; the spread is the largest difference between the two generations' logits at that step, the deviation the largest difference between either generation's logits and the exact ones there.\n\n",
             ckpt, L->n_layers, L->dim, VT, NR, NT, s0, s1);
     const drift_parting_t **sel = malloc((nparts + 1) * sizeof *sel);
-    if (!sel) drift_die("out of memory");
+    if (!sel) drift_die_oom((double)(nparts + 1) * sizeof *sel, "the list of %zu partings", nparts);
     char every[512] = "", never[512] = "", mixed[512] = "";
     drift_parting_summary_t ps;
     for (int f = 0; f < nf; f++)

@@ -71,7 +71,9 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
     double *gaps = malloc((size_t)R * sizeof(double));
     int *dist_res = calloc((size_t)NCONF, sizeof(int)), *div_res = calloc((size_t)NCONF, sizeof(int));
     double *gapmax_res = calloc((size_t)NCONF, sizeof(double));
-    if (!hist || !fd || !gaps || !dist_res || !div_res || !gapmax_res) drift_die("out of memory");
+    if (!hist || !fd || !gaps || !dist_res || !div_res || !gapmax_res)
+        drift_die_oom((double)first_bins * sizeof(long) + (double)R * (sizeof(int) + sizeof(double)) + (double)NCONF * (2 * sizeof(int) + sizeof(double)),
+                      "the histogram of %ld bins and the per-request results of %ld requests", first_bins, (long)R);
     for (int c = 0; c < NCONF; c++) {
         if (!use[c]) continue;
         const drift_gd_conf_t *cf = &CONFS[c];

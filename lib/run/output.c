@@ -267,8 +267,10 @@ void drift_out_commit(drift_out_t *o)
     memset(o->shown, 0, sizeof o->shown);
 }
 
+/* The name drift_die uses ("drift-calc round"), once the program has set one. */
 static const char *program_name(void)
 {
+    if (strcmp(drift_program(), "drift")) return drift_program();
 #ifdef __GLIBC__
     return program_invocation_short_name;
 #else
@@ -278,17 +280,21 @@ static const char *program_name(void)
 
 int drift_stdout_close_check(void)
 {
+    /* Once only: a main's own call and the exit handler after it give one line, and a closed
+     * stdout is never looked at again. */
+    static int result = -1;
+    if (result >= 0) return result;
     /* As gnulib's close_stdout: an error on a stream that held data, or a failed close of a
      * stdout that was open (a closed one, >&-, with nothing written is no error). */
     int had_error = ferror(stdout) != 0;
     int pending = fflush(stdout) != 0;
     int e = errno;
     if (!had_error && !pending) {
-        if (fclose(stdout) == 0 || errno == EBADF) return 0;
+        if (fclose(stdout) == 0 || errno == EBADF) return result = 0;
         e = errno;
     }
     fprintf(stderr, "%s: cannot write to stdout (%s)\n", program_name(), had_error && !pending ? "write error" : strerror(e));
-    return 2;
+    return result = 2;
 }
 
 static void stdout_at_exit(void)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -204,26 +205,44 @@ static void remove_staging(drift_file_t *files, int n)
     rmdir(set.staging);
 }
 
+/* Why a write into the staging directory failed, for the one line: a stream's error flag
+ * keeps no errno, so a file system with no block left for the user (looked at before the
+ * staging files are removed and free it) is named as what it is; anything else is errno's
+ * text when there is one. */
+static void write_cause(char *buf, size_t size, int e)
+{
+    struct statvfs v;
+    if (set.staging[0] && statvfs(set.staging, &v) == 0 && v.f_bavail == 0)
+        snprintf(buf, size, "%s", strerror(ENOSPC));
+    else
+        snprintf(buf, size, "%s", e ? strerror(e) : "write error");
+}
+
 void drift_files_commit(drift_file_t *files, int n)
 {
+    char cause[128];
     for (int k = 0; k < n; k++)
         if (files[k].fp && ferror(files[k].fp)) {
             char p[1024];
             drift_pathf(p, sizeof p, "%s", files[k].path);
+            write_cause(cause, sizeof cause, 0);
             abort_all(files, n);
-            drift_die("--out: write error in '%s'", p);
+            drift_die("--out: write error in '%s' (%s)", p, cause);
         }
     for (int k = 0; k < n; k++) { /* on disk before the commit point */
         if (!files[k].fp) continue;
+        errno = 0;
         int bad = fflush(files[k].fp) != 0 || fsync(fileno(files[k].fp)) != 0;
         bad |= fclose(files[k].fp) != 0;
+        int e = errno;
         files[k].fp = NULL;
         if (bad) {
             char p[1024];
             drift_pathf(p, sizeof p, "%s", files[k].path);
+            write_cause(cause, sizeof cause, e);
             for (int m = 0; m < n; m++) remove(files[m].tmp);
             abort_all(files, n);
-            drift_die("--out: cannot write '%s'", p);
+            drift_die("--out: cannot write '%s' (%s)", p, cause);
         }
     }
     for (int k = 0; k < n; k++)

@@ -9,6 +9,7 @@
 
 #include "calc.h"
 #include "cli.h"
+#include "output.h"
 #include "drift.h"
 #include "envinfo.h"
 
@@ -43,5 +44,5 @@ int calc_env(int argc, char **argv)
     row("cpu", e.cpu);
     row("os", e.os);
     row("cuda", e.cuda);
-    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    return drift_stdout_close_check(); /* a failed write is one line naming its cause, status 2 */
 }

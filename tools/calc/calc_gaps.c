@@ -30,6 +30,7 @@
 #include "calc.h"
 #include "calc_input.h"
 #include "cli.h"
+#include "output.h"
 #include "drift.h"
 #include "format.h"
 
@@ -113,5 +114,5 @@ int calc_gaps(int argc, char **argv)
         printf("\n");
     }
     free(x);
-    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    return drift_stdout_close_check(); /* a failed write is one line naming its cause, status 2 */
 }

@@ -26,6 +26,7 @@
 #include "calc.h"
 #include "calc_input.h"
 #include "cli.h"
+#include "output.h"
 #include "decimal.h"
 #include "drift.h"
 #include "format.h"
@@ -74,7 +75,7 @@ int calc_round(int argc, char **argv)
     drift_round_opts_t opts = {DRIFT_RNE, 0, 0};
     uint64_t seed = 1;
     const char **values = calloc((size_t)argc, sizeof *values);
-    if (!values) drift_die("out of memory");
+    if (!values) drift_die_oom((double)argc * sizeof *values, "the list of %d arguments", argc);
     /* A negative number ("-0.5", "-inf") is a VALUE, not an option: drift_args_parse takes
      * only "--name" (and -h) as one, and everything after "--" as VALUEs. */
     const drift_arg_opt_t known[] = {{"format", &format_s, NULL, 0, "F"},
@@ -110,7 +111,7 @@ int calc_round(int argc, char **argv)
     /* Parse every value before printing anything: a typo in the fifth value must not leave
      * four rows that look like a complete answer. */
     double *x = malloc((size_t)nvalues * sizeof *x);
-    if (!x) drift_die("out of memory");
+    if (!x) drift_die_oom((double)nvalues * sizeof *x, "%d values", nvalues);
     for (int i = 0; i < nvalues; i++)
         if (drift_decimal_round(&x[i], values[i], DRIFT_FP64, NULL, 0) != DRIFT_OK)
             drift_die("VALUE: '%s' is not a number (accepted: decimal or hex float, inf, nan)", values[i]);
@@ -133,5 +134,5 @@ int calc_round(int argc, char **argv)
     }
     free(x);
     free(values);
-    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    return drift_stdout_close_check(); /* a failed write is one line naming its cause, status 2 */
 }

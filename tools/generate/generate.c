@@ -251,7 +251,9 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
     int *seq = malloc((size_t)n * sizeof(int));
     double *L = malloc((size_t)n * (size_t)V * sizeof(double));
     r->exact_gap = malloc((size_t)r->g.n * sizeof(double));
-    if (!seq || !L || !r->exact_gap) die("out of memory");
+    if (!seq || !L || !r->exact_gap)
+        drift_die_oom((double)n * sizeof(int) + (double)n * V * sizeof(double) + (double)r->g.n * sizeof(double),
+                      "the exact logits of %d positions x %d tokens (--tokens: fewer)", n, V);
     memcpy(seq, prompt, (size_t)np * sizeof(int));
     memcpy(seq + np, r->g.token, (size_t)(r->g.n - 1) * sizeof(int));
     if ((rc = drift_model_score(m, L, seq, n))) die("exact reference failed: %s", drift_strerror(rc));
@@ -322,6 +324,8 @@ int main(int argc, char **argv)
     /* One thread: the decoder's GEMMs are too small for a parallel region each (OpenMP's
      * spin-wait made 48 bf16 tokens 16x slower on a loaded machine). */
     omp_set_num_threads(1);
+    drift_set_program("drift-generate");
+    drift_env_threads_check(); /* one thread here, but the variable is wrong for every program */
     run_cfg_t a;
     memset(&a, 0, sizeof a);
     a.nx = drift_numerics_fp32();
@@ -361,19 +365,9 @@ int main(int argc, char **argv)
     }
     int cap = ck.cfg.seq_len, np = 0;
     int *prompt = malloc((size_t)cap * sizeof(int));
-    if (!prompt) die("out of memory");
+    if (!prompt) drift_die_oom((double)cap * sizeof(int), "a prompt of %d token ids (the context)", cap);
     if (ids) {
-        for (const char *s = ids; *s;) {
-            char *end;
-            errno = 0;
-            long x = strtol(s, &end, 10);
-            if (end == s || errno || x < 0 || x >= V || (*end && *end != ','))
-                die("--prompt-ids: expected comma-separated ids in 0 .. %d, found '%s'", V - 1, ids);
-            if (np >= cap) die("--prompt-ids: more than seq_len %d ids", cap);
-            prompt[np++] = (int)x;
-            s = *end ? end + 1 : end;
-        }
-        if (!np) die("--prompt-ids: expected at least one id");
+        np = drift_parse_ids("--prompt-ids", ids, prompt, cap, V - 1); /* at most the context */
     } else if (ptext) {
         int rc = ck.gguf ? drift_tokenizer_encode_ex(tp, ptext, 1, 1, prompt, cap, &np)
                          : drift_tokenizer_encode(tp, ptext, 1, prompt, cap, &np);

@@ -2,12 +2,15 @@
  * identifies a sweep (two spellings of one grid, "seed=1..3" and "seed=1,2,3", are one sweep). */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "drift.h"
+#include "format.h"
 #include "sweep.h"
 
 /* Options that drift-sweep sets itself per run, or that would stop a run from writing data.
@@ -107,7 +110,45 @@ static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const
     }
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+/* A value as the experiment will read it, so that two spellings of one value are one run:
+ * an integer in decimal without leading zeros (01 is 1), another number as the double it
+ * rounds to (0.5 and 0x1p-1 are one), a format by its canonical name (FP32, bfloat16), any
+ * other text as written. Values are compared by this key, and shown as given. */
+typedef struct {
+    char key[48];
+    const char *text;
+} value_key_t;
+
+static void value_key(value_key_t *k, const char *v)
+{
+    k->text = v;
+    const char *d = v + (*v == '-');
+    size_t nd = strspn(d, "0123456789");
+    double x;
+    drift_format_t f;
+    if (nd > 0 && !d[nd] && nd < 40) { /* exact, whatever its size (a seed may be 2^64 - 1) */
+        while (*d == '0' && d[1]) d++;
+        snprintf(k->key, sizeof k->key, "i%s%s", *v == '-' && strcmp(d, "0") ? "-" : "", d);
+    } else if (drift_parse_double(&x, v) == DRIFT_OK) {
+        if (x == 0) x = 0; /* -0 is 0 to every option that takes a number */
+        if (x == (double)(long long)x && fabs(x) < 0x1p62) snprintf(k->key, sizeof k->key, "i%lld", (long long)x);
+        else snprintf(k->key, sizeof k->key, "d%a", x);
+    } else if (drift_format_parse(&f, v) == DRIFT_OK) {
+        snprintf(k->key, sizeof k->key, "f%s", drift_format_name(f));
+    } else {
+        k->key[0] = 0; /* compared as text */
+    }
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    const value_key_t *x = a, *y = b;
+    if (!x->key[0] || !y->key[0]) {
+        if (x->key[0] != y->key[0]) return x->key[0] ? 1 : -1; /* texts first */
+        return strcmp(x->text, y->text);
+    }
+    return strcmp(x->key, y->key);
+}
 
 static void add_axis(sweep_t *s, const char *word, const char *where)
 {
@@ -141,13 +182,18 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
     for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
         add_item(s, ax, item, where, 1, &total);
     free(list);
-    /* Each run must differ: no value twice (sorted, so that 10^5 seeds check in a blink). */
-    char **sorted = sweep_xrealloc(NULL, (size_t)ax->nvalues * sizeof *sorted);
-    memcpy(sorted, ax->values, (size_t)ax->nvalues * sizeof *sorted);
-    qsort(sorted, (size_t)ax->nvalues, sizeof *sorted, cmp_str);
+    /* Each run must differ: no value twice, compared as read (sorted, so that 10^5 seeds
+     * check in a blink). */
+    value_key_t *sorted = sweep_xrealloc(NULL, (size_t)ax->nvalues * sizeof *sorted);
+    for (int i = 0; i < ax->nvalues; i++) value_key(&sorted[i], ax->values[i]);
+    qsort(sorted, (size_t)ax->nvalues, sizeof *sorted, cmp_key);
     for (int i = 1; i < ax->nvalues; i++)
-        if (!strcmp(sorted[i - 1], sorted[i]))
-            sweep_die("%s: %s: value '%s' given twice (each run must differ)", where, name, sorted[i]);
+        if (!cmp_key(&sorted[i - 1], &sorted[i])) {
+            if (!strcmp(sorted[i - 1].text, sorted[i].text))
+                sweep_die("%s: %s: value '%s' given twice (each run must differ)", where, name, sorted[i].text);
+            sweep_die("%s: %s: values '%s' and '%s' are one value given twice (each run must differ)", where, name,
+                      sorted[i - 1].text, sorted[i].text);
+        }
     free(sorted);
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef DRIFT_HAVE_MPI
@@ -79,7 +80,8 @@ static void usage(FILE *fp)
             "  --grid SPEC      axes 'name=v1,v2,... name=A..B' (e.g. 'seed=1..64 K=1024,4096 formats=bf16,fp16');\n"
             "                   each run gets --name value\n"
             "  --file FILE      a sweep file: lines 'experiment: X', 'grid: SPEC', 'options: WORDS', 'shares: N'\n"
-            "  --out DIR        the sweep directory (default sweeps/EXP); with --merge, where the merge goes\n"
+            "  --out DIR        the sweep directory (default sweeps/EXP-YYYYMMDD-HHMMSS, a new one each time;\n"
+            "                   sweeps/EXP with --shard or under mpirun); with --merge, where the merge goes\n"
             "                   (default DIR/merged)\n"
             "  --shares N       deal the runs into N shares, run r in share r mod N (default: one share per run)\n"
             "  --shard I/N      run share I of N only (0 <= I < N), then stop: a Slurm array task\n"
@@ -285,8 +287,63 @@ static const char *need_str(int argc, char **argv, int *i)
     return argv[++(*i)];
 }
 
+/* drift-sweep's own options: those with a value, then the flags. */
+static const char *const OWN_VALUED[] = {"grid", "file", "out", "merge", "bin", "gpus", "jobs", "shares", "shard", "sbatch"};
+static const char *const OWN_FLAGS[] = {"no-merge", "slurm", "quiet", "help", "version"};
+#define NOWN_VALUED (int)(sizeof OWN_VALUED / sizeof OWN_VALUED[0])
+#define NOWN_FLAGS (int)(sizeof OWN_FLAGS / sizeof OWN_FLAGS[0])
+
+/* The one option syntax (cli.h) for drift-sweep's own options: "--out=DIR" is "--out DIR", a
+ * flag takes no "=value", and a word near one of them ("--job 2") is refused with the name it
+ * is near, instead of going to every run as the experiment's option. Words after "--" and the
+ * experiment's options are left as they are. Returns a new argv (freed at exit). */
+static char **own_syntax(int *argc_io, char **argv)
+{
+    int argc = *argc_io, n = 0;
+    static char **out;
+    out = sweep_xrealloc(NULL, (size_t)(2 * argc + 1) * sizeof *out);
+    const char *names[NOWN_VALUED + NOWN_FLAGS];
+    for (int k = 0; k < NOWN_VALUED; k++) names[k] = OWN_VALUED[k];
+    for (int k = 0; k < NOWN_FLAGS; k++) names[NOWN_VALUED + k] = OWN_FLAGS[k];
+    int rest = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i], *value = NULL;
+        char name[64];
+        if (rest || i == 0 || strcmp(o, "--") == 0 || drift_opt_split(name, sizeof name, &value, o) != DRIFT_OK) {
+            rest |= i > 0 && !strcmp(o, "--");
+            out[n++] = argv[i];
+            continue;
+        }
+        int valued = -1, flag = -1;
+        for (int k = 0; k < NOWN_VALUED; k++) if (!strcmp(name, OWN_VALUED[k])) valued = k;
+        for (int k = 0; k < NOWN_FLAGS; k++) if (!strcmp(name, OWN_FLAGS[k])) flag = k;
+        if (flag >= 0 && value) sweep_die("--%s takes no value (found '%s')", name, o);
+        if (valued < 0 && flag < 0) {
+            const char *near = drift_suggest(name, names, NOWN_VALUED + NOWN_FLAGS);
+            if (near)
+                sweep_die("unknown option '--%s' (did you mean '--%s'? an option of the experiment goes after '--': "
+                          "drift-sweep EXP --grid SPEC -- --%s ...)", name, near, name);
+        }
+        if (valued >= 0 && value) {
+            if (!*value) sweep_die("--%s: empty value (accepted: --%s VALUE or --%s=VALUE)", name, name, name);
+            out[n++] = (char *)sweep_xstrdup(o); /* "--name" alone: cut at the '=' */
+            out[n - 1][strchr(o, '=') - o] = 0;
+            out[n++] = (char *)value;
+            continue;
+        }
+        /* (an #SBATCH option is itself "--time=...": --sbatch takes any next word) */
+        if (valued >= 0 && (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && strcmp(name, "sbatch"))))
+            sweep_die("--%s: needs a value (accepted: --%s VALUE or --%s=VALUE)", name, name, name);
+        out[n++] = argv[i];
+    }
+    out[n] = NULL;
+    *argc_io = n;
+    return out;
+}
+
 static void parse(args_t *a, int argc, char **argv)
 {
+    argv = own_syntax(&argc, argv);
     memset(a, 0, sizeof *a);
     a->shard = -1;
     a->jobs = 1;
@@ -302,6 +359,9 @@ static void parse(args_t *a, int argc, char **argv)
             break;
         } else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             usage(stdout);
+            exit(drift_stdout_close_check());
+        } else if (!strcmp(o, "--version")) {
+            printf("drift-sweep (driftlab %s)\n", DRIFT_VERSION);
             exit(drift_stdout_close_check());
         } else if (!strcmp(o, "--grid")) {
             sweep_add_grid(&a->s, need_str(argc, argv, &i), "--grid");
@@ -378,6 +438,26 @@ static void self_dir(char *buf, size_t size, char *exe, size_t exesize)
     if (slash) *slash = 0;
 }
 
+/* A directory of its own for a sweep started without --out: sweeps/EXP-YYYYMMDD-HHMMSS, with
+ * -2, -3, ... when that one exists (two sweeps in one second), claimed by mkdir so that two
+ * processes never get the same one. A second sweep of one experiment was refused as "another
+ * sweep" until the user deleted the first. */
+static void default_out(char *buf, size_t size, const char *experiment)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm)) snprintf(stamp, sizeof stamp, "%lld", (long long)now);
+    sweep_mkdirs("sweeps");
+    for (int k = 1; k < 1000; k++) {
+        if (k == 1) snprintf(buf, size, "sweeps/%s-%s", experiment, stamp);
+        else snprintf(buf, size, "sweeps/%s-%s-%d", experiment, stamp, k);
+        if (mkdir(buf, 0777) == 0) return;
+        if (errno != EEXIST) sweep_die("--out: cannot create '%s': %s (give --out DIR)", buf, strerror(errno));
+    }
+    sweep_die("--out: sweeps/%s-%s-2 .. -999 all exist (give --out DIR)", experiment, stamp);
+}
+
 /* What main parsed, freed at exit (whichever return or sweep_die ends the program). */
 static args_t a;
 static sweep_t merge_sweep;
@@ -393,12 +473,14 @@ int main(int argc, char **argv)
 {
     long mpi_size = env_long(MPI_SIZE_VARS, 1), mpi_rank = env_long(MPI_RANK_VARS, 0);
     rank_silent = mpi_rank != 0;
+    drift_set_program("drift-sweep"); /* the library's refusals (drift_die) name the tool */
     atexit(free_parsed);
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("drift-sweep (driftlab %s)\n", DRIFT_VERSION);
         return drift_stdout_close_check();
     }
     parse(&a, argc, argv);
+    drift_env_threads_check(); /* passed on to every run: refused once here, not in each */
 
     static char exe[PATH_MAX], bindir[PATH_MAX], line[16384], def_dir[PATH_MAX + 64];
     self_dir(bindir, sizeof bindir, exe, sizeof exe);
@@ -447,7 +529,10 @@ int main(int argc, char **argv)
 
     static char outbuf[PATH_MAX], absout[PATH_MAX];
     if (!a.out) {
-        snprintf(outbuf, sizeof outbuf, "sweeps/%s", a.s.experiment);
+        if (a.shard >= 0 || mpi_size > 1) /* every process of the sweep names the same directory */
+            snprintf(outbuf, sizeof outbuf, "sweeps/%s", a.s.experiment);
+        else
+            default_out(outbuf, sizeof outbuf, a.s.experiment);
         a.out = outbuf;
     }
     definition_sha(c.def_sha, &a.s);
