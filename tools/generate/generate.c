@@ -249,7 +249,10 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
                 int exact_gaps)
 {
     memset(&r->bm, 0, sizeof r->bm);
-    if (c->beams) return run_beams(r, c, ck, prompt, np, ntok);
+    if (c->beams) {
+        run_beams(r, c, ck, prompt, np, ntok);
+        return;
+    }
     char err[DRIFT_LLM_ERR_MAX];
     drift_model_t *m;
     int rc = drift_model_create(&m, ck, &c->nx, c->bt.batch, err, sizeof err);
