@@ -36,6 +36,14 @@ static bad_t BAD[] = {
     {"--kv int4", "--kv:"},
     {"--compare --tokens 5", "--tokens: applies to both runs"},
     {"--tokens", "--tokens: needs a value"},
+    {"--beams 2 --temperature 0.7", "not with the sampling option --temperature"},
+    {"--beams 2 --top-k 5", "not with the sampling option --top-k"},
+    {"--beams 2 --compare --seed 4", "not with the sampling option --seed"},
+    {"--beams 2 --batch 4", "--beams: the beams are the batch"},
+    {"--beams 2 --exact-gaps", "--beams: not with --exact-gaps"},
+    {"--beam-ties unstable", "--beam-ties: needs --beams N"},
+    {"--beams 2 --beam-ties random", "--beam-ties: expected stable or unstable"},
+    {"--beams 0", "--beams: expected an integer in 1 .. 1024"},
 };
 
 ParameterizedTestParameters(generate, bad_input_is_one_line_exit_2)
@@ -81,5 +89,27 @@ Test(generate, csv_and_compare)
     o = slurp(out);
     cr_assert(o[0] == '{' && strstr(o, "\"steps\""), "%s", o);
     free(o);
+    tmpdir_remove(dir);
+}
+
+/* --beams 1 is greedy: the same token column as the greedy CSV (both stop at BOS). */
+Test(generate, one_beam_csv_is_greedy)
+{
+    char dir[64], out[128], out2[128], err[128];
+    tmpdir_make(dir, sizeof dir, "drift_gen");
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(out2, sizeof out2, "%s/out2", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 16 2>%s | cut -d, -f2 >%s", GEN, CKPT, err, out), 0);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 16 --beams 1 >%s 2>%s", GEN, CKPT, out2, err), 0);
+    char *b = slurp(out2);
+    cr_assert(!strncmp(b, "step,token,text,logprob,score\n", 30), "%s", b);
+    free(b);
+    cr_assert_eq(sh("cut -d, -f2 %s | tail -n +2 >%s.tok && tail -n +2 %s | cmp -s - %s.tok", out2, out2, out, out2), 0,
+                 "--beams 1 tokens differ from greedy");
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 8 --beams 3 --beam-ties unstable --beam-seed 5 >%s 2>%s", GEN, CKPT, out, err), 0);
+    char *e = slurp(err);
+    cr_assert(strstr(e, "beams=3 ties=unstable beam-seed=5") && strstr(e, "exact score ties"), "%s", e);
+    free(e);
     tmpdir_remove(dir);
 }

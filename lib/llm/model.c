@@ -892,3 +892,37 @@ int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, 
 #undef PUT
     return n;
 }
+
+/* One layer's cache, position by position: the stored values, and for int8 the codes and the
+ * scales (int8:token one per position and head; int8:head the heads' scales, fixed by the
+ * prompt, which the fork shares). */
+static void kv_copy_prefix(drift_kv_cache_t *d, const drift_kv_cache_t *s, size_t len)
+{
+    size_t row = (size_t)s->kv_heads * (size_t)s->head_dim, H = (size_t)s->kv_heads;
+    memcpy(d->k, s->k, len * row * sizeof *d->k);
+    memcpy(d->v, s->v, len * row * sizeof *d->v);
+    if (s->fmt.storage != DRIFT_KV_FLOAT) {
+        memcpy(d->kq, s->kq, len * row);
+        memcpy(d->vq, s->vq, len * row);
+        size_t ns = s->fmt.storage == DRIFT_KV_INT8_TOKEN ? len * H : H;
+        memcpy(d->kscale, s->kscale, ns * sizeof *d->kscale);
+        memcpy(d->vscale, s->vscale, ns * sizeof *d->vscale);
+    }
+    d->scales_set = len ? s->scales_set : 0;
+    d->len = len;
+}
+
+int drift_model_copy_slot(drift_model_t *m, int dst, int src, int len)
+{
+    if (!m || dst < 0 || dst >= m->nslots || src < 0 || src >= m->nslots || len < 0) return DRIFT_EINVAL;
+    if (m->eng) return DRIFT_EUNSUPPORTED;
+    size_t L = (size_t)m->c.n_layers;
+    for (size_t l = 0; l < L; l++)
+        if ((size_t)len > m->kv[(size_t)src * L + l].len) return DRIFT_EINVAL;
+    for (size_t l = 0; l < L; l++) {
+        drift_kv_cache_t *d = &m->kv[(size_t)dst * L + l];
+        if (dst == src) d->len = (size_t)len, d->scales_set = len ? d->scales_set : 0;
+        else kv_copy_prefix(d, &m->kv[(size_t)src * L + l], (size_t)len);
+    }
+    return 0;
+}

@@ -245,4 +245,11 @@ int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t 
  * each of tokens[0 .. n-1]. With an exact model this gives the exact logits of every prefix. */
 int drift_model_score(drift_model_t *m, double *logits, const int *tokens, int n);
 
+/* Beam search: slot dst's cache becomes the first len positions of slot src's (every layer;
+ * int8 codes and scales with them), so that a sequence forked from src at position len can
+ * go on in dst. dst == src cuts the cache back to len. 0, DRIFT_EINVAL (a slot out of range,
+ * len above src's cache) or DRIFT_EUNSUPPORTED (llamacpp-cpu: an engine's context is not
+ * copied). */
+int drift_model_copy_slot(drift_model_t *m, int dst, int src, int len);
+
 #endif

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beam.h"
 #include "cli.h"
 #include "checkpoint.h"
 #include "deployment.h"
@@ -55,6 +56,11 @@ static const char *USAGE =
     "  --batch B --companions SEED   decode inside a batch of B with random companions (1, seed 1)\n"
     "  --tp P --allreduce A  tensor-parallel ranks (1) and all-reduce order ring | tree | rank\n"
     "  --temperature T --top-k K --top-p P --seed S   sampling (default greedy)\n"
+    "  --beams N             beam search with N beams (one KV slot each, all advanced in one batched\n"
+    "                        step; scores: sums of fp64 log-softmax; not with sampling, --batch,\n"
+    "                        --exact-gaps, --json); CSV step,token,text,logprob,score of the best beam\n"
+    "  --beam-ties T         equal scores ordered stable (beam, token id; default) or unstable (a\n"
+    "                        Philox permutation per step, as a GPU top-k)   --beam-seed S  its seed (0)\n"
     "  --exact               run the exact fp64 reference instead\n"
     "  --exact-gaps          add each step's exact logit gap (the reference on the same prefix)\n"
     "  --json                one JSON document instead of CSV\n"
@@ -114,7 +120,12 @@ typedef struct {
     int dep_given;          /* --deployment options seen in this run's options */
     drift_batching_t bt;
     drift_sampler_t smp;
-    char desc[DRIFT_DEPLOY_SPEC_MAX + 64];
+    int beams;                  /* 0: greedy or sampled (drift_generate) */
+    drift_beam_ties_t ties;
+    uint64_t beam_seed;
+    const char *sampling_opt;   /* a sampling option given (refused with --beams) */
+    const char *beam_opt;       /* --beam-ties or --beam-seed given */
+    char desc[DRIFT_DEPLOY_SPEC_MAX + 128];
 } run_cfg_t;
 
 /* Parse options from argv[i] on into c, stopping at --compare (its index) or the end. */
@@ -125,7 +136,8 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
                                          "recipe-qkv", "recipe-attn", "recipe-mlp-up", "recipe-mlp-down",
                                          "recipe-lmhead", "weights", "act", "kv", "attention", "policy", "sms",
                                          "min-slice", "batch", "companions", "tp", "allreduce", "temperature", "top-k",
-                                         "top-p", "seed", "backend", "deployment"};
+                                         "top-p", "seed", "backend", "beams", "beam-ties", "beam-seed",
+                                         "deployment"};
     static const char *const FLAGS[] = {"compare", "exact", "exact-gaps", "json", "help", "version"};
     enum { NV = sizeof VALUED / sizeof *VALUED, NF = sizeof FLAGS / sizeof *FLAGS };
     for (; i < argc; i++) {
@@ -213,10 +225,15 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
         else if (!strcmp(o, "--tp")) c->nx.tp = (int)parse_int(o, v, 1, DRIFT_TP_MAX);
         else if (!strcmp(o, "--allreduce")) {
             if (drift_allreduce_parse(&c->nx.allreduce, v)) die("--allreduce: expected ring, tree or rank, found '%s'", v);
-        } else if (!strcmp(o, "--temperature")) c->smp.temperature = parse_dbl(o, v, 0, 1e6);
-        else if (!strcmp(o, "--top-k")) c->smp.top_k = (int)parse_int(o, v, 0, INT_MAX);
-        else if (!strcmp(o, "--top-p")) c->smp.top_p = parse_dbl(o, v, 0, 1);
-        else if (!strcmp(o, "--seed")) c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX);
+        } else if (!strcmp(o, "--temperature")) c->smp.temperature = parse_dbl(o, v, 0, 1e6), c->sampling_opt = "--temperature";
+        else if (!strcmp(o, "--top-k")) c->smp.top_k = (int)parse_int(o, v, 0, INT_MAX), c->sampling_opt = "--top-k";
+        else if (!strcmp(o, "--top-p")) c->smp.top_p = parse_dbl(o, v, 0, 1), c->sampling_opt = "--top-p";
+        else if (!strcmp(o, "--seed")) c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX), c->sampling_opt = "--seed";
+        else if (!strcmp(o, "--beams")) c->beams = (int)parse_int(o, v, 1, 1024);
+        else if (!strcmp(o, "--beam-ties")) {
+            if (drift_beam_ties_parse(&c->ties, v)) die("--beam-ties: expected stable or unstable, found '%s'", v);
+            c->beam_opt = "--beam-ties";
+        } else if (!strcmp(o, "--beam-seed")) c->beam_seed = (uint64_t)parse_int(o, v, 0, LONG_MAX), c->beam_opt = "--beam-seed";
         else if (!strcmp(o, "--backend")) {
             if (strcmp(v, "cpu") && strcmp(v, "auto")) die("--backend: expected auto or cpu (no CUDA decoder yet), found '%s'", v);
         }
@@ -225,13 +242,37 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
 }
 
 typedef struct {
-    drift_gen_t g;
+    drift_gen_t g;     /* beam search: only n and token (the best beam's) */
     double *exact_gap; /* NULL unless --exact-gaps */
+    drift_beam_t bm;   /* beam search's beams (nbeams 0 otherwise) */
 } run_out_t;
+
+/* Beam search's run: the best beam's tokens in g, every beam in bm. */
+static void run_beams(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np, int ntok)
+{
+    char err[DRIFT_LLM_ERR_MAX];
+    drift_model_t *m;
+    if (drift_model_create(&m, ck, &c->nx, c->beams, err, sizeof err)) die("%s", err);
+    drift_beam_opts_t o = drift_beam_opts(c->beams, ntok);
+    o.ties = c->ties, o.seed = c->beam_seed;
+    o.stop_token = ck->gguf ? -1 : 1; /* as greedy: a llama2.c text ends at BOS, a GGUF text has a fixed length */
+    if (drift_beam_search(&r->bm, m, prompt, np, &o, err, sizeof err)) die("%s", err);
+    drift_model_free(m);
+    memset(&r->g, 0, sizeof r->g);
+    r->exact_gap = NULL;
+    r->g.n = r->bm.len[0];
+    if (!(r->g.token = malloc((size_t)(r->g.n ? r->g.n : 1) * sizeof(int)))) die("out of memory");
+    memcpy(r->g.token, r->bm.tokens, (size_t)r->g.n * sizeof(int));
+}
 
 static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np, int ntok,
                 int exact_gaps)
 {
+    memset(&r->bm, 0, sizeof r->bm);
+    if (c->beams) {
+        run_beams(r, c, ck, prompt, np, ntok);
+        return;
+    }
     char err[DRIFT_LLM_ERR_MAX];
     drift_model_t *m;
     int rc = drift_model_create(&m, ck, c->has_dep ? &c->dep.nx : &c->nx, c->has_dep ? 1 : c->bt.batch, err, sizeof err);
@@ -315,8 +356,52 @@ static void describe(run_cfg_t *c)
     }
     char nx[400];
     drift_numerics_print(nx, sizeof nx, &c->nx);
-    snprintf(c->desc, sizeof c->desc, "%s batch=%d companions=%llu%s", nx, c->bt.batch, (unsigned long long)c->bt.seed,
-             c->smp.temperature > 0 ? " sampled" : " greedy");
+    char dec[96];
+    if (!c->beams) snprintf(dec, sizeof dec, "%s", c->smp.temperature > 0 ? " sampled" : " greedy");
+    else if (c->ties == DRIFT_BEAM_TIES_UNSTABLE)
+        snprintf(dec, sizeof dec, " beams=%d ties=unstable beam-seed=%llu", c->beams, (unsigned long long)c->beam_seed);
+    else snprintf(dec, sizeof dec, " beams=%d ties=stable", c->beams);
+    snprintf(c->desc, sizeof c->desc, "%s batch=%d companions=%llu%s", nx, c->bt.batch, (unsigned long long)c->bt.seed, dec);
+}
+
+/* --beams takes the whole batch and decodes deterministically: refuse what it cannot honour. */
+static void check_beams(const run_cfg_t *c, int exact_gaps, int json)
+{
+    if (!c->beams) {
+        if (c->beam_opt) die("%s: needs --beams N", c->beam_opt);
+        return;
+    }
+    if (c->sampling_opt) die("--beams: beam search is deterministic; not with the sampling option %s", c->sampling_opt);
+    if (c->bt.batch != 1) die("--beams: the beams are the batch; not with --batch %d", c->bt.batch);
+    if (exact_gaps) die("--beams: not with --exact-gaps (a beam's gaps are not greedy's)");
+    if (json) die("--beams: not with --json (CSV only)");
+}
+
+/* A compare row's two numbers for run r at step i: greedy's gap and exact gap, or (beam
+ * search) an empty gap and the token's log-probability. */
+static void cells(const run_out_t *r, int i)
+{
+    if (r->bm.nbeams) printf(",%.9g,", r->bm.logprob[i]);
+    else {
+        printf("%.9g,", r->g.top1_logit[i] - r->g.top2_logit[i]);
+        if (r->exact_gap) printf("%.9g", r->exact_gap[i]);
+        putchar(',');
+    }
+}
+
+/* Where two runs part: greedy's top-1/top-2 gap, or the beam's token log-probability. */
+static void step_note(const run_out_t *r, int i)
+{
+    if (r->bm.nbeams) fprintf(stderr, "(log-prob %.3g)", r->bm.logprob[i]);
+    else fprintf(stderr, "(gap %.3g)", r->g.top1_logit[i] - r->g.top2_logit[i]);
+}
+
+static void beam_summary(const run_out_t *r)
+{
+    if (!r->bm.nbeams) return;
+    fprintf(stderr, "; beam search: the best of %d beams scores %.9g (sum of fp64 log-softmax)%s; exact score ties: %ld at "
+            "the cut (which beams survive depends on their order), %ld among the kept beams",
+            r->bm.nbeams, r->bm.score[0], r->bm.finished[0] ? ", ended by BOS" : "", r->bm.ties_boundary, r->bm.ties_inside);
 }
 
 int main(int argc, char **argv)
@@ -339,6 +424,8 @@ int main(int argc, char **argv)
     run_cfg_t b = a;
     b.numerics_opt = b.dep_given = 0; /* the second run's own options */
     if (compare) parse_cfg(&b, argc, argv, at + 1, &ckpt, &ntok, &ids, &tokf, &ptext, &exact_gaps, &json, 0);
+    check_beams(&a, exact_gaps, json);
+    if (compare) check_beams(&b, exact_gaps, json);
     if (ids && ptext) die("--prompt-ids and --prompt: give one");
     for (int s = 0; s < (compare ? 2 : 1); s++) {
         const run_cfg_t *c = s ? &b : &a;
@@ -408,6 +495,15 @@ int main(int argc, char **argv)
             printf(", \"first_divergence\": %d", first);
         }
         printf("}\n");
+    } else if (!compare && ra.bm.nbeams) {
+        printf("step,token,text,logprob,score\n");
+        double sc = 0;
+        for (int i = 0; i < ra.g.n; i++) {
+            printf("%d,%d,", i, ra.g.token[i]);
+            csv_text(tp, i ? ra.g.token[i - 1] : prev0, ra.g.token[i]);
+            sc += ra.bm.logprob[i];
+            printf(",%.9g,%.9g\n", ra.bm.logprob[i], sc);
+        }
     } else if (!compare) {
         printf("step,token,text,top1_logit,top2_token,top2_logit,gap,exact_gap\n");
         for (int i = 0; i < ra.g.n; i++) {
@@ -419,7 +515,8 @@ int main(int argc, char **argv)
             putchar('\n');
         }
     } else {
-        printf("step,a_token,a_text,a_gap,a_exact_gap,b_token,b_text,b_gap,b_exact_gap,mark\n");
+        if (ra.bm.nbeams || rb.bm.nbeams) printf("step,a_token,a_text,a_gap,a_logprob,b_token,b_text,b_gap,b_logprob,mark\n");
+        else printf("step,a_token,a_text,a_gap,a_exact_gap,b_token,b_text,b_gap,b_exact_gap,mark\n");
         for (int i = 0; i < n; i++) {
             for (int s = 0; s < 2; s++) {
                 const run_out_t *r = s ? &rb : &ra;
@@ -427,9 +524,8 @@ int main(int argc, char **argv)
                 if (i < r->g.n) {
                     printf("%d,", r->g.token[i]);
                     csv_text(tp, i ? r->g.token[i - 1] : prev0, r->g.token[i]);
-                    printf(",%.9g,", r->g.top1_logit[i] - r->g.top2_logit[i]);
-                    if (r->exact_gap) printf("%.9g", r->exact_gap[i]);
                     putchar(',');
+                    cells(r, i);
                 } else {
                     printf(",,,,");
                 }
@@ -440,20 +536,23 @@ int main(int argc, char **argv)
     /* the summary */
     double mingap = INFINITY;
     int minat = -1;
-    for (int i = 0; i < ra.g.n; i++)
+    for (int i = 0; i < ra.g.n && !ra.bm.nbeams; i++)
         if (ra.g.top1_logit[i] - ra.g.top2_logit[i] < mingap) mingap = ra.g.top1_logit[i] - ra.g.top2_logit[i], minat = i;
     fprintf(stderr, "drift-generate: %s (%d layers, dim %d, vocab %d): %d tokens generated from a %d-token prompt under [%s]",
             ckpt, ck.cfg.n_layers, ck.cfg.dim, V, ra.g.n, np, a.desc);
     if (minat >= 0) fprintf(stderr, "; the smallest top-1/top-2 logit gap was %.3g at step %d", mingap, minat);
+    beam_summary(&ra);
     if (compare) {
         fprintf(stderr, ". Against [%s] (%d tokens): ", b.desc, rb.g.n);
         if (first < 0) fprintf(stderr, "the two token streams are identical");
-        else if (first < ra.g.n && first < rb.g.n)
-            fprintf(stderr, "the streams part at step %d: token %d (gap %.3g) vs %d (gap %.3g)%s", first, ra.g.token[first],
-                    ra.g.top1_logit[first] - ra.g.top2_logit[first], rb.g.token[first],
-                    rb.g.top1_logit[first] - rb.g.top2_logit[first],
-                    ra.exact_gap ? "" : "; add --exact-gaps for the exact gaps there");
-        else fprintf(stderr, "one stream stops (BOS) at step %d, the other goes on", first);
+        else if (first < ra.g.n && first < rb.g.n) {
+            fprintf(stderr, "the streams part at step %d: token %d ", first, ra.g.token[first]);
+            step_note(&ra, first);
+            fprintf(stderr, " vs %d ", rb.g.token[first]);
+            step_note(&rb, first);
+            if (!ra.exact_gap && !ra.bm.nbeams && !rb.bm.nbeams) fprintf(stderr, "; add --exact-gaps for the exact gaps there");
+        } else fprintf(stderr, "one stream stops (%s) at step %d, the other goes on", ck.gguf ? "its length" : "BOS", first);
+        beam_summary(&rb);
     }
     fprintf(stderr, ".\n");
     if (tp && !json) { /* the text itself, as a person reads it */
@@ -464,11 +563,19 @@ int main(int argc, char **argv)
             fputs("\u2192", stderr);
             for (int i = 0; i < r->g.n; i++) fputs(drift_tokenizer_decode(tp, i ? r->g.token[i - 1] : prev0, r->g.token[i]), stderr);
             fputc('\n', stderr);
+            for (int k = 1; k < r->bm.nbeams; k++) { /* the other final beams */
+                fprintf(stderr, "%sbeam %d (score %.6g%s): \u2192", compare ? (s ? "b " : "a ") : "", k, r->bm.score[k],
+                        r->bm.finished[k] ? ", ended" : "");
+                const int *bt = r->bm.tokens + (size_t)k * (size_t)r->bm.stride;
+                for (int i = 0; i < r->bm.len[k]; i++) fputs(drift_tokenizer_decode(tp, i ? bt[i - 1] : prev0, bt[i]), stderr);
+                fputc('\n', stderr);
+            }
         }
     }
     drift_gen_free(&ra.g);
     free(ra.exact_gap);
-    if (compare) drift_gen_free(&rb.g), free(rb.exact_gap);
+    drift_beam_free(&ra.bm);
+    if (compare) drift_gen_free(&rb.g), free(rb.exact_gap), drift_beam_free(&rb.bm);
     if (tp) drift_tokenizer_free(tp);
     free(prompt);
     drift_checkpoint_free(&ck);
