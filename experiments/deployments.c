@@ -58,29 +58,30 @@ typedef struct {
 } dep_ref_t;
 
 typedef struct {
+    const char *id;            /* a short name for the data: "card-rtx4090" */
     const char *knob, *change; /* "card", "A100 -> RTX 4090" */
     dep_ref_t a, b;
     int in_default; /* 0: the full profile only */
 } pair_t;
 
 static const pair_t PAIRS[] = {
-    {"rerun, same requests around", "the same run twice", {BASE, 0}, {BASE, 0}, 1},
-    {"rerun, other requests around", "other companions", {BASE, 0}, {BASE, 1}, 1},
-    {"rerun, other requests, batch-invariant kernels", "other companions", {BASE ",gemm=batch-invariant", 0},
+    {"rerun-same", "rerun, same requests around", "the same run twice", {BASE, 0}, {BASE, 0}, 1},
+    {"rerun-other", "rerun, other requests around", "other companions", {BASE, 0}, {BASE, 1}, 1},
+    {"rerun-other-invariant", "rerun, other requests, batch-invariant kernels", "other companions", {BASE ",gemm=batch-invariant", 0},
      {BASE ",gemm=batch-invariant", 1}, 1},
-    {"card", "A100 -> RTX 4090", {BASE, 0}, {"vllm-like,card=rtx4090", 0}, 1},
-    {"card", "A100 -> H100", {BASE, 0}, {"vllm-like,card=h100", 0}, 0},
-    {"batch", "continuous:64 -> alone", {BASE, 0}, {BASE ",batch=alone", 0}, 1},
-    {"precision", "bf16 -> fp16 (weights, compute, activations, KV)", {BASE, 0},
+    {"card-rtx4090", "card", "A100 -> RTX 4090", {BASE, 0}, {"vllm-like,card=rtx4090", 0}, 1},
+    {"card-h100", "card", "A100 -> H100", {BASE, 0}, {"vllm-like,card=h100", 0}, 0},
+    {"batch-alone", "batch", "continuous:64 -> alone", {BASE, 0}, {BASE ",batch=alone", 0}, 1},
+    {"precision-fp16", "precision", "bf16 -> fp16 (weights, compute, activations, KV)", {BASE, 0},
      {BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0}, 1},
-    {"KV cache", "bf16 -> fp8e4m3", {BASE, 0}, {BASE ",kv=fp8e4m3", 0}, 0},
-    {"attention kernel", "split-KV from the batch -> standard", {BASE, 0}, {BASE ",attention=standard", 0}, 0},
-    {"prefix caching", "on -> off", {BASE, 0}, {BASE ",prefix-cache=off", 0}, 0},
-    {"chunked prefill", "256 -> 16 tokens a step", {BASE, 0}, {BASE ",prefill-chunk=16", 0}, 0},
-    {"tensor parallel", "1 -> 3 ranks (ring all-reduce)", {BASE, 0}, {BASE ",tp=3", 0}, 0},
-    {"activations", "bf16 -> fp32 residual stream", {BASE, 0}, {BASE ",act=fp32", 0}, 0},
-    {"engine build", "llama.cpp AVX2 -> AVX-512", {"llamacpp-cpu", 0}, {"llamacpp-cpu-avx512", 0}, 1},
-    {"engine", "llama.cpp CPU (Q4_1 kept) -> A100 server (bf16)", {"llamacpp-cpu", 0}, {BASE, 0}, 0},
+    {"kv-fp8", "KV cache", "bf16 -> fp8e4m3", {BASE, 0}, {BASE ",kv=fp8e4m3", 0}, 0},
+    {"attention-standard", "attention kernel", "split-KV from the batch -> standard", {BASE, 0}, {BASE ",attention=standard", 0}, 0},
+    {"prefix-off", "prefix caching", "on -> off", {BASE, 0}, {BASE ",prefix-cache=off", 0}, 0},
+    {"chunk-16", "chunked prefill", "256 -> 16 tokens a step", {BASE, 0}, {BASE ",prefill-chunk=16", 0}, 0},
+    {"tp-3", "tensor parallel", "1 -> 3 ranks (ring all-reduce)", {BASE, 0}, {BASE ",tp=3", 0}, 0},
+    {"act-fp32", "activations", "bf16 -> fp32 residual stream", {BASE, 0}, {BASE ",act=fp32", 0}, 0},
+    {"llamacpp-avx512", "engine build", "llama.cpp AVX2 -> AVX-512", {"llamacpp-cpu", 0}, {"llamacpp-cpu-avx512", 0}, 1},
+    {"engine-llamacpp", "engine", "llama.cpp CPU (Q4_1 kept) -> A100 server (bf16)", {"llamacpp-cpu", 0}, {BASE, 0}, 0},
 };
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 
@@ -93,7 +94,7 @@ static const drift_col_t PROMPTS[] = {
     DRIFT_C_INT("parted"),          DRIFT_C_INT("step"),           DRIFT_C_INT("token_a"),
     DRIFT_C_INT("token_b"),         DRIFT_C_NUM("gap_a", "%.9g"),  DRIFT_C_NUM("gap_b", "%.9g"),
     DRIFT_C_NUM("exact_gap12", "%.9g"), DRIFT_C_NUM("exact_gap_ab", "%.9g"), DRIFT_C_INT("exact_top1")};
-static const drift_col_t PAIRC[] = {DRIFT_C_TEXT("pair"),        DRIFT_C_TEXT("change"),      DRIFT_C_TEXT("deployment_a"),
+static const drift_col_t PAIRC[] = {DRIFT_C_TEXT("id"), DRIFT_C_TEXT("pair"),        DRIFT_C_TEXT("change"),      DRIFT_C_TEXT("deployment_a"),
                                     DRIFT_C_TEXT("deployment_b"), DRIFT_C_INT("prompts"),      DRIFT_C_INT("parted"),
                                     DRIFT_C_NUM("rate", "%.6g"),  DRIFT_C_NUM("wilson_lo", "%.6g"),
                                     DRIFT_C_NUM("wilson_hi", "%.6g"), DRIFT_C_TEXT("per_sample"),
@@ -107,7 +108,7 @@ static const drift_col_t MDR[] = {DRIFT_C_INT("rank"),  DRIFT_C_TEXT("knob"), DR
                                   DRIFT_C_TEXT("exact top-2 gap there (median / max)")};
 static const drift_col_t MDD[] = {DRIFT_C_INT("deployment"), DRIFT_C_TEXT("fields")};
 static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, PROMPTS, 15},
-                                            {"_pairs.csv", NULL, 0, PAIRC, 13},
+                                            {"_pairs.csv", NULL, 0, PAIRC, 14},
                                             {"_deployments.csv", NULL, 0, DEPC, 4},
                                             {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 7},
                                             {NULL, NULL, DRIFT_SHOW_MD, MDD, 2}};
@@ -340,7 +341,7 @@ int main(int argc, char **argv)
                 if (st > ag[q].step_max) ag[q].step_max = st;
             }
             drift_row(&out, T_PROMPTS, DRIFT_INT(pr[i].sample), DRIFT_INT(pr[i].index), DRIFT_TXT(kind[i]), DRIFT_INT(pr[i].n),
-                      DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_INT(parted), DRIFT_INT(st),
+                      DRIFT_TXT(pp->id), DRIFT_TXT(pp->change), DRIFT_INT(parted), DRIFT_INT(st),
                       DRIFT_INT(parted ? p->tok_a : -1), DRIFT_INT(parted ? p->tok_b : -1),
                       DRIFT_NUM(parted ? a->top1_logit[st] - a->top2_logit[st] : NAN),
                       DRIFT_NUM(parted ? b->top1_logit[st] - b->top2_logit[st] : NAN), DRIFT_NUM(parted ? p->gap12 : NAN),
@@ -379,7 +380,7 @@ int main(int argc, char **argv)
         drift_deployment_print(sb, sizeof sb, &runs[rb[q]].dep);
         double lo, hi;
         drift_wilson(&lo, &hi, ag[q].k, ag[q].n, 1.959963984540054);
-        drift_row(&out, T_PAIRS, DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_TXT(sa), DRIFT_TXT(sb), DRIFT_INT(ag[q].n),
+        drift_row(&out, T_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_TXT(sa), DRIFT_TXT(sb), DRIFT_INT(ag[q].n),
                   DRIFT_INT(ag[q].k), DRIFT_NUM((double)ag[q].k / (double)ag[q].n), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_TXT(per),
                   DRIFT_NUM(ag[q].step_med), DRIFT_NUM(ag[q].gap_med), DRIFT_NUM(ag[q].gap_max));
     }
