@@ -74,6 +74,12 @@ int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, siz
 int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
                                size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,
                                double *scratch_a, double *scratch_c);
+/* The same, with bf_valid = 1 when drift_tc_floatb_valid(Bf, K*N, r->in) returned 1 for this
+ * B (unchanged since): the tensor-core model then reads Bf without checking it again. B may
+ * be a slice of that matrix's rows. drift_dispatch_kernel_gemm is bf_valid = 0. */
+int drift_dispatch_kernel_gemm_b(double *C, const double *A, const double *B, const float *Bf, int bf_valid, size_t M,
+                                 size_t N, size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern,
+                                 drift_format_t out, double *scratch_a, double *scratch_c);
 
 /* drift_gemm (same arguments, same errors) through the backend: on the device when one is
  * selected and takes the arguments (naive, tiled, splitk checked bit for bit against
