@@ -40,7 +40,7 @@
 #define TCB_AVX512 1
 
 #define TCB_ROWS 4  /* rows of a full group */
-#define TCB_COLS 64 /* outputs of a column tile: 4 vectors of 16 */
+#define TCB_STRIP 1024 /* columns of a strip: its block of B's rows stays in cache for the groups */
 
 /* Running checks of B's loads (the bits u of 16 floats at a time):
  *   amax = max |u|           finite and below 2^51 when < 178 << 23 (inf and NaN are above);
@@ -85,6 +85,23 @@ tcb_check(tcb_run_t *ck, __m512 b, const int fp16)
     }
 }
 
+/* Pass 1 for one k: E[q] = max(E[q], ea + ex(b)) over the tile (R x V), with B's checks
+ * (MODE). */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+tcb_pass1(__m512 *E, const float *bk, const float *ae, const __mmask16 *cm, tcb_run_t *ck, const int R, const int V,
+          const int MODE, const int FULL)
+{
+#pragma GCC unroll 4
+    for (int v = 0; v < V; v++) {
+        /* masked lanes: +0, whose products are dropped */
+        __m512 b = FULL ? _mm512_loadu_ps(bk + 16 * v) : _mm512_maskz_loadu_ps(cm[v], bk + 16 * v);
+        if (MODE) tcb_check(ck, b, MODE == 2);
+        __m512 ge = _mm512_getexp_ps(b);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) E[r * V + v] = _mm512_max_ps(E[r * V + v], _mm512_add_ps(_mm512_set1_ps(ae[r]), ge));
+    }
+}
+
 /* One block of n products for the tile's R x V accumulators c (in and out): tc_fast_block's
  * arithmetic with pass 1 in float (file comment). Ap/Ae: the group's values and exponents,
  * R per k; B: the block's first row of the tile, rows ldb apart. MODE: 0 no check of B, 1 the
@@ -96,29 +113,21 @@ tcb_block(__m512 *c, const float *Ap, const float *Ae, const float *B, size_t ld
 {
     const __m512i vlo = _mm512_set1_epi32(-100), voff = _mm512_set1_epi32(t->lsb_off + 127);
     const __m512i vpow = _mm512_set1_epi32(254 << 23);
-    __m512 Ef[2][TCB_ROWS * 4];
+    __m512 E0[TCB_ROWS * 4], E1[TCB_ROWS * 4];
 #pragma GCC unroll 16
-    for (int q = 0; q < R * V; q++) Ef[0][q] = Ef[1][q] = _mm512_set1_ps(-INFINITY);
+    for (int q = 0; q < R * V; q++) E0[q] = E1[q] = _mm512_set1_ps(-INFINITY);
     const float *bk = B;
-#pragma GCC unroll 2
-    for (size_t k = 0; k < n; k++, bk += ldb) {
-#pragma GCC unroll 4
-        for (int v = 0; v < V; v++) {
-            /* masked lanes: +0, whose products are dropped */
-            __m512 b = FULL ? _mm512_loadu_ps(bk + 16 * v) : _mm512_maskz_loadu_ps(cm[v], bk + 16 * v);
-            if (MODE) tcb_check(ck, b, MODE == 2);
-            __m512 ge = _mm512_getexp_ps(b);
-#pragma GCC unroll 4
-            for (int r = 0; r < R; r++)
-                Ef[k & 1][r * V + v] =
-                    _mm512_max_ps(Ef[k & 1][r * V + v], _mm512_add_ps(_mm512_set1_ps(Ae[k * (size_t)R + r]), ge));
-        }
+    size_t k = 0;
+    for (; k + 1 < n; k += 2, bk += 2 * ldb) {
+        tcb_pass1(E0, bk, Ae + k * (size_t)R, cm, ck, R, V, MODE, FULL);
+        tcb_pass1(E1, bk + ldb, Ae + (k + 1) * (size_t)R, cm, ck, R, V, MODE, FULL);
     }
+    if (k < n) tcb_pass1(E0, bk, Ae + k * (size_t)R, cm, ck, R, V, MODE, FULL);
     __m512i E[TCB_ROWS * 4], Sp[TCB_ROWS * 4], Sc[TCB_ROWS * 4];
     __m512 sc[TCB_ROWS * 4];
 #pragma GCC unroll 16
     for (int q = 0; q < R * V; q++) {
-        E[q] = _mm512_cvtps_epi32(_mm512_max_ps(_mm512_max_ps(Ef[0][q], Ef[1][q]), _mm512_getexp_ps(c[q])));
+        E[q] = _mm512_cvtps_epi32(_mm512_max_ps(_mm512_max_ps(E0[q], E1[q]), _mm512_getexp_ps(c[q])));
         __m512i Ec = _mm512_max_epi32(E[q], vlo);
         sc[q] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff, Ec), 23));
         Sc[q] = _mm512_cvttps_epi32(_mm512_mul_ps(c[q], sc[q]));
@@ -126,7 +135,7 @@ tcb_block(__m512 *c, const float *Ap, const float *Ae, const float *B, size_t ld
     }
     bk = B;
 #pragma GCC unroll 2
-    for (size_t k = 0; k < n; k++, bk += ldb) {
+    for (k = 0; k < n; k++, bk += ldb) {
 #pragma GCC unroll 4
         for (int v = 0; v < V; v++) {
             __m512 b = FULL ? _mm512_loadu_ps(bk + 16 * v) : _mm512_maskz_loadu_ps(cm[v], bk + 16 * v);
@@ -162,51 +171,87 @@ tcb_block(__m512 *c, const float *Ap, const float *Ae, const float *B, size_t ld
     }
 }
 
-/* One tile: R rows (crow) x V vectors of outputs from column j0 of B, over the whole of K in
- * blocks of blk (BLK: the same as a constant, 0 when none of those compiled). */
+/* The accumulators of an R x V tile from C (fp32 values held as doubles: exact both ways). */
 __attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-tcb_tile_with(double *const *crow, const __mmask16 *cm, const float *Ap, const float *Ae, const float *B, size_t ldb,
-              size_t K, size_t blk, const tcb_cfg_t *t, tcb_check_t *ckp, const int R, const int V, const int MODE,
-              const size_t BLK, const int FULL)
+tcb_load_c(__m512 *c, double *const *crow, size_t j, const __mmask16 *cm, const int R, const int V)
 {
-    tcb_run_t ck = {ckp->amax, ckp->amin, ckp->orr, ckp->bad};
-    __m512 c[TCB_ROWS * 4];
-#pragma GCC unroll 16
-    for (int q = 0; q < R * V; q++) c[q] = _mm512_setzero_ps();
-    for (size_t k0 = 0; k0 < K; k0 += blk) {
-        const size_t n = K - k0 < blk ? K - k0 : blk;
-        const float *a = Ap + k0 * (size_t)R, *e = Ae + k0 * (size_t)R, *b = B + k0 * ldb;
-        if (BLK && n == BLK)
-            tcb_block(c, a, e, b, ldb, cm, BLK, t, &ck, R, V, MODE, FULL);
-        else
-            tcb_block(c, a, e, b, ldb, cm, n, t, &ck, R, V, MODE, FULL);
-    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < V; v++) {
+            const double *p = crow[r] + j + 16 * v;
+            __m256 lo = _mm512_cvtpd_ps(_mm512_maskz_loadu_pd((__mmask8)cm[v], p));
+            __m256 hi = _mm512_cvtpd_ps(_mm512_maskz_loadu_pd((__mmask8)(cm[v] >> 8), p + 8));
+            c[r * V + v] = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+        }
+}
+
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+tcb_store_c(double *const *crow, size_t j, const __m512 *c, const __mmask16 *cm, const int R, const int V)
+{
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < V; v++) {
             const __m512 x = c[r * V + v];
-            _mm512_mask_storeu_pd(crow[r] + 16 * v, (__mmask8)cm[v], _mm512_cvtps_pd(_mm512_castps512_ps256(x)));
-            _mm512_mask_storeu_pd(crow[r] + 16 * v + 8, (__mmask8)(cm[v] >> 8),
-                                  _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1)));
+            double *p = crow[r] + j + 16 * v;
+            _mm512_mask_storeu_pd(p, (__mmask8)cm[v], _mm512_cvtps_pd(_mm512_castps512_ps256(x)));
+            _mm512_mask_storeu_pd(p + 8, (__mmask8)(cm[v] >> 8), _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1)));
         }
+}
+
+/* One strip: R rows (crow, at the strip's first column, C holding 0 or the blocks so far) x ns
+ * columns of B from B (rows ldb apart), blocks of blk along K outer (BLK: the same as a
+ * constant, 0 when none of those compiled) and tiles of 16 V columns inner, so that the
+ * block's rows of B are read straight along, as the hardware prefetchers follow, and stay in
+ * cache for the next group of rows. Each output still takes its blocks in order, c through C. */
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
+tcb_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K,
+               size_t blk, const tcb_cfg_t *t, tcb_check_t *ckp, const int R, const int V, const int MODE,
+               const size_t BLK)
+{
+    tcb_run_t ck = {ckp->amax, ckp->amin, ckp->orr, ckp->bad};
+    const __mmask16 full[4] = {0xffff, 0xffff, 0xffff, 0xffff};
+    for (size_t k0 = 0; k0 < K; k0 += blk) {
+        const size_t n = K - k0 < blk ? K - k0 : blk;
+        const float *a = Ap + k0 * (size_t)R, *e = Ae + k0 * (size_t)R, *bb = B + k0 * ldb;
+        size_t j = 0;
+        for (; j + 16 * (size_t)V <= ns; j += 16 * (size_t)V) {
+            __m512 c[TCB_ROWS * 4];
+            tcb_load_c(c, crow, j, full, R, V);
+            if (BLK && n == BLK)
+                tcb_block(c, a, e, bb + j, ldb, full, BLK, t, &ck, R, V, MODE, 1);
+            else
+                tcb_block(c, a, e, bb + j, ldb, full, n, t, &ck, R, V, MODE, 1);
+            tcb_store_c(crow, j, c, full, R, V);
+        }
+        if (j < ns) { /* the last columns: masked loads and stores (masked lanes are +0) */
+            __mmask16 cm[4];
+            for (int v = 0; v < V; v++) {
+                size_t l = ns - j > (size_t)(16 * v) ? ns - j - (size_t)(16 * v) : 0;
+                cm[v] = (__mmask16)(l >= 16 ? 0xffffu : (1u << l) - 1);
+            }
+            __m512 c[TCB_ROWS * 4];
+            tcb_load_c(c, crow, j, cm, R, V);
+            tcb_block(c, a, e, bb + j, ldb, cm, n, t, &ck, R, V, MODE, 0);
+            tcb_store_c(crow, j, c, cm, R, V);
+        }
+    }
     if (MODE) ckp->amax = ck.amax, ckp->amin = ck.amin, ckp->orr = ck.orr, ckp->bad = ck.bad;
 }
 
 /* The instantiations: (R, V) of the groups, MODE, the NVIDIA fp16/bf16 blocks. */
 #define TCB_TILE(R, V, MODE)                                                                                             \
-    __attribute__((target("avx512f,avx512dq"))) static void tcb_tile_##R##_##V##_##MODE(                                \
-        double *const *crow, const __mmask16 *cm, const float *Ap, const float *Ae, const float *B, size_t ldb,       \
-        size_t K, size_t blk, const tcb_cfg_t *t, tcb_check_t *ck)                                                     \
+    __attribute__((target("avx512f,avx512dq"))) static void tcb_strip_##R##_##V##_##MODE(                               \
+        double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K,       \
+        size_t blk, const tcb_cfg_t *t, tcb_check_t *ck)                                                               \
     {                                                                                                                  \
-        if (cm[V - 1] != 0xffff) /* a tile across the end of the rows: masked loads */                                 \
-            tcb_tile_with(crow, cm, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 0, 0);                                  \
-        else if (blk == 8)                                                                                             \
-            tcb_tile_with(crow, cm, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 8, 1);                                  \
+        if (blk == 8)                                                                                                  \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 8);                                    \
         else if (blk == 16)                                                                                            \
-            tcb_tile_with(crow, cm, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 16, 1);                                 \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 16);                                   \
         else                                                                                                           \
-            tcb_tile_with(crow, cm, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 0, 1);                                  \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 0);                                    \
     }
 #define TCB_TILES(R, V) TCB_TILE(R, V, 0) TCB_TILE(R, V, 1) TCB_TILE(R, V, 2)
 TCB_TILES(4, 1)
@@ -214,15 +259,15 @@ TCB_TILES(3, 1)
 TCB_TILES(2, 2)
 TCB_TILES(1, 4)
 
-typedef void (*tcb_tile_fn)(double *const *, const __mmask16 *, const float *, const float *, const float *, size_t,
-                            size_t, size_t, const tcb_cfg_t *, tcb_check_t *);
+typedef void (*tcb_strip_fn)(double *const *, size_t, const float *, const float *, const float *, size_t, size_t,
+                             size_t, const tcb_cfg_t *, tcb_check_t *);
 
 /* [R - 1][MODE] */
-static const tcb_tile_fn TCB_FN[TCB_ROWS][3] = {
-    {tcb_tile_1_4_0, tcb_tile_1_4_1, tcb_tile_1_4_2},
-    {tcb_tile_2_2_0, tcb_tile_2_2_1, tcb_tile_2_2_2},
-    {tcb_tile_3_1_0, tcb_tile_3_1_1, tcb_tile_3_1_2},
-    {tcb_tile_4_1_0, tcb_tile_4_1_1, tcb_tile_4_1_2},
+static const tcb_strip_fn TCB_FN[TCB_ROWS][3] = {
+    {tcb_strip_1_4_0, tcb_strip_1_4_1, tcb_strip_1_4_2},
+    {tcb_strip_2_2_0, tcb_strip_2_2_1, tcb_strip_2_2_2},
+    {tcb_strip_3_1_0, tcb_strip_3_1_1, tcb_strip_3_1_2},
+    {tcb_strip_4_1_0, tcb_strip_4_1_1, tcb_strip_4_1_2},
 };
 
 __attribute__((target("avx512f,avx512dq"))) static void tcb_check_init(tcb_check_t *ck)
@@ -273,34 +318,24 @@ static int tcb_gemm(double *C, const double *A, const float *Bf, size_t M, size_
         free(Ap), free(Ae);
         return DRIFT_OK; /* *done stays 0 */
     }
-    const size_t ntiles = (N + TCB_COLS - 1) / TCB_COLS, blk = (size_t)g->p.block;
+    const size_t nstrips = (N + TCB_STRIP - 1) / TCB_STRIP, blk = (size_t)g->p.block;
     int bad = 0;
 #pragma omp parallel reduction(| : bad) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         tcb_check_t ck;
         tcb_check_init(&ck);
 #pragma omp for collapse(2) schedule(static)
-        for (size_t jt = 0; jt < ntiles; jt++)
+        for (size_t st = 0; st < nstrips; st++)
             for (size_t gi = 0; gi < ngroups; gi++) {
-                const size_t j0 = jt * TCB_COLS, i0 = gi * TCB_ROWS, R = M - i0 < TCB_ROWS ? M - i0 : TCB_ROWS;
-                const size_t nj = N - j0 < TCB_COLS ? N - j0 : TCB_COLS;
-                __mmask16 cm[4];
-                for (int v = 0; v < 4; v++) {
-                    size_t l = nj > (size_t)(16 * v) ? nj - (size_t)(16 * v) : 0;
-                    cm[v] = (__mmask16)(l >= 16 ? 0xffffu : (1u << l) - 1);
-                }
+                const size_t j0 = st * TCB_STRIP, i0 = gi * TCB_ROWS, R = M - i0 < TCB_ROWS ? M - i0 : TCB_ROWS;
+                const size_t ns = N - j0 < TCB_STRIP ? N - j0 : TCB_STRIP;
                 double *crow[TCB_ROWS];
-                for (size_t r = 0; r < R; r++) crow[r] = C + (i0 + r) * N + j0;
-                const float *a = Ap + i0 * K, *e = Ae + i0 * K;
-                const int mode = gi == 0 && !b_valid ? (t.fp16 ? 2 : 1) : 0; /* the first group checks B */
-                tcb_tile_fn f = TCB_FN[R - 1][mode];
-                const int V = R == 1 ? 4 : R == 2 ? 2 : 1;
-                for (int v0 = 0; v0 < 4; v0 += V) {
-                    if (!cm[v0]) break; /* past N */
-                    double *cr[TCB_ROWS];
-                    for (size_t r = 0; r < R; r++) cr[r] = crow[r] + 16 * v0;
-                    f(cr, cm + v0, a, e, Bf + j0 + 16 * (size_t)v0, N, K, blk, &t, &ck);
+                for (size_t r = 0; r < R; r++) {
+                    crow[r] = C + (i0 + r) * N + j0;
+                    memset(crow[r], 0, ns * sizeof(double)); /* c = 0 before the first block */
                 }
+                const int mode = gi == 0 && !b_valid ? (t.fp16 ? 2 : 1) : 0; /* the first group checks B */
+                TCB_FN[R - 1][mode](crow, ns, Ap + i0 * K, Ae + i0 * K, Bf + j0, N, K, blk, &t, &ck);
             }
         bad |= !tcb_check_ok(&ck, &t);
     }
