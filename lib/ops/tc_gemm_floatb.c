@@ -21,9 +21,13 @@
  *     value of `in`, not finite, or outside [2^-50, 2^51)) the result is dropped and the
  *     caller runs drift_tc_gemm, which handles every case: so the answer is always the
  *     model's, whatever the weights.
- * Tiles: R rows x 16 V outputs (4 x 16, 3 x 16, 2 x 32, 1 x 64: the decoder's M = 1 reads 64
- * consecutive floats of a row of B per k), every value in registers over the whole of K;
- * tiles are independent, so OpenMP's thread count changes nothing. */
+ * Layout: groups of R rows (4, and the M mod 4 rest as 1, 2 or 3) times tiles of 16 V outputs
+ * (4 x 16, 3 x 16, 2 x 32, 1 x 64: the decoder's M = 1 reads 64 consecutive floats of a row of
+ * B per k), in strips of 1024 columns; within a strip the blocks along K are outer and the
+ * tiles inner, c kept in C between blocks (an fp32 value in a double: exact), so that a
+ * block's rows of B are read straight along, as the hardware prefetchers follow, and stay in
+ * cache while the other groups pass. Each output still takes its blocks in order; strips and
+ * groups are independent, so OpenMP's thread count changes nothing. */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
