@@ -68,8 +68,8 @@ int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, siz
  * tiled or a seq-combined split-K kernel, drift_seq_gemm_f32 per chunk (the same chains, the
  * chunks added in fp32 in order); else drift_gemm. tc:ARCH: the tensor-core model
  * (tc_model.h: on Bf in place when drift_tc_gemm_floatb takes it, else drift_tc_gemm), under
- * a split-K kernel on each K slice, the slices added in the accumulator (RNE) in slice order. scratch_a holds M*K doubles, scratch_c 2*M*max(K, N)
- * (at least M*(2N + K) floats).
+ * a split-K kernel on each K slice, the slices added in the accumulator (RNE) in slice order.
+ * scratch_a holds M*K doubles, scratch_c 2*M*max(K, N) (at least M*(2N + K) floats).
  * 0 or the errors of the kernels. */
 int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
                                size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,
