@@ -294,6 +294,7 @@ static const int W_ROWPAR[NW] = {0, 0, 0, 1, 0, 1, 0};
 typedef struct {
     double *B;    /* K x N (row-major) for the GEMM path; N x K in exact mode */
     float *Bf;    /* B as floats (the fp32-accumulator fast path), NULL when unused */
+    int bf_valid; /* drift_tc_floatb_valid(Bf): the tensor-core model may read Bf unchecked */
     size_t K, N;  /* this rank's shape */
     size_t off;   /* first output column (column-parallel) or first k (row-parallel) */
 } mat_t;
@@ -368,6 +369,7 @@ static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt
         mt->Bf = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(float));
         if (!mt->Bf) return DRIFT_ENOMEM;
         for (size_t i = 0; i < mt->K * mt->N; i++) mt->Bf[i] = (float)mt->B[i];
+        mt->bf_valid = drift_tc_floatb_valid(mt->Bf, mt->K * mt->N, in);
     }
     return 0;
 }
@@ -572,12 +574,12 @@ void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq)
 /* C (M x N) = A (M x K) B (K x N) under op's recipe, the policy's kernel for this shape, the
  * result rounded to `out`. A holds act values; B is already in the recipe's input format. */
 static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, const double *B, const float *Bf,
-                   size_t M, size_t N, size_t K, drift_format_t out)
+                   int bf_valid, size_t M, size_t N, size_t K, drift_format_t out)
 {
     drift_gemm_kernel_t kern;
     int rc = drift_model_choose_kernel(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
     if (rc) return rc;
-    return drift_dispatch_kernel_gemm(C, A, B, Bf, M, N, K, &m->nx.mm[op], &kern, out, m->tmpa, m->tmpc);
+    return drift_dispatch_kernel_gemm_b(C, A, B, Bf, bf_valid, M, N, K, &m->nx.mm[op], &kern, out, m->tmpa, m->tmpc);
 }
 
 /* Exact matmul: Y[i][j] = W_j . X_i correctly rounded to fp64 (W stored N x K). */
@@ -630,11 +632,11 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
     int P = m->P, rc = 0;
     const drift_recipe_t *r = &m->nx.mm[op];
     if (m->nx.exact) return gemm_exact(Y, X, w, M, Ntot);
-    if (P == 1) return gemm_op(m, op, Y, X, w->B, w->Bf, M, Ntot, Ktot, r->out);
+    if (P == 1) return gemm_op(m, op, Y, X, w->B, w->Bf, w->bf_valid, M, Ntot, Ktot, r->out);
     if (!rowpar) {
         for (int k = 0; k < P && !rc; k++) {
             if (!w[k].N) continue;
-            rc = gemm_op(m, op, m->part, X, w[k].B, w[k].Bf, M, w[k].N, Ktot, r->out);
+            rc = gemm_op(m, op, m->part, X, w[k].B, w[k].Bf, w[k].bf_valid, M, w[k].N, Ktot, r->out);
             for (size_t i = 0; i < M; i++)
                 memcpy(Y + i * Ntot + w[k].off, m->part + i * w[k].N, w[k].N * sizeof(double));
         }
@@ -648,7 +650,7 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
             continue;
         }
         for (size_t i = 0; i < M; i++) memcpy(xs + i * w[k].K, X + i * Ktot + w[k].off, w[k].K * sizeof(double));
-        rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, M, Ntot, w[k].K, r->acc.acc);
+        rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, w[k].bf_valid, M, Ntot, w[k].K, r->acc.acc);
     }
     if (!rc) rc = drift_allreduce(Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc.acc, r->out);
     return rc;

@@ -66,14 +66,20 @@ int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, siz
  * values of r->in, and Bf the same as floats (NULL when r->in is not a float format). seq: on
  * the device when one is selected (checked against drift_gemm); with an fp32 accumulator and a
  * tiled or a seq-combined split-K kernel, drift_seq_gemm_f32 per chunk (the same chains, the
- * chunks added in fp32 in order); else drift_gemm. tc:ARCH: the tensor-core
- * model (tc_model.h), under a split-K kernel on each K slice, the slices added in the
- * accumulator (RNE) in slice order. scratch_a holds M*K doubles, scratch_c 2*M*max(K, N)
- * (at least M*(2N + K) floats).
+ * chunks added in fp32 in order); else drift_gemm. tc:ARCH: the tensor-core model
+ * (tc_model.h: on Bf in place when drift_tc_gemm_floatb takes it, else drift_tc_gemm), under
+ * a split-K kernel on each K slice, the slices added in the accumulator (RNE) in slice order.
+ * scratch_a holds M*K doubles, scratch_c 2*M*max(K, N) (at least M*(2N + K) floats).
  * 0 or the errors of the kernels. */
 int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
                                size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,
                                double *scratch_a, double *scratch_c);
+/* The same, with bf_valid = 1 when drift_tc_floatb_valid(Bf, K*N, r->in) returned 1 for this
+ * B (unchanged since): the tensor-core model then reads Bf without checking it again. B may
+ * be a slice of that matrix's rows. drift_dispatch_kernel_gemm is bf_valid = 0. */
+int drift_dispatch_kernel_gemm_b(double *C, const double *A, const double *B, const float *Bf, int bf_valid, size_t M,
+                                 size_t N, size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern,
+                                 drift_format_t out, double *scratch_a, double *scratch_c);
 
 /* drift_gemm (same arguments, same errors) through the backend: on the device when one is
  * selected and takes the arguments (naive, tiled, splitk checked bit for bit against

@@ -9,9 +9,29 @@
 #include "format.h"
 #include "tc_model.h"
 
+/* The tensor-core model on B as it lies in floats when that path takes the case, else on
+ * the doubles (tc_model.h: both give the model's bits). */
+static int tc_gemm(double *C, const double *A, const double *B, const float *Bf, int bf_valid, size_t M, size_t N,
+                   size_t K, drift_tc_arch_t arch, drift_format_t in, drift_format_t acc)
+{
+    int done = 0;
+    if (Bf) {
+        int rc = drift_tc_gemm_floatb(C, A, Bf, M, N, K, arch, in, acc, bf_valid, &done);
+        if (rc || done) return rc;
+    }
+    return drift_tc_gemm(C, A, B, M, N, K, 0, arch, in, acc);
+}
+
 int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
                                size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,
                                double *scratch_a, double *scratch_c)
+{
+    return drift_dispatch_kernel_gemm_b(C, A, B, Bf, 0, M, N, K, r, kern, out, scratch_a, scratch_c);
+}
+
+int drift_dispatch_kernel_gemm_b(double *C, const double *A, const double *B, const float *Bf, int bf_valid, size_t M,
+                                 size_t N, size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern,
+                                 drift_format_t out, double *scratch_a, double *scratch_c)
 {
     if (!C || !A || !B || !r || !kern || !scratch_a || !scratch_c || r->exact) return DRIFT_EINVAL;
     drift_tc_arch_t arch;
@@ -61,14 +81,14 @@ int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, cons
     size_t Ls = (K + S - 1) / S;
     rc = 0;
     if (S == 1 || Ls >= K) {
-        rc = drift_tc_gemm(C, Ar, B, M, N, K, 0, arch, in, acc);
+        rc = tc_gemm(C, Ar, B, Bf, bf_valid, M, N, K, arch, in, acc);
     } else {
         /* split-K: the model on each slice, slices added in the accumulator (RNE) in order */
         double *As = scratch_c, *Ps = scratch_c + M * Ls;
         for (size_t k0 = 0; k0 < K && !rc; k0 += Ls) {
             size_t ks = k0 + Ls > K ? K - k0 : Ls;
             for (size_t i = 0; i < M; i++) memcpy(As + i * ks, Ar + i * K + k0, ks * sizeof(double));
-            rc = drift_tc_gemm(k0 ? Ps : C, As, B + k0 * N, M, N, ks, 0, arch, in, acc);
+            rc = tc_gemm(k0 ? Ps : C, As, B + k0 * N, Bf ? Bf + k0 * N : NULL, bf_valid, M, N, ks, arch, in, acc);
             if (k0)
                 for (size_t i = 0; i < M * N; i++) C[i] = drift_add(C[i], Ps[i], acc, DRIFT_RNE);
         }

@@ -73,6 +73,9 @@ static inline int tc_representable(double x, const drift_format_info_t *fi)
     return (u & (((uint64_t)1 << drop) - 1)) == 0;
 }
 
+/* The configuration of (arch, in, out) (tc_model.c): DRIFT_EINVAL, DRIFT_EUNSUPPORTED as
+ * drift_tc_model. */
+int drift_tc_config_(tc_cfg_t *g, drift_tc_arch_t arch, drift_format_t in, drift_format_t out);
 /* Round the exact value S / scale to the output format (tc_model.c). */
 double drift_tc_finish_(double S, double scale, const tc_cfg_t *g);
 /* c rounded to the output format as drift_tc_round_c (tc_model.c). */

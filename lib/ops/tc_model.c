@@ -166,6 +166,11 @@ static int tc_config(tc_cfg_t *g, drift_tc_arch_t arch, drift_format_t in, drift
     return DRIFT_OK;
 }
 
+int drift_tc_config_(tc_cfg_t *g, drift_tc_arch_t arch, drift_format_t in, drift_format_t out)
+{
+    return tc_config(g, arch, in, out);
+}
+
 /* Round the exact value S / scale (S an integer held exactly, scale a power of two) to the
  * output format at out_p bits, toward zero (g->rz) or to nearest-even, with subnormal
  * results; +0 for S == 0; +-inf at or above 2^(emax + 1), even toward zero. */
