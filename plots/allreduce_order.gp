@@ -16,7 +16,7 @@ P_hi = STATS_max
 
 #@ allreduce_order alt: Fraction of elements changed and error of fp32 partial sums all-reduced by P ranks in rank, tree and ring order
 #@ allreduce_order look: the changed fraction climbing with P while every order's error stays a few fp32 ulps
-#@ allreduce_order caption: Left: the fraction of elements whose all-reduced value differs from the rank order grows with the number of ranks P. Right: the largest (filled) and root-mean-square (open) error of each order against the exact sum: all stay within a few fp32 ulps; they are different roundings of one sum.
+#@ allreduce_order caption: Left: changed elements grow with P. Right: largest (filled) and root-mean-square (open) error; every order stays within a few fp32 ulps.
 do for [term = 1:2] {
     eval out(term, 'allreduce_order', 1300, 520)
     set multiplot layout 1, 2 title 'The same fp32 partial sums all-reduced by P ranks in three orders'

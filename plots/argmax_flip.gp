@@ -59,7 +59,7 @@ set xrange [5e-8:3]
 # ---- 1. per format ------------------------------------------------------------------------------
 #@ argmax_flip_formats alt: Probability that argmax flips against the exact top-2 logit gap, per input format, with fitted curves
 #@ argmax_flip_formats look: where each curve falls from one half to zero, and how far right the dashed stored-logit curves sit
-#@ argmax_flip_formats caption: The probability that the computed argmax differs from the exact one falls from 1/2 (a coin flip for tied logits) to 0 as the exact gap grows; the fitted Phi curve gives sigma, the numerical noise. With fp32 accumulation (solid) the four input formats nearly coincide; storing logits in bf16 or fp16 (dashed) moves the curve orders of magnitude to the right.
+#@ argmax_flip_formats caption: With fp32 logits (solid) the input formats nearly coincide; logits stored in bf16 or fp16 (dashed) move the curve orders of magnitude to the right.
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_formats', 620*nK+380, 680)
     set multiplot layout 1,nK margins 0.05, 0.75, 0.11, 0.84 spacing 0.05 title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)   open, dashed: tensor cores (tc:h100), logits stored in the format\nthe four solid curves nearly coincide: with fp32 accumulation the input format hardly matters" font ',12'
@@ -95,7 +95,7 @@ kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd
 kc(i) = word(kcolors, (i - 1) % 12 + 1)
 #@ argmax_flip_kernels alt: Flip probability against the exact logit gap for every kernel, fp32 logits left and logits stored in the format right
 #@ argmax_flip_kernels look: the horizontal position of each kernel's curve: its noise sigma
-#@ argmax_flip_kernels caption: Each kernel (order/accumulator/logits) has its own noise sigma: the curve's position. Left: with fp32 logits the reduction order decides; right: with logits stored in the format, the format's spacing decides and the kernels' curves lie on one another.
+#@ argmax_flip_kernels caption: Left, fp32 logits: the reduction order sets sigma. Right, logits stored in the format: the format's spacing does, and the kernels' curves lie on one another (drawn wide under thin).
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_kernels', 1600, 700)
     set multiplot layout 1,2 title sprintf("Flip probability per kernel, %s inputs, K = %d (kernel = order/accumulator/logits; curves: fitted {/Symbol F})", kf, Kmax) font ',13'
@@ -135,7 +135,7 @@ gsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'bel
 kcol = "#2ca02c #9467bd #8c564b"
 #@ argmax_flip_gaps alt: Cumulative distribution of the exact top-2 logit gap of realistic heads, with each kernel's critical gap as a vertical line
 #@ argmax_flip_gaps look: where each vertical critical-gap line crosses the curve: the fraction of rows at risk
-#@ argmax_flip_gaps caption: How often realistic heads have a top-2 gap below x: where a critical gap (vertical line, in the key) crosses the curve is the fraction of rows at risk of flipping with that kernel.
+#@ argmax_flip_gaps caption: The height where a line crosses the curve is the fraction of rows that kernel can flip.
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_gaps', 1300, 650)
     set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs); vertical lines: critical gaps D_{0.1%%} at K = %d", kf, Kmax) font ',12'

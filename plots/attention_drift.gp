@@ -45,7 +45,7 @@ cols = nf < 3 ? nf : 3
 rows = (nf + cols - 1) / cols
 #@ attention_drift_error alt: Attention output error against sequence length per kernel, one panel per input format
 #@ attention_drift_error look: the black standard-attention line above the flash and split-KV lines in bf16 and fp16
-#@ attention_drift_error caption: Relative error of the attention output against the exact attention of the same rounded inputs. With bf16 or fp16 inputs the standard kernel (black) is less accurate than every flash and split-KV variant, which lie on one another; with fp32 inputs all kernels agree closely.
+#@ attention_drift_error caption: With bf16 or fp16 inputs standard attention (black) is less accurate than every flash and split-KV variant, which lie on one another.
 do for [t = 1:2] {
     eval out(t, 'attention_drift_error', 1500, 360 * rows + 220)
     set multiplot layout rows, cols margins 0.06, 0.83, 0.15, 0.80 spacing 0.06, 0.16 \
@@ -70,7 +70,7 @@ unset key
 lpt(i) = i == 1 ? 4 : i == 2 ? 6 : i == 3 ? 8 : i == 4 ? 12 : 7
 #@ attention_drift_ratio alt: Ratio of flash to standard attention error against the flash key tile, per format and sequence length
 #@ attention_drift_ratio look: where the points sit against the dotted line at equal accuracy and the dashed published value
-#@ attention_drift_ratio caption: Flash error / standard error, both against the exact attention: below the dotted line flash is the more accurate. The dashed line is the ratio Golden et al. (2024) measured in a bf16 training forward pass; here flash is more accurate, not less (the section says which control would settle the cause).
+#@ attention_drift_ratio caption: Below the dotted line flash is the more accurate; the dashed line is the ratio Golden et al. (2024) report.
 do for [t = 1:2] {
     eval out(t, 'attention_drift_ratio', 1200, 650)
     set title "Flash / standard output error (both against the exact attention of the same rounded inputs): colour = format, point = L\nGolden et al. (2024) measured about 10x in a bf16 training forward pass (dashed); 1 = equally accurate (dotted)" font ',12'

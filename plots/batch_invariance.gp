@@ -47,7 +47,7 @@ set style fill solid 1.0 noborder
 
 #@ batch_invariance_heatmap alt: Heat map of how much row 0 of a product changes with the batch size M, per format and K, under the vendor-like kernel policy
 #@ batch_invariance_heatmap look: the coloured bands: batch sizes where another kernel was chosen and row 0 changed
-#@ batch_invariance_heatmap caption: Grey: row 0 has the same bits as at batch size 1. Coloured: the vendor-like policy picked another kernel (tile or split-K) for this batch size and row 0 changed, by up to the colour's amount. The batch-invariant policy never changes row 0 (its maximum is in the title).
+#@ batch_invariance_heatmap caption: Grey: the same bits as at batch size 1; colour: another kernel was picked and row 0 changed by up to that amount. Batch-invariant never changes row 0.
 do for [term = 1:2] {
     eval out(term, 'batch_invariance_heatmap', 1500, 300 * ((nf + 1) / 2) + 110)
     set multiplot layout (nf + 1) / 2, 2 margins 0.05, 0.88, 0.08, 0.86 spacing 0.06, 0.16 \
@@ -73,7 +73,7 @@ kcol(i) = word(kcolors, (i - 1) % 8 + 1)
 diff(f, p, k) = (sel(f, p) && column('K') == k) ? column('max_abs_diff') : NaN
 #@ batch_invariance_diff alt: Largest change of row 0 against the batch size M under the vendor-like and batch-invariant policies, per format and K
 #@ batch_invariance_diff look: the steps of the vendor-like lines and the batch-invariant line on the floor
-#@ batch_invariance_diff caption: The same data as lines: each segment is a run of batch sizes served by one kernel; the change grows with K. The batch-invariant policy is drawn on the floor (it never changed).
+#@ batch_invariance_diff caption: Each segment is a run of batch sizes served by one kernel; the change grows with K.
 do for [term = 1:2] {
     eval out(term, 'batch_invariance_diff', 1500, 700)
     set multiplot layout 2, (nf + 1) / 2 margins 0.06, 0.80, 0.08, 0.86 spacing 0.06, 0.16 \

@@ -21,7 +21,7 @@ kidx(k) = sum [i = 1:nk] (word(kernels, i) eq k ? i : 0)
 
 #@ determinism alt: Distinct results per GPU kernel over repeated runs of one product, and elements changed per run
 #@ determinism look: which kernels give more than one distinct result
-#@ determinism caption: Left: how many different results each GPU kernel gave for the same product over its runs (1: the same bits every time), back to back and interleaved with the other kernels. Right: per run, how many elements of C differ from the first run. Atomic split-K varies by design; cuBLAS and the deterministic split-K do not.
+#@ determinism caption: Atomic split-K varies by design; cuBLAS and the deterministic split-K do not.
 #@ determinism few: this experiment measures a GPU and the report was made without one, so there is nothing to draw.
 do for [term = 1:2] {
     eval out(term, 'determinism', 1300, 520)

@@ -40,7 +40,7 @@ set ylabel "spacing at x: distance to the next representable number (log scale)"
 
 #@ formats_spacing alt: Staircase of the spacing between neighbouring values of each number format against the value, both axes logarithmic
 #@ formats_spacing look: how the spacing doubles at every power of two and where each format's curve stops
-#@ formats_spacing caption: Each step is one binade: the spacing doubles from one power of two to the next. The flat left ends are the subnormals (constant spacing); a curve stops at the format's largest finite value. tf32 (wide, light) lies under fp16 wherever both have the same precision and only their ranges differ; fp8e4m3 (wide) lies under fp8e5m2's neighbourhood at the top.
+#@ formats_spacing caption: Flat left ends: subnormals (constant spacing); a curve stops at the format's largest finite value. tf32 (wide, light) lies under fp16 where both have the same precision.
 do for [term = 1:2] {
     eval out(term, 'formats_spacing', 1500, 650)
     set multiplot layout 1,2 title "Spacing between neighbouring representable numbers (one step per binade)" font ',14'
@@ -73,7 +73,7 @@ set xtics 2**4
 set ytics 2**4
 #@ formats_relerr alt: Relative error of storing random reals in each format against their magnitude, with the unit roundoff as dashed lines
 #@ formats_relerr look: the points staying under each format's dashed unit roundoff in the normal range
-#@ formats_relerr caption: Every random real is stored once in each format: the relative error never exceeds the dashed unit roundoff u in the normal range. Below the normal range the error grows (subnormals lose bits) until the value is stored as 0 (relative error 1, one row per format); beyond the largest finite value it overflows (plus signs at the top). tf32 (open circles) and fp16 (dots) coincide in fp16's normal range. The y axis is broken: fp32 and fp64 are in the lower panel.
+#@ formats_relerr caption: Below the normal range the error grows until the value becomes 0 (relative error 1); plus signs at the top: overflow. tf32 (open circles) coincides with fp16 (dots); fp32 and fp64 are in the lower panel.
 do for [term = 1:2] {
     eval out(term, 'formats_relerr', 1350, 900)
     unset title

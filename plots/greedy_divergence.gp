@@ -23,7 +23,7 @@ stats sum using 'distinct_completions' nooutput
 dmax = STATS_max
 #@ greedy_divergence_distinct alt: Bar chart of distinct completions of identical greedy requests, per kernel configuration
 #@ greedy_divergence_distinct look: which configurations have more than one bar unit: those are the ones where the batch changed the text
-#@ greedy_divergence_distinct caption: Each bar counts the distinct completions among identical greedy requests, each served inside its own random batch; 1 means every request got the same text. Red: vendor-like kernel policy; green: batch-invariant kernels.
+#@ greedy_divergence_distinct caption: Red: vendor-like kernel policy; green: batch-invariant kernels.
 do for [term = 1:2] {
     eval out(term, 'greedy_divergence_distinct', 1100, 520)
     set title sprintf('Distinct completions of %d identical greedy requests, each in its own random batch', R)
@@ -57,7 +57,7 @@ if (ndiv > 0) {
     g_hi = STATS_max * 3.0
 #@ greedy_divergence_hist alt: Histogram of the first token index where identical requests parted
 #@ greedy_divergence_hist look: where along the completion the texts part
-#@ greedy_divergence_hist caption: Where identical requests parted: the first differing token, over the diverged requests.
+#@ greedy_divergence_hist caption: Over the requests that parted.
 #@ greedy_divergence_hist few: fewer than three requests parted in this run ({sum greedy_divergence_summary.csv diverged %d} in all), so there is no distribution to draw; the table gives each parting.
     do for [term = 1:2] {
         eval out(term, 'greedy_divergence_hist', 1100, 520)
@@ -76,7 +76,7 @@ if (ndiv > 0) {
     }
 #@ greedy_divergence_gaps alt: Exact logit gap between the two tokens where a completion parted, against the token index
 #@ greedy_divergence_gaps look: how small the gaps are where completions part
-#@ greedy_divergence_gaps caption: The exact logit gap between the two tokens at each parting: completions part only at near ties.
+#@ greedy_divergence_gaps caption: Completions part only at near ties.
 #@ greedy_divergence_gaps few: fewer than three requests parted in this run ({sum greedy_divergence_summary.csv diverged %d} in all); the table gives the gap of each parting.
     do for [term = 1:2] {
         eval out(term, 'greedy_divergence_gaps', 1100, 560)

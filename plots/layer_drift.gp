@@ -14,7 +14,7 @@ cf_color(c) = c eq 'fp32' ? '#1f77b4' : c eq 'bf16' ? '#d62728' : c eq 'fp16' ? 
 
 #@ layer_drift alt: Hidden-state relative error against the exact forward pass after every sub-block, per number configuration and model
 #@ layer_drift look: the growth of each line with depth, and LayerCast lying on bf16
-#@ layer_drift caption: The hidden state's relative error against the exact forward pass after every sub-block (attention norm, attention, MLP norm, MLP; the last point is the final norm): each configuration starts near its format's unit roundoff and grows with depth. LayerCast lies on bf16 (drawn wide under it) because its bf16 weights are another model than the fp32 reference.
+#@ layer_drift caption: Each configuration starts near its format's unit roundoff. LayerCast lies on bf16 (drawn wide under it): its bf16 weights are another model than the fp32 reference.
 do for [term = 1:2] {
     eval out(term, 'layer_drift', 1300, 520)
     set multiplot layout 1, 2 title 'Hidden-state error against the exact forward pass, sub-block by sub-block'

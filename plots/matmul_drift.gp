@@ -51,10 +51,10 @@ do for [dd = 1:2] {
     what = dd == 1 ? 'A, B standard normal' : 'A LLM-like activations (0.5% outliers of 20..100), B normal'
 #@ matmul_drift_error alt: Median relative error of a matrix product against the inner dimension K, per kernel and accumulator format, log-log
 #@ matmul_drift_error look: the slope of each kernel's line against the dashed sqrt(K) u guide, and the narrow-accumulator panels far above
-#@ matmul_drift_error caption: The median relative error of C = A B grows roughly like sqrt(K) u of the accumulator (dashed guide) for every kernel, faster for fp8e4m3 inputs (slope in the table); split-K and tree orders sit lower. tiled:128x128x32 gives the same bits as naive, splitk:16:tree as splitk:16 (drawn wide-under-thin). Narrow accumulators are orders of magnitude worse; the tensor-core models with fp32 output follow their own internal accumulation. Open triangles on the floor: errors that were exactly 0.
+#@ matmul_drift_error caption: Slopes are in data/matmul_drift.md (near one half for most settings, near one for fp8e4m3 inputs, whose median error is 0 at small K: floor markers). Coincident kernels are drawn wide under thin.
 #@ matmul_drift_llm alt: Median relative error of a matrix product with outlier-heavy LLM-like activations against K, per kernel and accumulator
 #@ matmul_drift_llm look: the same slopes as in the previous figure, shifted by the outliers
-#@ matmul_drift_llm caption: As above with LLM-like activations (a few large outliers): errors grow with K in the same way, scaled by the outliers' weight in the sums.
+#@ matmul_drift_llm caption: The same growth with K, scaled by the outliers' weight in the sums.
     do for [term = 1:2] {
         eval out(term, 'matmul_drift_'.name, 420 * ncols + 260, 340 * nrows + 90)
         set multiplot layout nrows, ncols margins 0.05, 0.85, 0.08, 0.88 spacing 0.05, 0.12 title sprintf("Error of C = A B against the exact product vs K (%s). Dashed: sqrt(K) u, dotted: K u of the accumulator.\ntiled:128x128x32 coincides with naive and splitk:16:tree with splitk:16 (wide light line under the thin one)", what) font ',12'
@@ -86,7 +86,7 @@ set xrange [0:STATS_max + 1]
 pks(d, f, c) = (strcol('dist') eq d && strcol('format') eq f) ? column(c) : NaN
 #@ matmul_drift_splitk alt: Error and fraction of changed outputs of one matrix product against the split-K factor S
 #@ matmul_drift_splitk look: the error falling with S and the changed fraction jumping as soon as S differs from one
-#@ matmul_drift_splitk caption: One product, every split factor S: the error falls as S grows (shorter sequential chains) and most outputs change their last bits as soon as S differs from 1. tf32 inputs give the same curve as fp16 (drawn wide and light underneath).
+#@ matmul_drift_splitk caption: Shorter sequential chains are more accurate; tf32 (wide, light) lies under fp16.
 do for [term = 1:2] {
     eval out(term, 'matmul_drift_splitk', 1400, 460)
     set multiplot layout 1, 2 title sprintf("One product, every split factor (normal inputs, fp32 accumulation, K = %d); tf32 (wide, light) lies under fp16 and fp32", K_split) font ',12'

@@ -21,7 +21,7 @@ do for [i = 1:4] {
 
 #@ real_gaps alt: Cumulative distribution of exact top-2 gaps of SmolLM2 on its own greedy text, and predicted against observed flips per configuration
 #@ real_gaps look: where each configuration's dashed sigma line crosses the gap curve, and the predicted beside the observed bars
-#@ real_gaps caption: Left: the exact top-1/top-2 gaps of SmolLM2-135M-Instruct on its own greedy text (cumulative; a coarse staircase from a few prompts); a configuration can flip only the positions left of its noise sigma (dashed). Right: the flips predicted from those gaps by Phi(-gap/sigma), and with the output grid's ties added, beside the flips observed. At this sample size a count of a few flips is one or two events: read the bars as orders of magnitude.
+#@ real_gaps caption: A configuration can flip only positions left of its sigma (dashed). At this sample size a few flips are one or two events: read the bars as orders of magnitude.
 do for [term = 1:2] {
     eval out(term, 'real_gaps', 1300, 520)
     set multiplot layout 1, 2 title "SmolLM2-135M's own greedy text: exact top-2 logit gaps and the flips they predict"

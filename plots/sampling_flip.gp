@@ -47,7 +47,7 @@ set xlabel "temperature T (log scale; T = 0 left of the axis break)" offset 0, -
 
 #@ sampling_flip alt: Fraction of sampling steps whose token changed when only the numerics changed, against temperature, per kernel and sampler
 #@ sampling_flip look: how much higher the bf16-logit kernels sit than the fp32-logit kernels, and the sampler difference
-#@ sampling_flip caption: With the same seed, sampling changes the token when the numerics change only where the sampled uniform falls near a boundary between two tokens' cumulative probabilities; logits stored in bf16 change it far more often than fp32-logit kernels. Markers on the floor: no change seen in any step (one row per kernel); T = 0 (argmax) sits left of the axis break.
+#@ sampling_flip caption: The sampled token changes only where the uniform falls near a boundary of the cumulative probabilities. Floor markers: no change in any step; T = 0 (argmax) left of the axis break.
 do for [term = 1:2] {
     eval out(term, 'sampling_flip', 1900, 620)
     set multiplot layout 1,3 margins 0.05, 0.86, 0.16, 0.84 spacing 0.05 title "Same seed, different numerics: how often the sampled token differs from the one the exact logits give\n(open markers on the floor: no change seen in any step, one row per kernel; bars: Wilson 95%)" font ',12'

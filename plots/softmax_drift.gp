@@ -44,7 +44,7 @@ set key outside right center box font ',10'
 
 #@ softmax_drift_error alt: Softmax L1 error against the vocabulary size N per input format and variant, against unrounded and rounded logits
 #@ softmax_drift_error look: the left panel's gap between formats (input rounding) and the right panel's growth with N
-#@ softmax_drift_error caption: Left: against the exact softmax of the unrounded logits the input format dominates (bf16 above fp16 above fp32). Right: against the rounded logits (the arithmetic alone) the sequential sum of exponentials grows far faster than sqrt(N): past a size the fp32 running sum stops absorbing small terms (stagnation); the blocked online:64 variant stays low. Variants that lie on one another share a colour and differ in dash.
+#@ softmax_drift_error caption: Left: the input format dominates. Right: the sequential sum of exponentials grows far faster than sqrt(N) (stagnation); blocked online:64 stays low. Variants that coincide differ in dash.
 do for [t = 1:2] {
     eval out(t, 'softmax_drift_error', 1500, 650)
     set multiplot layout 1, 2 margins 0.07, 0.82, 0.12, 0.86 spacing 0.07 \
@@ -71,7 +71,7 @@ set format x '%g'
 csel(f, v) = (strcol('format') eq f && strcol('variant') eq v)
 #@ softmax_drift_cliff alt: Relative error of log-sum-exp against a planted peak logit for naive and safe softmax computed in each format
 #@ softmax_drift_cliff look: the crosses at the top: peaks where naive softmax returns NaN, while safe softmax stays finite
-#@ softmax_drift_cliff caption: Naive softmax overflows once exp(peak) exceeds the format's range (crosses at the top: NaN probabilities); safe softmax (subtracting the maximum first) stays finite at every peak. Exact results are drawn on the floor.
+#@ softmax_drift_cliff caption: Naive softmax overflows once exp(peak) leaves the format's range; safe softmax stays finite. Exact results are drawn on the floor.
 do for [t = 1:2] {
     eval out(t, 'softmax_drift_cliff', 1200, 650)
     set title "The overflow cliff: naive (dashed) and safe (solid) softmax computed in the format itself.\nCrosses at the top: peaks where naive returns NaN probabilities (exp, or the sum of exponentials, overflowed)" font ',12'

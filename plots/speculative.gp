@@ -17,7 +17,7 @@ cf_color(c) = c eq 'vendor-fp32' ? '#1f77b4' : c eq 'vendor-bf16' ? '#d62728' : 
 
 #@ speculative alt: Fraction of prompts whose speculative-decoding text differs from plain greedy per draft length, and when a verify pass changes kernels
 #@ speculative look: whether any configuration differs from plain greedy, and from which row count the kernels change
-#@ speculative caption: Left: how often the text accepted by greedy speculative decoding differs from plain greedy decoding of the same configuration, per draft length k (the lines lie on one another). Right: whether a pass of M rows gets other GEMM kernels than M = 1: under the lab's vendor-like policy only from a second tile of rows on, under batch-invariant never.
+#@ speculative caption: Left: the lines lie on one another. Right: vendor-like changes kernels only from a second tile of rows on; batch-invariant never.
 do for [term = 1:2] {
     eval out(term, 'speculative', 1300, 520)
     set multiplot layout 1, 2 title 'Speculative decoding (verify pass of M = k+1 rows) against plain greedy (M = 1)'

@@ -56,7 +56,7 @@ ncols = nord < 4 ? nord : 4
 nrows = (nord + ncols) / ncols        # at least one free cell for the key
 #@ sum_order_bounds alt: Measured relative error of summing n numbers in each reduction order against n, with deterministic and probabilistic error bounds
 #@ sum_order_bounds look: the points against the dashed and dotted bounds, and the dash-dot narrow-accumulator points jumping to relative error 1
-#@ sum_order_bounds caption: Measured error (points) against the deterministic (dashed) and probabilistic (dotted) bounds of each order: the measurements sit well under both and grow more slowly than n (the fitted slopes are in the table above). With a bf16 or fp16 accumulator (dash-dot) seq, blocked, splitk and warp stagnate at relative error 1 once the running sum outgrows the terms; Kahan and Neumaier hold until the accumulator itself overflows. Triangles on the floor: results that were exact; crosses on the ceiling: inf/NaN.
+#@ sum_order_bounds caption: The measurements sit well under both bounds and grow more slowly than n (fitted slopes in data/sum_order.md). Triangles on the floor: exact results; crosses on the ceiling: inf/NaN.
 do for [t = 1:2] {
     eval out(t, 'sum_order_bounds', 420 * ncols, 380 * nrows + 80)
     set yrange [b_lo:b_hi]
@@ -105,7 +105,7 @@ do for [d = 1:4] {
 }
 #@ sum_order_dists alt: Measured summation error against n for four input distributions, one column per distribution, every order
 #@ sum_order_dists look: how far the cancellation column sits above the others, and the compensated orders staying low
-#@ sum_order_dists caption: The same comparison for four input distributions (one y scale per column). Ill-conditioned sums (cancellation) magnify every order's error by the condition number; compensated orders (kahan, neumaier) stay near u times the condition number.
+#@ sum_order_dists caption: Cancellation magnifies every order's error by the condition number; kahan and neumaier stay near u times it.
 do for [t = 1:2] {
     eval out(t, 'sum_order_dists', 1700, 280 * nset + 120)
     set multiplot layout nset, 4 margins 0.05, 0.87, 0.05, 0.95 spacing 0.06, 0.07 title "Relative error |result - exact| / |exact| against n, per input distribution (columns, one y scale each) and inputs/accumulator (rows)" font ',12'
@@ -143,7 +143,7 @@ ncols = nset < 3 ? nset : 3
 nrows = (nset + ncols - 1) / ncols
 #@ sum_order_perms alt: Histograms of the results of one vector summed in many random orders, in ulps from the correctly rounded sum
 #@ sum_order_perms look: the width of each histogram and where the green correctly rounded sum falls in it
-#@ sum_order_perms caption: One vector summed in many random orders gives many different results: the spread is the order-dependence a non-deterministic reduction exposes. Green: the correctly rounded sum.
+#@ sum_order_perms caption: The spread is the order-dependence a non-deterministic reduction exposes; green: the correctly rounded sum.
 do for [t = 1:2] {
     eval out(t, 'sum_order_perms', 480 * ncols, 360 * nrows + 60)
     set multiplot layout nrows, ncols title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'

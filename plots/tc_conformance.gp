@@ -33,7 +33,7 @@ set ylabel 'GPU (measured by Khattak and Mikaitis)'
 
 #@ tc_conformance alt: Grid of GPUs against input and output formats, each cell coloured by mismatches between the GPU's measured output and the lab's model
 #@ tc_conformance look: the colour of every cell: green means bit-for-bit agreement
-#@ tc_conformance caption: Every cell is one (GPU, input -> output) configuration of the measured data: mismatches / samples between the GPU's output and the lab's model of it, bit for bit. Green: all reproduced (fp8 inputs with fp16 output on Hopper and Blackwell included: the compiler runs them on the fp16 tensor core, docs/tensor_cores.md). Grey would mark a configuration the lab has no model for, red a mismatch.
+#@ tc_conformance caption: Green: all reproduced; grey would mark a configuration without a model, red a mismatch.
 do for [t = 1:2] {
     eval out(t, 'tc_conformance', 1300, 680)
     set title "The lab's tensor-core models against the measured GPU outputs: mismatches / samples (bitwise)\ngreen: every sample bit for bit; grey: no model; red: mismatch; blank: not measured" font ',12'

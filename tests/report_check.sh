@@ -64,14 +64,15 @@ typed() {
 for f in experiments/*.report; do
     [[ -f "$f" ]] || continue
     while IFS= read -r l; do
-        t="$(typed <<<"${l#*: }")"
+        # 0 and 1 name things ("row 0", "T = 1"); any other number must come from data
+        t="$(typed <<<"${l#*: }" | tr ' ' '\n' | grep -vxE '0|1' | paste -sd' ' -)"
         [[ -n "$t" ]] && bad "$f: a typed number ($t) in: ${l:0:100}"
     done < <(grep -E '^(summary|limit): ' "$f")
 done
 # A caption may name a definitional small number ("the line at 0"), not a measured one.
 for f in plots/*.gp; do
     while IFS= read -r l; do
-        t="$(typed <<<"${l#*: }" | tr ' ' '\n' | grep -E '[.eE%x]|[0-9]{3}' | paste -sd' ' -)"
+        t="$(typed <<<"${l#*: }" | tr ' ' '\n' | grep -E '[0-9][.][0-9]|[0-9][eE][-+]?[0-9]|[%x]$|[0-9]{3}' | grep -vxE '(19|20)[0-9]{2}' | paste -sd' ' -)"
         [[ -n "$t" ]] && bad "$f: a typed number ($t) in a caption: ${l:0:100}"
     done < <(grep -E '^#@ [A-Za-z0-9_]+ (caption|few): ' "$f")
 done

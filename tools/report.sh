@@ -70,10 +70,19 @@ decl() { [[ -f "experiments/$1.report" ]] && sed -n "s/^$2: //p" "experiments/$1
 figs_of() { [[ -f "plots/$1.gp" ]] && sed -n 's/^#@ \([A-Za-z0-9_]*\) alt: .*/\1/p' "plots/$1.gp"; return 0; }
 fig_decl() { sed -n "s/^#@ $2 $3: //p" "plots/$1.gp" 2>/dev/null | head -n1; }
 
+# 0 when the experiment left data: a fragment and a first CSV with at least one row (a GPU
+# experiment without a GPU writes none, or a header only).
+ran() {
+    local c
+    [[ -f "data/$1.md" ]] || return 1
+    c="$(first_csv "$1")"
+    [[ -n "$c" ]] && grep -v '^#' "$c" | sed -n 2p | grep -q .
+}
+
 # The summary line(s) of one experiment, or a visible note when it has none.
 summary_of() {
     local name="$1" needs="$2" h="$3" lines
-    if [[ ! -f "data/$name.md" && "$needs" == gpu ]]; then
+    if [[ "$needs" == gpu ]] && ! ran "$name"; then
         printf -- '- **%s** ([%s](#%s)): not run; it measures a GPU and this report was made without one.\n' "$name" "$name" "$(slug "$h")"
         return
     fi
@@ -90,21 +99,36 @@ if [[ "${1:-}" == --summary ]]; then
     exit 0
 fi
 
-# A fragment as the report shows it: a table longer than MAXROWS rows stays in data/ and is
-# linked (the fragment and its CSVs keep every row), so that the page stays readable.
-MAXROWS=8
+# A fragment as the report shows it, short enough to read: the question, the command that
+# reproduces it, the tables of at most MAXROWS rows with their introductions, the takeaway and
+# any paragraph after it; every other part (longer tables, detail paragraphs) stays in the
+# fragment data/<name>.md, named by its bold lead in one "In data/..." line, and is linked.
+MAXROWS=6   # and one such table per section, the first
 fragment() {
     local name="$1"
     awk -v name="$name" -v max="$MAXROWS" '
-        function flush() {
-            if (n == 0) return
-            if (n - 2 > max) printf "*The %d-row table is in [data/%s.md](data/%s.md) (CSV: `data/%s*.csv`).*\n", n - 2, name, name, name
-            else for (i = 1; i <= n; i++) print buf[i]
-            n = 0
+        function lead(t) { if (match(t, /^\*\*[^*]+\*\*/)) { t = substr(t, 3, RLENGTH - 4); sub(/[.:]$/, "", t); return t } return "" }
+        function moved(t) { if (t != "") more = more (more == "" ? "" : "; ") t }
+        function block() {   # one paragraph (and the table right under it, if any)
+            if (np == 0 && nt == 0) return
+            p1 = np ? para[1] : ""
+            if (p1 ~ /^\*\*Question\.\*\*/) {   # the question itself; its method details stay in the fragment
+                q = p1; if (match(q, /[?.] [A-Z]/)) { q = substr(q, 1, RSTART); moved("the set-up") }
+                print q; print "" }
+            else if (p1 ~ /^Reproduce: /) { sub(/` \(.*$/, "`", p1); sub(/\.$/, "", p1); print p1 "."; print "" }
+            else if (p1 ~ /^\*\*Takeaway/ ) { tk = 1; for (i = 1; i <= np; i++) print para[i]; print "" }
+            else if (tk) { for (i = 1; i <= np; i++) print para[i]; if (np) print ""; for (i = 1; i <= nt; i++) print tab[i]; if (nt) print "" }
+            else if (nt > 0 && nt - 2 <= max && shown < 1) { shown++; for (i = 1; i <= np; i++) print para[i]; if (np) print ""; for (i = 1; i <= nt; i++) print tab[i]; print "" }
+            else moved(lead(p1) != "" ? lead(p1) : (nt ? "a table" : ""))
+            np = 0; nt = 0; pdone = 0
         }
-        /^\|/ { buf[++n] = $0; next }
-        { flush(); print }
-        END { flush() }' "data/$name.md"
+        /^\|/ { tab[++nt] = $0; next }
+        /^$/ { if (np) pdone = 1; if (nt) block(); next }
+        { if (nt || pdone) block(); pdone = 0; para[++np] = $0 }
+        END {
+            block()
+            if (more != "") printf "*In [data/%s.md](data/%s.md), with every row of its CSVs:* %s.\n\n", name, name, more
+        }' "data/$name.md"
 }
 
 # ---- front page -----------------------------------------------------------------------------
@@ -150,19 +174,14 @@ printf '\n## Glossary\n\n'
 for n in $(names); do decl "$n" term; done | awk -F' = ' '!seen[tolower($1)]++' | sort -f | \
     while IFS= read -r t; do printf -- '- **%s** — %s\n' "${t%% = *}" "${t#* = }"; done
 
-printf '\n## Contents\n\n'
-while IFS=$'\t' read -r name title _needs; do
-    h="$(heading "$name" "${title:-}")"
-    printf -- '- [%s](#%s)\n' "$h" "$(slug "$h")"
-done < <(entries)
-printf -- '- [Methods](#methods)\n- [Limitations](#limitations)\n- [Environment](#environment)\n- [References](#references)\n\n'
+printf '\nEach summary line links its section; then [Methods](#methods), [Limitations](#limitations), [Environment](#environment) and [References](#references).\n\n'
 
 # ---- one section per experiment -------------------------------------------------------------
 while IFS=$'\t' read -r name title needs; do
     printf '## %s\n\n' "$(heading "$name" "${title:-}")"
     csv="$(first_csv "$name")"
     if [[ -n "$csv" ]]; then
-        printf '*Data: `data/%s*.csv` (seed %s, profile %s, backend %s, commit %s).*\n\n' "$name" \
+        printf '*Data: `data/%s*.csv`, seed %s, %s profile, %s backend, commit %s.*\n\n' "$name" \
             "$(meta "$csv" seed)" "$(meta "$csv" profile)" "$(meta "$csv" backend)" "$(meta "$csv" git)"
     fi
     if [[ -f "data/$name.md" ]]; then
@@ -182,9 +201,9 @@ while IFS=$'\t' read -r name title needs; do
         if [[ -f "$png" ]]; then
             found=1
             printf '![%s](%s)\n\n' "$(fig_decl "$name" "$fig" alt)" "$png"
-            printf '*Look at:* %s. %s\n' "$(fig_decl "$name" "$fig" look)" "$(fig_decl "$name" "$fig" caption | fill)"
-            [[ -f "plots/$fig.svg" ]] && printf '\n*Vector version: [plots/%s.svg](plots/%s.svg).*\n' "$fig" "$fig"
-            printf '\n'
+            svg=""
+            [[ -f "plots/$fig.svg" ]] && svg=" ([svg](plots/$fig.svg))"
+            printf '*Look at:* %s. %s%s\n\n' "$(fig_decl "$name" "$fig" look)" "$(fig_decl "$name" "$fig" caption | fill)" "$svg"
         elif [[ -n "$(fig_decl "$name" "$fig" few)" ]]; then
             # the script draws no figure from fewer than three points: a sentence says so
             printf '*No figure %s:* %s\n\n' "$fig" "$(fig_decl "$name" "$fig" few | fill)"
@@ -244,13 +263,13 @@ EOF
 # the models read; then every experiment's own "limit:" lines.
 backends="$(for n in $(names); do c="$(first_csv "$n")"; [[ -n "$c" ]] && meta "$c" backend; done | sort -u | paste -sd, - | sed 's/,/, /g')"
 seeds="$(for n in $(names); do c="$(first_csv "$n")"; [[ -n "$c" ]] && meta "$c" seed; done | sort -un | paste -sd, - | sed 's/,/, /g')"
-skipped="$(while IFS=$'\t' read -r n _t _needs; do [[ -f "data/$n.md" ]] || printf '%s\n' "$n"; done < <(entries) | paste -sd, - | sed 's/,/, /g')"
+skipped="$(while IFS=$'\t' read -r n _t _needs; do ran "$n" || printf '%s\n' "$n"; done < <(entries) | paste -sd, - | sed 's/,/, /g')"
 models="$(grep -h '^#' data/*.csv 2>/dev/null | grep -oE '(models/)?[A-Za-z0-9_.-]+[.](gguf|bin)' | grep -v '^tc_hw' | sed 's|^models/||' | sort -u | paste -sd, - | sed 's/,/, /g')"
 printf -- '- Backend of every data file: %s. Where that is `cpu`, GPU kernels are CPU models (tensor-core block-FMA models, a roofline cost model for kernel choice), not measurements; real vendor libraries choose kernels by heuristics that the "vendor-like" policy only imitates.\n' "${backends:-unknown}"
 printf -- '- One seed per data file (seed %s), profile %s: a result at other seeds is claimed only where an experiment reruns them itself and says so.\n' "${seeds:-unknown}" "${profile:-default}"
 [[ -n "$skipped" ]] && printf -- '- Not run here: %s (no data files).\n' "$skipped"
 [[ -n "$models" ]] && printf -- '- Models read: %s; all other inputs are synthetic (random with chosen laws), and real models may have other gap and outlier distributions.\n' "$models"
-for n in $(names); do [[ -f "data/$n.md" ]] && decl "$n" limit | fill | sed 's/^/- /'; done
+for n in $(names); do ran "$n" && decl "$n" limit | fill | sed 's/^/- /'; done
 printf -- '- Costs in tables are modelled or measured on a CPU; wall-clock measurements are in the `*_timing.csv` files only and do not transfer to a GPU.\n\n'
 # ---- environment ----------------------------------------------------------------------------
 printf '## Environment\n\n'

@@ -10,9 +10,13 @@
 #   distinct FILE COL F...  the number of distinct COL values  (%d)
 #   list FILE COL F...      the distinct COL values, in file order, joined by ", "
 #   argmax|argmin FILE COL KEY F...  KEY of the row where COL is largest/smallest
+#   median FILE COL F...    the median of COL over the matching rows (numbers: %.3g)
 #   meta FILE KEY           the "# KEY: value" provenance line of FILE
 # FILTER is COL=V (V may list alternatives a|b), COL!=V, COL>V, COL<V, COL>=V or COL<=V
-# (numeric); a %FORMAT last overrides the printf format. A placeholder that cannot be
+# (numeric); COL=@max or COL=@min keeps the rows where COL takes its largest or smallest value
+# among the rows the other filters keep (so that "at the largest K" needs no typed K). COL of
+# list/distinct may join columns with "/" (a/b). Integers print as integers; a %FORMAT last
+# overrides the printf format. A placeholder that cannot be
 # filled (no file, no column, no matching row) prints "n/a", which the report check refuses.
 
 function isnum(x) { return x ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
@@ -20,6 +24,7 @@ function isnum(x) { return x ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+
 function fmtv(v, f) {
     if (v == "") return "n/a"
     if (f != "") return sprintf(f, v)
+    if (isnum(v) && v == int(v) && v < 1e15 && v > -1e15) return sprintf("%d", v)
     if (isnum(v)) return sprintf("%.3g", v)
     return v
 }
@@ -54,7 +59,46 @@ function splitcsv(line,    n, c, q, i, ch, cur) {
     return n
 }
 
-function evalph(ph,    w, nw, op, file, path, col, key, fmt, nf, first, i, j, line, hdr, ok, val, best, bkey, cnt, sum, seen, out, nflt, F) {
+# The value of column spec c in the current row: a column, or columns joined with "/".
+function colv(c,    n, a, i, v) {
+    if (c in C) return R[C[c]]
+    n = split(c, a, "/"); v = ""
+    for (i = 1; i <= n; i++) { if (!(a[i] in C)) return ""; v = v (i > 1 ? "/" : "") R[C[a[i]]] }
+    return v
+}
+
+function hascol(c,    n, a, i) {
+    if (c in C) return 1
+    n = split(c, a, "/")
+    for (i = 1; i <= n; i++) if (!(a[i] in C)) return 0
+    return 1
+}
+
+# Resolves COL=@max / COL=@min filters of F[1..nflt] into COL=value by a first pass over path.
+function resolve(path, nflt,    i, j, k, ext, line, nf, ok, x, best, hdr, other) {
+    for (i = 1; i <= nflt; i++) {
+        if (F[i] !~ /=@(max|min)$/) continue
+        k = substr(F[i], 1, index(F[i], "=") - 1); ext = substr(F[i], index(F[i], "@") + 1)
+        best = ""; hdr = 0
+        while ((getline line < path) > 0) {
+            if (line ~ /^#/) continue
+            nf = splitcsv(line)
+            if (!hdr) { delete C; for (j = 1; j <= nf; j++) C[R[j]] = j; hdr = 1; continue }
+            ok = 1
+            for (j = 1; j <= nflt && ok; j++) if (j != i && F[j] !~ /=@(max|min)$/ && !pass(F[j])) ok = 0
+            if (!ok || !(k in C)) continue
+            x = R[C[k]]
+            if (!isnum(x)) continue
+            if (best == "" || (ext == "max" ? x + 0 > best + 0 : x + 0 < best + 0)) best = x
+        }
+        close(path)
+        if (best == "") return 0
+        F[i] = k "=" best
+    }
+    return 1
+}
+
+function evalph(ph,    w, nw, op, file, path, col, key, fmt, nf, first, i, j, line, hdr, ok, val, best, bkey, cnt, sum, seen, out, nflt) {
     nw = split(ph, w, " ")
     op = w[1]; file = w[2]; path = datadir "/" file
     fmt = ""
@@ -72,14 +116,17 @@ function evalph(ph,    w, nw, op, file, path, col, key, fmt, nf, first, i, j, li
     if (op != "count") { col = w[3]; first = 4 }
     if (op == "argmax" || op == "argmin") { key = w[4]; first = 5 }
     nflt = 0
+    delete F
     for (i = first; i <= nw; i++) F[++nflt] = w[i]
+    if (!resolve(path, nflt)) return "n/a"
+    delete vals; nv = 0
     hdr = 0; cnt = 0; sum = 0; best = ""; bkey = ""; val = ""; out = ""; bad = 0
     delete seen
     while ((getline line < path) > 0) {
         if (line ~ /^#/) continue
         nf = splitcsv(line)
         if (!hdr) { delete C; for (j = 1; j <= nf; j++) C[R[j]] = j; hdr = 1
-            if (col != "" && !(col in C)) { close(path); return "n/a" }
+            if (col != "" && !hascol(col)) { close(path); return "n/a" }
             if (key != "" && !(key in C)) { close(path); return "n/a" }
             continue }
         ok = 1
@@ -88,8 +135,9 @@ function evalph(ph,    w, nw, op, file, path, col, key, fmt, nf, first, i, j, li
         if (!ok) continue
         cnt++
         if (col == "") continue
-        x = R[C[col]]
+        x = colv(col)
         if (op == "get") { val = x; break }
+        if (op == "median") { if (isnum(x) && x !~ /nan|inf/) vals[++nv] = x + 0; continue }
         if (op == "distinct" || op == "list") { if (!(x in seen)) { seen[x] = 1; val++; out = out (out == "" ? "" : ", ") x } continue }
         if (!isnum(x) || x ~ /nan|inf/) continue
         if (op == "sum") { sum += x; val = sum }
@@ -105,6 +153,11 @@ function evalph(ph,    w, nw, op, file, path, col, key, fmt, nf, first, i, j, li
     if (op == "argmax" || op == "argmin") return fmtv(bkey, fmt)
     if (op == "sum") return cnt ? fmtv(sum, fmt) : "n/a"
     if (op == "get") return fmtv(val, fmt)
+    if (op == "median") {
+        if (nv == 0) return "n/a"
+        for (i = 2; i <= nv; i++) { x = vals[i]; for (j = i - 1; j >= 1 && vals[j] > x; j--) vals[j + 1] = vals[j]; vals[j + 1] = x }
+        return fmtv(nv % 2 ? vals[(nv + 1) / 2] : (vals[nv / 2] + vals[nv / 2 + 1]) / 2, fmt)
+    }
     return "n/a"
 }
 
