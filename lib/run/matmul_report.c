@@ -155,8 +155,11 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
         for (int si = 0; si < ns; si++)
             drift_md_text(&out, "%s%s into %s %.2f", si ? ", " : "", drift_format_name(set[si].in),
                           drift_format_name(set[si].acc), slope[(0 * ns + si) * nk + naive]);
-        drift_md_text(&out, ". A slope of 0.5 is the sqrt(K) growth of independent rounding errors; 1 is the K u worst "
-                            "case, the growth of errors that all have the same sign (truncation).\n");
+        drift_md_text(&out, ". A slope of 0.5 is the sqrt(K) growth of independent rounding errors, 1 the K u worst case. "
+                            "A slope near 1 here is not same-sign error (every kernel of this line rounds to nearest): "
+                            "where products of narrow inputs and their short sums are exact in the accumulator, the "
+                            "median error is exactly 0 up to some K and the fitted slope measures where rounding "
+                            "starts (data/matmul_drift.csv, rel_err_median).\n");
         for (int si = 0; si < ns; si++) {
             const drift_mm_cell_t *rn = CELL(0, si, naive, kl), *rsp = split >= 0 ? CELL(0, si, split, kl) : NULL,
                                   *rtc = tch >= 0 ? CELL(0, si, tch, kl) : NULL;
