@@ -57,9 +57,9 @@ set yrange [-0.02:0.75]
 set xrange [5e-8:3]
 
 # ---- 1. per format ------------------------------------------------------------------------------
-#@ argmax_flip_formats alt: Probability that argmax flips against the exact top-2 logit gap, per input format, with fitted curves
-#@ argmax_flip_formats look: where each curve falls from one half to zero, and how far right the dashed stored-logit curves sit
-#@ argmax_flip_formats caption: With fp32 logits (solid) the input formats nearly coincide; logits stored in bf16 or fp16 (dashed) move the curve orders of magnitude to the right.
+#@ argmax_flip_formats alt: Argmax flip probability against the exact top-2 gap, per input format
+#@ argmax_flip_formats look: how far right the dashed stored-logit curves sit
+#@ argmax_flip_formats caption: Solid fp32-logit curves nearly coincide.
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_formats', 620*nK+380, 680)
     set multiplot layout 1,nK margins 0.05, 0.75, 0.11, 0.84 spacing 0.05 title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)   open, dashed: tensor cores (tc:h100), logits stored in the format\nthe four solid curves nearly coincide: with fp32 accumulation the input format hardly matters" font ',12'
@@ -93,9 +93,9 @@ do for [i = 1:words(k32)] { S32[i] = num(sig_ker(Kmax, kf, word(k32, i))) }
 do for [i = 1:words(knar)] { SN[i] = num(sig_ker(Kmax, kf, word(knar, i))) }
 kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #000000 #aec7e8"
 kc(i) = word(kcolors, (i - 1) % 12 + 1)
-#@ argmax_flip_kernels alt: Flip probability against the exact logit gap for every kernel, fp32 logits left and logits stored in the format right
-#@ argmax_flip_kernels look: the horizontal position of each kernel's curve: its noise sigma
-#@ argmax_flip_kernels caption: Left, fp32 logits: the reduction order sets sigma. Right, logits stored in the format: the format's spacing does, and the kernels' curves lie on one another (drawn wide under thin).
+#@ argmax_flip_kernels alt: Flip probability against the gap for every kernel, fp32 and stored logits
+#@ argmax_flip_kernels look: each curve's position: its noise sigma
+#@ argmax_flip_kernels caption: Right panel: the format's spacing decides; curves coincide (wide under thin).
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_kernels', 1600, 700)
     set multiplot layout 1,2 title sprintf("Flip probability per kernel, %s inputs, K = %d (kernel = order/accumulator/logits; curves: fitted {/Symbol F})", kf, Kmax) font ',13'
@@ -133,9 +133,9 @@ do for [i = 1:4] {
 }
 gsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'below_lo' && column('cum_fraction') > 0) ? 1 : NaN
 kcol = "#2ca02c #9467bd #8c564b"
-#@ argmax_flip_gaps alt: Cumulative distribution of the exact top-2 logit gap of realistic heads, with each kernel's critical gap as a vertical line
-#@ argmax_flip_gaps look: where each vertical critical-gap line crosses the curve: the fraction of rows at risk
-#@ argmax_flip_gaps caption: The height where a line crosses the curve is the fraction of rows that kernel can flip.
+#@ argmax_flip_gaps alt: Cumulative top-2 gaps of realistic heads, with critical gaps as vertical lines
+#@ argmax_flip_gaps look: where each line crosses the curve: the rows at risk
+#@ argmax_flip_gaps caption: Lines are the kernels' D_0.1%.
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_gaps', 1300, 650)
     set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs); vertical lines: critical gaps D_{0.1%%} at K = %d", kf, Kmax) font ',12'

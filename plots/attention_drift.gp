@@ -43,9 +43,9 @@ set xlabel 'sequence length L (keys; log scale)'
 set ylabel 'relative error of the output (log scale)'
 cols = nf < 3 ? nf : 3
 rows = (nf + cols - 1) / cols
-#@ attention_drift_error alt: Attention output error against sequence length per kernel, one panel per input format
-#@ attention_drift_error look: the black standard-attention line above the flash and split-KV lines in bf16 and fp16
-#@ attention_drift_error caption: With bf16 or fp16 inputs standard attention (black) is less accurate than every flash and split-KV variant, which lie on one another.
+#@ attention_drift_error alt: Attention output error against sequence length per kernel and format
+#@ attention_drift_error look: standard attention (black) above flash and split-KV in bf16 and fp16
+#@ attention_drift_error caption: Flash variants coincide.
 do for [t = 1:2] {
     eval out(t, 'attention_drift_error', 1500, 360 * rows + 220)
     set multiplot layout rows, cols margins 0.06, 0.83, 0.15, 0.80 spacing 0.06, 0.16 \
@@ -68,9 +68,9 @@ set xlabel 'flash key tile Bc (log scale)'
 set ylabel 'flash error / standard error (log scale)'
 unset key
 lpt(i) = i == 1 ? 4 : i == 2 ? 6 : i == 3 ? 8 : i == 4 ? 12 : 7
-#@ attention_drift_ratio alt: Ratio of flash to standard attention error against the flash key tile, per format and sequence length
-#@ attention_drift_ratio look: where the points sit against the dotted line at equal accuracy and the dashed published value
-#@ attention_drift_ratio caption: Below the dotted line flash is the more accurate; the dashed line is the ratio Golden et al. (2024) report.
+#@ attention_drift_ratio alt: Flash over standard attention error against the flash tile
+#@ attention_drift_ratio look: points below the dotted line: flash more accurate
+#@ attention_drift_ratio caption: Dashed: the ratio Golden et al. (2024) report.
 do for [t = 1:2] {
     eval out(t, 'attention_drift_ratio', 1200, 650)
     set title "Flash / standard output error (both against the exact attention of the same rounded inputs): colour = format, point = L\nGolden et al. (2024) measured about 10x in a bf16 training forward pass (dashed); 1 = equally accurate (dotted)" font ',12'

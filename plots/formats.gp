@@ -38,9 +38,9 @@ set key top left box opaque font ',10' width 2
 set xlabel "magnitude x (log scale)"
 set ylabel "spacing at x: distance to the next representable number (log scale)"
 
-#@ formats_spacing alt: Staircase of the spacing between neighbouring values of each number format against the value, both axes logarithmic
-#@ formats_spacing look: how the spacing doubles at every power of two and where each format's curve stops
-#@ formats_spacing caption: Flat left ends: subnormals (constant spacing); a curve stops at the format's largest finite value. tf32 (wide, light) lies under fp16 where both have the same precision.
+#@ formats_spacing alt: Spacing of neighbouring values against the value, per format, log-log
+#@ formats_spacing look: the doubling at each power of two and where each curve stops
+#@ formats_spacing caption: Flat left ends: subnormals; tf32 (wide) lies under fp16.
 do for [term = 1:2] {
     eval out(term, 'formats_spacing', 1500, 650)
     set multiplot layout 1,2 title "Spacing between neighbouring representable numbers (one step per binade)" font ',14'
@@ -71,9 +71,9 @@ do for [term = 1:2] {
 
 set xtics 2**4
 set ytics 2**4
-#@ formats_relerr alt: Relative error of storing random reals in each format against their magnitude, with the unit roundoff as dashed lines
-#@ formats_relerr look: the points staying under each format's dashed unit roundoff in the normal range
-#@ formats_relerr caption: Below the normal range the error grows until the value becomes 0 (relative error 1); plus signs at the top: overflow. tf32 (open circles) coincides with fp16 (dots); fp32 and fp64 are in the lower panel.
+#@ formats_relerr alt: Relative storage error of random reals against magnitude, per format
+#@ formats_relerr look: the points under each dashed unit roundoff
+#@ formats_relerr caption: Below the normal range the error grows to 1 (stored as 0); plus signs: overflow.
 do for [term = 1:2] {
     eval out(term, 'formats_relerr', 1350, 900)
     unset title

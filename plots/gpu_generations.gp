@@ -29,9 +29,9 @@ ALL = system(sprintf("awk -F, '!/^#/ && $3 == 1 && !s[$2]++ {print $2}' %s | tr 
 pcolor(p) = word(pcolors, (sum [k = 1:words(ALL)] (word(ALL, k) eq p ? k : 0)) % 10 + 1)
 selh(f, p) = (strcol('format') eq f && strcol('pair') eq p) ? 1 : NaN
 
-#@ gpu_generations_ulps alt: Distribution of the distance in fp32 ulps between two GPU generations' logits, per pair of generations
-#@ gpu_generations_ulps look: how far apart adjacent generations are compared with each one's distance from the exact logit
-#@ gpu_generations_ulps caption: Adjacent generations (solid) differ about as much as each differs from the exact logit (dashed). The MI300X model has no hardware data behind it.
+#@ gpu_generations_ulps alt: Distribution of fp32-ulp distances between GPU generations' logits
+#@ gpu_generations_ulps look: adjacent generations (solid) against the exact logit (dashed)
+#@ gpu_generations_ulps caption: The MI300X model has no hardware data.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_ulps', 1500, 620)
     set multiplot layout 1,nf margins 0.06, 0.84, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
@@ -62,9 +62,9 @@ FLOOR = 3e-4
 # the gaps' range, as log10 (gnuplot does not read "1e-06" from a string)
 GMIN = 10**(system(sprintf("awk -F, '!/^#/ && $2 + 0 > 0 {printf \"%%.6f\\n\", log($2) / log(10)}' %s | sort -g | head -1", close)) + 0)
 GMAX = 10**(system(sprintf("awk -F, '!/^#/ && $2 + 0 > 0 {printf \"%%.6f\\n\", log($2) / log(10)}' %s | sort -g | tail -1", close)) + 0)
-#@ gpu_generations_closecalls alt: Disagreement rate between GPU generations against a planted exact top-2 gap, per pair of generations
-#@ gpu_generations_closecalls look: how fast the disagreement falls as the planted gap grows
-#@ gpu_generations_closecalls caption: Open markers on the floor: no disagreement in any planted pair. Realistic heads' gaps are far larger (data/gpu_generations.md).
+#@ gpu_generations_closecalls alt: Disagreement between GPU generations against a planted top-2 gap
+#@ gpu_generations_closecalls look: the fall of disagreement as the gap grows
+#@ gpu_generations_closecalls caption: Floor markers: no disagreement seen.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_closecalls', 1500, 620)
     set multiplot layout 1,nf margins 0.06, 0.84, 0.16, 0.86 spacing 0.06 title "Close calls: how often two generations (or one and the exact argmax) pick different tokens\n(planted exact top-2 gap in units of the logit scale s; all seeds; bars: Wilson 95%; open markers on the floor: none seen)" font ',12'
@@ -95,9 +95,9 @@ NPART = system(sprintf("awk -F, '!/^#/ && $1 != \"seed\"' %s | wc -l", greedy)) 
 # both axes over the data's range (gap and deviation together), a factor 3 of room each side
 LO = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | head -1", greedy)) / 3 : 1e-3
 HI = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | tail -1", greedy)) * 3 : 1
-#@ gpu_generations_greedy alt: Scatter of the exact top-2 gap against the logits' deviation from exact where two generations' greedy texts first differ
-#@ gpu_generations_greedy look: every point lying below the dashed line: texts part only where the gap is within twice the deviation
-#@ gpu_generations_greedy caption: Below the dashed line a flip is possible, and every parting lies there. Pairs with MI300X use a model without hardware data.
+#@ gpu_generations_greedy alt: Exact top-2 gap against logit deviation where generations' texts part
+#@ gpu_generations_greedy look: every point under the dashed line
+#@ gpu_generations_greedy caption: Texts part only at near ties; MI300X is an unvalidated model.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_greedy', 1000, 640)
     set title "Greedy texts part only at near ties: where two generations' completions first differ\n(stories260K, every matmul on the generation's tensor-core model; one point per pair of generations and prompt)" font ',12'

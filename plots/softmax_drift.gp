@@ -42,9 +42,9 @@ set xrange [N_lo / 1.5 : N_hi * 1.5]
 set xlabel 'vocabulary size N (logits per row; log scale)'
 set key outside right center box font ',10'
 
-#@ softmax_drift_error alt: Softmax L1 error against the vocabulary size N per input format and variant, against unrounded and rounded logits
-#@ softmax_drift_error look: the left panel's gap between formats (input rounding) and the right panel's growth with N
-#@ softmax_drift_error caption: Left: the input format dominates. Right: the sequential sum of exponentials grows far faster than sqrt(N) (stagnation); blocked online:64 stays low. Variants that coincide differ in dash.
+#@ softmax_drift_error alt: Softmax L1 error against vocabulary size N, per format and variant
+#@ softmax_drift_error look: the right panel's growth with N, far faster than sqrt(N)
+#@ softmax_drift_error caption: That is stagnation; blocked online:64 stays low.
 do for [t = 1:2] {
     eval out(t, 'softmax_drift_error', 1500, 650)
     set multiplot layout 1, 2 margins 0.07, 0.82, 0.12, 0.86 spacing 0.07 \
@@ -69,9 +69,9 @@ set ylabel 'relative error of log-sum-exp (log scale; exact: drawn at 10^{-10})'
 set xtics (4, 8, 11.09, 16, 32, 64, 88.7)
 set format x '%g'
 csel(f, v) = (strcol('format') eq f && strcol('variant') eq v)
-#@ softmax_drift_cliff alt: Relative error of log-sum-exp against a planted peak logit for naive and safe softmax computed in each format
-#@ softmax_drift_cliff look: the crosses at the top: peaks where naive softmax returns NaN, while safe softmax stays finite
-#@ softmax_drift_cliff caption: Naive softmax overflows once exp(peak) leaves the format's range; safe softmax stays finite. Exact results are drawn on the floor.
+#@ softmax_drift_cliff alt: Log-sum-exp error against a planted peak logit, naive and safe softmax
+#@ softmax_drift_cliff look: the crosses at the top: naive softmax's NaN
+#@ softmax_drift_cliff caption: Safe softmax stays finite.
 do for [t = 1:2] {
     eval out(t, 'softmax_drift_cliff', 1200, 650)
     set title "The overflow cliff: naive (dashed) and safe (solid) softmax computed in the format itself.\nCrosses at the top: peaks where naive returns NaN probabilities (exp, or the sum of exponentials, overflowed)" font ',12'
