@@ -78,7 +78,8 @@ for f in plots/*.gp; do
 done
 
 # ---- length -------------------------------------------------------------------------------
-words=$(awk '/^## Environment/ { exit } { print }' "$REPORT" | wc -w)
+# every whitespace-separated token counts, whatever the locale (a dash too)
+words=$(awk '/^## Environment/ { exit } { n += NF } END { print n + 0 }' "$REPORT")
 [[ $words -lt 8000 ]] || bad "the report body has $words words (limit: under 8000)"
 
 exit $fail

@@ -100,24 +100,25 @@ if [[ "${1:-}" == --summary ]]; then
 fi
 
 # A fragment as the report shows it, short enough to read: the question, the command that
-# reproduces it, the tables of at most MAXROWS rows with their introductions, the takeaway and
-# any paragraph after it; every other part (longer tables, detail paragraphs) stays in the
-# fragment data/<name>.md, named by its bold lead in one "In data/..." line, and is linked.
-MAXROWS=6   # and one such table per section, the first
+# reproduces it, a "Skipped" note, and the takeaway's bullets; every other part (the tables,
+# detail paragraphs) stays in the fragment data/<name>.md, named by its bold lead in one
+# "In data/..." line, and is linked. MAXROWS: a table that short may stay (0: none).
+MAXROWS=0
 fragment() {
     local name="$1"
-    awk -v name="$name" -v max="$MAXROWS" '
+    awk -v name="$name" -v max="$MAXROWS" -v prov="$2" '
         function lead(t) { if (match(t, /^\*\*[^*]+\*\*/)) { t = substr(t, 3, RLENGTH - 4); sub(/[.:]$/, "", t); return t } return "" }
         function moved(t) { if (t != "") more = more (more == "" ? "" : "; ") t }
         function block() {   # one paragraph (and the table right under it, if any)
             if (np == 0 && nt == 0) return
             p1 = np ? para[1] : ""
             if (p1 ~ /^\*\*Question\.\*\*/) {   # the question itself; its method details stay in the fragment
-                q = p1; if (match(q, /[?.] [A-Z]/)) { q = substr(q, 1, RSTART); moved("the set-up") }
+                q = p1; if (match(q, /[?.] [A-Z0-9]/)) { q = substr(q, 1, RSTART); setup = 1 }
                 print q; print "" }
-            else if (p1 ~ /^Reproduce: /) { sub(/` \(.*$/, "`", p1); sub(/\.$/, "", p1); print p1 "."; print "" }
+            else if (p1 ~ /^Reproduce: /) { sub(/` \(.*$/, "`", p1); sub(/\.$/, "", p1); print p1 (prov != "" ? " (" prov ")" : "") "."; print "" }
+            else if (p1 ~ /^\*\*Skipped\.\*\*/) { for (i = 1; i <= np; i++) print para[i]; print "" }
             else if (p1 ~ /^\*\*Takeaway/ ) { tk = 1; for (i = 1; i <= np; i++) print para[i]; print "" }
-            else if (tk) { for (i = 1; i <= np; i++) print para[i]; if (np) print ""; for (i = 1; i <= nt; i++) print tab[i]; if (nt) print "" }
+            else if (tk && p1 ~ /^- / && nt == 0) { for (i = 1; i <= np; i++) print para[i]; print "" }
             else if (nt > 0 && nt - 2 <= max && shown < 1) { shown++; for (i = 1; i <= np; i++) print para[i]; if (np) print ""; for (i = 1; i <= nt; i++) print tab[i]; print "" }
             else moved(lead(p1) != "" ? lead(p1) : (nt ? "a table" : ""))
             np = 0; nt = 0; pdone = 0
@@ -127,7 +128,7 @@ fragment() {
         { if (nt || pdone) block(); pdone = 0; para[++np] = $0 }
         END {
             block()
-            if (more != "") printf "*In [data/%s.md](data/%s.md), with every row of its CSVs:* %s.\n\n", name, name, more
+            if (more != "") printf "*More in [data/%s.md](data/%s.md)%s:* %s.\n\n", name, name, setup ? " (with the set-up)" : "", more
         }' "data/$name.md"
 }
 
@@ -152,19 +153,18 @@ cat <<EOF
 
 ## In one minute
 
-A language model whose weights never change can still give a different answer to the same
-question. The reason is arithmetic: a computer keeps a fixed number of digits, so the order in
-which it adds numbers (which depends on the chip, on the software's choice of method, and on how
-many other requests are served at the same time) changes the last digits of the result. Usually
-nothing visible happens. But when the model is almost undecided between two words, those last
-digits pick the word, and from that word on the text is different. This lab measures each step
-of that chain against answers computed exactly: how large the changes are, which settings make
-them larger, when they change a chosen word, and which fixes (one fixed order of adding, more
-digits where the scores are stored) remove them, and at what cost.
+A language model whose weights never change can still answer the same question differently.
+The cause is arithmetic: a computer keeps a fixed number of digits, so the order in which it
+adds numbers (set by the chip, the software's method, and how many other requests share the
+work) changes the last digits. Usually nothing shows. But when the model is almost undecided
+between two words, those digits pick the word, and from there the text differs. This lab
+measures each link of that chain against exactly computed answers: how large the changes are,
+what makes them larger, when they change a word, and which fixes (one fixed order, more digits
+where scores are stored) remove them, at what cost.
 
 ## Summary of findings
 
-One line per experiment, each number read from the data files of this report (\`data/\`), seed ${seed:-1}.
+One line per experiment; every number is read from \`data/\` (seed ${seed:-1}).
 
 EOF
 while IFS=$'\t' read -r name title needs; do summary_of "$name" "${needs:-}" "$(heading "$name" "${title:-}")"; done < <(entries)
@@ -172,22 +172,19 @@ while IFS=$'\t' read -r name title needs; do summary_of "$name" "${needs:-}" "$(
 printf '\n## Glossary\n\n'
 # Each experiment declares the terms its section uses; a term declared twice is defined once.
 for n in $(names); do decl "$n" term; done | awk -F' = ' '!seen[tolower($1)]++' | sort -f | \
-    while IFS= read -r t; do printf -- '- **%s** — %s\n' "${t%% = *}" "${t#* = }"; done
+    while IFS= read -r t; do printf -- '- **%s**: %s\n' "${t%% = *}" "${t#* = }"; done
 
-printf '\nEach summary line links its section; then [Methods](#methods), [Limitations](#limitations), [Environment](#environment) and [References](#references).\n\n'
+printf '\nAlso: [Methods](#methods), [Limitations](#limitations), [Environment](#environment), [References](#references); each figure has an `.svg` beside its `.png`.\n\n'
 
 # ---- one section per experiment -------------------------------------------------------------
 while IFS=$'\t' read -r name title needs; do
     printf '## %s\n\n' "$(heading "$name" "${title:-}")"
-    csv="$(first_csv "$name")"
-    if [[ -n "$csv" ]]; then
-        printf '*Data: `data/%s*.csv`, seed %s, %s profile, %s backend, commit %s.*\n\n' "$name" \
-            "$(meta "$csv" seed)" "$(meta "$csv" profile)" "$(meta "$csv" backend)" "$(meta "$csv" git)"
-    fi
+    csv="$(first_csv "$name")" prov=""
+    [[ -n "$csv" ]] && prov="commit $(meta "$csv" git)"
     if [[ -f "data/$name.md" ]]; then
         # Wall-clock numbers are not reproducible: they live in data/*_timing.csv, not here, so
         # that this page is byte-identical between runs apart from its date and commit lines.
-        fragment "$name" | sed -E 's/\| [0-9.eE+-]+ \(measured ([^)]*)\)\) \|/| measured \1): see data\/'"$name"'_timing.csv |/' 
+        fragment "$name" "$prov" | sed -E 's/\| [0-9.eE+-]+ \(measured ([^)]*)\)\) \|/| measured \1): see data\/'"$name"'_timing.csv |/' 
         printf '\n'
     elif [[ "${needs:-}" == gpu ]]; then # skipped on a machine without a GPU (exit 77, no files)
         printf '> **Skipped:** %s measures a GPU and this report was made without one. Run `./lab run %s --backend cuda` on a machine with a CUDA device.\n\n' "$name" "$name"
@@ -201,9 +198,7 @@ while IFS=$'\t' read -r name title needs; do
         if [[ -f "$png" ]]; then
             found=1
             printf '![%s](%s)\n\n' "$(fig_decl "$name" "$fig" alt)" "$png"
-            svg=""
-            [[ -f "plots/$fig.svg" ]] && svg=" ([svg](plots/$fig.svg))"
-            printf '*Look at:* %s. %s%s\n\n' "$(fig_decl "$name" "$fig" look)" "$(fig_decl "$name" "$fig" caption | fill)" "$svg"
+            printf '*Look at:* %s. %s\n\n' "$(fig_decl "$name" "$fig" look)" "$(fig_decl "$name" "$fig" caption | fill)"
         elif [[ -n "$(fig_decl "$name" "$fig" few)" ]]; then
             # the script draws no figure from fewer than three points: a sentence says so
             printf '*No figure %s:* %s\n\n' "$fig" "$(fig_decl "$name" "$fig" few | fill)"
@@ -231,32 +226,22 @@ done < <(entries)
 cat <<'EOF'
 ## Methods
 
-- **Exact witnesses.** Every error is measured against an exact reference: sums and dot
-  products with a superaccumulator (integer fixed point over the whole double range, proved
-  equal to MPFR's `mpfr_sum` by the tests), values and constants with MPFR at 256 bits. Two
-  witnesses are kept: the exact result on the inputs as the kernel saw them (rounded to the
-  input format), and on the inputs before rounding; errors are split into input rounding,
-  accumulation and output rounding.
-- **Formats and rounding.** Every format (fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2) is
-  emulated on the CPU with correct rounding in every mode; arithmetic in a narrow format is
-  computed exactly and rounded once (round-to-odd where a double intermediate is used).
-- **Orders.** A reduction order is data (`seq`, `pairwise`, `blocked:B`, `splitk:S`, `warp:W`,
-  `kahan`, `neumaier`, `random:SEED`, `tc:ARCH`) printed in every CSV row; tensor-core orders
-  are block-FMA models validated against outputs measured on the GPUs.
-- **Synthetic heads.** The LM-head experiments use synthetic hidden states and weight rows
-  (normal, with a planted top-2 pair at a chosen gap, or "realistic" heads whose logit gaps
-  follow a heavy-tailed law); gaps are reported relative to the logit scale s = ||h|| / sqrt(K).
-- **Statistics.** Flip probabilities carry Wilson 95% intervals; the noise sigma is a
-  maximum-likelihood fit of P(flip) = Phi(-gap / sigma) with a goodness-of-fit p-value; every
-  random draw comes from a Philox4x32-10 stream keyed by (seed, experiment, point, trial), so
-  the data are byte-identical for any thread count.
+- **Exact witnesses.** Sums and dot products are exact (a superaccumulator, tested equal to
+  MPFR's `mpfr_sum`); values and constants use MPFR at 256 bits. Each error is held against the
+  exact result of the inputs as the kernel saw them and of the inputs before rounding.
+- **Formats, orders.** Every format is emulated with correct rounding; a reduction order is data
+  (`seq`, `pairwise`, `blocked:B`, `splitk:S`, `warp:W`, `kahan`, `neumaier`, `random:SEED`,
+  `tc:ARCH`), printed in every CSV row; tensor-core orders are models checked against GPUs.
+- **Statistics.** Proportions carry Wilson 95% intervals, clustered by the independent unit
+  where events share one (hidden states); sigma is a maximum-likelihood fit of
+  P(flip) = Phi(-gap / sigma) with a goodness-of-fit p-value; random draws come from Philox
+  streams keyed by (seed, experiment, point, trial), so data are byte-identical on any machine.
 
 EOF
 cat <<'EOF'
 ## Limitations
 
-Generated from what this report ran (the data files' provenance lines) and from each
-experiment's declared limits.
+Generated from the data's provenance lines and each experiment's declared limits.
 
 EOF
 # What ran: the backends, seeds and profiles of the data, the experiments that did not run,
@@ -265,12 +250,12 @@ backends="$(for n in $(names); do c="$(first_csv "$n")"; [[ -n "$c" ]] && meta "
 seeds="$(for n in $(names); do c="$(first_csv "$n")"; [[ -n "$c" ]] && meta "$c" seed; done | sort -un | paste -sd, - | sed 's/,/, /g')"
 skipped="$(while IFS=$'\t' read -r n _t _needs; do ran "$n" || printf '%s\n' "$n"; done < <(entries) | paste -sd, - | sed 's/,/, /g')"
 models="$(grep -h '^#' data/*.csv 2>/dev/null | grep -oE '(models/)?[A-Za-z0-9_.-]+[.](gguf|bin)' | grep -v '^tc_hw' | sed 's|^models/||' | sort -u | paste -sd, - | sed 's/,/, /g')"
-printf -- '- Backend of every data file: %s. Where that is `cpu`, GPU kernels are CPU models (tensor-core block-FMA models, a roofline cost model for kernel choice), not measurements; real vendor libraries choose kernels by heuristics that the "vendor-like" policy only imitates.\n' "${backends:-unknown}"
-printf -- '- One seed per data file (seed %s), profile %s: a result at other seeds is claimed only where an experiment reruns them itself and says so.\n' "${seeds:-unknown}" "${profile:-default}"
+printf -- '- Backend of every data file: %s; on `cpu`, GPU kernels are CPU models (tensor-core models, a roofline cost model for kernel choice), not measurements.\n' "${backends:-unknown}"
+printf -- '- One seed per data file (seed %s, profile %s); other seeds are claimed only where an experiment reruns them and says so.\n' "${seeds:-unknown}" "${profile:-default}"
 [[ -n "$skipped" ]] && printf -- '- Not run here: %s (no data files).\n' "$skipped"
 [[ -n "$models" ]] && printf -- '- Models read: %s; all other inputs are synthetic (random with chosen laws), and real models may have other gap and outlier distributions.\n' "$models"
 for n in $(names); do ran "$n" && decl "$n" limit | fill | sed 's/^/- /'; done
-printf -- '- Costs in tables are modelled or measured on a CPU; wall-clock measurements are in the `*_timing.csv` files only and do not transfer to a GPU.\n\n'
+printf -- '- Wall-clock costs (`*_timing.csv`) are CPU measurements; they do not transfer to a GPU.\n\n'
 # ---- environment ----------------------------------------------------------------------------
 printf '## Environment\n\n'
 if [[ -x "$CALC" ]] && env_csv="$("$CALC" env 2>/dev/null)" && [[ -n "$env_csv" ]]; then

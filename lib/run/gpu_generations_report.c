@@ -238,6 +238,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     const drift_parting_t **sel = malloc((nparts + 1) * sizeof *sel);
     if (!sel) drift_die("out of memory");
     char every[512] = "", never[512] = "", mixed[512] = "";
+    int nnever = 0; /* pairs that never parted: counted in the takeaway, named in the table */
     drift_parting_summary_t ps;
     for (int f = 0; f < nf; f++)
         EACH(q, f) if (q->b < na) {
@@ -246,6 +247,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             int seeds_with = 0; /* a pair is named only by what holds at every seed */
             for (int si = 0; si < ns; si++) seeds_with += gcnt[((size_t)si * nf + f) * npair + q->p].k > 0;
             char *list = seeds_with == ns ? every : seeds_with == 0 ? never : mixed;
+            nnever += seeds_with == 0;
             size_t l = strlen(list), n = 0;
             snprintf(list + l, 512 - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli->formats[f]), name_a[q->a], name_a[q->b]);
             for (size_t i = 0; i < nparts; i++)
@@ -279,10 +281,12 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
                 100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
     if (same_pairs[0])
         drift_md_text(&out, "- Bit-identical logits: %s. The models share one row of the architecture table there (H100 and B200: blocks of 16, 2 extra bits, RZ; likewise Ada computes fp16/bf16 as A100), so these generations cannot be told apart by this head.\n", same_pairs);
-    for (int g = 0; g < ng; g++)
+    /* the close calls in one line: the rate at each planted gap */
+    for (int g = 0, said = 0; g < ng; g++)
         if (cl_n[g]) {
             drift_rate_text(cellR, sizeof cellR, cl_k[g], cl_n[g]);
-            drift_md_text(&out, "- Close calls at an exact gap of %g s: adjacent generations that compute differently disagree in %s (all formats and seeds).\n", gaps[g], cellR);
+            drift_md_text(&out, "%s%s at an exact gap of %g s", said++ ? "; " : "- Close calls (all formats and seeds): adjacent generations that compute differently disagree in ", cellR, gaps[g]);
+            if (g == ng - 1 || !cl_n[g + 1]) drift_md_text(&out, ".\n");
         }
     if (unreached)
         drift_md_text(&out, "- %ld of %zu planted pairs could not reach their target gap within %g relative in their format; they are counted under the target.\n",
@@ -291,8 +295,8 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     /* greedy text: a statement about a pair is made only when it holds at every seed */
     /* "never parted" is a count, not a proof: at other seeds such pairs do part (bf16 a100/h100
      * at seeds 5 and 6, 2 of 8 each), so the line says how few completions it rests on */
-    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): the completions differ for some prompt at every seed %llu..%llu between %s; no completion differed at seeds %llu..%llu between %s (%d completions a pair: the table's 95%% intervals bound that rate, they do not show the pair identical)%s%s.\n",
-            NR, NT, s0, s1, every[0] ? every : "no pair", s0, s1, never[0] ? never : "no pair", NR * ns,
+    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): the completions differ for some prompt at every seed %llu..%llu between %s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: the table's 95%% intervals bound that rate, they do not show the pairs identical)%s%s.\n",
+            NR, NT, s0, s1, every[0] ? every : "no pair", s0, s1, nnever, NR * ns,
             mixed[0] ? "; not at every seed (no claim): " : "", mixed);
     for (int a = 0; a < na; a++)
         if (!strcmp(name_a[a], "mi300x")) {
