@@ -66,9 +66,17 @@ fill() { awk -v datadir=data -f tools/report_fill.awk; }
 # "key: text" lines of experiments/<name>.report.
 decl() { [[ -f "experiments/$1.report" ]] && sed -n "s/^$2: //p" "experiments/$1.report"; return 0; }
 
-# The figures plots/<name>.gp declares ("#@ FIG alt: ..."), in its order, and one key of one.
+# The figures plots/<name>.gp declares ("#@ FIG alt: ..."), in its order.
 figs_of() { [[ -f "plots/$1.gp" ]] && sed -n 's/^#@ \([A-Za-z0-9_]*\) alt: .*/\1/p' "plots/$1.gp"; return 0; }
-fig_decl() { sed -n "s/^#@ $2 $3: //p" "plots/$1.gp" 2>/dev/null | head -n1; }
+# The same from the declarations read once ($decls, the #@ lines of one script): no process.
+decl_of() {
+    local line
+    while IFS= read -r line; do
+        [[ "$line" == "#@ $1 $2: "* ]] && { printf '%s' "${line#"#@ $1 $2: "}"; return; }
+    done <<<"$decls"
+}
+# A template line filled only when it has a placeholder (most captions have none).
+fill_if() { if [[ "$1" == *"{"* ]]; then printf '%s\n' "$1" | fill; else printf '%s\n' "$1"; fi; }
 
 # 0 when the experiment left data: a fragment and a first CSV with at least one row (a GPU
 # experiment without a GPU writes none, or a header only).
@@ -193,22 +201,23 @@ while IFS=$'\t' read -r name title needs; do
         printf '> **Not run yet:** `data/%s.md` is missing. Run `./lab run %s` (or `./lab report`).\n\n' "$name" "$name"
     fi
     found=0
+    decls="$(grep '^#@ ' "plots/$name.gp" 2>/dev/null)"
     for fig in $(figs_of "$name"); do
         png="plots/$fig.png"
         if [[ -f "$png" ]]; then
             found=1
-            printf '![%s](%s)\n\n' "$(fig_decl "$name" "$fig" alt)" "$png"
-            printf '*Look at:* %s. %s\n\n' "$(fig_decl "$name" "$fig" look)" "$(fig_decl "$name" "$fig" caption | fill)"
-        elif [[ -n "$(fig_decl "$name" "$fig" few)" ]]; then
+            printf '![%s](%s)\n\n' "$(decl_of "$fig" alt)" "$png"
+            printf '*Look at:* %s. %s\n\n' "$(decl_of "$fig" look)" "$(fill_if "$(decl_of "$fig" caption)")"
+        elif [[ -n "$(decl_of "$fig" few)" ]]; then
             # the script draws no figure from fewer than three points: a sentence says so
-            printf '*No figure %s:* %s\n\n' "$fig" "$(fig_decl "$name" "$fig" few | fill)"
+            printf '*No figure %s:* %s\n\n' "$fig" "$(fill_if "$(decl_of "$fig" few)")"
         fi
     done
     # a PNG that no declaration names still shows, marked (the report check refuses it)
     while read -r png; do
         [[ -z "$png" ]] && continue
         fig="$(basename "$png" .png)"
-        [[ -n "$(fig_decl "$name" "$fig" alt)" ]] && continue
+        [[ -n "$(decl_of "$fig" alt)" ]] && continue
         found=1
         printf '![%s](%s)\n\n*No caption declared for %s in plots/%s.gp.*\n\n' "$fig" "$png" "$fig" "$name"
     done < <(plots_of "$name")

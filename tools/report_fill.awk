@@ -24,7 +24,7 @@ function isnum(x) { return x ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+
 function fmtv(v, f) {
     if (v == "") return "n/a"
     if (f != "") return sprintf(f, v)
-    if (isnum(v) && v == int(v) && v < 1e15 && v > -1e15) return sprintf("%d", v)
+    if (isnum(v) && v + 0 == int(v + 0) && v + 0 < 1e15 && v + 0 > -1e15) return sprintf("%d", v + 0)
     if (isnum(v)) return sprintf("%.3g", v)
     return v
 }
@@ -47,7 +47,9 @@ function pass(flt,    op, k, v, p, a, n, i, x) {
 
 # Splits a CSV line into R[] (quoted fields may hold commas); returns the field count.
 function splitcsv(line,    n, c, q, i, ch, cur) {
-    delete R; n = 0; cur = ""; q = 0
+    delete R
+    if (index(line, "\"") == 0) return split(line, R, ",")   # no quoted field: the fast path
+    n = 0; cur = ""; q = 0
     for (i = 1; i <= length(line); i++) {
         ch = substr(line, i, 1)
         if (q) { if (ch == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ } else q = 0 } else cur = cur ch }

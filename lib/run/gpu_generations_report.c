@@ -295,8 +295,9 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     /* greedy text: a statement about a pair is made only when it holds at every seed */
     /* "never parted" is a count, not a proof: at other seeds such pairs do part (bf16 a100/h100
      * at seeds 5 and 6, 2 of 8 each), so the line says how few completions it rests on */
-    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): the completions differ for some prompt at every seed %llu..%llu between %s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: the table's 95%% intervals bound that rate, they do not show the pairs identical)%s%s.\n",
-            NR, NT, s0, s1, every[0] ? every : "no pair", s0, s1, nnever, NR * ns,
+    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: the table's 95%% intervals bound that rate, they do not show the pairs identical)%s%s.\n",
+            NR, NT, every[0] ? "the completions differ for some prompt at every seed between " : "no pair's completions differ at every seed",
+            every, s0, s1, nnever, NR * ns,
             mixed[0] ? "; not at every seed (no claim): " : "", mixed);
     for (int a = 0; a < na; a++)
         if (!strcmp(name_a[a], "mi300x")) {
