@@ -55,11 +55,11 @@ b_hi = 10.0
 # four orders a figure (2 x 2), the key right of the panels
 nbp = (nord + 3) / 4
 #@ sum_order_bounds alt: Summation error against n for four orders, with their error bounds
-#@ sum_order_bounds look: the points under the dashed and dotted bounds, and bf16/fp16 accumulators (dash-dot) jumping to error one
+#@ sum_order_bounds look: the points under the bounds, and bf16/fp16 accumulators (dash-dot) jumping to error one
 #@ sum_order_bounds caption: Triangles on the floor: exact results; crosses on the ceiling: inf/NaN.
 #@ sum_order_bounds_more alt: Summation error against n for the other orders, with their bounds
-#@ sum_order_bounds_more look: kahan and neumaier with bf16 or fp16 accumulators rising to error one too
-#@ sum_order_bounds_more caption: Compensation does not save a bf16 or fp16 running sum: both compensated orders stagnate as well (neumaier earlier than kahan), and fp16 overflows (crosses).
+#@ sum_order_bounds_more look: kahan and neumaier in bf16 or fp16 rising to error one
+#@ sum_order_bounds_more caption: Compensation does not stop stagnation (neumaier early, kahan late); fp16 also overflows.
 do for [part = 1:nbp] {
 do for [t = 1:2] {
     eval out(t, 'sum_order_bounds'.(part == 1 ? '' : '_more'), 1500, 800)
@@ -116,7 +116,7 @@ do for [d = 1:4] {
 #@ sum_order_dists_bf16_fp32 look: the same picture as fp32 inputs
 #@ sum_order_dists_bf16_fp32 caption: The accumulator sets the error.
 #@ sum_order_dists_bf16_bf16 alt: Summation error against n, bf16 inputs and accumulator, four distributions
-#@ sum_order_dists_bf16_bf16 look: every order but pairwise rising to error one on uniform inputs, kahan last
+#@ sum_order_dists_bf16_bf16 look: every order but pairwise rising to error one on uniform inputs
 #@ sum_order_dists_bf16_bf16 caption: Stagnation: the bf16 sum stops absorbing terms.
 #@ sum_order_dists_fp16_fp32 alt: Summation error against n, fp16 inputs in fp32, four distributions
 #@ sum_order_dists_fp16_fp32 look: the same picture as fp32 inputs

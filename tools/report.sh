@@ -182,7 +182,7 @@ printf '\n## Glossary\n\n'
 for n in $(names); do decl "$n" term; done | awk -F' = ' '!seen[tolower($1)]++' | sort -f | \
     while IFS= read -r t; do printf -- '- **%s**: %s\n' "${t%% = *}" "${t#* = }"; done
 
-printf '\nAlso: [Methods](#methods), [Limitations](#limitations), [Environment](#environment), [References](#references); each figure has an `.svg` beside its `.png`.\n\n'
+printf '\nAlso: [Methods](#methods), [Limitations](#limitations), [References](#references); figures also as `.svg`.\n\n'
 
 # ---- one section per experiment -------------------------------------------------------------
 while IFS=$'\t' read -r name title needs; do
