@@ -45,16 +45,18 @@ cols = nf < 3 ? nf : 3
 rows = (nf + cols - 1) / cols
 #@ attention_drift_error alt: Attention output error against sequence length per kernel and format
 #@ attention_drift_error look: standard attention (black) above flash and split-KV in bf16 and fp16
-#@ attention_drift_error caption: Flash variants coincide.
+#@ attention_drift_error caption: The flash and split-KV curves nearly coincide: each is drawn wider under the next.
 do for [t = 1:2] {
     eval out(t, 'attention_drift_error', 1500, 360 * rows + 220)
-    set multiplot layout rows, cols margins 0.06, 0.83, 0.15, 0.80 spacing 0.06, 0.16 \
+    set multiplot layout rows, cols margins 0.06, 0.80, 0.15, 0.80 spacing 0.06, 0.16 \
         title "Attention output error against the exact attention of the same rounded inputs (MPFR), per kernel\n(fp32 accumulation and softmax, P rounded to the format, output kept in fp32; y range shared)" font ',12'
     do for [f = 1:nf] {
         set title word(fmts, f).' inputs' font ',11'
-        if (f == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'kernel' } else { unset key }
+        if (f == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'kernel (wide under thin)' } else { unset key }
+        # flash and split-KV curves nearly coincide: drawn from widest (first) to thinnest, so
+        # each stays visible as a band around the next
         plot for [k = 1:nk] main using 'L':(sel(word(fmts, f), word(kerns, k)) ? column('relerr_round') : NaN) \
-             with linespoints lc rgb kcol(k) pt 7 ps 0.8 lw 2 title word(kerns, k)
+             with linespoints lc rgb kcol(k) pt 7 ps 0.8 lw (k == 1 ? 2 : 1 + 1.2 * (nk - k)) title word(kerns, k)
     }
     unset multiplot
 }

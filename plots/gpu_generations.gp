@@ -31,10 +31,10 @@ selh(f, p) = (strcol('format') eq f && strcol('pair') eq p) ? 1 : NaN
 
 #@ gpu_generations_ulps alt: Distribution of fp32-ulp distances between GPU generations' logits
 #@ gpu_generations_ulps look: adjacent generations (solid) against the exact logit (dashed)
-#@ gpu_generations_ulps caption: The MI300X model has no hardware data.
+#@ gpu_generations_ulps caption: Identical curves (h100 and b200 against exact) are drawn wide under thin. The MI300X model has no hardware data.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_ulps', 1500, 620)
-    set multiplot layout 1,nf margins 0.06, 0.84, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
+    set multiplot layout 1,nf margins 0.06, 0.80, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
     do for [j = 1:nf] {
         f = word(fmts, j)
         P = pairs_of(f)
@@ -46,9 +46,11 @@ do for [t = 1:2] {
         set xtics ("0" 0, "1" 1, "2" 2, "3-4" 3, "5-8" 4, "9-16" 5, "17-32" 6, "33-64" 7, ">64" 8)
         set xlabel 'distance in fp32 ulps (steps between the two fp32 values)'
         set ylabel 'fraction of logits'.LOGY
-        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'a vs b' } else { unset key }
+        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'a vs b (wide under thin)' } else { unset key }
+        # generations that compute alike (H100 and B200) give identical curves against exact:
+        # each pair is drawn wider than the next, so a hidden one shows as a band around it
         plot for [i = 1:words(P)] hist using 'bin':(selh(f, word(P, i)) * (column('fraction') > 0 ? column('fraction') : NaN)) \
-            with linespoints lw 2 pt 7 ps 0.6 dt dash_h(word(P, i)) lc rgb pcolor(word(P, i)) \
+            with linespoints lw (1.2 + 0.9 * (words(P) - i)) pt 7 ps 0.6 dt dash_h(word(P, i)) lc rgb pcolor(word(P, i)) \
             title (j == nf ? word(P, i) : '')
     }
     unset multiplot

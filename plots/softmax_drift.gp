@@ -19,6 +19,8 @@ nf = words(fmts)
 nv = words(vars)
 var_pt(i) = i == 1 ? 4 : i == 2 ? 7 : i == 3 ? 9 : 13
 var_dt(i) = i == 1 ? 3 : i == 2 ? 1 : i == 3 ? 2 : 4
+# variants whose curves coincide stay visible: the first drawn widest, each next one thinner
+var_lw(i) = i == 1 ? 6 : i == 2 ? 3.5 : i == 3 ? 2 : 1.2
 sel(f, v) = (strcol('format') eq f && strcol('variant') eq v)
 
 cfmts = col_values(cliff, 'format')
@@ -47,18 +49,21 @@ set key outside right center box font ',10'
 #@ softmax_drift_error caption: That is stagnation; blocked online:64 stays low.
 do for [t = 1:2] {
     eval out(t, 'softmax_drift_error', 1500, 650)
-    set multiplot layout 1, 2 margins 0.07, 0.82, 0.12, 0.86 spacing 0.07 \
+    set multiplot layout 1, 2 margins 0.07, 0.76, 0.12, 0.86 spacing 0.07 \
         title "Softmax error against N, fp32 arithmetic (largest over the rows): colour = input format, point and dash = variant" font ',12'
     set title 'against the exact softmax of the unrounded logits (what the model means)'
     set ylabel 'sum_i |p_i - p*_i| (log scale)'
     unset key
-    plot for [f = 1:nf] for [v = 1:nv] main using 'N':(sel(word(fmts, f), word(vars, v)) ? column('prob_l1_true_max') : NaN) \
-         with linespoints lc rgb fmt_color(word(fmts, f)) pt var_pt(v) dt var_dt(v) lw 1.5 ps 1.0 notitle
+    plot for [v = 1:nv] for [f = 1:nf] main using 'N':(sel(word(fmts, f), word(vars, v)) ? column('prob_l1_true_max') : NaN) \
+         with linespoints lc rgb fmt_light(word(fmts, f)) pt var_pt(v) dt var_dt(v) lw var_lw(v) ps 1.0 notitle
     set title 'against the exact softmax of the rounded logits (the arithmetic alone)'
     set ylabel ''
     set key outside right center box font ',10'
-    plot for [f = 1:nf] for [v = 1:nv] main using 'N':(sel(word(fmts, f), word(vars, v)) ? column('prob_l1_round_max') : NaN) \
-         with linespoints lc rgb fmt_color(word(fmts, f)) pt var_pt(v) dt var_dt(v) lw 1.5 ps 1.0 title word(fmts, f).' '.word(vars, v)
+    # the key names colours (formats) and strokes (variants) apart: 7 entries, not 12
+    plot for [v = 1:nv] for [f = 1:nf] main using 'N':(sel(word(fmts, f), word(vars, v)) ? column('prob_l1_round_max') : NaN) \
+         with linespoints lc rgb fmt_light(word(fmts, f)) pt var_pt(v) dt var_dt(v) lw var_lw(v) ps 1.0 notitle, \
+         for [f = 1:nf] NaN with lines lw 3 lc rgb fmt_color(word(fmts, f)) title word(fmts, f).' inputs', \
+         for [v = 1:nv] NaN with linespoints lc rgb '#555555' pt var_pt(v) dt var_dt(v) lw var_lw(v) title word(vars, v).(v < nv ? ' (wider under the next)' : '')
     unset multiplot
 }
 
