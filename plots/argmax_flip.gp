@@ -95,7 +95,7 @@ kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd
 kc(i) = word(kcolors, (i - 1) % 12 + 1)
 #@ argmax_flip_kernels alt: Flip probability against the gap for every kernel, fp32 and stored logits
 #@ argmax_flip_kernels look: each curve's position: its noise sigma
-#@ argmax_flip_kernels caption: Right panel: the format's spacing decides; curves coincide (wide under thin).
+#@ argmax_flip_kernels caption: Right: the format's spacing decides; curves coincide (wide under thin).
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_kernels', 1600, 700)
     set multiplot layout 1,2 title sprintf("Flip probability per kernel, %s inputs, K = %d (kernel = order/accumulator/logits; curves: fitted {/Symbol F})", kf, Kmax) font ',13'
@@ -106,10 +106,12 @@ do for [term = 1:2] {
     plot for [i = 1:words(k32)] bins using (selk(Kmax, kf, word(k32, i)) * column('rel_center')):'rate' \
              with points pt (i % 6) + 4 ps 0.7 lc rgb kc(i) title word(k32, i), \
          for [i = 1:words(k32)] (S32[i] == S32[i] ? norm(-x / S32[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
-    set title "logits stored in the format, and own-format accumulation: the coarse format sets the noise" font ',10'
+    set title "logits stored in the format, and own-format accumulation: the coarse format sets the noise\n(coincident curves drawn wide under thin)" font ',10'
+    # the stored-logit kernels' curves coincide (the format's spacing sets them): each is drawn
+    # wider than the next, so every one stays visible as a band
     plot for [i = 1:words(knar)] bins using (selk(Kmax, kf, word(knar, i)) * column('rel_center')):'rate' \
-             with points pt (i % 6) + 4 ps 0.7 lc rgb kc(i) title word(knar, i), \
-         for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
+             with points pt (i % 6) + 4 ps 0.7 + 0.25 * (words(knar) - i) lc rgb kc(i) title word(knar, i), \
+         for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw (1.2 + 1.1 * (words(knar) - i)) lc rgb kc(i) notitle
     unset multiplot
 }
 

@@ -45,7 +45,7 @@ cols = nf < 3 ? nf : 3
 rows = (nf + cols - 1) / cols
 #@ attention_drift_error alt: Attention output error against sequence length per kernel and format
 #@ attention_drift_error look: standard attention (black) above flash and split-KV in bf16 and fp16
-#@ attention_drift_error caption: The flash and split-KV curves nearly coincide: each is drawn wider under the next.
+#@ attention_drift_error caption: Flash and split-KV curves coincide (wide under thin).
 do for [t = 1:2] {
     eval out(t, 'attention_drift_error', 1500, 360 * rows + 220)
     set multiplot layout rows, cols margins 0.06, 0.80, 0.15, 0.80 spacing 0.06, 0.16 \

@@ -31,7 +31,7 @@ selh(f, p) = (strcol('format') eq f && strcol('pair') eq p) ? 1 : NaN
 
 #@ gpu_generations_ulps alt: Distribution of fp32-ulp distances between GPU generations' logits
 #@ gpu_generations_ulps look: adjacent generations (solid) against the exact logit (dashed)
-#@ gpu_generations_ulps caption: Identical curves (h100 and b200 against exact) are drawn wide under thin. The MI300X model has no hardware data.
+#@ gpu_generations_ulps caption: h100 and b200 against exact coincide (wide under thin); MI300X is an unvalidated model.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_ulps', 1500, 620)
     set multiplot layout 1,nf margins 0.06, 0.80, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
@@ -99,7 +99,7 @@ LO = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print 
 HI = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | tail -1", greedy)) * 3 : 1
 #@ gpu_generations_greedy alt: Exact top-2 gap against logit deviation where generations' texts part
 #@ gpu_generations_greedy look: every point under the dashed line
-#@ gpu_generations_greedy caption: Texts part only at near ties; MI300X is an unvalidated model.
+#@ gpu_generations_greedy caption: Texts part only at near ties.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_greedy', 1000, 640)
     set title "Greedy texts part only at near ties: where two generations' completions first differ\n(stories260K, every matmul on the generation's tensor-core model; one point per pair of generations and prompt)" font ',12'
