@@ -146,6 +146,7 @@ int main(int argc, char **argv)
                 if (OKP(f, a, b)) fab[nfab] = (drift_gg_pair_t){f, a, b, PIDX(a, b), b == na || b == a + 1}, nfab++;
 #define EACH(q, F) for (const drift_gg_pair_t *q = fab; q < fab + nfab; q++) if (q->f == (F))
     drift_count_t *arg = calloc((size_t)ns * nf * 2 * npair, sizeof *arg);        /* [seed][f][logits][pair] */
+    unsigned char *rowdiff = calloc((size_t)ns * nf * R * 2 * npair, 1);          /* [seed][f][row][logits][pair] */
     drift_count_t *close = calloc((size_t)ns * nf * MAXG * npair, sizeof *close); /* [seed][f][gap][pair] */
     drift_count_t *gcnt = calloc((size_t)ns * nf * npair, sizeof *gcnt);          /* [seed][f][pair], greedy */
     long *hist = calloc((size_t)nf * npair * NBIN, sizeof *hist);                 /* [f][pair][bin], fp32 logits, all seeds */
@@ -157,7 +158,7 @@ int main(int argc, char **argv)
     drift_parting_t *pbuf = malloc((size_t)NR * npair * sizeof *pbuf); /* [prompt][pair] */
     double *topgap = malloc((size_t)ns * nf * NR * NT * sizeof *topgap); /* computed top-1/top-2 gaps, all steps */
     int *prompts = malloc((size_t)NR * 2 * sizeof *prompts);
-    if (!arg || !close || !gcnt || !hist || !ulps || !sdiff || !Wd || !parts || !pbuf ||
+    if (!arg || !rowdiff || !close || !gcnt || !hist || !ulps || !sdiff || !Wd || !parts || !pbuf ||
         !topgap || !prompts)
         drift_die("out of memory");
     for (int t = 0; t < nf * npair; t++) {
@@ -189,7 +190,7 @@ int main(int argc, char **argv)
             drift_progress(&cli, done++, steps);
             /* (1) realistic head: every logit of every architecture and the exact ones (arch_head.h) */
             drift_count_t *ca = &arg[((size_t)si * nf + f) * 2 * npair];
-            int rc = drift_arch_head_compare(ca, ulps + f * npair, sdiff + f * npair, (size_t)si * R * V, hist + (size_t)f * npair * NBIN,
+            int rc = drift_arch_head_compare(ca, rowdiff + ((size_t)si * nf + f) * R * 2 * npair, ulps + f * npair, sdiff + f * npair, (size_t)si * R * V, hist + (size_t)f * npair * NBIN,
                                              H0, Wd, R, V, K, in, rec[f], ok[f], na);
             if (rc) drift_die("%s logits: %s", drift_format_name(in), drift_strerror(rc));
             drift_progress(&cli, done++, steps);
@@ -219,12 +220,12 @@ int main(int argc, char **argv)
 
     const drift_gpu_gen_lab_t lab = {&cli, archs_opt, ckpt, K, V, R, NP, nf, ns, ng, na, npair, NR, NT,
                                      ck.cfg.dim, ck.cfg.n_layers, VT, gaps.v, arch, (const int(*)[MAXA])ok, fab, nfab,
-                                     arg, close, gcnt, hist, ulps, sdiff, nlog, parts, nparts, topgap, topgap_at, unreached};
+                                     arg, rowdiff, close, gcnt, hist, ulps, sdiff, nlog, parts, nparts, topgap, topgap_at, unreached};
     drift_gpu_gen_write(&lab); /* lib/run/gpu_generations_report.c */
     for (int t = 0; t < nf * npair; t++) free(ulps[t]), free(sdiff[t]);
     for (int f = 0; f < nf; f++) drift_arch_greedy_free(ag[f]);
     drift_checkpoint_free(&ck);
-    free(ulps), free(sdiff), free(arg), free(close), free(gcnt), free(hist), free(Wd);
+    free(ulps), free(sdiff), free(arg), free(rowdiff), free(close), free(gcnt), free(hist), free(Wd);
     free(parts), free(pbuf), free(topgap), free(prompts);
     return 0;
 }

@@ -169,8 +169,16 @@ int main(int argc, char **argv)
     for (int mi = 0; mi < 2; mi++) {
         double gmin = growth[mi][0], gmax = growth[mi][0];
         for (int ci = 1; ci < NCONF; ci++) gmin = fmin(gmin, growth[mi][ci]), gmax = fmax(gmax, growth[mi][ci]);
-        drift_md_text(&out, "- %s (%d layers): from the first layer's output to the last, the mean relative error grows %.3g to %.3g times (independent per-layer errors adding up would give sqrt(L) = %.3g, errors adding in step L = %d); after the last layer bf16 is %.3g times fp32, fp16 %.3g times, LayerCast %.3g times.\n",
-                model_name[mi], ck[mi].cfg.n_layers, gmin, gmax, sqrt((double)ck[mi].cfg.n_layers), ck[mi].cfg.n_layers, last[mi][1] / last[mi][0], last[mi][2] / last[mi][0], last[mi][3] / last[mi][0]);
+        /* how the growth compares with the two additive models, said from the data */
+        const double L = ck[mi].cfg.n_layers, sq = sqrt(L);
+        const char *how = gmin > L    ? "faster than both sqrt(L) = %.3g (independent per-layer errors adding up) and L = %d (errors adding in step): the network amplifies the errors of earlier layers"
+                        : gmin > sq   ? "between sqrt(L) = %.3g (independent per-layer errors adding up) and L = %d (errors adding in step)"
+                        : gmax < sq   ? "less than sqrt(L) = %.3g (independent per-layer errors adding up; errors adding in step would give L = %d): later layers damp part of the earlier errors"
+                                      : "around sqrt(L) = %.3g (independent per-layer errors adding up; in step: L = %d)";
+        char hb[320];
+        snprintf(hb, sizeof hb, how, sq, ck[mi].cfg.n_layers);
+        drift_md_text(&out, "- %s (%d layers): from the first layer's output to the last, the mean relative error grows %.3g to %.3g times, %s; after the last layer bf16 is %.3g times fp32, fp16 %.3g times, LayerCast %.3g times.\n",
+                model_name[mi], ck[mi].cfg.n_layers, gmin, gmax, hb, last[mi][1] / last[mi][0], last[mi][2] / last[mi][0], last[mi][3] / last[mi][0]);
     }
     drift_md_text(&out, "- The reference is fp64 with correctly rounded dot products: its own error is near 1e-13 relative for the whole pass, far below every number above.\n\n");
     drift_out_commit(&out);

@@ -14,6 +14,9 @@ ar_color(a) = a eq 'rank' ? '#1f77b4' : a eq 'tree' ? '#2ca02c' : '#d62728'
 stats f using 'P' nooutput
 P_hi = STATS_max
 
+#@ allreduce_order alt: Changed elements and error of all-reduced fp32 sums against rank count P
+#@ allreduce_order look: the changed fraction rising while errors stay a few ulps
+#@ allreduce_order caption: Filled: largest error; open: RMS.
 do for [term = 1:2] {
     eval out(term, 'allreduce_order', 1300, 520)
     set multiplot layout 1, 2 title 'The same fp32 partial sums all-reduced by P ranks in three orders'

@@ -57,6 +57,9 @@ set yrange [-0.02:0.75]
 set xrange [5e-8:3]
 
 # ---- 1. per format ------------------------------------------------------------------------------
+#@ argmax_flip_formats alt: Argmax flip probability against the exact top-2 gap, per input format
+#@ argmax_flip_formats look: how far right the dashed stored-logit curves sit
+#@ argmax_flip_formats caption: Solid fp32-logit curves nearly coincide.
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_formats', 620*nK+380, 680)
     set multiplot layout 1,nK margins 0.05, 0.75, 0.11, 0.84 spacing 0.05 title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)   open, dashed: tensor cores (tc:h100), logits stored in the format\nthe four solid curves nearly coincide: with fp32 accumulation the input format hardly matters" font ',12'
@@ -90,6 +93,9 @@ do for [i = 1:words(k32)] { S32[i] = num(sig_ker(Kmax, kf, word(k32, i))) }
 do for [i = 1:words(knar)] { SN[i] = num(sig_ker(Kmax, kf, word(knar, i))) }
 kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #000000 #aec7e8"
 kc(i) = word(kcolors, (i - 1) % 12 + 1)
+#@ argmax_flip_kernels alt: Flip probability against the gap for every kernel, fp32 and stored logits
+#@ argmax_flip_kernels look: each curve's position: its noise sigma
+#@ argmax_flip_kernels caption: Right: the format's spacing decides; curves coincide (wide under thin).
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_kernels', 1600, 700)
     set multiplot layout 1,2 title sprintf("Flip probability per kernel, %s inputs, K = %d (kernel = order/accumulator/logits; curves: fitted {/Symbol F})", kf, Kmax) font ',13'
@@ -100,10 +106,12 @@ do for [term = 1:2] {
     plot for [i = 1:words(k32)] bins using (selk(Kmax, kf, word(k32, i)) * column('rel_center')):'rate' \
              with points pt (i % 6) + 4 ps 0.7 lc rgb kc(i) title word(k32, i), \
          for [i = 1:words(k32)] (S32[i] == S32[i] ? norm(-x / S32[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
-    set title "logits stored in the format, and own-format accumulation: the coarse format sets the noise" font ',10'
+    set title "logits stored in the format, and own-format accumulation: the coarse format sets the noise\n(coincident curves drawn wide under thin)" font ',10'
+    # the stored-logit kernels' curves coincide (the format's spacing sets them): each is drawn
+    # wider than the next, so every one stays visible as a band
     plot for [i = 1:words(knar)] bins using (selk(Kmax, kf, word(knar, i)) * column('rel_center')):'rate' \
-             with points pt (i % 6) + 4 ps 0.7 lc rgb kc(i) title word(knar, i), \
-         for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
+             with points pt (i % 6) + 4 ps 0.7 + 0.25 * (words(knar) - i) lc rgb kc(i) title word(knar, i), \
+         for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw (1.2 + 1.1 * (words(knar) - i)) lc rgb kc(i) notitle
     unset multiplot
 }
 
@@ -127,6 +135,9 @@ do for [i = 1:4] {
 }
 gsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'below_lo' && column('cum_fraction') > 0) ? 1 : NaN
 kcol = "#2ca02c #9467bd #8c564b"
+#@ argmax_flip_gaps alt: Cumulative top-2 gaps of realistic heads, with critical gaps as vertical lines
+#@ argmax_flip_gaps look: where each line crosses the curve: the rows at risk
+#@ argmax_flip_gaps caption: Lines are the kernels' D_0.1%.
 do for [term = 1:2] {
     eval out(term, 'argmax_flip_gaps', 1300, 650)
     set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs); vertical lines: critical gaps D_{0.1%%} at K = %d", kf, Kmax) font ',12'

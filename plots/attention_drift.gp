@@ -43,15 +43,20 @@ set xlabel 'sequence length L (keys; log scale)'
 set ylabel 'relative error of the output (log scale)'
 cols = nf < 3 ? nf : 3
 rows = (nf + cols - 1) / cols
+#@ attention_drift_error alt: Attention output error against sequence length per kernel and format
+#@ attention_drift_error look: standard attention (black) above flash and split-KV in bf16 and fp16
+#@ attention_drift_error caption: Flash and split-KV curves coincide (wide under thin).
 do for [t = 1:2] {
     eval out(t, 'attention_drift_error', 1500, 360 * rows + 220)
-    set multiplot layout rows, cols margins 0.06, 0.83, 0.15, 0.80 spacing 0.06, 0.16 \
+    set multiplot layout rows, cols margins 0.06, 0.80, 0.15, 0.80 spacing 0.06, 0.16 \
         title "Attention output error against the exact attention of the same rounded inputs (MPFR), per kernel\n(fp32 accumulation and softmax, P rounded to the format, output kept in fp32; y range shared)" font ',12'
     do for [f = 1:nf] {
         set title word(fmts, f).' inputs' font ',11'
-        if (f == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'kernel' } else { unset key }
+        if (f == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'kernel (wide under thin)' } else { unset key }
+        # flash and split-KV curves nearly coincide: drawn from widest (first) to thinnest, so
+        # each stays visible as a band around the next
         plot for [k = 1:nk] main using 'L':(sel(word(fmts, f), word(kerns, k)) ? column('relerr_round') : NaN) \
-             with linespoints lc rgb kcol(k) pt 7 ps 0.8 lw 2 title word(kerns, k)
+             with linespoints lc rgb kcol(k) pt 7 ps 0.8 lw (k == 1 ? 2 : 1 + 1.2 * (nk - k)) title word(kerns, k)
     }
     unset multiplot
 }
@@ -65,6 +70,9 @@ set xlabel 'flash key tile Bc (log scale)'
 set ylabel 'flash error / standard error (log scale)'
 unset key
 lpt(i) = i == 1 ? 4 : i == 2 ? 6 : i == 3 ? 8 : i == 4 ? 12 : 7
+#@ attention_drift_ratio alt: Flash over standard attention error against the flash tile
+#@ attention_drift_ratio look: points below the dotted line: flash more accurate
+#@ attention_drift_ratio caption: Dashed: the ratio Golden et al. (2024) report.
 do for [t = 1:2] {
     eval out(t, 'attention_drift_ratio', 1200, 650)
     set title "Flash / standard output error (both against the exact attention of the same rounded inputs): colour = format, point = L\nGolden et al. (2024) measured about 10x in a bf16 training forward pass (dashed); 1 = equally accurate (dotted)" font ',12'

@@ -45,10 +45,13 @@ set cbtics cb_lo, 1
 set cblabel 'log_{10} max |diff| of row 0 (grey: same bits as M = 1)' font ',10'
 set style fill solid 1.0 noborder
 
+#@ batch_invariance_heatmap alt: Heat map of row-0 changes against batch size, per format and K
+#@ batch_invariance_heatmap look: the coloured bands: batch sizes served by another kernel
+#@ batch_invariance_heatmap caption: Grey: the same bits as at batch size 1.
 do for [term = 1:2] {
     eval out(term, 'batch_invariance_heatmap', 1500, 300 * ((nf + 1) / 2) + 110)
     set multiplot layout (nf + 1) / 2, 2 margins 0.05, 0.88, 0.08, 0.86 spacing 0.06, 0.16 \
-        title sprintf("Where row 0 changes with the batch size, vendor-like policy (Thinking Machines' row-0 test; lib/ops/policy.h).\nbatch-invariant policy: largest change of row 0 over every M and K = %g (not drawn: it would be all grey)", bi_max) font ',12'
+        title sprintf("Where row 0 changes with the batch size, vendor-like policy (Thinking Machines' row-0 test; lib/ops/policy.h).\nbatch-invariant policy: largest change of row 0, over every M and every K: %g (not drawn: it would be all grey)", bi_max) font ',12'
     do for [f = 1:nf] {
         set title sprintf("%s inputs, vendor-like", word(fmts, f)) font ',11'
         if (f == nf) { set colorbox user origin screen 0.91, 0.15 size screen 0.02, 0.6 } else { unset colorbox }
@@ -68,11 +71,15 @@ set autoscale y
 kcolors = "#1f77b4 #ff7f0e #2ca02c #9467bd #8c564b #e377c2 #17becf #bcbd22"
 kcol(i) = word(kcolors, (i - 1) % 8 + 1)
 diff(f, p, k) = (sel(f, p) && column('K') == k) ? column('max_abs_diff') : NaN
+#@ batch_invariance_diff alt: Largest row-0 change against batch size, per format and K
+#@ batch_invariance_diff look: the steps of the vendor-like lines
+#@ batch_invariance_diff caption: Batch-invariant lies on the axis at 0.
 do for [term = 1:2] {
     eval out(term, 'batch_invariance_diff', 1500, 700)
     set multiplot layout 2, (nf + 1) / 2 margins 0.06, 0.80, 0.08, 0.86 spacing 0.06, 0.16 \
-        title "Largest change of row 0 against the batch size M: vendor-like, one segment per run of M with one kernel, per K;\nbatch-invariant: red dashed (exactly 0 everywhere)" font ',12'
-    set offsets 0, 0, graph 0.08, graph 0.02
+        title "Largest change of row 0 against the batch size M: vendor-like, one segment per run of M with one kernel, per K;\nbatch-invariant: red dashed on the axis (exactly 0 everywhere)" font ',12'
+    set offsets 0, 0, graph 0.02, graph 0.02
+    set yrange [0:*]   # an absolute difference: the axis starts at 0 (batch-invariant lies on it)
     do for [f = 1:nf] {
         set title sprintf("%s inputs", word(fmts, f)) font ',11'
         if (f == nf) { set key at screen 0.995, 0.5 right center font ',10' box title 'K' } else { unset key }

@@ -38,6 +38,9 @@ set key top left box opaque font ',10' width 2
 set xlabel "magnitude x (log scale)"
 set ylabel "spacing at x: distance to the next representable number (log scale)"
 
+#@ formats_spacing alt: Spacing of neighbouring values against the value, per format, log-log
+#@ formats_spacing look: the doubling at each power of two and where each curve stops
+#@ formats_spacing caption: Flat left ends: subnormals; tf32 (wide) lies under fp16.
 do for [term = 1:2] {
     eval out(term, 'formats_spacing', 1500, 650)
     set multiplot layout 1,2 title "Spacing between neighbouring representable numbers (one step per binade)" font ',14'
@@ -68,6 +71,9 @@ do for [term = 1:2] {
 
 set xtics 2**4
 set ytics 2**4
+#@ formats_relerr alt: Relative storage error of random reals against magnitude, per format
+#@ formats_relerr look: the points under each dashed unit roundoff
+#@ formats_relerr caption: Below the normal range the error grows to 1 (stored as 0); plus signs: overflow.
 do for [term = 1:2] {
     eval out(term, 'formats_relerr', 1350, 900)
     unset title

@@ -29,9 +29,12 @@ ALL = system(sprintf("awk -F, '!/^#/ && $3 == 1 && !s[$2]++ {print $2}' %s | tr 
 pcolor(p) = word(pcolors, (sum [k = 1:words(ALL)] (word(ALL, k) eq p ? k : 0)) % 10 + 1)
 selh(f, p) = (strcol('format') eq f && strcol('pair') eq p) ? 1 : NaN
 
+#@ gpu_generations_ulps alt: Distribution of fp32-ulp distances between GPU generations' logits
+#@ gpu_generations_ulps look: adjacent generations (solid) against the exact logit (dashed)
+#@ gpu_generations_ulps caption: h100 and b200 against exact coincide (wide under thin); MI300X is an unvalidated model.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_ulps', 1500, 620)
-    set multiplot layout 1,nf margins 0.06, 0.84, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
+    set multiplot layout 1,nf margins 0.06, 0.80, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
     do for [j = 1:nf] {
         f = word(fmts, j)
         P = pairs_of(f)
@@ -43,9 +46,11 @@ do for [t = 1:2] {
         set xtics ("0" 0, "1" 1, "2" 2, "3-4" 3, "5-8" 4, "9-16" 5, "17-32" 6, "33-64" 7, ">64" 8)
         set xlabel 'distance in fp32 ulps (steps between the two fp32 values)'
         set ylabel 'fraction of logits'.LOGY
-        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'a vs b' } else { unset key }
+        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'a vs b (wide under thin)' } else { unset key }
+        # generations that compute alike (H100 and B200) give identical curves against exact:
+        # each pair is drawn wider than the next, so a hidden one shows as a band around it
         plot for [i = 1:words(P)] hist using 'bin':(selh(f, word(P, i)) * (column('fraction') > 0 ? column('fraction') : NaN)) \
-            with linespoints lw 2 pt 7 ps 0.6 dt dash_h(word(P, i)) lc rgb pcolor(word(P, i)) \
+            with linespoints lw (1.2 + 0.9 * (words(P) - i)) pt 7 ps 0.6 dt dash_h(word(P, i)) lc rgb pcolor(word(P, i)) \
             title (j == nf ? word(P, i) : '')
     }
     unset multiplot
@@ -59,6 +64,9 @@ FLOOR = 3e-4
 # the gaps' range, as log10 (gnuplot does not read "1e-06" from a string)
 GMIN = 10**(system(sprintf("awk -F, '!/^#/ && $2 + 0 > 0 {printf \"%%.6f\\n\", log($2) / log(10)}' %s | sort -g | head -1", close)) + 0)
 GMAX = 10**(system(sprintf("awk -F, '!/^#/ && $2 + 0 > 0 {printf \"%%.6f\\n\", log($2) / log(10)}' %s | sort -g | tail -1", close)) + 0)
+#@ gpu_generations_closecalls alt: Disagreement between GPU generations against a planted top-2 gap
+#@ gpu_generations_closecalls look: the fall of disagreement as the gap grows
+#@ gpu_generations_closecalls caption: Floor markers: no disagreement seen.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_closecalls', 1500, 620)
     set multiplot layout 1,nf margins 0.06, 0.84, 0.16, 0.86 spacing 0.06 title "Close calls: how often two generations (or one and the exact argmax) pick different tokens\n(planted exact top-2 gap in units of the logit scale s; all seeds; bars: Wilson 95%; open markers on the floor: none seen)" font ',12'
@@ -89,6 +97,9 @@ NPART = system(sprintf("awk -F, '!/^#/ && $1 != \"seed\"' %s | wc -l", greedy)) 
 # both axes over the data's range (gap and deviation together), a factor 3 of room each side
 LO = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | head -1", greedy)) / 3 : 1e-3
 HI = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | tail -1", greedy)) * 3 : 1
+#@ gpu_generations_greedy alt: Exact top-2 gap against logit deviation where generations' texts part
+#@ gpu_generations_greedy look: every point under the dashed line
+#@ gpu_generations_greedy caption: Texts part only at near ties.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_greedy', 1000, 640)
     set title "Greedy texts part only at near ties: where two generations' completions first differ\n(stories260K, every matmul on the generation's tensor-core model; one point per pair of generations and prompt)" font ',12'

@@ -21,6 +21,9 @@ confs = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR > 1 && $13 > 0 && !s[$1]
 # 1. distinct completions per configuration
 stats sum using 'distinct_completions' nooutput
 dmax = STATS_max
+#@ greedy_divergence_distinct alt: Bar chart of distinct completions of identical greedy requests per configuration
+#@ greedy_divergence_distinct look: bars above one
+#@ greedy_divergence_distinct caption: Red: vendor-like; green: batch-invariant.
 do for [term = 1:2] {
     eval out(term, 'greedy_divergence_distinct', 1100, 520)
     set title sprintf('Distinct completions of %d identical greedy requests, each in its own random batch', R)
@@ -44,7 +47,7 @@ do for [term = 1:2] {
 }
 
 # 2. first-divergence histogram and 3. exact gaps, when anything diverged
-if (ndiv > 0) {
+if (ndiv >= 3) {
     stats hist using 'bin_hi' nooutput
     T_hi = STATS_max + 1
     stats hist using 'requests' nooutput
@@ -52,6 +55,10 @@ if (ndiv > 0) {
     stats div using (abs(column('exact_gap'))) nooutput
     g_lo = STATS_min / 3.0
     g_hi = STATS_max * 3.0
+#@ greedy_divergence_hist alt: Histogram of the token where identical requests parted
+#@ greedy_divergence_hist look: where texts part
+#@ greedy_divergence_hist caption: Diverged requests only.
+#@ greedy_divergence_hist few: fewer than three requests parted in this run ({sum greedy_divergence_summary.csv diverged %d} in all), so there is no distribution to draw; the table gives each parting.
     do for [term = 1:2] {
         eval out(term, 'greedy_divergence_hist', 1100, 520)
         set title 'Where identical requests parted: first differing token (diverged requests only)'
@@ -67,6 +74,10 @@ if (ndiv > 0) {
              with impulses lw 12 title c
         unset title
     }
+#@ greedy_divergence_gaps alt: Exact logit gap where completions parted, against token index
+#@ greedy_divergence_gaps look: how small the gaps are
+#@ greedy_divergence_gaps caption: Partings happen at near ties.
+#@ greedy_divergence_gaps few: fewer than three requests parted in this run ({sum greedy_divergence_summary.csv diverged %d} in all); the table gives the gap of each parting.
     do for [term = 1:2] {
         eval out(term, 'greedy_divergence_gaps', 1100, 560)
         set title 'The exact logit gap between the two tokens where a completion parted from the request alone'
@@ -84,17 +95,5 @@ if (ndiv > 0) {
         set format y '%g'
         unset title
     }
-} else {
-    do for [n in 'greedy_divergence_hist greedy_divergence_gaps'] {
-        do for [term = 1:2] {
-            eval out(term, n, 900, 300)
-            unset border
-            unset tics
-            set label 1 'No request diverged in this run: nothing to histogram.' at screen 0.5, 0.5 center font ',14'
-            plot [0:1][0:1] NaN notitle
-            unset label 1
-            set border
-            set tics
-        }
-    }
 }
+# fewer than three partings: no figure (the report prints the declared sentence instead)

@@ -28,6 +28,9 @@ do for [i = 1:nkv] { set xtics add (word(kvs, i) i) }
 set logscale y
 set format y '10^{%L}'
 set xlabel 'KV cache storage'
+#@ kv_cache_error alt: Attention and logit error per KV cache storage format, two lengths
+#@ kv_cache_error look: the ranking of storage formats
+#@ kv_cache_error caption: Labels count argmax flips.
 do for [t = 1:2] {
     eval out(t, 'kv_cache_error', 1500, 620)
     set multiplot layout 1, 2 margins 0.07, 0.86, 0.12, 0.85 spacing 0.08 \

@@ -2,9 +2,9 @@
 #
 #   gnuplot -e "datadir='data'; outdir='plots'" plots/matmul_drift.gp   (./lab plot matmul_drift)
 #
-# Writes outdir/matmul_drift_error.{png,svg} (normal inputs) and matmul_drift_llm.{png,svg}
+# Writes outdir/matmul_drift_error{,_narrow}.{png,svg} (normal inputs) and matmul_drift_llm{,_narrow}.{png,svg}
 # (LLM-like activations): the median relative error of C = A B against K, one panel per
-# inputs/accumulator setting, one curve per kernel, with the guides sqrt(K) u and K u of the
+# inputs/accumulator setting (four a figure: fp32 accumulators, then the narrow ones), one curve per kernel, with the guides sqrt(K) u and K u of the
 # accumulator (dashed and dotted); and outdir/matmul_drift_splitk.{png,svg}: for split
 # factors S = 1..64 at one K, the error and how many outputs differ from S = 1 (seq).
 # Settings or kernels missing from the data (a run with --formats/--kernels) are not drawn.
@@ -43,29 +43,51 @@ set ylabel 'median |c - e| / |e|'.LOGY
 guide(v) = v <= 1 ? v : NaN   # the guides stop where they reach 1 (no error can be larger to matter)
 set samples 100
 
-ncols = 4
-nrows = (nset + ncols - 1) / ncols
+# Four panels a figure: the fp32-accumulator settings, then the narrow ones (part 2, "_narrow").
+ncols = 2
+nrows = 2
+stats main using (column('rel_err_median') > 0 ? column('rel_err_median') : NaN) nooutput
+floor = STATS_min / 4   # where exact results (error 0) are drawn: a log axis has no 0
+zero(d, s, k) = (pick(d, s, k, 'rel_err_median') == 0) ? floor : NaN
+set yrange [floor / 1.5:*]
+#@ matmul_drift_error alt: Matrix product error against K, fp32 accumulators, per kernel, log-log
+#@ matmul_drift_error look: each line's slope against the dashed sqrt(K) u guide
+#@ matmul_drift_error caption: Split-K lowest, tensor-core models highest; coincident kernels wide under thin.
+#@ matmul_drift_error_narrow alt: Matrix product error against K, fp8 inputs and narrow accumulators
+#@ matmul_drift_error_narrow look: the fp8e4m3 triangles on the floor: errors of exactly 0
+#@ matmul_drift_error_narrow caption: fp8 products and short sums are exact in fp32, so that slope is where rounding starts, not same-sign error.
+#@ matmul_drift_llm alt: Matrix product error against K with outlier-heavy activations, fp32 accumulators
+#@ matmul_drift_llm look: the same slopes as for normal inputs
+#@ matmul_drift_llm caption: Outliers shift the level, not the growth.
+#@ matmul_drift_llm_narrow alt: Matrix product error against K with outliers, narrow accumulators
+#@ matmul_drift_llm_narrow look: the narrow accumulators far above
+#@ matmul_drift_llm_narrow caption: The accumulator sets the level.
 do for [dd = 1:2] {
     dist = word("normal llm", dd)
     name = dd == 1 ? 'error' : 'llm'
     what = dd == 1 ? 'A, B standard normal' : 'A LLM-like activations (0.5% outliers of 20..100), B normal'
+    do for [part = 1:2] {
     do for [term = 1:2] {
-        eval out(term, 'matmul_drift_'.name, 420 * ncols + 260, 340 * nrows + 90)
-        set multiplot layout nrows, ncols margins 0.05, 0.85, 0.08, 0.88 spacing 0.05, 0.12 title sprintf("Error of C = A B against the exact product vs K (%s). Dashed: sqrt(K) u, dotted: K u of the accumulator.\ntiled:128x128x32 coincides with naive and splitk:16:tree with splitk:16 (wide light line under the thin one)", what) font ',12'
-        do for [s = 1:nset] {
+        eval out(term, 'matmul_drift_'.name.(part == 1 ? '' : '_narrow'), 1500, 760)
+        set multiplot layout nrows, ncols margins 0.07, 0.82, 0.09, 0.86 spacing 0.07, 0.13 title sprintf("Error of C = A B against the exact product vs K (%s). Dashed: sqrt(K) u, dotted: K u of the accumulator.\ntiled:128x128x32 coincides with naive and splitk:16:tree with splitk:16 (wide light line under the thin one); triangles on the floor: error exactly 0", what) font ',12'
+        do for [s = 4 * part - 3:4 * part] {
             st = word(settings, s)
             u = uacc(accfmt(st))
-            set title sprintf("inputs %s, accumulator %s", infmt(st), accfmt(st)) font ',11'
-            if (s == nset) { set key at screen 0.995, 0.5 right center font ',10' box title 'kernel' } else { unset key }
+            set title sprintf("inputs %s, accumulator %s", infmt(st), accfmt(st)) font ',12'
+            if (s == 4 * part) { set key at screen 0.995, 0.5 right center font ',11' box title 'kernel' } else { unset key }
             plot for [k = 1:nker] main using 'K':(pos(pick(dist, st, word(kernels, k), 'rel_err_median'))) \
-                     with linespoints lw word(klw, k) + 0 dt int(word(kdash, k)) pt int(word(kpt, k)) ps 0.6 \
-                     lc rgb word(kcolors, k) title (s == nset ? word(kernels, k) : ''), \
-                 guide(sqrt(x) * u) with lines dt 2 lw 1 lc rgb '#555555' title (s == nset ? 'sqrt(K) u' : ''), \
-                 guide(x * u) with lines dt 3 lw 1 lc rgb '#555555' title (s == nset ? 'K u' : '')
+                     with linespoints lw word(klw, k) + 0 dt int(word(kdash, k)) pt int(word(kpt, k)) ps 0.7 \
+                     lc rgb word(kcolors, k) title (s == 4 * part ? word(kernels, k) : ''), \
+                 for [k = 1:nker] main using 'K':(zero(dist, st, word(kernels, k))) with points pt 8 ps 1.2 lc rgb word(kcolors, k) notitle, \
+                 guide(sqrt(x) * u) with lines dt 2 lw 1 lc rgb '#555555' title (s == 4 * part ? 'sqrt(K) u' : ''), \
+                 guide(x * u) with lines dt 3 lw 1 lc rgb '#555555' title (s == 4 * part ? 'K u' : ''), \
+                 NaN with points pt 8 ps 1.2 lc rgb '#555555' title (s == 4 * part ? 'error 0 (floor)' : '')
         }
         unset multiplot
     }
+    }
 }
+set yrange [*:*]
 
 # ---- split factors -----------------------------------------------------------------------
 unset logscale
@@ -78,6 +100,9 @@ K_split = int(STATS_max)
 stats split using 'S' nooutput
 set xrange [0:STATS_max + 1]
 pks(d, f, c) = (strcol('dist') eq d && strcol('format') eq f) ? column(c) : NaN
+#@ matmul_drift_splitk alt: Error and changed outputs of one product against the split factor S
+#@ matmul_drift_splitk look: the changed fraction jumping once S exceeds one
+#@ matmul_drift_splitk caption: Shorter chains are more accurate; tf32 lies under fp16.
 do for [term = 1:2] {
     eval out(term, 'matmul_drift_splitk', 1400, 460)
     set multiplot layout 1, 2 title sprintf("One product, every split factor (normal inputs, fp32 accumulation, K = %d); tf32 (wide, light) lies under fp16 and fp32", K_split) font ',12'

@@ -19,6 +19,9 @@ do for [i = 1:4] {
     SG[i] = STATS_max
 }
 
+#@ real_gaps alt: Cumulative exact top-2 gaps of SmolLM2's greedy text, and predicted against observed flips
+#@ real_gaps look: where each dashed sigma line crosses the gap curve
+#@ real_gaps caption: A few flips are one or two events.
 do for [term = 1:2] {
     eval out(term, 'real_gaps', 1300, 520)
     set multiplot layout 1, 2 title "SmolLM2-135M's own greedy text: exact top-2 logit gaps and the flips they predict"

@@ -45,6 +45,9 @@ set arrow 2 from 5.4e-9, graph -0.02 to 6.1e-9, graph 0.02 nohead lw 1.5 front
 set ylabel "fraction of steps whose token changed (log scale)"
 set xlabel "temperature T (log scale; T = 0 left of the axis break)" offset 0, -0.6
 
+#@ sampling_flip alt: Fraction of sampled tokens changed by the numerics against temperature, per kernel
+#@ sampling_flip look: bf16-logit kernels far above fp32-logit ones
+#@ sampling_flip caption: Floor markers: no change in any step.
 do for [term = 1:2] {
     eval out(term, 'sampling_flip', 1900, 620)
     set multiplot layout 1,3 margins 0.05, 0.86, 0.16, 0.84 spacing 0.05 title "Same seed, different numerics: how often the sampled token differs from the one the exact logits give\n(open markers on the floor: no change seen in any step, one row per kernel; bars: Wilson 95%)" font ',12'

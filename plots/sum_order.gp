@@ -52,29 +52,37 @@ set format y '10^{%L}'
 stats summary using (strcol('dist') eq 'uniform' ? pos(column('mean_err_sumabs')) : NaN) nooutput
 b_lo = 10**floor(log10(STATS_min)) / 10.0
 b_hi = 10.0
-ncols = nord < 4 ? nord : 4
-nrows = (nord + ncols) / ncols        # at least one free cell for the key
+# four orders a figure (2 x 2), the key right of the panels
+nbp = (nord + 3) / 4
+#@ sum_order_bounds alt: Summation error against n for four orders, with their error bounds
+#@ sum_order_bounds look: the points under the bounds, and bf16/fp16 accumulators (dash-dot) jumping to error one
+#@ sum_order_bounds caption: Triangles on the floor: exact results; crosses on the ceiling: inf/NaN.
+#@ sum_order_bounds_more alt: Summation error against n for the other orders, with their bounds
+#@ sum_order_bounds_more look: kahan and neumaier in bf16 or fp16 rising to error one
+#@ sum_order_bounds_more caption: Compensation does not stop stagnation (neumaier early, kahan late); fp16 also overflows.
+do for [part = 1:nbp] {
 do for [t = 1:2] {
-    eval out(t, 'sum_order_bounds', 420 * ncols, 380 * nrows + 80)
+    eval out(t, 'sum_order_bounds'.(part == 1 ? '' : '_more'), 1500, 800)
     set yrange [b_lo:b_hi]
-    set multiplot layout nrows, ncols title sprintf("Error / sum|x| against n, uniform [0,1) inputs (mean over trials), every order on one scale.\nDashed: deterministic bound {/Symbol g}_k, dotted: probabilistic bound ~{/Symbol l} sqrt(k) u ({/Symbol l} = %s), in the accumulator's colour; a bound leaves the plot where k u reaches 1", lambda) font ',12'
+    set multiplot layout 2, 2 margins 0.07, 0.80, 0.08, 0.85 spacing 0.08, 0.14 title sprintf("Error / sum|x| against n, uniform [0,1) inputs (mean over trials), every order on one scale.\nDashed: deterministic bound {/Symbol g}_k, dotted: probabilistic bound ~{/Symbol l} sqrt(k) u ({/Symbol l} = %s), in the accumulator's colour; a bound leaves the plot where k u reaches 1", lambda) font ',12'
     set logscale x 2
     set xlabel 'n'.LOGX
     set ylabel 'error / sum|x|'.LOGY
     set yrange [b_lo:b_hi]
     unset key
-    do for [o = 1:nord] {
+    olast = 4 * part < nord ? 4 * part : nord
+    do for [o = 4 * part - 3:olast] {
         ord = word(orders, o)
-        set title ord font ',11'
-        # one key for all panels, drawn once in the empty space after the last panel
-        if (o == nord) { set key at screen 0.97, 0.06 right bottom font ',10' spacing 1.1 box title 'inputs/accumulator' } else { unset key }
+        set title ord font ',12'
+        # one key for all panels, right of them, off the data
+        if (o == olast) { set key at screen 0.995, 0.5 right center font ',11' spacing 1.1 box title 'inputs/accumulator' } else { unset key }
         plot \
              for [s = 1:nset] 1e9 with linespoints pt 7 lw 1.5 dt acc_dt(word(settings, s)) \
-                 lc rgb fmt_color(s_in(word(settings, s))) title (o == nord ? word(settings, s) : ''), \
-             1e9 with lines dt 2 lw 1.2 lc rgb '#000000' title (o == nord ? 'deterministic bound' : ''), \
-             1e9 with lines dt 3 lw 1.2 lc rgb '#000000' title (o == nord ? 'probabilistic bound' : ''), \
-             1e9 with points pt 8 lc rgb '#555555' title (o == nord ? 'error 0 (on the floor)' : ''), \
-             1e9 with points pt 2 lc rgb '#555555' title (o == nord ? 'inf/NaN (on the ceiling)' : ''), \
+                 lc rgb fmt_color(s_in(word(settings, s))) title (o == olast ? word(settings, s) : ''), \
+             1e9 with lines dt 2 lw 1.2 lc rgb '#000000' title (o == olast ? 'deterministic bound' : ''), \
+             1e9 with lines dt 3 lw 1.2 lc rgb '#000000' title (o == olast ? 'probabilistic bound' : ''), \
+             1e9 with points pt 8 lc rgb '#555555' title (o == olast ? 'error 0 (on the floor)' : ''), \
+             1e9 with points pt 2 lc rgb '#555555' title (o == olast ? 'inf/NaN (on the ceiling)' : ''), \
              for [s = 1:nset] summary using 'n':(pos(pick('uniform', word(settings, s), ord, 'mean_err_sumabs'))) \
                  with linespoints pt 7 ps 0.5 lw 1.5 dt acc_dt(word(settings, s)) \
                  lc rgb fmt_color(s_in(word(settings, s))) notitle, \
@@ -90,6 +98,7 @@ do for [t = 1:2] {
     unset multiplot
     set border; set tics; set grid; set logscale xy; unset key; set autoscale xy
 }
+}
 
 # ---- 2. every distribution: relative error of every order -------------------------------
 dists = "uniform normal illcond llm"
@@ -100,19 +109,37 @@ do for [d = 1:4] {
     LO[d] = 10**floor(log10(STATS_min)) / 10.0
     HI[d] = 10**ceil(log10(STATS_max)) * 10.0
 }
+#@ sum_order_dists alt: Summation error against n, fp32 sums, four input distributions
+#@ sum_order_dists look: the cancellation panel far above the others
+#@ sum_order_dists caption: Cancellation magnifies every order's error by the condition number.
+#@ sum_order_dists_bf16_fp32 alt: Summation error against n, bf16 inputs in fp32, four distributions
+#@ sum_order_dists_bf16_fp32 look: the same picture as fp32 inputs
+#@ sum_order_dists_bf16_fp32 caption: The accumulator sets the error.
+#@ sum_order_dists_bf16_bf16 alt: Summation error against n, bf16 inputs and accumulator, four distributions
+#@ sum_order_dists_bf16_bf16 look: every order but pairwise rising to error one on uniform inputs
+#@ sum_order_dists_bf16_bf16 caption: Stagnation: the bf16 sum stops absorbing terms.
+#@ sum_order_dists_fp16_fp32 alt: Summation error against n, fp16 inputs in fp32, four distributions
+#@ sum_order_dists_fp16_fp32 look: the same picture as fp32 inputs
+#@ sum_order_dists_fp16_fp32 caption: The accumulator sets the error.
+#@ sum_order_dists_fp16_fp16 alt: Summation error against n, fp16 inputs and accumulator, four distributions
+#@ sum_order_dists_fp16_fp16 look: stagnation, and crosses where partial sums overflow
+#@ sum_order_dists_fp16_fp16 caption: Compensation prevents neither.
+# one figure per inputs/accumulator setting: sum_order_dists (the first), then _<in>_<acc>
+sname(s) = s == 1 ? 'sum_order_dists' : 'sum_order_dists_'.s_in(word(settings, s)).'_'.s_acc(word(settings, s))
+do for [s = 1:nset] {
 do for [t = 1:2] {
-    eval out(t, 'sum_order_dists', 1700, 280 * nset + 120)
-    set multiplot layout nset, 4 margins 0.05, 0.87, 0.05, 0.95 spacing 0.06, 0.07 title "Relative error |result - exact| / |exact| against n, per input distribution (columns, one y scale each) and inputs/accumulator (rows)" font ',12'
+    eval out(t, sname(s), 1500, 780)
+    set multiplot layout 2, 2 margins 0.07, 0.83, 0.08, 0.88 spacing 0.08, 0.14 title sprintf("Relative error |result - exact| / |exact| against n, inputs/accumulator %s, per input distribution (one y scale each)", word(settings, s)) font ',12'
     set logscale x 2
     set xlabel 'n'.LOGX
     set ylabel 'relative error'.LOGY
     unset key
-    do for [s = 1:nset] {
+    {
         do for [d = 1:4] {
             set yrange [LO[d]:HI[d]]
-            set title sprintf("%s, %s", word(dists, d), word(settings, s)) font ',10'
-            if (s == nset && d == 4) { set key at screen 0.995, 0.5 right center vertical font ',11' box title 'order' } else { unset key }
-            last = (s == nset && d == 4)
+            set title word(dists, d) font ',12'
+            if (d == 4) { set key at screen 0.995, 0.5 right center vertical font ',11' box title 'order' } else { unset key }
+            last = (d == 4)
             plot for [o = 1:nord] 1e99 with linespoints pt opt(o) lw 1.2 lc rgb ocolor(o) title (last ? word(orders, o) : ''), \
                  1e99 with points pt 8 lc rgb '#555555' title (last ? 'error 0 (floor)' : ''), \
                  1e99 with points pt 2 lc rgb '#555555' title (last ? 'overflow (ceiling)' : ''), \
@@ -127,17 +154,24 @@ do for [t = 1:2] {
     unset multiplot
     set border; set tics; set grid; set logscale xy; unset key; set autoscale xy
 }
+}
 
 # ---- 3. permutations: histogram of results ----------------------------------------------
 unset logscale
 set format x '%g'
 set format y '%g'
 pickcr(s, c, want) = (strcol('dist') eq 'normal' && strcol('setting') eq s && column('cr') == want) ? column(c) : NaN
-ncols = nset < 3 ? nset : 3
-nrows = (nset + ncols - 1) / ncols
+npp = (nset + 2) / 3   # three settings a figure (2 x 2 with the key in the fourth cell)
+#@ sum_order_perms alt: Histograms of one vector's sums over random orders, in ulps from exact
+#@ sum_order_perms look: each histogram's width
+#@ sum_order_perms caption: Green: the correctly rounded sum.
+#@ sum_order_perms_more alt: Histograms of sums over random orders, fp16 inputs
+#@ sum_order_perms_more look: the fp16 accumulator's wider spread
+#@ sum_order_perms_more caption: Green: the correctly rounded sum.
+do for [part = 1:npp] {
 do for [t = 1:2] {
-    eval out(t, 'sum_order_perms', 480 * ncols, 360 * nrows + 60)
-    set multiplot layout nrows, ncols title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'
+    eval out(t, 'sum_order_perms'.(part == 1 ? '' : '_more'), 1300, 800)
+    set multiplot layout 2, 2 title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'
     set style fill solid 0.8 border -1
     set boxwidth 0.8
     set xlabel 'result - exact (ulps of the accumulator)'
@@ -147,11 +181,13 @@ do for [t = 1:2] {
     set key at screen 0.83, 0.3 center center font ',11' box title ''   # in the free cell, off the bars
     set autoscale x
     set offsets 1.5, 1.5, graph 0.25, 0 # a single bar must not fill the panel; room for the key above the bars
-    do for [s = 1:nset] {
-        set title word(settings, s) font ',11'
+    slast = 3 * part < nset ? 3 * part : nset
+    do for [s = 3 * part - 2:slast] {
+        set title word(settings, s) font ',12'
         plot perms using (pickcr(word(settings, s), 'ulps', 0)):'count' with boxes lc rgb '#1f77b4' title 'other results', \
              perms using (pickcr(word(settings, s), 'ulps', 1)):'count' with boxes lc rgb '#2ca02c' title 'correctly rounded'
     }
     unset multiplot
+}
 }
 set output

@@ -31,6 +31,9 @@ unset key
 set xlabel 'input → output format'
 set ylabel 'GPU (measured by Khattak and Mikaitis)'
 
+#@ tc_conformance alt: Grid of GPUs by input and output format, coloured by model mismatches
+#@ tc_conformance look: every cell's colour: green is bit for bit
+#@ tc_conformance caption: Red would mark a mismatch.
 do for [t = 1:2] {
     eval out(t, 'tc_conformance', 1300, 680)
     set title "The lab's tensor-core models against the measured GPU outputs: mismatches / samples (bitwise)\ngreen: every sample bit for bit; grey: no model; red: mismatch; blank: not measured" font ',12'

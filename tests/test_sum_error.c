@@ -52,18 +52,26 @@ Test(loglog, slope_of_a_power_law)
 
 Test(cluster_rate, units_not_events)
 {
-    /* 4 units of 2 events, counts 0 1 2 1: fractions 0, 1/2, 1, 1/2, mean 1/2; sum of squared
-     * deviations 1/2, sd^2 = (1/2)/3, se = sqrt(1/24); interval 1/2 -+ z95 sqrt(1/24). A few
+    /* 4 units of 2 events, counts 0 1 2 1: fractions 0, 1/2, 1, 1/2, mean p = 1/2 over n = 4
+     * units. Wilson by hand: centre (p + z^2/8) / (1 + z^2/4) = 1/2, half-width
+     * z sqrt(p(1-p)/4 + z^2/64) / (1 + z^2/4) = z sqrt(1/16 + z^2/64) / (1 + z^2/4). A few
      * roundings of double arithmetic: 1e-12. */
     const long c[] = {0, 1, 2, 1};
     double r, lo, hi;
     drift_clustered_rate(&r, &lo, &hi, c, 4, 2);
+    const double z = DRIFT_Z95, half = z * sqrt(1.0 / 16 + z * z / 64) / (1 + z * z / 4);
     cr_assert_eq(r, 0.5);
-    cr_assert(fabs(lo - (0.5 - DRIFT_Z95 * sqrt(1.0 / 24))) < 1e-12 && fabs(hi - (0.5 + DRIFT_Z95 * sqrt(1.0 / 24))) < 1e-12);
-    /* every unit alike: Wilson's interval over the 4 units */
-    const long z[] = {0, 0, 0, 0};
-    double wl, wh;
-    drift_clustered_rate(&r, &lo, &hi, z, 4, 2);
-    drift_wilson(&wl, &wh, 0, 4, DRIFT_Z95);
-    cr_assert(r == 0 && lo == wl && hi == wh);
+    cr_assert(fabs(lo - (0.5 - half)) < 1e-12 && fabs(hi - (0.5 + half)) < 1e-12, "[%g, %g]", lo, hi);
+    /* no event: Wilson's interval for 0 of 4 units, [0, z^2 / (4 + z^2)] */
+    const long zc[] = {0, 0, 0, 0};
+    drift_clustered_rate(&r, &lo, &hi, zc, 4, 2);
+    cr_assert(r == 0 && lo == 0 && fabs(hi - z * z / (4 + z * z)) < 1e-12, "[%g, %g]", lo, hi);
+    /* one event among 128 units of 16 draws may not get a narrower interval than none (the
+     * clustered Wald interval gave [0, 0.0014] against [0, 0.029]) */
+    long one[128] = {0}, none[128] = {0};
+    one[7] = 1;
+    double l1, h1, l0, h0;
+    drift_clustered_rate(&r, &l1, &h1, one, 128, 16);
+    drift_clustered_rate(&r, &l0, &h0, none, 128, 16);
+    cr_assert(h1 > h0, "one event %g, none %g", h1, h0);
 }

@@ -5,8 +5,8 @@
 #define DRIFT_CLUSTER_RATE_H
 
 /* R units of `per` events each, count[r] of them positive: rate = mean of the fractions x_r,
- * interval = rate +- 1.96 sd(x_r) / sqrt(R), clipped to [0, 1]; when every unit is alike (sd 0)
- * Wilson's interval over the R units. */
+ * interval = Wilson's score interval for that mean over the R units (n = R, the independent
+ * samples; a conservative choice when the events of one unit are nearly independent). */
 void drift_clustered_rate(double *rate, double *lo, double *hi, const long *count, long R, long per);
 
 #endif

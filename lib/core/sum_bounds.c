@@ -1,5 +1,6 @@
 /* sum_bounds.c — the sweep against its error bounds (sum_bounds.h). */
 #include "sum_bounds.h"
+#include "format.h"
 #include "gen.h"
 
 #include <math.h>
@@ -39,7 +40,12 @@ void drift_sum_summarise(drift_sum_summary_t *sm, double *slope, drift_sum_tally
                             tally->det_total++;
                             tally->det_ok += c->m.abs_err <= drift_order_bound(&w->O[o], n, u, c->sum_abs);
                             tally->prob_total++;
-                            tally->prob_ok += c->m.abs_err <= drift_order_bound_prob(&w->O[o], n, u, c->sum_abs, lambda);
+                            int ok = c->m.abs_err <= drift_order_bound_prob(&w->O[o], n, u, c->sum_abs, lambda);
+                            tally->prob_ok += ok;
+                            if (!ok && drift_format_info(w->S[s].acc)->p <= 11) {
+                                tally->prob_fail_narrow++;
+                                tally->prob_fail_stagnant += c->m.rel_err >= 0.25;
+                            }
                         }
                         q->mean_e += e / trials;
                         q->mean_rel += c->m.rel_err / trials;

@@ -16,6 +16,10 @@ typedef struct {
 
 typedef struct {
     long det_ok, det_total, prob_ok, prob_total, overflow;
+    /* probabilistic-bound failures with an accumulator of at most 11 bits (bf16, fp16), and
+     * those of them whose relative error reached 1/4: stagnation, where the bound's model of
+     * independent mean-zero roundings does not apply */
+    long prob_fail_narrow, prob_fail_stagnant;
 } drift_sum_tally_t;
 
 /* The smallest multiple of 0.01 with drift_bound_prob(lambda, n, u) >= target (and hence at

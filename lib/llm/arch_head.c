@@ -22,7 +22,7 @@ int drift_ulp_bin(int64_t d)
 
 const char *drift_ulp_bin_name(int bin) { return bin >= 0 && bin < DRIFT_ULP_NBIN ? BIN_NAME[bin] : "?"; }
 
-int drift_arch_head_compare(drift_count_t *arg, int64_t *const *ulps, double *const *sdiff, size_t at, long *hist,
+int drift_arch_head_compare(drift_count_t *arg, unsigned char *rowdiff, int64_t *const *ulps, double *const *sdiff, size_t at, long *hist,
                             const double *H0, const double *W, size_t R, size_t V, size_t K, drift_format_t in,
                             const drift_recipe_t *rec, const int *use, int n)
 {
@@ -59,7 +59,11 @@ int drift_arch_head_compare(drift_count_t *arg, int64_t *const *ulps, double *co
             for (int b = a + 1; b <= n; b++) {
                 if (!use[a] || (b < n && !use[b])) continue;
                 int p = drift_pair_index(a, b, n);
-                for (int lg = 0; lg < 2; lg++) arg[lg * npair + p].n++, arg[lg * npair + p].k += top[lg][a] != top[lg][b];
+                for (int lg = 0; lg < 2; lg++) {
+                    int d = top[lg][a] != top[lg][b];
+                    arg[lg * npair + p].n++, arg[lg * npair + p].k += d;
+                    if (rowdiff) rowdiff[(r * 2 + (size_t)lg) * (size_t)npair + (size_t)p] = (unsigned char)d;
+                }
                 for (size_t v = 0; v < V; v++) {
                     double xa = L[((size_t)a * R + r) * V + v], xb = L[((size_t)b * R + r) * V + v];
                     int64_t d = drift_ulp_distance(xa, b == n ? drift_rne(xb, DRIFT_FP32) : xb, DRIFT_FP32);

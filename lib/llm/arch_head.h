@@ -23,8 +23,11 @@ const char *drift_ulp_bin_name(int bin);
  *   ulps[p][at + r V + v] = the distance of logit (r, v) between a and b in fp32 steps (b
  *     exact: its logit rounded to fp32), sdiff[p][at + r V + v] = |a - b| / s_r with
  *     s_r = drift_logit_scale of row r; hist[p * DRIFT_ULP_NBIN + bin] += 1 per logit.
+ *   rowdiff (when not NULL) [(r * 2 + lg) * npair + p] = 1 where row r's argmax differs
+ *     between a and b (0 elsewhere): the hidden state is the independent unit of these
+ *     comparisons, so intervals are clustered by it;
  * npair = drift_pair_count(n). 0, or DRIFT_EINVAL / DRIFT_ENOMEM / a GEMM's error. */
-int drift_arch_head_compare(drift_count_t *arg, int64_t *const *ulps, double *const *sdiff, size_t at, long *hist,
+int drift_arch_head_compare(drift_count_t *arg, unsigned char *rowdiff, int64_t *const *ulps, double *const *sdiff, size_t at, long *hist,
                             const double *H0, const double *W, size_t R, size_t V, size_t K, drift_format_t in,
                             const drift_recipe_t *rec, const int *use, int n);
 

@@ -59,11 +59,8 @@ int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, dr
         if (!rc && (F->status == DRIFT_FIT_OK || F->status == DRIFT_FIT_SEPARATED || F->status == DRIFT_FIT_NO_FLIPS)) {
             /* no flips: the 95% upper bound of the parameter gives upper bounds on the gaps */
             double th = F->status == DRIFT_FIT_NO_FLIPS ? F->hi : F->theta;
-            /* the triangle's q is known (the logit format's spacing): kappa = 1 unless the data
-             * exclude it, so the gaps are the mechanism's, the fitted kappa its check */
-            if (implied == DRIFT_FLIPLAW_TRIANGLE && F->status != DRIFT_FIT_NO_FLIPS && F->lo <= 1 && 1 <= F->hi) th = 1;
-            /* likewise the convolution's sigma: 0 (the bare triangle) unless the data exclude it */
-            if (implied == DRIFT_FLIPLAW_CONV && F->status != DRIFT_FIT_NO_FLIPS && F->lo <= 0) th = 0;
+            /* the gaps come from the parameter as fitted, never moved to a value its interval
+             * merely contains (kappa = 1, sigma = 0): the interval is reported beside it */
             double sigma = implied == DRIFT_FLIPLAW_TRIANGLE ? 0 : th;
             double qq = implied == DRIFT_FLIPLAW_TRIANGLE ? th * L->q_med : L->q_med;
             if (isfinite(th)) {

@@ -12,9 +12,8 @@
  * Units: gaps relative to each pair's logit scale s (rel = gap / s), and q = the output
  * format's spacing at the pair's larger-magnitude logit, ulp_out(max(|l1|, |l2|)) / s (the top
  * logit when logits are positive; for negative logits the lower one has the larger spacing). Critical gaps D_P (P = 0.1%, 1%)
- * come from the implied law at its fitted parameter and the median q (for TRIANGLE at kappa = 1,
- * the known spacing, unless kappa's interval excludes 1; for CONV at sigma = 0, the bare
- * triangle, unless sigma's interval excludes 0): in units of s and of output ulps
+ * come from the implied law at its parameter as fitted (never moved to a boundary or to a value
+ * its interval contains) and the median q: in units of s and of output ulps
  * (D / q_med). For TRIANGLE they are below one output ulp by construction; a
  * GAUSS critical gap is a gap at which flips occur with probability P in that model. */
 #ifndef DRIFT_FLIPFIT_H

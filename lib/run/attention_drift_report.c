@@ -105,7 +105,7 @@ void drift_attention_write(const drift_attention_lab_t *L)
 
     drift_md_text(&out, "**Takeaway.**\n\n");
     if (bf >= 0)
-        drift_md_text(&out, "- In bf16, flash's error against the exact attention of the same inputs is %.3gx to %.3gx standard's (every Bc and L here). Golden et al. (2024) measured about 10x more deviation for flash than for the baseline in a bf16 training forward pass; %s Why the two differ: here every operation is emulated, rounded exactly once in one fixed order, on N(0,1) inputs, and both kernels share one recipe (P rounded to bf16, fp32 accumulation); Golden et al. measured the kernels of a training forward pass, with their roundings, their inputs and their deviation metric, none of which this emulation copies.\n",
+        drift_md_text(&out, "- In bf16, flash's error against the exact attention of the same inputs is %.3gx to %.3gx standard's (every Bc and L here). Golden et al. (2024) measured about 10x more deviation for flash than for the baseline in a bf16 training forward pass; %s Golden et al. measured real training kernels, inputs and metric; this emulation (each operation rounded once, in one order, on N(0,1) inputs) copies none of them, and the control that would isolate the cause (standard attention with fp32 scores) is not run.\n",
                 bf_lo, bf_hi,
                 bf_hi < 1 ? "the lab does not reproduce it: here flash is the more accurate kernel, which we attribute to the one rounding the two recipes do not share (standard stores its scores in bf16, flash keeps them in fp32; not isolated by this run)." :
                 bf_hi < 3 ? "the lab does not reproduce that order of magnitude." :

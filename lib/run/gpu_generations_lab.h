@@ -41,6 +41,7 @@ typedef struct {
     const drift_gg_pair_t *fab;         /* the (format, a, b) with a path for both, in that order */
     int nfab;
     const drift_count_t *arg;           /* [seed][f][logits fp32/stored][pair] */
+    const unsigned char *rowdiff;       /* [seed][f][row][logits][pair]: 1 where the row's argmax differs */
     const drift_count_t *close;         /* [seed][f][gap (MAXG)][pair] */
     const drift_count_t *gcnt;          /* [seed][f][pair], greedy texts */
     const long *hist;                   /* [f][pair][bin] */

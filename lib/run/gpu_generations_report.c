@@ -179,6 +179,22 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
                 drift_row(&out, T_MDARG, FN(f), DRIFT_TXT(lg ? "stored in format" : "fp32"), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR));
             }
     drift_md_end(&out, T_MDARG);
+    /* The hidden state (seed, row) is the independent unit of these comparisons: one state
+     * whose top-2 is a near tie flips under every pair at once, so the intervals count states,
+     * a state once whatever number of its (format, pair) cases differ. [logits][0 vs exact, 1
+     * between generations] */
+    long unit_k[2][2] = {{0, 0}, {0, 0}}, unit_n = (long)ns * (long)R;
+    for (int si = 0; si < ns; si++)
+        for (size_t r = 0; r < R; r++)
+            for (int lg = 0; lg < 2; lg++) {
+                int hit[2] = {0, 0};
+                for (int f = 0; f < nf; f++)
+                    EACH(q, f) if (q->shown && L->rowdiff[((((size_t)si * nf + f) * R + r) * 2 + lg) * npair + q->p])
+                        hit[q->b == na ? 0 : 1] = 1;
+                unit_k[lg][0] += hit[0], unit_k[lg][1] += hit[1];
+            }
+    char cellU[96];
+#define UNIT_TEXT(lg, kind) (drift_rate_text(cellU, sizeof cellU, unit_k[lg][kind], unit_n), cellU)
     double frac_min = 1, frac_max = 0, max_s = 0;
     int64_t med_max = 0, p99_max = 0;
     char same_pairs[256] = "";
@@ -223,6 +239,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     const drift_parting_t **sel = malloc((nparts + 1) * sizeof *sel);
     if (!sel) drift_die_oom((double)(nparts + 1) * sizeof *sel, "the list of %zu partings", nparts);
     char every[512] = "", never[512] = "", mixed[512] = "";
+    int nnever = 0; /* pairs that never parted: counted in the takeaway, named in the table */
     drift_parting_summary_t ps;
     for (int f = 0; f < nf; f++)
         EACH(q, f) if (q->b < na) {
@@ -231,6 +248,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             int seeds_with = 0; /* a pair is named only by what holds at every seed */
             for (int si = 0; si < ns; si++) seeds_with += gcnt[((size_t)si * nf + f) * npair + q->p].k > 0;
             char *list = seeds_with == ns ? every : seeds_with == 0 ? never : mixed;
+            nnever += seeds_with == 0;
             size_t l = strlen(list), n = 0;
             snprintf(list + l, 512 - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli->formats[f]), name_a[q->a], name_a[q->b]);
             for (size_t i = 0; i < nparts; i++)
@@ -246,26 +264,30 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     drift_md_text(&out, "**Takeaway.**\n\n");
     if (gen32.n) {
         drift_rate_text(cellR, sizeof cellR, gen32.k, gen32.n);
-        drift_md_text(&out, "- Realistic head, fp32 logits: adjacent generations pick a different token in %s of (hidden state, pair) cases over seeds %llu..%llu; against the exact argmax: ", cellR, s0, s1);
+        drift_md_text(&out, "- Realistic head, fp32 logits: adjacent generations pick a different token in %s of (hidden state, pair) cases over seeds %llu..%llu, ", cellR, s0, s1);
+        drift_md_text(&out, "that is in %s of the hidden states (the independent unit; Wilson interval over them); against the exact argmax: ", UNIT_TEXT(0, 1));
         drift_rate_text(cellR, sizeof cellR, t32.k, t32.n);
-        drift_md_text(&out, "%s. %s\n", cellR,
+        drift_md_text(&out, "%s of cases, %s of hidden states. %s\n", cellR, UNIT_TEXT(0, 0),
                 gen32.k == 0 ? "So on these heads \"the same model gives different answers on different GPUs\" is not observed at the argmax: the top-2 gaps are far larger than the generations' differences." : "So the same model does give different answers on different GPUs, at the rate above.");
     }
     if (tst.n) {
         drift_rate_text(cellR, sizeof cellR, tst.k, tst.n);
-        drift_md_text(&out, "- With the logits stored in the input format (what a bf16/fp16 model returns), the argmax differs from the exact one in %s (ties in the coarse format go to the lower token id, and the exact argmax need not be the lower one); between adjacent generations: ", cellR);
+        drift_md_text(&out, "- With the logits stored in the input format (what a bf16/fp16 model returns), the argmax differs from the exact one in %s of (hidden state, pair) cases, ", cellR);
+        drift_md_text(&out, "which are %s of the hidden states: one near-tied state counts once however many generations it flips (ties in the coarse format go to the lower token id, and the exact argmax need not be the lower one); between adjacent generations: ", UNIT_TEXT(1, 0));
         drift_rate_text(cellR, sizeof cellR, gst.k, gst.n);
-        drift_md_text(&out, "%s.\n", cellR);
+        drift_md_text(&out, "%s of cases, %s of hidden states.\n", cellR, UNIT_TEXT(1, 1));
     }
     if (frac_min <= frac_max)
         drift_md_text(&out, "- The logits themselves differ: between adjacent generations that compute differently only %.1f%% to %.1f%% of the fp32 logits are bit-identical; the median distance is at most %lld fp32 ulps and the 99th percentile at most %lld (the largest counts come from logits near zero, where an ulp is tiny); in units of the logit scale the largest difference is %.3g s.\n",
                 100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
     if (same_pairs[0])
         drift_md_text(&out, "- Bit-identical logits: %s. The models share one row of the architecture table there (H100 and B200: blocks of 16, 2 extra bits, RZ; likewise Ada computes fp16/bf16 as A100), so these generations cannot be told apart by this head.\n", same_pairs);
-    for (int g = 0; g < ng; g++)
+    /* the close calls in one line: the rate at each planted gap */
+    for (int g = 0, said = 0; g < ng; g++)
         if (cl_n[g]) {
             drift_rate_text(cellR, sizeof cellR, cl_k[g], cl_n[g]);
-            drift_md_text(&out, "- Close calls at an exact gap of %g s: adjacent generations that compute differently disagree in %s (all formats and seeds).\n", gaps[g], cellR);
+            drift_md_text(&out, "%s%s at an exact gap of %g s", said++ ? "; " : "- Close calls (all formats and seeds): adjacent generations that compute differently disagree in ", cellR, gaps[g]);
+            if (g == ng - 1 || !cl_n[g + 1]) drift_md_text(&out, ".\n");
         }
     if (unreached)
         drift_md_text(&out, "- %ld of %zu planted pairs could not reach their target gap within %g relative in their format; they are counted under the target.\n",
@@ -274,9 +296,15 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     /* greedy text: a statement about a pair is made only when it holds at every seed */
     /* "never parted" is a count, not a proof: at other seeds such pairs do part (bf16 a100/h100
      * at seeds 5 and 6, 2 of 8 each), so the line says how few completions it rests on */
-    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): the completions differ for some prompt at every seed %llu..%llu between %s; no completion differed at seeds %llu..%llu between %s (%d completions a pair: the table's 95%% intervals bound that rate, they do not show the pair identical)%s%s.\n",
-            NR, NT, s0, s1, every[0] ? every : "no pair", s0, s1, never[0] ? never : "no pair", NR * ns,
+    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: the table's 95%% intervals bound that rate, they do not show the pairs identical)%s%s.\n",
+            NR, NT, every[0] ? "the completions differ for some prompt at every seed between " : "no pair's completions differ at every seed",
+            every, s0, s1, nnever, NR * ns,
             mixed[0] ? "; not at every seed (no claim): " : "", mixed);
+    for (int a = 0; a < na; a++)
+        if (!strcmp(name_a[a], "mi300x")) {
+            drift_md_text(&out, "- Which pairs part is not a property of the pairs: a parting is one near-tie of one prompt, so the pairs named above can change at other seeds. The MI300X model has no hardware data behind it (tc_conformance validates the NVIDIA models only): every MI300X row is a model's prediction, not a measurement.\n");
+            break;
+        }
     if (nparts) {
         for (size_t i = 0; i < nparts; i++) sel[i] = &parts[i].p;
         drift_parting_summary(&ps, sel, nparts);

@@ -155,8 +155,11 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
         for (int si = 0; si < ns; si++)
             drift_md_text(&out, "%s%s into %s %.2f", si ? ", " : "", drift_format_name(set[si].in),
                           drift_format_name(set[si].acc), slope[(0 * ns + si) * nk + naive]);
-        drift_md_text(&out, ". A slope of 0.5 is the sqrt(K) growth of independent rounding errors; 1 is the K u worst "
-                            "case, the growth of errors that all have the same sign (truncation).\n");
+        drift_md_text(&out, ". A slope of 0.5 is the sqrt(K) growth of independent rounding errors, 1 the K u worst case. "
+                            "A slope near 1 here is not same-sign error (every kernel of this line rounds to nearest): "
+                            "where products of narrow inputs and their short sums are exact in the accumulator, the "
+                            "median error is exactly 0 up to some K and the fitted slope measures where rounding "
+                            "starts (data/matmul_drift.csv, rel_err_median).\n");
         for (int si = 0; si < ns; si++) {
             const drift_mm_cell_t *rn = CELL(0, si, naive, kl), *rsp = split >= 0 ? CELL(0, si, split, kl) : NULL,
                                   *rtc = tch >= 0 ? CELL(0, si, tch, kl) : NULL;
@@ -170,6 +173,14 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
                 drift_md_text(&out, "; the H100 tensor-core model, which truncates, gives %.3g (%.1fx the seq error)",
                               rtc->err.rel_med, rtc->err.rel_med / e);
             drift_md_text(&out, ".\n");
+            /* Higham and Mary: for products of zero-mean data the normwise error hardly grows
+             * with K, unlike the componentwise one (rounding errors partly cancel in the norm) */
+            const drift_mm_cell_t *r0 = CELL(0, si, naive, 0);
+            if (r0->ran && r0->err.err_mean > 0)
+                drift_md_text(&out, "- The error relative to sum_k |a_k b_k| (err_norm_mean) of the same products grows only %.3gx "
+                                    "from K = %zu to %zu, against %.3gx for sqrt(K): with zero-mean data, as Higham and Mary predict, "
+                                    "it barely grows with K.\n",
+                              rn->err.err_mean / r0->err.err_mean, Kv[0], Klast, sqrt((double)Klast / (double)Kv[0]));
         }
         for (int si = 0; si < ns; si++) {
             const drift_mm_cell_t *rn = CELL(0, si, naive, kl);

@@ -88,9 +88,9 @@ int drift_sampling_write(const drift_sampling_lab_t *L)
     drift_out_meta(&out, T_RATES, "table", "fraction of sampling steps whose token differs from the one sampled from the exact logits (same uniform), and from the first kernel's");
     drift_out_meta(&out, T_RATES, "head", "K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu steps; weights N(0,1/K), hidden states with outlier channels", K, V, rows, draws, nsteps);
     drift_out_meta(&out, T_RATES, "sampler", "full softmax | top-k (k = %d) | top-p (p = %g); inverse CDF in token-id order over exp((l - lmax)/T) in double; T = 0: argmax (lowest id)", TOPK, TOPP);
-    drift_out_meta(&out, T_RATES, "interval", "95%%, clustered by hidden state (the %ld row fractions are the independent units: mean +- 1.96 sd / sqrt(rows); Wilson over the rows when every row is alike); steps of one hidden state share its logits", rows);
+    drift_out_meta(&out, T_RATES, "interval", "95%%, clustered by hidden state: Wilson score interval for the mean of the %ld row fractions with n = rows, the independent units; steps of one hidden state share its logits", rows);
     double worst_top = 0; /* the largest full-softmax change rate, and where */
-    const char *worst_name = "";
+    const char *worst_name = "", *worst_sampler = "inverse CDF"; /* over both tables: "up to" is the largest shown */
     drift_cell_t row[3 + DRIFT_SF_MAXT];
     for (int fi = 0; fi < nF; fi++)
         for (int c = 1; c < nC[fi]; c++)
@@ -163,6 +163,7 @@ int drift_sampling_write(const drift_sampling_lab_t *L)
                     double *x = R2[fi][c][k][t];
                     long ch = changed(chrow, TOK2(fi, c, t, k), TOK2(fi, 0, t, k), nsteps, draws);
                     drift_clustered_rate(&x[0], &x[1], &x[2], chrow, rows, draws);
+                    if (x[0] > worst_top) worst_top = x[0], worst_name = L->cname[fi][c], worst_sampler = SAMPLERS[k];
                     drift_row(&out, T_SAMP, DRIFT_TXT(drift_format_name(cli->formats[fi])), DRIFT_TXT(L->cname[fi][c]),
                               DRIFT_TXT(SAMPLERS[k]), DRIFT_NUM(TEMPS2[t]), DRIFT_INT(rows), DRIFT_INT(nsteps), DRIFT_INT(ch),
                               DRIFT_NUM(x[0]), DRIFT_NUM(x[1]), DRIFT_NUM(x[2]));
@@ -180,14 +181,14 @@ int drift_sampling_write(const drift_sampling_lab_t *L)
             if (R2[fi][c][0][t1b][0] > R2[cf][cc][0][t1b][0]) cf = fi, cc = c;
     const double *inv = R2[cf][cc][0][t1b], *race = R2[cf][cc][1][t1b];
     drift_md_text(&out, "**Takeaway.** Fixing the seed does not fix the output: with the random stream held constant, the "
-                        "sampled token changed in up to %.3g of the steps (%s, inverse CDF) when only the LM head's numerics "
+                        "sampled token changed in up to %.3g of the steps (%s, %s) when only the LM head's numerics "
                         "changed, and the rate depends on the temperature and on the sampler. With `%s` at T = 1 the inverse "
                         "CDF in token-id order changes %.3g [%.3g, %.3g] of the steps and the exponential race (PyTorch/vLLM) "
                         "%.3g [%.3g, %.3g]%s: the inverse CDF turns every shift of the cumulative sum across the uniform into "
                         "a change, the race only an overturned winner. \"Temperature 0\" must mean the argmax path: a tiny "
                         "positive temperature still samples and splits ties by the random stream - unless the engine has a "
                         "greedy threshold (vLLM treats T < 1e-5 as greedy; the lab's samplers take it as `greedy=vllm`).\n",
-                  worst_top, worst_name, L->cname[cf][cc], inv[0], inv[1], inv[2], race[0], race[1], race[2],
+                  worst_top, worst_name, worst_sampler, L->cname[cf][cc], inv[0], inv[1], inv[2], race[0], race[1], race[2],
                   inv[1] > race[2] ? " (the intervals do not overlap)" : " (the intervals overlap: no ranking at this size)");
     drift_out_commit(&out);
     free(chrow);

@@ -125,8 +125,11 @@ void drift_softmax_write(const drift_softmax_lab_t *L)
     for (int f = 0; f < nf; f++) {
         double grow = AGG(nl, f, 1)->l1_round_max / AGG(0, f, 1)->l1_round_max;
         if (f == 0)
-            drift_md_text(&out, "- From N = %ld to N = %ld the arithmetic's own L1 error (safe, %s) grows %.3gx, as a sum of N rounded terms does.\n",
-                    Ns[0], Ns[nl], drift_format_name(cli->formats[f]), grow);
+            drift_md_text(&out, "- From N = %ld to N = %ld the arithmetic's own L1 error (safe, %s) grows %.3gx, far beyond the "
+                                "%.3gx (sqrt of the N ratio) of independent rounding errors: this is stagnation, the "
+                                "sequential sum of exponentials outgrowing its terms so that each new one loses more "
+                                "bits (the blocked online:64 variant, with short running sums, does not show it).\n",
+                    Ns[0], Ns[nl], drift_format_name(cli->formats[f]), grow, sqrt((double)Ns[nl] / (double)Ns[0]));
     }
     for (int f = 0; f < nf; f++) {
         const char *fn = drift_format_name(cli->formats[f]);

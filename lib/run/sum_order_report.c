@@ -248,7 +248,13 @@ void drift_sum_order_write(const drift_sum_order_lab_t *L)
                         "%.1f%% of the orders produced the correctly rounded sum.\n",
                   PERM_N, S[worst].name, pw->nbins, perms, 100.0 * pw->crcount / perms);
     drift_md_text(&out, "- Bounds: the deterministic bound held for %ld of %ld finite results (%ld sums overflowed); the "
-                        "probabilistic bound with lambda = %.2f held for %ld of %ld.\n",
+                        "probabilistic bound with lambda = %.2f held for %ld of %ld",
                   tally.det_ok, tally.det_total, tally.overflow, lambda, tally.prob_ok, tally.prob_total);
+    if (tally.prob_ok < tally.prob_total)
+        drift_md_text(&out, "; of its %ld failures, %ld have a bf16 or fp16 accumulator, %ld of them with a relative error "
+                            "of at least 1/4 (stagnation: the running sum swallows the terms, so the errors are neither "
+                            "independent nor of mean zero, as the bound assumes); they are not random misses",
+                      tally.prob_total - tally.prob_ok, tally.prob_fail_narrow, tally.prob_fail_stagnant);
+    drift_md_text(&out, ".\n");
     drift_out_commit(&out);
 }
