@@ -101,7 +101,7 @@ static const drift_col_t PAIRC[] = {DRIFT_C_TEXT("id"), DRIFT_C_TEXT("pair"),   
                                     DRIFT_C_NUM("step_median", "%.6g"), DRIFT_C_NUM("exact_gap12_median", "%.6g"),
                                     DRIFT_C_NUM("exact_gap12_max", "%.6g")};
 static const drift_col_t DEPC[] = {DRIFT_C_INT("deployment"), DRIFT_C_TEXT("spec"), DRIFT_C_INT("other_requests"),
-                                   DRIFT_C_NUM("seconds_per_token", "%.4g")};
+                                   DRIFT_C_INT("tokens")};
 static const drift_col_t MDR[] = {DRIFT_C_INT("rank"),  DRIFT_C_TEXT("knob"), DRIFT_C_TEXT("change"),
                                   DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"), DRIFT_C_TEXT("per sample"),
                                   DRIFT_C_TEXT("parting step (min / median / max)"),
@@ -195,6 +195,30 @@ static double cpu_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The row counts M in 1 .. maxM at which the GEMM kernels the vendor-like policy picks for the
+ * model's shapes differ between two SM counts (QKV, attention output, MLP up and down, LM head):
+ * how many, the first and the last. */
+static int gemm_differ(const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first, int *last)
+{
+    const int head = c->dim / c->n_heads, kv = c->n_kv_heads * head;
+    const size_t shape[][2] = {{(size_t)c->dim + 2 * (size_t)kv, (size_t)c->dim}, {(size_t)c->dim, (size_t)c->dim},
+                               {2 * (size_t)c->hidden_dim, (size_t)c->dim}, {(size_t)c->dim, (size_t)c->hidden_dim},
+                               {(size_t)c->vocab_size, (size_t)c->dim}};
+    int n = 0;
+    *first = *last = -1;
+    for (int M = 1; M <= maxM; M++) {
+        int differ = 0;
+        for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
+            drift_gemm_kernel_t ka, kb;
+            drift_model_choose_kernel(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
+            drift_model_choose_kernel(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
+            differ |= memcmp(&ka, &kb, sizeof ka) != 0;
+        }
+        if (differ) n++, *last = M, *first = *first < 0 ? M : *first;
+    }
+    return n;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -258,7 +282,7 @@ int main(int argc, char **argv)
     drift_out_meta(&out, T_PROMPTS, "table", "per (sample, prompt, pair): %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens per deployment", S, N, base, T);
     drift_out_meta(&out, T_PROMPTS, "columns", "parted = the two texts differ within T tokens; step = the first differing token (0-based, -1: none); gap_a/gap_b = each deployment's own top-1 minus top-2 logit there; exact_gap12 = the exact model's top-1 minus top-2 on the common context; exact_gap_ab = exact logit of token_a minus that of token_b; exact_top1 = the exact argmax there");
     drift_out_meta(&out, T_PAIRS, "table", "per pair: prompts pooled over the samples; rate with its Wilson 95%% interval (the prompt is the unit)");
-    drift_out_meta(&out, T_DEPS, "table", "every deployment decoded, its fields, and its thread CPU time per generated token on this machine");
+    drift_out_meta(&out, T_DEPS, "table", "every deployment decoded, its fields, and the tokens it generated (its CPU cost per token is printed on stderr)");
     drift_md_intro(&out, "%d pairs of deployments of %s, each differing in one knob (pairs that start from `" BASE "`: an A100 server), decode %d disjoint samples of %d prompts (the lab's prompt set in the model's chat template), %d greedy tokens each. The exact model (fp64, correctly rounded dot products) gives the exact logit gap at every parting.", npair, base, S, N, T);
 
     /* -- every run decodes every prompt: runs side by side on the cores, one model each -- */
@@ -289,32 +313,41 @@ int main(int argc, char **argv)
     }
     if (failed) drift_die("a deployment's decode failed (or out of memory for its model)");
 
-    /* -- partings, and the exact gaps there (the exact model resumes a shared context) -- */
+    /* -- partings, and the exact gaps there: prompts side by side, one exact model per core;
+     * within a prompt the exact model resumes the context its last parting shared -- */
     drift_numerics_t nxe = drift_numerics_exact();
-    drift_model_t *mex;
-    char err[DRIFT_LLM_ERR_MAX];
-    if (drift_model_create(&mex, &ck, &nxe, 1, err, sizeof err)) drift_die("exact model: %s", err);
-    drift_prefix_logits_t ex;
-    if (drift_prefix_logits_init(&ex, mex)) drift_die("out of memory for the exact prefix logits");
     drift_parting_t *pt = calloc((size_t)npair * (size_t)P, sizeof *pt);
     if (!pt) drift_die("out of memory for %d x %d partings", npair, P);
-    for (int i = 0; i < P; i++) {
-        drift_progress(&cli, (size_t)i, (size_t)P);
-        for (int q = 0; q < npair; q++) {
-            const drift_gen_t *a = &runs[ra[q]].g[i], *b = &runs[rb[q]].g[i];
-            int n = a->n < b->n ? a->n : b->n;
-            if (drift_parting(&pt[q * P + i], a->token, NULL, b->token, NULL, n, (int)V, pr[i].tok, pr[i].n, &ex))
-                drift_die("exact reference at a parting failed");
+    int xworkers = cli.threads > 0 ? cli.threads : omp_get_num_procs();
+    if (xworkers > P) xworkers = P;
+#pragma omp parallel num_threads(xworkers) reduction(| : failed)
+    {
+        char xerr[DRIFT_LLM_ERR_MAX];
+        drift_model_t *mex = NULL;
+        drift_prefix_logits_t ex;
+        int ok = !drift_model_create(&mex, &ck, &nxe, 1, xerr, sizeof xerr) && !drift_prefix_logits_init(&ex, mex);
+        failed |= !ok;
+#pragma omp for schedule(dynamic, 1)
+        for (int i = 0; i < P; i++) {
+            if (omp_get_thread_num() == 0) drift_progress(&cli, (size_t)i, (size_t)P);
+            for (int q = 0; ok && q < npair; q++) {
+                const drift_gen_t *a = &runs[ra[q]].g[i], *b = &runs[rb[q]].g[i];
+                int n = a->n < b->n ? a->n : b->n;
+                if (drift_parting(&pt[q * P + i], a->token, NULL, b->token, NULL, n, (int)V, pr[i].tok, pr[i].n, &ex)) failed = 1;
+            }
         }
+        if (ok) drift_prefix_logits_free(&ex);
+        drift_model_free(mex);
     }
-    drift_prefix_logits_free(&ex);
-    drift_model_free(mex);
+    if (failed) drift_die("the exact reference at a parting failed (or out of memory for an exact model)");
 
     for (int r = 0; r < nrun; r++) {
         char s[DRIFT_DEPLOY_SPEC_MAX];
         drift_deployment_print(s, sizeof s, &runs[r].dep);
-        drift_row(&out, T_DEPS, DRIFT_INT(r), DRIFT_TXT(s), DRIFT_INT(runs[r].other),
-                  DRIFT_NUM(runs[r].tokens ? runs[r].seconds / (double)runs[r].tokens : NAN));
+        drift_row(&out, T_DEPS, DRIFT_INT(r), DRIFT_TXT(s), DRIFT_INT(runs[r].other), DRIFT_INT(runs[r].tokens));
+        if (!cli.quiet) /* the cost is the machine's, not data: stderr only */
+            fprintf(stderr, "deployments: deployment %d: %.3g s thread CPU per generated token\n", r,
+                    runs[r].tokens ? runs[r].seconds / (double)runs[r].tokens : NAN);
     }
     /* -- per prompt, per pair, then pooled -- */
     typedef struct {
@@ -402,7 +435,21 @@ int main(int argc, char **argv)
         drift_rate_text(rate, sizeof rate, ag[q].k, ag[q].n);
         if (!strcmp(pp->knob, "rerun, same requests around"))
             drift_md_text(&out, "- Rerun with the same requests around: %s. The emulation is deterministic (same inputs, same bits); on a GPU a rerun can still differ through atomics in split-K or attention reductions, autotuned kernel choices and stream scheduling, which the lab does not model.\n", rate);
-        else if (none)
+        else if (!strcmp(pp->id, "card-rtx4090")) {
+            const drift_deployment_t *da = &runs[ra[q]].dep, *db = &runs[rb[q]].dep;
+            int f, l, nd = gemm_differ(&ck.cfg, da->nx.sms, db->nx.sms, da->nx.min_slice, 1024, &f, &l);
+            long rmax = 0; /* the largest batch a step of these runs saw */
+            for (int i = 0; i < P; i++)
+                for (int k = 0; k < runs[ra[q]].g[i].n; k++) rmax = runs[ra[q]].g[i].rows[k] > rmax ? runs[ra[q]].g[i].rows[k] : rmax;
+            drift_md_text(&out, "- The seeds' story, A100 against RTX 4090 (same engine, batch policy and formats): texts part in %s. "
+                                "In the lab the two cards differ only where it models a card: the bf16 tensor-core model (Ampere's and "
+                                "Ada's are the same) and the SM count (%d and %d). The vendor-like policy then picks other GEMM kernels "
+                                "for %d of the row counts 1 .. 1024 (%d .. %d), and the decode steps here had at most %ld rows%s. Real "
+                                "libraries also choose kernels per architecture, which the lab does not model: this is a floor, "
+                                "not an estimate.\n",
+                         rate, da->nx.sms, db->nx.sms, nd, f, l, rmax,
+                         nd == 0 || rmax < f ? ", so no decode step of the A100 run chose other kernels than the RTX 4090 run" : "");
+        } else if (none)
             drift_md_text(&out, "- %s (%s): no prompt's text parted in %ld prompts (%s), a bounded rate, not a proof of equality.\n", pp->knob, pp->change, ag[q].n, rate);
         else
             drift_md_text(&out, "- %s (%s): texts part in %s%s; median parting step %.3g, the exact top-2 gap there median %.3g, at most %.3g logits.\n", pp->knob, pp->change, rate, every ? ", in every sample" : " (not in every sample)", ag[q].step_med, ag[q].gap_med, ag[q].gap_max);
