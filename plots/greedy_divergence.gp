@@ -58,7 +58,7 @@ if (ndiv >= 3) {
 #@ greedy_divergence_hist alt: Histogram of the token where identical requests parted
 #@ greedy_divergence_hist look: where texts part
 #@ greedy_divergence_hist caption: Diverged requests only.
-#@ greedy_divergence_hist few: fewer than three requests parted in this run ({sum greedy_divergence_summary.csv diverged %d} in all), so there is no distribution to draw; the table gives each parting.
+#@ greedy_divergence_hist few: {sum greedy_divergence_summary.csv diverged %d} requests parted, too few to draw; the table gives each.
     do for [term = 1:2] {
         eval out(term, 'greedy_divergence_hist', 1100, 520)
         set title 'Where identical requests parted: first differing token (diverged requests only)'
@@ -77,7 +77,7 @@ if (ndiv >= 3) {
 #@ greedy_divergence_gaps alt: Exact logit gap where completions parted, against token index
 #@ greedy_divergence_gaps look: how small the gaps are
 #@ greedy_divergence_gaps caption: Partings happen at near ties.
-#@ greedy_divergence_gaps few: fewer than three requests parted in this run ({sum greedy_divergence_summary.csv diverged %d} in all); the table gives the gap of each parting.
+#@ greedy_divergence_gaps few: {sum greedy_divergence_summary.csv diverged %d} requests parted, too few to draw; the table gives each gap.
     do for [term = 1:2] {
         eval out(term, 'greedy_divergence_gaps', 1100, 560)
         set title 'The exact logit gap between the two tokens where a completion parted from the request alone'

@@ -265,20 +265,20 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     if (gen32.n) {
         drift_rate_text(cellR, sizeof cellR, gen32.k, gen32.n);
         drift_md_text(&out, "- Realistic head, fp32 logits: adjacent generations pick a different token in %s of (hidden state, pair) cases over seeds %llu..%llu, ", cellR, s0, s1);
-        drift_md_text(&out, "that is in %s of the hidden states (the independent unit; Wilson interval over them); against the exact argmax: ", UNIT_TEXT(0, 1));
+        drift_md_text(&out, "that is in %s of the hidden states; against the exact argmax: ", UNIT_TEXT(0, 1));
         drift_rate_text(cellR, sizeof cellR, t32.k, t32.n);
         drift_md_text(&out, "%s of cases, %s of hidden states. %s\n", cellR, UNIT_TEXT(0, 0),
-                gen32.k == 0 ? "So on these heads \"the same model gives different answers on different GPUs\" is not observed at the argmax: the top-2 gaps are far larger than the generations' differences." : "So the same model does give different answers on different GPUs, at the rate above.");
+                gen32.k == 0 ? "So on these heads the argmax does not differ between GPUs: the top-2 gaps are far larger than the generations' differences." : "So the same model does give different answers on different GPUs, at the rate above.");
     }
     if (tst.n) {
         drift_rate_text(cellR, sizeof cellR, tst.k, tst.n);
         drift_md_text(&out, "- With the logits stored in the input format (what a bf16/fp16 model returns), the argmax differs from the exact one in %s of (hidden state, pair) cases, ", cellR);
-        drift_md_text(&out, "which are %s of the hidden states: one near-tied state counts once however many generations it flips (ties in the coarse format go to the lower token id, and the exact argmax need not be the lower one); between adjacent generations: ", UNIT_TEXT(1, 0));
+        drift_md_text(&out, "which are %s of the hidden states (a near-tied state counts once however many generations it flips); between adjacent generations: ", UNIT_TEXT(1, 0));
         drift_rate_text(cellR, sizeof cellR, gst.k, gst.n);
         drift_md_text(&out, "%s of cases, %s of hidden states.\n", cellR, UNIT_TEXT(1, 1));
     }
     if (frac_min <= frac_max)
-        drift_md_text(&out, "- The logits themselves differ: between adjacent generations that compute differently only %.1f%% to %.1f%% of the fp32 logits are bit-identical; the median distance is at most %lld fp32 ulps and the 99th percentile at most %lld (the largest counts come from logits near zero, where an ulp is tiny); in units of the logit scale the largest difference is %.3g s.\n",
+        drift_md_text(&out, "- The logits themselves differ: between adjacent generations that compute differently only %.1f%% to %.1f%% of the fp32 logits are bit-identical; the median distance is at most %lld fp32 ulps and the 99th percentile at most %lld; in units of the logit scale the largest difference is %.3g s.\n",
                 100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
     if (same_pairs[0])
         drift_md_text(&out, "- Bit-identical logits: %s. The models share one row of the architecture table there (H100 and B200: blocks of 16, 2 extra bits, RZ; likewise Ada computes fp16/bf16 as A100), so these generations cannot be told apart by this head.\n", same_pairs);
@@ -319,7 +319,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         drift_md_text(&out, "), against a median top-1/top-2 gap over all generated steps of");
         for (int si = 0; si < ns; si++)
             drift_md_text(&out, "%s %.2g", si ? "," : "", median_of(topgap + topgap_at[si], topgap_at[si + 1] - topgap_at[si]));
-        drift_md_text(&out, " (per seed): texts part only at near ties. There the two generations' logits differ by a median %.2g (largest over the vocabulary), but each deviates from the exact logits by a median %.2g: both round the same activations to the input format, so the tie that flips is the format's, not the exact model's. The exact gap is within twice that deviation at %zu of %zu partings (necessarily all: each generation picked its own token); the exact argmax is one of the two tokens at %zu.\n",
+        drift_md_text(&out, " (per seed): texts part only at near ties. There the generations' logits differ by a median %.2g but each deviates from the exact ones by %.2g: the tie that flips is the input format's. The exact gap is within twice that deviation at %zu of %zu partings; the exact argmax is one of the two tokens at %zu.\n",
                 ps.spread_median, ps.dev_median, ps.within, nparts, ps.exact_among);
     }
     drift_out_commit(&out);

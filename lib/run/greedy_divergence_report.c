@@ -138,17 +138,12 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
                 CONFS[cnt_c].name, dist_res[cnt_c], dist_res[cnt_c] == 1 ? "" : "s",
                 dist_res[cnt_c] == 1 ? " here (the count changes only the last bits of attention, which the next GEMM may round away)" : ": invariant GEMMs are not enough when attention splits by batch");
     if (gworst > 0)
-        drift_md_text(&out, "- Where completions parted, the exact logit gap between the two tokens was at most %.2g (per configuration in the table): a change of summation order moved the rounded logits across it; the exact model itself never sees that gap as a tie.\n", gworst);
+        drift_md_text(&out, "- Where completions parted, the exact gap between the two tokens was at most %.2g: a summation order moved the rounded logits across it.\n", gworst);
     if (sms != 132 || min_slice != DRIFT_POLICY_MIN_SLICE)
         drift_md_text(&out, "- The kernel policy here fills %ld SMs with split-K slices of at least %ld, not an H100's 132 and "
                             "256: on stories260K (K <= 172) only a policy scaled to the toy splits its GEMMs at all.\n", sms, min_slice);
-    drift_md_text(&out, "- One prompt, drawn by the seed, replayed R times: the completions count this prompt's near-ties, "
-                        "a different prompt at every seed, not a rate over prompts (deployments measures that).\n");
-    drift_md_text(&out, "- Published: Thinking Machines (\"Defeating Nondeterminism in LLM Inference\", 2025) sampled 1000 "
-                        "completions at temperature 0 from Qwen3-235B and got 80 distinct ones (all agreeing for the first "
-                        "102 tokens); with their batch-invariant kernels all 1000 were identical. Yuan et al. (2025) report "
-                        "up to 9%% accuracy variation across batch size, GPU count and type in bf16, and propose LayerCast "
-                        "(bf16 weights, fp32 compute: configuration vendor-layercast here, run with `--configs all`).\n\n");
+    drift_md_text(&out, "- One prompt (drawn by the seed) replayed R times: a count of its near-ties, not a rate over prompts (deployments gives rates).\n");
+    drift_md_text(&out, "- Published: Thinking Machines (2025), 80 distinct of 1000 temperature-0 completions of Qwen3-235B, 1000 identical with batch-invariant kernels; Yuan et al. (2025), up to 9%% accuracy variation in bf16 across batch size, GPU count and type (their LayerCast: vendor-layercast, `--configs all`).\n\n");
     drift_out_commit(&out);
     free(hist), free(fd), free(gaps), free(dist_res), free(div_res), free(gapmax_res);
 }
