@@ -447,7 +447,7 @@ int main(int argc, char **argv)
     if (never[0]) {
         double lo, hi;
         drift_wilson(&lo, &hi, 0, nmin, 1.959963984540054);
-        drift_md_text(&out, "- Never parted: %s: rates below %.3g %% at 95 %%, not equality. The same-requests rerun is 0 by construction; on a GPU, atomics, autotuning and stream scheduling (not modelled) can still part it.\n", never, 100 * hi);
+        drift_md_text(&out, "- Never parted: %s (each below %.3g %% at 95 %%). The same-requests rerun is 0 by construction; GPU atomics, autotuning and stream scheduling are not modelled.\n", never, 100 * hi);
     }
     if (gmax > -INFINITY) drift_md_text(&out, "- Every parting sat at an exact top-2 gap of at most %.3g logits.\n", gmax);
     for (int q = 0; q < npair; q++) {

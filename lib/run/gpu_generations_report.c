@@ -268,17 +268,17 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         drift_md_text(&out, "that is in %s of the hidden states; against the exact argmax: ", UNIT_TEXT(0, 1));
         drift_rate_text(cellR, sizeof cellR, t32.k, t32.n);
         drift_md_text(&out, "%s of cases, %s of hidden states. %s\n", cellR, UNIT_TEXT(0, 0),
-                gen32.k == 0 ? "So on these heads the argmax does not differ between GPUs: the top-2 gaps are far larger than the generations' differences." : "So the same model does give different answers on different GPUs, at the rate above.");
+                gen32.k == 0 ? "The top-2 gaps are far larger than the generations' differences." : "So the same model does give different answers on different GPUs, at the rate above.");
     }
     if (tst.n) {
         drift_rate_text(cellR, sizeof cellR, tst.k, tst.n);
-        drift_md_text(&out, "- With the logits stored in the input format (what a bf16/fp16 model returns), the argmax differs from the exact one in %s of (hidden state, pair) cases, ", cellR);
-        drift_md_text(&out, "which are %s of the hidden states (a near-tied state counts once however many generations it flips); between adjacent generations: ", UNIT_TEXT(1, 0));
+        drift_md_text(&out, "- With the logits stored in the input format, the argmax differs from the exact one in %s of (hidden state, pair) cases, ", cellR);
+        drift_md_text(&out, "which are %s of the hidden states; between adjacent generations: ", UNIT_TEXT(1, 0));
         drift_rate_text(cellR, sizeof cellR, gst.k, gst.n);
         drift_md_text(&out, "%s of cases, %s of hidden states.\n", cellR, UNIT_TEXT(1, 1));
     }
     if (frac_min <= frac_max)
-        drift_md_text(&out, "- The logits themselves differ: between adjacent generations that compute differently only %.1f%% to %.1f%% of the fp32 logits are bit-identical; the median distance is at most %lld fp32 ulps and the 99th percentile at most %lld; in units of the logit scale the largest difference is %.3g s.\n",
+        drift_md_text(&out, "- Adjacent generations that compute differently share only %.1f%% to %.1f%% of their fp32 logits bit for bit; median distance at most %lld ulps, 99th percentile %lld; largest %.3g s.\n",
                 100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
     if (same_pairs[0])
         drift_md_text(&out, "- Bit-identical logits: %s. The models share one row of the architecture table there (H100 and B200: blocks of 16, 2 extra bits, RZ; likewise Ada computes fp16/bf16 as A100), so these generations cannot be told apart by this head.\n", same_pairs);
@@ -286,7 +286,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     for (int g = 0, said = 0; g < ng; g++)
         if (cl_n[g]) {
             drift_rate_text(cellR, sizeof cellR, cl_k[g], cl_n[g]);
-            drift_md_text(&out, "%s%s at an exact gap of %g s", said++ ? "; " : "- Close calls (all formats and seeds): adjacent generations that compute differently disagree in ", cellR, gaps[g]);
+            drift_md_text(&out, "%s%s at an exact gap of %g s", said++ ? "; " : "- Close calls: adjacent generations that compute differently disagree in ", cellR, gaps[g]);
             if (g == ng - 1 || !cl_n[g + 1]) drift_md_text(&out, ".\n");
         }
     if (unreached)
@@ -296,13 +296,13 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     /* greedy text: a statement about a pair is made only when it holds at every seed */
     /* "never parted" is a count, not a proof: at other seeds such pairs do part (bf16 a100/h100
      * at seeds 5 and 6, 2 of 8 each), so the line says how few completions it rests on */
-    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: the table's 95%% intervals bound that rate, they do not show the pairs identical)%s%s.\n",
+    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: a bounded rate, not identity)%s%s.\n",
             NR, NT, every[0] ? "the completions differ for some prompt at every seed between " : "no pair's completions differ at every seed",
             every, s0, s1, nnever, NR * ns,
             mixed[0] ? "; not at every seed (no claim): " : "", mixed);
     for (int a = 0; a < na; a++)
         if (!strcmp(name_a[a], "mi300x")) {
-            drift_md_text(&out, "- Which pairs part is not a property of the pairs: a parting is one near-tie of one prompt, so the pairs named above can change at other seeds. The MI300X model has no hardware data behind it (tc_conformance validates the NVIDIA models only): every MI300X row is a model's prediction, not a measurement.\n");
+            drift_md_text(&out, "- A parting is one near-tie of one prompt: the pairs named can change at other seeds. The MI300X model has no hardware data (tc_conformance validates NVIDIA only): its rows are predictions.\n");
             break;
         }
     if (nparts) {

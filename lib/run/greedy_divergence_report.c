@@ -136,14 +136,14 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
     if (cnt_c >= 0)
         drift_md_text(&out, "- Batch-invariant GEMMs with a split-KV count chosen from the batch (%s): %d distinct completion%s%s.\n",
                 CONFS[cnt_c].name, dist_res[cnt_c], dist_res[cnt_c] == 1 ? "" : "s",
-                dist_res[cnt_c] == 1 ? " here (the count changes only the last bits of attention, which the next GEMM may round away)" : ": invariant GEMMs are not enough when attention splits by batch");
+                dist_res[cnt_c] == 1 ? " here" : ": invariant GEMMs are not enough when attention splits by batch");
     if (gworst > 0)
         drift_md_text(&out, "- Where completions parted, the exact gap between the two tokens was at most %.2g: a summation order moved the rounded logits across it.\n", gworst);
     if (sms != 132 || min_slice != DRIFT_POLICY_MIN_SLICE)
         drift_md_text(&out, "- The kernel policy here fills %ld SMs with split-K slices of at least %ld, not an H100's 132 and "
                             "256: on stories260K (K <= 172) only a policy scaled to the toy splits its GEMMs at all.\n", sms, min_slice);
     drift_md_text(&out, "- One prompt (drawn by the seed) replayed R times: a count of its near-ties, not a rate over prompts (deployments gives rates).\n");
-    drift_md_text(&out, "- Published: Thinking Machines (2025), 80 distinct of 1000 temperature-0 completions of Qwen3-235B, 1000 identical with batch-invariant kernels; Yuan et al. (2025), up to 9%% accuracy variation in bf16 across batch size, GPU count and type (their LayerCast: vendor-layercast, `--configs all`).\n\n");
+    drift_md_text(&out, "- Published: Thinking Machines (2025), 80 distinct of 1000 temperature-0 completions of Qwen3-235B, 1 with batch-invariant kernels; Yuan et al. (2025), up to 9%% accuracy variation in bf16 (LayerCast: vendor-layercast).\n\n");
     drift_out_commit(&out);
     free(hist), free(fd), free(gaps), free(dist_res), free(div_res), free(gapmax_res);
 }
