@@ -43,7 +43,7 @@ static const line_t LINES[] = {
     {"lab", "list", 0, "  formats            The number formats, value by value", 0},
     /* run: the experiment's name suggested; --out without a value is the program's own complaint */
     {"lab", "run", 2, "lab: run: name an experiment (./lab list)", 0},
-    {"lab", "run argmax_flp", 2, "lab: unknown experiment 'argmax_flp' (did you mean 'argmax_flip'? accepted: formats, sum_order, matmul_drift, batch_invariance, argmax_flip, sampling_flip, tc_conformance, gpu_generations, softmax_drift, attention_drift, kv_cache, determinism, greedy_divergence, allreduce_order, layer_drift, real_gaps, speculative)", 0},
+    {"lab", "run argmax_flp", 2, "lab: unknown experiment 'argmax_flp' (did you mean 'argmax_flip'? accepted: formats, sum_order, matmul_drift, batch_invariance, argmax_flip, sampling_flip, tc_conformance, gpu_generations, softmax_drift, attention_drift, kv_cache, determinism, greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative)", 0},
     {"lab", "run formats --out", 2, "formats: --out: needs a value (accepted: --out DIR or --out=DIR)", 0},
     {"lab", "run formats --out=", 2, "formats: --out: empty directory name", 0},
     {"lab", "run formats --version", 0, "formats (driftlab " DRIFT_VERSION ")", 0},
