@@ -1,5 +1,5 @@
 /* allreduce_order.c — does the order in which P tensor-parallel ranks add their partial sums
- * change the result, and does changing P alone change a greedy completion? (Issue 11.)
+ * change the result, and does changing P alone change a greedy completion?
  *
  * Sweep: P = 2 .. --ranks-max ranks; the all-reduce orders of lib/llm/model.h (drift_allreduce):
  * rank order ((p0 + p1) + p2 ...), tree (pairwise over ranks) and ring (the buffer cut into P

@@ -1,6 +1,6 @@
 /* greedy_divergence.c — R identical greedy requests, each decoded inside a different batch of a
  * continuously batching server: how many distinct completions come back, where do they part,
- * and how close to a tie was the exact logit gap where they did? (Issue 11; Thinking Machines
+ * and how close to a tie was the exact logit gap where they did? (Thinking Machines
  * 2025: 80 distinct completions of 1000 on Qwen3-235B, 1 with batch-invariant kernels.)
  *
  * Setup: SmolLM2-135M-Instruct (GGUF) by default, one prompt of the lab's prompt set drawn by the

@@ -1,5 +1,5 @@
 /* layer_drift.c — how the rounding error of a transformer's hidden state accumulates with
- * depth, sub-block by sub-block, against an exact-as-possible reference. (Issue 11, item 4.)
+ * depth, sub-block by sub-block, against an exact-as-possible reference.
  *
  * Sweep: two models — the shipped stories260K (5 layers, real TinyStories weights) and a seeded
  * synthetic model (drift_checkpoint_synth, dim 64, --layers layers) — under four numerics

@@ -1,6 +1,5 @@
 /* speculative.c — does speculative decoding, whose verify pass runs the target model on k+1
  * tokens at once, accept a different text than plain greedy decoding of the same model?
- * (Issue 11, item 7.)
  *
  * Sweep: --prompts prompts (BOS and one random first token from the seed's Philox stream) of
  * stories260K; target configurations: vendor-like and batch-invariant kernel policy, fp32 and
