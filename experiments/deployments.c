@@ -36,11 +36,8 @@
 #include "pair_stats.h"
 #include "parting.h"
 #include "philox.h"
-#include "chat_template.h"
-#include "prompt_file.h"
-#include "prompt_sample.h"
+#include "chat_prompts.h"
 #include "stats.h"
-#include "tokenizer.h"
 
 static const char QUESTION[] =
     "Which knob of a serving stack changes a real model's greedy text, how often, and how close to a tie was the model where it did?";
@@ -114,58 +111,6 @@ static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, PROMPTS, 15},
                                             {NULL, NULL, DRIFT_SHOW_MD, MDD, 2}};
 
 /* ---- prompts ------------------------------------------------------------------------------- */
-
-typedef struct {
-    int *tok, n, prefix; /* the chat-wrapped prompt's ids and its shared prefix's length */
-    int index;           /* in the prompt set */
-    int sample;
-} prompt_t;
-
-/* S disjoint samples of N prompts: one draw of S N without replacement, cut in order. Each is
- * wrapped in the model's chat template (one user turn and the generation prompt); its shared
- * prefix is the tokens it has in common with the template wrapped around an empty turn (for
- * SmolLM2: the default system turn and the user header). */
-static void read_prompts(prompt_t *pr, const char **kind, int S, int N, const drift_checkpoint_t *ck, const char *path,
-                         uint64_t seed, int T)
-{
-    char err[DRIFT_LLM_ERR_MAX];
-    drift_prompt_file_t pf;
-    if (drift_prompt_file_read(&pf, path, err, sizeof err)) drift_die("--prompt-set: %s", err);
-    if ((long)S * N > pf.n) drift_die("--prompts: %d samples of %d need %d prompts; %s has %d", S, N, S * N, path, pf.n);
-    drift_tokenizer_t tz;
-    if (drift_tokenizer_from_gguf(&tz, ck->gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
-    drift_chat_template_t tpl;
-    if (drift_chat_template_from_gguf(&tpl, ck->gguf, err, sizeof err)) drift_die("--checkpoint: chat template: %s", err);
-    int *idx = malloc((size_t)S * (size_t)N * sizeof(int));
-    if (!idx) drift_die("out of memory for the prompt sample (%d prompts)", S * N);
-    if (drift_prompt_sample(idx, S * N, &pf, seed, "deployments.prompts", err, sizeof err)) drift_die("--prompts: %s", err);
-    const int cap = ck->cfg.seq_len;
-    int *head = malloc((size_t)cap * sizeof(int)), nh = 0;
-    const size_t chat_cap = (size_t)1 << 16; /* a wrapped prompt longer than this cannot fit the context anyway */
-    char *chat = malloc(chat_cap);
-    if (!head || !chat) drift_die("out of memory for the chat template");
-    size_t len;
-    if (drift_chat_wrap(chat, chat_cap, &tpl, "", &len, err, sizeof err) ||
-        drift_tokenizer_encode_ex(&tz, chat, 1, 1, head, cap, &nh))
-        drift_die("chat template: cannot wrap an empty turn (%s)", err);
-    for (int i = 0; i < S * N; i++) {
-        const char *text = pf.text[idx[i]];
-        pr[i].tok = malloc((size_t)cap * sizeof(int));
-        if (!pr[i].tok) drift_die("out of memory for prompt %d", idx[i]);
-        if (drift_chat_wrap(chat, chat_cap, &tpl, text, &len, err, sizeof err))
-            drift_die("--prompt-set: prompt %d of %s: %s", idx[i], path, err);
-        int rc = drift_tokenizer_encode_ex(&tz, chat, 1, 1, pr[i].tok, cap, &pr[i].n);
-        if (rc || pr[i].n + T > cap)
-            drift_die("--prompt-set: prompt %d of %s: %s", idx[i], path, rc ? drift_strerror(rc) : "too long for --tokens");
-        int p = 0;
-        while (p < nh && p < pr[i].n && pr[i].tok[p] == head[p]) p++;
-        pr[i].prefix = p, pr[i].index = idx[i], pr[i].sample = i / N;
-        kind[i] = pf.kind ? pf.kind[idx[i]] : "-";
-    }
-    free(head), free(chat), free(idx);
-    drift_tokenizer_free(&tz);
-    drift_prompt_file_free(&pf);
-}
 
 /* ---- decoding ------------------------------------------------------------------------------ */
 
@@ -257,10 +202,13 @@ int main(int argc, char **argv)
     drift_llm_run_open(&ck, &ckpt);
     if (!ck.gguf) drift_die("--checkpoint: %s: deployments needs a GGUF model (its tokenizer and chat template)", ckpt);
     const size_t V = (size_t)ck.cfg.vocab_size;
-    prompt_t *pr = calloc((size_t)P, sizeof *pr);
-    const char **kind = calloc((size_t)P, sizeof *kind);
-    if (!pr || !kind) drift_die("out of memory for %d prompts", P);
-    read_prompts(pr, kind, S, N, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", cli.seed, T);
+    /* S disjoint samples of N prompts: one draw of S N without replacement, cut in order */
+    drift_chat_prompt_t *pr;
+    char perr[DRIFT_LLM_ERR_MAX];
+    if (T >= ck.cfg.seq_len) drift_die("--tokens: at most %d on this model (its context)", ck.cfg.seq_len - 1);
+    if (drift_chat_prompts_load(&pr, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", P, cli.seed,
+                                "deployments.prompts", ck.cfg.seq_len - T, perr, sizeof perr))
+        drift_die("--prompt-set: %s", perr);
 
     /* the pairs of this profile and the distinct runs they need */
     int pairs[NPAIRS], npair = 0, nrun = 0;
@@ -366,14 +314,14 @@ int main(int argc, char **argv)
             const drift_parting_t *p = &pt[q * P + i];
             const drift_gen_t *a = &runs[ra[q]].g[i], *b = &runs[rb[q]].g[i];
             int parted = p->step >= 0, st = p->step;
-            ag[q].n++, ag[q].ns[pr[i].sample]++;
+            ag[q].n++, ag[q].ns[(i / N)]++;
             if (parted) {
-                ag[q].k++, ag[q].ks[pr[i].sample]++;
+                ag[q].k++, ag[q].ks[(i / N)]++;
                 buf[nk] = st, buf2[nk] = p->gap12, nk++;
                 if (ag[q].step_min < 0 || st < ag[q].step_min) ag[q].step_min = st;
                 if (st > ag[q].step_max) ag[q].step_max = st;
             }
-            drift_row(&out, T_PROMPTS, DRIFT_INT(pr[i].sample), DRIFT_INT(pr[i].index), DRIFT_TXT(kind[i]), DRIFT_INT(pr[i].n),
+            drift_row(&out, T_PROMPTS, DRIFT_INT((i / N)), DRIFT_INT(pr[i].index), DRIFT_TXT(pr[i].kind), DRIFT_INT(pr[i].n),
                       DRIFT_TXT(pp->id), DRIFT_TXT(pp->change), DRIFT_INT(parted), DRIFT_INT(st),
                       DRIFT_INT(parted ? p->tok_a : -1), DRIFT_INT(parted ? p->tok_b : -1),
                       DRIFT_NUM(parted ? a->top1_logit[st] - a->top2_logit[st] : NAN),
@@ -468,8 +416,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < P; i++) drift_gen_free(&runs[r].g[i]);
         free(runs[r].g);
     }
-    for (int i = 0; i < P; i++) free(pr[i].tok);
-    free(pr), free(kind), free(pt), free(ag), free(buf), free(buf2);
+    drift_chat_prompts_free(pr, P);
+    free(pt), free(ag), free(buf), free(buf2);
     drift_checkpoint_free(&ck);
     return 0;
 }

@@ -42,11 +42,8 @@
 #include "greedy_divergence_lab.h"
 #include "philox.h"
 #include "plan_set.h"
-#include "chat_template.h"
+#include "chat_prompts.h"
 #include "policy.h"
-#include "prompt_file.h"
-#include "prompt_sample.h"
-#include "tokenizer.h"
 
 static const drift_gd_conf_t CONFS[] = {
     {"vendor-fp32", "vendor-like", "fp32/seq/fp32/fp32", "fp32", "standard", 1, "ring"},
@@ -161,21 +158,14 @@ int main(int argc, char **argv)
     char prompt_desc[512];
     if (!prompt_ids && ck.gguf) { /* one prompt of the set, drawn by the seed, in the chat template */
         if (!set) set = DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt";
-        drift_prompt_file_t pf;
-        drift_tokenizer_t tz;
-        int pick;
-        if (drift_prompt_file_read(&pf, set, err, sizeof err)) drift_die("--prompt-set: %s", err);
-        if (drift_prompt_sample(&pick, 1, &pf, cli.seed, "greedy_divergence.prompt", err, sizeof err)) drift_die("--prompt-set: %s", err);
-        if (drift_tokenizer_from_gguf(&tz, ck.gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
-        char chat[1 << 14];
-        if (drift_chat_wrap_gguf(chat, sizeof chat, ck.gguf, pf.text[pick], NULL, err, sizeof err))
-            drift_die("--prompt-set: prompt %d: %s", pick, err);
-        if (drift_tokenizer_encode_ex(&tz, chat, 1, 1, prompt, 256, &np) || np < 1)
-            drift_die("--prompt-set: prompt %d does not fit 256 tokens in the chat template", pick);
-        snprintf(prompt_desc, sizeof prompt_desc, "prompt %d of %s (%s, %d tokens in the chat template: \"%.120s\")", pick,
-                 strrchr(set, '/') ? strrchr(set, '/') + 1 : set, pf.kind ? pf.kind[pick] : "-", np, pf.text[pick]);
-        drift_tokenizer_free(&tz);
-        drift_prompt_file_free(&pf);
+        drift_chat_prompt_t *cp;
+        if (drift_chat_prompts_load(&cp, &ck, set, 1, cli.seed, "greedy_divergence.prompt", 256, err, sizeof err))
+            drift_die("--prompt-set: %s", err);
+        np = cp[0].n;
+        memcpy(prompt, cp[0].tok, (size_t)np * sizeof(int));
+        snprintf(prompt_desc, sizeof prompt_desc, "prompt %d of %s (%s, %d tokens in the chat template: \"%.120s\")", cp[0].index,
+                 strrchr(set, '/') ? strrchr(set, '/') + 1 : set, cp[0].kind, np, cp[0].text);
+        drift_chat_prompts_free(cp, 1);
     } else {
         if (set) drift_die("--prompt-set: %s", ck.gguf ? "give --prompt-set or --prompt-ids, not both" : "a llama2.c checkpoint holds no tokenizer (give --prompt-ids)");
         if (!prompt_ids) prompt_ids = "1";
