@@ -140,43 +140,6 @@ static double cpu_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The row counts M in 1 .. maxM at which the GEMM kernels the vendor-like policy picks for the
- * model's shapes differ between two SM counts (QKV, attention output, MLP up and down, LM head):
- * how many, the first and the last. */
-static int gemm_differ(const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first, int *last)
-{
-    const int head = c->dim / c->n_heads, kv = c->n_kv_heads * head;
-    const size_t shape[][2] = {{(size_t)c->dim + 2 * (size_t)kv, (size_t)c->dim}, {(size_t)c->dim, (size_t)c->dim},
-                               {2 * (size_t)c->hidden_dim, (size_t)c->dim}, {(size_t)c->dim, (size_t)c->hidden_dim},
-                               {(size_t)c->vocab_size, (size_t)c->dim}};
-    int n = 0;
-    *first = *last = -1;
-    for (int M = 1; M <= maxM; M++) {
-        int differ = 0;
-        for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
-            drift_gemm_kernel_t ka, kb;
-            drift_model_choose_kernel(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
-            drift_model_choose_kernel(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
-            differ |= memcmp(&ka, &kb, sizeof ka) != 0;
-        }
-        if (differ) n++, *last = M, *first = *first < 0 ? M : *first;
-    }
-    return n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *x, int n)
-{
-    if (n == 0) return NAN;
-    qsort(x, (size_t)n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
 int main(int argc, char **argv)
 {
     long N_ = 0, T_ = 0, S_ = 0;
@@ -328,10 +291,10 @@ int main(int argc, char **argv)
                       DRIFT_NUM(parted ? b->top1_logit[st] - b->top2_logit[st] : NAN), DRIFT_NUM(parted ? p->gap12 : NAN),
                       DRIFT_NUM(parted ? p->gap_ab : NAN), DRIFT_INT(parted ? p->exact_top1 : -1));
         }
-        ag[q].step_med = median_of(buf, nk);
+        if (drift_median(&ag[q].step_med, buf, (size_t)nk)) drift_die("out of memory for a median");
         ag[q].gap_max = -INFINITY;
         for (int k = 0; k < nk; k++) ag[q].gap_max = buf2[k] > ag[q].gap_max ? buf2[k] : ag[q].gap_max;
-        ag[q].gap_med = median_of(buf2, nk);
+        if (drift_median(&ag[q].gap_med, buf2, (size_t)nk)) drift_die("out of memory for a median");
         if (!nk) ag[q].gap_max = NAN;
     }
     /* ranked by the pooled share, the larger first; ties keep the sweep's order */
@@ -401,7 +364,7 @@ int main(int argc, char **argv)
     for (int q = 0; q < npair; q++) {
         if (strcmp(PAIRS[pairs[q]].id, "card-rtx4090")) continue;
         const drift_deployment_t *da = &runs[ra[q]].dep, *db = &runs[rb[q]].dep;
-        int f, l, nd = gemm_differ(&ck.cfg, da->nx.sms, db->nx.sms, da->nx.min_slice, 1024, &f, &l);
+        int f, l, nd = drift_model_kernels_differ(&ck.cfg, da->nx.sms, db->nx.sms, da->nx.min_slice, 1024, &f, &l);
         long rmax = 0; /* the largest batch a decode step of these runs saw */
         for (int i = 0; i < P; i++)
             for (int k = 0; k < runs[ra[q]].g[i].n; k++) rmax = runs[ra[q]].g[i].rows[k] > rmax ? runs[ra[q]].g[i].rows[k] : rmax;

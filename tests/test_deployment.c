@@ -238,3 +238,22 @@ Test(deployment, vendor_like_kernels_see_the_batch, .init = load, .fini = unload
     drift_gen_free(&a);
     drift_model_free(m);
 }
+
+/* Where an A100 (108 SMs) and an RTX 4090 (128 SMs) make the vendor-like policy choose other
+ * kernels for SmolLM2-135M's GEMMs (dim 576, hidden 1536, 9 heads, 3 KV heads, vocabulary
+ * 49152). Derived by hand from policy.h's rules, rewritten independently (a short Python
+ * script of the four tiles, the fill test and the power-of-two split bound): over M = 1 .. 1024
+ * the choices differ at 192 row counts, the first 385 (below it every shape either fills both
+ * devices or gets the same split), the last 640. */
+Test(deployment, card_pair_kernels_differ_where_the_rules_say)
+{
+    drift_llm_config_t c;
+    memset(&c, 0, sizeof c);
+    c.dim = 576, c.hidden_dim = 1536, c.n_layers = 30, c.n_heads = 9, c.n_kv_heads = 3, c.vocab_size = 49152, c.seq_len = 1024;
+    int first, last;
+    cr_assert_eq(drift_model_kernels_differ(&c, 108, 128, 256, 1024, &first, &last), 192);
+    cr_assert_eq(first, 385);
+    cr_assert_eq(last, 640);
+    cr_assert_eq(drift_model_kernels_differ(&c, 128, 128, 256, 1024, &first, &last), 0);
+    cr_assert_eq(first, -1);
+}

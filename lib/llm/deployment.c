@@ -596,3 +596,28 @@ done:
     if (rc) drift_gen_free(out);
     return rc;
 }
+
+/* ---- what two SM counts change ------------------------------------------------------------ */
+
+int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first, int *last)
+{
+    const int head = c->dim / c->n_heads, kv = c->n_kv_heads * head;
+    /* the decoder's GEMMs at tp = 1 (model.c: Wq, Wk and Wv, Wo, W1 and W3, W2, the LM head),
+     * N x K each */
+    const size_t shape[][2] = {{(size_t)c->dim, (size_t)c->dim}, {(size_t)kv, (size_t)c->dim},
+                               {(size_t)c->hidden_dim, (size_t)c->dim}, {(size_t)c->dim, (size_t)c->hidden_dim},
+                               {(size_t)c->vocab_size, (size_t)c->dim}};
+    int n = 0;
+    *first = *last = -1;
+    for (int M = 1; M <= maxM; M++) {
+        int differ = 0;
+        for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
+            drift_gemm_kernel_t ka, kb;
+            drift_model_choose_kernel(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
+            drift_model_choose_kernel(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
+            differ |= memcmp(&ka, &kb, sizeof ka) != 0;
+        }
+        if (differ) n++, *last = M, *first = *first < 0 ? M : *first;
+    }
+    return n;
+}
