@@ -7,7 +7,7 @@
  *   - standard emulated (materialised bf16 scores, safe softmax, P.V), the same recipe;
  *   - a plain fp32 C loop on the same values (scores, expf, normalise, P.V; the compiler's
  *     own float code with the project's flags, no emulation);
- * and prints flash/standard and flash/plain. Goal (issue 10): flash/plain <= 3 for bf16
+ * and prints flash/standard and flash/plain. Goal: flash/plain <= 3 for bf16
  * inputs with fp32 accumulation. Each time is the thread CPU time of one call; the three
  * are interleaved per repetition so a noisy neighbour slows all alike; min and median over
  * --reps repetitions. Single thread.

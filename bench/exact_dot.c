@@ -7,7 +7,7 @@
  *   xsum        xsum_large_add_dot + round, fp32-valued pairs (only when built with
  *               -DDRIFT_XSUM_DIR=<xsum source>; skipped with a message otherwise).
  * Thread CPU time, the functions interleaved within each of R rounds (small n repeated
- * inside a sample); ratios as min and median. Goals (issue 15): fast_exact/naive <= 1.5
+ * inside a sample); ratios as min and median. Goal: fast_exact/naive <= 1.5
  * for n >= 10^5 and <= 2 at 10^3; exact_53/naive <= 3. At n = 10^5 the MPFR path is timed
  * too, and every exact result is checked against MPFR bit for bit (exit 1 otherwise).
  *

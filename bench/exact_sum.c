@@ -8,7 +8,7 @@
  *               -DDRIFT_XSUM_DIR=<xsum source>; skipped with a message otherwise).
  * Thread CPU time, the functions interleaved within each of R rounds; small n repeated
  * inside a sample. Prints fast_exact/naive and fast_exact/xsum as min and median ratios.
- * Goals (issue 15): fast_exact/naive <= 1.5 and fast_exact/xsum <= 1.0 for n >= 10^4.
+ * Goal: fast_exact/naive <= 1.5 and fast_exact/xsum <= 1.0 for n >= 10^4.
  * Exits 1 if fast_exact and MPFR disagree in a single bit.
  *
  * Usage: bench_exact_sum [ROUNDS]   (default 11) */

@@ -7,7 +7,7 @@
  *   - lab fp32: drift_model_score with the fp32/seq/fp32/fp32 recipe (every matmul through
  *     drift_gemm with the policy's kernel, every attention dot in the lab's orders);
  *   - lab bf16 tc: the bf16/tc:h100/fp32/bf16 recipe (the tensor-core model).
- * and prints  lab_fp32/plain = X.XXx (goal <= 1.5x, issue 11)  and  bf16_tc/fp32 = X.XXx.
+ * and prints  lab_fp32/plain = X.XXx (goal <= 1.5x)  and  bf16_tc/fp32 = X.XXx.
  * Times are thread CPU time, one OpenMP thread, the minimum and median over --reps runs,
  * interleaved so that a noisy neighbour slows every side alike.
  *

@@ -13,8 +13,8 @@
  * emulation of the same inputs (bf16, fp16 where the architecture has no bf16), one line
  * per architecture, and B200 with fp8e4m3 and fp8e5m2 inputs (its fp8 block is a model of
  * its own): tc_ARCH/seq = X.Xx (median Y.Yx), in thread CPU time.
- * Goals: emulation within 1.25x of OpenBLAS at 1024^3 on one thread (issue 15), the tc
- * model within 10x of the emulation (issue 12). For the sizes, every run is timed in the
+ * Goals: emulation within 1.25x of OpenBLAS at 1024^3 on one thread, the tc
+ * model within 10x of the emulation. For the sizes, every run is timed in the
  * calling thread's CPU time (bench_util.h; with one thread that is all the work, and a
  * neighbour's load does not count), --reps runs interleaved so that a noisy neighbour
  * slows both sides alike, and the ratios are printed min/min and as the median of the

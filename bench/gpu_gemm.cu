@@ -11,7 +11,7 @@
 // of the mins. The tensor-core kernel needs M a multiple of 32: small M is padded and the
 // padded work is counted (that is what an invariant kernel with this tile pays).
 // Reference: the fixed-tile Triton kernel of Thinking Machines' batch_invariant_ops is about
-// 20% slower than cuBLAS; issue 13's goal is at most 20% slower at M >= 256.
+// 20% slower than cuBLAS; the goal is at most 20% slower at M >= 256.
 // Without a device: "skipped: no CUDA device", exit 0.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

@@ -3,7 +3,7 @@
  * Sums of n fp32 values (normal, Philox seed 1) with an fp32 accumulator (round to nearest
  * even) under seq, warp:32 and random:1 at n = 2^16, 2^20 and 2^24 (2^24 doubles are 128 MiB:
  * far beyond the cache). Prints ns per term for each order and the per-round ratio
- * order/seq as min and median of thread CPU time over interleaved rounds. Goal (issue 15):
+ * order/seq as min and median of thread CPU time over interleaved rounds. Goal:
  * warp:W and random:SEED linear up to 2^24, i.e. the ratio to seq does not grow with n.
  *
  * Usage: bench_orders [ROUNDS] [LOG2_MAX_N]   (defaults 5 and 24) */

@@ -10,7 +10,7 @@
  *                one-thread version: cpfloat() itself splits the array over OpenMP threads
  *                when built with OpenMP, and the bench times this thread's CPU only.
  * Thread CPU time, interleaved rounds; prints array/per_element and array/cpfloat as min
- * and median. Goal (issue 15): array/cpfloat <= 1 in RNE and RZ for every format.
+ * and median. Goal: array/cpfloat <= 1 in RNE and RZ for every format.
  *
  * Usage: bench_round [ROUNDS]   (default 9) */
 #include <math.h>

@@ -1,7 +1,7 @@
 /* bench/threads.c — do two threads help? Runs an experiment (default matmul_drift
  * --profile quick) with --threads 1 and --threads 2, interleaved, R rounds, and prints
  * wall-clock t(2)/t(1) and the children's CPU time ratio, min and median. On a busy 2-core
- * machine the goal (issue 15) is t(2)/t(1) <= 1: no slower with two threads than one.
+ * machine the goal is t(2)/t(1) <= 1: no slower with two threads than one.
  * Wall time is the point here (a second thread can only help the wall clock); both runs
  * of a round see the same neighbours, which is what keeps the ratio meaningful.
  * OMP_WAIT_POLICY: as ./lab does, passive unless the user set it (set it to active to see

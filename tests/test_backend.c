@@ -1,5 +1,5 @@
 /* test_backend.c — the recipe dispatcher's backend routing (backend.h, dispatch.h) and
- * --backend in every experiment, without a device (issue 13).
+ * --backend in every experiment, without a device.
  *
  * The dispatcher is tested against a fake accelerator registered here: a table whose hooks
  * compute with the CPU kernels themselves (so a correct device is "the CPU twin") and can be

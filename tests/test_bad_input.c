@@ -1,4 +1,4 @@
-/* test_bad_input.c — the bad-input catalogue (issue 16): every experiment and calc command
+/* test_bad_input.c — the bad-input catalogue: every experiment and calc command
  * given input it must refuse. Each case must exit 2 before any computing (a 20 s timeout
  * catches one that computes instead), print exactly one line on stderr naming the option or
  * the file, and leave the output directory exactly as it was (names, sizes, contents). The
@@ -75,7 +75,7 @@ static const bad_t CASES[] = {
     {"sampling_flip", "--rows 0x10", "--rows"},
     {"formats", "--samples -1", "--samples"},
     {"formats", "--values 1,,2", "--values"},
-    /* options an experiment does not take are refused, never ignored (issue 16: the spec says
+    /* options an experiment does not take are refused, never ignored (the spec says
      * so, default_formats NULL or no_orders, and the parser refuses) */
     {"layer_drift", "--formats bf16", "--formats"},
     {"real_gaps", "--formats fp16", "--formats"},
@@ -240,7 +240,7 @@ Test(bad_input, catalogue, .init = setup, .fini = teardown, .timeout = 600)
     }
 }
 
-/* Issue 16, defect 1: a list of 30 values was cut to 24 without a word. All 30 come back. */
+/* A list of 30 values was once cut to 24 without a word. All 30 come back. */
 Test(bad_input, long_list_is_not_cut, .init = setup, .fini = teardown, .timeout = 300)
 {
     char cmd[1024];

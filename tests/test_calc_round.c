@@ -106,7 +106,7 @@ ParameterizedTestParameters(calc_round, bad_input)
         {"round --format fp16 --seed -1 1", "--seed"},
         {"round --format fp16 --bogus 1", "--bogus"},
         {"round --format fp16 0.1 0.2x", "0.2x"},
-        {"round --format fp16 1e9x9", "1e9x9"}, /* 1e999 is a number now: it rounds to inf (issue 14) */
+        {"round --format fp16 1e9x9", "1e9x9"}, /* 1e999 is a number: it rounds to inf */
         {"round --format fp16", "VALUE"},
         {"round 0.1", "--format"},
         {"round --format", "--format"},

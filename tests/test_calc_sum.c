@@ -32,7 +32,7 @@ static int run(const char *cmd, char *out, size_t outsize, int *errlines)
 
 #define HEADER "order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n"
 
-/* The acceptance example of issue 3. seq loses the 1 (1e16 + 1 is a tie that rounds to
+/* The README's calc sum example. seq loses the 1 (1e16 + 1 is a tie that rounds to
  * the even 1e16); Kahan loses it too (its correction -1 is absorbed when it meets -1e16:
  * see test_order.c, compensated_classics); Neumaier keeps it. The error of 1 is 2^52 ulps
  * of fp64 at the exact value 1 (2^52 = 4503599627370496, printed %.6g as 4.5036e+15). */

@@ -1,5 +1,5 @@
 /* test_cli.c — the common command line, tested through a real experiment (formats): every
- * bad input of the design brief exits 2 with one line on stderr that names the option,
+ * bad input (docs/design.md, "Checked before computing") exits 2 with one line on stderr that names the option,
  * writes nothing into --out, and never harms a data file that is already there. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

@@ -1180,7 +1180,7 @@ ParameterizedTestParameters(calc_exact, bad_input)
     static calc_bad_t cases[] = {
         {"1\n2\nabc\n", "@", ":3:"},
         {"1\n0x1.8p\n", "@", ":2:"},
-        {"1e4x0\n", "@", ":1:"}, /* 1e400 is a number: it rounds to inf (issue 14) */
+        {"1e4x0\n", "@", ":1:"}, /* 1e400 is a number: it rounds to inf */
         {"1 2\n", "@", ":1:"},
         {"\n# only a comment\n", "@", "no values"},
         {"", "@", "no values"},

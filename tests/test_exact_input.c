@@ -178,7 +178,7 @@ Test(exact_input, forty_digit_decimals_at_and_around_ties_in_every_format_and_mo
     cr_log_info("%ld roundings checked, %ld exact ties", checked, ties_seen);
 }
 
-/* The acceptance lines of issue 14, derived by hand:
+/* Round-to-nearest ties at the edge of a decimal input, derived by hand:
  * 1.00048828125 = 1 + 2^-11 is the fp16 tie between 1 and 1 + 2^-10; anything above it
  * rounds up. 1.00390625 = 1 + 2^-8 is the bf16 tie between 1 and 1 + 2^-7. */
 Test(exact_input, issue_examples)

@@ -1,6 +1,6 @@
 /* test_greedy_divergence_exp.c — the greedy_divergence experiment end to end: bad options are
  * one line, exit 2 and no file; at the quick profile, batch-invariant kernels with a fixed
- * split size give exactly one completion (issue 11's acceptance, on a small R). */
+ * split size give exactly one completion (on a small R). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

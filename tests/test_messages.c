@@ -1,4 +1,4 @@
-/* test_messages.c — the messages issue 16 found wrong: each case failed before its fix. */
+/* test_messages.c — messages once found wrong: each case failed before its fix. */
 #include "support.h"
 #include "drift.h"
 #include "why.h"

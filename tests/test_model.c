@@ -188,7 +188,7 @@ static drift_gen_t run_model(const drift_numerics_t *nx, int n, const drift_batc
 
 TestSuite(model, .init = load, .fini = unload);
 
-/* Issue 18's acceptance: the fp32 recipe's 256 greedy tokens from BOS equal a plain float
+/* The fp32 recipe's 256 greedy tokens from BOS equal a plain float
  * forward pass. (The recipe uses fma in its dot products and the reference does not, so
  * the logits differ in their last bits; the tokens must not.) */
 Test(model, fp32_greedy_256_equals_plain_float_loops)

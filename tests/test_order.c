@@ -7,7 +7,7 @@
  * MPFR's own IEEE emulation (mpfr_check_range + mpfr_subnormalize in the format's exponent
  * range). Format parameters are written here from IEEE 754-2008 Table 3.2 (binary16/32/64)
  * and the bfloat16 definition (8-bit precision, binary32 exponent range). The orders are
- * written again from the grammar of the design brief, as index lists. */
+ * written again from the grammar of lib/core/order.h, as index lists. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -142,7 +142,7 @@ static double e_pairwise_vals(const emu_t *e, const double *v, size_t n)
     return emu_add(e, e_pairwise_vals(e, v, m), e_pairwise_vals(e, v + m, n - m));
 }
 
-/* The emulated reducer: the grammar of the design brief written as index lists. */
+/* The emulated reducer: order.h's grammar written as index lists. */
 static double emulate(const emu_t *e, const terms_t *T, size_t n, const double *c, const drift_order_t *o)
 {
     size_t *idx = malloc((n + 1) * sizeof *idx);
@@ -441,7 +441,7 @@ typedef struct {
     int seqlike; /* the tree is seq's (or trivially equal to it) */
 } tree_case_t;
 
-/* Written by hand from the grammar of the design brief. warp:W: lane i chains x[i],
+/* Written by hand from order.h's grammar. warp:W: lane i chains x[i],
  * x[i+W], ...; lane 0 then takes v0 + v[off] for off = W/2 .. 1, where v[off] has been
  * through the same butterfly steps (e.g. warp:8, n = 9: v0 = x0 + x8; off 4 gives
  * v0 + v4, v1 + v5, v2 + v6, v3 + v7; off 2 gives (v0+v4) + (v2+v6) and

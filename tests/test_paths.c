@@ -1,4 +1,4 @@
-/* test_paths.c — the lab's paths are the caller's (issue 14): `./lab run X --out rel/dir`
+/* test_paths.c — the lab's paths are the caller's: `./lab run X --out rel/dir`
  * from another directory writes there (creating the missing parents), never into the
  * repository; `./lab plot X --data DIR` renders DIR's CSVs into DIR; a bad --data exits 2. */
 #include <criterion/criterion.h>

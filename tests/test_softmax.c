@@ -198,7 +198,7 @@ Test(softmax, fully_masked_rows_documented)
 }
 
 /* exp(11) = 59874.1 < 65504 <= exp(11.1) = 66171.2: naive overflows an fp16 accumulator
- * between those logits (the cliff of issue 10), safe does not. */
+ * between those logits (naive softmax's cliff), safe does not. */
 Test(softmax, naive_fp16_overflow_cliff)
 {
     double x[2] = {11.0, 0.0}, y[2] = {11.125, 0.0}, p[2];

@@ -1,6 +1,6 @@
 /* test_table.c — result files (lib/table): a commit renames the temporary onto the path, an
  * abort leaves nothing behind and never touches an existing file, and the standard
- * metadata block carries every key the design brief lists. */
+ * metadata block carries every key that docs/experiments.md lists. */
 #include <criterion/criterion.h>
 #include <mpfr.h>
 #include <regex.h>

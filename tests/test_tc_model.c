@@ -241,7 +241,7 @@ Test(tc_detect, min_exp_limit)
      * B200TC.m, -132 in A100TC.m and AdaTC.m), lsb 2^-158 or 2^-156: -2^-160 vanishes and
      * the result is 2^-140. Without a clamp the lsb 2^(-140-24) would keep it, and the exact
      * 2^-140 - 2^-160 would round toward zero at fp32's subnormal quantum 2^-149 (the lab's
-     * A100 before it followed b12b5a7; issue 12). */
+     * A100 model before commit b12b5a7). */
     double a[2] = {0x1p-70, -0x1p-80}, b[2] = {0x1p-70, 0x1p-80}, r;
     drift_tc_arch_t archs[] = {A100, DRIFT_TC_ADA, H100, B200, DRIFT_TC_A2, DRIFT_TC_H200, DRIFT_TC_RTXPRO6000};
     for (size_t t = 0; t < sizeof archs / sizeof archs[0]; t++) {
@@ -703,7 +703,7 @@ Test(tc_model, c_is_rounded_as_the_published_gemm_rounds_it)
 {
     /* [KM] GEMM.m rounds C with CPFloat before any block: round 4 (toward zero) for fp32
      * output, round 1 (nearest-even) for fp16. 0x1.0000018p0 lies 0.75 ulp (2^-23) above 1:
-     * toward zero 1, nearest 0x1.000002p0 (issue 12's example, drift-calc dot --c). */
+     * toward zero 1, nearest 0x1.000002p0 (drift-calc dot --c). */
     double r, zero = 0.0;
     cr_assert_eq(drift_tc_round_c(&r, 0x1.0000018p0, FP32), 0);
     cr_assert_eq(r, 1.0);

@@ -1,4 +1,4 @@
-/* test_transaction.c — a run's files are one transaction (lib/run/manifest.h, issue 16).
+/* test_transaction.c — a run's files are one transaction (lib/run/manifest.h).
  *
  * The kill test: D holds a complete run of formats at seed 1; a run at seed 2 is killed with
  * SIGKILL at every step of its commit path in turn (DRIFT_FAULT_AT=N, the hook of

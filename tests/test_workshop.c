@@ -1,4 +1,4 @@
-/* test_workshop.c — docs/workshop.md and the README's examples work as printed (issue 14).
+/* test_workshop.c — docs/workshop.md and the README's examples work as printed.
  *
  * Every command in a ```sh block of docs/workshop.md and README.md is run, from the root of a
  * scratch copy of the working tree (so the user's paths, runs/ and --out land there), with the
