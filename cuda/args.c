@@ -273,9 +273,8 @@ int drift_cuda_check_gemm_streams(const double *C, const double *A, const double
     return DRIFT_OK;
 }
 
-/* ---- softmax (when lib/ops/softmax.h is part of the build) -------------------------------- */
+/* ---- softmax ------------------------------------------------------------------------------ */
 #include "drift_cuda_softmax.h"
-#ifdef DRIFT_CUDA_HAVE_SOFTMAX
 int drift_cuda_check_softmax(const double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o)
 {
     char why[DRIFT_ERRMSG_MAX] = "";
@@ -294,7 +293,6 @@ int drift_cuda_check_softmax(const double *out, const double *x, size_t n, size_
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "softmax on the GPU: n = %zu, batch = %zu too large", n, batch);
     return DRIFT_OK;
 }
-#endif
 
 /* ---- attention ---------------------------------------------------------------------------- */
 #include "drift_cuda_attention.h"

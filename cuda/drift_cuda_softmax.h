@@ -1,9 +1,6 @@
 /* drift_cuda_softmax.h — softmax on the GPU, the bit-exact twin of drift_softmax
  * (lib/ops/softmax.h) for the subset a kernel can decide on the device.
  *
- * Compiled only when lib/ops/softmax.h exists (it arrives with the attn branch): until then
- * DRIFT_CUDA_HAVE_SOFTMAX is undefined and nothing here is declared.
- *
  * out[r*n + i] = drift_softmax of row r of x (batch x n), for options with: variant naive,
  * safe, online or online:B; exp = expf; accumulator fp32, rne (fma or not for online's
  * d * alpha + r); order seq; in and out any format but fp64; any finite scale > 0.
@@ -18,13 +15,6 @@
 #ifndef DRIFT_CUDA_SOFTMAX_H
 #define DRIFT_CUDA_SOFTMAX_H
 
-#if defined(__has_include)
-#if __has_include("softmax.h")
-#define DRIFT_CUDA_HAVE_SOFTMAX 1
-#endif
-#endif
-
-#ifdef DRIFT_CUDA_HAVE_SOFTMAX
 #include <stddef.h>
 
 #include "softmax.h"
@@ -43,7 +33,6 @@ int drift_cuda_softmax(double *out, const double *x, size_t n, size_t batch, con
 
 #ifdef __cplusplus
 }
-#endif
 #endif
 
 #endif

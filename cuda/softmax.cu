@@ -2,10 +2,8 @@
 // drift_cuda_softmax.h. Layout after llm.c dev/cuda: device arithmetic (softmax.c's F32 path),
 // the correctly rounded exponential with its guard, kernel 1 (one thread per row), the
 // launcher and the host entry point (which finishes undecided rows with drift_softmax).
-// Compiled to nothing until lib/ops/softmax.h is part of the tree.
 #include "drift_cuda_softmax.h"
 
-#ifdef DRIFT_CUDA_HAVE_SOFTMAX
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdlib.h>
@@ -141,4 +139,3 @@ done:
     if (dh) cudaFree(dh);
     return rc;
 }
-#endif

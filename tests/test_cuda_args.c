@@ -1,4 +1,4 @@
-/* test_cuda_args.c — the CUDA backend's argument checking, without a device (issue 13).
+/* test_cuda_args.c — the CUDA backend's argument checking, without a device.
  *
  * cuda/args.c is plain C and always built, so these tests run on every machine: bad shapes,
  * orders, formats and kernel specs give the CPU path's own error codes (the expected code of
@@ -302,9 +302,8 @@ Test(cuda_args, good_arguments_without_a_device)
 #endif
 }
 
-/* ---- softmax (once lib/ops/softmax.h is in the tree) ---------------------------------- */
+/* ---- softmax ---------------------------------------------------------------------------- */
 #include "drift_cuda_softmax.h"
-#ifdef DRIFT_CUDA_HAVE_SOFTMAX
 Test(cuda_args, softmax_checks_match_the_cpu_then_name_the_subset)
 {
     double x[4] = {0, 1, 2, 3}, out[4] = {0};
@@ -328,7 +327,6 @@ Test(cuda_args, softmax_checks_match_the_cpu_then_name_the_subset)
     drift_order_parse(&o.order, "pairwise");
     cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED, "order pairwise");
 }
-#endif
 
 /* ---- the dispatcher's hook path (backend.h, tools/gpu_hook.c) --------------------------- */
 /* What --backend cuda calls: the table tools/gpu_hook.c registers. Its entries take the CPU's

@@ -96,12 +96,10 @@ static int round_values(double *out, const double *in, size_t n, drift_format_t 
     return drift_cuda_round_opts(out, in, n, f, o, 2);
 }
 
-#ifdef DRIFT_CUDA_HAVE_SOFTMAX
 static int softmax(double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o)
 {
     return drift_cuda_softmax(out, x, n, batch, o, NULL);
 }
-#endif
 
 static int attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
                      const unsigned char *key_mask, const drift_attn_opts_t *o)
@@ -119,9 +117,7 @@ static const drift_backend_ops_t CUDA_OPS = {
     .sum = sum,
     .dot = dot,
     .round = round_values,
-#ifdef DRIFT_CUDA_HAVE_SOFTMAX
     .softmax = softmax,
-#endif
     .attention = attention,
     .message = drift_cuda_message,
 };

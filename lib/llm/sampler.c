@@ -13,11 +13,6 @@
 
 static const char *const KIND[DRIFT_SAMPLER_NKINDS] = {"inverse-cdf", "exp-race", "gumbel", "rejection"};
 
-const char *drift_sampling_kind_name(drift_sampling_kind_t k)
-{
-    return (unsigned)k < DRIFT_SAMPLER_NKINDS ? KIND[k] : "?";
-}
-
 drift_sampling_t drift_sampling_default(drift_sampling_kind_t kind)
 {
     return (drift_sampling_t){kind, 1.0, 0, 1.0, 0.0, 0.0};

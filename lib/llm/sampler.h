@@ -62,7 +62,6 @@ typedef struct {
 #define DRIFT_SAMPLER_SPEC_MAX 128
 /* (named drift_sampling_*: model.h's drift_sampler_t / drift_sample are the decoder's own sampler) */
 
-const char *drift_sampling_kind_name(drift_sampling_kind_t k); /* "inverse-cdf" "exp-race" "gumbel" "rejection" */
 /* kind, T = 1, no filters, greedy_below = 0. */
 drift_sampling_t drift_sampling_default(drift_sampling_kind_t kind);
 /* 0, or DRIFT_EINVAL with *why (may be NULL) naming the bad field and what is accepted. */

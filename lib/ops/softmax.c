@@ -75,17 +75,6 @@ int drift_softmax_print(char *buf, size_t size, const drift_softmax_variant_t *v
     return n >= 0 && (size_t)n < size ? n : DRIFT_EINVAL;
 }
 
-int drift_exp_kind_parse(drift_exp_kind_t *e, const char *name)
-{
-    if (!e || !name) return DRIFT_EINVAL;
-    if (!strcmp(name, "expf")) *e = DRIFT_EXP_EXPF;
-    else if (!strcmp(name, "exp2")) *e = DRIFT_EXP_EXP2;
-    else return DRIFT_EINVAL;
-    return 0;
-}
-
-const char *drift_exp_kind_name(drift_exp_kind_t e) { return e == DRIFT_EXP_EXP2 ? "exp2" : "expf"; }
-
 drift_softmax_opts_t drift_softmax_opts(drift_format_t in, drift_format_t acc)
 {
     drift_softmax_opts_t o;

@@ -91,8 +91,6 @@ typedef enum { DRIFT_EXP_EXPF = 0, DRIFT_EXP_EXP2 } drift_exp_kind_t;
  * "softmax variant 'online:0': block size must be an integer 1..1073741824". */
 int drift_softmax_parse(drift_softmax_variant_t *v, const char *spec, char *err, size_t errsz);
 int drift_softmax_print(char *buf, size_t size, const drift_softmax_variant_t *v); /* length or EINVAL */
-int drift_exp_kind_parse(drift_exp_kind_t *e, const char *name); /* "expf" | "exp2" */
-const char *drift_exp_kind_name(drift_exp_kind_t e);
 
 typedef struct {
     drift_softmax_variant_t variant;

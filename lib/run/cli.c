@@ -105,7 +105,6 @@ static const char *const PROFILE_NAMES[] = {"quick", "default", "full"};
 static const char *const BACKEND_NAMES[] = {"auto", "cpu", "cuda"};
 
 const char *drift_profile_name(drift_profile_t p) { return (unsigned)p < 3 ? PROFILE_NAMES[p] : "?"; }
-const char *drift_backend_name(drift_backend_t b) { return (unsigned)b < 3 ? BACKEND_NAMES[b] : "?"; }
 
 long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full)
 {

@@ -221,7 +221,6 @@ int drift_parse_double(double *out, const char *s);
 int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long hi);
 
 const char *drift_profile_name(drift_profile_t p);
-const char *drift_backend_name(drift_backend_t b);
 long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full);
 
 /* "<out_dir>/<name><suffix>" into buf; dies if it does not fit. Creates out_dir. */
