@@ -15,6 +15,43 @@ static void die_bug(const drift_out_t *o, int t, const char *what)
     drift_die("table %d (%s): %s", t, o->tables[t].suffix ? o->tables[t].suffix : "no CSV", what);
 }
 
+/* Text an experiment writes names its run's directory "data/" and its plot command
+ * "./lab plot NAME", as the report's run has them. For a run into another --out, fputs_run
+ * writes the words of that run instead: "data/" at the start of a path becomes "<out>/",
+ * and "./lab plot NAME" gains "--data <out>" (without it, ./lab plot draws another run). */
+static int path_start(const char *text, const char *p)
+{
+    return p == text || strchr(" (`[\"'\n", p[-1]) != NULL;
+}
+
+static void fputs_run(const char *text, FILE *fp, const drift_cli_t *cli)
+{
+    const char *out = cli->out_dir;
+    size_t n = strlen(out);
+    while (n > 1 && out[n - 1] == '/') n--;
+    if (n == 4 && !strncmp(out, "data", 4)) {
+        fputs(text, fp);
+        return;
+    }
+    int plain = 1; /* a directory the shell takes as one word unquoted */
+    for (size_t i = 0; i < n; i++)
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-+", out[i])) plain = 0;
+    static const char PLOT[] = "./lab plot ";
+    for (const char *p = text; *p;) {
+        if (!strncmp(p, "data/", 5) && path_start(text, p)) {
+            fprintf(fp, "%.*s/", (int)n, out);
+            p += 5;
+        } else if (!strncmp(p, PLOT, sizeof PLOT - 1)) {
+            size_t w = strspn(p + sizeof PLOT - 1, "abcdefghijklmnopqrstuvwxyz0123456789_");
+            size_t len = sizeof PLOT - 1 + w;
+            fwrite(p, 1, len, fp);
+            p += len;
+            if (w && strncmp(p, " --data", 7)) fprintf(fp, plain ? " --data %.*s" : " --data '%.*s'", (int)n, out);
+        } else
+            fputc(*p++, fp);
+    }
+}
+
 void drift_out_open(drift_out_t *o, const drift_cli_t *cli, const drift_table_spec_t *tables, int n, int with_md)
 {
     const char *suffix[DRIFT_OUT_MAX + 1];
@@ -125,7 +162,10 @@ static void md_header(drift_out_t *o, int t)
     const drift_table_spec_t *s = &o->tables[t];
     if (o->md_started[t]) return;
     o->md_started[t] = 1;
-    if (s->title) fprintf(o->md, "%s\n\n", s->title);
+    if (s->title) {
+        fputs_run(s->title, o->md, o->cli);
+        fputs("\n\n", o->md);
+    }
     for (int c = 0; c < s->ncols; c++) fprintf(o->md, "| %s ", label(&s->cols[c]));
     fputs("|\n", o->md);
     for (int c = 0; c < s->ncols; c++) fputs(numeric(&s->cols[c]) ? "|---:" : "|---", o->md);
@@ -206,20 +246,32 @@ void drift_md_reproduce(drift_out_t *o, const char *files_fmt, ...)
     char cmd[1024];
     drift_cli_reproduce(cmd, sizeof cmd, o->cli);
     fprintf(o->md, "Reproduce: `%s` (", cmd);
+    char files[1024];
     va_list ap;
     va_start(ap, files_fmt);
-    vfprintf(o->md, files_fmt, ap);
+    vsnprintf(files, sizeof files, files_fmt, ap);
     va_end(ap);
+    fputs_run(files, o->md, o->cli);
     fputs(").\n\n", o->md);
 }
 
 void drift_md_text(drift_out_t *o, const char *fmt, ...)
 {
     if (!o->md) return;
+    char small[2048], *buf = small;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(o->md, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n < 0) drift_die("a Markdown text that cannot be formatted");
+    if ((size_t)n >= sizeof small) {
+        if (!(buf = malloc((size_t)n + 1))) drift_die_oom((double)n + 1, "a Markdown text");
+        va_start(ap, fmt);
+        vsnprintf(buf, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    fputs_run(buf, o->md, o->cli);
+    if (buf != small) free(buf);
 }
 
 const char *drift_list_sep(int i, int n) { return i == 0 ? "" : i + 1 == n ? " and " : ", "; }
@@ -240,7 +292,11 @@ static void print_shown(const drift_out_t *o, int t)
     for (size_t r = 0; r < b->nrows; r++)
         for (int c = 0; c < s->ncols; c++, p += strlen(p) + 1)
             if (c < nc && strlen(p) > w[c]) w[c] = strlen(p);
-    if (s->title) printf("\n%s\n", s->title);
+    if (s->title) {
+        putchar('\n');
+        fputs_run(s->title, stdout, o->cli);
+        putchar('\n');
+    }
     putchar('\n');
     for (int c = 0; c < nc; c++)
         printf(numeric(&s->cols[c]) ? "%s%*s" : "%s%-*s", c ? "  " : "", (int)w[c], label(&s->cols[c]));
@@ -261,7 +317,11 @@ void drift_out_commit(drift_out_t *o)
         printf("%s: %s\n", o->cli->spec->name, o->cli->spec->question);
         for (int t = 0; t < o->ntables; t++)
             if (o->tables[t].show & DRIFT_SHOW_STDOUT) print_shown(o, t);
-        if (o->cli->spec->summary) printf("\nWhat you just saw: %s\n", o->cli->spec->summary);
+        if (o->cli->spec->summary) {
+            fputs("\nWhat you just saw: ", stdout);
+            fputs_run(o->cli->spec->summary, stdout, o->cli);
+            putchar('\n');
+        }
     }
     for (int t = 0; t < o->ntables; t++) free(o->shown[t].text);
     memset(o->shown, 0, sizeof o->shown);

@@ -1,0 +1,98 @@
+/* test_run_words.c — what a run prints names the run that was made: every registered
+ * experiment, at the quick profile into its own --out with another seed, must not point the
+ * reader at data/ (the report's run, not this one), every file it names under its --out must
+ * exist, and every plot command it prints must plot this run (`--data <out>`: without it,
+ * ./lab plot draws the newest run in runs/, another one). Checked in its stdout and in its
+ * Markdown fragment. GPU experiments are left out (they write nothing without a device); an
+ * experiment that skips (exit 77, e.g. no real model fetched) is passed over. */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+
+#define REGISTRY DRIFT_SOURCE_DIR "/experiments/registry.tsv"
+
+/* Each path in text that starts with out/ names a file (or a glob) that must exist. */
+static void paths_exist(const char *exp, const char *what, const char *text, const char *out)
+{
+    size_t n = strlen(out);
+    for (const char *p = strstr(text, out); p; p = strstr(p + 1, out)) {
+        if (p[n] != '/') continue;
+        size_t len = strcspn(p, " \n\t)`,;'\"|");
+        while (len > n + 1 && (p[len - 1] == '.' || p[len - 1] == ':')) len--;
+        char path[PATH_MAX];
+        cr_assert(len < sizeof path);
+        memcpy(path, p, len);
+        path[len] = 0;
+        glob_t g;
+        int rc = glob(path, 0, NULL, &g);
+        size_t found = rc == 0 ? g.gl_pathc : 0;
+        globfree(&g);
+        cr_expect(found > 0, "%s: %s names %s, which the run did not write", exp, what, path);
+    }
+}
+
+/* No path that starts with "data/": the run's files are in out. */
+static void no_data_dir(const char *exp, const char *what, const char *text)
+{
+    for (const char *p = strstr(text, "data/"); p; p = strstr(p + 1, "data/")) {
+        int starts = p == text || strchr(" (`[\"'\n", p[-1]);
+        cr_expect(!starts, "%s: %s names %.40s (the report's data/, not this run's --out)", exp, what, p);
+    }
+}
+
+/* Every "./lab plot NAME" is followed by " --data out". */
+static void plots_this_run(const char *exp, const char *what, const char *text, const char *out)
+{
+    static const char PLOT[] = "./lab plot ";
+    char want[PATH_MAX + 16];
+    snprintf(want, sizeof want, " --data %s", out);
+    for (const char *p = strstr(text, PLOT); p; p = strstr(p + 1, PLOT)) {
+        const char *q = p + sizeof PLOT - 1;
+        q += strspn(q, "abcdefghijklmnopqrstuvwxyz0123456789_");
+        cr_expect(!strncmp(q, want, strlen(want)), "%s: %s says '%.60s', which plots another run", exp, what, p);
+    }
+}
+
+Test(run_words, every_experiment_names_its_own_out_dir, .timeout = 600)
+{
+    char dir[64];
+    tmpdir_make(dir, sizeof dir, "words");
+    FILE *reg = fopen(REGISTRY, "r");
+    cr_assert(reg, "cannot read %s", REGISTRY);
+    char line[1024];
+    int ran = 0;
+    while (fgets(line, sizeof line, reg)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        char name[128] = "", needs[64] = "";
+        char *tab = strchr(line, '\t');
+        cr_assert(tab && tab - line < (long)sizeof name);
+        memcpy(name, line, (size_t)(tab - line));
+        char *tab2 = strchr(tab + 1, '\t');
+        if (tab2) snprintf(needs, sizeof needs, "%.*s", (int)strcspn(tab2 + 1, "\n"), tab2 + 1);
+        if (!strcmp(needs, "gpu")) continue;
+        char out[PATH_MAX], log[PATH_MAX + 8], md[PATH_MAX + 200];
+        snprintf(out, sizeof out, "%s/%s", dir, name);
+        snprintf(log, sizeof log, "%s.out", out);
+        int rc = sh("'%s/%s' --profile quick --seed 2 --out '%s' >'%s' 2>&1", DRIFT_BIN_DIR, name, out, log);
+        if (rc == 77) continue;
+        cr_assert_eq(rc, 0, "%s exited %d (%s)", name, rc, log);
+        ran++;
+        char *said = slurp(log);
+        snprintf(md, sizeof md, "%s/%s.md", out, name);
+        char *frag = slurp(md);
+        no_data_dir(name, "stdout", said);
+        no_data_dir(name, "its fragment", frag);
+        paths_exist(name, "stdout", said, out);
+        paths_exist(name, "its fragment", frag, out);
+        plots_this_run(name, "stdout", said, out);
+        plots_this_run(name, "its fragment", frag, out);
+        free(said), free(frag);
+    }
+    fclose(reg);
+    cr_assert(ran >= 10, "only %d experiments ran", ran);
+    tmpdir_remove(dir);
+}
