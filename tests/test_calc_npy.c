@@ -78,6 +78,14 @@ Test(calc_npy, malformed_files_exit_2_with_one_line, .init = setup, .fini = tear
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", 0, "empty"},
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, 9999999999), }", -1, "large"},
         {"\x93NUMPY", "{'descr': '<f4', 'shape': (3, 4), }", -1, "fortran_order"},
+        /* the header is a dict with the three keys once each (numpy.load refuses the rest too) */
+        {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), 'descr': '<f8', }", -1, "given twice"},
+        {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), 'shape': (12,), }", -1, "given twice"},
+        {"\x93NUMPY", "['descr', '<f4', 'fortran_order', False, 'shape', (3, 4)]", -1, "not a dict"},
+        {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), 'extra': 1, }", -1, "other than"},
+        {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } {'shape': (12,)}", -1, "after the dict"},
+        {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4) 'x'}", -1, "no ','"},
+        {"\x93NUMPY", "{descr: '<f4', 'fortran_order': False, 'shape': (3, 4), }", -1, "quoted"},
     };
     float data[14] = {0};
     memcpy(data, W, sizeof W);

@@ -31,16 +31,66 @@ static int fail(const char *path, const char *what)
     return 1;
 }
 
-/* The value of key in the header dict: a pointer just past "'key':" and blanks, or NULL. */
-static const char *dict_value(const char *h, const char *key)
+/* The header dict, strictly: "{" then 'key': value pairs separated by commas (a trailing comma
+ * allowed, as numpy writes), "}", then only the padding (spaces, a final newline). The keys are
+ * exactly descr, fortran_order and shape, each once (numpy.load refuses others too); a value is
+ * a quoted string, a tuple, or a bare word (True, False). vals[k] points at key k's value.
+ * NULL, or the problem. */
+static const char *const NPY_KEYS[3] = {"descr", "fortran_order", "shape"};
+
+static const char *parse_dict(const char *h, const char *vals[3])
 {
-    char pat[32];
-    snprintf(pat, sizeof pat, "'%s':", key);
-    const char *p = strstr(h, pat);
-    if (!p) return NULL;
-    p += strlen(pat);
+    vals[0] = vals[1] = vals[2] = NULL;
+    const char *p = h;
     while (*p == ' ') p++;
-    return p;
+    if (*p != '{') return "malformed .npy header (not a dict)";
+    p++;
+    for (;;) {
+        while (*p == ' ') p++;
+        if (*p == '}') break;
+        char q = *p;
+        if (q != '\'' && q != '"') return "malformed .npy header (a key is not a quoted string)";
+        const char *k0 = ++p;
+        while (*p && *p != q) p++;
+        if (!*p) return "malformed .npy header (unterminated key)";
+        size_t kl = (size_t)(p - k0);
+        int key = -1;
+        for (int i = 0; i < 3; i++)
+            if (strlen(NPY_KEYS[i]) == kl && !strncmp(k0, NPY_KEYS[i], kl)) key = i;
+        if (key < 0) return "malformed .npy header (a key other than descr, fortran_order, shape)";
+        if (vals[key]) return "malformed .npy header (a key given twice)";
+        p++;
+        while (*p == ' ') p++;
+        if (*p != ':') return "malformed .npy header (no ':' after a key)";
+        p++;
+        while (*p == ' ') p++;
+        vals[key] = p;
+        if (*p == '\'' || *p == '"') { /* a string */
+            char c = *p++;
+            while (*p && *p != c) p++;
+            if (!*p) return "malformed .npy header (unterminated string)";
+            p++;
+        } else if (*p == '(') { /* a tuple of numbers */
+            while (*p && *p != ')') p++;
+            if (!*p) return "malformed .npy header (unterminated tuple)";
+            p++;
+        } else { /* True, False */
+            const char *w = p;
+            while (isalpha((unsigned char)*p)) p++;
+            if (p == w) return "malformed .npy header (a value is not a string, tuple or word)";
+        }
+        while (*p == ' ') p++;
+        if (*p == ',') p++;
+        else if (*p != '}') return "malformed .npy header (no ',' or '}' after a value)";
+    }
+    p++;
+    while (*p == ' ') p++;
+    if (*p == '\n') p++;
+    if (*p) return "malformed .npy header (text after the dict)";
+    for (int i = 0; i < 3; i++)
+        if (!vals[i]) return i == 0 ? "malformed .npy header (no descr)" : i == 1 ? "malformed .npy header (no fortran_order)"
+                                                                                  : "malformed .npy header (no shape tuple)";
+    return NULL;
 }
 
 int calc_read_npy(const char *path, double **out, size_t *n) { return calc_read_npy_shape(path, out, n, NULL, NULL); }
@@ -84,14 +134,16 @@ int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape
     h[hlen] = 0;
     if (memchr(h, 0, hlen)) { rc = fail(path, "malformed .npy header (NUL byte)"); goto done; }
 
-    const char *d = dict_value(h, "descr");
+    const char *vals[3], *why = parse_dict(h, vals);
+    if (why) { rc = fail(path, why); goto done; }
+    const char *d = vals[0];
     int size = 0;
     if (d && (!strncmp(d, "'<f8'", 5) || !strncmp(d, "'|f8'", 5))) size = 8;
     else if (d && (!strncmp(d, "'<f4'", 5) || !strncmp(d, "'|f4'", 5))) size = 4;
     else if (d && (!strncmp(d, "'<f2'", 5) || !strncmp(d, "'|f2'", 5))) size = 2;
     if (!size) { rc = fail(path, "unsupported dtype (accepted: little-endian float64, float32, float16: '<f8', '<f4', '<f2')"); goto done; }
 
-    const char *s = dict_value(h, "shape");
+    const char *s = vals[2];
     if (!s || *s != '(') { rc = fail(path, "malformed .npy header (no shape tuple)"); goto done; }
     s++;
     size_t count = 1;
@@ -114,7 +166,7 @@ int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape
         if (*s == ',') s++;
         else if (*s != ')') { rc = fail(path, "malformed .npy shape"); goto done; }
     }
-    const char *fo = dict_value(h, "fortran_order");
+    const char *fo = vals[1];
     if (!fo || (strncmp(fo, "False", 5) != 0 && strncmp(fo, "True", 4) != 0)) {
         rc = fail(path, "malformed .npy header (no fortran_order)");
         goto done;

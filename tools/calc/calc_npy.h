@@ -4,7 +4,9 @@
  * Accepted: format versions 1.0, 2.0 and 3.0; dtype little-endian float64 ('<f8'), float32
  * ('<f4') or float16 ('<f2') ('|' is taken as '<'; big-endian '>' is refused); C order, or any order for a 1-D array; any shape,
  * read as its elements in memory order (row-major: element v*K + i of a (V, K) array is
- * W[v][i]). The file must be exactly header + prod(shape) * itemsize bytes. */
+ * W[v][i]). The header must be a dict holding exactly the keys descr, fortran_order and
+ * shape, each once, and nothing after it but its padding (numpy.load is as strict); the file
+ * must be exactly header + prod(shape) * itemsize bytes. */
 #ifndef DRIFT_CALC_NPY_H
 #define DRIFT_CALC_NPY_H
 
