@@ -3,6 +3,9 @@
 #include "ggml_cpu.h"
 
 #include <math.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 #include <stdatomic.h>
 
 /* ggml-cpu/arch/x86/quants.c: hsum_float_8. extract the high 128 bits and add the low ones
@@ -111,7 +114,10 @@ int drift_ggml_cpu_has_avx2(void) {
     int c = atomic_load_explicit(&cached, memory_order_relaxed);
     if (c < 0) {
         __builtin_cpu_init();
-        c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+        /* F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports does not know "f16c" */
+        unsigned a, b, cx, d;
+        int f16c = __get_cpuid(1, &a, &b, &cx, &d) && (cx & bit_F16C);
+        c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
         atomic_store_explicit(&cached, c, memory_order_relaxed);
     }
     return c;
