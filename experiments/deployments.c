@@ -23,10 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "deploy_runs.h"
 #include "deployment.h"
 #include "drift.h"
 #include "llm_run.h"
@@ -35,7 +35,6 @@
 #include "output.h"
 #include "pair_stats.h"
 #include "parting.h"
-#include "philox.h"
 #include "chat_prompts.h"
 #include "stats.h"
 
@@ -110,34 +109,9 @@ static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, PROMPTS, 15},
                                             {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 7},
                                             {NULL, NULL, DRIFT_SHOW_MD, MDD, 2}};
 
-/* ---- prompts ------------------------------------------------------------------------------- */
-
-/* ---- decoding ------------------------------------------------------------------------------ */
-
-typedef struct {
-    drift_deployment_t dep;
-    const char *spec;
-    int other;
-    drift_gen_t *g;  /* one per prompt */
-    double seconds;  /* thread CPU time of its decodes */
-    long tokens;
-} run_t;
-
-static int find_run(run_t *runs, int *nrun, const dep_ref_t *r)
+static void progress(void *cli, size_t done, size_t total)
 {
-    for (int i = 0; i < *nrun; i++)
-        if (!strcmp(runs[i].spec, r->spec) && runs[i].other == r->other) return i;
-    char err[DRIFT_LLM_ERR_MAX];
-    if (drift_deployment_parse(&runs[*nrun].dep, r->spec, err, sizeof err)) drift_die("deployment %s: %s", r->spec, err);
-    runs[*nrun].spec = r->spec, runs[*nrun].other = r->other;
-    return (*nrun)++;
-}
-
-static double cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    drift_progress(cli, done, total);
 }
 
 int main(int argc, char **argv)
@@ -175,16 +149,19 @@ int main(int argc, char **argv)
 
     /* the pairs of this profile and the distinct runs they need */
     int pairs[NPAIRS], npair = 0, nrun = 0;
-    run_t runs[2 * NPAIRS];
+    drift_deploy_run_t runs[2 * NPAIRS];
     int ra[NPAIRS], rb[NPAIRS];
-    memset(runs, 0, sizeof runs);
+    char derr[DRIFT_LLM_ERR_MAX];
     for (int i = 0; i < NPAIRS; i++) {
         if (cli.profile != DRIFT_PROFILE_FULL && !PAIRS[i].in_default) continue;
         /* quick: a smoke test of a minute, one lab pair and llama.cpp's */
         if (cli.profile == DRIFT_PROFILE_QUICK && i != 1 && strcmp(PAIRS[i].knob, "engine build")) continue;
         pairs[npair] = i;
-        ra[npair] = find_run(runs, &nrun, &PAIRS[i].a);
-        rb[npair] = find_run(runs, &nrun, &PAIRS[i].b);
+        const dep_ref_t *ab[2] = {&PAIRS[i].a, &PAIRS[i].b};
+        int *at[2] = {&ra[npair], &rb[npair]};
+        for (int k = 0; k < 2; k++)
+            if ((*at[k] = drift_deploy_run_find(runs, &nrun, 2 * NPAIRS, ab[k]->spec, ab[k]->other, derr, sizeof derr)) < 0)
+                drift_die("deployment %s: %s", ab[k]->spec, derr);
         npair++;
     }
     const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
@@ -197,31 +174,8 @@ int main(int argc, char **argv)
     drift_md_intro(&out, "%d pairs of deployments of %s, each differing in one knob (pairs that start from `" BASE "`: an A100 server), decode %d disjoint samples of %d prompts (the lab's prompt set in the model's chat template), %d greedy tokens each. The exact model (fp64, correctly rounded dot products) gives the exact logit gap at every parting.", npair, base, S, N, T);
 
     /* -- every run decodes every prompt: runs side by side on the cores, one model each -- */
-    int workers = cli.threads > 0 ? cli.threads : omp_get_num_procs();
-    if (workers > nrun) workers = nrun;
-    int failed = 0;
-#pragma omp parallel for num_threads(workers) schedule(dynamic, 1) reduction(| : failed)
-    for (int r = 0; r < nrun; r++) {
-        char err[DRIFT_LLM_ERR_MAX];
-        drift_model_t *m = NULL;
-        runs[r].g = calloc((size_t)P, sizeof(drift_gen_t));
-        if (!runs[r].g || drift_model_create(&m, &ck, &runs[r].dep.nx, 1, err, sizeof err)) {
-            failed = 1;
-            continue;
-        }
-        double t0 = cpu_seconds();
-        for (int i = 0; i < P && !failed; i++) {
-            if (omp_get_thread_num() == 0) drift_progress(&cli, (size_t)r * (size_t)P + (size_t)i, (size_t)nrun * (size_t)P);
-            /* the batch's other requests: one stream per (seed, prompt); `other` is a second run */
-            drift_stream_t bs;
-            drift_stream_init(&bs, cli.seed, drift_fnv1a32("deployments.batch"), (uint32_t)pr[i].index, (uint32_t)runs[r].other);
-            uint64_t sd = (uint64_t)drift_stream_u32(&bs) << 32 | drift_stream_u32(&bs);
-            if (drift_deploy_generate(&runs[r].g[i], m, &runs[r].dep, pr[i].tok, pr[i].n, pr[i].prefix, T, sd, 0)) failed = 1;
-            runs[r].tokens += runs[r].g[i].n;
-        }
-        runs[r].seconds = cpu_seconds() - t0;
-        drift_model_free(m);
-    }
+    int failed = drift_deploy_runs(runs, nrun, &ck, pr, P, T, cli.seed, "deployments.batch",
+                                   cli.threads > 0 ? cli.threads : omp_get_num_procs(), progress, &cli) != 0;
     if (failed) drift_die("a deployment's decode failed (or out of memory for its model)");
 
     /* -- partings, and the exact gaps there: prompts side by side, one exact model per core;
@@ -375,10 +329,7 @@ int main(int argc, char **argv)
     }
     drift_md_text(&out, "\n");
     drift_out_commit(&out);
-    for (int r = 0; r < nrun; r++) {
-        for (int i = 0; i < P; i++) drift_gen_free(&runs[r].g[i]);
-        free(runs[r].g);
-    }
+    drift_deploy_runs_free(runs, nrun, P);
     drift_chat_prompts_free(pr, P);
     free(pt), free(ag), free(buf), free(buf2);
     drift_checkpoint_free(&ck);
