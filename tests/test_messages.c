@@ -24,7 +24,7 @@ Test(messages, lab_unknown_command_is_one_line)
     snprintf(cmd, sizeof cmd, "'%s/lab' bogus", DRIFT_SOURCE_DIR);
     cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2);
     cr_assert_str_eq(err, "lab: unknown command 'bogus' (accepted: setup, build, test, list, run, plot, report, calc, generate, "
-                          "models, bench, sweep, fuzz, help)\n");
+                          "forecast, models, bench, sweep, fuzz, help)\n");
 }
 
 /* A format without a tensor-core path: refused before the files are read (they do not exist
