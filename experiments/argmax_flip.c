@@ -325,6 +325,7 @@ int main(int argc, char **argv)
     choose_kernels(L);                  /* kernels, orders and the GEMM policies' picks */
     make_models(L);
 
+    drift_progress_phase(&L->cli, "planted and realistic heads");
     run_planted(L);                     /* (1) planted gaps and exact ties */
     run_realistic(L);                   /* (2) realistic heads */
     drift_progress(&L->cli, L->total, L->total);
@@ -347,8 +348,12 @@ int main(int argc, char **argv)
         R.cli.norders = 1;
         choose_kernels(&R);
         make_models(&R);
+        char ph[64];
+        snprintf(ph, sizeof ph, "the headline at seed %llu (%ld of %ld)", (unsigned long long)R.cli.seed, e, L->nrob);
+        drift_progress_phase(&R.cli, ph);
         run_planted(&R);
         run_realistic(&R);
+        drift_progress(&R.cli, R.total, R.total);
         if (drift_aflab_fit(&R)) drift_die("out of memory");
         drift_aflab_two_references(&R);
         drift_aflab_rob_collect(L, &R);

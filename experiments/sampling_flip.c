@@ -187,6 +187,10 @@ int main(int argc, char **argv)
     const drift_sampling_sweep_t SW = {(size_t)rows, (size_t)V, draws, U, cli.seed, TEMPS, NT, CUTS, SM, NK2, TEMPS2, NT2};
     long top_ties[MAXF][MAXC];
     double softmax_check = 0; /* largest relative difference, double softmax vs exact softmax */
+    size_t pdone = 0, ptotal = 0; /* progress: one unit per (format, configuration) */
+    for (int fi = 0; fi < nF; fi++) ptotal += (size_t)nC[fi];
+    drift_progress_phase(&cli, "logits and samplers per configuration");
+    drift_progress(&cli, 0, ptotal);
     for (int fi = 0; fi < nF; fi++) {
         drift_format_t f = cli.formats[fi];
         for (size_t i = 0; i < (size_t)rows * K; i++) Hf[i] = drift_rne(H[i], f);
@@ -202,8 +206,8 @@ int main(int argc, char **argv)
                 drift_die("sampling failed (out of memory or an internal inconsistency)");
             top_ties[fi][c] = chk.top_ties;
             softmax_check = fmax(softmax_check, chk.softmax_diff);
+            drift_progress(&cli, ++pdone, ptotal);
         }
-        drift_progress(&cli, (size_t)fi + 1, (size_t)nF);
     }
 
     /* -- the planted exact ties: T = 1e-8 against T = 0 with the exact logits -- */
