@@ -96,3 +96,29 @@ Test(run_words, every_experiment_names_its_own_out_dir, .timeout = 600)
     cr_assert(ran >= 10, "only %d experiments ran", ran);
     tmpdir_remove(dir);
 }
+
+/* The words follow --archs: two generations that share a row of the architecture table (Ada
+ * and A100 for bf16 and fp16) compute the head identically, so the run must say the logits are
+ * bit-identical and nothing it prints may claim they differ (the summary once described the
+ * default generations whatever --archs chose). */
+Test(run_words, archs_that_compute_alike_are_said_to, .timeout = 300)
+{
+    char dir[64];
+    tmpdir_make(dir, sizeof dir, "drift_words_archs");
+    int rc = sh("'%s/gpu_generations' --profile quick --archs a100,ada --out '%s/g' >'%s/g.out' 2>&1", DRIFT_BIN_DIR, dir, dir);
+    cr_assert_eq(rc, 0);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/g.out", dir);
+    char *said = slurp(path);
+    snprintf(path, sizeof path, "%s/g/gpu_generations.md", dir);
+    char *frag = slurp(path);
+    cr_assert(said && frag);
+    cr_expect(strstr(frag, "Bit-identical logits: bf16 a100/ada, fp16 a100/ada"), "the fragment does not say the logits are identical");
+    static const char *const claims[] = {"different fp32 logits", "large share"};
+    for (size_t i = 0; i < sizeof claims / sizeof claims[0]; i++) {
+        cr_expect(!strstr(said, claims[i]), "stdout claims '%s' for two generations that compute alike", claims[i]);
+        cr_expect(!strstr(frag, claims[i]), "the fragment claims '%s' for two generations that compute alike", claims[i]);
+    }
+    free(said), free(frag);
+    tmpdir_remove(dir);
+}
