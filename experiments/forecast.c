@@ -56,12 +56,16 @@ static const pair_t PAIRS[] = {
     {"batch-alone", "continuous:64 -> alone", BASE, BASE ",batch=alone", 0, 1},
     {"precision-fp16", "bf16 -> fp16 (weights, compute, activations, KV)", BASE, BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0, 1},
     {"card-rtx4090", "A100 -> RTX 4090", BASE, "vllm-like,card=rtx4090", 0, 0},
+    {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 0},
 };
+#define TIE_PAIR "llamacpp-avx512" /* the tie-breaker's pair: llama.cpp decodes fast, and parts often */
+#define RUNS_MAX (2 * NPAIRS + 2 * DRIFT_LIST_MAX)
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 
 /* ---- tables -------------------------------------------------------------------------------- */
 
-enum { T_PROMPTS, T_PAIRS, T_REL, T_MD_PAIRS, T_MD_RISK };
+/* T_TIES last: its CSV exists only in a run with --tie-eps */
+enum { T_PROMPTS, T_PAIRS, T_REL, T_MD_PAIRS, T_MD_RISK, T_MD_TIES, T_TIES };
 static const drift_col_t PROMPTC[] = {
     DRIFT_C_INT("sample"), DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"), DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("law"),
     DRIFT_C_NUM("p_forecast", "%.6g"), DRIFT_C_NUM("p_constant", "%.6g"), DRIFT_C_NUM("p_threshold", "%.6g"),
@@ -87,12 +91,20 @@ static const drift_col_t MDP[] = {DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("held-out p
                                   DRIFT_C_TEXT("empirical law: Brier, skill")};
 static const drift_col_t MDR[] = {DRIFT_C_TEXT("pair"), DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"),
                                   DRIFT_C_TEXT("P(part)"), DRIFT_C_TEXT("riskiest step (A's gap)"), DRIFT_C_TEXT("parted at")};
+static const drift_col_t TIEC[] = {DRIFT_C_NUM("eps", "%.6g"), DRIFT_C_INT("prompts"), DRIFT_C_INT("parted"),
+                                   DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("wilson_lo", "%.6g"), DRIFT_C_NUM("wilson_hi", "%.6g"),
+                                   DRIFT_C_NUM("predicted", "%.6g")};
+static const drift_col_t MDT[] = {DRIFT_C_TEXT("tie below (logits)"), DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"),
+                                  DRIFT_C_TEXT("forecast (sum of P)")};
 static const drift_table_spec_t TABLES[] = {
     {".csv", NULL, 0, PROMPTC, 16},
     {"_pairs.csv", NULL, 0, PAIRC, 28},
     {"_reliability.csv", NULL, 0, RELC, 9},
     {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDP, 7},
-    {NULL, "The riskiest held-out prompts (highest forecast first)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 6}};
+    {NULL, "The riskiest held-out prompts (highest forecast first)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 6},
+    {NULL, "The tie-breaker (llama.cpp's AVX2 and AVX-512 builds, both with sampler=greedy-ties:EPS; EPS = 0: plain greedy)",
+     DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDT, 3},
+    {"_ties.csv", NULL, 0, TIEC, 7}};
 
 /* ---- one pair's steps ------------------------------------------------------------------------ */
 
@@ -166,13 +178,16 @@ static unsigned char step_class(const drift_llm_config_t *c, const drift_deploym
 int main(int argc, char **argv)
 {
     long N_ = 0, T_ = 0, S_ = 0;
-    const char *ckpt = NULL, *set = NULL, *dump = NULL;
+    const char *ckpt = NULL, *set = NULL, *dump = NULL, *pairs_opt = NULL;
+    drift_dbllist_t ties = {{0}, 0};
     const drift_cli_opt_t opts[] = {
         {"prompts", DRIFT_OPT_INT, &N_, "N", "prompts per sample", 1, 4096, {"1", "4", "64"}},
         {"samples", DRIFT_OPT_INT, &S_, "S", "disjoint prompt samples drawn by the seed, each held out in turn", 2, 64, {"2", "3", "3"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per prompt", 1, 1024, {"4", "24", "64"}},
         {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)", 0, 0, {0}},
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
+        {"pairs", DRIFT_OPT_LIST, &pairs_opt, "ID,...", "the pairs to run (default: the profile's; rerun-other, batch-alone, precision-fp16, card-rtx4090, llamacpp-avx512)", 0, 0, {0}},
+        {"tie-eps", DRIFT_OPT_DOUBLELIST, &ties, "EPS,...", "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS > 0: the share of prompts that part, measured and forecast", 0, 0, {NULL, NULL, "0.01,0.05,0.25"}},
         {"dump-logits", DRIFT_OPT_STRING, &dump, "FILE.npy", "also write deployment A's top-2 logits of every step, shape (prompts, tokens, 2), NaN past a text's end: the input of ./lab forecast --logits", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("forecast", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
@@ -203,22 +218,57 @@ int main(int argc, char **argv)
         drift_die("--prompt-set: %s", perr);
 
     int pairs[NPAIRS], npair = 0, nrun = 0, ra[NPAIRS], rb[NPAIRS];
-    drift_deploy_run_t runs[2 * NPAIRS];
+    static drift_deploy_run_t runs[RUNS_MAX];
+    int chosen[NPAIRS] = {0};
+    if (pairs_opt) { /* the pairs named, in the table's order */
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", pairs_opt);
+        for (char *save, *id = strtok_r(buf, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
+            int found = -1;
+            char ids[256] = "";
+            for (int i = 0; i < NPAIRS; i++) {
+                if (!strcmp(id, PAIRS[i].id)) found = i;
+                size_t l = strlen(ids);
+                snprintf(ids + l, sizeof ids - l, "%s%s", i ? ", " : "", PAIRS[i].id);
+            }
+            if (found < 0) drift_die("--pairs: unknown pair '%s' (accepted: %s)", id, ids);
+            chosen[found] = 1;
+        }
+    }
     for (int i = 0; i < NPAIRS; i++) {
-        if (cli.profile != DRIFT_PROFILE_FULL && !PAIRS[i].in_default) continue;
-        if (cli.profile == DRIFT_PROFILE_QUICK && strcmp(PAIRS[i].id, "batch-alone")) continue; /* a smoke test */
+        if (pairs_opt && !chosen[i]) continue;
+        if (!pairs_opt && cli.profile != DRIFT_PROFILE_FULL && !PAIRS[i].in_default) continue;
+        if (!pairs_opt && cli.profile == DRIFT_PROFILE_QUICK && strcmp(PAIRS[i].id, "batch-alone")) continue; /* a smoke test */
         pairs[npair] = i;
-        if ((ra[npair] = drift_deploy_run_find(runs, &nrun, 2 * NPAIRS, PAIRS[i].a, 0, perr, sizeof perr)) < 0 ||
-            (rb[npair] = drift_deploy_run_find(runs, &nrun, 2 * NPAIRS, PAIRS[i].b, PAIRS[i].other_b, perr, sizeof perr)) < 0)
+        if ((ra[npair] = drift_deploy_run_find(runs, &nrun, RUNS_MAX, PAIRS[i].a, 0, perr, sizeof perr)) < 0 ||
+            (rb[npair] = drift_deploy_run_find(runs, &nrun, RUNS_MAX, PAIRS[i].b, PAIRS[i].other_b, perr, sizeof perr)) < 0)
             drift_die("deployment: %s", perr);
         npair++;
     }
+    /* the tie-breaker: llama.cpp's two builds, plain and with each EPS */
+    static char tie_spec[2 * DRIFT_LIST_MAX][96];
+    int tie_a0 = -1, tie_b0 = -1, tie_a[DRIFT_LIST_MAX], tie_b[DRIFT_LIST_MAX];
+    for (int e = 0; e < ties.n; e++)
+        if (!(ties.v[e] > 0)) drift_die("--tie-eps: %g is not a positive gap in logits", ties.v[e]);
+    if (ties.n) {
+        if ((tie_a0 = drift_deploy_run_find(runs, &nrun, RUNS_MAX, "llamacpp-cpu", 0, perr, sizeof perr)) < 0 ||
+            (tie_b0 = drift_deploy_run_find(runs, &nrun, RUNS_MAX, "llamacpp-cpu-avx512", 0, perr, sizeof perr)) < 0)
+            drift_die("deployment: %s", perr);
+        for (int e = 0; e < ties.n; e++) {
+            snprintf(tie_spec[2 * e], sizeof tie_spec[0], "llamacpp-cpu,sampler=greedy-ties:%.17g", ties.v[e]);
+            snprintf(tie_spec[2 * e + 1], sizeof tie_spec[0], "llamacpp-cpu-avx512,sampler=greedy-ties:%.17g", ties.v[e]);
+            if ((tie_a[e] = drift_deploy_run_find(runs, &nrun, RUNS_MAX, tie_spec[2 * e], 0, perr, sizeof perr)) < 0 ||
+                (tie_b[e] = drift_deploy_run_find(runs, &nrun, RUNS_MAX, tie_spec[2 * e + 1], 0, perr, sizeof perr)) < 0)
+                drift_die("--tie-eps: %s", perr);
+        }
+    }
     const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
     drift_out_t out;
-    drift_out_open(&out, &cli, TABLES, 5, 1);
+    drift_out_open(&out, &cli, TABLES, ties.n ? 7 : 6, 1);
     drift_out_meta(&out, T_PROMPTS, "table", "per (held-out sample, prompt, pair): %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens; each sample forecast by the law fitted on the others", S, N, base, T);
     drift_out_meta(&out, T_PROMPTS, "columns", "p_forecast = P(B parts from A within T) from A's gaps and the fitted law; p_constant = the fit samples' parting rate; p_threshold = the fit samples' rate below or above the fitted threshold on the prompt's smallest gap; risk_step, risk_gap, risk_p = the step of the largest risk, A's top-1 minus top-2 logit there, the risk; min_gap = A's smallest gap; parted, step = what B did (step 0-based, -1 none); p_all_samples = the forecast under the law fitted on every sample (the pairs table's; not held out), from A's gaps without step classes, as ./lab forecast --logits computes it; p_empirical = the forecast with the fit samples' own deltas as the law (forecast.h: their symmetrized tail, pi as for p_forecast)");
     drift_out_meta(&out, T_PAIRS, "table", "per pair: the law of delta fitted on all samples (law, sigma, b, pi per step class; gauss_wins = folds whose held-out deltas favour the Gaussian, heldout_dloglik = their summed log-likelihood, Gaussian minus Laplace); scores over the held-out prompts; skill = 1 - Brier(forecast) / Brier(constant), 95%% percentile bootstrap over prompts; *_empirical: the same for the empirical law");
+    if (ties.n) drift_out_meta(&out, T_TIES, "table", "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode every prompt with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on every sample (risk [runner-up id < top id] pi P(delta crosses EPS))");
     drift_out_meta(&out, T_REL, "table", "reliability of the held-out forecasts, per pair and pooled (all): bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
     drift_md_intro(&out, "%d pairs of deployments of %s (one knob changed from `" BASE "`, an A100 server) decode %d disjoint samples of %d prompts, %d greedy tokens each. Each sample in turn is held out: the law of the pair's gap difference is fitted on the other samples' steps, and each held-out prompt is forecast from deployment A's top-2 gaps alone.", npair, base, S, N, T);
 
@@ -226,7 +276,11 @@ int main(int argc, char **argv)
                           progress, &cli))
         drift_die("a deployment's decode failed (or out of memory for its model)");
 
-    if (dump) { /* A (the same deployment in every pair) */
+    if (dump) { /* A: the same deployment in every pair chosen */
+        for (int q = 1; q < npair; q++)
+            if (strcmp(runs[ra[q]].spec, runs[ra[0]].spec))
+                drift_die("--dump-logits: the pairs chosen start from different deployments (%s, %s): choose pairs with one A (--pairs)",
+                          runs[ra[0]].spec, runs[ra[q]].spec);
         double *x = malloc((size_t)P * (size_t)T * 2 * sizeof(double));
         if (!x) drift_die("out of memory for the --dump-logits array (%d x %d x 2)", P, T);
         const drift_gen_t *ga = runs[ra[0]].g;
@@ -414,6 +468,52 @@ int main(int argc, char **argv)
                   DRIFT_TXT(rs), DRIFT_TXT(at));
     }
     drift_md_end(&out, T_MD_RISK);
+    /* the tie-breaker: measured with each EPS, forecast from the plain run of A and the plain
+     * pair's law. With the rule, B parts from A at a step only where the two gaps fall on
+     * either side of EPS and the runner-up has the lower id (else both rules pick A's token):
+     * risk = [r < a] pi P(delta crosses EPS), the old boundary at 0 moved to EPS. */
+    char tie_text[512] = "";
+    if (ties.n) {
+        const drift_gen_t *ga = runs[tie_a0].g, *gb = runs[tie_b0].g;
+        size_t nd = 0;
+        for (int i = 0; i < P; i++) {
+            int n = ga[i].n < gb[i].n ? ga[i].n : gb[i].n, st = drift_first_difference(ga[i].token, gb[i].token, n);
+            for (int t = 0; t < (st >= 0 ? st + 1 : n); t++) dl[nd++] = step_delta(&ga[i], &gb[i], t);
+        }
+        drift_delta_fit_t lf;
+        if (drift_delta_fit(&lf, dl, NULL, nd)) drift_die("the fit of the tie pair's law failed");
+        for (int e = -1; e < ties.n; e++) {
+            double eps = e < 0 ? 0 : ties.v[e], pred = 0;
+            const drift_gen_t *ta = runs[e < 0 ? tie_a0 : tie_a[e]].g, *tb = runs[e < 0 ? tie_b0 : tie_b[e]].g;
+            long k = 0;
+            for (int i = 0; i < P; i++) {
+                int n = ta[i].n < tb[i].n ? ta[i].n : tb[i].n;
+                k += drift_first_difference(ta[i].token, tb[i].token, n) >= 0;
+                double logq = 0;
+                for (int t = 0; t < ga[i].n; t++) {
+                    double g = ga[i].top1_logit[t] - ga[i].top2_logit[t], r;
+                    if (eps == 0) r = drift_forecast_step(&lf, -1, g, 0);
+                    else r = ga[i].top2[t] < ga[i].token[t] ? drift_forecast_step(&lf, -1, fabs(g - eps), 0) : 0;
+                    logq += r < 1 ? log1p(-r) : -INFINITY;
+                }
+                pred += logq < 0 ? -expm1(logq) : 0;
+            }
+            double lo, hi;
+            drift_wilson(&lo, &hi, k, P, 1.959963984540054);
+            drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(P), DRIFT_INT(k), DRIFT_NUM((double)k / P), DRIFT_NUM(lo), DRIFT_NUM(hi),
+                      DRIFT_NUM(pred));
+            char ep[32], rate[96], pr_s[32];
+            if (e < 0) snprintf(ep, sizeof ep, "0 (plain greedy)");
+            else snprintf(ep, sizeof ep, "%g", eps);
+            drift_rate_text(rate, sizeof rate, k, P);
+            snprintf(pr_s, sizeof pr_s, "%.3g", pred);
+            drift_row(&out, T_MD_TIES, DRIFT_TXT(ep), DRIFT_TXT(rate), DRIFT_TXT(pr_s));
+            size_t at = strlen(tie_text);
+            snprintf(tie_text + at, sizeof tie_text - at, "%s%s: %ld/%d parted, %.2g forecast", e < 0 ? "" : "; ",
+                     e < 0 ? "plain greedy" : ep, k, P, pred);
+        }
+        drift_md_end(&out, T_MD_TIES);
+    }
     /* the takeaway, from the numbers above */
     drift_md_text(&out, "**Takeaway.**\n\n");
     char good[512] = "", weak[512] = "", none[512] = "", cal[1024] = "";
@@ -435,6 +535,9 @@ int main(int argc, char **argv)
     if (tie_n)
         drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a step where A's two best logits are equal (a tie of its bf16 logits, risk pi/2 whatever the law); they forecast %.2g partings in all and %ld happened.\n",
                       tie_n, tie_p, tie_k);
+    if (tie_text[0])
+        drift_md_text(&out, "- The tie-breaker (llama.cpp's two builds, %d prompts): %s. A tie rule moves the boundary from 0 to EPS: texts still part where a gap near EPS falls on either side of it and the runner-up has the lower id.\n",
+                      P, tie_text);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);
     drift_deploy_runs_free(runs, nrun, P);

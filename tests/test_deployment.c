@@ -124,6 +124,10 @@ Test(deployment, bad_specs_name_the_field)
         {"hf-eager,compute=fp8e4m3", "compute=fp8e4m3: expected bf16, fp16, tf32"},
         {"hf-eager,draft=4", "draft=4: expected 0"},
         {"hf-eager,sampler=top-p", "sampler=top-p: expected greedy"},
+        {"hf-eager,sampler=greedy-ties:0", "sampler=greedy-ties:0: expected greedy or greedy-ties:EPS with EPS > 0"},
+        {"hf-eager,sampler=greedy-ties:-1", "sampler=greedy-ties:-1: expected greedy"},
+        {"hf-eager,sampler=greedy-ties:x", "sampler=greedy-ties:x: expected greedy"},
+        {"hf-eager,sampler=greedy-ties:inf", "sampler=greedy-ties:inf: expected greedy"},
         {"hf-eager,gemm=cublas", "gemm=cublas: expected vendor-like or batch-invariant"},
         {"@/nonexistent/deploy.txt", "cannot open /nonexistent/deploy.txt"},
     };
@@ -167,6 +171,32 @@ static const int PROMPT[] = {1, 365, 471, 263, 431, 292, 227, 471, 263, 217, 326
                              318, 246, 292, 183, 446, 263, 480, 292, 107, 471, 289, 296, 471};
 #define NP ((int)(sizeof PROMPT / sizeof *PROMPT))
 #define SMALL "card=a100,gemm=batch-invariant,compute=fp32,weights=fp32,act=fp32,kv=fp32"
+
+/* The tie-breaker: a gap below EPS is a tie given to the lower id. By hand: logits (1, 1.0625,
+ * 0.25) have top-1 token 1, top-2 token 0, gap 1/16. */
+Test(deployment, greedy_ties_pick_the_lower_id_below_eps)
+{
+    const double l[3] = {1, 1.0625, 0.25};
+    cr_assert_eq(drift_greedy_tie(l, 3, 0.125), 0);
+    cr_assert_eq(drift_greedy_tie(l, 3, 0.0625), 1); /* not below: the gap is exactly eps */
+    cr_assert_eq(drift_greedy_tie(l, 3, 0.01), 1);
+    const double m[3] = {0.25, 2, 1.9375}; /* top-1 token 1 has the lower id already */
+    cr_assert_eq(drift_greedy_tie(m, 3, 1), 1);
+    drift_deployment_t d;
+    parse_ok(&d, "vllm-like,sampler=greedy-ties:0.125");
+    cr_assert_eq(d.tie_eps, 0.125);
+    char s[DRIFT_DEPLOY_SPEC_MAX];
+    drift_deployment_print(s, sizeof s, &d);
+    cr_assert(strstr(s, ",sampler=greedy-ties:0.125"), "%s", s);
+    /* a llama.cpp engine keeps its own numerics but takes the sampler */
+    parse_ok(&d, "llamacpp-cpu,sampler=greedy-ties:0.5");
+    drift_deployment_print(s, sizeof s, &d);
+    cr_assert_str_eq(s, "card=cpu,engine=llamacpp-cpu,sampler=greedy-ties:0.5");
+    drift_deployment_t e;
+    parse_ok(&e, s);
+    cr_assert_eq(e.tie_eps, 0.5);
+    cr_assert_eq(e.nx.engine, DRIFT_ENGINE_LLAMACPP_CPU);
+}
 
 static void same_bits(const drift_gen_t *a, const drift_gen_t *b, int V)
 {

@@ -17,13 +17,23 @@ static int by_prob_desc(const void *x, const void *y)
     return a->i - b->i;
 }
 
+int drift_greedy_tie(const double *logits, int V, double eps)
+{
+    if (V < 2) return 0;
+    drift_top2_t tt;
+    drift_top2(&tt, logits, (size_t)V);
+    int t1 = (int)tt.top1, t2 = (int)tt.top2;
+    if (!(logits[t1] - logits[t2] < eps)) return t1;
+    return t1 < t2 ? t1 : t2;
+}
+
 int drift_sample(const double *logits, int V, const drift_sampler_t *s, double u)
 {
     if (!logits || V < 1 || !s) return DRIFT_EINVAL;
     int best = 0;
     for (int i = 1; i < V; i++)
         if (logits[i] > logits[best]) best = i;
-    if (s->temperature <= 0) return best;
+    if (s->temperature <= 0) return s->tie_eps > 0 ? drift_greedy_tie(logits, V, s->tie_eps) : best;
     prob_t *p = malloc((size_t)V * sizeof *p);
     if (!p) return DRIFT_ENOMEM;
     double mx = logits[best];
@@ -121,7 +131,7 @@ int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int np
     const drift_llm_config_t *c = drift_model_config(m);
     int V = c->vocab_size, cap = c->seq_len, B = bt ? bt->batch : 1;
     if (B < 1 || nprompt > cap) return DRIFT_EINVAL;
-    drift_sampler_t greedy = {0, 0, 1, 0};
+    drift_sampler_t greedy = {0, 0, 1, 0, 0};
     if (!smp) smp = &greedy;
     /* positions used: nprompt + ntokens - 1 (the last token is not fed) */
     if (ntokens > cap - nprompt + 1) ntokens = cap - nprompt + 1;

@@ -35,7 +35,9 @@
  *   tp=P, allreduce=ring|tree|rank   tensor-parallel ranks and the all-reduce order
  *   draft=0          speculative decoding's draft length (only 0 here: the speculative
  *                    experiment measures drafts)
- *   sampler=greedy   (only greedy here: the question is text at temperature 0)
+ *   sampler=greedy | greedy-ties:EPS   text at temperature 0; with ties, a top-1 that beats the
+ *                    top-2 by less than EPS logits counts as a tie, given to the lower token id
+ *                    (the tie-breaker of a deterministic-inference setup; every engine)
  * Presets (docs/deployments.md says what each models and what it does not, with sources):
  *   hf-eager       transformers-like eager run: h100, bf16 weights, compute and act, the
  *                  vendor-like policy, standard attention, bf16 KV cache, alone
@@ -69,6 +71,7 @@ typedef struct {
     int prefill_chunk;          /* 0: the whole prompt in one step */
     int prefix_cache;
     int draft;                  /* 0 */
+    double tie_eps;             /* sampler=greedy-ties:EPS (0: plain greedy) */
 } drift_deployment_t;
 
 /* Parse spec (above) into d. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_EIO (an

@@ -198,14 +198,20 @@ typedef struct {
     int top_k;          /* 0: off */
     double top_p;       /* 1 (or 0): off */
     uint64_t seed;      /* stream (seed, "model.sample", 0, 0): one uniform per step */
+    double tie_eps;     /* greedy only: top-1 minus top-2 below this is a tie, given to the lower
+                           token id of the two (a deterministic tie-breaker); 0: off */
 } drift_sampler_t;
 
-/* Sample from logits (V values) with the sampler; u is a uniform in [0, 1). Greedy ignores u.
+/* Sample from logits (V values) with the sampler; u is a uniform in [0, 1). Greedy ignores u;
+ * with tie_eps > 0 it picks the lower id of the top two when their gap is below tie_eps.
  * Temperature: p_i ~ exp((l_i - max) / T) in fp64; top-k keeps the k largest, top-p the
  * smallest prefix (by descending probability, ties by index) whose mass reaches top_p; then
  * the first token whose cumulative mass exceeds u * total, in that order. The token, or
  * DRIFT_EINVAL / DRIFT_ENOMEM. */
 int drift_sample(const double *logits, int V, const drift_sampler_t *s, double u);
+/* Greedy with a tie-breaker: the top-1 token (first maximum), unless its logit exceeds the
+ * top-2's by less than eps: then the lower id of the two. */
+int drift_greedy_tie(const double *logits, int V, double eps);
 
 typedef struct {
     int batch;            /* 1: alone; B: with B-1 companions */

@@ -415,7 +415,7 @@ int main(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.nx = drift_numerics_fp32();
     a.bt = (drift_batching_t){1, 1, 32, 64};
-    a.smp = (drift_sampler_t){0, 0, 1, 0};
+    a.smp = (drift_sampler_t){0, 0, 1, 0, 0};
     const char *ckpt = NULL, *ids = NULL, *tokf = NULL, *ptext = NULL;
     long ntok = 256;
     int exact_gaps = 0, json = 0;
