@@ -423,7 +423,8 @@ tcb2_block(__m256 *c, const float *Ap, const float *Ae, const float *B, size_t l
            const tcb_cfg_t *t, tcb2_check_t *ck, const int R, const int V, const int CHK, const int FP16,
            const int FULL)
 {
-    const __m256i vlo = _mm256_set1_epi32(TCB2_E_MIN), voff = _mm256_set1_epi32((t->lsb_off + 254) << 23);
+    const __m256i vlo = _mm256_set1_epi32(TCB2_E_MIN); /* voff: (lsb_off + 254) << 23, which wraps in int32 */
+    const __m256i voff = _mm256_add_epi32(_mm256_set1_epi32((t->lsb_off + 127) << 23), _mm256_set1_epi32(127 << 23));
     const __m256i vpow = _mm256_set1_epi32(254 << 23), vexp = _mm256_set1_epi32(TCB2_EXP_BITS);
     __m256 P0[TCB_ROWS * 8], P1[TCB_ROWS * 8];
 #pragma GCC unroll 16
