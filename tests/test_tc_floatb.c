@@ -3,9 +3,11 @@
  * test_tc_model.c holds against the published probes and an MPFR emulation, and long_tc_hw
  * against measured outputs): every output must have its bits (tolerance 0: the model is
  * deterministic bit arithmetic), for every row-group shape (M = 1 .. 13: the 1 x 64, 2 x 32,
- * 3 x 16 and 4 x 16 tiles), columns across the end of a tile, K across the end of a block,
- * zeros, inputs from 2^-40 to 2^40, the int32 sum that wraps (Hopper), checked and
- * pre-validated B. Where the path must decline (*done = 0: invalid or out-of-range inputs,
+ * 3 x 16 and 4 x 16 tiles of AVX-512, 1 x 32, 2 x 16, 3 x 8 and 4 x 8 of AVX2), columns across
+ * the end of a tile, K across the end of a block, zeros, inputs from 2^-40 to 2^40, the int32
+ * sum that wraps (Hopper), fp16 subnormals, checked and pre-validated B. The valid cases must
+ * be taken (*done = 1): the test runs on CPUs with AVX-512 or AVX2 and F16C. Where the path
+ * must decline (*done = 0: invalid or out-of-range inputs,
  * configurations it does not take) the test says so; the dispatch must then still give the
  * model's bits, and drift_dispatch_kernel_gemm_b the same as the path through doubles. */
 #include <criterion/criterion.h>
@@ -123,6 +125,29 @@ Test(tc_floatb, hopper_int32_sum_that_wraps)
     for (size_t k = 0; k < K; k++) b.A[k] = k == 0 ? 1.5 : k < 16 ? 0 : 1.9921875;
     for (size_t t = 0; t < K * N; t++) b.B[t] = t < N ? 1.0 : t < 16 * N ? 0.0 : 1.9921875;
     check_case(&b, M, N, K, DRIFT_TC_H100, DRIFT_BF16, 1, "int32 wrap");
+    free_bufs(&b);
+}
+
+/* fp16 subnormal inputs take the model's exponent, emin_in = -14, not floor(log2|x|): with
+ * 2^-16 (subnormal) times 1 the largest product's exponent is -14 + 0, so E = -14 and the
+ * second product, -2^-20 (1 + 2^-10)^2 (bits down to 2^-40), is truncated at 2^-39 to
+ * -(2^-20 + 2^-29): the result is 2^-16 - 2^-20 - 2^-29. With E = -16 the grid would be
+ * 2^-41 and the result 2^-40 lower (an fp32 value: 24 bits from 2^-17). Row 0 has the
+ * subnormal in B (even columns), row 1 in A (odd columns). */
+Test(tc_floatb, fp16_subnormals_take_the_models_exponent)
+{
+    const size_t M = 2, N = 9, K = 2;
+    bufs_t b = alloc_bufs(M, N, K);
+    const double small = 0x1p-16, a2 = 0x1p-6 * (1 + 0x1p-10), b2 = -0x1p-14 * (1 + 0x1p-10);
+    for (size_t j = 0; j < N; j++) {
+        b.B[0 * N + j] = j % 2 ? 1.0 : small;
+        b.B[1 * N + j] = j % 2 ? a2 : b2;
+    }
+    b.A[0] = 1.0, b.A[1] = a2;
+    b.A[2] = small, b.A[3] = b2;
+    check_case(&b, M, N, K, DRIFT_TC_H100, DRIFT_FP16, 1, "fp16 subnormals");
+    const double want = 0x1p-16 - 0x1p-20 - 0x1p-29;
+    cr_assert(b.R[0] == want && b.R[N + 1] == want, "the model: %a %a, expected %a", b.R[0], b.R[N + 1], want);
     free_bufs(&b);
 }
 

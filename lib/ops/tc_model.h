@@ -167,10 +167,11 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
 /* drift_tc_gemm (c_init = 0) with B given as floats, Bf[t] == B[t] (row-major K x N; every
  * input format is a float format, so nothing is lost), read in place: no copy of B, the
  * decoder's weights as they are kept (tc_gemm_floatb.c). It takes the NVIDIA fp32-output
- * configurations with fp16 or bf16 inputs on an AVX-512 (F, DQ) CPU, when every input is a
- * finite value of `in` and every nonzero one lies in [2^-50, 2^51): then *done = 1 and C is
- * drift_tc_gemm's, bit for bit. Otherwise *done = 0, C's contents are unspecified and the
- * caller runs drift_tc_gemm (which also reports invalid inputs). B is checked on the fly
+ * configurations with fp16 or bf16 inputs on an AVX-512 (F, DQ) or AVX2 (with F16C) CPU,
+ * when every input is a finite value of `in` and every nonzero one lies in [2^-50, 2^51):
+ * then *done = 1 and C is drift_tc_gemm's, bit for bit. Otherwise *done = 0, C's contents
+ * are unspecified and the caller runs drift_tc_gemm (which also reports invalid inputs). B is
+ * checked on the fly
  * unless b_valid says that drift_tc_floatb_valid(Bf, K*N, in) returned 1 for this very
  * matrix (a caller holding its weights unchanged checks them once). DRIFT_TC_NO_FLOATB=1 in
  * the environment makes it always decline (the old path, for tests and benchmarks).
