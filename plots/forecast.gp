@@ -16,7 +16,7 @@ NB = STATS_records
 
 #@ forecast alt: Reliability diagram: mean forecast probability of a parting against the observed share of prompts that parted, per bin, with Wilson intervals
 #@ forecast look: whether the points follow the diagonal, and how wide the bars are
-#@ forecast caption: Each point is one bin of held-out forecasts (all pairs pooled); its label is the number of prompts in it. On the diagonal the forecast says what happens; above it the forecast is too low, below too high.
+#@ forecast caption: Bins of held-out forecasts, all pairs pooled (labels: prompts per bin); on the diagonal the forecast is right.
 #@ forecast few: No held-out forecasts were made: see the table.
 if (NB >= 1) {
     do for [term = 1:2] {

@@ -116,7 +116,7 @@ fragment() {
     local name="$1"
     awk -v name="$name" -v max="$MAXROWS" -v prov="$2" '
         function lead(t) { if (match(t, /^\*\*[^*]+\*\*/)) { t = substr(t, 3, RLENGTH - 4); sub(/[.:]$/, "", t); return t } return "" }
-        function moved(t) { if (t != "") more = more (more == "" ? "" : "; ") t }
+        function moved(t) { if (t == "a table") untitled++; else if (t != "") { named++; if (named <= 3) more = more (more == "" ? "" : "; ") t } }
         function block() {   # one paragraph (and the table right under it, if any)
             if (np == 0 && nt == 0) return
             p1 = np ? para[1] : ""
@@ -136,7 +136,11 @@ fragment() {
         { if (nt || pdone) block(); pdone = 0; para[++np] = $0 }
         END {
             block()
-            if (more != "") printf "*More in [data/%s.md](data/%s.md)%s:* %s.\n\n", name, name, setup ? " (with the set-up)" : "", more
+            # tables without a bold lead are counted, not listed one by one
+            # (and beyond three named parts, counted too: the fragment is one click away)
+            rest = untitled + (named > 3 ? named - 3 : 0)
+            if (rest) more = more (more == "" ? "" : "; ") (more == "" ? (rest == 1 ? "a table" : rest " tables") : "and " rest " more")
+            if (more != "") printf "*More in [data/%s.md](data/%s.md)%s:* %s.\n\n", name, name, setup ? " (set-up)" : "", more
         }' "data/$name.md"
 }
 
@@ -166,9 +170,9 @@ The cause is arithmetic: a computer keeps a fixed number of digits, so the order
 adds numbers (set by the chip, the software's method, and how many other requests share the
 work) changes the last digits. Usually nothing shows. But when the model is almost undecided
 between two words, those digits pick the word, and from there the text differs. This lab
-measures each link of that chain against exactly computed answers: how large the changes are,
-what makes them larger, when they change a word, and which fixes (one fixed order, more digits
-where scores are stored) remove them, at what cost.
+measures each link of that chain against exact answers: how large the changes are, when they
+change a word, which fixes remove them at what cost, and which prompts will change when the
+machine does.
 
 ## Summary of findings
 
@@ -239,12 +243,11 @@ cat <<'EOF'
   MPFR's `mpfr_sum`); values and constants use MPFR at 256 bits. Each error is held against the
   exact result of the inputs as the kernel saw them and of the inputs before rounding.
 - **Formats, orders.** Every format is emulated with correct rounding; a reduction order is data
-  (`seq`, `pairwise`, `blocked:B`, `splitk:S`, `warp:W`, `kahan`, `neumaier`, `random:SEED`,
-  `tc:ARCH`), printed in every CSV row; tensor-core orders are models checked against GPUs.
+  (`seq`, `pairwise`, `splitk:S`, `tc:ARCH`, ...), printed in every CSV row.
 - **Statistics.** Proportions carry Wilson 95% intervals, clustered by the independent unit
   where events share one (hidden states); sigma is a maximum-likelihood fit of
-  P(flip) = Phi(-gap / sigma) with a goodness-of-fit p-value; random draws come from Philox
-  streams keyed by (seed, experiment, point, trial), so data are byte-identical on any machine.
+  P(flip) = Phi(-gap / sigma); random draws come from Philox streams keyed by (seed,
+  experiment, point, trial), so data are byte-identical on any machine.
 
 EOF
 cat <<'EOF'
@@ -260,9 +263,9 @@ seeds="$(for n in $(names); do c="$(first_csv "$n")"; [[ -n "$c" ]] && meta "$c"
 skipped="$(while IFS=$'\t' read -r n _t _needs; do ran "$n" || printf '%s\n' "$n"; done < <(entries) | paste -sd, - | sed 's/,/, /g')"
 models="$(grep -h '^#' data/*.csv 2>/dev/null | grep -oE '(models/)?[A-Za-z0-9_.-]+[.](gguf|bin)' | grep -v '^tc_hw' | sed 's|^models/||' | sort -u | paste -sd, - | sed 's/,/, /g')"
 printf -- '- Backend of every data file: %s; on `cpu`, GPU kernels are CPU models (tensor-core models, a roofline cost model for kernel choice), not measurements.\n' "${backends:-unknown}"
-printf -- '- One seed per data file (seed %s, profile %s); other seeds are claimed only where an experiment reruns them and says so.\n' "${seeds:-unknown}" "${profile:-default}"
+printf -- '- One seed per data file (seed %s, profile %s); other seeds only where an experiment reruns them and says so.\n' "${seeds:-unknown}" "${profile:-default}"
 [[ -n "$skipped" ]] && printf -- '- Not run here: %s (no data files).\n' "$skipped"
-[[ -n "$models" ]] && printf -- '- Models read: %s; all other inputs are synthetic (random with chosen laws), and real models may have other gap and outlier distributions.\n' "$models"
+[[ -n "$models" ]] && printf -- '- Models read: %s; all other inputs are synthetic (random with chosen laws).\n' "$models"
 for n in $(names); do ran "$n" && decl "$n" limit | fill | sed 's/^/- /'; done
 printf -- '- Wall-clock costs (`*_timing.csv`) are CPU measurements; they do not transfer to a GPU.\n\n'
 # ---- environment ----------------------------------------------------------------------------
