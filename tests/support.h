@@ -175,15 +175,6 @@ static inline int run_capture(const char *cmd, char *out, size_t outsz, char *er
 /* ---- bit-level comparison ------------------------------------------------------------ */
 
 /* The encoding of a double, for bit-for-bit comparisons and for printing. */
-/* Removes every occurrence of dir from s, in place: two runs into different --out directories
- * name their own directory in what they print (output.h), and are compared without it. */
-static inline void drop_dir(char *s, const char *dir)
-{
-    size_t n = strlen(dir);
-    if (!n) return;
-    for (char *p; (p = strstr(s, dir));) memmove(p, p + n, strlen(p + n) + 1);
-}
-
 static inline uint64_t dbits(double x)
 {
     uint64_t u;

@@ -142,11 +142,11 @@ Test(output, question_reproduce_caption_cells_and_prose)
     drift_cli_reproduce(cmd, sizeof cmd, &cli);
     snprintf(want, sizeof want,
              "**Question.** What does the kit write? Against the exact sum (53 bits).\n\n"
-             "Reproduce: `%s` (%s/demo_*.csv; 3 trials).\n\n"
+             "Reproduce: `%s` (data/demo_*.csv; 3 trials).\n\n"
              "**(a)** first\n\n"
              "**(b) Error** (mean):\n\n| order | fp32/fp32 |\n|---|---:|\n| seq | 1.2e-03 [0.50] |\n\n"
              "- Lists:a, b and c.\n",
-             cmd, dir); /* a run outside data/ names its own directory (output.h) */
+             cmd);
     snprintf(path, sizeof path, "%s/demo.md", dir);
     cr_assert_str_eq(slurp(path), want);
 }
