@@ -350,10 +350,10 @@ static void md_critical(FILE *fp, const drift_aflab_t *L)
     char repro[1024];
     drift_cli_reproduce(repro, sizeof repro, &L->cli);
     fprintf(fp, "Reproduce: `%s` (K = %s, V = %ld, %ld planted pairs per target gap, %ld realistic hidden states per K; "
-                "%s/argmax_flip*.csv). Gaps are relative to the logit scale s = ||h||/sqrt(K), the standard deviation of "
+                "data/argmax_flip*.csv). Gaps are relative to the logit scale s = ||h||/sqrt(K), the standard deviation of "
                 "a logit. The default kernel is `%s` (fp32 accumulation, fp32 logits); \"logits in the format\" means the "
                 "tensor-core kernel's fp32 result stored in bf16/fp16, as a model running in that dtype returns it.\n\n",
-            repro, ks_list, L->V, L->reps, L->rows, L->cli.out_dir, L->KS[L->mk][0].k[L->KS[L->mk][0].def].name);
+            repro, ks_list, L->V, L->reps, L->rows, L->KS[L->mk][0].k[L->KS[L->mk][0].def].name);
     fprintf(fp, "**Critical gaps at K = %zu, kernels whose mechanism is accumulation noise** (rounded logits follow another law: next table; planted pairs; fit of P(flip | gap D) = Phi(-D/sigma); D_50 = 0.674 sigma, "
                 "where flips are half as likely as a coin toss, P = 25%%, since P reaches 50%% only at D = 0; D_0.1%% = "
                 "3.09 sigma; absolute values at the median s = %.3g, ulps of the input format at the median top logit):\n\n",
@@ -538,9 +538,8 @@ static void md_mitigations(FILE *fp, const drift_aflab_t *L)
         drift_fmt_num(b1, sizeof b1, P->flips >= 0 ? (double)P->flips / P->n : NAN, "%.3g");
         fprintf(fp, "| %s | %s | %s | %s | %s | %.3g (%s) |\n", P->name, L->MKS->k[P->cfg].name, rr, b1, ch, P->cost, P->cost_src);
     }
-    fprintf(fp, "\nCosts are wall-clock and not reproducible (%s/argmax_flip_timing.csv); on a GPU the ratios differ "
-                "(tensor cores are an order of magnitude faster than fp32 FMA, and an exact dot product has no hardware).\n",
-            L->cli.out_dir);
+    fprintf(fp, "\nCosts are wall-clock and not reproducible (data/argmax_flip_timing.csv); on a GPU the ratios differ "
+                "(tensor cores are an order of magnitude faster than fp32 FMA, and an exact dot product has no hardware).\n");
 }
 
 /* Report: the takeaway. */

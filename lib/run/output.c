@@ -16,9 +16,11 @@ static void die_bug(const drift_out_t *o, int t, const char *what)
 }
 
 /* Text an experiment writes names its run's directory "data/" and its plot command
- * "./lab plot NAME", as the report's run has them. For a run into another --out, fputs_run
- * writes the words of that run instead: "data/" at the start of a path becomes "<out>/",
- * and "./lab plot NAME" gains "--data <out>" (without it, ./lab plot draws another run). */
+ * "./lab plot NAME", as the report's run has them. On stdout, for a run into another --out,
+ * fputs_run writes the words of that run instead: "data/" at the start of a path becomes
+ * "<out>/", and "./lab plot NAME" gains "--data <out>" (without it, ./lab plot draws another
+ * run). The fragment is data and keeps the report's words: two runs into two directories write
+ * the same bytes, and a sweep's merge names no staging directory that the merge renamed. */
 static int path_start(const char *text, const char *p)
 {
     return p == text || strchr(" (`[\"'\n", p[-1]) != NULL;
@@ -163,7 +165,7 @@ static void md_header(drift_out_t *o, int t)
     if (o->md_started[t]) return;
     o->md_started[t] = 1;
     if (s->title) {
-        fputs_run(s->title, o->md, o->cli);
+        fputs(s->title, o->md);
         fputs("\n\n", o->md);
     }
     for (int c = 0; c < s->ncols; c++) fprintf(o->md, "| %s ", label(&s->cols[c]));
@@ -251,7 +253,7 @@ void drift_md_reproduce(drift_out_t *o, const char *files_fmt, ...)
     va_start(ap, files_fmt);
     vsnprintf(files, sizeof files, files_fmt, ap);
     va_end(ap);
-    fputs_run(files, o->md, o->cli);
+    fputs(files, o->md);
     fputs(").\n\n", o->md);
 }
 
@@ -270,7 +272,7 @@ void drift_md_text(drift_out_t *o, const char *fmt, ...)
         vsnprintf(buf, (size_t)n + 1, fmt, ap);
         va_end(ap);
     }
-    fputs_run(buf, o->md, o->cli);
+    fputs(buf, o->md);
     if (buf != small) free(buf);
 }
 

@@ -101,9 +101,10 @@ typedef struct {
 
 /* Opens every CSV of tables[0..n) and, when with_md, "<name>.md"; writes each CSV's standard
  * metadata block (drift_table_std_meta). Dies (exit 2, one line) when a file cannot be opened.
- * Words follow the run: experiments write paths as "data/..." and plot commands as
- * "./lab plot NAME" (the report's run); with --out DIR elsewhere, table titles, prose, the
- * reproduce line and the stdout summary say "DIR/..." and "./lab plot NAME --data DIR". */
+ * Words follow the run on stdout: experiments write paths as "data/..." and plot commands as
+ * "./lab plot NAME" (the report's run); with --out DIR elsewhere, the stdout tables' titles and
+ * summary say "DIR/..." and "./lab plot NAME --data DIR". The fragment is data and keeps the
+ * report's words (the same bytes whatever --out). */
 void drift_out_open(drift_out_t *o, const drift_cli_t *cli, const drift_table_spec_t *tables, int n, int with_md);
 /* One `# key: value` line in table t's CSV, before its header row (dies after it). */
 void drift_out_meta(drift_out_t *o, int t, const char *key, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
