@@ -150,6 +150,14 @@ static double top2_gap(const double *l, size_t K)
     return a - b;
 }
 
+/* The dump's buffers, kept reachable from here while it is read: a malformed row ends the
+ * program from inside the reading loop (drift_die), and a buffer only a dead frame points to
+ * reads as a leak to LeakSanitizer. */
+static struct {
+    double *x, *gap;
+    text_t *tx;
+} held;
+
 int calc_forecast(int argc, char **argv)
 {
     const char *pair = NULL, *dir = NULL, *law_s = NULL, *scale_s = NULL, *pi_s = NULL, *tok_s = NULL, *file = NULL;
@@ -180,6 +188,7 @@ int calc_forecast(int argc, char **argv)
     size_t n;
     calc_shape_t sh;
     if (calc_read_array(file, DRIFT_FP64, &x, &n, &sh) != 0) return 2;
+    held.x = x;
     char shape[96];
     calc_shape_print(shape, sizeof shape, &sh);
     text_t *tx = NULL;
@@ -191,7 +200,7 @@ int calc_forecast(int argc, char **argv)
         else if (sh.ndim == 2) P = 1, T = sh.dim[0], K = sh.dim[1];
         else drift_die("DUMP: %s has shape %s (accepted: (P, T, K) texts x steps x top-k logits, or (T, K) one text)", file, shape);
         if (K < 2) drift_die("DUMP: %s has shape %s: K = %zu logits per step (accepted: K >= 2, the top two at least)", file, shape, K);
-        tx = calloc(P, sizeof *tx), gap = malloc(T * sizeof *gap);
+        held.tx = tx = calloc(P, sizeof *tx), held.gap = gap = malloc(T * sizeof *gap);
         if (!tx || !gap) drift_die("out of memory for %zu texts", P);
         for (size_t i = 0; i < P; i++) {
             int steps = 0;
@@ -213,7 +222,7 @@ int calc_forecast(int argc, char **argv)
         if (sh.ndim != 2 || sh.dim[1] < 4)
             drift_die("DUMP: %s has shape %s (accepted: a CSV of rows text,step,logit_1,...,logit_K with K >= 2)", file, shape);
         size_t R = sh.dim[0], K = sh.dim[1] - 2;
-        tx = calloc(R, sizeof *tx), gap = malloc(R * sizeof *gap);
+        held.tx = tx = calloc(R, sizeof *tx), held.gap = gap = malloc(R * sizeof *gap);
         if (!tx || !gap) drift_die("out of memory for %zu rows", R);
         for (size_t r = 0; r < R;) {
             const double *row = x + r * (K + 2);
@@ -245,5 +254,6 @@ int calc_forecast(int argc, char **argv)
         printf("%zu,%ld,%d,%.9g,%d,%.9g,%.9g,%.9g\n", i + 1, tx[i].text, tx[i].steps, tx[i].fc.p, tx[i].fc.step,
                calc_nan(tx[i].fc.step_gap), tx[i].fc.step_p, tx[i].min_gap);
     free(x), free(tx), free(gap);
+    memset(&held, 0, sizeof held);
     return drift_stdout_close_check();
 }
