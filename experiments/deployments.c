@@ -174,7 +174,7 @@ int main(int argc, char **argv)
     drift_md_intro(&out, "%d pairs of deployments of %s, each differing in one knob (pairs that start from `" BASE "`: an A100 server), decode %d disjoint samples of %d prompts (the lab's prompt set in the model's chat template), %d greedy tokens each. The exact model (fp64, correctly rounded dot products) gives the exact logit gap at every parting.", npair, base, S, N, T);
 
     /* -- every run decodes every prompt: runs side by side on the cores, one model each -- */
-    int failed = drift_deploy_runs(runs, nrun, &ck, pr, P, T, cli.seed, "deployments.batch",
+    int failed = drift_deploy_runs(runs, nrun, &ck, pr, P, T, "deployments.batch",
                                    cli.threads > 0 ? cli.threads : omp_get_num_procs(), progress, &cli) != 0;
     if (failed) drift_die("a deployment's decode failed (or out of memory for its model)");
 

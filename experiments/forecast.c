@@ -2,18 +2,19 @@
  * A's run alone, and how good is that forecast on prompts it was not fitted on?
  *
  * Setup: SmolLM2-135M-Instruct (GGUF), --samples disjoint samples of --prompts prompts of the
- * lab's prompt set in the model's chat template, drawn by the seed; pairs of deployments that
- * differ in one knob from an A100 server (`vllm-like,card=a100`), as in `deployments`.
- * Sweep: the pairs; each sample held out in turn.
+ * lab's prompt set in the model's chat template, drawn by each of --seeds seeds (each its own
+ * draw and companions: a replication of the whole protocol); pairs of deployments that differ
+ * in one knob from an A100 server (`vllm-like,card=a100`), as in `deployments`.
+ * Sweep: the pairs; per seed, each sample held out in turn.
  * Measure: both deployments decode --tokens greedy tokens of every prompt. While the texts
  * agree both computed each step on the same context, so delta_t = B's top-1 minus top-2 gap of
  * A's two tokens minus A's own gap is the pair's numerics alone: the law of delta (a share pi
  * of steps where it is not 0, then Gaussian or Laplace, forecast.h) is fitted on the other
- * samples' steps. The held-out sample's prompts are forecast from A's gaps only:
+ * samples' steps of the same seed. The held-out sample's prompts are forecast from A's gaps only:
  * P(part within T) = 1 - prod_t (1 - pi Prob(delta < -gap_t)). Scores on the held-out prompts:
  * Brier score and log loss against the pair's constant parting rate and a fitted gap
  * threshold (both from the fit samples), the Brier skill score with a bootstrap interval over
- * prompts, a reliability table.
+ * prompts, per seed and pooled over the seeds; a reliability table.
  * Run: ./lab run forecast
  * Look for: whether the forecast beats the constant rate, on which pairs, and where it fails. */
 #include <math.h>
@@ -54,10 +55,11 @@ typedef struct {
 static const pair_t PAIRS[] = {
     {"rerun-other", "other requests around (rerun)", BASE, BASE, 1, 1},
     {"batch-alone", "continuous:64 -> alone", BASE, BASE ",batch=alone", 0, 1},
-    {"precision-fp16", "bf16 -> fp16 (weights, compute, activations, KV)", BASE, BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0, 1},
-    {"card-rtx4090", "A100 -> RTX 4090", BASE, "vllm-like,card=rtx4090", 0, 0},
+    {"precision-fp16", "bf16 -> fp16 (weights, compute, activations, KV)", BASE, BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0, 0},
+    {"card-rtx4090", "A100 -> RTX 4090", BASE, "vllm-like,card=rtx4090", 0, 1},
     {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 0},
 };
+#define MIN_EVENTS 3 /* partings (and non-partings) a pair needs before its skill is stated */
 #define TIE_PAIR "llamacpp-avx512" /* the tie-breaker's pair: llama.cpp decodes fast, and parts often */
 #define RUNS_MAX (2 * NPAIRS + 2 * DRIFT_LIST_MAX)
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
@@ -65,9 +67,9 @@ static const pair_t PAIRS[] = {
 /* ---- tables -------------------------------------------------------------------------------- */
 
 /* T_TIES last: its CSV exists only in a run with --tie-eps */
-enum { T_PROMPTS, T_PAIRS, T_REL, T_MD_PAIRS, T_MD_RISK, T_MD_TIES, T_TIES };
+enum { T_PROMPTS, T_PAIRS, T_SEEDS, T_REL, T_MD_PAIRS, T_MD_RISK, T_MD_TIES, T_TIES };
 static const drift_col_t PROMPTC[] = {
-    DRIFT_C_INT("sample"), DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"), DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("law"),
+    DRIFT_C_INT("seed"), DRIFT_C_INT("sample"), DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"), DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("law"),
     DRIFT_C_NUM("p_forecast", "%.6g"), DRIFT_C_NUM("p_constant", "%.6g"), DRIFT_C_NUM("p_threshold", "%.6g"),
     DRIFT_C_INT("risk_step"), DRIFT_C_NUM("risk_gap", "%.9g"), DRIFT_C_NUM("risk_p", "%.6g"), DRIFT_C_NUM("min_gap", "%.9g"),
     DRIFT_C_INT("parted"), DRIFT_C_INT("step"), DRIFT_C_NUM("p_all_samples", "%.6g"), DRIFT_C_NUM("p_empirical", "%.6g")};
@@ -81,13 +83,17 @@ static const drift_col_t PAIRC[] = {
     DRIFT_C_NUM("skill_lo", "%.6g"), DRIFT_C_NUM("skill_hi", "%.6g"), DRIFT_C_NUM("skill_vs_threshold", "%.6g"),
     DRIFT_C_NUM("brier_empirical", "%.6g"), DRIFT_C_NUM("skill_empirical", "%.6g"), DRIFT_C_NUM("skill_empirical_lo", "%.6g"),
     DRIFT_C_NUM("skill_empirical_hi", "%.6g")};
+static const drift_col_t SEEDC[] = {
+    DRIFT_C_INT("seed"), DRIFT_C_TEXT("pair"), DRIFT_C_INT("prompts"), DRIFT_C_INT("parted"), DRIFT_C_NUM("predicted", "%.6g"),
+    DRIFT_C_NUM("brier_forecast", "%.6g"), DRIFT_C_NUM("brier_constant", "%.6g"), DRIFT_C_NUM("brier_threshold", "%.6g"),
+    DRIFT_C_NUM("skill", "%.6g"), DRIFT_C_NUM("skill_lo", "%.6g"), DRIFT_C_NUM("skill_hi", "%.6g")};
 static const drift_col_t RELC[] = {DRIFT_C_TEXT("pair"), DRIFT_C_NUM("bin_lo", "%.3g"), DRIFT_C_NUM("bin_hi", "%.3g"),
                                    DRIFT_C_INT("prompts"), DRIFT_C_NUM("mean_forecast", "%.6g"), DRIFT_C_INT("parted"),
                                    DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("wilson_lo", "%.6g"), DRIFT_C_NUM("wilson_hi", "%.6g")};
 static const drift_col_t MDP[] = {DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("held-out prompts parted"), DRIFT_C_TEXT("forecast sum"),
                                   DRIFT_C_TEXT("law of delta (sd or scale, share of steps != 0)"),
                                   DRIFT_C_TEXT("Brier: forecast / constant / threshold"),
-                                  DRIFT_C_TEXT("skill vs constant (95 % bootstrap)"),
+                                  DRIFT_C_TEXT("skill vs constant (95 % bootstrap)"), DRIFT_C_TEXT("skill per seed (parted)"),
                                   DRIFT_C_TEXT("empirical law: Brier, skill")};
 static const drift_col_t MDR[] = {DRIFT_C_TEXT("pair"), DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"),
                                   DRIFT_C_TEXT("P(part)"), DRIFT_C_TEXT("riskiest step (A's gap)"), DRIFT_C_TEXT("parted at")};
@@ -97,10 +103,11 @@ static const drift_col_t TIEC[] = {DRIFT_C_NUM("eps", "%.6g"), DRIFT_C_INT("prom
 static const drift_col_t MDT[] = {DRIFT_C_TEXT("tie below (logits)"), DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"),
                                   DRIFT_C_TEXT("forecast (sum of P)")};
 static const drift_table_spec_t TABLES[] = {
-    {".csv", NULL, 0, PROMPTC, 16},
+    {".csv", NULL, 0, PROMPTC, 17},
     {"_pairs.csv", NULL, 0, PAIRC, 28},
+    {"_seeds.csv", NULL, 0, SEEDC, 11},
     {"_reliability.csv", NULL, 0, RELC, 9},
-    {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDP, 7},
+    {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDP, 8},
     {NULL, "The riskiest held-out prompts (highest forecast first)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 6},
     {NULL, "The tie-breaker (llama.cpp's AVX2 and AVX-512 builds, both with sampler=greedy-ties:EPS; EPS = 0: plain greedy)",
      DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDT, 3},
@@ -177,12 +184,13 @@ static unsigned char step_class(const drift_llm_config_t *c, const drift_deploym
 
 int main(int argc, char **argv)
 {
-    long N_ = 0, T_ = 0, S_ = 0;
+    long N_ = 0, T_ = 0, S_ = 0, Z_ = 0;
     const char *ckpt = NULL, *set = NULL, *dump = NULL, *pairs_opt = NULL;
     drift_dbllist_t ties = {{0}, 0};
     const drift_cli_opt_t opts[] = {
-        {"prompts", DRIFT_OPT_INT, &N_, "N", "prompts per sample", 1, 4096, {"1", "4", "64"}},
-        {"samples", DRIFT_OPT_INT, &S_, "S", "disjoint prompt samples drawn by the seed, each held out in turn", 2, 64, {"2", "3", "3"}},
+        {"prompts", DRIFT_OPT_INT, &N_, "N", "prompts per sample", 1, 4096, {"1", "3", "64"}},
+        {"samples", DRIFT_OPT_INT, &S_, "S", "disjoint prompt samples drawn by each seed, each held out in turn", 2, 64, {"2", "3", "3"}},
+        {"seeds", DRIFT_OPT_INT, &Z_, "Z", "replications: seeds seed .. seed+Z-1, each drawing its own samples and companions, fitted and scored apart, then pooled", 1, 16, {"1", "3", "3"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per prompt", 1, 1024, {"4", "24", "64"}},
         {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)", 0, 0, {0}},
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
@@ -193,7 +201,8 @@ int main(int argc, char **argv)
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("forecast", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    const int N = (int)N_, T = (int)T_, S = (int)S_, P = S * N;
+    /* P prompts per seed; prompt i of the Z * P is seed i / P's, sample (i % P) / N */
+    const int N = (int)N_, T = (int)T_, S = (int)S_, Z = (int)Z_, P = S * N, PT = Z * P;
     if (!ckpt) ckpt = drift_real_checkpoint();
     if (!ckpt) {
         fprintf(stderr, "forecast: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
@@ -211,11 +220,17 @@ int main(int argc, char **argv)
     drift_llm_run_open(&ck, &ckpt);
     if (!ck.gguf) drift_die("--checkpoint: %s: forecast needs a GGUF model (its tokenizer and chat template)", ckpt);
     if (T >= ck.cfg.seq_len) drift_die("--tokens: at most %d on this model (its context)", ck.cfg.seq_len - 1);
-    drift_chat_prompt_t *pr;
+    drift_chat_prompt_t *pr = calloc((size_t)PT, sizeof *pr);
     char perr[DRIFT_LLM_ERR_MAX];
-    if (drift_chat_prompts_load(&pr, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", P, cli.seed,
-                                "forecast.prompts", ck.cfg.seq_len - T, perr, sizeof perr))
-        drift_die("--prompt-set: %s", perr);
+    if (!pr) drift_die("out of memory for %d prompts", PT);
+    for (int z = 0; z < Z; z++) { /* each seed's own draw, one after the other */
+        drift_chat_prompt_t *pz;
+        if (drift_chat_prompts_load(&pz, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", P, cli.seed + (uint64_t)z,
+                                    "forecast.prompts", ck.cfg.seq_len - T, perr, sizeof perr))
+            drift_die("--prompt-set: %s", perr);
+        memcpy(pr + (size_t)z * P, pz, (size_t)P * sizeof *pz);
+        free(pz); /* its prompts now belong to pr */
+    }
 
     int pairs[NPAIRS], npair = 0, nrun = 0, ra[NPAIRS], rb[NPAIRS];
     static drift_deploy_run_t runs[RUNS_MAX];
@@ -263,16 +278,20 @@ int main(int argc, char **argv)
         }
     }
     const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
+    char seeds[64];
+    if (Z == 1) snprintf(seeds, sizeof seeds, "seed %llu", (unsigned long long)cli.seed);
+    else snprintf(seeds, sizeof seeds, "seeds %llu-%llu", (unsigned long long)cli.seed, (unsigned long long)(cli.seed + Z - 1));
     drift_out_t out;
-    drift_out_open(&out, &cli, TABLES, ties.n ? 7 : 6, 1);
-    drift_out_meta(&out, T_PROMPTS, "table", "per (held-out sample, prompt, pair): %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens; each sample forecast by the law fitted on the others", S, N, base, T);
-    drift_out_meta(&out, T_PROMPTS, "columns", "p_forecast = P(B parts from A within T) from A's gaps and the fitted law; p_constant = the fit samples' parting rate; p_threshold = the fit samples' rate below or above the fitted threshold on the prompt's smallest gap; risk_step, risk_gap, risk_p = the step of the largest risk, A's top-1 minus top-2 logit there, the risk; min_gap = A's smallest gap; parted, step = what B did (step 0-based, -1 none); p_all_samples = the forecast under the law fitted on every sample (the pairs table's; not held out), from A's gaps without step classes, as ./lab forecast --logits computes it; p_empirical = the forecast with the fit samples' own deltas as the law (forecast.h: their symmetrized tail, pi as for p_forecast)");
-    drift_out_meta(&out, T_PAIRS, "table", "per pair: the law of delta fitted on all samples (law, sigma, b, pi per step class; gauss_wins = folds whose held-out deltas favour the Gaussian, heldout_dloglik = their summed log-likelihood, Gaussian minus Laplace); scores over the held-out prompts; skill = 1 - Brier(forecast) / Brier(constant), 95%% percentile bootstrap over prompts; *_empirical: the same for the empirical law");
+    drift_out_open(&out, &cli, TABLES, ties.n ? 8 : 7, 1);
+    drift_out_meta(&out, T_PROMPTS, "table", "per (seed, held-out sample, prompt, pair): at each of %d seeds, %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens; each sample forecast by the law fitted on the seed's other samples", Z, S, N, base, T);
+    drift_out_meta(&out, T_PROMPTS, "columns", "p_forecast = P(B parts from A within T) from A's gaps and the fitted law; p_constant = the fit samples' parting rate; p_threshold = the fit samples' rate below or above the fitted threshold on the prompt's smallest gap; risk_step, risk_gap, risk_p = the step of the largest risk, A's top-1 minus top-2 logit there, the risk; min_gap = A's smallest gap; parted, step = what B did (step 0-based, -1 none); p_all_samples = the forecast under the law fitted on every sample of every seed (the pairs table's; not held out), from A's gaps without step classes, as ./lab forecast --logits computes it; p_empirical = the forecast with the fit samples' own deltas as the law (forecast.h: their symmetrized tail, pi as for p_forecast)");
+    drift_out_meta(&out, T_PAIRS, "table", "per pair, every seed pooled: the law of delta fitted on all samples (law, sigma, b, pi per step class; gauss_wins = folds whose held-out deltas favour the Gaussian, heldout_dloglik = their summed log-likelihood, Gaussian minus Laplace); scores over the held-out prompts; skill = 1 - Brier(forecast) / Brier(constant), 95%% percentile bootstrap over prompts; *_empirical: the same for the empirical law");
+    drift_out_meta(&out, T_SEEDS, "table", "per (seed, pair): the held-out scores of that seed's prompts alone (forecasts as in the prompts table; skill with its 95%% percentile bootstrap over the seed's prompts)");
     if (ties.n) drift_out_meta(&out, T_TIES, "table", "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode every prompt with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on every sample (risk [runner-up id < top id] pi P(delta crosses EPS))");
-    drift_out_meta(&out, T_REL, "table", "reliability of the held-out forecasts, per pair and pooled (all): bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
-    drift_md_intro(&out, "%d pairs of deployments of %s (one knob changed from `" BASE "`, an A100 server) decode %d disjoint samples of %d prompts, %d greedy tokens each. Each sample in turn is held out: the law of the pair's gap difference is fitted on the other samples' steps, and each held-out prompt is forecast from deployment A's top-2 gaps alone.", npair, base, S, N, T);
+    drift_out_meta(&out, T_REL, "table", "reliability of the held-out forecasts of every seed, per pair and pooled (all): bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
+    drift_md_intro(&out, "%d pairs of deployments of %s (one knob changed from `" BASE "`, an A100 server) decode, at each of %d seeds (%s: each its own draw of prompts and batch companions), %d disjoint samples of %d prompts, %d greedy tokens each. Per seed, each sample in turn is held out: the law of the pair's gap difference is fitted on the seed's other samples' steps, and each held-out prompt is forecast from deployment A's top-2 gaps alone.", npair, base, Z, seeds, S, N, T);
 
-    if (drift_deploy_runs(runs, nrun, &ck, pr, P, T, cli.seed, "forecast.batch", cli.threads > 0 ? cli.threads : omp_get_num_procs(),
+    if (drift_deploy_runs(runs, nrun, &ck, pr, PT, T, "forecast.batch", cli.threads > 0 ? cli.threads : omp_get_num_procs(),
                           progress, &cli))
         drift_die("a deployment's decode failed (or out of memory for its model)");
 
@@ -281,43 +300,43 @@ int main(int argc, char **argv)
             if (strcmp(runs[ra[q]].spec, runs[ra[0]].spec))
                 drift_die("--dump-logits: the pairs chosen start from different deployments (%s, %s): choose pairs with one A (--pairs)",
                           runs[ra[0]].spec, runs[ra[q]].spec);
-        double *x = malloc((size_t)P * (size_t)T * 2 * sizeof(double));
-        if (!x) drift_die("out of memory for the --dump-logits array (%d x %d x 2)", P, T);
+        double *x = malloc((size_t)PT * (size_t)T * 2 * sizeof(double));
+        if (!x) drift_die("out of memory for the --dump-logits array (%d x %d x 2)", PT, T);
         const drift_gen_t *ga = runs[ra[0]].g;
-        for (int i = 0; i < P; i++)
+        for (int i = 0; i < PT; i++)
             for (int t = 0; t < T; t++) {
                 x[((size_t)i * T + t) * 2] = t < ga[i].n ? ga[i].top1_logit[t] : NAN;
                 x[((size_t)i * T + t) * 2 + 1] = t < ga[i].n ? ga[i].top2_logit[t] : NAN;
             }
-        const size_t shape[3] = {(size_t)P, (size_t)T, 2};
+        const size_t shape[3] = {(size_t)PT, (size_t)T, 2};
         char err[512];
         if (drift_npy_write_f64(dump, x, shape, 3, err, sizeof err)) drift_die("--dump-logits: %s", err);
         free(x);
     }
 
     /* -- per pair: steps, folds, forecasts, scores -- */
-    double *pf = malloc((size_t)P * sizeof(double)), *pc = malloc((size_t)P * sizeof(double)),
-           *pt = malloc((size_t)P * sizeof(double)), *mg = malloc((size_t)P * sizeof(double)),
-           *pe = malloc((size_t)P * sizeof(double));
-    unsigned char *y = malloc((size_t)P);
-    prompt_steps_t *ps = calloc((size_t)P, sizeof *ps);
-    double *allp = malloc((size_t)npair * (size_t)P * sizeof(double));
-    unsigned char *ally = malloc((size_t)npair * (size_t)P);
-    double *dl = malloc((size_t)P * (size_t)T * sizeof(double));
-    unsigned char *dc = malloc((size_t)P * (size_t)T), *fy = malloc((size_t)P);
-    double *fmg = malloc((size_t)P * sizeof(double));
+    double *pf = malloc((size_t)PT * sizeof(double)), *pc = malloc((size_t)PT * sizeof(double)),
+           *pt = malloc((size_t)PT * sizeof(double)), *mg = malloc((size_t)PT * sizeof(double)),
+           *pe = malloc((size_t)PT * sizeof(double));
+    unsigned char *y = malloc((size_t)PT);
+    prompt_steps_t *ps = calloc((size_t)PT, sizeof *ps);
+    double *allp = malloc((size_t)npair * (size_t)PT * sizeof(double));
+    unsigned char *ally = malloc((size_t)npair * (size_t)PT);
+    double *dl = malloc((size_t)PT * (size_t)T * sizeof(double));
+    unsigned char *dc = malloc((size_t)PT * (size_t)T), *fy = malloc((size_t)PT);
+    double *fmg = malloc((size_t)PT * sizeof(double));
     if (!pf || !pc || !pt || !mg || !pe || !y || !ps || !allp || !ally || !dl || !dc || !fy || !fmg) drift_die("out of memory for the forecasts");
     typedef struct {
         int prompt, pair, step;
         double p, step_gap;
     } risk_t;
-    risk_t *risk = malloc((size_t)npair * (size_t)P * sizeof *risk);
+    risk_t *risk = malloc((size_t)npair * (size_t)PT * sizeof *risk);
     if (!risk) drift_die("out of memory for the forecasts");
     int nrisk = 0;
     typedef struct {
         long k;
         double sump, sume, skill, lo, hi, skill_e;
-        int gauss_wins;
+        int gauss_wins, seeds_at_goal, seeds_scored;
     } pair_sum_t;
     pair_sum_t sums[NPAIRS];
     long tie_n = 0, tie_k = 0; /* held-out (prompt, pair) whose riskiest step is a tie of A's */
@@ -325,7 +344,7 @@ int main(int argc, char **argv)
     for (int q = 0; q < npair; q++) {
         const pair_t *pp = &PAIRS[pairs[q]];
         const drift_deployment_t *da = &runs[ra[q]].dep, *db = &runs[rb[q]].dep;
-        for (int i = 0; i < P; i++) {
+        for (int i = 0; i < PT; i++) {
             const drift_gen_t *a = &runs[ra[q]].g[i], *b = &runs[rb[q]].g[i];
             prompt_steps_t *s = &ps[i];
             int n = a->n < b->n ? a->n : b->n;
@@ -345,92 +364,116 @@ int main(int argc, char **argv)
             y[i] = s->step >= 0;
             mg[i] = s->min_gap;
         }
-        /* the law on every sample's steps: what the pairs table states, and what a user's own
+        /* the law on every seed's steps: what the pairs table states, and what a user's own
          * dump is forecast with (./lab forecast --logits) */
         size_t nall = 0;
-        for (int i = 0; i < P; i++)
+        for (int i = 0; i < PT; i++)
             for (int t = 0; t < ps[i].nobs; t++) dl[nall] = ps[i].delta[t], dc[nall] = ps[i].dcls[t], nall++;
         drift_delta_fit_t all;
         if (drift_delta_fit(&all, dl, dc, nall)) drift_die("the fit of the pair's law failed");
-        /* folds: each sample held out, the law and the baselines fitted on the rest */
+        /* folds: per seed, each sample held out, the law and the baselines fitted on the
+         * seed's other samples */
         int gauss_wins = 0;
         double dll = 0;
-        for (int h = 0; h < S; h++) {
-            size_t nd = 0, nh = 0;
-            int nf = 0;
-            for (int i = 0; i < P; i++) {
-                if (i / N == h) continue;
-                for (int t = 0; t < ps[i].nobs; t++) dl[nd] = ps[i].delta[t], dc[nd] = ps[i].dcls[t], nd++;
-                fmg[nf] = ps[i].min_gap, fy[nf] = y[i], nf++;
+        for (int z = 0; z < Z; z++)
+            for (int h = 0; h < S; h++) {
+                const int h0 = z * P + h * N, h1 = h0 + N;
+                size_t nd = 0, nh = 0;
+                int nf = 0;
+                for (int i = z * P; i < (z + 1) * P; i++) {
+                    if (i >= h0 && i < h1) continue;
+                    for (int t = 0; t < ps[i].nobs; t++) dl[nd] = ps[i].delta[t], dc[nd] = ps[i].dcls[t], nd++;
+                    fmg[nf] = ps[i].min_gap, fy[nf] = y[i], nf++;
+                }
+                drift_delta_fit_t fit;
+                drift_delta_ecdf_t ecdf;
+                if (drift_delta_fit(&fit, dl, dc, nd)) drift_die("the fit of the pair's law failed");
+                if (drift_delta_ecdf(&ecdf, dl, nd)) drift_die("out of memory for the empirical law (%zu steps)", nd);
+                long kf = 0;
+                for (int i = 0; i < nf; i++) kf += fy[i];
+                threshold_t th = fit_threshold(fmg, fy, nf);
+                /* held-out deltas: which law predicts them better */
+                for (int i = h0; i < h1; i++)
+                    for (int t = 0; t < ps[i].nobs; t++) dl[nh++] = ps[i].delta[t];
+                double lg = drift_delta_loglik(&fit, DRIFT_DELTA_GAUSS, dl, nh), ll = drift_delta_loglik(&fit, DRIFT_DELTA_LAPLACE, dl, nh);
+                if (isfinite(lg) && isfinite(ll)) gauss_wins += lg > ll, dll += lg - ll;
+                for (int i = h0; i < h1; i++) {
+                    drift_forecast_t fc;
+                    if (drift_forecast_text(&fc, &fit, -1, ps[i].gap, ps[i].cls, ps[i].n)) drift_die("a forecast failed (a NaN gap)");
+                    pf[i] = fc.p, pc[i] = (double)kf / (double)nf, pt[i] = ps[i].min_gap < th.tau ? th.below : th.above;
+                    drift_forecast_t fa, fe;
+                    if (drift_forecast_text(&fa, &all, -1, ps[i].gap, NULL, ps[i].n) ||
+                        drift_forecast_text_ecdf(&fe, &fit, &ecdf, ps[i].gap, ps[i].cls, ps[i].n))
+                        drift_die("a forecast failed (a NaN gap)");
+                    pe[i] = fe.p;
+                    drift_row(&out, T_PROMPTS, DRIFT_INT((long)(cli.seed + z)), DRIFT_INT(h), DRIFT_INT(pr[i].index), DRIFT_TXT(pr[i].kind),
+                              DRIFT_TXT(pp->id), DRIFT_TXT(drift_delta_law_name(fit.law)), DRIFT_NUM(pf[i]), DRIFT_NUM(pc[i]),
+                              DRIFT_NUM(pt[i]), DRIFT_INT(fc.step), DRIFT_NUM(fc.step_gap), DRIFT_NUM(fc.step_p),
+                              DRIFT_NUM(ps[i].min_gap), DRIFT_INT(y[i]), DRIFT_INT(ps[i].step), DRIFT_NUM(fa.p), DRIFT_NUM(fe.p));
+                    risk[nrisk++] = (risk_t){i, q, fc.step, pf[i], fc.step_gap};
+                    if (fc.step >= 0 && fc.step_gap == 0) tie_n++, tie_k += y[i], tie_p += pf[i];
+                }
+                drift_delta_ecdf_free(&ecdf);
             }
-            drift_delta_fit_t fit;
-            drift_delta_ecdf_t ecdf;
-            if (drift_delta_fit(&fit, dl, dc, nd)) drift_die("the fit of the pair's law failed");
-            if (drift_delta_ecdf(&ecdf, dl, nd)) drift_die("out of memory for the empirical law (%zu steps)", nd);
-            long kf = 0;
-            for (int i = 0; i < nf; i++) kf += fy[i];
-            threshold_t th = fit_threshold(fmg, fy, nf);
-            /* held-out deltas: which law predicts them better */
-            for (int i = h * N; i < (h + 1) * N; i++)
-                for (int t = 0; t < ps[i].nobs; t++) dl[nh++] = ps[i].delta[t];
-            double lg = drift_delta_loglik(&fit, DRIFT_DELTA_GAUSS, dl, nh), ll = drift_delta_loglik(&fit, DRIFT_DELTA_LAPLACE, dl, nh);
-            if (isfinite(lg) && isfinite(ll)) gauss_wins += lg > ll, dll += lg - ll;
-            for (int i = h * N; i < (h + 1) * N; i++) {
-                drift_forecast_t fc;
-                if (drift_forecast_text(&fc, &fit, -1, ps[i].gap, ps[i].cls, ps[i].n)) drift_die("a forecast failed (a NaN gap)");
-                pf[i] = fc.p, pc[i] = (double)kf / (double)nf, pt[i] = ps[i].min_gap < th.tau ? th.below : th.above;
-                drift_forecast_t fa, fe;
-                if (drift_forecast_text(&fa, &all, -1, ps[i].gap, NULL, ps[i].n) ||
-                    drift_forecast_text_ecdf(&fe, &fit, &ecdf, ps[i].gap, ps[i].cls, ps[i].n))
-                    drift_die("a forecast failed (a NaN gap)");
-                pe[i] = fe.p;
-                drift_row(&out, T_PROMPTS, DRIFT_INT(h), DRIFT_INT(pr[i].index), DRIFT_TXT(pr[i].kind), DRIFT_TXT(pp->id),
-                          DRIFT_TXT(drift_delta_law_name(fit.law)), DRIFT_NUM(pf[i]), DRIFT_NUM(pc[i]), DRIFT_NUM(pt[i]),
-                          DRIFT_INT(fc.step), DRIFT_NUM(fc.step_gap), DRIFT_NUM(fc.step_p), DRIFT_NUM(ps[i].min_gap),
-                          DRIFT_INT(y[i]), DRIFT_INT(ps[i].step), DRIFT_NUM(fa.p), DRIFT_NUM(fe.p));
-                risk[nrisk++] = (risk_t){i, q, fc.step, pf[i], fc.step_gap};
-                if (fc.step >= 0 && fc.step_gap == 0) tie_n++, tie_k += y[i], tie_p += pf[i];
-            }
-            drift_delta_ecdf_free(&ecdf);
+        /* each seed's scores alone: the replications */
+        char per_seed[256] = "";
+        int at_goal = 0, scored = 0;
+        for (int z = 0; z < Z; z++) {
+            const size_t o = (size_t)z * P;
+            long kz = 0;
+            double sz = 0, skz, loz, hiz;
+            for (int i = 0; i < P; i++) kz += y[o + i], sz += pf[o + i];
+            double bfz = drift_brier(pf + o, y + o, (size_t)P), bcz = drift_brier(pc + o, y + o, (size_t)P),
+                   btz = drift_brier(pt + o, y + o, (size_t)P);
+            if (drift_brier_skill(&skz, &loz, &hiz, pf + o, pc + o, y + o, (size_t)P, cli.seed + z, 2000, 0.95))
+                drift_die("out of memory for the bootstrap");
+            drift_row(&out, T_SEEDS, DRIFT_INT((long)(cli.seed + z)), DRIFT_TXT(pp->id), DRIFT_INT(P), DRIFT_INT(kz), DRIFT_NUM(sz),
+                      DRIFT_NUM(bfz), DRIFT_NUM(bcz), DRIFT_NUM(btz), DRIFT_NUM(skz), DRIFT_NUM(loz), DRIFT_NUM(hiz));
+            if (!isnan(skz)) scored++, at_goal += skz >= 0.3;
+            size_t at = strlen(per_seed);
+            if (isnan(skz)) snprintf(per_seed + at, sizeof per_seed - at, "%s- (%ld)", z ? ", " : "", kz);
+            else snprintf(per_seed + at, sizeof per_seed - at, "%s%.2f (%ld)", z ? ", " : "", skz, kz);
         }
         long k = 0;
         double sump = 0;
-        for (int i = 0; i < P; i++) k += y[i], sump += pf[i];
-        double bf = drift_brier(pf, y, (size_t)P), bc = drift_brier(pc, y, (size_t)P), bt = drift_brier(pt, y, (size_t)P);
-        double sk, lo, hi, ske, loe, hie, be = drift_brier(pe, y, (size_t)P), skt = bt > 0 ? 1 - bf / bt : NAN;
-        if (drift_brier_skill(&sk, &lo, &hi, pf, pc, y, (size_t)P, cli.seed, 2000, 0.95) ||
-            drift_brier_skill(&ske, &loe, &hie, pe, pc, y, (size_t)P, cli.seed, 2000, 0.95))
+        for (int i = 0; i < PT; i++) k += y[i], sump += pf[i];
+        double bf = drift_brier(pf, y, (size_t)PT), bc = drift_brier(pc, y, (size_t)PT), bt = drift_brier(pt, y, (size_t)PT);
+        double sk, lo, hi, ske, loe, hie, be = drift_brier(pe, y, (size_t)PT), skt = bt > 0 ? 1 - bf / bt : NAN;
+        if (drift_brier_skill(&sk, &lo, &hi, pf, pc, y, (size_t)PT, cli.seed, 2000, 0.95) ||
+            drift_brier_skill(&ske, &loe, &hie, pe, pc, y, (size_t)PT, cli.seed, 2000, 0.95))
             drift_die("out of memory for the bootstrap");
         double sume = 0;
-        for (int i = 0; i < P; i++) sume += pe[i];
-        sums[q] = (pair_sum_t){k, sump, sume, sk, lo, hi, ske, gauss_wins};
-        drift_row(&out, T_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(pp->change), DRIFT_INT(P), DRIFT_INT(k), DRIFT_NUM(sump),
+        for (int i = 0; i < PT; i++) sume += pe[i];
+        sums[q] = (pair_sum_t){k, sump, sume, sk, lo, hi, ske, gauss_wins, at_goal, scored};
+        drift_row(&out, T_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(pp->change), DRIFT_INT(PT), DRIFT_INT(k), DRIFT_NUM(sump),
                   DRIFT_TXT(drift_delta_law_name(all.law)), DRIFT_NUM(all.sigma), DRIFT_NUM(all.b), DRIFT_NUM(all.pi[0]),
                   DRIFT_NUM(all.steps[1] ? all.pi[1] : NAN), DRIFT_INT(all.steps[0] + all.steps[1]),
                   DRIFT_INT(all.nonzero[0] + all.nonzero[1]), DRIFT_INT(gauss_wins), DRIFT_NUM(dll), DRIFT_NUM(bf), DRIFT_NUM(bc),
-                  DRIFT_NUM(bt), DRIFT_NUM(drift_log_loss(pf, y, (size_t)P)), DRIFT_NUM(drift_log_loss(pc, y, (size_t)P)),
-                  DRIFT_NUM(drift_log_loss(pt, y, (size_t)P)), DRIFT_NUM(sk), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_NUM(skt),
+                  DRIFT_NUM(bt), DRIFT_NUM(drift_log_loss(pf, y, (size_t)PT)), DRIFT_NUM(drift_log_loss(pc, y, (size_t)PT)),
+                  DRIFT_NUM(drift_log_loss(pt, y, (size_t)PT)), DRIFT_NUM(sk), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_NUM(skt),
                   DRIFT_NUM(be), DRIFT_NUM(ske), DRIFT_NUM(loe), DRIFT_NUM(hie));
         char parted[96], fsum[32], law[128], br[96], skill[96], emp[96];
         snprintf(emp, sizeof emp, isnan(ske) ? "%.3f, -" : isnan(loe) ? "%.3f, %.2f" : "%.3f, %.2f [%.2f, %.2f]", be, ske, loe, hie);
-        drift_rate_text(parted, sizeof parted, k, P);
+        drift_rate_text(parted, sizeof parted, k, PT);
         snprintf(fsum, sizeof fsum, "%.3g", sump);
         snprintf(law, sizeof law, "%s %.3g, %.3g", drift_delta_law_name(all.law), all.law == DRIFT_DELTA_GAUSS ? all.sigma : all.b,
                  all.pi[0]);
         snprintf(br, sizeof br, "%.3f / %.3f / %.3f", bf, bc, bt);
         if (isnan(sk)) snprintf(skill, sizeof skill, "- (the constant rate makes no error)");
+        else if (k < MIN_EVENTS || PT - k < MIN_EVENTS) snprintf(skill, sizeof skill, "- (%.2f, resting on %ld)", sk, k < MIN_EVENTS ? k : PT - k);
         else if (isnan(lo)) snprintf(skill, sizeof skill, "%.2f", sk);
         else snprintf(skill, sizeof skill, "%.2f [%.2f, %.2f]", sk, lo, hi);
-        drift_row(&out, T_MD_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(parted), DRIFT_TXT(fsum), DRIFT_TXT(law), DRIFT_TXT(br), DRIFT_TXT(skill), DRIFT_TXT(emp));
-        memcpy(allp + (size_t)q * P, pf, (size_t)P * sizeof(double));
-        memcpy(ally + (size_t)q * P, y, (size_t)P);
+        drift_row(&out, T_MD_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(parted), DRIFT_TXT(fsum), DRIFT_TXT(law), DRIFT_TXT(br), DRIFT_TXT(skill),
+                  DRIFT_TXT(per_seed), DRIFT_TXT(emp));
+        memcpy(allp + (size_t)q * PT, pf, (size_t)PT * sizeof(double));
+        memcpy(ally + (size_t)q * PT, y, (size_t)PT);
         /* reliability, this pair */
         static const double edges[] = {0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0000001};
         for (int pass = 0; pass < 2; pass++) {
             if (pass == 1 && q != npair - 1) break;
             const double *pv = pass ? allp : pf;
             const unsigned char *yv = pass ? ally : y;
-            size_t nv = pass ? (size_t)npair * P : (size_t)P;
+            size_t nv = pass ? (size_t)npair * PT : (size_t)PT;
             for (int e = 0; e + 1 < (int)(sizeof edges / sizeof edges[0]); e++) {
                 long nb = 0, kb = 0;
                 double sp = 0;
@@ -444,7 +487,7 @@ int main(int argc, char **argv)
                           DRIFT_NUM(wh));
             }
         }
-        for (int i = 0; i < P; i++) free_steps(&ps[i]), memset(&ps[i], 0, sizeof ps[i]);
+        for (int i = 0; i < PT; i++) free_steps(&ps[i]), memset(&ps[i], 0, sizeof ps[i]);
     }
     drift_md_end(&out, T_MD_PAIRS);
     /* the riskiest held-out prompts, all pairs together; ties keep the sweep's order */
@@ -471,12 +514,12 @@ int main(int argc, char **argv)
     /* the tie-breaker: measured with each EPS, forecast from the plain run of A and the plain
      * pair's law. With the rule, B parts from A at a step only where the two gaps fall on
      * either side of EPS and the runner-up has the lower id (else both rules pick A's token):
-     * risk = [r < a] pi P(delta crosses EPS), the old boundary at 0 moved to EPS. */
+     * risk = [r < a] pi PT(delta crosses EPS), the old boundary at 0 moved to EPS. */
     char tie_text[512] = "";
     if (ties.n) {
         const drift_gen_t *ga = runs[tie_a0].g, *gb = runs[tie_b0].g;
         size_t nd = 0;
-        for (int i = 0; i < P; i++) {
+        for (int i = 0; i < PT; i++) {
             int n = ga[i].n < gb[i].n ? ga[i].n : gb[i].n, st = drift_first_difference(ga[i].token, gb[i].token, n);
             for (int t = 0; t < (st >= 0 ? st + 1 : n); t++) dl[nd++] = step_delta(&ga[i], &gb[i], t);
         }
@@ -486,7 +529,7 @@ int main(int argc, char **argv)
             double eps = e < 0 ? 0 : ties.v[e], pred = 0;
             const drift_gen_t *ta = runs[e < 0 ? tie_a0 : tie_a[e]].g, *tb = runs[e < 0 ? tie_b0 : tie_b[e]].g;
             long k = 0;
-            for (int i = 0; i < P; i++) {
+            for (int i = 0; i < PT; i++) {
                 int n = ta[i].n < tb[i].n ? ta[i].n : tb[i].n;
                 k += drift_first_difference(ta[i].token, tb[i].token, n) >= 0;
                 double logq = 0;
@@ -499,50 +542,60 @@ int main(int argc, char **argv)
                 pred += logq < 0 ? -expm1(logq) : 0;
             }
             double lo, hi;
-            drift_wilson(&lo, &hi, k, P, 1.959963984540054);
-            drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(P), DRIFT_INT(k), DRIFT_NUM((double)k / P), DRIFT_NUM(lo), DRIFT_NUM(hi),
+            drift_wilson(&lo, &hi, k, PT, 1.959963984540054);
+            drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(PT), DRIFT_INT(k), DRIFT_NUM((double)k / PT), DRIFT_NUM(lo), DRIFT_NUM(hi),
                       DRIFT_NUM(pred));
             char ep[32], rate[96], pr_s[32];
             if (e < 0) snprintf(ep, sizeof ep, "0 (plain greedy)");
             else snprintf(ep, sizeof ep, "%g", eps);
-            drift_rate_text(rate, sizeof rate, k, P);
+            drift_rate_text(rate, sizeof rate, k, PT);
             snprintf(pr_s, sizeof pr_s, "%.3g", pred);
             drift_row(&out, T_MD_TIES, DRIFT_TXT(ep), DRIFT_TXT(rate), DRIFT_TXT(pr_s));
             size_t at = strlen(tie_text);
             snprintf(tie_text + at, sizeof tie_text - at, "%s%s: %ld/%d parted, %.2g forecast", e < 0 ? "" : "; ",
-                     e < 0 ? "plain greedy" : ep, k, P, pred);
+                     e < 0 ? "plain greedy" : ep, k, PT, pred);
         }
         drift_md_end(&out, T_MD_TIES);
     }
     /* the takeaway, from the numbers above */
     drift_md_text(&out, "**Takeaway.**\n\n");
-    char good[512] = "", weak[512] = "", none[512] = "", cal[1024] = "";
+    char good[512] = "", weak[512] = "", none[512] = "", few[512] = "", cal[1024] = "";
     for (int q = 0; q < npair; q++) {
         const pair_sum_t *u = &sums[q];
         const char *id = PAIRS[pairs[q]].id;
-        char *dst = isnan(u->skill) ? none : u->skill >= 0.3 ? good : weak;
+        /* a skill resting on one or two partings (or all but one or two) is not a measure: its
+         * bootstrap keeps only the resamples that hold them */
+        const int rare = !isnan(u->skill) && (u->k < MIN_EVENTS || PT - u->k < MIN_EVENTS);
+        char *dst = isnan(u->skill) ? none : rare ? few : u->skill >= 0.3 ? good : weak;
         size_t at = strlen(dst);
         if (isnan(u->skill)) snprintf(dst + at, 512 - at, "%s%s", at ? ", " : "", id);
+        else if (rare) snprintf(dst + at, 512 - at, "%s%s (%ld of %d parted)", at ? ", " : "", id, u->k, PT);
+        else if (Z > 1)
+            snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f] (%d of %d seeds alone at 0.3 or more)", at ? ", " : "", id, u->skill,
+                     u->lo, u->hi, u->seeds_at_goal, Z);
         else snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f]", at ? ", " : "", id, u->skill, u->lo, u->hi);
         at = strlen(cal);
         snprintf(cal + at, sizeof cal - at, "%s%s %.2g (%.2g) against %ld", q ? ", " : "", id, u->sump, u->sume, u->k);
     }
-    if (good[0]) drift_md_text(&out, "- Held out, the forecast's Brier skill against the constant rate reached the goal of 0.3 on: %s.\n", good);
+    if (good[0]) drift_md_text(&out, "- Held out, %s, the forecast's Brier skill against the constant rate reached the goal of 0.3 on: %s.\n",
+                               Z > 1 ? "every seed pooled" : "at this seed", good);
     if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s.\n", weak);
-    if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted, so the constant rate makes no error.\n", none);
-    drift_md_text(&out, "- The intervals are 95 %% bootstraps over %d held-out prompts per pair: with this few, an interval reaching below 0 is expected and not by itself a failure of the law.\n", P);
+    if (few[0]) drift_md_text(&out, "- Too few partings, or too few texts that kept together, for a skill to mean anything (fewer than %d): %s; the forecast's sum below is the comparison there.\n", MIN_EVENTS, few);
+    if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; the forecast's own sum below says how close to none it came.\n", none);
+    drift_md_text(&out, "- The intervals are 95 %% bootstraps over %d held-out prompts per pair (%d per seed): with this few, an interval reaching below 0 is expected and not by itself a failure of the law.\n", PT, P);
     drift_md_text(&out, "- Partings predicted (sum of the forecasts; with the empirical law in brackets) against observed, per pair: %s.\n", cal);
     if (tie_n)
         drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a step where A's two best logits are equal (a tie of its bf16 logits, risk pi/2 whatever the law); they forecast %.2g partings in all and %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
         drift_md_text(&out, "- The tie-breaker (llama.cpp's two builds, %d prompts): %s. A tie rule moves the boundary from 0 to EPS: texts still part where a gap near EPS falls on either side of it and the runner-up has the lower id.\n",
-                      P, tie_text);
+                      PT, tie_text);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);
-    drift_deploy_runs_free(runs, nrun, P);
-    drift_chat_prompts_free(pr, P);
+    drift_deploy_runs_free(runs, nrun, PT);
+    drift_chat_prompts_free(pr, PT);
     free(pf), free(pc), free(pt), free(mg), free(pe), free(y), free(ps), free(allp), free(ally), free(dl), free(dc), free(fy), free(fmg), free(risk);
     drift_checkpoint_free(&ck);
     return 0;
 }
+

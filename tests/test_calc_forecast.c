@@ -161,7 +161,7 @@ Test(calc_forecast, round_trip_through_the_experiment, .init = setup, .fini = te
     char *csv = slurp(path);
     cr_assert(csv);
     double want[64];
-    int n = 0, col = -1;
+    int n = 0, col = -1, pcol = -1;
     for (char *line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#') continue;
         char *save, *f = strtok_r(line, ",", &save);
@@ -169,13 +169,14 @@ Test(calc_forecast, round_trip_through_the_experiment, .init = setup, .fini = te
         if (col < 0) { /* the header */
             for (; f; f = strtok_r(NULL, ",", &save), k++)
                 if (!strcmp(f, "p_all_samples")) col = k;
-            cr_assert(col >= 0);
+                else if (!strcmp(f, "pair")) pcol = k;
+            cr_assert(col >= 0 && pcol >= 0);
             continue;
         }
         int pair_ok = 0;
         double p = NAN;
         for (; f; f = strtok_r(NULL, ",", &save), k++) {
-            if (k == 3) pair_ok = !strcmp(f, "batch-alone");
+            if (k == pcol) pair_ok = !strcmp(f, "batch-alone");
             if (k == col) p = strtod(f, NULL);
         }
         if (pair_ok && n < 64) want[n++] = p;

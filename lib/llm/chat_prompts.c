@@ -73,7 +73,7 @@ int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t 
         }
         int s = 0;
         while (s < nh && s < p[i].n && p[i].tok[s] == head[s]) s++;
-        p[i].prefix = s, p[i].index = idx[i];
+        p[i].prefix = s, p[i].index = idx[i], p[i].seed = seed;
         p[i].kind = pf.kind ? pf.kind[idx[i]] : "-";
     }
     *out = p, p = NULL, rc = 0;

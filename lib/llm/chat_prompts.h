@@ -15,6 +15,7 @@ typedef struct {
     int *tok, n;      /* the wrapped prompt's ids */
     int prefix;       /* its first ids shared with the template around an empty turn */
     int index;        /* in the prompt set */
+    uint64_t seed;    /* the seed whose draw it is */
     const char *kind; /* its kind, "-" for a set without kinds */
     char *text;       /* the prompt as written in the set */
 } drift_chat_prompt_t;

@@ -35,7 +35,7 @@ static double thread_seconds(void)
 }
 
 int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const drift_checkpoint_t *ck, const drift_chat_prompt_t *pr,
-                      int n, int ntokens, uint64_t seed, const char *stream, int workers,
+                      int n, int ntokens, const char *stream, int workers,
                       void (*progress)(void *ctx, size_t done, size_t total), void *ctx)
 {
     if (workers > nrun) workers = nrun;
@@ -57,7 +57,7 @@ int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const drift_checkpoint
             if (progress && omp_get_thread_num() == 0) progress(ctx, (size_t)r * (size_t)n + (size_t)i, (size_t)nrun * (size_t)n);
             /* the batch's other requests: one stream per (seed, prompt); `other` is a second run */
             drift_stream_t bs;
-            drift_stream_init(&bs, seed, sid, (uint32_t)pr[i].index, (uint32_t)runs[r].other);
+            drift_stream_init(&bs, pr[i].seed, sid, (uint32_t)pr[i].index, (uint32_t)runs[r].other);
             uint64_t sd = (uint64_t)drift_stream_u32(&bs) << 32 | drift_stream_u32(&bs);
             if (drift_deploy_generate(&runs[r].g[i], m, &runs[r].dep, pr[i].tok, pr[i].n, pr[i].prefix, ntokens, sd, 0))
                 failed = 1;

@@ -26,12 +26,13 @@ int drift_deploy_run_find(drift_deploy_run_t *runs, int *nrun, int cap, const ch
                           size_t errsize);
 
 /* Every run decodes the n prompts, ntokens greedy tokens each (drift_deploy_generate): prompt
- * i's batch schedule comes from the Philox stream (seed, stream, prompt index, other), so two
- * runs with the same `other` see the same companions. workers threads (at most nrun);
+ * i's batch schedule comes from the Philox stream (the seed of its draw, stream, prompt index,
+ * other), so two runs with the same `other` see the same companions, and a prompt drawn at two
+ * seeds sees other companions at each. workers threads (at most nrun);
  * progress(ctx, done, total), when not NULL, is called by one thread as prompts finish. Frees
  * nothing on failure: drift_deploy_runs_free does. 0, or DRIFT_ENOMEM / the model's error. */
 int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const drift_checkpoint_t *ck, const drift_chat_prompt_t *pr,
-                      int n, int ntokens, uint64_t seed, const char *stream, int workers,
+                      int n, int ntokens, const char *stream, int workers,
                       void (*progress)(void *ctx, size_t done, size_t total), void *ctx);
 void drift_deploy_runs_free(drift_deploy_run_t *runs, int nrun, int n);
 
