@@ -571,21 +571,21 @@ int main(int argc, char **argv)
         if (isnan(u->skill)) snprintf(dst + at, 512 - at, "%s%s", at ? ", " : "", id);
         else if (rare) snprintf(dst + at, 512 - at, "%s%s (%ld of %d parted)", at ? ", " : "", id, u->k, PT);
         else if (Z > 1)
-            snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f] (%d of %d seeds alone at 0.3 or more)", at ? ", " : "", id, u->skill,
+            snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f] (0.3 or more at %d of %d seeds alone)", at ? ", " : "", id, u->skill,
                      u->lo, u->hi, u->seeds_at_goal, Z);
         else snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f]", at ? ", " : "", id, u->skill, u->lo, u->hi);
         at = strlen(cal);
         snprintf(cal + at, sizeof cal - at, "%s%s %.2g (%.2g) against %ld", q ? ", " : "", id, u->sump, u->sume, u->k);
     }
-    if (good[0]) drift_md_text(&out, "- Held out, %s, the forecast's Brier skill against the constant rate reached the goal of 0.3 on: %s.\n",
+    if (good[0]) drift_md_text(&out, "- Held out, %s, Brier skill against the constant rate reached the goal of 0.3 on: %s.\n",
                                Z > 1 ? "every seed pooled" : "at this seed", good);
     if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s.\n", weak);
-    if (few[0]) drift_md_text(&out, "- Too few partings, or too few texts that kept together, for a skill to mean anything (fewer than %d): %s; the forecast's sum below is the comparison there.\n", MIN_EVENTS, few);
+    if (few[0]) drift_md_text(&out, "- Too few partings (or texts that kept together; fewer than %d) for a skill to mean anything: %s; compare the forecast's sum below.\n", MIN_EVENTS, few);
     if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; the forecast's own sum below says how close to none it came.\n", none);
-    drift_md_text(&out, "- The intervals are 95 %% bootstraps over %d held-out prompts per pair (%d per seed): with this few, an interval reaching below 0 is expected and not by itself a failure of the law.\n", PT, P);
-    drift_md_text(&out, "- Partings predicted (sum of the forecasts; with the empirical law in brackets) against observed, per pair: %s.\n", cal);
+    drift_md_text(&out, "- Intervals: 95 %% bootstraps over %d held-out prompts per pair (%d per seed); with so few, one reaching below 0 is expected.\n", PT, P);
+    drift_md_text(&out, "- Partings forecast (sum; empirical law in brackets) against observed: %s.\n", cal);
     if (tie_n)
-        drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a step where A's two best logits are equal (a tie of its bf16 logits, risk pi/2 whatever the law); they forecast %.2g partings in all and %ld happened.\n",
+        drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a step where A's two best logits are equal (a tie of its bf16 logits: risk pi/2 whatever the law); they forecast %.2g partings and %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
         drift_md_text(&out, "- The tie-breaker (llama.cpp's two builds, %d prompts): %s. A tie rule moves the boundary from 0 to EPS: texts still part where a gap near EPS falls on either side of it and the runner-up has the lower id.\n",

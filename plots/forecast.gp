@@ -3,9 +3,9 @@
 #   gnuplot -e "datadir='data'; outdir='plots'" plots/forecast.gp   (./lab plot forecast)
 #
 # Writes outdir/forecast.{png,svg}: the reliability diagram of the held-out forecasts, every
-# pair pooled: per bin of the forecast P(part within T), the mean forecast against the share of
-# those prompts whose text parted (Wilson 95 % interval); a forecast that is right lies on the
-# diagonal.
+# pair and seed pooled: per bin of the forecast P(part within T), the mean forecast against the
+# share of those prompts whose text parted (Wilson 95 % interval); a forecast that is right lies
+# on the diagonal.
 
 load 'plots/common.gp'
 
@@ -16,7 +16,7 @@ NB = STATS_records
 
 #@ forecast alt: Reliability diagram: mean forecast probability of a parting against the observed share of prompts that parted, per bin, with Wilson intervals
 #@ forecast look: whether the points follow the diagonal, and how wide the bars are
-#@ forecast caption: Bins of held-out forecasts, all pairs pooled (labels: prompts per bin); on the diagonal the forecast is right.
+#@ forecast caption: Bins of held-out forecasts, every pair and seed pooled (labels: prompts per bin); on the diagonal the forecast is right.
 #@ forecast few: No held-out forecasts were made: see the table.
 if (NB >= 1) {
     do for [term = 1:2] {
