@@ -577,15 +577,14 @@ int main(int argc, char **argv)
         at = strlen(cal);
         snprintf(cal + at, sizeof cal - at, "%s%s %.2g (%.2g) against %ld", q ? ", " : "", id, u->sump, u->sume, u->k);
     }
-    if (good[0]) drift_md_text(&out, "- Held out, %s, Brier skill against the constant rate reached the goal of 0.3 on: %s.\n",
-                               Z > 1 ? "every seed pooled" : "at this seed", good);
-    if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s.\n", weak);
-    if (few[0]) drift_md_text(&out, "- Too few partings (or texts that kept together; fewer than %d) for a skill to mean anything: %s; compare the forecast's sum below.\n", MIN_EVENTS, few);
+    if (good[0]) drift_md_text(&out, "- Held out, %s, Brier skill against the constant rate (95 %% bootstrap over %d prompts) reached the goal of 0.3 on: %s.\n",
+                               Z > 1 ? "every seed pooled" : "at this seed", PT, good);
+    if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s; with %d prompts an interval reaching below 0 is expected.\n", weak, PT);
+    if (few[0]) drift_md_text(&out, "- Too few partings (or texts kept together) to score, fewer than %d: %s; see the forecast's sum below.\n", MIN_EVENTS, few);
     if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; the forecast's own sum below says how close to none it came.\n", none);
-    drift_md_text(&out, "- Intervals: 95 %% bootstraps over %d held-out prompts per pair (%d per seed); with so few, one reaching below 0 is expected.\n", PT, P);
     drift_md_text(&out, "- Partings forecast (sum; empirical law in brackets) against observed: %s.\n", cal);
     if (tie_n)
-        drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a step where A's two best logits are equal (a tie of its bf16 logits: risk pi/2 whatever the law); they forecast %.2g partings and %ld happened.\n",
+        drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a tie of A's bf16 logits (risk pi/2 whatever the law); they forecast %.2g partings and %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
         drift_md_text(&out, "- The tie-breaker (llama.cpp's two builds, %d prompts): %s. A tie rule moves the boundary from 0 to EPS: texts still part where a gap near EPS falls on either side of it and the runner-up has the lower id.\n",
