@@ -141,32 +141,6 @@ static void free_steps(prompt_steps_t *s)
     free(s->gap), free(s->cls), free(s->delta), free(s->dcls);
 }
 
-/* The threshold baseline: a prompt whose smallest gap is below tau parts at the fit prompts'
- * rate below tau, else at their rate above; tau the fit prompts' value that scores best. */
-typedef struct {
-    double tau, below, above;
-} threshold_t;
-
-static threshold_t fit_threshold(const double *mg, const unsigned char *y, int n)
-{
-    threshold_t best = {INFINITY, 0, 0};
-    double bb = INFINITY;
-    for (int c = 0; c <= n; c++) {
-        double tau = c < n ? mg[c] : INFINITY;
-        long kb = 0, nb = 0, ka = 0, na = 0;
-        for (int i = 0; i < n; i++)
-            if (mg[i] < tau) nb++, kb += y[i];
-            else na++, ka += y[i];
-        double rb = nb ? (double)kb / (double)nb : 0, ra = na ? (double)ka / (double)na : 0, s = 0;
-        for (int i = 0; i < n; i++) {
-            double p = mg[i] < tau ? rb : ra;
-            s += (p - y[i]) * (p - y[i]);
-        }
-        if (s < bb) bb = s, best = (threshold_t){tau, rb, ra};
-    }
-    return best;
-}
-
 static void progress(void *cli, size_t done, size_t total)
 {
     drift_progress(cli, done, total);
@@ -391,7 +365,7 @@ int main(int argc, char **argv)
                 if (drift_delta_ecdf(&ecdf, dl, nd)) drift_die("out of memory for the empirical law (%zu steps)", nd);
                 long kf = 0;
                 for (int i = 0; i < nf; i++) kf += fy[i];
-                threshold_t th = fit_threshold(fmg, fy, nf);
+                drift_gap_threshold_t th = drift_gap_threshold_fit(fmg, fy, nf);
                 /* held-out deltas: which law predicts them better */
                 for (int i = h0; i < h1; i++)
                     for (int t = 0; t < ps[i].nobs; t++) dl[nh++] = ps[i].delta[t];
@@ -471,21 +445,12 @@ int main(int argc, char **argv)
         static const double edges[] = {0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0000001};
         for (int pass = 0; pass < 2; pass++) {
             if (pass == 1 && q != npair - 1) break;
-            const double *pv = pass ? allp : pf;
-            const unsigned char *yv = pass ? ally : y;
-            size_t nv = pass ? (size_t)npair * PT : (size_t)PT;
-            for (int e = 0; e + 1 < (int)(sizeof edges / sizeof edges[0]); e++) {
-                long nb = 0, kb = 0;
-                double sp = 0;
-                for (size_t i = 0; i < nv; i++)
-                    if (pv[i] >= edges[e] && pv[i] < edges[e + 1]) nb++, kb += yv[i], sp += pv[i];
-                if (!nb) continue;
-                double wl, wh;
-                drift_wilson(&wl, &wh, kb, nb, 1.959963984540054);
-                drift_row(&out, T_REL, DRIFT_TXT(pass ? "all" : pp->id), DRIFT_NUM(edges[e]), DRIFT_NUM(edges[e + 1] > 1 ? 1 : edges[e + 1]),
-                          DRIFT_INT(nb), DRIFT_NUM(sp / (double)nb), DRIFT_INT(kb), DRIFT_NUM((double)kb / (double)nb), DRIFT_NUM(wl),
-                          DRIFT_NUM(wh));
-            }
+            drift_rel_bin_t bins[6];
+            int nb = drift_reliability(bins, edges, 7, pass ? allp : pf, pass ? ally : y, pass ? (size_t)npair * PT : (size_t)PT);
+            for (int e = 0; e < nb; e++)
+                drift_row(&out, T_REL, DRIFT_TXT(pass ? "all" : pp->id), DRIFT_NUM(bins[e].lo), DRIFT_NUM(bins[e].hi > 1 ? 1 : bins[e].hi),
+                          DRIFT_INT(bins[e].n), DRIFT_NUM(bins[e].mean_p), DRIFT_INT(bins[e].k), DRIFT_NUM(bins[e].rate),
+                          DRIFT_NUM(bins[e].wilson_lo), DRIFT_NUM(bins[e].wilson_hi));
         }
         for (int i = 0; i < PT; i++) free_steps(&ps[i]), memset(&ps[i], 0, sizeof ps[i]);
     }

@@ -184,3 +184,35 @@ Test(forecast, simulated_law_is_recovered_and_calibrated)
     cr_assert_eq(drift_brier_skill(&s, &lo, &hi, p, c, y, P, 1, 200, 0.95), 0);
     cr_assert(s > 0.05 && lo > 0, "skill %g [%g, %g]", s, lo, hi);
 }
+
+/* By hand: gaps 0.1 and 0.2 parted, 0.5 and 0.9 did not; tau = 0.1 leaves everything above
+ * (rate 1/2, Brier 1/4), tau = 0.5 splits them exactly (rates 1 and 0, Brier 0). */
+Test(forecast, gap_threshold_by_hand)
+{
+    const double mg[] = {0.1, 0.5, 0.2, 0.9};
+    const unsigned char y[] = {1, 0, 1, 0};
+    drift_gap_threshold_t t = drift_gap_threshold_fit(mg, y, 4);
+    cr_expect_eq(t.tau, 0.5);
+    cr_expect_eq(t.below, 1.0);
+    cr_expect_eq(t.above, 0.0);
+    const unsigned char none[] = {0, 0, 0, 0}; /* no parting: every tau ties at Brier 0, the first (0.1) is kept */
+    t = drift_gap_threshold_fit(mg, none, 4);
+    cr_expect_eq(t.tau, 0.1);
+    cr_expect_eq(t.above, 0.0);
+}
+
+/* By hand: forecasts 0.1, 0.2 (one event) in [0, 0.5), 0.9 (an event) in [0.5, 1]; the
+ * Wilson 95 % interval of 1 of 2 is 0.5 +- 1.96 sqrt(1/8 + 1.96^2/16) / (1 + 1.96^2/2)
+ * = [0.094531, 0.905469]; an empty bin is left out. */
+Test(forecast, reliability_by_hand)
+{
+    const double edges[] = {0, 0.5, 0.7, 1.0000001}, p[] = {0.1, 0.2, 0.9};
+    const unsigned char y[] = {0, 1, 1};
+    drift_rel_bin_t b[3];
+    cr_assert_eq(drift_reliability(b, edges, 4, p, y, 3), 2);
+    cr_expect(b[0].n == 2 && b[0].k == 1 && b[1].n == 1 && b[1].k == 1);
+    cr_expect_float_eq(b[0].mean_p, 0.15, 1e-15);
+    cr_expect_eq(b[1].lo, 0.7);
+    cr_expect_float_eq(b[0].wilson_lo, 0.0945312, 1e-6);
+    cr_expect_float_eq(b[0].wilson_hi, 0.9054688, 1e-6);
+}

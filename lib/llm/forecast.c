@@ -221,3 +221,41 @@ int drift_brier_skill(double *skill, double *lo, double *hi, const double *p, co
     free(s);
     return 0;
 }
+
+drift_gap_threshold_t drift_gap_threshold_fit(const double *mg, const unsigned char *y, int n)
+{
+    drift_gap_threshold_t best = {INFINITY, 0, 0};
+    double bb = INFINITY;
+    for (int c = 0; c <= n; c++) {
+        double tau = c < n ? mg[c] : INFINITY;
+        long kb = 0, nb = 0, ka = 0, na = 0;
+        for (int i = 0; i < n; i++)
+            if (mg[i] < tau) nb++, kb += y[i];
+            else na++, ka += y[i];
+        double rb = nb ? (double)kb / (double)nb : 0, ra = na ? (double)ka / (double)na : 0, s = 0;
+        for (int i = 0; i < n; i++) {
+            double p = mg[i] < tau ? rb : ra;
+            s += (p - y[i]) * (p - y[i]);
+        }
+        if (s < bb) bb = s, best = (drift_gap_threshold_t){tau, rb, ra};
+    }
+    return best;
+}
+
+int drift_reliability(drift_rel_bin_t *out, const double *edges, int nedges, const double *p, const unsigned char *y,
+                      size_t n)
+{
+    int nb = 0;
+    for (int e = 0; e + 1 < nedges; e++) {
+        long c = 0, k = 0;
+        double sp = 0;
+        for (size_t i = 0; i < n; i++)
+            if (p[i] >= edges[e] && p[i] < edges[e + 1]) c++, k += y[i], sp += p[i];
+        if (!c) continue;
+        drift_rel_bin_t *b = &out[nb++];
+        b->lo = edges[e], b->hi = edges[e + 1], b->n = c, b->k = k, b->mean_p = sp / (double)c;
+        b->rate = (double)k / (double)c;
+        drift_wilson(&b->wilson_lo, &b->wilson_hi, k, c, 1.959963984540054);
+    }
+    return nb;
+}

@@ -115,4 +115,24 @@ double drift_log_loss(const double *p, const unsigned char *y, size_t n);
 int drift_brier_skill(double *skill, double *lo, double *hi, const double *p, const double *r, const unsigned char *y,
                       size_t n, uint64_t seed, int reps, double level);
 
+/* The threshold baseline: a case whose smallest gap mg[i] is below tau parts at the rate of
+ * the cases below tau, else at the rate of those above; tau the value among mg (or +inf) whose
+ * two rates give the smallest Brier score on the n cases (the first such, in mg's order). */
+typedef struct {
+    double tau, below, above;
+} drift_gap_threshold_t;
+drift_gap_threshold_t drift_gap_threshold_fit(const double *mg, const unsigned char *y, int n);
+
+/* A reliability diagram's bin: cases with forecast in [lo, hi), their mean forecast, the
+ * events among them and the Wilson 95 % interval of the share. */
+typedef struct {
+    double lo, hi, mean_p;
+    long n, k;
+    double rate, wilson_lo, wilson_hi;
+} drift_rel_bin_t;
+/* The bins [edges[b], edges[b+1]), b < nedges - 1, that hold a case, into out (nedges - 1
+ * entries at most): their count. */
+int drift_reliability(drift_rel_bin_t *out, const double *edges, int nedges, const double *p, const unsigned char *y,
+                      size_t n);
+
 #endif
