@@ -60,7 +60,6 @@ static const pair_t PAIRS[] = {
     {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 0},
 };
 #define MIN_EVENTS 3 /* partings (and non-partings) a pair needs before its skill is stated */
-#define TIE_PAIR "llamacpp-avx512" /* the tie-breaker's pair: llama.cpp decodes fast, and parts often */
 #define RUNS_MAX (2 * NPAIRS + 2 * DRIFT_LIST_MAX)
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 

@@ -174,7 +174,7 @@ double drift_round(double x, drift_format_t f, const drift_round_opts_t *o, uint
          * overflow to inf included (the lab never sets flush-to-zero): the generic rounder's
          * answer, bit for bit, at a fraction of its cost. NaN keeps its payload as there. */
         if ((!o || (o->mode == DRIFT_RNE && !o->saturate && !o->flush_subnormals)) && !isnan(x)) return (double)(float)x;
-        return drift_round_generic(x, drift_format_info(f), o, sr_bits);
+        return drift_round_generic(x, drift_format_info(f), o, sr_bits); /* the other modes and options */
     default: return drift_round_generic(x, drift_format_info(f), o, sr_bits);
     }
 }

@@ -55,7 +55,7 @@ int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const drift_checkpoint
         double t0 = thread_seconds();
         for (int i = 0; i < n && !failed; i++) {
             if (progress && omp_get_thread_num() == 0) progress(ctx, (size_t)r * (size_t)n + (size_t)i, (size_t)nrun * (size_t)n);
-            /* the batch's other requests: one stream per (seed, prompt); `other` is a second run */
+            /* the batch's other requests: one stream per (the prompt's draw seed, prompt); `other` is a second run */
             drift_stream_t bs;
             drift_stream_init(&bs, pr[i].seed, sid, (uint32_t)pr[i].index, (uint32_t)runs[r].other);
             uint64_t sd = (uint64_t)drift_stream_u32(&bs) << 32 | drift_stream_u32(&bs);
