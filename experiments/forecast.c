@@ -57,7 +57,7 @@ static const pair_t PAIRS[] = {
     {"batch-alone", "continuous:64 -> alone", BASE, BASE ",batch=alone", 0, 1},
     {"precision-fp16", "bf16 -> fp16 (weights, compute, activations, KV)", BASE, BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0, 0},
     {"card-rtx4090", "A100 -> RTX 4090", BASE, "vllm-like,card=rtx4090", 0, 1},
-    {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 0},
+    {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 1},
 };
 #define MIN_EVENTS 3 /* partings (and non-partings) a pair needs before its skill is stated */
 #define RUNS_MAX (2 * NPAIRS + 2 * DRIFT_LIST_MAX)
@@ -98,9 +98,11 @@ static const drift_col_t MDR[] = {DRIFT_C_TEXT("pair"), DRIFT_C_INT("prompt"), D
                                   DRIFT_C_TEXT("P(part)"), DRIFT_C_TEXT("riskiest step (A's gap)"), DRIFT_C_TEXT("parted at")};
 static const drift_col_t TIEC[] = {DRIFT_C_NUM("eps", "%.6g"), DRIFT_C_INT("prompts"), DRIFT_C_INT("parted"),
                                    DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("wilson_lo", "%.6g"), DRIFT_C_NUM("wilson_hi", "%.6g"),
-                                   DRIFT_C_NUM("predicted", "%.6g")};
+                                   DRIFT_C_NUM("predicted", "%.6g"), DRIFT_C_INT("at_boundary"), DRIFT_C_INT("other_pair"),
+                                   DRIFT_C_INT("crossed"), DRIFT_C_INT("decoded_again")};
 static const drift_col_t MDT[] = {DRIFT_C_TEXT("tie below (logits)"), DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"),
-                                  DRIFT_C_TEXT("forecast (sum of P)")};
+                                  DRIFT_C_TEXT("forecast (sum of P)"),
+                                  DRIFT_C_TEXT("partings: gaps either side of EPS / other top two / gap crossed")};
 static const drift_table_spec_t TABLES[] = {
     {".csv", NULL, 0, PROMPTC, 17},
     {"_pairs.csv", NULL, 0, PAIRC, 28},
@@ -109,8 +111,8 @@ static const drift_table_spec_t TABLES[] = {
     {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDP, 8},
     {NULL, "The riskiest held-out prompts (highest forecast first)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 6},
     {NULL, "The tie-breaker (llama.cpp's AVX2 and AVX-512 builds, both with sampler=greedy-ties:EPS; EPS = 0: plain greedy)",
-     DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDT, 3},
-    {"_ties.csv", NULL, 0, TIEC, 7}};
+     DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDT, 4},
+    {"_ties.csv", NULL, 0, TIEC, 11}};
 
 /* ---- one pair's steps ------------------------------------------------------------------------ */
 
@@ -138,6 +140,22 @@ typedef struct {
 static void free_steps(prompt_steps_t *s)
 {
     free(s->gap), free(s->cls), free(s->delta), free(s->dcls);
+}
+
+/* Whether the tie rule (a gap below eps goes to the lower id of the top two) picks another
+ * token than plain greedy at some step of g's text. Where it does not, the rule's run decodes
+ * the same text step for step (each step sees the same context), so it is not run again. */
+static int tie_rule_acts(const drift_gen_t *g, double eps)
+{
+    for (int t = 0; t < g->n; t++)
+        if (g->top1_logit[t] - g->top2_logit[t] < eps && g->top2[t] < g->token[t]) return 1;
+    return 0;
+}
+
+/* prompt i's text under the tie rule: its own run where it decoded again, else the plain one */
+static const drift_gen_t *tie_gen(const drift_deploy_run_t *runs, int plain, int tie, int i)
+{
+    return tie >= 0 && runs[tie].only[i] ? &runs[tie].g[i] : &runs[plain].g[i];
 }
 
 static void progress(void *cli, size_t done, size_t total)
@@ -168,7 +186,7 @@ int main(int argc, char **argv)
         {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)", 0, 0, {0}},
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
         {"pairs", DRIFT_OPT_LIST, &pairs_opt, "ID,...", "the pairs to run (default: the profile's; rerun-other, batch-alone, precision-fp16, card-rtx4090, llamacpp-avx512)", 0, 0, {0}},
-        {"tie-eps", DRIFT_OPT_DOUBLELIST, &ties, "EPS,...", "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS > 0: the share of prompts that part, measured and forecast", 0, 0, {NULL, NULL, "0.01,0.05,0.25"}},
+        {"tie-eps", DRIFT_OPT_DOUBLELIST, &ties, "EPS,...", "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS > 0: the share of prompts that part, measured and forecast", 0, 0, {NULL, "0.01,0.05,0.25", "0.01,0.05,0.25"}},
         {"dump-logits", DRIFT_OPT_STRING, &dump, "FILE.npy", "also write deployment A's top-2 logits of every step, shape (prompts, tokens, 2), NaN past a text's end: the input of ./lab forecast --logits", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("forecast", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
@@ -260,13 +278,28 @@ int main(int argc, char **argv)
     drift_out_meta(&out, T_PROMPTS, "columns", "p_forecast = P(B parts from A within T) from A's gaps and the fitted law; p_constant = the fit samples' parting rate; p_threshold = the fit samples' rate below or above the fitted threshold on the prompt's smallest gap; risk_step, risk_gap, risk_p = the step of the largest risk, A's top-1 minus top-2 logit there, the risk; min_gap = A's smallest gap; parted, step = what B did (step 0-based, -1 none); p_all_samples = the forecast under the law fitted on every sample of every seed (the pairs table's; not held out), from A's gaps without step classes, as ./lab forecast --logits computes it; p_empirical = the forecast with the fit samples' own deltas as the law (forecast.h: their symmetrized tail, pi as for p_forecast)");
     drift_out_meta(&out, T_PAIRS, "table", "per pair, every seed pooled: the law of delta fitted on all samples (law, sigma, b, pi per step class; gauss_wins = folds whose held-out deltas favour the Gaussian, heldout_dloglik = their summed log-likelihood, Gaussian minus Laplace); scores over the held-out prompts; skill = 1 - Brier(forecast) / Brier(constant), 95%% percentile bootstrap over prompts; *_empirical: the same for the empirical law");
     drift_out_meta(&out, T_SEEDS, "table", "per (seed, pair): the held-out scores of that seed's prompts alone (forecasts as in the prompts table; skill with its 95%% percentile bootstrap over the seed's prompts)");
-    if (ties.n) drift_out_meta(&out, T_TIES, "table", "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode every prompt with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on every sample (risk [runner-up id < top id] pi P(delta crosses EPS))");
+    if (ties.n) drift_out_meta(&out, T_TIES, "table", "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode every prompt with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on every sample (per step pi P(|delta| beyond |gap - EPS|) when the runner-up has the lower id, pi P(delta < -(gap + EPS)) when the top one has); at the partings: at_boundary = the two gaps on either side of EPS, other_pair = both below EPS but another top two, crossed = both at or above EPS (the top one changed); decoded_again = (prompt, build) decodes run with the rule: the others' texts are the plain ones, since the rule picks the plain token at every step of them");
     drift_out_meta(&out, T_REL, "table", "reliability of the held-out forecasts of every seed, per pair and pooled (all): bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
     drift_md_intro(&out, "%d pairs of deployments of %s (one knob changed from `" BASE "`, an A100 server) decode, at each of %d seeds (%s: each its own draw of prompts and batch companions), %d disjoint samples of %d prompts, %d greedy tokens each. Per seed, each sample in turn is held out: the law of the pair's gap difference is fitted on the seed's other samples' steps, and each held-out prompt is forecast from deployment A's top-2 gaps alone.", npair, base, Z, seeds, S, N, T);
 
-    if (drift_deploy_runs(runs, nrun, &ck, pr, PT, T, "forecast.batch", cli.threads > 0 ? cli.threads : omp_get_num_procs(),
-                          progress, &cli))
+    /* the plain runs, then the tie rule's, each decoding again only where the rule acts */
+    const int workers = cli.threads > 0 ? cli.threads : omp_get_num_procs(), nplain = ties.n ? tie_a[0] : nrun;
+    if (drift_deploy_runs(runs, nplain, &ck, pr, PT, T, "forecast.batch", workers, progress, &cli))
         drift_die("a deployment's decode failed (or out of memory for its model)");
+    unsigned char *again = NULL;
+    long again_n[DRIFT_LIST_MAX] = {0};
+    if (ties.n) {
+        if (!(again = malloc((size_t)ties.n * 2 * (size_t)PT))) drift_die("out of memory for the tie runs' prompts");
+        for (int e = 0; e < ties.n; e++)
+            for (int side = 0; side < 2; side++) {
+                unsigned char *m = again + (size_t)(2 * e + side) * PT;
+                for (int i = 0; i < PT; i++) again_n[e] += m[i] = tie_rule_acts(&runs[side ? tie_b0 : tie_a0].g[i], ties.v[e]);
+                if ((side ? tie_b[e] : tie_a[e]) != nplain + 2 * e + side) drift_die("the tie runs are not the last runs");
+                runs[nplain + 2 * e + side].only = m;
+            }
+        if (drift_deploy_runs(runs + nplain, nrun - nplain, &ck, pr, PT, T, "forecast.batch", workers, progress, &cli))
+            drift_die("a deployment's decode failed (or out of memory for its model)");
+    }
 
     if (dump) { /* A: the same deployment in every pair chosen */
         for (int q = 1; q < npair; q++)
@@ -475,11 +508,16 @@ int main(int argc, char **argv)
                   DRIFT_TXT(rs), DRIFT_TXT(at));
     }
     drift_md_end(&out, T_MD_RISK);
-    /* the tie-breaker: measured with each EPS, forecast from the plain run of A and the plain
-     * pair's law. With the rule, B parts from A at a step only where the two gaps fall on
-     * either side of EPS and the runner-up has the lower id (else both rules pick A's token):
-     * risk = [r < a] pi PT(delta crosses EPS), the old boundary at 0 moved to EPS. */
+    /* the tie-breaker: measured with each EPS, forecast from the plain run of A (its gaps g
+     * along its plain text) and the plain pair's law. With the rule a step's pick is the
+     * lower id of the top two when their gap is below EPS, else the top one. Say A's top two
+     * are a (top) and r. When r has the lower id, A and B pick apart iff their gaps fall on
+     * either side of EPS: risk pi P(delta crosses EPS from g), the tail at |g - EPS|. When a
+     * has the lower id, both pick a unless B's gap falls below -EPS (r on top by more than
+     * EPS): the tail at g + EPS. Not forecast: a third token inside EPS on one side (the top
+     * two differ), which the measured column other_pair counts. */
     char tie_text[512] = "";
+    long why_all[3] = {0};
     if (ties.n) {
         const drift_gen_t *ga = runs[tie_a0].g, *gb = runs[tie_b0].g;
         size_t nd = 0;
@@ -491,16 +529,23 @@ int main(int argc, char **argv)
         if (drift_delta_fit(&lf, dl, NULL, nd)) drift_die("the fit of the tie pair's law failed");
         for (int e = -1; e < ties.n; e++) {
             double eps = e < 0 ? 0 : ties.v[e], pred = 0;
-            const drift_gen_t *ta = runs[e < 0 ? tie_a0 : tie_a[e]].g, *tb = runs[e < 0 ? tie_b0 : tie_b[e]].g;
-            long k = 0;
+            long k = 0, why[3] = {0}; /* partings: gaps either side of eps, other top two, crossed */
             for (int i = 0; i < PT; i++) {
-                int n = ta[i].n < tb[i].n ? ta[i].n : tb[i].n;
-                k += drift_first_difference(ta[i].token, tb[i].token, n) >= 0;
+                const drift_gen_t *ta = tie_gen(runs, tie_a0, e < 0 ? -1 : tie_a[e], i),
+                                  *tb = tie_gen(runs, tie_b0, e < 0 ? -1 : tie_b[e], i);
+                int n = ta->n < tb->n ? ta->n : tb->n, st = drift_first_difference(ta->token, tb->token, n);
+                if (st >= 0) {
+                    k++;
+                    int la = ta->top1_logit[st] - ta->top2_logit[st] < eps, lb = tb->top1_logit[st] - tb->top2_logit[st] < eps;
+                    int same = (ta->token[st] == tb->token[st] && ta->top2[st] == tb->top2[st]) ||
+                               (ta->token[st] == tb->top2[st] && ta->top2[st] == tb->token[st]);
+                    why[la != lb ? 0 : la && !same ? 1 : 2]++;
+                }
                 double logq = 0;
                 for (int t = 0; t < ga[i].n; t++) {
                     double g = ga[i].top1_logit[t] - ga[i].top2_logit[t], r;
                     if (eps == 0) r = drift_forecast_step(&lf, -1, g, 0);
-                    else r = ga[i].top2[t] < ga[i].token[t] ? drift_forecast_step(&lf, -1, fabs(g - eps), 0) : 0;
+                    else r = drift_forecast_step(&lf, -1, ga[i].top2[t] < ga[i].token[t] ? fabs(g - eps) : g + eps, 0);
                     logq += r < 1 ? log1p(-r) : -INFINITY;
                 }
                 pred += logq < 0 ? -expm1(logq) : 0;
@@ -508,13 +553,16 @@ int main(int argc, char **argv)
             double lo, hi;
             drift_wilson(&lo, &hi, k, PT, 1.959963984540054);
             drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(PT), DRIFT_INT(k), DRIFT_NUM((double)k / PT), DRIFT_NUM(lo), DRIFT_NUM(hi),
-                      DRIFT_NUM(pred));
-            char ep[32], rate[96], pr_s[32];
+                      DRIFT_NUM(pred), DRIFT_INT(why[0]), DRIFT_INT(why[1]), DRIFT_INT(why[2]), DRIFT_INT(e < 0 ? 2L * PT : again_n[e]));
+            char ep[32], rate[96], pr_s[32], ws[64];
             if (e < 0) snprintf(ep, sizeof ep, "0 (plain greedy)");
             else snprintf(ep, sizeof ep, "%g", eps);
             drift_rate_text(rate, sizeof rate, k, PT);
             snprintf(pr_s, sizeof pr_s, "%.3g", pred);
-            drift_row(&out, T_MD_TIES, DRIFT_TXT(ep), DRIFT_TXT(rate), DRIFT_TXT(pr_s));
+            if (e < 0) snprintf(ws, sizeof ws, "-");
+            else snprintf(ws, sizeof ws, "%ld / %ld / %ld", why[0], why[1], why[2]);
+            drift_row(&out, T_MD_TIES, DRIFT_TXT(ep), DRIFT_TXT(rate), DRIFT_TXT(pr_s), DRIFT_TXT(ws));
+            if (e >= 0) for (int c = 0; c < 3; c++) why_all[c] += why[c];
             size_t at = strlen(tie_text);
             snprintf(tie_text + at, sizeof tie_text - at, "%s%s: %ld/%d parted, %.2g forecast", e < 0 ? "" : "; ",
                      e < 0 ? "plain greedy" : ep, k, PT, pred);
@@ -551,13 +599,13 @@ int main(int argc, char **argv)
         drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a tie of A's bf16 logits (risk pi/2 whatever the law); they forecast %.2g partings and %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
-        drift_md_text(&out, "- The tie-breaker (llama.cpp's two builds, %d prompts): %s. A tie rule moves the boundary from 0 to EPS: texts still part where a gap near EPS falls on either side of it and the runner-up has the lower id.\n",
-                      PT, tie_text);
+        drift_md_text(&out, "- The tie-breaker (llama.cpp's two builds, %d prompts): %s. A tie rule moves the boundary from 0 to EPS: of the %ld partings under it, %ld had the two gaps on either side of EPS, %ld another top two inside EPS (a third token), %ld a gap carried beyond EPS.\n",
+                      PT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);
     drift_deploy_runs_free(runs, nrun, PT);
     drift_chat_prompts_free(pr, PT);
-    free(pf), free(pc), free(pt), free(mg), free(pe), free(y), free(ps), free(allp), free(ally), free(dl), free(dc), free(fy), free(fmg), free(risk);
+    free(pf), free(pc), free(pt), free(mg), free(pe), free(y), free(ps), free(allp), free(ally), free(dl), free(dc), free(fy), free(fmg), free(risk), free(again);
     drift_checkpoint_free(&ck);
     return 0;
 }

@@ -14,6 +14,8 @@ typedef struct {
     drift_deployment_t dep;
     const char *spec; /* as parsed (not owned) */
     int other;        /* 1: the batch's other requests drawn from a second stream (a second run) */
+    const unsigned char *only; /* NULL: every prompt; else only the prompts i with only[i] (not owned);
+                                * the others' records stay empty (n = 0) */
     drift_gen_t *g;   /* one per prompt, after drift_deploy_runs */
     double seconds;   /* thread CPU time of its decodes */
     long tokens;      /* tokens it generated */
@@ -25,7 +27,7 @@ typedef struct {
 int drift_deploy_run_find(drift_deploy_run_t *runs, int *nrun, int cap, const char *spec, int other, char *err,
                           size_t errsize);
 
-/* Every run decodes the n prompts, ntokens greedy tokens each (drift_deploy_generate): prompt
+/* Every run decodes the n prompts (those of its `only`), ntokens greedy tokens each (drift_deploy_generate): prompt
  * i's batch schedule comes from the Philox stream (the seed of its draw, stream, prompt index,
  * other), so two runs with the same `other` see the same companions, and a prompt drawn at two
  * seeds sees other companions at each. workers threads (at most nrun);
