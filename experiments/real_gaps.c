@@ -476,9 +476,10 @@ int main(int argc, char **argv)
     drift_md_text(&out, "**Takeaway.**\n\n");
     drift_md_text(&out, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density near 0: %.3g per logit unit) and %.3g below 0.01.\n",
             NP, median, (double)below[1] / (double)NP, dens0, (double)below[0] / (double)NP);
+    drift_md_text(&out, "- Per configuration, sigma, then the flips predicted by Phi / by the law convolved with the output grid, against those observed:");
     for (int c = 0; c < NCONF; c++)
-        drift_md_text(&out, "- %s: sigma %.3g; predicted %.3g flips (Phi), %.3g (convolved with the output grid); observed %ld (%.3g of positions).\n",
-                CONFS[c].name, sig[c], pg[c], pc[c], obs[c], (double)obs[c] / (double)NP);
+        drift_md_text(&out, "%s %s %.3g, %.3g / %.3g against %ld", c ? ";" : "", CONFS[c].name, sig[c], pg[c], pc[c], obs[c]);
+    drift_md_text(&out, " (of %zu positions).\n", NP);
     double worst = 1;
     int wc = -1;
     for (int c = 0; c < NCONF; c++) {
@@ -489,7 +490,7 @@ int main(int argc, char **argv)
     }
     if (wc >= 0)
         drift_md_text(&out, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
-    drift_md_text(&out, "- Error law against the exact logits (data/real_gaps_errlaw.csv; gauss: accumulation noise; conv: that noise, then rounding to the stored grid of spacing q; by binade of the exact logit, each of the %d texts held out in turn, decided where every fold agrees and both the held-out log-likelihood ratio and the power reach log 20): ", R);
+    drift_md_text(&out, "- Error law against the exact logits (data/real_gaps_errlaw.csv), gauss (accumulation noise) against conv (that noise, then rounding to the stored grid, spacing q), per binade of the exact logit, each of the %d texts held out in turn (decided where every fold agrees and the held-out log-likelihood ratio and the power reach log 20): ", R);
     char tails[256] = "";
     double tail_lo = NAN, spread = 1; /* the largest sigma_max / sigma_min of a configuration */
     for (int c = 0, first = 1; c < NCONF; c++) {
@@ -512,7 +513,7 @@ int main(int argc, char **argv)
     drift_md_text(&out, "- By position (thirds of the generated tokens, data/real_gaps_errpos.csv), the rms gap error: ");
     for (int c = 0; c < NCONF; c++) drift_md_text(&out, "%s%s %s", c ? "; " : "", CONFS[c].name, pos_words[c]);
     drift_md_text(&out, ".\n");
-    drift_md_text(&out, "- The synthetic heads of argmax_flip set the critical gaps; this table is where real text puts its gaps against them: only the positions whose gap is within a few sigma of 0 can flip.\n\n");
+    drift_md_text(&out, "- Only the positions whose gap is within a few sigma of 0 can flip.\n\n");
     drift_out_commit(&out);
     for (int s = 0; s < R; s++) free(tx[s].tok);
     free(tx), free(ex), free(lg), free(gap), free(top), free(sorted), free(t1), free(t2), free(egap), free(flip), free(sidx), free(ks), free(stext), free(sval), free(serr);

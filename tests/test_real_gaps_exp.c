@@ -60,3 +60,45 @@ Test(real_gaps_exp, gaps_nonnegative_and_histogram_complete)
     free(s);
     cr_assert_eq(sum, positions, "a gap above 1e2 logits or a lost bin");
 }
+
+/* The error-law table: each binade's q is the output format's spacing there (hand values:
+ * at [2^k, 2^(k+1)) bf16 keeps 8 significant bits, fp16 11, fp32 24, so q = 2^(k-7), 2^(k-10),
+ * 2^(k-23); LayerCast stores fp32 logits), the winner is a stated law or undecided, and the
+ * position table covers every scored position of every configuration once. */
+Test(real_gaps_exp, error_law_tables)
+{
+    cr_assert_eq(sh("%s --profile quick --sequences 2 --tokens 16 --quiet --out %s/law", EXP, dir), 0);
+    char p[256];
+    snprintf(p, sizeof p, "%s/law/real_gaps_errlaw.csv", dir);
+    char *s = slurp(p);
+    int rows = 0;
+    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
+        if (l[0] == '#' || !strncmp(l, "config,", 7)) continue;
+        char cf[32], win[32];
+        double lo, hi, q;
+        long n;
+        int folds;
+        cr_assert_eq(sscanf(l, "%31[^,],%lf,%lf,%ld,%d,%lf,%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%31s", cf, &lo, &hi, &n, &folds, &q, win), 7, "%s", l);
+        int k = (int)lround(log2(lo)), bits = !strcmp(cf, "bf16") ? 8 : !strcmp(cf, "fp16") ? 11 : 24;
+        cr_assert(hi == 2 * lo && lo == ldexp(1, k), "%s", l);
+        cr_assert(fabs(q / ldexp(1, k - bits + 1) - 1) < 1e-5, "%s: q %g, expected 2^%d (printed to 6 digits)", l, q, k - bits + 1);
+        cr_assert(n >= 100 && folds >= 1 && folds <= 2, "%s", l);
+        cr_assert(!strcmp(win, "conv") || !strcmp(win, "gauss") || !strcmp(win, "undecided"), "%s", l);
+        rows++;
+    }
+    free(s);
+    cr_assert(rows >= 4, "at least one binade per configuration");
+    snprintf(p, sizeof p, "%s/law/real_gaps_errpos.csv", dir);
+    s = slurp(p);
+    long total = 0;
+    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
+        if (l[0] == '#' || !strncmp(l, "config,", 7)) continue;
+        int lo, hi;
+        long n;
+        cr_assert_eq(sscanf(l, "%*[^,],%d,%d,%ld", &lo, &hi, &n), 3, "%s", l);
+        cr_assert(lo < hi && n == 2L * (hi - lo), "%s: two texts, one position per step", l);
+        total += n;
+    }
+    free(s);
+    cr_assert_eq(total, 4L * 2 * 18, "four configurations x two texts x 18 positions");
+}
