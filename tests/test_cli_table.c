@@ -23,6 +23,13 @@ typedef struct {
     int prefix;        /* 1: first is the line's start only */
 } line_t;
 
+/* What tc:NAME accepts: the tensor-core models (tc_model.h's table, in its order) and the cards
+ * (cards.h, as `drift-calc cards` lists them). */
+#define TC_NAMES                                                                                                   \
+    "tc:MODEL with MODEL one of v100, a100, h100, b200, ada, l40s, a2, a30, h200, rtxpro6000, mi100, mi250, mi300x, " \
+    "or tc:CARD with CARD one of v100, a100, a30, a2, rtx3090, rtx4090, l40s, h100, h100pcie, h200, b200, rtxpro6000, " \
+    "mi100, mi250x, mi250, mi300x, in any case"
+
 static const line_t LINES[] = {
     /* ./lab: no command is a failure that shows the help; --version; unknown commands get the nearest
      * (models is the lead's ./lab models get NAME: listed and suggested) */
@@ -95,7 +102,7 @@ static const line_t LINES[] = {
     {"argmax_flip", "--device z80", 2, "argmax_flip: --device: unknown device 'z80' (accepted: a card of ./lab calc cards)", 0},
     {"argmax_flip", "--orders tc:RTX4090,tc:ada", 2, "argmax_flip: --orders: 'tc:ada' given twice ('tc:RTX4090' is the same order)", 0},
     {"argmax_flip", "--orders=tc:h100,tc:H100-SXM", 2, "argmax_flip: --orders: 'tc:H100-SXM' given twice ('tc:h100' is the same order)", 0},
-    {"argmax_flip", "--orders tc:b300", 2, "argmax_flip: --orders: malformed order spec 'tc:b300' (accepted: seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), kahan, neumaier, random:SEED, tc:MODEL with MODEL one of v100|a100|h100|b200|ada|l40s|a2|a30|h200|rtxpro6000|mi100|mi250|mi300x or a card name (./lab calc cards))", 0},
+    {"argmax_flip", "--orders tc:b300", 2, "argmax_flip: --orders: unknown tensor-core model or card 'b300' in 'tc:b300' (did you mean 'b200'? accepted: " TC_NAMES ")", 0},
     {"batch_invariance", "--device=A100 --N 0", 2, "batch_invariance: --N: 0 is out of range (accepted: 1..65536)", 0},
     /* a GPU experiment without a device: exit 77 (skipped), after its own option checks */
     {"determinism", "--runs 1", 2, "determinism: --runs: 1 is out of range (accepted: 2..1000)", 0},
@@ -109,6 +116,15 @@ static const line_t LINES[] = {
     {"drift-generate", "--version", 0, "drift-generate (driftlab " DRIFT_VERSION ")", 0},
     {"drift-generate", "--tokns 3", 2, "drift-generate: unknown option '--tokns' (did you mean '--tokens'? see --help)", 0},
     {"drift-generate", "--json=1", 2, "drift-generate: --json takes no value (found '--json=1')", 0},
+    /* a card where the decoder's recipe asks for a tensor-core model: accepted (the --tokens
+     * refusal after it shows the recipe went through), an unknown name refused with the nearest */
+    {"drift-generate", "--recipe bf16/tc:rtx4090/fp32/bf16 --tokens 0", 2, "drift-generate: --tokens: expected an integer in 1 .. 1048576, found '0'", 0},
+    {"drift-generate", "--recipe-lmhead BF16/tc:RTX-4090/fp32 --tokens 0", 2, "drift-generate: --tokens: expected an integer in 1 .. 1048576, found '0'", 0},
+    {"drift-generate", "--recipe bf16/tc:rtx490/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'rtx490' in 'bf16/tc:rtx490/fp32/bf16' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
+    {"drift-generate", "--recipe-mlp-up fp16/tc:H10/fp32", 2, "drift-generate: --recipe-mlp-up: unknown tensor-core model or card 'H10' in 'fp16/tc:H10/fp32' (did you mean 'h100'? accepted: " TC_NAMES ")", 0},
+    {"drift-generate", "--recipe bf16/tc:tpu/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'tpu' in 'bf16/tc:tpu/fp32/bf16' (accepted: " TC_NAMES ")", 0},
+    {"lab", "generate --recipe bf16/tc:rtx490/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'rtx490' in 'bf16/tc:rtx490/fp32/bf16' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
+    {"drift-calc", "dot --format bf16 --order tc:rtx490 H.npy H.npy", 2, "drift-calc dot: --order: unknown tensor-core model or card 'rtx490' in 'tc:rtx490' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
     {"drift-calc", "--help", 0, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "help", 0, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "agrmax", 2, "drift-calc: unknown command 'agrmax' (did you mean 'argmax'? accepted: round, sum, dot, exact, argmax, gaps, forecast, cards, env, help)", 0},

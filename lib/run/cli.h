@@ -207,6 +207,13 @@ noreturn void drift_die_format(const char *opt, const char *value);
 /* Every order spec drift_order_parse_card accepts, as one "accepted: ..." text (tc: models
  * listed from the enum, so a new one is never missing). */
 const char *drift_order_grammar(void);
+/* What tc:NAME takes, as one "accepted: ..." text: every tensor-core model (drift_tc_arch_name)
+ * and every card of the one card table (cards.h), so a new one is never missing. */
+const char *drift_tc_names(void);
+/* For a tc:NAME that names neither a model nor a card: "OPT: unknown tensor-core model or card
+ * 'NAME'[ in 'WITHIN'] (did you mean 'rtx4090'? accepted: <drift_tc_names>)", exit 2. within:
+ * the whole value typed (a recipe), or NULL. */
+noreturn void drift_die_tc(const char *opt, const char *name, const char *within);
 
 /* Strict number parsing shared with tools: the whole string, no blank, no '+', a '-' only
  * first; no overflow; 0 or DRIFT_EINVAL. */
