@@ -650,6 +650,7 @@ static struct {
     double start, last;
     int printed, started;
     int fresh;          /* named by drift_progress_phase, no progress reported yet */
+    int count;          /* phases begun so far, named or not */
     size_t max_done, total;
 } phase;
 
@@ -657,6 +658,7 @@ void drift_progress_phase(const drift_cli_t *cli, const char *name)
 {
     if (cli->quiet) return;
     snprintf(phase.name, sizeof phase.name, "%s", name ? name : "");
+    phase.count++;
     phase.start = phase.last = now_s();
     phase.printed = 0, phase.max_done = 0, phase.started = 1, phase.fresh = 1, phase.total = 0;
 }
@@ -696,9 +698,12 @@ void drift_progress(const drift_cli_t *cli, size_t done, size_t total)
 {
     if (cli->quiet || total == 0) return;
     if (done > total) done = total;
-    if (total != phase.total) { /* another count: a new stage of the run, unnamed unless just named */
+    if (total != phase.total) { /* another count: a new stage of the run */
         if (!phase.fresh) {
-            phase.name[0] = 0;
+            /* not named by the program: numbered after the first, so that a count starting
+             * again from 0 reads as the next stage, never as the run going back */
+            if (++phase.count > 1) snprintf(phase.name, sizeof phase.name, "stage %d", phase.count);
+            else phase.name[0] = 0;
             phase.start = phase.last = now_s(), phase.started = 1, phase.printed = 0;
         }
         phase.total = total, phase.max_done = 0;

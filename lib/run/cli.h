@@ -240,9 +240,10 @@ void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli);
 
 /* Progress on stderr unless --quiet: a bar on a terminal; otherwise (a log, ./lab report) a
  * timestamped line with the elapsed time and an estimate of what is left, at most every 10 s
- * and only for a phase longer than that. A new total starts a new (unnamed) phase; within a
- * phase it never goes back: a smaller done than one reported before (threads finishing out
- * of order) shows the larger. */
+ * and only for a phase longer than that. A new total starts a new phase, which the lines call
+ * "stage N" (its place among the run's phases) unless drift_progress_phase named it just
+ * before; within a phase it never goes back: a smaller done than one reported before (threads
+ * finishing out of order) shows the larger. */
 void drift_progress(const drift_cli_t *cli, size_t done, size_t total);
 /* Starts a named phase ("planted heads", "seed 2"): its own count from 0 and clock, its name on
  * every line ("argmax_flip, seed 2: 48% ..."). NULL or "": unnamed. */
