@@ -65,6 +65,7 @@ static int same(const drift_lmhead_result_t *a, const drift_lmhead_result_t *b)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_argmax [ROWS [K,K,...]]   (default 8 rows; K = 1024,4096,8192; 16384 needs 2 GiB)");
 #ifdef _OPENMP
     omp_set_num_threads(1); /* thread CPU time measures the one thread that works */
 #endif

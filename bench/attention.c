@@ -22,6 +22,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_util.h"
 #include "attention.h"
 #include "drift.h"
 #include "format.h"
@@ -90,6 +91,7 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_attention [--len L] [--heads H] [--kv-heads G] [--dim D] [--reps N]");
     long L = 512, H = 8, G = 2, D = 64, reps = 5;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && !strcmp(argv[i], "--len")) L = parse_pos(argv[++i], "--len");

@@ -58,6 +58,7 @@ static void search(drift_beam_t *out, drift_model_t *m, const int *p, int np, in
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_beam_ties [--checkpoint GGUF] [--prompts FILE] [--n N] [--tokens T] [--beams W] [--seeds S]");
     omp_set_num_threads(1);
     const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     const char *pf_path = DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt";

@@ -1,6 +1,6 @@
-/* bench_util.h — what every benchmark shares: the thread's CPU time, and interleaved
- * repetitions reduced to min and median, so that ratios measured in one run stay
- * meaningful on a machine shared with other jobs (wall-clock times would not). */
+/* bench_util.h — what every benchmark shares: --help and --version, the thread's CPU time,
+ * and interleaved repetitions reduced to min and median, so that ratios measured in one run
+ * stay meaningful on a machine shared with other jobs (wall-clock times would not). */
 #ifndef DRIFT_BENCH_UTIL_H
 #define DRIFT_BENCH_UTIL_H
 
@@ -8,6 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "drift.h"
+
+/* --help (or -h) and --version, answered as every program of the lab answers them, before a
+ * benchmark reads its own arguments (where "--version" was taken for a round count or a file):
+ * usage on stdout, or "NAME (driftlab VERSION)"; exit 0. A word after "--" is never one. */
+static inline void bench_std_args(int argc, char **argv, const char *usage)
+{
+    const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--version")) printf("%s (driftlab %s)\n", name, DRIFT_VERSION);
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) printf("%s\n", usage);
+        else continue;
+        exit(fflush(stdout) || ferror(stdout) ? 2 : 0);
+    }
+}
 
 static inline double bench_cpu_now(void)
 {

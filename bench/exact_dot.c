@@ -77,6 +77,7 @@ static int same_as_mpfr(const double *a, const double *b, size_t n)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_exact_dot [ROUNDS]   (default 11)");
     int rounds = argc > 1 ? atoi(argv[1]) : 11;
     if (rounds < 1 || rounds > 1000) {
         fprintf(stderr, "bench_exact_dot: ROUNDS must be an integer in 1..1000\n");

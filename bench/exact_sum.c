@@ -61,6 +61,7 @@ static double timed(sum_fn fn, const double *x, size_t n, long inner)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_exact_sum [ROUNDS]   (default 11)");
     int rounds = argc > 1 ? atoi(argv[1]) : 11;
     if (rounds < 1 || rounds > 1000) {
         fprintf(stderr, "bench_exact_sum: ROUNDS must be an integer in 1..1000\n");

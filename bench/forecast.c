@@ -33,6 +33,7 @@ static void die(const char *msg)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_forecast [--checkpoint FILE] [--tokens N] [--reps N]");
     const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     int T = 24, reps = 3;
     for (int i = 1; i < argc; i++) {

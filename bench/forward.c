@@ -28,6 +28,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_util.h"
 #include "checkpoint.h"
 #include "drift.h"
 #include "model.h"
@@ -249,6 +250,7 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_forward [--checkpoint FILE] [--tokens N] [--reps N]");
     const char *path = DRIFT_SOURCE_DIR "/models/stories260K.bin";
     int ntok = 128, reps = 5;
     for (int i = 1; i < argc; i++) {

@@ -236,6 +236,7 @@ static void openblas_best_kernels(char **argv)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]");
     openblas_best_kernels(argv); /* first: the option parsing below cuts --sizes in place */
     int threads = 1, reps = 5;
     size_t tc_size = 256;

@@ -59,6 +59,7 @@ static double run(float *y, const uint8_t *b, uint32_t t, size_t n)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_ggml_dequant [ROUNDS]   (default 5)");
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
     if (rounds < 1 || rounds > 1000) {
         fprintf(stderr, "usage: bench_ggml_dequant [ROUNDS 1..1000]\n");

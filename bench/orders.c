@@ -28,6 +28,7 @@ static double timed_sum(double *out, const double *x, size_t n, const drift_orde
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_orders [ROUNDS] [LOG2_MAX_N]   (defaults 5 and 24)");
     int rounds = argc > 1 ? atoi(argv[1]) : 5, lmax = argc > 2 ? atoi(argv[2]) : 24;
     if (rounds < 1 || rounds > MAXR || lmax < 16 || lmax > 26) {
         fprintf(stderr, "usage: bench_orders [ROUNDS 1..%d] [LOG2_MAX_N 16..26]\n", MAXR);

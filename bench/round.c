@@ -80,6 +80,7 @@ static double cp(double *y, const double *x, size_t n, long inner, optstruct *o)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_round [ROUNDS]   (default 9)");
     int rounds = argc > 1 ? atoi(argv[1]) : 9;
     if (rounds < 1 || rounds > 1000) {
         fprintf(stderr, "bench_round: ROUNDS must be an integer in 1..1000\n");

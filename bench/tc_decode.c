@@ -60,6 +60,7 @@ static double decode(drift_model_t *m, double *L, int B, int ntok, int V)
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_tc_decode [--checkpoint FILE] [--tokens N] [--reps N] [--batch B[,B...]]");
     const char *path = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     int ntok = 8, reps = 5, batch[8] = {1, 8}, nbatch = 2;
     for (int i = 1; i < argc; i++) {

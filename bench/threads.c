@@ -60,6 +60,7 @@ static int run(const char *exe, const char *profile, const char *dir, int thread
 
 int main(int argc, char **argv)
 {
+    bench_std_args(argc, argv, "usage: bench_threads [ROUNDS [EXPERIMENT [PROFILE]]]   (default 5 matmul_drift quick)");
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
     const char *name = argc > 2 ? argv[2] : "matmul_drift";
     const char *profile = argc > 3 ? argv[3] : "quick";

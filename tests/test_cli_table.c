@@ -11,6 +11,8 @@
  * 0 for --help/--version, 77 for an experiment skipped for want of a GPU. A line marked 1 in
  * the last column is matched on its start only: the rest names the machine (why there is no
  * GPU) or a list that grows with the lab (benchmarks, fuzz targets). */
+#include <dirent.h>
+
 #include "support.h"
 
 #include "drift.h"
@@ -114,6 +116,9 @@ static const line_t LINES[] = {
     {"drift-manifest", "--version", 0, "drift-manifest (driftlab " DRIFT_VERSION ")", 0},
     {"drift-manifest", "--help", 0, "usage: drift-manifest check|recover DIR [EXPERIMENT]", 0},
     {"drift-generate", "--version", 0, "drift-generate (driftlab " DRIFT_VERSION ")", 0},
+    /* benchmarks answer --help and --version before their own arguments (--version was a round count) */
+    {"lab", "bench round --version", 0, "bench_round (driftlab " DRIFT_VERSION ")", 0},
+    {"bench_gemm", "--help", 0, "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]", 0},
     {"drift-generate", "--tokns 3", 2, "drift-generate: unknown option '--tokns' (did you mean '--tokens'? see --help)", 0},
     {"drift-generate", "--json=1", 2, "drift-generate: --json takes no value (found '--json=1')", 0},
     /* a card where the decoder's recipe asks for a tensor-core model: accepted (the --tokens
@@ -211,4 +216,31 @@ Test(cli_table, every_line_has_its_status_and_first_line, .init = setup, .fini =
         if (l->status == 2 && nl && strncmp(l->first, "usage:", 6))
             cr_expect_eq(nl[1], 0, "line %d: %s %s: more than one line after the refusal: %s", i, l->prog, l->args, nl + 1);
     }
+}
+
+/* Every program the build makes answers --version with "NAME (driftlab VERSION)" and exit 0:
+ * listed from the build directory, so a new program is never missed. Tests and fuzz targets
+ * are not programs a user runs; the CUDA build's conformance checks (check_*) and GPU
+ * benchmarks (bench_gpu_*) are run by cuda/check.sh on a device and are not held to it yet. */
+Test(cli_table, every_program_answers_version, .timeout = 300)
+{
+    DIR *d = opendir(DRIFT_BIN_DIR);
+    cr_assert(d, "cannot list %s", DRIFT_BIN_DIR);
+    int n = 0;
+    static char out[4096];
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        if (name[0] == '.' || !strncmp(name, "test_", 5) || !strncmp(name, "long_", 5) || !strncmp(name, "fuzz_", 5) ||
+            !strncmp(name, "check_", 6) || !strncmp(name, "bench_gpu_", 10))
+            continue;
+        char cmd[1024], want[320];
+        snprintf(cmd, sizeof cmd, "(exec 2>&1; cd /tmp && exec timeout 20 '%s/%s' --version </dev/null)", DRIFT_BIN_DIR, name);
+        int st = run_capture(cmd, out, sizeof out, NULL, 0);
+        snprintf(want, sizeof want, "%s (driftlab %s)\n", name, DRIFT_VERSION);
+        cr_expect_eq(st, 0, "%s --version: exit %d (%s)", name, st, out);
+        cr_expect_str_eq(out, want, "%s --version", name);
+        n++;
+    }
+    closedir(d);
+    cr_assert_geq(n, 30, "only %d programs in %s", n, DRIFT_BIN_DIR);
 }
