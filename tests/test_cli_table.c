@@ -116,9 +116,13 @@ static const line_t LINES[] = {
     {"drift-manifest", "--version", 0, "drift-manifest (driftlab " DRIFT_VERSION ")", 0},
     {"drift-manifest", "--help", 0, "usage: drift-manifest check|recover DIR [EXPERIMENT]", 0},
     {"drift-generate", "--version", 0, "drift-generate (driftlab " DRIFT_VERSION ")", 0},
-    /* benchmarks answer --help and --version before their own arguments (--version was a round count) */
+    /* benchmarks: the one syntax too (--version was a round count, 5x was 5, --rep was refused without a hint) */
     {"lab", "bench round --version", 0, "bench_round (driftlab " DRIFT_VERSION ")", 0},
-    {"bench_gemm", "--help", 0, "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]", 0},
+    {"bench_gemm", "--help", 0, "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]   (each 1..100000, at most 8 sizes; 1, 5, 512,1024, 256)", 0},
+    {"bench_gemm", "--rep 3", 2, "bench_gemm: unknown option '--rep' (did you mean '--reps'? accepted: --threads, --reps, --sizes, --tc-size, --help, --version)", 0},
+    {"bench_gemm", "--sizes=64,,128", 2, "bench_gemm: --sizes: an empty item in '64,,128' (accepted: comma-separated integers in 1..100000)", 0},
+    {"bench_round", "5x", 2, "bench_round: ROUNDS: expected an integer in 1..1000, found '5x'", 0},
+    {"bench_threads", "1 matmul_drift fast", 2, "bench_threads: PROFILE: unknown value 'fast' (accepted: quick, default, full)", 0},
     {"drift-generate", "--tokns 3", 2, "drift-generate: unknown option '--tokns' (did you mean '--tokens'? see --help)", 0},
     {"drift-generate", "--json=1", 2, "drift-generate: --json takes no value (found '--json=1')", 0},
     /* a card where the decoder's recipe asks for a tensor-core model: accepted (the --tokens
