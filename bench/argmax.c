@@ -65,22 +65,25 @@ static int same(const drift_lmhead_result_t *a, const drift_lmhead_result_t *b)
 
 int main(int argc, char **argv)
 {
+    const char *pos[2];
+    int np = bench_args(NULL, 0, pos, 2, argc, argv,
+                        "usage: bench_argmax [ROWS [K,K,...]]   (ROWS 1..4096, default 8; K 1..16384, at most 8, default 1024,4096,8192; 16384 needs 2 GiB)");
 #ifdef _OPENMP
     omp_set_num_threads(1); /* thread CPU time measures the one thread that works */
 #endif
-    int R = argc > 1 ? atoi(argv[1]) : 8;
+    int R = np > 0 ? (int)bench_long("ROWS", pos[0], 1, 4096) : 8;
     size_t Ks[8] = {1024, 4096, 8192};
     int nK = 3;
-    if (argc > 2) {
+    if (np > 1) {
+        char list[256], *save = NULL;
+        if (strlen(pos[1]) >= sizeof list) drift_die("K,K,...: too long (at most 8 sizes)");
+        strcpy(list, pos[1]);
         nK = 0;
-        for (char *p = argv[2]; *p && nK < 8;) {
-            Ks[nK++] = strtoul(p, &p, 10);
-            if (*p == ',') p++;
+        if (!*list || list[strlen(list) - 1] == ',' || strstr(list, ",,") || list[0] == ',') drift_die("K,K,...: an empty item in '%s'", pos[1]);
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            if (nK == 8) drift_die("K,K,...: at most 8 sizes, found more in '%s'", pos[1]);
+            Ks[nK++] = (size_t)bench_long("K", t, 1, 16384);
         }
-    }
-    if (R < 1 || nK < 1) {
-        fprintf(stderr, "usage: bench_argmax [ROWS [K,K,...]]\n");
-        return 2;
     }
     printf("argmax_flip realistic rows: V = %d, %d rows per K, thread CPU time, one thread\n", V, R);
     printf("%6s %-5s %12s %12s %11s %11s %11s %11s %13s\n", "K", "fmt", "stage1 old", "stage1 new", "old ms/row",

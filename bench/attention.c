@@ -22,6 +22,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_util.h"
 #include "attention.h"
 #include "drift.h"
 #include "format.h"
@@ -90,18 +91,14 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    long L = 512, H = 8, G = 2, D = 64, reps = 5;
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 < argc && !strcmp(argv[i], "--len")) L = parse_pos(argv[++i], "--len");
-        else if (i + 1 < argc && !strcmp(argv[i], "--heads")) H = parse_pos(argv[++i], "--heads");
-        else if (i + 1 < argc && !strcmp(argv[i], "--kv-heads")) G = parse_pos(argv[++i], "--kv-heads");
-        else if (i + 1 < argc && !strcmp(argv[i], "--dim")) D = parse_pos(argv[++i], "--dim");
-        else if (i + 1 < argc && !strcmp(argv[i], "--reps")) reps = parse_pos(argv[++i], "--reps");
-        else {
-            fprintf(stderr, "bench_attention: unknown option '%s' (accepted: --len --heads --kv-heads --dim --reps)\n", argv[i]);
-            return 2;
-        }
-    }
+    const char *len_s = NULL, *heads_s = NULL, *kv_s = NULL, *dim_s = NULL, *reps_s = NULL;
+    const drift_arg_opt_t opts[] = {{"len", &len_s, NULL, 0, "L"}, {"heads", &heads_s, NULL, 0, "H"}, {"kv-heads", &kv_s, NULL, 0, "G"},
+                                    {"dim", &dim_s, NULL, 0, "D"}, {"reps", &reps_s, NULL, 0, "N"}};
+    bench_args(opts, 5, NULL, 0, argc, argv,
+               "usage: bench_attention [--len L] [--heads H] [--kv-heads G] [--dim D] [--reps N]   (each 1..100000; 512, 8, 2, 64, 5)");
+    long L = len_s ? parse_pos(len_s, "--len") : 512, H = heads_s ? parse_pos(heads_s, "--heads") : 8;
+    long G = kv_s ? parse_pos(kv_s, "--kv-heads") : 2, D = dim_s ? parse_pos(dim_s, "--dim") : 64;
+    long reps = reps_s ? parse_pos(reps_s, "--reps") : 5;
 #ifdef _OPENMP
     omp_set_num_threads(1); /* thread CPU time measures this thread only */
 #endif

@@ -58,23 +58,17 @@ static void search(drift_beam_t *out, drift_model_t *m, const int *p, int np, in
 
 int main(int argc, char **argv)
 {
-    omp_set_num_threads(1);
     const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     const char *pf_path = DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt";
-    int N = 10, T = 24, W = 4, S = 3;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) die("every option takes a value", a);
-        if (!strcmp(a, "--checkpoint")) ckpt = v;
-        else if (!strcmp(a, "--prompts")) pf_path = v;
-        else if (!strcmp(a, "--n")) N = atoi(v);
-        else if (!strcmp(a, "--tokens")) T = atoi(v);
-        else if (!strcmp(a, "--beams")) W = atoi(v);
-        else if (!strcmp(a, "--seeds")) S = atoi(v);
-        else die("unknown option (accepted: --checkpoint --prompts --n --tokens --beams --seeds)", a);
-        i++;
-    }
-    if (N < 1 || T < 1 || W < 1 || S < 1) die("--n, --tokens, --beams and --seeds must be positive", NULL);
+    const char *n_s = NULL, *t_s = NULL, *w_s = NULL, *s_s = NULL;
+    const drift_arg_opt_t opts[] = {{"checkpoint", &ckpt, NULL, 0, "GGUF"}, {"prompts", &pf_path, NULL, 0, "FILE"},
+                                    {"n", &n_s, NULL, 0, "N"}, {"tokens", &t_s, NULL, 0, "T"},
+                                    {"beams", &w_s, NULL, 0, "W"}, {"seeds", &s_s, NULL, 0, "S"}};
+    bench_args(opts, 6, NULL, 0, argc, argv,
+               "usage: bench_beam_ties [--checkpoint GGUF] [--prompts FILE] [--n N] [--tokens T] [--beams W] [--seeds S]   (10, 24, 4, 3)");
+    omp_set_num_threads(1);
+    int N = n_s ? (int)bench_long("--n", n_s, 1, 100000) : 10, T = t_s ? (int)bench_long("--tokens", t_s, 1, 100000) : 24;
+    int W = w_s ? (int)bench_long("--beams", w_s, 1, 1024) : 4, S = s_s ? (int)bench_long("--seeds", s_s, 1, 100000) : 3;
     char err[512];
     drift_checkpoint_t ck;
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) die("--checkpoint", err);

@@ -1,6 +1,6 @@
-/* bench_util.h — what every benchmark shares: the thread's CPU time, and interleaved
- * repetitions reduced to min and median, so that ratios measured in one run stay
- * meaningful on a machine shared with other jobs (wall-clock times would not). */
+/* bench_util.h — what every benchmark shares: --help and --version, the thread's CPU time,
+ * and interleaved repetitions reduced to min and median, so that ratios measured in one run
+ * stay meaningful on a machine shared with other jobs (wall-clock times would not). */
 #ifndef DRIFT_BENCH_UTIL_H
 #define DRIFT_BENCH_UTIL_H
 
@@ -8,6 +8,59 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "cli.h"
+#include "drift.h"
+
+/* The usage line bench_args prints for --help (a slot, so that no file-scope static is left
+ * unused by a benchmark that includes this header). */
+static inline const char **bench_usage_slot(void)
+{
+    static const char *usage;
+    return &usage;
+}
+static inline void bench_usage(FILE *fp) { fprintf(fp, "%s\n", *bench_usage_slot()); }
+
+/* A benchmark's arguments by the lab's one syntax (cli.h drift_args_parse): --name VALUE or
+ * --name=VALUE into opts' strings, other words into pos (at most maxpos); --help prints usage,
+ * --version "bench_x (driftlab VERSION)", both exit 0; an unknown option (the nearest named), a
+ * missing value, an option given twice or a word too many: one line, exit 2. Returns the
+ * number of words. */
+static inline int bench_args(const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv,
+                             const char *usage)
+{
+    const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    drift_set_program(name);
+    *bench_usage_slot() = usage;
+    return drift_args_parse(opts, nopts, pos, maxpos, argc, argv, bench_usage);
+}
+
+/* what's value as an integer in lo..hi (drift_parse_long: the whole word), or one line, exit 2
+ * ("5x" and "--reps" were read as 5 and 0 by atoi). */
+static inline long bench_long(const char *what, const char *value, long lo, long hi)
+{
+    long v;
+    if (drift_parse_long(&v, value) || v < lo || v > hi)
+        drift_die("%s: expected an integer in %ld..%ld, found '%s'", what, lo, hi, value);
+    return v;
+}
+
+/* what's comma list as integers in lo..hi, each as bench_long reads it, no empty item, at most
+ * max (more were dropped without a word); returns the count. */
+static inline int bench_long_list(const char *what, const char *value, long *out, int max, long lo, long hi)
+{
+    int n = 0;
+    for (const char *p = value;;) {
+        size_t len = strcspn(p, ",");
+        char item[32];
+        if (len == 0) drift_die("%s: an empty item in '%s' (accepted: comma-separated integers in %ld..%ld)", what, value, lo, hi);
+        if (n == max) drift_die("%s: more than %d values in '%s'", what, max, value);
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        out[n++] = len < sizeof item ? bench_long(what, item, lo, hi) : bench_long(what, p, lo, hi);
+        if (!p[len]) return n;
+        p += len + 1;
+    }
+}
 
 static inline double bench_cpu_now(void)
 {

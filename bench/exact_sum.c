@@ -61,11 +61,9 @@ static double timed(sum_fn fn, const double *x, size_t n, long inner)
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 11;
-    if (rounds < 1 || rounds > 1000) {
-        fprintf(stderr, "bench_exact_sum: ROUNDS must be an integer in 1..1000\n");
-        return 2;
-    }
+    const char *pos[1];
+    int np = bench_args(NULL, 0, pos, 1, argc, argv, "usage: bench_exact_sum [ROUNDS]   (1..1000, default 11)");
+    int rounds = np ? (int)bench_long("ROUNDS", pos[0], 1, 1000) : 11;
     const size_t nmax = 10000000;
     double *x = malloc(nmax * sizeof *x);
     if (!x) {

@@ -33,15 +33,10 @@ static void die(const char *msg)
 
 int main(int argc, char **argv)
 {
-    const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
-    int T = 24, reps = 3;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--checkpoint") && i + 1 < argc) ckpt = argv[++i];
-        else if (!strcmp(argv[i], "--tokens") && i + 1 < argc) T = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else die("usage: bench_forecast [--checkpoint FILE] [--tokens N] [--reps N]");
-    }
-    if (T < 1 || T > 1000 || reps < 1 || reps > 100) die("--tokens 1..1000, --reps 1..100");
+    const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf", *t_s = NULL, *reps_s = NULL;
+    const drift_arg_opt_t opts[] = {{"checkpoint", &ckpt, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"}};
+    bench_args(opts, 3, NULL, 0, argc, argv, "usage: bench_forecast [--checkpoint FILE] [--tokens N] [--reps N]   (tokens 1..1000, default 24; reps 1..100, default 3)");
+    int T = t_s ? (int)bench_long("--tokens", t_s, 1, 1000) : 24, reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 100) : 3;
     drift_checkpoint_t ck;
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) {

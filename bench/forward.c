@@ -28,6 +28,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_util.h"
 #include "checkpoint.h"
 #include "drift.h"
 #include "model.h"
@@ -249,16 +250,11 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
 
 int main(int argc, char **argv)
 {
-    const char *path = DRIFT_SOURCE_DIR "/models/stories260K.bin";
-    int ntok = 128, reps = 5;
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc) die("every option takes a value: --checkpoint FILE, --tokens N, --reps N");
-        if (!strcmp(argv[i], "--checkpoint")) path = argv[++i];
-        else if (!strcmp(argv[i], "--tokens")) ntok = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[++i]);
-        else die("unknown option (accepted: --checkpoint FILE, --tokens N, --reps N)");
-    }
-    if (ntok < 1 || reps < 1 || reps > 1000) die("--tokens and --reps must be positive (reps <= 1000)");
+    const char *path = DRIFT_SOURCE_DIR "/models/stories260K.bin", *t_s = NULL, *reps_s = NULL;
+    const drift_arg_opt_t opts[] = {{"checkpoint", &path, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"}};
+    bench_args(opts, 3, NULL, 0, argc, argv,
+               "usage: bench_forward [--checkpoint FILE] [--tokens N] [--reps N]   (tokens 1..1000000, default 128, at most the model's context; reps 1..1000, default 5)");
+    int ntok = t_s ? (int)bench_long("--tokens", t_s, 1, 1000000) : 128, reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 1000) : 5;
 #ifdef _OPENMP
     omp_set_num_threads(1);
 #endif

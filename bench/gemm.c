@@ -236,28 +236,20 @@ static void openblas_best_kernels(char **argv)
 
 int main(int argc, char **argv)
 {
-    openblas_best_kernels(argv); /* first: the option parsing below cuts --sizes in place */
-    int threads = 1, reps = 5;
-    size_t tc_size = 256;
+    const char *threads_s = NULL, *reps_s = NULL, *tc_s = NULL, *sizes_s = NULL;
+    const drift_arg_opt_t opts[] = {{"threads", &threads_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"},
+                                    {"sizes", &sizes_s, NULL, 0, "N,N,..."}, {"tc-size", &tc_s, NULL, 0, "N"}};
+    bench_args(opts, 4, NULL, 0, argc, argv,
+               "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]   (each 1..100000, at most 8 sizes; 1, 5, 512,1024, 256)");
+    openblas_best_kernels(argv); /* after the check: a refused command line is not run twice */
+    int threads = threads_s ? (int)parse_pos(threads_s, "--threads") : 1, reps = reps_s ? (int)parse_pos(reps_s, "--reps") : 5;
+    size_t tc_size = tc_s ? (size_t)parse_pos(tc_s, "--tc-size") : 256;
     size_t sizes[8] = {512, 1024};
     int nsizes = 2;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            threads = (int)parse_pos(argv[++i], "--threads");
-        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            reps = (int)parse_pos(argv[++i], "--reps");
-        } else if (strcmp(argv[i], "--tc-size") == 0 && i + 1 < argc) {
-            tc_size = (size_t)parse_pos(argv[++i], "--tc-size");
-        } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
-            nsizes = 0;
-            char *list = argv[++i], *tok, *save = NULL;
-            for (tok = strtok_r(list, ",", &save); tok && nsizes < 8; tok = strtok_r(NULL, ",", &save))
-                sizes[nsizes++] = (size_t)parse_pos(tok, "--sizes");
-        } else {
-            fprintf(stderr, "bench_gemm: unknown option '%s' (accepted: --threads N, --reps N, --sizes N,N,..., --tc-size N)\n",
-                    argv[i]);
-            return 2;
-        }
+    if (sizes_s) {
+        long v[8];
+        nsizes = bench_long_list("--sizes", sizes_s, v, 8, 1, 100000);
+        for (int k = 0; k < nsizes; k++) sizes[k] = (size_t)v[k];
     }
 #ifdef _OPENMP
     omp_set_num_threads(threads);

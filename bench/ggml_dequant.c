@@ -59,11 +59,9 @@ static double run(float *y, const uint8_t *b, uint32_t t, size_t n)
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 5;
-    if (rounds < 1 || rounds > 1000) {
-        fprintf(stderr, "usage: bench_ggml_dequant [ROUNDS 1..1000]\n");
-        return 2;
-    }
+    const char *pos[1];
+    int np = bench_args(NULL, 0, pos, 1, argc, argv, "usage: bench_ggml_dequant [ROUNDS]   (1..1000, default 5)");
+    int rounds = np ? (int)bench_long("ROUNDS", pos[0], 1, 1000) : 5;
     float *y = malloc(CHUNK * sizeof *y);
     if (!y) abort();
     double *ts = malloc((size_t)rounds * sizeof *ts);

@@ -28,11 +28,11 @@ static double timed_sum(double *out, const double *x, size_t n, const drift_orde
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 5, lmax = argc > 2 ? atoi(argv[2]) : 24;
-    if (rounds < 1 || rounds > MAXR || lmax < 16 || lmax > 26) {
-        fprintf(stderr, "usage: bench_orders [ROUNDS 1..%d] [LOG2_MAX_N 16..26]\n", MAXR);
-        return 2;
-    }
+    const char *pos[2];
+    char usage[128];
+    snprintf(usage, sizeof usage, "usage: bench_orders [ROUNDS [LOG2_MAX_N]]   (ROUNDS 1..%d, default 5; LOG2_MAX_N 16..26, default 24)", MAXR);
+    int np = bench_args(NULL, 0, pos, 2, argc, argv, usage);
+    int rounds = np > 0 ? (int)bench_long("ROUNDS", pos[0], 1, MAXR) : 5, lmax = np > 1 ? (int)bench_long("LOG2_MAX_N", pos[1], 16, 26) : 24;
     const char *specs[] = {"seq", "warp:32", "random:1"};
     enum { NO = 3 };
     drift_order_t ord[NO];

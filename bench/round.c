@@ -80,11 +80,9 @@ static double cp(double *y, const double *x, size_t n, long inner, optstruct *o)
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 9;
-    if (rounds < 1 || rounds > 1000) {
-        fprintf(stderr, "bench_round: ROUNDS must be an integer in 1..1000\n");
-        return 2;
-    }
+    const char *pos[1];
+    int np = bench_args(NULL, 0, pos, 1, argc, argv, "usage: bench_round [ROUNDS]   (1..1000, default 9)");
+    int rounds = np ? (int)bench_long("ROUNDS", pos[0], 1, 1000) : 9;
     double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z);
     if (!x || !y || !z) {
         fprintf(stderr, "bench_round: out of memory\n");

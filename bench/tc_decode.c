@@ -60,23 +60,18 @@ static double decode(drift_model_t *m, double *L, int B, int ntok, int V)
 
 int main(int argc, char **argv)
 {
-    const char *path = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
-    int ntok = 8, reps = 5, batch[8] = {1, 8}, nbatch = 2;
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc) die("every option takes a value: --checkpoint FILE, --tokens N, --reps N, --batch B,B");
-        if (!strcmp(argv[i], "--checkpoint")) path = argv[++i];
-        else if (!strcmp(argv[i], "--tokens")) ntok = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--batch")) {
-            char *s = argv[++i];
-            for (nbatch = 0; nbatch < 8 && *s; nbatch++) {
-                batch[nbatch] = (int)strtol(s, &s, 10);
-                if (batch[nbatch] < 1 || batch[nbatch] > 64) die("--batch: each B in 1 .. 64");
-                if (*s == ',') s++;
-            }
-        } else die("unknown option (accepted: --checkpoint FILE, --tokens N, --reps N, --batch B,B)");
+    const char *path = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf", *t_s = NULL, *reps_s = NULL, *b_s = NULL;
+    const drift_arg_opt_t opts[] = {{"checkpoint", &path, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"},
+                                    {"reps", &reps_s, NULL, 0, "N"}, {"batch", &b_s, NULL, 0, "B,B"}};
+    bench_args(opts, 4, NULL, 0, argc, argv,
+               "usage: bench_tc_decode [--checkpoint FILE] [--tokens N] [--reps N] [--batch B[,B...]]   (tokens >= 1, default 8; reps 1..1000, default 5; B 1..64, at most 8, default 1,8)");
+    int ntok = t_s ? (int)bench_long("--tokens", t_s, 1, 1000000) : 8, reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 1000) : 5;
+    int batch[8] = {1, 8}, nbatch = 2;
+    if (b_s) {
+        long b[8];
+        nbatch = bench_long_list("--batch", b_s, b, 8, 1, 64);
+        for (int k = 0; k < nbatch; k++) batch[k] = (int)b[k];
     }
-    if (ntok < 1 || reps < 1 || reps > 1000 || nbatch < 1) die("--tokens, --reps and --batch must be positive (reps <= 1000)");
 #ifdef _OPENMP
     omp_set_num_threads(1);
 #endif

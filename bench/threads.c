@@ -60,17 +60,14 @@ static int run(const char *exe, const char *profile, const char *dir, int thread
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 5;
-    const char *name = argc > 2 ? argv[2] : "matmul_drift";
-    const char *profile = argc > 3 ? argv[3] : "quick";
-    if (strcmp(profile, "quick") && strcmp(profile, "default") && strcmp(profile, "full")) {
-        fprintf(stderr, "bench_threads: PROFILE must be quick, default or full\n");
-        return 2;
-    }
-    if (rounds < 1 || rounds > 100) {
-        fprintf(stderr, "bench_threads: ROUNDS must be an integer in 1..100\n");
-        return 2;
-    }
+    const char *pos[3];
+    int np = bench_args(NULL, 0, pos, 3, argc, argv,
+                        "usage: bench_threads [ROUNDS [EXPERIMENT [PROFILE]]]   (ROUNDS 1..100, default 5; matmul_drift; quick)");
+    int rounds = np > 0 ? (int)bench_long("ROUNDS", pos[0], 1, 100) : 5;
+    const char *name = np > 1 ? pos[1] : "matmul_drift";
+    const char *profile = np > 2 ? pos[2] : "quick";
+    static const char *const PROFILES[] = {"quick", "default", "full"};
+    drift_name_pick("PROFILE", profile, PROFILES, 3);
     char self[PATH_MAX], exe[PATH_MAX + 64];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len < 0) {

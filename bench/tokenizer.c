@@ -18,7 +18,9 @@ enum { REPS = 20, TEXT = 10240 };
 
 int main(int argc, char **argv)
 {
-    const char *path = argc > 1 ? argv[1] : DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+    const char *pos[1];
+    int np = bench_args(NULL, 0, pos, 1, argc, argv, "usage: bench_tokenizer [GGUF]   (default models/SmolLM2-135M-Instruct.Q4_1.gguf)");
+    const char *path = np ? pos[0] : DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     drift_gguf_t g;
     char err[256];
     if (drift_gguf_open(&g, path, err, sizeof err)) {

@@ -174,6 +174,7 @@ int main(int argc, char **argv)
     drift_md_intro(&out, "%d pairs of deployments of %s, each differing in one knob (pairs that start from `" BASE "`: an A100 server), decode %d disjoint samples of %d prompts (the lab's prompt set in the model's chat template), %d greedy tokens each. The exact model (fp64, correctly rounded dot products) gives the exact logit gap at every parting.", npair, base, S, N, T);
 
     /* -- every run decodes every prompt: runs side by side on the cores, one model each -- */
+    drift_progress_phase(&cli, "decode");
     int failed = drift_deploy_runs(runs, nrun, &ck, pr, P, T, "deployments.batch",
                                    cli.threads > 0 ? cli.threads : omp_get_num_procs(), progress, &cli) != 0;
     if (failed) drift_die("a deployment's decode failed (or out of memory for its model)");
@@ -185,6 +186,7 @@ int main(int argc, char **argv)
     if (!pt) drift_die("out of memory for %d x %d partings", npair, P);
     int xworkers = cli.threads > 0 ? cli.threads : omp_get_num_procs();
     if (xworkers > P) xworkers = P;
+    drift_progress_phase(&cli, "exact gaps at the partings");
 #pragma omp parallel num_threads(xworkers) reduction(| : failed)
     {
         char xerr[DRIFT_LLM_ERR_MAX];
@@ -205,6 +207,7 @@ int main(int argc, char **argv)
         drift_model_free(mex);
     }
     if (failed) drift_die("the exact reference at a parting failed (or out of memory for an exact model)");
+    drift_progress(&cli, (size_t)P, (size_t)P);
 
     for (int r = 0; r < nrun; r++) {
         char s[DRIFT_DEPLOY_SPEC_MAX];

@@ -11,6 +11,8 @@
  * 0 for --help/--version, 77 for an experiment skipped for want of a GPU. A line marked 1 in
  * the last column is matched on its start only: the rest names the machine (why there is no
  * GPU) or a list that grows with the lab (benchmarks, fuzz targets). */
+#include <dirent.h>
+
 #include "support.h"
 
 #include "drift.h"
@@ -22,6 +24,13 @@ typedef struct {
     const char *first; /* exact first line of the output */
     int prefix;        /* 1: first is the line's start only */
 } line_t;
+
+/* What tc:NAME accepts: the tensor-core models (tc_model.h's table, in its order) and the cards
+ * (cards.h, as `drift-calc cards` lists them). */
+#define TC_NAMES                                                                                                   \
+    "tc:MODEL with MODEL one of v100, a100, h100, b200, ada, l40s, a2, a30, h200, rtxpro6000, mi100, mi250, mi300x, " \
+    "or tc:CARD with CARD one of v100, a100, a30, a2, rtx3090, rtx4090, l40s, h100, h100pcie, h200, b200, rtxpro6000, " \
+    "mi100, mi250x, mi250, mi300x, in any case"
 
 static const line_t LINES[] = {
     /* ./lab: no command is a failure that shows the help; --version; unknown commands get the nearest
@@ -95,7 +104,7 @@ static const line_t LINES[] = {
     {"argmax_flip", "--device z80", 2, "argmax_flip: --device: unknown device 'z80' (accepted: a card of ./lab calc cards)", 0},
     {"argmax_flip", "--orders tc:RTX4090,tc:ada", 2, "argmax_flip: --orders: 'tc:ada' given twice ('tc:RTX4090' is the same order)", 0},
     {"argmax_flip", "--orders=tc:h100,tc:H100-SXM", 2, "argmax_flip: --orders: 'tc:H100-SXM' given twice ('tc:h100' is the same order)", 0},
-    {"argmax_flip", "--orders tc:b300", 2, "argmax_flip: --orders: malformed order spec 'tc:b300' (accepted: seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), kahan, neumaier, random:SEED, tc:MODEL with MODEL one of v100|a100|h100|b200|ada|l40s|a2|a30|h200|rtxpro6000|mi100|mi250|mi300x or a card name (./lab calc cards))", 0},
+    {"argmax_flip", "--orders tc:b300", 2, "argmax_flip: --orders: unknown tensor-core model or card 'b300' in 'tc:b300' (did you mean 'b200'? accepted: " TC_NAMES ")", 0},
     {"batch_invariance", "--device=A100 --N 0", 2, "batch_invariance: --N: 0 is out of range (accepted: 1..65536)", 0},
     /* a GPU experiment without a device: exit 77 (skipped), after its own option checks */
     {"determinism", "--runs 1", 2, "determinism: --runs: 1 is out of range (accepted: 2..1000)", 0},
@@ -107,8 +116,24 @@ static const line_t LINES[] = {
     {"drift-manifest", "--version", 0, "drift-manifest (driftlab " DRIFT_VERSION ")", 0},
     {"drift-manifest", "--help", 0, "usage: drift-manifest check|recover DIR [EXPERIMENT]", 0},
     {"drift-generate", "--version", 0, "drift-generate (driftlab " DRIFT_VERSION ")", 0},
+    /* benchmarks: the one syntax too (--version was a round count, 5x was 5, --rep was refused without a hint) */
+    {"lab", "bench round --version", 0, "bench_round (driftlab " DRIFT_VERSION ")", 0},
+    {"bench_gemm", "--help", 0, "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]   (each 1..100000, at most 8 sizes; 1, 5, 512,1024, 256)", 0},
+    {"bench_gemm", "--rep 3", 2, "bench_gemm: unknown option '--rep' (did you mean '--reps'? accepted: --threads, --reps, --sizes, --tc-size, --help, --version)", 0},
+    {"bench_gemm", "--sizes=64,,128", 2, "bench_gemm: --sizes: an empty item in '64,,128' (accepted: comma-separated integers in 1..100000)", 0},
+    {"bench_round", "5x", 2, "bench_round: ROUNDS: expected an integer in 1..1000, found '5x'", 0},
+    {"bench_threads", "1 matmul_drift fast", 2, "bench_threads: PROFILE: unknown value 'fast' (accepted: quick, default, full)", 0},
     {"drift-generate", "--tokns 3", 2, "drift-generate: unknown option '--tokns' (did you mean '--tokens'? see --help)", 0},
     {"drift-generate", "--json=1", 2, "drift-generate: --json takes no value (found '--json=1')", 0},
+    /* a card where the decoder's recipe asks for a tensor-core model: accepted (the --tokens
+     * refusal after it shows the recipe went through), an unknown name refused with the nearest */
+    {"drift-generate", "--recipe bf16/tc:rtx4090/fp32/bf16 --tokens 0", 2, "drift-generate: --tokens: expected an integer in 1 .. 1048576, found '0'", 0},
+    {"drift-generate", "--recipe-lmhead BF16/tc:RTX-4090/fp32 --tokens 0", 2, "drift-generate: --tokens: expected an integer in 1 .. 1048576, found '0'", 0},
+    {"drift-generate", "--recipe bf16/tc:rtx490/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'rtx490' in 'bf16/tc:rtx490/fp32/bf16' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
+    {"drift-generate", "--recipe-mlp-up fp16/tc:H10/fp32", 2, "drift-generate: --recipe-mlp-up: unknown tensor-core model or card 'H10' in 'fp16/tc:H10/fp32' (did you mean 'h100'? accepted: " TC_NAMES ")", 0},
+    {"drift-generate", "--recipe bf16/tc:tpu/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'tpu' in 'bf16/tc:tpu/fp32/bf16' (accepted: " TC_NAMES ")", 0},
+    {"lab", "generate --recipe bf16/tc:rtx490/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'rtx490' in 'bf16/tc:rtx490/fp32/bf16' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
+    {"drift-calc", "dot --format bf16 --order tc:rtx490 H.npy H.npy", 2, "drift-calc dot: --order: unknown tensor-core model or card 'rtx490' in 'tc:rtx490' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
     {"drift-calc", "--help", 0, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "help", 0, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "agrmax", 2, "drift-calc: unknown command 'agrmax' (did you mean 'argmax'? accepted: round, sum, dot, exact, argmax, gaps, forecast, cards, env, help)", 0},
@@ -195,4 +220,31 @@ Test(cli_table, every_line_has_its_status_and_first_line, .init = setup, .fini =
         if (l->status == 2 && nl && strncmp(l->first, "usage:", 6))
             cr_expect_eq(nl[1], 0, "line %d: %s %s: more than one line after the refusal: %s", i, l->prog, l->args, nl + 1);
     }
+}
+
+/* Every program the build makes answers --version with "NAME (driftlab VERSION)" and exit 0:
+ * listed from the build directory, so a new program is never missed. Tests and fuzz targets
+ * are not programs a user runs; the CUDA build's conformance checks (check_*) and GPU
+ * benchmarks (bench_gpu_*) are run by cuda/check.sh on a device and are not held to it yet. */
+Test(cli_table, every_program_answers_version, .timeout = 300)
+{
+    DIR *d = opendir(DRIFT_BIN_DIR);
+    cr_assert(d, "cannot list %s", DRIFT_BIN_DIR);
+    int n = 0;
+    static char out[4096];
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        if (name[0] == '.' || !strncmp(name, "test_", 5) || !strncmp(name, "long_", 5) || !strncmp(name, "fuzz_", 5) ||
+            !strncmp(name, "check_", 6) || !strncmp(name, "bench_gpu_", 10))
+            continue;
+        char cmd[1024], want[320];
+        snprintf(cmd, sizeof cmd, "(exec 2>&1; cd /tmp && exec timeout 20 '%s/%s' --version </dev/null)", DRIFT_BIN_DIR, name);
+        int st = run_capture(cmd, out, sizeof out, NULL, 0);
+        snprintf(want, sizeof want, "%s (driftlab %s)\n", name, DRIFT_VERSION);
+        cr_expect_eq(st, 0, "%s --version: exit %d (%s)", name, st, out);
+        cr_expect_str_eq(out, want, "%s --version", name);
+        n++;
+    }
+    closedir(d);
+    cr_assert_geq(n, 30, "only %d programs in %s", n, DRIFT_BIN_DIR);
 }

@@ -22,6 +22,8 @@ static bad_t BAD[] = {
     {"--policy fast", "--policy: expected vendor-like or batch-invariant"},
     {"--recipe bf17", "--recipe: expected IN/ORDER/ACC"},
     {"--recipe bf16/tc:v100/fp32", "--recipe: 'bf16/tc:v100/fp32'"},
+    {"--recipe bf16/tc:rtx9999/fp32/bf16", "--recipe: unknown tensor-core model or card 'rtx9999'"},
+    {"--recipe-lmhead bf16/tc:h10/fp32/bf16", "(did you mean 'h100'?"},
     {"--allreduce star", "--allreduce: expected ring, tree or rank"},
     {"--tp 3", "tp: must divide n_kv_heads 4"},
     {"--prompt-ids 1,x", "--prompt-ids: expected comma-separated ids"},
@@ -111,5 +113,30 @@ Test(generate, one_beam_csv_is_greedy)
     char *e = slurp(err);
     cr_assert(strstr(e, "beams=3 ties=unstable beam-seed=5") && strstr(e, "exact score ties"), "%s", e);
     free(e);
+    tmpdir_remove(dir);
+}
+
+/* A card names its tensor-core model (cards.h: the RTX 4090 is an Ada card, tc:ada): a decoder
+ * recipe on tc:rtx4090 (in any case, '-' ignored) computes what tc:ada computes, bit for bit, and
+ * the run prints the model's canonical name, not the card's. */
+Test(generate, a_card_in_a_recipe_is_its_tensor_core_model)
+{
+    char dir[64], a[128], b[128], c[128];
+    tmpdir_make(dir, sizeof dir, "drift_gen_card");
+    snprintf(a, sizeof a, "%s/ada", dir);
+    snprintf(b, sizeof b, "%s/card", dir);
+    snprintf(c, sizeof c, "%s/Card", dir);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe bf16/tc:ada/fp32/bf16 >%s 2>%s.err", GEN, CKPT, a, a), 0);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe bf16/tc:rtx4090/fp32/bf16 >%s 2>%s.err", GEN, CKPT, b, b), 0);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe-lmhead bf16/tc:RTX-4090/fp32/bf16 --recipe bf16/tc:ada/fp32/bf16 >%s 2>%s.err", GEN, CKPT, c, c), 0);
+    char *x = slurp(a), *y = slurp(b), *z = slurp(c);
+    cr_assert(x && y && z && strlen(x) > 0);
+    cr_expect_str_eq(y, x, "tc:rtx4090 and tc:ada computed other tokens or logits");
+    cr_expect_str_eq(z, x, "tc:RTX-4090 on the LM head and tc:ada computed other tokens or logits");
+    char e[160];
+    snprintf(e, sizeof e, "%s.err", b);
+    char *said = slurp(e);
+    cr_expect(strstr(said, "qkv=bf16/tc:ada/fp32/bf16") && !strstr(said, "rtx4090"), "the run does not name the model: %s", said);
+    free(x), free(y), free(z), free(said);
     tmpdir_remove(dir);
 }

@@ -1,5 +1,6 @@
 /* test_progress.c — progress off a terminal (cli.h): named phases, a new count starting a new
- * phase, and a count that never goes back within one. DRIFT_PROGRESS_EVERY=0 prints a line at
+ * phase (numbered "stage N" when the program gives it no name), and a count that never goes
+ * back within one. DRIFT_PROGRESS_EVERY=0 prints a line at
  * every call (the default waits 10 s between lines), so the lines can be read back exactly,
  * less their clock and elapsed time. */
 #include <criterion/criterion.h>
@@ -43,7 +44,9 @@ Test(progress, phases_are_named_and_never_go_back)
     drift_progress(&cli, 3, 4);
     drift_progress(&cli, 2, 4); /* a thread reporting late: stays at 3 */
     drift_progress(&cli, 4, 4);
-    drift_progress(&cli, 1, 2); /* another count: a new, unnamed stage */
+    drift_progress(&cli, 1, 2); /* another count, not named: the run's second stage */
+    drift_progress(&cli, 2, 2);
+    drift_progress(&cli, 1, 3); /* and its third: numbered, so 33% after 100% is no step back */
     drift_progress_phase(&cli, "seed 2");
     drift_progress(&cli, 1, 4);
     cli.quiet = 1;
@@ -52,6 +55,32 @@ Test(progress, phases_are_named_and_never_go_back)
     char got[2048];
     lines(got, sizeof got, path);
     cr_expect_str_eq(got, "demo, planted heads:   0% (0/4)|demo, planted heads:  75% (3/4)|demo, planted heads:  75% (3/4)|"
-                          "demo, planted heads: 100% (4/4)|demo:  50% (1/2)|demo, seed 2:  25% (1/4)|");
+                          "demo, planted heads: 100% (4/4)|demo, stage 2:  50% (1/2)|demo, stage 2: 100% (2/2)|"
+                          "demo, stage 3:  33% (1/3)|demo, seed 2:  25% (1/4)|");
+    remove(path);
+}
+
+/* A program that names no phase: its first count is the run's (no name), each later count a
+ * numbered stage ("deployments" printed "76% (62/81)" and then "33% (3/9)": a new stage, read
+ * as going back). */
+Test(progress, unnamed_counts_after_the_first_are_numbered_stages)
+{
+    char path[] = "/tmp/drift_progress_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert(freopen(path, "w", stderr));
+    setenv("DRIFT_PROGRESS_EVERY", "0", 1);
+    drift_cli_spec_t spec = {0};
+    spec.name = "demo";
+    drift_cli_t cli;
+    memset(&cli, 0, sizeof cli);
+    cli.spec = &spec;
+    drift_progress(&cli, 62, 81);
+    drift_progress(&cli, 81, 81);
+    drift_progress(&cli, 3, 9);
+    fflush(stderr);
+    char got[1024];
+    lines(got, sizeof got, path);
+    cr_expect_str_eq(got, "demo:  76% (62/81)|demo: 100% (81/81)|demo, stage 2:  33% (3/9)|");
     remove(path);
 }

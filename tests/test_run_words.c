@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,5 +117,74 @@ Test(run_words, archs_that_compute_alike_are_said_to, .timeout = 300)
         cr_expect(!strstr(frag, claims[i]), "the fragment claims '%s' for two generations that compute alike", claims[i]);
     }
     free(said), free(frag);
+    tmpdir_remove(dir);
+}
+
+/* "a" or "a to b", each end printed with fmt (ends that print alike: one number). */
+static void range_said(char *buf, size_t size, const char *fmt, double a, double b)
+{
+    char x[40], y[40];
+    snprintf(x, sizeof x, fmt, a < b ? a : b);
+    snprintf(y, sizeof y, fmt, a < b ? b : a);
+    if (strcmp(x, y)) snprintf(buf, size, "%s to %s", x, y);
+    else snprintf(buf, size, "%s", x);
+}
+
+/* The words follow --configs: layer_drift run with two of its four configurations names those
+ * two and no other in its intro, takeaway and stdout summary, and the numbers the summary gives
+ * are the CSV's (the summary once said "bf16 and fp16 compute sit four decades above fp32"
+ * whatever ran). The CSV's rows after the first and the last layer are read back here:
+ * error after layer 1 in units of u (fp32: 2^-24; LayerCast's bf16 weights: 2^-8), decades of
+ * LayerCast above fp32 after the last layer, and its ratio to fp32 in the takeaway. */
+Test(run_words, layer_drift_configs_are_the_ones_named, .timeout = 120)
+{
+    char dir[64];
+    tmpdir_make(dir, sizeof dir, "drift_words_configs");
+    int rc = sh("'%s/layer_drift' --profile quick --configs fp32,layercast --out '%s/l' >'%s/l.out' 2>&1", DRIFT_BIN_DIR, dir, dir);
+    cr_assert_eq(rc, 0);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/l.out", dir);
+    char *said = slurp(path);
+    snprintf(path, sizeof path, "%s/l/layer_drift.md", dir);
+    char *frag = slurp(path);
+    snprintf(path, sizeof path, "%s/l/layer_drift.csv", dir);
+    char *csv = slurp(path);
+    cr_assert(said && frag && csv);
+    /* first[model][config], last[model][config]: config 0 fp32, 1 layercast; model 0 stories260K, 1 synthetic */
+    double first[2][2] = {{0}}, last[2][2] = {{0}};
+    int got = 0;
+    for (char *l = strtok(csv, "\n"); l; l = strtok(NULL, "\n")) {
+        if (l[0] == '#' || !strncmp(l, "model,", 6)) continue;
+        char model[32], config[32], block[32];
+        int layers, layer, depth;
+        double mean, mx;
+        cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%31[^,],%d,%lf,%lf", model, &layers, config, &layer, block, &depth, &mean, &mx), 8, "%s", l);
+        cr_assert(!strcmp(config, "fp32") || !strcmp(config, "layercast"), "a row of a configuration not asked for: %s", l);
+        int m = !strcmp(model, "synthetic"), c = !strcmp(config, "layercast");
+        if (strcmp(block, "mlp")) continue;
+        if (layer == 0) first[m][c] = mean, got++;
+        if (layer == layers - 1) last[m][c] = mean, got++;
+    }
+    cr_assert_eq(got, 8, "expected the mlp rows after the first and the last layer of 2 models x 2 configurations");
+    char want[256], r[96];
+    range_said(r, sizeof r, "%.2g", first[0][0] / 0x1p-24, first[1][0] / 0x1p-24);
+    snprintf(want, sizeof want, "is %s u for fp32", r);
+    cr_expect(strstr(said, want), "stdout lacks '%s': %s", want, said);
+    range_said(r, sizeof r, "%.2g", first[0][1] / 0x1p-8, first[1][1] / 0x1p-8);
+    snprintf(want, sizeof want, " and %s u for LayerCast (", r);
+    cr_expect(strstr(said, want), "stdout lacks '%s': %s", want, said);
+    range_said(r, sizeof r, "%.1f", log10(last[0][1] / last[0][0]), log10(last[1][1] / last[1][0]));
+    snprintf(want, sizeof want, "after the last layer LayerCast sits %s decades above fp32.", r);
+    cr_expect(strstr(said, want), "stdout lacks '%s': %s", want, said);
+    snprintf(want, sizeof want, "after the last layer LayerCast is %.3g times fp32.", last[0][1] / last[0][0]);
+    cr_expect(strstr(frag, want), "the fragment lacks '%s'", want);
+    cr_expect(strstr(frag, "under fp32 and LayerCast, against"), "the fragment's intro names other configurations");
+    /* nothing about the two configurations that did not run */
+    static const char *const absent[] = {"fp16", "u for bf16", "sits with bf16", "bf16 is", "bf16 sits", "tensor-core"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        cr_expect(!strstr(said, absent[i]), "stdout says '%s' of a configuration that did not run: %s", absent[i], said);
+        cr_expect(!strstr(frag, absent[i]), "the fragment says '%s' of a configuration that did not run", absent[i]);
+    }
+    free(said), free(frag), free(csv);
     tmpdir_remove(dir);
 }

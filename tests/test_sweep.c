@@ -437,3 +437,21 @@ Test(sweep, two_sweeps_without_out_and_plot_of_a_merge)
                     dir),
                  0);
 }
+
+/* Progress: one line per share finished with done/total (of the shares this process runs) and
+ * an estimate until the last, which says all are done ("share 15/16 done" was the last line
+ * and read as 15 of 16). Shares are named as their manifests (share-I-of-N, I from 0). */
+Test(sweep, progress_counts_done_of_total_with_an_estimate)
+{
+    cr_assert_eq(sh("cd %s && " SWEEP " formats --grid seed=1,2 --out p " QUICK " >/dev/null 2>p.err", dir), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/p.err", dir);
+    char *e = slurp(path);
+    cr_assert(e);
+    cr_expect(strstr(e, "drift-sweep: 1 of 2 shares done (share-0-of-2), elapsed "), "%s", e);
+    cr_expect(strstr(e, " s left\n"), "no estimate before the last share: %s", e);
+    const char *last = strstr(e, "drift-sweep: 2 of 2 shares done (share-1-of-2), elapsed ");
+    cr_expect(last && strstr(last, " s: all done\n"), "the last share does not say all are done: %s", e);
+    cr_expect(!strstr(e, "share 1/2 done"), "%s", e);
+    free(e);
+}

@@ -67,6 +67,8 @@ int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const drift_checkpoint
         runs[r].seconds = thread_seconds() - t0;
         drift_model_free(m);
     }
+    /* thread 0 reports only its own runs' steps: the end is said once all are done */
+    if (progress && !failed) progress(ctx, (size_t)nrun * (size_t)n, (size_t)nrun * (size_t)n);
     return failed ? DRIFT_ENOMEM : 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cards.h"
 #include "dispatch_order.h"
 #include "dispatch.h"
 #include "dispatch_attention.h"
@@ -59,7 +60,7 @@ int drift_model_recipe_parse(drift_recipe_t *r, const char *spec)
         acc = in == DRIFT_FP64 ? DRIFT_FP64 : DRIFT_FP32;
         out = in;
     } else {
-        if (drift_order_parse(&o, part[1])) return DRIFT_EINVAL;
+        if (drift_order_parse_card(&o, part[1])) return DRIFT_EINVAL; /* tc:rtx4090 is tc:ada */
         drift_tc_arch_t arch;
         if (!drift_order_tc_arch(&arch, &o) && o.kind != DRIFT_ORDER_SEQ) return DRIFT_EINVAL;
         if (drift_format_parse(&acc, part[2])) return DRIFT_EINVAL;

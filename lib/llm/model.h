@@ -74,7 +74,8 @@ typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_ML
 const char *drift_op_name(drift_op_t op); /* "qkv" "attn-out" "mlp-up" "mlp-down" "lmhead" */
 
 /* A matmul group's recipe (recipe.h) in the decoder's short grammar: "IN/ORDER/ACC/OUT" with
- * ORDER seq or tc:ARCH, e.g. fp32/seq/fp32/fp32, bf16/tc:h100/fp32/bf16; "IN/ORDER/ACC" means
+ * ORDER seq or tc:ARCH, e.g. fp32/seq/fp32/fp32, bf16/tc:h100/fp32/bf16, where ARCH may be a card
+ * of cards.h (tc:rtx4090 is tc:ada, and is printed so); "IN/ORDER/ACC" means
  * OUT = ACC; a bare format "bf16" means bf16/seq/fp32/bf16 (fp32 for fp64: fp64/seq/fp64/fp64).
  * Accumulation is nearest-even with fma. Printed by drift_recipe_print. 0 or DRIFT_EINVAL;
  * DRIFT_EUNSUPPORTED for a tc input the arch lacks or a tc ACC other than fp32/fp16. */

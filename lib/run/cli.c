@@ -154,6 +154,38 @@ const char *drift_order_grammar(void)
     return text;
 }
 
+const char *drift_tc_names(void)
+{
+    static char text[768];
+    if (text[0]) return text;
+    int n = snprintf(text, sizeof text, "tc:MODEL with MODEL one of ");
+    for (int a = 0; a < DRIFT_TC_NARCH && n > 0 && (size_t)n < sizeof text; a++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", a ? ", " : "", drift_tc_arch_name((drift_tc_arch_t)a));
+    if (n > 0 && (size_t)n < sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, ", or tc:CARD with CARD one of ");
+    if (n > 0 && (size_t)n < sizeof text) drift_card_names(text + n, sizeof text - (size_t)n);
+    n = (int)strlen(text);
+    if ((size_t)n + 1 < sizeof text) snprintf(text + n, sizeof text - (size_t)n, ", in any case");
+    return text;
+}
+
+void drift_die_tc(const char *opt, const char *name, const char *within)
+{
+    const char *names[DRIFT_TC_NARCH + 64];
+    int n = 0;
+    for (int a = 0; a < DRIFT_TC_NARCH; a++) names[n++] = drift_tc_arch_name((drift_tc_arch_t)a);
+    for (const drift_card_t *c; n < (int)(sizeof names / sizeof names[0]) && (c = drift_card_at(n - DRIFT_TC_NARCH));)
+        names[n++] = c->name;
+    char hint[96], shown[160], in[200] = "";
+    drift_suggest_text(hint, sizeof hint, name, names, n, NULL);
+    drift_escape(shown, sizeof shown, name, NULL); /* one line whatever was typed */
+    if (within) {
+        char w[160];
+        drift_escape(w, sizeof w, within, NULL);
+        snprintf(in, sizeof in, " in '%s'", w);
+    }
+    drift_die("%s: unknown tensor-core model or card '%s'%s (%saccepted: %s)", opt, shown, in, hint, drift_tc_names());
+}
+
 /* Splits a comma list into items; dies on an empty item. Returns the count. */
 static int split_list(const char *opt, const char *value, char items[][DRIFT_ORDER_SPEC_MAX], int max)
 {
@@ -202,8 +234,10 @@ static void parse_orders(drift_cli_t *cli, const char *value)
     char items[DRIFT_MAX_ORDERS][DRIFT_ORDER_SPEC_MAX];
     int n = split_list("orders", value, items, DRIFT_MAX_ORDERS);
     for (int i = 0; i < n; i++)
-        if (drift_order_parse_card(&cli->orders[i], items[i]) != DRIFT_OK)
+        if (drift_order_parse_card(&cli->orders[i], items[i]) != DRIFT_OK) {
+            if (!strncmp(items[i], "tc:", 3)) drift_die_tc("--orders", items[i] + 3, items[i]);
             drift_die("--orders: malformed order spec '%s' (accepted: %s)", items[i], drift_order_grammar());
+        }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++)
             if (drift_order_equal(&cli->orders[i], &cli->orders[j]))
@@ -616,6 +650,7 @@ static struct {
     double start, last;
     int printed, started;
     int fresh;          /* named by drift_progress_phase, no progress reported yet */
+    int count;          /* phases begun so far, named or not */
     size_t max_done, total;
 } phase;
 
@@ -623,6 +658,7 @@ void drift_progress_phase(const drift_cli_t *cli, const char *name)
 {
     if (cli->quiet) return;
     snprintf(phase.name, sizeof phase.name, "%s", name ? name : "");
+    phase.count++;
     phase.start = phase.last = now_s();
     phase.printed = 0, phase.max_done = 0, phase.started = 1, phase.fresh = 1, phase.total = 0;
 }
@@ -662,9 +698,12 @@ void drift_progress(const drift_cli_t *cli, size_t done, size_t total)
 {
     if (cli->quiet || total == 0) return;
     if (done > total) done = total;
-    if (total != phase.total) { /* another count: a new stage of the run, unnamed unless just named */
+    if (total != phase.total) { /* another count: a new stage of the run */
         if (!phase.fresh) {
-            phase.name[0] = 0;
+            /* not named by the program: numbered after the first, so that a count starting
+             * again from 0 reads as the next stage, never as the run going back */
+            if (++phase.count > 1) snprintf(phase.name, sizeof phase.name, "stage %d", phase.count);
+            else phase.name[0] = 0;
             phase.start = phase.last = now_s(), phase.started = 1, phase.printed = 0;
         }
         phase.total = total, phase.max_done = 0;

@@ -207,6 +207,13 @@ noreturn void drift_die_format(const char *opt, const char *value);
 /* Every order spec drift_order_parse_card accepts, as one "accepted: ..." text (tc: models
  * listed from the enum, so a new one is never missing). */
 const char *drift_order_grammar(void);
+/* What tc:NAME takes, as one "accepted: ..." text: every tensor-core model (drift_tc_arch_name)
+ * and every card of the one card table (cards.h), so a new one is never missing. */
+const char *drift_tc_names(void);
+/* For a tc:NAME that names neither a model nor a card: "OPT: unknown tensor-core model or card
+ * 'NAME'[ in 'WITHIN'] (did you mean 'rtx4090'? accepted: <drift_tc_names>)", exit 2. within:
+ * the whole value typed (a recipe), or NULL. */
+noreturn void drift_die_tc(const char *opt, const char *name, const char *within);
 
 /* Strict number parsing shared with tools: the whole string, no blank, no '+', a '-' only
  * first; no overflow; 0 or DRIFT_EINVAL. */
@@ -233,9 +240,10 @@ void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli);
 
 /* Progress on stderr unless --quiet: a bar on a terminal; otherwise (a log, ./lab report) a
  * timestamped line with the elapsed time and an estimate of what is left, at most every 10 s
- * and only for a phase longer than that. A new total starts a new (unnamed) phase; within a
- * phase it never goes back: a smaller done than one reported before (threads finishing out
- * of order) shows the larger. */
+ * and only for a phase longer than that. A new total starts a new phase, which the lines call
+ * "stage N" (its place among the run's phases) unless drift_progress_phase named it just
+ * before; within a phase it never goes back: a smaller done than one reported before (threads
+ * finishing out of order) shows the larger. */
 void drift_progress(const drift_cli_t *cli, size_t done, size_t total);
 /* Starts a named phase ("planted heads", "seed 2"): its own count from 0 and clock, its name on
  * every line ("argmax_flip, seed 2: 48% ..."). NULL or "": unnamed. */

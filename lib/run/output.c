@@ -276,6 +276,21 @@ void drift_md_text(drift_out_t *o, const char *fmt, ...)
     if (buf != small) free(buf);
 }
 
+void drift_out_summary(drift_out_t *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) drift_die("a summary text that cannot be formatted");
+    char *s = realloc(o->summary, o->summary_len + (size_t)n + 1);
+    if (!s) drift_die_oom((double)(o->summary_len + (size_t)n + 1), "the summary text");
+    va_start(ap, fmt);
+    vsnprintf(s + o->summary_len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    o->summary = s, o->summary_len += (size_t)n;
+}
+
 const char *drift_list_sep(int i, int n) { return i == 0 ? "" : i + 1 == n ? " and " : ", "; }
 
 void drift_md_end(drift_out_t *o, int t)
@@ -319,14 +334,17 @@ void drift_out_commit(drift_out_t *o)
         printf("%s: %s\n", o->cli->spec->name, o->cli->spec->question);
         for (int t = 0; t < o->ntables; t++)
             if (o->tables[t].show & DRIFT_SHOW_STDOUT) print_shown(o, t);
-        if (o->cli->spec->summary) {
+        const char *summary = o->summary ? o->summary : o->cli->spec->summary;
+        if (summary) {
             fputs("\nWhat you just saw: ", stdout);
-            fputs_run(o->cli->spec->summary, stdout, o->cli);
+            fputs_run(summary, stdout, o->cli);
             putchar('\n');
         }
     }
     for (int t = 0; t < o->ntables; t++) free(o->shown[t].text);
     memset(o->shown, 0, sizeof o->shown);
+    free(o->summary);
+    o->summary = NULL, o->summary_len = 0;
 }
 
 /* The name drift_die uses ("drift-calc round"), once the program has set one. */

@@ -97,6 +97,8 @@ typedef struct {
     int md_started[DRIFT_OUT_MAX];         /* Markdown header written */
     drift_textbuf_t shown[DRIFT_OUT_MAX];  /* stdout rows */
     FILE *md;                              /* the Markdown fragment (prose goes here too); NULL without */
+    char *summary;                         /* this run's "What you just saw" (drift_out_summary); NULL: spec.summary */
+    size_t summary_len;
 } drift_out_t;
 
 /* Opens every CSV of tables[0..n) and, when with_md, "<name>.md"; writes each CSV's standard
@@ -128,12 +130,17 @@ void drift_md_reproduce(drift_out_t *o, const char *files_fmt, ...) __attribute_
 /* Prose with numbers, appended to the fragment as written (no newline added): a caption, a
  * takeaway bullet, or a sentence built piece by piece. Nothing without a fragment. */
 void drift_md_text(drift_out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends to this run's "What you just saw" (no newline added), for an experiment whose
+ * findings depend on its options: once any is given, drift_out_commit prints it in place of
+ * spec.summary, which stays the text --describe gives (true of every run). */
+void drift_out_summary(drift_out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The separator before item i of n in an English list: "" (first), ", " or " and " (last). */
 const char *drift_list_sep(int i, int n);
 /* Ends table t in the Markdown fragment (a blank line), so prose may follow. */
 void drift_md_end(drift_out_t *o, int t);
 /* Writes header rows of tables without rows, commits every file (dies on a write error), then
- * unless --quiet prints "<name>: <question>" and each table shown on stdout, aligned. Frees
+ * unless --quiet prints "<name>: <question>", each table shown on stdout, aligned, and the
+ * summary (the run's from drift_out_summary, else spec.summary). Frees
  * what the kit held. */
 void drift_out_commit(drift_out_t *o);
 

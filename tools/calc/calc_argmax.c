@@ -118,8 +118,10 @@ int calc_argmax(int argc, char **argv)
     drift_lmhead_cfg_t c;
     memset(&c, 0, sizeof c);
     c.in = parse_format("--format", format_s);
-    if (drift_order_parse_card(&c.order, order_s) != DRIFT_OK)
+    if (drift_order_parse_card(&c.order, order_s) != DRIFT_OK) {
+        if (!strncmp(order_s, "tc:", 3)) drift_die_tc("--order", order_s + 3, order_s);
         drift_die("--order: malformed spec '%s' (accepted: %s)", order_s, ORDER_GRAMMAR);
+    }
     int tc = drift_order_is_tc(&c.order);
     c.acc = (drift_acc_t){acc_s ? parse_format("--acc", acc_s) : tc ? DRIFT_FP32 : c.in, DRIFT_RNE, 1};
     c.out = logits_s ? parse_format("--logits", logits_s) : c.acc.acc;

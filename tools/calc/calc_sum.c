@@ -146,8 +146,10 @@ static int run(int dot, int argc, char **argv)
     parse_args(&a, argc, argv);
     drift_format_t f = parse_format("--format", a.format_s);
     drift_order_t o;
-    if (drift_order_parse_card(&o, a.order_s) != DRIFT_OK)
+    if (drift_order_parse_card(&o, a.order_s) != DRIFT_OK) {
+        if (!strncmp(a.order_s, "tc:", 3)) drift_die_tc("--order", a.order_s + 3, a.order_s);
         drift_die("--order: malformed spec '%s' (accepted: %s)", a.order_s, ORDER_GRAMMAR);
+    }
     int tc = drift_order_is_tc(&o);
     if (tc && !dot) drift_die("--order: '%s' is a tensor-core dot product, not a sum (use drift-calc dot)", a.order_s);
     drift_format_t acc = a.acc_s ? parse_format("--acc", a.acc_s) : tc ? DRIFT_FP32 : f;

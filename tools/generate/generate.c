@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "beam.h"
+#include "cards.h"
 #include "cli.h"
 #include "checkpoint.h"
 #include "deployment.h"
@@ -42,7 +43,8 @@ static const char *USAGE =
     "                        vllm-like, llamacpp-cpu, llamacpp-cpu-avx512, lab-fp32), KEY=VALUE fields\n"
     "                        changing it (vllm-like,card=rtx4090), or @FILE; the batch's other requests\n"
     "                        drawn from --companions SEED. Not combined with the numerics options below\n"
-    "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:ARCH (default fp32/seq/fp32/fp32);\n"
+    "  --recipe R            every matmul: IN/ORDER/ACC/OUT, ORDER seq or tc:NAME, NAME a tensor-core\n"
+    "                        model or a card (tc:h100, tc:rtx4090; default fp32/seq/fp32/fp32);\n"
     "                        llamacpp-cpu: llama.cpp's CPU backend bit for bit (GGUF; AVX2 build, 1 thread);\n"
     "                        llamacpp-cpu-avx512: the same llama.cpp built with AVX-512\n"
     "  --recipe-qkv R, --recipe-attn R (attention output), --recipe-mlp-up R, --recipe-mlp-down R,\n"
@@ -108,7 +110,18 @@ static drift_recipe_t parse_recipe(const char *opt, const char *v)
     drift_recipe_t r;
     int rc = drift_model_recipe_parse(&r, v);
     if (rc == DRIFT_EUNSUPPORTED) die("%s: '%s': that tensor-core model takes no such input / accumulator", opt, v);
-    if (rc) die("%s: expected IN/ORDER/ACC[/OUT] with ORDER seq or tc:v100|a100|h100|b200, or a format, found '%s'", opt, v);
+    if (rc) {
+        /* a tc: order naming no model and no card: said as such, with the nearest name */
+        const char *s = strchr(v, '/'), *e = s ? strchr(s + 1, '/') : NULL;
+        size_t len = s ? (e ? (size_t)(e - s - 1) : strlen(s + 1)) : 0;
+        char ord[DRIFT_ORDER_SPEC_MAX];
+        drift_order_t o;
+        if (s && len < sizeof ord && !strncmp(s + 1, "tc:", 3)) {
+            memcpy(ord, s + 1, len), ord[len] = 0;
+            if (drift_order_parse_card(&o, ord)) drift_die_tc(opt, ord + 3, v);
+        }
+        die("%s: expected IN/ORDER/ACC[/OUT] or a format, found '%s' (accepted ORDER: seq, or %s)", opt, v, drift_tc_names());
+    }
     return r;
 }
 

@@ -203,16 +203,38 @@ static void ensure_definition(const char *dir, const char *def)
     }
 }
 
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One line per share finished: how many of this process's shares are done and, until the last,
+ * a linear estimate of the time left. The share is named as its manifest is
+ * (share-I-of-N, I from 0): "share 15/16 done" was the last line and read as 15 of 16. */
+static void say_done(long share, long nshares, long done, long ntodo, double t0)
+{
+    double el = mono_s() - t0;
+    if (done < ntodo)
+        sweep_say("%ld of %ld shares done (share-%ld-of-%ld), elapsed %.0f s, about %.0f s left", done, ntodo, share,
+                  nshares, el, el * (double)(ntodo - done) / (double)done);
+    else
+        sweep_say("%ld of %ld shares done (share-%ld-of-%ld), elapsed %.0f s: all done", done, ntodo, share, nshares, el);
+}
+
 /* Runs the given shares, `jobs` at a time; returns the worst status (0, 1, 2). */
 static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long ntodo, long jobs, const char *gpus,
                       long worker_base)
 {
     int worst = 0;
+    long done = 0;
+    const double t0 = mono_s();
     if (jobs <= 1) {
         use_gpu_of(gpus, worker_base);
         for (long i = 0; i < ntodo; i++) {
             int rc = sweep_run_share(s, c, todo[i]);
-            if (rc == 0) sweep_say("share %ld/%ld done", todo[i], s->nshares);
+            if (rc == 0) say_done(todo[i], s->nshares, ++done, ntodo, t0);
             if (rc > worst) worst = rc;
             if (rc == 2) break; /* the options are refused: every other run would refuse them too */
         }
@@ -250,7 +272,7 @@ static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long n
                 fprintf(stderr, "drift-sweep: share %ld/%ld: its worker was killed by signal %d\n", slot_share[w],
                         s->nshares, WTERMSIG(st));
             else if (rc == 0)
-                sweep_say("share %ld/%ld done", slot_share[w], s->nshares);
+                say_done(slot_share[w], s->nshares, ++done, ntodo, t0);
             if (rc > worst) worst = rc > 2 ? 1 : rc;
             slot[w] = 0;
             running--;
