@@ -284,6 +284,7 @@ int main(int argc, char **argv)
 
     /* the plain runs, then the tie rule's, each decoding again only where the rule acts */
     const int workers = cli.threads > 0 ? cli.threads : omp_get_num_procs(), nplain = ties.n ? tie_a[0] : nrun;
+    drift_progress_phase(&cli, "decode");
     if (drift_deploy_runs(runs, nplain, &ck, pr, PT, T, "forecast.batch", workers, progress, &cli))
         drift_die("a deployment's decode failed (or out of memory for its model)");
     unsigned char *again = NULL;
@@ -297,6 +298,7 @@ int main(int argc, char **argv)
                 if ((side ? tie_b[e] : tie_a[e]) != nplain + 2 * e + side) drift_die("the tie runs are not the last runs");
                 runs[nplain + 2 * e + side].only = m;
             }
+        drift_progress_phase(&cli, "tie-breaker decodes");
         if (drift_deploy_runs(runs + nplain, nrun - nplain, &ck, pr, PT, T, "forecast.batch", workers, progress, &cli))
             drift_die("a deployment's decode failed (or out of memory for its model)");
     }
