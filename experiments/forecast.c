@@ -142,16 +142,6 @@ static void free_steps(prompt_steps_t *s)
     free(s->gap), free(s->cls), free(s->delta), free(s->dcls);
 }
 
-/* Whether the tie rule (a gap below eps goes to the lower id of the top two) picks another
- * token than plain greedy at some step of g's text. Where it does not, the rule's run decodes
- * the same text step for step (each step sees the same context), so it is not run again. */
-static int tie_rule_acts(const drift_gen_t *g, double eps)
-{
-    for (int t = 0; t < g->n; t++)
-        if (g->top1_logit[t] - g->top2_logit[t] < eps && g->top2[t] < g->token[t]) return 1;
-    return 0;
-}
-
 /* prompt i's text under the tie rule: its own run where it decoded again, else the plain one */
 static const drift_gen_t *tie_gen(const drift_deploy_run_t *runs, int plain, int tie, int i)
 {
@@ -294,7 +284,10 @@ int main(int argc, char **argv)
         for (int e = 0; e < ties.n; e++)
             for (int side = 0; side < 2; side++) {
                 unsigned char *m = again + (size_t)(2 * e + side) * PT;
-                for (int i = 0; i < PT; i++) again_n[e] += m[i] = tie_rule_acts(&runs[side ? tie_b0 : tie_a0].g[i], ties.v[e]);
+                for (int i = 0; i < PT; i++) {
+                    const drift_gen_t *g = &runs[side ? tie_b0 : tie_a0].g[i];
+                    again_n[e] += m[i] = drift_tie_rule_acts(g->top1_logit, g->top2_logit, g->token, g->top2, g->n, ties.v[e]);
+                }
                 if ((side ? tie_b[e] : tie_a[e]) != nplain + 2 * e + side) drift_die("the tie runs are not the last runs");
                 runs[nplain + 2 * e + side].only = m;
             }
@@ -510,16 +503,11 @@ int main(int argc, char **argv)
                   DRIFT_TXT(rs), DRIFT_TXT(at));
     }
     drift_md_end(&out, T_MD_RISK);
-    /* the tie-breaker: measured with each EPS, forecast from the plain run of A (its gaps g
-     * along its plain text) and the plain pair's law. With the rule a step's pick is the
-     * lower id of the top two when their gap is below EPS, else the top one. Say A's top two
-     * are a (top) and r. When r has the lower id, A and B pick apart iff their gaps fall on
-     * either side of EPS: risk pi P(delta crosses EPS from g), the tail at |g - EPS|. When a
-     * has the lower id, both pick a unless B's gap falls below -EPS (r on top by more than
-     * EPS): the tail at g + EPS. Not forecast: a third token inside EPS on one side (the top
-     * two differ), which the measured column other_pair counts. */
+    /* the tie-breaker: measured with each EPS, forecast from the plain run of A (its gaps along
+     * its plain text) and the plain pair's law (drift_tie_step_risk); the partings counted by
+     * cause (drift_tie_parting_cause), a third token inside EPS being the one not forecast */
     char tie_text[512] = "";
-    long why_all[3] = {0};
+    long why_all[DRIFT_TIE_NCAUSE] = {0};
     if (ties.n) {
         const drift_gen_t *ga = runs[tie_a0].g, *gb = runs[tie_b0].g;
         size_t nd = 0;
@@ -531,23 +519,17 @@ int main(int argc, char **argv)
         if (drift_delta_fit(&lf, dl, NULL, nd)) drift_die("the fit of the tie pair's law failed");
         for (int e = -1; e < ties.n; e++) {
             double eps = e < 0 ? 0 : ties.v[e], pred = 0;
-            long k = 0, why[3] = {0}; /* partings: gaps either side of eps, other top two, crossed */
+            long k = 0, why[DRIFT_TIE_NCAUSE] = {0}; /* partings by cause (forecast.h) */
             for (int i = 0; i < PT; i++) {
                 const drift_gen_t *ta = tie_gen(runs, tie_a0, e < 0 ? -1 : tie_a[e], i),
                                   *tb = tie_gen(runs, tie_b0, e < 0 ? -1 : tie_b[e], i);
                 int n = ta->n < tb->n ? ta->n : tb->n, st = drift_first_difference(ta->token, tb->token, n);
-                if (st >= 0) {
-                    k++;
-                    int la = ta->top1_logit[st] - ta->top2_logit[st] < eps, lb = tb->top1_logit[st] - tb->top2_logit[st] < eps;
-                    int same = (ta->token[st] == tb->token[st] && ta->top2[st] == tb->top2[st]) ||
-                               (ta->token[st] == tb->top2[st] && ta->top2[st] == tb->token[st]);
-                    why[la != lb ? 0 : la && !same ? 1 : 2]++;
-                }
+                if (st >= 0)
+                    k++, why[drift_tie_parting_cause(ta->top1_logit[st] - ta->top2_logit[st], ta->token[st], ta->top2[st],
+                                                     tb->top1_logit[st] - tb->top2_logit[st], tb->token[st], tb->top2[st], eps)]++;
                 double logq = 0;
                 for (int t = 0; t < ga[i].n; t++) {
-                    double g = ga[i].top1_logit[t] - ga[i].top2_logit[t], r;
-                    if (eps == 0) r = drift_forecast_step(&lf, -1, g, 0);
-                    else r = drift_forecast_step(&lf, -1, ga[i].top2[t] < ga[i].token[t] ? fabs(g - eps) : g + eps, 0);
+                    double r = drift_tie_step_risk(&lf, ga[i].top1_logit[t] - ga[i].top2_logit[t], ga[i].top2[t] < ga[i].token[t], eps);
                     logq += r < 1 ? log1p(-r) : -INFINITY;
                 }
                 pred += logq < 0 ? -expm1(logq) : 0;
@@ -564,7 +546,7 @@ int main(int argc, char **argv)
             if (e < 0) snprintf(ws, sizeof ws, "-");
             else snprintf(ws, sizeof ws, "%ld / %ld / %ld", why[0], why[1], why[2]);
             drift_row(&out, T_MD_TIES, DRIFT_TXT(ep), DRIFT_TXT(rate), DRIFT_TXT(pr_s), DRIFT_TXT(ws));
-            if (e >= 0) for (int c = 0; c < 3; c++) why_all[c] += why[c];
+            if (e >= 0) for (int c = 0; c < DRIFT_TIE_NCAUSE; c++) why_all[c] += why[c];
             size_t at = strlen(tie_text);
             snprintf(tie_text + at, sizeof tie_text - at, "%s%s: %ld/%d parted, %.2g forecast", e < 0 ? "" : "; ",
                      e < 0 ? "plain greedy" : ep, k, PT, pred);

@@ -171,11 +171,8 @@ static int errlaw_ids(int *idx, const double *ex, int V)
     return n;
 }
 
-/* one configuration's error law per binade: fitted on all texts but one, tested on that one,
- * each text in turn (the text is the unit: logits of one position share its hidden state's
- * error); the power is the expected log-likelihood ratio over the group's logits under each
- * fitted law, which counts logits as independent and so overstates it. winner[b]: 'c' CONV,
- * 'g' GAUSS, 'u' undecided, 0 no data. */
+/* one configuration's error law per binade (errlaw.h: each text held out in turn) into its
+ * table; winner[b]: 'c' CONV, 'g' GAUSS, 'u' undecided, 0 no data */
 typedef struct {
     double sg_min, sg_max;          /* GAUSS sigma over the binades fitted */
     double top_lo, top_q, top_power, top_dll; /* the highest binade fitted: its edge, q, the larger power, dloglik */
@@ -186,47 +183,23 @@ static void errlaw_rows(drift_out_t *out, const char *name, drift_format_t of, c
                         const int *text, size_t ne, int R, char *winner, errlaw_sum_t *sum)
 {
     *sum = (errlaw_sum_t){INFINITY, -INFINITY, NAN, NAN, NAN, NAN, 0};
-    double *fit = malloc(ne * sizeof(double)), *test = malloc(ne * sizeof(double)), *all = malloc(ne * sizeof(double));
-    if (!fit || !test || !all) drift_die("out of memory for the error law (%zu errors)", ne);
-    for (int b = 0; b < NBIN; b++) {
-        const double lo = ldexp(1, BIN_LO + b), hi = 2 * lo, q = drift_ulp(lo, of);
-        size_t n = 0;
-        double ss = 0;
-        for (size_t i = 0; i < ne; i++)
-            if (fabs(val[i]) >= lo && fabs(val[i]) < hi) all[n++] = err[i], ss += err[i] * err[i];
-        winner[b] = 0;
-        if (n < 100) continue; /* too few to fit a law */
-        double dll = 0, sg, sc;
-        int folds = 0, conv_wins = 0;
-        for (int t = 0; t < R; t++) {
-            size_t nf = 0, nt = 0;
-            for (size_t i = 0; i < ne; i++)
-                if (fabs(val[i]) >= lo && fabs(val[i]) < hi) {
-                    if (text[i] == t) test[nt++] = err[i];
-                    else fit[nf++] = err[i];
-                }
-            if (!nt || nf < 50 || drift_errlaw_fit(&sg, DRIFT_ERRLAW_GAUSS, fit, nf, q) ||
-                drift_errlaw_fit(&sc, DRIFT_ERRLAW_CONV, fit, nf, q))
-                continue;
-            double d = drift_errlaw_loglik(DRIFT_ERRLAW_CONV, test, nt, sc, q) - drift_errlaw_loglik(DRIFT_ERRLAW_GAUSS, test, nt, sg, q);
-            dll += d, folds++, conv_wins += d > 0;
-        }
-        if (drift_errlaw_fit(&sg, DRIFT_ERRLAW_GAUSS, all, n, q) || drift_errlaw_fit(&sc, DRIFT_ERRLAW_CONV, all, n, q)) continue;
-        const double pc = (double)n * drift_errlaw_kl(DRIFT_ERRLAW_CONV, sc, DRIFT_ERRLAW_GAUSS, sg, q),
-                     pg = (double)n * drift_errlaw_kl(DRIFT_ERRLAW_GAUSS, sg, DRIFT_ERRLAW_CONV, sc, q);
-        const double D = 2.995732273553991; /* log 20 */
-        winner[b] = folds >= 2 && dll >= D && pc >= D && conv_wins == folds   ? 'c'
-                    : folds >= 2 && -dll >= D && pg >= D && conv_wins == 0 ? 'g'
-                                                                           : 'u';
-        if (sg < sum->sg_min) sum->sg_min = sg;
-        if (sg > sum->sg_max) sum->sg_max = sg;
-        sum->top_lo = lo, sum->top_q = q, sum->top_power = pc > pg ? pc : pg, sum->top_dll = dll;
+    drift_errlaw_bin_t bins[NBIN];
+    int nb = drift_errlaw_binades(bins, err, val, text, ne, R, BIN_LO, NBIN, of);
+    if (nb < 0) drift_die("out of memory for the error law (%zu errors)", ne);
+    memset(winner, 0, NBIN);
+    for (int j = 0; j < nb; j++) {
+        const drift_errlaw_bin_t *b = &bins[j];
+        winner[(int)lround(log2(b->lo)) - BIN_LO] = b->winner;
+        if (b->sigma_gauss < sum->sg_min) sum->sg_min = b->sigma_gauss;
+        if (b->sigma_gauss > sum->sg_max) sum->sg_max = b->sigma_gauss;
+        sum->top_lo = b->lo, sum->top_q = b->q, sum->top_dll = b->dloglik;
+        sum->top_power = b->power_conv > b->power_gauss ? b->power_conv : b->power_gauss;
         if (sum->top_power > sum->max_power) sum->max_power = sum->top_power;
-        drift_row(out, T_ERRLAW, DRIFT_TXT(name), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT((long)n), DRIFT_INT(folds), DRIFT_NUM(q),
-                  DRIFT_NUM(sqrt(ss / (double)n)), DRIFT_NUM(sg), DRIFT_NUM(sc), DRIFT_NUM(dll), DRIFT_INT(conv_wins), DRIFT_NUM(pc),
-                  DRIFT_NUM(pg), DRIFT_TXT(winner[b] == 'c' ? "conv" : winner[b] == 'g' ? "gauss" : "undecided"));
+        drift_row(out, T_ERRLAW, DRIFT_TXT(name), DRIFT_NUM(b->lo), DRIFT_NUM(b->hi), DRIFT_INT(b->n), DRIFT_INT(b->folds), DRIFT_NUM(b->q),
+                  DRIFT_NUM(b->rms), DRIFT_NUM(b->sigma_gauss), DRIFT_NUM(b->sigma_conv), DRIFT_NUM(b->dloglik), DRIFT_INT(b->folds_conv),
+                  DRIFT_NUM(b->power_conv), DRIFT_NUM(b->power_gauss),
+                  DRIFT_TXT(b->winner == 'c' ? "conv" : b->winner == 'g' ? "gauss" : "undecided"));
     }
-    free(fit), free(test), free(all);
 }
 
 /* "conv at |logit| 2^2..2^5; undecided at 2^-3..2^1" from the per-binade winners */

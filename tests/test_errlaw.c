@@ -8,6 +8,7 @@
 
 #include "drift.h"
 #include "errlaw.h"
+#include "format.h"
 #include "philox.h"
 
 Test(errlaw, conv_density_at_hand_values)
@@ -98,4 +99,35 @@ Test(errlaw, kl)
     /* a Gaussian against the pure uniform: infinite (the uniform cannot explain a tail) */
     cr_assert(drift_errlaw_kl(DRIFT_ERRLAW_GAUSS, 1, DRIFT_ERRLAW_CONV, 0, 1) == INFINITY);
     cr_assert(drift_errlaw_kl(DRIFT_ERRLAW_CONV, 0.05, DRIFT_ERRLAW_GAUSS, sqrt(0.0025 + 1.0 / 12), 1) > 0.1);
+}
+
+/* Per binade, held out by unit: values in two binades of bf16, errors simulated by the
+ * mechanism. In [16, 32) bf16's spacing is q = 2^-3 = 0.125; with noise sd 0.01 the
+ * stored value's error is nearly the uniform rounding: CONV must win on every unit. In
+ * [2^-3, 2^-2) q = 2^-10, far below the same noise: the two laws coincide and no test can
+ * decide (power ~ (q/sigma)^4 n). Values below 2^-3 are left out. */
+Test(errlaw, binades_decide_where_the_mechanism_shows)
+{
+    enum { N = 6000 };
+    static double err[N], val[N];
+    static int unit[N];
+    drift_stream_t st;
+    drift_stream_init(&st, 11, drift_fnv1a32("test_errlaw.binades"), 0, 0);
+    for (int i = 0; i < N; i++) {
+        double u1 = (drift_stream_u32(&st) + 0.5) / 4294967296.0, u2 = (drift_stream_u32(&st) + 0.5) / 4294967296.0;
+        double g = 0.01 * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+        int b = i % 3; /* 0: [16, 32); 1: [2^-3, 2^-2); 2: below, left out */
+        double v = b == 0 ? 16 + 16 * u1 : b == 1 ? 0.125 + 0.125 * u1 : 0.01 * u1;
+        val[i] = v, err[i] = drift_round(v + g, DRIFT_BF16, NULL, 0) - v, unit[i] = (i / 3) % 3;
+    }
+    drift_errlaw_bin_t bins[9];
+    int nb = drift_errlaw_binades(bins, err, val, unit, N, 3, -3, 9, DRIFT_BF16);
+    cr_assert_eq(nb, 2, "two binades hold values");
+    cr_assert(bins[0].lo == 0.125 && bins[0].q == ldexp(1, -10) && bins[0].n == N / 3);
+    cr_assert_eq(bins[0].winner, 'u', "q far below the noise: undecided (power %g)", bins[0].power_conv);
+    cr_assert(bins[1].lo == 16 && bins[1].q == 0.125 && bins[1].folds == 3);
+    cr_assert_eq(bins[1].winner, 'c', "the rounding shows: CONV (dloglik %g, power %g)", bins[1].dloglik, bins[1].power_conv);
+    cr_assert_eq(bins[1].folds_conv, 3);
+    cr_assert(bins[1].sigma_conv < 0.02, "the noise under the rounding: %g", bins[1].sigma_conv);
+    cr_assert(fabs(bins[1].rms - 0.125 / sqrt(12)) < 0.01, "the rms is about the uniform's q / sqrt 12: %g", bins[1].rms);
 }

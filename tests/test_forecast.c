@@ -216,3 +216,28 @@ Test(forecast, reliability_by_hand)
     cr_expect_float_eq(b[0].wilson_lo, 0.0945312, 1e-6);
     cr_expect_float_eq(b[0].wilson_hi, 0.9054688, 1e-6);
 }
+
+/* The tie rule by hand. A Gaussian delta of sd 1 on every step (pi = 1), A's gap 0.3, eps 0.5.
+ * Runner-up with the lower id: A's gap is below eps, so A picks the runner-up; B picks it
+ * too unless its gap reaches eps: delta > 0.2, P = Phi(-0.2). Top with the lower id: both
+ * pick the top unless B's gap falls below -eps: delta < -0.8, P = Phi(-0.8). At eps = 0
+ * both are the plain risk Phi(-0.3). Phi values from mpmath (30 digits). */
+Test(forecast, tie_rule_by_hand)
+{
+    drift_delta_fit_t f = {.law = DRIFT_DELTA_GAUSS, .sigma = 1, .pi = {1, 1}};
+    cr_assert(fabs(drift_tie_step_risk(&f, 0.3, 1, 0.5) - 0.42074029056089697) < 1e-15);
+    cr_assert(fabs(drift_tie_step_risk(&f, 0.3, 0, 0.5) - 0.21185539858339667) < 1e-15);
+    cr_assert(fabs(drift_tie_step_risk(&f, 0.3, 1, 0) - 0.38208857781104737) < 1e-15);
+    cr_assert(fabs(drift_tie_step_risk(&f, 0.3, 0, 0) - 0.38208857781104737) < 1e-15);
+    /* the rule acts only where a gap is below eps and the runner-up has the lower id */
+    const double t1[] = {5, 5, 5}, t2[] = {4, 4.9, 4.95};
+    const int tok[] = {10, 10, 10}, run_hi[] = {20, 20, 20}, run_lo[] = {20, 20, 3};
+    cr_assert_eq(drift_tie_rule_acts(t1, t2, tok, run_hi, 3, 0.2), 0, "runners-up above the top's id: greedy's picks");
+    cr_assert_eq(drift_tie_rule_acts(t1, t2, tok, run_lo, 3, 0.2), 1, "step 2: gap 0.05 < 0.2, runner-up id 3 < 10");
+    cr_assert_eq(drift_tie_rule_acts(t1, t2, tok, run_lo, 3, 0.05), 0, "gap 0.05 is not below 0.05");
+    /* causes: gaps either side of eps; both below with another top two; both above */
+    cr_assert_eq(drift_tie_parting_cause(0.1, 7, 3, 0.3, 7, 3, 0.2), DRIFT_TIE_BOUNDARY);
+    cr_assert_eq(drift_tie_parting_cause(0.1, 7, 3, 0.15, 7, 9, 0.2), DRIFT_TIE_OTHER_PAIR);
+    cr_assert_eq(drift_tie_parting_cause(0.3, 7, 3, 0.4, 3, 7, 0.2), DRIFT_TIE_CROSSED);
+    cr_assert_eq(drift_tie_parting_cause(0.1, 7, 3, 0.15, 3, 7, 0.2), DRIFT_TIE_CROSSED, "both below, the same two: not a parting of the rule's");
+}

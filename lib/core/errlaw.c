@@ -2,6 +2,7 @@
 #include "errlaw.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "drift.h"
 #include "stats.h"
@@ -113,4 +114,52 @@ double drift_errlaw_kl(drift_errlaw_t a, double sigma_a, drift_errlaw_t b, doubl
         s += w * exp(la) * (la - lb);
     }
     return s * h / 3;
+}
+
+int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val, const int *unit, size_t n, int units,
+                         int k_lo, int nbin, drift_format_t fmt)
+{
+    if (!out || !err || !val || !unit || units < 1 || nbin < 1) return DRIFT_EINVAL;
+    double *fit = malloc((n ? n : 1) * sizeof(double)), *test = malloc((n ? n : 1) * sizeof(double)),
+           *all = malloc((n ? n : 1) * sizeof(double));
+    if (!fit || !test || !all) {
+        free(fit), free(test), free(all);
+        return DRIFT_ENOMEM;
+    }
+    int nb = 0;
+    for (int b = 0; b < nbin; b++) {
+        const double lo = ldexp(1, k_lo + b), hi = 2 * lo, q = drift_ulp(lo, fmt);
+        size_t m = 0;
+        double ss = 0;
+        for (size_t i = 0; i < n; i++)
+            if (fabs(val[i]) >= lo && fabs(val[i]) < hi) all[m++] = err[i], ss += err[i] * err[i];
+        if (m < DRIFT_ERRLAW_MIN_N) continue;
+        drift_errlaw_bin_t *o = &out[nb];
+        *o = (drift_errlaw_bin_t){lo, hi, q, (long)m, 0, 0, sqrt(ss / (double)m), NAN, NAN, 0, NAN, NAN, 'u'};
+        for (int t = 0; t < units; t++) {
+            size_t nf = 0, nt = 0;
+            double sg, sc;
+            for (size_t i = 0; i < n; i++)
+                if (fabs(val[i]) >= lo && fabs(val[i]) < hi) {
+                    if (unit[i] == t) test[nt++] = err[i];
+                    else fit[nf++] = err[i];
+                }
+            if (!nt || nf < DRIFT_ERRLAW_MIN_N / 2 || drift_errlaw_fit(&sg, DRIFT_ERRLAW_GAUSS, fit, nf, q) ||
+                drift_errlaw_fit(&sc, DRIFT_ERRLAW_CONV, fit, nf, q))
+                continue;
+            double d = drift_errlaw_loglik(DRIFT_ERRLAW_CONV, test, nt, sc, q) - drift_errlaw_loglik(DRIFT_ERRLAW_GAUSS, test, nt, sg, q);
+            o->dloglik += d, o->folds++, o->folds_conv += d > 0;
+        }
+        if (drift_errlaw_fit(&o->sigma_gauss, DRIFT_ERRLAW_GAUSS, all, m, q) ||
+            drift_errlaw_fit(&o->sigma_conv, DRIFT_ERRLAW_CONV, all, m, q))
+            continue; /* all errors 0: no law to fit */
+        o->power_conv = (double)m * drift_errlaw_kl(DRIFT_ERRLAW_CONV, o->sigma_conv, DRIFT_ERRLAW_GAUSS, o->sigma_gauss, q);
+        o->power_gauss = (double)m * drift_errlaw_kl(DRIFT_ERRLAW_GAUSS, o->sigma_gauss, DRIFT_ERRLAW_CONV, o->sigma_conv, q);
+        const double D = DRIFT_ERRLAW_DECIDE;
+        if (o->folds >= 2 && o->dloglik >= D && o->power_conv >= D && o->folds_conv == o->folds) o->winner = 'c';
+        else if (o->folds >= 2 && -o->dloglik >= D && o->power_gauss >= D && o->folds_conv == 0) o->winner = 'g';
+        nb++;
+    }
+    free(fit), free(test), free(all);
+    return nb;
 }

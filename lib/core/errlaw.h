@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+#include "format.h"
+
 typedef enum { DRIFT_ERRLAW_GAUSS = 0, DRIFT_ERRLAW_CONV, DRIFT_ERRLAW_N } drift_errlaw_t;
 
 const char *drift_errlaw_name(drift_errlaw_t law); /* "gauss" "conv" */
@@ -45,5 +47,32 @@ int drift_errlaw_fit(double *sigma, drift_errlaw_t law, const double *e, size_t 
  * Simpson's rule on 4000 intervals over A's support (|e| <= q/2 + 10 sigma_A). NaN for bad
  * parameters. */
 double drift_errlaw_kl(drift_errlaw_t a, double sigma_a, drift_errlaw_t b, double sigma_b, double q);
+
+/* The law of n errors err[i] (computed minus exact) of values whose exact value is val[i],
+ * per binade [2^k, 2^(k+1)) of |val|, k = k_lo .. k_lo + nbin - 1, where the output format's
+ * spacing q = drift_ulp(2^k, fmt) is one value (values outside the binades are left out).
+ * unit[i] in 0 .. units-1 is the independent unit an error belongs to (a text: the errors of
+ * one position share its hidden state's error); each unit is held out in turn: both laws
+ * fitted on the other units, tested on it. The power is the expected log-likelihood ratio over
+ * the binade's errors under each law fitted on all of them; it counts errors as independent,
+ * so it overstates what units that share errors can show. The binade is decided for a law
+ * when at least two units were tested, the law predicted better on every one, and both the
+ * summed held-out ratio and its power reach log 20 (DRIFT_ERRLAW_DECIDE). */
+#define DRIFT_ERRLAW_DECIDE 2.995732273553991 /* log 20 */
+#define DRIFT_ERRLAW_MIN_N 100                /* errors a binade needs before a law is fitted */
+typedef struct {
+    double lo, hi, q;               /* the binade of |exact value| and the output spacing there */
+    long n;                         /* errors in it */
+    int folds, folds_conv;          /* units tested, and those on which CONV predicted better */
+    double rms, sigma_gauss, sigma_conv; /* of all its errors; the two laws' ML sigma */
+    double dloglik;                 /* held out, summed over the units: loglik(CONV) - loglik(GAUSS) */
+    double power_conv, power_gauss; /* n KL(CONV || GAUSS) and n KL(GAUSS || CONV), fitted on all */
+    char winner;                    /* 'c' CONV, 'g' GAUSS, 'u' undecided */
+} drift_errlaw_bin_t;
+
+/* Fills out[] with the binades that hold at least DRIFT_ERRLAW_MIN_N errors (nbin entries at
+ * most), in increasing order; their count, or DRIFT_EINVAL / DRIFT_ENOMEM. */
+int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val, const int *unit, size_t n, int units,
+                         int k_lo, int nbin, drift_format_t fmt);
 
 #endif

@@ -259,3 +259,22 @@ int drift_reliability(drift_rel_bin_t *out, const double *edges, int nedges, con
     }
     return nb;
 }
+
+int drift_tie_rule_acts(const double *top1, const double *top2, const int *tok, const int *runner, int n, double eps)
+{
+    for (int t = 0; t < n; t++)
+        if (top1[t] - top2[t] < eps && runner[t] < tok[t]) return 1;
+    return 0;
+}
+
+double drift_tie_step_risk(const drift_delta_fit_t *f, double gap, int runner_lower, double eps)
+{
+    return drift_forecast_step(f, -1, runner_lower ? fabs(gap - eps) : gap + eps, 0);
+}
+
+int drift_tie_parting_cause(double gap_a, int top_a, int runner_a, double gap_b, int top_b, int runner_b, double eps)
+{
+    const int la = gap_a < eps, lb = gap_b < eps;
+    const int same = (top_a == top_b && runner_a == runner_b) || (top_a == runner_b && runner_a == top_b);
+    return la != lb ? DRIFT_TIE_BOUNDARY : la && !same ? DRIFT_TIE_OTHER_PAIR : DRIFT_TIE_CROSSED;
+}

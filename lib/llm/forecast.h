@@ -98,6 +98,29 @@ double drift_delta_ecdf_tail(const drift_delta_ecdf_t *e, double d);
 int drift_forecast_text_ecdf(drift_forecast_t *out, const drift_delta_fit_t *f, const drift_delta_ecdf_t *e,
                              const double *gap, const unsigned char *cls, int n);
 
+/* The tie rule (sampler greedy-ties:EPS): a step picks the lower id of its top two when their
+ * gap is below eps, else the top one. Say A's top two are a (top) and r. When r has the lower
+ * id, A and B pick apart iff their gaps fall on either side of eps; when a has it, both pick a
+ * unless B's gap falls below -eps (r on top by more than eps). A third token inside eps on
+ * one side (the top two differ) is not in this forecast. */
+
+/* Whether the rule picks another token than plain greedy at some of n steps of a text (top1,
+ * top2: the top two logits; tok, runner: their ids). Where it does not, a run under the rule
+ * decodes the same text step for step (each step sees the same context). */
+int drift_tie_rule_acts(const double *top1, const double *top2, const int *tok, const int *runner, int n, double eps);
+
+/* P(B picks apart from A at a step under the rule with eps >= 0) where A's gap is gap >= 0
+ * and runner_lower says whether A's runner-up has the lower id: the fit's step risk at
+ * |gap - eps| (runner lower) or at gap + eps (top lower); at eps = 0 both are
+ * drift_forecast_step's. */
+double drift_tie_step_risk(const drift_delta_fit_t *f, double gap, int runner_lower, double eps);
+
+/* Why two texts under the rule parted at a step, from each side's top two there (gap, top id,
+ * runner-up id): the gaps on either side of eps; both below eps with another top two; both at
+ * or above eps (the top one changed). */
+enum { DRIFT_TIE_BOUNDARY = 0, DRIFT_TIE_OTHER_PAIR, DRIFT_TIE_CROSSED, DRIFT_TIE_NCAUSE };
+int drift_tie_parting_cause(double gap_a, int top_a, int runner_a, double gap_b, int top_b, int runner_b, double eps);
+
 /* Scores of probability forecasts p[i] of events y[i] (0/1) over n cases. Brier: the mean of
  * (p - y)^2. Log loss: the mean of -log(p) (y = 1) or -log(1 - p) (y = 0), p clamped to
  * [DRIFT_FORECAST_PMIN, 1 - DRIFT_FORECAST_PMIN] so that one confident miss costs a finite,
