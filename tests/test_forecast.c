@@ -230,11 +230,11 @@ Test(forecast, tie_rule_by_hand)
     cr_assert(fabs(drift_tie_step_risk(&f, 0.3, 1, 0) - 0.38208857781104737) < 1e-15);
     cr_assert(fabs(drift_tie_step_risk(&f, 0.3, 0, 0) - 0.38208857781104737) < 1e-15);
     /* the rule acts only where a gap is below eps and the runner-up has the lower id */
-    const double t1[] = {5, 5, 5}, t2[] = {4, 4.9, 4.95};
+    const double t1[] = {5, 5, 5}, t2[] = {4, 4.875, 4.9375}; /* gaps 1, 0.125, 0.0625: exact in binary */
     const int tok[] = {10, 10, 10}, run_hi[] = {20, 20, 20}, run_lo[] = {20, 20, 3};
     cr_assert_eq(drift_tie_rule_acts(t1, t2, tok, run_hi, 3, 0.2), 0, "runners-up above the top's id: greedy's picks");
-    cr_assert_eq(drift_tie_rule_acts(t1, t2, tok, run_lo, 3, 0.2), 1, "step 2: gap 0.05 < 0.2, runner-up id 3 < 10");
-    cr_assert_eq(drift_tie_rule_acts(t1, t2, tok, run_lo, 3, 0.05), 0, "gap 0.05 is not below 0.05");
+    cr_assert_eq(drift_tie_rule_acts(t1, t2, tok, run_lo, 3, 0.2), 1, "step 2: gap 0.0625 < 0.2, runner-up id 3 < 10");
+    cr_assert_eq(drift_tie_rule_acts(t1, t2, tok, run_lo, 3, 0.0625), 0, "gap 0.0625 is not below 0.0625");
     /* causes: gaps either side of eps; both below with another top two; both above */
     cr_assert_eq(drift_tie_parting_cause(0.1, 7, 3, 0.3, 7, 3, 0.2), DRIFT_TIE_BOUNDARY);
     cr_assert_eq(drift_tie_parting_cause(0.1, 7, 3, 0.15, 7, 9, 0.2), DRIFT_TIE_OTHER_PAIR);
