@@ -29,8 +29,8 @@
  *
  * Run: ./lab run attention_drift [--profile quick|default|full]
  * Look for: the flash/standard ratio per format (the .md table) and flash/control (the next);
- * splitkv:N changes bits between
- * prefill and decode and with padding, splitkv:size=S only with left padding. */
+ * splitkv:N changes bits between prefill and decode and with padding, splitkv:size=S only with
+ * left padding. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
