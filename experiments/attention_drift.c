@@ -16,13 +16,21 @@
  * the last row included): each kernel computes those rows against the whole causal cache.
  * Errors are held against the exact attention of the rounded inputs (the arithmetic's error)
  * and of the unrounded inputs (law 1).
+ * Control: standard with its scores stored in fp32 (qk.out = fp32, all else as standard), on
+ * the same rows. Standard and flash differ in more than the score rounding (flash rounds
+ * unnormalised p_j to the format and divides at the end, rescales by alpha per tile); the
+ * control removes only the score rounding, so flash / control near 1 says that rounding is
+ * what separates them, and the control near standard says it is not. Its errors only: the
+ * padding and decode tests would keep its bits for standard's reasons (masked keys add exact
+ * zeros; one seq order whatever the cache), so they are not run on it.
  * Padding: the same sequence alone and left- or right-padded with --pad masked keys of other
  * values, bit for bit. Prefill vs decode: all L queries in one call against the L-token cache
  * vs one query per step against a growing cache, bit for bit, at --decode-len tokens.
  *
  * Run: ./lab run attention_drift [--profile quick|default|full]
- * Look for: the flash/standard ratio per format (the .md table); splitkv:N changes bits between
- * prefill and decode and with padding, splitkv:size=S only with left padding. */
+ * Look for: the flash/standard ratio per format (the .md table) and flash/control (the next);
+ * splitkv:N changes bits between prefill and decode and with padding, splitkv:size=S only with
+ * left padding. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +99,7 @@ int main(int argc, char **argv)
         "sweeps attention kernels, not reduction orders (every dot product is seq in fp32; the kernels fix the order of the softmax)",
         NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
         "every kernel's output error against the exact attention, on the same rounded inputs, per format and length; "
-        "the flash/standard ratio per format in the .md table; splitkv:N cuts the keys by the sequence length, so decode "
+        "the flash/standard ratio per format in the .md table, and flash against standard with fp32 scores (the control) in the next; splitkv:N cuts the keys by the sequence length, so decode "
         "and prefill (and a padded batch) give other bits, while splitkv:size=S and flash (tiles from key 0) keep "
         "prefill and decode identical and only left padding, which shifts the tiles, changes them."};
     drift_cli_t cli;
@@ -139,7 +147,9 @@ int main(int argc, char **argv)
 
     /* -- errors: err[((li * nf + f) * nk + k)] over the checked rows -- */
     drift_attn_err_t *E = calloc((size_t)nL * (size_t)nf * (size_t)nk, sizeof *E);
-    if (!E) drift_die("out of memory");
+    drift_attn_err_t *Ec = calloc((size_t)nL * (size_t)nf, sizeof *Ec); /* the control, [li * nf + f] */
+    const size_t nc = (size_t)nk + 1;                                     /* the kernels, then the control */
+    if (!E || !Ec) drift_die("out of memory");
     for (int li = 0; li < nL; li++) {
         const size_t L = (size_t)Ls.v[li];
         const size_t nr = R < L ? R : L;
@@ -147,7 +157,7 @@ int main(int argc, char **argv)
         double *q = malloc(L * H * D * sizeof *q), *k = malloc(L * G * D * sizeof *k), *v = malloc(L * G * D * sizeof *v);
         double *kr = malloc(L * G * D * sizeof *kr), *vr = malloc(L * G * D * sizeof *vr);
         double *ref_t = malloc(nr * H * D * sizeof *ref_t), *ref_r = malloc((size_t)nf * nr * H * D * sizeof *ref_r);
-        double *o = malloc((size_t)nf * (size_t)nk * nr * H * D * sizeof *o);
+        double *o = malloc((size_t)nf * nc * nr * H * D * sizeof *o);
         size_t *rows = malloc(nr * sizeof *rows);
         if (!q || !k || !v || !kr || !vr || !ref_t || !ref_r || !o || !rows) drift_die("out of memory");
         fill(q, L * H * D, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1), fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
@@ -177,25 +187,28 @@ int main(int argc, char **argv)
         if (rc) drift_die("the attention reference failed (out of memory or precision)");
         /* kernels on the checked rows */
         DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
-        for (size_t t = 0; t < (size_t)nf * (size_t)nk * nr; t++) {
-            size_t r = t % nr, kk = (t / nr) % (size_t)nk, f = t / nr / (size_t)nk;
+        for (size_t t = 0; t < (size_t)nf * nc * nr; t++) {
+            size_t r = t % nr, kk = (t / nr) % nc, f = t / nr / nc;
             drift_attn_opts_t ao = drift_attn_opts((int)heads, (int)kv_heads, (int)dim, cli.formats[f]);
-            ao.kernel = kern[kk];
+            ao.kernel = kern[kk < (size_t)nk ? kk : (size_t)k_std];
+            if (kk == (size_t)nk) ao.qk.out = DRIFT_FP32; /* the control */
             ao.pv.out = DRIFT_FP32;
-            rc |= drift_dispatch_attention(&o[((f * (size_t)nk + kk) * nr + r) * H * D], &q[rows[r] * H * D], 1, rows[r], &kv, NULL, &ao,
+            rc |= drift_dispatch_attention(&o[((f * nc + kk) * nr + r) * H * D], &q[rows[r] * H * D], 1, rows[r], &kv, NULL, &ao,
                                   NULL, 0) != 0;
         }
         if (rc) drift_die("an attention kernel failed");
         for (int f = 0; f < nf; f++)
-            for (int kk = 0; kk < nk; kk++) {
-                const double *oo = &o[((size_t)f * (size_t)nk + (size_t)kk) * nr * H * D], *rr = &ref_r[(size_t)f * nr * H * D];
+            for (int kk = 0; kk <= nk; kk++) {
+                const double *oo = &o[((size_t)f * nc + (size_t)kk) * nr * H * D], *rr = &ref_r[(size_t)f * nr * H * D];
                 double e2r = 0, e2t = 0, n2r = 0, n2t = 0, mx = 0;
                 for (size_t j = 0; j < nr * H * D; j++) {
                     e2r += (oo[j] - rr[j]) * (oo[j] - rr[j]), n2r += rr[j] * rr[j];
                     e2t += (oo[j] - ref_t[j]) * (oo[j] - ref_t[j]), n2t += ref_t[j] * ref_t[j];
                     mx = fmax(mx, fabs(oo[j] - rr[j]));
                 }
-                E[((size_t)li * (size_t)nf + (size_t)f) * (size_t)nk + (size_t)kk] = (drift_attn_err_t){sqrt(e2r / n2r), sqrt(e2t / n2t), mx};
+                const drift_attn_err_t e = {sqrt(e2r / n2r), sqrt(e2t / n2t), mx};
+                if (kk < nk) E[((size_t)li * (size_t)nf + (size_t)f) * (size_t)nk + (size_t)kk] = e;
+                else Ec[(size_t)li * (size_t)nf + (size_t)f] = e;
             }
         drift_kv_free(&kv);
         free(q), free(k), free(v), free(kr), free(vr), free(ref_t), free(ref_r), free(o), free(rows);
@@ -266,8 +279,8 @@ int main(int argc, char **argv)
 
     const drift_attention_lab_t lab = {&cli, H, G, D, R, n, P, splits, ssize, nf, nL, nk, Ls.v, kern,
                                        (const char(*)[DRIFT_ATTN_SPEC_MAX])kname, (const char(*)[16])kfam, kbc, k_std, k_f64,
-                                       E, pad_diff, pad_max, dec_diff, dec_max};
+                                       E, Ec, pad_diff, pad_max, dec_diff, dec_max};
     drift_attention_write(&lab); /* lib/run/attention_drift_report.c */
-    free(E), free(pad_diff), free(dec_diff), free(pad_max), free(dec_max), free(q), free(k), free(v), free(kp), free(vp), free(mask);
+    free(E), free(Ec), free(pad_diff), free(dec_diff), free(pad_max), free(dec_max), free(q), free(k), free(v), free(kp), free(vp), free(mask);
     return 0;
 }

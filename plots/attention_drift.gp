@@ -4,13 +4,18 @@
 #
 # Writes outdir/attention_drift_error.{png,svg}: the output's relative error against the exact
 # attention of the same rounded inputs, against the sequence length L, one panel per input
-# format, one line per kernel (standard, flash per key tile Bc, split-KV); and
+# format, one line per kernel (standard, flash per key tile Bc, split-KV) and the control
+# (standard with its scores stored in fp32, dashed; from attention_drift_control.csv); and
 # outdir/attention_drift_ratio.{png,svg}: flash's error over standard's against Bc, per format
 # (colour) and L (point), with the ratio 1 and Golden et al.'s ~10 (bf16) drawn as references.
 
 load 'plots/common.gp'
 
 main = datadir.'/attention_drift.csv'
+ctl = datadir.'/attention_drift_control.csv'
+# runs made before the control was measured have no control file: their figure goes without it
+has_ctl = int(system(sprintf("test -f '%s' && echo 1 || echo 0", ctl)))
+ctl = has_ctl ? ctl : main  # a file gnuplot can open even where the loop below draws nothing
 col_values(file, name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"%s\") c = i; next } !seen[$c]++ { print $c }' | paste -sd' ' -", file, name))
 fmts = col_values(main, 'format')
 kerns = col_values(main, 'kernel_key')
@@ -34,6 +39,11 @@ L_hi = STATS_max
 stats main using 'relerr_round' nooutput
 y_lo = STATS_min
 y_hi = STATS_max
+if (has_ctl) {
+    stats ctl using 'relerr_round' nooutput
+    y_lo = STATS_min < y_lo ? STATS_min : y_lo
+    y_hi = STATS_max > y_hi ? STATS_max : y_hi
+}
 set logscale x 2
 set logscale y
 set format y '10^{%L}'
@@ -56,7 +66,9 @@ do for [t = 1:2] {
         # flash and split-KV curves nearly coincide: drawn from widest (first) to thinnest, so
         # each stays visible as a band around the next
         plot for [k = 1:nk] main using 'L':(sel(word(fmts, f), word(kerns, k)) ? column('relerr_round') : NaN) \
-             with linespoints lc rgb kcol(k) pt 7 ps 0.8 lw (k == 1 ? 2 : 1 + 1.2 * (nk - k)) title word(kerns, k)
+             with linespoints lc rgb kcol(k) pt 7 ps 0.8 lw (k == 1 ? 2 : 1 + 1.2 * (nk - k)) title word(kerns, k), \
+             for [c = 1:has_ctl] ctl using 'L':(strcol('format') eq word(fmts, f) ? column('relerr_round') : NaN) \
+             with linespoints lc rgb '#000000' dt 2 pt 6 ps 1.1 lw 2 title 'control: fp32 scores'
     }
     unset multiplot
 }

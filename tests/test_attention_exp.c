@@ -4,6 +4,7 @@
  * where attention.h says they must (derivations next to each case). Law 4 across thread
  * counts is tests/test_reproducible.c's, which runs every registered experiment. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,4 +135,80 @@ Test(attention_exp, quick_runs_write_their_files_and_the_bitwise_facts_hold)
     cr_assert(row_has(t, "fp16,naive,8,8,0,"), "fp16 naive at 8: finite");
     cr_assert(row_has(t, "fp16,safe,12,12,0,"), "fp16 safe at 12: finite");
     free(t);
+}
+
+/* Field i (0-based) of the first row of CSV text that starts with the cells `prefix`, into out
+ * (the fields asked for come before the quoted kernel column, so a comma ends each). */
+static int field(char *out, size_t size, const char *text, const char *prefix, int i)
+{
+    char want[256];
+    snprintf(want, sizeof want, "\n%s", prefix);
+    const char *p = strstr(text, want);
+    if (!p) return 0;
+    p++;
+    for (int k = 0; k < i; k++) {
+        p = strpbrk(p, ",\n");
+        if (!p || *p == '\n') return 0;
+        p++;
+    }
+    size_t n = strcspn(p, ",\n");
+    if (n >= size) return 0;
+    memcpy(out, p, n), out[n] = 0;
+    return 1;
+}
+
+/* The control (standard with its scores stored in fp32). With fp32 inputs standard's score
+ * S_j = round_fp32(q.k_j) rounds a dot product accumulated in fp32, already an fp32 number, so
+ * the control computes standard's bits on the same rows against the same reference: the same
+ * three errors, as text, and a ratio of exactly 1. flash_to_control_* is flash's relerr_round
+ * over the control's: recomputed here from the two files' printed values (7 significant
+ * digits each, the ratio printed with 6), so it agrees to within 1e-5 relative. */
+Test(attention_exp, the_control_is_standard_in_fp32_and_its_ratios_follow_from_the_errors)
+{
+    cr_assert_eq(sh("%s/attention_drift --L 24,40 --bc 8,16 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 "
+                    "--formats fp32,bf16 --quiet --out %s/c", DRIFT_BIN_DIR, dir), 0);
+    char p[256];
+    snprintf(p, sizeof p, "%s/c/attention_drift.csv", dir);
+    char *m = slurp(p);
+    snprintf(p, sizeof p, "%s/c/attention_drift_control.csv", dir);
+    char *c = slurp(p);
+    cr_assert(strstr(c, "\nformat,L,rows_checked,relerr_round,relerr_true,max_abs_err_round,ratio_to_standard,flash_to_control_min,flash_to_control_max\n"));
+    const char *Ls[] = {"24", "40"}, *fmts[] = {"fp32", "bf16"};
+    int rows = 0;
+    for (const char *q = strchr(c, '\n'); q && q[1]; q = strchr(q + 1, '\n')) rows += q[1] != '#';
+    cr_assert_eq(rows, 1 + 2 * 2, "a header and one row per (format, L)");
+    for (int f = 0; f < 2; f++)
+        for (int l = 0; l < 2; l++) {
+            char sp[64], cp[64], a[64], b[64];
+            snprintf(sp, sizeof sp, "%s,standard,standard,0,%s,", fmts[f], Ls[l]);
+            snprintf(cp, sizeof cp, "%s,%s,", fmts[f], Ls[l]);
+            cr_assert(field(a, sizeof a, c, cp, 2) && !strcmp(a, "2"), "%s: rows_checked", cp);
+            for (int k = 0; k < 3; k++) { /* relerr_round, relerr_true, max_abs_err_round */
+                cr_assert(field(a, sizeof a, m, sp, 6 + k) && field(b, sizeof b, c, cp, 3 + k), "%s", cp);
+                if (f == 0) cr_assert_str_eq(b, a, "fp32 L=%s: the control's column %d is standard's", Ls[l], k);
+            }
+            cr_assert(field(a, sizeof a, c, cp, 6));
+            if (f == 0) cr_assert_str_eq(a, "1", "fp32: control / standard");
+            cr_assert(field(a, sizeof a, c, cp, 3));
+            double ctl = strtod(a, NULL), lo = INFINITY, hi = 0;
+            for (int bc = 8; bc <= 16; bc *= 2) {
+                char fp[64];
+                snprintf(fp, sizeof fp, "%s,flash:64x%d,flash,%d,%s,", fmts[f], bc, bc, Ls[l]);
+                cr_assert(field(a, sizeof a, m, fp, 6), "%s", fp);
+                double r = strtod(a, NULL) / ctl;
+                lo = r < lo ? r : lo, hi = r > hi ? r : hi;
+            }
+            cr_assert(field(a, sizeof a, c, cp, 7) && field(b, sizeof b, c, cp, 8));
+            cr_assert(fabs(strtod(a, NULL) / lo - 1) < 1e-5 && fabs(strtod(b, NULL) / hi - 1) < 1e-5, "%s: flash / control %s %s vs %g %g",
+                      cp, a, b, lo, hi);
+        }
+    free(m), free(c);
+    /* the takeaway names the control in the formats where it is not standard, fp32 not among them */
+    snprintf(p, sizeof p, "%s/c/attention_drift.md", dir);
+    char *md = slurp(p), *b = strstr(md, "- Control, standard with fp32 scores: in bf16 ");
+    cr_assert(b, "the control's bullet");
+    char *e = strchr(b, '\n');
+    *e = 0;
+    cr_assert(strstr(b, ". The score rounding is ") && !strstr(b, "in fp32"), "%s", b);
+    free(md);
 }

@@ -1,7 +1,7 @@
 /* attention_drift_lab.h — what one run of the attention_drift experiment knows once its
  * kernels have run: the kernels, the error of each per (length, format), and the padding and
- * prefill-vs-decode differences; and its declared output (three CSV tables, the fragment's
- * two tables and takeaway, stdout). */
+ * prefill-vs-decode differences, and the control's errors; and its declared output (four CSV
+ * tables, the fragment's three tables and takeaway, stdout). */
 #ifndef DRIFT_ATTENTION_DRIFT_LAB_H
 #define DRIFT_ATTENTION_DRIFT_LAB_H
 
@@ -28,6 +28,7 @@ typedef struct {
     const long *kbc;               /* the key tile per kernel (0: standard) */
     int k_std, k_f64;              /* standard's index, flash:64,64's (-1: not swept) */
     const drift_attn_err_t *E;     /* [(li * nf + f) * nk + k] */
+    const drift_attn_err_t *Ec;    /* [li * nf + f]: the control, standard with fp32 scores */
     const long *pad_diff;          /* [(f * nk + k) * 2 + right]: outputs that differ */
     const double *pad_max;         /* the same, largest |difference| */
     const long *dec_diff;          /* [f * nk + k]: query rows whose decode differs from prefill */
