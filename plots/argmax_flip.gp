@@ -16,7 +16,9 @@
 #   outdir/argmax_flip_gaps      realistic heads: fraction of rows whose exact top-2 gap is below
 #                                x, per K, with the critical gaps D_0.1% at the largest K marked
 #                                (solid: default kernels; dashed: tensor cores, logits in the
-#                                format). Rows below the lowest drawn fraction are off the plot.
+#                                format; a line another lies on is drawn wide under it); the
+#                                bins below the smallest gap (fraction exactly 0) are open
+#                                markers on the floor, one row per K.
 # Formats, kernels and K values missing from the data are simply not drawn.
 
 load 'plots/common.gp'
@@ -135,39 +137,79 @@ do for [i = 1:4] {
 }
 gsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'below_lo' && column('cum_fraction') > 0) ? 1 : NaN
 kcol = "#2ca02c #9467bd #8c564b"
+klight = "#a6dba0 #cab2d6 #d9b38c"
+# The critical-gap lines, in drawing order (default then engine per format): a line that a
+# later one lies on (within NEAR, a few pixels on this axis: in the committed data fp16's
+# under tf32's default-kernel line) would vanish under it, so it is drawn wider, as a band
+# around the later line, and its key entry names the line on top.
+NEAR = 1.06
+array DX[7]
+array DF[7]
+array DS[7]
+do for [i = 1:4] {
+    DX[2 * i - 1] = Dd[i]
+    DF[2 * i - 1] = word(formats, i).', default kernel (fp32 logits)'
+    DS[2 * i - 1] = word(formats, i).' default'
+    if (i < 4) {
+        DX[2 * i] = De[i]
+        DF[2 * i] = word(formats, i).(i < 3 ? ', logits stored in '.word(formats, i) : ', tensor cores')
+        DS[2 * i] = word(formats, i).(i < 3 ? ' stored logits' : ' tensor cores')
+    }
+}
+array DLW[7]
+array DON[7]
+do for [m = 1:7] {
+    DLW[m] = 1.5
+    DON[m] = ''
+    if (DX[m] == DX[m]) {
+        nabove = 0
+        do for [q = m + 1:7] {
+            if (DX[q] == DX[q] && DX[q] < DX[m] * NEAR && DX[q] > DX[m] / NEAR) {
+                nabove = nabove + 1
+                DON[m] = DON[m].(DON[m] eq '' ? '' : ', ').DS[q]
+            }
+        }
+        DLW[m] = 1.5 + 3.0 * nabove
+    }
+}
+dt_of(m) = m % 2 == 1 ? 1 : 2
+dcolor(m) = color((m + 1) / 2)
+dtitle(m) = 'D_{0.1%}, '.DF[m].(DON[m] eq '' ? '' : ' (wide, under '.DON[m].')')
+# The cumulative fraction is exactly 0 below the smallest gap: a log axis cannot show it, so
+# those bins are open markers on the floor, one row per K (none hides another). The K curves
+# meet over much of the range: each K is drawn wider and lighter than the next.
+FLOOR = 1.5e-4
+floor_y(j) = FLOOR * 1.35**(j - 1)
+zsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'below_lo' && column('cum_fraction') == 0) ? 1 : NaN
 #@ argmax_flip_gaps alt: Cumulative top-2 gaps of realistic heads, with critical gaps as vertical lines
-#@ argmax_flip_gaps look: where each line crosses the curve: the rows at risk
+#@ argmax_flip_gaps look: where each line meets the curve (or floor): rows at risk
 #@ argmax_flip_gaps caption: Lines are the kernels' D_0.1%.
 do for [term = 1:2] {
-    eval out(term, 'argmax_flip_gaps', 1300, 650)
-    set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs); vertical lines: critical gaps D_{0.1%%} at K = %d", kf, Kmax) font ',12'
+    eval out(term, 'argmax_flip_gaps', 1300, 700)
+    set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs); vertical lines: critical gaps D_{0.1%%} at K = %d\ncoincident lines and curves drawn wide under thin; open markers on the floor: no row has a smaller gap", kf, Kmax) font ',12'
     set logscale xy 10
     set format y '10^{%L}'
     set xrange [5e-6:10]
     set yrange [1e-4:1.5]
     set xlabel "exact top-1 minus top-2 gap / logit scale s (log scale)"
     set ylabel "fraction of rows with a smaller gap (log scale)"
-    set key outside right top box font ',9'
+    set key outside right top box font ',10'
     unset arrow
     unset label
-    # The default kernels' lines sit together (the input format hardly matters there): one label
-    # for them; the kernels that store logits in the format get one each.
-    dmin = 1e300
-    do for [i = 1:4] {
-        if (Dd[i] == Dd[i]) {
-            set arrow from Dd[i], graph 0 to Dd[i], graph 1 nohead lw 1.5 lc rgb color(i)
-            if (Dd[i] < dmin) { dmin = Dd[i] }
-        }
-        if (i < 4 && De[i] == De[i]) {
-            set arrow from De[i], graph 0 to De[i], graph 1 nohead lw 1.5 dt 2 lc rgb color(i)
+    do for [m = 1:7] {
+        if (DX[m] == DX[m]) {
+            set arrow from DX[m], graph 0 to DX[m], graph 1 nohead lw DLW[m] dt dt_of(m) lc rgb dcolor(m)
         }
     }
     plot for [j = 1:nK] gaps using (gsel(word(Klist, j) + 0, kf) * column('rel_hi')):'cum_fraction' \
-             with linespoints lw 2 pt 7 ps 0.6 lc rgb word(kcol, (j - 1) % 3 + 1) title sprintf("K = %s", word(Klist, j)), \
-         for [i = 1:4] (Dd[i] == Dd[i] ? 1e9 : NaN) with lines lw 1.5 lc rgb color(i) \
-             title sprintf("D_{0.1%%}, %s, default kernel (fp32 logits)", word(formats, i)), \
-         for [i = 1:3] (De[i] == De[i] ? 1e9 : NaN) with lines lw 1.5 dt 2 lc rgb color(i) \
-             title sprintf("D_{0.1%%}, %s", word(formats, i).(i < 3 ? ', logits stored in '.word(formats, i) : ', tensor cores'))
+             with lines lw 2 + 4 * (nK - j) lc rgb (j < nK ? word(klight, (j - 1) % 3 + 1) : word(kcol, (j - 1) % 3 + 1)) \
+             title sprintf("K = %s", word(Klist, j)).(j < nK ? ' (wide, under the next K)' : ''), \
+         for [j = 1:nK] gaps using (gsel(word(Klist, j) + 0, kf) * column('rel_hi')):'cum_fraction' \
+             with points pt (j < nK ? 6 : 7) ps 0.6 + 0.5 * (nK - j) lc rgb word(kcol, (j - 1) % 3 + 1) notitle, \
+         1e9 with points pt 8 ps 0.9 lc rgb '#555555' title 'no row below this gap (on the floor, a row per K)', \
+         for [j = 1:nK] gaps using (zsel(word(Klist, j) + 0, kf) * column('rel_hi')):(floor_y(j)) \
+             with points pt 8 ps 0.9 lc rgb word(kcol, (j - 1) % 3 + 1) notitle, \
+         for [m = 1:7] (DX[m] == DX[m] ? 1e9 : NaN) with lines lw DLW[m] dt dt_of(m) lc rgb dcolor(m) title dtitle(m)
     unset arrow
     unset label
     unset logscale y

@@ -11,7 +11,9 @@
 #   outdir/sum_order_dists   rows = settings, columns = input distributions: relative error of
 #                            every order against n; one y range per column, one shared key.
 #   outdir/sum_order_perms   one panel per setting: histogram of the results of one normal
-#                            vector (n = 1000) summed in R random orders, in ulps.
+#                            vector (n = 1000) summed in R random orders, in ulps; at most
+#                            three settings a figure (2 x 2, key in the free cell), the rest in
+#                            sum_order_perms_more (one row when it holds one or two).
 # A log axis cannot show 0 or inf: an error of exactly 0 is drawn as an open triangle on the
 # floor of the panel, an overflow (inf or NaN result) as a cross on its ceiling.
 # Orders and settings are read from the CSV metadata, so a run with --orders/--formats plots
@@ -161,7 +163,11 @@ unset logscale
 set format x '%g'
 set format y '%g'
 pickcr(s, c, want) = (strcol('dist') eq 'normal' && strcol('setting') eq s && column('cr') == want) ? column(c) : NaN
-npp = (nset + 2) / 3   # three settings a figure (2 x 2 with the key in the fourth cell)
+# at most three settings a figure, spread evenly over the figures (five: 3 + 2). Two panels
+# in a 2 x 2 grid leave its lower half empty, so a figure of one or two settings is one row
+# (half the height) with the key under it
+npp = (nset + 2) / 3
+per = (nset + npp - 1) / npp
 #@ sum_order_perms alt: Histograms of one vector's sums over random orders, in ulps from exact
 #@ sum_order_perms look: each histogram's width
 #@ sum_order_perms caption: Green: the correctly rounded sum.
@@ -169,20 +175,27 @@ npp = (nset + 2) / 3   # three settings a figure (2 x 2 with the key in the four
 #@ sum_order_perms_more look: the fp16 accumulator's wider spread
 #@ sum_order_perms_more caption: Green: the correctly rounded sum.
 do for [part = 1:npp] {
+    sfirst = per * (part - 1) + 1
+    slast = per * part < nset ? per * part : nset
+    k = slast - sfirst + 1
 do for [t = 1:2] {
-    eval out(t, 'sum_order_perms'.(part == 1 ? '' : '_more'), 1300, 800)
-    set multiplot layout 2, 2 title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'
+    eval out(t, 'sum_order_perms'.(part == 1 ? '' : '_more'), 1300, k > 2 ? 800 : 470)
     set style fill solid 0.8 border -1
     set boxwidth 0.8
     set xlabel 'result - exact (ulps of the accumulator)'
     set ylabel 'orders giving this result'
     set yrange [0:*]
     set key default
-    set key at screen 0.83, 0.3 center center font ',11' box title ''   # in the free cell, off the bars
+    if (k > 2) {
+        set multiplot layout 2, 2 title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'
+        set key at screen 0.83, 0.3 center center font ',11' box title ''   # in the free cell, off the bars
+    } else {
+        set multiplot layout 1, k margins 0.07, 0.97, 0.24, 0.82 spacing 0.08 title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'
+        set key at screen 0.5, 0.05 center center horizontal font ',11' box title ''   # under the panels, off the bars
+    }
     set autoscale x
-    set offsets 1.5, 1.5, graph 0.25, 0 # a single bar must not fill the panel; room for the key above the bars
-    slast = 3 * part < nset ? 3 * part : nset
-    do for [s = 3 * part - 2:slast] {
+    set offsets 1.5, 1.5, graph 0.25, 0 # a single bar must not fill the panel; room above the bars
+    do for [s = sfirst:slast] {
         set title word(settings, s) font ',12'
         plot perms using (pickcr(word(settings, s), 'ulps', 0)):'count' with boxes lc rgb '#1f77b4' title 'other results', \
              perms using (pickcr(word(settings, s), 'ulps', 1)):'count' with boxes lc rgb '#2ca02c' title 'correctly rounded'
