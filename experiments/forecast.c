@@ -548,8 +548,7 @@ int main(int argc, char **argv)
             drift_row(&out, T_MD_TIES, DRIFT_TXT(ep), DRIFT_TXT(rate), DRIFT_TXT(pr_s), DRIFT_TXT(ws));
             if (e >= 0) for (int c = 0; c < DRIFT_TIE_NCAUSE; c++) why_all[c] += why[c];
             size_t at = strlen(tie_text);
-            snprintf(tie_text + at, sizeof tie_text - at, "%s%s: %ld/%d parted, %.2g forecast", e < 0 ? "" : "; ",
-                     e < 0 ? "plain greedy" : ep, k, PT, pred);
+            snprintf(tie_text + at, sizeof tie_text - at, "%s%g: %ld parted, %.2g forecast", e < 0 ? "" : "; ", eps, k, pred);
         }
         drift_md_end(&out, T_MD_TIES);
     }
@@ -583,7 +582,7 @@ int main(int argc, char **argv)
         drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a tie of A's bf16 logits (risk pi/2 whatever the law); they forecast %.2g partings and %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
-        drift_md_text(&out, "- The tie-breaker (llama.cpp's two builds, %d prompts): %s. A tie rule moves the boundary from 0 to EPS: of the %ld partings under it, %ld had the two gaps on either side of EPS, %ld another top two inside EPS (a third token), %ld a gap carried beyond EPS.\n",
+        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts; EPS 0 is plain greedy), by EPS: %s. It moves the boundary from 0 to EPS: of its %ld partings %ld had the gaps on either side of EPS, %ld another top two inside EPS, %ld a gap carried beyond EPS.\n",
                       PT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);

@@ -217,7 +217,7 @@ static void errlaw_words(char *buf, size_t size, const char *winner)
             if (winner[b] != CODE[w]) continue;
             int e = b;
             while (e + 1 < NBIN && winner[e + 1] == CODE[w]) e++;
-            at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s%s |logit| in [2^%d, 2^%d)", first ? (at ? "; " : "") : ",",
+            at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s%s at [2^%d, 2^%d)", first ? (at ? "; " : "") : ",",
                                    first ? NAME[w] : "", BIN_LO + b, BIN_LO + e + 1);
             first = 0, b = e;
         }
@@ -451,7 +451,7 @@ int main(int argc, char **argv)
     drift_md_text(&out, "**Takeaway.**\n\n");
     drift_md_text(&out, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density near 0: %.3g per logit unit) and %.3g below 0.01.\n",
             NP, median, (double)below[1] / (double)NP, dens0, (double)below[0] / (double)NP);
-    drift_md_text(&out, "- Per configuration, sigma, then the flips predicted by Phi / by the law convolved with the output grid, against those observed:");
+    drift_md_text(&out, "- sigma, and flips predicted by Phi / by the law convolved with the output grid against observed:");
     for (int c = 0; c < NCONF; c++)
         drift_md_text(&out, "%s %s %.3g, %.3g / %.3g against %ld", c ? ";" : "", CONFS[c].name, sig[c], pg[c], pc[c], obs[c]);
     drift_md_text(&out, " (of %zu positions).\n", NP);
@@ -465,13 +465,13 @@ int main(int argc, char **argv)
     }
     if (wc >= 0)
         drift_md_text(&out, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
-    drift_md_text(&out, "- Error law against the exact logits (data/real_gaps_errlaw.csv), gauss (accumulation noise) against conv (that noise, then rounding to the stored grid, spacing q), per binade of the exact logit, each of the %d texts held out in turn (decided where every fold agrees and the held-out log-likelihood ratio and the power reach log 20): ", R);
+    drift_md_text(&out, "- Error law (data/real_gaps_errlaw.csv): gauss (accumulation noise) against conv (noise, then rounding to the stored grid), per binade of the exact logit, each of the %d texts held out: ", R);
     char tails[256] = "";
     double tail_lo = NAN, spread = 1, span = INFINITY; /* the largest sigma_max / sigma_min of a configuration; the
                                                           smallest ratio of its top and bottom binades */
     for (int c = 0, first = 1; c < NCONF; c++) {
         if (!isfinite(lsum[c].sg_min)) continue;
-        drift_md_text(&out, "%s%s %s, sigma %.2g-%.2g, power at most %.2g", first ? "" : "; ", CONFS[c].name, law_words[c], lsum[c].sg_min,
+        drift_md_text(&out, "%s%s %s, sigma %.2g-%.2g, power up to %.2g", first ? "" : "; ", CONFS[c].name, law_words[c], lsum[c].sg_min,
                       lsum[c].sg_max, lsum[c].max_power);
         first = 0;
         if (lsum[c].sg_max / lsum[c].sg_min > spread) spread = lsum[c].sg_max / lsum[c].sg_min;
@@ -485,15 +485,14 @@ int main(int argc, char **argv)
     /* an error relative to the logit would scale sigma with the binade (by span from the lowest
      * to the highest); flat noise would not move it: the verdict takes the geometric middle */
     if (isfinite(span))
-        drift_md_text(&out, ". Over binades %g apart, each configuration's sigma varies by at most %.2gx (an error relative to the logit would vary %gx)%s; the two laws coincide where q is far below it.",
+        drift_md_text(&out, ". Over binades %g apart sigma varies at most %.2gx (a relative error: %gx)%s.",
                       span, spread, span, span > 1 && spread < sqrt(span) ? ": the noise does not follow the logit's size" : "");
     if (tails[0])
-        drift_md_text(&out, " At [%g, %g) the held-out ratio conv - gauss (%s) goes beyond what the power allows: the errors' tails differ from both laws.", tail_lo, 2 * tail_lo, tails);
+        drift_md_text(&out, " At [%g, %g) the held-out ratio conv - gauss (%s) exceeds the power: the tails differ from both laws.", tail_lo, 2 * tail_lo, tails);
     drift_md_text(&out, "\n");
-    drift_md_text(&out, "- By position (thirds of the generated tokens, data/real_gaps_errpos.csv), the rms gap error: ");
+    drift_md_text(&out, "- rms gap error by third of the generated tokens (data/real_gaps_errpos.csv): ");
     for (int c = 0; c < NCONF; c++) drift_md_text(&out, "%s%s %s", c ? "; " : "", CONFS[c].name, pos_words[c]);
-    drift_md_text(&out, ".\n");
-    drift_md_text(&out, "- Only the positions whose gap is within a few sigma of 0 can flip.\n\n");
+    drift_md_text(&out, ".\n\n");
     drift_out_commit(&out);
     for (int s = 0; s < R; s++) free(tx[s].tok);
     free(tx), free(ex), free(lg), free(gap), free(top), free(sorted), free(t1), free(t2), free(egap), free(flip), free(sidx), free(ks), free(stext), free(sval), free(serr);
