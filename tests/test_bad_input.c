@@ -75,6 +75,11 @@ static const bad_t CASES[] = {
     {"sampling_flip", "--rows 0x10", "--rows"},
     {"formats", "--samples -1", "--samples"},
     {"formats", "--values 1,,2", "--values"},
+    /* refused after the option check, where a missing --out is already made and locked: what
+     * was made for it is gone again (D as it was) */
+    {"sum_order", "--orders tc:h100 --out D/new/sub", "--orders"},
+    {"formats", "--values 0.5,0x1p-1 --out D/new", "--values"},
+    {"argmax_flip", "--K 16 --out D/new/a/b/", "--K"},
     /* options an experiment does not take are refused, never ignored (the spec says
      * so, default_formats NULL or no_orders, and the parser refuses) */
     {"layer_drift", "--formats bf16", "--formats"},
