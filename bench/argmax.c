@@ -30,6 +30,7 @@
 #include "lmhead.h"
 #include "philox.h"
 #include "policy.h"
+#include "cli.h"
 
 enum { V = 32000 }; /* the experiment's vocabulary */
 static const drift_format_t FMTS[] = {DRIFT_BF16, DRIFT_FP16, DRIFT_TF32, DRIFT_FP32};
@@ -65,6 +66,7 @@ static int same(const drift_lmhead_result_t *a, const drift_lmhead_result_t *b)
 
 int main(int argc, char **argv)
 {
+    drift_set_program("bench_argmax"); /* its stdout, the benchmark's result, is checked at exit */
 #ifdef _OPENMP
     omp_set_num_threads(1); /* thread CPU time measures the one thread that works */
 #endif

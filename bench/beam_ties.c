@@ -27,6 +27,7 @@
 #include "tokenizer.h"
 
 #include "bench_util.h"
+#include "cli.h"
 
 static void die(const char *msg, const char *detail)
 {
@@ -58,6 +59,7 @@ static void search(drift_beam_t *out, drift_model_t *m, const int *p, int np, in
 
 int main(int argc, char **argv)
 {
+    drift_set_program("bench_beam_ties"); /* its stdout, the benchmark's result, is checked at exit */
     omp_set_num_threads(1);
     const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     const char *pf_path = DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt";

@@ -15,6 +15,7 @@
 #include "bench_util.h"
 #include "ggml_quant.h"
 #include "philox.h"
+#include "cli.h"
 
 #define CHUNK ((size_t)1 << 20)
 
@@ -59,6 +60,7 @@ static double run(float *y, const uint8_t *b, uint32_t t, size_t n)
 
 int main(int argc, char **argv)
 {
+    drift_set_program("bench_ggml_dequant"); /* its stdout, the benchmark's result, is checked at exit */
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
     if (rounds < 1 || rounds > 1000) {
         fprintf(stderr, "usage: bench_ggml_dequant [ROUNDS 1..1000]\n");

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "cli.h"
 
 static double wall_now(void)
 {
@@ -60,6 +61,7 @@ static int run(const char *exe, const char *profile, const char *dir, int thread
 
 int main(int argc, char **argv)
 {
+    drift_set_program("bench_threads"); /* its stdout, the benchmark's result, is checked at exit */
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
     const char *name = argc > 2 ? argv[2] : "matmul_drift";
     const char *profile = argc > 3 ? argv[3] : "quick";

@@ -13,11 +13,13 @@
 #include "drift.h"
 #include "gguf.h"
 #include "tokenizer.h"
+#include "cli.h"
 
 enum { REPS = 20, TEXT = 10240 };
 
 int main(int argc, char **argv)
 {
+    drift_set_program("bench_tokenizer"); /* its stdout, the benchmark's result, is checked at exit */
     const char *path = argc > 1 ? argv[1] : DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     drift_gguf_t g;
     char err[256];

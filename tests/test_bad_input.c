@@ -372,6 +372,11 @@ Test(bad_input, full_stdout_is_an_error, .init = setup, .fini = teardown, .timeo
     cr_expect_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, dir), 0);
     snprintf(cmd, sizeof cmd, "{ '%s/drift-manifest' check '%s' formats >/dev/full; }", BIN, dir);
     cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "nothing written, nothing failed: %s", err);
+    /* a benchmark's result is its stdout: lost to a full device, it said nothing and exited 0 */
+    snprintf(cmd, sizeof cmd, "{ '%s/bench_exact_dot' 1 >/dev/full </dev/null; }", BIN);
+    st = run_capture(cmd, NULL, 0, err, sizeof err);
+    cr_expect_eq(st, 2, "bench_exact_dot: exit %d: %s", st, err);
+    cr_expect(strstr(err, "bench_exact_dot: cannot write to stdout") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
 }
 
 /* OMP_NUM_THREADS is read by libgomp, not by the option parser: 100000 crashed every program
