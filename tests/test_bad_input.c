@@ -379,6 +379,28 @@ Test(bad_input, full_stdout_is_an_error, .init = setup, .fini = teardown, .timeo
     cr_expect(strstr(err, "bench_exact_dot: cannot write to stdout") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
 }
 
+/* An allocation that fails names what it was for, how large, and the options that size it (a
+ * bare "out of memory" left the user to guess); the fresh --out it would have written is gone.
+ * The address-space limit makes the 1.0 GB head fail: 100000 x 1280 doubles is 1.024e9 bytes
+ * against 900 MB. Sanitizers reserve terabytes of shadow space, so under them it is skipped. */
+Test(bad_input, out_of_memory_names_the_size, .init = setup, .fini = teardown, .timeout = 60)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    cr_skip_test("an address-space limit and a sanitizer's shadow memory do not mix");
+#endif
+    char cmd[1024], err[4096];
+    static char before[16384], after[16384];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ulimit -v 900000 && '%s/kv_cache' --profile quick --quiet --vocab 100000 --dim 128 --heads 10 "
+             "--kv-heads 2 --out new </dev/null", dir, BIN);
+    snapshot(before, sizeof before);
+    int st = run_capture(cmd, NULL, 0, err, sizeof err);
+    snapshot(after, sizeof after);
+    cr_expect_eq(st, 2, "exit %d: %s", st, err);
+    cr_expect(strstr(err, "100000 x 1280") && strstr(err, "--vocab") && strstr(err, "1.0 GB"), "%s", err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+    cr_expect_str_eq(after, before, "the output directory changed");
+}
+
 /* OMP_NUM_THREADS is read by libgomp, not by the option parser: 100000 crashed every program
  * at its first parallel loop (a segfault), and 0, -1 and abc ran under another thread count
  * than the one set. Every program refuses each with exit 2, its last line on stderr naming
