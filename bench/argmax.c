@@ -30,6 +30,7 @@
 #include "lmhead.h"
 #include "philox.h"
 #include "policy.h"
+#include "cli.h"
 
 enum { V = 32000 }; /* the experiment's vocabulary */
 static const drift_format_t FMTS[] = {DRIFT_BF16, DRIFT_FP16, DRIFT_TF32, DRIFT_FP32};

@@ -27,6 +27,7 @@
 #include "drift.h"
 #include "format.h"
 #include "philox.h"
+#include "cli.h"
 
 static double cpu_now(void)
 {

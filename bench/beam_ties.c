@@ -27,6 +27,7 @@
 #include "tokenizer.h"
 
 #include "bench_util.h"
+#include "cli.h"
 
 static void die(const char *msg, const char *detail)
 {
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
     nx[1].weights = DRIFT_BF16;
     static const char *const NXN[2] = {"fp32", "bf16"};
     int cap = ck.cfg.seq_len, *p = malloc((size_t)cap * sizeof *p);
-    if (!p) die("out of memory", NULL);
+    if (!p) drift_die_oom((double)cap * sizeof *p, "a prompt of %d tokens (the checkpoint's context)", cap);
     long tot_b[2] = {0, 0}, tot_i[2] = {0, 0}, runs_unstable[2] = {0, 0}, differ_unstable[2] = {0, 0};
     int prompts_tied[2] = {0, 0}, beam_nx_differ = 0, greedy_nx_differ = 0, greedy_ties[2] = {0, 0};
     double t0 = bench_cpu_now();
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
     printf("prompt,prompt_tokens,numerics,ties_boundary,ties_inside,unstable_differs,unstable_runs,greedy_ties,best_vs_greedy_first_diff\n");
     /* one model at a time (SmolLM2's weights in doubles take ~1.6 GB) */
     drift_beam_t *best = calloc(2 * (size_t)N, sizeof *best), *greedy = calloc(2 * (size_t)N, sizeof *greedy);
-    if (!best || !greedy) die("out of memory", NULL);
+    if (!best || !greedy) drift_die_oom(4.0 * N * sizeof *best, "the beams of %d prompts", (int)N);
     for (int k = 0; k < 2; k++) {
         drift_model_t *m;
         if (drift_model_create(&m, &ck, &nx[k], W, err, sizeof err)) die("model", err);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "bench_util.h"
 #include "exact.h"
 #include "philox.h"

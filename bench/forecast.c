@@ -22,6 +22,7 @@
 #include "forecast.h"
 #include "model.h"
 #include "philox.h"
+#include "cli.h"
 
 #define PROMPTS 512
 
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
     double *delta = malloc(nd * sizeof *delta), *gaps = malloc((size_t)T * sizeof *gaps);
     double *tb = malloc((size_t)reps * sizeof(double)), *tf = malloc((size_t)reps * sizeof(double)),
            *tx = malloc((size_t)reps * sizeof(double));
-    if (!delta || !gaps || !tb || !tf || !tx) die("out of memory");
+    if (!delta || !gaps || !tb || !tf || !tx) drift_die_oom((double)nd * sizeof *delta, "%zu steps of deltas (--tokens: fewer)", nd);
     drift_stream_t st;
     drift_stream_init(&st, 1, drift_fnv1a32("bench.forecast"), 0, 0);
     for (size_t i = 0; i < nd; i++) delta[i] = drift_stream_uniform(&st) < 0.5 ? 0 : drift_stream_uniform(&st) - 0.5;

@@ -32,6 +32,7 @@
 #include "checkpoint.h"
 #include "drift.h"
 #include "model.h"
+#include "cli.h"
 
 static double cpu_now(void)
 {

@@ -43,6 +43,7 @@
 #include "gemm.h"
 #include "philox.h"
 #include "tc_model.h"
+#include "cli.h"
 
 static double now(void)
 {
@@ -105,7 +106,7 @@ static void per_architecture(size_t n, int reps)
     double *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B), *C = malloc(n * n * sizeof *C);
     double *A8 = malloc(n * n * sizeof *A8), *B8 = malloc(n * n * sizeof *B8);
     double *ts = malloc((size_t)reps * sizeof *ts), *tt = malloc((size_t)reps * sizeof *tt);
-    if (!A || !B || !C || !A8 || !B8 || !ts || !tt) die("out of memory");
+    if (!A || !B || !C || !A8 || !B8 || !ts || !tt) drift_die_oom(40.0 * n * n, "five %zu x %zu matrices (--sizes: smaller)", n, n);
     drift_stream_t st;
     drift_stream_init(&st, 1, drift_fnv1a32("bench_gemm/arch"), (uint32_t)n, 0);
     for (size_t t = 0; t < n * n; t++) {
@@ -157,7 +158,7 @@ static void emulated_vs_openblas(size_t n, int reps, int threads)
     float *Af = malloc(n * n * sizeof *Af), *Bf = malloc(n * n * sizeof *Bf), *Cf = malloc(n * n * sizeof *Cf);
     emu_samples_t *emu = calloc(3, sizeof *emu);
     double *blas = calloc((size_t)reps, sizeof *blas);
-    if (!A || !B || !C || !Af || !Bf || !Cf || !emu || !blas) die("out of memory");
+    if (!A || !B || !C || !Af || !Bf || !Cf || !emu || !blas) drift_die_oom(36.0 * n * n, "six %zu x %zu matrices (--sizes: smaller)", n, n);
     drift_stream_t st;
     drift_stream_init(&st, 1, drift_fnv1a32("bench_gemm"), (uint32_t)n, 0);
     for (size_t t = 0; t < n * n; t++) {

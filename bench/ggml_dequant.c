@@ -15,6 +15,7 @@
 #include "bench_util.h"
 #include "ggml_quant.h"
 #include "philox.h"
+#include "cli.h"
 
 #define CHUNK ((size_t)1 << 20)
 

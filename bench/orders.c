@@ -14,6 +14,7 @@
 #include "bench_util.h"
 #include "order.h"
 #include "philox.h"
+#include "cli.h"
 
 #define MAXR 64
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "bench_util.h"
 #include "format.h"
 #include "philox.h"

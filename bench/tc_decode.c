@@ -21,6 +21,7 @@
 #include "checkpoint.h"
 #include "drift.h"
 #include "model.h"
+#include "cli.h"
 
 static void die(const char *msg)
 {
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < nbatch; k++) bmax = batch[k] > bmax ? batch[k] : bmax;
     double *L = malloc((size_t)V * (size_t)bmax * sizeof(double));
     double *ts = malloc(3 * (size_t)reps * sizeof(double)), *tn = ts + reps, *to = tn + reps;
-    if (!L || !ts) die("out of memory");
+    if (!L || !ts) drift_die_oom((double)V * bmax * sizeof(double), "the logits of a batch of %d x %d (--batch: smaller)", bmax, V);
     printf("bench_tc_decode: %s, bf16 weights, %d steps, %d reps, 1 thread (thread CPU s per token)\n", path, ntok, reps);
     const char *seq = "bf16/seq/fp32/bf16";
     const char *tcs[] = {"bf16/tc:a100/fp32/bf16", "bf16/tc:h100/fp32/bf16", "fp16/tc:h100/fp32/fp16"};

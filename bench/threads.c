@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "cli.h"
 
 static double wall_now(void)
 {

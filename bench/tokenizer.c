@@ -13,6 +13,7 @@
 #include "drift.h"
 #include "gguf.h"
 #include "tokenizer.h"
+#include "cli.h"
 
 enum { REPS = 20, TEXT = 10240 };
 

@@ -80,8 +80,8 @@ int main(int argc, char **argv)
     /* -- (1) partial sums -- */
     double *part = malloc((size_t)Pmax * N * sizeof(double)), *Y[DRIFT_NALLREDUCE], v[64];
     for (int a = 0; a < DRIFT_NALLREDUCE; a++)
-        if (!(Y[a] = malloc(N * sizeof(double)))) drift_die("out of memory");
-    if (!part) drift_die("out of memory");
+        if (!(Y[a] = malloc(N * sizeof(double)))) drift_die_oom((double)N * sizeof(double), "a result of %zu elements (--elements: fewer)", (size_t)N);
+    if (!part) drift_die_oom((double)Pmax * N * sizeof(double), "%d ranks' partial sums of %zu elements (--ranks-max, --elements: fewer)", (int)Pmax, (size_t)N);
     double worst_err = 0, frac_hi = 0, worst_by[DRIFT_NALLREDUCE] = {0};
     long frac_hi_P = 0;
     for (long P = 2; P <= Pmax; P++) {
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
     const char *recipes[2] = {"fp32/seq/fp32/fp32", "bf16/tc:h100/fp32/bf16"};
     int *ref = malloc((size_t)T * sizeof(int)), *tok = malloc((size_t)T * sizeof(int));
     double *lg = malloc((size_t)ck.cfg.vocab_size * sizeof(double));
-    if (!ref || !tok || !lg) drift_die("out of memory");
+    if (!ref || !tok || !lg) drift_die_oom((double)ck.cfg.vocab_size * sizeof(double) + 2.0 * T * sizeof(int), "a row of %d logits and %d tokens (--tokens: fewer)", ck.cfg.vocab_size, (int)T);
     int moved = 0, runs = 0, first_move = -1, last_move = -1;
     unsigned moved_recipes = 0; /* a bit per recipe whose completion moved */
     char moved_by[256] = "";

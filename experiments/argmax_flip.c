@@ -195,8 +195,10 @@ static void run_planted(drift_aflab_t *L)
     size_t nplant = (size_t)L->nT * (size_t)L->reps;
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
-            if (drift_flipset_alloc(&L->PL[ki][fi], nplant, L->KS[ki][fi].n)) drift_die("out of memory");
-            if (drift_flipset_alloc(&L->TI[ki][fi], (size_t)L->ties, L->KS[ki][fi].n)) drift_die("out of memory");
+            if (drift_flipset_alloc(&L->PL[ki][fi], nplant, L->KS[ki][fi].n))
+                drift_die("out of memory for the records of %zu planted trials x %d kernels (--reps: fewer)", nplant, L->KS[ki][fi].n);
+            if (drift_flipset_alloc(&L->TI[ki][fi], (size_t)L->ties, L->KS[ki][fi].n))
+                drift_die("out of memory for the records of %ld ties x %d kernels (--ties: fewer)", L->ties, L->KS[ki][fi].n);
         }
     L->done = 0, L->total = 0;
     for (int ki = 0; ki < L->nK; ki++) L->total += (nplant + (size_t)L->ties) * L->Ks[ki] / 256 + (size_t)L->rows * L->Ks[ki] / 64;
@@ -241,7 +243,8 @@ static void run_realistic(drift_aflab_t *L)
         double *H = malloc((size_t)L->rows * K * sizeof *H);
         if (!W || !l1 || !l2 || !H) drift_die("out of memory (V x K = %ld x %zu)", L->V, K);
         /* weights (fp32 master, one stream per token) with the l1/l2 bounds the pruning needs */
-        if (drift_gen_head(NULL, W, l1, l2, (size_t)L->V, K, L->cli.seed, drift_fnv1a32(EXP ".W"))) drift_die("out of memory");
+        if (drift_gen_head(NULL, W, l1, l2, (size_t)L->V, K, L->cli.seed, drift_fnv1a32(EXP ".W")))
+            drift_die_oom(4.0 * (double)L->V * K, "generating the %ld x %zu head (--V, --K: smaller)", L->V, K);
         for (long r = 0; r < L->rows; r++) {
             drift_stream_t s;
             drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".realistic"), (uint32_t)K, (uint32_t)r);
@@ -253,24 +256,26 @@ static void run_realistic(drift_aflab_t *L)
         size_t nsplit = K / 256 < DRIFT_LMHEAD_MAXSPLIT ? K / 256 : DRIFT_LMHEAD_MAXSPLIT, split[DRIFT_LMHEAD_MAXSPLIT];
         float *cols = malloc(((size_t)L->V * nsplit + 1) * sizeof *cols);
         double *dl2 = malloc((size_t)L->nF * (size_t)L->V * sizeof *dl2);
-        if (!cols || !dl2) drift_die("out of memory");
+        if (!cols || !dl2) drift_die_oom(4.0 * (double)L->V * nsplit + 8.0 * L->nF * L->V, "the split columns and norms of %ld rows (--V: smaller)", L->V);
         drift_lmhead_head_t hd[DRIFT_AF_MAXF]; /* per format */
         if (drift_lmhead_split_choose(split, nsplit, H, (size_t)L->rows, K) ||
             drift_lmhead_split_cols(cols, W, (size_t)L->V, K, split, nsplit))
             drift_die("split channels: internal error");
         for (int fi = 0; fi < L->nF; fi++) {
-            if (drift_lmhead_round_norms(dl2 + (size_t)fi * L->V, W, (size_t)L->V, K, L->cli.formats[fi])) drift_die("out of memory");
+            if (drift_lmhead_round_norms(dl2 + (size_t)fi * L->V, W, (size_t)L->V, K, L->cli.formats[fi]))
+                drift_die("the residual norms of the %ld x %zu head: out of memory (--V, --K: smaller)", L->V, K);
             hd[fi] = (drift_lmhead_head_t){.W = W, .V = (size_t)L->V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2 + (size_t)fi * L->V,
                                            .nsplit = nsplit, .split = split, .split_cols = cols};
             if (drift_lmhead_head_prepare(&hd[fi])) drift_die("pruning: internal error");
-            if (drift_flipset_alloc(&L->RE[ki][fi], (size_t)L->rows, L->KS[ki][fi].n)) drift_die("out of memory");
+            if (drift_flipset_alloc(&L->RE[ki][fi], (size_t)L->rows, L->KS[ki][fi].n))
+                drift_die("out of memory for the records of %ld rows x %d kernels (--rows: fewer)", L->rows, L->KS[ki][fi].n);
             /* own-format accumulation has no usable deterministic bound (k u ~ 1): it would need
              * all V x K logits emulated per row, so the realistic mode leaves it out */
             for (int c = 0; c < L->KS[ki][fi].n; c++) L->real_ok[ki][fi][c] = L->KS[ki][fi].k[c].role != DRIFT_ROLE_OWN;
         }
         const long CH = 128;
         double *ap = malloc((size_t)CH * (size_t)L->V * sizeof *ap);
-        if (!ap) drift_die("out of memory");
+        if (!ap) drift_die_oom((double)CH * L->V * sizeof *ap, "a block of %ld x %ld logits (--V: smaller)", CH, L->V);
         for (long r0 = 0; r0 < L->rows; r0 += CH) {
             long nr = L->rows - r0 < CH ? L->rows - r0 : CH;
             if (drift_lmhead_approx(ap, H + (size_t)r0 * K, (size_t)nr, W, (size_t)L->V, K)) drift_die("approx pass failed");
@@ -331,7 +336,7 @@ int main(int argc, char **argv)
     drift_progress(&L->cli, L->total, L->total);
 
     /* Phi(-D/sigma) per kernel, with its predictions, and each mechanism's law */
-    if (drift_aflab_fit(L)) drift_die("out of memory");
+    if (drift_aflab_fit(L)) drift_die("fitting the flip laws: out of memory (--reps, --ties, --rows: fewer)");
     drift_aflab_two_references(L);      /* realistic rows against exact(rounded) and exact(unrounded) */
     drift_aflab_rob_collect(L, L);
     for (long e = 1; e <= L->nrob; e++) { /* the headline at further seeds (largest K, bf16 and fp32) */
@@ -354,16 +359,16 @@ int main(int argc, char **argv)
         run_planted(&R);
         run_realistic(&R);
         drift_progress(&R.cli, R.total, R.total);
-        if (drift_aflab_fit(&R)) drift_die("out of memory");
+        if (drift_aflab_fit(&R)) drift_die("fitting the flip laws at seed %llu: out of memory (--reps, --ties, --rows: fewer)", (unsigned long long)R.cli.seed);
         drift_aflab_two_references(&R);
         drift_aflab_rob_collect(L, &R);
         drift_aflab_free(&R);
     }
-    if (drift_aflab_measure_costs(L)) drift_die("out of memory"); /* wall clock, reported apart */
+    if (drift_aflab_measure_costs(L)) drift_die("measuring the kernels' costs: out of memory (--V, --K: smaller)"); /* wall clock, reported apart */
     L->t_total = now() - L->t_start;
     drift_aflab_mitigations(L);         /* (3) what the mitigations buy */
 
-    if (drift_aflab_write(L)) drift_die("out of memory");
+    if (drift_aflab_write(L)) drift_die("writing the results: out of memory (--reps, --ties, --rows: fewer)");
     if (!L->cli.quiet) drift_aflab_summary(stdout, L);
 
     drift_aflab_free(L);

@@ -149,7 +149,7 @@ int main(int argc, char **argv)
     drift_attn_err_t *E = calloc((size_t)nL * (size_t)nf * (size_t)nk, sizeof *E);
     drift_attn_err_t *Ec = calloc((size_t)nL * (size_t)nf, sizeof *Ec); /* the control, [li * nf + f] */
     const size_t nc = (size_t)nk + 1;                                     /* the kernels, then the control */
-    if (!E || !Ec) drift_die("out of memory");
+    if (!E || !Ec) drift_die_oom((double)nL * nf * (nk + 1) * sizeof *E, "the errors of %d lengths x %d formats x %d kernels and the control", nL, nf, (int)nk);
     for (int li = 0; li < nL; li++) {
         const size_t L = (size_t)Ls.v[li];
         const size_t nr = R < L ? R : L;
@@ -159,7 +159,8 @@ int main(int argc, char **argv)
         double *ref_t = malloc(nr * H * D * sizeof *ref_t), *ref_r = malloc((size_t)nf * nr * H * D * sizeof *ref_r);
         double *o = malloc((size_t)nf * nc * nr * H * D * sizeof *o);
         size_t *rows = malloc(nr * sizeof *rows);
-        if (!q || !k || !v || !kr || !vr || !ref_t || !ref_r || !o || !rows) drift_die("out of memory");
+        if (!q || !k || !v || !kr || !vr || !ref_t || !ref_r || !o || !rows)
+            drift_die_oom(8.0 * ((double)L * H * D + 4.0 * L * G * D + (double)nr * H * D * (1 + nf + (double)nf * nk)), "the attention inputs and outputs at L = %zu (--L, --heads, --dim, --check-rows: smaller)", L);
         fill(q, L * H * D, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1), fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
         for (size_t r = 0; r < nr; r++) rows[r] = (r + 1) * L / nr - 1; /* evenly spaced, the last row included */
         drift_kv_cache_t kv;
@@ -221,7 +222,8 @@ int main(int argc, char **argv)
     double *q = malloc(n * H * D * sizeof *q), *k = malloc((n + P) * G * D * sizeof *k), *v = malloc((n + P) * G * D * sizeof *v);
     double *kp = malloc((n + P) * G * D * sizeof *kp), *vp = malloc((n + P) * G * D * sizeof *vp);
     unsigned char *mask = malloc(n + P);
-    if (!pad_diff || !dec_diff || !pad_max || !dec_max || !q || !k || !v || !kp || !vp || !mask) drift_die("out of memory");
+    if (!pad_diff || !dec_diff || !pad_max || !dec_max || !q || !k || !v || !kp || !vp || !mask)
+        drift_die_oom(8.0 * ((double)n * H * D + 4.0 * (n + P) * G * D), "the decode of %zu tokens with %zu padding (--decode-len, --pad, --heads, --dim: smaller)", n, P);
     fill(q, n * H * D, cli.seed, 0xDEC0u, 0), fill(k, (n + P) * G * D, cli.seed, 0xDEC0u, 1), fill(v, (n + P) * G * D, cli.seed, 0xDEC0u, 2);
     drift_progress(&cli, (size_t)nL, (size_t)nL + 2);
     int rc = 0;

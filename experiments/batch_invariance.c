@@ -111,7 +111,8 @@ int main(int argc, char **argv)
     char why[256];
     double lin_cond = NAN; /* the labelled worst case: linspace's condition number at the last K, first format */
     if (drift_batch_sweep_run(&bt, &cfg, progress, &cli, why, sizeof why)) drift_die("%s", why);
-    if (drift_batch_sweep_linspace_cond(&lin_cond, &cfg, (size_t)Ks.v[nK - 1], cli.formats[0])) drift_die("out of memory");
+    if (drift_batch_sweep_linspace_cond(&lin_cond, &cfg, (size_t)Ks.v[nK - 1], cli.formats[0]))
+        drift_die("the condition numbers at K = %ld: out of memory (--K, --N, --M-max: smaller)", Ks.v[nK - 1]);
 
     /* -- write -- */
     drift_out_t out;

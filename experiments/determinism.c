@@ -203,12 +203,14 @@ int main(int argc, char **argv)
     double *Ar = malloc(K * sizeof *Ar), *Bt = malloc(K * N * sizeof *Bt), *ex = malloc(N * sizeof *ex);
     int ns = cli.nformats * nk * NSCHED;
     seen_t *seen = calloc((size_t)ns, sizeof *seen);
-    if (!A || !B || !C || !Ar || !Bt || !ex || !seen) drift_die("out of memory");
+    if (!A || !B || !C || !Ar || !Bt || !ex || !seen)
+        drift_die_oom(8.0 * ((double)M * K + 2.0 * K * N + (double)M * N * nstreams), "the %zu x %zu x %zu operands and %d streams' results (--M, --N, --K, --streams: smaller)", (size_t)M, (size_t)N, (size_t)K, nstreams);
     for (int s = 0; s < ns; s++) {
         seen[s].first = malloc(M * N * sizeof(double));
         seen[s].lo = malloc(M * N * sizeof(double));
         seen[s].hi = malloc(M * N * sizeof(double));
-        if (!seen[s].first || !seen[s].lo || !seen[s].hi) drift_die("out of memory");
+        if (!seen[s].first || !seen[s].lo || !seen[s].hi)
+            drift_die_oom(24.0 * (double)M * N * ns, "3 x %d copies of the %zu x %zu result (--M, --N: smaller)", ns, (size_t)M, (size_t)N);
     }
     drift_stream_t st;
     drift_stream_init(&st, cli.seed, drift_fnv1a32("determinism"), 0, 0);

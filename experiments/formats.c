@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     drift_cli_parse(&cli, &spec, argc, argv);
 
     drift_formats_value_t *vals = calloc(MAX_VALUES, sizeof *vals);
-    if (!vals) drift_die("out of memory");
+    if (!vals) drift_die_oom((double)MAX_VALUES * sizeof *vals, "the table of %d values", MAX_VALUES);
     int nv = 0;
     for (; nv < NTEACH; nv++) {
         drift_formats_value_t *v = &vals[nv];
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 
     /* (a) values: stored (rounded once) or summed in the format from the rounded operands */
     drift_stored_t *cells = calloc((size_t)nv * nf, sizeof *cells);
-    if (!cells) drift_die("out of memory");
+    if (!cells) drift_die_oom((double)nv * nf * sizeof *cells, "%d values x %d formats (--values, --formats: fewer)", nv, nf);
     mpfr_t diff, q;
     mpfr_init2(diff, DRIFT_WITNESS_DIFF_PREC);
     mpfr_init2(q, 53);
@@ -194,7 +194,8 @@ int main(int argc, char **argv)
     for (int j = 0; j < nf; j++) {
         if (drift_format_probe_constants(&consts[j], F[j]))
             drift_die("self-check failed: %s's measured constants disagree with format.h", drift_format_name(F[j]));
-        if (!(steps[j] = malloc((size_t)drift_format_nbinades(F[j]) * sizeof **steps))) drift_die("out of memory");
+        if (!(steps[j] = malloc((size_t)drift_format_nbinades(F[j]) * sizeof **steps)))
+            drift_die_oom((double)drift_format_nbinades(F[j]) * sizeof **steps, "%s's %d binades", drift_format_name(F[j]), drift_format_nbinades(F[j]));
         if ((nsteps[j] = drift_format_probe_spacing(steps[j], F[j])) < 0)
             drift_die("self-check failed: %s's measured spacing disagrees with drift_ulp", drift_format_name(F[j]));
     }
@@ -203,7 +204,8 @@ int main(int argc, char **argv)
      * depend on --threads; every thread writes only its own rows. */
     double *rhi = malloc((size_t)nrand * sizeof *rhi), *rlo = malloc((size_t)nrand * sizeof *rlo);
     drift_stored_t *rc = malloc((size_t)nrand * nf * sizeof *rc);
-    if (!rhi || !rlo || !rc) drift_die("out of memory");
+    if (!rhi || !rlo || !rc)
+        drift_die_oom((double)nrand * (2 * sizeof *rhi + nf * sizeof *rc), "%ld random reals x %d formats (--samples: fewer)", (long)nrand, nf);
     DRIFT_OMP("omp parallel")
     {
         mpfr_t x, d, qq;

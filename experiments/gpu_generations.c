@@ -156,10 +156,11 @@ int main(int argc, char **argv)
     int *prompts = malloc((size_t)NR * 2 * sizeof *prompts);
     if (!arg || !rowdiff || !close || !gcnt || !hist || !ulps || !sdiff || !Wd || !parts || !pbuf ||
         !topgap || !prompts)
-        drift_die("out of memory");
+        drift_die_oom(8.0 * (double)V * K + (double)ns * nf * R * 2 * npair + (double)ns * nf * npair * NR * sizeof *parts + 8.0 * ns * nf * NR * NT,
+                      "the %zu x %zu head and the tables of %d seeds x %d formats x %d pairs (--V, --K, --rows: smaller)", (size_t)V, (size_t)K, ns, nf, npair);
     for (int t = 0; t < nf * npair; t++) {
         ulps[t] = malloc(nlog * sizeof **ulps), sdiff[t] = malloc(nlog * sizeof **sdiff);
-        if (!ulps[t] || !sdiff[t]) drift_die("out of memory");
+        if (!ulps[t] || !sdiff[t]) drift_die_oom(16.0 * (double)nlog, "the distances of %zu logits (--seeds, --rows, --V: smaller)", nlog);
     }
     size_t steps = (size_t)ns * nf * 3, done = 0, ntopgap = 0, topgap_at[MAXS + 1];
     long unreached = 0; /* planted pairs whose exact gap missed the target by more than DRIFT_PLANT_TOL */
@@ -169,9 +170,10 @@ int main(int argc, char **argv)
         drift_hidden_model_t model;
         drift_stream_init(&s, seed, drift_fnv1a32(EXP ".model"), (uint32_t)K, 0);
         if (drift_hidden_model(&model, K, &s)) drift_die("hidden model failed");
-        if (drift_gen_head(Wd, NULL, NULL, NULL, V, K, seed, drift_fnv1a32(EXP ".W"))) drift_die("out of memory");
+        if (drift_gen_head(Wd, NULL, NULL, NULL, V, K, seed, drift_fnv1a32(EXP ".W")))
+            drift_die_oom(8.0 * (double)V * K, "generating the %zu x %zu head (--V, --K: smaller)", (size_t)V, (size_t)K);
         double *H0 = malloc(R * K * sizeof *H0);
-        if (!H0) drift_die("out of memory");
+        if (!H0) drift_die_oom((double)R * K * sizeof *H0, "%zu hidden rows of %zu (--rows, --K: smaller)", (size_t)R, (size_t)K);
         for (size_t r = 0; r < R; r++) {
             drift_stream_init(&s, seed, drift_fnv1a32(EXP ".h"), (uint32_t)K, (uint32_t)r);
             drift_gen_hidden(H0 + r * K, &model, &s);

@@ -189,7 +189,8 @@ int main(int argc, char **argv)
     req_t **order = malloc((size_t)(R + 1) * sizeof *order);
     drift_plan_set_t *in = malloc(sizeof *in);
     double *lg = malloc((size_t)V * sizeof(double));
-    if (!rq || !rows || !plans || !toks || !order || !in || !lg) drift_die("out of memory");
+    if (!rq || !rows || !plans || !toks || !order || !in || !lg)
+        drift_die_oom((double)(R + 1) * (sizeof *rq + 3.0 * T * sizeof(int)) + sizeof *in, "the batches of %d requests x %d tokens (--requests, --tokens: fewer)", R + 1, T);
     drift_stream_t st;
     drift_stream_init(&st, cli.seed, drift_fnv1a32("greedy_divergence"), 0, 0);
     for (int r = 0; r <= R; r++) {
@@ -212,7 +213,8 @@ int main(int argc, char **argv)
     int exlen = 0; /* tokens of exseq scored into exl */
     drift_gd_result_t res[NCONF] = {{0}};
     drift_gd_div_t *divs = malloc((size_t)NCONF * (size_t)R * sizeof *divs); /* res[c].divs = divs + c R */
-    if (!exseq || !exl || !divs) drift_die("out of memory");
+    if (!exseq || !exl || !divs)
+        drift_die_oom((double)(np + T) * V * sizeof(double), "the exact logits of %d tokens x %zu (--tokens: fewer)", np + T, (size_t)V);
     for (int c = 0; c < NCONF; c++) {
         if (!use[c]) continue;
         const drift_gd_conf_t *cf = &CONFS[c];

@@ -146,7 +146,7 @@ int main(int argc, char **argv)
     drift_attn_kernel_t flash;
     drift_attn_kernel_parse(&flash, "flash:64,64", NULL, 0);
     double *W = malloc(V * HD * sizeof *W);
-    if (!W) drift_die("out of memory");
+    if (!W) drift_die_oom((double)V * HD * sizeof *W, "the %zu x %zu output head (--vocab, --heads, --dim: smaller)", (size_t)V, (size_t)HD);
     fill(W, V * HD, cli.seed, 0x3EADu, 0);
 
     /* -- storage formats: per (L, format, kv format), the last nq rows -- */
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
         long flips;
     } res_t;
     res_t *res = calloc((size_t)nL * (size_t)nf * (size_t)nkv, sizeof *res);
-    if (!res) drift_die("out of memory");
+    if (!res) drift_die_oom((double)nL * nf * nkv * sizeof *res, "the results of %d lengths x %d formats x %d KV formats", nL, nf, nkv);
     for (int li = 0; li < nL; li++) {
         const size_t L = (size_t)Ls.v[li], T = (size_t)nq < L ? (size_t)nq : L, p0 = L - T;
         drift_progress(&cli, (size_t)li, (size_t)nL + 1);
@@ -164,7 +164,8 @@ int main(int argc, char **argv)
         double *rlog = malloc(T * V * sizeof *rlog);
         size_t *rtop = malloc(T * sizeof *rtop);
         double *rgap = malloc(T * sizeof *rgap);
-        if (!q || !k || !v || !ref || !o || !rlog || !rtop || !rgap) drift_die("out of memory");
+        if (!q || !k || !v || !ref || !o || !rlog || !rtop || !rgap)
+            drift_die_oom(8.0 * ((double)T * HD * (2 + nf * nkv) + 2.0 * L * G * D + (double)T * V), "the attention inputs and outputs at L = %zu (--L, --queries, --vocab: smaller)", L);
         fill(q, T * HD, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1), fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
         int rc = 0;
         DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
@@ -190,7 +191,7 @@ int main(int argc, char **argv)
         }
         if (rc) drift_die("an attention kernel failed");
         double *lg = malloc(V * sizeof *lg);
-        if (!lg) drift_die("out of memory");
+        if (!lg) drift_die_oom((double)V * sizeof *lg, "a row of %zu logits (--vocab: smaller)", (size_t)V);
         for (size_t t = 0; t < (size_t)nf * (size_t)nkv; t++) {
             res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + t];
             const double *oo = &o[t * T * HD];
@@ -216,7 +217,8 @@ int main(int argc, char **argv)
     long *cd = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cd);
     double *cmax = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cmax);
     double *q = malloc(n * HD * sizeof *q), *k = malloc(n * G * D * sizeof *k), *v = malloc(n * G * D * sizeof *v);
-    if (!cd || !cmax || !q || !k || !v) drift_die("out of memory");
+    if (!cd || !cmax || !q || !k || !v)
+        drift_die_oom(8.0 * ((double)n * HD + 2.0 * n * G * D), "the prefill of %zu tokens (--prefill-len, --heads, --dim: smaller)", n);
     fill(q, n * HD, cli.seed, 0xC4u, 0), fill(k, n * G * D, cli.seed, 0xC4u, 1), fill(v, n * G * D, cli.seed, 0xC4u, 2);
     drift_progress(&cli, (size_t)nL, (size_t)nL + 1);
     int rc = 0;

@@ -91,7 +91,7 @@ static void run_model(trace_t *t, const drift_checkpoint_t *ck, const drift_nume
     if (drift_model_create(&m, ck, nx, 1, err, sizeof err)) drift_die("model: %s", err);
     memset(t->count, 0, ((size_t)t->L * NBLK + 1) * sizeof(size_t));
     double *lg = malloc(t->T * (size_t)ck->cfg.vocab_size * sizeof(double));
-    if (!lg) drift_die("out of memory");
+    if (!lg) drift_die_oom((double)t->T * ck->cfg.vocab_size * sizeof(double), "the logits of %zu tokens x %d (--tokens: fewer)", (size_t)t->T, ck->cfg.vocab_size);
     drift_model_set_trace(m, on_trace, t);
     if (drift_model_score(m, lg, tok, (int)t->T)) drift_die("forward pass failed");
     drift_model_free(m);
@@ -182,7 +182,8 @@ int main(int argc, char **argv)
         ex.h = malloc(nd * T * ex.dim * sizeof(double)), tr.h = malloc(nd * T * ex.dim * sizeof(double));
         ex.count = calloc(nd, sizeof(size_t)), tr.count = calloc(nd, sizeof(size_t));
         int *tok = malloc(T * sizeof(int));
-        if (!ex.h || !tr.h || !ex.count || !tr.count || !tok) drift_die("out of memory");
+        if (!ex.h || !tr.h || !ex.count || !tr.count || !tok)
+            drift_die_oom(2.0 * nd * T * ex.dim * sizeof(double), "two traces of %zu points x %zu tokens x %zu (--tokens, --layers: fewer)", nd, (size_t)T, ex.dim);
         drift_stream_t st;
         drift_stream_init(&st, cli.seed, drift_fnv1a32("layer_drift.tokens"), (uint32_t)mi, 0);
         tok[0] = 1;

@@ -119,12 +119,12 @@ static void gguf_prompts(text_t *tx, int R, int T, const drift_checkpoint_t *ck,
     drift_tokenizer_t tz;
     if (drift_tokenizer_from_gguf(&tz, ck->gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
     int *order = malloc((size_t)R * sizeof(int));
-    if (!order) drift_die("out of memory");
+    if (!order) drift_die_oom((double)R * sizeof(int), "the order of %d prompts (--sequences: fewer)", R);
     if (drift_prompt_sample(order, R, &pf, seed, "real_gaps.prompts", err, sizeof err)) drift_die("--sequences: %s", err);
     for (int s = 0; s < R; s++) {
         int cap = ck->cfg.seq_len, np = 0;
         tx[s].tok = malloc((size_t)cap * sizeof(int));
-        if (!tx[s].tok) drift_die("out of memory");
+        if (!tx[s].tok) drift_die_oom((double)cap * sizeof(int), "a text of %d tokens (the checkpoint's context)", cap);
         int rc = drift_tokenizer_encode_ex(&tz, pf.text[order[s]], 1, 1, tx[s].tok, cap, &np);
         if (rc || np < 1 || np + T > cap)
             drift_die("--prompts: prompt %d of %s: %s", order[s], path, rc ? drift_strerror(rc) : "too long for --tokens");
@@ -252,14 +252,14 @@ int main(int argc, char **argv)
     drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     const size_t V = (size_t)ck.cfg.vocab_size;
     text_t *tx = calloc((size_t)R, sizeof *tx);
-    if (!tx) drift_die("out of memory");
+    if (!tx) drift_die_oom((double)R * sizeof *tx, "%d texts (--sequences: fewer)", R);
     if (ck.gguf) {
         gguf_prompts(tx, R, T, &ck, prompts ? prompts : DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt", cli.seed);
     } else {
         if (prompts) drift_die("--prompts: a llama2.c checkpoint holds no tokenizer (its texts start from BOS)");
         if (T + 2 > ck.cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck.cfg.seq_len - 2);
         for (int s = 0; s < R; s++) { /* BOS, the first token, T generated: every position scored */
-            if (!(tx[s].tok = malloc((size_t)(T + 2) * sizeof(int)))) drift_die("out of memory");
+            if (!(tx[s].tok = malloc((size_t)(T + 2) * sizeof(int)))) drift_die_oom((double)(T + 2) * sizeof(int), "a text of %d tokens (--tokens: fewer)", T + 2);
             drift_stream_t st;
             drift_stream_init(&st, cli.seed, drift_fnv1a32("real_gaps.first"), (uint32_t)s, 0);
             tx[s].tok[0] = 1, tx[s].tok[1] = 3 + (int)drift_stream_below(&st, (uint32_t)V - 3); /* not <unk>, BOS or EOS */
@@ -292,7 +292,10 @@ int main(int argc, char **argv)
     int *sidx = malloc(NP * (size_t)KSMAX * sizeof(int)), *ks = malloc(NP * sizeof(int)), *stext = malloc(NP * sizeof(int));
     double *sval = malloc(NP * (size_t)KSMAX * sizeof(double)), *serr = malloc((size_t)NCONF * NP * (size_t)KSMAX * sizeof(double));
     if (!ex || !lg || !gap || !top || !sorted || !t1 || !t2 || !egap || !flip || !sidx || !ks || !stext || !sval || !serr)
-        drift_die("out of memory");
+        drift_die_oom(16.0 * (double)nmax * V + (double)NP * (3 * sizeof(double) + 2 * sizeof(int) + NCONF * (sizeof(double) + 1)) +
+                          (double)NP * KSMAX * (sizeof(int) + (1.0 + NCONF) * sizeof(double)),
+                      "two %zu x %zu logit tables, the %zu positions' gaps and their %d sampled logits (--tokens, --sequences: fewer)",
+                      (size_t)nmax, V, (size_t)NP, KSMAX);
     {
         drift_numerics_t nx = drift_numerics_fp32();
         drift_model_t *m = model(&ck, &nx);

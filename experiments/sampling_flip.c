@@ -158,15 +158,16 @@ int main(int argc, char **argv)
         drift_hidden_model(&model, (size_t)K, &s);
     }
     double *W = malloc((size_t)V * K * sizeof *W), *H = malloc((size_t)rows * K * sizeof *H);
-    if (!W || !H) drift_die("out of memory");
-    if (drift_gen_head(W, NULL, NULL, NULL, (size_t)V, (size_t)K, cli.seed, drift_fnv1a32(EXP ".W"))) drift_die("out of memory");
+    if (!W || !H) drift_die_oom(8.0 * ((double)V * K + (double)rows * K), "the %ld x %ld head and %ld hidden rows (--V, --K, --rows: smaller)", (long)V, (long)K, (long)rows);
+    if (drift_gen_head(W, NULL, NULL, NULL, (size_t)V, (size_t)K, cli.seed, drift_fnv1a32(EXP ".W")))
+        drift_die_oom(8.0 * (double)V * K, "generating the %ld x %ld head (--V, --K: smaller)", (long)V, (long)K);
     for (long r = 0; r < rows; r++) {
         drift_stream_t s;
         drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".h"), (uint32_t)K, (uint32_t)r);
         drift_gen_hidden(H + (size_t)r * K, &model, &s);
     }
     double *U = malloc((size_t)rows * draws * sizeof *U);
-    if (!U) drift_die("out of memory");
+    if (!U) drift_die_oom((double)rows * draws * sizeof *U, "%ld rows x %ld draws of uniforms (--rows, --draws: fewer)", (long)rows, (long)draws);
     for (long r = 0; r < rows; r++) {
         drift_stream_t s;
         drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".u"), (uint32_t)r, 0);
@@ -178,7 +179,9 @@ int main(int argc, char **argv)
     const size_t nsteps = (size_t)rows * draws, per_tok = (size_t)NT * NS * nsteps, per_tok2 = (size_t)NT2 * NK2 * nsteps;
     size_t *tok = malloc((size_t)nF * MAXC * per_tok * sizeof *tok), *tok2 = malloc((size_t)nF * MAXC * per_tok2 * sizeof *tok2);
     double *WT = malloc((size_t)K * V * sizeof *WT), *L = malloc((size_t)rows * V * sizeof *L), *Hf = malloc((size_t)rows * K * sizeof *Hf);
-    if (!tok || !tok2 || !WT || !L || !Hf) drift_die("out of memory");
+    if (!tok || !tok2 || !WT || !L || !Hf)
+        drift_die_oom((double)nF * MAXC * (per_tok + per_tok2) * sizeof *tok + 8.0 * ((double)K * V + (double)rows * (V + K)),
+                      "the sampled tokens of %zu steps and the %ld x %ld logits (--rows, --draws, --V: smaller)", nsteps, (long)rows, (long)V);
 #define TOK(f, c, t, s) (tok + ((size_t)(f) * MAXC + (c)) * per_tok + ((size_t)(t) * NS + (s)) * nsteps)
 #define TOK2(f, c, t, k) (tok2 + ((size_t)(f) * MAXC + (c)) * per_tok2 + ((size_t)(t) * NK2 + (k)) * nsteps)
     drift_sampling_t SM[NK2];
@@ -212,18 +215,19 @@ int main(int argc, char **argv)
 
     /* -- the planted exact ties: T = 1e-8 against T = 0 with the exact logits -- */
     drift_tie_demo_t *TI = calloc((size_t)ties, sizeof *TI);
-    if (!TI) drift_die("out of memory");
+    if (!TI) drift_die_oom((double)ties * sizeof *TI, "%ld planted ties (--ties: fewer)", (long)ties);
     const drift_format_t ft = cli.formats[0];
     for (long q = 0; q < ties; q++) {
         if (drift_tie_demo(&TI[q], &model, (size_t)K, ft, cli.seed, drift_fnv1a32(EXP ".tie"), drift_fnv1a32(EXP ".tie.u"), q, draws))
-            drift_die("out of memory");
+            drift_die("--ties: planted tie %ld of %ld (K = %ld, %ld draws) failed: out of memory (--K, --draws: smaller)", q + 1, (long)ties, (long)K, (long)draws);
     }
     const char *cname[MAXF][MAXC];
     for (int fi = 0; fi < nF; fi++)
         for (int c = 0; c < nC[fi]; c++) cname[fi][c] = C[fi][c].name;
     const drift_sampling_lab_t lab = {&cli, K, V, rows, draws, ties, &SW, SAMPLERS, nF, nC, (const char *const(*)[MAXC])cname,
                                       tok, tok2, (const long(*)[MAXC])top_ties, softmax_check, TI, ft};
-    if (drift_sampling_write(&lab)) drift_die("out of memory"); /* lib/run/sampling_report.c */
+    if (drift_sampling_write(&lab)) /* lib/run/sampling_report.c */
+        drift_die("writing the results: out of memory for the tables of %ld rows x %ld draws (--rows, --draws: fewer)", (long)rows, (long)draws);
     free(tok), free(tok2), free(WT), free(L), free(Hf), free(W), free(H), free(U), free(TI);
     return 0;
 }

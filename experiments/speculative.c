@@ -132,7 +132,8 @@ int main(int argc, char **argv)
     double *lg = malloc(V * sizeof(double));
     long *differ = calloc((size_t)NCONF * (size_t)K.n, sizeof(long)), *fdmin = malloc((size_t)NCONF * (size_t)K.n * sizeof(long));
     double *acc = calloc((size_t)NCONF * (size_t)K.n, sizeof(double));
-    if (!plain || !txt || !vin || !lg || !differ || !fdmin || !acc) drift_die("out of memory");
+    if (!plain || !txt || !vin || !lg || !differ || !fdmin || !acc)
+        drift_die_oom((double)V * sizeof(double) + 2.0 * cap * sizeof(int) + (double)NCONF * K.n * 3 * sizeof(double), "a row of %zu logits, two texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V, (int)cap, NCONF, K.n);
     for (int i = 0; i < NCONF * K.n; i++) fdmin[i] = -1;
     drift_numerics_t nxd;
     numerics(&nxd, "vendor-like", DRAFT_RECIPE, sms, min_slice);

@@ -157,7 +157,8 @@ int main(int argc, char **argv)
     drift_sum_err_t *cls = malloc((size_t)NCASES * nsa * no * sizeof *cls);
     double *cls_exact = malloc((size_t)NCASES * nsa * sizeof *cls_exact), *cls_cr = malloc((size_t)NCASES * nsa * sizeof *cls_cr);
     size_t cls_n[NCASES];
-    if (!cls || !cls_exact || !cls_cr) drift_die("out of memory");
+    if (!cls || !cls_exact || !cls_cr)
+        drift_die_oom((double)NCASES * nsa * (no * sizeof *cls + 2 * sizeof *cls_exact), "the classroom's %d cases x %d formats x %d orders (--formats, --orders: fewer)", NCASES, (int)nsa, (int)no);
     for (int c = 0; c < NCASES; c++) {
         double raw[1001], xr[1001], sum_abs;
         size_t n = cls_n[c] = case_values(c, raw);
@@ -182,7 +183,8 @@ int main(int argc, char **argv)
     drift_sum_summary_t *sm = calloc((size_t)nd * ns * no * nn, sizeof *sm);
     double *slope = malloc((size_t)nd * ns * no * sizeof *slope);
     drift_sum_perm_t *P = calloc((size_t)nd * ns, sizeof *P);
-    if (!cells || !sm || !slope || !P) drift_die("out of memory");
+    if (!cells || !sm || !slope || !P)
+        drift_die_oom((double)drift_sum_sweep_ncells(&W) * sizeof *cells + (double)nd * ns * no * nn * sizeof *sm, "the cells of %zu sweep points (--trials, --formats, --orders: fewer)", (size_t)drift_sum_sweep_ncells(&W));
     must(drift_sum_sweep_run(cells, &W), "sum");
     drift_sum_tally_t tally;
     drift_sum_summarise(sm, slope, &tally, cells, &W, lambda, SLOPE_FROM_LOG2N);

@@ -75,6 +75,11 @@ static const bad_t CASES[] = {
     {"sampling_flip", "--rows 0x10", "--rows"},
     {"formats", "--samples -1", "--samples"},
     {"formats", "--values 1,,2", "--values"},
+    /* refused after the option check, where a missing --out is already made and locked: what
+     * was made for it is gone again (D as it was) */
+    {"sum_order", "--orders tc:h100 --out D/new/sub", "--orders"},
+    {"formats", "--values 0.5,0x1p-1 --out D/new", "--values"},
+    {"argmax_flip", "--K 16 --out D/new/a/b/", "--K"},
     /* options an experiment does not take are refused, never ignored (the spec says
      * so, default_formats NULL or no_orders, and the parser refuses) */
     {"layer_drift", "--formats bf16", "--formats"},
@@ -369,6 +374,28 @@ Test(bad_input, full_stdout_is_an_error, .init = setup, .fini = teardown, .timeo
     cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "nothing written, nothing failed: %s", err);
 }
 
+/* An allocation that fails names what it was for, how large, and the options that size it (a
+ * bare "out of memory" left the user to guess); the fresh --out it would have written is gone.
+ * The address-space limit makes the 1.0 GB head fail: 100000 x 1280 doubles is 1.024e9 bytes
+ * against 900 MB. Sanitizers reserve terabytes of shadow space, so under them it is skipped. */
+Test(bad_input, out_of_memory_names_the_size, .init = setup, .fini = teardown, .timeout = 60)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    cr_skip_test("an address-space limit and a sanitizer's shadow memory do not mix");
+#endif
+    char cmd[1024], err[4096];
+    static char before[16384], after[16384];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ulimit -v 900000 && '%s/kv_cache' --profile quick --quiet --vocab 100000 --dim 128 --heads 10 "
+             "--kv-heads 2 --out new </dev/null", dir, BIN);
+    snapshot(before, sizeof before);
+    int st = run_capture(cmd, NULL, 0, err, sizeof err);
+    snapshot(after, sizeof after);
+    cr_expect_eq(st, 2, "exit %d: %s", st, err);
+    cr_expect(strstr(err, "100000 x 1280") && strstr(err, "--vocab") && strstr(err, "1.0 GB"), "%s", err);
+    cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+    cr_expect_str_eq(after, before, "the output directory changed");
+}
+
 /* OMP_NUM_THREADS is read by libgomp, not by the option parser: 100000 crashed every program
  * at its first parallel loop (a segfault), and 0, -1 and abc ran under another thread count
  * than the one set. Every program refuses each with exit 2, its last line on stderr naming
@@ -416,6 +443,8 @@ Test(bad_input, full_stdout_every_tool, .init = setup, .fini = teardown, .timeou
         "drift-calc help", "drift-calc sum --help", "drift-generate --tokens 2", "drift-generate --help",
         "drift-generate --version", "drift-sweep --help", "drift-sweep --version", "drift-manifest --help",
         "formats --help", "formats --version", "formats --describe", "argmax_flip --help",
+        /* a benchmark's result is its stdout: lost to a full device, it said nothing and exited 0 */
+        "bench_exact_dot 1", "bench_round 1",
     };
     char p[128];
     snprintf(p, sizeof p, "%s/v.txt", dir);

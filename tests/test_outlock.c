@@ -9,11 +9,15 @@
  *   - recovery with an empty or malformed experiment name is refused and removes nothing; it
  *     removes a dead run's temporaries only of the files its manifest names, never a user's
  *     "*.tmp.<pid>" file, and never a file a journal's .obsolete list names outside the set;
- *   - a FIFO where a listed file belongs is refused by drift-manifest check, not opened. */
+ *   - a FIFO where a listed file belongs is refused by drift-manifest check, not opened;
+ *   - a fresh --out is locked from the option check too: a run parsed into a missing D/new (its
+ *     lock then held while it would compute) refuses a second run into D/new, and what the
+ *     parse created is gone at exit when nothing was written in it. */
 #include "support.h"
 
 #include <signal.h>
 
+#include "cli.h"
 #include "outlock.h"
 
 #define BIN DRIFT_BIN_DIR
@@ -143,4 +147,58 @@ Test(outlock, fifo_in_place_of_a_listed_file_is_refused, .init = make_dir, .fini
     cr_assert_eq(sh("cd '%s' && rm formats.manifest && mkfifo formats.manifest", dir), 0);
     st = run_capture(cmd, NULL, 0, err, sizeof err);
     cr_expect_eq(st, 1, "a FIFO manifest: exit %d: %s", st, err);
+}
+
+/* A child that parses formats' options with --out OUT (the lock taken at the option check, as
+ * in every experiment), says so through a pipe, then waits to be killed, or exits at once
+ * (code 2, as a refusal after the option check would) when linger is 0. */
+static pid_t parsed_holder(const char *out, int linger)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        static const drift_cli_spec_t spec = {"formats", "?", "fp32", "seq", NULL, 0, NULL, NULL, NULL};
+        char *argv[] = {"formats", "--quiet", "--out", (char *)out, NULL};
+        drift_cli_t cli;
+        drift_cli_parse(&cli, &spec, 4, argv);
+        char ok = drift_out_locked(out, "formats") ? 'y' : 'n';
+        (void)!write(fds[1], &ok, 1);
+        if (!linger || ok != 'y') exit(2); /* a failed case leaves no child holding the test's pipes */
+        for (;;) pause();
+    }
+    close(fds[1]);
+    char ok = 0;
+    cr_assert_eq(read(fds[0], &ok, 1), 1);
+    close(fds[0]);
+    cr_assert_eq(ok, 'y', "the parse did not take the lock of a fresh --out");
+    return pid;
+}
+
+Test(outlock, a_fresh_out_is_locked_from_the_option_check, .init = make_dir, .fini = remove_dir, .timeout = 120)
+{
+    char out[128], cmd[512], want_pid[32];
+    static char err[4096];
+    snprintf(out, sizeof out, "%s/new/sub", dir);
+    pid_t pid = parsed_holder(out, 1);
+    snprintf(want_pid, sizeof want_pid, "pid %ld", (long)pid);
+    snprintf(cmd, sizeof cmd, "'%s/formats' --profile quick --quiet --seed 2 --out '%s' </dev/null", BIN, out);
+    int st = run_capture(cmd, NULL, 0, err, sizeof err);
+    cr_expect_eq(st, 2, "a second run into the fresh directory: exit %d: %s", st, err);
+    cr_expect(strstr(err, out) && strstr(err, want_pid), "does not name %s and %s: %s", out, want_pid, err);
+    cr_expect_eq(sh("cd '%s' && test \"$(ls -A)\" = .formats.lock", out), 0, "the refused run wrote into the fresh directory");
+    kill_and_reap(pid);
+    cr_expect_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --out new/sub 2>/dev/null", dir, BIN), 0,
+                 "after the holder died the run gets through");
+    cr_expect_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, out), 0);
+    /* a run that ends after the option check without writing leaves no directory; a parent
+     * that existed before stays */
+    snprintf(out, sizeof out, "%s/new/gone/deeper/", dir);
+    pid = parsed_holder(out, 0);
+    int wst;
+    waitpid(pid, &wst, 0);
+    cr_assert(WIFEXITED(wst) && WEXITSTATUS(wst) == 2);
+    cr_expect_eq(sh("cd '%s' && test -d new/sub && test ! -e new/gone", dir), 0, "the directories the run made are left");
 }

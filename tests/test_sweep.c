@@ -342,6 +342,9 @@ Test(sweep, merge_replaces_only_its_own_previous_merge)
     cr_assert(exists("q/merge.manifest") && exists("q/formats.csv") && exists("q/sweep_runs.csv"));
     cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q --quiet", dir), 0, "a previous merge is replaced");
     cr_assert_eq(sh("cd %s && test $(ls -A | grep -c '^q') = 1", dir), 0, "a .part or .old directory was left beside q");
+    /* q/. is q: judged its previous merge, then its rename failed (EBUSY, exit 1) */
+    cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q/./ --quiet", dir), 0, "q/./ is q");
+    cr_assert_eq(sh("cd %s && test $(ls -A | grep -c '^q') = 1 && test -e q/merge.manifest", dir), 0, "q/./ left another directory");
     cr_assert_eq(sh("cd %s && mkdir p && echo x > p/thesis.txt && " SWEEP " --merge one --out p 2>/dev/null", dir), 2);
     cr_assert_eq(sh("cd %s && test \"$(cat p/thesis.txt)\" = x && test $(ls -A p | wc -l) = 1", dir), 0, "p was touched");
     cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out one 2>/dev/null", dir), 2);

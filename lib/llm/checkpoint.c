@@ -158,7 +158,7 @@ int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, s
         return drift_why(err, errsize, DRIFT_EIO, "%s: not a regular file", path);
     if (is_gguf(path)) {
         drift_gguf_t *g = calloc(1, sizeof *g);
-        if (!g) return drift_why(err, errsize, DRIFT_ENOMEM, "out of memory");
+        if (!g) return drift_why_oom(err, errsize, (double)sizeof *g, "the GGUF reader of %s", path);
         char inner[DRIFT_LLM_ERR_MAX] = "";
         if ((rc = drift_gguf_open(g, path, inner, sizeof inner))) {
             free(g);

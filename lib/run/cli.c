@@ -11,6 +11,7 @@
 #include "decimal.h"
 #include "escape.h"
 #include "output.h"
+#include "outlock.h"
 #include "drift.h"
 #include "why.h"
 
@@ -606,11 +607,13 @@ void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli)
         snprintf(buf + n, size - (size_t)n, " --profile %s", drift_profile_name(cli->profile));
 }
 
-/* mkdir -p: the docs promise --out is "created if missing", parents included. */
-static int make_dirs(const char *dir)
+/* mkdir -p: the docs promise --out is "created if missing", parents included. *top (when not
+ * NULL) becomes the length of the shallowest prefix this call created, 0 when it created none. */
+static int make_dirs(const char *dir, size_t *top)
 {
     char path[4096];
     size_t len = strlen(dir);
+    if (top) *top = 0;
     if (len == 0 || len >= sizeof path) return -1;
     memcpy(path, dir, len + 1);
     for (size_t i = 1; i <= len; i++) {
@@ -618,17 +621,59 @@ static int make_dirs(const char *dir)
         char c = path[i];
         path[i] = 0;
         struct stat st;
-        if (stat(path, &st) != 0 && mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
+        if (stat(path, &st) != 0) {
+            if (mkdir(path, 0777) == 0) {
+                if (top && !*top) *top = i;
+            } else if (errno != EEXIST) {
+                return -1;
+            }
+        }
         path[i] = c;
     }
     return 0;
+}
+
+/* The directories drift_out_create made: the path and the length of its shallowest new prefix. */
+static struct {
+    char dir[4096];
+    size_t top;
+} made;
+
+/* At exit: the lock file first (the directory is empty only without it), then each directory
+ * this run made, deepest first, for as long as rmdir finds it empty. A run that wrote its files
+ * keeps them (rmdir refuses a directory with entries); nothing else is ever removed. */
+static void remove_made(void)
+{
+    drift_out_unlock();
+    char path[4096];
+    snprintf(path, sizeof path, "%s", made.dir);
+    for (;;) {
+        size_t n = strlen(path);
+        while (n > 1 && path[n - 1] == '/') path[--n] = 0;
+        if (n < made.top || rmdir(path) != 0) return;
+        char *slash = strrchr(path, '/');
+        if (!slash || (size_t)(slash - path) < made.top) return;
+        *slash = 0;
+    }
+}
+
+void drift_out_create(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) return;
+    size_t top;
+    if (make_dirs(dir, &top) != 0) drift_die("--out: cannot create directory '%s'", dir);
+    if (!top || made.top) return; /* made by another process meanwhile, or already registered */
+    snprintf(made.dir, sizeof made.dir, "%s", dir);
+    made.top = top;
+    atexit(remove_made);
 }
 
 void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *suffix)
 {
     struct stat st;
     if (stat(cli->out_dir, &st) != 0) {
-        if (make_dirs(cli->out_dir) != 0) drift_die("--out: cannot create directory '%s'", cli->out_dir);
+        if (make_dirs(cli->out_dir, NULL) != 0) drift_die("--out: cannot create directory '%s'", cli->out_dir);
     } else if (!S_ISDIR(st.st_mode)) {
         drift_die("--out: '%s' is not a directory", cli->out_dir);
     }

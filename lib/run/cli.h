@@ -117,7 +117,8 @@ long drift_intlist_max(const drift_intlist_t *l);
 
 /* Dies (exit 2, one line) unless --out can be used: an existing directory in which an entry
  * can be created (tried, then removed), or a missing one whose nearest existing ancestor is a
- * writable directory (nothing is created). drift_cli_parse calls it last. */
+ * writable directory (nothing is created here). drift_cli_parse calls it, then creates a
+ * missing --out and locks it (drift_out_lock_cli). */
 void drift_out_check(const char *dir);
 
 /* The memory check every experiment makes before its first computation: dies with
@@ -230,6 +231,10 @@ int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long h
 const char *drift_profile_name(drift_profile_t p);
 long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full);
 
+/* Creates dir with its parents when it is missing (dies, one line, when it cannot), so that
+ * its lock can be taken before the run computes; what this call made is removed at exit for as
+ * long as it is empty (the lock file first), so a run refused later leaves no directory. */
+void drift_out_create(const char *dir);
 /* "<out_dir>/<name><suffix>" into buf; dies if it does not fit. Creates out_dir. */
 void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *suffix);
 

@@ -3,8 +3,8 @@
  * Two runs of one experiment into one --out used to interleave their staging, commit and
  * recovery steps, and each could roll back or remove what the other had written. A run now
  * holds an advisory POSIX record lock (fcntl F_SETLK, write lock on the whole file) on
- * "<out>/.<name>.lock" from the moment its output is opened (or earlier, when the program
- * calls drift_out_lock right after validating --out) to the end of its commit; recovery
+ * "<out>/.<name>.lock" from the moment --out is validated (drift_out_lock_cli, which creates
+ * a missing --out first) to the end of its commit; recovery
  * (drift-manifest recover) holds it too. A second run does not wait: it refuses with one line
  * naming the directory and the holder's pid, exit 2, before it touches anything.
  *

@@ -82,7 +82,11 @@ void drift_out_lock_cli(const drift_cli_t *cli)
 {
     struct stat st;
     char why[2400];
-    if (stat(cli->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return; /* made, then locked, by drift_files_open */
+    /* A missing --out is made now (and removed at exit while empty): locking only an existing
+     * one let a second run into a fresh directory compute alongside the first and be refused
+     * only when it opened its files. */
+    drift_out_create(cli->out_dir);
+    if (stat(cli->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return; /* drift_files_open says why */
     if (drift_out_lock(why, sizeof why, cli->out_dir, cli->spec->name) != DRIFT_OK) drift_die("--out: %s", why);
 }
 

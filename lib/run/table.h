@@ -36,9 +36,10 @@ void drift_file_abort(drift_file_t *f);
  * name taken by anything but a regular file, or a file that cannot be opened: everything is
  * removed and it dies "--out: ..." before any computing. */
 void drift_files_open(drift_file_t *files, int n, const drift_cli_t *cli, const char *const *suffixes);
-/* The experiment's lock on --out (outlock.h), taken now when --out exists: a program that
- * calls it right after validating --out refuses a second concurrent run before computing
- * rather than at drift_files_open. Dies (one line, exit 2) when another process holds it. */
+/* The experiment's lock on --out (outlock.h), taken now, --out created first when missing
+ * (drift_out_create: removed at exit while empty): a program that calls it right after
+ * validating --out refuses a second concurrent run before computing rather than at
+ * drift_files_open. Dies (one line, exit 2) when another process holds it. */
 void drift_out_lock_cli(const drift_cli_t *cli);
 /* Checks every open file for write errors, syncs and closes them, writes "<name>.manifest"
  * (sizes, SHA-256, the build's commit, argv) and commits the set (manifest.h: one rename is the

@@ -144,7 +144,7 @@ int calc_argmax(int argc, char **argv)
     drift_order_print(ord, sizeof ord, &c.order);
     /* Every row is computed before anything is printed: a failure never leaves a partial table. */
     drift_lmhead_result_t *r = malloc(N * sizeof *r);
-    if (!r) drift_die("out of memory");
+    if (!r) drift_die_oom((double)N * sizeof *r, "the results of %zu rows of FILE_H", (size_t)N);
     for (size_t row = 0; row < N; row++) {
         int rc = drift_lmhead_eval_full(&r[row], h + row * K, W, V, K, &c, 1);
         if (rc) drift_die("cannot evaluate the head: %s", drift_strerror(rc));

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "why.h"
 
 #define NPY_MAX_HEADER (1u << 20) /* numpy itself writes < 64 KiB; anything bigger is not ours */
 #define NPY_MAX_DIMS CALC_NPY_MAX_DIMS
@@ -129,7 +130,12 @@ int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape
     }
     if (hlen == 0 || hlen > NPY_MAX_HEADER) { rc = fail(path, "malformed .npy header length"); goto done; }
     h = malloc(hlen + 1);
-    if (!h) { rc = fail(path, "out of memory"); goto done; }
+    if (!h) {
+        char why[160];
+        drift_why_oom(why, sizeof why, (double)hlen + 1, "the .npy header of %zu bytes", hlen);
+        rc = fail(path, why);
+        goto done;
+    }
     if (fread(h, 1, hlen, fp) != hlen) { rc = fail(path, "truncated .npy header"); goto done; }
     h[hlen] = 0;
     if (memchr(h, 0, hlen)) { rc = fail(path, "malformed .npy header (NUL byte)"); goto done; }
@@ -187,7 +193,12 @@ int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape
 
     raw = malloc(count * (size_t)size);
     v = malloc(count * sizeof *v);
-    if (!raw || !v) { rc = fail(path, "out of memory"); goto done; }
+    if (!raw || !v) {
+        char why[160];
+        drift_why_oom(why, sizeof why, (double)count * ((double)size + sizeof *v), "the %zu values its shape counts", count);
+        rc = fail(path, why);
+        goto done;
+    }
     if (fread(raw, (size_t)size, count, fp) != count) { rc = fail(path, "truncated data (fewer values than the shape says)"); goto done; }
     if (fgetc(fp) != EOF) { rc = fail(path, "trailing bytes after the data the shape says"); goto done; }
     for (size_t i = 0; i < count; i++) {

@@ -274,7 +274,8 @@ static void run_beams(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t
     memset(&r->g, 0, sizeof r->g);
     r->exact_gap = NULL;
     r->g.n = r->bm.len[0];
-    if (!(r->g.token = malloc((size_t)(r->g.n ? r->g.n : 1) * sizeof(int)))) die("out of memory");
+    if (!(r->g.token = malloc((size_t)(r->g.n ? r->g.n : 1) * sizeof(int))))
+        drift_die_oom((double)(r->g.n ? r->g.n : 1) * sizeof(int), "the beam's text of %d tokens (--tokens: fewer)", r->g.n);
     memcpy(r->g.token, r->bm.tokens, (size_t)r->g.n * sizeof(int));
 }
 

@@ -402,10 +402,15 @@ static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outd
 
 int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir_arg)
 {
-    /* "p/" and "p" are one directory; the .part sibling must not land inside it. */
+    /* "p/", "p/." and "p" are one directory; the .part sibling must not land inside it, and
+     * "p/." cannot be renamed (EBUSY, after the target had been judged a previous merge). */
     char outdir[4096], twhy[8192], parent[4096];
     snprintf(outdir, sizeof outdir, "%s", outdir_arg);
-    for (size_t n = strlen(outdir); n > 1 && outdir[n - 1] == '/'; n--) outdir[n - 1] = 0;
+    for (size_t n = strlen(outdir); n > 1;) {
+        if (outdir[n - 1] == '/') outdir[--n] = 0;
+        else if (n > 2 && outdir[n - 1] == '.' && outdir[n - 2] == '/') outdir[n -= 2] = 0;
+        else break;
+    }
     /* A target refused is refused before anything, the lock file included, is made. */
     char **names;
     int nnames;
