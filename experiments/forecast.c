@@ -57,7 +57,7 @@ static const pair_t PAIRS[] = {
     {"batch-alone", "continuous:64 -> alone", BASE, BASE ",batch=alone", 0, 1},
     {"precision-fp16", "bf16 -> fp16 (weights, compute, activations, KV)", BASE, BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0, 0},
     {"card-rtx4090", "A100 -> RTX 4090", BASE, "vllm-like,card=rtx4090", 0, 1},
-    {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 1},
+    {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 0},
 };
 #define MIN_EVENTS 3 /* partings (and non-partings) a pair needs before its skill is stated */
 #define RUNS_MAX (2 * NPAIRS + 2 * DRIFT_LIST_MAX)
@@ -142,6 +142,14 @@ static void free_steps(prompt_steps_t *s)
     free(s->gap), free(s->cls), free(s->delta), free(s->dcls);
 }
 
+/* whether the llama.cpp pair is among the n pairs chosen (its builds then decode every prompt) */
+static int chosen_llama(const int *pairs, int n)
+{
+    for (int q = 0; q < n; q++)
+        if (!strcmp(PAIRS[pairs[q]].id, "llamacpp-avx512")) return 1;
+    return 0;
+}
+
 /* prompt i's text under the tie rule: its own run where it decoded again, else the plain one */
 static const drift_gen_t *tie_gen(const drift_deploy_run_t *runs, int plain, int tie, int i)
 {
@@ -165,7 +173,7 @@ static unsigned char step_class(const drift_llm_config_t *c, const drift_deploym
 
 int main(int argc, char **argv)
 {
-    long N_ = 0, T_ = 0, S_ = 0, Z_ = 0;
+    long N_ = 0, T_ = 0, S_ = 0, Z_ = 0, K_ = 0;
     const char *ckpt = NULL, *set = NULL, *dump = NULL, *pairs_opt = NULL;
     drift_dbllist_t ties = {{0}, 0};
     const drift_cli_opt_t opts[] = {
@@ -177,13 +185,15 @@ int main(int argc, char **argv)
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
         {"pairs", DRIFT_OPT_LIST, &pairs_opt, "ID,...", "the pairs to run (default: the profile's; rerun-other, batch-alone, precision-fp16, card-rtx4090, llamacpp-avx512)", 0, 0, {0}},
         {"tie-eps", DRIFT_OPT_DOUBLELIST, &ties, "EPS,...", "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS > 0: the share of prompts that part, measured and forecast", 0, 0, {NULL, "0.01,0.05,0.25", "0.01,0.05,0.25"}},
+        {"tie-samples", DRIFT_OPT_INT, &K_, "K", "the tie-breaker decodes the first K samples of every seed (at most --samples)", 1, 64, {"1", "1", "3"}},
         {"dump-logits", DRIFT_OPT_STRING, &dump, "FILE.npy", "also write deployment A's top-2 logits of every step, shape (prompts, tokens, 2), NaN past a text's end: the input of ./lab forecast --logits", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("forecast", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     /* P prompts per seed; prompt i of the Z * P is seed i / P's, sample (i % P) / N */
-    const int N = (int)N_, T = (int)T_, S = (int)S_, Z = (int)Z_, P = S * N, PT = Z * P;
+    const int N = (int)N_, T = (int)T_, S = (int)S_, Z = (int)Z_, P = S * N, PT = Z * P, K = (int)K_, NT = Z * K * N;
+    if (K > S) drift_die("--tie-samples: %d is more than the %d samples (--samples)", K, S);
     if (!ckpt) ckpt = drift_real_checkpoint();
     if (!ckpt) {
         fprintf(stderr, "forecast: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
@@ -268,25 +278,33 @@ int main(int argc, char **argv)
     drift_out_meta(&out, T_PROMPTS, "columns", "p_forecast = P(B parts from A within T) from A's gaps and the fitted law; p_constant = the fit samples' parting rate; p_threshold = the fit samples' rate below or above the fitted threshold on the prompt's smallest gap; risk_step, risk_gap, risk_p = the step of the largest risk, A's top-1 minus top-2 logit there, the risk; min_gap = A's smallest gap; parted, step = what B did (step 0-based, -1 none); p_all_samples = the forecast under the law fitted on every sample of every seed (the pairs table's; not held out), from A's gaps without step classes, as ./lab forecast --logits computes it; p_empirical = the forecast with the fit samples' own deltas as the law (forecast.h: their symmetrized tail, pi as for p_forecast)");
     drift_out_meta(&out, T_PAIRS, "table", "per pair, every seed pooled: the law of delta fitted on all samples (law, sigma, b, pi per step class; gauss_wins = folds whose held-out deltas favour the Gaussian, heldout_dloglik = their summed log-likelihood, Gaussian minus Laplace); scores over the held-out prompts; skill = 1 - Brier(forecast) / Brier(constant), 95%% percentile bootstrap over prompts; *_empirical: the same for the empirical law");
     drift_out_meta(&out, T_SEEDS, "table", "per (seed, pair): the held-out scores of that seed's prompts alone (forecasts as in the prompts table; skill with its 95%% percentile bootstrap over the seed's prompts)");
-    if (ties.n) drift_out_meta(&out, T_TIES, "table", "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode every prompt with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on every sample (per step pi P(|delta| beyond |gap - EPS|) when the runner-up has the lower id, pi P(delta < -(gap + EPS)) when the top one has); at the partings: at_boundary = the two gaps on either side of EPS, other_pair = both below EPS but another top two, crossed = both at or above EPS (the top one changed); decoded_again = (prompt, build) decodes run with the rule: the others' texts are the plain ones, since the rule picks the plain token at every step of them");
+    if (ties.n) drift_out_meta(&out, T_TIES, "table", "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode the prompts of the first --tie-samples samples of every seed with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on those prompts' steps (per step pi P(|delta| beyond |gap - EPS|) when the runner-up has the lower id, pi P(delta < -(gap + EPS)) when the top one has); at the partings: at_boundary = the two gaps on either side of EPS, other_pair = both below EPS but another top two, crossed = both at or above EPS (the top one changed); decoded_again = (prompt, build) decodes run with the rule: the others' texts are the plain ones, since the rule picks the plain token at every step of them");
     drift_out_meta(&out, T_REL, "table", "reliability of the held-out forecasts of every seed, per pair and pooled (all): bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
     drift_md_intro(&out, "%d pairs of deployments of %s (one knob changed from `" BASE "`, an A100 server) decode, at each of %d seeds (%s: each its own draw of prompts and batch companions), %d disjoint samples of %d prompts, %d greedy tokens each. Per seed, each sample in turn is held out: the law of the pair's gap difference is fitted on the seed's other samples' steps, and each held-out prompt is forecast from deployment A's top-2 gaps alone.", npair, base, Z, seeds, S, N, T);
 
     /* the plain runs, then the tie rule's, each decoding again only where the rule acts */
     const int workers = cli.threads > 0 ? cli.threads : omp_get_num_procs(), nplain = ties.n ? tie_a[0] : nrun;
+    static unsigned char *tie_plain; /* the plain builds' prompts when only the tie-breaker needs them */
+    if (ties.n && K < S && !chosen_llama(pairs, npair)) {
+        if (!(tie_plain = malloc((size_t)PT))) drift_die("out of memory for the tie runs' prompts (%d)", PT);
+        for (int i = 0; i < PT; i++) tie_plain[i] = (i % P) / N < K;
+        runs[tie_a0].only = runs[tie_b0].only = tie_plain;
+    }
     drift_progress_phase(&cli, "decode");
     if (drift_deploy_runs(runs, nplain, &ck, pr, PT, T, "forecast.batch", workers, progress, &cli))
         drift_die("a deployment's decode failed (or out of memory for its model)");
-    unsigned char *again = NULL;
+    unsigned char *again = NULL, *tie_in = NULL; /* tie_in[i]: prompt i is in the tie-breaker's first K samples of its seed */
     long again_n[DRIFT_LIST_MAX] = {0};
     if (ties.n) {
-        if (!(again = malloc((size_t)ties.n * 2 * (size_t)PT))) drift_die("out of memory for the tie runs' prompts");
+        if (!(again = malloc((size_t)ties.n * 2 * (size_t)PT)) || !(tie_in = malloc((size_t)PT)))
+            drift_die("out of memory for the tie runs' prompts (%d)", PT);
+        for (int i = 0; i < PT; i++) tie_in[i] = (i % P) / N < K;
         for (int e = 0; e < ties.n; e++)
             for (int side = 0; side < 2; side++) {
                 unsigned char *m = again + (size_t)(2 * e + side) * PT;
                 for (int i = 0; i < PT; i++) {
                     const drift_gen_t *g = &runs[side ? tie_b0 : tie_a0].g[i];
-                    again_n[e] += m[i] = drift_tie_rule_acts(g->top1_logit, g->top2_logit, g->token, g->top2, g->n, ties.v[e]);
+                    again_n[e] += m[i] = tie_in[i] && drift_tie_rule_acts(g->top1_logit, g->top2_logit, g->token, g->top2, g->n, ties.v[e]);
                 }
                 if ((side ? tie_b[e] : tie_a[e]) != nplain + 2 * e + side) drift_die("the tie runs are not the last runs");
                 runs[nplain + 2 * e + side].only = m;
@@ -512,6 +530,7 @@ int main(int argc, char **argv)
         const drift_gen_t *ga = runs[tie_a0].g, *gb = runs[tie_b0].g;
         size_t nd = 0;
         for (int i = 0; i < PT; i++) {
+            if (!tie_in[i]) continue;
             int n = ga[i].n < gb[i].n ? ga[i].n : gb[i].n, st = drift_first_difference(ga[i].token, gb[i].token, n);
             for (int t = 0; t < (st >= 0 ? st + 1 : n); t++) dl[nd++] = step_delta(&ga[i], &gb[i], t);
         }
@@ -521,6 +540,7 @@ int main(int argc, char **argv)
             double eps = e < 0 ? 0 : ties.v[e], pred = 0;
             long k = 0, why[DRIFT_TIE_NCAUSE] = {0}; /* partings by cause (forecast.h) */
             for (int i = 0; i < PT; i++) {
+                if (!tie_in[i]) continue;
                 const drift_gen_t *ta = tie_gen(runs, tie_a0, e < 0 ? -1 : tie_a[e], i),
                                   *tb = tie_gen(runs, tie_b0, e < 0 ? -1 : tie_b[e], i);
                 int n = ta->n < tb->n ? ta->n : tb->n, st = drift_first_difference(ta->token, tb->token, n);
@@ -535,13 +555,13 @@ int main(int argc, char **argv)
                 pred += logq < 0 ? -expm1(logq) : 0;
             }
             double lo, hi;
-            drift_wilson(&lo, &hi, k, PT, 1.959963984540054);
-            drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(PT), DRIFT_INT(k), DRIFT_NUM((double)k / PT), DRIFT_NUM(lo), DRIFT_NUM(hi),
-                      DRIFT_NUM(pred), DRIFT_INT(why[0]), DRIFT_INT(why[1]), DRIFT_INT(why[2]), DRIFT_INT(e < 0 ? 2L * PT : again_n[e]));
+            drift_wilson(&lo, &hi, k, NT, 1.959963984540054);
+            drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(NT), DRIFT_INT(k), DRIFT_NUM((double)k / NT), DRIFT_NUM(lo), DRIFT_NUM(hi),
+                      DRIFT_NUM(pred), DRIFT_INT(why[0]), DRIFT_INT(why[1]), DRIFT_INT(why[2]), DRIFT_INT(e < 0 ? 2L * NT : again_n[e]));
             char ep[32], rate[96], pr_s[32], ws[64];
             if (e < 0) snprintf(ep, sizeof ep, "0 (plain greedy)");
             else snprintf(ep, sizeof ep, "%g", eps);
-            drift_rate_text(rate, sizeof rate, k, PT);
+            drift_rate_text(rate, sizeof rate, k, NT);
             snprintf(pr_s, sizeof pr_s, "%.3g", pred);
             if (e < 0) snprintf(ws, sizeof ws, "-");
             else snprintf(ws, sizeof ws, "%ld / %ld / %ld", why[0], why[1], why[2]);
@@ -583,12 +603,12 @@ int main(int argc, char **argv)
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
         drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts; EPS 0 is plain greedy), by EPS: %s. It moves the boundary from 0 to EPS: of its %ld partings %ld had the gaps on either side of EPS, %ld another top two inside EPS, %ld a gap carried beyond EPS.\n",
-                      PT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);
+                      NT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);
     drift_deploy_runs_free(runs, nrun, PT);
     drift_chat_prompts_free(pr, PT);
-    free(pf), free(pc), free(pt), free(mg), free(pe), free(y), free(ps), free(allp), free(ally), free(dl), free(dc), free(fy), free(fmg), free(risk), free(again);
+    free(pf), free(pc), free(pt), free(mg), free(pe), free(y), free(ps), free(allp), free(ally), free(dl), free(dc), free(fy), free(fmg), free(risk), free(again), free(tie_in), free(tie_plain);
     drift_checkpoint_free(&ck);
     return 0;
 }
