@@ -568,7 +568,7 @@ int main(int argc, char **argv)
             drift_row(&out, T_MD_TIES, DRIFT_TXT(ep), DRIFT_TXT(rate), DRIFT_TXT(pr_s), DRIFT_TXT(ws));
             if (e >= 0) for (int c = 0; c < DRIFT_TIE_NCAUSE; c++) why_all[c] += why[c];
             size_t at = strlen(tie_text);
-            snprintf(tie_text + at, sizeof tie_text - at, "%s%g: %ld parted, %.2g forecast", e < 0 ? "" : "; ", eps, k, pred);
+            snprintf(tie_text + at, sizeof tie_text - at, "%s%g: %ld (%.2g)", e < 0 ? "" : ", ", eps, k, pred);
         }
         drift_md_end(&out, T_MD_TIES);
     }
@@ -594,15 +594,15 @@ int main(int argc, char **argv)
     }
     if (good[0]) drift_md_text(&out, "- Held out, %s, Brier skill against the constant rate (95 %% bootstrap over %d prompts) reached the goal of 0.3 on: %s.\n",
                                Z > 1 ? "every seed pooled" : "at this seed", PT, good);
-    if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s; with %d prompts an interval reaching below 0 is expected.\n", weak, PT);
-    if (few[0]) drift_md_text(&out, "- Too few partings (or texts kept together) to score, fewer than %d: %s; see the forecast's sum below.\n", MIN_EVENTS, few);
+    if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s.\n", weak);
+    if (few[0]) drift_md_text(&out, "- Too few partings (or texts kept together) to score, fewer than %d: %s.\n", MIN_EVENTS, few);
     if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; the forecast's own sum below says how close to none it came.\n", none);
     drift_md_text(&out, "- Partings forecast (sum; empirical law in brackets) against observed: %s.\n", cal);
     if (tie_n)
         drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a tie of A's bf16 logits (risk pi/2 whatever the law); they forecast %.2g partings and %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
-        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts; EPS 0 is plain greedy), by EPS: %s. It moves the boundary from 0 to EPS: of its %ld partings %ld had the gaps on either side of EPS, %ld another top two inside EPS, %ld a gap carried beyond EPS.\n",
+        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts), texts parted (forecast) by EPS, 0 being plain greedy: %s. Of the %ld partings under the rule %ld had the gaps on either side of EPS, %ld another top two inside EPS, %ld a gap carried beyond it: the boundary moved from 0 to EPS.\n",
                       NT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);

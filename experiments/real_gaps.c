@@ -415,8 +415,10 @@ int main(int argc, char **argv)
     double *ee = malloc(ne * sizeof(double)), *ev = malloc(ne * sizeof(double));
     int *et = malloc(ne * sizeof(int));
     if (!ee || !ev || !et) drift_die("out of memory for the error law (%zu errors)", ne);
-    char law_words[NCONF][512], pos_words[NCONF][128];
+    char law_words[NCONF][512];
     errlaw_sum_t lsum[NCONF];
+    double pmin[NCONF], pmax[NCONF]; /* the rms gap error's smallest and largest third */
+    for (int c = 0; c < NCONF; c++) pmin[c] = INFINITY, pmax[c] = 0;
     int Tm = 0; /* positions measured per text */
     for (int s_ = 0; s_ < R; s_++) Tm = tx[s_].n - tx[s_].from > Tm ? tx[s_].n - tx[s_].from : Tm;
     const int third = Tm / 3 > 0 ? Tm / 3 : 1;
@@ -429,8 +431,6 @@ int main(int argc, char **argv)
         errlaw_rows(&out, CONFS[c].name, nxc[c].mm[DRIFT_OP_LMHEAD].out, ee, ev, et, n, R, winner, &lsum[c]);
         errlaw_words(law_words[c], sizeof law_words[c], winner);
         /* by position: thirds of each text's generated positions */
-        size_t at = 0;
-        pos_words[c][0] = 0;
         for (int lo = 0; lo < Tm; lo += third) {
             int hi = lo + 2 * third > Tm ? Tm : lo + third;
             double sg = 0, s1 = 0;
@@ -445,14 +445,15 @@ int main(int argc, char **argv)
             if (!np) break;
             drift_row(&out, T_ERRPOS, DRIFT_TXT(CONFS[c].name), DRIFT_INT(lo), DRIFT_INT(hi), DRIFT_INT(np), DRIFT_NUM(sqrt(sg / (double)np)),
                       DRIFT_NUM(sqrt(s1 / (double)np)));
-            at += (size_t)snprintf(pos_words[c] + at, at < sizeof pos_words[c] ? sizeof pos_words[c] - at : 0, "%s%.2g", at ? " / " : "",
-                                   sqrt(sg / (double)np));
+            const double r = sqrt(sg / (double)np);
+            if (r < pmin[c]) pmin[c] = r;
+            if (r > pmax[c]) pmax[c] = r;
             if (hi == Tm) break;
         }
     }
     free(ee), free(ev), free(et);
     drift_md_text(&out, "**Takeaway.**\n\n");
-    drift_md_text(&out, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density near 0: %.3g per logit unit) and %.3g below 0.01.\n",
+    drift_md_text(&out, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density %.3g per logit unit) and %.3g below 0.01.\n",
             NP, median, (double)below[1] / (double)NP, dens0, (double)below[0] / (double)NP);
     drift_md_text(&out, "- sigma, and flips predicted by Phi / by the law convolved with the output grid against observed:");
     for (int c = 0; c < NCONF; c++)
@@ -468,34 +469,37 @@ int main(int argc, char **argv)
     }
     if (wc >= 0)
         drift_md_text(&out, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
-    drift_md_text(&out, "- Error law (data/real_gaps_errlaw.csv): gauss (accumulation noise) against conv (noise, then rounding to the stored grid), per binade of the exact logit, each of the %d texts held out: ", R);
+    drift_md_text(&out, "- Error law (data/real_gaps_errlaw.csv; gauss: accumulation noise, conv: noise then rounding to the stored grid; per binade of the exact logit, each of the %d texts held out): ", R);
     char tails[256] = "";
-    double tail_lo = NAN, spread = 1, span = INFINITY; /* the largest sigma_max / sigma_min of a configuration; the
-                                                          smallest ratio of its top and bottom binades */
-    for (int c = 0, first = 1; c < NCONF; c++) {
+    double tail_lo = NAN, spread = 1, span = INFINITY, pspread = 1, power = 0; /* over the configurations: the largest
+                                  sigma_max / sigma_min, the smallest ratio of top and bottom binades, the largest
+                                  rms ratio of two thirds, the largest power */
+    int same = 1, c0 = -1;
+    for (int c = 0; c < NCONF; c++) {
         if (!isfinite(lsum[c].sg_min)) continue;
-        drift_md_text(&out, "%s%s %s, sigma %.2g-%.2g, power up to %.2g", first ? "" : "; ", CONFS[c].name, law_words[c], lsum[c].sg_min,
-                      lsum[c].sg_max, lsum[c].max_power);
-        first = 0;
+        if (c0 >= 0 && strcmp(law_words[c], law_words[c0])) same = 0;
+        if (c0 < 0 || lsum[c].max_power > power) power = lsum[c].max_power;
+        c0 = c0 < 0 ? c : c0;
         if (lsum[c].sg_max / lsum[c].sg_min > spread) spread = lsum[c].sg_max / lsum[c].sg_min;
         if (lsum[c].top_lo / lsum[c].lo_min < span) span = lsum[c].top_lo / lsum[c].lo_min;
+        if (pmax[c] > 0 && pmax[c] / pmin[c] > pspread) pspread = pmax[c] / pmin[c];
         if (fabs(lsum[c].top_dll) >= 2.995732273553991 && lsum[c].top_power < 2.995732273553991) {
             size_t at = strlen(tails);
             tail_lo = lsum[c].top_lo;
             snprintf(tails + at, sizeof tails - at, "%s%s %.2g", at ? ", " : "", CONFS[c].name, lsum[c].top_dll);
         }
     }
+    if (same && c0 >= 0) drift_md_text(&out, "every configuration %s (power at most %.2g)", law_words[c0], power);
+    else
+        for (int c = 0, first = 1; c < NCONF; c++)
+            if (isfinite(lsum[c].sg_min)) drift_md_text(&out, "%s%s %s", first ? "" : "; ", CONFS[c].name, law_words[c]), first = 0;
     /* an error relative to the logit would scale sigma with the binade (by span from the lowest
      * to the highest); flat noise would not move it: the verdict takes the geometric middle */
     if (isfinite(span))
-        drift_md_text(&out, ". Over binades %g apart sigma varies at most %.2gx (a relative error: %gx)%s.",
-                      span, spread, span, span > 1 && spread < sqrt(span) ? ": the noise does not follow the logit's size" : "");
-    if (tails[0])
-        drift_md_text(&out, " At [%g, %g) the held-out ratio conv - gauss (%s) exceeds the power: the tails differ from both laws.", tail_lo, 2 * tail_lo, tails);
-    drift_md_text(&out, "\n");
-    drift_md_text(&out, "- rms gap error by third of the generated tokens (data/real_gaps_errpos.csv): ");
-    for (int c = 0; c < NCONF; c++) drift_md_text(&out, "%s%s %s", c ? "; " : "", CONFS[c].name, pos_words[c]);
-    drift_md_text(&out, ".\n\n");
+        drift_md_text(&out, ". Over binades %g apart sigma varies at most %.2gx (a relative error: %gx)%s", span, spread, span,
+                      span > 1 && spread < sqrt(span) ? ": the noise does not follow the logit's size" : "");
+    if (tails[0]) drift_md_text(&out, ". At [%g, %g) the held-out ratio conv - gauss (%s) exceeds the power: the tails differ from both laws", tail_lo, 2 * tail_lo, tails);
+    drift_md_text(&out, ". Over thirds of the tokens (data/real_gaps_errpos.csv) the rms gap error varies at most %.2gx.\n\n", pspread);
     drift_out_commit(&out);
     for (int s = 0; s < R; s++) free(tx[s].tok);
     free(tx), free(ex), free(lg), free(gap), free(top), free(sorted), free(t1), free(t2), free(egap), free(flip), free(sidx), free(ks), free(stext), free(sval), free(serr);
