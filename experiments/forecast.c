@@ -590,19 +590,19 @@ int main(int argc, char **argv)
                      u->lo, u->hi, u->seeds_at_goal, Z);
         else snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f]", at ? ", " : "", id, u->skill, u->lo, u->hi);
         at = strlen(cal);
-        snprintf(cal + at, sizeof cal - at, "%s%s %.2g (%.2g) against %ld", q ? ", " : "", id, u->sump, u->sume, u->k);
+        snprintf(cal + at, sizeof cal - at, "%s%s %.2g against %ld", q ? ", " : "", id, u->sump, u->k);
     }
-    if (good[0]) drift_md_text(&out, "- Held out, %s, Brier skill against the constant rate (95 %% bootstrap over %d prompts) reached the goal of 0.3 on: %s.\n",
+    if (good[0]) drift_md_text(&out, "- Held out (%s), Brier skill over the constant rate (95 %% bootstrap, %d prompts) reached 0.3 on: %s.\n",
                                Z > 1 ? "every seed pooled" : "at this seed", PT, good);
     if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s.\n", weak);
     if (few[0]) drift_md_text(&out, "- Too few partings (or texts kept together) to score, fewer than %d: %s.\n", MIN_EVENTS, few);
     if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; the forecast's own sum below says how close to none it came.\n", none);
-    drift_md_text(&out, "- Partings forecast (sum; empirical law in brackets) against observed: %s.\n", cal);
+    drift_md_text(&out, "- Partings forecast (sum) against observed: %s.\n", cal);
     if (tie_n)
-        drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a tie of A's bf16 logits (risk pi/2 whatever the law); they forecast %.2g partings and %ld happened.\n",
+        drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a tie of A's bf16 logits (risk pi/2); they forecast %.2g partings, %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
-        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts), texts parted (forecast) by EPS, 0 being plain greedy: %s. Of the %ld partings under the rule %ld had the gaps on either side of EPS, %ld another top two inside EPS, %ld a gap carried beyond it: the boundary moved from 0 to EPS.\n",
+        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts), parted (forecast) by EPS, 0 plain greedy: %s. Of the %ld partings under the rule %ld had the gaps either side of EPS, %ld another top two inside EPS, %ld a gap beyond it: the boundary moved from 0 to EPS.\n",
                       NT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);

@@ -455,10 +455,10 @@ int main(int argc, char **argv)
     drift_md_text(&out, "**Takeaway.**\n\n");
     drift_md_text(&out, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density %.3g per logit unit) and %.3g below 0.01.\n",
             NP, median, (double)below[1] / (double)NP, dens0, (double)below[0] / (double)NP);
-    drift_md_text(&out, "- sigma, and flips predicted by Phi / by the law convolved with the output grid against observed:");
+    drift_md_text(&out, "- sigma, and flips predicted by Phi / by the law convolved with the output grid against observed, of %zu positions:", NP);
     for (int c = 0; c < NCONF; c++)
         drift_md_text(&out, "%s %s %.3g, %.3g / %.3g against %ld", c ? ";" : "", CONFS[c].name, sig[c], pg[c], pc[c], obs[c]);
-    drift_md_text(&out, " (of %zu positions).\n", NP);
+    drift_md_text(&out, ".\n");
     double worst = 1;
     int wc = -1;
     for (int c = 0; c < NCONF; c++) {
@@ -469,7 +469,7 @@ int main(int argc, char **argv)
     }
     if (wc >= 0)
         drift_md_text(&out, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
-    drift_md_text(&out, "- Error law (data/real_gaps_errlaw.csv; gauss: accumulation noise, conv: noise then rounding to the stored grid; per binade of the exact logit, each of the %d texts held out): ", R);
+    drift_md_text(&out, "- Error law (data/real_gaps_errlaw.csv; gauss: accumulation noise, conv: noise then rounding to the stored grid; by binade of the exact logit, %d texts held out in turn): ", R);
     char tails[256] = "";
     double tail_lo = NAN, spread = 1, span = INFINITY, pspread = 1, power = 0; /* over the configurations: the largest
                                   sigma_max / sigma_min, the smallest ratio of top and bottom binades, the largest
