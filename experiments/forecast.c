@@ -586,23 +586,23 @@ int main(int argc, char **argv)
         if (isnan(u->skill)) snprintf(dst + at, 512 - at, "%s%s", at ? ", " : "", id);
         else if (rare) snprintf(dst + at, 512 - at, "%s%s (%ld of %d parted)", at ? ", " : "", id, u->k, PT);
         else if (Z > 1)
-            snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f] (0.3 or more at %d of %d seeds alone)", at ? ", " : "", id, u->skill,
+            snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f] (0.3 at %d of %d seeds alone)", at ? ", " : "", id, u->skill,
                      u->lo, u->hi, u->seeds_at_goal, Z);
         else snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f]", at ? ", " : "", id, u->skill, u->lo, u->hi);
         at = strlen(cal);
         snprintf(cal + at, sizeof cal - at, "%s%s %.2g against %ld", q ? ", " : "", id, u->sump, u->k);
     }
     if (good[0]) drift_md_text(&out, "- Held out (%s), Brier skill over the constant rate (95 %% bootstrap, %d prompts) reached 0.3 on: %s.\n",
-                               Z > 1 ? "every seed pooled" : "at this seed", PT, good);
+                               Z > 1 ? "seeds pooled" : "one seed", PT, good);
     if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s.\n", weak);
-    if (few[0]) drift_md_text(&out, "- Too few partings (or texts kept together) to score, fewer than %d: %s.\n", MIN_EVENTS, few);
+    if (few[0]) drift_md_text(&out, "- Too few partings (or texts kept together) to score (under %d): %s.\n", MIN_EVENTS, few);
     if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; the forecast's own sum below says how close to none it came.\n", none);
     drift_md_text(&out, "- Partings forecast (sum) against observed: %s.\n", cal);
     if (tie_n)
-        drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest mostly on a tie of A's bf16 logits (risk pi/2); they forecast %.2g partings, %ld happened.\n",
+        drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest on a tie of A's bf16 logits (risk pi/2); they forecast %.2g partings, %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
-        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts), parted (forecast) by EPS, 0 plain greedy: %s. Of the %ld partings under the rule %ld had the gaps either side of EPS, %ld another top two inside EPS, %ld a gap beyond it: the boundary moved from 0 to EPS.\n",
+        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts), parted (forecast) by EPS, 0 plain greedy: %s. Of the %ld partings under the rule %ld had the gaps either side of EPS, %ld another top two inside EPS, %ld a gap beyond it: the boundary moves to EPS.\n",
                       NT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);

@@ -453,9 +453,9 @@ int main(int argc, char **argv)
     }
     free(ee), free(ev), free(et);
     drift_md_text(&out, "**Takeaway.**\n\n");
-    drift_md_text(&out, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 (density %.3g per logit unit) and %.3g below 0.01.\n",
-            NP, median, (double)below[1] / (double)NP, dens0, (double)below[0] / (double)NP);
-    drift_md_text(&out, "- sigma, and flips predicted by Phi / by the law convolved with the output grid against observed, of %zu positions:", NP);
+    drift_md_text(&out, "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 and %.3g below 0.01.\n",
+            NP, median, (double)below[1] / (double)NP, (double)below[0] / (double)NP);
+    drift_md_text(&out, "- sigma, and flips predicted by Phi / by the convolved law against observed, of %zu positions:", NP);
     for (int c = 0; c < NCONF; c++)
         drift_md_text(&out, "%s %s %.3g, %.3g / %.3g against %ld", c ? ";" : "", CONFS[c].name, sig[c], pg[c], pc[c], obs[c]);
     drift_md_text(&out, ".\n");

@@ -246,8 +246,8 @@ cat <<'EOF'
   (`seq`, `pairwise`, `splitk:S`, `tc:ARCH`, ...), printed in every CSV row.
 - **Statistics.** Proportions carry Wilson 95% intervals, clustered by the independent unit
   where events share one (hidden states); sigma is a maximum-likelihood fit of
-  P(flip) = Phi(-gap / sigma); random draws come from Philox streams keyed by (seed,
-  experiment, point, trial), so data are byte-identical on any machine.
+  P(flip) = Phi(-gap / sigma); random draws come from seeded Philox streams, so data are
+  byte-identical on any machine.
 
 EOF
 cat <<'EOF'
