@@ -94,7 +94,9 @@ tcb_check(tcb_run_t *ck, __m512 b, const int fp16)
 }
 
 /* Pass 1 for one k: E[q] = max(E[q], ea + ex(b)) over the tile (R x V), with B's checks
- * (MODE). */
+ * (MODE: 0 bf16, 1 bf16 checked, 2 fp16 checked, 3 fp16). ex is the model's exponent,
+ * max(floor(log2|x|), emin_in): fp16's subnormals (normal floats below 2^-14) take -14, as
+ * in tc_block; bf16 needs no clamp (every nonzero input >= 2^-50 > 2^-126). */
 __attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
 tcb_pass1(__m512 *E, const float *bk, const float *ae, const __mmask16 *cm, tcb_run_t *ck, const int R, const int V,
           const int MODE, const int FULL)
@@ -103,8 +105,11 @@ tcb_pass1(__m512 *E, const float *bk, const float *ae, const __mmask16 *cm, tcb_
     for (int v = 0; v < V; v++) {
         /* masked lanes: +0, whose products are dropped */
         __m512 b = FULL ? _mm512_loadu_ps(bk + 16 * v) : _mm512_maskz_loadu_ps(cm[v], bk + 16 * v);
-        if (MODE) tcb_check(ck, b, MODE == 2);
+        if (MODE == 1 || MODE == 2) tcb_check(ck, b, MODE == 2);
         __m512 ge = _mm512_getexp_ps(b);
+        if (MODE >= 2) /* fp16: the model's ex, max(floor(log2|x|), -14); a zero keeps -inf */
+            ge = _mm512_mask_max_ps(ge, _mm512_cmp_ps_mask(ge, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ), ge,
+                                    _mm512_set1_ps(-14.0f));
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++) E[r * V + v] = _mm512_max_ps(E[r * V + v], _mm512_add_ps(_mm512_set1_ps(ae[r]), ge));
     }
@@ -245,7 +250,7 @@ tcb_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae,
             tcb_store_c(crow, j, c, cm, R, V);
         }
     }
-    if (MODE) ckp->amax = ck.amax, ckp->amin = ck.amin, ckp->orr = ck.orr, ckp->bad = ck.bad;
+    if (MODE == 1 || MODE == 2) ckp->amax = ck.amax, ckp->amin = ck.amin, ckp->orr = ck.orr, ckp->bad = ck.bad;
 }
 
 /* The instantiations: (R, V) of the groups, MODE, the NVIDIA fp16/bf16 blocks. */
@@ -261,7 +266,7 @@ tcb_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae,
         else                                                                                                           \
             tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 0);                                    \
     }
-#define TCB_TILES(R, V) TCB_TILE(R, V, 0) TCB_TILE(R, V, 1) TCB_TILE(R, V, 2)
+#define TCB_TILES(R, V) TCB_TILE(R, V, 0) TCB_TILE(R, V, 1) TCB_TILE(R, V, 2) TCB_TILE(R, V, 3)
 TCB_TILES(4, 1)
 TCB_TILES(3, 1)
 TCB_TILES(2, 2)
@@ -271,11 +276,11 @@ typedef void (*tcb_strip_fn)(double *const *, size_t, const float *, const float
                              size_t, const tcb_cfg_t *, tcb_check_t *);
 
 /* [R - 1][MODE] */
-static const tcb_strip_fn TCB_FN[TCB_ROWS][3] = {
-    {tcb_strip_1_4_0, tcb_strip_1_4_1, tcb_strip_1_4_2},
-    {tcb_strip_2_2_0, tcb_strip_2_2_1, tcb_strip_2_2_2},
-    {tcb_strip_3_1_0, tcb_strip_3_1_1, tcb_strip_3_1_2},
-    {tcb_strip_4_1_0, tcb_strip_4_1_1, tcb_strip_4_1_2},
+static const tcb_strip_fn TCB_FN[TCB_ROWS][4] = {
+    {tcb_strip_1_4_0, tcb_strip_1_4_1, tcb_strip_1_4_2, tcb_strip_1_4_3},
+    {tcb_strip_2_2_0, tcb_strip_2_2_1, tcb_strip_2_2_2, tcb_strip_2_2_3},
+    {tcb_strip_3_1_0, tcb_strip_3_1_1, tcb_strip_3_1_2, tcb_strip_3_1_3},
+    {tcb_strip_4_1_0, tcb_strip_4_1_1, tcb_strip_4_1_2, tcb_strip_4_1_3},
 };
 
 __attribute__((target("avx512f,avx512dq"))) static void tcb_check_init(tcb_check_t *ck)
@@ -318,7 +323,7 @@ static int tcb_gemm(double *C, const double *A, const float *Bf, size_t M, size_
                 double a = A[(i0 + r) * K + k];
                 size_t at = i0 * K + k * R + r;
                 Ap[at] = (float)a; /* exact: a value of a float format */
-                Ae[at] = a != 0 ? (float)dexp(a) : -INFINITY;
+                Ae[at] = a != 0 ? (float)in_exp(a, g->emin_in) : -INFINITY; /* the model's ex (pass 1) */
                 wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
             }
     }
@@ -342,7 +347,7 @@ static int tcb_gemm(double *C, const double *A, const float *Bf, size_t M, size_
                     crow[r] = C + (i0 + r) * N + j0;
                     memset(crow[r], 0, ns * sizeof(double)); /* c = 0 before the first block */
                 }
-                const int mode = gi == 0 && !b_valid ? (t.fp16 ? 2 : 1) : 0; /* the first group checks B */
+                const int mode = gi == 0 && !b_valid ? (t.fp16 ? 2 : 1) : (t.fp16 ? 3 : 0); /* the first group checks B */
                 TCB_FN[R - 1][mode](crow, ns, Ap + i0 * K, Ae + i0 * K, Bf + j0, N, K, blk, &t, &ck);
             }
         bad |= !tcb_check_ok(&ck, &t);
@@ -713,11 +718,7 @@ int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, 
     const char *env = getenv("DRIFT_TC_NO_FLOATB"); /* lets the tests and the bench reach the old path */
     if (env && *env && strcmp(env, "0") != 0) return DRIFT_OK;
     if (!drift_tc_finite_values_(A, M * K, &g)) return DRIFT_OK; /* A's special values: drift_tc_gemm */
-    /* fp16 goes through the AVX2 kernel on AVX-512 machines too: the AVX-512 one takes
-     * floor(log2|x|) as the exponent of an fp16 subnormal, where the model clamps it at
-     * fp16's -14 (test_tc_floatb's subnormal case, 2^-40 off), and it has not been corrected
-     * and checked on AVX-512 hardware yet */
-    if (simd == 1 || in == DRIFT_FP16) return tcb2_have() ? tcb2_gemm(C, A, Bf, M, N, K, &g, b_valid, done) : DRIFT_OK;
+    if (simd == 1) return tcb2_gemm(C, A, Bf, M, N, K, &g, b_valid, done);
     return tcb_gemm(C, A, Bf, M, N, K, &g, b_valid, done);
 #else
     return DRIFT_OK;
@@ -758,8 +759,8 @@ int drift_tc_floatb_valid(const float *Bf, size_t n, drift_format_t in)
     if (!Bf || (in != DRIFT_BF16 && in != DRIFT_FP16)) return 0;
 #ifdef TCB_AVX512
     const int simd = drift_tc_simd_level_();
-    if (simd == 2 && in != DRIFT_FP16) return tcb_valid(Bf, n, 0); /* fp16: the AVX2 kernel, as above */
-    if (simd >= 1 && tcb2_have()) return tcb2_valid(Bf, n, in == DRIFT_FP16);
+    if (simd == 2) return tcb_valid(Bf, n, in == DRIFT_FP16);
+    if (simd == 1 && tcb2_have()) return tcb2_valid(Bf, n, in == DRIFT_FP16);
     return 0;
 #else
     (void)n;
