@@ -11,8 +11,9 @@
 #                                drawn from the sigmas of argmax_flip_fit.csv;
 #                                error bars are Wilson 95% intervals.
 #   outdir/argmax_flip_kernels   the same for every kernel, bf16 inputs (or the first format) at
-#                                the largest K: left the fp32-logit kernels, right the logits
-#                                stored in the format and own-format accumulation.
+#                                the largest K: above the fp32-logit kernels, below the logits
+#                                stored in the format and own-format accumulation, each panel
+#                                with its key in one column right of it.
 #   outdir/argmax_flip_gaps      realistic heads: fraction of rows whose exact top-2 gap is below
 #                                x, per K, with the critical gaps D_0.1% at the largest K marked
 #                                (solid: default kernels; dashed: tensor cores, logits in the
@@ -97,24 +98,35 @@ kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd
 kc(i) = word(kcolors, (i - 1) % 12 + 1)
 #@ argmax_flip_kernels alt: Flip probability against the gap for every kernel, fp32 and stored logits
 #@ argmax_flip_kernels look: each curve's position: its noise sigma
-#@ argmax_flip_kernels caption: Right: the format's spacing decides; curves coincide (wide under thin).
+#@ argmax_flip_kernels caption: Lower panel: the format's spacing decides; curves coincide (wide under thin).
 do for [term = 1:2] {
-    eval out(term, 'argmax_flip_kernels', 1600, 700)
-    set multiplot layout 1,2 title sprintf("Flip probability per kernel, %s inputs, K = %d (kernel = order/accumulator/logits; curves: fitted {/Symbol F})", kf, Kmax) font ',13'
-    # points without bars (the bars of ten kernels hide each other); each kernel has its own key,
-    # placed under its panel
-    set key below box font ',9' maxrows 4 width -2
-    set title "logits in fp32: the reduction order sets the noise" font ',10'
+    # one panel above the other, each with its kernels' key in one column right of it (off the
+    # data, readable at the report's width): ten kernels under a panel crowd each other
+    eval out(term, 'argmax_flip_kernels', 1200, 1100)
+    set multiplot layout 2,1 margins 0.09, 0.74, 0.07, 0.88 spacing 0.12 title sprintf("Flip probability per kernel, %s inputs, K = %d\n(kernel = order/accumulator/logits; points: measured rates; curves: fitted {/Symbol F})", kf, Kmax) font ',14'
+    # points without bars (the bars of ten kernels hide each other)
+    set xlabel font ',12'
+    set ylabel 'P(computed argmax != exact)' font ',12'
+    set tics font ',12'
+    set key at screen 0.995, 0.715 right center box font ',12' spacing 1.15 title 'kernel' width 1
+    set title "logits in fp32: the reduction order sets the noise" font ',13'
     plot for [i = 1:words(k32)] bins using (selk(Kmax, kf, word(k32, i)) * column('rel_center')):'rate' \
-             with points pt (i % 6) + 4 ps 0.7 lc rgb kc(i) title word(k32, i), \
-         for [i = 1:words(k32)] (S32[i] == S32[i] ? norm(-x / S32[i]) : NaN) with lines lw 1.5 lc rgb kc(i) notitle
-    set title "logits stored in the format, and own-format accumulation: the coarse format sets the noise\n(coincident curves drawn wide under thin)" font ',10'
+             with points pt (i % 6) + 4 ps 1.0 lc rgb kc(i) title word(k32, i), \
+         for [i = 1:words(k32)] (S32[i] == S32[i] ? norm(-x / S32[i]) : NaN) with lines lw 2 lc rgb kc(i) notitle
+    set title "logits stored in the format, or own-format accumulation: the coarse format sets the noise\n(coincident curves drawn wide under thin)" font ',13'
+    set key at screen 0.995, 0.27 right center box font ',12' spacing 1.15 title 'kernel (wide under thin)' width 1
     # the stored-logit kernels' curves coincide (the format's spacing sets them): each is drawn
     # wider than the next, so every one stays visible as a band
     plot for [i = 1:words(knar)] bins using (selk(Kmax, kf, word(knar, i)) * column('rel_center')):'rate' \
-             with points pt (i % 6) + 4 ps 0.7 + 0.25 * (words(knar) - i) lc rgb kc(i) title word(knar, i), \
+             with points pt (i % 6) + 4 ps 0.9 + 0.25 * (words(knar) - i) lc rgb kc(i) title word(knar, i), \
          for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw (1.2 + 1.1 * (words(knar) - i)) lc rgb kc(i) notitle
     unset multiplot
+    set xlabel font ''
+    set ylabel "flip probability P(computed argmax != exact argmax)" font ''
+    set tics font ''
+    # the key as the gaps figure below expects it (a key above its panel, in two columns)
+    set key default
+    set key below box font ',9' maxrows 4 width -2
 }
 
 # ---- 3. the realistic gap distribution with the critical gaps ------------------------------------

@@ -4,7 +4,8 @@
 #
 # Writes outdir/gpu_generations_ulps.{png,svg}: how far apart two generations' fp32 logits are,
 # in fp32 steps (ulps), as the fraction of logits per distance bin, one curve per pair (adjacent
-# generations solid, each against the exact logit dashed), one panel per input format; and
+# generations solid, each against the exact logit dashed), one panel per input format, a pair
+# whose fractions another's equal drawn as a wide light band under it, named in the key; and
 # outdir/gpu_generations_closecalls.{png,svg}: how often two generations pick different tokens
 # when the exact top-2 gap is planted at a given fraction of the logit scale s, all seeds
 # pooled, Wilson 95% bars, a pair whose rates another's match drawn wide under it; and
@@ -31,12 +32,25 @@ ALL = system(sprintf("awk -F, '!/^#/ && $3 == 1 && !s[$2]++ {print $2}' %s | tr 
 pcolor(p) = word(pcolors, (sum [k = 1:words(ALL)] (word(ALL, k) eq p ? k : 0)) % 10 + 1)
 selh(f, p) = (strcol('format') eq f && strcol('pair') eq p) ? 1 : NaN
 
+# "a-b" as "a vs b" in the key
+vs(p) = p[1:strstrt(p, '-') - 1].' vs '.p[strstrt(p, '-') + 1:]
+hlight(c) = '#80'.c[2:]   # half transparent: the thin line on top shows through
+hdt(u, p) = u eq '' ? dash_h(p) : 1   # a band solid: wide dashes would not line up with thin ones
+# HUNDER: per format, "pair=later pair" for each shown pair whose fraction equals a later one's
+# in every bin; hunder_of(f, p) is the later pair, '' when none
+HUNDER = system('awk -F, ''!/^#/ && $1 != "format" && $3 == 1 { k = $1 SUBSEP $2; if (!(k in seen)) { seen[k] = 1; n[$1]++; ord[$1 SUBSEP n[$1]] = $2 } v[k] = v[k] " " $4 ":" $7 }'. \
+    ' END { for (f in n) for (i = 1; i <= n[f]; i++) { p = ord[f SUBSEP i]; for (j = i + 1; j <= n[f]; j++) { q = ord[f SUBSEP j];'. \
+    ' if (v[f SUBSEP p] == v[f SUBSEP q]) { printf "%s|%s=%s ", f, p, q; break } } } }'' '.hist)
+hkey(f, p) = ' '.f.'|'.p.'='
+hunder_of(f, p) = strstrt(' '.HUNDER, hkey(f, p)) == 0 ? '' : \
+    word((' '.HUNDER)[strstrt(' '.HUNDER, hkey(f, p)) + strlen(hkey(f, p)):], 1)
+
 #@ gpu_generations_ulps alt: Distribution of fp32-ulp distances between GPU generations' logits
 #@ gpu_generations_ulps look: adjacent generations (solid) against the exact logit (dashed)
 #@ gpu_generations_ulps caption: h100 and b200 against exact coincide (wide under thin); MI300X is an unvalidated model.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_ulps', 1500, 620)
-    set multiplot layout 1,nf margins 0.06, 0.80, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
+    set multiplot layout 1,nf margins 0.06, 0.71, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
     do for [j = 1:nf] {
         f = word(fmts, j)
         P = pairs_of(f)
@@ -48,12 +62,16 @@ do for [t = 1:2] {
         set xtics ("0" 0, "1" 1, "2" 2, "3-4" 3, "5-8" 4, "9-16" 5, "17-32" 6, "33-64" 7, ">64" 8)
         set xlabel 'distance in fp32 ulps (steps between the two fp32 values)'
         set ylabel 'fraction of logits'.LOGY
-        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'a vs b (wide under thin)' } else { unset key }
+        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',11' spacing 1.15 title 'logits compared' } else { unset key }
         # generations that compute alike (H100 and B200) give identical curves against exact:
-        # each pair is drawn wider than the next, so a hidden one shows as a band around it
+        # a pair whose fractions a later pair's equal in every bin (HUNDER) is drawn as a wide,
+        # light band under that one, and its key entry names the line on top
+        array HU[words(P)]
+        do for [i = 1:words(P)] { HU[i] = hunder_of(f, word(P, i)) }
         plot for [i = 1:words(P)] hist using 'bin':(selh(f, word(P, i)) * (column('fraction') > 0 ? column('fraction') : NaN)) \
-            with linespoints lw (1.2 + 0.9 * (words(P) - i)) pt 7 ps 0.6 dt dash_h(word(P, i)) lc rgb pcolor(word(P, i)) \
-            title (j == nf ? word(P, i) : '')
+            with linespoints lw (HU[i] eq '' ? 2 : 8) pt 7 ps (HU[i] eq '' ? 0.6 : 1.5) dt hdt(HU[i], word(P, i)) \
+            lc rgb (HU[i] eq '' ? pcolor(word(P, i)) : hlight(pcolor(word(P, i)))) \
+            title (j == nf ? vs(word(P, i)).(HU[i] eq '' ? '' : ' (wide, under '.vs(HU[i]).')') : '')
     }
     unset multiplot
 }
