@@ -13,11 +13,15 @@
  * argmax, compared with the argmax of the exact output's logits.
  * Chunked prefill: --prefill-len tokens through drift_attention_prefill with chunk C (--chunks)
  * vs chunk 0 (all at once), per kernel and storage, bit for bit.
+ * Real model (kv_cache_real.h; default and full profiles): SmolLM2-135M decodes --real-prompts
+ * prompts of the lab's set greedily on an A100 alone (hf-eager) with the cache in each format of
+ * --real-kv, against the preset's own bf16 cache: per format, the prompts whose text parts.
  *
  * Run: ./lab run kv_cache [--profile quick|default|full]
  * Look for: the output error grows with the storage format's unit roundoff (fp8e5m2 worst of
  * the floats); int8:token beats int8:head; argmax flips only where the error is large; chunked
- * prefill is bit-identical except for splitkv:N and int8:head (calibrated on the first chunk). */
+ * prefill is bit-identical except for splitkv:N and int8:head (calibrated on the first chunk);
+ * on the real model, which formats part the greedy text, and at what gap. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +128,7 @@ int main(int argc, char **argv)
     };
     const drift_cli_spec_t spec = {
         "kv_cache",
-        "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output and to the next token, and does chunked prefill give the same bits as a full prefill?",
+        "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, and does chunked prefill give the same bits as a full prefill?",
         "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
         "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
         NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
@@ -132,7 +136,8 @@ int main(int argc, char **argv)
         "fp32 to fp8e5m2, with int8 in between (per-token scales better than one per-head scale); the next token, "
         "taken through a fixed projection, changes only where that error reaches the gap between the top two logits; "
         "chunked prefill gives the same bits as a full prefill except where the kernel or the cache depends on the "
-        "chunk (splitkv:N's splits, int8:head's scales calibrated on the first chunk)."};
+        "chunk (splitkv:N's splits, int8:head's scales calibrated on the first chunk); on SmolLM2-135M, the table counts the "
+        "prompts whose greedy text a narrower cache parts from the preset's own bf16 cache."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     if (heads % kv_heads) drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
