@@ -13,26 +13,37 @@
  * argmax, compared with the argmax of the exact output's logits.
  * Chunked prefill: --prefill-len tokens through drift_attention_prefill with chunk C (--chunks)
  * vs chunk 0 (all at once), per kernel and storage, bit for bit.
+ * Real model (kv_cache_real.h; default and full profiles): SmolLM2-135M decodes --real-prompts
+ * prompts of the lab's set greedily on an A100 alone (hf-eager) with the cache in each format of
+ * --real-kv, against the preset's own bf16 cache: per format, the prompts whose text parts.
  *
  * Run: ./lab run kv_cache [--profile quick|default|full]
  * Look for: the output error grows with the storage format's unit roundoff (fp8e5m2 worst of
  * the floats); int8:token beats int8:head; argmax flips only where the error is large; chunked
- * prefill is bit-identical except for splitkv:N and int8:head (calibrated on the first chunk). */
+ * prefill is bit-identical except for splitkv:N and int8:head (calibrated on the first chunk);
+ * on the real model, which formats part the greedy text, and at what gap. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attention.h"
+#include "chat_prompts.h"
+#include "checkpoint.h"
 #include "cli.h"
+#include "deploy_runs.h"
 #include "dispatch_attention.h"
 #include "drift.h"
 #include "format.h"
 #include "metrics.h"
 #include "output.h"
+#include "pair_stats.h"
+#include "parting.h"
 #include "philox.h"
+#include "stats.h"
 
 #ifdef _OPENMP
+#include <omp.h>
 #define DRIFT_OMP(x) _Pragma(x)
 #else
 #define DRIFT_OMP(x)
@@ -41,7 +52,9 @@
 #define MAX_KV 16
 #define NCK 4
 
-enum { T_MAIN, T_CHUNK, T_MD, T_MDCHUNK };
+#include "kv_cache_real.h"
+
+enum { T_MAIN, T_CHUNK, T_MD, T_MDCHUNK, T_REAL, T_REALSUM, T_MDREAL };
 static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_format"), DRIFT_C_INT("L"), DRIFT_C_INT("queries"),
                                    DRIFT_C_NUM("relerr_true", "%.6e"), DRIFT_C_NUM("max_abs_err_true", "%.6e"),
                                    DRIFT_C_INT("argmax_flips"), DRIFT_C_NUM("min_gap_exact", "%.6g"),
@@ -52,11 +65,23 @@ static const drift_col_t CHUNK[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_for
 static const drift_col_t MD[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_INT("L"), DRIFT_C_NUM("output rel. error", "%.3e"),
                                  DRIFT_C_NUM("largest logit error", "%.3e"), DRIFT_C_TEXT("next token changed")};
 static const drift_col_t MDCHUNK[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("rows differing from full prefill, per chunk size")};
+static const drift_col_t REAL[] = {DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"), DRIFT_C_INT("prompt_tokens"), DRIFT_C_TEXT("kv_format"),
+                                   DRIFT_C_INT("parted"), DRIFT_C_INT("step"), DRIFT_C_INT("token_bf16"), DRIFT_C_INT("token_kv"),
+                                   DRIFT_C_NUM("gap_bf16", "%.9g"), DRIFT_C_NUM("gap_kv", "%.9g")};
+static const drift_col_t REALSUM[] = {DRIFT_C_TEXT("kv_format"), DRIFT_C_QUOTED("deployment"), DRIFT_C_INT("prompts"), DRIFT_C_INT("tokens"),
+                                      DRIFT_C_INT("parted"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("wilson_lo", "%.6g"),
+                                      DRIFT_C_NUM("wilson_hi", "%.6g"), DRIFT_C_INT("step_min"), DRIFT_C_NUM("step_median", "%.6g"),
+                                      DRIFT_C_INT("step_max"), DRIFT_C_NUM("gap_bf16_median", "%.6g"), DRIFT_C_NUM("gap_bf16_max", "%.6g")};
+static const drift_col_t MDREAL[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_TEXT("prompts whose text parts from kv=bf16 (95 % Wilson)"),
+                                     DRIFT_C_TEXT("parting step (min / median / max)"), DRIFT_C_TEXT("kv=bf16 run's own top-2 gap there (median / max)")};
 static const drift_table_spec_t TABLES[] = {
     {".csv", NULL, 0, MAIN, 9},
     {"_chunked.csv", NULL, 0, CHUNK, 9},
     {NULL, "Attention output and next token against the exact attention (first compute format), per KV storage", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5},
-    {NULL, "Chunked prefill vs full prefill (first compute format), bit for bit", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDCHUNK, 3}};
+    {NULL, "Chunked prefill vs full prefill (first compute format), bit for bit", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDCHUNK, 3},
+    {"_real.csv", NULL, 0, REAL, 10},
+    {"_real_summary.csv", NULL, 0, REALSUM, 13},
+    {NULL, "Real model: greedy text with the KV cache in each format against the preset's own kv=bf16 (" REAL_PRESET ")", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDREAL, 4}};
 
 static void fill(double *x, size_t n, uint64_t seed, uint32_t point, uint32_t trial)
 {
@@ -82,7 +107,8 @@ static size_t project(double *logits, const double *W, const double *h, size_t V
 int main(int argc, char **argv)
 {
     drift_intlist_t Ls = {{0}, 0}, chunks = {{0}, 0};
-    long heads = 4, kv_heads = 2, dim = 64, nq = 0, vocab = 0, plen = 0;
+    long heads = 4, kv_heads = 2, dim = 64, nq = 0, vocab = 0, plen = 0, rN = 0, rT = 0;
+    const char *ckpt = NULL, *set = NULL, *rkv = "fp16,fp8e4m3,fp8e5m2,int8:token,int8:head";
     const char *kvlist = "fp32,bf16,fp16,fp8e4m3,fp8e5m2,int8:token,int8:head";
     const drift_cli_opt_t opts[] = {
         {"L", DRIFT_OPT_INTLIST, &Ls, "N,N,...", "cache lengths (tokens)", 1, 1L << 20, {"128", "256,1024", "256,1024,4096"}},
@@ -94,10 +120,15 @@ int main(int argc, char **argv)
         {"vocab", DRIFT_OPT_INT, &vocab, "N", "rows of the fixed projection to a vocabulary", 2, 1L << 20, {"2000", "16000", "32000"}},
         {"prefill-len", DRIFT_OPT_INT, &plen, "N", "tokens of the chunked-prefill test", 1, 1L << 16, {"64", "192", "512"}},
         {"chunks", DRIFT_OPT_INTLIST, &chunks, "C,C,...", "chunk sizes of the chunked-prefill test", 1, 1L << 16, {"16,32", "16,48,64", "16,64,128,256"}},
+        {"real-prompts", DRIFT_OPT_INT, &rN, "N", "prompts the real model decodes per KV format (0: no real-model part)", 0, 4096, {"0", "2", "64"}},
+        {"real-kv", DRIFT_OPT_LIST, &rkv, "LIST", "the real model's KV storage formats, each against its preset's own bf16 (default fp16, fp8e4m3, fp8e5m2, int8:token, int8:head)", 0, 0, {0}},
+        {"real-tokens", DRIFT_OPT_INT, &rT, "T", "greedy tokens per prompt of the real model", 1, 1024, {"4", "8", "64"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "the real model, a GGUF file with a tokenizer (default SmolLM2-135M-Instruct)", 0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "the real model's prompt set (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
         "kv_cache",
-        "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output and to the next token, and does chunked prefill give the same bits as a full prefill?",
+        "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, and does chunked prefill give the same bits as a full prefill?",
         "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
         "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
         NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
@@ -105,7 +136,8 @@ int main(int argc, char **argv)
         "fp32 to fp8e5m2, with int8 in between (per-token scales better than one per-head scale); the next token, "
         "taken through a fixed projection, changes only where that error reaches the gap between the top two logits; "
         "chunked prefill gives the same bits as a full prefill except where the kernel or the cache depends on the "
-        "chunk (splitkv:N's splits, int8:head's scales calibrated on the first chunk)."};
+        "chunk (splitkv:N's splits, int8:head's scales calibrated on the first chunk); on SmolLM2-135M, the table counts the "
+        "prompts whose greedy text a narrower cache parts from the preset's own bf16 cache."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     if (heads % kv_heads) drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
@@ -140,6 +172,8 @@ int main(int argc, char **argv)
     char err[DRIFT_ERRMSG_MAX] = "";
     drift_attn_opts_t base = drift_attn_opts((int)heads, (int)kv_heads, (int)dim, DRIFT_FP32);
     if (drift_attn_validate(&base, err, sizeof err)) drift_die("--heads/--kv-heads/--dim: %s", err);
+    kv_real_t real;
+    kv_real_prepare(&real, &cli, rkv, rN, rT, ckpt, set);
     const int nf = cli.nformats, nL = Ls.n;
     const size_t H = (size_t)heads, G = (size_t)kv_heads, D = (size_t)dim, V = (size_t)vocab, HD = H * D;
 
@@ -253,7 +287,8 @@ int main(int argc, char **argv)
 
     /* -- write -- */
     drift_out_t out;
-    drift_out_open(&out, &cli, TABLES, 4, 1);
+    kv_real_run(&real, &cli);
+    drift_out_open(&out, &cli, TABLES, 7, 1);
     drift_out_meta(&out, T_MAIN, "table", "per (compute format, KV storage, L): the last `queries` query rows (causal) against a cache of L tokens filled by one append");
     drift_out_meta(&out, T_MAIN, "shape", "heads %zu, kv_heads %zu, head_dim %zu, causal, scale 1/sqrt(dim); q, k, v ~ N(0,1) (Philox, seed %llu); kernel flash:64,64, operands rounded to the compute format after loading from the cache, fp32 accumulation and softmax, output kept in fp32", H, G, D, (unsigned long long)cli.seed);
     drift_out_meta(&out, T_MAIN, "columns", "relerr_true = ||o - o*||_2 / ||o*||_2 and max_abs_err_true over the rows, o* = drift_attention_reference (MPFR, to fp64) of the unrounded q, k, v; logits = W o with W a fixed %zu x %zu N(0,1) matrix (fp64 arithmetic); argmax_flips = rows whose argmax differs from the argmax of W o*; min_gap_exact = the smallest top-1/top-2 gap of W o* over the rows; max_logit_err = max |W o - W o*|", V, HD);
@@ -297,6 +332,7 @@ int main(int argc, char **argv)
             drift_row(&out, T_MDCHUNK, DRIFT_TXT(kvn[c]), DRIFT_TXT(ckspec[i]), DRIFT_TXT(buf));
         }
     drift_md_end(&out, T_MDCHUNK);
+    kv_real_write(&real, &out, T_REAL, T_REALSUM, T_MDREAL);
 
     /* takeaway from the data: the ranking at the largest L, first compute format */
     drift_md_text(&out, "**Takeaway.**\n\n");
@@ -332,7 +368,9 @@ int main(int argc, char **argv)
         }
     drift_md_text(&out, "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
             other, total, other == 0 ? "bit-identical" : "NOT identical");
+    kv_real_takeaway(&real, &out);
     drift_out_commit(&out);
+    kv_real_free(&real);
     free(res), free(W), free(cd), free(cmax), free(q), free(k), free(v);
     return 0;
 }

@@ -5,6 +5,9 @@
 # Writes outdir/kv_cache_error.{png,svg}: the attention output's relative error against the
 # exact attention (left) and the largest error of the next-token logits (right) per KV storage
 # format (x), one point per cache length L, first compute format; argmax flips written above.
+# Writes outdir/kv_cache_real.{png,svg} (when three or more formats were decoded): per KV storage
+# format, the share of SmolLM2-135M prompts whose greedy text parts from the preset's own bf16
+# cache, with its Wilson 95 % interval over prompts; the count k/n written beside each point.
 
 load 'plots/common.gp'
 
@@ -50,3 +53,29 @@ do for [t = 1:2] {
     unset multiplot
 }
 set output
+
+real = datadir.'/kv_cache_real_summary.csv'
+NR = int(system(sprintf("grep -v '^#' '%s' 2>/dev/null | tail -n +2 | wc -l", real)))
+#@ kv_cache_real alt: Share of real-model prompts whose greedy text parts per KV cache storage format, with Wilson intervals
+#@ kv_cache_real look: which formats' intervals stay at zero and which reach above it
+#@ kv_cache_real caption: SmolLM2-135M on the A100 bf16 preset, each format against the preset's own bf16 cache; a bar spans the Wilson 95 % interval over prompts, so few prompts give wide bars; labels are parted prompts of all.
+#@ kv_cache_real few: Fewer than three KV formats were decoded on the real model (or none, without the model file): the table gives their rates.
+if (NR >= 3) {
+    do for [t = 1:2] {
+        eval out(t, 'kv_cache_real', 900, 520)
+        unset logscale y
+        set format y '%.0f%%'
+        set yrange [-5:110]
+        set xrange [-0.6 : NR - 0.4]
+        set xtics () font ',10'
+        set xlabel 'KV cache storage'
+        set ylabel 'prompts whose greedy text parts'
+        set title 'SmolLM2-135M (hf-eager, A100) with its KV cache in each format: greedy text against the bf16 cache' font ',11'
+        unset key
+        plot real using 0:(100*column('rate')):(100*column('wilson_lo')):(100*column('wilson_hi')):xtic(strcol('kv_format')) \
+               with yerrorbars pt 7 ps 1.4 lw 2 lc rgb '#d62728', \
+             real using ($0 + 0.08):(100*column('rate')):(sprintf('%d/%d', column('parted'), column('prompts'))) \
+               with labels left offset 1, 0 font ',10'
+    }
+    set output
+}
