@@ -146,19 +146,21 @@ gseries = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" && !s[$2\"|\"
 gf(q) = q[1:strstrt(q, '|') - 1]
 gab(q) = q[strstrt(q, '|') + 1:]
 gpt(f) = f eq 'bf16' ? 7 : f eq 'fp16' ? 5 : 9
+# the model the texts came from: the checkpoint's file name in the setup line, less its extension
+GMODEL = system(sprintf("awk '/^# setup:/ { sub(/^# setup: [^;]*; /, \"\"); sub(/ [(]dim.*/, \"\"); n = split($0, a, \"/\"); sub(/[.].*/, \"\", a[n]); print a[n]; exit }' %s", greedy))
 # column 1: deviation, 2: gap, 3: the series, 4: how many later rows share the point
 gpoints = '< awk -F, ''!/^#/ && $1 != "seed" { n++; x[n] = $14; y[n] = $12; q[n] = $2 "|" $3 "|" $4 }'. \
     ' END { for (i = 1; i <= n; i++) { k = 0; for (j = i + 1; j <= n; j++) if (x[j] == x[i] && y[j] == y[i] && q[j] != q[i]) k++;'. \
     ' print x[i] "," y[i] "," q[i] "," k } }'' '.greedy
 #@ gpu_generations_greedy alt: Exact top-2 gap against logit deviation where generations' texts part
 #@ gpu_generations_greedy look: every point under the dashed line
-#@ gpu_generations_greedy caption: Texts part only at near ties.
+#@ gpu_generations_greedy caption: Texts part only at near ties; MI300X is a model without hardware data.
 #@ gpu_generations_greedy few: {count gpu_generations_greedy_partings.csv} greedy partings between generations, too few to draw; the table gives each.
 # fewer than three partings: no figure (the report prints the declared sentence instead)
 if (NPART >= 3) {
     do for [t = 1:2] {
         eval out(t, 'gpu_generations_greedy', 1000, 640)
-        set title "Greedy texts part only at near ties: where two generations' completions first differ\n(stories260K, every matmul on the generation's tensor-core model; one point per pair of generations and prompt)" font ',12'
+        set title "Greedy texts part only at near ties: where two generations' completions first differ\n(".GMODEL.", every matmul on the generation's tensor-core model;\none point per pair of generations and prompt)" font ',12'
         unset multiplot
         set logscale xy 10
         set format x '10^{%L}'

@@ -136,6 +136,62 @@ Test(gpu_generations, parting_by_hand)
     cr_assert_eq(drift_first_difference(ta, tb, N), 2);
 }
 
+/* Prompts of different lengths side by side: each gets what decode.c gives it alone. */
+Test(gpu_generations, batch_of_unequal_prompts_equals_each_alone)
+{
+    enum { N = 3, T = 10 };
+    const int p0[1] = {1}, p1[4] = {1, 40, 41, 300}, p2[2] = {1, 77};
+    const int *pp[N] = {p0, p1, p2}, np[N] = {1, 4, 2};
+    const int V = ck.cfg.vocab_size;
+    drift_model_t *mb = tc_model(&ck, "bf16/tc:h100/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, N);
+    drift_model_t *ma = tc_model(&ck, "bf16/tc:h100/fp32/fp32", DRIFT_POLICY_VENDOR_LIKE, 1);
+    drift_gen_t g[N];
+    cr_assert_eq(drift_greedy_batch_var(g, mb, pp, np, N, T, 1), 0);
+    cr_assert_eq(g[0].rows[0], 1 + 4 + 2, "the first step prefills every prompt");
+    for (int i = 0; i < N; i++) {
+        drift_gen_t alone;
+        cr_assert_eq(drift_generate(&alone, ma, pp[i], np[i], T, 0, NULL, NULL, 1), 0);
+        cr_assert_eq(g[i].n, T);
+        for (int t = 0; t < T; t++) cr_assert_eq(g[i].token[t], alone.token[t], "prompt %d step %d", i, t);
+        cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * V * sizeof(double)), 0, "prompt %d: logits bit for bit", i);
+        drift_gen_free(&alone), drift_gen_free(&g[i]);
+    }
+    const int *bad[N] = {p0, NULL, p2};
+    cr_assert_eq(drift_greedy_batch_var(g, mb, bad, np, N, T, 0), DRIFT_EINVAL, "a missing prompt");
+    const int zero[N] = {1, 0, 2};
+    cr_assert_eq(drift_greedy_batch_var(g, mb, pp, zero, N, T, 0), DRIFT_EINVAL, "an empty prompt");
+    drift_model_free(mb), drift_model_free(ma);
+}
+
+/* B200 shares H100's decode because their rows of the architecture table agree (tc_model.h:
+ * both blocks of 16, 2 extra alignment bits, RZ); A100's row differs (blocks of 8, 1 bit).
+ * The sharing is only sound if the two recipes give the same bits: checked here by decoding
+ * both for real, each with its own model. */
+Test(gpu_generations, same_table_row_shares_the_decode)
+{
+    enum { R = 2, T = 12 };
+    const drift_tc_arch_t arch[3] = {DRIFT_TC_A100, DRIFT_TC_H100, DRIFT_TC_B200};
+    int ok[3];
+    drift_arch_greedy_t *g;
+    char err[256];
+    cr_assert_eq(drift_arch_greedy_create(&g, &ck, DRIFT_BF16, arch, 3, R, ok, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(drift_arch_greedy_same_as(g, 0), -1);
+    cr_assert_eq(drift_arch_greedy_same_as(g, 1), -1, "H100 and A100 compute differently");
+    cr_assert_eq(drift_arch_greedy_same_as(g, 2), 1, "B200 decodes as H100");
+    drift_arch_greedy_free(g);
+    const int prompts[R * 2] = {1, 123, 1, 456};
+    drift_model_t *mh = tc_model(&ck, "bf16/tc:h100/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, R);
+    drift_model_t *mb = tc_model(&ck, "bf16/tc:b200/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, R);
+    drift_gen_t gh[R], gb[R];
+    cr_assert_eq(drift_greedy_batch(gh, mh, prompts, R, 2, T, 1), 0);
+    cr_assert_eq(drift_greedy_batch(gb, mb, prompts, R, 2, T, 1), 0);
+    for (int r = 0; r < R; r++) {
+        cr_assert_eq(memcmp(gh[r].logits, gb[r].logits, (size_t)T * ck.cfg.vocab_size * sizeof(double)), 0, "prompt %d", r);
+        drift_gen_free(&gh[r]), drift_gen_free(&gb[r]);
+    }
+    drift_model_free(mh), drift_model_free(mb);
+}
+
 /* The same recipe under two names computes the same bits: no completion parts. */
 Test(gpu_generations, same_recipe_twice_never_parts)
 {
@@ -149,7 +205,8 @@ Test(gpu_generations, same_recipe_twice_never_parts)
     cr_assert(ok[0] && ok[1]);
     drift_parting_t part[R * 3];
     double gaps[R * T];
-    cr_assert_eq(drift_arch_greedy_run(g, part, gaps, prompts, 2, T), 0);
+    const int *pp[R] = {prompts, prompts + 2}, np[R] = {2, 2};
+    cr_assert_eq(drift_arch_greedy_run(g, part, gaps, pp, np, T, err, sizeof err), 0, "%s", err);
     for (int r = 0; r < R; r++) cr_assert_eq(part[r * 3 + drift_pair_index(0, 1, 2)].step, -1, "prompt %d", r);
     for (int i = 0; i < R * T; i++) cr_assert_geq(gaps[i], 0, "top-1 minus top-2 is never negative");
     cr_assert_eq(drift_arch_greedy_exact_steps(g), 0, "no parting, no exact step");
@@ -202,7 +259,8 @@ Test(gpu_generations, tensor_core_probe_propagates_to_the_text)
     drift_arch_greedy_t *g;
     cr_assert_eq(drift_arch_greedy_create(&g, &hc, DRIFT_FP16, arch, 2, 1, ok, err, sizeof err), 0, "%s", err);
     drift_parting_t part[3];
-    cr_assert_eq(drift_arch_greedy_run(g, part, NULL, prompt, 2, 3), 0);
+    const int *pp[1] = {prompt}, np[1] = {2};
+    cr_assert_eq(drift_arch_greedy_run(g, part, NULL, pp, np, 3, err, sizeof err), 0, "%s", err);
     const drift_parting_t *p = &part[drift_pair_index(0, 1, 2)];
     cr_assert_eq(p->step, 0);
     cr_assert_eq(p->tok_a, 2, "A100 ties and takes the first");

@@ -53,6 +53,9 @@ typedef struct {
     double *topgap;                     /* computed top-1/top-2 gaps of every generated step (sorted in place) */
     const size_t *topgap_at;            /* [seed .. ns]: where each seed's gaps start */
     long unreached;                     /* planted pairs that missed their target gap */
+    const int *text_f;                  /* [f]: 1 where the greedy text was decoded */
+    const char *prompt_desc;            /* the prompts, in words ("BOS and a random first token") */
+    int chat;                           /* 1: chat prompts of a prompt set (parts' tok0 = the prompt's line in the set) */
 } drift_gpu_gen_lab_t;
 
 /* Every output file, committed together; stdout unless --quiet. */

@@ -62,7 +62,7 @@ static const drift_table_spec_t TABLES[] = {
     {NULL, "Realistic head: rows whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDARG, 5},
     {NULL, "Logit differences between generations (fp32 logits, all seeds)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDDIFF, 7},
     {NULL, "Close calls: planted top-2 gaps, pairs whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDCLOSE, 5},
-    {NULL, "Greedy text (stories260K): completions that differ between generations", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDGREEDY, 7}};
+    {NULL, "Greedy text: completions that differ between generations", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDGREEDY, 7}};
 
 static double median_of(double *x, size_t n)
 {
@@ -89,7 +89,16 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
 
     /* -- write -- */
     drift_out_t out;
-    drift_out_open(&out, cli, TABLES, 11, 1);
+    /* the greedy table's title names the model it decoded (the checkpoint's file name, less its extension) */
+    drift_table_spec_t tables[11];
+    char gtitle[160], model[96];
+    const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
+    snprintf(model, sizeof model, "%s", base);
+    if (strrchr(model, '.')) *strrchr(model, '.') = 0;
+    snprintf(gtitle, sizeof gtitle, "Greedy text (%s): completions that differ between generations", model);
+    memcpy(tables, TABLES, sizeof tables);
+    tables[T_MDGREEDY].title = gtitle;
+    drift_out_open(&out, cli, tables, 11, 1);
     const char *fm = "seeds %llu..%llu; K = %zu, V = %zu, %zu hidden states per seed; architectures %s";
     unsigned long long s0 = (unsigned long long)cli->seed, s1 = s0 + (unsigned long long)ns - 1;
     drift_out_meta(&out, T_ARG, "setup", fm, s0, s1, K, V, R, archs_opt);
@@ -103,10 +112,11 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
                    (size_t)ns * nf * ng * NP, DRIFT_PLANT_TOL);
     drift_out_meta(&out, T_CLOSEP, "table", "per (format, gap, a, b), adjacent generations and each against exact: _closecalls.csv summed over seeds %llu..%llu; Wilson 95%% interval", s0, s1);
     drift_out_meta(&out, T_HIST, "columns", "adjacent = 1: a and b are neighbours in --archs order, or b is exact (the pairs the fragment shows)");
-    const char *gm = "seeds %llu..%llu; %s (dim %d, layers %d, vocab %d); %d prompts per seed (BOS and a random first token), %d greedy tokens each (no stop at BOS); every matmul (qkv, attn-out, mlp-up, mlp-down, lmhead) FORMAT/tc:ARCH/fp32/fp32, the rest fp32 (model.h), batch-invariant policy; architectures %s";
-    drift_out_meta(&out, T_GREEDY, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, NT, archs_opt);
+    const char *gm = "seeds %llu..%llu; %s (dim %d, layers %d, vocab %d); %d prompts per seed (%s), %d greedy tokens each (no stop at BOS); every matmul (qkv, attn-out, mlp-up, mlp-down, lmhead) FORMAT/tc:ARCH/fp32/fp32, the rest fp32 (model.h), batch-invariant policy; architectures %s";
+    drift_out_meta(&out, T_GREEDY, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, L->prompt_desc, NT, archs_opt);
     drift_out_meta(&out, T_GREEDY, "table", "per (seed, format, a, b): prompts whose greedy completions differ between a and b; Wilson 95%% interval");
-    drift_out_meta(&out, T_PART, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, NT, archs_opt);
+    drift_out_meta(&out, T_PART, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, L->prompt_desc, NT, archs_opt);
+    if (L->chat) drift_out_meta(&out, T_PART, "prompts", "first_token = the prompt's line in the prompt set (its number in the set, from 0), not a token");
     drift_out_meta(&out, T_PART, "table", "one row per (seed, format, a, b, prompt) whose completions differ: step = first differing generated token (0-based), the two tokens; exact_* = the exact reference (fp64, correctly rounded dot products) teacher-forced on the common context: exact_gap_ab = E[token_a] - E[token_b], exact_gap12 = its top-1 - top-2 gap; spread = max over the vocabulary of |logit_a - logit_b| at that step; deviation = max over the vocabulary of |logit_a - E| and |logit_b - E| there, the numerics' error (|exact_gap_ab| <= 2 deviation whenever a and b part: parting.h)");
     char name_a[MAXA + 1][16];
     for (int a = 0; a < na; a++) snprintf(name_a[a], sizeof name_a[a], "%s", drift_tc_arch_name(L->arch[a]));
@@ -234,15 +244,27 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             drift_row(&out, T_CLOSEP, FN(f), DRIFT_NUM(gaps[g]), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(1), RATE_CELLS(&all));
         }
     /* the greedy part: per pair, over all seeds; partings are in parts[] (seed, format, pair order) */
-    drift_md_text(&out, "Greedy text: %s (%d layers, dim %d, vocab %d) with every matmul under the architecture's recipe FORMAT/tc:ARCH/fp32/fp32 (the rest fp32, model.h) decodes %d prompts per seed (BOS and a random first token) for %d greedy tokens, at seeds %llu..%llu. Where two generations' completions part, the exact reference (fp64, correctly rounded dot products) teacher-forced on their common context gives the top-1/top-2 gap there; the spread is the largest difference between the two generations' logits at that step, the deviation the largest difference between either generation's logits and the exact ones there.\n\n",
-            ckpt, L->n_layers, L->dim, VT, NR, NT, s0, s1);
+    drift_md_text(&out, "Greedy text: %s (%d layers, dim %d, vocab %d) with every matmul under the architecture's recipe FORMAT/tc:ARCH/fp32/fp32 (the rest fp32, model.h) decodes %d prompts per seed (%s) for %d greedy tokens, at seeds %llu..%llu. Where two generations' completions part, the exact reference (fp64, correctly rounded dot products) teacher-forced on their common context gives the top-1/top-2 gap there; the spread is the largest difference between the two generations' logits at that step, the deviation the largest difference between either generation's logits and the exact ones there.\n\n",
+            ckpt, L->n_layers, L->dim, VT, NR, L->prompt_desc, NT, s0, s1);
+    {
+        char tfs[64] = "";
+        int ntf = 0;
+        for (int f = 0; f < nf; f++)
+            if (L->text_f[f]) {
+                size_t l = strlen(tfs);
+                snprintf(tfs + l, sizeof tfs - l, "%s%s", l ? ", " : "", drift_format_name(cli->formats[f]));
+                ntf++;
+            }
+        /* a real model's decode is the run's cost: the greedy text may cover fewer formats than the head */
+        if (ntf < nf) drift_md_text(&out, "The greedy text is decoded in %s only (--text-formats); the head and the close calls cover every format.\n\n", ntf ? tfs : "no format");
+    }
     const drift_parting_t **sel = malloc((nparts + 1) * sizeof *sel);
     if (!sel) drift_die_oom((double)(nparts + 1) * sizeof *sel, "the list of %zu partings", nparts);
     char every[512] = "", never[512] = "", mixed[512] = "";
     int nnever = 0; /* pairs that never parted: counted in the takeaway, named in the table */
     drift_parting_summary_t ps;
     for (int f = 0; f < nf; f++)
-        EACH(q, f) if (q->b < na) {
+        EACH(q, f) if (q->b < na && L->text_f[f]) {
             drift_counts_text(cellS, sizeof cellS, &gcnt[(size_t)f * npair + q->p], ns, (size_t)nf * npair, &all);
             drift_rate_text(cellR, sizeof cellR, all.k, all.n);
             int seeds_with = 0; /* a pair is named only by what holds at every seed */
@@ -296,8 +318,8 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     /* greedy text: a statement about a pair is made only when it holds at every seed */
     /* "never parted" is a count, not a proof: at other seeds such pairs do part (bf16 a100/h100
      * at seeds 5 and 6, 2 of 8 each), so the line says how few completions it rests on */
-    drift_md_text(&out, "- Greedy text (%d prompts x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: a bounded rate, not identity)%s%s.\n",
-            NR, NT, every[0] ? "the completions differ for some prompt at every seed between " : "no pair's completions differ at every seed",
+    drift_md_text(&out, "- Greedy text (%d prompt%s x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: a bounded rate, not identity)%s%s.\n",
+            NR, NR == 1 ? "" : "s", NT, every[0] ? "the completions differ for some prompt at every seed between " : "no pair's completions differ at every seed",
             every, s0, s1, nnever, NR * ns,
             mixed[0] ? "; not at every seed (no claim): " : "", mixed);
     for (int a = 0; a < na; a++)
@@ -319,8 +341,11 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         drift_md_text(&out, "), against a median top-1/top-2 gap over all generated steps of");
         for (int si = 0; si < ns; si++)
             drift_md_text(&out, "%s %.2g", si ? "," : "", median_of(topgap + topgap_at[si], topgap_at[si + 1] - topgap_at[si]));
-        drift_md_text(&out, " (per seed): texts part only at near ties. There the generations' logits differ by a median %.2g but each deviates from the exact ones by %.2g: the tie that flips is the input format's. The exact gap is within twice that deviation at %zu of %zu partings; the exact argmax is one of the two tokens at %zu.\n",
-                ps.spread_median, ps.dev_median, ps.within, nparts, ps.exact_among);
+        /* whose tie flips depends on the two medians: say it only when the data show it */
+        drift_md_text(&out, " (per seed): texts part only at near ties. There the generations' logits differ by a median %.2g and each deviates from the exact ones by %.2g%s. The exact gap is within twice that deviation at %zu of %zu partings; the exact argmax is one of the two tokens at %zu.\n",
+                ps.spread_median, ps.dev_median,
+                ps.spread_median < 0.5 * ps.dev_median ? ": the tie that flips is the input format's" : ": the generations' own differences are as large as their error, so the tensor-core arithmetic itself moves the tie",
+                ps.within, nparts, ps.exact_among);
     }
     drift_out_commit(&out);
     free(sel);
