@@ -1,5 +1,5 @@
 /* test_sum_error.c — errors against the exact sum (lib/core/sum_error.h), distinct values with
- * counts (lib/core/distinct.h), growth exponents (lib/core/loglog.h) and clustered rates
+ * counts (lib/core/distinct.h), growth laws (lib/core/loglog.h) and clustered rates
  * (lib/core/cluster_rate.h). Expected values derived by hand next to each case. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -48,6 +48,55 @@ Test(loglog, slope_of_a_power_law)
     const double x[] = {4, 16, 64, 256, 1024}, y[] = {6, 12, 0, 48, NAN};
     cr_assert(fabs(drift_loglog_slope(x, y, 5) - 0.5) < 1e-12);
     cr_assert(isnan(drift_loglog_slope(x, y, 1)), "one point has no slope");
+}
+
+/* The growth laws layer_drift fits (loglog.h), on cases solved by hand. */
+Test(loglog, factor_per_step_of_an_exponential)
+{
+    /* y = 3 * 2^x at x = 1..4: log y = log 3 + x log 2 exactly on a line, so slope log 2,
+     * intercept log 3, rms 0, up to the rounding of four logarithms: 1e-12. The zero and the
+     * NaN are skipped (n = 4). */
+    const double x[] = {1, 2, 3, 4, 5, 6}, y[] = {6, 12, 24, 48, 0, NAN};
+    drift_logfit_t f;
+    cr_assert_eq(drift_loglin_fit(&f, x, y, 6), 0);
+    cr_assert_eq(f.n, 4);
+    cr_assert(fabs(f.slope - log(2)) < 1e-12 && fabs(exp(f.slope) - 2) < 1e-12, "slope %.17g", f.slope);
+    cr_assert(fabs(f.intercept - log(3)) < 1e-12, "intercept %.17g", f.intercept);
+    cr_assert(f.rms < 1e-12, "rms %.17g", f.rms);
+}
+
+Test(loglog, misfit_is_the_rms_residual)
+{
+    /* log y = x + r at x = 0..3 with residuals r = (d, -d, -d, d): r sums to 0 and is
+     * orthogonal to x - 3/2 (d (-3/2 + 1/2 - 1/2 + 3/2) = 0), so the least-squares line is
+     * log y = x itself (slope 1: a factor e per step, intercept 0) and the rms residual is d.
+     * d = 0.1: y = e^0.1, e^0.9, e^1.9, e^3.1; a few roundings: 1e-12. */
+    const double d = 0.1, x[] = {0, 1, 2, 3}, y[] = {exp(d), exp(1 - d), exp(2 - d), exp(3 + d)};
+    drift_logfit_t f;
+    cr_assert_eq(drift_loglin_fit(&f, x, y, 4), 0);
+    cr_assert(fabs(f.slope - 1) < 1e-12 && fabs(f.intercept) < 1e-12 && fabs(f.rms - d) < 1e-12, "%.17g %.17g %.17g", f.slope,
+              f.intercept, f.rms);
+    /* the same residuals on a power law: y = 5 l^(1/2) e^r at l = 1, 2, 4, 8 (log l = 0, 1, 2,
+     * 3 times log 2: the residuals again sum to 0 and are orthogonal to log l - its mean): p = 1/2
+     * (sqrt(L)'s law), intercept log 5, rms d. */
+    const double l[] = {1, 2, 4, 8}, z[] = {5 * exp(d), 5 * sqrt(2) * exp(-d), 5 * 2 * exp(-d), 5 * sqrt(8) * exp(d)};
+    cr_assert_eq(drift_loglog_fit(&f, l, z, 4), 0);
+    cr_assert(fabs(f.slope - 0.5) < 1e-12 && fabs(f.intercept - log(5)) < 1e-12 && fabs(f.rms - d) < 1e-12, "%.17g %.17g %.17g",
+              f.slope, f.intercept, f.rms);
+    cr_assert(fabs(drift_loglog_slope(l, z, 4) - 0.5) < 1e-12, "the slope alone agrees");
+}
+
+Test(loglog, too_few_points_or_one_x)
+{
+    const double x[] = {2, 2, 2}, y[] = {1, 2, 3};
+    drift_logfit_t f;
+    cr_assert_eq(drift_loglin_fit(&f, x, y, 1), -1);
+    cr_assert(f.n == 1 && isnan(f.slope) && isnan(f.rms), "one point has no line");
+    cr_assert_eq(drift_loglin_fit(&f, x, y, 3), -1, "three points at one x have no slope");
+    cr_assert(isnan(f.slope));
+    const double l[] = {-1, 0, 4}, z[] = {1, 1, 2};
+    cr_assert_eq(drift_loglog_fit(&f, l, z, 3), -1, "the power law keeps only x > 0: one point");
+    cr_assert_eq(f.n, 1);
 }
 
 Test(cluster_rate, units_not_events)
