@@ -39,6 +39,7 @@
 #include "model.h"
 #include "output.h"
 #include "philox.h"
+#include "policy.h"
 #include "stats.h"
 
 static const char QUESTION[] =
@@ -222,6 +223,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < K.n; i++) kmax = K.v[i] > kmax ? (int)K.v[i] : kmax;
     const size_t V = (size_t)ck.cfg.vocab_size;
     const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
+    const int h100 = sms == 132 && min_slice == DRIFT_POLICY_MIN_SLICE; /* the policy unscaled */
+    const int scaled = !ck.gguf && !h100; /* the quick profile's stories260K */
+    const char *device = h100 ? " (an H100 as it is)" : scaled ? " (scaled to the tiny model as greedy_divergence: on an unscaled H100 no GEMM of this model splits)" : "";
 
     /* -- the prompts: a chat model's from the set, a llama2.c model's BOS and a random token -- */
     drift_chat_prompt_t *cp = NULL;
@@ -244,16 +248,18 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, tables, 4, 1);
     if (ck.gguf)
-        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): %s, %d prompts of the lab's prompt set drawn by the seed in the chat template, %d greedy tokens; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld", base, R, T, DRAFT_RECIPE, sms, min_slice);
+        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): %s, %d prompts of the lab's prompt set drawn by the seed in the chat template, %d greedy tokens; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld%s", base, R, T, DRAFT_RECIPE, sms, min_slice, device);
     else
-        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): stories260K, %d tokens after BOS and a random first token; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld (scaled to the tiny model as greedy_divergence)", T, DRAFT_RECIPE, sms, min_slice);
+        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): stories260K, %d tokens after BOS and a random first token; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld%s", T, DRAFT_RECIPE, sms, min_slice,
+                       scaled ? " (scaled to the tiny model as greedy_divergence)" : device);
     drift_out_meta(&out, T_RUN, "columns", "verify_passes = target passes of M = k+1 rows; accepted_per_pass = draft tokens accepted per pass (0..k); first_div_vs_plain = first generated token that differs from plain greedy (M = 1 per step) of the same configuration (-1: none)");
     drift_out_meta(&out, T_SUM, "table", "per (config, k): differ = prompts whose accepted text differs from plain greedy");
-    drift_out_meta(&out, T_PLAN, "table", "per (policy, M): whether a pass of M rows (the LM head's included) gets other GEMM kernels, split counts or ring chunks than M = 1 (drift_model_plan), on the %s device", ck.gguf ? "unscaled" : "scaled");
+    drift_out_meta(&out, T_PLAN, "table", "per (policy, M): whether a pass of M rows (the LM head's included) gets other GEMM kernels, split counts or ring chunks than M = 1 (drift_model_plan), on %s", scaled ? "the scaled device" : h100 ? "an H100 as it is" : "the device of --sms and --min-slice");
+    const char *decode = "decoded plainly (one row per step) and speculatively (a draft, the same model under LayerCast: bf16 weights, fp32 compute, proposes k tokens; the target verifies them in one pass of M = k+1 rows)";
     if (ck.gguf)
-        drift_md_intro(&out, "%d prompts of %s (the lab's prompt set in the model's chat template, drawn by the seed), %d greedy tokens each, decoded plainly (one row per step) and speculatively (a draft, the same model under LayerCast: bf16 weights, fp32 compute, proposes k tokens; the target verifies them in one pass of M = k+1 rows); kernel policy on an H100 as it is (%ld SMs, split-K from a %ld slice).", R, base, T, sms, min_slice);
+        drift_md_intro(&out, "%d prompts of %s (the lab's prompt set in the model's chat template, drawn by the seed), %d greedy tokens each, %s; kernel policy on %ld SMs with split-K from a %ld slice%s.", R, base, T, decode, sms, min_slice, device);
     else
-        drift_md_intro(&out, "%d prompts of stories260K (BOS and a random first token), %d greedy tokens each, decoded plainly (one row per step) and speculatively (a draft, the same model under LayerCast: bf16 weights, fp32 compute, proposes k tokens; the target verifies them in one pass of M = k+1 rows); kernel policy on a device scaled to the tiny model (%ld SMs, split-K from a %ld slice, as greedy_divergence: on an unscaled H100 no GEMM of this model splits).", R, T, sms, min_slice);
+        drift_md_intro(&out, "%d prompts of stories260K (BOS and a random first token), %d greedy tokens each, %s; kernel policy on %ld SMs with split-K from a %ld slice%s.", R, T, decode, sms, min_slice, device);
 
     const size_t nres = (size_t)NCONF * (size_t)K.n;
     int *plain = malloc((size_t)cap * sizeof(int)), *txt = malloc((size_t)cap * sizeof(int)), *vin = malloc((size_t)(kmax + 1) * sizeof(int));
@@ -428,7 +434,7 @@ int main(int argc, char **argv)
     }
     drift_md_text(&out, "- The draft (LayerCast) has %.3g %% to %.3g %% of its k tokens accepted per verify pass (mean over prompts, the range over configurations and k).\n",
                   100 * acc_k_min, 100 * acc_k_max);
-    if (!ck.gguf)
+    if (scaled)
         drift_md_text(&out, "- The policy here is scaled to the tiny model (%ld SMs, split-K from %ld); with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n", sms, min_slice);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);
