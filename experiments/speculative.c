@@ -200,7 +200,7 @@ int main(int argc, char **argv)
     const drift_cli_opt_t opts[] = {
         {"prompts", DRIFT_OPT_INT, &R_, "R", "prompts (a GGUF model's drawn from --prompt-set; llama2.c: BOS and one random first token each)", 1, 4096, {"2", "2", "16"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per completion", 1, 4096, {"16", "10", "64"}},
-        {"draft", DRIFT_OPT_INTLIST, &K, "K,K,...", "draft lengths k (the verify pass has M = k+1 rows)", 1, 64, {"4", "2,8", "1,2,3,4,6,8"}},
+        {"draft", DRIFT_OPT_INTLIST, &K, "K,K,...", "draft lengths k (the verify pass has M = k+1 rows)", 1, 256, {"4", "2,8", "1,2,3,4,6,8"}},
         {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (132: an H100; quick: 16, scaled to stories260K)", 1, 100000, {"16", "132", "132"}},
         {"min-slice", DRIFT_OPT_INT, &min_slice, "N", "split-K minimum slice (256, the policy's own; quick: 4, scaled to stories260K)", 1, 1 << 30, {"4", "256", "256"}},
         {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0, {0}},
