@@ -1,11 +1,15 @@
 /* speculative.c — does speculative decoding, whose verify pass runs the target model on k+1
  * tokens at once, accept a different text than plain greedy decoding of the same model?
  *
- * Sweep: --prompts prompts (BOS and one random first token from the seed's Philox stream) of
- * stories260K; target configurations: vendor-like and batch-invariant kernel policy, fp32 and
- * bf16 (H100 tensor-core model) recipes, the policy on a device scaled to the tiny model as
- * greedy_divergence does (--sms 16 multiprocessors, split-K from a --min-slice 4 slice, so the
- * tiny model's GEMMs split as a big model's do on an H100); draft lengths k in --draft.
+ * Setup: SmolLM2-135M-Instruct (GGUF) by default, --prompts prompts of the lab's prompt set drawn
+ * by the seed (without replacement) and wrapped in the model's chat template; the kernel policy
+ * fills an H100 as it is (132 SMs, split-K slices of at least 256: the lab's unscaled defaults).
+ * stories260K in the quick profile and with a llama2.c --checkpoint: prompts of BOS and one
+ * random first token from the seed's Philox stream, and (quick profile) the policy on a device
+ * scaled to the tiny model (16 SMs, split-K from a slice of 4, so its GEMMs split as a big
+ * model's do; on an unscaled H100 none of them splits).
+ * Sweep: target configurations: vendor-like and batch-invariant kernel policy, fp32 and bf16
+ * (H100 tensor-core model) recipes; draft lengths k in --draft.
  * Measure: plain greedy decoding of --tokens tokens (one row per step, M = 1) against greedy
  * speculative decoding: a draft (the same model under LayerCast, bf16 weights and fp32 compute,
  * decoding one token at a time with its own KV cache) proposes k tokens; the target verifies
@@ -13,17 +17,20 @@
  * each row gets the bits it gets inside the k+1-row pass, the LM head included), accepts the
  * longest prefix that matches its own argmax, then adds its own token. Per (configuration, k,
  * prompt): the first token where the accepted text differs from plain greedy decoding, and the
- * mean tokens accepted per verify pass. Per (policy, M = 2..129): whether a pass of M rows
- * gets other kernels than M = 1 (drift_model_plan).
+ * mean tokens accepted per verify pass. Per (policy, M = 2 .. the larger of 129 and twice the
+ * first M that changes them): whether a pass of M rows gets other kernels than M = 1
+ * (drift_model_plan), for this model's GEMM shapes.
  * Run: ./lab run speculative
  * Look for: batch-invariant kernels never part from plain greedy; the vendor-like policy keeps the
- * same kernels while M = k+1 fits one 64-row tile, so short drafts do not part either. */
+ * same kernels while M = k+1 stays below the first M of the plan table that changes them, so
+ * drafts shorter than that do not part either. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "chat_prompts.h"
 #include "checkpoint.h"
 #include "cli.h"
 #include "llm_run.h"
@@ -32,19 +39,26 @@
 #include "model.h"
 #include "output.h"
 #include "philox.h"
+#include "policy.h"
+#include "stats.h"
 
 static const char QUESTION[] =
     "Does speculative decoding, whose verify pass runs the target on k+1 tokens at once, accept a different text than plain greedy decoding of the same model?";
 static const char SUMMARY[] =
     "greedy speculative decoding is meant to give exactly the target's greedy text, but the verify pass runs M = k+1 "
     "rows where plain decoding runs one. Under batch-invariant kernels the accepted text is exactly the plain greedy "
-    "text whatever the draft; under the lab's vendor-like policy it is too as long as M = k+1 stays inside one "
-    "64-row output tile, and kernels change only for longer drafts (the plan table says from which M).";
+    "text whatever the draft; under the lab's vendor-like policy it is too as long as M = k+1 keeps the kernels "
+    "of M = 1 (the same split counts), and the plan table says from which M they change on this model.";
 
 enum { T_RUN, T_SUM, T_PLAN, T_MD };
 static const drift_col_t RUN[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("k"), DRIFT_C_INT("prompt"), DRIFT_C_INT("first_token"),
                                   DRIFT_C_INT("tokens"), DRIFT_C_INT("verify_passes"), DRIFT_C_NUM("accepted_per_pass", "%.6g"),
                                   DRIFT_C_INT("first_div_vs_plain"), DRIFT_C_INT("same_as_plain")};
+/* a chat model's prompts are named by their place in the set */
+static const drift_col_t RUN_CHAT[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("k"), DRIFT_C_INT("prompt"), DRIFT_C_INT("set_index"),
+                                       DRIFT_C_TEXT("kind"), DRIFT_C_INT("prompt_tokens"), DRIFT_C_INT("tokens"),
+                                       DRIFT_C_INT("verify_passes"), DRIFT_C_NUM("accepted_per_pass", "%.6g"),
+                                       DRIFT_C_INT("first_div_vs_plain"), DRIFT_C_INT("same_as_plain")};
 static const drift_col_t SUM[] = {DRIFT_C_TEXT("config"), DRIFT_C_TEXT("policy"), DRIFT_C_TEXT("recipe"), DRIFT_C_INT("k"),
                                   DRIFT_C_INT("M"), DRIFT_C_INT("prompts"), DRIFT_C_INT("differ"),
                                   DRIFT_C_NUM("frac_differ", "%.6g"), DRIFT_C_INT("first_div_min"),
@@ -68,6 +82,8 @@ static const conf_t CONFS[] = {
 };
 #define NCONF ((int)(sizeof CONFS / sizeof CONFS[0]))
 #define DRAFT_RECIPE "fp32/seq/fp32/fp32" /* with bf16 weights: LayerCast */
+#define PLAN_MAX 129    /* the plan table's M reach at least here (two 64-row tiles and one row), */
+#define PLAN_SEARCH 4096 /* and twice the first M that changes the kernels, searched up to here */
 
 static void numerics(drift_numerics_t *nx, const char *policy, const char *recipe, long sms, long min_slice)
 {
@@ -94,83 +110,237 @@ static int step(drift_model_t *m, double *lg, int pos, int ntok, const int *tok,
     return argmax(lg, V);
 }
 
+/* The draft: its greedy next token after a context, as a function of the context alone. Its
+ * rows are computed in steps of at most `chunk` rows, the largest M whose kernel plan is M = 1's,
+ * so a row's bits do not depend on which step computed it (drift_model_plan: equal plans,
+ * equal rows), and every configuration and draft length can share one answer per context (the
+ * memo). Its KV cache holds `text`; a context that shares a prefix with it resumes there. */
+typedef struct {
+    int len, tok;
+    uint32_t h;
+    size_t at; /* the context in `ctx` */
+} memo_t;
+typedef struct {
+    drift_model_t *m;
+    double *lg;
+    size_t V;
+    int *text, n, cap, chunk;
+    memo_t *memo; /* nslot / 2 entries */
+    int nmemo, *slot; /* open addressing: memo indices, -1 empty */
+    size_t nslot;
+    int *ctx;
+    size_t nctx, capctx;
+    long rows; /* rows the draft computed */
+} draft_t;
+
+static uint32_t hash_ids(const int *t, int n)
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < n; i++) h = (h ^ (uint32_t)t[i]) * 16777619u;
+    return h;
+}
+
+static int draft_next(draft_t *D, const int *c, int len)
+{
+    const uint32_t h = hash_ids(c, len);
+    size_t b = h & (D->nslot - 1);
+    for (; D->slot[b] >= 0; b = (b + 1) & (D->nslot - 1)) {
+        const memo_t *e = &D->memo[D->slot[b]];
+        if (e->len == len && e->h == h && !memcmp(D->ctx + e->at, c, (size_t)len * sizeof(int))) return e->tok;
+    }
+    int s = 0;
+    while (s < D->n && s < len && D->text[s] == c[s]) s++;
+    if (s == len) s = len - 1; /* the last row again, for its logits */
+    int y = -1;
+    for (int p = s; p < len; p += D->chunk) {
+        const int n = len - p < D->chunk ? len - p : D->chunk;
+        y = step(D->m, D->lg, p, n, c + p, D->V);
+        D->rows += n;
+    }
+    memcpy(D->text, c, (size_t)len * sizeof(int));
+    D->n = len;
+    if (D->nctx + (size_t)len > D->capctx) {
+        D->capctx = 2 * D->capctx + (size_t)len + 4096;
+        if (!(D->ctx = realloc(D->ctx, D->capctx * sizeof(int)))) drift_die_oom((double)D->capctx * sizeof(int), "the draft's memo");
+    }
+    memcpy(D->ctx + D->nctx, c, (size_t)len * sizeof(int));
+    D->memo[D->nmemo] = (memo_t){len, y, h, D->nctx};
+    D->slot[b] = D->nmemo++;
+    D->nctx += (size_t)len;
+    if (2 * (size_t)D->nmemo >= D->nslot) { /* keep the table at most half full: grow and rehash */
+        D->nslot *= 2;
+        free(D->slot);
+        if (!(D->slot = malloc(D->nslot * sizeof(int))) || !(D->memo = realloc(D->memo, D->nslot / 2 * sizeof *D->memo)))
+            drift_die_oom((double)D->nslot * (sizeof(int) + sizeof *D->memo), "the draft's memo");
+        for (size_t i = 0; i < D->nslot; i++) D->slot[i] = -1;
+        for (int i = 0; i < D->nmemo; i++) {
+            size_t q = D->memo[i].h & (D->nslot - 1);
+            while (D->slot[q] >= 0) q = (q + 1) & (D->nslot - 1);
+            D->slot[q] = i;
+        }
+    }
+    return y;
+}
+
+/* The draft proposes k tokens after the accepted text txt[0..len): vin[0] = txt[len-1], vin[1..k]. */
+static void propose(draft_t *D, int *vin, int *txt, int len, int k)
+{
+    vin[0] = txt[len - 1];
+    for (int i = 1; i <= k; i++) {
+        vin[i] = draft_next(D, txt, len + i - 1);
+        txt[len + i - 1] = vin[i]; /* scratch past the accepted text, overwritten by the verify */
+    }
+}
+
 int main(int argc, char **argv)
 {
-    long R_ = 0, T_ = 0, sms = 16, min_slice = 4;
+    long R_ = 0, T_ = 0, sms = 0, min_slice = 0;
     drift_intlist_t K = {{0}, 0};
-    const char *ckpt = NULL;
+    const char *ckpt = NULL, *set = NULL;
     const drift_cli_opt_t opts[] = {
-        {"prompts", DRIFT_OPT_INT, &R_, "R", "prompts (BOS and one random first token each)", 1, 4096, {"2", "4", "64"}},
-        {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per completion", 1, 4096, {"16", "32", "256"}},
-        {"draft", DRIFT_OPT_INTLIST, &K, "K,K,...", "draft lengths k (the verify pass has M = k+1 rows)", 1, 64, {"4", "2,4,8", "1,2,3,4,6,8"}},
-        {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (16: scaled to the tiny model)", 1, 100000, {0}},
-        {"min-slice", DRIFT_OPT_INT, &min_slice, "N", "split-K minimum slice (4: scaled to the tiny model)", 1, 1 << 30, {0}},
-        DRIFT_CHECKPOINT_OPT(&ckpt),
+        {"prompts", DRIFT_OPT_INT, &R_, "R", "prompts (a GGUF model's drawn from --prompt-set; llama2.c: BOS and one random first token each)", 1, 4096, {"2", "2", "16"}},
+        {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per completion", 1, 4096, {"16", "10", "64"}},
+        {"draft", DRIFT_OPT_INTLIST, &K, "K,K,...", "draft lengths k (the verify pass has M = k+1 rows)", 1, 256, {"4", "2,8", "1,2,3,4,6,8"}},
+        {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (132: an H100; quick: 16, scaled to stories260K)", 1, 100000, {"16", "132", "132"}},
+        {"min-slice", DRIFT_OPT_INT, &min_slice, "N", "split-K minimum slice (256, the policy's own; quick: 4, scaled to stories260K)", 1, 1 << 30, {"4", "256", "256"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("speculative", QUESTION, opts, "takes no formats or orders (the configurations are the sweep: vendor-like and batch-invariant, fp32 and bf16)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     const int R = (int)R_, T = (int)T_;
+    if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
+    if (!ckpt && !(ckpt = drift_real_checkpoint())) {
+        fprintf(stderr, "speculative: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+                        "or give --checkpoint FILE\n");
+        return DRIFT_EXIT_SKIPPED;
+    }
     drift_checkpoint_t ck;
     drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];
     int kmax = 0;
     for (int i = 0; i < K.n; i++) kmax = K.v[i] > kmax ? (int)K.v[i] : kmax;
-    if (2 + T + kmax > ck.cfg.seq_len) drift_die("--tokens: at most %d with --draft up to %d on this checkpoint", ck.cfg.seq_len - 2 - kmax, kmax);
     const size_t V = (size_t)ck.cfg.vocab_size;
-    const int cap = 2 + T + kmax + 1;
+    const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
+    const int h100 = sms == 132 && min_slice == DRIFT_POLICY_MIN_SLICE; /* the policy unscaled */
+    const int scaled = !ck.gguf && !h100; /* the quick profile's stories260K */
+    const char *device = h100 ? " (an H100 as it is)" : scaled ? " (scaled to the tiny model as greedy_divergence: on an unscaled H100 no GEMM of this model splits)" : "";
 
+    /* -- the prompts: a chat model's from the set, a llama2.c model's BOS and a random token -- */
+    drift_chat_prompt_t *cp = NULL;
+    int npmax = 2;
+    if (ck.gguf) {
+        if (T + kmax + 2 > ck.cfg.seq_len) drift_die("--tokens: at most %d with --draft up to %d on this model", ck.cfg.seq_len - 2 - kmax, kmax);
+        if (drift_chat_prompts_load(&cp, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", R, cli.seed, "speculative.prompts",
+                                    ck.cfg.seq_len - T - kmax - 1, err, sizeof err))
+            drift_die("--prompt-set: %s", err);
+        for (int r = 0; r < R; r++) npmax = cp[r].n > npmax ? cp[r].n : npmax;
+    } else {
+        if (set) drift_die("--prompt-set: a llama2.c checkpoint holds no tokenizer (its prompts are BOS and a random token)");
+        if (2 + T + kmax > ck.cfg.seq_len) drift_die("--tokens: at most %d with --draft up to %d on this checkpoint", ck.cfg.seq_len - 2 - kmax, kmax);
+    }
+    const int cap = npmax + T + kmax + 1;
+
+    drift_table_spec_t tables[4];
+    memcpy(tables, TABLES, sizeof tables);
+    if (ck.gguf) tables[T_RUN].cols = RUN_CHAT, tables[T_RUN].ncols = (int)(sizeof RUN_CHAT / sizeof RUN_CHAT[0]);
     drift_out_t out;
-    drift_out_open(&out, &cli, TABLES, 4, 1);
-    drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): stories260K, %d tokens after BOS and a random first token; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld (scaled to the tiny model as greedy_divergence)", T, DRAFT_RECIPE, sms, min_slice);
+    drift_out_open(&out, &cli, tables, 4, 1);
+    if (ck.gguf)
+        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): %s, %d prompts of the lab's prompt set drawn by the seed in the chat template, %d greedy tokens; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld%s", base, R, T, DRAFT_RECIPE, sms, min_slice, device);
+    else
+        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): stories260K, %d tokens after BOS and a random first token; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld%s", T, DRAFT_RECIPE, sms, min_slice,
+                       scaled ? " (scaled to the tiny model as greedy_divergence)" : device);
     drift_out_meta(&out, T_RUN, "columns", "verify_passes = target passes of M = k+1 rows; accepted_per_pass = draft tokens accepted per pass (0..k); first_div_vs_plain = first generated token that differs from plain greedy (M = 1 per step) of the same configuration (-1: none)");
     drift_out_meta(&out, T_SUM, "table", "per (config, k): differ = prompts whose accepted text differs from plain greedy");
-    drift_out_meta(&out, T_PLAN, "table", "per (policy, M): whether a pass of M rows (the LM head's included) gets other GEMM kernels, split counts or ring chunks than M = 1 (drift_model_plan), on the scaled device");
-    drift_md_intro(&out, "%d prompts of stories260K (BOS and a random first token), %d greedy tokens each, decoded plainly (one row per step) and speculatively (a draft, the same model under LayerCast: bf16 weights, fp32 compute, proposes k tokens; the target verifies them in one pass of M = k+1 rows); kernel policy on a device scaled to the tiny model (%ld SMs, split-K from a %ld slice, as greedy_divergence: on an unscaled H100 no GEMM of this model splits).", R, T, sms, min_slice);
+    drift_out_meta(&out, T_PLAN, "table", "per (policy, M): whether a pass of M rows (the LM head's included) gets other GEMM kernels, split counts or ring chunks than M = 1 (drift_model_plan), on %s", scaled ? "the scaled device" : h100 ? "an H100 as it is" : "the device of --sms and --min-slice");
+    const char *decode = "decoded plainly (one row per step) and speculatively (a draft, the same model under LayerCast: bf16 weights, fp32 compute, proposes k tokens; the target verifies them in one pass of M = k+1 rows)";
+    if (ck.gguf)
+        drift_md_intro(&out, "%d prompts of %s (the lab's prompt set in the model's chat template, drawn by the seed), %d greedy tokens each, %s; kernel policy on %ld SMs with split-K from a %ld slice%s.", R, base, T, decode, sms, min_slice, device);
+    else
+        drift_md_intro(&out, "%d prompts of stories260K (BOS and a random first token), %d greedy tokens each, %s; kernel policy on %ld SMs with split-K from a %ld slice%s.", R, T, decode, sms, min_slice, device);
 
+    const size_t nres = (size_t)NCONF * (size_t)K.n;
     int *plain = malloc((size_t)cap * sizeof(int)), *txt = malloc((size_t)cap * sizeof(int)), *vin = malloc((size_t)(kmax + 1) * sizeof(int));
     double *lg = malloc(V * sizeof(double));
-    long *differ = calloc((size_t)NCONF * (size_t)K.n, sizeof(long)), *fdmin = malloc((size_t)NCONF * (size_t)K.n * sizeof(long));
-    double *acc = calloc((size_t)NCONF * (size_t)K.n, sizeof(double));
-    if (!plain || !txt || !vin || !lg || !differ || !fdmin || !acc)
-        drift_die_oom((double)V * sizeof(double) + 2.0 * cap * sizeof(int) + (double)NCONF * K.n * 3 * sizeof(double), "a row of %zu logits, two texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V, (int)cap, NCONF, K.n);
-    for (int i = 0; i < NCONF * K.n; i++) fdmin[i] = -1;
+    long *differ = calloc(nres, sizeof(long)), *fdmin = malloc(nres * sizeof(long));
+    double *acc = calloc(nres, sizeof(double));
+    int *pdiff = calloc((size_t)R * DRIFT_NPOLICIES, sizeof(int)); /* per prompt and policy: some completion differs */
+    draft_t D = {0};
+    D.nslot = 1024, D.lg = lg, D.V = V;
+    D.text = malloc((size_t)cap * sizeof(int)), D.slot = malloc(D.nslot * sizeof(int)), D.memo = malloc(D.nslot / 2 * sizeof *D.memo);
+    if (!plain || !txt || !vin || !lg || !differ || !fdmin || !acc || !pdiff || !D.text || !D.slot || !D.memo)
+        drift_die_oom((double)V * sizeof(double) + 3.0 * cap * sizeof(int) + (double)nres * 3 * sizeof(double), "a row of %zu logits, three texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V, (int)cap, NCONF, K.n);
+    for (size_t i = 0; i < D.nslot; i++) D.slot[i] = -1;
+    for (size_t i = 0; i < nres; i++) fdmin[i] = -1;
+    /* the prefix every prompt shares (a chat template's system turn): computed once per model,
+     * as a prefix cache does; the KV cache keeps it while later steps start after it */
+    int shared = 0;
+    if (cp) {
+        shared = cp[0].prefix;
+        for (int r = 1; r < R; r++) {
+            int q = 0;
+            while (q < shared && q < cp[r].prefix && cp[r].tok[q] == cp[0].tok[q]) q++;
+            shared = q;
+        }
+    }
     drift_numerics_t nxd;
     numerics(&nxd, "vendor-like", DRAFT_RECIPE, sms, min_slice);
     nxd.weights = DRIFT_BF16;
-    drift_model_t *m, *d; /* reused: a step at an earlier position cuts the KV cache back */
-    if (drift_model_create(&d, &ck, &nxd, 1, err, sizeof err)) drift_die("draft model: %s", err);
+    if (drift_model_create(&D.m, &ck, &nxd, 1, err, sizeof err)) drift_die("draft model: %s", err);
+    {
+        long p1[256], pm[256];
+        int n1 = drift_model_plan(D.m, 1, 1, cap, p1, 256);
+        if (n1 < 0) drift_die("plan failed");
+        for (D.chunk = 1; D.chunk < cap; D.chunk++) {
+            int nm = drift_model_plan(D.m, (size_t)D.chunk + 1, 1, cap, pm, 256);
+            if (nm < 0) drift_die("plan failed");
+            if (nm != n1 || memcmp(p1, pm, (size_t)n1 * sizeof(long))) break;
+        }
+    }
+    int first_change[DRIFT_NPOLICIES] = {-1, -1}, plan_max = -1;
+    long target_rows = 0;
+    drift_model_t *m; /* reused: a step at an earlier position cuts the KV cache back */
     for (int c = 0; c < NCONF; c++) {
         drift_numerics_t nx;
         numerics(&nx, CONFS[c].policy, CONFS[c].recipe, sms, min_slice);
         if (drift_model_create(&m, &ck, &nx, 1, err, sizeof err)) drift_die("model: %s", err);
+        if (shared) {
+            drift_model_set_shape(m, 0, 0);
+            step(m, lg, 0, shared, cp[0].tok, V);
+            target_rows += shared;
+        }
         for (int r = 0; r < R; r++) {
             drift_progress(&cli, (size_t)(c * R + r), (size_t)(NCONF * R));
-            drift_stream_t st;
-            drift_stream_init(&st, cli.seed, drift_fnv1a32("speculative.prompt"), (uint32_t)r, 0);
-            const int prompt[2] = {1, 3 + (int)drift_stream_below(&st, (uint32_t)V - 3)};
-            /* plain greedy: the prompt in one step, then one row per step */
+            int bos_prompt[2], np = 2, first_token = -1;
+            const int *prompt = bos_prompt;
+            if (cp) prompt = cp[r].tok, np = cp[r].n;
+            else {
+                drift_stream_t st;
+                drift_stream_init(&st, cli.seed, drift_fnv1a32("speculative.prompt"), (uint32_t)r, 0);
+                bos_prompt[0] = 1, bos_prompt[1] = first_token = 3 + (int)drift_stream_below(&st, (uint32_t)V - 3);
+            }
+            /* plain greedy: the prompt after the shared prefix in one step, then one row per step */
             drift_model_set_shape(m, 0, 0);
-            plain[0] = prompt[0], plain[1] = prompt[1];
-            plain[2] = step(m, lg, 0, 2, prompt, V);
-            for (int t = 1; t < T; t++) plain[2 + t] = step(m, lg, 1 + t, 1, &plain[1 + t], V);
+            memcpy(plain, prompt, (size_t)np * sizeof(int));
+            plain[np] = step(m, lg, shared, np - shared, prompt + shared, V);
+            for (int t = 1; t < T; t++) plain[np + t] = step(m, lg, np + t - 1, 1, &plain[np + t - 1], V);
+            target_rows += np - shared + T - 1;
             for (int ki = 0; ki < K.n; ki++) {
                 const int k = (int)K.v[ki];
-                drift_model_set_shape(m, 0, 0);
-                txt[0] = prompt[0], txt[1] = prompt[1];
-                txt[2] = step(m, lg, 0, 2, prompt, V); /* the prefill, as plain decoding's */
-                int len = 3, dvalid = 0, passes = 0;
+                /* the prefill is plain decoding's: the KV cache keeps its positions 0 .. np-1 */
+                memcpy(txt, plain, (size_t)(np + 1) * sizeof(int));
+                int len = np + 1, passes = 0;
                 long accepted = 0;
                 drift_model_set_shape(m, (size_t)k + 1, k + 1); /* every later step is a row of a k+1-row verify */
-                while (len < 2 + T) {
-                    /* the draft catches up with the accepted text and proposes k tokens */
-                    vin[0] = txt[len - 1];
-                    vin[1] = step(d, lg, dvalid, len - dvalid, txt + dvalid, V);
-                    for (int i = 2; i <= k; i++) vin[i] = step(d, lg, len + i - 2, 1, &vin[i - 1], V);
+                while (len < np + T) {
+                    propose(&D, vin, txt, len, k);
                     /* the target verifies: row j predicts position len + j */
                     int a = 0, next = -1;
                     for (int j = 0; j <= k; j++) {
                         int y = step(m, lg, len - 1 + j, 1, &vin[j], V);
+                        target_rows++;
                         if (j < k && y == vin[j + 1]) {
                             a++;
                             continue;
@@ -179,26 +349,51 @@ int main(int argc, char **argv)
                         break;
                     }
                     passes++, accepted += a;
-                    for (int j = 1; j <= a && len < 2 + T; j++) txt[len++] = vin[j];
-                    if (len < 2 + T) txt[len++] = next;
-                    dvalid = len - 1 - a + (a < k - 1 ? a : k - 1);
-                    if (dvalid > len - 1) dvalid = len - 1;
+                    for (int j = 1; j <= a && len < np + T; j++) txt[len++] = vin[j];
+                    if (len < np + T) txt[len++] = next;
                 }
                 int fd = -1;
                 for (int t = 0; t < T && fd < 0; t++)
-                    if (txt[2 + t] != plain[2 + t]) fd = t;
+                    if (txt[np + t] != plain[np + t]) fd = t;
                 const size_t i = (size_t)c * (size_t)K.n + (size_t)ki;
                 differ[i] += fd >= 0;
                 if (fd >= 0 && (fdmin[i] < 0 || fd < fdmin[i])) fdmin[i] = fd;
+                if (fd >= 0) pdiff[(size_t)r * DRIFT_NPOLICIES + (strcmp(CONFS[c].policy, "vendor-like") ? 1 : 0)] = 1;
                 acc[i] += (double)accepted / (double)passes;
-                drift_row(&out, T_RUN, DRIFT_TXT(CONFS[c].name), DRIFT_INT(k), DRIFT_INT(r), DRIFT_INT(prompt[1]), DRIFT_INT(T),
-                          DRIFT_INT(passes), DRIFT_NUM((double)accepted / (double)passes), DRIFT_INT(fd), DRIFT_INT(fd < 0));
+                if (cp)
+                    drift_row(&out, T_RUN, DRIFT_TXT(CONFS[c].name), DRIFT_INT(k), DRIFT_INT(r), DRIFT_INT(cp[r].index), DRIFT_TXT(cp[r].kind),
+                              DRIFT_INT(np), DRIFT_INT(T), DRIFT_INT(passes), DRIFT_NUM((double)accepted / (double)passes), DRIFT_INT(fd),
+                              DRIFT_INT(fd < 0));
+                else
+                    drift_row(&out, T_RUN, DRIFT_TXT(CONFS[c].name), DRIFT_INT(k), DRIFT_INT(r), DRIFT_INT(first_token), DRIFT_INT(T),
+                              DRIFT_INT(passes), DRIFT_NUM((double)accepted / (double)passes), DRIFT_INT(fd), DRIFT_INT(fd < 0));
             }
+        }
+        /* Which pass sizes M change the kernels at all (independent of the prompts): on the bf16
+         * configurations' models, one per policy */
+        if (!strcmp(CONFS[c].recipe, "bf16/tc:h100/fp32/bf16")) {
+            const int pi = (int)nx.policy;
+            long p1[256], pm[256];
+            int n1 = drift_model_plan(m, 1, 1, T, p1, 256), dif[PLAN_SEARCH + 1] = {0};
+            if (n1 < 0) drift_die("plan failed");
+            for (int M = 2; M <= PLAN_SEARCH; M++) {
+                int nm = drift_model_plan(m, (size_t)M, M, T, pm, 256);
+                if (nm < 0) drift_die("plan failed");
+                dif[M] = nm != n1 || memcmp(p1, pm, (size_t)n1 * sizeof(long)) != 0;
+                if (dif[M] && first_change[pi] < 0) first_change[pi] = M;
+            }
+            if (plan_max < 0) /* the first policy's: both tables cover the same M */
+                plan_max = first_change[pi] > 0 && 2 * first_change[pi] - 1 > PLAN_MAX ? 2 * first_change[pi] - 1 : PLAN_MAX;
+            for (int M = 2; M <= plan_max; M++)
+                drift_row(&out, T_PLAN, DRIFT_TXT(drift_policy_name((drift_policy_t)pi)), DRIFT_INT(M), DRIFT_INT(dif[M]));
         }
         drift_model_free(m);
     }
-    drift_model_free(d);
-    long vendor_differ = 0, invariant_differ = 0, vendor_runs = 0, invariant_runs = 0;
+    drift_progress(&cli, (size_t)(NCONF * R), (size_t)(NCONF * R));
+    drift_model_free(D.m);
+    if (!cli.quiet) fprintf(stderr, "speculative: %ld target rows, %ld draft rows (in steps of at most %d), shared prefix %d\n", target_rows, D.rows, D.chunk, shared);
+    long pol_differ[DRIFT_NPOLICIES] = {0}, pol_runs[DRIFT_NPOLICIES] = {0}, pol_prompts[DRIFT_NPOLICIES] = {0};
+    double acc_k_min = INFINITY, acc_k_max = -INFINITY; /* mean accepted per pass over k, as a share of k */
     for (int c = 0; c < NCONF; c++)
         for (int ki = 0; ki < K.n; ki++) {
             const size_t i = (size_t)c * (size_t)K.n + (size_t)ki;
@@ -207,44 +402,48 @@ int main(int argc, char **argv)
                       DRIFT_NUM(acc[i] / R));
             drift_row(&out, T_MD, DRIFT_TXT(CONFS[c].name), DRIFT_INT(K.v[ki]), DRIFT_INT(R), DRIFT_INT(differ[i]), DRIFT_INT(fdmin[i]),
                       DRIFT_NUM(acc[i] / R));
-            if (!strcmp(CONFS[c].policy, "vendor-like")) vendor_differ += differ[i], vendor_runs += R;
-            else invariant_differ += differ[i], invariant_runs += R;
+            const int pi = strcmp(CONFS[c].policy, "vendor-like") ? 1 : 0;
+            pol_differ[pi] += differ[i], pol_runs[pi] += R;
+            const double share = acc[i] / R / (double)K.v[ki];
+            acc_k_min = share < acc_k_min ? share : acc_k_min, acc_k_max = share > acc_k_max ? share : acc_k_max;
         }
+    for (int r = 0; r < R; r++)
+        for (int pi = 0; pi < DRIFT_NPOLICIES; pi++) pol_prompts[pi] += pdiff[(size_t)r * DRIFT_NPOLICIES + (size_t)pi];
     drift_md_end(&out, T_MD);
-    /* Which verify sizes M change the kernels at all (independent of the prompts). */
-    int first_change[DRIFT_NPOLICIES] = {-1, -1};
-    for (int pi = 0; pi < DRIFT_NPOLICIES; pi++) {
-        drift_numerics_t nx;
-        numerics(&nx, drift_policy_name((drift_policy_t)pi), "bf16/tc:h100/fp32/bf16", sms, min_slice);
-        if (drift_model_create(&m, &ck, &nx, 1, err, sizeof err)) drift_die("model: %s", err);
-        long p1[256], pm[256];
-        int n1 = drift_model_plan(m, 1, 1, T, p1, 256);
-        if (n1 < 0) drift_die("plan failed");
-        for (int M = 2; M <= 129; M++) {
-            int nm = drift_model_plan(m, (size_t)M, M, T, pm, 256);
-            if (nm < 0) drift_die("plan failed");
-            int dif = nm != n1 || memcmp(p1, pm, (size_t)n1 * sizeof(long)) != 0;
-            if (dif && first_change[pi] < 0) first_change[pi] = M;
-            drift_row(&out, T_PLAN, DRIFT_TXT(drift_policy_name((drift_policy_t)pi)), DRIFT_INT(M), DRIFT_INT(dif));
-        }
-        drift_model_free(m);
-    }
+    /* -- takeaway: every number from the tables above -- */
+    const char *model = ck.gguf ? base : "stories260K";
     drift_md_text(&out, "**Takeaway.**\n\n");
-    if (vendor_differ)
-        drift_md_text(&out, "- Vendor-like kernels: %ld of %ld speculative completions (over the configurations, draft lengths and prompts) differ from plain greedy decoding of the same model: the verify pass's M = k+1 rows make the policy pick other GEMM kernels than the M = 1 of plain decoding.\n",
-                vendor_differ, vendor_runs);
+    if (first_change[0] > 0)
+        drift_md_text(&out, "- Kernel plans (data/speculative_plans.csv): on %s with %ld SMs and split-K from %ld, the vendor-like policy first gives a pass of M rows other kernels than M = 1 at M = %d (a draft of k = %d); the sweep's longest verify pass has M = %d, so %s. Real libraries also send M = 1 to GEMV kernels, which this policy does not model.\n",
+                      model, sms, min_slice, first_change[0], first_change[0] - 1, kmax + 1,
+                      kmax + 1 < first_change[0] ? "no draft length of the sweep reaches it" : "the longer drafts of the sweep reach it");
     else
-        drift_md_text(&out, "- Vendor-like kernels: none of %ld speculative completions differs from plain greedy decoding. The lab's vendor-like policy picks kernels by output tiles of at least 64 rows, so a verify pass of M = k+1 <= %d rows gets the same kernels as M = 1; ",
-                vendor_runs, kmax + 1);
-    if (!vendor_differ && first_change[0] > 0)
-        drift_md_text(&out, "the first pass size that changes them on this device is M = %d (data/speculative_plans.csv), i.e. a draft of k = %d tokens. Real libraries also send M = 1 to GEMV kernels, which this policy does not model.\n", first_change[0], first_change[0] - 1);
-    else if (!vendor_differ)
-        drift_md_text(&out, "no pass size up to 129 rows changes them on this device.\n");
-    drift_md_text(&out, "- Batch-invariant kernels: %ld of %ld differ%s.\n", invariant_differ, invariant_runs,
-            invariant_differ ? "" : ": every row computes the same bits whatever M, so the accepted text is exactly the plain greedy text, whatever the draft proposes");
-    drift_md_text(&out, "- The policy is scaled to the tiny model (%ld SMs, split-K from %ld); with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n\n", sms, min_slice);
+        drift_md_text(&out, "- Kernel plans (data/speculative_plans.csv): on %s with %ld SMs and split-K from %ld, no pass of up to %d rows gets other kernels than M = 1 under the vendor-like policy, so no draft length of the sweep (up to M = %d) reaches a change.\n",
+                      model, sms, min_slice, PLAN_SEARCH, kmax + 1);
+    for (int pi = 0; pi < DRIFT_NPOLICIES; pi++) {
+        double lo, hi;
+        drift_wilson(&lo, &hi, pol_prompts[pi], R, DRIFT_Z95);
+        const char *who = pi ? "Batch-invariant kernels" : "Vendor-like kernels";
+        if (pol_differ[pi])
+            drift_md_text(&out, "- %s: %ld of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy decoding of the same configuration; %ld of %d prompts have one that differs (%.3g %% to %.3g %% at 95 %%, the prompt the unit).\n",
+                          who, pol_differ[pi], pol_runs[pi], K.n, R, pol_prompts[pi], R, 100 * lo, 100 * hi);
+        else
+            drift_md_text(&out, "- %s: 0 of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy decoding of the same configuration: 0 of %d prompts, < %.3g %% at 95 %% (Wilson, the prompt the unit)%s.\n",
+                          who, pol_runs[pi], K.n, R, R, 100 * hi,
+                          pi ? "; every row computes the same bits whatever M, so no draft can change the text" : "");
+    }
+    if (acc_k_min == acc_k_max)
+        drift_md_text(&out, "- The draft (LayerCast) has %.3g %% of its k tokens accepted per verify pass in every configuration and k (mean over prompts).\n", 100 * acc_k_min);
+    else
+        drift_md_text(&out, "- The draft (LayerCast) has %.3g %% to %.3g %% of its k tokens accepted per verify pass (mean over prompts, the range over configurations and k).\n",
+                      100 * acc_k_min, 100 * acc_k_max);
+    if (scaled)
+        drift_md_text(&out, "- The policy here is scaled to the tiny model (%ld SMs, split-K from %ld); with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n", sms, min_slice);
+    drift_md_text(&out, "\n");
     drift_out_commit(&out);
-    free(plain), free(txt), free(vin), free(lg), free(differ), free(fdmin), free(acc);
+    if (cp) drift_chat_prompts_free(cp, R);
+    free(plain), free(txt), free(vin), free(lg), free(differ), free(fdmin), free(acc), free(pdiff);
+    free(D.text), free(D.slot), free(D.memo), free(D.ctx);
     drift_checkpoint_free(&ck);
     return 0;
 }

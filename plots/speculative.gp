@@ -5,7 +5,7 @@
 # Writes outdir/speculative.{png,svg}: left, per configuration, the fraction of prompts whose
 # speculatively accepted text differs from plain greedy decoding against the draft length k;
 # right, per kernel policy, whether a pass of M rows gets other kernels than M = 1, against M
-# (the verify passes measured on the left have M = k+1).
+# (the verify passes measured on the left, M = k+1, marked as circles).
 
 load 'plots/common.gp'
 
@@ -17,7 +17,7 @@ cf_color(c) = c eq 'vendor-fp32' ? '#1f77b4' : c eq 'vendor-bf16' ? '#d62728' : 
 
 #@ speculative alt: Speculative against plain greedy text per draft length, and kernel changes by row count
 #@ speculative look: whether any line leaves zero
-#@ speculative caption: Kernels change only from a second tile of rows.
+#@ speculative caption: A line above zero would be texts parted by the verify pass; the vendor-like kernels change only from M = {min speculative_plans.csv M policy=vendor-like kernels_differ_from_M1=1} rows, beyond the longest verify pass ({max speculative_summary.csv M} rows).
 do for [term = 1:2] {
     eval out(term, 'speculative', 1500, 540)
     set multiplot layout 1, 2 margins 0.07, 0.80, 0.12, 0.88 spacing 0.09 title 'Speculative decoding (verify pass of M = k+1 rows) against plain greedy (M = 1)'
@@ -33,8 +33,9 @@ do for [term = 1:2] {
     set ylabel 'kernels differ from M = 1 (1 = yes)'
     set yrange [-0.1:1.1]
     set ytics 0, 1, 1
-    set key at screen 0.995, 0.3 right center box title 'policy'
+    set key at screen 0.995, 0.3 right center box title 'kernel plans'
     plot p using 'M':(column('kernels_differ_from_M1') * is_p('vendor-like')) with steps lw 2 lc rgb '#d62728' title 'vendor-like', \
-         p using 'M':(column('kernels_differ_from_M1') * is_p('batch-invariant')) with steps lw 2 dt 2 lc rgb '#2ca02c' title 'batch-invariant'
+         p using 'M':(column('kernels_differ_from_M1') * is_p('batch-invariant')) with steps lw 2 dt 2 lc rgb '#2ca02c' title 'batch-invariant', \
+         f using 'M':(0 * column('k')) with points pt 6 ps 2 lw 2 lc rgb 'black' title 'swept verify passes'
     unset multiplot
 }
