@@ -307,9 +307,9 @@ int main(int argc, char **argv)
                         rname[ri], tps[ti], T, NR, 100 * hi);
                 continue;
             }
-            drift_md_text(&out, "- %s, tp = 1 -> %d: the completion moved for %s of prompts under at least one order within %d tokens (counted once per prompt); %d of those %d moved under all %d orders, %d of them at the same step under each%s. At the %d (order, prompt) partings the tp = 1 run's own top-1/top-2 logit gap is at most %.3g (exactly 0, a tie of its logits broken by the lower token id, at %d) while the two runs' logits differ by up to %.3g there (a parting needs gap <= 2 x that difference: each run picked its own token)",
+            drift_md_text(&out, "- %s, tp = 1 -> %d: the completion moved for %s of prompts under some order within %d tokens; %d of those %d under all %d orders, %d of them at one step under each%s. At the %d (order, prompt) partings the tp = 1 run's own top-2 gap is at most %.3g (0, a tie, at %d), the two runs' logits differ by up to %.3g",
                     rname[ri], tps[ti], cell, T, every, any, DRIFT_NALLREDUCE, one_step,
-                    one_step ? " (one near-tie of the prompt that every order meets, not one event per order)" : "", nparts, gmax, ties, smax);
+                    one_step ? " (one near-tie, not one event per order)" : "", nparts, gmax, ties, smax);
             if (exact_gaps) drift_md_text(&out, "; the exact model's top-1/top-2 gap there is at most %.3g", egmax);
             else drift_md_text(&out, " (the exact gaps: --exact-gaps 1)");
             drift_md_text(&out, ".\n");

@@ -169,12 +169,12 @@ static void kv_real_takeaway(const kv_real_t *R, drift_out_t *out)
     }
     double lo, hi;
     drift_wilson(&lo, &hi, 0, R->N, 1.959963984540054);
-    drift_md_text(out, "- Real model (%s, `" REAL_PRESET ",kv=F` against kv=bf16, %d prompts drawn by seed %llu, %d greedy tokens): ",
-                  R->ckpt, R->N, (unsigned long long)R->pr[0].seed, R->T);
+    drift_md_text(out, "- Real model (%s, `" REAL_PRESET ",kv=F` against its own bf16 cache, which holds the kernels' bf16 K and V unrounded; %d prompts x %d tokens): ",
+                  R->ckpt, R->N, R->T);
     if (parted[0]) drift_md_text(out, "texts parted under %s", parted);
     if (never[0])
         drift_md_text(out, "%snever under %s (0 of %d each, < %.2g %% at 95 %%)", parted[0] ? "; " : "", never, R->N, 100 * hi);
-    drift_md_text(out, ". The preset rounds K and V to bf16 before they are stored (act=bf16): its own bf16 cache is the unrounded one.\n");
+    drift_md_text(out, ".\n");
 }
 
 static void kv_real_free(kv_real_t *R)
