@@ -13,7 +13,7 @@ NP = STATS_records
 
 #@ deployments alt: Share of prompts whose greedy text parts, per changed knob of a serving deployment, with Wilson intervals
 #@ deployments look: which knobs' intervals stay at zero and which reach well above it
-#@ deployments caption: Each point is one pair of deployments that differ in one knob; a bar spans the Wilson 95 % interval over prompts, so few prompts give wide bars.
+#@ deployments caption: One point per pair of deployments differing in one knob; bars: Wilson 95 % over prompts.
 #@ deployments few: Fewer than three pairs of deployments ran: the table gives their rates.
 if (NP >= 3) {
     do for [term = 1:2] {

@@ -17,7 +17,7 @@ cf_color(c) = c eq 'vendor-fp32' ? '#1f77b4' : c eq 'vendor-bf16' ? '#d62728' : 
 
 #@ speculative alt: Speculative against plain greedy text per draft length, and kernel changes by row count
 #@ speculative look: whether any line leaves zero
-#@ speculative caption: A line above zero would be texts parted by the verify pass; the vendor-like kernels change only from M = {min speculative_plans.csv M policy=vendor-like kernels_differ_from_M1=1} rows, beyond the longest verify pass ({max speculative_summary.csv M} rows).
+#@ speculative caption: A line above zero: texts parted by the verify pass; vendor-like kernels change from M = {min speculative_plans.csv M policy=vendor-like kernels_differ_from_M1=1}, beyond the longest verify pass ({max speculative_summary.csv M}).
 do for [term = 1:2] {
     eval out(term, 'speculative', 1500, 540)
     set multiplot layout 1, 2 margins 0.07, 0.80, 0.12, 0.88 spacing 0.09 title 'Speculative decoding (verify pass of M = k+1 rows) against plain greedy (M = 1)'

@@ -123,7 +123,7 @@ fragment() {
             if (p1 ~ /^\*\*Question\.\*\*/) {   # the question itself; its method details stay in the fragment
                 q = p1; if (match(q, /[?.] [A-Z0-9]/)) { q = substr(q, 1, RSTART); setup = 1 }
                 print q; print "" }
-            else if (p1 ~ /^Reproduce: /) { sub(/` \(.*$/, "`", p1); sub(/\.$/, "", p1); print p1 (prov != "" ? " (" prov ")" : "") "."; print "" }
+            else if (p1 ~ /^Reproduce: /) { if (prov == "same") { np = 0; nt = 0; pdone = 0; return }; sub(/` \(.*$/, "`", p1); sub(/\.$/, "", p1); print p1 (prov != "" ? " (" prov ")" : "") "."; print "" }
             else if (p1 ~ /^\*\*Skipped\.\*\*/) { for (i = 1; i <= np; i++) print para[i]; print "" }
             else if (p1 ~ /^\*\*Takeaway/ ) { tk = 1; for (i = 1; i <= np; i++) print para[i]; print "" }
             else if (tk && p1 ~ /^- / && nt == 0) { for (i = 1; i <= np; i++) print para[i]; print "" }
@@ -159,7 +159,7 @@ cff_authors="$(awk '/^authors:/ { a = 1; next } a && /^[^ -]/ { a = 0 } a && /na
 cat <<EOF
 # driftlab — the notebook-free report
 
-*Generated $(date -u +%Y-%m-%d) from commit \`$commit\` (data: commit \`${datacommit:-unknown}\`, \`--profile ${profile:-default}\`, seed ${seed:-1}) by \`./lab report\`; do not edit by hand.*
+*Generated $(date -u +%Y-%m-%d) from commit \`$commit\` (data: commit \`${datacommit:-unknown}\`, \`--profile ${profile:-default}\`, seed ${seed:-1}) by \`./lab report\`; do not edit by hand. Each section reproduces with \`./lab run NAME --profile ${profile:-default} --seed ${seed:-1}\` at the data commit, unless it names another.*
 
 **How to cite:** ${cff_authors:-The driftlab authors}, "$(cff title)", version $(cff version), $(cff date-released) (commit \`$commit\`). The full record is in [CITATION.cff](CITATION.cff).
 
@@ -193,6 +193,9 @@ while IFS=$'\t' read -r name title needs; do
     printf '## %s\n\n' "$(heading "$name" "${title:-}")"
     csv="$(first_csv "$name")" prov=""
     [[ -n "$csv" ]] && prov="commit $(meta "$csv" git)"
+    # the front page names the command and the data commit once; a section says its own only
+    # where its data come from another commit
+    [[ -n "$datacommit" && "$prov" == "commit $datacommit" ]] && prov="same"
     if [[ -f "data/$name.md" ]]; then
         # Wall-clock numbers are not reproducible: they live in data/*_timing.csv, not here, so
         # that this page is byte-identical between runs apart from its date and commit lines.

@@ -134,7 +134,8 @@ void drift_softmax_write(const drift_softmax_lab_t *L)
     for (int f = 0; f < nf; f++) {
         const char *fn = drift_format_name(cli->formats[f]);
         if (!isnan(first_nan[f][0]))
-            drift_md_text(&out, "- Naive softmax computed in %s returns NaN from a peak logit of %g on (the largest without NaN: %g; ln of %s's largest value is %.4f)%s; safe softmax %s.\n",
+            drift_md_text(&out, f ? "- Naive softmax in %s: NaN from a peak logit of %g on (finite at %g; ln of %s's largest value: %.4f)%s; safe softmax %s.\n"
+                                  : "- Naive softmax computed in %s returns NaN from a peak logit of %g on (the largest without NaN: %g; ln of %s's largest value is %.4f)%s; safe softmax %s.\n",
                     fn, first_nan[f][0], last_ok[f][0], fn, log(drift_format_info(cli->formats[f])->max_finite),
                     first_nan[f][0] < log(drift_format_info(cli->formats[f])->max_finite) ? ", below ln(max) because the sum of the other 1023 exponentials overflows first" : "",
                     isnan(first_nan[f][1]) ? "never does" : "DOES TOO, which is a bug");
