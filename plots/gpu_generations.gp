@@ -47,7 +47,7 @@ hunder_of(f, p) = strstrt(' '.HUNDER, hkey(f, p)) == 0 ? '' : \
 
 #@ gpu_generations_ulps alt: Distribution of fp32-ulp distances between GPU generations' logits
 #@ gpu_generations_ulps look: adjacent generations (solid) against the exact logit (dashed)
-#@ gpu_generations_ulps caption: h100 and b200 against exact coincide (wide under thin); MI300X is an unvalidated model.
+#@ gpu_generations_ulps caption: h100 and b200 vs exact coincide (wide under thin); MI300X: unvalidated.
 do for [t = 1:2] {
     eval out(t, 'gpu_generations_ulps', 1500, 620)
     set multiplot layout 1,nf margins 0.06, 0.71, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'

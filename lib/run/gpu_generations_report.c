@@ -303,7 +303,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         drift_md_text(&out, "- Adjacent generations that compute differently share only %.1f%% to %.1f%% of their fp32 logits bit for bit; median distance at most %lld ulps, 99th percentile %lld; largest %.3g s.\n",
                 100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
     if (same_pairs[0])
-        drift_md_text(&out, "- Bit-identical logits: %s. The models share one row of the architecture table there (H100 and B200: blocks of 16, 2 extra bits, RZ; likewise Ada computes fp16/bf16 as A100), so these generations cannot be told apart by this head.\n", same_pairs);
+        drift_md_text(&out, "- Bit-identical logits: %s (one row of the architecture table: H100 and B200 both blocks of 16, 2 extra bits, RZ; Ada computes as A100).\n", same_pairs);
     /* the close calls in one line: the rate at each planted gap */
     for (int g = 0, said = 0; g < ng; g++)
         if (cl_n[g]) {
@@ -314,7 +314,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     if (unreached)
         drift_md_text(&out, "- %ld of %zu planted pairs could not reach their target gap within %g relative in their format; they are counted under the target.\n",
                 unreached, (size_t)ns * nf * ng * NP, DRIFT_PLANT_TOL);
-    if (any_v100_bf16) drift_md_text(&out, "- V100 (Volta) has no bf16 tensor-core path: it is absent from the bf16 rows.\n");
+    if (any_v100_bf16) drift_md_text(&out, "- V100 has no bf16 path: it is absent from the bf16 rows.\n");
     /* greedy text: a statement about a pair is made only when it holds at every seed */
     /* "never parted" is a count, not a proof: at other seeds such pairs do part (bf16 a100/h100
      * at seeds 5 and 6, 2 of 8 each), so the line says how few completions it rests on */
@@ -324,7 +324,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             mixed[0] ? "; not at every seed (no claim): " : "", mixed);
     for (int a = 0; a < na; a++)
         if (!strcmp(name_a[a], "mi300x")) {
-            drift_md_text(&out, "- A parting is one near-tie of one prompt: the pairs named can change at other seeds. The MI300X model has no hardware data (tc_conformance validates NVIDIA only): its rows are predictions.\n");
+            drift_md_text(&out, "- The MI300X model has no hardware data (tc_conformance validates NVIDIA only): its rows are predictions.\n");
             break;
         }
     if (nparts) {
