@@ -13,7 +13,7 @@ NP = STATS_records
 
 #@ deployments alt: Share of prompts whose greedy text parts, per changed knob of a serving deployment, with Wilson intervals
 #@ deployments look: which knobs' intervals stay at zero and which reach well above it
-#@ deployments caption: One point per pair of deployments differing in one knob; bars: Wilson 95 % over prompts.
+#@ deployments caption: One point per pair of deployments differing in one knob; Wilson 95 % bars over prompts.
 #@ deployments few: Fewer than three pairs of deployments ran: the table gives their rates.
 if (NP >= 3) {
     do for [term = 1:2] {

@@ -256,7 +256,7 @@ EOF
 cat <<'EOF'
 ## Limitations
 
-Generated from the data's provenance lines and each experiment's declared limits.
+From the data's provenance lines and each experiment's declared limits.
 
 EOF
 # What ran: the backends, seeds and profiles of the data, the experiments that did not run,
@@ -270,7 +270,7 @@ printf -- '- One seed per data file (seed %s, profile %s); other seeds only wher
 [[ -n "$skipped" ]] && printf -- '- Not run here: %s (no data files).\n' "$skipped"
 [[ -n "$models" ]] && printf -- '- Models read: %s; all other inputs are synthetic (random with chosen laws).\n' "$models"
 for n in $(names); do ran "$n" && decl "$n" limit | fill | sed 's/^/- /'; done
-printf -- '- Wall-clock costs (`*_timing.csv`) are CPU measurements; they do not transfer to a GPU.\n\n'
+printf -- '- Wall-clock costs (`*_timing.csv`) are CPU times, not GPU ones.\n\n'
 # ---- environment ----------------------------------------------------------------------------
 printf '## Environment\n\n'
 if [[ -x "$CALC" ]] && env_csv="$("$CALC" env 2>/dev/null)" && [[ -n "$env_csv" ]]; then
