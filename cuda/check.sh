@@ -172,7 +172,7 @@ elif [[ -x "$BUILD/bin/determinism" ]] && (( left > 20 )); then
   tee -a "$tmp" <"$tmp.out" >/dev/null
   verdict=RAN
   if [[ $rc -eq 0 ]] && command -v gnuplot >/dev/null 2>&1; then
-    (cd "$ROOT" && gnuplot -e "datadir='$detdir'; outdir='$detdir'" plots/determinism.gp) >>"$tmp" 2>&1 || log "determinism: plot failed"
+    (cd "$ROOT" && gnuplot -e "datadir='$detdir'; outdir='$detdir'" experiments/determinism/plot.gp) >>"$tmp" 2>&1 || log "determinism: plot failed"
   fi
   [[ $rc -eq 124 || $rc -eq 137 ]] && { verdict=TIMEOUT; status=1; }
   [[ $rc -ne 0 && $verdict != TIMEOUT ]] && { verdict=FAIL; status=1; fails+=("determinism: exit $rc: $(tail -1 "$tmp.out")"); }

@@ -1,4 +1,4 @@
-# common.gp — the one style every plots/<exp>.gp loads (load 'plots/common.gp').
+# common.gp — the one style every experiments/<exp>/plot.gp loads (load 'plots/common.gp').
 #
 # Gives: datadir/outdir defaults; the CSV reader settings; one colour per number format
 # (the same in every plot, so "red" is fp16 everywhere); a line width and point type per

@@ -8,7 +8,7 @@
 #     value that could not be read ("n/a") or a note that a line is not declared;
 #   - a number in the summary not read from data: the summary of the report must be what
 #     tools/report.sh --summary prints from data/ now, and the declared templates
-#     (experiments/*.report, the #@ lines of plots/*.gp) may hold no typed number outside
+#     (experiments/*/report.txt, the #@ lines of experiments/*/plot.gp) may hold no typed number outside
 #     their {placeholders};
 #   - a report body (everything before "## Environment") of 8,000 words or more.
 set -uo pipefail
@@ -61,7 +61,7 @@ typed() {
     sed 's/{[a-z][a-z]* [^{}]*}/ /g' | tr -s ' \t()[],;=<>*|`"' '\n' |
         grep -E '^[-+~]?[0-9.]*[0-9][0-9.]*([eE][-+]?[0-9]+)?[%x]?[.:]?$' | head -n 3 | paste -sd' ' -
 }
-for f in experiments/*.report; do
+for f in experiments/*/report.txt; do
     [[ -f "$f" ]] || continue
     while IFS= read -r l; do
         # 0 and 1 name things ("row 0", "T = 1"); any other number must come from data
@@ -70,7 +70,7 @@ for f in experiments/*.report; do
     done < <(grep -E '^(summary|limit): ' "$f")
 done
 # A caption may name a definitional small number ("the line at 0"), not a measured one.
-for f in plots/*.gp; do
+for f in experiments/*/plot.gp; do
     while IFS= read -r l; do
         t="$(typed <<<"${l#*: }" | tr ' ' '\n' | grep -E '[0-9][.][0-9]|[0-9][eE][-+]?[0-9]|[%x]$|[0-9]{3}' | grep -vxE '(19|20)[0-9]{2}' | paste -sd' ' -)"
         [[ -n "$t" ]] && bad "$f: a typed number ($t) in a caption: ${l:0:100}"

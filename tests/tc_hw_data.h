@@ -1,7 +1,7 @@
 /* tc_hw_data.h — the measured tensor-core outputs (tests/tc_hw/, README.md there) through the
  * lab's model, for tests/test_tc_hw.c (every 5th sample: 1000 of each configuration's 5000,
  * spread over the whole file) and tests/long_tc_hw.c (all 5000). The reader is the library's
- * (lib/ops/tc_hw.h, the one experiments/tc_conformance.c uses); this header only states what
+ * (experiments/tc_conformance/tc_hw.h, the one tc_conformance uses); this header only states what
  * the tests require of its counts. */
 #ifndef DRIFT_TESTS_TC_HW_DATA_H
 #define DRIFT_TESTS_TC_HW_DATA_H

@@ -1,5 +1,5 @@
 /* test_cdf_sampler.c — the inverse-CDF sampler (lib/llm/cdf_sampler.h) and GEMM kernel lists
- * (lib/ops/kernel_list.h). Expected values derived by hand next to each case. */
+ * (experiments/matmul_drift/kernel_list.h). Expected values derived by hand next to each case. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>

@@ -5,9 +5,9 @@
 # The report is assembled, never written: everything an experiment contributes is declared
 # by the experiment itself, so that a new experiment is one registry line plus its files:
 #   data/<name>.md              its fragment (question, key tables, takeaway from the data)
-#   plots/<name>.gp             its plots, each with "#@ FIG alt: / look: / caption:" lines
+#   experiments/<name>/plot.gp  its plots, each with "#@ FIG alt: / look: / caption:" lines
 #                               (and "few:", the sentence shown when FIG was not drawn)
-#   experiments/<name>.report   "summary:" (its line of the front page), "term:" (glossary)
+#   experiments/<name>/report.txt  "summary:" (its line of the front page), "term:" (glossary)
 #                               and "limit:" (Limitations) lines, with {placeholders} filled
 #                               from data/ by tools/report_fill.awk: no number is typed.
 # Something missing gives a visible note, never a failed report (the report check fails).
@@ -63,11 +63,11 @@ plots_of() {
 # A template line with its {placeholders} filled from data/ (tools/report_fill.awk).
 fill() { awk -v datadir=data -f tools/report_fill.awk; }
 
-# "key: text" lines of experiments/<name>.report.
-decl() { [[ -f "experiments/$1.report" ]] && sed -n "s/^$2: //p" "experiments/$1.report"; return 0; }
+# "key: text" lines of experiments/<name>/report.txt.
+decl() { [[ -f "experiments/$1/report.txt" ]] && sed -n "s/^$2: //p" "experiments/$1/report.txt"; return 0; }
 
-# The figures plots/<name>.gp declares ("#@ FIG alt: ..."), in its order.
-figs_of() { [[ -f "plots/$1.gp" ]] && sed -n 's/^#@ \([A-Za-z0-9_]*\) alt: .*/\1/p' "plots/$1.gp"; return 0; }
+# The figures experiments/<name>/plot.gp declares ("#@ FIG alt: ..."), in its order.
+figs_of() { [[ -f "experiments/$1/plot.gp" ]] && sed -n 's/^#@ \([A-Za-z0-9_]*\) alt: .*/\1/p' "experiments/$1/plot.gp"; return 0; }
 # The same from the declarations read once ($decls, the #@ lines of one script): no process.
 decl_of() {
     local line
@@ -96,7 +96,7 @@ summary_of() {
     fi
     lines="$(decl "$name" summary | fill)"
     if [[ -z "$lines" ]]; then
-        printf -- '- **%s**: no summary line declared (experiments/%s.report).\n' "$name" "$name"
+        printf -- '- **%s**: no summary line declared (experiments/%s/report.txt).\n' "$name" "$name"
         return
     fi
     printf '%s\n' "$lines" | while IFS= read -r l; do printf -- '- %s ([%s](#%s))\n' "$l" "$name" "$(slug "$h")"; done
@@ -208,7 +208,7 @@ while IFS=$'\t' read -r name title needs; do
         printf '> **Not run yet:** `data/%s.md` is missing. Run `./lab run %s` (or `./lab report`).\n\n' "$name" "$name"
     fi
     found=0
-    decls="$(grep '^#@ ' "plots/$name.gp" 2>/dev/null)"
+    decls="$(grep '^#@ ' "experiments/$name/plot.gp" 2>/dev/null)"
     for fig in $(figs_of "$name"); do
         png="plots/$fig.png"
         if [[ -f "$png" ]]; then
@@ -226,13 +226,13 @@ while IFS=$'\t' read -r name title needs; do
         fig="$(basename "$png" .png)"
         [[ -n "$(decl_of "$fig" alt)" ]] && continue
         found=1
-        printf '![%s](%s)\n\n*No caption declared for %s in plots/%s.gp.*\n\n' "$fig" "$png" "$fig" "$name"
+        printf '![%s](%s)\n\n*No caption declared for %s in experiments/%s/plot.gp.*\n\n' "$fig" "$png" "$fig" "$name"
     done < <(plots_of "$name")
     if [[ $found -eq 0 && -z "$(figs_of "$name")" ]]; then
-        if [[ -f "plots/$name.gp" ]]; then
+        if [[ -f "experiments/$name/plot.gp" ]]; then
             printf '> **No plot yet:** run `./lab plot %s` to render `plots/%s*.png`.\n\n' "$name" "$name"
         else
-            printf '> **No plot script:** `plots/%s.gp` does not exist.\n\n' "$name"
+            printf '> **No plot script:** `experiments/%s/plot.gp` does not exist.\n\n' "$name"
         fi
     fi
 done < <(entries)
