@@ -300,21 +300,30 @@ __attribute__((target("avx512f,avx512dq"))) static int tcb_check_ok(const tcb_ch
     return (_mm512_reduce_or_epi32(ck->orr) & 0xffff) == 0;
 }
 
-/* The GEMM: A packed (floats and float exponents, R rows interleaved per k, groups of 4 then
- * the M mod 4 rest), then the tiles, column tiles outer so that a tile of B stays in cache
- * while the groups pass; the first group's tiles check B. */
-static int tcb_gemm(double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K, const tc_cfg_t *g,
-                    int b_valid, int *done)
+/* The kernel's constants for g: lsb_off, whether a block's integer sum can pass INT32_MAX
+ * (then the wide path), fp16 or not. */
+static tcb_cfg_t tcb_cfg(const tc_cfg_t *g)
 {
     const tcb_cfg_t t = {g->lsb_off, (int64_t)g->p.block * (((int64_t)1 << (g->lsb_off + 2)) - 1) +
                                              ((int64_t)1 << (g->lsb_off + 1)) - 1 > INT32_MAX,
                          g->in == DRIFT_FP16, g};
+    return t;
+}
+
+/* A packed for the kernels: R rows interleaved per k, in groups of TCB_ROWS then the M mod
+ * TCB_ROWS rest; Ap the floats (exact: values of a float format), Ae the model's exponent
+ * ex(a) of each (-inf for 0) or, with pow2, 2^ex(a) (0 for 0), as the AVX2 pass 1 wants it.
+ * DRIFT_OK with *Ap = NULL when an input lies outside [2^-50, 2^51) (the exact path's), and
+ * DRIFT_ENOMEM; the caller frees both. */
+static int tcb_pack_a(float **Ap_out, float **Ae_out, const double *A, size_t M, size_t K, int emin_in, int pow2)
+{
     float *Ap = malloc(M * K * sizeof *Ap), *Ae = malloc(M * K * sizeof *Ae);
+    *Ap_out = *Ae_out = NULL;
     if (!Ap || !Ae) {
         free(Ap), free(Ae);
         return DRIFT_ENOMEM;
     }
-    const size_t nfull = M / TCB_ROWS, ngroups = nfull + (M % TCB_ROWS != 0);
+    const size_t ngroups = (M + TCB_ROWS - 1) / TCB_ROWS;
     int wide = 0;
     for (size_t gi = 0; gi < ngroups; gi++) {
         const size_t i0 = gi * TCB_ROWS, R = M - i0 < TCB_ROWS ? M - i0 : TCB_ROWS;
@@ -322,44 +331,33 @@ static int tcb_gemm(double *C, const double *A, const float *Bf, size_t M, size_
             for (size_t k = 0; k < K; k++) {
                 double a = A[(i0 + r) * K + k];
                 size_t at = i0 * K + k * R + r;
-                Ap[at] = (float)a; /* exact: a value of a float format */
-                Ae[at] = a != 0 ? (float)in_exp(a, g->emin_in) : -INFINITY; /* the model's ex (pass 1) */
+                Ap[at] = (float)a;
+                if (pow2) Ae[at] = a != 0 ? (float)pow2i(in_exp(a, emin_in)) : 0.0f;
+                else Ae[at] = a != 0 ? (float)in_exp(a, emin_in) : -INFINITY; /* the model's ex (pass 1) */
                 wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
             }
     }
     if (wide) {
         free(Ap), free(Ae);
-        return DRIFT_OK; /* *done stays 0 */
+        return DRIFT_OK;
     }
-    const size_t nstrips = (N + TCB_STRIP - 1) / TCB_STRIP, blk = (size_t)g->p.block;
-    int bad = 0;
-#pragma omp parallel reduction(| : bad) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
-    {
-        tcb_check_t ck;
-        tcb_check_init(&ck);
-#pragma omp for collapse(2) schedule(static)
-        for (size_t st = 0; st < nstrips; st++)
-            for (size_t gi = 0; gi < ngroups; gi++) {
-                const size_t j0 = st * TCB_STRIP, i0 = gi * TCB_ROWS, R = M - i0 < TCB_ROWS ? M - i0 : TCB_ROWS;
-                const size_t ns = N - j0 < TCB_STRIP ? N - j0 : TCB_STRIP;
-                double *crow[TCB_ROWS];
-                for (size_t r = 0; r < R; r++) {
-                    crow[r] = C + (i0 + r) * N + j0;
-                    memset(crow[r], 0, ns * sizeof(double)); /* c = 0 before the first block */
-                }
-                const int mode = gi == 0 && !b_valid ? (t.fp16 ? 2 : 1) : (t.fp16 ? 3 : 0); /* the first group checks B */
-                TCB_FN[R - 1][mode](crow, ns, Ap + i0 * K, Ae + i0 * K, Bf + j0, N, K, blk, &t, &ck);
-            }
-        bad |= !tcb_check_ok(&ck, &t);
-    }
-    free(Ap), free(Ae);
-    *done = !bad;
+    *Ap_out = Ap, *Ae_out = Ae;
     return DRIFT_OK;
 }
 
+/* The rows of one tile's output (R rows of ns columns from (i0, j0) of C, ldc N), set to 0:
+ * c = 0 before the first block. */
+static void tcb_rows_zero(double **crow, double *C, size_t N, size_t i0, size_t R, size_t j0, size_t ns)
+{
+    for (size_t r = 0; r < R; r++) {
+        crow[r] = C + (i0 + r) * N + j0;
+        memset(crow[r], 0, ns * sizeof(double));
+    }
+}
+
 /* ---- the same on AVX2 (8 lanes; F16C for the fp16 check) ---------------------------------
- * tcb_gemm's layout and tc_fast_block's arithmetic again, with what AVX2 lacks done another
- * exact way:
+ * the AVX-512 level's layout (tcb_gemm below drives both) and tc_fast_block's arithmetic,
+ * with what AVX2 lacks done another exact way:
  *   - pass 1 in powers of two: an input's 2^ex(x) is its float with the fraction and sign
  *     cleared (+0 for 0), a product's 2^(ex(a) + ex(b)) the float product of its inputs'
  *     (exact: -100 <= ex(a) + ex(b) <= 100 under the conditions; +0 when either is 0, so
@@ -630,56 +628,71 @@ __attribute__((target("avx2,f16c"))) static int tcb2_check_ok(const tcb2_check_t
     return (o & 0xffff) == 0;
 }
 
-/* tcb_gemm on AVX2: A packed as there, with 2^ex(a) (the model's ex, 0 for 0) for its
- * exponents. */
-static int tcb2_gemm(double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K, const tc_cfg_t *g,
-                     int b_valid, int *done)
+/* ---- the GEMM, on either level --------------------------------------------------------------
+ * A packed (floats and their exponents as the level's pass 1 wants them, R rows interleaved per
+ * k, groups of 4 then the M mod 4 rest), then the tiles, column strips outer so that a strip of
+ * B stays in cache while the groups pass; the first group's tiles check B. A level is its
+ * running check and its tile kernels; the driver is one. */
+typedef struct {
+    int pow2; /* Ae holds 2^ex(a) (AVX2) rather than ex(a) (AVX-512) */
+    void (*check_init)(void *ck);
+    int (*check_ok)(const void *ck, const tcb_cfg_t *t);
+    /* one tile of R rows and ns columns at crow; check: this tile checks the loads of B */
+    void (*tile)(double *const *crow, size_t ns, size_t R, int check, const float *Ap, const float *Ae,
+                 const float *B, size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck);
+} tcb_level_t;
+
+__attribute__((target("avx512f,avx512dq"))) static void tcb_init_512(void *ck) { tcb_check_init(ck); }
+__attribute__((target("avx512f,avx512dq"))) static int tcb_ok_512(const void *ck, const tcb_cfg_t *t)
 {
-    const tcb_cfg_t t = {g->lsb_off, (int64_t)g->p.block * (((int64_t)1 << (g->lsb_off + 2)) - 1) +
-                                             ((int64_t)1 << (g->lsb_off + 1)) - 1 > INT32_MAX,
-                         g->in == DRIFT_FP16, g};
-    float *Ap = malloc(M * K * sizeof *Ap), *Ae = malloc(M * K * sizeof *Ae);
-    if (!Ap || !Ae) {
-        free(Ap), free(Ae);
-        return DRIFT_ENOMEM;
-    }
-    const size_t nfull = M / TCB_ROWS, ngroups = nfull + (M % TCB_ROWS != 0);
-    int wide = 0;
-    for (size_t gi = 0; gi < ngroups; gi++) {
-        const size_t i0 = gi * TCB_ROWS, R = M - i0 < TCB_ROWS ? M - i0 : TCB_ROWS;
-        for (size_t r = 0; r < R; r++)
-            for (size_t k = 0; k < K; k++) {
-                double a = A[(i0 + r) * K + k];
-                size_t at = i0 * K + k * R + r;
-                Ap[at] = (float)a; /* exact: a value of a float format */
-                Ae[at] = a != 0 ? (float)pow2i(in_exp(a, g->emin_in)) : 0.0f;
-                wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
-            }
-    }
-    if (wide) {
-        free(Ap), free(Ae);
-        return DRIFT_OK; /* *done stays 0 */
-    }
-    const size_t nstrips = (N + TCB_STRIP - 1) / TCB_STRIP, blk = (size_t)g->p.block;
+    return tcb_check_ok(ck, t);
+}
+static void tcb_tile_512(double *const *crow, size_t ns, size_t R, int check, const float *Ap, const float *Ae,
+                         const float *B, size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck)
+{
+    const int mode = check ? (t->fp16 ? 2 : 1) : (t->fp16 ? 3 : 0);
+    TCB_FN[R - 1][mode](crow, ns, Ap, Ae, B, ldb, K, blk, t, ck);
+}
+__attribute__((target("avx2,f16c"))) static void tcb_init_256(void *ck) { tcb2_check_init(ck); }
+__attribute__((target("avx2,f16c"))) static int tcb_ok_256(const void *ck, const tcb_cfg_t *t)
+{
+    return tcb2_check_ok(ck, t);
+}
+static void tcb_tile_256(double *const *crow, size_t ns, size_t R, int check, const float *Ap, const float *Ae,
+                         const float *B, size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck)
+{
+    TCB2_FN[R - 1][check][t->fp16](crow, ns, Ap, Ae, B, ldb, K, blk, t, ck);
+}
+static const tcb_level_t TCB_512 = {0, tcb_init_512, tcb_ok_512, tcb_tile_512};
+static const tcb_level_t TCB_256 = {1, tcb_init_256, tcb_ok_256, tcb_tile_256};
+
+static int tcb_gemm(const tcb_level_t *lv, double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K,
+                    const tc_cfg_t *g, int b_valid, int *done)
+{
+    const tcb_cfg_t t = tcb_cfg(g);
+    float *Ap, *Ae;
+    int rc = tcb_pack_a(&Ap, &Ae, A, M, K, g->emin_in, lv->pow2);
+    if (rc != DRIFT_OK || !Ap) return rc; /* no memory, or an input outside the fast path: *done stays 0 */
+    const size_t ngroups = (M + TCB_ROWS - 1) / TCB_ROWS, nstrips = (N + TCB_STRIP - 1) / TCB_STRIP;
+    const size_t blk = (size_t)g->p.block;
     int bad = 0;
 #pragma omp parallel reduction(| : bad) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
-        tcb2_check_t ck;
-        tcb2_check_init(&ck);
+        union {
+            tcb_check_t v512;
+            tcb2_check_t v256;
+        } ck;
+        lv->check_init(&ck);
 #pragma omp for collapse(2) schedule(static)
         for (size_t st = 0; st < nstrips; st++)
             for (size_t gi = 0; gi < ngroups; gi++) {
                 const size_t j0 = st * TCB_STRIP, i0 = gi * TCB_ROWS, R = M - i0 < TCB_ROWS ? M - i0 : TCB_ROWS;
                 const size_t ns = N - j0 < TCB_STRIP ? N - j0 : TCB_STRIP;
                 double *crow[TCB_ROWS];
-                for (size_t r = 0; r < R; r++) {
-                    crow[r] = C + (i0 + r) * N + j0;
-                    memset(crow[r], 0, ns * sizeof(double)); /* c = 0 before the first block */
-                }
-                const int chk = gi == 0 && !b_valid; /* the first group checks B */
-                TCB2_FN[R - 1][chk][t.fp16](crow, ns, Ap + i0 * K, Ae + i0 * K, Bf + j0, N, K, blk, &t, &ck);
+                tcb_rows_zero(crow, C, N, i0, R, j0, ns);
+                lv->tile(crow, ns, R, gi == 0 && !b_valid, Ap + i0 * K, Ae + i0 * K, Bf + j0, N, K, blk, &t, &ck);
             }
-        bad |= !tcb2_check_ok(&ck, &t);
+        bad |= !lv->check_ok(&ck, &t);
     }
     free(Ap), free(Ae);
     *done = !bad;
@@ -718,8 +731,7 @@ int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, 
     const char *env = getenv("DRIFT_TC_NO_FLOATB"); /* lets the tests and the bench reach the old path */
     if (env && *env && strcmp(env, "0") != 0) return DRIFT_OK;
     if (!drift_tc_finite_values_(A, M * K, &g)) return DRIFT_OK; /* A's special values: drift_tc_gemm */
-    if (simd == 1) return tcb2_gemm(C, A, Bf, M, N, K, &g, b_valid, done);
-    return tcb_gemm(C, A, Bf, M, N, K, &g, b_valid, done);
+    return tcb_gemm(simd == 1 ? &TCB_256 : &TCB_512, C, A, Bf, M, N, K, &g, b_valid, done);
 #else
     return DRIFT_OK;
 #endif
