@@ -1,5 +1,5 @@
-/* test_calc_round.c — `drift-calc round` from the outside: the acceptance lines of the
- * Foundation issue and the bad inputs that must exit 2.
+/* test_calc_round.c — `drift-calc round` from the outside: the rows of README's probe-calculator
+ * examples and other known roundings, and the bad inputs that must exit 2.
  *
  * Every expected row below is derived by hand next to the case (binary expansion of the
  * input, the format's p, emin and bias), never taken from the program's own output. */

@@ -1145,7 +1145,7 @@ typedef struct {
 ParameterizedTestParameters(calc_exact, rows)
 {
     static calc_case_t cases[] = {
-        /* the issue's example: the exact sum is 1 */
+        /* cancellation (README's calc sum example): seq in double gives 0, the exact sum is 1 */
         {"1e16\n1\n-1e16\n", "@", "3,0x1p+0,1"},
         {"1e16\n1\n-1e16\n", "- < @", "3,0x1p+0,1"},
         /* 0x1.999999999999ap-4 + 0x1.999999999999ap-3 = 0x1.33333333333338p-2 exactly: a
