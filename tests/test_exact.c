@@ -1,6 +1,6 @@
 /* test_exact.c — the exact witnesses against witnesses of their own.
  *
- * Oracles, written here and independent of lib/core/exact.c:
+ * Oracles, written here and independent of lib/core/exact_*.c:
  *   - exact sums and dot products: sequential mpfr_add (and mpfr_mul at 106 bits) at a
  *     precision where every step is exact (2200 bits for doubles, 4300 for products:
  *     multiples of 2^-1074 below 2^1088, of 2^-2148 below 2^2112); the sign of an exact
