@@ -1,5 +1,5 @@
 /* bench/argmax.c — what does one realistic argmax_flip row cost, with the tighter first pruning
- * stage against the previous one, per hidden size K?
+ * stage against the global one, per hidden size K?
  *
  * The experiment's realistic head (V = 32000 tokens, weights N(0, 1/K) from drift_gen_head,
  * hidden states with outlier channels, seed 1) and its kernel sets (every default order with
@@ -8,7 +8,7 @@
  *   new  drift_lmhead_eval_pruned_head with the split channels and residual norms (the
  *        experiment's call);
  *   old  the same with stage1_global = 1 (one radius from Cauchy-Schwarz and the worst-case
- *        input rounding: the first stage before this change).
+ *        input rounding for every token).
  * Both give the same outcome (checked here: exact top-2 and every kernel's top-2); they differ in
  * the stage-1 survivors (printed: mean per row) and the time. Thread CPU time, one thread,
  * per-row samples: min and median of old/new, and the approximate pass's cost per row (one call

@@ -5,9 +5,10 @@
  * --batch, default 1 and 8) under bf16/seq/fp32/bf16 and under each tensor-core recipe
  * (bf16/tc:a100, bf16/tc:h100, fp16/tc:h100, fp32 accumulation), with the vendor-like policy
  * (split-K at small M) and the batch-invariant one. The tensor-core recipes run twice: the
- * model on B read in place (drift_tc_gemm_floatb) and the old path that packs B at every call
- * (DRIFT_TC_NO_FLOATB=1). Times are thread CPU time per token, one OpenMP thread, interleaved
- * repetitions (seq, new, old in each), min and median; the ratios are per repetition.
+ * model on B read in place (drift_tc_gemm_floatb) and the general path that packs B at every
+ * call (drift_tc_gemm, forced by DRIFT_TC_NO_FLOATB=1). Times are thread CPU time per token,
+ * one OpenMP thread, interleaved repetitions (seq, new, old in each), min and median; the
+ * ratios are per repetition.
  *
  * usage: bench_tc_decode [--checkpoint FILE] [--tokens N] [--reps N] [--batch B[,B...]] */
 #include <stdio.h>

@@ -36,7 +36,7 @@ static cudaStream_t g_blas_stream = 0;
 #define g_blas g_blas_slot[g_slot]
 #define g_workspace g_workspace_slot[g_slot]
 
-// Later calls queue on `stream` with slot's handle and workspace (gemm.cu's drift_cuda_use_stream).
+// Later calls queue on `stream` with slot's handle and workspace (gemm.cu's use_stream).
 void drift_cuda_blas_use_stream(cudaStream_t stream, int slot)
 {
     g_slot = slot;

@@ -15,7 +15,6 @@
 #   check_gemm         (b) GEMM twins bit for bit; (c) tensor cores vs tc:h100 (FINDING);
 #                          cuBLAS/cuBLASLt error vs exact (FINDING)
 #   check_softmax      (b) softmax twins (naive, safe, online:B) vs drift_softmax, bit for bit
-#                          (skipped until lib/ops/softmax.h is in the tree)
 #   check_attention    (b) attention twins (standard, flash:Br,Bc, splitkv:N, splitkv:size=S) vs
 #                          drift_attention, bit for bit (fp32 bf16 fp16; decode, prefill, masked)
 #   check_determinism  (d) distinct outputs over 100 runs (atomic split-K, cuBLAS); row-0 batch

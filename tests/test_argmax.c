@@ -735,8 +735,8 @@ Test(argmax, calc_by_hand)
 
 /* Compares two result files line by line, skipping the lines that may differ between runs: the
  * date, the argv (which names the thread count), and the report fragment's table rows that carry
- * wall-clock cost ratios (marked "measured (", the one non-reproducible quantity the brief allows
- * in the fragment). 1 if equal. */
+ * wall-clock cost ratios (marked "measured (", the one non-reproducible quantity a fragment may
+ * carry: docs/decisions.md). 1 if equal. */
 static int same_file(const char *a, const char *b)
 {
     FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");

@@ -226,7 +226,7 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                     top2_set(must, cv, V);
                 }
                 /* three first stages: split + residual norms, prepared (the experiment's), plain
-                 * (no aids, maxima per call), and the previous global one */
+                 * (no aids, maxima per call), and the global one (stage1_global) */
                 for (int variant = 0; variant < 3; variant++) {
                     drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = l1, .row_l2 = l2,
                                               .row_dl2 = variant == 0 ? dl2 : NULL, .nsplit = variant == 0 ? M : 0,

@@ -1,5 +1,5 @@
-/* test_calc_round.c — `drift-calc round` from the outside: the acceptance lines of the
- * Foundation issue and the bad inputs that must exit 2.
+/* test_calc_round.c — `drift-calc round` from the outside: the rows of README's probe-calculator
+ * examples and other known roundings, and the bad inputs that must exit 2.
  *
  * Every expected row below is derived by hand next to the case (binary expansion of the
  * input, the format's p, emin and bias), never taken from the program's own output. */
@@ -30,18 +30,18 @@ typedef struct {
 ParameterizedTestParameters(calc_round, known_rows)
 {
     static round_case_t cases[] = {
-        /* Acceptance 1. 0.1 = 1.1001100110011...b x 2^-4. bf16 keeps 7 fraction bits:
+        /* README example 1. 0.1 = 1.1001100110011...b x 2^-4. bf16 keeps 7 fraction bits:
          * 1001100|1100... the rest is above half, so round up to 1001101b = 0x9a:
          * 0x1.9ap-4 = 0.10009765625. Encoding: exponent -4 + 127 = 123 = 0x7b, so
          * 0 01111011 1001101 = 0x3dcd. The input double of 0.1 is 0x1.999999999999ap-4. */
         {"round --format bf16 0.1", "0x1.999999999999ap-4,bf16,rne,0x1.9ap-4,0.10009765625,0x3dcd,normal"},
-        /* Acceptance 2. fp16 max is 65504 = 0x1.ffcp+15, spacing 32 there; 65520 is the
+        /* README example 2. fp16 max is 65504 = 0x1.ffcp+15, spacing 32 there; 65520 is the
          * midpoint to 65536 and 65504's last bit is 1 (odd), so the tie goes up to 2^16,
          * beyond the range: +inf = 0 11111 0000000000 = 0x7c00. */
         {"round --format fp16 65520", "0x1.ffep+15,fp16,rne,inf,inf,0x7c00,inf"},
-        /* Acceptance 3. Saturation: the largest finite, 0 11110 1111111111 = 0x7bff. */
+        /* README example 3. Saturation: the largest finite, 0 11110 1111111111 = 0x7bff. */
         {"round --format fp16 --overflow saturate 65520", "0x1.ffep+15,fp16,rne,0x1.ffcp+15,65504,0x7bff,normal"},
-        /* Acceptance 4. 0x1.002p+0 = 1 + 2^-11, a tie at tf32's p = 11 (10 fraction bits);
+        /* README example 4. 0x1.002p+0 = 1 + 2^-11, a tie at tf32's p = 11 (10 fraction bits);
          * rna goes away from zero: 1 + 2^-10 = 0x1.004p+0 = 1.0009765625. The fp32 word:
          * 0x3f800000 + (1 << 13) = 0x3f802000. */
         {"round --format tf32 --mode rna 0x1.002p+0", "0x1.002p+0,tf32,rna,0x1.004p+0,1.0009765625,0x3f802000,normal"},

@@ -1,6 +1,6 @@
 /* test_exact.c — the exact witnesses against witnesses of their own.
  *
- * Oracles, written here and independent of lib/core/exact.c:
+ * Oracles, written here and independent of lib/core/exact_*.c:
  *   - exact sums and dot products: sequential mpfr_add (and mpfr_mul at 106 bits) at a
  *     precision where every step is exact (2200 bits for doubles, 4300 for products:
  *     multiples of 2^-1074 below 2^1088, of 2^-2148 below 2^2112); the sign of an exact
@@ -1145,7 +1145,7 @@ typedef struct {
 ParameterizedTestParameters(calc_exact, rows)
 {
     static calc_case_t cases[] = {
-        /* the issue's example: the exact sum is 1 */
+        /* cancellation (README's calc sum example): seq in double gives 0, the exact sum is 1 */
         {"1e16\n1\n-1e16\n", "@", "3,0x1p+0,1"},
         {"1e16\n1\n-1e16\n", "- < @", "3,0x1p+0,1"},
         /* 0x1.999999999999ap-4 + 0x1.999999999999ap-3 = 0x1.33333333333338p-2 exactly: a

@@ -181,7 +181,7 @@ Test(exact_input, forty_digit_decimals_at_and_around_ties_in_every_format_and_mo
 /* Round-to-nearest ties at the edge of a decimal input, derived by hand:
  * 1.00048828125 = 1 + 2^-11 is the fp16 tie between 1 and 1 + 2^-10; anything above it
  * rounds up. 1.00390625 = 1 + 2^-8 is the bf16 tie between 1 and 1 + 2^-7. */
-Test(exact_input, issue_examples)
+Test(exact_input, decimal_ties)
 {
     double r;
     cr_assert_eq(drift_decimal_round(&r, "1.00048828125000000000001", DRIFT_FP16, NULL, 0), DRIFT_OK);

@@ -421,7 +421,7 @@ static enc_t ENCODINGS[] = {
     {DRIFT_FP16, 0xc000, -2.0, "binary16 -2"},
     {DRIFT_FP16, 0x3555, 0x1.554p-2, "binary16 nearest to 1/3 (Wikipedia half-precision examples)"},
     {DRIFT_BF16, 0x3f80, 1.0, "bfloat16 = top half of binary32: 1.0f is 0x3f800000"},
-    {DRIFT_BF16, 0x3dcd, 0x1.9ap-4, "bf16(0.1), the issue's acceptance example"},
+    {DRIFT_BF16, 0x3dcd, 0x1.9ap-4, "bf16(0.1): 0 01111011 1001101, rounded up"},
     {DRIFT_BF16, 0x7f7f, 0x1.fep127, "bfloat16 largest finite"},
     {DRIFT_BF16, 0x0001, 0x1p-133, "bfloat16 smallest subnormal"},
     {DRIFT_BF16, 0xff80, -INFINITY, "bfloat16 -inf"},
@@ -1124,7 +1124,7 @@ Test(arith, mul_double_rounding_trap)
     }
 }
 
-/* ---- the acceptance examples ----------------------------------------------- */
+/* ---- worked examples: bf16(0.1), fp16 65520, tf32 rna, double rounding ----------- */
 
 Test(acceptance, examples)
 {

@@ -53,7 +53,7 @@ ParameterizedTest(policy_case_t *c, policy, vendor_like)
     cr_assert_str_eq(buf, c->expect, "M=%zu N=%zu K=%zu sms=%d", c->M, c->N, c->K, c->sms);
 }
 
-/* The requirement: vendor-like splits K for small M*N and large K ... */
+/* Batch variance needs both halves: vendor-like splits K for small M*N and large K ... */
 Test(policy, vendor_like_splits_small_outputs_with_long_k)
 {
     size_t Ms[] = {1, 2, 8, 32};

@@ -132,7 +132,7 @@ Test(tc_probes, C_rounding)
 
 Test(tc_probes, D1_extra_alignment_bits)
 {
-    /* The first probe: c = -(1 - 2^-24), one product 1*1. */
+    /* c = -(1 - 2^-24), one product 1*1. */
     cr_assert_eq(P(V100, FP32, -(1 - u24), 1, 1., 1.), 0x1p-23); /* [F] V100: no extra bit */
     cr_assert_eq(P(A100, FP32, -(1 - u24), 1, 1., 1.), u24);     /* [F] A100 */
     cr_assert_eq(P(H100, FP32, -(1 - u24), 1, 1., 1.), u24);     /* [D] neab = 2 >= 1: c exact */
@@ -140,12 +140,12 @@ Test(tc_probes, D1_extra_alignment_bits)
 
 Test(tc_probes, D2_normalisation_in_addition)
 {
-    /* The issue's third probe: c = 1 - 2^-24 plus four 1 * 2^-24 -> 1 + 2^-23 (exact
+    /* c = 1 - 2^-24 plus four 1 * 2^-24 -> 1 + 2^-23 (exact
      * 1 + 3 * 2^-24, aligned to c's exponent -1, normalised once, truncated). */
     drift_tc_arch_t archs[] = {V100, A100, H100};
     for (int t = 0; t < 3; t++)
         cr_assert_eq(P(archs[t], FP32, 1 - u24, 4, 1., 1., 1., 1., u24, u24, u24, u24), 1 + 0x1p-23);
-    /* The second probe on V100: c = 1 plus the same four products -> 1.0. */
+    /* V100 with c = 1 plus the same four products -> 1.0. */
     cr_assert_eq(P(V100, FP32, 1.0, 4, 1., 1., 1., 1., u24, u24, u24, u24), 1.0);
 }
 

@@ -7,15 +7,6 @@
 #include "drift.h"
 #include "stats.h"
 
-const char *drift_errlaw_name(drift_errlaw_t law)
-{
-    switch (law) {
-    case DRIFT_ERRLAW_GAUSS: return "gauss";
-    case DRIFT_ERRLAW_CONV: return "conv";
-    default: return "?";
-    }
-}
-
 /* log(Phi(b) - Phi(a)) for a < b, without cancellation in either tail: with both above 0 the
  * mirror Phi(-a) - Phi(-b) puts them in the left tail, where log Phi is accurate. */
 static double log_phi_diff(double a, double b)

@@ -24,8 +24,6 @@
 
 typedef enum { DRIFT_ERRLAW_GAUSS = 0, DRIFT_ERRLAW_CONV, DRIFT_ERRLAW_N } drift_errlaw_t;
 
-const char *drift_errlaw_name(drift_errlaw_t law); /* "gauss" "conv" */
-
 /* log f(e) under law with parameters sigma >= 0 and q >= 0 (GAUSS ignores q; CONV with
  * q = 0 is GAUSS, with sigma = 0 the uniform: log(1/q) inside, -log(2q) on the edges, -inf
  * beyond). NaN for NaN or negative parameters, and for GAUSS with sigma = 0. */

@@ -1,7 +1,7 @@
 /* drift.h — status codes shared by every libdrift module.
  *
  * Library functions return 0 on success or one of these negative codes; only programs
- * print and exit (the design's conventions, docs/design.md). */
+ * print and exit (docs/decisions.md). */
 #ifndef DRIFT_H
 #define DRIFT_H
 

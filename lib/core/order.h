@@ -1,10 +1,11 @@
 /* order.h — reduction orders as data (law 2), and the generic reducer.
  *
- * Spec grammar (docs/design.md): seq | rev | pairwise | blocked:B | splitk:S | splitk:S:tree |
+ * Spec grammar: seq | rev | pairwise | blocked:B | splitk:S | splitk:S:tree |
  * warp:W | kahan | neumaier | random:SEED | tc:ARCH. The printed spec is canonical, so
  * parse(print(o)) == o. Parsing is strict: names are lower case; B, S, W are decimal
  * integers >= 1 without sign, blanks or leading zeros that fit a long; W is a power of two
- * <= 2^20; SEED is decimal 0 .. 2^64-1 (no leading zeros); ARCH is v100|a100|h100|b200.
+ * <= 2^20; SEED is decimal 0 .. 2^64-1 (no leading zeros); ARCH is a drift_tc_arch_name
+ * (v100, a100, h100, b200, ..., mi300x: drift_tc_arch_t below).
  * Anything else (blocked:0, warp:6, splitk:, splitk:3:foo, random:, trailing junk) is
  * DRIFT_EINVAL.
  *

@@ -11,10 +11,6 @@
 #include "why.h"
 
 static const char *const TIE_NAMES[DRIFT_NBEAM_TIES] = {"stable", "unstable"};
-const char *drift_beam_ties_name(drift_beam_ties_t t)
-{
-    return (unsigned)t < DRIFT_NBEAM_TIES ? TIE_NAMES[t] : "?";
-}
 int drift_beam_ties_parse(drift_beam_ties_t *t, const char *name)
 {
     for (int i = 0; name && i < DRIFT_NBEAM_TIES; i++)

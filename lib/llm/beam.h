@@ -36,7 +36,6 @@
 #include "model.h"
 
 typedef enum { DRIFT_BEAM_TIES_STABLE = 0, DRIFT_BEAM_TIES_UNSTABLE, DRIFT_NBEAM_TIES } drift_beam_ties_t;
-const char *drift_beam_ties_name(drift_beam_ties_t t); /* "stable" "unstable" */
 int drift_beam_ties_parse(drift_beam_ties_t *t, const char *name);
 
 typedef struct {

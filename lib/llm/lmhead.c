@@ -294,8 +294,8 @@ double drift_lmhead_approx_coef(size_t K)
     return SAFE(drift_gamma((K + AP_LANES - 1) / AP_LANES + AP_LANES, 0x1p-24));
 }
 
-/* The coefficient the first stage used before (gamma_K: any order); kept for the global stage
- * that bench/argmax measures against. */
+/* The approximate pass's coefficient for any order (gamma_K), the global stage's: looser than
+ * drift_lmhead_approx_coef, which counts on the lane order. */
 static double approx_coef_any_order(size_t K)
 {
     return SAFE(drift_gamma(K, 0x1p-24));
@@ -490,7 +490,7 @@ static double sum_up(double sum, size_t K)
     return SAFE(sum * (1 + drift_gamma(K, 0x1p-53)) * (1 + 0x1p-52));
 }
 
-/* The previous first stage (bench/argmax measures against it): one radius for every token, from
+/* The global first stage (stage1_global; bench/argmax's baseline): one radius for every token, from
  * Cauchy-Schwarz with the largest ||w||_2 and the worst case (2u + u^2) sum|h w| of the input
  * rounding, with the approximate pass's error bound for any order. */
 static double stage1_global_radius(const double *h, const drift_lmhead_head_t *hd, const double *approx,

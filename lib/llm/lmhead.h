@@ -142,8 +142,8 @@ int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, con
  *   split, nsplit, split_cols: channels whose input-rounding terms are bounded one by one
  *     instead of through Cauchy-Schwarz (the outlier channels of the hidden states:
  *     drift_lmhead_split_choose), split_cols[v * nsplit + j] = W[v][split[j]]; nsplit = 0: none.
- * stage1_global = 1 selects the previous first stage (one radius from the largest ||w||_2 and
- * the worst-case input rounding), kept so that bench/argmax can measure against it. */
+ * stage1_global = 1 selects the global first stage (one radius from the largest ||w||_2 and
+ * the worst-case input rounding): looser, and the baseline bench/argmax measures against. */
 typedef struct {
     const float *W;
     size_t V, K;

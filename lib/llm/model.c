@@ -21,10 +21,6 @@
 /* ---- names, recipes, numerics ------------------------------------------------------------ */
 
 static const char *const OP_NAMES[DRIFT_NOPS] = {"qkv", "attn-out", "mlp-up", "mlp-down", "lmhead"};
-const char *drift_op_name(drift_op_t op)
-{
-    return (unsigned)op < DRIFT_NOPS ? OP_NAMES[op] : "?";
-}
 
 static const char *const AR_NAMES[DRIFT_NALLREDUCE] = {"ring", "tree", "rank"};
 const char *drift_allreduce_name(drift_allreduce_t a)

@@ -71,7 +71,6 @@
 #include "recipe.h"
 
 typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_LMHEAD, DRIFT_NOPS } drift_op_t;
-const char *drift_op_name(drift_op_t op); /* "qkv" "attn-out" "mlp-up" "mlp-down" "lmhead" */
 
 /* A matmul group's recipe (recipe.h) in the decoder's short grammar: "IN/ORDER/ACC/OUT" with
  * ORDER seq or tc:ARCH, e.g. fp32/seq/fp32/fp32, bf16/tc:h100/fp32/bf16, where ARCH may be a card

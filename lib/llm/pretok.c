@@ -25,13 +25,6 @@ int drift_pretok_from_name(drift_pretok_t *out, const char *name, size_t len, ch
                      (int)(len > 64 ? 64 : len), name ? name : "");
 }
 
-const char *drift_pretok_name(drift_pretok_t pre)
-{
-    for (size_t i = 0; i < sizeof k_names / sizeof k_names[0]; i++)
-        if (k_names[i].pre == pre) return k_names[i].name;
-    return "none";
-}
-
 /* The class of cps[pos], or -1 past the end of the run (llama.cpp's empty flags there). */
 static int cls(const uint32_t *cps, size_t pos, size_t end)
 {

@@ -728,7 +728,7 @@ int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, 
     if (in != DRIFT_BF16 && in != DRIFT_FP16) return DRIFT_OK; /* tf32 would truncate every load */
     const int simd = drift_tc_simd_level_(); /* 2: AVX-512 F and DQ, not disabled; 1: AVX2 */
     if (simd < 1 || (simd == 1 && !tcb2_have())) return DRIFT_OK;
-    const char *env = getenv("DRIFT_TC_NO_FLOATB"); /* lets the tests and the bench reach the old path */
+    const char *env = getenv("DRIFT_TC_NO_FLOATB"); /* lets the tests and the bench reach drift_tc_gemm */
     if (env && *env && strcmp(env, "0") != 0) return DRIFT_OK;
     if (!drift_tc_finite_values_(A, M * K, &g)) return DRIFT_OK; /* A's special values: drift_tc_gemm */
     return tcb_gemm(simd == 1 ? &TCB_256 : &TCB_512, C, A, Bf, M, N, K, &g, b_valid, done);

@@ -174,7 +174,7 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
  * checked on the fly
  * unless b_valid says that drift_tc_floatb_valid(Bf, K*N, in) returned 1 for this very
  * matrix (a caller holding its weights unchanged checks them once). DRIFT_TC_NO_FLOATB=1 in
- * the environment makes it always decline (the old path, for tests and benchmarks).
+ * the environment makes it always decline (so that tests and benchmarks reach drift_tc_gemm).
  * DRIFT_EINVAL (NULL pointers), DRIFT_EUNSUPPORTED (as drift_tc_gemm) or DRIFT_ENOMEM. */
 int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K,
                          drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt, int b_valid, int *done);

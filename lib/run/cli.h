@@ -1,7 +1,7 @@
 /* cli.h — the common command line of every experiment and tool, strict parsing, one-line
  * errors with exit status 2, profiles and the progress bar.
  *
- * Common options (docs/design.md): --seed N, --profile quick|default|full, --out DIR,
+ * Common options (docs/experiments.md): --seed N, --profile quick|default|full, --out DIR,
  * --formats LIST, --orders LIST, --backend auto|cpu|cuda, --threads N, --quiet, --help,
  * --version. An experiment adds its own through drift_cli_opt_t. Every bad value gives
  *   <program>: --option: <what is wrong> (accepted: <what is>)
@@ -123,14 +123,16 @@ void drift_out_check(const char *dir);
 
 /* The memory check every experiment makes before its first computation: dies with
  *   <program>: <options>: this run needs about X GiB of memory, this machine gives a process Y GiB
+ *   (accepted: smaller sizes)
  * when bytes (the experiment's estimate of its largest allocations) exceeds the smallest of
  * physical memory, ulimit -v and the cgroup's memory.max. options names what to make smaller,
  * e.g. "--K, --V". One line in each experiment, after its own checks:
  *     drift_require_memory(&cli, 4.0 * V * drift_intlist_max(&Ks), "--K, --V"); */
 void drift_require_memory(const drift_cli_t *cli, double bytes, const char *options);
 
-/* The default real model, models/SmolLM2-135M-Instruct.Q4_1.gguf (where drift_default_checkpoint
- * looks), or NULL when it has not been fetched (./lab models get smollm2-135m). */
+/* The default real model, models/SmolLM2-135M-Instruct.Q4_1.gguf (in the current directory, else
+ * in the source tree's models/), or NULL when it has not been fetched (./lab models get
+ * smollm2-135m). */
 const char *drift_real_checkpoint(void);
 /* The shipped checkpoint, for programs whose --checkpoint was not given: "models/stories260K.bin"
  * when the caller stands in the repository (the path reads as the user typed it), else the
@@ -140,9 +142,12 @@ const char *drift_default_checkpoint(void);
 /* Dies (exit 2, one line) unless every format is an LM head input (drift_lmhead_input_ok). */
 void drift_lmhead_require_inputs(const drift_format_t *formats, int n);
 
-/* "<program>: <message>" on stderr, exit 2. The program name comes from the last parse
+/* "<program>: <message>" on stderr, exit 2. The program name is the last drift_set_program's
  * (or "drift" before any). */
 noreturn void drift_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Names the program for drift_die and every other message (drift_cli_parse calls it; a tool
+ * calls it first in main) and registers drift_stdout_check_at_exit: from then on a failed write
+ * to stdout ends the program with status 2. */
 void drift_set_program(const char *name);
 /* drift_die with drift_why_oom's text: "<program>: out of memory allocating <what> (<size>)". */
 noreturn void drift_die_oom(double bytes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

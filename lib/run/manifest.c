@@ -370,7 +370,8 @@ fail:
     return DRIFT_EIO;
 }
 
-/* "F.tmp.<dead pid>" for F in names: the earlier file-by-file writer's temporaries. */
+/* "F.tmp.<dead pid>" for F in names: a temporary of the one-file writer (table.c) whose process
+ * died before renaming it. */
 static void remove_dead_temporaries(const char *dir, const char *s, const char *const *names, int n)
 {
     const char *t = strstr(s, ".tmp.");

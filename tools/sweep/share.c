@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "escape.h"
 #include "manifest.h"
 #include "outlock.h"
-#include "sha256.h"
 #include "sweep.h"
 #include "table.h"
 
@@ -207,7 +207,7 @@ static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share)
             char path[4400], hex[65];
             long long size;
             snprintf(path, sizeof path, "%s/%s", rundir, names[i]);
-            if (sweep_sha256_file(hex, &size, path) != 0) {
+            if (drift_sha256_regular(hex, &size, path) != 0) {
                 fprintf(stderr, "drift-sweep: cannot read %s\n", path);
                 free(t.p);
                 sweep_free_names(names, n);
@@ -217,11 +217,11 @@ static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share)
         }
         sweep_free_names(names, n);
     }
-    sweep_sha256_t h;
+    drift_sha256_t h;
     char hex[65];
-    sweep_sha256_init(&h);
-    sweep_sha256_update(&h, t.p, t.len);
-    sweep_sha256_hex(hex, &h);
+    drift_sha256_init(&h);
+    drift_sha256_update(&h, t.p, t.len);
+    drift_sha256_hex(hex, &h);
     sweep_text_add(&t, "check: %s\n", hex);
     drift_file_t f;
     int ok = drift_file_open(&f, manifest) == 0 && fwrite(t.p, 1, t.len, f.fp) == t.len &&
@@ -294,11 +294,11 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
         st = why_not(SHARE_CORRUPT, why, size, "manifest truncated");
         goto out;
     }
-    sweep_sha256_t h;
+    drift_sha256_t h;
     char hex[65];
-    sweep_sha256_init(&h);
-    sweep_sha256_update(&h, t.p, (size_t)(last - t.p));
-    sweep_sha256_hex(hex, &h);
+    drift_sha256_init(&h);
+    drift_sha256_update(&h, t.p, (size_t)(last - t.p));
+    drift_sha256_hex(hex, &h);
     if (strncmp(hex, check, 64)) {
         st = why_not(SHARE_CORRUPT, why, size, "manifest checksum differs");
         goto out;
@@ -356,7 +356,7 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
                 st = why_not(SHARE_CORRUPT, why, size, "file %s outside its run", rel);
                 goto out;
             }
-            if (sweep_sha256_file(hex, &got, full) != 0) {
+            if (drift_sha256_regular(hex, &got, full) != 0) {
                 st = why_not(SHARE_CORRUPT, why, size, "%s missing", rel);
                 goto out;
             }

@@ -26,12 +26,12 @@
 #endif
 
 #include "cli.h"
+#include "digest.h"
 #include "drift.h"
 #include "envinfo.h"
 #include "escape.h"
 #include "manifest.h"
 #include "output.h"
-#include "sha256.h"
 #include "sweep.h"
 #include "table.h"
 
@@ -443,10 +443,10 @@ static void parse(args_t *a, int argc, char **argv)
 static void definition_sha(char hex[65], const sweep_t *s)
 {
     char *def = sweep_definition(s, 0);
-    sweep_sha256_t h;
-    sweep_sha256_init(&h);
-    sweep_sha256_update(&h, def, strlen(def));
-    sweep_sha256_hex(hex, &h);
+    drift_sha256_t h;
+    drift_sha256_init(&h);
+    drift_sha256_update(&h, def, strlen(def));
+    drift_sha256_hex(hex, &h);
     free(def);
 }
 

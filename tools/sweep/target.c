@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "escape.h"
 #include "manifest.h"
-#include "sha256.h"
 #include "sweep.h"
 
 #define MERGE_MANIFEST "merge.manifest"
@@ -213,7 +213,7 @@ int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const cha
         char full[PATH_MAX + 300], hex[65];
         long long size;
         snprintf(full, sizeof full, "%s/%s", part, names[i]);
-        if (sweep_sha256_file(hex, &size, full) != 0) bad = 1;
+        if (drift_sha256_regular(hex, &size, full) != 0) bad = 1;
         fputs("file: ", fp);
         drift_escape_fputs(fp, names[i], " ");
         fprintf(fp, " %lld %s\n", size, hex);
