@@ -78,14 +78,6 @@ static int load_preset(drift_deployment_t *d, const char *name, char *err, size_
                      names);
 }
 
-int drift_deployment_preset(drift_deployment_t *d, const char *name)
-{
-    drift_deployment_t t;
-    if (!d || !name || load_preset(&t, name, NULL, 0) || finish(&t, 0, NULL, 0)) return DRIFT_EINVAL;
-    *d = t;
-    return 0;
-}
-
 void drift_deployment_preset_names(char *buf, size_t size)
 {
     size_t n = 0;

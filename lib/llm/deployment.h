@@ -78,8 +78,6 @@ typedef struct {
  * unreadable @FILE) with one line naming the field and the accepted values in err; d is then
  * untouched. */
 int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, size_t errsize);
-/* The preset called name into d: 0 or DRIFT_EINVAL. */
-int drift_deployment_preset(drift_deployment_t *d, const char *name);
 /* "hf-eager, vllm-like, ..." into buf. */
 void drift_deployment_preset_names(char *buf, size_t size);
 /* Every field, canonical ("card=a100 engine=lab weights=bf16 compute=bf16 ..."): parsing it

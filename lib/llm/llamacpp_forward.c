@@ -275,7 +275,6 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
 }
 
 int drift_llamacpp_n_vocab(const drift_llamacpp_t *e) { return e->n_vocab; }
-int drift_llamacpp_n_ctx(const drift_llamacpp_t *e) { return e->n_ctx; }
 void drift_llamacpp_reset(drift_llamacpp_t *e) { e->n_past = 0; }
 
 int drift_llamacpp_set_threads(drift_llamacpp_t *e, int n_threads) {

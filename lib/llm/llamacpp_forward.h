@@ -38,7 +38,6 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
 void drift_llamacpp_free(drift_llamacpp_t *e);
 
 int drift_llamacpp_n_vocab(const drift_llamacpp_t *e);
-int drift_llamacpp_n_ctx(const drift_llamacpp_t *e);
 
 /* Decode tokens[0 .. ntok) at positions pos .. pos+ntok-1; logits (n_vocab floats) after the
  * last one. 0, or DRIFT_EINVAL (pos not the number of tokens decoded so far, ntok < 1,
