@@ -1,6 +1,6 @@
 /* sampling_sweep.h — the tokens a sampler draws from one set of logits, for every step (hidden
- * state r, draw j) at every temperature: the plain inverse-CDF sampler with each cut
- * (cdf_sampler.h) on the fixed uniforms U, and the engines' samplers (sampler.h) on randomness
+ * state r, draw j) at every temperature: the plain inverse-CDF sampler with each cut on the
+ * fixed uniforms U, and the engines' samplers on randomness
  * keyed by (seed, r, j). Both are shared by every numerics, so that only the logits differ. */
 #ifndef DRIFT_SAMPLING_SWEEP_H
 #define DRIFT_SAMPLING_SWEEP_H
@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cdf_sampler.h"
 #include "sampler.h"
 
 typedef struct {
@@ -18,8 +17,8 @@ typedef struct {
     uint64_t seed;   /* the engines' keyed randomness */
     const double *temps;
     int nt;          /* the inverse-CDF temperatures (0: argmax) */
-    const drift_cdf_sampler_t *cuts; /* DRIFT_NCUTS of them, in drift_cut_t order */
-    const drift_sampling_t *engines;
+    const drift_sampler_t *cuts; /* the plain sampler: DRIFT_NCUTS of them, in drift_cut_t order */
+    const drift_sampler_t *engines;
     int ne;
     const double *etemps; /* the engines' temperatures */
     int net;

@@ -532,7 +532,8 @@ int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, const drift_deploy
 {
     if (!out || !m || !d || !prompt || np < 1 || prefix < 0 || prefix > np || ntokens < 0) return DRIFT_EINVAL;
     if (d->nx.engine != DRIFT_ENGINE_LAB) {
-        drift_sampler_t greedy = {0, 0, 1, 0, d->tie_eps};
+        drift_sampler_t greedy = drift_sampler_default(DRIFT_SAMPLER_GREEDY);
+        greedy.tie_eps = d->tie_eps;
         return drift_generate(out, m, prompt, np, ntokens, 0, &greedy, NULL, keep_logits);
     }
     memset(out, 0, sizeof *out);
