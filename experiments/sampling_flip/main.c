@@ -188,7 +188,7 @@ int main(int argc, char **argv)
         if (drift_sampler_parse(&CUT[s], CUTS[s]) || CUT[s].cut != (drift_cut_t)s) drift_die("internal: sampler spec %s", CUTS[s]);
     for (int k = 0; k < NK2; k++)
         if (drift_sampler_parse(&SM[k], SAMPLERS[k])) drift_die("internal: sampler spec %s", SAMPLERS[k]);
-    const drift_sampling_sweep_t SW = {(size_t)rows, (size_t)V, draws, U, cli.seed, TEMPS, NT, CUT, SM, NK2, TEMPS2, NT2};
+    const drift_sf_sweep_t SW = {(size_t)rows, (size_t)V, draws, U, cli.seed, TEMPS, NT, CUT, SM, NK2, TEMPS2, NT2};
     long top_ties[MAXF][MAXC];
     double softmax_check = 0; /* largest relative difference, double softmax vs exact softmax */
     size_t pdone = 0, ptotal = 0; /* progress: one unit per (format, configuration) */
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
             int rc = cf->exact ? drift_exact_logits(L, Hf, WT, (size_t)rows, (size_t)V, (size_t)K)
                                : drift_recipe_gemm(L, Hf, WT, (size_t)rows, (size_t)V, (size_t)K, &cf->recipe, 1, 0);
             if (rc) drift_die("logits failed for %s: %s", cf->name, drift_strerror(rc));
-            drift_sampling_check_t chk;
+            drift_sf_check_t chk;
             if (drift_sampling_sweep_run(TOK(fi, c, 0, 0), TOK2(fi, c, 0, 0), &chk, L, &SW))
                 drift_die("sampling failed (out of memory or an internal inconsistency)");
             top_ties[fi][c] = chk.top_ties;
@@ -225,8 +225,8 @@ int main(int argc, char **argv)
     const char *cname[MAXF][MAXC];
     for (int fi = 0; fi < nF; fi++)
         for (int c = 0; c < nC[fi]; c++) cname[fi][c] = C[fi][c].name;
-    const drift_sampling_lab_t lab = {&cli, K, V, rows, draws, ties, &SW, SAMPLERS, nF, nC, (const char *const(*)[MAXC])cname,
-                                      tok, tok2, (const long(*)[MAXC])top_ties, softmax_check, TI, ft};
+    const drift_sf_lab_t lab = {&cli, K, V, rows, draws, ties, &SW, SAMPLERS, nF, nC, (const char *const(*)[MAXC])cname,
+                                tok, tok2, (const long(*)[MAXC])top_ties, softmax_check, TI, ft};
     if (drift_sampling_write(&lab)) /* sampling_report.c */
         drift_die("writing the results: out of memory for the tables of %ld rows x %ld draws (--rows, --draws: fewer)", (long)rows, (long)draws);
     free(tok), free(tok2), free(WT), free(L), free(Hf), free(W), free(H), free(U), free(TI);

@@ -25,10 +25,10 @@ static long changed(long *row, const size_t *a, const size_t *b, size_t n, long 
     return ch;
 }
 
-int drift_sampling_write(const drift_sampling_lab_t *L)
+int drift_sampling_write(const drift_sf_lab_t *L)
 {
     const drift_cli_t *cli = L->cli;
-    const drift_sampling_sweep_t *SW = L->SW;
+    const drift_sf_sweep_t *SW = L->SW;
     const long K = L->K, V = L->V, rows = L->rows, draws = L->draws, ties = L->ties;
     const int nF = L->nF, *nC = L->nC, NT = SW->nt, NT2 = SW->net, NK2 = SW->ne;
     const double *TEMPS = SW->temps, *TEMPS2 = SW->etemps, softmax_check = L->softmax_check;

@@ -22,13 +22,13 @@ typedef struct {
     int ne;
     const double *etemps; /* the engines' temperatures */
     int net;
-} drift_sampling_sweep_t;
+} drift_sf_sweep_t;
 
 typedef struct {
     long top_ties;       /* rows whose two largest logits are equal */
     double softmax_diff; /* largest relative difference of the double softmax from the correctly
                           * rounded one (drift_exact_softmax; row 0, full, T >= 1e-3) */
-} drift_sampling_check_t;
+} drift_sf_check_t;
 
 /* Exact logits L (rows x V) of H (rows x K) and WT (K x V): each dot correctly rounded to double. 0 or DRIFT_ENOMEM. */
 int drift_exact_logits(double *L, const double *H, const double *WT, size_t rows, size_t V, size_t K);
@@ -36,7 +36,7 @@ int drift_exact_logits(double *L, const double *H, const double *WT, size_t rows
 /* tok[(t * DRIFT_NCUTS + cut) * steps + r * draws + j] and etok[(te * ne + k) * steps + ...]
  * for the logits L (rows x V). 0, DRIFT_ENOMEM, or DRIFT_EINVAL (an inconsistency: the
  * argmax disagrees with the sort, or an engine's sampler failed). */
-int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sampling_check_t *chk, const double *L,
-                             const drift_sampling_sweep_t *w);
+int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sf_check_t *chk, const double *L,
+                             const drift_sf_sweep_t *w);
 
 #endif
