@@ -1,12 +1,12 @@
-/* test_cdf_sampler.c — the inverse-CDF sampler (lib/llm/cdf_sampler.h) and GEMM kernel lists
+/* test_cdf_sampler.c — the plain inverse-CDF sampler (lib/llm/sampler.h) and GEMM kernel lists
  * (experiments/matmul_drift/kernel_list.h). Expected values derived by hand next to each case. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
-#include "cdf_sampler.h"
 #include "drift.h"
 #include "kernel_list.h"
+#include "sampler.h"
 
 Test(cdf_sampler, order_argmax_and_ties)
 {
@@ -27,19 +27,22 @@ Test(cdf_sampler, cuts_and_the_inverse_cdf)
     size_t order[4], scratch[4];
     drift_cdf_order(order, scratch, l, 4);
     double w[4];
-    drift_cdf_sampler_t full = {DRIFT_CUT_FULL, 2, 0.7}, topk = {DRIFT_CUT_TOPK, 2, 0.7}, topp = {DRIFT_CUT_TOPP, 2, 0.7};
-    double sum = drift_cdf_weights(w, l, order, 4, 1.0, &full);
+    const drift_sampler_t plain = drift_sampler_default(DRIFT_SAMPLER_PLAIN); /* T = 1 */
+    drift_sampler_t full = plain, topk = plain, topp = plain;
+    topk.cut = DRIFT_CUT_TOPK, topk.top_k = 2;
+    topp.cut = DRIFT_CUT_TOPP, topp.top_p = 0.7;
+    double sum = drift_cdf_weights(w, l, order, 4, &full);
     cr_assert(fabs(sum - 2) < 1e-15, "sum %a", sum); /* a few roundings of exp and log */
     /* u = 0.6: u * sum = 1.2; running sums 1, 1.5: token 1 */
     cr_assert_eq(drift_cdf_draw(w, 4, sum, 0.6), 1);
     cr_assert_eq(drift_cdf_draw(w, 4, sum, 0.1), 0);
-    sum = drift_cdf_weights(w, l, order, 4, 1.0, &topk); /* tokens 0 and 1 only */
+    sum = drift_cdf_weights(w, l, order, 4, &topk); /* tokens 0 and 1 only */
     cr_assert(w[2] == 0 && w[3] == 0 && fabs(sum - 1.5) < 1e-15);
     cr_assert_eq(drift_cdf_draw(w, 4, sum, 0.999), 1, "the last candidate, not token 3");
     /* top-p 0.7: running 1 (0.5 of 2), 1.5 (0.75 >= 0.7): tokens 0 and 1 */
-    sum = drift_cdf_weights(w, l, order, 4, 1.0, &topp);
+    sum = drift_cdf_weights(w, l, order, 4, &topp);
     cr_assert(w[2] == 0 && w[3] == 0 && fabs(sum - 1.5) < 1e-15);
-    cr_assert_str_eq(drift_cut_name(DRIFT_CUT_TOPP), "top-p");
+    cr_assert_str_eq(drift_sampler_name(&topp), "top-p");
 }
 
 Test(kernel_list, tiled_specs_keep_their_commas)

@@ -184,7 +184,7 @@ Test(deployment, greedy_ties_pick_the_lower_id_below_eps)
     cr_assert_eq(drift_greedy_tie(m, 3, 1), 1);
     drift_deployment_t d;
     parse_ok(&d, "vllm-like,sampler=greedy-ties:0.125");
-    cr_assert_eq(d.tie_eps, 0.125);
+    cr_assert_eq(d.sampler.tie_eps, 0.125);
     char s[DRIFT_DEPLOY_SPEC_MAX];
     drift_deployment_print(s, sizeof s, &d);
     cr_assert(strstr(s, ",sampler=greedy-ties:0.125"), "%s", s);
@@ -194,7 +194,7 @@ Test(deployment, greedy_ties_pick_the_lower_id_below_eps)
     cr_assert_str_eq(s, "card=cpu,engine=llamacpp-cpu,sampler=greedy-ties:0.5");
     drift_deployment_t e;
     parse_ok(&e, s);
-    cr_assert_eq(e.tie_eps, 0.5);
+    cr_assert_eq(e.sampler.tie_eps, 0.5);
     cr_assert_eq(e.nx.engine, DRIFT_ENGINE_LLAMACPP_CPU);
 }
 

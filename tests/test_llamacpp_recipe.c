@@ -23,7 +23,7 @@ static void generate_against(const char *record, const char *recipe)
     const twin_prompt_t *q = &p[4];
     const int steps = 12;
     cr_assert_geq(q->n_steps, steps);
-    drift_sampler_t greedy = {0, 0, 1, 0, 0};
+    drift_sampler_t greedy = drift_sampler_default(DRIFT_SAMPLER_GREEDY);
     drift_gen_t g;
     cr_assert_eq(drift_generate(&g, m, q->prompt, q->n_prompt, steps, 0, &greedy, NULL, 0), 0);
     cr_assert_eq(g.n, steps);

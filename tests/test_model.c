@@ -335,7 +335,8 @@ Test(model, recipes_parse_and_refuse)
 Test(model, sampling_is_seeded)
 {
     double lg[5] = {0.1, 2.0, 1.9, -1, 0};
-    drift_sampler_t s = {1.0, 1, 1, 0, 0};
+    drift_sampler_t s = drift_sampler_default(DRIFT_SAMPLER_SORTED); /* T = 1, top-p off */
+    s.top_k = 1;
     for (int i = 0; i < 10; i++) cr_assert_eq(drift_sample(lg, 5, &s, i / 10.0), 1);
     s.top_k = 0;
     cr_assert_eq(drift_sample(lg, 5, &s, 0.0), 1, "u = 0 takes the most probable");

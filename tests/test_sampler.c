@@ -25,17 +25,17 @@ static void logits3(double *l)
 
 static void check_freq(const char *spec, const double expect[3])
 {
-    drift_sampling_t s;
-    cr_assert_eq(drift_sampling_parse(&s, spec), 0, "%s", spec);
+    drift_sampler_t s;
+    cr_assert_eq(drift_sampler_parse(&s, spec), 0, "%s", spec);
     double l[3], e[3];
     logits3(l);
     const long N = 30000;
     long count[3] = {0, 0, 0};
     for (long t = 0; t < N; t++) {
-        drift_sampling_key_t key = {7, (uint32_t)t, 0};
-        drift_sampling_exponentials(e, 3, &key);
+        drift_draw_key_t key = {7, (uint32_t)t, 0};
+        drift_sampler_exponentials(e, 3, &key);
         size_t tok;
-        cr_assert_eq(drift_sampling_draw(&tok, l, 3, &s, e, &key), 0);
+        cr_assert_eq(drift_sampler_draw(&tok, l, 3, &s, e, &key), 0);
         count[tok]++;
     }
     for (int i = 0; i < 3; i++) {
@@ -75,18 +75,18 @@ Test(sampler, exp_race_and_gumbel_by_hand)
     logits3(l);
     const double E[3][3] = {{1, 0.5, 0.1}, {0.2, 1, 1}, {1, 0.6, 1}};
     const size_t want[3] = {2, 0, 1};
-    drift_sampling_t race = drift_sampling_default(DRIFT_SAMPLER_EXPRACE), gum = drift_sampling_default(DRIFT_SAMPLER_GUMBEL);
+    drift_sampler_t race = drift_sampler_default(DRIFT_SAMPLER_EXPRACE), gum = drift_sampler_default(DRIFT_SAMPLER_GUMBEL);
     for (int c = 0; c < 3; c++) {
         size_t a, b;
-        cr_assert_eq(drift_sampling_draw_given(&a, l, 3, &race, E[c], NULL, 0), 0);
-        cr_assert_eq(drift_sampling_draw_given(&b, l, 3, &gum, E[c], NULL, 0), 0);
+        cr_assert_eq(drift_sampler_draw_given(&a, l, 3, &race, E[c], NULL, 0), 0);
+        cr_assert_eq(drift_sampler_draw_given(&b, l, 3, &gum, E[c], NULL, 0), 0);
         cr_assert_eq(a, want[c], "race case %d: %zu", c, a);
         cr_assert_eq(b, want[c], "gumbel case %d: %zu", c, b);
     }
     /* top-k = 2 removes token 2: case 0 becomes 0.5/1 = 0.5 vs (1/3)/0.5 = 0.667 -> token 1 */
     race.top_k = 2;
     size_t a;
-    cr_assert_eq(drift_sampling_draw_given(&a, l, 3, &race, E[0], NULL, 0), 0);
+    cr_assert_eq(drift_sampler_draw_given(&a, l, 3, &race, E[0], NULL, 0), 0);
     cr_assert_eq(a, 1);
 }
 
@@ -96,20 +96,20 @@ Test(sampler, inverse_cdf_by_hand)
 {
     double l[3];
     logits3(l);
-    drift_sampling_t s = drift_sampling_default(DRIFT_SAMPLER_INVCDF);
+    drift_sampler_t s = drift_sampler_default(DRIFT_SAMPLER_INVCDF);
     const double u[] = {0.49, 0.51, 0.84};
     const size_t want[] = {0, 1, 2};
     for (int c = 0; c < 3; c++) {
         size_t t;
-        cr_assert_eq(drift_sampling_draw_given(&t, l, 3, &s, NULL, &u[c], 1), 0);
+        cr_assert_eq(drift_sampler_draw_given(&t, l, 3, &s, NULL, &u[c], 1), 0);
         cr_assert_eq(t, want[c], "u = %g: %zu", u[c], t);
     }
     s.top_k = 2;
     size_t t;
     double u1 = 0.61, u2 = 0.59;
-    cr_assert_eq(drift_sampling_draw_given(&t, l, 3, &s, NULL, &u1, 1), 0);
+    cr_assert_eq(drift_sampler_draw_given(&t, l, 3, &s, NULL, &u1, 1), 0);
     cr_assert_eq(t, 1);
-    cr_assert_eq(drift_sampling_draw_given(&t, l, 3, &s, NULL, &u2, 1), 0);
+    cr_assert_eq(drift_sampler_draw_given(&t, l, 3, &s, NULL, &u2, 1), 0);
     cr_assert_eq(t, 0);
 }
 
@@ -122,13 +122,13 @@ Test(sampler, rejection_by_hand)
 {
     double l[3];
     logits3(l);
-    drift_sampling_t s;
-    cr_assert_eq(drift_sampling_parse(&s, "rejection:k=1"), 0);
+    drift_sampler_t s;
+    cr_assert_eq(drift_sampler_parse(&s, "rejection:k=1"), 0);
     const double u[3] = {0.9, 0.7, 0.3};
     size_t t = 99;
-    cr_assert_eq(drift_sampling_draw_given(&t, l, 3, &s, NULL, u, 3), 0);
+    cr_assert_eq(drift_sampler_draw_given(&t, l, 3, &s, NULL, u, 3), 0);
     cr_assert_eq(t, 0);
-    cr_assert_eq(drift_sampling_draw_given(&t, l, 3, &s, NULL, u, 2), DRIFT_ERANGE);
+    cr_assert_eq(drift_sampler_draw_given(&t, l, 3, &s, NULL, u, 2), DRIFT_ERANGE);
 }
 
 /* Greedy thresholds: two tokens tied at the top. T = 0 and T below vLLM's 1e-5 with
@@ -137,29 +137,29 @@ Test(sampler, rejection_by_hand)
 Test(sampler, greedy_thresholds)
 {
     const double l[3] = {5, 5, 0}, E[3] = {1.0, 0.5, 1.0};
-    drift_sampling_t s;
+    drift_sampler_t s;
     size_t t;
-    cr_assert_eq(drift_sampling_parse(&s, "exp-race:T=1e-08,greedy=vllm"), 0);
+    cr_assert_eq(drift_sampler_parse(&s, "exp-race:T=1e-08,greedy=vllm"), 0);
     cr_assert_eq(s.greedy_below, DRIFT_SAMPLER_VLLM_GREEDY);
-    cr_assert_eq(drift_sampling_draw_given(&t, l, 3, &s, E, NULL, 0), 0);
+    cr_assert_eq(drift_sampler_draw_given(&t, l, 3, &s, E, NULL, 0), 0);
     cr_assert_eq(t, 0);
-    cr_assert_eq(drift_sampling_parse(&s, "exp-race:T=1e-08"), 0);
-    cr_assert_eq(drift_sampling_draw_given(&t, l, 3, &s, E, NULL, 0), 0);
+    cr_assert_eq(drift_sampler_parse(&s, "exp-race:T=1e-08"), 0);
+    cr_assert_eq(drift_sampler_draw_given(&t, l, 3, &s, E, NULL, 0), 0);
     cr_assert_eq(t, 1); /* p = (1/2, 1/2, ~0): 0.5/1 < 0.5/0.5 */
-    cr_assert_eq(drift_sampling_parse(&s, "exp-race:T=0"), 0);
-    cr_assert_eq(drift_sampling_draw_given(&t, l, 3, &s, E, NULL, 0), 0);
+    cr_assert_eq(drift_sampler_parse(&s, "exp-race:T=0"), 0);
+    cr_assert_eq(drift_sampler_draw_given(&t, l, 3, &s, E, NULL, 0), 0);
     cr_assert_eq(t, 0);
 }
 
 Test(sampler, keyed_randomness_is_a_function_of_the_key)
 {
-    drift_sampling_key_t k1 = {1, 5, 2}, k2 = {1, 5, 3};
-    double a = drift_sampling_token_uniform(&k1, 17), b = drift_sampling_token_uniform(&k1, 17);
+    drift_draw_key_t k1 = {1, 5, 2}, k2 = {1, 5, 3};
+    double a = drift_sampler_token_uniform(&k1, 17), b = drift_sampler_token_uniform(&k1, 17);
     cr_assert_eq(a, b);
-    cr_assert_neq(a, drift_sampling_token_uniform(&k2, 17));
-    cr_assert_neq(a, drift_sampling_token_uniform(&k1, 16));
+    cr_assert_neq(a, drift_sampler_token_uniform(&k2, 17));
+    cr_assert_neq(a, drift_sampler_token_uniform(&k1, 16));
     cr_assert(a > 0 && a <= 1);
-    double u = drift_sampling_draw_uniform(&k1, 0);
+    double u = drift_sampler_draw_uniform(&k1, 0);
     cr_assert(u >= 0 && u < 1);
 }
 
@@ -168,12 +168,12 @@ Test(sampler, specs_round_trip_and_refuse_bad_input)
     const char *good[] = {"inverse-cdf", "exp-race:T=0.59999999999999998", "gumbel:k=50,p=0.90000000000000002",
                           "rejection:k=20,p=0.5,minp=0.10000000000000001", "exp-race:greedy=1.0000000000000001e-05"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
-        drift_sampling_t s, r;
+        drift_sampler_t s, r;
         char buf[DRIFT_SAMPLER_SPEC_MAX];
-        cr_assert_eq(drift_sampling_parse(&s, good[i]), 0, "%s", good[i]);
-        cr_assert_gt(drift_sampling_print(buf, sizeof buf, &s), 0);
+        cr_assert_eq(drift_sampler_parse(&s, good[i]), 0, "%s", good[i]);
+        cr_assert_gt(drift_sampler_print(buf, sizeof buf, &s), 0);
         cr_assert_str_eq(buf, good[i]);
-        cr_assert_eq(drift_sampling_parse(&r, buf), 0);
+        cr_assert_eq(drift_sampler_parse(&r, buf), 0);
         cr_assert(r.kind == s.kind && r.temperature == s.temperature && r.top_k == s.top_k && r.top_p == s.top_p &&
                   r.min_p == s.min_p && r.greedy_below == s.greedy_below, "%s", good[i]);
     }
@@ -181,12 +181,12 @@ Test(sampler, specs_round_trip_and_refuse_bad_input)
                          "exp-race:p=1.5", "exp-race:minp=1", "exp-race:x=1", "exp-race:T=1,", "exp-race:T=vllm",
                          "exp-race:T= 1", "exp-race:T=nan"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        drift_sampling_t s;
-        cr_assert_eq(drift_sampling_parse(&s, bad[i]), DRIFT_EINVAL, "accepted %s", bad[i]);
+        drift_sampler_t s;
+        cr_assert_eq(drift_sampler_parse(&s, bad[i]), DRIFT_EINVAL, "accepted %s", bad[i]);
     }
     const char *why = NULL;
-    drift_sampling_t s = drift_sampling_default(DRIFT_SAMPLER_GUMBEL);
+    drift_sampler_t s = drift_sampler_default(DRIFT_SAMPLER_GUMBEL);
     s.top_p = 2;
-    cr_assert_eq(drift_sampling_validate(&s, &why), DRIFT_EINVAL);
+    cr_assert_eq(drift_sampler_validate(&s, &why), DRIFT_EINVAL);
     cr_assert(why && strstr(why, "top-p"));
 }

@@ -63,13 +63,12 @@
 #define EXP "sampling_flip"
 #define MAXF DRIFT_SF_MAXF
 #define MAXC DRIFT_SF_MAXC
-#define TOPK 50
-#define TOPP 0.9
 
 static const double TEMPS[] = {0, 1e-8, 1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3, 0.6, 1.0, 1.5, 2.0};
 #define NT ((int)(sizeof TEMPS / sizeof TEMPS[0]))
 #define NS DRIFT_NCUTS
-static const drift_cdf_sampler_t CUTS[NS] = {{DRIFT_CUT_FULL, TOPK, TOPP}, {DRIFT_CUT_TOPK, TOPK, TOPP}, {DRIFT_CUT_TOPP, TOPK, TOPP}};
+/* the plain inverse-CDF sampler's cuts, in drift_cut_t order (sampling_sweep.h sets each temperature) */
+static const char *const CUTS[NS] = {"full", "top-k:k=50", "top-p:p=0.9"};
 
 /* The engines' samplers (lib/llm/sampler.h), all driven by the same keyed randomness: the step
  * (hidden state r, draw j) has its own exponentials and uniforms, shared by every numerics. */
@@ -184,10 +183,12 @@ int main(int argc, char **argv)
                       "the sampled tokens of %zu steps and the %ld x %ld logits (--rows, --draws, --V: smaller)", nsteps, (long)rows, (long)V);
 #define TOK(f, c, t, s) (tok + ((size_t)(f) * MAXC + (c)) * per_tok + ((size_t)(t) * NS + (s)) * nsteps)
 #define TOK2(f, c, t, k) (tok2 + ((size_t)(f) * MAXC + (c)) * per_tok2 + ((size_t)(t) * NK2 + (k)) * nsteps)
-    drift_sampling_t SM[NK2];
+    drift_sampler_t CUT[NS], SM[NK2];
+    for (int s = 0; s < NS; s++)
+        if (drift_sampler_parse(&CUT[s], CUTS[s]) || CUT[s].cut != (drift_cut_t)s) drift_die("internal: sampler spec %s", CUTS[s]);
     for (int k = 0; k < NK2; k++)
-        if (drift_sampling_parse(&SM[k], SAMPLERS[k])) drift_die("internal: sampler spec %s", SAMPLERS[k]);
-    const drift_sampling_sweep_t SW = {(size_t)rows, (size_t)V, draws, U, cli.seed, TEMPS, NT, CUTS, SM, NK2, TEMPS2, NT2};
+        if (drift_sampler_parse(&SM[k], SAMPLERS[k])) drift_die("internal: sampler spec %s", SAMPLERS[k]);
+    const drift_sf_sweep_t SW = {(size_t)rows, (size_t)V, draws, U, cli.seed, TEMPS, NT, CUT, SM, NK2, TEMPS2, NT2};
     long top_ties[MAXF][MAXC];
     double softmax_check = 0; /* largest relative difference, double softmax vs exact softmax */
     size_t pdone = 0, ptotal = 0; /* progress: one unit per (format, configuration) */
@@ -204,7 +205,7 @@ int main(int argc, char **argv)
             int rc = cf->exact ? drift_exact_logits(L, Hf, WT, (size_t)rows, (size_t)V, (size_t)K)
                                : drift_recipe_gemm(L, Hf, WT, (size_t)rows, (size_t)V, (size_t)K, &cf->recipe, 1, 0);
             if (rc) drift_die("logits failed for %s: %s", cf->name, drift_strerror(rc));
-            drift_sampling_check_t chk;
+            drift_sf_check_t chk;
             if (drift_sampling_sweep_run(TOK(fi, c, 0, 0), TOK2(fi, c, 0, 0), &chk, L, &SW))
                 drift_die("sampling failed (out of memory or an internal inconsistency)");
             top_ties[fi][c] = chk.top_ties;
@@ -224,8 +225,8 @@ int main(int argc, char **argv)
     const char *cname[MAXF][MAXC];
     for (int fi = 0; fi < nF; fi++)
         for (int c = 0; c < nC[fi]; c++) cname[fi][c] = C[fi][c].name;
-    const drift_sampling_lab_t lab = {&cli, K, V, rows, draws, ties, &SW, SAMPLERS, nF, nC, (const char *const(*)[MAXC])cname,
-                                      tok, tok2, (const long(*)[MAXC])top_ties, softmax_check, TI, ft};
+    const drift_sf_lab_t lab = {&cli, K, V, rows, draws, ties, &SW, SAMPLERS, nF, nC, (const char *const(*)[MAXC])cname,
+                                tok, tok2, (const long(*)[MAXC])top_ties, softmax_check, TI, ft};
     if (drift_sampling_write(&lab)) /* sampling_report.c */
         drift_die("writing the results: out of memory for the tables of %ld rows x %ld draws (--rows, --draws: fewer)", (long)rows, (long)draws);
     free(tok), free(tok2), free(WT), free(L), free(Hf), free(W), free(H), free(U), free(TI);

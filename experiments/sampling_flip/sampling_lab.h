@@ -18,7 +18,7 @@
 typedef struct {
     const drift_cli_t *cli;
     long K, V, rows, draws, ties;
-    const drift_sampling_sweep_t *SW; /* temperatures, cuts, engines */
+    const drift_sf_sweep_t *SW; /* temperatures, cuts, engines */
     const char *const *engine_name;
     int nF;
     const int *nC;
@@ -30,9 +30,9 @@ typedef struct {
     double softmax_check;
     const drift_tie_demo_t *TI; /* ties of them, inputs in ft */
     drift_format_t ft;
-} drift_sampling_lab_t;
+} drift_sf_lab_t;
 
 /* Every output file, committed together; stdout unless --quiet. 0, or DRIFT_ENOMEM with no file written. */
-int drift_sampling_write(const drift_sampling_lab_t *L);
+int drift_sampling_write(const drift_sf_lab_t *L);
 
 #endif

@@ -25,18 +25,18 @@ static long changed(long *row, const size_t *a, const size_t *b, size_t n, long 
     return ch;
 }
 
-int drift_sampling_write(const drift_sampling_lab_t *L)
+int drift_sampling_write(const drift_sf_lab_t *L)
 {
     const drift_cli_t *cli = L->cli;
-    const drift_sampling_sweep_t *SW = L->SW;
+    const drift_sf_sweep_t *SW = L->SW;
     const long K = L->K, V = L->V, rows = L->rows, draws = L->draws, ties = L->ties;
     const int nF = L->nF, *nC = L->nC, NT = SW->nt, NT2 = SW->net, NK2 = SW->ne;
     const double *TEMPS = SW->temps, *TEMPS2 = SW->etemps, softmax_check = L->softmax_check;
     const char *const *SAMPLERS = L->engine_name;
-    const int TOPK = (int)SW->cuts[DRIFT_CUT_TOPK].topk;
+    const int TOPK = SW->cuts[DRIFT_CUT_TOPK].top_k;
     const size_t nsteps = (size_t)rows * draws, per_tok = (size_t)NT * NS * nsteps,
                  per_tok2 = (size_t)NT2 * NK2 * nsteps, *tok = L->tok, *tok2 = L->tok2;
-    const double TOPP = SW->cuts[DRIFT_CUT_TOPP].topp;
+    const double TOPP = SW->cuts[DRIFT_CUT_TOPP].top_p;
     const drift_tie_demo_t *TI = L->TI;
     const drift_format_t ft = L->ft;
     long nb = 0;
@@ -102,7 +102,7 @@ int drift_sampling_write(const drift_sampling_lab_t *L)
                     double lo, hi, rt;
                     drift_clustered_rate(&rt, &lo, &hi, chrow, rows, draws);
                     drift_row(&out, T_RATES, DRIFT_TXT(drift_format_name(cli->formats[fi])), DRIFT_TXT(L->cname[fi][c]),
-                              DRIFT_TXT(drift_cut_name(s)), DRIFT_NUM(TEMPS[t]), DRIFT_INT(nsteps), DRIFT_INT(ch),
+                              DRIFT_TXT(drift_sampler_name(&SW->cuts[s])), DRIFT_NUM(TEMPS[t]), DRIFT_INT(nsteps), DRIFT_INT(ch),
                               DRIFT_NUM((double)ch / nsteps), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(ch1),
                               DRIFT_NUM((double)ch1 / nsteps));
                     row[2 + t] = DRIFT_NUM((double)ch / nsteps);

@@ -49,8 +49,8 @@ static double softmax_diff(const double *l, const double *w, double sum, size_t 
     return d;
 }
 
-int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sampling_check_t *chk, const double *L,
-                             const drift_sampling_sweep_t *w)
+int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sf_check_t *chk, const double *L,
+                             const drift_sf_sweep_t *w)
 {
     const size_t V = w->V, steps = w->rows * (size_t)w->draws;
     int err = 0;
@@ -71,7 +71,9 @@ int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sampling_check_t *
         if (am != order[0]) err = 1; /* the two definitions of "largest, lowest id" agree */
         for (int t = 0; t < w->nt; t++)
             for (int s = 0; s < DRIFT_NCUTS; s++) {
-                double T = w->temps[t], sum = T > 0 ? drift_cdf_weights(wt, l, order, V, T, &w->cuts[s]) : 0;
+                drift_sampler_t cut = w->cuts[s];
+                cut.temperature = w->temps[t];
+                double T = cut.temperature, sum = T > 0 ? drift_cdf_weights(wt, l, order, V, &cut) : 0;
                 for (long j = 0; j < w->draws; j++) {
                     size_t i = r * w->draws + j;
                     tok[((size_t)t * DRIFT_NCUTS + s) * steps + i] = T == 0 ? am : drift_cdf_draw(wt, V, sum, w->U[i]);
@@ -80,14 +82,14 @@ int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sampling_check_t *
             }
         for (long j = 0; j < w->draws; j++) {
             size_t i = r * w->draws + j;
-            drift_sampling_key_t key = {w->seed, (uint32_t)r, (uint32_t)j};
-            drift_sampling_exponentials(e, V, &key);
+            drift_draw_key_t key = {w->seed, (uint32_t)r, (uint32_t)j};
+            drift_sampler_exponentials(e, V, &key);
             for (int te = 0; te < w->net; te++)
                 for (int k = 0; k < w->ne; k++) {
-                    drift_sampling_t sm = w->engines[k];
+                    drift_sampler_t sm = w->engines[k];
                     sm.temperature = w->etemps[te];
                     size_t tk = 0;
-                    if (drift_sampling_draw(&tk, l, V, &sm, e, &key)) err = 1;
+                    if (drift_sampler_draw(&tk, l, V, &sm, e, &key)) err = 1;
                     etok[((size_t)te * w->ne + k) * steps + i] = tk;
                 }
         }

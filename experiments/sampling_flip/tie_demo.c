@@ -1,6 +1,6 @@
 /* tie_demo.c — a planted exact tie at T = 1e-8 (tie_demo.h). */
 #include "tie_demo.h"
-#include "cdf_sampler.h"
+#include "sampler.h"
 #include "drift.h"
 #include "exact.h"
 #include "philox.h"

@@ -9,64 +9,6 @@
 #include "model.h"
 #include "philox.h"
 
-typedef struct { double p; int i; } prob_t;
-static int by_prob_desc(const void *x, const void *y)
-{
-    const prob_t *a = x, *b = y;
-    if (a->p != b->p) return a->p > b->p ? -1 : 1;
-    return a->i - b->i;
-}
-
-int drift_greedy_tie(const double *logits, int V, double eps)
-{
-    if (V < 2) return 0;
-    drift_top2_t tt;
-    drift_top2(&tt, logits, (size_t)V);
-    int t1 = (int)tt.top1, t2 = (int)tt.top2;
-    if (!(logits[t1] - logits[t2] < eps)) return t1;
-    return t1 < t2 ? t1 : t2;
-}
-
-int drift_sample(const double *logits, int V, const drift_sampler_t *s, double u)
-{
-    if (!logits || V < 1 || !s) return DRIFT_EINVAL;
-    int best = 0;
-    for (int i = 1; i < V; i++)
-        if (logits[i] > logits[best]) best = i;
-    if (s->temperature <= 0) return s->tie_eps > 0 ? drift_greedy_tie(logits, V, s->tie_eps) : best;
-    prob_t *p = malloc((size_t)V * sizeof *p);
-    if (!p) return DRIFT_ENOMEM;
-    double mx = logits[best];
-    for (int i = 0; i < V; i++) p[i].p = exp((logits[i] - mx) / s->temperature), p[i].i = i;
-    qsort(p, (size_t)V, sizeof *p, by_prob_desc);
-    int keep = V;
-    if (s->top_k > 0 && s->top_k < keep) keep = s->top_k;
-    double total = 0;
-    for (int i = 0; i < keep; i++) total += p[i].p;
-    if (s->top_p > 0 && s->top_p < 1) {
-        double cum = 0;
-        for (int i = 0; i < keep; i++) {
-            cum += p[i].p;
-            if (cum >= s->top_p * total) {
-                keep = i + 1;
-                break;
-            }
-        }
-        total = cum;
-    }
-    double target = u * total, cum = 0;
-    int tok = p[keep - 1].i;
-    for (int i = 0; i < keep; i++) {
-        cum += p[i].p;
-        if (cum > target) {
-            tok = p[i].i;
-            break;
-        }
-    }
-    free(p);
-    return tok;
-}
-
 void drift_gen_free(drift_gen_t *g)
 {
     if (!g) return;
@@ -131,8 +73,10 @@ int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int np
     const drift_llm_config_t *c = drift_model_config(m);
     int V = c->vocab_size, cap = c->seq_len, B = bt ? bt->batch : 1;
     if (B < 1 || nprompt > cap) return DRIFT_EINVAL;
-    drift_sampler_t greedy = {0, 0, 1, 0, 0};
+    const drift_sampler_t greedy = drift_sampler_default(DRIFT_SAMPLER_GREEDY);
     if (!smp) smp = &greedy;
+    if (drift_sampler_validate(smp, NULL) || (smp->kind != DRIFT_SAMPLER_GREEDY && smp->kind != DRIFT_SAMPLER_SORTED))
+        return DRIFT_EINVAL;
     /* positions used: nprompt + ntokens - 1 (the last token is not fed) */
     if (ntokens > cap - nprompt + 1) ntokens = cap - nprompt + 1;
     int rc = DRIFT_ENOMEM;

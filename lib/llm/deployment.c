@@ -54,6 +54,7 @@ static void base(drift_deployment_t *d)
     snprintf(d->compute, sizeof d->compute, "bf16");
     d->batch_kind = DRIFT_BATCH_ALONE;
     d->batch = 1;
+    d->sampler = drift_sampler_default(DRIFT_SAMPLER_GREEDY);
 }
 
 static int apply_fields(drift_deployment_t *d, char *fields, unsigned *given, char *err, size_t errsize);
@@ -201,16 +202,10 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
         return 0;
     }
     if (!strcmp(k, "sampler")) {
-        if (!strcmp(v, "greedy")) {
-            d->tie_eps = 0;
+        drift_sampler_t s;
+        if (!drift_sampler_parse(&s, v) && s.kind == DRIFT_SAMPLER_GREEDY) {
+            d->sampler = s;
             return 0;
-        }
-        if (!strncmp(v, "greedy-ties:", 12)) {
-            double e;
-            if (drift_decimal_valid(v + 12) && !drift_decimal_round(&e, v + 12, DRIFT_FP64, NULL, 0) && isfinite(e) && e > 0) {
-                d->tie_eps = e;
-                return 0;
-            }
         }
         return drift_why(err, errsize, DRIFT_EUNSUPPORTED,
                          "deployment: sampler=%s: expected greedy or greedy-ties:EPS with EPS > 0 logits (text at temperature 0)", v);
@@ -299,9 +294,9 @@ static int finish_llamacpp(drift_deployment_t *d, unsigned given, char *err, siz
     if (!d->on_cpu) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: engine=%s runs on card=cpu", eng);
     char preset[32];
     snprintf(preset, sizeof preset, "%s", d->preset);
-    double tie_eps = d->tie_eps; /* the sampler is the deployment's own, whatever llama.cpp computes */
+    drift_sampler_t sampler = d->sampler; /* the deployment's own, whatever llama.cpp computes */
     load_preset(d, eng, NULL, 0);
-    d->tie_eps = tie_eps;
+    d->sampler = sampler;
     d->nx.kv = (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP16};
     d->nx.weights = DRIFT_FP32, d->nx.sms = 1;
     snprintf(d->compute, sizeof d->compute, "q8");
@@ -404,7 +399,7 @@ static int field_text(char *buf, size_t size, const drift_deployment_t *d, int k
     case 12: return snprintf(buf, size, "%d", d->nx.tp);
     case 13: return snprintf(buf, size, "%s", drift_allreduce_name(d->nx.allreduce));
     case 14: return snprintf(buf, size, "%d", d->draft);
-    default: return d->tie_eps > 0 ? snprintf(buf, size, "greedy-ties:%.17g", d->tie_eps) : snprintf(buf, size, "greedy");
+    default: return drift_sampler_print(buf, size, &d->sampler);
     }
 }
 
@@ -415,7 +410,7 @@ int drift_deployment_print(char *buf, size_t size, const drift_deployment_t *d)
     /* the llama.cpp engines have no other fields but the sampler: llama.cpp decides them */
     int lab = d->nx.engine == DRIFT_ENGINE_LAB;
     for (int k = 0; k < NKEYS; k++) {
-        if (!lab && k >= 2 && !(k == NKEYS - 1 && d->tie_eps > 0)) continue;
+        if (!lab && k >= 2 && !(k == NKEYS - 1 && d->sampler.tie_eps > 0)) continue;
         char v[DRIFT_ATTN_SPEC_MAX + 32];
         if (field_text(v, sizeof v, d, k) < 0) return DRIFT_EINVAL;
         at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s%s=%s", k ? "," : "", KEYS[k], v);
@@ -524,8 +519,7 @@ int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, const drift_deploy
 {
     if (!out || !m || !d || !prompt || np < 1 || prefix < 0 || prefix > np || ntokens < 0) return DRIFT_EINVAL;
     if (d->nx.engine != DRIFT_ENGINE_LAB) {
-        drift_sampler_t greedy = {0, 0, 1, 0, d->tie_eps};
-        return drift_generate(out, m, prompt, np, ntokens, 0, &greedy, NULL, keep_logits);
+        return drift_generate(out, m, prompt, np, ntokens, 0, &d->sampler, NULL, keep_logits);
     }
     memset(out, 0, sizeof *out);
     const drift_llm_config_t *c = drift_model_config(m);
@@ -589,7 +583,7 @@ int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, const drift_deploy
         drift_top2_t tt;
         drift_top2(&tt, lg, (size_t)V);
         int t1 = (int)tt.top1, t2 = (int)tt.top2;
-        out->token[k] = d->tie_eps > 0 ? drift_greedy_tie(lg, V, d->tie_eps) : t1, out->top2[k] = t2;
+        out->token[k] = d->sampler.tie_eps > 0 ? drift_greedy_tie(lg, V, d->sampler.tie_eps) : t1, out->top2[k] = t2;
         out->top1_logit[k] = lg[t1], out->top2_logit[k] = lg[t2];
         out->rows[k] = last_rows;
         if (keep_logits) memcpy(out->logits + (size_t)k * (size_t)V, lg, (size_t)V * sizeof(double));

@@ -71,7 +71,7 @@ typedef struct {
     int prefill_chunk;          /* 0: the whole prompt in one step */
     int prefix_cache;
     int draft;                  /* 0 */
-    double tie_eps;             /* sampler=greedy-ties:EPS (0: plain greedy) */
+    drift_sampler_t sampler;    /* greedy or greedy-ties:EPS (sampler.h): deployments decode at T = 0 */
 } drift_deployment_t;
 
 /* Parse spec (above) into d. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_EIO (an

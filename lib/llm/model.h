@@ -69,6 +69,7 @@
 #include "order.h"
 #include "policy.h"
 #include "recipe.h"
+#include "sampler.h"
 
 typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_LMHEAD, DRIFT_NOPS } drift_op_t;
 
@@ -194,26 +195,6 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
 /* ---- decoding ------------------------------------------------------------------------- */
 
 typedef struct {
-    double temperature; /* 0: greedy (first maximum, as run.c) */
-    int top_k;          /* 0: off */
-    double top_p;       /* 1 (or 0): off */
-    uint64_t seed;      /* stream (seed, "model.sample", 0, 0): one uniform per step */
-    double tie_eps;     /* greedy only: top-1 minus top-2 below this is a tie, given to the lower
-                           token id of the two (a deterministic tie-breaker); 0: off */
-} drift_sampler_t;
-
-/* Sample from logits (V values) with the sampler; u is a uniform in [0, 1). Greedy ignores u;
- * with tie_eps > 0 it picks the lower id of the top two when their gap is below tie_eps.
- * Temperature: p_i ~ exp((l_i - max) / T) in fp64; top-k keeps the k largest, top-p the
- * smallest prefix (by descending probability, ties by index) whose mass reaches top_p; then
- * the first token whose cumulative mass exceeds u * total, in that order. The token, or
- * DRIFT_EINVAL / DRIFT_ENOMEM. */
-int drift_sample(const double *logits, int V, const drift_sampler_t *s, double u);
-/* Greedy with a tie-breaker: the top-1 token (first maximum), unless its logit exceeds the
- * top-2's by less than eps: then the lower id of the two. */
-int drift_greedy_tie(const double *logits, int V, double eps);
-
-typedef struct {
     int batch;            /* 1: alone; B: with B-1 companions */
     uint64_t seed;        /* companions' prompts and lengths: stream (seed, "model.companions", 0, 0) */
     int max_prompt;       /* companions' prompt lengths uniform in 1 .. max_prompt (default 32) */
@@ -237,7 +218,8 @@ typedef struct {
  * request runs in a batch of bt->batch (bt NULL: alone) with random companions that join
  * with their prompts (prefilled in the step they join), decode greedily and leave after
  * their length, their slot then taken by a new companion: continuous batching. The model
- * needs nslots >= batch. Free out with drift_gen_free. */
+ * needs nslots >= batch. smp: a greedy or sorted-cdf sampler (sampler.h; NULL: greedy), drawn
+ * with drift_sample; another kind is DRIFT_EINVAL. Free out with drift_gen_free. */
 int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int nprompt, int ntokens, int stop_at_bos,
                    const drift_sampler_t *smp, const drift_batching_t *bt, int keep_logits);
 void drift_gen_free(drift_gen_t *g);

@@ -240,8 +240,10 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             if (drift_allreduce_parse(&c->nx.allreduce, v)) die("--allreduce: expected ring, tree or rank, found '%s'", v);
         } else if (!strcmp(o, "--temperature")) c->smp.temperature = parse_dbl(o, v, 0, 1e6), c->sampling_opt = "--temperature";
         else if (!strcmp(o, "--top-k")) c->smp.top_k = (int)parse_int(o, v, 0, INT_MAX), c->sampling_opt = "--top-k";
-        else if (!strcmp(o, "--top-p")) c->smp.top_p = parse_dbl(o, v, 0, 1), c->sampling_opt = "--top-p";
-        else if (!strcmp(o, "--seed")) c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX), c->sampling_opt = "--seed";
+        else if (!strcmp(o, "--top-p")) {
+            c->smp.top_p = parse_dbl(o, v, 0, 1), c->sampling_opt = "--top-p";
+            if (c->smp.top_p == 0) c->smp.top_p = 1; /* 0 is off, as 1 */
+        } else if (!strcmp(o, "--seed")) c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX), c->sampling_opt = "--seed";
         else if (!strcmp(o, "--beams")) c->beams = (int)parse_int(o, v, 1, 1024);
         else if (!strcmp(o, "--beam-ties")) {
             if (drift_beam_ties_parse(&c->ties, v)) die("--beam-ties: expected stable or unstable, found '%s'", v);
@@ -429,7 +431,8 @@ int main(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.nx = drift_numerics_fp32();
     a.bt = (drift_batching_t){1, 1, 32, 64};
-    a.smp = (drift_sampler_t){0, 0, 1, 0, 0};
+    a.smp = drift_sampler_default(DRIFT_SAMPLER_SORTED);
+    a.smp.temperature = 0; /* greedy until --temperature */
     const char *ckpt = NULL, *ids = NULL, *tokf = NULL, *ptext = NULL;
     long ntok = 256;
     int exact_gaps = 0, json = 0;
