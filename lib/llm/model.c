@@ -250,41 +250,6 @@ int drift_attn_auto_splits(long blocks, int sms, long key_tiles)
     return 1;
 }
 
-/* policy.h's rules with the minimum slice as a parameter. */
-int drift_model_choose_kernel(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
-                              int min_slice)
-{
-    if (!k || sms < 1 || min_slice < 1 || (unsigned)p >= DRIFT_NPOLICIES) return DRIFT_EINVAL;
-    static const int TILE[4][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
-    memset(k, 0, sizeof *k);
-    k->family = DRIFT_GEMM_TILED;
-    k->bk = 32;
-    k->bm = k->bn = 128;
-    if (p == DRIFT_POLICY_BATCH_INVARIANT) return 0;
-    size_t best = 0;
-    int pick = -1;
-    for (int c = 0; c < 4; c++) {
-        size_t tiles = ((M + (size_t)TILE[c][0] - 1) / (size_t)TILE[c][0]) * ((N + (size_t)TILE[c][1] - 1) / (size_t)TILE[c][1]);
-        if (tiles >= (size_t)sms) {
-            k->bm = TILE[c][0], k->bn = TILE[c][1];
-            return 0;
-        }
-        if (pick < 0 || tiles > best) best = tiles, pick = c;
-    }
-    k->bm = TILE[pick][0], k->bn = TILE[pick][1];
-    size_t lim = (size_t)sms / (best ? best : 1), klim = K / (size_t)min_slice;
-    if (klim < lim) lim = klim;
-    if (lim > DRIFT_POLICY_MAX_SPLIT) lim = DRIFT_POLICY_MAX_SPLIT;
-    size_t S = 1;
-    while (S * 2 <= lim) S *= 2;
-    if (S >= 2) {
-        memset(k, 0, sizeof *k);
-        k->family = DRIFT_GEMM_SPLITK;
-        k->splits = (int)S;
-    }
-    return 0;
-}
-
 /* ---- the model ------------------------------------------------------------------------------ */
 
 enum { W_Q = 0, W_K, W_V, W_O, W_1, W_2, W_3, NW };
@@ -578,7 +543,7 @@ static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, 
                    int bf_valid, size_t M, size_t N, size_t K, drift_format_t out)
 {
     drift_gemm_kernel_t kern;
-    int rc = drift_model_choose_kernel(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
+    int rc = drift_policy_choose_slice(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
     if (rc) return rc;
     return drift_dispatch_kernel_gemm_b(C, A, B, Bf, bf_valid, M, N, K, &m->nx.mm[op], &kern, out, m->tmpa, m->tmpc);
 }
@@ -877,7 +842,7 @@ int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, 
         for (size_t r = 0; r < P; r++) {
             const mat_t *w = &m->w[(size_t)which * P + r]; /* layer 0: every layer has these shapes */
             drift_gemm_kernel_t k;
-            int rc = drift_model_choose_kernel(&k, m->nx.policy, rows, w->N ? w->N : 1, w->K ? w->K : 1, m->nx.sms,
+            int rc = drift_policy_choose_slice(&k, m->nx.policy, rows, w->N ? w->N : 1, w->K ? w->K : 1, m->nx.sms,
                                                m->nx.min_slice);
             if (rc) return rc;
             PUT(k.family == DRIFT_GEMM_SPLITK ? k.splits : 1);
@@ -886,7 +851,7 @@ int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, 
         }
     for (size_t r = 0; r < P; r++) {
         drift_gemm_kernel_t k;
-        int rc = drift_model_choose_kernel(&k, m->nx.policy, (size_t)nseq, m->cls[r].N ? m->cls[r].N : 1, m->cls[r].K,
+        int rc = drift_policy_choose_slice(&k, m->nx.policy, (size_t)nseq, m->cls[r].N ? m->cls[r].N : 1, m->cls[r].K,
                                            m->nx.sms, m->nx.min_slice);
         if (rc) return rc;
         PUT(k.family == DRIFT_GEMM_SPLITK ? k.splits : 1);

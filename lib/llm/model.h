@@ -143,12 +143,6 @@ int drift_attn_auto_splits(long blocks, int sms, long key_tiles);
 /* One-line description, e.g. "qkv=bf16/tc:h100/fp32/bf16 ... policy=vendor-like tp=2 ring". */
 int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx);
 
-/* The kernel the policy picks for an M x N x K GEMM with a split-K minimum slice (the rules
- * of policy.h with DRIFT_POLICY_MIN_SLICE replaced by min_slice; identical to
- * drift_policy_choose when min_slice == DRIFT_POLICY_MIN_SLICE). */
-int drift_model_choose_kernel(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
-                              int min_slice);
-
 typedef struct drift_model drift_model_t;
 
 /* Trace hook (layer_drift): called after each sub-block with the residual stream (or the
