@@ -16,7 +16,6 @@
 #include "gemm.h"
 #include "llamacpp_forward.h"
 #include "philox.h"
-#include "tc_model.h"
 
 /* ---- names, recipes, numerics ------------------------------------------------------------ */
 
@@ -260,7 +259,7 @@ static const int W_ROWPAR[NW] = {0, 0, 0, 1, 0, 1, 0};
 typedef struct {
     double *B;    /* K x N (row-major) for the GEMM path; N x K in exact mode */
     float *Bf;    /* B as floats (the fp32-accumulator fast path), NULL when unused */
-    int bf_valid; /* drift_tc_floatb_valid(Bf): the tensor-core model may read Bf unchecked */
+    int bf_valid; /* drift_dispatch_gemm_b_valid(Bf): the recipe's GEMM may read Bf unchecked */
     size_t K, N;  /* this rank's shape */
     size_t off;   /* first output column (column-parallel) or first k (row-parallel) */
 } mat_t;
@@ -308,8 +307,9 @@ static void split_range(size_t n, int P, int r, int even, size_t *lo, size_t *le
 
 /* Prepare one rank's matrix from W (Nt x Kt, llama2.c layout). */
 static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt, size_t Kt, int rowpar, int r,
-                    int even, drift_format_t in)
+                    int even, const drift_recipe_t *rec)
 {
+    const drift_format_t in = rec->in;
     size_t lo, len;
     split_range(rowpar ? Kt : Nt, m->P, r, even, &lo, &len);
     mt->off = lo;
@@ -335,7 +335,7 @@ static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt
         mt->Bf = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(float));
         if (!mt->Bf) return DRIFT_ENOMEM;
         for (size_t i = 0; i < mt->K * mt->N; i++) mt->Bf[i] = (float)mt->B[i];
-        mt->bf_valid = drift_tc_floatb_valid(mt->Bf, mt->K * mt->N, in);
+        mt->bf_valid = drift_dispatch_gemm_b_valid(mt->Bf, mt->K * mt->N, rec);
     }
     return 0;
 }
@@ -486,10 +486,10 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
             int even = which == W_Q || which == W_K || which == W_V || which == W_O;
             for (size_t r = 0; r < P && !rc; r++)
                 rc = prep_mat(&m->w[(l * NW + (size_t)which) * P + r], m, src, Nt, Kt, W_ROWPAR[which], (int)r, even,
-                              nx->mm[W_OP[which]].in);
+                              &nx->mm[W_OP[which]]);
         }
     for (size_t r = 0; r < P && !rc; r++)
-        rc = prep_mat(&m->cls[r], m, ck->wcls, V, d, 0, (int)r, 0, nx->mm[DRIFT_OP_LMHEAD].in);
+        rc = prep_mat(&m->cls[r], m, ck->wcls, V, d, 0, (int)r, 0, &nx->mm[DRIFT_OP_LMHEAD]);
     if (!rc) rc = grow_scratch(m, 16);
     if (rc) {
         drift_model_free(m);

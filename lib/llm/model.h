@@ -18,7 +18,8 @@
  *     split-K, is chosen per GEMM shape by the kernel policy) or `tc:ARCH` (the tensor-core
  *     block-FMA model of tc_model.h; under the vendor-like policy a split-K choice runs the
  *     model on each K slice and adds the slices in ACC, RNE, in slice order), the result
- *     stored in OUT. Every GEMM goes through drift_gemm / drift_tc_gemm.
+ *     stored in OUT. Every GEMM goes through the recipe dispatcher
+ *     (drift_dispatch_kernel_gemm_b, dispatch.h), which alone knows the tensor-core case.
  *   - weights are first rounded to `weights` (LayerCast: bf16 weights, fp32 compute).
  *   - the residual stream, norms, RoPE, SiLU and softmax are computed in fp32 (as GPU
  *     kernels do) and stored in `act`; RMSNorm's sum of squares is a drift_dot in
