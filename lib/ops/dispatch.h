@@ -33,11 +33,6 @@ extern "C" {
  * tensor-core path for the input format (DRIFT_EUNSUPPORTED otherwise, why says so). */
 int drift_recipe_check(const drift_recipe_t *r, char *why, size_t why_size);
 
-/* 1 when o is a tensor-core order whose architecture takes `in` (p receives the model's
- * parameters), 0 when o is not a tensor-core order, DRIFT_EUNSUPPORTED when it is one that
- * has no path for `in`. */
-int drift_order_tc_params(drift_tc_params_t *p, const drift_order_t *o, drift_format_t in);
-
 /* The accumulator's result of c + sum a[i] b[i] before the output rounding (a value of
  * r->acc.acc); a and b must be values of r->in; c may be NULL. Not for exact recipes
  * (DRIFT_EINVAL). Errors as drift_recipe_check, plus those of the path. */
