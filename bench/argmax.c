@@ -35,7 +35,7 @@
 enum { V = 32000 }; /* the experiment's vocabulary */
 static const drift_format_t FMTS[] = {DRIFT_BF16, DRIFT_FP16, DRIFT_TF32, DRIFT_FP32};
 
-static int kernels(drift_lmhead_cfg_t *c, drift_format_t f, size_t K)
+static int kernels(drift_recipe_t *c, drift_format_t f, size_t K)
 {
     static const char *const ORD[] = {"seq", "splitk:16", "pairwise", "warp:32", "tc:h100"};
     drift_order_t o[5];
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         size_t M = K / 256 < DRIFT_LMHEAD_MAXSPLIT ? K / 256 : DRIFT_LMHEAD_MAXSPLIT, split[DRIFT_LMHEAD_MAXSPLIT];
         if (drift_lmhead_split_choose(split, M, H, (size_t)R, K) || drift_lmhead_split_cols(cols, W, V, K, split, M)) abort();
         for (int fi = 0; fi < 4; fi++) {
-            drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
+            drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
             int nc = kernels(c, FMTS[fi], K);
             if (drift_lmhead_round_norms(dl2, W, V, K, FMTS[fi])) abort();
             drift_lmhead_head_t hn = {.W = W, .V = (size_t)V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2, .nsplit = M, .split = split,

@@ -15,6 +15,7 @@
 
 #include "drift.h"
 #include "cli.h"
+#include "dispatch.h"
 #include "flips.h"
 #include "gen_logits.h"
 #include "lmhead.h"
@@ -34,9 +35,9 @@ static double mp_dot_d(const double *h, const double *w, size_t K)
     return d;
 }
 
-static drift_lmhead_cfg_t cfg(drift_format_t in, const char *order, drift_format_t acc, drift_format_t out)
+static drift_recipe_t cfg(drift_format_t in, const char *order, drift_format_t acc, drift_format_t out)
 {
-    drift_lmhead_cfg_t c;
+    drift_recipe_t c;
     memset(&c, 0, sizeof c);
     c.in = in;
     cr_assert_eq(drift_order_parse(&c.order, order), 0, "order %s", order);
@@ -45,22 +46,22 @@ static drift_lmhead_cfg_t cfg(drift_format_t in, const char *order, drift_format
     return c;
 }
 
-static drift_lmhead_cfg_t cfg_exact(drift_format_t in, drift_format_t out)
+static drift_recipe_t cfg_exact(drift_format_t in, drift_format_t out)
 {
-    drift_lmhead_cfg_t c = cfg(in, "seq", DRIFT_FP32, out);
+    drift_recipe_t c = cfg(in, "seq", DRIFT_FP32, out);
     c.exact = 1;
     return c;
 }
 
 /* The configurations of the experiment for input format f, plus a few extra orders. */
-static int all_cfgs(drift_lmhead_cfg_t *c, drift_format_t f, size_t K)
+static int all_cfgs(drift_recipe_t *c, drift_format_t f, size_t K)
 {
     static const char *const ORD[] = {"seq", "splitk:16", "pairwise", "warp:32", "splitk:3:tree", "blocked:64",
                                       "kahan", "tc:h100", "tc:a100"};
     int n = 0;
     for (size_t i = 0; i < sizeof ORD / sizeof ORD[0]; i++) {
-        drift_lmhead_cfg_t x = cfg(f, ORD[i], DRIFT_FP32, DRIFT_FP32);
-        if (drift_lmhead_cfg_check(&x)) continue; /* tc with fp32 inputs */
+        drift_recipe_t x = cfg(f, ORD[i], DRIFT_FP32, DRIFT_FP32);
+        if (drift_recipe_check(&x, NULL, 0)) continue; /* tc with fp32 inputs */
         c[n++] = x;
         if (f == DRIFT_BF16 || f == DRIFT_FP16) c[n++] = cfg(f, ORD[i], DRIFT_FP32, f);
     }
@@ -94,7 +95,7 @@ Test(argmax, bound_holds)
                 if (trial % 4 == 2 && i % 2) w[i] = -w[i - 1] * h[i - 1] / h[i]; /* cancellation */
             }
             for (int fi = 0; fi < 4; fi++) {
-                drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
+                drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
                 int n = all_cfgs(c, FMTS[fi], K);
                 double *hf = malloc(K * sizeof *hf), *wf = malloc(K * sizeof *wf);
                 double sabs = 0, sl1 = 0;
@@ -113,12 +114,12 @@ Test(argmax, bound_holds)
                 double mag = fabs(mpfr_get_d(ex, MPFR_RNDU)) * (1 + 1e-15);
                 for (int k = 0; k < n; k++) {
                     double y, b = drift_lmhead_bound(&c[k], K, sabs, sl1, mag);
-                    cr_assert_eq(drift_lmhead_dot(&y, hf, wf, K, &c[k]), 0);
+                    cr_assert_eq(drift_recipe_dot(&y, hf, wf, K, NULL, &c[k]), 0);
                     mpfr_set_d(d, y, MPFR_RNDN);
                     cr_assert_eq(mpfr_sub(d, d, ex, MPFR_RNDN), 0, "exact difference");
                     double err = fabs(mpfr_get_d(d, MPFR_RNDU));
                     char name[96];
-                    drift_lmhead_cfg_name(name, sizeof name, &c[k]);
+                    drift_recipe_label(name, sizeof name, &c[k]);
                     cr_expect(err <= b, "%s in=%s K=%zu trial %d: |err| %.3g > bound %.3g", name,
                               drift_format_name(FMTS[fi]), K, trial, err, b);
                     checked++;
@@ -139,14 +140,14 @@ Test(argmax, bound_finite_where_it_should_be)
 {
     /* fp32 accumulation of 4096 terms: gamma_4097(2^-24) ~ 2.4e-4; bf16 accumulation: K u = 16 >= 1,
      * no deterministic bound exists (so the realistic mode cannot prune it). */
-    drift_lmhead_cfg_t a = cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32), b = cfg(DRIFT_BF16, "seq", DRIFT_BF16, DRIFT_BF16);
+    drift_recipe_t a = cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32), b = cfg(DRIFT_BF16, "seq", DRIFT_BF16, DRIFT_BF16);
     double ba = drift_lmhead_bound(&a, 4096, 1.0, 100.0, 1.0);
     cr_expect(ba > 4097 * 0x1p-24 && ba < 2.5e-4, "fp32 bound %.4g", ba);
     cr_expect(isinf(drift_lmhead_bound(&b, 4096, 1.0, 100.0, 1.0)));
-    drift_lmhead_cfg_t t = cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_FP32);
+    drift_recipe_t t = cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_FP32);
     double bt = drift_lmhead_bound(&t, 4096, 1.0, 0.0, 1.0);
     cr_expect(isfinite(bt) && bt < 1e-3, "tc bound %.4g", bt);
-    drift_lmhead_cfg_t e = cfg_exact(DRIFT_BF16, DRIFT_FP32);
+    drift_recipe_t e = cfg_exact(DRIFT_BF16, DRIFT_FP32);
     /* the exact dot rounded once to fp32: half an ulp, u |x| with u = 2^-24 */
     cr_expect(drift_lmhead_bound(&e, 4096, 1.0, 0.0, 1.0) < 1.0001 * 0x1p-24 + 1e-40);
 }
@@ -257,7 +258,7 @@ Test(argmax, pruning_matches_full)
             cr_assert_eq(drift_lmhead_approx(ap, H, R, W, V, K), 0);
             for (size_t r = 0; r < R; r++)
                 for (int fi = 0; fi < 4; fi++) {
-                    drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
+                    drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
                     int n = all_cfgs(c, FMTS[fi], K);
                     /* own-format accumulation has no bound at these K for bf16: drop it here */
                     int m = 0;
@@ -329,7 +330,7 @@ Test(argmax, no_flip_far_above_bound)
         double sc = drift_logit_scale(h, K);
         for (int fi = 0; fi < 4; fi++) {
             drift_format_t f = FMTS[fi];
-            drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
+            drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
             int n = all_cfgs(c, f, K);
             double *hf = malloc(K * sizeof *hf);
             for (size_t i = 0; i < K; i++) hf[i] = drift_rne(h[i], f);
@@ -386,7 +387,7 @@ Test(argmax, ties_are_not_flips)
         mpfr_t a, b;
         mpfr_inits2(XPREC, a, b, (mpfr_ptr)0);
         for (int fi = 0; fi < 4; fi++) {
-            drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
+            drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
             int n = all_cfgs(c, FMTS[fi], K);
             drift_lmhead_result_t res;
             cr_assert_eq(drift_lmhead_eval_full(&res, h, W, 3, K, c, n), 0);
@@ -635,10 +636,10 @@ Test(argmax, pruned_some_by_hand)
     drift_hidden_model(&m, K, &s);
     drift_gen_hidden(h, &m, &s);
     cr_assert_eq(drift_lmhead_approx(ap, h, 1, W, V, K), 0);
-    drift_lmhead_cfg_t c[4] = {cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32), cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_BF16),
+    drift_recipe_t c[4] = {cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32), cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_BF16),
                                cfg(DRIFT_BF16, "pairwise", DRIFT_FP32, DRIFT_FP32), cfg_exact(DRIFT_BF16, DRIFT_FP32)};
     const unsigned char use[4] = {1, 0, 1, 1};
-    drift_lmhead_cfg_t sub[3] = {c[0], c[2], c[3]};
+    drift_recipe_t sub[3] = {c[0], c[2], c[3]};
     drift_lmhead_result_t r, ref;
     cr_assert_eq(drift_lmhead_eval_pruned_some(&r, h, W, V, K, ap, l1, l2, c, 4, use), 0);
     cr_assert_eq(drift_lmhead_eval_pruned(&ref, h, W, V, K, ap, l1, l2, sub, 3), 0);
@@ -857,7 +858,7 @@ Test(flips, model_var_by_hand)
 {
     /* seq, fp32: 1 is exact (no variance); 1 + 2^-30 is rounded once in [1, 2): ulp 2^-23,
      * variance ulp^2/12 = 2^-46/12. */
-    drift_lmhead_cfg_t c = {DRIFT_FP32, {0}, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
+    drift_recipe_t c = {DRIFT_FP32, {0}, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
     drift_order_parse(&c.order, "seq");
     double p[2] = {1.0, ldexp(1.0, -30)};
     drift_flip_vv_t tmp[2 * (2 + 0 + 64)];
@@ -943,7 +944,7 @@ Test(flips, fit_predictions_and_realistic)
     small_set(&s);
     /* exact head, logits rounded once to fp32: norm-form variance 2 u^2 l1^2 / (8 ln 2) per
      * trial (u = 2^-24, l1 = s = 1), so sigma_pred = sqrt(2 / (8 ln 2)) 2^-24 */
-    drift_lmhead_cfg_t c = {DRIFT_FP32, {0}, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 1};
+    drift_recipe_t c = {DRIFT_FP32, {0}, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 1};
     drift_order_parse(&c.order, "seq");
     s.pvar[0 * 2 + 0] = 4; /* only trial 0 has a partial-sum variance: sigma_sums = sqrt(4) */
     drift_flip_fit_t F;

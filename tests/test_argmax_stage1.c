@@ -4,7 +4,7 @@
  *
  * Independent witnesses: every token's exact logit (inputs rounded to the format with MPFR,
  * products and sums in MPFR at 2400 bits, every operation asserted exact), and every kernel's
- * output on the full vocabulary from its emulation (drift_lmhead_dot, the definition of what the
+ * output on the full vocabulary from its emulation (drift_recipe_dot, the definition of what the
  * kernel computes; checked against MPFR by test_argmax's bound_holds). Each token's radius is
  * checked against both: |kernel logit - approx| and |exact logit - approx| <= rad[v] (the
  * difference taken exactly in MPFR), the top-2 of the exact logits and of every kernel's
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "argmax_kernels.h"
+#include "dispatch.h"
 #include "drift.h"
 #include "gen_logits.h"
 #include "lmhead.h"
@@ -82,7 +83,7 @@ static int within(mpfr_srcptr x, double a, double r)
 
 /* The experiment's kernel set for f at K, without own-format accumulation (no finite bound:
  * the realistic mode leaves it out), policy kernels included. */
-static int kernels(drift_lmhead_cfg_t *c, drift_format_t f, size_t K)
+static int kernels(drift_recipe_t *c, drift_format_t f, size_t K)
 {
     static const char *const ORD[] = {"seq", "splitk:16", "pairwise", "warp:32", "tc:h100"};
     drift_order_t o[5];
@@ -181,7 +182,7 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
         for (size_t v = 0; v < V; v++) mpfr_inits2(XPREC, ex[v], cv[v], (mpfr_ptr)0);
         for (int fi = 0; fi < 4; fi++) {
             drift_format_t f = FMTS[fi];
-            drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
+            drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
             int nc = kernels(c, f, K);
             for (uint32_t trial = 0; trial < 2; trial++) {
                 adversarial(h, W, Wd, V, K, f, trial);
@@ -220,7 +221,7 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                 double *y = malloc((size_t)nc * V * sizeof *y);
                 for (int k = 0; k < nc; k++) {
                     for (size_t v = 0; v < V; v++) {
-                        cr_assert_eq(drift_lmhead_dot(&y[k * V + v], hf, wf + v * K, K, &c[k]), 0);
+                        cr_assert_eq(drift_recipe_dot(&y[k * V + v], hf, wf + v * K, K, NULL, &c[k]), 0);
                         mpfr_set_d(cv[v], y[k * V + v], MPFR_RNDN);
                     }
                     top2_set(must, cv, V);
@@ -330,7 +331,7 @@ Test(argmax_stage1, tighter_than_global_same_outcome)
         cr_assert_eq(drift_lmhead_split_choose(split, 4, h, 1, K), 0);
         cr_assert_eq(drift_lmhead_split_cols(cols, W, V, K, split, 4), 0);
         for (int fi = 0; fi < 4; fi++) {
-            drift_lmhead_cfg_t c[DRIFT_LMHEAD_MAXCFG];
+            drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
             int nc = kernels(c, FMTS[fi], K);
             cr_assert_eq(drift_lmhead_round_norms(dl2, W, V, K, FMTS[fi]), 0);
             drift_lmhead_head_t a = {.W = W, .V = V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2, .nsplit = 4, .split = split,
@@ -398,7 +399,7 @@ Test(argmax_stage1, helpers)
     size_t dup[2] = {1, 1};
     double ap[3] = {0, 0, 0}, l[3] = {1, 1, 1}, hh[5] = {0};
     size_t keep[3], n;
-    drift_lmhead_cfg_t c;
+    drift_recipe_t c;
     memset(&c, 0, sizeof c);
     c.in = DRIFT_FP16;
     cr_assert_eq(drift_order_parse(&c.order, "seq"), 0);

@@ -285,7 +285,7 @@ Test(model, kernel_choice_is_policy_h_at_default_slice)
                 for (size_t c = 0; c < 5; c++) {
                     drift_gemm_kernel_t x, y;
                     cr_assert_eq(drift_policy_choose(&x, (drift_policy_t)p, Ms[a], Ns[b], Ks[c], 132), 0);
-                    cr_assert_eq(drift_model_choose_kernel(&y, (drift_policy_t)p, Ms[a], Ns[b], Ks[c], 132,
+                    cr_assert_eq(drift_policy_choose_slice(&y, (drift_policy_t)p, Ms[a], Ns[b], Ks[c], 132,
                                                            DRIFT_POLICY_MIN_SLICE), 0);
                     cr_assert(drift_gemm_kernel_equal(&x, &y), "M %zu N %zu K %zu", Ms[a], Ns[b], Ks[c]);
                 }

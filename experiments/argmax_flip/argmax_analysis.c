@@ -17,7 +17,7 @@ void drift_aflab_two_references(drift_aflab_t *L)
         for (int fi = 0; fi < L->nF; fi++) {
             const drift_kset_t *ks = &L->KS[ki][fi];
             for (int c = 0; c < ks->n; c++) {
-                const drift_lmhead_cfg_t *r = &ks->k[c].c;
+                const drift_recipe_t *r = &ks->k[c].c;
                 L->partner[ki][fi][c] = -1;
                 if (r->exact) continue;
                 for (int p = 0; p < ks->n; p++)
@@ -62,7 +62,7 @@ int drift_aflab_fit(drift_aflab_t *L)
             {
                 if (drift_flipset_fit(&L->FIT[ki][fi][c], &L->PL[ki][fi], c, &ks->k[c].c, ks->k[c].nu, L->Ks[ki], &L->bins))
                     return DRIFT_ENOMEM;
-                const drift_lmhead_cfg_t *r = &ks->k[c].c;
+                const drift_recipe_t *r = &ks->k[c].c;
                 drift_fliplaw_t law = drift_flip_implied_law(r->exact, r->acc.acc, r->out);
                 if (drift_flipset_laws(&L->LAW[ki][fi][c], &L->PL[ki][fi], c, law, r->out, &L->bins)) return DRIFT_ENOMEM;
             }

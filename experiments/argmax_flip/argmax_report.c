@@ -124,7 +124,7 @@ static void write_fits(drift_out_t *o, const drift_aflab_t *L)
             const drift_kset_t *ks = &L->KS[ki][fi];
             for (int c = 0; c < ks->n; c++) {
                 const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
-                const drift_lmhead_cfg_t *cf = &ks->k[c].c;
+                const drift_recipe_t *cf = &ks->k[c].c;
                 char ord[DRIFT_ORDER_SPEC_MAX];
                 drift_order_print(ord, sizeof ord, &cf->order);
                 double uin = drift_ulp(F->l1_med, ks->f), uout = drift_ulp(F->l1_med, cf->out), s = F->s_med;

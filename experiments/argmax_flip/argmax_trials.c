@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "argmax_lab.h"
+#include "dispatch.h"
 #include "drift.h"
 #include "format.h"
 #include "lmhead.h"
@@ -60,7 +61,7 @@ int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
         if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, L->KS[ki][fi].f)) *err |= 1;
         for (size_t q = 0; q < K; q++) p2 += hf[q] * hf[q] * (a[q] * a[q] + b[q] * b[q]);
         drift_lmhead_result_t res;
-        drift_lmhead_cfg_t cfg[DRIFT_AF_MAXC];
+        drift_recipe_t cfg[DRIFT_AF_MAXC];
         for (int c = 0; c < L->KS[ki][fi].n; c++) cfg[c] = L->KS[ki][fi].k[c].c;
         if (drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, L->KS[ki][fi].n)) {
             *err |= 1;
@@ -117,7 +118,7 @@ int drift_aflab_measure_costs(drift_aflab_t *L)
             double t0 = now();
             for (int rep = 0; rep < REP; rep++)
                 for (int r = 0; r < NR; r++) {
-                    drift_lmhead_dot(&y, h, W + (size_t)r * K, K, &L->MKS->k[which[m]].c);
+                    drift_recipe_dot(&y, h, W + (size_t)r * K, K, NULL, &L->MKS->k[which[m]].c);
                     sink += y;
                 }
             L->cost[L->ncost++] = (drift_afcost_t){label[m], (now() - t0) / (REP * NR) * 1e6};

@@ -284,7 +284,7 @@ static void run_realistic(drift_aflab_t *L)
             for (long r = r0; r < r0 + nr; r++) {
                 for (int fi = 0; fi < L->nF; fi++) {
                     const drift_kset_t *ks = &L->KS[ki][fi];
-                    drift_lmhead_cfg_t cfg[DRIFT_AF_MAXC];
+                    drift_recipe_t cfg[DRIFT_AF_MAXC];
                     for (int c = 0; c < ks->n; c++) cfg[c] = ks->k[c].c;
                     drift_lmhead_result_t full; /* the left-out configurations stay flip = 0, n/a */
                     if (drift_lmhead_eval_pruned_head(&full, H + (size_t)r * K, &hd[fi], ap + (size_t)(r - r0) * L->V, cfg, ks->n,

@@ -31,7 +31,7 @@ int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const dri
             double sc;
             int swap;
             drift_plant_t pt;
-            drift_lmhead_cfg_t cfg[CLOSE_MAX];
+            drift_recipe_t cfg[CLOSE_MAX];
             int map[CLOSE_MAX], nc = 0;
             for (int c = 0; c < n; c++)
                 if (use[c]) map[nc] = c, cfg[nc++] = rec[c];

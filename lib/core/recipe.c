@@ -91,6 +91,20 @@ int drift_recipe_print(char *buf, size_t size, const drift_recipe_t *r)
     return n < 0 || (size_t)n >= size ? DRIFT_EINVAL : n;
 }
 
+int drift_recipe_label(char *buf, size_t size, const drift_recipe_t *r)
+{
+    char o[DRIFT_ORDER_SPEC_MAX];
+    int n;
+    if (!buf || !r) return DRIFT_EINVAL;
+    if (r->exact) {
+        n = snprintf(buf, size, "exact/-/%s", drift_format_name(r->out));
+    } else {
+        if (drift_order_print(o, sizeof o, &r->order) < 0) return DRIFT_EINVAL;
+        n = snprintf(buf, size, "%s/%s/%s", o, drift_format_name(r->acc.acc), drift_format_name(r->out));
+    }
+    return n < 0 || (size_t)n >= size ? DRIFT_EINVAL : n;
+}
+
 /* Splits s at '/' into at most 5 fields (a fifth means too many). */
 static int split_fields(char *s, char **f)
 {

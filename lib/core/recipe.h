@@ -3,9 +3,9 @@
  * A recipe names the input format (operands are rounded to it, nearest-even), the reduction
  * order (any order.h spec, tc:ARCH included, or `exact`), the accumulator (format, rounding
  * mode of every accumulation step, fma or not) and the output format the result is stored in.
- * It replaces the four overlapping descriptions the lab had (LM head configuration, GEMM
- * kernel + options, drift_acc_t, order spec): drift_lmhead_cfg_t is this type, and a GEMM
- * kernel is built from a recipe by the dispatcher (dispatch.h), never by re-parsing text.
+ * It is the lab's one description of a computation: an LM head configuration is a recipe
+ * (lmhead.h takes drift_recipe_t), and a GEMM kernel is built from a recipe by the dispatcher
+ * (dispatch.h), never by re-parsing text.
  *
  * Grammar (the printed form is canonical: parse(print(r)) == r):
  *
@@ -59,6 +59,11 @@ drift_recipe_t drift_recipe_exact(drift_format_t in, drift_format_t out);
 int drift_recipe_parse(drift_recipe_t *r, const char *spec, char *why, size_t why_size);
 /* Canonical spec into buf; its length, or DRIFT_EINVAL (invalid recipe, or it does not fit). */
 int drift_recipe_print(char *buf, size_t size, const drift_recipe_t *r);
+/* "ORDER/ACC/OUT" into buf ("tc:h100/fp32/bf16", "seq/fp32/fp32", "exact/-/fp32"): the recipe
+ * without its input format, the accumulator by its format alone (mode and fma not shown), for
+ * tables whose rows share one input format (the LM head's configurations). Its length, or
+ * DRIFT_EINVAL (no buffer or recipe, a malformed order, or it does not fit). */
+int drift_recipe_label(char *buf, size_t size, const drift_recipe_t *r);
 /* 1 when a and b compute the same number (fields a recipe ignores are not compared). */
 int drift_recipe_equal(const drift_recipe_t *a, const drift_recipe_t *b);
 /* 1 when a and b differ at most in the output format: they share one accumulation. */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "argmax_kernels.h"
+#include "dispatch.h"
 #include "drift.h"
 #include "flips.h"
 
@@ -22,14 +23,14 @@ int drift_kset_add(drift_kset_t *ks, drift_format_t f, const drift_order_t *o, d
     k->c.acc = (drift_acc_t){acc, DRIFT_RNE, 1};
     k->c.out = out;
     k->c.exact = exact;
-    if (drift_lmhead_cfg_check(&k->c)) return -1;
+    if (drift_recipe_check(&k->c, NULL, 0)) return -1;
     /* the same computation under another role is not added twice */
     for (int j = 0; j < ks->n; j++) {
-        const drift_lmhead_cfg_t *c = &ks->k[j].c;
+        const drift_recipe_t *c = &ks->k[j].c;
         if (c->exact == exact && c->out == out && (exact || (drift_order_equal(&c->order, o) && c->acc.acc == acc)))
             return j;
     }
-    drift_lmhead_cfg_name(k->name, sizeof k->name, &k->c);
+    drift_recipe_label(k->name, sizeof k->name, &k->c);
     k->role = role;
     k->nu = exact ? 0 : drift_flip_nu(o, f, K);
     return ks->n++;
@@ -90,8 +91,8 @@ int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const
     }
     /* the named kernels used by the report (added if --orders lacks them) */
     ks->seq32 = drift_kset_add(ks, f, &seq, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
-    drift_lmhead_cfg_t probe = {f, tc, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
-    if (!drift_lmhead_cfg_check(&probe)) {
+    drift_recipe_t probe = {f, tc, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
+    if (!drift_recipe_check(&probe, NULL, 0)) {
         ks->tc32 = drift_kset_add(ks, f, &tc, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
         ks->engine = narrow ? drift_kset_add(ks, f, &tc, DRIFT_FP32, f, 0, DRIFT_ROLE_STORE, K) : ks->tc32;
     } else {

@@ -22,7 +22,7 @@ enum { DRIFT_ROLE_ORDER, DRIFT_ROLE_STORE, DRIFT_ROLE_OWN, DRIFT_ROLE_EXACT, DRI
 extern const char *const drift_role_name[];
 
 typedef struct {
-    drift_lmhead_cfg_t c;
+    drift_recipe_t c;
     char name[96];
     int role;
     double nu; /* mean rounded-partial-sum participation / K (the c of the prediction) */

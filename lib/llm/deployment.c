@@ -617,8 +617,8 @@ int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b
         int differ = 0;
         for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
             drift_gemm_kernel_t ka, kb;
-            drift_model_choose_kernel(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
-            drift_model_choose_kernel(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
+            drift_policy_choose_slice(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
+            drift_policy_choose_slice(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
             differ |= memcmp(&ka, &kb, sizeof ka) != 0;
         }
         if (differ) n++, *last = M, *first = *first < 0 ? M : *first;

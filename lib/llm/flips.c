@@ -151,7 +151,7 @@ double drift_flip_nu(const drift_order_t *o, drift_format_t in, size_t K)
     }
 }
 
-int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_lmhead_cfg_t *cf, double nu,
+int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_recipe_t *cf, double nu,
                       size_t K, const drift_logbins_t *bins)
 {
     if (!F || !s || !cf || c < 0 || c >= s->ncfg) return DRIFT_EINVAL;
@@ -296,7 +296,7 @@ static double tc_var(const drift_tc_params_t *tp, const double *p, size_t K, dri
 
 size_t drift_flip_model_scratch(size_t K, size_t wmax) { return 2 * (K + wmax + 64); }
 
-double drift_flip_model_var(const drift_lmhead_cfg_t *c, const double *p, size_t K, vv_t *tmp)
+double drift_flip_model_var(const drift_recipe_t *c, const double *p, size_t K, vv_t *tmp)
 {
     double exact = 0, var = 0;
     for (size_t i = 0; i < K; i++) exact += p[i];

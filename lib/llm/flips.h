@@ -128,7 +128,7 @@ double drift_flip_c(double nu);
 double drift_flip_nu(const drift_order_t *o, drift_format_t in, size_t K);
 /* Fits configuration c (cfg, with its nu) of the planted set s (relative gaps; ties at gap 0)
  * and evaluates both predictions. K is the hidden size. 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
-int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_lmhead_cfg_t *cfg, double nu,
+int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_recipe_t *cfg, double nu,
                       size_t K, const drift_logbins_t *bins);
 
 /* ---- the partial-sum model -------------------------------------------------------------------- */
@@ -141,7 +141,7 @@ typedef struct {
 size_t drift_flip_model_scratch(size_t K, size_t wmax);
 /* The model's variance of configuration c's computed logit error, for the exact products
  * p[0..K); tmp holds drift_flip_model_scratch(K, W) entries. */
-double drift_flip_model_var(const drift_lmhead_cfg_t *c, const double *p, size_t K, drift_flip_vv_t *tmp);
+double drift_flip_model_var(const drift_recipe_t *c, const double *p, size_t K, drift_flip_vv_t *tmp);
 
 /* ---- realistic heads and exact ties ------------------------------------------------------------ */
 

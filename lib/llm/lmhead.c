@@ -24,46 +24,9 @@ int drift_lmhead_input_ok(drift_format_t f)
     return f == DRIFT_BF16 || f == DRIFT_FP16 || f == DRIFT_TF32 || f == DRIFT_FP32;
 }
 
-int drift_lmhead_cfg_check(const drift_lmhead_cfg_t *c)
-{
-    return drift_recipe_check(c, NULL, 0);
-}
-
-int drift_lmhead_cfg_name(char *buf, size_t size, const drift_lmhead_cfg_t *c)
-{
-    char o[DRIFT_ORDER_SPEC_MAX];
-    int n;
-    if (!buf || !c) return DRIFT_EINVAL;
-    if (c->exact) {
-        n = snprintf(buf, size, "exact/-/%s", drift_format_name(c->out));
-    } else {
-        if (drift_order_print(o, sizeof o, &c->order) < 0) return DRIFT_EINVAL;
-        n = snprintf(buf, size, "%s/%s/%s", o, drift_format_name(c->acc.acc), drift_format_name(c->out));
-    }
-    return n < 0 || (size_t)n >= size ? DRIFT_EINVAL : n;
-}
-
-/* The accumulator's result before the logit is stored (exact configurations never use this
- * path: the exact value rounded to double would round to `out` as the exact value does only
- * when out is fp64). */
-static int raw_dot(double *y, const double *h, const double *w, size_t K, const drift_lmhead_cfg_t *c)
-{
-    return drift_recipe_dot_acc(y, h, w, K, NULL, c);
-}
-
-static double store(double y, const drift_lmhead_cfg_t *c)
-{
-    return drift_recipe_store(y, c);
-}
-
-int drift_lmhead_dot(double *out, const double *h, const double *w, size_t K, const drift_lmhead_cfg_t *c)
-{
-    return drift_recipe_dot(out, h, w, K, NULL, c);
-}
-
 /* Configurations that differ only in the logits' format share one dot product: twin[c] is the
  * first configuration computing the same accumulator result (itself when none earlier does). */
-static void twins(int *twin, const drift_lmhead_cfg_t *cfg, int ncfg)
+static void twins(int *twin, const drift_recipe_t *cfg, int ncfg)
 {
     for (int c = 0; c < ncfg; c++) {
         twin[c] = c;
@@ -78,15 +41,18 @@ static void twins(int *twin, const drift_lmhead_cfg_t *cfg, int ncfg)
 
 /* One logit of configuration c for candidate q, through the cache raw[twin * n + q] (NaN: not yet). */
 static int cached_logit(double *out, double *raw, size_t n, size_t q, const int *twin, int c, const double *h,
-                        const double *w, size_t K, const drift_lmhead_cfg_t *cfg)
+                        const double *w, size_t K, const drift_recipe_t *cfg)
 {
     if (cfg[c].exact) return drift_exact_dot(out, h, w, K, cfg[c].out, DRIFT_RNE);
+    /* the cache holds the accumulator's result before the logit is stored (an exact
+     * configuration never goes through it: its exact value rounded to double would round to
+     * `out` as the exact value does only when out is fp64) */
     double *slot = &raw[(size_t)twin[c] * n + q];
     if (isnan(*slot)) {
-        int rc = raw_dot(slot, h, w, K, &cfg[c]);
+        int rc = drift_recipe_dot_acc(slot, h, w, K, NULL, &cfg[c]);
         if (rc) return rc;
     }
-    *out = store(*slot, &cfg[c]);
+    *out = drift_recipe_store(*slot, &cfg[c]);
     return DRIFT_OK;
 }
 
@@ -104,7 +70,7 @@ static double round_u(drift_format_t f, drift_mode_t m)
 #define SAFE(x) ((x) * (1 + 0x1p-40) + 0x1p-1000)
 
 /* drift_lmhead_bound for a configuration already checked (the pruning calls it per token). */
-static double bound_checked(const drift_lmhead_cfg_t *c, size_t K, double sum_abs, double sum_l1, double mag)
+static double bound_checked(const drift_recipe_t *c, size_t K, double sum_abs, double sum_l1, double mag)
 {
     double err = 0;
     drift_tc_params_t p;
@@ -145,9 +111,9 @@ static double bound_checked(const drift_lmhead_cfg_t *c, size_t K, double sum_ab
     return SAFE(err);
 }
 
-double drift_lmhead_bound(const drift_lmhead_cfg_t *c, size_t K, double sum_abs, double sum_l1, double mag)
+double drift_lmhead_bound(const drift_recipe_t *c, size_t K, double sum_abs, double sum_l1, double mag)
 {
-    if (drift_lmhead_cfg_check(c)) return NAN;
+    if (drift_recipe_check(c, NULL, 0)) return NAN;
     return bound_checked(c, K, sum_abs, sum_l1, mag);
 }
 
@@ -219,11 +185,11 @@ static void computed_top2(drift_top2_t *t, const double *val, const size_t *ids,
     t->top2 = ids[t->top2];
 }
 
-static int check_cfgs(const drift_lmhead_cfg_t *cfg, int ncfg)
+static int check_cfgs(const drift_recipe_t *cfg, int ncfg)
 {
     if (!cfg || ncfg < 1 || ncfg > DRIFT_LMHEAD_MAXCFG) return DRIFT_EINVAL;
     for (int c = 0; c < ncfg; c++) {
-        int rc = drift_lmhead_cfg_check(&cfg[c]);
+        int rc = drift_recipe_check(&cfg[c], NULL, 0);
         if (rc) return rc;
         if (cfg[c].in != cfg[0].in) return DRIFT_EINVAL;
     }
@@ -236,7 +202,7 @@ static void finish_flips(drift_lmhead_result_t *r)
 }
 
 int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const double *W, size_t V, size_t K,
-                           const drift_lmhead_cfg_t *cfg, int ncfg)
+                           const drift_recipe_t *cfg, int ncfg)
 {
     if (!r || !h || !W || V < 2 || K < 1) return DRIFT_EINVAL;
     int rc = check_cfgs(cfg, ncfg);
@@ -470,7 +436,7 @@ size_t drift_prune_top2(size_t *keep, const double *value, const double *radius,
 /* ---- stage 1 ------------------------------------------------------------------------------------ */
 
 /* Largest radius over the configurations for logits bounded by (sum_abs, sum_l1, mag). */
-static double cfg_radius(const drift_lmhead_cfg_t *cfg, int ncfg, size_t K, double sum_abs, double sum_l1, double mag)
+static double cfg_radius(const drift_recipe_t *cfg, int ncfg, size_t K, double sum_abs, double sum_l1, double mag)
 {
     double r = 0;
     for (int c = 0; c < ncfg; c++) r = fmax(r, bound_checked(&cfg[c], K, sum_abs, sum_l1, mag));
@@ -494,7 +460,7 @@ static double sum_up(double sum, size_t K)
  * Cauchy-Schwarz with the largest ||w||_2 and the worst case (2u + u^2) sum|h w| of the input
  * rounding, with the approximate pass's error bound for any order. */
 static double stage1_global_radius(const double *h, const drift_lmhead_head_t *hd, const double *approx,
-                                   const drift_lmhead_cfg_t *cfg, int ncfg, double u, double eta)
+                                   const drift_recipe_t *cfg, int ncfg, double u, double eta)
 {
     size_t K = hd->K, V = hd->V;
     double hl2 = 0, hl1 = 0;
@@ -535,7 +501,7 @@ typedef struct {
 /* The radius of token v: |every configuration's computed logit - approx_v| and |exact logit -
  * approx_v| are at most this (proof at drift_lmhead_stage1). */
 static double token_radius(const s1row_t *q, const drift_lmhead_head_t *hd, size_t v, double approx_v,
-                           const drift_lmhead_cfg_t *cfg, int ncfg)
+                           const drift_recipe_t *cfg, int ncfg)
 {
     size_t K = hd->K, M = hd->nsplit;
     double l2 = hd->row_l2[v];
@@ -614,7 +580,7 @@ int drift_lmhead_head_prepare(drift_lmhead_head_t *hd)
  * at least the old one, and every token dropped in 1a or 1b lies below two survivors in every
  * configuration and exactly: it can be neither top-1 nor top-2 anywhere, nor tie with them. */
 int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *h, const drift_lmhead_head_t *hd,
-                        const double *approx, const drift_lmhead_cfg_t *cfg, int ncfg)
+                        const double *approx, const drift_recipe_t *cfg, int ncfg)
 {
     if (!keep || !nkeep || !h || !approx) return DRIFT_EINVAL;
     int rc = check_head(hd);
@@ -738,7 +704,7 @@ int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *
 /* ---- the pruned evaluation ------------------------------------------------------------------------ */
 
 static int eval_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd, const double *approx,
-                     const drift_lmhead_cfg_t *cfg, int ncfg)
+                     const drift_recipe_t *cfg, int ncfg)
 {
     if (!r || !h || !approx) return DRIFT_EINVAL;
     int rc = check_head(hd);
@@ -918,11 +884,11 @@ done:
 }
 
 int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd,
-                                  const double *approx, const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use)
+                                  const double *approx, const drift_recipe_t *cfg, int ncfg, const unsigned char *use)
 {
     if (!r || !cfg || ncfg < 1 || ncfg > DRIFT_LMHEAD_MAXCFG) return DRIFT_EINVAL;
     if (!use) return eval_head(r, h, hd, approx, cfg, ncfg);
-    drift_lmhead_cfg_t sub[DRIFT_LMHEAD_MAXCFG];
+    drift_recipe_t sub[DRIFT_LMHEAD_MAXCFG];
     int map[DRIFT_LMHEAD_MAXCFG], m = 0;
     for (int c = 0; c < ncfg; c++)
         if (use[c]) {
@@ -946,7 +912,7 @@ int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h, con
 
 int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
                              const double *approx, const double *row_l1, const double *row_l2,
-                             const drift_lmhead_cfg_t *cfg, int ncfg)
+                             const drift_recipe_t *cfg, int ncfg)
 {
     drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = row_l1, .row_l2 = row_l2};
     return drift_lmhead_eval_pruned_head(r, h, &hd, approx, cfg, ncfg, NULL);
@@ -954,7 +920,7 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
 
 int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
                                   const double *approx, const double *row_l1, const double *row_l2,
-                                  const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use)
+                                  const drift_recipe_t *cfg, int ncfg, const unsigned char *use)
 {
     if (!use) return DRIFT_EINVAL;
     drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = row_l1, .row_l2 = row_l2};

@@ -15,27 +15,19 @@
 
 /* ---- LM head configurations ------------------------------------------------------------------ */
 
-/* One way of computing the logits is a recipe (recipe.h): inputs rounded (RNE) to `in`, the
- * dot product in order `order` with accumulator `acc` (for tc:ARCH, acc.acc is the tensor
- * core's output format, fp32 or fp16, and acc.mode/fma are fixed by the model), then the logit
- * stored in `out` (RNE; out == acc.acc means no extra rounding). exact = 1 ignores order and
- * acc: the logit is the exact dot product rounded once to `out` (the "exact LM head"
- * mitigation). The name stays for the LM head's callers. */
-typedef drift_recipe_t drift_lmhead_cfg_t;
+/* One way of computing the logits is a recipe (recipe.h), and every function below takes
+ * drift_recipe_t: inputs rounded (RNE) to `in`, the dot product in order `order` with
+ * accumulator `acc` (for tc:ARCH, acc.acc is the tensor core's output format, fp32 or fp16,
+ * and acc.mode/fma are fixed by the model), then the logit stored in `out` (RNE; out ==
+ * acc.acc means no extra rounding). exact = 1 ignores order and acc: the logit is the exact
+ * dot product rounded once to `out` (the "exact LM head" mitigation). A configuration is
+ * checked with drift_recipe_check, one logit is drift_recipe_dot (h and w already values of
+ * c->in; dispatch.h), and drift_recipe_label names it in a table of one input format. */
 
 #define DRIFT_LMHEAD_MAXCFG 48
 
-/* 0, DRIFT_EINVAL, or DRIFT_EUNSUPPORTED (tc with an input format the arch lacks, tc output
- * other than fp32/fp16, SR rounding). */
-int drift_lmhead_cfg_check(const drift_lmhead_cfg_t *c);
-/* "ORDER/ACC/OUT" (e.g. "tc:h100/fp32/bf16", "exact/-/fp32") into buf; its length or DRIFT_EINVAL. */
-int drift_lmhead_cfg_name(char *buf, size_t size, const drift_lmhead_cfg_t *c);
-
 /* 1 when f is an input format of the LM head experiments (bf16, fp16, tf32, fp32), else 0. */
 int drift_lmhead_input_ok(drift_format_t f);
-
-/* One logit: h and w must already be values of c->in. */
-int drift_lmhead_dot(double *out, const double *h, const double *w, size_t K, const drift_lmhead_cfg_t *c);
 
 /* A rigorous bound on |computed - exact| for one logit of configuration c, from
  *   sum_abs = an upper bound on sum |h_i w_i| (of the values in c->in),
@@ -55,7 +47,7 @@ int drift_lmhead_dot(double *out, const double *h, const double *w, size_t K, co
  * Output rounding to c->out adds u_out (mag + err) + its smallest subnormal. exact = 1: only
  * that output rounding. INFINITY when no bound exists (k u >= 1: e.g. bf16 accumulation of
  * K >= 256 terms). */
-double drift_lmhead_bound(const drift_lmhead_cfg_t *c, size_t K, double sum_abs, double sum_l1, double mag);
+double drift_lmhead_bound(const drift_recipe_t *c, size_t K, double sum_abs, double sum_l1, double mag);
 
 /* ---- evaluating a head: exact top-2, computed top-2, pruning ----------------------------------- */
 
@@ -82,7 +74,7 @@ typedef struct {
  * row-major) are any doubles; they are rounded to cfg[0].in, which every cfg must share.
  * V >= 2, 1 <= ncfg <= DRIFT_LMHEAD_MAXCFG. 0, DRIFT_EINVAL, DRIFT_EUNSUPPORTED, DRIFT_ENOMEM. */
 int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const double *W, size_t V, size_t K,
-                           const drift_lmhead_cfg_t *cfg, int ncfg);
+                           const drift_recipe_t *cfg, int ncfg);
 
 /* Approximate logits for pruning: out[r*V + v] ~ H[r] . W[v] for R hidden states (fp32
  * numbers) and V rows of fp32 master weights, in float arithmetic (16 lanes of ceil(K/16)
@@ -119,7 +111,7 @@ double drift_lmhead_approx_coef(size_t K);
  * bound (drift_lmhead_bound = INFINITY): nothing could be pruned. */
 int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
                              const double *approx, const double *row_l1, const double *row_l2,
-                             const drift_lmhead_cfg_t *cfg, int ncfg);
+                             const drift_recipe_t *cfg, int ncfg);
 
 /* drift_lmhead_eval_pruned over the configurations c with use[c] != 0 only (those whose bound
  * is finite, say), the outcome spread over the full list cfg[0..ncfg): r->ncfg = ncfg, the
@@ -128,7 +120,7 @@ int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const fl
  * configuration is used). */
 int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
                                   const double *approx, const double *row_l1, const double *row_l2,
-                                  const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use);
+                                  const drift_recipe_t *cfg, int ncfg, const unsigned char *use);
 
 /* ---- the head as the pruning sees it, and a tighter first stage --------------------------------- */
 
@@ -172,12 +164,12 @@ int drift_lmhead_head_prepare(drift_lmhead_head_t *hd);
  * global test drops, the common radius; for the others their own). The proof is at the
  * function in lmhead.c. 0, DRIFT_EINVAL, DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED (no finite bound). */
 int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *h, const drift_lmhead_head_t *hd,
-                        const double *approx, const drift_lmhead_cfg_t *cfg, int ncfg);
+                        const double *approx, const drift_recipe_t *cfg, int ncfg);
 
 /* drift_lmhead_eval_pruned (use = NULL) or drift_lmhead_eval_pruned_some (use != NULL) on a
  * head: the outcome does not depend on the optional fields, only n_stage1 (and the time) does. */
 int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd,
-                                  const double *approx, const drift_lmhead_cfg_t *cfg, int ncfg, const unsigned char *use);
+                                  const double *approx, const drift_recipe_t *cfg, int ncfg, const unsigned char *use);
 
 /* dl2[v] >= ||w_v - rnd(w_v)||_2 for the V rows of W (V x K), rnd = RNE to f (0 for fp32 and
  * fp64, which hold every fp32 value). 0, DRIFT_EINVAL, DRIFT_ENOMEM. */

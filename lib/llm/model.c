@@ -16,7 +16,6 @@
 #include "gemm.h"
 #include "llamacpp_forward.h"
 #include "philox.h"
-#include "tc_model.h"
 
 /* ---- names, recipes, numerics ------------------------------------------------------------ */
 
@@ -246,41 +245,6 @@ int drift_attn_auto_splits(long blocks, int sms, long key_tiles)
     return 1;
 }
 
-/* policy.h's rules with the minimum slice as a parameter. */
-int drift_model_choose_kernel(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
-                              int min_slice)
-{
-    if (!k || sms < 1 || min_slice < 1 || (unsigned)p >= DRIFT_NPOLICIES) return DRIFT_EINVAL;
-    static const int TILE[4][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
-    memset(k, 0, sizeof *k);
-    k->family = DRIFT_GEMM_TILED;
-    k->bk = 32;
-    k->bm = k->bn = 128;
-    if (p == DRIFT_POLICY_BATCH_INVARIANT) return 0;
-    size_t best = 0;
-    int pick = -1;
-    for (int c = 0; c < 4; c++) {
-        size_t tiles = ((M + (size_t)TILE[c][0] - 1) / (size_t)TILE[c][0]) * ((N + (size_t)TILE[c][1] - 1) / (size_t)TILE[c][1]);
-        if (tiles >= (size_t)sms) {
-            k->bm = TILE[c][0], k->bn = TILE[c][1];
-            return 0;
-        }
-        if (pick < 0 || tiles > best) best = tiles, pick = c;
-    }
-    k->bm = TILE[pick][0], k->bn = TILE[pick][1];
-    size_t lim = (size_t)sms / (best ? best : 1), klim = K / (size_t)min_slice;
-    if (klim < lim) lim = klim;
-    if (lim > DRIFT_POLICY_MAX_SPLIT) lim = DRIFT_POLICY_MAX_SPLIT;
-    size_t S = 1;
-    while (S * 2 <= lim) S *= 2;
-    if (S >= 2) {
-        memset(k, 0, sizeof *k);
-        k->family = DRIFT_GEMM_SPLITK;
-        k->splits = (int)S;
-    }
-    return 0;
-}
-
 /* ---- the model ------------------------------------------------------------------------------ */
 
 enum { W_Q = 0, W_K, W_V, W_O, W_1, W_2, W_3, NW };
@@ -291,7 +255,7 @@ static const int W_ROWPAR[NW] = {0, 0, 0, 1, 0, 1, 0};
 typedef struct {
     double *B;    /* K x N (row-major) for the GEMM path; N x K in exact mode */
     float *Bf;    /* B as floats (the fp32-accumulator fast path), NULL when unused */
-    int bf_valid; /* drift_tc_floatb_valid(Bf): the tensor-core model may read Bf unchecked */
+    int bf_valid; /* drift_dispatch_gemm_b_valid(Bf): the recipe's GEMM may read Bf unchecked */
     size_t K, N;  /* this rank's shape */
     size_t off;   /* first output column (column-parallel) or first k (row-parallel) */
 } mat_t;
@@ -339,8 +303,9 @@ static void split_range(size_t n, int P, int r, int even, size_t *lo, size_t *le
 
 /* Prepare one rank's matrix from W (Nt x Kt, llama2.c layout). */
 static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt, size_t Kt, int rowpar, int r,
-                    int even, drift_format_t in)
+                    int even, const drift_recipe_t *rec)
 {
+    const drift_format_t in = rec->in;
     size_t lo, len;
     split_range(rowpar ? Kt : Nt, m->P, r, even, &lo, &len);
     mt->off = lo;
@@ -366,7 +331,7 @@ static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt
         mt->Bf = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(float));
         if (!mt->Bf) return DRIFT_ENOMEM;
         for (size_t i = 0; i < mt->K * mt->N; i++) mt->Bf[i] = (float)mt->B[i];
-        mt->bf_valid = drift_tc_floatb_valid(mt->Bf, mt->K * mt->N, in);
+        mt->bf_valid = drift_dispatch_gemm_b_valid(mt->Bf, mt->K * mt->N, rec);
     }
     return 0;
 }
@@ -517,10 +482,10 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
             int even = which == W_Q || which == W_K || which == W_V || which == W_O;
             for (size_t r = 0; r < P && !rc; r++)
                 rc = prep_mat(&m->w[(l * NW + (size_t)which) * P + r], m, src, Nt, Kt, W_ROWPAR[which], (int)r, even,
-                              nx->mm[W_OP[which]].in);
+                              &nx->mm[W_OP[which]]);
         }
     for (size_t r = 0; r < P && !rc; r++)
-        rc = prep_mat(&m->cls[r], m, ck->wcls, V, d, 0, (int)r, 0, nx->mm[DRIFT_OP_LMHEAD].in);
+        rc = prep_mat(&m->cls[r], m, ck->wcls, V, d, 0, (int)r, 0, &nx->mm[DRIFT_OP_LMHEAD]);
     if (!rc) rc = grow_scratch(m, 16);
     if (rc) {
         drift_model_free(m);
@@ -574,7 +539,7 @@ static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, 
                    int bf_valid, size_t M, size_t N, size_t K, drift_format_t out)
 {
     drift_gemm_kernel_t kern;
-    int rc = drift_model_choose_kernel(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
+    int rc = drift_policy_choose_slice(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
     if (rc) return rc;
     return drift_dispatch_kernel_gemm_b(C, A, B, Bf, bf_valid, M, N, K, &m->nx.mm[op], &kern, out, m->tmpa, m->tmpc);
 }
@@ -873,7 +838,7 @@ int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, 
         for (size_t r = 0; r < P; r++) {
             const mat_t *w = &m->w[(size_t)which * P + r]; /* layer 0: every layer has these shapes */
             drift_gemm_kernel_t k;
-            int rc = drift_model_choose_kernel(&k, m->nx.policy, rows, w->N ? w->N : 1, w->K ? w->K : 1, m->nx.sms,
+            int rc = drift_policy_choose_slice(&k, m->nx.policy, rows, w->N ? w->N : 1, w->K ? w->K : 1, m->nx.sms,
                                                m->nx.min_slice);
             if (rc) return rc;
             PUT(k.family == DRIFT_GEMM_SPLITK ? k.splits : 1);
@@ -882,7 +847,7 @@ int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, 
         }
     for (size_t r = 0; r < P; r++) {
         drift_gemm_kernel_t k;
-        int rc = drift_model_choose_kernel(&k, m->nx.policy, (size_t)nseq, m->cls[r].N ? m->cls[r].N : 1, m->cls[r].K,
+        int rc = drift_policy_choose_slice(&k, m->nx.policy, (size_t)nseq, m->cls[r].N ? m->cls[r].N : 1, m->cls[r].K,
                                            m->nx.sms, m->nx.min_slice);
         if (rc) return rc;
         PUT(k.family == DRIFT_GEMM_SPLITK ? k.splits : 1);

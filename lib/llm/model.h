@@ -18,7 +18,8 @@
  *     split-K, is chosen per GEMM shape by the kernel policy) or `tc:ARCH` (the tensor-core
  *     block-FMA model of tc_model.h; under the vendor-like policy a split-K choice runs the
  *     model on each K slice and adds the slices in ACC, RNE, in slice order), the result
- *     stored in OUT. Every GEMM goes through drift_gemm / drift_tc_gemm.
+ *     stored in OUT. Every GEMM goes through the recipe dispatcher
+ *     (drift_dispatch_kernel_gemm_b, dispatch.h), which alone knows the tensor-core case.
  *   - weights are first rounded to `weights` (LayerCast: bf16 weights, fp32 compute).
  *   - the residual stream, norms, RoPE, SiLU and softmax are computed in fp32 (as GPU
  *     kernels do) and stored in `act`; RMSNorm's sum of squares is a drift_dot in
@@ -142,12 +143,6 @@ int drift_numerics_attention_print(char *buf, size_t size, const drift_numerics_
 int drift_attn_auto_splits(long blocks, int sms, long key_tiles);
 /* One-line description, e.g. "qkv=bf16/tc:h100/fp32/bf16 ... policy=vendor-like tp=2 ring". */
 int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx);
-
-/* The kernel the policy picks for an M x N x K GEMM with a split-K minimum slice (the rules
- * of policy.h with DRIFT_POLICY_MIN_SLICE replaced by min_slice; identical to
- * drift_policy_choose when min_slice == DRIFT_POLICY_MIN_SLICE). */
-int drift_model_choose_kernel(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
-                              int min_slice);
 
 typedef struct drift_model drift_model_t;
 

@@ -20,7 +20,7 @@
 
 #include "drift.h"
 #include "why.h"
-#include "dispatch.h"
+#include "dispatch_order.h"
 #include "exact.h"
 #include "tc_model.h"
 

@@ -1,8 +1,10 @@
 /* dispatch.h — the recipe dispatcher: the one place that knows which code computes a recipe
  * (recipe.h). The scalar orders go to drift_sum/drift_dot (order.h), tc:ARCH to the
  * tensor-core model (tc_model.h), exact to the exact references (exact.h), a GEMM to the
- * emulated kernels (gemm.h) with its kernel built from the recipe. Nothing outside this file
- * and the order parser branches on the tensor-core case: callers ask drift_order_tc_params
+ * emulated kernels (gemm.h) with its kernel built from the recipe. Nothing outside the
+ * dispatcher's files (dispatch*.c: a policy's kernel in dispatch_kernel_gemm.c, a GPU's GEMM
+ * in dispatch_gpu_gemm.c) and the order parser branches on the tensor-core case: the kernels
+ * run the kernel they are given (gemm.h's tc family), and callers ask drift_order_tc_params
  * when they need the model's parameters (error bounds, noise models), and dispatch_order.h
  * whether an order computes a sum or a dot product of their formats, and which architecture.
  *
@@ -30,11 +32,6 @@ extern "C" {
 /* drift_recipe_validate, then whether the path exists: tc:ARCH needs an architecture with a
  * tensor-core path for the input format (DRIFT_EUNSUPPORTED otherwise, why says so). */
 int drift_recipe_check(const drift_recipe_t *r, char *why, size_t why_size);
-
-/* 1 when o is a tensor-core order whose architecture takes `in` (p receives the model's
- * parameters), 0 when o is not a tensor-core order, DRIFT_EUNSUPPORTED when it is one that
- * has no path for `in`. */
-int drift_order_tc_params(drift_tc_params_t *p, const drift_order_t *o, drift_format_t in);
 
 /* The accumulator's result of c + sum a[i] b[i] before the output rounding (a value of
  * r->acc.acc); a and b must be values of r->in; c may be NULL. Not for exact recipes
@@ -74,12 +71,19 @@ int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, siz
 int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
                                size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,
                                double *scratch_a, double *scratch_c);
-/* The same, with bf_valid = 1 when drift_tc_floatb_valid(Bf, K*N, r->in) returned 1 for this
+/* The same, with bf_valid = 1 when drift_dispatch_gemm_b_valid(Bf, K*N, r) returned 1 for this
  * B (unchanged since): the tensor-core model then reads Bf without checking it again. B may
  * be a slice of that matrix's rows. drift_dispatch_kernel_gemm is bf_valid = 0. */
 int drift_dispatch_kernel_gemm_b(double *C, const double *A, const double *B, const float *Bf, int bf_valid, size_t M,
                                  size_t N, size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern,
                                  drift_format_t out, double *scratch_a, double *scratch_c);
+
+/* Whether r's GEMM under drift_dispatch_kernel_gemm_b may read Bf (n floats, the B that call
+ * receives) without checking its values again: for a tensor-core recipe, 1 when the model
+ * takes Bf as it lies (drift_tc_floatb_valid for r->in), else 0; 0 for every other recipe (its
+ * paths never check Bf). For callers that multiply by one B many times (the decoder's
+ * weights): computed once, passed as bf_valid. */
+int drift_dispatch_gemm_b_valid(const float *Bf, size_t n, const drift_recipe_t *r);
 
 /* drift_gemm (same arguments, same errors) through the backend: on the device when one is
  * selected and takes the arguments (naive, tiled, splitk checked bit for bit against

@@ -22,6 +22,12 @@ static int tc_gemm(double *C, const double *A, const double *B, const float *Bf,
     return drift_tc_gemm(C, A, B, M, N, K, 0, arch, in, acc);
 }
 
+int drift_dispatch_gemm_b_valid(const float *Bf, size_t n, const drift_recipe_t *r)
+{
+    if (!Bf || !r || r->exact || !drift_order_tc_arch(NULL, &r->order)) return 0;
+    return drift_tc_floatb_valid(Bf, n, r->in) == 1;
+}
+
 int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
                                size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,
                                double *scratch_a, double *scratch_c)

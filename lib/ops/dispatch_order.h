@@ -9,6 +9,7 @@
 
 #include "format.h"
 #include "order.h"
+#include "tc_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,10 @@ int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_forma
 /* 1 with *arch set when o is a tensor-core order, else 0 (*arch untouched): for callers that
  * keep the architecture in their own description (the transformer's matmul recipes). */
 int drift_order_tc_arch(drift_tc_arch_t *arch, const drift_order_t *o);
+/* 1 when o is a tensor-core order whose architecture takes `in` (p receives the model's
+ * parameters), 0 when o is not a tensor-core order, DRIFT_EUNSUPPORTED when it is one that
+ * has no path for `in`. */
+int drift_order_tc_params(drift_tc_params_t *p, const drift_order_t *o, drift_format_t in);
 /* y = c + sum a[i] b[i] (c may be NULL) by o's code on the CPU: the tensor-core model for
  * tc:ARCH (in: the inputs' format, acc->acc its accumulator), drift_dot otherwise. No backend
  * and no recipe check: the inner loop of a caller that checked its recipe once

@@ -61,7 +61,13 @@ static size_t pick_tile(size_t M, size_t N, int sms, int *bm, int *bn, int *fill
 
 int drift_policy_choose(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms)
 {
-    if (!k || sms < 1 || (unsigned)p >= DRIFT_NPOLICIES) return DRIFT_EINVAL;
+    return drift_policy_choose_slice(k, p, M, N, K, sms, DRIFT_POLICY_MIN_SLICE);
+}
+
+int drift_policy_choose_slice(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
+                              int min_slice)
+{
+    if (!k || sms < 1 || min_slice < 1 || (unsigned)p >= DRIFT_NPOLICIES) return DRIFT_EINVAL;
     memset(k, 0, sizeof *k);
     k->family = DRIFT_GEMM_TILED;
     k->bk = TILE_BK;
@@ -72,7 +78,7 @@ int drift_policy_choose(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size
     int filled;
     size_t tiles = pick_tile(M, N, sms, &k->bm, &k->bn, &filled);
     if (filled) return DRIFT_OK;
-    size_t lim = (size_t)sms / tiles, klim = K / DRIFT_POLICY_MIN_SLICE;
+    size_t lim = (size_t)sms / tiles, klim = K / (size_t)min_slice;
     if (klim < lim) lim = klim;
     if (lim > DRIFT_POLICY_MAX_SPLIT) lim = DRIFT_POLICY_MAX_SPLIT;
     size_t S = 1;

@@ -13,7 +13,7 @@
 #include <mpfr.h>
 
 #include "drift.h"
-#include "dispatch.h"
+#include "dispatch_order.h"
 #include "exact.h"
 #include "why.h"
 

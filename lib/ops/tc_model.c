@@ -23,7 +23,7 @@
 
 #include "drift.h"
 #include "exact.h"
-#include "gemm_internal.h" /* DRIFT_PAR_MIN_FMAS_GEN */
+#include "par_sizes.h"
 #include "tc_internal.h"
 
 /* ---- the architecture table --------------------------------------------------------------

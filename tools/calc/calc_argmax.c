@@ -37,6 +37,7 @@
 #include "calc_npy.h"
 #include "cards.h"
 #include "cli.h"
+#include "dispatch.h"
 #include "drift.h"
 #include "format.h"
 #include "gen_logits.h"
@@ -115,7 +116,7 @@ int calc_argmax(int argc, char **argv)
     if (nfiles != 2) drift_die("expected two files FILE_H FILE_W, got %d", nfiles);
     if (!strcmp(files[0], "-") && !strcmp(files[1], "-")) drift_die("FILE_H and FILE_W cannot both be stdin");
 
-    drift_lmhead_cfg_t c;
+    drift_recipe_t c;
     memset(&c, 0, sizeof c);
     c.in = parse_format("--format", format_s);
     if (drift_order_parse_card(&c.order, order_s) != DRIFT_OK) {
@@ -127,7 +128,7 @@ int calc_argmax(int argc, char **argv)
     c.out = logits_s ? parse_format("--logits", logits_s) : c.acc.acc;
     if (tc && c.acc.acc != DRIFT_FP32 && c.acc.acc != DRIFT_FP16)
         drift_die("--acc: '%s' is not a tensor-core output (accepted for tc: fp32, fp16)", drift_format_name(c.acc.acc));
-    if (drift_lmhead_cfg_check(&c) != DRIFT_OK)
+    if (drift_recipe_check(&c, NULL, 0) != DRIFT_OK)
         drift_die("--order: '%s' has no tensor-core path for %s inputs (accepted: see tc_model.h)", order_s,
                   drift_format_name(c.in));
 
