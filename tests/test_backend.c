@@ -47,9 +47,9 @@ static void flip_bit(double *x)
     memcpy(x, &u, sizeof u);
 }
 
-static int fake_available(char *why, size_t size)
+static int fake_available(char *err, size_t errsz)
 {
-    if (!fake.available) snprintf(why, size, "fake: no device");
+    if (!fake.available) snprintf(err, errsz, "fake: no device");
     return fake.available;
 }
 

@@ -82,6 +82,6 @@ int drift_beam_search_fn(drift_beam_t *out, int V, const drift_beam_opts_t *o, d
  * (drift_model_copy_slot). The model needs nslots >= beams. ntokens is cut to what the
  * context holds, as drift_generate does. 0 or a negative status with the reason in err. */
 int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt, const drift_beam_opts_t *o,
-                      char *err, size_t errsize);
+                      char *err, size_t errsz);
 
 #endif

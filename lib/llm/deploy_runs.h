@@ -25,7 +25,7 @@ typedef struct {
  * is not there yet; at most `cap` runs. The index, or DRIFT_EINVAL with the parser's line in
  * err (DRIFT_ERANGE when full). */
 int drift_deploy_run_find(drift_deploy_run_t *runs, int *nrun, int cap, const char *spec, int other, char *err,
-                          size_t errsize);
+                          size_t errsz);
 
 /* Every run decodes the n prompts (those of its `only`), ntokens greedy tokens each (drift_deploy_generate): prompt
  * i's batch schedule comes from the Philox stream (the seed of its draw, stream, prompt index,

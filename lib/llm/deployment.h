@@ -77,7 +77,7 @@ typedef struct {
 /* Parse spec (above) into d. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_EIO (an
  * unreadable @FILE) with one line naming the field and the accepted values in err; d is then
  * untouched. */
-int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, size_t errsize);
+int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, size_t errsz);
 /* The preset called name into d: 0 or DRIFT_EINVAL. */
 int drift_deployment_preset(drift_deployment_t *d, const char *name);
 /* "hf-eager, vllm-like, ..." into buf. */

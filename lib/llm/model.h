@@ -130,10 +130,10 @@ void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r);
 int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec);
 /* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the
  * reason (option-like names: "tp", "min-slice", ...) in err. */
-int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize);
+int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsz);
 /* Attention kernel spec: attention.h's grammar, plus splitkv:auto[,Bc] (N per step from the
  * batch, attn_auto_splits = 1). 0 or DRIFT_EINVAL with the reason in err. */
-int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsize);
+int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsz);
 /* The kernel's spec as drift_numerics_set_attention reads it. */
 int drift_numerics_attention_print(char *buf, size_t size, const drift_numerics_t *nx);
 /* FlashAttention-2's num_splits_heuristic (flash_api.cpp): 1 when the blocks fill 80 % of
@@ -159,7 +159,7 @@ typedef void (*drift_trace_fn)(void *ctx, int layer, drift_block_t block, const 
 /* A model over a checkpoint (not copied: ck must outlive the model) with nslots KV-cache
  * slots. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_ENOMEM with the reason in err. */
 int drift_model_create(drift_model_t **m, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
-                       char *err, size_t errsize);
+                       char *err, size_t errsz);
 void drift_model_free(drift_model_t *m);
 const drift_llm_config_t *drift_model_config(const drift_model_t *m);
 void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx);

@@ -108,22 +108,22 @@ typedef struct {
 void drift_vocab_init(drift_vocab_t *v);
 
 /* llama2.c */
-int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize);
+int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsz);
 /* The same from bytes in memory (the reader and the fuzz target share it); `path` only names the
  * data in messages. */
 int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                          char *err, size_t errsize);
+                          char *err, size_t errsz);
 
 /* A GGUF-style vocabulary (copied: v's arrays need not outlive t). 0, DRIFT_EINVAL (a bad
  * field: err names it, what was expected and found), DRIFT_EUNSUPPORTED (another model or
  * pre-tokenizer) or DRIFT_ENOMEM. */
-int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *err, size_t errsize);
+int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *err, size_t errsz);
 
 /* The vocabulary of a GGUF file: tokenizer.ggml.{model, pre, tokens, scores, token_type,
  * merges, bos_token_id, eos_token_id, eot_token_id, unknown_token_id, padding_token_id,
  * fim_pad/fim_rep/fim_sep_token_id, add_bos_token, add_eos_token, add_space_prefix}; g may be
  * closed afterwards. Errors as drift_tokenizer_build, each naming the key. */
-int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char *err, size_t errsize);
+int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char *err, size_t errsz);
 
 void drift_tokenizer_free(drift_tokenizer_t *t);
 

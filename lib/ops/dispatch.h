@@ -28,8 +28,8 @@ extern "C" {
 #endif
 
 /* drift_recipe_validate, then whether the path exists: tc:ARCH needs an architecture with a
- * tensor-core path for the input format (DRIFT_EUNSUPPORTED otherwise, why says so). */
-int drift_recipe_check(const drift_recipe_t *r, char *why, size_t why_size);
+ * tensor-core path for the input format (DRIFT_EUNSUPPORTED otherwise, err says so). */
+int drift_recipe_check(const drift_recipe_t *r, char *err, size_t errsz);
 
 /* 1 when o is a tensor-core order whose architecture takes `in` (p receives the model's
  * parameters), 0 when o is not a tensor-core order, DRIFT_EUNSUPPORTED when it is one that

@@ -63,21 +63,21 @@ int drift_manifest_name_ok(const char *name);
 
 /* Checks the set of experiment name in dir: no pending journal, the manifest readable, and
  * every file it lists a regular file of its size and digest (a FIFO or a device where a file
- * is listed is refused, never opened). 0, or <0 with why (one line) in why. */
-int drift_manifest_check(char *why, size_t size, const char *dir, const char *name);
+ * is listed is refused, never opened). 0, or <0 with the reason (one line) in err. */
+int drift_manifest_check(char *err, size_t errsz, const char *dir, const char *name);
 
 /* Completes an interrupted commit of name in dir (steps 2..6 above) and removes what dead
  * runs of name left: their staging directories ".<name>.staging.<pid>" (only the set's own
  * files in them) and "F.tmp.<pid>" for the files F named by the manifest, by the journal,
  * or in own[0..nown) (the names the caller is about to write). Nothing else is touched.
  * Holds the directory's lock (outlock.h) meanwhile, unless the caller holds it already;
- * refuses (DRIFT_EIO, why) while another process holds it, and refuses a bad name or a dir
- * longer than 1024 characters (DRIFT_EINVAL). 0, or <0 with why. */
-int drift_manifest_recover(char *why, size_t size, const char *dir, const char *name);
-int drift_manifest_recover_with(char *why, size_t size, const char *dir, const char *name, const char *const *own, int nown);
+ * refuses (DRIFT_EIO, err) while another process holds it, and refuses a bad name or a dir
+ * longer than 1024 characters (DRIFT_EINVAL). 0, or <0 with err. */
+int drift_manifest_recover(char *err, size_t errsz, const char *dir, const char *name);
+int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const char *name, const char *const *own, int nown);
 
 /* Steps 2..6 on an existing journal "<dir>/.<name>.commit" (table.c calls it right after step 1). */
-int drift_manifest_commit_journal(char *why, size_t size, const char *dir, const char *name);
+int drift_manifest_commit_journal(char *err, size_t errsz, const char *dir, const char *name);
 
 /* fopen(path, "rb") of a regular file only: a FIFO, a device, a directory or a symlink in
  * its place is refused (NULL, errno EINVAL) without blocking. */

@@ -32,7 +32,7 @@ typedef struct {
 } witness_dump;
 
 /* Creates DIR if needed and opens DIR/index.tsv. 0 or -1 with a message in err. */
-int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err, size_t errsize);
+int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err, size_t errsz);
 /* The ggml_backend_sched_eval_callback. */
 bool witness_dump_cb(struct ggml_tensor *t, bool ask, void *user);
 /* Closes the index; 0, or -1 if any write failed (message in d->err). */
