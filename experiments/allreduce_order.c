@@ -302,7 +302,7 @@ int main(int argc, char **argv)
             drift_rate_text(cell, sizeof cell, any, NR);
             if (!any) {
                 double lo, hi;
-                drift_wilson(&lo, &hi, 0, NR, DRIFT_Z95);
+                if (drift_wilson(&lo, &hi, 0, NR, DRIFT_Z95)) drift_die("no Wilson interval for 0 of %d prompts", NR);
                 drift_md_text(&out, "- %s, tp = 1 -> %d: no prompt's completion moved within %d tokens under any order (0 of %d prompts, < %.3g%% at 95%%): a bound, not identity.\n",
                         rname[ri], tps[ti], T, NR, 100 * hi);
                 continue;

@@ -162,7 +162,9 @@ static void choose_kernels(drift_aflab_t *L)
         if (drift_policy_row(&L->polk[L->nK - 1][q], q, (size_t)L->V, (size_t)L->shard, L->Ks[L->nK - 1], &L->dev))
             drift_die("policy: cannot choose a kernel");
     for (int ki = 0; ki < L->nK - 1; ki++)
-        for (int q = 0; q < L->npol; q++) drift_policy_row(&L->polk[ki][q], q, (size_t)L->V, (size_t)L->shard, L->Ks[ki], &L->dev);
+        for (int q = 0; q < L->npol; q++)
+            if (drift_policy_row(&L->polk[ki][q], q, (size_t)L->V, (size_t)L->shard, L->Ks[ki], &L->dev))
+                drift_die("policy: cannot choose a kernel");
 
     /* -- kernel sets per (K, format) -- */
     for (int ki = 0; ki < L->nK; ki++) {
@@ -185,7 +187,7 @@ static void make_models(drift_aflab_t *L)
     for (int ki = 0; ki < L->nK; ki++) {
         drift_stream_t s;
         drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".model"), (uint32_t)L->Ks[ki], 0);
-        drift_hidden_model(&L->model[ki], L->Ks[ki], &s);
+        if (drift_hidden_model(&L->model[ki], L->Ks[ki], &s)) drift_die("--K: no hidden-state model for K = %zu", L->Ks[ki]);
     }
 }
 

@@ -60,8 +60,7 @@ static void write_rows(drift_out_t *out, const drift_batch_sweep_t *bt, int f, i
         }
         if (!all_rows && !drift_batch_sweep_sampled(blk, Mmax, M0)) continue;
         drift_order_t o;
-        drift_gemm_kernel_order(&o, &kc->kern[r->kc]);
-        if (drift_order_print(os, sizeof os, &o) < 0) snprintf(os, sizeof os, "?");
+        if (drift_gemm_kernel_order(&o, &kc->kern[r->kc]) || drift_order_print(os, sizeof os, &o) < 0) snprintf(os, sizeof os, "?");
         drift_row(out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(r->M), DRIFT_TXT(ks), DRIFT_TXT(os),
                   DRIFT_INT(r->n_diff > 0), DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff), DRIFT_NUM(r->cost),
                   DRIFT_NUM(kc->row[r->kc][0]), DRIFT_TXT(ks));

@@ -280,7 +280,7 @@ int main(int argc, char **argv)
         drift_deployment_print(sa, sizeof sa, &runs[ra[q]].dep);
         drift_deployment_print(sb, sizeof sb, &runs[rb[q]].dep);
         double lo, hi;
-        drift_wilson(&lo, &hi, ag[q].k, ag[q].n, 1.959963984540054);
+        if (drift_wilson(&lo, &hi, ag[q].k, ag[q].n, 1.959963984540054)) drift_die("no Wilson interval for %ld of %ld", (long)ag[q].k, (long)ag[q].n);
         drift_row(&out, T_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_TXT(sa), DRIFT_TXT(sb), DRIFT_INT(ag[q].n),
                   DRIFT_INT(ag[q].k), DRIFT_NUM((double)ag[q].k / (double)ag[q].n), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_TXT(per),
                   DRIFT_NUM(ag[q].step_med), DRIFT_NUM(ag[q].gap_med), DRIFT_NUM(ag[q].gap_max));
@@ -314,7 +314,7 @@ int main(int argc, char **argv)
     if (some[0]) drift_md_text(&out, "- Parted texts in some samples only: %s.\n", some);
     if (never[0]) {
         double lo, hi;
-        drift_wilson(&lo, &hi, 0, nmin, 1.959963984540054);
+        if (drift_wilson(&lo, &hi, 0, nmin, 1.959963984540054)) drift_die("no Wilson interval for 0 of %ld", (long)nmin);
         drift_md_text(&out, "- Never parted: %s (each below %.3g %% at 95 %%). The same-requests rerun is 0 by construction; GPU atomics, autotuning and stream scheduling are not modelled.\n", never, 100 * hi);
     }
     if (gmax > -INFINITY) drift_md_text(&out, "- Every parting sat at an exact top-2 gap of at most %.3g logits.\n", gmax);

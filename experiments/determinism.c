@@ -231,7 +231,7 @@ int main(int argc, char **argv)
         /* the deterministic twins' first run: checked bit for bit against the CPU (dispatcher) */
         for (int k = 0; k < nk; k++) {
             drift_cuda_gemm_t g;
-            drift_cuda_gemm_parse(&g, names[k]);
+            if (drift_cuda_gemm_parse(&g, names[k])) drift_die("--kernels: unknown kernel '%s'", names[k]);
             if (drift_cuda_gemm_is_twin(&g)) {
                 int rc = drift_dispatch_gemm(C, A, B, M, N, K, &g.kern, &o);
                 if (rc) drift_die("%s", *drift_backend_message() ? drift_backend_message() : drift_strerror(rc));
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
         /* streams: the runs in groups of --streams, each group queued on that many streams at once */
         for (int k = 0; k < nk; k++) {
             drift_cuda_gemm_t g;
-            drift_cuda_gemm_parse(&g, names[k]);
+            if (drift_cuda_gemm_parse(&g, names[k])) drift_die("--kernels: unknown kernel '%s'", names[k]);
             if (drift_cuda_gemm_is_twin(&g)) continue;
             seen_t *s = &seen[(f * nk + k) * NSCHED + 2];
             for (int run = 0; run < runs; run += nstreams) {

@@ -555,7 +555,7 @@ int main(int argc, char **argv)
                 pred += logq < 0 ? -expm1(logq) : 0;
             }
             double lo, hi;
-            drift_wilson(&lo, &hi, k, NT, 1.959963984540054);
+            if (drift_wilson(&lo, &hi, k, NT, 1.959963984540054)) drift_die("no Wilson interval for %ld of %ld", (long)k, (long)NT);
             drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(NT), DRIFT_INT(k), DRIFT_NUM((double)k / NT), DRIFT_NUM(lo), DRIFT_NUM(hi),
                       DRIFT_NUM(pred), DRIFT_INT(why[0]), DRIFT_INT(why[1]), DRIFT_INT(why[2]), DRIFT_INT(e < 0 ? 2L * NT : again_n[e]));
             char ep[32], rate[96], pr_s[32], ws[64];

@@ -163,8 +163,8 @@ int main(int argc, char **argv)
         v->sum = TEACH[nv].sum;
         v->lesson = TEACH[nv].lesson;
         mpfr_inits2(DRIFT_WITNESS_PREC, v->a, v->b, v->exact, (mpfr_ptr)0);
-        drift_witness_read(v->a, TEACH[nv].a);
-        if (v->sum) drift_witness_read(v->b, TEACH[nv].b);
+        if (drift_witness_read(v->a, TEACH[nv].a) || (v->sum && drift_witness_read(v->b, TEACH[nv].b)))
+            drift_die("lesson %d: a value that is not a number", nv);
         if (v->sum) mpfr_add(v->exact, v->a, v->b, MPFR_RNDN); /* exact: same binade, 256 bits */
         else mpfr_set(v->exact, v->a, MPFR_RNDN);
     }

@@ -178,7 +178,7 @@ int main(int argc, char **argv)
     const size_t H = (size_t)heads, G = (size_t)kv_heads, D = (size_t)dim, V = (size_t)vocab, HD = H * D;
 
     drift_attn_kernel_t flash;
-    drift_attn_kernel_parse(&flash, "flash:64,64", NULL, 0);
+    if (drift_attn_kernel_parse(&flash, "flash:64,64", NULL, 0)) drift_die("attention kernel 'flash:64,64' refused");
     double *W = malloc(V * HD * sizeof *W);
     if (!W) drift_die_oom((double)V * HD * sizeof *W, "the %zu x %zu output head (--vocab, --heads, --dim: smaller)", (size_t)V, (size_t)HD);
     fill(W, V * HD, cli.seed, 0x3EADu, 0);
@@ -246,7 +246,8 @@ int main(int argc, char **argv)
     /* -- chunked prefill vs full prefill -- */
     const char *ckspec[NCK] = {"standard", "flash:64,64", "splitkv:2", "splitkv:size=64"};
     drift_attn_kernel_t ck[NCK];
-    for (int i = 0; i < NCK; i++) drift_attn_kernel_parse(&ck[i], ckspec[i], NULL, 0);
+    for (int i = 0; i < NCK; i++)
+        if (drift_attn_kernel_parse(&ck[i], ckspec[i], NULL, 0)) drift_die("attention kernel '%s' refused", ckspec[i]);
     const size_t n = (size_t)plen, nC = (size_t)chunks.n;
     long *cd = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cd);
     double *cmax = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cmax);

@@ -136,7 +136,7 @@ static void kv_real_write(kv_real_t *R, drift_out_t *out, int t_rows, int t_sum,
         }
         double lo, hi, smed, gmed, gmax = -INFINITY;
         for (long j = 0; j < k; j++) gmax = gp[j] > gmax ? gp[j] : gmax;
-        drift_wilson(&lo, &hi, k, R->N, 1.959963984540054);
+        if (drift_wilson(&lo, &hi, k, R->N, 1.959963984540054)) drift_die("no Wilson interval for %ld of %d", k, R->N);
         if (drift_median(&smed, st, (size_t)k) || drift_median(&gmed, gp, (size_t)k)) drift_die("out of memory for a median");
         drift_row(out, t_sum, DRIFT_TXT(R->kvn[c]), DRIFT_TXT(R->spec[c]), DRIFT_INT(R->N), DRIFT_INT(R->T), DRIFT_INT(k),
                   DRIFT_NUM((double)k / R->N), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(smin), DRIFT_NUM(k ? smed : NAN),
@@ -168,7 +168,7 @@ static void kv_real_takeaway(const kv_real_t *R, drift_out_t *out)
             snprintf(d + at, cap - at, "%s%.31s", at ? ", " : "", R->kvn[c]);
     }
     double lo, hi;
-    drift_wilson(&lo, &hi, 0, R->N, 1.959963984540054);
+    if (drift_wilson(&lo, &hi, 0, R->N, 1.959963984540054)) drift_die("no Wilson interval for 0 of %d", R->N);
     drift_md_text(out, "- Real model (%s, `" REAL_PRESET ",kv=F` against its own bf16 cache, which holds the kernels' bf16 K and V unrounded; %d prompts x %d tokens): ",
                   R->ckpt, R->N, R->T);
     if (parted[0]) drift_md_text(out, "texts parted under %s", parted);

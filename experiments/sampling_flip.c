@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     {
         drift_stream_t s;
         drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".model"), (uint32_t)K, 0);
-        drift_hidden_model(&model, (size_t)K, &s);
+        if (drift_hidden_model(&model, (size_t)K, &s)) drift_die("--K: no hidden-state model for K = %ld", (long)K);
     }
     double *W = malloc((size_t)V * K * sizeof *W), *H = malloc((size_t)rows * K * sizeof *H);
     if (!W || !H) drift_die_oom(8.0 * ((double)V * K + (double)rows * K), "the %ld x %ld head and %ld hidden rows (--V, --K, --rows: smaller)", (long)V, (long)K, (long)rows);

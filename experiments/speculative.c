@@ -422,7 +422,7 @@ int main(int argc, char **argv)
                       model, sms, min_slice, PLAN_SEARCH, kmax + 1);
     for (int pi = 0; pi < DRIFT_NPOLICIES; pi++) {
         double lo, hi;
-        drift_wilson(&lo, &hi, pol_prompts[pi], R, DRIFT_Z95);
+        if (drift_wilson(&lo, &hi, pol_prompts[pi], R, DRIFT_Z95)) drift_die("no Wilson interval for %ld of %d", (long)pol_prompts[pi], R);
         const char *who = pi ? "Batch-invariant kernels" : "Vendor-like kernels";
         if (pol_differ[pi])
             drift_md_text(&out, "- %s: %ld of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy decoding of the same configuration; %ld of %d prompts have one that differs (%.3g %% to %.3g %% at 95 %%, the prompt the unit).\n",

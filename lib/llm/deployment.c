@@ -46,7 +46,8 @@ static const char *const KEYS[] = {"card",   "engine",        "weights",      "c
 static void base(drift_deployment_t *d)
 {
     memset(d, 0, sizeof *d);
-    drift_card_parse(&d->card, "h100");
+    int rc = drift_card_parse(&d->card, "h100"); /* a card of the table (cards.c): cannot fail */
+    (void)rc;
     d->nx = drift_numerics_fp32();
     d->nx.weights = DRIFT_BF16;
     d->nx.act = DRIFT_BF16; /* torch_dtype=bfloat16: hidden states in bf16, norms upcast inside */
@@ -631,8 +632,9 @@ int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b
         int differ = 0;
         for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
             drift_gemm_kernel_t ka, kb;
-            drift_model_choose_kernel(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
-            drift_model_choose_kernel(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
+            int rc = drift_model_choose_kernel(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
+            if (!rc) rc = drift_model_choose_kernel(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
+            if (rc) return rc;
             differ |= memcmp(&ka, &kb, sizeof ka) != 0;
         }
         if (differ) n++, *last = M, *first = *first < 0 ? M : *first;

@@ -40,6 +40,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drift.h"
 
 typedef enum {
     DRIFT_SAMPLER_INVCDF = 0,
@@ -65,10 +66,10 @@ typedef struct {
 /* kind, T = 1, no filters, greedy_below = 0. */
 drift_sampling_t drift_sampling_default(drift_sampling_kind_t kind);
 /* 0, or DRIFT_EINVAL with *why (may be NULL) naming the bad field and what is accepted. */
-int drift_sampling_validate(const drift_sampling_t *s, const char **why);
+DRIFT_MUST_CHECK int drift_sampling_validate(const drift_sampling_t *s, const char **why);
 /* Spec: NAME[:KEY=VALUE,...] with keys T, k, p, minp, greedy (e.g. "exp-race:T=0.6,k=50",
  * "inverse-cdf:greedy=vllm" for 1e-5). Strict; 0 or DRIFT_EINVAL. */
-int drift_sampling_parse(drift_sampling_t *s, const char *spec);
+DRIFT_MUST_CHECK int drift_sampling_parse(drift_sampling_t *s, const char *spec);
 /* Canonical spec (keys that differ from the defaults, in the order T,k,p,minp,greedy); its
  * length, or DRIFT_EINVAL. parse(print(s)) == s. */
 int drift_sampling_print(char *buf, size_t size, const drift_sampling_t *s);
@@ -89,13 +90,13 @@ void drift_sampling_exponentials(double *e, size_t V, const drift_sampling_key_t
 /* Draws one token from logits[0..V) under s, with the step's exponentials e[0..V) (may be NULL
  * for inverse-cdf, rejection and greedy) and its draw uniforms from key. 0, DRIFT_EINVAL (bad
  * sampler, NULL pointers, V == 0, a NaN logit) or DRIFT_ENOMEM. */
-int drift_sampling_draw(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
+DRIFT_MUST_CHECK int drift_sampling_draw(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
                  const drift_sampling_key_t *key);
 
 /* The same transform with explicit randomness: e[0..V) as above and draw uniforms
  * u_draw[0..n_draw) in [0, 1); DRIFT_ERANGE when a rejection draw needs more rounds than
  * n_draw. For tests and for hand-worked examples. */
-int drift_sampling_draw_given(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
+DRIFT_MUST_CHECK int drift_sampling_draw_given(size_t *out, const double *logits, size_t V, const drift_sampling_t *s, const double *e,
                        const double *u_draw, size_t n_draw);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "attention.h"
 #include "format.h"
 #include "gemm.h"
@@ -75,7 +76,7 @@ const drift_backend_ops_t *drift_backend_registered(void);
 /* Sends dispatcher calls to the registered accelerator (on = 1) or to the CPU (on = 0).
  * DRIFT_EUNSUPPORTED when on = 1 and nothing is registered or no device is available (err
  * says which, in one line). */
-int drift_backend_use(int on, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_backend_use(int on, char *err, size_t errsz);
 /* 1 when dispatcher calls go to the accelerator. */
 int drift_backend_active(void);
 

@@ -96,7 +96,7 @@ static void write_bins(drift_out_t *o, const drift_aflab_t *L)
                 const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
                 for (int b = 0; b < L->bins.nbins; b++) {
                     drift_flip_bin_t B;
-                    drift_flipset_bin(&B, &L->PL[ki][fi], c, &L->bins, b, ks->f);
+                    if (drift_flipset_bin(&B, &L->PL[ki][fi], c, &L->bins, b, ks->f)) drift_die("cannot bin the flips");
                     double ctr = drift_logbins_center(&L->bins, b);
                     drift_cell_t x[NCOL(C_BINS)];
                     int n = head(x, L->Ks[ki], ks, c);
@@ -196,8 +196,8 @@ static void write_realistic(drift_out_t *o, const drift_aflab_t *L)
                 drift_row_cells(o, F_REAL, x, n);
                 long a = R.below_half, b = R.below_p001;
                 double l1_, h1_, l2_, h2_;
-                drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95);
-                drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95);
+                if (drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95)) l1_ = h1_ = NAN;
+                if (drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95)) l2_ = h2_ = NAN;
                 n = head(x, L->Ks[ki], ks, c);
                 x[n++] = DRIFT_NUM(F->half), x[n++] = DRIFT_INT(a), x[n++] = DRIFT_NUM((double)a / st->n), x[n++] = DRIFT_NUM(l1_);
                 x[n++] = DRIFT_NUM(h1_), x[n++] = DRIFT_NUM(F->p001), x[n++] = DRIFT_INT(b), x[n++] = DRIFT_NUM((double)b / st->n);
@@ -211,7 +211,7 @@ static void write_realistic(drift_out_t *o, const drift_aflab_t *L)
 static void write_gaps(drift_out_t *o, const drift_aflab_t *L)
 {
     drift_logbins_t gb;
-    drift_logbins_init(&gb, 1e-9, 10, 40);
+    if (drift_logbins_init(&gb, 1e-9, 10, 40)) drift_die("cannot make the gap bins");
     drift_out_meta(o, F_GAPS, "table", "realistic heads: distribution of the exact top-1/top-2 gap relative to s (log bins, 4 per decade); below_lo: rows with a relative gap under 1e-9 (ties included)");
     for (int ki = 0; ki < L->nK && L->rows > 0; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
@@ -281,7 +281,7 @@ static void write_mitigations(drift_out_t *o, const drift_aflab_t *L)
         for (int m = 0; m < L->nmit; m++) {
             const drift_mit_t *x = &L->MIT[mode][m];
             double lo = NAN, hi = NAN;
-            if (x->flips >= 0) drift_wilson(&lo, &hi, x->flips, x->n, DRIFT_Z95);
+            if (x->flips >= 0 && drift_wilson(&lo, &hi, x->flips, x->n, DRIFT_Z95)) lo = hi = NAN;
             drift_row(o, F_MIT, DRIFT_TXT(mode ? "realistic" : "planted"), DRIFT_INT(L->Ks[L->mk]), DRIFT_TXT(drift_format_name(L->MKS->f)),
                       DRIFT_TXT(x->name), DRIFT_TXT(L->MKS->k[x->cfg].name), DRIFT_INT(x->n), DRIFT_INT(x->flips),
                       DRIFT_NUM(x->flips >= 0 ? (double)x->flips / x->n : NAN), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(x->changed));
@@ -530,7 +530,7 @@ static void md_mitigations(FILE *fp, const drift_aflab_t *L)
         char rr[96] = "-", ch[64] = "-";
         if (L->rows > 0 && R->flips >= 0) {
             double lo, hi;
-            drift_wilson(&lo, &hi, R->flips, R->n, DRIFT_Z95);
+            if (drift_wilson(&lo, &hi, R->flips, R->n, DRIFT_Z95)) lo = hi = NAN;
             snprintf(rr, sizeof rr, "%.3g [%.3g, %.3g]", (double)R->flips / R->n, lo, hi);
         }
         if (P->changed >= 0) snprintf(ch, sizeof ch, "%ld / %ld planted%s", P->changed, P->n, L->rows > 0 ? "" : "");

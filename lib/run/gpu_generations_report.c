@@ -67,7 +67,7 @@ static const drift_table_spec_t TABLES[] = {
 static double median_of(double *x, size_t n)
 {
     double m = NAN;
-    drift_median(&m, x, n);
+    if (drift_median(&m, x, n)) drift_die("out of memory for a median");
     return m;
 }
 
@@ -212,7 +212,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     for (int f = 0; f < nf; f++)
         EACH(q, f) if (q->shown) {
             drift_distance_summary_t ds;
-            drift_distance_summary(&ds, ulps[f * npair + q->p], sdiff[f * npair + q->p], nlog);
+            if (drift_distance_summary(&ds, ulps[f * npair + q->p], sdiff[f * npair + q->p], nlog)) drift_die("cannot summarize the logit differences");
             snprintf(c3, sizeof c3, "%.1f%%", 100.0 * (double)ds.same / (double)nlog);
             drift_row(&out, T_MDDIFF, FN(f), PAIR_TEXT(q), DRIFT_TXT(c3), DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_max));
             if (q->b == na) continue;
@@ -240,7 +240,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     for (int f = 0; f < nf; f++)
         EACH(q, f) if (q->shown) for (int g = 0; g < ng; g++) {
             drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + q->p], ns, (size_t)nf * MAXG * npair, &all);
-            WILSON(&all);
+            if (WILSON(&all)) lo = hi = NAN;
             drift_row(&out, T_CLOSEP, FN(f), DRIFT_NUM(gaps[g]), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(1), RATE_CELLS(&all));
         }
     /* the greedy part: per pair, over all seeds; partings are in parts[] (seed, format, pair order) */
@@ -275,7 +275,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             snprintf(list + l, 512 - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli->formats[f]), name_a[q->a], name_a[q->b]);
             for (size_t i = 0; i < nparts; i++)
                 if (parts[i].f == f && parts[i].a == q->a && parts[i].b == q->b) sel[n++] = &parts[i].p;
-            drift_parting_summary(&ps, sel, n);
+            if (drift_parting_summary(&ps, sel, n)) drift_die("out of memory for a median");
             snprintf(c3, sizeof c3, n ? "%d / %.1f / %d" : "-", ps.step_min, ps.step_median, ps.step_max);
             snprintf(c4, sizeof c4, n ? "%.2g / %.2g" : "-", ps.gap12_median, ps.gap12_max);
             snprintf(c5, sizeof c5, n ? "%.2g / %.2g" : "-", ps.spread_median, ps.dev_median);
@@ -329,13 +329,14 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         }
     if (nparts) {
         for (size_t i = 0; i < nparts; i++) sel[i] = &parts[i].p;
-        drift_parting_summary(&ps, sel, nparts);
+        if (drift_parting_summary(&ps, sel, nparts)) drift_die("out of memory for a median");
         drift_md_text(&out, "- Where two generations' texts part, the exact top-1/top-2 gap is at most %.2g over all %zu (pair, prompt) partings (per seed at most", ps.gap12_max, nparts);
         for (int si = 0, i0 = 0; si < ns; si++) { /* parts[] is in seed order */
             drift_parting_summary_t pss;
             int i1 = i0;
             while ((size_t)i1 < nparts && parts[i1].si == si) i1++;
-            drift_parting_summary(&pss, sel + i0, (size_t)(i1 - i0)), i0 = i1;
+            if (drift_parting_summary(&pss, sel + i0, (size_t)(i1 - i0))) drift_die("out of memory for a median");
+            i0 = i1;
             drift_md_text(&out, pss.n ? "%s %.2g" : "%s none", si ? "," : "", pss.gap12_max);
         }
         drift_md_text(&out, "), against a median top-1/top-2 gap over all generated steps of");

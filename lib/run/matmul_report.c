@@ -87,8 +87,7 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
                     double u = drift_format_info(set[si].acc)->unit_roundoff;
                     drift_order_t o;
                     char ospec[DRIFT_ORDER_SPEC_MAX];
-                    drift_gemm_kernel_order(&o, &kern[kk]);
-                    if (drift_order_print(ospec, sizeof ospec, &o) < 0) snprintf(ospec, sizeof ospec, "?");
+                    if (drift_gemm_kernel_order(&o, &kern[kk]) || drift_order_print(ospec, sizeof ospec, &o) < 0) snprintf(ospec, sizeof ospec, "?");
                     drift_row(&out, T_MAIN, DRIFT_TXT(drift_dist_name(dists[d])), DRIFT_TXT(drift_format_name(set[si].in)),
                               DRIFT_TXT(drift_format_name(set[si].acc)), DRIFT_TXT(kname[kk]), DRIFT_TXT(ospec), DRIFT_INT(K),
                               DRIFT_NUM(r->err.nmse), DRIFT_NUM(r->err.err_mean), DRIFT_NUM(r->err.err_max),

@@ -21,6 +21,7 @@
 
 #include <stdarg.h>
 #include <stdnoreturn.h>
+#include "drift.h"
 
 #define SWEEP_MAX_AXES 16
 #define SWEEP_MAX_RUNS 1000000L
@@ -102,7 +103,7 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
 void sweep_manifest_path(char *buf, size_t size, const sweep_t *s, const char *dir, long share);
 /* The regular files of dir sorted bytewise (a manifest must not depend on readdir order):
  * the count, or -1 when dir cannot be read; *others counts entries that are not regular files. */
-int sweep_list_files(const char *dir, char ***names, int *others);
+DRIFT_MUST_CHECK int sweep_list_files(const char *dir, char ***names, int *others);
 void sweep_free_names(char **names, int n);
 /* Removes path and everything below it; 0 or -1. */
 int sweep_remove_tree(const char *path);
@@ -110,7 +111,7 @@ int sweep_remove_tree(const char *path);
 void sweep_mkdirs(const char *path);
 
 /* merge.c — 0, or 2 (refused: one line naming the shares, or the --out it will not touch) */
-int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir);
+DRIFT_MUST_CHECK int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir);
 
 /* target.c — where a merge may go (see there). sweep_merge_target: 0 when outdir is new
  * (outside the sweep's own directories) or a previous merge of this sweep and nothing else
@@ -118,10 +119,10 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir);
  * nothing. sweep_write_merge_manifest: "part/merge.manifest" (the sweep's definition SHA-256
  * and every file), written last; 0 or -1. sweep_replace_merge: the previous merge renamed
  * aside, part renamed to outdir, then the old listed files removed; 0 or -1 with err. */
-int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
-                       char ***old_names, int *nold);
-int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const char *part);
-int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *outdir, char **old_names, int nold);
+DRIFT_MUST_CHECK int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
+                                        char ***old_names, int *nold);
+DRIFT_MUST_CHECK int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const char *part);
+DRIFT_MUST_CHECK int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *outdir, char **old_names, int nold);
 
 /* slurm.c — writes DIR/slurm/{shares,merge}.sbatch and submit.sh. */
 void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_exe, char **extra, int nextra);
