@@ -123,16 +123,15 @@ static void setup(drift_aflab_t *L, int argc, char **argv)
     _Static_assert(sizeof opts <= sizeof L->opts, "drift_aflab_t.opts holds every option");
     memcpy(L->opts, opts, sizeof opts); /* the parsed cli keeps pointers to its spec */
     L->spec = (drift_cli_spec_t){
-        EXP,
-        "How small a logit gap flips argmax: at which exact top-1/top-2 gap does greedy decoding pick another token, "
+        .name = EXP,
+        .question = "How small a logit gap flips argmax: at which exact top-1/top-2 gap does greedy decoding pick another token, "
         "per format, kernel and K, and how often does it happen?",
-        "bf16,fp16,tf32,fp32",
-        "seq,splitk:16,pairwise,warp:32,tc:h100",
-        L->opts,
-        (int)(sizeof opts / sizeof opts[0]),
-        NULL, /* no_orders */
-        NULL, /* cpu_only: logits go through the dispatcher (--backend cuda) */
-        NULL, /* summary: printed by the program itself */
+        .default_formats = "bf16,fp16,tf32,fp32",
+        .default_orders = "seq,splitk:16,pairwise,warp:32,tc:h100",
+        .opts = L->opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .cpu_only = NULL, /* logits go through the dispatcher (--backend cuda) */
+        .summary = NULL, /* printed by the program itself */
     };
     drift_cli_parse(&L->cli, &L->spec, argc, argv);
     L->question = L->spec.question;

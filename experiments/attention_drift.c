@@ -93,12 +93,15 @@ int main(int argc, char **argv)
         {"decode-len", DRIFT_OPT_INT, &declen, "N", "tokens of the padding and prefill-vs-decode tests", 1, 1L << 16, {"96", "192", "1024"}},
     };
     const drift_cli_spec_t spec = {
-        "attention_drift",
-        "How far do attention kernels (standard, flash with its key tile Bc, split-KV) drift from the exact attention per format and sequence length, is flash less accurate than standard, and are padding and decode bit-invariant?",
-        "fp32,bf16,fp16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps attention kernels, not reduction orders (every dot product is seq in fp32; the kernels fix the order of the softmax)",
-        NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
-        "every kernel's output error against the exact attention, on the same rounded inputs, per format and length; "
+        .name = "attention_drift",
+        .question = "How far do attention kernels (standard, flash with its key tile Bc, split-KV) drift from the exact attention per format and sequence length, is flash less accurate than standard, and are padding and decode bit-invariant?",
+        .default_formats = "fp32,bf16,fp16",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps attention kernels, not reduction orders (every dot product is seq in fp32; the kernels fix the order of the softmax)",
+        .cpu_only = NULL, /* attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
+        .summary = "every kernel's output error against the exact attention, on the same rounded inputs, per format and length; "
         "the flash/standard ratio per format in the .md table, and flash against standard with fp32 scores (the control) in the next; splitkv:N cuts the keys by the sequence length, so decode "
         "and prefill (and a padded batch) give other bits, while splitkv:size=S and flash (tiles from key 0) keep "
         "prefill and decode identical and only left padding, which shifts the tiles, changes them."};

@@ -81,12 +81,15 @@ int main(int argc, char **argv)
         {"data", DRIFT_OPT_STRING, &data_opt, "KIND", "random (N(0,1), default) or linspace (batch_invariant_ops' worst case)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
-        "batch_invariance",
-        "Does row 0 of a product change when more rows join the batch, and does a batch-invariant policy cure it?",
-        "fp32,tf32,bf16,fp16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps GEMM kernels, not reduction orders (the kernels come from the policies; each kernel's order is in the CSV)",
-        NULL, /* cpu_only: the full products go through the dispatcher (--backend cuda) */
-        "the vendor-like policy splits K when the batch is too small to fill the device, and stops splitting as the "
+        .name = "batch_invariance",
+        .question = "Does row 0 of a product change when more rows join the batch, and does a batch-invariant policy cure it?",
+        .default_formats = "fp32,tf32,bf16,fp16",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps GEMM kernels, not reduction orders (the kernels come from the policies; each kernel's order is in the CSV)",
+        .cpu_only = NULL, /* the full products go through the dispatcher (--backend cuda) */
+        .summary = "the vendor-like policy splits K when the batch is too small to fill the device, and stops splitting as the "
         "batch grows, so the same row is summed in a different order and its bits change with the batch size. The "
         "batch-invariant policy uses one order for every shape: zero difference, at the modelled cost in the .md "
         "fragment."};

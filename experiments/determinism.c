@@ -179,9 +179,15 @@ int main(int argc, char **argv)
          "GPU GEMM kernels (default splitk:16:atomic,cublas,cublaslt,splitk:16)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
-        "determinism", QUESTION, "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps GPU GEMM kernels, not reduction orders (use --kernels)", NULL /* cpu_only: GPU only, see below */,
-        SUMMARY};
+        .name = "determinism",
+        .question = QUESTION,
+        .default_formats = "fp32",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps GPU GEMM kernels, not reduction orders (use --kernels)",
+        .cpu_only = NULL, /* GPU only, see below */
+        .summary = SUMMARY};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     char names[MAX_KERNELS][DRIFT_CUDA_GEMM_SPEC_MAX];

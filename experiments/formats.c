@@ -144,9 +144,15 @@ int main(int argc, char **argv)
         {"samples", DRIFT_OPT_INT, &nrand, "N", "random reals for the relative-error plot", 1, 10000000, {"200", "1000", "20000"}},
     };
     const drift_cli_spec_t spec = {
-        "formats", "What happens to a number when it is stored in each format: how much precision and range survive?",
-        "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2", "seq", opts, 2, "takes no orders (its one sum, a + b, has no order to choose)", "CPU only" /* cpu_only */,
-        "each format keeps p significant bits, so a stored value is off by at most u = 2^-p relative to the real "
+        .name = "formats",
+        .question = "What happens to a number when it is stored in each format: how much precision and range survive?",
+        .default_formats = "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = 2,
+        .no_orders = "takes no orders (its one sum, a + b, has no order to choose)",
+        .cpu_only = "CPU only",
+        .summary = "each format keeps p significant bits, so a stored value is off by at most u = 2^-p relative to the real "
         "number (the worst of the random reals is always <= u) as long as it lies between the smallest normal and the "
         "largest finite value. Below, subnormals keep fewer bits and the relative error grows to 1 (the value becomes "
         "0); above, the value overflows to inf (NaN in fp8e4m3). tf32 and fp16 have the same p = 11 but different "

@@ -127,12 +127,15 @@ int main(int argc, char **argv)
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "the real model's prompt set (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
-        "kv_cache",
-        "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, and does chunked prefill give the same bits as a full prefill?",
-        "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
-        NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
-        "the attention output's error against the exact attention grows with the storage format's precision, from "
+        .name = "kv_cache",
+        .question = "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, and does chunked prefill give the same bits as a full prefill?",
+        .default_formats = "fp32",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
+        .cpu_only = NULL, /* attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
+        .summary = "the attention output's error against the exact attention grows with the storage format's precision, from "
         "fp32 to fp8e5m2, with int8 in between (per-token scales better than one per-head scale); the next token, "
         "taken through a fixed projection, changes only where that error reaches the gap between the top two logits; "
         "chunked prefill gives the same bits as a full prefill except where the kernel or the cache depends on the "

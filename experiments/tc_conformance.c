@@ -102,10 +102,15 @@ int main(int argc, char **argv)
         {"data", DRIFT_OPT_STRING, &data, "FILE",
          "measured outputs: the shipped tests/tc_hw/tc_hw.bin.xz (default) or the same stream uncompressed", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = {"tc_conformance", QUESTION, "fp16,bf16,tf32,fp8e4m3,fp8e5m2", "seq", opts,
-                                   (int)(sizeof opts / sizeof opts[0]),
-                                   "replays the measured block FMAs of the data, whose order is the GPU's (tc:ARCH)",
-                                   "CPU emulation against stored GPU outputs", SUMMARY};
+    const drift_cli_spec_t spec = {.name = "tc_conformance",
+                                   .question = QUESTION,
+                                   .default_formats = "fp16,bf16,tf32,fp8e4m3,fp8e5m2",
+                                   .default_orders = "seq",
+                                   .opts = opts,
+                                   .nopts = (int)(sizeof opts / sizeof opts[0]),
+                                   .no_orders = "replays the measured block FMAs of the data, whose order is the GPU's (tc:ARCH)",
+                                   .cpu_only = "CPU emulation against stored GPU outputs",
+                                   .summary = SUMMARY};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     for (int f = 0; f < cli.nformats; f++)
