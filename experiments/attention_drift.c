@@ -94,7 +94,8 @@ int main(int argc, char **argv)
     };
     const drift_cli_spec_t spec = {
         .name = "attention_drift",
-        .question = "How far do attention kernels (standard, flash with its key tile Bc, split-KV) drift from the exact attention per format and sequence length, is flash less accurate than standard, and are padding and decode bit-invariant?",
+        .question = "How far do attention kernels (standard, flash with its key tile Bc, split-KV) drift from the exact attention per format and sequence "
+                    "length, is flash less accurate than standard, and are padding and decode bit-invariant?",
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq",
         .opts = opts,
@@ -137,7 +138,8 @@ int main(int argc, char **argv)
                 drift_die("%s: %s", k <= bcs.n ? "--bc" : "--splits/--split-size", err);
             drift_attn_kernel_print(kname[k], sizeof kname[k], &kern[k]);
             kbc[k] = kern[k].kind == DRIFT_ATTN_STANDARD ? 0 : kern[k].bc;
-            snprintf(kfam[k], sizeof kfam[k], "%s", kern[k].kind == DRIFT_ATTN_STANDARD ? "standard" : kern[k].kind == DRIFT_ATTN_FLASH ? "flash" : kern[k].kind == DRIFT_ATTN_SPLITKV_N ? "splitkv-count" : "splitkv-size");
+            snprintf(kfam[k], sizeof kfam[k], "%s",
+                     kern[k].kind == DRIFT_ATTN_STANDARD ? "standard" : kern[k].kind == DRIFT_ATTN_FLASH ? "flash" : kern[k].kind == DRIFT_ATTN_SPLITKV_N ? "splitkv-count" : "splitkv-size");
             if (kern[k].kind == DRIFT_ATTN_FLASH && kern[k].bc == 64) k_f64 = k;
         }
         (void)s;
@@ -163,7 +165,8 @@ int main(int argc, char **argv)
         double *o = malloc((size_t)nf * nc * nr * H * D * sizeof *o);
         size_t *rows = malloc(nr * sizeof *rows);
         if (!q || !k || !v || !kr || !vr || !ref_t || !ref_r || !o || !rows)
-            drift_die_oom(8.0 * ((double)L * H * D + 4.0 * L * G * D + (double)nr * H * D * (1 + nf + (double)nf * nk)), "the attention inputs and outputs at L = %zu (--L, --heads, --dim, --check-rows: smaller)", L);
+            drift_die_oom(8.0 * ((double)L * H * D + 4.0 * L * G * D + (double)nr * H * D * (1 + nf + (double)nf * nk)),
+                          "the attention inputs and outputs at L = %zu (--L, --heads, --dim, --check-rows: smaller)", L);
         fill(q, L * H * D, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1), fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
         for (size_t r = 0; r < nr; r++) rows[r] = (r + 1) * L / nr - 1; /* evenly spaced, the last row included */
         drift_kv_cache_t kv;

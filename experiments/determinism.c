@@ -210,7 +210,8 @@ int main(int argc, char **argv)
     int ns = cli.nformats * nk * NSCHED;
     seen_t *seen = calloc((size_t)ns, sizeof *seen);
     if (!A || !B || !C || !Ar || !Bt || !ex || !seen)
-        drift_die_oom(8.0 * ((double)M * K + 2.0 * K * N + (double)M * N * nstreams), "the %zu x %zu x %zu operands and %d streams' results (--M, --N, --K, --streams: smaller)", (size_t)M, (size_t)N, (size_t)K, nstreams);
+        drift_die_oom(8.0 * ((double)M * K + 2.0 * K * N + (double)M * N * nstreams),
+                      "the %zu x %zu x %zu operands and %d streams' results (--M, --N, --K, --streams: smaller)", (size_t)M, (size_t)N, (size_t)K, nstreams);
     for (int s = 0; s < ns; s++) {
         seen[s].first = malloc(M * N * sizeof(double));
         seen[s].lo = malloc(M * N * sizeof(double));

@@ -141,7 +141,8 @@ int main(int argc, char **argv)
             int f = -1;
             for (int c = 0; c < NCONF; c++)
                 if (!strcmp(s, CONFS[c].name)) f = c;
-            if (f < 0) drift_die("--configs: unknown configuration '%s' (accepted: all, or names such as vendor-fp32, vendor-bf16, vendor-bf16-tp2-ring, invariant-bf16-splitkv-size; see the source's table)", s);
+            if (f < 0) drift_die("--configs: unknown configuration '%s' (accepted: all, or names such as vendor-fp32, vendor-bf16, vendor-bf16-tp2-ring, "
+                                 "invariant-bf16-splitkv-size; see the source's table)", s);
             use[f] = 1;
         }
     }

@@ -128,7 +128,8 @@ int main(int argc, char **argv)
     };
     const drift_cli_spec_t spec = {
         .name = "kv_cache",
-        .question = "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, and does chunked prefill give the same bits as a full prefill?",
+        .question = "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, "
+                    "and does chunked prefill give the same bits as a full prefill?",
         .default_formats = "fp32",
         .default_orders = "seq",
         .opts = opts,
@@ -149,7 +150,8 @@ int main(int argc, char **argv)
     int nkv = 0;
     {
         char buf[512], err[DRIFT_ERRMSG_MAX];
-        if (strlen(kvlist) >= sizeof buf || !kvlist[0]) drift_die("--kv-formats: a comma-separated list of KV storage formats (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");
+        if (strlen(kvlist) >= sizeof buf || !kvlist[0]) drift_die("--kv-formats: a comma-separated list of KV storage formats (accepted: "
+                                                                  "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");
         strcpy(buf, kvlist);
         for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
             if (nkv == MAX_KV) drift_die("--kv-formats: at most %d formats", MAX_KV);
@@ -294,9 +296,15 @@ int main(int argc, char **argv)
     kv_real_run(&real, &cli);
     drift_out_open(&out, &cli, TABLES, 7, 1);
     drift_out_meta(&out, T_MAIN, "table", "per (compute format, KV storage, L): the last `queries` query rows (causal) against a cache of L tokens filled by one append");
-    drift_out_meta(&out, T_MAIN, "shape", "heads %zu, kv_heads %zu, head_dim %zu, causal, scale 1/sqrt(dim); q, k, v ~ N(0,1) (Philox, seed %llu); kernel flash:64,64, operands rounded to the compute format after loading from the cache, fp32 accumulation and softmax, output kept in fp32", H, G, D, (unsigned long long)cli.seed);
-    drift_out_meta(&out, T_MAIN, "columns", "relerr_true = ||o - o*||_2 / ||o*||_2 and max_abs_err_true over the rows, o* = drift_attention_reference (MPFR, to fp64) of the unrounded q, k, v; logits = W o with W a fixed %zu x %zu N(0,1) matrix (fp64 arithmetic); argmax_flips = rows whose argmax differs from the argmax of W o*; min_gap_exact = the smallest top-1/top-2 gap of W o* over the rows; max_logit_err = max |W o - W o*|", V, HD);
-    drift_out_meta(&out, T_CHUNK, "table", "drift_attention_prefill of n tokens with chunk C (the cache grows by C tokens and those C queries attend to it) vs chunk 0 (all at once); bitwise, per query row; int8:head's scales are fixed by the first append (the first chunk)");
+    drift_out_meta(&out, T_MAIN, "shape", "heads %zu, kv_heads %zu, head_dim %zu, causal, scale 1/sqrt(dim); q, k, v ~ N(0,1) (Philox, seed %llu); "
+                   "kernel flash:64,64, operands rounded to the compute format after loading from the cache, "
+                   "fp32 accumulation and softmax, output kept in fp32", H, G, D, (unsigned long long)cli.seed);
+    drift_out_meta(&out, T_MAIN, "columns", "relerr_true = ||o - o*||_2 / ||o*||_2 and max_abs_err_true over the rows, o* = drift_attention_reference (MPFR, "
+                   "to fp64) of the unrounded q, k, v; logits = W o with W a fixed %zu x %zu N(0,1) matrix (fp64 arithmetic); "
+                   "argmax_flips = rows whose argmax differs from the argmax of W o*; min_gap_exact = the smallest top-1/top-2 gap of W o* over the rows; "
+                   "max_logit_err = max |W o - W o*|", V, HD);
+    drift_out_meta(&out, T_CHUNK, "table", "drift_attention_prefill of n tokens with chunk C (the cache grows by C tokens and those C queries attend to it) vs "
+                   "chunk 0 (all at once); bitwise, per query row; int8:head's scales are fixed by the first append (the first chunk)");
     for (int li = 0; li < nL; li++)
         for (int f = 0; f < nf; f++)
             for (int c = 0; c < nkv; c++) {
@@ -315,7 +323,9 @@ int main(int argc, char **argv)
                               DRIFT_NUM(cmax[t * nC + s]), DRIFT_TXT(ckspec[i]));
                 }
 
-    drift_md_intro(&out, "A cache of L tokens (%zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1)) stored in each format; the last %ld query rows through flash:64,64 in %s arithmetic (fp32 accumulation); the next token through a fixed %zu x %zu random projection.", H, G, D, nq, drift_format_name(cli.formats[0]), V, HD);
+    drift_md_intro(&out, "A cache of L tokens (%zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1)) stored in each format; "
+                   "the last %ld query rows through flash:64,64 in %s arithmetic (fp32 accumulation); "
+                   "the next token through a fixed %zu x %zu random projection.", H, G, D, nq, drift_format_name(cli.formats[0]), V, HD);
     for (int li = 0; li < nL; li++)
         for (int c = 0; c < nkv; c++) {
             const res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
@@ -370,7 +380,8 @@ int main(int argc, char **argv)
                 if (!expect) other += d, total += (long)n;
             }
         }
-    drift_md_text(&out, "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
+    drift_md_text(&out, "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); "
+                  "splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
             other, total, other == 0 ? "bit-identical" : "NOT identical");
     kv_real_takeaway(&real, &out);
     drift_out_commit(&out);

@@ -115,9 +115,15 @@ static void kv_real_write(kv_real_t *R, drift_out_t *out, int t_rows, int t_sum,
     drift_deployment_print(base, sizeof base, &R->runs[R->base].dep);
     drift_out_meta(out, t_rows, "table", "per (prompt, KV storage): %s, %d prompts of the lab's prompt set (chat template, drawn by seed %llu), %d greedy tokens under `%s,kv=F` against kv=bf16 (%s)",
                    R->ckpt, R->N, (unsigned long long)R->pr[0].seed, R->T, REAL_PRESET, base);
-    drift_out_meta(out, t_rows, "columns", "parted = the texts differ within the tokens; step = the first differing token (0-based, -1: none); token_bf16 / token_kv = the tokens chosen there; gap_bf16 / gap_kv = each run's own top-1 minus top-2 logit there (the deployment's gap, not the exact model's)");
-    drift_out_meta(out, t_sum, "table", "per KV storage: the prompts whose text parts from the kv=bf16 run's, with the Wilson 95%% interval (the prompt is the unit), the parting steps, the kv=bf16 run's own top-1/top-2 gap there");
-    drift_md_text(out, "%s decodes %d prompts of the lab's prompt set (chat template, drawn by the seed), %d greedy tokens each, under `%s` with only `kv` changed: an A100 alone in the `" REAL_PRESET "` preset. The baseline is the preset's own bf16 cache: K and V are rounded to bf16 before they are stored, so it holds what the kernels computed. The gap is the baseline run's own top-1 minus top-2 logit at the parting step (bf16 logits; the exact model's pass was not run).\n\n",
+    drift_out_meta(out, t_rows, "columns", "parted = the texts differ within the tokens; step = the first differing token (0-based, -1: none); "
+                   "token_bf16 / token_kv = the tokens chosen there; gap_bf16 / gap_kv = each run's own top-1 minus top-2 logit there (the deployment's gap, "
+                   "not the exact model's)");
+    drift_out_meta(out, t_sum, "table", "per KV storage: the prompts whose text parts from the kv=bf16 run's, "
+                   "with the Wilson 95%% interval (the prompt is the unit), the parting steps, the kv=bf16 run's own top-1/top-2 gap there");
+    drift_md_text(out, "%s decodes %d prompts of the lab's prompt set (chat template, drawn by the seed), %d greedy tokens each, "
+                  "under `%s` with only `kv` changed: an A100 alone in the `" REAL_PRESET "` preset. The baseline is the preset's own bf16 cache: "
+                  "K and V are rounded to bf16 before they are stored, so it holds what the kernels computed. "
+                  "The gap is the baseline run's own top-1 minus top-2 logit at the parting step (bf16 logits; the exact model's pass was not run).\n\n",
                   R->ckpt, R->N, R->T, base);
     double *st = malloc((size_t)R->N * sizeof *st), *gp = malloc((size_t)R->N * sizeof *gp);
     if (!st || !gp) drift_die_oom(16.0 * R->N, "the summaries of %d prompts", R->N);

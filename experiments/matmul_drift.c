@@ -154,7 +154,8 @@ int main(int argc, char **argv)
     drift_mm_distinct_t *drows = calloc((size_t)nd * ns, sizeof *drows);
     double *slope = malloc((size_t)nd * ns * nk * sizeof *slope);
     if (!cells || !srows || !drows || !slope)
-        drift_die_oom((double)nd * ns * nk * nK * sizeof *cells + (double)nd * ns * SPLIT_MAX * sizeof *srows, "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)", nd, ns, nk, nK);
+        drift_die_oom((double)nd * ns * nk * nK * sizeof *cells + (double)nd * ns * SPLIT_MAX * sizeof *srows,
+                      "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)", nd, ns, nk, nK);
     int rc = drift_mm_sweep_run(cells, &W);
     size_t nsr, ndr;
     if (!rc) rc = drift_mm_split_run(srows, &nsr, drows, &ndr, &W, KS);

@@ -105,7 +105,8 @@ int main(int argc, char **argv)
     };
     const drift_cli_spec_t spec = {
         .name = "softmax_drift",
-        .question = "How far does a softmax kernel (naive, safe, online, online:B) drift from the exact softmax as the vocabulary grows, per input format; where does naive softmax overflow; how often does the top-1 token change?",
+        .question = "How far does a softmax kernel (naive, safe, online, online:B) drift from the exact softmax as the vocabulary grows, per input format; "
+                    "where does naive softmax overflow; how often does the top-1 token change?",
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq",
         .opts = opts,

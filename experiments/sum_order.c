@@ -187,7 +187,8 @@ int main(int argc, char **argv)
     double *slope = malloc((size_t)nd * ns * no * sizeof *slope);
     drift_sum_perm_t *P = calloc((size_t)nd * ns, sizeof *P);
     if (!cells || !sm || !slope || !P)
-        drift_die_oom((double)drift_sum_sweep_ncells(&W) * sizeof *cells + (double)nd * ns * no * nn * sizeof *sm, "the cells of %zu sweep points (--trials, --formats, --orders: fewer)", (size_t)drift_sum_sweep_ncells(&W));
+        drift_die_oom((double)drift_sum_sweep_ncells(&W) * sizeof *cells + (double)nd * ns * no * nn * sizeof *sm,
+                      "the cells of %zu sweep points (--trials, --formats, --orders: fewer)", (size_t)drift_sum_sweep_ncells(&W));
     must(drift_sum_sweep_run(cells, &W), "sum");
     drift_sum_tally_t tally;
     drift_sum_summarise(sm, slope, &tally, cells, &W, lambda, SLOPE_FROM_LOG2N);

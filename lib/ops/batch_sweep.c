@@ -131,7 +131,8 @@ int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t 
             drift_recipe_t exact = drift_recipe_exact(cfg->formats[f], DRIFT_FP64); /* the exact row 0 of the rounded inputs */
             double cond_med;
             if (drift_recipe_gemm(ex, A0, B, 1, N, K, &exact, 1, 0)) rc = drift_why(err, errsz, DRIFT_EINVAL, "exact reference failed");
-            else if ((rc = drift_dot_cond_median(&cond_med, A0, B, K, N, cfg->formats[f], ex))) rc == DRIFT_ENOMEM ? (void)drift_why_oom(err, errsz, (double)(N + 2 * K) * sizeof(double), "the %zu condition numbers of K = %zu", N, K)
+            else if ((rc = drift_dot_cond_median(&cond_med, A0, B, K, N, cfg->formats[f], ex))) rc == DRIFT_ENOMEM ? (void)drift_why_oom(err, errsz,
+                    (double)(N + 2 * K) * sizeof(double), "the %zu condition numbers of K = %zu", N, K)
                                    : (void)drift_why(err, errsz, rc, "condition numbers of %s inputs: %s", drift_format_name(cfg->formats[f]), drift_strerror(rc));
             else rc = sweep_policies(b, f, ki, A0, B, ex, cond_med, &checked, err, errsz);
         }
