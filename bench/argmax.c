@@ -44,7 +44,8 @@ static int kernels(drift_recipe_t *c, drift_format_t f, size_t K)
     drift_device_t dev;
     if (drift_device_lookup(&dev, "h100")) abort();
     static drift_polrow_t pol[DRIFT_AF_NPOL];
-    for (int q = 0; q < DRIFT_AF_NPOL; q++) drift_policy_row(&pol[q], q, V, 8, K, &dev);
+    for (int q = 0; q < DRIFT_AF_NPOL; q++)
+        if (drift_policy_row(&pol[q], q, V, 8, K, &dev)) abort();
     static drift_kset_t ks;
     int polcfg[DRIFT_AF_NPOL][2];
     if (drift_kset_build(&ks, polcfg, f, o, 5, pol, DRIFT_AF_NPOL, K)) abort();

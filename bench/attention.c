@@ -140,7 +140,7 @@ int main(int argc, char **argv)
         return 2;
     }
     drift_attn_opts_t fo = o, so = o;
-    drift_attn_kernel_parse(&fo.kernel, "flash:64,64", NULL, 0);
+    if (drift_attn_kernel_parse(&fo.kernel, "flash:64,64", NULL, 0)) abort();
     double *tf = malloc((size_t)reps * sizeof *tf), *ts = malloc((size_t)reps * sizeof *ts), *tp = malloc((size_t)reps * sizeof *tp);
     for (long r = 0; r < reps; r++) {
         double t0 = cpu_now();

@@ -158,7 +158,7 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
     char err[DRIFT_LLM_ERR_MAX];
     const size_t V = (size_t)ck->cfg.vocab_size;
     drift_numerics_t nf = drift_numerics_fp32(), nl = drift_numerics_fp32(), ne = drift_numerics_exact();
-    drift_numerics_set_recipe(&nl, "llamacpp-cpu");
+    if (drift_numerics_set_recipe(&nl, "llamacpp-cpu")) abort();
     drift_model_t *mf, *ml = NULL, *me;
     if (drift_model_create(&mf, ck, &nf, 64, err, sizeof err) || drift_model_create(&me, ck, &ne, 1, err, sizeof err)) die(err);
     char lerr[DRIFT_LLM_ERR_MAX] = "";
@@ -284,7 +284,7 @@ int main(int argc, char **argv)
     }
     drift_numerics_t nf = drift_numerics_fp32(), nb = drift_numerics_fp32();
     drift_recipe_t r;
-    drift_model_recipe_parse(&r, "bf16/tc:h100/fp32/bf16");
+    if (drift_model_recipe_parse(&r, "bf16/tc:h100/fp32/bf16")) abort();
     drift_numerics_set_mm(&nb, &r);
     drift_model_t *mf, *mb;
     if (drift_model_create(&mf, &ck, &nf, 1, err, sizeof err) || drift_model_create(&mb, &ck, &nb, 1, err, sizeof err))

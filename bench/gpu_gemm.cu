@@ -53,7 +53,10 @@ static float timed(const path_t *p, float *dC, const void *dA, const void *dB, i
                    cudaEvent_t e1)
 {
     drift_cuda_gemm_t g;
-    drift_cuda_gemm_parse(&g, p->spec);
+    if (drift_cuda_gemm_parse(&g, p->spec)) {
+        fprintf(stderr, "bench_gpu_gemm: %s: not a GEMM path\n", p->spec);
+        exit(1);
+    }
     drift_gemm_opts_t o = drift_gemm_opts(p->in, DRIFT_FP32);
     TRY(cudaEventRecord(e0));
     int rc = drift_cuda_gemm_device(dC, dA, dB, M, N, K, &g, &o, NULL);

@@ -77,7 +77,10 @@ int main(void)
                         for (int fma = 0; fma <= 1; fma++) {
                             if (!fma && ki == 0) continue; // l * alpha + r: tiled kernels only
                             drift_attn_opts_t o = drift_attn_opts(heads, kv_heads, d, fmts[f]);
-                            drift_attn_kernel_parse(&o.kernel, kernels[ki], NULL, 0);
+                            if (drift_attn_kernel_parse(&o.kernel, kernels[ki], NULL, 0)) {
+                                row("FAIL", "%s: kernel refused", kernels[ki]);
+                                continue;
+                            }
                             o.causal = sh.causal;
                             o.softmax_acc.fma = fma;
                             if (out32) o.pv.out = DRIFT_FP32;

@@ -73,7 +73,7 @@ static int run(float *dC, dbuf_t A, dbuf_t B, int M, int N, int K, const char *s
                drift_cuda_gemm_info_t *info)
 {
     drift_cuda_gemm_t g;
-    drift_cuda_gemm_parse(&g, spec);
+    if (drift_cuda_gemm_parse(&g, spec)) return DRIFT_EINVAL;
     drift_gemm_opts_t o = drift_gemm_opts(in, DRIFT_FP32);
     int two = drift_cuda_gemm_storage_bytes(&g, in) == 2;
     int rc = drift_cuda_gemm_device(dC, two ? (const void *)A.bf16 : A.f32, two ? (const void *)B.bf16 : B.f32, M, N, K,

@@ -61,7 +61,10 @@ static void compare(const char *spec, int version, drift_format_t in, int fma, s
                     const double *A, const double *B, int tc)
 {
     drift_cuda_gemm_t g;
-    drift_cuda_gemm_parse(&g, spec);
+    if (drift_cuda_gemm_parse(&g, spec)) {
+        row("FAIL", "%s: not a GEMM path", spec);
+        return;
+    }
     g.version = version;
     drift_gemm_opts_t o = drift_gemm_opts(in, DRIFT_FP32);
     o.acc.fma = fma;
@@ -204,11 +207,12 @@ static void vendor(void)
             fill(B, K * N, formats[f], (uint32_t)(8000 + 10 * s + f));
             drift_gemm_kernel_t naive = {DRIFT_GEMM_NAIVE, 0, 0, 0, 0, 0, DRIFT_TC_V100};
             drift_gemm_opts_t o = drift_gemm_opts(formats[f], DRIFT_FP32);
-            drift_gemm(seq, A, B, M, N, K, &naive, &o);
+            if (drift_gemm(seq, A, B, M, N, K, &naive, &o)) row("FAIL", "%zux%zux%zu: the CPU's naive GEMM refused", M, N, K);
             for (size_t j = 0; j < N; j++) {
                 for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
                 for (size_t i = 0; i < M; i++) {
-                    drift_exact_dot(&ex[i * N + j], A + i * K, col, K, DRIFT_FP32, DRIFT_RNE);
+                    if (drift_exact_dot(&ex[i * N + j], A + i * K, col, K, DRIFT_FP32, DRIFT_RNE))
+                        row("FAIL", "%zux%zux%zu: the exact dot product of output (%zu, %zu) refused", M, N, K, i, j);
                     double sa = 0;
                     for (size_t k = 0; k < K; k++) sa += fabs(A[i * K + k] * col[k]); // a scale, not a result
                     scale[i * N + j] = sa;
@@ -217,7 +221,10 @@ static void vendor(void)
             (void)aabs;
             for (size_t p = 0; p < sizeof paths / sizeof *paths; p++) {
                 drift_cuda_gemm_t g;
-                drift_cuda_gemm_parse(&g, paths[p]);
+                if (drift_cuda_gemm_parse(&g, paths[p])) {
+                    row("FAIL", "%s: not a GEMM path", paths[p]);
+                    continue;
+                }
                 drift_cuda_gemm_info_t info;
                 memset(&info, 0, sizeof info);
                 int rc = drift_cuda_gemm(C, A, B, M, N, K, &g, &o, &info);

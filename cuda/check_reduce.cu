@@ -53,7 +53,10 @@ int main(void)
     double *got = (double *)malloc(BATCH * sizeof(double)), *want = (double *)malloc(BATCH * sizeof(double));
     for (size_t oi = 0; oi < sizeof orders / sizeof *orders; oi++) {
         drift_order_t o;
-        drift_order_parse(&o, orders[oi]);
+        if (drift_order_parse(&o, orders[oi])) {
+            row("FAIL", "order %s refused", orders[oi]);
+            continue;
+        }
         int nk = drift_cuda_reduce_kernels(&o);
         for (int kernel = 1; kernel <= nk; kernel++) {
             if (o.kind == DRIFT_ORDER_WARP && kernel == 2 && o.param > 32) continue;
@@ -76,10 +79,9 @@ int main(void)
                                 break;
                             }
                             for (size_t r = 0; r < BATCH; r++) {
-                                if (op == 0)
-                                    drift_sum(&want[r], a + r * n, n, &o, &acc);
-                                else
-                                    drift_dot(&want[r], a + r * n, b + r * n, n, NULL, &o, &acc);
+                                int rc_cpu = op == 0 ? drift_sum(&want[r], a + r * n, n, &o, &acc)
+                                                     : drift_dot(&want[r], a + r * n, b + r * n, n, NULL, &o, &acc);
+                                if (rc_cpu && !error) snprintf(first, sizeof first, "CPU error %d", rc_cpu), error = 1;
                             }
                             size_t f = 0, m = mismatches(got, want, BATCH, &f);
                             if (m && !bad)

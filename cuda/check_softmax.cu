@@ -50,7 +50,10 @@ int main(void)
                     for (int sc = 0; sc <= 1; sc++) {
                         if (fma == 0 && strncmp(variants[v], "online", 6)) continue; // fma matters for online only
                         drift_softmax_opts_t o = drift_softmax_opts(ins[f], DRIFT_FP32);
-                        drift_softmax_parse(&o.variant, variants[v], NULL, 0);
+                        if (drift_softmax_parse(&o.variant, variants[v], NULL, 0)) {
+                            row("FAIL", "softmax %s: variant refused", variants[v]);
+                            continue;
+                        }
                         o.out = out32 ? DRIFT_FP32 : ins[f];
                         o.acc.fma = fma;
                         o.scale = sc ? 0.125 : 1.0;
@@ -68,7 +71,11 @@ int main(void)
                             }
                             host += hr;
                             for (size_t r = 0; r < batch; r++) {
-                                drift_softmax(want, x + r * n, n, &o, NULL, 0);
+                                if (drift_softmax(want, x + r * n, n, &o, NULL, 0)) {
+                                    snprintf(first, sizeof first, "CPU softmax refused");
+                                    error = 1;
+                                    break;
+                                }
                                 size_t i0 = 0, m = mismatches(got + r * n, want, n, &i0);
                                 if (m && !bad)
                                     snprintf(first, sizeof first, "first: n=%zu row %zu [%zu]: gpu %a, cpu %a", n, r, i0,

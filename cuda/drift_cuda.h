@@ -49,6 +49,7 @@
 extern "C" {
 #endif
 
+#include "drift.h"
 #include "format.h"
 
 /* ---- always available (cuda/args.c, plain C) ---------------------------------------- */
@@ -73,8 +74,8 @@ int drift_cuda_fail(int code, const char *fmt, ...)
  * outside fp8, or rounding modes no instruction has (rna outside tf32, tf32 ru/rd).
  * Modes that only sm_90 has (bf16 from fp64 is done through round-to-odd elsewhere; tf32
  * rne/rz) pass here and are refused by the device check. */
-int drift_cuda_check_round(const double *out, const double *in, size_t n, drift_format_t f,
-                           const drift_round_opts_t *o, int kernel);
+DRIFT_MUST_CHECK int drift_cuda_check_round(const double *out, const double *in, size_t n, drift_format_t f,
+                                            const drift_round_opts_t *o, int kernel);
 
 /* ---- needs the CUDA backend (cuda/convert.cu, cuda/describe.cu) -------------------- */
 
@@ -84,14 +85,14 @@ int drift_cuda_device_count(void);
 
 /* Compute capability of the current device as major * 10 + minor (90 on an H100/H200), or
  * DRIFT_EUNSUPPORTED (no device, or older than sm_80: the message says which) or DRIFT_EIO. */
-int drift_cuda_current_cc(void);
+DRIFT_MUST_CHECK int drift_cuda_current_cc(void);
 
 /* One line describing runtime, driver and device 0 (cuda/describe.cu); never fails. */
 void drift_cuda_describe(char *buf, size_t size);
 
 /* 1 when (f, m) has a conversion on the current device, 0 when not (reason in the
  * message), or a negative DRIFT_E* code when CUDA fails. */
-int drift_cuda_round_supported(drift_format_t f, drift_mode_t m);
+DRIFT_MUST_CHECK int drift_cuda_round_supported(drift_format_t f, drift_mode_t m);
 
 /* The instruction(s) drift_cuda_round uses for (f, m) on the current device, or "none". */
 const char *drift_cuda_round_method(drift_format_t f, drift_mode_t m);
@@ -100,18 +101,18 @@ const char *drift_cuda_round_method(drift_format_t f, drift_mode_t m);
  * allocates, copies and frees). Returns 0, DRIFT_EINVAL (bad pointer, format, mode or
  * kernel), DRIFT_EUNSUPPORTED (no device, or no instruction for (f, m) on it) or
  * DRIFT_EIO (a CUDA call or launch failed; drift_cuda_message() names it). */
-int drift_cuda_round_kernel(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m, int kernel);
+DRIFT_MUST_CHECK int drift_cuda_round_kernel(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m, int kernel);
 
 /* drift_cuda_round_kernel with the default kernel (2). */
-int drift_cuda_round(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m);
+DRIFT_MUST_CHECK int drift_cuda_round(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m);
 
 /* The general entry: o gives mode and saturate (fp8 only; o == NULL: RNE). The CPU twin is
  * drift_round(in[i], f, o, 0) for every i, bit for bit (NaN equals NaN). */
-int drift_cuda_round_opts(double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o,
-                          int kernel);
+DRIFT_MUST_CHECK int drift_cuda_round_opts(double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o,
+                                           int kernel);
 /* 1 when (f, o, kernel) has an instruction on the current device, 0 when not (reason in the
  * message), negative on CUDA failure. */
-int drift_cuda_round_opts_supported(drift_format_t f, const drift_round_opts_t *o, int kernel);
+DRIFT_MUST_CHECK int drift_cuda_round_opts_supported(drift_format_t f, const drift_round_opts_t *o, int kernel);
 /* The instruction(s) for (f, o, kernel) on the current device, or "none". */
 const char *drift_cuda_round_opts_method(drift_format_t f, const drift_round_opts_t *o, int kernel);
 

@@ -39,6 +39,7 @@
 extern "C" {
 #endif
 
+#include "drift.h"
 #include "format.h"
 #include "gemm.h"
 #include "order.h"
@@ -67,7 +68,7 @@ typedef struct {
 #define DRIFT_CUDA_GEMM_SPEC_MAX 64
 
 /* Spec grammar above; strict like gemm.h. 0 or DRIFT_EINVAL. */
-int drift_cuda_gemm_parse(drift_cuda_gemm_t *g, const char *spec);
+DRIFT_MUST_CHECK int drift_cuda_gemm_parse(drift_cuda_gemm_t *g, const char *spec);
 /* Canonical spec into buf; its length, or DRIFT_EINVAL. */
 int drift_cuda_gemm_print(char *buf, size_t size, const drift_cuda_gemm_t *g);
 /* 1 when the path is a deterministic twin of a CPU kernel (naive, tiled, splitk[:tree]). */
@@ -90,22 +91,22 @@ typedef struct {
  * First exactly the CPU's checks (drift_gemm's: NULL pointers with nonzero sizes and bad
  * kernel or options DRIFT_EINVAL, SR and tc formats DRIFT_EUNSUPPORTED, sizes that cannot
  * fit DRIFT_ENOMEM), then the GPU restrictions listed above (DRIFT_EUNSUPPORTED). */
-int drift_cuda_check_gemm(const double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                          const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts);
+DRIFT_MUST_CHECK int drift_cuda_check_gemm(const double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                           const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts);
 
 /* C = A B on the GPU (host pointers, doubles holding values as drift_gemm takes them).
  * Returns 0 or a DRIFT_E* code (drift_cuda.h's convention); C is unchanged on error. */
-int drift_cuda_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                    const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info);
+DRIFT_MUST_CHECK int drift_cuda_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                     const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info);
 
 /* The same on device memory, for benchmarks and repeated runs (no allocation, no copy, no
  * synchronisation: the work is queued on the default stream). dA and dB hold the input
  * format's storage: float for SIMT paths and fp32/tf32 (the floats' values already rounded),
  * __half for fp16, __nv_bfloat16 for bf16, one byte for fp8 (tc and cublas paths); dC is
  * float. The caller has checked the arguments with drift_cuda_check_gemm. */
-int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB, int M, int N, int K,
-                           const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts,
-                           drift_cuda_gemm_info_t *info);
+DRIFT_MUST_CHECK int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB, int M, int N, int K,
+                                            const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts,
+                                            drift_cuda_gemm_info_t *info);
 /* Bytes per element of dA/dB for (g, in) in drift_cuda_gemm_device: 4, 2 or 1. */
 int drift_cuda_gemm_storage_bytes(const drift_cuda_gemm_t *g, drift_format_t in);
 
@@ -115,11 +116,11 @@ int drift_cuda_gemm_storage_bytes(const drift_cuda_gemm_t *g, drift_format_t in)
  * cublas[...] and cublaslt (not :fixed); twins are deterministic by construction
  * (DRIFT_EUNSUPPORTED). drift_cuda_check_gemm_streams: the same checks, plain C. */
 #define DRIFT_CUDA_MAX_STREAMS 16
-int drift_cuda_check_gemm_streams(const double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                  const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams);
-int drift_cuda_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                            const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams,
-                            drift_cuda_gemm_info_t *info);
+DRIFT_MUST_CHECK int drift_cuda_check_gemm_streams(const double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                                   const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams);
+DRIFT_MUST_CHECK int drift_cuda_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                             const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams,
+                                             drift_cuda_gemm_info_t *info);
 
 /* Versions of the libraries: "cuBLAS 13.0.0, cuBLASLt 130000" (needs the backend). */
 void drift_cuda_blas_versions(char *buf, size_t size);

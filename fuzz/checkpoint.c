@@ -34,6 +34,7 @@ static void fuzz_tokenizer(const uint8_t *data, size_t size)
     int ids[512], nids = 0;
     for (int i = 0; i < t.vocab_size; i++) {
         (void)drift_tokenizer_decode(&t, i ? i - 1 : 1, i);
+        /* any code is an answer here (clang, the only compiler of fuzz/, honours the cast): the target looks for crashes */
         if (strlen(t.pieces[i]) < 64) (void)drift_tokenizer_encode(&t, t.pieces[i], 1, ids, 512, &nids);
     }
     drift_tokenizer_free(&t);

@@ -37,6 +37,8 @@ fresh; awk '/^- .*\(\[sum_order\]\(#/ { next } { print }' "$tmp/r/$R" > "$tmp/x"
        sed -i '/^summary: /d' "$tmp/r/experiments/sum_order/report.txt"; expect fail "a summary without sum_order"
 fresh; sed -i '0,/^summary: /s/^summary: /summary: at K = 4096 /' "$tmp/r/experiments/formats/report.txt"; expect fail "a typed number in a summary template"
 fresh; sed -i '0,/^!\[[^]]*\](plots\/\([a-z_]*\)\.png)/s//![\1](plots\/\1.png)/' "$tmp/r/$R"; expect fail "alt text that is the file name"
-fresh; awk '/^## Summary of findings/ { s = 1 } s && /^- / && !done && match($0, /[0-9]\.[0-9]+/) { $0 = substr($0, 1, RSTART - 1) "9.99" substr($0, RSTART + RLENGTH); done = 1 } { print }' "$tmp/r/$R" > "$tmp/x" && mv "$tmp/x" "$tmp/r/$R"
+fresh; awk '/^## Summary of findings/ { s = 1 }
+            s && /^- / && !done && match($0, /[0-9]\.[0-9]+/) { $0 = substr($0, 1, RSTART - 1) "9.99" substr($0, RSTART + RLENGTH); done = 1 }
+            { print }' "$tmp/r/$R" > "$tmp/x" && mv "$tmp/x" "$tmp/r/$R"
        expect fail "a summary number edited by hand"
 exit $status

@@ -175,7 +175,7 @@ Test(argmax, approx_within_coef)
     drift_stream_t s;
     drift_stream_init(&s, 7, drift_fnv1a32("test_argmax"), 2, 0);
     drift_hidden_model_t m;
-    drift_hidden_model(&m, K, &s);
+    cr_assert_eq(drift_hidden_model(&m, K, &s), 0);
     double *H = malloc(R * K * sizeof *H), *w = malloc(K * sizeof *w), *ap = malloc(R * V * sizeof *ap);
     float *W = malloc(V * K * sizeof *W);
     for (size_t r = 0; r < R; r++) drift_gen_hidden(H + r * K, &m, &s);
@@ -209,7 +209,7 @@ static void random_head(double *H, float *W, double *Wd, size_t R, size_t V, siz
     drift_stream_t s;
     drift_stream_init(&s, 11, drift_fnv1a32("test_argmax.head"), (uint32_t)K, trial);
     drift_hidden_model_t m;
-    drift_hidden_model(&m, K, &s);
+    cr_assert_eq(drift_hidden_model(&m, K, &s), 0);
     for (size_t r = 0; r < R; r++) drift_gen_hidden(H + r * K, &m, &s);
     double *w = malloc(K * sizeof *w);
     for (size_t v = 0; v < V; v++) {
@@ -321,7 +321,7 @@ Test(argmax, no_flip_far_above_bound)
     drift_stream_t s;
     drift_hidden_model_t m;
     drift_stream_init(&s, 5, drift_fnv1a32("test_argmax.far"), 0, 0);
-    drift_hidden_model(&m, K, &s);
+    cr_assert_eq(drift_hidden_model(&m, K, &s), 0);
     double *h = malloc(K * sizeof *h), *W = malloc(2 * K * sizeof *W);
     long flips = 0, pairs = 0;
     for (uint32_t t = 0; t < 100; t++) {
@@ -373,7 +373,7 @@ Test(argmax, ties_are_not_flips)
     drift_stream_t s;
     drift_hidden_model_t m;
     drift_stream_init(&s, 5, drift_fnv1a32("test_argmax.tie"), 0, 0);
-    drift_hidden_model(&m, K, &s);
+    cr_assert_eq(drift_hidden_model(&m, K, &s), 0);
     double *h = malloc(K * sizeof *h), *W = malloc(3 * K * sizeof *W);
     long ties = 0, differ = 0, picked_hi = 0;
     for (uint32_t t = 0; t < 40; t++) {
@@ -434,7 +434,7 @@ Test(argmax, planted_gap_achieved)
     drift_stream_t s;
     drift_hidden_model_t m;
     drift_stream_init(&s, 3, drift_fnv1a32("test_argmax.plant"), 0, 0);
-    drift_hidden_model(&m, K, &s);
+    cr_assert_eq(drift_hidden_model(&m, K, &s), 0);
     double *h = malloc(K * sizeof *h), *w1 = malloc(K * sizeof *w1), *w2 = malloc(K * sizeof *w2);
     double *hf = malloc(K * sizeof *hf), *w1f = malloc(K * sizeof *w1f), *w2f = malloc(K * sizeof *w2f);
     mpfr_t a, b;
@@ -559,7 +559,7 @@ Test(argmax, planted_pair_by_hand)
     drift_stream_t s, t;
     drift_hidden_model_t m;
     drift_stream_init(&s, 5, drift_fnv1a32("test_argmax.pair"), 0, 0);
-    drift_hidden_model(&m, K, &s);
+    cr_assert_eq(drift_hidden_model(&m, K, &s), 0);
     double h[256], w1[256], w2[256], hx[256], x1[256], x2[256], hf[256], W2[512];
     int swaps = 0;
     for (int tr = 0; tr < 16; tr++) {
@@ -633,7 +633,7 @@ Test(argmax, pruned_some_by_hand)
     drift_stream_t s;
     drift_hidden_model_t m;
     drift_stream_init(&s, 2, drift_fnv1a32("test_argmax.some.h"), 0, 0);
-    drift_hidden_model(&m, K, &s);
+    cr_assert_eq(drift_hidden_model(&m, K, &s), 0);
     drift_gen_hidden(h, &m, &s);
     cr_assert_eq(drift_lmhead_approx(ap, h, 1, W, V, K), 0);
     drift_recipe_t c[4] = {cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32), cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_BF16),
@@ -837,11 +837,11 @@ Test(flips, input_formats)
 Test(flips, nu_and_c)
 {
     drift_order_t o;
-    drift_order_parse(&o, "seq"); /* each term lies in (K+1)/2 partial sums on average */
+    cr_assert_eq(drift_order_parse(&o, "seq"), 0); /* each term lies in (K+1)/2 partial sums on average */
     cr_assert_float_eq(drift_flip_nu(&o, DRIFT_FP32, 1024), 1025.0 / 2048.0, 1e-15);
-    drift_order_parse(&o, "pairwise"); /* depth 1 + log2 K */
+    cr_assert_eq(drift_order_parse(&o, "pairwise"), 0); /* depth 1 + log2 K */
     cr_assert_float_eq(drift_flip_nu(&o, DRIFT_FP32, 1024), 11.0 / 1024.0, 1e-15);
-    drift_order_parse(&o, "kahan");
+    cr_assert_eq(drift_order_parse(&o, "kahan"), 0);
     cr_assert_float_eq(drift_flip_nu(&o, DRIFT_FP32, 100), 0.02, 1e-15);
     cr_assert_float_eq(drift_flip_c(8 * log(2.0)), 1.0, 1e-15);
     cr_assert_float_eq(drift_flip_c(1025.0 / 2048.0), 0.3004, 1e-4); /* the 0.300 of the header */
@@ -859,7 +859,7 @@ Test(flips, model_var_by_hand)
     /* seq, fp32: 1 is exact (no variance); 1 + 2^-30 is rounded once in [1, 2): ulp 2^-23,
      * variance ulp^2/12 = 2^-46/12. */
     drift_recipe_t c = {DRIFT_FP32, {0}, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 0};
-    drift_order_parse(&c.order, "seq");
+    cr_assert_eq(drift_order_parse(&c.order, "seq"), 0);
     double p[2] = {1.0, ldexp(1.0, -30)};
     drift_flip_vv_t tmp[2 * (2 + 0 + 64)];
     cr_assert_eq(drift_flip_model_scratch(2, 0), 132);
@@ -919,7 +919,7 @@ Test(flips, bin_by_hand)
     drift_flipset_t s;
     small_set(&s);
     drift_logbins_t b;
-    drift_logbins_init(&b, 1e-4, 1e-2, 2); /* [1e-4, 1e-3), [1e-3, 1e-2) */
+    cr_assert_eq(drift_logbins_init(&b, 1e-4, 1e-2, 2), 0); /* [1e-4, 1e-3), [1e-3, 1e-2) */
     drift_flip_bin_t B;
     cr_assert_eq(drift_flipset_bin(&B, &s, 0, &b, 1, DRIFT_FP32), 0);
     cr_assert_eq(B.n, 2);
@@ -945,7 +945,7 @@ Test(flips, fit_predictions_and_realistic)
     /* exact head, logits rounded once to fp32: norm-form variance 2 u^2 l1^2 / (8 ln 2) per
      * trial (u = 2^-24, l1 = s = 1), so sigma_pred = sqrt(2 / (8 ln 2)) 2^-24 */
     drift_recipe_t c = {DRIFT_FP32, {0}, {DRIFT_FP32, DRIFT_RNE, 1}, DRIFT_FP32, 1};
-    drift_order_parse(&c.order, "seq");
+    cr_assert_eq(drift_order_parse(&c.order, "seq"), 0);
     s.pvar[0 * 2 + 0] = 4; /* only trial 0 has a partial-sum variance: sigma_sums = sqrt(4) */
     drift_flip_fit_t F;
     cr_assert_eq(drift_flipset_fit(&F, &s, 0, &c, 0, 1024, NULL), 0);

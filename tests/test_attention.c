@@ -246,8 +246,11 @@ static void check_kernel(const char *spec, int kind, size_t bc, size_t param, co
                 cr_assert_eq(drift_attn_kernel_parse(&o.kernel, spec, err, sizeof err), 0, "%s", err);
                 o.causal = causal;
                 o.exp = b2 ? DRIFT_EXP_EXP2 : DRIFT_EXP_EXPF;
-                if (sum_order) drift_order_parse(&o.sum_order, sum_order);
-                if (dot_order) drift_order_parse(&o.qk.order, dot_order), drift_order_parse(&o.pv.order, dot_order);
+                if (sum_order) cr_assert_eq(drift_order_parse(&o.sum_order, sum_order), 0);
+                if (dot_order) {
+                    cr_assert_eq(drift_order_parse(&o.qk.order, dot_order), 0);
+                    cr_assert_eq(drift_order_parse(&o.pv.order, dot_order), 0);
+                }
                 drift_kv_cache_t kv = cache_of(&D, D.L);
                 double *out = malloc(D.L * 4 * 16 * sizeof(double));
                 cr_assert_eq(drift_attention(out, D.q, D.L, 0, &kv, D.use_mask ? D.mask : NULL, &o, err, sizeof err), 0, "%s",
@@ -298,14 +301,14 @@ Test(attention, flash_single_tile_equals_standard)
             o.qk.out = DRIFT_FP32;
             o.normalise_after = 1;
             o.exp = b2 ? DRIFT_EXP_EXP2 : DRIFT_EXP_EXPF;
-            drift_order_parse(&o.pv.order, pv_orders[po]);
+            cr_assert_eq(drift_order_parse(&o.pv.order, pv_orders[po]), 0);
             drift_kv_cache_t kv = cache_of(&D, D.L);
             double a[37 * 64], b[37 * 64], c[37 * 64];
             char err[DRIFT_ERRMSG_MAX];
             cr_assert_eq(drift_attention(a, D.q, D.L, 0, &kv, NULL, &o, err, sizeof err), 0, "%s", err);
-            drift_attn_kernel_parse(&o.kernel, "flash:16,64", NULL, 0);
+            cr_assert_eq(drift_attn_kernel_parse(&o.kernel, "flash:16,64", NULL, 0), 0);
             cr_assert_eq(drift_attention(b, D.q, D.L, 0, &kv, NULL, &o, err, sizeof err), 0, "%s", err);
-            drift_attn_kernel_parse(&o.kernel, "flash:16,16", NULL, 0);
+            cr_assert_eq(drift_attn_kernel_parse(&o.kernel, "flash:16,16", NULL, 0), 0);
             cr_assert_eq(drift_attention(c, D.q, D.L, 0, &kv, NULL, &o, err, sizeof err), 0, "%s", err);
             int differ = 0;
             for (int i = 0; i < 37 * 64; i++) {
@@ -435,7 +438,7 @@ Test(attention, kernels_near_reference)
     for (size_t i = 0; i < 37 * 32; i++) D.k[i] = D.kf[i], D.v[i] = D.vf[i];
     for (size_t i = 0; i < 37 * 64; i++) D.q[i] = D.qf[i];
     cr_assert_eq(drift_attention_reference(ref, D.q, D.k, D.v, 37, 37, 0, NULL, &o, DRIFT_FP32, err, sizeof err), 0);
-    drift_attn_kernel_parse(&o.kernel, "flash:16,8", NULL, 0);
+    cr_assert_eq(drift_attn_kernel_parse(&o.kernel, "flash:16,8", NULL, 0), 0);
     drift_kv_cache_t kv = cache_of(&D, 37);
     cr_assert_eq(drift_attention(out, D.q, 37, 0, &kv, NULL, &o, err, sizeof err), 0);
     for (int i = 0; i < 37 * 64; i++) cr_assert(fabs(out[i] - ref[i]) <= 0.02, "elt %d: %a vs %a", i, out[i], ref[i]);
@@ -496,8 +499,8 @@ Test(attention, bad_shapes_and_specs)
     drift_attn_kernel_print(buf, sizeof buf, &k);
     cr_assert_str_eq(buf, "splitkv:size=100,10");
     o = drift_attn_opts(4, 2, 16, DRIFT_BF16);
-    drift_attn_kernel_parse(&o.kernel, "flash:64,24", NULL, 0);
-    drift_order_parse(&o.pv.order, "tc:h100");
+    cr_assert_eq(drift_attn_kernel_parse(&o.kernel, "flash:64,24", NULL, 0), 0);
+    cr_assert_eq(drift_order_parse(&o.pv.order, "tc:h100"), 0);
     cr_assert_eq(drift_attn_validate(&o, err, sizeof err), DRIFT_EINVAL);
     cr_assert_str_eq(err, "attention kernel 'flash:64,24': the tile Bc = 24 must be a multiple of 16, the tc:h100 block for bf16 P.V");
     drift_kv_format_t f;
@@ -527,7 +530,7 @@ Test(attention, thread_count_invariant)
         data_t D;
         make_data(&D, 4, 2, 16, 37, RANDOM, 17);
         drift_attn_opts_t o = drift_attn_opts(4, 2, 16, DRIFT_BF16);
-        drift_attn_kernel_parse(&o.kernel, specs[k], NULL, 0);
+        cr_assert_eq(drift_attn_kernel_parse(&o.kernel, specs[k], NULL, 0), 0);
         drift_kv_cache_t kv = cache_of(&D, D.L);
         double a[37 * 64], b[37 * 64];
         omp_set_num_threads(1);

@@ -47,9 +47,9 @@ static void flip_bit(double *x)
     memcpy(x, &u, sizeof u);
 }
 
-static int fake_available(char *why, size_t size)
+static int fake_available(char *err, size_t errsz)
 {
-    if (!fake.available) snprintf(why, size, "fake: no device");
+    if (!fake.available) snprintf(err, errsz, "fake: no device");
     return fake.available;
 }
 
@@ -76,7 +76,7 @@ static int fake_gemm_spec(double *C, const double *A, const double *B, size_t M,
     fake.calls++;
     drift_gemm_kernel_t k;
     if (strcmp(spec, "splitk:4:atomic")) return DRIFT_EUNSUPPORTED;
-    drift_gemm_kernel_parse(&k, "splitk:4");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "splitk:4"), 0);
     snprintf(ran, ran_size, "fake atomic");
     return drift_gemm(C, A, B, M, N, K, &k, o);
 }
@@ -85,7 +85,10 @@ static int fake_sum(double *out, const double *x, size_t n, size_t batch, const 
 {
     fake.calls++;
     if (fake.refuse) return fake.refuse;
-    for (size_t r = 0; r < batch; r++) drift_sum(&out[r], x + r * n, n, o, acc);
+    for (size_t r = 0; r < batch; r++) {
+        int rc = drift_sum(&out[r], x + r * n, n, o, acc);
+        if (rc) return rc;
+    }
     return after(0, out, batch);
 }
 
@@ -94,7 +97,10 @@ static int fake_dot(double *out, const double *a, const double *b, size_t n, siz
 {
     fake.calls++;
     if (fake.refuse) return fake.refuse;
-    for (size_t r = 0; r < batch; r++) drift_dot(&out[r], a + r * n, b + r * n, n, NULL, o, acc);
+    for (size_t r = 0; r < batch; r++) {
+        int rc = drift_dot(&out[r], a + r * n, b + r * n, n, NULL, o, acc);
+        if (rc) return rc;
+    }
     return after(0, out, batch);
 }
 
@@ -185,7 +191,7 @@ Test(backend, twin_gemm_agrees_bit_for_bit)
     inputs(A, B);
     drift_recipe_t r = recipe("fp32/splitk:2/fp32/fp32");
     cr_assert_eq(drift_recipe_gemm(C, A, B, 3, 4, 5, &r, 1, 0), 0);
-    drift_backend_use(0, NULL, 0);
+    cr_assert_eq(drift_backend_use(0, NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm(ref, A, B, 3, 4, 5, &r, 1, 0), 0);
     cr_expect_eq(memcmp(C, ref, sizeof C), 0);
     cr_expect_eq(fake.calls, 1);
@@ -284,7 +290,7 @@ Test(backend, unsupported_on_the_device_runs_on_the_cpu_and_is_counted)
     inputs(A, B);
     drift_recipe_t r = recipe("fp32/splitk:2:tree/fp32/fp32");
     cr_assert_eq(drift_recipe_gemm(C, A, B, 3, 4, 5, &r, 1, 0), 0);
-    drift_backend_use(0, NULL, 0);
+    cr_assert_eq(drift_backend_use(0, NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm(ref, A, B, 3, 4, 5, &r, 1, 0), 0);
     cr_expect_eq(memcmp(C, ref, sizeof C), 0);
     drift_backend_stats_t s = drift_backend_stats();
@@ -347,7 +353,7 @@ Test(backend, bad_shapes_and_recipes_give_the_cpu_codes)
         const drift_gemm_opts_t *o;
     } cases[] = {{NULL, 3, &naive, &o}, {A, 3, &bad, &o}, {A, 3, &naive, &sr}, {A, (size_t)1 << 62, &naive, &o}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        drift_backend_use(0, NULL, 0);
+        cr_assert_eq(drift_backend_use(0, NULL, 0), 0);
         int cpu = cases[i].M > 3 ? DRIFT_ENOMEM : drift_gemm(C, cases[i].A, B, cases[i].M, 4, 5, cases[i].k, cases[i].o);
         cr_assert_neq(cpu, 0, "case %zu is bad input", i);
         use_fake();
@@ -358,9 +364,9 @@ Test(backend, bad_shapes_and_recipes_give_the_cpu_codes)
     }
     /* a recipe the CPU refuses: tc without a path for the input */
     drift_recipe_t tc = recipe("fp32/seq/fp32/fp32");
-    drift_order_parse(&tc.order, "tc:v100");
+    cr_assert_eq(drift_order_parse(&tc.order, "tc:v100"), 0);
     tc.in = DRIFT_BF16; /* V100 tensor cores take fp16 only */
-    drift_backend_use(0, NULL, 0);
+    cr_assert_eq(drift_backend_use(0, NULL, 0), 0);
     int cpu = drift_recipe_gemm(C, A, B, 3, 4, 5, &tc, 1, 0);
     use_fake();
     fake.calls = 0;

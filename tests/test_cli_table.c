@@ -41,7 +41,8 @@ static const line_t LINES[] = {
     {"lab", "help", 0, "usage: ./lab COMMAND [arguments]     (./lab --version: the version; options take --opt VALUE", 0},
     {"lab", "bogus", 2, "lab: unknown command 'bogus' (accepted: setup, build, test, list, run, plot, report, calc, generate, forecast, models, bench, sweep, fuzz, help)", 0},
     {"lab", "raport", 2, "lab: unknown command 'raport' (did you mean 'report'? accepted: setup, build, test, list, run, plot, report, calc, generate, forecast, models, bench, sweep, fuzz, help)", 0},
-    {"lab", "gnerate", 2, "lab: unknown command 'gnerate' (did you mean 'generate'? accepted: setup, build, test, list, run, plot, report, calc, generate, forecast, models, bench, sweep, fuzz, help)", 0},
+    {"lab", "gnerate", 2, "lab: unknown command 'gnerate' (did you mean 'generate'? accepted: setup, build, test, list, run, plot, report, calc, generate, "
+     "forecast, models, bench, sweep, fuzz, help)", 0},
     {"lab", "modles", 2, "lab: unknown command 'modles' (did you mean 'models'? accepted: setup, build, test, list, run, plot, report, calc, generate, forecast, models, bench, sweep, fuzz, help)", 0},
     /* commands that take no arguments refuse one, instead of running (report rewrote data/) */
     {"lab", "report --bogus", 2, "lab: report: unexpected argument '--bogus' (report takes no arguments; see ./lab help)", 0},
@@ -52,7 +53,9 @@ static const line_t LINES[] = {
     {"lab", "list", 0, "  formats            The number formats, value by value", 0},
     /* run: the experiment's name suggested; --out without a value is the program's own complaint */
     {"lab", "run", 2, "lab: run: name an experiment (./lab list)", 0},
-    {"lab", "run argmax_flp", 2, "lab: unknown experiment 'argmax_flp' (did you mean 'argmax_flip'? accepted: formats, sum_order, matmul_drift, batch_invariance, argmax_flip, sampling_flip, tc_conformance, gpu_generations, softmax_drift, attention_drift, kv_cache, determinism, greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative, forecast)", 0},
+    {"lab", "run argmax_flp", 2, "lab: unknown experiment 'argmax_flp' (did you mean 'argmax_flip'? accepted: "
+     "formats, sum_order, matmul_drift, batch_invariance, argmax_flip, sampling_flip, tc_conformance, gpu_generations, softmax_drift, attention_drift, "
+     "kv_cache, determinism, greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative, forecast)", 0},
     {"lab", "run formats --out", 2, "formats: --out: needs a value (accepted: --out DIR or --out=DIR)", 0},
     {"lab", "run formats --out=", 2, "formats: --out: empty directory name", 0},
     {"lab", "run formats --version", 0, "formats (driftlab " DRIFT_VERSION ")", 0},
@@ -71,7 +74,8 @@ static const line_t LINES[] = {
     {"formats", "--help", 0, "usage: formats [options]   (each as --option VALUE or --option=VALUE)", 0},
     {"formats", "-h", 0, "usage: formats [options]   (each as --option VALUE or --option=VALUE)", 0},
     {"formats", "--k 3", 2, "formats: unknown option '--k' (accepted: --seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --values, --samples)", 0},
-    {"formats", "--sample 3", 2, "formats: unknown option '--sample' (did you mean '--samples'? accepted: --seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --values, --samples)", 0},
+    {"formats", "--sample 3", 2, "formats: unknown option '--sample' (did you mean '--samples'? accepted: "
+     "--seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --values, --samples)", 0},
     {"formats", "--samples", 2, "formats: --samples: needs a value (accepted: --samples N or --samples=N)", 0},
     {"formats", "--samples=0", 2, "formats: --samples: 0 is out of range (accepted: 1..10000000)", 0},
     {"formats", "--seed=3 --profile=fast", 2, "formats: --profile: unknown value 'fast' (accepted: quick, default, full)", 0},
@@ -87,8 +91,10 @@ static const line_t LINES[] = {
     {"formats", "--formats fp8_e5m2,E5M2", 2, "formats: --formats: 'E5M2' given twice", 0},
     {"formats", "--formats float64,double", 2, "formats: --formats: 'double' given twice", 0},
     {"formats", "--formats tf32,TF32", 2, "formats: --formats: 'TF32' given twice", 0},
-    {"formats", "--formats bf61", 2, "formats: --formats: unknown format 'bf61' (did you mean 'bf16'? accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, in any case, or PyTorch's names bfloat16, float16, half, float32, float64, float8_e4m3fn, float8_e5m2)", 0},
-    {"formats", "--formats fp8", 2, "formats: --formats: unknown format 'fp8' (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, in any case, or PyTorch's names bfloat16, float16, half, float32, float64, float8_e4m3fn, float8_e5m2)", 0},
+    {"formats", "--formats bf61", 2, "formats: --formats: unknown format 'bf61' (did you mean 'bf16'? accepted: "
+     "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, in any case, or PyTorch's names bfloat16, float16, half, float32, float64, float8_e4m3fn, float8_e5m2)", 0},
+    {"formats", "--formats fp8", 2, "formats: --formats: unknown format 'fp8' (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, in any case, "
+     "or PyTorch's names bfloat16, float16, half, float32, float64, float8_e4m3fn, float8_e5m2)", 0},
     /* the common options in both spellings; --backend gpu is told the name cuda, not 'did you mean cpu' */
     {"formats", "stray", 2, "formats: unexpected argument 'stray' (options start with --; see --help)", 0},
     {"formats", "--out=", 2, "formats: --out: empty directory name", 0},
@@ -97,8 +103,10 @@ static const line_t LINES[] = {
     {"formats", "--backend=cuda", 2, "formats: --backend: formats runs on the CPU only (accepted: auto, cpu)", 0},
     {"sum_order", "--backend gpu", 2, "sum_order: --backend: unknown value 'gpu' (the GPU backend is called cuda; accepted: auto, cpu, cuda)", 0},
     {"sum_order", "--backend=cpus", 2, "sum_order: --backend: unknown value 'cpus' (did you mean 'cpu'? accepted: auto, cpu, cuda)", 0},
-    {"sum_order", "--orders tc:h100", 2, "sum_order: --orders: tc orders are tensor-core dot products, not sums (accepted: seq, rev, pairwise, blocked:B, splitk:S[:tree], warp:W, kahan, neumaier, random:SEED)", 0},
-    {"matmul_drift", "--k 64", 2, "matmul_drift: unknown option '--k' (did you mean '--K'? accepted: --seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --kernels, --accs, --dists, --K, --M, --N, --splitk-K)", 0},
+    {"sum_order", "--orders tc:h100", 2, "sum_order: --orders: tc orders are tensor-core dot products, not sums (accepted: "
+     "seq, rev, pairwise, blocked:B, splitk:S[:tree], warp:W, kahan, neumaier, random:SEED)", 0},
+    {"matmul_drift", "--k 64", 2, "matmul_drift: unknown option '--k' (did you mean '--K'? accepted: "
+     "--seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --kernels, --accs, --dists, --K, --M, --N, --splitk-K)", 0},
     /* cards wherever a device or a tc: model is asked for (lib/ops/cards.h): tc:RTX4090 is tc:ada */
     {"argmax_flip", "--device RTX4090 --formats fp8e4m3", 2, "argmax_flip: --formats: 'fp8e4m3' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)", 0},
     {"argmax_flip", "--device z80", 2, "argmax_flip: --device: unknown device 'z80' (accepted: a card of ./lab calc cards)", 0},
@@ -129,30 +137,42 @@ static const line_t LINES[] = {
      * refusal after it shows the recipe went through), an unknown name refused with the nearest */
     {"drift-generate", "--recipe bf16/tc:rtx4090/fp32/bf16 --tokens 0", 2, "drift-generate: --tokens: expected an integer in 1 .. 1048576, found '0'", 0},
     {"drift-generate", "--recipe-lmhead BF16/tc:RTX-4090/fp32 --tokens 0", 2, "drift-generate: --tokens: expected an integer in 1 .. 1048576, found '0'", 0},
-    {"drift-generate", "--recipe bf16/tc:rtx490/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'rtx490' in 'bf16/tc:rtx490/fp32/bf16' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
-    {"drift-generate", "--recipe-mlp-up fp16/tc:H10/fp32", 2, "drift-generate: --recipe-mlp-up: unknown tensor-core model or card 'H10' in 'fp16/tc:H10/fp32' (did you mean 'h100'? accepted: " TC_NAMES ")", 0},
+    {"drift-generate", "--recipe bf16/tc:rtx490/fp32/bf16", 2,
+     "drift-generate: --recipe: unknown tensor-core model or card 'rtx490' in 'bf16/tc:rtx490/fp32/bf16' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
+    {"drift-generate", "--recipe-mlp-up fp16/tc:H10/fp32", 2,
+     "drift-generate: --recipe-mlp-up: unknown tensor-core model or card 'H10' in 'fp16/tc:H10/fp32' (did you mean 'h100'? accepted: " TC_NAMES ")", 0},
     {"drift-generate", "--recipe bf16/tc:tpu/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'tpu' in 'bf16/tc:tpu/fp32/bf16' (accepted: " TC_NAMES ")", 0},
-    {"lab", "generate --recipe bf16/tc:rtx490/fp32/bf16", 2, "drift-generate: --recipe: unknown tensor-core model or card 'rtx490' in 'bf16/tc:rtx490/fp32/bf16' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
-    {"drift-calc", "dot --format bf16 --order tc:rtx490 H.npy H.npy", 2, "drift-calc dot: --order: unknown tensor-core model or card 'rtx490' in 'tc:rtx490' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
+    {"lab", "generate --recipe bf16/tc:rtx490/fp32/bf16", 2,
+     "drift-generate: --recipe: unknown tensor-core model or card 'rtx490' in 'bf16/tc:rtx490/fp32/bf16' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
+    {"drift-calc", "dot --format bf16 --order tc:rtx490 H.npy H.npy", 2,
+     "drift-calc dot: --order: unknown tensor-core model or card 'rtx490' in 'tc:rtx490' (did you mean 'rtx4090'? accepted: " TC_NAMES ")", 0},
     {"drift-calc", "--help", 0, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "help", 0, "usage: drift-calc COMMAND [options]   (options as --option VALUE or --option=VALUE)", 0},
     {"drift-calc", "agrmax", 2, "drift-calc: unknown command 'agrmax' (did you mean 'argmax'? accepted: round, sum, dot, exact, argmax, gaps, forecast, cards, env, help)", 0},
     {"drift-calc", "argmax_flp", 2, "drift-calc: unknown command 'argmax_flp' (accepted: round, sum, dot, exact, argmax, gaps, forecast, cards, env, help)", 0},
     {"drift-calc", "argmax --version", 0, "drift-calc argmax (driftlab " DRIFT_VERSION ")", 0},
     {"drift-calc", "argmax --fromat fp32", 2, "drift-calc argmax: unknown option '--fromat' (did you mean '--format'? accepted: --format, --order, --acc, --logits, --help, --version)", 0},
-    {"drift-calc", "argmax --format=fp32 --order=seq H.npy W.npy", 0, "format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,exact_v2,exact_gap_hex,exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,computed_v2_hex,computed_v2,flipped", 0},
-    {"drift-calc", "argmax --format fp32 --order seq H.npy Wt.npy", 2, "drift-calc argmax: FILE_W: Wt.npy has shape (64, 100), H H.npy has shape (2, 64): W must be (V, 64), one row per token (this one is (K, V): save its transpose, W.T)", 0},
-    {"drift-calc", "argmax --format fp32 --order seq H3.npy W.npy", 2, "drift-calc argmax: FILE_H: H3.npy has shape (2, 2, 16) (accepted: (K,) one hidden state, or (N, K) N of them; W W.npy is (100, 64))", 0},
+    {"drift-calc", "argmax --format=fp32 --order=seq H.npy W.npy", 0,
+     "format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,exact_v2,exact_gap_hex,exact_gap,tie,computed_top1,computed_top2,"
+     "computed_v1_hex,computed_v1,computed_v2_hex,computed_v2,flipped", 0},
+    {"drift-calc", "argmax --format fp32 --order seq H.npy Wt.npy", 2,
+     "drift-calc argmax: FILE_W: Wt.npy has shape (64, 100), H H.npy has shape (2, 64): W must be (V, 64), one row per token (this one is (K, V): save its transpose, W.T)", 0},
+    {"drift-calc", "argmax --format fp32 --order seq H3.npy W.npy", 2,
+     "drift-calc argmax: FILE_H: H3.npy has shape (2, 2, 16) (accepted: (K,) one hidden state, or (N, K) N of them; W W.npy is (100, 64))", 0},
     {"drift-calc", "argmax --format fp32 --order seq H.npy", 2, "drift-calc argmax: expected two files FILE_H FILE_W, got 1", 0},
-    {"drift-calc", "argmax --format bfloat16 --order tc:H100 H.npy W.npy", 0, "format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,exact_v2,exact_gap_hex,exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,computed_v2_hex,computed_v2,flipped", 0},
+    {"drift-calc", "argmax --format bfloat16 --order tc:H100 H.npy W.npy", 0,
+     "format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,exact_v2,exact_gap_hex,exact_gap,tie,computed_top1,computed_top2,"
+     "computed_v1_hex,computed_v1,computed_v2_hex,computed_v2,flipped", 0},
     {"drift-calc", "round --format=Half 1", 0, "input,format,mode,result_hex,result,bits,class", 0},
     {"drift-calc", "round --format fp16 --mode rn 1", 2, "drift-calc round: --mode: unknown value 'rn' (did you mean 'rne'? accepted: rne, rz, rna, ru, rd, sr)", 0},
-    {"drift-calc", "round --format fp16 --subnormal keep 1", 2, "drift-calc round: unknown option '--subnormal' (did you mean '--subnormals'? accepted: --format, --mode, --subnormals, --overflow, --seed, --help, --version)", 0},
+    {"drift-calc", "round --format fp16 --subnormal keep 1", 2,
+     "drift-calc round: unknown option '--subnormal' (did you mean '--subnormals'? accepted: --format, --mode, --subnormals, --overflow, --seed, --help, --version)", 0},
     {"drift-calc", "round --format fp16 --overflow=saturate -70000", 0, "input,format,mode,result_hex,result,bits,class", 0},
     {"drift-calc", "sum --format fp32 --order seq --fma x", 2, "drift-calc sum: unknown option '--fma' (accepted: --format, --order, --acc, --help, --version)", 0},
     {"drift-calc", "dot --help", 0, "usage: drift-calc dot --format F --order SPEC [--acc A] [--fma|--nofma] [--c C] FILE_A FILE_B", 0},
     {"drift-calc", "gaps --help", 0, "usage: drift-calc gaps LOGITS", 0},
-    {"drift-calc", "gaps W.npy", 0, "row,V,tie,top1,top2,v1_hex,v1,v2_hex,v2,gap_hex,gap,ulp_fp32,gap_ulps_fp32,can_flip_fp32,flips_fp32,ulp_bf16,gap_ulps_bf16,can_flip_bf16,flips_bf16,ulp_fp16,gap_ulps_fp16,can_flip_fp16,flips_fp16", 0},
+    {"drift-calc", "gaps W.npy", 0, "row,V,tie,top1,top2,v1_hex,v1,v2_hex,v2,gap_hex,gap,ulp_fp32,gap_ulps_fp32,can_flip_fp32,flips_fp32,ulp_bf16,gap_ulps_bf16,"
+     "can_flip_bf16,flips_bf16,ulp_fp16,gap_ulps_fp16,can_flip_fp16,flips_fp16", 0},
     {"drift-calc", "gaps H3.npy", 2, "drift-calc gaps: LOGITS: H3.npy has shape (2, 2, 16) (accepted: (N, V), N rows of V logits, or (V,))", 0},
     {"drift-calc", "gaps", 2, "drift-calc gaps: expected one LOGITS file (or - for stdin), got none (usage: gaps LOGITS)", 0},
     {"drift-calc", "cards", 0, "card,product,tc_model,multiprocessors,unit,source", 0},

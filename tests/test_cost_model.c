@@ -22,7 +22,7 @@ Test(cost_model, batch_one_is_memory_bound_under_split_k)
     drift_device_perf_t d;
     cr_assert_eq(drift_device_perf(&d, "h100"), 0);
     drift_gemm_kernel_t k;
-    drift_gemm_kernel_parse(&k, "splitk:16");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "splitk:16"), 0);
     drift_cost_t c;
     cr_assert_eq(drift_cost_gemm(&c, &k, 1, 1024, 4096, DRIFT_BF16, 1, &d), 0);
     cr_assert_eq(c.bytes, 8589312.0);
@@ -30,7 +30,7 @@ Test(cost_model, batch_one_is_memory_bound_under_split_k)
     cr_assert_float_eq(c.compute, 2.0 * 16 * 128 * 256 / (989e12 / 132), 1e-15);
     cr_assert(c.memory_bound);
     cr_assert_eq(c.active, 128);
-    drift_gemm_kernel_parse(&k, "tiled:128,128,32");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "tiled:128,128,32"), 0);
     cr_assert_eq(drift_cost_gemm(&c, &k, 1, 1024, 4096, DRIFT_BF16, 1, &d), 0);
     cr_assert_eq(c.active, 8);
     cr_assert_float_eq(c.compute, 2.0 * 16 * 128 * 4096 / (989e12 / 132), 1e-15);
@@ -46,9 +46,9 @@ Test(cost_model, batch_one_is_memory_bound_under_split_k)
 Test(cost_model, square_product_arithmetic)
 {
     drift_device_perf_t d;
-    drift_device_perf(&d, "h100");
+    cr_assert_eq(drift_device_perf(&d, "h100"), 0);
     drift_gemm_kernel_t k;
-    drift_gemm_kernel_parse(&k, "tiled:128,128,32");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "tiled:128,128,32"), 0);
     drift_cost_t c;
     cr_assert_eq(drift_cost_gemm(&c, &k, 4096, 4096, 4096, DRIFT_BF16, 1, &d), 0);
     cr_assert_eq(c.active, 132);

@@ -324,7 +324,7 @@ Test(cuda_args, softmax_checks_match_the_cpu_then_name_the_subset)
     o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP16);
     cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED, "fp16 accumulator");
     o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP32);
-    drift_order_parse(&o.order, "pairwise");
+    cr_assert_eq(drift_order_parse(&o.order, "pairwise"), 0);
     cr_expect_eq(drift_cuda_check_softmax(out, x, 4, 1, &o), DRIFT_EUNSUPPORTED, "order pairwise");
 }
 

@@ -32,7 +32,7 @@ static void same_as_gemm(size_t M, size_t N, size_t K, const drift_gemm_kernel_t
     random_matrix(B, K * N, in, 2);
     for (size_t i = 0; i < K * N; i++) Bf[i] = (float)B[i];
     drift_order_t seq;
-    drift_order_parse(&seq, "seq");
+    cr_assert_eq(drift_order_parse(&seq, "seq"), 0);
     drift_recipe_t r = drift_recipe(in, &seq, DRIFT_FP32, out);
     cr_assert_eq(drift_dispatch_kernel_gemm(C1, A, B, Bf, M, N, K, &r, kern, out, sa, sc), 0);
     drift_gemm_opts_t o = drift_gemm_opts(in, DRIFT_FP32);

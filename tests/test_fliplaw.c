@@ -146,7 +146,7 @@ Test(fliplaw, fits_recover_the_law_and_choose_it)
     static double gap[NSIM], q[NSIM];
     static unsigned char flip[NSIM];
     drift_logbins_t bins;
-    drift_logbins_init(&bins, 1e-3, 3, 24);
+    cr_assert_eq(drift_logbins_init(&bins, 1e-3, 3, 24), 0);
 
     /* triangle data: kappa's 95% interval holds 1 (coverage: fails 5% of seeds; seed fixed) */
     simulate(gap, q, flip, NSIM, DRIFT_FLIPLAW_TRIANGLE, 0, 1e-3, 3, 1);

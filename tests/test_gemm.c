@@ -460,8 +460,8 @@ Test(gemm, tiled_equals_naive)
     fill(A, M * K, 21);
     fill(B, K * N, 22);
     drift_gemm_kernel_t kn, kt;
-    drift_gemm_kernel_parse(&kn, "naive");
-    drift_gemm_kernel_parse(&kt, "tiled:128,128,32");
+    cr_assert_eq(drift_gemm_kernel_parse(&kn, "naive"), 0);
+    cr_assert_eq(drift_gemm_kernel_parse(&kt, "tiled:128,128,32"), 0);
     drift_gemm_opts_t o = drift_gemm_opts(DRIFT_FP16, DRIFT_FP32);
     cr_assert_eq(drift_gemm(C1, A, B, M, N, K, &kn, &o), 0);
     cr_assert_eq(drift_gemm(C2, A, B, M, N, K, &kt, &o), 0);
@@ -478,8 +478,8 @@ Test(gemm, splitk_differs_from_seq_where_it_should)
     for (int k = 0; k < 18; k++) a[k] = 0x1p-24, b[k] = 1.0;
     a[8] = 1.0, a[17] = 1.0;
     drift_gemm_kernel_t kn, ks;
-    drift_gemm_kernel_parse(&kn, "naive");
-    drift_gemm_kernel_parse(&ks, "splitk:2");
+    cr_assert_eq(drift_gemm_kernel_parse(&kn, "naive"), 0);
+    cr_assert_eq(drift_gemm_kernel_parse(&ks, "splitk:2"), 0);
     drift_gemm_opts_t o = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32);
     double c1, c2;
     cr_assert_eq(drift_gemm(&c1, a, b, 1, 1, 18, &kn, &o), 0);
@@ -527,7 +527,7 @@ Test(gemm_spec, print_needs_room)
 {
     drift_gemm_kernel_t k;
     char buf[6];
-    drift_gemm_kernel_parse(&k, "splitk:4:tree");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "splitk:4:tree"), 0);
     cr_assert_eq(drift_gemm_kernel_print(buf, sizeof buf, &k), DRIFT_EINVAL);
 }
 
@@ -535,14 +535,14 @@ Test(gemm_spec, orders)
 {
     drift_gemm_kernel_t k;
     drift_order_t o;
-    drift_gemm_kernel_parse(&k, "tiled:64,64,16");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "tiled:64,64,16"), 0);
     cr_assert_eq(drift_gemm_kernel_order(&o, &k), 0);
     cr_assert_eq(o.kind, DRIFT_ORDER_SEQ);
-    drift_gemm_kernel_parse(&k, "splitk:8:tree");
-    drift_gemm_kernel_order(&o, &k);
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "splitk:8:tree"), 0);
+    cr_assert_eq(drift_gemm_kernel_order(&o, &k), 0);
     cr_assert(o.kind == DRIFT_ORDER_SPLITK && o.param == 8 && o.tree == 1);
-    drift_gemm_kernel_parse(&k, "tc:a100");
-    drift_gemm_kernel_order(&o, &k);
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "tc:a100"), 0);
+    cr_assert_eq(drift_gemm_kernel_order(&o, &k), 0);
     cr_assert(o.kind == DRIFT_ORDER_TC && o.arch == DRIFT_TC_A100);
 }
 
@@ -550,14 +550,14 @@ Test(gemm, bad_arguments)
 {
     double A[4] = {1, 2, 3, 4}, C[4] = {9, 9, 9, 9};
     drift_gemm_kernel_t k;
-    drift_gemm_kernel_parse(&k, "naive");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "naive"), 0);
     drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32);
     cr_assert_eq(drift_gemm(NULL, A, A, 2, 2, 2, &k, &o), DRIFT_EINVAL);
     cr_assert_eq(drift_gemm(C, NULL, A, 2, 2, 2, &k, &o), DRIFT_EINVAL);
     o.acc.mode = DRIFT_SR;
     cr_assert_eq(drift_gemm(C, A, A, 2, 2, 2, &k, &o), DRIFT_EUNSUPPORTED);
     o = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32);
-    drift_gemm_kernel_parse(&k, "tc:h100"); /* fp32 inputs: no tensor-core path */
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "tc:h100"), 0); /* fp32 inputs: no tensor-core path */
     cr_assert_eq(drift_gemm(C, A, A, 2, 2, 2, &k, &o), DRIFT_EUNSUPPORTED);
     o = drift_gemm_opts(DRIFT_BF16, DRIFT_BF16); /* tc output must be fp32 or fp16 */
     cr_assert_eq(drift_gemm(C, A, A, 2, 2, 2, &k, &o), DRIFT_EUNSUPPORTED);
@@ -574,7 +574,7 @@ Test(gemm, no_double_rounding_in_narrow_accumulators)
 {
     double a[2] = {-0x1p-50, 1.75}, b[2] = {0x1p-50, 37.0 / 64.0}, c;
     drift_gemm_kernel_t k;
-    drift_gemm_kernel_parse(&k, "naive");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "naive"), 0);
     drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, DRIFT_BF16);
     cr_assert_eq(drift_gemm(&c, a, b, 1, 1, 2, &k, &o), 0);
     cr_assert_eq(c, 1 + 0x1p-7, "got %a", c);
@@ -593,8 +593,8 @@ Test(gemm, tiled_equals_naive_across_k_blocks_and_edges)
     fill(A, M * K, 41);
     fill(B, K * N, 42);
     drift_gemm_kernel_t kn, kt;
-    drift_gemm_kernel_parse(&kn, "naive");
-    drift_gemm_kernel_parse(&kt, "tiled:128,128,32");
+    cr_assert_eq(drift_gemm_kernel_parse(&kn, "naive"), 0);
+    cr_assert_eq(drift_gemm_kernel_parse(&kt, "tiled:128,128,32"), 0);
     for (int fma = 0; fma < 2; fma++) {
         drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32);
         o.acc.fma = fma;
@@ -613,8 +613,8 @@ Test(gemm, tiled_reusing_panels_of_another_shape)
 {
     const size_t shapes[4][3] = {{40, 70, 300}, {5, 7, 9}, {13, 33, 120}, {26, 65, 64}};
     drift_gemm_kernel_t kn, kt;
-    drift_gemm_kernel_parse(&kn, "naive");
-    drift_gemm_kernel_parse(&kt, "tiled:128,128,32");
+    cr_assert_eq(drift_gemm_kernel_parse(&kn, "naive"), 0);
+    cr_assert_eq(drift_gemm_kernel_parse(&kt, "tiled:128,128,32"), 0);
     drift_gemm_opts_t o = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32);
     for (int s = 0; s < 4; s++) {
         size_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];

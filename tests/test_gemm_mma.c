@@ -129,7 +129,7 @@ Test(gemm_mma, fp8_promotion_against_the_published_figure)
         fill(a, K, 100 + 2 * t, DRIFT_FP8E4M3, 1);
         fill(b, K, 101 + 2 * t, DRIFT_FP8E4M3, 1);
         double ex;
-        drift_exact_dot(&ex, a, b, K, DRIFT_FP64, DRIFT_RNE);
+        cr_assert_eq(drift_exact_dot(&ex, a, b, K, DRIFT_FP64, DRIFT_RNE), 0);
         full = fmax(full, fabs(run("tc:h100", a, b, K, DRIFT_FP8E4M3) - ex) / ex);
         promoted = fmax(promoted, fabs(run("mma:h100,128", a, b, K, DRIFT_FP8E4M3) - ex) / ex);
     }
@@ -158,7 +158,7 @@ Test(gemm_mma, specs_round_trip_and_refuse_bad_input)
     /* V100 has no bf16 tensor-core path */
     drift_mma_kernel_t k;
     double a = 1, b = 1, v;
-    drift_mma_kernel_parse(&k, "mma:v100,16");
+    cr_assert_eq(drift_mma_kernel_parse(&k, "mma:v100,16"), 0);
     cr_assert_eq(drift_mma_dot(&v, &a, &b, 1, &k, DRIFT_BF16, 0, 1), DRIFT_EUNSUPPORTED);
 }
 

@@ -86,15 +86,15 @@ static uint8_t *tiny_model(size_t *size, tiny_opts o) {
 }
 
 static int create_ctx(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, int n_ctx, char *err,
-                      size_t es) {
+                      size_t errsz) {
     size_t size;
     *file = tiny_model(&size, o);
-    cr_assert_eq(drift_gguf_parse(g, *file, size, err, es), 0, "%s", err);
-    return drift_llamacpp_create(e, g, n_ctx, err, es);
+    cr_assert_eq(drift_gguf_parse(g, *file, size, err, errsz), 0, "%s", err);
+    return drift_llamacpp_create(e, g, n_ctx, err, errsz);
 }
 
-static int create_from(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, char *err, size_t es) {
-    return create_ctx(e, g, file, o, 32, err, es);
+static int create_from(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, char *err, size_t errsz) {
+    return create_ctx(e, g, file, o, 32, err, errsz);
 }
 
 typedef struct {

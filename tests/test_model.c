@@ -365,7 +365,7 @@ Test(model, seq_gemm_f32_equals_drift_gemm)
             for (size_t i = 0; i < M * K; i++) Af[i] = (float)(A[i] = drift_rne(drift_stream_normal(&s), f));
             for (size_t i = 0; i < K * N; i++) Bf[i] = (float)(B[i] = drift_rne(drift_stream_normal(&s), f));
             drift_gemm_kernel_t k;
-            drift_gemm_kernel_parse(&k, "naive");
+            cr_assert_eq(drift_gemm_kernel_parse(&k, "naive"), 0);
             drift_gemm_opts_t o = drift_gemm_opts(f, DRIFT_FP32);
             cr_assert_eq(drift_gemm(C, A, B, M, N, K, &k, &o), 0);
             cr_assert_eq(drift_seq_gemm_f32(Cf, Af, Bf, M, N, K), 0);

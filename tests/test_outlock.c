@@ -160,7 +160,7 @@ static pid_t parsed_holder(const char *out, int linger)
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         close(fds[0]);
-        static const drift_cli_spec_t spec = {"formats", "?", "fp32", "seq", NULL, 0, NULL, NULL, NULL};
+        static const drift_cli_spec_t spec = {.name = "formats", .question = "?", .default_formats = "fp32", .default_orders = "seq"};
         char *argv[] = {"formats", "--quiet", "--out", (char *)out, NULL};
         drift_cli_t cli;
         drift_cli_parse(&cli, &spec, 4, argv);

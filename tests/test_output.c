@@ -21,7 +21,7 @@ static long K = 0;
 static const drift_cli_opt_t OPTS[] = {
     {"K", DRIFT_OPT_INT, &K, "N", "inner dimension", 1, 0, {"16", "256", "4096"}},
 };
-static const drift_cli_spec_t SPEC = {"demo", "What does the kit write?", "fp32", "seq", OPTS, 1, NULL, NULL, NULL};
+static const drift_cli_spec_t SPEC = {.name = "demo", .question = "What does the kit write?", .default_formats = "fp32", .default_orders = "seq", .opts = OPTS, .nopts = 1};
 
 static void parse(drift_cli_t *cli, const char *a1, const char *a2, const char *a3, const char *a4)
 {

@@ -71,7 +71,7 @@ Test(policy, batch_invariant_never_splits)
     size_t sizes[] = {1, 2, 3, 7, 64, 100, 128, 129, 1000, 4096, 16384};
     int sms[] = {1, 80, 108, 132, 148};
     drift_gemm_kernel_t first;
-    drift_policy_choose(&first, DRIFT_POLICY_BATCH_INVARIANT, 1, 1, 1, 1);
+    cr_assert_eq(drift_policy_choose(&first, DRIFT_POLICY_BATCH_INVARIANT, 1, 1, 1, 1), 0);
     for (size_t a = 0; a < 11; a++)
         for (size_t b = 0; b < 11; b++)
             for (size_t c = 0; c < 11; c++)
@@ -88,11 +88,11 @@ Test(policy, batch_invariant_never_splits)
 Test(policy, vendor_like_order_depends_on_batch)
 {
     drift_gemm_kernel_t k1, k2;
-    drift_policy_choose(&k1, DRIFT_POLICY_VENDOR_LIKE, 1, 1024, 4096, 132);
-    drift_policy_choose(&k2, DRIFT_POLICY_VENDOR_LIKE, 2048, 1024, 4096, 132);
+    cr_assert_eq(drift_policy_choose(&k1, DRIFT_POLICY_VENDOR_LIKE, 1, 1024, 4096, 132), 0);
+    cr_assert_eq(drift_policy_choose(&k2, DRIFT_POLICY_VENDOR_LIKE, 2048, 1024, 4096, 132), 0);
     drift_order_t o1, o2;
-    drift_gemm_kernel_order(&o1, &k1);
-    drift_gemm_kernel_order(&o2, &k2);
+    cr_assert_eq(drift_gemm_kernel_order(&o1, &k1), 0);
+    cr_assert_eq(drift_gemm_kernel_order(&o2, &k2), 0);
     cr_assert_neq(o1.kind, o2.kind);
 }
 
@@ -103,9 +103,9 @@ Test(policy, cost_model)
      * 128*64*512 = 4194304, plus the reduction 64 * 1*1024*8 / 132 = 3971.88: the model
      * says split-K is about 8x faster here, which is why libraries do it. */
     drift_gemm_kernel_t k;
-    drift_gemm_kernel_parse(&k, "tiled:128,64,32");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "tiled:128,64,32"), 0);
     cr_assert_float_eq(drift_policy_cost(&k, 1, 1024, 4096, 132), 33554432.0, 1e-6); /* exact integers */
-    drift_gemm_kernel_parse(&k, "splitk:8");
+    cr_assert_eq(drift_gemm_kernel_parse(&k, "splitk:8"), 0);
     cr_assert_float_eq(drift_policy_cost(&k, 1, 1024, 4096, 132), 4194304.0 + 64.0 * 1024 * 8 / 132, 1e-6);
 }
 

@@ -59,7 +59,7 @@ Test(recipe, constructors_print_as_documented)
 {
     drift_order_t o;
     char buf[DRIFT_RECIPE_SPEC_MAX];
-    drift_order_parse(&o, "tc:h100");
+    cr_assert_eq(drift_order_parse(&o, "tc:h100"), 0);
     drift_recipe_t r = drift_recipe(DRIFT_BF16, &o, DRIFT_FP32, DRIFT_BF16);
     drift_recipe_print(buf, sizeof buf, &r);
     cr_assert_str_eq(buf, "bf16/tc:h100/fp32/bf16");
@@ -123,8 +123,8 @@ Test(recipe, validator_and_check_name_what_is_wrong)
 {
     char why[200];
     drift_order_t seq, v100;
-    drift_order_parse(&seq, "seq");
-    drift_order_parse(&v100, "tc:v100");
+    cr_assert_eq(drift_order_parse(&seq, "seq"), 0);
+    cr_assert_eq(drift_order_parse(&v100, "tc:v100"), 0);
     drift_recipe_t r = drift_recipe(DRIFT_FP32, &seq, DRIFT_FP32, DRIFT_FP32);
     cr_assert_eq(drift_recipe_validate(&r, why, sizeof why), DRIFT_OK);
     r.acc.mode = DRIFT_SR;
@@ -146,7 +146,7 @@ Test(recipe, validator_and_check_name_what_is_wrong)
 Test(recipe, equality_ignores_what_the_recipe_ignores)
 {
     drift_recipe_t a, b;
-    drift_recipe_parse(&a, "bf16/tc:h100/fp32/bf16", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&a, "bf16/tc:h100/fp32/bf16", NULL, 0), 0);
     b = a;
     b.acc.fma = 0; /* the tensor-core model fixes fma and mode: the same computation */
     b.acc.mode = DRIFT_RZ;
@@ -154,8 +154,8 @@ Test(recipe, equality_ignores_what_the_recipe_ignores)
     b.out = DRIFT_FP32;
     cr_assert(!drift_recipe_equal(&a, &b));
     cr_assert(drift_recipe_same_acc(&a, &b)); /* only the output rounding differs */
-    drift_recipe_parse(&a, "fp32/seq/fp32/fp32", NULL, 0);
-    drift_recipe_parse(&b, "fp32/seq/fp32:nofma/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&a, "fp32/seq/fp32/fp32", NULL, 0), 0);
+    cr_assert_eq(drift_recipe_parse(&b, "fp32/seq/fp32:nofma/fp32", NULL, 0), 0);
     cr_assert(!drift_recipe_same_acc(&a, &b));
 }
 
@@ -204,18 +204,18 @@ Test(dispatch, sum_follows_each_path_and_refuses_a_tensor_core)
     const double x[] = {1, 0x1p-24, 0x1p-24};
     drift_recipe_t r;
     double y;
-    drift_recipe_parse(&r, "fp32/seq/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "fp32/seq/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_sum(&y, x, 3, &r), DRIFT_OK);
     cr_assert_eq(y, 1.0);
-    drift_recipe_parse(&r, "fp32/rev/fp32/fp32", NULL, 0); /* (2^-24 + 2^-24) + 1 */
+    cr_assert_eq(drift_recipe_parse(&r, "fp32/rev/fp32/fp32", NULL, 0), 0); /* (2^-24 + 2^-24) + 1 */
     cr_assert_eq(drift_recipe_sum(&y, x, 3, &r), DRIFT_OK);
     cr_assert_eq(y, 1 + 0x1p-23);
-    drift_recipe_parse(&r, "fp32/exact/-/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "fp32/exact/-/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_sum(&y, x, 3, &r), DRIFT_OK);
     cr_assert_eq(y, 1 + 0x1p-23);
-    drift_recipe_parse(&r, "fp16/tc:h100/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "fp16/tc:h100/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_sum(&y, x, 3, &r), DRIFT_EUNSUPPORTED);
-    drift_recipe_parse(&r, "bf16/tc:v100/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "bf16/tc:v100/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_dot(&y, A2, B2, 2, NULL, &r), DRIFT_EUNSUPPORTED);
 }
 
@@ -223,18 +223,18 @@ Test(dispatch, gemm_kernels_are_built_from_the_recipe)
 {
     drift_recipe_t r;
     drift_gemm_kernel_t k;
-    drift_recipe_parse(&r, "bf16/seq/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "bf16/seq/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm_kernel(&k, &r), DRIFT_OK);
     cr_assert_eq(k.family, DRIFT_GEMM_NAIVE);
-    drift_recipe_parse(&r, "bf16/splitk:4:tree/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "bf16/splitk:4:tree/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm_kernel(&k, &r), DRIFT_OK);
     cr_assert(k.family == DRIFT_GEMM_SPLITK && k.splits == 4 && k.tree == 1);
-    drift_recipe_parse(&r, "bf16/tc:a100/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "bf16/tc:a100/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm_kernel(&k, &r), DRIFT_OK);
     cr_assert(k.family == DRIFT_GEMM_TC && k.arch == DRIFT_TC_A100);
-    drift_recipe_parse(&r, "bf16/pairwise/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "bf16/pairwise/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm_kernel(&k, &r), DRIFT_EUNSUPPORTED);
-    drift_recipe_parse(&r, "bf16/exact/-/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "bf16/exact/-/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm_kernel(&k, &r), DRIFT_EUNSUPPORTED);
 }
 
@@ -245,13 +245,13 @@ Test(dispatch, gemm_gives_the_hand_derived_products)
     const double B[] = {1, 1, 1, 0};
     double C[2];
     drift_recipe_t r;
-    drift_recipe_parse(&r, "fp16/tc:v100/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "fp16/tc:v100/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm(C, A2, B, 1, 2, 2, &r, 1, 0), DRIFT_OK);
     cr_assert(C[0] == 1 + 0x1p-23 && C[1] == 1, "%a %a", C[0], C[1]);
-    drift_recipe_parse(&r, "fp16/seq/fp32/fp32", NULL, 0);
+    cr_assert_eq(drift_recipe_parse(&r, "fp16/seq/fp32/fp32", NULL, 0), 0);
     cr_assert_eq(drift_recipe_gemm(C, A2, B, 1, 2, 2, &r, 1, 0), DRIFT_OK);
     cr_assert(C[0] == 1 + 0x1p-22 && C[1] == 1, "%a %a", C[0], C[1]);
-    drift_recipe_parse(&r, "fp16/exact/-/fp32", NULL, 0); /* the exact dot case above, 1 + 2^-22 */
+    cr_assert_eq(drift_recipe_parse(&r, "fp16/exact/-/fp32", NULL, 0), 0); /* the exact dot case above, 1 + 2^-22 */
     cr_assert_eq(drift_recipe_gemm(C, A2, B, 1, 2, 2, &r, 1, 0), DRIFT_OK);
     cr_assert(C[0] == 1 + 0x1p-22 && C[1] == 1, "%a %a", C[0], C[1]);
     cr_assert_eq(drift_recipe_gemm(C, A2, B, 1, 2, 2, &r, 2, 0), DRIFT_EUNSUPPORTED); /* no epilogue */

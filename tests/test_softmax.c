@@ -161,7 +161,7 @@ static void check_variant(const char *spec, em_t v)
                         char err[DRIFT_ERRMSG_MAX];
                         cr_assert_eq(drift_softmax_parse(&o.variant, spec, err, sizeof err), 0);
                         o.exp = b2 ? DRIFT_EXP_EXP2 : DRIFT_EXP_EXPF;
-                        if (pw) drift_order_parse(&o.order, "pairwise");
+                        if (pw) cr_assert_eq(drift_order_parse(&o.order, "pairwise"), 0);
                         cr_assert_eq(drift_softmax(pl, xd, n, &o, err, sizeof err), 0, "%s", err);
                         for (size_t i = 0; i < n; i++)
                             cr_assert((isnan(pl[i]) && isnan(pe[i])) || (pl[i] == (double)pe[i] && signbit(pl[i]) == signbit(pe[i])),
@@ -184,7 +184,7 @@ Test(softmax, fully_masked_rows_documented)
     for (int k = 0; k < 4; k++)
         for (int e = 0; e < 2; e++) {
             drift_softmax_opts_t o = drift_softmax_opts(DRIFT_BF16, DRIFT_FP32);
-            drift_softmax_parse(&o.variant, specs[k], NULL, 0);
+            cr_assert_eq(drift_softmax_parse(&o.variant, specs[k], NULL, 0), 0);
             o.exp = e ? DRIFT_EXP_EXP2 : DRIFT_EXP_EXPF;
             cr_assert_eq(drift_softmax(p, x, 5, &o, NULL, 0), 0);
             for (int i = 0; i < 5; i++) cr_assert(p[i] == 0 && !signbit(p[i]), "%s p[%d] = %a", specs[k], i, p[i]);
@@ -203,12 +203,12 @@ Test(softmax, naive_fp16_overflow_cliff)
 {
     double x[2] = {11.0, 0.0}, y[2] = {11.125, 0.0}, p[2];
     drift_softmax_opts_t o = drift_softmax_opts(DRIFT_FP16, DRIFT_FP16);
-    drift_softmax_parse(&o.variant, "naive", NULL, 0);
+    cr_assert_eq(drift_softmax_parse(&o.variant, "naive", NULL, 0), 0);
     cr_assert_eq(drift_softmax(p, x, 2, &o, NULL, 0), 0);
     cr_assert(isfinite(p[0]) && p[0] > 0.99);
     cr_assert_eq(drift_softmax(p, y, 2, &o, NULL, 0), 0);
     cr_assert(isnan(p[0]), "inf / inf is NaN, as the kernel gives: %a", p[0]);
-    drift_softmax_parse(&o.variant, "safe", NULL, 0);
+    cr_assert_eq(drift_softmax_parse(&o.variant, "safe", NULL, 0), 0);
     cr_assert_eq(drift_softmax(p, y, 2, &o, NULL, 0), 0);
     cr_assert(isfinite(p[0]) && p[0] > 0.99);
 }
@@ -303,7 +303,7 @@ Test(softmax, validator_messages)
     cr_assert_eq(drift_softmax_print(buf, sizeof buf, &v), 9);
     cr_assert_str_eq(buf, "online:64");
     drift_softmax_opts_t o = drift_softmax_opts(DRIFT_BF16, DRIFT_FP32);
-    drift_order_parse(&o.order, "tc:h100");
+    cr_assert_eq(drift_order_parse(&o.order, "tc:h100"), 0);
     double p;
     cr_assert_eq(drift_softmax(&p, &p, 1, &o, err, sizeof err), DRIFT_EUNSUPPORTED);
     cr_assert(strstr(err, "order 'tc:h100'") && !strchr(err, '\n'), "%s", err);

@@ -341,7 +341,7 @@ Test(stats, fit_recovers_sigma)
     const double sig[] = {3e-7, 1.0, 2.5e3};
     for (int j = 0; j < 3; j++) {
         synth(gap, flip, N, sig[j], 0, (uint32_t)j);
-        drift_logbins_init(&bins, sig[j] * 1e-2, sig[j] * 1e2, 16);
+        cr_assert_eq(drift_logbins_init(&bins, sig[j] * 1e-2, sig[j] * 1e2, 16), 0);
         drift_phi_fit_t f;
         cr_assert_eq(drift_phi_fit(&f, gap, flip, N, &bins), DRIFT_OK);
         cr_expect_eq(f.status, DRIFT_FIT_OK);
@@ -359,7 +359,7 @@ Test(stats, fit_recovers_sigma)
     }
     /* The wrong shape is caught: 20000 pairs from the linear profile give p << 1e-6. */
     synth(gap, flip, N, 1.0, 1, 7);
-    drift_logbins_init(&bins, 1e-2, 1e2, 16);
+    cr_assert_eq(drift_logbins_init(&bins, 1e-2, 1e2, 16), 0);
     drift_phi_fit_t f;
     cr_assert_eq(drift_phi_fit(&f, gap, flip, N, &bins), DRIFT_OK);
     cr_expect(f.p_value < 1e-6, "misspecified model not rejected: p = %g, G2 = %g", f.p_value, f.g2);

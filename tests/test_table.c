@@ -136,7 +136,7 @@ static const char *meta_value(const char *text, const char *key, char *out, size
 
 Test(table, std_meta_has_every_key)
 {
-    static const drift_cli_spec_t spec = {"table_test", "a question?", "fp32", "seq", NULL, 0, NULL, NULL, NULL};
+    static const drift_cli_spec_t spec = {.name = "table_test", .question = "a question?", .default_formats = "fp32", .default_orders = "seq"};
     char *argv[] = {"/some/build/dir/bin/table_test", "--seed", "42", "--profile", "quick", NULL};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, 5, argv);
@@ -180,7 +180,7 @@ Test(table, std_meta_has_every_key)
 
 Test(table, std_meta_names_the_gpu_when_used)
 {
-    static const drift_cli_spec_t spec = {"table_test", "q", "fp32", "seq", NULL, 0, NULL, NULL, NULL};
+    static const drift_cli_spec_t spec = {.name = "table_test", .question = "q", .default_formats = "fp32", .default_orders = "seq"};
     char *argv[] = {"table_test", NULL};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, 1, argv);

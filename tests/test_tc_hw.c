@@ -19,7 +19,7 @@ Test(tc_hw, every_fifth_sample_reproduces_bit_for_bit, .timeout = 300)
 }
 
 /* The reader's failures: each one error code and a reason naming the file, never a count. */
-static int run_on(const char *path, const char *bytes, size_t n, char *why, size_t ws)
+static int run_on(const char *path, const char *bytes, size_t n, char *err, size_t errsz)
 {
     static drift_tc_hw_count_t cnt[DRIFT_TC_HW_MAXCFG];
     if (bytes) {
@@ -28,7 +28,7 @@ static int run_on(const char *path, const char *bytes, size_t n, char *why, size
         cr_assert_eq(fwrite(bytes, 1, n, fp), n);
         fclose(fp);
     }
-    int rc = drift_tc_hw_run(cnt, DRIFT_TC_HW_MAXCFG, path, 1, why, ws);
+    int rc = drift_tc_hw_run(cnt, DRIFT_TC_HW_MAXCFG, path, 1, err, errsz);
     if (bytes) remove(path);
     return rc;
 }

@@ -33,10 +33,10 @@ static void describe(char *buf, size_t size)
     }
 }
 
-static int available(char *why, size_t size)
+static int available(char *err, size_t errsz)
 {
     if (drift_cuda_device_count() > 0) return 1;
-    snprintf(why, size, "%s", *drift_cuda_message() ? drift_cuda_message() : "no CUDA device found");
+    snprintf(err, errsz, "%s", *drift_cuda_message() ? drift_cuda_message() : "no CUDA device found");
     return 0;
 }
 

@@ -123,7 +123,9 @@ fragment() {
             if (p1 ~ /^\*\*Question\.\*\*/) {   # the question itself; its method details stay in the fragment
                 q = p1; if (match(q, /[?.] [A-Z0-9]/)) { q = substr(q, 1, RSTART); setup = 1 }
                 print q; print "" }
-            else if (p1 ~ /^Reproduce: /) { if (prov == "same") { np = 0; nt = 0; pdone = 0; return }; sub(/` \(.*$/, "`", p1); sub(/\.$/, "", p1); print p1 (prov != "" ? " (" prov ")" : "") "."; print "" }
+            else if (p1 ~ /^Reproduce: /) {
+                if (prov == "same") { np = 0; nt = 0; pdone = 0; return }
+                sub(/` \(.*$/, "`", p1); sub(/\.$/, "", p1); print p1 (prov != "" ? " (" prov ")" : "") "."; print "" }
             else if (p1 ~ /^\*\*Skipped\.\*\*/) { for (i = 1; i <= np; i++) print para[i]; print "" }
             else if (p1 ~ /^\*\*Takeaway/ ) { tk = 1; for (i = 1; i <= np; i++) print para[i]; print "" }
             else if (tk && p1 ~ /^- / && nt == 0) { for (i = 1; i <= np; i++) print para[i]; print "" }
@@ -156,10 +158,13 @@ commit="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 # CITATION.cff is the one place the citation is written; the report quotes it.
 cff() { sed -n "s/^$1: *\"\{0,1\}\([^\"]*\)\"\{0,1\} *$/\1/p" CITATION.cff 2>/dev/null | head -n1; }
 cff_authors="$(awk '/^authors:/ { a = 1; next } a && /^[^ -]/ { a = 0 } a && /name:/ { sub(/.*name: */, ""); gsub(/"/, ""); printf "%s%s", (n++ ? ", " : ""), $0 }' CITATION.cff 2>/dev/null)"
+# The front page's provenance: one line of the report, assembled in two parts here.
+generated="*Generated $(date -u +%Y-%m-%d) from commit \`$commit\` (data: commit \`${datacommit:-unknown}\`, \`--profile ${profile:-default}\`, seed ${seed:-1})"
+generated+=" by \`./lab report\`; do not edit by hand. Each section reproduces with \`./lab run NAME --profile ${profile:-default} --seed ${seed:-1}\` at the data commit, unless it names another.*"
 cat <<EOF
 # driftlab — the notebook-free report
 
-*Generated $(date -u +%Y-%m-%d) from commit \`$commit\` (data: commit \`${datacommit:-unknown}\`, \`--profile ${profile:-default}\`, seed ${seed:-1}) by \`./lab report\`; do not edit by hand. Each section reproduces with \`./lab run NAME --profile ${profile:-default} --seed ${seed:-1}\` at the data commit, unless it names another.*
+$generated
 
 **How to cite:** ${cff_authors:-The driftlab authors}, "$(cff title)", version $(cff version), $(cff date-released) (commit \`$commit\`). The full record is in [CITATION.cff](CITATION.cff).
 

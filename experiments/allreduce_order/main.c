@@ -87,7 +87,8 @@ int main(int argc, char **argv)
         {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0, {0}},
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("allreduce_order", QUESTION, opts, "takes no formats or orders (the partial sums are fp32; the all-reduce orders are the sweep: rank, tree, ring)", SUMMARY);
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("allreduce_order", QUESTION, opts,
+                                                 "takes no formats or orders (the partial sums are fp32; the all-reduce orders are the sweep: rank, tree, ring)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     const size_t N = (size_t)N_;
@@ -159,17 +160,25 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 4, 1);
     drift_out_meta(&out, T_AR, "table", "per (P, order): the same P x %zu fp32 partial sums N(0,1) reduced in fp32 (RNE)", N);
-    drift_out_meta(&out, T_AR, "columns", "frac_differs_* = fraction of elements whose result differs bitwise from rank order / ring; max_err, rms_err = |result - exact sum| / sum_r |p_r| over the elements; frac_not_correctly_rounded = results other than the exact sum rounded to fp32");
+    drift_out_meta(&out, T_AR, "columns", "frac_differs_* = fraction of elements whose result differs bitwise from rank order / ring; "
+                   "max_err, rms_err = |result - exact sum| / sum_r |p_r| over the elements; frac_not_correctly_rounded = results other than the exact sum rounded to fp32");
     char pdesc[512];
     if (ck.gguf)
         snprintf(pdesc, sizeof pdesc, "%d prompts of %s drawn by seed %llu, in the model's chat template (%d to %d tokens)", NR,
                  set ? set : "prompts/lab-prompts.txt", (unsigned long long)cli.seed, minlen, maxlen);
     else snprintf(pdesc, sizeof pdesc, "%d prompts of BOS and a random first token, drawn by seed %llu", NR, (unsigned long long)cli.seed);
-    drift_out_meta(&out, T_GEN, "setup", "%s (dim %d, layers %d, %d query heads over %d KV heads, vocab %d); %s; %d greedy tokens each, no stop at BOS; batch-invariant policy, the prompts decoded side by side; tp = 1 and tp = %s (P must divide the KV heads: attention is split by heads)",
+    drift_out_meta(&out, T_GEN, "setup", "%s (dim %d, layers %d, %d query heads over %d KV heads, vocab %d); %s; %d greedy tokens each, no stop at BOS; "
+                   "batch-invariant policy, the prompts decoded side by side; tp = 1 and tp = %s (P must divide the KV heads: attention is split by heads)",
                    ckpt, ck.cfg.dim, ck.cfg.n_layers, ck.cfg.n_heads, ck.cfg.n_kv_heads, V, pdesc, T, tplist);
-    drift_out_meta(&out, T_GEN, "table", "one row per (recipe, tp > 1, order, prompt); prompt = its line in the prompt set (GGUF) or its draw (llama2.c); first_div_vs_tp1 = first generated token (0-based) that differs from tp = 1 (-1: none); at that step: token_tp1, token_tp the two tokens, gap12_tp1 = the tp = 1 run's own top-1 - top-2 logit gap, gap_ab_tp1 = its logit of token_tp1 - of token_tp, spread = max over the vocabulary of |logit_tp1 - logit_tp|; exact_* = the exact reference (fp64, correctly rounded dots) teacher-forced on the common context, %s",
+    drift_out_meta(&out, T_GEN, "table", "one row per (recipe, tp > 1, order, prompt); prompt = its line in the prompt set (GGUF) or its draw (llama2.c); "
+                   "first_div_vs_tp1 = first generated token (0-based) that differs from tp = 1 (-1: none); at that step: "
+                   "token_tp1, token_tp the two tokens, gap12_tp1 = the tp = 1 run's own top-1 - top-2 logit gap, "
+                   "gap_ab_tp1 = its logit of token_tp1 - of token_tp, spread = max over the vocabulary of |logit_tp1 - logit_tp|; "
+                   "exact_* = the exact reference (fp64, correctly rounded dots) teacher-forced on the common context, %s",
                    exact_gaps ? "computed (--exact-gaps 1)" : "not computed here (--exact-gaps 0: nan)");
-    drift_md_intro(&out, "P fp32 partial sums (N(0, 1), %zu elements per rank) reduced by P = 2..%ld ranks in rank order, as a tree, and as a ring; then %s decoded greedily (%s; %d tokens) under tensor parallelism tp = 1 and tp = %s with each order (the model splits attention by heads, so tp must divide its %d KV heads).",
+    drift_md_intro(&out, "P fp32 partial sums (N(0, 1), %zu elements per rank) reduced by P = 2..%ld ranks in rank order, as a tree, and as a ring; "
+                   "then %s decoded greedily (%s; %d tokens) under tensor parallelism tp = 1 and tp = %s with each order (the model splits attention by heads, "
+                   "so tp must divide its %d KV heads).",
                    N, Pmax, model, pdesc, T, tplist, ck.cfg.n_kv_heads);
     drift_md_text(&out, "**The same partial sums, three orders:**\n\n");
 
@@ -279,7 +288,9 @@ int main(int argc, char **argv)
         }
     drift_md_end(&out, T_MDG);
 
-    drift_md_text(&out, "**Takeaway.**\n\n- On the same partial sums, the orders disagree in up to %.3g of the elements (P = %ld); every result is within %.2g of sum |p_r| from the exact sum (largest error / sum |p_r|: rank %.2g, tree %.2g, ring %.2g): different roundings of one sum, each a few fp32 ulps (2^-24 = 6e-8) from it.\n",
+    drift_md_text(&out, "**Takeaway.**\n\n- On the same partial sums, the orders disagree in up to %.3g of the elements (P = %ld); "
+                  "every result is within %.2g of sum |p_r| from the exact sum (largest error / sum |p_r|: rank %.2g, tree %.2g, ring %.2g): "
+                  "different roundings of one sum, each a few fp32 ulps (2^-24 = 6e-8) from it.\n",
             frac_hi, frac_hi_P, worst_err, worst_by[DRIFT_ALLREDUCE_RANK], worst_by[DRIFT_ALLREDUCE_TREE], worst_by[DRIFT_ALLREDUCE_RING]);
     /* per (recipe, tp): the prompts parted by some order, and whether every order parted them at one step (one near-tie) */
     for (int ri = 0; ri < nrec; ri++)
@@ -302,12 +313,14 @@ int main(int argc, char **argv)
             drift_rate_text(cell, sizeof cell, any, NR);
             if (!any) {
                 double lo, hi;
-                drift_wilson(&lo, &hi, 0, NR, DRIFT_Z95);
+                if (drift_wilson(&lo, &hi, 0, NR, DRIFT_Z95)) drift_die("no Wilson interval for 0 of %d prompts", NR);
                 drift_md_text(&out, "- %s, tp = 1 -> %d: no prompt's completion moved within %d tokens under any order (0 of %d prompts, < %.3g%% at 95%%): a bound, not identity.\n",
                         rname[ri], tps[ti], T, NR, 100 * hi);
                 continue;
             }
-            drift_md_text(&out, "- %s, tp = 1 -> %d: the completion moved for %s of prompts under some order within %d tokens; %d of those %d under all %d orders, %d of them at one step under each%s. At the %d (order, prompt) partings the tp = 1 run's own top-2 gap is at most %.3g (0, a tie, at %d), the two runs' logits differ by up to %.3g",
+            drift_md_text(&out, "- %s, tp = 1 -> %d: the completion moved for %s of prompts under some order within %d tokens; "
+                          "%d of those %d under all %d orders, %d of them at one step under each%s. "
+                          "At the %d (order, prompt) partings the tp = 1 run's own top-2 gap is at most %.3g (0, a tie, at %d), the two runs' logits differ by up to %.3g",
                     rname[ri], tps[ti], cell, T, every, any, DRIFT_NALLREDUCE, one_step,
                     one_step ? " (one near-tie, not one event per order)" : "", nparts, gmax, ties, smax);
             if (exact_gaps) drift_md_text(&out, "; the exact model's top-1/top-2 gap there is at most %.3g", egmax);

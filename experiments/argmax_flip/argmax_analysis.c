@@ -54,7 +54,8 @@ void drift_aflab_two_references(drift_aflab_t *L)
 /* The sigma fits per (K, format, kernel) on the planted pairs, and the baseline sigma of the mitigations. */
 int drift_aflab_fit(drift_aflab_t *L)
 {
-    drift_logbins_init(&L->bins, pow(10.0, -7 - 0.5 / DRIFT_AF_PER_DECADE), pow(10.0, 0.5 / DRIFT_AF_PER_DECADE), L->nT);
+    int rc = drift_logbins_init(&L->bins, pow(10.0, -7 - 0.5 / DRIFT_AF_PER_DECADE), pow(10.0, 0.5 / DRIFT_AF_PER_DECADE), L->nT);
+    if (rc) return rc;
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const drift_kset_t *ks = &L->KS[ki][fi];

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "drift.h"
 #include "argmax_kernels.h"
 #include "cli.h"
 #include "flipfit.h"
@@ -81,13 +82,13 @@ typedef struct {
 /* Realistic rows against both references (exact of the rounded inputs, exact of the unrounded fp32 inputs). */
 void drift_aflab_two_references(drift_aflab_t *L);
 /* The sigma fits and mechanism laws per (K, format, kernel), and the mitigations' baseline. 0 or DRIFT_ENOMEM. */
-int drift_aflab_fit(drift_aflab_t *L);
+DRIFT_MUST_CHECK int drift_aflab_fit(drift_aflab_t *L);
 /* The mitigations at (mk, mf): flip rates, batch changes and cost ratios (needs L->cost). */
 void drift_aflab_mitigations(drift_aflab_t *L);
 /* Appends L's headline numbers to dst->ROB (the robustness table). */
 void drift_aflab_rob_collect(drift_aflab_t *dst, const drift_aflab_t *L);
 /* Every output file (CSV tables and the .md fragment), committed together. 0 or DRIFT_ENOMEM (nothing committed). */
-int drift_aflab_write(const drift_aflab_t *L);
+DRIFT_MUST_CHECK int drift_aflab_write(const drift_aflab_t *L);
 /* The summary for people, written to fp. */
 void drift_aflab_summary(FILE *fp, const drift_aflab_t *L);
 /* Frees the planted, tie and realistic trial sets of L. */
@@ -100,12 +101,12 @@ typedef struct {
     double *h, *w1, *w2, *hf, *W2, *pa, *pb;
     drift_flip_vv_t *vt;
 } drift_af_scratch_t;
-int drift_af_scratch_alloc(drift_af_scratch_t *b, size_t K, size_t wmax); /* 0 or DRIFT_ENOMEM; free either way */
+DRIFT_MUST_CHECK int drift_af_scratch_alloc(drift_af_scratch_t *b, size_t K, size_t wmax); /* 0 or DRIFT_ENOMEM; free either way */
 void drift_af_scratch_free(drift_af_scratch_t *b);
 /* Planted trial i (a pair at a target gap, or an exact tie when i >= nplant) at K = Ks[ki], every
  * format and kernel, recorded into L's flip sets; 0, or nonzero when a step failed. */
-int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant, drift_af_scratch_t *b);
+DRIFT_MUST_CHECK int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant, drift_af_scratch_t *b);
 /* Wall-clock cost per logit of each mitigation (not reproducible: reported apart). 0 or DRIFT_ENOMEM. */
-int drift_aflab_measure_costs(drift_aflab_t *L);
+DRIFT_MUST_CHECK int drift_aflab_measure_costs(drift_aflab_t *L);
 
 #endif

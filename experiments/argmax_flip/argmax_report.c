@@ -96,7 +96,7 @@ static void write_bins(drift_out_t *o, const drift_aflab_t *L)
                 const drift_flip_fit_t *F = &L->FIT[ki][fi][c];
                 for (int b = 0; b < L->bins.nbins; b++) {
                     drift_flip_bin_t B;
-                    drift_flipset_bin(&B, &L->PL[ki][fi], c, &L->bins, b, ks->f);
+                    if (drift_flipset_bin(&B, &L->PL[ki][fi], c, &L->bins, b, ks->f)) drift_die("cannot bin the flips");
                     double ctr = drift_logbins_center(&L->bins, b);
                     drift_cell_t x[NCOL(C_BINS)];
                     int n = head(x, L->Ks[ki], ks, c);
@@ -116,9 +116,14 @@ static void write_fits(drift_out_t *o, const drift_aflab_t *L)
 {
     drift_out_meta(o, F_FIT, "table", "maximum-likelihood sigma of P(flip | gap D) = Phi(-D/sigma), D = exact gap / s, on the planted pairs");
     drift_out_meta(o, F_FIT, "interval", "sigma_lo, sigma_hi: profile-likelihood 95%% interval (log-likelihood drop 1.92073)");
-    drift_out_meta(o, F_FIT, "goodness", "g2: binned deviance 2 sum[O ln(O/E) + (n-O) ln((n-O)/(n-E))] over the %d gap bins, E = sum of fitted Phi; df = bins with pairs - 1; p = P(chi2_df > g2)", L->nT);
-    drift_out_meta(o, F_FIT, "prediction", "sigma_pred (norm form) = RMS_i sqrt(c^2 K u_acc^2 P2_i + [logits stored narrower] 2 u_out^2 l1_i^2/(8 ln 2)) / s_i, c = sqrt(nu/(8 ln 2)), P2 = sum h^2 (w1^2 + w2^2) (= ||h||_rms^2 ||w1-w2||^2 in expectation); sigma_sums = the same random-rounding model on the kernel's actual partial sums (ulp^2/12 per rounding, summed over the reduction tree); see argmax_flip.c");
-    drift_out_meta(o, F_FIT, "critical", "gap_half: P(flip) = 25%% (half the coin-toss limit, the '50%%' critical gap; P = 50%% only at gap 0); gap_p001: P(flip) = 0.1%%. From sigma when status = ok, from sigma_hi (upper bounds) otherwise. _rel: / s; _abs: x median s; _ulp_in/_ulp_out: / ulp of the input/logit format at the median |top logit|");
+    drift_out_meta(o, F_FIT, "goodness", "g2: binned deviance 2 sum[O ln(O/E) + (n-O) ln((n-O)/(n-E))] over the %d gap bins, E = sum of fitted Phi; "
+                   "df = bins with pairs - 1; p = P(chi2_df > g2)", L->nT);
+    drift_out_meta(o, F_FIT, "prediction", "sigma_pred (norm form) = RMS_i sqrt(c^2 K u_acc^2 P2_i + [logits stored narrower] 2 u_out^2 l1_i^2/(8 ln 2)) / s_i, "
+                   "c = sqrt(nu/(8 ln 2)), P2 = sum h^2 (w1^2 + w2^2) (= ||h||_rms^2 ||w1-w2||^2 in expectation); "
+                   "sigma_sums = the same random-rounding model on the kernel's actual partial sums (ulp^2/12 per rounding, summed over the reduction tree); see argmax_flip.c");
+    drift_out_meta(o, F_FIT, "critical", "gap_half: P(flip) = 25%% (half the coin-toss limit, the '50%%' critical gap; P = 50%% only at gap 0); gap_p001: "
+                   "P(flip) = 0.1%%. From sigma when status = ok, from sigma_hi (upper bounds) otherwise. _rel: / s; _abs: x median s; _ulp_in/_ulp_out: "
+                   "/ ulp of the input/logit format at the median |top logit|");
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const drift_kset_t *ks = &L->KS[ki][fi];
@@ -150,7 +155,8 @@ static void write_fits(drift_out_t *o, const drift_aflab_t *L)
 static void write_ties(drift_out_t *o, const drift_aflab_t *L)
 {
     drift_out_meta(o, F_TIES, "table", "planted exact ties (drift_plant_tie, 16 swapped channel pairs): the exact logits are equal, the terms sit at different positions");
-    drift_out_meta(o, F_TIES, "columns", "distinguished: computed logits differ; picked_higher_id: the computed argmax is the higher id (a tie resolved by the numerics, not a flip); flips: always 0 by definition");
+    drift_out_meta(o, F_TIES, "columns", "distinguished: computed logits differ; picked_higher_id: the computed argmax is the higher id (a tie resolved by the "
+                   "numerics, not a flip); flips: always 0 by definition");
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const drift_kset_t *ks = &L->KS[ki][fi];
@@ -172,8 +178,10 @@ static void write_ties(drift_out_t *o, const drift_aflab_t *L)
 static void write_realistic(drift_out_t *o, const drift_aflab_t *L)
 {
     drift_out_meta(o, F_REAL, "table", "realistic heads: fraction of hidden states whose computed argmax differs from the exact argmax");
-    drift_out_meta(o, F_REAL, "head", "V = %ld tokens, weights N(0, 1/K) (fp32 master), hidden states N(0,1) with max(1, K/512) outlier channels of magnitude 20..100; %ld hidden states per K", L->V, L->rows);
-    drift_out_meta(o, F_REAL, "pruning", "rigorous (gen_logits.h): stage1_mean = tokens surviving the first stage, eval_mean = tokens whose logit this kernel computed; own-format accumulation is left out (no finite bound)");
+    drift_out_meta(o, F_REAL, "head", "V = %ld tokens, weights N(0, 1/K) (fp32 master), hidden states N(0,1) with max(1, "
+                   "K/512) outlier channels of magnitude 20..100; %ld hidden states per K", L->V, L->rows);
+    drift_out_meta(o, F_REAL, "pruning", "rigorous (gen_logits.h): stage1_mean = tokens surviving the first stage, "
+                   "eval_mean = tokens whose logit this kernel computed; own-format accumulation is left out (no finite bound)");
     drift_out_meta(o, F_REAL, "predicted", "sum over rows of Phi(-rel_gap/sigma_rel) with sigma_rel from the planted fit of the same (K, format, kernel)");
     drift_out_meta(o, F_BELOW, "table", "realistic heads: fraction of rows whose exact relative gap lies below each kernel's critical gaps (from the planted fits)");
     for (int ki = 0; ki < L->nK && L->rows > 0; ki++)
@@ -196,8 +204,8 @@ static void write_realistic(drift_out_t *o, const drift_aflab_t *L)
                 drift_row_cells(o, F_REAL, x, n);
                 long a = R.below_half, b = R.below_p001;
                 double l1_, h1_, l2_, h2_;
-                drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95);
-                drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95);
+                if (drift_wilson(&l1_, &h1_, a, (long)st->n, DRIFT_Z95)) l1_ = h1_ = NAN;
+                if (drift_wilson(&l2_, &h2_, b, (long)st->n, DRIFT_Z95)) l2_ = h2_ = NAN;
                 n = head(x, L->Ks[ki], ks, c);
                 x[n++] = DRIFT_NUM(F->half), x[n++] = DRIFT_INT(a), x[n++] = DRIFT_NUM((double)a / st->n), x[n++] = DRIFT_NUM(l1_);
                 x[n++] = DRIFT_NUM(h1_), x[n++] = DRIFT_NUM(F->p001), x[n++] = DRIFT_INT(b), x[n++] = DRIFT_NUM((double)b / st->n);
@@ -211,8 +219,9 @@ static void write_realistic(drift_out_t *o, const drift_aflab_t *L)
 static void write_gaps(drift_out_t *o, const drift_aflab_t *L)
 {
     drift_logbins_t gb;
-    drift_logbins_init(&gb, 1e-9, 10, 40);
-    drift_out_meta(o, F_GAPS, "table", "realistic heads: distribution of the exact top-1/top-2 gap relative to s (log bins, 4 per decade); below_lo: rows with a relative gap under 1e-9 (ties included)");
+    if (drift_logbins_init(&gb, 1e-9, 10, 40)) drift_die("cannot make the gap bins");
+    drift_out_meta(o, F_GAPS, "table", "realistic heads: distribution of the exact top-1/top-2 gap relative to s (log bins, 4 per decade); below_lo: "
+                   "rows with a relative gap under 1e-9 (ties included)");
     for (int ki = 0; ki < L->nK && L->rows > 0; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const drift_flipset_t *st = &L->RE[ki][fi];
@@ -237,7 +246,8 @@ static void write_gaps(drift_out_t *o, const drift_aflab_t *L)
 /* The argmax across batch sizes under the two GEMM policies. */
 static void write_batch(drift_out_t *o, const drift_aflab_t *L)
 {
-    drift_out_meta(o, F_BATCH, "table", "the LM head as a GEMM of batch M x V: the kernel each policy picks (lib/ops/policy.h, device %s, %d SMs), and how often the argmax differs from the exact one and from the batch-1 result", L->dev.name, L->dev.sms);
+    drift_out_meta(o, F_BATCH, "table", "the LM head as a GEMM of batch M x V: the kernel each policy picks (lib/ops/policy.h, device %s, %d SMs), "
+                   "and how often the argmax differs from the exact one and from the batch-1 result", L->dev.name, L->dev.sms);
     drift_out_meta(o, F_BATCH, "shape", "n_policy = N the policy sees: V, or V/%ld (a vocabulary-parallel head split over %ld devices)", L->shard, L->shard);
     for (int mode = 0; mode < 2; mode++)
         for (int ki = 0; ki < L->nK; ki++)
@@ -271,9 +281,11 @@ static void write_batch(drift_out_t *o, const drift_aflab_t *L)
 /* The mitigations table. */
 static void write_mitigations(drift_out_t *o, const drift_aflab_t *L)
 {
-    drift_out_meta(o, F_MIT, "table", "mitigations at K = %zu, input format %s: flip rate against the exact argmax (for (d): against the exact argmax under the same tie rule)", L->Ks[L->mk], drift_format_name(L->MKS->f));
+    drift_out_meta(o, F_MIT, "table", "mitigations at K = %zu, input format %s: flip rate against the exact argmax (for (d): "
+                   "against the exact argmax under the same tie rule)", L->Ks[L->mk], drift_format_name(L->MKS->f));
     drift_out_meta(o, F_MIT, "baseline", "%s", L->MKS->k[L->MKS->engine].name);
-    drift_out_meta(o, F_MIT, "eps", "(d) eps = %.6e times s (the baseline's D_0.1%% from the law of its mechanism, argmax_flip_laws.csv) and %.6e times s (10 sigma of its Phi fit, sigma_rel = %.6e)", L->eps_rel[0], L->eps_rel[1], L->base_sigma);
+    drift_out_meta(o, F_MIT, "eps", "(d) eps = %.6e times s (the baseline's D_0.1%% from the law of its mechanism, "
+                   "argmax_flip_laws.csv) and %.6e times s (10 sigma of its Phi fit, sigma_rel = %.6e)", L->eps_rel[0], L->eps_rel[1], L->base_sigma);
     drift_out_meta(o, F_MIT, "changed", "(c): trials whose argmax differs between batch sizes 1, 8, 64, 256, 1024 (N = V/%ld); -1: not applicable", L->shard);
     drift_out_meta(o, F_MIT, "cost", "cost ratios are wall-clock measurements and live in argmax_flip_timing.csv");
     for (int mode = 0; mode < 2; mode++) {
@@ -281,7 +293,7 @@ static void write_mitigations(drift_out_t *o, const drift_aflab_t *L)
         for (int m = 0; m < L->nmit; m++) {
             const drift_mit_t *x = &L->MIT[mode][m];
             double lo = NAN, hi = NAN;
-            if (x->flips >= 0) drift_wilson(&lo, &hi, x->flips, x->n, DRIFT_Z95);
+            if (x->flips >= 0 && drift_wilson(&lo, &hi, x->flips, x->n, DRIFT_Z95)) lo = hi = NAN;
             drift_row(o, F_MIT, DRIFT_TXT(mode ? "realistic" : "planted"), DRIFT_INT(L->Ks[L->mk]), DRIFT_TXT(drift_format_name(L->MKS->f)),
                       DRIFT_TXT(x->name), DRIFT_TXT(L->MKS->k[x->cfg].name), DRIFT_INT(x->n), DRIFT_INT(x->flips),
                       DRIFT_NUM(x->flips >= 0 ? (double)x->flips / x->n : NAN), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(x->changed));
@@ -354,7 +366,8 @@ static void md_critical(FILE *fp, const drift_aflab_t *L)
                 "a logit. The default kernel is `%s` (fp32 accumulation, fp32 logits); \"logits in the format\" means the "
                 "tensor-core kernel's fp32 result stored in bf16/fp16, as a model running in that dtype returns it.\n\n",
             repro, ks_list, L->V, L->reps, L->rows, L->KS[L->mk][0].k[L->KS[L->mk][0].def].name);
-    fprintf(fp, "**Critical gaps at K = %zu, kernels whose mechanism is accumulation noise** (rounded logits follow another law: next table; planted pairs; fit of P(flip | gap D) = Phi(-D/sigma); D_50 = 0.674 sigma, "
+    fprintf(fp, "**Critical gaps at K = %zu, kernels whose mechanism is accumulation noise** (rounded logits follow another law: next table; planted pairs; "
+            "fit of P(flip | gap D) = Phi(-D/sigma); D_50 = 0.674 sigma, "
                 "where flips are half as likely as a coin toss, P = 25%%, since P reaches 50%% only at D = 0; D_0.1%% = "
                 "3.09 sigma; absolute values at the median s = %.3g, ulps of the input format at the median top logit):\n\n",
             KM, L->FIT[L->mk][0][L->KS[L->mk][0].def].s_med);
@@ -388,7 +401,8 @@ static void md_kernels(FILE *fp, const drift_aflab_t *L)
     char b1[64], b2[64], b3[64], b4[64], b5[64];
     const size_t KM = L->Ks[L->mk];
     fprintf(fp, "\n**Every kernel, %s inputs, K = %zu** (fit p: binned-deviance goodness of fit; a small p means the "
-                "Gaussian-noise curve is the wrong shape):\n\n| kernel | pairs | flips | sigma / s | fit p | predicted, norm form | fitted / norm form | predicted, partial sums | fitted / partial sums |\n"
+                "Gaussian-noise curve is the wrong shape):\n\n| kernel | pairs | flips | sigma / s | fit p | predicted, "
+                "norm form | fitted / norm form | predicted, partial sums | fitted / partial sums |\n"
                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
             drift_format_name(L->MKS->f), KM);
     for (int c = 0; c < L->MKS->n; c++) {
@@ -530,7 +544,7 @@ static void md_mitigations(FILE *fp, const drift_aflab_t *L)
         char rr[96] = "-", ch[64] = "-";
         if (L->rows > 0 && R->flips >= 0) {
             double lo, hi;
-            drift_wilson(&lo, &hi, R->flips, R->n, DRIFT_Z95);
+            if (drift_wilson(&lo, &hi, R->flips, R->n, DRIFT_Z95)) lo = hi = NAN;
             snprintf(rr, sizeof rr, "%.3g [%.3g, %.3g]", (double)R->flips / R->n, lo, hi);
         }
         if (P->changed >= 0) snprintf(ch, sizeof ch, "%ld / %ld planted%s", P->changed, P->n, L->rows > 0 ? "" : "");
@@ -626,8 +640,10 @@ static void md_takeaway(FILE *fp, const drift_aflab_t *L)
 /* The law each kernel's mechanism implies, all three fitted (fliplaw.h, flipfit.h). */
 static void write_laws(drift_out_t *o, const drift_aflab_t *L)
 {
-    drift_out_meta(o, F_LAWS, "table", "planted pairs: the flip law of each kernel's mechanism (gauss: accumulation noise; triangle: output rounding, 1/2 (1 - D/q)+; conv: both) fitted by maximum likelihood; q = the logit format's spacing at the exact top logit / s");
-    drift_out_meta(o, F_LAWS, "choice", "dloglik = loglik(implied) - loglik(rival) (one parameter each); power = expected log-likelihood ratio if the implied law were true; decided = |dloglik| >= 3 and power >= 3 (a likelihood ratio of 20)");
+    drift_out_meta(o, F_LAWS, "table", "planted pairs: the flip law of each kernel's mechanism (gauss: accumulation noise; triangle: "
+                   "output rounding, 1/2 (1 - D/q)+; conv: both) fitted by maximum likelihood; q = the logit format's spacing at the exact top logit / s");
+    drift_out_meta(o, F_LAWS, "choice", "dloglik = loglik(implied) - loglik(rival) (one parameter each); "
+                   "power = expected log-likelihood ratio if the implied law were true; decided = |dloglik| >= 3 and power >= 3 (a likelihood ratio of 20)");
     drift_out_meta(o, F_LAWS, "gaps", "gap_p01 / gap_p001: the gaps at which the implied law's flip probability is 1%% / 0.1%%, relative to s and in output ulps (q at the median)");
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
@@ -658,8 +674,13 @@ static void write_laws(drift_out_t *o, const drift_aflab_t *L)
 
 static void write_refs(drift_out_t *o, const drift_aflab_t *L)
 {
-    drift_out_meta(o, F_REFS, "table", "realistic rows against two references: exact(rounded inputs) and exact(unrounded inputs) (the fp32 master values: the fp32 format's exact argmax); -1 = not available (no fp32 format in the run, or own-format accumulation, which the pruning cannot bound)");
-    drift_out_meta(o, F_REFS, "columns", "input_rounding_flips: rows whose exact argmax changes when the inputs are rounded to the format; flips_vs_exact_rounded: the kernel's argmax against exact(rounded); accumulation_flips: the kernel's partner (same accumulation, logits kept in the accumulator) against exact(rounded); output_rounding_changes: the kernel's argmax against its partner's (for the exact head: against exact(rounded)); flips_vs_exact_unrounded: the kernel against exact(unrounded). Exact ties are never flips.");
+    drift_out_meta(o, F_REFS, "table", "realistic rows against two references: exact(rounded inputs) and exact(unrounded inputs) (the fp32 master values: "
+                   "the fp32 format's exact argmax); -1 = not available (no fp32 format in the run, or own-format accumulation, which the pruning cannot bound)");
+    drift_out_meta(o, F_REFS, "columns", "input_rounding_flips: rows whose exact argmax changes when the inputs are rounded to the format; "
+                   "flips_vs_exact_rounded: the kernel's argmax against exact(rounded); accumulation_flips: "
+                   "the kernel's partner (same accumulation, logits kept in the accumulator) against exact(rounded); output_rounding_changes: "
+                   "the kernel's argmax against its partner's (for the exact head: against exact(rounded)); flips_vs_exact_unrounded: "
+                   "the kernel against exact(unrounded). Exact ties are never flips.");
     if (L->rows <= 0) return;
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
@@ -766,7 +787,8 @@ static void md_robust(FILE *fp, const drift_aflab_t *L)
     const drift_kset_t *ks = L->MKS;
     fprintf(fp, "\n**The headline at %d seeds** (K = %zu, %s inputs; seeds other than %llu rerun the planted pairs and the "
                 "realistic rows at this K only, without the GEMM policies):\n\n"
-                "| seed | `%s`: sigma / s | D_0.1%% / s | `%s`: law lead over Gaussian (power) | D_0.1%% in %s ulps | exact head: kappa [95%% CI] | realistic flips: default / stored logits | input rounding alone |\n"
+                "| seed | `%s`: sigma / s | D_0.1%% / s | `%s`: law lead over Gaussian (power) | D_0.1%% in %s ulps | exact head: "
+                "kappa [95%% CI] | realistic flips: default / stored logits | input rounding alone |\n"
                 "|---:|---:|---:|---:|---:|---:|---:|---:|\n",
             L->nROB, L->Ks[L->mk], drift_format_name(ks->f), (unsigned long long)L->ROB[0].seed, ks->k[ks->def].name,
             ks->k[ks->engine].name, drift_format_name(ks->k[ks->engine].c.out));
@@ -793,7 +815,8 @@ static void md_robust(FILE *fp, const drift_aflab_t *L)
     if (all_dec) fprintf(fp, "the %s law beats the Gaussian curve decisively at every seed; ", drift_fliplaw_name(L->LAW[L->mk][L->mf][ks->engine].implied));
     else fprintf(fp, "the choice between the %s law and the Gaussian curve is not decided at every seed (no claim is made); ", drift_fliplaw_name(L->LAW[L->mk][L->mf][ks->engine].implied));
     if (all_kap) fprintf(fp, "the exact head's kappa interval holds 1 (the triangle with the known fp32 spacing) at every seed; ");
-    if (all_in) fprintf(fp, "rounding the inputs alone changes the exact argmax of %ld to %ld of %ld realistic rows, more than the default kernel's accumulation flips at every seed; ", inmin, inmax, L->rows);
+    if (all_in) fprintf(fp, "rounding the inputs alone changes the exact argmax of %ld to %ld of %ld realistic rows, "
+                        "more than the default kernel's accumulation flips at every seed; ", inmin, inmax, L->rows);
     else fprintf(fp, "input rounding alone changes the exact argmax of %ld to %ld of %ld realistic rows (not more than the default kernel's flips at every seed); ", inmin, inmax, L->rows);
     fprintf(fp, "%s.\n", all_eng_gt ? "stored logits flip more realistic rows than fp32 logits at every seed"
                                      : "stored logits do not flip more realistic rows than fp32 logits at every seed");

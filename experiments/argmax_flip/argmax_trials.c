@@ -118,7 +118,10 @@ int drift_aflab_measure_costs(drift_aflab_t *L)
             double t0 = now();
             for (int rep = 0; rep < REP; rep++)
                 for (int r = 0; r < NR; r++) {
-                    drift_recipe_dot(&y, h, W + (size_t)r * K, K, NULL, &L->MKS->k[which[m]].c);
+                    if (drift_recipe_dot(&y, h, W + (size_t)r * K, K, NULL, &L->MKS->k[which[m]].c)) {
+                        free(h), free(W);
+                        return DRIFT_EINVAL;
+                    }
                     sink += y;
                 }
             L->cost[L->ncost++] = (drift_afcost_t){label[m], (now() - t0) / (REP * NR) * 1e6};

@@ -19,6 +19,7 @@
 #ifndef DRIFT_FLIPFIT_H
 #define DRIFT_FLIPFIT_H
 
+#include "drift.h"
 #include "fliplaw.h"
 #include "flips.h"
 #include "format.h"
@@ -42,7 +43,7 @@ drift_fliplaw_t drift_flip_implied_law(int exact, drift_format_t acc, drift_form
 /* Fits configuration c of flip set s (trials with a positive finite gap and s > 0; exact ties
  * excluded) with q from the logit format `out`. bins (over rel) group the goodness of fit.
  * 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
-int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, drift_fliplaw_t implied,
-                       drift_format_t out, const drift_logbins_t *bins);
+DRIFT_MUST_CHECK int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, drift_fliplaw_t implied,
+                                        drift_format_t out, const drift_logbins_t *bins);
 
 #endif

@@ -123,16 +123,15 @@ static void setup(drift_aflab_t *L, int argc, char **argv)
     _Static_assert(sizeof opts <= sizeof L->opts, "drift_aflab_t.opts holds every option");
     memcpy(L->opts, opts, sizeof opts); /* the parsed cli keeps pointers to its spec */
     L->spec = (drift_cli_spec_t){
-        EXP,
-        "How small a logit gap flips argmax: at which exact top-1/top-2 gap does greedy decoding pick another token, "
+        .name = EXP,
+        .question = "How small a logit gap flips argmax: at which exact top-1/top-2 gap does greedy decoding pick another token, "
         "per format, kernel and K, and how often does it happen?",
-        "bf16,fp16,tf32,fp32",
-        "seq,splitk:16,pairwise,warp:32,tc:h100",
-        L->opts,
-        (int)(sizeof opts / sizeof opts[0]),
-        NULL, /* no_orders */
-        NULL, /* cpu_only: logits go through the dispatcher (--backend cuda) */
-        NULL, /* summary: printed by the program itself */
+        .default_formats = "bf16,fp16,tf32,fp32",
+        .default_orders = "seq,splitk:16,pairwise,warp:32,tc:h100",
+        .opts = L->opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .cpu_only = NULL, /* logits go through the dispatcher (--backend cuda) */
+        .summary = NULL, /* printed by the program itself */
     };
     drift_cli_parse(&L->cli, &L->spec, argc, argv);
     L->question = L->spec.question;
@@ -162,7 +161,9 @@ static void choose_kernels(drift_aflab_t *L)
         if (drift_policy_row(&L->polk[L->nK - 1][q], q, (size_t)L->V, (size_t)L->shard, L->Ks[L->nK - 1], &L->dev))
             drift_die("policy: cannot choose a kernel");
     for (int ki = 0; ki < L->nK - 1; ki++)
-        for (int q = 0; q < L->npol; q++) drift_policy_row(&L->polk[ki][q], q, (size_t)L->V, (size_t)L->shard, L->Ks[ki], &L->dev);
+        for (int q = 0; q < L->npol; q++)
+            if (drift_policy_row(&L->polk[ki][q], q, (size_t)L->V, (size_t)L->shard, L->Ks[ki], &L->dev))
+                drift_die("policy: cannot choose a kernel");
 
     /* -- kernel sets per (K, format) -- */
     for (int ki = 0; ki < L->nK; ki++) {
@@ -185,7 +186,7 @@ static void make_models(drift_aflab_t *L)
     for (int ki = 0; ki < L->nK; ki++) {
         drift_stream_t s;
         drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".model"), (uint32_t)L->Ks[ki], 0);
-        drift_hidden_model(&L->model[ki], L->Ks[ki], &s);
+        if (drift_hidden_model(&L->model[ki], L->Ks[ki], &s)) drift_die("--K: no hidden-state model for K = %zu", L->Ks[ki]);
     }
 }
 

@@ -34,7 +34,7 @@ Test(flipfit, triangle_set_gives_gaps_below_one_ulp)
     }
     drift_flip_laws_t L;
     drift_logbins_t bins;
-    drift_logbins_init(&bins, 1e-6, 1, 24);
+    cr_assert_eq(drift_logbins_init(&bins, 1e-6, 1, 24), 0);
     cr_assert_eq(drift_flipset_laws(&L, &s, 0, DRIFT_FLIPLAW_TRIANGLE, DRIFT_BF16, &bins), 0);
     cr_assert_eq(L.pairs, (long)n);
     cr_assert_float_eq(L.q_med, 0x1p-4 / 2.0, 0); /* every l1 in one binade: q / s exactly */

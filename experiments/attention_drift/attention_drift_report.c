@@ -81,12 +81,17 @@ void drift_attention_write(const drift_attention_lab_t *L)
     drift_out_open(&out, cli, TABLES, 7, 1);
     drift_out_meta(&out, T_ERR, "table", "per (format, kernel, L): output error over %zu checked query rows x %zu heads x %zu dims", R, H, D);
     drift_out_meta(&out, T_ERR, "shape", "heads %zu, kv_heads %zu (grouped), head_dim %zu, causal, scale 1/sqrt(dim); q, k, v ~ N(0,1) (Philox, seed %llu)", H, G, D, (unsigned long long)cli->seed);
-    drift_out_meta(&out, T_ERR, "recipe", "q, K, V and P rounded RNE to the format; QK^T and P.V dot products seq, fp32 RNE fma; standard materialises the scores in the format; softmax safe in fp32 (correctly rounded expf); output kept in fp32");
+    drift_out_meta(&out, T_ERR, "recipe", "q, K, V and P rounded RNE to the format; QK^T and P.V dot products seq, fp32 RNE fma; "
+                   "standard materialises the scores in the format; softmax safe in fp32 (correctly rounded expf); output kept in fp32");
     drift_out_meta(&out, T_ERR, "rows", "the checked query rows i = (r + 1) * L / rows - 1, r = 0..rows-1 (every head), each against all keys j <= i");
-    drift_out_meta(&out, T_ERR, "columns", "relerr_* = ||o - o*||_2 / ||o*||_2 over the checked outputs, o* = drift_attention_reference (MPFR, rounded to fp64) of the rounded inputs (round: the arithmetic's error) or of the unrounded inputs (true); Bc = the key tile (0: standard); ratio_to_standard = relerr_round / standard's relerr_round at the same (format, L)");
+    drift_out_meta(&out, T_ERR, "columns", "relerr_* = ||o - o*||_2 / ||o*||_2 over the checked outputs, o* = drift_attention_reference (MPFR, "
+                   "rounded to fp64) of the rounded inputs (round: the arithmetic's error) or of the unrounded inputs (true); Bc = the key tile (0: standard); "
+                   "ratio_to_standard = relerr_round / standard's relerr_round at the same (format, L)");
     drift_out_meta(&out, T_PAD, "table", "the n = %zu-token sequence alone (prefill) vs the same queries with %zu masked keys of other values before (left) or after (right) it; bitwise", n, P);
-    drift_out_meta(&out, T_CTL, "table", "per (format, L): the control, standard attention with its scores stored in fp32 (qk.out = fp32; everything else as standard at that format), on the rows attention_drift.csv checks");
-    drift_out_meta(&out, T_CTL, "columns", "relerr_*, max_abs_err_round as in attention_drift.csv; ratio_to_standard = relerr_round / standard's; flash_to_control_min/max = flash:64,Bc's relerr_round / the control's, over every Bc");
+    drift_out_meta(&out, T_CTL, "table", "per (format, L): the control, standard attention with its scores stored in fp32 (qk.out = fp32; "
+                   "everything else as standard at that format), on the rows attention_drift.csv checks");
+    drift_out_meta(&out, T_CTL, "columns", "relerr_*, max_abs_err_round as in attention_drift.csv; ratio_to_standard = relerr_round / standard's; "
+                   "flash_to_control_min/max = flash:64,Bc's relerr_round / the control's, over every Bc");
     drift_out_meta(&out, T_DEC, "table", "prefill (all %zu queries in one call) vs decode (query i against the cache of i + 1 tokens); bitwise, per query row", n);
     for (int f = 0; f < nf; f++) /* one series per (format, kernel), contiguous for the plots */
         for (int kk = 0; kk < nk; kk++)
@@ -109,7 +114,9 @@ void drift_attention_write(const drift_attention_lab_t *L)
                       DRIFT_INT(dec_diff[t] == 0), DRIFT_INT(dec_diff[t]), DRIFT_NUM(dec_max[t]), DRIFT_TXT(kname[kk]));
         }
 
-    drift_md_intro(&out, "Causal attention, %zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1); every kernel with the same recipe (operands and P rounded to the format, fp32 accumulation and softmax, output kept in fp32); errors on %zu query rows per length (every head) against the MPFR attention of the same rounded inputs.", H, G, D, R);
+    drift_md_intro(&out, "Causal attention, %zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1); "
+                   "every kernel with the same recipe (operands and P rounded to the format, fp32 accumulation and softmax, output kept in fp32); "
+                   "errors on %zu query rows per length (every head) against the MPFR attention of the same rounded inputs.", H, G, D, R);
     double rat_lo = INFINITY, rat_hi = 0; /* flash:64,64 / standard over formats and L */
     int bf = -1;
     for (int f = 0; f < nf; f++) bf = cli->formats[f] == DRIFT_BF16 ? f : bf;
@@ -160,7 +167,9 @@ void drift_attention_write(const drift_attention_lab_t *L)
 
     drift_md_text(&out, "**Takeaway.**\n\n");
     if (bf >= 0)
-        drift_md_text(&out, "- In bf16, flash's error against the exact attention of the same inputs is %.3gx to %.3gx standard's (every Bc and L here). Golden et al. (2024) measured about 10x more deviation for flash than for the baseline in a bf16 training forward pass; %s Golden et al. measured real training kernels, inputs and metric; this emulation (each operation rounded once, in one order, on N(0,1) inputs) copies none of them.\n",
+        drift_md_text(&out, "- In bf16, flash's error against the exact attention of the same inputs is %.3gx to %.3gx standard's (every Bc and L here). "
+                      "Golden et al. (2024) measured about 10x more deviation for flash than for the baseline in a bf16 training forward pass; %s Golden et al. "
+                      "measured real training kernels, inputs and metric; this emulation (each operation rounded once, in one order, on N(0,1) inputs) copies none of them.\n",
                 bf_lo, bf_hi,
                 bf_hi < 1 ? "the lab does not reproduce it: here flash is the more accurate kernel." :
                 bf_hi < 3 ? "the lab does not reproduce that order of magnitude." :
@@ -199,7 +208,9 @@ void drift_attention_write(const drift_attention_lab_t *L)
     for (int f = 0; f < nf; f++)
         for (int kk = 0; kk < nk; kk++)
             if (kern[kk].kind == DRIFT_ATTN_SPLITKV_N) cnt_n += dec_diff[(size_t)f * (size_t)nk + (size_t)kk];
-    drift_md_text(&out, "- Prefill vs decode over %zu tokens, every format: standard %s, flash %s, splitkv:size=%ld %s; splitkv:%ld %s (%ld rows differ over the formats): a fixed number of splits cuts the keys by the length, so decode (length i + 1) and prefill (length %zu) sum in other orders.\n",
+    drift_md_text(&out, "- Prefill vs decode over %zu tokens, every format: standard %s, flash %s, splitkv:size=%ld %s; "
+                  "splitkv:%ld %s (%ld rows differ over the formats): a fixed number of splits cuts the keys by the length, "
+                  "so decode (length i + 1) and prefill (length %zu) sum in other orders.\n",
             n, all_ok[0] ? "identical" : "DIFFERS", all_ok[1] ? "identical" : "DIFFERS", ssize, all_ok[3] ? "identical" : "DIFFERS",
             splits, all_ok[2] ? "is identical at this length" : "differs", cnt_n, n);
     { /* padding, first format: which kernels change under left and right padding */
@@ -209,7 +220,8 @@ void drift_attention_write(const drift_attention_lab_t *L)
             if (pad_diff[kk * 2] && ol < sizeof l) ol += (size_t)snprintf(l + ol, sizeof l - ol, "%s%s", ol ? ", " : "", kname[kk]);
             if (pad_diff[kk * 2 + 1] && orr < sizeof r) orr += (size_t)snprintf(r + orr, sizeof r - orr, "%s%s", orr ? ", " : "", kname[kk]);
         }
-        drift_md_text(&out, "- Padding (%s, %zu masked keys of other values): left padding changes the bits of %s (it moves every tile and split boundary relative to the sequence); right padding changes %s. Standard, whose masked keys add exact zeros, is %s under both.\n",
+        drift_md_text(&out, "- Padding (%s, %zu masked keys of other values): left padding changes the bits of %s (it moves every tile and split boundary "
+                      "relative to the sequence); right padding changes %s. Standard, whose masked keys add exact zeros, is %s under both.\n",
                 drift_format_name(cli->formats[0]), P, ol ? l : "no kernel", orr ? r : "no kernel",
                 (!pad_diff[0] && !pad_diff[1]) ? "bit-identical" : "NOT identical");
     }

@@ -93,12 +93,16 @@ int main(int argc, char **argv)
         {"decode-len", DRIFT_OPT_INT, &declen, "N", "tokens of the padding and prefill-vs-decode tests", 1, 1L << 16, {"96", "192", "1024"}},
     };
     const drift_cli_spec_t spec = {
-        "attention_drift",
-        "How far do attention kernels (standard, flash with its key tile Bc, split-KV) drift from the exact attention per format and sequence length, is flash less accurate than standard, and are padding and decode bit-invariant?",
-        "fp32,bf16,fp16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps attention kernels, not reduction orders (every dot product is seq in fp32; the kernels fix the order of the softmax)",
-        NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
-        "every kernel's output error against the exact attention, on the same rounded inputs, per format and length; "
+        .name = "attention_drift",
+        .question = "How far do attention kernels (standard, flash with its key tile Bc, split-KV) drift from the exact attention per format and sequence "
+                    "length, is flash less accurate than standard, and are padding and decode bit-invariant?",
+        .default_formats = "fp32,bf16,fp16",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps attention kernels, not reduction orders (every dot product is seq in fp32; the kernels fix the order of the softmax)",
+        .cpu_only = NULL, /* attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
+        .summary = "every kernel's output error against the exact attention, on the same rounded inputs, per format and length; "
         "the flash/standard ratio per format in the .md table, and flash against standard with fp32 scores (the control) in the next; splitkv:N cuts the keys by the sequence length, so decode "
         "and prefill (and a padded batch) give other bits, while splitkv:size=S and flash (tiles from key 0) keep "
         "prefill and decode identical and only left padding, which shifts the tiles, changes them."};
@@ -134,7 +138,8 @@ int main(int argc, char **argv)
                 drift_die("%s: %s", k <= bcs.n ? "--bc" : "--splits/--split-size", err);
             drift_attn_kernel_print(kname[k], sizeof kname[k], &kern[k]);
             kbc[k] = kern[k].kind == DRIFT_ATTN_STANDARD ? 0 : kern[k].bc;
-            snprintf(kfam[k], sizeof kfam[k], "%s", kern[k].kind == DRIFT_ATTN_STANDARD ? "standard" : kern[k].kind == DRIFT_ATTN_FLASH ? "flash" : kern[k].kind == DRIFT_ATTN_SPLITKV_N ? "splitkv-count" : "splitkv-size");
+            snprintf(kfam[k], sizeof kfam[k], "%s",
+                     kern[k].kind == DRIFT_ATTN_STANDARD ? "standard" : kern[k].kind == DRIFT_ATTN_FLASH ? "flash" : kern[k].kind == DRIFT_ATTN_SPLITKV_N ? "splitkv-count" : "splitkv-size");
             if (kern[k].kind == DRIFT_ATTN_FLASH && kern[k].bc == 64) k_f64 = k;
         }
         (void)s;
@@ -160,7 +165,8 @@ int main(int argc, char **argv)
         double *o = malloc((size_t)nf * nc * nr * H * D * sizeof *o);
         size_t *rows = malloc(nr * sizeof *rows);
         if (!q || !k || !v || !kr || !vr || !ref_t || !ref_r || !o || !rows)
-            drift_die_oom(8.0 * ((double)L * H * D + 4.0 * L * G * D + (double)nr * H * D * (1 + nf + (double)nf * nk)), "the attention inputs and outputs at L = %zu (--L, --heads, --dim, --check-rows: smaller)", L);
+            drift_die_oom(8.0 * ((double)L * H * D + 4.0 * L * G * D + (double)nr * H * D * (1 + nf + (double)nf * nk)),
+                          "the attention inputs and outputs at L = %zu (--L, --heads, --dim, --check-rows: smaller)", L);
         fill(q, L * H * D, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1), fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
         for (size_t r = 0; r < nr; r++) rows[r] = (r + 1) * L / nr - 1; /* evenly spaced, the last row included */
         drift_kv_cache_t kv;

@@ -27,20 +27,20 @@ const drift_row0_cache_t *drift_batch_sweep_cache(const drift_batch_sweep_t *b, 
 
 /* Self-check of the row-0 shortcut: row 0 of the full product A[:M] B under k must be row. */
 static int self_check(const drift_batch_sweep_t *b, const drift_gemm_kernel_t *k, const drift_gemm_opts_t *o, size_t M, size_t K,
-                      const double *B, const double *row, char *why, size_t why_size)
+                      const double *B, const double *row, char *err, size_t errsz)
 {
     const size_t N = b->cfg.N;
     double *Af = malloc(M * K * sizeof *Af), *Cf = malloc(M * N * sizeof *Cf);
     int rc = Af && Cf ? DRIFT_OK
-                      : drift_why_oom(why, why_size, (double)M * (K + N) * sizeof(double), "the %zu x %zu and %zu x %zu matrices of the self-check",
+                      : drift_why_oom(err, errsz, (double)M * (K + N) * sizeof(double), "the %zu x %zu and %zu x %zu matrices of the self-check",
                                       M, K, M, N);
     if (!rc) {
         drift_rows_src_t a = src_of(&b->cfg, "batch_invariance.A", K);
         drift_rows_fill(Af, &a, b->cfg.Mmax, K, 0, M);
         if ((rc = drift_gpu_gemm(Cf, Af, B, M, N, K, k, o, b->arch)))
-            drift_why(why, why_size, rc, "drift_gemm failed: %s", drift_strerror(rc));
+            drift_why(err, errsz, rc, "drift_gemm failed: %s", drift_strerror(rc));
         else if (memcmp(Cf, row, N * sizeof *Cf) != 0)
-            rc = drift_why(why, why_size, DRIFT_ERANGE, "self-check failed: row 0 of the full product differs from the row-0 shortcut");
+            rc = drift_why(err, errsz, DRIFT_ERANGE, "self-check failed: row 0 of the full product differs from the row-0 shortcut");
     }
     free(Af), free(Cf);
     return rc;
@@ -48,7 +48,7 @@ static int self_check(const drift_batch_sweep_t *b, const drift_gemm_kernel_t *k
 
 /* Every policy at one (format f, K index ki): rows over M, their summaries. */
 static int sweep_policies(drift_batch_sweep_t *b, int f, int ki, const double *A0, const double *B, const double *ex, double cond_med,
-                          int *checked, char *why, size_t why_size)
+                          int *checked, char *err, size_t errsz)
 {
     const size_t N = b->cfg.N, Mmax = b->cfg.Mmax, K = (size_t)b->cfg.K[ki];
     const drift_format_t in = b->cfg.formats[f];
@@ -61,13 +61,13 @@ static int sweep_policies(drift_batch_sweep_t *b, int f, int ki, const double *A
         int used[64] = {0}, rc;
         for (size_t M = 1; M <= Mmax; M++) {
             drift_gemm_kernel_t k;
-            if (drift_policy_choose(&k, (drift_policy_t)p, M, N, K, b->dev.sms)) return drift_why(why, why_size, DRIFT_EINVAL, "policy failed");
+            if (drift_policy_choose(&k, (drift_policy_t)p, M, N, K, b->dev.sms)) return drift_why(err, errsz, DRIFT_EINVAL, "policy failed");
             int c = drift_gpu_row0_of(kc, &k, A0, B, N, K, &o, b->arch);
             if (c < 0)
-                return drift_why(why, why_size, c, "row 0 under %s: %s", drift_policy_name((drift_policy_t)p), drift_strerror(c));
+                return drift_why(err, errsz, c, "row 0 under %s: %s", drift_policy_name((drift_policy_t)p), drift_strerror(c));
             drift_batch_row_t *r = &blk[M - 1];
             drift_cost_t cost;
-            if (drift_cost_gemm(&cost, &k, M, N, K, in, tc, &b->perf)) return drift_why(why, why_size, DRIFT_EINVAL, "cost model failed");
+            if (drift_cost_gemm(&cost, &k, M, N, K, in, tc, &b->perf)) return drift_why(err, errsz, DRIFT_EINVAL, "cost model failed");
             *r = (drift_batch_row_t){M, c, 0, cost.time * 1e6, 0};
             if (M == 1) s->cost_mb = cost.memory_bound;
             used[c] = 1;
@@ -76,7 +76,7 @@ static int sweep_policies(drift_batch_sweep_t *b, int f, int ki, const double *A
             if (r->max_diff > s->max_diff) s->max_diff = r->max_diff;
             /* the full product for the first (cheap enough) M whose kernel differs from M = 1's */
             if (!(*checked & (1 << f)) && c != blk[0].kc && M <= 512 && M * N * K <= ((size_t)1 << 31)) {
-                if ((rc = self_check(b, &k, &o, M, K, B, kc->row[c], why, why_size))) return rc;
+                if ((rc = self_check(b, &k, &o, M, K, B, kc->row[c], err, errsz))) return rc;
                 *checked |= 1 << f;
             }
         }
@@ -98,13 +98,13 @@ static int sweep_policies(drift_batch_sweep_t *b, int f, int ki, const double *A
 }
 
 int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t *cfg, void (*progress)(void *ctx, size_t done, size_t total),
-                    void *ctx, char *why, size_t why_size)
+                    void *ctx, char *err, size_t errsz)
 {
     memset(b, 0, sizeof *b);
     b->cfg = *cfg;
     if (drift_device_lookup(&b->dev, cfg->device) || drift_device_perf(&b->perf, b->dev.name) ||
         drift_gpu_arch(&b->arch, b->dev.name))
-        return drift_why(why, why_size, DRIFT_EINVAL, "--device: unknown device '%s'", cfg->device ? cfg->device : "");
+        return drift_why(err, errsz, DRIFT_EINVAL, "--device: unknown device '%s'", cfg->device ? cfg->device : "");
     const int nf = cfg->nformats, np = DRIFT_NPOLICIES, nK = cfg->nK;
     const size_t N = cfg->N, Mmax = cfg->Mmax;
     size_t Kmax = 0;
@@ -115,7 +115,7 @@ int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t 
     double *A0 = malloc(Kmax * sizeof *A0), *B = malloc(Kmax * N * sizeof *B), *ex = malloc(N * sizeof *ex);
     int rc = b->rows && b->cache && b->sum && A0 && B && ex
                  ? DRIFT_OK
-                 : drift_why_oom(why, why_size,
+                 : drift_why_oom(err, errsz,
                                  (double)nf * np * nK * Mmax * sizeof *b->rows + (double)nf * nK * sizeof *b->cache +
                                      (double)nf * np * nK * sizeof *b->sum + (double)(Kmax + Kmax * N + N) * sizeof(double),
                                  "the results of %d formats x %d policies x %d K x %zu M and the %zu x %zu B matrix (--N, --M: smaller)", nf, np, nK,
@@ -130,10 +130,11 @@ int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t 
             drift_rows_fill(A0, &sa, Mmax, K, 0, 1); /* row 0 of A */
             drift_recipe_t exact = drift_recipe_exact(cfg->formats[f], DRIFT_FP64); /* the exact row 0 of the rounded inputs */
             double cond_med;
-            if (drift_recipe_gemm(ex, A0, B, 1, N, K, &exact, 1, 0)) rc = drift_why(why, why_size, DRIFT_EINVAL, "exact reference failed");
-            else if ((rc = drift_dot_cond_median(&cond_med, A0, B, K, N, cfg->formats[f], ex))) rc == DRIFT_ENOMEM ? (void)drift_why_oom(why, why_size, (double)(N + 2 * K) * sizeof(double), "the %zu condition numbers of K = %zu", N, K)
-                                   : (void)drift_why(why, why_size, rc, "condition numbers of %s inputs: %s", drift_format_name(cfg->formats[f]), drift_strerror(rc));
-            else rc = sweep_policies(b, f, ki, A0, B, ex, cond_med, &checked, why, why_size);
+            if (drift_recipe_gemm(ex, A0, B, 1, N, K, &exact, 1, 0)) rc = drift_why(err, errsz, DRIFT_EINVAL, "exact reference failed");
+            else if ((rc = drift_dot_cond_median(&cond_med, A0, B, K, N, cfg->formats[f], ex))) rc == DRIFT_ENOMEM ? (void)drift_why_oom(err, errsz,
+                    (double)(N + 2 * K) * sizeof(double), "the %zu condition numbers of K = %zu", N, K)
+                                   : (void)drift_why(err, errsz, rc, "condition numbers of %s inputs: %s", drift_format_name(cfg->formats[f]), drift_strerror(rc));
+            else rc = sweep_policies(b, f, ki, A0, B, ex, cond_med, &checked, err, errsz);
         }
     }
     if (!rc && progress) progress(ctx, (size_t)nK, (size_t)nK);

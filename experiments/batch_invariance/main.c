@@ -60,8 +60,7 @@ static void write_rows(drift_out_t *out, const drift_batch_sweep_t *bt, int f, i
         }
         if (!all_rows && !drift_batch_sweep_sampled(blk, Mmax, M0)) continue;
         drift_order_t o;
-        drift_gemm_kernel_order(&o, &kc->kern[r->kc]);
-        if (drift_order_print(os, sizeof os, &o) < 0) snprintf(os, sizeof os, "?");
+        if (drift_gemm_kernel_order(&o, &kc->kern[r->kc]) || drift_order_print(os, sizeof os, &o) < 0) snprintf(os, sizeof os, "?");
         drift_row(out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(r->M), DRIFT_TXT(ks), DRIFT_TXT(os),
                   DRIFT_INT(r->n_diff > 0), DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff), DRIFT_NUM(r->cost),
                   DRIFT_NUM(kc->row[r->kc][0]), DRIFT_TXT(ks));
@@ -82,12 +81,15 @@ int main(int argc, char **argv)
         {"data", DRIFT_OPT_STRING, &data_opt, "KIND", "random (N(0,1), default) or linspace (batch_invariant_ops' worst case)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
-        "batch_invariance",
-        "Does row 0 of a product change when more rows join the batch, and does a batch-invariant policy cure it?",
-        "fp32,tf32,bf16,fp16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps GEMM kernels, not reduction orders (the kernels come from the policies; each kernel's order is in the CSV)",
-        NULL, /* cpu_only: the full products go through the dispatcher (--backend cuda) */
-        "the vendor-like policy splits K when the batch is too small to fill the device, and stops splitting as the "
+        .name = "batch_invariance",
+        .question = "Does row 0 of a product change when more rows join the batch, and does a batch-invariant policy cure it?",
+        .default_formats = "fp32,tf32,bf16,fp16",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps GEMM kernels, not reduction orders (the kernels come from the policies; each kernel's order is in the CSV)",
+        .cpu_only = NULL, /* the full products go through the dispatcher (--backend cuda) */
+        .summary = "the vendor-like policy splits K when the batch is too small to fill the device, and stops splitting as the "
         "batch grows, so the same row is summed in a different order and its bits change with the batch size. The "
         "batch-invariant policy uses one order for every shape: zero difference, at the modelled cost in the .md "
         "fragment."};
@@ -117,19 +119,29 @@ int main(int argc, char **argv)
     /* -- write -- */
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 4, 1);
-    drift_out_meta(&out, T_MAIN, "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); kernel_key = the same with commas as x, for tools that split on every comma");
+    drift_out_meta(&out, T_MAIN, "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); "
+                   "kernel_key = the same with commas as x, for tools that split on every comma");
     drift_out_meta(&out, T_MAIN, "table", "row 0 of (A[:M] B) against row 0 of (A[:1] B), per policy");
     if (random_data)
         drift_out_meta(&out, T_MAIN, "inputs", "A (%zu x K) and B (K x %zu) N(0,1) rounded to fp32 (Philox, seed %llu), then to the format (RNE)", Mmax, N, (unsigned long long)cli.seed);
     else
-        drift_out_meta(&out, T_MAIN, "inputs", "A = linspace(-100, 100, %zu * K) reshaped %zu x K; B = linspace(-100, 100, K * %zu) reshaped K x %zu; rounded to the format (RNE): the worst case of batch_invariant_ops", Mmax, Mmax, N, N);
-    drift_out_meta(&out, T_MAIN, "arithmetic", "fp32 and fp64 inputs: fp32 FMA in the kernel's order; bf16, fp16, tf32: the tensor-core model of %s (tc_model.h), a split-K plan as mma:ARCH,ceil(K/S) (gemm_mma.h)", dev.name);
+        drift_out_meta(&out, T_MAIN, "inputs", "A = linspace(-100, 100, %zu * K) reshaped %zu x K; B = linspace(-100, 100, K * %zu) reshaped K x %zu; "
+                       "rounded to the format (RNE): the worst case of batch_invariant_ops", Mmax, Mmax, N, N);
+    drift_out_meta(&out, T_MAIN, "arithmetic",
+                   "fp32 and fp64 inputs: fp32 FMA in the kernel's order; bf16, fp16, tf32: the tensor-core model of %s (tc_model.h), "
+                   "a split-K plan as mma:ARCH,ceil(K/S) (gemm_mma.h)", dev.name);
     const int all_rows = cli.profile == DRIFT_PROFILE_FULL;
-    drift_out_meta(&out, T_MAIN, "rows", "%s", all_rows ? "every M" : "a sample of M: M <= 16, multiples of 32, 2^k-1, 2^k, 2^k+1, the ends of every run of M with one kernel (all M are in the summaries and in _runs.csv)");
+    drift_out_meta(&out, T_MAIN, "rows", "%s",
+                   all_rows ? "every M" : "a sample of M: M <= 16, multiples of 32, 2^k-1, 2^k, 2^k+1, "
+                                          "the ends of every run of M with one kernel (all M are in the summaries and in _runs.csv)");
     drift_out_meta(&out, T_MAIN, "device", "%s (%d SMs) for the vendor-like model (lib/ops/policy.h)", dev.name, dev.sms);
-    drift_out_meta(&out, T_MAIN, "columns", "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); cost_model = modelled GPU time in microseconds, a bytes-and-FLOPs roofline over the occupied multiprocessors (cost_model.h; published peaks, assumed per-SM bandwidth), not a measurement", N);
+    drift_out_meta(&out, T_MAIN, "columns", "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); "
+                   "cost_model = modelled GPU time in microseconds, a bytes-and-FLOPs roofline over the occupied multiprocessors (cost_model.h; "
+                   "published peaks, assumed per-SM bandwidth), not a measurement", N);
     drift_out_meta(&out, T_SUM, "table", "per (format, policy, K), over M = 1..%zu", Mmax);
-    drift_out_meta(&out, T_SUM, "columns", "distinct_row0 = distinct row-0 vectors; m_changed = M values whose row 0 differs from M = 1; nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used; cost_ratio_bi_vendor_m1 = modelled cost of batch-invariant / vendor-like at M = 1");
+    drift_out_meta(&out, T_SUM, "columns", "distinct_row0 = distinct row-0 vectors; m_changed = M values whose row 0 differs from M = 1; "
+                   "nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used; "
+                   "cost_ratio_bi_vendor_m1 = modelled cost of batch-invariant / vendor-like at M = 1");
     drift_out_meta(&out, T_RUNS, "table", "maximal runs M_first..M_last of batch sizes with the same kernel, hence the same row 0 (the rows of batch_invariance.csv, compressed for the heatmap)");
     long changed[DRIFT_NPOLICIES] = {0};
     int fcost = 0;
@@ -157,9 +169,21 @@ int main(int argc, char **argv)
 
     double here_cond = drift_batch_sweep_sum(&bt, 0, 0, nK - 1)->cond_med;
     if (random_data)
-        drift_md_intro(&out, "The test of Thinking Machines' batch_invariant_ops on random data: A (%zu x K) and B (K x %zu) with N(0,1) entries, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). fp32 inputs run on fp32 FMA, bf16/fp16/tf32 through the %s tensor-core model. Row 0's dot products have a median condition number sum|ab|/|sum ab| of %.3g (%s, K = %ld); batch_invariant_ops' own linspace(-100, 100) matrices are a worst case with %.3g (`--data linspace`), a condition number %.0fx larger: a ratio of conditions, not of measured differences (run `--data linspace` to measure those).", Mmax, N, Mmax, dev.name, dev.sms, dev.name, here_cond, drift_format_name(cli.formats[0]), Ks.v[nK - 1], lin_cond, lin_cond / here_cond);
+        drift_md_intro(&out, "The test of Thinking Machines' batch_invariant_ops on random data: A (%zu x K) and B (K x %zu) with N(0,1) entries, "
+                       "and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; "
+                       "vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). "
+                       "fp32 inputs run on fp32 FMA, bf16/fp16/tf32 through the %s tensor-core model. "
+                       "Row 0's dot products have a median condition number sum|ab|/|sum ab| of %.3g (%s, K = %ld); "
+                       "batch_invariant_ops' own linspace(-100, 100) matrices are a worst case with %.3g (`--data linspace`), a condition number %.0fx larger: "
+                       "a ratio of conditions, not of measured differences (run `--data linspace` to measure those).", Mmax, N, Mmax, dev.name, dev.sms,
+                       dev.name, here_cond, drift_format_name(cli.formats[0]), Ks.v[nK - 1], lin_cond, lin_cond / here_cond);
     else
-        drift_md_intro(&out, "WORST CASE (linspace data): the test of Thinking Machines' batch_invariant_ops: A = linspace(-100, 100) reshaped %zu x K, B = linspace(-100, 100) reshaped K x %zu, and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). Row 0's median condition number sum|ab|/|sum ab| is %.3g (K = %ld): random data's is far smaller.", Mmax, N, Mmax, dev.name, dev.sms, lin_cond, Ks.v[nK - 1]);
+        drift_md_intro(&out, "WORST CASE (linspace data): the test of Thinking Machines' batch_invariant_ops: "
+                       "A = linspace(-100, 100) reshaped %zu x K, B = linspace(-100, 100) reshaped K x %zu, "
+                       "and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; "
+                       "vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). "
+                       "Row 0's median condition number sum|ab|/|sum ab| is %.3g (K = %ld): random data's is far smaller.", Mmax, N, Mmax, dev.name, dev.sms,
+                       lin_cond, Ks.v[nK - 1]);
     drift_md_text(&out, "**Row 0 across batch sizes** (per K: batch sizes M whose row 0 differs from M = 1, of %zu; distinct row-0 results; largest |difference|):\n\n", Mmax);
     for (int f = 0; f < nf; f++)
         for (int ki = 0; ki < nK; ki++) {
@@ -180,12 +204,17 @@ int main(int argc, char **argv)
         for (int t = 0; t < nK; t++) ki = Ks.v[t] == 4096 ? t : ki;
         const drift_batch_sum_t *v = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
         if (v->first_M)
-            drift_md_text(&out, "- %s, K = %ld: row 0 first changes at M = %zu and takes %d distinct values over the batch sizes; the NMSE of row 0 against the exact row ranges from %.3g to %.3g across the kernels the policy picks, so no choice is \"the\" right answer.\n",
+            drift_md_text(&out, "- %s, K = %ld: row 0 first changes at M = %zu and takes %d distinct values over the batch sizes; "
+                          "the NMSE of row 0 against the exact row ranges from %.3g to %.3g across the kernels the policy picks, so no choice is \"the\" right answer.\n",
                     drift_format_name(cli.formats[f]), Ks.v[ki], v->first_M, v->distinct, v->nmse_min, v->nmse_max);
     }
     int mb_all = 1;
     for (int ki = 0; ki < nK; ki++) mb_all &= drift_batch_sweep_sum(&bt, fcost, DRIFT_POLICY_VENDOR_LIKE, ki)->cost_mb;
-    drift_md_text(&out, "- The cure's cost, modelled (not measured; a bytes-and-FLOPs roofline of an %s, cost_model.h, with an assumed per-multiprocessor bandwidth): at M = 1 the vendor-like kernel is %s; the batch-invariant kernel takes %.2fx to %.2fx its time over K = %ld..%ld (%s), because its few tiles occupy few multiprocessors, which can neither pull the bytes nor do the padded tile work as fast as a split over the whole device; at M = %zu the ratio is %.2fx to %.2fx. The CUDA backend will measure the real ratio.\n",
+    drift_md_text(&out, "- The cure's cost, modelled (not measured; a bytes-and-FLOPs roofline of an %s, cost_model.h, "
+                  "with an assumed per-multiprocessor bandwidth): at M = 1 the vendor-like kernel is %s; "
+                  "the batch-invariant kernel takes %.2fx to %.2fx its time over K = %ld..%ld (%s), because its few tiles occupy few multiprocessors, "
+                  "which can neither pull the bytes nor do the padded tile work as fast as a split over the whole device; "
+                  "at M = %zu the ratio is %.2fx to %.2fx. The CUDA backend will measure the real ratio.\n",
             dev.name, mb_all ? "memory-bound at every K (reading B dominates)" : "compute-bound at some K", r1[0], r1[1], Ks.v[0], Ks.v[nK - 1],
             drift_format_name(cli.formats[fcost]), Mmax, rM[0], rM[1]);
     drift_out_commit(&out);

@@ -168,10 +168,15 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 5, 1);
     drift_out_meta(&out, T_PROMPTS, "table", "per (sample, prompt, pair): %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens per deployment", S, N, base, T);
-    drift_out_meta(&out, T_PROMPTS, "columns", "parted = the two texts differ within T tokens; step = the first differing token (0-based, -1: none); gap_a/gap_b = each deployment's own top-1 minus top-2 logit there; exact_gap12 = the exact model's top-1 minus top-2 on the common context; exact_gap_ab = exact logit of token_a minus that of token_b; exact_top1 = the exact argmax there");
+    drift_out_meta(&out, T_PROMPTS, "columns",
+                   "parted = the two texts differ within T tokens; step = the first differing token (0-based, -1: none); "
+                   "gap_a/gap_b = each deployment's own top-1 minus top-2 logit there; exact_gap12 = the exact model's top-1 minus top-2 on the common context; "
+                   "exact_gap_ab = exact logit of token_a minus that of token_b; exact_top1 = the exact argmax there");
     drift_out_meta(&out, T_PAIRS, "table", "per pair: prompts pooled over the samples; rate with its Wilson 95%% interval (the prompt is the unit)");
     drift_out_meta(&out, T_DEPS, "table", "every deployment decoded, its fields, and the tokens it generated (its CPU cost per token is printed on stderr)");
-    drift_md_intro(&out, "%d pairs of deployments of %s, each differing in one knob (pairs that start from `" BASE "`: an A100 server), decode %d disjoint samples of %d prompts (the lab's prompt set in the model's chat template), %d greedy tokens each. The exact model (fp64, correctly rounded dot products) gives the exact logit gap at every parting.", npair, base, S, N, T);
+    drift_md_intro(&out, "%d pairs of deployments of %s, each differing in one knob (pairs that start from `" BASE "`: an A100 server), "
+                   "decode %d disjoint samples of %d prompts (the lab's prompt set in the model's chat template), %d greedy tokens each. "
+                   "The exact model (fp64, correctly rounded dot products) gives the exact logit gap at every parting.", npair, base, S, N, T);
 
     /* -- every run decodes every prompt: runs side by side on the cores, one model each -- */
     drift_progress_phase(&cli, "decode");
@@ -262,7 +267,8 @@ int main(int argc, char **argv)
             int t = rank[j];
             rank[j] = rank[j - 1], rank[j - 1] = t;
         }
-    drift_md_text(&out, "**The knobs ranked by how often they change the text** (a parting: the two greedy texts differ within %d tokens; pooled over the %d samples; the interval is Wilson's at 95 %%, the prompt the unit):\n\n", T, S);
+    drift_md_text(&out, "**The knobs ranked by how often they change the text** (a parting: the two greedy texts differ within %d tokens; "
+                  "pooled over the %d samples; the interval is Wilson's at 95 %%, the prompt the unit):\n\n", T, S);
     for (int j = 0; j < npair; j++) {
         int q = rank[j];
         const pair_t *pp = &PAIRS[pairs[q]];
@@ -280,7 +286,7 @@ int main(int argc, char **argv)
         drift_deployment_print(sa, sizeof sa, &runs[ra[q]].dep);
         drift_deployment_print(sb, sizeof sb, &runs[rb[q]].dep);
         double lo, hi;
-        drift_wilson(&lo, &hi, ag[q].k, ag[q].n, 1.959963984540054);
+        if (drift_wilson(&lo, &hi, ag[q].k, ag[q].n, 1.959963984540054)) drift_die("no Wilson interval for %ld of %ld", (long)ag[q].k, (long)ag[q].n);
         drift_row(&out, T_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_TXT(sa), DRIFT_TXT(sb), DRIFT_INT(ag[q].n),
                   DRIFT_INT(ag[q].k), DRIFT_NUM((double)ag[q].k / (double)ag[q].n), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_TXT(per),
                   DRIFT_NUM(ag[q].step_med), DRIFT_NUM(ag[q].gap_med), DRIFT_NUM(ag[q].gap_max));
@@ -314,8 +320,9 @@ int main(int argc, char **argv)
     if (some[0]) drift_md_text(&out, "- Parted texts in some samples only: %s.\n", some);
     if (never[0]) {
         double lo, hi;
-        drift_wilson(&lo, &hi, 0, nmin, 1.959963984540054);
-        drift_md_text(&out, "- Never parted: %s (each below %.3g %% at 95 %%). The same-requests rerun is 0 by construction; GPU atomics, autotuning and stream scheduling are not modelled.\n", never, 100 * hi);
+        if (drift_wilson(&lo, &hi, 0, nmin, 1.959963984540054)) drift_die("no Wilson interval for 0 of %ld", (long)nmin);
+        drift_md_text(&out, "- Never parted: %s (each below %.3g %% at 95 %%). The same-requests rerun is 0 by construction; "
+                      "GPU atomics, autotuning and stream scheduling are not modelled.\n", never, 100 * hi);
     }
     if (gmax > -INFINITY) drift_md_text(&out, "- Every parting sat at an exact top-2 gap of at most %.3g logits.\n", gmax);
     for (int q = 0; q < npair; q++) {
@@ -327,7 +334,8 @@ int main(int argc, char **argv)
             for (int k = 0; k < runs[ra[q]].g[i].n; k++) rmax = runs[ra[q]].g[i].rows[k] > rmax ? runs[ra[q]].g[i].rows[k] : rmax;
         char rate[96];
         drift_rate_text(rate, sizeof rate, ag[q].k, ag[q].n);
-        drift_md_text(&out, "- A100 against RTX 4090: %s. The lab's two cards differ only in SM count (%d, %d; one bf16 tensor-core model): other GEMM kernels at %d row counts of 1 .. 1024 (from %d); decode steps here reached %ld rows. Per-architecture libraries are not modelled: a floor.\n",
+        drift_md_text(&out, "- A100 against RTX 4090: %s. The lab's two cards differ only in SM count (%d, %d; one bf16 tensor-core model): "
+                      "other GEMM kernels at %d row counts of 1 .. 1024 (from %d); decode steps here reached %ld rows. Per-architecture libraries are not modelled: a floor.\n",
                       rate, da->nx.sms, db->nx.sms, nd, f, rmax);
     }
     drift_md_text(&out, "\n");

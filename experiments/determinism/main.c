@@ -179,9 +179,15 @@ int main(int argc, char **argv)
          "GPU GEMM kernels (default splitk:16:atomic,cublas,cublaslt,splitk:16)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
-        "determinism", QUESTION, "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps GPU GEMM kernels, not reduction orders (use --kernels)", NULL /* cpu_only: GPU only, see below */,
-        SUMMARY};
+        .name = "determinism",
+        .question = QUESTION,
+        .default_formats = "fp32",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps GPU GEMM kernels, not reduction orders (use --kernels)",
+        .cpu_only = NULL, /* GPU only, see below */
+        .summary = SUMMARY};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     char names[MAX_KERNELS][DRIFT_CUDA_GEMM_SPEC_MAX];
@@ -204,7 +210,8 @@ int main(int argc, char **argv)
     int ns = cli.nformats * nk * NSCHED;
     seen_t *seen = calloc((size_t)ns, sizeof *seen);
     if (!A || !B || !C || !Ar || !Bt || !ex || !seen)
-        drift_die_oom(8.0 * ((double)M * K + 2.0 * K * N + (double)M * N * nstreams), "the %zu x %zu x %zu operands and %d streams' results (--M, --N, --K, --streams: smaller)", (size_t)M, (size_t)N, (size_t)K, nstreams);
+        drift_die_oom(8.0 * ((double)M * K + 2.0 * K * N + (double)M * N * nstreams),
+                      "the %zu x %zu x %zu operands and %d streams' results (--M, --N, --K, --streams: smaller)", (size_t)M, (size_t)N, (size_t)K, nstreams);
     for (int s = 0; s < ns; s++) {
         seen[s].first = malloc(M * N * sizeof(double));
         seen[s].lo = malloc(M * N * sizeof(double));
@@ -231,7 +238,7 @@ int main(int argc, char **argv)
         /* the deterministic twins' first run: checked bit for bit against the CPU (dispatcher) */
         for (int k = 0; k < nk; k++) {
             drift_cuda_gemm_t g;
-            drift_cuda_gemm_parse(&g, names[k]);
+            if (drift_cuda_gemm_parse(&g, names[k])) drift_die("--kernels: unknown kernel '%s'", names[k]);
             if (drift_cuda_gemm_is_twin(&g)) {
                 int rc = drift_dispatch_gemm(C, A, B, M, N, K, &g.kern, &o);
                 if (rc) drift_die("%s", *drift_backend_message() ? drift_backend_message() : drift_strerror(rc));
@@ -257,7 +264,7 @@ int main(int argc, char **argv)
         /* streams: the runs in groups of --streams, each group queued on that many streams at once */
         for (int k = 0; k < nk; k++) {
             drift_cuda_gemm_t g;
-            drift_cuda_gemm_parse(&g, names[k]);
+            if (drift_cuda_gemm_parse(&g, names[k])) drift_die("--kernels: unknown kernel '%s'", names[k]);
             if (drift_cuda_gemm_is_twin(&g)) continue;
             seen_t *s = &seen[(f * nk + k) * NSCHED + 2];
             for (int run = 0; run < runs; run += nstreams) {

@@ -184,9 +184,12 @@ int main(int argc, char **argv)
         {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)", 0, 0, {0}},
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
         {"pairs", DRIFT_OPT_LIST, &pairs_opt, "ID,...", "the pairs to run (default: the profile's; rerun-other, batch-alone, precision-fp16, card-rtx4090, llamacpp-avx512)", 0, 0, {0}},
-        {"tie-eps", DRIFT_OPT_DOUBLELIST, &ties, "EPS,...", "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS > 0: the share of prompts that part, measured and forecast", 0, 0, {NULL, "0.01,0.05,0.25", "0.01,0.05,0.25"}},
+        {"tie-eps", DRIFT_OPT_DOUBLELIST, &ties, "EPS,...",
+         "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS "
+         "> 0: the share of prompts that part, measured and forecast", 0, 0, {NULL, "0.01,0.05,0.25", "0.01,0.05,0.25"}},
         {"tie-samples", DRIFT_OPT_INT, &K_, "K", "the tie-breaker decodes the first K samples of every seed (at most --samples)", 1, 64, {"1", "1", "3"}},
-        {"dump-logits", DRIFT_OPT_STRING, &dump, "FILE.npy", "also write deployment A's top-2 logits of every step, shape (prompts, tokens, 2), NaN past a text's end: the input of ./lab forecast --logits", 0, 0, {0}},
+        {"dump-logits", DRIFT_OPT_STRING, &dump, "FILE.npy",
+         "also write deployment A's top-2 logits of every step, shape (prompts, tokens, 2), NaN past a text's end: the input of ./lab forecast --logits", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("forecast", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
     drift_cli_t cli;
@@ -274,13 +277,37 @@ int main(int argc, char **argv)
     else snprintf(seeds, sizeof seeds, "seeds %llu-%llu", (unsigned long long)cli.seed, (unsigned long long)(cli.seed + Z - 1));
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, ties.n ? 8 : 7, 1);
-    drift_out_meta(&out, T_PROMPTS, "table", "per (seed, held-out sample, prompt, pair): at each of %d seeds, %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens; each sample forecast by the law fitted on the seed's other samples", Z, S, N, base, T);
-    drift_out_meta(&out, T_PROMPTS, "columns", "p_forecast = P(B parts from A within T) from A's gaps and the fitted law; p_constant = the fit samples' parting rate; p_threshold = the fit samples' rate below or above the fitted threshold on the prompt's smallest gap; risk_step, risk_gap, risk_p = the step of the largest risk, A's top-1 minus top-2 logit there, the risk; min_gap = A's smallest gap; parted, step = what B did (step 0-based, -1 none); p_all_samples = the forecast under the law fitted on every sample of every seed (the pairs table's; not held out), from A's gaps without step classes, as ./lab forecast --logits computes it; p_empirical = the forecast with the fit samples' own deltas as the law (forecast.h: their symmetrized tail, pi as for p_forecast)");
-    drift_out_meta(&out, T_PAIRS, "table", "per pair, every seed pooled: the law of delta fitted on all samples (law, sigma, b, pi per step class; gauss_wins = folds whose held-out deltas favour the Gaussian, heldout_dloglik = their summed log-likelihood, Gaussian minus Laplace); scores over the held-out prompts; skill = 1 - Brier(forecast) / Brier(constant), 95%% percentile bootstrap over prompts; *_empirical: the same for the empirical law");
-    drift_out_meta(&out, T_SEEDS, "table", "per (seed, pair): the held-out scores of that seed's prompts alone (forecasts as in the prompts table; skill with its 95%% percentile bootstrap over the seed's prompts)");
-    if (ties.n) drift_out_meta(&out, T_TIES, "table", "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode the prompts of the first --tie-samples samples of every seed with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on those prompts' steps (per step pi P(|delta| beyond |gap - EPS|) when the runner-up has the lower id, pi P(delta < -(gap + EPS)) when the top one has); at the partings: at_boundary = the two gaps on either side of EPS, other_pair = both below EPS but another top two, crossed = both at or above EPS (the top one changed); decoded_again = (prompt, build) decodes run with the rule: the others' texts are the plain ones, since the rule picks the plain token at every step of them");
-    drift_out_meta(&out, T_REL, "table", "reliability of the held-out forecasts of every seed, per pair and pooled (all): bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
-    drift_md_intro(&out, "%d pairs of deployments of %s (one knob changed from `" BASE "`, an A100 server) decode, at each of %d seeds (%s: each its own draw of prompts and batch companions), %d disjoint samples of %d prompts, %d greedy tokens each. Per seed, each sample in turn is held out: the law of the pair's gap difference is fitted on the seed's other samples' steps, and each held-out prompt is forecast from deployment A's top-2 gaps alone.", npair, base, Z, seeds, S, N, T);
+    drift_out_meta(&out, T_PROMPTS, "table",
+                   "per (seed, held-out sample, prompt, pair): at each of %d seeds, %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens; "
+                   "each sample forecast by the law fitted on the seed's other samples", Z, S, N, base, T);
+    drift_out_meta(&out, T_PROMPTS, "columns",
+                   "p_forecast = P(B parts from A within T) from A's gaps and the fitted law; p_constant = the fit samples' parting rate; "
+                   "p_threshold = the fit samples' rate below or above the fitted threshold on the prompt's smallest gap; "
+                   "risk_step, risk_gap, risk_p = the step of the largest risk, A's top-1 minus top-2 logit there, the risk; min_gap = A's smallest gap; "
+                   "parted, step = what B did (step 0-based, -1 none); p_all_samples = the forecast under the law fitted on every sample of every seed (the "
+                   "pairs table's; not held out), from A's gaps without step classes, as ./lab forecast --logits computes it; "
+                   "p_empirical = the forecast with the fit samples' own deltas as the law (forecast.h: their symmetrized tail, pi as for p_forecast)");
+    drift_out_meta(&out, T_PAIRS, "table", "per pair, every seed pooled: the law of delta fitted on all samples (law, sigma, b, pi per step class; "
+                   "gauss_wins = folds whose held-out deltas favour the Gaussian, heldout_dloglik = their summed log-likelihood, Gaussian minus Laplace); "
+                   "scores over the held-out prompts; skill = 1 - Brier(forecast) / Brier(constant), 95%% percentile bootstrap over prompts; *_empirical: "
+                   "the same for the empirical law");
+    drift_out_meta(&out, T_SEEDS, "table", "per (seed, pair): the held-out scores of that seed's prompts alone (forecasts as in the prompts table; "
+                   "skill with its 95%% percentile bootstrap over the seed's prompts)");
+    if (ties.n) drift_out_meta(&out, T_TIES, "table",
+                               "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode the prompts of the first --tie-samples samples of every "
+                               "seed with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); "
+                               "predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on those prompts' "
+                               "steps (per step pi P(|delta| beyond |gap - EPS|) when the runner-up has the lower id, "
+                               "pi P(delta < -(gap + EPS)) when the top one has); at the partings: at_boundary = the two gaps on either side of EPS, "
+                               "other_pair = both below EPS but another top two, crossed = both at or above EPS (the top one changed); "
+                               "decoded_again = (prompt, build) decodes run with the rule: the others' texts are the plain ones, "
+                               "since the rule picks the plain token at every step of them");
+    drift_out_meta(&out, T_REL, "table", "reliability of the held-out forecasts of every seed, per pair and pooled (all): "
+                   "bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
+    drift_md_intro(&out, "%d pairs of deployments of %s (one knob changed from `" BASE "`, an A100 server) decode, at each of %d seeds (%s: "
+                   "each its own draw of prompts and batch companions), %d disjoint samples of %d prompts, %d greedy tokens each. "
+                   "Per seed, each sample in turn is held out: the law of the pair's gap difference is fitted on the seed's other samples' steps, "
+                   "and each held-out prompt is forecast from deployment A's top-2 gaps alone.", npair, base, Z, seeds, S, N, T);
 
     /* the plain runs, then the tie rule's, each decoding again only where the rule acts */
     const int workers = cli.threads > 0 ? cli.threads : omp_get_num_procs(), nplain = ties.n ? tie_a[0] : nrun;
@@ -555,7 +582,7 @@ int main(int argc, char **argv)
                 pred += logq < 0 ? -expm1(logq) : 0;
             }
             double lo, hi;
-            drift_wilson(&lo, &hi, k, NT, 1.959963984540054);
+            if (drift_wilson(&lo, &hi, k, NT, 1.959963984540054)) drift_die("no Wilson interval for %ld of %ld", (long)k, (long)NT);
             drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(NT), DRIFT_INT(k), DRIFT_NUM((double)k / NT), DRIFT_NUM(lo), DRIFT_NUM(hi),
                       DRIFT_NUM(pred), DRIFT_INT(why[0]), DRIFT_INT(why[1]), DRIFT_INT(why[2]), DRIFT_INT(e < 0 ? 2L * NT : again_n[e]));
             char ep[32], rate[96], pr_s[32], ws[64];
@@ -596,13 +623,15 @@ int main(int argc, char **argv)
                                Z > 1 ? "seeds pooled" : "one seed", PT, good);
     if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s.\n", weak);
     if (few[0]) drift_md_text(&out, "- Too few partings (or texts kept together) to score (under %d): %s.\n", MIN_EVENTS, few);
-    if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; the forecast's own sum below says how close to none it came.\n", none);
+    if (none[0]) drift_md_text(&out, "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; "
+                               "the forecast's own sum below says how close to none it came.\n", none);
     drift_md_text(&out, "- Partings forecast (sum) against observed: %s.\n", cal);
     if (tie_n)
         drift_md_text(&out, "- Where it errs: %ld held-out forecasts rest on a tie of A's bf16 logits (risk pi/2); they forecast %.2g partings, %ld happened.\n",
                       tie_n, tie_p, tie_k);
     if (tie_text[0])
-        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts), parted (forecast) by EPS, 0 plain greedy: %s. Of the %ld partings under the rule %ld had the gaps either side of EPS, %ld another top two inside EPS, %ld a gap beyond it: the boundary moves to EPS.\n",
+        drift_md_text(&out, "- Tie-breaker (llama.cpp's two builds, %d prompts), parted (forecast) by EPS, 0 plain greedy: %s. "
+                      "Of the %ld partings under the rule %ld had the gaps either side of EPS, %ld another top two inside EPS, %ld a gap beyond it: the boundary moves to EPS.\n",
                       NT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);

@@ -9,10 +9,10 @@
 #include "drift.h"
 #include "table.h"
 
-int drift_npy_write_f64(const char *path, const double *x, const size_t *shape, int ndim, char *err, size_t errsize)
+int drift_npy_write_f64(const char *path, const double *x, const size_t *shape, int ndim, char *err, size_t errsz)
 {
     if (!path || !x || !shape || ndim < 1 || ndim > 8) {
-        snprintf(err, errsize, "%s: an array of 1 to 8 dimensions is needed", path ? path : "(null)");
+        snprintf(err, errsz, "%s: an array of 1 to 8 dimensions is needed", path ? path : "(null)");
         return DRIFT_EINVAL;
     }
     char h[256];
@@ -20,7 +20,7 @@ int drift_npy_write_f64(const char *path, const double *x, const size_t *shape, 
     size_t n = 1;
     for (int d = 0; d < ndim; d++) {
         if (shape[d] < 1 || n > SIZE_MAX / 8 / shape[d]) {
-            snprintf(err, errsize, "%s: dimension %d of the array is %zu", path, d, shape[d]);
+            snprintf(err, errsz, "%s: dimension %d of the array is %zu", path, d, shape[d]);
             return DRIFT_EINVAL;
         }
         n *= shape[d];
@@ -33,7 +33,7 @@ int drift_npy_write_f64(const char *path, const double *x, const size_t *shape, 
     size_t hl = at + pad + 1;
     drift_file_t f;
     if (drift_file_open(&f, path)) {
-        snprintf(err, errsize, "%s: cannot write: %s", path, strerror(errno));
+        snprintf(err, errsz, "%s: cannot write: %s", path, strerror(errno));
         return DRIFT_EIO;
     }
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
@@ -49,11 +49,11 @@ int drift_npy_write_f64(const char *path, const double *x, const size_t *shape, 
     if (!ok) {
         int e = errno;
         drift_file_abort(&f);
-        snprintf(err, errsize, "%s: write failed: %s", path, strerror(e));
+        snprintf(err, errsz, "%s: write failed: %s", path, strerror(e));
         return DRIFT_EIO;
     }
     if (drift_file_commit(&f)) {
-        snprintf(err, errsize, "%s: write failed: %s", path, strerror(errno));
+        snprintf(err, errsz, "%s: write failed: %s", path, strerror(errno));
         return DRIFT_EIO;
     }
     return 0;

@@ -4,6 +4,7 @@
 #ifndef DRIFT_FORMAT_PROBE_H
 #define DRIFT_FORMAT_PROBE_H
 
+#include "drift.h"
 #include "format.h"
 
 typedef struct {
@@ -18,11 +19,11 @@ typedef struct {
 } drift_binade_t;
 
 /* The constants of f; 0, or DRIFT_ERANGE when a measured constant disagrees with format.h. */
-int drift_format_probe_constants(drift_format_consts_t *k, drift_format_t f);
+DRIFT_MUST_CHECK int drift_format_probe_constants(drift_format_consts_t *k, drift_format_t f);
 /* How many binades drift_format_probe_spacing fills for f at most. */
 int drift_format_nbinades(drift_format_t f);
 /* One entry per binade, from the smallest subnormal's to the top one; the count, or
  * DRIFT_ERANGE when a measured spacing disagrees with drift_ulp. */
-int drift_format_probe_spacing(drift_binade_t *s, drift_format_t f);
+DRIFT_MUST_CHECK int drift_format_probe_spacing(drift_binade_t *s, drift_format_t f);
 
 #endif

@@ -144,9 +144,15 @@ int main(int argc, char **argv)
         {"samples", DRIFT_OPT_INT, &nrand, "N", "random reals for the relative-error plot", 1, 10000000, {"200", "1000", "20000"}},
     };
     const drift_cli_spec_t spec = {
-        "formats", "What happens to a number when it is stored in each format: how much precision and range survive?",
-        "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2", "seq", opts, 2, "takes no orders (its one sum, a + b, has no order to choose)", "CPU only" /* cpu_only */,
-        "each format keeps p significant bits, so a stored value is off by at most u = 2^-p relative to the real "
+        .name = "formats",
+        .question = "What happens to a number when it is stored in each format: how much precision and range survive?",
+        .default_formats = "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = 2,
+        .no_orders = "takes no orders (its one sum, a + b, has no order to choose)",
+        .cpu_only = "CPU only",
+        .summary = "each format keeps p significant bits, so a stored value is off by at most u = 2^-p relative to the real "
         "number (the worst of the random reals is always <= u) as long as it lies between the smallest normal and the "
         "largest finite value. Below, subnormals keep fewer bits and the relative error grows to 1 (the value becomes "
         "0); above, the value overflows to inf (NaN in fp8e4m3). tf32 and fp16 have the same p = 11 but different "
@@ -163,8 +169,8 @@ int main(int argc, char **argv)
         v->sum = TEACH[nv].sum;
         v->lesson = TEACH[nv].lesson;
         mpfr_inits2(DRIFT_WITNESS_PREC, v->a, v->b, v->exact, (mpfr_ptr)0);
-        drift_witness_read(v->a, TEACH[nv].a);
-        if (v->sum) drift_witness_read(v->b, TEACH[nv].b);
+        if (drift_witness_read(v->a, TEACH[nv].a) || (v->sum && drift_witness_read(v->b, TEACH[nv].b)))
+            drift_die("lesson %d: a value that is not a number", nv);
         if (v->sum) mpfr_add(v->exact, v->a, v->b, MPFR_RNDN); /* exact: same binade, 256 bits */
         else mpfr_set(v->exact, v->a, MPFR_RNDN);
     }

@@ -33,15 +33,15 @@ Test(witness, rounds_once_and_measures_the_error)
     mpfr_init2(q, 53);
     /* 1 + 2^-11 + 2^-40 in fp16 (p = 11): just above the tie between 1 and 1 + 2^-10, so up;
      * a double rounding through fp32 (p = 24) would first give 1 + 2^-11, a tie, then 1. */
-    drift_witness_read(x, "0x1.0020000004p0");
+    cr_assert_eq(drift_witness_read(x, "0x1.0020000004p0"), 0);
     cr_assert_eq(drift_witness_round(x, DRIFT_FP16), 1 + 0x1p-10);
     /* 65520 = 65504 + 16 is fp16's overflow tie (max 65504, next would be 65536): to inf */
-    drift_witness_read(x, "65520");
+    cr_assert_eq(drift_witness_read(x, "65520"), 0);
     cr_assert(isinf(drift_witness_round(x, DRIFT_FP16)));
     /* 0.1 in bf16 (p = 8): 0.1 = 1.6 * 2^-4, 1.6 * 128 = 204.8 -> 205, so 205/2048 =
      * 0.10009765625, up; error 205/2048 - 1/10 = 1/10240 exactly; bf16's spacing at 0.1 is
      * 2^-4 * 2^-7 = 2^-11, so ulp_err = 2048/10240 = 0.2; rel_err = 10/10240 = 1/1024. */
-    drift_witness_read(x, "0.1");
+    cr_assert_eq(drift_witness_read(x, "0.1"), 0);
     drift_stored_t c;
     drift_witness_error(&c, drift_witness_round(x, DRIFT_BF16), x, DRIFT_BF16, d, q);
     cr_assert_eq(c.result, 0.10009765625);

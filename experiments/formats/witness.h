@@ -6,6 +6,7 @@
 
 #include <mpfr.h>
 
+#include "drift.h"
 #include "format.h"
 
 /* Precision of a witness: far above fp64's 53 bits, so every format's rounding of it shows.
@@ -15,7 +16,7 @@
 
 /* Reads one number into out (initialised by the caller): "pi", "N/D" (each part a number), or
  * anything mpfr_strtofr reads whole (decimal, 0x hex). 0 or DRIFT_EINVAL. */
-int drift_witness_read(mpfr_t out, const char *s);
+DRIFT_MUST_CHECK int drift_witness_read(mpfr_t out, const char *s);
 
 /* x rounded once to f in round-to-nearest-even, through the library's rounder: first to odd at
  * 53 bits (MPFR, toward zero plus a sticky last bit), which makes the second rounding to any

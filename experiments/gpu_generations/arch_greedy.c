@@ -42,7 +42,7 @@ static int same_tc(drift_tc_arch_t a, drift_tc_arch_t b, drift_format_t in)
 }
 
 int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *ck, drift_format_t in,
-                             const drift_tc_arch_t *arch, int n, int nprompts, int *ok, char *err, size_t errsize)
+                             const drift_tc_arch_t *arch, int n, int nprompts, int *ok, char *err, size_t errsz)
 {
     if (!g || !ck || !arch || !ok || n < 1 || n > AG_MAX || nprompts < 1) return DRIFT_EINVAL;
     drift_arch_greedy_t *x = calloc(1, sizeof *x);
@@ -58,7 +58,7 @@ int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *
         x->same_as[a] = -1;
         if (prc == DRIFT_EUNSUPPORTED) continue; /* no tensor-core path for this input */
         if (prc) {
-            snprintf(err, errsize, "recipe %s: not understood", spec);
+            snprintf(err, errsz, "recipe %s: not understood", spec);
             rc = prc;
             break;
         }
@@ -66,7 +66,7 @@ int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *
         drift_numerics_set_mm(&nx, &mm);
         nx.policy = DRIFT_POLICY_BATCH_INVARIANT;
         x->nx[a] = nx;
-        rc = drift_numerics_check(&nx, &ck->cfg, err, errsize);
+        rc = drift_numerics_check(&nx, &ck->cfg, err, errsz);
         for (int b = 0; b < a && x->same_as[a] < 0; b++)
             if (x->ok[b] && same_tc(arch[a], arch[b], in)) x->same_as[a] = b;
     }
@@ -83,7 +83,7 @@ long drift_arch_greedy_exact_steps(const drift_arch_greedy_t *g) { return g ? g-
 int drift_arch_greedy_same_as(const drift_arch_greedy_t *g, int a) { return g && a >= 0 && a < g->n ? g->same_as[a] : -1; }
 
 int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double *topgap, const int *const *prompts,
-                          const int *np, int ntokens, char *err, size_t errsize)
+                          const int *np, int ntokens, char *err, size_t errsz)
 {
     if (!g || !part || !prompts || !np || ntokens < 1) return DRIFT_EINVAL;
     const int n = g->n, R = g->nprompts, npair = drift_pair_count(n);
@@ -94,7 +94,7 @@ int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double 
     for (int a = 0; a < n && !rc; a++) {
         if (!g->ok[a] || g->same_as[a] >= 0) continue;
         drift_model_t *m;
-        if ((rc = drift_model_create(&m, g->ck, &g->nx[a], R, err, errsize))) break;
+        if ((rc = drift_model_create(&m, g->ck, &g->nx[a], R, err, errsz))) break;
         rc = drift_greedy_batch_var(gen + (size_t)a * (size_t)R, m, prompts, np, R, ntokens, 1);
         drift_model_free(m);
         if (first < 0) first = a;
@@ -107,9 +107,9 @@ int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double 
                 if (!g->ok[a] || !g->ok[b] || ia == ib) continue;
                 if (drift_first_difference(gen[(size_t)ia * R + r].token, gen[(size_t)ib * R + r].token, ntokens) < 0) continue;
                 drift_numerics_t exn = drift_numerics_exact();
-                if ((rc = drift_model_create(&g->exact, g->ck, &exn, 1, err, errsize))) break;
+                if ((rc = drift_model_create(&g->exact, g->ck, &exn, 1, err, errsz))) break;
                 if ((rc = drift_prefix_logits_init(&g->ex, g->exact)))
-                    drift_why_oom(err, errsize, (double)g->ck->cfg.seq_len * g->V * sizeof(double), "the exact logits of %d positions x %d tokens",
+                    drift_why_oom(err, errsz, (double)g->ck->cfg.seq_len * g->V * sizeof(double), "the exact logits of %d positions x %d tokens",
                                   g->ck->cfg.seq_len, g->V);
             }
 #define GEN(a, r) (&gen[(size_t)(g->same_as[a] >= 0 ? g->same_as[a] : (a)) * (size_t)R + (size_t)(r)])

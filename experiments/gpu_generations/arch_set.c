@@ -15,13 +15,13 @@ static int tc_order(drift_order_t *o, const char *name)
     return 0;
 }
 
-int drift_arch_set_parse(drift_tc_arch_t *arch, int *n, int max, const char *list, char *err, size_t errsize)
+int drift_arch_set_parse(drift_tc_arch_t *arch, int *n, int max, const char *list, char *err, size_t errsz)
 {
     char buf[256];
     if (!arch || !n || max < 2 || !list) return DRIFT_EINVAL;
     *n = 0;
     if (strlen(list) >= sizeof buf) {
-        snprintf(err, errsize, "too long (at most %zu characters)", sizeof buf - 1);
+        snprintf(err, errsz, "too long (at most %zu characters)", sizeof buf - 1);
         return DRIFT_EINVAL;
     }
     strcpy(buf, list);
@@ -29,22 +29,22 @@ int drift_arch_set_parse(drift_tc_arch_t *arch, int *n, int max, const char *lis
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         drift_order_t o;
         if (tc_order(&o, t)) {
-            snprintf(err, errsize, "unknown architecture '%s' (accepted: %s)", t, DRIFT_ARCH_SET_ACCEPTED);
+            snprintf(err, errsz, "unknown architecture '%s' (accepted: %s)", t, DRIFT_ARCH_SET_ACCEPTED);
             return DRIFT_EINVAL;
         }
         if (*n == max) {
-            snprintf(err, errsize, "at most %d", max);
+            snprintf(err, errsz, "at most %d", max);
             return DRIFT_EINVAL;
         }
         for (int i = 0; i < *n; i++)
             if (arch[i] == o.arch) {
-                snprintf(err, errsize, "%s given twice", t);
+                snprintf(err, errsz, "%s given twice", t);
                 return DRIFT_EINVAL;
             }
         arch[(*n)++] = o.arch;
     }
     if (*n < 2) {
-        snprintf(err, errsize, "give at least two architectures to compare");
+        snprintf(err, errsz, "give at least two architectures to compare");
         return DRIFT_EINVAL;
     }
     return 0;

@@ -67,7 +67,7 @@ static const drift_table_spec_t TABLES[] = {
 static double median_of(double *x, size_t n)
 {
     double m = NAN;
-    drift_median(&m, x, n);
+    if (drift_median(&m, x, n)) drift_die("out of memory for a median");
     return m;
 }
 
@@ -102,22 +102,32 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     const char *fm = "seeds %llu..%llu; K = %zu, V = %zu, %zu hidden states per seed; architectures %s";
     unsigned long long s0 = (unsigned long long)cli->seed, s1 = s0 + (unsigned long long)ns - 1;
     drift_out_meta(&out, T_ARG, "setup", fm, s0, s1, K, V, R, archs_opt);
-    drift_out_meta(&out, T_ARG, "table", "per (seed, format, logits, a, b): hidden states whose argmax differs between a and b (b = exact: the exact logits of the same rounded inputs, rounded once to fp64); logits fp32 = the tensor core's fp32 output, stored = rounded (RNE) to the input format; equal logits go to the lower token id; Wilson 95%% interval");
+    drift_out_meta(&out, T_ARG, "table", "per (seed, format, logits, a, b): hidden states whose argmax differs between a and b (b = exact: "
+                   "the exact logits of the same rounded inputs, rounded once to fp64); logits fp32 = the tensor core's fp32 output, "
+                   "stored = rounded (RNE) to the input format; equal logits go to the lower token id; Wilson 95%% interval");
     drift_out_meta(&out, T_DIFF, "setup", fm, s0, s1, K, V, R, archs_opt);
-    drift_out_meta(&out, T_DIFF, "table", "per (seed, format, a, b): every logit's distance between a and b in fp32 steps (b = exact: the exact logit rounded to fp32) and |a - b| / s, s = ||h||_2/sqrt(K) of the row");
+    drift_out_meta(&out, T_DIFF, "table", "per (seed, format, a, b): every logit's distance between a and b in fp32 steps (b = exact: "
+                   "the exact logit rounded to fp32) and |a - b| / s, s = ||h||_2/sqrt(K) of the row");
     drift_out_meta(&out, T_HIST, "table", "per (format, pair): histogram of fp32-step distances over all seeds' logits (the plot's data)");
-    drift_out_meta(&out, T_CLOSE, "setup", "seeds %llu..%llu; K = %zu; %zu planted pairs per (gap, seed): the exact top-2 gap planted at gap_s * s (drift_plant_gap), the top row at a random one of the two positions", s0, s1, K, NP);
+    drift_out_meta(&out, T_CLOSE, "setup", "seeds %llu..%llu; K = %zu; %zu planted pairs per (gap, seed): "
+                   "the exact top-2 gap planted at gap_s * s (drift_plant_gap), the top row at a random one of the two positions", s0, s1, K, NP);
     drift_out_meta(&out, T_CLOSE, "table", "per (seed, format, gap, a, b): pairs whose argmax differs between a and b (b = exact), fp32 logits; Wilson 95%% interval");
     drift_out_meta(&out, T_CLOSE, "planting", "%ld of %zu planted pairs missed their target gap by more than %g relative (counted under the target's gap)", unreached,
                    (size_t)ns * nf * ng * NP, DRIFT_PLANT_TOL);
     drift_out_meta(&out, T_CLOSEP, "table", "per (format, gap, a, b), adjacent generations and each against exact: _closecalls.csv summed over seeds %llu..%llu; Wilson 95%% interval", s0, s1);
     drift_out_meta(&out, T_HIST, "columns", "adjacent = 1: a and b are neighbours in --archs order, or b is exact (the pairs the fragment shows)");
-    const char *gm = "seeds %llu..%llu; %s (dim %d, layers %d, vocab %d); %d prompts per seed (%s), %d greedy tokens each (no stop at BOS); every matmul (qkv, attn-out, mlp-up, mlp-down, lmhead) FORMAT/tc:ARCH/fp32/fp32, the rest fp32 (model.h), batch-invariant policy; architectures %s";
+    const char *gm = "seeds %llu..%llu; %s (dim %d, layers %d, vocab %d); %d prompts per seed (%s), %d greedy tokens each (no stop at BOS); "
+                     "every matmul (qkv, attn-out, mlp-up, mlp-down, lmhead) FORMAT/tc:ARCH/fp32/fp32, the rest fp32 (model.h), batch-invariant policy; architectures %s";
     drift_out_meta(&out, T_GREEDY, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, L->prompt_desc, NT, archs_opt);
     drift_out_meta(&out, T_GREEDY, "table", "per (seed, format, a, b): prompts whose greedy completions differ between a and b; Wilson 95%% interval");
     drift_out_meta(&out, T_PART, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, L->prompt_desc, NT, archs_opt);
     if (L->chat) drift_out_meta(&out, T_PART, "prompts", "first_token = the prompt's line in the prompt set (its number in the set, from 0), not a token");
-    drift_out_meta(&out, T_PART, "table", "one row per (seed, format, a, b, prompt) whose completions differ: step = first differing generated token (0-based), the two tokens; exact_* = the exact reference (fp64, correctly rounded dot products) teacher-forced on the common context: exact_gap_ab = E[token_a] - E[token_b], exact_gap12 = its top-1 - top-2 gap; spread = max over the vocabulary of |logit_a - logit_b| at that step; deviation = max over the vocabulary of |logit_a - E| and |logit_b - E| there, the numerics' error (|exact_gap_ab| <= 2 deviation whenever a and b part: parting.h)");
+    drift_out_meta(&out, T_PART, "table", "one row per (seed, format, a, b, prompt) whose completions differ: "
+                   "step = first differing generated token (0-based), the two tokens; exact_* = the exact reference (fp64, "
+                   "correctly rounded dot products) teacher-forced on the common context: exact_gap_ab = E[token_a] - E[token_b], "
+                   "exact_gap12 = its top-1 - top-2 gap; spread = max over the vocabulary of |logit_a - logit_b| at that step; "
+                   "deviation = max over the vocabulary of |logit_a - E| and |logit_b - E| there, the numerics' error (|exact_gap_ab| <= 2 deviation whenever a "
+                   "and b part: parting.h)");
     char name_a[MAXA + 1][16];
     for (int a = 0; a < na; a++) snprintf(name_a[a], sizeof name_a[a], "%s", drift_tc_arch_name(L->arch[a]));
     snprintf(name_a[na], sizeof name_a[na], "exact");
@@ -172,7 +182,10 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         }
 
     /* -- the fragment: every architecture against exact, then each generation against the next -- */
-    drift_md_intro(&out, "One LM head (K = %zu, V = %zu; hidden states with outlier channels, weights N(0, 1/K), gen_logits.h) is computed with each architecture's tensor-core model (recipes FORMAT/tc:ARCH/fp32/fp32: %s) and held against the exact logits of the same rounded inputs, at seeds %llu..%llu (%zu hidden states each); then planted close calls (%zu pairs per gap and seed) whose exact top-2 gap is a given fraction of s = ||h||_2/sqrt(K).",
+    drift_md_intro(&out, "One LM head (K = %zu, V = %zu; hidden states with outlier channels, weights N(0, 1/K), "
+                   "gen_logits.h) is computed with each architecture's tensor-core model (recipes FORMAT/tc:ARCH/fp32/fp32: "
+                   "%s) and held against the exact logits of the same rounded inputs, at seeds %llu..%llu (%zu hidden states each); "
+                   "then planted close calls (%zu pairs per gap and seed) whose exact top-2 gap is a given fraction of s = ||h||_2/sqrt(K).",
                    K, V, archs_opt, s0, s1, R, NP);
     int any_v100_bf16 = 0;
     for (int f = 0; f < nf; f++)
@@ -212,7 +225,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     for (int f = 0; f < nf; f++)
         EACH(q, f) if (q->shown) {
             drift_distance_summary_t ds;
-            drift_distance_summary(&ds, ulps[f * npair + q->p], sdiff[f * npair + q->p], nlog);
+            if (drift_distance_summary(&ds, ulps[f * npair + q->p], sdiff[f * npair + q->p], nlog)) drift_die("cannot summarize the logit differences");
             snprintf(c3, sizeof c3, "%.1f%%", 100.0 * (double)ds.same / (double)nlog);
             drift_row(&out, T_MDDIFF, FN(f), PAIR_TEXT(q), DRIFT_TXT(c3), DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max), DRIFT_NUM(ds.d_max));
             if (q->b == na) continue;
@@ -240,11 +253,15 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     for (int f = 0; f < nf; f++)
         EACH(q, f) if (q->shown) for (int g = 0; g < ng; g++) {
             drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + q->p], ns, (size_t)nf * MAXG * npair, &all);
-            WILSON(&all);
+            if (WILSON(&all)) lo = hi = NAN;
             drift_row(&out, T_CLOSEP, FN(f), DRIFT_NUM(gaps[g]), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(1), RATE_CELLS(&all));
         }
     /* the greedy part: per pair, over all seeds; partings are in parts[] (seed, format, pair order) */
-    drift_md_text(&out, "Greedy text: %s (%d layers, dim %d, vocab %d) with every matmul under the architecture's recipe FORMAT/tc:ARCH/fp32/fp32 (the rest fp32, model.h) decodes %d prompts per seed (%s) for %d greedy tokens, at seeds %llu..%llu. Where two generations' completions part, the exact reference (fp64, correctly rounded dot products) teacher-forced on their common context gives the top-1/top-2 gap there; the spread is the largest difference between the two generations' logits at that step, the deviation the largest difference between either generation's logits and the exact ones there.\n\n",
+    drift_md_text(&out, "Greedy text: %s (%d layers, dim %d, vocab %d) with every matmul under the architecture's recipe FORMAT/tc:ARCH/fp32/fp32 (the rest "
+                  "fp32, model.h) decodes %d prompts per seed (%s) for %d greedy tokens, at seeds %llu..%llu. "
+                  "Where two generations' completions part, the exact reference (fp64, correctly rounded dot products) teacher-forced on their common context "
+                  "gives the top-1/top-2 gap there; the spread is the largest difference between the two generations' logits at that step, "
+                  "the deviation the largest difference between either generation's logits and the exact ones there.\n\n",
             ckpt, L->n_layers, L->dim, VT, NR, L->prompt_desc, NT, s0, s1);
     {
         char tfs[64] = "";
@@ -275,7 +292,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             snprintf(list + l, 512 - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli->formats[f]), name_a[q->a], name_a[q->b]);
             for (size_t i = 0; i < nparts; i++)
                 if (parts[i].f == f && parts[i].a == q->a && parts[i].b == q->b) sel[n++] = &parts[i].p;
-            drift_parting_summary(&ps, sel, n);
+            if (drift_parting_summary(&ps, sel, n)) drift_die("out of memory for a median");
             snprintf(c3, sizeof c3, n ? "%d / %.1f / %d" : "-", ps.step_min, ps.step_median, ps.step_max);
             snprintf(c4, sizeof c4, n ? "%.2g / %.2g" : "-", ps.gap12_median, ps.gap12_max);
             snprintf(c5, sizeof c5, n ? "%.2g / %.2g" : "-", ps.spread_median, ps.dev_median);
@@ -300,7 +317,8 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         drift_md_text(&out, "%s of cases, %s of hidden states.\n", cellR, UNIT_TEXT(1, 1));
     }
     if (frac_min <= frac_max)
-        drift_md_text(&out, "- Adjacent generations that compute differently share only %.1f%% to %.1f%% of their fp32 logits bit for bit; median distance at most %lld ulps, 99th percentile %lld; largest %.3g s.\n",
+        drift_md_text(&out, "- Adjacent generations that compute differently share only %.1f%% to %.1f%% of their fp32 logits bit for bit; "
+                      "median distance at most %lld ulps, 99th percentile %lld; largest %.3g s.\n",
                 100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
     if (same_pairs[0])
         drift_md_text(&out, "- Bit-identical logits: %s (one row of the architecture table: H100 and B200 both blocks of 16, 2 extra bits, RZ; Ada computes as A100).\n", same_pairs);
@@ -318,7 +336,8 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     /* greedy text: a statement about a pair is made only when it holds at every seed */
     /* "never parted" is a count, not a proof: at other seeds such pairs do part (bf16 a100/h100
      * at seeds 5 and 6, 2 of 8 each), so the line says how few completions it rests on */
-    drift_md_text(&out, "- Greedy text (%d prompt%s x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d completions a pair: a bounded rate, not identity)%s%s.\n",
+    drift_md_text(&out, "- Greedy text (%d prompt%s x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d "
+                  "completions a pair: a bounded rate, not identity)%s%s.\n",
             NR, NR == 1 ? "" : "s", NT, every[0] ? "the completions differ for some prompt at every seed between " : "no pair's completions differ at every seed",
             every, s0, s1, nnever, NR * ns,
             mixed[0] ? "; not at every seed (no claim): " : "", mixed);
@@ -329,22 +348,25 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         }
     if (nparts) {
         for (size_t i = 0; i < nparts; i++) sel[i] = &parts[i].p;
-        drift_parting_summary(&ps, sel, nparts);
+        if (drift_parting_summary(&ps, sel, nparts)) drift_die("out of memory for a median");
         drift_md_text(&out, "- Where two generations' texts part, the exact top-1/top-2 gap is at most %.2g over all %zu (pair, prompt) partings (per seed at most", ps.gap12_max, nparts);
         for (int si = 0, i0 = 0; si < ns; si++) { /* parts[] is in seed order */
             drift_parting_summary_t pss;
             int i1 = i0;
             while ((size_t)i1 < nparts && parts[i1].si == si) i1++;
-            drift_parting_summary(&pss, sel + i0, (size_t)(i1 - i0)), i0 = i1;
+            if (drift_parting_summary(&pss, sel + i0, (size_t)(i1 - i0))) drift_die("out of memory for a median");
+            i0 = i1;
             drift_md_text(&out, pss.n ? "%s %.2g" : "%s none", si ? "," : "", pss.gap12_max);
         }
         drift_md_text(&out, "), against a median top-1/top-2 gap over all generated steps of");
         for (int si = 0; si < ns; si++)
             drift_md_text(&out, "%s %.2g", si ? "," : "", median_of(topgap + topgap_at[si], topgap_at[si + 1] - topgap_at[si]));
         /* whose tie flips depends on the two medians: say it only when the data show it */
-        drift_md_text(&out, " (per seed): texts part only at near ties. There the generations' logits differ by a median %.2g and each deviates from the exact ones by %.2g%s. The exact gap is within twice that deviation at %zu of %zu partings; the exact argmax is one of the two tokens at %zu.\n",
+        drift_md_text(&out, " (per seed): texts part only at near ties. There the generations' logits differ by a median %.2g and each deviates from the exact "
+                      "ones by %.2g%s. The exact gap is within twice that deviation at %zu of %zu partings; the exact argmax is one of the two tokens at %zu.\n",
                 ps.spread_median, ps.dev_median,
-                ps.spread_median < 0.5 * ps.dev_median ? ": the tie that flips is the input format's" : ": the generations' own differences are as large as their error, so the tensor-core arithmetic itself moves the tie",
+                ps.spread_median < 0.5 * ps.dev_median ? ": the tie that flips is the input format's" : ": the generations' own differences are as large as "
+                    "their error, so the tensor-core arithmetic itself moves the tie",
                 ps.within, nparts, ps.exact_among);
     }
     drift_out_commit(&out);

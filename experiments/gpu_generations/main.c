@@ -85,10 +85,15 @@ int main(int argc, char **argv)
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "greedy text: the prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
-        EXP, "Does the same model give different answers on different GPU generations (tensor-core models of V100 to B200 and MI300X)?",
-        "bf16,fp16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps GPU architectures (--archs), each a tc:ARCH order", "CPU emulation of the tensor cores only",
-        "the same LM head computed with each chosen GPU generation's tensor-core arithmetic (its block size, extra "
+        .name = EXP,
+        .question = "Does the same model give different answers on different GPU generations (tensor-core models of V100 to B200 and MI300X)?",
+        .default_formats = "bf16,fp16",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps GPU architectures (--archs), each a tc:ARCH order",
+        .cpu_only = "CPU emulation of the tensor cores only",
+        .summary = "the same LM head computed with each chosen GPU generation's tensor-core arithmetic (its block size, extra "
         "alignment bits and rounding): the tables count the fp32 logits that differ bit for bit between generations, "
         "how often the argmax and a greedy text of SmolLM2-135M follow, and the exact top-2 gap where they do. Generations "
         "that share a row of the architecture table (H100 and B200; Ada and A100 for fp16 and bf16) compute identically "

@@ -57,11 +57,16 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
     drift_out_meta(&out, T_SUM, "checkpoint", "%s (dim %d, layers %d, heads %d, kv heads %d, vocab %d)", ckpt, L->cfg->dim, L->cfg->n_layers, L->cfg->n_heads, L->cfg->n_kv_heads, V);
     drift_out_meta(&out, T_SUM, "device", "kernel policy on %ld SMs with split-K minimum slice %ld%s", sms, min_slice,
                    sms == 132 && min_slice == DRIFT_POLICY_MIN_SLICE ? " (an H100, unscaled)" : " (not the H100 defaults: README)");
-    drift_out_meta(&out, T_SUM, "columns", "distinct_shape_seqs = distinct sequences of kernel plans (drift_model_plan) among the requests; steps_computed = forward steps run after sharing prefixes; diverged = requests whose completion differs from the request alone (batch 1); first_div = first differing token index (0-based); gap = |exact logit gap| between the two tokens at that step (fp64 exact reference, teacher-forced on the common prefix)");
+    drift_out_meta(&out, T_SUM, "columns", "distinct_shape_seqs = distinct sequences of kernel plans (drift_model_plan) among the requests; "
+                   "steps_computed = forward steps run after sharing prefixes; diverged = requests whose completion differs from the request alone (batch 1); "
+                   "first_div = first differing token index (0-based); gap = |exact logit gap| between the two tokens at that step (fp64 exact reference, "
+                   "teacher-forced on the common prefix)");
     drift_out_meta(&out, T_DIV, "table", "one row per diverged request: the first differing step, the two tokens, the exact logit gap l(alone) - l(batched) there and the exact top-1/top-2 gap");
     drift_out_meta(&out, T_HIST, "table", "first-divergence index histogram per configuration, bins of %ld steps (requests that never diverged are not counted)", bin);
 
-    drift_md_intro(&out, "%d identical greedy requests (%s; %d tokens) on %s, each decoded inside its own random continuous batch of 1..%ld sequences; kernels chosen for %ld SMs with split-K slices of at least %ld%s; divergence is against the same request decoded alone, the gap is the exact (fp64, correctly rounded dot products) logit gap between the two tokens at the step where they part.",
+    drift_md_intro(&out, "%d identical greedy requests (%s; %d tokens) on %s, each decoded inside its own random continuous batch of 1..%ld sequences; "
+                   "kernels chosen for %ld SMs with split-K slices of at least %ld%s; divergence is against the same request decoded alone, "
+                   "the gap is the exact (fp64, correctly rounded dot products) logit gap between the two tokens at the step where they part.",
                    R, prompt_ids, T, strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt, Bmax, sms, min_slice,
                    sms == 132 && min_slice == DRIFT_POLICY_MIN_SLICE ? " (an H100: the policy's own defaults, not scaled)" : "");
     drift_md_text(&out, "**Distinct completions per configuration:**\n\n");
@@ -143,7 +148,8 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
         drift_md_text(&out, "- The kernel policy here fills %ld SMs with split-K slices of at least %ld, not an H100's 132 and "
                             "256: on stories260K (K <= 172) only a policy scaled to the toy splits its GEMMs at all.\n", sms, min_slice);
     drift_md_text(&out, "- One prompt (drawn by the seed) replayed R times: a count of its near-ties, not a rate over prompts (deployments gives rates).\n");
-    drift_md_text(&out, "- Published: Thinking Machines (2025), 80 distinct of 1000 temperature-0 completions of Qwen3-235B, 1 with batch-invariant kernels; Yuan et al. (2025), up to 9%% accuracy variation in bf16 (LayerCast: vendor-layercast).\n\n");
+    drift_md_text(&out, "- Published: Thinking Machines (2025), 80 distinct of 1000 temperature-0 completions of Qwen3-235B, 1 with batch-invariant kernels; "
+                  "Yuan et al. (2025), up to 9%% accuracy variation in bf16 (LayerCast: vendor-layercast).\n\n");
     drift_out_commit(&out);
     free(hist), free(fd), free(gaps), free(dist_res), free(div_res), free(gapmax_res);
 }

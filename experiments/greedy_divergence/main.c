@@ -113,11 +113,14 @@ int main(int argc, char **argv)
           "vendor-fp32,vendor-bf16,invariant-fp32-splitkv-count,invariant-bf16-splitkv-size", "all"}},
     };
     const drift_cli_spec_t spec = {
-        "greedy_divergence",
-        "How many distinct completions do identical greedy requests get when each is batched with different companions, and where do they part?",
-        NULL, "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "takes no formats or orders (each configuration fixes its formats and kernels; see the summary CSV)", NULL /* cpu_only: the decoder computes through the backend */,
-        "each request is the same prompt decoded greedily; only its companions in the batch differ. Under the "
+        .name = "greedy_divergence",
+        .question = "How many distinct completions do identical greedy requests get when each is batched with different companions, and where do they part?",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "takes no formats or orders (each configuration fixes its formats and kernels; see the summary CSV)",
+        .cpu_only = NULL, /* the decoder computes through the backend */
+        .summary = "each request is the same prompt decoded greedily; only its companions in the batch differ. Under the "
         "vendor-like policy the batch decides how each GEMM splits K, so some requests compute other bits, and once "
         "a near tie flips one token the rest of the completion changes. The exact logit gap where they part is tiny. "
         "Batch-invariant kernels with a fixed split size give one completion; a split-KV count chosen from the batch "
@@ -138,7 +141,8 @@ int main(int argc, char **argv)
             int f = -1;
             for (int c = 0; c < NCONF; c++)
                 if (!strcmp(s, CONFS[c].name)) f = c;
-            if (f < 0) drift_die("--configs: unknown configuration '%s' (accepted: all, or names such as vendor-fp32, vendor-bf16, vendor-bf16-tp2-ring, invariant-bf16-splitkv-size; see the source's table)", s);
+            if (f < 0) drift_die("--configs: unknown configuration '%s' (accepted: all, or names such as vendor-fp32, vendor-bf16, vendor-bf16-tp2-ring, "
+                                 "invariant-bf16-splitkv-size; see the source's table)", s);
             use[f] = 1;
         }
     }

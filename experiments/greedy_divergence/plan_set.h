@@ -4,6 +4,8 @@
 #ifndef DRIFT_PLAN_SET_H
 #define DRIFT_PLAN_SET_H
 
+
+#include "drift.h"
 #define DRIFT_PLAN_LEN_MAX 96   /* values in one plan */
 #define DRIFT_PLAN_SET_MAX 4096 /* distinct plans one set numbers */
 
@@ -17,6 +19,6 @@ void drift_plan_set_clear(drift_plan_set_t *s);
 /* The number of plan p[0..n) in s: the number of an equal plan given before, else the next
  * number (0, 1, ...). DRIFT_EINVAL when n is outside 0..DRIFT_PLAN_LEN_MAX, DRIFT_ERANGE
  * when s already holds DRIFT_PLAN_SET_MAX plans and p is new. */
-int drift_plan_number(drift_plan_set_t *s, const long *p, int n);
+DRIFT_MUST_CHECK int drift_plan_number(drift_plan_set_t *s, const long *p, int n);
 
 #endif

@@ -115,9 +115,15 @@ static void kv_real_write(kv_real_t *R, drift_out_t *out, int t_rows, int t_sum,
     drift_deployment_print(base, sizeof base, &R->runs[R->base].dep);
     drift_out_meta(out, t_rows, "table", "per (prompt, KV storage): %s, %d prompts of the lab's prompt set (chat template, drawn by seed %llu), %d greedy tokens under `%s,kv=F` against kv=bf16 (%s)",
                    R->ckpt, R->N, (unsigned long long)R->pr[0].seed, R->T, REAL_PRESET, base);
-    drift_out_meta(out, t_rows, "columns", "parted = the texts differ within the tokens; step = the first differing token (0-based, -1: none); token_bf16 / token_kv = the tokens chosen there; gap_bf16 / gap_kv = each run's own top-1 minus top-2 logit there (the deployment's gap, not the exact model's)");
-    drift_out_meta(out, t_sum, "table", "per KV storage: the prompts whose text parts from the kv=bf16 run's, with the Wilson 95%% interval (the prompt is the unit), the parting steps, the kv=bf16 run's own top-1/top-2 gap there");
-    drift_md_text(out, "%s decodes %d prompts of the lab's prompt set (chat template, drawn by the seed), %d greedy tokens each, under `%s` with only `kv` changed: an A100 alone in the `" REAL_PRESET "` preset. The baseline is the preset's own bf16 cache: K and V are rounded to bf16 before they are stored, so it holds what the kernels computed. The gap is the baseline run's own top-1 minus top-2 logit at the parting step (bf16 logits; the exact model's pass was not run).\n\n",
+    drift_out_meta(out, t_rows, "columns", "parted = the texts differ within the tokens; step = the first differing token (0-based, -1: none); "
+                   "token_bf16 / token_kv = the tokens chosen there; gap_bf16 / gap_kv = each run's own top-1 minus top-2 logit there (the deployment's gap, "
+                   "not the exact model's)");
+    drift_out_meta(out, t_sum, "table", "per KV storage: the prompts whose text parts from the kv=bf16 run's, "
+                   "with the Wilson 95%% interval (the prompt is the unit), the parting steps, the kv=bf16 run's own top-1/top-2 gap there");
+    drift_md_text(out, "%s decodes %d prompts of the lab's prompt set (chat template, drawn by the seed), %d greedy tokens each, "
+                  "under `%s` with only `kv` changed: an A100 alone in the `" REAL_PRESET "` preset. The baseline is the preset's own bf16 cache: "
+                  "K and V are rounded to bf16 before they are stored, so it holds what the kernels computed. "
+                  "The gap is the baseline run's own top-1 minus top-2 logit at the parting step (bf16 logits; the exact model's pass was not run).\n\n",
                   R->ckpt, R->N, R->T, base);
     double *st = malloc((size_t)R->N * sizeof *st), *gp = malloc((size_t)R->N * sizeof *gp);
     if (!st || !gp) drift_die_oom(16.0 * R->N, "the summaries of %d prompts", R->N);
@@ -136,7 +142,7 @@ static void kv_real_write(kv_real_t *R, drift_out_t *out, int t_rows, int t_sum,
         }
         double lo, hi, smed, gmed, gmax = -INFINITY;
         for (long j = 0; j < k; j++) gmax = gp[j] > gmax ? gp[j] : gmax;
-        drift_wilson(&lo, &hi, k, R->N, 1.959963984540054);
+        if (drift_wilson(&lo, &hi, k, R->N, 1.959963984540054)) drift_die("no Wilson interval for %ld of %d", k, R->N);
         if (drift_median(&smed, st, (size_t)k) || drift_median(&gmed, gp, (size_t)k)) drift_die("out of memory for a median");
         drift_row(out, t_sum, DRIFT_TXT(R->kvn[c]), DRIFT_TXT(R->spec[c]), DRIFT_INT(R->N), DRIFT_INT(R->T), DRIFT_INT(k),
                   DRIFT_NUM((double)k / R->N), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(smin), DRIFT_NUM(k ? smed : NAN),
@@ -168,7 +174,7 @@ static void kv_real_takeaway(const kv_real_t *R, drift_out_t *out)
             snprintf(d + at, cap - at, "%s%.31s", at ? ", " : "", R->kvn[c]);
     }
     double lo, hi;
-    drift_wilson(&lo, &hi, 0, R->N, 1.959963984540054);
+    if (drift_wilson(&lo, &hi, 0, R->N, 1.959963984540054)) drift_die("no Wilson interval for 0 of %d", R->N);
     drift_md_text(out, "- Real model (%s, `" REAL_PRESET ",kv=F` against its own bf16 cache, which holds the kernels' bf16 K and V unrounded; %d prompts x %d tokens): ",
                   R->ckpt, R->N, R->T);
     if (parted[0]) drift_md_text(out, "texts parted under %s", parted);

@@ -127,12 +127,16 @@ int main(int argc, char **argv)
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "the real model's prompt set (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {
-        "kv_cache",
-        "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, and does chunked prefill give the same bits as a full prefill?",
-        "fp32", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
-        NULL, /* cpu_only: attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
-        "the attention output's error against the exact attention grows with the storage format's precision, from "
+        .name = "kv_cache",
+        .question = "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, "
+                    "and does chunked prefill give the same bits as a full prefill?",
+        .default_formats = "fp32",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
+        .cpu_only = NULL, /* attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
+        .summary = "the attention output's error against the exact attention grows with the storage format's precision, from "
         "fp32 to fp8e5m2, with int8 in between (per-token scales better than one per-head scale); the next token, "
         "taken through a fixed projection, changes only where that error reaches the gap between the top two logits; "
         "chunked prefill gives the same bits as a full prefill except where the kernel or the cache depends on the "
@@ -146,7 +150,8 @@ int main(int argc, char **argv)
     int nkv = 0;
     {
         char buf[512], err[DRIFT_ERRMSG_MAX];
-        if (strlen(kvlist) >= sizeof buf || !kvlist[0]) drift_die("--kv-formats: a comma-separated list of KV storage formats (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");
+        if (strlen(kvlist) >= sizeof buf || !kvlist[0]) drift_die("--kv-formats: a comma-separated list of KV storage formats (accepted: "
+                                                                  "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");
         strcpy(buf, kvlist);
         for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
             if (nkv == MAX_KV) drift_die("--kv-formats: at most %d formats", MAX_KV);
@@ -178,7 +183,7 @@ int main(int argc, char **argv)
     const size_t H = (size_t)heads, G = (size_t)kv_heads, D = (size_t)dim, V = (size_t)vocab, HD = H * D;
 
     drift_attn_kernel_t flash;
-    drift_attn_kernel_parse(&flash, "flash:64,64", NULL, 0);
+    if (drift_attn_kernel_parse(&flash, "flash:64,64", NULL, 0)) drift_die("attention kernel 'flash:64,64' refused");
     double *W = malloc(V * HD * sizeof *W);
     if (!W) drift_die_oom((double)V * HD * sizeof *W, "the %zu x %zu output head (--vocab, --heads, --dim: smaller)", (size_t)V, (size_t)HD);
     fill(W, V * HD, cli.seed, 0x3EADu, 0);
@@ -246,7 +251,8 @@ int main(int argc, char **argv)
     /* -- chunked prefill vs full prefill -- */
     const char *ckspec[NCK] = {"standard", "flash:64,64", "splitkv:2", "splitkv:size=64"};
     drift_attn_kernel_t ck[NCK];
-    for (int i = 0; i < NCK; i++) drift_attn_kernel_parse(&ck[i], ckspec[i], NULL, 0);
+    for (int i = 0; i < NCK; i++)
+        if (drift_attn_kernel_parse(&ck[i], ckspec[i], NULL, 0)) drift_die("attention kernel '%s' refused", ckspec[i]);
     const size_t n = (size_t)plen, nC = (size_t)chunks.n;
     long *cd = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cd);
     double *cmax = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cmax);
@@ -290,9 +296,15 @@ int main(int argc, char **argv)
     kv_real_run(&real, &cli);
     drift_out_open(&out, &cli, TABLES, 7, 1);
     drift_out_meta(&out, T_MAIN, "table", "per (compute format, KV storage, L): the last `queries` query rows (causal) against a cache of L tokens filled by one append");
-    drift_out_meta(&out, T_MAIN, "shape", "heads %zu, kv_heads %zu, head_dim %zu, causal, scale 1/sqrt(dim); q, k, v ~ N(0,1) (Philox, seed %llu); kernel flash:64,64, operands rounded to the compute format after loading from the cache, fp32 accumulation and softmax, output kept in fp32", H, G, D, (unsigned long long)cli.seed);
-    drift_out_meta(&out, T_MAIN, "columns", "relerr_true = ||o - o*||_2 / ||o*||_2 and max_abs_err_true over the rows, o* = drift_attention_reference (MPFR, to fp64) of the unrounded q, k, v; logits = W o with W a fixed %zu x %zu N(0,1) matrix (fp64 arithmetic); argmax_flips = rows whose argmax differs from the argmax of W o*; min_gap_exact = the smallest top-1/top-2 gap of W o* over the rows; max_logit_err = max |W o - W o*|", V, HD);
-    drift_out_meta(&out, T_CHUNK, "table", "drift_attention_prefill of n tokens with chunk C (the cache grows by C tokens and those C queries attend to it) vs chunk 0 (all at once); bitwise, per query row; int8:head's scales are fixed by the first append (the first chunk)");
+    drift_out_meta(&out, T_MAIN, "shape", "heads %zu, kv_heads %zu, head_dim %zu, causal, scale 1/sqrt(dim); q, k, v ~ N(0,1) (Philox, seed %llu); "
+                   "kernel flash:64,64, operands rounded to the compute format after loading from the cache, "
+                   "fp32 accumulation and softmax, output kept in fp32", H, G, D, (unsigned long long)cli.seed);
+    drift_out_meta(&out, T_MAIN, "columns", "relerr_true = ||o - o*||_2 / ||o*||_2 and max_abs_err_true over the rows, o* = drift_attention_reference (MPFR, "
+                   "to fp64) of the unrounded q, k, v; logits = W o with W a fixed %zu x %zu N(0,1) matrix (fp64 arithmetic); "
+                   "argmax_flips = rows whose argmax differs from the argmax of W o*; min_gap_exact = the smallest top-1/top-2 gap of W o* over the rows; "
+                   "max_logit_err = max |W o - W o*|", V, HD);
+    drift_out_meta(&out, T_CHUNK, "table", "drift_attention_prefill of n tokens with chunk C (the cache grows by C tokens and those C queries attend to it) vs "
+                   "chunk 0 (all at once); bitwise, per query row; int8:head's scales are fixed by the first append (the first chunk)");
     for (int li = 0; li < nL; li++)
         for (int f = 0; f < nf; f++)
             for (int c = 0; c < nkv; c++) {
@@ -311,7 +323,9 @@ int main(int argc, char **argv)
                               DRIFT_NUM(cmax[t * nC + s]), DRIFT_TXT(ckspec[i]));
                 }
 
-    drift_md_intro(&out, "A cache of L tokens (%zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1)) stored in each format; the last %ld query rows through flash:64,64 in %s arithmetic (fp32 accumulation); the next token through a fixed %zu x %zu random projection.", H, G, D, nq, drift_format_name(cli.formats[0]), V, HD);
+    drift_md_intro(&out, "A cache of L tokens (%zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1)) stored in each format; "
+                   "the last %ld query rows through flash:64,64 in %s arithmetic (fp32 accumulation); "
+                   "the next token through a fixed %zu x %zu random projection.", H, G, D, nq, drift_format_name(cli.formats[0]), V, HD);
     for (int li = 0; li < nL; li++)
         for (int c = 0; c < nkv; c++) {
             const res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
@@ -366,7 +380,8 @@ int main(int argc, char **argv)
                 if (!expect) other += d, total += (long)n;
             }
         }
-    drift_md_text(&out, "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
+    drift_md_text(&out, "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); "
+                  "splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
             other, total, other == 0 ? "bit-identical" : "NOT identical");
     kv_real_takeaway(&real, &out);
     drift_out_commit(&out);

@@ -283,16 +283,26 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, NTABLES, 1);
     if (ck[0].gguf)
-        drift_out_meta(&out, T_ERR, "table", "per (model, config, layer, block): %s: %s; synthetic = drift_checkpoint_synth dim 64 hidden 172 heads 8/4 vocab 512, seed %llu: %s; each scored teacher-forced alone",
+        drift_out_meta(&out, T_ERR, "table", "per (model, config, layer, block): %s: %s; synthetic = drift_checkpoint_synth dim 64 hidden 172 heads 8/4 vocab "
+                       "512, seed %llu: %s; each scored teacher-forced alone",
                        model_name[0], sample[0], (unsigned long long)cli.seed, sample[1]);
     else /* the words of the runs before the GGUF default: the quick profile's files as they were */
-        drift_out_meta(&out, T_ERR, "table", "per (model, config, layer, block): %zu tokens (BOS then uniform random ids) scored teacher-forced alone; synthetic = drift_checkpoint_synth dim 64 hidden 172 heads 8/4 vocab 512, seed %llu", T, (unsigned long long)cli.seed);
-    drift_out_meta(&out, T_ERR, "columns", "depth = 4 layer + block index (attn-norm 0, attn 1, mlp-norm 2, mlp 3; final-norm = 4 L); rel_err = ||h - h_exact||_2 / ||h_exact||_2 per token row, mean and max over the tokens; h_exact from the exact model (fp64, correctly rounded dots and sums)");
-    drift_out_meta(&out, T_FIT, "table", "per (model, config): least-squares fits of log rel_err_mean after each layer's MLP residual (block mlp, layers from .. to, numbered from 1) against the layer number");
-    drift_out_meta(&out, T_FIT, "columns", "factor_per_layer = exp(slope of log rel_err on layer): rel_err ~ a factor^layer; power = slope of log rel_err on log layer: rel_err ~ a layer^power (0.5: independent per-layer errors adding up; 1: errors adding in step); *_rms_factor = exp(rms residual of that fit): the typical factor between a layer's error and the fitted line; growth = rel_err after the last layer / after the first");
+        drift_out_meta(&out, T_ERR, "table", "per (model, config, layer, block): %zu tokens (BOS then uniform random ids) scored teacher-forced alone; "
+                       "synthetic = drift_checkpoint_synth dim 64 hidden 172 heads 8/4 vocab 512, seed %llu", T, (unsigned long long)cli.seed);
+    drift_out_meta(&out, T_ERR, "columns", "depth = 4 layer + block index (attn-norm 0, attn 1, mlp-norm 2, mlp 3; final-norm = 4 L); "
+                   "rel_err = ||h - h_exact||_2 / ||h_exact||_2 per token row, mean and max over the tokens; h_exact from the exact model (fp64, correctly rounded dots and sums)");
+    drift_out_meta(&out, T_FIT, "table", "per (model, config): least-squares fits of log rel_err_mean after each layer's MLP residual (block mlp, "
+                   "layers from .. to, numbered from 1) against the layer number");
+    drift_out_meta(&out, T_FIT, "columns", "factor_per_layer = exp(slope of log rel_err on layer): rel_err ~ a factor^layer; "
+                   "power = slope of log rel_err on log layer: rel_err ~ a layer^power (0.5: independent per-layer errors adding up; 1: errors adding in step); "
+                   "*_rms_factor = exp(rms residual of that fit): the typical factor between a layer's error and the fitted line; "
+                   "growth = rel_err after the last layer / after the first");
     char under[192];
     configs_phrase(under, sizeof under, use);
-    drift_md_intro(&out, "Hidden states of %s (%d layers, real weights%s; %s) and of a synthetic model (%ld layers; %s), teacher-forced, under %s, against the exact reference: fp64 throughout with every dot product and sum correctly rounded to fp64 (the superaccumulator of exact.h) and glibc fp64 elementwise functions, so each operation errs by at most ~2^-52 relative and the reference sits at least eight orders of magnitude below the fp32 effects measured.",
+    drift_md_intro(&out, "Hidden states of %s (%d layers, real weights%s; %s) and of a synthetic model (%ld layers; "
+                   "%s), teacher-forced, under %s, against the exact reference: fp64 throughout with every dot product and sum correctly rounded to fp64 (the "
+                   "superaccumulator of exact.h) and glibc fp64 elementwise functions, so each operation errs by at most ~2^-52 relative and the reference sits "
+                   "at least eight orders of magnitude below the fp32 effects measured.",
                    model_name[0], ck[0].cfg.n_layers, ck[0].gguf ? ", GGUF dequantized" : "", sample[0], L_, sample[1], under);
 
     double growth[2][NCONF], last[2][NCONF], first_u[2][NCONF];
@@ -404,7 +414,8 @@ int main(int argc, char **argv)
         /* within a factor of two either way: the weights' rounding alone gives the error of
          * rounding every GEMM's inputs and outputs */
         if (lo >= 0.5 && hi <= 2)
-            drift_out_summary(&out, ". LayerCast (bf16 weights, fp32 compute) sits with bf16 (%s times its error after the last layer): measured against the fp32 model, rounding the weights to bf16 is a change of the model, not a rounding of its arithmetic", r);
+            drift_out_summary(&out, ". LayerCast (bf16 weights, fp32 compute) sits with bf16 (%s times its error after the last layer): "
+                              "measured against the fp32 model, rounding the weights to bf16 is a change of the model, not a rounding of its arithmetic", r);
         else
             drift_out_summary(&out, ". LayerCast (bf16 weights, fp32 compute) has %s times bf16's error after the last layer", r);
     }

@@ -83,11 +83,15 @@ int main(int argc, char **argv)
         {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64", 64, 1 << 20, {"1024", "4096", "4096"}},
     };
     const drift_cli_spec_t spec = {
-        "matmul_drift", "How far is C = A B from the exact product, per format and kernel, as K grows?",
-        "fp32,tf32,bf16,fp16,fp8e4m3", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps GEMM kernels, not reduction orders (use --kernels; each kernel's order is in the CSV)", /* no_orders */
-        NULL, /* cpu_only: GEMMs go through the dispatcher (--backend cuda) */
-        "each cell is how far the product is from the exact one (median over outputs of the relative error), with the "
+        .name = "matmul_drift",
+        .question = "How far is C = A B from the exact product, per format and kernel, as K grows?",
+        .default_formats = "fp32,tf32,bf16,fp16,fp8e4m3",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps GEMM kernels, not reduction orders (use --kernels; each kernel's order is in the CSV)",
+        .cpu_only = NULL, /* GEMMs go through the dispatcher (--backend cuda) */
+        .summary = "each cell is how far the product is from the exact one (median over outputs of the relative error), with the "
         "slope of its growth over K in parentheses. With an fp32 accumulator the error grows like sqrt(K) (slope ~0.5): "
         "rounding errors mostly cancel. Split-K shortens every chain and lowers it. The tensor-core models truncate "
         "instead of rounding, so their errors share one sign and grow like K (slope ~1). A 16-bit accumulator grows "
@@ -150,7 +154,8 @@ int main(int argc, char **argv)
     drift_mm_distinct_t *drows = calloc((size_t)nd * ns, sizeof *drows);
     double *slope = malloc((size_t)nd * ns * nk * sizeof *slope);
     if (!cells || !srows || !drows || !slope)
-        drift_die_oom((double)nd * ns * nk * nK * sizeof *cells + (double)nd * ns * SPLIT_MAX * sizeof *srows, "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)", nd, ns, nk, nK);
+        drift_die_oom((double)nd * ns * nk * nK * sizeof *cells + (double)nd * ns * SPLIT_MAX * sizeof *srows,
+                      "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)", nd, ns, nk, nK);
     int rc = drift_mm_sweep_run(cells, &W);
     size_t nsr, ndr;
     if (!rc) rc = drift_mm_split_run(srows, &nsr, drows, &ndr, &W, KS);

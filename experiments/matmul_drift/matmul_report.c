@@ -62,7 +62,8 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
                             "superaccumulator, correctly rounded), so only the arithmetic of the product is measured.");
     drift_md_reproduce(&out, "data/matmul_drift*.csv; %zu x %zu outputs, K = %zu .. %zu", M, N, Kv[0], Kv[nK - 1]);
     char b1[80], b2[32];
-    drift_out_meta(&out, T_MAIN, "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); kernel_key = the same with commas as x, for tools that split on every comma");
+    drift_out_meta(&out, T_MAIN, "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); "
+                   "kernel_key = the same with commas as x, for tools that split on every comma");
     drift_out_meta(&out, T_MAIN, "table", "error of C = A B (M x N outputs) against the exact product of the rounded inputs");
     drift_out_meta(&out, T_MAIN, "shape", "M = %zu, N = %zu", M, N);
     drift_out_meta(&out, T_MAIN, "kernels", "%s", kernels_opt);
@@ -87,8 +88,7 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
                     double u = drift_format_info(set[si].acc)->unit_roundoff;
                     drift_order_t o;
                     char ospec[DRIFT_ORDER_SPEC_MAX];
-                    drift_gemm_kernel_order(&o, &kern[kk]);
-                    if (drift_order_print(ospec, sizeof ospec, &o) < 0) snprintf(ospec, sizeof ospec, "?");
+                    if (drift_gemm_kernel_order(&o, &kern[kk]) || drift_order_print(ospec, sizeof ospec, &o) < 0) snprintf(ospec, sizeof ospec, "?");
                     drift_row(&out, T_MAIN, DRIFT_TXT(drift_dist_name(dists[d])), DRIFT_TXT(drift_format_name(set[si].in)),
                               DRIFT_TXT(drift_format_name(set[si].acc)), DRIFT_TXT(kname[kk]), DRIFT_TXT(ospec), DRIFT_INT(K),
                               DRIFT_NUM(r->err.nmse), DRIFT_NUM(r->err.err_mean), DRIFT_NUM(r->err.err_max),

@@ -13,7 +13,7 @@
 int drift_mm_kernel_runs(const drift_gemm_kernel_t *k, drift_mm_setting_t s)
 {
     drift_order_t o;
-    drift_gemm_kernel_order(&o, k);
+    if (drift_gemm_kernel_order(&o, k)) return 0; /* not a kernel drift_gemm runs */
     drift_recipe_t r = drift_recipe(s.in, &o, s.acc, s.acc);
     return drift_recipe_check(&r, NULL, 0) == DRIFT_OK;
 }

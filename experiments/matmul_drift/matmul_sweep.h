@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "gemm.h"
 #include "gen.h"
 #include "product_error.h"
@@ -50,7 +51,7 @@ int drift_mm_kernel_runs(const drift_gemm_kernel_t *k, drift_mm_setting_t s);
 size_t drift_mm_at(const drift_mm_sweep_t *w, int d, int si, int kk, int ki);
 /* Inputs from the stream (seed, "matmul_drift", K, 2 d + matrix). 0, DRIFT_ENOMEM, or the
  * dispatcher's error. */
-int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w);
+DRIFT_MUST_CHECK int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w);
 
 typedef struct {
     int dist, setting, S;
@@ -68,7 +69,7 @@ typedef struct {
 /* The split sweep at K for the settings with an fp32 accumulator: split[] holds nd x ns x
  * DRIFT_MM_SPLIT_MAX rows, distinct[] nd x ns; *nsplit and *ndistinct say how many were
  * filled. 0, DRIFT_ENOMEM, or the dispatcher's error. */
-int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinct_t *distinct, size_t *ndistinct,
-                       const drift_mm_sweep_t *w, size_t K);
+DRIFT_MUST_CHECK int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinct_t *distinct, size_t *ndistinct,
+                                        const drift_mm_sweep_t *w, size_t K);
 
 #endif

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 
 typedef enum { DRIFT_ERRLAW_GAUSS = 0, DRIFT_ERRLAW_CONV, DRIFT_ERRLAW_N } drift_errlaw_t;
@@ -38,7 +39,7 @@ double drift_errlaw_loglik(drift_errlaw_t law, const double *e, size_t n, double
  * A set whose errors all lie within [-q/2, q/2] may fit sigma at the lower end: the data then
  * show no noise beyond the rounding. 0 or DRIFT_EINVAL (n = 0, a non-finite error, q < 0, or
  * CONV with q = 0 and all errors 0). */
-int drift_errlaw_fit(double *sigma, drift_errlaw_t law, const double *e, size_t n, double q);
+DRIFT_MUST_CHECK int drift_errlaw_fit(double *sigma, drift_errlaw_t law, const double *e, size_t n, double q);
 
 /* KL(A || B) = the integral of f_A log(f_A / f_B): the expected log-likelihood ratio per
  * error for A over B when A is true (A and B each with its own sigma, the same q), by
@@ -70,7 +71,7 @@ typedef struct {
 
 /* Fills out[] with the binades that hold at least DRIFT_ERRLAW_MIN_N errors (nbin entries at
  * most), in increasing order; their count, or DRIFT_EINVAL / DRIFT_ENOMEM. */
-int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val, const int *unit, size_t n, int units,
-                         int k_lo, int nbin, drift_format_t fmt);
+DRIFT_MUST_CHECK int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val, const int *unit, size_t n, int units,
+                                          int k_lo, int nbin, drift_format_t fmt);
 
 #endif

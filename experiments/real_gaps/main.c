@@ -232,7 +232,9 @@ int main(int argc, char **argv)
     const drift_cli_opt_t opts[] = {
         {"sequences", DRIFT_OPT_INT, &R_, "R", "greedy texts (GGUF: prompts drawn from --prompts; llama2.c: BOS and one random first token)", 1, 4096, {"2", "3", "10"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per text", 1, 4096, {"24", "24", "128"}},
-        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "checkpoint, llama2.c .bin or GGUF (when not given: SmolLM2-135M-Instruct in the default and full profiles, stories260K in quick, whose run is a smoke test of seconds)", 0, 0, {0}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE",
+         "checkpoint, llama2.c .bin or GGUF (when not given: SmolLM2-135M-Instruct in the default and full profiles, stories260K in quick, "
+         "whose run is a smoke test of seconds)", 0, 0, {0}},
         {"prompts", DRIFT_OPT_STRING, &prompts, "FILE", "prompt set of a GGUF model (default tests/data/llamacpp_prompts.txt)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC("real_gaps", QUESTION, opts, "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", SUMMARY);
@@ -275,11 +277,17 @@ int main(int argc, char **argv)
     drift_out_open(&out, &cli, TABLES, 7, 1);
     drift_out_meta(&out, T_GAPS, "table", "per scored position: %d texts of %s (%s, then %d fp32 greedy tokens; %zu positions), the exact model teacher-forced over them", R, base,
                    ck.gguf ? "a prompt drawn from the prompt set" : "BOS and a random first token", T, NP);
-    drift_out_meta(&out, T_GAPS, "columns", "token = the text's next token (the fp32 greedy choice after the prompt); exact_top1/top2 = the exact model's top two (first index wins ties); exact_gap = their logit difference (fp64 reference: correctly rounded dots)");
+    drift_out_meta(&out, T_GAPS, "columns", "token = the text's next token (the fp32 greedy choice after the prompt); "
+                   "exact_top1/top2 = the exact model's top two (first index wins ties); exact_gap = their logit difference (fp64 reference: correctly rounded dots)");
     drift_out_meta(&out, T_HIST, "table", "histogram of exact_gap over log10 bins (10 per decade, 1e-6 .. 1e2; the first bin also holds gaps below 1e-6)");
     drift_out_meta(&out, T_FLIPS, "table", "per configuration: teacher-forced over the same tokens");
-    drift_out_meta(&out, T_FLIPS, "columns", "sigma = rms over positions of (config gap - exact gap) on the exact top pair; predicted_gauss = sum Phi(-gap/sigma); predicted_conv = sum of fliplaw CONV with q = ulp of the LM head's output format at the exact top logit; observed = positions whose argmax differs from the exact one; frac_gaps_below_sigma = fraction of positions with exact gap < sigma");
-    drift_md_intro(&out, "%d greedy texts of %s (%s, %d fp32 greedy tokens; %zu positions), scored teacher-forced by the exact model (fp64, correctly rounded dots: within ~1e-13 relative of the real-number logits) and by fp32, bf16, fp16 (H100 tensor-core model, logits stored in the format) and LayerCast (bf16 weights, fp32 compute).", R, base,
+    drift_out_meta(&out, T_FLIPS, "columns",
+                   "sigma = rms over positions of (config gap - exact gap) on the exact top pair; predicted_gauss = sum Phi(-gap/sigma); "
+                   "predicted_conv = sum of fliplaw CONV with q = ulp of the LM head's output format at the exact top logit; "
+                   "observed = positions whose argmax differs from the exact one; frac_gaps_below_sigma = fraction of positions with exact gap < sigma");
+    drift_md_intro(&out, "%d greedy texts of %s (%s, %d fp32 greedy tokens; %zu positions), scored teacher-forced by the exact model (fp64, "
+                   "correctly rounded dots: within ~1e-13 relative of the real-number logits) and by fp32, bf16, fp16 (H100 tensor-core model, "
+                   "logits stored in the format) and LayerCast (bf16 weights, fp32 compute).", R, base,
                    ck.gguf ? "prompts drawn by the seed from the witness prompt set; the generated positions are measured" : "BOS, one random first token", T, NP);
 
     /* -- the texts: fp32 greedy, alone -- */
@@ -468,8 +476,10 @@ int main(int argc, char **argv)
         if (r > worst || wc < 0) worst = r, wc = c;
     }
     if (wc >= 0)
-        drift_md_text(&out, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g of the observed count (worst: %s).\n", worst, CONFS[wc].name);
-    drift_md_text(&out, "- Error law (data/real_gaps_errlaw.csv; gauss: accumulation noise, conv: noise then rounding to the stored grid; by binade of the exact logit, %d texts held out in turn): ", R);
+        drift_md_text(&out, "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g "
+                      "of the observed count (worst: %s).\n", worst, CONFS[wc].name);
+    drift_md_text(&out, "- Error law (data/real_gaps_errlaw.csv; gauss: accumulation noise, conv: noise then rounding to the stored grid; "
+                  "by binade of the exact logit, %d texts held out in turn): ", R);
     char tails[256] = "";
     double tail_lo = NAN, spread = 1, span = INFINITY, pspread = 1, power = 0; /* over the configurations: the largest
                                   sigma_max / sigma_min, the smallest ratio of top and bottom binades, the largest

@@ -95,12 +95,15 @@ int main(int argc, char **argv)
         {"ties", DRIFT_OPT_INT, &ties, "N", "planted exact-tie rows for the T = 1e-8 demonstration (default 8)", 1, 10000, {0}},
     };
     const drift_cli_spec_t spec = {
-        EXP,
-        "With the random stream fixed, how often does the sampled token change when only the numerics of the LM head "
+        .name = EXP,
+        .question = "With the random stream fixed, how often does the sampled token change when only the numerics of the LM head "
         "change, per temperature, and is temperature 1e-8 the same as greedy?",
-        "bf16", "seq,splitk:16,tc:h100", opts, (int)(sizeof opts / sizeof opts[0]), NULL /* no_orders */,
-        NULL /* cpu_only: logits go through the dispatcher (--backend cuda) */,
-        "with the random stream fixed, the token still changes when the logits' rounding changes, because the uniform "
+        .default_formats = "bf16",
+        .default_orders = "seq,splitk:16,tc:h100",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .cpu_only = NULL, /* logits go through the dispatcher (--backend cuda) */
+        .summary = "with the random stream fixed, the token still changes when the logits' rounding changes, because the uniform "
         "lands on a CDF whose boundaries moved; at T = 0 only an argmax flip changes it. A temperature of 1e-8 is not "
         "greedy: it samples from a softmax that splits computed ties evenly, and the uniform decides. Plot: ./lab plot "
         "sampling_flip."};
@@ -154,7 +157,7 @@ int main(int argc, char **argv)
     {
         drift_stream_t s;
         drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".model"), (uint32_t)K, 0);
-        drift_hidden_model(&model, (size_t)K, &s);
+        if (drift_hidden_model(&model, (size_t)K, &s)) drift_die("--K: no hidden-state model for K = %ld", (long)K);
     }
     double *W = malloc((size_t)V * K * sizeof *W), *H = malloc((size_t)rows * K * sizeof *H);
     if (!W || !H) drift_die_oom(8.0 * ((double)V * K + (double)rows * K), "the %ld x %ld head and %ld hidden rows (--V, --K, --rows: smaller)", (long)V, (long)K, (long)rows);

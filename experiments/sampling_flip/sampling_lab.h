@@ -6,6 +6,7 @@
 #ifndef DRIFT_SAMPLING_LAB_H
 #define DRIFT_SAMPLING_LAB_H
 
+#include "drift.h"
 #include "cli.h"
 #include "sampling_sweep.h"
 #include "tie_demo.h"
@@ -33,6 +34,6 @@ typedef struct {
 } drift_sf_lab_t;
 
 /* Every output file, committed together; stdout unless --quiet. 0, or DRIFT_ENOMEM with no file written. */
-int drift_sampling_write(const drift_sf_lab_t *L);
+DRIFT_MUST_CHECK int drift_sampling_write(const drift_sf_lab_t *L);
 
 #endif

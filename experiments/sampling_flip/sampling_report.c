@@ -63,7 +63,8 @@ int drift_sampling_write(const drift_sf_lab_t *L)
     static const drift_col_t MD_TINY[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"), DRIFT_C_CELL("rows with a tie at the top"),
                                           DRIFT_C_CELL("steps where T = 1e-8 != argmax")};
     snprintf(title[0], sizeof title[0], "**Sampled token differs from the one sampled from the exact logits** (fraction of steps, full softmax):");
-    snprintf(title[1], sizeof title[1], "**Temperature 1e-8 is not greedy.** T = 0 takes the argmax (lowest id among equal logits) and never builds a distribution; T = 1e-8 still samples from softmax(l / 1e-8), which gives every token tied at the top an equal share, so the uniform picks among them:");
+    snprintf(title[1], sizeof title[1], "**Temperature 1e-8 is not greedy.** T = 0 takes the argmax (lowest id among equal logits) and never builds a "
+             "distribution; T = 1e-8 still samples from softmax(l / 1e-8), which gives every token tied at the top an equal share, so the uniform picks among them:");
     snprintf(title[2], sizeof title[2], "**The engines' samplers** (lib/llm/sampler.h; each step's randomness keyed by (seed, hidden state, draw) "
              "and shared by every numerics; fraction of steps whose token differs from the exact logits' [95%% interval "
              "clustered by hidden state, %ld hidden states x %ld draws]). inverse-cdf walks the CDF in token-id order; "
@@ -88,7 +89,9 @@ int drift_sampling_write(const drift_sf_lab_t *L)
     drift_out_meta(&out, T_RATES, "table", "fraction of sampling steps whose token differs from the one sampled from the exact logits (same uniform), and from the first kernel's");
     drift_out_meta(&out, T_RATES, "head", "K = %ld, V = %ld, %ld hidden states x %ld uniforms = %zu steps; weights N(0,1/K), hidden states with outlier channels", K, V, rows, draws, nsteps);
     drift_out_meta(&out, T_RATES, "sampler", "full softmax | top-k (k = %d) | top-p (p = %g); inverse CDF in token-id order over exp((l - lmax)/T) in double; T = 0: argmax (lowest id)", TOPK, TOPP);
-    drift_out_meta(&out, T_RATES, "interval", "95%%, clustered by hidden state: Wilson score interval for the mean of the %ld row fractions with n = rows, the independent units; steps of one hidden state share its logits", rows);
+    drift_out_meta(&out, T_RATES, "interval",
+                   "95%%, clustered by hidden state: Wilson score interval for the mean of the %ld row fractions with n = rows, the independent units; "
+                   "steps of one hidden state share its logits", rows);
     double worst_top = 0; /* the largest full-softmax change rate, and where */
     const char *worst_name = "", *worst_sampler = "inverse CDF"; /* over both tables: "up to" is the largest shown */
     drift_cell_t row[3 + DRIFT_SF_MAXT];
@@ -153,7 +156,9 @@ int drift_sampling_write(const drift_sf_lab_t *L)
                         "returns the lower id, while T = 1e-8 returned the higher id in %ld of %ld draws (%.1f%%).\n\n",
                   ties, drift_format_name(ft), TI[0].pa, TI[0].a, TI[0].b, nb, ties * draws, 100.0 * nb / (ties * draws));
 
-    drift_out_meta(&out, T_SAMP, "table", "the engines' samplers (lib/llm/sampler.h: inverse-cdf = token-id order, exp-race = PyTorch multinomial / vLLM, gumbel = Gumbel-max, rejection = FlashInfer top-k), each driven by keyed randomness shared by every numerics: fraction of steps whose token differs from the one sampled from the exact logits");
+    drift_out_meta(&out, T_SAMP, "table", "the engines' samplers (lib/llm/sampler.h: inverse-cdf = token-id order, exp-race = PyTorch multinomial / vLLM, "
+                   "gumbel = Gumbel-max, rejection = FlashInfer top-k), each driven by keyed randomness shared by every numerics: "
+                   "fraction of steps whose token differs from the one sampled from the exact logits");
     drift_out_meta(&out, T_SAMP, "interval", "95%%, clustered by hidden state (%ld rows of %ld draws)", rows, draws);
     double R2[MAXF][MAXC][DRIFT_SF_MAXE][DRIFT_SF_MAXT][3]; /* rate, lo, hi per (format, kernel, sampler, temperature) */
     for (int fi = 0; fi < nF; fi++)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "sampler.h"
 
 typedef struct {
@@ -31,12 +32,12 @@ typedef struct {
 } drift_sf_check_t;
 
 /* Exact logits L (rows x V) of H (rows x K) and WT (K x V): each dot correctly rounded to double. 0 or DRIFT_ENOMEM. */
-int drift_exact_logits(double *L, const double *H, const double *WT, size_t rows, size_t V, size_t K);
+DRIFT_MUST_CHECK int drift_exact_logits(double *L, const double *H, const double *WT, size_t rows, size_t V, size_t K);
 
 /* tok[(t * DRIFT_NCUTS + cut) * steps + r * draws + j] and etok[(te * ne + k) * steps + ...]
  * for the logits L (rows x V). 0, DRIFT_ENOMEM, or DRIFT_EINVAL (an inconsistency: the
  * argmax disagrees with the sort, or an engine's sampler failed). */
-int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sf_check_t *chk, const double *L,
-                             const drift_sf_sweep_t *w);
+DRIFT_MUST_CHECK int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sf_check_t *chk, const double *L,
+                                              const drift_sf_sweep_t *w);
 
 #endif

@@ -30,10 +30,14 @@ int drift_tie_demo(drift_tie_demo_t *t, const drift_hidden_model_t *model, size_
     }
     double sc = drift_logit_scale(h, K);
     drift_gen_row_with_logit(Wt + a * K, h, K, 5 * sc, &s); /* well above the 64 others */
-    drift_plant_tie(h, Wt + b * K, Wt + a * K, K, 16, &s);
+    int rc = drift_plant_tie(h, Wt + b * K, Wt + a * K, K, 16, &s);
     for (size_t i = 0; i < K; i++) h[i] = drift_rne(h[i], f);
     for (size_t i = 0; i < VT * K; i++) Wt[i] = drift_rne(Wt[i], f);
-    for (size_t v = 0; v < VT; v++) drift_exact_dot(&l[v], h, Wt + v * K, K, DRIFT_FP64, DRIFT_RNE);
+    for (size_t v = 0; v < VT && !rc; v++) rc = drift_exact_dot(&l[v], h, Wt + v * K, K, DRIFT_FP64, DRIFT_RNE);
+    if (rc) {
+        free(h), free(Wt);
+        return rc;
+    }
     double sum = 0, lmax = l[drift_cdf_argmax(l, VT)];
     for (size_t v = 0; v < VT; v++) sum += (w[v] = exp((l[v] - lmax) / 1e-8));
     *t = (drift_tie_demo_t){a, b, l[a], l[b], w[a] / sum, w[b] / sum, 0, drift_cdf_argmax(l, VT)};

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "format.h"
 #include "gen_logits.h"
 
@@ -26,7 +27,7 @@ typedef struct {
 /* Tie q: the head from the stream (seed, tie_stream, K, q), inputs rounded to f, exact logits;
  * draws uniforms from the streams (seed, u_stream, q, j), drawn by the inverse CDF
  * (sampler.h's plain sampler, full). 0 or DRIFT_ENOMEM. */
-int drift_tie_demo(drift_tie_demo_t *t, const drift_hidden_model_t *model, size_t K, drift_format_t f, uint64_t seed,
-                   uint32_t tie_stream, uint32_t u_stream, long q, long draws);
+DRIFT_MUST_CHECK int drift_tie_demo(drift_tie_demo_t *t, const drift_hidden_model_t *model, size_t K, drift_format_t f,
+                                    uint64_t seed, uint32_t tie_stream, uint32_t u_stream, long q, long draws);
 
 #endif

@@ -104,12 +104,16 @@ int main(int argc, char **argv)
           "4,8,10,11,11.03,11.05,11.06,11.07,11.08,11.09,11.1,11.2,12,16,32,64,88,88.7,88.8,89,100"}},
     };
     const drift_cli_spec_t spec = {
-        "softmax_drift",
-        "How far does a softmax kernel (naive, safe, online, online:B) drift from the exact softmax as the vocabulary grows, per input format; where does naive softmax overflow; how often does the top-1 token change?",
-        "fp32,bf16,fp16", "seq", opts, (int)(sizeof opts / sizeof opts[0]),
-        "sweeps softmax variants, not reduction orders (the sums of exponentials are seq in fp32)",
-        NULL, /* cpu_only: probabilities go through the dispatcher (--backend cuda); log-sum-exp stays on the CPU */
-        "with fp32 arithmetic the variants differ through their sums: one running sum of N exponentials (naive, safe, "
+        .name = "softmax_drift",
+        .question = "How far does a softmax kernel (naive, safe, online, online:B) drift from the exact softmax as the vocabulary grows, per input format; "
+                    "where does naive softmax overflow; how often does the top-1 token change?",
+        .default_formats = "fp32,bf16,fp16",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps softmax variants, not reduction orders (the sums of exponentials are seq in fp32)",
+        .cpu_only = NULL, /* probabilities go through the dispatcher (--backend cuda); log-sum-exp stays on the CPU */
+        .summary = "with fp32 arithmetic the variants differ through their sums: one running sum of N exponentials (naive, safe, "
         "online) loses accuracy as N grows, online:B's blocked sums much less; in bf16 and fp16 the rounding of the "
         "logits to the input format outweighs the arithmetic, which the exact softmax of the rounded logits shows; naive "
         "softmax computed in fp16 returns NaN once the largest logit (or the sum of exponentials) passes 65504, i.e. a "

@@ -52,11 +52,21 @@ void drift_softmax_write(const drift_softmax_lab_t *L)
     drift_out_meta(&out, T_MAIN, "table", "per (format, variant, N), the largest error over the rows (the count columns: rows)");
     drift_out_meta(&out, T_MAIN, "inputs", "logits x_i = %g * N(0,1) (Philox, seed %llu), rounded RNE to the format; %zu rows per N", sigma,
                    (unsigned long long)cli->seed, R);
-    drift_out_meta(&out, T_MAIN, "arithmetic", "max exact; t = x - m, exponentials (correctly rounded expf), sums (seq) and quotients in fp32 RNE; probabilities and log-sum-exp kept in fp32; online:B with B = %ld", block);
-    drift_out_meta(&out, T_MAIN, "reference", "p* = exp(x_i - max) / s with Neumaier's compensated sum s in fp64 (relative error below (|x_i - max| + 4) * 2^-53); held against MPFR's correctly rounded softmax and log-sum-exp on %ld rows with N <= %d: largest relative difference %.3g", xrows, CROSSCHECK_MAX_N, xdev_max);
-    drift_out_meta(&out, T_MAIN, "columns", "prob_l1_* = sum_i |p_i - p*_i| against the exact softmax (see reference) of the unrounded logits (true) or of the logits rounded to the format (round: the arithmetic's own error); prob_relerr_true_max = max_i |p_i - p*_i| / p*_i over p*_i >= 2^-126; lse_relerr = |lse - lse*| / |lse*|; top1_changed = rows whose largest computed probability (lowest index among equals) is not the exact top-1 of the unrounded logits; top1_tied = rows whose largest computed probability is shared; nan_rows = rows with a NaN probability (their errors are nan)");
-    drift_out_meta(&out, T_CLIFF, "table", "naive and safe with every step in the format itself (input, arithmetic and output), N = %zu logits N(0,1) rounded to the format with logit 0 replaced by the peak", NC);
-    drift_out_meta(&out, T_CLIFF, "columns", "peak_rounded = the peak as the format holds it; nan_probs = NaN probabilities of 1024; prob_l1_round = sum |p - p*| against the exact softmax of the rounded logits (nan when any p is NaN); lse, lse_exact = computed and exact log-sum-exp");
+    drift_out_meta(&out, T_MAIN, "arithmetic",
+                   "max exact; t = x - m, exponentials (correctly rounded expf), sums (seq) and quotients in fp32 RNE; "
+                   "probabilities and log-sum-exp kept in fp32; online:B with B = %ld", block);
+    drift_out_meta(&out, T_MAIN, "reference",
+                   "p* = exp(x_i - max) / s with Neumaier's compensated sum s in fp64 (relative error below (|x_i - max| + 4) * 2^-53); "
+                   "held against MPFR's correctly rounded softmax and log-sum-exp on %ld rows with N <= %d: largest relative difference %.3g", xrows, CROSSCHECK_MAX_N, xdev_max);
+    drift_out_meta(&out, T_MAIN, "columns", "prob_l1_* = sum_i |p_i - p*_i| against the exact softmax (see reference) of the unrounded logits (true) or of the "
+                   "logits rounded to the format (round: the arithmetic's own error); prob_relerr_true_max = max_i |p_i - p*_i| / p*_i over p*_i >= 2^-126; "
+                   "lse_relerr = |lse - lse*| / |lse*|; top1_changed = rows whose largest computed probability (lowest index among equals) is not the exact "
+                   "top-1 of the unrounded logits; top1_tied = rows whose largest computed probability is shared; nan_rows = rows with a NaN probability (their errors are nan)");
+    drift_out_meta(&out, T_CLIFF, "table", "naive and safe with every step in the format itself (input, arithmetic and output), "
+                   "N = %zu logits N(0,1) rounded to the format with logit 0 replaced by the peak", NC);
+    drift_out_meta(&out, T_CLIFF, "columns",
+                   "peak_rounded = the peak as the format holds it; nan_probs = NaN probabilities of 1024; "
+                   "prob_l1_round = sum |p - p*| against the exact softmax of the rounded logits (nan when any p is NaN); lse, lse_exact = computed and exact log-sum-exp");
     for (int f = 0; f < nf; f++) /* one series per (format, variant), contiguous for the plots */
         for (int v = 0; v < NVAR; v++)
             for (int ni = 0; ni < nN; ni++) {
@@ -75,7 +85,10 @@ void drift_softmax_write(const drift_softmax_lab_t *L)
                           DRIFT_NUM(m->l1_true), DRIFT_NUM(clse[(f * 2 + v) * np + k]), DRIFT_NUM(clse_ref[f * np + k]));
             }
 
-    drift_md_intro(&out, "Rows of %zu Gaussian logits (sigma %g) per vocabulary size N, rounded to the input format; the four variants of lib/ops/softmax.h with fp32 arithmetic (correctly rounded expf, seq sums, online:B with B = %ld); errors against the exact softmax of the unrounded logits and of the rounded ones (fp64 with a compensated sum, relative error below 1e-14, held against MPFR on every row with N <= %d).", R, sigma, block, CROSSCHECK_MAX_N);
+    drift_md_intro(&out, "Rows of %zu Gaussian logits (sigma %g) per vocabulary size N, rounded to the input format; "
+                   "the four variants of lib/ops/softmax.h with fp32 arithmetic (correctly rounded expf, seq sums, online:B with B = %ld); "
+                   "errors against the exact softmax of the unrounded logits and of the rounded ones (fp64 with a compensated sum, relative error below 1e-14, "
+                   "held against MPFR on every row with N <= %d).", R, sigma, block, CROSSCHECK_MAX_N);
     for (int f = 0; f < nf; f++)
         for (int ni = 0; ni < nN; ni++) {
             char top[48];
@@ -117,7 +130,9 @@ void drift_softmax_write(const drift_softmax_lab_t *L)
             lo = fmin(lo, a->l1_true_max), hi = fmax(hi, a->l1_true_max), ar = fmax(ar, a->l1_round_max);
         }
         for (int ni = 0; ni < nN; ni++) ch += AGG(ni, f, 1)->top1_changed, tie += AGG(ni, f, 1)->top1_tied, nanr += AGG(ni, f, 0)->nan_rows;
-        drift_md_text(&out, "- %s inputs, N = %ld: safe, online and %s give L1 errors %.3g to %.3g against the exact softmax of the unrounded logits, of which the arithmetic (against the rounded logits) accounts for at most %.3g%s; the top-1 token changed in %ld of %zu rows over all N (the largest probability was shared in %ld).\n",
+        drift_md_text(&out, "- %s inputs, N = %ld: safe, online and %s give L1 errors %.3g to %.3g against the exact softmax of the unrounded logits, "
+                      "of which the arithmetic (against the rounded logits) accounts for at most %.3g%s; "
+                      "the top-1 token changed in %ld of %zu rows over all N (the largest probability was shared in %ld).\n",
                 drift_format_name(cli->formats[f]), Ns[nl], vname[3], lo, hi, ar,
                 ar < 0.1 * lo ? ": the input rounding dominates" : "", ch, (size_t)nN * R, tie);
         (void)nanr;

@@ -206,7 +206,8 @@ int main(int argc, char **argv)
         {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0, {0}},
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("speculative", QUESTION, opts, "takes no formats or orders (the configurations are the sweep: vendor-like and batch-invariant, fp32 and bf16)", SUMMARY);
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("speculative", QUESTION, opts,
+                                                 "takes no formats or orders (the configurations are the sweep: vendor-like and batch-invariant, fp32 and bf16)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     const int R = (int)R_, T = (int)T_;
@@ -248,18 +249,27 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, tables, 4, 1);
     if (ck.gguf)
-        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): %s, %d prompts of the lab's prompt set drawn by the seed in the chat template, %d greedy tokens; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld%s", base, R, T, DRAFT_RECIPE, sms, min_slice, device);
+        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): %s, %d prompts of the lab's prompt set drawn by the seed in the chat template, "
+                       "%d greedy tokens; draft = the same model with bf16 weights under %s (LayerCast); "
+                       "kernel policy on %ld SMs with split-K minimum slice %ld%s", base, R, T, DRAFT_RECIPE, sms, min_slice, device);
     else
-        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): stories260K, %d tokens after BOS and a random first token; draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld%s", T, DRAFT_RECIPE, sms, min_slice,
+        drift_out_meta(&out, T_RUN, "table", "per (config, k, prompt): stories260K, %d tokens after BOS and a random first token; "
+                       "draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld%s", T, DRAFT_RECIPE, sms, min_slice,
                        scaled ? " (scaled to the tiny model as greedy_divergence)" : device);
-    drift_out_meta(&out, T_RUN, "columns", "verify_passes = target passes of M = k+1 rows; accepted_per_pass = draft tokens accepted per pass (0..k); first_div_vs_plain = first generated token that differs from plain greedy (M = 1 per step) of the same configuration (-1: none)");
+    drift_out_meta(&out, T_RUN, "columns", "verify_passes = target passes of M = k+1 rows; accepted_per_pass = draft tokens accepted per pass (0..k); "
+                   "first_div_vs_plain = first generated token that differs from plain greedy (M = 1 per step) of the same configuration (-1: none)");
     drift_out_meta(&out, T_SUM, "table", "per (config, k): differ = prompts whose accepted text differs from plain greedy");
-    drift_out_meta(&out, T_PLAN, "table", "per (policy, M): whether a pass of M rows (the LM head's included) gets other GEMM kernels, split counts or ring chunks than M = 1 (drift_model_plan), on %s", scaled ? "the scaled device" : h100 ? "an H100 as it is" : "the device of --sms and --min-slice");
-    const char *decode = "decoded plainly (one row per step) and speculatively (a draft, the same model under LayerCast: bf16 weights, fp32 compute, proposes k tokens; the target verifies them in one pass of M = k+1 rows)";
+    drift_out_meta(&out, T_PLAN, "table", "per (policy, M): whether a pass of M rows (the LM head's included) gets other GEMM kernels, "
+                   "split counts or ring chunks than M = 1 (drift_model_plan), on %s",
+                   scaled ? "the scaled device" : h100 ? "an H100 as it is" : "the device of --sms and --min-slice");
+    const char *decode = "decoded plainly (one row per step) and speculatively (a draft, the same model under LayerCast: "
+                         "bf16 weights, fp32 compute, proposes k tokens; the target verifies them in one pass of M = k+1 rows)";
     if (ck.gguf)
-        drift_md_intro(&out, "%d prompts of %s (the lab's prompt set in the model's chat template, drawn by the seed), %d greedy tokens each, %s; kernel policy on %ld SMs with split-K from a %ld slice%s.", R, base, T, decode, sms, min_slice, device);
+        drift_md_intro(&out, "%d prompts of %s (the lab's prompt set in the model's chat template, drawn by the seed), %d greedy tokens each, %s; "
+                       "kernel policy on %ld SMs with split-K from a %ld slice%s.", R, base, T, decode, sms, min_slice, device);
     else
-        drift_md_intro(&out, "%d prompts of stories260K (BOS and a random first token), %d greedy tokens each, %s; kernel policy on %ld SMs with split-K from a %ld slice%s.", R, T, decode, sms, min_slice, device);
+        drift_md_intro(&out, "%d prompts of stories260K (BOS and a random first token), %d greedy tokens each, %s; "
+                       "kernel policy on %ld SMs with split-K from a %ld slice%s.", R, T, decode, sms, min_slice, device);
 
     const size_t nres = (size_t)NCONF * (size_t)K.n;
     int *plain = malloc((size_t)cap * sizeof(int)), *txt = malloc((size_t)cap * sizeof(int)), *vin = malloc((size_t)(kmax + 1) * sizeof(int));
@@ -271,7 +281,8 @@ int main(int argc, char **argv)
     D.nslot = 1024, D.lg = lg, D.V = V;
     D.text = malloc((size_t)cap * sizeof(int)), D.slot = malloc(D.nslot * sizeof(int)), D.memo = malloc(D.nslot / 2 * sizeof *D.memo);
     if (!plain || !txt || !vin || !lg || !differ || !fdmin || !acc || !pdiff || !D.text || !D.slot || !D.memo)
-        drift_die_oom((double)V * sizeof(double) + 3.0 * cap * sizeof(int) + (double)nres * 3 * sizeof(double), "a row of %zu logits, three texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V, (int)cap, NCONF, K.n);
+        drift_die_oom((double)V * sizeof(double) + 3.0 * cap * sizeof(int) + (double)nres * 3 * sizeof(double),
+                      "a row of %zu logits, three texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V, (int)cap, NCONF, K.n);
     for (size_t i = 0; i < D.nslot; i++) D.slot[i] = -1;
     for (size_t i = 0; i < nres; i++) fdmin[i] = -1;
     /* the prefix every prompt shares (a chat template's system turn): computed once per model,
@@ -414,18 +425,21 @@ int main(int argc, char **argv)
     const char *model = ck.gguf ? base : "stories260K";
     drift_md_text(&out, "**Takeaway.**\n\n");
     if (first_change[0] > 0)
-        drift_md_text(&out, "- Kernel plans: on %s with %ld SMs and split-K from %ld, the vendor-like policy first gives M rows other kernels than M = 1 at M = %d (k = %d); the longest verify pass here has M = %d, so %s. GEMV kernels for M = 1, as real libraries use, are not modelled.\n",
+        drift_md_text(&out, "- Kernel plans: on %s with %ld SMs and split-K from %ld, the vendor-like policy first gives M rows other kernels than M = 1 at M = "
+                      "%d (k = %d); the longest verify pass here has M = %d, so %s. GEMV kernels for M = 1, as real libraries use, are not modelled.\n",
                       model, sms, min_slice, first_change[0], first_change[0] - 1, kmax + 1,
                       kmax + 1 < first_change[0] ? "no draft length of the sweep reaches it" : "the longer drafts of the sweep reach it");
     else
-        drift_md_text(&out, "- Kernel plans (data/speculative_plans.csv): on %s with %ld SMs and split-K from %ld, no pass of up to %d rows gets other kernels than M = 1 under the vendor-like policy, so no draft length of the sweep (up to M = %d) reaches a change.\n",
+        drift_md_text(&out, "- Kernel plans (data/speculative_plans.csv): on %s with %ld SMs and split-K from %ld, "
+                      "no pass of up to %d rows gets other kernels than M = 1 under the vendor-like policy, so no draft length of the sweep (up to M = %d) reaches a change.\n",
                       model, sms, min_slice, PLAN_SEARCH, kmax + 1);
     for (int pi = 0; pi < DRIFT_NPOLICIES; pi++) {
         double lo, hi;
-        drift_wilson(&lo, &hi, pol_prompts[pi], R, DRIFT_Z95);
+        if (drift_wilson(&lo, &hi, pol_prompts[pi], R, DRIFT_Z95)) drift_die("no Wilson interval for %ld of %d", (long)pol_prompts[pi], R);
         const char *who = pi ? "Batch-invariant kernels" : "Vendor-like kernels";
         if (pol_differ[pi])
-            drift_md_text(&out, "- %s: %ld of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy decoding of the same configuration; %ld of %d prompts have one that differs (%.3g %% to %.3g %% at 95 %%, the prompt the unit).\n",
+            drift_md_text(&out, "- %s: %ld of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy decoding of the "
+                          "same configuration; %ld of %d prompts have one that differs (%.3g %% to %.3g %% at 95 %%, the prompt the unit).\n",
                           who, pol_differ[pi], pol_runs[pi], K.n, R, pol_prompts[pi], R, 100 * lo, 100 * hi);
         else
             drift_md_text(&out, "- %s: 0 of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy: 0 of %d prompts, < %.3g %% at 95 %%%s.\n",
@@ -437,7 +451,8 @@ int main(int argc, char **argv)
         drift_md_text(&out, "- The draft (LayerCast) has %.3g %% to %.3g %% of its k tokens accepted per verify pass (mean over prompts, the range over configurations and k).\n",
                       100 * acc_k_min, 100 * acc_k_max);
     if (scaled)
-        drift_md_text(&out, "- The policy here is scaled to the tiny model (%ld SMs, split-K from %ld); with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n", sms, min_slice);
+        drift_md_text(&out, "- The policy here is scaled to the tiny model (%ld SMs, split-K from %ld); "
+                      "with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n", sms, min_slice);
     drift_md_text(&out, "\n");
     drift_out_commit(&out);
     if (cp) drift_chat_prompts_free(cp, R);

@@ -105,11 +105,14 @@ int main(int argc, char **argv)
         {"perms", DRIFT_OPT_INT, &perms, "R", "random permutations of one vector in (c)", 1, 1000000, {"200", "1000", "10000"}},
     };
     const drift_cli_spec_t spec = {
-        "sum_order",
-        "How much does the order of a floating-point sum change its result, and how does the error grow with n?",
-        "fp32,bf16,fp16", "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier", opts, 2, NULL /* no_orders */,
-        "CPU only" /* cpu_only */,
-        "every addition rounds, and the order decides which partial sums the roundings are taken on. In seq a term "
+        .name = "sum_order",
+        .question = "How much does the order of a floating-point sum change its result, and how does the error grow with n?",
+        .default_formats = "fp32,bf16,fp16",
+        .default_orders = "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier",
+        .opts = opts,
+        .nopts = 2,
+        .cpu_only = "CPU only",
+        .summary = "every addition rounds, and the order decides which partial sums the roundings are taken on. In seq a term "
         "early in the sum is rounded n-1 times, so the worst-case error grows like n u sum|x| (the deterministic "
         "bound); but the individual rounding errors have random signs and mostly cancel, so the actual error grows "
         "like sqrt(n) u sum|x| (the probabilistic bound, slope ~0.5 above). Pairwise, blocked, split-K and warp orders "
@@ -184,7 +187,8 @@ int main(int argc, char **argv)
     double *slope = malloc((size_t)nd * ns * no * sizeof *slope);
     drift_sum_perm_t *P = calloc((size_t)nd * ns, sizeof *P);
     if (!cells || !sm || !slope || !P)
-        drift_die_oom((double)drift_sum_sweep_ncells(&W) * sizeof *cells + (double)nd * ns * no * nn * sizeof *sm, "the cells of %zu sweep points (--trials, --formats, --orders: fewer)", (size_t)drift_sum_sweep_ncells(&W));
+        drift_die_oom((double)drift_sum_sweep_ncells(&W) * sizeof *cells + (double)nd * ns * no * nn * sizeof *sm,
+                      "the cells of %zu sweep points (--trials, --formats, --orders: fewer)", (size_t)drift_sum_sweep_ncells(&W));
     must(drift_sum_sweep_run(cells, &W), "sum");
     drift_sum_tally_t tally;
     drift_sum_summarise(sm, slope, &tally, cells, &W, lambda, SLOPE_FROM_LOG2N);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "distinct.h"
 #include "exact.h"
 #include "format.h"
@@ -47,7 +48,7 @@ size_t drift_sum_sweep_ncells(const drift_sum_sweep_t *w);
 size_t drift_sum_sweep_at(const drift_sum_sweep_t *w, int d, int li, long tr, int s, int o);
 /* The vectors come from the stream (seed, "sum_order", 64 d + log2 n, trial). 0, DRIFT_ENOMEM,
  * or the first error of drift_sum. */
-int drift_sum_sweep_run(drift_sum_cell_t *cells, const drift_sum_sweep_t *w);
+DRIFT_MUST_CHECK int drift_sum_sweep_run(drift_sum_cell_t *cells, const drift_sum_sweep_t *w);
 
 typedef struct {
     drift_xacc_t x;          /* the exact sum */
@@ -60,6 +61,6 @@ typedef struct {
 /* p[d * ns + s]: one vector of n values from the stream (seed, "sum_order.perms", d, 0) per
  * distribution, rounded to setting s's inputs, summed seq in the orders random:SEED with
  * SEED = seed * 2^32 + r, r = 0 .. perms-1. 0, DRIFT_ENOMEM, or the first error of drift_sum. */
-int drift_sum_perms_run(drift_sum_perm_t *p, uint64_t seed, const drift_sum_setting_t *S, int ns, size_t n, long perms);
+DRIFT_MUST_CHECK int drift_sum_perms_run(drift_sum_perm_t *p, uint64_t seed, const drift_sum_setting_t *S, int ns, size_t n, long perms);
 
 #endif

@@ -102,10 +102,15 @@ int main(int argc, char **argv)
         {"data", DRIFT_OPT_STRING, &data, "FILE",
          "measured outputs: the shipped tests/tc_hw/tc_hw.bin.xz (default) or the same stream uncompressed", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = {"tc_conformance", QUESTION, "fp16,bf16,tf32,fp8e4m3,fp8e5m2", "seq", opts,
-                                   (int)(sizeof opts / sizeof opts[0]),
-                                   "replays the measured block FMAs of the data, whose order is the GPU's (tc:ARCH)",
-                                   "CPU emulation against stored GPU outputs", SUMMARY};
+    const drift_cli_spec_t spec = {.name = "tc_conformance",
+                                   .question = QUESTION,
+                                   .default_formats = "fp16,bf16,tf32,fp8e4m3,fp8e5m2",
+                                   .default_orders = "seq",
+                                   .opts = opts,
+                                   .nopts = (int)(sizeof opts / sizeof opts[0]),
+                                   .no_orders = "replays the measured block FMAs of the data, whose order is the GPU's (tc:ARCH)",
+                                   .cpu_only = "CPU emulation against stored GPU outputs",
+                                   .summary = SUMMARY};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     for (int f = 0; f < cli.nformats; f++)
@@ -128,12 +133,17 @@ int main(int argc, char **argv)
     drift_out_meta(&out, T_CONF, "table", "per (GPU, input, output): every %ld-th of 5000 samples through drift_tc_dot, compared bit for bit", stride);
     drift_out_meta(&out, T_CONF, "data", "%s (Khattak & Mikaitis, MATLAB-tensor-core b12b5a7 model_validation, BSD 2-Clause; tests/tc_hw/README.md)",
                    data ? data : "tests/tc_hw/tc_hw.bin.xz");
-    drift_out_meta(&out, T_CONF, "columns", "c_zero = 1: the GPU's output was measured with c = 0 (H100/H200 fp8, fp32 output, WGMMA); status bit-exact | MISMATCH | not-modelled; block, neab, min_exp, rounding = the model's row (lib/ops/tc_model.c TC_TABLE; min_exp -100000: no clamp); first_*_hex = the first mismatching sample's values (0 when none)");
-    drift_out_meta(&out, T_PROBE, "table", "per (probe, architecture): c + sum a[i] b[i] by drift_tc_dot (experiments/tc_conformance/tc_probe.c; inputs in the feature column and the .md); block = Fasi et al.'s block-size test (2: nothing truncated)");
+    drift_out_meta(&out, T_CONF, "columns", "c_zero = 1: the GPU's output was measured with c = 0 (H100/H200 fp8, fp32 output, WGMMA); "
+                   "status bit-exact | MISMATCH | not-modelled; block, neab, min_exp, rounding = the model's row (lib/ops/tc_model.c TC_TABLE; min_exp -100000: "
+                   "no clamp); first_*_hex = the first mismatching sample's values (0 when none)");
+    drift_out_meta(&out, T_PROBE, "table", "per (probe, architecture): c + sum a[i] b[i] by drift_tc_dot (experiments/tc_conformance/tc_probe.c; "
+                   "inputs in the feature column and the .md); block = Fasi et al.'s block-size test (2: nothing truncated)");
     char runs[64];
     if (stride == 1) snprintf(runs, sizeof runs, "all of them run here");
     else snprintf(runs, sizeof runs, "every %ld-th run here", stride);
-    drift_md_intro(&out, "The data are the 5000 block FMAs per (GPU, format) that Khattak & Mikaitis measured on eight GPUs (tests/tc_hw/, shipped; %s); each is recomputed with the GPU's `tc:` model and compared bit for bit. On H100 and H200 the fp8 outputs in fp32 were measured with c = 0 (WGMMA), the others with the sample's c.", runs);
+    drift_md_intro(&out, "The data are the 5000 block FMAs per (GPU, format) that Khattak & Mikaitis measured on eight GPUs (tests/tc_hw/, shipped; %s); "
+                   "each is recomputed with the GPU's `tc:` model and compared bit for bit. On H100 and H200 the fp8 outputs in fp32 were measured with c = 0 "
+                   "(WGMMA), the others with the sample's c.", runs);
     long mod_cfg = 0, mod_samples = 0, mod_mis = 0, un_cfg = 0, un_samples = 0, un_mis = 0;
     for (int i = 0; i < ncfg; i++) {
         const drift_tc_hw_count_t *c = &cnt[i];
@@ -235,9 +245,11 @@ int main(int argc, char **argv)
     if (un_cfg)
         drift_md_text(&out, "- Not modelled (%ld configurations): %ld of %ld samples (%.1f%%) differ from the lab's model; the lab does not claim them (experiments/tc_conformance/tc_hw.h).\n",
                 un_cfg, un_mis, un_samples, un_samples ? 100.0 * (double)un_mis / (double)un_samples : 0.0);
-    drift_md_text(&out, "- The probes separate %d of the %d pairs of architectures in the table (a different result, or a path one has and the other lacks)%s%s; A2/A30 compute as A100, L40S as Ada, H200 as H100, RTX PRO 6000 as B200 (one table row each).\n",
+    drift_md_text(&out, "- The probes separate %d of the %d pairs of architectures in the table (a different result, "
+                  "or a path one has and the other lacks)%s%s; A2/A30 compute as A100, L40S as Ada, H200 as H100, RTX PRO 6000 as B200 (one table row each).\n",
             split, pairs, split == pairs ? "" : "; not separated: ", unsplit);
-    drift_md_text(&out, "- Probe results are exact (%%a); the expected values of the NVIDIA probes are Fasi et al.'s published V100/A100 outputs and hand derivations, checked in tests/test_tc_probe.c.\n");
+    drift_md_text(&out, "- Probe results are exact (%%a); the expected values of the NVIDIA probes are Fasi et al.'s published V100/A100 outputs and hand "
+                  "derivations, checked in tests/test_tc_probe.c.\n");
     drift_progress(&cli, 2, 2);
     drift_out_commit(&out);
     return 0;

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "order.h"
 
@@ -38,7 +39,7 @@ const char *drift_tc_hw_default_path(void);
 /* Which lab architecture reproduces which GPU of the data (the published models name the
  * same pairs: A2TC.m calls A100TC.m, H200TC.m calls H100TC.m). 0, or DRIFT_EINVAL for a GPU
  * the data do not hold. */
-int drift_tc_hw_arch(drift_tc_arch_t *arch, const char *gpu);
+DRIFT_MUST_CHECK int drift_tc_hw_arch(drift_tc_arch_t *arch, const char *gpu);
 
 /* 1 for a configuration the data measure and no model reproduces; none is left (0 for
  * every configuration). The last six, fp8 inputs with fp16 output on H100, H200 and B200,
@@ -52,7 +53,7 @@ int drift_tc_hw_unmodelled(const char *gpu, drift_format_t in, drift_format_t ou
  * (NaN equals NaN, zeros by sign). Fills cnt[0..n) in file order and returns n >= 0; or
  * DRIFT_EIO (cannot open, not decompressible, truncated, empty), DRIFT_EINVAL (malformed
  * header, unknown GPU or format, stride < 1, a quote in an xz path), DRIFT_ERANGE (more than
- * maxcnt configurations) with a one-line reason in why (may be NULL). */
-int drift_tc_hw_run(drift_tc_hw_count_t *cnt, int maxcnt, const char *path, long stride, char *why, size_t whysize);
+ * maxcnt configurations) with a one-line reason in err (may be NULL). */
+DRIFT_MUST_CHECK int drift_tc_hw_run(drift_tc_hw_count_t *cnt, int maxcnt, const char *path, long stride, char *err, size_t errsz);
 
 #endif

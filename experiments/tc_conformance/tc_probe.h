@@ -8,6 +8,7 @@
 #ifndef DRIFT_TC_PROBE_H
 #define DRIFT_TC_PROBE_H
 
+#include "drift.h"
 #include "format.h"
 #include "order.h"
 
@@ -27,7 +28,7 @@ int drift_tc_probes(const drift_tc_probe_t **table);
 
 /* The probe's result on arch: 0, or drift_tc_dot's error (DRIFT_EUNSUPPORTED: no path for
  * that input or output). */
-int drift_tc_probe_run(double *out, const drift_tc_probe_t *p, drift_tc_arch_t arch);
+DRIFT_MUST_CHECK int drift_tc_probe_run(double *out, const drift_tc_probe_t *p, drift_tc_arch_t arch);
 
 /* [F]'s block-size test (sec. 3): products 2^16, -2^16 at positions 0 and 1 and 2^-18
  * (2^-9 * 2^-9) at position j, c = 0, fp32 output. Inside the first block 2^-18 is truncated
@@ -35,6 +36,6 @@ int drift_tc_probe_run(double *out, const drift_tc_probe_t *p, drift_tc_arch_t a
  * the smallest j >= 2 whose 2^-18 survives (searched up to 64): the block size, or 2 when
  * nothing is truncated (exact or fp32-pairwise blocks: the test cannot see a block).
  * 0, or DRIFT_EUNSUPPORTED (no path for in), DRIFT_ERANGE (none survives up to 64). */
-int drift_tc_probe_block(int *block, drift_tc_arch_t arch, drift_format_t in);
+DRIFT_MUST_CHECK int drift_tc_probe_block(int *block, drift_tc_arch_t arch, drift_format_t in);
 
 #endif

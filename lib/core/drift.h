@@ -11,6 +11,16 @@ extern "C" {
 
 #define DRIFT_VERSION "0.1.0"
 
+/* On the declaration of a function that returns a status code (0 or a DRIFT_E* code, or a
+ * count or index that is negative on error): a caller that drops the code gets a warning,
+ * an error under -Werror, so a failure cannot pass unseen. GCC, Clang and nvcc (for host
+ * code) know the attribute in C and C++; other compilers get nothing. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DRIFT_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define DRIFT_MUST_CHECK
+#endif
+
 enum {
     DRIFT_OK = 0,
     DRIFT_EINVAL = -1,      /* malformed argument or spec */

@@ -15,6 +15,7 @@
 
 #include <mpfr.h>
 
+#include "drift.h"
 #include "format.h"
 
 #ifdef __cplusplus
@@ -63,10 +64,10 @@ int drift_xacc_sign(const drift_xacc_t *a); /* -1, 0, +1 of the exact value */
  * in integer slots per exponent; the dot takes inputs with <= 24 significant bits
  * (fp32/bf16/fp16/fp8 values) at one exact double product per pair, wider doubles by
  * TwoProduct (FMA). */
-int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
-int drift_exact_dot(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
-int drift_exact_sum_mpfr(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
-int drift_exact_dot_mpfr(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
+DRIFT_MUST_CHECK int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
+DRIFT_MUST_CHECK int drift_exact_dot(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
+DRIFT_MUST_CHECK int drift_exact_sum_mpfr(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
+DRIFT_MUST_CHECK int drift_exact_dot_mpfr(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
 
 /* An MPFR number (any precision, any exponent) rounded once to f (with f's subnormals and
  * overflow, as above) in mode m; NaN for DRIFT_SR or an unknown format. Does not touch
@@ -82,9 +83,9 @@ double drift_mpfr_to_format(mpfr_srcptr x, drift_format_t f, drift_mode_t m);
  * gives -inf.
  * softmax: exp(x_i) / sum_j exp(x_j), each correctly rounded; a NaN, a +inf, or all -inf
  * make every output NaN (the real value is undefined); -inf entries give 0. */
-int drift_exact_exp(double *out, double x);
-int drift_exact_logsumexp(double *out, const double *x, size_t n);
-int drift_exact_softmax(double *out, const double *x, size_t n); /* each out[i] correctly rounded */
+DRIFT_MUST_CHECK int drift_exact_exp(double *out, double x);
+DRIFT_MUST_CHECK int drift_exact_logsumexp(double *out, const double *x, size_t n);
+DRIFT_MUST_CHECK int drift_exact_softmax(double *out, const double *x, size_t n); /* each out[i] correctly rounded */
 
 #ifdef __cplusplus
 }

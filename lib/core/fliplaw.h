@@ -56,12 +56,13 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "stats.h"
 
 typedef enum { DRIFT_FLIPLAW_GAUSS = 0, DRIFT_FLIPLAW_TRIANGLE, DRIFT_FLIPLAW_CONV, DRIFT_FLIPLAW_N } drift_fliplaw_t;
 
 const char *drift_fliplaw_name(drift_fliplaw_t law); /* "gauss" "triangle" "conv" */
-int drift_fliplaw_parse(drift_fliplaw_t *out, const char *name);
+DRIFT_MUST_CHECK int drift_fliplaw_parse(drift_fliplaw_t *out, const char *name);
 
 /* P(flip | gap D >= 0) under law with parameters sigma (GAUSS, CONV) and q (TRIANGLE, CONV;
  * for TRIANGLE the effective spacing is q itself). sigma = 0 in CONV gives TRIANGLE, q = 0
@@ -94,8 +95,8 @@ typedef struct {
 
 /* Fits law to the pairs (gap[i], q[i], flip[i]); q may be NULL for GAUSS. bins (over gap, may
  * be NULL) group the pairs for the goodness of fit. 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
-int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const double *gap, const double *q,
-                      const unsigned char *flip, size_t n, const drift_logbins_t *bins);
+DRIFT_MUST_CHECK int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const double *gap, const double *q,
+                                       const unsigned char *flip, size_t n, const drift_logbins_t *bins);
 
 /* log-likelihood of the pairs under law with parameter theta (as in the fit). */
 double drift_fliplaw_loglik(drift_fliplaw_t law, double theta, const double *gap, const double *q,
@@ -111,8 +112,8 @@ typedef struct {
     int decided;        /* 1: |dloglik| >= 3 and the favoured law's power >= 3 */
 } drift_fliplaw_choice_t;
 
-int drift_fliplaw_choose(drift_fliplaw_choice_t *out, const drift_fliplaw_fit_t *A, const drift_fliplaw_fit_t *B,
-                         const double *gap, const double *q, const unsigned char *flip, size_t n);
+DRIFT_MUST_CHECK int drift_fliplaw_choose(drift_fliplaw_choice_t *out, const drift_fliplaw_fit_t *A, const drift_fliplaw_fit_t *B,
+                                          const double *gap, const double *q, const unsigned char *flip, size_t n);
 
 #define DRIFT_FLIPLAW_DECIDE 2.995732273553991 /* log(20): a likelihood ratio of 20 */
 

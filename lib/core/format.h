@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drift.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,11 +71,11 @@ const char *drift_format_name(drift_format_t f);
 /* 0 or DRIFT_EINVAL. Accepts the canonical names (drift_format_name) and the aliases of
  * drift_format_alias, in any case ("BF16", "bfloat16", "half", "fp8_e4m3fn"); what is printed
  * is always the canonical name. */
-int drift_format_parse(drift_format_t *out, const char *name);
+DRIFT_MUST_CHECK int drift_format_parse(drift_format_t *out, const char *name);
 /* The i-th alias drift_format_parse accepts and (f non-NULL) its format; NULL past the last. */
 const char *drift_format_alias(int i, drift_format_t *f);
 const char *drift_mode_name(drift_mode_t m);
-int drift_mode_parse(drift_mode_t *out, const char *name);     /* 0 or DRIFT_EINVAL */
+DRIFT_MUST_CHECK int drift_mode_parse(drift_mode_t *out, const char *name);     /* 0 or DRIFT_EINVAL */
 const char *drift_class_name(drift_class_t c);
 
 /* Round x to the format described by fi. sr_bits is a uniform 32-bit random word, used only
@@ -118,12 +119,12 @@ typedef struct {
 
 /* DRIFT_OK, or DRIFT_EINVAL with *why (when why is not NULL) naming the field that is
  * wrong and what it accepts; *why is NULL when the options are fine. */
-int drift_round_array_validate(const drift_round_array_opts_t *o, const char **why);
+DRIFT_MUST_CHECK int drift_round_array_validate(const drift_round_array_opts_t *o, const char **why);
 /* DRIFT_OK, or DRIFT_EINVAL (options rejected by the validator, NULL arrays with n > 0). */
-int drift_round_array(double *out, const double *in, size_t n, const drift_round_array_opts_t *o);
+DRIFT_MUST_CHECK int drift_round_array(double *out, const double *in, size_t n, const drift_round_array_opts_t *o);
 /* The same into floats (every value of every format but fp64 is a float): DRIFT_EINVAL
  * for fp64. */
-int drift_round_array_float(float *out, const double *in, size_t n, const drift_round_array_opts_t *o);
+DRIFT_MUST_CHECK int drift_round_array_float(float *out, const double *in, size_t n, const drift_round_array_opts_t *o);
 
 /* Exact operations rounded once to f with mode m (not DRIFT_SR). */
 double drift_add(double a, double b, drift_format_t f, drift_mode_t m);

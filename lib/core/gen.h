@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "philox.h"
 
 typedef enum {
@@ -18,7 +19,7 @@ typedef enum {
 } drift_dist_t;
 
 const char *drift_dist_name(drift_dist_t d);
-int drift_dist_parse(drift_dist_t *out, const char *name);
+DRIFT_MUST_CHECK int drift_dist_parse(drift_dist_t *out, const char *name);
 void drift_gen_fill(double *x, size_t n, drift_dist_t d, drift_stream_t *s);
 
 #endif

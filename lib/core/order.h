@@ -50,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "format.h"
 
 #ifdef __cplusplus
@@ -107,7 +108,7 @@ typedef struct {
 } drift_acc_t;
 
 /* 0, or DRIFT_EINVAL for a malformed spec (blocked:0, warp:6, splitk:, unknown name...). */
-int drift_order_parse(drift_order_t *o, const char *spec);
+DRIFT_MUST_CHECK int drift_order_parse(drift_order_t *o, const char *spec);
 /* Canonical spec into buf; returns its length, or DRIFT_EINVAL if it does not fit. */
 int drift_order_print(char *buf, size_t size, const drift_order_t *o);
 int drift_order_equal(const drift_order_t *a, const drift_order_t *b);
@@ -117,9 +118,9 @@ int drift_order_is_tc(const drift_order_t *o);
 
 /* Reductions. out receives the result (a value of acc->acc). Returns 0, DRIFT_EINVAL
  * (bad arguments), DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED (tc on a sum, SR mode). */
-int drift_sum(double *out, const double *x, size_t n, const drift_order_t *o, const drift_acc_t *acc);
-int drift_dot(double *out, const double *a, const double *b, size_t n, const double *c, const drift_order_t *o,
-              const drift_acc_t *acc);
+DRIFT_MUST_CHECK int drift_sum(double *out, const double *x, size_t n, const drift_order_t *o, const drift_acc_t *acc);
+DRIFT_MUST_CHECK int drift_dot(double *out, const double *a, const double *b, size_t n, const double *c, const drift_order_t *o,
+                               const drift_acc_t *acc);
 
 /* Forward error bounds |computed - exact| <= bound for a sum of n values of acc, for the
  * plots; u is the unit roundoff of acc (2u for the directed modes RZ/RU/RD). Overflow is

@@ -4,10 +4,11 @@
 #define DRIFT_PRODUCT_ERROR_H
 
 #include <stddef.h>
+#include "drift.h"
 
 /* E[i][j] = (A B)[i][j] correctly rounded to double, W[i][j] = sum_k |a_ik b_kj| correctly
  * rounded (the normaliser); A is M x K, B is K x N, row-major. 0 or DRIFT_ENOMEM. */
-int drift_product_exact(double *E, double *W, const double *A, const double *B, size_t M, size_t N, size_t K);
+DRIFT_MUST_CHECK int drift_product_exact(double *E, double *W, const double *A, const double *B, size_t M, size_t N, size_t K);
 
 typedef struct {
     double nmse;              /* sum (c - e)^2 / sum e^2 (llama.cpp's test-backend-ops metric) */

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "order.h"
 
@@ -54,9 +55,9 @@ drift_recipe_t drift_recipe(drift_format_t in, const drift_order_t *order, drift
 /* in/exact/-/out. */
 drift_recipe_t drift_recipe_exact(drift_format_t in, drift_format_t out);
 
-/* Parses spec. 0, or DRIFT_EINVAL with why (when non-NULL) receiving one line naming the
+/* Parses spec. 0, or DRIFT_EINVAL with err (when non-NULL) receiving one line naming the
  * field that is wrong and what it accepts. A parsed recipe is also validated. */
-int drift_recipe_parse(drift_recipe_t *r, const char *spec, char *why, size_t why_size);
+DRIFT_MUST_CHECK int drift_recipe_parse(drift_recipe_t *r, const char *spec, char *err, size_t errsz);
 /* Canonical spec into buf; its length, or DRIFT_EINVAL (invalid recipe, or it does not fit). */
 int drift_recipe_print(char *buf, size_t size, const drift_recipe_t *r);
 /* "ORDER/ACC/OUT" into buf ("tc:h100/fp32/bf16", "seq/fp32/fp32", "exact/-/fp32"): the recipe
@@ -70,8 +71,8 @@ int drift_recipe_equal(const drift_recipe_t *a, const drift_recipe_t *b);
 int drift_recipe_same_acc(const drift_recipe_t *a, const drift_recipe_t *b);
 
 /* 0, DRIFT_EINVAL (a field out of range) or DRIFT_EUNSUPPORTED (stochastic rounding; tc:ARCH
- * with an accumulator other than fp32/fp16); why (when non-NULL) says which and why. */
-int drift_recipe_validate(const drift_recipe_t *r, char *why, size_t why_size);
+ * with an accumulator other than fp32/fp16); err (when non-NULL) says which and why. */
+DRIFT_MUST_CHECK int drift_recipe_validate(const drift_recipe_t *r, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -248,7 +248,8 @@ int drift_binned_rates(drift_rate_t *out, const drift_logbins_t *b, const double
     for (int i = 0; i < b->nbins; i++) {
         if (!out[i].n) continue;
         out[i].rate = (double)out[i].k / (double)out[i].n;
-        drift_wilson(&out[i].lo, &out[i].hi, out[i].k, out[i].n, DRIFT_Z95);
+        int rc = drift_wilson(&out[i].lo, &out[i].hi, out[i].k, out[i].n, DRIFT_Z95);
+        if (rc) return rc;
     }
     return DRIFT_OK;
 }

@@ -8,6 +8,7 @@
 #define DRIFT_STATS_H
 
 #include <stddef.h>
+#include "drift.h"
 
 /* ---- binomial proportions ------------------------------------------------------------- */
 
@@ -15,7 +16,7 @@
  * for 95%): the p with |k/n - p| <= z sqrt(p(1-p)/n). Unlike the Wald interval it stays in
  * [0, 1] and does not collapse to zero width at k = 0 or k = n, which is the common case for
  * flip rates. 0, or DRIFT_EINVAL (n <= 0, k outside [0, n], z <= 0 or not finite). */
-int drift_wilson(double *lo, double *hi, long k, long n, double z);
+DRIFT_MUST_CHECK int drift_wilson(double *lo, double *hi, long k, long n, double z);
 
 #define DRIFT_Z95 1.959963984540054 /* Phi^-1(0.975) */
 
@@ -55,7 +56,7 @@ typedef struct {
 } drift_logbins_t;
 
 /* 0, or DRIFT_EINVAL (lo <= 0, hi <= lo, nbins outside 1..DRIFT_BINS_MAX). */
-int drift_logbins_init(drift_logbins_t *b, double lo, double hi, int nbins);
+DRIFT_MUST_CHECK int drift_logbins_init(drift_logbins_t *b, double lo, double hi, int nbins);
 /* The bin i with edge[i] <= x < edge[i+1] (x == edge[nbins] goes in the last bin), or -1 when
  * x is outside [edge[0], edge[nbins]] or NaN. */
 int drift_logbins_find(const drift_logbins_t *b, double x);
@@ -70,8 +71,8 @@ typedef struct {
 
 /* Counts events per bin: for each i with x[i] in a bin, n += 1 and k += (event[i] != 0);
  * then fills rate, lo, hi. out has b->nbins entries. Values outside every bin are ignored. */
-int drift_binned_rates(drift_rate_t *out, const drift_logbins_t *b, const double *x, const unsigned char *event,
-                       size_t n);
+DRIFT_MUST_CHECK int drift_binned_rates(drift_rate_t *out, const drift_logbins_t *b, const double *x, const unsigned char *event,
+                                        size_t n);
 
 /* ---- the probit flip model P(flip | gap D) = Phi(-D / sigma) --------------------------- */
 
@@ -133,8 +134,8 @@ typedef struct {
 /* Fits sigma to the pairs (gap[i], flip[i]); pairs with gap <= 0, NaN or inf are skipped (an
  * exact tie carries no information about sigma and is never a flip). bins may be NULL (no
  * goodness of fit). 0, or DRIFT_EINVAL (NULL arrays with n > 0). */
-int drift_phi_fit(drift_phi_fit_t *out, const double *gap, const unsigned char *flip, size_t n,
-                  const drift_logbins_t *bins);
+DRIFT_MUST_CHECK int drift_phi_fit(drift_phi_fit_t *out, const double *gap, const unsigned char *flip, size_t n,
+                                   const drift_logbins_t *bins);
 
 /* The log-likelihood l(sigma) of the pairs (exposed for tests and plots). */
 double drift_phi_loglik(const double *gap, const unsigned char *flip, size_t n, double sigma);
@@ -148,6 +149,6 @@ double drift_phi_gap_at(double sigma, double p);
 int drift_cmp_double(const void *a, const void *b);
 /* The median of x[0..n) (the mean of the two middle values for even n; NaN for n = 0), x
  * untouched. 0, or DRIFT_ENOMEM. */
-int drift_median(double *out, const double *x, size_t n);
+DRIFT_MUST_CHECK int drift_median(double *out, const double *x, size_t n);
 
 #endif

@@ -5,12 +5,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-int drift_why(char *why, size_t size, int code, const char *fmt, ...)
+int drift_why(char *err, size_t errsz, int code, const char *fmt, ...)
 {
-    if (why && size) {
+    if (err && errsz) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(why, size, fmt, ap);
+        vsnprintf(err, errsz, fmt, ap);
         va_end(ap);
     }
     return code;
@@ -24,16 +24,16 @@ void drift_bytes_text(char *buf, size_t size, double bytes)
     snprintf(buf, size, bytes < 9.95 && u ? "%.1f %s" : "%.0f %s", bytes, UNIT[u]);
 }
 
-int drift_why_oom(char *why, size_t size, double bytes, const char *fmt, ...)
+int drift_why_oom(char *err, size_t errsz, double bytes, const char *fmt, ...)
 {
-    if (why && size) {
+    if (err && errsz) {
         char what[256], b[32];
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(what, sizeof what, fmt, ap);
         va_end(ap);
         drift_bytes_text(b, sizeof b, bytes);
-        snprintf(why, size, "out of memory allocating %s (%s)", what, b);
+        snprintf(err, errsz, "out of memory allocating %s (%s)", what, b);
     }
     return DRIFT_ENOMEM;
 }

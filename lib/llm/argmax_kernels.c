@@ -47,7 +47,8 @@ int drift_policy_row(drift_polrow_t *r, int q, size_t V, size_t shard, size_t K,
     int rc = drift_policy_choose(&k, r->pol, (size_t)r->batch, N, K, dev->sms);
     if (rc) return rc;
     drift_gemm_kernel_print(r->kernel, sizeof r->kernel, &k);
-    drift_gemm_kernel_order(&r->order, &k);
+    rc = drift_gemm_kernel_order(&r->order, &k);
+    if (rc) return rc;
     r->cost = drift_policy_cost(&k, (size_t)r->batch, N, K, dev->sms);
     return 0;
 }
@@ -66,8 +67,9 @@ int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const
     ks->tc32 = ks->seq32 = -1;
     int narrow = f == DRIFT_BF16 || f == DRIFT_FP16;
     drift_order_t seq, tc;
-    drift_order_parse(&seq, "seq");
-    drift_order_parse(&tc, "tc:h100");
+    int rc = drift_order_parse(&seq, "seq");
+    if (!rc) rc = drift_order_parse(&tc, "tc:h100");
+    if (rc) return rc;
     for (int o = 0; o < norders; o++) {
         int j = drift_kset_add(ks, f, &orders[o], DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_ORDER, K);
         if (o == 0) ks->def = j;

@@ -250,26 +250,26 @@ static int model_step(void *ctx, double *logits, int nbeams, const int *parent, 
 }
 
 int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt, const drift_beam_opts_t *o,
-                      char *err, size_t errsize)
+                      char *err, size_t errsz)
 {
     if (out) memset(out, 0, sizeof *out);
-    if (!out || !m || !prompt || !o) return drift_why(err, errsize, DRIFT_EINVAL, "beam search: missing argument");
+    if (!out || !m || !prompt || !o) return drift_why(err, errsz, DRIFT_EINVAL, "beam search: missing argument");
     const drift_llm_config_t *c = drift_model_config(m);
     int V = c->vocab_size, cap = c->seq_len;
     if (nprompt < 1 || nprompt > cap)
-        return drift_why(err, errsize, DRIFT_EINVAL, "beam search: prompt of %d tokens, expected 1 .. %d", nprompt, cap);
+        return drift_why(err, errsz, DRIFT_EINVAL, "beam search: prompt of %d tokens, expected 1 .. %d", nprompt, cap);
     if (o->beams < 1 || o->ntokens < 0)
-        return drift_why(err, errsize, DRIFT_EINVAL, "beam search: beams %d and tokens %d, expected beams >= 1, tokens >= 0",
+        return drift_why(err, errsz, DRIFT_EINVAL, "beam search: beams %d and tokens %d, expected beams >= 1, tokens >= 0",
                          o->beams, o->ntokens);
     if (o->stop_token < -1 || o->stop_token >= V)
-        return drift_why(err, errsize, DRIFT_EINVAL, "beam search: stop token %d, expected -1 or 0 .. %d", o->stop_token, V - 1);
+        return drift_why(err, errsz, DRIFT_EINVAL, "beam search: stop token %d, expected -1 or 0 .. %d", o->stop_token, V - 1);
     /* a zero-length copy into the last slot the search uses: does it exist, can slots be copied */
     if (o->beams > 1) {
         int rc = drift_model_copy_slot(m, o->beams - 1, 0, 0);
         if (rc == DRIFT_EUNSUPPORTED)
-            return drift_why(err, errsize, rc, "beam search: beams %d need copies of a KV cache, which llamacpp-cpu does not make",
+            return drift_why(err, errsz, rc, "beam search: beams %d need copies of a KV cache, which llamacpp-cpu does not make",
                              o->beams);
-        if (rc) return drift_why(err, errsize, rc, "beam search: beams %d need a model with %d KV slots", o->beams, o->beams);
+        if (rc) return drift_why(err, errsz, rc, "beam search: beams %d need a model with %d KV slots", o->beams, o->beams);
     }
     drift_beam_opts_t oo = *o;
     if (oo.ntokens > cap - nprompt + 1) oo.ntokens = cap - nprompt + 1; /* the last token is not fed */
@@ -281,8 +281,8 @@ int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, in
     int rc = DRIFT_ENOMEM;
     if (s.slot && s.nslot && s.claimed && s.seqs) rc = drift_beam_search_fn(out, V, &oo, model_step, &s);
     free(s.slot), free(s.nslot), free(s.claimed), free(s.seqs);
-    if (rc == DRIFT_ENOMEM) return drift_why(err, errsize, rc, "beam search: out of memory");
-    if (rc) return drift_why(err, errsize, rc, "beam search: %s failed: %s", s.failed_copy ? "a KV-cache copy" : "a model step",
+    if (rc == DRIFT_ENOMEM) return drift_why(err, errsz, rc, "beam search: out of memory");
+    if (rc) return drift_why(err, errsz, rc, "beam search: %s failed: %s", s.failed_copy ? "a KV-cache copy" : "a model step",
                              drift_strerror(rc));
     return 0;
 }

@@ -33,10 +33,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "model.h"
 
 typedef enum { DRIFT_BEAM_TIES_STABLE = 0, DRIFT_BEAM_TIES_UNSTABLE, DRIFT_NBEAM_TIES } drift_beam_ties_t;
-int drift_beam_ties_parse(drift_beam_ties_t *t, const char *name);
+DRIFT_MUST_CHECK int drift_beam_ties_parse(drift_beam_ties_t *t, const char *name);
 
 typedef struct {
     int beams;                      /* width, >= 1 */
@@ -72,7 +73,7 @@ typedef int (*drift_beam_step_fn)(void *ctx, double *logits, int nbeams, const i
 /* The search over any logit source with a vocabulary of V tokens. 0, DRIFT_EINVAL (bad options,
  * NaN logits, every logit -inf), DRIFT_ENOMEM, or the source's status. Free out with
  * drift_beam_free. */
-int drift_beam_search_fn(drift_beam_t *out, int V, const drift_beam_opts_t *o, drift_beam_step_fn step, void *ctx);
+DRIFT_MUST_CHECK int drift_beam_search_fn(drift_beam_t *out, int V, const drift_beam_opts_t *o, drift_beam_step_fn step, void *ctx);
 
 /* The search over a model: the prompt (nprompt >= 1 ids) is prefilled in slot 0; each later
  * step is one drift_model_step with one row per live beam (so all beams advance in one batched
@@ -80,7 +81,7 @@ int drift_beam_search_fn(drift_beam_t *out, int V, const drift_beam_opts_t *o, d
  * slot of its own, a beam forked from another gets a copy of its parent's cache
  * (drift_model_copy_slot). The model needs nslots >= beams. ntokens is cut to what the
  * context holds, as drift_generate does. 0 or a negative status with the reason in err. */
-int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt, const drift_beam_opts_t *o,
-                      char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt, const drift_beam_opts_t *o,
+                                       char *err, size_t errsz);
 
 #endif

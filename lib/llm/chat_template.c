@@ -50,11 +50,11 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* A string literal at s[*i] (the quote); its value into a token. Jinja decodes Python's
  * escapes; the common ones are decoded here, \x \u \N and octal ones are refused. */
-static int lex_string(toks_t *t, const char *s, size_t len, size_t *i, char *err, size_t errsize)
+static int lex_string(toks_t *t, const char *s, size_t len, size_t *i, char *err, size_t errsz)
 {
     char q = s[*i];
     char *v = malloc(len - *i + 1);
-    if (!v) return drift_why(err, errsize, DRIFT_ENOMEM, "chat template: out of memory");
+    if (!v) return drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
     size_t n = 0, p = *i + 1;
     for (; p < len && s[p] != q; p++) {
         if (s[p] != '\\') {
@@ -69,40 +69,40 @@ static int lex_string(toks_t *t, const char *s, size_t len, size_t *i, char *err
         case '\\': case '\'': case '"': v[n++] = s[p]; break;
         case 'x': case 'u': case 'U': case 'N': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
             free(v);
-            return drift_why(err, errsize, DRIFT_EUNSUPPORTED, "chat template: the string escape '\\%c' is not modelled", s[p]);
+            return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "chat template: the string escape '\\%c' is not modelled", s[p]);
         default: v[n++] = '\\', v[n++] = s[p]; break; /* Python keeps an unknown escape as it is */
         }
     }
     if (p >= len) {
         free(v);
-        return drift_why(err, errsize, DRIFT_EINVAL, "chat template: a string literal at byte %zu has no closing quote", *i);
+        return drift_why(err, errsz, DRIFT_EINVAL, "chat template: a string literal at byte %zu has no closing quote", *i);
     }
     int rc = push(t, TK_STR, v, n);
     free(v);
     *i = p + 1;
-    return rc ? drift_why(err, errsize, rc, "chat template: out of memory") : 0;
+    return rc ? drift_why(err, errsz, rc, "chat template: out of memory") : 0;
 }
 
 static const char *const k_ops2[] = {"==", "!=", "<=", ">=", "//", "**"};
 
 /* The tokens inside a tag from s[*i] up to its closer ("}}" or "%}"), the closer included;
  * *trim: the closer was "-}}" / "-%}". */
-static int lex_tag(toks_t *t, const char *s, size_t len, size_t *i, const char *closer, int *trim, char *err, size_t errsize)
+static int lex_tag(toks_t *t, const char *s, size_t len, size_t *i, const char *closer, int *trim, char *err, size_t errsz)
 {
     size_t p = *i;
     for (;;) {
         while (p < len && is_space(s[p])) p++;
-        if (p + 1 >= len) return drift_why(err, errsize, DRIFT_EINVAL, "chat template: a tag opened before byte %zu is not closed", *i);
+        if (p + 1 >= len) return drift_why(err, errsz, DRIFT_EINVAL, "chat template: a tag opened before byte %zu is not closed", *i);
         int dash = s[p] == '-' && p + 2 < len && s[p + 1] == closer[0] && s[p + 2] == closer[1];
         if (dash || (s[p] == closer[0] && s[p + 1] == closer[1])) {
             *trim = dash;
             *i = p + 2 + (size_t)dash;
-            return push(t, TK_OP, closer, 2) ? drift_why(err, errsize, DRIFT_ENOMEM, "chat template: out of memory") : 0;
+            return push(t, TK_OP, closer, 2) ? drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory") : 0;
         }
         int rc = 0;
         size_t q = p;
         if (s[p] == '\'' || s[p] == '"') {
-            rc = lex_string(t, s, len, &p, err, errsize);
+            rc = lex_string(t, s, len, &p, err, errsz);
             if (rc) return rc;
             continue;
         } else if (is_alpha(s[p])) {
@@ -117,14 +117,14 @@ static int lex_tag(toks_t *t, const char *s, size_t len, size_t *i, const char *
                 if (s[p] == k_ops2[k][0] && s[p + 1] == k_ops2[k][1]) q = p + 2;
             rc = push(t, TK_OP, s + p, q - p);
         }
-        if (rc) return drift_why(err, errsize, DRIFT_ENOMEM, "chat template: out of memory");
+        if (rc) return drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
         p = q;
     }
 }
 
 /* Hugging Face renders templates with trim_blocks and lstrip_blocks: the first newline after a
  * block or comment tag is dropped, and spaces and tabs from a line's start up to one are too. */
-static int lex(toks_t *t, const char *s, size_t len, char *err, size_t errsize)
+static int lex(toks_t *t, const char *s, size_t len, char *err, size_t errsz)
 {
     size_t i = 0;
     int trim_next = 0, drop_newline = 0;
@@ -144,21 +144,21 @@ static int lex(toks_t *t, const char *s, size_t len, char *err, size_t errsize)
             while (k > a && (s[k - 1] == ' ' || s[k - 1] == '\t')) k--;
             if (k == 0 || s[k - 1] == '\n') b = k;
         }
-        if (b > a && push(t, TK_TEXT, s + a, b - a)) return drift_why(err, errsize, DRIFT_ENOMEM, "chat template: out of memory");
+        if (b > a && push(t, TK_TEXT, s + a, b - a)) return drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
         if (j >= len) break;
         size_t p = j + 2 + (mark == '-' || mark == '+');
         if (kind == '#') {
             const char *e = NULL;
             for (size_t k = p; k + 1 < len && !e; k++)
                 if (s[k] == '#' && s[k + 1] == '}') e = s + k;
-            if (!e) return drift_why(err, errsize, DRIFT_EINVAL, "chat template: a comment at byte %zu is not closed", j);
+            if (!e) return drift_why(err, errsz, DRIFT_EINVAL, "chat template: a comment at byte %zu is not closed", j);
             trim_next = e > s + p && e[-1] == '-';
             drop_newline = 1;
             i = (size_t)(e - s) + 2;
             continue;
         }
-        if (push(t, TK_OP, kind == '{' ? "{{" : "{%", 2)) return drift_why(err, errsize, DRIFT_ENOMEM, "chat template: out of memory");
-        int rc = lex_tag(t, s, len, &p, kind == '{' ? "}}" : "%}", &trim_next, err, errsize);
+        if (push(t, TK_OP, kind == '{' ? "{{" : "{%", 2)) return drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
+        int rc = lex_tag(t, s, len, &p, kind == '{' ? "}}" : "%}", &trim_next, err, errsz);
         if (rc) return rc;
         drop_newline = kind == '%';
         i = p;
@@ -257,11 +257,11 @@ static int matches(const toks_t *t, const toks_t *s, const tok_t **lead)
     return 1;
 }
 
-static int tokens_of(toks_t *t, const char *s, size_t len, char *err, size_t errsize)
+static int tokens_of(toks_t *t, const char *s, size_t len, char *err, size_t errsz)
 {
     memset(t, 0, sizeof *t);
-    int rc = lex(t, s, len, err, errsize);
-    if (!rc && normalise(t)) rc = drift_why(err, errsize, DRIFT_ENOMEM, "chat template: out of memory");
+    int rc = lex(t, s, len, err, errsz);
+    if (!rc && normalise(t)) rc = drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
     if (rc) toks_free(t);
     return rc;
 }
@@ -279,29 +279,29 @@ static const char *resembles(const char *s, size_t len)
     return "unknown";
 }
 
-int drift_chat_template_parse(drift_chat_template_t *t, const char *tmpl, size_t len, char *err, size_t errsize)
+int drift_chat_template_parse(drift_chat_template_t *t, const char *tmpl, size_t len, char *err, size_t errsz)
 {
-    if (!t) return drift_why(err, errsize, DRIFT_EINVAL, "chat template: no output");
+    if (!t) return drift_why(err, errsz, DRIFT_EINVAL, "chat template: no output");
     memset(t, 0, sizeof *t);
     if (!tmpl) return 0;
     toks_t tt;
-    int rc = tokens_of(&tt, tmpl, len, err, errsize);
+    int rc = tokens_of(&tt, tmpl, len, err, errsz);
     if (rc) return rc;
     for (size_t k = 0; k < sizeof k_shapes / sizeof k_shapes[0]; k++) {
         toks_t st;
-        rc = tokens_of(&st, k_shapes[k].tmpl, strlen(k_shapes[k].tmpl), err, errsize);
+        rc = tokens_of(&st, k_shapes[k].tmpl, strlen(k_shapes[k].tmpl), err, errsz);
         if (rc) break;
         const tok_t *lead = NULL;
         int hit = matches(&tt, &st, &lead);
         toks_free(&st);
         if (!hit) continue;
         if (lead && lead->n >= sizeof t->lead) {
-            rc = drift_why(err, errsize, DRIFT_ERANGE, "chat template: default system turn of %zu bytes, at most %zu", lead->n,
+            rc = drift_why(err, errsz, DRIFT_ERANGE, "chat template: default system turn of %zu bytes, at most %zu", lead->n,
                            sizeof t->lead - 1);
             break;
         }
         if (lead && memchr(lead->s, 0, lead->n)) {
-            rc = drift_why(err, errsize, DRIFT_EUNSUPPORTED, "chat template: a NUL byte in the default system turn");
+            rc = drift_why(err, errsz, DRIFT_EUNSUPPORTED, "chat template: a NUL byte in the default system turn");
             break;
         }
         t->family = DRIFT_CHAT_CHATML;
@@ -314,33 +314,33 @@ int drift_chat_template_parse(drift_chat_template_t *t, const char *tmpl, size_t
         memset(t, 0, sizeof *t);
         return rc;
     }
-    return drift_why(err, errsize, DRIFT_EUNSUPPORTED,
+    return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
                      "chat template: a %s template of %zu bytes that is none of the shapes rendered (ChatML, ChatML with a default system turn)",
                      resembles(tmpl, len), len);
 }
 
-int drift_chat_template_from_gguf(drift_chat_template_t *t, const drift_gguf_t *g, char *err, size_t errsize)
+int drift_chat_template_from_gguf(drift_chat_template_t *t, const drift_gguf_t *g, char *err, size_t errsz)
 {
-    if (!t || !g) return drift_why(err, errsize, DRIFT_EINVAL, "chat template: no GGUF file");
+    if (!t || !g) return drift_why(err, errsz, DRIFT_EINVAL, "chat template: no GGUF file");
     memset(t, 0, sizeof *t);
     if (!drift_gguf_find(g, "tokenizer.chat_template")) return 0;
     drift_gguf_str_t s;
-    int rc = drift_gguf_get_str(g, "tokenizer.chat_template", &s, err, errsize);
+    int rc = drift_gguf_get_str(g, "tokenizer.chat_template", &s, err, errsz);
     if (rc) return rc;
-    return drift_chat_template_parse(t, s.s ? s.s : "", (size_t)s.len, err, errsize);
+    return drift_chat_template_parse(t, s.s ? s.s : "", (size_t)s.len, err, errsz);
 }
 
 int drift_chat_wrap(char *out, size_t size, const drift_chat_template_t *t, const char *user_text, size_t *len, char *err,
-                    size_t errsize)
+                    size_t errsz)
 {
-    if (!out || !size || !t || !user_text) return drift_why(err, errsize, DRIFT_EINVAL, "chat wrap: no output, template or text");
+    if (!out || !size || !t || !user_text) return drift_why(err, errsz, DRIFT_EINVAL, "chat wrap: no output, template or text");
     static const char user[] = "<|im_start|>user\n", tail[] = "<|im_end|>\n<|im_start|>assistant\n";
     int chat = t->family == DRIFT_CHAT_CHATML;
     size_t nl = chat ? strlen(t->lead) : 0, nu = chat ? sizeof user - 1 : 0, nt = strlen(user_text), ne = chat ? sizeof tail - 1 : 0;
     size_t n = nl + nu + nt + ne;
     if (len) *len = n;
     out[0] = 0;
-    if (n >= size) return drift_why(err, errsize, DRIFT_ERANGE, "chat wrap: %zu bytes do not fit in %zu", n + 1, size);
+    if (n >= size) return drift_why(err, errsz, DRIFT_ERANGE, "chat wrap: %zu bytes do not fit in %zu", n + 1, size);
     memcpy(out, t->lead, nl);
     memcpy(out + nl, user, nu);
     memcpy(out + nl + nu, user_text, nt);
@@ -350,11 +350,11 @@ int drift_chat_wrap(char *out, size_t size, const drift_chat_template_t *t, cons
 }
 
 int drift_chat_wrap_gguf(char *out, size_t size, const drift_gguf_t *g, const char *user_text, int *wrapped, char *err,
-                         size_t errsize)
+                         size_t errsz)
 {
     drift_chat_template_t t;
-    int rc = drift_chat_template_from_gguf(&t, g, err, errsize);
-    if (!rc) rc = drift_chat_wrap(out, size, &t, user_text, NULL, err, errsize);
+    int rc = drift_chat_template_from_gguf(&t, g, err, errsz);
+    if (!rc) rc = drift_chat_wrap(out, size, &t, user_text, NULL, err, errsz);
     if (wrapped) *wrapped = !rc && t.family != DRIFT_CHAT_NONE;
     return rc;
 }

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "gguf.h"
 #include "tokenizer.h" /* a checkpoint comes with its tokenizer: one include gives both */
 
@@ -69,25 +70,25 @@ typedef struct {
  * configuration comes from the metadata, the fp32 tensors from dequantizing the stored ones;
  * every tensor's name, type and shape are checked. 0, DRIFT_EINVAL / DRIFT_EUNSUPPORTED /
  * DRIFT_ENOMEM with the reason in err. */
-int drift_checkpoint_from_gguf(drift_checkpoint_t *ck, drift_gguf_t *g, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_checkpoint_from_gguf(drift_checkpoint_t *ck, drift_gguf_t *g, char *err, size_t errsz);
 
 /* Check a configuration (the header rules above, vocab_size already made positive) and
  * compute the number of fp32 values after the header into *nfloats (may be NULL). 0 or
  * DRIFT_EINVAL with the reason in err (err may be NULL). */
-int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *err, size_t errsz);
 
 /* Read a checkpoint file: GGUF when it starts with the magic "GGUF", llama2.c otherwise. On
  * error *ck is zeroed and err says what was expected and found. */
-int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsz);
 /* The same from a memory image of a file (tests use it to corrupt headers cheaply). */
-int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t size, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t size, char *err, size_t errsz);
 /* Write ck in llama2.c's format (to path.tmp, then renamed). 0, DRIFT_EINVAL or DRIFT_EIO. */
-int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char *err, size_t errsz);
 /* A synthetic model: weights N(0, 1/fan_in) rounded to fp32, norm weights 1 + N(0, 0.1^2),
  * from the Philox stream (seed, "checkpoint.synth", 0, 0); freq tables as llama2.c exports
  * them. Deterministic for a seed. 0, DRIFT_EINVAL (bad config) or DRIFT_ENOMEM. */
-int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err,
-                           size_t errsize);
+DRIFT_MUST_CHECK int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err,
+                                            size_t errsz);
 void drift_checkpoint_free(drift_checkpoint_t *ck);
 /* Point ck's tensor pointers into ck->data (nfloats values, in the order above). */
 void drift_checkpoint_map_tensors(drift_checkpoint_t *ck);

@@ -11,17 +11,17 @@
 #include "philox.h"
 
 int drift_deploy_run_find(drift_deploy_run_t *runs, int *nrun, int cap, const char *spec, int other, char *err,
-                          size_t errsize)
+                          size_t errsz)
 {
     for (int i = 0; i < *nrun; i++)
         if (!strcmp(runs[i].spec, spec) && runs[i].other == other) return i;
     if (*nrun >= cap) {
-        snprintf(err, errsize, "more than %d deployments", cap);
+        snprintf(err, errsz, "more than %d deployments", cap);
         return DRIFT_ERANGE;
     }
     drift_deploy_run_t *r = &runs[*nrun];
     memset(r, 0, sizeof *r);
-    int rc = drift_deployment_parse(&r->dep, spec, err, errsize);
+    int rc = drift_deployment_parse(&r->dep, spec, err, errsz);
     if (rc) return rc;
     r->spec = spec, r->other = other;
     return (*nrun)++;

@@ -46,7 +46,8 @@ static const char *const KEYS[] = {"card",   "engine",        "weights",      "c
 static void base(drift_deployment_t *d)
 {
     memset(d, 0, sizeof *d);
-    drift_card_parse(&d->card, "h100");
+    int rc = drift_card_parse(&d->card, "h100"); /* a card of the table (cards.c): cannot fail */
+    (void)rc;
     d->nx = drift_numerics_fp32();
     d->nx.weights = DRIFT_BF16;
     d->nx.act = DRIFT_BF16; /* torch_dtype=bfloat16: hidden states in bf16, norms upcast inside */
@@ -57,11 +58,11 @@ static void base(drift_deployment_t *d)
     d->sampler = drift_sampler_default(DRIFT_SAMPLER_GREEDY);
 }
 
-static int apply_fields(drift_deployment_t *d, char *fields, unsigned *given, char *err, size_t errsize);
-static int finish(drift_deployment_t *d, unsigned given, char *err, size_t errsize);
+static int apply_fields(drift_deployment_t *d, char *fields, unsigned *given, char *err, size_t errsz);
+static int finish(drift_deployment_t *d, unsigned given, char *err, size_t errsz);
 static int key_index(const char *k);
 
-static int load_preset(drift_deployment_t *d, const char *name, char *err, size_t errsize)
+static int load_preset(drift_deployment_t *d, const char *name, char *err, size_t errsz)
 {
     for (int i = 0; i < NPRESETS; i++)
         if (!strcmp(name, PRESETS[i].name)) {
@@ -69,13 +70,13 @@ static int load_preset(drift_deployment_t *d, const char *name, char *err, size_
             char buf[DRIFT_DEPLOY_SPEC_MAX];
             snprintf(buf, sizeof buf, "%s", PRESETS[i].spec);
             unsigned given = 0;
-            int rc = apply_fields(d, buf, &given, err, errsize);
+            int rc = apply_fields(d, buf, &given, err, errsz);
             snprintf(d->preset, sizeof d->preset, "%s", name);
             return rc;
         }
     char names[160];
     drift_deployment_preset_names(names, sizeof names);
-    return drift_why(err, errsize, DRIFT_EINVAL, "deployment: unknown preset '%s' (accepted: %s, or KEY=VALUE fields)", name,
+    return drift_why(err, errsz, DRIFT_EINVAL, "deployment: unknown preset '%s' (accepted: %s, or KEY=VALUE fields)", name,
                      names);
 }
 
@@ -111,9 +112,9 @@ static int int_in(int *out, const char *v, int lo, int hi)
     return 0;
 }
 
-#define BAD(field, accepted) drift_why(err, errsize, DRIFT_EINVAL, "deployment: %s=%s: expected %s", field, v, accepted)
+#define BAD(field, accepted) drift_why(err, errsz, DRIFT_EINVAL, "deployment: %s=%s: expected %s", field, v, accepted)
 
-static int set_field(drift_deployment_t *d, const char *k, const char *v, char *err, size_t errsize)
+static int set_field(drift_deployment_t *d, const char *k, const char *v, char *err, size_t errsz)
 {
     if (!strcmp(k, "card")) {
         if (!strcmp(v, "cpu")) {
@@ -126,7 +127,7 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
         if (drift_card_parse(&c, v)) {
             char names[400];
             drift_card_names(names, sizeof names);
-            return drift_why(err, errsize, DRIFT_EINVAL, "deployment: card=%s: expected cpu or a card: %s", v, names);
+            return drift_why(err, errsz, DRIFT_EINVAL, "deployment: card=%s: expected cpu or a card: %s", v, names);
         }
         d->on_cpu = 0, d->card = c;
         return 0;
@@ -169,13 +170,13 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
     if (!strcmp(k, "attention")) {
         char why[DRIFT_LLM_ERR_MAX];
         if (drift_numerics_set_attention(&d->nx, v, why, sizeof why))
-            return drift_why(err, errsize, DRIFT_EINVAL, "deployment: attention=%s: %s", v, why);
+            return drift_why(err, errsz, DRIFT_EINVAL, "deployment: attention=%s: %s", v, why);
         return 0;
     }
     if (!strcmp(k, "kv")) {
         char why[DRIFT_LLM_ERR_MAX];
         if (drift_kv_format_parse(&d->nx.kv, v, why, sizeof why))
-            return drift_why(err, errsize, DRIFT_EINVAL, "deployment: kv=%s: %s", v, why);
+            return drift_why(err, errsz, DRIFT_EINVAL, "deployment: kv=%s: %s", v, why);
         return 0;
     }
     if (!strcmp(k, "batch")) {
@@ -197,7 +198,7 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
         return drift_allreduce_parse(&d->nx.allreduce, v) ? BAD("allreduce", "ring, tree or rank") : 0;
     if (!strcmp(k, "draft")) {
         if (strcmp(v, "0"))
-            return drift_why(err, errsize, DRIFT_EUNSUPPORTED,
+            return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
                              "deployment: draft=%s: expected 0 (speculative drafts are measured by the speculative experiment)", v);
         return 0;
     }
@@ -207,13 +208,13 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
             d->sampler = s;
             return 0;
         }
-        return drift_why(err, errsize, DRIFT_EUNSUPPORTED,
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
                          "deployment: sampler=%s: expected greedy or greedy-ties:EPS with EPS > 0 logits (text at temperature 0)", v);
     }
     char keys[256];
     size_t n = 0;
     for (int i = 0; i < NKEYS; i++) n += (size_t)snprintf(keys + n, sizeof keys - n, "%s%s", i ? ", " : "", KEYS[i]);
-    return drift_why(err, errsize, DRIFT_EINVAL, "deployment: unknown field '%s' (fields: %s)", k, keys);
+    return drift_why(err, errsz, DRIFT_EINVAL, "deployment: unknown field '%s' (fields: %s)", k, keys);
 }
 
 static int key_index(const char *k)
@@ -225,7 +226,7 @@ static int key_index(const char *k)
 
 /* KEY=VALUE items separated by commas; an item without '=' continues the previous value
  * (attention=flash:64,64). A field given twice is refused: one spec, one meaning. */
-static int apply_fields(drift_deployment_t *d, char *fields, unsigned *given, char *err, size_t errsize)
+static int apply_fields(drift_deployment_t *d, char *fields, unsigned *given, char *err, size_t errsz)
 {
     char *item[64];
     int n = 0;
@@ -234,21 +235,21 @@ static int apply_fields(drift_deployment_t *d, char *fields, unsigned *given, ch
         char *c = strchr(p, ',');
         if (!c) break;
         *c = 0, p = c + 1;
-        if (!*p) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: empty field after ','");
+        if (!*p) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: empty field after ','");
     }
     for (int i = 0; i < n; i++) {
         char *eq = strchr(item[i], '=');
-        if (!eq) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: '%s': expected KEY=VALUE", item[i]);
+        if (!eq) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: '%s': expected KEY=VALUE", item[i]);
         *eq = 0;
         char *k = item[i], *v = eq + 1;
         while (i + 1 < n && !strchr(item[i + 1], '=')) { /* rejoin a value that held commas */
             v[strlen(v)] = ',';
             i++;
         }
-        if (!*v) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: %s: empty value", k);
+        if (!*v) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: %s: empty value", k);
         int ki = key_index(k);
-        if (ki >= 0 && (*given >> ki & 1u)) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: %s given twice", k);
-        int rc = set_field(d, k, v, err, errsize);
+        if (ki >= 0 && (*given >> ki & 1u)) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: %s given twice", k);
+        int rc = set_field(d, k, v, err, errsz);
         if (rc) return rc;
         *given |= 1u << ki;
     }
@@ -256,7 +257,7 @@ static int apply_fields(drift_deployment_t *d, char *fields, unsigned *given, ch
 }
 
 /* The matmul recipe of the compute field on the card. */
-static int compute_recipe(drift_recipe_t *r, const drift_deployment_t *d, char *err, size_t errsize)
+static int compute_recipe(drift_recipe_t *r, const drift_deployment_t *d, char *err, size_t errsz)
 {
     drift_format_t f;
     char spec[160];
@@ -266,32 +267,32 @@ static int compute_recipe(drift_recipe_t *r, const drift_deployment_t *d, char *
         snprintf(spec, sizeof spec, "fp32/seq/fp32/fp32");
     } else {
         if (d->on_cpu)
-            return drift_why(err, errsize, DRIFT_EINVAL,
+            return drift_why(err, errsz, DRIFT_EINVAL,
                              "deployment: compute=%s: card=cpu has no tensor cores (use compute=fp32 or a seq recipe)", d->compute);
         snprintf(spec, sizeof spec, "%s/tc:%s/fp32/%s", d->compute, drift_tc_arch_name(d->card.arch),
                  f == DRIFT_TF32 ? "fp32" : d->compute);
     }
     int rc = drift_model_recipe_parse(r, spec);
     if (rc == DRIFT_EUNSUPPORTED)
-        return drift_why(err, errsize, rc, "deployment: compute=%s: the %s's matrix units take no %s input", d->compute,
+        return drift_why(err, errsz, rc, "deployment: compute=%s: the %s's matrix units take no %s input", d->compute,
                          d->card.name, d->compute);
-    if (rc) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: compute=%s: not a recipe", d->compute);
+    if (rc) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: compute=%s: not a recipe", d->compute);
     return 0;
 }
 
 /* The llama.cpp engines decide their own numerics: a deployment names them by preset, or by
  * card=cpu and engine alone (as printed), and carries the preset's values. */
-static int finish_llamacpp(drift_deployment_t *d, unsigned given, char *err, size_t errsize)
+static int finish_llamacpp(drift_deployment_t *d, unsigned given, char *err, size_t errsz)
 {
     const char *eng = d->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu" : "llamacpp-cpu-avx512";
     unsigned own = 1u << key_index("card") | 1u << key_index("engine") | 1u << key_index("sampler");
     int from_preset = !strcmp(d->preset, eng), from_base = !strcmp(d->preset, "custom");
     if ((given & ~own) || (!from_preset && !from_base))
-        return drift_why(err, errsize, DRIFT_EINVAL,
+        return drift_why(err, errsz, DRIFT_EINVAL,
                          "deployment: engine=%s computes as llama.cpp does (stored weights, q8 activations, fp16 KV cache, "
                          "its flash attention, each request alone): use the preset %s, or card=cpu,engine=%s only",
                          eng, eng, eng);
-    if (!d->on_cpu) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: engine=%s runs on card=cpu", eng);
+    if (!d->on_cpu) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: engine=%s runs on card=cpu", eng);
     char preset[32];
     snprintf(preset, sizeof preset, "%s", d->preset);
     drift_sampler_t sampler = d->sampler; /* the deployment's own, whatever llama.cpp computes */
@@ -304,29 +305,29 @@ static int finish_llamacpp(drift_deployment_t *d, unsigned given, char *err, siz
     return 0;
 }
 
-static int finish(drift_deployment_t *d, unsigned given, char *err, size_t errsize)
+static int finish(drift_deployment_t *d, unsigned given, char *err, size_t errsz)
 {
-    if (d->nx.engine != DRIFT_ENGINE_LAB) return finish_llamacpp(d, given, err, errsize);
+    if (d->nx.engine != DRIFT_ENGINE_LAB) return finish_llamacpp(d, given, err, errsz);
     drift_recipe_t r;
-    int rc = compute_recipe(&r, d, err, errsize);
+    int rc = compute_recipe(&r, d, err, errsz);
     if (rc) return rc;
     drift_numerics_set_mm(&d->nx, &r);
     d->nx.sms = d->card.sms;
     if (d->padded && d->batch_kind != DRIFT_BATCH_STATIC)
-        return drift_why(err, errsize, DRIFT_EINVAL, "deployment: padded=yes needs batch=static:B (continuous batches pack rows)");
+        return drift_why(err, errsz, DRIFT_EINVAL, "deployment: padded=yes needs batch=static:B (continuous batches pack rows)");
     return 0;
 }
 
-int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, size_t errsize)
+int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, size_t errsz)
 {
-    if (!d || !spec) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: no spec");
+    if (!d || !spec) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: no spec");
     char buf[DEPLOY_FILE_MAX + 1];
     if (spec[0] == '@') {
         size_t size = 0;
         char why[DRIFT_LLM_ERR_MAX];
         int rc = 0;
         char *bytes = (char *)drift_file_read(spec + 1, DEPLOY_FILE_MAX, "deployment file", &size, why, sizeof why, &rc);
-        if (!bytes) return drift_why(err, errsize, rc, "deployment: %s", why);
+        if (!bytes) return drift_why(err, errsz, rc, "deployment: %s", why);
         /* one field a line; '#' starts a comment; joined with commas */
         size_t n = 0;
         for (char *line = bytes, *next; line && *line; line = next) {
@@ -341,29 +342,29 @@ int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, s
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? "," : "", s);
         }
         free(bytes);
-        if (!n) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: %s holds no fields", spec + 1);
+        if (!n) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: %s holds no fields", spec + 1);
     } else {
         if (strlen(spec) >= DRIFT_DEPLOY_SPEC_MAX)
-            return drift_why(err, errsize, DRIFT_EINVAL, "deployment: spec longer than %d characters", DRIFT_DEPLOY_SPEC_MAX - 1);
+            return drift_why(err, errsz, DRIFT_EINVAL, "deployment: spec longer than %d characters", DRIFT_DEPLOY_SPEC_MAX - 1);
         snprintf(buf, sizeof buf, "%s", spec);
     }
-    if (!buf[0]) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: empty spec (a preset or KEY=VALUE fields)");
+    if (!buf[0]) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: empty spec (a preset or KEY=VALUE fields)");
     drift_deployment_t t;
     char *fields = buf;
     char *comma = strchr(buf, ',');
     if (!strchr(buf, '=') || (comma && memchr(buf, '=', (size_t)(comma - buf)) == NULL)) {
         if (comma) *comma = 0;
-        int rc = load_preset(&t, buf, err, errsize);
+        int rc = load_preset(&t, buf, err, errsz);
         if (rc) return rc;
         fields = comma ? comma + 1 : buf + strlen(buf);
-        if (comma && !*fields) return drift_why(err, errsize, DRIFT_EINVAL, "deployment: empty field after ','");
+        if (comma && !*fields) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: empty field after ','");
     } else {
         load_preset(&t, "hf-eager", NULL, 0);
         snprintf(t.preset, sizeof t.preset, "custom");
     }
     unsigned given = 0;
-    int rc = apply_fields(&t, fields, &given, err, errsize);
-    if (!rc) rc = finish(&t, given, err, errsize);
+    int rc = apply_fields(&t, fields, &given, err, errsz);
+    if (!rc) rc = finish(&t, given, err, errsz);
     if (rc) return rc;
     *d = t;
     return 0;
@@ -617,8 +618,12 @@ int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b
         int differ = 0;
         for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
             drift_gemm_kernel_t ka, kb;
-            drift_policy_choose_slice(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
-            drift_policy_choose_slice(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
+            int rc = drift_policy_choose_slice(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a,
+                                               min_slice);
+            if (!rc)
+                rc = drift_policy_choose_slice(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b,
+                                               min_slice);
+            if (rc) return rc;
             differ |= memcmp(&ka, &kb, sizeof ka) != 0;
         }
         if (differ) n++, *last = M, *first = *first < 0 ? M : *first;

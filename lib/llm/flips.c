@@ -108,7 +108,10 @@ int drift_flipset_bin(drift_flip_bin_t *out, const drift_flipset_t *s, int c, co
     out->n = n;
     out->k = k;
     out->lo = out->hi = NAN;
-    if (n) drift_wilson(&out->lo, &out->hi, k, n, DRIFT_Z95);
+    if (n) {
+        int rc = drift_wilson(&out->lo, &out->hi, k, n, DRIFT_Z95);
+        if (rc) return rc;
+    }
     out->rate = n ? (double)k / n : NAN;
     out->gap_abs = n ? ga / n : NAN;
     out->gap_ulp = n ? gu / n : NAN;
@@ -174,7 +177,7 @@ int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, cons
         rc = DRIFT_ENOMEM;
         goto done;
     }
-    drift_phi_fit(&F->fit, gap, fl, n, bins);
+    if ((rc = drift_phi_fit(&F->fit, gap, fl, n, bins))) goto done;
     /* the predictions (see flips.h): RMS over the trials of sigma_i / s_i. The norm form is
      * evaluated with sqrt(sum h_i^2 (w1_i^2 + w2_i^2)) for ||h||_rms ||w1 - w2||: equal in
      * expectation for independent rows, and blind to the few large weights that the planted
@@ -360,7 +363,7 @@ void drift_flipset_realistic(drift_flip_real_t *out, const drift_flipset_t *s, i
     }
     out->flips = k;
     out->rate = (double)k / (double)s->n;
-    drift_wilson(&out->lo, &out->hi, k, (long)s->n, DRIFT_Z95);
+    if (drift_wilson(&out->lo, &out->hi, k, (long)s->n, DRIFT_Z95)) out->lo = out->hi = NAN; /* no trials: no interval */
     out->predicted = ok ? pred : NAN;
     out->eval_mean = ev / (double)s->n;
     out->below_half = a;

@@ -51,6 +51,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "lmhead.h"
 #include "order.h"
@@ -82,7 +83,7 @@ typedef struct {
 
 /* Allocates a set of n trials x ncfg configurations (everything zero, pvar NAN). 0, or
  * DRIFT_ENOMEM (nothing left allocated). */
-int drift_flipset_alloc(drift_flipset_t *s, size_t n, int ncfg);
+DRIFT_MUST_CHECK int drift_flipset_alloc(drift_flipset_t *s, size_t n, int ncfg);
 void drift_flipset_free(drift_flipset_t *s);
 /* Trial i from an evaluation: exact top1, top2, gap, tie, l1 = exact v1; per configuration
  * flip, computed top-1/top-2/gap, n_eval; n_stage1. The caller fills rel, s, p2, target,
@@ -107,8 +108,8 @@ typedef struct {
 } drift_flip_bin_t;
 
 /* Bin b of configuration c. 0, or DRIFT_EINVAL. */
-int drift_flipset_bin(drift_flip_bin_t *out, const drift_flipset_t *s, int c, const drift_logbins_t *bins, int b,
-                      drift_format_t in);
+DRIFT_MUST_CHECK int drift_flipset_bin(drift_flip_bin_t *out, const drift_flipset_t *s, int c, const drift_logbins_t *bins, int b,
+                                       drift_format_t in);
 
 /* ---- the Phi fit, the predictions and the critical gaps ---------------------------------------- */
 
@@ -128,8 +129,8 @@ double drift_flip_c(double nu);
 double drift_flip_nu(const drift_order_t *o, drift_format_t in, size_t K);
 /* Fits configuration c (cfg, with its nu) of the planted set s (relative gaps; ties at gap 0)
  * and evaluates both predictions. K is the hidden size. 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
-int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_recipe_t *cfg, double nu,
-                      size_t K, const drift_logbins_t *bins);
+DRIFT_MUST_CHECK int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_recipe_t *cfg,
+                                       double nu, size_t K, const drift_logbins_t *bins);
 
 /* ---- the partial-sum model -------------------------------------------------------------------- */
 

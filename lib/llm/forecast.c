@@ -255,7 +255,7 @@ int drift_reliability(drift_rel_bin_t *out, const double *edges, int nedges, con
         drift_rel_bin_t *b = &out[nb++];
         b->lo = edges[e], b->hi = edges[e + 1], b->n = c, b->k = k, b->mean_p = sp / (double)c;
         b->rate = (double)k / (double)c;
-        drift_wilson(&b->wilson_lo, &b->wilson_hi, k, c, 1.959963984540054);
+        if (drift_wilson(&b->wilson_lo, &b->wilson_hi, k, c, 1.959963984540054)) b->wilson_lo = b->wilson_hi = NAN;
     }
     return nb;
 }

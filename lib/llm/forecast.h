@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drift.h"
 
 typedef enum { DRIFT_DELTA_GAUSS = 0, DRIFT_DELTA_LAPLACE, DRIFT_NDELTA } drift_delta_law_t;
 const char *drift_delta_law_name(drift_delta_law_t law); /* "gauss" "laplace" */
@@ -54,7 +55,7 @@ typedef struct {
  * parameters of the seen nonzero deltas; the law with the larger log-likelihood is chosen
  * (one parameter each). With no nonzero delta seen, sigma = b = 0: the forecast is then pi/2 at
  * a tie and 0 elsewhere. 0 or DRIFT_EINVAL (an infinite delta, a class out of range). */
-int drift_delta_fit(drift_delta_fit_t *out, const double *delta, const unsigned char *cls, size_t n);
+DRIFT_MUST_CHECK int drift_delta_fit(drift_delta_fit_t *out, const double *delta, const unsigned char *cls, size_t n);
 
 /* The log-likelihood of the nonzero deltas among n under law with the fit's parameter: the
  * held-out test of a fit (NaN when the parameter is 0 but a delta is not). */
@@ -73,8 +74,8 @@ typedef struct {
 
 /* The forecast for one text: A's gaps at its n steps and their classes (NULL: class 0). 0 or
  * DRIFT_EINVAL (a NaN or negative gap). */
-int drift_forecast_text(drift_forecast_t *out, const drift_delta_fit_t *f, int law, const double *gap,
-                        const unsigned char *cls, int n);
+DRIFT_MUST_CHECK int drift_forecast_text(drift_forecast_t *out, const drift_delta_fit_t *f, int law, const double *gap,
+                                         const unsigned char *cls, int n);
 
 /* The empirical law: the seen nonzero deltas themselves. Deltas of bf16 logits lie on the
  * format's grid (multiples of an ulp), where a smooth law puts mass between grid points; the
@@ -90,13 +91,13 @@ typedef struct {
 
 /* From n deltas as drift_delta_fit takes them (0 and NaN skipped). 0, DRIFT_EINVAL or
  * DRIFT_ENOMEM; free with drift_delta_ecdf_free. */
-int drift_delta_ecdf(drift_delta_ecdf_t *e, const double *delta, size_t n);
+DRIFT_MUST_CHECK int drift_delta_ecdf(drift_delta_ecdf_t *e, const double *delta, size_t n);
 void drift_delta_ecdf_free(drift_delta_ecdf_t *e);
 /* Q(d) above (NaN for a negative or NaN d; 0 when no delta was seen). */
 double drift_delta_ecdf_tail(const drift_delta_ecdf_t *e, double d);
 /* drift_forecast_text with the empirical tail in place of the law (pi from f). */
-int drift_forecast_text_ecdf(drift_forecast_t *out, const drift_delta_fit_t *f, const drift_delta_ecdf_t *e,
-                             const double *gap, const unsigned char *cls, int n);
+DRIFT_MUST_CHECK int drift_forecast_text_ecdf(drift_forecast_t *out, const drift_delta_fit_t *f, const drift_delta_ecdf_t *e,
+                                              const double *gap, const unsigned char *cls, int n);
 
 /* The tie rule (sampler greedy-ties:EPS): a step picks the lower id of its top two when their
  * gap is below eps, else the top one. Say A's top two are a (top) and r. When r has the lower
@@ -135,8 +136,8 @@ double drift_log_loss(const double *p, const unsigned char *y, size_t n);
  * resamples where the reference's Brier is 0 are left out). *skill is NaN when Brier(r) = 0
  * (a reference with no error leaves no skill to measure); *lo, *hi NaN when fewer than half
  * the resamples count. 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
-int drift_brier_skill(double *skill, double *lo, double *hi, const double *p, const double *r, const unsigned char *y,
-                      size_t n, uint64_t seed, int reps, double level);
+DRIFT_MUST_CHECK int drift_brier_skill(double *skill, double *lo, double *hi, const double *p, const double *r, const unsigned char *y,
+                                       size_t n, uint64_t seed, int reps, double level);
 
 /* The threshold baseline: a case whose smallest gap mg[i] is below tau parts at the rate of
  * the cases below tau, else at the rate of those above; tau the value among mg (or +inf) whose

@@ -232,9 +232,9 @@ int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const doubl
     }
     out->gap = drift_xacc_round(&a, DRIFT_FP64, DRIFT_RNE);
     out->reached = fabs(r) <= tol;
-    drift_exact_dot(&out->l1, h, w1, K, DRIFT_FP64, DRIFT_RNE);
-    drift_exact_dot(&out->l2, h, w2, K, DRIFT_FP64, DRIFT_RNE);
-    return DRIFT_OK;
+    int rc = drift_exact_dot(&out->l1, h, w1, K, DRIFT_FP64, DRIFT_RNE);
+    if (!rc) rc = drift_exact_dot(&out->l2, h, w2, K, DRIFT_FP64, DRIFT_RNE);
+    return rc;
 }
 
 int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npairs, drift_stream_t *s)

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "metrics.h"
 #include "order.h"
@@ -31,7 +32,7 @@ typedef struct {
 } drift_hidden_model_t;
 
 /* 0, or DRIFT_EINVAL (K < 2). */
-int drift_hidden_model(drift_hidden_model_t *m, size_t K, drift_stream_t *s);
+DRIFT_MUST_CHECK int drift_hidden_model(drift_hidden_model_t *m, size_t K, drift_stream_t *s);
 /* One hidden state (K values, fp32 numbers): channel i ~ N(0, 1), outlier channel c gets
  * scale_c * (1 + 0.1 N(0, 1)). */
 void drift_gen_hidden(double *h, const drift_hidden_model_t *m, drift_stream_t *s);
@@ -48,8 +49,8 @@ void drift_gen_row_with_logit(double *w, const double *h, size_t K, double logit
  * l2[v] >= ||w_v||_2 are upper bounds (the K-term double sums of nonnegative terms err by less
  * than K 2^-53 relative, covered by the factor 1 + 1e-9 for K <= 2^20). 0, DRIFT_EINVAL (V or
  * K is 0), or DRIFT_ENOMEM. */
-int drift_gen_head(double *Wd, float *Wf, double *l1, double *l2, size_t V, size_t K, uint64_t seed,
-                   uint32_t experiment);
+DRIFT_MUST_CHECK int drift_gen_head(double *Wd, float *Wf, double *l1, double *l2, size_t V, size_t K, uint64_t seed,
+                                    uint32_t experiment);
 /* s = ||h||_2 / sqrt(K). */
 double drift_logit_scale(const double *h, size_t K);
 /* A draw of the largest of V independent N(0,1): Phi^-1(U^(1/V)) for U uniform, computed as
@@ -86,15 +87,15 @@ typedef struct {
  * records the gap actually achieved: a format may not reach a tiny target (fp16 subnormal
  * weights, say), and the experiment bins by the achieved exact gap, never by the target.
  * 0, or DRIFT_EINVAL (K too small, target < 0 or not finite, h all zero there). */
-int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const double *w1, size_t K, double target,
-                    drift_format_t f);
+DRIFT_MUST_CHECK int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const double *w1, size_t K, double target,
+                                     drift_format_t f);
 
 /* Plants an exact tie on fp32 master values: for npairs pairs of distinct channels (a, b)
  * drawn from s, sets h_b = h_a and makes w2 = w1 with each pair's entries swapped. Then
  * h.w1 == h.w2 exactly, and stays exact after rounding h, w1, w2 to any format (equal values
  * round equally); but the terms sit at different positions, so a computed dot product can
  * still tell the two apart. 0, or DRIFT_EINVAL (2*npairs > K). */
-int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npairs, drift_stream_t *s);
+DRIFT_MUST_CHECK int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npairs, drift_stream_t *s);
 
 /* The pairs of channels drift_gen_planted_pair swaps for a tie: a tie needs K >= 2 * this. */
 #define DRIFT_PLANT_TIE_PAIRS 16
@@ -106,13 +107,13 @@ int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npair
  * says whether the top row sits second (*swap; 0 for a tie). *scale: s of the final h. The gap
  * is only approximate here: drift_plant_pair_in plants it exactly per format. 0, or
  * DRIFT_EINVAL / DRIFT_ENOMEM from drift_plant_tie. */
-int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int *swap, const drift_hidden_model_t *m,
-                           size_t V, double rel, int tie, drift_stream_t *s);
+DRIFT_MUST_CHECK int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int *swap, const drift_hidden_model_t *m,
+                                            size_t V, double rel, int tie, drift_stream_t *s);
 /* The pair in format f: hf = RNE_f(h) (K values) and the 2 x K rows W2, w1 rounded in row
  * `swap` and w2 rounded in the other (fp32 values are copied: they already are); then, unless
  * tie, drift_plant_gap(pt, w2's row, hf, w1's row, K, target, f). For a tie *pt is zeroed.
  * 0, or DRIFT_EINVAL from drift_plant_gap (the rows are filled either way). */
-int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1, const double *w2,
-                        size_t K, double target, int swap, int tie, drift_format_t f);
+DRIFT_MUST_CHECK int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1, const double *w2,
+                                         size_t K, double target, int swap, int tie, drift_format_t f);
 
 #endif

@@ -490,14 +490,14 @@ static int parse(reader *r, drift_gguf_t *g)
     return g->n_tensors ? check_tensors(r, g) : 0;
 }
 
-int drift_gguf_parse(drift_gguf_t *g, const void *bytes, size_t size, char *err, size_t errsize)
+int drift_gguf_parse(drift_gguf_t *g, const void *bytes, size_t size, char *err, size_t errsz)
 {
-    if (err && errsize) err[0] = 0;
-    if (!g) return drift_why(err, errsize, DRIFT_EINVAL, "no gguf");
+    if (err && errsz) err[0] = 0;
+    if (!g) return drift_why(err, errsz, DRIFT_EINVAL, "no gguf");
     memset(g, 0, sizeof *g);
-    if (!bytes && size) return drift_why(err, errsize, DRIFT_EINVAL, "no data");
+    if (!bytes && size) return drift_why(err, errsz, DRIFT_EINVAL, "no data");
     static const uint8_t none[1];
-    reader r = {bytes ? bytes : none, size, 0, err, errsize, ""};
+    reader r = {bytes ? bytes : none, size, 0, err, errsz, ""};
     g->base = r.p;
     g->size = size;
     int rc = parse(&r, g);
@@ -505,20 +505,20 @@ int drift_gguf_parse(drift_gguf_t *g, const void *bytes, size_t size, char *err,
     return rc;
 }
 
-int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsize)
+int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsz)
 {
-    if (err && errsize) err[0] = 0;
-    if (!g) return drift_why(err, errsize, DRIFT_EINVAL, "no gguf");
+    if (err && errsz) err[0] = 0;
+    if (!g) return drift_why(err, errsz, DRIFT_EINVAL, "no gguf");
     memset(g, 0, sizeof *g);
-    if (!path) return drift_why(err, errsize, DRIFT_EINVAL, "no gguf path");
+    if (!path) return drift_why(err, errsz, DRIFT_EINVAL, "no gguf path");
     /* O_NONBLOCK: opening a FIFO without a writer returns at once; fstat then refuses it */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return drift_why(err, errsize, DRIFT_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0) return drift_why(err, errsz, DRIFT_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st)) {
         int e = errno;
         close(fd);
-        return drift_why(err, errsize, DRIFT_EIO, "%s: cannot stat: %s", path, strerror(e));
+        return drift_why(err, errsz, DRIFT_EIO, "%s: cannot stat: %s", path, strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
@@ -527,12 +527,12 @@ int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsize
                            : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
                            : S_ISSOCK(st.st_mode)                       ? "a socket"
                                                                         : "not a regular file";
-        return drift_why(err, errsize, DRIFT_EIO, "%s: expected a regular file, found %s", path, kind);
+        return drift_why(err, errsz, DRIFT_EIO, "%s: expected a regular file, found %s", path, kind);
     }
 #if SIZE_MAX < UINT64_MAX
     if ((uint64_t)st.st_size > SIZE_MAX) {
         close(fd);
-        return drift_why(err, errsize, DRIFT_ENOMEM, "%s: %lld bytes cannot be mapped", path, (long long)st.st_size);
+        return drift_why(err, errsz, DRIFT_ENOMEM, "%s: %lld bytes cannot be mapped", path, (long long)st.st_size);
     }
 #endif
     size_t size = (size_t)st.st_size;
@@ -542,7 +542,7 @@ int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsize
         if (map == MAP_FAILED) {
             int e = errno;
             close(fd);
-            return drift_why(err, errsize, DRIFT_EIO, "%s: cannot map %zu bytes: %s", path, size, strerror(e));
+            return drift_why(err, errsz, DRIFT_EIO, "%s: cannot map %zu bytes: %s", path, size, strerror(e));
         }
     }
     close(fd);
@@ -550,7 +550,7 @@ int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsize
     int rc = drift_gguf_parse(g, map, size, inner, sizeof inner);
     if (rc) {
         if (map) munmap(map, size);
-        return drift_why(err, errsize, rc, "%s: %s", path, inner);
+        return drift_why(err, errsz, rc, "%s: %s", path, inner);
     }
     g->map = map;
     g->map_size = size;
@@ -619,64 +619,64 @@ static shown_key show(const char *key)
 }
 
 /* The kv for a getter, or an error naming the key, the type wanted and the type found. */
-static const drift_gguf_kv_t *get(const drift_gguf_t *g, const char *key, const char *want, int *rc, char *err, size_t errsize)
+static const drift_gguf_kv_t *get(const drift_gguf_t *g, const char *key, const char *want, int *rc, char *err, size_t errsz)
 {
     const drift_gguf_kv_t *kv = drift_gguf_find(g, key);
-    if (!kv) *rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found no such key", show(key).s, want);
+    if (!kv) *rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found no such key", show(key).s, want);
     return kv;
 }
 
-static int wrong_type(const drift_gguf_kv_t *kv, const char *key, const char *want, char *err, size_t errsize)
+static int wrong_type(const drift_gguf_kv_t *kv, const char *key, const char *want, char *err, size_t errsz)
 {
     if (kv->type == DRIFT_GGUF_ARRAY)
-        return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found an array of %s", show(key).s, want,
+        return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found an array of %s", show(key).s, want,
                          drift_gguf_type_name(kv->elem_type));
-    return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found %s", show(key).s, want, drift_gguf_type_name(kv->type));
+    return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found %s", show(key).s, want, drift_gguf_type_name(kv->type));
 }
 
-int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsize)
+int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsz)
 {
     int rc = 0;
     const char *want = "an unsigned integer";
-    const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsize);
+    const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsz);
     if (!kv) return rc;
     if (is_unsigned(kv->type)) *out = kv->v.u;
     else if (is_signed(kv->type) && kv->v.i >= 0) *out = (uint64_t)kv->v.i;
     else if (is_signed(kv->type))
-        return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected %s, found %lld", show(key).s, want, (long long)kv->v.i);
-    else return wrong_type(kv, key, want, err, errsize);
+        return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found %lld", show(key).s, want, (long long)kv->v.i);
+    else return wrong_type(kv, key, want, err, errsz);
     return 0;
 }
 
-int drift_gguf_get_f64(const drift_gguf_t *g, const char *key, double *out, char *err, size_t errsize)
+int drift_gguf_get_f64(const drift_gguf_t *g, const char *key, double *out, char *err, size_t errsz)
 {
     int rc = 0;
     const char *want = "f32 or f64";
-    const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsize);
+    const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsz);
     if (!kv) return rc;
-    if (kv->type != DRIFT_GGUF_F32 && kv->type != DRIFT_GGUF_F64) return wrong_type(kv, key, want, err, errsize);
+    if (kv->type != DRIFT_GGUF_F32 && kv->type != DRIFT_GGUF_F64) return wrong_type(kv, key, want, err, errsz);
     *out = kv->v.f;
     return 0;
 }
 
-int drift_gguf_get_str(const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err, size_t errsize)
+int drift_gguf_get_str(const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err, size_t errsz)
 {
     int rc = 0;
     const char *want = "a string";
-    const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsize);
+    const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsz);
     if (!kv) return rc;
-    if (kv->type != DRIFT_GGUF_STRING) return wrong_type(kv, key, want, err, errsize);
+    if (kv->type != DRIFT_GGUF_STRING) return wrong_type(kv, key, want, err, errsz);
     *out = kv->str;
     return 0;
 }
 
-int drift_gguf_get_bool(const drift_gguf_t *g, const char *key, int *out, char *err, size_t errsize)
+int drift_gguf_get_bool(const drift_gguf_t *g, const char *key, int *out, char *err, size_t errsz)
 {
     int rc = 0;
     const char *want = "a bool";
-    const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsize);
+    const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsz);
     if (!kv) return rc;
-    if (kv->type != DRIFT_GGUF_BOOL) return wrong_type(kv, key, want, err, errsize);
+    if (kv->type != DRIFT_GGUF_BOOL) return wrong_type(kv, key, want, err, errsz);
     *out = (int)kv->v.u;
     return 0;
 }

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "ggml_quant.h"
 
 #ifdef __cplusplus
@@ -102,9 +103,9 @@ typedef struct {
  * one line: DRIFT_EIO (cannot open, not a regular file: a directory, FIFO or device is refused
  * without reading it), DRIFT_EINVAL (the bytes are not a valid GGUF file), DRIFT_ENOMEM. The
  * file must not be truncated by someone else while mapped (SIGBUS, as for any mapping). */
-int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsz);
 /* Parse bytes already in memory (they must outlive g; tests and the fuzz target use it). */
-int drift_gguf_parse(drift_gguf_t *g, const void *bytes, size_t size, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_gguf_parse(drift_gguf_t *g, const void *bytes, size_t size, char *err, size_t errsz);
 /* Frees the indexes, unmaps what open mapped and zeroes *g; a zeroed g is fine. */
 void drift_gguf_close(drift_gguf_t *g);
 
@@ -114,17 +115,17 @@ const drift_gguf_tensor_t *drift_gguf_tensor(const drift_gguf_t *g, const char *
 
 /* Typed getters: 0, DRIFT_EINVAL (absent, or of another type; err names the key, the type
  * expected and the type found). An integer getter accepts any integer type whose value fits. */
-int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsize);
-int drift_gguf_get_f64(const drift_gguf_t *g, const char *key, double *out, char *err, size_t errsize); /* f32 or f64 */
-int drift_gguf_get_str(const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err, size_t errsize);
-int drift_gguf_get_bool(const drift_gguf_t *g, const char *key, int *out, char *err, size_t errsize); /* 0 or 1 */
+DRIFT_MUST_CHECK int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_gguf_get_f64(const drift_gguf_t *g, const char *key, double *out, char *err, size_t errsz); /* f32 or f64 */
+DRIFT_MUST_CHECK int drift_gguf_get_str(const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_gguf_get_bool(const drift_gguf_t *g, const char *key, int *out, char *err, size_t errsz); /* 0 or 1 */
 /* An array element, O(1): 0, or DRIFT_EINVAL (kv NULL, not an array of that kind, i >= count).
  * _str: an array of strings. _f64: an array of f32, f64 or any integer type (an integer above
  * 2^53 is rounded to nearest). _i64: an array of any integer type or bool; DRIFT_ERANGE for a
  * u64 above INT64_MAX. Arrays of arrays have no element getter (their bytes are at data). */
-int drift_gguf_array_str(const drift_gguf_kv_t *kv, uint64_t i, drift_gguf_str_t *out);
-int drift_gguf_array_f64(const drift_gguf_kv_t *kv, uint64_t i, double *out);
-int drift_gguf_array_i64(const drift_gguf_kv_t *kv, uint64_t i, int64_t *out);
+DRIFT_MUST_CHECK int drift_gguf_array_str(const drift_gguf_kv_t *kv, uint64_t i, drift_gguf_str_t *out);
+DRIFT_MUST_CHECK int drift_gguf_array_f64(const drift_gguf_kv_t *kv, uint64_t i, double *out);
+DRIFT_MUST_CHECK int drift_gguf_array_i64(const drift_gguf_kv_t *kv, uint64_t i, int64_t *out);
 
 /* "u8" "i8" "u16" "i16" "u32" "i32" "f32" "bool" "string" "array" "u64" "i64" "f64"; "?" else. */
 const char *drift_gguf_type_name(drift_gguf_type_t t);

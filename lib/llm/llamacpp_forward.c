@@ -76,33 +76,33 @@ struct drift_llamacpp {
     int *kv_idx;
 };
 
-static int want_f32_vec(const float **out, const drift_gguf_t *g, const char *name, int64_t n, char *err, size_t es) {
+static int want_f32_vec(const float **out, const drift_gguf_t *g, const char *name, int64_t n, char *err, size_t errsz) {
     const drift_gguf_tensor_t *t = drift_gguf_tensor(g, name);
     if (!t) {
-        return drift_why(err, es, DRIFT_EINVAL, "tensor %s: expected present, found absent", name);
+        return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected present, found absent", name);
     }
     if (t->type != DRIFT_GGML_F32) {
-        return drift_why(err, es, DRIFT_EUNSUPPORTED, "tensor %s: expected type f32, found type id %u", name, t->type);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type f32, found type id %u", name, t->type);
     }
     if ((int64_t)t->ne[0] != n || t->ne[1] != 1) {
-        return drift_why(err, es, DRIFT_EINVAL, "tensor %s: expected shape [%lld], found [%llu, %llu]", name,
+        return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected shape [%lld], found [%llu, %llu]", name,
                          (long long)n, (unsigned long long)t->ne[0], (unsigned long long)t->ne[1]);
     }
     *out = (const float *)t->data;
     return 0;
 }
 
-static int want_mat(mat_t *m, const drift_gguf_t *g, const char *name, int64_t k, int64_t rows, char *err, size_t es) {
+static int want_mat(mat_t *m, const drift_gguf_t *g, const char *name, int64_t k, int64_t rows, char *err, size_t errsz) {
     const drift_gguf_tensor_t *t = drift_gguf_tensor(g, name);
     if (!t) {
-        return drift_why(err, es, DRIFT_EINVAL, "tensor %s: expected present, found absent", name);
+        return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected present, found absent", name);
     }
     if (t->type != DRIFT_GGML_Q4_1 && t->type != DRIFT_GGML_Q8_0) {
-        return drift_why(err, es, DRIFT_EUNSUPPORTED, "tensor %s: expected type q4_1 or q8_0, found type id %u", name,
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type q4_1 or q8_0, found type id %u", name,
                          t->type);
     }
     if ((int64_t)t->ne[0] != k || (int64_t)t->ne[1] != rows || t->ne[2] != 1) {
-        return drift_why(err, es, DRIFT_EINVAL, "tensor %s: expected shape [%lld, %lld], found [%llu, %llu, %llu]", name,
+        return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected shape [%lld, %lld], found [%llu, %llu, %llu]", name,
                          (long long)k, (long long)rows, (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
                          (unsigned long long)t->ne[2]);
     }
@@ -113,16 +113,16 @@ static int want_mat(mat_t *m, const drift_gguf_t *g, const char *name, int64_t k
     return 0;
 }
 
-static int get_int(int *out, const drift_gguf_t *g, const char *arch, const char *key, char *err, size_t es) {
+static int get_int(int *out, const drift_gguf_t *g, const char *arch, const char *key, char *err, size_t errsz) {
     char full[128];
     snprintf(full, sizeof full, "%s.%s", arch, key);
     uint64_t v;
-    int rc = drift_gguf_get_u64(g, full, &v, err, es);
+    int rc = drift_gguf_get_u64(g, full, &v, err, errsz);
     if (rc) {
         return rc;
     }
     if (v < 1 || v > (1u << 24)) {
-        return drift_why(err, es, DRIFT_EINVAL, "%s: expected 1 .. 2^24, found %llu", full, (unsigned long long)v);
+        return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected 1 .. 2^24, found %llu", full, (unsigned long long)v);
     }
     *out = (int)v;
     return 0;
@@ -149,37 +149,37 @@ void drift_llamacpp_free(drift_llamacpp_t *e) {
     free(e);
 }
 
-int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_ctx, char *err, size_t es) {
+int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_ctx, char *err, size_t errsz) {
     *out = NULL;
     if (n_ctx < 1 || n_ctx > (1 << 20)) {
-        return drift_why(err, es, DRIFT_EINVAL, "n_ctx: expected 1 .. 2^20, found %d", n_ctx);
+        return drift_why(err, errsz, DRIFT_EINVAL, "n_ctx: expected 1 .. 2^20, found %d", n_ctx);
     }
     drift_gguf_str_t archs;
-    int rc = drift_gguf_get_str(g, "general.architecture", &archs, err, es);
+    int rc = drift_gguf_get_str(g, "general.architecture", &archs, err, errsz);
     if (rc) {
         return rc;
     }
     if (archs.len != 5 || memcmp(archs.s, "llama", 5) != 0) {
-        return drift_why(err, es, DRIFT_EUNSUPPORTED, "general.architecture: expected llama, found %.*s",
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "general.architecture: expected llama, found %.*s",
                          (int)(archs.len > 40 ? 40 : archs.len), archs.s);
     }
     const char *arch = "llama";
     drift_llamacpp_t *e = calloc(1, sizeof *e);
     if (!e) {
-        return drift_why(err, es, DRIFT_ENOMEM, "llamacpp: out of memory");
+        return drift_why(err, errsz, DRIFT_ENOMEM, "llamacpp: out of memory");
     }
     e->n_ctx = n_ctx;
     e->n_threads = 1;
-    if ((rc = get_int(&e->n_layer, g, arch, "block_count", err, es)) || (rc = get_int(&e->dim, g, arch, "embedding_length", err, es)) ||
-        (rc = get_int(&e->hidden, g, arch, "feed_forward_length", err, es)) ||
-        (rc = get_int(&e->n_head, g, arch, "attention.head_count", err, es)) ||
-        (rc = get_int(&e->n_head_kv, g, arch, "attention.head_count_kv", err, es))) {
+    if ((rc = get_int(&e->n_layer, g, arch, "block_count", err, errsz)) || (rc = get_int(&e->dim, g, arch, "embedding_length", err, errsz)) ||
+        (rc = get_int(&e->hidden, g, arch, "feed_forward_length", err, errsz)) ||
+        (rc = get_int(&e->n_head, g, arch, "attention.head_count", err, errsz)) ||
+        (rc = get_int(&e->n_head_kv, g, arch, "attention.head_count_kv", err, errsz))) {
         drift_llamacpp_free(e);
         return rc;
     }
     double eps, fb;
-    if ((rc = drift_gguf_get_f64(g, "llama.attention.layer_norm_rms_epsilon", &eps, err, es)) ||
-        (rc = drift_gguf_get_f64(g, "llama.rope.freq_base", &fb, err, es))) {
+    if ((rc = drift_gguf_get_f64(g, "llama.attention.layer_norm_rms_epsilon", &eps, err, errsz)) ||
+        (rc = drift_gguf_get_f64(g, "llama.rope.freq_base", &fb, err, errsz))) {
         drift_llamacpp_free(e);
         return rc;
     }
@@ -187,42 +187,42 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     e->freq_base = (float)fb; /* idem */
     if (e->n_layer > MAX_LAYERS || e->dim % e->n_head || e->n_head % e->n_head_kv) {
         drift_llamacpp_free(e);
-        return drift_why(err, es, DRIFT_EINVAL, "llama hparams: expected <= %d layers, heads dividing the width and "
+        return drift_why(err, errsz, DRIFT_EINVAL, "llama hparams: expected <= %d layers, heads dividing the width and "
                          "kv heads dividing the heads, found %d layers, width %d, %d heads, %d kv heads",
                          MAX_LAYERS, e->n_layer, e->dim, e->n_head, e->n_head_kv);
     }
     e->head = e->dim / e->n_head;
     uint64_t rot;
     if (drift_gguf_find(g, "llama.rope.dimension_count") &&
-        (drift_gguf_get_u64(g, "llama.rope.dimension_count", &rot, err, es) || rot != (uint64_t)e->head)) {
+        (drift_gguf_get_u64(g, "llama.rope.dimension_count", &rot, err, errsz) || rot != (uint64_t)e->head)) {
         drift_llamacpp_free(e);
-        return drift_why(err, es, DRIFT_EUNSUPPORTED, "llama.rope.dimension_count: expected the head size %d", e->head);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "llama.rope.dimension_count: expected the head size %d", e->head);
     }
     if (drift_gguf_find(g, "llama.rope.scaling.type") || drift_gguf_find(g, "llama.attention.scale")) {
         drift_llamacpp_free(e);
-        return drift_why(err, es, DRIFT_EUNSUPPORTED, "llama: rope scaling / attention scale keys are not modelled");
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "llama: rope scaling / attention scale keys are not modelled");
     }
     if (e->head % 32 || e->head > 256 || e->dim % 32 || e->hidden % 32) {
         drift_llamacpp_free(e);
-        return drift_why(err, es, DRIFT_EUNSUPPORTED, "llama: expected head <= 256 and widths multiples of 32, found "
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "llama: expected head <= 256 and widths multiples of 32, found "
                          "head %d, width %d, hidden %d", e->head, e->dim, e->hidden);
     }
     const drift_gguf_tensor_t *te = drift_gguf_tensor(g, "token_embd.weight");
     if (!te || (int64_t)te->ne[0] != e->dim || te->ne[1] < 1 || te->ne[1] > (1u << 24)) {
         drift_llamacpp_free(e);
-        return drift_why(err, es, DRIFT_EINVAL, "tensor token_embd.weight: expected [%d, n_vocab]", e->dim);
+        return drift_why(err, errsz, DRIFT_EINVAL, "tensor token_embd.weight: expected [%d, n_vocab]", e->dim);
     }
     if (te->type != DRIFT_GGML_Q8_0 && te->type != DRIFT_GGML_F32) {
         drift_llamacpp_free(e);
-        return drift_why(err, es, DRIFT_EUNSUPPORTED, "tensor token_embd.weight: expected type q8_0 or f32, found type id %u",
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor token_embd.weight: expected type q8_0 or f32, found type id %u",
                          te->type);
     }
     e->n_vocab = (int)te->ne[1];
     e->embd = te->data;
     e->embd_type = te->type;
     const char *out_name = drift_gguf_tensor(g, "output.weight") ? "output.weight" : "token_embd.weight";
-    if ((rc = want_f32_vec(&e->out_norm, g, "output_norm.weight", e->dim, err, es)) ||
-        (rc = want_mat(&e->out, g, out_name, e->dim, e->n_vocab, err, es))) {
+    if ((rc = want_f32_vec(&e->out_norm, g, "output_norm.weight", e->dim, err, errsz)) ||
+        (rc = want_mat(&e->out, g, out_name, e->dim, e->n_vocab, err, errsz))) {
         drift_llamacpp_free(e);
         return rc;
     }
@@ -231,21 +231,21 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
         layer_t *L = &e->layer[l];
         char n[96];
 #define NAME(s) (snprintf(n, sizeof n, "blk.%d." s, l), n)
-        if ((rc = want_f32_vec(&L->attn_norm, g, NAME("attn_norm.weight"), e->dim, err, es)) ||
-            (rc = want_f32_vec(&L->ffn_norm, g, NAME("ffn_norm.weight"), e->dim, err, es)) ||
-            (rc = want_mat(&L->wq, g, NAME("attn_q.weight"), e->dim, e->dim, err, es)) ||
-            (rc = want_mat(&L->wk, g, NAME("attn_k.weight"), e->dim, kvw, err, es)) ||
-            (rc = want_mat(&L->wv, g, NAME("attn_v.weight"), e->dim, kvw, err, es)) ||
-            (rc = want_mat(&L->wo, g, NAME("attn_output.weight"), e->dim, e->dim, err, es)) ||
-            (rc = want_mat(&L->gate, g, NAME("ffn_gate.weight"), e->dim, e->hidden, err, es)) ||
-            (rc = want_mat(&L->up, g, NAME("ffn_up.weight"), e->dim, e->hidden, err, es)) ||
-            (rc = want_mat(&L->down, g, NAME("ffn_down.weight"), e->hidden, e->dim, err, es))) {
+        if ((rc = want_f32_vec(&L->attn_norm, g, NAME("attn_norm.weight"), e->dim, err, errsz)) ||
+            (rc = want_f32_vec(&L->ffn_norm, g, NAME("ffn_norm.weight"), e->dim, err, errsz)) ||
+            (rc = want_mat(&L->wq, g, NAME("attn_q.weight"), e->dim, e->dim, err, errsz)) ||
+            (rc = want_mat(&L->wk, g, NAME("attn_k.weight"), e->dim, kvw, err, errsz)) ||
+            (rc = want_mat(&L->wv, g, NAME("attn_v.weight"), e->dim, kvw, err, errsz)) ||
+            (rc = want_mat(&L->wo, g, NAME("attn_output.weight"), e->dim, e->dim, err, errsz)) ||
+            (rc = want_mat(&L->gate, g, NAME("ffn_gate.weight"), e->dim, e->hidden, err, errsz)) ||
+            (rc = want_mat(&L->up, g, NAME("ffn_up.weight"), e->dim, e->hidden, err, errsz)) ||
+            (rc = want_mat(&L->down, g, NAME("ffn_down.weight"), e->hidden, e->dim, err, errsz))) {
             drift_llamacpp_free(e);
             return rc;
         }
         if (drift_gguf_tensor(g, NAME("attn_q.bias")) || drift_gguf_tensor(g, NAME("attn_qkv.weight"))) {
             drift_llamacpp_free(e);
-            return drift_why(err, es, DRIFT_EUNSUPPORTED, "blk.%d: biases and fused qkv are not modelled", l);
+            return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "blk.%d: biases and fused qkv are not modelled", l);
         }
 #undef NAME
     }
@@ -268,7 +268,7 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     if (!e->kcache || !e->vcache || !e->x || !e->h || !e->q || !e->att || !e->k || !e->v || !e->tmp || !e->g || !e->u ||
         !e->cache || !e->qa || !e->kv_idx) {
         drift_llamacpp_free(e);
-        return drift_why(err, es, DRIFT_ENOMEM, "llamacpp: out of memory for a cache of %d positions", n_ctx);
+        return drift_why(err, errsz, DRIFT_ENOMEM, "llamacpp: out of memory for a cache of %d positions", n_ctx);
     }
     *out = e;
     return 0;

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "gguf.h"
 
 #ifdef __cplusplus
@@ -34,7 +35,7 @@ typedef struct drift_llamacpp drift_llamacpp_t;
  * cache of n_ctx positions (llama.cpp's witness uses 512). 0, DRIFT_EINVAL (a missing key or
  * tensor, a shape that does not fit; err says which), DRIFT_EUNSUPPORTED (a type or
  * architecture this twin does not model), DRIFT_ENOMEM. */
-int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_ctx, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_ctx, char *err, size_t errsz);
 void drift_llamacpp_free(drift_llamacpp_t *e);
 
 int drift_llamacpp_n_vocab(const drift_llamacpp_t *e);
@@ -42,19 +43,19 @@ int drift_llamacpp_n_vocab(const drift_llamacpp_t *e);
 /* Decode tokens[0 .. ntok) at positions pos .. pos+ntok-1; logits (n_vocab floats) after the
  * last one. 0, or DRIFT_EINVAL (pos not the number of tokens decoded so far, ntok < 1,
  * pos + ntok > n_ctx, a token id out of range). */
-int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *tokens, int ntok);
+DRIFT_MUST_CHECK int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *tokens, int ntok);
 
 /* Which build of ggml-cpu to twin: the AVX2 one (default; GGML_NATIVE=OFF with AVX2 + FMA +
  * F16C) or the AVX-512 one (GGML_AVX512 + VBMI + VNNI + BF16; the kernels that differ are listed
  * in ggml_cpu.h). 0, or DRIFT_EINVAL. Both are held against records of the matching build. */
 typedef enum { DRIFT_LLAMACPP_AVX2 = 0, DRIFT_LLAMACPP_AVX512 = 1 } drift_llamacpp_isa_t;
-int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa);
+DRIFT_MUST_CHECK int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa);
 
 /* The n_threads of the llama.cpp run to twin (default 1, the witness's). It changes one thing
  * in llama.cpp's result: the split-KV attention of a single token whose KV view reaches 512
  * cells (positions >= 256 with n_ctx >= 512), cut into n_threads chunks. The twin itself always
  * computes on the calling thread. 0, or DRIFT_EINVAL (outside 1 .. 512). */
-int drift_llamacpp_set_threads(drift_llamacpp_t *e, int n_threads);
+DRIFT_MUST_CHECK int drift_llamacpp_set_threads(drift_llamacpp_t *e, int n_threads);
 
 /* Forget the cache (a fresh context, as the witness uses per prompt). */
 void drift_llamacpp_reset(drift_llamacpp_t *e);

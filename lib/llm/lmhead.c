@@ -144,7 +144,10 @@ static int exact_cmp(const cand_t *c, size_t a, size_t b)
 
 static int exact_top2(drift_top2_t *t, cand_t *c)
 {
-    for (size_t i = 0; i < c->n; i++) drift_exact_dot(&c->ex[i], c->h, c->rows + i * c->K, c->K, DRIFT_FP64, DRIFT_RNE);
+    for (size_t i = 0; i < c->n; i++) {
+        int rc = drift_exact_dot(&c->ex[i], c->h, c->rows + i * c->K, c->K, DRIFT_FP64, DRIFT_RNE);
+        if (rc) return rc;
+    }
     /* strictly greater wins: among exact equals the earlier (lower id) stays */
     size_t i1 = 0;
     for (size_t i = 1; i < c->n; i++)
@@ -168,7 +171,8 @@ static int exact_top2(drift_top2_t *t, cand_t *c)
             b[i] = c->rows[i1 * K + i];
             b[K + i] = c->rows[i2 * K + i];
         }
-        drift_exact_dot(&t->gap, a, b, 2 * K, DRIFT_FP64, DRIFT_RNE);
+        int rc = drift_exact_dot(&t->gap, a, b, 2 * K, DRIFT_FP64, DRIFT_RNE);
+        if (rc) return rc;
         t->tie = t->gap == 0;
     }
     free(a);
@@ -636,7 +640,10 @@ int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *
         q.cO = SAFE(q.eta * sum_up(cO, M + 1));
         /* the head's maxima over the tokens (drift_lmhead_head_prepare, or here) */
         drift_lmhead_head_t mx = *hd;
-        if (!mx.prepared) drift_lmhead_head_prepare(&mx);
+        if (!mx.prepared) {
+            int rc = drift_lmhead_head_prepare(&mx);
+            if (rc) return rc;
+        }
         double wmax = mx.l2max, l1max = mx.l1max, dlmax = mx.dl2max, amax = 0, rimax = 0;
         /* overflow would break |x - rnd(x)| <= u|x| + eta */
         if (!lossless && (hmax > fi->max_finite || wmax > fi->max_finite)) return DRIFT_EUNSUPPORTED;
@@ -771,7 +778,8 @@ static int eval_head(drift_lmhead_result_t *r, const double *h, const drift_lmhe
 #define EXACT(j)                                                                                   \
     do {                                                                                           \
         if (!known[j]) {                                                                           \
-            drift_exact_dot(&ex[j], hf, rows + (j) * K, K, DRIFT_FP64, DRIFT_RNE);                 \
+            if ((rc = drift_exact_dot(&ex[j], hf, rows + (j) * K, K, DRIFT_FP64, DRIFT_RNE)))       \
+                goto done;                                                                         \
             known[j] = 1;                                                                          \
         }                                                                                          \
     } while (0)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "metrics.h"
 #include "order.h"
@@ -73,8 +74,8 @@ typedef struct {
 /* Reference evaluation with no pruning: every logit of every configuration. h (K) and W (V x K,
  * row-major) are any doubles; they are rounded to cfg[0].in, which every cfg must share.
  * V >= 2, 1 <= ncfg <= DRIFT_LMHEAD_MAXCFG. 0, DRIFT_EINVAL, DRIFT_EUNSUPPORTED, DRIFT_ENOMEM. */
-int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const double *W, size_t V, size_t K,
-                           const drift_recipe_t *cfg, int ncfg);
+DRIFT_MUST_CHECK int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const double *W, size_t V,
+                                            size_t K, const drift_recipe_t *cfg, int ncfg);
 
 /* Approximate logits for pruning: out[r*V + v] ~ H[r] . W[v] for R hidden states (fp32
  * numbers) and V rows of fp32 master weights, in float arithmetic (16 lanes of ceil(K/16)
@@ -82,7 +83,7 @@ int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const doub
  * gamma_n(2^-24) sum|h_i w_i| <= drift_lmhead_approx_coef(K) * ||h||_2 ||w_v||_2 with
  * n = ceil(K/16) + 16 (the most roundings a term passes through; Higham's dot-product bound;
  * Cauchy-Schwarz). */
-int drift_lmhead_approx(double *out, const double *H, size_t R, const float *W, size_t V, size_t K);
+DRIFT_MUST_CHECK int drift_lmhead_approx(double *out, const double *H, size_t R, const float *W, size_t V, size_t K);
 double drift_lmhead_approx_coef(size_t K);
 
 /* Pruned evaluation, bit-identical in outcome to drift_lmhead_eval_full on the same inputs.
@@ -109,18 +110,19 @@ double drift_lmhead_approx_coef(size_t K);
  * comparison (superaccumulator of the difference) where two rounded exact logits are equal.
  * 0, DRIFT_EINVAL, DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED when some configuration has no finite
  * bound (drift_lmhead_bound = INFINITY): nothing could be pruned. */
-int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
-                             const double *approx, const double *row_l1, const double *row_l2,
-                             const drift_recipe_t *cfg, int ncfg);
+DRIFT_MUST_CHECK int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V,
+                                              size_t K, const double *approx, const double *row_l1,
+                                              const double *row_l2, const drift_recipe_t *cfg, int ncfg);
 
 /* drift_lmhead_eval_pruned over the configurations c with use[c] != 0 only (those whose bound
  * is finite, say), the outcome spread over the full list cfg[0..ncfg): r->ncfg = ncfg, the
  * exact top-2 and n_stage1 as evaluated, and for every configuration left out computed = {0},
  * flip = 0, n_eval = 0. Return values as drift_lmhead_eval_pruned's (DRIFT_EINVAL when no
  * configuration is used). */
-int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
-                                  const double *approx, const double *row_l1, const double *row_l2,
-                                  const drift_recipe_t *cfg, int ncfg, const unsigned char *use);
+DRIFT_MUST_CHECK int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V,
+                                                   size_t K, const double *approx, const double *row_l1,
+                                                   const double *row_l2, const drift_recipe_t *cfg, int ncfg,
+                                                   const unsigned char *use);
 
 /* ---- the head as the pruning sees it, and a tighter first stage --------------------------------- */
 
@@ -154,7 +156,7 @@ typedef struct {
 
 /* Fills hd's maxima once, so that the pruning does not scan the V tokens' bounds per row
  * (the outcome is the same). 0 or DRIFT_EINVAL. */
-int drift_lmhead_head_prepare(drift_lmhead_head_t *hd);
+DRIFT_MUST_CHECK int drift_lmhead_head_prepare(drift_lmhead_head_t *hd);
 
 /* The first pruning stage on its own: keep (room for V) receives, in increasing order, the
  * *nkeep tokens that may be top-1 or top-2 of the exact logits or of any configuration's
@@ -163,23 +165,25 @@ int drift_lmhead_head_prepare(drift_lmhead_head_t *hd);
  * and the exact logit of token v lie within rad[v] of approx[v] (for the tokens the first,
  * global test drops, the common radius; for the others their own). The proof is at the
  * function in lmhead.c. 0, DRIFT_EINVAL, DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED (no finite bound). */
-int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *h, const drift_lmhead_head_t *hd,
-                        const double *approx, const drift_recipe_t *cfg, int ncfg);
+DRIFT_MUST_CHECK int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *h,
+                                         const drift_lmhead_head_t *hd, const double *approx, const drift_recipe_t *cfg,
+                                         int ncfg);
 
 /* drift_lmhead_eval_pruned (use = NULL) or drift_lmhead_eval_pruned_some (use != NULL) on a
  * head: the outcome does not depend on the optional fields, only n_stage1 (and the time) does. */
-int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd,
-                                  const double *approx, const drift_recipe_t *cfg, int ncfg, const unsigned char *use);
+DRIFT_MUST_CHECK int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h,
+                                                   const drift_lmhead_head_t *hd, const double *approx,
+                                                   const drift_recipe_t *cfg, int ncfg, const unsigned char *use);
 
 /* dl2[v] >= ||w_v - rnd(w_v)||_2 for the V rows of W (V x K), rnd = RNE to f (0 for fp32 and
  * fp64, which hold every fp32 value). 0, DRIFT_EINVAL, DRIFT_ENOMEM. */
-int drift_lmhead_round_norms(double *dl2, const float *W, size_t V, size_t K, drift_format_t f);
+DRIFT_MUST_CHECK int drift_lmhead_round_norms(double *dl2, const float *W, size_t V, size_t K, drift_format_t f);
 
 /* The M channels (M <= min(K, DRIFT_LMHEAD_MAXSPLIT)) with the largest max_r |H[r][i]| over R
  * hidden states (ties to the lower index), in increasing order, into chan; and the columns
  * cols[v * M + j] = W[v][chan[j]]. 0 or DRIFT_EINVAL. */
-int drift_lmhead_split_choose(size_t *chan, size_t M, const double *H, size_t R, size_t K);
-int drift_lmhead_split_cols(float *cols, const float *W, size_t V, size_t K, const size_t *chan, size_t M);
+DRIFT_MUST_CHECK int drift_lmhead_split_choose(size_t *chan, size_t M, const double *H, size_t R, size_t K);
+DRIFT_MUST_CHECK int drift_lmhead_split_cols(float *cols, const float *W, size_t V, size_t K, const size_t *chan, size_t M);
 
 /* The pruning test on its own (exposed for tests): keep[] receives, in increasing order, the
  * indices v with value[v] + radius[v] >= (second largest of value[u] - radius[u]), the

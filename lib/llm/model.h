@@ -64,6 +64,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "attention.h"
 #include "checkpoint.h"
 #include "format.h"
@@ -80,19 +81,19 @@ typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_ML
  * OUT = ACC; a bare format "bf16" means bf16/seq/fp32/bf16 (fp32 for fp64: fp64/seq/fp64/fp64).
  * Accumulation is nearest-even with fma. Printed by drift_recipe_print. 0 or DRIFT_EINVAL;
  * DRIFT_EUNSUPPORTED for a tc input the arch lacks or a tc ACC other than fp32/fp16. */
-int drift_model_recipe_parse(drift_recipe_t *r, const char *spec);
+DRIFT_MUST_CHECK int drift_model_recipe_parse(drift_recipe_t *r, const char *spec);
 
 typedef enum { DRIFT_ALLREDUCE_RING = 0, DRIFT_ALLREDUCE_TREE, DRIFT_ALLREDUCE_RANK, DRIFT_NALLREDUCE } drift_allreduce_t;
 const char *drift_allreduce_name(drift_allreduce_t a);
-int drift_allreduce_parse(drift_allreduce_t *a, const char *name);
+DRIFT_MUST_CHECK int drift_allreduce_parse(drift_allreduce_t *a, const char *name);
 
 /* Y[e] = the all-reduce of the P partials part[r * MN + e] (each a value of acc), every
  * addition in acc (RNE), the result rounded to out: rank ((p0 + p1) + p2 ...), tree (pairwise
  * over ranks), or ring (the buffer of MNv >= MN elements cut into P chunks of ceil(MNv/P);
  * chunk c reduced from rank c+1: ((p[c+1] + p[c+2]) + ...) + p[c], ranks mod P). 0 or
  * DRIFT_EINVAL. */
-int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P, drift_allreduce_t how,
-                    drift_format_t acc, drift_format_t out);
+DRIFT_MUST_CHECK int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P, drift_allreduce_t how,
+                                     drift_format_t acc, drift_format_t out);
 
 #define DRIFT_TP_MAX 64
 
@@ -128,13 +129,13 @@ void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r);
 /* A whole-model recipe: "llamacpp-cpu" (the engine; its AVX2 build) or "llamacpp-cpu-avx512"
  * (the same source built with AVX-512), or a matmul recipe for all five groups
  * (drift_model_recipe_parse). 0, DRIFT_EINVAL or DRIFT_EUNSUPPORTED. */
-int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec);
+DRIFT_MUST_CHECK int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec);
 /* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the
  * reason (option-like names: "tp", "min-slice", ...) in err. */
-int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsz);
 /* Attention kernel spec: attention.h's grammar, plus splitkv:auto[,Bc] (N per step from the
  * batch, attn_auto_splits = 1). 0 or DRIFT_EINVAL with the reason in err. */
-int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsz);
 /* The kernel's spec as drift_numerics_set_attention reads it. */
 int drift_numerics_attention_print(char *buf, size_t size, const drift_numerics_t *nx);
 /* FlashAttention-2's num_splits_heuristic (flash_api.cpp): 1 when the blocks fill 80 % of
@@ -153,8 +154,8 @@ typedef void (*drift_trace_fn)(void *ctx, int layer, drift_block_t block, const 
 
 /* A model over a checkpoint (not copied: ck must outlive the model) with nslots KV-cache
  * slots. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_ENOMEM with the reason in err. */
-int drift_model_create(drift_model_t **m, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
-                       char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_model_create(drift_model_t **m, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
+                                        char *err, size_t errsz);
 void drift_model_free(drift_model_t *m);
 const drift_llm_config_t *drift_model_config(const drift_model_t *m);
 void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx);
@@ -172,7 +173,7 @@ void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq);
  * chunk sizes, the attention split count; written to plan (at most cap values). Two steps
  * with equal plans compute the first sequence's rows identically. The count, or
  * DRIFT_EINVAL when cap is too small, DRIFT_EUNSUPPORTED under llamacpp-cpu. */
-int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, long *plan, int cap);
+DRIFT_MUST_CHECK int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, long *plan, int cap);
 
 /* One sequence's share of a step: ntok tokens at positions pos .. pos+ntok-1 of slot. The
  * slot's cache must hold positions 0 .. pos-1 (from earlier steps); a cache holding more is
@@ -185,7 +186,7 @@ typedef struct {
 /* One forward pass over all rows of the nseq sequences (M = sum ntok, pos + ntok <= seq_len).
  * logits: nseq x vocab, the logits after each sequence's last token. 0 or DRIFT_EINVAL /
  * DRIFT_ENOMEM. */
-int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *seqs, int nseq);
+DRIFT_MUST_CHECK int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *seqs, int nseq);
 
 /* ---- decoding ------------------------------------------------------------------------- */
 
@@ -215,24 +216,25 @@ typedef struct {
  * their length, their slot then taken by a new companion: continuous batching. The model
  * needs nslots >= batch. smp: a greedy or sorted-cdf sampler (sampler.h; NULL: greedy), drawn
  * with drift_sample; another kind is DRIFT_EINVAL. Free out with drift_gen_free. */
-int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int nprompt, int ntokens, int stop_at_bos,
-                   const drift_sampler_t *smp, const drift_batching_t *bt, int keep_logits);
+DRIFT_MUST_CHECK int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int nprompt, int ntokens,
+                                    int stop_at_bos, const drift_sampler_t *smp, const drift_batching_t *bt,
+                                    int keep_logits);
 void drift_gen_free(drift_gen_t *g);
 
 /* The rows M of each of nsteps steps that drift_generate's request (prompt of nprompt tokens)
  * shares with its companions under bt, computed without running the model (the companions'
  * schedule depends only on their random lengths). 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
-int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t *bt, int vocab, int seq_len);
+DRIFT_MUST_CHECK int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t *bt, int vocab, int seq_len);
 
 /* Teacher-forced logits of a fixed sequence run alone in slot 0: logits (n x vocab) after
  * each of tokens[0 .. n-1]. With an exact model this gives the exact logits of every prefix. */
-int drift_model_score(drift_model_t *m, double *logits, const int *tokens, int n);
+DRIFT_MUST_CHECK int drift_model_score(drift_model_t *m, double *logits, const int *tokens, int n);
 
 /* Beam search: slot dst's cache becomes the first len positions of slot src's (every layer;
  * int8 codes and scales with them), so that a sequence forked from src at position len can
  * go on in dst. dst == src cuts the cache back to len. 0, DRIFT_EINVAL (a slot out of range,
  * len above src's cache) or DRIFT_EUNSUPPORTED (llamacpp-cpu: an engine's context is not
  * copied). */
-int drift_model_copy_slot(drift_model_t *m, int dst, int src, int len);
+DRIFT_MUST_CHECK int drift_model_copy_slot(drift_model_t *m, int dst, int src, int len);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drift.h"
 
 /* Pairs (a, b) with 0 <= a < b <= n (b == n: the reference): n (n + 1) / 2 of them, indexed
  * in order (0,1), (0,2), .., (0,n), (1,2), .. */
@@ -34,8 +35,8 @@ typedef struct {
 
 /* Sorts u and d (n values each, n >= 1; d may be NULL: d_p99 = d_max = NAN) in place and
  * summarizes them. 0 or DRIFT_EINVAL. */
-int drift_distance_summary(drift_distance_summary_t *s, int64_t *u, double *d, size_t n);
+DRIFT_MUST_CHECK int drift_distance_summary(drift_distance_summary_t *s, int64_t *u, double *d, size_t n);
 /* The same on copies: u and d untouched. 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
-int drift_distance_summary_of(drift_distance_summary_t *s, const int64_t *u, const double *d, size_t n);
+DRIFT_MUST_CHECK int drift_distance_summary_of(drift_distance_summary_t *s, const int64_t *u, const double *d, size_t n);
 
 #endif

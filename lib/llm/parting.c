@@ -114,10 +114,13 @@ int drift_parting_summary(drift_parting_summary_t *s, const drift_parting_t *con
         m++;
     }
     s->n = m;
+    int rc = 0;
     if (m) {
-        drift_median(&s->step_median, step, m), drift_median(&s->gap12_median, g12, m);
-        drift_median(&s->spread_median, spr, m), drift_median(&s->dev_median, dev, m);
+        rc = drift_median(&s->step_median, step, m);
+        if (!rc) rc = drift_median(&s->gap12_median, g12, m);
+        if (!rc) rc = drift_median(&s->spread_median, spr, m);
+        if (!rc) rc = drift_median(&s->dev_median, dev, m);
     }
     free(x);
-    return 0;
+    return rc;
 }

@@ -15,6 +15,8 @@
 #ifndef DRIFT_PARTING_H
 #define DRIFT_PARTING_H
 
+
+#include "drift.h"
 /* the model (model.h), opaque here: callers of the parting analysis need not see its layers */
 typedef struct drift_model drift_model_t;
 
@@ -30,11 +32,11 @@ typedef struct {
 } drift_prefix_logits_t;
 
 /* Over model m (not owned; must outlive p). 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
-int drift_prefix_logits_init(drift_prefix_logits_t *p, drift_model_t *m);
+DRIFT_MUST_CHECK int drift_prefix_logits_init(drift_prefix_logits_t *p, drift_model_t *m);
 void drift_prefix_logits_free(drift_prefix_logits_t *p);
 /* *out = the logits (V values, valid until the next call) after seq[0 .. n-1], 1 <= n <= cap.
  * 0 or DRIFT_EINVAL, or the model's error. */
-int drift_prefix_logits(const double **out, drift_prefix_logits_t *p, const int *seq, int n);
+DRIFT_MUST_CHECK int drift_prefix_logits(const double **out, drift_prefix_logits_t *p, const int *seq, int n);
 
 typedef struct {
     int step;            /* parting step (0-based generated token), -1: identical completions */
@@ -54,8 +56,8 @@ int drift_first_difference(const int *x, const int *y, int n);
  * exact = the exact model's prefix logits (NULL: gap_ab, gap12, dev NAN, exact_top1 -1). la
  * or lb NULL: spread and dev NAN. For identical completions only step = -1 is set (the rest NAN / -1).
  * 0 or DRIFT_EINVAL / DRIFT_ENOMEM, or the model's error. */
-int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b, const double *lb, int n, int V,
-                  const int *prompt, int np, drift_prefix_logits_t *exact);
+DRIFT_MUST_CHECK int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b, const double *lb, int n, int V,
+                                   const int *prompt, int np, drift_prefix_logits_t *exact);
 
 /* A summary of partings p[0 .. n-1] (pointers; those with step < 0 are skipped): their count,
  * the parting steps' min / median / max, the exact top-1/top-2 gaps' median and max, the
@@ -68,6 +70,6 @@ typedef struct {
     int step_min, step_max;
     double step_median, gap12_median, gap12_max, spread_median, dev_median;
 } drift_parting_summary_t;
-int drift_parting_summary(drift_parting_summary_t *s, const drift_parting_t *const *p, size_t n);
+DRIFT_MUST_CHECK int drift_parting_summary(drift_parting_summary_t *s, const drift_parting_t *const *p, size_t n);
 
 #endif

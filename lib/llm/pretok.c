@@ -12,7 +12,7 @@ static const struct {
     drift_pretok_t pre;
 } k_names[] = {{"gpt-2", DRIFT_PRETOK_GPT2}, {"smollm", DRIFT_PRETOK_SMOLLM}};
 
-int drift_pretok_from_name(drift_pretok_t *out, const char *name, size_t len, char *err, size_t errsize)
+int drift_pretok_from_name(drift_pretok_t *out, const char *name, size_t len, char *err, size_t errsz)
 {
     for (size_t i = 0; i < sizeof k_names / sizeof k_names[0]; i++)
         if (name && strlen(k_names[i].name) == len && !memcmp(k_names[i].name, name, len)) {
@@ -20,7 +20,7 @@ int drift_pretok_from_name(drift_pretok_t *out, const char *name, size_t len, ch
             return 0;
         }
     *out = DRIFT_PRETOK_NONE;
-    return drift_why(err, errsize, DRIFT_EUNSUPPORTED,
+    return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
                      "tokenizer.ggml.pre: unsupported pre-tokenizer '%.*s' (accepted: gpt-2, smollm)",
                      (int)(len > 64 ? 64 : len), name ? name : "");
 }

@@ -18,12 +18,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drift.h"
 
 typedef enum { DRIFT_PRETOK_NONE = 0, DRIFT_PRETOK_GPT2, DRIFT_PRETOK_SMOLLM } drift_pretok_t;
 
 /* The pre-tokenizer named by a `tokenizer.ggml.pre` value (len bytes at name): 0, or
  * DRIFT_EUNSUPPORTED with one line naming the value and the accepted ones. */
-int drift_pretok_from_name(drift_pretok_t *out, const char *name, size_t len, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_pretok_from_name(drift_pretok_t *out, const char *name, size_t len, char *err, size_t errsz);
 
 /* Split cps[0..n) into words: ends[k] is the end (exclusive) of word k; ends must hold n
  * entries (every word is at least one codepoint). Returns the number of words. */

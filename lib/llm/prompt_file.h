@@ -14,6 +14,7 @@
 #define DRIFT_PROMPT_FILE_H
 
 #include <stddef.h>
+#include "drift.h"
 
 typedef struct {
     int n;
@@ -36,10 +37,10 @@ int drift_prompt_kind_index(const char *name);
 
 /* 0, DRIFT_EIO (unreadable, not a regular file), DRIFT_EINVAL (a malformed line; an empty set)
  * or DRIFT_ENOMEM, with the reason in err. */
-int drift_prompt_file_read(drift_prompt_file_t *p, const char *path, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_prompt_file_read(drift_prompt_file_t *p, const char *path, char *err, size_t errsz);
 /* The same from bytes in memory (name only labels the messages). */
-int drift_prompt_file_parse(drift_prompt_file_t *p, const char *bytes, size_t size, const char *name, char *err,
-                            size_t errsize);
+DRIFT_MUST_CHECK int drift_prompt_file_parse(drift_prompt_file_t *p, const char *bytes, size_t size, const char *name, char *err,
+                                             size_t errsz);
 void drift_prompt_file_free(drift_prompt_file_t *p);
 
 #endif

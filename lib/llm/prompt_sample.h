@@ -19,13 +19,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "prompt_file.h"
 
 /* idx: n ints. 0, or DRIFT_EINVAL (n < 0, n > p->n, no set, no name; by_kind: a set without
  * kinds) or DRIFT_ENOMEM, with one line in err. */
-int drift_prompt_sample(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name, char *err,
-                        size_t errsize);
-int drift_prompt_sample_by_kind(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name,
-                                char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_prompt_sample(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name, char *err,
+                                         size_t errsz);
+DRIFT_MUST_CHECK int drift_prompt_sample_by_kind(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name,
+                                                 char *err, size_t errsz);
 
 #endif

@@ -60,6 +60,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drift.h"
 
 typedef enum {
     DRIFT_SAMPLER_GREEDY = 0, /* greedy, greedy-ties:EPS */
@@ -95,12 +96,12 @@ typedef struct {
 /* kind, T = 1 (greedy: 0), no filters, cut full, greedy_below = tie_eps = seed = 0. */
 drift_sampler_t drift_sampler_default(drift_sampler_kind_t kind);
 /* 0, or DRIFT_EINVAL with *why (may be NULL) naming the bad field and what is accepted. */
-int drift_sampler_validate(const drift_sampler_t *s, const char **why);
+DRIFT_MUST_CHECK int drift_sampler_validate(const drift_sampler_t *s, const char **why);
 /* Spec: NAME[:KEY=VALUE,...] with NAME greedy, sorted-cdf, full, top-k, top-p, inverse-cdf,
  * exp-race, gumbel or rejection, and the keys the kind uses: T, k, p, minp, greedy (a
  * threshold, or vllm for 1e-5), seed (e.g. "exp-race:T=0.6,k=50", "top-k:k=50",
  * "inverse-cdf:greedy=vllm"); or greedy-ties:EPS with EPS > 0. Strict; 0 or DRIFT_EINVAL. */
-int drift_sampler_parse(drift_sampler_t *s, const char *spec);
+DRIFT_MUST_CHECK int drift_sampler_parse(drift_sampler_t *s, const char *spec);
 /* Canonical spec (the name, then the kind's keys that differ from its defaults, in the order
  * T,k,p,minp,greedy,seed); its length, or DRIFT_EINVAL. parse(print(s)) == s. */
 int drift_sampler_print(char *buf, size_t size, const drift_sampler_t *s);
@@ -113,7 +114,7 @@ const char *drift_sampler_name(const drift_sampler_t *s);
 /* Sample from logits (V values) with a greedy or sorted-cdf sampler (kinds above); u is a
  * uniform in [0, 1), which greedy ignores. The token, or DRIFT_EINVAL (another kind, NULL
  * pointers, V < 1) / DRIFT_ENOMEM. */
-int drift_sample(const double *logits, int V, const drift_sampler_t *s, double u);
+DRIFT_MUST_CHECK int drift_sample(const double *logits, int V, const drift_sampler_t *s, double u);
 /* Greedy with a tie-breaker: the top-1 token (first maximum), unless its logit exceeds the
  * top-2's by less than eps: then the lower id of the two. */
 int drift_greedy_tie(const double *logits, int V, double eps);
@@ -151,13 +152,13 @@ void drift_sampler_exponentials(double *e, size_t V, const drift_draw_key_t *key
  * e[0..V) (may be NULL for inverse-cdf, rejection and greedy) and its draw uniforms from key.
  * 0, DRIFT_EINVAL (not an engine's sampler, a bad one, NULL pointers, V == 0, a NaN logit) or
  * DRIFT_ENOMEM. */
-int drift_sampler_draw(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                       const drift_draw_key_t *key);
+DRIFT_MUST_CHECK int drift_sampler_draw(size_t *out, const double *logits, size_t V, const drift_sampler_t *s,
+                                        const double *e, const drift_draw_key_t *key);
 
 /* The same transform with explicit randomness: e[0..V) as above and draw uniforms
  * u_draw[0..n_draw) in [0, 1); DRIFT_ERANGE when a rejection draw needs more rounds than
  * n_draw. For tests and for hand-worked examples. */
-int drift_sampler_draw_given(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                             const double *u_draw, size_t n_draw);
+DRIFT_MUST_CHECK int drift_sampler_draw_given(size_t *out, const double *logits, size_t V, const drift_sampler_t *s,
+                                              const double *e, const double *u_draw, size_t n_draw);
 
 #endif

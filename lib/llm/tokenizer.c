@@ -23,24 +23,24 @@ static int cmp_piece(const void *a, const void *b)
     return strcmp(g_sort_tok->pieces[*(const int *)a], g_sort_tok->pieces[*(const int *)b]);
 }
 
-int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize)
+int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsz)
 {
-    if (!t || !path || vocab_size <= 0) return drift_why(err, errsize, DRIFT_EINVAL, "no tokenizer path or vocabulary");
+    if (!t || !path || vocab_size <= 0) return drift_why(err, errsz, DRIFT_EINVAL, "no tokenizer path or vocabulary");
     memset(t, 0, sizeof *t);
     size_t size = 0;
     int rc;
     /* a tokenizer.bin is a few hundred kB; a vocabulary of 2^24 pieces of a few bytes fits in 1 GiB */
-    unsigned char *buf = drift_file_read(path, (size_t)1 << 30, "tokenizer", &size, err, errsize, &rc);
+    unsigned char *buf = drift_file_read(path, (size_t)1 << 30, "tokenizer", &size, err, errsz, &rc);
     if (!buf) return rc;
-    rc = drift_tokenizer_parse(t, buf, size, path, vocab_size, err, errsize);
+    rc = drift_tokenizer_parse(t, buf, size, path, vocab_size, err, errsz);
     free(buf);
     return rc;
 }
 
 int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                          char *err, size_t errsize)
+                          char *err, size_t errsz)
 {
-    if (!t || (!bytes && size) || vocab_size <= 0) return drift_why(err, errsize, DRIFT_EINVAL, "no tokenizer data or vocabulary");
+    if (!t || (!bytes && size) || vocab_size <= 0) return drift_why(err, errsz, DRIFT_EINVAL, "no tokenizer data or vocabulary");
     if (!path) path = "tokenizer";
     memset(t, 0, sizeof *t);
     const unsigned char *buf = bytes;
@@ -50,38 +50,38 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
     t->scores = calloc((size_t)vocab_size, sizeof *t->scores);
     t->sorted = calloc((size_t)vocab_size, sizeof *t->sorted);
     if (!t->pieces || !t->scores || !t->sorted) {
-        rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
+        rc = drift_why(err, errsz, DRIFT_ENOMEM, "out of memory for the tokenizer");
         goto bad;
     }
     size_t at = 4;
     if (size < 4) {
-        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: truncated: expected a 4-byte header, found %zu bytes", path, size);
+        rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: truncated: expected a 4-byte header, found %zu bytes", path, size);
         goto bad;
     }
     t->max_token_length = le32(buf);
     /* encode() sizes its merge buffer from this header field: a negative or huge value would
      * wrap that size (found by fuzz/checkpoint.c). llama2.c's tokenizers hold a few dozen. */
     if (t->max_token_length < 1 || t->max_token_length > DRIFT_TOKEN_LENGTH_MAX) {
-        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)", path,
+        rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)", path,
                   t->max_token_length, DRIFT_TOKEN_LENGTH_MAX);
         goto bad;
     }
     for (int i = 0; i < vocab_size; i++) {
         if (size - at < 8) {
-            rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
+            rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
             goto bad;
         }
         memcpy(&t->scores[i], buf + at, 4);
         int32_t len = le32(buf + at + 4);
         at += 8;
         if (len < 0 || (size_t)len > size - at) {
-            rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: token %d: length %d does not fit the %zu bytes left", path, i,
+            rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: token %d: length %d does not fit the %zu bytes left", path, i,
                       len, size - at);
             goto bad;
         }
         t->pieces[i] = malloc((size_t)len + 1);
         if (!t->pieces[i]) {
-            rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for the tokenizer");
+            rc = drift_why(err, errsz, DRIFT_ENOMEM, "out of memory for the tokenizer");
             goto bad;
         }
         memcpy(t->pieces[i], buf + at, (size_t)len);
@@ -89,7 +89,7 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
         at += (size_t)len;
     }
     if (at != size) {
-        rc = drift_why(err, errsize, DRIFT_EINVAL, "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)",
+        rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)",
                   path, vocab_size, at, size);
         goto bad;
     }

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "gguf.h"
 #include "pretok.h"
 
@@ -108,22 +109,22 @@ typedef struct {
 void drift_vocab_init(drift_vocab_t *v);
 
 /* llama2.c */
-int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsz);
 /* The same from bytes in memory (the reader and the fuzz target share it); `path` only names the
  * data in messages. */
-int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                          char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
+                                           char *err, size_t errsz);
 
 /* A GGUF-style vocabulary (copied: v's arrays need not outlive t). 0, DRIFT_EINVAL (a bad
  * field: err names it, what was expected and found), DRIFT_EUNSUPPORTED (another model or
  * pre-tokenizer) or DRIFT_ENOMEM. */
-int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *err, size_t errsz);
 
 /* The vocabulary of a GGUF file: tokenizer.ggml.{model, pre, tokens, scores, token_type,
  * merges, bos_token_id, eos_token_id, eot_token_id, unknown_token_id, padding_token_id,
  * fim_pad/fim_rep/fim_sep_token_id, add_bos_token, add_eos_token, add_space_prefix}; g may be
  * closed afterwards. Errors as drift_tokenizer_build, each naming the key. */
-int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char *err, size_t errsize);
+DRIFT_MUST_CHECK int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char *err, size_t errsz);
 
 void drift_tokenizer_free(drift_tokenizer_t *t);
 
@@ -137,12 +138,12 @@ const char *drift_tokenizer_piece(const drift_tokenizer_t *t, int prev, int tok,
 /* Encode text into ids (BOS = 1 first when bos), at most cap ids; the count in *n.
  * 0, DRIFT_EINVAL (a character the vocabulary cannot express) or DRIFT_ERANGE (cap).
  * GGUF kinds: drift_tokenizer_encode_ex(t, text, bos, 0, ids, cap, n). */
-int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n);
+DRIFT_MUST_CHECK int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n);
 /* llama.cpp's llama_tokenize(text, add_special, parse_special) (see above); llama2.c: add_special
  * is encode's bos, parse_special is ignored. 0, DRIFT_EINVAL, DRIFT_ERANGE (more than cap ids),
  * DRIFT_ENOMEM. */
-int drift_tokenizer_encode_ex(const drift_tokenizer_t *t, const char *text, int add_special, int parse_special,
-                              int *ids, int cap, int *n);
+DRIFT_MUST_CHECK int drift_tokenizer_encode_ex(const drift_tokenizer_t *t, const char *text, int add_special, int parse_special,
+                                               int *ids, int cap, int *n);
 
 /* 1 when tok ends generation (EOS, <|im_end|>, <|endoftext|>, ...; llama2.c: BOS or EOS = 1 or 2, as
  * run.c stops on BOS), else 0. */

@@ -141,14 +141,14 @@ static void order_special(drift_tokenizer_t *t, uint64_t *keys)
     for (int k = 0; k < t->n_special; k++) t->special[k] = (int)(keys[k] & UINT32_MAX);
 }
 
-static int resolve_id(int given, int dflt, int n, const char *key, int *out, char *err, size_t errsize)
+static int resolve_id(int given, int dflt, int n, const char *key, int *out, char *err, size_t errsz)
 {
     if (given == DRIFT_TOKENIZER_DEFAULT) {
         *out = dflt < n ? dflt : -1; /* llama.cpp disables a default outside the vocabulary */
         return 0;
     }
     if (given < -1 || given >= n)
-        return drift_why(err, errsize, DRIFT_EINVAL, "%s: expected a token id below %d, found %d", key, n, given);
+        return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected a token id below %d, found %d", key, n, given);
     *out = given;
     return 0;
 }
@@ -157,27 +157,27 @@ static int flag(int given, int dflt) { return given == DRIFT_TOKENIZER_DEFAULT ?
 
 static size_t slen(const size_t *lens, const char *const *s, int i) { return lens ? lens[i] : strlen(s[i]); }
 
-int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *err, size_t errsize)
+int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *err, size_t errsz)
 {
-    if (!t) return drift_why(err, errsize, DRIFT_EINVAL, "no tokenizer");
+    if (!t) return drift_why(err, errsz, DRIFT_EINVAL, "no tokenizer");
     memset(t, 0, sizeof *t);
-    if (!v || !v->model) return drift_why(err, errsize, DRIFT_EINVAL, "tokenizer.ggml.model: missing");
+    if (!v || !v->model) return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.model: missing");
     int spm = !strcmp(v->model, "llama"), bpe = !strcmp(v->model, "gpt2");
     if (!spm && !bpe)
-        return drift_why(err, errsize, DRIFT_EUNSUPPORTED,
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
                          "tokenizer.ggml.model: unsupported tokenizer '%.64s' (accepted: gpt2, llama)", v->model);
     int n = v->n_tokens;
     if (n < 1 || !v->tokens)
-        return drift_why(err, errsize, DRIFT_EINVAL, "tokenizer.ggml.tokens: expected at least one token, found %d", n);
-    if (n >= (1 << 30)) return drift_why(err, errsize, DRIFT_EINVAL, "tokenizer.ggml.tokens: %d tokens is too many", n);
+        return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: expected at least one token, found %d", n);
+    if (n >= (1 << 30)) return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: %d tokens is too many", n);
     if (bpe && (v->n_merges < 0 || (v->n_merges && !v->merges)))
-        return drift_why(err, errsize, DRIFT_EINVAL, "tokenizer.ggml.merges: expected an array, found %d", v->n_merges);
+        return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.merges: expected an array, found %d", v->n_merges);
     t->kind = spm ? DRIFT_TOKENIZER_SPM : DRIFT_TOKENIZER_BPE;
     t->pre = DRIFT_PRETOK_NONE;
     int rc;
     if (bpe) {
         const char *pre = v->pre ? v->pre : "gpt-2";
-        if ((rc = drift_pretok_from_name(&t->pre, pre, strlen(pre), err, errsize))) return rc;
+        if ((rc = drift_pretok_from_name(&t->pre, pre, strlen(pre), err, errsz))) return rc;
     }
     t->vocab_size = n;
     int nm = bpe ? v->n_merges : 0;
@@ -188,13 +188,13 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
     for (int i = 0; i < n; i++) {
         size_t l = slen(v->token_len, v->tokens, i);
         if (l > UINT32_MAX / 2 || total > SIZE_MAX / 4 - l - 32)
-            return drift_why(err, errsize, DRIFT_EINVAL, "tokenizer.ggml.tokens: token %d is %zu bytes long", i, l);
+            return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: token %d is %zu bytes long", i, l);
         total += 3 * (l + 24);
     }
     for (int i = 0; i < nm; i++) {
         size_t l = slen(v->merge_len, v->merges, i);
         if (l > UINT32_MAX / 2 || total > SIZE_MAX / 4 - l - 2)
-            return drift_why(err, errsize, DRIFT_EINVAL, "tokenizer.ggml.merges: merge %d is %zu bytes long", i, l);
+            return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.merges: merge %d is %zu bytes long", i, l);
         total += l + 1;
     }
     t->arena = malloc(total ? total : 1);
@@ -218,7 +218,7 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
     if (!t->arena || !t->pieces || !t->piece_len || !t->scores || !t->type || !t->eog || !t->text || !t->text_len ||
         !t->key || !t->key_len || !t->special || !t->piece_slot ||
         (nm && (!t->merge || !t->merge_left || !t->merge_right || !t->merge_slot))) {
-        rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for a vocabulary of %d tokens", n);
+        rc = drift_why(err, errsz, DRIFT_ENOMEM, "out of memory for a vocabulary of %d tokens", n);
         goto bad;
     }
     uint32_t fwd[256];
@@ -290,7 +290,7 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
         if (t->key[i]) {
             int dup = drift_tok_lookup(t, (const unsigned char *)t->key[i], t->key_len[i]);
             if (dup >= 0) {
-                rc = drift_why(err, errsize, DRIFT_EINVAL, "tokenizer.ggml.tokens: token %d '%.32s' repeats token %d", i,
+                rc = drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: token %d '%.32s' repeats token %d", i,
                                p, dup);
                 goto bad;
             }
@@ -307,7 +307,7 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
         size_t l = slen(v->merge_len, v->merges, r), sp = 1;
         while (sp < l && m[sp] != ' ') sp++;
         if (sp >= l) {
-            rc = drift_why(err, errsize, DRIFT_EINVAL, "tokenizer.ggml.merges: merge %d '%.32s' is not two pieces", r,
+            rc = drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.merges: merge %d '%.32s' is not two pieces", r,
                            l ? m : "");
             goto bad;
         }
@@ -351,24 +351,24 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
             t->special[t->n_special++] = i;
     uint64_t *keys = malloc((size_t)(t->n_special ? t->n_special : 1) * sizeof *keys);
     if (!keys) {
-        rc = drift_why(err, errsize, DRIFT_ENOMEM, "out of memory for a vocabulary of %d tokens", n);
+        rc = drift_why(err, errsz, DRIFT_ENOMEM, "out of memory for a vocabulary of %d tokens", n);
         goto bad;
     }
     order_special(t, keys);
     free(keys);
 
     /* ids and flags */
-    if ((rc = resolve_id(v->bos_id, spm ? 1 : 11, n, "tokenizer.ggml.bos_token_id", &t->bos_id, err, errsize)) ||
-        (rc = resolve_id(v->eos_id, spm ? 2 : 11, n, "tokenizer.ggml.eos_token_id", &t->eos_id, err, errsize)) ||
-        (rc = resolve_id(v->eot_id, -1, n, "tokenizer.ggml.eot_token_id", &t->eot_id, err, errsize)) ||
-        (rc = resolve_id(v->unk_id, spm ? 0 : -1, n, "tokenizer.ggml.unknown_token_id", &t->unk_id, err, errsize)) ||
-        (rc = resolve_id(v->pad_id, -1, n, "tokenizer.ggml.padding_token_id", &t->pad_id, err, errsize)))
+    if ((rc = resolve_id(v->bos_id, spm ? 1 : 11, n, "tokenizer.ggml.bos_token_id", &t->bos_id, err, errsz)) ||
+        (rc = resolve_id(v->eos_id, spm ? 2 : 11, n, "tokenizer.ggml.eos_token_id", &t->eos_id, err, errsz)) ||
+        (rc = resolve_id(v->eot_id, -1, n, "tokenizer.ggml.eot_token_id", &t->eot_id, err, errsz)) ||
+        (rc = resolve_id(v->unk_id, spm ? 0 : -1, n, "tokenizer.ggml.unknown_token_id", &t->unk_id, err, errsz)) ||
+        (rc = resolve_id(v->pad_id, -1, n, "tokenizer.ggml.padding_token_id", &t->pad_id, err, errsz)))
         goto bad;
     static const char *const fim_keys[3] = {"tokenizer.ggml.fim_pad_token_id", "tokenizer.ggml.fim_rep_token_id",
                                             "tokenizer.ggml.fim_sep_token_id"};
     for (int k = 0; k < 3; k++) {
         int id = -1;
-        if ((rc = resolve_id(v->fim_ids[k], -1, n, fim_keys[k], &id, err, errsize))) goto bad;
+        if ((rc = resolve_id(v->fim_ids[k], -1, n, fim_keys[k], &id, err, errsz))) goto bad;
         if (id >= 0) t->eog[id] = 1;
     }
     if (t->eos_id >= 0) t->eog[t->eos_id] = 1;

@@ -90,6 +90,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "format.h"
 #include "order.h"
 #include "recipe.h"
@@ -117,7 +118,7 @@ typedef struct {
 /* standard | flash:Br,Bc | splitkv:N[,Bc] | splitkv:size=S[,Bc]; integers >= 1 without
  * sign or leading zeros (tiles <= 65536, N <= 65536, S <= 2^30); S a multiple of Bc.
  * 0, or DRIFT_EINVAL with the reason in err. */
-int drift_attn_kernel_parse(drift_attn_kernel_t *k, const char *spec, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_attn_kernel_parse(drift_attn_kernel_t *k, const char *spec, char *err, size_t errsz);
 int drift_attn_kernel_print(char *buf, size_t size, const drift_attn_kernel_t *k); /* length or EINVAL */
 
 typedef struct {
@@ -139,7 +140,7 @@ typedef struct {
 drift_attn_opts_t drift_attn_opts(int heads, int kv_heads, int head_dim, drift_format_t in);
 
 /* Checks the options alone: 0 or the code with the reason in err. */
-int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz);
 
 /* ---- KV cache ---------------------------------------------------------------------- */
 
@@ -151,7 +152,7 @@ typedef struct {
 } drift_kv_format_t;
 
 /* fp64 | fp32 | tf32 | fp16 | bf16 | fp8e4m3 | fp8e5m2 | int8:token | int8:head. */
-int drift_kv_format_parse(drift_kv_format_t *f, const char *spec, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_kv_format_parse(drift_kv_format_t *f, const char *spec, char *err, size_t errsz);
 int drift_kv_format_print(char *buf, size_t size, const drift_kv_format_t *f);
 
 typedef struct {
@@ -164,29 +165,29 @@ typedef struct {
     int scales_set;           /* int8:head: scales fixed by the first append */
 } drift_kv_cache_t;
 
-int drift_kv_init(drift_kv_cache_t *c, int kv_heads, int head_dim, size_t capacity, const drift_kv_format_t *fmt,
-                  char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_kv_init(drift_kv_cache_t *c, int kv_heads, int head_dim, size_t capacity, const drift_kv_format_t *fmt,
+                                   char *err, size_t errsz);
 void drift_kv_free(drift_kv_cache_t *c);
 /* Appends ntok tokens: k and v are [ntok][kv_heads][head_dim] (finite values). */
-int drift_kv_append(drift_kv_cache_t *c, const double *k, const double *v, size_t ntok, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_kv_append(drift_kv_cache_t *c, const double *k, const double *v, size_t ntok, char *err, size_t errsz);
 
 /* ---- attention ----------------------------------------------------------------------- */
 
 /* The general call: nq queries at positions q_pos .. q_pos+nq-1 against the cache (causal
  * needs q_pos + nq <= kv->len). */
-int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                    const unsigned char *key_mask, const drift_attn_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
+                                     const unsigned char *key_mask, const drift_attn_opts_t *o, char *err, size_t errsz);
 
 /* Decode: one query (the last token, position kv->len - 1) against the whole cache. */
-int drift_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o,
-                           char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o,
+                                            char *err, size_t errsz);
 
 /* Prefill of n tokens (q, k, v as [n][heads or kv_heads][head_dim]) through a cache in
  * format kvf. chunk = 0: all queries in one call; chunk = C: chunked prefill, the cache
  * grows by C tokens and those C queries attend to it, as serving engines do. */
-int drift_attention_prefill(double *out, const double *q, const double *k, const double *v, size_t n,
-                            const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o, char *err,
-                            size_t errsz);
+DRIFT_MUST_CHECK int drift_attention_prefill(double *out, const double *q, const double *k, const double *v, size_t n,
+                                             const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o, char *err,
+                                             size_t errsz);
 
 /* The exact attention of the given values, each output correctly rounded to f with high
  * probability: MPFR at w = 128, 256, ... bits until two successive precisions round alike
@@ -194,9 +195,9 @@ int drift_attention_prefill(double *out, const double *q, const double *k, const
  * exact scale (1/sqrt(head_dim) in MPFR, or o->scale exactly); only the shape fields of o
  * (heads, kv_heads, head_dim, causal, scale) are read. q [nq][heads][d], k and v
  * [nk][kv_heads][d]; fully masked rows give +0. */
-int drift_attention_reference(double *out, const double *q, const double *k, const double *v, size_t nq, size_t nk,
-                              size_t q_pos, const unsigned char *key_mask, const drift_attn_opts_t *o,
-                              drift_format_t f, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_attention_reference(double *out, const double *q, const double *k, const double *v, size_t nq, size_t nk,
+                                               size_t q_pos, const unsigned char *key_mask, const drift_attn_opts_t *o,
+                                               drift_format_t f, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

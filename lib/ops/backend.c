@@ -23,19 +23,19 @@ void drift_backend_register(const drift_backend_ops_t *ops)
 
 const drift_backend_ops_t *drift_backend_registered(void) { return registered; }
 
-int drift_backend_use(int on, char *why, size_t size)
+int drift_backend_use(int on, char *err, size_t errsz)
 {
     if (!on) {
         active = 0;
         return DRIFT_OK;
     }
     if (!registered) {
-        if (why && size) snprintf(why, size, "this build has no CUDA backend: it was built without nvcc or with -DDRIFT_CUDA=OFF");
+        if (err && errsz) snprintf(err, errsz, "this build has no CUDA backend: it was built without nvcc or with -DDRIFT_CUDA=OFF");
         return DRIFT_EUNSUPPORTED;
     }
     char tmp[256] = "";
     if (!registered->available || registered->available(tmp, sizeof tmp) != 1) {
-        if (why && size) snprintf(why, size, "%s", *tmp ? tmp : "no CUDA device found");
+        if (err && errsz) snprintf(err, errsz, "%s", *tmp ? tmp : "no CUDA device found");
         return DRIFT_EUNSUPPORTED;
     }
     active = 1;

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "attention.h"
 #include "format.h"
 #include "gemm.h"
@@ -39,8 +40,8 @@ extern "C" {
  * the CPU path's own checks. NULL hooks: that operation always runs on the CPU. */
 typedef struct {
     const char *name; /* "cuda" */
-    /* 1 when a device can run, 0 when not; why gets one line (no driver, no device, ...) */
-    int (*available)(char *why, size_t size);
+    /* 1 when a device can run, 0 when not; err gets one line (no driver, no device, ...) */
+    int (*available)(char *err, size_t errsz);
     /* one line for the metadata: device, driver, runtime and library versions */
     void (*describe)(char *buf, size_t size);
     /* C = A B with the CPU's kernel and options (drift_gemm's signature); ran: what ran */
@@ -73,9 +74,9 @@ void drift_backend_register(const drift_backend_ops_t *ops);
 const drift_backend_ops_t *drift_backend_registered(void);
 
 /* Sends dispatcher calls to the registered accelerator (on = 1) or to the CPU (on = 0).
- * DRIFT_EUNSUPPORTED when on = 1 and nothing is registered or no device is available (why
+ * DRIFT_EUNSUPPORTED when on = 1 and nothing is registered or no device is available (err
  * says which, in one line). */
-int drift_backend_use(int on, char *why, size_t size);
+DRIFT_MUST_CHECK int drift_backend_use(int on, char *err, size_t errsz);
 /* 1 when dispatcher calls go to the accelerator. */
 int drift_backend_active(void);
 

@@ -9,6 +9,7 @@
 #ifndef DRIFT_CARDS_H
 #define DRIFT_CARDS_H
 
+#include "drift.h"
 #include "order.h"
 
 typedef struct {
@@ -22,7 +23,7 @@ typedef struct {
 
 /* The card called name (see above), copied into *c. 0, or DRIFT_EINVAL for an unknown name
  * (c untouched). */
-int drift_card_parse(drift_card_t *c, const char *name);
+DRIFT_MUST_CHECK int drift_card_parse(drift_card_t *c, const char *name);
 /* The i-th card of the table (0 ..), NULL past the last: for --help texts and the docs. */
 const drift_card_t *drift_card_at(int i);
 /* "a100, a2, a30, ..." (every canonical card name, comma-separated) into buf. */
@@ -30,6 +31,6 @@ void drift_card_names(char *buf, size_t size);
 
 /* drift_order_parse(o, spec), and also tc:CARD for every card (tc:rtx4090 is tc:ada): the
  * order printed stays the model's canonical spec. 0 or DRIFT_EINVAL. */
-int drift_order_parse_card(drift_order_t *o, const char *spec);
+DRIFT_MUST_CHECK int drift_order_parse_card(drift_order_t *o, const char *spec);
 
 #endif

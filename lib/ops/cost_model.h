@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "gemm.h"
 
@@ -38,7 +39,7 @@ typedef struct {
 } drift_device_perf_t;
 
 /* v100 (SXM2), a100 (SXM 80GB), h100 (SXM), b200. 0 or DRIFT_EINVAL. */
-int drift_device_perf(drift_device_perf_t *d, const char *name);
+DRIFT_MUST_CHECK int drift_device_perf(drift_device_perf_t *d, const char *name);
 
 typedef struct {
     double time, compute, memory; /* seconds */
@@ -47,7 +48,7 @@ typedef struct {
 } drift_cost_t;
 
 /* 0 or DRIFT_EINVAL (bad kernel, zero sizes, no tensor-core rate for that input). */
-int drift_cost_gemm(drift_cost_t *out, const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K, drift_format_t in,
-                    int tensor_cores, const drift_device_perf_t *d);
+DRIFT_MUST_CHECK int drift_cost_gemm(drift_cost_t *out, const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K, drift_format_t in,
+                                     int tensor_cores, const drift_device_perf_t *d);
 
 #endif

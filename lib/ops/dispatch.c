@@ -17,25 +17,25 @@ int drift_order_tc_params(drift_tc_params_t *p, const drift_order_t *o, drift_fo
     return rc ? DRIFT_EUNSUPPORTED : 1;
 }
 
-int drift_order_sum_check(const drift_order_t *o, const char *what, char *why, size_t size)
+int drift_order_sum_check(const drift_order_t *o, const char *what, char *err, size_t errsz)
 {
     if (!o || o->kind != DRIFT_ORDER_TC) return DRIFT_OK;
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, o) < 0) snprintf(buf, sizeof buf, "?");
-    return drift_why(why, size, DRIFT_EUNSUPPORTED, "order '%s' is a dot-product model; %s takes " DRIFT_SUM_ORDERS, buf,
+    return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order '%s' is a dot-product model; %s takes " DRIFT_SUM_ORDERS, buf,
                      what ? what : "a sum");
 }
 
-int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_format_t acc, char *why, size_t size)
+int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_format_t acc, char *err, size_t errsz)
 {
     if (!o || o->kind != DRIFT_ORDER_TC) return DRIFT_OK;
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, o) < 0) snprintf(buf, sizeof buf, "?");
     drift_tc_params_t p;
     if (drift_tc_params(&p, o->arch, in))
-        return drift_why(why, size, DRIFT_EUNSUPPORTED, "order %s has no tensor-core path for input %s", buf, drift_format_name(in));
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order %s has no tensor-core path for input %s", buf, drift_format_name(in));
     if (acc != DRIFT_FP32 && acc != DRIFT_FP16)
-        return drift_why(why, size, DRIFT_EUNSUPPORTED, "order %s accumulates in fp32 or fp16, not %s", buf, drift_format_name(acc));
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order %s accumulates in fp32 or fp16, not %s", buf, drift_format_name(acc));
     return DRIFT_OK;
 }
 
@@ -53,13 +53,13 @@ int drift_order_dot(double *y, const double *a, const double *b, size_t n, const
     return drift_dot(y, a, b, n, c, o, acc);
 }
 
-int drift_recipe_check(const drift_recipe_t *r, char *why, size_t size)
+int drift_recipe_check(const drift_recipe_t *r, char *err, size_t errsz)
 {
-    int rc = drift_recipe_validate(r, why, size);
+    int rc = drift_recipe_validate(r, err, errsz);
     if (rc || r->exact) return rc;
     if (drift_order_tc_params(NULL, &r->order, r->in) < 0) {
-        if (why && size)
-            snprintf(why, size, "tc:%s has no tensor-core path for %s inputs", drift_tc_arch_name(r->order.arch),
+        if (err && errsz)
+            snprintf(err, errsz, "tc:%s has no tensor-core path for %s inputs", drift_tc_arch_name(r->order.arch),
                      drift_format_name(r->in));
         return DRIFT_EUNSUPPORTED;
     }

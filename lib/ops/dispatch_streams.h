@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "gemm.h"
 
 #ifdef __cplusplus
@@ -16,8 +17,8 @@ extern "C" {
 /* C receives nstreams results of M x N (stream s at C + s M N) of spec (splitk:S:atomic,
  * cublas[...], cublaslt) computed concurrently; ran: what ran. DRIFT_EUNSUPPORTED when no
  * device is selected or it has no such path (drift_backend_message() says why). */
-int drift_dispatch_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                const char *spec, const drift_gemm_opts_t *opts, int nstreams, char *ran, size_t ran_size);
+DRIFT_MUST_CHECK int drift_dispatch_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                                 const char *spec, const drift_gemm_opts_t *opts, int nstreams, char *ran, size_t ran_size);
 
 #ifdef __cplusplus
 }

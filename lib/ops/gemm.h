@@ -44,6 +44,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "order.h"
 
@@ -64,13 +65,13 @@ typedef struct {
 /* Kernel specs: naive | tiled:BM,BN,BK | splitk:S | splitk:S:tree | tc:v100|a100|h100|b200.
  * Strict: decimal integers without sign or leading zeros, in range, nothing trailing.
  * 0 or DRIFT_EINVAL. The printed spec is canonical: parse(print(k)) == k. */
-int drift_gemm_kernel_parse(drift_gemm_kernel_t *k, const char *spec);
+DRIFT_MUST_CHECK int drift_gemm_kernel_parse(drift_gemm_kernel_t *k, const char *spec);
 /* Canonical spec into buf; its length, or DRIFT_EINVAL (bad kernel, or it does not fit). */
 int drift_gemm_kernel_print(char *buf, size_t size, const drift_gemm_kernel_t *k);
 int drift_gemm_kernel_equal(const drift_gemm_kernel_t *a, const drift_gemm_kernel_t *b);
 /* The reduction order each output's dot product follows (law 2): seq for naive and tiled,
  * splitk:S[:tree], tc:ARCH. */
-int drift_gemm_kernel_order(drift_order_t *o, const drift_gemm_kernel_t *k);
+DRIFT_MUST_CHECK int drift_gemm_kernel_order(drift_order_t *o, const drift_gemm_kernel_t *k);
 
 typedef struct {
     drift_format_t in;  /* A and B are rounded (RNE) to this format first */
@@ -85,13 +86,13 @@ drift_gemm_opts_t drift_gemm_opts(drift_format_t in, drift_format_t acc);
 /* C = alpha A B + beta C as documented above. Returns 0, DRIFT_EINVAL (NULL pointers, bad
  * kernel or options), DRIFT_EUNSUPPORTED (SR mode; tc with an unsupported format) or
  * DRIFT_ENOMEM. On error C is unchanged. */
-int drift_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-               const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts);
+DRIFT_MUST_CHECK int drift_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts);
 
 /* fp32 GEMM in drift_gemm's seq order (naive / tiled kernels, fp32 accumulator, fma):
  * C[i][j] = round(A[i][0] B[0][j]) then fmaf chains over k, inputs already fp32 values;
  * bit-identical to drift_gemm with those kernels, without its per-call rounding and
  * packing of B (the decoder's fast path for small M). 0 or DRIFT_EINVAL. */
-int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K);
+DRIFT_MUST_CHECK int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K);
 
 #endif

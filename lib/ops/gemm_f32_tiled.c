@@ -200,7 +200,8 @@ __attribute__((target("avx512f"))) static void uk_f32_avx512(size_t kl, const fl
 static void round_span_f(float *dst, const double *src, size_t n, drift_format_t f)
 {
     drift_round_array_opts_t o = {f, DRIFT_RNE, 0, 0, NULL};
-    (void)drift_round_array_float(dst, src, n, &o); /* cannot fail: f is not fp64 on the F32 path */
+    int rc = drift_round_array_float(dst, src, n, &o); /* cannot fail: f is not fp64 on the F32 path */
+    (void)rc;
 }
 
 /* The packed panels live in one block, kept between calls (as OpenBLAS keeps its buffers):

@@ -41,6 +41,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "gemm.h"
 #include "par_sizes.h"
@@ -96,7 +97,7 @@ void drift_gemm_round_inputs(double *dd, float *df, const double *src, size_t n,
  * drift_gemm_pack_release, never free);
  * then partial accumulators of the k range [k0, k1) into tiles (mp x np tiles of mr x nr
  * floats, each contiguous), and the tiles back to row-major doubles. */
-int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, drift_format_t in);
+DRIFT_MUST_CHECK int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, drift_format_t in);
 /* Gives g->Ap and g->Bp (one block) back: kept for the next call, or freed. NULL is fine. */
 void drift_gemm_pack_release(drift_gemm_ctx_t *g);
 void drift_gemm_tiled_chain_f32(const drift_gemm_ctx_t *g, float *tiles, size_t k0, size_t k1);
@@ -113,6 +114,6 @@ void drift_gemm_rows_double(const drift_gemm_ctx_t *g, double *out, size_t k0, s
 
 /* gemm_splitk.c: acc (row-major M x N doubles) = the accumulators of the kernel: one
  * partial over all of K, or split-K partials combined seq or pairwise. */
-int drift_gemm_accumulate(const drift_gemm_ctx_t *g, const drift_gemm_kernel_t *kern, double *acc);
+DRIFT_MUST_CHECK int drift_gemm_accumulate(const drift_gemm_ctx_t *g, const drift_gemm_kernel_t *kern, double *acc);
 
 #endif

@@ -36,6 +36,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "gemm.h"
 #include "order.h"
@@ -56,25 +57,25 @@ typedef struct {
 /* mma:ARCH,BK | slicedk:ARCH,BK,S | streamk:ARCH,BM,BN,BK,W | tc:ARCH, ARCH one of the
  * tensor-core architectures of order.h (drift_tc_arch_name); integers 1 .. DRIFT_MMA_MAX, decimal, no sign or leading zeros; S
  * divides BK. 0 or DRIFT_EINVAL. parse(print(k)) == k. */
-int drift_mma_kernel_parse(drift_mma_kernel_t *k, const char *spec);
+DRIFT_MUST_CHECK int drift_mma_kernel_parse(drift_mma_kernel_t *k, const char *spec);
 int drift_mma_kernel_print(char *buf, size_t size, const drift_mma_kernel_t *k);
 
 /* One output: the dot product of a[0..K) and b[0..K) (values of in) as kernel k computes it
  * for an output lying in output tile `tile` (streamk only; otherwise ignored) of a GEMM with
  * `tiles` output tiles. Result in fp32 (before the output rounding). 0, DRIFT_EINVAL,
  * DRIFT_EUNSUPPORTED (ARCH has no tensor-core path for in). */
-int drift_mma_dot(double *out, const double *a, const double *b, size_t K, const drift_mma_kernel_t *k,
-                  drift_format_t in, size_t tile, size_t tiles);
+DRIFT_MUST_CHECK int drift_mma_dot(double *out, const double *a, const double *b, size_t K, const drift_mma_kernel_t *k,
+                                   drift_format_t in, size_t tile, size_t tiles);
 
 /* C = A B with kernel k: A and B rounded RNE to in, the fp32 result rounded RNE to out.
  * 0, DRIFT_EINVAL, DRIFT_EUNSUPPORTED or DRIFT_ENOMEM; C unchanged on error. */
-int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                   const drift_mma_kernel_t *k, drift_format_t in, drift_format_t out);
+DRIFT_MUST_CHECK int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                                    const drift_mma_kernel_t *k, drift_format_t in, drift_format_t out);
 
 /* The MMA-built kernel that runs a gemm.h kernel's plan on tensor cores: naive and tiled keep
  * one accumulator along K (tc:ARCH); splitk:S computes each of its chunks of ceil(K/S) from
  * zero and adds the partials in fp32 in order (mma:ARCH,ceil(K/S): the same cut, the same
  * sequential combination). 0, DRIFT_EINVAL, or DRIFT_EUNSUPPORTED (splitk:S:tree, tc). */
-int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch, size_t K);
+DRIFT_MUST_CHECK int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch, size_t K);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drift.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,7 +48,7 @@ size_t drift_ggml_block_elems(uint32_t t);
 size_t drift_ggml_block_bytes(uint32_t t);
 /* Bytes of a row of n elements into *bytes: 0, or DRIFT_EINVAL (unknown type, n not a
  * multiple of the block) / DRIFT_ERANGE (overflow). */
-int drift_ggml_row_bytes(size_t *bytes, uint32_t t, uint64_t n);
+DRIFT_MUST_CHECK int drift_ggml_row_bytes(size_t *bytes, uint32_t t, uint64_t n);
 
 /* y[0 .. n) = the values of the n elements at x (n a multiple of the block): 0, or
  * DRIFT_EINVAL. Every value is bit for bit ggml's scalar dequantize_row_*, which is the
@@ -55,7 +56,7 @@ int drift_ggml_row_bytes(size_t *bytes, uint32_t t, uint64_t n);
  * an fp16 scale and small quants fit in 24 bits), rounded once by the final add for those
  * with one (q4_1, q5_1, q2_K, q4_K, q5_K: d*q + m can need more than 24 bits) and by the
  * multiply for q8_K (an fp32 d times an int8); see ggml_quant.c. */
-int drift_ggml_dequantize(float *y, const void *x, uint32_t t, size_t n);
+DRIFT_MUST_CHECK int drift_ggml_dequantize(float *y, const void *x, uint32_t t, size_t n);
 
 /* y = the n floats at x quantized to t in {Q8_0, Q8_1, Q8_K} by ggml's reference scalar
  * quantizers (quantize_row_q8_0_ref, quantize_row_q8_1_ref, quantize_row_q8_K_ref): the
@@ -65,7 +66,7 @@ int drift_ggml_dequantize(float *y, const void *x, uint32_t t, size_t n);
  * DRIFT_ERANGE for a nonzero block so small (max |x| below about 127 * 2^-128) that ggml's
  * reciprocal scale overflows (its reference is undefined C there). Nothing is written on
  * error. */
-int drift_ggml_quantize(void *y, const float *x, uint32_t t, size_t n);
+DRIFT_MUST_CHECK int drift_ggml_quantize(void *y, const float *x, uint32_t t, size_t n);
 
 /* IEEE binary16 and bfloat16 bit patterns to float: exact (a NaN stays a NaN, its payload
  * in the top fraction bits). */

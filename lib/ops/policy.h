@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "gemm.h"
 
 typedef enum { DRIFT_POLICY_VENDOR_LIKE = 0, DRIFT_POLICY_BATCH_INVARIANT, DRIFT_NPOLICIES } drift_policy_t;
@@ -28,7 +29,7 @@ typedef enum { DRIFT_POLICY_VENDOR_LIKE = 0, DRIFT_POLICY_BATCH_INVARIANT, DRIFT
 #define DRIFT_POLICY_MAX_SPLIT 16
 
 const char *drift_policy_name(drift_policy_t p); /* "vendor-like", "batch-invariant" */
-int drift_policy_parse(drift_policy_t *p, const char *name); /* 0 or DRIFT_EINVAL */
+DRIFT_MUST_CHECK int drift_policy_parse(drift_policy_t *p, const char *name); /* 0 or DRIFT_EINVAL */
 
 typedef struct {
     const char *name; /* "h100" */
@@ -37,16 +38,17 @@ typedef struct {
 
 /* Known devices: every card of cards.h (v100 80 SMs, a100 108, h100 132 (SXM), b200 148, l40s 142,
  * rtx4090 128, ...), by its name in any case; d->name is the card's canonical name. */
-int drift_device_lookup(drift_device_t *d, const char *name); /* 0 or DRIFT_EINVAL */
+DRIFT_MUST_CHECK int drift_device_lookup(drift_device_t *d, const char *name); /* 0 or DRIFT_EINVAL */
 
 /* The kernel the policy picks for C (M x N) = A (M x K) B. sms >= 1. 0 or DRIFT_EINVAL. */
-int drift_policy_choose(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms);
+DRIFT_MUST_CHECK int drift_policy_choose(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K,
+                                         int sms);
 /* The same rules with the split-K minimum slice as a parameter (S <= K / min_slice in step 2,
  * min_slice >= 1): the decoder's min_slice (model.h), a library tuned for small K. The one
  * implementation of the policies: drift_policy_choose is min_slice = DRIFT_POLICY_MIN_SLICE.
  * 0 or DRIFT_EINVAL. */
-int drift_policy_choose_slice(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
-                              int min_slice);
+DRIFT_MUST_CHECK int drift_policy_choose_slice(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K,
+                                               int sms, int min_slice);
 
 /* Modelled GPU time of a kernel on the shape, in MAC units of one multiprocessor (a toy
  * roofline, for cost ratios only): waves = ceil(tiles * S / sms) rounds of one tile-slice

@@ -66,6 +66,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "drift.h"
 #include "format.h"
 #include "order.h"
 
@@ -89,7 +90,7 @@ typedef enum { DRIFT_EXP_EXPF = 0, DRIFT_EXP_EXP2 } drift_exp_kind_t;
 /* Specs: naive | safe | online | online:B (B decimal 1 .. 2^30, no sign or leading zero).
  * 0, or DRIFT_EINVAL with a one-line reason in err (if err != NULL, errsz > 0), e.g.
  * "softmax variant 'online:0': block size must be an integer 1..1073741824". */
-int drift_softmax_parse(drift_softmax_variant_t *v, const char *spec, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_softmax_parse(drift_softmax_variant_t *v, const char *spec, char *err, size_t errsz);
 int drift_softmax_print(char *buf, size_t size, const drift_softmax_variant_t *v); /* length or EINVAL */
 
 typedef struct {
@@ -106,21 +107,21 @@ typedef struct {
 drift_softmax_opts_t drift_softmax_opts(drift_format_t in, drift_format_t acc);
 
 /* 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the one-line reason in err. */
-int drift_softmax_validate(const drift_softmax_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_softmax_validate(const drift_softmax_opts_t *o, char *err, size_t errsz);
 
 /* out[0..n) = softmax of x[0..n) (out may equal x). Returns 0, DRIFT_EINVAL (NULL with
  * n > 0, bad options: reason in err), DRIFT_ENOMEM. err may be NULL. */
-int drift_softmax(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz);
-int drift_log_softmax(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err,
-                      size_t errsz);
+DRIFT_MUST_CHECK int drift_softmax(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_log_softmax(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err,
+                                       size_t errsz);
 /* *out = log sum exp x_i in format o->out (the variant decides how m and s are found). */
-int drift_logsumexp(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_logsumexp(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz);
 
 /* The row as a kernel keeps it before normalising: e[i] = the exponentials (values of A)
  * relative to the final max *m (in x units; 0 for naive), *s = their sum (the online
  * recurrence's d for online variants). Fully masked rows: e = 0, *m = -inf, *s = 0.
  * Used by attention's standard path; softmax_i = round_out(round_A(e_i / s)). */
-int drift_softmax_row(double *e, double *m, double *s, const double *x, size_t n, const drift_softmax_opts_t *o);
+DRIFT_MUST_CHECK int drift_softmax_row(double *e, double *m, double *s, const double *x, size_t n, const drift_softmax_opts_t *o);
 
 /* The kernel's elementary functions: the correctly rounded (RNE) value of exp(t), exp2(t),
  * log(t) for a double t, in format f; fp32 and narrower formats get the correctly rounded
@@ -156,8 +157,8 @@ static inline float drift_kexp2f(float t)
 /* References (MPFR, Ziv's strategy; exact softmax of x as given, correctly rounded to f).
  * Fully masked rows (every x -inf, or n == 0): zeros / -inf. A NaN or +inf logit: NaN.
  * 0, DRIFT_EINVAL, DRIFT_ENOMEM or DRIFT_ERANGE (2048 bits did not decide). */
-int drift_softmax_reference(double *out, const double *x, size_t n, drift_format_t f);
-int drift_logsumexp_reference(double *out, const double *x, size_t n, drift_format_t f);
+DRIFT_MUST_CHECK int drift_softmax_reference(double *out, const double *x, size_t n, drift_format_t f);
+DRIFT_MUST_CHECK int drift_logsumexp_reference(double *out, const double *x, size_t n, drift_format_t f);
 
 /* ---- kernel arithmetic: one correctly rounded step in a format, fast where it can be ----
  * path DRIFT_KPATH_F64: native double; F32: native float (operands must be fp32 values);

@@ -91,6 +91,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 #include "order.h"
 
@@ -108,7 +109,7 @@ typedef struct {
  * output); DRIFT_EUNSUPPORTED when the architecture has no matrix-core path for that input
  * (fp8 on V100/Ampere/CDNA1/CDNA2/MI300X, bf16 and tf32 on V100, tf32 on CDNA1/CDNA2, fp32
  * and fp64 anywhere). */
-int drift_tc_params(drift_tc_params_t *p, drift_tc_arch_t arch, drift_format_t in);
+DRIFT_MUST_CHECK int drift_tc_params(drift_tc_params_t *p, drift_tc_arch_t arch, drift_format_t in);
 
 /* How a block FMA is computed (see the file comment). */
 typedef enum {
@@ -133,7 +134,7 @@ typedef struct {
 
 /* The model for arch, in and out; DRIFT_EUNSUPPORTED as drift_tc_params, or for an output
  * other than fp32 and fp16 (AMD: fp32 only), DRIFT_EINVAL for an unknown arch. */
-int drift_tc_model(drift_tc_model_t *m, drift_tc_arch_t arch, drift_format_t in, drift_format_t out);
+DRIFT_MUST_CHECK int drift_tc_model(drift_tc_model_t *m, drift_tc_arch_t arch, drift_format_t in, drift_format_t out);
 const char *drift_tc_algo_name(drift_tc_algo_t a);
 
 /* out = c + sum a[i]*b[i] with the model's arithmetic. a and b must already be values of
@@ -143,14 +144,14 @@ const char *drift_tc_algo_name(drift_tc_algo_t a);
  * zero for fp32 and to nearest-even for fp16, whatever the architecture (the published
  * GEMM.m rounds C so, with CPFloat, before any block).
  * n == 0 returns that rounded c. */
-int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const double *c, drift_tc_arch_t arch,
-                 drift_format_t in, drift_format_t out_fmt);
+DRIFT_MUST_CHECK int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const double *c, drift_tc_arch_t arch,
+                                  drift_format_t in, drift_format_t out_fmt);
 
 /* c rounded to the output format as drift_tc_dot rounds it: toward zero for fp32 output,
  * to nearest-even for fp16 (the published GEMM.m does so with CPFloat, for every
  * architecture); an fp32 result at or above 2^128 is +-inf, as the model's. DRIFT_EUNSUPPORTED
  * for other outputs. Callers that show or check c (drift-calc dot --c) use this. */
-int drift_tc_round_c(double *out, double c, drift_format_t out_fmt);
+DRIFT_MUST_CHECK int drift_tc_round_c(double *out, double c, drift_format_t out_fmt);
 
 /* The same model for every output of a row-major product: C[i][j] = drift_tc_dot of row i
  * of A (M x K) and column j of B (K x N), with C's entries as the initial c when c_init
@@ -161,8 +162,8 @@ int drift_tc_round_c(double *out, double c, drift_format_t out_fmt);
  * fp8's (fp32 output) on register tiles of 4 x 16 outputs in tc_gemm_tiles.c, MI300X's on
  * inputs beyond [2^-50, 2^50] across a row in tc_gemm_amd.c, Hopper/Blackwell fp8 -> fp16
  * one output at a time). */
-int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                  drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
+DRIFT_MUST_CHECK int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
+                                   drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
 
 /* drift_tc_gemm (c_init = 0) with B given as floats, Bf[t] == B[t] (row-major K x N; every
  * input format is a float format, so nothing is lost), read in place: no copy of B, the
@@ -176,8 +177,8 @@ int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t 
  * matrix (a caller holding its weights unchanged checks them once). DRIFT_TC_NO_FLOATB=1 in
  * the environment makes it always decline (so that tests and benchmarks reach drift_tc_gemm).
  * DRIFT_EINVAL (NULL pointers), DRIFT_EUNSUPPORTED (as drift_tc_gemm) or DRIFT_ENOMEM. */
-int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K,
-                         drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt, int b_valid, int *done);
+DRIFT_MUST_CHECK int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K,
+                                          drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt, int b_valid, int *done);
 
 /* 1 when drift_tc_gemm_floatb's conditions hold for every one of the n floats (finite values
  * of `in`, bf16 or fp16, nonzero ones in [2^-50, 2^51)) and this CPU runs it; else 0. */

@@ -409,7 +409,8 @@ static void select_backend(drift_cli_t *cli, int explicit_auto)
 {
     char why[320] = "";
     if (cli->backend == DRIFT_BACKEND_CPU || (cli->backend == DRIFT_BACKEND_AUTO && cli->spec->cpu_only)) {
-        drift_backend_use(0, NULL, 0);
+        int rc = drift_backend_use(0, NULL, 0); /* the CPU is always there: cannot fail */
+        (void)rc;
         if (cli->backend == DRIFT_BACKEND_AUTO && explicit_auto && !cli->quiet)
             fprintf(stderr, "%s: backend: cpu (%s runs on the %s)\n", program, cli->spec->name, cli->spec->cpu_only);
         cli->backend = DRIFT_BACKEND_CPU;
@@ -437,7 +438,8 @@ void drift_require_gpu(const drift_cli_t *cli)
     if (cli->backend == DRIFT_BACKEND_CUDA) return;
     char why[320] = "";
     if (drift_backend_use(1, why, sizeof why) == DRIFT_OK) { /* a device, but --backend cpu asked for */
-        drift_backend_use(0, NULL, 0);
+        int rc = drift_backend_use(0, NULL, 0); /* the CPU is always there: cannot fail */
+        (void)rc;
         snprintf(why, sizeof why, "--backend cpu was asked for");
     }
     fprintf(stderr, "%s: skipped: needs a CUDA device (%s); no file written\n", program, why);
@@ -591,7 +593,8 @@ void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli)
     for (int i = 1; i < cli->argc && n > 0 && (size_t)n < size; i++) {
         const char *a = cli->argv[i], *value;
         char name[64] = "";
-        drift_opt_split(name, sizeof name, &value, a); /* "--out=DIR" is --out as much as "--out DIR" */
+        /* "--out=DIR" is --out as much as "--out DIR"; a word that is no option is copied as it is */
+        if (drift_opt_split(name, sizeof name, &value, a)) name[0] = 0;
         if (!strcmp(name, "out") || !strcmp(name, "threads")) {
             i += !value;
             continue;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdnoreturn.h>
 
+#include "drift.h"
 #include "format.h"
 #include "order.h"
 
@@ -175,7 +176,7 @@ void drift_suggest_text(char *buf, size_t size, const char *word, const char *co
 /* Splits "--name" or "--name=value": the name without dashes into name (cut to size - 1), *value
  * the text after the first '=' (possibly "") or NULL. DRIFT_EINVAL when arg does not start with
  * "--" and a name. */
-int drift_opt_split(char *name, size_t size, const char **value, const char *arg);
+DRIFT_MUST_CHECK int drift_opt_split(char *name, size_t size, const char **value, const char *arg);
 /* When *value is NULL (no "=value"), takes argv[*i + 1] as the value and advances *i; dies
  * "--name: needs a value (accepted: --name METAVAR or --name=METAVAR)" when there is no next
  * word or it starts with "--". Returns 0. */
@@ -223,10 +224,10 @@ noreturn void drift_die_tc(const char *opt, const char *name, const char *within
 
 /* Strict number parsing shared with tools: the whole string, no blank, no '+', a '-' only
  * first; no overflow; 0 or DRIFT_EINVAL. */
-int drift_parse_long(long *out, const char *s);
+DRIFT_MUST_CHECK int drift_parse_long(long *out, const char *s);
 /* decimal.h's syntax (decimal, hex, inf, nan), the exact value rounded once to double;
  * overflow to inf of a finite text is an error. */
-int drift_parse_double(double *out, const char *s);
+DRIFT_MUST_CHECK int drift_parse_double(double *out, const char *s);
 
 /* A prompt's token ids, "1,2,2,3": each as drift_parse_long reads it, in 0..hi, repeats allowed
  * (a prompt may repeat a token), no empty item; at most max. Dies "OPT: ..." (exit 2, one line)

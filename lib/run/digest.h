@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include "drift.h"
 
 typedef struct {
     uint32_t h[8];
@@ -21,8 +22,8 @@ void drift_sha256_update(drift_sha256_t *s, const void *data, size_t n);
 void drift_sha256_hex(char hex[65], drift_sha256_t *s);
 
 /* The digest of a whole file (hex) and its size; 0, or -1 when it cannot be read. */
-int drift_sha256_file(char hex[65], long long *size, const char *path);
+DRIFT_MUST_CHECK int drift_sha256_file(char hex[65], long long *size, const char *path);
 /* The same over an open stream, which it reads to the end and closes (fp NULL: -1). */
-int drift_sha256_stream(char hex[65], long long *size, FILE *fp);
+DRIFT_MUST_CHECK int drift_sha256_stream(char hex[65], long long *size, FILE *fp);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "drift.h"
 
 /* The escaped form of the NUL-terminated s into dst (always NUL-terminated when size > 0).
  * Returns the length the whole escaped text needs, like snprintf (cut when >= size). */
@@ -34,6 +35,6 @@ int drift_argv_fputs(FILE *fp, int argc, const char *const *argv);
 /* Splits and unescapes such a text back into at most max words, each malloc'd (free them).
  * Returns the count, or -1 when a word is malformed, the text does not start with a blank
  * (unless empty), there are more than max words, or memory runs out. */
-int drift_argv_parse(char **words, int max, const char *text);
+DRIFT_MUST_CHECK int drift_argv_parse(char **words, int max, const char *text);
 
 #endif

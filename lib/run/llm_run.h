@@ -21,9 +21,11 @@
  * formats (NULL: --formats is refused) and no orders (no_orders says why; its configurations
  * are its sweep), computing through the backend
  * (cpu_only NULL: --backend cuda sends the decoder's GEMMs and attention to the GPU, checked
- * against the CPU twins). opts is the experiment's array of options. */
-#define DRIFT_LLM_SPEC(name, question, opts, no_orders, summary)                                                      \
-    {(name), (question), NULL, "seq", (opts), (int)(sizeof(opts) / sizeof((opts)[0])), (no_orders), NULL, (summary)}
+ * against the CPU twins). opts_ is the experiment's array of options (the parameters end in _
+ * so that they do not replace the designators). */
+#define DRIFT_LLM_SPEC(name_, question_, opts_, no_orders_, summary_)                                                 \
+    {.name = (name_), .question = (question_), .default_orders = "seq", .opts = (opts_),                               \
+     .nopts = (int)(sizeof(opts_) / sizeof((opts_)[0])), .no_orders = (no_orders_), .summary = (summary_)}
 
 /* Sets one OpenMP thread for the model (its GEMMs are a few dozen wide: an OpenMP region per
  * GEMM costs more than the GEMM; the data do not depend on it), then reads the checkpoint at

@@ -217,24 +217,24 @@ static int exists(const char *path)
  * most 255 bytes: a longer dir would cut them, and a cut path is a real, shorter one. */
 #define DIR_MAX 1024
 
-static int dir_ok(char *why, size_t size, const char *dir)
+static int dir_ok(char *err, size_t errsz, const char *dir)
 {
     if (strlen(dir) <= DIR_MAX) return 1;
-    snprintf(why, size, "DIR: path too long (%zu characters; accepted: at most %d)", strlen(dir), DIR_MAX);
+    snprintf(err, errsz, "DIR: path too long (%zu characters; accepted: at most %d)", strlen(dir), DIR_MAX);
     return 0;
 }
 
-int drift_manifest_check(char *why, size_t size, const char *dir, const char *name)
+int drift_manifest_check(char *err, size_t errsz, const char *dir, const char *name)
 {
-    if (!dir_ok(why, size, dir)) return DRIFT_EINVAL;
+    if (!dir_ok(err, errsz, dir)) return DRIFT_EINVAL;
     if (!drift_manifest_name_ok(name)) {
-        snprintf(why, size, "'%s' is not an experiment name (letters, digits, '_', '-')", name);
+        snprintf(err, errsz, "'%s' is not an experiment name (letters, digits, '_', '-')", name);
         return DRIFT_EINVAL;
     }
     char path[2048];
     drift_pathf(path, sizeof path, "%s/.%s.commit", dir, name);
     if (exists(path)) {
-        snprintf(why, size, "%s: a commit of %s's files was interrupted (drift-manifest recover '%s' completes it)", dir, name, dir);
+        snprintf(err, errsz, "%s: a commit of %s's files was interrupted (drift-manifest recover '%s' completes it)", dir, name, dir);
         return DRIFT_EIO;
     }
     drift_pathf(path, sizeof path, "%s/%s" DRIFT_MANIFEST_SUFFIX, dir, name);
@@ -243,17 +243,17 @@ int drift_manifest_check(char *why, size_t size, const char *dir, const char *na
     if (rc == DRIFT_EIO) {
         struct stat st;
         if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-            snprintf(why, size, "%s: not a regular file (a run's manifest is one)", path);
+            snprintf(err, errsz, "%s: not a regular file (a run's manifest is one)", path);
         else
-            snprintf(why, size, "%s: no manifest %s%s (not a complete run of %s)", dir, name, DRIFT_MANIFEST_SUFFIX, name);
+            snprintf(err, errsz, "%s: no manifest %s%s (not a complete run of %s)", dir, name, DRIFT_MANIFEST_SUFFIX, name);
         return rc;
     }
     if (rc) {
-        snprintf(why, size, "%s: malformed manifest", path);
+        snprintf(err, errsz, "%s: malformed manifest", path);
         return rc;
     }
     if (strcmp(m.experiment, name)) {
-        snprintf(why, size, "%s: the manifest is %s's, not %s's", path, m.experiment, name);
+        snprintf(err, errsz, "%s: the manifest is %s's, not %s's", path, m.experiment, name);
         return DRIFT_EINVAL;
     }
     for (int i = 0; i < m.nfiles; i++) {
@@ -262,15 +262,15 @@ int drift_manifest_check(char *why, size_t size, const char *dir, const char *na
         struct stat st;
         drift_pathf(path, sizeof path, "%s/%s", dir, m.files[i].name);
         if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-            snprintf(why, size, "%s: not a regular file (listed in %s%s as one)", path, name, DRIFT_MANIFEST_SUFFIX);
+            snprintf(err, errsz, "%s: not a regular file (listed in %s%s as one)", path, name, DRIFT_MANIFEST_SUFFIX);
             return DRIFT_EINVAL;
         }
         if (drift_sha256_regular(hex, &n, path) != 0) {
-            snprintf(why, size, "%s: missing or unreadable (listed in %s%s)", path, name, DRIFT_MANIFEST_SUFFIX);
+            snprintf(err, errsz, "%s: missing or unreadable (listed in %s%s)", path, name, DRIFT_MANIFEST_SUFFIX);
             return DRIFT_EIO;
         }
         if (n != m.files[i].size || strcmp(hex, m.files[i].sha)) {
-            snprintf(why, size, "%s: does not match the manifest (%s, not the run's file)", path,
+            snprintf(err, errsz, "%s: does not match the manifest (%s, not the run's file)", path,
                      n != m.files[i].size ? "size differs" : "SHA-256 differs");
             return DRIFT_EINVAL;
         }
@@ -315,7 +315,7 @@ static int obsolete_name(char *dst, size_t size, const char *line, const char *n
 }
 
 /* Steps 2..6 of manifest.h on the journal "<dir>/.<name>.commit". */
-static int roll_forward(char *why, size_t size, const char *dir, const char *name)
+static int roll_forward(char *err, size_t errsz, const char *dir, const char *name)
 {
     char journal[2048], from[2048], to[2048];
     drift_pathf(journal, sizeof journal, "%s/.%s.commit", dir, name);
@@ -325,7 +325,7 @@ static int roll_forward(char *why, size_t size, const char *dir, const char *nam
     int have_manifest = exists(from);
     if (have_manifest) { /* steps 5 and 6 not yet done */
         if (drift_manifest_read(&m, from) != DRIFT_OK || strcmp(m.experiment, name)) {
-            snprintf(why, size, "%s: malformed manifest in the commit journal (it is not %s's: move the journal away to use the directory)", journal, name);
+            snprintf(err, errsz, "%s: malformed manifest in the commit journal (it is not %s's: move the journal away to use the directory)", journal, name);
             return DRIFT_EIO;
         }
         drift_pathf(to, sizeof to, "%s/%s" DRIFT_MANIFEST_SUFFIX, dir, name);
@@ -360,13 +360,13 @@ static int roll_forward(char *why, size_t size, const char *dir, const char *nam
         drift_fault_point();
     }
     if (!remove_set_dir(journal, name)) { /* 6 */
-        snprintf(why, size, "%s: the commit is complete, but the journal holds entries no commit put there (move them away)", journal);
+        snprintf(err, errsz, "%s: the commit is complete, but the journal holds entries no commit put there (move them away)", journal);
         return DRIFT_EIO;
     }
     drift_fault_point();
     return DRIFT_OK;
 fail:
-    snprintf(why, size, "cannot move '%s' to '%s' (%s); the commit journal %s is kept", from, to, strerror(errno), journal);
+    snprintf(err, errsz, "cannot move '%s' to '%s' (%s); the commit journal %s is kept", from, to, strerror(errno), journal);
     return DRIFT_EIO;
 }
 
@@ -386,11 +386,11 @@ static void remove_dead_temporaries(const char *dir, const char *s, const char *
         }
 }
 
-int drift_manifest_recover_with(char *why, size_t size, const char *dir, const char *name, const char *const *own, int nown)
+int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const char *name, const char *const *own, int nown)
 {
-    if (!dir_ok(why, size, dir)) return DRIFT_EINVAL;
+    if (!dir_ok(err, errsz, dir)) return DRIFT_EINVAL;
     if (!drift_manifest_name_ok(name)) {
-        snprintf(why, size, "'%s' is not an experiment name (letters, digits, '_', '-'): nothing recovered", name);
+        snprintf(err, errsz, "'%s' is not an experiment name (letters, digits, '_', '-'): nothing recovered", name);
         return DRIFT_EINVAL;
     }
     struct stat st;
@@ -402,10 +402,10 @@ int drift_manifest_recover_with(char *why, size_t size, const char *dir, const c
          * changed by a recovery: fine unless a commit is pending there. */
         drift_pathf(path, sizeof path, "%s/.%s.commit", dir, name);
         if (!exists(path)) return DRIFT_OK;
-        snprintf(why, size, "%s: a commit of %s's files was interrupted, and '%s' is not writable (%s)", path, name, dir, strerror(EACCES));
+        snprintf(err, errsz, "%s: a commit of %s's files was interrupted, and '%s' is not writable (%s)", path, name, dir, strerror(EACCES));
         return DRIFT_EIO;
     }
-    if (mine && drift_out_lock(why, size, dir, name) != DRIFT_OK) return DRIFT_EIO;
+    if (mine && drift_out_lock(err, errsz, dir, name) != DRIFT_OK) return DRIFT_EIO;
     /* The names this recovery may clean up after: the current set's, the journal's, the caller's. */
     drift_manifest_t cur, jr;
     drift_pathf(path, sizeof path, "%s/%s" DRIFT_MANIFEST_SUFFIX, dir, name);
@@ -418,7 +418,7 @@ int drift_manifest_recover_with(char *why, size_t size, const char *dir, const c
     for (int i = 0; i < jr.nfiles; i++) names[nn++] = jr.files[i].name;
     for (int i = 0; i < nown && nn < (int)(sizeof names / sizeof names[0]); i++) names[nn++] = own[i];
 
-    int rc = roll_forward(why, size, dir, name);
+    int rc = roll_forward(err, errsz, dir, name);
     DIR *d = rc ? NULL : opendir(dir);
     if (d) {
         char staging[160];
@@ -437,12 +437,12 @@ int drift_manifest_recover_with(char *why, size_t size, const char *dir, const c
     return rc;
 }
 
-int drift_manifest_recover(char *why, size_t size, const char *dir, const char *name)
+int drift_manifest_recover(char *err, size_t errsz, const char *dir, const char *name)
 {
-    return drift_manifest_recover_with(why, size, dir, name, NULL, 0);
+    return drift_manifest_recover_with(err, errsz, dir, name, NULL, 0);
 }
 
-int drift_manifest_commit_journal(char *why, size_t size, const char *dir, const char *name)
+int drift_manifest_commit_journal(char *err, size_t errsz, const char *dir, const char *name)
 {
-    return roll_forward(why, size, dir, name);
+    return roll_forward(err, errsz, dir, name);
 }

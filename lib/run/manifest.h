@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "drift.h"
 
 #define DRIFT_MANIFEST_SUFFIX ".manifest"
 #define DRIFT_MANIFEST_FILES 64
@@ -49,13 +50,13 @@ void drift_pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((fo
  * files of a set are "<name><suffix>"), so a manifest can never name another program's file. */
 
 /* Parses the text of a manifest (n bytes). 0 or DRIFT_EINVAL (malformed). */
-int drift_manifest_parse(drift_manifest_t *m, const char *text, size_t n);
+DRIFT_MUST_CHECK int drift_manifest_parse(drift_manifest_t *m, const char *text, size_t n);
 /* Reads the manifest at path (a regular file of at most DRIFT_MANIFEST_MAX_BYTES). 0,
  * DRIFT_EIO (missing, unreadable or not a regular file) or DRIFT_EINVAL (malformed). */
 #define DRIFT_MANIFEST_MAX_BYTES (16L << 20)
-int drift_manifest_read(drift_manifest_t *m, const char *path);
+DRIFT_MUST_CHECK int drift_manifest_read(drift_manifest_t *m, const char *path);
 /* The argv words of the manifest at path, unescaped, each malloc'd: the count, or <0. */
-int drift_manifest_argv(char **words, int max, const char *path);
+DRIFT_MUST_CHECK int drift_manifest_argv(char **words, int max, const char *path);
 
 /* An experiment name as the lab spells them: letters, digits, '_' and '-', starting with a
  * letter, shorter than 96 bytes (an empty name once matched every file of a directory). */
@@ -63,28 +64,28 @@ int drift_manifest_name_ok(const char *name);
 
 /* Checks the set of experiment name in dir: no pending journal, the manifest readable, and
  * every file it lists a regular file of its size and digest (a FIFO or a device where a file
- * is listed is refused, never opened). 0, or <0 with why (one line) in why. */
-int drift_manifest_check(char *why, size_t size, const char *dir, const char *name);
+ * is listed is refused, never opened). 0, or <0 with the reason (one line) in err. */
+DRIFT_MUST_CHECK int drift_manifest_check(char *err, size_t errsz, const char *dir, const char *name);
 
 /* Completes an interrupted commit of name in dir (steps 2..6 above) and removes what dead
  * runs of name left: their staging directories ".<name>.staging.<pid>" (only the set's own
  * files in them) and "F.tmp.<pid>" for the files F named by the manifest, by the journal,
  * or in own[0..nown) (the names the caller is about to write). Nothing else is touched.
  * Holds the directory's lock (outlock.h) meanwhile, unless the caller holds it already;
- * refuses (DRIFT_EIO, why) while another process holds it, and refuses a bad name or a dir
- * longer than 1024 characters (DRIFT_EINVAL). 0, or <0 with why. */
-int drift_manifest_recover(char *why, size_t size, const char *dir, const char *name);
-int drift_manifest_recover_with(char *why, size_t size, const char *dir, const char *name, const char *const *own, int nown);
+ * refuses (DRIFT_EIO, err) while another process holds it, and refuses a bad name or a dir
+ * longer than 1024 characters (DRIFT_EINVAL). 0, or <0 with err. */
+DRIFT_MUST_CHECK int drift_manifest_recover(char *err, size_t errsz, const char *dir, const char *name);
+DRIFT_MUST_CHECK int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const char *name, const char *const *own, int nown);
 
 /* Steps 2..6 on an existing journal "<dir>/.<name>.commit" (table.c calls it right after step 1). */
-int drift_manifest_commit_journal(char *why, size_t size, const char *dir, const char *name);
+DRIFT_MUST_CHECK int drift_manifest_commit_journal(char *err, size_t errsz, const char *dir, const char *name);
 
 /* fopen(path, "rb") of a regular file only: a FIFO, a device, a directory or a symlink in
  * its place is refused (NULL, errno EINVAL) without blocking. */
 FILE *drift_fopen_regular(const char *path);
 /* SHA-256 and size of a regular file (never opened when it is not one: a FIFO would block).
  * 0, or -1. */
-int drift_sha256_regular(char hex[65], long long *size, const char *path);
+DRIFT_MUST_CHECK int drift_sha256_regular(char hex[65], long long *size, const char *path);
 
 /* The test hook of the commit path: when DRIFT_FAULT_AT=N is set, the N-th step (counted
  * from 1 across drift_files_commit) kills the process with SIGKILL, as kill -9 would. */

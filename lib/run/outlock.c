@@ -40,15 +40,15 @@ void drift_out_unlock(void)
 
 static void unlock_at_exit(void) { drift_out_unlock(); }
 
-int drift_out_lock(char *why, size_t size, const char *dir, const char *name)
+int drift_out_lock(char *err, size_t errsz, const char *dir, const char *name)
 {
     if (held()) {
         if (drift_out_locked(dir, name)) return DRIFT_OK;
-        snprintf(why, size, "'%s': this program already writes %s's files in '%s'", dir, lk.name, lk.dir);
+        snprintf(err, errsz, "'%s': this program already writes %s's files in '%s'", dir, lk.name, lk.dir);
         return DRIFT_EINVAL;
     }
     if (strlen(dir) >= sizeof lk.dir || strlen(name) >= sizeof lk.name) {
-        snprintf(why, size, "'%s': path too long for its lock file", dir);
+        snprintf(err, errsz, "'%s': path too long for its lock file", dir);
         return DRIFT_EINVAL;
     }
     char path[2048];
@@ -56,13 +56,13 @@ int drift_out_lock(char *why, size_t size, const char *dir, const char *name)
     for (int attempt = 0; attempt < 100; attempt++) {
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
         if (fd < 0) {
-            snprintf(why, size, "cannot make the lock file '%s' (%s)", path, strerror(errno));
+            snprintf(err, errsz, "cannot make the lock file '%s' (%s)", path, strerror(errno));
             return DRIFT_EIO;
         }
         struct stat fst, pst;
         if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
             close(fd);
-            snprintf(why, size, "'%s' is in the way (not a regular file; it is the lock file of %s's runs)", path, name);
+            snprintf(err, errsz, "'%s' is in the way (not a regular file; it is the lock file of %s's runs)", path, name);
             return DRIFT_EIO;
         }
         struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
@@ -75,13 +75,13 @@ int drift_out_lock(char *why, size_t size, const char *dir, const char *name)
             long pid = fcntl(fd, F_GETLK, &q) == 0 && q.l_type != F_UNLCK ? (long)q.l_pid : 0;
             close(fd);
             if (e != EACCES && e != EAGAIN) {
-                snprintf(why, size, "cannot lock '%s' (%s)", path, strerror(e));
+                snprintf(err, errsz, "cannot lock '%s' (%s)", path, strerror(e));
                 return DRIFT_EIO;
             }
             if (pid > 0)
-                snprintf(why, size, "'%s' is in use: pid %ld is writing %s's files there (wait for it, or choose another --out)", dir, pid, name);
+                snprintf(err, errsz, "'%s' is in use: pid %ld is writing %s's files there (wait for it, or choose another --out)", dir, pid, name);
             else
-                snprintf(why, size, "'%s' is in use: another process holds %s (wait for it, or choose another --out)", dir, path);
+                snprintf(err, errsz, "'%s' is in use: another process holds %s (wait for it, or choose another --out)", dir, path);
             return DRIFT_EIO;
         }
         /* Locked; but if the previous holder removed the name meanwhile, the lock is on a file
@@ -101,6 +101,6 @@ int drift_out_lock(char *why, size_t size, const char *dir, const char *name)
         snprintf(lk.name, sizeof lk.name, "%s", name);
         return DRIFT_OK;
     }
-    snprintf(why, size, "cannot lock '%s' (its lock file keeps being replaced)", path);
+    snprintf(err, errsz, "cannot lock '%s' (its lock file keeps being replaced)", path);
     return DRIFT_EIO;
 }

@@ -18,12 +18,13 @@
 #define DRIFT_OUTLOCK_H
 
 #include <stddef.h>
+#include "drift.h"
 
-/* Takes the lock of experiment name in the existing directory dir. 0, or DRIFT_EIO with why
+/* Takes the lock of experiment name in the existing directory dir. 0, or DRIFT_EIO with err
  * (one line) when another process holds it ("'DIR' is in use by pid P, writing NAME's
  * files ...") or the lock file cannot be made. Taking the lock this process already holds
  * (same dir and name) is a no-op; a process holds at most one (another is DRIFT_EINVAL). */
-int drift_out_lock(char *why, size_t size, const char *dir, const char *name);
+DRIFT_MUST_CHECK int drift_out_lock(char *err, size_t errsz, const char *dir, const char *name);
 /* Removes the lock file and drops the lock (also done at exit). Safe when none is held. */
 void drift_out_unlock(void);
 /* 1 when this process holds the lock of name in dir. */

@@ -36,6 +36,7 @@
 
 #include <stdio.h>
 
+#include "drift.h"
 #include "cli.h"
 #include "table.h"
 
@@ -149,7 +150,7 @@ void drift_out_commit(drift_out_t *o);
  * stderr. A main calls it last, `return drift_stdout_close_check() ? 2 : rc;`, or registers it
  * with drift_stdout_check_at_exit (an atexit handler that ends the program with status 2 on a
  * failure; drift_out_open registers it for every experiment). */
-int drift_stdout_close_check(void);
+DRIFT_MUST_CHECK int drift_stdout_close_check(void);
 void drift_stdout_check_at_exit(void);
 
 /* One cell as the column prints it (shared with tools that print a single value). */

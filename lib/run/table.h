@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "drift.h"
 #include "cli.h"
 
 typedef struct {
@@ -18,9 +19,9 @@ typedef struct {
 } drift_file_t;
 
 /* Opens "<path>.tmp.<pid>" for writing. 0, or DRIFT_EIO / DRIFT_EINVAL. */
-int drift_file_open(drift_file_t *f, const char *path);
+DRIFT_MUST_CHECK int drift_file_open(drift_file_t *f, const char *path);
 /* Flushes, closes and renames onto path. 0, or DRIFT_EIO (the temporary is removed). */
-int drift_file_commit(drift_file_t *f);
+DRIFT_MUST_CHECK int drift_file_commit(drift_file_t *f);
 /* Closes and removes the temporary; path is untouched. Safe on a closed file. */
 void drift_file_abort(drift_file_t *f);
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "drift.h"
 #include "format.h"
 
 /* The bounds of every input (text and .npy): a line of at most CALC_LINE_MAX bytes (a value
@@ -25,7 +26,7 @@
  * On error (unreadable file, a line that is not a number, no values at all) a one-line
  * message naming file:line is printed on stderr, *out is NULL, *n is 0, and nonzero is
  * returned: the caller exits with status 2. */
-int calc_read_values_as(const char *path, drift_format_t f, double **out, size_t *n);
+DRIFT_MUST_CHECK int calc_read_values_as(const char *path, drift_format_t f, double **out, size_t *n);
 
 /* An input's shape: a .npy array's own (any number of dimensions), a text file's (n,) for one
  * value per line, (rows, cols) for a CSV of rows with cols > 1 fields each. */
@@ -37,7 +38,7 @@ typedef struct {
 /* calc_read_values_as, and the shape of what was read (shape may be NULL). Text lines may hold
  * several comma-separated values (a CSV row); then every line must hold as many as the first,
  * or the line is named (exit 2). */
-int calc_read_array(const char *path, drift_format_t f, double **out, size_t *n, calc_shape_t *shape);
+DRIFT_MUST_CHECK int calc_read_array(const char *path, drift_format_t f, double **out, size_t *n, calc_shape_t *shape);
 /* "(2, 64)", "(64,)" into buf: NumPy's spelling of a shape. */
 void calc_shape_print(char *buf, size_t size, const calc_shape_t *s);
 
@@ -47,6 +48,6 @@ void calc_shape_print(char *buf, size_t size, const calc_shape_t *s);
 static inline double calc_nan(double x) { return x != x ? __builtin_nan("") : x; }
 
 /* calc_read_values_as(path, DRIFT_FP64, out, n). */
-int calc_read_values(const char *path, double **out, size_t *n);
+DRIFT_MUST_CHECK int calc_read_values(const char *path, double **out, size_t *n);
 
 #endif

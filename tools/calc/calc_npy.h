@@ -11,6 +11,7 @@
 #define DRIFT_CALC_NPY_H
 
 #include <stddef.h>
+#include "drift.h"
 
 /* 1 if path names a .npy file (by its extension). */
 int calc_is_npy(const char *path);
@@ -19,12 +20,12 @@ int calc_is_npy(const char *path);
  * double), 0 returned. On error (unreadable, not .npy, unsupported dtype or order, malformed
  * header, truncated or overlong data, empty array): one line "drift-calc: PATH: problem" on
  * stderr, *out NULL, *n 0, nonzero returned (the caller exits 2). */
-int calc_read_npy(const char *path, double **out, size_t *n);
+DRIFT_MUST_CHECK int calc_read_npy(const char *path, double **out, size_t *n);
 
 /* The most dimensions of an accepted array. */
 #define CALC_NPY_MAX_DIMS 32
 /* calc_read_npy, and the array's shape: *ndim dimensions (0 for a scalar) into shape[] (room for
  * CALC_NPY_MAX_DIMS), when shape and ndim are not NULL. */
-int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape, int *ndim);
+DRIFT_MUST_CHECK int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape, int *ndim);
 
 #endif

@@ -126,7 +126,8 @@ int calc_round(int argc, char **argv)
             sr_bits = drift_stream_u32(&s);
         }
         double r;
-        drift_decimal_round(&r, values[i], f, &opts, sr_bits); /* valid: checked above */
+        if (drift_decimal_round(&r, values[i], f, &opts, sr_bits) != DRIFT_OK) /* valid: checked above */
+            drift_die("VALUE: '%s' is not a number (accepted: decimal or hex float, inf, nan)", values[i]);
         uint64_t bits = drift_encode(r, f);
         int hexdigits = (f == DRIFT_TF32 ? 32 : fi->bits) / 4;
         printf("%a,%s,%s,%a,%.17g,0x%0*" PRIx64 ",%s\n", calc_nan(x[i]), fi->name, drift_mode_name(opts.mode), calc_nan(r), calc_nan(r), hexdigits,

@@ -11,25 +11,25 @@
 #include "ggml-backend.h"
 #include "ggml.h"
 
-int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err, size_t errsize) {
+int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err, size_t errsz) {
     memset(d, 0, sizeof *d);
     d->call = -1;
     d->max_calls = max_calls;
     if (strlen(dir) >= sizeof d->dir - 64) {
-        snprintf(err, errsize, "--dump-tensors: expected a directory path under %zu bytes, found %zu",
+        snprintf(err, errsz, "--dump-tensors: expected a directory path under %zu bytes, found %zu",
                  sizeof d->dir - 64, strlen(dir));
         return -1;
     }
     memcpy(d->dir, dir, strlen(dir) + 1); /* fits: checked above */
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, errsize, "--dump-tensors: cannot create directory %s: %s", dir, strerror(errno));
+        snprintf(err, errsz, "--dump-tensors: cannot create directory %s: %s", dir, strerror(errno));
         return -1;
     }
     char path[1100];
     snprintf(path, sizeof path, "%s/index.tsv", dir);
     d->index = fopen(path, "w");
     if (!d->index) {
-        snprintf(err, errsize, "--dump-tensors: cannot write %s: %s", path, strerror(errno));
+        snprintf(err, errsz, "--dump-tensors: cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     fprintf(d->index, "call\tseq\tname\top\ttype\tne0\tne1\tne2\tne3\tfile\n");

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "drift.h"
 
 struct ggml_tensor;
 
@@ -32,10 +33,10 @@ typedef struct {
 } witness_dump;
 
 /* Creates DIR if needed and opens DIR/index.tsv. 0 or -1 with a message in err. */
-int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err, size_t errsize);
+DRIFT_MUST_CHECK int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err, size_t errsz);
 /* The ggml_backend_sched_eval_callback. */
 bool witness_dump_cb(struct ggml_tensor *t, bool ask, void *user);
 /* Closes the index; 0, or -1 if any write failed (message in d->err). */
-int witness_dump_close(witness_dump *d);
+DRIFT_MUST_CHECK int witness_dump_close(witness_dump *d);
 
 #endif

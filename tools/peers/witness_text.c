@@ -12,7 +12,7 @@ static int hexval(char c) {
 }
 
 /* Unescapes src into dst (dst has room for strlen(src)+1). Returns length or -1. */
-static long unescape(char *dst, const char *src, const char *path, int line, char *err, size_t errsize) {
+static long unescape(char *dst, const char *src, const char *path, int line, char *err, size_t errsz) {
     size_t o = 0;
     for (size_t i = 0; src[i]; i++) {
         if (src[i] != '\\') {
@@ -21,7 +21,7 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
         }
         char c = src[++i];
         if (c == '\0') {
-            snprintf(err, errsize, "%s:%d: escape: expected a character after the backslash, found the end of the line",
+            snprintf(err, errsz, "%s:%d: escape: expected a character after the backslash, found the end of the line",
                      path, line);
             return -1;
         }
@@ -34,7 +34,7 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
             int hi = src[i + 1] ? hexval(src[i + 1]) : -1;
             int lo = hi >= 0 && src[i + 2] ? hexval(src[i + 2]) : -1;
             if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-                snprintf(err, errsize, "%s:%d: escape: expected \\xHH with HH a nonzero hex byte, found \\x%.2s",
+                snprintf(err, errsz, "%s:%d: escape: expected \\xHH with HH a nonzero hex byte, found \\x%.2s",
                          path, line, src + i + 1);
                 return -1;
             }
@@ -43,7 +43,7 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
             break;
         }
         default:
-            snprintf(err, errsize, "%s:%d: escape: expected one of \\n \\t \\r \\\\ \\xHH, found \\%c", path,
+            snprintf(err, errsz, "%s:%d: escape: expected one of \\n \\t \\r \\\\ \\xHH, found \\%c", path,
                      line, c);
             return -1;
         }
@@ -52,12 +52,12 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
     return (long)o;
 }
 
-int witness_read_strings(witness_string **out, int *n, const char *path, char *err, size_t errsize) {
+int witness_read_strings(witness_string **out, int *n, const char *path, char *err, size_t errsz) {
     *out = NULL;
     *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errsize, "%s: cannot open for reading", path);
+        snprintf(err, errsz, "%s: cannot open for reading", path);
         return -1;
     }
     witness_string *v = NULL;
@@ -67,7 +67,7 @@ int witness_read_strings(witness_string **out, int *n, const char *path, char *e
     int rc = 0;
     if (!buf) {
         fclose(f);
-        snprintf(err, errsize, "%s: out of memory", path);
+        snprintf(err, errsz, "%s: out of memory", path);
         return -1;
     }
     for (;;) {
@@ -77,11 +77,11 @@ int witness_read_strings(witness_string **out, int *n, const char *path, char *e
             if (len + 2 > bufcap) {
                 bufcap *= 2;
                 char *nb = realloc(buf, bufcap);
-                if (!nb) { snprintf(err, errsize, "%s: out of memory", path); rc = -1; goto done; }
+                if (!nb) { snprintf(err, errsz, "%s: out of memory", path); rc = -1; goto done; }
                 buf = nb;
             }
             if (c == '\0') {
-                snprintf(err, errsize, "%s:%d: byte: expected text, found a NUL byte", path, line + 1);
+                snprintf(err, errsz, "%s:%d: byte: expected text, found a NUL byte", path, line + 1);
                 rc = -1;
                 goto done;
             }
@@ -95,7 +95,7 @@ int witness_read_strings(witness_string **out, int *n, const char *path, char *e
         if (count == cap) {
             cap = cap ? 2 * cap : 16;
             witness_string *nv = realloc(v, (size_t)cap * sizeof *nv);
-            if (!nv) { snprintf(err, errsize, "%s: out of memory", path); rc = -1; goto done; }
+            if (!nv) { snprintf(err, errsz, "%s: out of memory", path); rc = -1; goto done; }
             v = nv;
         }
         witness_string *s = &v[count];
@@ -104,12 +104,12 @@ int witness_read_strings(witness_string **out, int *n, const char *path, char *e
         if (!s->raw || !s->text) {
             free(s->raw);
             free(s->text);
-            snprintf(err, errsize, "%s: out of memory", path);
+            snprintf(err, errsz, "%s: out of memory", path);
             rc = -1;
             goto done;
         }
         memcpy(s->raw, buf, len + 1);
-        long ul = unescape(s->text, buf, path, line, err, errsize);
+        long ul = unescape(s->text, buf, path, line, err, errsz);
         if (ul < 0) {
             free(s->raw);
             free(s->text);
@@ -122,7 +122,7 @@ int witness_read_strings(witness_string **out, int *n, const char *path, char *e
         if (c == EOF) break;
     }
     if (ferror(f)) {
-        snprintf(err, errsize, "%s: read error", path);
+        snprintf(err, errsz, "%s: read error", path);
         rc = -1;
     }
 done:

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "drift.h"
 
 typedef struct {
     char *text;   /* unescaped bytes, NUL-terminated (no NUL inside: \x00 is refused) */
@@ -21,7 +22,7 @@ typedef struct {
 } witness_string;
 
 /* Reads FILE into *out (count in *n). 0 on success; -1 with a one-line message in err. */
-int witness_read_strings(witness_string **out, int *n, const char *path, char *err, size_t errsize);
+DRIFT_MUST_CHECK int witness_read_strings(witness_string **out, int *n, const char *path, char *err, size_t errsz);
 void witness_free_strings(witness_string *s, int n);
 
 /* Writes bytes s[0..n) escaped as described above. */

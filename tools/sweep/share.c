@@ -242,12 +242,12 @@ static const char *field(const char *line, const char *key)
     return !strncmp(line, key, n) && line[n] == ':' && line[n + 1] == ' ' ? line + n + 2 : NULL;
 }
 
-static share_state_t why_not(share_state_t st, char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static share_state_t why_not(share_state_t st, char *why, size_t size, const char *fmt, ...)
+static share_state_t why_not(share_state_t st, char *err, size_t errsz, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static share_state_t why_not(share_state_t st, char *err, size_t errsz, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why, size, fmt, ap);
+    vsnprintf(err, errsz, fmt, ap);
     va_end(ap);
     return st;
 }
@@ -261,14 +261,14 @@ static int all_listed(const char *rundir, int nfiles)
     return k == nfiles && others == 0;
 }
 
-share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long share, char *why, size_t size)
+share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long share, char *err, size_t errsz)
 {
     char path[4096];
     sweep_manifest_path(path, sizeof path, s, c->dir, share);
     struct stat mst;
-    if (lstat(path, &mst) == 0 && !S_ISREG(mst.st_mode)) return why_not(SHARE_CORRUPT, why, size, "manifest is not a regular file");
+    if (lstat(path, &mst) == 0 && !S_ISREG(mst.st_mode)) return why_not(SHARE_CORRUPT, err, errsz, "manifest is not a regular file");
     FILE *fp = drift_fopen_regular(path);
-    if (!fp) return why_not(SHARE_MISSING, why, size, "no manifest");
+    if (!fp) return why_not(SHARE_MISSING, err, errsz, "no manifest");
     sweep_text_t t = {0};
     char buf[65536];
     size_t n;
@@ -281,7 +281,7 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
         t.len += n;
     }
     fclose(fp);
-    if (!t.p) return why_not(SHARE_CORRUPT, why, size, "empty manifest");
+    if (!t.p) return why_not(SHARE_CORRUPT, err, errsz, "empty manifest");
     t.p[t.len] = 0;
 
     /* Integrity first: the last line is the SHA-256 of everything before it. */
@@ -291,7 +291,7 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
     if (*last == '\n') last++;
     const char *check = field(last, "check");
     if (!check || t.p[t.len - 1] != '\n' || strlen(check) != 65) {
-        st = why_not(SHARE_CORRUPT, why, size, "manifest truncated");
+        st = why_not(SHARE_CORRUPT, err, errsz, "manifest truncated");
         goto out;
     }
     drift_sha256_t h;
@@ -300,7 +300,7 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
     drift_sha256_update(&h, t.p, (size_t)(last - t.p));
     drift_sha256_hex(hex, &h);
     if (strncmp(hex, check, 64)) {
-        st = why_not(SHARE_CORRUPT, why, size, "manifest checksum differs");
+        st = why_not(SHARE_CORRUPT, err, errsz, "manifest checksum differs");
         goto out;
     }
 
@@ -316,14 +316,14 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
         const char *v;
         seen |= (field(line, "sweep") ? 1 : 0) | (field(line, "share") ? 2 : 0) | (field(line, "commit") ? 4 : 0);
         if (!strncmp(line, "run: ", 5) && seen != 7) {
-            st = why_not(SHARE_CORRUPT, why, size, "manifest lacks its sweep, share or commit line");
+            st = why_not(SHARE_CORRUPT, err, errsz, "manifest lacks its sweep, share or commit line");
             goto out;
         }
         if ((v = field(line, "sweep")) && strcmp(v, c->def_sha)) {
-            st = why_not(SHARE_FOREIGN, why, size, "made by another sweep: other grid or options");
+            st = why_not(SHARE_FOREIGN, err, errsz, "made by another sweep: other grid or options");
             goto out;
         } else if ((v = field(line, "share")) && strcmp(v, want_share)) {
-            st = why_not(SHARE_FOREIGN, why, size, "manifest says share %s", v);
+            st = why_not(SHARE_FOREIGN, err, errsz, "manifest says share %s", v);
             goto out;
         } else if ((v = field(line, "commit")) && strcmp(v, c->commit)) {
             /* Said only if nothing worse is found: a damaged file matters more. */
@@ -332,11 +332,11 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
             char *e;
             long r = strtol(v, &e, 10);
             if (*e || r != next_run) {
-                st = why_not(SHARE_FOREIGN, why, size, "lists run %s where run %ld belongs", v, next_run);
+                st = why_not(SHARE_FOREIGN, err, errsz, "lists run %s where run %ld belongs", v, next_run);
                 goto out;
             }
             if (in_run && !all_listed(rundir, nfiles)) {
-                st = why_not(SHARE_CORRUPT, why, size, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
+                st = why_not(SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
                 goto out;
             }
             snprintf(rundir, sizeof rundir, "%s/runs/%06ld", c->dir, r);
@@ -347,36 +347,36 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
             char rel[4096], sum[128];
             long long want, got;
             if (!in_run || sscanf(v, "%4095s %lld %127s", rel, &want, sum) != 3 || strlen(sum) != 64) {
-                st = why_not(SHARE_CORRUPT, why, size, "malformed line '%s'", line);
+                st = why_not(SHARE_CORRUPT, err, errsz, "malformed line '%s'", line);
                 goto out;
             }
             char full[8200];
             snprintf(full, sizeof full, "%s/%s", c->dir, rel);
             if (strncmp(full, rundir, strlen(rundir)) || strchr(full + strlen(rundir) + 1, '/')) {
-                st = why_not(SHARE_CORRUPT, why, size, "file %s outside its run", rel);
+                st = why_not(SHARE_CORRUPT, err, errsz, "file %s outside its run", rel);
                 goto out;
             }
             if (drift_sha256_regular(hex, &got, full) != 0) {
-                st = why_not(SHARE_CORRUPT, why, size, "%s missing", rel);
+                st = why_not(SHARE_CORRUPT, err, errsz, "%s missing", rel);
                 goto out;
             }
             if (got != want || strcmp(hex, sum)) {
-                st = why_not(SHARE_CORRUPT, why, size, "%s: %s differs from the manifest", rel, got != want ? "size" : "checksum");
+                st = why_not(SHARE_CORRUPT, err, errsz, "%s: %s differs from the manifest", rel, got != want ? "size" : "checksum");
                 goto out;
             }
             nfiles++;
         }
     }
     if (in_run && !all_listed(rundir, nfiles)) {
-        st = why_not(SHARE_CORRUPT, why, size, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
+        st = why_not(SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
         goto out;
     }
     if (seen != 7)
-        st = why_not(SHARE_CORRUPT, why, size, "manifest lacks its sweep, share or commit line");
+        st = why_not(SHARE_CORRUPT, err, errsz, "manifest lacks its sweep, share or commit line");
     else if (next_run < s->nruns)
-        st = why_not(SHARE_FOREIGN, why, size, "run %ld not listed", next_run);
+        st = why_not(SHARE_FOREIGN, err, errsz, "run %ld not listed", next_run);
     else if (other_commit[0])
-        st = why_not(SHARE_COMMIT, why, size, "from commit %s, not this build's %s", other_commit, c->commit);
+        st = why_not(SHARE_COMMIT, err, errsz, "from commit %s, not this build's %s", other_commit, c->commit);
 out:
     free(t.p);
     return st;

@@ -21,6 +21,7 @@
 
 #include <stdarg.h>
 #include <stdnoreturn.h>
+#include "drift.h"
 
 #define SWEEP_MAX_AXES 16
 #define SWEEP_MAX_RUNS 1000000L
@@ -96,13 +97,13 @@ typedef struct {
 /* Runs every run of share `share` in order, then writes its manifest. 0, 1 (a run failed or was
  * killed) or 2 (a run refused its options). */
 int sweep_run_share(const sweep_t *s, const sweep_ctx_t *c, long share);
-/* Checks share `share`'s manifest and every file it lists. Writes why it is not OK into why. */
-share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long share, char *why, size_t size);
+/* Checks share `share`'s manifest and every file it lists. Writes why it is not OK into err. */
+share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long share, char *err, size_t errsz);
 /* "DIR/shares/share-I-of-N.manifest" */
 void sweep_manifest_path(char *buf, size_t size, const sweep_t *s, const char *dir, long share);
 /* The regular files of dir sorted bytewise (a manifest must not depend on readdir order):
  * the count, or -1 when dir cannot be read; *others counts entries that are not regular files. */
-int sweep_list_files(const char *dir, char ***names, int *others);
+DRIFT_MUST_CHECK int sweep_list_files(const char *dir, char ***names, int *others);
 void sweep_free_names(char **names, int n);
 /* Removes path and everything below it; 0 or -1. */
 int sweep_remove_tree(const char *path);
@@ -110,18 +111,18 @@ int sweep_remove_tree(const char *path);
 void sweep_mkdirs(const char *path);
 
 /* merge.c — 0, or 2 (refused: one line naming the shares, or the --out it will not touch) */
-int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir);
+DRIFT_MUST_CHECK int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir);
 
 /* target.c — where a merge may go (see there). sweep_merge_target: 0 when outdir is new
  * (outside the sweep's own directories) or a previous merge of this sweep and nothing else
- * (*old_names: the files it lists, malloc'd); -1 with why (one line) otherwise. Touches
+ * (*old_names: the files it lists, malloc'd); -1 with err (one line) otherwise. Touches
  * nothing. sweep_write_merge_manifest: "part/merge.manifest" (the sweep's definition SHA-256
  * and every file), written last; 0 or -1. sweep_replace_merge: the previous merge renamed
- * aside, part renamed to outdir, then the old listed files removed; 0 or -1 with why. */
-int sweep_merge_target(char *why, size_t size, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
-                       char ***old_names, int *nold);
-int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const char *part);
-int sweep_replace_merge(char *why, size_t size, const char *part, const char *outdir, char **old_names, int nold);
+ * aside, part renamed to outdir, then the old listed files removed; 0 or -1 with err. */
+DRIFT_MUST_CHECK int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
+                                        char ***old_names, int *nold);
+DRIFT_MUST_CHECK int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const char *part);
+DRIFT_MUST_CHECK int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *outdir, char **old_names, int nold);
 
 /* slurm.c — writes DIR/slurm/{shares,merge}.sbatch and submit.sh. */
 void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_exe, char **extra, int nextra);

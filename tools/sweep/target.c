@@ -136,32 +136,32 @@ static int legacy_names(char ***names, const char *dir, const sweep_t *s, const 
     return n;
 }
 
-int sweep_merge_target(char *why, size_t size, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
+int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
                        char ***old_names, int *nold)
 {
     *old_names = NULL;
     *nold = 0;
     char sweep_real[PATH_MAX], out_real[PATH_MAX];
-    if (!*outdir) return snprintf(why, size, "--out: empty directory name"), -1;
-    if (!realpath(c->dir, sweep_real)) return snprintf(why, size, "--merge: cannot resolve '%s': %s", c->dir, strerror(errno)), -1;
+    if (!*outdir) return snprintf(err, errsz, "--out: empty directory name"), -1;
+    if (!realpath(c->dir, sweep_real)) return snprintf(err, errsz, "--merge: cannot resolve '%s': %s", c->dir, strerror(errno)), -1;
     struct stat st;
     if (lstat(outdir, &st) != 0) {
-        if (errno != ENOENT) return snprintf(why, size, "--out: cannot use '%s': %s", outdir, strerror(errno)), -1;
+        if (errno != ENOENT) return snprintf(err, errsz, "--out: cannot use '%s': %s", outdir, strerror(errno)), -1;
         if (future_path(out_real, sizeof out_real, outdir) != 0)
-            return snprintf(why, size, "--out: cannot resolve '%s' (%s; accepted: a path without '..' after its existing part)",
+            return snprintf(err, errsz, "--out: cannot resolve '%s' (%s; accepted: a path without '..' after its existing part)",
                             outdir, strerror(errno)), -1;
         static const char *const OWN[] = {"runs", "shares", "logs", "slurm", NULL};
         for (int i = 0; OWN[i]; i++) {
             char d[PATH_MAX + 16];
             snprintf(d, sizeof d, "%s/%s", sweep_real, OWN[i]);
             if (under(out_real, d))
-                return snprintf(why, size, "--out: '%s' is inside the sweep's %s/ (accepted: a new directory outside it, or a previous merge)",
+                return snprintf(err, errsz, "--out: '%s' is inside the sweep's %s/ (accepted: a new directory outside it, or a previous merge)",
                                 outdir, OWN[i]), -1;
         }
         return 0;
     }
     if (!S_ISDIR(st.st_mode))
-        return snprintf(why, size, "--out: '%s' is %s, not a directory a merge made (accepted: a new directory, or a previous merge of this sweep)",
+        return snprintf(err, errsz, "--out: '%s' is %s, not a directory a merge made (accepted: a new directory, or a previous merge of this sweep)",
                         outdir, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file"), -1;
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/" MERGE_MANIFEST, outdir);
@@ -170,7 +170,7 @@ int sweep_merge_target(char *why, size_t size, const sweep_t *s, const sweep_ctx
     if (lstat(path, &st) == 0) n = manifest_names(&names, path, s, c->def_sha);
     else n = legacy_names(&names, outdir, s, c->def_sha);
     if (n < 0)
-        return snprintf(why, size, "--out: '%s' exists and is not a previous merge of this sweep (no %s naming it%s); "
+        return snprintf(err, errsz, "--out: '%s' exists and is not a previous merge of this sweep (no %s naming it%s); "
                         "accepted: a new directory, or a previous merge of this sweep",
                         outdir, MERGE_MANIFEST, n == -2 ? ", and files of other origin" : ""), -1;
     /* Nothing but what the manifest lists (and the manifest) may be there. */
@@ -182,7 +182,7 @@ int sweep_merge_target(char *why, size_t size, const sweep_t *s, const sweep_ctx
         if (!listed) stranger = i;
     }
     if (stranger >= 0 || others || k < 0) {
-        snprintf(why, size, "--out: '%s' holds a previous merge and %s%s%s that the merge did not write (move it away, or choose another --out)",
+        snprintf(err, errsz, "--out: '%s' holds a previous merge and %s%s%s that the merge did not write (move it away, or choose another --out)",
                  outdir, stranger >= 0 ? "'" : "", stranger >= 0 ? have[stranger] : others ? "a directory or special file" : "entries", stranger >= 0 ? "'" : "");
         if (k > 0) sweep_free_names(have, k);
         sweep_free_names(names, n);
@@ -223,18 +223,18 @@ int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const cha
     return (fclose(fp) != 0 || bad) ? -1 : 0;
 }
 
-int sweep_replace_merge(char *why, size_t size, const char *part, const char *outdir, char **old_names, int nold)
+int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *outdir, char **old_names, int nold)
 {
     char aside[PATH_MAX + 64];
     struct stat st;
     int had_old = lstat(outdir, &st) == 0;
     snprintf(aside, sizeof aside, "%s.old", part); /* part's name is unique (mkdtemp), so is this */
     if (had_old && rename(outdir, aside) != 0)
-        return snprintf(why, size, "--merge: cannot move the previous merge '%s' aside: %s", outdir, strerror(errno)), -1;
+        return snprintf(err, errsz, "--merge: cannot move the previous merge '%s' aside: %s", outdir, strerror(errno)), -1;
     if (rename(part, outdir) != 0) {
         int e = errno;
         if (had_old) rename(aside, outdir);
-        return snprintf(why, size, "--merge: cannot rename %s to %s: %s", part, outdir, strerror(e)), -1;
+        return snprintf(err, errsz, "--merge: cannot rename %s to %s: %s", part, outdir, strerror(e)), -1;
     }
     if (!had_old) return 0;
     for (int i = 0; i < nold; i++) {
