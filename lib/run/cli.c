@@ -2,73 +2,28 @@
  *
  * Strict means: a number is the whole argument (no trailing junk), fits its type, and lies
  * in the accepted range; a list is comma-separated with no empty items; any violation
- * names the option and what it accepts, and exits 2 before anything is written. */
+ * names the option and what it accepts, and exits 2 before anything is written. Beside it:
+ * die.c (the way out), cli_backend.c (--backend), out_dir.c (--out), progress.c, resources.c
+ * (threads and memory). */
 #include "cli.h"
-#include "table.h"
-#include "backend.h"
+#include "cli_backend.h"
 #include "cards.h"
-#include "lmhead.h"
 #include "decimal.h"
+#include "drift.h"
 #include "escape.h"
 #include "output.h"
-#include "outlock.h"
-#include "drift.h"
 #include "why.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-static char program[96] = "drift";
-
-void drift_set_program(const char *name)
-{
-    snprintf(program, sizeof program, "%s", name);
-    /* Every program names itself first: from here on its stdout is checked at exit (a --help,
-     * --version or calc answer to a full device exited 0 or 1 without a word). Registered
-     * before any other handler, so that it runs last, after them. */
-    drift_stdout_check_at_exit();
-}
-
-const char *drift_program(void) { return program; }
-
-static void (*die_hook)(void);
-
-void drift_set_die_hook(void (*hook)(void)) { die_hook = hook; }
-
-noreturn void drift_die(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", program);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    if (die_hook) die_hook(); /* a fuzz target's longjmp: it does not return here */
-    exit(2);
-}
-
-noreturn void drift_die_oom(double bytes, const char *fmt, ...)
-{
-    char what[256], why[320];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    drift_why_oom(why, sizeof why, bytes, "%s", what);
-    drift_die("%s", why);
-}
 
 /* A number starts with a digit (or '-' and a digit where a sign is allowed): strtol and strtod
  * would skip leading blanks and take a '+', so ' -1' and '+5' slipped through. */
@@ -387,65 +342,6 @@ static noreturn void die_unknown_option(const drift_cli_spec_t *spec, const char
     drift_die("unknown option '%s' (%saccepted: %s)", arg, hint, accepted);
 }
 
-/* ---- --backend: which code the recipe dispatcher runs (backend.h) -------------------------- */
-
-/* A deterministic GPU kernel that disagrees with its CPU twin is a bug: one line, exit 2. */
-static void backend_mismatch(const char *line) { drift_die("--backend cuda: %s", line); }
-
-/* How much of the run the device computed, once at exit (not under --quiet). */
-static void backend_report(void)
-{
-    drift_backend_stats_t s = drift_backend_stats();
-    fprintf(stderr, "%s: backend cuda: %llu calls on the GPU checked bit for bit against their CPU twin, %llu measured"
-                    " (tensor cores, vendor and atomic paths), %llu on the CPU (no GPU path)\n",
-            program, s.checked, s.measured, s.on_cpu);
-}
-
-/* cuda: the device or a one-line error (exit 2) before any work or file; auto: the device
- * when there is one and the experiment computes through the dispatcher, said once on stderr
- * (a CPU fallback is said only when auto was asked for explicitly: the default run stays
- * quiet); cpu: the CPU. */
-static void select_backend(drift_cli_t *cli, int explicit_auto)
-{
-    char why[320] = "";
-    if (cli->backend == DRIFT_BACKEND_CPU || (cli->backend == DRIFT_BACKEND_AUTO && cli->spec->cpu_only)) {
-        int rc = drift_backend_use(0, NULL, 0); /* the CPU is always there: cannot fail */
-        (void)rc;
-        if (cli->backend == DRIFT_BACKEND_AUTO && explicit_auto && !cli->quiet)
-            fprintf(stderr, "%s: backend: cpu (%s runs on the %s)\n", program, cli->spec->name, cli->spec->cpu_only);
-        cli->backend = DRIFT_BACKEND_CPU;
-        return;
-    }
-    if (drift_backend_use(1, why, sizeof why)) {
-        if (cli->backend == DRIFT_BACKEND_CUDA) drift_die("--backend: cuda: %s (accepted: auto, cpu)", why);
-        if (explicit_auto && !cli->quiet) fprintf(stderr, "%s: backend: cpu (%s)\n", program, why);
-        cli->backend = DRIFT_BACKEND_CPU;
-        return;
-    }
-    drift_backend_on_mismatch(backend_mismatch);
-    if (!cli->quiet) {
-        char dev[320] = "";
-        const drift_backend_ops_t *ops = drift_backend_registered();
-        if (ops->describe) ops->describe(dev, sizeof dev);
-        fprintf(stderr, "%s: backend: cuda (%s)\n", program, dev);
-        atexit(backend_report);
-    }
-    cli->backend = DRIFT_BACKEND_CUDA;
-}
-
-void drift_require_gpu(const drift_cli_t *cli)
-{
-    if (cli->backend == DRIFT_BACKEND_CUDA) return;
-    char why[320] = "";
-    if (drift_backend_use(1, why, sizeof why) == DRIFT_OK) { /* a device, but --backend cpu asked for */
-        int rc = drift_backend_use(0, NULL, 0); /* the CPU is always there: cannot fail */
-        (void)rc;
-        snprintf(why, sizeof why, "--backend cpu was asked for");
-    }
-    fprintf(stderr, "%s: skipped: needs a CUDA device (%s); no file written\n", program, why);
-    exit(DRIFT_EXIT_SKIPPED);
-}
-
 /* Waiting OpenMP threads sleep instead of spinning (OMP_WAIT_POLICY=passive) unless the user
  * chose a policy: on a shared 2-core machine spinning waiters took the core the working thread
  * needed (gpu_generations --profile quick: 7.8 s wall with two spinning threads, 1.8 s
@@ -578,7 +474,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
     if (given_orders && takes_no_orders(spec)) drift_die("--orders: %s %s", spec->name, not_taken(spec, "orders"));
     if (spec->cpu_only && cli->backend == DRIFT_BACKEND_CUDA)
         drift_die("--backend: %s runs on the %s (accepted: auto, cpu)", spec->name, spec->cpu_only);
-    select_backend(cli, explicit_auto);
+    drift_cli_select_backend(cli, explicit_auto);
     drift_out_check(cli->out_dir); /* refused now, before any work, rather than when the files are opened */
     drift_out_lock_cli(cli);       /* a second run into the same --out is refused before it computes */
 #ifdef _OPENMP
@@ -610,176 +506,6 @@ void drift_cli_reproduce(char *buf, size_t size, const drift_cli_t *cli)
         snprintf(buf + n, size - (size_t)n, " --profile %s", drift_profile_name(cli->profile));
 }
 
-/* mkdir -p: the docs promise --out is "created if missing", parents included. *top (when not
- * NULL) becomes the length of the shallowest prefix this call created, 0 when it created none. */
-static int make_dirs(const char *dir, size_t *top)
-{
-    char path[4096];
-    size_t len = strlen(dir);
-    if (top) *top = 0;
-    if (len == 0 || len >= sizeof path) return -1;
-    memcpy(path, dir, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (path[i] != '/' && path[i] != 0) continue;
-        char c = path[i];
-        path[i] = 0;
-        struct stat st;
-        if (stat(path, &st) != 0) {
-            if (mkdir(path, 0777) == 0) {
-                if (top && !*top) *top = i;
-            } else if (errno != EEXIST) {
-                return -1;
-            }
-        }
-        path[i] = c;
-    }
-    return 0;
-}
-
-/* The directories drift_out_create made: the path and the length of its shallowest new prefix. */
-static struct {
-    char dir[4096];
-    size_t top;
-} made;
-
-/* At exit: the lock file first (the directory is empty only without it), then each directory
- * this run made, deepest first, for as long as rmdir finds it empty. A run that wrote its files
- * keeps them (rmdir refuses a directory with entries); nothing else is ever removed. */
-static void remove_made(void)
-{
-    drift_out_unlock();
-    char path[4096];
-    snprintf(path, sizeof path, "%s", made.dir);
-    for (;;) {
-        size_t n = strlen(path);
-        while (n > 1 && path[n - 1] == '/') path[--n] = 0;
-        if (n < made.top || rmdir(path) != 0) return;
-        char *slash = strrchr(path, '/');
-        if (!slash || (size_t)(slash - path) < made.top) return;
-        *slash = 0;
-    }
-}
-
-void drift_out_create(const char *dir)
-{
-    struct stat st;
-    if (stat(dir, &st) == 0) return;
-    size_t top;
-    if (make_dirs(dir, &top) != 0) drift_die("--out: cannot create directory '%s'", dir);
-    if (!top || made.top) return; /* made by another process meanwhile, or already registered */
-    snprintf(made.dir, sizeof made.dir, "%s", dir);
-    made.top = top;
-    atexit(remove_made);
-}
-
-void drift_out_path(char *buf, size_t size, const drift_cli_t *cli, const char *suffix)
-{
-    struct stat st;
-    if (stat(cli->out_dir, &st) != 0) {
-        if (make_dirs(cli->out_dir, NULL) != 0) drift_die("--out: cannot create directory '%s'", cli->out_dir);
-    } else if (!S_ISDIR(st.st_mode)) {
-        drift_die("--out: '%s' is not a directory", cli->out_dir);
-    }
-    int n = snprintf(buf, size, "%s/%s%s", cli->out_dir, cli->spec->name, suffix);
-    if (n < 0 || (size_t)n >= size) drift_die("--out: path too long");
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The progress of the current phase: its name (empty: the run's one phase), when it started,
- * when a line was printed last, the most work reported done (progress never goes back). */
-static struct {
-    char name[64];
-    double start, last;
-    int printed, started;
-    int fresh;          /* named by drift_progress_phase, no progress reported yet */
-    int count;          /* phases begun so far, named or not */
-    size_t max_done, total;
-} phase;
-
-void drift_progress_phase(const drift_cli_t *cli, const char *name)
-{
-    if (cli->quiet) return;
-    snprintf(phase.name, sizeof phase.name, "%s", name ? name : "");
-    phase.count++;
-    phase.start = phase.last = now_s();
-    phase.printed = 0, phase.max_done = 0, phase.started = 1, phase.fresh = 1, phase.total = 0;
-}
-
-/* Not a terminal (a log, ./lab report): a timestamped line at most every 10 s, with the
- * elapsed time and a linear estimate of what is left, so a long run is never silent. */
-static void progress_line(const drift_cli_t *cli, size_t done, size_t total)
-{
-    static double every = -1; /* seconds between lines: 10, or DRIFT_PROGRESS_EVERY (tests set 0) */
-    if (every < 0) {
-        const char *e = getenv("DRIFT_PROGRESS_EVERY");
-        char *end;
-        double v = e ? strtod(e, &end) : 10;
-        every = e && *end == 0 && v >= 0 && v <= 3600 ? v : 10;
-    }
-    double t = now_s();
-    if (!phase.started) phase.start = phase.last = t, phase.started = 1;
-    if (done < total && t - phase.last < every) return;
-    if (done == total && !phase.printed && every > 0) return; /* a phase under 10 s needs no progress report */
-    phase.last = t;
-    phase.printed = 1;
-    double el = t - phase.start, left = done ? el * (double)(total - done) / (double)done : 0;
-    time_t wall = time(NULL);
-    struct tm tm;
-    gmtime_r(&wall, &tm);
-    fprintf(stderr, "%02d:%02d:%02d %s%s%s: %3d%% (%zu/%zu) elapsed %.0f s%s", tm.tm_hour, tm.tm_min, tm.tm_sec,
-            cli->spec->name, phase.name[0] ? ", " : "", phase.name, (int)(100 * done / total), done, total, el,
-            done == total ? ", done\n" : "");
-    if (done < total) {
-        if (done) fprintf(stderr, ", about %.0f s left\n", left);
-        else fputc('\n', stderr);
-    }
-    fflush(stderr);
-}
-
-void drift_progress(const drift_cli_t *cli, size_t done, size_t total)
-{
-    if (cli->quiet || total == 0) return;
-    if (done > total) done = total;
-    if (total != phase.total) { /* another count: a new stage of the run */
-        if (!phase.fresh) {
-            /* not named by the program: numbered after the first, so that a count starting
-             * again from 0 reads as the next stage, never as the run going back */
-            if (++phase.count > 1) snprintf(phase.name, sizeof phase.name, "stage %d", phase.count);
-            else phase.name[0] = 0;
-            phase.start = phase.last = now_s(), phase.started = 1, phase.printed = 0;
-        }
-        phase.total = total, phase.max_done = 0;
-    }
-    phase.fresh = 0;
-    if (done < phase.max_done) done = phase.max_done; /* threads report out of order: never back */
-    phase.max_done = done;
-    if (!isatty(STDERR_FILENO)) {
-        progress_line(cli, done, total);
-        return;
-    }
-    int width = 40, fill = (int)(width * done / total);
-    fprintf(stderr, "\r%s%s%s [%.*s%*s] %3d%%", cli->spec->name, phase.name[0] ? ", " : "", phase.name, fill,
-            "########################################", width - fill, "", (int)(100 * done / total));
-    if (done == total) fputc('\n', stderr);
-    fflush(stderr);
-}
-
-/* The LM head experiments accept only these input formats: a program-level refusal, so it lives
- * here and not in lib/llm (library code never exits). */
-void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!drift_lmhead_input_ok(formats[i]))
-            drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
-                      drift_format_name(formats[i]));
-}
-
 int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long hi)
 {
     char shown[160];
@@ -802,126 +528,10 @@ int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long h
     }
 }
 
-/* 256: the lab's parallel loops have at most a few hundred work items, so more threads only
- * wait; each OpenMP thread reserves a stack, and 1024 of them under a 4 GiB limit made libgomp
- * itself fail with its own message and exit 1. A fixed limit, not one per machine,
- * so that a command accepted on one machine is accepted on every one. */
-int drift_threads_max(void) { return 256; }
-
-/* libgomp reads OMP_NUM_THREADS when it is loaded and starts that many threads at the first
- * parallel loop: 100000 crashed every experiment (a segfault in libgomp), so the variable is
- * held to --threads' rule: a thread count 1..drift_threads_max(), or a comma list of them
- * (OpenMP's nested levels). libgomp itself ignores a value it cannot read (0, -1, abc) with a
- * warning of its own; refused here too, so that the run is never made under another thread
- * count than the one the user believes he set. */
-void drift_env_threads_check(void)
-{
-    const char *v = getenv("OMP_NUM_THREADS");
-    if (!v) return;
-    const char *p = v;
-    for (;;) {
-        long n = 0;
-        const char *start = p;
-        while (*p >= '0' && *p <= '9' && n <= drift_threads_max()) n = n * 10 + (*p++ - '0');
-        if (p == start || n < 1 || n > drift_threads_max() || (*p && *p != ',')) {
-            char shown[80];
-            drift_escape(shown, sizeof shown, v, NULL); /* one line whatever the variable holds */
-            drift_die("OMP_NUM_THREADS: '%s' is not a thread count (accepted: 1..%d, or a comma list of them; "
-                      "unset, one per core)",
-                      shown, drift_threads_max());
-        }
-        if (!*p++) break;
-    }
-}
-
 long drift_intlist_max(const drift_intlist_t *l)
 {
     long m = 0;
     for (int i = 0; i < l->n; i++)
         if (l->v[i] > m) m = l->v[i];
     return m;
-}
-
-/* The longest file name a run writes under --out: "<name><suffix>" and the staging names of
- * table.c; the path must leave room for them within table.h's 1024-byte paths. */
-#define OUT_DIR_MAX 800
-
-void drift_out_check(const char *dir)
-{
-    if (!*dir) drift_die("--out: empty directory name");
-    if (strlen(dir) > OUT_DIR_MAX) drift_die("--out: path too long (accepted: at most %d characters)", OUT_DIR_MAX);
-    struct stat st;
-    if (stat(dir, &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) drift_die("--out: '%s' is not a directory", dir);
-        /* The staging directory of table.c is made here first: a probe of exactly what the
-         * commit needs (create and remove an entry), not a guess from permission bits. */
-        char probe[1024];
-        snprintf(probe, sizeof probe, "%s/.drift-probe.%ld", dir, (long)getpid());
-        if (mkdir(probe, 0777) != 0) drift_die("--out: cannot write in '%s' (%s)", dir, strerror(errno));
-        rmdir(probe);
-        return;
-    }
-    if (errno != ENOENT) drift_die("--out: cannot use '%s' (%s)", dir, strerror(errno));
-    /* Missing: it is created with its parents when the files are opened; its nearest existing
-     * ancestor must be a directory we can create entries in. Nothing is left now, so a
-     * later refusal leaves no empty directory behind. */
-    char anc[1024];
-    snprintf(anc, sizeof anc, "%s", dir);
-    for (;;) {
-        char *slash = strrchr(anc, '/');
-        while (slash && slash > anc && slash[1] == 0) *slash = 0, slash = strrchr(anc, '/'); /* trailing '/' */
-        if (!slash) snprintf(anc, sizeof anc, ".");
-        else if (slash == anc) anc[1] = 0;
-        else *slash = 0;
-        if (stat(anc, &st) == 0) break;
-        if (errno != ENOENT) drift_die("--out: cannot create '%s' (%s: %s)", dir, anc, strerror(errno));
-    }
-    if (!S_ISDIR(st.st_mode)) drift_die("--out: cannot create '%s' ('%s' is not a directory)", dir, anc);
-    /* tried, not guessed from permission bits: root passes access(2) on /proc */
-    char probe[1100];
-    snprintf(probe, sizeof probe, "%s/.drift-probe.%ld", anc, (long)getpid());
-    if (mkdir(probe, 0777) != 0) drift_die("--out: cannot create '%s' (%s: %s)", dir, anc, strerror(errno));
-    rmdir(probe);
-}
-
-/* What the machine can give one process: the smallest of physical memory, the address-space
- * limit (ulimit -v) and a cgroup v2 memory.max. */
-static double machine_bytes(void)
-{
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < have) have = (double)rl.rlim_cur;
-    FILE *fp = fopen("/sys/fs/cgroup/memory.max", "r");
-    if (fp) {
-        unsigned long long m;
-        if (fscanf(fp, "%llu", &m) == 1 && (double)m < have) have = (double)m;
-        fclose(fp);
-    }
-    return have;
-}
-
-void drift_require_memory(const drift_cli_t *cli, double bytes, const char *options)
-{
-    (void)cli;
-    double have = machine_bytes();
-    if (bytes > have)
-        drift_die("%s: this run needs about %.1f GiB of memory, this machine gives a process %.1f GiB (accepted: smaller sizes)",
-                  options, bytes / 1073741824.0, have / 1073741824.0);
-}
-
-#ifndef DRIFT_SOURCE_DIR
-#define DRIFT_SOURCE_DIR "."
-#endif
-
-const char *drift_real_checkpoint(void)
-{
-    static const char *const here = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
-    static const char *const there = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
-    return access(here, R_OK) == 0 ? here : access(there, R_OK) == 0 ? there : NULL;
-}
-
-const char *drift_default_checkpoint(void)
-{
-    static const char *const here = "models/stories260K.bin";
-    return access(here, R_OK) == 0 ? here : DRIFT_SOURCE_DIR "/models/stories260K.bin";
 }

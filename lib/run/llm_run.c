@@ -1,5 +1,10 @@
-/* llm_run.c — the checkpoint experiments' shared opening (llm_run.h). */
+/* llm_run.c — what the language-model programs share: the checkpoint's opening (llm_run.h),
+ * where the shipped and fetched checkpoints are, and the LM head's accepted input formats. */
 #include "llm_run.h"
+#include "cli.h"
+#include "lmhead.h"
+
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -13,4 +18,31 @@ void drift_llm_run_open(drift_checkpoint_t *ck, const char **path)
     if (!*path) *path = drift_default_checkpoint();
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(ck, *path, err, sizeof err)) drift_die("--checkpoint: %s", err);
+}
+
+/* The LM head experiments accept only these input formats: a program-level refusal, so it lives
+ * here and not in lib/llm (library code never exits). */
+void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!drift_lmhead_input_ok(formats[i]))
+            drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
+                      drift_format_name(formats[i]));
+}
+
+#ifndef DRIFT_SOURCE_DIR
+#define DRIFT_SOURCE_DIR "."
+#endif
+
+const char *drift_real_checkpoint(void)
+{
+    static const char *const here = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
+    static const char *const there = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+    return access(here, R_OK) == 0 ? here : access(there, R_OK) == 0 ? there : NULL;
+}
+
+const char *drift_default_checkpoint(void)
+{
+    static const char *const here = "models/stories260K.bin";
+    return access(here, R_OK) == 0 ? here : DRIFT_SOURCE_DIR "/models/stories260K.bin";
 }
