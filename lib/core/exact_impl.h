@@ -7,6 +7,10 @@
 
 #include "exact.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The sign of an exact zero result (IEEE 754 6.3), kept in drift_xacc_t.zstate. */
 enum { ZS_EMPTY = 0, ZS_NEGZERO = 1, ZS_POSZERO = 2, ZS_OTHER = 3 };
 
@@ -29,5 +33,9 @@ typedef struct {
     mpfr_ptr *p;
     void *mem;
 } mpfr_vec_t;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -59,6 +59,10 @@
 #include "drift.h"
 #include "stats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_FLIPLAW_GAUSS = 0, DRIFT_FLIPLAW_TRIANGLE, DRIFT_FLIPLAW_CONV, DRIFT_FLIPLAW_N } drift_fliplaw_t;
 
 const char *drift_fliplaw_name(drift_fliplaw_t law); /* "gauss" "triangle" "conv" */
@@ -116,5 +120,9 @@ DRIFT_MUST_CHECK int drift_fliplaw_choose(drift_fliplaw_choice_t *out, const dri
                                           const double *gap, const double *q, const unsigned char *flip, size_t n);
 
 #define DRIFT_FLIPLAW_DECIDE 2.995732273553991 /* log(20): a likelihood ratio of 20 */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

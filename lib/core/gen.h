@@ -7,6 +7,10 @@
 #include "drift.h"
 #include "philox.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     DRIFT_DIST_UNIFORM = 0, /* uniform [0, 1) */
     DRIFT_DIST_NORMAL,      /* standard normal */
@@ -21,5 +25,9 @@ typedef enum {
 const char *drift_dist_name(drift_dist_t d);
 DRIFT_MUST_CHECK int drift_dist_parse(drift_dist_t *out, const char *name);
 void drift_gen_fill(double *x, size_t n, drift_dist_t d, drift_stream_t *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,10 @@
 #ifndef DRIFT_LOGLOG_H
 #define DRIFT_LOGLOG_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Over the points with finite y > 0 (natural logarithms); NaN with fewer than two. */
 double drift_loglog_slope(const double *x, const double *y, int n);
 
@@ -22,5 +26,9 @@ typedef struct {
 int drift_loglin_fit(drift_logfit_t *f, const double *x, const double *y, int n);
 /* y ~ exp(intercept) x^slope: the growth exponent. 0 or -1 as drift_loglin_fit. */
 int drift_loglog_fit(drift_logfit_t *f, const double *x, const double *y, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 
 #include "format.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* |c - e| (computed exactly: the subtraction is rounded up, never down, so an error is
  * never reported smaller than it is). */
 double drift_abs_err(double computed, double exact);
@@ -27,5 +31,9 @@ typedef struct {
     int tie;
 } drift_top2_t;
 void drift_top2(drift_top2_t *out, const double *x, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include <math.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifdef __CUDACC__
 #define DRIFT_HD __host__ __device__
 #else
@@ -127,5 +131,9 @@ DRIFT_HD static inline double drift_stream_normal(drift_stream_t *s)
     double u2 = drift_stream_uniform(s);
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* E[i][j] = (A B)[i][j] correctly rounded to double, W[i][j] = sum_k |a_ik b_kj| correctly
  * rounded (the normaliser); A is M x K, B is K x N, row-major. 0 or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_product_exact(double *E, double *W, const double *A, const double *B, size_t M, size_t N, size_t K);
@@ -18,5 +22,9 @@ typedef struct {
 
 /* The metrics of C against (E, W), n outputs; scratch holds n doubles. */
 void drift_product_error(drift_product_err_t *r, const double *C, const double *E, const double *W, size_t n, double *scratch);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- binomial proportions ------------------------------------------------------------- */
 
 /* Wilson (1927) score interval for k successes in n trials at normal quantile z (1.959963984540054
@@ -150,5 +154,9 @@ int drift_cmp_double(const void *a, const void *b);
 /* The median of x[0..n) (the mean of the two middle values for even n; NaN for n = 0), x
  * untouched. 0, or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_median(double *out, const double *x, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 int drift_why(char *err, size_t errsz, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* A failed allocation said so that the user knows which size to lower:
@@ -16,5 +20,9 @@ int drift_why(char *err, size_t errsz, int code, const char *fmt, ...) __attribu
 int drift_why_oom(char *err, size_t errsz, double bytes, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* bytes in decimal units, "226 MB", "1.5 GB", "12 KB", "0 B". */
 void drift_bytes_text(char *buf, size_t size, double bytes);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 #include "policy.h"
 #include "gemm.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define DRIFT_AF_MAXK 8
 #define DRIFT_AF_MAXF 4
 #define DRIFT_AF_MAXC DRIFT_LMHEAD_MAXCFG
@@ -82,5 +86,9 @@ DRIFT_MUST_CHECK int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_
 /* The report's named kernels of ks (default, engine, tc:h100 fp32, exact) into out, in that order,
  * each once and only those present. How many. */
 int drift_kset_named(int out[4], const drift_kset_t *ks);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -36,6 +36,10 @@
 #include "drift.h"
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_BEAM_TIES_STABLE = 0, DRIFT_BEAM_TIES_UNSTABLE, DRIFT_NBEAM_TIES } drift_beam_ties_t;
 DRIFT_MUST_CHECK int drift_beam_ties_parse(drift_beam_ties_t *t, const char *name);
 
@@ -83,5 +87,9 @@ DRIFT_MUST_CHECK int drift_beam_search_fn(drift_beam_t *out, int V, const drift_
  * context holds, as drift_generate does. 0 or a negative status with the reason in err. */
 DRIFT_MUST_CHECK int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt, const drift_beam_opts_t *o,
                                        char *err, size_t errsz);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

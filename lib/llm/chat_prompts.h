@@ -12,6 +12,10 @@
 #include "drift.h"
 #include "checkpoint.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     int *tok, n;      /* the wrapped prompt's ids */
     int prefix;       /* its first ids shared with the template around an empty turn */
@@ -28,5 +32,9 @@ typedef struct {
 DRIFT_MUST_CHECK int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path, int n, uint64_t seed,
                                              const char *stream, int max_tokens, char *err, size_t errsz);
 void drift_chat_prompts_free(drift_chat_prompt_t *p, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

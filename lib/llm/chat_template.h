@@ -25,6 +25,10 @@
 #include "drift.h"
 #include "gguf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     DRIFT_CHAT_NONE = 0, /* no template: text is used as it is */
     DRIFT_CHAT_CHATML
@@ -56,5 +60,9 @@ DRIFT_MUST_CHECK int drift_chat_wrap(char *out, size_t size, const drift_chat_te
  * when the file has none and out is user_text unchanged. */
 DRIFT_MUST_CHECK int drift_chat_wrap_gguf(char *out, size_t size, const drift_gguf_t *g, const char *user_text, int *wrapped, char *err,
                                           size_t errsz);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

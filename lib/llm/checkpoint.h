@@ -37,6 +37,10 @@
 #include "gguf.h"
 #include "tokenizer.h" /* a checkpoint comes with its tokenizer: one include gives both */
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define DRIFT_CKPT_MAX_FLOATS ((size_t)1 << 34) /* 64 GiB of fp32: anything larger is a lie */
 #define DRIFT_LLM_ERR_MAX 256
 
@@ -92,5 +96,9 @@ DRIFT_MUST_CHECK int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_
 void drift_checkpoint_free(drift_checkpoint_t *ck);
 /* Point ck's tensor pointers into ck->data (nfloats values, in the order above). */
 void drift_checkpoint_map_tensors(drift_checkpoint_t *ck);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 #include "chat_prompts.h"
 #include "deployment.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     drift_deployment_t dep;
     const char *spec; /* as parsed (not owned) */
@@ -38,5 +42,9 @@ DRIFT_MUST_CHECK int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const
                                        int n, int ntokens, const char *stream, int workers,
                                        void (*progress)(void *ctx, size_t done, size_t total), void *ctx);
 void drift_deploy_runs_free(drift_deploy_run_t *runs, int nrun, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -55,6 +55,10 @@
 #include "cards.h"
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_BATCH_ALONE = 0, DRIFT_BATCH_STATIC, DRIFT_BATCH_CONTINUOUS } drift_batch_kind_t;
 
 #define DRIFT_DEPLOY_SPEC_MAX 512
@@ -108,5 +112,9 @@ DRIFT_MUST_CHECK int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, c
  * What a card pair changes in the lab (cards differ in their SM count and tensor-core model). */
 int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first,
                                int *last);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -57,6 +57,10 @@
 #include "order.h"
 #include "stats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- flip sets ------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -166,5 +170,9 @@ typedef struct {
 
 /* Configuration c of a set of planted ties (two rows, ids 0 and 1); adds to *out. */
 void drift_flipset_ties(drift_flip_ties_t *out, const drift_flipset_t *s, int c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

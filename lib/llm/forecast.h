@@ -33,6 +33,10 @@
 #include <stdint.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_DELTA_GAUSS = 0, DRIFT_DELTA_LAPLACE, DRIFT_NDELTA } drift_delta_law_t;
 const char *drift_delta_law_name(drift_delta_law_t law); /* "gauss" "laplace" */
 
@@ -158,5 +162,9 @@ typedef struct {
  * entries at most): their count. */
 int drift_reliability(drift_rel_bin_t *out, const double *edges, int nedges, const double *p, const unsigned char *y,
                       size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 #include "order.h"
 #include "philox.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- generators --------------------------------------------------------------------------- */
 
 #define DRIFT_MAX_OUTLIERS 64
@@ -115,5 +119,9 @@ DRIFT_MUST_CHECK int drift_gen_planted_pair(double *h, double *w1, double *w2, d
  * 0, or DRIFT_EINVAL from drift_plant_gap (the rows are filled either way). */
 DRIFT_MUST_CHECK int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1, const double *w2,
                                          size_t K, double target, int swap, int tie, drift_format_t f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include "drift.h"
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* prompts: n prompts of np tokens each (row-major); out[i] receives prompt i's ntokens greedy
  * tokens (first maximum), the runner-up and both logits per step, and with keep_logits every
  * step's logits (ntokens x vocab), as drift_generate fills them (rows[k] = the step's M).
@@ -24,5 +28,9 @@ DRIFT_MUST_CHECK int drift_greedy_batch(drift_gen_t *out, drift_model_t *m, cons
  * every np[i] = np. */
 DRIFT_MUST_CHECK int drift_greedy_batch_var(drift_gen_t *out, drift_model_t *m, const int *const *prompts, const int *np, int n, int ntokens,
                                             int keep_logits);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 #include "order.h"
 #include "recipe.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- LM head configurations ------------------------------------------------------------------ */
 
 /* One way of computing the logits is a recipe (recipe.h), and every function below takes
@@ -189,5 +193,9 @@ DRIFT_MUST_CHECK int drift_lmhead_split_cols(float *cols, const float *W, size_t
  * indices v with value[v] + radius[v] >= (second largest of value[u] - radius[u]), the
  * comparison made safe against rounding; returns how many. n >= 2. */
 size_t drift_prune_top2(size_t *keep, const double *value, const double *radius, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -73,6 +73,10 @@
 #include "recipe.h"
 #include "sampler.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_LMHEAD, DRIFT_NOPS } drift_op_t;
 
 /* A matmul group's recipe (recipe.h) in the decoder's short grammar: "IN/ORDER/ACC/OUT" with
@@ -236,5 +240,9 @@ DRIFT_MUST_CHECK int drift_model_score(drift_model_t *m, double *logits, const i
  * len above src's cache) or DRIFT_EUNSUPPORTED (llamacpp-cpu: an engine's context is not
  * copied). */
 DRIFT_MUST_CHECK int drift_model_copy_slot(drift_model_t *m, int dst, int src, int len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Pairs (a, b) with 0 <= a < b <= n (b == n: the reference): n (n + 1) / 2 of them, indexed
  * in order (0,1), (0,2), .., (0,n), (1,2), .. */
 static inline int drift_pair_count(int n) { return (n + 1) * n / 2; }
@@ -38,5 +42,9 @@ typedef struct {
 DRIFT_MUST_CHECK int drift_distance_summary(drift_distance_summary_t *s, int64_t *u, double *d, size_t n);
 /* The same on copies: u and d untouched. 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_distance_summary_of(drift_distance_summary_t *s, const int64_t *u, const double *d, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

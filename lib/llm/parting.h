@@ -16,7 +16,13 @@
 #define DRIFT_PARTING_H
 
 
+#include <stddef.h>
+
 #include "drift.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 /* the model (model.h), opaque here: callers of the parting analysis need not see its layers */
 typedef struct drift_model drift_model_t;
 
@@ -71,5 +77,9 @@ typedef struct {
     double step_median, gap12_median, gap12_max, spread_median, dev_median;
 } drift_parting_summary_t;
 DRIFT_MUST_CHECK int drift_parting_summary(drift_parting_summary_t *s, const drift_parting_t *const *p, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

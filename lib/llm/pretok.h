@@ -20,6 +20,10 @@
 #include <stdint.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_PRETOK_NONE = 0, DRIFT_PRETOK_GPT2, DRIFT_PRETOK_SMOLLM } drift_pretok_t;
 
 /* The pre-tokenizer named by a `tokenizer.ggml.pre` value (len bytes at name): 0, or
@@ -29,5 +33,9 @@ DRIFT_MUST_CHECK int drift_pretok_from_name(drift_pretok_t *out, const char *nam
 /* Split cps[0..n) into words: ends[k] is the end (exclusive) of word k; ends must hold n
  * entries (every word is at least one codepoint). Returns the number of words. */
 size_t drift_pretok_split(drift_pretok_t pre, const uint32_t *cps, size_t n, size_t *ends);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include <stddef.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     int n;
     char **text;       /* n NUL-terminated prompts */
@@ -42,5 +46,9 @@ DRIFT_MUST_CHECK int drift_prompt_file_read(drift_prompt_file_t *p, const char *
 DRIFT_MUST_CHECK int drift_prompt_file_parse(drift_prompt_file_t *p, const char *bytes, size_t size, const char *name, char *err,
                                              size_t errsz);
 void drift_prompt_file_free(drift_prompt_file_t *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -62,6 +62,10 @@
 #include <stdint.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     DRIFT_SAMPLER_GREEDY = 0, /* greedy, greedy-ties:EPS */
     DRIFT_SAMPLER_SORTED,     /* sorted-cdf */
@@ -160,5 +164,9 @@ DRIFT_MUST_CHECK int drift_sampler_draw(size_t *out, const double *logits, size_
  * n_draw. For tests and for hand-worked examples. */
 DRIFT_MUST_CHECK int drift_sampler_draw_given(size_t *out, const double *logits, size_t V, const drift_sampler_t *s,
                                               const double *e, const double *u_draw, size_t n_draw);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

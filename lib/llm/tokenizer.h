@@ -46,6 +46,10 @@
 #include "gguf.h"
 #include "pretok.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define DRIFT_TOKEN_LENGTH_MAX 65536 /* the largest max_token_length a tokenizer header may state */
 
 typedef enum { DRIFT_TOKENIZER_LLAMA2C = 0, DRIFT_TOKENIZER_BPE, DRIFT_TOKENIZER_SPM } drift_tokenizer_kind_t;
@@ -148,5 +152,9 @@ DRIFT_MUST_CHECK int drift_tokenizer_encode_ex(const drift_tokenizer_t *t, const
 /* 1 when tok ends generation (EOS, <|im_end|>, <|endoftext|>, ...; llama2.c: BOS or EOS = 1 or 2, as
  * run.c stops on BOS), else 0. */
 int drift_tokenizer_is_eog(const drift_tokenizer_t *t, int tok);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include "drift.h"
 #include "tokenizer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* GPT-2's byte alphabet: fwd[b] is the codepoint byte b is written as; inv[cp] the byte, or -1.
  * Bytes 0x21..0x7E, 0xA1..0xAC, 0xAE..0xFF stand for themselves; the other 68, in order, for
  * U+0100..U+0143 (so a space is U+0120). */
@@ -23,5 +27,9 @@ DRIFT_MUST_CHECK int drift_tok_encode_gguf(const drift_tokenizer_t *t, const cha
                                            int cap, int *n);
 /* Free what drift_tokenizer_build allocated. */
 void drift_tok_free_gguf(drift_tokenizer_t *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

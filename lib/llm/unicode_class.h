@@ -18,6 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     DRIFT_UC_UNDEFINED = 0, /* Cn: unassigned */
     DRIFT_UC_LETTER = 1,    /* \p{L} */
@@ -43,5 +47,9 @@ unsigned drift_unicode_class(uint32_t cp);
 uint32_t drift_utf8_next(const unsigned char *s, size_t n, size_t *used);
 /* cp (<= U+10FFFF) as UTF-8 into out; the number of bytes (1..4). */
 size_t drift_utf8_put(uint32_t cp, unsigned char out[4]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

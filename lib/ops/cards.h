@@ -12,6 +12,10 @@
 #include "drift.h"
 #include "order.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     const char *name;      /* canonical card name: "h100" */
     const char *product;   /* "NVIDIA H100 SXM5" */
@@ -32,5 +36,9 @@ void drift_card_names(char *buf, size_t size);
 /* drift_order_parse(o, spec), and also tc:CARD for every card (tc:rtx4090 is tc:ada): the
  * order printed stays the model's canonical spec. 0 or DRIFT_EINVAL. */
 DRIFT_MUST_CHECK int drift_order_parse_card(drift_order_t *o, const char *spec);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

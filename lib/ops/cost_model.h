@@ -28,6 +28,10 @@
 #include "format.h"
 #include "gemm.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     const char *name;
     int sms;
@@ -50,5 +54,9 @@ typedef struct {
 /* 0 or DRIFT_EINVAL (bad kernel, zero sizes, no tensor-core rate for that input). */
 DRIFT_MUST_CHECK int drift_cost_gemm(drift_cost_t *out, const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K, drift_format_t in,
                                      int tensor_cores, const drift_device_perf_t *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -48,6 +48,10 @@
 #include "format.h"
 #include "order.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_GEMM_NAIVE = 0, DRIFT_GEMM_TILED, DRIFT_GEMM_SPLITK, DRIFT_GEMM_TC } drift_gemm_family_t;
 
 typedef struct {
@@ -94,5 +98,9 @@ DRIFT_MUST_CHECK int drift_gemm(double *C, const double *A, const double *B, siz
  * bit-identical to drift_gemm with those kernels, without its per-call rounding and
  * packing of B (the decoder's fast path for small M). 0 or DRIFT_EINVAL. */
 DRIFT_MUST_CHECK int drift_seq_gemm_f32(float *C, const float *A, const float *B, size_t M, size_t N, size_t K);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

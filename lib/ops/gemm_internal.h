@@ -46,6 +46,10 @@
 #include "gemm.h"
 #include "par_sizes.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The x86 SIMD engines are compiled with per-function target attributes and picked at run
  * time (drift_gemm_simd), so one binary runs on every x86-64 and is fast where it can be. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
@@ -115,5 +119,9 @@ void drift_gemm_rows_double(const drift_gemm_ctx_t *g, double *out, size_t k0, s
 /* gemm_splitk.c: acc (row-major M x N doubles) = the accumulators of the kernel: one
  * partial over all of K, or split-K partials combined seq or pairwise. */
 DRIFT_MUST_CHECK int drift_gemm_accumulate(const drift_gemm_ctx_t *g, const drift_gemm_kernel_t *kern, double *acc);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

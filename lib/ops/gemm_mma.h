@@ -41,6 +41,10 @@
 #include "gemm.h"
 #include "order.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_MMA_TC = 0, DRIFT_MMA_TILE, DRIFT_MMA_SLICEDK, DRIFT_MMA_STREAMK } drift_mma_family_t;
 
 typedef struct {
@@ -77,5 +81,9 @@ DRIFT_MUST_CHECK int drift_mma_gemm(double *C, const double *A, const double *B,
  * zero and adds the partials in fp32 in order (mma:ARCH,ceil(K/S): the same cut, the same
  * sequential combination). 0, DRIFT_EINVAL, or DRIFT_EUNSUPPORTED (splitk:S:tree, tc). */
 DRIFT_MUST_CHECK int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch, size_t K);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,6 +15,10 @@
 #include "row0.h"
 #include "tc_model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The tensor-core architecture named like a device of policy.h ("v100", "a100", "h100",
  * "b200"): 0, or DRIFT_EINVAL for a name that is none. */
 DRIFT_MUST_CHECK int drift_gpu_arch(drift_tc_arch_t *arch, const char *device);
@@ -28,5 +32,9 @@ DRIFT_MUST_CHECK int drift_gpu_gemm(double *C, const double *A, const double *B,
  * a0 B computed the first time k is seen. */
 DRIFT_MUST_CHECK int drift_gpu_row0_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0, const double *B, size_t N,
                                        size_t K, const drift_gemm_opts_t *opts, drift_tc_arch_t arch);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Below these sizes a parallel region costs more than it saves: run on one thread. The
  * cost that matters is not the fork and join (microseconds) but, on a busy machine, the
  * barrier waiting for a thread that the scheduler has not run yet (a time slice, about a
@@ -28,5 +32,9 @@
  * wait for it, so two threads were no faster than one. Each piece's result is its own (no
  * reduction crosses pieces), so any partition gives the same bits. */
 #define DRIFT_PAR_CHUNK_ELEMS 4096
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -23,6 +23,10 @@
 #include "drift.h"
 #include "gemm.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_POLICY_VENDOR_LIKE = 0, DRIFT_POLICY_BATCH_INVARIANT, DRIFT_NPOLICIES } drift_policy_t;
 
 #define DRIFT_POLICY_MIN_SLICE 256 /* no split-K slice shorter than this many k */
@@ -57,5 +61,9 @@ DRIFT_MUST_CHECK int drift_policy_choose_slice(drift_gemm_kernel_t *k, drift_pol
  * device. naive is costed as a 128x128 tiling, tc and tiled by their tile (tc: 128x128). */
 #define DRIFT_POLICY_REDUCE_COST 64.0
 double drift_policy_cost(const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K, int sms);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

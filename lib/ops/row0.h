@@ -10,6 +10,10 @@
 #include "drift.h"
 #include "gemm.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     drift_gemm_kernel_t kern[64];
     double *row[64]; /* row 0 of A B under kern[i] (N values each) */
@@ -27,5 +31,9 @@ void drift_row0_free(drift_row0_cache_t *c);
 /* Bitwise comparison of two rows: *n_diff = entries whose bits differ, *max_diff = the largest
  * |a - b| among them (NaN when one is NaN). */
 void drift_row_diff(long *n_diff, double *max_diff, const double *a, const double *b, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

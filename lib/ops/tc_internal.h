@@ -13,6 +13,10 @@
 #include "format.h"
 #include "tc_model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_NO_LIMIT (-100000)
 #define TC_NO_TERM (-(1 << 24)) /* exponent of a zero input: never the maximum, no overflow */
 #define TC_MAX_BLOCK 32
@@ -131,5 +135,9 @@ DRIFT_MUST_CHECK int drift_tc_gemm_exact_tiles(double *C, const double *A, const
  * and drift_tc_gemm_pairwise32 takes its rows. DRIFT_OK or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
                                                   const tc_cfg_t *g, int *done);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

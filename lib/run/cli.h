@@ -18,6 +18,10 @@
 #include "format.h"
 #include "order.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_PROFILE_QUICK = 0, DRIFT_PROFILE_DEFAULT, DRIFT_PROFILE_FULL } drift_profile_t;
 typedef enum { DRIFT_BACKEND_AUTO = 0, DRIFT_BACKEND_CPU, DRIFT_BACKEND_CUDA } drift_backend_t;
 
@@ -259,5 +263,9 @@ void drift_progress(const drift_cli_t *cli, size_t done, size_t total);
 /* Starts a named phase ("planted heads", "seed 2"): its own count from 0 and clock, its name on
  * every line ("argmax_flip, seed 2: 48% ..."). NULL or "": unnamed. */
 void drift_progress_phase(const drift_cli_t *cli, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

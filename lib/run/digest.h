@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     uint32_t h[8];
     uint64_t nbytes;
@@ -25,5 +29,9 @@ void drift_sha256_hex(char hex[65], drift_sha256_t *s);
 DRIFT_MUST_CHECK int drift_sha256_file(char hex[65], long long *size, const char *path);
 /* The same over an open stream, which it reads to the end and closes (fp NULL: -1). */
 DRIFT_MUST_CHECK int drift_sha256_stream(char hex[65], long long *size, FILE *fp);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

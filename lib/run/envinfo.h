@@ -2,6 +2,10 @@
 #ifndef DRIFT_ENVINFO_H
 #define DRIFT_ENVINFO_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     char compiler[128]; /* e.g. "GCC 12.2.0" */
     char cflags[256];   /* the flags libdrift was built with */
@@ -21,5 +25,9 @@ void drift_envinfo_collect(drift_envinfo_t *e);
 typedef void (*drift_env_gpu_hook_t)(char *buf, size_t size);
 /* Registered by programs built with the CUDA backend (tools/gpu_hook.c); lib/ never calls cuda/. */
 void drift_env_set_gpu_hook(drift_env_gpu_hook_t fn);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

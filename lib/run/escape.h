@@ -17,6 +17,10 @@
 #include <stdio.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The escaped form of the NUL-terminated s into dst (always NUL-terminated when size > 0).
  * Returns the length the whole escaped text needs, like snprintf (cut when >= size). */
 size_t drift_escape(char *dst, size_t size, const char *s, const char *also);
@@ -36,5 +40,9 @@ int drift_argv_fputs(FILE *fp, int argc, const char *const *argv);
  * Returns the count, or -1 when a word is malformed, the text does not start with a blank
  * (unless empty), there are more than max words, or memory runs out. */
 DRIFT_MUST_CHECK int drift_argv_parse(char **words, int max, const char *text);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

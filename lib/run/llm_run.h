@@ -13,6 +13,10 @@
 #include "checkpoint.h"
 #include "cli.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The --checkpoint option (a drift_cli_opt_t initialiser); dest is a const char ** holding NULL. */
 #define DRIFT_CHECKPOINT_OPT(dest)                                                                                     \
     {"checkpoint", DRIFT_OPT_STRING, (dest), "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, {0}}
@@ -32,5 +36,9 @@
  * *path, or at drift_default_checkpoint() when *path is NULL (stored back into *path for the
  * metadata). Dies with "--checkpoint: <reason>" (exit 2) when it cannot be read. */
 void drift_llm_run_open(drift_checkpoint_t *ck, const char **path);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -24,6 +24,10 @@
 #include <stdio.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define DRIFT_MANIFEST_SUFFIX ".manifest"
 #define DRIFT_MANIFEST_FILES 64
 
@@ -90,5 +94,9 @@ DRIFT_MUST_CHECK int drift_sha256_regular(char hex[65], long long *size, const c
 /* The test hook of the commit path: when DRIFT_FAULT_AT=N is set, the N-th step (counted
  * from 1 across drift_files_commit) kills the process with SIGKILL, as kill -9 would. */
 void drift_fault_point(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

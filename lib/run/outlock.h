@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include "drift.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Takes the lock of experiment name in the existing directory dir. 0, or DRIFT_EIO with err
  * (one line) when another process holds it ("'DIR' is in use by pid P, writing NAME's
  * files ...") or the lock file cannot be made. Taking the lock this process already holds
@@ -29,5 +33,9 @@ DRIFT_MUST_CHECK int drift_out_lock(char *err, size_t errsz, const char *dir, co
 void drift_out_unlock(void);
 /* 1 when this process holds the lock of name in dir. */
 int drift_out_locked(const char *dir, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -40,6 +40,10 @@
 #include "cli.h"
 #include "table.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DRIFT_COL_NUM = 0, DRIFT_COL_HEX, DRIFT_COL_INT, DRIFT_COL_TEXT, DRIFT_COL_QUOTED, DRIFT_COL_KEY, DRIFT_COL_CELL } drift_col_kind_t;
 
 typedef struct {
@@ -155,5 +159,9 @@ void drift_stdout_check_at_exit(void);
 
 /* One cell as the column prints it (shared with tools that print a single value). */
 void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const drift_cell_t *cell);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include "drift.h"
 #include "cli.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     FILE *fp;          /* write rows with fprintf(f->fp, ...) */
     char path[1024];
@@ -60,5 +64,9 @@ void drift_table_meta(drift_file_t *f, const char *key, const char *fmt, ...) __
  * argv (each word escaped with the blank too: drift_argv_parse reads it back), seed, profile, backend, threads, compiler, flags, MPFR and GMP versions, CPU, and
  * the CUDA runtime/driver/GPU when the backend used a device (gpu may be NULL). */
 void drift_table_std_meta(drift_file_t *f, const drift_cli_t *cli, const char *gpu);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
