@@ -68,8 +68,9 @@ static int same(const drift_lmhead_result_t *a, const drift_lmhead_result_t *b)
 int main(int argc, char **argv)
 {
     const char *pos[2];
-    int np = bench_args(NULL, 0, pos, 2, argc, argv,
-                        "usage: bench_argmax [ROWS [K,K,...]]   (ROWS 1..4096, default 8; K 1..16384, at most 8, default 1024,4096,8192; 16384 needs 2 GiB)");
+    int np = bench_args(
+        NULL, 0, pos, 2, argc, argv,
+        "usage: bench_argmax [ROWS [K,K,...]]   (ROWS 1..4096, default 8; K 1..16384, at most 8, default 1024,4096,8192; 16384 needs 2 GiB)");
 #ifdef _OPENMP
     omp_set_num_threads(1); /* thread CPU time measures the one thread that works */
 #endif
@@ -81,7 +82,8 @@ int main(int argc, char **argv)
         if (strlen(pos[1]) >= sizeof list) drift_die("K,K,...: too long (at most 8 sizes)");
         strcpy(list, pos[1]);
         nK = 0;
-        if (!*list || list[strlen(list) - 1] == ',' || strstr(list, ",,") || list[0] == ',') drift_die("K,K,...: an empty item in '%s'", pos[1]);
+        if (!*list || list[strlen(list) - 1] == ',' || strstr(list, ",,") || list[0] == ',')
+            drift_die("K,K,...: an empty item in '%s'", pos[1]);
         for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             if (nK == 8) drift_die("K,K,...: at most 8 sizes, found more in '%s'", pos[1]);
             Ks[nK++] = (size_t)bench_long("K", t, 1, 16384);
@@ -118,13 +120,21 @@ int main(int argc, char **argv)
         free(ap128);
         if (drift_lmhead_approx(ap, H, (size_t)R, W, V, K)) abort();
         size_t M = K / 256 < DRIFT_LMHEAD_MAXSPLIT ? K / 256 : DRIFT_LMHEAD_MAXSPLIT, split[DRIFT_LMHEAD_MAXSPLIT];
-        if (drift_lmhead_split_choose(split, M, H, (size_t)R, K) || drift_lmhead_split_cols(cols, W, V, K, split, M)) abort();
+        if (drift_lmhead_split_choose(split, M, H, (size_t)R, K) || drift_lmhead_split_cols(cols, W, V, K, split, M))
+            abort();
         for (int fi = 0; fi < 4; fi++) {
             drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
             int nc = kernels(c, FMTS[fi], K);
             if (drift_lmhead_round_norms(dl2, W, V, K, FMTS[fi])) abort();
-            drift_lmhead_head_t hn = {.W = W, .V = (size_t)V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2, .nsplit = M, .split = split,
-                                     .split_cols = cols};
+            drift_lmhead_head_t hn = {.W = W,
+                                      .V = (size_t)V,
+                                      .K = K,
+                                      .row_l1 = l1,
+                                      .row_l2 = l2,
+                                      .row_dl2 = dl2,
+                                      .nsplit = M,
+                                      .split = split,
+                                      .split_cols = cols};
             drift_lmhead_head_t ho = hn;
             ho.stage1_global = 1;
             if (drift_lmhead_head_prepare(&hn)) abort();
@@ -141,13 +151,14 @@ int main(int argc, char **argv)
                 tn[r] = t2 - t1, to[r] = t3 - t2;
                 sn += (double)a.n_stage1, so += (double)b.n_stage1;
                 if (!same(&a, &b)) {
-                    fprintf(stderr, "bench_argmax: K %zu %s row %d: outcomes differ\n", K, drift_format_name(FMTS[fi]), r);
+                    fprintf(stderr, "bench_argmax: K %zu %s row %d: outcomes differ\n", K, drift_format_name(FMTS[fi]),
+                            r);
                     bad = 1;
                 }
             }
             bench_stat_t q = bench_ratio(to, tn, n), a = bench_stat(tn, n), b = bench_stat(to, n);
-            printf("%6zu %-5s %12.2f %12.2f %11.3f %11.3f %11.2f %11.2f %13.3f\n", K, drift_format_name(FMTS[fi]), so / n,
-                   sn / n, b.med * 1e3, a.med * 1e3, q.min, q.med, t_ap * 1e3);
+            printf("%6zu %-5s %12.2f %12.2f %11.3f %11.3f %11.2f %11.2f %13.3f\n", K, drift_format_name(FMTS[fi]),
+                   so / n, sn / n, b.med * 1e3, a.med * 1e3, q.min, q.med, t_ap * 1e3);
             fflush(stdout);
         }
         free(W);

@@ -93,10 +93,14 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     const char *len_s = NULL, *heads_s = NULL, *kv_s = NULL, *dim_s = NULL, *reps_s = NULL;
-    const drift_arg_opt_t opts[] = {{"len", &len_s, NULL, 0, "L"}, {"heads", &heads_s, NULL, 0, "H"}, {"kv-heads", &kv_s, NULL, 0, "G"},
-                                    {"dim", &dim_s, NULL, 0, "D"}, {"reps", &reps_s, NULL, 0, "N"}};
-    bench_args(opts, 5, NULL, 0, argc, argv,
-               "usage: bench_attention [--len L] [--heads H] [--kv-heads G] [--dim D] [--reps N]   (each 1..100000; 512, 8, 2, 64, 5)");
+    const drift_arg_opt_t opts[] = {{"len", &len_s, NULL, 0, "L"},
+                                    {"heads", &heads_s, NULL, 0, "H"},
+                                    {"kv-heads", &kv_s, NULL, 0, "G"},
+                                    {"dim", &dim_s, NULL, 0, "D"},
+                                    {"reps", &reps_s, NULL, 0, "N"}};
+    bench_args(
+        opts, 5, NULL, 0, argc, argv,
+        "usage: bench_attention [--len L] [--heads H] [--kv-heads G] [--dim D] [--reps N]   (each 1..100000; 512, 8, 2, 64, 5)");
     long L = len_s ? parse_pos(len_s, "--len") : 512, H = heads_s ? parse_pos(heads_s, "--heads") : 8;
     long G = kv_s ? parse_pos(kv_s, "--kv-heads") : 2, D = dim_s ? parse_pos(dim_s, "--dim") : 64;
     long reps = reps_s ? parse_pos(reps_s, "--reps") : 5;
@@ -141,7 +145,8 @@ int main(int argc, char **argv)
     }
     drift_attn_opts_t fo = o, so = o;
     if (drift_attn_kernel_parse(&fo.kernel, "flash:64,64", NULL, 0)) abort();
-    double *tf = malloc((size_t)reps * sizeof *tf), *ts = malloc((size_t)reps * sizeof *ts), *tp = malloc((size_t)reps * sizeof *tp);
+    double *tf = malloc((size_t)reps * sizeof *tf), *ts = malloc((size_t)reps * sizeof *ts),
+           *tp = malloc((size_t)reps * sizeof *tp);
     for (long r = 0; r < reps; r++) {
         double t0 = cpu_now();
         if (drift_attention(of, q, (size_t)L, 0, &kv, NULL, &fo, err, sizeof err)) {
@@ -167,16 +172,19 @@ int main(int argc, char **argv)
     qsort(ts, (size_t)reps, sizeof *ts, cmp);
     qsort(tp, (size_t)reps, sizeof *tp, cmp);
     size_t md = (size_t)reps / 2;
-    printf("attention prefill, causal: L=%ld heads=%ld kv_heads=%ld head_dim=%ld, bf16 in, fp32 acc (seed 1, %ld reps)\n", L, H, G,
-           D, reps);
+    printf(
+        "attention prefill, causal: L=%ld heads=%ld kv_heads=%ld head_dim=%ld, bf16 in, fp32 acc (seed 1, %ld reps)\n",
+        L, H, G, D, reps);
     printf("%-28s %12s %12s\n", "", "min (ms)", "median (ms)");
     printf("%-28s %12.2f %12.2f\n", "flash:64,64 emulated", 1e3 * tf[0], 1e3 * tf[md]);
     printf("%-28s %12.2f %12.2f\n", "standard emulated", 1e3 * ts[0], 1e3 * ts[md]);
     printf("%-28s %12.2f %12.2f\n", "plain fp32 C loop", 1e3 * tp[0], 1e3 * tp[md]);
     printf("flash/standard = %.2fx (median %.2fx)   flash/plain = %.2fx (median %.2fx; goal <= 3x)\n", tf[0] / ts[0],
            tf[md] / ts[md], tf[0] / tp[0], tf[md] / tp[md]);
-    printf("max |flash - plain| = %.3g (bf16 P and bf16 output vs fp32 throughout: a few bf16 ulps of |out|)\n", maxdiff);
+    printf("max |flash - plain| = %.3g (bf16 P and bf16 output vs fp32 throughout: a few bf16 ulps of |out|)\n",
+           maxdiff);
     drift_kv_free(&kv);
-    free(q), free(k), free(v), free(of), free(os), free(qf), free(Kt), free(Vf), free(op), free(S), free(tf), free(ts), free(tp);
+    free(q), free(k), free(v), free(of), free(os), free(qf), free(Kt), free(Vf), free(op), free(S), free(tf), free(ts),
+        free(tp);
     return 0;
 }

@@ -62,14 +62,17 @@ int main(int argc, char **argv)
     const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     const char *pf_path = DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt";
     const char *n_s = NULL, *t_s = NULL, *w_s = NULL, *s_s = NULL;
-    const drift_arg_opt_t opts[] = {{"checkpoint", &ckpt, NULL, 0, "GGUF"}, {"prompts", &pf_path, NULL, 0, "FILE"},
-                                    {"n", &n_s, NULL, 0, "N"}, {"tokens", &t_s, NULL, 0, "T"},
-                                    {"beams", &w_s, NULL, 0, "W"}, {"seeds", &s_s, NULL, 0, "S"}};
-    bench_args(opts, 6, NULL, 0, argc, argv,
-               "usage: bench_beam_ties [--checkpoint GGUF] [--prompts FILE] [--n N] [--tokens T] [--beams W] [--seeds S]   (10, 24, 4, 3)");
+    const drift_arg_opt_t opts[] = {
+        {"checkpoint", &ckpt, NULL, 0, "GGUF"}, {"prompts", &pf_path, NULL, 0, "FILE"}, {"n", &n_s, NULL, 0, "N"},
+        {"tokens", &t_s, NULL, 0, "T"},         {"beams", &w_s, NULL, 0, "W"},          {"seeds", &s_s, NULL, 0, "S"}};
+    bench_args(
+        opts, 6, NULL, 0, argc, argv,
+        "usage: bench_beam_ties [--checkpoint GGUF] [--prompts FILE] [--n N] [--tokens T] [--beams W] [--seeds S]   (10, 24, 4, 3)");
     omp_set_num_threads(1);
-    int N = n_s ? (int)bench_long("--n", n_s, 1, 100000) : 10, T = t_s ? (int)bench_long("--tokens", t_s, 1, 100000) : 24;
-    int W = w_s ? (int)bench_long("--beams", w_s, 1, 1024) : 4, S = s_s ? (int)bench_long("--seeds", s_s, 1, 100000) : 3;
+    int N = n_s ? (int)bench_long("--n", n_s, 1, 100000) : 10,
+        T = t_s ? (int)bench_long("--tokens", t_s, 1, 100000) : 24;
+    int W = w_s ? (int)bench_long("--beams", w_s, 1, 1024) : 4,
+        S = s_s ? (int)bench_long("--seeds", s_s, 1, 100000) : 3;
     char err[512];
     drift_checkpoint_t ck;
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) die("--checkpoint", err);
@@ -90,7 +93,8 @@ int main(int argc, char **argv)
     int prompts_tied[2] = {0, 0}, beam_nx_differ = 0, greedy_nx_differ = 0, greedy_ties[2] = {0, 0};
     double t0 = bench_cpu_now();
     printf("# beam search W=%d, %d tokens, %s; unstable seeds 1..%d (2.. only where a tie occurred)\n", W, T, ckpt, S);
-    printf("prompt,prompt_tokens,numerics,ties_boundary,ties_inside,unstable_differs,unstable_runs,greedy_ties,best_vs_greedy_first_diff\n");
+    printf(
+        "prompt,prompt_tokens,numerics,ties_boundary,ties_inside,unstable_differs,unstable_runs,greedy_ties,best_vs_greedy_first_diff\n");
     /* one model at a time (SmolLM2's weights in doubles take ~1.6 GB) */
     drift_beam_t *best = calloc(2 * (size_t)N, sizeof *best), *greedy = calloc(2 * (size_t)N, sizeof *greedy);
     if (!best || !greedy) drift_die_oom(4.0 * N * sizeof *best, "the beams of %d prompts", (int)N);
@@ -99,7 +103,8 @@ int main(int argc, char **argv)
         if (drift_model_create(&m, &ck, &nx[k], W, err, sizeof err)) die("model", err);
         for (int q = 0; q < N; q++) {
             int np = 0;
-            if (drift_tokenizer_encode_ex(&tz, pf.text[q], 1, 1, p, cap - T, &np) || np < 1) die("a prompt does not encode", pf.text[q]);
+            if (drift_tokenizer_encode_ex(&tz, pf.text[q], 1, 1, p, cap - T, &np) || np < 1)
+                die("a prompt does not encode", pf.text[q]);
             drift_beam_t *b = &best[k * N + q], *g = &greedy[k * N + q];
             search(b, m, p, np, W, T, DRIFT_BEAM_TIES_STABLE, 0);
             search(g, m, p, np, 1, T, DRIFT_BEAM_TIES_STABLE, 0);
@@ -123,8 +128,8 @@ int main(int argc, char **argv)
         int bd = first_diff(&best[q], &best[N + q]), gd = first_diff(&greedy[q], &greedy[N + q]);
         beam_nx_differ += bd >= 0, greedy_nx_differ += gd >= 0;
         printf("# prompt %d: fp32 vs bf16 best beam %s%d, greedy %s%d; best scores %.9g / %.9g\n", q,
-               bd < 0 ? "identical " : "parts at step ", bd, gd < 0 ? "identical " : "parts at step ", gd, best[q].score[0],
-               best[N + q].score[0]);
+               bd < 0 ? "identical " : "parts at step ", bd, gd < 0 ? "identical " : "parts at step ", gd,
+               best[q].score[0], best[N + q].score[0]);
     }
     for (int i = 0; i < 2 * N; i++) drift_beam_free(&best[i]), drift_beam_free(&greedy[i]);
     free(best), free(greedy);

@@ -120,8 +120,8 @@ int main(int argc, char **argv)
         }
         bench_stat_t sn = bench_stat(tn, rounds), sf = bench_stat(tf, rounds), s53 = bench_stat(t53, rounds),
                      sx = bench_stat(tx, rounds);
-        printf("%9zu %11.2f %13.2f %9.2f %13.2f %9.2f", n, 1e9 * sn.min / (double)n, sf.min / sn.min,
-               sf.med / sn.med, s53.min / sn.min, s53.med / sn.med);
+        printf("%9zu %11.2f %13.2f %9.2f %13.2f %9.2f", n, 1e9 * sn.min / (double)n, sf.min / sn.min, sf.med / sn.med,
+               s53.min / sn.min, s53.med / sn.med);
 #ifdef DRIFT_HAVE_XSUM
         printf(" %12.2f %9.2f\n", sf.min / sx.min, sf.med / sx.med);
 #else

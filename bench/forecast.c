@@ -35,9 +35,13 @@ static void die(const char *msg)
 int main(int argc, char **argv)
 {
     const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf", *t_s = NULL, *reps_s = NULL;
-    const drift_arg_opt_t opts[] = {{"checkpoint", &ckpt, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"}};
-    bench_args(opts, 3, NULL, 0, argc, argv, "usage: bench_forecast [--checkpoint FILE] [--tokens N] [--reps N]   (tokens 1..1000, default 24; reps 1..100, default 3)");
-    int T = t_s ? (int)bench_long("--tokens", t_s, 1, 1000) : 24, reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 100) : 3;
+    const drift_arg_opt_t opts[] = {
+        {"checkpoint", &ckpt, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"}};
+    bench_args(
+        opts, 3, NULL, 0, argc, argv,
+        "usage: bench_forecast [--checkpoint FILE] [--tokens N] [--reps N]   (tokens 1..1000, default 24; reps 1..100, default 3)");
+    int T = t_s ? (int)bench_long("--tokens", t_s, 1, 1000) : 24,
+        reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 100) : 3;
     drift_checkpoint_t ck;
     char err[DRIFT_LLM_ERR_MAX];
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) {
@@ -58,7 +62,8 @@ int main(int argc, char **argv)
     double *delta = malloc(nd * sizeof *delta), *gaps = malloc((size_t)T * sizeof *gaps);
     double *tb = malloc((size_t)reps * sizeof(double)), *tf = malloc((size_t)reps * sizeof(double)),
            *tx = malloc((size_t)reps * sizeof(double));
-    if (!delta || !gaps || !tb || !tf || !tx) drift_die_oom((double)nd * sizeof *delta, "%zu steps of deltas (--tokens: fewer)", nd);
+    if (!delta || !gaps || !tb || !tf || !tx)
+        drift_die_oom((double)nd * sizeof *delta, "%zu steps of deltas (--tokens: fewer)", nd);
     drift_stream_t st;
     drift_stream_init(&st, 1, drift_fnv1a32("bench.forecast"), 0, 0);
     for (size_t i = 0; i < nd; i++) delta[i] = drift_stream_uniform(&st) < 0.5 ? 0 : drift_stream_uniform(&st) - 0.5;
@@ -84,8 +89,10 @@ int main(int argc, char **argv)
     }
     double rb[100], rf[100];
     for (int r = 0; r < reps; r++) rb[r] = PROMPTS * tb[r], rf[r] = tf[r];
-    bench_stat_t ratio = bench_ratio(rb, rf, reps), b = bench_stat(tb, reps), f = bench_stat(tf, reps), x = bench_stat(tx, reps);
-    printf("bench_forecast: SmolLM2-135M, %d tokens per prompt, %d reps, 1 thread (thread CPU s, min/median)\n", T, reps);
+    bench_stat_t ratio = bench_ratio(rb, rf, reps), b = bench_stat(tb, reps), f = bench_stat(tf, reps),
+                 x = bench_stat(tx, reps);
+    printf("bench_forecast: SmolLM2-135M, %d tokens per prompt, %d reps, 1 thread (thread CPU s, min/median)\n", T,
+           reps);
     printf("run B on 1 prompt       %.3g/%.3g   (x %d prompts: %.3g/%.3g)\n", b.min, b.med, PROMPTS, PROMPTS * b.min,
            PROMPTS * b.med);
     printf("fit the law, %d x %d steps  %.3g/%.3g\n", PROMPTS, T, x.min, x.med);

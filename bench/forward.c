@@ -82,7 +82,8 @@ static void plain_forward(plain_t *p, int token, int pos)
     memcpy(p->x, ck->token_embedding + (size_t)token * (size_t)d, (size_t)d * sizeof(float));
     for (int l = 0; l < c->n_layers; l++) {
         rmsnorm(p->xb, p->x, ck->rms_att + l * d, d);
-        float *kc = p->kc + ((size_t)l * S + (size_t)pos) * (size_t)kvd, *vc = p->vc + ((size_t)l * S + (size_t)pos) * (size_t)kvd;
+        float *kc = p->kc + ((size_t)l * S + (size_t)pos) * (size_t)kvd,
+              *vc = p->vc + ((size_t)l * S + (size_t)pos) * (size_t)kvd;
         matmul(p->q, p->xb, ck->wq + (size_t)l * d * d, d, d);
         matmul(kc, p->xb, ck->wk + (size_t)l * kvd * d, d, kvd);
         matmul(vc, p->xb, ck->wv + (size_t)l * kvd * d, d, kvd);
@@ -160,9 +161,11 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
     drift_numerics_t nf = drift_numerics_fp32(), nl = drift_numerics_fp32(), ne = drift_numerics_exact();
     if (drift_numerics_set_recipe(&nl, "llamacpp-cpu")) abort();
     drift_model_t *mf, *ml = NULL, *me;
-    if (drift_model_create(&mf, ck, &nf, 64, err, sizeof err) || drift_model_create(&me, ck, &ne, 1, err, sizeof err)) die(err);
+    if (drift_model_create(&mf, ck, &nf, 64, err, sizeof err) || drift_model_create(&me, ck, &ne, 1, err, sizeof err))
+        die(err);
     char lerr[DRIFT_LLM_ERR_MAX] = "";
-    if (drift_model_create(&ml, ck, &nl, 1, lerr, sizeof lerr)) ml = NULL; /* e.g. F32 matrices: the twin models Q4_1/Q8_0 */
+    if (drift_model_create(&ml, ck, &nl, 1, lerr, sizeof lerr))
+        ml = NULL; /* e.g. F32 matrices: the twin models Q4_1/Q8_0 */
     const char *wit = getenv("DRIFT_LLAMACPP_WITNESS");
     char wdef[1024];
     snprintf(wdef, sizeof wdef, "%s/build-peers/llamacpp-avx2/bin/drift-llama-witness", DRIFT_SOURCE_DIR);
@@ -194,9 +197,11 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
         tl[2][rep] = -1;
         if (have_witness) {
             char cmd[2048];
-            snprintf(cmd, sizeof cmd, "'%s' --model '%s' --threads 1 --tokens %d --out '%s.csv' '%s' >/dev/null 2>&1", wit, path, 8, pf, pf);
+            snprintf(cmd, sizeof cmd, "'%s' --model '%s' --threads 1 --tokens %d --out '%s.csv' '%s' >/dev/null 2>&1",
+                     wit, path, 8, pf, pf);
             double a = child_cpu(cmd);
-            snprintf(cmd, sizeof cmd, "'%s' --model '%s' --threads 1 --tokens %d --out '%s.csv' '%s' >/dev/null 2>&1", wit, path, 8 + ntok, pf, pf);
+            snprintf(cmd, sizeof cmd, "'%s' --model '%s' --threads 1 --tokens %d --out '%s.csv' '%s' >/dev/null 2>&1",
+                     wit, path, 8 + ntok, pf, pf);
             double b = child_cpu(cmd);
             if (a >= 0 && b >= 0) tl[2][rep] = (b - a) / ntok;
         }
@@ -229,17 +234,23 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
     else
         printf("  lab llamacpp-cpu      skipped: %s\n", lerr);
     if (have_witness)
-        printf("  llama.cpp (witness)   min %8.5f  median %8.5f   (%.1f tokens/s; its own build, the weights as stored)\n", mn[2], md[2], 1 / md[2]);
+        printf(
+            "  llama.cpp (witness)   min %8.5f  median %8.5f   (%.1f tokens/s; its own build, the weights as stored)\n",
+            mn[2], md[2], 1 / md[2]);
     else
         printf("  llama.cpp             skipped: no %s (tools/peers/llamacpp.sh builds it)\n", wit);
     printf("  exact reference       %8.5f s per token (fp64, correctly rounded dots)\n", mn[3]);
     if (have_witness && mn[2] > 0) {
-        if (ml) printf("llamacpp_cpu/llama.cpp = %.2fx (min) %.2fx (median)   goal <= 3x\n", mn[1] / mn[2], md[1] / md[2]);
-        printf("lab_fp32/llama.cpp     = %.2fx (min) %.2fx (median)   goal <= 2x against llama.cpp on F32 weights (%s)\n",
-               mn[0] / mn[2], md[0] / md[2], ml ? "these are quantized: run it on an F32 GGUF" : "this file");
+        if (ml)
+            printf("llamacpp_cpu/llama.cpp = %.2fx (min) %.2fx (median)   goal <= 3x\n", mn[1] / mn[2], md[1] / md[2]);
+        printf(
+            "lab_fp32/llama.cpp     = %.2fx (min) %.2fx (median)   goal <= 2x against llama.cpp on F32 weights (%s)\n",
+            mn[0] / mn[2], md[0] / md[2], ml ? "these are quantized: run it on an F32 GGUF" : "this file");
     }
-    printf("batched decode, lab fp32 (CPU s per token):  1: %.5f   8: %.5f   64: %.5f (medians)\n", bmd[0], bmd[1], bmd[2]);
-    printf("tokens/s at 64 sequences / at 1 = %.2fx (min) %.2fx (median)   goal >= 8x\n", bmn[0] / bmn[2], bmd[0] / bmd[2]);
+    printf("batched decode, lab fp32 (CPU s per token):  1: %.5f   8: %.5f   64: %.5f (medians)\n", bmd[0], bmd[1],
+           bmd[2]);
+    printf("tokens/s at 64 sequences / at 1 = %.2fx (min) %.2fx (median)   goal >= 8x\n", bmn[0] / bmn[2],
+           bmd[0] / bmd[2]);
     char csv[64];
     snprintf(csv, sizeof csv, "%s.csv", pf);
     remove(pf), remove(csv);
@@ -252,10 +263,13 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
 int main(int argc, char **argv)
 {
     const char *path = DRIFT_SOURCE_DIR "/models/stories260K.bin", *t_s = NULL, *reps_s = NULL;
-    const drift_arg_opt_t opts[] = {{"checkpoint", &path, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"}};
-    bench_args(opts, 3, NULL, 0, argc, argv,
-               "usage: bench_forward [--checkpoint FILE] [--tokens N] [--reps N]   (tokens 1..1000000, default 128, at most the model's context; reps 1..1000, default 5)");
-    int ntok = t_s ? (int)bench_long("--tokens", t_s, 1, 1000000) : 128, reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 1000) : 5;
+    const drift_arg_opt_t opts[] = {
+        {"checkpoint", &path, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"}};
+    bench_args(
+        opts, 3, NULL, 0, argc, argv,
+        "usage: bench_forward [--checkpoint FILE] [--tokens N] [--reps N]   (tokens 1..1000000, default 128, at most the model's context; reps 1..1000, default 5)");
+    int ntok = t_s ? (int)bench_long("--tokens", t_s, 1, 1000000) : 128,
+        reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 1000) : 5;
 #ifdef _OPENMP
     omp_set_num_threads(1);
 #endif

@@ -106,7 +106,8 @@ static void per_architecture(size_t n, int reps)
     double *A = malloc(n * n * sizeof *A), *B = malloc(n * n * sizeof *B), *C = malloc(n * n * sizeof *C);
     double *A8 = malloc(n * n * sizeof *A8), *B8 = malloc(n * n * sizeof *B8);
     double *ts = malloc((size_t)reps * sizeof *ts), *tt = malloc((size_t)reps * sizeof *tt);
-    if (!A || !B || !C || !A8 || !B8 || !ts || !tt) drift_die_oom(40.0 * n * n, "five %zu x %zu matrices (--sizes: smaller)", n, n);
+    if (!A || !B || !C || !A8 || !B8 || !ts || !tt)
+        drift_die_oom(40.0 * n * n, "five %zu x %zu matrices (--sizes: smaller)", n, n);
     drift_stream_t st;
     drift_stream_init(&st, 1, drift_fnv1a32("bench_gemm/arch"), (uint32_t)n, 0);
     for (size_t t = 0; t < n * n; t++) {
@@ -114,7 +115,8 @@ static void per_architecture(size_t n, int reps)
         B[t] = drift_rne(drift_stream_normal(&st), DRIFT_BF16);
     }
     printf("\n%zu^3, every tensor-core architecture against the seq emulation (same input format; thread CPU time,\n"
-           "%d interleaved pairs; ratio min / median):\n", n, reps);
+           "%d interleaved pairs; ratio min / median):\n",
+           n, reps);
     for (int a = 0; a < DRIFT_TC_NARCH; a++) {
         drift_tc_params_t p;
         drift_format_t in = drift_tc_params(&p, (drift_tc_arch_t)a, DRIFT_BF16) == 0 ? DRIFT_BF16 : DRIFT_FP16;
@@ -158,7 +160,8 @@ static void emulated_vs_openblas(size_t n, int reps, int threads)
     float *Af = malloc(n * n * sizeof *Af), *Bf = malloc(n * n * sizeof *Bf), *Cf = malloc(n * n * sizeof *Cf);
     emu_samples_t *emu = calloc(3, sizeof *emu);
     double *blas = calloc((size_t)reps, sizeof *blas);
-    if (!A || !B || !C || !Af || !Bf || !Cf || !emu || !blas) drift_die_oom(36.0 * n * n, "six %zu x %zu matrices (--sizes: smaller)", n, n);
+    if (!A || !B || !C || !Af || !Bf || !Cf || !emu || !blas)
+        drift_die_oom(36.0 * n * n, "six %zu x %zu matrices (--sizes: smaller)", n, n);
     drift_stream_t st;
     drift_stream_init(&st, 1, drift_fnv1a32("bench_gemm"), (uint32_t)n, 0);
     for (size_t t = 0; t < n * n; t++) {
@@ -203,8 +206,8 @@ static void emulated_vs_openblas(size_t n, int reps, int threads)
     bench_stat_t sb = bench_stat(blas, reps);
     printf("  %-18s %9.4f %9.4f s  %7.1f GFLOP/s  (max rel. difference from seq: %.2g)\n", "openblas sgemm", sb.min,
            sb.med, gf / sb.min, maxrel);
-    printf("  emulated/openblas = %.2fx min/min, %.2fx median of rounds   (naive: %.1fx, %.1fx)\n",
-           se[0].min / sb.min, rt.med, se[1].min / sb.min, rn.med);
+    printf("  emulated/openblas = %.2fx min/min, %.2fx median of rounds   (naive: %.1fx, %.1fx)\n", se[0].min / sb.min,
+           rt.med, se[1].min / sb.min, rn.med);
 #else
     (void)rt, (void)rn;
     printf("  OpenBLAS cblas not found at build time: emulated/openblas skipped\n");
@@ -225,7 +228,9 @@ static void openblas_best_kernels(char **argv)
     const char *core = openblas_get_corename();
     if (!core || strcasecmp(core, "prescott") != 0) return;
     __builtin_cpu_init();
-    const char *best = __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : NULL;
+    const char *best = __builtin_cpu_supports("avx512f") ? "SkylakeX"
+                       : __builtin_cpu_supports("avx2")  ? "Haswell"
+                                                         : NULL;
     if (!best) return;
     setenv("OPENBLAS_CORETYPE", best, 1);
     execv("/proc/self/exe", argv);
@@ -238,12 +243,16 @@ static void openblas_best_kernels(char **argv)
 int main(int argc, char **argv)
 {
     const char *threads_s = NULL, *reps_s = NULL, *tc_s = NULL, *sizes_s = NULL;
-    const drift_arg_opt_t opts[] = {{"threads", &threads_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"},
-                                    {"sizes", &sizes_s, NULL, 0, "N,N,..."}, {"tc-size", &tc_s, NULL, 0, "N"}};
-    bench_args(opts, 4, NULL, 0, argc, argv,
-               "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]   (each 1..100000, at most 8 sizes; 1, 5, 512,1024, 256)");
+    const drift_arg_opt_t opts[] = {{"threads", &threads_s, NULL, 0, "N"},
+                                    {"reps", &reps_s, NULL, 0, "N"},
+                                    {"sizes", &sizes_s, NULL, 0, "N,N,..."},
+                                    {"tc-size", &tc_s, NULL, 0, "N"}};
+    bench_args(
+        opts, 4, NULL, 0, argc, argv,
+        "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]   (each 1..100000, at most 8 sizes; 1, 5, 512,1024, 256)");
     openblas_best_kernels(argv); /* after the check: a refused command line is not run twice */
-    int threads = threads_s ? (int)parse_pos(threads_s, "--threads") : 1, reps = reps_s ? (int)parse_pos(reps_s, "--reps") : 5;
+    int threads = threads_s ? (int)parse_pos(threads_s, "--threads") : 1,
+        reps = reps_s ? (int)parse_pos(reps_s, "--reps") : 5;
     size_t tc_size = tc_s ? (size_t)parse_pos(tc_s, "--tc-size") : 256;
     size_t sizes[8] = {512, 1024};
     int nsizes = 2;
@@ -265,8 +274,7 @@ int main(int argc, char **argv)
 #endif
     printf("bench_gemm: C = A B, bf16 inputs, fp32 accumulation; %d thread(s), %d interleaved rounds, %s time\n",
            threads, reps, threads == 1 ? "thread CPU" : "wall");
-    for (int s = 0; s < nsizes; s++)
-        emulated_vs_openblas(sizes[s], reps, threads);
+    for (int s = 0; s < nsizes; s++) emulated_vs_openblas(sizes[s], reps, threads);
     per_architecture(tc_size, reps);
     return 0;
 }

@@ -27,13 +27,13 @@ extern "C" {
 #include "philox.h"
 }
 
-#define TRY(call)                                                                                        \
-    do {                                                                                                 \
-        cudaError_t e_ = (call);                                                                         \
-        if (e_ != cudaSuccess) {                                                                         \
+#define TRY(call)                                                                                                  \
+    do {                                                                                                           \
+        cudaError_t e_ = (call);                                                                                   \
+        if (e_ != cudaSuccess) {                                                                                   \
             fprintf(stderr, "bench_gpu_gemm: %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                                     \
-        }                                                                                                \
+            exit(1);                                                                                               \
+        }                                                                                                          \
     } while (0)
 
 typedef struct {
@@ -98,8 +98,10 @@ int main(int argc, char **argv)
     drift_stream_init(&s, 1, drift_fnv1a32("bench_gpu_gemm"), 0, 0);
     for (size_t i = 0; i < na + nb; i++) {
         float v = __bfloat162float(__float2bfloat16_rn((float)drift_stream_normal(&s)));
-        if (i < na) hA[i] = v, hA16[i] = __float2bfloat16_rn(v);
-        else hB[i - na] = v, hB16[i - na] = __float2bfloat16_rn(v);
+        if (i < na)
+            hA[i] = v, hA16[i] = __float2bfloat16_rn(v);
+        else
+            hB[i - na] = v, hB16[i - na] = __float2bfloat16_rn(v);
     }
     float *dA, *dB, *dC;
     __nv_bfloat16 *dA16, *dB16;
@@ -136,7 +138,8 @@ int main(int argc, char **argv)
             for (int p = 0; p < 4; p++) {
                 int Mp = p == 2 ? (M + 31) / 32 * 32 : M;
                 int two = paths[p].in == DRIFT_BF16;
-                t[p * reps + r] = timed(&paths[p], dC, two ? (void *)dA16 : dA, two ? (void *)dB16 : dB, Mp, N, K, e0, e1);
+                t[p * reps + r] =
+                    timed(&paths[p], dC, two ? (void *)dA16 : dA, two ? (void *)dB16 : dB, Mp, N, K, e0, e1);
             }
         float mn[4], md[4];
         for (int p = 0; p < 4; p++) {
@@ -149,7 +152,8 @@ int main(int argc, char **argv)
             double tflops = 2.0 * M * N * K / (mn[p] * 1e-3) / 1e12;
             snprintf(c[p], sizeof c[p], "%.3f/%.3f (%.1f TF)", mn[p], md[p], tflops);
         }
-        printf("%5d | %-28s %-28s %6.2fx | %-28s %-28s %6.2fx\n", M, c[0], c[1], mn[0] / mn[1], c[2], c[3], mn[2] / mn[3]);
+        printf("%5d | %-28s %-28s %6.2fx | %-28s %-28s %6.2fx\n", M, c[0], c[1], mn[0] / mn[1], c[2], c[3],
+               mn[2] / mn[3]);
         fflush(stdout);
     }
     printf("\nratio = our kernel's min time / cuBLAS's min time (1.20 = 20%% slower). TF = useful TFLOP/s at the min\n"

@@ -31,9 +31,12 @@ int main(int argc, char **argv)
 {
     const char *pos[2];
     char usage[128];
-    snprintf(usage, sizeof usage, "usage: bench_orders [ROUNDS [LOG2_MAX_N]]   (ROUNDS 1..%d, default 5; LOG2_MAX_N 16..26, default 24)", MAXR);
+    snprintf(usage, sizeof usage,
+             "usage: bench_orders [ROUNDS [LOG2_MAX_N]]   (ROUNDS 1..%d, default 5; LOG2_MAX_N 16..26, default 24)",
+             MAXR);
     int np = bench_args(NULL, 0, pos, 2, argc, argv, usage);
-    int rounds = np > 0 ? (int)bench_long("ROUNDS", pos[0], 1, MAXR) : 5, lmax = np > 1 ? (int)bench_long("LOG2_MAX_N", pos[1], 16, 26) : 24;
+    int rounds = np > 0 ? (int)bench_long("ROUNDS", pos[0], 1, MAXR) : 5,
+        lmax = np > 1 ? (int)bench_long("LOG2_MAX_N", pos[1], 16, 26) : 24;
     const char *specs[] = {"seq", "warp:32", "random:1"};
     enum { NO = 3 };
     drift_order_t ord[NO];

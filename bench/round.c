@@ -97,8 +97,8 @@ int main(int argc, char **argv)
 #ifndef DRIFT_HAVE_CPFLOAT
     printf("cpfloat: not built (configure with -DDRIFT_CPFLOAT_DIR=<cpfloat/src>): array/cpfloat skipped\n");
 #endif
-    printf("%-8s %-4s %8s %12s %12s %9s %12s %9s\n", "format", "mode", "n", "array ns/el", "array/per_el",
-           "(median)", "array/cpfl", "(median)");
+    printf("%-8s %-4s %8s %12s %12s %9s %12s %9s\n", "format", "mode", "n", "array ns/el", "array/per_el", "(median)",
+           "array/cpfl", "(median)");
     int bad = 0;
     const drift_format_t fs[] = {DRIFT_FP32, DRIFT_TF32, DRIFT_FP16, DRIFT_BF16, DRIFT_FP8E4M3, DRIFT_FP8E5M2};
     const drift_mode_t ms[] = {DRIFT_RNE, DRIFT_RZ};

@@ -62,8 +62,9 @@ static int run(const char *exe, const char *profile, const char *dir, int thread
 int main(int argc, char **argv)
 {
     const char *pos[3];
-    int np = bench_args(NULL, 0, pos, 3, argc, argv,
-                        "usage: bench_threads [ROUNDS [EXPERIMENT [PROFILE]]]   (ROUNDS 1..100, default 5; matmul_drift; quick)");
+    int np = bench_args(
+        NULL, 0, pos, 3, argc, argv,
+        "usage: bench_threads [ROUNDS [EXPERIMENT [PROFILE]]]   (ROUNDS 1..100, default 5; matmul_drift; quick)");
     int rounds = np > 0 ? (int)bench_long("ROUNDS", pos[0], 1, 100) : 5;
     const char *name = np > 1 ? pos[1] : "matmul_drift";
     const char *profile = np > 2 ? pos[2] : "quick";
@@ -104,7 +105,9 @@ int main(int argc, char **argv)
         fclose(f);
     }
     printf("machine: load average %.2f %.2f %.2f, sched_autogroup %s\n", load[0], load[1], load[2],
-           autogroup < 0 ? "unknown" : autogroup ? "on (CPU shared by session first)" : "off");
+           autogroup < 0 ? "unknown"
+           : autogroup   ? "on (CPU shared by session first)"
+                         : "off");
     double w1[100], w2[100], c1[100], c2[100], rw[100];
     int bad = 0;
     for (int r = 0; r < rounds && !bad; r++) {

@@ -38,8 +38,8 @@ static int is_f32_value(double x) { return isnan(x) || (double)(float)x == x; }
 
 /* ---- conversions ------------------------------------------------------------------------- */
 
-int drift_cuda_check_round(const double *out, const double *in, size_t n, drift_format_t f,
-                           const drift_round_opts_t *o, int kernel)
+int drift_cuda_check_round(const double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o,
+                           int kernel)
 {
     static const drift_round_opts_t rne = {DRIFT_RNE, 0, 0};
     if (!o) o = &rne;
@@ -50,9 +50,11 @@ int drift_cuda_check_round(const double *out, const double *in, size_t n, drift_
         return drift_cuda_fail(DRIFT_EINVAL, "round: kernel %d (accepted: 1..%d)", kernel, DRIFT_CUDA_ROUND_KERNELS);
     if (n > 0 && (!out || !in)) return drift_cuda_fail(DRIFT_EINVAL, "round: NULL pointer with n = %zu", n);
     const char *fn = drift_format_name(f), *mn = drift_mode_name(o->mode);
-    if (o->mode == DRIFT_SR) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "round: no GPU instruction rounds stochastically");
+    if (o->mode == DRIFT_SR)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "round: no GPU instruction rounds stochastically");
     if (o->flush_subnormals)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "round: flush_subnormals has no conversion instruction (.ftz is for arithmetic)");
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                               "round: flush_subnormals has no conversion instruction (.ftz is for arithmetic)");
     int fp8 = f == DRIFT_FP8E4M3 || f == DRIFT_FP8E5M2;
     if (o->saturate && !fp8)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "round: saturate exists only for fp8 (__NV_SATFINITE), not %s", fn);
@@ -66,11 +68,14 @@ int drift_cuda_check_round(const double *out, const double *in, size_t n, drift_
     }
     if (kernel == 3 && f == DRIFT_FP64) ok = 0;
     if (kernel == 3 && f == DRIFT_FP32) ok = 1; /* a copy: the inputs are fp32 values */
-    if (!ok) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "round: no GPU conversion to %s in mode %s (kernel %d)", fn, mn, kernel);
+    if (!ok)
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "round: no GPU conversion to %s in mode %s (kernel %d)", fn, mn,
+                               kernel);
     if (kernel == 3)
         for (size_t i = 0; i < n; i++)
             if (!is_f32_value(in[i]))
-                return drift_cuda_fail(DRIFT_EINVAL, "round: kernel 3 takes fp32 values; in[%zu] = %a is not one", i, in[i]);
+                return drift_cuda_fail(DRIFT_EINVAL, "round: kernel 3 takes fp32 values; in[%zu] = %a is not one", i,
+                                       in[i]);
     return DRIFT_OK;
 }
 
@@ -88,8 +93,9 @@ int drift_cuda_check_reduce(const double *out, const double *a, const double *b,
     double dummy;
     /* the CPU's verdict on the order and the accumulator (n = 0: nothing else happens) */
     int rc = b ? drift_dot(&dummy, NULL, NULL, 0, NULL, o, acc) : drift_sum(&dummy, NULL, 0, o, acc);
-    if (rc) return drift_cuda_fail(rc, "%s: the CPU path refuses this order/accumulator (%s)", b ? "dot" : "sum",
-                                   drift_strerror(rc));
+    if (rc)
+        return drift_cuda_fail(rc, "%s: the CPU path refuses this order/accumulator (%s)", b ? "dot" : "sum",
+                               drift_strerror(rc));
     const char *what = b ? "dot" : "sum";
     if (!out && batch > 0) return drift_cuda_fail(DRIFT_EINVAL, "%s: out is NULL", what);
     if (n > 0 && batch > 0 && !a) return drift_cuda_fail(DRIFT_EINVAL, "%s: input is NULL", what);
@@ -99,23 +105,28 @@ int drift_cuda_check_reduce(const double *out, const double *a, const double *b,
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: the GPU accumulates in fp32 or fp64, not %s", what,
                                drift_format_name(acc->acc));
     if (acc->mode == DRIFT_RNA)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: no GPU add/fma rounds to nearest-away (accepted: rne rz ru rd)", what);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: no GPU add/fma rounds to nearest-away (accepted: rne rz ru rd)",
+                               what);
     if (o->kind == DRIFT_ORDER_RANDOM)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: order %s is a host permutation: permute, then run seq", what, spec);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: order %s is a host permutation: permute, then run seq", what,
+                               spec);
     if (o->kind == DRIFT_ORDER_WARP && o->param > 1024)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: order %s: at most 1024 lanes (one thread block)", what, spec);
     int nk = drift_cuda_reduce_kernels(o);
     if (kernel < 0 || kernel > nk)
         return drift_cuda_fail(DRIFT_EINVAL, "%s: kernel %d for order %s (accepted: 0..%d)", what, kernel, spec, nk);
     if (o->kind == DRIFT_ORDER_WARP && kernel == 2 && o->param > 32)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: kernel 2 (shuffles) needs warp:W with W <= 32, not %s", what, spec);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: kernel 2 (shuffles) needs warp:W with W <= 32, not %s", what,
+                               spec);
     if (n > INT_MAX || batch > 65535 || (batch && n > (size_t)INT_MAX * 64 / batch))
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: n = %zu, batch = %zu is beyond the GPU path's limits (n < 2^31, batch <= 65535)", what,
-                               n, batch);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                               "%s: n = %zu, batch = %zu is beyond the GPU path's limits (n < 2^31, batch <= 65535)",
+                               what, n, batch);
     if (acc->acc == DRIFT_FP32)
         for (size_t i = 0; i < n * batch; i++)
             if (!is_f32_value(a[i]) || (b && !is_f32_value(b[i])))
-                return drift_cuda_fail(DRIFT_EUNSUPPORTED, "%s: element %zu is not an fp32 value; the GPU reads fp32 inputs", what, i);
+                return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                                       "%s: element %zu is not an fp32 value; the GPU reads fp32 inputs", what, i);
     return DRIFT_OK;
 }
 
@@ -179,7 +190,8 @@ int drift_cuda_gemm_print(char *buf, size_t size, const drift_cuda_gemm_t *g)
         break;
     case DRIFT_CUDA_CUBLAS:
     case DRIFT_CUDA_CUBLASLT:
-        if ((unsigned)g->math > DRIFT_CUDA_MATH_FIXED || (g->path == DRIFT_CUDA_CUBLAS && g->math == DRIFT_CUDA_MATH_FIXED))
+        if ((unsigned)g->math > DRIFT_CUDA_MATH_FIXED ||
+            (g->path == DRIFT_CUDA_CUBLAS && g->math == DRIFT_CUDA_MATH_FIXED))
             return DRIFT_EINVAL;
         n = snprintf(buf, size, "%s%s", g->path == DRIFT_CUDA_CUBLAS ? "cublas" : "cublaslt", maths[g->math]);
         break;
@@ -225,13 +237,15 @@ int drift_cuda_check_gemm(const double *C, const double *A, const double *B, siz
         return drift_cuda_fail(DRIFT_ENOMEM, "gemm: %zu x %zu x %zu cannot fit in memory", M, N, K);
     /* the GPU's own limits */
     if (M > INT_MAX || N > INT_MAX || K > INT_MAX || M * K > INT_MAX || K * N > INT_MAX || M * N > INT_MAX)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm: %zu x %zu x %zu: the GPU path indexes with int (each matrix < 2^31 elements)",
-                               M, N, K);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                               "gemm: %zu x %zu x %zu: the GPU path indexes with int (each matrix < 2^31 elements)", M,
+                               N, K);
     if (opts->acc.acc != DRIFT_FP32)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: the GPU accumulates in fp32, not %s", spec,
                                drift_format_name(opts->acc.acc));
     if (opts->out != DRIFT_FP32 || opts->alpha != 1.0 || opts->beta != 0.0)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: the GPU epilogue is C = A B in fp32 (alpha 1, beta 0, out fp32)", spec);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                               "gemm %s: the GPU epilogue is C = A B in fp32 (alpha 1, beta 0, out fp32)", spec);
     const char *in = drift_format_name(opts->in);
     int tc = g->path == DRIFT_CUDA_TWIN && g->kern.family == DRIFT_GEMM_TC;
     if (!tc && g->path != DRIFT_CUDA_CUBLAS && g->path != DRIFT_CUDA_CUBLASLT && opts->acc.mode != DRIFT_RNE)
@@ -240,16 +254,22 @@ int drift_cuda_check_gemm(const double *C, const double *A, const double *B, siz
     int simt = g->path == DRIFT_CUDA_ATOMIC || (g->path == DRIFT_CUDA_TWIN && !tc);
     int splits = g->path == DRIFT_CUDA_ATOMIC || g->kern.family == DRIFT_GEMM_SPLITK ? g->kern.splits : 1;
     if (simt && (splits > 65535 || M > 65535u * 16u))
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: grid limits: S <= 65535 slices and M <= 1048560 rows", spec);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: grid limits: S <= 65535 slices and M <= 1048560 rows",
+                               spec);
     if (opts->in == DRIFT_FP64)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: fp64 inputs do not fit the fp32 GPU kernels", spec);
     if (tc && opts->in == DRIFT_FP32)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: tensor cores take fp16, bf16, tf32 or fp8, not fp32", spec);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: tensor cores take fp16, bf16, tf32 or fp8, not fp32",
+                               spec);
     if (tc && g->kern.arch != DRIFT_TC_A100 && g->kern.arch != DRIFT_TC_H100 && g->kern.arch != DRIFT_TC_B200)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: the mma paths need sm_80 or newer (a100, h100, b200)", spec);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: the mma paths need sm_80 or newer (a100, h100, b200)",
+                               spec);
     if (g->path == DRIFT_CUDA_CUBLAS || g->path == DRIFT_CUDA_CUBLASLT) {
         int f8 = opts->in == DRIFT_FP8E4M3 || opts->in == DRIFT_FP8E5M2;
-        if (f8) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: fp8 inputs need scales; not offered (accepted: fp32 tf32 fp16 bf16)", spec);
+        if (f8)
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                                   "gemm %s: fp8 inputs need scales; not offered (accepted: fp32 tf32 fp16 bf16)",
+                                   spec);
         if (g->math == DRIFT_CUDA_MATH_TF32 && opts->in != DRIFT_FP32 && opts->in != DRIFT_TF32)
             return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm %s: tf32 math needs fp32 or tf32 input, not %s", spec, in);
     }
@@ -262,10 +282,12 @@ int drift_cuda_check_gemm_streams(const double *C, const double *A, const double
     int rc = drift_cuda_check_gemm(C, A, B, M, N, K, g, opts);
     if (rc) return rc;
     if (nstreams < 1 || nstreams > DRIFT_CUDA_MAX_STREAMS)
-        return drift_cuda_fail(DRIFT_EINVAL, "gemm streams: %d streams (accepted: 1..%d)", nstreams, DRIFT_CUDA_MAX_STREAMS);
+        return drift_cuda_fail(DRIFT_EINVAL, "gemm streams: %d streams (accepted: 1..%d)", nstreams,
+                               DRIFT_CUDA_MAX_STREAMS);
     if (g->path == DRIFT_CUDA_TWIN)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED,
-                               "gemm streams: twins are deterministic by construction (accepted: splitk:S:atomic, cublas, cublaslt)");
+        return drift_cuda_fail(
+            DRIFT_EUNSUPPORTED,
+            "gemm streams: twins are deterministic by construction (accepted: splitk:S:atomic, cublas, cublaslt)");
     if (g->path == DRIFT_CUDA_CUBLASLT && g->math == DRIFT_CUDA_MATH_FIXED)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm streams: cublaslt:fixed needs an earlier call's algorithm");
     if (M && N && M > SIZE_MAX / sizeof(double) / N / (size_t)nstreams)
@@ -302,7 +324,8 @@ static int attn_recipe_on_device(const drift_recipe_t *r, const char *name)
     if (r->order.kind != DRIFT_ORDER_SEQ)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the %s order must be seq", name);
     if (r->acc.acc != DRIFT_FP32 || r->acc.mode != DRIFT_RNE || !r->acc.fma)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the %s accumulator must be fp32 rne with fma", name);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the %s accumulator must be fp32 rne with fma",
+                               name);
     if (r->in == DRIFT_FP64)
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: the %s input must not be fp64", name);
     return DRIFT_OK;
@@ -323,12 +346,14 @@ int drift_cuda_check_attention(const double *out, const double *q, size_t nq, si
     if (!kv || !kv->k) return drift_cuda_fail(DRIFT_EINVAL, "attention: missing kv cache");
     if (nq && (!out || !q)) return drift_cuda_fail(DRIFT_EINVAL, "attention: NULL buffer");
     if (kv->kv_heads != o->kv_heads || kv->head_dim != o->head_dim)
-        return drift_cuda_fail(DRIFT_EINVAL, "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d",
+        return drift_cuda_fail(DRIFT_EINVAL,
+                               "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d",
                                kv->kv_heads, kv->head_dim, o->kv_heads, o->head_dim);
     if (o->causal && (q_pos > kv->len || nq > kv->len - q_pos))
-        return drift_cuda_fail(DRIFT_EINVAL,
-                               "attention: causal queries at positions %zu..%zu need that many cached keys (the cache has %zu)",
-                               q_pos, q_pos + nq - 1, kv->len);
+        return drift_cuda_fail(
+            DRIFT_EINVAL,
+            "attention: causal queries at positions %zu..%zu need that many cached keys (the cache has %zu)", q_pos,
+            q_pos + nq - 1, kv->len);
     /* the device's subset */
     if ((rc = attn_recipe_on_device(&o->qk, "qk")) || (rc = attn_recipe_on_device(&o->pv, "pv"))) return rc;
     if (!attn_device_format(o->pv.in))
@@ -342,14 +367,17 @@ int drift_cuda_check_attention(const double *out, const double *q, size_t nq, si
         return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: exp must be expf (exp2 is not offered yet)");
     if (o->kernel.kind == DRIFT_ATTN_STANDARD) {
         if (o->softmax.kind != DRIFT_SOFTMAX_SAFE || o->normalise_after)
-            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: standard takes the safe softmax, normalised before P.V");
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                                   "attention on the GPU: standard takes the safe softmax, normalised before P.V");
         if (!attn_device_format(o->qk.out))
-            return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: standard's qk.out must be fp32, bf16 or fp16, not %s",
+            return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                                   "attention on the GPU: standard's qk.out must be fp32, bf16 or fp16, not %s",
                                    drift_format_name(o->qk.out));
     }
     size_t rows = nq * (size_t)o->heads;
     if (nq > (size_t)INT_MAX || rows / (size_t)o->heads != nq || rows > (size_t)INT_MAX || kv->len > (size_t)INT_MAX)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "attention on the GPU: %zu queries x %d heads over %zu keys is too large", nq,
-                               o->heads, kv->len);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                               "attention on the GPU: %zu queries x %d heads over %zu keys is too large", nq, o->heads,
+                               kv->len);
     return DRIFT_OK;
 }

@@ -9,12 +9,12 @@
 
 template <typename T, int M> struct arith;
 
-#define DRIFT_ARITH(T, M, SUF, ADD, SUB, MUL, FMA)                                                        \
-    template <> struct arith<T, M> {                                                                      \
-        static __device__ __forceinline__ T add(T a, T b) { return ADD##SUF(a, b); }                      \
-        static __device__ __forceinline__ T sub(T a, T b) { return SUB##SUF(a, b); }                      \
-        static __device__ __forceinline__ T mul(T a, T b) { return MUL##SUF(a, b); }                      \
-        static __device__ __forceinline__ T fma(T a, T b, T c) { return FMA##SUF(a, b, c); }              \
+#define DRIFT_ARITH(T, M, SUF, ADD, SUB, MUL, FMA)                                           \
+    template <> struct arith<T, M> {                                                         \
+        static __device__ __forceinline__ T add(T a, T b) { return ADD##SUF(a, b); }         \
+        static __device__ __forceinline__ T sub(T a, T b) { return SUB##SUF(a, b); }         \
+        static __device__ __forceinline__ T mul(T a, T b) { return MUL##SUF(a, b); }         \
+        static __device__ __forceinline__ T fma(T a, T b, T c) { return FMA##SUF(a, b, c); } \
     };
 DRIFT_ARITH(float, DRIFT_RNE, _rn, __fadd, __fsub, __fmul, __fmaf)
 DRIFT_ARITH(float, DRIFT_RZ, _rz, __fadd, __fsub, __fmul, __fmaf)
@@ -28,8 +28,7 @@ DRIFT_ARITH(double, DRIFT_RD, _rd, __dadd, __dsub, __dmul, __fma)
 
 // One chain step of a dot product (order.h): fma rounds acc + a*b once, nofma rounds the
 // product first.
-template <typename T, int M>
-static __device__ __forceinline__ T chain_step(T acc, T a, T b, bool fma)
+template <typename T, int M> static __device__ __forceinline__ T chain_step(T acc, T a, T b, bool fma)
 {
     return fma ? arith<T, M>::fma(a, b, acc) : arith<T, M>::add(acc, arith<T, M>::mul(a, b));
 }
@@ -37,8 +36,7 @@ static __device__ __forceinline__ T chain_step(T acc, T a, T b, bool fma)
 // pairwise over n terms (order.h): n <= 1 trivial (no term: +0), else m = floor(n/2),
 // sum[0,m) + sum[m,n); term(i) gives a leaf. An explicit stack instead of recursion (ptxas
 // cannot size a recursive stack statically); depth <= 64 for any n.
-template <typename T, int M, typename Term>
-static __device__ T pairwise(Term term, long lo, long n)
+template <typename T, int M, typename Term> static __device__ T pairwise(Term term, long lo, long n)
 {
     struct frame {
         long lo, n;

@@ -84,8 +84,9 @@ static int launch_attention(int version, const attn_args_t &a, unsigned threads)
     unsigned blocks = (unsigned)((a.rows + threads - 1) / threads);
     switch (version) {
     case 1: LAUNCH_TRY(attention_rows1<<<blocks, threads>>>(a)); break;
-    default: return drift_cuda_fail(DRIFT_EINVAL, "attention: kernel version %d (accepted: 1..%d)", version,
-                                    DRIFT_CUDA_ATTENTION_KERNELS);
+    default:
+        return drift_cuda_fail(DRIFT_EINVAL, "attention: kernel version %d (accepted: 1..%d)", version,
+                               DRIFT_CUDA_ATTENTION_KERNELS);
     }
     CUDA_TRY(cudaDeviceSynchronize());
 done:
@@ -148,11 +149,11 @@ extern "C" int drift_cuda_attention(double *out, const double *q, size_t nq, siz
     for (size_t r = 0; r < a.rows; r++) any_hard |= hh[r];
     if (any_hard) { // an exp or log the device could not decide: the CPU twin decides the call
         char err[DRIFT_ERRMSG_MAX];
-        if ((rc = drift_attention(out, q, nq, q_pos, kv, key_mask, o, err, sizeof err)))
-            FAIL_TO_DONE(rc, "%s", err);
+        if ((rc = drift_attention(out, q, nq, q_pos, kv, key_mask, o, err, sizeof err))) FAIL_TO_DONE(rc, "%s", err);
         if (host_calls) ++*host_calls;
     } else {
-        for (size_t i = 0; i < nqv; i++) out[i] = o->pv.out == DRIFT_FP64 ? (double)hres[i] : drift_rne(hres[i], o->pv.out);
+        for (size_t i = 0; i < nqv; i++)
+            out[i] = o->pv.out == DRIFT_FP64 ? (double)hres[i] : drift_rne(hres[i], o->pv.out);
     }
 done:
     free(hq), free(hk), free(hv), free(hres), free(hh);

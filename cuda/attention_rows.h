@@ -22,17 +22,17 @@
 #include "format.h"
 
 typedef struct {
-    float *res;          /* [rows][d]: the float result before the host rounds it to pv.out */
-    int *hard;           /* [rows] */
-    float *scratch;      /* [rows][per_row] */
-    const float *q;      /* [rows][d], rounded to qk.in */
-    const float *K, *V;  /* [G][Lpad][d], rounded to qk.in / pv.in, zero padded */
+    float *res;         /* [rows][d]: the float result before the host rounds it to pv.out */
+    int *hard;          /* [rows] */
+    float *scratch;     /* [rows][per_row] */
+    const float *q;     /* [rows][d], rounded to qk.in */
+    const float *K, *V; /* [G][Lpad][d], rounded to qk.in / pv.in, zero padded */
     const unsigned char *mask;
     size_t rows, L, Lpad, d, heads, grp, q_pos, per_row, bc;
     int causal, kind, l_fma;
     long splits, size;
-    float scale;         /* round_fp32(scale) */
-    int scale_is_one;    /* the double scale is exactly 1 (softmax's load skips the product) */
+    float scale;      /* round_fp32(scale) */
+    int scale_is_one; /* the double scale is exactly 1 (softmax's load skips the product) */
     drift_format_t qk_out, pv_in;
 } attn_args_t;
 
@@ -48,8 +48,8 @@ ATTN_FN float attn_score(const float *q, const float *k, size_t d)
 }
 
 /* flash_rows_fast: tiles [t0, t1) of one row; m, l and O continue. */
-ATTN_FN void attn_flash_tiles(const attn_args_t *a, const float *q, const float *K, const float *V, size_t t0, size_t t1,
-                              size_t lim, float *m_io, float *l_io, float *O, float *S, float *pr, int *hard)
+ATTN_FN void attn_flash_tiles(const attn_args_t *a, const float *q, const float *K, const float *V, size_t t0,
+                              size_t t1, size_t lim, float *m_io, float *l_io, float *O, float *S, float *pr, int *hard)
 {
     size_t d = a->d, bc = a->bc;
     float m = *m_io, l = *l_io;
@@ -87,8 +87,8 @@ ATTN_FN void attn_flash_tiles(const attn_args_t *a, const float *q, const float 
 /* row_standard on the float path: scores rounded to qk.out, softmax.c's safe softmax (scaled
  * on load, max with a sticky NaN, exp, seq sum), P = round_{pv.in}(e / l), O an fmaf chain
  * from +0. */
-ATTN_FN void attn_row_standard(const attn_args_t *a, float *res, const float *q, const float *K, const float *V, size_t lim,
-                               float *S, int *hard)
+ATTN_FN void attn_row_standard(const attn_args_t *a, float *res, const float *q, const float *K, const float *V,
+                               size_t lim, float *S, int *hard)
 {
     size_t d = a->d, L = a->L;
     float m = -INFINITY;
@@ -115,8 +115,8 @@ ATTN_FN void attn_row_standard(const attn_args_t *a, float *res, const float *q,
 }
 
 /* row_flash + finish: every tile, then O * round(1 / l). */
-ATTN_FN void attn_row_flash(const attn_args_t *a, float *res, const float *q, const float *K, const float *V, size_t lim,
-                            float *S, int *hard)
+ATTN_FN void attn_row_flash(const attn_args_t *a, float *res, const float *q, const float *K, const float *V,
+                            size_t lim, float *S, int *hard)
 {
     size_t d = a->d, tiles = (a->L + a->bc - 1) / a->bc;
     float m = -INFINITY, l = 0.0f;
@@ -133,12 +133,14 @@ ATTN_FN void attn_row_flash(const attn_args_t *a, float *res, const float *q, co
 /* row_splitkv: the flash loop per split (O_s normalised, lse_s = m_s + log l_s), then the
  * combine: M = max lse, Z = seq sum of exp(lse_s - M), lse = log Z + M, O = fmaf chain of
  * exp(lse_s - lse) O_s from +0. */
-ATTN_FN void attn_row_splitkv(const attn_args_t *a, float *res, const float *q, const float *K, const float *V, size_t lim,
-                              float *S, int *hard)
+ATTN_FN void attn_row_splitkv(const attn_args_t *a, float *res, const float *q, const float *K, const float *V,
+                              size_t lim, float *S, int *hard)
 {
     size_t d = a->d, tiles = (a->L + a->bc - 1) / a->bc, per;
-    if (a->kind == DRIFT_ATTN_SPLITKV_N) per = (tiles + (size_t)a->splits - 1) / (size_t)a->splits;
-    else per = (size_t)(a->size / (long)a->bc);
+    if (a->kind == DRIFT_ATTN_SPLITKV_N)
+        per = (tiles + (size_t)a->splits - 1) / (size_t)a->splits;
+    else
+        per = (size_t)(a->size / (long)a->bc);
     if (per == 0) per = 1;
     size_t nsplit = (tiles + per - 1) / per;
     float *pr = S + a->bc, *O = pr + a->bc, *lse = O + d, *Os = lse + nsplit;
@@ -183,9 +185,12 @@ ATTN_FN void attn_row(const attn_args_t *a, size_t r)
     const float *q = a->q + r * a->d, *K = a->K + g * a->Lpad * a->d, *V = a->V + g * a->Lpad * a->d;
     float *res = a->res + r * a->d, *S = a->scratch + r * a->per_row;
     int hard = 0;
-    if (a->kind == DRIFT_ATTN_STANDARD) attn_row_standard(a, res, q, K, V, lim, S, &hard);
-    else if (a->kind == DRIFT_ATTN_FLASH) attn_row_flash(a, res, q, K, V, lim, S, &hard);
-    else attn_row_splitkv(a, res, q, K, V, lim, S, &hard);
+    if (a->kind == DRIFT_ATTN_STANDARD)
+        attn_row_standard(a, res, q, K, V, lim, S, &hard);
+    else if (a->kind == DRIFT_ATTN_FLASH)
+        attn_row_flash(a, res, q, K, V, lim, S, &hard);
+    else
+        attn_row_splitkv(a, res, q, K, V, lim, S, &hard);
     a->hard[r] = hard;
 }
 #endif /* ATTN_FN */

@@ -14,15 +14,14 @@
 #include "cuda_try.h"
 #include "drift_cuda_gemm.h"
 
-#define BLAS_TRY(call)                                                                                   \
-    do {                                                                                                 \
-        cublasStatus_t st_ = (call);                                                                     \
-        if (st_ != CUBLAS_STATUS_SUCCESS) { /* a combination the library refuses is unsupported, */  \
-            rc = drift_cuda_fail(st_ == CUBLAS_STATUS_NOT_SUPPORTED ? DRIFT_EUNSUPPORTED : DRIFT_EIO,    \
-                                 "%s:%d: %s: %s", __FILE__, __LINE__, #call,                             \
-                                 cublasGetStatusString(st_)); /* not an I/O failure */                   \
-            goto done;                                                                                   \
-        }                                                                                                \
+#define BLAS_TRY(call)                                                                                                 \
+    do {                                                                                                               \
+        cublasStatus_t st_ = (call);                                                                                   \
+        if (st_ != CUBLAS_STATUS_SUCCESS) { /* a combination the library refuses is unsupported, */                    \
+            rc = drift_cuda_fail(st_ == CUBLAS_STATUS_NOT_SUPPORTED ? DRIFT_EUNSUPPORTED : DRIFT_EIO, "%s:%d: %s: %s", \
+                                 __FILE__, __LINE__, #call, cublasGetStatusString(st_)); /* not an I/O failure */      \
+            goto done;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 // One cuBLAS handle and one cuBLASLt workspace per stream slot (slot 0: the default stream),
@@ -74,20 +73,23 @@ static void read_algo(drift_cuda_gemm_info_t *info, const cublasLtMatmulAlgo_t *
     info->algo_id = info->tile_id = info->splitk = info->reduction = info->stages = -1;
     cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &info->algo_id, sizeof info->algo_id, &got);
     uint32_t u = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &u, sizeof u, &got) == CUBLAS_STATUS_SUCCESS)
+    if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &u, sizeof u, &got) ==
+        CUBLAS_STATUS_SUCCESS)
         info->tile_id = (int)u;
     int32_t s = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &s, sizeof s, &got) == CUBLAS_STATUS_SUCCESS)
+    if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &s, sizeof s, &got) ==
+        CUBLAS_STATUS_SUCCESS)
         info->splitk = s;
     u = 0;
     if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &u, sizeof u, &got) ==
         CUBLAS_STATUS_SUCCESS)
         info->reduction = (int)u;
     u = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &u, sizeof u, &got) == CUBLAS_STATUS_SUCCESS)
+    if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &u, sizeof u, &got) ==
+        CUBLAS_STATUS_SUCCESS)
         info->stages = (int)u;
-    snprintf(info->kernel, sizeof info->kernel, "cublasLt algo %d tile %d splitk %d red %d", info->algo_id, info->tile_id,
-             info->splitk, info->reduction);
+    snprintf(info->kernel, sizeof info->kernel, "cublasLt algo %d tile %d splitk %d red %d", info->algo_id,
+             info->tile_id, info->splitk, info->reduction);
 }
 
 // Creates slot's handle and workspace now (cublasCreate and cudaMalloc synchronise the device:
@@ -113,11 +115,13 @@ int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N
     cublasLtMatmulPreference_t pref = NULL;
     if (g->path == DRIFT_CUDA_CUBLAS) {
         // default / pedantic / tf32 compute types; CUBLAS_GEMM_DEFAULT lets cuBLAS choose
-        BLAS_TRY(cublasGemmEx(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, dB, t, N, dA, t, K, &zero, dC, CUDA_R_32F, N,
-                              compute_type(g->math), CUBLAS_GEMM_DEFAULT));
+        BLAS_TRY(cublasGemmEx(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, dB, t, N, dA, t, K, &zero, dC,
+                              CUDA_R_32F, N, compute_type(g->math), CUBLAS_GEMM_DEFAULT));
         if (info)
             snprintf(info->kernel, sizeof info->kernel, "cublasGemmEx %s",
-                     g->math == DRIFT_CUDA_MATH_PEDANTIC ? "32F_PEDANTIC" : g->math == DRIFT_CUDA_MATH_TF32 ? "32F_FAST_TF32" : "32F");
+                     g->math == DRIFT_CUDA_MATH_PEDANTIC ? "32F_PEDANTIC"
+                     : g->math == DRIFT_CUDA_MATH_TF32   ? "32F_FAST_TF32"
+                                                         : "32F");
         return 0;
     }
     {
@@ -136,7 +140,8 @@ int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N
         } else {
             BLAS_TRY(cublasLtMatmulPreferenceCreate(&pref));
             size_t ws = WORKSPACE;
-            BLAS_TRY(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+            BLAS_TRY(
+                cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
             cublasLtMatmulHeuristicResult_t res;
             int found = 0;
             BLAS_TRY(cublasLtMatmulAlgoGetHeuristic(g_lt, op, la, lb, lc, lc, pref, 1, &res, &found));

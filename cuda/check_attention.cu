@@ -43,9 +43,11 @@ int main(void)
     char desc[256];
     drift_cuda_describe(desc, sizeof desc);
     printf("check_attention: %s\n\n", desc);
-    static const char *kernels[] = {"standard", "flash:64,64", "flash:16,32", "splitkv:4", "splitkv:3,16", "splitkv:size=128,64"};
+    static const char *kernels[] = {"standard",  "flash:64,64",  "flash:16,32",
+                                    "splitkv:4", "splitkv:3,16", "splitkv:size=128,64"};
     static const drift_format_t fmts[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16};
-    static const shape_t shapes[] = {{"decode", 1, 300, 299, 1, 0}, {"prefill", 130, 130, 0, 1, 0}, {"chunk", 5, 77, 0, 0, 1}};
+    static const shape_t shapes[] = {
+        {"decode", 1, 300, 299, 1, 0}, {"prefill", 130, 130, 0, 1, 0}, {"chunk", 5, 77, 0, 0, 1}};
     static const int dims[] = {64, 7};
     const int heads = 4, kv_heads = 2;
     size_t host_calls_all = 0;
@@ -94,13 +96,18 @@ int main(void)
                             int rc = drift_cuda_attention(got, q, sh.nq, sh.q_pos, &kv, m, &o, 0, &host_calls);
                             host_calls_all += host_calls;
                             size_t first = 0, bad;
-                            if (rc_cpu) row("FAIL", "%s  CPU twin refused: %s", label, err);
-                            else if (rc == DRIFT_EUNSUPPORTED) row("SKIP", "%s  %s", label, drift_cuda_message());
-                            else if (rc) row("FAIL", "%s  %s", label, drift_cuda_message());
+                            if (rc_cpu)
+                                row("FAIL", "%s  CPU twin refused: %s", label, err);
+                            else if (rc == DRIFT_EUNSUPPORTED)
+                                row("SKIP", "%s  %s", label, drift_cuda_message());
+                            else if (rc)
+                                row("FAIL", "%s  %s", label, drift_cuda_message());
                             else if ((bad = mismatches(got, want, nqv, &first)))
-                                row("FAIL", "%s  %zu of %zu differ; first [q %zu, h %zu, c %zu]: gpu %a cpu %a", label, bad, nqv,
-                                    first / ((size_t)heads * d), first / d % heads, first % d, got[first], want[first]);
-                            else row("PASS", "%s  %zu outputs bit-identical", label, nqv);
+                                row("FAIL", "%s  %zu of %zu differ; first [q %zu, h %zu, c %zu]: gpu %a cpu %a", label,
+                                    bad, nqv, first / ((size_t)heads * d), first / d % heads, first % d, got[first],
+                                    want[first]);
+                            else
+                                row("PASS", "%s  %zu outputs bit-identical", label, nqv);
                         }
                     drift_kv_free(&kv);
                 }

@@ -79,15 +79,33 @@ static void push_near(vec_t *s, double x)
 
 static void build_inputs(vec_t *s)
 {
-    double specials[] = {0.0, INFINITY, NAN, 1.0, 0.1, 1.0 / 3, 65504, 65520, 448, 464, 57344, 61440, 1e-8,
-                         0x1p-24, 1 + 0x1p-11 + 0x1p-40, 0x1.002p+0, 3.4028234663852886e38, 1e300, 1e-300,
-                         0x1p-1074, 0x1p-1022};
+    double specials[] = {0.0,
+                         INFINITY,
+                         NAN,
+                         1.0,
+                         0.1,
+                         1.0 / 3,
+                         65504,
+                         65520,
+                         448,
+                         464,
+                         57344,
+                         61440,
+                         1e-8,
+                         0x1p-24,
+                         1 + 0x1p-11 + 0x1p-40,
+                         0x1.002p+0,
+                         3.4028234663852886e38,
+                         1e300,
+                         1e-300,
+                         0x1p-1074,
+                         0x1p-1022};
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) push_near(s, specials[i]);
 
     for (int f = 0; f < DRIFT_NFORMATS; f++) {
         const drift_format_info_t *fi = drift_format_info((drift_format_t)f);
         double top_gap = ldexp(1.0, fi->emax - fi->p + 1);
-        double b[] = {fi->min_subnormal / 2, fi->min_subnormal, fi->min_normal, fi->max_finite,
+        double b[] = {fi->min_subnormal / 2,        fi->min_subnormal,       fi->min_normal, fi->max_finite,
                       fi->max_finite + top_gap / 2, ldexp(1.0, fi->emax) * 2};
         for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
             if (!isfinite(b[i])) continue;

@@ -27,13 +27,13 @@ extern "C" {
 #include "philox.h"
 }
 
-#define TRY(call)                                                                                        \
-    do {                                                                                                 \
-        cudaError_t e_ = (call);                                                                         \
-        if (e_ != cudaSuccess) {                                                                         \
-            printf("FAIL     %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
-            exit(1);                                                                                     \
-        }                                                                                                \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            printf("FAIL     %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static uint64_t fnv64(const void *p, size_t n)
@@ -89,11 +89,13 @@ static void repeated(dbuf_t A, dbuf_t B)
         const char *spec;
         drift_format_t in;
         int twin;
-    } cases[] = {{"tiled:128,128,32", DRIFT_FP32, 1}, {"splitk:32", DRIFT_FP32, 1},   {"splitk:32:atomic", DRIFT_FP32, 0},
-                 {"splitk:4:atomic", DRIFT_FP32, 0},  {"cublas", DRIFT_FP32, 0},      {"cublas", DRIFT_BF16, 0},
+    } cases[] = {{"tiled:128,128,32", DRIFT_FP32, 1}, {"splitk:32", DRIFT_FP32, 1},
+                 {"splitk:32:atomic", DRIFT_FP32, 0}, {"splitk:4:atomic", DRIFT_FP32, 0},
+                 {"cublas", DRIFT_FP32, 0},           {"cublas", DRIFT_BF16, 0},
                  {"cublaslt", DRIFT_BF16, 0},         {"cublaslt:tf32", DRIFT_FP32, 0}};
     printf("\n-- repeated runs: %d x (%d x %d x %d), distinct outputs --\n", RUNS, M, N, K);
-    float *dC, *first = (float *)malloc((size_t)M * N * sizeof(float)), *cur = (float *)malloc((size_t)M * N * sizeof(float));
+    float *dC, *first = (float *)malloc((size_t)M * N * sizeof(float)),
+               *cur = (float *)malloc((size_t)M * N * sizeof(float));
     TRY(cudaMalloc(&dC, (size_t)M * N * sizeof(float)));
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         uint64_t hashes[100];
@@ -126,10 +128,12 @@ static void repeated(dbuf_t A, dbuf_t B)
         if (rc)
             row("FAIL", "%s error: %s", label, drift_cuda_message());
         else if (cases[c].twin)
-            row(distinct == 1 ? "PASS" : "FAIL", "%s %d distinct outputs in %d runs [%s]", label, distinct, RUNS, info.kernel);
+            row(distinct == 1 ? "PASS" : "FAIL", "%s %d distinct outputs in %d runs [%s]", label, distinct, RUNS,
+                info.kernel);
         else
-            row("FINDING", "%s %d distinct outputs in %d runs; %zu of %d elements ever changed, max spread %.3g ulp [%s]",
-                label, distinct, RUNS, changed, M * N, spread, info.kernel);
+            row("FINDING",
+                "%s %d distinct outputs in %d runs; %zu of %d elements ever changed, max spread %.3g ulp [%s]", label,
+                distinct, RUNS, changed, M * N, spread, info.kernel);
     }
     cudaFree(dC);
     free(first), free(cur);
@@ -142,7 +146,7 @@ static void batch_variance(dbuf_t A, dbuf_t B)
         const char *spec;
         drift_format_t in;
         int invariant; // 1: must be batch invariant by construction
-    } cases[] = {{"tiled:128,128,32", DRIFT_FP32, 1}, {"tc:h100", DRIFT_BF16, 1}, {"cublas", DRIFT_FP32, 0},
+    } cases[] = {{"tiled:128,128,32", DRIFT_FP32, 1}, {"tc:h100", DRIFT_BF16, 1},  {"cublas", DRIFT_FP32, 0},
                  {"cublas", DRIFT_BF16, 0},           {"cublaslt", DRIFT_BF16, 0}, {"cublaslt:fixed", DRIFT_BF16, 0},
                  {"cublaslt", DRIFT_FP32, 0}};
     printf("\n-- batch variance: row 0 of C = A B, M = 1 .. %d, N = K = %d --\n", MMAX, N);
@@ -152,7 +156,8 @@ static void batch_variance(dbuf_t A, dbuf_t B)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char spec[32];
         snprintf(spec, sizeof spec, "%s", cases[c].spec);
-        if (!strncmp(spec, "tc:", 3)) snprintf(spec, sizeof spec, "tc:%s", cc >= 100 ? "b200" : cc >= 90 ? "h100" : "a100");
+        if (!strncmp(spec, "tc:", 3))
+            snprintf(spec, sizeof spec, "tc:%s", cc >= 100 ? "b200" : cc >= 90 ? "h100" : "a100");
         int tc = !strncmp(spec, "tc:", 3);
         drift_cuda_gemm_info_t info, fixed;
         memset(&fixed, 0, sizeof fixed);
@@ -175,13 +180,15 @@ static void batch_variance(dbuf_t A, dbuf_t B)
             TRY(cudaMemcpy(row0, dC, N * sizeof(float), cudaMemcpyDeviceToHost));
             if (M == 1) memcpy(ref, row0, N * sizeof(float));
             for (int j = 0; j < N; j++)
-                if (row0[j] != ref[j]) spread = fmax(spread, fabs((double)row0[j] - ref[j]) / drift_ulp(ref[j], DRIFT_FP32));
+                if (row0[j] != ref[j])
+                    spread = fmax(spread, fabs((double)row0[j] - ref[j]) / drift_ulp(ref[j], DRIFT_FP32));
             uint64_t h = fnv64(row0, N * sizeof(float));
             int seen = 0;
             for (int i = 0; i < distinct; i++) seen |= hashes[i] == h;
             if (!seen && distinct < 64) {
                 hashes[distinct++] = h;
-                if (M > 1 && strlen(changes) < sizeof changes - 16) snprintf(changes + strlen(changes), sizeof changes - strlen(changes), " %d", M);
+                if (M > 1 && strlen(changes) < sizeof changes - 16)
+                    snprintf(changes + strlen(changes), sizeof changes - strlen(changes), " %d", M);
             }
             if (info.have_algo && !strcmp(spec, "cublaslt")) {
                 int now[3] = {info.algo_id, info.tile_id, info.splitk};
@@ -195,16 +202,16 @@ static void batch_variance(dbuf_t A, dbuf_t B)
             }
         }
         if (last_algo[0] != -9 && strlen(algos) < sizeof algos - 64)
-            snprintf(algos + strlen(algos), sizeof algos - strlen(algos), " M%d-%d:algo%d/tile%d/splitk%d", run_start, MMAX,
-                     last_algo[0], last_algo[1], last_algo[2]);
+            snprintf(algos + strlen(algos), sizeof algos - strlen(algos), " M%d-%d:algo%d/tile%d/splitk%d", run_start,
+                     MMAX, last_algo[0], last_algo[1], last_algo[2]);
         char label[64];
         snprintf(label, sizeof label, "batch %-18s %-5s", spec, drift_format_name(cases[c].in));
         if (rc)
             row("FAIL", "%s error: %s", label, drift_cuda_message());
         else
             row(cases[c].invariant ? (distinct == 1 ? "PASS" : "FAIL") : "FINDING",
-                "%s %d%s distinct row-0 results over M = 1..%d, max spread %.3g ulp; new results at M =%s", label, distinct,
-                distinct == 64 ? "+" : "", MMAX, spread, distinct > 1 ? changes : " (none)");
+                "%s %d%s distinct row-0 results over M = 1..%d, max spread %.3g ulp; new results at M =%s", label,
+                distinct, distinct == 64 ? "+" : "", MMAX, spread, distinct > 1 ? changes : " (none)");
         if (algos[0]) row("INFO", "%s cuBLASLt heuristic choice by M:%s", label, algos);
         if (fixed.have_algo) row("INFO", "%s fixed algorithm: %s", label, fixed.kernel);
     }

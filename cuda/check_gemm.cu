@@ -98,16 +98,19 @@ static void compare(const char *spec, int version, drift_format_t in, int fma, s
                 }
         double worst = 0;
         for (size_t i = 0; i < M * N; i++)
-            if (!same_bits(got[i], want[i])) worst = fmax(worst, fabs(got[i] - want[i]) / drift_ulp(want[i], DRIFT_FP32));
+            if (!same_bits(got[i], want[i]))
+                worst = fmax(worst, fabs(got[i] - want[i]) / drift_ulp(want[i], DRIFT_FP32));
         if (!bad)
             row("PASS", "%s  bit-identical (%zu outputs) [%s]", label, M * N, info.kernel);
         else if (gross)
-            row("FAIL", "%s  %zu of %zu outputs differ from the model by more than sum|ab|/8: a kernel bug, not a model "
-                "finding; first C[%zu][%zu]: gpu %a, model %a [%s]", label, gross, M * N, first / N, first % N, got[first],
-                want[first], info.kernel);
+            row("FAIL",
+                "%s  %zu of %zu outputs differ from the model by more than sum|ab|/8: a kernel bug, not a model "
+                "finding; first C[%zu][%zu]: gpu %a, model %a [%s]",
+                label, gross, M * N, first / N, first % N, got[first], want[first], info.kernel);
         else
-            row(tc ? "FINDING" : "FAIL", "%s  %zu of %zu differ, max %.3g ulp; first C[%zu][%zu]: gpu %a, cpu %a (%s ulp) [%s]",
-                label, bad, M * N, worst, first / N, first % N, got[first], want[first], fmt_ulps(got[first], want[first]),
+            row(tc ? "FINDING" : "FAIL",
+                "%s  %zu of %zu differ, max %.3g ulp; first C[%zu][%zu]: gpu %a, cpu %a (%s ulp) [%s]", label, bad,
+                M * N, worst, first / N, first % N, got[first], want[first], fmt_ulps(got[first], want[first]),
                 info.kernel);
     }
     free(want), free(got);
@@ -115,13 +118,14 @@ static void compare(const char *spec, int version, drift_format_t in, int fma, s
 
 static void twins(void)
 {
-    static const size_t shapes[][3] = {{1, 1, 1}, {7, 13, 129}, {64, 64, 64}, {130, 70, 300}, {33, 257, 1000}, {64, 48, 4096}};
+    static const size_t shapes[][3] = {{1, 1, 1},      {7, 13, 129},    {64, 64, 64},
+                                       {130, 70, 300}, {33, 257, 1000}, {64, 48, 4096}};
     static const drift_format_t formats[] = {DRIFT_FP32, DRIFT_TF32, DRIFT_BF16, DRIFT_FP16, DRIFT_FP8E4M3};
     static const struct {
         const char *spec;
         int version, nofma_too;
-    } kernels[] = {{"naive", 1, 1},         {"tiled:32,32,32", 1, 0}, {"tiled:128,128,32", 2, 1}, {"splitk:1", 0, 0},
-                   {"splitk:7", 0, 1},      {"splitk:16:tree", 0, 0}, {"splitk:5:tree", 0, 0}};
+    } kernels[] = {{"naive", 1, 1},    {"tiled:32,32,32", 1, 0}, {"tiled:128,128,32", 2, 1}, {"splitk:1", 0, 0},
+                   {"splitk:7", 0, 1}, {"splitk:16:tree", 0, 0}, {"splitk:5:tree", 0, 0}};
     printf("\n-- twins: every output bit-identical to drift_gemm with the same kernel spec --\n");
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
         for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
@@ -143,20 +147,20 @@ static void probes(double *A, size_t K, drift_format_t in)
 {
     memset(A, 0, 16 * K * sizeof(double));
     double t24 = ldexp(1, -24), t11 = ldexp(1, -11);
-    A[0 * K + 0] = 1, A[0 * K + 1] = t24;                            // a term below the alignment: truncated
-    A[1 * K + 0] = 1, A[1 * K + 1] = 3 * t24;                        // partly below
-    for (size_t k = 0; k < 16; k++) A[2 * K + k] = t24;              // only tiny terms: no alignment loss
-    A[3 * K + 0] = 1, A[3 * K + 1] = -1, A[3 * K + 2] = t24;         // cancellation, then the tiny term
-    for (size_t k = 0; k < 16; k++) A[4 * K + k] = 1.5;               // products 2.25: unnormalised significands
+    A[0 * K + 0] = 1, A[0 * K + 1] = t24;                              // a term below the alignment: truncated
+    A[1 * K + 0] = 1, A[1 * K + 1] = 3 * t24;                          // partly below
+    for (size_t k = 0; k < 16; k++) A[2 * K + k] = t24;                // only tiny terms: no alignment loss
+    A[3 * K + 0] = 1, A[3 * K + 1] = -1, A[3 * K + 2] = t24;           // cancellation, then the tiny term
+    for (size_t k = 0; k < 16; k++) A[4 * K + k] = 1.5;                // products 2.25: unnormalised significands
     A[5 * K + 0] = 65504, A[5 * K + 1] = 65504, A[5 * K + 2] = -65504; // large, carry-out bits
     A[6 * K + 0] = 1;
-    for (size_t k = 1; k < 17 && k < K; k++) A[6 * K + k] = t11;      // a run of small terms across a block
+    for (size_t k = 1; k < 17 && k < K; k++) A[6 * K + k] = t11; // a run of small terms across a block
     for (size_t k = 0; k < 16; k++) A[7 * K + k] = 1;
-    if (K > 16) A[7 * K + 16] = ldexp(1, -20);                        // the second block adds to a carried c
-    A[8 * K + 0] = -1, A[8 * K + 1] = t24;                            // truncation of a negative sum: toward zero
+    if (K > 16) A[7 * K + 16] = ldexp(1, -20); // the second block adds to a carried c
+    A[8 * K + 0] = -1, A[8 * K + 1] = t24;     // truncation of a negative sum: toward zero
     for (size_t k = 0; k < K; k++) A[9 * K + k] = (k % 2 ? -1 : 1) * (1 + ldexp(1, -10)); // alternating
-    A[10 * K + 0] = ldexp(1, -14), A[10 * K + 1] = ldexp(1, -24);     // subnormal fp16 inputs
-    for (size_t k = 0; k < K; k++) A[11 * K + k] = ldexp(1, -(int)(k % 24)); // every exponent
+    A[10 * K + 0] = ldexp(1, -14), A[10 * K + 1] = ldexp(1, -24);                         // subnormal fp16 inputs
+    for (size_t k = 0; k < K; k++) A[11 * K + k] = ldexp(1, -(int)(k % 24));              // every exponent
     for (size_t i = 0; i < 16 * K; i++) A[i] = drift_rne(A[i], in);
 }
 
@@ -192,7 +196,8 @@ static void tensor_cores(drift_tc_arch_t arch)
 
 static void vendor(void)
 {
-    static const char *paths[] = {"cublas", "cublas:pedantic", "cublas:tf32", "cublaslt", "cublaslt:pedantic", "cublaslt:tf32"};
+    static const char *paths[] = {"cublas",   "cublas:pedantic",   "cublas:tf32",
+                                  "cublaslt", "cublaslt:pedantic", "cublaslt:tf32"};
     static const drift_format_t formats[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16};
     static const size_t shapes[][3] = {{33, 257, 1000}, {128, 128, 4096}};
     printf("\n-- vendor: error against exact (units of u * sum|ab|, u = 2^-24), equality with the seq twin --\n");
@@ -207,7 +212,8 @@ static void vendor(void)
             fill(B, K * N, formats[f], (uint32_t)(8000 + 10 * s + f));
             drift_gemm_kernel_t naive = {DRIFT_GEMM_NAIVE, 0, 0, 0, 0, 0, DRIFT_TC_V100};
             drift_gemm_opts_t o = drift_gemm_opts(formats[f], DRIFT_FP32);
-            if (drift_gemm(seq, A, B, M, N, K, &naive, &o)) row("FAIL", "%zux%zux%zu: the CPU's naive GEMM refused", M, N, K);
+            if (drift_gemm(seq, A, B, M, N, K, &naive, &o))
+                row("FAIL", "%zux%zux%zu: the CPU's naive GEMM refused", M, N, K);
             for (size_t j = 0; j < N; j++) {
                 for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
                 for (size_t i = 0; i < M; i++) {
@@ -229,7 +235,8 @@ static void vendor(void)
                 memset(&info, 0, sizeof info);
                 int rc = drift_cuda_gemm(C, A, B, M, N, K, &g, &o, &info);
                 char label[128];
-                snprintf(label, sizeof label, "%-18s %-5s %4zux%4zux%5zu", paths[p], drift_format_name(formats[f]), M, N, K);
+                snprintf(label, sizeof label, "%-18s %-5s %4zux%4zux%5zu", paths[p], drift_format_name(formats[f]), M,
+                         N, K);
                 if (rc == DRIFT_EUNSUPPORTED) {
                     row("SKIP", "%s  %s", label, drift_cuda_message());
                     continue;

@@ -78,14 +78,15 @@ int main(void)
                                 }
                                 size_t i0 = 0, m = mismatches(got + r * n, want, n, &i0);
                                 if (m && !bad)
-                                    snprintf(first, sizeof first, "first: n=%zu row %zu [%zu]: gpu %a, cpu %a", n, r, i0,
-                                             got[r * n + i0], want[i0]);
+                                    snprintf(first, sizeof first, "first: n=%zu row %zu [%zu]: gpu %a, cpu %a", n, r,
+                                             i0, got[r * n + i0], want[i0]);
                                 bad += m;
                             }
                         }
-                        row(error || bad ? "FAIL" : "PASS", "softmax %-10s in %-4s out %-4s %-5s scale %-5g host rows %zu %s",
-                            variants[v], drift_format_name(ins[f]), drift_format_name(o.out), fma ? "fma" : "nofma", o.scale,
-                            host, first);
+                        row(error || bad ? "FAIL" : "PASS",
+                            "softmax %-10s in %-4s out %-4s %-5s scale %-5g host rows %zu %s", variants[v],
+                            drift_format_name(ins[f]), drift_format_name(o.out), fma ? "fma" : "nofma", o.scale, host,
+                            first);
                     }
     free(x), free(got), free(want);
     return finish("check_softmax");

@@ -16,7 +16,8 @@ int main(void)
     row("INFO", "device: %s", desc);
     row("INFO", "compute capability: sm_%d", drift_cuda_current_cc());
     row("INFO", "libraries: %s", blas);
-    row("INFO", "built with nvcc %d.%d for %s", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, "sm_80, sm_90 (CMAKE_CUDA_ARCHITECTURES)");
+    row("INFO", "built with nvcc %d.%d for %s", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__,
+        "sm_80, sm_90 (CMAKE_CUDA_ARCHITECTURES)");
     int v = 0;
     row(cudaRuntimeGetVersion(&v) == cudaSuccess ? "PASS" : "FAIL", "runtime answers: %d", v);
     return finish("check_versions");

@@ -38,7 +38,8 @@ extern "C" int drift_cuda_device_count(void)
             return 0;
         }
         cudaRuntimeGetVersion(&runtime);
-        drift_cuda_fail(DRIFT_EUNSUPPORTED, "no usable CUDA device: the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d",
+        drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                        "no usable CUDA device: the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d",
                         driver / 1000, (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10);
         return 0;
     }
@@ -83,8 +84,7 @@ static __device__ double fp8_to_double(__nv_fp8_storage_t v, __nv_fp8_interpreta
 
 // One conversion; F and M are drift_format_t and drift_mode_t values. Combinations the
 // host never launches (checked by supported()) return NaN.
-template <int F, int M, int SAT = 0>
-static __device__ double convert_one(double x)
+template <int F, int M, int SAT = 0> static __device__ double convert_one(double x)
 {
     unsigned short h = 0;
     unsigned r = 0;
@@ -141,8 +141,7 @@ static __device__ double convert_one(double x)
 }
 
 // The fp32-input instructions (kernel 3): x is an fp32 value (checked on the host).
-template <int F, int M, int SAT = 0>
-static __device__ double convert_f32(double xd)
+template <int F, int M, int SAT = 0> static __device__ double convert_f32(double xd)
 {
     float x = (float)xd; // exact
     if constexpr (F == DRIFT_FP32) {
@@ -182,16 +181,14 @@ static __device__ double convert_f32(double xd)
 // ---- kernels --------------------------------------------------------------------------
 
 // Kernel 1: one element per thread, grid-stride loop.
-template <int F, int M, int SAT>
-static __global__ void convert_kernel1(double *out, const double *in, size_t n)
+template <int F, int M, int SAT> static __global__ void convert_kernel1(double *out, const double *in, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         out[i] = convert_one<F, M, SAT>(in[i]);
 }
 
 // Kernel 3: one element per thread, the fp32-input instructions.
-template <int F, int M, int SAT>
-static __global__ void convert_kernel3(double *out, const double *in, size_t n)
+template <int F, int M, int SAT> static __global__ void convert_kernel3(double *out, const double *in, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         out[i] = convert_f32<F, M, SAT>(in[i]);
@@ -199,8 +196,7 @@ static __global__ void convert_kernel3(double *out, const double *in, size_t n)
 
 // Kernel 2: four consecutive elements per thread (more independent work per thread; the
 // conversions are elementwise, so the results are identical to kernel 1).
-template <int F, int M, int SAT>
-static __global__ void convert_kernel2(double *out, const double *in, size_t n)
+template <int F, int M, int SAT> static __global__ void convert_kernel2(double *out, const double *in, size_t n)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x * 4;
     for (size_t base = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 4; base < n; base += stride) {
@@ -221,8 +217,7 @@ static unsigned grid_for(size_t work)
     return (unsigned)(g ? g : 1);
 }
 
-template <int F, int M, int SAT>
-static void launch(int kernel, double *out, const double *in, size_t n)
+template <int F, int M, int SAT> static void launch(int kernel, double *out, const double *in, size_t n)
 {
     if (kernel == 1)
         convert_kernel1<F, M, SAT><<<grid_for(n), BLOCK>>>(out, in, n);
@@ -232,8 +227,7 @@ static void launch(int kernel, double *out, const double *in, size_t n)
         convert_kernel3<F, M, SAT><<<grid_for(n), BLOCK>>>(out, in, n);
 }
 
-template <int F>
-static int launch_mode(int kernel, double *out, const double *in, size_t n, drift_mode_t m, int sat)
+template <int F> static int launch_mode(int kernel, double *out, const double *in, size_t n, drift_mode_t m, int sat)
 {
     if constexpr (F == DRIFT_FP8E4M3 || F == DRIFT_FP8E5M2) {
         if (m != DRIFT_RNE) return DRIFT_EINVAL;
@@ -284,11 +278,15 @@ static const char *method_for(drift_format_t f, drift_mode_t m, int sat, int ker
         case DRIFT_BF16:
             if (m == DRIFT_RNA) return NULL;
             snprintf(buf, sizeof buf, "__float2%s_%s", f == DRIFT_FP16 ? "half" : "bfloat16",
-                     m == DRIFT_RNE ? "rn" : m == DRIFT_RZ ? "rz" : m == DRIFT_RU ? "ru" : "rd");
+                     m == DRIFT_RNE  ? "rn"
+                     : m == DRIFT_RZ ? "rz"
+                     : m == DRIFT_RU ? "ru"
+                                     : "rd");
             return buf;
         case DRIFT_TF32:
             if (m == DRIFT_RNA) return "cvt.rna.tf32.f32";
-            if (cc >= 90 && (m == DRIFT_RNE || m == DRIFT_RZ)) return m == DRIFT_RNE ? "cvt.rn.tf32.f32" : "cvt.rz.tf32.f32";
+            if (cc >= 90 && (m == DRIFT_RNE || m == DRIFT_RZ))
+                return m == DRIFT_RNE ? "cvt.rn.tf32.f32" : "cvt.rz.tf32.f32";
             return NULL;
         case DRIFT_FP8E4M3:
         case DRIFT_FP8E5M2:
@@ -296,8 +294,8 @@ static const char *method_for(drift_format_t f, drift_mode_t m, int sat, int ker
             if (sat && cc >= 89) // cuda_fp8.hpp: the hardware instruction exists only with .satfinite
                 snprintf(buf, sizeof buf, "cvt.rn.satfinite.%s.f32", f == DRIFT_FP8E4M3 ? "e4m3x2" : "e5m2x2");
             else
-                snprintf(buf, sizeof buf, "__nv_cvt_float_to_fp8 %s %s (software)", f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2",
-                         sat ? "SATFINITE" : "NOSAT");
+                snprintf(buf, sizeof buf, "__nv_cvt_float_to_fp8 %s %s (software)",
+                         f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2", sat ? "SATFINITE" : "NOSAT");
             return buf;
         default: return NULL;
         }
@@ -337,7 +335,8 @@ extern "C" int drift_cuda_current_cc(void)
     CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
     if (major < 8)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "device %d is sm_%d%d; the backend needs sm_80 or newer", dev, major, minor);
+        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "device %d is sm_%d%d; the backend needs sm_80 or newer", dev, major,
+                               minor);
     return major * 10 + minor;
 done:
     return rc;

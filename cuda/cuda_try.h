@@ -17,28 +17,28 @@ extern "C" {
 #include "drift.h"
 }
 
-#define CUDA_TRY(call)                                                                                   \
-    do {                                                                                                 \
-        cudaError_t err_ = (call);                                                                       \
-        if (err_ != cudaSuccess) {                                                                       \
-            rc = drift_cuda_fail(DRIFT_EIO, "%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call,             \
-                                 cudaGetErrorString(err_), cudaGetErrorName(err_));                      \
-            goto done;                                                                                   \
-        }                                                                                                \
+#define CUDA_TRY(call)                                                                                                 \
+    do {                                                                                                               \
+        cudaError_t err_ = (call);                                                                                     \
+        if (err_ != cudaSuccess) {                                                                                     \
+            rc = drift_cuda_fail(DRIFT_EIO, "%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call, cudaGetErrorString(err_), \
+                                 cudaGetErrorName(err_));                                                              \
+            goto done;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 // A kernel launch (the <<<...>>> expression) followed by the configuration check.
-#define LAUNCH_TRY(...)                                                                                  \
-    do {                                                                                                 \
-        __VA_ARGS__;                                                                                     \
-        CUDA_TRY(cudaGetLastError());                                                                    \
+#define LAUNCH_TRY(...)               \
+    do {                              \
+        __VA_ARGS__;                  \
+        CUDA_TRY(cudaGetLastError()); \
     } while (0)
 
 // Fail with DRIFT_EUNSUPPORTED (or any code) and a message, through the same cleanup path.
-#define FAIL_TO_DONE(code, ...)                                                                          \
-    do {                                                                                                 \
-        rc = drift_cuda_fail((code), __VA_ARGS__);                                                       \
-        goto done;                                                                                       \
+#define FAIL_TO_DONE(code, ...)                    \
+    do {                                           \
+        rc = drift_cuda_fail((code), __VA_ARGS__); \
+        goto done;                                 \
     } while (0)
 
 #endif

@@ -45,10 +45,10 @@ extern "C" {
 #include "order.h"
 
 typedef enum {
-    DRIFT_CUDA_TWIN = 0,   /* kern is a CPU kernel spec: naive, tiled, splitk, tc */
-    DRIFT_CUDA_ATOMIC,     /* splitk:S:atomic (kern.splits = S) */
-    DRIFT_CUDA_CUBLAS,     /* cublasGemmEx */
-    DRIFT_CUDA_CUBLASLT    /* cublasLtMatmul */
+    DRIFT_CUDA_TWIN = 0, /* kern is a CPU kernel spec: naive, tiled, splitk, tc */
+    DRIFT_CUDA_ATOMIC,   /* splitk:S:atomic (kern.splits = S) */
+    DRIFT_CUDA_CUBLAS,   /* cublasGemmEx */
+    DRIFT_CUDA_CUBLASLT  /* cublasLtMatmul */
 } drift_cuda_gemm_path_t;
 
 typedef enum {
@@ -78,26 +78,27 @@ int drift_cuda_gemm_is_twin(const drift_cuda_gemm_t *g);
  * not NULL. algo is the opaque cublasLtMatmulAlgo_t (64 bytes), reusable with :fixed. */
 typedef struct {
     uint64_t algo[8];
-    int have_algo;      /* 1 when algo holds an algorithm */
-    int algo_id;        /* CUBLASLT_ALGO_CONFIG_ID */
-    int tile_id;        /* CUBLASLT_ALGO_CONFIG_TILE_ID */
-    int splitk;         /* CUBLASLT_ALGO_CONFIG_SPLITK_NUM (1 = none) */
-    int reduction;      /* CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME */
-    int stages;         /* CUBLASLT_ALGO_CONFIG_STAGES_ID */
-    char kernel[64];    /* what ran: "tiled/2", "wmma fp16 16x16x16", "cublasLt algo 6 ..." */
+    int have_algo;   /* 1 when algo holds an algorithm */
+    int algo_id;     /* CUBLASLT_ALGO_CONFIG_ID */
+    int tile_id;     /* CUBLASLT_ALGO_CONFIG_TILE_ID */
+    int splitk;      /* CUBLASLT_ALGO_CONFIG_SPLITK_NUM (1 = none) */
+    int reduction;   /* CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME */
+    int stages;      /* CUBLASLT_ALGO_CONFIG_STAGES_ID */
+    char kernel[64]; /* what ran: "tiled/2", "wmma fp16 16x16x16", "cublasLt algo 6 ..." */
 } drift_cuda_gemm_info_t;
 
 /* Plain C, no device (cuda/args.c): the code drift_cuda_gemm returns before it touches CUDA.
  * First exactly the CPU's checks (drift_gemm's: NULL pointers with nonzero sizes and bad
  * kernel or options DRIFT_EINVAL, SR and tc formats DRIFT_EUNSUPPORTED, sizes that cannot
  * fit DRIFT_ENOMEM), then the GPU restrictions listed above (DRIFT_EUNSUPPORTED). */
-DRIFT_MUST_CHECK int drift_cuda_check_gemm(const double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                           const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts);
+DRIFT_MUST_CHECK int drift_cuda_check_gemm(const double *C, const double *A, const double *B, size_t M, size_t N,
+                                           size_t K, const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts);
 
 /* C = A B on the GPU (host pointers, doubles holding values as drift_gemm takes them).
  * Returns 0 or a DRIFT_E* code (drift_cuda.h's convention); C is unchanged on error. */
 DRIFT_MUST_CHECK int drift_cuda_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                     const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info);
+                                     const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts,
+                                     drift_cuda_gemm_info_t *info);
 
 /* The same on device memory, for benchmarks and repeated runs (no allocation, no copy, no
  * synchronisation: the work is queued on the default stream). dA and dB hold the input
@@ -116,8 +117,9 @@ int drift_cuda_gemm_storage_bytes(const drift_cuda_gemm_t *g, drift_format_t in)
  * cublas[...] and cublaslt (not :fixed); twins are deterministic by construction
  * (DRIFT_EUNSUPPORTED). drift_cuda_check_gemm_streams: the same checks, plain C. */
 #define DRIFT_CUDA_MAX_STREAMS 16
-DRIFT_MUST_CHECK int drift_cuda_check_gemm_streams(const double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                                   const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams);
+DRIFT_MUST_CHECK int drift_cuda_check_gemm_streams(const double *C, const double *A, const double *B, size_t M,
+                                                   size_t N, size_t K, const drift_cuda_gemm_t *g,
+                                                   const drift_gemm_opts_t *opts, int nstreams);
 DRIFT_MUST_CHECK int drift_cuda_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
                                              const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams,
                                              drift_cuda_gemm_info_t *info);

@@ -19,8 +19,7 @@
 using F32 = arith<float, DRIFT_RNE>;
 
 // ---- naive, version 1: one thread per output, order seq -----------------------------------
-template <bool FMA>
-__global__ void gemm_naive1(float *C, const float *A, const float *B, int M, int N, int K)
+template <bool FMA> __global__ void gemm_naive1(float *C, const float *A, const float *B, int M, int N, int K)
 {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -36,8 +35,7 @@ __global__ void gemm_naive1(float *C, const float *A, const float *B, int M, int
 // ---- tiled, version 1: 32x32 shared tiles, one output per thread; the chain continues
 // across K blocks, so the order is seq --------------------------------------------------------
 #define T1 32
-template <bool FMA>
-__global__ void gemm_tiled1(float *C, const float *A, const float *B, int M, int N, int K)
+template <bool FMA> __global__ void gemm_tiled1(float *C, const float *A, const float *B, int M, int N, int K)
 {
     __shared__ float As[T1][T1];
     __shared__ float Bs[T1][T1];
@@ -294,7 +292,10 @@ static void use_stream(cudaStream_t stream, int slot)
 int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N, int K, const drift_cuda_gemm_t *g,
                          drift_format_t in, drift_cuda_gemm_info_t *info);
 
-static drift_tc_arch_t arch_of_cc(int cc) { return cc >= 100 ? DRIFT_TC_B200 : cc >= 90 ? DRIFT_TC_H100 : DRIFT_TC_A100; }
+static drift_tc_arch_t arch_of_cc(int cc)
+{
+    return cc >= 100 ? DRIFT_TC_B200 : cc >= 90 ? DRIFT_TC_H100 : DRIFT_TC_A100;
+}
 
 static void set_kernel(drift_cuda_gemm_info_t *info, const char *fmt, const char *a, int b)
 {
@@ -357,28 +358,37 @@ extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB,
         dim3 grid((N + 63) / 64, (M + 63) / 64);
         switch (opts->in) {
         case DRIFT_FP16:
-            LAUNCH_TRY(gemm_wmma1<__half><<<grid, 128, 0, g_stream>>>(dC, (const __half *)dA, (const __half *)dB, M, N, K));
+            LAUNCH_TRY(gemm_wmma1<__half>
+                       <<<grid, 128, 0, g_stream>>>(dC, (const __half *)dA, (const __half *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma fp16 16x16x16/", 1);
             break;
         case DRIFT_BF16:
-            LAUNCH_TRY(gemm_wmma1<__nv_bfloat16><<<grid, 128, 0, g_stream>>>(dC, (const __nv_bfloat16 *)dA, (const __nv_bfloat16 *)dB, M, N, K));
+            LAUNCH_TRY(gemm_wmma1<__nv_bfloat16>
+                       <<<grid, 128, 0, g_stream>>>(dC, (const __nv_bfloat16 *)dA, (const __nv_bfloat16 *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma bf16 16x16x16/", 1);
             break;
         case DRIFT_TF32:
-            LAUNCH_TRY(gemm_wmma1<nvcuda::wmma::precision::tf32><<<grid, 128, 0, g_stream>>>(dC, (const float *)dA, (const float *)dB, M, N, K));
+            LAUNCH_TRY(gemm_wmma1<nvcuda::wmma::precision::tf32>
+                       <<<grid, 128, 0, g_stream>>>(dC, (const float *)dA, (const float *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma tf32 16x16x8/", 1);
             break;
         case DRIFT_FP8E4M3:
         case DRIFT_FP8E5M2: {
-            if (cc < 89) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc fp8: mma.sync e4m3/e5m2 needs sm_89+, device is sm_%d", cc);
-            if (K % 32) return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc fp8 on device memory: K a multiple of 32 (pad)");
+            if (cc < 89)
+                return drift_cuda_fail(DRIFT_EUNSUPPORTED,
+                                       "gemm tc fp8: mma.sync e4m3/e5m2 needs sm_89+, device is sm_%d", cc);
+            if (K % 32)
+                return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc fp8 on device memory: K a multiple of 32 (pad)");
             long warps = (long)(M / 16) * (N / 8);
             unsigned blocks = (unsigned)((warps + 3) / 4);
             if (opts->in == DRIFT_FP8E4M3)
-                LAUNCH_TRY(gemm_mma_fp8_1<0><<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
+                LAUNCH_TRY(gemm_mma_fp8_1<0><<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA,
+                                                                           (const unsigned char *)dB, M, N, K));
             else
-                LAUNCH_TRY(gemm_mma_fp8_1<1><<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
-            set_kernel(info, "%s%d", opts->in == DRIFT_FP8E4M3 ? "mma.sync e4m3 m16n8k32/" : "mma.sync e5m2 m16n8k32/", 1);
+                LAUNCH_TRY(gemm_mma_fp8_1<1><<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA,
+                                                                           (const unsigned char *)dB, M, N, K));
+            set_kernel(info, "%s%d", opts->in == DRIFT_FP8E4M3 ? "mma.sync e4m3 m16n8k32/" : "mma.sync e5m2 m16n8k32/",
+                       1);
             break;
         }
         default:

@@ -17,7 +17,10 @@ template <typename T, int M> struct terms {
     // a term standing alone: x[i], or round(a b)
     __device__ T leaf(long i) const { return b ? arith<T, M>::mul(a[i], b[i]) : a[i]; }
     // a term added into a running chain: s + x[i], or fma / nofma step
-    __device__ T step(T s, long i) const { return b ? chain_step<T, M>(s, a[i], b[i], fma) : arith<T, M>::add(s, a[i]); }
+    __device__ T step(T s, long i) const
+    {
+        return b ? chain_step<T, M>(s, a[i], b[i], fma) : arith<T, M>::add(s, a[i]);
+    }
     // a chain over first, first + stride, ... (count >= 1 terms)
     __device__ T chain(long first, long stride, long count) const
     {
@@ -92,8 +95,7 @@ __global__ void reduce_chunks1(T *P, const T *a, const T *b, long n, int batch, 
     P[(size_t)r * nparts + k] = t.chain(lo, 1, n - lo < len ? n - lo : len);
 }
 
-template <typename T, int M>
-__global__ void reduce_combine1(T *out, const T *P, int batch, int nparts, int tree)
+template <typename T, int M> __global__ void reduce_combine1(T *out, const T *P, int batch, int nparts, int tree)
 {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= batch) return;
@@ -108,8 +110,7 @@ __global__ void reduce_combine1(T *out, const T *P, int batch, int nparts, int t
 }
 
 // ---- warp:W kernel 1: W threads per row (one block), butterfly through shared memory -----
-template <typename T, int M>
-__global__ void reduce_warp1(T *out, const T *a, const T *b, long n, int W, bool fma)
+template <typename T, int M> __global__ void reduce_warp1(T *out, const T *a, const T *b, long n, int W, bool fma)
 {
     extern __shared__ unsigned char smem_raw[];
     T *v = (T *)smem_raw;
@@ -127,8 +128,7 @@ __global__ void reduce_warp1(T *out, const T *a, const T *b, long n, int W, bool
 }
 
 // ---- warp:W kernel 2 (W <= 32): the shuffle tree, one warp per row ------------------------
-template <typename T, int M>
-__global__ void reduce_warp2(T *out, const T *a, const T *b, long n, int W, bool fma)
+template <typename T, int M> __global__ void reduce_warp2(T *out, const T *a, const T *b, long n, int W, bool fma)
 {
     int i = threadIdx.x, r = blockIdx.x;
     terms<T, M> t{a + (size_t)r * n, b ? b + (size_t)r * n : nullptr, fma};
@@ -160,8 +160,10 @@ static int launch(T *dout, const T *da, const T *db, long n, int batch, const dr
         if (len > n) len = n;
         int nparts = (int)((n + len - 1) / len);
         CUDA_TRY(cudaMalloc(&P, (size_t)batch * nparts * sizeof(T)));
-        LAUNCH_TRY(reduce_chunks1<T, M><<<(unsigned)(((size_t)batch * nparts + 127) / 128), 128>>>(P, da, db, n, batch, len, nparts, fma));
-        LAUNCH_TRY(reduce_combine1<T, M><<<blocks, 128>>>(dout, P, batch, nparts, o->kind == DRIFT_ORDER_SPLITK && o->tree));
+        LAUNCH_TRY(reduce_chunks1<T, M>
+                   <<<(unsigned)(((size_t)batch * nparts + 127) / 128), 128>>>(P, da, db, n, batch, len, nparts, fma));
+        LAUNCH_TRY(reduce_combine1<T, M>
+                   <<<blocks, 128>>>(dout, P, batch, nparts, o->kind == DRIFT_ORDER_SPLITK && o->tree));
     } else { // seq, rev, pairwise, kahan, neumaier, blocked kernel 1: one thread per row
         LAUNCH_TRY(reduce_row1<T, M><<<blocks, 128>>>(dout, da, db, n, batch, (int)o->kind, o->param, fma));
     }

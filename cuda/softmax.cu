@@ -90,8 +90,9 @@ __global__ void softmax_row1(float *p, int *hard_rows, float *x_all, int n, int 
     }
     if (m == -INFINITY) s = 0.0f; // fully masked
     for (int i = 0; i < n; i++) {
-        float e = m == -INFINITY ? 0.0f : kind == DRIFT_SOFTMAX_NAIVE ? (x[i] == -INFINITY ? 0.0f : cr_expf(x[i], &hard))
-                                                                       : e_of(x[i], m, &hard);
+        float e = m == -INFINITY                ? 0.0f
+                  : kind == DRIFT_SOFTMAX_NAIVE ? (x[i] == -INFINITY ? 0.0f : cr_expf(x[i], &hard))
+                                                : e_of(x[i], m, &hard);
         pr[i] = s == 0.0f ? 0.0f : __fdiv_rn(e, s);
     }
     hard_rows[r] = hard;
@@ -119,8 +120,8 @@ extern "C" int drift_cuda_softmax(double *out, const double *x, size_t n, size_t
     CUDA_TRY(cudaMalloc(&dp, total * sizeof(float)));
     CUDA_TRY(cudaMalloc(&dh, batch * sizeof(int)));
     CUDA_TRY(cudaMemcpy(dx, hx, total * sizeof(float), cudaMemcpyHostToDevice));
-    LAUNCH_TRY(softmax_row1<<<(unsigned)((batch + 127) / 128), 128>>>(dp, dh, dx, (int)n, (int)batch, (int)o->variant.kind,
-                                                                         block, o->acc.fma != 0, scale));
+    LAUNCH_TRY(softmax_row1<<<(unsigned)((batch + 127) / 128), 128>>>(
+        dp, dh, dx, (int)n, (int)batch, (int)o->variant.kind, block, o->acc.fma != 0, scale));
     CUDA_TRY(cudaDeviceSynchronize());
     CUDA_TRY(cudaMemcpy(hp, dp, total * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_TRY(cudaMemcpy(hh, dh, batch * sizeof(int), cudaMemcpyDeviceToHost));

@@ -49,8 +49,10 @@ static void check_kv(const drift_gguf_t *g, const drift_gguf_kv_t *kv)
         int b;
         check_getter(drift_gguf_get_u64(g, key, &u, err, sizeof err), err);
         check_getter(drift_gguf_get_f64(g, key, &f, err, sizeof err), err);
-        if (drift_gguf_get_str(g, key, &s, err, sizeof err) == DRIFT_OK) read_str(g, s);
-        else check_getter(DRIFT_EINVAL, err);
+        if (drift_gguf_get_str(g, key, &s, err, sizeof err) == DRIFT_OK)
+            read_str(g, s);
+        else
+            check_getter(DRIFT_EINVAL, err);
         check_getter(drift_gguf_get_bool(g, key, &b, err, sizeof err), err);
         free(key);
     }
@@ -60,8 +62,10 @@ static void check_kv(const drift_gguf_t *g, const drift_gguf_kv_t *kv)
         drift_gguf_str_t s;
         double f;
         int64_t v;
-        int rs = drift_gguf_array_str(kv, i, &s), rf = drift_gguf_array_f64(kv, i, &f), ri = drift_gguf_array_i64(kv, i, &v);
-        if (i == kv->count && (rs != DRIFT_EINVAL || rf != DRIFT_EINVAL || ri != DRIFT_EINVAL)) abort(); /* past the end */
+        int rs = drift_gguf_array_str(kv, i, &s), rf = drift_gguf_array_f64(kv, i, &f),
+            ri = drift_gguf_array_i64(kv, i, &v);
+        if (i == kv->count && (rs != DRIFT_EINVAL || rf != DRIFT_EINVAL || ri != DRIFT_EINVAL))
+            abort(); /* past the end */
         if (i == kv->count) break;
         if ((rs == DRIFT_OK) != (kv->elem_type == DRIFT_GGUF_STRING)) abort();
         if (rs == DRIFT_OK) read_str(g, s);

@@ -56,7 +56,8 @@ static void fuzz_escape(const uint8_t *data, size_t size)
     long k = drift_unescape(back, len + 1, s, len, NULL);
     if (k >= 0) {
         size_t m = drift_escape(esc2, 4 * len + 1, back, NULL);
-        if (m > 4 * len || drift_unescape(back2, len + 1, esc2, m, NULL) != k || memcmp(back, back2, (size_t)k)) abort();
+        if (m > 4 * len || drift_unescape(back2, len + 1, esc2, m, NULL) != k || memcmp(back, back2, (size_t)k))
+            abort();
     }
     /* the argv words: split, written again, split again: the same words */
     char *words[64], *words2[64];

@@ -60,8 +60,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char hdr[2048];
     int hl = snprintf(hdr + 10, sizeof hdr - 10, "{'descr': '<f8', 'fortran_order': False, 'shape': (");
     for (int i = 0; i < ndim; i++) hl += snprintf(hdr + 10 + hl, sizeof hdr - 10 - (size_t)hl, "%zu, ", shape[i]);
-    if (ndim == 1) hl -= 1; /* "(3,)" */
-    else if (ndim > 1) hl -= 2;
+    if (ndim == 1)
+        hl -= 1; /* "(3,)" */
+    else if (ndim > 1)
+        hl -= 2;
     hl += snprintf(hdr + 10 + hl, sizeof hdr - 10 - (size_t)hl, "), }");
     while ((10 + hl + 1) % 64) hdr[10 + hl++] = ' ';
     hdr[10 + hl++] = '\n';
@@ -80,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int ndim2 = -1;
     if (read_quiet(path, &w, &m, shape2, &ndim2) != 0) abort();
     unlink(path);
-    if (m != n || ndim2 != ndim || memcmp(shape, shape2, (size_t)ndim * sizeof *shape) || memcmp(v, w, n * sizeof *v)) abort();
+    if (m != n || ndim2 != ndim || memcmp(shape, shape2, (size_t)ndim * sizeof *shape) || memcmp(v, w, n * sizeof *v))
+        abort();
     free(raw);
     free(v);
     free(w);

@@ -32,11 +32,11 @@ typedef struct {
 
 typedef struct {
     uint32_t version;
-    uint32_t alignment;        /* padding before the data section and before each gb_tensor */
-    uint64_t n_kv, n_tensors;  /* counted by the gb_kv_* and gb_tensor* calls */
-    int lie_counts;            /* 1: write n_kv_lie and n_tensors_lie instead */
+    uint32_t alignment;       /* padding before the data section and before each gb_tensor */
+    uint64_t n_kv, n_tensors; /* counted by the gb_kv_* and gb_tensor* calls */
+    int lie_counts;           /* 1: write n_kv_lie and n_tensors_lie instead */
     uint64_t n_kv_lie, n_tensors_lie;
-    gb_buf kv, ti, data;       /* the three sections */
+    gb_buf kv, ti, data; /* the three sections */
 } gguf_build_t;
 
 static inline void gb_init(gguf_build_t *b)
@@ -68,10 +68,7 @@ static inline void gb_put(gb_buf *s, const void *bytes, size_t n)
     s->len += n;
 }
 
-static inline void gb_put_u8(gb_buf *s, uint8_t v)
-{
-    gb_put(s, &v, 1);
-}
+static inline void gb_put_u8(gb_buf *s, uint8_t v) { gb_put(s, &v, 1); }
 
 static inline void gb_put_le(gb_buf *s, uint64_t v, int bytes)
 {
@@ -80,15 +77,9 @@ static inline void gb_put_le(gb_buf *s, uint64_t v, int bytes)
     gb_put(s, b, (size_t)bytes);
 }
 
-static inline void gb_put_u32(gb_buf *s, uint32_t v)
-{
-    gb_put_le(s, v, 4);
-}
+static inline void gb_put_u32(gb_buf *s, uint32_t v) { gb_put_le(s, v, 4); }
 
-static inline void gb_put_u64(gb_buf *s, uint64_t v)
-{
-    gb_put_le(s, v, 8);
-}
+static inline void gb_put_u64(gb_buf *s, uint64_t v) { gb_put_le(s, v, 8); }
 
 static inline void gb_put_zeros(gb_buf *s, size_t n)
 {
@@ -102,10 +93,7 @@ static inline void gb_put_strn(gb_buf *s, const char *str, size_t n)
     gb_put(s, str, n);
 }
 
-static inline void gb_put_str(gb_buf *s, const char *str)
-{
-    gb_put_strn(s, str, strlen(str));
-}
+static inline void gb_put_str(gb_buf *s, const char *str) { gb_put_strn(s, str, strlen(str)); }
 
 /* A key and its value type; the value follows (gb_put_* on b->kv). Counts the pair. */
 static inline void gb_key(gguf_build_t *b, const char *key, uint32_t type)
@@ -115,15 +103,42 @@ static inline void gb_key(gguf_build_t *b, const char *key, uint32_t type)
     b->n_kv++;
 }
 
-static inline void gb_kv_u8(gguf_build_t *b, const char *k, uint8_t v) { gb_key(b, k, DRIFT_GGUF_U8), gb_put_le(&b->kv, v, 1); }
-static inline void gb_kv_i8(gguf_build_t *b, const char *k, int8_t v) { gb_key(b, k, DRIFT_GGUF_I8), gb_put_le(&b->kv, (uint8_t)v, 1); }
-static inline void gb_kv_u16(gguf_build_t *b, const char *k, uint16_t v) { gb_key(b, k, DRIFT_GGUF_U16), gb_put_le(&b->kv, v, 2); }
-static inline void gb_kv_i16(gguf_build_t *b, const char *k, int16_t v) { gb_key(b, k, DRIFT_GGUF_I16), gb_put_le(&b->kv, (uint16_t)v, 2); }
-static inline void gb_kv_u32(gguf_build_t *b, const char *k, uint32_t v) { gb_key(b, k, DRIFT_GGUF_U32), gb_put_le(&b->kv, v, 4); }
-static inline void gb_kv_i32(gguf_build_t *b, const char *k, int32_t v) { gb_key(b, k, DRIFT_GGUF_I32), gb_put_le(&b->kv, (uint32_t)v, 4); }
-static inline void gb_kv_u64(gguf_build_t *b, const char *k, uint64_t v) { gb_key(b, k, DRIFT_GGUF_U64), gb_put_le(&b->kv, v, 8); }
-static inline void gb_kv_i64(gguf_build_t *b, const char *k, int64_t v) { gb_key(b, k, DRIFT_GGUF_I64), gb_put_le(&b->kv, (uint64_t)v, 8); }
-static inline void gb_kv_bool(gguf_build_t *b, const char *k, int v) { gb_key(b, k, DRIFT_GGUF_BOOL), gb_put_le(&b->kv, v ? 1 : 0, 1); }
+static inline void gb_kv_u8(gguf_build_t *b, const char *k, uint8_t v)
+{
+    gb_key(b, k, DRIFT_GGUF_U8), gb_put_le(&b->kv, v, 1);
+}
+static inline void gb_kv_i8(gguf_build_t *b, const char *k, int8_t v)
+{
+    gb_key(b, k, DRIFT_GGUF_I8), gb_put_le(&b->kv, (uint8_t)v, 1);
+}
+static inline void gb_kv_u16(gguf_build_t *b, const char *k, uint16_t v)
+{
+    gb_key(b, k, DRIFT_GGUF_U16), gb_put_le(&b->kv, v, 2);
+}
+static inline void gb_kv_i16(gguf_build_t *b, const char *k, int16_t v)
+{
+    gb_key(b, k, DRIFT_GGUF_I16), gb_put_le(&b->kv, (uint16_t)v, 2);
+}
+static inline void gb_kv_u32(gguf_build_t *b, const char *k, uint32_t v)
+{
+    gb_key(b, k, DRIFT_GGUF_U32), gb_put_le(&b->kv, v, 4);
+}
+static inline void gb_kv_i32(gguf_build_t *b, const char *k, int32_t v)
+{
+    gb_key(b, k, DRIFT_GGUF_I32), gb_put_le(&b->kv, (uint32_t)v, 4);
+}
+static inline void gb_kv_u64(gguf_build_t *b, const char *k, uint64_t v)
+{
+    gb_key(b, k, DRIFT_GGUF_U64), gb_put_le(&b->kv, v, 8);
+}
+static inline void gb_kv_i64(gguf_build_t *b, const char *k, int64_t v)
+{
+    gb_key(b, k, DRIFT_GGUF_I64), gb_put_le(&b->kv, (uint64_t)v, 8);
+}
+static inline void gb_kv_bool(gguf_build_t *b, const char *k, int v)
+{
+    gb_key(b, k, DRIFT_GGUF_BOOL), gb_put_le(&b->kv, v ? 1 : 0, 1);
+}
 
 static inline void gb_kv_f32(gguf_build_t *b, const char *k, float v)
 {
@@ -190,8 +205,10 @@ static inline uint64_t gb_tensor(gguf_build_t *b, const char *name, uint32_t typ
 {
     gb_put_zeros(&b->data, gb_pad(b->data.len, b->alignment));
     uint64_t off = b->data.len;
-    if (bytes) gb_put(&b->data, bytes, nbytes);
-    else gb_put_zeros(&b->data, nbytes);
+    if (bytes)
+        gb_put(&b->data, bytes, nbytes);
+    else
+        gb_put_zeros(&b->data, nbytes);
     gb_tensor_info(b, name, type, n_dims, ne, off);
     return off;
 }

@@ -37,7 +37,8 @@ typedef struct {
 } twin_prompt_t;
 
 /* Reads a record; returns the number of prompts (0 when the file is absent). */
-static inline int twin_read_record(twin_prompt_t *p, int max_prompts, const char *path) {
+static inline int twin_read_record(twin_prompt_t *p, int max_prompts, const char *path)
+{
     FILE *f = fopen(path, "r");
     if (!f) {
         return 0;
@@ -77,7 +78,8 @@ static inline int twin_read_record(twin_prompt_t *p, int max_prompts, const char
 }
 
 /* argmax as the witness takes it: first index wins a tie; the second the same over the rest */
-static inline void twin_top2(const float *l, int n, int *b1, int *b2) {
+static inline void twin_top2(const float *l, int n, int *b1, int *b2)
+{
     int a = 0;
     for (int i = 1; i < n; i++) {
         if (l[i] > l[a]) {
@@ -98,8 +100,9 @@ static inline int twin_same(float a, float b) { return memcmp(&a, &b, sizeof a) 
 
 /* Decodes prompts[0 .. np) (ids into the record; np < 0: all) for at most max_steps steps each,
  * with the twin of the build that wrote the record (isa). */
-static inline void twin_run_threads(const char *record, drift_llamacpp_isa_t isa, int threads, const int *prompts, int np,
-                             int max_steps) {
+static inline void twin_run_threads(const char *record, drift_llamacpp_isa_t isa, int threads, const int *prompts,
+                                    int np, int max_steps)
+{
     if (access(TWIN_MODEL, R_OK) != 0 || access(record, R_OK) != 0) {
         cr_skip_test("needs %s and %s", TWIN_MODEL, record);
     }
@@ -155,8 +158,9 @@ static inline void twin_run_threads(const char *record, drift_llamacpp_isa_t isa
             in = &r->tok[s];
             n_in = 1;
         }
-        printf("llamacpp twin %s: prompt %d (%d tokens): first step with different logits %d, first different token %d\n",
-               isa == DRIFT_LLAMACPP_AVX512 ? "avx512" : "avx2", id, r->n_prompt, first_logit, first_token);
+        printf(
+            "llamacpp twin %s: prompt %d (%d tokens): first step with different logits %d, first different token %d\n",
+            isa == DRIFT_LLAMACPP_AVX512 ? "avx512" : "avx2", id, r->n_prompt, first_logit, first_token);
     }
     printf("llamacpp twin %s: %ld of %ld steps with bit-equal top-1/top-2 logits, %ld tokens equal\n",
            isa == DRIFT_LLAMACPP_AVX512 ? "avx512" : "avx2", equal, steps, tokens);
@@ -166,7 +170,8 @@ static inline void twin_run_threads(const char *record, drift_llamacpp_isa_t isa
     cr_expect_eq(equal, steps, "%ld of %ld steps differ from llama.cpp's record", steps - equal, steps);
 }
 
-static inline void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *prompts, int np, int max_steps) {
+static inline void twin_run(const char *record, drift_llamacpp_isa_t isa, const int *prompts, int np, int max_steps)
+{
     twin_run_threads(record, isa, 1, prompts, np, max_steps);
 }
 

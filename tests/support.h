@@ -51,10 +51,7 @@ static inline char *slurp_len(const char *path, size_t *len)
     return buf;
 }
 
-static inline char *slurp(const char *path)
-{
-    return slurp_len(path, NULL);
-}
+static inline char *slurp(const char *path) { return slurp_len(path, NULL); }
 
 /* Experiments and result files write into a directory of their own: a fresh, private
  * /tmp/PREFIX_XXXXXX in dir (at least 64 bytes), for a suite's .init ... */

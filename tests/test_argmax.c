@@ -56,8 +56,8 @@ static drift_recipe_t cfg_exact(drift_format_t in, drift_format_t out)
 /* The configurations of the experiment for input format f, plus a few extra orders. */
 static int all_cfgs(drift_recipe_t *c, drift_format_t f, size_t K)
 {
-    static const char *const ORD[] = {"seq", "splitk:16", "pairwise", "warp:32", "splitk:3:tree", "blocked:64",
-                                      "kahan", "tc:h100", "tc:a100"};
+    static const char *const ORD[] = {"seq",        "splitk:16", "pairwise", "warp:32", "splitk:3:tree",
+                                      "blocked:64", "kahan",     "tc:h100",  "tc:a100"};
     int n = 0;
     for (size_t i = 0; i < sizeof ORD / sizeof ORD[0]; i++) {
         drift_recipe_t x = cfg(f, ORD[i], DRIFT_FP32, DRIFT_FP32);
@@ -91,7 +91,7 @@ Test(argmax, bound_holds)
             for (size_t i = 0; i < K; i++) {
                 h[i] = drift_stream_normal(&s) * (trial % 3 == 0 && i % 97 == 3 ? 60 : 1);
                 w[i] = drift_stream_normal(&s) / sqrt((double)K);
-                if (trial % 4 == 1) w[i] *= 1e-4;       /* fp16 subnormal weights */
+                if (trial % 4 == 1) w[i] *= 1e-4;                                /* fp16 subnormal weights */
                 if (trial % 4 == 2 && i % 2) w[i] = -w[i - 1] * h[i - 1] / h[i]; /* cancellation */
             }
             for (int fi = 0; fi < 4; fi++) {
@@ -140,7 +140,8 @@ Test(argmax, bound_finite_where_it_should_be)
 {
     /* fp32 accumulation of 4096 terms: gamma_4097(2^-24) ~ 2.4e-4; bf16 accumulation: K u = 16 >= 1,
      * no deterministic bound exists (so the realistic mode cannot prune it). */
-    drift_recipe_t a = cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32), b = cfg(DRIFT_BF16, "seq", DRIFT_BF16, DRIFT_BF16);
+    drift_recipe_t a = cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32),
+                   b = cfg(DRIFT_BF16, "seq", DRIFT_BF16, DRIFT_BF16);
     double ba = drift_lmhead_bound(&a, 4096, 1.0, 100.0, 1.0);
     cr_expect(ba > 4097 * 0x1p-24 && ba < 2.5e-4, "fp32 bound %.4g", ba);
     cr_expect(isinf(drift_lmhead_bound(&b, 4096, 1.0, 100.0, 1.0)));
@@ -219,7 +220,8 @@ static void random_head(double *H, float *W, double *Wd, size_t R, size_t V, siz
          * tokens crowd the top, where a pruning radius that is too small would drop a possible
          * winner */
         if (v == 0)
-            for (int j = 0; j < m.n; j++) w[m.channel[j]] = drift_rne(w[m.channel[j]] + (m.scale[j] > 0 ? 0.05 : -0.05), DRIFT_FP32);
+            for (int j = 0; j < m.n; j++)
+                w[m.channel[j]] = drift_rne(w[m.channel[j]] + (m.scale[j] > 0 ? 0.05 : -0.05), DRIFT_FP32);
         if (v % 7 == 0 && v) {
             /* copy + eps g, eps log-spaced over 1e-7 .. 1e-1: logit differences from ~1e-7 to
              * ~0.3, the range of the input roundings' shifts (bf16: ~0.01 typical) */
@@ -463,8 +465,8 @@ Test(argmax, planted_gap_achieved)
             mp_dot(b, hf, w2f, K);
             mpfr_sub(a, a, b, MPFR_RNDN); /* exact at XPREC */
             cr_expect_eq(p.gap, mpfr_get_d(a, MPFR_RNDN), "%s rel %g", drift_format_name(f), rel);
-            cr_expect(p.reached, "%s: target %.3g (rel %g) not reached, got %.6g after %d steps",
-                      drift_format_name(f), target, rel, p.gap, p.steps);
+            cr_expect(p.reached, "%s: target %.3g (rel %g) not reached, got %.6g after %d steps", drift_format_name(f),
+                      target, rel, p.gap, p.steps);
             /* DRIFT_PLANT_TOL = 1e-3 relative to the target */
             cr_expect(fabs(p.gap - target) <= 1e-3 * target * (1 + 1e-12), "%s rel %g: %.9g vs %.9g",
                       drift_format_name(f), rel, p.gap, target);
@@ -598,8 +600,10 @@ Test(argmax, planted_pair_by_hand)
             for (size_t i = 0; i < K; i++) {
                 cr_expect_eq(hf[i], drift_rne(h[i], f));
                 cr_expect_eq(a[i], drift_rne(w1[i], f));
-                if (tie) cr_expect_eq(b[i], drift_rne(w2[i], f));
-                else cr_expect_eq(b[i], drift_rne(b[i], f)); /* adjusted, still a value of f */
+                if (tie)
+                    cr_expect_eq(b[i], drift_rne(w2[i], f));
+                else
+                    cr_expect_eq(b[i], drift_rne(b[i], f)); /* adjusted, still a value of f */
             }
             double g = mp_dot_d(hf, a, K) - mp_dot_d(hf, b, K);
             if (tie) {
@@ -636,8 +640,9 @@ Test(argmax, pruned_some_by_hand)
     cr_assert_eq(drift_hidden_model(&m, K, &s), 0);
     drift_gen_hidden(h, &m, &s);
     cr_assert_eq(drift_lmhead_approx(ap, h, 1, W, V, K), 0);
-    drift_recipe_t c[4] = {cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32), cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_BF16),
-                               cfg(DRIFT_BF16, "pairwise", DRIFT_FP32, DRIFT_FP32), cfg_exact(DRIFT_BF16, DRIFT_FP32)};
+    drift_recipe_t c[4] = {cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32),
+                           cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_BF16),
+                           cfg(DRIFT_BF16, "pairwise", DRIFT_FP32, DRIFT_FP32), cfg_exact(DRIFT_BF16, DRIFT_FP32)};
     const unsigned char use[4] = {1, 0, 1, 1};
     drift_recipe_t sub[3] = {c[0], c[2], c[3]};
     drift_lmhead_result_t r, ref;
@@ -700,7 +705,8 @@ Test(argmax, calc_by_hand)
     /* h = (1e8, 1, -1e8); token 0 = (1, 1, 1) has the exact logit 1, token 1 = (0, 0.5, 0) has 0.5.
      * In fp32, seq: 1e8 + 1 rounds to 1e8 (the spacing at 1e8 is 8), then - 1e8 gives 0, so the
      * computed logits are 0 and 0.5: the argmax flips to token 1. In fp64 1e8 + 1 is exact. */
-    const char *h = tmpfile_with(0, "1e8\n1\n-1e8\n"), *w = tmpfile_with(1, "# token 0\n1\n1\n1\n# token 1\n0\n0.5\n0\n");
+    const char *h = tmpfile_with(0, "1e8\n1\n-1e8\n"),
+               *w = tmpfile_with(1, "# token 0\n1\n1\n1\n# token 1\n0\n0.5\n0\n");
     char line[1024], args[512];
     snprintf(args, sizeof args, "--format fp32 --order seq %s %s", h, w);
     cr_assert_eq(run_calc(args, line, sizeof line), 0);
@@ -712,7 +718,8 @@ Test(argmax, calc_by_hand)
     const char *h2 = tmpfile_with(2, "1\n1\n"), *w2 = tmpfile_with(3, "1\n2\n2\n1\n");
     snprintf(args, sizeof args, "--format bf16 --order pairwise --acc fp32 --logits bf16 %s %s", h2, w2);
     cr_assert_eq(run_calc(args, line, sizeof line), 0);
-    cr_expect_str_eq(line, "bf16,pairwise,fp32,bf16,2,2,0,1,0x1.8p+1,3,0x1.8p+1,3,0x0p+0,0,1,0,1,0x1.8p+1,3,0x1.8p+1,3,0\n");
+    cr_expect_str_eq(line,
+                     "bf16,pairwise,fp32,bf16,2,2,0,1,0x1.8p+1,3,0x1.8p+1,3,0x0p+0,0,1,0,1,0x1.8p+1,3,0x1.8p+1,3,0\n");
     /* bad input: exit 2 */
     snprintf(args, sizeof args, "--format fp32 --order seq %s %s", w, h2); /* 2 values are not V rows of K = 6 */
     cr_expect_eq(run_calc(args, NULL, 0), 2);
@@ -798,23 +805,17 @@ static void reproducible(const char *exp, const char *extra)
     cr_assert_eq(system(cmd), 0);
 }
 
-Test(argmax, experiment_reproducible, .timeout = 300)
-{
-    reproducible("argmax_flip", "--rows 16");
-}
+Test(argmax, experiment_reproducible, .timeout = 300) { reproducible("argmax_flip", "--rows 16"); }
 
-Test(argmax, sampling_reproducible, .timeout = 300)
-{
-    reproducible("sampling_flip", "");
-}
+Test(argmax, sampling_reproducible, .timeout = 300) { reproducible("sampling_flip", ""); }
 
 Test(argmax, experiments_reject_bad_options)
 {
     char cmd[512], dir[64];
     snprintf(dir, sizeof dir, "/tmp/drift_argmax_bad_%d", (int)getpid());
-    const char *bad[] = {"argmax_flip --formats fp8e4m3", "argmax_flip --K 8", "argmax_flip --device tpu",
-                         "argmax_flip --formats fp32 --orders tc:h100", "sampling_flip --orders pairwise",
-                         "sampling_flip --V 10"};
+    const char *bad[] = {"argmax_flip --formats fp8e4m3",   "argmax_flip --K 8",
+                         "argmax_flip --device tpu",        "argmax_flip --formats fp32 --orders tc:h100",
+                         "sampling_flip --orders pairwise", "sampling_flip --V 10"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(cmd, sizeof cmd, "%s/%s --out %s 2>/dev/null", DRIFT_BIN_DIR, bad[i], dir);
         int st = system(cmd);
@@ -849,9 +850,9 @@ Test(flips, nu_and_c)
 
 Test(flips, tiebreak)
 {
-    cr_assert_eq(drift_flip_tiebreak(5, 3, 0.1, 1.0), 3);  /* within eps: the smaller id */
+    cr_assert_eq(drift_flip_tiebreak(5, 3, 0.1, 1.0), 3); /* within eps: the smaller id */
     cr_assert_eq(drift_flip_tiebreak(3, 5, 0.1, 1.0), 3);
-    cr_assert_eq(drift_flip_tiebreak(5, 3, 2.0, 1.0), 5);  /* clear winner kept */
+    cr_assert_eq(drift_flip_tiebreak(5, 3, 2.0, 1.0), 5); /* clear winner kept */
 }
 
 Test(flips, model_var_by_hand)

@@ -130,7 +130,8 @@ static void adversarial(double *h, float *W, double *Wd, size_t V, size_t K, dri
             for (size_t i = 0; i < K; i++) w[i] = rnd(w0[i], f);
             if (f != DRIFT_FP32) {
                 double hs = rnd(h[j], f) >= 0 ? 1 : -1;
-                for (size_t k = 0; k < v / 2 + 1; k++) w[j] = w[j] + hs * drift_ulp(w[j] + hs * fabs(w[j]) * 0x1p-30, f);
+                for (size_t k = 0; k < v / 2 + 1; k++)
+                    w[j] = w[j] + hs * drift_ulp(w[j] + hs * fabs(w[j]) * 0x1p-30, f);
                 for (size_t i = 0; i < K; i++) w[i] = push(w[i], rnd(h[i], f) >= 0 ? -1 : 1, f);
             }
         } else if (v < 24) {
@@ -229,9 +230,16 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                 /* three first stages: split + residual norms, prepared (the experiment's), plain
                  * (no aids, maxima per call), and the global one (stage1_global) */
                 for (int variant = 0; variant < 3; variant++) {
-                    drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = l1, .row_l2 = l2,
-                                              .row_dl2 = variant == 0 ? dl2 : NULL, .nsplit = variant == 0 ? M : 0,
-                                              .split = split, .split_cols = cols, .stage1_global = variant == 2};
+                    drift_lmhead_head_t hd = {.W = W,
+                                              .V = V,
+                                              .K = K,
+                                              .row_l1 = l1,
+                                              .row_l2 = l2,
+                                              .row_dl2 = variant == 0 ? dl2 : NULL,
+                                              .nsplit = variant == 0 ? M : 0,
+                                              .split = split,
+                                              .split_cols = cols,
+                                              .stage1_global = variant == 2};
                     if (variant == 0) cr_assert_eq(drift_lmhead_head_prepare(&hd), 0);
                     size_t n = 0;
                     cr_assert_eq(drift_lmhead_stage1(keep, &n, rad, h, &hd, ap, c, nc), 0);
@@ -240,12 +248,13 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                     for (size_t v = 0; v < V; v++) {
                         cr_expect(!must[v] || kept[v], "K %zu %s trial %u variant %d: candidate token %zu dropped", K,
                                   drift_format_name(f), trial, variant, v);
-                        cr_expect(within(ex[v], ap[v], rad[v]), "K %zu %s variant %d: exact logit of %zu outside rad", K,
-                                  drift_format_name(f), variant, v);
+                        cr_expect(within(ex[v], ap[v], rad[v]), "K %zu %s variant %d: exact logit of %zu outside rad",
+                                  K, drift_format_name(f), variant, v);
                         for (int k = 0; k < nc; k++) {
                             mpfr_set_d(cv[v], y[k * V + v], MPFR_RNDN);
-                            cr_expect(within(cv[v], ap[v], rad[v]), "K %zu %s variant %d: kernel %d logit of %zu outside rad",
-                                      K, drift_format_name(f), variant, k, v);
+                            cr_expect(within(cv[v], ap[v], rad[v]),
+                                      "K %zu %s variant %d: kernel %d logit of %zu outside rad", K,
+                                      drift_format_name(f), variant, k, v);
                             checked++;
                         }
                     }
@@ -267,10 +276,12 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                     cr_expect(full.exact.top1 == pr.exact.top1 && full.exact.top2 == pr.exact.top2 &&
                               full.exact.gap == pr.exact.gap && full.exact.tie == pr.exact.tie);
                     for (int k = 0; k < nc; k++)
-                        cr_expect(full.computed[k].top1 == pr.computed[k].top1 && full.computed[k].top2 == pr.computed[k].top2 &&
-                                      full.computed[k].v1 == pr.computed[k].v1 && full.computed[k].v2 == pr.computed[k].v2 &&
-                                      full.flip[k] == pr.flip[k],
-                                  "K %zu %s variant %d kernel %d: pruned outcome differs", K, drift_format_name(f), variant, k);
+                        cr_expect(full.computed[k].top1 == pr.computed[k].top1 &&
+                                      full.computed[k].top2 == pr.computed[k].top2 &&
+                                      full.computed[k].v1 == pr.computed[k].v1 &&
+                                      full.computed[k].v2 == pr.computed[k].v2 && full.flip[k] == pr.flip[k],
+                                  "K %zu %s variant %d kernel %d: pruned outcome differs", K, drift_format_name(f),
+                                  variant, k);
                 }
                 free(y);
             }
@@ -334,7 +345,14 @@ Test(argmax_stage1, tighter_than_global_same_outcome)
             drift_recipe_t c[DRIFT_LMHEAD_MAXCFG];
             int nc = kernels(c, FMTS[fi], K);
             cr_assert_eq(drift_lmhead_round_norms(dl2, W, V, K, FMTS[fi]), 0);
-            drift_lmhead_head_t a = {.W = W, .V = V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2, .nsplit = 4, .split = split,
+            drift_lmhead_head_t a = {.W = W,
+                                     .V = V,
+                                     .K = K,
+                                     .row_l1 = l1,
+                                     .row_l2 = l2,
+                                     .row_dl2 = dl2,
+                                     .nsplit = 4,
+                                     .split = split,
                                      .split_cols = cols};
             drift_lmhead_head_t b = a;
             b.stage1_global = 1;
@@ -380,7 +398,8 @@ Test(argmax_stage1, helpers)
             e += d * d;
         }
         /* an upper bound, and a tight one: the library sums K = 5 squares in double */
-        cr_expect(dl2[v] >= sqrt(e) && dl2[v] <= sqrt(e) * (1 + 1e-12) + 1e-300, "row %zu: %.17g vs %.17g", v, dl2[v], sqrt(e));
+        cr_expect(dl2[v] >= sqrt(e) && dl2[v] <= sqrt(e) * (1 + 1e-12) + 1e-300, "row %zu: %.17g vs %.17g", v, dl2[v],
+                  sqrt(e));
     }
     cr_assert_eq(drift_lmhead_round_norms(dl2, W, V, K, DRIFT_FP32), 0);
     cr_expect(dl2[0] == 0 && dl2[1] == 0 && dl2[2] == 0);
@@ -405,7 +424,8 @@ Test(argmax_stage1, helpers)
     cr_assert_eq(drift_order_parse(&c.order, "seq"), 0);
     c.acc = (drift_acc_t){DRIFT_FP32, DRIFT_RNE, 1};
     c.out = DRIFT_FP32;
-    drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = l, .row_l2 = l, .nsplit = 2, .split = dup, .split_cols = cols};
+    drift_lmhead_head_t hd = {
+        .W = W, .V = V, .K = K, .row_l1 = l, .row_l2 = l, .nsplit = 2, .split = dup, .split_cols = cols};
     cr_expect_eq(drift_lmhead_stage1(keep, &n, NULL, hh, &hd, ap, &c, 1), DRIFT_EINVAL, "repeated split channel");
 }
 

@@ -27,8 +27,10 @@ static float em_exp(float t, int base2)
     mpfr_t x, y;
     mpfr_inits2(200, x, y, (mpfr_ptr)0);
     mpfr_set_flt(x, t, MPFR_RNDN);
-    if (base2) mpfr_exp2(y, x, MPFR_RNDN);
-    else mpfr_exp(y, x, MPFR_RNDN);
+    if (base2)
+        mpfr_exp2(y, x, MPFR_RNDN);
+    else
+        mpfr_exp(y, x, MPFR_RNDN);
     float r = mpfr_get_flt(y, MPFR_RNDN);
     mpfr_clears(x, y, (mpfr_ptr)0);
     return r;
@@ -76,7 +78,7 @@ static void em_tiles(const shape_t *s, const float *q, int g, size_t lim, size_t
                      float *l_out, float *O)
 {
     float scale = 1.0f / sqrtf((float)s->d); /* d = 16: 1/4 exactly, as round_fp32(1/sqrt(16)) */
-    float cc = scale * L2E;                   /* 0.25 * c is exact: round_fp32(0.25 log2 e) */
+    float cc = scale * L2E;                  /* 0.25 * c is exact: round_fp32(0.25 log2 e) */
     float m = -INFINITY, l = 0, S[256], p[256];
     for (int c = 0; c < s->d; c++) O[c] = 0;
     for (size_t t = t0; t < t1; t++) {
@@ -92,7 +94,8 @@ static void em_tiles(const shape_t *s, const float *q, int g, size_t lim, size_t
         float mn = fmaxf(m, tmax);
         float alpha = m == -INFINITY ? 0.0f : (s->base2 ? em_exp((m - mn) * cc, 1) : em_exp(m - mn, 0));
         for (size_t jj = 0; jj < bc; jj++)
-            p[jj] = S[jj] == -INFINITY ? 0.0f : (s->base2 ? em_exp(fmaf(S[jj], cc, -(mn * cc)), 1) : em_exp(S[jj] - mn, 0));
+            p[jj] =
+                S[jj] == -INFINITY ? 0.0f : (s->base2 ? em_exp(fmaf(S[jj], cc, -(mn * cc)), 1) : em_exp(S[jj] - mn, 0));
         float r = p[0];
         for (size_t jj = 1; jj < bc; jj++) r += p[jj];
         l = fmaf(l, alpha, r);
@@ -134,8 +137,9 @@ static void emulate_row(float *out, const shape_t *s, const float *qrow, size_t 
                 m = fmaxf(m, S[j]);
             }
             for (size_t j = 0; j < s->L; j++) {
-                e[j] = S[j] == -INFINITY || m == -INFINITY ? 0.0f
-                                                           : (s->base2 ? em_exp(fmaf(S[j], cc, -(m * cc)), 1) : em_exp(S[j] - m, 0));
+                e[j] = S[j] == -INFINITY || m == -INFINITY
+                           ? 0.0f
+                           : (s->base2 ? em_exp(fmaf(S[j], cc, -(m * cc)), 1) : em_exp(S[j] - m, 0));
                 sum = j ? sum + e[j] : e[j];
             }
             for (int c = 0; c < s->d; c++) {
@@ -215,10 +219,7 @@ static void make_data(data_t *D, int H, int G, int d, size_t L, int kase, uint64
     for (size_t i = 0; i < nk; i++) D->kf[i] = bf((float)D->k[i]), D->vf[i] = bf((float)D->v[i]);
 }
 
-static void free_data(data_t *D)
-{
-    free(D->q), free(D->k), free(D->v), free(D->qf), free(D->kf), free(D->vf);
-}
+static void free_data(data_t *D) { free(D->q), free(D->k), free(D->v), free(D->qf), free(D->kf), free(D->vf); }
 
 static drift_kv_cache_t cache_of(const data_t *D, size_t n)
 {
@@ -233,12 +234,14 @@ static drift_kv_cache_t cache_of(const data_t *D, size_t n)
 static int same(double a, double b) { return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b)); }
 
 /* Every row of a prefill (all queries, one call) against the emulation. */
-static void check_kernel(const char *spec, int kind, size_t bc, size_t param, const char *sum_order, const char *dot_order)
+static void check_kernel(const char *spec, int kind, size_t bc, size_t param, const char *sum_order,
+                         const char *dot_order)
 {
     for (int kase = 0; kase < NCASES; kase++)
         for (int causal = 0; causal < 2; causal++)
             for (int b2 = 0; b2 < 2; b2++) {
-                if (kase == FULLY_MASKED && causal) continue; /* causal rows always see key 0 unmasked... by mask only */
+                if (kase == FULLY_MASKED && causal)
+                    continue; /* causal rows always see key 0 unmasked... by mask only */
                 data_t D;
                 make_data(&D, 4, 2, 16, 37, kase, 5);
                 drift_attn_opts_t o = drift_attn_opts(4, 2, 16, DRIFT_BF16);
@@ -253,15 +256,16 @@ static void check_kernel(const char *spec, int kind, size_t bc, size_t param, co
                 }
                 drift_kv_cache_t kv = cache_of(&D, D.L);
                 double *out = malloc(D.L * 4 * 16 * sizeof(double));
-                cr_assert_eq(drift_attention(out, D.q, D.L, 0, &kv, D.use_mask ? D.mask : NULL, &o, err, sizeof err), 0, "%s",
-                             err);
+                cr_assert_eq(drift_attention(out, D.q, D.L, 0, &kv, D.use_mask ? D.mask : NULL, &o, err, sizeof err), 0,
+                             "%s", err);
                 shape_t s = {4, 2, 16, D.L, causal, b2, D.use_mask ? D.mask : NULL, D.kf, D.vf};
                 float ref[64];
                 for (size_t i = 0; i < D.L; i++) {
                     emulate_row(ref, &s, D.qf + i * 64, i, kind, bc, param);
                     for (int x = 0; x < 64; x++)
-                        cr_assert(same(out[i * 64 + x], ref[x]), "%s %s causal=%d %s row %zu elt %d: lib %a emu %a", spec,
-                                  case_name[kase], causal, b2 ? "exp2" : "expf", i, x, out[i * 64 + x], (double)ref[x]);
+                        cr_assert(same(out[i * 64 + x], ref[x]), "%s %s causal=%d %s row %zu elt %d: lib %a emu %a",
+                                  spec, case_name[kase], causal, b2 ? "exp2" : "expf", i, x, out[i * 64 + x],
+                                  (double)ref[x]);
                 }
                 free(out);
                 drift_kv_free(&kv);
@@ -312,7 +316,8 @@ Test(attention, flash_single_tile_equals_standard)
             cr_assert_eq(drift_attention(c, D.q, D.L, 0, &kv, NULL, &o, err, sizeof err), 0, "%s", err);
             int differ = 0;
             for (int i = 0; i < 37 * 64; i++) {
-                cr_assert(same(a[i], b[i]), "%s %s elt %d: standard %a flash %a", pv_orders[po], b2 ? "exp2" : "expf", i, a[i], b[i]);
+                cr_assert(same(a[i], b[i]), "%s %s elt %d: standard %a flash %a", pv_orders[po], b2 ? "exp2" : "expf",
+                          i, a[i], b[i]);
                 differ += !same(a[i], c[i]);
             }
             cr_assert(differ > 0, "Bc = 16 < L = 37 rescales: some bits must move");
@@ -378,8 +383,10 @@ Test(attention, decode_differs_from_prefill_for_fixed_split_count)
     int moved = 0;
     for (int i = 0; i < 37; i++) {
         int t = (i + 1 + 3) / 4, per = (t + 3) / 4;
-        if (per == 3 || t == 1) cr_assert_eq(row_diff[i], 0, "row %d: the same splits must give the same bits", i);
-        else moved += row_diff[i] > 0;
+        if (per == 3 || t == 1)
+            cr_assert_eq(row_diff[i], 0, "row %d: the same splits must give the same bits", i);
+        else
+            moved += row_diff[i] > 0;
     }
     cr_assert_gt(moved, 5, "rows cut differently move (%d did)", moved);
 }
@@ -412,8 +419,8 @@ Test(attention, reference_agrees_with_long_double)
                 for (int j = 0; j <= i; j++) r += expl(S[j] - m) * v[j * 3 + c];
                 r /= sum;
                 double x = out[(i * 2 + h) * 3 + c];
-                cr_assert(fabsl(r - x) <= (long double)(nextafter(fabs(x), INFINITY) - fabs(x)), "row %d head %d c %d: %a vs %La", i, h,
-                          c, x, r);
+                cr_assert(fabsl(r - x) <= (long double)(nextafter(fabs(x), INFINITY) - fabs(x)),
+                          "row %d head %d c %d: %a vs %La", i, h, c, x, r);
             }
         }
     /* a fully masked row gives +0 */
@@ -488,11 +495,14 @@ Test(attention, bad_shapes_and_specs)
     cr_assert_str_eq(err, "attention: head_dim (-3) must be an integer 1..65536");
     drift_attn_kernel_t k;
     cr_assert_eq(drift_attn_kernel_parse(&k, "splitkv:size=0", err, sizeof err), DRIFT_EINVAL);
-    cr_assert_str_eq(err, "attention kernel 'splitkv:size=0': expected splitkv:size=S[,Bc] with S 1..1073741824 and Bc 1..65536");
+    cr_assert_str_eq(
+        err, "attention kernel 'splitkv:size=0': expected splitkv:size=S[,Bc] with S 1..1073741824 and Bc 1..65536");
     cr_assert_eq(drift_attn_kernel_parse(&k, "flash:64", err, sizeof err), DRIFT_EINVAL);
     cr_assert_str_eq(err, "attention kernel 'flash:64': expected flash:Br,Bc with tiles 1..65536");
     cr_assert_eq(drift_attn_kernel_parse(&k, "splitkv:size=100", err, sizeof err), DRIFT_EINVAL);
-    cr_assert_str_eq(err, "attention kernel 'splitkv:size=100': the split size 100 must be a multiple of the tile Bc = 64 (write splitkv:size=S,Bc)");
+    cr_assert_str_eq(
+        err,
+        "attention kernel 'splitkv:size=100': the split size 100 must be a multiple of the tile Bc = 64 (write splitkv:size=S,Bc)");
     cr_assert_eq(drift_attn_kernel_parse(&k, "ring", err, sizeof err), DRIFT_EINVAL);
     cr_assert_eq(drift_attn_kernel_parse(&k, "splitkv:size=100,10", err, sizeof err), 0);
     char buf[DRIFT_ATTN_SPEC_MAX];
@@ -502,7 +512,9 @@ Test(attention, bad_shapes_and_specs)
     cr_assert_eq(drift_attn_kernel_parse(&o.kernel, "flash:64,24", NULL, 0), 0);
     cr_assert_eq(drift_order_parse(&o.pv.order, "tc:h100"), 0);
     cr_assert_eq(drift_attn_validate(&o, err, sizeof err), DRIFT_EINVAL);
-    cr_assert_str_eq(err, "attention kernel 'flash:64,24': the tile Bc = 24 must be a multiple of 16, the tc:h100 block for bf16 P.V");
+    cr_assert_str_eq(
+        err,
+        "attention kernel 'flash:64,24': the tile Bc = 24 must be a multiple of 16, the tc:h100 block for bf16 P.V");
     drift_kv_format_t f;
     cr_assert_eq(drift_kv_format_parse(&f, "int4", err, sizeof err), DRIFT_EINVAL);
     cr_assert(strstr(err, "int8:token") && !strchr(err, '\n'));

@@ -31,12 +31,12 @@
 /* ---- the fake accelerator ------------------------------------------------------------------- */
 
 static struct {
-    int available;     /* what available() answers */
-    int refuse;        /* every hook returns this code when nonzero */
-    long flip;         /* index of the output whose lowest bit is flipped; -1: none */
-    int calls;         /* hook calls */
-    int mismatches;    /* handler calls */
-    char line[512];    /* the handler's line */
+    int available;  /* what available() answers */
+    int refuse;     /* every hook returns this code when nonzero */
+    long flip;      /* index of the output whose lowest bit is flipped; -1: none */
+    int calls;      /* hook calls */
+    int mismatches; /* handler calls */
+    char line[512]; /* the handler's line */
 } fake = {1, 0, -1, 0, 0, ""};
 
 static void flip_bit(double *x)
@@ -81,7 +81,8 @@ static int fake_gemm_spec(double *C, const double *A, const double *B, size_t M,
     return drift_gemm(C, A, B, M, N, K, &k, o);
 }
 
-static int fake_sum(double *out, const double *x, size_t n, size_t batch, const drift_order_t *o, const drift_acc_t *acc)
+static int fake_sum(double *out, const double *x, size_t n, size_t batch, const drift_order_t *o,
+                    const drift_acc_t *acc)
 {
     fake.calls++;
     if (fake.refuse) return fake.refuse;
@@ -354,12 +355,14 @@ Test(backend, bad_shapes_and_recipes_give_the_cpu_codes)
     } cases[] = {{NULL, 3, &naive, &o}, {A, 3, &bad, &o}, {A, 3, &naive, &sr}, {A, (size_t)1 << 62, &naive, &o}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cr_assert_eq(drift_backend_use(0, NULL, 0), 0);
-        int cpu = cases[i].M > 3 ? DRIFT_ENOMEM : drift_gemm(C, cases[i].A, B, cases[i].M, 4, 5, cases[i].k, cases[i].o);
+        int cpu =
+            cases[i].M > 3 ? DRIFT_ENOMEM : drift_gemm(C, cases[i].A, B, cases[i].M, 4, 5, cases[i].k, cases[i].o);
         cr_assert_neq(cpu, 0, "case %zu is bad input", i);
         use_fake();
         fake.calls = 0;
         if (cases[i].M <= 3)
-            cr_expect_eq(drift_dispatch_gemm(C, cases[i].A, B, cases[i].M, 4, 5, cases[i].k, cases[i].o), cpu, "case %zu", i);
+            cr_expect_eq(drift_dispatch_gemm(C, cases[i].A, B, cases[i].M, 4, 5, cases[i].k, cases[i].o), cpu,
+                         "case %zu", i);
         cr_expect_eq(fake.calls, 0, "case %zu reached the device", i);
     }
     /* a recipe the CPU refuses: tc without a path for the input */
@@ -416,11 +419,13 @@ Test(backend_programs, cuda_without_a_device_is_one_line_exit_2_and_no_file)
     for (int i = 0; i < n; i++) {
         tmpdir_make(dir, sizeof dir, "drift_backend");
         char cmd[512];
-        snprintf(cmd, sizeof cmd, "'%s/%s' --backend cuda --profile quick --out '%s/out'", DRIFT_BIN_DIR, names[i], dir);
+        snprintf(cmd, sizeof cmd, "'%s/%s' --backend cuda --profile quick --out '%s/out'", DRIFT_BIN_DIR, names[i],
+                 dir);
         int rc = run_capture(cmd, NULL, 0, err, sizeof err);
         cr_expect_eq(rc, 2, "%s: exit %d", names[i], rc);
         size_t len = strlen(err);
-        cr_expect(len > 0 && err[len - 1] == '\n' && !memchr(err, '\n', len - 1), "%s: not one line: %s", names[i], err);
+        cr_expect(len > 0 && err[len - 1] == '\n' && !memchr(err, '\n', len - 1), "%s: not one line: %s", names[i],
+                  err);
         cr_expect(strstr(err, "--backend"), "%s: the line names the option: %s", names[i], err);
         cr_expect_eq(count_entries(dir), 0, "%s: wrote files", names[i]);
         tmpdir_remove(dir);
@@ -433,16 +438,18 @@ Test(backend_programs, cuda_without_a_device_is_one_line_exit_2_and_no_file)
  * run's manifest (it records argv and checksums of files whose argv lines differ). */
 static void expect_same_files(const char *a, const char *b, const char *exp)
 {
-    const char *script = tmpfile_with(0, "set -o pipefail\n"
-                                         "strip() { grep -v -e '^# date:' -e '^# argv:' -e '^Reproduce:' \"$1\" |"
-                                         " sed -E 's/[0-9.eE+-]+ [(]measured/(measured/g'; }\n"
-                                         "cd \"$1\" || exit 3\n"
-                                         "for f in *; do\n"
-                                         "  case $f in *_timing.csv | *.manifest) continue ;; esac\n"
-                                         "  [ -s \"$f\" ] || echo \"empty: $f\"\n"
-                                         "  cmp -s <(strip \"$f\") <(strip \"$2/$f\") || { echo \"differs: $f\"; diff <(strip \"$f\") <(strip \"$2/$f\") | head -4; }\n"
-                                         "done\n"
-                                         "[ \"$(ls | wc -l)\" = \"$(ls \"$2\" | wc -l)\" ] || echo 'different file sets'\n");
+    const char *script = tmpfile_with(
+        0,
+        "set -o pipefail\n"
+        "strip() { grep -v -e '^# date:' -e '^# argv:' -e '^Reproduce:' \"$1\" |"
+        " sed -E 's/[0-9.eE+-]+ [(]measured/(measured/g'; }\n"
+        "cd \"$1\" || exit 3\n"
+        "for f in *; do\n"
+        "  case $f in *_timing.csv | *.manifest) continue ;; esac\n"
+        "  [ -s \"$f\" ] || echo \"empty: $f\"\n"
+        "  cmp -s <(strip \"$f\") <(strip \"$2/$f\") || { echo \"differs: $f\"; diff <(strip \"$f\") <(strip \"$2/$f\") | head -4; }\n"
+        "done\n"
+        "[ \"$(ls | wc -l)\" = \"$(ls \"$2\" | wc -l)\" ] || echo 'different file sets'\n");
     char cmd[768], out[4096];
     snprintf(cmd, sizeof cmd, "bash '%s' '%s' '%s'", script, a, b);
     cr_assert_eq(run_stdout(cmd, out, sizeof out), 0);
@@ -465,8 +472,10 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         {"batch_invariance", "--K 256 --N 64 --M-max 64"},
         {"argmax_flip", "--K 256 --V 1000 --rows 8 --reps 2 --ties 2"},
         {"sampling_flip", "--K 128 --V 512 --rows 4 --draws 8 --ties 2"},
-        {"attention_drift", "--L 24 --bc 8 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 --formats fp32,bf16"},
-        {"kv_cache", "--kv-formats fp32,bf16 --heads 2 --kv-heads 1 --dim 8 --queries 2 --vocab 32 --prefill-len 16 --chunks 4"},
+        {"attention_drift",
+         "--L 24 --bc 8 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 --formats fp32,bf16"},
+        {"kv_cache",
+         "--kv-formats fp32,bf16 --heads 2 --kv-heads 1 --dim 8 --queries 2 --vocab 32 --prefill-len 16 --chunks 4"},
         {"greedy_divergence", "--requests 2 --tokens 3 --batch-max 2 --configs vendor-fp32"},
         {"layer_drift", "--layers 1 --tokens 2"},
         {"real_gaps", "--sequences 1 --tokens 2"},
@@ -478,8 +487,8 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         snprintf(a, sizeof a, "%s/auto", dir);
         snprintf(b, sizeof b, "%s/cpu", dir);
         char cmd[512];
-        snprintf(cmd, sizeof cmd, "'%s/%s' --backend auto --profile quick %s --seed 3 --quiet --out '%s'", DRIFT_BIN_DIR,
-                 EXPS[i][0], EXPS[i][1], a);
+        snprintf(cmd, sizeof cmd, "'%s/%s' --backend auto --profile quick %s --seed 3 --quiet --out '%s'",
+                 DRIFT_BIN_DIR, EXPS[i][0], EXPS[i][1], a);
         cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "%s: %s", EXPS[i][0], err);
         snprintf(cmd, sizeof cmd, "'%s/%s' --backend cpu --profile quick %s --seed 3 --quiet --out '%s'", DRIFT_BIN_DIR,
                  EXPS[i][0], EXPS[i][1], b);
@@ -497,8 +506,9 @@ Test(backend_programs, auto_says_once_which_backend_ran)
     }
     char dir[64], err[2048], cmd[512];
     tmpdir_make(dir, sizeof dir, "drift_backend");
-    snprintf(cmd, sizeof cmd, "'%s/batch_invariance' --backend auto --profile quick --K 256 --N 64 --M-max 64 --out '%s'",
-             DRIFT_BIN_DIR, dir);
+    snprintf(cmd, sizeof cmd,
+             "'%s/batch_invariance' --backend auto --profile quick --K 256 --N 64 --M-max 64 --out '%s'", DRIFT_BIN_DIR,
+             dir);
     cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "%s", err);
     cr_expect(strstr(err, "batch_invariance: backend: cpu ("), "stderr: %s", err);
     cr_expect(!strstr(strstr(err, "backend: cpu") + 1, "backend: cpu"), "said more than once: %s", err);

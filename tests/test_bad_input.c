@@ -17,25 +17,30 @@
 #endif
 
 typedef struct {
-    const char *prog; /* program in build/bin, or "lab" for the front door */
-    const char *args; /* shell words; D is replaced by the output directory */
+    const char *prog;  /* program in build/bin, or "lab" for the front door */
+    const char *args;  /* shell words; D is replaced by the output directory */
     const char *names; /* what the one line must contain */
 } bad_t;
 
 /* The common options, refused the same way by every experiment. */
-#define COMMON(p)                                                                                  \
-    {p, "--seed ' -1'", "--seed"}, {p, "--seed +5", "--seed"}, {p, "--seed -1", "--seed"},          \
-    {p, "--seed 18446744073709551616", "--seed"}, {p, "--seed ''", "--seed"},                        \
-    {p, "--profile fast", "--profile"}, {p, "--formats bf16,bf16", "--formats"},                   \
-    {p, "--formats bf16,,fp32", "--formats"}, {p, "--formats fp99", "--formats"},                   \
-    {p, "--backend gpu", "--backend"}, {p, "--threads 1024", "--threads"},                          \
-    {p, "--threads 0", "--threads"}, {p, "--threads ' 2'", "--threads"},                            \
-    {p, "--out /proc/driftlab_x", "--out"}, {p, "--out D/keep.csv/sub", "--out"},                   \
-    {p, "--out ''", "--out"}, {p, "--bogus 1", "--bogus"}, {p, "--seed", "--seed"}
+#define COMMON(p)                                                                                                     \
+    {p, "--seed ' -1'", "--seed"}, {p, "--seed +5", "--seed"}, {p, "--seed -1", "--seed"},                            \
+        {p, "--seed 18446744073709551616", "--seed"}, {p, "--seed ''", "--seed"}, {p, "--profile fast", "--profile"}, \
+        {p, "--formats bf16,bf16", "--formats"}, {p, "--formats bf16,,fp32", "--formats"},                            \
+        {p, "--formats fp99", "--formats"}, {p, "--backend gpu", "--backend"}, {p, "--threads 1024", "--threads"},    \
+        {p, "--threads 0", "--threads"}, {p, "--threads ' 2'", "--threads"}, {p, "--out /proc/driftlab_x", "--out"},  \
+        {p, "--out D/keep.csv/sub", "--out"}, {p, "--out ''", "--out"}, {p, "--bogus 1", "--bogus"},                  \
+    {                                                                                                                 \
+        p, "--seed", "--seed"                                                                                         \
+    }
 
 static const bad_t CASES[] = {
-    COMMON("formats"), COMMON("sum_order"), COMMON("matmul_drift"), COMMON("batch_invariance"),
-    COMMON("sampling_flip"), COMMON("argmax_flip"),
+    COMMON("formats"),
+    COMMON("sum_order"),
+    COMMON("matmul_drift"),
+    COMMON("batch_invariance"),
+    COMMON("sampling_flip"),
+    COMMON("argmax_flip"),
     /* lists: too long (refused with the limit, never cut), duplicates, empty items */
     {"matmul_drift", "--K $(seq -s, 1 70)", "--K"},
     {"batch_invariance", "--K $(seq -s, 1 70)", "--K"},
@@ -153,7 +158,8 @@ static const bad_t CASES[] = {
     {"drift-sweep", "formats --grid seed=1 --out D/s -- \"$(printf -- '--note\\na')\"", "--note\\x0aa"},
     {"drift-sweep", "\"$(printf 'for\\nmats')\" --grid seed=1 --out D/s", "for\\x0amats"},
     {"drift-sweep", "--merge D --out D/m", "not a sweep directory"},
-    {"drift-sweep", "formats --grid seed=1 --slurm --sbatch \"$(printf -- '--time=1\\nrm -rf x')\" --out D/s", "--sbatch"},
+    {"drift-sweep", "formats --grid seed=1 --slurm --sbatch \"$(printf -- '--time=1\\nrm -rf x')\" --out D/s",
+     "--sbatch"},
     /* bounded input: a device is one endless line (getline allocated until memory ran out) */
     {"drift-sweep", "formats --file /dev/zero --out D/s", "/dev/zero"},
     {"drift-sweep", "formats --grid seed=1 --out D/$(printf 'x%.0s' $(seq 700))", "--out: path too long"},
@@ -209,8 +215,10 @@ static void expand(char *out, size_t size, const char *args)
     size_t n = 0;
     for (const char *p = args; *p && n + 80 < size; p++) {
         int word_start = p == args || p[-1] == ' ';
-        if (word_start && p[0] == 'D' && (p[1] == 0 || p[1] == ' ' || p[1] == '/')) n += (size_t)snprintf(out + n, size - n, "%s", dir);
-        else out[n++] = *p;
+        if (word_start && p[0] == 'D' && (p[1] == 0 || p[1] == ' ' || p[1] == '/'))
+            n += (size_t)snprintf(out + n, size - n, "%s", dir);
+        else
+            out[n++] = *p;
     }
     out[n] = 0;
 }
@@ -226,21 +234,22 @@ Test(bad_input, catalogue, .init = setup, .fini = teardown, .timeout = 600)
         int is_exp = strncmp(c->prog, "drift-", 6) && strcmp(c->prog, "lab"); /* the tools get no --out */
         const char *out = is_exp && !strstr(c->args, "--out") ? " --out '" : "";
         if (!strcmp(c->prog, "lab"))
-            snprintf(cmd, sizeof cmd, "cd '%s' && timeout " BAD_TIMEOUT " '%s/lab' %s </dev/null", dir, DRIFT_SOURCE_DIR, args);
+            snprintf(cmd, sizeof cmd, "cd '%s' && timeout " BAD_TIMEOUT " '%s/lab' %s </dev/null", dir,
+                     DRIFT_SOURCE_DIR, args);
         else
             /* in braces: a case's own redirection (>/dev/full) outlives run_capture's */
-            snprintf(cmd, sizeof cmd, "cd '%s' && { timeout " BAD_TIMEOUT " '%s/%s' %s%s%s%s </dev/null; }", dir, BIN, c->prog, args, out,
-                     *out ? dir : "", *out ? "'" : "");
+            snprintf(cmd, sizeof cmd, "cd '%s' && { timeout " BAD_TIMEOUT " '%s/%s' %s%s%s%s </dev/null; }", dir, BIN,
+                     c->prog, args, out, *out ? dir : "", *out ? "'" : "");
         snapshot(before, sizeof before);
         int st = run_capture(cmd, NULL, 0, err, sizeof err);
         snapshot(after, sizeof after);
         int lines = 0;
         for (const char *p = err; *p; p++) lines += *p == '\n';
         cr_expect_eq(st, 2, "case %d: %s %s: exit %d, not 2 (stderr: %s)", i, c->prog, c->args, st, err);
-        cr_expect(lines == 1 && err[strlen(err) - 1] == '\n', "case %d: %s %s: %d lines on stderr, not one: %s", i, c->prog,
-                  c->args, lines, err);
-        cr_expect(strstr(err, c->names) != NULL, "case %d: %s %s: the message does not name '%s': %s", i, c->prog, c->args,
-                  c->names, err);
+        cr_expect(lines == 1 && err[strlen(err) - 1] == '\n', "case %d: %s %s: %d lines on stderr, not one: %s", i,
+                  c->prog, c->args, lines, err);
+        cr_expect(strstr(err, c->names) != NULL, "case %d: %s %s: the message does not name '%s': %s", i, c->prog,
+                  c->args, c->names, err);
         cr_expect_str_eq(after, before, "case %d: %s %s: the output directory changed", i, c->prog, c->args);
     }
 }
@@ -249,13 +258,17 @@ Test(bad_input, catalogue, .init = setup, .fini = teardown, .timeout = 600)
 Test(bad_input, long_list_is_not_cut, .init = setup, .fini = teardown, .timeout = 300)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && '%s/matmul_drift' --profile quick --quiet --formats fp32 --kernels naive --accs fp32 --dists normal "
-             "--M 1 --N 1 --splitk-K 64 --K $(seq -s, 1 30) --out '%s' && grep -c '^naive\\|\"naive\"' '%s/matmul_drift.csv' >/dev/null",
-             dir, BIN, dir, dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd '%s' && '%s/matmul_drift' --profile quick --quiet --formats fp32 --kernels naive --accs fp32 --dists normal "
+        "--M 1 --N 1 --splitk-K 64 --K $(seq -s, 1 30) --out '%s' && grep -c '^naive\\|\"naive\"' '%s/matmul_drift.csv' >/dev/null",
+        dir, BIN, dir, dir);
     cr_assert_eq(sh("%s", cmd), 0);
     char out[64];
-    snprintf(cmd, sizeof cmd, "grep -v '^#' '%s/matmul_drift.csv' | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i==\"K\") k=i} NR>1{print $k}' | sort -un | wc -l", dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "grep -v '^#' '%s/matmul_drift.csv' | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i==\"K\") k=i} NR>1{print $k}' | sort -un | wc -l",
+        dir);
     run_stdout(cmd, out, sizeof out);
     cr_assert_eq(atoi(out), 30, "K values in the CSV: %s (30 given)", out);
 }
@@ -280,7 +293,8 @@ static const prepared_t PREPARED[] = {
     {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out s/runs", 2, "s/runs"},
     {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out s/runs/000000/new", 2, "inside the sweep's runs/"},
     {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out keep.csv", 2, "keep.csv"},
-    {SWEEP_S " && mkdir t && ln -s ../keep.csv t/link", "'" BIN "/drift-sweep' --merge s --out t/link", 2, "symbolic link"},
+    {SWEEP_S " && mkdir t && ln -s ../keep.csv t/link", "'" BIN "/drift-sweep' --merge s --out t/link", 2,
+     "symbolic link"},
     {SWEEP_S " && echo note > s/merged/note.txt", "'" BIN "/drift-sweep' --merge s", 2, "note.txt"},
     /* a merge.manifest edited to list another file cannot make that file the merge's */
     {SWEEP_S " && echo x > s/merged/thesis.txt && echo 'file: thesis.txt 2 0' >> s/merged/merge.manifest",
@@ -288,7 +302,8 @@ static const prepared_t PREPARED[] = {
     {SWEEP_S " && '" BIN "/drift-sweep' formats --grid seed=3 --out o --quiet -- --profile quick",
      "'" BIN "/drift-sweep' --merge s --out o/merged", 2, "o/merged"},
     /* the next sweep run refuses before it computes when its merge could not go in */
-    {"mkdir -p r/merged && echo x > r/merged/thesis.txt", "'" BIN "/drift-sweep' formats --grid seed=1 --out r --quiet -- --profile quick", 2, "r/merged"},
+    {"mkdir -p r/merged && echo x > r/merged/thesis.txt",
+     "'" BIN "/drift-sweep' formats --grid seed=1 --out r --quiet -- --profile quick", 2, "r/merged"},
     /* a FIFO where a listed file belongs: refused, not opened (the check hung) */
     {"'" BIN "/formats' --profile quick --quiet --out f && rm f/formats.md && mkfifo f/formats.md",
      "timeout 10 '" BIN "/drift-manifest' check f formats", 1, "not a regular file"},
@@ -301,7 +316,8 @@ static const prepared_t PREPARED[] = {
 static void snapshot_all(char *buf, size_t size)
 {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "cd '%s' && ls -lAR --time-style=+%%s.%%N . && find . -type f -exec cksum {} + | sort", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && ls -lAR --time-style=+%%s.%%N . && find . -type f -exec cksum {} + | sort",
+             dir);
     run_stdout(cmd, buf, size);
 }
 
@@ -311,7 +327,8 @@ Test(bad_input, prepared_directories_are_left_as_they_were, .timeout = 600)
     for (int i = 0; i < NPREPARED; i++) {
         const prepared_t *c = &PREPARED[i];
         setup();
-        cr_assert_eq(sh("cd '%s' && { %s; } >/dev/null 2>&1", dir, c->setup), 0, "case %d: setup failed: %s", i, c->setup);
+        cr_assert_eq(sh("cd '%s' && { %s; } >/dev/null 2>&1", dir, c->setup), 0, "case %d: setup failed: %s", i,
+                     c->setup);
         char cmd[2048];
         snprintf(cmd, sizeof cmd, "cd '%s' && %s </dev/null", dir, c->cmd);
         snapshot_all(before, sizeof before);
@@ -320,8 +337,10 @@ Test(bad_input, prepared_directories_are_left_as_they_were, .timeout = 600)
         int lines = 0;
         for (const char *p = err; *p; p++) lines += *p == '\n';
         cr_expect_eq(st, c->status, "case %d: %s: exit %d, not %d (stderr: %s)", i, c->cmd, st, c->status, err);
-        cr_expect(lines == 1 && err[strlen(err) - 1] == '\n', "case %d: %s: %d lines on stderr, not one: %s", i, c->cmd, lines, err);
-        cr_expect(strstr(err, c->names) != NULL, "case %d: %s: the message does not name '%s': %s", i, c->cmd, c->names, err);
+        cr_expect(lines == 1 && err[strlen(err) - 1] == '\n', "case %d: %s: %d lines on stderr, not one: %s", i, c->cmd,
+                  lines, err);
+        cr_expect(strstr(err, c->names) != NULL, "case %d: %s: the message does not name '%s': %s", i, c->cmd, c->names,
+                  err);
         cr_expect_str_eq(after, before, "case %d: %s: the directory changed", i, c->cmd);
         teardown();
     }
@@ -348,7 +367,8 @@ Test(bad_input, a_second_writer_is_refused, .init = setup, .fini = teardown, .ti
     close(fds[1]);
     cr_assert_eq(ok, 'y', "the holder could not take the lock");
     snprintf(want, sizeof want, "pid %ld", (long)pid);
-    snprintf(cmd, sizeof cmd, "timeout " BAD_TIMEOUT " '%s/formats' --profile quick --seed 9 --out '%s' </dev/null", BIN, dir);
+    snprintf(cmd, sizeof cmd, "timeout " BAD_TIMEOUT " '%s/formats' --profile quick --seed 9 --out '%s' </dev/null",
+             BIN, dir);
     snapshot(before, sizeof before);
     int st = run_capture(cmd, NULL, 0, err, sizeof err);
     snapshot(after, sizeof after);
@@ -385,8 +405,10 @@ Test(bad_input, out_of_memory_names_the_size, .init = setup, .fini = teardown, .
 #endif
     char cmd[1024], err[4096];
     static char before[16384], after[16384];
-    snprintf(cmd, sizeof cmd, "cd '%s' && ulimit -v 900000 && '%s/kv_cache' --profile quick --quiet --vocab 100000 --dim 128 --heads 10 "
-             "--kv-heads 2 --out new </dev/null", dir, BIN);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && ulimit -v 900000 && '%s/kv_cache' --profile quick --quiet --vocab 100000 --dim 128 --heads 10 "
+             "--kv-heads 2 --out new </dev/null",
+             dir, BIN);
     snapshot(before, sizeof before);
     int st = run_capture(cmd, NULL, 0, err, sizeof err);
     snapshot(after, sizeof after);
@@ -405,15 +427,17 @@ Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .ti
 {
     static const char *const VALUES[] = {"100000", "257", "0", "-1", "abc", "", "4,", "4,,2", " 4", "1e3"};
     static const char *const PROGS[] = {
-        "formats --profile quick --out D",   "argmax_flip --profile quick --out D", "layer_drift --profile quick --out D",
-        "drift-calc sum --format fp32 --order seq -", "drift-generate --tokens 2", "drift-sweep formats --grid seed=1 --out D/s",
+        "formats --profile quick --out D",     "argmax_flip --profile quick --out D",
+        "layer_drift --profile quick --out D", "drift-calc sum --format fp32 --order seq -",
+        "drift-generate --tokens 2",           "drift-sweep formats --grid seed=1 --out D/s",
     };
     static char before[16384], after[16384], err[4096];
     for (size_t p = 0; p < sizeof PROGS / sizeof PROGS[0]; p++)
         for (size_t v = 0; v < sizeof VALUES / sizeof VALUES[0]; v++) {
             char args[1024], cmd[2048], want[64];
             expand(args, sizeof args, PROGS[p]);
-            snprintf(cmd, sizeof cmd, "cd '%s' && echo 1 | OMP_NUM_THREADS='%s' timeout " BAD_TIMEOUT " '%s'/%s", dir, VALUES[v], BIN, args);
+            snprintf(cmd, sizeof cmd, "cd '%s' && echo 1 | OMP_NUM_THREADS='%s' timeout " BAD_TIMEOUT " '%s'/%s", dir,
+                     VALUES[v], BIN, args);
             snapshot(before, sizeof before);
             int st = run_capture(cmd, NULL, 0, err, sizeof err);
             snapshot(after, sizeof after);
@@ -423,12 +447,14 @@ Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .ti
                 if (*q == '\n') line = q + 1;
             snprintf(want, sizeof want, "OMP_NUM_THREADS: '%s' is not a thread count", VALUES[v]);
             cr_expect_eq(st, 2, "%s with OMP_NUM_THREADS='%s': exit %d, not 2: %s", PROGS[p], VALUES[v], st, err);
-            cr_expect(strstr(line, want) != NULL, "%s with OMP_NUM_THREADS='%s': the last line does not say \"%s\": %s", PROGS[p],
-                      VALUES[v], want, err);
-            cr_expect_str_eq(after, before, "%s with OMP_NUM_THREADS='%s': the output directory changed", PROGS[p], VALUES[v]);
+            cr_expect(strstr(line, want) != NULL, "%s with OMP_NUM_THREADS='%s': the last line does not say \"%s\": %s",
+                      PROGS[p], VALUES[v], want, err);
+            cr_expect_str_eq(after, before, "%s with OMP_NUM_THREADS='%s': the output directory changed", PROGS[p],
+                             VALUES[v]);
         }
-    cr_expect_eq(sh("cd '%s' && OMP_NUM_THREADS=2,1 '%s/formats' --profile quick --quiet --out '%s/n' >/dev/null", dir, BIN, dir), 0,
-                 "a nested list of counts is refused");
+    cr_expect_eq(sh("cd '%s' && OMP_NUM_THREADS=2,1 '%s/formats' --profile quick --quiet --out '%s/n' >/dev/null", dir,
+                    BIN, dir),
+                 0, "a nested list of counts is refused");
 }
 
 /* A full device behind stdout: every tool's answer, --help and --version included (they
@@ -437,14 +463,31 @@ Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .ti
 Test(bad_input, full_stdout_every_tool, .init = setup, .fini = teardown, .timeout = 120)
 {
     static const char *const CMDS[] = {
-        "drift-calc sum --format fp32 --order seq D/v.txt", "drift-calc dot --format fp32 --order seq D/v.txt D/v.txt",
-        "drift-calc exact D/v.txt", "drift-calc round --format fp16 1.1", "drift-calc round --format fp16 1.1 2.2 3.3",
-        "drift-calc cards", "drift-calc env", "drift-calc gaps D/g.csv", "drift-calc --help", "drift-calc --version",
-        "drift-calc help", "drift-calc sum --help", "drift-generate --tokens 2", "drift-generate --help",
-        "drift-generate --version", "drift-sweep --help", "drift-sweep --version", "drift-manifest --help",
-        "formats --help", "formats --version", "formats --describe", "argmax_flip --help",
+        "drift-calc sum --format fp32 --order seq D/v.txt",
+        "drift-calc dot --format fp32 --order seq D/v.txt D/v.txt",
+        "drift-calc exact D/v.txt",
+        "drift-calc round --format fp16 1.1",
+        "drift-calc round --format fp16 1.1 2.2 3.3",
+        "drift-calc cards",
+        "drift-calc env",
+        "drift-calc gaps D/g.csv",
+        "drift-calc --help",
+        "drift-calc --version",
+        "drift-calc help",
+        "drift-calc sum --help",
+        "drift-generate --tokens 2",
+        "drift-generate --help",
+        "drift-generate --version",
+        "drift-sweep --help",
+        "drift-sweep --version",
+        "drift-manifest --help",
+        "formats --help",
+        "formats --version",
+        "formats --describe",
+        "argmax_flip --help",
         /* a benchmark's result is its stdout: lost to a full device, it said nothing and exited 0 */
-        "bench_exact_dot 1", "bench_round 1",
+        "bench_exact_dot 1",
+        "bench_round 1",
     };
     char p[128];
     snprintf(p, sizeof p, "%s/v.txt", dir);

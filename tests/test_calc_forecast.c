@@ -58,8 +58,10 @@ Test(calc_forecast, csv_dump_by_hand, .init = setup, .fini = teardown)
     /* pi scales each risk; --tokens 1 keeps the first step only */
     snprintf(cmd, sizeof cmd, CALC " forecast --law gauss --scale 0.125 --pi 0.5 --tokens 1 '%s'", f);
     cr_assert_eq(run_stdout(cmd, out, sizeof out), 0);
-    snprintf(want, sizeof want, "rank,text,steps,p_part,risk_step,risk_gap,risk_p,min_gap\n1,1,1,0.25,0,0,0.25,0\n2,0,1,%.9g,0,0.375,%.9g,0.375\n",
-             0.5 * 0.00134989803163009, 0.5 * 0.00134989803163009);
+    snprintf(
+        want, sizeof want,
+        "rank,text,steps,p_part,risk_step,risk_gap,risk_p,min_gap\n1,1,1,0.25,0,0,0.25,0\n2,0,1,%.9g,0,0.375,%.9g,0.375\n",
+        0.5 * 0.00134989803163009, 0.5 * 0.00134989803163009);
     cr_expect(!strncmp(out, want, strlen(want)), "%s", out);
 }
 
@@ -99,7 +101,8 @@ static const char *npy(const char *name, const double *v, int P, int T, int K, i
     static int slot;
     char *path = paths[slot++ % 8], hdr[128];
     snprintf(path, 256, "%s/%s", dir, name);
-    size_t len = (size_t)snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d, %d), }", P, T, K);
+    size_t len =
+        (size_t)snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d, %d), }", P, T, K);
     while ((10 + len + 1) % 64) hdr[len++] = ' ';
     hdr[len++] = '\n';
     FILE *fp = fopen(path, "wb");
@@ -151,7 +154,8 @@ Test(calc_forecast, round_trip_through_the_experiment, .init = setup, .fini = te
     }
     char cmd[1024];
     static char out[8192], err[8192];
-    snprintf(cmd, sizeof cmd, DRIFT_BIN_DIR "/forecast --profile quick --quiet --out '%s/run' --dump-logits '%s/a.npy'", dir, dir);
+    snprintf(cmd, sizeof cmd, DRIFT_BIN_DIR "/forecast --profile quick --quiet --out '%s/run' --dump-logits '%s/a.npy'",
+             dir, dir);
     cr_assert_eq(run_capture(cmd, out, sizeof out, err, sizeof err), 0, "%s", err);
     snprintf(cmd, sizeof cmd, CALC " forecast --pair batch-alone --data '%s/run' '%s/a.npy'", dir, dir);
     cr_assert_eq(run_stdout(cmd, out, sizeof out), 0);
@@ -168,8 +172,10 @@ Test(calc_forecast, round_trip_through_the_experiment, .init = setup, .fini = te
         int k = 0;
         if (col < 0) { /* the header */
             for (; f; f = strtok_r(NULL, ",", &save), k++)
-                if (!strcmp(f, "p_all_samples")) col = k;
-                else if (!strcmp(f, "pair")) pcol = k;
+                if (!strcmp(f, "p_all_samples"))
+                    col = k;
+                else if (!strcmp(f, "pair"))
+                    pcol = k;
             cr_assert(col >= 0 && pcol >= 0);
             continue;
         }
@@ -190,7 +196,8 @@ Test(calc_forecast, round_trip_through_the_experiment, .init = setup, .fini = te
         double p;
         if (sscanf(line, "%d,%d,%d,%lf", &rank, &text, &steps, &p) != 4) continue;
         cr_assert(text >= 0 && text < n);
-        cr_expect(fabs(p - want[text]) <= 1e-5 * fabs(want[text]) + 1e-12, "text %d: %g, experiment %g", text, p, want[text]);
+        cr_expect(fabs(p - want[text]) <= 1e-5 * fabs(want[text]) + 1e-12, "text %d: %g, experiment %g", text, p,
+                  want[text]);
         seen++;
     }
     cr_expect_eq(seen, n);

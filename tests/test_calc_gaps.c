@@ -31,14 +31,14 @@ static char dir[64];
 static void setup(void) { tmpdir_make(dir, sizeof dir, "drift_gaps"); }
 static void teardown(void) { tmpdir_remove(dir); }
 
-#define HEADER                                                                                                         \
-    "row,V,tie,top1,top2,v1_hex,v1,v2_hex,v2,gap_hex,gap,ulp_fp32,gap_ulps_fp32,can_flip_fp32,flips_fp32,ulp_bf16,"    \
+#define HEADER                                                                                                      \
+    "row,V,tie,top1,top2,v1_hex,v1,v2_hex,v2,gap_hex,gap,ulp_fp32,gap_ulps_fp32,can_flip_fp32,flips_fp32,ulp_bf16," \
     "gap_ulps_bf16,can_flip_bf16,flips_bf16,ulp_fp16,gap_ulps_fp16,can_flip_fp16,flips_fp16\n"
-#define ROWS                                                                                                           \
-    "0,3,0,1,0,0x1.00001p+0,1.0000009536743164,0x1p+0,1,0x1p-20,9.5367431640625e-07,"                                  \
-    "0x1p-23,8,0,0,0x1p-7,0.0001220703125,1,1,0x1p-10,0.0009765625,1,1\n"                                            \
-    "1,3,0,1,2,0x1.01p+8,257,0x1p+8,256,0x1p+0,1,0x1p-15,32768,0,0,0x1p+1,0.5,1,0,0x1p-2,4,0,0\n"                     \
-    "2,3,0,1,0,0x1.81p+0,1.50390625,0x1.7fp+0,1.49609375,0x1p-7,0.0078125,0x1p-23,65536,0,0,0x1p-7,1,1,1,"           \
+#define ROWS                                                                                               \
+    "0,3,0,1,0,0x1.00001p+0,1.0000009536743164,0x1p+0,1,0x1p-20,9.5367431640625e-07,"                      \
+    "0x1p-23,8,0,0,0x1p-7,0.0001220703125,1,1,0x1p-10,0.0009765625,1,1\n"                                  \
+    "1,3,0,1,2,0x1.01p+8,257,0x1p+8,256,0x1p+0,1,0x1p-15,32768,0,0,0x1p+1,0.5,1,0,0x1p-2,4,0,0\n"          \
+    "2,3,0,1,0,0x1.81p+0,1.50390625,0x1.7fp+0,1.49609375,0x1p-7,0.0078125,0x1p-23,65536,0,0,0x1p-7,1,1,1," \
     "0x1p-10,8,0,0\n"
 
 Test(calc_gaps, csv_dump_by_hand, .init = setup, .fini = teardown)
@@ -65,7 +65,8 @@ Test(calc_gaps, npy_dump_and_shapes, .init = setup, .fini = teardown)
         char path[128], hdr[128], cmd[512];
         static char out[4096], err[1024];
         snprintf(path, sizeof path, "%s/l%d.npy", dir, k);
-        size_t len = (size_t)snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", shapes[k]);
+        size_t len =
+            (size_t)snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", shapes[k]);
         while ((10 + len + 1) % 64) hdr[len++] = ' ';
         hdr[len++] = '\n';
         FILE *fp = fopen(path, "wb");
@@ -92,7 +93,8 @@ Test(calc_gaps, npy_dump_and_shapes, .init = setup, .fini = teardown)
 /* Refusals: a row of one logit, a ragged CSV (the line named), a NaN logit. */
 Test(calc_gaps, bad_dumps, .init = setup, .fini = teardown)
 {
-    static const char *const BAD[][2] = {{"1\n", "V = 1"}, {"1,2,3\n4,5\n", ":2: 2 values on this line, 3 on line 1"},
+    static const char *const BAD[][2] = {{"1\n", "V = 1"},
+                                         {"1,2,3\n4,5\n", ":2: 2 values on this line, 3 on line 1"},
                                          {"1,nan\n", "is nan (accepted: finite logits)"}};
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
         char path[128], cmd[512], out[256], err[1024];
@@ -118,10 +120,11 @@ Test(calc_gaps, bad_dumps, .init = setup, .fini = teardown)
  * value), and can_flip_fp32 is calc's gap <= that ulp. */
 Test(calc_gaps, agrees_with_argmax_flip_trials, .init = setup, .fini = teardown, .timeout = 120)
 {
-    cr_assert_eq(sh("'%s/argmax_flip' --profile quick --K 64 --rows 0 --ties 0 --reps 2 --formats fp32 --orders seq --trials --quiet "
-                    "--out '%s/af' >/dev/null",
-                    DRIFT_BIN_DIR, dir),
-                 0);
+    cr_assert_eq(
+        sh("'%s/argmax_flip' --profile quick --K 64 --rows 0 --ties 0 --reps 2 --formats fp32 --orders seq --trials --quiet "
+           "--out '%s/af' >/dev/null",
+           DRIFT_BIN_DIR, dir),
+        0);
     char path[256];
     snprintf(path, sizeof path, "%s/af/argmax_flip_trials.csv", dir);
     FILE *in = fopen(path, "r");
@@ -134,13 +137,16 @@ Test(calc_gaps, agrees_with_argmax_flip_trials, .init = setup, .fini = teardown,
     while (fgets(line, sizeof line, in) && n < 4096) {
         if (line[0] == '#') continue;
         if (!header++) {
-            cr_assert(strncmp(line, "K,format,trial,target_rel,gap_hex,gap,rel_gap,s,l1,", 51) == 0, "columns: %s", line);
+            cr_assert(strncmp(line, "K,format,trial,target_rel,gap_hex,gap,rel_gap,s,l1,", 51) == 0, "columns: %s",
+                      line);
             continue;
         }
         char fmt[16], gap_hex[64];
         double l1;
         int K, trial;
-        cr_assert_eq(sscanf(line, "%d,%15[^,],%d,%*[^,],%63[^,],%*[^,],%*[^,],%*[^,],%lf", &K, fmt, &trial, gap_hex, &l1), 5, "%s", line);
+        cr_assert_eq(
+            sscanf(line, "%d,%15[^,],%d,%*[^,],%63[^,],%*[^,],%*[^,],%*[^,],%lf", &K, fmt, &trial, gap_hex, &l1), 5,
+            "%s", line);
         double gap = strtod(gap_hex, NULL), l2 = l1 - gap;
         if (strcmp(fmt, "fp32") || !(gap > 0)) continue;
         int e, e2;
@@ -166,14 +172,15 @@ Test(calc_gaps, agrees_with_argmax_flip_trials, .init = setup, .fini = teardown,
     while (fgets(line, sizeof line, in)) {
         int row, V, tie, top1, top2, can;
         char gap_hex[64], ulp_hex[64];
-        cr_assert_eq(sscanf(line, "%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%*[^,],%63[^,],%*[^,],%63[^,],%*[^,],%d", &row, &V, &tie, &top1,
-                            &top2, gap_hex, ulp_hex, &can),
+        cr_assert_eq(sscanf(line, "%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%*[^,],%63[^,],%*[^,],%63[^,],%*[^,],%d", &row,
+                            &V, &tie, &top1, &top2, gap_hex, ulp_hex, &can),
                      8, "%s", line);
         cr_assert_lt(r, n);
         cr_expect(row == r && V == 2 && tie == 0 && top1 == 0 && top2 == 1, "row %d: %s", r, line);
         double g = strtod(gap_hex, NULL);
         cr_expect_eq(g, want_diff[r], "row %d: calc's gap %s, l1 - l2 = %a", r, gap_hex, want_diff[r]);
-        cr_expect_leq(fabs(g - want_gap[r]), want_tol[r], "row %d: calc's gap %s, argmax_flip's %a", r, gap_hex, want_gap[r]);
+        cr_expect_leq(fabs(g - want_gap[r]), want_tol[r], "row %d: calc's gap %s, argmax_flip's %a", r, gap_hex,
+                      want_gap[r]);
         cr_expect_eq(strtod(ulp_hex, NULL), want_ulp[r], "row %d: ulp_fp32 %s, by frexp %a", r, ulp_hex, want_ulp[r]);
         cr_expect_eq(can, g <= want_ulp[r], "row %d: can_flip_fp32 %d", r, can);
         r++;

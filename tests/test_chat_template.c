@@ -21,7 +21,8 @@
 #define CASES DRIFT_SOURCE_DIR "/tests/data/chat_template_cases.tsv"
 #define IDS DRIFT_SOURCE_DIR "/tests/data/chat_template_ids.tsv"
 #define SMOLLM2 DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf"
-#define SMOLLM2_LEAD "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
+#define SMOLLM2_LEAD \
+    "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
 
 /* The TSV fields' escapes (\n \t \r \\), in place. */
 static char *unesc(char *s)
@@ -146,8 +147,9 @@ Test(chat_template, no_template_leaves_the_text)
 
 Test(chat_template, small_buffer_and_bad_text)
 {
-    static const char chatml[] = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + "
-                                 "'<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
+    static const char chatml[] =
+        "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + "
+        "'<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
     char err[256], out[64];
     drift_chat_template_t t;
     cr_assert_eq(drift_chat_template_parse(&t, chatml, strlen(chatml), err, sizeof err), 0, "%s", err);
@@ -168,12 +170,13 @@ Test(chat_template, small_buffer_and_bad_text)
         {"{% for message in messages %", DRIFT_EINVAL},
         {"{# a comment never closed", DRIFT_EINVAL},
         {"{{ '\\x41' }}", DRIFT_EUNSUPPORTED}, /* an escape Jinja decodes and this reader does not */
-        {"", DRIFT_EUNSUPPORTED},               /* an empty template renders nothing: no shape */
+        {"", DRIFT_EUNSUPPORTED},              /* an empty template renders nothing: no shape */
         {"<|im_start|>user\n", DRIFT_EUNSUPPORTED},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
-        cr_expect_eq(drift_chat_template_parse(&t, bad[i].tmpl, strlen(bad[i].tmpl), err, sizeof err), bad[i].rc, "case %zu", i);
+        cr_expect_eq(drift_chat_template_parse(&t, bad[i].tmpl, strlen(bad[i].tmpl), err, sizeof err), bad[i].rc,
+                     "case %zu", i);
         cr_expect(err[0] && !strchr(err, '\n'), "case %zu: one line: '%s'", i, err);
         cr_expect_eq(t.family, DRIFT_CHAT_NONE, "case %zu", i);
     }

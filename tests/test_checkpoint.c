@@ -28,10 +28,7 @@ Test(checkpoint, shipped_header_matches_its_readme)
     drift_checkpoint_free(&ck);
 }
 
-static drift_llm_config_t tiny(int shared)
-{
-    return (drift_llm_config_t){16, 24, 2, 4, 2, 37, 12, shared, 0, 0};
-}
+static drift_llm_config_t tiny(int shared) { return (drift_llm_config_t){16, 24, 2, 4, 2, 37, 12, shared, 0, 0}; }
 
 Test(checkpoint, synthetic_round_trip_and_determinism)
 {
@@ -68,7 +65,7 @@ Test(checkpoint, synthetic_32_layers)
 
 /* ---- refusals: each case edits the header or the length of a valid tiny image ----------- */
 typedef struct {
-    int field;      /* header int to replace (-1: none) */
+    int field; /* header int to replace (-1: none) */
     int value;
     long size_delta; /* bytes added (or cut) at the end */
     char expect[96]; /* a piece of the message */
@@ -89,9 +86,9 @@ static bad_case_t BAD[] = {
     {5, 0, 0, "vocab_size| must be at least 2, found 0"},
     {5, -1, 0, "vocab_size| must be at least 2, found 1"},
     {6, -1, 0, "seq_len must be a positive integer, found -1"},
-    {5, 38, 0, "truncated: the header"},          /* the header lies: one more token than stored */
-    {6, 13, 0, "truncated"},                      /* a longer freq_cis table than stored */
-    {1, 2000000000, 0, "imply more than"},       /* sizes that cannot fit */
+    {5, 38, 0, "truncated: the header"},   /* the header lies: one more token than stored */
+    {6, 13, 0, "truncated"},               /* a longer freq_cis table than stored */
+    {1, 2000000000, 0, "imply more than"}, /* sizes that cannot fit */
 };
 
 ParameterizedTestParameters(checkpoint, refuses_bad_files)
@@ -142,14 +139,22 @@ Test(checkpoint, tokenizer_round_trip)
     for (int i = 0; i < V; i++) {
         char piece[16];
         float score = 0;
-        if (i == 0) strcpy(piece, "<unk>");
-        else if (i == 1) strcpy(piece, "<s>");
-        else if (i == 2) strcpy(piece, "</s>");
-        else if (i < 259) snprintf(piece, sizeof piece, "<0x%02X>", i - 3);
-        else if (i == 259) strcpy(piece, " "), score = -3;
-        else if (i == 260) strcpy(piece, " h"), score = -1;
-        else if (i == 261) strcpy(piece, " hi"), score = -2;
-        else strcpy(piece, i == 262 ? "h" : "i"), score = -5;
+        if (i == 0)
+            strcpy(piece, "<unk>");
+        else if (i == 1)
+            strcpy(piece, "<s>");
+        else if (i == 2)
+            strcpy(piece, "</s>");
+        else if (i < 259)
+            snprintf(piece, sizeof piece, "<0x%02X>", i - 3);
+        else if (i == 259)
+            strcpy(piece, " "), score = -3;
+        else if (i == 260)
+            strcpy(piece, " h"), score = -1;
+        else if (i == 261)
+            strcpy(piece, " hi"), score = -2;
+        else
+            strcpy(piece, i == 262 ? "h" : "i"), score = -5;
         int32_t len = (int32_t)strlen(piece);
         fwrite(&score, 4, 1, fp), fwrite(&len, 4, 1, fp), fwrite(piece, 1, (size_t)len, fp);
     }
@@ -166,7 +171,8 @@ Test(checkpoint, tokenizer_round_trip)
     cr_assert_eq(n, 2);
     cr_assert(ids[0] == 1 && ids[1] == 261, "%d %d", ids[0], ids[1]);
     drift_tokenizer_free(&t);
-    cr_assert_eq(drift_tokenizer_read(&t, path, V + 1, err, sizeof err), DRIFT_EINVAL, "a vocabulary too large is truncated");
+    cr_assert_eq(drift_tokenizer_read(&t, path, V + 1, err, sizeof err), DRIFT_EINVAL,
+                 "a vocabulary too large is truncated");
     cr_assert(strstr(err, "expected 265 tokens, found 264"), "%s", err);
     cr_assert_eq(drift_tokenizer_read(&t, path, V - 1, err, sizeof err), DRIFT_EINVAL);
     cr_assert(strstr(err, "oversized"), "%s", err);

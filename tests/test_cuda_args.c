@@ -41,9 +41,10 @@ static drift_cuda_gemm_t gk(const char *spec)
 
 Test(cuda_args, gemm_specs_round_trip)
 {
-    static const char *good[] = {"naive", "tiled:128,128,32", "splitk:4", "splitk:4:tree", "tc:h100", "splitk:8:atomic",
-                                 "cublas", "cublas:pedantic", "cublas:tf32", "cublaslt", "cublaslt:pedantic",
-                                 "cublaslt:tf32", "cublaslt:fixed"};
+    static const char *good[] = {
+        "naive",         "tiled:128,128,32", "splitk:4",    "splitk:4:tree", "tc:h100",           "splitk:8:atomic",
+        "cublas",        "cublas:pedantic",  "cublas:tf32", "cublaslt",      "cublaslt:pedantic", "cublaslt:tf32",
+        "cublaslt:fixed"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         drift_cuda_gemm_t g = gk(good[i]);
         char buf[DRIFT_CUDA_GEMM_SPEC_MAX];
@@ -56,16 +57,28 @@ Test(cuda_args, bad_gemm_specs_are_refused)
 {
     /* every one of these is also refused by the CPU grammar (gemm.h), checked first; tc:h300 is no
      * architecture (tc:h200 became one with the hardware-conformance work) */
-    static const char *bad[] = {"", "Naive", "splitk:0", "splitk:4:tree:atomic", "splitk:4:atomic:tree", "splitk::atomic",
-                                "naive:atomic", "tiled:1,2,3:atomic", "cublas:", "cublas:fixed", "cublaslt:TF32",
-                                "tc:h300", "splitk:04:atomic", "atomic"};
+    static const char *bad[] = {"",
+                                "Naive",
+                                "splitk:0",
+                                "splitk:4:tree:atomic",
+                                "splitk:4:atomic:tree",
+                                "splitk::atomic",
+                                "naive:atomic",
+                                "tiled:1,2,3:atomic",
+                                "cublas:",
+                                "cublas:fixed",
+                                "cublaslt:TF32",
+                                "tc:h300",
+                                "splitk:04:atomic",
+                                "atomic"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         drift_gemm_kernel_t k;
         drift_cuda_gemm_t g;
         cr_expect_eq(drift_gemm_kernel_parse(&k, bad[i]), DRIFT_EINVAL, "CPU accepts %s", bad[i]);
         cr_expect_eq(drift_cuda_gemm_parse(&g, bad[i]), DRIFT_EINVAL, "GPU accepts '%s'", bad[i]);
     }
-    cr_expect(drift_cuda_gemm_is_twin(&(drift_cuda_gemm_t){DRIFT_CUDA_TWIN, {DRIFT_GEMM_SPLITK, 0, 0, 0, 4, 0, 0}, 0, 0}));
+    cr_expect(
+        drift_cuda_gemm_is_twin(&(drift_cuda_gemm_t){DRIFT_CUDA_TWIN, {DRIFT_GEMM_SPLITK, 0, 0, 0, 4, 0, 0}, 0, 0}));
     drift_cuda_gemm_t atomic = gk("splitk:4:atomic");
     cr_expect(!drift_cuda_gemm_is_twin(&atomic), "atomic split-K is not deterministic");
 }
@@ -85,17 +98,17 @@ typedef struct {
 Test(cuda_args, gemm_errors_match_the_cpu)
 {
     static const gemm_case_t cases[] = {
-        {"naive", 4, 4, 4, 1, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0},  /* A NULL */
+        {"naive", 4, 4, 4, 1, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0}, /* A NULL */
         {"tiled:8,8,8", 4, 4, 4, 0, 1, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0},
         {"splitk:2", 4, 4, 4, 0, 0, 1, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0}, /* C NULL */
-        {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_SR, 0},    /* SR: unsupported on both */
+        {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_SR, 0},     /* SR: unsupported on both */
         {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 1},
         {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 2},
         {"naive", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 3},
-        {"tc:h100", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0},  /* tc with fp32 input */
-        {"tc:v100", 4, 4, 4, 0, 0, 0, DRIFT_BF16, DRIFT_FP32, DRIFT_RNE, 0},  /* no bf16 on v100 */
+        {"tc:h100", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_RNE, 0}, /* tc with fp32 input */
+        {"tc:v100", 4, 4, 4, 0, 0, 0, DRIFT_BF16, DRIFT_FP32, DRIFT_RNE, 0}, /* no bf16 on v100 */
         {"tc:a100", 4, 4, 4, 0, 0, 0, DRIFT_FP8E4M3, DRIFT_FP32, DRIFT_RNE, 0},
-        {"tc:h100", 4, 4, 4, 0, 0, 0, DRIFT_FP16, DRIFT_BF16, DRIFT_RNE, 0},  /* tc output fp32/fp16 only */
+        {"tc:h100", 4, 4, 4, 0, 0, 0, DRIFT_FP16, DRIFT_BF16, DRIFT_RNE, 0}, /* tc output fp32/fp16 only */
         {"cublas", 4, 4, 4, 1, 0, 0, DRIFT_FP16, DRIFT_FP32, DRIFT_RNE, 0},
         {"splitk:3:atomic", 4, 4, 4, 0, 0, 0, DRIFT_FP32, DRIFT_FP32, DRIFT_SR, 0},
     };
@@ -116,7 +129,8 @@ Test(cuda_args, gemm_errors_match_the_cpu)
         int want = drift_gemm(C ? Ccpu : NULL, A, B, c->M, c->N, c->K, &cpu, &o);
         cr_assert_neq(want, 0, "case %zu: the CPU accepts it; not a bad case", i);
         int got = drift_cuda_check_gemm(C, A, B, c->M, c->N, c->K, &g, &o);
-        cr_expect_eq(got, want, "case %zu (%s): GPU check %d, CPU %d (%s)", i, c->kernel, got, want, drift_cuda_message());
+        cr_expect_eq(got, want, "case %zu (%s): GPU check %d, CPU %d (%s)", i, c->kernel, got, want,
+                     drift_cuda_message());
         cr_expect_neq(drift_cuda_message()[0], '\0', "case %zu: no message", i);
 #ifdef DRIFT_HAVE_CUDA
         double Cg[64];
@@ -203,23 +217,27 @@ Test(cuda_args, reduce_errors_match_the_cpu)
         const drift_order_t *o;
         drift_acc_t acc;
     } cases[] = {
-        {&tc, good},                                  /* tc on a sum/dot: EUNSUPPORTED on the CPU */
-        {&broken, good},                              /* EINVAL */
-        {&warp6, good},                               /* EINVAL */
-        {&seq, {DRIFT_FP32, DRIFT_SR, 1}},            /* EUNSUPPORTED */
-        {&seq, {DRIFT_NFORMATS, DRIFT_RNE, 1}},       /* EINVAL */
-        {&seq, {DRIFT_FP32, DRIFT_NMODES, 1}},        /* EINVAL */
+        {&tc, good},                            /* tc on a sum/dot: EUNSUPPORTED on the CPU */
+        {&broken, good},                        /* EINVAL */
+        {&warp6, good},                         /* EINVAL */
+        {&seq, {DRIFT_FP32, DRIFT_SR, 1}},      /* EUNSUPPORTED */
+        {&seq, {DRIFT_NFORMATS, DRIFT_RNE, 1}}, /* EINVAL */
+        {&seq, {DRIFT_FP32, DRIFT_NMODES, 1}},  /* EINVAL */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         double r;
         int want_sum = drift_sum(&r, x, 8, cases[i].o, &cases[i].acc);
         int want_dot = drift_dot(&r, x, x, 8, NULL, cases[i].o, &cases[i].acc);
         cr_assert_neq(want_sum, 0, "case %zu", i);
-        cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum, "sum case %zu", i);
-        cr_expect_eq(drift_cuda_check_reduce(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "dot case %zu", i);
+        cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum,
+                     "sum case %zu", i);
+        cr_expect_eq(drift_cuda_check_reduce(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "dot case %zu",
+                     i);
 #ifdef DRIFT_HAVE_CUDA
-        cr_expect_eq(drift_cuda_sum(out, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum, "drift_cuda_sum case %zu", i);
-        cr_expect_eq(drift_cuda_dot(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "drift_cuda_dot case %zu", i);
+        cr_expect_eq(drift_cuda_sum(out, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum, "drift_cuda_sum case %zu",
+                     i);
+        cr_expect_eq(drift_cuda_dot(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "drift_cuda_dot case %zu",
+                     i);
 #endif
     }
     /* NULL inputs with work to do: EINVAL as on the CPU */
@@ -239,7 +257,8 @@ Test(cuda_args, reduce_gpu_limits)
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &seq, &rna, 0), DRIFT_EUNSUPPORTED);
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &rnd, &f32, 0), DRIFT_EUNSUPPORTED);
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w2048, &f32, 0), DRIFT_EUNSUPPORTED);
-    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w64, &f32, 2), DRIFT_EUNSUPPORTED, "shuffles need W <= 32");
+    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w64, &f32, 2), DRIFT_EUNSUPPORTED,
+                 "shuffles need W <= 32");
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &pw, &f32, 2), DRIFT_EINVAL, "pairwise has one kernel");
     /* 0.1 is not an fp32 value: the GPU would read a different number */
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w32, &f32, 0), DRIFT_EUNSUPPORTED);
@@ -350,7 +369,8 @@ Test(cuda_args, dispatcher_hook_gives_the_cpu_codes)
     char ran[64];
     drift_gemm_opts_t good = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32), sr = good;
     sr.acc.mode = DRIFT_SR;
-    drift_gemm_kernel_t naive = {.family = DRIFT_GEMM_NAIVE}, badtile = {.family = DRIFT_GEMM_TILED, .bm = 0, .bn = 8, .bk = 8};
+    drift_gemm_kernel_t naive = {.family = DRIFT_GEMM_NAIVE},
+                        badtile = {.family = DRIFT_GEMM_TILED, .bm = 0, .bn = 8, .bk = 8};
     drift_gemm_kernel_t v100 = {.family = DRIFT_GEMM_TC, .arch = DRIFT_TC_V100};
     drift_gemm_opts_t bf16 = drift_gemm_opts(DRIFT_BF16, DRIFT_FP32); /* V100 tensor cores: fp16 only */
     struct {
@@ -358,7 +378,9 @@ Test(cuda_args, dispatcher_hook_gives_the_cpu_codes)
         const double *A;
         const drift_gemm_kernel_t *k;
         const drift_gemm_opts_t *o;
-    } cases[] = {{"NULL A", NULL, &naive, &good}, {"tile 0", A, &badtile, &good}, {"SR", A, &naive, &sr},
+    } cases[] = {{"NULL A", NULL, &naive, &good},
+                 {"tile 0", A, &badtile, &good},
+                 {"SR", A, &naive, &sr},
                  {"tc:v100 bf16", A, &v100, &bf16}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int cpu = drift_gemm(C, cases[i].A, B, 2, 2, 3, cases[i].k, cases[i].o);
@@ -409,11 +431,11 @@ Test(cuda_args, attention_errors_match_the_cpu)
     for (size_t i = 0; i < sizeof q / sizeof *q; i++) q[i] = cos((double)i);
     cr_assert_eq(drift_kv_append(&kv, k, k, 4, NULL, 0), 0);
     drift_attn_opts_t good = attn_opts("flash:16,4"), heads = good, dim = good, scale = good, sr = good, tile = good;
-    heads.heads = 3;       /* not a multiple of kv_heads = 2 */
-    dim.head_dim = 0;      /* no head_dim */
-    scale.scale = -1;      /* scale must be > 0 or 0 */
+    heads.heads = 3;  /* not a multiple of kv_heads = 2 */
+    dim.head_dim = 0; /* no head_dim */
+    scale.scale = -1; /* scale must be > 0 or 0 */
     sr.pv.acc.mode = DRIFT_SR;
-    tile.kernel.bc = 0;    /* a tile of nothing */
+    tile.kernel.bc = 0; /* a tile of nothing */
     struct {
         const char *what;
         const double *out, *q;
@@ -456,23 +478,31 @@ Test(cuda_args, attention_subset_and_good_calls)
     for (size_t i = 0; i < sizeof q / sizeof *q; i++) q[i] = cos((double)i);
     cr_assert_eq(drift_kv_append(&kv, k, k, 16, NULL, 0), 0);
     /* good: every kernel, bf16 / fp16 / fp32 storage of P, any output */
-    static const char *kernels[] = {"standard", "flash:16,4", "flash:1,16", "splitkv:3", "splitkv:2,4", "splitkv:size=8,4"};
+    static const char *kernels[] = {"standard",  "flash:16,4",  "flash:1,16",
+                                    "splitkv:3", "splitkv:2,4", "splitkv:size=8,4"};
     for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
         drift_attn_opts_t o = attn_opts(kernels[i]);
         o.pv.out = DRIFT_FP8E4M3;
-        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i], drift_cuda_message());
+        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i],
+                     drift_cuda_message());
         o.pv.in = DRIFT_FP16;
         o.qk.in = DRIFT_FP8E5M2;
-        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i], drift_cuda_message());
+        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i],
+                     drift_cuda_message());
     }
     /* the float path's limits: unsupported, with a reason naming the option */
     drift_attn_opts_t base = attn_opts("flash:16,4"), o;
     struct {
         const char *what, *word; /* the case (edited below by index) and a word its reason names */
     } cases[] = {
-        {"pairwise qk", "qk order"}, {"nofma pv", "pv accumulator"}, {"fp64 qk.in", "qk input"},
-        {"tf32 pv.in", "pv.in"},     {"fp64 softmax", "softmax accumulator"}, {"exp2", "expf"},
-        {"online standard", "safe"}, {"fp8 scores", "qk.out"},
+        {"pairwise qk", "qk order"},
+        {"nofma pv", "pv accumulator"},
+        {"fp64 qk.in", "qk input"},
+        {"tf32 pv.in", "pv.in"},
+        {"fp64 softmax", "softmax accumulator"},
+        {"exp2", "expf"},
+        {"online standard", "safe"},
+        {"fp8 scores", "qk.out"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         o = base;
@@ -483,8 +513,15 @@ Test(cuda_args, attention_subset_and_good_calls)
         case 3: o.pv.in = DRIFT_TF32; break;
         case 4: o.softmax_acc.acc = DRIFT_FP64; break;
         case 5: o.exp = DRIFT_EXP_EXP2; break;
-        case 6: o.kernel.kind = DRIFT_ATTN_STANDARD; o.softmax.kind = DRIFT_SOFTMAX_ONLINE; o.softmax.block = 1; break;
-        case 7: o.kernel.kind = DRIFT_ATTN_STANDARD; o.qk.out = DRIFT_FP8E4M3; break;
+        case 6:
+            o.kernel.kind = DRIFT_ATTN_STANDARD;
+            o.softmax.kind = DRIFT_SOFTMAX_ONLINE;
+            o.softmax.block = 1;
+            break;
+        case 7:
+            o.kernel.kind = DRIFT_ATTN_STANDARD;
+            o.qk.out = DRIFT_FP8E4M3;
+            break;
         }
         char err[DRIFT_ERRMSG_MAX];
         cr_assert_eq(drift_attention(out, q, 1, 15, &kv, NULL, &o, err, sizeof err), 0, "%s: the CPU takes it: %s",
@@ -498,7 +535,8 @@ Test(cuda_args, attention_subset_and_good_calls)
     drift_attn_opts_t bad = base;
     bad.heads = 3;
     cr_expect_eq(ops->attention(out, q, 1, 15, &kv, NULL, &bad), DRIFT_EINVAL, "bad options: the CPU's code");
-    cr_expect_eq(drift_cuda_attention(out, q, 1, 15, &kv, NULL, &base, 7, NULL), DRIFT_EINVAL, "kernel version 7 does not exist");
+    cr_expect_eq(drift_cuda_attention(out, q, 1, 15, &kv, NULL, &base, 7, NULL), DRIFT_EINVAL,
+                 "kernel version 7 does not exist");
     if (drift_cuda_device_count() == 0) {
         cr_expect_eq(ops->attention(out, q, 1, 15, &kv, NULL, &base), DRIFT_EUNSUPPORTED);
         printf("skipped: no CUDA device (attention's good arguments left to cuda/check.sh)\n");
@@ -566,8 +604,8 @@ static int rows_on_host(double *out, const double *q, size_t nq, size_t q_pos, c
 
 Test(cuda_args, attention_rows_logic_equals_drift_attention)
 {
-    static const char *kernels[] = {"standard", "flash:64,64", "flash:4,5", "splitkv:3", "splitkv:2,4", "splitkv:size=16,8",
-                                    "splitkv:size=8"};
+    static const char *kernels[] = {"standard",    "flash:64,64",       "flash:4,5",     "splitkv:3",
+                                    "splitkv:2,4", "splitkv:size=16,8", "splitkv:size=8"};
     static const drift_format_t fmts[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16};
     enum { H = 4, G = 2, D = 6, L = 37, NQ = 5 };
     double k[L * G * D], v[L * G * D], q[NQ * H * D], want[NQ * H * D], got[NQ * H * D];
@@ -597,8 +635,9 @@ Test(cuda_args, attention_rows_logic_equals_drift_attention)
                 cr_assert_eq(drift_attention(want, q, NQ, q_pos, &kv, m, &o, NULL, 0), 0);
                 cr_assert_eq(rows_on_host(got, q, NQ, q_pos, &kv, m, &o), 0);
                 size_t i = drift_backend_first_diff(got, want, NQ * H * D);
-                cr_expect_eq(i, (size_t)NQ * H * D, "%s %s variant %d: first difference at %zu: rows %a, cpu %a", kernels[ki],
-                             drift_format_name(fmts[f]), variant, i, i < NQ * H * D ? got[i] : 0, i < NQ * H * D ? want[i] : 0);
+                cr_expect_eq(i, (size_t)NQ * H * D, "%s %s variant %d: first difference at %zu: rows %a, cpu %a",
+                             kernels[ki], drift_format_name(fmts[f]), variant, i, i < NQ * H * D ? got[i] : 0,
+                             i < NQ * H * D ? want[i] : 0);
                 checked++;
             }
         drift_kv_free(&kv);
@@ -613,15 +652,19 @@ Test(cuda_args, gemm_streams_checks)
 {
     double A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 0, 1, 1, 1}, C[4 * DRIFT_CUDA_MAX_STREAMS];
     drift_gemm_opts_t o = drift_gemm_opts(DRIFT_FP32, DRIFT_FP32);
-    drift_cuda_gemm_t atomic = gk("splitk:2:atomic"), blas = gk("cublas"), twin = gk("splitk:2"), fixed = gk("cublaslt:fixed");
+    drift_cuda_gemm_t atomic = gk("splitk:2:atomic"), blas = gk("cublas"), twin = gk("splitk:2"),
+                      fixed = gk("cublaslt:fixed");
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 4), 0, "%s", drift_cuda_message());
-    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &blas, &o, DRIFT_CUDA_MAX_STREAMS), 0, "%s", drift_cuda_message());
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &blas, &o, DRIFT_CUDA_MAX_STREAMS), 0, "%s",
+                 drift_cuda_message());
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 0), DRIFT_EINVAL, "0 streams");
-    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, DRIFT_CUDA_MAX_STREAMS + 1), DRIFT_EINVAL);
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, DRIFT_CUDA_MAX_STREAMS + 1),
+                 DRIFT_EINVAL);
     cr_expect(strstr(drift_cuda_message(), "streams"), "%s", drift_cuda_message());
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &twin, &o, 2), DRIFT_EUNSUPPORTED, "a twin");
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &fixed, &o, 2), DRIFT_EUNSUPPORTED, "cublaslt:fixed");
-    cr_expect_eq(drift_cuda_check_gemm_streams(C, NULL, B, 2, 2, 3, &atomic, &o, 2), DRIFT_EINVAL, "the CPU's check first");
+    cr_expect_eq(drift_cuda_check_gemm_streams(C, NULL, B, 2, 2, 3, &atomic, &o, 2), DRIFT_EINVAL,
+                 "the CPU's check first");
     /* no device selected: the dispatcher refuses, with the reason */
     char ran[64];
     cr_expect_eq(drift_dispatch_gemm_streams(C, A, B, 2, 2, 3, "cublas", &o, 2, ran, sizeof ran), DRIFT_EUNSUPPORTED);

@@ -47,9 +47,10 @@ Test(deployment, vllm_like_spelled_out)
     parse_ok(&d, "vllm-like");
     char s[DRIFT_DEPLOY_SPEC_MAX];
     drift_deployment_print(s, sizeof s, &d);
-    cr_assert_str_eq(s, "card=h100,engine=lab,weights=bf16,compute=bf16,act=bf16,gemm=vendor-like,attention=splitkv:auto,"
-                        "kv=bf16,batch=continuous:64,padded=no,prefill-chunk=256,prefix-cache=on,tp=1,allreduce=ring,"
-                        "draft=0,sampler=greedy");
+    cr_assert_str_eq(s,
+                     "card=h100,engine=lab,weights=bf16,compute=bf16,act=bf16,gemm=vendor-like,attention=splitkv:auto,"
+                     "kv=bf16,batch=continuous:64,padded=no,prefill-chunk=256,prefix-cache=on,tp=1,allreduce=ring,"
+                     "draft=0,sampler=greedy");
     cr_assert_eq(d.nx.sms, 132); /* H100 SXM5: 132 SMs (NVIDIA H100 datasheet) */
 }
 
@@ -167,8 +168,8 @@ static void decode(drift_gen_t *g, const char *spec, const int *prompt, int np, 
 }
 
 /* token ids of stories260K's 512-token vocabulary */
-static const int PROMPT[] = {1, 365, 471, 263, 431, 292, 227, 471, 263, 217, 326, 292, 365, 100, 289,
-                             318, 246, 292, 183, 446, 263, 480, 292, 107, 471, 289, 296, 471};
+static const int PROMPT[] = {1,   365, 471, 263, 431, 292, 227, 471, 263, 217, 326, 292, 365, 100,
+                             289, 318, 246, 292, 183, 446, 263, 480, 292, 107, 471, 289, 296, 471};
 #define NP ((int)(sizeof PROMPT / sizeof *PROMPT))
 #define SMALL "card=a100,gemm=batch-invariant,compute=fp32,weights=fp32,act=fp32,kv=fp32"
 
@@ -229,7 +230,8 @@ Test(deployment, batch_invariant_kernels_ignore_the_schedule, .init = load, .fin
     int V = ck.cfg.vocab_size;
     drift_gen_t ref;
     decode(&ref, SMALL, PROMPT, NP, 0, 20, 1);
-    static const char *const SCHED[] = {SMALL ",prefill-chunk=5", SMALL ",prefix-cache=on", SMALL ",batch=continuous:16",
+    static const char *const SCHED[] = {SMALL ",prefill-chunk=5", SMALL ",prefix-cache=on",
+                                        SMALL ",batch=continuous:16",
                                         SMALL ",batch=static:8,padded=yes,prefill-chunk=7",
                                         SMALL ",batch=continuous:16,prefill-chunk=3,prefix-cache=on"};
     for (size_t i = 0; i < sizeof SCHED / sizeof *SCHED; i++)
@@ -279,7 +281,8 @@ Test(deployment, card_pair_kernels_differ_where_the_rules_say)
 {
     drift_llm_config_t c;
     memset(&c, 0, sizeof c);
-    c.dim = 576, c.hidden_dim = 1536, c.n_layers = 30, c.n_heads = 9, c.n_kv_heads = 3, c.vocab_size = 49152, c.seq_len = 1024;
+    c.dim = 576, c.hidden_dim = 1536, c.n_layers = 30, c.n_heads = 9, c.n_kv_heads = 3, c.vocab_size = 49152,
+    c.seq_len = 1024;
     int first, last;
     cr_assert_eq(drift_model_kernels_differ(&c, 108, 128, 256, 1024, &first, &last), 192);
     cr_assert_eq(first, 385);

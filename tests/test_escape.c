@@ -22,17 +22,18 @@ static const esc_case_t CASES[] = {
     {"plain text, 1.5e-3 [x]", NULL, "plain text, 1.5e-3 [x]"}, /* nothing to escape: unchanged */
     {"a\nb", NULL, "a\\x0ab"},
     {"\r\t\x01\x1f\x7f", NULL, "\\x0d\\x09\\x01\\x1f\\x7f"},
-    {"C:\\dir", NULL, "C:\\x5cdir"},                  /* the backslash itself */
-    {"caf\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82", NULL, "caf\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82"}, /* é ≤ 🙂: valid */
-    {"\xc3", NULL, "\\xc3"},                           /* cut sequence */
-    {"\x80x", NULL, "\\x80x"},                         /* stray continuation byte */
-    {"\xc0\xaf", NULL, "\\xc0\\xaf"},                  /* overlong '/' */
-    {"\xe0\x80\xaf", NULL, "\\xe0\\x80\\xaf"},         /* overlong, 3 bytes */
-    {"\xed\xa0\x80", NULL, "\\xed\\xa0\\x80"},         /* surrogate U+D800 */
+    {"C:\\dir", NULL, "C:\\x5cdir"}, /* the backslash itself */
+    {"caf\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82", NULL,
+     "caf\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82"},      /* é ≤ 🙂: valid */
+    {"\xc3", NULL, "\\xc3"},                            /* cut sequence */
+    {"\x80x", NULL, "\\x80x"},                          /* stray continuation byte */
+    {"\xc0\xaf", NULL, "\\xc0\\xaf"},                   /* overlong '/' */
+    {"\xe0\x80\xaf", NULL, "\\xe0\\x80\\xaf"},          /* overlong, 3 bytes */
+    {"\xed\xa0\x80", NULL, "\\xed\\xa0\\x80"},          /* surrogate U+D800 */
     {"\xf4\x90\x80\x80", NULL, "\\xf4\\x90\\x80\\x80"}, /* beyond U+10FFFF */
-    {"\xf4\x8f\xbf\xbf", NULL, "\xf4\x8f\xbf\xbf"},    /* U+10FFFF itself is valid */
+    {"\xf4\x8f\xbf\xbf", NULL, "\xf4\x8f\xbf\xbf"},     /* U+10FFFF itself is valid */
     {"\xff\xfe", NULL, "\\xff\\xfe"},
-    {"a b", " ", "a\\x20b"},                           /* the argv line's separator */
+    {"a b", " ", "a\\x20b"}, /* the argv line's separator */
     {"", NULL, ""},
 };
 
@@ -43,7 +44,8 @@ Test(escape, known_answers)
         size_t n = drift_escape(out, sizeof out, CASES[i].in, CASES[i].also);
         cr_expect_str_eq(out, CASES[i].out, "case %zu", i);
         cr_expect_eq(n, strlen(CASES[i].out), "case %zu: length", i);
-        cr_expect_eq(drift_unescape(back, sizeof back, out, strlen(out), CASES[i].also), (long)strlen(CASES[i].in), "case %zu", i);
+        cr_expect_eq(drift_unescape(back, sizeof back, out, strlen(out), CASES[i].also), (long)strlen(CASES[i].in),
+                     "case %zu", i);
         cr_expect_str_eq(back, CASES[i].in, "case %zu: round trip", i);
     }
     /* cut output is NUL-terminated and the needed length is still returned */
@@ -54,8 +56,8 @@ Test(escape, known_answers)
 
 Test(escape, unescape_refuses_what_escape_never_writes)
 {
-    static const char *const BAD[] = {"\\", "\\x", "\\x0", "\\x00", "\\X0a", "\\x0A", "\\n", "\\x61", "a\nb", "a\tb",
-                                      "\x80", "\xc3", "\xed\xa0\x80", "a\\x5", "\x7f"};
+    static const char *const BAD[] = {"\\",   "\\x",  "\\x0", "\\x00", "\\X0a",        "\\x0A", "\\n", "\\x61",
+                                      "a\nb", "a\tb", "\x80", "\xc3",  "\xed\xa0\x80", "a\\x5", "\x7f"};
     char out[64];
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
         cr_expect_lt(drift_unescape(out, sizeof out, BAD[i], strlen(BAD[i]), NULL), 0, "accepted '%s'", BAD[i]);
@@ -136,7 +138,8 @@ static int csv_argv(char **words, int max, const char *path)
     return n;
 }
 
-Test(escape, a_run_with_every_byte_in_its_argv_commits_and_reads_back, .init = make_dir, .fini = remove_dir, .timeout = 120)
+Test(escape, a_run_with_every_byte_in_its_argv_commits_and_reads_back, .init = make_dir, .fini = remove_dir,
+     .timeout = 120)
 {
     /* --out <dir>/<bytes 1..255>: the '/' in the middle is a directory of its own */
     char out[512];

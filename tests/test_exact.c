@@ -38,7 +38,6 @@
 /* ---- helpers ---------------------------------------------------------------------- */
 
 
-
 static const drift_mode_t MODES[] = {DRIFT_RNE, DRIFT_RZ, DRIFT_RNA, DRIFT_RU, DRIFT_RD};
 #define NMODES 5
 
@@ -57,10 +56,7 @@ static double wide(drift_stream_t *s, int kmin, int kmax)
     return (drift_stream_u32(s) & 1) ? -x : x;
 }
 
-static double fp32_uniform(drift_stream_t *s)
-{
-    return (float)(2.0 * drift_stream_uniform(s) - 1.0);
-}
+static double fp32_uniform(drift_stream_t *s) { return (float)(2.0 * drift_stream_uniform(s) - 1.0); }
 
 /* fp32 values of any binade 2^-149 ... 2^127 with 24 random bits (subnormals rounded). */
 static double fp32_wide(drift_stream_t *s)
@@ -110,7 +106,7 @@ static double oracle_round(mpfr_srcptr x, drift_format_t f, drift_mode_t m)
     long E = (long)mpfr_get_exp(x) - 1; /* 2^E <= |x| < 2^(E+1) */
     long qexp = (E > fi->emin ? E : fi->emin) - fi->p + 1;
     mpfr_t t;
-    mpfr_init2(t, mpfr_get_prec(x) + 2); /* room for the integer rounded up */
+    mpfr_init2(t, mpfr_get_prec(x) + 2);  /* room for the integer rounded up */
     mpfr_mul_2si(t, x, -qexp, MPFR_RNDN); /* exact: a power of two */
     switch (m) {
     case DRIFT_RNE: mpfr_rint(t, t, MPFR_RNDN); break;
@@ -179,23 +175,28 @@ static void check_all(const char *name, const double *a, const double *b, size_t
     mpfr_t sn, sd;
     mpfr_prec_t prec = b ? DOT_PREC : SUM_PREC;
     mpfr_inits2(prec, sn, sd, (mpfr_ptr)0);
-    if (b) oracle_dot(sn, a, b, n, MPFR_RNDN);
-    else oracle_sum(sn, a, n, MPFR_RNDN);
+    if (b)
+        oracle_dot(sn, a, b, n, MPFR_RNDN);
+    else
+        oracle_sum(sn, a, n, MPFR_RNDN);
     if (mpfr_zero_p(sn)) { /* the sign of an exact zero depends on the mode */
-        if (b) oracle_dot(sd, a, b, n, MPFR_RNDD);
-        else oracle_sum(sd, a, n, MPFR_RNDD);
+        if (b)
+            oracle_dot(sd, a, b, n, MPFR_RNDD);
+        else
+            oracle_sum(sd, a, n, MPFR_RNDD);
     } else {
         mpfr_set(sd, sn, MPFR_RNDN);
     }
     drift_xacc_t acc;
     drift_xacc_init(&acc);
     for (size_t i = 0; i < n; i++) {
-        if (b) drift_xacc_add_prod(&acc, a[i], b[i]);
-        else drift_xacc_add(&acc, a[i]);
+        if (b)
+            drift_xacc_add_prod(&acc, a[i], b[i]);
+        else
+            drift_xacc_add(&acc, a[i]);
     }
     int sgn_want = mpfr_nan_p(sn) ? 0 : mpfr_sgn(sn);
-    cr_expect_eq(drift_xacc_sign(&acc), sgn_want, "%s: xacc sign %d, want %d", name, drift_xacc_sign(&acc),
-                 sgn_want);
+    cr_expect_eq(drift_xacc_sign(&acc), sgn_want, "%s: xacc sign %d, want %d", name, drift_xacc_sign(&acc), sgn_want);
     int bad = 0;
     char first[512] = "";
     for (int f = 0; f < DRIFT_NFORMATS; f++)
@@ -211,8 +212,8 @@ static void check_all(const char *name, const double *a, const double *b, size_t
             if (rc1 || rc2 || !same(fast, want) || !same(viampfr, want) || !same(step, want)) {
                 if (!bad++)
                     snprintf(first, sizeof first, "%s %s: want %a, fast %a (rc %d), mpfr %a (rc %d), xacc %a",
-                             drift_format_name((drift_format_t)f), drift_mode_name(m), want, fast, rc1, viampfr,
-                             rc2, step);
+                             drift_format_name((drift_format_t)f), drift_mode_name(m), want, fast, rc1, viampfr, rc2,
+                             step);
             }
         }
     mpfr_clears(sn, sd, (mpfr_ptr)0);
@@ -273,27 +274,24 @@ ParameterizedTestParameters(exact_sum, lists)
     return cr_make_param_array(list_case_t, cases, sizeof cases / sizeof cases[0]);
 }
 
-ParameterizedTest(list_case_t *c, exact_sum, lists)
-{
-    check_all(c->name, c->v, NULL, c->n);
-}
+ParameterizedTest(list_case_t *c, exact_sum, lists) { check_all(c->name, c->v, NULL, c->n); }
 
 /* ---- sums: generated vectors --------------------------------------------------------- */
 
 enum {
-    G_RANGE,          /* log-uniform over all doubles, subnormals included */
-    G_SUBNORMAL,      /* subnormals only */
-    G_PAIRS,          /* x and -x, shuffled: exactly zero */
-    G_PAIRS_TINY,     /* the same plus 2^-1074 */
-    G_PAIRS_TIE,      /* the same plus 1 and 2^-53: an fp64 tie */
-    G_PAIRS_TIE16,    /* the same plus 1 and 2^-11 + 2^-60: just above an fp16 tie */
-    G_NORMAL,         /* normal(0, 1) */
-    G_FP32,           /* fp32-valued uniform [-1, 1) */
-    G_CANCEL,         /* large values cancelling, small remainders */
-    G_SAME_MANTISSA,  /* many copies of the largest mantissa: the slots' capacity */
-    G_HUGE_CANCEL,    /* DBL_MAX k times, -DBL_MAX k times, then ones */
-    G_SPECIALS,       /* random doubles with an inf inside */
-    G_SPREAD,         /* x and -RN24(x) in runs of 1024 spanning 0 to 160 binades, near
+    G_RANGE,         /* log-uniform over all doubles, subnormals included */
+    G_SUBNORMAL,     /* subnormals only */
+    G_PAIRS,         /* x and -x, shuffled: exactly zero */
+    G_PAIRS_TINY,    /* the same plus 2^-1074 */
+    G_PAIRS_TIE,     /* the same plus 1 and 2^-53: an fp64 tie */
+    G_PAIRS_TIE16,   /* the same plus 1 and 2^-11 + 2^-60: just above an fp16 tie */
+    G_NORMAL,        /* normal(0, 1) */
+    G_FP32,          /* fp32-valued uniform [-1, 1) */
+    G_CANCEL,        /* large values cancelling, small remainders */
+    G_SAME_MANTISSA, /* many copies of the largest mantissa: the slots' capacity */
+    G_HUGE_CANCEL,   /* DBL_MAX k times, -DBL_MAX k times, then ones */
+    G_SPECIALS,      /* random doubles with an inf inside */
+    G_SPREAD,        /* x and -RN24(x) in runs of 1024 spanning 0 to 160 binades, near
                          2^1000 and 2^-920 too, some with zeros: the SIMD extraction path
                          at every level count; the sum is the 29 low bits of every x */
 };
@@ -430,7 +428,10 @@ ParameterizedTestParameters(exact_dot, lists)
         {"tiny products add up", 3, {0x1.8p-540, 0x1p-540, 0x1p-537}, {0x1p-540, 0x1.4p-540, 0x1p-537}},
         {"subnormal times large", 2, {0x1p-1074, 3}, {0x1p60, 0x1p-1070}},
         {"general doubles", 3, {0.1, 0.2, -0.3}, {0.7, 0.9, 1.1}},
-        {"TwoProd parts cancel", 2, {0x1.0000000000001p0, -0x1.0000000000001p0}, {0x1.0000000000001p0, 0x1.0000000000001p0}},
+        {"TwoProd parts cancel",
+         2,
+         {0x1.0000000000001p0, -0x1.0000000000001p0},
+         {0x1.0000000000001p0, 0x1.0000000000001p0}},
         {"fp64 tie from products", 2, {1, 0x1p-27}, {1, 0x1p-26}},
         {"fp16 tie from products", 2, {0.75, 0x1p-6}, {1, 0x1p-6}},
         {"-0 times 1", 1, {-0.0}, {1}},
@@ -445,10 +446,7 @@ ParameterizedTestParameters(exact_dot, lists)
     return cr_make_param_array(dot_list_t, cases, sizeof cases / sizeof cases[0]);
 }
 
-ParameterizedTest(dot_list_t *c, exact_dot, lists)
-{
-    check_all(c->name, c->a, c->b, c->n);
-}
+ParameterizedTest(dot_list_t *c, exact_dot, lists) { check_all(c->name, c->a, c->b, c->n); }
 
 enum {
     D_FP32,       /* fp32-valued uniform [-1, 1): the fast path, several blocks */
@@ -489,7 +487,7 @@ static void spread_pairs(double *a, double *b, size_t n, drift_stream_t *s, int 
         a[i + 1] = fp32 ? -(c - (c - p)) : -p;
         b[i + 1] = 1;
         if (g % 5 == 2 && i % 14 == 0) a[i] = a[i + 1] = (i & 16) ? -0.0 : 0.0; /* runs with zeros */
-        if (g % 13 == 6 && i % 512 == 100) a[i] = b[i] = 0x1p-600; /* x * y underflows to 0 */
+        if (g % 13 == 6 && i % 512 == 100) a[i] = b[i] = 0x1p-600;              /* x * y underflows to 0 */
     }
     if (n % 2) a[n - 1] = b[n - 1] = 0.5;
 }
@@ -690,8 +688,8 @@ Test(xacc, step_by_step)
         drift_mode_t m = MODES[(i / DRIFT_NFORMATS) % NMODES];
         double want = oracle_round(run, f, m), got = drift_xacc_round(&acc, f, m);
         if ((!same(got, want) || drift_xacc_sign(&acc) != mpfr_sgn(run)) && !bad++)
-            snprintf(first, sizeof first, "step %d %s %s: got %a want %a", i, drift_format_name(f),
-                     drift_mode_name(m), got, want);
+            snprintf(first, sizeof first, "step %d %s %s: got %a want %a", i, drift_format_name(f), drift_mode_name(m),
+                     got, want);
     }
     mpfr_clears(run, ta, tb, p, (mpfr_ptr)0);
     cr_assert_eq(bad, 0, "%d steps wrong; first: %s", bad, first);
@@ -1001,7 +999,7 @@ Test(exact_lse, near_midpoints)
     double cd = mpfr_get_d(c, MPFR_RNDD);
     mpfr_set_d(c, cd, MPFR_RNDN);
     mpfr_sub(d, mid, d, MPFR_RNDN);
-    mpfr_sub(d, d, c, MPFR_RNDN);   /* 1 + 2^-53 - ln 2 - c > 0 */
+    mpfr_sub(d, d, c, MPFR_RNDN); /* 1 + 2^-53 - ln 2 - c > 0 */
     mpfr_mul_2ui(d, d, 1, MPFR_RNDN);
     mpfr_log(d, d, MPFR_RNDN);
     mpfr_add(d, d, c, MPFR_RNDN);
@@ -1030,16 +1028,16 @@ Test(exact_softmax, near_midpoints)
     mpfr_exp(e, e, MPFR_RNDN);
     mpfr_add_ui(q, e, 2, MPFR_RNDN);
     mpfr_ui_div(q, 1, q, MPFR_RNDN);
-    double lo = mpfr_get_d(q, MPFR_RNDD);          /* the double below 1/(2 + e^b) */
+    double lo = mpfr_get_d(q, MPFR_RNDD); /* the double below 1/(2 + e^b) */
     mpfr_set_d(q, lo, MPFR_RNDN);
     mpfr_set_d(e, nextafter(lo, INFINITY), MPFR_RNDN);
     mpfr_add(q, q, e, MPFR_RNDN);
-    mpfr_div_2ui(q, q, 1, MPFR_RNDN);              /* the midpoint above lo */
+    mpfr_div_2ui(q, q, 1, MPFR_RNDN); /* the midpoint above lo */
     mpfr_ui_div(q, 1, q, MPFR_RNDN);
     mpfr_sub_ui(q, q, 2, MPFR_RNDN);
     mpfr_set_d(e, b, MPFR_RNDN);
     mpfr_exp(e, e, MPFR_RNDN);
-    mpfr_sub(q, q, e, MPFR_RNDN);                  /* e^t */
+    mpfr_sub(q, q, e, MPFR_RNDN); /* e^t */
     double t = 0;
     int positive = mpfr_sgn(q) > 0;
     if (positive) {
@@ -1178,15 +1176,11 @@ typedef struct {
 ParameterizedTestParameters(calc_exact, bad_input)
 {
     static calc_bad_t cases[] = {
-        {"1\n2\nabc\n", "@", ":3:"},
-        {"1\n0x1.8p\n", "@", ":2:"},
+        {"1\n2\nabc\n", "@", ":3:"},   {"1\n0x1.8p\n", "@", ":2:"},
         {"1e4x0\n", "@", ":1:"}, /* 1e400 is a number: it rounds to inf */
-        {"1 2\n", "@", ":1:"},
-        {"\n# only a comment\n", "@", "no values"},
-        {"", "@", "no values"},
-        {"1\n", "/nonexistent/file", "/nonexistent/file"},
-        {"1\n", "", "FILE"},
-        {"1\n", "@ @", "FILE"},
+        {"1 2\n", "@", ":1:"},         {"\n# only a comment\n", "@", "no values"},
+        {"", "@", "no values"},        {"1\n", "/nonexistent/file", "/nonexistent/file"},
+        {"1\n", "", "FILE"},           {"1\n", "@ @", "FILE"},
         {"1\n", "--bogus", "--bogus"},
     };
     return cr_make_param_array(calc_bad_t, cases, sizeof cases / sizeof cases[0]);

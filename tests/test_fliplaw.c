@@ -40,8 +40,8 @@ static void enumerate_same_binade(drift_format_t f, double base, int m)
         double law = drift_fliplaw_p(DRIFT_FLIPLAW_TRIANGLE, (double)g * d, 0, q);
         if (g < (1L << m)) {
             /* law * trials is an integer here (a dyadic rational times 2^(m+2)): exact */
-            cr_assert_eq((double)flips, law * (double)trials, "%s g=%ld: %ld flips of %ld, law %.17g", drift_format_name(f),
-                         g, flips, trials, law);
+            cr_assert_eq((double)flips, law * (double)trials, "%s g=%ld: %ld flips of %ld, law %.17g",
+                         drift_format_name(f), g, flips, trials, law);
         } else if (g == (1L << m)) {
             /* gap exactly q: both ends of one even cell are ties that round to its even point,
              * one offset in 2^(m+1) (measure zero in the continuous law, which gives 0) */
@@ -156,7 +156,8 @@ Test(fliplaw, fits_recover_the_law_and_choose_it)
     cr_assert(T.lo <= 1 && 1 <= T.hi, "kappa %g [%g, %g]", T.theta, T.lo, T.hi);
     drift_fliplaw_choice_t ch;
     cr_assert_eq(drift_fliplaw_choose(&ch, &T, &G, gap, q, flip, NSIM), 0);
-    cr_assert(ch.dloglik > 0 && ch.decided, "triangle data: dloglik %g power %g/%g", ch.dloglik, ch.power_a, ch.power_b);
+    cr_assert(ch.dloglik > 0 && ch.decided, "triangle data: dloglik %g power %g/%g", ch.dloglik, ch.power_a,
+              ch.power_b);
 
     /* Gaussian data with sigma = 0.2 q, gaps over [0.01, 2] q (most pairs informative): the
      * Gaussian wins and sigma's interval holds 0.2 */

@@ -165,7 +165,7 @@ static double spacing(double x, const drift_format_info_t *fi)
  * and both sides of it. */
 static void push_ties_around(vec_t *s, double v, const drift_format_info_t *fi)
 {
-    double up = v + spacing(v, fi) / 2;         /* exact: p + 1 <= 53 bits */
+    double up = v + spacing(v, fi) / 2;                        /* exact: p + 1 <= 53 bits */
     double dn = v - spacing(v * 0x1.fffffffffffffp-1, fi) / 2; /* below a power of two the spacing halves */
     double pts[2] = {up, dn};
     for (int i = 0; i < 2; i++) {
@@ -208,7 +208,7 @@ static void boundary_set(vec_t *s, drift_format_t f)
 {
     const drift_format_info_t *fi = drift_format_info(f);
     double top_gap = ldexp(1.0, fi->emax - fi->p + 1);
-    double b[] = {fi->min_subnormal / 2, fi->min_subnormal, fi->min_normal, fi->max_finite,
+    double b[] = {fi->min_subnormal / 2,        fi->min_subnormal,       fi->min_normal, fi->max_finite,
                   fi->max_finite + top_gap / 2, ldexp(1.0, fi->emax) * 2};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
         if (!isfinite(b[i])) continue; /* fp64's 2^1024 */
@@ -310,8 +310,8 @@ ParameterizedTest(known_t *k, oracle, known_answers)
     double o_r = oracle_round(k->x, k->f, k->m, k->flush, k->sat);
     double g_r = drift_round_generic(k->x, drift_format_info(k->f), &o, 0);
     double d_r = drift_round(k->x, k->f, &o, 0);
-    cr_expect(same(o_r, k->want), "oracle %s %s x=%a: %a, want %a (%s)", drift_format_name(k->f),
-              drift_mode_name(k->m), k->x, o_r, k->want, k->why);
+    cr_expect(same(o_r, k->want), "oracle %s %s x=%a: %a, want %a (%s)", drift_format_name(k->f), drift_mode_name(k->m),
+              k->x, o_r, k->want, k->why);
     cr_expect(same(g_r, k->want), "generic %s %s x=%a: %a, want %a (%s)", drift_format_name(k->f),
               drift_mode_name(k->m), k->x, g_r, k->want, k->why);
     cr_expect(same(d_r, k->want), "drift_round %s %s x=%a: %a, want %a (%s)", drift_format_name(k->f),
@@ -524,15 +524,16 @@ ParameterizedTest(layout_t *L, encoding, every_pattern)
         int ok = same(got, want) && (is_nan ? isnan(drift_decode(back, L->f)) : back == b);
         nans += is_nan;
         if (!ok && bad++ == 0)
-            snprintf(first, sizeof first, "0x%llx: decode %a want %a, encode 0x%llx", (unsigned long long)b, got,
-                     want, (unsigned long long)back);
+            snprintf(first, sizeof first, "0x%llx: decode %a want %a, encode 0x%llx", (unsigned long long)b, got, want,
+                     (unsigned long long)back);
         /* classification agrees with the fields */
         drift_class_t c = drift_classify(got, L->f);
-        drift_class_t wc = is_nan ? DRIFT_CLASS_NAN
+        drift_class_t wc = is_nan                                  ? DRIFT_CLASS_NAN
                            : (E == emask && L->f != DRIFT_FP8E4M3) ? DRIFT_CLASS_INF
-                           : E == 0 ? (M == 0 ? DRIFT_CLASS_ZERO : DRIFT_CLASS_SUBNORMAL)
-                                    : DRIFT_CLASS_NORMAL;
-        if (c != wc && bad++ == 0) snprintf(first, sizeof first, "0x%llx: class %d want %d", (unsigned long long)b, c, wc);
+                           : E == 0                                ? (M == 0 ? DRIFT_CLASS_ZERO : DRIFT_CLASS_SUBNORMAL)
+                                                                   : DRIFT_CLASS_NORMAL;
+        if (c != wc && bad++ == 0)
+            snprintf(first, sizeof first, "0x%llx: class %d want %d", (unsigned long long)b, c, wc);
     }
     mpfr_clear(v);
     cr_assert_eq(bad, 0, "%s: %d failures; first %s", drift_format_name(L->f), bad, first);
@@ -782,8 +783,7 @@ static sr_known_t SR_KNOWN[] = {
     {DRIFT_FP16, 1 + 0x1p-12, 0x40000000u, 1.0, "sr/2^32 = 1/4 is not < 1/4: down"},
     {DRIFT_FP16, 1 + 0x1p-40, 3, 1 + 0x1p-10, "frac = 2^-30: up iff sr < 2^32 * 2^-30 = 4"},
     {DRIFT_FP16, 1 + 0x1p-40, 4, 1.0, "sr = 4: 4 * 2^-32 = 2^-30 is not < frac"},
-    {DRIFT_FP16, 1 + 0x1p-42 + 0x1p-50, 1, 1 + 0x1p-10,
-     "frac = 2^-32 + 2^-40: up iff sr < 1 + 2^-8, so sr in {0, 1}"},
+    {DRIFT_FP16, 1 + 0x1p-42 + 0x1p-50, 1, 1 + 0x1p-10, "frac = 2^-32 + 2^-40: up iff sr < 1 + 2^-8, so sr in {0, 1}"},
     {DRIFT_FP16, 1 + 0x1p-42 + 0x1p-50, 2, 1.0, "sr = 2 > 1 + 2^-8: down"},
     {DRIFT_FP16, -(1 + 0x1p-12), 0, -(1 + 0x1p-10), "negative: away from zero is down, sr = 0 < 1/4"},
     {DRIFT_FP16, 1.0, 0, 1.0, "exact values never move"},
@@ -804,8 +804,8 @@ ParameterizedTest(sr_known_t *k, sr, decision)
     drift_round_opts_t o = {DRIFT_SR, 0, 0};
     double d = drift_round(k->x, k->f, &o, k->sr);
     double g = drift_round_generic(k->x, drift_format_info(k->f), &o, k->sr);
-    cr_expect(same(d, k->want), "drift_round %s x=%a sr=0x%x: %a want %a (%s)", drift_format_name(k->f), k->x,
-              k->sr, d, k->want, k->why);
+    cr_expect(same(d, k->want), "drift_round %s x=%a sr=0x%x: %a want %a (%s)", drift_format_name(k->f), k->x, k->sr, d,
+              k->want, k->why);
     cr_expect(same(g, k->want), "generic %s x=%a sr=0x%x: %a want %a (%s)", drift_format_name(k->f), k->x, k->sr, g,
               k->want, k->why);
 }
@@ -877,7 +877,7 @@ Test(sr, mean_approaches_x)
             double sign = (j % 3 == 0) ? -1.0 : 1.0;
             double x = sign * (lo + fracs[j] * gap); /* not exact in double: frac is recomputed */
             double lo_s = sign * lo, hi_s = sign * (lo + gap);
-            double frac = (fabs(x) - lo) / gap;  /* exact: |x| - lo and a power-of-two divide */
+            double frac = (fabs(x) - lo) / gap; /* exact: |x| - lo and a power-of-two divide */
             drift_stream_t st;
             stream(&st, 500 + (uint32_t)i, (uint32_t)j);
             long ups = 0, others = 0;
@@ -891,8 +891,8 @@ Test(sr, mean_approaches_x)
             cr_assert_eq(others, 0, "%s x=%a: results outside {%a, %a}", fi->name, x, lo_s, hi_s);
             double mean = lo_s + (double)ups / SR_N * (hi_s - lo_s);
             double tol = (eps + 0x1p-32) * gap;
-            cr_assert(fabs(mean - x) <= tol, "%s x=%a frac=%g: mean %a, |mean - x| = %g > %g", fi->name, x, frac,
-                      mean, fabs(mean - x), tol);
+            cr_assert(fabs(mean - x) <= tol, "%s x=%a frac=%g: mean %a, |mean - x| = %g > %g", fi->name, x, frac, mean,
+                      fabs(mean - x), tol);
         }
     }
     cr_assert_eq(cases, SR_M);
@@ -965,10 +965,12 @@ static double op_operand(drift_stream_t *st, drift_format_t f)
 {
     uint32_t k = drift_stream_u32(st) % 16;
     const drift_format_info_t *fi = drift_format_info(f);
-    if (k == 0) return ldexp((double)(drift_stream_u32(st) | 1), -560 - (int)drift_stream_below(st, 60)) *
-                       ((drift_stream_u32(st) & 1) ? -1 : 1); /* tiny: products below 2^-968 */
-    if (k == 1) return ldexp(1.0 + drift_stream_uniform(st), 500 + (int)drift_stream_below(st, 23)) *
-                       ((drift_stream_u32(st) & 1) ? -1 : 1); /* huge: products near 2^1024 */
+    if (k == 0)
+        return ldexp((double)(drift_stream_u32(st) | 1), -560 - (int)drift_stream_below(st, 60)) *
+               ((drift_stream_u32(st) & 1) ? -1 : 1); /* tiny: products below 2^-968 */
+    if (k == 1)
+        return ldexp(1.0 + drift_stream_uniform(st), 500 + (int)drift_stream_below(st, 23)) *
+               ((drift_stream_u32(st) & 1) ? -1 : 1); /* huge: products near 2^1024 */
     if (k == 2) return bitsd(u64(st) & 0x7fefffffffffffffull) * ((drift_stream_u32(st) & 1) ? -1 : 1);
     double x = random_in_range(st, f);
     if (!isfinite(x)) x = fi->max_finite;
@@ -1003,8 +1005,8 @@ ParameterizedTest(opcase_t *c, arith, against_mpfr)
     char first[320] = "";
     for (int i = 0; i < 20000; i++) {
         double a = op_operand(&st, c->f), b = op_operand(&st, c->f), cc = op_operand(&st, c->f);
-        if (i % 8 == 1) b = -a * (1 + 0x1p-30);          /* add: heavy cancellation */
-        if (i % 8 == 2 && c->op == OP_FMA) cc = -a * b;   /* fma: the product's rounding error is all that is left */
+        if (i % 8 == 1) b = -a * (1 + 0x1p-30);         /* add: heavy cancellation */
+        if (i % 8 == 2 && c->op == OP_FMA) cc = -a * b; /* fma: the product's rounding error is all that is left */
         if (i % 8 == 3 && c->op == OP_FMA) cc = -(a * b) * (1 + 0x1p-40);
         double want = oracle_op(c->op, a, b, cc, c->f, c->m);
         double got = lib_op(c->op, a, b, cc, c->f, c->m);
@@ -1022,14 +1024,15 @@ typedef struct {
     drift_format_t f;
     drift_mode_t m;
     double a, b, c, want;
-    char why[200]; /* an array, not a pointer: Criterion copies parameters into a re-executed process */
+    char why[200];   /* an array, not a pointer: Criterion copies parameters into a re-executed process */
     int naive_wrong; /* 1: computing in double and then rounding gives another answer */
 } trap_t;
 
 static trap_t TRAPS[] = {
     {OP_ADD, DRIFT_FP16, DRIFT_RNE, 1.0, 0x1p-11 + 0x1p-63, 0, 1 + 0x1p-10,
      "b = 2^-11 + 2^-63 is a double (53 bits); exact 1 + 2^-11 + 2^-63 is above the fp16 midpoint; the double "
-     "sum drops 2^-63 (64 bits needed) and is the tie 1 + 2^-11, which goes to 1", 1},
+     "sum drops 2^-63 (64 bits needed) and is the tie 1 + 2^-11, which goes to 1",
+     1},
     {OP_ADD, DRIFT_FP16, DRIFT_RNA, 1.0, 0x1p-11 - 0x1p-64, 0, 1.0,
      "exact just below the midpoint: 1; the double sum rounds up to the midpoint, which RNA would take up", 1},
     {OP_ADD, DRIFT_BF16, DRIFT_RNE, 1.0, 0x1p-8 + 0x1p-60, 0, 1 + 0x1p-7, "bf16 spacing 2^-7: same trap", 1},
@@ -1054,7 +1057,8 @@ static trap_t TRAPS[] = {
     {OP_MUL, DRIFT_FP64, DRIFT_RNE, 0x1.8p-537, 0x1p-537, 0, 0x1p-1073, "ties to even: 2 * 2^-1074", 0},
     {OP_FMA, DRIFT_FP16, DRIFT_RNE, 1 + 0x1p-30, 1 + 0x1p-30, 0x1p-11 - 0x1p-29, 1 + 0x1p-10,
      "exact 1 + 2^-29 + 2^-60 + 2^-11 - 2^-29 = 1 + 2^-11 + 2^-60: above the midpoint; a double fma gives the "
-     "tie 1 + 2^-11, which goes to 1", 1},
+     "tie 1 + 2^-11, which goes to 1",
+     1},
     {OP_FMA, DRIFT_FP64, DRIFT_RNE, 0x1p512, 0x1p512, -DBL_MAX, 0x1p971,
      "a*b = 2^1024 overflows a double, but 2^1024 - (2^1024 - 2^971) = 2^971 (a hardware fma agrees)", 0},
     {OP_FMA, DRIFT_FP32, DRIFT_RZ, 0x1p512, 0x1p512, -DBL_MAX, 0x1.fffffep127, "2^971 overflows fp32: RZ gives max", 0},
@@ -1062,10 +1066,7 @@ static trap_t TRAPS[] = {
     {OP_FMA, DRIFT_FP64, DRIFT_RD, 1.0, 1.0, -1.0, -0.0, "exact zero under RD: -0", 0},
 };
 
-ParameterizedTestParameters(arith, traps)
-{
-    return cr_make_param_array(trap_t, TRAPS, sizeof TRAPS / sizeof TRAPS[0]);
-}
+ParameterizedTestParameters(arith, traps) { return cr_make_param_array(trap_t, TRAPS, sizeof TRAPS / sizeof TRAPS[0]); }
 
 ParameterizedTest(trap_t *t, arith, traps)
 {
@@ -1073,7 +1074,7 @@ ParameterizedTest(trap_t *t, arith, traps)
     double got = lib_op(t->op, t->a, t->b, t->c, t->f, t->m);
     double orc = oracle_op(t->op, t->a, t->b, t->c, t->f, t->m);
     cr_expect(same(orc, t->want), "oracle %s %s %s: %a, hand %a (%s)", op_name(t->op), drift_format_name(t->f),
-                  drift_mode_name(t->m), orc, t->want, t->why);
+              drift_mode_name(t->m), orc, t->want, t->why);
     cr_expect(same(got, orc), "%s %s %s a=%a b=%a c=%a: %a, oracle %a (%s)", op_name(t->op), drift_format_name(t->f),
               drift_mode_name(t->m), t->a, t->b, t->c, got, orc, t->why);
     if (t->naive_wrong) { /* the trap is real: the double operation then one rounding misses */
@@ -1200,12 +1201,8 @@ ParameterizedTest(opcase_t *c, arith, fma_53bit_near_midpoints)
             cc = (q + ((i / 4) % 2 ? u : -u) / 2) - ph;
             break;
         }
-        case 1: /* next to a value of f */
-            cc = drift_rne(ph, c->f) - ph;
-            break;
-        case 2: /* a random c of a similar size */
-            cc = ph * (drift_stream_uniform(&st) * 4 - 2);
-            break;
+        case 1: /* next to a value of f */ cc = drift_rne(ph, c->f) - ph; break;
+        case 2: /* a random c of a similar size */ cc = ph * (drift_stream_uniform(&st) * 4 - 2); break;
         default: /* a c far below or far above the product */
             cc = ldexp(ph, (int)drift_stream_below(&st, 120) - 60) * (drift_stream_uniform(&st) + 0.5);
             break;

@@ -177,7 +177,7 @@ static double emu_tc_block(const double *a, const double *b, size_t sb, size_t n
                 mpfr_set_d(x, c, MPFR_RNDN);
             }
             mpfr_div_2si(x, x, lsb, MPFR_RNDN);
-            mpfr_trunc(x, x); /* toward zero: sign-magnitude truncation */
+            mpfr_trunc(x, x);             /* toward zero: sign-magnitude truncation */
             mpfr_add(S, S, x, MPFR_RNDN); /* exact: small integers */
         }
         mpfr_mul_2si(S, S, lsb, MPFR_RNDN);
@@ -209,8 +209,8 @@ static double emu_tc_block(const double *a, const double *b, size_t sb, size_t n
     return r;
 }
 
-static double emu_tc_dot(const double *a, const double *b, size_t sb, size_t n, drift_tc_arch_t arch,
-                         drift_format_t in, drift_format_t out)
+static double emu_tc_dot(const double *a, const double *b, size_t sb, size_t n, drift_tc_arch_t arch, drift_format_t in,
+                         drift_format_t out)
 {
     emu_tc_t p = emu_tc_params(arch, in, out);
     double c = 0.0;
@@ -244,7 +244,8 @@ static void emu_gemm(double *C, const double *A, const double *B, size_t M, size
                     acc = 0.0;
                     break;
                 }
-                for (size_t k0 = 0; k0 < K; k0 += chunk) part[n++] = emu_chain(a, b, N, k0, k0 + chunk < K ? k0 + chunk : K, &e);
+                for (size_t k0 = 0; k0 < K; k0 += chunk)
+                    part[n++] = emu_chain(a, b, N, k0, k0 + chunk < K ? k0 + chunk : K, &e);
                 if (kern.tree) {
                     acc = emu_pairwise(part, n, &e);
                 } else {
@@ -292,7 +293,10 @@ typedef struct {
 } gemm_case_t;
 
 #define FP32 DRIFT_FP32
-#define CASE(k, in, acc, mode, fma, M, N, K) {k, in, acc, acc, mode, fma, M, N, K, 1.0, 0.0}
+#define CASE(k, in, acc, mode, fma, M, N, K)          \
+    {                                                 \
+        k, in, acc, acc, mode, fma, M, N, K, 1.0, 0.0 \
+    }
 
 static gemm_case_t CASES[] = {
     /* F32 path (fp32 RNE accumulation), every input format, fma and nofma */
@@ -307,11 +311,11 @@ static gemm_case_t CASES[] = {
     CASE("tiled:32,32,8", DRIFT_FP32, FP32, DRIFT_RNE, 0, 2, 3, 1),
     CASE("splitk:4", DRIFT_BF16, FP32, DRIFT_RNE, 1, 5, 21, 301),
     CASE("splitk:3:tree", DRIFT_FP16, FP32, DRIFT_RNE, 1, 4, 18, 100),
-    CASE("splitk:7", DRIFT_BF16, FP32, DRIFT_RNE, 0, 3, 5, 5),          /* S > K: five chunks of 1 */
+    CASE("splitk:7", DRIFT_BF16, FP32, DRIFT_RNE, 0, 3, 5, 5), /* S > K: five chunks of 1 */
     CASE("splitk:64:tree", DRIFT_FP32, FP32, DRIFT_RNE, 1, 3, 17, 300),
-    CASE("splitk:5:tree", DRIFT_TF32, FP32, DRIFT_RNE, 1, 2, 9, 23),    /* ceil(23/5)=5: 5 chunks, last 3 */
+    CASE("splitk:5:tree", DRIFT_TF32, FP32, DRIFT_RNE, 1, 2, 9, 23), /* ceil(23/5)=5: 5 chunks, last 3 */
     CASE("splitk:1", DRIFT_BF16, FP32, DRIFT_RNE, 1, 3, 7, 50),
-    CASE("naive", DRIFT_BF16, FP32, DRIFT_RNE, 1, 3, 7, 0),             /* K = 0: acc = +0 */
+    CASE("naive", DRIFT_BF16, FP32, DRIFT_RNE, 1, 3, 7, 0), /* K = 0: acc = +0 */
     CASE("splitk:4", DRIFT_BF16, FP32, DRIFT_RNE, 1, 3, 7, 0),
     /* F64 path */
     CASE("naive", DRIFT_FP64, DRIFT_FP64, DRIFT_RNE, 1, 3, 9, 40),
@@ -418,7 +422,8 @@ static void same_bits_at_1_and_4_threads(const char *const *kernels, size_t nk, 
             cr_assert_eq(memcmp(C1, C4, M * N * sizeof *C1), 0, "%s acc %s", kernels[t], drift_format_name(accs[a]));
             if (naive_first && t == 0) memcpy(Cn, C1, M * N * sizeof *Cn);
             if (naive_first && t == 1)
-                cr_assert_eq(memcmp(C1, Cn, M * N * sizeof *C1), 0, "tiled != naive, acc %s", drift_format_name(accs[a]));
+                cr_assert_eq(memcmp(C1, Cn, M * N * sizeof *C1), 0, "tiled != naive, acc %s",
+                             drift_format_name(accs[a]));
         }
     free(A), free(B), free(C1), free(C4), free(Cn);
 }
@@ -497,8 +502,9 @@ Test(gemm, splitk_differs_from_seq_where_it_should)
 
 Test(gemm_spec, round_trip)
 {
-    const char *good[] = {"naive", "tiled:64,64,16", "tiled:1,1,1", "tiled:4096,4096,4096", "splitk:1",
-                          "splitk:4", "splitk:4:tree", "splitk:65536", "tc:v100", "tc:a100", "tc:h100", "tc:b200"};
+    const char *good[] = {"naive",    "tiled:64,64,16", "tiled:1,1,1",   "tiled:4096,4096,4096",
+                          "splitk:1", "splitk:4",       "splitk:4:tree", "splitk:65536",
+                          "tc:v100",  "tc:a100",        "tc:h100",       "tc:b200"};
     for (size_t t = 0; t < sizeof good / sizeof good[0]; t++) {
         drift_gemm_kernel_t k, k2;
         char buf[DRIFT_GEMM_KERNEL_SPEC_MAX];
@@ -512,11 +518,31 @@ Test(gemm_spec, round_trip)
 
 Test(gemm_spec, rejects_malformed)
 {
-    const char *bad[] = {"",          "naive ",      "Naive",        "tiled",          "tiled:",
-                         "tiled:1,1", "tiled:0,1,1", "tiled:1,1,1,", "tiled:01,2,3",   "tiled:1,2,3x",
-                         "tiled:4097,1,1", "tiled:-1,2,3", "splitk", "splitk:", "splitk:0",
-                         "splitk:+4", "splitk:4:",   "splitk:4:tre", "splitk:65537",   "splitk:4:tree:",
-                         "tc",        "tc:",         "tc:h300",      "tc:H100",        "seq"};
+    const char *bad[] = {"",
+                         "naive ",
+                         "Naive",
+                         "tiled",
+                         "tiled:",
+                         "tiled:1,1",
+                         "tiled:0,1,1",
+                         "tiled:1,1,1,",
+                         "tiled:01,2,3",
+                         "tiled:1,2,3x",
+                         "tiled:4097,1,1",
+                         "tiled:-1,2,3",
+                         "splitk",
+                         "splitk:",
+                         "splitk:0",
+                         "splitk:+4",
+                         "splitk:4:",
+                         "splitk:4:tre",
+                         "splitk:65537",
+                         "splitk:4:tree:",
+                         "tc",
+                         "tc:",
+                         "tc:h300",
+                         "tc:H100",
+                         "seq"};
     for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
         drift_gemm_kernel_t k;
         cr_assert_eq(drift_gemm_kernel_parse(&k, bad[t]), DRIFT_EINVAL, "accepted '%s'", bad[t]);

@@ -83,7 +83,8 @@ Test(generate, csv_and_compare)
     for (char *p = o; *p; p++) rows += *p == '\n';
     cr_assert_eq(rows, 13, "a header and 12 tokens");
     free(o);
-    cr_assert_eq(sh("%s --checkpoint %s --tokens 8 --compare --tp 2 --allreduce tree >%s 2>%s", GEN, CKPT, out, err), 0);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 8 --compare --tp 2 --allreduce tree >%s 2>%s", GEN, CKPT, out, err),
+                 0);
     char *e = slurp(err);
     cr_assert(strstr(e, "Against"), "%s", e);
     free(e);
@@ -109,7 +110,9 @@ Test(generate, one_beam_csv_is_greedy)
     free(b);
     cr_assert_eq(sh("cut -d, -f2 %s | tail -n +2 >%s.tok && tail -n +2 %s | cmp -s - %s.tok", out2, out2, out, out2), 0,
                  "--beams 1 tokens differ from greedy");
-    cr_assert_eq(sh("%s --checkpoint %s --tokens 8 --beams 3 --beam-ties unstable --beam-seed 5 >%s 2>%s", GEN, CKPT, out, err), 0);
+    cr_assert_eq(
+        sh("%s --checkpoint %s --tokens 8 --beams 3 --beam-ties unstable --beam-seed 5 >%s 2>%s", GEN, CKPT, out, err),
+        0);
     char *e = slurp(err);
     cr_assert(strstr(e, "beams=3 ties=unstable beam-seed=5") && strstr(e, "exact score ties"), "%s", e);
     free(e);
@@ -127,8 +130,12 @@ Test(generate, a_card_in_a_recipe_is_its_tensor_core_model)
     snprintf(b, sizeof b, "%s/card", dir);
     snprintf(c, sizeof c, "%s/Card", dir);
     cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe bf16/tc:ada/fp32/bf16 >%s 2>%s.err", GEN, CKPT, a, a), 0);
-    cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe bf16/tc:rtx4090/fp32/bf16 >%s 2>%s.err", GEN, CKPT, b, b), 0);
-    cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe-lmhead bf16/tc:RTX-4090/fp32/bf16 --recipe bf16/tc:ada/fp32/bf16 >%s 2>%s.err", GEN, CKPT, c, c), 0);
+    cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe bf16/tc:rtx4090/fp32/bf16 >%s 2>%s.err", GEN, CKPT, b, b),
+                 0);
+    cr_assert_eq(
+        sh("%s --checkpoint %s --tokens 6 --recipe-lmhead bf16/tc:RTX-4090/fp32/bf16 --recipe bf16/tc:ada/fp32/bf16 >%s 2>%s.err",
+           GEN, CKPT, c, c),
+        0);
     char *x = slurp(a), *y = slurp(b), *z = slurp(c);
     cr_assert(x && y && z && strlen(x) > 0);
     cr_expect_str_eq(y, x, "tc:rtx4090 and tc:ada computed other tokens or logits");
@@ -136,7 +143,8 @@ Test(generate, a_card_in_a_recipe_is_its_tensor_core_model)
     char e[160];
     snprintf(e, sizeof e, "%s.err", b);
     char *said = slurp(e);
-    cr_expect(strstr(said, "qkv=bf16/tc:ada/fp32/bf16") && !strstr(said, "rtx4090"), "the run does not name the model: %s", said);
+    cr_expect(strstr(said, "qkv=bf16/tc:ada/fp32/bf16") && !strstr(said, "rtx4090"),
+              "the run does not name the model: %s", said);
     free(x), free(y), free(z), free(said);
     tmpdir_remove(dir);
 }

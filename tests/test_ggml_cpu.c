@@ -17,7 +17,8 @@
 #define RECORD DRIFT_SOURCE_DIR "/tests/data/ggml_cpu_avx2_record.txt"
 #define RECORD512 DRIFT_SOURCE_DIR "/tests/data/ggml_cpu_avx512_record.txt"
 
-static uint32_t fbits(float x) {
+static uint32_t fbits(float x)
+{
     uint32_t u;
     memcpy(&u, &x, 4);
     return u;
@@ -52,8 +53,8 @@ Test(ggml_cpu, fp16_round_to_nearest_even)
 {
     for (size_t i = 0; i < sizeof f16cases / sizeof f16cases[0]; i++) {
         const f16case *c = &f16cases[i];
-        cr_expect_eq(drift_ggml_fp32_to_fp16(c->x), c->h, "%a: %s: expected 0x%04x, got 0x%04x", (double)c->x, c->why, c->h,
-                     drift_ggml_fp32_to_fp16(c->x));
+        cr_expect_eq(drift_ggml_fp32_to_fp16(c->x), c->h, "%a: %s: expected 0x%04x, got 0x%04x", (double)c->x, c->why,
+                     c->h, drift_ggml_fp32_to_fp16(c->x));
         if ((c->h & 0x7c00) != 0x7c00 && c->x == drift_ggml_fp16_to_fp32(c->h)) {
             cr_expect_eq(fbits(drift_ggml_fp16_to_fp32(c->h)), fbits(c->x)); /* exact values go back exactly */
         }
@@ -97,7 +98,8 @@ Test(ggml_cpu, q8_1_hand_block_rounds_half_to_even)
  * hsum_float_8 = ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)): with lanes 1 and 2, 2^24 + 1 rounds to
  * 2^24 (tie, even) and then + 1 again: 2^24; with lanes 1 and 3 the two ones meet first:
  * 2^24 + 2 (exact). m = 0 so the min term adds 0. */
-static float lane_case(int ea, int eb) {
+static float lane_case(int ea, int eb)
+{
     drift_ggml_q4_1_t x[2];
     drift_ggml_q8_1_t y[2];
     memset(x, 0, sizeof x);
@@ -159,7 +161,8 @@ static float rat(int a, int m, int den) { return (float)(a % m - m / 2) / (float
 
 static const char *record_path = RECORD;
 
-static int read_line(const char *tag, float *v, int n) {
+static int read_line(const char *tag, float *v, int n)
+{
     FILE *f = fopen(record_path, "r");
     cr_assert(f, "cannot open %s", record_path);
     char line[8192];
@@ -184,7 +187,8 @@ static int read_line(const char *tag, float *v, int n) {
     return got;
 }
 
-static void expect_same(const char *tag, const float *mine, const float *rec, int n) {
+static void expect_same(const char *tag, const float *mine, const float *rec, int n)
+{
     int bad = 0;
     for (int i = 0; i < n; i++) {
         if (fbits(mine[i]) != fbits(rec[i])) {
@@ -196,7 +200,8 @@ static void expect_same(const char *tag, const float *mine, const float *rec, in
     cr_expect_eq(bad, 0, "%s: %d of %d values differ from ggml's", tag, bad, n);
 }
 
-static void record_swiglu_rope_rms_norm(int avx512) {
+static void record_swiglu_rope_rms_norm(int avx512)
+{
     record_path = avx512 ? RECORD512 : RECORD;
     float rec[64], mine[64], x[64], g[64], cache[64];
     cr_assert_eq(read_line("swiglu", rec, 24), 24);
@@ -229,7 +234,8 @@ static void record_swiglu_rope_rms_norm(int avx512) {
 Test(ggml_cpu, record_swiglu_rope_rms_norm) { record_swiglu_rope_rms_norm(0); }
 Test(ggml_cpu, record_avx512_swiglu_rope_rms_norm) { record_swiglu_rope_rms_norm(1); }
 
-static void record_flash_attention(int avx512) {
+static void record_flash_attention(int avx512)
+{
     record_path = avx512 ? RECORD512 : RECORD;
     static uint16_t k[256 * 64], v[256 * 64];
     for (int c = 0; c < 256; c++) {
@@ -254,7 +260,7 @@ static void record_flash_attention(int avx512) {
         }
         if (T[w] >= 64) {
             (avx512 ? drift_ggml_flash_attn_tiled_row512 : drift_ggml_flash_attn_tiled_row)(mine, q, k, v, 64, 64,
-                                                                                          (size_t)nk, 0.125f);
+                                                                                            (size_t)nk, 0.125f);
         } else {
             (avx512 ? drift_ggml_flash_attn_row512 : drift_ggml_flash_attn_row)(mine, q, k, v, 64, 64, idx, (size_t)nk,
                                                                                 0.125f);
@@ -266,7 +272,8 @@ static void record_flash_attention(int avx512) {
 Test(ggml_cpu, record_flash_attention_one_chunk_and_tiled) { record_flash_attention(0); }
 Test(ggml_cpu, record_avx512_flash_attention_one_chunk_and_tiled) { record_flash_attention(1); }
 
-static void record_q8_1_and_q4_1_dot(const char *path) {
+static void record_q8_1_and_q4_1_dot(const char *path)
+{
     drift_ggml_q4_1_t wq[2];
     drift_ggml_q8_1_t aq[2];
     float xr[64];

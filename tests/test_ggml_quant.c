@@ -73,10 +73,7 @@ static double ref_bf16(uint16_t b)
     return (b & 0x8000) ? -v : v;
 }
 
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -106,15 +103,9 @@ static void all_patterns(float (*conv)(uint16_t), double (*ref)(uint16_t), const
                  first < 0 ? 0.0 : (double)conv((uint16_t)first), first < 0 ? 0.0 : ref((uint16_t)first));
 }
 
-Test(convert, fp16_all_patterns)
-{
-    all_patterns(drift_fp16_bits_to_float, ref_fp16, "fp16");
-}
+Test(convert, fp16_all_patterns) { all_patterns(drift_fp16_bits_to_float, ref_fp16, "fp16"); }
 
-Test(convert, bf16_all_patterns)
-{
-    all_patterns(drift_bf16_bits_to_float, ref_bf16, "bf16");
-}
+Test(convert, bf16_all_patterns) { all_patterns(drift_bf16_bits_to_float, ref_bf16, "bf16"); }
 
 /* ---- the type table ------------------------------------------------------------------- */
 
@@ -195,92 +186,127 @@ typedef struct {
     want_t want[40];
 } hand_t;
 
-#define F1(off, byte) {off, 1, byte, 0}
+#define F1(off, byte)   \
+    {                   \
+        off, 1, byte, 0 \
+    }
 
 static const hand_t HAND[] = {
     /* q4_0: d = 0.5 (fp16 0x3800 = 2^-1: exponent field 14), qs[j] = 240 - 15j = j | (15-j) << 4:
      * element j (j < 16) is the low nibble q = j, element 16 + j the high nibble q = 15 - j;
      * y = 0.5 * (q - 8): elements 0..15 = -4, -3.5, ..., 3.5 and 16..31 = 3.5, ..., -4. */
-    {"q4_0 ramp", DRIFT_GGML_Q4_0, {F1(0, 0x00), F1(1, 0x38), {2, 16, 240, -15}}, 32,
-     {{0, -4}, {1, -3.5f}, {2, -3}, {3, -2.5f}, {4, -2}, {5, -1.5f}, {6, -1}, {7, -0.5f},
-      {8, 0}, {9, 0.5f}, {10, 1}, {11, 1.5f}, {12, 2}, {13, 2.5f}, {14, 3}, {15, 3.5f},
-      {16, 3.5f}, {17, 3}, {18, 2.5f}, {19, 2}, {20, 1.5f}, {21, 1}, {22, 0.5f}, {23, 0},
-      {24, -0.5f}, {25, -1}, {26, -1.5f}, {27, -2}, {28, -2.5f}, {29, -3}, {30, -3.5f}, {31, -4}}},
+    {"q4_0 ramp",
+     DRIFT_GGML_Q4_0,
+     {F1(0, 0x00), F1(1, 0x38), {2, 16, 240, -15}},
+     32,
+     {{0, -4},     {1, -3.5f}, {2, -3},     {3, -2.5f}, {4, -2},     {5, -1.5f}, {6, -1},     {7, -0.5f},
+      {8, 0},      {9, 0.5f},  {10, 1},     {11, 1.5f}, {12, 2},     {13, 2.5f}, {14, 3},     {15, 3.5f},
+      {16, 3.5f},  {17, 3},    {18, 2.5f},  {19, 2},    {20, 1.5f},  {21, 1},    {22, 0.5f},  {23, 0},
+      {24, -0.5f}, {25, -1},   {26, -1.5f}, {27, -2},   {28, -2.5f}, {29, -3},   {30, -3.5f}, {31, -4}}},
     /* q4_0 with d = +inf (0x7C00), same nibbles: q - 8 < 0 -> -inf, = 0 -> inf * 0 = NaN,
      * > 0 -> +inf (IEEE products, as ggml's x0*d gives them). */
-    {"q4_0 inf scale", DRIFT_GGML_Q4_0, {F1(0, 0x00), F1(1, 0x7C), {2, 16, 240, -15}}, 6,
+    {"q4_0 inf scale",
+     DRIFT_GGML_Q4_0,
+     {F1(0, 0x00), F1(1, 0x7C), {2, 16, 240, -15}},
+     6,
      {{0, -INFINITY}, {8, NAN}, {9, INFINITY}, {16, INFINITY}, {23, NAN}, {24, -INFINITY}}},
     /* q4_1: d = 0.5 (0x3800), m = -1 (0xBC00), nibbles as above: y = 0.5 q - 1, q = j for
      * element j < 16, 15 - j for element 16 + j: -1, -0.5, 0 (+0: 1 + -1), ..., 6.5, then
      * 6.5, ..., -1. */
-    {"q4_1 ramp", DRIFT_GGML_Q4_1, {F1(0, 0x00), F1(1, 0x38), F1(2, 0x00), F1(3, 0xBC), {4, 16, 240, -15}}, 32,
-     {{0, -1}, {1, -0.5f}, {2, 0}, {3, 0.5f}, {4, 1}, {5, 1.5f}, {6, 2}, {7, 2.5f},
-      {8, 3}, {9, 3.5f}, {10, 4}, {11, 4.5f}, {12, 5}, {13, 5.5f}, {14, 6}, {15, 6.5f},
-      {16, 6.5f}, {17, 6}, {18, 5.5f}, {19, 5}, {20, 4.5f}, {21, 4}, {22, 3.5f}, {23, 3},
-      {24, 2.5f}, {25, 2}, {26, 1.5f}, {27, 1}, {28, 0.5f}, {29, 0}, {30, -0.5f}, {31, -1}}},
+    {"q4_1 ramp",
+     DRIFT_GGML_Q4_1,
+     {F1(0, 0x00), F1(1, 0x38), F1(2, 0x00), F1(3, 0xBC), {4, 16, 240, -15}},
+     32,
+     {{0, -1},    {1, -0.5f}, {2, 0},     {3, 0.5f},  {4, 1},     {5, 1.5f},  {6, 2},      {7, 2.5f},
+      {8, 3},     {9, 3.5f},  {10, 4},    {11, 4.5f}, {12, 5},    {13, 5.5f}, {14, 6},     {15, 6.5f},
+      {16, 6.5f}, {17, 6},    {18, 5.5f}, {19, 5},    {20, 4.5f}, {21, 4},    {22, 3.5f},  {23, 3},
+      {24, 2.5f}, {25, 2},    {26, 1.5f}, {27, 1},    {28, 0.5f}, {29, 0},    {30, -0.5f}, {31, -1}}},
     /* q4_1 where the add rounds, a tie: d = 1024 (0x6400), m = 2^-14 (0x0400, fp16's smallest
      * normal); qs[0] = 0x10 (element 0: q = 0, element 16: q = 1), qs[1] = 0xF2 (element 1:
      * q = 2, element 17: q = 15), the rest 0. Element 0: 0 + 2^-14 = 2^-14 (exact). Element
      * 16: 1024 + 2^-14, fp32's spacing at 1024 is 2^-13, so this is the midpoint of 1024
      * (fraction even) and 1024 + 2^-13 (odd): ties to even give 1024. Element 1: 2048 + 2^-14,
      * below half the spacing 2^-12: 2048. Element 17: 15360 + 2^-14 (spacing 2^-10): 15360. */
-    {"q4_1 add rounds (tie)", DRIFT_GGML_Q4_1, {F1(1, 0x64), F1(3, 0x04), F1(4, 0x10), F1(5, 0xF2)}, 6,
+    {"q4_1 add rounds (tie)",
+     DRIFT_GGML_Q4_1,
+     {F1(1, 0x64), F1(3, 0x04), F1(4, 0x10), F1(5, 0xF2)},
+     6,
      {{0, 0x1p-14f}, {16, 1024}, {1, 2048}, {17, 15360}, {2, 0x1p-14f}, {31, 0x1p-14f}}},
     /* The same with m = 1.5 * 2^-14 (0x0600): element 16 is 1024 + 0.75 * 2^-13, nearer to
      * 1024 + 2^-13 = 0x1.000002p+10 (rounded up); element 1: 2048 + 0.375 * 2^-12 -> 2048. */
-    {"q4_1 add rounds (up)", DRIFT_GGML_Q4_1, {F1(1, 0x64), F1(3, 0x06), F1(4, 0x10), F1(5, 0xF2)}, 4,
+    {"q4_1 add rounds (up)",
+     DRIFT_GGML_Q4_1,
+     {F1(1, 0x64), F1(3, 0x06), F1(4, 0x10), F1(5, 0xF2)},
+     4,
      {{0, 0x1.8p-14f}, {16, 0x1.000002p+10f}, {1, 2048}, {17, 15360}}},
     /* q5_0: d = 0.25 (0x3400), qh bytes 55 55 0F F0 (the u32 0xF00F5555: bit j set for even
      * j < 16, for j = 16..19 and for j = 28..31), nibbles as q4_0 (element j: j, element
      * 16 + j: 15 - j). q = nibble | bit << 4, y = 0.25 (q - 16). Element j < 16: even j:
      * 0.25 j, odd j: 0.25 (j - 16). Element 16 + j: bit set for j = 0..3 and 12..15:
      * 0.25 (15 - j), clear: 0.25 (-1 - j). */
-    {"q5_0 qh bits", DRIFT_GGML_Q5_0, {F1(1, 0x34), {2, 2, 0x55, 0}, F1(4, 0x0F), F1(5, 0xF0), {6, 16, 240, -15}}, 32,
-     {{0, 0}, {1, -3.75f}, {2, 0.5f}, {3, -3.25f}, {4, 1}, {5, -2.75f}, {6, 1.5f}, {7, -2.25f},
-      {8, 2}, {9, -1.75f}, {10, 2.5f}, {11, -1.25f}, {12, 3}, {13, -0.75f}, {14, 3.5f}, {15, -0.25f},
-      {16, 3.75f}, {17, 3.5f}, {18, 3.25f}, {19, 3}, {20, -1.25f}, {21, -1.5f}, {22, -1.75f}, {23, -2},
-      {24, -2.25f}, {25, -2.5f}, {26, -2.75f}, {27, -3}, {28, 0.75f}, {29, 0.5f}, {30, 0.25f}, {31, 0}}},
+    {"q5_0 qh bits",
+     DRIFT_GGML_Q5_0,
+     {F1(1, 0x34), {2, 2, 0x55, 0}, F1(4, 0x0F), F1(5, 0xF0), {6, 16, 240, -15}},
+     32,
+     {{0, 0},       {1, -3.75f}, {2, 0.5f},    {3, -3.25f},  {4, 1},       {5, -2.75f},  {6, 1.5f},    {7, -2.25f},
+      {8, 2},       {9, -1.75f}, {10, 2.5f},   {11, -1.25f}, {12, 3},      {13, -0.75f}, {14, 3.5f},   {15, -0.25f},
+      {16, 3.75f},  {17, 3.5f},  {18, 3.25f},  {19, 3},      {20, -1.25f}, {21, -1.5f},  {22, -1.75f}, {23, -2},
+      {24, -2.25f}, {25, -2.5f}, {26, -2.75f}, {27, -3},     {28, 0.75f},  {29, 0.5f},   {30, 0.25f},  {31, 0}}},
     /* q5_1: d = 1 (0x3C00), m = 0.5 (0x3800), qh and nibbles as q5_0: y = q + 0.5 with
      * element j < 16: q = j + 16 [j even]; element 16 + j: q = 15 - j + 16 [j < 4 or j >= 12]. */
-    {"q5_1 qh bits", DRIFT_GGML_Q5_1,
-     {F1(1, 0x3C), F1(3, 0x38), {4, 2, 0x55, 0}, F1(6, 0x0F), F1(7, 0xF0), {8, 16, 240, -15}}, 32,
-     {{0, 16.5f}, {1, 1.5f}, {2, 18.5f}, {3, 3.5f}, {4, 20.5f}, {5, 5.5f}, {6, 22.5f}, {7, 7.5f},
-      {8, 24.5f}, {9, 9.5f}, {10, 26.5f}, {11, 11.5f}, {12, 28.5f}, {13, 13.5f}, {14, 30.5f}, {15, 15.5f},
-      {16, 31.5f}, {17, 30.5f}, {18, 29.5f}, {19, 28.5f}, {20, 11.5f}, {21, 10.5f}, {22, 9.5f}, {23, 8.5f},
-      {24, 7.5f}, {25, 6.5f}, {26, 5.5f}, {27, 4.5f}, {28, 19.5f}, {29, 18.5f}, {30, 17.5f}, {31, 16.5f}}},
+    {"q5_1 qh bits",
+     DRIFT_GGML_Q5_1,
+     {F1(1, 0x3C), F1(3, 0x38), {4, 2, 0x55, 0}, F1(6, 0x0F), F1(7, 0xF0), {8, 16, 240, -15}},
+     32,
+     {{0, 16.5f},  {1, 1.5f},   {2, 18.5f},  {3, 3.5f},   {4, 20.5f},  {5, 5.5f},   {6, 22.5f},  {7, 7.5f},
+      {8, 24.5f},  {9, 9.5f},   {10, 26.5f}, {11, 11.5f}, {12, 28.5f}, {13, 13.5f}, {14, 30.5f}, {15, 15.5f},
+      {16, 31.5f}, {17, 30.5f}, {18, 29.5f}, {19, 28.5f}, {20, 11.5f}, {21, 10.5f}, {22, 9.5f},  {23, 8.5f},
+      {24, 7.5f},  {25, 6.5f},  {26, 5.5f},  {27, 4.5f},  {28, 19.5f}, {29, 18.5f}, {30, 17.5f}, {31, 16.5f}}},
     /* q8_0: d = -0.125 (0xB000), qs[j] = 0x80 + 8j, as int8 -128 + 8j: y = -0.125 (-128 + 8j)
      * = 16 - j; element 16 is -0.125 * 0 = -0 (sign kept). */
-    {"q8_0 ramp", DRIFT_GGML_Q8_0, {F1(1, 0xB0), {2, 32, 0x80, 8}}, 32,
-     {{0, 16}, {1, 15}, {2, 14}, {3, 13}, {4, 12}, {5, 11}, {6, 10}, {7, 9},
-      {8, 8}, {9, 7}, {10, 6}, {11, 5}, {12, 4}, {13, 3}, {14, 2}, {15, 1},
-      {16, -0.0f}, {17, -1}, {18, -2}, {19, -3}, {20, -4}, {21, -5}, {22, -6}, {23, -7},
-      {24, -8}, {25, -9}, {26, -10}, {27, -11}, {28, -12}, {29, -13}, {30, -14}, {31, -15}}},
+    {"q8_0 ramp",
+     DRIFT_GGML_Q8_0,
+     {F1(1, 0xB0), {2, 32, 0x80, 8}},
+     32,
+     {{0, 16},     {1, 15},  {2, 14},   {3, 13},   {4, 12},   {5, 11},   {6, 10},   {7, 9},
+      {8, 8},      {9, 7},   {10, 6},   {11, 5},   {12, 4},   {13, 3},   {14, 2},   {15, 1},
+      {16, -0.0f}, {17, -1}, {18, -2},  {19, -3},  {20, -4},  {21, -5},  {22, -6},  {23, -7},
+      {24, -8},    {25, -9}, {26, -10}, {27, -11}, {28, -12}, {29, -13}, {30, -14}, {31, -15}}},
     /* q8_0 with fp16's smallest subnormal d = 2^-24 (0x0001): q = -128 -> -2^-17, 127 ->
      * 127 * 2^-24 = 0x1.fcp-18, 1 -> 2^-24, 0 -> +0. */
-    {"q8_0 subnormal d", DRIFT_GGML_Q8_0, {F1(0, 0x01), F1(2, 0x80), F1(3, 0x7F), F1(4, 0x01)}, 4,
+    {"q8_0 subnormal d",
+     DRIFT_GGML_Q8_0,
+     {F1(0, 0x01), F1(2, 0x80), F1(3, 0x7F), F1(4, 0x01)},
+     4,
      {{0, -0x1p-17f}, {1, 0x1.fcp-18f}, {2, 0x1p-24f}, {3, 0}}},
     /* q8_1: d = 2 (0x4000), s = 0x1234 (not a value), qs[j] = 0x81 + 8j = int8 -127 + 8j:
      * y = -254 + 16j. */
-    {"q8_1 ramp", DRIFT_GGML_Q8_1, {F1(1, 0x40), F1(2, 0x34), F1(3, 0x12), {4, 32, 0x81, 8}}, 32,
+    {"q8_1 ramp",
+     DRIFT_GGML_Q8_1,
+     {F1(1, 0x40), F1(2, 0x34), F1(3, 0x12), {4, 32, 0x81, 8}},
+     32,
      {{0, -254}, {1, -238}, {2, -222}, {3, -206}, {4, -190}, {5, -174}, {6, -158}, {7, -142},
       {8, -126}, {9, -110}, {10, -94}, {11, -78}, {12, -62}, {13, -46}, {14, -30}, {15, -14},
-      {16, 2}, {17, 18}, {18, 34}, {19, 50}, {20, 66}, {21, 82}, {22, 98}, {23, 114},
+      {16, 2},   {17, 18},  {18, 34},  {19, 50},  {20, 66},  {21, 82},  {22, 98},  {23, 114},
       {24, 130}, {25, 146}, {26, 162}, {27, 178}, {28, 194}, {29, 210}, {30, 226}, {31, 242}}},
     /* f16, little-endian pairs: 0x3C00 = 1, 0xC000 = -2, 0x0001 = 2^-24, 0x7BFF = 65504,
      * 0x7C00 = inf, 0xFE00 = NaN, 0x8000 = -0, 0x03FF = 1023 * 2^-24 = 0x1.ff8p-15. */
-    {"f16 specials", DRIFT_GGML_F16,
+    {"f16 specials",
+     DRIFT_GGML_F16,
      {F1(1, 0x3C), F1(3, 0xC0), F1(4, 0x01), F1(6, 0xFF), F1(7, 0x7B), F1(9, 0x7C), F1(11, 0xFE), F1(13, 0x80),
       F1(14, 0xFF), F1(15, 0x03)},
-     8, {{0, 1}, {1, -2}, {2, 0x1p-24f}, {3, 65504}, {4, INFINITY}, {5, NAN}, {6, -0.0f}, {7, 0x1.ff8p-15f}}},
+     8,
+     {{0, 1}, {1, -2}, {2, 0x1p-24f}, {3, 65504}, {4, INFINITY}, {5, NAN}, {6, -0.0f}, {7, 0x1.ff8p-15f}}},
     /* bf16: 0x3F80 = 1, 0x4049 = (1 + 73/128) * 2 = 3.140625, 0xFF80 = -inf, 0x0001 = 2^-133,
      * 0x7FC1 = NaN, 0x7F7F = (1 + 127/128) 2^127 = 0x1.fep+127 (bf16's largest). */
-    {"bf16 specials", DRIFT_GGML_BF16,
+    {"bf16 specials",
+     DRIFT_GGML_BF16,
      {F1(0, 0x80), F1(1, 0x3F), F1(2, 0x49), F1(3, 0x40), F1(4, 0x80), F1(5, 0xFF), F1(6, 0x01), F1(8, 0xC1),
       F1(9, 0x7F), F1(10, 0x7F), F1(11, 0x7F)},
-     6, {{0, 1}, {1, 3.140625f}, {2, -INFINITY}, {3, 0x1p-133f}, {4, NAN}, {5, 0x1.fep+127f}}},
+     6,
+     {{0, 1}, {1, 3.140625f}, {2, -INFINITY}, {3, 0x1p-133f}, {4, NAN}, {5, 0x1.fep+127f}}},
     /* f32: 0x3FC00000 = 1.5, 0x80000001 = -2^-149 (copied as they are). */
-    {"f32 copy", DRIFT_GGML_F32, {F1(2, 0xC0), F1(3, 0x3F), F1(4, 0x01), F1(7, 0x80)}, 2,
-     {{0, 1.5f}, {1, -0x1p-149f}}},
+    {"f32 copy", DRIFT_GGML_F32, {F1(2, 0xC0), F1(3, 0x3F), F1(4, 0x01), F1(7, 0x80)}, 2, {{0, 1.5f}, {1, -0x1p-149f}}},
     /* q2_K: scales[s] = 0x21 + s (bytes 0..15): scale sc = low nibble = s + 1 for s < 15 (s = 15:
      * 0x30, sc = 0), min mn = high nibble = 2 (s = 15: 3); qs (bytes 16..79) all 0xE4 = 2-bit
      * fields 0,1,2,3 from the bottom, so q = j for the elements at shift 2j, except qs[17] = 0
@@ -293,10 +319,26 @@ static const hand_t HAND[] = {
      *   e 127: s 7 (sc 8), q 3: 23;  e 128: s 8 (sc 9), q 0: -1;  e 131: qs[35] = 0xFF, q 3:
      *   26;  e 163: s 10 (sc 11), qs[35], q 3: 32;  e 227: s 14 (sc 15), qs[35]: 44;
      *   e 240: s 15 (sc 0, mn 3), q 3: -1.5;  e 255: -1.5. */
-    {"q2_K layout", DRIFT_GGML_Q2_K,
-     {{0, 16, 0x21, 1}, {16, 64, 0xE4, 0}, F1(33, 0x00), F1(51, 0xFF), F1(81, 0x3C), F1(83, 0x38)}, 16,
-     {{0, -1}, {16, -1}, {32, 2}, {48, 3}, {49, -1}, {64, 9}, {80, 11}, {81, -1},
-      {96, 20}, {127, 23}, {128, -1}, {131, 26}, {163, 32}, {227, 44}, {240, -1.5f}, {255, -1.5f}}},
+    {"q2_K layout",
+     DRIFT_GGML_Q2_K,
+     {{0, 16, 0x21, 1}, {16, 64, 0xE4, 0}, F1(33, 0x00), F1(51, 0xFF), F1(81, 0x3C), F1(83, 0x38)},
+     16,
+     {{0, -1},
+      {16, -1},
+      {32, 2},
+      {48, 3},
+      {49, -1},
+      {64, 9},
+      {80, 11},
+      {81, -1},
+      {96, 20},
+      {127, 23},
+      {128, -1},
+      {131, 26},
+      {163, 32},
+      {227, 44},
+      {240, -1.5f},
+      {255, -1.5f}}},
     /* q3_K: scales (bytes 96..107): sb[k] = 0x80 + 0x11k for k < 8 (low nibble k, high nibble
      * 8 + k), so scale k's low four bits are k for all 16 (sb[k] & 15 for k < 8, sb[k-8] >> 4
      * for k >= 8); high two bits (sb[8 + k%4] >> 2(k/4)) & 3 from sb[8] = 0x00 (k = 0,4,8,12:
@@ -315,12 +357,36 @@ static const hand_t HAND[] = {
      *   set, q 0: -12 * 0 = -0;  e 144: s 9, q -4: -50;  e 160: s 10, q -3: -15;
      *   e 192: s 12, q -2: 20;  e 224: s 14, q -1: -15;  e 229: bit 7 set, q 3: 45;
      *   e 240: s 15, q -1: 8.5. */
-    {"q3_K layout", DRIFT_GGML_Q3_K,
-     {{0, 32, 0x0F, 0}, F1(5, 0xF0), {32, 64, 0xE4, 0}, {96, 8, 0x80, 0x11}, F1(104, 0x00), F1(105, 0xFF),
-      F1(106, 0xE4), F1(107, 0x1B), F1(109, 0x38)},
+    {"q3_K layout",
+     DRIFT_GGML_Q3_K,
+     {{0, 32, 0x0F, 0},
+      F1(5, 0xF0),
+      {32, 64, 0xE4, 0},
+      {96, 8, 0x80, 0x11},
+      F1(104, 0x00),
+      F1(105, 0xFF),
+      F1(106, 0xE4),
+      F1(107, 0x1B),
+      F1(109, 0x38)},
      18,
-     {{0, -0.0f}, {5, 64}, {16, 0}, {33, -15}, {37, 45}, {48, 9.5f}, {64, -28}, {96, -15}, {101, 5},
-      {127, 10.5f}, {128, 48}, {133, -0.0f}, {144, -50}, {160, -15}, {192, 20}, {224, -15}, {229, 45}, {240, 8.5f}}},
+     {{0, -0.0f},
+      {5, 64},
+      {16, 0},
+      {33, -15},
+      {37, 45},
+      {48, 9.5f},
+      {64, -28},
+      {96, -15},
+      {101, 5},
+      {127, 10.5f},
+      {128, 48},
+      {133, -0.0f},
+      {144, -50},
+      {160, -15},
+      {192, 20},
+      {224, -15},
+      {229, 45},
+      {240, 8.5f}}},
     /* q4_K: d = 0.25 (0x3400 at 0), dmin = 1 (0x3C00 at 2); scales (4..15) s[0..3] = 0x41 +
      * 0x41k = 41 82 C3 04, s[4..7] = 0xC5 + 0x41k = C5 06 47 88, s[8..11] = 0x21 + 0x22k =
      * 21 43 65 87 (the top bits of s[0..3], 1 2 3 0, and of s[4..7], 3 0 1 2, differ, so
@@ -336,10 +402,23 @@ static const hand_t HAND[] = {
      *   21.25 - 50 = -28.75;  e 191: j 5, byte 95, q 5: 43.75 - 4 = 39.75;  e 202: j 6,
      *   byte 106, q 10: 132.5 - 22 = 110.5;  e 224: j 7, byte 96, q 6: 10.5 - 40 = -29.5;
      *   e 255: byte 127, q 7: 12.25 - 40 = -27.75. */
-    {"q4_K layout", DRIFT_GGML_Q4_K,
-     {F1(1, 0x34), F1(3, 0x3C), {4, 4, 0x41, 0x41}, {8, 4, 0xC5, 0x41}, {12, 4, 0x21, 0x22}, {16, 128, 0, 1}}, 13,
-     {{0, -5}, {15, -1.25f}, {17, -4.75f}, {32, -6}, {63, -5.5f}, {64, -7}, {79, 4.25f}, {127, -5},
-      {133, -28.75f}, {191, 39.75f}, {202, 110.5f}, {224, -29.5f}, {255, -27.75f}}},
+    {"q4_K layout",
+     DRIFT_GGML_Q4_K,
+     {F1(1, 0x34), F1(3, 0x3C), {4, 4, 0x41, 0x41}, {8, 4, 0xC5, 0x41}, {12, 4, 0x21, 0x22}, {16, 128, 0, 1}},
+     13,
+     {{0, -5},
+      {15, -1.25f},
+      {17, -4.75f},
+      {32, -6},
+      {63, -5.5f},
+      {64, -7},
+      {79, 4.25f},
+      {127, -5},
+      {133, -28.75f},
+      {191, 39.75f},
+      {202, 110.5f},
+      {224, -29.5f},
+      {255, -27.75f}}},
     /* q5_K: d, dmin, scales and low nibbles as q4_K (qs at 48..175 = 0..127); qh (16..47) all
      * 0x55 (bits 0,2,4,6: the t = 0 sub-blocks get +16) except qh[31] = 0xFF. Element
      * e = 64g + 32t + l: q = nibble + 16 * (qh[l] bit 2g + t), y = 0.25 sc q - mn:
@@ -349,12 +428,29 @@ static const hand_t HAND[] = {
      *   e 191: qh[31] bit 5, q 21: 183.75 - 4 = 179.75;  e 202: q 26: 344.5 - 22 = 322.5;
      *   e 224: bit 7 clear, q 6: 10.5 - 40 = -29.5;  e 255: qh[31] bit 7, q 23: 40.25 - 40 =
      *   0.25. */
-    {"q5_K layout", DRIFT_GGML_Q5_K,
-     {F1(1, 0x34), F1(3, 0x3C), {4, 4, 0x41, 0x41}, {8, 4, 0xC5, 0x41}, {12, 4, 0x21, 0x22}, {16, 32, 0x55, 0},
-      F1(47, 0xFF), {48, 128, 0, 1}},
+    {"q5_K layout",
+     DRIFT_GGML_Q5_K,
+     {F1(1, 0x34),
+      F1(3, 0x3C),
+      {4, 4, 0x41, 0x41},
+      {8, 4, 0xC5, 0x41},
+      {12, 4, 0x21, 0x22},
+      {16, 32, 0x55, 0},
+      F1(47, 0xFF),
+      {48, 128, 0, 1}},
      12,
-     {{0, -1}, {15, 2.75f}, {32, -6}, {62, -5.5f}, {63, 2.5f}, {64, 5}, {127, 11}, {133, 39.25f},
-      {191, 179.75f}, {202, 322.5f}, {224, -29.5f}, {255, 0.25f}}},
+     {{0, -1},
+      {15, 2.75f},
+      {32, -6},
+      {62, -5.5f},
+      {63, 2.5f},
+      {64, 5},
+      {127, 11},
+      {133, 39.25f},
+      {191, 179.75f},
+      {202, 322.5f},
+      {224, -29.5f},
+      {255, 0.25f}}},
     /* q6_K: ql (0..127) = 0, 1, ..., 127; qh (128..191) all 0xE4 (2-bit fields 0,1,2,3, so the
      * high bits are g at shift 2g) except qh[33] = 0; scales (192..207, int8) = -8 + k
      * except scales[15] = 0x80 = -128; d = 0.5 (0x3800 at 208). Element e = 128h + 32g + l:
@@ -368,30 +464,49 @@ static const hand_t HAND[] = {
      *   q -16, k 10 (2): -16;  e 200: ql 72 high nibble 4, high 2: q 4, k 12 (4): 8;
      *   e 225: ql 97 high nibble 6, qh[33] = 0: q -26, k 14 (6): -78;  e 226: ql 98 -> 6,
      *   high 3: q 22: 66;  e 255: ql 127 -> 7, high 3: q 23, k 15 (-128): -64 * 23 = -1472. */
-    {"q6_K layout", DRIFT_GGML_Q6_K,
-     {{0, 128, 0, 1}, {128, 64, 0xE4, 0}, F1(161, 0x00), {192, 16, 0xF8, 1}, F1(207, 0x80), F1(209, 0x38)}, 13,
-     {{0, 128}, {1, 124}, {16, 112}, {32, 48}, {64, -0.0f}, {96, -18}, {127, -9.5f}, {128, -0.0f},
-      {160, -16}, {200, 8}, {225, -78}, {226, 66}, {255, -1472}}},
+    {"q6_K layout",
+     DRIFT_GGML_Q6_K,
+     {{0, 128, 0, 1}, {128, 64, 0xE4, 0}, F1(161, 0x00), {192, 16, 0xF8, 1}, F1(207, 0x80), F1(209, 0x38)},
+     13,
+     {{0, 128},
+      {1, 124},
+      {16, 112},
+      {32, 48},
+      {64, -0.0f},
+      {96, -18},
+      {127, -9.5f},
+      {128, -0.0f},
+      {160, -16},
+      {200, 8},
+      {225, -78},
+      {226, 66},
+      {255, -1472}}},
     /* q8_K: d = -0.375 (fp32 0xBEC00000, bytes 00 00 C0 BE), qs[j] = 0x80 + j = int8 j - 128:
      * y = -0.375 (j - 128): e 0: 48, e 1: 47.625, e 128: -0 (-0.375 * 0), e 200: -27,
      * e 255: -47.625. */
-    {"q8_K ramp", DRIFT_GGML_Q8_K, {F1(2, 0xC0), F1(3, 0xBE), {4, 256, 0x80, 1}}, 5,
+    {"q8_K ramp",
+     DRIFT_GGML_Q8_K,
+     {F1(2, 0xC0), F1(3, 0xBE), {4, 256, 0x80, 1}},
+     5,
      {{0, 48}, {1, 47.625f}, {128, -0.0f}, {200, -27}, {255, -47.625f}}},
     /* q8_K's multiply rounds: d = 1 + 2^-23 (0x3F800001). q = 127 (qs[0]): 127 + 127 * 2^-23,
      * the spacing in [64, 128) is 2^-17 and 127 * 2^-23 = 1.98 of it: 127 + 2^-16 =
      * 0x1.fc0004p+6. q = 3 (qs[1]): 3 + 1.5 spacings of 2^-22: a tie between 3 + 2^-22 (odd)
      * and 3 + 2^-21 (even): 0x1.800004p+1. q = -128 (qs[2]): -128 - 2^-16 exactly. */
-    {"q8_K rounds", DRIFT_GGML_Q8_K, {F1(0, 0x01), F1(2, 0x80), F1(3, 0x3F), F1(4, 0x7F), F1(5, 0x03), F1(6, 0x80)}, 3,
+    {"q8_K rounds",
+     DRIFT_GGML_Q8_K,
+     {F1(0, 0x01), F1(2, 0x80), F1(3, 0x3F), F1(4, 0x7F), F1(5, 0x03), F1(6, 0x80)},
+     3,
      {{0, 0x1.fc0004p+6f}, {1, 0x1.800004p+1f}, {2, -0x1.000002p+7f}}},
     /* q8_K overflow: d = FLT_MAX (0x7F7FFFFF); q = 2 -> inf, q = -1 -> -FLT_MAX, q = 0 -> 0. */
-    {"q8_K overflow", DRIFT_GGML_Q8_K, {F1(0, 0xFF), F1(1, 0xFF), F1(2, 0x7F), F1(3, 0x7F), F1(4, 2), F1(5, 0xFF)}, 3,
+    {"q8_K overflow",
+     DRIFT_GGML_Q8_K,
+     {F1(0, 0xFF), F1(1, 0xFF), F1(2, 0x7F), F1(3, 0x7F), F1(4, 2), F1(5, 0xFF)},
+     3,
      {{0, INFINITY}, {1, -0x1.fffffep+127f}, {2, 0}}},
 };
 
-ParameterizedTestParameters(dequant, hand)
-{
-    return cr_make_param_array(hand_t, HAND, sizeof HAND / sizeof HAND[0]);
-}
+ParameterizedTestParameters(dequant, hand) { return cr_make_param_array(hand_t, HAND, sizeof HAND / sizeof HAND[0]); }
 
 ParameterizedTest(hand_t *c, dequant, hand)
 {
@@ -423,18 +538,13 @@ typedef struct {
 } rand_case_t;
 
 static const rand_case_t RAND[] = {
-    {DRIFT_GGML_Q4_0, 1, {0}, 4000},      {DRIFT_GGML_Q4_1, 2, {0, 2}, 4000},
-    {DRIFT_GGML_Q5_0, 1, {0}, 4000},      {DRIFT_GGML_Q5_1, 2, {0, 2}, 4000},
-    {DRIFT_GGML_Q8_0, 1, {0}, 4000},      {DRIFT_GGML_Q8_1, 2, {0, 2}, 4000},
-    {DRIFT_GGML_Q2_K, 2, {80, 82}, 500},  {DRIFT_GGML_Q3_K, 1, {108}, 500},
-    {DRIFT_GGML_Q4_K, 2, {0, 2}, 500},    {DRIFT_GGML_Q5_K, 2, {0, 2}, 500},
-    {DRIFT_GGML_Q6_K, 1, {208}, 500},     {DRIFT_GGML_Q8_K, 0, {0}, 500},
+    {DRIFT_GGML_Q4_0, 1, {0}, 4000},     {DRIFT_GGML_Q4_1, 2, {0, 2}, 4000}, {DRIFT_GGML_Q5_0, 1, {0}, 4000},
+    {DRIFT_GGML_Q5_1, 2, {0, 2}, 4000},  {DRIFT_GGML_Q8_0, 1, {0}, 4000},    {DRIFT_GGML_Q8_1, 2, {0, 2}, 4000},
+    {DRIFT_GGML_Q2_K, 2, {80, 82}, 500}, {DRIFT_GGML_Q3_K, 1, {108}, 500},   {DRIFT_GGML_Q4_K, 2, {0, 2}, 500},
+    {DRIFT_GGML_Q5_K, 2, {0, 2}, 500},   {DRIFT_GGML_Q6_K, 1, {208}, 500},   {DRIFT_GGML_Q8_K, 0, {0}, 500},
 };
 
-static void mp_fp16(mpfr_t r, const uint8_t *p)
-{
-    mpfr_set_d(r, ref_fp16(rd16(p)), MPFR_RNDN); /* exact: 11 bits */
-}
+static void mp_fp16(mpfr_t r, const uint8_t *p) { mpfr_set_d(r, ref_fp16(rd16(p)), MPFR_RNDN); /* exact: 11 bits */ }
 
 /* r = a * b + c exactly (the working precision holds every intermediate: see below). */
 static void mp_madd(mpfr_t r, mpfr_srcptr a, long b, mpfr_srcptr c)
@@ -444,10 +554,7 @@ static void mp_madd(mpfr_t r, mpfr_srcptr a, long b, mpfr_srcptr c)
 }
 
 /* The four nibble/bit fields of the 32-element types, element e. */
-static int nib32(const uint8_t *qs, int e)
-{
-    return e < 16 ? qs[e] & 15 : qs[e - 16] >> 4;
-}
+static int nib32(const uint8_t *qs, int e) { return e < 16 ? qs[e] & 15 : qs[e - 16] >> 4; }
 
 /* q4_K/q5_K sub-block j's 6-bit scale and min, from the 12 bytes as ggml-common.h's
  * comment draws them (scale j < 4: low 6 bits of byte j, min: of byte j + 4; j >= 4: low
@@ -468,8 +575,15 @@ static void mp_elem(mpfr_t r, uint32_t t, const uint8_t *b, int e)
     mpfr_t d, m, p;
     mpfr_inits2(128, d, m, p, (mpfr_ptr)0);
     switch (t) {
-    case DRIFT_GGML_Q4_0: mp_fp16(d, b); mp_madd(r, d, nib32(b + 2, e) - 8, NULL); break;
-    case DRIFT_GGML_Q4_1: mp_fp16(d, b); mp_fp16(m, b + 2); mp_madd(r, d, nib32(b + 4, e), m); break;
+    case DRIFT_GGML_Q4_0:
+        mp_fp16(d, b);
+        mp_madd(r, d, nib32(b + 2, e) - 8, NULL);
+        break;
+    case DRIFT_GGML_Q4_1:
+        mp_fp16(d, b);
+        mp_fp16(m, b + 2);
+        mp_madd(r, d, nib32(b + 4, e), m);
+        break;
     case DRIFT_GGML_Q5_0:
         mp_fp16(d, b);
         mp_madd(r, d, (nib32(b + 6, e) | (int)((rd32(b + 2) >> e) & 1) << 4) - 16, NULL);
@@ -479,8 +593,14 @@ static void mp_elem(mpfr_t r, uint32_t t, const uint8_t *b, int e)
         mp_fp16(m, b + 2);
         mp_madd(r, d, nib32(b + 8, e) | (int)((rd32(b + 4) >> e) & 1) << 4, m);
         break;
-    case DRIFT_GGML_Q8_0: mp_fp16(d, b); mp_madd(r, d, (int8_t)b[2 + e], NULL); break;
-    case DRIFT_GGML_Q8_1: mp_fp16(d, b); mp_madd(r, d, (int8_t)b[4 + e], NULL); break;
+    case DRIFT_GGML_Q8_0:
+        mp_fp16(d, b);
+        mp_madd(r, d, (int8_t)b[2 + e], NULL);
+        break;
+    case DRIFT_GGML_Q8_1:
+        mp_fp16(d, b);
+        mp_madd(r, d, (int8_t)b[4 + e], NULL);
+        break;
     case DRIFT_GGML_Q2_K: {
         int h = e / 128, j = e % 128 / 32, l = e % 32, s = 8 * h + 2 * j + l / 16;
         int q = (b[16 + 32 * h + l] >> (2 * j)) & 3;
@@ -573,8 +693,8 @@ ParameterizedTest(rand_case_t *c, dequant, mpfr_random)
         }
     }
     mpfr_clear(r);
-    cr_assert_eq(bad, 0, "%s: %ld of %zu elements differ from MPFR, first %ld: %a", drift_ggml_type_name(c->t), bad,
-                 n, first, first < 0 ? 0.0 : (double)y[first]);
+    cr_assert_eq(bad, 0, "%s: %ld of %zu elements differ from MPFR, first %ld: %a", drift_ggml_type_name(c->t), bad, n,
+                 first, first < 0 ? 0.0 : (double)y[first]);
     /* the oracle is not trivial where it should not be: the min types and q8_K do round */
     int rounds = c->t == DRIFT_GGML_Q4_1 || c->t == DRIFT_GGML_Q5_1 || c->t == DRIFT_GGML_Q2_K ||
                  c->t == DRIFT_GGML_Q4_K || c->t == DRIFT_GGML_Q5_K || c->t == DRIFT_GGML_Q8_K;
@@ -599,10 +719,7 @@ Test(dequant, f32_bits)
 
 /* ---- tests/data/ggml_dequant_cases.tsv: gguf-py and ggml's own C --------------------- */
 
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+static int hexval(int c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
 
 /* The bytes of a hex string into a malloc'd buffer (length in *len). */
 static uint8_t *unhex(const char *h, size_t *len)
@@ -708,10 +825,7 @@ static void tie_block(float *x)
     for (int j = 1; j < 32; j++) x[j] = (float)j - 15.5f;
 }
 
-static int tie_q(int j)
-{
-    return j == 0 ? 127 : j <= 15 ? j - 16 : j - 15;
-}
+static int tie_q(int j) { return j == 0 ? 127 : j <= 15 ? j - 16 : j - 15; }
 
 Test(quantize, q8_0_ties_away)
 {
@@ -780,10 +894,7 @@ Test(quantize, q8_K_ties_even_and_sign)
 
 /* ---- the reference quantizers: MPFR emulation of ggml's operations ------------------- */
 
-static float rn32(mpfr_srcptr v)
-{
-    return (float)oracle_round_fmt(v, DRIFT_FP32, MPFR_RNDN);
-}
+static float rn32(mpfr_srcptr v) { return (float)oracle_round_fmt(v, DRIFT_FP32, MPFR_RNDN); }
 
 /* ggml's float ops one by one, each rounded to fp32 by MPFR (the quantizers round several
  * times: d = amax/127, id = 1/d, x*id, sum*d, then fp16, so one rounding of a formula is
@@ -892,7 +1003,7 @@ Test(bad_input, dequantize)
 {
     uint8_t blk[36] = {0};
     float y[33];
-    cr_assert_eq(drift_ggml_dequantize(y, blk, 16, 256), DRIFT_EINVAL);            /* iq2_xxs: not here */
+    cr_assert_eq(drift_ggml_dequantize(y, blk, 16, 256), DRIFT_EINVAL);             /* iq2_xxs: not here */
     cr_assert_eq(drift_ggml_dequantize(y, blk, DRIFT_GGML_Q4_0, 33), DRIFT_EINVAL); /* not a whole block */
     cr_assert_eq(drift_ggml_dequantize(NULL, blk, DRIFT_GGML_Q4_0, 32), DRIFT_EINVAL);
     cr_assert_eq(drift_ggml_dequantize(y, NULL, DRIFT_GGML_Q4_0, 32), DRIFT_EINVAL);

@@ -30,9 +30,9 @@ static const struct {
     uint64_t block;
     size_t bytes;
 } TYPES[] = {
-    {DRIFT_GGML_F32, 1, 4},     {DRIFT_GGML_F16, 1, 2},     {DRIFT_GGML_BF16, 1, 2},    {DRIFT_GGML_Q4_0, 32, 18},
-    {DRIFT_GGML_Q4_1, 32, 20},  {DRIFT_GGML_Q5_0, 32, 22},  {DRIFT_GGML_Q5_1, 32, 24},  {DRIFT_GGML_Q8_0, 32, 34},
-    {DRIFT_GGML_Q8_1, 32, 36},  {DRIFT_GGML_Q2_K, 256, 84}, {DRIFT_GGML_Q3_K, 256, 110}, {DRIFT_GGML_Q4_K, 256, 144},
+    {DRIFT_GGML_F32, 1, 4},      {DRIFT_GGML_F16, 1, 2},      {DRIFT_GGML_BF16, 1, 2},     {DRIFT_GGML_Q4_0, 32, 18},
+    {DRIFT_GGML_Q4_1, 32, 20},   {DRIFT_GGML_Q5_0, 32, 22},   {DRIFT_GGML_Q5_1, 32, 24},   {DRIFT_GGML_Q8_0, 32, 34},
+    {DRIFT_GGML_Q8_1, 32, 36},   {DRIFT_GGML_Q2_K, 256, 84},  {DRIFT_GGML_Q3_K, 256, 110}, {DRIFT_GGML_Q4_K, 256, 144},
     {DRIFT_GGML_Q5_K, 256, 176}, {DRIFT_GGML_Q6_K, 256, 210}, {DRIFT_GGML_Q8_K, 256, 292},
 };
 #define NTYPES (sizeof TYPES / sizeof TYPES[0])
@@ -85,12 +85,12 @@ static void add_every_kv(gguf_build_t *b)
     gb_kv_array(b, "arr.u16", DRIFT_GGUF_U16, 2, (uint8_t[]){1, 0, 0xff, 0xff}, 4);
     gb_kv_array(b, "arr.i16", DRIFT_GGUF_I16, 2, (uint8_t[]){0, 0x80, 5, 0}, 4);
     gb_kv_array(b, "arr.u32", DRIFT_GGUF_U32, 1, (uint8_t[]){0xff, 0xff, 0xff, 0xff}, 4);
-    gb_kv_array(b, "arr.i32", DRIFT_GGUF_I32, 2, (uint8_t[]){0xfe, 0xff, 0xff, 0xff, 3, 0, 0, 0}, 8);       /* -2, 3 */
-    gb_kv_array(b, "arr.f32", DRIFT_GGUF_F32, 2, (uint8_t[]){0, 0, 0, 0x3f, 0, 0, 0xc0, 0xbf}, 8);         /* 0.5, -1.5 */
+    gb_kv_array(b, "arr.i32", DRIFT_GGUF_I32, 2, (uint8_t[]){0xfe, 0xff, 0xff, 0xff, 3, 0, 0, 0}, 8); /* -2, 3 */
+    gb_kv_array(b, "arr.f32", DRIFT_GGUF_F32, 2, (uint8_t[]){0, 0, 0, 0x3f, 0, 0, 0xc0, 0xbf}, 8);    /* 0.5, -1.5 */
     gb_kv_array(b, "arr.bool", DRIFT_GGUF_BOOL, 3, (uint8_t[]){1, 0, 1}, 3);
     gb_kv_array(b, "arr.u64", DRIFT_GGUF_U64, 1, (uint8_t[]){0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 8);
-    gb_kv_array(b, "arr.i64", DRIFT_GGUF_I64, 1, (uint8_t[]){0, 0, 0, 0, 0, 0, 0, 0x80}, 8);               /* INT64_MIN */
-    gb_kv_array(b, "arr.f64", DRIFT_GGUF_F64, 1, (uint8_t[]){0, 0, 0, 0, 0, 0, 0x04, 0xc0}, 8);            /* -2.5 */
+    gb_kv_array(b, "arr.i64", DRIFT_GGUF_I64, 1, (uint8_t[]){0, 0, 0, 0, 0, 0, 0, 0x80}, 8);    /* INT64_MIN */
+    gb_kv_array(b, "arr.f64", DRIFT_GGUF_F64, 1, (uint8_t[]){0, 0, 0, 0, 0, 0, 0x04, 0xc0}, 8); /* -2.5 */
     gb_kv_str_array(b, "arr.str", STRS, 4);
     gb_kv_array(b, "arr.empty", DRIFT_GGUF_U32, 0, NULL, 0);
     /* [[1, 2], [3]] of u16 */
@@ -156,10 +156,7 @@ static const drift_gguf_kv_t *expect_kv(const drift_gguf_t *g, const char *key, 
     return kv;
 }
 
-static int str_is(drift_gguf_str_t s, const char *want)
-{
-    return s.len == strlen(want) && !memcmp(s.s, want, s.len);
-}
+static int str_is(drift_gguf_str_t s, const char *want) { return s.len == strlen(want) && !memcmp(s.s, want, s.len); }
 
 static void check_every_kv(const drift_gguf_t *g)
 {
@@ -206,10 +203,13 @@ static void check_every_kv(const drift_gguf_t *g)
         for (uint64_t i = 0; i < kv->count; i++) {
             int64_t iv = 0;
             double fv = 0;
-            cr_assert_eq(drift_gguf_array_i64(kv, i, &iv), is_float ? DRIFT_EINVAL : 0, "%s[%llu]", A[a].key, (unsigned long long)i);
-            cr_assert_eq(drift_gguf_array_f64(kv, i, &fv), is_bool ? DRIFT_EINVAL : 0, "%s[%llu]", A[a].key, (unsigned long long)i);
+            cr_assert_eq(drift_gguf_array_i64(kv, i, &iv), is_float ? DRIFT_EINVAL : 0, "%s[%llu]", A[a].key,
+                         (unsigned long long)i);
+            cr_assert_eq(drift_gguf_array_f64(kv, i, &fv), is_bool ? DRIFT_EINVAL : 0, "%s[%llu]", A[a].key,
+                         (unsigned long long)i);
             if (!is_float) cr_assert_eq(iv, A[a].i[i], "%s[%llu]", A[a].key, (unsigned long long)i);
-            if (!is_bool) cr_assert_eq(fv, A[a].f[i], "%s[%llu]", A[a].key, (unsigned long long)i); /* exact: tolerance 0 */
+            if (!is_bool)
+                cr_assert_eq(fv, A[a].f[i], "%s[%llu]", A[a].key, (unsigned long long)i); /* exact: tolerance 0 */
         }
         int64_t iv;
         cr_assert_eq(drift_gguf_array_i64(kv, kv->count, &iv), DRIFT_EINVAL, "%s: past the end", A[a].key);
@@ -281,7 +281,8 @@ Test(gguf, round_trip_every_value_type_and_tensor_type)
             uint8_t *img = every_file(&size, versions[v], alignments[a]);
             drift_gguf_t g;
             char err[ERR];
-            cr_assert_eq(drift_gguf_parse(&g, img, size, err, sizeof err), 0, "v%u align %u: %s", versions[v], alignments[a], err);
+            cr_assert_eq(drift_gguf_parse(&g, img, size, err, sizeof err), 0, "v%u align %u: %s", versions[v],
+                         alignments[a], err);
             cr_assert_eq(g.version, versions[v]);
             cr_assert_eq(g.alignment, alignments[a]);
             cr_assert_eq(g.n_kv, N_EVERY_KV + (alignments[a] != 32));
@@ -442,7 +443,8 @@ Test(gguf, open_maps_the_file_and_never_copies)
     cr_assert_eq(g.map_size, (size_t)st.st_size);
     for (uint64_t i = 0; i < g.n_tensors; i++) {
         const uint8_t *d = g.tensors[i].data;
-        cr_assert(d >= g.base && d + g.tensors[i].nbytes <= g.base + g.size, "tensor %llu inside the mapping", (unsigned long long)i);
+        cr_assert(d >= g.base && d + g.tensors[i].nbytes <= g.base + g.size, "tensor %llu inside the mapping",
+                  (unsigned long long)i);
         cr_assert_eq((uintptr_t)d % 32, 0, "aligned in memory as in the file (the mapping is page aligned)");
     }
     const drift_gguf_kv_t *kv = drift_gguf_find(&g, "arr.str");
@@ -606,9 +608,15 @@ static void lie_version1(gguf_build_t *b) { honest(b), b->version = 1; }
 static void lie_version4(gguf_build_t *b) { honest(b), b->version = 4; }
 static void lie_version0(gguf_build_t *b) { honest(b), b->version = 0; }
 static void lie_version_be(gguf_build_t *b) { honest(b), b->version = 0x03000000; }
-static void lie_n_tensors(gguf_build_t *b) { honest(b), b->lie_counts = 1, b->n_tensors_lie = 1ull << 40, b->n_kv_lie = 2; }
+static void lie_n_tensors(gguf_build_t *b)
+{
+    honest(b), b->lie_counts = 1, b->n_tensors_lie = 1ull << 40, b->n_kv_lie = 2;
+}
 static void lie_n_kv(gguf_build_t *b) { honest(b), b->lie_counts = 1, b->n_tensors_lie = 2, b->n_kv_lie = 1ull << 62; }
-static void lie_n_kv_max(gguf_build_t *b) { honest(b), b->lie_counts = 1, b->n_tensors_lie = 0, b->n_kv_lie = UINT64_MAX; }
+static void lie_n_kv_max(gguf_build_t *b)
+{
+    honest(b), b->lie_counts = 1, b->n_tensors_lie = 0, b->n_kv_lie = UINT64_MAX;
+}
 
 static void lie_key_length(gguf_build_t *b)
 {
@@ -639,14 +647,16 @@ static void lie_elem_type(gguf_build_t *b)
 static void lie_array_count(gguf_build_t *b)
 {
     honest_kv(b);
-    gb_key(b, "k", DRIFT_GGUF_ARRAY), gb_put_u32(&b->kv, DRIFT_GGUF_U32), gb_put_u64(&b->kv, 1ull << 61), gb_put_u32(&b->kv, 5);
+    gb_key(b, "k", DRIFT_GGUF_ARRAY), gb_put_u32(&b->kv, DRIFT_GGUF_U32), gb_put_u64(&b->kv, 1ull << 61),
+        gb_put_u32(&b->kv, 5);
     honest_tensors(b);
 }
 
 static void lie_string_array_count(gguf_build_t *b)
 {
     honest_kv(b);
-    gb_key(b, "k", DRIFT_GGUF_ARRAY), gb_put_u32(&b->kv, DRIFT_GGUF_STRING), gb_put_u64(&b->kv, 1000), gb_put_str(&b->kv, "x");
+    gb_key(b, "k", DRIFT_GGUF_ARRAY), gb_put_u32(&b->kv, DRIFT_GGUF_STRING), gb_put_u64(&b->kv, 1000),
+        gb_put_str(&b->kv, "x");
     honest_tensors(b);
 }
 
@@ -700,14 +710,35 @@ static void lie_alignment_i32(gguf_build_t *b) { gb_kv_i32(b, "general.alignment
 static void lie_alignment_u64(gguf_build_t *b) { gb_kv_u64(b, "general.alignment", 32), honest(b); }
 
 static void lie_n_dims0(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 0, NULL, NULL, 4); }
-static void lie_n_dims5(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 5, (uint64_t[]){1, 1, 1, 1, 1}, NULL, 4); }
-static void lie_ne0(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 2, (uint64_t[]){8, 0}, NULL, 32); }
-static void lie_ne_overflow(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 2, (uint64_t[]){1ull << 32, 1ull << 32}, NULL, 32); }
-static void lie_ne_huge(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 1, (uint64_t[]){1ull << 63}, NULL, 32); }
-static void lie_bytes_overflow(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 2, (uint64_t[]){1ull << 31, 1ull << 31}, NULL, 32); }
+static void lie_n_dims5(gguf_build_t *b)
+{
+    honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 5, (uint64_t[]){1, 1, 1, 1, 1}, NULL, 4);
+}
+static void lie_ne0(gguf_build_t *b)
+{
+    honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 2, (uint64_t[]){8, 0}, NULL, 32);
+}
+static void lie_ne_overflow(gguf_build_t *b)
+{
+    honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 2, (uint64_t[]){1ull << 32, 1ull << 32}, NULL, 32);
+}
+static void lie_ne_huge(gguf_build_t *b)
+{
+    honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 1, (uint64_t[]){1ull << 63}, NULL, 32);
+}
+static void lie_bytes_overflow(gguf_build_t *b)
+{
+    honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_F32, 2, (uint64_t[]){1ull << 31, 1ull << 31}, NULL, 32);
+}
 static void lie_type4(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", 4, 1, (uint64_t[]){32}, NULL, 32); }
-static void lie_type_max(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", UINT32_MAX, 1, (uint64_t[]){32}, NULL, 32); }
-static void lie_block(gguf_build_t *b) { honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_Q8_0, 1, (uint64_t[]){33}, NULL, 34); }
+static void lie_type_max(gguf_build_t *b)
+{
+    honest_kv(b), gb_tensor(b, "w0", UINT32_MAX, 1, (uint64_t[]){32}, NULL, 32);
+}
+static void lie_block(gguf_build_t *b)
+{
+    honest_kv(b), gb_tensor(b, "w0", DRIFT_GGML_Q8_0, 1, (uint64_t[]){33}, NULL, 34);
+}
 
 static void lie_offset_unaligned(gguf_build_t *b)
 {
@@ -761,10 +792,7 @@ static void lie_no_data_section(gguf_build_t *b)
     b->alignment = 0;
 }
 
-static void lie_key_in_message(gguf_build_t *b)
-{
-    gb_key(b, "evil\nkey'\\", 13);
-}
+static void lie_key_in_message(gguf_build_t *b) { gb_key(b, "evil\nkey'\\", 13); }
 
 typedef struct {
     const char *what;
@@ -804,13 +832,19 @@ static const lie_t LIES[] = {
     {"bytes overflow", lie_bytes_overflow, "tensor[0] 'w0': ne: expected a size in bytes that fits in size_t"},
     {"ggml type 4", lie_type4, "tensor[0] 'w0': type: expected a known ggml type"},
     {"ggml type max", lie_type_max, "found 4294967295"},
-    {"ne[0] not a block multiple", lie_block, "tensor[0] 'w0': ne[0]: expected a multiple of 32 (the q8_0 block), found 33"},
-    {"offset unaligned", lie_offset_unaligned, "tensor[2] 'w2': offset: expected a multiple of the alignment 32, found 16"},
-    {"tensor past the end", lie_offset_past_end, "tensor[2] 'w2': offset: expected offset + 32 bytes within the 100 bytes"},
+    {"ne[0] not a block multiple", lie_block,
+     "tensor[0] 'w0': ne[0]: expected a multiple of 32 (the q8_0 block), found 33"},
+    {"offset unaligned", lie_offset_unaligned,
+     "tensor[2] 'w2': offset: expected a multiple of the alignment 32, found 16"},
+    {"tensor past the end", lie_offset_past_end,
+     "tensor[2] 'w2': offset: expected offset + 32 bytes within the 100 bytes"},
     {"tensor offset huge", lie_offset_huge, "tensor[2] 'w2': offset: expected offset + 32 bytes within"},
-    {"tensors overlap", lie_overlap, "tensor[1] 'w1': offset: expected no overlap with tensor[0] at [0, 64), found offset 32"},
-    {"duplicate key", lie_duplicate_key, "kv[2] 'llama.block_count': key: expected unique keys, found the key of kv[1] again"},
-    {"duplicate tensor name", lie_duplicate_name, "tensor[1] 'w0': name: expected unique names, found the name of tensor[0] again"},
+    {"tensors overlap", lie_overlap,
+     "tensor[1] 'w1': offset: expected no overlap with tensor[0] at [0, 64), found offset 32"},
+    {"duplicate key", lie_duplicate_key,
+     "kv[2] 'llama.block_count': key: expected unique keys, found the key of kv[1] again"},
+    {"duplicate tensor name", lie_duplicate_name,
+     "tensor[1] 'w0': name: expected unique names, found the name of tensor[0] again"},
     {"tensor name length", lie_name_length, "tensor[0]: name length: expected at most"},
     {"no data section", lie_no_data_section, "data section: expected to start at byte 64 (tensor infos end at 57"},
     {"key escaped in message", lie_key_in_message, "kv[0] 'evil\\x0akey\\'\\\\': value type"},
@@ -823,7 +857,8 @@ static void expect_refusal(const drift_gguf_t *g, int rc, const char *err, const
     cr_assert_eq(rc, DRIFT_EINVAL, "%s: accepted (rc %d)", what, rc);
     cr_assert(err[0], "%s: no message", what);
     cr_assert_null(strchr(err, '\n'), "%s: message is not one line: %s", what, err);
-    cr_assert(strstr(err, ": expected ") && strstr(err, "found"), "%s: '%s' says neither expected nor found", what, err);
+    cr_assert(strstr(err, ": expected ") && strstr(err, "found"), "%s: '%s' says neither expected nor found", what,
+              err);
     cr_assert(g->kv == NULL && g->tensors == NULL && g->kv_by_key == NULL && g->size == 0, "%s: *g not zeroed", what);
 }
 
@@ -839,8 +874,10 @@ ParameterizedTest(int *id, gguf, refuses_lies)
     const lie_t *c = &LIES[*id];
     gguf_build_t b;
     gb_init(&b);
-    if (c->make) c->make(&b);
-    else honest(&b);
+    if (c->make)
+        c->make(&b);
+    else
+        honest(&b);
     size_t size;
     uint8_t *img = gb_finish(&b, &size);
     if (!c->make) img[3] = 'X';
@@ -870,7 +907,8 @@ static uint8_t *small_valid(size_t *size)
 /* A message that names its field starts with a header field or with the item being read. */
 static int names_field(const char *err)
 {
-    static const char *const starts[] = {"magic: ", "version: ", "n_tensors: ", "n_kv: ", "data section: ", "kv[", "tensor["};
+    static const char *const starts[] = {
+        "magic: ", "version: ", "n_tensors: ", "n_kv: ", "data section: ", "kv[", "tensor["};
     for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
         if (!strncmp(err, starts[i], strlen(starts[i]))) return 1;
     return 0;

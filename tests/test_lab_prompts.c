@@ -34,7 +34,8 @@ Test(lab_prompts, the_set_keeps_its_promise)
         count[k]++;
         for (int j = 0; j < i; j++) cr_expect_str_neq(p.text[i], p.text[j], "prompt %d repeats prompt %d", i, j);
     }
-    for (int k = 0; k < DRIFT_PROMPT_N_KINDS; k++) cr_expect_geq(count[k], 40, "kind %s: %d prompts", drift_prompt_kinds[k], count[k]);
+    for (int k = 0; k < DRIFT_PROMPT_N_KINDS; k++)
+        cr_expect_geq(count[k], 40, "kind %s: %d prompts", drift_prompt_kinds[k], count[k]);
     drift_prompt_file_free(&p);
 }
 

@@ -15,11 +15,12 @@ enum { DIM = 64, HID = 96, VOCAB = 8 };
 
 typedef struct {
     const char *arch;
-    const char *skip;       /* a tensor left out */
-    uint32_t matrix_type;   /* type of attn_q */
+    const char *skip;     /* a tensor left out */
+    uint32_t matrix_type; /* type of attn_q */
 } tiny_opts;
 
-static void put_q(gguf_build_t *b, const char *name, uint32_t type, uint64_t k, uint64_t m, uint32_t seed) {
+static void put_q(gguf_build_t *b, const char *name, uint32_t type, uint64_t k, uint64_t m, uint32_t seed)
+{
     const size_t nb = (size_t)(k / 32) * (size_t)m;
     const size_t bs = type == DRIFT_GGML_Q8_0 ? 34 : type == DRIFT_GGML_Q4_1 ? 20 : 2 * 32;
     uint8_t *p = malloc(nb * bs);
@@ -42,7 +43,8 @@ static void put_q(gguf_build_t *b, const char *name, uint32_t type, uint64_t k, 
     free(p);
 }
 
-static uint8_t *tiny_model(size_t *size, tiny_opts o) {
+static uint8_t *tiny_model(size_t *size, tiny_opts o)
+{
     gguf_build_t b;
     gb_init(&b);
     gb_kv_str(&b, "general.architecture", o.arch ? o.arch : "llama");
@@ -66,10 +68,10 @@ static uint8_t *tiny_model(size_t *size, tiny_opts o) {
     struct {
         const char *name;
         uint64_t k, m;
-    } mats[] = {{"token_embd.weight", DIM, VOCAB},    {"blk.0.attn_q.weight", DIM, DIM},
-                {"blk.0.attn_k.weight", DIM, DIM / 2}, {"blk.0.attn_v.weight", DIM, DIM / 2},
+    } mats[] = {{"token_embd.weight", DIM, VOCAB},      {"blk.0.attn_q.weight", DIM, DIM},
+                {"blk.0.attn_k.weight", DIM, DIM / 2},  {"blk.0.attn_v.weight", DIM, DIM / 2},
                 {"blk.0.attn_output.weight", DIM, DIM}, {"blk.0.ffn_gate.weight", DIM, HID},
-                {"blk.0.ffn_up.weight", DIM, HID},     {"blk.0.ffn_down.weight", HID, DIM}};
+                {"blk.0.ffn_up.weight", DIM, HID},      {"blk.0.ffn_down.weight", HID, DIM}};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; i++) {
         if (o.skip && !strcmp(o.skip, mats[i].name)) {
             continue;
@@ -86,14 +88,16 @@ static uint8_t *tiny_model(size_t *size, tiny_opts o) {
 }
 
 static int create_ctx(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, int n_ctx, char *err,
-                      size_t errsz) {
+                      size_t errsz)
+{
     size_t size;
     *file = tiny_model(&size, o);
     cr_assert_eq(drift_gguf_parse(g, *file, size, err, errsz), 0, "%s", err);
     return drift_llamacpp_create(e, g, n_ctx, err, errsz);
 }
 
-static int create_from(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, char *err, size_t errsz) {
+static int create_from(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, char *err, size_t errsz)
+{
     return create_ctx(e, g, file, o, 32, err, errsz);
 }
 

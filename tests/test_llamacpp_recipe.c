@@ -39,10 +39,7 @@ static void generate_against(const char *record, const char *recipe)
     drift_checkpoint_free(&ck);
 }
 
-Test(llamacpp_recipe, avx2_build_through_the_decoder, .timeout = 300)
-{
-    generate_against(TWIN_RECORD, "llamacpp-cpu");
-}
+Test(llamacpp_recipe, avx2_build_through_the_decoder, .timeout = 300) { generate_against(TWIN_RECORD, "llamacpp-cpu"); }
 
 Test(llamacpp_recipe, avx512_build_through_the_decoder, .timeout = 300)
 {

@@ -36,8 +36,8 @@ Test(metrics, ulp_err)
 {
     cr_assert_eq(drift_ulp_err(1 + 0x1p-10, 1, DRIFT_FP16), 1); /* fp16 ulp at 1 is 2^-10 */
     cr_assert_eq(drift_ulp_err(1 + 0x1p-23, 1, DRIFT_FP32), 1);
-    cr_assert_eq(drift_ulp_err(1.5, 1, DRIFT_BF16), 64);       /* 0.5 / 2^-7 */
-    cr_assert_eq(drift_ulp_err(0x1p-24, 0, DRIFT_FP16), 1);    /* at 0: the subnormal spacing */
+    cr_assert_eq(drift_ulp_err(1.5, 1, DRIFT_BF16), 64);    /* 0.5 / 2^-7 */
+    cr_assert_eq(drift_ulp_err(0x1p-24, 0, DRIFT_FP16), 1); /* at 0: the subnormal spacing */
     cr_assert_eq(drift_ulp_err(1.25, 1.25, DRIFT_FP64), 0);
     cr_assert_eq(drift_ulp_err(2 - 0x1p-10, 2, DRIFT_FP16), 0.5); /* spacing of 2's binade: 2^-9 */
 }

@@ -23,10 +23,7 @@ static void load(void)
     char err[DRIFT_LLM_ERR_MAX];
     cr_assert_eq(drift_checkpoint_read(&ck, CKPT, err, sizeof err), 0, "%s", err);
 }
-static void unload(void)
-{
-    drift_checkpoint_free(&ck);
-}
+static void unload(void) { drift_checkpoint_free(&ck); }
 
 /* ---- the independent reference: run.c's forward pass in plain loops ------------------------------
  * fl = 1: every operation in float (products and sums rounded to float one by one, no fma:
@@ -37,10 +34,7 @@ typedef struct {
     double *x, *xb, *xb2, *q, *k, *v, *hb, *hb2, *att;
 } ref_t;
 
-static double R(const ref_t *r, double v)
-{
-    return r->fl ? (double)(float)v : v;
-}
+static double R(const ref_t *r, double v) { return r->fl ? (double)(float)v : v; }
 
 static void ref_init(ref_t *r, int fl)
 {
@@ -199,7 +193,8 @@ Test(model, fp32_greedy_256_equals_plain_float_loops)
     drift_numerics_t nx = drift_numerics_fp32();
     drift_gen_t g = run_model(&nx, N, NULL, 0);
     cr_assert_eq(g.n, nref, "the model generated %d tokens, the reference %d", g.n, nref);
-    for (int i = 0; i < nref; i++) cr_assert_eq(g.token[i], ref[i], "step %d: model %d, reference %d", i, g.token[i], ref[i]);
+    for (int i = 0; i < nref; i++)
+        cr_assert_eq(g.token[i], ref[i], "step %d: model %d, reference %d", i, g.token[i], ref[i]);
     cr_assert_gt(nref, 16, "a real checkpoint writes more than a few tokens before BOS");
     drift_gen_free(&g);
 }
@@ -266,8 +261,10 @@ Test(model, batch_invariant_logits_whatever_the_companions)
         for (int b = 0; b < BATCHES; b++) {
             drift_batching_t bt = {2 + (int)drift_stream_below(&s, 16), 100 + (uint64_t)b, 64, 6};
             drift_gen_t g = run_model(&nx, N, &bt, 1);
-            if (pi == 0) cr_assert(same_logits(&alone, &g, V), "batch %d (B = %d) changed the logits", b, bt.batch);
-            else vendor_differs += !same_logits(&alone, &g, V);
+            if (pi == 0)
+                cr_assert(same_logits(&alone, &g, V), "batch %d (B = %d) changed the logits", b, bt.batch);
+            else
+                vendor_differs += !same_logits(&alone, &g, V);
             drift_gen_free(&g);
         }
         drift_gen_free(&alone);
@@ -286,7 +283,8 @@ Test(model, kernel_choice_is_policy_h_at_default_slice)
                     drift_gemm_kernel_t x, y;
                     cr_assert_eq(drift_policy_choose(&x, (drift_policy_t)p, Ms[a], Ns[b], Ks[c], 132), 0);
                     cr_assert_eq(drift_policy_choose_slice(&y, (drift_policy_t)p, Ms[a], Ns[b], Ks[c], 132,
-                                                           DRIFT_POLICY_MIN_SLICE), 0);
+                                                           DRIFT_POLICY_MIN_SLICE),
+                                 0);
                     cr_assert(drift_gemm_kernel_equal(&x, &y), "M %zu N %zu K %zu", Ms[a], Ns[b], Ks[c]);
                 }
 }
@@ -360,7 +358,8 @@ Test(model, seq_gemm_f32_equals_drift_gemm)
             size_t M = shapes[c][0], N = shapes[c][1], K = shapes[c][2];
             double *A = malloc(M * K * sizeof(double)), *B = malloc(K * N * sizeof(double));
             double *C = malloc(M * N * sizeof(double));
-            float *Af = malloc(M * K * sizeof(float)), *Bf = malloc(K * N * sizeof(float)), *Cf = malloc(M * N * sizeof(float));
+            float *Af = malloc(M * K * sizeof(float)), *Bf = malloc(K * N * sizeof(float)),
+                  *Cf = malloc(M * N * sizeof(float));
             drift_format_t f = bf ? DRIFT_BF16 : DRIFT_FP32;
             for (size_t i = 0; i < M * K; i++) Af[i] = (float)(A[i] = drift_rne(drift_stream_normal(&s), f));
             for (size_t i = 0; i < K * N; i++) Bf[i] = (float)(B[i] = drift_rne(drift_stream_normal(&s), f));
@@ -399,8 +398,11 @@ Test(model, fixed_size_split_kv_is_batch_invariant_fixed_count_is_not)
         for (int b = 0; b < BATCHES; b++) {
             drift_batching_t bt = {2 + (int)drift_stream_below(&s, 16), 200 + (uint64_t)b, 48, 12};
             drift_gen_t g = run_model(&nx, N, &bt, 1);
-            if (ki == 0) cr_assert(same_logits(&alone, &g, V), "%s: batch %d (B = %d) changed the logits", kern[ki], b, bt.batch);
-            else count_differs += !same_logits(&alone, &g, V);
+            if (ki == 0)
+                cr_assert(same_logits(&alone, &g, V), "%s: batch %d (B = %d) changed the logits", kern[ki], b,
+                          bt.batch);
+            else
+                count_differs += !same_logits(&alone, &g, V);
             drift_gen_free(&g);
         }
         drift_gen_free(&alone);

@@ -319,9 +319,9 @@ static void fill(double *v, size_t n, vkind_t kind, const tfmt_t *F, drift_strea
         case V_MEMBERS: v[i] = emu_round(&rne, loguni(s, -8, 8)); break;
         case V_DOUBLES: v[i] = loguni(s, -8, 8); break;
         default: {
-            const double pool[] = {1,          -1,       1 + u,         u,           -u,          maxf,
-                                   -maxf,      maxf / 2, minsub,        -minsub,     3 * minsub,  0.0,
-                                   -0.0,       1 + 2 * u, ldexp(1, F->p), -ldexp(1, F->p), 0.5 * u, INFINITY};
+            const double pool[] = {1,       -1,      1 + u,      u,   -u,   maxf,      -maxf,          maxf / 2,
+                                   minsub,  -minsub, 3 * minsub, 0.0, -0.0, 1 + 2 * u, ldexp(1, F->p), -ldexp(1, F->p),
+                                   0.5 * u, INFINITY};
             size_t np = sizeof pool / sizeof pool[0] - (allow_inf ? 0 : 1);
             if (i > 0 && drift_stream_u32(s) % 4 == 0) {
                 v[i] = -v[i - 1]; /* exact cancellation */
@@ -334,16 +334,16 @@ static void fill(double *v, size_t n, vkind_t kind, const tfmt_t *F, drift_strea
     }
 }
 
-static const char *const ORDERS[] = {"seq",        "rev",     "pairwise", "blocked:1",     "blocked:4",
-                                     "blocked:32", "splitk:1", "splitk:3", "splitk:3:tree", "splitk:8:tree",
-                                     "splitk:64",  "warp:1",  "warp:4",   "warp:32",       "kahan",
-                                     "neumaier",   "random:0", "random:12345678901234"};
+static const char *const ORDERS[] = {
+    "seq",      "rev",      "pairwise",      "blocked:1",     "blocked:4", "blocked:32",
+    "splitk:1", "splitk:3", "splitk:3:tree", "splitk:8:tree", "splitk:64", "warp:1",
+    "warp:4",   "warp:32",  "kahan",         "neumaier",      "random:0",  "random:12345678901234"};
 #define NORDERS (sizeof ORDERS / sizeof ORDERS[0])
 static const size_t LENGTHS[] = {1, 2, 3, 31, 33, 1000};
 #define NLENGTHS (sizeof LENGTHS / sizeof LENGTHS[0])
 
 typedef struct {
-    int fmt;       /* index into TF */
+    int fmt; /* index into TF */
     mpfr_rnd_t r;
 } emu_case_t;
 
@@ -383,8 +383,8 @@ ParameterizedTest(emu_case_t *cs, order, emulation, .timeout = 600)
                 terms_t ts = {x, NULL, NULL};
                 double got, want = emulate(&e, &ts, n, NULL, &o);
                 cr_assert_eq(drift_sum(&got, x, n, &o, &acc), 0);
-                cr_assert(same(got, want), "sum %s acc %s mode %d n %zu kind %d: got %a want %a", ORDERS[oi],
-                          F->name, (int)acc.mode, n, kind, got, want);
+                cr_assert(same(got, want), "sum %s acc %s mode %d n %zu kind %d: got %a want %a", ORDERS[oi], F->name,
+                          (int)acc.mode, n, kind, got, want);
                 if (kind == V_ADVERSARIAL && n == 1000) continue; /* the dot's adversarial set is smaller */
                 for (int fm = 0; fm <= 1; fm++) {
                     for (int wc = 0; wc <= 1; wc++) {
@@ -395,9 +395,8 @@ ParameterizedTest(emu_case_t *cs, order, emulation, .timeout = 600)
                         const double *cp = wc ? &c0 : NULL;
                         want = emulate(&e, &td, n, cp, &o);
                         cr_assert_eq(drift_dot(&got, a, b, n, cp, &o, &dacc), 0);
-                        cr_assert(same(got, want),
-                                  "dot %s acc %s mode %d fma %d c %d n %zu kind %d: got %a want %a", ORDERS[oi],
-                                  F->name, (int)acc.mode, fm, wc, n, kind, got, want);
+                        cr_assert(same(got, want), "dot %s acc %s mode %d fma %d c %d n %zu kind %d: got %a want %a",
+                                  ORDERS[oi], F->name, (int)acc.mode, fm, wc, n, kind, got, want);
                     }
                 }
             }
@@ -507,8 +506,7 @@ ParameterizedTest(int *ti, order, hand_trees)
         double got, sq;
         cr_assert_eq(drift_sum(&got, x, tc->n, &o, &acc), 0);
         cr_assert_eq(drift_sum(&sq, x, tc->n, &oseq, &acc), 0);
-        cr_assert(same(got, want), "%s n=%zu tree %s: got %a want %a", tc->spec, tc->n, tc->tree, got,
-                  want);
+        cr_assert(same(got, want), "%s n=%zu tree %s: got %a want %a", tc->spec, tc->n, tc->tree, got, want);
         if (bits(sq) != bits(want)) differs_from_seq = 1;
     }
     if (!tc->seqlike)
@@ -521,11 +519,16 @@ ParameterizedTest(int *ti, order, hand_trees)
 
 Test(order, parse_print_roundtrip)
 {
-    const char *canon[] = {"seq",       "rev",          "pairwise",      "blocked:1",
-                           "blocked:64", "blocked:9223372036854775807", "splitk:1", "splitk:7",
-                           "splitk:7:tree", "warp:1",   "warp:32",       "warp:1048576",
-                           "kahan",     "neumaier",     "random:0",      "random:18446744073709551615",
-                           "tc:v100",   "tc:a100",      "tc:h100",       "tc:b200"};
+    const char *canon[] = {"seq",           "rev",
+                           "pairwise",      "blocked:1",
+                           "blocked:64",    "blocked:9223372036854775807",
+                           "splitk:1",      "splitk:7",
+                           "splitk:7:tree", "warp:1",
+                           "warp:32",       "warp:1048576",
+                           "kahan",         "neumaier",
+                           "random:0",      "random:18446744073709551615",
+                           "tc:v100",       "tc:a100",
+                           "tc:h100",       "tc:b200"};
     for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
         drift_order_t o, o2;
         char buf[DRIFT_ORDER_SPEC_MAX];
@@ -786,8 +789,10 @@ Test(order, random_is_a_permutation)
         drift_order_t o = {DRIFT_ORDER_RANDOM, 0, 0, (uint64_t)s, 0};
         double r;
         cr_assert_eq(drift_sum(&r, x, 64, &o, &a16), 0);
-        if (s == 0) first = r;
-        else if (r != first) distinct = 1;
+        if (s == 0)
+            first = r;
+        else if (r != first)
+            distinct = 1;
     }
     cr_assert(distinct);
 }
@@ -800,10 +805,22 @@ Test(order, depth_and_gamma)
         const char *spec;
         size_t n, k;
     } c[] = {
-        {"seq", 1000, 999},        {"rev", 1, 0},           {"random:3", 2, 1},        {"pairwise", 1000, 10},
-        {"pairwise", 1024, 10},    {"pairwise", 1025, 11},  {"pairwise", 3, 2},        {"blocked:32", 1000, 62},
-        {"blocked:32", 10, 9},     {"splitk:8", 1000, 131}, {"splitk:8:tree", 1000, 127}, {"splitk:3", 5, 3},
-        {"splitk:4", 5, 3},        {"warp:32", 1000, 36},   {"warp:32", 1, 0},         {"warp:4", 3, 2},
+        {"seq", 1000, 999},
+        {"rev", 1, 0},
+        {"random:3", 2, 1},
+        {"pairwise", 1000, 10},
+        {"pairwise", 1024, 10},
+        {"pairwise", 1025, 11},
+        {"pairwise", 3, 2},
+        {"blocked:32", 1000, 62},
+        {"blocked:32", 10, 9},
+        {"splitk:8", 1000, 131},
+        {"splitk:8:tree", 1000, 127},
+        {"splitk:3", 5, 3},
+        {"splitk:4", 5, 3},
+        {"warp:32", 1000, 36},
+        {"warp:32", 1, 0},
+        {"warp:4", 3, 2},
     };
     /* Hand values: blocked:32, n=1000: 31 in the block + ceil(1000/32) - 1 = 31 outside;
      * splitk:8, n=1000: chunks of 125, 8 partials: 124 + 7 (tree: 124 + 3); splitk:4, n=5:
@@ -873,8 +890,8 @@ ParameterizedTest(bound_case_t *bc, order, bounds_hold, .timeout = 300)
                 cr_assert(isfinite(got), "no overflow in these sums");
                 mpfr_sub_d(d, ex, got, MPFR_RNDN); /* exact at XPREC */
                 mpfr_abs(d, d, MPFR_RNDN);
-                cr_assert(mpfr_cmp_d(d, bound) <= 0, "%s %s n=%zu dist %d: error %g > bound %g", ORDERS[oi], F->name,
-                          n, dist, mpfr_get_d(d, MPFR_RNDN), bound);
+                cr_assert(mpfr_cmp_d(d, bound) <= 0, "%s %s n=%zu dist %d: error %g > bound %g", ORDERS[oi], F->name, n,
+                          dist, mpfr_get_d(d, MPFR_RNDN), bound);
                 /* Probabilistic bound with lambda = 6 (probability >= 0.9999 for these n
                  * under Higham & Mary's model) on zero-mean data in RNE, where the model's
                  * unbiased rounding errors are plausible. */

@@ -63,7 +63,10 @@ static void listing(char *buf, size_t size)
     run_stdout(cmd, buf, size);
 }
 
-static int run_formats(int seed) { return sh("cd '%s' && '%s/formats' --profile quick --quiet --seed %d --out . 2>/dev/null", dir, BIN, seed); }
+static int run_formats(int seed)
+{
+    return sh("cd '%s' && '%s/formats' --profile quick --quiet --seed %d --out . 2>/dev/null", dir, BIN, seed);
+}
 
 Test(outlock, second_run_refuses_while_the_lock_is_held, .init = make_dir, .fini = remove_dir, .timeout = 120)
 {
@@ -101,7 +104,8 @@ Test(outlock, killed_holders_leave_the_directory_usable, .init = make_dir, .fini
     cr_assert_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, dir), 0);
     /* a real run killed at each step of its commit, lock held; the next run always gets through */
     for (int step = 1; step <= 12; step++) {
-        int st = sh("cd '%s' && DRIFT_FAULT_AT=%d '%s/formats' --profile quick --quiet --seed 3 --out . 2>/dev/null", dir, step, BIN);
+        int st = sh("cd '%s' && DRIFT_FAULT_AT=%d '%s/formats' --profile quick --quiet --seed 3 --out . 2>/dev/null",
+                    dir, step, BIN);
         cr_assert(st == 137 || st == 0, "step %d: exit %d", step, st);
         cr_assert_eq(run_formats(4), 0, "step %d: the run after the kill was refused", step);
         cr_assert_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, dir), 0, "step %d", step);
@@ -113,21 +117,28 @@ Test(outlock, recover_touches_only_what_the_manifests_name, .init = make_dir, .f
 {
     cr_assert_eq(run_formats(1), 0);
     cr_assert_eq(sh("cd '%s' && echo mine > thesis.tmp.999999 && echo mine > formats_notes.txt.tmp.999999 && "
-                    "echo dead > formats.csv.tmp.999999", dir), 0);
+                    "echo dead > formats.csv.tmp.999999",
+                    dir),
+                 0);
     char err[1024], cmd[512];
     snprintf(cmd, sizeof cmd, "'%s/drift-manifest' recover '%s' ''", BIN, dir);
     cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2, "empty name: %s", err);
     cr_expect(strstr(err, "EXPERIMENT") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
     snprintf(cmd, sizeof cmd, "'%s/drift-manifest' recover '%s' '../x'", BIN, dir);
     cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2, "'../x': %s", err);
-    cr_expect_eq(sh("cd '%s' && test -e thesis.tmp.999999 && test -e formats.csv.tmp.999999", dir), 0, "a refused recover removed files");
+    cr_expect_eq(sh("cd '%s' && test -e thesis.tmp.999999 && test -e formats.csv.tmp.999999", dir), 0,
+                 "a refused recover removed files");
     cr_expect_eq(sh("'%s/drift-manifest' recover '%s' formats", BIN, dir), 0);
     cr_expect_eq(sh("cd '%s' && test -e thesis.tmp.999999 && test -e formats_notes.txt.tmp.999999", dir), 0,
                  "recover removed a file no manifest names");
-    cr_expect_eq(sh("cd '%s' && test ! -e formats.csv.tmp.999999", dir), 0, "a dead run's temporary of a listed file stays");
+    cr_expect_eq(sh("cd '%s' && test ! -e formats.csv.tmp.999999", dir), 0,
+                 "a dead run's temporary of a listed file stays");
     /* a journal whose .obsolete names files outside the set: they stay */
-    cr_assert_eq(sh("cd '%s' && mkdir .formats.commit && cp formats.manifest .formats.commit/ && echo x > keep.txt && "
-                    "printf 'keep.txt\\n../x\\nformats_old.csv\\n' > .formats.commit/.obsolete && echo old > formats_old.csv", dir), 0);
+    cr_assert_eq(
+        sh("cd '%s' && mkdir .formats.commit && cp formats.manifest .formats.commit/ && echo x > keep.txt && "
+           "printf 'keep.txt\\n../x\\nformats_old.csv\\n' > .formats.commit/.obsolete && echo old > formats_old.csv",
+           dir),
+        0);
     cr_expect_eq(sh("'%s/drift-manifest' recover '%s' formats", BIN, dir), 0);
     cr_expect_eq(sh("cd '%s' && test -e keep.txt && test ! -e formats_old.csv && test ! -e .formats.commit", dir), 0,
                  "the obsolete list removed a file outside the set, or the set's obsolete file stayed");
@@ -160,7 +171,8 @@ static pid_t parsed_holder(const char *out, int linger)
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         close(fds[0]);
-        static const drift_cli_spec_t spec = {.name = "formats", .question = "?", .default_formats = "fp32", .default_orders = "seq"};
+        static const drift_cli_spec_t spec = {
+            .name = "formats", .question = "?", .default_formats = "fp32", .default_orders = "seq"};
         char *argv[] = {"formats", "--quiet", "--out", (char *)out, NULL};
         drift_cli_t cli;
         drift_cli_parse(&cli, &spec, 4, argv);
@@ -188,7 +200,8 @@ Test(outlock, a_fresh_out_is_locked_from_the_option_check, .init = make_dir, .fi
     int st = run_capture(cmd, NULL, 0, err, sizeof err);
     cr_expect_eq(st, 2, "a second run into the fresh directory: exit %d: %s", st, err);
     cr_expect(strstr(err, out) && strstr(err, want_pid), "does not name %s and %s: %s", out, want_pid, err);
-    cr_expect_eq(sh("cd '%s' && test \"$(ls -A)\" = .formats.lock", out), 0, "the refused run wrote into the fresh directory");
+    cr_expect_eq(sh("cd '%s' && test \"$(ls -A)\" = .formats.lock", out), 0,
+                 "the refused run wrote into the fresh directory");
     kill_and_reap(pid);
     cr_expect_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --out new/sub 2>/dev/null", dir, BIN), 0,
                  "after the holder died the run gets through");
@@ -200,5 +213,6 @@ Test(outlock, a_fresh_out_is_locked_from_the_option_check, .init = make_dir, .fi
     int wst;
     waitpid(pid, &wst, 0);
     cr_assert(WIFEXITED(wst) && WEXITSTATUS(wst) == 2);
-    cr_expect_eq(sh("cd '%s' && test -d new/sub && test ! -e new/gone", dir), 0, "the directories the run made are left");
+    cr_expect_eq(sh("cd '%s' && test -d new/sub && test ! -e new/gone", dir), 0,
+                 "the directories the run made are left");
 }

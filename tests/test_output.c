@@ -21,7 +21,12 @@ static long K = 0;
 static const drift_cli_opt_t OPTS[] = {
     {"K", DRIFT_OPT_INT, &K, "N", "inner dimension", 1, 0, {"16", "256", "4096"}},
 };
-static const drift_cli_spec_t SPEC = {.name = "demo", .question = "What does the kit write?", .default_formats = "fp32", .default_orders = "seq", .opts = OPTS, .nopts = 1};
+static const drift_cli_spec_t SPEC = {.name = "demo",
+                                      .question = "What does the kit write?",
+                                      .default_formats = "fp32",
+                                      .default_orders = "seq",
+                                      .opts = OPTS,
+                                      .nopts = 1};
 
 static void parse(drift_cli_t *cli, const char *a1, const char *a2, const char *a3, const char *a4)
 {
@@ -49,7 +54,7 @@ Test(output, profile_values_apply_unless_the_option_is_given)
 
 Test(output, one_declaration_gives_csv_and_markdown)
 {
-    static const drift_col_t COLS[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("K"), DRIFT_C_NUM("x", NULL),
+    static const drift_col_t COLS[] = {DRIFT_C_TEXT("format"),   DRIFT_C_INT("K"),     DRIFT_C_NUM("x", NULL),
                                        DRIFT_C_NUM("y", "%.3g"), DRIFT_C_HEX("x_hex"), DRIFT_C_QUOTED("kernel")};
     static const drift_table_spec_t TABLES[] = {{".csv", NULL, DRIFT_SHOW_MD, COLS, 6}};
     drift_cli_t cli;
@@ -75,10 +80,11 @@ Test(output, one_declaration_gives_csv_and_markdown)
                            "fp16,-1,-inf,0,0x1p+0,\"naive\"\n") != NULL,
               "%s", body);
     snprintf(path, sizeof path, "%s/demo.md", dir);
-    cr_assert_str_eq(slurp(path), "| format | K | x | y | x_hex | kernel |\n"
-                                  "|---|---:|---:|---:|---:|---|\n"
-                                  "| bf16 | 256 | 0.10000000000000001 | 0.667 | 0x1.999999999999ap-4 | \"tiled:128,64,32\" |\n"
-                                  "| fp16 | -1 | -inf | 0 | 0x1p+0 | \"naive\" |\n\n");
+    cr_assert_str_eq(slurp(path),
+                     "| format | K | x | y | x_hex | kernel |\n"
+                     "|---|---:|---:|---:|---:|---|\n"
+                     "| bf16 | 256 | 0.10000000000000001 | 0.667 | 0x1.999999999999ap-4 | \"tiled:128,64,32\" |\n"
+                     "| fp16 | -1 | -inf | 0 | 0x1p+0 | \"naive\" |\n\n");
 }
 
 /* A text cell with a comma or a quote must not shift the CSV's columns: RFC 4180 quoting

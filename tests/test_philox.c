@@ -24,10 +24,16 @@ typedef struct {
 } kat_t;
 
 static kat_t KATS[] = {
-    {{0x00000000, 0x00000000, 0x00000000, 0x00000000}, {0x00000000, 0x00000000}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+    {{0x00000000, 0x00000000, 0x00000000, 0x00000000},
+     {0x00000000, 0x00000000},
+     {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+     {0xffffffff, 0xffffffff},
+     {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
     /* the digits of pi, as Random123 uses them */
-    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}, {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+     {0xa4093822, 0x299f31d0},
+     {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
 };
 
 ParameterizedTestParameters(philox, known_answers)
@@ -50,10 +56,7 @@ typedef struct {
 
 static fnv_t FNVS[] = {{"", 0x811c9dc5u}, {"a", 0xe40c292cu}, {"foobar", 0xbf9cf968u}};
 
-ParameterizedTestParameters(philox, fnv1a32)
-{
-    return cr_make_param_array(fnv_t, FNVS, sizeof FNVS / sizeof FNVS[0]);
-}
+ParameterizedTestParameters(philox, fnv1a32) { return cr_make_param_array(fnv_t, FNVS, sizeof FNVS / sizeof FNVS[0]); }
 
 ParameterizedTest(fnv_t *f, philox, fnv1a32)
 {
@@ -205,8 +208,7 @@ Test(below, unbiased)
         zero_mod3 += drift_stream_below(&s, 0xc0000000u) % 3 == 0;
     }
     for (int j = 0; j < 3; j++) cr_expect(fabs((double)c3[j] / N - 1.0 / 3) < eps, "below(3) = %d: %ld", j, c3[j]);
-    for (int j = 0; j < 10; j++)
-        cr_expect(fabs((double)c10[j] / N - 0.1) < eps, "below(10) = %d: %ld", j, c10[j]);
+    for (int j = 0; j < 10; j++) cr_expect(fabs((double)c10[j] / N - 0.1) < eps, "below(10) = %d: %ld", j, c10[j]);
     cr_expect(fabs((double)zero_mod3 / N - 1.0 / 3) < eps, "below(3*2^30) mod 3 == 0: %g (1/2 means biased)",
               (double)zero_mod3 / N);
 }

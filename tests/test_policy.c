@@ -77,7 +77,8 @@ Test(policy, batch_invariant_never_splits)
             for (size_t c = 0; c < 11; c++)
                 for (size_t d = 0; d < 5; d++) {
                     drift_gemm_kernel_t k;
-                    cr_assert_eq(drift_policy_choose(&k, DRIFT_POLICY_BATCH_INVARIANT, sizes[a], sizes[b], sizes[c], sms[d]), 0);
+                    cr_assert_eq(
+                        drift_policy_choose(&k, DRIFT_POLICY_BATCH_INVARIANT, sizes[a], sizes[b], sizes[c], sms[d]), 0);
                     cr_assert_neq(k.family, DRIFT_GEMM_SPLITK);
                     cr_assert(drift_gemm_kernel_equal(&k, &first), "the tile must not depend on the shape");
                 }

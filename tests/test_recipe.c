@@ -84,7 +84,7 @@ static const bad_t BAD[] = {
     {"bf16/blocked:0/fp32/bf16", "order 'blocked:0'"},
     {"bf16/seq/fp31/bf16", "accumulator 'fp31'"},
     {"bf16/seq/fp32:sr/bf16", "modifier 'sr'"},
-    {"bf16/seq/fp32:rne/bf16", "modifier 'rne'"}, /* rne is the default and never written */
+    {"bf16/seq/fp32:rne/bf16", "modifier 'rne'"},     /* rne is the default and never written */
     {"bf16/seq/fp32:nofma:rz/bf16", "modifier 'rz'"}, /* out of order: not canonical */
     {"bf16/seq/fp32:nofma:nofma/bf16", "modifier 'nofma'"},
     {"bf16/tc:h100/fp32:nofma/bf16", "fixes its rounding"},
@@ -180,9 +180,12 @@ typedef struct {
 } dot_case_t;
 
 static const dot_case_t DOTS[] = {
-    {"fp16/seq/fp32/fp32", 1 + 0x1p-22},    {"fp16/seq/fp32:nofma/fp32", 1 + 0x1p-22},
-    {"fp16/seq/fp32:rz/fp32", 1 + 0x1p-23}, {"fp16/tc:v100/fp32/fp32", 1 + 0x1p-23},
-    {"fp16/exact/-/fp32", 1 + 0x1p-22},     {"fp16/exact/-/bf16", 1},
+    {"fp16/seq/fp32/fp32", 1 + 0x1p-22},
+    {"fp16/seq/fp32:nofma/fp32", 1 + 0x1p-22},
+    {"fp16/seq/fp32:rz/fp32", 1 + 0x1p-23},
+    {"fp16/tc:v100/fp32/fp32", 1 + 0x1p-23},
+    {"fp16/exact/-/fp32", 1 + 0x1p-22},
+    {"fp16/exact/-/bf16", 1},
     {"fp16/seq/fp32/bf16", 1},
 };
 

@@ -22,8 +22,16 @@
 static void fill(double *x, size_t n, drift_format_t f, drift_stream_t *s)
 {
     const drift_format_info_t *fi = drift_format_info(f);
-    const double edges[] = {0.0, fi->max_finite, fi->min_normal, fi->min_subnormal, fi->min_subnormal / 2,
-                            fi->min_subnormal * 1.5, fi->min_normal - fi->min_subnormal, 1.0, INFINITY, NAN};
+    const double edges[] = {0.0,
+                            fi->max_finite,
+                            fi->min_normal,
+                            fi->min_subnormal,
+                            fi->min_subnormal / 2,
+                            fi->min_subnormal * 1.5,
+                            fi->min_normal - fi->min_subnormal,
+                            1.0,
+                            INFINITY,
+                            NAN};
     for (size_t i = 0; i < n; i++) {
         uint64_t w = u64(s);
         switch (i % 3) {

@@ -75,7 +75,8 @@ Test(sampler, exp_race_and_gumbel_by_hand)
     logits3(l);
     const double E[3][3] = {{1, 0.5, 0.1}, {0.2, 1, 1}, {1, 0.6, 1}};
     const size_t want[3] = {2, 0, 1};
-    drift_sampler_t race = drift_sampler_default(DRIFT_SAMPLER_EXPRACE), gum = drift_sampler_default(DRIFT_SAMPLER_GUMBEL);
+    drift_sampler_t race = drift_sampler_default(DRIFT_SAMPLER_EXPRACE),
+                    gum = drift_sampler_default(DRIFT_SAMPLER_GUMBEL);
     for (int c = 0; c < 3; c++) {
         size_t a, b;
         cr_assert_eq(drift_sampler_draw_given(&a, l, 3, &race, E[c], NULL, 0), 0);
@@ -175,11 +176,22 @@ Test(sampler, specs_round_trip_and_refuse_bad_input)
         cr_assert_str_eq(buf, good[i]);
         cr_assert_eq(drift_sampler_parse(&r, buf), 0);
         cr_assert(r.kind == s.kind && r.temperature == s.temperature && r.top_k == s.top_k && r.top_p == s.top_p &&
-                  r.min_p == s.min_p && r.greedy_below == s.greedy_below, "%s", good[i]);
+                      r.min_p == s.min_p && r.greedy_below == s.greedy_below,
+                  "%s", good[i]);
     }
-    const char *bad[] = {"", "multinomial", "exp-race:", "exp-race:T=-1", "exp-race:k=1.5", "exp-race:p=0",
-                         "exp-race:p=1.5", "exp-race:minp=1", "exp-race:x=1", "exp-race:T=1,", "exp-race:T=vllm",
-                         "exp-race:T= 1", "exp-race:T=nan"};
+    const char *bad[] = {"",
+                         "multinomial",
+                         "exp-race:",
+                         "exp-race:T=-1",
+                         "exp-race:k=1.5",
+                         "exp-race:p=0",
+                         "exp-race:p=1.5",
+                         "exp-race:minp=1",
+                         "exp-race:x=1",
+                         "exp-race:T=1,",
+                         "exp-race:T=vllm",
+                         "exp-race:T= 1",
+                         "exp-race:T=nan"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         drift_sampler_t s;
         cr_assert_eq(drift_sampler_parse(&s, bad[i]), DRIFT_EINVAL, "accepted %s", bad[i]);

@@ -27,8 +27,10 @@ static float em_exp(float t, int base2)
     mpfr_t x, y;
     mpfr_inits2(200, x, y, (mpfr_ptr)0);
     mpfr_set_flt(x, t, MPFR_RNDN);
-    if (base2) mpfr_exp2(y, x, MPFR_RNDN);
-    else mpfr_exp(y, x, MPFR_RNDN);
+    if (base2)
+        mpfr_exp2(y, x, MPFR_RNDN);
+    else
+        mpfr_exp(y, x, MPFR_RNDN);
     float r = mpfr_get_flt(y, MPFR_RNDN);
     mpfr_clears(x, y, (mpfr_ptr)0);
     return r;
@@ -53,7 +55,7 @@ static float to_fmt(float x, drift_format_t f)
 }
 
 typedef struct {
-    int kind;     /* 0 naive, 1 safe, 2 online:B */
+    int kind; /* 0 naive, 1 safe, 2 online:B */
     long B;
     int base2;    /* exp2 mode */
     int pairwise; /* sum order pairwise instead of seq (naive, safe, online blocks) */
@@ -89,7 +91,8 @@ static void emulate(float *p, const float *xin, size_t n, drift_format_t in, con
     float m = -INFINITY, s = 0;
     if (v->kind == 0) {
         m = 0;
-        for (size_t i = 0; i < n; i++) e[i] = x[i] == -INFINITY ? 0.0f : (v->base2 ? em_exp(x[i] * L2E, 1) : em_exp(x[i], 0));
+        for (size_t i = 0; i < n; i++)
+            e[i] = x[i] == -INFINITY ? 0.0f : (v->base2 ? em_exp(x[i] * L2E, 1) : em_exp(x[i], 0));
         s = em_sum(e, n, v->pairwise);
     } else if (v->kind == 1) {
         for (size_t i = 0; i < n; i++) m = fmaxf(m, x[i]);
@@ -149,7 +152,8 @@ static void check_variant(const char *spec, em_t v)
                     for (int c = 0; c < NCASES; c++) {
                         size_t n = sizes[si];
                         drift_format_t in = fmts[fi];
-                        if (c == ONE_HUGE && in == DRIFT_FP16) continue; /* 3e4 fits fp16 but keep it simple: covered by fp32/bf16 */
+                        if (c == ONE_HUGE && in == DRIFT_FP16)
+                            continue; /* 3e4 fits fp16 but keep it simple: covered by fp32/bf16 */
                         float x[300], pe[300];
                         double xd[300], pl[300];
                         make_case(x, n, c, 1);
@@ -164,7 +168,8 @@ static void check_variant(const char *spec, em_t v)
                         if (pw) cr_assert_eq(drift_order_parse(&o.order, "pairwise"), 0);
                         cr_assert_eq(drift_softmax(pl, xd, n, &o, err, sizeof err), 0, "%s", err);
                         for (size_t i = 0; i < n; i++)
-                            cr_assert((isnan(pl[i]) && isnan(pe[i])) || (pl[i] == (double)pe[i] && signbit(pl[i]) == signbit(pe[i])),
+                            cr_assert((isnan(pl[i]) && isnan(pe[i])) ||
+                                          (pl[i] == (double)pe[i] && signbit(pl[i]) == signbit(pe[i])),
                                       "%s %s %s n=%zu %s pairwise=%d i=%zu: lib %a emu %a", spec, drift_format_name(in),
                                       b2 ? "exp2" : "expf", n, case_name[c], pw, i, pl[i], (double)pe[i]);
                     }

@@ -17,15 +17,9 @@
 
 static char dir[64];
 
-static void make_dir(void)
-{
-    tmpdir_make(dir, sizeof dir, "drift_table");
-}
+static void make_dir(void) { tmpdir_make(dir, sizeof dir, "drift_table"); }
 
-static void remove_dir(void)
-{
-    tmpdir_remove(dir);
-}
+static void remove_dir(void) { tmpdir_remove(dir); }
 
 static void write_file(const char *path, const char *text)
 {
@@ -136,7 +130,8 @@ static const char *meta_value(const char *text, const char *key, char *out, size
 
 Test(table, std_meta_has_every_key)
 {
-    static const drift_cli_spec_t spec = {.name = "table_test", .question = "a question?", .default_formats = "fp32", .default_orders = "seq"};
+    static const drift_cli_spec_t spec = {
+        .name = "table_test", .question = "a question?", .default_formats = "fp32", .default_orders = "seq"};
     char *argv[] = {"/some/build/dir/bin/table_test", "--seed", "42", "--profile", "quick", NULL};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, 5, argv);
@@ -180,7 +175,8 @@ Test(table, std_meta_has_every_key)
 
 Test(table, std_meta_names_the_gpu_when_used)
 {
-    static const drift_cli_spec_t spec = {.name = "table_test", .question = "q", .default_formats = "fp32", .default_orders = "seq"};
+    static const drift_cli_spec_t spec = {
+        .name = "table_test", .question = "q", .default_formats = "fp32", .default_orders = "seq"};
     char *argv[] = {"table_test", NULL};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, 1, argv);

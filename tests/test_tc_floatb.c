@@ -60,7 +60,8 @@ static void reference(double *R, const double *A, const double *B, size_t M, siz
     cr_assert(col);
     for (size_t j = 0; j < N; j++) {
         for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-        for (size_t i = 0; i < M; i++) cr_assert_eq(drift_tc_dot(&R[i * N + j], A + i * K, col, K, NULL, arch, in, DRIFT_FP32), 0);
+        for (size_t i = 0; i < M; i++)
+            cr_assert_eq(drift_tc_dot(&R[i * N + j], A + i * K, col, K, NULL, arch, in, DRIFT_FP32), 0);
     }
     free(col);
 }
@@ -68,7 +69,8 @@ static void reference(double *R, const double *A, const double *B, size_t M, siz
 static void same_bits(const double *C, const double *R, size_t n, const char *what)
 {
     for (size_t t = 0; t < n; t++)
-        cr_assert(memcmp(&C[t], &R[t], sizeof(double)) == 0, "%s: output %zu is %a, the model's %a", what, t, C[t], R[t]);
+        cr_assert(memcmp(&C[t], &R[t], sizeof(double)) == 0, "%s: output %zu is %a, the model's %a", what, t, C[t],
+                  R[t]);
 }
 
 /* Run the path on (A, B) with B checked on the fly and pre-validated; expect `take` (done). */
@@ -174,8 +176,10 @@ Test(tc_floatb, declines_what_it_does_not_take)
         bufs_t b = alloc_bufs(M, N, K);
         fill(b.A, M * K, bad[c].in, 100 + (uint32_t)c, 0, 0, 0);
         fill(b.B, K * N, bad[c].in, 200 + (uint32_t)c, 0, 0, 0);
-        if (bad[c].where) b.A[3] = bad[c].v;
-        else b.B[5] = bad[c].v;
+        if (bad[c].where)
+            b.A[3] = bad[c].v;
+        else
+            b.B[5] = bad[c].v;
         for (size_t t = 0; t < K * N; t++) b.Bf[t] = (float)b.B[t];
         if (!bad[c].where) cr_assert_eq(drift_tc_floatb_valid(b.Bf, K * N, bad[c].in), 0, "%s: valid", bad[c].what);
         int done = -1;
@@ -226,12 +230,15 @@ Test(tc_floatb, dispatch_reads_b_in_place_with_the_same_bits)
                     kern.family = splits[p] > 1 ? DRIFT_GEMM_SPLITK : DRIFT_GEMM_TILED;
                     kern.splits = splits[p] > 1 ? splits[p] : 0;
                     if (splits[p] == 1) kern.bm = kern.bn = 128, kern.bk = 32;
-                    cr_assert_eq(drift_dispatch_kernel_gemm(b.R, b.A, b.B, NULL, M, N, K, &r, &kern, DRIFT_BF16, sa, sc), 0);
-                    cr_assert_eq(drift_dispatch_kernel_gemm(b.C, b.A, b.B, b.Bf, M, N, K, &r, &kern, DRIFT_BF16, sa, sc), 0);
+                    cr_assert_eq(
+                        drift_dispatch_kernel_gemm(b.R, b.A, b.B, NULL, M, N, K, &r, &kern, DRIFT_BF16, sa, sc), 0);
+                    cr_assert_eq(
+                        drift_dispatch_kernel_gemm(b.C, b.A, b.B, b.Bf, M, N, K, &r, &kern, DRIFT_BF16, sa, sc), 0);
                     same_bits(b.C, b.R, M * N, "dispatch, B checked");
                     cr_assert_eq(drift_tc_floatb_valid(b.Bf, K * N, ins[f]), 1);
-                    cr_assert_eq(drift_dispatch_kernel_gemm_b(b.C, b.A, b.B, b.Bf, 1, M, N, K, &r, &kern, DRIFT_BF16, sa, sc),
-                                 0);
+                    cr_assert_eq(
+                        drift_dispatch_kernel_gemm_b(b.C, b.A, b.B, b.Bf, 1, M, N, K, &r, &kern, DRIFT_BF16, sa, sc),
+                        0);
                     same_bits(b.C, b.R, M * N, "dispatch, B pre-validated");
                     free(sa), free(sc);
                     free_bufs(&b);

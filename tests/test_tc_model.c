@@ -52,8 +52,7 @@ static double probe(drift_tc_arch_t arch, drift_format_t in, drift_format_t out,
 
 #define P(arch, out, c, n, ...) probe_ab(arch, FP16, out, c, n, (double[]){__VA_ARGS__})
 /* a[0..n) then b[0..n) in one list */
-static double probe_ab(drift_tc_arch_t arch, drift_format_t in, drift_format_t out, double c, int n,
-                       const double *ab)
+static double probe_ab(drift_tc_arch_t arch, drift_format_t in, drift_format_t out, double c, int n, const double *ab)
 {
     return probe(arch, in, out, ab, ab + n, n, c);
 }
@@ -67,12 +66,12 @@ Test(tc_probes, A_subnormals)
     drift_tc_arch_t archs[] = {V100, A100, H100};
     for (int t = 0; t < 3; t++) {
         drift_tc_arch_t a = archs[t];
-        cr_assert_eq(P(a, FP16, 0, 1, u24, 4.0), 0x1p-22);                  /* A1 */
-        cr_assert_eq(P(a, FP32, 0, 1, u24, 4.0), 0x1p-22);                  /* A2 */
-        cr_assert_eq(P(a, FP32, 0x1p-149, 0, 0), 0x1p-149);                 /* A3 */
-        cr_assert_eq(P(a, FP16, 0, 1, 0x1p-14, 0.5), 0x1p-15);              /* A4: exact, != 0 */
+        cr_assert_eq(P(a, FP16, 0, 1, u24, 4.0), 0x1p-22);     /* A1 */
+        cr_assert_eq(P(a, FP32, 0, 1, u24, 4.0), 0x1p-22);     /* A2 */
+        cr_assert_eq(P(a, FP32, 0x1p-149, 0, 0), 0x1p-149);    /* A3 */
+        cr_assert_eq(P(a, FP16, 0, 1, 0x1p-14, 0.5), 0x1p-15); /* A4: exact, != 0 */
         cr_assert_eq(P(a, FP16, -0x1p-15, 1, 0x1p-14, 1.0), 0x1p-15);
-        cr_assert_eq(P(a, FP32, 0, 1, 0x1p-14, 0.5), 0x1p-15);              /* A5 */
+        cr_assert_eq(P(a, FP32, 0, 1, 0x1p-14, 0.5), 0x1p-15); /* A5 */
         cr_assert_eq(P(a, FP32, -0x1p-15, 1, 0x1p-14, 1.0), 0x1p-15);
     }
 }
@@ -85,9 +84,9 @@ Test(tc_probes, B_products_exact_and_fp32_accumulation)
     drift_tc_arch_t archs[] = {V100, A100, H100};
     for (int t = 0; t < 3; t++) {
         drift_tc_arch_t a = archs[t];
-        cr_assert_eq(P(a, FP32, 0, 1, bo, bo), 1 - 0x1p-10 + 0x1p-22);                           /* B1 */
+        cr_assert_eq(P(a, FP32, 0, 1, bo, bo), 1 - 0x1p-10 + 0x1p-22); /* B1 */
         cr_assert_eq(P(a, FP32, 0, 4, bo, bo, bo, bo, bo, bo, bo, bo), 4 * (1 - 0x1p-10 + 0x1p-22));
-        cr_assert_eq(P(a, FP16, 0, 2, bo, bo, bo, 0x1p-11), 1 - 0x1p-10 + 0x1p-11);              /* B2 */
+        cr_assert_eq(P(a, FP16, 0, 2, bo, bo, bo, 0x1p-11), 1 - 0x1p-10 + 0x1p-11); /* B2 */
     }
     /* B3 "accumulated in binary32": c = 1 plus four tiny products gives 1. V100 uses
      * 1 * 2^-24, A100 0.5 * 2^-24 (its extra alignment bit would keep 2^-24). */
@@ -199,9 +198,9 @@ typedef struct {
 } tc_block_case_t;
 
 static tc_block_case_t BLOCKS[] = {
-    {V100, FP16, 4},           {A100, FP16, 8},          {A100, DRIFT_BF16, 8},      {A100, DRIFT_TF32, 4},
-    {H100, FP16, 16},          {H100, DRIFT_BF16, 16},   {H100, DRIFT_TF32, 8},      {H100, DRIFT_FP8E4M3, 32},
-    {H100, DRIFT_FP8E5M2, 32}, {B200, FP16, 16},         {B200, DRIFT_TF32, 8},      {B200, DRIFT_FP8E4M3, 32},
+    {V100, FP16, 4},           {A100, FP16, 8},        {A100, DRIFT_BF16, 8}, {A100, DRIFT_TF32, 4},
+    {H100, FP16, 16},          {H100, DRIFT_BF16, 16}, {H100, DRIFT_TF32, 8}, {H100, DRIFT_FP8E4M3, 32},
+    {H100, DRIFT_FP8E5M2, 32}, {B200, FP16, 16},       {B200, DRIFT_TF32, 8}, {B200, DRIFT_FP8E4M3, 32},
 };
 
 ParameterizedTestParameters(tc_detect, block_size)
@@ -525,8 +524,8 @@ static double emu_via_hmma(const double *a, const double *b, size_t m, double c)
     return r;
 }
 
-static double emu_dot(const double *a0, const double *b0, size_t n, double c0, drift_tc_arch_t arch,
-                      drift_format_t in, drift_format_t out)
+static double emu_dot(const double *a0, const double *b0, size_t n, double c0, drift_tc_arch_t arch, drift_format_t in,
+                      drift_format_t out)
 {
     emu_tc_t p = emu_params(arch, in, out);
     long emin_in = drift_format_info(in)->emin;
@@ -593,7 +592,7 @@ static double emu_dot(const double *a0, const double *b0, size_t n, double c0, d
             int h = out == FP16;
             double big = h ? 65520.0 : 0x1.ffffffp127; /* halfway to the next binade: RNE overflows */
             mpfr_abs(S, x, MPFR_RNDN);
-            c = mpfr_zero_p(x) ? 0.0
+            c = mpfr_zero_p(x)            ? 0.0
                 : mpfr_cmp_d(S, big) >= 0 ? (mpfr_sgn(x) < 0 ? -INFINITY : INFINITY)
                                           : mp_fmt(x, h ? 11 : 24, h ? -14 : -126, MPFR_RNDN);
         } else if (mpfr_zero_p(S)) {
@@ -617,11 +616,24 @@ typedef struct {
 } tc_cfg_case_t;
 
 static tc_cfg_case_t CFGS[] = {
-    {V100, FP16, FP32},       {V100, FP16, FP16},          {A100, FP16, FP32},           {A100, DRIFT_BF16, FP32},
-    {A100, DRIFT_TF32, FP32}, {A100, FP16, FP16},          {H100, FP16, FP32},           {H100, DRIFT_BF16, FP32},
-    {H100, DRIFT_TF32, FP32}, {H100, DRIFT_FP8E4M3, FP32}, {H100, DRIFT_FP8E5M2, FP16},  {B200, FP16, FP16},
-    {B200, DRIFT_BF16, FP32}, {B200, DRIFT_FP8E5M2, FP32}, {B200, DRIFT_FP8E4M3, FP16},
-    {DRIFT_TC_ADA, DRIFT_FP8E4M3, FP32}, {DRIFT_TC_ADA, DRIFT_FP8E5M2, FP16}, {DRIFT_TC_ADA, DRIFT_BF16, FP32},
+    {V100, FP16, FP32},
+    {V100, FP16, FP16},
+    {A100, FP16, FP32},
+    {A100, DRIFT_BF16, FP32},
+    {A100, DRIFT_TF32, FP32},
+    {A100, FP16, FP16},
+    {H100, FP16, FP32},
+    {H100, DRIFT_BF16, FP32},
+    {H100, DRIFT_TF32, FP32},
+    {H100, DRIFT_FP8E4M3, FP32},
+    {H100, DRIFT_FP8E5M2, FP16},
+    {B200, FP16, FP16},
+    {B200, DRIFT_BF16, FP32},
+    {B200, DRIFT_FP8E5M2, FP32},
+    {B200, DRIFT_FP8E4M3, FP16},
+    {DRIFT_TC_ADA, DRIFT_FP8E4M3, FP32},
+    {DRIFT_TC_ADA, DRIFT_FP8E5M2, FP16},
+    {DRIFT_TC_ADA, DRIFT_BF16, FP32},
 };
 
 /* Inputs spread over 2^-20 .. 2^20 (and many more binades for bf16/tf32, where exponents
@@ -662,8 +674,8 @@ ParameterizedTest(tc_cfg_case_t *cfg, tc_model, equals_mpfr_emulation)
             cr_assert_eq(drift_tc_dot(&r, a, b, n, &c, cfg->arch, cfg->in, cfg->out), 0);
             double e = emu_dot(a, b, n, c, cfg->arch, cfg->in, cfg->out);
             cr_assert(memcmp(&r, &e, sizeof r) == 0, "%s %s->%s n=%zu rep=%u: %a, emulation %a",
-                      drift_tc_arch_name(cfg->arch), drift_format_name(cfg->in), drift_format_name(cfg->out), n, rep,
-                      r, e);
+                      drift_tc_arch_name(cfg->arch), drift_format_name(cfg->in), drift_format_name(cfg->out), n, rep, r,
+                      e);
         }
 }
 
@@ -692,7 +704,8 @@ Test(tc_model, gemm_equals_dot)
             for (size_t j = 0; j < N; j++) {
                 double col[77], r;
                 for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], CFGS[c].arch, CFGS[c].in, CFGS[c].out), 0);
+                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], CFGS[c].arch, CFGS[c].in, CFGS[c].out),
+                             0);
                 cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "cfg %zu (%zu,%zu): gemm %a dot %a", c, i, j,
                           C[i * N + j], r);
             }
@@ -744,8 +757,8 @@ Test(tc_model, mi100_block_is_the_exactly_rounded_sum)
                 cr_assert_eq(drift_exact_dot_mpfr(&acc, x, y, m + 1, FP32, DRIFT_RNE), 0);
                 if (acc == 0) acc = 0.0; /* the model's exact zero is +0 */
             }
-            cr_assert(r == acc && signbit(r) == signbit(acc), "%s n=%zu rep=%u: %a, MPFR %a",
-                      drift_format_name(ins[f]), n, rep, r, acc);
+            cr_assert(r == acc && signbit(r) == signbit(acc), "%s n=%zu rep=%u: %a, MPFR %a", drift_format_name(ins[f]),
+                      n, rep, r, acc);
         }
 }
 
@@ -755,9 +768,9 @@ Test(tc_model, amd_gemm_equals_dot)
      * row; MI100, MI300X: blocks per output on packed operands): every output must have
      * drift_tc_dot's bits, at 1 and 4 threads, on inputs with subnormals and zeros (fill_in),
      * K not a multiple of any block. Tolerance 0: the same arithmetic. */
-    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},  {DRIFT_TC_MI100, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI250, FP16, FP32},  {DRIFT_TC_MI250, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI300X, FP16, FP32}, {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
+    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},       {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI250, FP16, FP32},       {DRIFT_TC_MI250, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, FP16, FP32},      {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
                                  {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
     size_t M = 5, N = 37, K = 23;
     double A[5 * 23], B[23 * 37], C[5 * 37], C0[5 * 37], C4[5 * 37];
@@ -778,7 +791,8 @@ Test(tc_model, amd_gemm_equals_dot)
             for (size_t j = 0; j < N; j++) {
                 double col[23], r;
                 for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, amd[c].out), 0);
+                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, amd[c].out),
+                             0);
                 cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s %s (%zu,%zu): gemm %a dot %a",
                           drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in), i, j, C[i * N + j], r);
             }
@@ -810,9 +824,9 @@ static void fill_normal(double *x, size_t n, drift_format_t in, uint32_t point, 
 
 Test(tc_model, amd_gemm_fast_paths_equal_the_model)
 {
-    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},  {DRIFT_TC_MI100, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI250, FP16, FP32},  {DRIFT_TC_MI250, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI300X, FP16, FP32}, {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
+    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},       {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI250, FP16, FP32},       {DRIFT_TC_MI250, DRIFT_BF16, FP32},
+                                 {DRIFT_TC_MI300X, FP16, FP32},      {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
                                  {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
     enum { M = 6, N = 53, K = 37 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N];
@@ -838,10 +852,11 @@ Test(tc_model, amd_gemm_fast_paths_equal_the_model)
                     for (size_t j = 0; j < N; j++) {
                         double col[K], r;
                         for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-                        cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, FP32), 0);
-                        cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s %s data %d level %d (%zu,%zu): gemm %a dot %a",
-                                  drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in), data, lv, i, j,
-                                  C[i * N + j], r);
+                        cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, FP32),
+                                     0);
+                        cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0,
+                                  "%s %s data %d level %d (%zu,%zu): gemm %a dot %a", drift_tc_arch_name(amd[c].arch),
+                                  drift_format_name(amd[c].in), data, lv, i, j, C[i * N + j], r);
                     }
             }
             use_simd_level(0);
@@ -906,10 +921,14 @@ static void fill_edge(double *x, size_t n, drift_format_t f, int kind, int is_c,
     for (size_t t = 0; t < n; t++) {
         double v = drift_stream_normal(&s), sg = drift_stream_below(&s, 2) ? -1.0 : 1.0;
         if (kind == 1) {
-            v = is_c ? sg * (f == FP32 ? 0x1p24 + 2.0 * drift_stream_below(&s, 64) : 0x1p11 + 2.0 * drift_stream_below(&s, 64))
+            v = is_c ? sg * (f == FP32 ? 0x1p24 + 2.0 * drift_stream_below(&s, 64)
+                                       : 0x1p11 + 2.0 * drift_stream_below(&s, 64))
                      : sg * (drift_stream_below(&s, 2) ? 1.5 : 1.0) * ldexp(1.0, (int)drift_stream_below(&s, 5) - 2);
         } else if (kind == 2) {
-            v = is_c ? (t % 3 == 0 ? sg * fi->max_finite : v) : v * (f == FP16 ? 8.0 : f == DRIFT_BF16 || f == DRIFT_TF32 ? 0x1p52 : 4.0);
+            v = is_c ? (t % 3 == 0 ? sg * fi->max_finite : v)
+                     : v * (f == FP16                            ? 8.0
+                            : f == DRIFT_BF16 || f == DRIFT_TF32 ? 0x1p52
+                                                                 : 4.0);
         } else if (kind == 3) {
             if (drift_stream_below(&s, 3) == 0 || is_c) v = sg * fi->min_normal * drift_stream_uniform(&s);
         } else if (kind == 4 && is_c) {
@@ -922,12 +941,11 @@ static void fill_edge(double *x, size_t n, drift_format_t f, int kind, int is_c,
 
 Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
 {
-    const tc_cfg_case_t cfg[] = {{DRIFT_TC_MI100, FP16, FP32},        {DRIFT_TC_MI100, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI300X, FP16, FP32},       {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI300X, DRIFT_TF32, FP32}, {B200, DRIFT_FP8E4M3, FP32},
-                                 {B200, DRIFT_FP8E4M3, FP16},         {B200, DRIFT_FP8E5M2, FP32},
-                                 {B200, DRIFT_FP8E5M2, FP16},         {DRIFT_TC_MI250, FP16, FP32},
-                                 {DRIFT_TC_MI250, DRIFT_BF16, FP32}};
+    const tc_cfg_case_t cfg[] = {
+        {DRIFT_TC_MI100, FP16, FP32},        {DRIFT_TC_MI100, DRIFT_BF16, FP32},  {DRIFT_TC_MI300X, FP16, FP32},
+        {DRIFT_TC_MI300X, DRIFT_BF16, FP32}, {DRIFT_TC_MI300X, DRIFT_TF32, FP32}, {B200, DRIFT_FP8E4M3, FP32},
+        {B200, DRIFT_FP8E4M3, FP16},         {B200, DRIFT_FP8E5M2, FP32},         {B200, DRIFT_FP8E5M2, FP16},
+        {DRIFT_TC_MI250, FP16, FP32},        {DRIFT_TC_MI250, DRIFT_BF16, FP32}};
     enum { M = 9, N = 37, K = 70 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N], C1[M * N];
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
@@ -965,10 +983,12 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
                     for (size_t j = 0; j < N; j++) {
                         double col[K], r;
                         for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-                        cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], cfg[c].arch, cfg[c].in, cfg[c].out), 0);
+                        cr_assert_eq(
+                            drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], cfg[c].arch, cfg[c].in, cfg[c].out), 0);
                         cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0,
-                                  "%s %s->%s kind %d level %d (%zu,%zu): gemm %a, model %a", drift_tc_arch_name(cfg[c].arch),
-                                  drift_format_name(cfg[c].in), drift_format_name(cfg[c].out), kind, lv, i, j, C[i * N + j], r);
+                                  "%s %s->%s kind %d level %d (%zu,%zu): gemm %a, model %a",
+                                  drift_tc_arch_name(cfg[c].arch), drift_format_name(cfg[c].in),
+                                  drift_format_name(cfg[c].out), kind, lv, i, j, C[i * N + j], r);
                         ninf += isinf(r) != 0;
                     }
             }
@@ -1012,9 +1032,9 @@ static void fill_nv(double *x, size_t n, drift_format_t in, uint32_t point, int 
 
 Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
 {
-    const tc_cfg_case_t nv[] = {{V100, FP16, FP32},       {A100, DRIFT_BF16, FP32}, {A100, FP16, FP32},
-                                {A100, DRIFT_TF32, FP32}, {H100, DRIFT_BF16, FP32}, {H100, FP16, FP32},
-                                {H100, DRIFT_TF32, FP32}, {B200, DRIFT_BF16, FP32}, {A100, FP16, FP16},
+    const tc_cfg_case_t nv[] = {{V100, FP16, FP32},       {A100, DRIFT_BF16, FP32},   {A100, FP16, FP32},
+                                {A100, DRIFT_TF32, FP32}, {H100, DRIFT_BF16, FP32},   {H100, FP16, FP32},
+                                {H100, DRIFT_TF32, FP32}, {B200, DRIFT_BF16, FP32},   {A100, FP16, FP16},
                                 {H100, FP16, FP16},       {H100, DRIFT_FP8E4M3, FP32}};
     enum { M = 6, N = 37, K = 45 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N];
@@ -1025,7 +1045,8 @@ Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
             fill_nv(C0, M * N, nv[c].out, 45 + (uint32_t)data, 0);
             if (data == 2) {
                 for (size_t i = 0; i < M; i++) /* row i zero over k in [16 i, 16 i + 20), the last row all */
-                    for (size_t k = i + 1 < M ? 16 * i : 0; k < (i + 1 < M ? 16 * i + 20 : K) && k < K; k++) A[i * K + k] = 0;
+                    for (size_t k = i + 1 < M ? 16 * i : 0; k < (i + 1 < M ? 16 * i + 20 : K) && k < K; k++)
+                        A[i * K + k] = 0;
                 const double tiny[5] = {0x1p-140, -0x1.000002p-110, 0x1.fffffcp-103, -0.0, 0x1p-149};
                 for (size_t t = 0; t < M * N; t++)
                     if (t % 2) C0[t] = nv[c].out == FP32 ? tiny[t % 5] : (t % 5 == 3 ? -0.0 : 0x1p-24);
@@ -1044,10 +1065,12 @@ Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
                     for (size_t j = 0; j < N; j++) {
                         double col[K], r;
                         for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-                        cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], nv[c].arch, nv[c].in, nv[c].out), 0);
-                        cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s %s->%s data %d level %d (%zu,%zu): gemm %a dot %a",
-                                  drift_tc_arch_name(nv[c].arch), drift_format_name(nv[c].in), drift_format_name(nv[c].out),
-                                  data, lv, i, j, C[i * N + j], r);
+                        cr_assert_eq(
+                            drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], nv[c].arch, nv[c].in, nv[c].out), 0);
+                        cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0,
+                                  "%s %s->%s data %d level %d (%zu,%zu): gemm %a dot %a",
+                                  drift_tc_arch_name(nv[c].arch), drift_format_name(nv[c].in),
+                                  drift_format_name(nv[c].out), data, lv, i, j, C[i * N + j], r);
                     }
             }
             use_simd_level(0);
@@ -1158,7 +1181,8 @@ Test(tc_model, mi250_zero_input_products_are_plus_zero)
             for (size_t t = 0; t < M * N; t++) C[t] = -0.0;
             cr_assert_eq(drift_tc_gemm(C, a, b, M, N, K, 1, DRIFT_TC_MI250, ins[f], FP32), 0);
             for (size_t j = 0; j < N; j++) {
-                cr_assert(C[j] == 0 && !signbit(C[j]), "%s level %d (0,%zu): %a", drift_format_name(ins[f]), lv, j, C[j]);
+                cr_assert(C[j] == 0 && !signbit(C[j]), "%s level %d (0,%zu): %a", drift_format_name(ins[f]), lv, j,
+                          C[j]);
                 int neg = ins[f] == DRIFT_BF16 && j > 0; /* fp16 has no 2^-70: zero inputs, +0 */
                 cr_assert(C[N + j] == 0 && signbit(C[N + j]) == neg, "%s level %d (1,%zu): %a",
                           drift_format_name(ins[f]), lv, j, C[N + j]);
@@ -1192,8 +1216,8 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_c)
                     cr_assert_eq(drift_tc_gemm(C, A, B, 1, 11, 2, 1, DRIFT_TC_MI100, ins[f], FP32), 0);
                     for (int j = 0; j < 11; j++) {
                         double w = j == 1 || j == 10 ? sg * want[cs] : sg * c0[cs];
-                        cr_assert_eq(C[j], w, "case %d %s sign %d level %d col %d: %a", cs, drift_format_name(ins[f]), sg,
-                                     lv, j, C[j]);
+                        cr_assert_eq(C[j], w, "case %d %s sign %d level %d col %d: %a", cs, drift_format_name(ins[f]),
+                                     sg, lv, j, C[j]);
                     }
                     double col[2] = {B[1], B[12]}, c = sg * c0[cs];
                     cr_assert_eq(drift_tc_dot(&r, A, col, 2, &c, DRIFT_TC_MI100, ins[f], FP32), 0);

@@ -25,10 +25,11 @@ static void remove_dir(void) { tmpdir_remove(dir); }
 static int set_seed(void)
 {
     char cmd[512], out[256];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && { grep -h '^# seed: ' formats*.csv | sed 's/^# seed: //'; grep -o -- '--seed [0-9]*' formats.md | "
-             "sed 's/--seed //'; } 2>/dev/null | sort -u | tr '\\n' ' '",
-             dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd '%s' && { grep -h '^# seed: ' formats*.csv | sed 's/^# seed: //'; grep -o -- '--seed [0-9]*' formats.md | "
+        "sed 's/--seed //'; } 2>/dev/null | sort -u | tr '\\n' ' '",
+        dir);
     run_stdout(cmd, out, sizeof out);
     if (!strcmp(out, "1 ")) return 1;
     if (!strcmp(out, "2 ")) return 2;
@@ -41,20 +42,24 @@ static int check(void) { return sh("'%s/drift-manifest' check '%s' formats 2>/de
 static int leftovers(void)
 {
     char cmd[256], out[1024];
-    snprintf(cmd, sizeof cmd, "cd '%s' && ls -A | grep -v '^formats.*\\.csv$\\|^formats\\.md$\\|^formats\\.manifest$\\|^keep\\.txt$'", dir);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && ls -A | grep -v '^formats.*\\.csv$\\|^formats\\.md$\\|^formats\\.manifest$\\|^keep\\.txt$'",
+             dir);
     run_stdout(cmd, out, sizeof out);
     return out[0] != 0;
 }
 
 Test(transaction, kill_at_every_step_leaves_one_whole_set, .init = make_dir, .fini = remove_dir, .timeout = 300)
 {
-    cr_assert_eq(sh("cd '%s' && echo keep > keep.txt && '%s/formats' --profile quick --quiet --seed 1 --out .", dir, BIN), 0);
+    cr_assert_eq(
+        sh("cd '%s' && echo keep > keep.txt && '%s/formats' --profile quick --quiet --seed 1 --out .", dir, BIN), 0);
     cr_assert_eq(check(), 0, "a complete run passes its manifest check");
     cr_assert_eq(set_seed(), 1);
     int step, finished = 0, before = 0, after = 0;
     for (step = 1; step < 64 && !finished; step++) {
         /* 137: killed at step N (128 + SIGKILL, as the shell reports it); 0: fewer steps than N */
-        int st = sh("cd '%s' && DRIFT_FAULT_AT=%d '%s/formats' --profile quick --quiet --seed 2 --out . 2>/dev/null", dir, step, BIN);
+        int st = sh("cd '%s' && DRIFT_FAULT_AT=%d '%s/formats' --profile quick --quiet --seed 2 --out . 2>/dev/null",
+                    dir, step, BIN);
         cr_assert(st == 137 || st == 0, "step %d: exit %d", step, st);
         finished = st == 0;
         if (check() == 0) {
@@ -66,9 +71,12 @@ Test(transaction, kill_at_every_step_leaves_one_whole_set, .init = make_dir, .fi
         int s = set_seed();
         cr_assert(s == 1 || s == 2, "step %d: after recovery the set is a mix of two runs", step);
         cr_assert(!leftovers(), "step %d: staging, journal or temporary files left after recovery", step);
-        if (finished) cr_assert_eq(s, 2, "the run that was not killed left its own set");
-        else if (s == 1) before++;
-        else after++;
+        if (finished)
+            cr_assert_eq(s, 2, "the run that was not killed left its own set");
+        else if (s == 1)
+            before++;
+        else
+            after++;
         /* back to a complete seed-1 set for the next kill */
         cr_assert_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --seed 1 --out .", dir, BIN), 0);
         cr_assert_eq(set_seed(), 1);
@@ -98,11 +106,14 @@ Test(transaction, failed_rename_moves_nothing, .init = make_dir, .fini = remove_
  * processes) is removed by the next run; a live process's staging directory is not. */
 Test(transaction, stale_files_cleaned_at_next_run, .init = make_dir, .fini = remove_dir, .timeout = 120)
 {
-    cr_assert_eq(sh("cd '%s' && touch formats.csv.tmp.999999 formats_spacing.csv.tmp.999998 && mkdir .formats.staging.999997 "
-                    "&& touch .formats.staging.999997/formats.csv && mkdir .formats.staging.1 && touch other.csv.tmp.999999",
-                    dir), 0);
+    cr_assert_eq(
+        sh("cd '%s' && touch formats.csv.tmp.999999 formats_spacing.csv.tmp.999998 && mkdir .formats.staging.999997 "
+           "&& touch .formats.staging.999997/formats.csv && mkdir .formats.staging.1 && touch other.csv.tmp.999999",
+           dir),
+        0);
     cr_assert_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --out .", dir, BIN), 0);
-    cr_assert_neq(sh("cd '%s' && ls -A | grep -q 'formats.*tmp\\|staging.99999'", dir), 0, "stale files of dead runs are gone");
+    cr_assert_neq(sh("cd '%s' && ls -A | grep -q 'formats.*tmp\\|staging.99999'", dir), 0,
+                  "stale files of dead runs are gone");
     cr_assert_eq(sh("cd '%s' && test -d .formats.staging.1 && test -e other.csv.tmp.999999", dir), 0,
                  "pid 1 is alive: its staging stays; another program's files stay");
 }
@@ -112,8 +123,10 @@ Test(transaction, stale_files_cleaned_at_next_run, .init = make_dir, .fini = rem
 Test(transaction, manifest_matches_sha256sum_and_catches_a_change, .init = make_dir, .fini = remove_dir, .timeout = 120)
 {
     cr_assert_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --out .", dir, BIN), 0);
-    cr_assert_eq(sh("cd '%s' && grep '^file: ' formats.manifest | awk '{print $3\"  \"$4}' | sha256sum -c --quiet -", dir), 0);
-    cr_assert_eq(sh("cd '%s' && test $(grep -c '^file: ' formats.manifest) = $(ls formats*.csv formats.md | wc -l)", dir), 0);
+    cr_assert_eq(
+        sh("cd '%s' && grep '^file: ' formats.manifest | awk '{print $3\"  \"$4}' | sha256sum -c --quiet -", dir), 0);
+    cr_assert_eq(
+        sh("cd '%s' && test $(grep -c '^file: ' formats.manifest) = $(ls formats*.csv formats.md | wc -l)", dir), 0);
     cr_assert_eq(check(), 0);
     cr_assert_eq(sh("cd '%s' && sed -i '$s/.$/x/' formats.md", dir), 0);
     cr_assert_neq(check(), 0, "a changed byte fails the check");
@@ -122,9 +135,11 @@ Test(transaction, manifest_matches_sha256sum_and_catches_a_change, .init = make_
 /* ./lab plot reads only a set that matches its manifest: one changed byte, one line, exit 2. */
 Test(transaction, plot_refuses_a_damaged_set, .init = make_dir, .fini = remove_dir, .timeout = 120)
 {
-    cr_assert_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --out . && sed -i '$s/.$/x/' formats.md", dir, BIN), 0);
+    cr_assert_eq(
+        sh("cd '%s' && '%s/formats' --profile quick --quiet --out . && sed -i '$s/.$/x/' formats.md", dir, BIN), 0);
     char err[4096], cmd[512];
     snprintf(cmd, sizeof cmd, "DRIFT_BUILD_DIR='%s/..' '%s/lab' plot formats --data '%s'", BIN, DRIFT_SOURCE_DIR, dir);
     cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2);
-    cr_assert(strstr(err, "formats.md: does not match the manifest") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+    cr_assert(strstr(err, "formats.md: does not match the manifest") && strchr(err, '\n') == err + strlen(err) - 1,
+              "%s", err);
 }

@@ -18,7 +18,10 @@
 
 
 static const char *const SKIP[] = {
-    "./lab report", "./lab test", "./lab run argmax_flip --K 4096 --V 32000", "./lab plot argmax_flip",
+    "./lab report",
+    "./lab test",
+    "./lab run argmax_flip --K 4096 --V 32000",
+    "./lab plot argmax_flip",
 };
 
 typedef struct {
@@ -83,14 +86,18 @@ Test(workshop, every_command_runs_as_printed_and_states_true_numbers, .timeout =
     tmpdir_make(dir, sizeof dir, "workshop");
     /* the working tree as a fresh clone would have it (tracked and new files, no build) */
     cr_assert_eq(sh("cd '" DRIFT_SOURCE_DIR "' && git ls-files -co --exclude-standard -z | "
-                    "tar --null -T - -cf - 2>/dev/null | (cd '%s' && tar xf -)", dir), 0);
+                    "tar --null -T - -cf - 2>/dev/null | (cd '%s' && tar xf -)",
+                    dir),
+                 0);
     cr_assert_eq(sh("cd '%s' && find data plots -type f | sort | xargs md5sum > ../%s.before", dir, dir + 5), 0);
     /* the commands: lines of ```sh blocks; in a block of "$ cmd" lines only those */
-    cr_assert_eq(sh("cd '%s' && awk '/^```sh/ { f = 1; n = 0; next } /^```/ { f = 0; next } "
-                    "f { print FILENAME \"\\t\" $0 }' docs/workshop.md README.md | "
-                    "awk -F'\\t' '{ l = $2; if (l ~ /^\\$ /) { print substr(l, 3) } "
-                    "else if (l ~ /^\\.\\/lab / && !dollar[$1]) print l; if (l ~ /^\\$ /) dollar[$1] = 1 }' > ../%s.cmds",
-                    dir, dir + 5), 0);
+    cr_assert_eq(
+        sh("cd '%s' && awk '/^```sh/ { f = 1; n = 0; next } /^```/ { f = 0; next } "
+           "f { print FILENAME \"\\t\" $0 }' docs/workshop.md README.md | "
+           "awk -F'\\t' '{ l = $2; if (l ~ /^\\$ /) { print substr(l, 3) } "
+           "else if (l ~ /^\\.\\/lab / && !dollar[$1]) print l; if (l ~ /^\\$ /) dollar[$1] = 1 }' > ../%s.cmds",
+           dir, dir + 5),
+        0);
     char path[128];
     snprintf(path, sizeof path, "/tmp/%s.cmds", dir + 5);
     FILE *fp = fopen(path, "r");
@@ -138,8 +145,8 @@ Test(workshop, every_command_runs_as_printed_and_states_true_numbers, .timeout =
     cr_expect(png != NULL, "./lab plot formats --data runs/workshop made no plot");
     if (png) fclose(png);
     /* the report's data and plots are untouched */
-    cr_expect_eq(sh("cd '%s' && find data plots -type f | sort | xargs md5sum | cmp -s - ../%s.before", dir, dir + 5), 0,
-                 "a workshop or README command changed data/ or plots/");
+    cr_expect_eq(sh("cd '%s' && find data plots -type f | sort | xargs md5sum | cmp -s - ../%s.before", dir, dir + 5),
+                 0, "a workshop or README command changed data/ or plots/");
     sh("rm -f /tmp/%s.before /tmp/%s.cmds /tmp/%s.cmd", dir + 5, dir + 5, dir + 5);
     tmpdir_remove(dir);
 }

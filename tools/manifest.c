@@ -40,7 +40,8 @@ static int list_sets(char names[][96], int max, const char *dir)
             snprintf(name, sizeof name, "%.*s", (int)(len - ms), s);
         else if (s[0] == '.' && len > 8 && !strcmp(s + len - 7, ".commit") && len - 8 < sizeof name)
             snprintf(name, sizeof name, "%.*s", (int)(len - 8), s + 1);
-        else continue;
+        else
+            continue;
         if (!drift_manifest_name_ok(name)) continue; /* not a set of the lab's */
         int dup = 0;
         for (int i = 0; i < n; i++) dup |= !strcmp(names[i], name);
@@ -77,14 +78,20 @@ int main(int argc, char **argv)
     int n = 1;
     if (argc == 4) {
         if (!drift_manifest_name_ok(argv[3])) {
-            fprintf(stderr, "drift-manifest: EXPERIMENT: '%s' is not an experiment name (accepted: letters, digits, '_', '-', starting with a letter)\n", argv[3]);
+            fprintf(
+                stderr,
+                "drift-manifest: EXPERIMENT: '%s' is not an experiment name (accepted: letters, digits, '_', '-', starting with a letter)\n",
+                argv[3]);
             return 2;
         }
         snprintf(names[0], sizeof names[0], "%s", argv[3]);
     } else if ((n = list_sets(names, 256, dir)) < 0) {
         fprintf(stderr, "drift-manifest: ");
         drift_escape_fputs(stderr, dir, NULL);
-        fprintf(stderr, n == -2 ? ": more than 256 sets (name the experiment: drift-manifest %s DIR EXP)\n" : ": cannot read the directory\n", argv[1]);
+        fprintf(stderr,
+                n == -2 ? ": more than 256 sets (name the experiment: drift-manifest %s DIR EXP)\n"
+                        : ": cannot read the directory\n",
+                argv[1]);
         return 2;
     } else if (n == 0 && check) {
         fprintf(stderr, "drift-manifest: ");
@@ -94,7 +101,8 @@ int main(int argc, char **argv)
     }
     char why[4096];
     for (int i = 0; i < n; i++) {
-        int rc = check ? drift_manifest_check(why, sizeof why, dir, names[i]) : drift_manifest_recover(why, sizeof why, dir, names[i]);
+        int rc = check ? drift_manifest_check(why, sizeof why, dir, names[i])
+                       : drift_manifest_recover(why, sizeof why, dir, names[i]);
         if (rc) { /* one line, whatever the paths in it hold */
             fprintf(stderr, "drift-manifest: ");
             drift_escape_fputs(stderr, why, NULL);

@@ -21,7 +21,8 @@ void drift_aflab_two_references(drift_aflab_t *L)
                 L->partner[ki][fi][c] = -1;
                 if (r->exact) continue;
                 for (int p = 0; p < ks->n; p++)
-                    if (!ks->k[p].c.exact && drift_recipe_same_acc(&ks->k[p].c, r) && ks->k[p].c.out == ks->k[p].c.acc.acc)
+                    if (!ks->k[p].c.exact && drift_recipe_same_acc(&ks->k[p].c, r) &&
+                        ks->k[p].c.out == ks->k[p].c.acc.acc)
                         L->partner[ki][fi][c] = p;
             }
             L->ref_in[ki][fi] = -1;
@@ -54,18 +55,20 @@ void drift_aflab_two_references(drift_aflab_t *L)
 /* The sigma fits per (K, format, kernel) on the planted pairs, and the baseline sigma of the mitigations. */
 int drift_aflab_fit(drift_aflab_t *L)
 {
-    int rc = drift_logbins_init(&L->bins, pow(10.0, -7 - 0.5 / DRIFT_AF_PER_DECADE), pow(10.0, 0.5 / DRIFT_AF_PER_DECADE), L->nT);
+    int rc = drift_logbins_init(&L->bins, pow(10.0, -7 - 0.5 / DRIFT_AF_PER_DECADE),
+                                pow(10.0, 0.5 / DRIFT_AF_PER_DECADE), L->nT);
     if (rc) return rc;
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const drift_kset_t *ks = &L->KS[ki][fi];
-            for (int c = 0; c < ks->n; c++)
-            {
-                if (drift_flipset_fit(&L->FIT[ki][fi][c], &L->PL[ki][fi], c, &ks->k[c].c, ks->k[c].nu, L->Ks[ki], &L->bins))
+            for (int c = 0; c < ks->n; c++) {
+                if (drift_flipset_fit(&L->FIT[ki][fi][c], &L->PL[ki][fi], c, &ks->k[c].c, ks->k[c].nu, L->Ks[ki],
+                                      &L->bins))
                     return DRIFT_ENOMEM;
                 const drift_recipe_t *r = &ks->k[c].c;
                 drift_fliplaw_t law = drift_flip_implied_law(r->exact, r->acc.acc, r->out);
-                if (drift_flipset_laws(&L->LAW[ki][fi][c], &L->PL[ki][fi], c, law, r->out, &L->bins)) return DRIFT_ENOMEM;
+                if (drift_flipset_laws(&L->LAW[ki][fi][c], &L->PL[ki][fi], c, law, r->out, &L->bins))
+                    return DRIFT_ENOMEM;
             }
         }
 
@@ -104,7 +107,8 @@ void drift_aflab_mitigations(drift_aflab_t *L)
         for (int m = 0; m < 4; m++) {
             if (simple[m].cfg < 0) continue;
             drift_mit_t *x = &L->MIT[mode][n++];
-            *x = (drift_mit_t){simple[m].name, simple[m].cfg, (long)st->n, 0, -1, simple[m].cost, "measured (CPU emulation)"};
+            *x = (drift_mit_t){
+                simple[m].name, simple[m].cfg, (long)st->n, 0, -1, simple[m].cost, "measured (CPU emulation)"};
             x->flips = drift_flipset_flips(st, x->cfg);
         }
         int narrow = L->MKS->f == DRIFT_BF16 || L->MKS->f == DRIFT_FP16;
@@ -113,9 +117,15 @@ void drift_aflab_mitigations(drift_aflab_t *L)
             drift_mit_t *x = &L->MIT[mode][n++];
             int c0 = L->polcfg[L->mk][L->mf][q0][narrow];
             double vend = L->polk[L->mk][DRIFT_POLICY_VENDOR_LIKE * 2 * DRIFT_AF_NBATCH + DRIFT_AF_NBATCH].cost;
-            *x = (drift_mit_t){p == DRIFT_POLICY_BATCH_INVARIANT ? "(c) batch-invariant GEMM policy (argmax at batch 1)"
-                                                            : "(c) reference: vendor-like GEMM policy (argmax at batch 1)",
-                         c0, (long)st->n, 0, 0, L->polk[L->mk][q0].cost / vend, "modelled (policy.h roofline)"};
+            *x = (drift_mit_t){p == DRIFT_POLICY_BATCH_INVARIANT
+                                   ? "(c) batch-invariant GEMM policy (argmax at batch 1)"
+                                   : "(c) reference: vendor-like GEMM policy (argmax at batch 1)",
+                               c0,
+                               (long)st->n,
+                               0,
+                               0,
+                               L->polk[L->mk][q0].cost / vend,
+                               "modelled (policy.h roofline)"};
             int cb[DRIFT_AF_NBATCH];
             for (int b = 0; b < DRIFT_AF_NBATCH; b++) cb[b] = L->polcfg[L->mk][L->mf][q0 + b][narrow];
             x->flips = drift_flipset_flips(st, c0);
@@ -123,9 +133,14 @@ void drift_aflab_mitigations(drift_aflab_t *L)
         }
         for (int e = 0; e < 2; e++) {
             drift_mit_t *x = &L->MIT[mode][n++];
-            *x = (drift_mit_t){e ? "(d) gap-threshold tie-breaker, eps = 10 sigma (Phi fit)" : "(d) gap-threshold tie-breaker, eps = D_0.1% of the mechanism's law",
-                         L->MKS->engine, (long)st->n, 0, -1, (L->cost[4].us * (double)L->V + cbase * (double)L->V) / (cbase * (double)L->V),
-                         "measured (CPU)"};
+            *x = (drift_mit_t){e ? "(d) gap-threshold tie-breaker, eps = 10 sigma (Phi fit)"
+                                 : "(d) gap-threshold tie-breaker, eps = D_0.1% of the mechanism's law",
+                               L->MKS->engine,
+                               (long)st->n,
+                               0,
+                               -1,
+                               (L->cost[4].us * (double)L->V + cbase * (double)L->V) / (cbase * (double)L->V),
+                               "measured (CPU)"};
             for (size_t i = 0; i < st->n && isfinite(L->eps_rel[e]); i++) {
                 const drift_flip_trial_t *t = &st->t[i];
                 size_t j = i * st->ncfg + L->MKS->engine;

@@ -39,24 +39,28 @@ typedef struct {
     size_t Ks[DRIFT_AF_MAXK];
     int nK, nF, nT, npol, trials_csv;
     long V, rows, reps, ties, shard;
-    drift_polrow_t polk[DRIFT_AF_MAXK][DRIFT_AF_NPOL];        /* the kernel each GEMM policy picks, per K, (policy, shard, batch) */
-    int polcfg[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_NPOL][2];  /* [..][out fp32, out format] -> cfg index */
+    drift_polrow_t polk[DRIFT_AF_MAXK]
+                       [DRIFT_AF_NPOL]; /* the kernel each GEMM policy picks, per K, (policy, shard, batch) */
+    int polcfg[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_NPOL][2]; /* [..][out fp32, out format] -> cfg index */
     drift_kset_t KS[DRIFT_AF_MAXK][DRIFT_AF_MAXF];
     drift_hidden_model_t model[DRIFT_AF_MAXK];
-    drift_flipset_t PL[DRIFT_AF_MAXK][DRIFT_AF_MAXF], TI[DRIFT_AF_MAXK][DRIFT_AF_MAXF], RE[DRIFT_AF_MAXK][DRIFT_AF_MAXF]; /* planted, ties, realistic */
+    drift_flipset_t PL[DRIFT_AF_MAXK][DRIFT_AF_MAXF], TI[DRIFT_AF_MAXK][DRIFT_AF_MAXF],
+        RE[DRIFT_AF_MAXK][DRIFT_AF_MAXF];                               /* planted, ties, realistic */
     unsigned char real_ok[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC]; /* configurations the pruning can bound */
     drift_logbins_t bins;
     drift_flip_fit_t FIT[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC];
-    drift_flip_laws_t LAW[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC]; /* the law each kernel's mechanism implies (flipfit.h) */
+    drift_flip_laws_t LAW[DRIFT_AF_MAXK][DRIFT_AF_MAXF]
+                         [DRIFT_AF_MAXC]; /* the law each kernel's mechanism implies (flipfit.h) */
     /* Realistic rows against the two references (exact of the rounded inputs, exact of the
      * unrounded fp32 inputs = the fp32 format's exact argmax): rows whose exact argmax changes
      * with input rounding; per kernel, rows flipped against exact(unrounded), the flips of its
      * accumulation alone (its partner without output rounding against exact(rounded)) and the
      * changes output rounding adds (its argmax against the partner's). -1: not available. */
-    int fu;                                   /* index of fp32 among the formats, or -1 */
+    int fu; /* index of fp32 among the formats, or -1 */
     long ref_in[DRIFT_AF_MAXK][DRIFT_AF_MAXF];
-    long ref_tot[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC], ref_acc[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC], ref_out[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC];
-    int partner[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC];            /* same accumulation, no output rounding; -1 */
+    long ref_tot[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC], ref_acc[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC],
+        ref_out[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC];
+    int partner[DRIFT_AF_MAXK][DRIFT_AF_MAXF][DRIFT_AF_MAXC]; /* same accumulation, no output rounding; -1 */
     /* Robustness: the headline again at seeds seed+1 .. seed+nrob (largest K, bf16 and fp32,
      * no policies); ROB[0] is this run's own seed. */
     long nrob;
@@ -101,11 +105,13 @@ typedef struct {
     double *h, *w1, *w2, *hf, *W2, *pa, *pb;
     drift_flip_vv_t *vt;
 } drift_af_scratch_t;
-DRIFT_MUST_CHECK int drift_af_scratch_alloc(drift_af_scratch_t *b, size_t K, size_t wmax); /* 0 or DRIFT_ENOMEM; free either way */
+DRIFT_MUST_CHECK int drift_af_scratch_alloc(drift_af_scratch_t *b, size_t K,
+                                            size_t wmax); /* 0 or DRIFT_ENOMEM; free either way */
 void drift_af_scratch_free(drift_af_scratch_t *b);
 /* Planted trial i (a pair at a target gap, or an exact tie when i >= nplant) at K = Ks[ki], every
  * format and kernel, recorded into L's flip sets; 0, or nonzero when a step failed. */
-DRIFT_MUST_CHECK int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant, drift_af_scratch_t *b);
+DRIFT_MUST_CHECK int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
+                                               drift_af_scratch_t *b);
 /* Wall-clock cost per logit of each mitigation (not reproducible: reported apart). 0 or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_aflab_measure_costs(drift_aflab_t *L);
 

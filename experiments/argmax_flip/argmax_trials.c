@@ -82,7 +82,8 @@ int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
                 pb[q] = hf[q] * b[q];
             }
             for (int c = 0; c < L->KS[ki][fi].n; c++)
-                st->pvar[idx * st->ncfg + c] = drift_flip_model_var(&cfg[c], pa, K, vt) + drift_flip_model_var(&cfg[c], pb, K, vt);
+                st->pvar[idx * st->ncfg + c] =
+                    drift_flip_model_var(&cfg[c], pa, K, vt) + drift_flip_model_var(&cfg[c], pb, K, vt);
         }
         t->target = is_tie ? 0 : rel;
         t->steps = pt.steps;
@@ -141,7 +142,8 @@ int drift_aflab_measure_costs(drift_aflab_t *L)
             pick += drift_flip_tiebreak(t2.top1, t2.top2, t2.gap, 0.1);
             lg[rep % L->V] += 1e-9;
         }
-        L->cost[L->ncost++] = (drift_afcost_t){"(d) tie-breaker: top-2 of V logits + one comparison", (now() - t0) / 200 / (double)L->V * 1e6};
+        L->cost[L->ncost++] = (drift_afcost_t){"(d) tie-breaker: top-2 of V logits + one comparison",
+                                               (now() - t0) / 200 / (double)L->V * 1e6};
         keep_observable = sink + (double)pick; /* the timed work must not be optimised away */
         free(lg);
         free(h);

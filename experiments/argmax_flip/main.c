@@ -106,36 +106,81 @@ static double now(void)
 static void setup(drift_aflab_t *L, int argc, char **argv)
 {
     drift_intlist_t Kopt = {{0}, 0};
-    L->V = 0, L->rows = -1, L->reps = 0, L->ties = -1, L->shard = 8, L->nrob = -1; /* the profile values replace these (cli.h) */
+    L->V = 0, L->rows = -1, L->reps = 0, L->ties = -1, L->shard = 8,
+    L->nrob = -1; /* the profile values replace these (cli.h) */
     const char *device = "h100";
     L->trials_csv = 0;
     const drift_cli_opt_t opts[] = {
         {"K", DRIFT_OPT_INTLIST, &Kopt, "N,N,...", "hidden sizes", 16, 65536, {"1024", "1024,4096", "1024,4096,8192"}},
         {"V", DRIFT_OPT_INT, &L->V, "N", "vocabulary of the realistic head", 2, 1000000, {"4000", "32000", "32000"}},
-        {"rows", DRIFT_OPT_INT, &L->rows, "N", "realistic hidden states per K (0: no realistic mode)", 0, 1000000, {"32", "512", "2048"}},
-        {"reps", DRIFT_OPT_INT, &L->reps, "N", "planted pairs per target gap (29 targets)", 1, 1000000, {"8", "96", "400"}},
+        {"rows",
+         DRIFT_OPT_INT,
+         &L->rows,
+         "N",
+         "realistic hidden states per K (0: no realistic mode)",
+         0,
+         1000000,
+         {"32", "512", "2048"}},
+        {"reps",
+         DRIFT_OPT_INT,
+         &L->reps,
+         "N",
+         "planted pairs per target gap (29 targets)",
+         1,
+         1000000,
+         {"8", "96", "400"}},
         {"ties", DRIFT_OPT_INT, &L->ties, "N", "planted exact ties per K", 0, 1000000, {"8", "32", "128"}},
-        {"shard", DRIFT_OPT_INT, &L->shard, "N", "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096, {0}},
-        {"device", DRIFT_OPT_STRING, &device, "NAME", "device the policies size for: a card of ./lab calc cards, e.g. v100, a100, h100, b200, l40s, rtx4090 (default h100)", 0, 0, {0}},
-        {"trials", DRIFT_OPT_FLAG, &L->trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)", 0, 0, {0}},
-        {"robust", DRIFT_OPT_INT, &L->nrob, "N", "also run seeds seed+1 .. seed+N at the largest K (bf16, fp32) for the headline's robustness", 0, 8, {"0", "2", "2"}},
+        {"shard",
+         DRIFT_OPT_INT,
+         &L->shard,
+         "N",
+         "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)",
+         1,
+         4096,
+         {0}},
+        {"device",
+         DRIFT_OPT_STRING,
+         &device,
+         "NAME",
+         "device the policies size for: a card of ./lab calc cards, e.g. v100, a100, h100, b200, l40s, rtx4090 (default h100)",
+         0,
+         0,
+         {0}},
+        {"trials",
+         DRIFT_OPT_FLAG,
+         &L->trials_csv,
+         "",
+         "also write data/argmax_flip_trials.csv (every planted trial)",
+         0,
+         0,
+         {0}},
+        {"robust",
+         DRIFT_OPT_INT,
+         &L->nrob,
+         "N",
+         "also run seeds seed+1 .. seed+N at the largest K (bf16, fp32) for the headline's robustness",
+         0,
+         8,
+         {"0", "2", "2"}},
     };
     _Static_assert(sizeof opts <= sizeof L->opts, "drift_aflab_t.opts holds every option");
     memcpy(L->opts, opts, sizeof opts); /* the parsed cli keeps pointers to its spec */
     L->spec = (drift_cli_spec_t){
         .name = EXP,
-        .question = "How small a logit gap flips argmax: at which exact top-1/top-2 gap does greedy decoding pick another token, "
-        "per format, kernel and K, and how often does it happen?",
+        .question =
+            "How small a logit gap flips argmax: at which exact top-1/top-2 gap does greedy decoding pick another token, "
+            "per format, kernel and K, and how often does it happen?",
         .default_formats = "bf16,fp16,tf32,fp32",
         .default_orders = "seq,splitk:16,pairwise,warp:32,tc:h100",
         .opts = L->opts,
         .nopts = (int)(sizeof opts / sizeof opts[0]),
         .cpu_only = NULL, /* logits go through the dispatcher (--backend cuda) */
-        .summary = NULL, /* printed by the program itself */
+        .summary = NULL,  /* printed by the program itself */
     };
     drift_cli_parse(&L->cli, &L->spec, argc, argv);
     L->question = L->spec.question;
-    if (drift_device_lookup(&L->dev, device)) drift_die("--device: unknown device '%s' (accepted: a card of ./lab calc cards)", device);
+    if (drift_device_lookup(&L->dev, device))
+        drift_die("--device: unknown device '%s' (accepted: a card of ./lab calc cards)", device);
     if (L->cli.nformats > DRIFT_AF_MAXF) drift_die("--formats: at most %d formats", DRIFT_AF_MAXF);
     drift_lmhead_require_inputs(L->cli.formats, L->cli.nformats);
     L->nK = 0;
@@ -170,11 +215,13 @@ static void choose_kernels(drift_aflab_t *L)
         size_t K = L->Ks[ki];
         for (int fi = 0; fi < L->nF; fi++) {
             drift_format_t f = L->cli.formats[fi];
-            int rc = drift_kset_build(&L->KS[ki][fi], L->polcfg[ki][fi], f, L->cli.orders, L->cli.norders, L->polk[ki], L->npol, K);
+            int rc = drift_kset_build(&L->KS[ki][fi], L->polcfg[ki][fi], f, L->cli.orders, L->cli.norders, L->polk[ki],
+                                      L->npol, K);
             if (rc == DRIFT_EUNSUPPORTED)
-                drift_die("--orders: none of the orders applies to %s inputs (tc:ARCH has no path for them; accepted: "
-                          "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W, kahan, neumaier, random:SEED)",
-                          drift_format_name(f));
+                drift_die(
+                    "--orders: none of the orders applies to %s inputs (tc:ARCH has no path for them; accepted: "
+                    "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W, kahan, neumaier, random:SEED)",
+                    drift_format_name(f));
             if (rc) drift_die("too many configurations");
         }
     }
@@ -186,7 +233,8 @@ static void make_models(drift_aflab_t *L)
     for (int ki = 0; ki < L->nK; ki++) {
         drift_stream_t s;
         drift_stream_init(&s, L->cli.seed, drift_fnv1a32(EXP ".model"), (uint32_t)L->Ks[ki], 0);
-        if (drift_hidden_model(&L->model[ki], L->Ks[ki], &s)) drift_die("--K: no hidden-state model for K = %zu", L->Ks[ki]);
+        if (drift_hidden_model(&L->model[ki], L->Ks[ki], &s))
+            drift_die("--K: no hidden-state model for K = %zu", L->Ks[ki]);
     }
 }
 
@@ -197,15 +245,19 @@ static void run_planted(drift_aflab_t *L)
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             if (drift_flipset_alloc(&L->PL[ki][fi], nplant, L->KS[ki][fi].n))
-                drift_die("out of memory for the records of %zu planted trials x %d kernels (--reps: fewer)", nplant, L->KS[ki][fi].n);
+                drift_die("out of memory for the records of %zu planted trials x %d kernels (--reps: fewer)", nplant,
+                          L->KS[ki][fi].n);
             if (drift_flipset_alloc(&L->TI[ki][fi], (size_t)L->ties, L->KS[ki][fi].n))
-                drift_die("out of memory for the records of %ld ties x %d kernels (--ties: fewer)", L->ties, L->KS[ki][fi].n);
+                drift_die("out of memory for the records of %ld ties x %d kernels (--ties: fewer)", L->ties,
+                          L->KS[ki][fi].n);
         }
     L->done = 0, L->total = 0;
-    for (int ki = 0; ki < L->nK; ki++) L->total += (nplant + (size_t)L->ties) * L->Ks[ki] / 256 + (size_t)L->rows * L->Ks[ki] / 64;
+    for (int ki = 0; ki < L->nK; ki++)
+        L->total += (nplant + (size_t)L->ties) * L->Ks[ki] / 256 + (size_t)L->rows * L->Ks[ki] / 64;
     size_t wmax = 0; /* the model's scratch holds 2 W lanes for warp:W */
     for (int o = 0; o < L->cli.norders; o++)
-        if (L->cli.orders[o].kind == DRIFT_ORDER_WARP && (size_t)L->cli.orders[o].param > wmax) wmax = (size_t)L->cli.orders[o].param;
+        if (L->cli.orders[o].kind == DRIFT_ORDER_WARP && (size_t)L->cli.orders[o].param > wmax)
+            wmax = (size_t)L->cli.orders[o].param;
     for (int ki = 0; ki < L->nK; ki++) {
         const size_t K = L->Ks[ki];
         const size_t ntr = nplant + (size_t)L->ties;
@@ -257,7 +309,9 @@ static void run_realistic(drift_aflab_t *L)
         size_t nsplit = K / 256 < DRIFT_LMHEAD_MAXSPLIT ? K / 256 : DRIFT_LMHEAD_MAXSPLIT, split[DRIFT_LMHEAD_MAXSPLIT];
         float *cols = malloc(((size_t)L->V * nsplit + 1) * sizeof *cols);
         double *dl2 = malloc((size_t)L->nF * (size_t)L->V * sizeof *dl2);
-        if (!cols || !dl2) drift_die_oom(4.0 * (double)L->V * nsplit + 8.0 * L->nF * L->V, "the split columns and norms of %ld rows (--V: smaller)", L->V);
+        if (!cols || !dl2)
+            drift_die_oom(4.0 * (double)L->V * nsplit + 8.0 * L->nF * L->V,
+                          "the split columns and norms of %ld rows (--V: smaller)", L->V);
         drift_lmhead_head_t hd[DRIFT_AF_MAXF]; /* per format */
         if (drift_lmhead_split_choose(split, nsplit, H, (size_t)L->rows, K) ||
             drift_lmhead_split_cols(cols, W, (size_t)L->V, K, split, nsplit))
@@ -265,11 +319,19 @@ static void run_realistic(drift_aflab_t *L)
         for (int fi = 0; fi < L->nF; fi++) {
             if (drift_lmhead_round_norms(dl2 + (size_t)fi * L->V, W, (size_t)L->V, K, L->cli.formats[fi]))
                 drift_die("the residual norms of the %ld x %zu head: out of memory (--V, --K: smaller)", L->V, K);
-            hd[fi] = (drift_lmhead_head_t){.W = W, .V = (size_t)L->V, .K = K, .row_l1 = l1, .row_l2 = l2, .row_dl2 = dl2 + (size_t)fi * L->V,
-                                           .nsplit = nsplit, .split = split, .split_cols = cols};
+            hd[fi] = (drift_lmhead_head_t){.W = W,
+                                           .V = (size_t)L->V,
+                                           .K = K,
+                                           .row_l1 = l1,
+                                           .row_l2 = l2,
+                                           .row_dl2 = dl2 + (size_t)fi * L->V,
+                                           .nsplit = nsplit,
+                                           .split = split,
+                                           .split_cols = cols};
             if (drift_lmhead_head_prepare(&hd[fi])) drift_die("pruning: internal error");
             if (drift_flipset_alloc(&L->RE[ki][fi], (size_t)L->rows, L->KS[ki][fi].n))
-                drift_die("out of memory for the records of %ld rows x %d kernels (--rows: fewer)", L->rows, L->KS[ki][fi].n);
+                drift_die("out of memory for the records of %ld rows x %d kernels (--rows: fewer)", L->rows,
+                          L->KS[ki][fi].n);
             /* own-format accumulation has no usable deterministic bound (k u ~ 1): it would need
              * all V x K logits emulated per row, so the realistic mode leaves it out */
             for (int c = 0; c < L->KS[ki][fi].n; c++) L->real_ok[ki][fi][c] = L->KS[ki][fi].k[c].role != DRIFT_ROLE_OWN;
@@ -279,7 +341,8 @@ static void run_realistic(drift_aflab_t *L)
         if (!ap) drift_die_oom((double)CH * L->V * sizeof *ap, "a block of %ld x %ld logits (--V: smaller)", CH, L->V);
         for (long r0 = 0; r0 < L->rows; r0 += CH) {
             long nr = L->rows - r0 < CH ? L->rows - r0 : CH;
-            if (drift_lmhead_approx(ap, H + (size_t)r0 * K, (size_t)nr, W, (size_t)L->V, K)) drift_die("approx pass failed");
+            if (drift_lmhead_approx(ap, H + (size_t)r0 * K, (size_t)nr, W, (size_t)L->V, K))
+                drift_die("approx pass failed");
             int err = 0;
             DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:err)")
             for (long r = r0; r < r0 + nr; r++) {
@@ -288,8 +351,8 @@ static void run_realistic(drift_aflab_t *L)
                     drift_recipe_t cfg[DRIFT_AF_MAXC];
                     for (int c = 0; c < ks->n; c++) cfg[c] = ks->k[c].c;
                     drift_lmhead_result_t full; /* the left-out configurations stay flip = 0, n/a */
-                    if (drift_lmhead_eval_pruned_head(&full, H + (size_t)r * K, &hd[fi], ap + (size_t)(r - r0) * L->V, cfg, ks->n,
-                                                      L->real_ok[ki][fi])) {
+                    if (drift_lmhead_eval_pruned_head(&full, H + (size_t)r * K, &hd[fi], ap + (size_t)(r - r0) * L->V,
+                                                      cfg, ks->n, L->real_ok[ki][fi])) {
                         err |= 1;
                         continue;
                     }
@@ -324,21 +387,21 @@ int main(int argc, char **argv)
     static drift_aflab_t lab;
     drift_aflab_t *L = &lab;
 
-    setup(L, argc, argv);               /* question and options */
-    static drift_aflab_t base_copy;     /* the options as parsed: the robustness reruns start from them */
+    setup(L, argc, argv);           /* question and options */
+    static drift_aflab_t base_copy; /* the options as parsed: the robustness reruns start from them */
     base_copy = *L;
     const drift_aflab_t *base = &base_copy;
-    choose_kernels(L);                  /* kernels, orders and the GEMM policies' picks */
+    choose_kernels(L); /* kernels, orders and the GEMM policies' picks */
     make_models(L);
 
     drift_progress_phase(&L->cli, "planted and realistic heads");
-    run_planted(L);                     /* (1) planted gaps and exact ties */
-    run_realistic(L);                   /* (2) realistic heads */
+    run_planted(L);   /* (1) planted gaps and exact ties */
+    run_realistic(L); /* (2) realistic heads */
     drift_progress(&L->cli, L->total, L->total);
 
     /* Phi(-D/sigma) per kernel, with its predictions, and each mechanism's law */
     if (drift_aflab_fit(L)) drift_die("fitting the flip laws: out of memory (--reps, --ties, --rows: fewer)");
-    drift_aflab_two_references(L);      /* realistic rows against exact(rounded) and exact(unrounded) */
+    drift_aflab_two_references(L); /* realistic rows against exact(rounded) and exact(unrounded) */
     drift_aflab_rob_collect(L, L);
     for (long e = 1; e <= L->nrob; e++) { /* the headline at further seeds (largest K, bf16 and fp32) */
         static drift_aflab_t R;
@@ -348,7 +411,8 @@ int main(int argc, char **argv)
         R.Ks[0] = L->Ks[L->nK - 1], R.nK = 1;
         int nf = 0;
         for (int fi = 0; fi < L->nF; fi++)
-            if (L->cli.formats[fi] == DRIFT_BF16 || L->cli.formats[fi] == DRIFT_FP32) R.cli.formats[nf++] = L->cli.formats[fi];
+            if (L->cli.formats[fi] == DRIFT_BF16 || L->cli.formats[fi] == DRIFT_FP32)
+                R.cli.formats[nf++] = L->cli.formats[fi];
         if (nf == 0) break;
         R.cli.nformats = R.nF = nf;
         R.cli.norders = 1;
@@ -360,14 +424,17 @@ int main(int argc, char **argv)
         run_planted(&R);
         run_realistic(&R);
         drift_progress(&R.cli, R.total, R.total);
-        if (drift_aflab_fit(&R)) drift_die("fitting the flip laws at seed %llu: out of memory (--reps, --ties, --rows: fewer)", (unsigned long long)R.cli.seed);
+        if (drift_aflab_fit(&R))
+            drift_die("fitting the flip laws at seed %llu: out of memory (--reps, --ties, --rows: fewer)",
+                      (unsigned long long)R.cli.seed);
         drift_aflab_two_references(&R);
         drift_aflab_rob_collect(L, &R);
         drift_aflab_free(&R);
     }
-    if (drift_aflab_measure_costs(L)) drift_die("measuring the kernels' costs: out of memory (--V, --K: smaller)"); /* wall clock, reported apart */
+    if (drift_aflab_measure_costs(L))
+        drift_die("measuring the kernels' costs: out of memory (--V, --K: smaller)"); /* wall clock, reported apart */
     L->t_total = now() - L->t_start;
-    drift_aflab_mitigations(L);         /* (3) what the mitigations buy */
+    drift_aflab_mitigations(L); /* (3) what the mitigations buy */
 
     if (drift_aflab_write(L)) drift_die("writing the results: out of memory (--reps, --ties, --rows: fewer)");
     if (!L->cli.quiet) drift_aflab_summary(stdout, L);
@@ -375,4 +442,3 @@ int main(int argc, char **argv)
     drift_aflab_free(L);
     return 0;
 }
-

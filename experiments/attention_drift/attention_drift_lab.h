@@ -17,21 +17,21 @@ typedef struct {
 
 typedef struct {
     const drift_cli_t *cli;
-    size_t H, G, D, R;             /* query heads, KV heads, head dim, checked rows per length */
-    size_t n, P;                   /* the padding and decode tests' tokens and padding keys */
-    long splits, ssize;            /* splitkv:N's N, splitkv:size=S's S */
-    int nf, nL, nk;                /* formats, lengths, kernels */
+    size_t H, G, D, R;  /* query heads, KV heads, head dim, checked rows per length */
+    size_t n, P;        /* the padding and decode tests' tokens and padding keys */
+    long splits, ssize; /* splitkv:N's N, splitkv:size=S's S */
+    int nf, nL, nk;     /* formats, lengths, kernels */
     const long *Ls;
     const drift_attn_kernel_t *kern;
     const char (*kname)[DRIFT_ATTN_SPEC_MAX];
     const char (*kfam)[16];
-    const long *kbc;               /* the key tile per kernel (0: standard) */
-    int k_std, k_f64;              /* standard's index, flash:64,64's (-1: not swept) */
-    const drift_attn_err_t *E;     /* [(li * nf + f) * nk + k] */
-    const drift_attn_err_t *Ec;    /* [li * nf + f]: the control, standard with fp32 scores */
-    const long *pad_diff;          /* [(f * nk + k) * 2 + right]: outputs that differ */
-    const double *pad_max;         /* the same, largest |difference| */
-    const long *dec_diff;          /* [f * nk + k]: query rows whose decode differs from prefill */
+    const long *kbc;            /* the key tile per kernel (0: standard) */
+    int k_std, k_f64;           /* standard's index, flash:64,64's (-1: not swept) */
+    const drift_attn_err_t *E;  /* [(li * nf + f) * nk + k] */
+    const drift_attn_err_t *Ec; /* [li * nf + f]: the control, standard with fp32 scores */
+    const long *pad_diff;       /* [(f * nk + k) * 2 + right]: outputs that differ */
+    const double *pad_max;      /* the same, largest |difference| */
+    const long *dec_diff;       /* [f * nk + k]: query rows whose decode differs from prefill */
     const double *dec_max;
 } drift_attention_lab_t;
 

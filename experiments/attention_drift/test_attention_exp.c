@@ -14,15 +14,9 @@
 
 static char dir[64];
 
-static void make_dir(void)
-{
-    tmpdir_make(dir, sizeof dir, "drift_attnexp");
-}
+static void make_dir(void) { tmpdir_make(dir, sizeof dir, "drift_attnexp"); }
 
-static void remove_dir(void)
-{
-    tmpdir_remove(dir);
-}
+static void remove_dir(void) { tmpdir_remove(dir); }
 
 TestSuite(attention_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
@@ -32,14 +26,14 @@ typedef struct {
 
 /* Each: the program, a bad option (what it breaks), and a file a run would write. */
 static const bad_t BAD[] = {
-    {"softmax_drift", "--N 0", "softmax_drift.csv"},                 /* vocabulary size below 2 */
-    {"softmax_drift", "--N 1024,-5", "softmax_drift.csv"},           /* negative */
+    {"softmax_drift", "--N 0", "softmax_drift.csv"},       /* vocabulary size below 2 */
+    {"softmax_drift", "--N 1024,-5", "softmax_drift.csv"}, /* negative */
     {"softmax_drift", "--rows 0", "softmax_drift.csv"},
-    {"softmax_drift", "--block 0", "softmax_drift.csv"},             /* online:0 */
+    {"softmax_drift", "--block 0", "softmax_drift.csv"}, /* online:0 */
     {"softmax_drift", "--sigma 0", "softmax_drift.csv"},
     {"softmax_drift", "--formats fp99", "softmax_drift.csv"},
     {"softmax_drift", "--formats tf32", "softmax_drift.csv"},
-    {"softmax_drift", "--N 33554432", "softmax_drift.csv"},          /* above 2^24 logits per row */
+    {"softmax_drift", "--N 33554432", "softmax_drift.csv"}, /* above 2^24 logits per row */
     {"attention_drift", "--L 0", "attention_drift.csv"},
     {"attention_drift", "--L -3", "attention_drift.csv"},
     {"attention_drift", "--heads 3 --kv-heads 2", "attention_drift.csv"}, /* not a multiple */
@@ -49,7 +43,7 @@ static const bad_t BAD[] = {
     {"attention_drift", "--bc 0", "attention_drift.csv"},
     {"attention_drift", "--splits 0", "attention_drift.csv"},
     {"attention_drift", "--split-size 0", "attention_drift.csv"},
-    {"attention_drift", "--split-size 100", "attention_drift.csv"},  /* not a multiple of the tile 64 */
+    {"attention_drift", "--split-size 100", "attention_drift.csv"}, /* not a multiple of the tile 64 */
     {"attention_drift", "--check-rows 0", "attention_drift.csv"},
     {"attention_drift", "--L 1048576 --dim 4096", "attention_drift.csv"}, /* a cache of 2^33 values */
     {"attention_drift", "--formats fp64", "attention_drift.csv"},
@@ -62,7 +56,7 @@ static const bad_t BAD[] = {
     {"kv_cache", "--chunks 100000 --prefill-len 64", "kv_cache.csv"}, /* longer than the prefill */
     {"kv_cache", "--queries 0", "kv_cache.csv"},
     {"kv_cache", "--vocab 1", "kv_cache.csv"},
-    {"kv_cache", "--vocab 1048576 --dim 4096", "kv_cache.csv"},       /* a 2^34-value projection */
+    {"kv_cache", "--vocab 1048576 --dim 4096", "kv_cache.csv"}, /* a 2^34-value projection */
     {"kv_cache", "--L 1048576 --dim 4096", "kv_cache.csv"},
 };
 
@@ -75,8 +69,8 @@ Test(attention_exp, bad_options_exit_2_one_line_and_write_nothing)
                      "%s %s", BAD[i].exp, BAD[i].args);
         char *msg = slurp(err);
         size_t n = strlen(msg);
-        cr_assert(n > 0 && msg[n - 1] == '\n' && strchr(msg, '\n') == msg + n - 1, "%s %s: not one line: %s", BAD[i].exp,
-                  BAD[i].args, msg);
+        cr_assert(n > 0 && msg[n - 1] == '\n' && strchr(msg, '\n') == msg + n - 1, "%s %s: not one line: %s",
+                  BAD[i].exp, BAD[i].args, msg);
         cr_assert(strstr(msg, "--"), "%s %s: the message names no option: %s", BAD[i].exp, BAD[i].args, msg);
         free(msg);
         char p[256];
@@ -105,14 +99,22 @@ Test(attention_exp, quick_runs_write_their_files_and_the_bitwise_facts_hold)
     cr_assert_eq(sh("%s/softmax_drift --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
     cr_assert_eq(sh("%s/attention_drift --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
     cr_assert_eq(sh("%s/kv_cache --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
-    const char *files[] = {"softmax_drift.csv", "softmax_drift_cliff.csv", "softmax_drift.md", "attention_drift.csv",
-                           "attention_drift_padding.csv", "attention_drift_decode.csv", "attention_drift.md",
-                           "kv_cache.csv", "kv_cache_chunked.csv", "kv_cache.md"};
+    const char *files[] = {"softmax_drift.csv",
+                           "softmax_drift_cliff.csv",
+                           "softmax_drift.md",
+                           "attention_drift.csv",
+                           "attention_drift_padding.csv",
+                           "attention_drift_decode.csv",
+                           "attention_drift.md",
+                           "kv_cache.csv",
+                           "kv_cache_chunked.csv",
+                           "kv_cache.md"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char p[256];
         snprintf(p, sizeof p, "%s/q/%s", dir, files[i]);
         char *t = slurp(p);
-        if (strstr(files[i], ".md")) cr_assert(strstr(t, "**Question.**") && strstr(t, "**Takeaway.**"), "%s", files[i]);
+        if (strstr(files[i], ".md"))
+            cr_assert(strstr(t, "**Question.**") && strstr(t, "**Takeaway.**"), "%s", files[i]);
         free(t);
     }
     char p[256];
@@ -123,7 +125,8 @@ Test(attention_exp, quick_runs_write_their_files_and_the_bitwise_facts_hold)
     free(t);
     snprintf(p, sizeof p, "%s/q/attention_drift_padding.csv", dir);
     t = slurp(p);
-    cr_assert(row_has(t, "bf16,standard,left,96,37,1,0,") && row_has(t, "bf16,standard,right,96,37,1,0,"), "standard: padding");
+    cr_assert(row_has(t, "bf16,standard,left,96,37,1,0,") && row_has(t, "bf16,standard,right,96,37,1,0,"),
+              "standard: padding");
     free(t);
     /* The fp16 overflow cliff: naive computed in fp16 with a peak of 12 (rounds to 12 in fp16)
      * overflows exp (e^12 = 162755 > 65504), so p_0 = inf / inf = NaN; a peak of 8 (e^8 = 2981, plus
@@ -165,14 +168,19 @@ static int field(char *out, size_t size, const char *text, const char *prefix, i
  * digits each, the ratio printed with 6), so it agrees to within 1e-5 relative. */
 Test(attention_exp, the_control_is_standard_in_fp32_and_its_ratios_follow_from_the_errors)
 {
-    cr_assert_eq(sh("%s/attention_drift --L 24,40 --bc 8,16 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 "
-                    "--formats fp32,bf16 --quiet --out %s/c", DRIFT_BIN_DIR, dir), 0);
+    cr_assert_eq(
+        sh("%s/attention_drift --L 24,40 --bc 8,16 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 "
+           "--formats fp32,bf16 --quiet --out %s/c",
+           DRIFT_BIN_DIR, dir),
+        0);
     char p[256];
     snprintf(p, sizeof p, "%s/c/attention_drift.csv", dir);
     char *m = slurp(p);
     snprintf(p, sizeof p, "%s/c/attention_drift_control.csv", dir);
     char *c = slurp(p);
-    cr_assert(strstr(c, "\nformat,L,rows_checked,relerr_round,relerr_true,max_abs_err_round,ratio_to_standard,flash_to_control_min,flash_to_control_max\n"));
+    cr_assert(strstr(
+        c,
+        "\nformat,L,rows_checked,relerr_round,relerr_true,max_abs_err_round,ratio_to_standard,flash_to_control_min,flash_to_control_max\n"));
     const char *Ls[] = {"24", "40"}, *fmts[] = {"fp32", "bf16"};
     int rows = 0;
     for (const char *q = strchr(c, '\n'); q && q[1]; q = strchr(q + 1, '\n')) rows += q[1] != '#';
@@ -199,8 +207,8 @@ Test(attention_exp, the_control_is_standard_in_fp32_and_its_ratios_follow_from_t
                 lo = r < lo ? r : lo, hi = r > hi ? r : hi;
             }
             cr_assert(field(a, sizeof a, c, cp, 7) && field(b, sizeof b, c, cp, 8));
-            cr_assert(fabs(strtod(a, NULL) / lo - 1) < 1e-5 && fabs(strtod(b, NULL) / hi - 1) < 1e-5, "%s: flash / control %s %s vs %g %g",
-                      cp, a, b, lo, hi);
+            cr_assert(fabs(strtod(a, NULL) / lo - 1) < 1e-5 && fabs(strtod(b, NULL) / hi - 1) < 1e-5,
+                      "%s: flash / control %s %s vs %g %g", cp, a, b, lo, hi);
         }
     free(m), free(c);
     /* the takeaway names the control in the formats where it is not standard, fp32 not among them */

@@ -18,8 +18,10 @@ int drift_dot_cond_median(double *med, const double *a, const double *B, size_t 
     for (size_t j = 0; !rc && j < N; j++) {
         for (size_t k = 0; k < K; k++) br[k] = drift_rne(B[k * N + j], in);
         double dot, sa;
-        if (exact) dot = exact[j];
-        else if ((rc = drift_exact_dot(&dot, ar, br, K, DRIFT_FP64, DRIFT_RNE))) break;
+        if (exact)
+            dot = exact[j];
+        else if ((rc = drift_exact_dot(&dot, ar, br, K, DRIFT_FP64, DRIFT_RNE)))
+            break;
         for (size_t k = 0; k < K; k++) br[k] = fabs(ar[k] * br[k]); /* exact: narrow products */
         if ((rc = drift_exact_sum(&sa, br, K, DRIFT_FP64, DRIFT_RNE))) break;
         cond[j] = sa / fabs(dot);

@@ -27,8 +27,10 @@ Test(batch_sweep, kernels_change_where_the_policy_says, .timeout = 120)
         const drift_batch_row_t *v = drift_batch_sweep_rows(&b, f, DRIFT_POLICY_VENDOR_LIKE, 0);
         for (size_t M = 1; M <= 330; M++) {
             cr_assert_eq(v[M - 1].M, M);
-            if (M <= 320) cr_assert_eq(v[M - 1].kc, v[0].kc, "M = %zu: the kernel of M = 1 expected", M);
-            else cr_assert_neq(v[M - 1].kc, v[0].kc, "M = %zu: splitk:8 expected", M);
+            if (M <= 320)
+                cr_assert_eq(v[M - 1].kc, v[0].kc, "M = %zu: the kernel of M = 1 expected", M);
+            else
+                cr_assert_neq(v[M - 1].kc, v[0].kc, "M = %zu: splitk:8 expected", M);
         }
         const drift_batch_sum_t *vs = drift_batch_sweep_sum(&b, f, DRIFT_POLICY_VENDOR_LIKE, 0);
         cr_assert(vs->m_changed <= 10 && (vs->first_M == 0 || vs->first_M == 321));
@@ -48,10 +50,13 @@ Test(batch_sweep, sampled_batch_sizes)
     memset(blk, 0, sizeof blk);
     for (size_t i = 0; i < 100; i++) blk[i].M = i + 1;
     const size_t yes[] = {1, 16, 31, 32, 33, 63, 64, 65, 96, 100}, no[] = {18, 30, 50, 99};
-    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) cr_assert(drift_batch_sweep_sampled(blk, 100, yes[i] - 1), "M = %zu", yes[i]);
-    for (size_t i = 0; i < sizeof no / sizeof *no; i++) cr_assert(!drift_batch_sweep_sampled(blk, 100, no[i] - 1), "M = %zu", no[i]);
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        cr_assert(drift_batch_sweep_sampled(blk, 100, yes[i] - 1), "M = %zu", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        cr_assert(!drift_batch_sweep_sampled(blk, 100, no[i] - 1), "M = %zu", no[i]);
     blk[49].kc = 1; /* M = 50 alone on another kernel: it and its neighbours end runs */
-    cr_assert(drift_batch_sweep_sampled(blk, 100, 48) && drift_batch_sweep_sampled(blk, 100, 49) && drift_batch_sweep_sampled(blk, 100, 50));
+    cr_assert(drift_batch_sweep_sampled(blk, 100, 48) && drift_batch_sweep_sampled(blk, 100, 49) &&
+              drift_batch_sweep_sampled(blk, 100, 50));
 }
 
 Test(batch_sweep, unknown_device)

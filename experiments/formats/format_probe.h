@@ -13,8 +13,8 @@ typedef struct {
 } drift_format_consts_t;
 
 typedef struct {
-    int e;                     /* the binade [2^e, 2^(e+1)) (its top end x_end) */
-    double x, x_end, spacing;  /* spacing: (next member above x) - x */
+    int e;                    /* the binade [2^e, 2^(e+1)) (its top end x_end) */
+    double x, x_end, spacing; /* spacing: (next member above x) - x */
     int subnormal;
 } drift_binade_t;
 

@@ -26,10 +26,10 @@ typedef struct {
     const drift_format_consts_t *consts;
     drift_binade_t *const *steps; /* per format, nsteps[j] binades */
     const int *nsteps;
-    long nrand;                    /* random reals x = rhi + rlo, exponents in [rand_emin, rand_emax) */
+    long nrand; /* random reals x = rhi + rlo, exponents in [rand_emin, rand_emax) */
     int rand_emin, rand_emax;
     const double *rhi, *rlo;
-    const drift_stored_t *rc;      /* [i * nf + j] */
+    const drift_stored_t *rc;         /* [i * nf + j] */
     const drift_stored_summary_t *rs; /* per format */
 } drift_formats_lab_t;
 

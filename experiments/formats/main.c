@@ -139,9 +139,22 @@ int main(int argc, char **argv)
     const char *values_opt = NULL;
     long nrand = 0; /* 0: not given, take the profile's */
     const drift_cli_opt_t opts[] = {
-        {"values", DRIFT_OPT_LIST, &values_opt, "X,X,...",
-         "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)", 0, 0, {0}},
-        {"samples", DRIFT_OPT_INT, &nrand, "N", "random reals for the relative-error plot", 1, 10000000, {"200", "1000", "20000"}},
+        {"values",
+         DRIFT_OPT_LIST,
+         &values_opt,
+         "X,X,...",
+         "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)",
+         0,
+         0,
+         {0}},
+        {"samples",
+         DRIFT_OPT_INT,
+         &nrand,
+         "N",
+         "random reals for the relative-error plot",
+         1,
+         10000000,
+         {"200", "1000", "20000"}},
     };
     const drift_cli_spec_t spec = {
         .name = "formats",
@@ -152,11 +165,12 @@ int main(int argc, char **argv)
         .nopts = 2,
         .no_orders = "takes no orders (its one sum, a + b, has no order to choose)",
         .cpu_only = "CPU only",
-        .summary = "each format keeps p significant bits, so a stored value is off by at most u = 2^-p relative to the real "
-        "number (the worst of the random reals is always <= u) as long as it lies between the smallest normal and the "
-        "largest finite value. Below, subnormals keep fewer bits and the relative error grows to 1 (the value becomes "
-        "0); above, the value overflows to inf (NaN in fp8e4m3). tf32 and fp16 have the same p = 11 but different "
-        "ranges; bf16 has fp32's range with only p = 8. Plots: ./lab plot formats."};
+        .summary =
+            "each format keeps p significant bits, so a stored value is off by at most u = 2^-p relative to the real "
+            "number (the worst of the random reals is always <= u) as long as it lies between the smallest normal and the "
+            "largest finite value. Below, subnormals keep fewer bits and the relative error grows to 1 (the value becomes "
+            "0); above, the value overflows to inf (NaN in fp8e4m3). tf32 and fp16 have the same p = 11 but different "
+            "ranges; bf16 has fp32's range with only p = 8. Plots: ./lab plot formats."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
 
@@ -171,8 +185,10 @@ int main(int argc, char **argv)
         mpfr_inits2(DRIFT_WITNESS_PREC, v->a, v->b, v->exact, (mpfr_ptr)0);
         if (drift_witness_read(v->a, TEACH[nv].a) || (v->sum && drift_witness_read(v->b, TEACH[nv].b)))
             drift_die("lesson %d: a value that is not a number", nv);
-        if (v->sum) mpfr_add(v->exact, v->a, v->b, MPFR_RNDN); /* exact: same binade, 256 bits */
-        else mpfr_set(v->exact, v->a, MPFR_RNDN);
+        if (v->sum)
+            mpfr_add(v->exact, v->a, v->b, MPFR_RNDN); /* exact: same binade, 256 bits */
+        else
+            mpfr_set(v->exact, v->a, MPFR_RNDN);
     }
     if (values_opt) nv = read_values(vals, nv, values_opt);
     const int nf = cli.nformats;
@@ -180,15 +196,17 @@ int main(int argc, char **argv)
 
     /* (a) values: stored (rounded once) or summed in the format from the rounded operands */
     drift_stored_t *cells = calloc((size_t)nv * nf, sizeof *cells);
-    if (!cells) drift_die_oom((double)nv * nf * sizeof *cells, "%d values x %d formats (--values, --formats: fewer)", nv, nf);
+    if (!cells)
+        drift_die_oom((double)nv * nf * sizeof *cells, "%d values x %d formats (--values, --formats: fewer)", nv, nf);
     mpfr_t diff, q;
     mpfr_init2(diff, DRIFT_WITNESS_DIFF_PREC);
     mpfr_init2(q, 53);
     for (int i = 0; i < nv; i++)
         for (int j = 0; j < nf; j++) {
             const drift_formats_value_t *v = &vals[i];
-            double r = v->sum ? drift_add(drift_witness_round(v->a, F[j]), drift_witness_round(v->b, F[j]), F[j], DRIFT_RNE)
-                              : drift_witness_round(v->exact, F[j]);
+            double r =
+                v->sum ? drift_add(drift_witness_round(v->a, F[j]), drift_witness_round(v->b, F[j]), F[j], DRIFT_RNE)
+                       : drift_witness_round(v->exact, F[j]);
             drift_witness_error(&cells[i * nf + j], r, v->exact, F[j], diff, q);
         }
     mpfr_clears(diff, q, (mpfr_ptr)0);
@@ -201,7 +219,8 @@ int main(int argc, char **argv)
         if (drift_format_probe_constants(&consts[j], F[j]))
             drift_die("self-check failed: %s's measured constants disagree with format.h", drift_format_name(F[j]));
         if (!(steps[j] = malloc((size_t)drift_format_nbinades(F[j]) * sizeof **steps)))
-            drift_die_oom((double)drift_format_nbinades(F[j]) * sizeof **steps, "%s's %d binades", drift_format_name(F[j]), drift_format_nbinades(F[j]));
+            drift_die_oom((double)drift_format_nbinades(F[j]) * sizeof **steps, "%s's %d binades",
+                          drift_format_name(F[j]), drift_format_nbinades(F[j]));
         if ((nsteps[j] = drift_format_probe_spacing(steps[j], F[j])) < 0)
             drift_die("self-check failed: %s's measured spacing disagrees with drift_ulp", drift_format_name(F[j]));
     }
@@ -211,7 +230,8 @@ int main(int argc, char **argv)
     double *rhi = malloc((size_t)nrand * sizeof *rhi), *rlo = malloc((size_t)nrand * sizeof *rlo);
     drift_stored_t *rc = malloc((size_t)nrand * nf * sizeof *rc);
     if (!rhi || !rlo || !rc)
-        drift_die_oom((double)nrand * (2 * sizeof *rhi + nf * sizeof *rc), "%ld random reals x %d formats (--samples: fewer)", (long)nrand, nf);
+        drift_die_oom((double)nrand * (2 * sizeof *rhi + nf * sizeof *rc),
+                      "%ld random reals x %d formats (--samples: fewer)", (long)nrand, nf);
     DRIFT_OMP("omp parallel")
     {
         mpfr_t x, d, qq;
@@ -233,8 +253,8 @@ int main(int argc, char **argv)
     for (long i = 0; i < nrand; i++)
         for (int j = 0; j < nf; j++) drift_stored_summary_add(&rs[j], &rc[i * nf + j], F[j]);
 
-    const drift_formats_lab_t lab = {&cli, F, nf, vals, nv, cells, consts, steps, nsteps, nrand, RAND_EMIN, RAND_EMAX,
-                                     rhi, rlo, rc, rs};
+    const drift_formats_lab_t lab = {&cli,   F,     nf,        vals,      nv,  cells, consts, steps,
+                                     nsteps, nrand, RAND_EMIN, RAND_EMAX, rhi, rlo,   rc,     rs};
     drift_formats_write(&lab); /* formats_report.c */
 
     for (int i = 0; i < nv; i++) mpfr_clears(vals[i].a, vals[i].b, vals[i].exact, (mpfr_ptr)0);

@@ -16,15 +16,9 @@ static const char *const FILES[] = {"formats.csv", "formats_constants.csv", "for
 
 static char dir[64];
 
-static void make_dir(void)
-{
-    tmpdir_make(dir, sizeof dir, "drift_fmt");
-}
+static void make_dir(void) { tmpdir_make(dir, sizeof dir, "drift_fmt"); }
 
-static void remove_dir(void)
-{
-    tmpdir_remove(dir);
-}
+static void remove_dir(void) { tmpdir_remove(dir); }
 
 TestSuite(formats_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
@@ -167,8 +161,7 @@ static const spot_t SPOTS[] = {
     {"0.1", "fp16", "bits", "0x2e66", "0 01011 1001100110"},
     {"0.1", "fp16", "direction", "down", "see above"},
     {"0.1", "bf16", "result_hex", "0x1.9ap-4", "1.1001100|1100...: above half, up to 1.1001101b"},
-    {"0.1", "fp64", "abs_err", "5.551115e-18",
-     "the double 0.1000000000000000055511151231257827 is 5.55e-18 above 0.1"},
+    {"0.1", "fp64", "abs_err", "5.551115e-18", "the double 0.1000000000000000055511151231257827 is 5.55e-18 above 0.1"},
     {"65520", "bf16", "result", "65536", "65520 = 1.1111111|11110000b x 2^15, rounds up to 2^16"},
     {"65520", "fp16", "class", "inf", "the tie above 65504 goes to the even 2^16: overflow"},
     {"65504", "fp16", "ulp_err", "0", "65504 is fp16's largest finite"},

@@ -37,8 +37,8 @@ static int same_tc(drift_tc_arch_t a, drift_tc_arch_t b, drift_format_t in)
 {
     drift_tc_model_t x, y;
     if (drift_tc_model(&x, a, in, DRIFT_FP32) || drift_tc_model(&y, b, in, DRIFT_FP32)) return 0;
-    return x.algo == y.algo && x.block == y.block && x.neab == y.neab && x.min_exp == y.min_exp && x.rounding == y.rounding &&
-           x.subnormals == y.subnormals;
+    return x.algo == y.algo && x.block == y.block && x.neab == y.neab && x.min_exp == y.min_exp &&
+           x.rounding == y.rounding && x.subnormals == y.subnormals;
 }
 
 int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *ck, drift_format_t in,
@@ -80,7 +80,10 @@ int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *
 
 long drift_arch_greedy_exact_steps(const drift_arch_greedy_t *g) { return g ? g->ex.steps : 0; }
 
-int drift_arch_greedy_same_as(const drift_arch_greedy_t *g, int a) { return g && a >= 0 && a < g->n ? g->same_as[a] : -1; }
+int drift_arch_greedy_same_as(const drift_arch_greedy_t *g, int a)
+{
+    return g && a >= 0 && a < g->n ? g->same_as[a] : -1;
+}
 
 int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double *topgap, const int *const *prompts,
                           const int *np, int ntokens, char *err, size_t errsz)
@@ -105,12 +108,13 @@ int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double 
             for (int b = a + 1; b < n && !rc && !g->exact; b++) {
                 int ia = g->same_as[a] >= 0 ? g->same_as[a] : a, ib = g->same_as[b] >= 0 ? g->same_as[b] : b;
                 if (!g->ok[a] || !g->ok[b] || ia == ib) continue;
-                if (drift_first_difference(gen[(size_t)ia * R + r].token, gen[(size_t)ib * R + r].token, ntokens) < 0) continue;
+                if (drift_first_difference(gen[(size_t)ia * R + r].token, gen[(size_t)ib * R + r].token, ntokens) < 0)
+                    continue;
                 drift_numerics_t exn = drift_numerics_exact();
                 if ((rc = drift_model_create(&g->exact, g->ck, &exn, 1, err, errsz))) break;
                 if ((rc = drift_prefix_logits_init(&g->ex, g->exact)))
-                    drift_why_oom(err, errsz, (double)g->ck->cfg.seq_len * g->V * sizeof(double), "the exact logits of %d positions x %d tokens",
-                                  g->ck->cfg.seq_len, g->V);
+                    drift_why_oom(err, errsz, (double)g->ck->cfg.seq_len * g->V * sizeof(double),
+                                  "the exact logits of %d positions x %d tokens", g->ck->cfg.seq_len, g->V);
             }
 #define GEN(a, r) (&gen[(size_t)(g->same_as[a] >= 0 ? g->same_as[a] : (a)) * (size_t)R + (size_t)(r)])
     for (int r = 0; r < R && !rc; r++) {
@@ -123,8 +127,9 @@ int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double 
             for (int b = a + 1; b < n && !rc; b++) {
                 if (!g->ok[a] || !g->ok[b]) continue;
                 const drift_gen_t *ga = GEN(a, r), *gb = GEN(b, r);
-                rc = drift_parting(&part[(size_t)r * (size_t)npair + (size_t)drift_pair_index(a, b, n)], ga->token, ga->logits,
-                                   gb->token, gb->logits, ntokens, g->V, prompts[r], np[r], g->exact ? &g->ex : NULL);
+                rc = drift_parting(&part[(size_t)r * (size_t)npair + (size_t)drift_pair_index(a, b, n)], ga->token,
+                                   ga->logits, gb->token, gb->logits, ntokens, g->V, prompts[r], np[r],
+                                   g->exact ? &g->ex : NULL);
             }
     }
 #undef GEN

@@ -24,7 +24,8 @@ int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const dri
     for (size_t i = 0; i < np; i++) {
         double *h = malloc(K * sizeof *h), *w1 = malloc(K * sizeof *w1), *w2 = malloc(K * sizeof *w2);
         double *hf = malloc(K * sizeof *hf), *W2 = malloc(2 * K * sizeof *W2);
-        if (!h || !w1 || !w2 || !hf || !W2) err |= 1;
+        if (!h || !w1 || !w2 || !hf || !W2)
+            err |= 1;
         else {
             drift_stream_t ps;
             drift_stream_init(&ps, seed, key, point, (uint32_t)i);
@@ -41,7 +42,8 @@ int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const dri
                 drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, nc))
                 err |= 1;
             else {
-                for (int c = 0; c < nc; c++) pick[i * (size_t)(n + 1) + (size_t)map[c]] = (unsigned char)res.computed[c].top1;
+                for (int c = 0; c < nc; c++)
+                    pick[i * (size_t)(n + 1) + (size_t)map[c]] = (unsigned char)res.computed[c].top1;
                 pick[i * (size_t)(n + 1) + (size_t)n] = (unsigned char)res.exact.top1;
                 missed[i] = !pt.reached;
             }
@@ -52,12 +54,13 @@ int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const dri
 }
 
 int drift_close_call_counts(drift_count_t *cnt, long *missed, const drift_hidden_model_t *model, size_t V, size_t K,
-                            double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n, uint64_t seed,
-                            uint32_t key, uint32_t point, size_t np)
+                            double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n,
+                            uint64_t seed, uint32_t key, uint32_t point, size_t np)
 {
     if (!cnt || !missed) return DRIFT_EINVAL;
     unsigned char *pick = calloc(np * (size_t)(n + 1) + 1, 1), *miss = calloc(np + 1, 1);
-    int rc = pick && miss ? drift_close_call_picks(pick, miss, model, V, K, gap, in, rec, use, n, seed, key, point, np) : DRIFT_ENOMEM;
+    int rc = pick && miss ? drift_close_call_picks(pick, miss, model, V, K, gap, in, rec, use, n, seed, key, point, np)
+                          : DRIFT_ENOMEM;
     for (size_t i = 0; i < np && !rc; i++) {
         const unsigned char *x = pick + i * (size_t)(n + 1);
         *missed += miss[i];

@@ -69,14 +69,16 @@ Test(gpu_generations, batch_equals_each_prompt_alone)
         cr_assert_eq(alone.n, T);
         cr_assert_eq(g[i].n, T);
         for (int t = 0; t < T; t++) cr_assert_eq(g[i].token[t], alone.token[t], "prompt %d step %d", i, t);
-        cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * (size_t)V * sizeof(double)), 0, "prompt %d: logits differ", i);
+        cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * (size_t)V * sizeof(double)), 0,
+                     "prompt %d: logits differ", i);
         drift_gen_free(&alone);
         drift_gen_free(&g[i]);
     }
     drift_gen_t g4[N + 1];
     const int p4[(N + 1) * NP] = {1, 40, 1, 300, 1, 77, 1, 2};
     cr_assert_eq(drift_greedy_batch(g4, mb, p4, N + 1, NP, T, 0), DRIFT_EINVAL, "more prompts than KV slots");
-    cr_assert_eq(drift_greedy_batch(g4, mb, p4, N, NP, ck.cfg.seq_len, 0), DRIFT_EINVAL, "the context cannot hold them");
+    cr_assert_eq(drift_greedy_batch(g4, mb, p4, N, NP, ck.cfg.seq_len, 0), DRIFT_EINVAL,
+                 "the context cannot hold them");
     drift_model_free(mb), drift_model_free(ma);
 }
 
@@ -118,7 +120,7 @@ Test(gpu_generations, parting_by_hand)
     enum { V = 3, N = 4 };
     const int ta[N] = {2, 0, 1, 1}, tb[N] = {2, 0, 2, 1}, prompt[1] = {1};
     double la[N * V] = {0}, lb[N * V] = {0};
-    la[2 * V + 0] = 0.5, lb[2 * V + 0] = 0.25; /* step 2: |0.5 - 0.25| = 0.25 */
+    la[2 * V + 0] = 0.5, lb[2 * V + 0] = 0.25;  /* step 2: |0.5 - 0.25| = 0.25 */
     la[2 * V + 2] = -1, lb[2 * V + 2] = -1.125; /* 0.125 */
     la[3 * V + 1] = 7;                          /* after the parting: not looked at */
     drift_parting_t p;
@@ -153,7 +155,8 @@ Test(gpu_generations, batch_of_unequal_prompts_equals_each_alone)
         cr_assert_eq(drift_generate(&alone, ma, pp[i], np[i], T, 0, NULL, NULL, 1), 0);
         cr_assert_eq(g[i].n, T);
         for (int t = 0; t < T; t++) cr_assert_eq(g[i].token[t], alone.token[t], "prompt %d step %d", i, t);
-        cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * V * sizeof(double)), 0, "prompt %d: logits bit for bit", i);
+        cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * V * sizeof(double)), 0,
+                     "prompt %d: logits bit for bit", i);
         drift_gen_free(&alone), drift_gen_free(&g[i]);
     }
     const int *bad[N] = {p0, NULL, p2};
@@ -186,7 +189,8 @@ Test(gpu_generations, same_table_row_shares_the_decode)
     cr_assert_eq(drift_greedy_batch(gh, mh, prompts, R, 2, T, 1), 0);
     cr_assert_eq(drift_greedy_batch(gb, mb, prompts, R, 2, T, 1), 0);
     for (int r = 0; r < R; r++) {
-        cr_assert_eq(memcmp(gh[r].logits, gb[r].logits, (size_t)T * ck.cfg.vocab_size * sizeof(double)), 0, "prompt %d", r);
+        cr_assert_eq(memcmp(gh[r].logits, gb[r].logits, (size_t)T * ck.cfg.vocab_size * sizeof(double)), 0, "prompt %d",
+                     r);
         drift_gen_free(&gh[r]), drift_gen_free(&gb[r]);
     }
     drift_model_free(mh), drift_model_free(mb);
@@ -283,7 +287,8 @@ Test(gpu_generations, arch_set_and_pair_stats)
     cr_assert_eq(drift_arch_set_parse(a, &n, 8, "v100,h100,mi300x", err, sizeof err), 0);
     cr_assert(n == 3 && a[0] == DRIFT_TC_V100 && a[1] == DRIFT_TC_H100 && a[2] == DRIFT_TC_MI300X);
     const char *bad[] = {"h100", "h100,x999", "a100,a100", "", "a100,,"};
-    for (int i = 0; i < 5; i++) cr_assert_eq(drift_arch_set_parse(a, &n, 8, bad[i], err, sizeof err), DRIFT_EINVAL, "%s", bad[i]);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(drift_arch_set_parse(a, &n, 8, bad[i], err, sizeof err), DRIFT_EINVAL, "%s", bad[i]);
     cr_assert_eq(drift_arch_set_parse(a, &n, 2, "v100,a100,h100", err, sizeof err), DRIFT_EINVAL);
     drift_recipe_t rc;
     cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_V100), DRIFT_EUNSUPPORTED);
@@ -309,8 +314,9 @@ Test(gpu_generations, arch_set_and_pair_stats)
 
 Test(gpu_generations, bad_options_exit_2_one_line_no_file)
 {
-    const char *const bad[] = {"--prompts 0", "--tokens 0", "--tokens 600", "--prompts x", "--checkpoint /nonexistent.bin",
-                               "--archs h100", "--archs a100,a100", "--orders seq"};
+    const char *const bad[] = {
+        "--prompts 0",  "--tokens 0",        "--tokens 600", "--prompts x", "--checkpoint /nonexistent.bin",
+        "--archs h100", "--archs a100,a100", "--orders seq"};
     expect_bad_options(EXP " --profile quick", bad, sizeof bad / sizeof bad[0], dir, "gpu_generations_greedy.csv");
 }
 

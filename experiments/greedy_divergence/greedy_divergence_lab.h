@@ -17,27 +17,27 @@ typedef struct {
 
 /* one request whose completion parts from the request alone */
 typedef struct {
-    int request, batch, step;   /* step: first differing token (0-based) */
+    int request, batch, step; /* step: first differing token (0-based) */
     int tok_alone, tok_batched;
-    double gap, top12;          /* exact l(alone) - l(batched) there, exact top-1/top-2 gap */
+    double gap, top12; /* exact l(alone) - l(batched) there, exact top-1/top-2 gap */
 } drift_gd_div_t;
 
 /* one configuration's requests */
 typedef struct {
-    int shapes;                 /* distinct sequences of kernel plans */
-    long computed;              /* forward steps run after sharing prefixes */
-    int distinct;               /* distinct completions */
-    int ndiv;                   /* requests whose completion differs from the request alone */
-    drift_gd_div_t *divs;       /* [ndiv], in request order */
+    int shapes;           /* distinct sequences of kernel plans */
+    long computed;        /* forward steps run after sharing prefixes */
+    int distinct;         /* distinct completions */
+    int ndiv;             /* requests whose completion differs from the request alone */
+    drift_gd_div_t *divs; /* [ndiv], in request order */
 } drift_gd_result_t;
 
 typedef struct {
     const drift_cli_t *cli;
     const drift_gd_conf_t *confs;
     int nconf;
-    const int *use;             /* [nconf]: run */
+    const int *use;               /* [nconf]: run */
     const drift_gd_result_t *res; /* [nconf]: valid where use */
-    int R, T;                   /* requests, tokens each */
+    int R, T;                     /* requests, tokens each */
     long Bmax, sms, min_slice, bin;
     const char *prompt_ids, *ckpt;
     const drift_llm_config_t *cfg;

@@ -57,7 +57,8 @@ static const drift_gd_conf_t CONFS[] = {
     {"invariant-fp32-splitkv-count", "batch-invariant", "fp32/seq/fp32/fp32", "fp32", "splitkv:auto,16", 1, "ring"},
     {"invariant-fp32-splitkv-size", "batch-invariant", "fp32/seq/fp32/fp32", "fp32", "splitkv:size=32,16", 1, "ring"},
     {"invariant-bf16-splitkv-count", "batch-invariant", "bf16/tc:h100/fp32/bf16", "fp32", "splitkv:auto,16", 1, "ring"},
-    {"invariant-bf16-splitkv-size", "batch-invariant", "bf16/tc:h100/fp32/bf16", "fp32", "splitkv:size=32,16", 1, "ring"},
+    {"invariant-bf16-splitkv-size", "batch-invariant", "bf16/tc:h100/fp32/bf16", "fp32", "splitkv:size=32,16", 1,
+     "ring"},
     {"invariant-bf16-tp2-ring", "batch-invariant", "bf16/tc:h100/fp32/bf16", "fp32", "splitkv:size=32,16", 2, "ring"},
 };
 #define NCONF ((int)(sizeof CONFS / sizeof CONFS[0]))
@@ -71,17 +72,18 @@ static void make_numerics(drift_numerics_t *nx, const drift_gd_conf_t *c, long s
     drift_numerics_set_mm(nx, &r);
     if (drift_format_parse(&nx->weights, c->weights)) drift_die("configuration %s: bad weights", c->name);
     if (drift_policy_parse(&nx->policy, c->policy)) drift_die("configuration %s: bad policy", c->name);
-    if (drift_numerics_set_attention(nx, c->attention, err, sizeof err)) drift_die("configuration %s: %s", c->name, err);
+    if (drift_numerics_set_attention(nx, c->attention, err, sizeof err))
+        drift_die("configuration %s: %s", c->name, err);
     if (drift_allreduce_parse(&nx->allreduce, c->allreduce)) drift_die("configuration %s: bad all-reduce", c->name);
     nx->tp = c->tp, nx->sms = (int)sms, nx->min_slice = (int)min_slice;
 }
 
 typedef struct {
     int batch;
-    int *plan;  /* T plan ids */
-    int *tok;   /* T tokens */
+    int *plan;     /* T plan ids */
+    int *tok;      /* T tokens */
     int first_div; /* -1: same as alone */
-    int cls;    /* completion class */
+    int cls;       /* completion class */
 } req_t;
 
 static const int *g_T; /* for the sort */
@@ -99,32 +101,76 @@ int main(int argc, char **argv)
     long R_ = 0, T_ = 0, Bmax = 0, sms = 132, min_slice = DRIFT_POLICY_MIN_SLICE, bin = 0;
     const char *ckpt = NULL, *prompt_ids = NULL, *confs_opt = NULL, *set = NULL;
     const drift_cli_opt_t opts[] = {
-        {"requests", DRIFT_OPT_INT, &R_, "R", "identical greedy requests per configuration", 1, 100000, {"4", "64", "1000"}},
+        {"requests",
+         DRIFT_OPT_INT,
+         &R_,
+         "R",
+         "identical greedy requests per configuration",
+         1,
+         100000,
+         {"4", "64", "1000"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "tokens each request generates", 1, 4096, {"16", "32", "256"}},
         {"batch-max", DRIFT_OPT_INT, &Bmax, "B", "batch sizes uniform in 1..B", 1, 4096, {"64", "64", "64"}},
         {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (132: an H100)", 1, 100000, {0}},
-        {"min-slice", DRIFT_OPT_INT, &min_slice, "N", "split-K minimum slice (256, the policy's own; 4 makes stories260K's tiny GEMMs split)", 1, 1 << 30, {0}},
+        {"min-slice",
+         DRIFT_OPT_INT,
+         &min_slice,
+         "N",
+         "split-K minimum slice (256, the policy's own; 4 makes stories260K's tiny GEMMs split)",
+         1,
+         1 << 30,
+         {0}},
         {"bin", DRIFT_OPT_INT, &bin, "N", "histogram bin width in steps", 1, 4096, {"4", "8", "16"}},
-        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0, {0}},
-        {"prompt-ids", DRIFT_OPT_STRING, &prompt_ids, "IDS", "prompt token ids, comma-separated (default: a GGUF model's prompt drawn from --prompt-set; llama2.c: 1, BOS)", 0, 0, {0}},
-        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "prompt set a GGUF model's prompt is drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
-        {"configs", DRIFT_OPT_STRING, &confs_opt, "LIST", "configurations to run, comma-separated, or all", 0, 0,
+        {"checkpoint",
+         DRIFT_OPT_STRING,
+         &ckpt,
+         "FILE",
+         "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)",
+         0,
+         0,
+         {0}},
+        {"prompt-ids",
+         DRIFT_OPT_STRING,
+         &prompt_ids,
+         "IDS",
+         "prompt token ids, comma-separated (default: a GGUF model's prompt drawn from --prompt-set; llama2.c: 1, BOS)",
+         0,
+         0,
+         {0}},
+        {"prompt-set",
+         DRIFT_OPT_STRING,
+         &set,
+         "FILE",
+         "prompt set a GGUF model's prompt is drawn from (default prompts/lab-prompts.txt)",
+         0,
+         0,
+         {0}},
+        {"configs",
+         DRIFT_OPT_STRING,
+         &confs_opt,
+         "LIST",
+         "configurations to run, comma-separated, or all",
+         0,
+         0,
          {"vendor-bf16,invariant-bf16-splitkv-size",
           "vendor-fp32,vendor-bf16,invariant-fp32-splitkv-count,invariant-bf16-splitkv-size", "all"}},
     };
     const drift_cli_spec_t spec = {
         .name = "greedy_divergence",
-        .question = "How many distinct completions do identical greedy requests get when each is batched with different companions, and where do they part?",
+        .question =
+            "How many distinct completions do identical greedy requests get when each is batched with different companions, and where do they part?",
         .default_orders = "seq",
         .opts = opts,
         .nopts = (int)(sizeof opts / sizeof opts[0]),
-        .no_orders = "takes no formats or orders (each configuration fixes its formats and kernels; see the summary CSV)",
+        .no_orders =
+            "takes no formats or orders (each configuration fixes its formats and kernels; see the summary CSV)",
         .cpu_only = NULL, /* the decoder computes through the backend */
-        .summary = "each request is the same prompt decoded greedily; only its companions in the batch differ. Under the "
-        "vendor-like policy the batch decides how each GEMM splits K, so some requests compute other bits, and once "
-        "a near tie flips one token the rest of the completion changes. The exact logit gap where they part is tiny. "
-        "Batch-invariant kernels with a fixed split size give one completion; a split-KV count chosen from the batch "
-        "brings the divergence back."};
+        .summary =
+            "each request is the same prompt decoded greedily; only its companions in the batch differ. Under the "
+            "vendor-like policy the batch decides how each GEMM splits K, so some requests compute other bits, and once "
+            "a near tie flips one token the rest of the completion changes. The exact logit gap where they part is tiny. "
+            "Batch-invariant kernels with a fixed split size give one completion; a split-KV count chosen from the batch "
+            "brings the divergence back."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     const int R = (int)R_, T = (int)T_;
@@ -141,8 +187,11 @@ int main(int argc, char **argv)
             int f = -1;
             for (int c = 0; c < NCONF; c++)
                 if (!strcmp(s, CONFS[c].name)) f = c;
-            if (f < 0) drift_die("--configs: unknown configuration '%s' (accepted: all, or names such as vendor-fp32, vendor-bf16, vendor-bf16-tp2-ring, "
-                                 "invariant-bf16-splitkv-size; see the source's table)", s);
+            if (f < 0)
+                drift_die(
+                    "--configs: unknown configuration '%s' (accepted: all, or names such as vendor-fp32, vendor-bf16, vendor-bf16-tp2-ring, "
+                    "invariant-bf16-splitkv-size; see the source's table)",
+                    s);
             use[f] = 1;
         }
     }
@@ -150,8 +199,10 @@ int main(int argc, char **argv)
     if (!nuse) drift_die("--configs: no configuration named");
     if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
     if (!ckpt && !(ckpt = drift_real_checkpoint())) {
-        fprintf(stderr, "greedy_divergence: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-                        "or give --checkpoint FILE\n");
+        fprintf(
+            stderr,
+            "greedy_divergence: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+            "or give --checkpoint FILE\n");
         return DRIFT_EXIT_SKIPPED;
     }
     drift_checkpoint_t ck;
@@ -167,16 +218,19 @@ int main(int argc, char **argv)
             drift_die("--prompt-set: %s", err);
         np = cp[0].n;
         memcpy(prompt, cp[0].tok, (size_t)np * sizeof(int));
-        snprintf(prompt_desc, sizeof prompt_desc, "prompt %d of %s (%s, %d tokens in the chat template: \"%.120s\")", cp[0].index,
-                 strrchr(set, '/') ? strrchr(set, '/') + 1 : set, cp[0].kind, np, cp[0].text);
+        snprintf(prompt_desc, sizeof prompt_desc, "prompt %d of %s (%s, %d tokens in the chat template: \"%.120s\")",
+                 cp[0].index, strrchr(set, '/') ? strrchr(set, '/') + 1 : set, cp[0].kind, np, cp[0].text);
         drift_chat_prompts_free(cp, 1);
     } else {
-        if (set) drift_die("--prompt-set: %s", ck.gguf ? "give --prompt-set or --prompt-ids, not both" : "a llama2.c checkpoint holds no tokenizer (give --prompt-ids)");
+        if (set)
+            drift_die("--prompt-set: %s", ck.gguf ? "give --prompt-set or --prompt-ids, not both"
+                                                  : "a llama2.c checkpoint holds no tokenizer (give --prompt-ids)");
         if (!prompt_ids) prompt_ids = "1";
         np = drift_parse_ids("--prompt-ids", prompt_ids, prompt, 256, V - 1);
         snprintf(prompt_desc, sizeof prompt_desc, "prompt ids %s", prompt_ids);
     }
-    if (np + T > ck.cfg.seq_len) drift_die("--tokens: prompt (%d) + tokens (%d) must fit the context of %d", np, T, ck.cfg.seq_len);
+    if (np + T > ck.cfg.seq_len)
+        drift_die("--tokens: prompt (%d) + tokens (%d) must fit the context of %d", np, T, ck.cfg.seq_len);
     for (int c = 0; c < NCONF; c++) {
         drift_numerics_t nx;
         if (!use[c]) continue;
@@ -194,7 +248,8 @@ int main(int argc, char **argv)
     drift_plan_set_t *in = malloc(sizeof *in);
     double *lg = malloc((size_t)V * sizeof(double));
     if (!rq || !rows || !plans || !toks || !order || !in || !lg)
-        drift_die_oom((double)(R + 1) * (sizeof *rq + 3.0 * T * sizeof(int)) + sizeof *in, "the batches of %d requests x %d tokens (--requests, --tokens: fewer)", R + 1, T);
+        drift_die_oom((double)(R + 1) * (sizeof *rq + 3.0 * T * sizeof(int)) + sizeof *in,
+                      "the batches of %d requests x %d tokens (--requests, --tokens: fewer)", R + 1, T);
     drift_stream_t st;
     drift_stream_init(&st, cli.seed, drift_fnv1a32("greedy_divergence"), 0, 0);
     for (int r = 0; r <= R; r++) {
@@ -204,7 +259,8 @@ int main(int argc, char **argv)
         rq[r].batch = bt.batch;
         rq[r].plan = plans + (size_t)r * (size_t)T;
         rq[r].tok = toks + (size_t)r * (size_t)T;
-        if (drift_batch_rows(rows + (size_t)r * (size_t)T, T, np, &bt, V, ck.cfg.seq_len)) drift_die("batch schedule failed");
+        if (drift_batch_rows(rows + (size_t)r * (size_t)T, T, np, &bt, V, ck.cfg.seq_len))
+            drift_die("batch schedule failed");
     }
 
     /* the exact model, teacher-forced on the alone completions (cached by prefix) */
@@ -218,7 +274,8 @@ int main(int argc, char **argv)
     drift_gd_result_t res[NCONF] = {{0}};
     drift_gd_div_t *divs = malloc((size_t)NCONF * (size_t)R * sizeof *divs); /* res[c].divs = divs + c R */
     if (!exseq || !exl || !divs)
-        drift_die_oom((double)(np + T) * V * sizeof(double), "the exact logits of %d tokens x %zu (--tokens: fewer)", np + T, (size_t)V);
+        drift_die_oom((double)(np + T) * V * sizeof(double), "the exact logits of %d tokens x %zu (--tokens: fewer)",
+                      np + T, (size_t)V);
     for (int c = 0; c < NCONF; c++) {
         if (!use[c]) continue;
         const drift_gd_conf_t *cf = &CONFS[c];
@@ -232,9 +289,11 @@ int main(int argc, char **argv)
         long p[DRIFT_PLAN_LEN_MAX];
         for (int r = 0; r <= R; r++)
             for (int t = 0; t < T; t++) {
-                int n = drift_model_plan(m, (size_t)rows[(size_t)r * (size_t)T + (size_t)t], rq[r].batch, np + t, p, DRIFT_PLAN_LEN_MAX);
+                int n = drift_model_plan(m, (size_t)rows[(size_t)r * (size_t)T + (size_t)t], rq[r].batch, np + t, p,
+                                         DRIFT_PLAN_LEN_MAX);
                 if (n < 0) drift_die("plan failed");
-                if ((rq[r].plan[t] = drift_plan_number(in, p, n)) < 0) drift_die("more than %d distinct kernel plans", DRIFT_PLAN_SET_MAX);
+                if ((rq[r].plan[t] = drift_plan_number(in, p, n)) < 0)
+                    drift_die("more than %d distinct kernel plans", DRIFT_PLAN_SET_MAX);
             }
         for (int r = 0; r <= R; r++) order[r] = &rq[r];
         g_T = &T;
@@ -281,7 +340,8 @@ int main(int argc, char **argv)
         if (maxdiv >= 0) {
             int need = np + maxdiv; /* tokens fed: prompt + alone tokens 0 .. maxdiv-1 */
             int same = 0;
-            while (same < exlen && same < need && exseq[same] == (same < np ? prompt[same] : al->tok[same - np])) same++;
+            while (same < exlen && same < need && exseq[same] == (same < np ? prompt[same] : al->tok[same - np]))
+                same++;
             for (int k = 0; k < need; k++) exseq[k] = k < np ? prompt[k] : al->tok[k - np];
             for (int k = same; k < need; k++) {
                 drift_seq_step_t sq = {0, k, 1, &exseq[k]};
@@ -296,14 +356,15 @@ int main(int argc, char **argv)
             const double *L = exl + (size_t)(np + t - 1) * (size_t)V;
             drift_top2_t tt;
             drift_top2(&tt, L, (size_t)V);
-            dv[ndiv++] = (drift_gd_div_t){r, rq[r].batch, t, al->tok[t], rq[r].tok[t], L[al->tok[t]] - L[rq[r].tok[t]],
-                                          L[tt.top1] - L[tt.top2]};
+            dv[ndiv++] = (drift_gd_div_t){
+                r, rq[r].batch, t, al->tok[t], rq[r].tok[t], L[al->tok[t]] - L[rq[r].tok[t]], L[tt.top1] - L[tt.top2]};
         }
         res[c] = (drift_gd_result_t){shapes, computed, distinct, ndiv, dv};
     }
     drift_progress(&cli, (size_t)NCONF, (size_t)NCONF);
 
-    const drift_greedy_div_lab_t lab = {&cli, CONFS, NCONF, use, res, R, T, Bmax, sms, min_slice, bin, prompt_desc, ckpt, &ck.cfg};
+    const drift_greedy_div_lab_t lab = {&cli, CONFS, NCONF,     use, res,         R,    T,
+                                        Bmax, sms,   min_slice, bin, prompt_desc, ckpt, &ck.cfg};
     drift_greedy_div_write(&lab); /* greedy_divergence_report.c */
     drift_model_free(exm);
     drift_checkpoint_free(&ck);

@@ -17,21 +17,20 @@
 #define EXP DRIFT_BIN_DIR "/layer_drift"
 
 static char dir[64];
-static void make_dir(void)
-{
-    tmpdir_make(dir, sizeof dir, "drift_layerdrift");
-}
-static void remove_dir(void)
-{
-    tmpdir_remove(dir);
-}
+static void make_dir(void) { tmpdir_make(dir, sizeof dir, "drift_layerdrift"); }
+static void remove_dir(void) { tmpdir_remove(dir); }
 
 TestSuite(layer_drift_exp, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
 Test(layer_drift_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *const bad[] = {"--layers 0", "--layers 257", "--tokens 0", "--tokens 257", "--checkpoint /nonexistent.bin",
-                               "--orders seq", "--profile quick --prompt-set /dev/null"};
+    const char *const bad[] = {"--layers 0",
+                               "--layers 257",
+                               "--tokens 0",
+                               "--tokens 257",
+                               "--checkpoint /nonexistent.bin",
+                               "--orders seq",
+                               "--profile quick --prompt-set /dev/null"};
     expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "layer_drift.csv");
 }
 
@@ -47,15 +46,24 @@ Test(layer_drift_exp, errors_sit_at_their_formats_roundoff)
         char model[32], config[32], block[32];
         int layers, layer, depth;
         double mean, mx;
-        cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%31[^,],%d,%lf,%lf", model, &layers, config, &layer, block, &depth, &mean, &mx), 8, "%s", l);
-        cr_assert(!strcmp(model, "stories260K") || !strcmp(model, "synthetic"), "quick runs stories260K and the synthetic model: %s", l);
+        cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%31[^,],%d,%lf,%lf", model, &layers, config, &layer, block,
+                            &depth, &mean, &mx),
+                     8, "%s", l);
+        cr_assert(!strcmp(model, "stories260K") || !strcmp(model, "synthetic"),
+                  "quick runs stories260K and the synthetic model: %s", l);
         nreal += !strcmp(model, "stories260K");
         if (strcmp(block, "mlp")) continue;
         /* fp32: u = 2^-24 = 6e-8; a few layers of ~100-term dots and residual adds stay far
          * below 1e-5 (a thousand ulps), and an exact forward pass is not bit-equal to fp32, so > 0. */
-        if (!strcmp(config, "fp32")) { cr_assert(mean > 0 && mean < 1e-5, "%s", l); n32++; }
+        if (!strcmp(config, "fp32")) {
+            cr_assert(mean > 0 && mean < 1e-5, "%s", l);
+            n32++;
+        }
         /* bf16: u = 2^-9 = 2e-3 on every GEMM input and output: at least 1e-4, at most 0.1. */
-        if (!strcmp(config, "bf16")) { cr_assert(mean > 1e-4 && mean < 0.1, "%s", l); n16++; }
+        if (!strcmp(config, "bf16")) {
+            cr_assert(mean > 1e-4 && mean < 0.1, "%s", l);
+            n16++;
+        }
     }
     cr_assert(n32 > 0 && n16 > 0 && nreal > 0);
     free(s);
@@ -81,7 +89,9 @@ Test(layer_drift_exp, fits_are_the_lines_through_the_csv)
         char model[32], config[32], block[32], k[64];
         int layers, layer, depth;
         double mean, mx;
-        cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%31[^,],%d,%lf,%lf", model, &layers, config, &layer, block, &depth, &mean, &mx), 8, "%s", l);
+        cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%31[^,],%d,%lf,%lf", model, &layers, config, &layer, block,
+                            &depth, &mean, &mx),
+                     8, "%s", l);
         if (strcmp(block, "mlp")) continue;
         snprintf(k, sizeof k, "%s,%s", model, config);
         int r = 0;
@@ -102,7 +112,9 @@ Test(layer_drift_exp, fits_are_the_lines_through_the_csv)
         char model[32], config[32], k[64];
         int layers, from, to;
         double g, ge, pw, pe, growth;
-        cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%d,%lf,%lf,%lf,%lf,%lf", model, &layers, config, &from, &to, &g, &ge, &pw, &pe, &growth), 10, "%s", l);
+        cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%d,%lf,%lf,%lf,%lf,%lf", model, &layers, config, &from, &to, &g,
+                            &ge, &pw, &pe, &growth),
+                     10, "%s", l);
         snprintf(k, sizeof k, "%s,%s", model, config);
         int r = 0;
         while (r < nk && strcmp(key[r], k)) r++;
@@ -117,7 +129,8 @@ Test(layer_drift_exp, fits_are_the_lines_through_the_csv)
                 stt += dt * dt, stl += dt * (log(y[r][i]) - ml);
             }
             double want = law ? stl / stt : exp(stl / stt), got = law ? pw : g;
-            cr_assert(fabs(got - want) <= 1e-4 * fabs(want), "%s: %s %.9g, by hand %.9g", l, law ? "power" : "factor", got, want);
+            cr_assert(fabs(got - want) <= 1e-4 * fabs(want), "%s: %s %.9g, by hand %.9g", l, law ? "power" : "factor",
+                      got, want);
         }
         cr_assert(ge >= 1 && pe >= 1, "a misfit factor is exp(rms) >= 1: %s", l);
         cr_assert(fabs(growth - y[r][layers - 1] / y[r][0]) <= 1e-4 * growth, "%s", l);

@@ -31,7 +31,8 @@ int drift_kernel_list_parse(drift_gemm_kernel_t *k, char names[][DRIFT_GEMM_KERN
             return snprintf(err, errsz, "malformed kernel spec '%s' (accepted: %s)", item, ACCEPTED), DRIFT_EINVAL;
         drift_gemm_kernel_print(names[n], DRIFT_GEMM_KERNEL_SPEC_MAX, &k[n]);
         for (int m = 0; m < n; m++)
-            if (drift_gemm_kernel_equal(&k[m], &k[n])) return snprintf(err, errsz, "'%s' given twice", item), DRIFT_EINVAL;
+            if (drift_gemm_kernel_equal(&k[m], &k[n]))
+                return snprintf(err, errsz, "'%s' given twice", item), DRIFT_EINVAL;
         n++;
         if (!end) break;
         p = end + 1;

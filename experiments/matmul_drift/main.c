@@ -71,16 +71,48 @@ int main(int argc, char **argv)
     long Mopt = 0, Nopt = 0, splitK = 0;
     drift_intlist_t Ks = {{0}, 0};
     const drift_cli_opt_t opts[] = {
-        {"kernels", DRIFT_OPT_STRING, &kernels_opt, "LIST",
-         "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)", 0, 0, {0}},
-        {"accs", DRIFT_OPT_LIST, &accs_opt, "LIST",
-         "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)", 0, 0, {0}},
-        {"dists", DRIFT_OPT_LIST, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0, {0}},
-        {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16)", 1,
-         1 << 20, {0}},
+        {"kernels",
+         DRIFT_OPT_STRING,
+         &kernels_opt,
+         "LIST",
+         "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)",
+         0,
+         0,
+         {0}},
+        {"accs",
+         DRIFT_OPT_LIST,
+         &accs_opt,
+         "LIST",
+         "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)",
+         0,
+         0,
+         {0}},
+        {"dists",
+         DRIFT_OPT_LIST,
+         &dists_opt,
+         "LIST",
+         "input distributions: normal, llm (default normal,llm)",
+         0,
+         0,
+         {0}},
+        {"K",
+         DRIFT_OPT_INTLIST,
+         &Ks,
+         "N,N,...",
+         "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16)",
+         1,
+         1 << 20,
+         {0}},
         {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C", 1, 4096, {"16", "32", "64"}},
         {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of C", 1, 4096, {"16", "32", "64"}},
-        {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64", 64, 1 << 20, {"1024", "4096", "4096"}},
+        {"splitk-K",
+         DRIFT_OPT_INT,
+         &splitK,
+         "N",
+         "K of the split-factor sweep S = 1..64",
+         64,
+         1 << 20,
+         {"1024", "4096", "4096"}},
     };
     const drift_cli_spec_t spec = {
         .name = "matmul_drift",
@@ -91,11 +123,12 @@ int main(int argc, char **argv)
         .nopts = (int)(sizeof opts / sizeof opts[0]),
         .no_orders = "sweeps GEMM kernels, not reduction orders (use --kernels; each kernel's order is in the CSV)",
         .cpu_only = NULL, /* GEMMs go through the dispatcher (--backend cuda) */
-        .summary = "each cell is how far the product is from the exact one (median over outputs of the relative error), with the "
-        "slope of its growth over K in parentheses. With an fp32 accumulator the error grows like sqrt(K) (slope ~0.5): "
-        "rounding errors mostly cancel. Split-K shortens every chain and lowers it. The tensor-core models truncate "
-        "instead of rounding, so their errors share one sign and grow like K (slope ~1). A 16-bit accumulator grows "
-        "like sqrt(K) as well, but thousands of times higher. Plots: ./lab plot matmul_drift."};
+        .summary =
+            "each cell is how far the product is from the exact one (median over outputs of the relative error), with the "
+            "slope of its growth over K in parentheses. With an fp32 accumulator the error grows like sqrt(K) (slope ~0.5): "
+            "rounding errors mostly cancel. Split-K shortens every chain and lowers it. The tensor-core models truncate "
+            "instead of rounding, so their errors share one sign and grow like K (slope ~1). A 16-bit accumulator grows "
+            "like sqrt(K) as well, but thousands of times higher. Plots: ./lab plot matmul_drift."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
 
@@ -109,9 +142,12 @@ int main(int argc, char **argv)
     if (strlen(accs_opt) >= sizeof buf || !*accs_opt) drift_die("--accs: '%s' (accepted: fp32, own)", accs_opt);
     strcpy(buf, accs_opt);
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(t, "fp32")) acc_fp32 = 1;
-        else if (!strcmp(t, "own")) acc_own = 1;
-        else drift_die("--accs: unknown accumulator '%s' (accepted: fp32, own)", t);
+        if (!strcmp(t, "fp32"))
+            acc_fp32 = 1;
+        else if (!strcmp(t, "own"))
+            acc_own = 1;
+        else
+            drift_die("--accs: unknown accumulator '%s' (accepted: fp32, own)", t);
     }
     drift_dist_t dists[2];
     if (strlen(dists_opt) >= sizeof buf || !*dists_opt) drift_die("--dists: '%s' (accepted: normal, llm)", dists_opt);
@@ -130,9 +166,11 @@ int main(int argc, char **argv)
     int ns = 0;
     for (int f = 0; f < cli.nformats; f++) {
         drift_format_t in = cli.formats[f];
-        if (in == DRIFT_FP64) drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
+        if (in == DRIFT_FP64)
+            drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
         if (acc_fp32) set[ns++] = (drift_mm_setting_t){in, DRIFT_FP32};
-        if (acc_own && (in == DRIFT_FP16 || in == DRIFT_BF16 || in == DRIFT_TF32)) set[ns++] = (drift_mm_setting_t){in, in};
+        if (acc_own && (in == DRIFT_FP16 || in == DRIFT_BF16 || in == DRIFT_TF32))
+            set[ns++] = (drift_mm_setting_t){in, in};
     }
     if (ns == 0) drift_die("--accs: no setting left (own applies to fp16, bf16, tf32 only)");
 
@@ -155,7 +193,8 @@ int main(int argc, char **argv)
     double *slope = malloc((size_t)nd * ns * nk * sizeof *slope);
     if (!cells || !srows || !drows || !slope)
         drift_die_oom((double)nd * ns * nk * nK * sizeof *cells + (double)nd * ns * SPLIT_MAX * sizeof *srows,
-                      "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)", nd, ns, nk, nK);
+                      "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)",
+                      nd, ns, nk, nK);
     int rc = drift_mm_sweep_run(cells, &W);
     size_t nsr, ndr;
     if (!rc) rc = drift_mm_split_run(srows, &nsr, drows, &ndr, &W, KS);
@@ -177,8 +216,9 @@ int main(int argc, char **argv)
     int key = 0;
     for (int t = 0; t < nK; t++)
         if (Kv[t] <= 4096 && Kv[t] >= Kv[key]) key = t;
-    const drift_matmul_lab_t lab = {&cli, &W, (const char(*)[DRIFT_GEMM_KERNEL_SPEC_MAX])kname, kernels_opt, cells, slope, key, KS,
-                                    srows, nsr, drows, ndr};
+    const drift_matmul_lab_t lab = {
+        &cli,  &W, (const char(*)[DRIFT_GEMM_KERNEL_SPEC_MAX])kname, kernels_opt, cells, slope, key, KS, srows, nsr,
+        drows, ndr};
     drift_matmul_write(&lab); /* matmul_report.c */
     free(cells), free(srows), free(drows), free(slope);
     return 0;

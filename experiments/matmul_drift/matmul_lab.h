@@ -12,13 +12,13 @@
 
 typedef struct {
     const drift_cli_t *cli;
-    const drift_mm_sweep_t *W;  /* shape, K list, distributions, settings, kernels */
+    const drift_mm_sweep_t *W; /* shape, K list, distributions, settings, kernels */
     const char (*kname)[DRIFT_GEMM_KERNEL_SPEC_MAX];
-    const char *kernels_opt;    /* the --kernels list as given */
+    const char *kernels_opt; /* the --kernels list as given */
     const drift_mm_cell_t *cells;
-    const double *slope;        /* [(d * ns + si) * nk + kk]: growth exponent of the median relative error in K */
-    int key;                    /* index of the tables' K */
-    size_t KS;                  /* the split sweep's K */
+    const double *slope; /* [(d * ns + si) * nk + kk]: growth exponent of the median relative error in K */
+    int key;             /* index of the tables' K */
+    size_t KS;           /* the split sweep's K */
     const drift_mm_split_t *srows;
     size_t nsr;
     const drift_mm_distinct_t *drows;

@@ -27,28 +27,52 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
 #define CELL(d, si, kk, ki) (&L->cells[drift_mm_at(W, d, si, kk, ki)])
     /* ---- declared output ---- */
     enum { T_MAIN, T_SPLIT, T_DIST, T_MD_NMSE, T_SHOW_REL, T_SHOW_DIST };
-    static const drift_col_t MAIN[] = {
-        DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"), DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("order"),
-        DRIFT_C_INT("K"), DRIFT_C_NUM("nmse", "%.6e"), DRIFT_C_NUM("err_norm_mean", "%.6e"),
-        DRIFT_C_NUM("err_norm_max", "%.6e"), DRIFT_C_NUM("rel_err_median", "%.6e"), DRIFT_C_NUM("u_acc", "%.6e"),
-        DRIFT_C_NUM("sqrtK_u", "%.6e"), DRIFT_C_NUM("K_u", "%.6e"), DRIFT_C_INT("llama_pass"), DRIFT_C_NUM("c00", "%.9g"),
-        DRIFT_C_HEX("c00_hex"), DRIFT_C_HEX("exact00_hex"), DRIFT_C_QUOTED("kernel")};
-    static const drift_col_t SPLIT[] = {
-        DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"), DRIFT_C_INT("K"), DRIFT_C_INT("S"),
-        DRIFT_C_TEXT("kernel"), DRIFT_C_NUM("nmse", "%.6e"), DRIFT_C_NUM("err_norm_mean", "%.6e"), DRIFT_C_INT("changed"),
-        DRIFT_C_HEX("c00_hex")};
-    static const drift_col_t DIST[] = {DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"),
-                                       DRIFT_C_INT("K"), DRIFT_C_INT("outputs"), DRIFT_C_NUM("mean_distinct", "%.4f"),
+    static const drift_col_t MAIN[] = {DRIFT_C_TEXT("dist"),
+                                       DRIFT_C_TEXT("format"),
+                                       DRIFT_C_TEXT("acc"),
+                                       DRIFT_C_KEY("kernel_key"),
+                                       DRIFT_C_TEXT("order"),
+                                       DRIFT_C_INT("K"),
+                                       DRIFT_C_NUM("nmse", "%.6e"),
+                                       DRIFT_C_NUM("err_norm_mean", "%.6e"),
+                                       DRIFT_C_NUM("err_norm_max", "%.6e"),
+                                       DRIFT_C_NUM("rel_err_median", "%.6e"),
+                                       DRIFT_C_NUM("u_acc", "%.6e"),
+                                       DRIFT_C_NUM("sqrtK_u", "%.6e"),
+                                       DRIFT_C_NUM("K_u", "%.6e"),
+                                       DRIFT_C_INT("llama_pass"),
+                                       DRIFT_C_NUM("c00", "%.9g"),
+                                       DRIFT_C_HEX("c00_hex"),
+                                       DRIFT_C_HEX("exact00_hex"),
+                                       DRIFT_C_QUOTED("kernel")};
+    static const drift_col_t SPLIT[] = {DRIFT_C_TEXT("dist"),
+                                        DRIFT_C_TEXT("format"),
+                                        DRIFT_C_TEXT("acc"),
+                                        DRIFT_C_INT("K"),
+                                        DRIFT_C_INT("S"),
+                                        DRIFT_C_TEXT("kernel"),
+                                        DRIFT_C_NUM("nmse", "%.6e"),
+                                        DRIFT_C_NUM("err_norm_mean", "%.6e"),
+                                        DRIFT_C_INT("changed"),
+                                        DRIFT_C_HEX("c00_hex")};
+    static const drift_col_t DIST[] = {DRIFT_C_TEXT("dist"),        DRIFT_C_TEXT("format"),
+                                       DRIFT_C_TEXT("acc"),         DRIFT_C_INT("K"),
+                                       DRIFT_C_INT("outputs"),      DRIFT_C_NUM("mean_distinct", "%.4f"),
                                        DRIFT_C_INT("max_distinct"), DRIFT_C_INT("changed_any")};
     static const drift_col_t SHOW_DIST[] = {DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"),
-                                            DRIFT_C_NUM("distinct results per output (mean)", "%.1f"), DRIFT_C_INT("max")};
+                                            DRIFT_C_NUM("distinct results per output (mean)", "%.1f"),
+                                            DRIFT_C_INT("max")};
     drift_col_t by_kernel[2 + MAX_KERNELS] = {DRIFT_C_TEXT("inputs"), DRIFT_C_TEXT("accumulator")};
     for (int kk = 0; kk < nk; kk++) by_kernel[2 + kk] = (drift_col_t)DRIFT_C_CELL(kname[kk]);
     char title[3][256];
-    snprintf(title[0], sizeof title[0], "**NMSE at K = %zu, %s inputs** (llama.cpp's matmul threshold is %g; values "
-             "above it are in bold):", Kv[key], drift_dist_name(dists[0]), LLAMA_NMSE_MATMUL);
-    snprintf(title[1], sizeof title[1], "median relative error |c-e|/|e| at K = %zu (%s inputs); (slope over K = "
-             "%zu..%zu)", Kv[key], drift_dist_name(dists[0]), Kv[0], Kv[nK - 1]);
+    snprintf(title[0], sizeof title[0],
+             "**NMSE at K = %zu, %s inputs** (llama.cpp's matmul threshold is %g; values "
+             "above it are in bold):",
+             Kv[key], drift_dist_name(dists[0]), LLAMA_NMSE_MATMUL);
+    snprintf(title[1], sizeof title[1],
+             "median relative error |c-e|/|e| at K = %zu (%s inputs); (slope over K = "
+             "%zu..%zu)",
+             Kv[key], drift_dist_name(dists[0]), Kv[0], Kv[nK - 1]);
     snprintf(title[2], sizeof title[2], "distinct results per output over splitk:1..%d (K = %zu)", SPLIT_MAX, KS);
     const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 18},
                                          {"_splitk.csv", NULL, 0, SPLIT, 10},
@@ -62,9 +86,11 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
                             "superaccumulator, correctly rounded), so only the arithmetic of the product is measured.");
     drift_md_reproduce(&out, "data/matmul_drift*.csv; %zu x %zu outputs, K = %zu .. %zu", M, N, Kv[0], Kv[nK - 1]);
     char b1[80], b2[32];
-    drift_out_meta(&out, T_MAIN, "quoting", "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); "
+    drift_out_meta(&out, T_MAIN, "quoting",
+                   "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); "
                    "kernel_key = the same with commas as x, for tools that split on every comma");
-    drift_out_meta(&out, T_MAIN, "table", "error of C = A B (M x N outputs) against the exact product of the rounded inputs");
+    drift_out_meta(&out, T_MAIN, "table",
+                   "error of C = A B (M x N outputs) against the exact product of the rounded inputs");
     drift_out_meta(&out, T_MAIN, "shape", "M = %zu, N = %zu", M, N);
     drift_out_meta(&out, T_MAIN, "kernels", "%s", kernels_opt);
     drift_out_meta(&out, T_MAIN, "inputs",
@@ -88,34 +114,38 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
                     double u = drift_format_info(set[si].acc)->unit_roundoff;
                     drift_order_t o;
                     char ospec[DRIFT_ORDER_SPEC_MAX];
-                    if (drift_gemm_kernel_order(&o, &kern[kk]) || drift_order_print(ospec, sizeof ospec, &o) < 0) snprintf(ospec, sizeof ospec, "?");
-                    drift_row(&out, T_MAIN, DRIFT_TXT(drift_dist_name(dists[d])), DRIFT_TXT(drift_format_name(set[si].in)),
-                              DRIFT_TXT(drift_format_name(set[si].acc)), DRIFT_TXT(kname[kk]), DRIFT_TXT(ospec), DRIFT_INT(K),
-                              DRIFT_NUM(r->err.nmse), DRIFT_NUM(r->err.err_mean), DRIFT_NUM(r->err.err_max),
-                              DRIFT_NUM(r->err.rel_med), DRIFT_NUM(u), DRIFT_NUM(sqrt((double)K) * u), DRIFT_NUM((double)K * u),
+                    if (drift_gemm_kernel_order(&o, &kern[kk]) || drift_order_print(ospec, sizeof ospec, &o) < 0)
+                        snprintf(ospec, sizeof ospec, "?");
+                    drift_row(&out, T_MAIN, DRIFT_TXT(drift_dist_name(dists[d])),
+                              DRIFT_TXT(drift_format_name(set[si].in)), DRIFT_TXT(drift_format_name(set[si].acc)),
+                              DRIFT_TXT(kname[kk]), DRIFT_TXT(ospec), DRIFT_INT(K), DRIFT_NUM(r->err.nmse),
+                              DRIFT_NUM(r->err.err_mean), DRIFT_NUM(r->err.err_max), DRIFT_NUM(r->err.rel_med),
+                              DRIFT_NUM(u), DRIFT_NUM(sqrt((double)K) * u), DRIFT_NUM((double)K * u),
                               DRIFT_INT(r->err.nmse <= LLAMA_NMSE_MATMUL), DRIFT_NUM(r->c00), DRIFT_NUM(r->c00),
                               DRIFT_NUM(r->e00), DRIFT_TXT(kname[kk]));
                 }
 
-    drift_out_meta(&out, T_SPLIT, "table", "split-K factors S = 1..%d (splitk:S, seq combination), K = %zu, fp32 accumulation",
-                   SPLIT_MAX, KS);
+    drift_out_meta(&out, T_SPLIT, "table",
+                   "split-K factors S = 1..%d (splitk:S, seq combination), K = %zu, fp32 accumulation", SPLIT_MAX, KS);
     drift_out_meta(&out, T_SPLIT, "changed", "outputs (of %zu) whose value differs from S = 1, which is seq", MN);
     for (size_t t = 0; t < nsr; t++) {
         const drift_mm_split_t *r = &srows[t];
         char kspec[32];
         snprintf(kspec, sizeof kspec, "splitk:%d", r->S);
-        drift_row(&out, T_SPLIT, DRIFT_TXT(drift_dist_name(dists[r->dist])), DRIFT_TXT(drift_format_name(set[r->setting].in)),
-                  DRIFT_TXT("fp32"), DRIFT_INT(KS), DRIFT_INT(r->S), DRIFT_TXT(kspec), DRIFT_NUM(r->nmse),
-                  DRIFT_NUM(r->err_mean), DRIFT_INT(r->changed), DRIFT_NUM(r->c00));
+        drift_row(&out, T_SPLIT, DRIFT_TXT(drift_dist_name(dists[r->dist])),
+                  DRIFT_TXT(drift_format_name(set[r->setting].in)), DRIFT_TXT("fp32"), DRIFT_INT(KS), DRIFT_INT(r->S),
+                  DRIFT_TXT(kspec), DRIFT_NUM(r->nmse), DRIFT_NUM(r->err_mean), DRIFT_INT(r->changed),
+                  DRIFT_NUM(r->c00));
     }
-    drift_out_meta(&out, T_DIST, "table", "distinct values each output takes over S = 1..%d (K = %zu, fp32 accumulation)",
-                   SPLIT_MAX, KS);
+    drift_out_meta(&out, T_DIST, "table",
+                   "distinct values each output takes over S = 1..%d (K = %zu, fp32 accumulation)", SPLIT_MAX, KS);
     for (size_t t = 0; t < ndr; t++) {
         const drift_mm_distinct_t *q = &drows[t];
         const char *dn = drift_dist_name(dists[q->dist]), *fn = drift_format_name(set[q->setting].in);
         drift_row(&out, T_DIST, DRIFT_TXT(dn), DRIFT_TXT(fn), DRIFT_TXT("fp32"), DRIFT_INT(KS), DRIFT_INT(MN),
                   DRIFT_NUM(q->mean_distinct), DRIFT_INT(q->max_distinct), DRIFT_INT(q->changed_any));
-        drift_row(&out, T_SHOW_DIST, DRIFT_TXT(dn), DRIFT_TXT(fn), DRIFT_NUM(q->mean_distinct), DRIFT_INT(q->max_distinct));
+        drift_row(&out, T_SHOW_DIST, DRIFT_TXT(dn), DRIFT_TXT(fn), DRIFT_NUM(q->mean_distinct),
+                  DRIFT_INT(q->max_distinct));
     }
 
     /* the key-K tables: NMSE (bold above the threshold) in the fragment, median relative error
@@ -132,7 +162,8 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
             drift_fmt_num(b1, sizeof b1, hit->err.rel_med, "%.3g");
             drift_fmt_num(b2, sizeof b2, slope[(0 * ns + si) * nk + kk], "%.3g");
             snprintf(cell[1][kk], sizeof cell[1][kk], "%s (%s)", b1, b2);
-            if (!hit->ran) snprintf(cell[0][kk], sizeof cell[0][kk], "—"), snprintf(cell[1][kk], sizeof cell[1][kk], "-");
+            if (!hit->ran)
+                snprintf(cell[0][kk], sizeof cell[0][kk], "—"), snprintf(cell[1][kk], sizeof cell[1][kk], "-");
             row[0][2 + kk] = DRIFT_TXT(cell[0][kk]), row[1][2 + kk] = DRIFT_TXT(cell[1][kk]);
         }
         drift_row_cells(&out, T_MD_NMSE, row[0], 2 + nk);
@@ -150,25 +181,30 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
     const int kl = nK - 1;
     const size_t Klast = Kv[kl];
     if (naive >= 0) {
-        drift_md_text(&out, "- Growth with K (slope of the median relative error |c-e|/|e| on log-log axes, %s inputs, %s): ",
+        drift_md_text(&out,
+                      "- Growth with K (slope of the median relative error |c-e|/|e| on log-log axes, %s inputs, %s): ",
                       drift_dist_name(dists[0]), kname[naive]);
         for (int si = 0; si < ns; si++)
             drift_md_text(&out, "%s%s into %s %.2f", si ? ", " : "", drift_format_name(set[si].in),
                           drift_format_name(set[si].acc), slope[(0 * ns + si) * nk + naive]);
-        drift_md_text(&out, ". A slope of 0.5 is the sqrt(K) growth of independent rounding errors, 1 the K u worst case. "
-                            "A slope near 1 here is not same-sign error (every kernel of this line rounds to nearest): "
-                            "where products of narrow inputs and their short sums are exact in the accumulator, the "
-                            "median error is exactly 0 up to some K and the fitted slope measures where rounding "
-                            "starts (data/matmul_drift.csv, rel_err_median).\n");
+        drift_md_text(&out,
+                      ". A slope of 0.5 is the sqrt(K) growth of independent rounding errors, 1 the K u worst case. "
+                      "A slope near 1 here is not same-sign error (every kernel of this line rounds to nearest): "
+                      "where products of narrow inputs and their short sums are exact in the accumulator, the "
+                      "median error is exactly 0 up to some K and the fitted slope measures where rounding "
+                      "starts (data/matmul_drift.csv, rel_err_median).\n");
         for (int si = 0; si < ns; si++) {
             const drift_mm_cell_t *rn = CELL(0, si, naive, kl), *rsp = split >= 0 ? CELL(0, si, split, kl) : NULL,
                                   *rtc = tch >= 0 ? CELL(0, si, tch, kl) : NULL;
             if (set[si].acc != DRIFT_FP32 || set[si].in != DRIFT_BF16 || !rn->ran) continue;
             double u = drift_format_info(DRIFT_FP32)->unit_roundoff, e = rn->err.rel_med;
-            drift_md_text(&out, "- bf16 inputs, fp32 accumulation, K = %zu: the seq kernel's median relative error is "
-                                "%.3g, that is %.2f sqrt(K) u (u = 2^-24) and %.4f K u",
+            drift_md_text(&out,
+                          "- bf16 inputs, fp32 accumulation, K = %zu: the seq kernel's median relative error is "
+                          "%.3g, that is %.2f sqrt(K) u (u = 2^-24) and %.4f K u",
                           Klast, e, e / (sqrt((double)Klast) * u), e / ((double)Klast * u));
-            if (rsp && rsp->ran) drift_md_text(&out, "; %s brings it to %.3g (%.1fx smaller)", kname[split], rsp->err.rel_med, e / rsp->err.rel_med);
+            if (rsp && rsp->ran)
+                drift_md_text(&out, "; %s brings it to %.3g (%.1fx smaller)", kname[split], rsp->err.rel_med,
+                              e / rsp->err.rel_med);
             if (rtc && rtc->ran)
                 drift_md_text(&out, "; the H100 tensor-core model, which truncates, gives %.3g (%.1fx the seq error)",
                               rtc->err.rel_med, rtc->err.rel_med / e);
@@ -177,10 +213,12 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
              * with K, unlike the componentwise one (rounding errors partly cancel in the norm) */
             const drift_mm_cell_t *r0 = CELL(0, si, naive, 0);
             if (r0->ran && r0->err.err_mean > 0)
-                drift_md_text(&out, "- The error relative to sum_k |a_k b_k| (err_norm_mean) of the same products grows only %.3gx "
-                                    "from K = %zu to %zu, against %.3gx for sqrt(K): with zero-mean data, as Higham and Mary predict, "
-                                    "it barely grows with K.\n",
-                              rn->err.err_mean / r0->err.err_mean, Kv[0], Klast, sqrt((double)Klast / (double)Kv[0]));
+                drift_md_text(
+                    &out,
+                    "- The error relative to sum_k |a_k b_k| (err_norm_mean) of the same products grows only %.3gx "
+                    "from K = %zu to %zu, against %.3gx for sqrt(K): with zero-mean data, as Higham and Mary predict, "
+                    "it barely grows with K.\n",
+                    rn->err.err_mean / r0->err.err_mean, Kv[0], Klast, sqrt((double)Klast / (double)Kv[0]));
         }
         for (int si = 0; si < ns; si++) {
             const drift_mm_cell_t *rn = CELL(0, si, naive, kl);
@@ -190,29 +228,37 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
             drift_md_text(&out, "- %s accumulated in %s, K = %zu, seq: NMSE %s, median relative error %s%s.\n",
                           drift_format_name(set[si].in), drift_format_name(set[si].acc), Klast, b1, b2,
                           rn->err.nmse > LLAMA_NMSE_MATMUL
-                              ? " — far above llama.cpp's threshold: the fp32 accumulator is not optional" : "");
+                              ? " — far above llama.cpp's threshold: the fp32 accumulator is not optional"
+                              : "");
         }
     }
     long fails = 0, total_rows = 0;
     for (int d = 0; d < nd; d++)
         for (int si = 0; si < ns; si++)
             for (int kk = 0; kk < nk; kk++)
-                if (CELL(d, si, kk, key)->ran) total_rows++, fails += CELL(d, si, kk, key)->err.nmse > LLAMA_NMSE_MATMUL;
-    drift_md_text(&out, "- At K = %zu, %ld of %ld (distribution, setting, kernel) configurations exceed the %g NMSE "
-                        "threshold.\n", Kv[key], fails, total_rows, LLAMA_NMSE_MATMUL);
+                if (CELL(d, si, kk, key)->ran)
+                    total_rows++, fails += CELL(d, si, kk, key)->err.nmse > LLAMA_NMSE_MATMUL;
+    drift_md_text(&out,
+                  "- At K = %zu, %ld of %ld (distribution, setting, kernel) configurations exceed the %g NMSE "
+                  "threshold.\n",
+                  Kv[key], fails, total_rows, LLAMA_NMSE_MATMUL);
     for (size_t t = 0, said = 0; t < ndr; t++) {
         const drift_mm_distinct_t *q = &drows[t];
         if (set[q->setting].in != DRIFT_BF16 && !(ndr == 1)) continue;
         if (said++) { /* the sentence once; the next distribution in its numbers */
-            drift_md_text(&out, "- The same with %s %s inputs: %.1f distinct values on average (at most %d); %ld of %zu outputs change.\n",
-                          drift_dist_name(dists[q->dist]), drift_format_name(set[q->setting].in), q->mean_distinct,
-                          q->max_distinct, q->changed_any, MN);
+            drift_md_text(
+                &out,
+                "- The same with %s %s inputs: %.1f distinct values on average (at most %d); %ld of %zu outputs change.\n",
+                drift_dist_name(dists[q->dist]), drift_format_name(set[q->setting].in), q->mean_distinct,
+                q->max_distinct, q->changed_any, MN);
             continue;
         }
-        drift_md_text(&out, "- One product, many answers (%s inputs, %s, K = %zu): over split factors S = 1..%d each "
-                            "output takes %.1f distinct values on average (at most %d), and %ld of %zu outputs change "
-                            "with S.\n", drift_format_name(set[q->setting].in), drift_dist_name(dists[q->dist]), KS,
-                      SPLIT_MAX, q->mean_distinct, q->max_distinct, q->changed_any, MN);
+        drift_md_text(&out,
+                      "- One product, many answers (%s inputs, %s, K = %zu): over split factors S = 1..%d each "
+                      "output takes %.1f distinct values on average (at most %d), and %ld of %zu outputs change "
+                      "with S.\n",
+                      drift_format_name(set[q->setting].in), drift_dist_name(dists[q->dist]), KS, SPLIT_MAX,
+                      q->mean_distinct, q->max_distinct, q->changed_any, MN);
     }
     drift_out_commit(&out);
 }

@@ -29,7 +29,7 @@ static void make_inputs(double *A, double *B, size_t M, size_t N, size_t K, drif
 {
     /* the two streams are independent: A and B are drawn side by side (each stream in its
      * own order, so the values are those of a serial draw) */
-#pragma omp parallel sections if(K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
+#pragma omp parallel sections if (K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
     {
 #pragma omp section
         {
@@ -51,7 +51,10 @@ typedef struct {
     double *A, *B, *Ar, *Br, *E, *W, *C, *scratch;
 } bufs_t;
 
-static void bufs_free(bufs_t *b) { free(b->A), free(b->B), free(b->Ar), free(b->Br), free(b->E), free(b->W), free(b->C), free(b->scratch); }
+static void bufs_free(bufs_t *b)
+{
+    free(b->A), free(b->B), free(b->Ar), free(b->Br), free(b->E), free(b->W), free(b->C), free(b->scratch);
+}
 
 /* nC results of M x N and as many scratch areas (at least DRIFT_MM_SPLIT_MAX): one per GEMM
  * of a parallel batch, so that no two threads share a buffer. */
@@ -72,7 +75,7 @@ static int bufs_alloc(bufs_t *b, size_t M, size_t N, size_t K, size_t nC)
 static int witness(bufs_t *b, double *E, double *W, size_t M, size_t N, size_t K, drift_format_t in)
 {
     /* element by element: any partition gives the same values */
-#pragma omp parallel if(K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
+#pragma omp parallel if (K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
     {
 #pragma omp for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) nowait
         for (size_t t = 0; t < M * K; t++) b->Ar[t] = drift_rne(b->A[t], in);
@@ -107,7 +110,8 @@ int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
     for (int t = 0; t < w->nK; t++)
         if (w->Kv[t] > Kmax) Kmax = w->Kv[t];
     bufs_t b;
-    int *prc = malloc((size_t)(npairs > 0 ? npairs : 1) * sizeof *prc), *wof = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *wof);
+    int *prc = malloc((size_t)(npairs > 0 ? npairs : 1) * sizeof *prc),
+        *wof = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *wof);
     double *EW = malloc(2 * (size_t)(ns > 0 ? ns : 1) * MN * sizeof *EW); /* E of setting si at 2 si MN, W after it */
     int rc = prc && wof && EW ? bufs_alloc(&b, M, N, Kmax, (size_t)(npairs > 0 ? npairs : 1)) : DRIFT_ENOMEM;
     if (rc) {
@@ -131,7 +135,7 @@ int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
                 rc = witness(&b, EW + 2 * (size_t)si * MN, EW + (2 * (size_t)si + 1) * MN, M, N, K, w->set[si].in);
             }
             if (rc) break;
-#pragma omp parallel for schedule(dynamic, 1) if(npairs > 1)
+#pragma omp parallel for schedule(dynamic, 1) if (npairs > 1)
             for (int p = 0; p < npairs; p++) {
                 int si = p / nk, kk = p % nk;
                 drift_mm_setting_t s = w->set[si];

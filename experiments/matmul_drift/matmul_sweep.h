@@ -39,9 +39,9 @@ typedef struct {
 } drift_mm_sweep_t;
 
 typedef struct {
-    int ran;                 /* 0: the kernel does not take the setting */
+    int ran; /* 0: the kernel does not take the setting */
     drift_product_err_t err;
-    double c00, e00;         /* output (0, 0) and its exact value: bits matter */
+    double c00, e00; /* output (0, 0) and its exact value: bits matter */
 } drift_mm_cell_t;
 
 /* Does kernel k run setting s? Tensor-core models: only the inputs their architecture takes,
@@ -69,7 +69,7 @@ typedef struct {
 /* The split sweep at K for the settings with an fp32 accumulator: split[] holds nd x ns x
  * DRIFT_MM_SPLIT_MAX rows, distinct[] nd x ns; *nsplit and *ndistinct say how many were
  * filled. 0, DRIFT_ENOMEM, or the dispatcher's error. */
-DRIFT_MUST_CHECK int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinct_t *distinct, size_t *ndistinct,
-                                        const drift_mm_sweep_t *w, size_t K);
+DRIFT_MUST_CHECK int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinct_t *distinct,
+                                        size_t *ndistinct, const drift_mm_sweep_t *w, size_t K);
 
 #endif

@@ -107,8 +107,8 @@ double drift_errlaw_kl(drift_errlaw_t a, double sigma_a, drift_errlaw_t b, doubl
     return s * h / 3;
 }
 
-int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val, const int *unit, size_t n, int units,
-                         int k_lo, int nbin, drift_format_t fmt)
+int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val, const int *unit, size_t n,
+                         int units, int k_lo, int nbin, drift_format_t fmt)
 {
     if (!out || !err || !val || !unit || units < 1 || nbin < 1) return DRIFT_EINVAL;
     double *fit = malloc((n ? n : 1) * sizeof(double)), *test = malloc((n ? n : 1) * sizeof(double)),
@@ -132,23 +132,30 @@ int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const doubl
             double sg, sc;
             for (size_t i = 0; i < n; i++)
                 if (fabs(val[i]) >= lo && fabs(val[i]) < hi) {
-                    if (unit[i] == t) test[nt++] = err[i];
-                    else fit[nf++] = err[i];
+                    if (unit[i] == t)
+                        test[nt++] = err[i];
+                    else
+                        fit[nf++] = err[i];
                 }
             if (!nt || nf < DRIFT_ERRLAW_MIN_N / 2 || drift_errlaw_fit(&sg, DRIFT_ERRLAW_GAUSS, fit, nf, q) ||
                 drift_errlaw_fit(&sc, DRIFT_ERRLAW_CONV, fit, nf, q))
                 continue;
-            double d = drift_errlaw_loglik(DRIFT_ERRLAW_CONV, test, nt, sc, q) - drift_errlaw_loglik(DRIFT_ERRLAW_GAUSS, test, nt, sg, q);
+            double d = drift_errlaw_loglik(DRIFT_ERRLAW_CONV, test, nt, sc, q) -
+                       drift_errlaw_loglik(DRIFT_ERRLAW_GAUSS, test, nt, sg, q);
             o->dloglik += d, o->folds++, o->folds_conv += d > 0;
         }
         if (drift_errlaw_fit(&o->sigma_gauss, DRIFT_ERRLAW_GAUSS, all, m, q) ||
             drift_errlaw_fit(&o->sigma_conv, DRIFT_ERRLAW_CONV, all, m, q))
             continue; /* all errors 0: no law to fit */
-        o->power_conv = (double)m * drift_errlaw_kl(DRIFT_ERRLAW_CONV, o->sigma_conv, DRIFT_ERRLAW_GAUSS, o->sigma_gauss, q);
-        o->power_gauss = (double)m * drift_errlaw_kl(DRIFT_ERRLAW_GAUSS, o->sigma_gauss, DRIFT_ERRLAW_CONV, o->sigma_conv, q);
+        o->power_conv =
+            (double)m * drift_errlaw_kl(DRIFT_ERRLAW_CONV, o->sigma_conv, DRIFT_ERRLAW_GAUSS, o->sigma_gauss, q);
+        o->power_gauss =
+            (double)m * drift_errlaw_kl(DRIFT_ERRLAW_GAUSS, o->sigma_gauss, DRIFT_ERRLAW_CONV, o->sigma_conv, q);
         const double D = DRIFT_ERRLAW_DECIDE;
-        if (o->folds >= 2 && o->dloglik >= D && o->power_conv >= D && o->folds_conv == o->folds) o->winner = 'c';
-        else if (o->folds >= 2 && -o->dloglik >= D && o->power_gauss >= D && o->folds_conv == 0) o->winner = 'g';
+        if (o->folds >= 2 && o->dloglik >= D && o->power_conv >= D && o->folds_conv == o->folds)
+            o->winner = 'c';
+        else if (o->folds >= 2 && -o->dloglik >= D && o->power_gauss >= D && o->folds_conv == 0)
+            o->winner = 'g';
         nb++;
     }
     free(fit), free(test), free(all);

@@ -60,18 +60,18 @@ double drift_errlaw_kl(drift_errlaw_t a, double sigma_a, drift_errlaw_t b, doubl
 #define DRIFT_ERRLAW_DECIDE 2.995732273553991 /* log 20 */
 #define DRIFT_ERRLAW_MIN_N 100                /* errors a binade needs before a law is fitted */
 typedef struct {
-    double lo, hi, q;               /* the binade of |exact value| and the output spacing there */
-    long n;                         /* errors in it */
-    int folds, folds_conv;          /* units tested, and those on which CONV predicted better */
+    double lo, hi, q;                    /* the binade of |exact value| and the output spacing there */
+    long n;                              /* errors in it */
+    int folds, folds_conv;               /* units tested, and those on which CONV predicted better */
     double rms, sigma_gauss, sigma_conv; /* of all its errors; the two laws' ML sigma */
-    double dloglik;                 /* held out, summed over the units: loglik(CONV) - loglik(GAUSS) */
-    double power_conv, power_gauss; /* n KL(CONV || GAUSS) and n KL(GAUSS || CONV), fitted on all */
-    char winner;                    /* 'c' CONV, 'g' GAUSS, 'u' undecided */
+    double dloglik;                      /* held out, summed over the units: loglik(CONV) - loglik(GAUSS) */
+    double power_conv, power_gauss;      /* n KL(CONV || GAUSS) and n KL(GAUSS || CONV), fitted on all */
+    char winner;                         /* 'c' CONV, 'g' GAUSS, 'u' undecided */
 } drift_errlaw_bin_t;
 
 /* Fills out[] with the binades that hold at least DRIFT_ERRLAW_MIN_N errors (nbin entries at
  * most), in increasing order; their count, or DRIFT_EINVAL / DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val, const int *unit, size_t n, int units,
-                                          int k_lo, int nbin, drift_format_t fmt);
+DRIFT_MUST_CHECK int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val,
+                                          const int *unit, size_t n, int units, int k_lo, int nbin, drift_format_t fmt);
 
 #endif

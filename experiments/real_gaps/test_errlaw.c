@@ -29,7 +29,8 @@ Test(errlaw, limits_and_bad_parameters)
     const double g = -0.5 * 0.09 - 0.5 * log(2 * M_PI);
     cr_assert(fabs(drift_errlaw_logpdf(DRIFT_ERRLAW_GAUSS, 0.3, 1, 5) - g) < 1e-15, "GAUSS ignores q");
     cr_assert(fabs(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.3, 1, 0) - g) < 1e-15);
-    cr_assert(fabs(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.3, 1, 1e-3) - g) < 1e-6, "O(q^2 / sigma^2) from the Gaussian");
+    cr_assert(fabs(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.3, 1, 1e-3) - g) < 1e-6,
+              "O(q^2 / sigma^2) from the Gaussian");
     /* sigma -> 0: the uniform on [-q/2, q/2] */
     cr_assert(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.1, 0, 0.5) == -log(0.5));
     cr_assert(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.25, 0, 0.5) == -log(1.0), "half the density on the edge");
@@ -46,7 +47,8 @@ Test(errlaw, conv_density_integrates_to_one)
     const double s[] = {0.01, 0.3, 2}, q = 1;
     for (int k = 0; k < 3; k++) {
         double L = q / 2 + 12 * s[k], h = 2 * L / 200000, sum = 0;
-        for (int i = 0; i <= 200000; i++) sum += (i == 0 || i == 200000 ? 0.5 : 1) * exp(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, -L + h * i, s[k], q));
+        for (int i = 0; i <= 200000; i++)
+            sum += (i == 0 || i == 200000 ? 0.5 : 1) * exp(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, -L + h * i, s[k], q));
         cr_assert(fabs(sum * h - 1) < 1e-6, "sigma %g: integral %.12g", s[k], sum * h);
     }
 }
@@ -77,7 +79,8 @@ Test(errlaw, fits)
     /* the right law wins on these data, by about what the power says: the log-likelihood
      * ratio's expectation is N KL(CONV || GAUSS) (about 48 here), its sd about
      * sqrt(2 N KL) (10) */
-    double d = drift_errlaw_loglik(DRIFT_ERRLAW_CONV, x, N, s, 1) - drift_errlaw_loglik(DRIFT_ERRLAW_GAUSS, x, N, sg, 1);
+    double d =
+        drift_errlaw_loglik(DRIFT_ERRLAW_CONV, x, N, s, 1) - drift_errlaw_loglik(DRIFT_ERRLAW_GAUSS, x, N, sg, 1);
     double power = N * drift_errlaw_kl(DRIFT_ERRLAW_CONV, s, DRIFT_ERRLAW_GAUSS, sg, 1);
     cr_assert(d > 2.995732273553991, "log-likelihood ratio %g", d);
     cr_assert(fabs(d - power) < 4 * sqrt(2 * power), "log-likelihood ratio %g, expected %g", d, power);
@@ -126,8 +129,10 @@ Test(errlaw, binades_decide_where_the_mechanism_shows)
     cr_assert(bins[0].lo == 0.125 && bins[0].q == ldexp(1, -10) && bins[0].n == N / 3);
     cr_assert_eq(bins[0].winner, 'u', "q far below the noise: undecided (power %g)", bins[0].power_conv);
     cr_assert(bins[1].lo == 16 && bins[1].q == 0.125 && bins[1].folds == 3);
-    cr_assert_eq(bins[1].winner, 'c', "the rounding shows: CONV (dloglik %g, power %g)", bins[1].dloglik, bins[1].power_conv);
+    cr_assert_eq(bins[1].winner, 'c', "the rounding shows: CONV (dloglik %g, power %g)", bins[1].dloglik,
+                 bins[1].power_conv);
     cr_assert_eq(bins[1].folds_conv, 3);
     cr_assert(bins[1].sigma_conv < 0.02, "the noise under the rounding: %g", bins[1].sigma_conv);
-    cr_assert(fabs(bins[1].rms - 0.125 / sqrt(12)) < 0.01, "the rms is about the uniform's q / sqrt 12: %g", bins[1].rms);
+    cr_assert(fabs(bins[1].rms - 0.125 / sqrt(12)) < 0.01, "the rms is about the uniform's q / sqrt 12: %g",
+              bins[1].rms);
 }

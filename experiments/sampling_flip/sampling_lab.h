@@ -11,10 +11,10 @@
 #include "sampling_sweep.h"
 #include "tie_demo.h"
 
-#define DRIFT_SF_MAXF 4 /* input formats */
-#define DRIFT_SF_MAXC 8 /* configurations per format */
+#define DRIFT_SF_MAXF 4  /* input formats */
+#define DRIFT_SF_MAXC 8  /* configurations per format */
 #define DRIFT_SF_MAXT 16 /* temperatures of either sweep */
-#define DRIFT_SF_MAXE 8 /* engines' samplers */
+#define DRIFT_SF_MAXE 8  /* engines' samplers */
 
 typedef struct {
     const drift_cli_t *cli;

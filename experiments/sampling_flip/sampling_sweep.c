@@ -78,7 +78,8 @@ int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sf_check_t *chk, c
                     size_t i = r * w->draws + j;
                     tok[((size_t)t * DRIFT_NCUTS + s) * steps + i] = T == 0 ? am : drift_cdf_draw(wt, V, sum, w->U[i]);
                 }
-                if (r == 0 && s == DRIFT_CUT_FULL && T >= 1e-3) check = fmax(check, softmax_diff(l, wt, sum, order[0], V, T));
+                if (r == 0 && s == DRIFT_CUT_FULL && T >= 1e-3)
+                    check = fmax(check, softmax_diff(l, wt, sum, order[0], V, T));
             }
         for (long j = 0; j < w->draws; j++) {
             size_t i = r * w->draws + j;

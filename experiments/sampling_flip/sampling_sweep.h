@@ -17,7 +17,7 @@ typedef struct {
     const double *U; /* rows x draws uniforms */
     uint64_t seed;   /* the engines' keyed randomness */
     const double *temps;
-    int nt;          /* the inverse-CDF temperatures (0: argmax) */
+    int nt;                      /* the inverse-CDF temperatures (0: argmax) */
     const drift_sampler_t *cuts; /* the plain sampler: DRIFT_NCUTS of them, in drift_cut_t order */
     const drift_sampler_t *engines;
     int ne;

@@ -22,7 +22,8 @@ int drift_tie_demo(drift_tie_demo_t *t, const drift_hidden_model_t *model, size_
     drift_gen_hidden(h, model, &s);
     for (size_t v = 0; v < VT; v++) drift_gen_weight_row(Wt + v * K, K, &s);
     size_t a = drift_stream_below(&s, (uint32_t)VT), b;
-    do b = drift_stream_below(&s, (uint32_t)VT); while (b == a);
+    do b = drift_stream_below(&s, (uint32_t)VT);
+    while (b == a);
     if (a > b) {
         size_t x = a;
         a = b;

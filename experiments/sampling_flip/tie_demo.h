@@ -17,11 +17,11 @@
 #define DRIFT_TIE_DEMO_V 64
 
 typedef struct {
-    size_t a, b;    /* the tied pair (a < b) */
-    double la, lb;  /* exact logits (equal) */
-    double pa, pb;  /* the sampler's probabilities at T = 1e-8 */
-    long n_b;       /* draws that picked b at T = 1e-8 */
-    size_t greedy;  /* T = 0 */
+    size_t a, b;   /* the tied pair (a < b) */
+    double la, lb; /* exact logits (equal) */
+    double pa, pb; /* the sampler's probabilities at T = 1e-8 */
+    long n_b;      /* draws that picked b at T = 1e-8 */
+    size_t greedy; /* T = 0 */
 } drift_tie_demo_t;
 
 /* Tie q: the head from the stream (seed, tie_stream, K, q), inputs rounded to f, exact logits;

@@ -55,8 +55,14 @@ static void measure(drift_smx_meas_t *m, const double *p, double lse, const doub
     }
     drift_top2_t t;
     drift_top2(&t, p, n);
-    *m = (drift_smx_meas_t){nan ? NAN : l1t, nan ? NAN : l1r, nan ? NAN : rel, fabs(lse - lse_t) / fabs(lse_t),
-                  fabs(lse - lse_r) / fabs(lse_r), t.top1 != top_true, t.tie, nan};
+    *m = (drift_smx_meas_t){nan ? NAN : l1t,
+                            nan ? NAN : l1r,
+                            nan ? NAN : rel,
+                            fabs(lse - lse_t) / fabs(lse_t),
+                            fabs(lse - lse_r) / fabs(lse_r),
+                            t.top1 != top_true,
+                            t.tie,
+                            nan};
 }
 
 /* The exact softmax and log-sum-exp of x, to within a relative error of (|x_i - m| + 4) u of
@@ -81,10 +87,7 @@ static void reference_fast(double *p, double *lse, const double *x, size_t n)
     *lse = m + log(s);
 }
 
-static double nanmax(double a, double b)
-{
-    return isnan(a) || isnan(b) ? NAN : fmax(a, b);
-}
+static double nanmax(double a, double b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
 
 int main(int argc, char **argv)
 {
@@ -93,31 +96,45 @@ int main(int argc, char **argv)
     double sigma = 3;
     drift_dbllist_t peaks = {{0}, 0};
     const drift_cli_opt_t opts[] = {
-        {"N", DRIFT_OPT_INTLIST, &Ns, "N,N,...", "vocabulary sizes (logits per row)", 2, 1L << 24,
+        {"N",
+         DRIFT_OPT_INTLIST,
+         &Ns,
+         "N,N,...",
+         "vocabulary sizes (logits per row)",
+         2,
+         1L << 24,
          {"1024,16384", "1024,8192,65536,262144", "1024,8192,65536,262144,1048576"}},
         {"rows", DRIFT_OPT_INT, &rows_, "N", "rows of logits per N", 1, 100000, {"2", "6", "32"}},
         {"sigma", DRIFT_OPT_DOUBLE, &sigma, "X", "standard deviation of the Gaussian logits (default 3)", 0, 0, {0}},
         {"block", DRIFT_OPT_INT, &block, "B", "block of the online:B variant (default 64)", 1, 1L << 20, {0}},
-        {"peaks", DRIFT_OPT_DOUBLELIST, &peaks, "X,X,...", "planted peak logits of the cliff table", 0, 0,
+        {"peaks",
+         DRIFT_OPT_DOUBLELIST,
+         &peaks,
+         "X,X,...",
+         "planted peak logits of the cliff table",
+         0,
+         0,
          {"8,11,11.05,11.08,11.1,12,88,89",
           "4,8,10,11,11.03,11.05,11.06,11.07,11.08,11.09,11.1,11.2,12,16,32,64,88,88.7,88.8,89,100",
           "4,8,10,11,11.03,11.05,11.06,11.07,11.08,11.09,11.1,11.2,12,16,32,64,88,88.7,88.8,89,100"}},
     };
     const drift_cli_spec_t spec = {
         .name = "softmax_drift",
-        .question = "How far does a softmax kernel (naive, safe, online, online:B) drift from the exact softmax as the vocabulary grows, per input format; "
-                    "where does naive softmax overflow; how often does the top-1 token change?",
+        .question =
+            "How far does a softmax kernel (naive, safe, online, online:B) drift from the exact softmax as the vocabulary grows, per input format; "
+            "where does naive softmax overflow; how often does the top-1 token change?",
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq",
         .opts = opts,
         .nopts = (int)(sizeof opts / sizeof opts[0]),
         .no_orders = "sweeps softmax variants, not reduction orders (the sums of exponentials are seq in fp32)",
         .cpu_only = NULL, /* probabilities go through the dispatcher (--backend cuda); log-sum-exp stays on the CPU */
-        .summary = "with fp32 arithmetic the variants differ through their sums: one running sum of N exponentials (naive, safe, "
-        "online) loses accuracy as N grows, online:B's blocked sums much less; in bf16 and fp16 the rounding of the "
-        "logits to the input format outweighs the arithmetic, which the exact softmax of the rounded logits shows; naive "
-        "softmax computed in fp16 returns NaN once the largest logit (or the sum of exponentials) passes 65504, i.e. a "
-        "logit of about 11.09."};
+        .summary =
+            "with fp32 arithmetic the variants differ through their sums: one running sum of N exponentials (naive, safe, "
+            "online) loses accuracy as N grows, online:B's blocked sums much less; in bf16 and fp16 the rounding of the "
+            "logits to the input format outweighs the arithmetic, which the exact softmax of the rounded logits shows; naive "
+            "softmax computed in fp16 returns NaN once the largest logit (or the sum of exponentials) passes 65504, i.e. a "
+            "logit of about 11.09."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     if (!(sigma > 0 && sigma <= 1000)) drift_die("--sigma: must be a number in (0, 1000]");
@@ -126,7 +143,8 @@ int main(int argc, char **argv)
         if (!(fabs(peaks.v[i]) <= 1e4)) drift_die("--peaks: each peak must lie in [-10000, 10000]");
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64 || cli.formats[f] == DRIFT_TF32)
-            drift_die("--formats: fp64 and tf32 are not softmax input formats here (accepted: fp32, bf16, fp16, fp8e4m3, fp8e5m2)");
+            drift_die(
+                "--formats: fp64 and tf32 are not softmax input formats here (accepted: fp32, bf16, fp16, fp8e4m3, fp8e5m2)");
     const int nf = cli.nformats, nN = Ns.n;
     const size_t R = (size_t)rows_;
     size_t Nmax = 0;
@@ -190,13 +208,14 @@ int main(int argc, char **argv)
                     o.out = DRIFT_FP32;
                     fail |= drift_dispatch_softmax(p, x, N, 1, &o, NULL, 0) != 0;
                     fail |= drift_logsumexp(&lse, x, N, &o, NULL, 0) != 0;
-                    measure(&meas[(((size_t)ni * R + r) * (size_t)nf + (size_t)f) * NVAR + (size_t)v], p, lse, rt, lse_t, rr,
-                            lse_r, N, tt.top1);
+                    measure(&meas[(((size_t)ni * R + r) * (size_t)nf + (size_t)f) * NVAR + (size_t)v], p, lse, rt,
+                            lse_t, rr, lse_r, N, tt.top1);
                 }
             }
             free(x), free(xr), free(rt), free(rr), free(p);
         }
-        if (fail & 2) drift_die_oom(5.0 * (double)N * sizeof(double), "a thread's 5 rows of %zu logits (--N: smaller)", N);
+        if (fail & 2)
+            drift_die_oom(5.0 * (double)N * sizeof(double), "a thread's 5 rows of %zu logits (--N: smaller)", N);
         if (fail) drift_die("a softmax or its reference failed at N = %zu (out of memory?)", N);
     }
     double xdev_max = 0;
@@ -214,7 +233,8 @@ int main(int argc, char **argv)
     double *clse_ref = calloc((size_t)nf * (size_t)(np ? np : 1), sizeof *clse_ref);
     long *cnan = calloc((size_t)nf * 2 * (size_t)(np ? np : 1), sizeof *cnan);
     if (!cm || !clse || !clse_ref || !cnan)
-        drift_die_oom((double)nf * 2 * (np ? np : 1) * (sizeof *cm + sizeof *clse + sizeof *cnan) + (double)nf * (np ? np : 1) * sizeof *clse_ref,
+        drift_die_oom((double)nf * 2 * (np ? np : 1) * (sizeof *cm + sizeof *clse + sizeof *cnan) +
+                          (double)nf * (np ? np : 1) * sizeof *clse_ref,
                       "the cliff's measurements of %d formats x %d peaks", nf, np);
     DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:fail)")
     for (int t = 0; t < nf * np; t++) {
@@ -245,13 +265,16 @@ int main(int argc, char **argv)
 
     /* -- aggregate -- */
     drift_smx_agg_t *agg = calloc((size_t)nN * (size_t)nf * NVAR, sizeof *agg);
-    if (!agg) drift_die_oom((double)nN * nf * NVAR * sizeof *agg, "the aggregates of %d sizes x %d formats x %d variants", nN, nf, NVAR);
+    if (!agg)
+        drift_die_oom((double)nN * nf * NVAR * sizeof *agg, "the aggregates of %d sizes x %d formats x %d variants", nN,
+                      nf, NVAR);
     for (int ni = 0; ni < nN; ni++)
         for (int f = 0; f < nf; f++)
             for (int v = 0; v < NVAR; v++) {
                 drift_smx_agg_t *a = &agg[((size_t)ni * (size_t)nf + (size_t)f) * NVAR + (size_t)v];
                 for (size_t r = 0; r < R; r++) {
-                    const drift_smx_meas_t *m = &meas[(((size_t)ni * R + r) * (size_t)nf + (size_t)f) * NVAR + (size_t)v];
+                    const drift_smx_meas_t *m =
+                        &meas[(((size_t)ni * R + r) * (size_t)nf + (size_t)f) * NVAR + (size_t)v];
                     a->l1_true_max = nanmax(a->l1_true_max, m->l1_true);
                     a->l1_round_max = nanmax(a->l1_round_max, m->l1_round);
                     a->rel_true_max = nanmax(a->rel_true_max, m->rel_true);
@@ -261,8 +284,24 @@ int main(int argc, char **argv)
                 }
             }
 
-    const drift_softmax_lab_t lab = {&cli, R, NC, sigma, block, xrows, xdev_max, nf, nN, np, Ns.v, peaks.v,
-                                     (const char(*)[DRIFT_SOFTMAX_SPEC_MAX])vname, agg, cm, cnan, clse, clse_ref};
+    const drift_softmax_lab_t lab = {&cli,
+                                     R,
+                                     NC,
+                                     sigma,
+                                     block,
+                                     xrows,
+                                     xdev_max,
+                                     nf,
+                                     nN,
+                                     np,
+                                     Ns.v,
+                                     peaks.v,
+                                     (const char(*)[DRIFT_SOFTMAX_SPEC_MAX])vname,
+                                     agg,
+                                     cm,
+                                     cnan,
+                                     clse,
+                                     clse_ref};
     drift_softmax_write(&lab); /* softmax_drift_report.c */
     free(meas), free(xdev), free(agg), free(cm), free(clse), free(clse_ref), free(cnan);
     return 0;

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "softmax.h"
 
-#define DRIFT_SMX_NVAR 4             /* naive, safe, online, online:B */
+#define DRIFT_SMX_NVAR 4                /* naive, safe, online, online:B */
 #define DRIFT_SMX_CROSSCHECK_MAX_N 8192 /* rows up to this N hold the fast reference against MPFR */
 
 typedef struct { /* one (row, format, variant) */
@@ -25,20 +25,20 @@ typedef struct { /* aggregated over rows */
 
 typedef struct {
     const drift_cli_t *cli;
-    size_t R, NC;                  /* rows per N; logits of a cliff row */
+    size_t R, NC; /* rows per N; logits of a cliff row */
     double sigma;
-    long block;                    /* online:B's B */
-    long xrows;                    /* rows checked against MPFR */
-    double xdev_max;               /* their largest relative difference */
-    int nf, nN, np;                /* formats, vocabulary sizes, planted peaks */
+    long block;      /* online:B's B */
+    long xrows;      /* rows checked against MPFR */
+    double xdev_max; /* their largest relative difference */
+    int nf, nN, np;  /* formats, vocabulary sizes, planted peaks */
     const long *Ns;
     const double *peaks;
     const char (*vname)[DRIFT_SOFTMAX_SPEC_MAX];
-    const drift_smx_agg_t *agg;    /* [(ni * nf + f) * NVAR + v] */
-    const drift_smx_meas_t *cm;    /* cliff: [(f * 2 + v) * np + k], v naive or safe */
-    const long *cnan;              /* cliff: NaN probabilities, same index */
-    const double *clse;            /* cliff: computed log-sum-exp, same index */
-    const double *clse_ref;        /* cliff: exact log-sum-exp, [f * np + k] */
+    const drift_smx_agg_t *agg; /* [(ni * nf + f) * NVAR + v] */
+    const drift_smx_meas_t *cm; /* cliff: [(f * 2 + v) * np + k], v naive or safe */
+    const long *cnan;           /* cliff: NaN probabilities, same index */
+    const double *clse;         /* cliff: computed log-sum-exp, same index */
+    const double *clse_ref;     /* cliff: exact log-sum-exp, [f * np + k] */
 } drift_softmax_lab_t;
 
 /* Every output file, committed together; stdout unless --quiet. */

@@ -16,22 +16,24 @@
 #define SMOLLM2 DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 static char dir[64];
-static void make_dir(void)
-{
-    tmpdir_make(dir, sizeof dir, "drift_spec");
-}
-static void remove_dir(void)
-{
-    tmpdir_remove(dir);
-}
+static void make_dir(void) { tmpdir_make(dir, sizeof dir, "drift_spec"); }
+static void remove_dir(void) { tmpdir_remove(dir); }
 
 TestSuite(speculative_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
 Test(speculative_exp, bad_options_exit_2_one_line_no_file)
 {
     /* the checkpoint's limits at the quick profile: stories260K (context 512, no tokenizer) */
-    const char *const bad[] = {"--prompts 0", "--tokens 0", "--profile quick --tokens 600", "--draft 0", "--draft 2,x", "--draft 257",
-                               "--sms 0", "--min-slice 0", "--checkpoint /nonexistent.bin", "--orders seq",
+    const char *const bad[] = {"--prompts 0",
+                               "--tokens 0",
+                               "--profile quick --tokens 600",
+                               "--draft 0",
+                               "--draft 2,x",
+                               "--draft 257",
+                               "--sms 0",
+                               "--min-slice 0",
+                               "--checkpoint /nonexistent.bin",
+                               "--orders seq",
                                "--profile quick --prompt-set " DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt"};
     expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "speculative.csv");
 }

@@ -11,8 +11,10 @@ int drift_distinct(drift_distinct_t *b, const double *x, long n)
         int lo = 0, hi = nb;
         while (lo < hi) {
             int mid = (lo + hi) / 2;
-            if (b[mid].v < v) lo = mid + 1;
-            else hi = mid;
+            if (b[mid].v < v)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         if (lo < nb && b[lo].v == v) {
             b[lo].count++;

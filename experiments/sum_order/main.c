@@ -81,9 +81,14 @@ static size_t case_values(int c, double *x)
     switch (c) {
     case 0: x[0] = 10000.0, x[1] = 0.0001, x[2] = -9999.9; return 3;
     case 1: x[0] = 1e16, x[1] = 1, x[2] = -1e16; return 3;
-    case 2: for (int i = 0; i < 10; i++) x[i] = 0.1; return 10;
+    case 2:
+        for (int i = 0; i < 10; i++) x[i] = 0.1;
+        return 10;
     case 3: x[0] = 0.1, x[1] = 0.2, x[2] = -0.3; return 3;
-    case 4: x[0] = 1; for (int i = 1; i <= 1000; i++) x[i] = 0.0001; return 1001;
+    case 4:
+        x[0] = 1;
+        for (int i = 1; i <= 1000; i++) x[i] = 0.0001;
+        return 1001;
     default: x[0] = 1, x[1] = 1e100, x[2] = 1, x[3] = -1e100; return 4;
     }
 }
@@ -101,24 +106,40 @@ int main(int argc, char **argv)
 {
     long trials = 0, perms = 0; /* 0: the profile's */
     const drift_cli_opt_t opts[] = {
-        {"trials", DRIFT_OPT_INT, &trials, "N", "random vectors per (distribution, n) in (b)", 1, 1000, {"1", "3", "10"}},
-        {"perms", DRIFT_OPT_INT, &perms, "R", "random permutations of one vector in (c)", 1, 1000000, {"200", "1000", "10000"}},
+        {"trials",
+         DRIFT_OPT_INT,
+         &trials,
+         "N",
+         "random vectors per (distribution, n) in (b)",
+         1,
+         1000,
+         {"1", "3", "10"}},
+        {"perms",
+         DRIFT_OPT_INT,
+         &perms,
+         "R",
+         "random permutations of one vector in (c)",
+         1,
+         1000000,
+         {"200", "1000", "10000"}},
     };
     const drift_cli_spec_t spec = {
         .name = "sum_order",
-        .question = "How much does the order of a floating-point sum change its result, and how does the error grow with n?",
+        .question =
+            "How much does the order of a floating-point sum change its result, and how does the error grow with n?",
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier",
         .opts = opts,
         .nopts = 2,
         .cpu_only = "CPU only",
-        .summary = "every addition rounds, and the order decides which partial sums the roundings are taken on. In seq a term "
-        "early in the sum is rounded n-1 times, so the worst-case error grows like n u sum|x| (the deterministic "
-        "bound); but the individual rounding errors have random signs and mostly cancel, so the actual error grows "
-        "like sqrt(n) u sum|x| (the probabilistic bound, slope ~0.5 above). Pairwise, blocked, split-K and warp orders "
-        "shorten the chain each term travels to ~log2 n or ~n/B additions, and compensated sums carry the lost low "
-        "part along, so their errors barely grow. In a 16-bit accumulator the running sum soon dwarfs the terms and "
-        "swallows them whole: the error is no longer a rounding effect but a stall. Plots: ./lab plot sum_order."};
+        .summary =
+            "every addition rounds, and the order decides which partial sums the roundings are taken on. In seq a term "
+            "early in the sum is rounded n-1 times, so the worst-case error grows like n u sum|x| (the deterministic "
+            "bound); but the individual rounding errors have random signs and mostly cancel, so the actual error grows "
+            "like sqrt(n) u sum|x| (the probabilistic bound, slope ~0.5 above). Pairwise, blocked, split-K and warp orders "
+            "shorten the chain each term travels to ~log2 n or ~n/B additions, and compensated sums carry the lost low "
+            "part along, so their errors barely grow. In a 16-bit accumulator the running sum soon dwarfs the terms and "
+            "swallows them whole: the error is no longer a rounding effect but a stall. Plots: ./lab plot sum_order."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     for (int o = 0; o < cli.norders; o++)
@@ -139,7 +160,8 @@ int main(int argc, char **argv)
     double umax = 0;
     for (int i = 0; i < cli.nformats; i++) {
         drift_format_t f = cli.formats[i];
-        if (drift_format_info(f)->p < drift_format_info(DRIFT_FP32)->p) S[ns++] = (drift_sum_setting_t){f, DRIFT_FP32, ""};
+        if (drift_format_info(f)->p < drift_format_info(DRIFT_FP32)->p)
+            S[ns++] = (drift_sum_setting_t){f, DRIFT_FP32, ""};
         S[ns++] = (drift_sum_setting_t){f, f, ""};
     }
     for (int s = 0; s < ns; s++) {
@@ -158,10 +180,13 @@ int main(int argc, char **argv)
 
     /* ---- (a) classroom: each case's decimal values rounded to the inputs, summed in every order ---- */
     drift_sum_err_t *cls = malloc((size_t)NCASES * nsa * no * sizeof *cls);
-    double *cls_exact = malloc((size_t)NCASES * nsa * sizeof *cls_exact), *cls_cr = malloc((size_t)NCASES * nsa * sizeof *cls_cr);
+    double *cls_exact = malloc((size_t)NCASES * nsa * sizeof *cls_exact),
+           *cls_cr = malloc((size_t)NCASES * nsa * sizeof *cls_cr);
     size_t cls_n[NCASES];
     if (!cls || !cls_exact || !cls_cr)
-        drift_die_oom((double)NCASES * nsa * (no * sizeof *cls + 2 * sizeof *cls_exact), "the classroom's %d cases x %d formats x %d orders (--formats, --orders: fewer)", NCASES, (int)nsa, (int)no);
+        drift_die_oom((double)NCASES * nsa * (no * sizeof *cls + 2 * sizeof *cls_exact),
+                      "the classroom's %d cases x %d formats x %d orders (--formats, --orders: fewer)", NCASES,
+                      (int)nsa, (int)no);
     for (int c = 0; c < NCASES; c++) {
         double raw[1001], xr[1001], sum_abs;
         size_t n = cls_n[c] = case_values(c, raw);
@@ -188,19 +213,21 @@ int main(int argc, char **argv)
     drift_sum_perm_t *P = calloc((size_t)nd * ns, sizeof *P);
     if (!cells || !sm || !slope || !P)
         drift_die_oom((double)drift_sum_sweep_ncells(&W) * sizeof *cells + (double)nd * ns * no * nn * sizeof *sm,
-                      "the cells of %zu sweep points (--trials, --formats, --orders: fewer)", (size_t)drift_sum_sweep_ncells(&W));
+                      "the cells of %zu sweep points (--trials, --formats, --orders: fewer)",
+                      (size_t)drift_sum_sweep_ncells(&W));
     must(drift_sum_sweep_run(cells, &W), "sum");
     drift_sum_tally_t tally;
     drift_sum_summarise(sm, slope, &tally, cells, &W, lambda, SLOPE_FROM_LOG2N);
     must(drift_sum_perms_run(P, cli.seed, S, ns, PERM_N, perms), "permuted sum");
-#define SM(d, s, o, li) sm[(((size_t)(d) * ns + (s)) * no + (o)) * nn + (li)]
-#define SLOPE(d, s, o) slope[((size_t)(d) * ns + (s)) * no + (o)]
+#define SM(d, s, o, li) sm[(((size_t)(d)*ns + (s)) * no + (o)) * nn + (li)]
+#define SLOPE(d, s, o) slope[((size_t)(d)*ns + (s)) * no + (o)]
     /* ---- declared output (sum_order_report.c) ---- */
     const char *case_name[NCASES], *case_desc[NCASES];
     for (int c = 0; c < NCASES; c++) case_name[c] = CASES[c].name, case_desc[c] = CASES[c].desc;
-    const drift_sum_order_lab_t lab = {&cli, trials, perms, log2_min, log2_max, SLOPE_FROM_LOG2N, O, oname, no, S, sa_, ns,
-                                       nsa, lambda, umax, case_name, case_desc, NCASES, cls_n, cls, cls_exact, cls_cr, &W,
-                                       cells, sm, slope, tally, P, PERM_N};
+    const drift_sum_order_lab_t lab = {&cli,      trials, perms, log2_min, log2_max,  SLOPE_FROM_LOG2N, O,    oname,
+                                       no,        S,      sa_,   ns,       nsa,       lambda,           umax, case_name,
+                                       case_desc, NCASES, cls_n, cls,      cls_exact, cls_cr,           &W,   cells,
+                                       sm,        slope,  tally, P,        PERM_N};
     drift_sum_order_write(&lab);
 
     for (int t = 0; t < nd * ns; t++) free(P[t].bins);

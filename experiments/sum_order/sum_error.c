@@ -25,9 +25,9 @@ void drift_sum_error(drift_sum_err_t *m, const drift_xacc_t *x, double result, d
         drift_xacc_t d = *x;
         drift_xacc_add(&d, -result);
         int sg = drift_xacc_sign(&d);
-        m->abs_err = sg > 0 ? drift_xacc_round(&d, DRIFT_FP64, DRIFT_RU)
-                   : sg < 0 ? -drift_xacc_round(&d, DRIFT_FP64, DRIFT_RD)
-                            : 0.0;
+        m->abs_err = sg > 0   ? drift_xacc_round(&d, DRIFT_FP64, DRIFT_RU)
+                     : sg < 0 ? -drift_xacc_round(&d, DRIFT_FP64, DRIFT_RD)
+                              : 0.0;
     }
     if (isnan(m->abs_err) || m->abs_err == 0) {
         m->rel_err = m->ulp_err = m->abs_err;

@@ -23,8 +23,8 @@ typedef struct {
     const char *const *case_name, *const *case_desc;
     int ncases;
     const size_t *cls_n;
-    const drift_sum_err_t *cls;        /* [(c * nsa + s) * no + o] */
-    const double *cls_exact, *cls_cr;  /* [c * nsa + s]: exact sum rounded to double / to the accumulator */
+    const drift_sum_err_t *cls;       /* [(c * nsa + s) * no + o] */
+    const double *cls_exact, *cls_cr; /* [c * nsa + s]: exact sum rounded to double / to the accumulator */
     /* (b) the sweep, its summary (sum_bounds.h) and tally */
     const drift_sum_sweep_t *W;
     const drift_sum_cell_t *cells;

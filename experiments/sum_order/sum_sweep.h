@@ -51,16 +51,17 @@ size_t drift_sum_sweep_at(const drift_sum_sweep_t *w, int d, int li, long tr, in
 DRIFT_MUST_CHECK int drift_sum_sweep_run(drift_sum_cell_t *cells, const drift_sum_sweep_t *w);
 
 typedef struct {
-    drift_xacc_t x;          /* the exact sum */
-    double exact, cr, ulp;   /* rounded to double; rounded once to the accumulator; its spacing there */
-    drift_distinct_t *bins;  /* the distinct results, ascending (free() them) */
+    drift_xacc_t x;         /* the exact sum */
+    double exact, cr, ulp;  /* rounded to double; rounded once to the accumulator; its spacing there */
+    drift_distinct_t *bins; /* the distinct results, ascending (free() them) */
     int nbins;
-    long crcount;            /* orders that gave the correctly rounded sum */
+    long crcount; /* orders that gave the correctly rounded sum */
 } drift_sum_perm_t;
 
 /* p[d * ns + s]: one vector of n values from the stream (seed, "sum_order.perms", d, 0) per
  * distribution, rounded to setting s's inputs, summed seq in the orders random:SEED with
  * SEED = seed * 2^32 + r, r = 0 .. perms-1. 0, DRIFT_ENOMEM, or the first error of drift_sum. */
-DRIFT_MUST_CHECK int drift_sum_perms_run(drift_sum_perm_t *p, uint64_t seed, const drift_sum_setting_t *S, int ns, size_t n, long perms);
+DRIFT_MUST_CHECK int drift_sum_perms_run(drift_sum_perm_t *p, uint64_t seed, const drift_sum_setting_t *S, int ns,
+                                         size_t n, long perms);
 
 #endif

@@ -16,15 +16,9 @@ static const char *const FILES[] = {"sum_order_classroom.csv", "sum_order_error.
 
 static char dir[64];
 
-static void make_dir(void)
-{
-    tmpdir_make(dir, sizeof dir, "drift_sumorder");
-}
+static void make_dir(void) { tmpdir_make(dir, sizeof dir, "drift_sumorder"); }
 
-static void remove_dir(void)
-{
-    tmpdir_remove(dir);
-}
+static void remove_dir(void) { tmpdir_remove(dir); }
 
 TestSuite(sum_order_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
@@ -93,8 +87,8 @@ Test(sum_order_exp, classroom_rows)
 
 Test(sum_order_exp, bad_options_exit_2_and_write_nothing)
 {
-    const char *bad[] = {"--orders tc:h100", "--orders warp:6", "--formats fp99", "--trials 0", "--perms x",
-                         "--profile huge", "--backend cuda"};
+    const char *bad[] = {"--orders tc:h100", "--orders warp:6", "--formats fp99", "--trials 0",
+                         "--perms x",        "--profile huge",  "--backend cuda"};
     for (int i = 0; i < 7; i++) {
         cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>/dev/null", EXP, bad[i], dir), 2, "%s", bad[i]);
         char p[256];

@@ -80,7 +80,8 @@ static drift_tc_hw_count_t *slot(drift_tc_hw_count_t *cnt, int *n, int max, cons
 }
 
 /* The sections of an open stream; 0 sections is an error (an empty or undecodable file). */
-static int run_stream(drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *path, long stride, char *err, size_t errsz)
+static int run_stream(drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *path, long stride, char *err,
+                      size_t errsz)
 {
     int n = 0, sections = 0;
     char line[256];
@@ -90,31 +91,39 @@ static int run_stream(drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *p
         long N;
         if (sscanf(line, "drift-tc-hw %d %15s %15s %d %ld %15s %15s", &ver, gpu, fmt, &K, &N, outs, cmode) != 7 ||
             ver != 1 || K < 1 || K > DRIFT_TC_HW_MAXK || N < 1)
-            return drift_why(err, errsz, DRIFT_EINVAL, "%s: malformed section header %d (expected 'drift-tc-hw 1 GPU FORMAT K N OUTPUTS CMODE', K <= %d)",
-                        path, sections + 1, DRIFT_TC_HW_MAXK);
+            return drift_why(
+                err, errsz, DRIFT_EINVAL,
+                "%s: malformed section header %d (expected 'drift-tc-hw 1 GPU FORMAT K N OUTPUTS CMODE', K <= %d)",
+                path, sections + 1, DRIFT_TC_HW_MAXK);
         drift_format_t in;
         const char *fname = !strcmp(fmt, "E4M3") ? "fp8e4m3" : !strcmp(fmt, "E5M2") ? "fp8e5m2" : fmt;
         if (drift_format_parse(&in, fname) || in == DRIFT_FP32 || in == DRIFT_FP64)
-            return drift_why(err, errsz, DRIFT_EINVAL, "%s: section %d: unknown input format '%s'", path, sections + 1, fmt);
+            return drift_why(err, errsz, DRIFT_EINVAL, "%s: section %d: unknown input format '%s'", path, sections + 1,
+                             fmt);
         drift_tc_arch_t arch;
-        if (drift_tc_hw_arch(&arch, gpu)) return drift_why(err, errsz, DRIFT_EINVAL, "%s: section %d: unknown GPU '%s'", path, sections + 1, gpu);
+        if (drift_tc_hw_arch(&arch, gpu))
+            return drift_why(err, errsz, DRIFT_EINVAL, "%s: section %d: unknown GPU '%s'", path, sections + 1, gpu);
         int has16 = !strcmp(outs, "fp32+fp16"), c0 = !strcmp(cmode, "c0fp32");
         if ((!has16 && strcmp(outs, "fp32")) || (!c0 && strcmp(cmode, "c")))
-            return drift_why(err, errsz, DRIFT_EINVAL, "%s: section %d: outputs '%s' / c mode '%s' (accepted: fp32, fp32+fp16 / c, c0fp32)",
-                        path, sections + 1, outs, cmode);
+            return drift_why(err, errsz, DRIFT_EINVAL,
+                             "%s: section %d: outputs '%s' / c mode '%s' (accepted: fp32, fp32+fp16 / c, c0fp32)", path,
+                             sections + 1, outs, cmode);
         sections++;
         int w = in == DRIFT_TF32 ? 4 : drift_format_info(in)->bits / 8;
         size_t rec = (size_t)(2 * K * w + 8 + (has16 ? 2 : 0));
         drift_tc_hw_count_t *c32 = slot(cnt, &n, max, gpu, fmt, in, DRIFT_FP32, arch, K, c0);
         drift_tc_hw_count_t *c16 = has16 ? slot(cnt, &n, max, gpu, fmt, in, DRIFT_FP16, arch, K, c0) : NULL;
-        if (!c32 || (has16 && !c16)) return drift_why(err, errsz, DRIFT_ERANGE, "%s: more than %d configurations", path, max);
+        if (!c32 || (has16 && !c16))
+            return drift_why(err, errsz, DRIFT_ERANGE, "%s: more than %d configurations", path, max);
         unsigned char buf[2 * DRIFT_TC_HW_MAXK * 4 + 10];
         for (long s = 0; s < N; s++) {
             if (fread(buf, 1, rec, fp) != rec)
-                return drift_why(err, errsz, DRIFT_EIO, "%s: truncated: %s %s stops at sample %ld of %ld", path, gpu, fmt, s, N);
+                return drift_why(err, errsz, DRIFT_EIO, "%s: truncated: %s %s stops at sample %ld of %ld", path, gpu,
+                                 fmt, s, N);
             if (s % stride) continue;
             double a[DRIFT_TC_HW_MAXK], b[DRIFT_TC_HW_MAXK];
-            for (int k = 0; k < K; k++) a[k] = input(le(buf + k * w, w), in), b[k] = input(le(buf + (K + k) * w, w), in);
+            for (int k = 0; k < K; k++)
+                a[k] = input(le(buf + k * w, w), in), b[k] = input(le(buf + (K + k) * w, w), in);
             const unsigned char *t = buf + 2 * K * w;
             double c = f32(le(t, 4)), c32v = c0 ? 0.0 : c, got;
             int rc = drift_tc_dot(&got, a, b, (size_t)K, &c32v, arch, in, DRIFT_FP32);
@@ -122,7 +131,9 @@ static int run_stream(drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *p
             count(c32, s, got, f32(le(t + 4, 4)));
             if (!c16) continue;
             rc = drift_tc_dot(&got, a, b, (size_t)K, &c, arch, in, DRIFT_FP16);
-            if (rc) return drift_why(err, errsz, rc, "%s: %s %s sample %ld (fp16 output): %s", path, gpu, fmt, s, drift_strerror(rc));
+            if (rc)
+                return drift_why(err, errsz, rc, "%s: %s %s sample %ld (fp16 output): %s", path, gpu, fmt, s,
+                                 drift_strerror(rc));
             count(c16, s, got, drift_decode(le(t + 8, 2), DRIFT_FP16));
         }
     }
@@ -153,6 +164,8 @@ int drift_tc_hw_run(drift_tc_hw_count_t *cnt, int maxcnt, const char *path, long
     if (!fp) return drift_why(err, errsz, DRIFT_EIO, "%s: cannot run xz -dc (xz-utils)", path);
     int n = run_stream(cnt, maxcnt, fp, path, stride, err, errsz);
     int status = pclose(fp);
-    if (n >= 0 && status != 0) n = drift_why(err, errsz, DRIFT_EIO, "%s: xz -dc failed (corrupt or truncated xz stream, or no xz program)", path);
+    if (n >= 0 && status != 0)
+        n = drift_why(err, errsz, DRIFT_EIO, "%s: xz -dc failed (corrupt or truncated xz stream, or no xz program)",
+                      path);
     return n;
 }

@@ -22,14 +22,14 @@
 
 /* One (GPU, input format, output format) configuration and its count. */
 typedef struct {
-    char gpu[16], fmt[16];   /* as the file names them: "H100", "fp16", "E4M3" */
-    drift_format_t in, out;  /* out: DRIFT_FP32 or DRIFT_FP16 */
-    drift_tc_arch_t arch;    /* the lab architecture that models this GPU */
-    int K;                   /* products per sample */
-    int c0;                  /* 1: measured with c = 0 (H100/H200 fp8, fp32 output: WGMMA) */
-    int unmodelled;          /* drift_tc_hw_unmodelled: counted, never claimed */
+    char gpu[16], fmt[16];  /* as the file names them: "H100", "fp16", "E4M3" */
+    drift_format_t in, out; /* out: DRIFT_FP32 or DRIFT_FP16 */
+    drift_tc_arch_t arch;   /* the lab architecture that models this GPU */
+    int K;                  /* products per sample */
+    int c0;                 /* 1: measured with c = 0 (H100/H200 fp8, fp32 output: WGMMA) */
+    int unmodelled;         /* drift_tc_hw_unmodelled: counted, never claimed */
     long samples, mismatches;
-    long first_index;        /* the first mismatching sample (-1: none), with model and GPU values */
+    long first_index; /* the first mismatching sample (-1: none), with model and GPU values */
     double first_got, first_want;
 } drift_tc_hw_count_t;
 
@@ -54,6 +54,7 @@ int drift_tc_hw_unmodelled(const char *gpu, drift_format_t in, drift_format_t ou
  * DRIFT_EIO (cannot open, not decompressible, truncated, empty), DRIFT_EINVAL (malformed
  * header, unknown GPU or format, stride < 1, a quote in an xz path), DRIFT_ERANGE (more than
  * maxcnt configurations) with a one-line reason in err (may be NULL). */
-DRIFT_MUST_CHECK int drift_tc_hw_run(drift_tc_hw_count_t *cnt, int maxcnt, const char *path, long stride, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_tc_hw_run(drift_tc_hw_count_t *cnt, int maxcnt, const char *path, long stride, char *err,
+                                     size_t errsz);
 
 #endif

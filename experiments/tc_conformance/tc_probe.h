@@ -19,7 +19,7 @@ typedef struct {
     const char *feature; /* what it separates, in words */
     const char *what;    /* the inputs, in words */
     drift_format_t in, out;
-    int n;               /* products */
+    int n; /* products */
     double a[DRIFT_TC_PROBE_MAXN], b[DRIFT_TC_PROBE_MAXN], c;
 } drift_tc_probe_t;
 

@@ -93,7 +93,7 @@ static double round_fp64(const mpfr_t t, const drift_round_opts_t *o, uint32_t s
     mpfr_inits2(80, a, n, frac, (mpfr_ptr)0);
     mpfr_abs(a, t, MPFR_RNDN);
     long e = (long)mpfr_get_exp(a) - 1; /* |t| in [2^e, 2^(e+1)) */
-    if (e >= 1024) { /* beyond the last binade: DBL_MAX or infinity, by direction */
+    if (e >= 1024) {                    /* beyond the last binade: DBL_MAX or infinity, by direction */
         int toward_zero = o->mode == DRIFT_RZ || (o->mode == DRIFT_RU && neg) || (o->mode == DRIFT_RD && !neg);
         double r = toward_zero || o->saturate ? DBL_MAX : INFINITY;
         mpfr_clears(a, n, frac, (mpfr_ptr)0);
@@ -139,10 +139,14 @@ int drift_decimal_round(double *out, const char *s, drift_format_t f, const drif
     mpfr_init2(t, 64);
     read_odd64(t, s);
     double r;
-    if (mpfr_nan_p(t)) r = NAN;
-    else if (mpfr_inf_p(t)) r = drift_round(mpfr_sgn(t) < 0 ? -INFINITY : INFINITY, f, o, sr_bits);
-    else if (f == DRIFT_FP64) r = round_fp64(t, o, sr_bits);
-    else r = drift_round(odd53(t), f, o, sr_bits);
+    if (mpfr_nan_p(t))
+        r = NAN;
+    else if (mpfr_inf_p(t))
+        r = drift_round(mpfr_sgn(t) < 0 ? -INFINITY : INFINITY, f, o, sr_bits);
+    else if (f == DRIFT_FP64)
+        r = round_fp64(t, o, sr_bits);
+    else
+        r = drift_round(odd53(t), f, o, sr_bits);
     mpfr_clear(t);
     *out = r;
     return DRIFT_OK;

@@ -35,10 +35,10 @@ extern "C" {
  * 1.5 * 2^32, and carries are propagated every 2^30 additions, so no int64 overflows. */
 typedef struct {
     int64_t d[DRIFT_XACC_DIGITS];
-    int pending;   /* additions since the last carry propagation */
-    int nan;       /* a NaN, or +inf and -inf, were added */
-    int inf;       /* +1 / -1 when an infinity was added, 0 otherwise */
-    int zstate;    /* the sign of an exact zero result (IEEE 754 6.3): 0 nothing added,
+    int pending; /* additions since the last carry propagation */
+    int nan;     /* a NaN, or +inf and -inf, were added */
+    int inf;     /* +1 / -1 when an infinity was added, 0 otherwise */
+    int zstate;  /* the sign of an exact zero result (IEEE 754 6.3): 0 nothing added,
                       1 only -0 added, 2 only +0 added, 3 anything else */
 } drift_xacc_t;
 
@@ -65,9 +65,11 @@ int drift_xacc_sign(const drift_xacc_t *a); /* -1, 0, +1 of the exact value */
  * (fp32/bf16/fp16/fp8 values) at one exact double product per pair, wider doubles by
  * TwoProduct (FMA). */
 DRIFT_MUST_CHECK int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
-DRIFT_MUST_CHECK int drift_exact_dot(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
+DRIFT_MUST_CHECK int drift_exact_dot(double *out, const double *a, const double *b, size_t n, drift_format_t f,
+                                     drift_mode_t m);
 DRIFT_MUST_CHECK int drift_exact_sum_mpfr(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
-DRIFT_MUST_CHECK int drift_exact_dot_mpfr(double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
+DRIFT_MUST_CHECK int drift_exact_dot_mpfr(double *out, const double *a, const double *b, size_t n, drift_format_t f,
+                                          drift_mode_t m);
 
 /* An MPFR number (any precision, any exponent) rounded once to f (with f's subnormals and
  * overflow, as above) in mode m; NaN for DRIFT_SR or an unknown format. Does not touch

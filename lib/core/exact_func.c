@@ -104,8 +104,10 @@ static scan_t scan(const double *x, size_t n)
 {
     scan_t s = {0, 0, 0, -INFINITY, 1};
     for (size_t i = 0; i < n; i++) {
-        if (isnan(x[i])) s.nan = 1;
-        else if (x[i] == INFINITY) s.posinf = 1;
+        if (isnan(x[i]))
+            s.nan = 1;
+        else if (x[i] == INFINITY)
+            s.posinf = 1;
         else if (x[i] != -INFINITY) {
             s.nfinite++;
             if (x[i] > s.max) s.max = x[i];
@@ -287,4 +289,3 @@ int drift_exact_softmax(double *out, const double *x, size_t n)
     free(todo);
     return left ? DRIFT_ERANGE : DRIFT_OK;
 }
-

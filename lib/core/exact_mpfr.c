@@ -161,4 +161,3 @@ int drift_exact_dot_mpfr(double *out, const double *a, const double *b, size_t n
     vec_free(&vec);
     return rc;
 }
-

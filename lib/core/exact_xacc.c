@@ -44,10 +44,7 @@
 
 /* ---- the superaccumulator ------------------------------------------------------- */
 
-void drift_xacc_init(drift_xacc_t *a)
-{
-    memset(a, 0, sizeof *a);
-}
+void drift_xacc_init(drift_xacc_t *a) { memset(a, 0, sizeof *a); }
 
 /* Carries up: digits 0..D-2 end in [0, 2^32), the top digit keeps the sign. */
 static void normalise(drift_xacc_t *a)
@@ -258,8 +255,8 @@ double drift_xacc_round(const drift_xacc_t *a, drift_format_t f, drift_mode_t m)
     if (s == 0) return zero_result(a->zstate, m);
     int neg = s < 0;
     int top = 32 * t + 31 - __builtin_clz((unsigned)c.d[t]); /* leading bit index */
-    int etop = top + DRIFT_XACC_LSB;                          /* its exponent */
-    int lsb = etop - 52 > -1074 ? etop - 52 : -1074;           /* double's quantum there */
+    int etop = top + DRIFT_XACC_LSB;                         /* its exponent */
+    int lsb = etop - 52 > -1074 ? etop - 52 : -1074;         /* double's quantum there */
     int k = lsb - DRIFT_XACC_LSB;
     uint64_t mant = bits_from(&c, k);
     unsigned round = bit_at(&c, k - 1);
@@ -460,14 +457,14 @@ static uint64_t exp_range(const double *x, const double *y, size_t n, unsigned *
  * TwoProduct path (dot_general) into the same slots, two additions per pair: a block is
  * half a lane's capacity. */
 #define DOT_BLOCK ((size_t)SLOT_LANES * LANE_CAP / 2)
-#define DOT_SUB 512      /* sub-block: 8 KiB of each input, stays in L1 for both passes */
+#define DOT_SUB 512              /* sub-block: 8 KiB of each input, stays in L1 for both passes */
 #define SHORT_MASK 0x1fffffffULL /* the 29 mantissa bits a 24-bit value leaves clear */
 
 /* A pair whose TwoProduct p + e = a * b is exact with e normal or zero: p's exponent field
  * in [123, 2040], i.e. 2^-900 <= |p| < 2^1018. e is a multiple of ulp(a) * ulp(b) >=
  * 2^(e_a + e_b - 104) >= 2^-1005 (Boldo & Muller's condition e_a + e_b >= emin + p - 1
  * with room to spare), and no overflow. Others go to drift_xacc_add_prod. */
-#define GEN_OK(ep) ((ep) - 123u <= 2040u - 123u)
+#define GEN_OK(ep) ((ep)-123u <= 2040u - 123u)
 
 static inline void gen_add(uint64_t *g, double p, double e, unsigned *lo, unsigned *hi)
 {
@@ -486,7 +483,7 @@ static inline void gen_add(uint64_t *g, double p, double e, unsigned *lo, unsign
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define HAVE_FMA_CLONE 1
 __attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, work_t *w, const double *x,
-                                                            const double *y, size_t n, unsigned *lo, unsigned *hi)
+                                                           const double *y, size_t n, unsigned *lo, unsigned *hi)
 {
     unsigned l = *lo, h = *hi; /* in registers: the slot stores could alias *lo, *hi */
     for (size_t i = 0; i < n; i++) {
@@ -503,8 +500,8 @@ __attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, wo
 }
 #endif
 
-static void dot_general_dekker(drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n,
-                               unsigned *lo, unsigned *hi)
+static void dot_general_dekker(drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n, unsigned *lo,
+                               unsigned *hi)
 {
     unsigned l = *lo, h = *hi; /* in registers: the slot stores could alias *lo, *hi */
     for (size_t i = 0; i < n; i++) {
@@ -573,8 +570,8 @@ static void dot_general(drift_xacc_t *acc, work_t *w, const double *x, const dou
 
 typedef struct {
     int levels;
-    int unit[EX_LMAX];      /* a level's lanes are integers in units of 2^unit */
-    double sigma[EX_LMAX];  /* 1.5 * 2^k for the extraction levels */
+    int unit[EX_LMAX];     /* a level's lanes are integers in units of 2^unit */
+    double sigma[EX_LMAX]; /* 1.5 * 2^k for the extraction levels */
 } ex_plan_t;
 
 /* The levels for a sub-block with exponent fields in [lo, hi]; B = log2 of the terms a lane
@@ -607,22 +604,23 @@ static inline double ex_pow2(int k) /* 2^k for -1022 <= k <= 1023 */
 }
 
 /* Scalar form of one term for the tail (the same exact operations). */
-#define EX_SCALAR_LEVELS(r, first)                                                      \
-    do {                                                                                \
-        for (int j = (first); j < L - 1; j++) {                                         \
-            double q_ = ((r) + pl->sigma[j]) - pl->sigma[j];                            \
-            (r) -= q_;                                                                  \
-            lane[j][i & (EX_LANES - 1)] += q_;                                          \
-        }                                                                               \
-        lane[L - 1][i & (EX_LANES - 1)] += (r);                                         \
+#define EX_SCALAR_LEVELS(r, first)                           \
+    do {                                                     \
+        for (int j = (first); j < L - 1; j++) {              \
+            double q_ = ((r) + pl->sigma[j]) - pl->sigma[j]; \
+            (r) -= q_;                                       \
+            lane[j][i & (EX_LANES - 1)] += q_;               \
+        }                                                    \
+        lane[L - 1][i & (EX_LANES - 1)] += (r);              \
     } while (0)
 
 /* Sums the sub-block's terms (x[i] * y[i] and, when general, its TwoProduct error; x[i]
  * when y == NULL) into lane[level][i mod EX_LANES]. L and general are constants at every
  * call, so each instance is unrolled into straight-line SIMD. */
-__attribute__((target("avx2,fma"), always_inline)) static inline void
-ex_kernel(double lane[EX_LMAX][EX_LANES], const double *x, const double *y, size_t n, const ex_plan_t *pl,
-          const int L, const int general)
+__attribute__((target("avx2,fma"), always_inline)) static inline void ex_kernel(double lane[EX_LMAX][EX_LANES],
+                                                                                const double *x, const double *y,
+                                                                                size_t n, const ex_plan_t *pl,
+                                                                                const int L, const int general)
 {
     __m256d acc[EX_LMAX][2], sg[EX_LMAX];
     for (int j = 0; j < L; j++) {
@@ -673,11 +671,11 @@ ex_kernel(double lane[EX_LMAX][EX_LANES], const double *x, const double *y, size
     }
 }
 
-#define EX_INSTANCE(name, L, general)                                                                      \
-    __attribute__((target("avx2,fma"))) static void name(double lane[EX_LMAX][EX_LANES], const double *x,  \
-                                                         const double *y, size_t n, const ex_plan_t *pl)   \
-    {                                                                                                      \
-        ex_kernel(lane, x, y, n, pl, L, general);                                                          \
+#define EX_INSTANCE(name, L, general)                                                                     \
+    __attribute__((target("avx2,fma"))) static void name(double lane[EX_LMAX][EX_LANES], const double *x, \
+                                                         const double *y, size_t n, const ex_plan_t *pl)  \
+    {                                                                                                     \
+        ex_kernel(lane, x, y, n, pl, L, general);                                                         \
     }
 EX_INSTANCE(ex_short1, 1, 0)
 EX_INSTANCE(ex_short2, 2, 0)
@@ -774,10 +772,10 @@ static void sum_bulk(drift_xacc_t *acc, const double *x, size_t n)
     for (size_t b0 = 0; b0 < n; b0 += SUM_BLOCK) {
         size_t b1 = n - b0 < SUM_BLOCK ? n : b0 + SUM_BLOCK;
         unsigned elo = 0x7ff, ehi = 0;
-#define SUM_TERM(k, j)                                                  \
-    do {                                                                \
-        uint64_t u = dbits(x[j]);                                       \
-        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
+#define SUM_TERM(k, j)                                       \
+    do {                                                     \
+        uint64_t u = dbits(x[j]);                            \
+        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT; \
     } while (0)
         for (size_t c0 = b0; c0 < b1; c0 += RANGE_CHUNK) { /* chunks stay in L1 for both passes */
             size_t c1 = b1 - c0 < RANGE_CHUNK ? b1 : c0 + RANGE_CHUNK;
@@ -830,8 +828,7 @@ static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t
 #ifdef HAVE_EXTRACT
             /* B: DOT_SUB / EX_LANES = 64 pairs a lane, one term each (short) or two */
             _Static_assert(DOT_SUB / EX_LANES == 64, "B below assumes 64 pairs a lane");
-            if (ex_add(acc, x + s0, y + s0, s1 - s0, l, h, wide ? 7 : 6, wide ? (int)l - 1129 : (int)l - 1070,
-                       wide)) {
+            if (ex_add(acc, x + s0, y + s0, s1 - s0, l, h, wide ? 7 : 6, wide ? (int)l - 1129 : (int)l - 1070, wide)) {
                 general |= 1u << j; /* done exactly, nothing in the slots */
                 continue;
             }
@@ -844,10 +841,10 @@ static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t
             edge |= l == 0 || h == 0x7ff;
             elo = l < elo ? l : elo;
             ehi = h > ehi ? h : ehi;
-#define DOT_TERM(k, j)                                                  \
-    do {                                                                \
-        uint64_t u = dbits(x[j] * y[j]);                                \
-        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT;            \
+#define DOT_TERM(k, j)                                       \
+    do {                                                     \
+        uint64_t u = dbits(x[j] * y[j]);                     \
+        w->slot[k][u >> 52] += (u & FRAC_MASK) | HIDDEN_BIT; \
     } while (0)
             size_t i = s0;
             for (; i + SLOT_LANES <= s1; i += SLOT_LANES) {
@@ -882,14 +879,14 @@ static void dot_bulk(drift_xacc_t *acc, const double *x, const double *y, size_t
 
 /* Rounds acc; an exact zero (rare: the rounded value is then zero too) takes its sign
  * from the inputs, since the bulk loops do not track it. */
-#define FINISH(acc, zstate_fn)                                                      \
-    do {                                                                            \
-        *out = drift_xacc_round(&acc, f, m);                                        \
-        if (*out == 0 && !acc.nan && !acc.inf && drift_xacc_sign(&acc) == 0) {      \
-            acc.zstate = ZS_EMPTY;                                                  \
-            zstate_fn;                                                              \
-            *out = drift_xacc_round(&acc, f, m);                                    \
-        }                                                                           \
+#define FINISH(acc, zstate_fn)                                                 \
+    do {                                                                       \
+        *out = drift_xacc_round(&acc, f, m);                                   \
+        if (*out == 0 && !acc.nan && !acc.inf && drift_xacc_sign(&acc) == 0) { \
+            acc.zstate = ZS_EMPTY;                                             \
+            zstate_fn;                                                         \
+            *out = drift_xacc_round(&acc, f, m);                               \
+        }                                                                      \
     } while (0)
 
 int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m)

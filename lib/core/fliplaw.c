@@ -10,10 +10,7 @@
 
 static const char *const NAMES[DRIFT_FLIPLAW_N] = {"gauss", "triangle", "conv"};
 
-const char *drift_fliplaw_name(drift_fliplaw_t law)
-{
-    return (unsigned)law < DRIFT_FLIPLAW_N ? NAMES[law] : "?";
-}
+const char *drift_fliplaw_name(drift_fliplaw_t law) { return (unsigned)law < DRIFT_FLIPLAW_N ? NAMES[law] : "?"; }
 
 int drift_fliplaw_parse(drift_fliplaw_t *out, const char *name)
 {
@@ -36,10 +33,7 @@ double drift_fliplaw_psi(double z)
     return drift_phi_pdf(z) * r * (1 - 3 * r + 15 * r * r - 105 * r * r * r);
 }
 
-static double triangle(double gap, double q)
-{
-    return gap >= q ? 0.0 : 0.5 * (1.0 - gap / q);
-}
+static double triangle(double gap, double q) { return gap >= q ? 0.0 : 0.5 * (1.0 - gap / q); }
 
 double drift_fliplaw_p(drift_fliplaw_t law, double gap, double sigma, double q)
 {
@@ -57,15 +51,15 @@ double drift_fliplaw_p(drift_fliplaw_t law, double gap, double sigma, double q)
         if (!(sigma >= 0) || !(q >= 0)) return NAN;
         if (sigma == 0) return drift_fliplaw_p(DRIFT_FLIPLAW_TRIANGLE, gap, 0, q);
         if (q == 0) return drift_phi(-gap / sigma);
-        if (q < 1e-4 * sigma) return drift_phi(-gap / sigma); /* the ramp is a step at sigma's scale: the
+        if (q < 1e-4 * sigma)
+            return drift_phi(-gap / sigma); /* the ramp is a step at sigma's scale: the
                                                                   model error ~ (q/sigma)^2 < 1e-8, less than
                                                                   the Psi difference would lose (~ 1e-16 sigma/q) */
         {
             double p = sigma / (2 * q) * (drift_fliplaw_psi((q - gap) / sigma) - drift_fliplaw_psi((-q - gap) / sigma));
             return p < 0 ? 0.0 : p > 1 ? 1.0 : p;
         }
-    default:
-        return NAN;
+    default: return NAN;
     }
 }
 
@@ -80,22 +74,21 @@ double drift_fliplaw_gap_at(drift_fliplaw_t law, double sigma, double q, double 
 {
     if (!(p > 0 && p < 0.5)) return NAN;
     switch (law) {
-    case DRIFT_FLIPLAW_GAUSS:
-        return sigma >= 0 ? -sigma * drift_phi_inv(p) : NAN;
-    case DRIFT_FLIPLAW_TRIANGLE:
-        return q >= 0 ? q * (1 - 2 * p) : NAN;
+    case DRIFT_FLIPLAW_GAUSS: return sigma >= 0 ? -sigma * drift_phi_inv(p) : NAN;
+    case DRIFT_FLIPLAW_TRIANGLE: return q >= 0 ? q * (1 - 2 * p) : NAN;
     case DRIFT_FLIPLAW_CONV: {
         if (!(sigma >= 0) || !(q >= 0)) return NAN;
         double lo = 0, hi = q + 40 * sigma + 1e-300; /* P(hi) < Phi(-40): far below any p */
         for (int it = 0; it < 200; it++) {
             double m = 0.5 * (lo + hi);
-            if (drift_fliplaw_p(law, m, sigma, q) > p) lo = m;
-            else hi = m;
+            if (drift_fliplaw_p(law, m, sigma, q) > p)
+                lo = m;
+            else
+                hi = m;
         }
         return 0.5 * (lo + hi);
     }
-    default:
-        return NAN;
+    default: return NAN;
     }
 }
 
@@ -156,8 +149,10 @@ static double solve(const problem_t *P, double a, double b, double target)
     int above_a = L(P, a) >= target;
     for (int it = 0; it < 200 && fabs(b - a) > 1e-8 * fmax(1.0, fabs(a)); it++) { /* interval ends to 1e-8 */
         double m = 0.5 * (a + b);
-        if ((L(P, m) >= target) == above_a) a = m;
-        else b = m;
+        if ((L(P, m) >= target) == above_a)
+            a = m;
+        else
+            b = m;
     }
     return 0.5 * (a + b);
 }
@@ -257,8 +252,10 @@ int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const doubl
         }
     }
     if (aN > 0) {
-        if (g > 0) gO[g - 1] += aO, gE[g - 1] += aE, gN[g - 1] += aN;
-        else gO[g] = aO, gE[g] = aE, gN[g] = aN, g++;
+        if (g > 0)
+            gO[g - 1] += aO, gE[g - 1] += aE, gN[g - 1] += aN;
+        else
+            gO[g] = aO, gE[g] = aE, gN[g] = aN, g++;
     }
     double G = 0;
     for (int j = 0; j < g; j++) {

@@ -99,8 +99,9 @@ typedef struct {
 
 /* Fits law to the pairs (gap[i], q[i], flip[i]); q may be NULL for GAUSS. bins (over gap, may
  * be NULL) group the pairs for the goodness of fit. 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const double *gap, const double *q,
-                                       const unsigned char *flip, size_t n, const drift_logbins_t *bins);
+DRIFT_MUST_CHECK int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const double *gap,
+                                       const double *q, const unsigned char *flip, size_t n,
+                                       const drift_logbins_t *bins);
 
 /* log-likelihood of the pairs under law with parameter theta (as in the fit). */
 double drift_fliplaw_loglik(drift_fliplaw_t law, double theta, const double *gap, const double *q,
@@ -108,16 +109,17 @@ double drift_fliplaw_loglik(drift_fliplaw_t law, double theta, const double *gap
 
 /* Model choice between two fitted laws A and B on the same pairs. */
 typedef struct {
-    double dloglik;     /* loglik(A) - loglik(B): > 0 favours A (equal parameter counts) */
-    double power_a;     /* expected log-LR for A over B if A (fitted) were true */
-    double power_b;     /* expected log-LR for B over A if B were true */
-    long pairs;         /* pairs the comparison used */
-    int informative;    /* pairs with 1e-3 < P < 1 - 1e-3 under A or B: the ones carrying evidence */
-    int decided;        /* 1: |dloglik| >= 3 and the favoured law's power >= 3 */
+    double dloglik;  /* loglik(A) - loglik(B): > 0 favours A (equal parameter counts) */
+    double power_a;  /* expected log-LR for A over B if A (fitted) were true */
+    double power_b;  /* expected log-LR for B over A if B were true */
+    long pairs;      /* pairs the comparison used */
+    int informative; /* pairs with 1e-3 < P < 1 - 1e-3 under A or B: the ones carrying evidence */
+    int decided;     /* 1: |dloglik| >= 3 and the favoured law's power >= 3 */
 } drift_fliplaw_choice_t;
 
-DRIFT_MUST_CHECK int drift_fliplaw_choose(drift_fliplaw_choice_t *out, const drift_fliplaw_fit_t *A, const drift_fliplaw_fit_t *B,
-                                          const double *gap, const double *q, const unsigned char *flip, size_t n);
+DRIFT_MUST_CHECK int drift_fliplaw_choose(drift_fliplaw_choice_t *out, const drift_fliplaw_fit_t *A,
+                                          const drift_fliplaw_fit_t *B, const double *gap, const double *q,
+                                          const unsigned char *flip, size_t n);
 
 #define DRIFT_FLIPLAW_DECIDE 2.995732273553991 /* log(20): a likelihood ratio of 20 */
 

@@ -45,10 +45,7 @@ const drift_format_info_t *drift_format_info(drift_format_t f)
     return (unsigned)f < DRIFT_NFORMATS ? &FORMATS[f] : NULL;
 }
 
-const char *drift_format_name(drift_format_t f)
-{
-    return (unsigned)f < DRIFT_NFORMATS ? FORMATS[f].name : "?";
-}
+const char *drift_format_name(drift_format_t f) { return (unsigned)f < DRIFT_NFORMATS ? FORMATS[f].name : "?"; }
 
 /* The names users bring from elsewhere, each for exactly one of our formats: PyTorch's dtypes
  * (torch.bfloat16, float16 = half, float32 = float, float64 = double, float8_e4m3fn,
@@ -60,12 +57,12 @@ static const struct {
     const char *alias;
     drift_format_t f;
 } ALIASES[] = {
-    {"bfloat16", DRIFT_BF16},        {"float16", DRIFT_FP16},        {"half", DRIFT_FP16},
-    {"float32", DRIFT_FP32},         {"single", DRIFT_FP32},         {"float", DRIFT_FP32},
-    {"float64", DRIFT_FP64},         {"double", DRIFT_FP64},         {"e4m3", DRIFT_FP8E4M3},
-    {"fp8_e4m3fn", DRIFT_FP8E4M3},   {"fp8_e4m3", DRIFT_FP8E4M3},    {"float8_e4m3fn", DRIFT_FP8E4M3},
-    {"fp8e4m3fn", DRIFT_FP8E4M3},    {"e4m3fn", DRIFT_FP8E4M3},      {"e5m2", DRIFT_FP8E5M2},
-    {"fp8_e5m2", DRIFT_FP8E5M2},     {"float8_e5m2", DRIFT_FP8E5M2}, {"tensorfloat32", DRIFT_TF32},
+    {"bfloat16", DRIFT_BF16},      {"float16", DRIFT_FP16},        {"half", DRIFT_FP16},
+    {"float32", DRIFT_FP32},       {"single", DRIFT_FP32},         {"float", DRIFT_FP32},
+    {"float64", DRIFT_FP64},       {"double", DRIFT_FP64},         {"e4m3", DRIFT_FP8E4M3},
+    {"fp8_e4m3fn", DRIFT_FP8E4M3}, {"fp8_e4m3", DRIFT_FP8E4M3},    {"float8_e4m3fn", DRIFT_FP8E4M3},
+    {"fp8e4m3fn", DRIFT_FP8E4M3},  {"e4m3fn", DRIFT_FP8E4M3},      {"e5m2", DRIFT_FP8E5M2},
+    {"fp8_e5m2", DRIFT_FP8E5M2},   {"float8_e5m2", DRIFT_FP8E5M2}, {"tensorfloat32", DRIFT_TF32},
 };
 
 int drift_format_parse(drift_format_t *out, const char *name)
@@ -91,10 +88,7 @@ const char *drift_format_alias(int i, drift_format_t *f)
     return ALIASES[i].alias;
 }
 
-const char *drift_mode_name(drift_mode_t m)
-{
-    return (unsigned)m < DRIFT_NMODES ? MODE_NAMES[m] : "?";
-}
+const char *drift_mode_name(drift_mode_t m) { return (unsigned)m < DRIFT_NMODES ? MODE_NAMES[m] : "?"; }
 
 int drift_mode_parse(drift_mode_t *out, const char *name)
 {
@@ -106,16 +100,12 @@ int drift_mode_parse(drift_mode_t *out, const char *name)
     return DRIFT_EINVAL;
 }
 
-const char *drift_class_name(drift_class_t c)
-{
-    return (unsigned)c <= DRIFT_CLASS_NAN ? CLASS_NAMES[c] : "?";
-}
+const char *drift_class_name(drift_class_t c) { return (unsigned)c <= DRIFT_CLASS_NAN ? CLASS_NAMES[c] : "?"; }
 
 /* The IEEE 754 overflow result for a positive value that rounds above max_finite. */
 static double overflow_magnitude(const drift_format_info_t *fi, const drift_round_opts_t *o, int neg)
 {
-    int to_max = o->saturate || o->mode == DRIFT_RZ || (o->mode == DRIFT_RU && neg) ||
-                 (o->mode == DRIFT_RD && !neg);
+    int to_max = o->saturate || o->mode == DRIFT_RZ || (o->mode == DRIFT_RU && neg) || (o->mode == DRIFT_RD && !neg);
     if (to_max) return fi->max_finite;
     return fi->has_inf ? INFINITY : NAN;
 }
@@ -173,7 +163,8 @@ double drift_round(double x, drift_format_t f, const drift_round_opts_t *o, uint
         /* The hardware conversion is IEEE round-to-nearest-even into binary32, subnormals and
          * overflow to inf included (the lab never sets flush-to-zero): the generic rounder's
          * answer, bit for bit, at a fraction of its cost. NaN keeps its payload as there. */
-        if ((!o || (o->mode == DRIFT_RNE && !o->saturate && !o->flush_subnormals)) && !isnan(x)) return (double)(float)x;
+        if ((!o || (o->mode == DRIFT_RNE && !o->saturate && !o->flush_subnormals)) && !isnan(x))
+            return (double)(float)x;
         return drift_round_generic(x, drift_format_info(f), o, sr_bits); /* the other modes and options */
     default: return drift_round_generic(x, drift_format_info(f), o, sr_bits);
     }
@@ -358,10 +349,7 @@ double drift_round_sum2(double hi, double lo, drift_format_t f, drift_mode_t m)
     return drift_round(round_pair_odd(s, e), f, &(drift_round_opts_t){m, 0, 0}, 0);
 }
 
-double drift_add(double a, double b, drift_format_t f, drift_mode_t m)
-{
-    return drift_round_sum2(a, b, f, m);
-}
+double drift_add(double a, double b, drift_format_t f, drift_mode_t m) { return drift_round_sum2(a, b, f, m); }
 
 static mpfr_rnd_t mpfr_mode(drift_mode_t m)
 {
@@ -467,7 +455,7 @@ double drift_mul(double a, double b, drift_format_t f, drift_mode_t m)
 {
     double ph = a * b;
     if (!isfinite(a) || !isfinite(b)) return round_once(ph, f, m); /* inf * x, NaN */
-    if (a == 0 || b == 0) return round_once(ph, f, m);            /* exact signed zero */
+    if (a == 0 || b == 0) return round_once(ph, f, m);             /* exact signed zero */
     if (!isfinite(ph) || fabs(ph) < PRODUCT_ERROR_EXACT_MIN) return exact_mpfr(a, b, NULL, f, m);
     double pl = fma(a, b, -ph);
     /* pl == 0: ph is the exact product; rounding it alone keeps the sign of a zero right

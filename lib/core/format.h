@@ -64,7 +64,13 @@ typedef struct {
 
 #define DRIFT_ROUND_RNE ((drift_round_opts_t){DRIFT_RNE, 0, 0})
 
-typedef enum { DRIFT_CLASS_ZERO, DRIFT_CLASS_SUBNORMAL, DRIFT_CLASS_NORMAL, DRIFT_CLASS_INF, DRIFT_CLASS_NAN } drift_class_t;
+typedef enum {
+    DRIFT_CLASS_ZERO,
+    DRIFT_CLASS_SUBNORMAL,
+    DRIFT_CLASS_NORMAL,
+    DRIFT_CLASS_INF,
+    DRIFT_CLASS_NAN
+} drift_class_t;
 
 const drift_format_info_t *drift_format_info(drift_format_t f);
 const char *drift_format_name(drift_format_t f);
@@ -75,7 +81,7 @@ DRIFT_MUST_CHECK int drift_format_parse(drift_format_t *out, const char *name);
 /* The i-th alias drift_format_parse accepts and (f non-NULL) its format; NULL past the last. */
 const char *drift_format_alias(int i, drift_format_t *f);
 const char *drift_mode_name(drift_mode_t m);
-DRIFT_MUST_CHECK int drift_mode_parse(drift_mode_t *out, const char *name);     /* 0 or DRIFT_EINVAL */
+DRIFT_MUST_CHECK int drift_mode_parse(drift_mode_t *out, const char *name); /* 0 or DRIFT_EINVAL */
 const char *drift_class_name(drift_class_t c);
 
 /* Round x to the format described by fi. sr_bits is a uniform 32-bit random word, used only

@@ -40,10 +40,7 @@
 
 static const char *const DIST_NAMES[DRIFT_NDISTS] = {"uniform", "normal", "illcond", "llm"};
 
-const char *drift_dist_name(drift_dist_t d)
-{
-    return (unsigned)d < DRIFT_NDISTS ? DIST_NAMES[d] : "?";
-}
+const char *drift_dist_name(drift_dist_t d) { return (unsigned)d < DRIFT_NDISTS ? DIST_NAMES[d] : "?"; }
 
 int drift_dist_parse(drift_dist_t *out, const char *name)
 {

@@ -47,12 +47,6 @@ static int logfit(drift_logfit_t *f, const double *x, const double *y, int n, in
     return 0;
 }
 
-int drift_loglin_fit(drift_logfit_t *f, const double *x, const double *y, int n)
-{
-    return logfit(f, x, y, n, 0);
-}
+int drift_loglin_fit(drift_logfit_t *f, const double *x, const double *y, int n) { return logfit(f, x, y, n, 0); }
 
-int drift_loglog_fit(drift_logfit_t *f, const double *x, const double *y, int n)
-{
-    return logfit(f, x, y, n, 1);
-}
+int drift_loglog_fit(drift_logfit_t *f, const double *x, const double *y, int n) { return logfit(f, x, y, n, 1); }

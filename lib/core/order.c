@@ -20,8 +20,8 @@
 
 /* ---- spec parsing and printing ------------------------------------------------------ */
 
-static const char *const TC_NAMES[DRIFT_TC_NARCH] = {"v100", "a100",  "h100",       "b200",  "ada",   "l40s",  "a2",
-                                                     "a30",  "h200",  "rtxpro6000", "mi100", "mi250", "mi300x"};
+static const char *const TC_NAMES[DRIFT_TC_NARCH] = {"v100", "a100", "h100",       "b200",  "ada",   "l40s",  "a2",
+                                                     "a30",  "h200", "rtxpro6000", "mi100", "mi250", "mi300x"};
 
 /* warp:W allocates W lanes; 2^20 is far beyond any hardware warp or block and keeps the
  * lane array small. */
@@ -29,10 +29,7 @@ static const char *const TC_NAMES[DRIFT_TC_NARCH] = {"v100", "a100",  "h100",   
 
 int drift_order_is_tc(const drift_order_t *o) { return o && o->kind == DRIFT_ORDER_TC; }
 
-const char *drift_tc_arch_name(drift_tc_arch_t a)
-{
-    return (unsigned)a < DRIFT_TC_NARCH ? TC_NAMES[a] : "?";
-}
+const char *drift_tc_arch_name(drift_tc_arch_t a) { return (unsigned)a < DRIFT_TC_NARCH ? TC_NAMES[a] : "?"; }
 
 /* A decimal number: digits only (no sign, no blanks, no leading zero unless it is "0"),
  * no overflow of uint64_t. One spelling per value keeps the printed spec canonical. */
@@ -88,12 +85,18 @@ int drift_order_parse(drift_order_t *o, const char *spec)
     const char *arg = colon ? colon + 1 : NULL;
 #define NAME_IS(s) (nlen == sizeof(s) - 1 && !strncmp(spec, s, nlen))
     if (!colon) {
-        if (NAME_IS("seq")) r.kind = DRIFT_ORDER_SEQ;
-        else if (NAME_IS("rev")) r.kind = DRIFT_ORDER_REV;
-        else if (NAME_IS("pairwise")) r.kind = DRIFT_ORDER_PAIRWISE;
-        else if (NAME_IS("kahan")) r.kind = DRIFT_ORDER_KAHAN;
-        else if (NAME_IS("neumaier")) r.kind = DRIFT_ORDER_NEUMAIER;
-        else return DRIFT_EINVAL;
+        if (NAME_IS("seq"))
+            r.kind = DRIFT_ORDER_SEQ;
+        else if (NAME_IS("rev"))
+            r.kind = DRIFT_ORDER_REV;
+        else if (NAME_IS("pairwise"))
+            r.kind = DRIFT_ORDER_PAIRWISE;
+        else if (NAME_IS("kahan"))
+            r.kind = DRIFT_ORDER_KAHAN;
+        else if (NAME_IS("neumaier"))
+            r.kind = DRIFT_ORDER_NEUMAIER;
+        else
+            return DRIFT_EINVAL;
     } else if (NAME_IS("blocked") || NAME_IS("warp")) {
         r.kind = NAME_IS("blocked") ? DRIFT_ORDER_BLOCKED : DRIFT_ORDER_WARP;
         if (parse_param(&r.param, arg, strlen(arg))) return DRIFT_EINVAL;
@@ -172,7 +175,7 @@ typedef enum {
 } path_t;
 
 typedef struct {
-    const double *x;    /* sum terms, or NULL for a dot product */
+    const double *x; /* sum terms, or NULL for a dot product */
     const double *a, *b;
     drift_format_t f;
     drift_mode_t m;
@@ -209,8 +212,7 @@ static int is_member(double x, const drift_format_info_t *fi)
 static int cpu_has(int which)
 {
     static int has[2] = {-1, -1}; /* a benign race: every thread computes the same value */
-    if (has[which] < 0)
-        has[which] = which ? __builtin_cpu_supports("fma") != 0 : __builtin_cpu_supports("avx2") != 0;
+    if (has[which] < 0) has[which] = which ? __builtin_cpu_supports("fma") != 0 : __builtin_cpu_supports("avx2") != 0;
     return has[which];
 }
 #define CPU_AVX2 0
@@ -356,15 +358,15 @@ static inline double step(const ctx_t *c, double s, size_t i)
 #ifdef ORDER_X86_CLONES
 /* The fused chains with the hardware's FMA instruction inline (one rounding per step, as
  * fmaf()/fma() give, without a library call per term). */
-__attribute__((target("fma"))) static double fma_chain_f32(const double *a, const double *b, size_t i,
-                                                           ptrdiff_t stride, size_t count, float s)
+__attribute__((target("fma"))) static double fma_chain_f32(const double *a, const double *b, size_t i, ptrdiff_t stride,
+                                                           size_t count, float s)
 {
     for (size_t k = 0; k < count; k++, i += (size_t)stride) s = __builtin_fmaf((float)a[i], (float)b[i], s);
     return s;
 }
 
-__attribute__((target("fma"))) static double fma_chain_f64(const double *a, const double *b, size_t i,
-                                                           ptrdiff_t stride, size_t count, double s)
+__attribute__((target("fma"))) static double fma_chain_f64(const double *a, const double *b, size_t i, ptrdiff_t stride,
+                                                           size_t count, double s)
 {
     for (size_t k = 0; k < count; k++, i += (size_t)stride) s = __builtin_fma(a[i], b[i], s);
     return s;

@@ -68,7 +68,7 @@ typedef struct {
     uint32_t key[2];
     uint32_t ctr[4]; /* ctr[0] is the block index; ctr[1..3] name the stream */
     uint32_t buf[4];
-    int used;        /* words of buf already handed out; 4 = refill */
+    int used; /* words of buf already handed out; 4 = refill */
 } drift_stream_t;
 
 DRIFT_HD static inline void drift_stream_init(drift_stream_t *s, uint64_t seed, uint32_t experiment_id, uint32_t point,
@@ -102,10 +102,7 @@ DRIFT_HD static inline double drift_stream_uniform(drift_stream_t *s)
 }
 
 /* Uniform double in (0, 1]: for logarithms. */
-DRIFT_HD static inline double drift_stream_uniform_pos(drift_stream_t *s)
-{
-    return 1.0 - drift_stream_uniform(s);
-}
+DRIFT_HD static inline double drift_stream_uniform_pos(drift_stream_t *s) { return 1.0 - drift_stream_uniform(s); }
 
 /* Uniform integer in [0, n) without modulo bias (Lemire's method with rejection). */
 DRIFT_HD static inline uint32_t drift_stream_below(drift_stream_t *s, uint32_t n)

@@ -67,7 +67,7 @@ static double phi_subnormal(double x)
 double drift_phi(double x)
 {
     if (isnan(x)) return NAN;
-    if (x < -40) return 0.0;                  /* Phi(-40) = 3.7e-350: below half of 2^-1074 */
+    if (x < -40) return 0.0;                 /* Phi(-40) = 3.7e-350: below half of 2^-1074 */
     if (x < -37.52) return phi_subnormal(x); /* Phi(-37.5194) = 2^-1022 */
     double mx = -x;
     double t_hi = mx * RSQRT2_HI;
@@ -77,10 +77,7 @@ double drift_phi(double x)
     return 0.5 * e;
 }
 
-double drift_phi_pdf(double x)
-{
-    return exp(-0.5 * x * x - LOG_SQRT_2PI);
-}
+double drift_phi_pdf(double x) { return exp(-0.5 * x * x - LOG_SQRT_2PI); }
 
 /* log Phi(x). x > 0: log1p(-Phi(-x)) keeps the tiny deficit from 1. -30 <= x <= 0: log of
  * drift_phi (no underflow there: Phi(-30) ~ 5e-198). x < -30: the asymptotic (Mills ratio)
@@ -98,23 +95,38 @@ double drift_log_phi(double x)
 /* Wichura, AS 241 (PPND16), Appl. Statist. 37(3):477-484, 1988. */
 static double as241(double p)
 {
-    static const double a[8] = {3.3871328727963666080e0, 1.3314166789178437745e+2, 1.9715909503065514427e+3,
+    static const double a[8] = {3.3871328727963666080e0,  1.3314166789178437745e+2, 1.9715909503065514427e+3,
                                 1.3731693765509461125e+4, 4.5921953931549871457e+4, 6.7265770927008700853e+4,
                                 3.3430575583588128105e+4, 2.5090809287301226727e+3};
-    static const double b[8] = {1.0, 4.2313330701600911252e+1, 6.8718700749205790830e+2, 5.3941960214247511077e+3,
-                                2.1213794301586595867e+4, 3.9307895800092710610e+4, 2.8729085735721942674e+4,
+    static const double b[8] = {1.0,
+                                4.2313330701600911252e+1,
+                                6.8718700749205790830e+2,
+                                5.3941960214247511077e+3,
+                                2.1213794301586595867e+4,
+                                3.9307895800092710610e+4,
+                                2.8729085735721942674e+4,
                                 5.2264952788528545610e+3};
-    static const double c[8] = {1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0,
-                                3.64784832476320460504e0, 1.27045825245236838258e0, 2.41780725177450611770e-1,
+    static const double c[8] = {1.42343711074968357734e0,  4.63033784615654529590e0, 5.76949722146069140550e0,
+                                3.64784832476320460504e0,  1.27045825245236838258e0, 2.41780725177450611770e-1,
                                 2.27238449892691845833e-2, 7.74545014278341407640e-4};
-    static const double d[8] = {1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
-                                1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4,
+    static const double d[8] = {1.0,
+                                2.05319162663775882187e0,
+                                1.67638483018380384940e0,
+                                6.89767334985100004550e-1,
+                                1.48103976427480074590e-1,
+                                1.51986665636164571966e-2,
+                                5.47593808499534494600e-4,
                                 1.05075007164441684324e-9};
-    static const double e[8] = {6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0,
+    static const double e[8] = {6.65790464350110377720e0,  5.46378491116411436990e0,  1.78482653991729133580e0,
                                 2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
                                 2.71155556874348757815e-5, 2.01033439929228813265e-7};
-    static const double f[8] = {1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
-                                7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7,
+    static const double f[8] = {1.0,
+                                5.99832206555887937690e-1,
+                                1.36929880922735805310e-1,
+                                1.48753612908506148525e-2,
+                                7.86869131145613259100e-4,
+                                1.84631831751005468180e-5,
+                                1.42151175831644588870e-7,
                                 2.04426310338993978564e-15};
     double q = p - 0.5, num, den, r;
     if (fabs(q) <= 0.425) {
@@ -156,8 +168,10 @@ double drift_phi_inv(double p)
     if (p == 0.5) return 0.0;
     double x = as241(p);
     double ph = drift_phi(x), pd = drift_phi_pdf(x);
-    if (ph > 0 && pd > 0) x -= (log(ph) - log(p)) * ph / pd;
-    else x -= (drift_log_phi(x) - log(p)) / (-x); /* Phi/phi -> 1/|x| where both underflow */
+    if (ph > 0 && pd > 0)
+        x -= (log(ph) - log(p)) * ph / pd;
+    else
+        x -= (drift_log_phi(x) - log(p)) / (-x); /* Phi/phi -> 1/|x| where both underflow */
     return x;
 }
 
@@ -198,10 +212,7 @@ double drift_gamma_q(double a, double x)
     return exp(lpre) * h;
 }
 
-double drift_chi2_sf(double x, double df)
-{
-    return drift_gamma_q(df / 2, x / 2);
-}
+double drift_chi2_sf(double x, double df) { return drift_gamma_q(df / 2, x / 2); }
 
 /* ---- bins ------------------------------------------------------------------------------- */
 
@@ -223,16 +234,15 @@ int drift_logbins_find(const drift_logbins_t *b, double x)
     int lo = 0, hi = b->nbins; /* invariant: edge[lo] <= x, and x < edge[hi] or hi == nbins */
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
-        if (x >= b->edge[mid]) lo = mid;
-        else hi = mid;
+        if (x >= b->edge[mid])
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
 
-double drift_logbins_center(const drift_logbins_t *b, int i)
-{
-    return sqrt(b->edge[i] * b->edge[i + 1]);
-}
+double drift_logbins_center(const drift_logbins_t *b, int i) { return sqrt(b->edge[i] * b->edge[i + 1]); }
 
 int drift_binned_rates(drift_rate_t *out, const drift_logbins_t *b, const double *x, const unsigned char *event,
                        size_t n)
@@ -275,10 +285,7 @@ double drift_phi_loglik(const double *gap, const unsigned char *flip, size_t n, 
     return l;
 }
 
-double drift_phi_gap_at(double sigma, double p)
-{
-    return -sigma * drift_phi_inv(p);
-}
+double drift_phi_gap_at(double sigma, double p) { return -sigma * drift_phi_inv(p); }
 
 /* 1.92073 = chi^2_1 quantile 0.95 (3.841459) / 2: the profile-likelihood drop of a 95% interval. */
 #define LR_DROP 1.9207294103470618
@@ -354,9 +361,12 @@ int drift_phi_fit(drift_phi_fit_t *out, const double *gap, const unsigned char *
         out->sigma = out->sigma_lo = 0;
         out->loglik = 0;
         double target = -LR_DROP;
-        if (drift_phi_loglik(gap, flip, n, exp(t0)) < target) out->sigma_hi = exp(t0);
-        else if (drift_phi_loglik(gap, flip, n, exp(tlast)) >= target) out->sigma_hi = INFINITY;
-        else out->sigma_hi = exp(solve_t(gap, flip, n, t0, tlast, target));
+        if (drift_phi_loglik(gap, flip, n, exp(t0)) < target)
+            out->sigma_hi = exp(t0);
+        else if (drift_phi_loglik(gap, flip, n, exp(tlast)) >= target)
+            out->sigma_hi = INFINITY;
+        else
+            out->sigma_hi = exp(solve_t(gap, flip, n, t0, tlast, target));
     } else {
         double a = t0 + (best > 0 ? best - 1 : 0), b = t0 + (best < ng - 1 ? best + 1 : ng - 1);
         const double R = 0.6180339887498949; /* (sqrt 5 - 1)/2 */
@@ -382,9 +392,11 @@ int drift_phi_fit(drift_phi_fit_t *out, const double *gap, const unsigned char *
         out->sigma = exp(th);
         out->loglik = drift_phi_loglik(gap, flip, n, out->sigma);
         double target = out->loglik - LR_DROP;
-        out->sigma_lo = drift_phi_loglik(gap, flip, n, exp(t0)) >= target ? 0 : exp(solve_t(gap, flip, n, t0, th, target));
-        out->sigma_hi =
-            drift_phi_loglik(gap, flip, n, exp(tlast)) >= target ? INFINITY : exp(solve_t(gap, flip, n, th, tlast, target));
+        out->sigma_lo =
+            drift_phi_loglik(gap, flip, n, exp(t0)) >= target ? 0 : exp(solve_t(gap, flip, n, t0, th, target));
+        out->sigma_hi = drift_phi_loglik(gap, flip, n, exp(tlast)) >= target
+                            ? INFINITY
+                            : exp(solve_t(gap, flip, n, th, tlast, target));
     }
     if (!bins) return DRIFT_OK;
 

@@ -75,8 +75,8 @@ typedef struct {
 
 /* Counts events per bin: for each i with x[i] in a bin, n += 1 and k += (event[i] != 0);
  * then fills rate, lo, hi. out has b->nbins entries. Values outside every bin are ignored. */
-DRIFT_MUST_CHECK int drift_binned_rates(drift_rate_t *out, const drift_logbins_t *b, const double *x, const unsigned char *event,
-                                        size_t n);
+DRIFT_MUST_CHECK int drift_binned_rates(drift_rate_t *out, const drift_logbins_t *b, const double *x,
+                                        const unsigned char *event, size_t n);
 
 /* ---- the probit flip model P(flip | gap D) = Phi(-D / sigma) --------------------------- */
 
@@ -114,25 +114,25 @@ DRIFT_MUST_CHECK int drift_binned_rates(drift_rate_t *out, const drift_logbins_t
 #define DRIFT_FIT_MIN_EXPECTED 5.0
 
 typedef enum {
-    DRIFT_FIT_OK = 0,       /* interior maximum */
-    DRIFT_FIT_NO_FLIPS,     /* no flips at all: sigma = 0, sigma_hi is the 95% upper bound */
-    DRIFT_FIT_SEPARATED,    /* every flip at a smaller gap than every non-flip: the likelihood
+    DRIFT_FIT_OK = 0,    /* interior maximum */
+    DRIFT_FIT_NO_FLIPS,  /* no flips at all: sigma = 0, sigma_hi is the 95% upper bound */
+    DRIFT_FIT_SEPARATED, /* every flip at a smaller gap than every non-flip: the likelihood
                                grows as sigma -> 0; sigma = 0, sigma_hi the 95% upper bound */
-    DRIFT_FIT_ALL_FLIPS,    /* every pair flipped (only possible at gap 0): sigma = inf */
-    DRIFT_FIT_EMPTY         /* no pairs with a positive finite gap */
+    DRIFT_FIT_ALL_FLIPS, /* every pair flipped (only possible at gap 0): sigma = inf */
+    DRIFT_FIT_EMPTY      /* no pairs with a positive finite gap */
 } drift_fit_status_t;
 
 const char *drift_fit_status_name(drift_fit_status_t s);
 
 typedef struct {
     drift_fit_status_t status;
-    long n, k;             /* pairs used (gap > 0 and finite), flips among them */
-    double sigma;          /* maximum-likelihood estimate */
+    long n, k;                 /* pairs used (gap > 0 and finite), flips among them */
+    double sigma;              /* maximum-likelihood estimate */
     double sigma_lo, sigma_hi; /* profile-likelihood 95% interval */
-    double loglik;         /* l(sigma) */
-    double g2;             /* grouped deviance; NaN when no bins were given */
-    int df;                /* groups - 1 */
-    double p_value;        /* P(chi^2_df > g2) */
+    double loglik;             /* l(sigma) */
+    double g2;                 /* grouped deviance; NaN when no bins were given */
+    int df;                    /* groups - 1 */
+    double p_value;            /* P(chi^2_df > g2) */
 } drift_phi_fit_t;
 
 /* Fits sigma to the pairs (gap[i], flip[i]); pairs with gap <= 0, NaN or inf are skipped (an

@@ -10,10 +10,7 @@
 
 static const char *const AR_NAMES[DRIFT_NALLREDUCE] = {"ring", "tree", "rank"};
 
-const char *drift_allreduce_name(drift_allreduce_t a)
-{
-    return (unsigned)a < DRIFT_NALLREDUCE ? AR_NAMES[a] : "?";
-}
+const char *drift_allreduce_name(drift_allreduce_t a) { return (unsigned)a < DRIFT_NALLREDUCE ? AR_NAMES[a] : "?"; }
 
 int drift_allreduce_parse(drift_allreduce_t *a, const char *name)
 {

@@ -13,7 +13,7 @@ static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
 
 int drift_kset_add(drift_kset_t *ks, drift_format_t f, const drift_order_t *o, drift_format_t acc, drift_format_t out,
-                    int exact, int role, size_t K)
+                   int exact, int role, size_t K)
 {
     if (ks->n == DRIFT_AF_MAXC) return -1;
     drift_afkern_t *k = &ks->k[ks->n];
@@ -88,7 +88,8 @@ int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const
     ks->exact = drift_kset_add(ks, f, &seq, DRIFT_FP32, DRIFT_FP32, 1, DRIFT_ROLE_EXACT, K);
     for (int q = 0; q < npol; q++) {
         polcfg[q][0] = drift_kset_add(ks, f, &polk[q].order, DRIFT_FP32, DRIFT_FP32, 0, DRIFT_ROLE_POLICY, K);
-        polcfg[q][1] = narrow ? drift_kset_add(ks, f, &polk[q].order, DRIFT_FP32, f, 0, DRIFT_ROLE_POLICY, K) : polcfg[q][0];
+        polcfg[q][1] =
+            narrow ? drift_kset_add(ks, f, &polk[q].order, DRIFT_FP32, f, 0, DRIFT_ROLE_POLICY, K) : polcfg[q][0];
         if (polcfg[q][0] < 0 || polcfg[q][1] < 0) return DRIFT_ERANGE;
     }
     /* the named kernels used by the report (added if --orders lacks them) */

@@ -42,7 +42,7 @@ typedef struct {
     int engine; /* tc:h100 with logits in the format (bf16/fp16); tc fp32 (tf32); def (fp32) */
     int tc32;   /* tc:h100/fp32/fp32, or -1 */
     int exact;
-    int seq32;  /* seq/fp32/fp32, or -1 */
+    int seq32; /* seq/fp32/fp32, or -1 */
 } drift_kset_t;
 
 
@@ -58,7 +58,7 @@ extern const long drift_af_batch[DRIFT_AF_NBATCH];
 #define DRIFT_AF_NPOL (DRIFT_NPOLICIES * 2 * DRIFT_AF_NBATCH)
 typedef struct {
     drift_policy_t pol;
-    int shard;   /* 0: N = V; 1: N = V / shard */
+    int shard; /* 0: N = V; 1: N = V / shard */
     long batch;
     char kernel[DRIFT_GEMM_KERNEL_SPEC_MAX];
     drift_order_t order;
@@ -68,7 +68,8 @@ typedef struct {
 
 /* Row q of the policy table (policy, shard, batch: see the loop order below) for hidden size K:
  * the kernel the policy picks, its order and modelled cost. 0, or the policy's error. */
-DRIFT_MUST_CHECK int drift_policy_row(drift_polrow_t *r, int q, size_t V, size_t shard, size_t K, const drift_device_t *dev);
+DRIFT_MUST_CHECK int drift_policy_row(drift_polrow_t *r, int q, size_t V, size_t shard, size_t K,
+                                      const drift_device_t *dev);
 
 /* "default" (the first order, fp32 accumulation, fp32 logits), "engine" (tensor cores, logits in
  * the format), or "-": a column the plots select on. */
@@ -80,8 +81,8 @@ const char *drift_kset_tag(const drift_kset_t *ks, int c);
  * polk with fp32 logits and logits in the format (their indices into polcfg[q][0], [1]), and the named
  * kernels of the report: seq fp32 (ks->seq32), tc:h100 fp32 (ks->tc32, or -1) and the engine.
  * 0; DRIFT_EUNSUPPORTED when no order applies to f; DRIFT_ERANGE when the set would be too large. */
-DRIFT_MUST_CHECK int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const drift_order_t *orders, int norders,
-                                      const drift_polrow_t *polk, int npol, size_t K);
+DRIFT_MUST_CHECK int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const drift_order_t *orders,
+                                      int norders, const drift_polrow_t *polk, int npol, size_t K);
 
 /* The report's named kernels of ks (default, engine, tc:h100 fp32, exact) into out, in that order,
  * each once and only those present. How many. */

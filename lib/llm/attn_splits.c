@@ -13,7 +13,7 @@ int drift_attn_auto_splits(long blocks, int sms, long key_tiles)
     if (sms < maxs) maxs = sms;
     if (key_tiles < maxs) maxs = key_tiles;
     double eff[129], best = 0;
-#define ELIGIBLE(s) ((s) == 1 || (key_tiles + (s) - 1) / (s) != (key_tiles + (s) - 2) / ((s) - 1))
+#define ELIGIBLE(s) ((s) == 1 || (key_tiles + (s)-1) / (s) != (key_tiles + (s)-2) / ((s)-1))
     for (long s = 1; s <= maxs; s++) {
         eff[s] = 0;
         if (!ELIGIBLE(s)) continue;

@@ -55,10 +55,7 @@ typedef struct {
     int beam, tok;
 } cand_t;
 
-static int better(const cand_t *a, const cand_t *b)
-{
-    return a->s > b->s || (a->s == b->s && a->key < b->key);
-}
+static int better(const cand_t *a, const cand_t *b) { return a->s > b->s || (a->s == b->s && a->key < b->key); }
 
 /* Insert c into top (sorted best first, *n of at most K kept). */
 static void offer(cand_t *top, int *n, int K, const cand_t *c)
@@ -207,7 +204,7 @@ typedef struct {
     drift_model_t *m;
     const int *prompt;
     int np, W, calls;
-    int *slot, *nslot;          /* the slot of each row of the previous call, of this one */
+    int *slot, *nslot; /* the slot of each row of the previous call, of this one */
     unsigned char *claimed;
     drift_seq_step_t *seqs;
     int failed_copy;
@@ -259,17 +256,20 @@ int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, in
     if (nprompt < 1 || nprompt > cap)
         return drift_why(err, errsz, DRIFT_EINVAL, "beam search: prompt of %d tokens, expected 1 .. %d", nprompt, cap);
     if (o->beams < 1 || o->ntokens < 0)
-        return drift_why(err, errsz, DRIFT_EINVAL, "beam search: beams %d and tokens %d, expected beams >= 1, tokens >= 0",
-                         o->beams, o->ntokens);
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "beam search: beams %d and tokens %d, expected beams >= 1, tokens >= 0", o->beams, o->ntokens);
     if (o->stop_token < -1 || o->stop_token >= V)
-        return drift_why(err, errsz, DRIFT_EINVAL, "beam search: stop token %d, expected -1 or 0 .. %d", o->stop_token, V - 1);
+        return drift_why(err, errsz, DRIFT_EINVAL, "beam search: stop token %d, expected -1 or 0 .. %d", o->stop_token,
+                         V - 1);
     /* a zero-length copy into the last slot the search uses: does it exist, can slots be copied */
     if (o->beams > 1) {
         int rc = drift_model_copy_slot(m, o->beams - 1, 0, 0);
         if (rc == DRIFT_EUNSUPPORTED)
-            return drift_why(err, errsz, rc, "beam search: beams %d need copies of a KV cache, which llamacpp-cpu does not make",
+            return drift_why(err, errsz, rc,
+                             "beam search: beams %d need copies of a KV cache, which llamacpp-cpu does not make",
                              o->beams);
-        if (rc) return drift_why(err, errsz, rc, "beam search: beams %d need a model with %d KV slots", o->beams, o->beams);
+        if (rc)
+            return drift_why(err, errsz, rc, "beam search: beams %d need a model with %d KV slots", o->beams, o->beams);
     }
     drift_beam_opts_t oo = *o;
     if (oo.ntokens > cap - nprompt + 1) oo.ntokens = cap - nprompt + 1; /* the last token is not fed */
@@ -282,7 +282,8 @@ int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, in
     if (s.slot && s.nslot && s.claimed && s.seqs) rc = drift_beam_search_fn(out, V, &oo, model_step, &s);
     free(s.slot), free(s.nslot), free(s.claimed), free(s.seqs);
     if (rc == DRIFT_ENOMEM) return drift_why(err, errsz, rc, "beam search: out of memory");
-    if (rc) return drift_why(err, errsz, rc, "beam search: %s failed: %s", s.failed_copy ? "a KV-cache copy" : "a model step",
-                             drift_strerror(rc));
+    if (rc)
+        return drift_why(err, errsz, rc, "beam search: %s failed: %s",
+                         s.failed_copy ? "a KV-cache copy" : "a model step", drift_strerror(rc));
     return 0;
 }

@@ -44,8 +44,8 @@ typedef enum { DRIFT_BEAM_TIES_STABLE = 0, DRIFT_BEAM_TIES_UNSTABLE, DRIFT_NBEAM
 DRIFT_MUST_CHECK int drift_beam_ties_parse(drift_beam_ties_t *t, const char *name);
 
 typedef struct {
-    int beams;                      /* width, >= 1 */
-    int ntokens;                    /* steps, >= 0 */
+    int beams;   /* width, >= 1 */
+    int ntokens; /* steps, >= 0 */
     drift_beam_ties_t ties;
     uint64_t seed;                  /* unstable: the permutations' stream */
     int stop_token;                 /* -1: none */
@@ -56,14 +56,14 @@ typedef struct {
 drift_beam_opts_t drift_beam_opts(int beams, int ntokens);
 
 typedef struct {
-    int nbeams;         /* final beams, best first (fewer than asked when there were fewer candidates) */
-    int stride;         /* ntokens: row length of tokens and logprob */
-    int *tokens;        /* nbeams x stride; beam b's first len[b] entries */
-    double *logprob;    /* nbeams x stride: each token's lp */
+    int nbeams;      /* final beams, best first (fewer than asked when there were fewer candidates) */
+    int stride;      /* ntokens: row length of tokens and logprob */
+    int *tokens;     /* nbeams x stride; beam b's first len[b] entries */
+    double *logprob; /* nbeams x stride: each token's lp */
     int *len;
-    double *score;      /* the beam's score (with the stop token's lp when finished) */
-    int *finished;      /* 1: ended by a stop token */
-    int steps;          /* selection steps run */
+    double *score; /* the beam's score (with the stop token's lp when finished) */
+    int *finished; /* 1: ended by a stop token */
+    int steps;     /* selection steps run */
     long ties_boundary, ties_inside;
 } drift_beam_t;
 void drift_beam_free(drift_beam_t *b);
@@ -77,7 +77,8 @@ typedef int (*drift_beam_step_fn)(void *ctx, double *logits, int nbeams, const i
 /* The search over any logit source with a vocabulary of V tokens. 0, DRIFT_EINVAL (bad options,
  * NaN logits, every logit -inf), DRIFT_ENOMEM, or the source's status. Free out with
  * drift_beam_free. */
-DRIFT_MUST_CHECK int drift_beam_search_fn(drift_beam_t *out, int V, const drift_beam_opts_t *o, drift_beam_step_fn step, void *ctx);
+DRIFT_MUST_CHECK int drift_beam_search_fn(drift_beam_t *out, int V, const drift_beam_opts_t *o, drift_beam_step_fn step,
+                                          void *ctx);
 
 /* The search over a model: the prompt (nprompt >= 1 ids) is prefilled in slot 0; each later
  * step is one drift_model_step with one row per live beam (so all beams advance in one batched
@@ -85,8 +86,8 @@ DRIFT_MUST_CHECK int drift_beam_search_fn(drift_beam_t *out, int V, const drift_
  * slot of its own, a beam forked from another gets a copy of its parent's cache
  * (drift_model_copy_slot). The model needs nslots >= beams. ntokens is cut to what the
  * context holds, as drift_generate does. 0 or a negative status with the reason in err. */
-DRIFT_MUST_CHECK int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt, const drift_beam_opts_t *o,
-                                       char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt,
+                                       const drift_beam_opts_t *o, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

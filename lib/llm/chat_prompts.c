@@ -20,11 +20,13 @@ void drift_chat_prompts_free(drift_chat_prompt_t *p, int n)
     free(p);
 }
 
-int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path, int n, uint64_t seed,
-                            const char *stream, int max_tokens, char *err, size_t errsz)
+int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path, int n,
+                            uint64_t seed, const char *stream, int max_tokens, char *err, size_t errsz)
 {
-    if (!out || !ck || !path || !stream || n < 1 || max_tokens < 1) return drift_why(err, errsz, DRIFT_EINVAL, "chat prompts: bad arguments");
-    if (!ck->gguf) return drift_why(err, errsz, DRIFT_EINVAL, "a llama2.c checkpoint holds no tokenizer or chat template");
+    if (!out || !ck || !path || !stream || n < 1 || max_tokens < 1)
+        return drift_why(err, errsz, DRIFT_EINVAL, "chat prompts: bad arguments");
+    if (!ck->gguf)
+        return drift_why(err, errsz, DRIFT_EINVAL, "a llama2.c checkpoint holds no tokenizer or chat template");
     *out = NULL;
     drift_prompt_file_t pf;
     int rc = drift_prompt_file_read(&pf, path, err, errsz);

@@ -66,16 +66,31 @@ static int lex_string(toks_t *t, const char *s, size_t len, size_t *i, char *err
         case 'n': v[n++] = '\n'; break;
         case 't': v[n++] = '\t'; break;
         case 'r': v[n++] = '\r'; break;
-        case '\\': case '\'': case '"': v[n++] = s[p]; break;
-        case 'x': case 'u': case 'U': case 'N': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+        case '\\':
+        case '\'':
+        case '"': v[n++] = s[p]; break;
+        case 'x':
+        case 'u':
+        case 'U':
+        case 'N':
+        case '0':
+        case '1':
+        case '2':
+        case '3':
+        case '4':
+        case '5':
+        case '6':
+        case '7':
             free(v);
-            return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "chat template: the string escape '\\%c' is not modelled", s[p]);
+            return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "chat template: the string escape '\\%c' is not modelled",
+                             s[p]);
         default: v[n++] = '\\', v[n++] = s[p]; break; /* Python keeps an unknown escape as it is */
         }
     }
     if (p >= len) {
         free(v);
-        return drift_why(err, errsz, DRIFT_EINVAL, "chat template: a string literal at byte %zu has no closing quote", *i);
+        return drift_why(err, errsz, DRIFT_EINVAL, "chat template: a string literal at byte %zu has no closing quote",
+                         *i);
     }
     int rc = push(t, TK_STR, v, n);
     free(v);
@@ -87,12 +102,14 @@ static const char *const k_ops2[] = {"==", "!=", "<=", ">=", "//", "**"};
 
 /* The tokens inside a tag from s[*i] up to its closer ("}}" or "%}"), the closer included;
  * *trim: the closer was "-}}" / "-%}". */
-static int lex_tag(toks_t *t, const char *s, size_t len, size_t *i, const char *closer, int *trim, char *err, size_t errsz)
+static int lex_tag(toks_t *t, const char *s, size_t len, size_t *i, const char *closer, int *trim, char *err,
+                   size_t errsz)
 {
     size_t p = *i;
     for (;;) {
         while (p < len && is_space(s[p])) p++;
-        if (p + 1 >= len) return drift_why(err, errsz, DRIFT_EINVAL, "chat template: a tag opened before byte %zu is not closed", *i);
+        if (p + 1 >= len)
+            return drift_why(err, errsz, DRIFT_EINVAL, "chat template: a tag opened before byte %zu is not closed", *i);
         int dash = s[p] == '-' && p + 2 < len && s[p + 1] == closer[0] && s[p + 2] == closer[1];
         if (dash || (s[p] == closer[0] && s[p + 1] == closer[1])) {
             *trim = dash;
@@ -144,7 +161,8 @@ static int lex(toks_t *t, const char *s, size_t len, char *err, size_t errsz)
             while (k > a && (s[k - 1] == ' ' || s[k - 1] == '\t')) k--;
             if (k == 0 || s[k - 1] == '\n') b = k;
         }
-        if (b > a && push(t, TK_TEXT, s + a, b - a)) return drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
+        if (b > a && push(t, TK_TEXT, s + a, b - a))
+            return drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
         if (j >= len) break;
         size_t p = j + 2 + (mark == '-' || mark == '+');
         if (kind == '#') {
@@ -157,7 +175,8 @@ static int lex(toks_t *t, const char *s, size_t len, char *err, size_t errsz)
             i = (size_t)(e - s) + 2;
             continue;
         }
-        if (push(t, TK_OP, kind == '{' ? "{{" : "{%", 2)) return drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
+        if (push(t, TK_OP, kind == '{' ? "{{" : "{%", 2))
+            return drift_why(err, errsz, DRIFT_ENOMEM, "chat template: out of memory");
         int rc = lex_tag(t, s, len, &p, kind == '{' ? "}}" : "%}", &trim_next, err, errsz);
         if (rc) return rc;
         drop_newline = kind == '%';
@@ -197,7 +216,8 @@ static int normalise(toks_t *t)
         }
     }
     /* 'a' + 'b' is 'ab' where nothing binds either operand tighter than + */
-    static const char *const before[] = {"+", "~", "{{", "(", ",", "="}, *const after[] = {"+", "~", "}}", "%}", ")", ","};
+    static const char *const before[] = {"+", "~", "{{", "(", ",", "="}, *const after[] = {"+",  "~", "}}",
+                                                                                           "%}", ")", ","};
     for (int i = 1; i + 3 < t->n; i++) {
         tok_t *v = t->v;
         if (v[i].type != TK_STR || !is_op(&v[i + 1], "+") || v[i + 2].type != TK_STR) continue;
@@ -268,8 +288,10 @@ static int tokens_of(toks_t *t, const char *s, size_t len, char *err, size_t err
 
 static const char *resembles(const char *s, size_t len)
 {
-    static const char *const marks[][2] = {{"<|im_start|>", "ChatML-like"},  {"<|start_header_id|>", "Llama-3-like"},
-                                           {"<start_of_turn>", "Gemma-like"}, {"[INST]", "Llama-2/Mistral-like"},
+    static const char *const marks[][2] = {{"<|im_start|>", "ChatML-like"},
+                                           {"<|start_header_id|>", "Llama-3-like"},
+                                           {"<start_of_turn>", "Gemma-like"},
+                                           {"[INST]", "Llama-2/Mistral-like"},
                                            {"<|user|>", "Zephyr/Phi-like"}};
     for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++) {
         size_t m = strlen(marks[k][0]);
@@ -296,8 +318,8 @@ int drift_chat_template_parse(drift_chat_template_t *t, const char *tmpl, size_t
         toks_free(&st);
         if (!hit) continue;
         if (lead && lead->n >= sizeof t->lead) {
-            rc = drift_why(err, errsz, DRIFT_ERANGE, "chat template: default system turn of %zu bytes, at most %zu", lead->n,
-                           sizeof t->lead - 1);
+            rc = drift_why(err, errsz, DRIFT_ERANGE, "chat template: default system turn of %zu bytes, at most %zu",
+                           lead->n, sizeof t->lead - 1);
             break;
         }
         if (lead && memchr(lead->s, 0, lead->n)) {
@@ -314,9 +336,10 @@ int drift_chat_template_parse(drift_chat_template_t *t, const char *tmpl, size_t
         memset(t, 0, sizeof *t);
         return rc;
     }
-    return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                     "chat template: a %s template of %zu bytes that is none of the shapes rendered (ChatML, ChatML with a default system turn)",
-                     resembles(tmpl, len), len);
+    return drift_why(
+        err, errsz, DRIFT_EUNSUPPORTED,
+        "chat template: a %s template of %zu bytes that is none of the shapes rendered (ChatML, ChatML with a default system turn)",
+        resembles(tmpl, len), len);
 }
 
 int drift_chat_template_from_gguf(drift_chat_template_t *t, const drift_gguf_t *g, char *err, size_t errsz)
@@ -330,13 +353,15 @@ int drift_chat_template_from_gguf(drift_chat_template_t *t, const drift_gguf_t *
     return drift_chat_template_parse(t, s.s ? s.s : "", (size_t)s.len, err, errsz);
 }
 
-int drift_chat_wrap(char *out, size_t size, const drift_chat_template_t *t, const char *user_text, size_t *len, char *err,
-                    size_t errsz)
+int drift_chat_wrap(char *out, size_t size, const drift_chat_template_t *t, const char *user_text, size_t *len,
+                    char *err, size_t errsz)
 {
-    if (!out || !size || !t || !user_text) return drift_why(err, errsz, DRIFT_EINVAL, "chat wrap: no output, template or text");
+    if (!out || !size || !t || !user_text)
+        return drift_why(err, errsz, DRIFT_EINVAL, "chat wrap: no output, template or text");
     static const char user[] = "<|im_start|>user\n", tail[] = "<|im_end|>\n<|im_start|>assistant\n";
     int chat = t->family == DRIFT_CHAT_CHATML;
-    size_t nl = chat ? strlen(t->lead) : 0, nu = chat ? sizeof user - 1 : 0, nt = strlen(user_text), ne = chat ? sizeof tail - 1 : 0;
+    size_t nl = chat ? strlen(t->lead) : 0, nu = chat ? sizeof user - 1 : 0, nt = strlen(user_text),
+           ne = chat ? sizeof tail - 1 : 0;
     size_t n = nl + nu + nt + ne;
     if (len) *len = n;
     out[0] = 0;

@@ -82,7 +82,8 @@ static int from_gguf(drift_checkpoint_t *ck, const drift_gguf_t *g, char *err, s
         (rc = get_real(g, "llama.attention.layer_norm_rms_epsilon", &c.rms_eps, 1e-5, err, errsz)))
         return rc;
     const drift_gguf_tensor_t *emb = drift_gguf_tensor(g, "token_embd.weight");
-    if (!emb || emb->n_dims != 2) return drift_why(err, errsz, DRIFT_EINVAL, "tensor token_embd.weight is missing or not a matrix");
+    if (!emb || emb->n_dims != 2)
+        return drift_why(err, errsz, DRIFT_EINVAL, "tensor token_embd.weight is missing or not a matrix");
     if (emb->ne[1] < 2 || emb->ne[1] > (1u << 30))
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor token_embd.weight: vocabulary of %llu rows",
                          (unsigned long long)emb->ne[1]);
@@ -93,11 +94,12 @@ static int from_gguf(drift_checkpoint_t *ck, const drift_gguf_t *g, char *err, s
     int head = c.dim / c.n_heads;
     if ((rc = get_int(g, "llama.rope.dimension_count", &rot, 0, head, err, errsz))) return rc;
     if (rot != head) /* partial rotary embeddings are another architecture */
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "metadata: llama.rope.dimension_count %d differs from the head size %d",
-                         rot, head);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
+                         "metadata: llama.rope.dimension_count %d differs from the head size %d", rot, head);
     const drift_gguf_kv_t *scaling = drift_gguf_find(g, "llama.rope.scaling.type");
     if (scaling && !(scaling->type == DRIFT_GGUF_STRING && scaling->str.len == 4 && !memcmp(scaling->str.s, "none", 4)))
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "metadata: RoPE scaling (llama.rope.scaling.type) is not modelled");
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
+                         "metadata: RoPE scaling (llama.rope.scaling.type) is not modelled");
     size_t n;
     if ((rc = drift_llm_config_check(&c, &n, err, errsz))) return rc;
     ck->data = calloc(n, sizeof(float));
@@ -112,12 +114,15 @@ static int from_gguf(drift_checkpoint_t *ck, const drift_gguf_t *g, char *err, s
         return rc;
     for (int l = 0; l < c.n_layers; l++) {
         size_t L = (size_t)l;
-        struct { const char *name; uint64_t ne0, ne1; float *dst; } t[] = {
-            {"attn_norm", d, 1, ck->rms_att + L * d},     {"attn_q", d, d, ck->wq + L * d * d},
-            {"attn_k", d, kv, ck->wk + L * kv * d},       {"attn_v", d, kv, ck->wv + L * kv * d},
-            {"attn_output", d, d, ck->wo + L * d * d},    {"ffn_norm", d, 1, ck->rms_ffn + L * d},
-            {"ffn_gate", d, h, ck->w1 + L * h * d},       {"ffn_down", h, d, ck->w2 + L * d * h},
-            {"ffn_up", d, h, ck->w3 + L * h * d}};
+        struct {
+            const char *name;
+            uint64_t ne0, ne1;
+            float *dst;
+        } t[] = {{"attn_norm", d, 1, ck->rms_att + L * d},  {"attn_q", d, d, ck->wq + L * d * d},
+                 {"attn_k", d, kv, ck->wk + L * kv * d},    {"attn_v", d, kv, ck->wv + L * kv * d},
+                 {"attn_output", d, d, ck->wo + L * d * d}, {"ffn_norm", d, 1, ck->rms_ffn + L * d},
+                 {"ffn_gate", d, h, ck->w1 + L * h * d},    {"ffn_down", h, d, ck->w2 + L * d * h},
+                 {"ffn_up", d, h, ck->w3 + L * h * d}};
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
             char name[64];
             snprintf(name, sizeof name, "blk.%d.%s.weight", l, t[i].name);

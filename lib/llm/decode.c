@@ -18,11 +18,11 @@ void drift_gen_free(drift_gen_t *g)
 
 /* One batch slot: a sequence with the tokens it feeds next. */
 typedef struct {
-    int pos;        /* tokens already in its cache */
-    int *feed;      /* tokens to feed this step */
+    int pos;   /* tokens already in its cache */
+    int *feed; /* tokens to feed this step */
     int nfeed;
-    int left;       /* companions: tokens still to generate */
-    int last;       /* the token generated last */
+    int left; /* companions: tokens still to generate */
+    int last; /* the token generated last */
 } slot_t;
 
 static void new_companion(slot_t *s, drift_stream_t *st, const drift_batching_t *bt, int V, int cap)

@@ -55,7 +55,8 @@ int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const drift_checkpoint
         double t0 = thread_seconds();
         for (int i = 0; i < n && !failed; i++) {
             if (runs[r].only && !runs[r].only[i]) continue;
-            if (progress && omp_get_thread_num() == 0) progress(ctx, (size_t)r * (size_t)n + (size_t)i, (size_t)nrun * (size_t)n);
+            if (progress && omp_get_thread_num() == 0)
+                progress(ctx, (size_t)r * (size_t)n + (size_t)i, (size_t)nrun * (size_t)n);
             /* the batch's other requests: one stream per (the prompt's draw seed, prompt); `other` is a second run */
             drift_stream_t bs;
             drift_stream_init(&bs, pr[i].seed, sid, (uint32_t)pr[i].index, (uint32_t)runs[r].other);

@@ -38,9 +38,9 @@ static const preset_t PRESETS[] = {
 };
 #define NPRESETS ((int)(sizeof PRESETS / sizeof PRESETS[0]))
 
-static const char *const KEYS[] = {"card",   "engine",        "weights",      "compute", "act", "gemm",
-                                   "attention", "kv",         "batch",        "padded",  "prefill-chunk",
-                                   "prefix-cache", "tp",      "allreduce",    "draft",   "sampler"};
+static const char *const KEYS[] = {"card",      "engine",    "weights", "compute", "act",           "gemm",
+                                   "attention", "kv",        "batch",   "padded",  "prefill-chunk", "prefix-cache",
+                                   "tp",        "allreduce", "draft",   "sampler"};
 #define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
 static void base(drift_deployment_t *d)
@@ -76,8 +76,8 @@ static int load_preset(drift_deployment_t *d, const char *name, char *err, size_
         }
     char names[160];
     drift_deployment_preset_names(names, sizeof names);
-    return drift_why(err, errsz, DRIFT_EINVAL, "deployment: unknown preset '%s' (accepted: %s, or KEY=VALUE fields)", name,
-                     names);
+    return drift_why(err, errsz, DRIFT_EINVAL, "deployment: unknown preset '%s' (accepted: %s, or KEY=VALUE fields)",
+                     name, names);
 }
 
 void drift_deployment_preset_names(char *buf, size_t size)
@@ -133,10 +133,14 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
         return 0;
     }
     if (!strcmp(k, "engine")) {
-        if (!strcmp(v, "lab")) d->nx.engine = DRIFT_ENGINE_LAB;
-        else if (!strcmp(v, "llamacpp-cpu")) d->nx.engine = DRIFT_ENGINE_LLAMACPP_CPU;
-        else if (!strcmp(v, "llamacpp-cpu-avx512")) d->nx.engine = DRIFT_ENGINE_LLAMACPP_CPU_AVX512;
-        else return BAD("engine", "lab, llamacpp-cpu or llamacpp-cpu-avx512");
+        if (!strcmp(v, "lab"))
+            d->nx.engine = DRIFT_ENGINE_LAB;
+        else if (!strcmp(v, "llamacpp-cpu"))
+            d->nx.engine = DRIFT_ENGINE_LLAMACPP_CPU;
+        else if (!strcmp(v, "llamacpp-cpu-avx512"))
+            d->nx.engine = DRIFT_ENGINE_LLAMACPP_CPU_AVX512;
+        else
+            return BAD("engine", "lab, llamacpp-cpu or llamacpp-cpu-avx512");
         return 0;
     }
     if (!strcmp(k, "weights")) {
@@ -181,10 +185,14 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
     }
     if (!strcmp(k, "batch")) {
         int b = 1;
-        if (!strcmp(v, "alone") || !strcmp(v, "1")) d->batch_kind = DRIFT_BATCH_ALONE, b = 1;
-        else if (!strncmp(v, "static:", 7) && !int_in(&b, v + 7, 1, 4096)) d->batch_kind = DRIFT_BATCH_STATIC;
-        else if (!strncmp(v, "continuous:", 11) && !int_in(&b, v + 11, 1, 4096)) d->batch_kind = DRIFT_BATCH_CONTINUOUS;
-        else return BAD("batch", "alone, static:B or continuous:B with B in 1 .. 4096");
+        if (!strcmp(v, "alone") || !strcmp(v, "1"))
+            d->batch_kind = DRIFT_BATCH_ALONE, b = 1;
+        else if (!strncmp(v, "static:", 7) && !int_in(&b, v + 7, 1, 4096))
+            d->batch_kind = DRIFT_BATCH_STATIC;
+        else if (!strncmp(v, "continuous:", 11) && !int_in(&b, v + 11, 1, 4096))
+            d->batch_kind = DRIFT_BATCH_CONTINUOUS;
+        else
+            return BAD("batch", "alone, static:B or continuous:B with B in 1 .. 4096");
         d->batch = b;
         if (b == 1) d->batch_kind = DRIFT_BATCH_ALONE;
         return 0;
@@ -192,14 +200,17 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
     if (!strcmp(k, "padded")) return yes_no(&d->padded, v) ? BAD("padded", "yes or no") : 0;
     if (!strcmp(k, "prefix-cache")) return yes_no(&d->prefix_cache, v) ? BAD("prefix-cache", "on or off") : 0;
     if (!strcmp(k, "prefill-chunk"))
-        return int_in(&d->prefill_chunk, v, 0, 1 << 20) ? BAD("prefill-chunk", "0 (whole prompts) or a chunk size in tokens") : 0;
+        return int_in(&d->prefill_chunk, v, 0, 1 << 20)
+                   ? BAD("prefill-chunk", "0 (whole prompts) or a chunk size in tokens")
+                   : 0;
     if (!strcmp(k, "tp")) return int_in(&d->nx.tp, v, 1, DRIFT_TP_MAX) ? BAD("tp", "ranks 1 .. 64") : 0;
     if (!strcmp(k, "allreduce"))
         return drift_allreduce_parse(&d->nx.allreduce, v) ? BAD("allreduce", "ring, tree or rank") : 0;
     if (!strcmp(k, "draft")) {
         if (strcmp(v, "0"))
-            return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                             "deployment: draft=%s: expected 0 (speculative drafts are measured by the speculative experiment)", v);
+            return drift_why(
+                err, errsz, DRIFT_EUNSUPPORTED,
+                "deployment: draft=%s: expected 0 (speculative drafts are measured by the speculative experiment)", v);
         return 0;
     }
     if (!strcmp(k, "sampler")) {
@@ -208,8 +219,10 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
             d->sampler = s;
             return 0;
         }
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "deployment: sampler=%s: expected greedy or greedy-ties:EPS with EPS > 0 logits (text at temperature 0)", v);
+        return drift_why(
+            err, errsz, DRIFT_EUNSUPPORTED,
+            "deployment: sampler=%s: expected greedy or greedy-ties:EPS with EPS > 0 logits (text at temperature 0)",
+            v);
     }
     char keys[256];
     size_t n = 0;
@@ -268,7 +281,8 @@ static int compute_recipe(drift_recipe_t *r, const drift_deployment_t *d, char *
     } else {
         if (d->on_cpu)
             return drift_why(err, errsz, DRIFT_EINVAL,
-                             "deployment: compute=%s: card=cpu has no tensor cores (use compute=fp32 or a seq recipe)", d->compute);
+                             "deployment: compute=%s: card=cpu has no tensor cores (use compute=fp32 or a seq recipe)",
+                             d->compute);
         snprintf(spec, sizeof spec, "%s/tc:%s/fp32/%s", d->compute, drift_tc_arch_name(d->card.arch),
                  f == DRIFT_TF32 ? "fp32" : d->compute);
     }
@@ -288,10 +302,11 @@ static int finish_llamacpp(drift_deployment_t *d, unsigned given, char *err, siz
     unsigned own = 1u << key_index("card") | 1u << key_index("engine") | 1u << key_index("sampler");
     int from_preset = !strcmp(d->preset, eng), from_base = !strcmp(d->preset, "custom");
     if ((given & ~own) || (!from_preset && !from_base))
-        return drift_why(err, errsz, DRIFT_EINVAL,
-                         "deployment: engine=%s computes as llama.cpp does (stored weights, q8 activations, fp16 KV cache, "
-                         "its flash attention, each request alone): use the preset %s, or card=cpu,engine=%s only",
-                         eng, eng, eng);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL,
+            "deployment: engine=%s computes as llama.cpp does (stored weights, q8 activations, fp16 KV cache, "
+            "its flash attention, each request alone): use the preset %s, or card=cpu,engine=%s only",
+            eng, eng, eng);
     if (!d->on_cpu) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: engine=%s runs on card=cpu", eng);
     char preset[32];
     snprintf(preset, sizeof preset, "%s", d->preset);
@@ -314,7 +329,8 @@ static int finish(drift_deployment_t *d, unsigned given, char *err, size_t errsz
     drift_numerics_set_mm(&d->nx, &r);
     d->nx.sms = d->card.sms;
     if (d->padded && d->batch_kind != DRIFT_BATCH_STATIC)
-        return drift_why(err, errsz, DRIFT_EINVAL, "deployment: padded=yes needs batch=static:B (continuous batches pack rows)");
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "deployment: padded=yes needs batch=static:B (continuous batches pack rows)");
     return 0;
 }
 
@@ -326,7 +342,8 @@ int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, s
         size_t size = 0;
         char why[DRIFT_LLM_ERR_MAX];
         int rc = 0;
-        char *bytes = (char *)drift_file_read(spec + 1, DEPLOY_FILE_MAX, "deployment file", &size, why, sizeof why, &rc);
+        char *bytes =
+            (char *)drift_file_read(spec + 1, DEPLOY_FILE_MAX, "deployment file", &size, why, sizeof why, &rc);
         if (!bytes) return drift_why(err, errsz, rc, "deployment: %s", why);
         /* one field a line; '#' starts a comment; joined with commas */
         size_t n = 0;
@@ -345,7 +362,8 @@ int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, s
         if (!n) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: %s holds no fields", spec + 1);
     } else {
         if (strlen(spec) >= DRIFT_DEPLOY_SPEC_MAX)
-            return drift_why(err, errsz, DRIFT_EINVAL, "deployment: spec longer than %d characters", DRIFT_DEPLOY_SPEC_MAX - 1);
+            return drift_why(err, errsz, DRIFT_EINVAL, "deployment: spec longer than %d characters",
+                             DRIFT_DEPLOY_SPEC_MAX - 1);
         snprintf(buf, sizeof buf, "%s", spec);
     }
     if (!buf[0]) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: empty spec (a preset or KEY=VALUE fields)");
@@ -378,9 +396,10 @@ static int field_text(char *buf, size_t size, const drift_deployment_t *d, int k
     switch (key) {
     case 0: return snprintf(buf, size, "%s", d->card.name);
     case 1:
-        return snprintf(buf, size, "%s", d->nx.engine == DRIFT_ENGINE_LAB ? "lab"
-                                         : d->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu"
-                                                                                     : "llamacpp-cpu-avx512");
+        return snprintf(buf, size, "%s",
+                        d->nx.engine == DRIFT_ENGINE_LAB            ? "lab"
+                        : d->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu"
+                                                                    : "llamacpp-cpu-avx512");
     case 2: return snprintf(buf, size, "%s", drift_format_name(d->nx.weights));
     case 3: return snprintf(buf, size, "%s", d->compute);
     case 4: return snprintf(buf, size, "%s", drift_format_name(d->nx.act));
@@ -479,8 +498,8 @@ typedef struct {
     const drift_deployment_t *d;
     companion_t *comp;
     int ncomp;
-    int static_len;       /* static batches: the longest prompt of the batch (padded rows) */
-    long static_rows;     /* static batches: the other requests' prompt rows still to prefill */
+    int static_len;   /* static batches: the longest prompt of the batch (padded rows) */
+    long static_rows; /* static batches: the other requests' prompt rows still to prefill */
     drift_stream_t st;
 } sched_t;
 
@@ -541,8 +560,8 @@ int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, const drift_deploy
     out->logits = keep_logits ? malloc(n1 * (size_t)V * sizeof(double)) : NULL;
     double *lg = malloc((size_t)V * sizeof(double));
     if (d->batch_kind == DRIFT_BATCH_CONTINUOUS) s.comp = calloc((size_t)d->batch, sizeof *s.comp);
-    if (!out->token || !out->top2 || !out->top1_logit || !out->top2_logit || !out->rows || (keep_logits && !out->logits) ||
-        !lg || (d->batch_kind == DRIFT_BATCH_CONTINUOUS && !s.comp))
+    if (!out->token || !out->top2 || !out->top1_logit || !out->top2_logit || !out->rows ||
+        (keep_logits && !out->logits) || !lg || (d->batch_kind == DRIFT_BATCH_CONTINUOUS && !s.comp))
         goto done;
     if (d->batch_kind == DRIFT_BATCH_CONTINUOUS) {
         s.ncomp = d->batch - 1;
@@ -604,13 +623,16 @@ done:
 
 /* ---- what two SM counts change ------------------------------------------------------------ */
 
-int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first, int *last)
+int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first,
+                               int *last)
 {
     const int head = c->dim / c->n_heads, kv = c->n_kv_heads * head;
     /* the decoder's GEMMs at tp = 1 (model.c: Wq, Wk and Wv, Wo, W1 and W3, W2, the LM head),
      * N x K each */
-    const size_t shape[][2] = {{(size_t)c->dim, (size_t)c->dim}, {(size_t)kv, (size_t)c->dim},
-                               {(size_t)c->hidden_dim, (size_t)c->dim}, {(size_t)c->dim, (size_t)c->hidden_dim},
+    const size_t shape[][2] = {{(size_t)c->dim, (size_t)c->dim},
+                               {(size_t)kv, (size_t)c->dim},
+                               {(size_t)c->hidden_dim, (size_t)c->dim},
+                               {(size_t)c->dim, (size_t)c->hidden_dim},
                                {(size_t)c->vocab_size, (size_t)c->dim}};
     int n = 0;
     *first = *last = -1;
@@ -618,11 +640,11 @@ int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b
         int differ = 0;
         for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
             drift_gemm_kernel_t ka, kb;
-            int rc = drift_policy_choose_slice(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a,
-                                               min_slice);
+            int rc = drift_policy_choose_slice(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1],
+                                               sms_a, min_slice);
             if (!rc)
-                rc = drift_policy_choose_slice(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b,
-                                               min_slice);
+                rc = drift_policy_choose_slice(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1],
+                                               sms_b, min_slice);
             if (rc) return rc;
             differ |= memcmp(&ka, &kb, sizeof ka) != 0;
         }

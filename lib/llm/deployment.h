@@ -65,18 +65,18 @@ typedef enum { DRIFT_BATCH_ALONE = 0, DRIFT_BATCH_STATIC, DRIFT_BATCH_CONTINUOUS
 #define DRIFT_DEPLOY_PREFIX_BLOCK 16 /* prefix caching shares whole KV blocks of this many tokens */
 
 typedef struct {
-    char preset[32];            /* the preset it started from */
-    drift_card_t card;          /* card.name "cpu" for the llama.cpp engines */
-    int on_cpu;                 /* card=cpu */
-    char compute[48];           /* the compute field as given: bf16, fp32, or a recipe */
-    drift_numerics_t nx;        /* engine, recipes, weights, act, policy + sms, attention, kv, tp */
+    char preset[32];     /* the preset it started from */
+    drift_card_t card;   /* card.name "cpu" for the llama.cpp engines */
+    int on_cpu;          /* card=cpu */
+    char compute[48];    /* the compute field as given: bf16, fp32, or a recipe */
+    drift_numerics_t nx; /* engine, recipes, weights, act, policy + sms, attention, kv, tp */
     drift_batch_kind_t batch_kind;
-    int batch;                  /* requests in the batch, this one included (1 alone) */
+    int batch; /* requests in the batch, this one included (1 alone) */
     int padded;
-    int prefill_chunk;          /* 0: the whole prompt in one step */
+    int prefill_chunk; /* 0: the whole prompt in one step */
     int prefix_cache;
-    int draft;                  /* 0 */
-    drift_sampler_t sampler;    /* greedy or greedy-ties:EPS (sampler.h): deployments decode at T = 0 */
+    int draft;               /* 0 */
+    drift_sampler_t sampler; /* greedy or greedy-ties:EPS (sampler.h): deployments decode at T = 0 */
 } drift_deployment_t;
 
 /* Parse spec (above) into d. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_EIO (an
@@ -102,8 +102,9 @@ int drift_deployment_diff(char *buf, size_t size, const drift_deployment_t *a, c
  * llama.cpp engines decode the request alone, whatever the batch. Free out with
  * drift_gen_free; out->rows holds each step's batch rows. 0 or DRIFT_EINVAL / DRIFT_ENOMEM /
  * the model's error. */
-DRIFT_MUST_CHECK int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, const drift_deployment_t *d, const int *prompt, int np,
-                                           int prefix, int ntokens, uint64_t seed, int keep_logits);
+DRIFT_MUST_CHECK int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, const drift_deployment_t *d,
+                                           const int *prompt, int np, int prefix, int ntokens, uint64_t seed,
+                                           int keep_logits);
 
 /* The row counts M in 1 .. maxM at which the vendor-like policy picks other GEMM kernels for
  * the model c's GEMMs at tp = 1 (Wq, Wk/Wv, Wo, W1/W3, W2, LM head) on sms_a than on

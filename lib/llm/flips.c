@@ -363,7 +363,8 @@ void drift_flipset_realistic(drift_flip_real_t *out, const drift_flipset_t *s, i
     }
     out->flips = k;
     out->rate = (double)k / (double)s->n;
-    if (drift_wilson(&out->lo, &out->hi, k, (long)s->n, DRIFT_Z95)) out->lo = out->hi = NAN; /* no trials: no interval */
+    if (drift_wilson(&out->lo, &out->hi, k, (long)s->n, DRIFT_Z95))
+        out->lo = out->hi = NAN; /* no trials: no interval */
     out->predicted = ok ? pred : NAN;
     out->eval_mean = ev / (double)s->n;
     out->below_half = a;

@@ -64,16 +64,16 @@ extern "C" {
 /* ---- flip sets ------------------------------------------------------------------------------- */
 
 typedef struct {
-    double gap, rel;    /* exact top-1 minus top-2 gap (absolute), and / s */
-    double s, l1;       /* logit scale, exact top logit */
-    double p2;          /* sum_i h_i^2 (w1_i^2 + w2_i^2) of the rounded values (planted) */
-    double target;      /* planted target / s; NAN for realistic rows */
-    size_t top1, top2;  /* exact */
+    double gap, rel;   /* exact top-1 minus top-2 gap (absolute), and / s */
+    double s, l1;      /* logit scale, exact top logit */
+    double p2;         /* sum_i h_i^2 (w1_i^2 + w2_i^2) of the rounded values (planted) */
+    double target;     /* planted target / s; NAN for realistic rows */
+    size_t top1, top2; /* exact */
     int tie, steps, reached;
 } drift_flip_trial_t;
 
 typedef struct {
-    size_t n;              /* trials */
+    size_t n; /* trials */
     int ncfg;
     drift_flip_trial_t *t; /* [n], zeroed */
     unsigned char *flip;   /* [n * ncfg]: entry i * ncfg + c */
@@ -105,15 +105,15 @@ size_t drift_flip_tiebreak(size_t top1, size_t top2, double gap, double eps);
 /* ---- flip rates per gap bin -------------------------------------------------------------------- */
 
 typedef struct {
-    long n, k;            /* trials (exact ties excluded) whose rel falls in the bin, flips */
-    double rate, lo, hi;  /* k/n and its Wilson 95% interval; NAN when n = 0 */
-    double gap_abs;       /* mean absolute exact gap; NAN when n = 0 */
-    double gap_ulp;       /* mean gap / ulp(l1) in format `in`; NAN when n = 0 */
+    long n, k;           /* trials (exact ties excluded) whose rel falls in the bin, flips */
+    double rate, lo, hi; /* k/n and its Wilson 95% interval; NAN when n = 0 */
+    double gap_abs;      /* mean absolute exact gap; NAN when n = 0 */
+    double gap_ulp;      /* mean gap / ulp(l1) in format `in`; NAN when n = 0 */
 } drift_flip_bin_t;
 
 /* Bin b of configuration c. 0, or DRIFT_EINVAL. */
-DRIFT_MUST_CHECK int drift_flipset_bin(drift_flip_bin_t *out, const drift_flipset_t *s, int c, const drift_logbins_t *bins, int b,
-                                       drift_format_t in);
+DRIFT_MUST_CHECK int drift_flipset_bin(drift_flip_bin_t *out, const drift_flipset_t *s, int c,
+                                       const drift_logbins_t *bins, int b, drift_format_t in);
 
 /* ---- the Phi fit, the predictions and the critical gaps ---------------------------------------- */
 
@@ -152,9 +152,9 @@ double drift_flip_model_var(const drift_recipe_t *c, const double *p, size_t K, 
 
 typedef struct {
     long flips;
-    double rate, lo, hi;     /* flips / n with its Wilson 95% interval */
-    double predicted;        /* sum over non-tie trials of Phi(-rel/sigma); NAN without a fit */
-    double eval_mean;        /* mean n_eval */
+    double rate, lo, hi;         /* flips / n with its Wilson 95% interval */
+    double predicted;            /* sum over non-tie trials of Phi(-rel/sigma); NAN without a fit */
+    double eval_mean;            /* mean n_eval */
     long below_half, below_p001; /* trials with rel < F->half, rel < F->p001 */
 } drift_flip_real_t;
 
@@ -162,10 +162,10 @@ typedef struct {
 void drift_flipset_realistic(drift_flip_real_t *out, const drift_flipset_t *s, int c, const drift_flip_fit_t *F);
 
 typedef struct {
-    long confirmed;      /* trials whose exact gap is 0 */
-    long distinguished;  /* computed logits differ */
-    long picked_higher;  /* computed top-1 is id 1 (the higher of the pair) */
-    long flips;          /* always 0 by definition */
+    long confirmed;     /* trials whose exact gap is 0 */
+    long distinguished; /* computed logits differ */
+    long picked_higher; /* computed top-1 is id 1 (the higher of the pair) */
+    long flips;         /* always 0 by definition */
 } drift_flip_ties_t;
 
 /* Configuration c of a set of planted ties (two rows, ids 0 and 1); adds to *out. */

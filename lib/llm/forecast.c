@@ -51,7 +51,8 @@ int drift_delta_fit(drift_delta_fit_t *out, const double *delta, const unsigned 
         nz++;
         s2 += delta[i] * delta[i], s1 += fabs(delta[i]);
     }
-    for (int c = 0; c < DRIFT_FORECAST_CLASSES; c++) f.pi[c] = f.steps[c] ? (double)f.nonzero[c] / (double)f.steps[c] : 0;
+    for (int c = 0; c < DRIFT_FORECAST_CLASSES; c++)
+        f.pi[c] = f.steps[c] ? (double)f.nonzero[c] / (double)f.steps[c] : 0;
     /* maximum likelihood of a zero-mean law: the root mean square (GAUSS), the mean |x| (LAPLACE) */
     f.sigma = nz ? sqrt(s2 / (double)nz) : 0;
     f.b = nz ? s1 / (double)nz : 0;
@@ -75,8 +76,8 @@ double drift_forecast_step(const drift_delta_fit_t *f, int law, double gap, int 
 /* P(part) from per-step risks: steps 0 .. n-1, risk(t) from the callback */
 typedef double (*step_risk_fn)(const void *ctx, double gap, int cls);
 
-static int combine(drift_forecast_t *out, step_risk_fn risk, const void *ctx, const double *gap, const unsigned char *cls,
-                   int n)
+static int combine(drift_forecast_t *out, step_risk_fn risk, const void *ctx, const double *gap,
+                   const unsigned char *cls, int n)
 {
     if (!out || n < 0 || (n && !gap)) return DRIFT_EINVAL;
     drift_forecast_t r = {0, -1, 0, NAN};
@@ -156,8 +157,10 @@ static size_t bound(const double *a, size_t n, double x, int upper)
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (upper ? a[mid] <= x : a[mid] < x) lo = mid + 1;
-        else hi = mid;
+        if (upper ? a[mid] <= x : a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -230,8 +233,10 @@ drift_gap_threshold_t drift_gap_threshold_fit(const double *mg, const unsigned c
         double tau = c < n ? mg[c] : INFINITY;
         long kb = 0, nb = 0, ka = 0, na = 0;
         for (int i = 0; i < n; i++)
-            if (mg[i] < tau) nb++, kb += y[i];
-            else na++, ka += y[i];
+            if (mg[i] < tau)
+                nb++, kb += y[i];
+            else
+                na++, ka += y[i];
         double rb = nb ? (double)kb / (double)nb : 0, ra = na ? (double)ka / (double)na : 0, s = 0;
         for (int i = 0; i < n; i++) {
             double p = mg[i] < tau ? rb : ra;

@@ -50,7 +50,7 @@ typedef struct {
     double pi[DRIFT_FORECAST_CLASSES];  /* share of steps with delta != 0, per class */
     long steps[DRIFT_FORECAST_CLASSES]; /* steps the fit saw, per class */
     long nonzero[DRIFT_FORECAST_CLASSES];
-    double loglik[DRIFT_NDELTA];        /* of the fit's nonzero deltas under each fitted law */
+    double loglik[DRIFT_NDELTA]; /* of the fit's nonzero deltas under each fitted law */
 } drift_delta_fit_t;
 
 /* Fits the law to n observed steps: delta[i] (B's gap minus A's) in class cls[i] (NULL: all
@@ -70,10 +70,10 @@ double drift_delta_loglik(const drift_delta_fit_t *f, drift_delta_law_t law, con
 double drift_forecast_step(const drift_delta_fit_t *f, int law, double gap, int cls);
 
 typedef struct {
-    double p;         /* P(B parts from A within the n steps) */
-    int step;         /* the step of the largest risk (-1 when every risk is 0) */
-    double step_p;    /* that risk */
-    double step_gap;  /* A's gap there */
+    double p;        /* P(B parts from A within the n steps) */
+    int step;        /* the step of the largest risk (-1 when every risk is 0) */
+    double step_p;   /* that risk */
+    double step_gap; /* A's gap there */
 } drift_forecast_t;
 
 /* The forecast for one text: A's gaps at its n steps and their classes (NULL: class 0). 0 or
@@ -100,8 +100,9 @@ void drift_delta_ecdf_free(drift_delta_ecdf_t *e);
 /* Q(d) above (NaN for a negative or NaN d; 0 when no delta was seen). */
 double drift_delta_ecdf_tail(const drift_delta_ecdf_t *e, double d);
 /* drift_forecast_text with the empirical tail in place of the law (pi from f). */
-DRIFT_MUST_CHECK int drift_forecast_text_ecdf(drift_forecast_t *out, const drift_delta_fit_t *f, const drift_delta_ecdf_t *e,
-                                              const double *gap, const unsigned char *cls, int n);
+DRIFT_MUST_CHECK int drift_forecast_text_ecdf(drift_forecast_t *out, const drift_delta_fit_t *f,
+                                              const drift_delta_ecdf_t *e, const double *gap, const unsigned char *cls,
+                                              int n);
 
 /* The tie rule (sampler greedy-ties:EPS): a step picks the lower id of its top two when their
  * gap is below eps, else the top one. Say A's top two are a (top) and r. When r has the lower
@@ -140,8 +141,8 @@ double drift_log_loss(const double *p, const unsigned char *y, size_t n);
  * resamples where the reference's Brier is 0 are left out). *skill is NaN when Brier(r) = 0
  * (a reference with no error leaves no skill to measure); *lo, *hi NaN when fewer than half
  * the resamples count. 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_brier_skill(double *skill, double *lo, double *hi, const double *p, const double *r, const unsigned char *y,
-                                       size_t n, uint64_t seed, int reps, double level);
+DRIFT_MUST_CHECK int drift_brier_skill(double *skill, double *lo, double *hi, const double *p, const double *r,
+                                       const unsigned char *y, size_t n, uint64_t seed, int reps, double level);
 
 /* The threshold baseline: a case whose smallest gap mg[i] is below tau parts at the rate of
  * the cases below tau, else at the rate of those above; tau the value among mg (or +inf) whose

@@ -246,9 +246,11 @@ int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npair
     uint32_t n32 = (uint32_t)(K > UINT32_MAX ? UINT32_MAX : K);
     for (int p = 0; p < npairs; p++) {
         size_t a, b;
-        do a = drift_stream_below(s, n32); while (used[a]);
+        do a = drift_stream_below(s, n32);
+        while (used[a]);
         used[a] = 1;
-        do b = drift_stream_below(s, n32); while (used[b]);
+        do b = drift_stream_below(s, n32);
+        while (used[b]);
         used[b] = 1;
         h[b] = h[a];
         w2[a] = w1[b];

@@ -30,9 +30,9 @@ extern "C" {
  * LLM.int8(), 2022; Sun et al., "Massive activations", 2024). Fixed per model, so drawn once. */
 typedef struct {
     size_t K;
-    int n;                             /* max(1, K/512), at most DRIFT_MAX_OUTLIERS */
+    int n;                              /* max(1, K/512), at most DRIFT_MAX_OUTLIERS */
     size_t channel[DRIFT_MAX_OUTLIERS]; /* distinct, increasing */
-    double scale[DRIFT_MAX_OUTLIERS];  /* signed magnitude, |scale| uniform in [20, 100) */
+    double scale[DRIFT_MAX_OUTLIERS];   /* signed magnitude, |scale| uniform in [20, 100) */
 } drift_hidden_model_t;
 
 /* 0, or DRIFT_EINVAL (K < 2). */
@@ -70,11 +70,11 @@ double drift_gen_top_logit(size_t V, drift_stream_t *s);
 #define DRIFT_PLANT_TOL 1e-3
 
 typedef struct {
-    double target;   /* the gap asked for */
-    double gap;      /* the EXACT h.w1 - h.w2 achieved (one superaccumulator), rounded once to double */
-    double l1, l2;   /* the exact logits, each rounded once to double */
-    int steps;       /* channels adjusted */
-    int reached;     /* |gap - target| <= DRIFT_PLANT_TOL * target */
+    double target; /* the gap asked for */
+    double gap;    /* the EXACT h.w1 - h.w2 achieved (one superaccumulator), rounded once to double */
+    double l1, l2; /* the exact logits, each rounded once to double */
+    int steps;     /* channels adjusted */
+    int reached;   /* |gap - target| <= DRIFT_PLANT_TOL * target */
 } drift_plant_t;
 
 /* Plants an exact gap: adjusts w2 (in place; h, w1, w2 are values of f) so that the exact
@@ -91,8 +91,8 @@ typedef struct {
  * records the gap actually achieved: a format may not reach a tiny target (fp16 subnormal
  * weights, say), and the experiment bins by the achieved exact gap, never by the target.
  * 0, or DRIFT_EINVAL (K too small, target < 0 or not finite, h all zero there). */
-DRIFT_MUST_CHECK int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const double *w1, size_t K, double target,
-                                     drift_format_t f);
+DRIFT_MUST_CHECK int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const double *w1, size_t K,
+                                     double target, drift_format_t f);
 
 /* Plants an exact tie on fp32 master values: for npairs pairs of distinct channels (a, b)
  * drawn from s, sets h_b = h_a and makes w2 = w1 with each pair's entries swapped. Then
@@ -111,14 +111,16 @@ DRIFT_MUST_CHECK int drift_plant_tie(double *h, double *w2, const double *w1, si
  * says whether the top row sits second (*swap; 0 for a tie). *scale: s of the final h. The gap
  * is only approximate here: drift_plant_pair_in plants it exactly per format. 0, or
  * DRIFT_EINVAL / DRIFT_ENOMEM from drift_plant_tie. */
-DRIFT_MUST_CHECK int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int *swap, const drift_hidden_model_t *m,
-                                            size_t V, double rel, int tie, drift_stream_t *s);
+DRIFT_MUST_CHECK int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int *swap,
+                                            const drift_hidden_model_t *m, size_t V, double rel, int tie,
+                                            drift_stream_t *s);
 /* The pair in format f: hf = RNE_f(h) (K values) and the 2 x K rows W2, w1 rounded in row
  * `swap` and w2 rounded in the other (fp32 values are copied: they already are); then, unless
  * tie, drift_plant_gap(pt, w2's row, hf, w1's row, K, target, f). For a tie *pt is zeroed.
  * 0, or DRIFT_EINVAL from drift_plant_gap (the rows are filled either way). */
-DRIFT_MUST_CHECK int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1, const double *w2,
-                                         size_t K, double target, int swap, int tie, drift_format_t f);
+DRIFT_MUST_CHECK int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1,
+                                         const double *w2, size_t K, double target, int swap, int tie,
+                                         drift_format_t f);
 
 #ifdef __cplusplus
 }

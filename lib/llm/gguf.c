@@ -34,10 +34,7 @@ typedef struct {
     char where[224]; /* the item being read, e.g. "kv[3] 'general.name'"; empty for the header */
 } reader;
 
-static size_t left(const reader *r)
-{
-    return r->size - r->pos;
-}
+static size_t left(const reader *r) { return r->size - r->pos; }
 
 /* A string from the file as it may appear in a one-line message: printable ASCII kept, every
  * other byte as \xNN, quotes and backslashes escaped, cut at QUOTE_MAX bytes with "...". */
@@ -97,10 +94,7 @@ static uint32_t le32(const uint8_t *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *b)
-{
-    return (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
-}
+static uint64_t le64(const uint8_t *b) { return (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32; }
 
 static int rd_u32(reader *r, uint32_t *v, const char *field)
 {
@@ -140,10 +134,17 @@ static int rd_str(reader *r, drift_gguf_str_t *s, const char *field)
 static size_t scalar_bytes(uint32_t t)
 {
     switch (t) {
-    case DRIFT_GGUF_U8: case DRIFT_GGUF_I8: case DRIFT_GGUF_BOOL: return 1;
-    case DRIFT_GGUF_U16: case DRIFT_GGUF_I16: return 2;
-    case DRIFT_GGUF_U32: case DRIFT_GGUF_I32: case DRIFT_GGUF_F32: return 4;
-    case DRIFT_GGUF_U64: case DRIFT_GGUF_I64: case DRIFT_GGUF_F64: return 8;
+    case DRIFT_GGUF_U8:
+    case DRIFT_GGUF_I8:
+    case DRIFT_GGUF_BOOL: return 1;
+    case DRIFT_GGUF_U16:
+    case DRIFT_GGUF_I16: return 2;
+    case DRIFT_GGUF_U32:
+    case DRIFT_GGUF_I32:
+    case DRIFT_GGUF_F32: return 4;
+    case DRIFT_GGUF_U64:
+    case DRIFT_GGUF_I64:
+    case DRIFT_GGUF_F64: return 8;
     default: return 0;
     }
 }
@@ -171,7 +172,8 @@ static int is_signed(uint32_t t)
 static void widen(drift_gguf_kv_t *kv, uint32_t t, const uint8_t *b)
 {
     switch (t) {
-    case DRIFT_GGUF_U8: case DRIFT_GGUF_BOOL: kv->v.u = b[0]; break;
+    case DRIFT_GGUF_U8:
+    case DRIFT_GGUF_BOOL: kv->v.u = b[0]; break;
     case DRIFT_GGUF_I8: kv->v.i = (int8_t)b[0]; break;
     case DRIFT_GGUF_U16: kv->v.u = (uint16_t)(b[0] | b[1] << 8); break;
     case DRIFT_GGUF_I16: kv->v.i = (int16_t)(uint16_t)(b[0] | b[1] << 8); break;
@@ -232,9 +234,9 @@ static int rd_value(reader *r, uint32_t t, drift_gguf_kv_t *kv, int depth, const
     if ((rc = rd_u64(r, &count, f))) return rc;
     size_t least = min_bytes(et);
     if (count > left(r) / least)
-        return fail(r, f, "expected at most %zu elements of %s in the %zu bytes left (%zu bytes each at least), found %llu",
-                    left(r) / least, drift_gguf_type_name((drift_gguf_type_t)et), left(r), least,
-                    (unsigned long long)count);
+        return fail(
+            r, f, "expected at most %zu elements of %s in the %zu bytes left (%zu bytes each at least), found %llu",
+            left(r) / least, drift_gguf_type_name((drift_gguf_type_t)et), left(r), least, (unsigned long long)count);
     if (kv) {
         kv->elem_type = (drift_gguf_type_t)et;
         kv->count = count;
@@ -244,8 +246,9 @@ static int rd_value(reader *r, uint32_t t, drift_gguf_kv_t *kv, int depth, const
         drift_gguf_str_t *strs = NULL;
         if (kv && count) {
             strs = malloc((size_t)count * sizeof *strs);
-            if (!strs) return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "%s: out of memory for %llu strings", r->where,
-                                        (unsigned long long)count);
+            if (!strs)
+                return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "%s: out of memory for %llu strings", r->where,
+                                 (unsigned long long)count);
             kv->strs = strs;
         }
         for (uint64_t i = 0; i < count; i++) {
@@ -331,7 +334,8 @@ static int rd_kvs(reader *r, drift_gguf_t *g)
     }
     if (!g->n_kv) return 0;
     g->kv_by_key = malloc((size_t)g->n_kv * sizeof *g->kv_by_key);
-    if (!g->kv_by_key) return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "out of memory for %llu keys", (unsigned long long)g->n_kv);
+    if (!g->kv_by_key)
+        return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "out of memory for %llu keys", (unsigned long long)g->n_kv);
     for (uint64_t i = 0; i < g->n_kv; i++) g->kv_by_key[i] = &g->kv[i];
     qsort(g->kv_by_key, (size_t)g->n_kv, sizeof *g->kv_by_key, kv_by_key);
     for (uint64_t i = 1; i < g->n_kv; i++) {
@@ -375,23 +379,25 @@ static int rd_tensor_info(reader *r, drift_gguf_tensor_t *t, uint64_t i)
         if ((rc = rd_u64(r, &t->ne[j], f))) return rc;
         if (!t->ne[j]) return fail(r, f, "expected at least 1, found 0");
         if (nel > (uint64_t)INT64_MAX / t->ne[j])
-            return fail(r, f, "expected a total of at most 2^63-1 elements (ggml counts in int64), found %llu after %llu",
+            return fail(r, f,
+                        "expected a total of at most 2^63-1 elements (ggml counts in int64), found %llu after %llu",
                         (unsigned long long)t->ne[j], (unsigned long long)nel);
         nel *= t->ne[j];
     }
     if ((rc = rd_u32(r, &t->type, "type"))) return rc;
     if (!drift_ggml_type_known(t->type))
-        return fail(r, "type", "expected a known ggml type (f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q8_1 q2_K..q8_K), found %u",
+        return fail(r, "type",
+                    "expected a known ggml type (f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q8_1 q2_K..q8_K), found %u",
                     t->type);
     size_t row;
     rc = drift_ggml_row_bytes(&row, t->type, t->ne[0]);
     if (rc == DRIFT_EINVAL)
-        return fail(r, "ne[0]", "expected a multiple of %zu (the %s block), found %llu", drift_ggml_block_elems(t->type),
-                    drift_ggml_type_name(t->type), (unsigned long long)t->ne[0]);
+        return fail(r, "ne[0]", "expected a multiple of %zu (the %s block), found %llu",
+                    drift_ggml_block_elems(t->type), drift_ggml_type_name(t->type), (unsigned long long)t->ne[0]);
     uint64_t rows = nel / t->ne[0];
     if (rc || rows > SIZE_MAX / row)
-        return fail(r, "ne", "expected a size in bytes that fits in size_t, found %llu rows of %llu %s", (unsigned long long)rows,
-                    (unsigned long long)t->ne[0], drift_ggml_type_name(t->type));
+        return fail(r, "ne", "expected a size in bytes that fits in size_t, found %llu rows of %llu %s",
+                    (unsigned long long)rows, (unsigned long long)t->ne[0], drift_ggml_type_name(t->type));
     t->nbytes = row * (size_t)rows;
     return rd_u64(r, &t->offset, "offset");
 }
@@ -418,13 +424,16 @@ static int check_tensors(reader *r, drift_gguf_t *g)
     size_t data = g->size - g->data_offset;
     for (uint64_t i = 0; i < n && !rc; i++) {
         drift_gguf_tensor_t *t = &g->tensors[i];
-        if (t->offset % g->alignment || t->offset > data || t->nbytes > data - t->offset) set_where(r, "tensor", i, &t->name);
+        if (t->offset % g->alignment || t->offset > data || t->nbytes > data - t->offset)
+            set_where(r, "tensor", i, &t->name);
         if (t->offset % g->alignment)
             rc = fail(r, "offset", "expected a multiple of the alignment %zu, found %llu", g->alignment,
                       (unsigned long long)t->offset);
         else if (t->offset > data || t->nbytes > data - t->offset)
-            rc = fail(r, "offset", "expected offset + %zu bytes within the %zu bytes of the data section (file offset %zu), found offset %llu",
-                      t->nbytes, data, g->data_offset, (unsigned long long)t->offset);
+            rc = fail(
+                r, "offset",
+                "expected offset + %zu bytes within the %zu bytes of the data section (file offset %zu), found offset %llu",
+                t->nbytes, data, g->data_offset, (unsigned long long)t->offset);
         else
             t->data = g->base + g->data_offset + t->offset;
     }
@@ -433,8 +442,9 @@ static int check_tensors(reader *r, drift_gguf_t *g)
         const drift_gguf_tensor_t *a = by_off[i - 1], *b = by_off[i];
         if (b->offset >= a->offset + a->nbytes) continue; /* both inside the data: no overflow */
         set_where(r, "tensor", (uint64_t)(b - g->tensors), &b->name);
-        rc = fail(r, "offset", "expected no overlap with tensor[%zu] at [%llu, %llu), found offset %llu", (size_t)(a - g->tensors),
-                  (unsigned long long)a->offset, (unsigned long long)(a->offset + a->nbytes), (unsigned long long)b->offset);
+        rc = fail(r, "offset", "expected no overlap with tensor[%zu] at [%llu, %llu), found offset %llu",
+                  (size_t)(a - g->tensors), (unsigned long long)a->offset, (unsigned long long)(a->offset + a->nbytes),
+                  (unsigned long long)b->offset);
     }
     free(by_off);
     return rc;
@@ -452,27 +462,30 @@ static int parse(reader *r, drift_gguf_t *g)
     r->pos = 4;
     if ((rc = rd_u32(r, &g->version, "version"))) return rc;
     if (g->version != 2 && g->version != 3) {
-        const char *why = g->version == 1 ? " (GGUF v1, with 32-bit counts, is not read)"
+        const char *why = g->version == 1                        ? " (GGUF v1, with 32-bit counts, is not read)"
                           : g->version && !(g->version & 0xffff) ? " (a big-endian file?)"
-                                                                  : "";
+                                                                 : "";
         return fail(r, "version", "expected 2 or 3, found %u%s", g->version, why);
     }
     if ((rc = rd_u64(r, &g->n_tensors, "n_tensors")) || (rc = rd_u64(r, &g->n_kv, "n_kv"))) return rc;
     size_t rest = left(r);
     if (g->n_tensors > rest / TI_MIN_BYTES)
-        return fail(r, "n_tensors", "expected at most %zu tensor infos in the %zu bytes left (%d bytes each at least), found %llu",
+        return fail(r, "n_tensors",
+                    "expected at most %zu tensor infos in the %zu bytes left (%d bytes each at least), found %llu",
                     rest / TI_MIN_BYTES, rest, TI_MIN_BYTES, (unsigned long long)g->n_tensors);
     rest -= (size_t)g->n_tensors * TI_MIN_BYTES;
     if (g->n_kv > rest / KV_MIN_BYTES)
-        return fail(r, "n_kv",
-                    "expected at most %zu key-value pairs in the %zu bytes left (%d bytes each at least, after %d for each of "
-                    "%llu tensor infos), found %llu",
-                    rest / KV_MIN_BYTES, left(r), KV_MIN_BYTES, TI_MIN_BYTES, (unsigned long long)g->n_tensors,
-                    (unsigned long long)g->n_kv);
+        return fail(
+            r, "n_kv",
+            "expected at most %zu key-value pairs in the %zu bytes left (%d bytes each at least, after %d for each of "
+            "%llu tensor infos), found %llu",
+            rest / KV_MIN_BYTES, left(r), KV_MIN_BYTES, TI_MIN_BYTES, (unsigned long long)g->n_tensors,
+            (unsigned long long)g->n_kv);
     if (g->n_kv && !(g->kv = calloc((size_t)g->n_kv, sizeof *g->kv)))
         return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "out of memory for %llu keys", (unsigned long long)g->n_kv);
     if (g->n_tensors && !(g->tensors = calloc((size_t)g->n_tensors, sizeof *g->tensors)))
-        return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "out of memory for %llu tensors", (unsigned long long)g->n_tensors);
+        return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "out of memory for %llu tensors",
+                         (unsigned long long)g->n_tensors);
     if ((rc = rd_kvs(r, g))) return rc;
     r->where[0] = 0;
     if ((rc = rd_alignment(r, g))) return rc;
@@ -482,8 +495,10 @@ static int parse(reader *r, drift_gguf_t *g)
     size_t start = r->pos + (g->alignment - r->pos % g->alignment) % g->alignment;
     if (start > r->size || start < r->pos) {
         if (g->n_tensors)
-            return fail(r, "data section", "expected to start at byte %zu (tensor infos end at %zu, aligned to %zu), found a file of %zu bytes",
-                        start, r->pos, g->alignment, r->size);
+            return fail(
+                r, "data section",
+                "expected to start at byte %zu (tensor infos end at %zu, aligned to %zu), found a file of %zu bytes",
+                start, r->pos, g->alignment, r->size);
         start = r->size;
     }
     g->data_offset = start;
@@ -522,8 +537,8 @@ int drift_gguf_open(drift_gguf_t *g, const char *path, char *err, size_t errsz)
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        const char *kind = S_ISDIR(st.st_mode)    ? "a directory"
-                           : S_ISFIFO(st.st_mode) ? "a FIFO"
+        const char *kind = S_ISDIR(st.st_mode)                          ? "a directory"
+                           : S_ISFIFO(st.st_mode)                       ? "a FIFO"
                            : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
                            : S_ISSOCK(st.st_mode)                       ? "a socket"
                                                                         : "not a regular file";
@@ -585,8 +600,10 @@ const drift_gguf_kv_t *drift_gguf_find(const drift_gguf_t *g, const char *key)
         size_t mid = lo + (hi - lo) / 2;
         int c = name_cmp(key, len, &g->kv_by_key[mid]->key);
         if (!c) return g->kv_by_key[mid];
-        if (c < 0) hi = mid;
-        else lo = mid + 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return NULL;
 }
@@ -599,8 +616,10 @@ const drift_gguf_tensor_t *drift_gguf_tensor(const drift_gguf_t *g, const char *
         size_t mid = lo + (hi - lo) / 2;
         int c = name_cmp(name, len, &g->tensor_by_name[mid]->name);
         if (!c) return g->tensor_by_name[mid];
-        if (c < 0) hi = mid;
-        else lo = mid + 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return NULL;
 }
@@ -613,13 +632,16 @@ typedef struct {
 static shown_key show(const char *key)
 {
     shown_key k;
-    if (key) quote(k.s, sizeof k.s, key, strlen(key));
-    else snprintf(k.s, sizeof k.s, "(null)");
+    if (key)
+        quote(k.s, sizeof k.s, key, strlen(key));
+    else
+        snprintf(k.s, sizeof k.s, "(null)");
     return k;
 }
 
 /* The kv for a getter, or an error naming the key, the type wanted and the type found. */
-static const drift_gguf_kv_t *get(const drift_gguf_t *g, const char *key, const char *want, int *rc, char *err, size_t errsz)
+static const drift_gguf_kv_t *get(const drift_gguf_t *g, const char *key, const char *want, int *rc, char *err,
+                                  size_t errsz)
 {
     const drift_gguf_kv_t *kv = drift_gguf_find(g, key);
     if (!kv) *rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found no such key", show(key).s, want);
@@ -631,7 +653,8 @@ static int wrong_type(const drift_gguf_kv_t *kv, const char *key, const char *wa
     if (kv->type == DRIFT_GGUF_ARRAY)
         return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found an array of %s", show(key).s, want,
                          drift_gguf_type_name(kv->elem_type));
-    return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found %s", show(key).s, want, drift_gguf_type_name(kv->type));
+    return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found %s", show(key).s, want,
+                     drift_gguf_type_name(kv->type));
 }
 
 int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsz)
@@ -640,11 +663,15 @@ int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, ch
     const char *want = "an unsigned integer";
     const drift_gguf_kv_t *kv = get(g, key, want, &rc, err, errsz);
     if (!kv) return rc;
-    if (is_unsigned(kv->type)) *out = kv->v.u;
-    else if (is_signed(kv->type) && kv->v.i >= 0) *out = (uint64_t)kv->v.i;
+    if (is_unsigned(kv->type))
+        *out = kv->v.u;
+    else if (is_signed(kv->type) && kv->v.i >= 0)
+        *out = (uint64_t)kv->v.i;
     else if (is_signed(kv->type))
-        return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found %lld", show(key).s, want, (long long)kv->v.i);
-    else return wrong_type(kv, key, want, err, errsz);
+        return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found %lld", show(key).s, want,
+                         (long long)kv->v.i);
+    else
+        return wrong_type(kv, key, want, err, errsz);
     return 0;
 }
 
@@ -703,19 +730,26 @@ int drift_gguf_array_f64(const drift_gguf_kv_t *kv, uint64_t i, double *out)
 {
     drift_gguf_kv_t v = {.type = DRIFT_GGUF_U8};
     if (!kv || kv->elem_type == DRIFT_GGUF_BOOL || element(kv, i, &v)) return DRIFT_EINVAL;
-    if (is_unsigned(kv->elem_type)) *out = (double)v.v.u;
-    else if (is_signed(kv->elem_type)) *out = (double)v.v.i;
-    else *out = v.v.f;
+    if (is_unsigned(kv->elem_type))
+        *out = (double)v.v.u;
+    else if (is_signed(kv->elem_type))
+        *out = (double)v.v.i;
+    else
+        *out = v.v.f;
     return 0;
 }
 
 int drift_gguf_array_i64(const drift_gguf_kv_t *kv, uint64_t i, int64_t *out)
 {
     drift_gguf_kv_t v = {.type = DRIFT_GGUF_U8};
-    if (!kv || kv->elem_type == DRIFT_GGUF_F32 || kv->elem_type == DRIFT_GGUF_F64 || element(kv, i, &v)) return DRIFT_EINVAL;
-    if (is_signed(kv->elem_type)) *out = v.v.i;
-    else if (v.v.u > (uint64_t)INT64_MAX) return DRIFT_ERANGE;
-    else *out = (int64_t)v.v.u;
+    if (!kv || kv->elem_type == DRIFT_GGUF_F32 || kv->elem_type == DRIFT_GGUF_F64 || element(kv, i, &v))
+        return DRIFT_EINVAL;
+    if (is_signed(kv->elem_type))
+        *out = v.v.i;
+    else if (v.v.u > (uint64_t)INT64_MAX)
+        return DRIFT_ERANGE;
+    else
+        *out = (int64_t)v.v.u;
     return 0;
 }
 

@@ -45,9 +45,20 @@ extern "C" {
 #define DRIFT_GGUF_DEFAULT_ALIGNMENT 32
 
 typedef enum {
-    DRIFT_GGUF_U8 = 0, DRIFT_GGUF_I8, DRIFT_GGUF_U16, DRIFT_GGUF_I16, DRIFT_GGUF_U32, DRIFT_GGUF_I32,
-    DRIFT_GGUF_F32, DRIFT_GGUF_BOOL, DRIFT_GGUF_STRING, DRIFT_GGUF_ARRAY, DRIFT_GGUF_U64, DRIFT_GGUF_I64,
-    DRIFT_GGUF_F64, DRIFT_GGUF_NTYPES
+    DRIFT_GGUF_U8 = 0,
+    DRIFT_GGUF_I8,
+    DRIFT_GGUF_U16,
+    DRIFT_GGUF_I16,
+    DRIFT_GGUF_U32,
+    DRIFT_GGUF_I32,
+    DRIFT_GGUF_F32,
+    DRIFT_GGUF_BOOL,
+    DRIFT_GGUF_STRING,
+    DRIFT_GGUF_ARRAY,
+    DRIFT_GGUF_U64,
+    DRIFT_GGUF_I64,
+    DRIFT_GGUF_F64,
+    DRIFT_GGUF_NTYPES
 } drift_gguf_type_t;
 
 /* A string inside the mapping: len bytes at s, not NUL-terminated. */
@@ -66,11 +77,11 @@ typedef struct {
         int64_t i;
         double f;
     } v;
-    drift_gguf_str_t str;         /* DRIFT_GGUF_STRING */
-    drift_gguf_type_t elem_type;  /* DRIFT_GGUF_ARRAY: element type */
-    uint64_t count;               /* DRIFT_GGUF_ARRAY: number of elements */
-    const uint8_t *data;          /* DRIFT_GGUF_ARRAY: first element's bytes in the mapping */
-    drift_gguf_str_t *strs;       /* DRIFT_GGUF_ARRAY of strings: every element, indexed at parse */
+    drift_gguf_str_t str;        /* DRIFT_GGUF_STRING */
+    drift_gguf_type_t elem_type; /* DRIFT_GGUF_ARRAY: element type */
+    uint64_t count;              /* DRIFT_GGUF_ARRAY: number of elements */
+    const uint8_t *data;         /* DRIFT_GGUF_ARRAY: first element's bytes in the mapping */
+    drift_gguf_str_t *strs;      /* DRIFT_GGUF_ARRAY of strings: every element, indexed at parse */
 } drift_gguf_kv_t;
 
 typedef struct {
@@ -92,7 +103,7 @@ typedef struct {
     size_t data_offset; /* start of the data section in the file */
     const uint8_t *base;
     size_t size;
-    void *map;          /* non-NULL when drift_gguf_open mapped the file */
+    void *map; /* non-NULL when drift_gguf_open mapped the file */
     size_t map_size;
     /* lookup indexes built at parse (private): kv and tensors sorted by name */
     const drift_gguf_kv_t **kv_by_key;
@@ -116,9 +127,12 @@ const drift_gguf_tensor_t *drift_gguf_tensor(const drift_gguf_t *g, const char *
 /* Typed getters: 0, DRIFT_EINVAL (absent, or of another type; err names the key, the type
  * expected and the type found). An integer getter accepts any integer type whose value fits. */
 DRIFT_MUST_CHECK int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsz);
-DRIFT_MUST_CHECK int drift_gguf_get_f64(const drift_gguf_t *g, const char *key, double *out, char *err, size_t errsz); /* f32 or f64 */
-DRIFT_MUST_CHECK int drift_gguf_get_str(const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err, size_t errsz);
-DRIFT_MUST_CHECK int drift_gguf_get_bool(const drift_gguf_t *g, const char *key, int *out, char *err, size_t errsz); /* 0 or 1 */
+DRIFT_MUST_CHECK int drift_gguf_get_f64(const drift_gguf_t *g, const char *key, double *out, char *err,
+                                        size_t errsz); /* f32 or f64 */
+DRIFT_MUST_CHECK int drift_gguf_get_str(const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err,
+                                        size_t errsz);
+DRIFT_MUST_CHECK int drift_gguf_get_bool(const drift_gguf_t *g, const char *key, int *out, char *err,
+                                         size_t errsz); /* 0 or 1 */
 /* An array element, O(1): 0, or DRIFT_EINVAL (kv NULL, not an array of that kind, i >= count).
  * _str: an array of strings. _f64: an array of f32, f64 or any integer type (an integer above
  * 2^53 is rounded to nearest). _i64: an array of any integer type or bool; DRIFT_ERANGE for a

@@ -76,13 +76,15 @@ struct drift_llamacpp {
     int *kv_idx;
 };
 
-static int want_f32_vec(const float **out, const drift_gguf_t *g, const char *name, int64_t n, char *err, size_t errsz) {
+static int want_f32_vec(const float **out, const drift_gguf_t *g, const char *name, int64_t n, char *err, size_t errsz)
+{
     const drift_gguf_tensor_t *t = drift_gguf_tensor(g, name);
     if (!t) {
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected present, found absent", name);
     }
     if (t->type != DRIFT_GGML_F32) {
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type f32, found type id %u", name, t->type);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type f32, found type id %u", name,
+                         t->type);
     }
     if ((int64_t)t->ne[0] != n || t->ne[1] != 1) {
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected shape [%lld], found [%llu, %llu]", name,
@@ -92,19 +94,20 @@ static int want_f32_vec(const float **out, const drift_gguf_t *g, const char *na
     return 0;
 }
 
-static int want_mat(mat_t *m, const drift_gguf_t *g, const char *name, int64_t k, int64_t rows, char *err, size_t errsz) {
+static int want_mat(mat_t *m, const drift_gguf_t *g, const char *name, int64_t k, int64_t rows, char *err, size_t errsz)
+{
     const drift_gguf_tensor_t *t = drift_gguf_tensor(g, name);
     if (!t) {
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected present, found absent", name);
     }
     if (t->type != DRIFT_GGML_Q4_1 && t->type != DRIFT_GGML_Q8_0) {
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type q4_1 or q8_0, found type id %u", name,
-                         t->type);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type q4_1 or q8_0, found type id %u",
+                         name, t->type);
     }
     if ((int64_t)t->ne[0] != k || (int64_t)t->ne[1] != rows || t->ne[2] != 1) {
-        return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected shape [%lld, %lld], found [%llu, %llu, %llu]", name,
-                         (long long)k, (long long)rows, (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
-                         (unsigned long long)t->ne[2]);
+        return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected shape [%lld, %lld], found [%llu, %llu, %llu]",
+                         name, (long long)k, (long long)rows, (unsigned long long)t->ne[0],
+                         (unsigned long long)t->ne[1], (unsigned long long)t->ne[2]);
     }
     m->data = t->data;
     m->type = t->type;
@@ -113,7 +116,8 @@ static int want_mat(mat_t *m, const drift_gguf_t *g, const char *name, int64_t k
     return 0;
 }
 
-static int get_int(int *out, const drift_gguf_t *g, const char *arch, const char *key, char *err, size_t errsz) {
+static int get_int(int *out, const drift_gguf_t *g, const char *arch, const char *key, char *err, size_t errsz)
+{
     char full[128];
     snprintf(full, sizeof full, "%s.%s", arch, key);
     uint64_t v;
@@ -128,7 +132,8 @@ static int get_int(int *out, const drift_gguf_t *g, const char *arch, const char
     return 0;
 }
 
-void drift_llamacpp_free(drift_llamacpp_t *e) {
+void drift_llamacpp_free(drift_llamacpp_t *e)
+{
     if (!e) {
         return;
     }
@@ -149,7 +154,8 @@ void drift_llamacpp_free(drift_llamacpp_t *e) {
     free(e);
 }
 
-int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_ctx, char *err, size_t errsz) {
+int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_ctx, char *err, size_t errsz)
+{
     *out = NULL;
     if (n_ctx < 1 || n_ctx > (1 << 20)) {
         return drift_why(err, errsz, DRIFT_EINVAL, "n_ctx: expected 1 .. 2^20, found %d", n_ctx);
@@ -170,7 +176,8 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     }
     e->n_ctx = n_ctx;
     e->n_threads = 1;
-    if ((rc = get_int(&e->n_layer, g, arch, "block_count", err, errsz)) || (rc = get_int(&e->dim, g, arch, "embedding_length", err, errsz)) ||
+    if ((rc = get_int(&e->n_layer, g, arch, "block_count", err, errsz)) ||
+        (rc = get_int(&e->dim, g, arch, "embedding_length", err, errsz)) ||
         (rc = get_int(&e->hidden, g, arch, "feed_forward_length", err, errsz)) ||
         (rc = get_int(&e->n_head, g, arch, "attention.head_count", err, errsz)) ||
         (rc = get_int(&e->n_head_kv, g, arch, "attention.head_count_kv", err, errsz))) {
@@ -187,7 +194,8 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     e->freq_base = (float)fb; /* idem */
     if (e->n_layer > MAX_LAYERS || e->dim % e->n_head || e->n_head % e->n_head_kv) {
         drift_llamacpp_free(e);
-        return drift_why(err, errsz, DRIFT_EINVAL, "llama hparams: expected <= %d layers, heads dividing the width and "
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "llama hparams: expected <= %d layers, heads dividing the width and "
                          "kv heads dividing the heads, found %d layers, width %d, %d heads, %d kv heads",
                          MAX_LAYERS, e->n_layer, e->dim, e->n_head, e->n_head_kv);
     }
@@ -196,7 +204,8 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     if (drift_gguf_find(g, "llama.rope.dimension_count") &&
         (drift_gguf_get_u64(g, "llama.rope.dimension_count", &rot, err, errsz) || rot != (uint64_t)e->head)) {
         drift_llamacpp_free(e);
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "llama.rope.dimension_count: expected the head size %d", e->head);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "llama.rope.dimension_count: expected the head size %d",
+                         e->head);
     }
     if (drift_gguf_find(g, "llama.rope.scaling.type") || drift_gguf_find(g, "llama.attention.scale")) {
         drift_llamacpp_free(e);
@@ -204,8 +213,10 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     }
     if (e->head % 32 || e->head > 256 || e->dim % 32 || e->hidden % 32) {
         drift_llamacpp_free(e);
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "llama: expected head <= 256 and widths multiples of 32, found "
-                         "head %d, width %d, hidden %d", e->head, e->dim, e->hidden);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
+                         "llama: expected head <= 256 and widths multiples of 32, found "
+                         "head %d, width %d, hidden %d",
+                         e->head, e->dim, e->hidden);
     }
     const drift_gguf_tensor_t *te = drift_gguf_tensor(g, "token_embd.weight");
     if (!te || (int64_t)te->ne[0] != e->dim || te->ne[1] < 1 || te->ne[1] > (1u << 24)) {
@@ -214,8 +225,8 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     }
     if (te->type != DRIFT_GGML_Q8_0 && te->type != DRIFT_GGML_F32) {
         drift_llamacpp_free(e);
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor token_embd.weight: expected type q8_0 or f32, found type id %u",
-                         te->type);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
+                         "tensor token_embd.weight: expected type q8_0 or f32, found type id %u", te->type);
     }
     e->n_vocab = (int)te->ne[1];
     e->embd = te->data;
@@ -277,7 +288,8 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
 int drift_llamacpp_n_vocab(const drift_llamacpp_t *e) { return e->n_vocab; }
 void drift_llamacpp_reset(drift_llamacpp_t *e) { e->n_past = 0; }
 
-int drift_llamacpp_set_threads(drift_llamacpp_t *e, int n_threads) {
+int drift_llamacpp_set_threads(drift_llamacpp_t *e, int n_threads)
+{
     if (n_threads < 1 || n_threads > 512) {
         return DRIFT_EINVAL;
     }
@@ -285,7 +297,8 @@ int drift_llamacpp_set_threads(drift_llamacpp_t *e, int n_threads) {
     return 0;
 }
 
-int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa) {
+int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa)
+{
     if (isa != DRIFT_LLAMACPP_AVX2 && isa != DRIFT_LLAMACPP_AVX512) {
         return DRIFT_EINVAL;
     }
@@ -296,7 +309,8 @@ int drift_llamacpp_set_isa(drift_llamacpp_t *e, drift_llamacpp_isa_t isa) {
 /* ggml_compute_forward_mul_mat (ggml-cpu.c) for one activation row: src1 converted with the
  * vec_dot_type's from_float, then ggml_compute_forward_mul_mat_one_chunk's vec_dot per
  * output row (each output is one call, so the chunking and thread split do not change it). */
-static void matvec(float *y, const mat_t *w, const float *x, void *qa) {
+static void matvec(float *y, const mat_t *w, const float *x, void *qa)
+{
     const size_t nb = (size_t)w->k / DRIFT_GGML_QK;
     if (w->type == DRIFT_GGML_Q4_1) {
         drift_ggml_quantize_row_q8_1((drift_ggml_q8_1_t *)qa, x, (size_t)w->k);
@@ -315,7 +329,8 @@ static void matvec(float *y, const mat_t *w, const float *x, void *qa) {
 
 /* ggml_compute_forward_get_rows (ops.cpp) with dequantize_row_q8_0 (ggml-quants.c):
  * y = q * d, a product of an int8 and an fp16 value, exact in fp32. */
-static void embed_row(float *y, const drift_llamacpp_t *e, int tok) {
+static void embed_row(float *y, const drift_llamacpp_t *e, int tok)
+{
     if (e->embd_type == DRIFT_GGML_F32) {
         memcpy(y, (const float *)e->embd + (size_t)tok * (size_t)e->dim, (size_t)e->dim * sizeof(float));
         return;
@@ -329,7 +344,8 @@ static void embed_row(float *y, const drift_llamacpp_t *e, int tok) {
     }
 }
 
-int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *tokens, int ntok) {
+int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *tokens, int ntok)
+{
     if (ntok < 1 || pos != e->n_past || pos + ntok > e->n_ctx) {
         return DRIFT_EINVAL;
     }
@@ -390,10 +406,12 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
                 const float *qr = e->q + (size_t)t * D + hd * H;
                 const uint16_t *kh = kc + hk * H, *vh = vc + hk * H;
                 if (split) {
-                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_split_row512 : drift_ggml_flash_attn_split_row)(
+                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_split_row512
+                                                     : drift_ggml_flash_attn_split_row)(
                         o, qr, kh, vh, (size_t)kvw, (size_t)H, (size_t)n_keys, (size_t)n_kv, e->n_threads, kq_scale);
                 } else if (ntok >= 64) { /* GGML_FA_TILE_Q queries or more: the tiled path */
-                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_tiled_row512 : drift_ggml_flash_attn_tiled_row)(
+                    (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_tiled_row512
+                                                     : drift_ggml_flash_attn_tiled_row)(
                         o, qr, kh, vh, (size_t)kvw, (size_t)H, (size_t)n_keys, kq_scale);
                 } else {
                     (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_flash_attn_row512 : drift_ggml_flash_attn_row)(

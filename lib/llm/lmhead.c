@@ -85,7 +85,7 @@ static double bound_checked(const drift_recipe_t *c, size_t K, double sum_abs, d
         double trunc = ldexp(1.0, -23 - p.neab);
         /* block result: RZ to fp32 (< 1 ulp; a narrower accumulator when neab < 0) or RNE fp16 */
         double blk = c->acc.acc == DRIFT_FP32 ? fmax(ldexp(1.0, -23), ldexp(1.0, -23 - (p.neab < 0 ? p.neab : 0)))
-                                                : fo->unit_roundoff;
+                                              : fo->unit_roundoff;
         double alpha = (p.block + 1) * trunc + blk;
         int min_exp = p.min_exp < -2000 ? -2000 : p.min_exp;
         double beta = (p.block + 1) * ldexp(1.0, min_exp - 23 - p.neab) + fo->min_subnormal;
@@ -249,7 +249,7 @@ done:
 
 /* ---- the approximate pass and the pruning ------------------------------------------------------- */
 
-#define AP_ROWS 4  /* hidden states computed together against one weight row (registers) */
+#define AP_ROWS 4   /* hidden states computed together against one weight row (registers) */
 #define AP_LANES 16 /* independent float accumulators per dot product: vectorisable */
 #define AP_TILE 8   /* weight rows per cache tile */
 
@@ -266,10 +266,7 @@ double drift_lmhead_approx_coef(size_t K)
 
 /* The approximate pass's coefficient for any order (gamma_K), the global stage's: looser than
  * drift_lmhead_approx_coef, which counts on the lane order. */
-static double approx_coef_any_order(size_t K)
-{
-    return SAFE(drift_gamma(K, 0x1p-24));
-}
+static double approx_coef_any_order(size_t K) { return SAFE(drift_gamma(K, 0x1p-24)); }
 
 /* Tokens v0..v1 against every group of AP_ROWS hidden states (Hf: RP x K floats). The same
  * float operations in the same order whatever the instruction set: lane j of (row, token) adds
@@ -309,10 +306,10 @@ static inline __attribute__((always_inline)) void approx_tile(double *out, const
                     approx_v8 wa, wb, x, y; /* unaligned loads through memcpy */
                     memcpy(&wa, w + i, sizeof wa);
                     memcpy(&wb, w + i + 8, sizeof wb);
-#define AP_ROW(a, b, h)                                                                                                \
-    memcpy(&x, h + i, sizeof x);                                                                                       \
-    memcpy(&y, h + i + 8, sizeof y);                                                                                   \
-    a += x * wa;                                                                                                       \
+#define AP_ROW(a, b, h)              \
+    memcpy(&x, h + i, sizeof x);     \
+    memcpy(&y, h + i + 8, sizeof y); \
+    a += x * wa;                     \
     b += y * wb;
                     AP_ROW(a0, b0, h0)
                     AP_ROW(a1, b1, h1)
@@ -455,10 +452,7 @@ static double norm_up(double sumsq, size_t K)
     return SAFE(sqrt(sumsq * (1 + drift_gamma(K + 1, 0x1p-53)) * (1 + 0x1p-52)));
 }
 /* a K-term sum of nonnegative doubles, rounded up */
-static double sum_up(double sum, size_t K)
-{
-    return SAFE(sum * (1 + drift_gamma(K, 0x1p-53)) * (1 + 0x1p-52));
-}
+static double sum_up(double sum, size_t K) { return SAFE(sum * (1 + drift_gamma(K, 0x1p-53)) * (1 + 0x1p-52)); }
 
 /* The global first stage (stage1_global; bench/argmax's baseline): one radius for every token, from
  * Cauchy-Schwarz with the largest ||w||_2 and the worst case (2u + u^2) sum|h w| of the input
@@ -483,7 +477,7 @@ static double stage1_global_radius(const double *h, const drift_lmhead_head_t *h
     double S = SAFE(hl2 * wl2); /* >= sum |h_i w_i| (Cauchy-Schwarz), master values */
     double r_pass = SAFE(approx_coef_any_order(K) * S + 2.0 * (double)K * 0x1p-149);
     double r_in = SAFE((2 * u + u * u) * S + eta * ((1 + u) * (hl1 + wl1) + (double)K * eta));
-    double S_f = SAFE(S + r_in);                                        /* sum |h^f w^f| */
+    double S_f = SAFE(S + r_in);                                       /* sum |h^f w^f| */
     double l1_f = SAFE((1 + u) * (hl1 + wl1) + 2.0 * (double)K * eta); /* sum |h^f| + |w^f| */
     double mag = SAFE(amax + r_pass + r_in);
     return SAFE(r_pass + r_in + cfg_radius(cfg, ncfg, K, S_f, l1_f, mag));
@@ -491,15 +485,15 @@ static double stage1_global_radius(const double *h, const drift_lmhead_head_t *h
 
 /* What the split first stage knows of one hidden state (see drift_lmhead_stage1 below). */
 typedef struct {
-    double u, eta;   /* the input format's unit roundoff and half its smallest subnormal (0, 0: lossless) */
-    double hl2;      /* >= ||h||_2 (master) */
-    double hfl2;     /* >= ||h^f||_2 */
-    double hfl1;     /* >= sum |h^f_i| */
-    double dhr;      /* >= ||(h - h^f) outside the split channels||_2 */
-    double hfr;      /* >= ||h^f outside the split channels||_2 */
-    double cO;       /* >= eta sum over the split channels of |h^f_i| */
+    double u, eta; /* the input format's unit roundoff and half its smallest subnormal (0, 0: lossless) */
+    double hl2;    /* >= ||h||_2 (master) */
+    double hfl2;   /* >= ||h^f||_2 */
+    double hfl1;   /* >= sum |h^f_i| */
+    double dhr;    /* >= ||(h - h^f) outside the split channels||_2 */
+    double hfr;    /* >= ||h^f outside the split channels||_2 */
+    double cO;     /* >= eta sum over the split channels of |h^f_i| */
     double a[DRIFT_LMHEAD_MAXSPLIT]; /* |h_i - h^f_i| + u |h^f_i| on split channel j */
-    double coef;     /* the approximate pass's coefficient */
+    double coef;                     /* the approximate pass's coefficient */
 } s1row_t;
 
 /* The radius of token v: |every configuration's computed logit - approx_v| and |exact logit -
@@ -509,7 +503,9 @@ static double token_radius(const s1row_t *q, const drift_lmhead_head_t *hd, size
 {
     size_t K = hd->K, M = hd->nsplit;
     double l2 = hd->row_l2[v];
-    double dl2 = q->u == 0 ? 0 : hd->row_dl2 ? hd->row_dl2[v] : SAFE(q->u * l2 + q->eta * sqrt((double)K) * (1 + 0x1p-50));
+    double dl2 = q->u == 0     ? 0
+                 : hd->row_dl2 ? hd->row_dl2[v]
+                               : SAFE(q->u * l2 + q->eta * sqrt((double)K) * (1 + 0x1p-50));
     double r_pass = SAFE(q->coef * SAFE(q->hl2 * l2) + 2.0 * (double)K * 0x1p-149);
     double r_in = 0;
     if (q->u != 0) {
@@ -518,9 +514,9 @@ static double token_radius(const s1row_t *q, const drift_lmhead_head_t *hd, size
         for (size_t j = 0; j < M; j++) o += q->a[j] * fabs((double)col[j]);
         r_in = SAFE(sum_up(o, M + 1) + q->cO + q->dhr * l2 + q->hfr * dl2);
     }
-    double S_f = SAFE(q->hfl2 * SAFE(l2 + dl2));                                      /* >= sum |h^f w^f| */
+    double S_f = SAFE(q->hfl2 * SAFE(l2 + dl2));                                   /* >= sum |h^f w^f| */
     double l1_f = SAFE(q->hfl1 + (1 + q->u) * hd->row_l1[v] + (double)K * q->eta); /* >= sum |h^f| + |w^f| */
-    double mag = SAFE(fabs(approx_v) + r_pass + r_in);                                /* >= |exact logit| */
+    double mag = SAFE(fabs(approx_v) + r_pass + r_in);                             /* >= |exact logit| */
     return SAFE(r_pass + r_in + cfg_radius(cfg, ncfg, K, S_f, l1_f, mag));
 }
 
@@ -548,7 +544,8 @@ int drift_lmhead_head_prepare(drift_lmhead_head_t *hd)
     }
     for (size_t j = 0; j < hd->nsplit; j++) hd->colmax[j] = 0;
     for (size_t v = 0; v < hd->V; v++)
-        for (size_t j = 0; j < hd->nsplit; j++) hd->colmax[j] = fmaxf(hd->colmax[j], fabsf(hd->split_cols[v * hd->nsplit + j]));
+        for (size_t j = 0; j < hd->nsplit; j++)
+            hd->colmax[j] = fmaxf(hd->colmax[j], fabsf(hd->split_cols[v * hd->nsplit + j]));
     hd->l2max = l2, hd->l1max = l1, hd->dl2max = dl;
     hd->prepared = 1;
     return DRIFT_OK;
@@ -663,7 +660,8 @@ int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *
         double mag = SAFE(amax + r_pass + rimax);
         R = SAFE(r_pass + rimax + cfg_radius(cfg, ncfg, K, S_f, l1_f, mag));
     }
-    if (!isfinite(R)) return DRIFT_EUNSUPPORTED; /* no rigorous bound (e.g. bf16 accumulation of
+    if (!isfinite(R))
+        return DRIFT_EUNSUPPORTED; /* no rigorous bound (e.g. bf16 accumulation of
                                                     K >= 256 terms): only eval_full can help */
     /* drift_prune_top2 with one radius for all tokens (no V-sized radius array) */
     double l1 = -INFINITY, l2 = -INFINITY;
@@ -775,13 +773,12 @@ static int eval_head(drift_lmhead_result_t *r, const double *h, const drift_lmhe
         de[j] = SAFE(gK * sabs[j]);
     }
     /* Exact logits are computed only where a decision needs them (known[j]). */
-#define EXACT(j)                                                                                   \
-    do {                                                                                           \
-        if (!known[j]) {                                                                           \
-            if ((rc = drift_exact_dot(&ex[j], hf, rows + (j) * K, K, DRIFT_FP64, DRIFT_RNE)))       \
-                goto done;                                                                         \
-            known[j] = 1;                                                                          \
-        }                                                                                          \
+#define EXACT(j)                                                                                       \
+    do {                                                                                               \
+        if (!known[j]) {                                                                               \
+            if ((rc = drift_exact_dot(&ex[j], hf, rows + (j)*K, K, DRIFT_FP64, DRIFT_RNE))) goto done; \
+            known[j] = 1;                                                                              \
+        }                                                                                              \
     } while (0)
 
     /* Exact top-2: a token whose fp64 interval lies below two others' is strictly below them

@@ -187,7 +187,8 @@ DRIFT_MUST_CHECK int drift_lmhead_round_norms(double *dl2, const float *W, size_
  * hidden states (ties to the lower index), in increasing order, into chan; and the columns
  * cols[v * M + j] = W[v][chan[j]]. 0 or DRIFT_EINVAL. */
 DRIFT_MUST_CHECK int drift_lmhead_split_choose(size_t *chan, size_t M, const double *H, size_t R, size_t K);
-DRIFT_MUST_CHECK int drift_lmhead_split_cols(float *cols, const float *W, size_t V, size_t K, const size_t *chan, size_t M);
+DRIFT_MUST_CHECK int drift_lmhead_split_cols(float *cols, const float *W, size_t V, size_t K, const size_t *chan,
+                                             size_t M);
 
 /* The pruning test on its own (exposed for tests): keep[] receives, in increasing order, the
  * indices v with value[v] + radius[v] >= (second largest of value[u] - radius[u]), the

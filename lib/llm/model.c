@@ -20,7 +20,7 @@
 /* ---- the model ------------------------------------------------------------------------------ */
 
 enum { W_Q = 0, W_K, W_V, W_O, W_1, W_2, W_3, NW };
-static const drift_op_t W_OP[NW] = {DRIFT_OP_QKV, DRIFT_OP_QKV, DRIFT_OP_QKV, DRIFT_OP_ATTN_OUT,
+static const drift_op_t W_OP[NW] = {DRIFT_OP_QKV,    DRIFT_OP_QKV,      DRIFT_OP_QKV,   DRIFT_OP_ATTN_OUT,
                                     DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_MLP_UP};
 static const int W_ROWPAR[NW] = {0, 0, 0, 1, 0, 1, 0};
 
@@ -38,15 +38,15 @@ struct drift_model {
     drift_numerics_t nx;
     int nslots, P;
     size_t head, kv_dim, kv_mul, cap;
-    mat_t *w;     /* [(layer * NW + which) * P + rank] */
-    mat_t *cls;   /* [rank] */
+    mat_t *w;                                    /* [(layer * NW + which) * P + rank] */
+    mat_t *cls;                                  /* [rank] */
     double *emb, *rms_att, *rms_ffn, *rms_final; /* weights-format values */
     drift_kv_cache_t *kv;                        /* [slot * layers + layer] */
     drift_attn_opts_t ao_opts;                   /* the attention call (kernel set per step) */
     size_t vrows;                                /* drift_model_set_shape (0: the step's own) */
     size_t mk;                                   /* rows the current GEMM's kernel is chosen for */
     int vnseq;
-    size_t mcap;  /* rows the scratch holds */
+    size_t mcap; /* rows the scratch holds */
     double *x, *xb, *q, *k, *v, *ao, *y, *h1, *h3, *part, *xs, *tmpa, *tmpc, *xf;
     int *row_pos, *row_slot, *row_tok;
     size_t scratch_att;
@@ -96,8 +96,10 @@ static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt
                     size_t gj = rowpar ? j : lo + j, gk = rowpar ? lo + k : k;
                     double v = (double)W[gj * Kt + gk];
                     if (!identity) v = drift_rne(drift_rne(v, m->nx.weights), in);
-                    if (m->nx.exact) mt->B[j * mt->K + k] = v;
-                    else mt->B[k * mt->N + j] = v;
+                    if (m->nx.exact)
+                        mt->B[j * mt->K + k] = v;
+                    else
+                        mt->B[k * mt->N + j] = v;
                 }
     if (!m->nx.exact && in != DRIFT_FP64) {
         mt->Bf = malloc((mt->K * mt->N > 0 ? mt->K * mt->N : 1) * sizeof(float));
@@ -132,8 +134,8 @@ static int grow_scratch(drift_model_t *m, size_t M)
     m->row_pos = malloc(M * sizeof(int));
     m->row_slot = malloc(M * sizeof(int));
     m->row_tok = malloc(M * sizeof(int));
-    if (!m->k || !m->v || !m->h1 || !m->h3 || !m->part || !m->xs || !m->tmpa || !m->tmpc || !m->row_pos || !m->row_slot ||
-        !m->row_tok)
+    if (!m->k || !m->v || !m->h1 || !m->h3 || !m->part || !m->xs || !m->tmpa || !m->tmpc || !m->row_pos ||
+        !m->row_slot || !m->row_tok)
         return DRIFT_ENOMEM;
     m->mcap = M;
     return 0;
@@ -143,16 +145,20 @@ static int grow_scratch(drift_model_t *m, size_t M)
 static int engine_create(drift_model_t *m, char *err, size_t errsz)
 {
     if (!m->ck->gguf)
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "recipe llamacpp-cpu: needs a GGUF checkpoint (its stored tensors)");
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
+                         "recipe llamacpp-cpu: needs a GGUF checkpoint (its stored tensors)");
     m->P = 1;
     m->cap = (size_t)m->c.seq_len;
     m->eng = calloc((size_t)m->nslots, sizeof *m->eng);
     m->eng_len = calloc((size_t)m->nslots, sizeof *m->eng_len);
     m->eng_logits = malloc((size_t)m->c.vocab_size * sizeof(float));
-    if (!m->eng || !m->eng_len || !m->eng_logits) return drift_why_oom(err, errsz, (double)m->c.vocab_size * sizeof(float), "the engines of %d slots and %d logits", m->nslots, m->c.vocab_size);
+    if (!m->eng || !m->eng_len || !m->eng_logits)
+        return drift_why_oom(err, errsz, (double)m->c.vocab_size * sizeof(float),
+                             "the engines of %d slots and %d logits", m->nslots, m->c.vocab_size);
     for (int s = 0; s < m->nslots; s++) {
         int rc = drift_llamacpp_create(&m->eng[s], m->ck->gguf, m->c.seq_len, err, errsz);
-        if (!rc && m->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU_AVX512) rc = drift_llamacpp_set_isa(m->eng[s], DRIFT_LLAMACPP_AVX512);
+        if (!rc && m->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU_AVX512)
+            rc = drift_llamacpp_set_isa(m->eng[s], DRIFT_LLAMACPP_AVX512);
         if (rc) return rc;
     }
     if (drift_llamacpp_n_vocab(m->eng[0]) != m->c.vocab_size)
@@ -181,7 +187,8 @@ static int engine_step(drift_model_t *m, double *logits, const drift_seq_step_t 
 int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
                        char *err, size_t errsz)
 {
-    if (!out || !ck || !ck->data || !nx || nslots < 1) return drift_why(err, errsz, DRIFT_EINVAL, "model: bad arguments");
+    if (!out || !ck || !ck->data || !nx || nslots < 1)
+        return drift_why(err, errsz, DRIFT_EINVAL, "model: bad arguments");
     *out = NULL;
     int rc = drift_llm_config_check(&ck->cfg, NULL, err, errsz);
     if (rc) return rc;
@@ -191,8 +198,10 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     m->ck = ck, m->c = ck->cfg, m->nx = *nx, m->nslots = nslots;
     if (nx->engine != DRIFT_ENGINE_LAB) {
         rc = engine_create(m, err, errsz);
-        if (rc) drift_model_free(m);
-        else *out = m;
+        if (rc)
+            drift_model_free(m);
+        else
+            *out = m;
         return rc;
     }
     m->P = nx->exact ? 1 : nx->tp;
@@ -213,7 +222,8 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     m->att = malloc(2 * (m->cap + 1) * sizeof(double));
     if (!m->w || !m->cls || !m->emb || !m->rms_att || !m->rms_ffn || !m->rms_final || !m->kv || !m->att) {
         drift_model_free(m);
-        return drift_why_oom(err, errsz, (double)(V * d + 2 * L * d + d + 2 * (m->cap + 1)) * sizeof(double), "the %zu x %zu embedding and the model's buffers (%d KV slots)", V, d, nslots);
+        return drift_why_oom(err, errsz, (double)(V * d + 2 * L * d + d + 2 * (m->cap + 1)) * sizeof(double),
+                             "the %zu x %zu embedding and the model's buffers (%d KV slots)", V, d, nslots);
     }
     drift_kv_format_t kvf = nx->exact ? (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP64} : nx->kv;
     for (size_t i = 0; i < (size_t)nslots * L; i++) {
@@ -261,7 +271,8 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     if (!rc) rc = grow_scratch(m, 16);
     if (rc) {
         drift_model_free(m);
-        return drift_why(err, errsz, rc, "the model's %zu layers of weights (dim %zu, hidden %zu, vocab %zu, %s): %s", L, d, h, V, nx->exact ? "fp64" : "in each matmul's format", drift_strerror(rc));
+        return drift_why(err, errsz, rc, "the model's %zu layers of weights (dim %zu, hidden %zu, vocab %zu, %s): %s",
+                         L, d, h, V, nx->exact ? "fp64" : "in each matmul's format", drift_strerror(rc));
     }
     *out = m;
     return 0;
@@ -288,20 +299,11 @@ void drift_model_free(drift_model_t *m)
     free(m);
 }
 
-const drift_llm_config_t *drift_model_config(const drift_model_t *m)
-{
-    return &m->c;
-}
+const drift_llm_config_t *drift_model_config(const drift_model_t *m) { return &m->c; }
 
-void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx)
-{
-    m->trace = fn, m->trace_ctx = ctx;
-}
+void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx) { m->trace = fn, m->trace_ctx = ctx; }
 
-void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq)
-{
-    m->vrows = rows, m->vnseq = nseq > 0 ? nseq : 0;
-}
+void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq) { m->vrows = rows, m->vnseq = nseq > 0 ? nseq : 0; }
 
 /* ---- GEMMs ------------------------------------------------------------------------------------ */
 
@@ -354,7 +356,9 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
         for (size_t i = 0; i < M; i++) memcpy(xs + i * w[k].K, X + i * Ktot + w[k].off, w[k].K * sizeof(double));
         rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, w[k].bf_valid, M, Ntot, w[k].K, r->acc.acc);
     }
-    if (!rc) rc = drift_allreduce(Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc.acc, r->out);
+    if (!rc)
+        rc = drift_allreduce(Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc.acc,
+                             r->out);
     return rc;
 }
 
@@ -515,11 +519,13 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
                 continue;
             }
             if (m->nx.attn_auto_splits) m->ao_opts.kernel.splits = auto_splits(m, nseqv, p0 + nt);
-            rc = drift_dispatch_attention(m->ao + row * d, m->q + row * d, nt, p0, kv, NULL, &m->ao_opts, aerr, sizeof aerr);
+            rc = drift_dispatch_attention(m->ao + row * d, m->q + row * d, nt, p0, kv, NULL, &m->ao_opts, aerr,
+                                          sizeof aerr);
         }
         if (!rc) rc = linear(m, DRIFT_OP_ATTN_OUT, m->y, m->ao, M, w + W_O * P, 1, d, d);
         if (rc) break;
-        for (size_t i = 0; i < M * d; i++) m->x[i] = m->nx.exact ? m->x[i] + m->y[i] : act(m, (float)m->x[i] + (float)m->y[i]);
+        for (size_t i = 0; i < M * d; i++)
+            m->x[i] = m->nx.exact ? m->x[i] + m->y[i] : act(m, (float)m->x[i] + (float)m->y[i]);
         trace(m, (int)l, DRIFT_BLOCK_ATTN, m->x, M);
         rc = rmsnorm(m, m->xb, m->x, m->rms_ffn + l * d, M);
         trace(m, (int)l, DRIFT_BLOCK_MLP_NORM, m->xb, M);
@@ -538,7 +544,8 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
         }
         rc = linear(m, DRIFT_OP_MLP_DOWN, m->y, m->h1, M, w + W_2 * P, 1, d, h);
         if (rc) break;
-        for (size_t i = 0; i < M * d; i++) m->x[i] = m->nx.exact ? m->x[i] + m->y[i] : act(m, (float)m->x[i] + (float)m->y[i]);
+        for (size_t i = 0; i < M * d; i++)
+            m->x[i] = m->nx.exact ? m->x[i] + m->y[i] : act(m, (float)m->x[i] + (float)m->y[i]);
         trace(m, (int)l, DRIFT_BLOCK_MLP, m->x, M);
     }
     if (rc) return rc;
@@ -572,7 +579,11 @@ int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, 
     if (!m || !plan || rows < 1 || nseq < 1 || kv_len < 1) return DRIFT_EINVAL;
     if (m->eng) return DRIFT_EUNSUPPORTED; /* llamacpp-cpu decodes each sequence alone: no batch plan */
     int n = 0;
-#define PUT(v) do { if (n >= cap) return DRIFT_EINVAL; plan[n++] = (long)(v); } while (0)
+#define PUT(v)                             \
+    do {                                   \
+        if (n >= cap) return DRIFT_EINVAL; \
+        plan[n++] = (long)(v);             \
+    } while (0)
     size_t P = (size_t)m->P;
     for (int which = 0; which < NW; which++)
         for (size_t r = 0; r < P; r++) {
@@ -625,8 +636,10 @@ int drift_model_copy_slot(drift_model_t *m, int dst, int src, int len)
         if ((size_t)len > m->kv[(size_t)src * L + l].len) return DRIFT_EINVAL;
     for (size_t l = 0; l < L; l++) {
         drift_kv_cache_t *d = &m->kv[(size_t)dst * L + l];
-        if (dst == src) d->len = (size_t)len, d->scales_set = len ? d->scales_set : 0;
-        else kv_copy_prefix(d, &m->kv[(size_t)src * L + l], (size_t)len);
+        if (dst == src)
+            d->len = (size_t)len, d->scales_set = len ? d->scales_set : 0;
+        else
+            kv_copy_prefix(d, &m->kv[(size_t)src * L + l], (size_t)len);
     }
     return 0;
 }

@@ -77,7 +77,14 @@
 extern "C" {
 #endif
 
-typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_LMHEAD, DRIFT_NOPS } drift_op_t;
+typedef enum {
+    DRIFT_OP_QKV = 0,
+    DRIFT_OP_ATTN_OUT,
+    DRIFT_OP_MLP_UP,
+    DRIFT_OP_MLP_DOWN,
+    DRIFT_OP_LMHEAD,
+    DRIFT_NOPS
+} drift_op_t;
 
 /* A matmul group's recipe (recipe.h) in the decoder's short grammar: "IN/ORDER/ACC/OUT" with
  * ORDER seq or tc:ARCH, e.g. fp32/seq/fp32/fp32, bf16/tc:h100/fp32/bf16, where ARCH may be a card
@@ -87,7 +94,12 @@ typedef enum { DRIFT_OP_QKV = 0, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_ML
  * DRIFT_EUNSUPPORTED for a tc input the arch lacks or a tc ACC other than fp32/fp16. */
 DRIFT_MUST_CHECK int drift_model_recipe_parse(drift_recipe_t *r, const char *spec);
 
-typedef enum { DRIFT_ALLREDUCE_RING = 0, DRIFT_ALLREDUCE_TREE, DRIFT_ALLREDUCE_RANK, DRIFT_NALLREDUCE } drift_allreduce_t;
+typedef enum {
+    DRIFT_ALLREDUCE_RING = 0,
+    DRIFT_ALLREDUCE_TREE,
+    DRIFT_ALLREDUCE_RANK,
+    DRIFT_NALLREDUCE
+} drift_allreduce_t;
 const char *drift_allreduce_name(drift_allreduce_t a);
 DRIFT_MUST_CHECK int drift_allreduce_parse(drift_allreduce_t *a, const char *name);
 
@@ -105,23 +117,28 @@ DRIFT_MUST_CHECK int drift_allreduce(double *Y, const double *part, size_t MN, s
  * llamacpp-cpu is llama.cpp's CPU backend bit for bit (llamacpp_forward.h: a GGUF model's
  * stored Q4_1/Q8_0 weights with activations quantized as ggml does, fp16 KV cache, flash
  * attention; each sequence decoded alone, as its own llama_decode calls), and ignores them. */
-typedef enum { DRIFT_ENGINE_LAB = 0, DRIFT_ENGINE_LLAMACPP_CPU, DRIFT_ENGINE_LLAMACPP_CPU_AVX512, DRIFT_NENGINES } drift_engine_t;
+typedef enum {
+    DRIFT_ENGINE_LAB = 0,
+    DRIFT_ENGINE_LLAMACPP_CPU,
+    DRIFT_ENGINE_LLAMACPP_CPU_AVX512,
+    DRIFT_NENGINES
+} drift_engine_t;
 
 typedef struct {
-    int exact;                       /* 1: the fp64 exact reference (see above) */
-    drift_engine_t engine;           /* DRIFT_ENGINE_LAB */
-    drift_recipe_t mm[DRIFT_NOPS];     /* seq or tc:ARCH orders */
-    drift_format_t weights;          /* storage format of the weights (default fp32) */
-    drift_format_t act;              /* residual stream and elementwise results (fp32) */
+    int exact;                     /* 1: the fp64 exact reference (see above) */
+    drift_engine_t engine;         /* DRIFT_ENGINE_LAB */
+    drift_recipe_t mm[DRIFT_NOPS]; /* seq or tc:ARCH orders */
+    drift_format_t weights;        /* storage format of the weights (default fp32) */
+    drift_format_t act;            /* residual stream and elementwise results (fp32) */
     drift_policy_t policy;
-    int sms;                         /* multiprocessors the policy fills (132: h100) */
-    int min_slice;                   /* split-K minimum slice (DRIFT_POLICY_MIN_SLICE) */
-    drift_order_t norm_order;        /* RMSNorm sum of squares (seq) */
-    drift_attn_kernel_t attn;        /* attention kernel (standard) */
-    int attn_auto_splits;            /* 1: splitkv's N picked per step from the batch (see above) */
-    drift_kv_format_t kv;            /* KV-cache storage (fp32) */
-    int tp;                          /* tensor-parallel ranks (1) */
-    drift_allreduce_t allreduce;     /* ring */
+    int sms;                     /* multiprocessors the policy fills (132: h100) */
+    int min_slice;               /* split-K minimum slice (DRIFT_POLICY_MIN_SLICE) */
+    drift_order_t norm_order;    /* RMSNorm sum of squares (seq) */
+    drift_attn_kernel_t attn;    /* attention kernel (standard) */
+    int attn_auto_splits;        /* 1: splitkv's N picked per step from the batch (see above) */
+    drift_kv_format_t kv;        /* KV-cache storage (fp32) */
+    int tp;                      /* tensor-parallel ranks (1) */
+    drift_allreduce_t allreduce; /* ring */
 } drift_numerics_t;
 
 /* fp32 everywhere, seq orders, vendor-like policy on an h100 (132 SMs), min slice 256, tp 1. */
@@ -136,7 +153,8 @@ void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r);
 DRIFT_MUST_CHECK int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec);
 /* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the
  * reason (option-like names: "tp", "min-slice", ...) in err. */
-DRIFT_MUST_CHECK int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err,
+                                          size_t errsz);
 /* Attention kernel spec: attention.h's grammar, plus splitkv:auto[,Bc] (N per step from the
  * batch, attn_auto_splits = 1). 0 or DRIFT_EINVAL with the reason in err. */
 DRIFT_MUST_CHECK int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsz);
@@ -153,13 +171,19 @@ typedef struct drift_model drift_model_t;
 
 /* Trace hook (layer_drift): called after each sub-block with the residual stream (or the
  * normed input), M rows of dim values each, in row order of the step. */
-typedef enum { DRIFT_BLOCK_ATTN_NORM = 0, DRIFT_BLOCK_ATTN, DRIFT_BLOCK_MLP_NORM, DRIFT_BLOCK_MLP, DRIFT_BLOCK_FINAL_NORM } drift_block_t;
+typedef enum {
+    DRIFT_BLOCK_ATTN_NORM = 0,
+    DRIFT_BLOCK_ATTN,
+    DRIFT_BLOCK_MLP_NORM,
+    DRIFT_BLOCK_MLP,
+    DRIFT_BLOCK_FINAL_NORM
+} drift_block_t;
 typedef void (*drift_trace_fn)(void *ctx, int layer, drift_block_t block, const double *x, size_t M, size_t dim);
 
 /* A model over a checkpoint (not copied: ck must outlive the model) with nslots KV-cache
  * slots. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_ENOMEM with the reason in err. */
-DRIFT_MUST_CHECK int drift_model_create(drift_model_t **m, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
-                                        char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_model_create(drift_model_t **m, const drift_checkpoint_t *ck, const drift_numerics_t *nx,
+                                        int nslots, char *err, size_t errsz);
 void drift_model_free(drift_model_t *m);
 const drift_llm_config_t *drift_model_config(const drift_model_t *m);
 void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx);
@@ -195,10 +219,10 @@ DRIFT_MUST_CHECK int drift_model_step(drift_model_t *m, double *logits, const dr
 /* ---- decoding ------------------------------------------------------------------------- */
 
 typedef struct {
-    int batch;            /* 1: alone; B: with B-1 companions */
-    uint64_t seed;        /* companions' prompts and lengths: stream (seed, "model.companions", 0, 0) */
-    int max_prompt;       /* companions' prompt lengths uniform in 1 .. max_prompt (default 32) */
-    int max_gen;          /* companions' generation lengths uniform in 1 .. max_gen (default 64) */
+    int batch;      /* 1: alone; B: with B-1 companions */
+    uint64_t seed;  /* companions' prompts and lengths: stream (seed, "model.companions", 0, 0) */
+    int max_prompt; /* companions' prompt lengths uniform in 1 .. max_prompt (default 32) */
+    int max_gen;    /* companions' generation lengths uniform in 1 .. max_gen (default 64) */
 } drift_batching_t;
 
 /* Per generated token: the token, its logit, the runner-up and its logit; the full logits
@@ -206,11 +230,11 @@ typedef struct {
 /* The top two of each step's logits come from metrics.h's drift_top2 (first index wins
  * ties, as run.c's argmax). */
 typedef struct {
-    int n;              /* tokens generated */
+    int n; /* tokens generated */
     int *token, *top2;
     double *top1_logit, *top2_logit;
-    double *logits;     /* n x vocab when kept, else NULL */
-    int *rows;          /* M of each step (the shapes the kernels saw), n + 1 entries */
+    double *logits; /* n x vocab when kept, else NULL */
+    int *rows;      /* M of each step (the shapes the kernels saw), n + 1 entries */
 } drift_gen_t;
 
 /* Decode one request: prompt (nprompt >= 1 ids; the request's KV slot is 0), then up to
@@ -228,7 +252,8 @@ void drift_gen_free(drift_gen_t *g);
 /* The rows M of each of nsteps steps that drift_generate's request (prompt of nprompt tokens)
  * shares with its companions under bt, computed without running the model (the companions'
  * schedule depends only on their random lengths). 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t *bt, int vocab, int seq_len);
+DRIFT_MUST_CHECK int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t *bt, int vocab,
+                                      int seq_len);
 
 /* Teacher-forced logits of a fixed sequence run alone in slot 0: logits (n x vocab) after
  * each of tokens[0 .. n-1]. With an exact model this gives the exact logits of every prefix. */

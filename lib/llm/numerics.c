@@ -130,27 +130,31 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
                              OP_NAMES[i]);
     }
     if (!elementwise_format(nx->act))
-        return drift_why(err, errsz, DRIFT_EINVAL, "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
-                    drift_format_name(nx->act));
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
+                         drift_format_name(nx->act));
     char kvs[32];
     if (drift_kv_format_print(kvs, sizeof kvs, &nx->kv) < 0)
         return drift_why(err, errsz, DRIFT_EINVAL, "kv: expected a float format, int8:token or int8:head");
     char ks[DRIFT_ATTN_SPEC_MAX];
     if (drift_attn_kernel_print(ks, sizeof ks, &nx->attn) < 0)
-        return drift_why(err, errsz, DRIFT_EINVAL, "attention: invalid kernel (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc], splitkv:auto[,Bc])");
+        return drift_why(
+            err, errsz, DRIFT_EINVAL,
+            "attention: invalid kernel (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc], splitkv:auto[,Bc])");
     if (nx->attn_auto_splits && nx->attn.kind != DRIFT_ATTN_SPLITKV_N)
         return drift_why(err, errsz, DRIFT_EINVAL, "attention: an automatic split count needs splitkv:auto");
     if ((unsigned)nx->weights >= DRIFT_NFORMATS) return drift_why(err, errsz, DRIFT_EINVAL, "weights: unknown format");
     if ((unsigned)nx->policy >= DRIFT_NPOLICIES) return drift_why(err, errsz, DRIFT_EINVAL, "policy: unknown");
     if (nx->sms < 1) return drift_why(err, errsz, DRIFT_EINVAL, "sms: must be >= 1, found %d", nx->sms);
-    if (nx->min_slice < 1) return drift_why(err, errsz, DRIFT_EINVAL, "min-slice: must be >= 1, found %d", nx->min_slice);
+    if (nx->min_slice < 1)
+        return drift_why(err, errsz, DRIFT_EINVAL, "min-slice: must be >= 1, found %d", nx->min_slice);
     if (drift_order_sum_check(&nx->norm_order, NULL, NULL, 0))
         return drift_why(err, errsz, DRIFT_EINVAL, "norm order: tc:ARCH applies to matmul recipes only");
     if (nx->tp < 1 || nx->tp > DRIFT_TP_MAX)
         return drift_why(err, errsz, DRIFT_EINVAL, "tp: must be 1 .. %d, found %d", DRIFT_TP_MAX, nx->tp);
     if (c->n_kv_heads % nx->tp)
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tp: must divide n_kv_heads %d (heads are split by rank), found %d",
-                    c->n_kv_heads, nx->tp);
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
+                         "tp: must divide n_kv_heads %d (heads are split by rank), found %d", c->n_kv_heads, nx->tp);
     if ((unsigned)nx->allreduce >= DRIFT_NALLREDUCE) return drift_why(err, errsz, DRIFT_EINVAL, "allreduce: unknown");
     return 0;
 }
@@ -159,9 +163,12 @@ int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
 {
     if (nx->exact) return snprintf(buf, size, "exact (fp64, exactly rounded dot products and sums)");
     if (nx->engine != DRIFT_ENGINE_LAB)
-        return snprintf(buf, size, "%s (llama.cpp's CPU backend, %s build, 1 thread: stored weights, q8 activations, fp16 KV cache, "
-                                   "flash attention)", nx->engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu" : "llamacpp-cpu-avx512",
-                        nx->engine == DRIFT_ENGINE_LLAMACPP_CPU ? "AVX2" : "AVX-512");
+        return snprintf(
+            buf, size,
+            "%s (llama.cpp's CPU backend, %s build, 1 thread: stored weights, q8 activations, fp16 KV cache, "
+            "flash attention)",
+            nx->engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu" : "llamacpp-cpu-avx512",
+            nx->engine == DRIFT_ENGINE_LLAMACPP_CPU ? "AVX2" : "AVX-512");
     size_t at = 0;
     for (int i = 0; i < DRIFT_NOPS; i++) {
         char r[DRIFT_RECIPE_SPEC_MAX];
@@ -190,8 +197,9 @@ int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *e
             return drift_why(err, errsz, DRIFT_EINVAL, "attention kernel '%s': too long", spec);
         drift_attn_kernel_t k;
         if (drift_attn_kernel_parse(&k, buf, NULL, 0))
-            return drift_why(err, errsz, DRIFT_EINVAL, "attention kernel '%s': expected splitkv:auto[,Bc] with Bc 1..%ld", spec,
-                        DRIFT_ATTN_TILE_MAX);
+            return drift_why(err, errsz, DRIFT_EINVAL,
+                             "attention kernel '%s': expected splitkv:auto[,Bc] with Bc 1..%ld", spec,
+                             DRIFT_ATTN_TILE_MAX);
         nx->attn = k, nx->attn_auto_splits = 1;
         return 0;
     }
@@ -206,6 +214,7 @@ int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *e
 int drift_numerics_attention_print(char *buf, size_t size, const drift_numerics_t *nx)
 {
     if (!nx->attn_auto_splits) return drift_attn_kernel_print(buf, size, &nx->attn);
-    int n = nx->attn.bc == 64 ? snprintf(buf, size, "splitkv:auto") : snprintf(buf, size, "splitkv:auto,%ld", nx->attn.bc);
+    int n =
+        nx->attn.bc == 64 ? snprintf(buf, size, "splitkv:auto") : snprintf(buf, size, "splitkv:auto,%ld", nx->attn.bc);
     return n < 0 || (size_t)n >= size ? DRIFT_EINVAL : n;
 }

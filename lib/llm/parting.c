@@ -58,10 +58,11 @@ int drift_first_difference(const int *x, const int *y, int n)
     return -1;
 }
 
-int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b, const double *lb, int n, int V,
-                  const int *prompt, int np, drift_prefix_logits_t *exact)
+int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b, const double *lb, int n,
+                  int V, const int *prompt, int np, drift_prefix_logits_t *exact)
 {
-    if (!out || !tok_a || !tok_b || n < 0 || V < 1 || !prompt || np < 1 || (exact && exact->V != V)) return DRIFT_EINVAL;
+    if (!out || !tok_a || !tok_b || n < 0 || V < 1 || !prompt || np < 1 || (exact && exact->V != V))
+        return DRIFT_EINVAL;
     *out = (drift_parting_t){-1, -1, -1, NAN, NAN, NAN, NAN, -1};
     int t = drift_first_difference(tok_a, tok_b, n);
     if (t < 0) return 0;

@@ -45,13 +45,13 @@ void drift_prefix_logits_free(drift_prefix_logits_t *p);
 DRIFT_MUST_CHECK int drift_prefix_logits(const double **out, drift_prefix_logits_t *p, const int *seq, int n);
 
 typedef struct {
-    int step;            /* parting step (0-based generated token), -1: identical completions */
-    int tok_a, tok_b;    /* the tokens a and b generated there */
-    double spread;       /* max_v |a_v - b_v| at the parting step */
-    double dev;          /* max_v of |a_v - E_v| and |b_v - E_v| there: the numerics' error */
-    double gap_ab;       /* exact E[tok_a] - E[tok_b] */
-    double gap12;        /* exact top-1 - top-2 (>= |gap_ab| unless a or b took neither) */
-    int exact_top1;      /* the exact argmax there (first maximum) */
+    int step;         /* parting step (0-based generated token), -1: identical completions */
+    int tok_a, tok_b; /* the tokens a and b generated there */
+    double spread;    /* max_v |a_v - b_v| at the parting step */
+    double dev;       /* max_v of |a_v - E_v| and |b_v - E_v| there: the numerics' error */
+    double gap_ab;    /* exact E[tok_a] - E[tok_b] */
+    double gap12;     /* exact top-1 - top-2 (>= |gap_ab| unless a or b took neither) */
+    int exact_top1;   /* the exact argmax there (first maximum) */
 } drift_parting_t;
 
 /* First index < n where x and y differ, or -1. */
@@ -62,8 +62,9 @@ int drift_first_difference(const int *x, const int *y, int n);
  * exact = the exact model's prefix logits (NULL: gap_ab, gap12, dev NAN, exact_top1 -1). la
  * or lb NULL: spread and dev NAN. For identical completions only step = -1 is set (the rest NAN / -1).
  * 0 or DRIFT_EINVAL / DRIFT_ENOMEM, or the model's error. */
-DRIFT_MUST_CHECK int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b, const double *lb, int n, int V,
-                                   const int *prompt, int np, drift_prefix_logits_t *exact);
+DRIFT_MUST_CHECK int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b,
+                                   const double *lb, int n, int V, const int *prompt, int np,
+                                   drift_prefix_logits_t *exact);
 
 /* A summary of partings p[0 .. n-1] (pointers; those with step < 0 are skipped): their count,
  * the parting steps' min / median / max, the exact top-1/top-2 gaps' median and max, the

@@ -11,7 +11,10 @@
 
 static int hexval(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* Unescape line [s, e) into out (at least e - s + 1 bytes). */
@@ -19,12 +22,14 @@ static int unescape(char *out, const char *s, const char *e, const char *name, i
 {
     char *o = out;
     for (const char *p = s; p < e; p++) {
-        if (*p == 0) return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: a NUL byte (prompts are text)", name, lineno);
+        if (*p == 0)
+            return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: a NUL byte (prompts are text)", name, lineno);
         if (*p != '\\') {
             *o++ = *p;
             continue;
         }
-        if (++p == e) return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: a trailing backslash (write \\\\)", name, lineno);
+        if (++p == e)
+            return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: a trailing backslash (write \\\\)", name, lineno);
         switch (*p) {
         case 'n': *o++ = '\n'; break;
         case 't': *o++ = '\t'; break;
@@ -33,22 +38,23 @@ static int unescape(char *out, const char *s, const char *e, const char *name, i
         case 'x': {
             int hi = p + 1 < e ? hexval(p[1]) : -1, lo = p + 2 < e ? hexval(p[2]) : -1;
             if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
-                return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: \\x needs two hex digits of a non-zero byte", name, lineno);
+                return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: \\x needs two hex digits of a non-zero byte",
+                                 name, lineno);
             *o++ = (char)(hi * 16 + lo);
             p += 2;
             break;
         }
         default:
-            return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: unknown escape '\\%c' (accepted: \\n \\t \\r \\\\ \\xHH)", name,
-                             lineno, *p);
+            return drift_why(err, errsz, DRIFT_EINVAL,
+                             "%s: line %d: unknown escape '\\%c' (accepted: \\n \\t \\r \\\\ \\xHH)", name, lineno, *p);
         }
     }
     *o = 0;
     return 0;
 }
 
-const char *const drift_prompt_kinds[DRIFT_PROMPT_N_KINDS] = {"story", "fact", "code", "list", "arithmetic",
-                                                               "instruction", "dialogue", "chinese", "multilingual"};
+const char *const drift_prompt_kinds[DRIFT_PROMPT_N_KINDS] = {
+    "story", "fact", "code", "list", "arithmetic", "instruction", "dialogue", "chinese", "multilingual"};
 
 int drift_prompt_kind_index(const char *name)
 {
@@ -64,7 +70,8 @@ int drift_prompt_kind_index(const char *name)
 static int kind_of(const char *s, const char *e)
 {
     for (int k = 0; k < DRIFT_PROMPT_N_KINDS; k++)
-        if (strlen(drift_prompt_kinds[k]) == (size_t)(e - s) && !memcmp(s, drift_prompt_kinds[k], (size_t)(e - s))) return k;
+        if (strlen(drift_prompt_kinds[k]) == (size_t)(e - s) && !memcmp(s, drift_prompt_kinds[k], (size_t)(e - s)))
+            return k;
     return -1;
 }
 
@@ -80,8 +87,8 @@ static int kind_line(const char **kind, char *t, const char *s, const char *e, c
 {
     const char *tab = memchr(s, '\t', (size_t)(e - s));
     if (!tab)
-        return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: no tab between kind and text (expected KIND<TAB>TEXT)", name,
-                         lineno);
+        return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: no tab between kind and text (expected KIND<TAB>TEXT)",
+                         name, lineno);
     int k = kind_of(s, tab);
     if (k < 0) {
         char known[128] = "";
@@ -93,7 +100,9 @@ static int kind_line(const char **kind, char *t, const char *s, const char *e, c
         return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: kind '%.*s%s' is none of: %s", name, lineno, len, s,
                          tab - s > 24 ? "..." : "", known);
     }
-    if (tab + 1 == e) return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: kind %s with an empty text", name, lineno, drift_prompt_kinds[k]);
+    if (tab + 1 == e)
+        return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: kind %s with an empty text", name, lineno,
+                         drift_prompt_kinds[k]);
     *kind = drift_prompt_kinds[k];
     return unescape(t, tab + 1, e, name, lineno, err, errsz);
 }
@@ -114,13 +123,14 @@ int drift_prompt_file_parse(drift_prompt_file_t *p, const char *bytes, size_t si
         lineno++;
         if (starts(s, e, FORMAT_TAG)) {
             if (p->n > 0 || p->kind) {
-                rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: a #format: line must come once, before the first prompt", name,
-                               lineno);
+                rc = drift_why(err, errsz, DRIFT_EINVAL,
+                               "%s: line %d: a #format: line must come once, before the first prompt", name, lineno);
                 goto fail;
             }
             if ((size_t)(e - s) != strlen(FORMAT_KINDS) || memcmp(s, FORMAT_KINDS, strlen(FORMAT_KINDS))) {
-                rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: #format: expected 'kind<TAB>text' (one space, one tab byte)",
-                               name, lineno);
+                rc =
+                    drift_why(err, errsz, DRIFT_EINVAL,
+                              "%s: line %d: #format: expected 'kind<TAB>text' (one space, one tab byte)", name, lineno);
                 goto fail;
             }
             p->kind = calloc(lines, sizeof *p->kind);

@@ -13,7 +13,8 @@ static int check(int n, const drift_prompt_file_t *p, const char *stream_name, c
     if (!p || p->n < 1 || !p->text) return drift_why(err, errsz, DRIFT_EINVAL, "prompt sample: no prompt set");
     if (!stream_name) return drift_why(err, errsz, DRIFT_EINVAL, "prompt sample: no stream name");
     if (n < 0 || n > p->n)
-        return drift_why(err, errsz, DRIFT_EINVAL, "prompt sample: n expected 0 to %d (the prompts in the set), found %d", p->n, n);
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "prompt sample: n expected 0 to %d (the prompts in the set), found %d", p->n, n);
     return 0;
 }
 
@@ -26,8 +27,8 @@ static void partial_shuffle(int *pool, int m, int n, drift_stream_t *st)
     }
 }
 
-int drift_prompt_sample(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name, char *err,
-                        size_t errsz)
+int drift_prompt_sample(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name,
+                        char *err, size_t errsz)
 {
     int rc = check(n, p, stream_name, err, errsz);
     if (rc) return rc;
@@ -48,7 +49,8 @@ int drift_prompt_sample_by_kind(int *idx, int n, const drift_prompt_file_t *p, u
 {
     int rc = check(n, p, stream_name, err, errsz);
     if (rc) return rc;
-    if (!p->kind) return drift_why(err, errsz, DRIFT_EINVAL, "prompt sample by kind: the set has no kinds (no #format: line)");
+    if (!p->kind)
+        return drift_why(err, errsz, DRIFT_EINVAL, "prompt sample by kind: the set has no kinds (no #format: line)");
     if (n && !idx) return drift_why(err, errsz, DRIFT_EINVAL, "prompt sample: no output array");
     int count[DRIFT_PROMPT_N_KINDS] = {0}, take[DRIFT_PROMPT_N_KINDS], start[DRIFT_PROMPT_N_KINDS];
     long long rem[DRIFT_PROMPT_N_KINDS];

@@ -38,7 +38,8 @@ static unsigned uses(const drift_sampler_t *s)
     switch (s->kind) {
     case DRIFT_SAMPLER_GREEDY: return USE_TIES;
     case DRIFT_SAMPLER_SORTED: return USE_T | USE_K | USE_P | USE_SEED;
-    case DRIFT_SAMPLER_PLAIN: return USE_T | (s->cut == DRIFT_CUT_TOPK ? USE_K : 0) | (s->cut == DRIFT_CUT_TOPP ? USE_P : 0);
+    case DRIFT_SAMPLER_PLAIN:
+        return USE_T | (s->cut == DRIFT_CUT_TOPK ? USE_K : 0) | (s->cut == DRIFT_CUT_TOPP ? USE_P : 0);
     default: return USE_T | USE_K | USE_P | USE_MINP | USE_GREEDY;
     }
 }
@@ -55,14 +56,16 @@ const char *drift_sampler_name(const drift_sampler_t *s)
     if (!s) return "?";
     if (s->kind == DRIFT_SAMPLER_GREEDY && s->tie_eps > 0) return "greedy-ties";
     for (int i = 0; i < NNAMES; i++)
-        if (NAMES[i].kind == s->kind && (s->kind != DRIFT_SAMPLER_PLAIN || NAMES[i].cut == s->cut)) return NAMES[i].name;
+        if (NAMES[i].kind == s->kind && (s->kind != DRIFT_SAMPLER_PLAIN || NAMES[i].cut == s->cut))
+            return NAMES[i].name;
     return "?";
 }
 
 int drift_sampler_validate(const drift_sampler_t *s, const char **why)
 {
     const char *w = NULL;
-    if (!s) w = "sampler: NULL";
+    if (!s)
+        w = "sampler: NULL";
     else if ((unsigned)s->kind >= DRIFT_SAMPLER_NKINDS)
         w = "sampler: unknown kind (accepted: greedy, greedy-ties:EPS, sorted-cdf, full, top-k, top-p, inverse-cdf, exp-race, "
             "gumbel, rejection)";
@@ -71,20 +74,34 @@ int drift_sampler_validate(const drift_sampler_t *s, const char **why)
     else {
         const unsigned u = uses(s);
         const drift_sampler_t d = drift_sampler_default(s->kind);
-        if (!(u & USE_T) && s->temperature != d.temperature) w = "sampler T: greedy takes no temperature";
-        else if (!(u & USE_K) && s->top_k != d.top_k) w = "sampler k: only sorted-cdf, top-k and the engines take top-k";
-        else if (!(u & USE_P) && s->top_p != d.top_p) w = "sampler p: only sorted-cdf, top-p and the engines take top-p";
-        else if (!(u & USE_MINP) && s->min_p != d.min_p) w = "sampler minp: only the engines take min-p";
-        else if (!(u & USE_GREEDY) && s->greedy_below != d.greedy_below) w = "sampler greedy: only the engines take a threshold";
-        else if (!(u & USE_SEED) && s->seed != d.seed) w = "sampler seed: only sorted-cdf carries its stream's seed";
-        else if (!(u & USE_TIES) && s->tie_eps != d.tie_eps) w = "sampler ties: only greedy takes a tie-breaker (greedy-ties:EPS)";
-        else if (!(s->temperature >= 0) || !isfinite(s->temperature)) w = "sampler T: a finite temperature >= 0";
-        else if (s->top_k < 0) w = "sampler k: top-k >= 0 (0 = off)";
-        else if (s->kind == DRIFT_SAMPLER_PLAIN && s->cut == DRIFT_CUT_TOPK && s->top_k < 1) w = "sampler k: top-k keeps k >= 1 tokens";
-        else if (!(s->top_p > 0 && s->top_p <= 1)) w = "sampler p: top-p in (0, 1] (1 = off)";
-        else if (!(s->min_p >= 0 && s->min_p < 1)) w = "sampler minp: min-p in [0, 1) (0 = off)";
-        else if (!(s->greedy_below >= 0) || !isfinite(s->greedy_below)) w = "sampler greedy: a finite threshold >= 0 or vllm";
-        else if (!(s->tie_eps >= 0) || !isfinite(s->tie_eps)) w = "sampler ties: a finite gap >= 0 in logits";
+        if (!(u & USE_T) && s->temperature != d.temperature)
+            w = "sampler T: greedy takes no temperature";
+        else if (!(u & USE_K) && s->top_k != d.top_k)
+            w = "sampler k: only sorted-cdf, top-k and the engines take top-k";
+        else if (!(u & USE_P) && s->top_p != d.top_p)
+            w = "sampler p: only sorted-cdf, top-p and the engines take top-p";
+        else if (!(u & USE_MINP) && s->min_p != d.min_p)
+            w = "sampler minp: only the engines take min-p";
+        else if (!(u & USE_GREEDY) && s->greedy_below != d.greedy_below)
+            w = "sampler greedy: only the engines take a threshold";
+        else if (!(u & USE_SEED) && s->seed != d.seed)
+            w = "sampler seed: only sorted-cdf carries its stream's seed";
+        else if (!(u & USE_TIES) && s->tie_eps != d.tie_eps)
+            w = "sampler ties: only greedy takes a tie-breaker (greedy-ties:EPS)";
+        else if (!(s->temperature >= 0) || !isfinite(s->temperature))
+            w = "sampler T: a finite temperature >= 0";
+        else if (s->top_k < 0)
+            w = "sampler k: top-k >= 0 (0 = off)";
+        else if (s->kind == DRIFT_SAMPLER_PLAIN && s->cut == DRIFT_CUT_TOPK && s->top_k < 1)
+            w = "sampler k: top-k keeps k >= 1 tokens";
+        else if (!(s->top_p > 0 && s->top_p <= 1))
+            w = "sampler p: top-p in (0, 1] (1 = off)";
+        else if (!(s->min_p >= 0 && s->min_p < 1))
+            w = "sampler minp: min-p in [0, 1) (0 = off)";
+        else if (!(s->greedy_below >= 0) || !isfinite(s->greedy_below))
+            w = "sampler greedy: a finite threshold >= 0 or vllm";
+        else if (!(s->tie_eps >= 0) || !isfinite(s->tie_eps))
+            w = "sampler ties: a finite gap >= 0 in logits";
     }
     if (why) *why = w;
     return w ? DRIFT_EINVAL : DRIFT_OK;
@@ -169,14 +186,19 @@ int drift_sampler_parse(drift_sampler_t *s, const char *spec)
                 int rc = parse_double(&v, val);
                 if (rc < 0) return DRIFT_EINVAL;
                 int is_vllm = rc == 1;
-                if (kl == 1 && p[0] == 'T' && (u & USE_T) && !is_vllm) r.temperature = v;
+                if (kl == 1 && p[0] == 'T' && (u & USE_T) && !is_vllm)
+                    r.temperature = v;
                 else if (kl == 1 && p[0] == 'k' && (u & USE_K) && !is_vllm) {
                     if (v != floor(v) || v < 0 || v > 1e9) return DRIFT_EINVAL;
                     r.top_k = (int)v;
-                } else if (kl == 1 && p[0] == 'p' && (u & USE_P) && !is_vllm) r.top_p = v;
-                else if (kl == 4 && !strncmp(p, "minp", 4) && (u & USE_MINP) && !is_vllm) r.min_p = v;
-                else if (kl == 6 && !strncmp(p, "greedy", 6) && (u & USE_GREEDY)) r.greedy_below = v;
-                else return DRIFT_EINVAL;
+                } else if (kl == 1 && p[0] == 'p' && (u & USE_P) && !is_vllm)
+                    r.top_p = v;
+                else if (kl == 4 && !strncmp(p, "minp", 4) && (u & USE_MINP) && !is_vllm)
+                    r.min_p = v;
+                else if (kl == 6 && !strncmp(p, "greedy", 6) && (u & USE_GREEDY))
+                    r.greedy_below = v;
+                else
+                    return DRIFT_EINVAL;
             }
             if (!comma) break;
             p = comma + 1;
@@ -195,11 +217,11 @@ int drift_sampler_print(char *buf, size_t size, const drift_sampler_t *s)
     const drift_sampler_t d = drift_sampler_default(s->kind);
     int n = snprintf(t, sizeof t, "%s", drift_sampler_name(s));
     char sep = ':';
-#define ADD(...)                                                                                                       \
-    do {                                                                                                               \
-        n += snprintf(t + n, sizeof t - (size_t)n, "%c", sep);                                                         \
-        n += snprintf(t + n, sizeof t - (size_t)n, __VA_ARGS__);                                                       \
-        sep = ',';                                                                                                     \
+#define ADD(...)                                                 \
+    do {                                                         \
+        n += snprintf(t + n, sizeof t - (size_t)n, "%c", sep);   \
+        n += snprintf(t + n, sizeof t - (size_t)n, __VA_ARGS__); \
+        sep = ',';                                               \
     } while (0)
     /* validate keeps the fields a kind does not use at its defaults: only the kind's own differ */
     if (s->temperature != d.temperature) ADD("T=%.17g", s->temperature);
@@ -241,7 +263,8 @@ int drift_greedy_tie(const double *logits, int V, double eps)
 
 int drift_sample(const double *logits, int V, const drift_sampler_t *s, double u)
 {
-    if (!logits || V < 1 || !s || (s->kind != DRIFT_SAMPLER_GREEDY && s->kind != DRIFT_SAMPLER_SORTED)) return DRIFT_EINVAL;
+    if (!logits || V < 1 || !s || (s->kind != DRIFT_SAMPLER_GREEDY && s->kind != DRIFT_SAMPLER_SORTED))
+        return DRIFT_EINVAL;
     int best = 0;
     for (int i = 1; i < V; i++)
         if (logits[i] > logits[best]) best = i;
@@ -384,7 +407,7 @@ void drift_sampler_exponentials(double *e, size_t V, const drift_draw_key_t *key
 
 typedef struct {
     const drift_draw_key_t *key; /* keyed, or */
-    const double *u;               /* explicit */
+    const double *u;             /* explicit */
     size_t n;
 } draws_t;
 
@@ -488,7 +511,8 @@ static int sample(size_t *out, const double *logits, size_t V, const drift_sampl
 
     if (s->top_k && (size_t)s->top_k < V) {
         double *c = malloc(V * sizeof *c);
-        if (!c) rc = DRIFT_ENOMEM;
+        if (!c)
+            rc = DRIFT_ENOMEM;
         else {
             memcpy(c, p, V * sizeof *c);
             qsort(c, V, sizeof *c, cmp_double_desc);
@@ -500,7 +524,8 @@ static int sample(size_t *out, const double *logits, size_t V, const drift_sampl
     if (!rc && s->top_p < 1) {
         size_t m = 0;
         pi_t *c = malloc(V * sizeof *c);
-        if (!c) rc = DRIFT_ENOMEM;
+        if (!c)
+            rc = DRIFT_ENOMEM;
         else {
             double Z = 0;
             for (size_t i = 0; i < V; i++)
@@ -509,8 +534,10 @@ static int sample(size_t *out, const double *logits, size_t V, const drift_sampl
             double cum = 0;
             for (size_t t = 0; t + 1 < m; t++) {
                 cum += c[t].p;
-                if (cum <= (1 - s->top_p) * Z) keep[c[t].i] = 0;
-                else break;
+                if (cum <= (1 - s->top_p) * Z)
+                    keep[c[t].i] = 0;
+                else
+                    break;
             }
             free(c);
         }
@@ -552,8 +579,7 @@ static int sample(size_t *out, const double *logits, size_t V, const drift_sampl
             *out = bi;
             break;
         }
-        default:
-            rc = DRIFT_EINVAL;
+        default: rc = DRIFT_EINVAL;
         }
     free(p);
     free(keep);
@@ -561,7 +587,7 @@ static int sample(size_t *out, const double *logits, size_t V, const drift_sampl
 }
 
 int drift_sampler_draw(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                 const drift_draw_key_t *key)
+                       const drift_draw_key_t *key)
 {
     if (!key) return DRIFT_EINVAL;
     draws_t d = {key, NULL, 0};
@@ -569,7 +595,7 @@ int drift_sampler_draw(size_t *out, const double *logits, size_t V, const drift_
 }
 
 int drift_sampler_draw_given(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                       const double *u_draw, size_t n_draw)
+                             const double *u_draw, size_t n_draw)
 {
     if (n_draw && !u_draw) return DRIFT_EINVAL;
     draws_t d = {NULL, u_draw, n_draw};

@@ -40,7 +40,8 @@ int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size,
 int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
                           char *err, size_t errsz)
 {
-    if (!t || (!bytes && size) || vocab_size <= 0) return drift_why(err, errsz, DRIFT_EINVAL, "no tokenizer data or vocabulary");
+    if (!t || (!bytes && size) || vocab_size <= 0)
+        return drift_why(err, errsz, DRIFT_EINVAL, "no tokenizer data or vocabulary");
     if (!path) path = "tokenizer";
     memset(t, 0, sizeof *t);
     const unsigned char *buf = bytes;
@@ -55,20 +56,22 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
     }
     size_t at = 4;
     if (size < 4) {
-        rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: truncated: expected a 4-byte header, found %zu bytes", path, size);
+        rc =
+            drift_why(err, errsz, DRIFT_EINVAL, "%s: truncated: expected a 4-byte header, found %zu bytes", path, size);
         goto bad;
     }
     t->max_token_length = le32(buf);
     /* encode() sizes its merge buffer from this header field: a negative or huge value would
      * wrap that size (found by fuzz/checkpoint.c). llama2.c's tokenizers hold a few dozen. */
     if (t->max_token_length < 1 || t->max_token_length > DRIFT_TOKEN_LENGTH_MAX) {
-        rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)", path,
-                  t->max_token_length, DRIFT_TOKEN_LENGTH_MAX);
+        rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)",
+                       path, t->max_token_length, DRIFT_TOKEN_LENGTH_MAX);
         goto bad;
     }
     for (int i = 0; i < vocab_size; i++) {
         if (size - at < 8) {
-            rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
+            rc =
+                drift_why(err, errsz, DRIFT_EINVAL, "%s: truncated: expected %d tokens, found %d", path, vocab_size, i);
             goto bad;
         }
         memcpy(&t->scores[i], buf + at, 4);
@@ -76,7 +79,7 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
         at += 8;
         if (len < 0 || (size_t)len > size - at) {
             rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: token %d: length %d does not fit the %zu bytes left", path, i,
-                      len, size - at);
+                           len, size - at);
             goto bad;
         }
         t->pieces[i] = malloc((size_t)len + 1);
@@ -89,8 +92,9 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
         at += (size_t)len;
     }
     if (at != size) {
-        rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)",
-                  path, vocab_size, at, size);
+        rc = drift_why(err, errsz, DRIFT_EINVAL,
+                       "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)", path,
+                       vocab_size, at, size);
         goto bad;
     }
     for (int i = 0; i < vocab_size; i++) t->sorted[i] = i;
@@ -155,8 +159,10 @@ static int lookup(const drift_tokenizer_t *t, const char *s)
     while (lo <= hi) {
         int mid = (lo + hi) / 2, c = strcmp(s, t->pieces[t->sorted[mid]]);
         if (!c) return t->sorted[mid];
-        if (c < 0) hi = mid - 1;
-        else lo = mid + 1;
+        if (c < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
     }
     return -1;
 }

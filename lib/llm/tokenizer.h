@@ -56,8 +56,13 @@ typedef enum { DRIFT_TOKENIZER_LLAMA2C = 0, DRIFT_TOKENIZER_BPE, DRIFT_TOKENIZER
 
 /* `tokenizer.ggml.token_type` values (llama.cpp's llama_token_type) */
 enum {
-    DRIFT_TOKEN_UNDEFINED = 0, DRIFT_TOKEN_NORMAL = 1, DRIFT_TOKEN_UNKNOWN = 2, DRIFT_TOKEN_CONTROL = 3,
-    DRIFT_TOKEN_USER_DEFINED = 4, DRIFT_TOKEN_UNUSED = 5, DRIFT_TOKEN_BYTE = 6
+    DRIFT_TOKEN_UNDEFINED = 0,
+    DRIFT_TOKEN_NORMAL = 1,
+    DRIFT_TOKEN_UNKNOWN = 2,
+    DRIFT_TOKEN_CONTROL = 3,
+    DRIFT_TOKEN_USER_DEFINED = 4,
+    DRIFT_TOKEN_UNUSED = 5,
+    DRIFT_TOKEN_BYTE = 6
 };
 
 typedef struct {
@@ -70,9 +75,9 @@ typedef struct {
     /* GGUF vocabularies only (zero / NULL for llama2.c) */
     drift_pretok_t pre;
     uint32_t *piece_len;
-    unsigned char *type;      /* DRIFT_TOKEN_* of each token */
-    unsigned char *eog;       /* 1: the token ends generation */
-    char **text;              /* what decode returns, NUL-terminated, text_len bytes */
+    unsigned char *type; /* DRIFT_TOKEN_* of each token */
+    unsigned char *eog;  /* 1: the token ends generation */
+    char **text;         /* what decode returns, NUL-terminated, text_len bytes */
     uint32_t *text_len;
     int bos_id, eos_id, eot_id, unk_id, pad_id; /* -1: none */
     int add_bos, add_eos, add_space_prefix;
@@ -96,12 +101,12 @@ typedef struct {
     const char *pre;   /* BPE: a pretok.h name; NULL: "gpt-2" */
     int n_tokens;
     const char *const *tokens;
-    const size_t *token_len;     /* NULL: strlen */
-    const float *scores;         /* NULL: all 0 */
-    const int32_t *types;        /* NULL: all DRIFT_TOKEN_NORMAL */
-    int n_merges;                /* BPE: "left right", rank = index */
+    const size_t *token_len; /* NULL: strlen */
+    const float *scores;     /* NULL: all 0 */
+    const int32_t *types;    /* NULL: all DRIFT_TOKEN_NORMAL */
+    int n_merges;            /* BPE: "left right", rank = index */
     const char *const *merges;
-    const size_t *merge_len;     /* NULL: strlen */
+    const size_t *merge_len; /* NULL: strlen */
     /* DRIFT_TOKENIZER_DEFAULT: llama.cpp's default for the model (SPM: bos 1, eos 2, unk 0, add_bos 1,
      * add_space_prefix 1; BPE: bos = eos = 11, add_bos 0); -1 for ids: none */
     int bos_id, eos_id, eot_id, unk_id, pad_id;
@@ -113,11 +118,12 @@ typedef struct {
 void drift_vocab_init(drift_vocab_t *v);
 
 /* llama2.c */
-DRIFT_MUST_CHECK int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err,
+                                          size_t errsz);
 /* The same from bytes in memory (the reader and the fuzz target share it); `path` only names the
  * data in messages. */
-DRIFT_MUST_CHECK int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                                           char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path,
+                                           int vocab_size, char *err, size_t errsz);
 
 /* A GGUF-style vocabulary (copied: v's arrays need not outlive t). 0, DRIFT_EINVAL (a bad
  * field: err names it, what was expected and found), DRIFT_EUNSUPPORTED (another model or
@@ -142,12 +148,13 @@ const char *drift_tokenizer_piece(const drift_tokenizer_t *t, int prev, int tok,
 /* Encode text into ids (BOS = 1 first when bos), at most cap ids; the count in *n.
  * 0, DRIFT_EINVAL (a character the vocabulary cannot express) or DRIFT_ERANGE (cap).
  * GGUF kinds: drift_tokenizer_encode_ex(t, text, bos, 0, ids, cap, n). */
-DRIFT_MUST_CHECK int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n);
+DRIFT_MUST_CHECK int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap,
+                                            int *n);
 /* llama.cpp's llama_tokenize(text, add_special, parse_special) (see above); llama2.c: add_special
  * is encode's bos, parse_special is ignored. 0, DRIFT_EINVAL, DRIFT_ERANGE (more than cap ids),
  * DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_tokenizer_encode_ex(const drift_tokenizer_t *t, const char *text, int add_special, int parse_special,
-                                               int *ids, int cap, int *n);
+DRIFT_MUST_CHECK int drift_tokenizer_encode_ex(const drift_tokenizer_t *t, const char *text, int add_special,
+                                               int parse_special, int *ids, int cap, int *n);
 
 /* 1 when tok ends generation (EOS, <|im_end|>, <|endoftext|>, ...; llama2.c: BOS or EOS = 1 or 2, as
  * run.c stops on BOS), else 0. */

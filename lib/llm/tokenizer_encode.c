@@ -200,8 +200,8 @@ static void symbols_free(symbols_t *s)
 }
 
 /* ---- byte-level BPE ------------------------------------------------------------------------ */
-static int bpe_word(const drift_tokenizer_t *t, symbols_t *s, const unsigned char *w, size_t len, const uint32_t fwd[256],
-                    out_t *o)
+static int bpe_word(const drift_tokenizer_t *t, symbols_t *s, const unsigned char *w, size_t len,
+                    const uint32_t fwd[256], out_t *o)
 {
     s->buf = w;
     for (size_t i = 0; i < len; i++) { /* one symbol per byte: one character of the alphabet */
@@ -274,8 +274,10 @@ static int spm_fragment(const drift_tokenizer_t *t, const char *text, size_t len
     size_t wl = 0;
     for (size_t i = 0; i < len + (size_t)prefix; i++) { /* spaces written as U+2581 */
         char c = prefix ? (i ? text[i - 1] : ' ') : text[i];
-        if (c == ' ') memcpy(w + wl, "\xE2\x96\x81", 3), wl += 3;
-        else w[wl++] = (unsigned char)c;
+        if (c == ' ')
+            memcpy(w + wl, "\xE2\x96\x81", 3), wl += 3;
+        else
+            w[wl++] = (unsigned char)c;
     }
     static const unsigned char lead_len[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}; /* unicode_len_utf8 */
     int nsym = 0;

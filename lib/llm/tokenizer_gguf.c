@@ -42,8 +42,8 @@ static const drift_gguf_kv_t *get_array(const drift_gguf_t *g, const char *key, 
         return NULL;
     }
     if (kv->count < min) {
-        *rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: expected at least %llu elements (one per token), found %llu", key,
-                        (unsigned long long)min, (unsigned long long)kv->count);
+        *rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: expected at least %llu elements (one per token), found %llu",
+                        key, (unsigned long long)min, (unsigned long long)kv->count);
         return NULL;
     }
     return kv;
@@ -55,7 +55,8 @@ static int get_id(const drift_gguf_t *g, const char *key, int *out, char *err, s
     uint64_t u;
     int rc = drift_gguf_get_u64(g, key, &u, err, errsz);
     if (rc) return rc;
-    if (u >= (1u << 30)) return drift_why(err, errsz, DRIFT_EINVAL, "%s: token id %llu is out of range", key, (unsigned long long)u);
+    if (u >= (1u << 30))
+        return drift_why(err, errsz, DRIFT_EINVAL, "%s: token id %llu is out of range", key, (unsigned long long)u);
     *out = (int)u;
     return 0;
 }
@@ -81,8 +82,9 @@ int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char 
     v.model = model;
     v.pre = pre[0] ? pre : NULL;
     if (!strcmp(model, "gpt2") && !pre[0])
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "tokenizer.ggml.pre: missing (llama.cpp then uses its 'default' pre-tokenizer; accepted: gpt-2, smollm)");
+        return drift_why(
+            err, errsz, DRIFT_EUNSUPPORTED,
+            "tokenizer.ggml.pre: missing (llama.cpp then uses its 'default' pre-tokenizer; accepted: gpt-2, smollm)");
     const drift_gguf_kv_t *tokens = get_array(g, "tokenizer.ggml.tokens", DRIFT_GGUF_STRING, 1, &rc, err, errsz);
     if (rc) return rc;
     if (!tokens) return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: missing");
@@ -92,7 +94,8 @@ int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char 
     int n = (int)tokens->count;
     const drift_gguf_kv_t *scores = get_array(g, "tokenizer.ggml.scores", DRIFT_GGUF_F32, (uint64_t)n, &rc, err, errsz);
     if (rc) return rc;
-    const drift_gguf_kv_t *types = get_array(g, "tokenizer.ggml.token_type", DRIFT_GGUF_I32, (uint64_t)n, &rc, err, errsz);
+    const drift_gguf_kv_t *types =
+        get_array(g, "tokenizer.ggml.token_type", DRIFT_GGUF_I32, (uint64_t)n, &rc, err, errsz);
     if (rc) return rc;
     const drift_gguf_kv_t *merges = get_array(g, "tokenizer.ggml.merges", DRIFT_GGUF_STRING, 0, &rc, err, errsz);
     if (rc) return rc;

@@ -102,19 +102,47 @@ int drift_tok_merge_rank(const drift_tokenizer_t *t, const unsigned char *s, siz
 /* Tokens that end generation (llama_vocab::impl::load, special_eog_ids) */
 static const char *const k_eog_texts[] = {
     "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
-    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
-    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<\xEF\xBD\x9C" "end\xE2\x96\x81" "of\xE2\x96\x81"
-    "sentence\xEF\xBD\x9C>", "[e~[",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>",
+    "<eos>", "<turn|>", "<|tool_response>",
+    "<\xEF\xBD\x9C"
+    "end\xE2\x96\x81"
+    "of\xE2\x96\x81"
+    "sentence\xEF\xBD\x9C>",
+    "[e~[",
     /* FIM pad, repo and separator tokens found by their text end generation too */
-    "<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]", "<|fim_repo|>", "<|repo_name|>", "<fim-repo>",
-    "<REPO>", "<reponame>", "<|file_sep|>"};
+    "<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]", "<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>",
+    "<reponame>", "<|file_sep|>"};
 /* Tokens made control tokens by their text though the file says otherwise (FIM begin/hole/end) */
-static const char *const k_control_texts[] = {
-    "<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<PRE>", "\xE2\x96\x81<PRE>", "<|code_prefix|>", "<|prefix|>",
-    "<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<SUF>", "\xE2\x96\x81<SUF>", "<|code_suffix|>", "<|suffix|>",
-    "<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<MID>", "\xE2\x96\x81<MID>", "<|code_middle|>", "<|middle|>",
-    "<\xEF\xBD\x9C" "fim\xE2\x96\x81" "begin\xEF\xBD\x9C>", "<\xEF\xBD\x9C" "fim\xE2\x96\x81" "hole\xEF\xBD\x9C>",
-    "<\xEF\xBD\x9C" "fim\xE2\x96\x81" "end\xEF\xBD\x9C>"};
+static const char *const k_control_texts[] = {"<|fim_prefix|>",
+                                              "<fim-prefix>",
+                                              "<fim_prefix>",
+                                              "<PRE>",
+                                              "\xE2\x96\x81<PRE>",
+                                              "<|code_prefix|>",
+                                              "<|prefix|>",
+                                              "<|fim_suffix|>",
+                                              "<fim-suffix>",
+                                              "<fim_suffix>",
+                                              "<SUF>",
+                                              "\xE2\x96\x81<SUF>",
+                                              "<|code_suffix|>",
+                                              "<|suffix|>",
+                                              "<|fim_middle|>",
+                                              "<fim-middle>",
+                                              "<fim_middle>",
+                                              "<MID>",
+                                              "\xE2\x96\x81<MID>",
+                                              "<|code_middle|>",
+                                              "<|middle|>",
+                                              "<\xEF\xBD\x9C"
+                                              "fim\xE2\x96\x81"
+                                              "begin\xEF\xBD\x9C>",
+                                              "<\xEF\xBD\x9C"
+                                              "fim\xE2\x96\x81"
+                                              "hole\xEF\xBD\x9C>",
+                                              "<\xEF\xBD\x9C"
+                                              "fim\xE2\x96\x81"
+                                              "end\xEF\xBD\x9C>"};
 
 static int named(const char *const *list, size_t n, const char *s, size_t len)
 {
@@ -228,8 +256,10 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
     for (int i = 0; i < n; i++) {
         size_t l = slen(v->token_len, v->tokens, i);
         char *p = at;
-        if (l) memcpy(p, v->tokens[i], l);
-        else l = (size_t)sprintf(p, "[EMPTY_%d]", i); /* llama.cpp names an empty token so */
+        if (l)
+            memcpy(p, v->tokens[i], l);
+        else
+            l = (size_t)sprintf(p, "[EMPTY_%d]", i); /* llama.cpp names an empty token so */
         p[l] = 0;
         at += l + 1;
         t->pieces[i] = p;
@@ -246,8 +276,10 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
         int whole = 1;
         char *key = at;
         size_t kl = l;
-        if (bpe) kl = unmap(inv, p, l, key, &whole);
-        else memcpy(key, p, l);
+        if (bpe)
+            kl = unmap(inv, p, l, key, &whole);
+        else
+            memcpy(key, p, l);
         key[kl] = 0;
         at += kl + 1;
         t->key[i] = whole ? key : NULL;
@@ -258,7 +290,9 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
         size_t tl = 0;
         unsigned hex;
         switch (t->type[i]) {
-        case DRIFT_TOKEN_CONTROL: case DRIFT_TOKEN_UNKNOWN: case DRIFT_TOKEN_USER_DEFINED:
+        case DRIFT_TOKEN_CONTROL:
+        case DRIFT_TOKEN_UNKNOWN:
+        case DRIFT_TOKEN_USER_DEFINED:
             memcpy(txt, p, l);
             tl = l;
             break;
@@ -279,8 +313,7 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
         case DRIFT_TOKEN_BYTE:
             if (l == 6 && sscanf(p, "<0x%2x>", &hex) == 1) txt[tl++] = (char)hex;
             break;
-        default: /* unused and undefined tokens print nothing */
-            break;
+        default: /* unused and undefined tokens print nothing */ break;
         }
         txt[tl] = 0;
         at += tl + 1;

@@ -7,8 +7,10 @@ unsigned drift_unicode_class(uint32_t cp)
     size_t lo = 0, hi = drift_unicode_nranges; /* the last entry whose start <= cp */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if ((drift_unicode_ranges[mid] >> 4) <= cp) lo = mid;
-        else hi = mid;
+        if ((drift_unicode_ranges[mid] >> 4) <= cp)
+            lo = mid;
+        else
+            hi = mid;
     }
     return drift_unicode_ranges[lo] & 15u;
 }

@@ -67,22 +67,23 @@ static inline float bf16_rne(float x)
 }
 
 /* S[j] = q . Kt[:, j] in seq order with fmaf, j in [0, n) */
-#define SCORES_BODY                                                                                                   \
-    for (size_t j = 0; j < n; j++) S[j] = q[0] * Kt[j];                                                               \
-    for (size_t c = 1; c < d; c++) {                                                                                  \
-        const float qc = q[c];                                                                                        \
-        const float *kr = Kt + c * ld;                                                                                \
-        for (size_t j = 0; j < n; j++) S[j] = fmaf(qc, kr[j], S[j]);                                                  \
+#define SCORES_BODY                                                  \
+    for (size_t j = 0; j < n; j++) S[j] = q[0] * Kt[j];              \
+    for (size_t c = 1; c < d; c++) {                                 \
+        const float qc = q[c];                                       \
+        const float *kr = Kt + c * ld;                               \
+        for (size_t j = 0; j < n; j++) S[j] = fmaf(qc, kr[j], S[j]); \
     }
 /* O[c] = fmaf(p_j, V[j][c], O[c]) for j in [0, n) */
-#define PV_BODY                                                                                                       \
-    for (size_t j = 0; j < n; j++) {                                                                                  \
-        const float pj = p[j];                                                                                        \
-        const float *vr = V + j * d;                                                                                  \
-        for (size_t c = 0; c < d; c++) O[c] = fmaf(pj, vr[c], O[c]);                                                  \
+#define PV_BODY                                                      \
+    for (size_t j = 0; j < n; j++) {                                 \
+        const float pj = p[j];                                       \
+        const float *vr = V + j * d;                                 \
+        for (size_t c = 0; c < d; c++) O[c] = fmaf(pj, vr[c], O[c]); \
     }
 
-static void scores_gen(float *restrict S, const float *restrict q, const float *restrict Kt, size_t n, size_t d, size_t ld)
+static void scores_gen(float *restrict S, const float *restrict q, const float *restrict Kt, size_t n, size_t d,
+                       size_t ld)
 {
     SCORES_BODY
 }
@@ -141,21 +142,18 @@ static void pv_f(float *O, const float *p, const float *V, size_t n, size_t d)
 /* ---- one query row over a range of tiles: the flash loop ------------------------------------ */
 
 typedef struct {
-    double m, l;  /* running max (x units: scaled in expf mode, raw in exp2 mode) and sum */
-    double *O;    /* [d] unnormalised output in pv.acc */
+    double m, l; /* running max (x units: scaled in expf mode, raw in exp2 mode) and sum */
+    double *O;   /* [d] unnormalised output in pv.acc */
 } rowstate_t;
 
 typedef struct {
-    double *S, *p, *pr; /* [bc] */
+    double *S, *p, *pr;        /* [bc] */
     float *Sf, *pf, *prf, *Of; /* fast path scratch */
-    double *qr;         /* [d] */
+    double *qr;                /* [d] */
     float *qf;
 } scratch_t;
 
-static inline int live(const call_t *C, size_t j, size_t lim)
-{
-    return j < lim && (!C->mask || C->mask[j]);
-}
+static inline int live(const call_t *C, size_t j, size_t lim) { return j < lim && (!C->mask || C->mask[j]); }
 
 /* exp of x relative to the current max, and the rescale factor (softmax.h's formulas). */
 static inline double e_rel(const call_t *C, double x, double m, double ms)
@@ -172,8 +170,8 @@ static inline double resc(const call_t *C, double mo, double mn)
 }
 
 /* Tiles [t0, t1) (tile indices) for query row q (kv head g) with key limit lim. */
-static int flash_rows_generic(const call_t *C, rowstate_t *rs, const double *qr, size_t g, size_t t0, size_t t1, size_t lim,
-                              scratch_t *sc)
+static int flash_rows_generic(const call_t *C, rowstate_t *rs, const double *qr, size_t g, size_t t0, size_t t1,
+                              size_t lim, scratch_t *sc)
 {
     const drift_attn_opts_t *o = C->o;
     size_t d = C->d, bc = C->bc;
@@ -213,8 +211,8 @@ static int flash_rows_generic(const call_t *C, rowstate_t *rs, const double *qr,
     return 0;
 }
 
-static void flash_rows_fast(const call_t *C, rowstate_t *rs, const float *qf, size_t g, size_t t0, size_t t1, size_t lim,
-                            scratch_t *sc)
+static void flash_rows_fast(const call_t *C, rowstate_t *rs, const float *qf, size_t g, size_t t0, size_t t1,
+                            size_t lim, scratch_t *sc)
 {
     const drift_attn_opts_t *o = C->o;
     size_t d = C->d, bc = C->bc;
@@ -243,7 +241,8 @@ static void flash_rows_fast(const call_t *C, rowstate_t *rs, const float *qf, si
         float ms = mn * cc;
         for (size_t jj = 0; jj < bc; jj++) {
             float s = S[jj], e;
-            if (s == -INFINITY) e = 0.0f;
+            if (s == -INFINITY)
+                e = 0.0f;
             else if (base2) {
                 float tt = fmaf(s, cc, -ms);
                 e = drift_kexp2f(tt);
@@ -335,7 +334,8 @@ static int row_standard(const call_t *C, double *out, const double *qr, size_t g
         if ((st = rdot(&oc, sc->pr, Vt + c * C->Lpad, L, &zero, &o->pv))) return st;
         sc->S[c] = oc; /* S is free again: hold O */
     }
-    if (o->normalise_after) finish(C, out, sc->S, l);
+    if (o->normalise_after)
+        finish(C, out, sc->S, l);
     else
         for (size_t c = 0; c < d; c++) out[c] = rnd_to(sc->S[c], o->pv.out);
     return 0;
@@ -357,8 +357,10 @@ static int row_splitkv(const call_t *C, double *out, const scratch_t *q, size_t 
 {
     const drift_attn_opts_t *o = C->o;
     size_t d = C->d, tiles = (C->L + C->bc - 1) / C->bc, per;
-    if (o->kernel.kind == DRIFT_ATTN_SPLITKV_N) per = (tiles + (size_t)o->kernel.splits - 1) / (size_t)o->kernel.splits;
-    else per = (size_t)(o->kernel.size / o->kernel.bc);
+    if (o->kernel.kind == DRIFT_ATTN_SPLITKV_N)
+        per = (tiles + (size_t)o->kernel.splits - 1) / (size_t)o->kernel.splits;
+    else
+        per = (size_t)(o->kernel.size / o->kernel.bc);
     if (per == 0) per = 1;
     size_t nsplit = (tiles + per - 1) / per;
     /* pass 1: partials (lse_s, O_s) kept in acc: [nsplit][d + 1] */
@@ -408,8 +410,8 @@ static int row_splitkv(const call_t *C, double *out, const scratch_t *q, size_t 
 
 static int fast_recipe(const drift_recipe_t *r)
 {
-    return r->in != DRIFT_FP64 && r->order.kind == DRIFT_ORDER_SEQ && r->acc.acc == DRIFT_FP32 && r->acc.mode == DRIFT_RNE &&
-           r->acc.fma;
+    return r->in != DRIFT_FP64 && r->order.kind == DRIFT_ORDER_SEQ && r->acc.acc == DRIFT_FP32 &&
+           r->acc.mode == DRIFT_RNE && r->acc.fma;
 }
 
 /* Every value of a is a value of b (precision, exponent range and subnormal spacing). */
@@ -434,11 +436,14 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     if (!kv || !kv->k) return drift_why(err, errsz, DRIFT_EINVAL, "attention: missing kv cache");
     if ((nq && (!out || !q))) return drift_why(err, errsz, DRIFT_EINVAL, "attention: NULL buffer");
     if (kv->kv_heads != o->kv_heads || kv->head_dim != o->head_dim)
-        return drift_why(err, errsz, DRIFT_EINVAL, "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d",
-                    kv->kv_heads, kv->head_dim, o->kv_heads, o->head_dim);
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d", kv->kv_heads,
+                         kv->head_dim, o->kv_heads, o->head_dim);
     if (o->causal && (q_pos > kv->len || nq > kv->len - q_pos))
-        return drift_why(err, errsz, DRIFT_EINVAL, "attention: causal queries at positions %zu..%zu need that many cached keys (the cache has %zu)",
-                    q_pos, q_pos + nq - 1, kv->len);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL,
+            "attention: causal queries at positions %zu..%zu need that many cached keys (the cache has %zu)", q_pos,
+            q_pos + nq - 1, kv->len);
     if (nq == 0) return 0;
     size_t d = (size_t)o->head_dim, H = (size_t)o->heads, G = (size_t)o->kv_heads, L = kv->len;
     call_t C;
@@ -450,10 +455,12 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     C.Lpad = (L + C.bc - 1) / C.bc * C.bc;
     if (C.Lpad == 0) C.Lpad = C.bc;
     C.A = o->softmax_acc.acc;
-    int wide = o->qk.in == DRIFT_FP64 || o->pv.in == DRIFT_FP64 || o->qk.acc.acc == DRIFT_FP64 || o->pv.acc.acc == DRIFT_FP64;
+    int wide =
+        o->qk.in == DRIFT_FP64 || o->pv.in == DRIFT_FP64 || o->qk.acc.acc == DRIFT_FP64 || o->pv.acc.acc == DRIFT_FP64;
     C.ka = drift_karith(C.A, o->softmax_acc.mode, wide);
     /* O * alpha: alpha is a value of softmax_acc, which may be wider than pv.acc */
-    C.kpv = drift_karith(o->pv.acc.acc, o->pv.acc.mode, o->softmax_acc.acc == DRIFT_FP64 || o->pv.acc.acc == DRIFT_FP64);
+    C.kpv =
+        drift_karith(o->pv.acc.acc, o->pv.acc.mode, o->softmax_acc.acc == DRIFT_FP64 || o->pv.acc.acc == DRIFT_FP64);
     C.scale_d = o->scale > 0 ? o->scale : 1.0 / sqrt((double)d);
     drift_round_opts_t ro = {o->softmax_acc.mode, 0, 0};
     C.scale_A = drift_round(C.scale_d, C.A, &ro, 0);
@@ -465,7 +472,8 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     size_t nkv, nrow, tmp;
     if (!checked_mul(&nkv, C.Lpad, d) || !checked_mul(&nkv, nkv, G) || !checked_mul(&tmp, nkv, 2 * sizeof(double)) ||
         !checked_mul(&nrow, nq, H) || !checked_mul(&tmp, nrow, d))
-        return drift_why(err, errsz, DRIFT_ENOMEM, "attention: %zu queries x %zu cached keys cannot fit in memory", nq, L);
+        return drift_why(err, errsz, DRIFT_ENOMEM, "attention: %zu queries x %zu cached keys cannot fit in memory", nq,
+                         L);
     size_t nsplit_max = C.Lpad / C.bc + 1;
     size_t wS = C.Lpad > d ? C.Lpad : d;
     size_t scratch_n = 3 * wS + 2 * d + nsplit_max * (d + 1), fscratch_n = 4 * C.bc + 2 * d;
@@ -562,7 +570,8 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
 int drift_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o,
                            char *err, size_t errsz)
 {
-    if (!kv || kv->len == 0) return drift_why(err, errsz, DRIFT_EINVAL, "attention decode: the kv cache is empty (append the token first)");
+    if (!kv || kv->len == 0)
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention decode: the kv cache is empty (append the token first)");
     return drift_attention(out, q, 1, kv->len - 1, kv, NULL, o, err, errsz);
 }
 

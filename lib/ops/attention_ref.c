@@ -23,7 +23,8 @@ static void ref_row(mpfr_t *res, const double *q, const double *k, const double 
     size_t d = (size_t)o->head_dim, G = (size_t)o->kv_heads;
     mpfr_t sc, t, s, m, sum, *S = malloc(nk * sizeof *S);
     mpfr_inits2(w, sc, t, s, m, sum, (mpfr_ptr)0);
-    if (o->scale > 0) mpfr_set_d(sc, o->scale, MPFR_RNDN);
+    if (o->scale > 0)
+        mpfr_set_d(sc, o->scale, MPFR_RNDN);
     else {
         mpfr_set_ui(sc, (unsigned long)d, MPFR_RNDN);
         mpfr_rec_sqrt(sc, sc, MPFR_RNDN);
@@ -65,13 +66,15 @@ static void ref_row(mpfr_t *res, const double *q, const double *k, const double 
 }
 
 int drift_attention_reference(double *out, const double *q, const double *k, const double *v, size_t nq, size_t nk,
-                              size_t q_pos, const unsigned char *key_mask, const drift_attn_opts_t *o,
-                              drift_format_t f, char *err, size_t errsz)
+                              size_t q_pos, const unsigned char *key_mask, const drift_attn_opts_t *o, drift_format_t f,
+                              char *err, size_t errsz)
 {
     if (!o || o->heads < 1 || o->kv_heads < 1 || o->head_dim < 1 || o->heads % o->kv_heads)
-        return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: heads must be a positive multiple of kv_heads >= 1, head_dim >= 1");
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "attention reference: heads must be a positive multiple of kv_heads >= 1, head_dim >= 1");
     if (!format_ok(f)) return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: unknown format");
-    if (nq && (!out || !q || (nk && (!k || !v)))) return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: NULL buffer");
+    if (nq && (!out || !q || (nk && (!k || !v))))
+        return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: NULL buffer");
     size_t d = (size_t)o->head_dim, H = (size_t)o->heads, grp = H / (size_t)o->kv_heads;
     mpfr_t *a = malloc(d * sizeof *a), *b = malloc(d * sizeof *b);
     if (!a || !b) {

@@ -30,7 +30,8 @@ int drift_backend_use(int on, char *err, size_t errsz)
         return DRIFT_OK;
     }
     if (!registered) {
-        if (err && errsz) snprintf(err, errsz, "this build has no CUDA backend: it was built without nvcc or with -DDRIFT_CUDA=OFF");
+        if (err && errsz)
+            snprintf(err, errsz, "this build has no CUDA backend: it was built without nvcc or with -DDRIFT_CUDA=OFF");
         return DRIFT_EUNSUPPORTED;
     }
     char tmp[256] = "";
@@ -79,11 +80,12 @@ int drift_backend_mismatch(const char *kernel, size_t i, size_t cols, double dev
     pthread_mutex_lock(&lock);
     if (cols)
         snprintf(message, sizeof message,
-                 "%s: %s result differs from its CPU twin at [%zu,%zu]: device %a, cpu %a (a bug in one of them)", kernel,
-                 registered ? registered->name : "device", i / cols, i % cols, device, cpu);
+                 "%s: %s result differs from its CPU twin at [%zu,%zu]: device %a, cpu %a (a bug in one of them)",
+                 kernel, registered ? registered->name : "device", i / cols, i % cols, device, cpu);
     else
-        snprintf(message, sizeof message, "%s: %s result differs from its CPU twin at [%zu]: device %a, cpu %a (a bug in one of them)",
-                 kernel, registered ? registered->name : "device", i, device, cpu);
+        snprintf(message, sizeof message,
+                 "%s: %s result differs from its CPU twin at [%zu]: device %a, cpu %a (a bug in one of them)", kernel,
+                 registered ? registered->name : "device", i, device, cpu);
     pthread_mutex_unlock(&lock);
     if (on_mismatch) on_mismatch(message);
     return DRIFT_ERANGE;

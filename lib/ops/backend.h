@@ -45,8 +45,8 @@ typedef struct {
     /* one line for the metadata: device, driver, runtime and library versions */
     void (*describe)(char *buf, size_t size);
     /* C = A B with the CPU's kernel and options (drift_gemm's signature); ran: what ran */
-    int (*gemm)(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                const drift_gemm_kernel_t *k, const drift_gemm_opts_t *o, char *ran, size_t ran_size);
+    int (*gemm)(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const drift_gemm_kernel_t *k,
+                const drift_gemm_opts_t *o, char *ran, size_t ran_size);
     /* a device-only GEMM path by spec (splitk:S:atomic, cublas[:...], cublaslt[:...]) */
     int (*gemm_spec)(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
                      const drift_gemm_opts_t *o, char *ran, size_t ran_size);

@@ -54,9 +54,9 @@ static const drift_card_t CARDS[] = {
 /* Other spellings of one card, after case and '-', '_', ' ' are dropped. */
 static const struct {
     const char *alias, *card;
-} ALIASES[] = {{"h100sxm", "h100"}, {"h100sxm5", "h100"}, {"h200sxm", "h200"}, {"a100sxm", "a100"},
-               {"a100pcie", "a100"}, {"v100sxm2", "v100"}, {"geforcertx4090", "rtx4090"},
-               {"geforcertx3090", "rtx3090"}, {"teslav100", "v100"}};
+} ALIASES[] = {{"h100sxm", "h100"},           {"h100sxm5", "h100"},          {"h200sxm", "h200"},
+               {"a100sxm", "a100"},           {"a100pcie", "a100"},          {"v100sxm2", "v100"},
+               {"geforcertx4090", "rtx4090"}, {"geforcertx3090", "rtx3090"}, {"teslav100", "v100"}};
 
 /* name in lower case without '-', '_' and blanks; 0 when it does not fit (no card is so long). */
 static int normalize(char *out, size_t size, const char *name)

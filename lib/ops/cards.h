@@ -17,12 +17,12 @@ extern "C" {
 #endif
 
 typedef struct {
-    const char *name;      /* canonical card name: "h100" */
-    const char *product;   /* "NVIDIA H100 SXM5" */
-    drift_tc_arch_t arch;  /* the tensor-core model that stands for its matrix units */
-    int sms;               /* streaming multiprocessors (NVIDIA) or compute units (AMD) */
-    const char *unit;      /* "SM" or "CU" */
-    const char *source;    /* where the count is published (URL), and how it was read */
+    const char *name;     /* canonical card name: "h100" */
+    const char *product;  /* "NVIDIA H100 SXM5" */
+    drift_tc_arch_t arch; /* the tensor-core model that stands for its matrix units */
+    int sms;              /* streaming multiprocessors (NVIDIA) or compute units (AMD) */
+    const char *unit;     /* "SM" or "CU" */
+    const char *source;   /* where the count is published (URL), and how it was read */
 } drift_card_t;
 
 /* The card called name (see above), copied into *c. 0, or DRIFT_EINVAL for an unknown name

@@ -52,8 +52,8 @@ typedef struct {
 } drift_cost_t;
 
 /* 0 or DRIFT_EINVAL (bad kernel, zero sizes, no tensor-core rate for that input). */
-DRIFT_MUST_CHECK int drift_cost_gemm(drift_cost_t *out, const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K, drift_format_t in,
-                                     int tensor_cores, const drift_device_perf_t *d);
+DRIFT_MUST_CHECK int drift_cost_gemm(drift_cost_t *out, const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K,
+                                     drift_format_t in, int tensor_cores, const drift_device_perf_t *d);
 
 #ifdef __cplusplus
 }

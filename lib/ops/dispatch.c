@@ -22,8 +22,8 @@ int drift_order_sum_check(const drift_order_t *o, const char *what, char *err, s
     if (!o || o->kind != DRIFT_ORDER_TC) return DRIFT_OK;
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, o) < 0) snprintf(buf, sizeof buf, "?");
-    return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order '%s' is a dot-product model; %s takes " DRIFT_SUM_ORDERS, buf,
-                     what ? what : "a sum");
+    return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order '%s' is a dot-product model; %s takes " DRIFT_SUM_ORDERS,
+                     buf, what ? what : "a sum");
 }
 
 int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_format_t acc, char *err, size_t errsz)
@@ -33,9 +33,11 @@ int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_forma
     if (drift_order_print(buf, sizeof buf, o) < 0) snprintf(buf, sizeof buf, "?");
     drift_tc_params_t p;
     if (drift_tc_params(&p, o->arch, in))
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order %s has no tensor-core path for input %s", buf, drift_format_name(in));
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order %s has no tensor-core path for input %s", buf,
+                         drift_format_name(in));
     if (acc != DRIFT_FP32 && acc != DRIFT_FP16)
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order %s accumulates in fp32 or fp16, not %s", buf, drift_format_name(acc));
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order %s accumulates in fp32 or fp16, not %s", buf,
+                         drift_format_name(acc));
     return DRIFT_OK;
 }
 
@@ -91,12 +93,10 @@ static int twin_check(int rc, const double *dev, const double *cpu, size_t n, si
     return i < n ? drift_backend_mismatch(label, i, cols, dev[i], cpu[i]) : DRIFT_OK;
 }
 
-static const drift_backend_ops_t *device(void)
-{
-    return drift_backend_active() ? drift_backend_registered() : NULL;
-}
+static const drift_backend_ops_t *device(void) { return drift_backend_active() ? drift_backend_registered() : NULL; }
 
-int drift_recipe_dot_acc(double *y, const double *a, const double *b, size_t n, const double *c, const drift_recipe_t *r)
+int drift_recipe_dot_acc(double *y, const double *a, const double *b, size_t n, const double *c,
+                         const drift_recipe_t *r)
 {
     int rc = drift_recipe_check(r, NULL, 0);
     if (rc) return rc;
@@ -135,10 +135,7 @@ int drift_recipe_dot_acc(double *y, const double *a, const double *b, size_t n, 
     return twin_check(rc, &got, y, 1, 0, label);
 }
 
-double drift_recipe_store(double y, const drift_recipe_t *r)
-{
-    return r->out == r->acc.acc ? y : drift_rne(y, r->out);
-}
+double drift_recipe_store(double y, const drift_recipe_t *r) { return r->out == r->acc.acc ? y : drift_rne(y, r->out); }
 
 int drift_recipe_dot(double *out, const double *a, const double *b, size_t n, const double *c, const drift_recipe_t *r)
 {
@@ -207,7 +204,8 @@ drift_gemm_opts_t drift_recipe_gemm_opts(const drift_recipe_t *r, double alpha, 
 }
 
 /* C = A B exactly, each output the exact dot product of the rounded inputs rounded once to out. */
-static int exact_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const drift_recipe_t *r)
+static int exact_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                      const drift_recipe_t *r)
 {
     double *a = malloc((K + 1) * sizeof *a), *b = malloc((K + 1) * N * sizeof *b);
     int rc = a && b ? DRIFT_OK : DRIFT_ENOMEM;

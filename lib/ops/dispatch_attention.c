@@ -11,10 +11,7 @@
 #include "why.h"
 
 
-static const drift_backend_ops_t *device(void)
-{
-    return drift_backend_active() ? drift_backend_registered() : NULL;
-}
+static const drift_backend_ops_t *device(void) { return drift_backend_active() ? drift_backend_registered() : NULL; }
 
 /* The device's verdict rc on n outputs got against the CPU's cpu (rows of head_dim). */
 static int twin_verdict(int rc, const double *got, const double *cpu, size_t n, const drift_attn_opts_t *o, char *err,
@@ -55,8 +52,8 @@ int drift_dispatch_attention(double *out, const double *q, size_t nq, size_t q_p
     return rc;
 }
 
-int drift_dispatch_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o,
-                                    char *err, size_t errsz)
+int drift_dispatch_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv,
+                                    const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     if (!kv || kv->len == 0) return drift_attention_decode(out, q, kv, o, err, errsz); /* its error */
     return drift_dispatch_attention(out, q, 1, kv->len - 1, kv, NULL, o, err, errsz);

@@ -9,8 +9,8 @@
 
 #include <stdlib.h>
 
-int drift_gpu_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const drift_gemm_kernel_t *k,
-                   const drift_gemm_opts_t *opts, drift_tc_arch_t arch)
+int drift_gpu_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
+                   const drift_gemm_kernel_t *k, const drift_gemm_opts_t *opts, drift_tc_arch_t arch)
 {
     if (!k || !opts) return DRIFT_EINVAL;
     if (!drift_gpu_uses_tc(opts->in, arch)) return drift_dispatch_gemm(C, A, B, M, N, K, k, opts);

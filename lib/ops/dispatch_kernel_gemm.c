@@ -57,7 +57,8 @@ int drift_dispatch_kernel_gemm_b(double *C, const double *A, const double *B, co
         for (size_t i = 0; i < M * N && !rc; i++) C[i] = out == DRIFT_FP32 ? (double)Cf[i] : drift_rne(Cf[i], out);
         return rc;
     }
-    if (!tc && Bf && acc == DRIFT_FP32 && in != DRIFT_FP64 && kern->family == DRIFT_GEMM_SPLITK && !kern->tree && K > 0) {
+    if (!tc && Bf && acc == DRIFT_FP32 && in != DRIFT_FP64 && kern->family == DRIFT_GEMM_SPLITK && !kern->tree &&
+        K > 0) {
         /* split-K (gemm_splitk.c): each chunk of ceil(K/S) is a tiled chain from its own first
          * product, the chunks added in fp32 in order; the same in fp32 registers, B's rows of a
          * chunk being contiguous. scratch_c: the result, one chunk's partial, A's chunk. */

@@ -17,8 +17,9 @@ extern "C" {
 /* C receives nstreams results of M x N (stream s at C + s M N) of spec (splitk:S:atomic,
  * cublas[...], cublaslt) computed concurrently; ran: what ran. DRIFT_EUNSUPPORTED when no
  * device is selected or it has no such path (drift_backend_message() says why). */
-DRIFT_MUST_CHECK int drift_dispatch_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                                 const char *spec, const drift_gemm_opts_t *opts, int nstreams, char *ran, size_t ran_size);
+DRIFT_MUST_CHECK int drift_dispatch_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N,
+                                                 size_t K, const char *spec, const drift_gemm_opts_t *opts,
+                                                 int nstreams, char *ran, size_t ran_size);
 
 #ifdef __cplusplus
 }

@@ -28,7 +28,7 @@ drift_gemm_simd_t drift_gemm_simd(void)
     if (cached < 0) {
         __builtin_cpu_init();
         int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        cached = !avx2 ? DRIFT_GEMM_SIMD_NONE
+        cached = !avx2                               ? DRIFT_GEMM_SIMD_NONE
                  : __builtin_cpu_supports("avx512f") ? DRIFT_GEMM_SIMD_AVX512
                                                      : DRIFT_GEMM_SIMD_AVX2;
         /* These let the tests compare every code path with the scalar one. */
@@ -135,7 +135,7 @@ int drift_gemm(double *C, const double *A, const double *B, size_t M, size_t N, 
         const double alpha = opts->alpha, beta = opts->beta;
         const drift_format_t af = opts->acc.acc, of = opts->out;
         if (alpha == 1 && beta == 0 && of == af) goto out; /* y = acc exactly, already in C */
-#pragma omp parallel for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) if(M * N >= DRIFT_PAR_MIN_ELEMS)
+#pragma omp parallel for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) if (M * N >= DRIFT_PAR_MIN_ELEMS)
         for (size_t t = 0; t < M * N; t++) {
             double y;
             if (beta == 0)

@@ -8,8 +8,8 @@
 
 #include "gemm_internal.h"
 
-static void row_f32_generic(float *restrict s, const float *restrict Ai, const float *restrict Bf, size_t N,
-                            size_t k0, size_t k1, int fma_on)
+static void row_f32_generic(float *restrict s, const float *restrict Ai, const float *restrict Bf, size_t N, size_t k0,
+                            size_t k1, int fma_on)
 {
     if (k0 == k1) {
         for (size_t j = 0; j < N; j++) s[j] = 0.0f;
@@ -30,8 +30,8 @@ static void row_f32_generic(float *restrict s, const float *restrict Ai, const f
 
 #ifdef DRIFT_X86_DISPATCH
 __attribute__((target("avx2,fma"))) static void row_f32_avx2(float *restrict s, const float *restrict Ai,
-                                                              const float *restrict Bf, size_t N, size_t k0,
-                                                              size_t k1, int fma_on)
+                                                             const float *restrict Bf, size_t N, size_t k0, size_t k1,
+                                                             int fma_on)
 {
     if (k0 == k1) {
         for (size_t j = 0; j < N; j++) s[j] = 0.0f;
@@ -50,7 +50,8 @@ __attribute__((target("avx2,fma"))) static void row_f32_avx2(float *restrict s, 
             if (fma_on)
                 for (int v = 0; v < 8; v++) acc[v] = _mm256_fmadd_ps(a, _mm256_loadu_ps(b + 8 * v), acc[v]);
             else
-                for (int v = 0; v < 8; v++) acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(a, _mm256_loadu_ps(b + 8 * v)));
+                for (int v = 0; v < 8; v++)
+                    acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(a, _mm256_loadu_ps(b + 8 * v)));
         }
         for (int v = 0; v < 8; v++) _mm256_storeu_ps(s + j0 + 8 * v, acc[v]);
     }
@@ -73,7 +74,7 @@ __attribute__((target("avx2,fma"))) static void row_f32_avx2(float *restrict s, 
 void drift_gemm_rows_f32(const drift_gemm_ctx_t *g, float *out, size_t k0, size_t k1)
 {
     int simd = drift_gemm_simd() != DRIFT_GEMM_SIMD_NONE;
-#pragma omp parallel for schedule(dynamic, 1) if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS_FAST)
+#pragma omp parallel for schedule(dynamic, 1) if (g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS_FAST)
     for (size_t i = 0; i < g->M; i++) {
 #ifdef DRIFT_X86_DISPATCH
         if (simd) {

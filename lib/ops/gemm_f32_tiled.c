@@ -33,7 +33,7 @@
  * chain took 1.02-1.09x OpenBLAS's sgemm; with KC = 1024 and 4 panels 0.93-0.99x. */
 #define TILE_KC 1024 /* k-block */
 #define TILE_NCP 4   /* column panels per block */
-#define PACK_KB 16  /* rows of B rounded together, then copied to every panel */
+#define PACK_KB 16   /* rows of B rounded together, then copied to every panel */
 
 /* c (mr x nr tile, row-major) continues the chains of its outputs over kl steps (start: the
  * first step starts the chain as a*b). ap: kl x mr packed, bp: kl x nr packed. */
@@ -59,9 +59,8 @@ static void uk_f32_generic(size_t kl, const float *restrict ap, const float *res
 #ifdef DRIFT_X86_DISPATCH
 #define UK_MR 6
 #define UK_NR 16
-__attribute__((target("avx2,fma"))) static void uk_f32_avx2(size_t kl, const float *restrict ap,
-                                                             const float *restrict bp, float *restrict c,
-                                                             int start, int fma_on)
+__attribute__((target("avx2,fma"))) static void
+uk_f32_avx2(size_t kl, const float *restrict ap, const float *restrict bp, float *restrict c, int start, int fma_on)
 {
     __m256 s00, s01, s10, s11, s20, s21, s30, s31, s40, s41, s50, s51;
     size_t k = 0;
@@ -128,16 +127,16 @@ __attribute__((target("avx2,fma"))) static void uk_f32_avx2(size_t kl, const flo
  * prefetchers alone left the 1024^3 chain at 1.02x OpenBLAS; 8, 16, 32 steps ahead gave
  * 0.93, 0.92, 0.88x). A prefetch never faults, so reading past a panel's end is harmless. */
 #define UK512_PF 32
-#define UK512_PREFETCH(a, b)                                                                                    \
-    (_mm_prefetch((const char *)((b) + UK512_PF * UK512_NR), _MM_HINT_T0),                                      \
-     _mm_prefetch((const char *)((b) + UK512_PF * UK512_NR + 16), _MM_HINT_T0),                                 \
+#define UK512_PREFETCH(a, b)                                                    \
+    (_mm_prefetch((const char *)((b) + UK512_PF * UK512_NR), _MM_HINT_T0),      \
+     _mm_prefetch((const char *)((b) + UK512_PF * UK512_NR + 16), _MM_HINT_T0), \
      _mm_prefetch((const char *)((a) + UK512_PF * UK512_MR), _MM_HINT_T0))
 #define UK512_MR 12
 #define UK512_NR 32
 #define UK512_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 __attribute__((target("avx512f"))) static void uk_f32_avx512(size_t kl, const float *restrict ap,
-                                                               const float *restrict bp, const float *c,
-                                                               float *cout, int start, int fma_on)
+                                                             const float *restrict bp, const float *c, float *cout,
+                                                             int start, int fma_on)
 {
 #define DECL(r) __m512 s##r##a, s##r##b;
     UK512_ROWS(DECL)
@@ -145,10 +144,10 @@ __attribute__((target("avx512f"))) static void uk_f32_avx512(size_t kl, const fl
     size_t k = 0;
     if (start) {
         __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);
-#define START(r)                                                                                                \
-    {                                                                                                           \
-        __m512 x = _mm512_set1_ps(ap[r]);                                                                       \
-        s##r##a = _mm512_mul_ps(x, b0), s##r##b = _mm512_mul_ps(x, b1);                                         \
+#define START(r)                                                        \
+    {                                                                   \
+        __m512 x = _mm512_set1_ps(ap[r]);                               \
+        s##r##a = _mm512_mul_ps(x, b0), s##r##b = _mm512_mul_ps(x, b1); \
     }
         UK512_ROWS(START)
 #undef START
@@ -163,10 +162,10 @@ __attribute__((target("avx512f"))) static void uk_f32_avx512(size_t kl, const fl
             const float *a = ap + k * UK512_MR, *b = bp + k * UK512_NR;
             UK512_PREFETCH(a, b);
             __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-#define STEP(r)                                                                                                 \
-    {                                                                                                           \
-        __m512 x = _mm512_set1_ps(a[r]);                                                                        \
-        s##r##a = _mm512_fmadd_ps(x, b0, s##r##a), s##r##b = _mm512_fmadd_ps(x, b1, s##r##b);                   \
+#define STEP(r)                                                                               \
+    {                                                                                         \
+        __m512 x = _mm512_set1_ps(a[r]);                                                      \
+        s##r##a = _mm512_fmadd_ps(x, b0, s##r##a), s##r##b = _mm512_fmadd_ps(x, b1, s##r##b); \
     }
             UK512_ROWS(STEP)
 #undef STEP
@@ -176,11 +175,11 @@ __attribute__((target("avx512f"))) static void uk_f32_avx512(size_t kl, const fl
             const float *a = ap + k * UK512_MR, *b = bp + k * UK512_NR;
             UK512_PREFETCH(a, b);
             __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-#define STEP(r)                                                                                                 \
-    {                                                                                                           \
-        __m512 x = _mm512_set1_ps(a[r]);                                                                        \
-        s##r##a = _mm512_add_ps(s##r##a, _mm512_mul_ps(x, b0));                                                 \
-        s##r##b = _mm512_add_ps(s##r##b, _mm512_mul_ps(x, b1));                                                 \
+#define STEP(r)                                                 \
+    {                                                           \
+        __m512 x = _mm512_set1_ps(a[r]);                        \
+        s##r##a = _mm512_add_ps(s##r##a, _mm512_mul_ps(x, b0)); \
+        s##r##b = _mm512_add_ps(s##r##b, _mm512_mul_ps(x, b1)); \
     }
             UK512_ROWS(STEP)
 #undef STEP
@@ -256,14 +255,16 @@ void drift_gemm_pack_release(drift_gemm_ctx_t *g)
  * in registers (unpack, then two rounds of 128-bit lane shuffles; rows past `rows` are
  * zero), each k's mr floats one masked store. The scalar loop it replaces moved one float
  * per load and store, a quarter of the packing time of a 1024^3 GEMM. */
-__attribute__((target("avx512f"))) static void interleave_avx512(float *dst, const float *scr, size_t K, size_t rows, size_t mr)
+__attribute__((target("avx512f"))) static void interleave_avx512(float *dst, const float *scr, size_t K, size_t rows,
+                                                                 size_t mr)
 {
     const __mmask16 keep = (__mmask16)((1u << mr) - 1);
     size_t k = 0;
     for (; k + 16 <= K; k += 16) {
         __m512 r[16], t[16];
         for (size_t i = 0; i < 16; i++) r[i] = i < rows ? _mm512_loadu_ps(scr + i * K + k) : _mm512_setzero_ps();
-        for (int i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+        for (int i = 0; i < 16; i += 2)
+            t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
         for (int i = 0; i < 16; i += 4) {
             r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
             r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
@@ -322,7 +323,7 @@ int drift_gemm_pack_f32(drift_gemm_ctx_t *g, const double *A, const double *B, d
     int fail = 0;
     const size_t kb = PACK_KB;
     const size_t scratch = (mr * K > kb * N ? mr * K : kb * N) + 1;
-#pragma omp parallel reduction(| : fail) if((g->M + g->N) * g->K >= DRIFT_PAR_MIN_ELEMS_FAST)
+#pragma omp parallel reduction(| : fail) if ((g->M + g->N) * g->K >= DRIFT_PAR_MIN_ELEMS_FAST)
     {
         float *scr = malloc(scratch * sizeof *scr);
         if (!scr) fail = 1;
@@ -407,7 +408,7 @@ static void tiled_chain(const drift_gemm_ctx_t *g, float *tiles, size_t k0, size
         memset(tiles, 0, mp * np * tsz * sizeof(float));
         return;
     }
-#pragma omp parallel if(g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS_FAST)
+#pragma omp parallel if (g->M * g->N * (k1 - k0) >= DRIFT_PAR_MIN_FMAS_FAST)
     for (size_t jc = 0; jc < np; jc += TILE_NCP) {
         size_t jn = np - jc < TILE_NCP ? np - jc : TILE_NCP;
         for (size_t kc = k0; kc < k1; kc += TILE_KC) {
@@ -460,7 +461,7 @@ void drift_gemm_tiled_f32_to_rm(const drift_gemm_ctx_t *g, float *tiles, double 
 void drift_gemm_tiles_to_rm(const drift_gemm_ctx_t *g, const float *tiles, double *out)
 {
     const size_t mr = (size_t)g->mr, nr = (size_t)g->nr, tsz = mr * nr, M = g->M, N = g->N;
-#pragma omp parallel for schedule(dynamic, 1) if(g->M * g->N >= DRIFT_PAR_MIN_ELEMS_FAST)
+#pragma omp parallel for schedule(dynamic, 1) if (g->M * g->N >= DRIFT_PAR_MIN_ELEMS_FAST)
     for (size_t ip = 0; ip < g->mp; ip++)
         for (size_t jp = 0; jp < g->np; jp++) {
             const float *t = tiles + (ip * g->np + jp) * tsz;
@@ -468,4 +469,3 @@ void drift_gemm_tiles_to_rm(const drift_gemm_ctx_t *g, const float *tiles, doubl
                 for (size_t c = 0; c < nr && jp * nr + c < N; c++) out[(ip * mr + r) * N + jp * nr + c] = t[r * nr + c];
         }
 }
-

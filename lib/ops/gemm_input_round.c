@@ -14,7 +14,7 @@ void drift_gemm_round_inputs(double *dd, float *df, const double *src, size_t n,
     drift_round_array_opts_t o = {f, DRIFT_RNE, 0, 0, NULL};
     /* Neither call can fail: f is a lab format, RNE needs no random stream, and the float
      * copy is only asked for on the F32 path, whose input format is never fp64. */
-#pragma omp parallel for schedule(dynamic, 1) if(n >= DRIFT_PAR_MIN_ELEMS_FAST)
+#pragma omp parallel for schedule(dynamic, 1) if (n >= DRIFT_PAR_MIN_ELEMS_FAST)
     for (size_t t0 = 0; t0 < n; t0 += ROUND_CHUNK) {
         size_t m = n - t0 < ROUND_CHUNK ? n - t0 : ROUND_CHUNK;
         if (df)

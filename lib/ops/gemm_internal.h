@@ -58,7 +58,7 @@ extern "C" {
 #endif
 
 /* Whether fmas multiply-adds of path are worth a parallel region. */
-#define DRIFT_GEMM_PAR_FMAS(path, fmas)                                                                        \
+#define DRIFT_GEMM_PAR_FMAS(path, fmas) \
     ((fmas) >= ((path) == DRIFT_GEMM_PATH_GEN ? DRIFT_PAR_MIN_FMAS_GEN : DRIFT_PAR_MIN_FMAS_FAST))
 
 typedef enum { DRIFT_GEMM_PATH_F32, DRIFT_GEMM_PATH_F64, DRIFT_GEMM_PATH_GEN } drift_gemm_path_t;
@@ -73,14 +73,14 @@ typedef struct {
     int fma, exact_prod, tiled;
     drift_format_t accf;
     drift_mode_t mode;
-    int fast_rne;           /* PATH_GEN, RNE, exact products: round-to-odd + bit rounding */
-    int sh, emin, emax;     /* the accumulator's rounding shift and normal exponents */
+    int fast_rne;       /* PATH_GEN, RNE, exact products: round-to-odd + bit rounding */
+    int sh, emin, emax; /* the accumulator's rounding shift and normal exponents */
     double maxf;
-    const float *Af, *Bf;   /* PATH_F32 naive: rounded inputs, row-major */
-    const double *Ad, *Bd;  /* PATH_F64, PATH_GEN: rounded inputs, row-major */
+    const float *Af, *Bf;  /* PATH_F32 naive: rounded inputs, row-major */
+    const double *Ad, *Bd; /* PATH_F64, PATH_GEN: rounded inputs, row-major */
     /* PATH_F32 tiled: packed panels (gemm_f32_tiled.c) */
-    int mr, nr;             /* the micro-kernel's tile: mr rows x nr columns */
-    size_t mp, np;          /* number of row / column panels */
+    int mr, nr;    /* the micro-kernel's tile: mr rows x nr columns */
+    size_t mp, np; /* number of row / column panels */
     float *Ap, *Bp;
 } drift_gemm_ctx_t;
 

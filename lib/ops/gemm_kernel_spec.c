@@ -73,9 +73,10 @@ int drift_gemm_kernel_valid(const drift_gemm_kernel_t *k)
     switch (k->family) {
     case DRIFT_GEMM_NAIVE: return 1;
     case DRIFT_GEMM_TILED:
-        return k->bm >= 1 && k->bm <= DRIFT_GEMM_TILE_MAX && k->bn >= 1 && k->bn <= DRIFT_GEMM_TILE_MAX &&
-               k->bk >= 1 && k->bk <= DRIFT_GEMM_TILE_MAX;
-    case DRIFT_GEMM_SPLITK: return k->splits >= 1 && k->splits <= DRIFT_GEMM_SPLIT_MAX && (k->tree == 0 || k->tree == 1);
+        return k->bm >= 1 && k->bm <= DRIFT_GEMM_TILE_MAX && k->bn >= 1 && k->bn <= DRIFT_GEMM_TILE_MAX && k->bk >= 1 &&
+               k->bk <= DRIFT_GEMM_TILE_MAX;
+    case DRIFT_GEMM_SPLITK:
+        return k->splits >= 1 && k->splits <= DRIFT_GEMM_SPLIT_MAX && (k->tree == 0 || k->tree == 1);
     case DRIFT_GEMM_TC: return (unsigned)k->arch < DRIFT_TC_NARCH;
     default: return 0;
     }

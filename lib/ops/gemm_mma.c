@@ -114,10 +114,7 @@ int drift_mma_kernel_print(char *buf, size_t size, const drift_mma_kernel_t *k)
 
 /* ---- one output ---------------------------------------------------------------------------- */
 
-static double add32(double x, double y)
-{
-    return drift_add(x, y, DRIFT_FP32, DRIFT_RNE);
-}
+static double add32(double x, double y) { return drift_add(x, y, DRIFT_FP32, DRIFT_RNE); }
 
 /* The MMAs over a[lo, hi) chained from c (NULL: zero). */
 static int chain(double *out, const double *a, const double *b, size_t lo, size_t hi, const double *c,
@@ -139,8 +136,7 @@ int drift_mma_dot(double *out, const double *a, const double *b, size_t K, const
     }
     size_t BK = (size_t)k->bk;
     switch (k->family) {
-    case DRIFT_MMA_TC:
-        return chain(out, a, b, 0, K, NULL, k->arch, in);
+    case DRIFT_MMA_TC: return chain(out, a, b, 0, K, NULL, k->arch, in);
     case DRIFT_MMA_TILE: {
         double acc = 0;
         for (size_t lo = 0; lo < K; lo += BK) {
@@ -172,7 +168,7 @@ int drift_mma_dot(double *out, const double *a, const double *b, size_t K, const
         if (tiles == 0 || tile >= tiles) return DRIFT_EINVAL;
         size_t I = (K + BK - 1) / BK, W = (size_t)k->workers;
         size_t run = (tiles * I + W - 1) / W; /* iterations per worker */
-        size_t g0 = tile * I, g1 = g0 + I;     /* this tile's global iterations */
+        size_t g0 = tile * I, g1 = g0 + I;    /* this tile's global iterations */
         double acc = 0;
         int first = 1;
         for (size_t g = g0; g < g1;) {
@@ -214,7 +210,7 @@ int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t
         return DRIFT_ENOMEM;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= ((size_t)1 << 18)) /* DRIFT_PAR_MIN_FMAS_GEN */
+#pragma omp parallel for schedule(dynamic, 1) if (M * N * K >= ((size_t)1 << 18)) /* DRIFT_PAR_MIN_FMAS_GEN */
 #endif
     for (long ii = 0; ii < (long)M; ii++) {
         size_t i = (size_t)ii;
@@ -230,8 +226,10 @@ int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t
             size_t tile = k->family == DRIFT_MMA_STREAMK ? (i / (size_t)k->bm) * tn + j / (size_t)k->bn : 0;
             double v;
             int r = drift_mma_dot(&v, row, col, K, k, in, tile, tm * tn);
-            if (r) rowerr[i] = r;
-            else tmp[i * N + j] = drift_rne(v, out);
+            if (r)
+                rowerr[i] = r;
+            else
+                tmp[i * N + j] = drift_rne(v, out);
         }
         free(row);
     }
@@ -251,9 +249,7 @@ int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, d
     out->arch = arch;
     switch (k->family) {
     case DRIFT_GEMM_NAIVE:
-    case DRIFT_GEMM_TILED:
-        out->family = DRIFT_MMA_TC;
-        return DRIFT_OK;
+    case DRIFT_GEMM_TILED: out->family = DRIFT_MMA_TC; return DRIFT_OK;
     case DRIFT_GEMM_SPLITK: {
         if (k->tree || k->splits < 1) return DRIFT_EUNSUPPORTED;
         size_t chunk = (K + (size_t)k->splits - 1) / (size_t)k->splits;
@@ -262,7 +258,6 @@ int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, d
         out->bk = (int)chunk;
         return DRIFT_OK;
     }
-    default:
-        return DRIFT_EUNSUPPORTED;
+    default: return DRIFT_EUNSUPPORTED;
     }
 }

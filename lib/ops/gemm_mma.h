@@ -80,7 +80,8 @@ DRIFT_MUST_CHECK int drift_mma_gemm(double *C, const double *A, const double *B,
  * one accumulator along K (tc:ARCH); splitk:S computes each of its chunks of ceil(K/S) from
  * zero and adds the partials in fp32 in order (mma:ARCH,ceil(K/S): the same cut, the same
  * sequential combination). 0, DRIFT_EINVAL, or DRIFT_EUNSUPPORTED (splitk:S:tree, tc). */
-DRIFT_MUST_CHECK int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch, size_t K);
+DRIFT_MUST_CHECK int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch,
+                                         size_t K);
 
 #ifdef __cplusplus
 }

@@ -30,21 +30,21 @@ static inline double rne_fast(double x, int sh, int emin, int emax, double maxf,
 
 /* fma() compiles to one instruction where the target has FMA (the IEEE operation either
  * way, so the bits do not depend on it); the body is shared by both versions. */
-#define ROW_F64_BODY                                                                                            \
-    if (k0 == k1) {                                                                                             \
-        for (size_t j = 0; j < N; j++) s[j] = 0.0;                                                              \
-        return;                                                                                                 \
-    }                                                                                                           \
-    double a = Ai[k0];                                                                                          \
-    const double *b = Bd + k0 * N;                                                                              \
-    for (size_t j = 0; j < N; j++) s[j] = a * b[j];                                                             \
-    for (size_t k = k0 + 1; k < k1; k++) {                                                                      \
-        a = Ai[k];                                                                                              \
-        b = Bd + k * N;                                                                                         \
-        if (fma_on)                                                                                             \
-            for (size_t j = 0; j < N; j++) s[j] = fma(a, b[j], s[j]);                                           \
-        else                                                                                                    \
-            for (size_t j = 0; j < N; j++) s[j] = s[j] + a * b[j];                                              \
+#define ROW_F64_BODY                                                  \
+    if (k0 == k1) {                                                   \
+        for (size_t j = 0; j < N; j++) s[j] = 0.0;                    \
+        return;                                                       \
+    }                                                                 \
+    double a = Ai[k0];                                                \
+    const double *b = Bd + k0 * N;                                    \
+    for (size_t j = 0; j < N; j++) s[j] = a * b[j];                   \
+    for (size_t k = k0 + 1; k < k1; k++) {                            \
+        a = Ai[k];                                                    \
+        b = Bd + k * N;                                               \
+        if (fma_on)                                                   \
+            for (size_t j = 0; j < N; j++) s[j] = fma(a, b[j], s[j]); \
+        else                                                          \
+            for (size_t j = 0; j < N; j++) s[j] = s[j] + a * b[j];    \
     }
 
 static void row_f64_generic(double *restrict s, const double *restrict Ai, const double *restrict Bd, size_t N,
@@ -55,8 +55,8 @@ static void row_f64_generic(double *restrict s, const double *restrict Ai, const
 
 #ifdef DRIFT_X86_DISPATCH
 __attribute__((target("avx2,fma"))) static void row_f64_avx2(double *restrict s, const double *restrict Ai,
-                                                              const double *restrict Bd, size_t N, size_t k0,
-                                                              size_t k1, int fma_on)
+                                                             const double *restrict Bd, size_t N, size_t k0, size_t k1,
+                                                             int fma_on)
 {
     ROW_F64_BODY
 }
@@ -133,7 +133,7 @@ static void row_gen(const drift_gemm_ctx_t *g, double *s, const double *Ai, size
 
 void drift_gemm_rows_double(const drift_gemm_ctx_t *g, double *out, size_t k0, size_t k1)
 {
-#pragma omp parallel for schedule(dynamic, 1) if(DRIFT_GEMM_PAR_FMAS(g->path, g->M * g->N * (k1 - k0)))
+#pragma omp parallel for schedule(dynamic, 1) if (DRIFT_GEMM_PAR_FMAS(g->path, g->M * g->N * (k1 - k0)))
     for (size_t i = 0; i < g->M; i++) {
         if (g->path == DRIFT_GEMM_PATH_F64)
             row_f64(out + i * g->N, g->Ad + i * g->K, g->Bd, g->N, k0, k1, g->fma);

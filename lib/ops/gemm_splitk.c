@@ -43,17 +43,17 @@ static void combine(const drift_gemm_ctx_t *g, void *x, const void *y)
     if (g->path == DRIFT_GEMM_PATH_F32) {
         float *xf = x;
         const float *yf = y;
-#pragma omp parallel for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) if(n >= DRIFT_PAR_MIN_ELEMS_FAST)
+#pragma omp parallel for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) if (n >= DRIFT_PAR_MIN_ELEMS_FAST)
         for (size_t t = 0; t < n; t++) xf[t] = xf[t] + yf[t];
     } else if (g->path == DRIFT_GEMM_PATH_F64) {
         double *xd = x;
         const double *yd = y;
-#pragma omp parallel for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) if(n >= DRIFT_PAR_MIN_ELEMS_FAST)
+#pragma omp parallel for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) if (n >= DRIFT_PAR_MIN_ELEMS_FAST)
         for (size_t t = 0; t < n; t++) xd[t] = xd[t] + yd[t];
     } else {
         double *xd = x;
         const double *yd = y;
-#pragma omp parallel for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) if(n >= DRIFT_PAR_MIN_ELEMS)
+#pragma omp parallel for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) if (n >= DRIFT_PAR_MIN_ELEMS)
         for (size_t t = 0; t < n; t++) xd[t] = drift_add(xd[t], yd[t], g->accf, g->mode);
     }
 }

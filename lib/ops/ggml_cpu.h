@@ -46,7 +46,8 @@ uint16_t drift_ggml_fp32_to_fp16(float x);
 float drift_ggml_fp16_to_fp32(uint16_t h);
 /* The same conversion inline, for the kernels' inner loops (a subnormal is m * 2^-24, one
  * exact product; everything else is a bit shuffle). */
-static inline float drift_ggml_h2f(uint16_t h) {
+static inline float drift_ggml_h2f(uint16_t h)
+{
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
     union {
         uint32_t u;
@@ -103,11 +104,11 @@ int drift_ggml_cpu_has_avx2(void);
  * one head, K and V fp16 rows of length d (d a multiple of 32) at stride ld elements, the
  * keys that the mask lets through listed in kv_idx[0..nkv) in ascending order (mask 0 there,
  * -inf elsewhere), scale applied to each KQ value: out[0..d) fp32. */
-void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v,
-                               size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
+                               const int *kv_idx, size_t nkv, float scale);
 /* Its portable definition (the function above takes AVX2 + FMA + F16C when present; same bits). */
-void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v,
-                                   size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
+                                   size_t d, const int *kv_idx, size_t nkv, float scale);
 
 /* Flash attention, the tiled path (ggml_compute_forward_flash_attn_ext_tiled, taken when a
  * call has 64 or more queries), one query row of one head: the keys admitted are cells
@@ -132,8 +133,8 @@ float drift_ggml_hsum16(const float a[16]);
 float drift_ggml_v_expf512(float x);
 void drift_ggml_swiglu512(float *y, const float *x, const float *g, size_t n);
 float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y);
-void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v,
-                                  size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale);
+void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
+                                  const int *kv_idx, size_t nkv, float scale);
 void drift_ggml_flash_attn_split_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
                                         size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
 void drift_ggml_flash_attn_tiled_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,

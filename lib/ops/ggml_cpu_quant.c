@@ -5,7 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-static uint32_t f2u(float x) {
+static uint32_t f2u(float x)
+{
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     return u;
@@ -14,13 +15,13 @@ static uint32_t f2u(float x) {
 /* F16C vcvtps2ph, rounding imm 0 (nearest even), as GGML_CPU_FP32_TO_FP16 and
  * ggml_cpu_fp32_to_fp16 (ggml-cpu.c) use it on this build. Integer rounding of the
  * significand, so no double rounding. */
-uint16_t drift_ggml_fp32_to_fp16(float x) {
+uint16_t drift_ggml_fp32_to_fp16(float x)
+{
     const uint32_t u = f2u(x);
     const uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
     const uint32_t a = u & 0x7fffffffu;
     if (a >= 0x7f800000u) { /* inf or NaN: NaN keeps its top payload bits and is made quiet */
-        return a == 0x7f800000u ? (uint16_t)(sign | 0x7c00u)
-                                : (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+        return a == 0x7f800000u ? (uint16_t)(sign | 0x7c00u) : (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
     }
     const int e = (int)(a >> 23) - 127; /* unbiased exponent */
     if (e >= 16) {
@@ -44,7 +45,8 @@ uint16_t drift_ggml_fp32_to_fp16(float x) {
 
 float drift_ggml_fp16_to_fp32(uint16_t h) { return drift_ggml_h2f(h); }
 
-void drift_ggml_fp32_to_fp16_row(uint16_t *y, const float *x, size_t n) {
+void drift_ggml_fp32_to_fp16_row(uint16_t *y, const float *x, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
         y[i] = drift_ggml_fp32_to_fp16(x[i]);
     }
@@ -52,7 +54,8 @@ void drift_ggml_fp32_to_fp16_row(uint16_t *y, const float *x, size_t n) {
 
 /* amax of a block as the AVX2 max tree finds it (max of absolute values is exact, so the
  * tree's order does not matter for finite inputs), then d = amax/127 and id = 127/amax. */
-static void block_scale(const float *x, float *d, float *id) {
+static void block_scale(const float *x, float *d, float *id)
+{
     float amax = 0.0f;
     for (int j = 0; j < DRIFT_GGML_QK; j++) {
         const float a = fabsf(x[j]);
@@ -65,14 +68,16 @@ static void block_scale(const float *x, float *d, float *id) {
 /* _mm256_round_ps(v*id, _MM_ROUND_NEAREST) is round-half-to-even (not the scalar
  * reference's roundf, half away from zero); vcvtps2dq of an integral value is exact; the two
  * packs saturate to int8. */
-static int8_t quant_one(float v, float id) {
+static int8_t quant_one(float v, float id)
+{
     const float r = nearbyintf(v * id); /* default rounding mode: nearest even */
     const float c = r > 127.f ? 127.f : (r < -128.f ? -128.f : r);
     return (int8_t)c;
 }
 
 /* ggml-cpu/arch/x86/quants.c: quantize_row_q8_0 (AVX2 branch). */
-void drift_ggml_quantize_row_q8_0(drift_ggml_q8_0_t *y, const float *x, size_t k) {
+void drift_ggml_quantize_row_q8_0(drift_ggml_q8_0_t *y, const float *x, size_t k)
+{
     for (size_t i = 0; i < k / DRIFT_GGML_QK; i++, x += DRIFT_GGML_QK) {
         float d, id;
         block_scale(x, &d, &id);
@@ -85,7 +90,8 @@ void drift_ggml_quantize_row_q8_0(drift_ggml_q8_0_t *y, const float *x, size_t k
 
 /* ggml-cpu/arch/x86/quants.c: quantize_row_q8_1 (AVX2 branch): as q8_0, plus
  * s = fp16(d * (float)sum(q)) with the integer sum (hsum_i32_8) exact. */
-void drift_ggml_quantize_row_q8_1(drift_ggml_q8_1_t *y, const float *x, size_t k) {
+void drift_ggml_quantize_row_q8_1(drift_ggml_q8_1_t *y, const float *x, size_t k)
+{
     for (size_t i = 0; i < k / DRIFT_GGML_QK; i++, x += DRIFT_GGML_QK) {
         float d, id;
         block_scale(x, &d, &id);

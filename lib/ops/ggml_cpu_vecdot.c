@@ -10,7 +10,8 @@
 
 /* ggml-cpu/arch/x86/quants.c: hsum_float_8. extract the high 128 bits and add the low ones
  * (lanes i and i+4), movehl + add (lanes 0+2, 1+3), movehdup + add_ss (0+1). */
-float drift_ggml_hsum8(const float a[8]) {
+float drift_ggml_hsum8(const float a[8])
+{
     const float r0 = a[4] + a[0], r1 = a[5] + a[1], r2 = a[6] + a[2], r3 = a[7] + a[3];
     const float s0 = r0 + r2, s1 = r1 + r3;
     return s0 + s1;
@@ -23,7 +24,8 @@ float drift_ggml_hsum8(const float a[8]) {
  * converted to float (exact) and acc[k] = fma(d_x*d_y, lane, acc[k]). The min term
  * summs += m * s is contracted by GCC into a scalar vfmadd231ss (seen in the disassembly).
  * Result: hsum8(acc) + summs. */
-float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y)
+{
     float acc[8] = {0};
     float summs = 0.0f;
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
@@ -46,7 +48,8 @@ float drift_ggml_vec_dot_q4_1_q8_1_ref(size_t n, const drift_ggml_q4_1_t *x, con
 /* ggml-cpu/arch/x86/quants.c: ggml_vec_dot_q8_0_q8_0 (AVX2 branch): mul_sum_i8_pairs_float
  * (sign trick, maddubs, madd) gives the int32 lane k = sum of elements 4k..4k+3 (exact: a
  * pair is at most 2*128*127 < 2^15), acc[k] = fma(d_x*d_y, lane, acc[k]); result hsum8. */
-float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y)
+{
     float acc[8] = {0};
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
         const float d = drift_ggml_h2f(x[ib].d) * drift_ggml_h2f(y[ib].d);
@@ -70,14 +73,16 @@ float drift_ggml_vec_dot_q8_0_q8_0_ref(size_t n, const drift_ggml_q8_0_t *x, con
 
 #define DRIFT_AVX2 __attribute__((target("avx2,fma,f16c")))
 
-DRIFT_AVX2 static float hsum8_avx(__m256 v) {
+DRIFT_AVX2 static float hsum8_avx(__m256 v)
+{
     __m128 r = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
     r = _mm_add_ps(r, _mm_movehl_ps(r, r));
     r = _mm_add_ss(r, _mm_movehdup_ps(r));
     return _mm_cvtss_f32(r);
 }
 
-DRIFT_AVX2 static float dot_q4_1_avx2(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+DRIFT_AVX2 static float dot_q4_1_avx2(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y)
+{
     __m256 acc = _mm256_setzero_ps();
     float summs = 0.0f;
     const __m256i low = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
@@ -85,7 +90,8 @@ DRIFT_AVX2 static float dot_q4_1_avx2(size_t n, const drift_ggml_q4_1_t *x, cons
         summs = fmaf(_cvtsh_ss(x[ib].m), _cvtsh_ss(y[ib].s), summs);
         const __m256 dd = _mm256_set1_ps(_cvtsh_ss(x[ib].d) * _cvtsh_ss(y[ib].d));
         const __m128i raw = _mm_loadu_si128((const __m128i *)x[ib].qs);
-        const __m256i qx = _mm256_and_si256(low, _mm256_insertf128_si256(_mm256_castsi128_si256(raw), _mm_srli_epi16(raw, 4), 1));
+        const __m256i qx =
+            _mm256_and_si256(low, _mm256_insertf128_si256(_mm256_castsi128_si256(raw), _mm_srli_epi16(raw, 4), 1));
         const __m256i qy = _mm256_loadu_si256((const __m256i *)y[ib].qs);
         const __m256 xy = _mm256_cvtepi32_ps(_mm256_madd_epi16(ones, _mm256_maddubs_epi16(qx, qy)));
         acc = _mm256_fmadd_ps(dd, xy, acc);
@@ -93,7 +99,8 @@ DRIFT_AVX2 static float dot_q4_1_avx2(size_t n, const drift_ggml_q4_1_t *x, cons
     return hsum8_avx(acc) + summs;
 }
 
-DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y)
+{
     __m256 acc = _mm256_setzero_ps();
     const __m256i ones = _mm256_set1_epi16(1);
     for (size_t ib = 0; ib < n / DRIFT_GGML_QK; ib++) {
@@ -108,7 +115,8 @@ DRIFT_AVX2 static float dot_q8_0_avx2(size_t n, const drift_ggml_q8_0_t *x, cons
 
 #endif
 
-int drift_ggml_cpu_has_avx2(void) {
+int drift_ggml_cpu_has_avx2(void)
+{
 #if defined(__x86_64__) && defined(__GNUC__)
     static _Atomic int cached = -1; /* threads may race to fill it: they all store the same value */
     int c = atomic_load_explicit(&cached, memory_order_relaxed);
@@ -126,7 +134,8 @@ int drift_ggml_cpu_has_avx2(void) {
 #endif
 }
 
-float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y) {
+float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const drift_ggml_q8_1_t *y)
+{
 #if defined(__x86_64__) && defined(__GNUC__)
     if (drift_ggml_cpu_has_avx2()) {
         return dot_q4_1_avx2(n, x, y);
@@ -135,7 +144,8 @@ float drift_ggml_vec_dot_q4_1_q8_1(size_t n, const drift_ggml_q4_1_t *x, const d
     return drift_ggml_vec_dot_q4_1_q8_1_ref(n, x, y);
 }
 
-float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y) {
+float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const drift_ggml_q8_0_t *y)
+{
 #if defined(__x86_64__) && defined(__GNUC__)
     if (drift_ggml_cpu_has_avx2()) {
         return dot_q8_0_avx2(n, x, y);
@@ -147,7 +157,8 @@ float drift_ggml_vec_dot_q8_0_q8_0(size_t n, const drift_ggml_q8_0_t *x, const d
 
 /* _mm512_reduce_add_ps as GCC's avx512fintrin.h writes it: lanes i + i+8, then i + i+4, then
  * (0+2, 1+3), then 0 + 1. */
-float drift_ggml_hsum16(const float a[16]) {
+float drift_ggml_hsum16(const float a[16])
+{
     float t3[8], t6[4];
     for (int i = 0; i < 8; i++) {
         t3[i] = a[i + 8] + a[i];
@@ -166,7 +177,8 @@ float drift_ggml_hsum16(const float a[16]) {
  * low128 + high128, hadd twice = (t0+t1) + (t2+t3); AVX-512: _mm512_reduce_add_ps); the
  * result goes to a double, the leftovers (n % 4W) are added there as double(x*y) products,
  * and the double is rounded to float. */
-static float dot_f16_lanes(size_t n, const uint16_t *x, const uint16_t *y, int w) {
+static float dot_f16_lanes(size_t n, const uint16_t *x, const uint16_t *y, int w)
+{
     const size_t step = 4 * (size_t)w, np = n - n % step;
     float sum[4][16] = {{0}};
     for (size_t i = 0; i < np; i += step) {

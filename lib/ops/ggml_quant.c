@@ -34,10 +34,7 @@
 
 /* ---- fields -------------------------------------------------------------------------- */
 
-static inline uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (uint16_t)p[1] << 8);
-}
+static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | (uint16_t)p[1] << 8); }
 
 static inline uint32_t le32(const uint8_t *p)
 {
@@ -66,16 +63,10 @@ static inline float fp16_to_float(uint16_t h)
     return float_of_bits(sign | (e + 112) << 23 | m << 13);
 }
 
-float drift_fp16_bits_to_float(uint16_t h)
-{
-    return fp16_to_float(h);
-}
+float drift_fp16_bits_to_float(uint16_t h) { return fp16_to_float(h); }
 
 /* bfloat16 is the top half of a binary32. */
-float drift_bf16_bits_to_float(uint16_t b)
-{
-    return float_of_bits((uint32_t)b << 16);
-}
+float drift_bf16_bits_to_float(uint16_t b) { return float_of_bits((uint32_t)b << 16); }
 
 /* ---- the 32-element types ---------------------------------------------------------- */
 
@@ -109,10 +100,7 @@ static void deq_q4_1(float *y, const uint8_t *b, size_t nb)
 }
 
 /* The fifth bit of element j of a q5 block: bit j of the little-endian u32 qh. */
-static inline int q5_high(uint32_t qh, int j)
-{
-    return (int)((qh >> j) & 1u) << 4;
-}
+static inline int q5_high(uint32_t qh, int j) { return (int)((qh >> j) & 1u) << 4; }
 
 /* q5_0, 22 bytes {fp16 d; u8 qh[4]; u8 qs[16]}: q = nibble (as q4_0) | bit j of qh << 4,
  * element j in [0, 32); y = d * (q - 16), q - 16 in [-16, 15]: exact. */

@@ -37,10 +37,7 @@ static inline void put32(uint8_t *p, uint32_t v)
     for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
 }
 
-static inline uint16_t fp16_bits(float x)
-{
-    return (uint16_t)drift_encode((double)x, DRIFT_FP16);
-}
+static inline uint16_t fp16_bits(float x) { return (uint16_t)drift_encode((double)x, DRIFT_FP16); }
 
 /* max |x| over a block, as ggml's amax = MAX(amax, fabsf(v)) (equal to fmaxf for finite x). */
 static float block_amax(const float *x, size_t n)

@@ -22,8 +22,8 @@ extern "C" {
  * a value, plain float/double passes well under 1 ns, passes that call the library per
  * element (GEN combine, epilogue) 5-20 ns. The results do not depend on any of this
  * (law 4: every thread count gives the same bits). */
-#define DRIFT_PAR_MIN_FMAS_FAST ((size_t)1 << 24) /* F32/F64 multiply-adds: 256^3 */
-#define DRIFT_PAR_MIN_FMAS_GEN ((size_t)1 << 18)  /* GEN steps: 64^3 */
+#define DRIFT_PAR_MIN_FMAS_FAST ((size_t)1 << 24)  /* F32/F64 multiply-adds: 256^3 */
+#define DRIFT_PAR_MIN_FMAS_GEN ((size_t)1 << 18)   /* GEN steps: 64^3 */
 #define DRIFT_PAR_MIN_ELEMS_FAST ((size_t)1 << 19) /* rounding, packing, float/double passes */
 #define DRIFT_PAR_MIN_ELEMS ((size_t)1 << 16)      /* passes calling the library per element */
 /* Scheduling: every loop hands out its pieces dynamically (rows, tiles, or this many elements

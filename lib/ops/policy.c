@@ -9,10 +9,7 @@
 
 static const char *const POLICY_NAMES[DRIFT_NPOLICIES] = {"vendor-like", "batch-invariant"};
 
-const char *drift_policy_name(drift_policy_t p)
-{
-    return (unsigned)p < DRIFT_NPOLICIES ? POLICY_NAMES[p] : "?";
-}
+const char *drift_policy_name(drift_policy_t p) { return (unsigned)p < DRIFT_NPOLICIES ? POLICY_NAMES[p] : "?"; }
 
 int drift_policy_parse(drift_policy_t *p, const char *name)
 {

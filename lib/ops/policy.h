@@ -32,7 +32,7 @@ typedef enum { DRIFT_POLICY_VENDOR_LIKE = 0, DRIFT_POLICY_BATCH_INVARIANT, DRIFT
 #define DRIFT_POLICY_MIN_SLICE 256 /* no split-K slice shorter than this many k */
 #define DRIFT_POLICY_MAX_SPLIT 16
 
-const char *drift_policy_name(drift_policy_t p); /* "vendor-like", "batch-invariant" */
+const char *drift_policy_name(drift_policy_t p);                              /* "vendor-like", "batch-invariant" */
 DRIFT_MUST_CHECK int drift_policy_parse(drift_policy_t *p, const char *name); /* 0 or DRIFT_EINVAL */
 
 typedef struct {

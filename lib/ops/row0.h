@@ -24,8 +24,8 @@ typedef struct {
 /* The index of kernel k in the cache, computing row 0 = a0 B (a0: 1 x K, B: K x N) with
  * drift_gemm(k, opts) the first time k is seen. DRIFT_ENOMEM (also when 64 distinct kernels
  * are already held), or the error of drift_gemm. */
-DRIFT_MUST_CHECK int drift_row0_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0, const double *B, size_t N,
-                                   size_t K, const drift_gemm_opts_t *opts);
+DRIFT_MUST_CHECK int drift_row0_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0,
+                                   const double *B, size_t N, size_t K, const drift_gemm_opts_t *opts);
 void drift_row0_free(drift_row0_cache_t *c);
 
 /* Bitwise comparison of two rows: *n_diff = entries whose bits differ, *max_diff = the largest

@@ -51,8 +51,8 @@ int drift_softmax_parse(drift_softmax_variant_t *v, const char *spec, char *err,
     if (!strncmp(spec, "online:", 7)) {
         long b;
         if (!parse_count(&b, spec + 7, DRIFT_SOFTMAX_BLOCK_MAX))
-            return drift_why(err, errsz, DRIFT_EINVAL, "softmax variant '%s': block size must be an integer 1..%ld", spec,
-                        DRIFT_SOFTMAX_BLOCK_MAX);
+            return drift_why(err, errsz, DRIFT_EINVAL, "softmax variant '%s': block size must be an integer 1..%ld",
+                             spec, DRIFT_SOFTMAX_BLOCK_MAX);
         *v = (drift_softmax_variant_t){DRIFT_SOFTMAX_ONLINE, b};
         return 0;
     }
@@ -95,9 +95,11 @@ int drift_softmax_validate(const drift_softmax_opts_t *o, char *err, size_t errs
 {
     if (!o) return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: missing");
     if (!format_ok(o->in) || !format_ok(o->out) || !format_ok(o->acc.acc))
-        return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)");
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "softmax options: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)");
     if ((int)o->acc.mode < 0 || o->acc.mode >= DRIFT_NMODES || o->acc.mode == DRIFT_SR)
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "softmax options: accumulator rounding must be rne, rz, rna, ru or rd (not sr)");
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
+                         "softmax options: accumulator rounding must be rne, rz, rna, ru or rd (not sr)");
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, &o->order) < 0)
         return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: invalid sum order");
@@ -105,7 +107,9 @@ int drift_softmax_validate(const drift_softmax_opts_t *o, char *err, size_t errs
     int rc = drift_order_sum_check(&o->order, "a sum of exponentials", why, sizeof why);
     if (rc) return drift_why(err, errsz, rc, "softmax options: %s", why);
     if (drift_softmax_print(buf, sizeof buf, &o->variant) < 0)
-        return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: invalid variant (accepted: naive, safe, online, online:B with B 1..%ld)", DRIFT_SOFTMAX_BLOCK_MAX);
+        return drift_why(err, errsz, DRIFT_EINVAL,
+                         "softmax options: invalid variant (accepted: naive, safe, online, online:B with B 1..%ld)",
+                         DRIFT_SOFTMAX_BLOCK_MAX);
     if (o->exp != DRIFT_EXP_EXPF && o->exp != DRIFT_EXP_EXP2)
         return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: exp must be expf or exp2");
     if (!(o->scale > 0) || !isfinite(o->scale))
@@ -181,8 +185,8 @@ static int guard_ld(double *out, long double y)
     long double ay = fabsl(y);
     if (!(ay >= (long double)DBL_MIN && ay <= (long double)DBL_MAX)) return 0;
     int e;
-    long double m = frexpl(ay, &e);           /* m in [1/2, 1): 64 bits */
-    uint64_t sig = (uint64_t)ldexpl(m, 64);   /* exact */
+    long double m = frexpl(ay, &e);         /* m in [1/2, 1): 64 bits */
+    uint64_t sig = (uint64_t)ldexpl(m, 64); /* exact */
     uint64_t low = sig & 0x7ff;
     if ((low > 0x400 ? low - 0x400 : 0x400 - low) <= 4) return 0;
     *out = (double)y; /* the conversion rounds to nearest even */
@@ -205,9 +209,12 @@ double drift_kexp(double t, drift_format_t f)
         return drift_exact_exp(&r, t) ? NAN : r;
     }
     /* exp(t) < 2^-288 for t < -200: below half fp32's smallest subnormal (2^-150) */
-    if (t < -200) r = 0.0;
-    else if (t > 200) r = INFINITY;
-    else if (!guard_ok(&r, exp(t))) r = mpfr_cr(mpfr_exp, t, DRIFT_FP32);
+    if (t < -200)
+        r = 0.0;
+    else if (t > 200)
+        r = INFINITY;
+    else if (!guard_ok(&r, exp(t)))
+        r = mpfr_cr(mpfr_exp, t, DRIFT_FP32);
     return f == DRIFT_FP32 ? r : drift_rne(r, f);
 }
 
@@ -221,9 +228,12 @@ double drift_kexp2(double t, drift_format_t f)
         if (guard_ld(&r, exp2l((long double)t))) return r;
         return mpfr_cr(mpfr_exp2, t, DRIFT_FP64);
     }
-    if (t < -300) r = 0.0;
-    else if (t > 300) r = INFINITY;
-    else if (!guard_ok(&r, exp2(t))) r = mpfr_cr(mpfr_exp2, t, DRIFT_FP32);
+    if (t < -300)
+        r = 0.0;
+    else if (t > 300)
+        r = INFINITY;
+    else if (!guard_ok(&r, exp2(t)))
+        r = mpfr_cr(mpfr_exp2, t, DRIFT_FP32);
     return f == DRIFT_FP32 ? r : drift_rne(r, f);
 }
 
@@ -327,7 +337,10 @@ static int row_core(double *e, double *m_out, double *s_out, const double *xr, s
     case DRIFT_SOFTMAX_NAIVE:
         m = 0;
         set_max(r, 0);
-        for (size_t i = 0; i < n; i++) e[i] = xr[i] == -INFINITY ? 0.0 : (r->exp == DRIFT_EXP_EXP2 ? drift_kexp2(drift_kmul(&r->k, xr[i], r->c), r->A) : drift_kexp(xr[i], r->A));
+        for (size_t i = 0; i < n; i++)
+            e[i] = xr[i] == -INFINITY ? 0.0
+                                      : (r->exp == DRIFT_EXP_EXP2 ? drift_kexp2(drift_kmul(&r->k, xr[i], r->c), r->A)
+                                                                  : drift_kexp(xr[i], r->A));
         st = drift_sum(&s, e, n, &o->order, &o->acc);
         break;
     case DRIFT_SOFTMAX_SAFE:
@@ -386,7 +399,8 @@ static int run(double *out, const double *x, size_t n, const drift_softmax_opts_
     int st = drift_softmax_validate(o, err, errsz);
     if (st) return st;
     if (!out || (n && !x)) return drift_why(err, errsz, DRIFT_EINVAL, "softmax: NULL buffer");
-    if (n > SIZE_MAX / (2 * sizeof(double))) return drift_why(err, errsz, DRIFT_ENOMEM, "softmax: n = %zu cannot fit", n);
+    if (n > SIZE_MAX / (2 * sizeof(double)))
+        return drift_why(err, errsz, DRIFT_ENOMEM, "softmax: n = %zu cannot fit", n);
     double *xr = malloc((n ? n : 1) * 2 * sizeof *xr);
     if (!xr) return drift_why(err, errsz, DRIFT_ENOMEM, "softmax: out of memory for n = %zu", n);
     double *e = xr + n;
@@ -406,7 +420,8 @@ static int run(double *out, const double *x, size_t n, const drift_softmax_opts_
     } else {
         double lg = drift_klog(s, r.A);
         double mm = m;
-        if (o->variant.kind == DRIFT_SOFTMAX_NAIVE) mm = 0;
+        if (o->variant.kind == DRIFT_SOFTMAX_NAIVE)
+            mm = 0;
         else if (o->exp == DRIFT_EXP_EXP2 && m != -INFINITY && o->scale != 1.0)
             mm = drift_kmul(k, m, drift_round(o->scale, r.A, NULL, 0));
         if (want == WANT_LSE) {
@@ -416,9 +431,11 @@ static int run(double *out, const double *x, size_t n, const drift_softmax_opts_
             set_max(&r, m);
             for (size_t i = 0; i < n; i++) {
                 double v;
-                if (s == 0 || xr[i] == -INFINITY) v = -INFINITY;
+                if (s == 0 || xr[i] == -INFINITY)
+                    v = -INFINITY;
                 else if (o->exp == DRIFT_EXP_EXP2) {
-                    double t = o->variant.kind == DRIFT_SOFTMAX_NAIVE ? drift_kmul(k, xr[i], r.c) : drift_kfma(k, xr[i], r.c, -r.ms);
+                    double t = o->variant.kind == DRIFT_SOFTMAX_NAIVE ? drift_kmul(k, xr[i], r.c)
+                                                                      : drift_kfma(k, xr[i], r.c, -r.ms);
                     v = drift_ksub(k, drift_kmul(k, t, ln2), lg);
                 } else {
                     double t = o->variant.kind == DRIFT_SOFTMAX_NAIVE ? xr[i] : drift_ksub(k, xr[i], m);
@@ -461,7 +478,8 @@ static int ref_run(double *out, const double *x, size_t n, drift_format_t f, int
     double m = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         if (isnan(x[i]) || x[i] == INFINITY) {
-            if (lse) *out = NAN;
+            if (lse)
+                *out = NAN;
             else
                 for (size_t j = 0; j < n; j++) out[j] = NAN;
             return 0;
@@ -469,7 +487,8 @@ static int ref_run(double *out, const double *x, size_t n, drift_format_t f, int
         if (x[i] > m) m = x[i];
     }
     if (m == -INFINITY) {
-        if (lse) *out = -INFINITY;
+        if (lse)
+            *out = -INFINITY;
         else
             for (size_t j = 0; j < n; j++) out[j] = 0.0;
         return 0;
@@ -536,7 +555,8 @@ static int ref_run(double *out, const double *x, size_t n, drift_format_t f, int
             mpfr_add(hi, q, eps, MPFR_RNDN);
             double rl = drift_mpfr_to_format(lo, f, DRIFT_RNE), rh = drift_mpfr_to_format(hi, f, DRIFT_RNE);
             if (rl == rh && signbit(rl) == signbit(rh)) {
-                if (lse) *out = rl;
+                if (lse)
+                    *out = rl;
                 else {
                     out[i] = rl;
                     todo[i] = 0;

@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t 
             double p = ak * b[j]; /* exact */
             double t = s[j] + p, bb = t - s[j];
             double e = (s[j] - (t - bb)) + (p - bb); /* TwoSum: t + e == s + p exactly */
-            err[j] |= e != 0; /* NaN (from inf) counts as an error too */
+            err[j] |= e != 0;                        /* NaN (from inf) counts as an error too */
             s[j] = t;
         }
     }
@@ -89,10 +89,9 @@ static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t 
  * extra) is exact, and (float) rounds it once to nearest-even. No product: c (0 as +0); a
  * non-finite c stays as it is. c is an fp32 value (or inf): its exponent is read from its
  * float bits. */
-static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_t *w, double *restrict acc,
-                                                                      const double *restrict a, const int *restrict ea,
-                                                                      const double *restrict Bk, const int *restrict ebk,
-                                                                      size_t N, size_t m, int lsb_off)
+static inline __attribute__((always_inline)) void
+tc_late_c_block_row(tc_amd_ws_t *w, double *restrict acc, const double *restrict a, const int *restrict ea,
+                    const double *restrict Bk, const int *restrict ebk, size_t N, size_t m, int lsb_off)
 {
     double *restrict scale = w->scale;
     int *restrict Ep = w->E, *restrict S = w->err; /* S: an int32 sum, below 2^29 */
@@ -119,7 +118,7 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
         uint32_t cu;
         memcpy(&cu, &cf, sizeof cu);
         int cfin = ((cu >> 23) & 0xff) != 0xff;
-        double c = tc_sel(cfin, c0, 0.0); /* an inf c is kept below; computing with 0 instead
+        double c = tc_sel(cfin, c0, 0.0);   /* an inf c is kept below; computing with 0 instead
                                            * keeps every conversion to an integer in range */
         cu &= (uint32_t)0 - (uint32_t)cfin; /* the bits of (float)c */
         int ce = (int)((cu >> 23) & 0xff) - 127;
@@ -136,8 +135,8 @@ static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_
         double X = tc_sel(late, mp7, mc), Y = tc_sel(late, mc7, mp);
         int xneg = late ? pneg : cneg, yneg = late ? cneg : pneg;
         int sh = late ? d : -d;
-        sh = sh > 200 ? 200 : sh; /* X < 2^40: any shift beyond 40 leaves 0 (and a lost bit) */
-        double y = X * pow2i(-sh); /* exact: X < 2^40 has at most 40 bits, y >= 2^-200 or 0 */
+        sh = sh > 200 ? 200 : sh;      /* X < 2^40: any shift beyond 40 leaves 0 (and a lost bit) */
+        double y = X * pow2i(-sh);     /* exact: X < 2^40 has at most 40 bits, y >= 2^-200 or 0 */
         double q = (double)(int64_t)y; /* trunc */
         uint64_t yb, qb;
         memcpy(&yb, &y, sizeof yb);
@@ -183,14 +182,14 @@ static inline __attribute__((always_inline)) void tc_amd_row_with(const tc_amd_t
 }
 
 #ifdef TC_AMD_CLONES
-__attribute__((target("avx512f,avx512dq"))) static void tc_amd_row_avx512(const tc_amd_t *t, double *acc, const double *a,
-                                                                           const int *ea, tc_amd_ws_t *w)
+__attribute__((target("avx512f,avx512dq"))) static void
+tc_amd_row_avx512(const tc_amd_t *t, double *acc, const double *a, const int *ea, tc_amd_ws_t *w)
 {
     tc_amd_row_with(t, acc, a, ea, w);
 }
 
 __attribute__((target("avx2"))) static void tc_amd_row_avx2(const tc_amd_t *t, double *acc, const double *a,
-                                                             const int *ea, tc_amd_ws_t *w)
+                                                            const int *ea, tc_amd_ws_t *w)
 {
     tc_amd_row_with(t, acc, a, ea, w);
 }
@@ -227,7 +226,7 @@ int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M
     const int simd = drift_tc_simd_level_();
     const tc_amd_t t = {g, Bd, eb, N, K};
     int fail = 0;
-#pragma omp parallel reduction(| : fail) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel reduction(| : fail) if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         double *dw = malloc(2 * N * sizeof *dw);
         int *iw = malloc(2 * N * sizeof *iw);

@@ -47,7 +47,7 @@
 #include <immintrin.h>
 #define TCB_AVX512 1
 
-#define TCB_ROWS 4  /* rows of a full group */
+#define TCB_ROWS 4     /* rows of a full group */
 #define TCB_STRIP 1024 /* columns of a strip: its block of B's rows stays in cache for the groups */
 
 /* Running checks of B's loads (the bits u of 16 floats at a time):
@@ -111,7 +111,8 @@ tcb_pass1(__m512 *E, const float *bk, const float *ae, const __mmask16 *cm, tcb_
             ge = _mm512_mask_max_ps(ge, _mm512_cmp_ps_mask(ge, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ), ge,
                                     _mm512_set1_ps(-14.0f));
 #pragma GCC unroll 4
-        for (int r = 0; r < R; r++) E[r * V + v] = _mm512_max_ps(E[r * V + v], _mm512_add_ps(_mm512_set1_ps(ae[r]), ge));
+        for (int r = 0; r < R; r++)
+            E[r * V + v] = _mm512_max_ps(E[r * V + v], _mm512_add_ps(_mm512_set1_ps(ae[r]), ge));
     }
 }
 
@@ -176,11 +177,13 @@ tcb_block(__m512 *c, const float *Ap, const float *Ae, const float *B, size_t ld
                 _mm512_storeu_ps(rr, res);
                 for (int l = 0; l < 16; l++)
                     if (ovf >> l & 1)
-                        rr[l] = (float)drift_tc_finish_((double)((int64_t)sp[l] + sq[l]), pow2i(t->lsb_off - e[l]), t->g);
+                        rr[l] =
+                            (float)drift_tc_finish_((double)((int64_t)sp[l] + sq[l]), pow2i(t->lsb_off - e[l]), t->g);
                 res = _mm512_loadu_ps(rr);
             }
         }
-        c[q] = _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[q], vlo), c[q], _mm512_setzero_ps()); /* no product: c */
+        c[q] =
+            _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[q], vlo), c[q], _mm512_setzero_ps()); /* no product: c */
     }
 }
 
@@ -254,17 +257,17 @@ tcb_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae,
 }
 
 /* The instantiations: (R, V) of the groups, MODE, the NVIDIA fp16/bf16 blocks. */
-#define TCB_TILE(R, V, MODE)                                                                                             \
-    __attribute__((target("avx512f,avx512dq"))) static void tcb_strip_##R##_##V##_##MODE(                               \
-        double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K,       \
-        size_t blk, const tcb_cfg_t *t, tcb_check_t *ck)                                                               \
-    {                                                                                                                  \
-        if (blk == 8)                                                                                                  \
-            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 8);                                    \
-        else if (blk == 16)                                                                                            \
-            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 16);                                   \
-        else                                                                                                           \
-            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 0);                                    \
+#define TCB_TILE(R, V, MODE)                                                                                    \
+    __attribute__((target("avx512f,avx512dq"))) static void tcb_strip_##R##_##V##_##MODE(                       \
+        double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K, \
+        size_t blk, const tcb_cfg_t *t, tcb_check_t *ck)                                                        \
+    {                                                                                                           \
+        if (blk == 8)                                                                                           \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 8);                             \
+        else if (blk == 16)                                                                                     \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 16);                            \
+        else                                                                                                    \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 0);                             \
     }
 #define TCB_TILES(R, V) TCB_TILE(R, V, 0) TCB_TILE(R, V, 1) TCB_TILE(R, V, 2) TCB_TILE(R, V, 3)
 TCB_TILES(4, 1)
@@ -304,9 +307,10 @@ __attribute__((target("avx512f,avx512dq"))) static int tcb_check_ok(const tcb_ch
  * (then the wide path), fp16 or not. */
 static tcb_cfg_t tcb_cfg(const tc_cfg_t *g)
 {
-    const tcb_cfg_t t = {g->lsb_off, (int64_t)g->p.block * (((int64_t)1 << (g->lsb_off + 2)) - 1) +
-                                             ((int64_t)1 << (g->lsb_off + 1)) - 1 > INT32_MAX,
-                         g->in == DRIFT_FP16, g};
+    const tcb_cfg_t t = {
+        g->lsb_off,
+        (int64_t)g->p.block * (((int64_t)1 << (g->lsb_off + 2)) - 1) + ((int64_t)1 << (g->lsb_off + 1)) - 1 > INT32_MAX,
+        g->in == DRIFT_FP16, g};
     return t;
 }
 
@@ -332,8 +336,10 @@ static int tcb_pack_a(float **Ap_out, float **Ae_out, const double *A, size_t M,
                 double a = A[(i0 + r) * K + k];
                 size_t at = i0 * K + k * R + r;
                 Ap[at] = (float)a;
-                if (pow2) Ae[at] = a != 0 ? (float)pow2i(in_exp(a, emin_in)) : 0.0f;
-                else Ae[at] = a != 0 ? (float)in_exp(a, emin_in) : -INFINITY; /* the model's ex (pass 1) */
+                if (pow2)
+                    Ae[at] = a != 0 ? (float)pow2i(in_exp(a, emin_in)) : 0.0f;
+                else
+                    Ae[at] = a != 0 ? (float)in_exp(a, emin_in) : -INFINITY; /* the model's ex (pass 1) */
                 wide |= a != 0 && (dexp(a) < -50 || dexp(a) > 50);
             }
     }
@@ -404,8 +410,8 @@ tcb2_load(const float *p, __m256i m, const int FULL)
 /* Pass 1 for one k: P[q] = max(P[q], 2^ex(a) 2^ex(b)) over the tile (R x V), with B's checks
  * (CHK; FP16: the fp16 check and clamp). */
 __attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void
-tcb2_pass1(__m256 *P, const float *bk, const float *ap, const __m256i *cm, tcb2_check_t *ck, const int R,
-           const int V, const int CHK, const int FP16, const int FULL)
+tcb2_pass1(__m256 *P, const float *bk, const float *ap, const __m256i *cm, tcb2_check_t *ck, const int R, const int V,
+           const int CHK, const int FP16, const int FULL)
 {
 #pragma GCC unroll 8
     for (int v = 0; v < V; v++) {
@@ -444,7 +450,7 @@ tcb2_block(__m256 *c, const float *Ap, const float *Ae, const float *B, size_t l
     __m256 sc[TCB_ROWS * 8];
 #pragma GCC unroll 16
     for (int q = 0; q < R * V; q++) {
-        __m256 cp = _mm256_and_ps(c[q], _mm256_castsi256_ps(vexp)); /* 2^floor(log2|c|), 0 for 0 */
+        __m256 cp = _mm256_and_ps(c[q], _mm256_castsi256_ps(vexp));                  /* 2^floor(log2|c|), 0 for 0 */
         Eb[q] = _mm256_castps_si256(_mm256_max_ps(_mm256_max_ps(P0[q], P1[q]), cp)); /* (E + 127) << 23 */
         /* 2^(lsb_off - max(E, -100)): biased lsb_off + 127 - max(E, -100) */
         sc[q] = _mm256_castsi256_ps(_mm256_sub_epi32(voff, _mm256_max_epi32(Eb[q], vlo)));
@@ -469,12 +475,12 @@ tcb2_block(__m256 *c, const float *Ap, const float *Ae, const float *B, size_t l
     for (int q = 0; q < R * V; q++) {
         __m256i S = _mm256_add_epi32(Sp[q], Sc[q]);
         __m256 pw = _mm256_castsi256_ps(_mm256_sub_epi32(vpow, _mm256_castps_si256(sc[q]))); /* 2^(E - lsb_off) */
-        __m256 f = _mm256_cvtepi32_ps(S);                                                      /* nearest-even */
+        __m256 f = _mm256_cvtepi32_ps(S);                                                    /* nearest-even */
         __m256i away = _mm256_srai_epi32(_mm256_sign_epi32(S, _mm256_sub_epi32(S, _mm256_cvttps_epi32(f))), 31);
         __m256 res = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(f), away)), pw);
         if (t->chk) { /* the int32 sum wrapped: same signs in, another out */
-            int ovf = _mm256_movemask_ps(_mm256_castsi256_ps(
-                _mm256_and_si256(_mm256_xor_si256(S, Sp[q]), _mm256_xor_si256(S, Sc[q]))));
+            int ovf = _mm256_movemask_ps(
+                _mm256_castsi256_ps(_mm256_and_si256(_mm256_xor_si256(S, Sp[q]), _mm256_xor_si256(S, Sc[q]))));
             if (ovf) {
                 int32_t sp[8], sq[8], e[8];
                 float rr[8];
@@ -574,17 +580,17 @@ tcb2_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae
 }
 
 /* The instantiations: (R, V) of the groups, CHK, FP16, the NVIDIA fp16/bf16 blocks. */
-#define TCB2_TILE(R, V, CHK, FP16)                                                                                       \
-    __attribute__((target("avx2,f16c"))) static void tcb2_strip_##R##_##V##_##CHK##FP16(                               \
-        double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K,       \
-        size_t blk, const tcb_cfg_t *t, tcb2_check_t *ck)                                                              \
-    {                                                                                                                  \
-        if (blk == 8)                                                                                                  \
-            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 8);                              \
-        else if (blk == 16)                                                                                            \
-            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 16);                             \
-        else                                                                                                           \
-            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 0);                              \
+#define TCB2_TILE(R, V, CHK, FP16)                                                                              \
+    __attribute__((target("avx2,f16c"))) static void tcb2_strip_##R##_##V##_##CHK##FP16(                        \
+        double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K, \
+        size_t blk, const tcb_cfg_t *t, tcb2_check_t *ck)                                                       \
+    {                                                                                                           \
+        if (blk == 8)                                                                                           \
+            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 8);                       \
+        else if (blk == 16)                                                                                     \
+            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 16);                      \
+        else                                                                                                    \
+            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 0);                       \
     }
 #define TCB2_TILES(R, V) TCB2_TILE(R, V, 0, 0) TCB2_TILE(R, V, 0, 1) TCB2_TILE(R, V, 1, 0) TCB2_TILE(R, V, 1, 1)
 TCB2_TILES(4, 1)
@@ -596,8 +602,13 @@ typedef void (*tcb2_strip_fn)(double *const *, size_t, const float *, const floa
                               size_t, const tcb_cfg_t *, tcb2_check_t *);
 
 /* [R - 1][CHK][FP16] */
-#define TCB2_ROW(R, V)                                                                                                   \
-    {{tcb2_strip_##R##_##V##_00, tcb2_strip_##R##_##V##_01}, {tcb2_strip_##R##_##V##_10, tcb2_strip_##R##_##V##_11}}
+#define TCB2_ROW(R, V)                                           \
+    {                                                            \
+        {tcb2_strip_##R##_##V##_00, tcb2_strip_##R##_##V##_01},  \
+        {                                                        \
+            tcb2_strip_##R##_##V##_10, tcb2_strip_##R##_##V##_11 \
+        }                                                        \
+    }
 static const tcb2_strip_fn TCB2_FN[TCB_ROWS][2][2] = {TCB2_ROW(1, 4), TCB2_ROW(2, 2), TCB2_ROW(3, 1), TCB2_ROW(4, 1)};
 
 __attribute__((target("avx2,f16c"))) static void tcb2_check_init(tcb2_check_t *ck)
@@ -638,8 +649,8 @@ typedef struct {
     void (*check_init)(void *ck);
     int (*check_ok)(const void *ck, const tcb_cfg_t *t);
     /* one tile of R rows and ns columns at crow; check: this tile checks the loads of B */
-    void (*tile)(double *const *crow, size_t ns, size_t R, int check, const float *Ap, const float *Ae,
-                 const float *B, size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck);
+    void (*tile)(double *const *crow, size_t ns, size_t R, int check, const float *Ap, const float *Ae, const float *B,
+                 size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck);
 } tcb_level_t;
 
 __attribute__((target("avx512f,avx512dq"))) static void tcb_init_512(void *ck) { tcb_check_init(ck); }
@@ -676,7 +687,7 @@ static int tcb_gemm(const tcb_level_t *lv, double *C, const double *A, const flo
     const size_t ngroups = (M + TCB_ROWS - 1) / TCB_ROWS, nstrips = (N + TCB_STRIP - 1) / TCB_STRIP;
     const size_t blk = (size_t)g->p.block;
     int bad = 0;
-#pragma omp parallel reduction(| : bad) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel reduction(| : bad) if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         union {
             tcb_check_t v512;
@@ -726,7 +737,7 @@ int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, 
         (int64_t)g.p.block * tmax > INT32_MAX)
         return DRIFT_OK;
     if (in != DRIFT_BF16 && in != DRIFT_FP16) return DRIFT_OK; /* tf32 would truncate every load */
-    const int simd = drift_tc_simd_level_(); /* 2: AVX-512 F and DQ, not disabled; 1: AVX2 */
+    const int simd = drift_tc_simd_level_();                   /* 2: AVX-512 F and DQ, not disabled; 1: AVX2 */
     if (simd < 1 || (simd == 1 && !tcb2_have())) return DRIFT_OK;
     const char *env = getenv("DRIFT_TC_NO_FLOATB"); /* lets the tests and the bench reach drift_tc_gemm */
     if (env && *env && strcmp(env, "0") != 0) return DRIFT_OK;

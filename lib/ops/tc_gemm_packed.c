@@ -78,7 +78,8 @@ typedef size_t (*tc_chunk_fn)(tc_rows_t *rs, const float *Bb, const int *eb, siz
                               const tc_cfg_t *g);
 
 static inline __attribute__((always_inline)) void tc_rows_with(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
-                                                                size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
+                                                               size_t ld, size_t K, const tc_cfg_t *g,
+                                                               tc_chunk_fn chunk)
 {
     const size_t blk = (size_t)g->p.block;
     const int lsb_off = g->lsb_off, min_exp = g->p.min_exp;
@@ -132,7 +133,7 @@ static inline __attribute__((always_inline)) void tc_rows_with(tc_rows_t *rs, co
             }
             int nslow = 0;
             for (size_t j = 0; j < N; j++) {
-                double v = S[j] * pow2i(E[j] - lsb_off), out; /* exact: S is an integer below 2^33 */
+                double v = S[j] * pow2i(E[j] - lsb_off), out;           /* exact: S is an integer below 2^33 */
                 int ok = tc_finish_fast(&out, v, rz, sh, oemin, oemax); /* S == 0 is not ok: +0 below */
                 cc[j] = out;
                 E[j] = !ok;
@@ -159,7 +160,7 @@ static inline __attribute__((always_inline)) void tc_rows_with(tc_rows_t *rs, co
  * portable loops. A zero input needs no branch: its exponent TC_NO_TERM never wins the max
  * (and cannot overflow), and its product truncates to 0. */
 __attribute__((target("avx2"))) static size_t tc_chunk_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
-                                                             size_t ld, size_t k0, size_t k1, const tc_cfg_t *g)
+                                                            size_t ld, size_t k0, size_t k1, const tc_cfg_t *g)
 {
     const size_t n8 = N & ~(size_t)7;
     const int R = rs->R;
@@ -180,7 +181,8 @@ __attribute__((target("avx2"))) static size_t tc_chunk_avx2(tc_rows_t *rs, const
             _mm256_storeu_si256((__m256i *)(rs->w[r].E + j), E);
             __m256i bexp = _mm256_sub_epi32(voff, E); /* biased exponent of 2^(lsb_off - E) */
             sc[r][0] = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(bexp)), 52));
-            sc[r][1] = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(bexp, 1)), 52));
+            sc[r][1] =
+                _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(bexp, 1)), 52));
             _mm256_storeu_pd(rs->w[r].scale + j, sc[r][0]);
             _mm256_storeu_pd(rs->w[r].scale + j + 4, sc[r][1]);
             const double *cc = rs->cc[r] + j;
@@ -189,7 +191,8 @@ __attribute__((target("avx2"))) static size_t tc_chunk_avx2(tc_rows_t *rs, const
         }
         for (size_t k = k0; k < k1; k++) {
             __m256 bf = _mm256_loadu_ps(Bb + k * ld + j);
-            __m256d b0 = _mm256_cvtps_pd(_mm256_castps256_ps128(bf)), b1 = _mm256_cvtps_pd(_mm256_extractf128_ps(bf, 1));
+            __m256d b0 = _mm256_cvtps_pd(_mm256_castps256_ps128(bf)),
+                    b1 = _mm256_cvtps_pd(_mm256_extractf128_ps(bf, 1));
             for (int r = 0; r < R; r++) {
                 __m256d av = _mm256_set1_pd(rs->A[r][k]);
                 __m256d t0 = _mm256_mul_pd(_mm256_mul_pd(av, b0), sc[r][0]);
@@ -209,8 +212,8 @@ __attribute__((target("avx2"))) static size_t tc_chunk_avx2(tc_rows_t *rs, const
  * exact int64 (vcvttpd2qq truncates toward zero like trunc31; the sums are the same
  * integers, converted back exactly since they stay below 2^33). */
 __attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(tc_rows_t *rs, const float *Bb, const int *eb,
-                                                                           size_t N, size_t ld, size_t k0, size_t k1,
-                                                                           const tc_cfg_t *g)
+                                                                          size_t N, size_t ld, size_t k0, size_t k1,
+                                                                          const tc_cfg_t *g)
 {
     const size_t n16 = N & ~(size_t)15;
     const int R = rs->R;
@@ -222,7 +225,8 @@ __attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(tc_row
         for (int r = 0; r < R; r++) Ev[r] = _mm512_loadu_si512((const void *)(rs->w[r].E + j));
         for (size_t k = k0; k < k1; k++) {
             __m512i e = _mm512_loadu_si512((const void *)(eb + k * ld + j));
-            for (int r = 0; r < R; r++) Ev[r] = _mm512_max_epi32(Ev[r], _mm512_add_epi32(_mm512_set1_epi32(rs->ea[r][k]), e));
+            for (int r = 0; r < R; r++)
+                Ev[r] = _mm512_max_epi32(Ev[r], _mm512_add_epi32(_mm512_set1_epi32(rs->ea[r][k]), e));
         }
         for (int r = 0; r < R; r++) {
             __m512i E = _mm512_max_epi32(Ev[r], vmin);
@@ -230,7 +234,8 @@ __attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(tc_row
             _mm512_storeu_si512((void *)(rs->w[r].E + j), E);
             __m512i bexp = _mm512_sub_epi32(voff, E);
             sc[r][0] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(bexp)), 52));
-            sc[r][1] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bexp, 1)), 52));
+            sc[r][1] =
+                _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bexp, 1)), 52));
             _mm512_storeu_pd(rs->w[r].scale + j, sc[r][0]);
             _mm512_storeu_pd(rs->w[r].scale + j + 8, sc[r][1]);
             const double *cc = rs->cc[r] + j;
@@ -243,8 +248,10 @@ __attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(tc_row
             __m512d b1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bf), 1)));
             for (int r = 0; r < R; r++) {
                 __m512d av = _mm512_set1_pd(rs->A[r][k]);
-                S[r][0] = _mm512_add_epi64(S[r][0], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b0), sc[r][0])));
-                S[r][1] = _mm512_add_epi64(S[r][1], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b1), sc[r][1])));
+                S[r][0] =
+                    _mm512_add_epi64(S[r][0], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b0), sc[r][0])));
+                S[r][1] =
+                    _mm512_add_epi64(S[r][1], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b1), sc[r][1])));
             }
         }
         for (int r = 0; r < R; r++) {
@@ -294,16 +301,19 @@ __attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(_
 {
     const int rz = g->rz, sh = 53 - g->out_p, oemin = g->oemin, oemax = g->oemax;
     const __m512i m = _mm512_set1_epi64(0x7ff), low = _mm512_set1_epi64((int64_t)(((uint64_t)1 << sh) - 1));
-    __m512i p2 = _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm256_add_epi32(E, _mm256_set1_epi32(1023 - g->lsb_off))), 52);
+    __m512i p2 =
+        _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm256_add_epi32(E, _mm256_set1_epi32(1023 - g->lsb_off))), 52);
     __m512d v = _mm512_mul_pd(_mm512_cvtepi64_pd(S), _mm512_castsi512_pd(p2)); /* exact (tc_rows_with) */
     __m512i u = _mm512_castpd_si512(v);
     __mmask8 ok = _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemin + 1023),
                                         _MM_CMPINT_NLT);
     if (!rz)
-        u = _mm512_add_epi64(u, _mm512_add_epi64(_mm512_srli_epi64(low, 1),
-                                                 _mm512_and_si512(_mm512_srli_epi64(u, (unsigned)sh), _mm512_set1_epi64(1))));
+        u = _mm512_add_epi64(
+            u, _mm512_add_epi64(_mm512_srli_epi64(low, 1),
+                                _mm512_and_si512(_mm512_srli_epi64(u, (unsigned)sh), _mm512_set1_epi64(1))));
     u = _mm512_andnot_si512(low, u);
-    ok &= _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemax + 1023), _MM_CMPINT_LE);
+    ok &= _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemax + 1023),
+                                _MM_CMPINT_LE);
     __mmask8 fin = _mm512_cmp_pd_mask(_mm512_abs_pd(c), _mm512_set1_pd(INFINITY), _CMP_LT_OQ);
     __mmask8 slow = (__mmask8)(~ok & fin & _mm512_cmp_epi64_mask(S, _mm512_setzero_si512(), _MM_CMPINT_NE));
     __m512d r = _mm512_maskz_mov_pd(ok, _mm512_castsi512_pd(u)); /* S == 0 gives +0 */
@@ -322,8 +332,8 @@ __attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(_
 }
 
 /* The accumulator of one row (16 outputs), finite entries only (inf set aside as 0). */
-__attribute__((target("avx512f,avx512dq"))) static inline void tc_load_c512(__m512d *c0, __m512d *c1, const double *crow,
-                                                                           __mmask8 m0, __mmask8 m1)
+__attribute__((target("avx512f,avx512dq"))) static inline void
+tc_load_c512(__m512d *c0, __m512d *c1, const double *crow, __mmask8 m0, __mmask8 m1)
 {
     const __m512d vinf = _mm512_set1_pd(INFINITY);
     __m512d x0 = _mm512_maskz_loadu_pd(m0, crow), x1 = _mm512_maskz_loadu_pd(m1, crow + 8);
@@ -383,13 +393,15 @@ tc_tile_avx512_with(double *const *crow, __mmask16 cm, const float *Ap, const in
             Es[r] = E;
             __m512i bexp = _mm512_sub_epi32(voff, E);
             sc[r][0] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(bexp)), 52));
-            sc[r][1] = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bexp, 1)), 52));
+            sc[r][1] =
+                _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(bexp, 1)), 52));
             __m512d c0, c1;
             tc_load_c512(&c0, &c1, crow[r], m0, m1);
             S[r][0] = _mm512_cvttpd_epi64(_mm512_mul_pd(c0, sc[r][0]));
             S[r][1] = _mm512_cvttpd_epi64(_mm512_mul_pd(c1, sc[r][1]));
             if (f32) {
-                sc32[r] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff32, _mm512_max_epi32(E, vlo32)), 23));
+                sc32[r] =
+                    _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(voff32, _mm512_max_epi32(E, vlo32)), 23));
                 S32[r] = _mm512_setzero_si512();
             }
         }
@@ -399,7 +411,8 @@ tc_tile_avx512_with(double *const *crow, __mmask16 cm, const float *Ap, const in
 #pragma GCC unroll 4
                 for (int r = 0; r < TC_ROWS; r++) {
                     __m512 av = _mm512_set1_ps(Ap[k * TC_ROWS + r]);
-                    S32[r] = _mm512_add_epi32(S32[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc32[r])));
+                    S32[r] =
+                        _mm512_add_epi32(S32[r], _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(av, bf), sc32[r])));
                 }
             }
 #pragma GCC unroll 4
@@ -415,8 +428,10 @@ tc_tile_avx512_with(double *const *crow, __mmask16 cm, const float *Ap, const in
 #pragma GCC unroll 4
                 for (int r = 0; r < TC_ROWS; r++) {
                     __m512d av = _mm512_set1_pd((double)Ap[k * TC_ROWS + r]);
-                    S[r][0] = _mm512_add_epi64(S[r][0], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b0), sc[r][0])));
-                    S[r][1] = _mm512_add_epi64(S[r][1], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b1), sc[r][1])));
+                    S[r][0] =
+                        _mm512_add_epi64(S[r][0], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b0), sc[r][0])));
+                    S[r][1] =
+                        _mm512_add_epi64(S[r][1], _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(av, b1), sc[r][1])));
                 }
             }
         }
@@ -431,9 +446,10 @@ tc_tile_avx512_with(double *const *crow, __mmask16 cm, const float *Ap, const in
     }
 }
 
-__attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *const *crow, __mmask16 cm, const float *Ap,
-                                                                        const int *eap, const float *Bp, const int *ebp,
-                                                                        size_t K, const tc_cfg_t *g, int f32)
+__attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *const *crow, __mmask16 cm,
+                                                                       const float *Ap, const int *eap, const float *Bp,
+                                                                       const int *ebp, size_t K, const tc_cfg_t *g,
+                                                                       int f32)
 {
     if (f32)
         tc_tile_avx512_with(crow, cm, Ap, eap, Bp, ebp, K, g, 1);
@@ -541,7 +557,8 @@ tc_fast_block(__m512 *c, const float *Ap, const uint32_t *ea2, const float *Bp, 
                 res = _mm512_loadu_ps(rr);
             }
         }
-        c[r] = _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[r], vlo), c[r], _mm512_setzero_ps()); /* no product: c */
+        c[r] =
+            _mm512_mask_add_ps(res, _mm512_cmplt_epi32_mask(E[r], vlo), c[r], _mm512_setzero_ps()); /* no product: c */
     }
 }
 
@@ -589,7 +606,7 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(do
 
 /* The per-block loops of tc_rows_with compiled for AVX2 (same operations, wider). */
 __attribute__((target("avx2"))) static void tc_rows_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
-                                                          size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
+                                                         size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
 {
     tc_rows_with(rs, Bb, eb, N, ld, K, g, chunk);
 }
@@ -634,7 +651,7 @@ int drift_tc_simd_level_(void) { return tc_have_avx2() ? (tc_have_avx512() ? 2 :
  * bit itself is below the quantum, as for half the smallest subnormal; double subnormals
  * too); inf and NaN fail |x| <= max_finite. */
 static inline __attribute__((always_inline)) int tc_finite_values_with(const double *x, size_t n, int p, int emin,
-                                                                      double maxf)
+                                                                       double maxf)
 {
     uint64_t bad = 0;
     for (size_t t = 0; t < n; t++) {
@@ -692,8 +709,8 @@ int drift_tc_finite_values_(const double *x, size_t n, const tc_cfg_t *g)
  * TC_NO_TERM for +-0; `wide` when a nonzero input has an exponent below -50 or above 50
  * (a float subnormal: -127). */
 typedef struct {
-    __m512 v;     /* the inputs as floats */
-    __m512i e;    /* their exponents (TC_NO_TERM for 0) */
+    __m512 v;  /* the inputs as floats */
+    __m512i e; /* their exponents (TC_NO_TERM for 0) */
     __mmask16 wide;
 } tc_pack16_t;
 
@@ -702,11 +719,14 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static inline tc_pack16_t t
 {
     tc_pack16_t p;
     __m512d lo = _mm512_maskz_loadu_pd((__mmask8)in, x), hi = _mm512_maskz_loadu_pd((__mmask8)(in >> 8), x + 8);
-    __m512i u = _mm512_castps_si512(_mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1));
+    __m512i u =
+        _mm512_castps_si512(_mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1));
     if (tf32) u = _mm512_and_si512(u, _mm512_set1_epi32(~0x1fff));
     __mmask16 nz = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x7fffffff));
-    __m512i eb = _mm512_sub_epi32(_mm512_and_si512(_mm512_srli_epi32(u, 23), _mm512_set1_epi32(0xff)), _mm512_set1_epi32(127));
-    p.wide = nz & (_mm512_cmplt_epi32_mask(eb, _mm512_set1_epi32(-50)) | _mm512_cmpgt_epi32_mask(eb, _mm512_set1_epi32(50)));
+    __m512i eb =
+        _mm512_sub_epi32(_mm512_and_si512(_mm512_srli_epi32(u, 23), _mm512_set1_epi32(0xff)), _mm512_set1_epi32(127));
+    p.wide =
+        nz & (_mm512_cmplt_epi32_mask(eb, _mm512_set1_epi32(-50)) | _mm512_cmpgt_epi32_mask(eb, _mm512_set1_epi32(50)));
     p.e = _mm512_mask_mov_epi32(_mm512_set1_epi32(TC_NO_TERM), nz, _mm512_max_epi32(eb, _mm512_set1_epi32(emin)));
     p.v = _mm512_castsi512_ps(u);
     return p;
@@ -720,9 +740,8 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __m512i tc_e1
 
 /* B's chunk ch (columns 16 ch ...): Bp[k*16 + l] and its exponents (ebp, and eb2 when
  * given); 1 when an input is wide. */
-__attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_b(float *Bp, int *ebp, uint32_t *eb2,
-                                                                          const double *B, size_t N, size_t K,
-                                                                          size_t ch, const tc_cfg_t *g)
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static int
+tc_pack_b(float *Bp, int *ebp, uint32_t *eb2, const double *B, size_t N, size_t K, size_t ch, const tc_cfg_t *g)
 {
     const size_t j0 = ch * TC_LANES, nj = N - j0 < TC_LANES ? N - j0 : TC_LANES;
     const __mmask16 in = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
@@ -744,9 +763,8 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_b(float 
 
 /* A's group gi, sixteen k at a time down each of its rows, then interleaved to
  * Ap[(gi*K + k)*4 + r] (eap likewise) and the pairs ea2[(gi*K + k)*2 + {0, 1}]. */
-__attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_a(float *Ap, int *eap, uint32_t *ea2,
-                                                                          const double *A, size_t M, size_t K,
-                                                                          size_t gi, const tc_cfg_t *g)
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static int
+tc_pack_a(float *Ap, int *eap, uint32_t *ea2, const double *A, size_t M, size_t K, size_t gi, const tc_cfg_t *g)
 {
     const int tf32 = g->in == DRIFT_TF32;
     __mmask16 wide = 0;
@@ -770,17 +788,23 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_a(float 
         __m512i q[4] = {_mm512_permutex2var_epi64(x01l, lo4, x23l), _mm512_permutex2var_epi64(x01l, hi4, x23l),
                         _mm512_permutex2var_epi64(x01h, lo4, x23h), _mm512_permutex2var_epi64(x01h, hi4, x23h)};
         for (int h = 0; h < 4; h++) { /* 4 k per register */
-            __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu : nk > (size_t)(4 * h) ? (1u << 4 * (nk - 4 * h)) - 1 : 0);
+            __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu
+                                       : nk > (size_t)(4 * h)    ? (1u << 4 * (nk - 4 * h)) - 1
+                                                                 : 0);
             _mm512_mask_storeu_ps(ap + 16 * h, st, _mm512_castsi512_ps(q[h]));
         }
         if (eap) {
             int *ep = eap + (gi * K + k0) * TC_ROWS;
-            __m512i y01l = _mm512_permutex2var_epi32(e[0], lo2, e[1]), y01h = _mm512_permutex2var_epi32(e[0], hi2, e[1]);
-            __m512i y23l = _mm512_permutex2var_epi32(e[2], lo2, e[3]), y23h = _mm512_permutex2var_epi32(e[2], hi2, e[3]);
+            __m512i y01l = _mm512_permutex2var_epi32(e[0], lo2, e[1]),
+                    y01h = _mm512_permutex2var_epi32(e[0], hi2, e[1]);
+            __m512i y23l = _mm512_permutex2var_epi32(e[2], lo2, e[3]),
+                    y23h = _mm512_permutex2var_epi32(e[2], hi2, e[3]);
             __m512i y[4] = {_mm512_permutex2var_epi64(y01l, lo4, y23l), _mm512_permutex2var_epi64(y01l, hi4, y23l),
                             _mm512_permutex2var_epi64(y01h, lo4, y23h), _mm512_permutex2var_epi64(y01h, hi4, y23h)};
             for (int h = 0; h < 4; h++) {
-                __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu : nk > (size_t)(4 * h) ? (1u << 4 * (nk - 4 * h)) - 1 : 0);
+                __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu
+                                           : nk > (size_t)(4 * h)    ? (1u << 4 * (nk - 4 * h)) - 1
+                                                                     : 0);
                 _mm512_mask_storeu_epi32(ep + 16 * h, st, y[h]);
             }
         }
@@ -830,7 +854,7 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
         return DRIFT_ENOMEM;
     }
     const int emin = g->emin_in, tf32 = g->in == DRIFT_TF32;
-#pragma omp parallel if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         /* `wide`: some nonzero input outside [2^-50, 2^51), per group of A and chunk of B:
          * the tiles it touches take tc_tile_avx512's double pass 2 */
@@ -940,10 +964,12 @@ int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, 
     const size_t nstrips = (N + TC_STRIP - 1) / TC_STRIP, ngroups = (M + TC_ROWS - 1) / TC_ROWS;
     tc_chunk_fn chunk = NULL;
 #ifdef TC_AVX2
-    if (tc_have_avx2()) chunk = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") ? tc_chunk_avx512 : tc_chunk_avx2;
+    if (tc_have_avx2())
+        chunk =
+            __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") ? tc_chunk_avx512 : tc_chunk_avx2;
 #endif
     int fail = 0;
-#pragma omp parallel reduction(| : fail) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel reduction(| : fail) if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         tc_rows_t rs;
         double *buf = malloc(TC_ROWS * 3 * TC_STRIP * sizeof(double));
@@ -1014,13 +1040,13 @@ static inline __attribute__((always_inline)) void tc_pairwise_row_with(float *re
 /* The same C compiled for wider vectors (same float operations, so the same bits). */
 #ifdef TC_AVX2
 __attribute__((target("avx512f,avx512dq"))) static void tc_pairwise_row_avx512(float *acc, const float *Ai,
-                                                                                const float *Bf, size_t N, size_t Kp)
+                                                                               const float *Bf, size_t N, size_t Kp)
 {
     tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
 }
 
 __attribute__((target("avx2"))) static void tc_pairwise_row_avx2(float *acc, const float *Ai, const float *Bf, size_t N,
-                                                                  size_t Kp)
+                                                                 size_t Kp)
 {
     tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
 }
@@ -1056,7 +1082,7 @@ int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t
         }
     const int simd = drift_tc_simd_level_();
     int fail = 0;
-#pragma omp parallel reduction(| : fail) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel reduction(| : fail) if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     {
         float *acc = malloc(N * sizeof *acc);
         if (!acc) fail = 1;

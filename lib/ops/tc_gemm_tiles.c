@@ -36,8 +36,8 @@
 #define TC_TILE_CLONES 1
 #endif
 
-#define TR 4  /* rows per tile */
-#define TW 16 /* columns per tile: one vector of 16 floats */
+#define TR 4                  /* rows per tile */
+#define TW 16                 /* columns per tile: one vector of 16 floats */
 #define TC_TILE_EFLOOR (-100) /* every E of an in-range product is at least this */
 
 /* GCC/clang vector extensions (as lib/llm/lmhead.c): the same C compiles to AVX-512 zmm, to
@@ -128,10 +128,22 @@ static inline __attribute__((always_inline)) v16i maxi16(v16i x, v16i y, int isa
 }
 
 
-static inline __attribute__((always_inline)) v8i lo8(v16i x) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7); }
-static inline __attribute__((always_inline)) v8i hi8(v16i x) { return __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15); }
-static inline __attribute__((always_inline)) v8f lo8f(v16f x) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7); }
-static inline __attribute__((always_inline)) v8f hi8f(v16f x) { return __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15); }
+static inline __attribute__((always_inline)) v8i lo8(v16i x)
+{
+    return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+static inline __attribute__((always_inline)) v8i hi8(v16i x)
+{
+    return __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+static inline __attribute__((always_inline)) v8f lo8f(v16f x)
+{
+    return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+static inline __attribute__((always_inline)) v8f hi8f(v16f x)
+{
+    return __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
+}
 static inline __attribute__((always_inline)) v16f cat16f(v8f lo, v8f hi)
 {
     return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -218,7 +230,7 @@ static inline __attribute__((always_inline)) v8f then_add8(v8f ps, v8i S0, v8i S
     v8i up = __builtin_convertvector(absv(fd) > absv(Sd), v8i); /* -1 where RNE went up */
     f = (v8f)((v8i)f + up);
     v8d p = cvtfd(f, isa) * cvtfd(ps, isa); /* exact */
-    v8d x = p + cvtfd(c8, isa); /* p and c have <= 24 bits: rounding this to
+    v8d x = p + cvtfd(c8, isa);             /* p and c have <= 24 bits: rounding this to
                                                    * double, then to the output, is the
                                                    * correctly rounded sum (tc_block_then_add) */
     return __builtin_convertvector(x, v8f); /* fp32 output: the only one then-add has */
@@ -245,7 +257,7 @@ typedef struct {
 /* cblk: 0, or a compile-time block size of late-c (then_add 0) whose full blocks are unrolled
  * (MI300X bf16: 8), the short last block taking the same code with its m. */
 static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t *t, size_t i0, size_t jp, float *acc,
-                                                                int isa, const int cblk)
+                                                               int isa, const int cblk)
 {
     const size_t K = t->K, blk = cblk ? (size_t)cblk : (size_t)t->blk;
     const int then_add = cblk ? 0 : t->then_add;
@@ -284,7 +296,7 @@ static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t 
         for (int r = 0; r < TR; r++) {
             v16i Ef = seli16(E[r] > TC_TILE_EFLOOR, E[r], (v16i){0} + TC_TILE_EFLOOR);
             c[r] = then_add ? then_add16(Ef, S0[r], S1[r], c[r], t->lsb_off, isa)
-                               : late_c16(E[r], Ef, S0[r] + S1[r], c[r], t->lsb_off, isa);
+                            : late_c16(E[r], Ef, S0[r] + S1[r], c[r], t->lsb_off, isa);
         }
     }
     for (int r = 0; r < TR; r++) {
@@ -294,7 +306,8 @@ static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t 
 }
 
 #ifdef TC_TILE_CLONES
-__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void tc_tile_avx512(const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
+tc_tile_avx512(const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
 {
     if (!t->then_add && t->blk == 8)
         tc_tile_with(t, i0, jp, acc, 2, 8);
@@ -310,7 +323,10 @@ __attribute__((target("avx2"))) static void tc_tile_avx2(const tc_tiles_t *t, si
 }
 #endif
 
-static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc) { tc_tile_with(t, i0, jp, acc, 0, 0); }
+static void tc_tile_generic(const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
+{
+    tc_tile_with(t, i0, jp, acc, 0, 0);
+}
 
 /* c rounded to the output format (drift_tc_round_c_): an fp32 value is its own rounding to
  * fp32 in any mode (subnormals kept, as drift_tc_round_c_ keeps them), the common case of C
@@ -321,7 +337,10 @@ static inline double tc_tile_round_c(double c, const tc_cfg_t *g)
 }
 
 /* An input as the hardware takes it: only tf32 changes (tc_model.c truncates fp32 values). */
-static inline double tc_tile_prepare(double x, const tc_cfg_t *g) { return g->in == DRIFT_TF32 ? drift_tc_prepare_(x, g) : x; }
+static inline double tc_tile_prepare(double x, const tc_cfg_t *g)
+{
+    return g->in == DRIFT_TF32 ? drift_tc_prepare_(x, g) : x;
+}
 
 /* ---- CDNA1 (tc_block_exact): c and a block of products summed exactly, rounded once ------
  * On tiles of 4 rows x 16 columns in double lanes: per output, s = c, then s += p_k for the
@@ -344,7 +363,7 @@ typedef struct {
 } tc_xtiles_t;
 
 static inline __attribute__((always_inline)) void tc_exact_tile_with(const tc_xtiles_t *t, size_t i0, size_t jp,
-                                                                      double *acc, int isa)
+                                                                     double *acc, int isa)
 {
     const size_t K = t->K, blk = (size_t)t->g->p.block;
     const double *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
@@ -587,7 +606,7 @@ int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_
     while ((1 << lgblk) < g->p.block) lgblk++;
     const int budget = 53 - 2 * (drift_format_info(g->in)->p - 1) - 2 - lgblk;
     /* Each tile is independent of the others: any thread count gives the same bits. */
-#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel for schedule(dynamic, 1) if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t ti = 0; ti < ntiles; ti++) {
         size_t jp = ti / ngroups, i0 = ti % ngroups * TR;
         double acc[TR * TW];
@@ -639,7 +658,7 @@ static inline __attribute__((always_inline)) int tc_tile_pack_one(float *dst, in
 }
 
 static inline __attribute__((always_inline)) int tc_tile_pack_with(float *dst, int32_t *edst, const double *src,
-                                                                    size_t n, const tc_cfg_t *g)
+                                                                   size_t n, const tc_cfg_t *g)
 {
     const int emin = g->emin_in;
     int bad = 0;
@@ -665,7 +684,8 @@ tc_tile_pack_avx512(float *dst, int32_t *edst, const double *src, size_t n, cons
     for (; t + 8 <= n; t += 8) {
         const __m512d x = _mm512_loadu_pd(src + t);
         const __m512i u = _mm512_and_si512(_mm512_castpd_si512(x), abs);
-        const __mmask8 nz = _mm512_test_epi64_mask(u, u), out = nz & _mm512_cmpgt_epu64_mask(_mm512_sub_epi64(u, lo), span);
+        const __mmask8 nz = _mm512_test_epi64_mask(u, u),
+                       out = nz & _mm512_cmpgt_epu64_mask(_mm512_sub_epi64(u, lo), span);
         bad |= out;
         _mm256_storeu_ps(dst + t, _mm512_cvtpd_ps(_mm512_maskz_mov_pd((__mmask8)~out, x)));
         __m512i e = _mm512_max_epi64(_mm512_sub_epi64(_mm512_srli_epi64(u, 52), _mm512_set1_epi64(1023)), emin);
@@ -726,7 +746,7 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
     const int simd = drift_tc_simd_level_();
     const size_t ngroups = Mp / TR, ntiles = ngroups * np;
     /* Each tile is independent of the others: any thread count gives the same bits. */
-#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel for schedule(dynamic, 1) if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t ti = 0; ti < ntiles; ti++) {
         size_t jp = ti / ngroups, i0 = ti % ngroups * TR; /* a panel of B stays in cache across its row groups */
         /* the tile's part of C: rows x cols (fewer than TR x TW at the edges), without a bounds
@@ -766,9 +786,9 @@ int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, s
  * AVX-512 only (intrinsics: a flush is one vptestnmd and one masked vpandd); the AVX2 and
  * portable builds keep drift_tc_gemm_pairwise32's rows. */
 typedef struct {
-    const float *Ap; /* Mp x Kp, zero-padded */
+    const float *Ap;    /* Mp x Kp, zero-padded */
     const int32_t *sap; /* 0x80000000 where the A value is nonzero */
-    const float *Bp; /* panels of TW columns: Bp[(panel * Kp + k) * TW + l], zero-padded */
+    const float *Bp;    /* panels of TW columns: Bp[(panel * Kp + k) * TW + l], zero-padded */
     const int32_t *sbp;
     size_t Kp;
 } tc_ptiles_t;
@@ -836,7 +856,7 @@ int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, si
         for (size_t k = 0; k < K; k++) {
             double x = drift_tc_prepare_(A[i * K + k], g);
             if (fabs(x) < tiny) continue; /* zero, or a subnormal input: +0 */
-            Ap[i * Kp + k] = (float)x; /* exact: a float format */
+            Ap[i * Kp + k] = (float)x;    /* exact: a float format */
             sap[i * Kp + k] = INT32_MIN;
         }
     for (size_t jp = 0; jp < np; jp++)
@@ -850,7 +870,7 @@ int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, si
     const tc_ptiles_t t = {Ap, sap, Bp, sbp, Kp};
     const size_t ngroups = Mp / TR, ntiles = ngroups * np;
     /* Each tile is independent of the others: any thread count gives the same bits. */
-#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel for schedule(dynamic, 1) if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t ti = 0; ti < ntiles; ti++) {
         size_t jp = ti / ngroups, i0 = ti % ngroups * TR;
         float acc[TR * TW];

@@ -42,7 +42,10 @@ typedef struct {
     int fp16_out;       /* 1: fp16 output exists */
 } tc_row_t;
 
-#define TC_ROW(fam, in, algo, blk, neab, me, me16, rnd, h) {fam, in, DRIFT_TC_##algo, blk, neab, me, me16, DRIFT_##rnd, h}
+#define TC_ROW(fam, in, algo, blk, neab, me, me16, rnd, h)            \
+    {                                                                 \
+        fam, in, DRIFT_TC_##algo, blk, neab, me, me16, DRIFT_##rnd, h \
+    }
 static const tc_row_t TC_TABLE[] = {
     /* V100TC.m: fp16 only, 4 products, no extra bit, no clamp (-1024) for fp32 output */
     TC_ROW("volta", TC_IN_FP16, ALIGN_TRUNC, 4, 0, TC_NO_LIMIT, -19, RZ, 1),
@@ -87,20 +90,20 @@ static const tc_row_t TC_TABLE_FP16_OUT[] = {
 
 /* Which family each architecture is (the published models make the same calls). */
 static const char *const TC_FAMILY[DRIFT_TC_NARCH] = {
-    [DRIFT_TC_V100] = "volta",      [DRIFT_TC_A100] = "ampere",     [DRIFT_TC_A2] = "ampere",
-    [DRIFT_TC_A30] = "ampere",      [DRIFT_TC_ADA] = "ada",         [DRIFT_TC_L40S] = "ada",
-    [DRIFT_TC_H100] = "hopper",     [DRIFT_TC_H200] = "hopper",     [DRIFT_TC_B200] = "blackwell",
+    [DRIFT_TC_V100] = "volta",           [DRIFT_TC_A100] = "ampere", [DRIFT_TC_A2] = "ampere",
+    [DRIFT_TC_A30] = "ampere",           [DRIFT_TC_ADA] = "ada",     [DRIFT_TC_L40S] = "ada",
+    [DRIFT_TC_H100] = "hopper",          [DRIFT_TC_H200] = "hopper", [DRIFT_TC_B200] = "blackwell",
     [DRIFT_TC_RTXPRO6000] = "blackwell", [DRIFT_TC_MI100] = "cdna1", [DRIFT_TC_MI250] = "cdna2",
     [DRIFT_TC_MI300X] = "cdna3",
 };
 
 static const tc_row_t *tc_row(drift_tc_arch_t arch, drift_format_t in, drift_format_t out)
 {
-    tc_in_t c = in == DRIFT_FP16 ? TC_IN_FP16
-                : in == DRIFT_BF16 ? TC_IN_BF16
-                : in == DRIFT_TF32 ? TC_IN_TF32
+    tc_in_t c = in == DRIFT_FP16                               ? TC_IN_FP16
+                : in == DRIFT_BF16                             ? TC_IN_BF16
+                : in == DRIFT_TF32                             ? TC_IN_TF32
                 : (in == DRIFT_FP8E4M3 || in == DRIFT_FP8E5M2) ? TC_IN_FP8
-                                                                : TC_IN_N;
+                                                               : TC_IN_N;
     for (size_t i = 0; out == DRIFT_FP16 && i < sizeof TC_TABLE_FP16_OUT / sizeof TC_TABLE_FP16_OUT[0]; i++)
         if (TC_TABLE_FP16_OUT[i].in == c && strcmp(TC_TABLE_FP16_OUT[i].family, TC_FAMILY[arch]) == 0)
             return &TC_TABLE_FP16_OUT[i];
@@ -129,8 +132,13 @@ int drift_tc_model(drift_tc_model_t *m, drift_tc_arch_t arch, drift_format_t in,
     if (!r) return DRIFT_EUNSUPPORTED;
     if (out != DRIFT_FP32 && !(out == DRIFT_FP16 && r->fp16_out)) return DRIFT_EUNSUPPORTED;
     int h = out == DRIFT_FP16;
-    *m = (drift_tc_model_t){r->family, r->algo, r->block, r->neab, h && in == DRIFT_FP16 ? r->min_exp16 : r->min_exp,
-                            h ? DRIFT_RNE : r->rnd32, r->algo != DRIFT_TC_PAIRWISE_FP32};
+    *m = (drift_tc_model_t){r->family,
+                            r->algo,
+                            r->block,
+                            r->neab,
+                            h && in == DRIFT_FP16 ? r->min_exp16 : r->min_exp,
+                            h ? DRIFT_RNE : r->rnd32,
+                            r->algo != DRIFT_TC_PAIRWISE_FP32};
     return DRIFT_OK;
 }
 
@@ -362,7 +370,7 @@ static double tc_block_late_c(const double *a, const double *b, size_t n, double
     }
     double sum = (pneg ? -(double)mp : (double)mp) + (cneg ? -(double)mc : (double)mc); /* exact: < 2^40 */
     if (sum == 0) return 0.0;
-    double v = sum * pow2i(E - g->lsb_off - extra); /* exact */
+    double v = sum * pow2i(E - g->lsb_off - extra);                        /* exact */
     return g->out == DRIFT_FP32 ? (double)(float)v : drift_rne(v, g->out); /* one rounding */
 }
 
@@ -468,10 +476,14 @@ static int tc_special(double *res, const double *a, size_t sa, const double *b, 
                 pinf = 1;
         }
     }
-    if (nan || (pinf && ninf)) *res = NAN;
-    else if (pinf) *res = INFINITY;
-    else if (ninf) *res = -INFINITY;
-    else return 0;
+    if (nan || (pinf && ninf))
+        *res = NAN;
+    else if (pinf)
+        *res = INFINITY;
+    else if (ninf)
+        *res = -INFINITY;
+    else
+        return 0;
     return 1;
 }
 
@@ -526,7 +538,7 @@ static int tc_gemm_blocks(double *C, const double *A, const double *B, size_t M,
     for (size_t k = 0; k < K; k++)
         for (size_t j = 0; j < N; j++) Bt[j * K + k] = drift_tc_prepare_(B[k * N + j], g);
     const size_t blk = (size_t)g->p.block;
-#pragma omp parallel for schedule(dynamic, 1) if(M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
+#pragma omp parallel for schedule(dynamic, 1) if (M * N * K >= DRIFT_PAR_MIN_FMAS_GEN)
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
             double acc = c_init ? drift_tc_round_c_(C[i * N + j], g) : 0.0;

@@ -30,7 +30,8 @@
 static int strict_start(const char *s, int sign_ok)
 {
     if (sign_ok && *s == '-') s++;
-    return (*s >= '0' && *s <= '9') || *s == '.' || (sign_ok == 2 && (*s == 'i' || *s == 'I' || *s == 'n' || *s == 'N'));
+    return (*s >= '0' && *s <= '9') || *s == '.' ||
+           (sign_ok == 2 && (*s == 'i' || *s == 'I' || *s == 'n' || *s == 'N'));
 }
 
 int drift_parse_long(long *out, const char *s)
@@ -91,7 +92,8 @@ noreturn void drift_die_format(const char *opt, const char *value)
         size_t l = strlen(accepted);
         snprintf(accepted + l, sizeof accepted - l, "%s%s", i ? ", " : "", names[n - 1]);
     }
-    for (int i = 0; n < DRIFT_NFORMATS + 64 && drift_format_alias(i, NULL); i++) names[n++] = drift_format_alias(i, NULL);
+    for (int i = 0; n < DRIFT_NFORMATS + 64 && drift_format_alias(i, NULL); i++)
+        names[n++] = drift_format_alias(i, NULL);
     drift_suggest_text(hint, sizeof hint, value, names, n, NULL);
     drift_die("%s: unknown format '%s' (%saccepted: %s, in any case, or PyTorch's names bfloat16, float16, half, "
               "float32, float64, float8_e4m3fn, float8_e5m2)",
@@ -102,11 +104,13 @@ const char *drift_order_grammar(void)
 {
     static char text[768];
     if (text[0]) return text;
-    int n = snprintf(text, sizeof text, "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), "
-                                        "kahan, neumaier, random:SEED, tc:MODEL with MODEL one of ");
+    int n = snprintf(text, sizeof text,
+                     "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), "
+                     "kahan, neumaier, random:SEED, tc:MODEL with MODEL one of ");
     for (int a = 0; a < DRIFT_TC_NARCH && n > 0 && (size_t)n < sizeof text; a++)
         n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", a ? "|" : "", drift_tc_arch_name((drift_tc_arch_t)a));
-    if (n > 0 && (size_t)n < sizeof text) snprintf(text + n, sizeof text - (size_t)n, " or a card name (./lab calc cards)");
+    if (n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, " or a card name (./lab calc cards)");
     return text;
 }
 
@@ -117,7 +121,8 @@ const char *drift_tc_names(void)
     int n = snprintf(text, sizeof text, "tc:MODEL with MODEL one of ");
     for (int a = 0; a < DRIFT_TC_NARCH && n > 0 && (size_t)n < sizeof text; a++)
         n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", a ? ", " : "", drift_tc_arch_name((drift_tc_arch_t)a));
-    if (n > 0 && (size_t)n < sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, ", or tc:CARD with CARD one of ");
+    if (n > 0 && (size_t)n < sizeof text)
+        n += snprintf(text + n, sizeof text - (size_t)n, ", or tc:CARD with CARD one of ");
     if (n > 0 && (size_t)n < sizeof text) drift_card_names(text + n, sizeof text - (size_t)n);
     n = (int)strlen(text);
     if ((size_t)n + 1 < sizeof text) snprintf(text + n, sizeof text - (size_t)n, ", in any case");
@@ -152,7 +157,8 @@ static int split_list(const char *opt, const char *value, char items[][DRIFT_ORD
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if (len == 0) drift_die("--%s: empty item in list '%s'", opt, value);
         if (len >= DRIFT_ORDER_SPEC_MAX)
-            drift_die("--%s: item '%.*s' is too long (accepted: at most %d characters)", opt, (int)len, p, DRIFT_ORDER_SPEC_MAX - 1);
+            drift_die("--%s: item '%.*s' is too long (accepted: at most %d characters)", opt, (int)len, p,
+                      DRIFT_ORDER_SPEC_MAX - 1);
         if (n == max) drift_die("--%s: more than %d items (accepted: at most %d, comma-separated)", opt, max, max);
         memcpy(items[n], p, len);
         items[n][len] = 0;
@@ -204,8 +210,7 @@ static void parse_orders(drift_cli_t *cli, const char *value)
 static void check_range(const drift_cli_opt_t *o, long v)
 {
     if (v < o->min || (o->max && v > o->max)) {
-        if (o->max)
-            drift_die("--%s: %ld is out of range (accepted: %ld..%ld)", o->name, v, o->min, o->max);
+        if (o->max) drift_die("--%s: %ld is out of range (accepted: %ld..%ld)", o->name, v, o->min, o->max);
         drift_die("--%s: %ld is out of range (accepted: >= %ld)", o->name, v, o->min);
     }
 }
@@ -215,7 +220,8 @@ static void parse_extra(const drift_cli_opt_t *o, const char *value)
     switch (o->type) {
     case DRIFT_OPT_INT: {
         long v;
-        if (drift_parse_long(&v, value)) drift_die("--%s: '%s' is not an integer (accepted: %s)", o->name, value, o->metavar);
+        if (drift_parse_long(&v, value))
+            drift_die("--%s: '%s' is not an integer (accepted: %s)", o->name, value, o->metavar);
         check_range(o, v);
         *(long *)o->dest = v;
         break;
@@ -250,7 +256,8 @@ static void parse_extra(const drift_cli_opt_t *o, const char *value)
                 drift_die("--%s: '%s' is not a finite number (accepted: %s)", o->name, items[i], o->metavar);
         for (int i = 0; i < n; i++)
             for (int j = 0; j < i; j++)
-                if (l->v[j] == l->v[i]) drift_die("--%s: '%s' given twice (the same value as '%s')", o->name, items[i], items[j]);
+                if (l->v[j] == l->v[i])
+                    drift_die("--%s: '%s' given twice (the same value as '%s')", o->name, items[i], items[j]);
         l->n = n;
         break;
     }
@@ -285,16 +292,18 @@ static void print_help(const drift_cli_spec_t *spec)
     printf("  --seed N             random seed (default 1)\n");
     printf("  --profile P          sweep size: quick, default or full (when not given: default)\n");
     printf("  --out DIR            where data files go, created with its parents (default data;\n"
-           "                       ./lab run: a new runs/%s/<time>/)\n", spec->name);
+           "                       ./lab run: a new runs/%s/<time>/)\n",
+           spec->name);
     if (!spec->default_formats) /* refused by this experiment: say so instead of offering it */
         printf("  (--formats is not accepted: %s %s)\n", spec->name, not_taken(spec, "formats"));
     else
-        printf("  --formats LIST       number formats, comma-separated, each once (default %s)\n", spec->default_formats);
+        printf("  --formats LIST       number formats, comma-separated, each once (default %s)\n",
+               spec->default_formats);
     if (takes_no_orders(spec))
         printf("  (--orders is not accepted: %s %s)\n", spec->name, not_taken(spec, "orders"));
     else
-        printf("  --orders LIST        reduction orders, comma-separated, at most %d distinct (default %s)\n", DRIFT_MAX_ORDERS,
-               spec->default_orders);
+        printf("  --orders LIST        reduction orders, comma-separated, at most %d distinct (default %s)\n",
+               DRIFT_MAX_ORDERS, spec->default_orders);
     printf("  --backend B          auto|cpu|cuda (default auto: cuda when a device is present)\n");
     printf("  --threads N          OpenMP threads, 1..%d (default: all cores; results do not depend on it)\n",
            drift_threads_max());
@@ -308,13 +317,17 @@ static void print_help(const drift_cli_spec_t *spec)
         char limits[128] = ""; /* every limit the parser enforces, stated */
         int list = o->type == DRIFT_OPT_INTLIST || o->type == DRIFT_OPT_DOUBLELIST || o->type == DRIFT_OPT_LIST;
         int ints = o->type == DRIFT_OPT_INT || o->type == DRIFT_OPT_INTLIST;
-        if (ints && o->max) snprintf(limits, sizeof limits, "; %ld..%ld", o->min, o->max);
-        else if (ints) snprintf(limits, sizeof limits, "; >= %ld", o->min);
+        if (ints && o->max)
+            snprintf(limits, sizeof limits, "; %ld..%ld", o->min, o->max);
+        else if (ints)
+            snprintf(limits, sizeof limits, "; >= %ld", o->min);
         if (list)
-            snprintf(limits + strlen(limits), sizeof limits - strlen(limits), "; at most %d distinct values", DRIFT_LIST_MAX);
+            snprintf(limits + strlen(limits), sizeof limits - strlen(limits), "; at most %d distinct values",
+                     DRIFT_LIST_MAX);
         if (o->profile[0] || o->profile[1] || o->profile[2])
             printf("  %-20s %s%s (default by profile: quick %s, default %s, full %s)\n", left, o->help, limits,
-                   o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-", o->profile[2] ? o->profile[2] : "-");
+                   o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-",
+                   o->profile[2] ? o->profile[2] : "-");
         else
             printf("  %-20s %s%s\n", left, o->help, limits);
     }
@@ -326,7 +339,8 @@ static noreturn void die_unknown_option(const drift_cli_spec_t *spec, const char
 {
     const char *names[256 + 16];
     int n = 0;
-    static const char *const COMMON[] = {"seed", "profile", "out", "formats", "orders", "backend", "threads", "quiet", "help", "version"};
+    static const char *const COMMON[] = {"seed",    "profile", "out",   "formats", "orders",
+                                         "backend", "threads", "quiet", "help",    "version"};
     for (int j = 0; j < 10; j++) {
         if (j == 3 && !spec->default_formats) continue; /* refused here: not offered */
         if (j == 4 && takes_no_orders(spec)) continue;
@@ -422,7 +436,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             parse_extra(extra, NULL);
             continue;
         }
-        static const char *const COMMON_METAVAR[] = {"N", "quick|default|full", "DIR", "LIST", "LIST", "auto|cpu|cuda", "N"};
+        static const char *const COMMON_METAVAR[] = {"N",    "quick|default|full", "DIR", "LIST",
+                                                     "LIST", "auto|cpu|cuda",      "N"};
         drift_opt_value(&value, &i, argc, argv, name, common >= 0 ? COMMON_METAVAR[common] : extra->metavar);
         long v;
         switch (common) {
@@ -453,7 +468,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             break;
         case 5:
             if (!strcasecmp(value, "gpu")) /* the nearest name by spelling is cpu, the opposite of what is meant */
-                drift_die("--backend: unknown value '%s' (the GPU backend is called cuda; accepted: auto, cpu, cuda)", value);
+                drift_die("--backend: unknown value '%s' (the GPU backend is called cuda; accepted: auto, cpu, cuda)",
+                          value);
             v = drift_name_pick("--backend", value, BACKEND_NAMES, 3);
             cli->backend = (drift_backend_t)v;
             explicit_auto = v == DRIFT_BACKEND_AUTO;
@@ -468,7 +484,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         }
     }
     for (int j = 0; j < spec->nopts; j++) /* the profile's value of every option not given */
-        if (!given[j] && spec->opts[j].profile[cli->profile]) parse_extra(&spec->opts[j], spec->opts[j].profile[cli->profile]);
+        if (!given[j] && spec->opts[j].profile[cli->profile])
+            parse_extra(&spec->opts[j], spec->opts[j].profile[cli->profile]);
     if (given_formats && !spec->default_formats) /* said, not ignored */
         drift_die("--formats: %s %s", spec->name, not_taken(spec, "formats"));
     if (given_orders && takes_no_orders(spec)) drift_die("--orders: %s %s", spec->name, not_taken(spec, "orders"));
@@ -517,7 +534,8 @@ int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long h
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         char item[32];
         long v;
-        if (len == 0) drift_die("%s: expected comma-separated ids in 0 .. %ld, found an empty item in '%s'", opt, hi, shown);
+        if (len == 0)
+            drift_die("%s: expected comma-separated ids in 0 .. %ld, found an empty item in '%s'", opt, hi, shown);
         snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
         if (len >= sizeof item || drift_parse_long(&v, item) || v < 0 || v > hi)
             drift_die("%s: expected comma-separated ids in 0 .. %ld, found '%s'", opt, hi, shown);

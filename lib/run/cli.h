@@ -38,11 +38,17 @@ typedef enum {
 
 /* The most items of any list option: refused beyond it with the limit named, never cut. */
 #define DRIFT_LIST_MAX 64
-typedef struct { long v[DRIFT_LIST_MAX]; int n; } drift_intlist_t;
-typedef struct { double v[DRIFT_LIST_MAX]; int n; } drift_dbllist_t;
+typedef struct {
+    long v[DRIFT_LIST_MAX];
+    int n;
+} drift_intlist_t;
+typedef struct {
+    double v[DRIFT_LIST_MAX];
+    int n;
+} drift_dbllist_t;
 
 typedef struct {
-    const char *name;    /* without dashes: "K" is --K */
+    const char *name; /* without dashes: "K" is --K */
     drift_opt_type_t type;
     void *dest;          /* holds the default on entry */
     const char *metavar; /* "N" or "N,N,..." */
@@ -83,15 +89,15 @@ typedef struct {
     const drift_cli_spec_t *spec;
     int argc;
     char **argv;
-    uint64_t seed;                          /* default 1 */
-    drift_profile_t profile;                /* default DEFAULT */
-    const char *out_dir;                    /* default "data" */
+    uint64_t seed;           /* default 1 */
+    drift_profile_t profile; /* default DEFAULT */
+    const char *out_dir;     /* default "data" */
     drift_format_t formats[DRIFT_NFORMATS];
     int nformats;
     drift_order_t orders[DRIFT_MAX_ORDERS];
     int norders;
-    drift_backend_t backend;                /* default AUTO; after parsing CPU or CUDA (what runs) */
-    int threads;                            /* 0: OpenMP's default */
+    drift_backend_t backend; /* default AUTO; after parsing CPU or CUDA (what runs) */
+    int threads;             /* 0: OpenMP's default */
     int quiet;
 } drift_cli_t;
 
@@ -191,9 +197,9 @@ int drift_name_pick(const char *opt, const char *value, const char *const *names
 /* A tool subcommand's option (drift-calc round, ...): value non-NULL for an option that takes a
  * value (it receives the text), NULL for a flag (then *flag = flag_value). */
 typedef struct {
-    const char *name;    /* without dashes */
-    const char **value;  /* receives the value; NULL: a flag */
-    int *flag;           /* a flag's destination */
+    const char *name;   /* without dashes */
+    const char **value; /* receives the value; NULL: a flag */
+    int *flag;          /* a flag's destination */
     int flag_value;
     const char *metavar; /* "F", "SPEC": named when the value is missing */
 } drift_arg_opt_t;

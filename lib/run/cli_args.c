@@ -58,8 +58,10 @@ const char *drift_suggest(const char *word, const char *const *names, int n)
 void drift_suggest_text(char *buf, size_t size, const char *word, const char *const *names, int n, const char *prefix)
 {
     const char *s = drift_suggest(word, names, n);
-    if (s) snprintf(buf, size, "did you mean '%s%s'? ", prefix ? prefix : "", s);
-    else if (size) buf[0] = 0;
+    if (s)
+        snprintf(buf, size, "did you mean '%s%s'? ", prefix ? prefix : "", s);
+    else if (size)
+        buf[0] = 0;
 }
 
 int drift_opt_split(char *name, size_t size, const char **value, const char *arg)
@@ -132,10 +134,11 @@ int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, i
             continue;
         }
         if (!options || is_value(arg)) {
-            if (npos == maxpos && maxpos == 0) drift_die("unexpected argument '%s' (this command takes no arguments; see --help)", arg);
+            if (npos == maxpos && maxpos == 0)
+                drift_die("unexpected argument '%s' (this command takes no arguments; see --help)", arg);
             if (npos == maxpos)
-                drift_die("unexpected argument '%s' (this command takes at most %d FILE%s or value%s; see --help)", arg, maxpos,
-                          maxpos == 1 ? "" : "s", maxpos == 1 ? "" : "s");
+                drift_die("unexpected argument '%s' (this command takes at most %d FILE%s or value%s; see --help)", arg,
+                          maxpos, maxpos == 1 ? "" : "s", maxpos == 1 ? "" : "s");
             pos[npos++] = arg;
             continue;
         }
@@ -145,8 +148,10 @@ int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, i
         if (drift_opt_split(name, sizeof name, &value, arg) != DRIFT_OK) die_unknown(arg, arg + 1, opts, nopts);
         if (!strcmp(name, "help") || !strcmp(name, "version")) {
             if (value) drift_die("--%s takes no value (found '%s')", name, arg);
-            if (name[0] == 'h') usage(stdout);
-            else printf("%s (driftlab %s)\n", drift_program(), DRIFT_VERSION);
+            if (name[0] == 'h')
+                usage(stdout);
+            else
+                printf("%s (driftlab %s)\n", drift_program(), DRIFT_VERSION);
             exit(0);
         }
         const drift_arg_opt_t *o = NULL;

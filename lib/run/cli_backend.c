@@ -14,8 +14,9 @@ static void backend_mismatch(const char *line) { drift_die("--backend cuda: %s",
 static void backend_report(void)
 {
     drift_backend_stats_t s = drift_backend_stats();
-    fprintf(stderr, "%s: backend cuda: %llu calls on the GPU checked bit for bit against their CPU twin, %llu measured"
-                    " (tensor cores, vendor and atomic paths), %llu on the CPU (no GPU path)\n",
+    fprintf(stderr,
+            "%s: backend cuda: %llu calls on the GPU checked bit for bit against their CPU twin, %llu measured"
+            " (tensor cores, vendor and atomic paths), %llu on the CPU (no GPU path)\n",
             drift_program(), s.checked, s.measured, s.on_cpu);
 }
 
@@ -26,7 +27,8 @@ void drift_cli_select_backend(drift_cli_t *cli, int explicit_auto)
         int rc = drift_backend_use(0, NULL, 0); /* the CPU is always there: cannot fail */
         (void)rc;
         if (cli->backend == DRIFT_BACKEND_AUTO && explicit_auto && !cli->quiet)
-            fprintf(stderr, "%s: backend: cpu (%s runs on the %s)\n", drift_program(), cli->spec->name, cli->spec->cpu_only);
+            fprintf(stderr, "%s: backend: cpu (%s runs on the %s)\n", drift_program(), cli->spec->name,
+                    cli->spec->cpu_only);
         cli->backend = DRIFT_BACKEND_CPU;
         return;
     }
@@ -52,7 +54,7 @@ void drift_require_gpu(const drift_cli_t *cli)
     if (cli->backend == DRIFT_BACKEND_CUDA) return;
     char why[320] = "";
     if (drift_backend_use(1, why, sizeof why) == DRIFT_OK) { /* a device, but --backend cpu asked for */
-        int rc = drift_backend_use(0, NULL, 0); /* the CPU is always there: cannot fail */
+        int rc = drift_backend_use(0, NULL, 0);              /* the CPU is always there: cannot fail */
         (void)rc;
         snprintf(why, sizeof why, "--backend cpu was asked for");
     }

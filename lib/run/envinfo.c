@@ -75,8 +75,7 @@ void drift_envinfo_collect(drift_envinfo_t *e)
     snprintf(e->gmp, sizeof e->gmp, "%s", gmp_version);
     read_cpu(e->cpu, sizeof e->cpu);
     struct utsname u;
-    if (uname(&u) == 0)
-        snprintf(e->os, sizeof e->os, "%s %s %s", u.sysname, u.release, u.machine);
+    if (uname(&u) == 0) snprintf(e->os, sizeof e->os, "%s %s %s", u.sysname, u.release, u.machine);
     /* The build's commit is compiled in (cmake/gitinfo.cmake, refreshed at every build): an
      * unchanged binary keeps reporting the commit it was built from after a `git commit`. */
     snprintf(e->git, sizeof e->git, "%s", DRIFT_BUILD_GIT);

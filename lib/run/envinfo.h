@@ -10,11 +10,11 @@ typedef struct {
     char compiler[128]; /* e.g. "GCC 12.2.0" */
     char cflags[256];   /* the flags libdrift was built with */
     char mpfr[32], gmp[32];
-    char cpu[160];      /* /proc/cpuinfo model name */
-    char os[400];       /* uname -srm */
-    char git[64];       /* the build's short commit, "+dirty" when its sources had changes; "unknown" */
-    char checkout[64];  /* the checkout's commit at run time when it differs from the build's, else "" */
-    char cuda[160];     /* "runtime X, driver Y, GPU Z" or "no device" or "not built" */
+    char cpu[160];     /* /proc/cpuinfo model name */
+    char os[400];      /* uname -srm */
+    char git[64];      /* the build's short commit, "+dirty" when its sources had changes; "unknown" */
+    char checkout[64]; /* the checkout's commit at run time when it differs from the build's, else "" */
+    char cuda[160];    /* "runtime X, driver Y, GPU Z" or "no device" or "not built" */
 } drift_envinfo_t;
 
 #include <stddef.h>

@@ -11,16 +11,22 @@ static int utf8_len(const unsigned char *p)
     unsigned c = p[0];
     int n;
     unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
-    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
     else if (c >= 0xe0 && c <= 0xef) {
         n = 3;
-        if (c == 0xe0) lo = 0xa0;       /* overlong below U+0800 */
-        else if (c == 0xed) hi = 0x9f;  /* surrogates U+D800..U+DFFF */
+        if (c == 0xe0)
+            lo = 0xa0; /* overlong below U+0800 */
+        else if (c == 0xed)
+            hi = 0x9f; /* surrogates U+D800..U+DFFF */
     } else if (c >= 0xf0 && c <= 0xf4) {
         n = 4;
-        if (c == 0xf0) lo = 0x90;       /* overlong below U+10000 */
-        else if (c == 0xf4) hi = 0x8f;  /* beyond U+10FFFF */
-    } else return 0;                    /* continuation byte, C0, C1, F5..FF */
+        if (c == 0xf0)
+            lo = 0x90; /* overlong below U+10000 */
+        else if (c == 0xf4)
+            hi = 0x8f; /* beyond U+10FFFF */
+    } else
+        return 0; /* continuation byte, C0, C1, F5..FF */
     if (p[1] < lo || p[1] > hi) return 0;
     for (int i = 2; i < n; i++)
         if (p[i] < 0x80 || p[i] > 0xbf) return 0;
@@ -37,11 +43,18 @@ size_t drift_escape(char *dst, size_t size, const char *s, const char *also)
 {
     static const char HEX[] = "0123456789abcdef";
     size_t len = 0;
-#define PUT(ch) do { if (len + 1 < size) dst[len] = (char)(ch); len++; } while (0)
+#define PUT(ch)                                    \
+    do {                                           \
+        if (len + 1 < size) dst[len] = (char)(ch); \
+        len++;                                     \
+    } while (0)
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         int n = *p < 0x80 ? (must_escape(*p, also) ? 0 : 1) : utf8_len(p);
         if (n == 0) {
-            PUT('\\'); PUT('x'); PUT(HEX[*p >> 4]); PUT(HEX[*p & 15]);
+            PUT('\\');
+            PUT('x');
+            PUT(HEX[*p >> 4]);
+            PUT(HEX[*p & 15]);
             p++;
             continue;
         }

@@ -18,8 +18,13 @@ extern "C" {
 #endif
 
 /* The --checkpoint option (a drift_cli_opt_t initialiser); dest is a const char ** holding NULL. */
-#define DRIFT_CHECKPOINT_OPT(dest)                                                                                     \
-    {"checkpoint", DRIFT_OPT_STRING, (dest), "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, {0}}
+#define DRIFT_CHECKPOINT_OPT(dest)                                                                                    \
+    {                                                                                                                 \
+        "checkpoint", DRIFT_OPT_STRING, (dest), "FILE", "llama2.c checkpoint (default models/stories260K.bin)", 0, 0, \
+        {                                                                                                             \
+            0                                                                                                         \
+        }                                                                                                             \
+    }
 
 /* The spec of an experiment on a checkpoint (a drift_cli_spec_t initialiser): it takes no
  * formats (NULL: --formats is refused) and no orders (no_orders says why; its configurations
@@ -27,9 +32,11 @@ extern "C" {
  * (cpu_only NULL: --backend cuda sends the decoder's GEMMs and attention to the GPU, checked
  * against the CPU twins). opts_ is the experiment's array of options (the parameters end in _
  * so that they do not replace the designators). */
-#define DRIFT_LLM_SPEC(name_, question_, opts_, no_orders_, summary_)                                                 \
-    {.name = (name_), .question = (question_), .default_orders = "seq", .opts = (opts_),                               \
-     .nopts = (int)(sizeof(opts_) / sizeof((opts_)[0])), .no_orders = (no_orders_), .summary = (summary_)}
+#define DRIFT_LLM_SPEC(name_, question_, opts_, no_orders_, summary_)                                        \
+    {                                                                                                        \
+        .name = (name_), .question = (question_), .default_orders = "seq", .opts = (opts_),                  \
+        .nopts = (int)(sizeof(opts_) / sizeof((opts_)[0])), .no_orders = (no_orders_), .summary = (summary_) \
+    }
 
 /* Sets one OpenMP thread for the model (its GEMMs are a few dozen wide: an OpenMP region per
  * GEMM costs more than the GEMM; the data do not depend on it), then reads the checkpoint at

@@ -50,10 +50,7 @@ int drift_manifest_name_ok(const char *name)
 
 /* A file name inside <out>: no directory part, not "." or "..", nothing a reader could be led
  * out of the directory with. */
-static int plain_name(const char *s)
-{
-    return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
-}
+static int plain_name(const char *s) { return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, ".."); }
 
 /* Opens path for reading only when it is a regular file: O_NONBLOCK so that a FIFO in its
  * place cannot block the open, O_NOFOLLOW so that a symlink is not taken for the file. */
@@ -93,7 +90,10 @@ static int slurp_regular(char **text, size_t *len, const char *path, long max)
     while (rc == DRIFT_OK) {
         if (n + 1 >= cap) {
             char *p = cap > (size_t)max ? NULL : realloc(buf, cap * 2);
-            if (!p) { rc = cap > (size_t)max ? DRIFT_EINVAL : DRIFT_ENOMEM; break; }
+            if (!p) {
+                rc = cap > (size_t)max ? DRIFT_EINVAL : DRIFT_ENOMEM;
+                break;
+            }
             buf = p;
             cap *= 2;
         }
@@ -169,7 +169,8 @@ int drift_manifest_parse(drift_manifest_t *m, const char *text, size_t n)
             for (int i = 0; i < m->nfiles; i++)
                 if (!strcmp(m->files[i].name, f->name)) return DRIFT_EINVAL; /* listed twice */
             m->nfiles++;
-        } else return DRIFT_EINVAL;
+        } else
+            return DRIFT_EINVAL;
 #undef KEY
     }
     if (!have_exp || !drift_manifest_name_ok(m->experiment) || m->nfiles == 0) return DRIFT_EINVAL;
@@ -234,7 +235,8 @@ int drift_manifest_check(char *err, size_t errsz, const char *dir, const char *n
     char path[2048];
     drift_pathf(path, sizeof path, "%s/.%s.commit", dir, name);
     if (exists(path)) {
-        snprintf(err, errsz, "%s: a commit of %s's files was interrupted (drift-manifest recover '%s' completes it)", dir, name, dir);
+        snprintf(err, errsz, "%s: a commit of %s's files was interrupted (drift-manifest recover '%s' completes it)",
+                 dir, name, dir);
         return DRIFT_EIO;
     }
     drift_pathf(path, sizeof path, "%s/%s" DRIFT_MANIFEST_SUFFIX, dir, name);
@@ -245,7 +247,8 @@ int drift_manifest_check(char *err, size_t errsz, const char *dir, const char *n
         if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
             snprintf(err, errsz, "%s: not a regular file (a run's manifest is one)", path);
         else
-            snprintf(err, errsz, "%s: no manifest %s%s (not a complete run of %s)", dir, name, DRIFT_MANIFEST_SUFFIX, name);
+            snprintf(err, errsz, "%s: no manifest %s%s (not a complete run of %s)", dir, name, DRIFT_MANIFEST_SUFFIX,
+                     name);
         return rc;
     }
     if (rc) {
@@ -304,14 +307,15 @@ static int pid_dead(const char *digits)
     char *end;
     if (!isdigit((unsigned char)*digits)) return 0;
     long pid = strtol(digits, &end, 10);
-    if (*end || pid <= 0) return 0;                       /* not ours to judge: left alone */
+    if (*end || pid <= 0) return 0; /* not ours to judge: left alone */
     return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
 /* One name of the journal's ".obsolete" list: escaped, plain, the set's. */
 static int obsolete_name(char *dst, size_t size, const char *line, const char *name)
 {
-    return drift_unescape(dst, size, line, strlen(line), NULL) >= 0 && plain_name(dst) && !strncmp(dst, name, strlen(name));
+    return drift_unescape(dst, size, line, strlen(line), NULL) >= 0 && plain_name(dst) &&
+           !strncmp(dst, name, strlen(name));
 }
 
 /* Steps 2..6 of manifest.h on the journal "<dir>/.<name>.commit". */
@@ -325,7 +329,10 @@ static int roll_forward(char *err, size_t errsz, const char *dir, const char *na
     int have_manifest = exists(from);
     if (have_manifest) { /* steps 5 and 6 not yet done */
         if (drift_manifest_read(&m, from) != DRIFT_OK || strcmp(m.experiment, name)) {
-            snprintf(err, errsz, "%s: malformed manifest in the commit journal (it is not %s's: move the journal away to use the directory)", journal, name);
+            snprintf(
+                err, errsz,
+                "%s: malformed manifest in the commit journal (it is not %s's: move the journal away to use the directory)",
+                journal, name);
             return DRIFT_EIO;
         }
         drift_pathf(to, sizeof to, "%s/%s" DRIFT_MANIFEST_SUFFIX, dir, name);
@@ -360,13 +367,16 @@ static int roll_forward(char *err, size_t errsz, const char *dir, const char *na
         drift_fault_point();
     }
     if (!remove_set_dir(journal, name)) { /* 6 */
-        snprintf(err, errsz, "%s: the commit is complete, but the journal holds entries no commit put there (move them away)", journal);
+        snprintf(err, errsz,
+                 "%s: the commit is complete, but the journal holds entries no commit put there (move them away)",
+                 journal);
         return DRIFT_EIO;
     }
     drift_fault_point();
     return DRIFT_OK;
 fail:
-    snprintf(err, errsz, "cannot move '%s' to '%s' (%s); the commit journal %s is kept", from, to, strerror(errno), journal);
+    snprintf(err, errsz, "cannot move '%s' to '%s' (%s); the commit journal %s is kept", from, to, strerror(errno),
+             journal);
     return DRIFT_EIO;
 }
 
@@ -386,7 +396,8 @@ static void remove_dead_temporaries(const char *dir, const char *s, const char *
         }
 }
 
-int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const char *name, const char *const *own, int nown)
+int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const char *name, const char *const *own,
+                                int nown)
 {
     if (!dir_ok(err, errsz, dir)) return DRIFT_EINVAL;
     if (!drift_manifest_name_ok(name)) {
@@ -402,7 +413,8 @@ int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const 
          * changed by a recovery: fine unless a commit is pending there. */
         drift_pathf(path, sizeof path, "%s/.%s.commit", dir, name);
         if (!exists(path)) return DRIFT_OK;
-        snprintf(err, errsz, "%s: a commit of %s's files was interrupted, and '%s' is not writable (%s)", path, name, dir, strerror(EACCES));
+        snprintf(err, errsz, "%s: a commit of %s's files was interrupted, and '%s' is not writable (%s)", path, name,
+                 dir, strerror(EACCES));
         return DRIFT_EIO;
     }
     if (mine && drift_out_lock(err, errsz, dir, name) != DRIFT_OK) return DRIFT_EIO;
@@ -429,7 +441,8 @@ int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const 
             if (!strncmp(s, staging, (size_t)sn) && pid_dead(s + sn)) {
                 drift_pathf(path, sizeof path, "%s/%s", dir, s);
                 if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) remove_set_dir(path, name);
-            } else remove_dead_temporaries(dir, s, names, nn);
+            } else
+                remove_dead_temporaries(dir, s, names, nn);
         }
         closedir(d);
     }

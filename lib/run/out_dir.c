@@ -114,9 +114,12 @@ void drift_out_check(const char *dir)
     for (;;) {
         char *slash = strrchr(anc, '/');
         while (slash && slash > anc && slash[1] == 0) *slash = 0, slash = strrchr(anc, '/'); /* trailing '/' */
-        if (!slash) snprintf(anc, sizeof anc, ".");
-        else if (slash == anc) anc[1] = 0;
-        else *slash = 0;
+        if (!slash)
+            snprintf(anc, sizeof anc, ".");
+        else if (slash == anc)
+            anc[1] = 0;
+        else
+            *slash = 0;
         if (stat(anc, &st) == 0) break;
         if (errno != ENOENT) drift_die("--out: cannot create '%s' (%s: %s)", dir, anc, strerror(errno));
     }

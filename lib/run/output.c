@@ -21,10 +21,7 @@ static void die_bug(const drift_out_t *o, int t, const char *what)
  * "<out>/", and "./lab plot NAME" gains "--data <out>" (without it, ./lab plot draws another
  * run). The fragment is data and keeps the report's words: two runs into two directories write
  * the same bytes, and a sweep's merge names no staging directory that the merge renamed. */
-static int path_start(const char *text, const char *p)
-{
-    return p == text || strchr(" (`[\"'\n", p[-1]) != NULL;
-}
+static int path_start(const char *text, const char *p) { return p == text || strchr(" (`[\"'\n", p[-1]) != NULL; }
 
 static void fputs_run(const char *text, FILE *fp, const drift_cli_t *cli)
 {
@@ -109,7 +106,8 @@ static const char *label(const drift_col_t *c) { return c->label ? c->label : c-
 
 static int numeric(const drift_col_t *c)
 {
-    return c->kind == DRIFT_COL_NUM || c->kind == DRIFT_COL_HEX || c->kind == DRIFT_COL_INT || c->kind == DRIFT_COL_CELL;
+    return c->kind == DRIFT_COL_NUM || c->kind == DRIFT_COL_HEX || c->kind == DRIFT_COL_INT ||
+           c->kind == DRIFT_COL_CELL;
 }
 
 void drift_cell_format(char *buf, size_t size, const drift_col_t *col, const drift_cell_t *cell)
@@ -181,7 +179,10 @@ static void keep(drift_textbuf_t *b, const char *cell)
         size_t cap = b->cap ? 2 * b->cap : 4096;
         while (cap < b->len + n) cap *= 2;
         char *p = realloc(b->text, cap);
-        if (!p) drift_die("out of memory keeping %zu bytes of the stdout table (--quiet keeps none; a smaller --profile keeps fewer rows)", cap);
+        if (!p)
+            drift_die(
+                "out of memory keeping %zu bytes of the stdout table (--quiet keeps none; a smaller --profile keeps fewer rows)",
+                cap);
         b->text = p;
         b->cap = cap;
     }
@@ -194,7 +195,8 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
     if (t < 0 || t >= o->ntables) drift_die("table %d: not declared", t);
     const drift_table_spec_t *s = &o->tables[t];
     if (n != s->ncols) die_bug(o, t, "a row of the wrong length");
-    static const int WANT[] = {DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
+    static const int WANT[] = {DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT,
+                               DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
     for (int c = 0; c < n; c++)
         if ((int)cells[c].kind != WANT[s->cols[c].kind]) die_bug(o, t, "a cell of the wrong kind");
     int md = o->md && (s->show & DRIFT_SHOW_MD), show = (s->show & DRIFT_SHOW_STDOUT) && !o->cli->quiet;
@@ -373,7 +375,8 @@ int drift_stdout_close_check(void)
         if (fclose(stdout) == 0 || errno == EBADF) return result = 0;
         e = errno;
     }
-    fprintf(stderr, "%s: cannot write to stdout (%s)\n", program_name(), had_error && !pending ? "write error" : strerror(e));
+    fprintf(stderr, "%s: cannot write to stdout (%s)\n", program_name(),
+            had_error && !pending ? "write error" : strerror(e));
     return result = 2;
 }
 

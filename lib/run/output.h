@@ -44,23 +44,52 @@
 extern "C" {
 #endif
 
-typedef enum { DRIFT_COL_NUM = 0, DRIFT_COL_HEX, DRIFT_COL_INT, DRIFT_COL_TEXT, DRIFT_COL_QUOTED, DRIFT_COL_KEY, DRIFT_COL_CELL } drift_col_kind_t;
+typedef enum {
+    DRIFT_COL_NUM = 0,
+    DRIFT_COL_HEX,
+    DRIFT_COL_INT,
+    DRIFT_COL_TEXT,
+    DRIFT_COL_QUOTED,
+    DRIFT_COL_KEY,
+    DRIFT_COL_CELL
+} drift_col_kind_t;
 
 typedef struct {
-    const char *name;      /* CSV header name (and the Markdown/stdout one unless label) */
+    const char *name; /* CSV header name (and the Markdown/stdout one unless label) */
     drift_col_kind_t kind;
-    const char *fmt;       /* NUM/INT: printf format of one value; NULL: "%.17g" / "%ld" */
-    const char *label;     /* Markdown and stdout header; NULL: name */
+    const char *fmt;   /* NUM/INT: printf format of one value; NULL: "%.17g" / "%ld" */
+    const char *label; /* Markdown and stdout header; NULL: name */
 } drift_col_t;
 
 /* Column declarations, one per print style. */
-#define DRIFT_C_TEXT(name) {(name), DRIFT_COL_TEXT, NULL, NULL}
-#define DRIFT_C_QUOTED(name) {(name), DRIFT_COL_QUOTED, NULL, NULL}
-#define DRIFT_C_KEY(name) {(name), DRIFT_COL_KEY, NULL, NULL}
-#define DRIFT_C_INT(name) {(name), DRIFT_COL_INT, NULL, NULL}
-#define DRIFT_C_NUM(name, fmt) {(name), DRIFT_COL_NUM, (fmt), NULL}
-#define DRIFT_C_HEX(name) {(name), DRIFT_COL_HEX, NULL, NULL}
-#define DRIFT_C_CELL(name) {(name), DRIFT_COL_CELL, NULL, NULL}
+#define DRIFT_C_TEXT(name)                 \
+    {                                      \
+        (name), DRIFT_COL_TEXT, NULL, NULL \
+    }
+#define DRIFT_C_QUOTED(name)                 \
+    {                                        \
+        (name), DRIFT_COL_QUOTED, NULL, NULL \
+    }
+#define DRIFT_C_KEY(name)                 \
+    {                                     \
+        (name), DRIFT_COL_KEY, NULL, NULL \
+    }
+#define DRIFT_C_INT(name)                 \
+    {                                     \
+        (name), DRIFT_COL_INT, NULL, NULL \
+    }
+#define DRIFT_C_NUM(name, fmt)             \
+    {                                      \
+        (name), DRIFT_COL_NUM, (fmt), NULL \
+    }
+#define DRIFT_C_HEX(name)                 \
+    {                                     \
+        (name), DRIFT_COL_HEX, NULL, NULL \
+    }
+#define DRIFT_C_CELL(name)                 \
+    {                                      \
+        (name), DRIFT_COL_CELL, NULL, NULL \
+    }
 
 /* Where a table's rows go besides its CSV file. */
 enum { DRIFT_SHOW_MD = 1, DRIFT_SHOW_STDOUT = 2 };
@@ -120,7 +149,7 @@ void drift_out_meta(drift_out_t *o, int t, const char *key, const char *fmt, ...
 void drift_out_note(drift_out_t *o, int t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* One row of table t: to its CSV, to the Markdown fragment when shown there (the table's
  * title and header come before its first row), and kept for stdout when shown there. */
-#define drift_row(o, t, ...) \
+#define drift_row(o, t, ...)                                       \
     drift_row_cells((o), (t), (const drift_cell_t[]){__VA_ARGS__}, \
                     (int)(sizeof((const drift_cell_t[]){__VA_ARGS__}) / sizeof(drift_cell_t)))
 void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n);

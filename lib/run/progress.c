@@ -22,8 +22,8 @@ static struct {
     char name[64];
     double start, last;
     int printed, started;
-    int fresh;          /* named by drift_progress_phase, no progress reported yet */
-    int count;          /* phases begun so far, named or not */
+    int fresh; /* named by drift_progress_phase, no progress reported yet */
+    int count; /* phases begun so far, named or not */
     size_t max_done, total;
 } phase;
 
@@ -61,8 +61,10 @@ static void progress_line(const drift_cli_t *cli, size_t done, size_t total)
             cli->spec->name, phase.name[0] ? ", " : "", phase.name, (int)(100 * done / total), done, total, el,
             done == total ? ", done\n" : "");
     if (done < total) {
-        if (done) fprintf(stderr, ", about %.0f s left\n", left);
-        else fputc('\n', stderr);
+        if (done)
+            fprintf(stderr, ", about %.0f s left\n", left);
+        else
+            fputc('\n', stderr);
     }
     fflush(stderr);
 }
@@ -75,8 +77,10 @@ void drift_progress(const drift_cli_t *cli, size_t done, size_t total)
         if (!phase.fresh) {
             /* not named by the program: numbered after the first, so that a count starting
              * again from 0 reads as the next stage, never as the run going back */
-            if (++phase.count > 1) snprintf(phase.name, sizeof phase.name, "stage %d", phase.count);
-            else phase.name[0] = 0;
+            if (++phase.count > 1)
+                snprintf(phase.name, sizeof phase.name, "stage %d", phase.count);
+            else
+                phase.name[0] = 0;
             phase.start = phase.last = now_s(), phase.started = 1, phase.printed = 0;
         }
         phase.total = total, phase.max_done = 0;

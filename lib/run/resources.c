@@ -47,7 +47,8 @@ static double machine_bytes(void)
 {
     double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < have) have = (double)rl.rlim_cur;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < have)
+        have = (double)rl.rlim_cur;
     FILE *fp = fopen("/sys/fs/cgroup/memory.max", "r");
     if (fp) {
         unsigned long long m;
@@ -62,6 +63,7 @@ void drift_require_memory(const drift_cli_t *cli, double bytes, const char *opti
     (void)cli;
     double have = machine_bytes();
     if (bytes > have)
-        drift_die("%s: this run needs about %.1f GiB of memory, this machine gives a process %.1f GiB (accepted: smaller sizes)",
-                  options, bytes / 1073741824.0, have / 1073741824.0);
+        drift_die(
+            "%s: this run needs about %.1f GiB of memory, this machine gives a process %.1f GiB (accepted: smaller sizes)",
+            options, bytes / 1073741824.0, have / 1073741824.0);
 }

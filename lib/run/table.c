@@ -111,7 +111,8 @@ void drift_files_open(drift_file_t *files, int n, const drift_cli_t *cli, const 
             ownp[nown] = own[nown];
             nown++;
         }
-    if (drift_manifest_recover_with(why, sizeof why, set.dir, set.name, ownp, nown) != DRIFT_OK) drift_die("--out: %s", why);
+    if (drift_manifest_recover_with(why, sizeof why, set.dir, set.name, ownp, nown) != DRIFT_OK)
+        drift_die("--out: %s", why);
     drift_pathf(set.staging, sizeof set.staging, "%s/.%s.staging.%ld", set.dir, set.name, (long)getpid());
     if (mkdir(set.staging, 0777) != 0) {
         set.staging[0] = 0;
@@ -155,7 +156,8 @@ static int write_manifest(const drift_file_t *files, int n)
     drift_pathf(path, sizeof path, "%s/%s" DRIFT_MANIFEST_SUFFIX, set.staging, set.name);
     FILE *fp = fopen(path, "w");
     if (!fp) return DRIFT_EIO;
-    fprintf(fp, "# driftlab run manifest, written last: trust the files only when each matches (drift-manifest check)\n");
+    fprintf(fp,
+            "# driftlab run manifest, written last: trust the files only when each matches (drift-manifest check)\n");
     /* Every value escaped (escape.h): one newline in an argument once made this file unreadable
      * and the directory unusable until the journal was removed by hand. */
     fputs("experiment: ", fp);
@@ -201,7 +203,8 @@ static int write_manifest(const drift_file_t *files, int n)
 static void remove_staging(drift_file_t *files, int n)
 {
     char p[1200];
-    for (int m = 0; m < n; m++) if (files[m].tmp[0]) remove(files[m].tmp);
+    for (int m = 0; m < n; m++)
+        if (files[m].tmp[0]) remove(files[m].tmp);
     drift_pathf(p, sizeof p, "%s/%s" DRIFT_MANIFEST_SUFFIX, set.staging, set.name);
     remove(p);
     drift_pathf(p, sizeof p, "%s/.obsolete", set.staging);
@@ -262,7 +265,9 @@ void drift_files_commit(drift_file_t *files, int n)
     struct stat jst;
     if (lstat(journal, &jst) == 0) { /* only a journal rolled forward at open, under the lock, is ours */
         remove_staging(files, n);
-        drift_die("--out: '%s' appeared during the run (another writer without the lock?); nothing of this run was moved", journal);
+        drift_die(
+            "--out: '%s' appeared during the run (another writer without the lock?); nothing of this run was moved",
+            journal);
     }
     if (rename(set.staging, journal) != 0) { /* 1: the commit point */
         int e = errno;
@@ -277,9 +282,12 @@ void drift_files_commit(drift_file_t *files, int n)
 
 void drift_fmt_num(char *buf, size_t size, double x, const char *fmt)
 {
-    if (isnan(x)) snprintf(buf, size, "nan");
-    else if (isinf(x)) snprintf(buf, size, x > 0 ? "inf" : "-inf");
-    else snprintf(buf, size, fmt, x);
+    if (isnan(x))
+        snprintf(buf, size, "nan");
+    else if (isinf(x))
+        snprintf(buf, size, x > 0 ? "inf" : "-inf");
+    else
+        snprintf(buf, size, fmt, x);
 }
 
 void drift_table_meta(drift_file_t *f, const char *key, const char *fmt, ...)
@@ -321,7 +329,8 @@ void drift_table_std_meta(drift_file_t *f, const drift_cli_t *cli, const char *g
     drift_table_meta(f, "experiment", "%s", cli->spec->name);
     drift_table_meta(f, "driftlab", "%s", DRIFT_VERSION);
     drift_table_meta(f, "git", "%s", env()->git);
-    if (env()->checkout[0]) drift_table_meta(f, "git-checkout", "%s (the checkout's commit now; the build's is above)", env()->checkout);
+    if (env()->checkout[0])
+        drift_table_meta(f, "git-checkout", "%s (the checkout's commit now; the build's is above)", env()->checkout);
     drift_table_meta(f, "date", "%s", date);
     fprintf(f->fp, "# argv:");
     write_argv(f->fp, cli);

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 typedef struct {
-    FILE *fp;          /* write rows with fprintf(f->fp, ...) */
+    FILE *fp; /* write rows with fprintf(f->fp, ...) */
     char path[1024];
     char tmp[1100];
 } drift_file_t;

@@ -48,20 +48,21 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: drift-calc argmax --format F --order SPEC [--acc A] [--logits L] FILE_H FILE_W\n"
-                "  FILE_H        the hidden state, shape (K,), or N of them, shape (N, K): one CSV row per state\n"
-                "                (or one value per line for a single state), or a NumPy .npy array\n"
-                "  FILE_W        the weights, shape (V, K): one row of K per token, as a CSV of V rows or a .npy\n"
-                "                array (float64/32/16, C order); a column of V*K values is read row-major\n"
-                "                (value v*K + i is W[v][i]). Any other shape is refused, both shapes named\n"
-                "  --format F    input format: every value is rounded to F (nearest-even)\n"
-                "  --order SPEC  %s\n"
-                "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n"
-                "  --logits L    format the logits are stored in (default A)\n"
-                "prints CSV: format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,"
-                "exact_v2,exact_gap_hex,exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,"
-                "computed_v2_hex,computed_v2,flipped\n"
-                "  one row per hidden state, in FILE_H's order\n",
+    fprintf(to,
+            "usage: drift-calc argmax --format F --order SPEC [--acc A] [--logits L] FILE_H FILE_W\n"
+            "  FILE_H        the hidden state, shape (K,), or N of them, shape (N, K): one CSV row per state\n"
+            "                (or one value per line for a single state), or a NumPy .npy array\n"
+            "  FILE_W        the weights, shape (V, K): one row of K per token, as a CSV of V rows or a .npy\n"
+            "                array (float64/32/16, C order); a column of V*K values is read row-major\n"
+            "                (value v*K + i is W[v][i]). Any other shape is refused, both shapes named\n"
+            "  --format F    input format: every value is rounded to F (nearest-even)\n"
+            "  --order SPEC  %s\n"
+            "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n"
+            "  --logits L    format the logits are stored in (default A)\n"
+            "prints CSV: format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,"
+            "exact_v2,exact_gap_hex,exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,"
+            "computed_v2_hex,computed_v2,flipped\n"
+            "  one row per hidden state, in FILE_H's order\n",
             ORDER_GRAMMAR);
 }
 
@@ -79,28 +80,37 @@ static void check_shapes(size_t *N, size_t *K, size_t *V, const calc_shape_t *hs
     char hsh[96], wsh[96];
     calc_shape_print(hsh, sizeof hsh, hs);
     calc_shape_print(wsh, sizeof wsh, ws);
-    if (hs->ndim == 1) *N = 1, *K = hs->dim[0];
-    else if (hs->ndim == 2) *N = hs->dim[0], *K = hs->dim[1];
-    else drift_die("FILE_H: %s has shape %s (accepted: (K,) one hidden state, or (N, K) N of them; W %s is %s)", fh, hsh, fw, wsh);
+    if (hs->ndim == 1)
+        *N = 1, *K = hs->dim[0];
+    else if (hs->ndim == 2)
+        *N = hs->dim[0], *K = hs->dim[1];
+    else
+        drift_die("FILE_H: %s has shape %s (accepted: (K,) one hidden state, or (N, K) N of them; W %s is %s)", fh, hsh,
+                  fw, wsh);
     if (*N == 0 || *K == 0) drift_die("FILE_H: %s has shape %s: no values", fh, hsh);
     if (ws->ndim == 2) {
         if (ws->dim[1] != *K) {
             if (ws->dim[0] == *K)
-                drift_die("FILE_W: %s has shape %s, H %s has shape %s: W must be (V, %zu), one row per token (this one is "
-                          "(K, V): save its transpose, W.T)",
-                          fw, wsh, fh, hsh, *K);
-            drift_die("FILE_W: %s has shape %s, H %s has shape %s: W must be (V, K) with K = %zu", fw, wsh, fh, hsh, *K);
+                drift_die(
+                    "FILE_W: %s has shape %s, H %s has shape %s: W must be (V, %zu), one row per token (this one is "
+                    "(K, V): save its transpose, W.T)",
+                    fw, wsh, fh, hsh, *K);
+            drift_die("FILE_W: %s has shape %s, H %s has shape %s: W must be (V, K) with K = %zu", fw, wsh, fh, hsh,
+                      *K);
         }
         *V = ws->dim[0];
     } else if (ws->ndim == 1 && w_is_text) {
         if (nw % *K != 0)
-            drift_die("FILE_W: %s has %zu values, which is not V rows of K = %zu (H %s has shape %s)", fw, nw, *K, fh, hsh);
+            drift_die("FILE_W: %s has %zu values, which is not V rows of K = %zu (H %s has shape %s)", fw, nw, *K, fh,
+                      hsh);
         *V = nw / *K;
     } else {
-        drift_die("FILE_W: %s has shape %s, H %s has shape %s (accepted: W of shape (V, K) with K = %zu)", fw, wsh, fh, hsh, *K);
+        drift_die("FILE_W: %s has shape %s, H %s has shape %s (accepted: W of shape (V, K) with K = %zu)", fw, wsh, fh,
+                  hsh, *K);
     }
-    if (*V < 2) drift_die("FILE_W: %s has shape %s: V = %zu token%s (accepted: V >= 2, one row per token)", fw, wsh, *V,
-                          *V == 1 ? "" : "s");
+    if (*V < 2)
+        drift_die("FILE_W: %s has shape %s: V = %zu token%s (accepted: V >= 2, one row per token)", fw, wsh, *V,
+                  *V == 1 ? "" : "s");
 }
 
 int calc_argmax(int argc, char **argv)
@@ -127,7 +137,8 @@ int calc_argmax(int argc, char **argv)
     c.acc = (drift_acc_t){acc_s ? parse_format("--acc", acc_s) : tc ? DRIFT_FP32 : c.in, DRIFT_RNE, 1};
     c.out = logits_s ? parse_format("--logits", logits_s) : c.acc.acc;
     if (tc && c.acc.acc != DRIFT_FP32 && c.acc.acc != DRIFT_FP16)
-        drift_die("--acc: '%s' is not a tensor-core output (accepted for tc: fp32, fp16)", drift_format_name(c.acc.acc));
+        drift_die("--acc: '%s' is not a tensor-core output (accepted for tc: fp32, fp16)",
+                  drift_format_name(c.acc.acc));
     if (drift_recipe_check(&c, NULL, 0) != DRIFT_OK)
         drift_die("--order: '%s' has no tensor-core path for %s inputs (accepted: see tc_model.h)", order_s,
                   drift_format_name(c.in));
@@ -152,14 +163,16 @@ int calc_argmax(int argc, char **argv)
     }
     free(h);
     free(W);
-    printf("format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,exact_v2,exact_gap_hex,"
-           "exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,computed_v2_hex,computed_v2,flipped\n");
+    printf(
+        "format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,exact_v2,exact_gap_hex,"
+        "exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,computed_v2_hex,computed_v2,flipped\n");
     for (size_t row = 0; row < N; row++) {
         const drift_top2_t *e = &r[row].exact, *k = &r[row].computed[0];
         printf("%s,%s,%s,%s,%zu,%zu,%zu,%zu,%a,%.17g,%a,%.17g,%a,%.17g,%d,%zu,%zu,%a,%.17g,%a,%.17g,%d\n",
-               drift_format_name(c.in), ord, drift_format_name(c.acc.acc), drift_format_name(c.out), K, V, e->top1, e->top2,
-               calc_nan(e->v1), calc_nan(e->v1), calc_nan(e->v2), calc_nan(e->v2), calc_nan(e->gap), calc_nan(e->gap), e->tie,
-               k->top1, k->top2, calc_nan(k->v1), calc_nan(k->v1), calc_nan(k->v2), calc_nan(k->v2), r[row].flip[0]);
+               drift_format_name(c.in), ord, drift_format_name(c.acc.acc), drift_format_name(c.out), K, V, e->top1,
+               e->top2, calc_nan(e->v1), calc_nan(e->v1), calc_nan(e->v2), calc_nan(e->v2), calc_nan(e->gap),
+               calc_nan(e->gap), e->tie, k->top1, k->top2, calc_nan(k->v1), calc_nan(k->v1), calc_nan(k->v2),
+               calc_nan(k->v2), r[row].flip[0]);
     }
     free(r);
     return 0;

@@ -27,7 +27,10 @@ static void row(const char *key, const char *value)
     printf("\"\n");
 }
 
-static void usage(FILE *to) { fprintf(to, "usage: drift-calc env\nprints the environment snapshot as CSV: key,value\n"); }
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: drift-calc env\nprints the environment snapshot as CSV: key,value\n");
+}
 
 int calc_env(int argc, char **argv)
 {

@@ -38,17 +38,16 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "usage: drift-calc forecast (--pair ID [--data DIR] | --law L --scale S --pi P) [--tokens T] DUMP\n"
-            "  DUMP         deployment A's per-step top-k logits (k >= 2): a .npy array (P, T, K) (NaN past a\n"
-            "               text's end; (T, K) for one text), or a CSV of rows text,step,logit_1,...,logit_K\n"
-            "  --pair ID    the law of pair ID in DIR/forecast_pairs.csv (./lab run forecast; DIR default data)\n"
-            "  --law L      gauss or laplace; --scale S its sd (gauss) or scale b (laplace), in logits;\n"
-            "  --pi P       the share of steps at which the two deployments' gaps differ at all (0 < P <= 1)\n"
-            "  --tokens T   forecast the first T steps of each text (default: all)\n"
-            "prints CSV, riskiest first: rank,text,steps,p_part,risk_step,risk_gap,risk_p,min_gap\n"
-            "  p_part = P(the other deployment's greedy text parts within the steps) = 1 - prod(1 - risk),\n"
-            "  risk = pi P(delta < -gap) at each step, gap = A's top-1 minus top-2 logit there\n");
+    fprintf(to, "usage: drift-calc forecast (--pair ID [--data DIR] | --law L --scale S --pi P) [--tokens T] DUMP\n"
+                "  DUMP         deployment A's per-step top-k logits (k >= 2): a .npy array (P, T, K) (NaN past a\n"
+                "               text's end; (T, K) for one text), or a CSV of rows text,step,logit_1,...,logit_K\n"
+                "  --pair ID    the law of pair ID in DIR/forecast_pairs.csv (./lab run forecast; DIR default data)\n"
+                "  --law L      gauss or laplace; --scale S its sd (gauss) or scale b (laplace), in logits;\n"
+                "  --pi P       the share of steps at which the two deployments' gaps differ at all (0 < P <= 1)\n"
+                "  --tokens T   forecast the first T steps of each text (default: all)\n"
+                "prints CSV, riskiest first: rank,text,steps,p_part,risk_step,risk_gap,risk_p,min_gap\n"
+                "  p_part = P(the other deployment's greedy text parts within the steps) = 1 - prod(1 - risk),\n"
+                "  risk = pi P(delta < -gap) at each step, gap = A's top-1 minus top-2 logit there\n");
 }
 
 /* field k (0-based) of a CSV line, quotes ("" inside) removed, into buf; 0 or -1 when absent */
@@ -88,7 +87,9 @@ static void read_pair(drift_delta_fit_t *f, const char *dir, const char *id)
     char path[4096], line[8192], hdr[8192] = "";
     snprintf(path, sizeof path, "%s/forecast_pairs.csv", dir);
     FILE *fp = fopen(path, "r");
-    if (!fp) drift_die("--pair: cannot read %s (run ./lab run forecast, or give --data DIR, or --law, --scale and --pi)", path);
+    if (!fp)
+        drift_die("--pair: cannot read %s (run ./lab run forecast, or give --data DIR, or --law, --scale and --pi)",
+                  path);
     int found = 0;
     char ids[1024] = "";
     while (fgets(line, sizeof line, fp)) {
@@ -102,19 +103,25 @@ static void read_pair(drift_delta_fit_t *f, const char *dir, const char *id)
         size_t l = strlen(ids);
         snprintf(ids + l, sizeof ids - l, "%s%s", l ? ", " : "", v);
         if (strcmp(v, id)) continue;
-        int cl = column_of(hdr, "law"), cs = column_of(hdr, "sigma"), cb = column_of(hdr, "b"), cp = column_of(hdr, "pi");
+        int cl = column_of(hdr, "law"), cs = column_of(hdr, "sigma"), cb = column_of(hdr, "b"),
+            cp = column_of(hdr, "pi");
         char ls[32], ss[64], bs[64], psv[64];
-        if (cl < 0 || cs < 0 || cb < 0 || cp < 0 || csv_field(ls, sizeof ls, line, cl) || csv_field(ss, sizeof ss, line, cs) ||
-            csv_field(bs, sizeof bs, line, cb) || csv_field(psv, sizeof psv, line, cp) ||
-            drift_parse_double(&f->sigma, ss) || drift_parse_double(&f->b, bs) || drift_parse_double(&f->pi[0], psv))
+        if (cl < 0 || cs < 0 || cb < 0 || cp < 0 || csv_field(ls, sizeof ls, line, cl) ||
+            csv_field(ss, sizeof ss, line, cs) || csv_field(bs, sizeof bs, line, cb) ||
+            csv_field(psv, sizeof psv, line, cp) || drift_parse_double(&f->sigma, ss) ||
+            drift_parse_double(&f->b, bs) || drift_parse_double(&f->pi[0], psv))
             drift_die("--pair: %s: the row of %s lacks law, sigma, b or pi", path, id);
-        if (!strcmp(ls, "gauss")) f->law = DRIFT_DELTA_GAUSS;
-        else if (!strcmp(ls, "laplace")) f->law = DRIFT_DELTA_LAPLACE;
-        else drift_die("--pair: %s: the row of %s has law '%s' (accepted: gauss, laplace)", path, id, ls);
+        if (!strcmp(ls, "gauss"))
+            f->law = DRIFT_DELTA_GAUSS;
+        else if (!strcmp(ls, "laplace"))
+            f->law = DRIFT_DELTA_LAPLACE;
+        else
+            drift_die("--pair: %s: the row of %s has law '%s' (accepted: gauss, laplace)", path, id, ls);
         found = 1;
     }
     fclose(fp);
-    if (!found) drift_die("--pair: no pair '%s' in %s (accepted: %s)", id, path, ids[0] ? ids : "none: the file has no rows");
+    if (!found)
+        drift_die("--pair: no pair '%s' in %s (accepted: %s)", id, path, ids[0] ? ids : "none: the file has no rows");
 }
 
 typedef struct {
@@ -142,8 +149,10 @@ static double top2_gap(const double *l, size_t K)
             nan++;
             continue;
         }
-        if (l[k] > a) b = a, a = l[k];
-        else if (l[k] > b) b = l[k];
+        if (l[k] > a)
+            b = a, a = l[k];
+        else if (l[k] > b)
+            b = l[k];
     }
     if (nan == K) return NAN;
     if (nan || !isfinite(a) || !isfinite(b)) return -1;
@@ -161,28 +170,35 @@ static struct {
 int calc_forecast(int argc, char **argv)
 {
     const char *pair = NULL, *dir = NULL, *law_s = NULL, *scale_s = NULL, *pi_s = NULL, *tok_s = NULL, *file = NULL;
-    const drift_arg_opt_t opts[] = {{"pair", &pair, NULL, 0, "ID"},     {"data", &dir, NULL, 0, "DIR"},
-                                    {"law", &law_s, NULL, 0, "L"},      {"scale", &scale_s, NULL, 0, "S"},
-                                    {"pi", &pi_s, NULL, 0, "P"},        {"tokens", &tok_s, NULL, 0, "T"}};
+    const drift_arg_opt_t opts[] = {{"pair", &pair, NULL, 0, "ID"}, {"data", &dir, NULL, 0, "DIR"},
+                                    {"law", &law_s, NULL, 0, "L"},  {"scale", &scale_s, NULL, 0, "S"},
+                                    {"pi", &pi_s, NULL, 0, "P"},    {"tokens", &tok_s, NULL, 0, "T"}};
     if (drift_args_parse(opts, 6, &file, 1, argc, argv, usage) != 1)
         drift_die("expected one DUMP file (usage: forecast (--pair ID | --law L --scale S --pi P) DUMP)");
     drift_delta_fit_t f;
     memset(&f, 0, sizeof f);
-    if (pair && (law_s || scale_s || pi_s)) drift_die("--pair takes the law from the file: give --pair, or --law, --scale and --pi");
+    if (pair && (law_s || scale_s || pi_s))
+        drift_die("--pair takes the law from the file: give --pair, or --law, --scale and --pi");
     if (dir && !pair) drift_die("--data: only with --pair (the directory of its forecast_pairs.csv)");
-    if (pair) read_pair(&f, dir ? dir : "data", pair);
+    if (pair)
+        read_pair(&f, dir ? dir : "data", pair);
     else {
         if (!law_s || !scale_s || !pi_s) drift_die("the law: give --pair ID, or all of --law, --scale and --pi");
-        if (!strcmp(law_s, "gauss")) f.law = DRIFT_DELTA_GAUSS;
-        else if (!strcmp(law_s, "laplace")) f.law = DRIFT_DELTA_LAPLACE;
-        else drift_die("--law: unknown law '%s' (accepted: gauss, laplace)", law_s);
+        if (!strcmp(law_s, "gauss"))
+            f.law = DRIFT_DELTA_GAUSS;
+        else if (!strcmp(law_s, "laplace"))
+            f.law = DRIFT_DELTA_LAPLACE;
+        else
+            drift_die("--law: unknown law '%s' (accepted: gauss, laplace)", law_s);
         double s, p;
-        if (drift_parse_double(&s, scale_s) || !(s > 0) || !isfinite(s)) drift_die("--scale: '%s' is not a positive number of logits", scale_s);
+        if (drift_parse_double(&s, scale_s) || !(s > 0) || !isfinite(s))
+            drift_die("--scale: '%s' is not a positive number of logits", scale_s);
         if (drift_parse_double(&p, pi_s) || !(p > 0 && p <= 1)) drift_die("--pi: '%s' is not a share in (0, 1]", pi_s);
         f.sigma = f.b = s, f.pi[0] = p;
     }
     long tmax = 0;
-    if (tok_s && (drift_parse_long(&tmax, tok_s) || tmax < 1)) drift_die("--tokens: '%s' is not a positive count", tok_s);
+    if (tok_s && (drift_parse_long(&tmax, tok_s) || tmax < 1))
+        drift_die("--tokens: '%s' is not a positive count", tok_s);
 
     double *x;
     size_t n;
@@ -196,45 +212,61 @@ int calc_forecast(int argc, char **argv)
     double *gap = NULL;
     if (calc_is_npy(file)) {
         size_t P, T, K;
-        if (sh.ndim == 3) P = sh.dim[0], T = sh.dim[1], K = sh.dim[2];
-        else if (sh.ndim == 2) P = 1, T = sh.dim[0], K = sh.dim[1];
-        else drift_die("DUMP: %s has shape %s (accepted: (P, T, K) texts x steps x top-k logits, or (T, K) one text)", file, shape);
-        if (K < 2) drift_die("DUMP: %s has shape %s: K = %zu logits per step (accepted: K >= 2, the top two at least)", file, shape, K);
+        if (sh.ndim == 3)
+            P = sh.dim[0], T = sh.dim[1], K = sh.dim[2];
+        else if (sh.ndim == 2)
+            P = 1, T = sh.dim[0], K = sh.dim[1];
+        else
+            drift_die("DUMP: %s has shape %s (accepted: (P, T, K) texts x steps x top-k logits, or (T, K) one text)",
+                      file, shape);
+        if (K < 2)
+            drift_die("DUMP: %s has shape %s: K = %zu logits per step (accepted: K >= 2, the top two at least)", file,
+                      shape, K);
         held.tx = tx = calloc(P, sizeof *tx), held.gap = gap = malloc(T * sizeof *gap);
         if (!tx || !gap) drift_die("out of memory for %zu texts", P);
         for (size_t i = 0; i < P; i++) {
             int steps = 0;
             for (size_t t = 0; t < T; t++) {
                 double g = top2_gap(x + (i * T + t) * K, K);
-                if (g == -1) drift_die("DUMP: %s: text %zu, step %zu: some logits are NaN or infinite, not all (a step is all finite, or all NaN past the text's end)", file, i, t);
+                if (g == -1)
+                    drift_die(
+                        "DUMP: %s: text %zu, step %zu: some logits are NaN or infinite, not all (a step is all finite, or all NaN past the text's end)",
+                        file, i, t);
                 if (isnan(g)) continue;
-                if ((size_t)steps != t) drift_die("DUMP: %s: text %zu resumes at step %zu after it ended at step %d", file, i, t, steps);
+                if ((size_t)steps != t)
+                    drift_die("DUMP: %s: text %zu resumes at step %zu after it ended at step %d", file, i, t, steps);
                 gap[steps++] = g;
             }
             int use = tmax && steps > tmax ? (int)tmax : steps;
             tx[ntext].text = (long)i, tx[ntext].steps = use;
             tx[ntext].min_gap = INFINITY;
             for (int t = 0; t < use; t++) tx[ntext].min_gap = gap[t] < tx[ntext].min_gap ? gap[t] : tx[ntext].min_gap;
-            if (drift_forecast_text(&tx[ntext].fc, &f, -1, gap, NULL, use)) drift_die("DUMP: %s: text %zu: a forecast failed", file, i);
+            if (drift_forecast_text(&tx[ntext].fc, &f, -1, gap, NULL, use))
+                drift_die("DUMP: %s: text %zu: a forecast failed", file, i);
             ntext++;
         }
     } else {
         if (sh.ndim != 2 || sh.dim[1] < 4)
-            drift_die("DUMP: %s has shape %s (accepted: a CSV of rows text,step,logit_1,...,logit_K with K >= 2)", file, shape);
+            drift_die("DUMP: %s has shape %s (accepted: a CSV of rows text,step,logit_1,...,logit_K with K >= 2)", file,
+                      shape);
         size_t R = sh.dim[0], K = sh.dim[1] - 2;
         held.tx = tx = calloc(R, sizeof *tx), held.gap = gap = malloc(R * sizeof *gap);
         if (!tx || !gap) drift_die("out of memory for %zu rows", R);
         for (size_t r = 0; r < R;) {
             const double *row = x + r * (K + 2);
             double id = row[0];
-            if (!(id >= 0 && id == floor(id) && id < 1e15)) drift_die("DUMP: %s: row %zu: text '%g' is not a count", file, r + 1, id);
+            if (!(id >= 0 && id == floor(id) && id < 1e15))
+                drift_die("DUMP: %s: row %zu: text '%g' is not a count", file, r + 1, id);
             if (ntext && (long)id <= tx[ntext - 1].text)
-                drift_die("DUMP: %s: row %zu: text %ld after text %ld (texts in increasing order, each text's rows together)", file,
-                          r + 1, (long)id, tx[ntext - 1].text);
+                drift_die(
+                    "DUMP: %s: row %zu: text %ld after text %ld (texts in increasing order, each text's rows together)",
+                    file, r + 1, (long)id, tx[ntext - 1].text);
             int steps = 0;
             for (; r < R && x[r * (K + 2)] == id; r++) {
                 const double *w = x + r * (K + 2);
-                if (w[1] != steps) drift_die("DUMP: %s: row %zu: text %ld has step %g where step %d comes next", file, r + 1, (long)id, w[1], steps);
+                if (w[1] != steps)
+                    drift_die("DUMP: %s: row %zu: text %ld has step %g where step %d comes next", file, r + 1, (long)id,
+                              w[1], steps);
                 double g = top2_gap(w + 2, K);
                 if (!(g >= 0)) drift_die("DUMP: %s: row %zu: the logits must be finite numbers", file, r + 1);
                 gap[steps++] = g;
@@ -242,7 +274,8 @@ int calc_forecast(int argc, char **argv)
             int use = tmax && steps > tmax ? (int)tmax : steps;
             tx[ntext].text = (long)id, tx[ntext].steps = use, tx[ntext].min_gap = INFINITY;
             for (int t = 0; t < use; t++) tx[ntext].min_gap = gap[t] < tx[ntext].min_gap ? gap[t] : tx[ntext].min_gap;
-            if (drift_forecast_text(&tx[ntext].fc, &f, -1, gap, NULL, use)) drift_die("DUMP: %s: a forecast failed", file);
+            if (drift_forecast_text(&tx[ntext].fc, &f, -1, gap, NULL, use))
+                drift_die("DUMP: %s: a forecast failed", file);
             ntext++;
         }
     }

@@ -39,20 +39,19 @@ static const drift_format_t GAP_FORMATS[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16}
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "usage: drift-calc gaps LOGITS\n"
-            "  LOGITS   a logits dump, shape (N, V): a NumPy .npy array (float64/32/16) or a CSV of N rows of V\n"
-            "           values (or one value per line: one row); '-' reads stdin\n"
-            "prints CSV, one row per row of LOGITS:\n"
-            "  row,V,tie,top1,top2,v1_hex,v1,v2_hex,v2,gap_hex,gap, and for F = fp32, bf16, fp16:\n"
-            "  ulp_F,gap_ulps_F,can_flip_F,flips_F\n"
-            "top1, top2: the two largest logits (ties to the lower id), v1 >= v2 their values, gap = v1 - v2;\n"
-            "ulp_F: the spacing of F at |v1|; gap_ulps_F = gap / ulp_F.\n"
-            "can_flip_F = 1 when gap <= ulp_F (or v2 overflows F): storing the logits in F can round both to one\n"
-            "  value, a tie that argmax gives to the lower id. Rounding to nearest is monotone, so it never\n"
-            "  reverses them; two values merge only inside one rounding interval, at most ulp_F wide (exactly\n"
-            "  ulp_F, closed, around an even member), so a gap above ulp_F is safe and one at or below it is not.\n"
-            "flips_F = 1 when it does for these numbers: the argmax of the row rounded to F is not top1.\n");
+    fprintf(to, "usage: drift-calc gaps LOGITS\n"
+                "  LOGITS   a logits dump, shape (N, V): a NumPy .npy array (float64/32/16) or a CSV of N rows of V\n"
+                "           values (or one value per line: one row); '-' reads stdin\n"
+                "prints CSV, one row per row of LOGITS:\n"
+                "  row,V,tie,top1,top2,v1_hex,v1,v2_hex,v2,gap_hex,gap, and for F = fp32, bf16, fp16:\n"
+                "  ulp_F,gap_ulps_F,can_flip_F,flips_F\n"
+                "top1, top2: the two largest logits (ties to the lower id), v1 >= v2 their values, gap = v1 - v2;\n"
+                "ulp_F: the spacing of F at |v1|; gap_ulps_F = gap / ulp_F.\n"
+                "can_flip_F = 1 when gap <= ulp_F (or v2 overflows F): storing the logits in F can round both to one\n"
+                "  value, a tie that argmax gives to the lower id. Rounding to nearest is monotone, so it never\n"
+                "  reverses them; two values merge only inside one rounding interval, at most ulp_F wide (exactly\n"
+                "  ulp_F, closed, around an even member), so a gap above ulp_F is safe and one at or below it is not.\n"
+                "flips_F = 1 when it does for these numbers: the argmax of the row rounded to F is not top1.\n");
 }
 
 /* g = a - b (a >= b) compared with u exactly: 1 when a - b <= u. TwoSum gives s + t = a - b
@@ -75,9 +74,12 @@ int calc_gaps(int argc, char **argv)
     char shape[96];
     calc_shape_print(shape, sizeof shape, &sh);
     size_t N, V;
-    if (sh.ndim == 1) N = 1, V = sh.dim[0];
-    else if (sh.ndim == 2) N = sh.dim[0], V = sh.dim[1];
-    else drift_die("LOGITS: %s has shape %s (accepted: (N, V), N rows of V logits, or (V,))", file, shape);
+    if (sh.ndim == 1)
+        N = 1, V = sh.dim[0];
+    else if (sh.ndim == 2)
+        N = sh.dim[0], V = sh.dim[1];
+    else
+        drift_die("LOGITS: %s has shape %s (accepted: (N, V), N rows of V logits, or (V,))", file, shape);
     if (V < 2) drift_die("LOGITS: %s has shape %s: V = %zu (accepted: V >= 2 logits per row)", file, shape, V);
     for (size_t i = 0; i < n; i++)
         if (!isfinite(x[i]))
@@ -94,8 +96,10 @@ int calc_gaps(int argc, char **argv)
         size_t t1 = 0, t2 = 1;
         if (l[1] > l[0]) t1 = 1, t2 = 0;
         for (size_t i = 2; i < V; i++) {
-            if (l[i] > l[t1]) t2 = t1, t1 = i;
-            else if (l[i] > l[t2]) t2 = i;
+            if (l[i] > l[t1])
+                t2 = t1, t1 = i;
+            else if (l[i] > l[t2])
+                t2 = i;
         }
         double a = l[t1], b = l[t2], gap = a - b;
         printf("%zu,%zu,%d,%zu,%zu,%a,%.17g,%a,%.17g,%a,%.17g", r, V, a == b, t1, t2, a, a, b, b, gap, gap);

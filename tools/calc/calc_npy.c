@@ -81,16 +81,20 @@ static const char *parse_dict(const char *h, const char *vals[3])
             if (p == w) return "malformed .npy header (a value is not a string, tuple or word)";
         }
         while (*p == ' ') p++;
-        if (*p == ',') p++;
-        else if (*p != '}') return "malformed .npy header (no ',' or '}' after a value)";
+        if (*p == ',')
+            p++;
+        else if (*p != '}')
+            return "malformed .npy header (no ',' or '}' after a value)";
     }
     p++;
     while (*p == ' ') p++;
     if (*p == '\n') p++;
     if (*p) return "malformed .npy header (text after the dict)";
     for (int i = 0; i < 3; i++)
-        if (!vals[i]) return i == 0 ? "malformed .npy header (no descr)" : i == 1 ? "malformed .npy header (no fortran_order)"
-                                                                                  : "malformed .npy header (no shape tuple)";
+        if (!vals[i])
+            return i == 0   ? "malformed .npy header (no descr)"
+                   : i == 1 ? "malformed .npy header (no fortran_order)"
+                            : "malformed .npy header (no shape tuple)";
     return NULL;
 }
 
@@ -122,13 +126,22 @@ int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape
     }
     size_t hlen;
     if (major == 1) {
-        if (fread(pre + 8, 1, 2, fp) != 2) { rc = fail(path, "truncated .npy header"); goto done; }
+        if (fread(pre + 8, 1, 2, fp) != 2) {
+            rc = fail(path, "truncated .npy header");
+            goto done;
+        }
         hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
     } else {
-        if (fread(pre + 8, 1, 4, fp) != 4) { rc = fail(path, "truncated .npy header"); goto done; }
+        if (fread(pre + 8, 1, 4, fp) != 4) {
+            rc = fail(path, "truncated .npy header");
+            goto done;
+        }
         hlen = (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
     }
-    if (hlen == 0 || hlen > NPY_MAX_HEADER) { rc = fail(path, "malformed .npy header length"); goto done; }
+    if (hlen == 0 || hlen > NPY_MAX_HEADER) {
+        rc = fail(path, "malformed .npy header length");
+        goto done;
+    }
     h = malloc(hlen + 1);
     if (!h) {
         char why[160];
@@ -136,50 +149,93 @@ int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape
         rc = fail(path, why);
         goto done;
     }
-    if (fread(h, 1, hlen, fp) != hlen) { rc = fail(path, "truncated .npy header"); goto done; }
+    if (fread(h, 1, hlen, fp) != hlen) {
+        rc = fail(path, "truncated .npy header");
+        goto done;
+    }
     h[hlen] = 0;
-    if (memchr(h, 0, hlen)) { rc = fail(path, "malformed .npy header (NUL byte)"); goto done; }
+    if (memchr(h, 0, hlen)) {
+        rc = fail(path, "malformed .npy header (NUL byte)");
+        goto done;
+    }
 
     const char *vals[3], *why = parse_dict(h, vals);
-    if (why) { rc = fail(path, why); goto done; }
+    if (why) {
+        rc = fail(path, why);
+        goto done;
+    }
     const char *d = vals[0];
     int size = 0;
-    if (d && (!strncmp(d, "'<f8'", 5) || !strncmp(d, "'|f8'", 5))) size = 8;
-    else if (d && (!strncmp(d, "'<f4'", 5) || !strncmp(d, "'|f4'", 5))) size = 4;
-    else if (d && (!strncmp(d, "'<f2'", 5) || !strncmp(d, "'|f2'", 5))) size = 2;
-    if (!size) { rc = fail(path, "unsupported dtype (accepted: little-endian float64, float32, float16: '<f8', '<f4', '<f2')"); goto done; }
+    if (d && (!strncmp(d, "'<f8'", 5) || !strncmp(d, "'|f8'", 5)))
+        size = 8;
+    else if (d && (!strncmp(d, "'<f4'", 5) || !strncmp(d, "'|f4'", 5)))
+        size = 4;
+    else if (d && (!strncmp(d, "'<f2'", 5) || !strncmp(d, "'|f2'", 5)))
+        size = 2;
+    if (!size) {
+        rc = fail(path, "unsupported dtype (accepted: little-endian float64, float32, float16: '<f8', '<f4', '<f2')");
+        goto done;
+    }
 
     const char *s = vals[2];
-    if (!s || *s != '(') { rc = fail(path, "malformed .npy header (no shape tuple)"); goto done; }
+    if (!s || *s != '(') {
+        rc = fail(path, "malformed .npy header (no shape tuple)");
+        goto done;
+    }
     s++;
     size_t count = 1;
     int dims = 0;
     for (;;) {
         while (*s == ' ') s++;
         if (*s == ')') break;
-        if (!isdigit((unsigned char)*s)) { rc = fail(path, "malformed .npy shape"); goto done; }
+        if (!isdigit((unsigned char)*s)) {
+            rc = fail(path, "malformed .npy shape");
+            goto done;
+        }
         size_t dim = 0;
         while (isdigit((unsigned char)*s)) {
-            if (dim > (SIZE_MAX - 9) / 10) { rc = fail(path, "shape too large"); goto done; }
+            if (dim > (SIZE_MAX - 9) / 10) {
+                rc = fail(path, "shape too large");
+                goto done;
+            }
             dim = dim * 10 + (size_t)(*s++ - '0');
         }
-        if (dim != 0 && count > SIZE_MAX / dim) { rc = fail(path, "shape too large"); goto done; }
+        if (dim != 0 && count > SIZE_MAX / dim) {
+            rc = fail(path, "shape too large");
+            goto done;
+        }
         count *= dim;
-        if (dims == NPY_MAX_DIMS) { rc = fail(path, "too many dimensions"); goto done; }
+        if (dims == NPY_MAX_DIMS) {
+            rc = fail(path, "too many dimensions");
+            goto done;
+        }
         if (shape) shape[dims] = dim;
         dims++;
         while (*s == ' ') s++;
-        if (*s == ',') s++;
-        else if (*s != ')') { rc = fail(path, "malformed .npy shape"); goto done; }
+        if (*s == ',')
+            s++;
+        else if (*s != ')') {
+            rc = fail(path, "malformed .npy shape");
+            goto done;
+        }
     }
     const char *fo = vals[1];
     if (!fo || (strncmp(fo, "False", 5) != 0 && strncmp(fo, "True", 4) != 0)) {
         rc = fail(path, "malformed .npy header (no fortran_order)");
         goto done;
     }
-    if (!strncmp(fo, "True", 4) && dims > 1) { rc = fail(path, "Fortran-order arrays are not accepted (save with C order)"); goto done; }
-    if (count == 0) { rc = fail(path, "no values (empty array)"); goto done; }
-    if (count > CALC_VALUES_MAX) { rc = fail(path, "more than 134217728 values (the limit of one input)"); goto done; }
+    if (!strncmp(fo, "True", 4) && dims > 1) {
+        rc = fail(path, "Fortran-order arrays are not accepted (save with C order)");
+        goto done;
+    }
+    if (count == 0) {
+        rc = fail(path, "no values (empty array)");
+        goto done;
+    }
+    if (count > CALC_VALUES_MAX) {
+        rc = fail(path, "more than 134217728 values (the limit of one input)");
+        goto done;
+    }
     { /* the data must be in the file before it is allocated: a header promising 2^27 values
        * of a 100-byte file is truncated, not 1 GiB of memory */
         struct stat st;
@@ -195,23 +251,32 @@ int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape
     v = malloc(count * sizeof *v);
     if (!raw || !v) {
         char why[160];
-        drift_why_oom(why, sizeof why, (double)count * ((double)size + sizeof *v), "the %zu values its shape counts", count);
+        drift_why_oom(why, sizeof why, (double)count * ((double)size + sizeof *v), "the %zu values its shape counts",
+                      count);
         rc = fail(path, why);
         goto done;
     }
-    if (fread(raw, (size_t)size, count, fp) != count) { rc = fail(path, "truncated data (fewer values than the shape says)"); goto done; }
-    if (fgetc(fp) != EOF) { rc = fail(path, "trailing bytes after the data the shape says"); goto done; }
+    if (fread(raw, (size_t)size, count, fp) != count) {
+        rc = fail(path, "truncated data (fewer values than the shape says)");
+        goto done;
+    }
+    if (fgetc(fp) != EOF) {
+        rc = fail(path, "trailing bytes after the data the shape says");
+        goto done;
+    }
     for (size_t i = 0; i < count; i++) {
         const unsigned char *b = raw + i * (size_t)size;
         uint64_t bits = 0;
         for (int k = size - 1; k >= 0; k--) bits = bits << 8 | b[k];
-        if (size == 8) memcpy(&v[i], &bits, sizeof v[i]);
+        if (size == 8)
+            memcpy(&v[i], &bits, sizeof v[i]);
         else if (size == 4) {
             uint32_t w = (uint32_t)bits;
             float f;
             memcpy(&f, &w, sizeof f);
             v[i] = f;
-        } else v[i] = drift_decode(bits, DRIFT_FP16);
+        } else
+            v[i] = drift_decode(bits, DRIFT_FP16);
     }
     *out = v;
     *n = count;

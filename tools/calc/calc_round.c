@@ -130,8 +130,8 @@ int calc_round(int argc, char **argv)
             drift_die("VALUE: '%s' is not a number (accepted: decimal or hex float, inf, nan)", values[i]);
         uint64_t bits = drift_encode(r, f);
         int hexdigits = (f == DRIFT_TF32 ? 32 : fi->bits) / 4;
-        printf("%a,%s,%s,%a,%.17g,0x%0*" PRIx64 ",%s\n", calc_nan(x[i]), fi->name, drift_mode_name(opts.mode), calc_nan(r), calc_nan(r), hexdigits,
-               bits, drift_class_name(drift_classify(r, f)));
+        printf("%a,%s,%s,%a,%.17g,0x%0*" PRIx64 ",%s\n", calc_nan(x[i]), fi->name, drift_mode_name(opts.mode),
+               calc_nan(r), calc_nan(r), hexdigits, bits, drift_class_name(drift_classify(r, f)));
     }
     free(x);
     free(values);

@@ -87,11 +87,13 @@ static void usage_dot(FILE *to) { usage(to, 1); }
 static void parse_args(args_t *a, int argc, char **argv)
 {
     const drift_arg_opt_t opts[] = {
-        {"format", &a->format_s, NULL, 0, "F"}, {"order", &a->order_s, NULL, 0, "SPEC"}, {"acc", &a->acc_s, NULL, 0, "A"},
-        {"c", &a->c_s, NULL, 0, "C"},           {"fma", NULL, &a->fma, 1, NULL},          {"nofma", NULL, &a->fma, 0, NULL},
+        {"format", &a->format_s, NULL, 0, "F"}, {"order", &a->order_s, NULL, 0, "SPEC"},
+        {"acc", &a->acc_s, NULL, 0, "A"},       {"c", &a->c_s, NULL, 0, "C"},
+        {"fma", NULL, &a->fma, 1, NULL},        {"nofma", NULL, &a->fma, 0, NULL},
     };
     /* --fma, --nofma and --c are dot's: sum does not offer them */
-    a->nfiles = drift_args_parse(opts, a->dot ? 6 : 3, a->files, a->dot ? 2 : 1, argc, argv, a->dot ? usage_dot : usage_sum);
+    a->nfiles =
+        drift_args_parse(opts, a->dot ? 6 : 3, a->files, a->dot ? 2 : 1, argc, argv, a->dot ? usage_dot : usage_sum);
     if (!a->format_s) drift_die("--format: missing (accepted: see --help)");
     if (!a->order_s) drift_die("--order: missing (accepted: %s)", ORDER_GRAMMAR);
     if (a->nfiles != (a->dot ? 2 : 1))
@@ -119,7 +121,9 @@ static void errors(const drift_xacc_t *x, double result, drift_format_t acc, dou
         drift_xacc_t d = *x;
         drift_xacc_add(&d, -result); /* exact: S - result */
         int sg = drift_xacc_sign(&d);
-        *abs_err = sg > 0 ? drift_xacc_round(&d, DRIFT_FP64, DRIFT_RU) : sg < 0 ? -drift_xacc_round(&d, DRIFT_FP64, DRIFT_RD) : 0.0;
+        *abs_err = sg > 0   ? drift_xacc_round(&d, DRIFT_FP64, DRIFT_RU)
+                   : sg < 0 ? -drift_xacc_round(&d, DRIFT_FP64, DRIFT_RD)
+                            : 0.0;
     }
     if (isnan(*abs_err)) {
         *rel_err = *ulp_err = NAN;
@@ -178,10 +182,11 @@ static int run(int dot, int argc, char **argv)
             for (int i = 0; i < DRIFT_NFORMATS; i++) {
                 drift_recipe_t t = drift_recipe((drift_format_t)i, &o, acc, acc);
                 if (drift_recipe_check(&t, why, sizeof why) == DRIFT_OK)
-                    snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? ", " : "", drift_format_name((drift_format_t)i));
+                    snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? ", " : "",
+                             drift_format_name((drift_format_t)i));
             }
-            drift_die("--format: %s has no %s path (accepted with --order %s --acc %s: %s)", drift_format_name(f), a.order_s,
-                      a.order_s, drift_format_name(acc), *ok ? ok : "none");
+            drift_die("--format: %s has no %s path (accepted with --order %s --acc %s: %s)", drift_format_name(f),
+                      a.order_s, a.order_s, drift_format_name(acc), *ok ? ok : "none");
         }
     }
     double *x = NULL, *y = NULL;
@@ -196,8 +201,8 @@ static int run(int dot, int argc, char **argv)
         if (ny != n) {
             free(x);
             free(y);
-            drift_die("%s has %zu values but %s has %zu (a dot product needs equal lengths)", a.files[0], n,
-                      a.files[1], ny);
+            drift_die("%s has %zu values but %s has %zu (a dot product needs equal lengths)", a.files[0], n, a.files[1],
+                      ny);
         }
     }
     drift_xacc_t ex;
@@ -221,8 +226,9 @@ static int run(int dot, int argc, char **argv)
         rc = drift_recipe_sum(&r, x, n, &recipe);
     free(x);
     free(y);
-    if (rc != DRIFT_OK) drift_die("--order %s with --format %s --acc %s: %s", a.order_s, drift_format_name(f),
-                                  drift_format_name(acc), drift_strerror(rc));
+    if (rc != DRIFT_OK)
+        drift_die("--order %s with --format %s --acc %s: %s", a.order_s, drift_format_name(f), drift_format_name(acc),
+                  drift_strerror(rc));
 
     double exact, abs_err, rel_err, ulp_err;
     errors(&ex, r, acc, &exact, &abs_err, &rel_err, &ulp_err);
@@ -230,7 +236,8 @@ static int run(int dot, int argc, char **argv)
     drift_order_print(spec, sizeof spec, &o);
     printf("order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
     printf("%s,%s,%s,%zu,%a,%.17g,%a,%.17g,%.17g,%.17g,%.6g\n", spec, drift_format_name(f), drift_format_name(acc), n,
-           calc_nan(r), calc_nan(r), calc_nan(exact), calc_nan(exact), calc_nan(abs_err), calc_nan(rel_err), calc_nan(ulp_err));
+           calc_nan(r), calc_nan(r), calc_nan(exact), calc_nan(exact), calc_nan(abs_err), calc_nan(rel_err),
+           calc_nan(ulp_err));
     return 0;
 }
 

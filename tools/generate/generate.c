@@ -86,7 +86,8 @@ static long parse_int(const char *opt, const char *v, long lo, long hi)
     char *end;
     errno = 0;
     long x = strtol(v, &end, 10);
-    if (!*v || *end || errno || x < lo || x > hi) die("%s: expected an integer in %ld .. %ld, found '%s'", opt, lo, hi, v);
+    if (!*v || *end || errno || x < lo || x > hi)
+        die("%s: expected an integer in %ld .. %ld, found '%s'", opt, lo, hi, v);
     return x;
 }
 
@@ -101,7 +102,8 @@ static double parse_dbl(const char *opt, const char *v, double lo, double hi)
 static drift_format_t parse_fmt(const char *opt, const char *v)
 {
     drift_format_t f;
-    if (drift_format_parse(&f, v)) die("%s: expected fp64, fp32, tf32, fp16, bf16, fp8e4m3 or fp8e5m2, found '%s'", opt, v);
+    if (drift_format_parse(&f, v))
+        die("%s: expected fp64, fp32, tf32, fp16, bf16, fp8e4m3 or fp8e5m2, found '%s'", opt, v);
     return f;
 }
 
@@ -120,24 +122,25 @@ static drift_recipe_t parse_recipe(const char *opt, const char *v)
             memcpy(ord, s + 1, len), ord[len] = 0;
             if (drift_order_parse_card(&o, ord)) drift_die_tc(opt, ord + 3, v);
         }
-        die("%s: expected IN/ORDER/ACC[/OUT] or a format, found '%s' (accepted ORDER: seq, or %s)", opt, v, drift_tc_names());
+        die("%s: expected IN/ORDER/ACC[/OUT] or a format, found '%s' (accepted ORDER: seq, or %s)", opt, v,
+            drift_tc_names());
     }
     return r;
 }
 
 typedef struct {
     drift_numerics_t nx;
-    int has_dep;            /* --deployment given: dep holds the configuration */
+    int has_dep; /* --deployment given: dep holds the configuration */
     drift_deployment_t dep;
-    int numerics_opt;       /* a numerics or batching option given (not with --deployment) */
-    int dep_given;          /* --deployment options seen in this run's options */
+    int numerics_opt; /* a numerics or batching option given (not with --deployment) */
+    int dep_given;    /* --deployment options seen in this run's options */
     drift_batching_t bt;
     drift_sampler_t smp;
-    int beams;                  /* 0: greedy or sampled (drift_generate) */
+    int beams; /* 0: greedy or sampled (drift_generate) */
     drift_beam_ties_t ties;
     uint64_t beam_seed;
-    const char *sampling_opt;   /* a sampling option given (refused with --beams) */
-    const char *beam_opt;       /* --beam-ties or --beam-seed given */
+    const char *sampling_opt; /* a sampling option given (refused with --beams) */
+    const char *beam_opt;     /* --beam-ties or --beam-seed given */
     char desc[DRIFT_DEPLOY_SPEC_MAX + 128];
 } run_cfg_t;
 
@@ -145,18 +148,44 @@ typedef struct {
 static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ckpt, long *tokens, const char **ids,
                      const char **tokf, const char **prompt, int *exact_gaps, int *json, int first)
 {
-    static const char *const VALUED[] = {"checkpoint", "tokens", "prompt-ids", "tokenizer", "prompt", "recipe",
-                                         "recipe-qkv", "recipe-attn", "recipe-mlp-up", "recipe-mlp-down",
-                                         "recipe-lmhead", "weights", "act", "kv", "attention", "policy", "sms",
-                                         "min-slice", "batch", "companions", "tp", "allreduce", "temperature", "top-k",
-                                         "top-p", "seed", "backend", "beams", "beam-ties", "beam-seed",
+    static const char *const VALUED[] = {"checkpoint",
+                                         "tokens",
+                                         "prompt-ids",
+                                         "tokenizer",
+                                         "prompt",
+                                         "recipe",
+                                         "recipe-qkv",
+                                         "recipe-attn",
+                                         "recipe-mlp-up",
+                                         "recipe-mlp-down",
+                                         "recipe-lmhead",
+                                         "weights",
+                                         "act",
+                                         "kv",
+                                         "attention",
+                                         "policy",
+                                         "sms",
+                                         "min-slice",
+                                         "batch",
+                                         "companions",
+                                         "tp",
+                                         "allreduce",
+                                         "temperature",
+                                         "top-k",
+                                         "top-p",
+                                         "seed",
+                                         "backend",
+                                         "beams",
+                                         "beam-ties",
+                                         "beam-seed",
                                          "deployment"};
     static const char *const FLAGS[] = {"compare", "exact", "exact-gaps", "json", "help", "version"};
     enum { NV = sizeof VALUED / sizeof *VALUED, NF = sizeof FLAGS / sizeof *FLAGS };
     for (; i < argc; i++) {
         char opt[72], name[64];
         const char *v = NULL, *arg = !strcmp(argv[i], "-h") ? "--help" : argv[i];
-        if (drift_opt_split(name, sizeof name, &v, arg)) die("unexpected argument '%s' (options start with --; see --help)", arg);
+        if (drift_opt_split(name, sizeof name, &v, arg))
+            die("unexpected argument '%s' (options start with --; see --help)", arg);
         snprintf(opt, sizeof opt, "--%s", name);
         const char *o = opt;
         int valued = 0, flag = 0;
@@ -202,27 +231,40 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             c->has_dep = 1;
             continue;
         }
-        if (strcmp(o, "--checkpoint") && strcmp(o, "--tokens") && strcmp(o, "--prompt-ids") && strcmp(o, "--tokenizer") &&
-            strcmp(o, "--prompt") && strcmp(o, "--companions") && strcmp(o, "--backend"))
+        if (strcmp(o, "--checkpoint") && strcmp(o, "--tokens") && strcmp(o, "--prompt-ids") &&
+            strcmp(o, "--tokenizer") && strcmp(o, "--prompt") && strcmp(o, "--companions") && strcmp(o, "--backend"))
             c->numerics_opt = 1;
         if (!strcmp(o, "--checkpoint") || !strcmp(o, "--tokens") || !strcmp(o, "--prompt-ids") ||
             !strcmp(o, "--tokenizer") || !strcmp(o, "--prompt")) {
             if (!first) die("%s: applies to both runs; give it before --compare", o);
-            if (!strcmp(o, "--checkpoint")) *ckpt = v;
-            else if (!strcmp(o, "--tokens")) *tokens = parse_int(o, v, 1, 1L << 20);
-            else if (!strcmp(o, "--prompt-ids")) *ids = v;
-            else if (!strcmp(o, "--tokenizer")) *tokf = v;
-            else *prompt = v;
+            if (!strcmp(o, "--checkpoint"))
+                *ckpt = v;
+            else if (!strcmp(o, "--tokens"))
+                *tokens = parse_int(o, v, 1, 1L << 20);
+            else if (!strcmp(o, "--prompt-ids"))
+                *ids = v;
+            else if (!strcmp(o, "--tokenizer"))
+                *tokf = v;
+            else
+                *prompt = v;
         } else if (!strcmp(o, "--recipe")) {
             if (strncmp(v, "llamacpp-cpu", 12)) (void)parse_recipe(o, v); /* its message for a malformed recipe */
-            if (drift_numerics_set_recipe(&c->nx, v)) die("%s: expected llamacpp-cpu, llamacpp-cpu-avx512 or a recipe, found '%s'", o, v);
-        } else if (!strcmp(o, "--recipe-qkv")) c->nx.mm[DRIFT_OP_QKV] = parse_recipe(o, v);
-        else if (!strcmp(o, "--recipe-attn")) c->nx.mm[DRIFT_OP_ATTN_OUT] = parse_recipe(o, v);
-        else if (!strcmp(o, "--recipe-mlp-up")) c->nx.mm[DRIFT_OP_MLP_UP] = parse_recipe(o, v);
-        else if (!strcmp(o, "--recipe-mlp-down")) c->nx.mm[DRIFT_OP_MLP_DOWN] = parse_recipe(o, v);
-        else if (!strcmp(o, "--recipe-lmhead")) c->nx.mm[DRIFT_OP_LMHEAD] = parse_recipe(o, v);
-        else if (!strcmp(o, "--weights")) c->nx.weights = parse_fmt(o, v);
-        else if (!strcmp(o, "--act")) c->nx.act = parse_fmt(o, v);
+            if (drift_numerics_set_recipe(&c->nx, v))
+                die("%s: expected llamacpp-cpu, llamacpp-cpu-avx512 or a recipe, found '%s'", o, v);
+        } else if (!strcmp(o, "--recipe-qkv"))
+            c->nx.mm[DRIFT_OP_QKV] = parse_recipe(o, v);
+        else if (!strcmp(o, "--recipe-attn"))
+            c->nx.mm[DRIFT_OP_ATTN_OUT] = parse_recipe(o, v);
+        else if (!strcmp(o, "--recipe-mlp-up"))
+            c->nx.mm[DRIFT_OP_MLP_UP] = parse_recipe(o, v);
+        else if (!strcmp(o, "--recipe-mlp-down"))
+            c->nx.mm[DRIFT_OP_MLP_DOWN] = parse_recipe(o, v);
+        else if (!strcmp(o, "--recipe-lmhead"))
+            c->nx.mm[DRIFT_OP_LMHEAD] = parse_recipe(o, v);
+        else if (!strcmp(o, "--weights"))
+            c->nx.weights = parse_fmt(o, v);
+        else if (!strcmp(o, "--act"))
+            c->nx.act = parse_fmt(o, v);
         else if (!strcmp(o, "--kv")) {
             char why[DRIFT_LLM_ERR_MAX];
             if (drift_kv_format_parse(&c->nx.kv, v, why, sizeof why)) die("--kv: %s", why);
@@ -230,27 +272,40 @@ static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ck
             char why[DRIFT_LLM_ERR_MAX];
             if (drift_numerics_set_attention(&c->nx, v, why, sizeof why)) die("--attention: %s", why);
         } else if (!strcmp(o, "--policy")) {
-            if (drift_policy_parse(&c->nx.policy, v)) die("--policy: expected vendor-like or batch-invariant, found '%s'", v);
-        } else if (!strcmp(o, "--sms")) c->nx.sms = (int)parse_int(o, v, 1, 100000);
-        else if (!strcmp(o, "--min-slice")) c->nx.min_slice = (int)parse_int(o, v, 1, 1 << 30);
-        else if (!strcmp(o, "--batch")) c->bt.batch = (int)parse_int(o, v, 1, 4096);
-        else if (!strcmp(o, "--companions")) c->bt.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX);
-        else if (!strcmp(o, "--tp")) c->nx.tp = (int)parse_int(o, v, 1, DRIFT_TP_MAX);
+            if (drift_policy_parse(&c->nx.policy, v))
+                die("--policy: expected vendor-like or batch-invariant, found '%s'", v);
+        } else if (!strcmp(o, "--sms"))
+            c->nx.sms = (int)parse_int(o, v, 1, 100000);
+        else if (!strcmp(o, "--min-slice"))
+            c->nx.min_slice = (int)parse_int(o, v, 1, 1 << 30);
+        else if (!strcmp(o, "--batch"))
+            c->bt.batch = (int)parse_int(o, v, 1, 4096);
+        else if (!strcmp(o, "--companions"))
+            c->bt.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX);
+        else if (!strcmp(o, "--tp"))
+            c->nx.tp = (int)parse_int(o, v, 1, DRIFT_TP_MAX);
         else if (!strcmp(o, "--allreduce")) {
-            if (drift_allreduce_parse(&c->nx.allreduce, v)) die("--allreduce: expected ring, tree or rank, found '%s'", v);
-        } else if (!strcmp(o, "--temperature")) c->smp.temperature = parse_dbl(o, v, 0, 1e6), c->sampling_opt = "--temperature";
-        else if (!strcmp(o, "--top-k")) c->smp.top_k = (int)parse_int(o, v, 0, INT_MAX), c->sampling_opt = "--top-k";
+            if (drift_allreduce_parse(&c->nx.allreduce, v))
+                die("--allreduce: expected ring, tree or rank, found '%s'", v);
+        } else if (!strcmp(o, "--temperature"))
+            c->smp.temperature = parse_dbl(o, v, 0, 1e6), c->sampling_opt = "--temperature";
+        else if (!strcmp(o, "--top-k"))
+            c->smp.top_k = (int)parse_int(o, v, 0, INT_MAX), c->sampling_opt = "--top-k";
         else if (!strcmp(o, "--top-p")) {
             c->smp.top_p = parse_dbl(o, v, 0, 1), c->sampling_opt = "--top-p";
             if (c->smp.top_p == 0) c->smp.top_p = 1; /* 0 is off, as 1 */
-        } else if (!strcmp(o, "--seed")) c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX), c->sampling_opt = "--seed";
-        else if (!strcmp(o, "--beams")) c->beams = (int)parse_int(o, v, 1, 1024);
+        } else if (!strcmp(o, "--seed"))
+            c->smp.seed = (uint64_t)parse_int(o, v, 0, LONG_MAX), c->sampling_opt = "--seed";
+        else if (!strcmp(o, "--beams"))
+            c->beams = (int)parse_int(o, v, 1, 1024);
         else if (!strcmp(o, "--beam-ties")) {
             if (drift_beam_ties_parse(&c->ties, v)) die("--beam-ties: expected stable or unstable, found '%s'", v);
             c->beam_opt = "--beam-ties";
-        } else if (!strcmp(o, "--beam-seed")) c->beam_seed = (uint64_t)parse_int(o, v, 0, LONG_MAX), c->beam_opt = "--beam-seed";
+        } else if (!strcmp(o, "--beam-seed"))
+            c->beam_seed = (uint64_t)parse_int(o, v, 0, LONG_MAX), c->beam_opt = "--beam-seed";
         else if (!strcmp(o, "--backend")) {
-            if (strcmp(v, "cpu") && strcmp(v, "auto")) die("--backend: expected auto or cpu (no CUDA decoder yet), found '%s'", v);
+            if (strcmp(v, "cpu") && strcmp(v, "auto"))
+                die("--backend: expected auto or cpu (no CUDA decoder yet), found '%s'", v);
         }
     }
     return argc;
@@ -263,7 +318,8 @@ typedef struct {
 } run_out_t;
 
 /* Beam search's run: the best beam's tokens in g, every beam in bm. */
-static void run_beams(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np, int ntok)
+static void run_beams(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np,
+                      int ntok)
 {
     char err[DRIFT_LLM_ERR_MAX];
     drift_model_t *m;
@@ -277,7 +333,8 @@ static void run_beams(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t
     r->exact_gap = NULL;
     r->g.n = r->bm.len[0];
     if (!(r->g.token = malloc((size_t)(r->g.n ? r->g.n : 1) * sizeof(int))))
-        drift_die_oom((double)(r->g.n ? r->g.n : 1) * sizeof(int), "the beam's text of %d tokens (--tokens: fewer)", r->g.n);
+        drift_die_oom((double)(r->g.n ? r->g.n : 1) * sizeof(int), "the beam's text of %d tokens (--tokens: fewer)",
+                      r->g.n);
     memcpy(r->g.token, r->bm.tokens, (size_t)r->g.n * sizeof(int));
 }
 
@@ -291,10 +348,11 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
     }
     char err[DRIFT_LLM_ERR_MAX];
     drift_model_t *m;
-    int rc = drift_model_create(&m, ck, c->has_dep ? &c->dep.nx : &c->nx, c->has_dep ? 1 : c->bt.batch, err, sizeof err);
+    int rc =
+        drift_model_create(&m, ck, c->has_dep ? &c->dep.nx : &c->nx, c->has_dep ? 1 : c->bt.batch, err, sizeof err);
     if (rc) die("%s", err);
     int stop = !ck->gguf; /* as run.c: generating BOS ends a llama2.c text; GGUF texts have a fixed length */
-    if (c->has_dep) /* the request alone in its slot, its batch's other requests by their shapes */
+    if (c->has_dep)       /* the request alone in its slot, its batch's other requests by their shapes */
         rc = drift_deploy_generate(&r->g, m, &c->dep, prompt, np, 0, ntok, c->bt.seed, 0);
     else
         rc = drift_generate(&r->g, m, prompt, np, ntok, stop, &c->smp, &c->bt, 0);
@@ -328,9 +386,12 @@ static void csv_text(const drift_tokenizer_t *t, int prev, int tok)
     const char *s = drift_tokenizer_decode(t, prev, tok);
     putchar('"');
     for (; *s; s++) {
-        if (*s == '"') fputs("\"\"", stdout);
-        else if (*s == '\n') fputs("\\n", stdout);
-        else putchar(*s);
+        if (*s == '"')
+            fputs("\"\"", stdout);
+        else if (*s == '\n')
+            fputs("\\n", stdout);
+        else
+            putchar(*s);
     }
     putchar('"');
 }
@@ -339,9 +400,12 @@ static void json_str(const char *s)
 {
     putchar('"');
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\') printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
-        else putchar(*s);
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
     }
     putchar('"');
 }
@@ -373,11 +437,14 @@ static void describe(run_cfg_t *c)
     char nx[400];
     drift_numerics_print(nx, sizeof nx, &c->nx);
     char dec[96];
-    if (!c->beams) snprintf(dec, sizeof dec, "%s", c->smp.temperature > 0 ? " sampled" : " greedy");
+    if (!c->beams)
+        snprintf(dec, sizeof dec, "%s", c->smp.temperature > 0 ? " sampled" : " greedy");
     else if (c->ties == DRIFT_BEAM_TIES_UNSTABLE)
         snprintf(dec, sizeof dec, " beams=%d ties=unstable beam-seed=%llu", c->beams, (unsigned long long)c->beam_seed);
-    else snprintf(dec, sizeof dec, " beams=%d ties=stable", c->beams);
-    snprintf(c->desc, sizeof c->desc, "%s batch=%d companions=%llu%s", nx, c->bt.batch, (unsigned long long)c->bt.seed, dec);
+    else
+        snprintf(dec, sizeof dec, " beams=%d ties=stable", c->beams);
+    snprintf(c->desc, sizeof c->desc, "%s batch=%d companions=%llu%s", nx, c->bt.batch, (unsigned long long)c->bt.seed,
+             dec);
 }
 
 /* --beams takes the whole batch and decodes deterministically: refuse what it cannot honour. */
@@ -397,7 +464,8 @@ static void check_beams(const run_cfg_t *c, int exact_gaps, int json)
  * search) an empty gap and the token's log-probability. */
 static void cells(const run_out_t *r, int i)
 {
-    if (r->bm.nbeams) printf(",%.9g,", r->bm.logprob[i]);
+    if (r->bm.nbeams)
+        printf(",%.9g,", r->bm.logprob[i]);
     else {
         printf("%.9g,", r->g.top1_logit[i] - r->g.top2_logit[i]);
         if (r->exact_gap) printf("%.9g", r->exact_gap[i]);
@@ -408,16 +476,20 @@ static void cells(const run_out_t *r, int i)
 /* Where two runs part: greedy's top-1/top-2 gap, or the beam's token log-probability. */
 static void step_note(const run_out_t *r, int i)
 {
-    if (r->bm.nbeams) fprintf(stderr, "(log-prob %.3g)", r->bm.logprob[i]);
-    else fprintf(stderr, "(gap %.3g)", r->g.top1_logit[i] - r->g.top2_logit[i]);
+    if (r->bm.nbeams)
+        fprintf(stderr, "(log-prob %.3g)", r->bm.logprob[i]);
+    else
+        fprintf(stderr, "(gap %.3g)", r->g.top1_logit[i] - r->g.top2_logit[i]);
 }
 
 static void beam_summary(const run_out_t *r)
 {
     if (!r->bm.nbeams) return;
-    fprintf(stderr, "; beam search: the best of %d beams scores %.9g (sum of fp64 log-softmax)%s; exact score ties: %ld at "
+    fprintf(stderr,
+            "; beam search: the best of %d beams scores %.9g (sum of fp64 log-softmax)%s; exact score ties: %ld at "
             "the cut (which beams survive depends on their order), %ld among the kept beams",
-            r->bm.nbeams, r->bm.score[0], r->bm.finished[0] ? ", ended by BOS" : "", r->bm.ties_boundary, r->bm.ties_inside);
+            r->bm.nbeams, r->bm.score[0], r->bm.finished[0] ? ", ended by BOS" : "", r->bm.ties_boundary,
+            r->bm.ties_inside);
 }
 
 int main(int argc, char **argv)
@@ -532,8 +604,10 @@ int main(int argc, char **argv)
             putchar('\n');
         }
     } else {
-        if (ra.bm.nbeams || rb.bm.nbeams) printf("step,a_token,a_text,a_gap,a_logprob,b_token,b_text,b_gap,b_logprob,mark\n");
-        else printf("step,a_token,a_text,a_gap,a_exact_gap,b_token,b_text,b_gap,b_exact_gap,mark\n");
+        if (ra.bm.nbeams || rb.bm.nbeams)
+            printf("step,a_token,a_text,a_gap,a_logprob,b_token,b_text,b_gap,b_logprob,mark\n");
+        else
+            printf("step,a_token,a_text,a_gap,a_exact_gap,b_token,b_text,b_gap,b_exact_gap,mark\n");
         for (int i = 0; i < n; i++) {
             for (int s = 0; s < 2; s++) {
                 const run_out_t *r = s ? &rb : &ra;
@@ -554,21 +628,27 @@ int main(int argc, char **argv)
     double mingap = INFINITY;
     int minat = -1;
     for (int i = 0; i < ra.g.n && !ra.bm.nbeams; i++)
-        if (ra.g.top1_logit[i] - ra.g.top2_logit[i] < mingap) mingap = ra.g.top1_logit[i] - ra.g.top2_logit[i], minat = i;
-    fprintf(stderr, "drift-generate: %s (%d layers, dim %d, vocab %d): %d tokens generated from a %d-token prompt under [%s]",
+        if (ra.g.top1_logit[i] - ra.g.top2_logit[i] < mingap)
+            mingap = ra.g.top1_logit[i] - ra.g.top2_logit[i], minat = i;
+    fprintf(stderr,
+            "drift-generate: %s (%d layers, dim %d, vocab %d): %d tokens generated from a %d-token prompt under [%s]",
             ckpt, ck.cfg.n_layers, ck.cfg.dim, V, ra.g.n, np, a.desc);
     if (minat >= 0) fprintf(stderr, "; the smallest top-1/top-2 logit gap was %.3g at step %d", mingap, minat);
     beam_summary(&ra);
     if (compare) {
         fprintf(stderr, ". Against [%s] (%d tokens): ", b.desc, rb.g.n);
-        if (first < 0) fprintf(stderr, "the two token streams are identical");
+        if (first < 0)
+            fprintf(stderr, "the two token streams are identical");
         else if (first < ra.g.n && first < rb.g.n) {
             fprintf(stderr, "the streams part at step %d: token %d ", first, ra.g.token[first]);
             step_note(&ra, first);
             fprintf(stderr, " vs %d ", rb.g.token[first]);
             step_note(&rb, first);
-            if (!ra.exact_gap && !ra.bm.nbeams && !rb.bm.nbeams) fprintf(stderr, "; add --exact-gaps for the exact gaps there");
-        } else fprintf(stderr, "one stream stops (%s) at step %d, the other goes on", ck.gguf ? "its length" : "BOS", first);
+            if (!ra.exact_gap && !ra.bm.nbeams && !rb.bm.nbeams)
+                fprintf(stderr, "; add --exact-gaps for the exact gaps there");
+        } else
+            fprintf(stderr, "one stream stops (%s) at step %d, the other goes on", ck.gguf ? "its length" : "BOS",
+                    first);
         beam_summary(&rb);
     }
     fprintf(stderr, ".\n");
@@ -578,13 +658,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s", compare ? (s ? "b: " : "a: ") : "text: ");
             for (int i = 0; i < np; i++) fputs(drift_tokenizer_decode(tp, i ? prompt[i - 1] : 1, prompt[i]), stderr);
             fputs("\u2192", stderr);
-            for (int i = 0; i < r->g.n; i++) fputs(drift_tokenizer_decode(tp, i ? r->g.token[i - 1] : prev0, r->g.token[i]), stderr);
+            for (int i = 0; i < r->g.n; i++)
+                fputs(drift_tokenizer_decode(tp, i ? r->g.token[i - 1] : prev0, r->g.token[i]), stderr);
             fputc('\n', stderr);
             for (int k = 1; k < r->bm.nbeams; k++) { /* the other final beams */
                 fprintf(stderr, "%sbeam %d (score %.6g%s): \u2192", compare ? (s ? "b " : "a ") : "", k, r->bm.score[k],
                         r->bm.finished[k] ? ", ended" : "");
                 const int *bt = r->bm.tokens + (size_t)k * (size_t)r->bm.stride;
-                for (int i = 0; i < r->bm.len[k]; i++) fputs(drift_tokenizer_decode(tp, i ? bt[i - 1] : prev0, bt[i]), stderr);
+                for (int i = 0; i < r->bm.len[k]; i++)
+                    fputs(drift_tokenizer_decode(tp, i ? bt[i - 1] : prev0, bt[i]), stderr);
                 fputc('\n', stderr);
             }
         }

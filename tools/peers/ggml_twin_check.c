@@ -47,33 +47,38 @@ void ggml_vec_dot_q8_0_q8_0(int n, float *s, size_t bs, const void *vx, size_t b
 void ggml_vec_dot_f16(int n, float *s, size_t bs, uint16_t *x, size_t bx, uint16_t *y, size_t by, int nrc);
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void) {
+static uint32_t rnd(void)
+{
     rng ^= rng << 13;
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (uint32_t)(rng >> 16);
 }
 static float urand(void) { return (float)(rnd() & 0xffffff) / 16777216.0f; }
-static float nrand(void) { /* roughly normal, heavy enough tails */
+static float nrand(void)
+{ /* roughly normal, heavy enough tails */
     float s = 0;
     for (int i = 0; i < 4; i++) s += urand();
     return (s - 2.0f) * 1.7f;
 }
-static uint32_t bits(float x) {
+static uint32_t bits(float x)
+{
     uint32_t u;
     memcpy(&u, &x, 4);
     return u;
 }
 static int same(float a, float b) { return bits(a) == bits(b); }
 
-static int report(const char *name, long n, long bad) {
+static int report(const char *name, long n, long bad)
+{
     printf("%-28s %8ld cases  %6ld differ\n", name, n, bad);
     return bad != 0;
 }
 
 static FILE *rec; /* optional record of ggml outputs */
 
-static int check_fp16(void) {
+static int check_fp16(void)
+{
     long bad = 0, n = 0;
     for (uint64_t u = 0; u < (1ull << 32); u += 509) { /* a stride prime to every power of 2 */
         float x;
@@ -91,7 +96,8 @@ static int check_fp16(void) {
     return report("fp32->fp16 (F16C)", n, bad);
 }
 
-static void rand_row(float *x, int n) {
+static void rand_row(float *x, int n)
+{
     const float sc = ldexpf(1.0f, (int)(rnd() % 20) - 10);
     for (int i = 0; i < n; i++) x[i] = nrand() * sc;
     if (rnd() % 4 == 0) { /* plant exact halves: values whose x*id lands on k + 0.5 */
@@ -101,7 +107,8 @@ static void rand_row(float *x, int n) {
     }
 }
 
-static int check_quant(void) {
+static int check_quant(void)
+{
     enum { N = 576 };
     float x[N];
     drift_ggml_q8_1_t a[N / 32], b[N / 32];
@@ -120,7 +127,8 @@ static int check_quant(void) {
     return report("quantize_row_q8_1", n, bad1) | report("quantize_row_q8_0", n, bad0);
 }
 
-static void rand_q4_1(drift_ggml_q4_1_t *w, int nb) {
+static void rand_q4_1(drift_ggml_q4_1_t *w, int nb)
+{
     for (int i = 0; i < nb; i++) {
         w[i].d = drift_ggml_fp32_to_fp16(urand() * 0.02f + 1e-4f);
         w[i].m = drift_ggml_fp32_to_fp16(-urand() * 0.15f);
@@ -128,7 +136,8 @@ static void rand_q4_1(drift_ggml_q4_1_t *w, int nb) {
     }
 }
 
-static int check_dots(void) {
+static int check_dots(void)
+{
     enum { N = 1536 };
     float x[N];
     drift_ggml_q4_1_t w[N / 32];
@@ -167,12 +176,14 @@ static int check_dots(void) {
            report("vec_dot_f16 (64)", n, badf);
 }
 
-static struct ggml_context *new_ctx(void) {
+static struct ggml_context *new_ctx(void)
+{
     struct ggml_init_params ip = {256 * 1024 * 1024, NULL, false};
     return ggml_init(ip);
 }
 
-static int check_graph_ops(void) {
+static int check_graph_ops(void)
+{
     long bad_rms = 0, bad_rope = 0, bad_glu = 0, n = 0;
     for (int t = 0; t < 200; t++) {
         struct ggml_context *ctx = new_ctx();
@@ -189,7 +200,8 @@ static int check_graph_ops(void) {
         const int p0 = (int)(rnd() % 400);
         for (int i = 0; i < 64 * 9 * T; i++) ((float *)xq->data)[i] = nrand() * 3;
         for (int i = 0; i < T; i++) ((int32_t *)pos->data)[i] = p0 + i;
-        struct ggml_tensor *ro = ggml_rope_ext(ctx, xq, pos, NULL, 64, 0, 8192, 100000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+        struct ggml_tensor *ro =
+            ggml_rope_ext(ctx, xq, pos, NULL, 64, 0, 8192, 100000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
         /* swiglu over [1536, T] */
         struct ggml_tensor *ga = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 1536, T);
         struct ggml_tensor *ua = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 1536, T);
@@ -226,7 +238,8 @@ static int check_graph_ops(void) {
 
 /* flash_attn_ext, f16 K and V, causal mask over a KV cache of nkv cells of which the first
  * p0 + T are filled; T queries at positions p0 .. p0+T-1 (T < 64: the one_chunk path). */
-static int check_fattn(int tiled) {
+static int check_fattn(int tiled)
+{
     long bad = 0, n = 0;
     for (int t = 0; t < 30; t++) {
         struct ggml_context *ctx = new_ctx();
@@ -243,10 +256,9 @@ static int check_fattn(int tiled) {
             ((uint16_t *)v->data)[i] = drift_ggml_fp32_to_fp16(nrand());
         }
         for (int r = 0; r < T; r++)
-            for (int c = 0; c < nkv; c++)
-                ((uint16_t *)m->data)[r * nkv + c] = c <= p0 + r ? 0 : 0xfc00; /* 0 / -inf */
+            for (int c = 0; c < nkv; c++) ((uint16_t *)m->data)[r * nkv + c] = c <= p0 + r ? 0 : 0xfc00; /* 0 / -inf */
         struct ggml_tensor *o = ggml_flash_attn_ext(ctx, q, k, v, m, 0.125f, 0.0f, 0.0f);
-                struct ggml_cgraph *gf = ggml_new_graph(ctx);
+        struct ggml_cgraph *gf = ggml_new_graph(ctx);
         ggml_build_forward_expand(gf, o);
         ggml_graph_compute_with_ctx(ctx, gf, 1);
         int idx[1024];
@@ -257,11 +269,10 @@ static int check_fattn(int tiled) {
                 const uint16_t *kh = (uint16_t *)k->data + (size_t)64 * nkv * (h / 3);
                 const uint16_t *vh = (uint16_t *)v->data + (size_t)64 * nkv * (h / 3);
                 if (tiled == 1)
-                    TW_FA_TILED(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64,
-                                                    (size_t)(p0 + r + 1), 0.125f);
+                    TW_FA_TILED(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, (size_t)(p0 + r + 1), 0.125f);
                 else
-                    TW_FA_ROW(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx,
-                                              (size_t)(p0 + r + 1), 0.125f);
+                    TW_FA_ROW(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx, (size_t)(p0 + r + 1),
+                              0.125f);
                 const float *g = (float *)o->data + 64 * (h + 9 * r);
                 for (int i = 0; i < 64; i++) bad += !same(out[i], g[i]);
             }
@@ -269,12 +280,16 @@ static int check_fattn(int tiled) {
         n++;
         ggml_free(ctx);
     }
-    return report(tiled == 1 ? "flash_attn_ext tiled" : tiled == 2 ? "flash_attn_ext split-KV (1 thr)" : "flash_attn_ext one_chunk", n, bad);
+    return report(tiled == 1   ? "flash_attn_ext tiled"
+                  : tiled == 2 ? "flash_attn_ext split-KV (1 thr)"
+                               : "flash_attn_ext one_chunk",
+                  n, bad);
 }
 
 /* mul_mat of a Q4_1 matrix [K, M] by f32 activations [K, T]: the activations are quantized to
  * q8_1 and each output is one vec_dot (no llamafile/tiled/repack path takes Q4_1 on AVX2). */
-static int check_mul_mat(void) {
+static int check_mul_mat(void)
+{
     long bad = 0, n = 0;
     for (int t = 0; t < 12; t++) {
         struct ggml_context *ctx = new_ctx();
@@ -291,7 +306,8 @@ static int check_mul_mat(void) {
         for (int r = 0; r < T; r++) {
             drift_ggml_quantize_row_q8_1(a, (float *)x->data + (size_t)K * r, (size_t)K);
             for (int i = 0; i < M; i++) {
-                const float s = drift_ggml_vec_dot_q4_1_q8_1((size_t)K, (drift_ggml_q4_1_t *)w->data + (size_t)i * (K / 32), a);
+                const float s =
+                    drift_ggml_vec_dot_q4_1_q8_1((size_t)K, (drift_ggml_q4_1_t *)w->data + (size_t)i * (K / 32), a);
                 bad += !same(s, ((float *)y->data)[(size_t)M * r + i]);
             }
         }
@@ -306,7 +322,8 @@ static int check_mul_mat(void) {
  * holds on any machine; the outputs are ggml's, an independent witness of each twin. */
 static float rat(int a, int m, int den) { return (float)(a % m - m / 2) / (float)den; }
 
-static void write_record(FILE *f) {
+static void write_record(FILE *f)
+{
 #ifdef TWIN_AVX512
     fprintf(f, "# ggml_cpu record: outputs of ggml-cpu (llama.cpp AVX-512 build) on rebuildable inputs\n");
 #else
@@ -315,20 +332,23 @@ static void write_record(FILE *f) {
     fprintf(f, "# written by tools/peers/ggml_twin_check.c --write; see tests/test_ggml_cpu.c\n");
     struct ggml_context *ctx = new_ctx();
     /* swiglu over 24 lanes: x_i = rat(37 i + 5, 61, 4) (includes large negatives), g_i = rat(11 i + 3, 17, 8) */
-    struct ggml_tensor *ga = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 24), *ua = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 24);
+    struct ggml_tensor *ga = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 24),
+                       *ua = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 24);
     for (int i = 0; i < 24; i++) {
         ((float *)ga->data)[i] = rat(37 * i + 5, 61, 4) * (i == 7 ? 16.0f : 1.0f);
         ((float *)ua->data)[i] = rat(11 * i + 3, 17, 8);
     }
     struct ggml_tensor *gl = ggml_swiglu_split(ctx, ga, ua);
     /* rope: one head of 64, x_i = rat(13 i + 1, 23, 4), positions 7 and 300 */
-    struct ggml_tensor *xq = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 1, 2), *pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
+    struct ggml_tensor *xq = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 1, 2),
+                       *pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
     for (int i = 0; i < 128; i++) ((float *)xq->data)[i] = rat(13 * (i % 64) + 1, 23, 4);
     ((int32_t *)pos->data)[0] = 7;
     ((int32_t *)pos->data)[1] = 300;
     struct ggml_tensor *ro = ggml_rope_ext(ctx, xq, pos, NULL, 64, 0, 8192, 100000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
     /* rms_norm * w over 64: x_i = rat(29 i + 3, 31, 2), w_i = rat(7 i + 2, 13, 4) */
-    struct ggml_tensor *xa = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64), *wa = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    struct ggml_tensor *xa = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64),
+                       *wa = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
     for (int i = 0; i < 64; i++) {
         ((float *)xa->data)[i] = rat(29 * i + 3, 31, 2);
         ((float *)wa->data)[i] = rat(7 * i + 2, 13, 4);
@@ -346,7 +366,8 @@ static void write_record(FILE *f) {
         struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 256, T);
         for (int h = 0; h < 3; h++)
             for (int r = 0; r < T; r++)
-                for (int i = 0; i < 64; i++) ((float *)q->data)[i + 64 * (r + T * h)] = rat(5 * i + 7 * r + 11 * h, 19, 4);
+                for (int i = 0; i < 64; i++)
+                    ((float *)q->data)[i + 64 * (r + T * h)] = rat(5 * i + 7 * r + 11 * h, 19, 4);
         for (int c = 0; c < 256; c++)
             for (int d = 0; d < 64; d++) {
                 ((uint16_t *)k->data)[64 * c + d] = drift_ggml_fp32_to_fp16(rat(3 * d + 17 * c, 23, 8));
@@ -399,7 +420,8 @@ static void write_record(FILE *f) {
 
 /* The split-KV path as n threads run it: one query over 512 cells, ggml computed with nth
  * threads, the twin told the same nth. */
-static int check_fattn_split(int nth) {
+static int check_fattn_split(int nth)
+{
     long bad = 0, n = 0;
     for (int t = 0; t < 20; t++) {
         struct ggml_context *ctx = new_ctx();
@@ -433,7 +455,8 @@ static int check_fattn_split(int nth) {
     return report(name, n, bad);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     if (argc == 3 && !strcmp(argv[1], "--write")) rec = fopen(argv[2], "w");
     ggml_cpu_init(); /* fills the fp16 -> fp32 table GGML_CPU_FP16_TO_FP32 reads */
     int fail = 0;

@@ -70,17 +70,18 @@ typedef struct {
     llama_token *ids;
     int n_ids;
     step_rec *steps;
-    char *text;  /* the generated pieces, concatenated */
+    char *text; /* the generated pieces, concatenated */
     size_t text_len;
 } prompt_rec;
 
 /* What llama.cpp said while resolving its "auto" settings (read from its log). */
 static struct {
     int verbose;
-    int fa_enabled;  /* 1 enabled, 0 disabled, -1 not reported */
+    int fa_enabled; /* 1 enabled, 0 disabled, -1 not reported */
 } g_log = {0, -1};
 
-static void die(int code, const char *fmt, ...) {
+static void die(int code, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
     fputs("drift-llama-witness: ", stderr);
@@ -90,14 +91,16 @@ static void die(int code, const char *fmt, ...) {
     exit(code);
 }
 
-static void on_log(enum ggml_log_level level, const char *text, void *user) {
+static void on_log(enum ggml_log_level level, const char *text, void *user)
+{
     (void)user;
     if (strstr(text, "Flash Attention enabled")) g_log.fa_enabled = 1;
     if (strstr(text, "Flash Attention not supported")) g_log.fa_enabled = 0;
     if (g_log.verbose || level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
 }
 
-static void usage(FILE *f) {
+static void usage(FILE *f)
+{
     fprintf(f,
             "usage: drift-llama-witness [options] PROMPTS.txt\n"
             "       drift-llama-witness --tokenize STRINGS.txt [--model GGUF] [--out FILE.tsv]\n"
@@ -114,7 +117,8 @@ static void usage(FILE *f) {
             WITNESS_VARIANT, WITNESS_LLAMA_COMMIT, WITNESS_LLAMA_CPP_PYTHON);
 }
 
-static int parse_int(const char *opt, const char *s, int lo, int hi) {
+static int parse_int(const char *opt, const char *s, int lo, int hi)
+{
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -123,7 +127,8 @@ static int parse_int(const char *opt, const char *s, int lo, int hi) {
     return (int)v;
 }
 
-static options parse_options(int argc, char **argv) {
+static options parse_options(int argc, char **argv)
+{
     options o = {WITNESS_DEFAULT_MODEL, NULL, NULL, NULL, NULL, NULL, NULL, 64, 1, 0, argc, argv};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -134,20 +139,30 @@ static options parse_options(int argc, char **argv) {
         } else if (!strcmp(a, "--verbose")) {
             o.verbose = 1;
             continue;
-        } else if (!strcmp(a, "--model")) dst = &o.model;
-        else if (!strcmp(a, "--out")) dst = &o.out;
-        else if (!strcmp(a, "--dump-logits")) dst = &o.dump_logits;
-        else if (!strcmp(a, "--logits-csv")) dst = &o.logits_csv;
-        else if (!strcmp(a, "--dump-tensors")) dst = &o.dump_tensors;
-        else if (!strcmp(a, "--tokenize")) dst = &o.tokenize;
+        } else if (!strcmp(a, "--model"))
+            dst = &o.model;
+        else if (!strcmp(a, "--out"))
+            dst = &o.out;
+        else if (!strcmp(a, "--dump-logits"))
+            dst = &o.dump_logits;
+        else if (!strcmp(a, "--logits-csv"))
+            dst = &o.logits_csv;
+        else if (!strcmp(a, "--dump-tensors"))
+            dst = &o.dump_tensors;
+        else if (!strcmp(a, "--tokenize"))
+            dst = &o.tokenize;
         else if (!strcmp(a, "--tokens") || !strcmp(a, "--threads")) {
             if (i + 1 >= argc) die(2, "%s: expected a value, found the end of the command line", a);
-            if (!strcmp(a, "--tokens")) o.tokens = parse_int(a, argv[++i], 1, 4096);
-            else o.threads = parse_int(a, argv[++i], 1, 256);
+            if (!strcmp(a, "--tokens"))
+                o.tokens = parse_int(a, argv[++i], 1, 4096);
+            else
+                o.threads = parse_int(a, argv[++i], 1, 256);
             continue;
         } else if (a[0] == '-' && a[1]) {
-            die(2, "option: expected one of --model --tokens --threads --out --dump-logits --logits-csv "
-                   "--dump-tensors --tokenize --verbose --help, found '%s'", a);
+            die(2,
+                "option: expected one of --model --tokens --threads --out --dump-logits --logits-csv "
+                "--dump-tensors --tokenize --verbose --help, found '%s'",
+                a);
         } else {
             if (o.prompts) die(2, "arguments: expected one prompt file, found a second one '%s'", a);
             o.prompts = a;
@@ -157,7 +172,8 @@ static options parse_options(int argc, char **argv) {
         *dst = argv[++i];
     }
     if (!o.tokenize && !o.prompts) die(2, "arguments: expected a prompt file (or --tokenize FILE), found none");
-    if (o.tokenize && o.prompts) die(2, "arguments: --tokenize takes its strings from its own file, found also '%s'", o.prompts);
+    if (o.tokenize && o.prompts)
+        die(2, "arguments: --tokenize takes its strings from its own file, found also '%s'", o.prompts);
     return o;
 }
 
@@ -168,7 +184,8 @@ typedef struct {
     const char *path;
 } out_file;
 
-static void out_open(out_file *o, const char *path, const char *mode) {
+static void out_open(out_file *o, const char *path, const char *mode)
+{
     o->path = path;
     if (!path || !strcmp(path, "-")) {
         o->f = stdout;
@@ -190,7 +207,8 @@ static void out_open(out_file *o, const char *path, const char *mode) {
     if (!o->f) die(1, "%s: cannot open for writing: %s", o->tmp, strerror(errno));
 }
 
-static void out_close(out_file *o) {
+static void out_close(out_file *o)
+{
     if (o->f == stdout) {
         if (fflush(stdout) != 0) die(1, "stdout: write error");
         return;
@@ -201,19 +219,22 @@ static void out_close(out_file *o) {
 }
 
 /* The file's SHA-256 in hex, or "unreadable" (the record still says which file it meant). */
-static void file_sha256(char hex[65], const char *path) {
+static void file_sha256(char hex[65], const char *path)
+{
     long long size;
     if (drift_sha256_file(hex, &size, path) != 0) snprintf(hex, 65, "unreadable");
 }
 
-static void iso_date(char *buf, size_t n) {
+static void iso_date(char *buf, size_t n)
+{
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static struct llama_model *load_model(const char *path, int vocab_only) {
+static struct llama_model *load_model(const char *path, int vocab_only)
+{
     struct stat st;
     if (stat(path, &st) != 0) die(2, "--model: expected a readable GGUF file, found no file at %s", path);
     struct llama_model_params mp = llama_model_default_params();
@@ -223,7 +244,8 @@ static struct llama_model *load_model(const char *path, int vocab_only) {
     return m;
 }
 
-static int tokenize(const struct llama_vocab *vocab, const char *text, size_t len, llama_token **out) {
+static int tokenize(const struct llama_vocab *vocab, const char *text, size_t len, llama_token **out)
+{
     if (len > INT32_MAX / 2) die(2, "string: expected under 1 GiB, found %zu bytes", len);
     int cap = (int)len + 8;
     llama_token *ids = malloc((size_t)cap * sizeof *ids);
@@ -242,8 +264,8 @@ static int tokenize(const struct llama_vocab *vocab, const char *text, size_t le
 }
 
 /* The provenance lines every record starts with. */
-static void write_provenance(FILE *f, const options *o, const char *model_sha, const char *input,
-                             const char *input_sha) {
+static void write_provenance(FILE *f, const options *o, const char *model_sha, const char *input, const char *input_sha)
+{
     char date[32];
     iso_date(date, sizeof date);
     fprintf(f, "# witness: drift-llama-witness (tools/peers/witness.c), format %d\n", WITNESS_FORMAT_VERSION);
@@ -265,7 +287,8 @@ static void write_provenance(FILE *f, const options *o, const char *model_sha, c
     fputc('\n', f);
 }
 
-static int run_tokenize(const options *o) {
+static int run_tokenize(const options *o)
+{
     char err[512], model_sha[65], in_sha[65];
     witness_string *s;
     int n;
@@ -302,7 +325,8 @@ static int run_tokenize(const options *o) {
     return 0;
 }
 
-static void top2(const float *v, int n, step_rec *r, int prompt, int step) {
+static void top2(const float *v, int n, step_rec *r, int prompt, int step)
+{
     int best = 0;
     for (int i = 0; i < n; i++) {
         if (isnan(v[i])) die(1, "prompt %d step %d: logit of token %d is NaN", prompt, step, i);
@@ -317,7 +341,8 @@ static void top2(const float *v, int n, step_rec *r, int prompt, int step) {
     r->second_logit = v[second];
 }
 
-static void append_piece(prompt_rec *p, const struct llama_vocab *vocab, llama_token t) {
+static void append_piece(prompt_rec *p, const struct llama_vocab *vocab, llama_token t)
+{
     char buf[256];
     int n = llama_token_to_piece(vocab, t, buf, sizeof buf, 0, true);
     if (n < 0) n = 0; /* a piece over 256 bytes does not occur in this vocabulary; the text is for people */
@@ -329,14 +354,16 @@ static void append_piece(prompt_rec *p, const struct llama_vocab *vocab, llama_t
     p->text[p->text_len] = '\0';
 }
 
-static void decode_or_die(struct llama_context *ctx, llama_token *ids, int n, int prompt, int call) {
+static void decode_or_die(struct llama_context *ctx, llama_token *ids, int n, int prompt, int call)
+{
     int rc = llama_decode(ctx, llama_batch_get_one(ids, n));
     if (rc != 0) die(1, "prompt %d decode call %d (%d tokens): llama_decode returned %d", prompt, call, n, rc);
 }
 
 static void write_hexdec(FILE *f, float v) { fprintf(f, "%a,%.9g", (double)v, (double)v); }
 
-static int run_decode(const options *o) {
+static int run_decode(const options *o)
+{
     char err[512], model_sha[65], in_sha[65];
     witness_string *s;
     int n;
@@ -445,15 +472,21 @@ static int run_decode(const options *o) {
             (unsigned long long)llama_model_n_params(model), n_vocab,
             llama_vocab_get_add_bos(vocab) ? "true" : "false");
     fprintf(f, "# threads: n_threads=%d n_threads_batch=%d\n", o->threads, o->threads);
-    fprintf(f, "# context: n_ctx=%u n_batch=%u n_ubatch=%u (llama.cpp defaults), fresh context per prompt\n",
-            n_ctx, n_batch, n_ubatch);
+    fprintf(f, "# context: n_ctx=%u n_batch=%u n_ubatch=%u (llama.cpp defaults), fresh context per prompt\n", n_ctx,
+            n_batch, n_ubatch);
     fprintf(f, "# flash_attn: requested %s (llama.cpp default), resolved %s%s\n",
             llama_flash_attn_type_name(defaults.flash_attn_type),
-            g_log.fa_enabled == 1 ? "enabled" : g_log.fa_enabled == 0 ? "disabled" : "unreported",
-            dumping ? (dump.flash_attn_nodes > 0 ? " (graph has FLASH_ATTN_EXT nodes)" : " (graph has no FLASH_ATTN_EXT node)") : "");
+            g_log.fa_enabled == 1   ? "enabled"
+            : g_log.fa_enabled == 0 ? "disabled"
+                                    : "unreported",
+            dumping ? (dump.flash_attn_nodes > 0 ? " (graph has FLASH_ATTN_EXT nodes)"
+                                                 : " (graph has no FLASH_ATTN_EXT node)")
+                    : "");
     fprintf(f, "# kv_cache: type_k=%s type_v=%s\n", ggml_type_name(defaults.type_k), ggml_type_name(defaults.type_v));
-    fprintf(f, "# decode: the prompt in one llama_decode call, then one call per generated token; %d steps per "
-               "prompt, no stop at end-of-turn\n", o->tokens);
+    fprintf(f,
+            "# decode: the prompt in one llama_decode call, then one call per generated token; %d steps per "
+            "prompt, no stop at end-of-turn\n",
+            o->tokens);
     fprintf(f, "# argmax: over all %d logits, first index wins a tie; second = the same rule over the other ids\n",
             n_vocab);
     if (dumping) fprintf(f, "# note: made with --dump-tensors (eval callback on prompt 0)\n");
@@ -463,8 +496,9 @@ static int run_decode(const options *o) {
         witness_escape(f, rec[p].text, rec[p].text_len);
         fputc('\n', f);
     }
-    fprintf(f, "# columns: kind=prompt rows give the prompt's token ids (step = position); kind=gen rows give\n"
-               "#   step t's greedy token and logit and the runner-up, each logit as C99 hex (%%a) and decimal (%%.9g)\n");
+    fprintf(f,
+            "# columns: kind=prompt rows give the prompt's token ids (step = position); kind=gen rows give\n"
+            "#   step t's greedy token and logit and the runner-up, each logit as C99 hex (%%a) and decimal (%%.9g)\n");
     fprintf(f, "prompt_id,kind,step,token,logit_hex,logit,second_token,second_logit_hex,second_logit\n");
     for (int p = 0; p < n; p++) {
         for (int i = 0; i < rec[p].n_ids; i++) fprintf(f, "%d,prompt,%d,%d,,,,,\n", p, i, rec[p].ids[i]);
@@ -488,8 +522,10 @@ static int run_decode(const options *o) {
         fputc('\n', h);
     }
     fprintf(h, "flash attention (auto) resolved to %s; %d prompts x %d greedy steps recorded%s%s.\n",
-           g_log.fa_enabled == 1 ? "enabled" : g_log.fa_enabled == 0 ? "disabled" : "unreported", n, o->tokens,
-           o->out ? " in " : "", o->out ? o->out : "");
+            g_log.fa_enabled == 1   ? "enabled"
+            : g_log.fa_enabled == 0 ? "disabled"
+                                    : "unreported",
+            n, o->tokens, o->out ? " in " : "", o->out ? o->out : "");
     if (dumping) fprintf(h, "tensor dump: %ld files in %s (index.tsv lists them)\n", dump.written, o->dump_tensors);
 
     for (int p = 0; p < n; p++) {
@@ -503,7 +539,8 @@ static int run_decode(const options *o) {
     return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     options o = parse_options(argc, argv);
     g_log.verbose = o.verbose;
     llama_log_set(on_log, NULL);

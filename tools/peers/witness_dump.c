@@ -11,13 +11,14 @@
 #include "ggml-backend.h"
 #include "ggml.h"
 
-int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err, size_t errsz) {
+int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err, size_t errsz)
+{
     memset(d, 0, sizeof *d);
     d->call = -1;
     d->max_calls = max_calls;
     if (strlen(dir) >= sizeof d->dir - 64) {
-        snprintf(err, errsz, "--dump-tensors: expected a directory path under %zu bytes, found %zu",
-                 sizeof d->dir - 64, strlen(dir));
+        snprintf(err, errsz, "--dump-tensors: expected a directory path under %zu bytes, found %zu", sizeof d->dir - 64,
+                 strlen(dir));
         return -1;
     }
     memcpy(d->dir, dir, strlen(dir) + 1); /* fits: checked above */
@@ -36,12 +37,14 @@ int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err
     return 0;
 }
 
-static void fail(witness_dump *d, const char *what, const char *path) {
+static void fail(witness_dump *d, const char *what, const char *path)
+{
     if (!d->failed) snprintf(d->err, sizeof d->err, "--dump-tensors: %s %s", what, path);
     d->failed = 1;
 }
 
-static int write_tensor(witness_dump *d, const struct ggml_tensor *t, const char *path, int as_int) {
+static int write_tensor(witness_dump *d, const struct ggml_tensor *t, const char *path, int as_int)
+{
     size_t nbytes = ggml_nbytes(t);
     unsigned char *raw = malloc(nbytes ? nbytes : 1);
     int64_t ne0 = t->ne[0];
@@ -102,7 +105,8 @@ static int write_tensor(witness_dump *d, const struct ggml_tensor *t, const char
     return 0;
 }
 
-bool witness_dump_cb(struct ggml_tensor *t, bool ask, void *user) {
+bool witness_dump_cb(struct ggml_tensor *t, bool ask, void *user)
+{
     witness_dump *d = user;
     int active = d->call >= 0 && d->call < d->max_calls;
     if (ask) return active;
@@ -115,14 +119,14 @@ bool witness_dump_cb(struct ggml_tensor *t, bool ask, void *user) {
     size_t k = 0;
     for (; name[k] && k < sizeof clean - 1; k++) {
         char c = name[k];
-        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-                 c == '_' || c == '-';
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                 c == '-';
         clean[k] = ok ? c : '_';
     }
     clean[k] = '\0';
     int as_int = t->type == GGML_TYPE_I32;
-    int convertible = as_int || t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16 ||
-                      t->type == GGML_TYPE_BF16 || ggml_get_type_traits(t->type)->is_quantized;
+    int convertible = as_int || t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16 || t->type == GGML_TYPE_BF16 ||
+                      ggml_get_type_traits(t->type)->is_quantized;
     char file[160];
     char path[1300];
     if (convertible) {
@@ -133,12 +137,13 @@ bool witness_dump_cb(struct ggml_tensor *t, bool ask, void *user) {
         snprintf(file, sizeof file, "-"); /* a type without a float view (e.g. I8): listed only */
     }
     fprintf(d->index, "%d\t%d\t%s\t%s\t%s\t%lld\t%lld\t%lld\t%lld\t%s\n", d->call, seq, name, ggml_op_desc(t),
-            ggml_type_name(t->type), (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2],
-            (long long)t->ne[3], file);
+            ggml_type_name(t->type), (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
+            file);
     return true;
 }
 
-int witness_dump_close(witness_dump *d) {
+int witness_dump_close(witness_dump *d)
+{
     if (d->index) {
         if (ferror(d->index) | (fclose(d->index) != 0)) fail(d, "write error on", "index.tsv");
         d->index = NULL;

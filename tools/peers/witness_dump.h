@@ -22,10 +22,10 @@ struct ggml_tensor;
 typedef struct {
     char dir[1024];
     FILE *index;
-    int call;       /* decode call now running; the callback dumps while 0 <= call < max_calls */
+    int call; /* decode call now running; the callback dumps while 0 <= call < max_calls */
     int max_calls;
-    int seq;        /* node number within the call */
-    long written;   /* files written */
+    int seq;              /* node number within the call */
+    long written;         /* files written */
     int flash_attn_nodes; /* FLASH_ATTN_EXT nodes seen: shows what "auto" resolved to */
     int softmax_nodes;
     int failed;

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int hexval(char c) {
+static int hexval(char c)
+{
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -12,7 +13,8 @@ static int hexval(char c) {
 }
 
 /* Unescapes src into dst (dst has room for strlen(src)+1). Returns length or -1. */
-static long unescape(char *dst, const char *src, const char *path, int line, char *err, size_t errsz) {
+static long unescape(char *dst, const char *src, const char *path, int line, char *err, size_t errsz)
+{
     size_t o = 0;
     for (size_t i = 0; src[i]; i++) {
         if (src[i] != '\\') {
@@ -34,8 +36,8 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
             int hi = src[i + 1] ? hexval(src[i + 1]) : -1;
             int lo = hi >= 0 && src[i + 2] ? hexval(src[i + 2]) : -1;
             if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-                snprintf(err, errsz, "%s:%d: escape: expected \\xHH with HH a nonzero hex byte, found \\x%.2s",
-                         path, line, src + i + 1);
+                snprintf(err, errsz, "%s:%d: escape: expected \\xHH with HH a nonzero hex byte, found \\x%.2s", path,
+                         line, src + i + 1);
                 return -1;
             }
             dst[o++] = (char)(hi * 16 + lo);
@@ -43,8 +45,7 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
             break;
         }
         default:
-            snprintf(err, errsz, "%s:%d: escape: expected one of \\n \\t \\r \\\\ \\xHH, found \\%c", path,
-                     line, c);
+            snprintf(err, errsz, "%s:%d: escape: expected one of \\n \\t \\r \\\\ \\xHH, found \\%c", path, line, c);
             return -1;
         }
     }
@@ -52,7 +53,8 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
     return (long)o;
 }
 
-int witness_read_strings(witness_string **out, int *n, const char *path, char *err, size_t errsz) {
+int witness_read_strings(witness_string **out, int *n, const char *path, char *err, size_t errsz)
+{
     *out = NULL;
     *n = 0;
     FILE *f = fopen(path, "rb");
@@ -77,7 +79,11 @@ int witness_read_strings(witness_string **out, int *n, const char *path, char *e
             if (len + 2 > bufcap) {
                 bufcap *= 2;
                 char *nb = realloc(buf, bufcap);
-                if (!nb) { snprintf(err, errsz, "%s: out of memory", path); rc = -1; goto done; }
+                if (!nb) {
+                    snprintf(err, errsz, "%s: out of memory", path);
+                    rc = -1;
+                    goto done;
+                }
                 buf = nb;
             }
             if (c == '\0') {
@@ -95,7 +101,11 @@ int witness_read_strings(witness_string **out, int *n, const char *path, char *e
         if (count == cap) {
             cap = cap ? 2 * cap : 16;
             witness_string *nv = realloc(v, (size_t)cap * sizeof *nv);
-            if (!nv) { snprintf(err, errsz, "%s: out of memory", path); rc = -1; goto done; }
+            if (!nv) {
+                snprintf(err, errsz, "%s: out of memory", path);
+                rc = -1;
+                goto done;
+            }
             v = nv;
         }
         witness_string *s = &v[count];
@@ -137,7 +147,8 @@ done:
     return 0;
 }
 
-void witness_free_strings(witness_string *s, int n) {
+void witness_free_strings(witness_string *s, int n)
+{
     for (int i = 0; i < n; i++) {
         free(s[i].text);
         free(s[i].raw);
@@ -146,12 +157,14 @@ void witness_free_strings(witness_string *s, int n) {
 }
 
 /* Length of the valid UTF-8 sequence starting at s (1..4), or 0 if it is not valid. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
     unsigned char c = s[0];
     size_t need;
     unsigned lo = 0x80, hi = 0xBF;
     if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) need = 2;
+    if (c >= 0xC2 && c <= 0xDF)
+        need = 2;
     else if (c >= 0xE0 && c <= 0xEF) {
         need = 3;
         if (c == 0xE0) lo = 0xA0;
@@ -160,7 +173,8 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
         need = 4;
         if (c == 0xF0) lo = 0x90;
         if (c == 0xF4) hi = 0x8F;
-    } else return 0;
+    } else
+        return 0;
     if (n < need) return 0;
     if (s[1] < lo || s[1] > hi) return 0;
     for (size_t k = 2; k < need; k++)
@@ -168,23 +182,49 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
     return need;
 }
 
-void witness_escape(FILE *f, const char *s, size_t n) {
+void witness_escape(FILE *f, const char *s, size_t n)
+{
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
         unsigned char c = u[i];
-        if (c == '\n') { fputs("\\n", f); i++; continue; }
-        if (c == '\t') { fputs("\\t", f); i++; continue; }
-        if (c == '\r') { fputs("\\r", f); i++; continue; }
-        if (c == '\\') { fputs("\\\\", f); i++; continue; }
-        if (c < 0x20 || c == 0x7f) { fprintf(f, "\\x%02x", c); i++; continue; }
+        if (c == '\n') {
+            fputs("\\n", f);
+            i++;
+            continue;
+        }
+        if (c == '\t') {
+            fputs("\\t", f);
+            i++;
+            continue;
+        }
+        if (c == '\r') {
+            fputs("\\r", f);
+            i++;
+            continue;
+        }
+        if (c == '\\') {
+            fputs("\\\\", f);
+            i++;
+            continue;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            fprintf(f, "\\x%02x", c);
+            i++;
+            continue;
+        }
         size_t k = utf8_len(u + i, n - i);
-        if (k == 0) { fprintf(f, "\\x%02x", c); i++; continue; }
+        if (k == 0) {
+            fprintf(f, "\\x%02x", c);
+            i++;
+            continue;
+        }
         fwrite(u + i, 1, k, f);
         i += k;
     }
 }
 
-void witness_escape_field(FILE *f, const char *s, size_t n) {
+void witness_escape_field(FILE *f, const char *s, size_t n)
+{
     if (n > 0 && s[0] == '#') {
         fputs("\\x23", f);
         s++;

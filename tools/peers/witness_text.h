@@ -15,10 +15,10 @@
 #include "drift.h"
 
 typedef struct {
-    char *text;   /* unescaped bytes, NUL-terminated (no NUL inside: \x00 is refused) */
+    char *text; /* unescaped bytes, NUL-terminated (no NUL inside: \x00 is refused) */
     size_t len;
-    int line;     /* 1-based line number in the file */
-    char *raw;    /* the line as written in the file, for the record's header */
+    int line;  /* 1-based line number in the file */
+    char *raw; /* the line as written in the file, for the record's header */
 } witness_string;
 
 /* Reads FILE into *out (count in *n). 0 on success; -1 with a one-line message in err. */

@@ -47,10 +47,7 @@ static int has_option(const sweep_t *s, const char *name)
 }
 
 /* ax->values holds room for every value already (add_axis counts them first). */
-static void add_value(sweep_axis_t *ax, const char *v)
-{
-    ax->values[ax->nvalues++] = sweep_xstrdup(v);
-}
+static void add_value(sweep_axis_t *ax, const char *v) { ax->values[ax->nvalues++] = sweep_xstrdup(v); }
 
 /* Runs of the axes before the one being added: its values may multiply that up to
  * SWEEP_MAX_RUNS, no further (checked before a value is allocated: a range over the whole
@@ -67,24 +64,31 @@ static long max_values(const sweep_t *s, const sweep_axis_t *ax) { return SWEEP_
 /* One item of an axis: a value, or an integer range A..B (A <= B). With values == 0 it is
  * checked and its count added to *total (which may not pass the room the axes before leave);
  * else it is expanded into its values. */
-static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const char *where, int values, unsigned long *total)
+static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const char *where, int values,
+                     unsigned long *total)
 {
     if (!*item) sweep_die("%s: %s: empty value (accepted: name=v1,v2,... or name=A..B)", where, ax->name);
     for (const char *p = item; *p; p++)
         if (isspace((unsigned char)*p) || *p == '"' || *p == '\'' || (unsigned char)*p < 0x20 || *p == 0x7f)
-            sweep_die("%s: %s: a value holds a blank, a quote or a control byte (not accepted in a grid)", where, ax->name);
+            sweep_die("%s: %s: a value holds a blank, a quote or a control byte (not accepted in a grid)", where,
+                      ax->name);
     unsigned long room = (unsigned long)max_values(s, ax) - *total;
     const char *dots = strstr(item, "..");
     if (!dots) {
-        if (room < 1) sweep_die("%s: %s: more than %ld runs with the axes before it (split the sweep)", where, ax->name, SWEEP_MAX_RUNS);
-        if (values) add_value(ax, item);
-        else ++*total;
+        if (room < 1)
+            sweep_die("%s: %s: more than %ld runs with the axes before it (split the sweep)", where, ax->name,
+                      SWEEP_MAX_RUNS);
+        if (values)
+            add_value(ax, item);
+        else
+            ++*total;
         return;
     }
     char lo_s[64], *hi_s = (char *)dots + 2;
     size_t n = (size_t)(dots - item);
     long lo, hi;
-    if (n >= sizeof lo_s) sweep_die("%s: %s: malformed range '%s' (accepted: A..B, integers, A <= B)", where, ax->name, item);
+    if (n >= sizeof lo_s)
+        sweep_die("%s: %s: malformed range '%s' (accepted: A..B, integers, A <= B)", where, ax->name, item);
     memcpy(lo_s, item, n);
     lo_s[n] = 0;
     if (drift_parse_long(&lo, lo_s) || drift_parse_long(&hi, hi_s) || lo > hi)
@@ -93,10 +97,13 @@ static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const
     unsigned long span = (unsigned long)hi - (unsigned long)lo;
     if (span >= room) {
         char count[32];
-        if (span == (unsigned long)-1) snprintf(count, sizeof count, "2^64");
-        else snprintf(count, sizeof count, "%lu", span + 1);
-        sweep_die("%s: %s: range '%s' has %s values: with the axes and values before it, more than %ld runs (split the sweep)", where,
-                  ax->name, item, count, SWEEP_MAX_RUNS);
+        if (span == (unsigned long)-1)
+            snprintf(count, sizeof count, "2^64");
+        else
+            snprintf(count, sizeof count, "%lu", span + 1);
+        sweep_die(
+            "%s: %s: range '%s' has %s values: with the axes and values before it, more than %ld runs (split the sweep)",
+            where, ax->name, item, count, SWEEP_MAX_RUNS);
     }
     if (!values) {
         *total += span + 1;
@@ -131,8 +138,10 @@ static void value_key(value_key_t *k, const char *v)
         snprintf(k->key, sizeof k->key, "i%s%s", *v == '-' && strcmp(d, "0") ? "-" : "", d);
     } else if (drift_parse_double(&x, v) == DRIFT_OK) {
         if (x == 0) x = 0; /* -0 is 0 to every option that takes a number */
-        if (x == (double)(long long)x && fabs(x) < 0x1p62) snprintf(k->key, sizeof k->key, "i%lld", (long long)x);
-        else snprintf(k->key, sizeof k->key, "d%a", x);
+        if (x == (double)(long long)x && fabs(x) < 0x1p62)
+            snprintf(k->key, sizeof k->key, "i%lld", (long long)x);
+        else
+            snprintf(k->key, sizeof k->key, "d%a", x);
     } else if (drift_format_parse(&f, v) == DRIFT_OK) {
         snprintf(k->key, sizeof k->key, "f%s", drift_format_name(f));
     } else {
@@ -159,7 +168,8 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
     if (n == 0 || n >= sizeof name) sweep_die("%s: '%s': missing or too long option name", where, word);
     memcpy(name, word, n);
     name[n] = 0;
-    if (name[0] == '-') sweep_die("%s: '%s': write the option without dashes (seed=1..4, not --seed=1..4)", where, word);
+    if (name[0] == '-')
+        sweep_die("%s: '%s': write the option without dashes (seed=1..4, not --seed=1..4)", where, word);
     if (!valid_name(name)) sweep_die("%s: '%s' is not an option name (letters, digits, '_', '-')", where, name);
     if (reserved(name)) sweep_die("%s: '%s' cannot be swept (drift-sweep sets --out and --quiet itself)", where, name);
     if (has_axis(s, name)) sweep_die("%s: axis '%s' given twice", where, name);
@@ -200,8 +210,7 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
 void sweep_add_grid(sweep_t *s, const char *spec, const char *where)
 {
     char *copy = sweep_xstrdup(spec), *save = NULL;
-    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
-        add_axis(s, w, where);
+    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) add_axis(s, w, where);
     free(copy);
 }
 
@@ -219,7 +228,9 @@ void sweep_add_option(sweep_t *s, const char *word)
         const char *name = word + 2;
         char base[SWEEP_NAME_MAX];
         snprintf(base, sizeof base, "%.*s", (int)strcspn(name, "="), name);
-        if (reserved(base)) sweep_die("option --%s: drift-sweep sets --out and --quiet itself (accepted: any other experiment option)", base);
+        if (reserved(base))
+            sweep_die("option --%s: drift-sweep sets --out and --quiet itself (accepted: any other experiment option)",
+                      base);
         if (has_axis(s, base)) sweep_die("option --%s: '%s' is both an axis and a fixed option", base, base);
     }
     s->options = sweep_xrealloc(s->options, ((size_t)s->noptions + 1) * sizeof *s->options);
@@ -251,7 +262,8 @@ void sweep_read_file(sweep_t *s, const char *path)
     size_t got;
     while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) {
         if (memchr(chunk, 0, got)) sweep_die("--file: '%s' holds a NUL byte (not a sweep file)", path);
-        if (all.len + got > (size_t)SWEEP_FILE_MAX) sweep_die("--file: '%s' is larger than %ld MiB (not a sweep file)", path, SWEEP_FILE_MAX >> 20);
+        if (all.len + got > (size_t)SWEEP_FILE_MAX)
+            sweep_die("--file: '%s' is larger than %ld MiB (not a sweep file)", path, SWEEP_FILE_MAX >> 20);
         if (all.len + got + 1 > all.cap) {
             all.cap = 2 * (all.len + got + 1);
             all.p = sweep_xrealloc(all.p, all.cap);
@@ -268,17 +280,20 @@ void sweep_read_file(sweep_t *s, const char *path)
     for (; *line; line = next) {
         next = line + strcspn(line, "\n");
         if (*next) *next++ = 0;
-        lineno++;        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        lineno++;
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
         char *p = trim(line);
         if (!*p || *p == '#') continue;
         char *colon = strchr(p, ':');
-        if (!colon) sweep_die("%s: '%s' (accepted: experiment:, grid:, options:, option:, shares:, # comments)", where, p);
+        if (!colon)
+            sweep_die("%s: '%s' (accepted: experiment:, grid:, options:, option:, shares:, # comments)", where, p);
         *colon = 0;
         char *key = trim(p), *val = trim(colon + 1);
         if (!strcmp(key, "experiment")) {
             if (s->experiment[0] && strcmp(s->experiment, val))
                 sweep_die("%s: experiment '%s' differs from '%s' on the command line", where, val, s->experiment);
-            if (!valid_name(val) || strlen(val) >= SWEEP_NAME_MAX) sweep_die("%s: '%s' is not an experiment name", where, val);
+            if (!valid_name(val) || strlen(val) >= SWEEP_NAME_MAX)
+                sweep_die("%s: '%s' is not an experiment name", where, val);
             snprintf(s->experiment, sizeof s->experiment, "%s", val);
         } else if (!strcmp(key, "grid")) {
             sweep_add_grid(s, val, where);
@@ -289,9 +304,11 @@ void sweep_read_file(sweep_t *s, const char *path)
             for (char *w = strtok_r(val, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) sweep_add_option(s, w);
         } else if (!strcmp(key, "shares") || !strcmp(key, "runs")) {
             long n;
-            if (drift_parse_long(&n, val) || n < 1) sweep_die("%s: %s: '%s' (accepted: a positive integer)", where, key, val);
+            if (drift_parse_long(&n, val) || n < 1)
+                sweep_die("%s: %s: '%s' (accepted: a positive integer)", where, key, val);
             if (!strcmp(key, "shares")) {
-                if (s->nshares && s->nshares != n) sweep_die("%s: shares %ld differs from %ld given before", where, n, s->nshares);
+                if (s->nshares && s->nshares != n)
+                    sweep_die("%s: shares %ld differs from %ld given before", where, n, s->nshares);
                 s->nshares = n;
             } /* "runs:" is informative: recomputed from the grid */
         } else {
@@ -304,7 +321,8 @@ void sweep_read_file(sweep_t *s, const char *path)
 void sweep_finish(sweep_t *s)
 {
     if (!s->experiment[0]) sweep_die("name an experiment (drift-sweep EXP --grid ...)");
-    if (!valid_name(s->experiment)) sweep_die("'%s' is not an experiment name (letters, digits, '_', '-')", s->experiment);
+    if (!valid_name(s->experiment))
+        sweep_die("'%s' is not an experiment name (letters, digits, '_', '-')", s->experiment);
     if (s->naxes == 0) sweep_die("--grid: no axes (accepted: 'seed=1..8 K=1024,4096 formats=bf16,fp16')");
     long n = 1;
     for (int a = 0; a < s->naxes; a++) {
@@ -359,8 +377,10 @@ static void describe_axis(sweep_text_t *b, const sweep_axis_t *ax)
         int j = i;
         if (is_int(ax->values[i], &v0))
             while (j + 1 < ax->nvalues && is_int(ax->values[j + 1], &v) && v == v0 + (j + 1 - i)) j++;
-        if (j - i >= 2) sweep_text_add(b, "%s%s..%s", i ? "," : "", ax->values[i], ax->values[j]);
-        else for (int k = i; k <= j; k++) sweep_text_add(b, "%s%s", k ? "," : "", ax->values[k]);
+        if (j - i >= 2)
+            sweep_text_add(b, "%s%s..%s", i ? "," : "", ax->values[i], ax->values[j]);
+        else
+            for (int k = i; k <= j; k++) sweep_text_add(b, "%s%s", k ? "," : "", ax->values[k]);
         i = j + 1;
     }
 }
@@ -370,8 +390,10 @@ void sweep_describe(char *out, size_t size, const sweep_t *s, long r)
     sweep_text_t b = {0};
     for (int a = 0; a < s->naxes; a++) {
         if (a) sweep_text_add(&b, " ");
-        if (r >= 0) sweep_text_add(&b, "%s=%s", s->axes[a].name, sweep_value(s, r, a));
-        else describe_axis(&b, &s->axes[a]);
+        if (r >= 0)
+            sweep_text_add(&b, "%s=%s", s->axes[a].name, sweep_value(s, r, a));
+        else
+            describe_axis(&b, &s->axes[a]);
     }
     snprintf(out, size, "%s", b.p ? b.p : "");
     free(b.p);

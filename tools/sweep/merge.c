@@ -26,7 +26,11 @@
 #include "outlock.h"
 #include "sweep.h"
 
-typedef struct { char *key; int occ; char *line; } meta_t;
+typedef struct {
+    char *key;
+    int occ;
+    char *line;
+} meta_t;
 
 typedef struct {
     meta_t *m;
@@ -117,7 +121,9 @@ static int header_has(const char *header, const char *name)
 }
 
 /* One manifest's header fields, for the "# share" lines. */
-typedef struct { char host[256], commit[64], finished[64], seconds[32], *argv; } shareinfo_t;
+typedef struct {
+    char host[256], commit[64], finished[64], seconds[32], *argv;
+} shareinfo_t;
 
 static void read_shareinfo(shareinfo_t *si, const sweep_t *s, const char *dir, long share)
 {
@@ -130,12 +136,18 @@ static void read_shareinfo(shareinfo_t *si, const sweep_t *s, const char *dir, l
     size_t cap = 0;
     while (getline(&line, &cap, fp) > 0) {
         chomp(line);
-        if (!strncmp(line, "host: ", 6)) snprintf(si->host, sizeof si->host, "%s", line + 6);
-        else if (!strncmp(line, "commit: ", 8)) snprintf(si->commit, sizeof si->commit, "%s", line + 8);
-        else if (!strncmp(line, "finished: ", 10)) snprintf(si->finished, sizeof si->finished, "%s", line + 10);
-        else if (!strncmp(line, "seconds: ", 9)) snprintf(si->seconds, sizeof si->seconds, "%s", line + 9);
-        else if (!strncmp(line, "argv: ", 6)) si->argv = sweep_xstrdup(line + 6);
-        else if (!strncmp(line, "run: ", 5)) break;
+        if (!strncmp(line, "host: ", 6))
+            snprintf(si->host, sizeof si->host, "%s", line + 6);
+        else if (!strncmp(line, "commit: ", 8))
+            snprintf(si->commit, sizeof si->commit, "%s", line + 8);
+        else if (!strncmp(line, "finished: ", 10))
+            snprintf(si->finished, sizeof si->finished, "%s", line + 10);
+        else if (!strncmp(line, "seconds: ", 9))
+            snprintf(si->seconds, sizeof si->seconds, "%s", line + 9);
+        else if (!strncmp(line, "argv: ", 6))
+            si->argv = sweep_xstrdup(line + 6);
+        else if (!strncmp(line, "run: ", 5))
+            break;
     }
     free(line);
     fclose(fp);
@@ -156,7 +168,9 @@ static void write_prefix(FILE *out, const merge_t *m, int with_shares)
     fprintf(out, "# sweep-options: %s\n", m->options);
     fprintf(out, "# sweep-definition: %s\n", m->c->def_sha);
     fprintf(out, "# sweep-runs: %ld\n", s->nruns);
-    fprintf(out, "# sweep-order: rows by run (the grid's odometer, last axis fastest), then as each run wrote them; leading columns run and the axes\n");
+    fprintf(
+        out,
+        "# sweep-order: rows by run (the grid's odometer, last axis fastest), then as each run wrote them; leading columns run and the axes\n");
     fprintf(out, "# sweep-commit: %s\n", m->c->commit);
     if (!with_shares) return;
     fprintf(out, "# shares: %ld\n", s->nshares);
@@ -167,10 +181,7 @@ static void write_prefix(FILE *out, const merge_t *m, int with_shares)
     }
 }
 
-static void run_dir(char *buf, size_t size, const char *dir, long r)
-{
-    snprintf(buf, size, "%s/runs/%06ld", dir, r);
-}
+static void run_dir(char *buf, size_t size, const char *dir, long r) { snprintf(buf, size, "%s/runs/%06ld", dir, r); }
 
 /* Merges every run's copy of `name` into out. Returns rows written, or -1 (message printed). */
 static long merge_csv(FILE *out, const merge_t *m, const char *name)
@@ -191,10 +202,13 @@ static long merge_csv(FILE *out, const merge_t *m, const char *name)
             rows = -1;
             goto done;
         }
-        if (first < 0) first = r;
+        if (first < 0)
+            first = r;
         else if (strcmp(rm[r].header, rm[first].header)) {
-            fprintf(stderr, "drift-sweep: --merge: %s: run %ld's header differs from run %ld's (the grid changes the columns: sweep that option in separate sweeps)\n",
-                    name, r, first);
+            fprintf(
+                stderr,
+                "drift-sweep: --merge: %s: run %ld's header differs from run %ld's (the grid changes the columns: sweep that option in separate sweeps)\n",
+                name, r, first);
             rows = -1;
             goto done;
         }
@@ -210,7 +224,8 @@ static long merge_csv(FILE *out, const merge_t *m, const char *name)
         for (int i = 0; has[r] && i < rm[r].n; i++) {
             const meta_t *mt = &rm[r].m[i];
             int known = 0;
-            for (int k = 0; k < nslots && !known; k++) known = slots[k]->occ == mt->occ && !strcmp(slots[k]->key, mt->key);
+            for (int k = 0; k < nslots && !known; k++)
+                known = slots[k]->occ == mt->occ && !strcmp(slots[k]->key, mt->key);
             if (known) continue;
             slots = sweep_xrealloc(slots, (size_t)(nslots + 1) * sizeof *slots);
             slots[nslots++] = mt;
@@ -329,15 +344,19 @@ static int copy_into(FILE *out, const char *path)
     return 0;
 }
 
-typedef struct { char *name; long rows, runs; } fileinfo_t;
+typedef struct {
+    char *name;
+    long rows, runs;
+} fileinfo_t;
 
 static void write_fragment(FILE *out, const merge_t *m, const fileinfo_t *csvs, int ncsv, const char *md)
 {
     const sweep_t *s = m->s;
     fprintf(out, "## Sweep: %s over %s\n\n", s->experiment, m->grid);
-    fprintf(out, "%ld runs of `./lab run %s%s%s`, one per point of the grid `%s` (commit %s), "
-                 "merged by `drift-sweep --merge`. Rows are ordered by run (the grid's odometer, last axis fastest), "
-                 "then as each run wrote them; the merged CSVs lead with the columns `run` and the axes.\n\n",
+    fprintf(out,
+            "%ld runs of `./lab run %s%s%s`, one per point of the grid `%s` (commit %s), "
+            "merged by `drift-sweep --merge`. Rows are ordered by run (the grid's odometer, last axis fastest), "
+            "then as each run wrote them; the merged CSVs lead with the columns `run` and the axes.\n\n",
             s->nruns, s->experiment, m->options[0] ? " " : "", m->options, m->grid, m->c->commit);
     fprintf(out, "| merged file | rows | runs |\n|---|---:|---:|\n");
     for (int i = 0; i < ncsv; i++) fprintf(out, "| %s | %ld | %ld |\n", csvs[i].name, csvs[i].rows, csvs[i].runs);
@@ -407,9 +426,12 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir_arg)
     char outdir[4096], twhy[8192], parent[4096];
     snprintf(outdir, sizeof outdir, "%s", outdir_arg);
     for (size_t n = strlen(outdir); n > 1;) {
-        if (outdir[n - 1] == '/') outdir[--n] = 0;
-        else if (n > 2 && outdir[n - 1] == '.' && outdir[n - 2] == '/') outdir[n -= 2] = 0;
-        else break;
+        if (outdir[n - 1] == '/')
+            outdir[--n] = 0;
+        else if (n > 2 && outdir[n - 1] == '.' && outdir[n - 2] == '/')
+            outdir[n -= 2] = 0;
+        else
+            break;
     }
     /* A target refused is refused before anything, the lock file included, is made. */
     char **names;
@@ -424,7 +446,8 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir_arg)
     /* One merge into outdir at a time: the lock ".BASE.lock" beside it (lib/run/outlock.h);
      * under it the target is judged again. A parent not made yet has no merge in it. */
     const char *slash = strrchr(outdir, '/'), *base = slash ? slash + 1 : outdir;
-    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == outdir ? 1 : slash - outdir) : 1, slash ? outdir : ".");
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == outdir ? 1 : slash - outdir) : 1,
+             slash ? outdir : ".");
     struct stat pst;
     if (*base && strcmp(base, ".") && strcmp(base, "..") && stat(parent, &pst) == 0 && S_ISDIR(pst.st_mode) &&
         access(parent, W_OK) == 0 && drift_out_lock(twhy, sizeof twhy, parent, base) != 0) {
@@ -466,9 +489,12 @@ static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outd
             if (group_first == group_last)
                 sweep_text_add(&refusal, "%sshare %ld/%ld", ngroups > 1 ? "; " : "", group_first, s->nshares);
             else
-                sweep_text_add(&refusal, "%sshares %ld..%ld of %ld", ngroups > 1 ? "; " : "", group_first, group_last, s->nshares);
-            if (what[group_st]) sweep_text_add(&refusal, " %s (%s)", what[group_st], group_why);
-            else sweep_text_add(&refusal, " %s", group_why);
+                sweep_text_add(&refusal, "%sshares %ld..%ld of %ld", ngroups > 1 ? "; " : "", group_first, group_last,
+                               s->nshares);
+            if (what[group_st])
+                sweep_text_add(&refusal, " %s (%s)", what[group_st], group_why);
+            else
+                sweep_text_add(&refusal, " %s", group_why);
         }
         group_first = -1;
         if (st == SHARE_OK) continue;
@@ -478,8 +504,10 @@ static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outd
         snprintf(group_why, sizeof group_why, "%s", why);
     }
     if (nbad) {
-        fprintf(stderr, "drift-sweep: --merge %s: refused, %ld of %ld shares unusable: %s%s (rerun the sweep: it redoes only those)\n",
-                c->dir, nbad, s->nshares, refusal.p, ngroups > 8 ? "; ..." : "");
+        fprintf(
+            stderr,
+            "drift-sweep: --merge %s: refused, %ld of %ld shares unusable: %s%s (rerun the sweep: it redoes only those)\n",
+            c->dir, nbad, s->nshares, refusal.p, ngroups > 8 ? "; ..." : "");
         free(refusal.p);
         sweep_free_names(old_names, nold);
         return 2;
@@ -538,9 +566,15 @@ static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outd
         }
         if (!has_suffix(names[i], ".csv")) continue;
         FILE *out = open_out(part, names[i]);
-        if (!out) { rc = 1; break; }
+        if (!out) {
+            rc = 1;
+            break;
+        }
         long rows = merge_csv(out, &m, names[i]);
-        if (close_out(out) != 0 || rows < 0) { rc = rows < 0 ? 2 : 1; break; }
+        if (close_out(out) != 0 || rows < 0) {
+            rc = rows < 0 ? 2 : 1;
+            break;
+        }
         long runs = 0;
         for (long r = 0; r < s->nruns; r++) {
             char path[8400], dir[4096];
@@ -570,7 +604,8 @@ static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outd
         rc = 1;
     }
     sweep_free_names(old_names, nold);
-    if (rc) sweep_remove_tree(part);
+    if (rc)
+        sweep_remove_tree(part);
     else if (!sweep_quiet)
         fprintf(stderr, "drift-sweep: merged %ld runs (%ld shares) into %s: %d CSV files, %ld rows, %s.md\n", s->nruns,
                 s->nshares, outdir, ncsv, total, s->experiment);

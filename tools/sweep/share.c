@@ -173,8 +173,7 @@ static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share)
     char manifest[1000];
     sweep_manifest_path(manifest, sizeof manifest, s, c->dir, share);
     /* A stale manifest (another commit, or a damaged share) must not outlive a rerun that dies. */
-    if (remove(manifest) != 0 && errno != ENOENT)
-        sweep_die("--out: cannot remove '%s': %s", manifest, strerror(errno));
+    if (remove(manifest) != 0 && errno != ENOENT) sweep_die("--out: cannot remove '%s': %s", manifest, strerror(errno));
     double t0 = seconds_now();
     for (long r = share; r < s->nruns; r += s->nshares) {
         int rc = run_one(s, c, r);
@@ -189,7 +188,8 @@ static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share)
     char host[1100], *argv_esc = sweep_xrealloc(NULL, 4 * strlen(c->argv_line) + 1);
     drift_escape(host, sizeof host, c->host, NULL);
     drift_escape(argv_esc, 4 * strlen(c->argv_line) + 1, c->argv_line, NULL);
-    sweep_text_add(&t, "sweep: %s\nexperiment: %s\nshare: %ld/%ld\ncommit: %s\nhost: %s\nargv: %s\nfinished: %s\nseconds: %.1f\n",
+    sweep_text_add(
+        &t, "sweep: %s\nexperiment: %s\nshare: %ld/%ld\ncommit: %s\nhost: %s\nargv: %s\nfinished: %s\nseconds: %.1f\n",
         c->def_sha, s->experiment, share, s->nshares, c->commit, host, argv_esc, when, seconds_now() - t0);
     free(argv_esc);
     for (long r = share; r < s->nruns; r += s->nshares) {
@@ -224,8 +224,8 @@ static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share)
     drift_sha256_hex(hex, &h);
     sweep_text_add(&t, "check: %s\n", hex);
     drift_file_t f;
-    int ok = drift_file_open(&f, manifest) == 0 && fwrite(t.p, 1, t.len, f.fp) == t.len &&
-             fflush(f.fp) == 0 && fsync(fileno(f.fp)) == 0 && drift_file_commit(&f) == 0;
+    int ok = drift_file_open(&f, manifest) == 0 && fwrite(t.p, 1, t.len, f.fp) == t.len && fflush(f.fp) == 0 &&
+             fsync(fileno(f.fp)) == 0 && drift_file_commit(&f) == 0;
     free(t.p);
     if (!ok) {
         drift_file_abort(&f);
@@ -242,7 +242,8 @@ static const char *field(const char *line, const char *key)
     return !strncmp(line, key, n) && line[n] == ':' && line[n + 1] == ' ' ? line + n + 2 : NULL;
 }
 
-static share_state_t why_not(share_state_t st, char *err, size_t errsz, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static share_state_t why_not(share_state_t st, char *err, size_t errsz, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 static share_state_t why_not(share_state_t st, char *err, size_t errsz, const char *fmt, ...)
 {
     va_list ap;
@@ -266,7 +267,8 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
     char path[4096];
     sweep_manifest_path(path, sizeof path, s, c->dir, share);
     struct stat mst;
-    if (lstat(path, &mst) == 0 && !S_ISREG(mst.st_mode)) return why_not(SHARE_CORRUPT, err, errsz, "manifest is not a regular file");
+    if (lstat(path, &mst) == 0 && !S_ISREG(mst.st_mode))
+        return why_not(SHARE_CORRUPT, err, errsz, "manifest is not a regular file");
     FILE *fp = drift_fopen_regular(path);
     if (!fp) return why_not(SHARE_MISSING, err, errsz, "no manifest");
     sweep_text_t t = {0};
@@ -336,7 +338,8 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
                 goto out;
             }
             if (in_run && !all_listed(rundir, nfiles)) {
-                st = why_not(SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
+                st = why_not(SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list",
+                             rundir + strlen(c->dir) + 1);
                 goto out;
             }
             snprintf(rundir, sizeof rundir, "%s/runs/%06ld", c->dir, r);
@@ -361,14 +364,16 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
                 goto out;
             }
             if (got != want || strcmp(hex, sum)) {
-                st = why_not(SHARE_CORRUPT, err, errsz, "%s: %s differs from the manifest", rel, got != want ? "size" : "checksum");
+                st = why_not(SHARE_CORRUPT, err, errsz, "%s: %s differs from the manifest", rel,
+                             got != want ? "size" : "checksum");
                 goto out;
             }
             nfiles++;
         }
     }
     if (in_run && !all_listed(rundir, nfiles)) {
-        st = why_not(SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
+        st = why_not(SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list",
+                     rundir + strlen(c->dir) + 1);
         goto out;
     }
     if (seen != 7)

@@ -14,8 +14,10 @@ static void q(FILE *fp, const char *s)
 {
     fputc('\'', fp);
     for (; *s; s++) {
-        if (*s == '\'') fputs("'\\''", fp);
-        else fputc(*s, fp);
+        if (*s == '\'')
+            fputs("'\\''", fp);
+        else
+            fputc(*s, fp);
     }
     fputc('\'', fp);
 }
@@ -45,10 +47,13 @@ void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_
 {
     /* A newline in a path or an #SBATCH option would end a script line early, and what
      * follows it would run as a command of its own. */
-    if (has_control(c->dir)) sweep_die("--slurm: the sweep directory's path holds a control byte (a script line would break)");
-    if (has_control(self_exe) || has_control(c->bindir)) sweep_die("--slurm: drift-sweep's path holds a control byte (a script line would break)");
+    if (has_control(c->dir))
+        sweep_die("--slurm: the sweep directory's path holds a control byte (a script line would break)");
+    if (has_control(self_exe) || has_control(c->bindir))
+        sweep_die("--slurm: drift-sweep's path holds a control byte (a script line would break)");
     for (int i = 0; i < nextra; i++)
-        if (has_control(extra[i])) sweep_die("--sbatch: '%s' holds a control byte (accepted: one #SBATCH option)", extra[i]);
+        if (has_control(extra[i]))
+            sweep_die("--sbatch: '%s' holds a control byte (accepted: one #SBATCH option)", extra[i]);
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/slurm", c->dir);
     sweep_mkdirs(dir);
@@ -80,7 +85,8 @@ void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_
 
     fp = open_script(path, sizeof path, c->dir, "merge.sbatch");
     fprintf(fp, "#!/bin/bash\n");
-    fprintf(fp, "# driftlab sweep %s: merges the %ld shares once every array task succeeded.\n", s->experiment, s->nshares);
+    fprintf(fp, "# driftlab sweep %s: merges the %ld shares once every array task succeeded.\n", s->experiment,
+            s->nshares);
     fprintf(fp, "#SBATCH --job-name=drift-%s-merge\n", s->experiment);
     fprintf(fp, "#SBATCH --output=%s/logs/slurm-merge-%%j.out\n", c->dir);
     for (int i = 0; i < nextra; i++) fprintf(fp, "#SBATCH %s\n", extra[i]);
@@ -92,7 +98,9 @@ void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_
     close_script(fp, path);
 
     fp = open_script(path, sizeof path, c->dir, "submit.sh");
-    fprintf(fp, "#!/bin/bash\n# Submits the share array, then the merge that waits for all of it (afterok).\nset -euo pipefail\n");
+    fprintf(
+        fp,
+        "#!/bin/bash\n# Submits the share array, then the merge that waits for all of it (afterok).\nset -euo pipefail\n");
     fprintf(fp, "jid=$(sbatch --parsable ");
     snprintf(def, sizeof def, "%s/slurm/shares.sbatch", c->dir);
     q(fp, def);

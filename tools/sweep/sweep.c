@@ -220,7 +220,8 @@ static void say_done(long share, long nshares, long done, long ntodo, double t0)
         sweep_say("%ld of %ld shares done (share-%ld-of-%ld), elapsed %.0f s, about %.0f s left", done, ntodo, share,
                   nshares, el, el * (double)(ntodo - done) / (double)done);
     else
-        sweep_say("%ld of %ld shares done (share-%ld-of-%ld), elapsed %.0f s: all done", done, ntodo, share, nshares, el);
+        sweep_say("%ld of %ld shares done (share-%ld-of-%ld), elapsed %.0f s: all done", done, ntodo, share, nshares,
+                  el);
 }
 
 /* Runs the given shares, `jobs` at a time; returns the worst status (0, 1, 2). */
@@ -310,7 +311,8 @@ static const char *need_str(int argc, char **argv, int *i)
 }
 
 /* drift-sweep's own options: those with a value, then the flags. */
-static const char *const OWN_VALUED[] = {"grid", "file", "out", "merge", "bin", "gpus", "jobs", "shares", "shard", "sbatch"};
+static const char *const OWN_VALUED[] = {"grid", "file", "out",    "merge", "bin",
+                                         "gpus", "jobs", "shares", "shard", "sbatch"};
 static const char *const OWN_FLAGS[] = {"no-merge", "slurm", "quiet", "help", "version"};
 #define NOWN_VALUED (int)(sizeof OWN_VALUED / sizeof OWN_VALUED[0])
 #define NOWN_FLAGS (int)(sizeof OWN_FLAGS / sizeof OWN_FLAGS[0])
@@ -337,14 +339,17 @@ static char **own_syntax(int *argc_io, char **argv)
             continue;
         }
         int valued = -1, flag = -1;
-        for (int k = 0; k < NOWN_VALUED; k++) if (!strcmp(name, OWN_VALUED[k])) valued = k;
-        for (int k = 0; k < NOWN_FLAGS; k++) if (!strcmp(name, OWN_FLAGS[k])) flag = k;
+        for (int k = 0; k < NOWN_VALUED; k++)
+            if (!strcmp(name, OWN_VALUED[k])) valued = k;
+        for (int k = 0; k < NOWN_FLAGS; k++)
+            if (!strcmp(name, OWN_FLAGS[k])) flag = k;
         if (flag >= 0 && value) sweep_die("--%s takes no value (found '%s')", name, o);
         if (valued < 0 && flag < 0) {
             const char *near = drift_suggest(name, names, NOWN_VALUED + NOWN_FLAGS);
             if (near)
                 sweep_die("unknown option '--%s' (did you mean '--%s'? an option of the experiment goes after '--': "
-                          "drift-sweep EXP --grid SPEC -- --%s ...)", name, near, name);
+                          "drift-sweep EXP --grid SPEC -- --%s ...)",
+                          name, near, name);
         }
         if (valued >= 0 && value) {
             if (!*value) sweep_die("--%s: empty value (accepted: --%s VALUE or --%s=VALUE)", name, name, name);
@@ -397,24 +402,30 @@ static void parse(args_t *a, int argc, char **argv)
             a->bindir = need_str(argc, argv, &i);
         } else if (!strcmp(o, "--gpus")) {
             a->gpus = need_str(argc, argv, &i);
-            if (strstr(a->gpus, ",,") || a->gpus[0] == ',' || a->gpus[strlen(a->gpus) - 1] == ',' || strpbrk(a->gpus, " \t"))
-                sweep_die("--gpus: malformed list '%s' (accepted: N or N,N,... as CUDA_VISIBLE_DEVICES takes them)", a->gpus);
+            if (strstr(a->gpus, ",,") || a->gpus[0] == ',' || a->gpus[strlen(a->gpus) - 1] == ',' ||
+                strpbrk(a->gpus, " \t"))
+                sweep_die("--gpus: malformed list '%s' (accepted: N or N,N,... as CUDA_VISIBLE_DEVICES takes them)",
+                          a->gpus);
         } else if (!strcmp(o, "--jobs")) {
             a->jobs = need_long(argc, argv, &i, 1);
-            if (a->jobs > SWEEP_MAX_JOBS) sweep_die("--jobs: %ld (accepted: 1..%d local processes)", a->jobs, SWEEP_MAX_JOBS);
+            if (a->jobs > SWEEP_MAX_JOBS)
+                sweep_die("--jobs: %ld (accepted: 1..%d local processes)", a->jobs, SWEEP_MAX_JOBS);
         } else if (!strcmp(o, "--shares")) {
             long n = need_long(argc, argv, &i, 1);
-            if (a->s.nshares && a->s.nshares != n) sweep_die("--shares: %ld differs from %ld given before", n, a->s.nshares);
+            if (a->s.nshares && a->s.nshares != n)
+                sweep_die("--shares: %ld differs from %ld given before", n, a->s.nshares);
             a->s.nshares = n;
         } else if (!strcmp(o, "--shard")) {
             const char *v = need_str(argc, argv, &i);
             char *slash = strchr(v, '/'), lhs[32];
             long k, n;
-            if (!slash || (size_t)(slash - v) >= sizeof lhs) sweep_die("--shard: '%s' (accepted: I/N with 0 <= I < N)", v);
+            if (!slash || (size_t)(slash - v) >= sizeof lhs)
+                sweep_die("--shard: '%s' (accepted: I/N with 0 <= I < N)", v);
             snprintf(lhs, sizeof lhs, "%.*s", (int)(slash - v), v);
             if (drift_parse_long(&k, lhs) || drift_parse_long(&n, slash + 1) || n < 1 || k < 0 || k >= n)
                 sweep_die("--shard: '%s' (accepted: I/N with 0 <= I < N)", v);
-            if (a->s.nshares && a->s.nshares != n) sweep_die("--shard: %ld shares where %ld were given before", n, a->s.nshares);
+            if (a->s.nshares && a->s.nshares != n)
+                sweep_die("--shard: %ld shares where %ld were given before", n, a->s.nshares);
             a->s.nshares = n;
             a->shard = k;
         } else if (!strcmp(o, "--no-merge")) {
@@ -427,7 +438,8 @@ static void parse(args_t *a, int argc, char **argv)
             a->sbatch[a->nsbatch++] = (char *)need_str(argc, argv, &i);
             for (const char *p = a->sbatch[a->nsbatch - 1]; *p; p++) /* one script line each */
                 if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                    sweep_die("--sbatch: '%s' holds a control byte (accepted: one #SBATCH option)", a->sbatch[a->nsbatch - 1]);
+                    sweep_die("--sbatch: '%s' holds a control byte (accepted: one #SBATCH option)",
+                              a->sbatch[a->nsbatch - 1]);
         } else if (!strcmp(o, "--quiet")) {
             sweep_quiet = 1;
         } else if (!strncmp(o, "--", 2) && o[2]) {
@@ -469,11 +481,14 @@ static void default_out(char *buf, size_t size, const char *experiment)
     char stamp[32];
     time_t now = time(NULL);
     struct tm tm;
-    if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm)) snprintf(stamp, sizeof stamp, "%lld", (long long)now);
+    if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm))
+        snprintf(stamp, sizeof stamp, "%lld", (long long)now);
     sweep_mkdirs("sweeps");
     for (int k = 1; k < 1000; k++) {
-        if (k == 1) snprintf(buf, size, "sweeps/%s-%s", experiment, stamp);
-        else snprintf(buf, size, "sweeps/%s-%s-%d", experiment, stamp, k);
+        if (k == 1)
+            snprintf(buf, size, "sweeps/%s-%s", experiment, stamp);
+        else
+            snprintf(buf, size, "sweeps/%s-%s-%d", experiment, stamp, k);
         if (mkdir(buf, 0777) == 0) return;
         if (errno != EEXIST) sweep_die("--out: cannot create '%s': %s (give --out DIR)", buf, strerror(errno));
     }
@@ -527,7 +542,8 @@ int main(int argc, char **argv)
         if (stat(a.merge_dir, &st) != 0 || !S_ISDIR(st.st_mode))
             sweep_die("--merge: '%s' is not a sweep directory", a.merge_dir);
         if (lstat(def_dir, &st) != 0) sweep_die("--merge: '%s' is not a sweep directory (no sweep.txt)", a.merge_dir);
-        if (!S_ISREG(st.st_mode)) sweep_die("--merge: '%s' is not a regular file (a sweep directory's definition is one)", def_dir);
+        if (!S_ISREG(st.st_mode))
+            sweep_die("--merge: '%s' is not a regular file (a sweep directory's definition is one)", def_dir);
         sweep_read_file(sp, def_dir);
         sweep_finish(sp);
         definition_sha(c.def_sha, sp);
@@ -546,7 +562,8 @@ int main(int argc, char **argv)
     if (a.slurm && mpi_size > 1) sweep_die("--slurm: writes scripts only; run it without mpirun");
 #ifndef DRIFT_HAVE_MPI
     if (mpi_size > 1)
-        sweep_die("started by mpirun with %ld ranks, but built without MPI (install libopenmpi-dev, rebuild)", mpi_size);
+        sweep_die("started by mpirun with %ld ranks, but built without MPI (install libopenmpi-dev, rebuild)",
+                  mpi_size);
 #endif
 
     static char outbuf[PATH_MAX], absout[PATH_MAX];
@@ -559,7 +576,8 @@ int main(int argc, char **argv)
     }
     definition_sha(c.def_sha, &a.s);
     struct stat ost;
-    if (a.shard < 0 && !a.no_merge && !a.slurm && stat(a.out, &ost) == 0 && realpath(a.out, absout) && strlen(absout) <= SWEEP_DIR_MAX) {
+    if (a.shard < 0 && !a.no_merge && !a.slurm && stat(a.out, &ost) == 0 && realpath(a.out, absout) &&
+        strlen(absout) <= SWEEP_DIR_MAX) {
         /* The merge's target refused now, before anything is made or computed. */
         char merged[PATH_MAX + 16], twhy[8192], **old;
         int nold;
@@ -568,14 +586,16 @@ int main(int argc, char **argv)
         if (sweep_merge_target(twhy, sizeof twhy, &a.s, &c, merged, &old, &nold) != 0) sweep_die("%s", twhy);
         sweep_free_names(old, nold);
     }
-    if (strlen(a.out) > SWEEP_DIR_MAX) sweep_die("--out: path too long (accepted: at most %d characters)", SWEEP_DIR_MAX);
+    if (strlen(a.out) > SWEEP_DIR_MAX)
+        sweep_die("--out: path too long (accepted: at most %d characters)", SWEEP_DIR_MAX);
     for (const char *p = a.out; a.slurm && *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             sweep_die("--slurm: --out '%s' holds a control byte (a script line would break)", a.out);
     sweep_mkdirs(a.out);
     if (!realpath(a.out, absout)) sweep_die("--out: cannot resolve '%s': %s", a.out, strerror(errno));
     if (strlen(absout) > SWEEP_DIR_MAX)
-        sweep_die("--out: '%s' resolves to a path of %zu characters (accepted: at most %d)", a.out, strlen(absout), SWEEP_DIR_MAX);
+        sweep_die("--out: '%s' resolves to a path of %zu characters (accepted: at most %d)", a.out, strlen(absout),
+                  SWEEP_DIR_MAX);
     c.dir = absout;
     if (a.bindir) {
         static char absbin[PATH_MAX];
@@ -595,9 +615,11 @@ int main(int argc, char **argv)
     if (a.slurm) {
         sweep_write_slurm(&a.s, &c, exe, a.sbatch, a.nsbatch);
         printf("wrote %s/slurm/shares.sbatch (array of %ld tasks), merge.sbatch and submit.sh\n"
-               "submit with: bash %s/slurm/submit.sh\n", c.dir, a.s.nshares, c.dir);
+               "submit with: bash %s/slurm/submit.sh\n",
+               c.dir, a.s.nshares, c.dir);
         if (a.s.nshares > 1000)
-            printf("note: %ld array tasks; Slurm's MaxArraySize is 1001 unless the site raised it (--shares N)\n", a.s.nshares);
+            printf("note: %ld array tasks; Slurm's MaxArraySize is 1001 unless the site raised it (--shares N)\n",
+                   a.s.nshares);
         return drift_stdout_close_check();
     }
 
@@ -608,8 +630,10 @@ int main(int argc, char **argv)
     for (long k = first; k < a.s.nshares; k += step) {
         char why[1024];
         mine++;
-        if (sweep_check_share(&a.s, &c, k, why, sizeof why) == SHARE_OK) ndone++;
-        else todo[ntodo++] = k;
+        if (sweep_check_share(&a.s, &c, k, why, sizeof why) == SHARE_OK)
+            ndone++;
+        else
+            todo[ntodo++] = k;
         if (a.shard >= 0) break;
     }
     long workers = mpi_size > 1 ? env_long(MPI_LSIZE_VARS, 1) : a.jobs;
@@ -650,7 +674,8 @@ int main(int argc, char **argv)
     }
 #endif
     if (rc) {
-        if (rc == 1) fprintf(stderr, "drift-sweep: %s: some shares failed; run the same command again to finish them\n", c.dir);
+        if (rc == 1)
+            fprintf(stderr, "drift-sweep: %s: some shares failed; run the same command again to finish them\n", c.dir);
         return rc;
     }
     if (!do_merge) return 0;

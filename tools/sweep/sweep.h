@@ -40,7 +40,7 @@ typedef struct {
     char **options; /* the experiment options every run gets, one argv word each */
     int noptions;
     long nruns;
-    long nshares;   /* 0 until decided: then 1..nruns */
+    long nshares; /* 0 until decided: then 1..nruns */
 } sweep_t;
 
 /* Errors: one line "drift-sweep: ..." on stderr and exit 2 (bad input) — printed by rank 0
@@ -52,7 +52,10 @@ extern int sweep_quiet;
 /* util.c */
 void *sweep_xrealloc(void *p, size_t n); /* dies "out of memory (N bytes ...)" rather than return NULL */
 char *sweep_xstrdup(const char *s);
-typedef struct { char *p; size_t len, cap; } sweep_text_t; /* {0} is the empty text */
+typedef struct {
+    char *p;
+    size_t len, cap;
+} sweep_text_t; /* {0} is the empty text */
 void sweep_text_add(sweep_text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* grid.c — parsing and the canonical text */
@@ -86,9 +89,9 @@ const char **sweep_run_args(const sweep_t *s, long r, int *n);
 typedef enum { SHARE_OK = 0, SHARE_MISSING, SHARE_CORRUPT, SHARE_FOREIGN, SHARE_COMMIT } share_state_t;
 
 typedef struct {
-    const char *dir;       /* the sweep directory */
-    const char *bindir;    /* where the experiment binaries are */
-    const char *commit;    /* this build's commit */
+    const char *dir;    /* the sweep directory */
+    const char *bindir; /* where the experiment binaries are */
+    const char *commit; /* this build's commit */
     const char *host;
     const char *argv_line; /* drift-sweep's own command line, for the manifest */
     char def_sha[65];      /* SHA-256 of the definition without the shares */
@@ -119,10 +122,11 @@ DRIFT_MUST_CHECK int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const c
  * nothing. sweep_write_merge_manifest: "part/merge.manifest" (the sweep's definition SHA-256
  * and every file), written last; 0 or -1. sweep_replace_merge: the previous merge renamed
  * aside, part renamed to outdir, then the old listed files removed; 0 or -1 with err. */
-DRIFT_MUST_CHECK int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
-                                        char ***old_names, int *nold);
+DRIFT_MUST_CHECK int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c,
+                                        const char *outdir, char ***old_names, int *nold);
 DRIFT_MUST_CHECK int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const char *part);
-DRIFT_MUST_CHECK int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *outdir, char **old_names, int nold);
+DRIFT_MUST_CHECK int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *outdir,
+                                         char **old_names, int nold);
 
 /* slurm.c — writes DIR/slurm/{shares,merge}.sbatch and submit.sh. */
 void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_exe, char **extra, int nextra);

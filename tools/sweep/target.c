@@ -51,9 +51,12 @@ static int future_path(char *out, size_t size, const char *path)
             snprintf(t, sizeof t, "%s%s%s", comp, *rest ? "/" : "", rest);
             snprintf(rest, sizeof rest, "%s", t);
         }
-        if (!slash) buf[0] = 0;
-        else if (slash == buf) buf[1] = 0;
-        else *slash = 0;
+        if (!slash)
+            buf[0] = 0;
+        else if (slash == buf)
+            buf[1] = 0;
+        else
+            *slash = 0;
     }
 }
 
@@ -83,11 +86,13 @@ static int manifest_names(char ***names, const char *path, const sweep_t *s, con
     *names = NULL;
     while (getline(&line, &cap, fp) > 0) {
         line[strcspn(line, "\n")] = 0;
-        if (!strncmp(line, "sweep: ", 7)) ok = !strcmp(line + 7, def_sha);
+        if (!strncmp(line, "sweep: ", 7))
+            ok = !strcmp(line + 7, def_sha);
         else if (!strncmp(line, "file: ", 6)) {
             size_t len = strcspn(line + 6, " ");
             char *name = sweep_xrealloc(NULL, len + 1);
-            if (drift_unescape(name, len + 1, line + 6, len, " ") < 0 || !*name || strchr(name, '/') || !merge_file(name, s)) {
+            if (drift_unescape(name, len + 1, line + 6, len, " ") < 0 || !*name || strchr(name, '/') ||
+                !merge_file(name, s)) {
                 free(name);
                 ok = 0;
                 break;
@@ -143,36 +148,49 @@ int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ct
     *nold = 0;
     char sweep_real[PATH_MAX], out_real[PATH_MAX];
     if (!*outdir) return snprintf(err, errsz, "--out: empty directory name"), -1;
-    if (!realpath(c->dir, sweep_real)) return snprintf(err, errsz, "--merge: cannot resolve '%s': %s", c->dir, strerror(errno)), -1;
+    if (!realpath(c->dir, sweep_real))
+        return snprintf(err, errsz, "--merge: cannot resolve '%s': %s", c->dir, strerror(errno)), -1;
     struct stat st;
     if (lstat(outdir, &st) != 0) {
         if (errno != ENOENT) return snprintf(err, errsz, "--out: cannot use '%s': %s", outdir, strerror(errno)), -1;
         if (future_path(out_real, sizeof out_real, outdir) != 0)
-            return snprintf(err, errsz, "--out: cannot resolve '%s' (%s; accepted: a path without '..' after its existing part)",
-                            outdir, strerror(errno)), -1;
+            return snprintf(err, errsz,
+                            "--out: cannot resolve '%s' (%s; accepted: a path without '..' after its existing part)",
+                            outdir, strerror(errno)),
+                   -1;
         static const char *const OWN[] = {"runs", "shares", "logs", "slurm", NULL};
         for (int i = 0; OWN[i]; i++) {
             char d[PATH_MAX + 16];
             snprintf(d, sizeof d, "%s/%s", sweep_real, OWN[i]);
             if (under(out_real, d))
-                return snprintf(err, errsz, "--out: '%s' is inside the sweep's %s/ (accepted: a new directory outside it, or a previous merge)",
-                                outdir, OWN[i]), -1;
+                return snprintf(
+                           err, errsz,
+                           "--out: '%s' is inside the sweep's %s/ (accepted: a new directory outside it, or a previous merge)",
+                           outdir, OWN[i]),
+                       -1;
         }
         return 0;
     }
     if (!S_ISDIR(st.st_mode))
-        return snprintf(err, errsz, "--out: '%s' is %s, not a directory a merge made (accepted: a new directory, or a previous merge of this sweep)",
-                        outdir, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file"), -1;
+        return snprintf(
+                   err, errsz,
+                   "--out: '%s' is %s, not a directory a merge made (accepted: a new directory, or a previous merge of this sweep)",
+                   outdir, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file"),
+               -1;
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/" MERGE_MANIFEST, outdir);
     char **names;
     int n;
-    if (lstat(path, &st) == 0) n = manifest_names(&names, path, s, c->def_sha);
-    else n = legacy_names(&names, outdir, s, c->def_sha);
+    if (lstat(path, &st) == 0)
+        n = manifest_names(&names, path, s, c->def_sha);
+    else
+        n = legacy_names(&names, outdir, s, c->def_sha);
     if (n < 0)
-        return snprintf(err, errsz, "--out: '%s' exists and is not a previous merge of this sweep (no %s naming it%s); "
+        return snprintf(err, errsz,
+                        "--out: '%s' exists and is not a previous merge of this sweep (no %s naming it%s); "
                         "accepted: a new directory, or a previous merge of this sweep",
-                        outdir, MERGE_MANIFEST, n == -2 ? ", and files of other origin" : ""), -1;
+                        outdir, MERGE_MANIFEST, n == -2 ? ", and files of other origin" : ""),
+               -1;
     /* Nothing but what the manifest lists (and the manifest) may be there. */
     char **have;
     int others, k = sweep_list_files(outdir, &have, &others), stranger = -1;
@@ -182,8 +200,14 @@ int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ct
         if (!listed) stranger = i;
     }
     if (stranger >= 0 || others || k < 0) {
-        snprintf(err, errsz, "--out: '%s' holds a previous merge and %s%s%s that the merge did not write (move it away, or choose another --out)",
-                 outdir, stranger >= 0 ? "'" : "", stranger >= 0 ? have[stranger] : others ? "a directory or special file" : "entries", stranger >= 0 ? "'" : "");
+        snprintf(
+            err, errsz,
+            "--out: '%s' holds a previous merge and %s%s%s that the merge did not write (move it away, or choose another --out)",
+            outdir, stranger >= 0 ? "'" : "",
+            stranger >= 0 ? have[stranger]
+            : others      ? "a directory or special file"
+                          : "entries",
+            stranger >= 0 ? "'" : "");
         if (k > 0) sweep_free_names(have, k);
         sweep_free_names(names, n);
         return -1;
@@ -206,7 +230,9 @@ int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const cha
         sweep_free_names(names, n);
         return -1;
     }
-    fprintf(fp, "# drift-sweep merge, written last: --merge replaces this directory only while it holds these files alone\n");
+    fprintf(
+        fp,
+        "# drift-sweep merge, written last: --merge replaces this directory only while it holds these files alone\n");
     fprintf(fp, "sweep: %s\nexperiment: %s\n", c->def_sha, s->experiment);
     int bad = 0;
     for (int i = 0; i < n && !bad; i++) {
@@ -230,7 +256,8 @@ int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *o
     int had_old = lstat(outdir, &st) == 0;
     snprintf(aside, sizeof aside, "%s.old", part); /* part's name is unique (mkdtemp), so is this */
     if (had_old && rename(outdir, aside) != 0)
-        return snprintf(err, errsz, "--merge: cannot move the previous merge '%s' aside: %s", outdir, strerror(errno)), -1;
+        return snprintf(err, errsz, "--merge: cannot move the previous merge '%s' aside: %s", outdir, strerror(errno)),
+               -1;
     if (rename(part, outdir) != 0) {
         int e = errno;
         if (had_old) rename(aside, outdir);
@@ -245,6 +272,7 @@ int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *o
     snprintf(aside + strlen(aside), sizeof aside - strlen(aside), "/" MERGE_MANIFEST);
     unlink(aside);
     aside[strlen(aside) - strlen("/" MERGE_MANIFEST)] = 0;
-    if (rmdir(aside) != 0) fprintf(stderr, "drift-sweep: --merge: kept %s: it holds files the previous merge did not list\n", aside);
+    if (rmdir(aside) != 0)
+        fprintf(stderr, "drift-sweep: --merge: kept %s: it holds files the previous merge did not list\n", aside);
     return 0;
 }

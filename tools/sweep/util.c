@@ -44,7 +44,9 @@ void sweep_text_add(sweep_text_t *t, const char *fmt, ...)
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-    (void)st; (void)flag; (void)ftw;
+    (void)st;
+    (void)flag;
+    (void)ftw;
     return remove(path);
 }
 
@@ -63,7 +65,8 @@ void sweep_mkdirs(const char *path)
         if (*p == '/' || !*p) {
             char c = *p;
             *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) sweep_die("--out: cannot create '%s': %s", buf, strerror(errno));
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                sweep_die("--out: cannot create '%s': %s", buf, strerror(errno));
             *p = c;
             if (!c) break;
         }
@@ -108,4 +111,3 @@ void sweep_free_names(char **names, int n)
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
 }
-
