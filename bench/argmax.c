@@ -68,8 +68,7 @@ static int same(const drift_lmhead_result_t *a, const drift_lmhead_result_t *b)
 int main(int argc, char **argv)
 {
     const char *pos[2];
-    int np = bench_args(
-        NULL, 0, pos, 2, argc, argv,
+    int np = bench_args(NULL, 0, pos, 2, argc, argv,
         "usage: bench_argmax [ROWS [K,K,...]]   (ROWS 1..4096, default 8; K 1..16384, at most 8, default 1024,4096,8192; 16384 needs 2 GiB)");
 #ifdef _OPENMP
     omp_set_num_threads(1); /* thread CPU time measures the one thread that works */
@@ -91,7 +90,7 @@ int main(int argc, char **argv)
     }
     printf("argmax_flip realistic rows: V = %d, %d rows per K, thread CPU time, one thread\n", V, R);
     printf("%6s %-5s %12s %12s %11s %11s %11s %11s %13s\n", "K", "fmt", "stage1 old", "stage1 new", "old ms/row",
-           "new ms/row", "old/new min", "old/new med", "approx ms/row");
+        "new ms/row", "old/new min", "old/new med", "approx ms/row");
     int bad = 0;
     for (int ki = 0; ki < nK; ki++) {
         size_t K = Ks[ki];
@@ -127,14 +126,14 @@ int main(int argc, char **argv)
             int nc = kernels(c, FMTS[fi], K);
             if (drift_lmhead_round_norms(dl2, W, V, K, FMTS[fi])) abort();
             drift_lmhead_head_t hn = {.W = W,
-                                      .V = (size_t)V,
-                                      .K = K,
-                                      .row_l1 = l1,
-                                      .row_l2 = l2,
-                                      .row_dl2 = dl2,
-                                      .nsplit = M,
-                                      .split = split,
-                                      .split_cols = cols};
+                .V = (size_t)V,
+                .K = K,
+                .row_l1 = l1,
+                .row_l2 = l2,
+                .row_dl2 = dl2,
+                .nsplit = M,
+                .split = split,
+                .split_cols = cols};
             drift_lmhead_head_t ho = hn;
             ho.stage1_global = 1;
             if (drift_lmhead_head_prepare(&hn)) abort();
@@ -151,14 +150,14 @@ int main(int argc, char **argv)
                 tn[r] = t2 - t1, to[r] = t3 - t2;
                 sn += (double)a.n_stage1, so += (double)b.n_stage1;
                 if (!same(&a, &b)) {
-                    fprintf(stderr, "bench_argmax: K %zu %s row %d: outcomes differ\n", K, drift_format_name(FMTS[fi]),
-                            r);
+                    fprintf(
+                        stderr, "bench_argmax: K %zu %s row %d: outcomes differ\n", K, drift_format_name(FMTS[fi]), r);
                     bad = 1;
                 }
             }
             bench_stat_t q = bench_ratio(to, tn, n), a = bench_stat(tn, n), b = bench_stat(to, n);
             printf("%6zu %-5s %12.2f %12.2f %11.3f %11.3f %11.2f %11.2f %13.3f\n", K, drift_format_name(FMTS[fi]),
-                   so / n, sn / n, b.med * 1e3, a.med * 1e3, q.min, q.med, t_ap * 1e3);
+                so / n, sn / n, b.med * 1e3, a.med * 1e3, q.min, q.med, t_ap * 1e3);
             fflush(stdout);
         }
         free(W);

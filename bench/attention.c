@@ -48,8 +48,8 @@ static long parse_pos(const char *s, const char *opt)
 }
 
 /* The plain loop: float arithmetic as a straightforward CPU implementation writes it. */
-static void plain_attention(float *out, const float *q, const float *Kt, const float *V, size_t L, int H, int G, int d,
-                            float *S)
+static void plain_attention(
+    float *out, const float *q, const float *Kt, const float *V, size_t L, int H, int G, int d, float *S)
 {
     float scale = 1.0f / sqrtf((float)d);
     for (size_t i = 0; i < L; i++)
@@ -93,13 +93,9 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     const char *len_s = NULL, *heads_s = NULL, *kv_s = NULL, *dim_s = NULL, *reps_s = NULL;
-    const drift_arg_opt_t opts[] = {{"len", &len_s, NULL, 0, "L"},
-                                    {"heads", &heads_s, NULL, 0, "H"},
-                                    {"kv-heads", &kv_s, NULL, 0, "G"},
-                                    {"dim", &dim_s, NULL, 0, "D"},
-                                    {"reps", &reps_s, NULL, 0, "N"}};
-    bench_args(
-        opts, 5, NULL, 0, argc, argv,
+    const drift_arg_opt_t opts[] = {{"len", &len_s, NULL, 0, "L"}, {"heads", &heads_s, NULL, 0, "H"},
+        {"kv-heads", &kv_s, NULL, 0, "G"}, {"dim", &dim_s, NULL, 0, "D"}, {"reps", &reps_s, NULL, 0, "N"}};
+    bench_args(opts, 5, NULL, 0, argc, argv,
         "usage: bench_attention [--len L] [--heads H] [--kv-heads G] [--dim D] [--reps N]   (each 1..100000; 512, 8, 2, 64, 5)");
     long L = len_s ? parse_pos(len_s, "--len") : 512, H = heads_s ? parse_pos(heads_s, "--heads") : 8;
     long G = kv_s ? parse_pos(kv_s, "--kv-heads") : 2, D = dim_s ? parse_pos(dim_s, "--dim") : 64;
@@ -180,9 +176,9 @@ int main(int argc, char **argv)
     printf("%-28s %12.2f %12.2f\n", "standard emulated", 1e3 * ts[0], 1e3 * ts[md]);
     printf("%-28s %12.2f %12.2f\n", "plain fp32 C loop", 1e3 * tp[0], 1e3 * tp[md]);
     printf("flash/standard = %.2fx (median %.2fx)   flash/plain = %.2fx (median %.2fx; goal <= 3x)\n", tf[0] / ts[0],
-           tf[md] / ts[md], tf[0] / tp[0], tf[md] / tp[md]);
-    printf("max |flash - plain| = %.3g (bf16 P and bf16 output vs fp32 throughout: a few bf16 ulps of |out|)\n",
-           maxdiff);
+        tf[md] / ts[md], tf[0] / tp[0], tf[md] / tp[md]);
+    printf(
+        "max |flash - plain| = %.3g (bf16 P and bf16 output vs fp32 throughout: a few bf16 ulps of |out|)\n", maxdiff);
     drift_kv_free(&kv);
     free(q), free(k), free(v), free(of), free(os), free(qf), free(Kt), free(Vf), free(op), free(S), free(tf), free(ts),
         free(tp);

@@ -48,8 +48,8 @@ static int first_diff(const drift_beam_t *a, const drift_beam_t *b)
     return a->len[0] == b->len[0] ? -1 : n;
 }
 
-static void search(drift_beam_t *out, drift_model_t *m, const int *p, int np, int W, int T, drift_beam_ties_t ties,
-                   uint64_t seed)
+static void search(
+    drift_beam_t *out, drift_model_t *m, const int *p, int np, int W, int T, drift_beam_ties_t ties, uint64_t seed)
 {
     char err[256];
     drift_beam_opts_t o = drift_beam_opts(W, T);
@@ -62,11 +62,10 @@ int main(int argc, char **argv)
     const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     const char *pf_path = DRIFT_SOURCE_DIR "/tests/data/llamacpp_prompts.txt";
     const char *n_s = NULL, *t_s = NULL, *w_s = NULL, *s_s = NULL;
-    const drift_arg_opt_t opts[] = {
-        {"checkpoint", &ckpt, NULL, 0, "GGUF"}, {"prompts", &pf_path, NULL, 0, "FILE"}, {"n", &n_s, NULL, 0, "N"},
-        {"tokens", &t_s, NULL, 0, "T"},         {"beams", &w_s, NULL, 0, "W"},          {"seeds", &s_s, NULL, 0, "S"}};
-    bench_args(
-        opts, 6, NULL, 0, argc, argv,
+    const drift_arg_opt_t opts[] = {{"checkpoint", &ckpt, NULL, 0, "GGUF"}, {"prompts", &pf_path, NULL, 0, "FILE"},
+        {"n", &n_s, NULL, 0, "N"}, {"tokens", &t_s, NULL, 0, "T"}, {"beams", &w_s, NULL, 0, "W"},
+        {"seeds", &s_s, NULL, 0, "S"}};
+    bench_args(opts, 6, NULL, 0, argc, argv,
         "usage: bench_beam_ties [--checkpoint GGUF] [--prompts FILE] [--n N] [--tokens T] [--beams W] [--seeds S]   (10, 24, 4, 3)");
     omp_set_num_threads(1);
     int N = n_s ? (int)bench_long("--n", n_s, 1, 100000) : 10,
@@ -119,7 +118,7 @@ int main(int argc, char **argv)
             runs_unstable[k] += runs, differ_unstable[k] += differs;
             greedy_ties[k] += g->ties_boundary > 0;
             printf("%d,%d,%s,%ld,%ld,%d,%d,%ld,%d\n", q, np, NXN[k], b->ties_boundary, b->ties_inside, differs, runs,
-                   g->ties_boundary, first_diff(b, g));
+                g->ties_boundary, first_diff(b, g));
             fflush(stdout);
         }
         drift_model_free(m);
@@ -128,8 +127,8 @@ int main(int argc, char **argv)
         int bd = first_diff(&best[q], &best[N + q]), gd = first_diff(&greedy[q], &greedy[N + q]);
         beam_nx_differ += bd >= 0, greedy_nx_differ += gd >= 0;
         printf("# prompt %d: fp32 vs bf16 best beam %s%d, greedy %s%d; best scores %.9g / %.9g\n", q,
-               bd < 0 ? "identical " : "parts at step ", bd, gd < 0 ? "identical " : "parts at step ", gd,
-               best[q].score[0], best[N + q].score[0]);
+            bd < 0 ? "identical " : "parts at step ", bd, gd < 0 ? "identical " : "parts at step ", gd,
+            best[q].score[0], best[N + q].score[0]);
     }
     for (int i = 0; i < 2 * N; i++) drift_beam_free(&best[i]), drift_beam_free(&greedy[i]);
     free(best), free(greedy);
@@ -137,9 +136,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++)
         printf("#   %s: exact score ties at the cut %ld, among kept beams %ld (%d prompts with any); unstable best != "
                "stable best in %ld of %ld runs; greedy top-2 logit ties on %d prompts\n",
-               NXN[k], tot_b[k], tot_i[k], prompts_tied[k], differ_unstable[k], runs_unstable[k], greedy_ties[k]);
+            NXN[k], tot_b[k], tot_i[k], prompts_tied[k], differ_unstable[k], runs_unstable[k], greedy_ties[k]);
     printf("#   fp32 vs bf16: best beam differs on %d of %d prompts, greedy on %d of %d\n", beam_nx_differ, N,
-           greedy_nx_differ, N);
+        greedy_nx_differ, N);
     fprintf(stderr, "bench_beam_ties: %.0f s CPU\n", bench_cpu_now() - t0);
     free(p);
     drift_prompt_file_free(&pf);

@@ -26,8 +26,8 @@ static inline void bench_usage(FILE *fp) { fprintf(fp, "%s\n", *bench_usage_slot
  * --version "bench_x (driftlab VERSION)", both exit 0; an unknown option (the nearest named), a
  * missing value, an option given twice or a word too many: one line, exit 2. Returns the
  * number of words. */
-static inline int bench_args(const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc,
-                             char **argv, const char *usage)
+static inline int bench_args(
+    const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv, const char *usage)
 {
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     drift_set_program(name);
@@ -54,8 +54,8 @@ static inline int bench_long_list(const char *what, const char *value, long *out
         size_t len = strcspn(p, ",");
         char item[32];
         if (len == 0)
-            drift_die("%s: an empty item in '%s' (accepted: comma-separated integers in %ld..%ld)", what, value, lo,
-                      hi);
+            drift_die(
+                "%s: an empty item in '%s' (accepted: comma-separated integers in %ld..%ld)", what, value, lo, hi);
         if (n == max) drift_die("%s: more than %d values in '%s'", what, max, value);
         snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
         out[n++] = len < sizeof item ? bench_long(what, item, lo, hi) : bench_long(what, p, lo, hi);

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     printf("xsum: not built (configure with -DDRIFT_XSUM_DIR=<dir with xsum.c>): fast_exact/xsum skipped\n");
 #endif
     printf("%9s %11s %13s %9s %13s %9s %12s %9s\n", "n", "naive ns/el", "fast/naive", "(median)", "exact53/naive",
-           "(median)", "fast/xsum", "(median)");
+        "(median)", "fast/xsum", "(median)");
     int bad = 0;
     const size_t ns[] = {1000, 100000, 10000000};
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
         bench_stat_t sn = bench_stat(tn, rounds), sf = bench_stat(tf, rounds), s53 = bench_stat(t53, rounds),
                      sx = bench_stat(tx, rounds);
         printf("%9zu %11.2f %13.2f %9.2f %13.2f %9.2f", n, 1e9 * sn.min / (double)n, sf.min / sn.min, sf.med / sn.med,
-               s53.min / sn.min, s53.med / sn.med);
+            s53.min / sn.min, s53.med / sn.med);
 #ifdef DRIFT_HAVE_XSUM
         printf(" %12.2f %9.2f\n", sf.min / sx.min, sf.med / sx.med);
 #else

@@ -37,8 +37,7 @@ int main(int argc, char **argv)
     const char *ckpt = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf", *t_s = NULL, *reps_s = NULL;
     const drift_arg_opt_t opts[] = {
         {"checkpoint", &ckpt, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"}};
-    bench_args(
-        opts, 3, NULL, 0, argc, argv,
+    bench_args(opts, 3, NULL, 0, argc, argv,
         "usage: bench_forecast [--checkpoint FILE] [--tokens N] [--reps N]   (tokens 1..1000, default 24; reps 1..100, default 3)");
     int T = t_s ? (int)bench_long("--tokens", t_s, 1, 1000) : 24,
         reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 100) : 3;
@@ -50,7 +49,7 @@ int main(int argc, char **argv)
     }
     drift_chat_prompt_t *pr;
     if (drift_chat_prompts_load(&pr, &ck, DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", 1, 1, "bench.forecast",
-                                ck.cfg.seq_len - T, err, sizeof err))
+            ck.cfg.seq_len - T, err, sizeof err))
         die(err);
     drift_deployment_t dep;
     if (drift_deployment_parse(&dep, "vllm-like,card=a100,batch=alone", err, sizeof err)) die(err);
@@ -91,10 +90,10 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) rb[r] = PROMPTS * tb[r], rf[r] = tf[r];
     bench_stat_t ratio = bench_ratio(rb, rf, reps), b = bench_stat(tb, reps), f = bench_stat(tf, reps),
                  x = bench_stat(tx, reps);
-    printf("bench_forecast: SmolLM2-135M, %d tokens per prompt, %d reps, 1 thread (thread CPU s, min/median)\n", T,
-           reps);
+    printf(
+        "bench_forecast: SmolLM2-135M, %d tokens per prompt, %d reps, 1 thread (thread CPU s, min/median)\n", T, reps);
     printf("run B on 1 prompt       %.3g/%.3g   (x %d prompts: %.3g/%.3g)\n", b.min, b.med, PROMPTS, PROMPTS * b.min,
-           PROMPTS * b.med);
+        PROMPTS * b.med);
     printf("fit the law, %d x %d steps  %.3g/%.3g\n", PROMPTS, T, x.min, x.med);
     printf("forecast %d prompts     %.3g/%.3g\n", PROMPTS, f.min, f.med);
     printf("running B / forecast    %.3gx/%.3gx\n", ratio.min, ratio.med);

@@ -198,10 +198,10 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
         if (have_witness) {
             char cmd[2048];
             snprintf(cmd, sizeof cmd, "'%s' --model '%s' --threads 1 --tokens %d --out '%s.csv' '%s' >/dev/null 2>&1",
-                     wit, path, 8, pf, pf);
+                wit, path, 8, pf, pf);
             double a = child_cpu(cmd);
             snprintf(cmd, sizeof cmd, "'%s' --model '%s' --threads 1 --tokens %d --out '%s.csv' '%s' >/dev/null 2>&1",
-                     wit, path, 8 + ntok, pf, pf);
+                wit, path, 8 + ntok, pf, pf);
             double b = child_cpu(cmd);
             if (a >= 0 && b >= 0) tl[2][rep] = (b - a) / ntok;
         }
@@ -248,9 +248,9 @@ static void gguf_bench(const drift_checkpoint_t *ck, const char *path, const int
             mn[0] / mn[2], md[0] / md[2], ml ? "these are quantized: run it on an F32 GGUF" : "this file");
     }
     printf("batched decode, lab fp32 (CPU s per token):  1: %.5f   8: %.5f   64: %.5f (medians)\n", bmd[0], bmd[1],
-           bmd[2]);
+        bmd[2]);
     printf("tokens/s at 64 sequences / at 1 = %.2fx (min) %.2fx (median)   goal >= 8x\n", bmn[0] / bmn[2],
-           bmd[0] / bmd[2]);
+        bmd[0] / bmd[2]);
     char csv[64];
     snprintf(csv, sizeof csv, "%s.csv", pf);
     remove(pf), remove(csv);
@@ -265,8 +265,7 @@ int main(int argc, char **argv)
     const char *path = DRIFT_SOURCE_DIR "/models/stories260K.bin", *t_s = NULL, *reps_s = NULL;
     const drift_arg_opt_t opts[] = {
         {"checkpoint", &path, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"}};
-    bench_args(
-        opts, 3, NULL, 0, argc, argv,
+    bench_args(opts, 3, NULL, 0, argc, argv,
         "usage: bench_forward [--checkpoint FILE] [--tokens N] [--reps N]   (tokens 1..1000000, default 128, at most the model's context; reps 1..1000, default 5)");
     int ntok = t_s ? (int)bench_long("--tokens", t_s, 1, 1000000) : 128,
         reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 1000) : 5;

@@ -74,8 +74,8 @@ static long parse_pos(const char *s, const char *opt)
  * thread's CPU time (bench_util.h: a neighbour's load does not count), and the ratio of each
  * pair reduced to min and median. With --threads above 1 the worker threads' time is not
  * counted: keep the default single thread for these ratios. */
-static double cpu_gemm(double *C, const double *A, const double *B, size_t n, drift_format_t in,
-                       const drift_gemm_kernel_t *k)
+static double cpu_gemm(
+    double *C, const double *A, const double *B, size_t n, drift_format_t in, const drift_gemm_kernel_t *k)
 {
     drift_gemm_opts_t o = drift_gemm_opts(in, DRIFT_FP32);
     double t0 = bench_cpu_now();
@@ -85,7 +85,7 @@ static double cpu_gemm(double *C, const double *A, const double *B, size_t n, dr
 
 /* One line: tc:ARCH against the seq emulation on A, B (n x n values of in). */
 static void arch_line(drift_tc_arch_t a, drift_format_t in, const double *A, const double *B, double *C, size_t n,
-                      int reps, double *ts, double *tt)
+    int reps, double *ts, double *tt)
 {
     char spec[32];
     snprintf(spec, sizeof spec, "tc:%s", drift_tc_arch_name(a));
@@ -98,7 +98,7 @@ static void arch_line(drift_tc_arch_t a, drift_format_t in, const double *A, con
     }
     bench_stat_t q = bench_ratio(tt, ts, reps), s = bench_stat(ts, reps), t = bench_stat(tt, reps);
     printf("  %-14s %-7s seq %8.4f s  tc %8.4f s  tc_%s/seq = %.1fx (median %.1fx)\n", spec, drift_format_name(in),
-           s.min, t.min, drift_tc_arch_name(a), q.min, q.med);
+        s.min, t.min, drift_tc_arch_name(a), q.min, q.med);
 }
 
 static void per_architecture(size_t n, int reps)
@@ -116,7 +116,7 @@ static void per_architecture(size_t n, int reps)
     }
     printf("\n%zu^3, every tensor-core architecture against the seq emulation (same input format; thread CPU time,\n"
            "%d interleaved pairs; ratio min / median):\n",
-           n, reps);
+        n, reps);
     for (int a = 0; a < DRIFT_TC_NARCH; a++) {
         drift_tc_params_t p;
         drift_format_t in = drift_tc_params(&p, (drift_tc_arch_t)a, DRIFT_BF16) == 0 ? DRIFT_BF16 : DRIFT_FP16;
@@ -180,7 +180,7 @@ static void emulated_vs_openblas(size_t n, int reps, int threads)
 #ifdef DRIFT_HAVE_CBLAS
         double t0 = clock_now(threads);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, Af, (int)n, Bf, (int)n,
-                    0.0f, Cf, (int)n);
+            0.0f, Cf, (int)n);
         blas[r] = clock_now(threads) - t0;
 #endif
         run_emu(&emu[1], r, C, A, B, n, threads);
@@ -205,9 +205,9 @@ static void emulated_vs_openblas(size_t n, int reps, int threads)
     }
     bench_stat_t sb = bench_stat(blas, reps);
     printf("  %-18s %9.4f %9.4f s  %7.1f GFLOP/s  (max rel. difference from seq: %.2g)\n", "openblas sgemm", sb.min,
-           sb.med, gf / sb.min, maxrel);
+        sb.med, gf / sb.min, maxrel);
     printf("  emulated/openblas = %.2fx min/min, %.2fx median of rounds   (naive: %.1fx, %.1fx)\n", se[0].min / sb.min,
-           rt.med, se[1].min / sb.min, rn.med);
+        rt.med, se[1].min / sb.min, rn.med);
 #else
     (void)rt, (void)rn;
     printf("  OpenBLAS cblas not found at build time: emulated/openblas skipped\n");
@@ -243,12 +243,9 @@ static void openblas_best_kernels(char **argv)
 int main(int argc, char **argv)
 {
     const char *threads_s = NULL, *reps_s = NULL, *tc_s = NULL, *sizes_s = NULL;
-    const drift_arg_opt_t opts[] = {{"threads", &threads_s, NULL, 0, "N"},
-                                    {"reps", &reps_s, NULL, 0, "N"},
-                                    {"sizes", &sizes_s, NULL, 0, "N,N,..."},
-                                    {"tc-size", &tc_s, NULL, 0, "N"}};
-    bench_args(
-        opts, 4, NULL, 0, argc, argv,
+    const drift_arg_opt_t opts[] = {{"threads", &threads_s, NULL, 0, "N"}, {"reps", &reps_s, NULL, 0, "N"},
+        {"sizes", &sizes_s, NULL, 0, "N,N,..."}, {"tc-size", &tc_s, NULL, 0, "N"}};
+    bench_args(opts, 4, NULL, 0, argc, argv,
         "usage: bench_gemm [--threads N] [--reps N] [--sizes N,N,...] [--tc-size N]   (each 1..100000, at most 8 sizes; 1, 5, 512,1024, 256)");
     openblas_best_kernels(argv); /* after the check: a refused command line is not run twice */
     int threads = threads_s ? (int)parse_pos(threads_s, "--threads") : 1,
@@ -269,11 +266,11 @@ int main(int argc, char **argv)
 #endif
     if (reps > 1000) die("--reps: at most 1000");
 #ifdef DRIFT_HAVE_CBLAS
-    printf("OpenBLAS kernels: %s%s\n", openblas_get_corename(),
-           getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)" : "");
+    printf(
+        "OpenBLAS kernels: %s%s\n", openblas_get_corename(), getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE)" : "");
 #endif
     printf("bench_gemm: C = A B, bf16 inputs, fp32 accumulation; %d thread(s), %d interleaved rounds, %s time\n",
-           threads, reps, threads == 1 ? "thread CPU" : "wall");
+        threads, reps, threads == 1 ? "thread CPU" : "wall");
     for (int s = 0; s < nsizes; s++) emulated_vs_openblas(sizes[s], reps, threads);
     per_architecture(tc_size, reps);
     return 0;

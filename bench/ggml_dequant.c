@@ -33,10 +33,10 @@ static uint8_t *make_blocks(uint32_t t, size_t n, size_t *bytes)
     static const struct {
         uint32_t t;
         int off[2], k;
-    } F16[] = {{DRIFT_GGML_Q4_0, {0}, 1},      {DRIFT_GGML_Q4_1, {0, 2}, 2}, {DRIFT_GGML_Q5_0, {0}, 1},
-               {DRIFT_GGML_Q5_1, {0, 2}, 2},   {DRIFT_GGML_Q8_0, {0}, 1},    {DRIFT_GGML_Q8_1, {0, 2}, 2},
-               {DRIFT_GGML_Q2_K, {80, 82}, 2}, {DRIFT_GGML_Q3_K, {108}, 1},  {DRIFT_GGML_Q4_K, {0, 2}, 2},
-               {DRIFT_GGML_Q5_K, {0, 2}, 2},   {DRIFT_GGML_Q6_K, {208}, 1}};
+    } F16[] = {{DRIFT_GGML_Q4_0, {0}, 1}, {DRIFT_GGML_Q4_1, {0, 2}, 2}, {DRIFT_GGML_Q5_0, {0}, 1},
+        {DRIFT_GGML_Q5_1, {0, 2}, 2}, {DRIFT_GGML_Q8_0, {0}, 1}, {DRIFT_GGML_Q8_1, {0, 2}, 2},
+        {DRIFT_GGML_Q2_K, {80, 82}, 2}, {DRIFT_GGML_Q3_K, {108}, 1}, {DRIFT_GGML_Q4_K, {0, 2}, 2},
+        {DRIFT_GGML_Q5_K, {0, 2}, 2}, {DRIFT_GGML_Q6_K, {208}, 1}};
     for (size_t f = 0; f < sizeof F16 / sizeof F16[0]; f++)
         if (F16[f].t == t)
             for (size_t i = 0; i < *bytes; i += bb)
@@ -83,20 +83,20 @@ int main(int argc, char **argv)
     }
     bench_stat_t st = bench_stat(ts, rounds);
     printf("SmolLM2-135M Q4_1 mix (%zu values): min %.3f s, median %.3f s (%.2f ns/value)\n", total, st.min, st.med,
-           1e9 * st.min / (double)total);
+        1e9 * st.min / (double)total);
     for (int k = 0; k < 3; k++) free(mb[k]);
 
-    const uint32_t ALL[] = {DRIFT_GGML_F32,  DRIFT_GGML_F16,  DRIFT_GGML_BF16, DRIFT_GGML_Q4_0, DRIFT_GGML_Q4_1,
-                            DRIFT_GGML_Q5_0, DRIFT_GGML_Q5_1, DRIFT_GGML_Q8_0, DRIFT_GGML_Q8_1, DRIFT_GGML_Q2_K,
-                            DRIFT_GGML_Q3_K, DRIFT_GGML_Q4_K, DRIFT_GGML_Q5_K, DRIFT_GGML_Q6_K, DRIFT_GGML_Q8_K};
+    const uint32_t ALL[] = {DRIFT_GGML_F32, DRIFT_GGML_F16, DRIFT_GGML_BF16, DRIFT_GGML_Q4_0, DRIFT_GGML_Q4_1,
+        DRIFT_GGML_Q5_0, DRIFT_GGML_Q5_1, DRIFT_GGML_Q8_0, DRIFT_GGML_Q8_1, DRIFT_GGML_Q2_K, DRIFT_GGML_Q3_K,
+        DRIFT_GGML_Q4_K, DRIFT_GGML_Q5_K, DRIFT_GGML_Q6_K, DRIFT_GGML_Q8_K};
     const size_t n = (size_t)1 << 22;
     printf("%-6s %10s %10s\n", "type", "min ns/v", "med ns/v");
     for (size_t k = 0; k < sizeof ALL / sizeof ALL[0]; k++) {
         uint8_t *b = make_blocks(ALL[k], n, &bytes);
         for (int r = 0; r < rounds; r++) ts[r] = run(y, b, ALL[k], n);
         st = bench_stat(ts, rounds);
-        printf("%-6s %10.3f %10.3f\n", drift_ggml_type_name(ALL[k]), 1e9 * st.min / (double)n,
-               1e9 * st.med / (double)n);
+        printf(
+            "%-6s %10.3f %10.3f\n", drift_ggml_type_name(ALL[k]), 1e9 * st.min / (double)n, 1e9 * st.med / (double)n);
         free(b);
     }
     free(ts);

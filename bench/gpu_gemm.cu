@@ -49,8 +49,8 @@ static int cmp_float(const void *a, const void *b)
 }
 
 // One timed call in ms; exits on error (a benchmark has nothing sensible to do after one).
-static float timed(const path_t *p, float *dC, const void *dA, const void *dB, int M, int N, int K, cudaEvent_t e0,
-                   cudaEvent_t e1)
+static float timed(
+    const path_t *p, float *dC, const void *dA, const void *dB, int M, int N, int K, cudaEvent_t e0, cudaEvent_t e1)
 {
     drift_cuda_gemm_t g;
     if (drift_cuda_gemm_parse(&g, p->spec)) {
@@ -118,13 +118,11 @@ int main(int argc, char **argv)
     TRY(cudaEventCreate(&e0));
     TRY(cudaEventCreate(&e1));
 
-    const path_t paths[4] = {{"tiled:128,128,32", DRIFT_FP32, "invariant fp32"},
-                             {"cublas", DRIFT_FP32, "cuBLAS fp32"},
-                             {tc, DRIFT_BF16, "tensor-core bf16"},
-                             {"cublas", DRIFT_BF16, "cuBLAS bf16"}};
+    const path_t paths[4] = {{"tiled:128,128,32", DRIFT_FP32, "invariant fp32"}, {"cublas", DRIFT_FP32, "cuBLAS fp32"},
+        {tc, DRIFT_BF16, "tensor-core bf16"}, {"cublas", DRIFT_BF16, "cuBLAS bf16"}};
     static const int Ms[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
     printf("%5s | %-28s %-28s %7s | %-28s %-28s %7s\n", "M", "invariant fp32 ms min/med", "cuBLAS fp32 ms min/med",
-           "ratio", "tensor-core bf16 ms min/med", "cuBLAS bf16 ms min/med", "ratio");
+        "ratio", "tensor-core bf16 ms min/med", "cuBLAS bf16 ms min/med", "ratio");
     float *t = (float *)malloc(4 * (size_t)reps * sizeof(float));
     for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++) {
         int M = Ms[mi];
@@ -152,8 +150,8 @@ int main(int argc, char **argv)
             double tflops = 2.0 * M * N * K / (mn[p] * 1e-3) / 1e12;
             snprintf(c[p], sizeof c[p], "%.3f/%.3f (%.1f TF)", mn[p], md[p], tflops);
         }
-        printf("%5d | %-28s %-28s %6.2fx | %-28s %-28s %6.2fx\n", M, c[0], c[1], mn[0] / mn[1], c[2], c[3],
-               mn[2] / mn[3]);
+        printf(
+            "%5d | %-28s %-28s %6.2fx | %-28s %-28s %6.2fx\n", M, c[0], c[1], mn[0] / mn[1], c[2], c[3], mn[2] / mn[3]);
         fflush(stdout);
     }
     printf("\nratio = our kernel's min time / cuBLAS's min time (1.20 = 20%% slower). TF = useful TFLOP/s at the min\n"

@@ -32,8 +32,7 @@ int main(int argc, char **argv)
     const char *pos[2];
     char usage[128];
     snprintf(usage, sizeof usage,
-             "usage: bench_orders [ROUNDS [LOG2_MAX_N]]   (ROUNDS 1..%d, default 5; LOG2_MAX_N 16..26, default 24)",
-             MAXR);
+        "usage: bench_orders [ROUNDS [LOG2_MAX_N]]   (ROUNDS 1..%d, default 5; LOG2_MAX_N 16..26, default 24)", MAXR);
     int np = bench_args(NULL, 0, pos, 2, argc, argv, usage);
     int rounds = np > 0 ? (int)bench_long("ROUNDS", pos[0], 1, MAXR) : 5,
         lmax = np > 1 ? (int)bench_long("LOG2_MAX_N", pos[1], 16, 26) : 24;
@@ -62,7 +61,7 @@ int main(int argc, char **argv)
             for (int r = 0; r < rounds; r++) c[r] = t[k][r];
             bench_stat_t a = bench_stat(c, rounds);
             printf("2^%-4d %-10s %12.2f %12.2f %14.2f %14.2f\n", l, specs[k], 1e9 * a.min / (double)n,
-                   1e9 * a.med / (double)n, q.min, q.med);
+                1e9 * a.med / (double)n, q.min, q.med);
         }
     }
     free(x);

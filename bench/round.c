@@ -98,7 +98,7 @@ int main(int argc, char **argv)
     printf("cpfloat: not built (configure with -DDRIFT_CPFLOAT_DIR=<cpfloat/src>): array/cpfloat skipped\n");
 #endif
     printf("%-8s %-4s %8s %12s %12s %9s %12s %9s\n", "format", "mode", "n", "array ns/el", "array/per_el", "(median)",
-           "array/cpfl", "(median)");
+        "array/cpfl", "(median)");
     int bad = 0;
     const drift_format_t fs[] = {DRIFT_FP32, DRIFT_TF32, DRIFT_FP16, DRIFT_BF16, DRIFT_FP8E4M3, DRIFT_FP8E5M2};
     const drift_mode_t ms[] = {DRIFT_RNE, DRIFT_RZ};
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
                     if (memcmp(&y[i], &z[i], sizeof y[i]) && !(isnan(y[i]) && isnan(z[i]))) bad = 1;
                 bench_stat_t sp = bench_stat(tp, rounds), sa = bench_stat(ta, rounds), sc = bench_stat(tc, rounds);
                 printf("%-8s %-4s %8zu %12.2f %12.2f %9.2f", drift_format_name(fs[a]), drift_mode_name(ms[b]), n,
-                       1e9 * sa.min / (double)n, sa.min / sp.min, sa.med / sp.med);
+                    1e9 * sa.min / (double)n, sa.min / sp.min, sa.med / sp.med);
 #ifdef DRIFT_HAVE_CPFLOAT
                 printf(" %12.2f %9.2f\n", sa.min / sc.min, sa.med / sc.med);
                 free_optstruct(co);

@@ -64,12 +64,9 @@ int main(int argc, char **argv)
 {
     const char *path = DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf", *t_s = NULL, *reps_s = NULL,
                *b_s = NULL;
-    const drift_arg_opt_t opts[] = {{"checkpoint", &path, NULL, 0, "FILE"},
-                                    {"tokens", &t_s, NULL, 0, "N"},
-                                    {"reps", &reps_s, NULL, 0, "N"},
-                                    {"batch", &b_s, NULL, 0, "B,B"}};
-    bench_args(
-        opts, 4, NULL, 0, argc, argv,
+    const drift_arg_opt_t opts[] = {{"checkpoint", &path, NULL, 0, "FILE"}, {"tokens", &t_s, NULL, 0, "N"},
+        {"reps", &reps_s, NULL, 0, "N"}, {"batch", &b_s, NULL, 0, "B,B"}};
+    bench_args(opts, 4, NULL, 0, argc, argv,
         "usage: bench_tc_decode [--checkpoint FILE] [--tokens N] [--reps N] [--batch B[,B...]]   (tokens >= 1, default 8; reps 1..1000, default 5; B 1..64, at most 8, default 1,8)");
     int ntok = t_s ? (int)bench_long("--tokens", t_s, 1, 1000000) : 8,
         reps = reps_s ? (int)bench_long("--reps", reps_s, 1, 1000) : 5;
@@ -92,10 +89,10 @@ int main(int argc, char **argv)
     double *L = malloc((size_t)V * (size_t)bmax * sizeof(double));
     double *ts = malloc(3 * (size_t)reps * sizeof(double)), *tn = ts + reps, *to = tn + reps;
     if (!L || !ts)
-        drift_die_oom((double)V * bmax * sizeof(double), "the logits of a batch of %d x %d (--batch: smaller)", bmax,
-                      V);
-    printf("bench_tc_decode: %s, bf16 weights, %d steps, %d reps, 1 thread (thread CPU s per token)\n", path, ntok,
-           reps);
+        drift_die_oom(
+            (double)V * bmax * sizeof(double), "the logits of a batch of %d x %d (--batch: smaller)", bmax, V);
+    printf(
+        "bench_tc_decode: %s, bf16 weights, %d steps, %d reps, 1 thread (thread CPU s per token)\n", path, ntok, reps);
     const char *seq = "bf16/seq/fp32/bf16";
     const char *tcs[] = {"bf16/tc:a100/fp32/bf16", "bf16/tc:h100/fp32/bf16", "fp16/tc:h100/fp32/fp16"};
     for (int p = 0; p < DRIFT_NPOLICIES; p++) {
@@ -114,8 +111,8 @@ int main(int argc, char **argv)
                 bench_stat_t rn = bench_ratio(tn, ts, reps), ro = bench_ratio(to, ts, reps);
                 bench_stat_t s = bench_stat(ts, reps), n = bench_stat(tn, reps), o = bench_stat(to, reps);
                 printf("%-15s B=%-2d %-24s seq %.4f/%.4f  tc %.4f/%.4f (%.2fx/%.2fx)  old tc %.4f/%.4f (%.2fx/%.2fx)\n",
-                       drift_policy_name((drift_policy_t)p), batch[k], tcs[q], s.min, s.med, n.min, n.med, rn.min,
-                       rn.med, o.min, o.med, ro.min, ro.med);
+                    drift_policy_name((drift_policy_t)p), batch[k], tcs[q], s.min, s.med, n.min, n.med, rn.min, rn.med,
+                    o.min, o.med, ro.min, ro.med);
                 fflush(stdout);
             }
             drift_model_free(mt);

@@ -62,8 +62,7 @@ static int run(const char *exe, const char *profile, const char *dir, int thread
 int main(int argc, char **argv)
 {
     const char *pos[3];
-    int np = bench_args(
-        NULL, 0, pos, 3, argc, argv,
+    int np = bench_args(NULL, 0, pos, 3, argc, argv,
         "usage: bench_threads [ROUNDS [EXPERIMENT [PROFILE]]]   (ROUNDS 1..100, default 5; matmul_drift; quick)");
     int rounds = np > 0 ? (int)bench_long("ROUNDS", pos[0], 1, 100) : 5;
     const char *name = np > 1 ? pos[1] : "matmul_drift";
@@ -92,7 +91,7 @@ int main(int argc, char **argv)
     if (!getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "passive", 1); /* the children read it */
     const char *wp = getenv("OMP_WAIT_POLICY");
     printf("threads: %s --profile %s, --threads 1 vs 2 interleaved, %d rounds, OMP_WAIT_POLICY=%s\n", name, profile,
-           rounds, wp ? wp : "(unset: libgomp spins a while before sleeping)");
+        rounds, wp ? wp : "(unset: libgomp spins a while before sleeping)");
     double load[3] = {0, 0, 0};
     int autogroup = -1;
     FILE *f = fopen("/proc/loadavg", "r");
@@ -105,9 +104,9 @@ int main(int argc, char **argv)
         fclose(f);
     }
     printf("machine: load average %.2f %.2f %.2f, sched_autogroup %s\n", load[0], load[1], load[2],
-           autogroup < 0 ? "unknown"
-           : autogroup   ? "on (CPU shared by session first)"
-                         : "off");
+        autogroup < 0 ? "unknown"
+        : autogroup   ? "on (CPU shared by session first)"
+                      : "off");
     double w1[100], w2[100], c1[100], c2[100], rw[100];
     int bad = 0;
     for (int r = 0; r < rounds && !bad; r++) {
@@ -129,7 +128,7 @@ int main(int argc, char **argv)
     bench_stat_t s1 = bench_stat(w1, rounds), s2 = bench_stat(w2, rounds), sr = bench_stat(rw, rounds);
     bench_stat_t k1 = bench_stat(c1, rounds), k2 = bench_stat(c2, rounds);
     printf("wall t(2)/t(1): %.2f (min/min) %.2f (median/median), per-round median %.2f   (goal: <= 1)\n",
-           s2.min / s1.min, s2.med / s1.med, sr.med);
+        s2.min / s1.min, s2.med / s1.med, sr.med);
     printf("cpu  c(2)/c(1): %.2f (min/min) %.2f (median/median)\n", k2.min / k1.min, k2.med / k1.med);
     return 0;
 }

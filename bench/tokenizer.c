@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 {
     const char *pos[1];
     int np = bench_args(NULL, 0, pos, 1, argc, argv,
-                        "usage: bench_tokenizer [GGUF]   (default models/SmolLM2-135M-Instruct.Q4_1.gguf)");
+        "usage: bench_tokenizer [GGUF]   (default models/SmolLM2-135M-Instruct.Q4_1.gguf)");
     const char *path = np ? pos[0] : DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
     drift_gguf_t g;
     char err[256];
@@ -56,9 +56,9 @@ int main(int argc, char **argv)
     bench_stat_t b = bench_stat(build, REPS), e = bench_stat(enc, REPS);
     printf("SmolLM2 tokenizer, thread CPU time over %d runs (min / median)\n", REPS);
     printf("  build from GGUF (49152 tokens, 48900 merges): %7.2f / %7.2f ms   (goal < 100 ms)\n", 1e3 * b.min,
-           1e3 * b.med);
+        1e3 * b.med);
     printf("  encode %d bytes -> %d ids:                  %7.2f / %7.2f ms   (goal < 50 ms)\n", TEXT, n, 1e3 * e.min,
-           1e3 * e.med);
+        1e3 * e.med);
     drift_gguf_close(&g);
     return 0;
 }

@@ -85,8 +85,8 @@ static int launch_attention(int version, const attn_args_t &a, unsigned threads)
     switch (version) {
     case 1: LAUNCH_TRY(attention_rows1<<<blocks, threads>>>(a)); break;
     default:
-        return drift_cuda_fail(DRIFT_EINVAL, "attention: kernel version %d (accepted: 1..%d)", version,
-                               DRIFT_CUDA_ATTENTION_KERNELS);
+        return drift_cuda_fail(
+            DRIFT_EINVAL, "attention: kernel version %d (accepted: 1..%d)", version, DRIFT_CUDA_ATTENTION_KERNELS);
     }
     CUDA_TRY(cudaDeviceSynchronize());
 done:
@@ -96,16 +96,15 @@ done:
 // ---- host entry point -----------------------------------------------------------------------
 
 extern "C" int drift_cuda_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                                    const unsigned char *key_mask, const drift_attn_opts_t *o, int version,
-                                    size_t *host_calls)
+    const unsigned char *key_mask, const drift_attn_opts_t *o, int version, size_t *host_calls)
 {
     int rc = drift_cuda_check_attention(out, q, nq, q_pos, kv, key_mask, o);
     if (rc) return rc;
     if (host_calls) *host_calls = 0;
     if (version == 0) version = 1;
     if (version < 1 || version > DRIFT_CUDA_ATTENTION_KERNELS)
-        return drift_cuda_fail(DRIFT_EINVAL, "attention: kernel version %d (accepted: 1..%d)", version,
-                               DRIFT_CUDA_ATTENTION_KERNELS);
+        return drift_cuda_fail(
+            DRIFT_EINVAL, "attention: kernel version %d (accepted: 1..%d)", version, DRIFT_CUDA_ATTENTION_KERNELS);
     if (drift_cuda_device_count() == 0) return DRIFT_EUNSUPPORTED;
     if (nq == 0) return 0;
     attn_args_t a;

@@ -49,7 +49,7 @@ ATTN_FN float attn_score(const float *q, const float *k, size_t d)
 
 /* flash_rows_fast: tiles [t0, t1) of one row; m, l and O continue. */
 ATTN_FN void attn_flash_tiles(const attn_args_t *a, const float *q, const float *K, const float *V, size_t t0,
-                              size_t t1, size_t lim, float *m_io, float *l_io, float *O, float *S, float *pr, int *hard)
+    size_t t1, size_t lim, float *m_io, float *l_io, float *O, float *S, float *pr, int *hard)
 {
     size_t d = a->d, bc = a->bc;
     float m = *m_io, l = *l_io;
@@ -87,8 +87,8 @@ ATTN_FN void attn_flash_tiles(const attn_args_t *a, const float *q, const float 
 /* row_standard on the float path: scores rounded to qk.out, softmax.c's safe softmax (scaled
  * on load, max with a sticky NaN, exp, seq sum), P = round_{pv.in}(e / l), O an fmaf chain
  * from +0. */
-ATTN_FN void attn_row_standard(const attn_args_t *a, float *res, const float *q, const float *K, const float *V,
-                               size_t lim, float *S, int *hard)
+ATTN_FN void attn_row_standard(
+    const attn_args_t *a, float *res, const float *q, const float *K, const float *V, size_t lim, float *S, int *hard)
 {
     size_t d = a->d, L = a->L;
     float m = -INFINITY;
@@ -115,8 +115,8 @@ ATTN_FN void attn_row_standard(const attn_args_t *a, float *res, const float *q,
 }
 
 /* row_flash + finish: every tile, then O * round(1 / l). */
-ATTN_FN void attn_row_flash(const attn_args_t *a, float *res, const float *q, const float *K, const float *V,
-                            size_t lim, float *S, int *hard)
+ATTN_FN void attn_row_flash(
+    const attn_args_t *a, float *res, const float *q, const float *K, const float *V, size_t lim, float *S, int *hard)
 {
     size_t d = a->d, tiles = (a->L + a->bc - 1) / a->bc;
     float m = -INFINITY, l = 0.0f;
@@ -133,8 +133,8 @@ ATTN_FN void attn_row_flash(const attn_args_t *a, float *res, const float *q, co
 /* row_splitkv: the flash loop per split (O_s normalised, lse_s = m_s + log l_s), then the
  * combine: M = max lse, Z = seq sum of exp(lse_s - M), lse = log Z + M, O = fmaf chain of
  * exp(lse_s - lse) O_s from +0. */
-ATTN_FN void attn_row_splitkv(const attn_args_t *a, float *res, const float *q, const float *K, const float *V,
-                              size_t lim, float *S, int *hard)
+ATTN_FN void attn_row_splitkv(
+    const attn_args_t *a, float *res, const float *q, const float *K, const float *V, size_t lim, float *S, int *hard)
 {
     size_t d = a->d, tiles = (a->L + a->bc - 1) / a->bc, per;
     if (a->kind == DRIFT_ATTN_SPLITKV_N)
@@ -201,7 +201,7 @@ ATTN_FN void attn_row(const attn_args_t *a, size_t r)
  * buffers the kernel loads: hq [rows][d] and hk, hv [G][Lpad][d] (zero padded), each value
  * rounded as attention.c's float path rounds it. 0, or DRIFT_ENOMEM (nothing allocated). */
 static int attn_stage(attn_args_t *a, float **hq, float **hk, float **hv, const double *q, size_t nq, size_t q_pos,
-                      const drift_kv_cache_t *kv, const drift_attn_opts_t *o)
+    const drift_kv_cache_t *kv, const drift_attn_opts_t *o)
 {
     memset(a, 0, sizeof *a);
     size_t d = (size_t)o->head_dim, H = (size_t)o->heads, G = (size_t)o->kv_heads, L = kv->len;

@@ -19,7 +19,7 @@
         cublasStatus_t st_ = (call);                                                                                   \
         if (st_ != CUBLAS_STATUS_SUCCESS) { /* a combination the library refuses is unsupported, */                    \
             rc = drift_cuda_fail(st_ == CUBLAS_STATUS_NOT_SUPPORTED ? DRIFT_EUNSUPPORTED : DRIFT_EIO, "%s:%d: %s: %s", \
-                                 __FILE__, __LINE__, #call, cublasGetStatusString(st_)); /* not an I/O failure */      \
+                __FILE__, __LINE__, #call, cublasGetStatusString(st_)); /* not an I/O failure */                       \
             goto done;                                                                                                 \
         }                                                                                                              \
     } while (0)
@@ -89,7 +89,7 @@ static void read_algo(drift_cuda_gemm_info_t *info, const cublasLtMatmulAlgo_t *
         CUBLAS_STATUS_SUCCESS)
         info->stages = (int)u;
     snprintf(info->kernel, sizeof info->kernel, "cublasLt algo %d tile %d splitk %d red %d", info->algo_id,
-             info->tile_id, info->splitk, info->reduction);
+        info->tile_id, info->splitk, info->reduction);
 }
 
 // Creates slot's handle and workspace now (cublasCreate and cudaMalloc synchronise the device:
@@ -104,7 +104,7 @@ int drift_cuda_blas_ready(int slot)
 }
 
 int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N, int K, const drift_cuda_gemm_t *g,
-                         drift_format_t in, drift_cuda_gemm_info_t *info)
+    drift_format_t in, drift_cuda_gemm_info_t *info)
 {
     int rc = ensure_handles();
     if (rc) return rc;
@@ -116,12 +116,12 @@ int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N
     if (g->path == DRIFT_CUDA_CUBLAS) {
         // default / pedantic / tf32 compute types; CUBLAS_GEMM_DEFAULT lets cuBLAS choose
         BLAS_TRY(cublasGemmEx(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, dB, t, N, dA, t, K, &zero, dC,
-                              CUDA_R_32F, N, compute_type(g->math), CUBLAS_GEMM_DEFAULT));
+            CUDA_R_32F, N, compute_type(g->math), CUBLAS_GEMM_DEFAULT));
         if (info)
             snprintf(info->kernel, sizeof info->kernel, "cublasGemmEx %s",
-                     g->math == DRIFT_CUDA_MATH_PEDANTIC ? "32F_PEDANTIC"
-                     : g->math == DRIFT_CUDA_MATH_TF32   ? "32F_FAST_TF32"
-                                                         : "32F");
+                g->math == DRIFT_CUDA_MATH_PEDANTIC ? "32F_PEDANTIC"
+                : g->math == DRIFT_CUDA_MATH_TF32   ? "32F_FAST_TF32"
+                                                    : "32F");
         return 0;
     }
     {
@@ -148,8 +148,8 @@ int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N
             if (found < 1) FAIL_TO_DONE(DRIFT_EUNSUPPORTED, "gemm cublaslt: no algorithm for %d x %d x %d", M, N, K);
             algo = res.algo;
         }
-        BLAS_TRY(cublasLtMatmul(g_lt, op, &one, dB, la, dA, lb, &zero, dC, lc, dC, lc, &algo, g_workspace, WORKSPACE,
-                                g_blas_stream));
+        BLAS_TRY(cublasLtMatmul(
+            g_lt, op, &one, dB, la, dA, lb, &zero, dC, lc, dC, lc, &algo, g_workspace, WORKSPACE, g_blas_stream));
         if (info) read_algo(info, &algo);
     }
 done:

@@ -43,8 +43,8 @@ int main(void)
     char desc[256];
     drift_cuda_describe(desc, sizeof desc);
     printf("check_attention: %s\n\n", desc);
-    static const char *kernels[] = {"standard",  "flash:64,64",  "flash:16,32",
-                                    "splitkv:4", "splitkv:3,16", "splitkv:size=128,64"};
+    static const char *kernels[] = {
+        "standard", "flash:64,64", "flash:16,32", "splitkv:4", "splitkv:3,16", "splitkv:size=128,64"};
     static const drift_format_t fmts[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16};
     static const shape_t shapes[] = {
         {"decode", 1, 300, 299, 1, 0}, {"prefill", 130, 130, 0, 1, 0}, {"chunk", 5, 77, 0, 0, 1}};
@@ -89,8 +89,8 @@ int main(void)
                             const unsigned char *m = sh.masked ? mask : NULL;
                             char label[160];
                             snprintf(label, sizeof label, "%-20s %-4s out %-4s %-5s d=%-2d %-7s", kernels[ki],
-                                     drift_format_name(fmts[f]), drift_format_name(o.pv.out), fma ? "fma" : "nofma", d,
-                                     sh.name);
+                                drift_format_name(fmts[f]), drift_format_name(o.pv.out), fma ? "fma" : "nofma", d,
+                                sh.name);
                             int rc_cpu = drift_attention(want, q, sh.nq, sh.q_pos, &kv, m, &o, err, sizeof err);
                             size_t host_calls = 0;
                             int rc = drift_cuda_attention(got, q, sh.nq, sh.q_pos, &kv, m, &o, 0, &host_calls);

@@ -79,34 +79,15 @@ static void push_near(vec_t *s, double x)
 
 static void build_inputs(vec_t *s)
 {
-    double specials[] = {0.0,
-                         INFINITY,
-                         NAN,
-                         1.0,
-                         0.1,
-                         1.0 / 3,
-                         65504,
-                         65520,
-                         448,
-                         464,
-                         57344,
-                         61440,
-                         1e-8,
-                         0x1p-24,
-                         1 + 0x1p-11 + 0x1p-40,
-                         0x1.002p+0,
-                         3.4028234663852886e38,
-                         1e300,
-                         1e-300,
-                         0x1p-1074,
-                         0x1p-1022};
+    double specials[] = {0.0, INFINITY, NAN, 1.0, 0.1, 1.0 / 3, 65504, 65520, 448, 464, 57344, 61440, 1e-8, 0x1p-24,
+        1 + 0x1p-11 + 0x1p-40, 0x1.002p+0, 3.4028234663852886e38, 1e300, 1e-300, 0x1p-1074, 0x1p-1022};
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) push_near(s, specials[i]);
 
     for (int f = 0; f < DRIFT_NFORMATS; f++) {
         const drift_format_info_t *fi = drift_format_info((drift_format_t)f);
         double top_gap = ldexp(1.0, fi->emax - fi->p + 1);
-        double b[] = {fi->min_subnormal / 2,        fi->min_subnormal,       fi->min_normal, fi->max_finite,
-                      fi->max_finite + top_gap / 2, ldexp(1.0, fi->emax) * 2};
+        double b[] = {fi->min_subnormal / 2, fi->min_subnormal, fi->min_normal, fi->max_finite,
+            fi->max_finite + top_gap / 2, ldexp(1.0, fi->emax) * 2};
         for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
             if (!isfinite(b[i])) continue;
             double g = (i < 3 ? fi->min_subnormal : top_gap) / 8;
@@ -150,8 +131,8 @@ static void build_inputs(vec_t *s)
 // The stratified fp32 sample of kernel 3 (see the header comment).
 static void build_f32_sample(vec_t *s)
 {
-    static const uint16_t fixed[18] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x17ff, 0x1800, 0x1fff, 0x2000,
-                                       0x7fff, 0x8000, 0x8001, 0xbfff, 0xc000, 0xefff, 0xf000, 0xf001, 0xffff};
+    static const uint16_t fixed[18] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x17ff, 0x1800, 0x1fff, 0x2000, 0x7fff,
+        0x8000, 0x8001, 0xbfff, 0xc000, 0xefff, 0xf000, 0xf001, 0xffff};
     uint16_t lo[256];
     drift_stream_t st;
     drift_stream_init(&st, 1, drift_fnv1a32("check_convert.f32"), 0, 0);
@@ -185,7 +166,7 @@ int main(void)
     }
     printf("kernels 1, 2: %zu double inputs; kernel 3: %zu fp32 words (stratified)\n\n", in.n, f32.n);
     printf("%-8s %-8s %-4s %-3s %-6s %-38s %10s  %s\n", "verdict", "format", "mode", "sat", "kernel", "method",
-           "mismatches", "first mismatch (input: gpu, cpu)");
+        "mismatches", "first mismatch (input: gpu, cpu)");
 
     for (int f = 0; f < DRIFT_NFORMATS; f++)
         for (int m = 0; m < DRIFT_NMODES; m++)
@@ -197,7 +178,7 @@ int main(void)
                     const vec_t *v = k == 3 ? &f32 : &in;
                     char label[96];
                     snprintf(label, sizeof label, "%-8s %-4s %-3s %-6d %-38s", drift_format_name(ff),
-                             drift_mode_name(o.mode), sat ? "yes" : "no", k, drift_cuda_round_opts_method(ff, &o, k));
+                        drift_mode_name(o.mode), sat ? "yes" : "no", k, drift_cuda_round_opts_method(ff, &o, k));
                     int sup = drift_cuda_round_opts_supported(ff, &o, k);
                     if (sup <= 0) {
                         row(sup < 0 ? "FAIL" : "SKIP", "%s %s", label, drift_cuda_message());

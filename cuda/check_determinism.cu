@@ -70,14 +70,14 @@ static dbuf_t upload(size_t n, uint32_t point)
 }
 
 static int run(float *dC, dbuf_t A, dbuf_t B, int M, int N, int K, const char *spec, drift_format_t in,
-               drift_cuda_gemm_info_t *info)
+    drift_cuda_gemm_info_t *info)
 {
     drift_cuda_gemm_t g;
     if (drift_cuda_gemm_parse(&g, spec)) return DRIFT_EINVAL;
     drift_gemm_opts_t o = drift_gemm_opts(in, DRIFT_FP32);
     int two = drift_cuda_gemm_storage_bytes(&g, in) == 2;
-    int rc = drift_cuda_gemm_device(dC, two ? (const void *)A.bf16 : A.f32, two ? (const void *)B.bf16 : B.f32, M, N, K,
-                                    &g, &o, info);
+    int rc = drift_cuda_gemm_device(
+        dC, two ? (const void *)A.bf16 : A.f32, two ? (const void *)B.bf16 : B.f32, M, N, K, &g, &o, info);
     if (rc == 0 && cudaDeviceSynchronize() != cudaSuccess) rc = DRIFT_EIO;
     return rc;
 }
@@ -89,10 +89,9 @@ static void repeated(dbuf_t A, dbuf_t B)
         const char *spec;
         drift_format_t in;
         int twin;
-    } cases[] = {{"tiled:128,128,32", DRIFT_FP32, 1}, {"splitk:32", DRIFT_FP32, 1},
-                 {"splitk:32:atomic", DRIFT_FP32, 0}, {"splitk:4:atomic", DRIFT_FP32, 0},
-                 {"cublas", DRIFT_FP32, 0},           {"cublas", DRIFT_BF16, 0},
-                 {"cublaslt", DRIFT_BF16, 0},         {"cublaslt:tf32", DRIFT_FP32, 0}};
+    } cases[] = {{"tiled:128,128,32", DRIFT_FP32, 1}, {"splitk:32", DRIFT_FP32, 1}, {"splitk:32:atomic", DRIFT_FP32, 0},
+        {"splitk:4:atomic", DRIFT_FP32, 0}, {"cublas", DRIFT_FP32, 0}, {"cublas", DRIFT_BF16, 0},
+        {"cublaslt", DRIFT_BF16, 0}, {"cublaslt:tf32", DRIFT_FP32, 0}};
     printf("\n-- repeated runs: %d x (%d x %d x %d), distinct outputs --\n", RUNS, M, N, K);
     float *dC, *first = (float *)malloc((size_t)M * N * sizeof(float)),
                *cur = (float *)malloc((size_t)M * N * sizeof(float));
@@ -146,9 +145,9 @@ static void batch_variance(dbuf_t A, dbuf_t B)
         const char *spec;
         drift_format_t in;
         int invariant; // 1: must be batch invariant by construction
-    } cases[] = {{"tiled:128,128,32", DRIFT_FP32, 1}, {"tc:h100", DRIFT_BF16, 1},  {"cublas", DRIFT_FP32, 0},
-                 {"cublas", DRIFT_BF16, 0},           {"cublaslt", DRIFT_BF16, 0}, {"cublaslt:fixed", DRIFT_BF16, 0},
-                 {"cublaslt", DRIFT_FP32, 0}};
+    } cases[] = {{"tiled:128,128,32", DRIFT_FP32, 1}, {"tc:h100", DRIFT_BF16, 1}, {"cublas", DRIFT_FP32, 0},
+        {"cublas", DRIFT_BF16, 0}, {"cublaslt", DRIFT_BF16, 0}, {"cublaslt:fixed", DRIFT_BF16, 0},
+        {"cublaslt", DRIFT_FP32, 0}};
     printf("\n-- batch variance: row 0 of C = A B, M = 1 .. %d, N = K = %d --\n", MMAX, N);
     int cc = drift_cuda_current_cc();
     float *dC, *row0 = (float *)malloc(N * sizeof(float)), *ref = (float *)malloc(N * sizeof(float));
@@ -195,7 +194,7 @@ static void batch_variance(dbuf_t A, dbuf_t B)
                 if (memcmp(now, last_algo, sizeof now)) {
                     if (M > 1 && strlen(algos) < sizeof algos - 64)
                         snprintf(algos + strlen(algos), sizeof algos - strlen(algos), " M%d-%d:algo%d/tile%d/splitk%d;",
-                                 run_start, M - 1, last_algo[0], last_algo[1], last_algo[2]);
+                            run_start, M - 1, last_algo[0], last_algo[1], last_algo[2]);
                     memcpy(last_algo, now, sizeof now);
                     run_start = M;
                 }
@@ -203,7 +202,7 @@ static void batch_variance(dbuf_t A, dbuf_t B)
         }
         if (last_algo[0] != -9 && strlen(algos) < sizeof algos - 64)
             snprintf(algos + strlen(algos), sizeof algos - strlen(algos), " M%d-%d:algo%d/tile%d/splitk%d", run_start,
-                     MMAX, last_algo[0], last_algo[1], last_algo[2]);
+                MMAX, last_algo[0], last_algo[1], last_algo[2]);
         char label[64];
         snprintf(label, sizeof label, "batch %-18s %-5s", spec, drift_format_name(cases[c].in));
         if (rc)

@@ -58,7 +58,7 @@ static const char *fmt_ulps(double got, double want)
 
 // One twin or tc comparison on one shape. tc = 1: a finding, not a failure.
 static void compare(const char *spec, int version, drift_format_t in, int fma, size_t M, size_t N, size_t K,
-                    const double *A, const double *B, int tc)
+    const double *A, const double *B, int tc)
 {
     drift_cuda_gemm_t g;
     if (drift_cuda_gemm_parse(&g, spec)) {
@@ -73,7 +73,7 @@ static void compare(const char *spec, int version, drift_format_t in, int fma, s
     memset(&info, 0, sizeof info);
     char label[160];
     snprintf(label, sizeof label, "%-18s v%d %-7s %-5s %4zux%4zux%5zu", spec, version, drift_format_name(in),
-             fma ? "fma" : "nofma", M, N, K);
+        fma ? "fma" : "nofma", M, N, K);
     int rc_cpu = drift_gemm(want, A, B, M, N, K, &g.kern, &o);
     int rc = drift_cuda_gemm(got, A, B, M, N, K, &g, &o, &info);
     if (rc_cpu) {
@@ -118,14 +118,14 @@ static void compare(const char *spec, int version, drift_format_t in, int fma, s
 
 static void twins(void)
 {
-    static const size_t shapes[][3] = {{1, 1, 1},      {7, 13, 129},    {64, 64, 64},
-                                       {130, 70, 300}, {33, 257, 1000}, {64, 48, 4096}};
+    static const size_t shapes[][3] = {
+        {1, 1, 1}, {7, 13, 129}, {64, 64, 64}, {130, 70, 300}, {33, 257, 1000}, {64, 48, 4096}};
     static const drift_format_t formats[] = {DRIFT_FP32, DRIFT_TF32, DRIFT_BF16, DRIFT_FP16, DRIFT_FP8E4M3};
     static const struct {
         const char *spec;
         int version, nofma_too;
-    } kernels[] = {{"naive", 1, 1},    {"tiled:32,32,32", 1, 0}, {"tiled:128,128,32", 2, 1}, {"splitk:1", 0, 0},
-                   {"splitk:7", 0, 1}, {"splitk:16:tree", 0, 0}, {"splitk:5:tree", 0, 0}};
+    } kernels[] = {{"naive", 1, 1}, {"tiled:32,32,32", 1, 0}, {"tiled:128,128,32", 2, 1}, {"splitk:1", 0, 0},
+        {"splitk:7", 0, 1}, {"splitk:16:tree", 0, 0}, {"splitk:5:tree", 0, 0}};
     printf("\n-- twins: every output bit-identical to drift_gemm with the same kernel spec --\n");
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
         for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
@@ -196,8 +196,8 @@ static void tensor_cores(drift_tc_arch_t arch)
 
 static void vendor(void)
 {
-    static const char *paths[] = {"cublas",   "cublas:pedantic",   "cublas:tf32",
-                                  "cublaslt", "cublaslt:pedantic", "cublaslt:tf32"};
+    static const char *paths[] = {
+        "cublas", "cublas:pedantic", "cublas:tf32", "cublaslt", "cublaslt:pedantic", "cublaslt:tf32"};
     static const drift_format_t formats[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16};
     static const size_t shapes[][3] = {{33, 257, 1000}, {128, 128, 4096}};
     printf("\n-- vendor: error against exact (units of u * sum|ab|, u = 2^-24), equality with the seq twin --\n");
@@ -235,8 +235,8 @@ static void vendor(void)
                 memset(&info, 0, sizeof info);
                 int rc = drift_cuda_gemm(C, A, B, M, N, K, &g, &o, &info);
                 char label[128];
-                snprintf(label, sizeof label, "%-18s %-5s %4zux%4zux%5zu", paths[p], drift_format_name(formats[f]), M,
-                         N, K);
+                snprintf(
+                    label, sizeof label, "%-18s %-5s %4zux%4zux%5zu", paths[p], drift_format_name(formats[f]), M, N, K);
                 if (rc == DRIFT_EUNSUPPORTED) {
                     row("SKIP", "%s  %s", label, drift_cuda_message());
                     continue;

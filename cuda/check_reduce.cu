@@ -42,9 +42,9 @@ int main(void)
     char desc[256];
     drift_cuda_describe(desc, sizeof desc);
     printf("check_reduce: %s\nlengths 0 1 2 31 32 33 1000 4097, %zu rows each; seed 1\n\n", desc, BATCH);
-    static const char *orders[] = {"seq",      "rev",      "pairwise",  "blocked:1",     "blocked:7",      "blocked:64",
-                                   "splitk:1", "splitk:5", "splitk:16", "splitk:3:tree", "splitk:16:tree", "warp:1",
-                                   "warp:8",   "warp:32",  "warp:64",   "warp:1024",     "kahan",          "neumaier"};
+    static const char *orders[] = {"seq", "rev", "pairwise", "blocked:1", "blocked:7", "blocked:64", "splitk:1",
+        "splitk:5", "splitk:16", "splitk:3:tree", "splitk:16:tree", "warp:1", "warp:8", "warp:32", "warp:64",
+        "warp:1024", "kahan", "neumaier"};
     static const drift_format_t accs[] = {DRIFT_FP32, DRIFT_FP64};
     static const drift_mode_t modes[] = {DRIFT_RNE, DRIFT_RZ, DRIFT_RU, DRIFT_RD};
     size_t maxn = 4097;
@@ -84,8 +84,8 @@ int main(void)
                             }
                             size_t f = 0, m = mismatches(got, want, BATCH, &f);
                             if (m && !bad)
-                                snprintf(first, sizeof first, "first: n=%zu row %zu: gpu %a, cpu %a", n, f, got[f],
-                                         want[f]);
+                                snprintf(
+                                    first, sizeof first, "first: n=%zu row %zu: gpu %a, cpu %a", n, f, got[f], want[f]);
                             bad += m;
                         }
                         row(error || bad ? "FAIL" : "PASS", "%-3s %-15s k%d %-4s %-3s %-5s %s%s",

@@ -79,7 +79,7 @@ int main(void)
                                 size_t i0 = 0, m = mismatches(got + r * n, want, n, &i0);
                                 if (m && !bad)
                                     snprintf(first, sizeof first, "first: n=%zu row %zu [%zu]: gpu %a, cpu %a", n, r,
-                                             i0, got[r * n + i0], want[i0]);
+                                        i0, got[r * n + i0], want[i0]);
                                 bad += m;
                             }
                         }

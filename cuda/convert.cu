@@ -39,8 +39,8 @@ extern "C" int drift_cuda_device_count(void)
         }
         cudaRuntimeGetVersion(&runtime);
         drift_cuda_fail(DRIFT_EUNSUPPORTED,
-                        "no usable CUDA device: the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d",
-                        driver / 1000, (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10);
+            "no usable CUDA device: the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d", driver / 1000,
+            (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10);
         return 0;
     }
     drift_cuda_fail(DRIFT_EUNSUPPORTED, "no usable CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(err));
@@ -278,10 +278,10 @@ static const char *method_for(drift_format_t f, drift_mode_t m, int sat, int ker
         case DRIFT_BF16:
             if (m == DRIFT_RNA) return NULL;
             snprintf(buf, sizeof buf, "__float2%s_%s", f == DRIFT_FP16 ? "half" : "bfloat16",
-                     m == DRIFT_RNE  ? "rn"
-                     : m == DRIFT_RZ ? "rz"
-                     : m == DRIFT_RU ? "ru"
-                                     : "rd");
+                m == DRIFT_RNE  ? "rn"
+                : m == DRIFT_RZ ? "rz"
+                : m == DRIFT_RU ? "ru"
+                                : "rd");
             return buf;
         case DRIFT_TF32:
             if (m == DRIFT_RNA) return "cvt.rna.tf32.f32";
@@ -295,7 +295,7 @@ static const char *method_for(drift_format_t f, drift_mode_t m, int sat, int ker
                 snprintf(buf, sizeof buf, "cvt.rn.satfinite.%s.f32", f == DRIFT_FP8E4M3 ? "e4m3x2" : "e5m2x2");
             else
                 snprintf(buf, sizeof buf, "__nv_cvt_float_to_fp8 %s %s (software)",
-                         f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2", sat ? "SATFINITE" : "NOSAT");
+                    f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2", sat ? "SATFINITE" : "NOSAT");
             return buf;
         default: return NULL;
         }
@@ -320,7 +320,7 @@ static const char *method_for(drift_format_t f, drift_mode_t m, int sat, int ker
     case DRIFT_FP8E5M2:
         if (m != DRIFT_RNE) return NULL;
         snprintf(buf, sizeof buf, "__nv_cvt_double_to_fp8 %s %s (software)", f == DRIFT_FP8E4M3 ? "E4M3" : "E5M2",
-                 sat ? "SATFINITE" : "NOSAT");
+            sat ? "SATFINITE" : "NOSAT");
         return buf;
     default: return NULL;
     }
@@ -335,8 +335,8 @@ extern "C" int drift_cuda_current_cc(void)
     CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
     if (major < 8)
-        return drift_cuda_fail(DRIFT_EUNSUPPORTED, "device %d is sm_%d%d; the backend needs sm_80 or newer", dev, major,
-                               minor);
+        return drift_cuda_fail(
+            DRIFT_EUNSUPPORTED, "device %d is sm_%d%d; the backend needs sm_80 or newer", dev, major, minor);
     return major * 10 + minor;
 done:
     return rc;
@@ -355,7 +355,7 @@ extern "C" int drift_cuda_round_opts_supported(drift_format_t f, const drift_rou
     if (cc < 0) return cc;
     if (method_for(f, o->mode, o->saturate, kernel, cc)) return 1;
     drift_cuda_fail(DRIFT_EUNSUPPORTED, "no GPU conversion to %s in mode %s (kernel %d) on sm_%d", drift_format_name(f),
-                    drift_mode_name(o->mode), kernel, cc);
+        drift_mode_name(o->mode), kernel, cc);
     return 0;
 }
 
@@ -382,8 +382,8 @@ extern "C" const char *drift_cuda_round_method(drift_format_t f, drift_mode_t m)
 
 // ---- entry points ---------------------------------------------------------------------
 
-extern "C" int drift_cuda_round_opts(double *out, const double *in, size_t n, drift_format_t f,
-                                     const drift_round_opts_t *o, int kernel)
+extern "C" int drift_cuda_round_opts(
+    double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o, int kernel)
 {
     if (!o) o = &RNE_OPTS;
     int rc = drift_cuda_check_round(out, in, n, f, o, kernel);
@@ -409,8 +409,8 @@ done:
     return rc;
 }
 
-extern "C" int drift_cuda_round_kernel(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m,
-                                       int kernel)
+extern "C" int drift_cuda_round_kernel(
+    double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m, int kernel)
 {
     drift_round_opts_t o = {m, 0, 0};
     return drift_cuda_round_opts(out, in, n, f, &o, kernel);

@@ -22,7 +22,7 @@ extern "C" {
         cudaError_t err_ = (call);                                                                                     \
         if (err_ != cudaSuccess) {                                                                                     \
             rc = drift_cuda_fail(DRIFT_EIO, "%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call, cudaGetErrorString(err_), \
-                                 cudaGetErrorName(err_));                                                              \
+                cudaGetErrorName(err_));                                                                               \
             goto done;                                                                                                 \
         }                                                                                                              \
     } while (0)

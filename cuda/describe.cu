@@ -16,18 +16,18 @@ extern "C" void drift_cuda_describe(char *buf, size_t size)
     if (err != cudaSuccess || count == 0) { // said as in drift_cuda_device_count (convert.cu)
         int none = err == cudaSuccess || err == cudaErrorNoDevice;
         snprintf(buf, size, "CUDA runtime %d.%d, driver %d.%d, %s%s%s", runtime / 1000, (runtime % 1000) / 10,
-                 driver / 1000, (driver % 1000) / 10, none ? "no CUDA device found" : "no usable CUDA device (",
-                 none ? "" : cudaGetErrorString(err), none ? "" : ")");
+            driver / 1000, (driver % 1000) / 10, none ? "no CUDA device found" : "no usable CUDA device (",
+            none ? "" : cudaGetErrorString(err), none ? "" : ")");
         cudaGetLastError(); // clear the sticky error so later calls start clean
         return;
     }
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
         snprintf(buf, size, "CUDA runtime %d.%d, driver %d.%d, device 0 unreadable", runtime / 1000,
-                 (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10);
+            (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10);
         return;
     }
     snprintf(buf, size, "CUDA runtime %d.%d, driver %d.%d, GPU %s (sm_%d%d, %d SMs)", runtime / 1000,
-             (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10, prop.name, prop.major, prop.minor,
-             prop.multiProcessorCount);
+        (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10, prop.name, prop.major, prop.minor,
+        prop.multiProcessorCount);
 }

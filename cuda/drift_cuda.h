@@ -74,8 +74,8 @@ int drift_cuda_fail(int code, const char *fmt, ...)
  * outside fp8, or rounding modes no instruction has (rna outside tf32, tf32 ru/rd).
  * Modes that only sm_90 has (bf16 from fp64 is done through round-to-odd elsewhere; tf32
  * rne/rz) pass here and are refused by the device check. */
-DRIFT_MUST_CHECK int drift_cuda_check_round(const double *out, const double *in, size_t n, drift_format_t f,
-                                            const drift_round_opts_t *o, int kernel);
+DRIFT_MUST_CHECK int drift_cuda_check_round(
+    const double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o, int kernel);
 
 /* ---- needs the CUDA backend (cuda/convert.cu, cuda/describe.cu) -------------------- */
 
@@ -101,16 +101,16 @@ const char *drift_cuda_round_method(drift_format_t f, drift_mode_t m);
  * allocates, copies and frees). Returns 0, DRIFT_EINVAL (bad pointer, format, mode or
  * kernel), DRIFT_EUNSUPPORTED (no device, or no instruction for (f, m) on it) or
  * DRIFT_EIO (a CUDA call or launch failed; drift_cuda_message() names it). */
-DRIFT_MUST_CHECK int drift_cuda_round_kernel(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m,
-                                             int kernel);
+DRIFT_MUST_CHECK int drift_cuda_round_kernel(
+    double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m, int kernel);
 
 /* drift_cuda_round_kernel with the default kernel (2). */
 DRIFT_MUST_CHECK int drift_cuda_round(double *out, const double *in, size_t n, drift_format_t f, drift_mode_t m);
 
 /* The general entry: o gives mode and saturate (fp8 only; o == NULL: RNE). The CPU twin is
  * drift_round(in[i], f, o, 0) for every i, bit for bit (NaN equals NaN). */
-DRIFT_MUST_CHECK int drift_cuda_round_opts(double *out, const double *in, size_t n, drift_format_t f,
-                                           const drift_round_opts_t *o, int kernel);
+DRIFT_MUST_CHECK int drift_cuda_round_opts(
+    double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o, int kernel);
 /* 1 when (f, o, kernel) has an instruction on the current device, 0 when not (reason in the
  * message), negative on CUDA failure. */
 DRIFT_MUST_CHECK int drift_cuda_round_opts_supported(drift_format_t f, const drift_round_opts_t *o, int kernel);

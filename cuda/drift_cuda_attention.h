@@ -42,14 +42,13 @@ extern "C" {
  * positions), then the subset above (DRIFT_EUNSUPPORTED). The message is in
  * drift_cuda_message(). */
 DRIFT_MUST_CHECK int drift_cuda_check_attention(const double *out, const double *q, size_t nq, size_t q_pos,
-                                                const drift_kv_cache_t *kv, const unsigned char *key_mask,
-                                                const drift_attn_opts_t *o);
+    const drift_kv_cache_t *kv, const unsigned char *key_mask, const drift_attn_opts_t *o);
 
 /* The entry point (cuda/attention.cu): host pointers, drift_attention's arguments. version
  * 0 = the default; host_calls may be NULL. */
 DRIFT_MUST_CHECK int drift_cuda_attention(double *out, const double *q, size_t nq, size_t q_pos,
-                                          const drift_kv_cache_t *kv, const unsigned char *key_mask,
-                                          const drift_attn_opts_t *o, int version, size_t *host_calls);
+    const drift_kv_cache_t *kv, const unsigned char *key_mask, const drift_attn_opts_t *o, int version,
+    size_t *host_calls);
 
 #ifdef __cplusplus
 }

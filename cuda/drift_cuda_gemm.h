@@ -92,13 +92,12 @@ typedef struct {
  * kernel or options DRIFT_EINVAL, SR and tc formats DRIFT_EUNSUPPORTED, sizes that cannot
  * fit DRIFT_ENOMEM), then the GPU restrictions listed above (DRIFT_EUNSUPPORTED). */
 DRIFT_MUST_CHECK int drift_cuda_check_gemm(const double *C, const double *A, const double *B, size_t M, size_t N,
-                                           size_t K, const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts);
+    size_t K, const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts);
 
 /* C = A B on the GPU (host pointers, doubles holding values as drift_gemm takes them).
  * Returns 0 or a DRIFT_E* code (drift_cuda.h's convention); C is unchanged on error. */
 DRIFT_MUST_CHECK int drift_cuda_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                     const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts,
-                                     drift_cuda_gemm_info_t *info);
+    const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info);
 
 /* The same on device memory, for benchmarks and repeated runs (no allocation, no copy, no
  * synchronisation: the work is queued on the default stream). dA and dB hold the input
@@ -106,8 +105,7 @@ DRIFT_MUST_CHECK int drift_cuda_gemm(double *C, const double *A, const double *B
  * __half for fp16, __nv_bfloat16 for bf16, one byte for fp8 (tc and cublas paths); dC is
  * float. The caller has checked the arguments with drift_cuda_check_gemm. */
 DRIFT_MUST_CHECK int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB, int M, int N, int K,
-                                            const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts,
-                                            drift_cuda_gemm_info_t *info);
+    const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info);
 /* Bytes per element of dA/dB for (g, in) in drift_cuda_gemm_device: 4, 2 or 1. */
 int drift_cuda_gemm_storage_bytes(const drift_cuda_gemm_t *g, drift_format_t in);
 
@@ -118,11 +116,9 @@ int drift_cuda_gemm_storage_bytes(const drift_cuda_gemm_t *g, drift_format_t in)
  * (DRIFT_EUNSUPPORTED). drift_cuda_check_gemm_streams: the same checks, plain C. */
 #define DRIFT_CUDA_MAX_STREAMS 16
 DRIFT_MUST_CHECK int drift_cuda_check_gemm_streams(const double *C, const double *A, const double *B, size_t M,
-                                                   size_t N, size_t K, const drift_cuda_gemm_t *g,
-                                                   const drift_gemm_opts_t *opts, int nstreams);
+    size_t N, size_t K, const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams);
 DRIFT_MUST_CHECK int drift_cuda_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                             const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams,
-                                             drift_cuda_gemm_info_t *info);
+    const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams, drift_cuda_gemm_info_t *info);
 
 /* Versions of the libraries: "cuBLAS 13.0.0, cuBLASLt 130000" (needs the backend). */
 void drift_cuda_blas_versions(char *buf, size_t size);

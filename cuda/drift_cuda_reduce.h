@@ -47,14 +47,14 @@ int drift_cuda_reduce_kernels(const drift_order_t *o);
  * the same order and acc), so a bad order or acc gives the CPU's code; then the pointers
  * (NULL with n * batch > 0: DRIFT_EINVAL), then the GPU restrictions above. */
 DRIFT_MUST_CHECK int drift_cuda_check_reduce(const double *out, const double *a, const double *b, size_t n,
-                                             size_t batch, const drift_order_t *o, const drift_acc_t *acc, int kernel);
+    size_t batch, const drift_order_t *o, const drift_acc_t *acc, int kernel);
 
 /* The entry points (cuda/reduce.cu): host pointers, allocation and copies inside. Return 0 or
  * a DRIFT_E* code (see drift_cuda.h). kernel 0 = default. */
-DRIFT_MUST_CHECK int drift_cuda_sum(double *out, const double *x, size_t n, size_t batch, const drift_order_t *o,
-                                    const drift_acc_t *acc, int kernel);
+DRIFT_MUST_CHECK int drift_cuda_sum(
+    double *out, const double *x, size_t n, size_t batch, const drift_order_t *o, const drift_acc_t *acc, int kernel);
 DRIFT_MUST_CHECK int drift_cuda_dot(double *out, const double *a, const double *b, size_t n, size_t batch,
-                                    const drift_order_t *o, const drift_acc_t *acc, int kernel);
+    const drift_order_t *o, const drift_acc_t *acc, int kernel);
 
 #ifdef __cplusplus
 }

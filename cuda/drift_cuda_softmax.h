@@ -26,12 +26,12 @@ extern "C" {
 
 /* Plain C, no device (cuda/args.c): the CPU's verdict first (drift_softmax_validate, NULL
  * buffers with work: DRIFT_EINVAL), then the subset above (DRIFT_EUNSUPPORTED). */
-DRIFT_MUST_CHECK int drift_cuda_check_softmax(const double *out, const double *x, size_t n, size_t batch,
-                                              const drift_softmax_opts_t *o);
+DRIFT_MUST_CHECK int drift_cuda_check_softmax(
+    const double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o);
 
 /* The entry point (cuda/softmax.cu): host pointers. host_rows may be NULL. */
-DRIFT_MUST_CHECK int drift_cuda_softmax(double *out, const double *x, size_t n, size_t batch,
-                                        const drift_softmax_opts_t *o, size_t *host_rows);
+DRIFT_MUST_CHECK int drift_cuda_softmax(
+    double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o, size_t *host_rows);
 
 #ifdef __cplusplus
 }

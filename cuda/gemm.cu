@@ -123,8 +123,8 @@ __global__ void __launch_bounds__(256) gemm_tiled2(float *C, const float *A, con
 // Slice blockIdx.z of output (row, col): the seq chain over [k0, k1) that both split-K
 // kernels compute (the deterministic one stores it, the atomic one adds it into C).
 template <bool FMA>
-static __device__ __forceinline__ float splitk_slice(const float *A, const float *B, int row, int col, int N, int K,
-                                                     int chunk)
+static __device__ __forceinline__ float splitk_slice(
+    const float *A, const float *B, int row, int col, int N, int K, int chunk)
 {
     int k0 = blockIdx.z * chunk, k1 = min(K, k0 + chunk);
     float acc = 0.0f;
@@ -187,8 +187,8 @@ template <> struct wmma_storage<nvcuda::wmma::precision::tf32> {
 };
 
 template <typename T>
-__global__ void gemm_wmma1(float *C, const typename wmma_storage<T>::type *A, const typename wmma_storage<T>::type *B,
-                           int M, int N, int K)
+__global__ void gemm_wmma1(
+    float *C, const typename wmma_storage<T>::type *A, const typename wmma_storage<T>::type *B, int M, int N, int K)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     using namespace nvcuda;
@@ -290,7 +290,7 @@ static void use_stream(cudaStream_t stream, int slot)
 
 // Vendor paths (blas.cu).
 int drift_cuda_blas_gemm(float *dC, const void *dA, const void *dB, int M, int N, int K, const drift_cuda_gemm_t *g,
-                         drift_format_t in, drift_cuda_gemm_info_t *info);
+    drift_format_t in, drift_cuda_gemm_info_t *info);
 
 static drift_tc_arch_t arch_of_cc(int cc)
 {
@@ -304,7 +304,7 @@ static void set_kernel(drift_cuda_gemm_info_t *info, const char *fmt, const char
 
 template <bool FMA>
 static void launch_simt(float *dC, const float *A, const float *B, int M, int N, int K, const drift_cuda_gemm_t *g,
-                        float *P, drift_cuda_gemm_info_t *info)
+    float *P, drift_cuda_gemm_info_t *info)
 {
     const drift_gemm_kernel_t *k = &g->kern;
     dim3 b16(16, 16), g16((N + 15) / 16, (M + 15) / 16);
@@ -335,8 +335,7 @@ static float *g_partials = NULL;
 static size_t g_partials_n = 0;
 
 extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB, int M, int N, int K,
-                                      const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts,
-                                      drift_cuda_gemm_info_t *info)
+    const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info)
 {
     int rc = 0;
     if (!g || !opts) return drift_cuda_fail(DRIFT_EINVAL, "gemm: NULL kernel or options");
@@ -352,48 +351,48 @@ extern "C" int drift_cuda_gemm_device(float *dC, const void *dA, const void *dB,
         if (cc < 0) return cc;
         if (arch_of_cc(cc) != g->kern.arch)
             return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc:%s: the device is sm_%d (tc:%s)",
-                                   drift_tc_arch_name(g->kern.arch), cc, drift_tc_arch_name(arch_of_cc(cc)));
+                drift_tc_arch_name(g->kern.arch), cc, drift_tc_arch_name(arch_of_cc(cc)));
         if (M % 32 || N % 32 || K % 16)
             return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc on device memory: M, N multiples of 32, K of 16 (pad)");
         dim3 grid((N + 63) / 64, (M + 63) / 64);
         switch (opts->in) {
         case DRIFT_FP16:
-            LAUNCH_TRY(gemm_wmma1<__half>
-                       <<<grid, 128, 0, g_stream>>>(dC, (const __half *)dA, (const __half *)dB, M, N, K));
+            LAUNCH_TRY(
+                gemm_wmma1<__half><<<grid, 128, 0, g_stream>>>(dC, (const __half *)dA, (const __half *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma fp16 16x16x16/", 1);
             break;
         case DRIFT_BF16:
             LAUNCH_TRY(gemm_wmma1<__nv_bfloat16>
-                       <<<grid, 128, 0, g_stream>>>(dC, (const __nv_bfloat16 *)dA, (const __nv_bfloat16 *)dB, M, N, K));
+                <<<grid, 128, 0, g_stream>>>(dC, (const __nv_bfloat16 *)dA, (const __nv_bfloat16 *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma bf16 16x16x16/", 1);
             break;
         case DRIFT_TF32:
             LAUNCH_TRY(gemm_wmma1<nvcuda::wmma::precision::tf32>
-                       <<<grid, 128, 0, g_stream>>>(dC, (const float *)dA, (const float *)dB, M, N, K));
+                <<<grid, 128, 0, g_stream>>>(dC, (const float *)dA, (const float *)dB, M, N, K));
             set_kernel(info, "%s%d", "wmma tf32 16x16x8/", 1);
             break;
         case DRIFT_FP8E4M3:
         case DRIFT_FP8E5M2: {
             if (cc < 89)
-                return drift_cuda_fail(DRIFT_EUNSUPPORTED,
-                                       "gemm tc fp8: mma.sync e4m3/e5m2 needs sm_89+, device is sm_%d", cc);
+                return drift_cuda_fail(
+                    DRIFT_EUNSUPPORTED, "gemm tc fp8: mma.sync e4m3/e5m2 needs sm_89+, device is sm_%d", cc);
             if (K % 32)
                 return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc fp8 on device memory: K a multiple of 32 (pad)");
             long warps = (long)(M / 16) * (N / 8);
             unsigned blocks = (unsigned)((warps + 3) / 4);
             if (opts->in == DRIFT_FP8E4M3)
-                LAUNCH_TRY(gemm_mma_fp8_1<0><<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA,
-                                                                           (const unsigned char *)dB, M, N, K));
+                LAUNCH_TRY(gemm_mma_fp8_1<0>
+                    <<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
             else
-                LAUNCH_TRY(gemm_mma_fp8_1<1><<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA,
-                                                                           (const unsigned char *)dB, M, N, K));
-            set_kernel(info, "%s%d", opts->in == DRIFT_FP8E4M3 ? "mma.sync e4m3 m16n8k32/" : "mma.sync e5m2 m16n8k32/",
-                       1);
+                LAUNCH_TRY(gemm_mma_fp8_1<1>
+                    <<<blocks, 128, 0, g_stream>>>(dC, (const unsigned char *)dA, (const unsigned char *)dB, M, N, K));
+            set_kernel(
+                info, "%s%d", opts->in == DRIFT_FP8E4M3 ? "mma.sync e4m3 m16n8k32/" : "mma.sync e5m2 m16n8k32/", 1);
             break;
         }
         default:
             return drift_cuda_fail(DRIFT_EUNSUPPORTED, "gemm tc: no mma path for %s in this build (fp16 bf16 tf32 fp8)",
-                                   drift_format_name(opts->in));
+                drift_format_name(opts->in));
         }
         return 0;
     }
@@ -425,7 +424,7 @@ done:
 // A (M x K) and B (K x N) rounded to the input format exactly as drift_gemm does, stored in
 // the device format (bytes per element) with leading dimensions Kp and Np (zero padding).
 static int stage_operands(unsigned char *hA, unsigned char *hB, const double *A, const double *B, size_t M, size_t N,
-                          size_t K, size_t Kp, size_t Np, int bytes, drift_format_t in)
+    size_t K, size_t Kp, size_t Np, int bytes, drift_format_t in)
 {
     for (int which = 0; which < 2; which++) {
         const double *src = which ? B : A;
@@ -452,7 +451,7 @@ static int stage_operands(unsigned char *hA, unsigned char *hB, const double *A,
 }
 
 extern "C" int drift_cuda_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                               const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info)
+    const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, drift_cuda_gemm_info_t *info)
 {
     int rc = drift_cuda_check_gemm(C, A, B, M, N, K, g, opts);
     if (rc) return rc;
@@ -492,8 +491,7 @@ done:
 // ---- the same GEMM on concurrent streams -------------------------------------------------------
 
 extern "C" int drift_cuda_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                       const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams,
-                                       drift_cuda_gemm_info_t *info)
+    const drift_cuda_gemm_t *g, const drift_gemm_opts_t *opts, int nstreams, drift_cuda_gemm_info_t *info)
 {
     int rc = drift_cuda_check_gemm_streams(C, A, B, M, N, K, g, opts, nstreams);
     if (rc) return rc;

@@ -161,9 +161,9 @@ static int launch(T *dout, const T *da, const T *db, long n, int batch, const dr
         int nparts = (int)((n + len - 1) / len);
         CUDA_TRY(cudaMalloc(&P, (size_t)batch * nparts * sizeof(T)));
         LAUNCH_TRY(reduce_chunks1<T, M>
-                   <<<(unsigned)(((size_t)batch * nparts + 127) / 128), 128>>>(P, da, db, n, batch, len, nparts, fma));
-        LAUNCH_TRY(reduce_combine1<T, M>
-                   <<<blocks, 128>>>(dout, P, batch, nparts, o->kind == DRIFT_ORDER_SPLITK && o->tree));
+            <<<(unsigned)(((size_t)batch * nparts + 127) / 128), 128>>>(P, da, db, n, batch, len, nparts, fma));
+        LAUNCH_TRY(
+            reduce_combine1<T, M><<<blocks, 128>>>(dout, P, batch, nparts, o->kind == DRIFT_ORDER_SPLITK && o->tree));
     } else { // seq, rev, pairwise, kahan, neumaier, blocked kernel 1: one thread per row
         LAUNCH_TRY(reduce_row1<T, M><<<blocks, 128>>>(dout, da, db, n, batch, (int)o->kind, o->param, fma));
     }
@@ -174,8 +174,8 @@ done:
 }
 
 template <typename T>
-static int launch_mode(T *dout, const T *da, const T *db, long n, int batch, const drift_order_t *o, int kernel,
-                       const drift_acc_t *acc)
+static int launch_mode(
+    T *dout, const T *da, const T *db, long n, int batch, const drift_order_t *o, int kernel, const drift_acc_t *acc)
 {
     bool fma = acc->fma != 0;
     switch (acc->mode) {
@@ -190,7 +190,7 @@ static int launch_mode(T *dout, const T *da, const T *db, long n, int batch, con
 // Host arrays of doubles -> device T, run, device T -> host doubles.
 template <typename T>
 static int run(double *out, const double *a, const double *b, size_t n, size_t batch, const drift_order_t *o,
-               const drift_acc_t *acc, int kernel)
+    const drift_acc_t *acc, int kernel)
 {
     int rc = 0;
     size_t total = n * batch;
@@ -220,7 +220,7 @@ done:
 }
 
 static int reduce_entry(double *out, const double *a, const double *b, size_t n, size_t batch, const drift_order_t *o,
-                        const drift_acc_t *acc, int kernel)
+    const drift_acc_t *acc, int kernel)
 {
     int rc = drift_cuda_check_reduce(out, a, b, n, batch, o, acc, kernel);
     if (rc) return rc;
@@ -232,14 +232,14 @@ static int reduce_entry(double *out, const double *a, const double *b, size_t n,
                                   : run<double>(out, a, b, n, batch, o, acc, kernel);
 }
 
-extern "C" int drift_cuda_sum(double *out, const double *x, size_t n, size_t batch, const drift_order_t *o,
-                              const drift_acc_t *acc, int kernel)
+extern "C" int drift_cuda_sum(
+    double *out, const double *x, size_t n, size_t batch, const drift_order_t *o, const drift_acc_t *acc, int kernel)
 {
     return reduce_entry(out, x, NULL, n, batch, o, acc, kernel);
 }
 
 extern "C" int drift_cuda_dot(double *out, const double *a, const double *b, size_t n, size_t batch,
-                              const drift_order_t *o, const drift_acc_t *acc, int kernel)
+    const drift_order_t *o, const drift_acc_t *acc, int kernel)
 {
     if (!b && n > 0 && batch > 0) return drift_cuda_fail(DRIFT_EINVAL, "dot: b is NULL");
     static const double none = 0;

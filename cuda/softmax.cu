@@ -49,8 +49,8 @@ static __device__ float e_of(float x, float m, int *hard)
 
 // Kernel 1: one thread per row. p receives round_A(e_i / s) (fp32); the host rounds it to
 // the output format with drift_round, as drift_softmax does.
-__global__ void softmax_row1(float *p, int *hard_rows, float *x_all, int n, int batch, int kind, long block, int fma,
-                             float scale)
+__global__ void softmax_row1(
+    float *p, int *hard_rows, float *x_all, int n, int batch, int kind, long block, int fma, float scale)
 {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= batch) return;
@@ -98,8 +98,8 @@ __global__ void softmax_row1(float *p, int *hard_rows, float *x_all, int n, int 
     hard_rows[r] = hard;
 }
 
-extern "C" int drift_cuda_softmax(double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o,
-                                  size_t *host_rows)
+extern "C" int drift_cuda_softmax(
+    double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o, size_t *host_rows)
 {
     int rc = drift_cuda_check_softmax(out, x, n, batch, o);
     if (rc) return rc;

@@ -50,11 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {"trials", DRIFT_OPT_FLAG, &flag, "", "flag", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {.name = "fuzz",
-                                   .question = "?",
-                                   .default_formats = "fp32,bf16",
-                                   .default_orders = "seq,pairwise",
-                                   .opts = opts,
-                                   .nopts = 7};
+        .question = "?",
+        .default_formats = "fp32,bf16",
+        .default_orders = "seq,pairwise",
+        .opts = opts,
+        .nopts = 7};
     drift_cli_t cli;
     drift_set_die_hook(die_hook);
     static FILE *devnull;

@@ -28,17 +28,12 @@ static void build(void)
         alphabet[b][drift_utf8_put(fwd[b], (unsigned char *)alphabet[b])] = 0;
         tok[n] = alphabet[b], type[n++] = DRIFT_TOKEN_NORMAL;
     }
-    static const char *const extra[] = {"he",
-                                        "ll",
-                                        "hell",
-                                        "hello",
-                                        "\xC4\xA0"
-                                        "h",
-                                        "\xC4\xA0"
-                                        "hello",
-                                        "<|im_end|>",
-                                        "<|im_start|>",
-                                        "<user>"};
+    static const char *const extra[] = {"he", "ll", "hell", "hello",
+        "\xC4\xA0"
+        "h",
+        "\xC4\xA0"
+        "hello",
+        "<|im_end|>", "<|im_start|>", "<user>"};
     static const char *const merges[] = {"h e", "l l", "he ll", "hell o", "\xC4\xA0 h", "\xC4\xA0h ello", "e l"};
     for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
         tok[n] = extra[i], type[n++] = i >= 6 ? (i == 8 ? DRIFT_TOKEN_USER_DEFINED : DRIFT_TOKEN_CONTROL) : 1;
@@ -63,14 +58,10 @@ static void build(void)
         snprintf(bytes[b], sizeof bytes[b], "<0x%02X>", b);
         tok[n] = bytes[b], type[n++] = DRIFT_TOKEN_BYTE;
     }
-    static const char *const pieces[] = {"\xE2\x96\x81",
-                                         "a",
-                                         "b",
-                                         "ab",
-                                         "\xE2\x96\x81"
-                                         "a",
-                                         "\xC3\xA9",
-                                         "abab"};
+    static const char *const pieces[] = {"\xE2\x96\x81", "a", "b", "ab",
+        "\xE2\x96\x81"
+        "a",
+        "\xC3\xA9", "abab"};
     for (size_t i = 0; i < sizeof pieces / sizeof *pieces; i++) {
         score[n] = -(float)i;
         tok[n] = pieces[i], type[n++] = DRIFT_TOKEN_NORMAL;

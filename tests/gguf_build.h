@@ -164,8 +164,8 @@ static inline void gb_kv_str(gguf_build_t *b, const char *k, const char *v)
 
 /* An array of count scalars of elem_type, given packed little-endian at elems (count times
  * the type's size: 1 for u8/i8/bool, 2, 4 or 8). */
-static inline void gb_kv_array(gguf_build_t *b, const char *k, uint32_t elem_type, uint64_t count, const void *elems,
-                               size_t nbytes)
+static inline void gb_kv_array(
+    gguf_build_t *b, const char *k, uint32_t elem_type, uint64_t count, const void *elems, size_t nbytes)
 {
     gb_key(b, k, DRIFT_GGUF_ARRAY);
     gb_put_u32(&b->kv, elem_type);
@@ -182,8 +182,8 @@ static inline void gb_kv_str_array(gguf_build_t *b, const char *k, const char *c
 }
 
 /* A tensor info only (any values: lies included); the data is the caller's business. */
-static inline void gb_tensor_info(gguf_build_t *b, const char *name, uint32_t type, uint32_t n_dims, const uint64_t *ne,
-                                  uint64_t offset)
+static inline void gb_tensor_info(
+    gguf_build_t *b, const char *name, uint32_t type, uint32_t n_dims, const uint64_t *ne, uint64_t offset)
 {
     gb_put_str(&b->ti, name);
     gb_put_u32(&b->ti, n_dims);
@@ -201,7 +201,7 @@ static inline size_t gb_pad(size_t len, uint32_t alignment)
 }
 
 static inline uint64_t gb_tensor(gguf_build_t *b, const char *name, uint32_t type, uint32_t n_dims, const uint64_t *ne,
-                                 const void *bytes, size_t nbytes)
+    const void *bytes, size_t nbytes)
 {
     gb_put_zeros(&b->data, gb_pad(b->data.len, b->alignment));
     uint64_t off = b->data.len;

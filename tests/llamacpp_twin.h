@@ -100,8 +100,8 @@ static inline int twin_same(float a, float b) { return memcmp(&a, &b, sizeof a) 
 
 /* Decodes prompts[0 .. np) (ids into the record; np < 0: all) for at most max_steps steps each,
  * with the twin of the build that wrote the record (isa). */
-static inline void twin_run_threads(const char *record, drift_llamacpp_isa_t isa, int threads, const int *prompts,
-                                    int np, int max_steps)
+static inline void twin_run_threads(
+    const char *record, drift_llamacpp_isa_t isa, int threads, const int *prompts, int np, int max_steps)
 {
     if (access(TWIN_MODEL, R_OK) != 0 || access(record, R_OK) != 0) {
         cr_skip_test("needs %s and %s", TWIN_MODEL, record);
@@ -146,8 +146,8 @@ static inline void twin_run_threads(const char *record, drift_llamacpp_isa_t isa
             if (!same && first_logit < 0) {
                 first_logit = s;
                 cr_log_error("prompt %d step %d: twin %d %a / %d %a, llama.cpp %d %a / %d %a", id, s, b1,
-                             (double)logits[b1], b2, (double)logits[b2], r->tok[s], (double)r->logit[s], r->second[s],
-                             (double)r->second_logit[s]);
+                    (double)logits[b1], b2, (double)logits[b2], r->tok[s], (double)r->logit[s], r->second[s],
+                    (double)r->second_logit[s]);
             }
             if (b1 != r->tok[s] && first_token < 0) {
                 first_token = s;
@@ -163,7 +163,7 @@ static inline void twin_run_threads(const char *record, drift_llamacpp_isa_t isa
             isa == DRIFT_LLAMACPP_AVX512 ? "avx512" : "avx2", id, r->n_prompt, first_logit, first_token);
     }
     printf("llamacpp twin %s: %ld of %ld steps with bit-equal top-1/top-2 logits, %ld tokens equal\n",
-           isa == DRIFT_LLAMACPP_AVX512 ? "avx512" : "avx2", equal, steps, tokens);
+        isa == DRIFT_LLAMACPP_AVX512 ? "avx512" : "avx2", equal, steps, tokens);
     free(logits);
     drift_llamacpp_free(e);
     drift_gguf_close(&g);

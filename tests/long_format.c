@@ -135,7 +135,7 @@ ParameterizedTest(slice_t *c, exhaustive, fp32_patterns)
                         if (bad++ == 0) {
                             OMP(omp critical)
                             snprintf(first, sizeof first, "%s %s fp32 0x%08x (%a): generic %a, fast %a, oracle %a",
-                                     fi->name, drift_mode_name(m), u | (sgn ? 0x80000000u : 0), xs, g, q, w_m);
+                                fi->name, drift_mode_name(m), u | (sgn ? 0x80000000u : 0), xs, g, q, w_m);
                         }
                     }
                 }

@@ -19,5 +19,5 @@ Test(llamacpp_twin, avx512_whole_record_bit_exact, .timeout = 3600)
 Test(llamacpp_twin, avx2_four_threads_400_steps_bit_exact, .timeout = 3600)
 {
     twin_run_threads(DRIFT_SOURCE_DIR "/tests/data/llamacpp_smollm2_avx2_threads4_400.csv", DRIFT_LLAMACPP_AVX2, 4,
-                     NULL, -1, TWIN_MAX_STEPS);
+        NULL, -1, TWIN_MAX_STEPS);
 }

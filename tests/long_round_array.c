@@ -71,7 +71,7 @@ ParameterizedTest(slice_t *p, exhaustive, round_array)
                     if (!same(y[i], want) || !same((double)yf[i], want)) {
                         if (bad < 5)
                             fprintf(stderr, "%s %s opt %d: x = %a gives %a / %a, scalar %a\n", drift_format_name(p->f),
-                                    drift_mode_name((drift_mode_t)m), opt, x[i], y[i], (double)yf[i], want);
+                                drift_mode_name((drift_mode_t)m), opt, x[i], y[i], (double)yf[i], want);
                         bad++;
                     }
                 }

@@ -31,9 +31,12 @@ typedef struct {
 } oracle_fmt_t;
 
 static const oracle_fmt_t ORACLE_FORMATS[] = {
-    {DRIFT_FP64, "fp64", 53, -1022, 1023, 1},  {DRIFT_FP32, "fp32", 24, -126, 127, 1},
-    {DRIFT_TF32, "tf32", 11, -126, 127, 1},    {DRIFT_FP16, "fp16", 11, -14, 15, 1},
-    {DRIFT_BF16, "bf16", 8, -126, 127, 1},     {DRIFT_FP8E4M3, "fp8e4m3", 4, -6, 8, 0},
+    {DRIFT_FP64, "fp64", 53, -1022, 1023, 1},
+    {DRIFT_FP32, "fp32", 24, -126, 127, 1},
+    {DRIFT_TF32, "tf32", 11, -126, 127, 1},
+    {DRIFT_FP16, "fp16", 11, -14, 15, 1},
+    {DRIFT_BF16, "bf16", 8, -126, 127, 1},
+    {DRIFT_FP8E4M3, "fp8e4m3", 4, -6, 8, 0},
     {DRIFT_FP8E5M2, "fp8e5m2", 3, -14, 15, 1},
 };
 

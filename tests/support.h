@@ -71,8 +71,8 @@ static inline void tmpdir_remove(const char *dir)
 
 /* The experiment programs' bad-option contract: each of bad[] (options appended to exe) exits 2
  * with exactly one line on stderr and leaves no <dir>/bad/<csv>. */
-static inline void expect_bad_options(const char *exe, const char *const *bad, size_t n, const char *dir,
-                                      const char *csv)
+static inline void expect_bad_options(
+    const char *exe, const char *const *bad, size_t n, const char *dir, const char *csv)
 {
     for (size_t i = 0; i < n; i++) {
         char err[256], p[256];

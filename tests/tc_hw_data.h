@@ -31,21 +31,20 @@ static inline void tc_hw_check(const drift_tc_hw_count_t *cnt, int ncnt, long mi
     printf("%-5s %-5s %-5s %8s %10s\n", "GPU", "input", "out", "samples", "mismatches");
     for (int i = 0; i < ncnt; i++)
         printf("%-5s %-5s %-5s %8ld %10ld%s\n", cnt[i].gpu, cnt[i].fmt, drift_format_name(cnt[i].out), cnt[i].samples,
-               cnt[i].mismatches, cnt[i].unmodelled ? "  (no model: reported, not required)" : "");
+            cnt[i].mismatches, cnt[i].unmodelled ? "  (no model: reported, not required)" : "");
     fflush(stdout);
     cr_assert_eq(ncnt, 48, "expected 48 (GPU, format, output) configurations, read %d", ncnt);
     int unmodelled = 0;
     for (int i = 0; i < ncnt; i++) {
         const drift_tc_hw_count_t *c = &cnt[i];
-        cr_expect_geq(c->samples, min_samples, "%s %s -> %s: %ld samples", c->gpu, c->fmt, drift_format_name(c->out),
-                      c->samples);
+        cr_expect_geq(
+            c->samples, min_samples, "%s %s -> %s: %ld samples", c->gpu, c->fmt, drift_format_name(c->out), c->samples);
         if (c->unmodelled) {
             unmodelled++;
             continue;
         }
         cr_expect_eq(c->mismatches, 0, "%s %s -> %s: %ld of %ld differ (first: sample %ld, model %a, GPU %a)", c->gpu,
-                     c->fmt, drift_format_name(c->out), c->mismatches, c->samples, c->first_index, c->first_got,
-                     c->first_want);
+            c->fmt, drift_format_name(c->out), c->mismatches, c->samples, c->first_index, c->first_got, c->first_want);
     }
     /* every configuration is modelled: fp8 -> fp16 on H100, H200, B200 (E4M3 and E5M2), the
      * last six, since DRIFT_TC_FP8_VIA_HMMA (tc_model.h); all 48 must reproduce bit for bit */

@@ -56,8 +56,8 @@ static drift_recipe_t cfg_exact(drift_format_t in, drift_format_t out)
 /* The configurations of the experiment for input format f, plus a few extra orders. */
 static int all_cfgs(drift_recipe_t *c, drift_format_t f, size_t K)
 {
-    static const char *const ORD[] = {"seq",        "splitk:16", "pairwise", "warp:32", "splitk:3:tree",
-                                      "blocked:64", "kahan",     "tc:h100",  "tc:a100"};
+    static const char *const ORD[] = {
+        "seq", "splitk:16", "pairwise", "warp:32", "splitk:3:tree", "blocked:64", "kahan", "tc:h100", "tc:a100"};
     int n = 0;
     for (size_t i = 0; i < sizeof ORD / sizeof ORD[0]; i++) {
         drift_recipe_t x = cfg(f, ORD[i], DRIFT_FP32, DRIFT_FP32);
@@ -121,7 +121,7 @@ Test(argmax, bound_holds)
                     char name[96];
                     drift_recipe_label(name, sizeof name, &c[k]);
                     cr_expect(err <= b, "%s in=%s K=%zu trial %d: |err| %.3g > bound %.3g", name,
-                              drift_format_name(FMTS[fi]), K, trial, err, b);
+                        drift_format_name(FMTS[fi]), K, trial, err, b);
                     checked++;
                 }
                 mpfr_clears(ex, d, (mpfr_ptr)0);
@@ -196,7 +196,7 @@ Test(argmax, approx_within_coef)
             double ex = mp_dot_d(H + r * K, w, K);
             double bound = drift_lmhead_approx_coef(K) * sqrt(hn) * sqrt(wn);
             cr_expect(fabs(ap[r * V + v] - ex) <= bound, "row %zu token %zu: %.9g vs %.9g (bound %.3g)", r, v,
-                      ap[r * V + v], ex, bound);
+                ap[r * V + v], ex, bound);
         }
     free(H);
     free(w);
@@ -421,7 +421,7 @@ Test(argmax, ties_are_not_flips)
     }
     /* the test means something only if the kernels did tell the tied rows apart */
     cr_expect(differ > 0 && picked_hi > 0, "computed logits never differed (%ld) or never chose the higher id (%ld)",
-              differ, picked_hi);
+        differ, picked_hi);
     cr_expect_eq(ties, 160);
     free(h);
     free(W);
@@ -466,10 +466,10 @@ Test(argmax, planted_gap_achieved)
             mpfr_sub(a, a, b, MPFR_RNDN); /* exact at XPREC */
             cr_expect_eq(p.gap, mpfr_get_d(a, MPFR_RNDN), "%s rel %g", drift_format_name(f), rel);
             cr_expect(p.reached, "%s: target %.3g (rel %g) not reached, got %.6g after %d steps", drift_format_name(f),
-                      target, rel, p.gap, p.steps);
+                target, rel, p.gap, p.steps);
             /* DRIFT_PLANT_TOL = 1e-3 relative to the target */
             cr_expect(fabs(p.gap - target) <= 1e-3 * target * (1 + 1e-12), "%s rel %g: %.9g vs %.9g",
-                      drift_format_name(f), rel, p.gap, target);
+                drift_format_name(f), rel, p.gap, target);
         }
     }
     mpfr_clears(a, b, (mpfr_ptr)0);
@@ -641,8 +641,8 @@ Test(argmax, pruned_some_by_hand)
     drift_gen_hidden(h, &m, &s);
     cr_assert_eq(drift_lmhead_approx(ap, h, 1, W, V, K), 0);
     drift_recipe_t c[4] = {cfg(DRIFT_BF16, "seq", DRIFT_FP32, DRIFT_FP32),
-                           cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_BF16),
-                           cfg(DRIFT_BF16, "pairwise", DRIFT_FP32, DRIFT_FP32), cfg_exact(DRIFT_BF16, DRIFT_FP32)};
+        cfg(DRIFT_BF16, "tc:h100", DRIFT_FP32, DRIFT_BF16), cfg(DRIFT_BF16, "pairwise", DRIFT_FP32, DRIFT_FP32),
+        cfg_exact(DRIFT_BF16, DRIFT_FP32)};
     const unsigned char use[4] = {1, 0, 1, 1};
     drift_recipe_t sub[3] = {c[0], c[2], c[3]};
     drift_lmhead_result_t r, ref;
@@ -718,8 +718,8 @@ Test(argmax, calc_by_hand)
     const char *h2 = tmpfile_with(2, "1\n1\n"), *w2 = tmpfile_with(3, "1\n2\n2\n1\n");
     snprintf(args, sizeof args, "--format bf16 --order pairwise --acc fp32 --logits bf16 %s %s", h2, w2);
     cr_assert_eq(run_calc(args, line, sizeof line), 0);
-    cr_expect_str_eq(line,
-                     "bf16,pairwise,fp32,bf16,2,2,0,1,0x1.8p+1,3,0x1.8p+1,3,0x0p+0,0,1,0,1,0x1.8p+1,3,0x1.8p+1,3,0\n");
+    cr_expect_str_eq(
+        line, "bf16,pairwise,fp32,bf16,2,2,0,1,0x1.8p+1,3,0x1.8p+1,3,0x0p+0,0,1,0,1,0x1.8p+1,3,0x1.8p+1,3,0\n");
     /* bad input: exit 2 */
     snprintf(args, sizeof args, "--format fp32 --order seq %s %s", w, h2); /* 2 values are not V rows of K = 6 */
     cr_expect_eq(run_calc(args, NULL, 0), 2);
@@ -813,9 +813,8 @@ Test(argmax, experiments_reject_bad_options)
 {
     char cmd[512], dir[64];
     snprintf(dir, sizeof dir, "/tmp/drift_argmax_bad_%d", (int)getpid());
-    const char *bad[] = {"argmax_flip --formats fp8e4m3",   "argmax_flip --K 8",
-                         "argmax_flip --device tpu",        "argmax_flip --formats fp32 --orders tc:h100",
-                         "sampling_flip --orders pairwise", "sampling_flip --V 10"};
+    const char *bad[] = {"argmax_flip --formats fp8e4m3", "argmax_flip --K 8", "argmax_flip --device tpu",
+        "argmax_flip --formats fp32 --orders tc:h100", "sampling_flip --orders pairwise", "sampling_flip --V 10"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(cmd, sizeof cmd, "%s/%s --out %s 2>/dev/null", DRIFT_BIN_DIR, bad[i], dir);
         int st = system(cmd);

@@ -231,15 +231,15 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                  * (no aids, maxima per call), and the global one (stage1_global) */
                 for (int variant = 0; variant < 3; variant++) {
                     drift_lmhead_head_t hd = {.W = W,
-                                              .V = V,
-                                              .K = K,
-                                              .row_l1 = l1,
-                                              .row_l2 = l2,
-                                              .row_dl2 = variant == 0 ? dl2 : NULL,
-                                              .nsplit = variant == 0 ? M : 0,
-                                              .split = split,
-                                              .split_cols = cols,
-                                              .stage1_global = variant == 2};
+                        .V = V,
+                        .K = K,
+                        .row_l1 = l1,
+                        .row_l2 = l2,
+                        .row_dl2 = variant == 0 ? dl2 : NULL,
+                        .nsplit = variant == 0 ? M : 0,
+                        .split = split,
+                        .split_cols = cols,
+                        .stage1_global = variant == 2};
                     if (variant == 0) cr_assert_eq(drift_lmhead_head_prepare(&hd), 0);
                     size_t n = 0;
                     cr_assert_eq(drift_lmhead_stage1(keep, &n, rad, h, &hd, ap, c, nc), 0);
@@ -247,14 +247,14 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                     for (size_t j = 0; j < n; j++) kept[keep[j]] = 1;
                     for (size_t v = 0; v < V; v++) {
                         cr_expect(!must[v] || kept[v], "K %zu %s trial %u variant %d: candidate token %zu dropped", K,
-                                  drift_format_name(f), trial, variant, v);
+                            drift_format_name(f), trial, variant, v);
                         cr_expect(within(ex[v], ap[v], rad[v]), "K %zu %s variant %d: exact logit of %zu outside rad",
-                                  K, drift_format_name(f), variant, v);
+                            K, drift_format_name(f), variant, v);
                         for (int k = 0; k < nc; k++) {
                             mpfr_set_d(cv[v], y[k * V + v], MPFR_RNDN);
                             cr_expect(within(cv[v], ap[v], rad[v]),
-                                      "K %zu %s variant %d: kernel %d logit of %zu outside rad", K,
-                                      drift_format_name(f), variant, k, v);
+                                "K %zu %s variant %d: kernel %d logit of %zu outside rad", K, drift_format_name(f),
+                                variant, k, v);
                             checked++;
                         }
                     }
@@ -280,8 +280,8 @@ Test(argmax_stage1, adversarial_rows_keep_every_candidate, .timeout = 600)
                                       full.computed[k].top2 == pr.computed[k].top2 &&
                                       full.computed[k].v1 == pr.computed[k].v1 &&
                                       full.computed[k].v2 == pr.computed[k].v2 && full.flip[k] == pr.flip[k],
-                                  "K %zu %s variant %d kernel %d: pruned outcome differs", K, drift_format_name(f),
-                                  variant, k);
+                            "K %zu %s variant %d kernel %d: pruned outcome differs", K, drift_format_name(f), variant,
+                            k);
                 }
                 free(y);
             }
@@ -346,14 +346,14 @@ Test(argmax_stage1, tighter_than_global_same_outcome)
             int nc = kernels(c, FMTS[fi], K);
             cr_assert_eq(drift_lmhead_round_norms(dl2, W, V, K, FMTS[fi]), 0);
             drift_lmhead_head_t a = {.W = W,
-                                     .V = V,
-                                     .K = K,
-                                     .row_l1 = l1,
-                                     .row_l2 = l2,
-                                     .row_dl2 = dl2,
-                                     .nsplit = 4,
-                                     .split = split,
-                                     .split_cols = cols};
+                .V = V,
+                .K = K,
+                .row_l1 = l1,
+                .row_l2 = l2,
+                .row_dl2 = dl2,
+                .nsplit = 4,
+                .split = split,
+                .split_cols = cols};
             drift_lmhead_head_t b = a;
             b.stage1_global = 1;
             drift_lmhead_result_t ra, rb;
@@ -399,7 +399,7 @@ Test(argmax_stage1, helpers)
         }
         /* an upper bound, and a tight one: the library sums K = 5 squares in double */
         cr_expect(dl2[v] >= sqrt(e) && dl2[v] <= sqrt(e) * (1 + 1e-12) + 1e-300, "row %zu: %.17g vs %.17g", v, dl2[v],
-                  sqrt(e));
+            sqrt(e));
     }
     cr_assert_eq(drift_lmhead_round_norms(dl2, W, V, K, DRIFT_FP32), 0);
     cr_expect(dl2[0] == 0 && dl2[1] == 0 && dl2[2] == 0);
@@ -458,7 +458,7 @@ Test(argmax_stage1, approx_pass_order_bit_exact)
                     float sum = 0;
                     for (int j = 0; j < 16; j++) sum = sum + lane[j];
                     cr_expect_eq(ap[r * V + v], (double)sum, "K %zu simd %d row %zu token %zu: %a vs %a", K, simd, r, v,
-                                 ap[r * V + v], (double)sum);
+                        ap[r * V + v], (double)sum);
                 }
         }
         unsetenv("DRIFT_NO_SIMD");

@@ -75,7 +75,7 @@ static const float L2E = 1.44269504f;
 
 /* The flash loop over tiles [t0, t1) (tile width bc): m, l, O unnormalised. */
 static void em_tiles(const shape_t *s, const float *q, int g, size_t lim, size_t bc, size_t t0, size_t t1, float *m_out,
-                     float *l_out, float *O)
+    float *l_out, float *O)
 {
     float scale = 1.0f / sqrtf((float)s->d); /* d = 16: 1/4 exactly, as round_fp32(1/sqrt(16)) */
     float cc = scale * L2E;                  /* 0.25 * c is exact: round_fp32(0.25 log2 e) */
@@ -234,8 +234,8 @@ static drift_kv_cache_t cache_of(const data_t *D, size_t n)
 static int same(double a, double b) { return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b)); }
 
 /* Every row of a prefill (all queries, one call) against the emulation. */
-static void check_kernel(const char *spec, int kind, size_t bc, size_t param, const char *sum_order,
-                         const char *dot_order)
+static void check_kernel(
+    const char *spec, int kind, size_t bc, size_t param, const char *sum_order, const char *dot_order)
 {
     for (int kase = 0; kase < NCASES; kase++)
         for (int causal = 0; causal < 2; causal++)
@@ -257,15 +257,14 @@ static void check_kernel(const char *spec, int kind, size_t bc, size_t param, co
                 drift_kv_cache_t kv = cache_of(&D, D.L);
                 double *out = malloc(D.L * 4 * 16 * sizeof(double));
                 cr_assert_eq(drift_attention(out, D.q, D.L, 0, &kv, D.use_mask ? D.mask : NULL, &o, err, sizeof err), 0,
-                             "%s", err);
+                    "%s", err);
                 shape_t s = {4, 2, 16, D.L, causal, b2, D.use_mask ? D.mask : NULL, D.kf, D.vf};
                 float ref[64];
                 for (size_t i = 0; i < D.L; i++) {
                     emulate_row(ref, &s, D.qf + i * 64, i, kind, bc, param);
                     for (int x = 0; x < 64; x++)
                         cr_assert(same(out[i * 64 + x], ref[x]), "%s %s causal=%d %s row %zu elt %d: lib %a emu %a",
-                                  spec, case_name[kase], causal, b2 ? "exp2" : "expf", i, x, out[i * 64 + x],
-                                  (double)ref[x]);
+                            spec, case_name[kase], causal, b2 ? "exp2" : "expf", i, x, out[i * 64 + x], (double)ref[x]);
                 }
                 free(out);
                 drift_kv_free(&kv);
@@ -317,7 +316,7 @@ Test(attention, flash_single_tile_equals_standard)
             int differ = 0;
             for (int i = 0; i < 37 * 64; i++) {
                 cr_assert(same(a[i], b[i]), "%s %s elt %d: standard %a flash %a", pv_orders[po], b2 ? "exp2" : "expf",
-                          i, a[i], b[i]);
+                    i, a[i], b[i]);
                 differ += !same(a[i], c[i]);
             }
             cr_assert(differ > 0, "Bc = 16 < L = 37 rescales: some bits must move");
@@ -420,7 +419,7 @@ Test(attention, reference_agrees_with_long_double)
                 r /= sum;
                 double x = out[(i * 2 + h) * 3 + c];
                 cr_assert(fabsl(r - x) <= (long double)(nextafter(fabs(x), INFINITY) - fabs(x)),
-                          "row %d head %d c %d: %a vs %La", i, h, c, x, r);
+                    "row %d head %d c %d: %a vs %La", i, h, c, x, r);
             }
         }
     /* a fully masked row gives +0 */
@@ -500,8 +499,7 @@ Test(attention, bad_shapes_and_specs)
     cr_assert_eq(drift_attn_kernel_parse(&k, "flash:64", err, sizeof err), DRIFT_EINVAL);
     cr_assert_str_eq(err, "attention kernel 'flash:64': expected flash:Br,Bc with tiles 1..65536");
     cr_assert_eq(drift_attn_kernel_parse(&k, "splitkv:size=100", err, sizeof err), DRIFT_EINVAL);
-    cr_assert_str_eq(
-        err,
+    cr_assert_str_eq(err,
         "attention kernel 'splitkv:size=100': the split size 100 must be a multiple of the tile Bc = 64 (write splitkv:size=S,Bc)");
     cr_assert_eq(drift_attn_kernel_parse(&k, "ring", err, sizeof err), DRIFT_EINVAL);
     cr_assert_eq(drift_attn_kernel_parse(&k, "splitkv:size=100,10", err, sizeof err), 0);
@@ -512,8 +510,7 @@ Test(attention, bad_shapes_and_specs)
     cr_assert_eq(drift_attn_kernel_parse(&o.kernel, "flash:64,24", NULL, 0), 0);
     cr_assert_eq(drift_order_parse(&o.pv.order, "tc:h100"), 0);
     cr_assert_eq(drift_attn_validate(&o, err, sizeof err), DRIFT_EINVAL);
-    cr_assert_str_eq(
-        err,
+    cr_assert_str_eq(err,
         "attention kernel 'flash:64,24': the tile Bc = 24 must be a multiple of 16, the tc:h100 block for bf16 P.V");
     drift_kv_format_t f;
     cr_assert_eq(drift_kv_format_parse(&f, "int4", err, sizeof err), DRIFT_EINVAL);

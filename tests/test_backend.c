@@ -62,7 +62,7 @@ static int after(int rc, double *out, size_t n)
 }
 
 static int fake_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                     const drift_gemm_kernel_t *k, const drift_gemm_opts_t *o, char *ran, size_t ran_size)
+    const drift_gemm_kernel_t *k, const drift_gemm_opts_t *o, char *ran, size_t ran_size)
 {
     fake.calls++;
     if (fake.refuse) return fake.refuse;
@@ -71,7 +71,7 @@ static int fake_gemm(double *C, const double *A, const double *B, size_t M, size
 }
 
 static int fake_gemm_spec(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
-                          const drift_gemm_opts_t *o, char *ran, size_t ran_size)
+    const drift_gemm_opts_t *o, char *ran, size_t ran_size)
 {
     fake.calls++;
     drift_gemm_kernel_t k;
@@ -81,8 +81,8 @@ static int fake_gemm_spec(double *C, const double *A, const double *B, size_t M,
     return drift_gemm(C, A, B, M, N, K, &k, o);
 }
 
-static int fake_sum(double *out, const double *x, size_t n, size_t batch, const drift_order_t *o,
-                    const drift_acc_t *acc)
+static int fake_sum(
+    double *out, const double *x, size_t n, size_t batch, const drift_order_t *o, const drift_acc_t *acc)
 {
     fake.calls++;
     if (fake.refuse) return fake.refuse;
@@ -94,7 +94,7 @@ static int fake_sum(double *out, const double *x, size_t n, size_t batch, const 
 }
 
 static int fake_dot(double *out, const double *a, const double *b, size_t n, size_t batch, const drift_order_t *o,
-                    const drift_acc_t *acc)
+    const drift_acc_t *acc)
 {
     fake.calls++;
     if (fake.refuse) return fake.refuse;
@@ -116,7 +116,7 @@ static int fake_round(double *out, const double *in, size_t n, drift_format_t f,
 static const char *fake_message(void) { return "fake failure"; }
 
 static int fake_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                          const unsigned char *key_mask, const drift_attn_opts_t *o)
+    const unsigned char *key_mask, const drift_attn_opts_t *o)
 {
     fake.calls++;
     if (fake.refuse) return fake.refuse;
@@ -125,15 +125,15 @@ static int fake_attention(double *out, const double *q, size_t nq, size_t q_pos,
 }
 
 static const drift_backend_ops_t FAKE = {.name = "fake",
-                                         .available = fake_available,
-                                         .describe = fake_describe,
-                                         .gemm = fake_gemm,
-                                         .gemm_spec = fake_gemm_spec,
-                                         .sum = fake_sum,
-                                         .dot = fake_dot,
-                                         .round = fake_round,
-                                         .attention = fake_attention,
-                                         .message = fake_message};
+    .available = fake_available,
+    .describe = fake_describe,
+    .gemm = fake_gemm,
+    .gemm_spec = fake_gemm_spec,
+    .sum = fake_sum,
+    .dot = fake_dot,
+    .round = fake_round,
+    .attention = fake_attention,
+    .message = fake_message};
 
 static void on_mismatch(const char *line)
 {
@@ -361,8 +361,8 @@ Test(backend, bad_shapes_and_recipes_give_the_cpu_codes)
         use_fake();
         fake.calls = 0;
         if (cases[i].M <= 3)
-            cr_expect_eq(drift_dispatch_gemm(C, cases[i].A, B, cases[i].M, 4, 5, cases[i].k, cases[i].o), cpu,
-                         "case %zu", i);
+            cr_expect_eq(
+                drift_dispatch_gemm(C, cases[i].A, B, cases[i].M, 4, 5, cases[i].k, cases[i].o), cpu, "case %zu", i);
         cr_expect_eq(fake.calls, 0, "case %zu reached the device", i);
     }
     /* a recipe the CPU refuses: tc without a path for the input */
@@ -419,13 +419,13 @@ Test(backend_programs, cuda_without_a_device_is_one_line_exit_2_and_no_file)
     for (int i = 0; i < n; i++) {
         tmpdir_make(dir, sizeof dir, "drift_backend");
         char cmd[512];
-        snprintf(cmd, sizeof cmd, "'%s/%s' --backend cuda --profile quick --out '%s/out'", DRIFT_BIN_DIR, names[i],
-                 dir);
+        snprintf(
+            cmd, sizeof cmd, "'%s/%s' --backend cuda --profile quick --out '%s/out'", DRIFT_BIN_DIR, names[i], dir);
         int rc = run_capture(cmd, NULL, 0, err, sizeof err);
         cr_expect_eq(rc, 2, "%s: exit %d", names[i], rc);
         size_t len = strlen(err);
-        cr_expect(len > 0 && err[len - 1] == '\n' && !memchr(err, '\n', len - 1), "%s: not one line: %s", names[i],
-                  err);
+        cr_expect(
+            len > 0 && err[len - 1] == '\n' && !memchr(err, '\n', len - 1), "%s: not one line: %s", names[i], err);
         cr_expect(strstr(err, "--backend"), "%s: the line names the option: %s", names[i], err);
         cr_expect_eq(count_entries(dir), 0, "%s: wrote files", names[i]);
         tmpdir_remove(dir);
@@ -438,8 +438,7 @@ Test(backend_programs, cuda_without_a_device_is_one_line_exit_2_and_no_file)
  * run's manifest (it records argv and checksums of files whose argv lines differ). */
 static void expect_same_files(const char *a, const char *b, const char *exp)
 {
-    const char *script = tmpfile_with(
-        0,
+    const char *script = tmpfile_with(0,
         "set -o pipefail\n"
         "strip() { grep -v -e '^# date:' -e '^# argv:' -e '^Reproduce:' \"$1\" |"
         " sed -E 's/[0-9.eE+-]+ [(]measured/(measured/g'; }\n"
@@ -473,12 +472,11 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         {"argmax_flip", "--K 256 --V 1000 --rows 8 --reps 2 --ties 2"},
         {"sampling_flip", "--K 128 --V 512 --rows 4 --draws 8 --ties 2"},
         {"attention_drift",
-         "--L 24 --bc 8 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 --formats fp32,bf16"},
+            "--L 24 --bc 8 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 --formats fp32,bf16"},
         {"kv_cache",
-         "--kv-formats fp32,bf16 --heads 2 --kv-heads 1 --dim 8 --queries 2 --vocab 32 --prefill-len 16 --chunks 4"},
+            "--kv-formats fp32,bf16 --heads 2 --kv-heads 1 --dim 8 --queries 2 --vocab 32 --prefill-len 16 --chunks 4"},
         {"greedy_divergence", "--requests 2 --tokens 3 --batch-max 2 --configs vendor-fp32"},
-        {"layer_drift", "--layers 1 --tokens 2"},
-        {"real_gaps", "--sequences 1 --tokens 2"},
+        {"layer_drift", "--layers 1 --tokens 2"}, {"real_gaps", "--sequences 1 --tokens 2"},
         {"allreduce_order", "--ranks-max 2 --elements 16 --tokens 2"},
         {"speculative", "--prompts 1 --tokens 2 --draft 1"}};
     char dir[64], a[160], b[160], err[2048];
@@ -488,10 +486,10 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
         snprintf(b, sizeof b, "%s/cpu", dir);
         char cmd[512];
         snprintf(cmd, sizeof cmd, "'%s/%s' --backend auto --profile quick %s --seed 3 --quiet --out '%s'",
-                 DRIFT_BIN_DIR, EXPS[i][0], EXPS[i][1], a);
+            DRIFT_BIN_DIR, EXPS[i][0], EXPS[i][1], a);
         cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "%s: %s", EXPS[i][0], err);
         snprintf(cmd, sizeof cmd, "'%s/%s' --backend cpu --profile quick %s --seed 3 --quiet --out '%s'", DRIFT_BIN_DIR,
-                 EXPS[i][0], EXPS[i][1], b);
+            EXPS[i][0], EXPS[i][1], b);
         cr_assert_eq(run_capture(cmd, NULL, 0, NULL, 0), 0, "%s", EXPS[i][0]);
         expect_same_files(a, b, EXPS[i][0]);
         tmpdir_remove(dir);
@@ -507,8 +505,8 @@ Test(backend_programs, auto_says_once_which_backend_ran)
     char dir[64], err[2048], cmd[512];
     tmpdir_make(dir, sizeof dir, "drift_backend");
     snprintf(cmd, sizeof cmd,
-             "'%s/batch_invariance' --backend auto --profile quick --K 256 --N 64 --M-max 64 --out '%s'", DRIFT_BIN_DIR,
-             dir);
+        "'%s/batch_invariance' --backend auto --profile quick --K 256 --N 64 --M-max 64 --out '%s'", DRIFT_BIN_DIR,
+        dir);
     cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 0, "%s", err);
     cr_expect(strstr(err, "batch_invariance: backend: cpu ("), "stderr: %s", err);
     cr_expect(!strstr(strstr(err, "backend: cpu") + 1, "backend: cpu"), "said more than once: %s", err);

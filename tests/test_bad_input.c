@@ -159,7 +159,7 @@ static const bad_t CASES[] = {
     {"drift-sweep", "\"$(printf 'for\\nmats')\" --grid seed=1 --out D/s", "for\\x0amats"},
     {"drift-sweep", "--merge D --out D/m", "not a sweep directory"},
     {"drift-sweep", "formats --grid seed=1 --slurm --sbatch \"$(printf -- '--time=1\\nrm -rf x')\" --out D/s",
-     "--sbatch"},
+        "--sbatch"},
     /* bounded input: a device is one endless line (getline allocated until memory ran out) */
     {"drift-sweep", "formats --file /dev/zero --out D/s", "/dev/zero"},
     {"drift-sweep", "formats --grid seed=1 --out D/$(printf 'x%.0s' $(seq 700))", "--out: path too long"},
@@ -235,11 +235,11 @@ Test(bad_input, catalogue, .init = setup, .fini = teardown, .timeout = 600)
         const char *out = is_exp && !strstr(c->args, "--out") ? " --out '" : "";
         if (!strcmp(c->prog, "lab"))
             snprintf(cmd, sizeof cmd, "cd '%s' && timeout " BAD_TIMEOUT " '%s/lab' %s </dev/null", dir,
-                     DRIFT_SOURCE_DIR, args);
+                DRIFT_SOURCE_DIR, args);
         else
             /* in braces: a case's own redirection (>/dev/full) outlives run_capture's */
             snprintf(cmd, sizeof cmd, "cd '%s' && { timeout " BAD_TIMEOUT " '%s/%s' %s%s%s%s </dev/null; }", dir, BIN,
-                     c->prog, args, out, *out ? dir : "", *out ? "'" : "");
+                c->prog, args, out, *out ? dir : "", *out ? "'" : "");
         snapshot(before, sizeof before);
         int st = run_capture(cmd, NULL, 0, err, sizeof err);
         snapshot(after, sizeof after);
@@ -247,9 +247,9 @@ Test(bad_input, catalogue, .init = setup, .fini = teardown, .timeout = 600)
         for (const char *p = err; *p; p++) lines += *p == '\n';
         cr_expect_eq(st, 2, "case %d: %s %s: exit %d, not 2 (stderr: %s)", i, c->prog, c->args, st, err);
         cr_expect(lines == 1 && err[strlen(err) - 1] == '\n', "case %d: %s %s: %d lines on stderr, not one: %s", i,
-                  c->prog, c->args, lines, err);
+            c->prog, c->args, lines, err);
         cr_expect(strstr(err, c->names) != NULL, "case %d: %s %s: the message does not name '%s': %s", i, c->prog,
-                  c->args, c->names, err);
+            c->args, c->names, err);
         cr_expect_str_eq(after, before, "case %d: %s %s: the output directory changed", i, c->prog, c->args);
     }
 }
@@ -258,15 +258,13 @@ Test(bad_input, catalogue, .init = setup, .fini = teardown, .timeout = 600)
 Test(bad_input, long_list_is_not_cut, .init = setup, .fini = teardown, .timeout = 300)
 {
     char cmd[1024];
-    snprintf(
-        cmd, sizeof cmd,
+    snprintf(cmd, sizeof cmd,
         "cd '%s' && '%s/matmul_drift' --profile quick --quiet --formats fp32 --kernels naive --accs fp32 --dists normal "
         "--M 1 --N 1 --splitk-K 64 --K $(seq -s, 1 30) --out '%s' && grep -c '^naive\\|\"naive\"' '%s/matmul_drift.csv' >/dev/null",
         dir, BIN, dir, dir);
     cr_assert_eq(sh("%s", cmd), 0);
     char out[64];
-    snprintf(
-        cmd, sizeof cmd,
+    snprintf(cmd, sizeof cmd,
         "grep -v '^#' '%s/matmul_drift.csv' | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i==\"K\") k=i} NR>1{print $k}' | sort -un | wc -l",
         dir);
     run_stdout(cmd, out, sizeof out);
@@ -294,21 +292,21 @@ static const prepared_t PREPARED[] = {
     {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out s/runs/000000/new", 2, "inside the sweep's runs/"},
     {SWEEP_S, "'" BIN "/drift-sweep' --merge s --out keep.csv", 2, "keep.csv"},
     {SWEEP_S " && mkdir t && ln -s ../keep.csv t/link", "'" BIN "/drift-sweep' --merge s --out t/link", 2,
-     "symbolic link"},
+        "symbolic link"},
     {SWEEP_S " && echo note > s/merged/note.txt", "'" BIN "/drift-sweep' --merge s", 2, "note.txt"},
     /* a merge.manifest edited to list another file cannot make that file the merge's */
     {SWEEP_S " && echo x > s/merged/thesis.txt && echo 'file: thesis.txt 2 0' >> s/merged/merge.manifest",
-     "'" BIN "/drift-sweep' --merge s", 2, "s/merged"},
+        "'" BIN "/drift-sweep' --merge s", 2, "s/merged"},
     {SWEEP_S " && '" BIN "/drift-sweep' formats --grid seed=3 --out o --quiet -- --profile quick",
-     "'" BIN "/drift-sweep' --merge s --out o/merged", 2, "o/merged"},
+        "'" BIN "/drift-sweep' --merge s --out o/merged", 2, "o/merged"},
     /* the next sweep run refuses before it computes when its merge could not go in */
     {"mkdir -p r/merged && echo x > r/merged/thesis.txt",
-     "'" BIN "/drift-sweep' formats --grid seed=1 --out r --quiet -- --profile quick", 2, "r/merged"},
+        "'" BIN "/drift-sweep' formats --grid seed=1 --out r --quiet -- --profile quick", 2, "r/merged"},
     /* a FIFO where a listed file belongs: refused, not opened (the check hung) */
     {"'" BIN "/formats' --profile quick --quiet --out f && rm f/formats.md && mkfifo f/formats.md",
-     "timeout 10 '" BIN "/drift-manifest' check f formats", 1, "not a regular file"},
+        "timeout 10 '" BIN "/drift-manifest' check f formats", 1, "not a regular file"},
     {"'" BIN "/formats' --profile quick --quiet --out f && rm f/formats.manifest && mkfifo f/formats.manifest",
-     "timeout 10 '" BIN "/drift-manifest' check f formats", 1, "not a regular file"},
+        "timeout 10 '" BIN "/drift-manifest' check f formats", 1, "not a regular file"},
     {"mkdir -p s2 && mkfifo s2/sweep.txt", "timeout 10 '" BIN "/drift-sweep' --merge s2", 2, "not a regular file"},
 };
 #define NPREPARED (int)(sizeof PREPARED / sizeof PREPARED[0])
@@ -316,8 +314,8 @@ static const prepared_t PREPARED[] = {
 static void snapshot_all(char *buf, size_t size)
 {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "cd '%s' && ls -lAR --time-style=+%%s.%%N . && find . -type f -exec cksum {} + | sort",
-             dir);
+    snprintf(
+        cmd, sizeof cmd, "cd '%s' && ls -lAR --time-style=+%%s.%%N . && find . -type f -exec cksum {} + | sort", dir);
     run_stdout(cmd, buf, size);
 }
 
@@ -327,8 +325,8 @@ Test(bad_input, prepared_directories_are_left_as_they_were, .timeout = 600)
     for (int i = 0; i < NPREPARED; i++) {
         const prepared_t *c = &PREPARED[i];
         setup();
-        cr_assert_eq(sh("cd '%s' && { %s; } >/dev/null 2>&1", dir, c->setup), 0, "case %d: setup failed: %s", i,
-                     c->setup);
+        cr_assert_eq(
+            sh("cd '%s' && { %s; } >/dev/null 2>&1", dir, c->setup), 0, "case %d: setup failed: %s", i, c->setup);
         char cmd[2048];
         snprintf(cmd, sizeof cmd, "cd '%s' && %s </dev/null", dir, c->cmd);
         snapshot_all(before, sizeof before);
@@ -338,9 +336,9 @@ Test(bad_input, prepared_directories_are_left_as_they_were, .timeout = 600)
         for (const char *p = err; *p; p++) lines += *p == '\n';
         cr_expect_eq(st, c->status, "case %d: %s: exit %d, not %d (stderr: %s)", i, c->cmd, st, c->status, err);
         cr_expect(lines == 1 && err[strlen(err) - 1] == '\n', "case %d: %s: %d lines on stderr, not one: %s", i, c->cmd,
-                  lines, err);
-        cr_expect(strstr(err, c->names) != NULL, "case %d: %s: the message does not name '%s': %s", i, c->cmd, c->names,
-                  err);
+            lines, err);
+        cr_expect(
+            strstr(err, c->names) != NULL, "case %d: %s: the message does not name '%s': %s", i, c->cmd, c->names, err);
         cr_expect_str_eq(after, before, "case %d: %s: the directory changed", i, c->cmd);
         teardown();
     }
@@ -368,7 +366,7 @@ Test(bad_input, a_second_writer_is_refused, .init = setup, .fini = teardown, .ti
     cr_assert_eq(ok, 'y', "the holder could not take the lock");
     snprintf(want, sizeof want, "pid %ld", (long)pid);
     snprintf(cmd, sizeof cmd, "timeout " BAD_TIMEOUT " '%s/formats' --profile quick --seed 9 --out '%s' </dev/null",
-             BIN, dir);
+        BIN, dir);
     snapshot(before, sizeof before);
     int st = run_capture(cmd, NULL, 0, err, sizeof err);
     snapshot(after, sizeof after);
@@ -406,9 +404,9 @@ Test(bad_input, out_of_memory_names_the_size, .init = setup, .fini = teardown, .
     char cmd[1024], err[4096];
     static char before[16384], after[16384];
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && ulimit -v 900000 && '%s/kv_cache' --profile quick --quiet --vocab 100000 --dim 128 --heads 10 "
-             "--kv-heads 2 --out new </dev/null",
-             dir, BIN);
+        "cd '%s' && ulimit -v 900000 && '%s/kv_cache' --profile quick --quiet --vocab 100000 --dim 128 --heads 10 "
+        "--kv-heads 2 --out new </dev/null",
+        dir, BIN);
     snapshot(before, sizeof before);
     int st = run_capture(cmd, NULL, 0, err, sizeof err);
     snapshot(after, sizeof after);
@@ -427,9 +425,12 @@ Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .ti
 {
     static const char *const VALUES[] = {"100000", "257", "0", "-1", "abc", "", "4,", "4,,2", " 4", "1e3"};
     static const char *const PROGS[] = {
-        "formats --profile quick --out D",     "argmax_flip --profile quick --out D",
-        "layer_drift --profile quick --out D", "drift-calc sum --format fp32 --order seq -",
-        "drift-generate --tokens 2",           "drift-sweep formats --grid seed=1 --out D/s",
+        "formats --profile quick --out D",
+        "argmax_flip --profile quick --out D",
+        "layer_drift --profile quick --out D",
+        "drift-calc sum --format fp32 --order seq -",
+        "drift-generate --tokens 2",
+        "drift-sweep formats --grid seed=1 --out D/s",
     };
     static char before[16384], after[16384], err[4096];
     for (size_t p = 0; p < sizeof PROGS / sizeof PROGS[0]; p++)
@@ -437,7 +438,7 @@ Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .ti
             char args[1024], cmd[2048], want[64];
             expand(args, sizeof args, PROGS[p]);
             snprintf(cmd, sizeof cmd, "cd '%s' && echo 1 | OMP_NUM_THREADS='%s' timeout " BAD_TIMEOUT " '%s'/%s", dir,
-                     VALUES[v], BIN, args);
+                VALUES[v], BIN, args);
             snapshot(before, sizeof before);
             int st = run_capture(cmd, NULL, 0, err, sizeof err);
             snapshot(after, sizeof after);
@@ -448,13 +449,13 @@ Test(bad_input, omp_num_threads_is_checked, .init = setup, .fini = teardown, .ti
             snprintf(want, sizeof want, "OMP_NUM_THREADS: '%s' is not a thread count", VALUES[v]);
             cr_expect_eq(st, 2, "%s with OMP_NUM_THREADS='%s': exit %d, not 2: %s", PROGS[p], VALUES[v], st, err);
             cr_expect(strstr(line, want) != NULL, "%s with OMP_NUM_THREADS='%s': the last line does not say \"%s\": %s",
-                      PROGS[p], VALUES[v], want, err);
-            cr_expect_str_eq(after, before, "%s with OMP_NUM_THREADS='%s': the output directory changed", PROGS[p],
-                             VALUES[v]);
+                PROGS[p], VALUES[v], want, err);
+            cr_expect_str_eq(
+                after, before, "%s with OMP_NUM_THREADS='%s': the output directory changed", PROGS[p], VALUES[v]);
         }
     cr_expect_eq(sh("cd '%s' && OMP_NUM_THREADS=2,1 '%s/formats' --profile quick --quiet --out '%s/n' >/dev/null", dir,
-                    BIN, dir),
-                 0, "a nested list of counts is refused");
+                     BIN, dir),
+        0, "a nested list of counts is refused");
 }
 
 /* A full device behind stdout: every tool's answer, --help and --version included (they
@@ -510,6 +511,6 @@ Test(bad_input, full_stdout_every_tool, .init = setup, .fini = teardown, .timeou
             if (*q == '\n') line = q + 1;
         cr_expect_eq(st, 2, "%s >/dev/full: exit %d, not 2: %s", CMDS[i], st, err);
         cr_expect(strstr(line, "cannot write to stdout (No space left on device)") != NULL,
-                  "%s >/dev/full: the last line does not name the full device: %s", CMDS[i], err);
+            "%s >/dev/full: the last line does not name the full device: %s", CMDS[i], err);
     }
 }

@@ -54,83 +54,23 @@ typedef struct {
 static const markov_case_t CASES[] = {
     /* Greedy takes 0 (.5) then 0 (.4): .2. Two beams keep [0] (.5) and [1] (.4); then
      * [0,*] = .2 .175 .125 and [1,*] = .36 .024 .016, so [1,0] (.36) beats greedy. */
-    {"beam beats greedy",
-     {{.5, .4, .1}, {{.4, .35, .25}, {.9, .06, .04}, {.2, .3, .5}}, 0, {0}},
-     2,
-     2,
-     -1,
-     2,
-     {{1, 0}, {0, 0}},
-     {2, 2},
-     {0, 0},
-     {.36, .2},
-     0,
-     0,
-     {1, 2},
-     2},
-    {"one beam is greedy",
-     {{.5, .4, .1}, {{.4, .35, .25}, {.9, .06, .04}, {.2, .3, .5}}, 0, {0}},
-     1,
-     2,
-     -1,
-     1,
-     {{0, 0}},
-     {2},
-     {0},
-     {.2},
-     0,
-     0,
-     {1, 1},
-     2},
+    {"beam beats greedy", {{.5, .4, .1}, {{.4, .35, .25}, {.9, .06, .04}, {.2, .3, .5}}, 0, {0}}, 2, 2, -1, 2,
+        {{1, 0}, {0, 0}}, {2, 2}, {0, 0}, {.36, .2}, 0, 0, {1, 2}, 2},
+    {"one beam is greedy", {{.5, .4, .1}, {{.4, .35, .25}, {.9, .06, .04}, {.2, .3, .5}}, 0, {0}}, 1, 2, -1, 1,
+        {{0, 0}}, {2}, {0}, {.2}, 0, 0, {1, 1}, 2},
     /* Three beams: [0] .5, [1] .4, [2] .1; then .36 [1,0], .2 [0,0], .175 [0,1] (next .125). */
-    {"three beams",
-     {{.5, .4, .1}, {{.4, .35, .25}, {.9, .06, .04}, {.2, .3, .5}}, 0, {0}},
-     3,
-     2,
-     -1,
-     3,
-     {{1, 0}, {0, 0}, {0, 1}},
-     {2, 2, 2},
-     {0, 0, 0},
-     {.36, .2, .175},
-     0,
-     0,
-     {1, 3},
-     2},
+    {"three beams", {{.5, .4, .1}, {{.4, .35, .25}, {.9, .06, .04}, {.2, .3, .5}}, 0, {0}}, 3, 2, -1, 3,
+        {{1, 0}, {0, 0}, {0, 1}}, {2, 2, 2}, {0, 0, 0}, {.36, .2, .175}, 0, 0, {1, 3}, 2},
     /* Stop token 2. Step 0: [0] .5, [1] .4 ([stop] .1 dropped). Step 1: [1,stop] .36 finishes,
      * [0,0] .2 ([0,1] .175 dropped). Step 2: the finished [1] (.36) stays ahead of
      * [0,0,0] .08, [0,0,1] .07, [0,0,stop] .05; only [0,0] is fed at the last call. */
-    {"a finished beam wins",
-     {{.5, .4, .1}, {{.4, .35, .25}, {.05, .05, .9}, {1. / 3, 1. / 3, 1. / 3}}, 0, {0}},
-     2,
-     3,
-     2,
-     2,
-     {{1}, {0, 0, 0}},
-     {1, 3},
-     {1, 0},
-     {.36, .08},
-     0,
-     0,
-     {1, 2, 1},
-     3},
+    {"a finished beam wins", {{.5, .4, .1}, {{.4, .35, .25}, {.05, .05, .9}, {1. / 3, 1. / 3, 1. / 3}}, 0, {0}}, 2, 3,
+        2, 2, {{1}, {0, 0, 0}}, {1, 3}, {1, 0}, {.36, .08}, 0, 0, {1, 2, 1}, 3},
     /* Exact ties (equal logits of one row give bit-equal lp). Stable: step 0 keeps [0] .5 and
      * [1] .25 over [2] .25 (boundary tie); step 1: [0,0] = [0,1] = [0,2] = 1/6 (row 0 is
      * uniform) beat [1,0] .125: keeps [0,0], [0,1] (an inside and a boundary tie). */
-    {"stable ties",
-     {{.5, .25, .25}, {{1. / 3, 1. / 3, 1. / 3}, {.5, .3, .2}, {1, 0, 0}}, 0, {0}},
-     2,
-     2,
-     -1,
-     2,
-     {{0, 0}, {0, 1}},
-     {2, 2},
-     {0, 0},
-     {1. / 6, 1. / 6},
-     2,
-     1,
-     {1, 2},
-     2},
+    {"stable ties", {{.5, .25, .25}, {{1. / 3, 1. / 3, 1. / 3}, {.5, .3, .2}, {1, 0, 0}}, 0, {0}}, 2, 2, -1, 2,
+        {{0, 0}, {0, 1}}, {2, 2}, {0, 0}, {1. / 6, 1. / 6}, 2, 1, {1, 2}, 2},
 };
 
 static void check_case(const markov_case_t *c, const drift_beam_t *b, const markov_t *src)
@@ -141,17 +81,17 @@ static void check_case(const markov_case_t *c, const drift_beam_t *b, const mark
         cr_assert_eq(b->finished[i], c->fin[i], "%s: beam %d finished", c->name, i);
         for (int t = 0; t < c->len[i]; t++)
             cr_assert_eq(b->tokens[i * b->stride + t], c->tok[i][t], "%s: beam %d token %d is %d, expected %d", c->name,
-                         i, t, b->tokens[i * b->stride + t], c->tok[i][t]);
+                i, t, b->tokens[i * b->stride + t], c->tok[i][t]);
         cr_assert(fabs(b->score[i] - log(c->prob[i])) < SCORE_TOL, "%s: beam %d score %.17g, expected ln %.6g = %.17g",
-                  c->name, i, b->score[i], c->prob[i], log(c->prob[i]));
+            c->name, i, b->score[i], c->prob[i], log(c->prob[i]));
     }
-    cr_assert_eq(b->ties_boundary, c->boundary, "%s: %ld boundary ties, expected %ld", c->name, b->ties_boundary,
-                 c->boundary);
+    cr_assert_eq(
+        b->ties_boundary, c->boundary, "%s: %ld boundary ties, expected %ld", c->name, b->ties_boundary, c->boundary);
     cr_assert_eq(b->ties_inside, c->inside, "%s: %ld inside ties, expected %ld", c->name, b->ties_inside, c->inside);
     cr_assert_eq(src->calls, c->calls, "%s: %d source calls, expected %d", c->name, src->calls, c->calls);
     for (int k = 0; k < c->calls; k++)
-        cr_assert_eq(src->rows[k], c->rows[k], "%s: call %d had %d rows, expected %d", c->name, k, src->rows[k],
-                     c->rows[k]);
+        cr_assert_eq(
+            src->rows[k], c->rows[k], "%s: call %d had %d rows, expected %d", c->name, k, src->rows[k], c->rows[k]);
 }
 
 Test(beam, hand_derived_markov_cases)
@@ -286,8 +226,8 @@ Test(beam, one_beam_is_drift_generate, .init = load, .fini = unload)
         cr_assert_eq(drift_beam_search(&b, m, cs[i].p, cs[i].n, &o, err, sizeof err), 0, "%s", err);
         cr_assert_eq(b.nbeams, 1);
         cr_assert_eq(b.len[0], g.n, "case %zu: %d tokens, greedy %d", i, b.len[0], g.n);
-        cr_assert_eq(b.finished[0], g.n < ntok, "case %zu: finished %d after %d of %d tokens", i, b.finished[0], g.n,
-                     ntok);
+        cr_assert_eq(
+            b.finished[0], g.n < ntok, "case %zu: finished %d after %d of %d tokens", i, b.finished[0], g.n, ntok);
         for (int t = 0; t < g.n; t++)
             cr_assert_eq(b.tokens[t], g.token[t], "case %zu step %d: %d, greedy %d", i, t, b.tokens[t], g.token[t]);
         drift_beam_free(&b);
@@ -336,8 +276,8 @@ Test(beam, scores_are_teacher_forced_log_probs, .init = load, .fini = unload)
                 for (int v = 0; v < V; v++) z += exp(l[v] - mx);
                 s += (l[seq[NP + t]] - mx) - log(z);
             }
-            cr_assert_eq(s, b.score[i], "numerics %d beam %d: teacher-forced %.17g, beam search %.17g", k, i, s,
-                         b.score[i]);
+            cr_assert_eq(
+                s, b.score[i], "numerics %d beam %d: teacher-forced %.17g, beam search %.17g", k, i, s, b.score[i]);
         }
         free(L);
         drift_beam_free(&b);

@@ -49,17 +49,16 @@ Test(calc_forecast, csv_dump_by_hand, .init = setup, .fini = teardown)
     double p0 = 1 - (1 - 0.00134989803163009) * (1 - 0.0227501319481792);
     char want[1024];
     snprintf(want, sizeof want,
-             "rank,text,steps,p_part,risk_step,risk_gap,risk_p,min_gap\n"
-             "1,1,1,0.5,0,0,0.5,0\n"
-             "2,0,2,%.9g,1,0.25,%.9g,0.25\n"
-             "3,2,1,0,-1,nan,0,8\n",
-             p0, 0.0227501319481792);
+        "rank,text,steps,p_part,risk_step,risk_gap,risk_p,min_gap\n"
+        "1,1,1,0.5,0,0,0.5,0\n"
+        "2,0,2,%.9g,1,0.25,%.9g,0.25\n"
+        "3,2,1,0,-1,nan,0,8\n",
+        p0, 0.0227501319481792);
     cr_expect_str_eq(out, want);
     /* pi scales each risk; --tokens 1 keeps the first step only */
     snprintf(cmd, sizeof cmd, CALC " forecast --law gauss --scale 0.125 --pi 0.5 --tokens 1 '%s'", f);
     cr_assert_eq(run_stdout(cmd, out, sizeof out), 0);
-    snprintf(
-        want, sizeof want,
+    snprintf(want, sizeof want,
         "rank,text,steps,p_part,risk_step,risk_gap,risk_p,min_gap\n1,1,1,0.25,0,0,0.25,0\n2,0,1,%.9g,0,0.375,%.9g,0.375\n",
         0.5 * 0.00134989803163009, 0.5 * 0.00134989803163009);
     cr_expect(!strncmp(out, want, strlen(want)), "%s", out);
@@ -155,7 +154,7 @@ Test(calc_forecast, round_trip_through_the_experiment, .init = setup, .fini = te
     char cmd[1024];
     static char out[8192], err[8192];
     snprintf(cmd, sizeof cmd, DRIFT_BIN_DIR "/forecast --profile quick --quiet --out '%s/run' --dump-logits '%s/a.npy'",
-             dir, dir);
+        dir, dir);
     cr_assert_eq(run_capture(cmd, out, sizeof out, err, sizeof err), 0, "%s", err);
     snprintf(cmd, sizeof cmd, CALC " forecast --pair batch-alone --data '%s/run' '%s/a.npy'", dir, dir);
     cr_assert_eq(run_stdout(cmd, out, sizeof out), 0);
@@ -196,8 +195,8 @@ Test(calc_forecast, round_trip_through_the_experiment, .init = setup, .fini = te
         double p;
         if (sscanf(line, "%d,%d,%d,%lf", &rank, &text, &steps, &p) != 4) continue;
         cr_assert(text >= 0 && text < n);
-        cr_expect(fabs(p - want[text]) <= 1e-5 * fabs(want[text]) + 1e-12, "text %d: %g, experiment %g", text, p,
-                  want[text]);
+        cr_expect(
+            fabs(p - want[text]) <= 1e-5 * fabs(want[text]) + 1e-12, "text %d: %g, experiment %g", text, p, want[text]);
         seen++;
     }
     cr_expect_eq(seen, n);

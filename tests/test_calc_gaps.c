@@ -93,9 +93,8 @@ Test(calc_gaps, npy_dump_and_shapes, .init = setup, .fini = teardown)
 /* Refusals: a row of one logit, a ragged CSV (the line named), a NaN logit. */
 Test(calc_gaps, bad_dumps, .init = setup, .fini = teardown)
 {
-    static const char *const BAD[][2] = {{"1\n", "V = 1"},
-                                         {"1,2,3\n4,5\n", ":2: 2 values on this line, 3 on line 1"},
-                                         {"1,nan\n", "is nan (accepted: finite logits)"}};
+    static const char *const BAD[][2] = {{"1\n", "V = 1"}, {"1,2,3\n4,5\n", ":2: 2 values on this line, 3 on line 1"},
+        {"1,nan\n", "is nan (accepted: finite logits)"}};
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
         char path[128], cmd[512], out[256], err[1024];
         snprintf(path, sizeof path, "%s/bad%zu.csv", dir, i);
@@ -123,7 +122,7 @@ Test(calc_gaps, agrees_with_argmax_flip_trials, .init = setup, .fini = teardown,
     cr_assert_eq(
         sh("'%s/argmax_flip' --profile quick --K 64 --rows 0 --ties 0 --reps 2 --formats fp32 --orders seq --trials --quiet "
            "--out '%s/af' >/dev/null",
-           DRIFT_BIN_DIR, dir),
+            DRIFT_BIN_DIR, dir),
         0);
     char path[256];
     snprintf(path, sizeof path, "%s/af/argmax_flip_trials.csv", dir);
@@ -137,8 +136,8 @@ Test(calc_gaps, agrees_with_argmax_flip_trials, .init = setup, .fini = teardown,
     while (fgets(line, sizeof line, in) && n < 4096) {
         if (line[0] == '#') continue;
         if (!header++) {
-            cr_assert(strncmp(line, "K,format,trial,target_rel,gap_hex,gap,rel_gap,s,l1,", 51) == 0, "columns: %s",
-                      line);
+            cr_assert(
+                strncmp(line, "K,format,trial,target_rel,gap_hex,gap,rel_gap,s,l1,", 51) == 0, "columns: %s", line);
             continue;
         }
         char fmt[16], gap_hex[64];
@@ -173,14 +172,14 @@ Test(calc_gaps, agrees_with_argmax_flip_trials, .init = setup, .fini = teardown,
         int row, V, tie, top1, top2, can;
         char gap_hex[64], ulp_hex[64];
         cr_assert_eq(sscanf(line, "%d,%d,%d,%d,%d,%*[^,],%*[^,],%*[^,],%*[^,],%63[^,],%*[^,],%63[^,],%*[^,],%d", &row,
-                            &V, &tie, &top1, &top2, gap_hex, ulp_hex, &can),
-                     8, "%s", line);
+                         &V, &tie, &top1, &top2, gap_hex, ulp_hex, &can),
+            8, "%s", line);
         cr_assert_lt(r, n);
         cr_expect(row == r && V == 2 && tie == 0 && top1 == 0 && top2 == 1, "row %d: %s", r, line);
         double g = strtod(gap_hex, NULL);
         cr_expect_eq(g, want_diff[r], "row %d: calc's gap %s, l1 - l2 = %a", r, gap_hex, want_diff[r]);
-        cr_expect_leq(fabs(g - want_gap[r]), want_tol[r], "row %d: calc's gap %s, argmax_flip's %a", r, gap_hex,
-                      want_gap[r]);
+        cr_expect_leq(
+            fabs(g - want_gap[r]), want_tol[r], "row %d: calc's gap %s, argmax_flip's %a", r, gap_hex, want_gap[r]);
         cr_expect_eq(strtod(ulp_hex, NULL), want_ulp[r], "row %d: ulp_fp32 %s, by frexp %a", r, ulp_hex, want_ulp[r]);
         cr_expect_eq(can, g <= want_ulp[r], "row %d: can_flip_fp32 %d", r, can);
         r++;

@@ -49,8 +49,8 @@ Test(calc_npy, same_row_as_text, .init = setup, .fini = teardown)
     snprintf(cmd, sizeof cmd, CALC " argmax --format fp16 --order seq %s/h.npy %s/w.npy", dir, dir);
     cr_assert_eq(run_stdout(cmd, a, sizeof a), 0);
     snprintf(cmd, sizeof cmd,
-             CALC " argmax --format fp16 --order seq " DRIFT_SOURCE_DIR "/docs/examples/h.txt " DRIFT_SOURCE_DIR
-                  "/docs/examples/w.txt");
+        CALC " argmax --format fp16 --order seq " DRIFT_SOURCE_DIR "/docs/examples/h.txt " DRIFT_SOURCE_DIR
+             "/docs/examples/w.txt");
     cr_assert_eq(run_stdout(cmd, b, sizeof b), 0);
     cr_assert_str_eq(a, b);
     /* float16 data: 1.0 is 0x3c00 (IEEE binary16), four of them; exact sum 4 */
@@ -79,7 +79,7 @@ Test(calc_npy, malformed_files_exit_2_with_one_line, .init = setup, .fini = tear
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, x), }", -1, "shape"},
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", 0, "empty"},
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, 9999999999), }", -1,
-         "large"},
+            "large"},
         {"\x93NUMPY", "{'descr': '<f4', 'shape': (3, 4), }", -1, "fortran_order"},
         /* the header is a dict with the three keys once each (numpy.load refuses the rest too) */
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), 'descr': '<f8', }", -1, "given twice"},
@@ -87,7 +87,7 @@ Test(calc_npy, malformed_files_exit_2_with_one_line, .init = setup, .fini = tear
         {"\x93NUMPY", "['descr', '<f4', 'fortran_order', False, 'shape', (3, 4)]", -1, "not a dict"},
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), 'extra': 1, }", -1, "other than"},
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } {'shape': (12,)}", -1,
-         "after the dict"},
+            "after the dict"},
         {"\x93NUMPY", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4) 'x'}", -1, "no ','"},
         {"\x93NUMPY", "{descr: '<f4', 'fortran_order': False, 'shape': (3, 4), }", -1, "quoted"},
     };

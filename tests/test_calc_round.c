@@ -63,7 +63,7 @@ ParameterizedTestParameters(calc_round, known_rows)
         {"round --format fp16 --mode rz 0.1", "0x1.999999999999ap-4,fp16,rz,0x1.998p-4,0.0999755859375,0x2e66,normal"},
         {"round --format fp16 --mode ru 0.1", "0x1.999999999999ap-4,fp16,ru,0x1.99cp-4,0.10003662109375,0x2e67,normal"},
         {"round --format fp16 --mode rd -0.1",
-         "-0x1.999999999999ap-4,fp16,rd,-0x1.99cp-4,-0.10003662109375,0xae67,normal"},
+            "-0x1.999999999999ap-4,fp16,rd,-0x1.99cp-4,-0.10003662109375,0xae67,normal"},
         /* Negative bf16: the sign bit on top of 0x3dcd. */
         {"round --format bf16 -0.1", "-0x1.999999999999ap-4,bf16,rne,-0x1.9ap-4,-0.10009765625,0xbdcd,normal"},
         /* fp8 e4m3 (OCP fn) has no infinity: 70000 overflows to NaN, S.1111.111 = 0x7f. */
@@ -74,10 +74,10 @@ ParameterizedTestParameters(calc_round, known_rows)
         {"round --format fp8e5m2 70000", "0x1.117p+16,fp8e5m2,rne,inf,inf,0x7c,inf"},
         /* fp64: the IEEE word of 0.1, 0x3fb999999999999a (every textbook). */
         {"round --format fp64 0.1",
-         "0x1.999999999999ap-4,fp64,rne,0x1.999999999999ap-4,0.10000000000000001,0x3fb999999999999a,normal"},
+            "0x1.999999999999ap-4,fp64,rne,0x1.999999999999ap-4,0.10000000000000001,0x3fb999999999999a,normal"},
         /* fp32(0.1) = 0x1.99999ap-4 = 0x3dcccccd (the well-known float 0.1). */
         {"round --format fp32 0.1",
-         "0x1.999999999999ap-4,fp32,rne,0x1.99999ap-4,0.10000000149011612,0x3dcccccd,normal"},
+            "0x1.999999999999ap-4,fp32,rne,0x1.99999ap-4,0.10000000149011612,0x3dcccccd,normal"},
         /* Infinity stays infinity where the format has one. */
         {"round --format bf16 -inf", "-inf,bf16,rne,-inf,-inf,0xff80,inf"},
     };
@@ -156,7 +156,7 @@ Test(calc_round, stochastic_rounding)
     /* A different seed gives a different sequence (P(equal) = tiny, as above). */
     char args2[4096];
     snprintf(args2, sizeof args2, "round --format fp16 --mode sr --seed 8%s",
-             args + strlen("round --format fp16 --mode sr --seed 7"));
+        args + strlen("round --format fp16 --mode sr --seed 7"));
     cr_assert_eq(run_calc(args2, out2, sizeof out2, err, sizeof err), 0, "%s", err);
     run_calc(args, out1, sizeof out1, err, sizeof err);
     cr_assert_str_neq(out1, out2, "seeds 7 and 8 gave the same draws");

@@ -88,7 +88,7 @@ Test(calc_sum, dot_fma_nofma)
     cr_assert_eq(run(cmd, out, sizeof out, NULL), 0);
     cr_assert(strstr(out, "seq,fp32,fp32,1,0x1p-11,0.00048828125,0x1.0008p-11,0.00048834085464477539,"
                           "5.9604644775390625e-08,"),
-              "%s", out);
+        "%s", out);
     cr_assert(strstr(out, ",1024\n"), "%s", out);
     remove(fa);
     remove(fb);

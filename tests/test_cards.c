@@ -20,9 +20,18 @@ typedef struct {
 } card_t;
 
 static const card_t CARDS[] = {
-    {"a100", 108, "a100"},     {"h100", 132, "h100"},   {"h200", 132, "h200"}, {"b200", 148, "b200"},
-    {"l40s", 142, "l40s"},     {"rtx4090", 128, "ada"}, {"rtx3090", 82, "a2"}, {"v100", 80, "v100"},
-    {"mi300x", 304, "mi300x"}, {"a2", 10, "a2"},        {"a30", 56, "a30"},    {"h100pcie", 114, "h100"},
+    {"a100", 108, "a100"},
+    {"h100", 132, "h100"},
+    {"h200", 132, "h200"},
+    {"b200", 148, "b200"},
+    {"l40s", 142, "l40s"},
+    {"rtx4090", 128, "ada"},
+    {"rtx3090", 82, "a2"},
+    {"v100", 80, "v100"},
+    {"mi300x", 304, "mi300x"},
+    {"a2", 10, "a2"},
+    {"a30", 56, "a30"},
+    {"h100pcie", 114, "h100"},
 };
 
 Test(cards, vendor_counts_and_models)
@@ -55,9 +64,8 @@ Test(cards, spellings)
 /* tc:CARD is the card's model, printed canonically: data never carries the card's spelling. */
 Test(cards, tc_orders_print_the_model)
 {
-    static const char *const SPEC[][2] = {{"tc:rtx4090", "tc:ada"},   {"tc:RTX-4090", "tc:ada"},
-                                          {"tc:H100", "tc:h100"},     {"tc:h100pcie", "tc:h100"},
-                                          {"tc:MI300X", "tc:mi300x"}, {"seq", "seq"}};
+    static const char *const SPEC[][2] = {{"tc:rtx4090", "tc:ada"}, {"tc:RTX-4090", "tc:ada"}, {"tc:H100", "tc:h100"},
+        {"tc:h100pcie", "tc:h100"}, {"tc:MI300X", "tc:mi300x"}, {"seq", "seq"}};
     for (size_t i = 0; i < sizeof SPEC / sizeof *SPEC; i++) {
         drift_order_t o;
         char buf[DRIFT_ORDER_SPEC_MAX];

@@ -56,7 +56,7 @@ Test(kernel_list, tiled_specs_keep_their_commas)
     cr_assert_eq(drift_kernel_list_parse(k, names, 4, "naive,naive", err, sizeof err), DRIFT_EINVAL);
     cr_assert(strstr(err, "given twice"), "%s", err);
     cr_assert_eq(drift_kernel_list_parse(k, names, 4, "naive,", err, sizeof err), DRIFT_EINVAL);
-    cr_assert_eq(drift_kernel_list_parse(k, names, 1, "naive,splitk:4", err, sizeof err), DRIFT_EINVAL,
-                 "more than max");
+    cr_assert_eq(
+        drift_kernel_list_parse(k, names, 1, "naive,splitk:4", err, sizeof err), DRIFT_EINVAL, "more than max");
     cr_assert_eq(drift_kernel_list_parse(k, names, 4, "bogus", err, sizeof err), DRIFT_EINVAL);
 }

@@ -175,8 +175,8 @@ Test(chat_template, small_buffer_and_bad_text)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
-        cr_expect_eq(drift_chat_template_parse(&t, bad[i].tmpl, strlen(bad[i].tmpl), err, sizeof err), bad[i].rc,
-                     "case %zu", i);
+        cr_expect_eq(
+            drift_chat_template_parse(&t, bad[i].tmpl, strlen(bad[i].tmpl), err, sizeof err), bad[i].rc, "case %zu", i);
         cr_expect(err[0] && !strchr(err, '\n'), "case %zu: one line: '%s'", i, err);
         cr_expect_eq(t.family, DRIFT_CHAT_NONE, "case %zu", i);
     }

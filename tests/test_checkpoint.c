@@ -72,20 +72,14 @@ typedef struct {
 } bad_case_t;
 
 static bad_case_t BAD[] = {
-    {-1, 0, -4, "truncated"},
-    {-1, 0, -1, "truncated"},
-    {-1, 0, 4, "oversized"},
-    {0, -64, 0, "dim must be a positive integer, found -64"},
-    {0, 0, 0, "dim must be a positive integer, found 0"},
+    {-1, 0, -4, "truncated"}, {-1, 0, -1, "truncated"}, {-1, 0, 4, "oversized"},
+    {0, -64, 0, "dim must be a positive integer, found -64"}, {0, 0, 0, "dim must be a positive integer, found 0"},
     {1, -5, 0, "hidden_dim must be a positive integer, found -5"},
     {2, 0, 0, "n_layers must be a positive integer, found 0"},
-    {3, 3, 0, "n_heads must divide dim, found dim 16 and n_heads 3"},
-    {3, 16, 0, "head size dim/n_heads must be even"},
+    {3, 3, 0, "n_heads must divide dim, found dim 16 and n_heads 3"}, {3, 16, 0, "head size dim/n_heads must be even"},
     {4, 3, 0, "n_kv_heads must divide n_heads, found n_heads 4 and n_kv_heads 3"},
-    {4, 8, 0, "n_kv_heads must divide n_heads"},
-    {5, 0, 0, "vocab_size| must be at least 2, found 0"},
-    {5, -1, 0, "vocab_size| must be at least 2, found 1"},
-    {6, -1, 0, "seq_len must be a positive integer, found -1"},
+    {4, 8, 0, "n_kv_heads must divide n_heads"}, {5, 0, 0, "vocab_size| must be at least 2, found 0"},
+    {5, -1, 0, "vocab_size| must be at least 2, found 1"}, {6, -1, 0, "seq_len must be a positive integer, found -1"},
     {5, 38, 0, "truncated: the header"},   /* the header lies: one more token than stored */
     {6, 13, 0, "truncated"},               /* a longer freq_cis table than stored */
     {1, 2000000000, 0, "imply more than"}, /* sizes that cannot fit */
@@ -171,8 +165,8 @@ Test(checkpoint, tokenizer_round_trip)
     cr_assert_eq(n, 2);
     cr_assert(ids[0] == 1 && ids[1] == 261, "%d %d", ids[0], ids[1]);
     drift_tokenizer_free(&t);
-    cr_assert_eq(drift_tokenizer_read(&t, path, V + 1, err, sizeof err), DRIFT_EINVAL,
-                 "a vocabulary too large is truncated");
+    cr_assert_eq(
+        drift_tokenizer_read(&t, path, V + 1, err, sizeof err), DRIFT_EINVAL, "a vocabulary too large is truncated");
     cr_assert(strstr(err, "expected 265 tokens, found 264"), "%s", err);
     cr_assert_eq(drift_tokenizer_read(&t, path, V - 1, err, sizeof err), DRIFT_EINVAL);
     cr_assert(strstr(err, "oversized"), "%s", err);

@@ -32,8 +32,8 @@ static void check_one_line_naming(const char *args, const char *err, const char 
     const char *nl = strchr(err, '\n');
     cr_assert(nl && nl[1] == 0, "formats %s: stderr must be exactly one line, got: '%s'", args, err);
     cr_assert(strstr(err, name), "formats %s: the message does not name '%s': %s", args, name, err);
-    cr_assert(!strncmp(err, "formats: ", 9), "formats %s: the message should start with the program name: %s", args,
-              err);
+    cr_assert(
+        !strncmp(err, "formats: ", 9), "formats %s: the message should start with the program name: %s", args, err);
 }
 
 typedef struct {
@@ -118,7 +118,7 @@ Test(cli, failing_run_keeps_existing_data, .init = make_dir, .fini = remove_dir)
     snprintf(args, sizeof args, "--out %s --quiet --samples 20", dir);
     cr_assert_eq(run_formats(args, err, sizeof err), 0, "good run failed: %s", err);
     const char *files[] = {"formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats_relerr.csv",
-                           "formats.md",  "formats.manifest"}; /* the manifest: lib/run/manifest.h */
+        "formats.md", "formats.manifest"}; /* the manifest: lib/run/manifest.h */
     enum { N = 6 };
     char *before[N];
     size_t len[N];
@@ -156,8 +156,8 @@ Test(cli, help_lists_every_option_with_its_default)
 {
     static char out[8192];
     cr_assert_eq(run_stdout(FORMATS " --help", out, sizeof out), 0);
-    const char *opts[] = {"--seed",    "--profile", "--out",  "--formats", "--orders", "--backend",
-                          "--threads", "--quiet",   "--help", "--version", "--values", "--samples"};
+    const char *opts[] = {"--seed", "--profile", "--out", "--formats", "--orders", "--backend", "--threads", "--quiet",
+        "--help", "--version", "--values", "--samples"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         cr_assert(strstr(out, opts[i]), "--help lacks %s", opts[i]);
     cr_assert(strstr(out, "default"), "--help shows no defaults");
@@ -174,9 +174,9 @@ Test(cli, help_says_what_is_not_taken)
     cr_assert(!strstr(out, "--orders LIST"), "formats --help offers --orders: %s", out);
     cr_assert_eq(run_stdout(DRIFT_BIN_DIR "/layer_drift --help", out, sizeof out), 0);
     cr_assert(strstr(out, "(--formats is not accepted: layer_drift takes no formats or orders"),
-              "layer_drift --help: %s", out);
-    cr_assert(!strstr(out, "--formats LIST") && !strstr(out, "--orders LIST"), "layer_drift --help offers them: %s",
-              out);
+        "layer_drift --help: %s", out);
+    cr_assert(
+        !strstr(out, "--formats LIST") && !strstr(out, "--orders LIST"), "layer_drift --help offers them: %s", out);
 }
 
 /* ---- the option syntax's pieces (cli_args.c), called directly ----------------------------- */
@@ -204,7 +204,7 @@ Test(cli, edit_distance_by_hand)
     };
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
         cr_expect_eq(drift_edit_distance(C[i].a, C[i].b), C[i].d, "%s / %s: %d, want %d", C[i].a, C[i].b,
-                     drift_edit_distance(C[i].a, C[i].b), C[i].d);
+            drift_edit_distance(C[i].a, C[i].b), C[i].d);
 }
 
 Test(cli, suggest_within_a_third_of_the_word)
@@ -245,11 +245,10 @@ Test(cli, format_aliases_any_case)
     static const struct {
         const char *name;
         const char *canonical;
-    } C[] = {{"bfloat16", "bf16"}, {"BF16", "bf16"},        {"BFloat16", "bf16"},      {"float16", "fp16"},
-             {"half", "fp16"},     {"HALF", "fp16"},        {"float32", "fp32"},       {"single", "fp32"},
-             {"float", "fp32"},    {"float64", "fp64"},     {"double", "fp64"},        {"tf32", "tf32"},
-             {"TF32", "tf32"},     {"e4m3", "fp8e4m3"},     {"fp8_e4m3fn", "fp8e4m3"}, {"float8_e4m3fn", "fp8e4m3"},
-             {"e5m2", "fp8e5m2"},  {"fp8_e5m2", "fp8e5m2"}, {"FP8E5M2", "fp8e5m2"}};
+    } C[] = {{"bfloat16", "bf16"}, {"BF16", "bf16"}, {"BFloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"},
+        {"HALF", "fp16"}, {"float32", "fp32"}, {"single", "fp32"}, {"float", "fp32"}, {"float64", "fp64"},
+        {"double", "fp64"}, {"tf32", "tf32"}, {"TF32", "tf32"}, {"e4m3", "fp8e4m3"}, {"fp8_e4m3fn", "fp8e4m3"},
+        {"float8_e4m3fn", "fp8e4m3"}, {"e5m2", "fp8e5m2"}, {"fp8_e5m2", "fp8e5m2"}, {"FP8E5M2", "fp8e5m2"}};
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
         drift_format_t f;
         cr_assert_eq(drift_format_parse(&f, C[i].name), 0, "%s refused", C[i].name);

@@ -41,10 +41,8 @@ static drift_cuda_gemm_t gk(const char *spec)
 
 Test(cuda_args, gemm_specs_round_trip)
 {
-    static const char *good[] = {
-        "naive",         "tiled:128,128,32", "splitk:4",    "splitk:4:tree", "tc:h100",           "splitk:8:atomic",
-        "cublas",        "cublas:pedantic",  "cublas:tf32", "cublaslt",      "cublaslt:pedantic", "cublaslt:tf32",
-        "cublaslt:fixed"};
+    static const char *good[] = {"naive", "tiled:128,128,32", "splitk:4", "splitk:4:tree", "tc:h100", "splitk:8:atomic",
+        "cublas", "cublas:pedantic", "cublas:tf32", "cublaslt", "cublaslt:pedantic", "cublaslt:tf32", "cublaslt:fixed"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         drift_cuda_gemm_t g = gk(good[i]);
         char buf[DRIFT_CUDA_GEMM_SPEC_MAX];
@@ -57,20 +55,9 @@ Test(cuda_args, bad_gemm_specs_are_refused)
 {
     /* every one of these is also refused by the CPU grammar (gemm.h), checked first; tc:h300 is no
      * architecture (tc:h200 became one with the hardware-conformance work) */
-    static const char *bad[] = {"",
-                                "Naive",
-                                "splitk:0",
-                                "splitk:4:tree:atomic",
-                                "splitk:4:atomic:tree",
-                                "splitk::atomic",
-                                "naive:atomic",
-                                "tiled:1,2,3:atomic",
-                                "cublas:",
-                                "cublas:fixed",
-                                "cublaslt:TF32",
-                                "tc:h300",
-                                "splitk:04:atomic",
-                                "atomic"};
+    static const char *bad[] = {"", "Naive", "splitk:0", "splitk:4:tree:atomic", "splitk:4:atomic:tree",
+        "splitk::atomic", "naive:atomic", "tiled:1,2,3:atomic", "cublas:", "cublas:fixed", "cublaslt:TF32", "tc:h300",
+        "splitk:04:atomic", "atomic"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         drift_gemm_kernel_t k;
         drift_cuda_gemm_t g;
@@ -129,8 +116,8 @@ Test(cuda_args, gemm_errors_match_the_cpu)
         int want = drift_gemm(C ? Ccpu : NULL, A, B, c->M, c->N, c->K, &cpu, &o);
         cr_assert_neq(want, 0, "case %zu: the CPU accepts it; not a bad case", i);
         int got = drift_cuda_check_gemm(C, A, B, c->M, c->N, c->K, &g, &o);
-        cr_expect_eq(got, want, "case %zu (%s): GPU check %d, CPU %d (%s)", i, c->kernel, got, want,
-                     drift_cuda_message());
+        cr_expect_eq(
+            got, want, "case %zu (%s): GPU check %d, CPU %d (%s)", i, c->kernel, got, want, drift_cuda_message());
         cr_expect_neq(drift_cuda_message()[0], '\0', "case %zu: no message", i);
 #ifdef DRIFT_HAVE_CUDA
         double Cg[64];
@@ -189,7 +176,7 @@ Test(cuda_args, gpu_only_limits_are_unsupported_with_a_reason)
         cr_assert_eq(drift_gemm(C, x, x, 2, 2, 2, &cpu, &o), 0, "case %zu: the CPU must accept it", i);
         cr_expect_eq(drift_cuda_check_gemm(C, x, x, 2, 2, 2, &g, &o), DRIFT_EUNSUPPORTED, "case %zu", i);
         cr_expect(strstr(drift_cuda_message(), cases[i].why), "case %zu: message '%s' lacks '%s'", i,
-                  drift_cuda_message(), cases[i].why);
+            drift_cuda_message(), cases[i].why);
     }
     /* the epilogue: alpha, beta and out are the CPU's options; the GPU has only C = A B */
     drift_cuda_gemm_t g = gk("naive");
@@ -229,15 +216,15 @@ Test(cuda_args, reduce_errors_match_the_cpu)
         int want_sum = drift_sum(&r, x, 8, cases[i].o, &cases[i].acc);
         int want_dot = drift_dot(&r, x, x, 8, NULL, cases[i].o, &cases[i].acc);
         cr_assert_neq(want_sum, 0, "case %zu", i);
-        cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum,
-                     "sum case %zu", i);
-        cr_expect_eq(drift_cuda_check_reduce(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "dot case %zu",
-                     i);
+        cr_expect_eq(
+            drift_cuda_check_reduce(out, x, NULL, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum, "sum case %zu", i);
+        cr_expect_eq(
+            drift_cuda_check_reduce(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "dot case %zu", i);
 #ifdef DRIFT_HAVE_CUDA
-        cr_expect_eq(drift_cuda_sum(out, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum, "drift_cuda_sum case %zu",
-                     i);
-        cr_expect_eq(drift_cuda_dot(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "drift_cuda_dot case %zu",
-                     i);
+        cr_expect_eq(
+            drift_cuda_sum(out, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_sum, "drift_cuda_sum case %zu", i);
+        cr_expect_eq(
+            drift_cuda_dot(out, x, x, 8, 1, cases[i].o, &cases[i].acc, 0), want_dot, "drift_cuda_dot case %zu", i);
 #endif
     }
     /* NULL inputs with work to do: EINVAL as on the CPU */
@@ -257,8 +244,8 @@ Test(cuda_args, reduce_gpu_limits)
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &seq, &rna, 0), DRIFT_EUNSUPPORTED);
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &rnd, &f32, 0), DRIFT_EUNSUPPORTED);
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w2048, &f32, 0), DRIFT_EUNSUPPORTED);
-    cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w64, &f32, 2), DRIFT_EUNSUPPORTED,
-                 "shuffles need W <= 32");
+    cr_expect_eq(
+        drift_cuda_check_reduce(out, x, NULL, 4, 1, &w64, &f32, 2), DRIFT_EUNSUPPORTED, "shuffles need W <= 32");
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &pw, &f32, 2), DRIFT_EINVAL, "pairwise has one kernel");
     /* 0.1 is not an fp32 value: the GPU would read a different number */
     cr_expect_eq(drift_cuda_check_reduce(out, x, NULL, 4, 1, &w32, &f32, 0), DRIFT_EUNSUPPORTED);
@@ -378,15 +365,13 @@ Test(cuda_args, dispatcher_hook_gives_the_cpu_codes)
         const double *A;
         const drift_gemm_kernel_t *k;
         const drift_gemm_opts_t *o;
-    } cases[] = {{"NULL A", NULL, &naive, &good},
-                 {"tile 0", A, &badtile, &good},
-                 {"SR", A, &naive, &sr},
-                 {"tc:v100 bf16", A, &v100, &bf16}};
+    } cases[] = {{"NULL A", NULL, &naive, &good}, {"tile 0", A, &badtile, &good}, {"SR", A, &naive, &sr},
+        {"tc:v100 bf16", A, &v100, &bf16}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int cpu = drift_gemm(C, cases[i].A, B, 2, 2, 3, cases[i].k, cases[i].o);
         cr_assert_neq(cpu, 0, "%s is bad input", cases[i].what);
-        cr_expect_eq(ops->gemm(C, cases[i].A, B, 2, 2, 3, cases[i].k, cases[i].o, ran, sizeof ran), cpu, "%s",
-                     cases[i].what);
+        cr_expect_eq(
+            ops->gemm(C, cases[i].A, B, 2, 2, 3, cases[i].k, cases[i].o, ran, sizeof ran), cpu, "%s", cases[i].what);
     }
     drift_acc_t f32 = {DRIFT_FP32, DRIFT_RNE, 1}, sracc = {DRIFT_FP32, DRIFT_SR, 1};
     drift_order_t seq = order("seq"), tc = order("tc:h100");
@@ -457,10 +442,10 @@ Test(cuda_args, attention_errors_match_the_cpu)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char cpu_err[DRIFT_ERRMSG_MAX] = "";
         int cpu = drift_attention((double *)cases[i].out, cases[i].q, cases[i].nq, cases[i].q_pos, cases[i].kv, NULL,
-                                  cases[i].o, cpu_err, sizeof cpu_err);
+            cases[i].o, cpu_err, sizeof cpu_err);
         cr_assert_neq(cpu, 0, "%s is bad input", cases[i].what);
-        int gpu = drift_cuda_check_attention(cases[i].out, cases[i].q, cases[i].nq, cases[i].q_pos, cases[i].kv, NULL,
-                                             cases[i].o);
+        int gpu = drift_cuda_check_attention(
+            cases[i].out, cases[i].q, cases[i].nq, cases[i].q_pos, cases[i].kv, NULL, cases[i].o);
         cr_expect_eq(gpu, cpu, "%s: code", cases[i].what);
         cr_expect_str_eq(drift_cuda_message(), cpu_err, "%s: message", cases[i].what);
     }
@@ -478,17 +463,17 @@ Test(cuda_args, attention_subset_and_good_calls)
     for (size_t i = 0; i < sizeof q / sizeof *q; i++) q[i] = cos((double)i);
     cr_assert_eq(drift_kv_append(&kv, k, k, 16, NULL, 0), 0);
     /* good: every kernel, bf16 / fp16 / fp32 storage of P, any output */
-    static const char *kernels[] = {"standard",  "flash:16,4",  "flash:1,16",
-                                    "splitkv:3", "splitkv:2,4", "splitkv:size=8,4"};
+    static const char *kernels[] = {
+        "standard", "flash:16,4", "flash:1,16", "splitkv:3", "splitkv:2,4", "splitkv:size=8,4"};
     for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
         drift_attn_opts_t o = attn_opts(kernels[i]);
         o.pv.out = DRIFT_FP8E4M3;
-        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i],
-                     drift_cuda_message());
+        cr_expect_eq(
+            drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i], drift_cuda_message());
         o.pv.in = DRIFT_FP16;
         o.qk.in = DRIFT_FP8E5M2;
-        cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i],
-                     drift_cuda_message());
+        cr_expect_eq(
+            drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), 0, "%s: %s", kernels[i], drift_cuda_message());
     }
     /* the float path's limits: unsupported, with a reason naming the option */
     drift_attn_opts_t base = attn_opts("flash:16,4"), o;
@@ -525,7 +510,7 @@ Test(cuda_args, attention_subset_and_good_calls)
         }
         char err[DRIFT_ERRMSG_MAX];
         cr_assert_eq(drift_attention(out, q, 1, 15, &kv, NULL, &o, err, sizeof err), 0, "%s: the CPU takes it: %s",
-                     cases[i].what, err);
+            cases[i].what, err);
         cr_expect_eq(drift_cuda_check_attention(out, q, 1, 15, &kv, NULL, &o), DRIFT_EUNSUPPORTED, "%s", cases[i].what);
         cr_expect(strstr(drift_cuda_message(), cases[i].word), "%s: %s", cases[i].what, drift_cuda_message());
     }
@@ -536,7 +521,7 @@ Test(cuda_args, attention_subset_and_good_calls)
     bad.heads = 3;
     cr_expect_eq(ops->attention(out, q, 1, 15, &kv, NULL, &bad), DRIFT_EINVAL, "bad options: the CPU's code");
     cr_expect_eq(drift_cuda_attention(out, q, 1, 15, &kv, NULL, &base, 7, NULL), DRIFT_EINVAL,
-                 "kernel version 7 does not exist");
+        "kernel version 7 does not exist");
     if (drift_cuda_device_count() == 0) {
         cr_expect_eq(ops->attention(out, q, 1, 15, &kv, NULL, &base), DRIFT_EUNSUPPORTED);
         printf("skipped: no CUDA device (attention's good arguments left to cuda/check.sh)\n");
@@ -586,7 +571,7 @@ static float host_round(float x, drift_format_t f) { return (float)drift_rne(x, 
 
 /* drift_cuda_attention's host part with the rows run here instead of on the device. */
 static int rows_on_host(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                        const unsigned char *mask, const drift_attn_opts_t *o)
+    const unsigned char *mask, const drift_attn_opts_t *o)
 {
     attn_args_t a;
     float *hq, *hk, *hv;
@@ -604,8 +589,8 @@ static int rows_on_host(double *out, const double *q, size_t nq, size_t q_pos, c
 
 Test(cuda_args, attention_rows_logic_equals_drift_attention)
 {
-    static const char *kernels[] = {"standard",    "flash:64,64",       "flash:4,5",     "splitkv:3",
-                                    "splitkv:2,4", "splitkv:size=16,8", "splitkv:size=8"};
+    static const char *kernels[] = {
+        "standard", "flash:64,64", "flash:4,5", "splitkv:3", "splitkv:2,4", "splitkv:size=16,8", "splitkv:size=8"};
     static const drift_format_t fmts[] = {DRIFT_FP32, DRIFT_BF16, DRIFT_FP16};
     enum { H = 4, G = 2, D = 6, L = 37, NQ = 5 };
     double k[L * G * D], v[L * G * D], q[NQ * H * D], want[NQ * H * D], got[NQ * H * D];
@@ -636,8 +621,8 @@ Test(cuda_args, attention_rows_logic_equals_drift_attention)
                 cr_assert_eq(rows_on_host(got, q, NQ, q_pos, &kv, m, &o), 0);
                 size_t i = drift_backend_first_diff(got, want, NQ * H * D);
                 cr_expect_eq(i, (size_t)NQ * H * D, "%s %s variant %d: first difference at %zu: rows %a, cpu %a",
-                             kernels[ki], drift_format_name(fmts[f]), variant, i, i < NQ * H * D ? got[i] : 0,
-                             i < NQ * H * D ? want[i] : 0);
+                    kernels[ki], drift_format_name(fmts[f]), variant, i, i < NQ * H * D ? got[i] : 0,
+                    i < NQ * H * D ? want[i] : 0);
                 checked++;
             }
         drift_kv_free(&kv);
@@ -656,15 +641,15 @@ Test(cuda_args, gemm_streams_checks)
                       fixed = gk("cublaslt:fixed");
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 4), 0, "%s", drift_cuda_message());
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &blas, &o, DRIFT_CUDA_MAX_STREAMS), 0, "%s",
-                 drift_cuda_message());
+        drift_cuda_message());
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, 0), DRIFT_EINVAL, "0 streams");
-    cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, DRIFT_CUDA_MAX_STREAMS + 1),
-                 DRIFT_EINVAL);
+    cr_expect_eq(
+        drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &atomic, &o, DRIFT_CUDA_MAX_STREAMS + 1), DRIFT_EINVAL);
     cr_expect(strstr(drift_cuda_message(), "streams"), "%s", drift_cuda_message());
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &twin, &o, 2), DRIFT_EUNSUPPORTED, "a twin");
     cr_expect_eq(drift_cuda_check_gemm_streams(C, A, B, 2, 2, 3, &fixed, &o, 2), DRIFT_EUNSUPPORTED, "cublaslt:fixed");
-    cr_expect_eq(drift_cuda_check_gemm_streams(C, NULL, B, 2, 2, 3, &atomic, &o, 2), DRIFT_EINVAL,
-                 "the CPU's check first");
+    cr_expect_eq(
+        drift_cuda_check_gemm_streams(C, NULL, B, 2, 2, 3, &atomic, &o, 2), DRIFT_EINVAL, "the CPU's check first");
     /* no device selected: the dispatcher refuses, with the reason */
     char ran[64];
     cr_expect_eq(drift_dispatch_gemm_streams(C, A, B, 2, 2, 3, "cublas", &o, 2, ran, sizeof ran), DRIFT_EUNSUPPORTED);

@@ -48,9 +48,9 @@ Test(deployment, vllm_like_spelled_out)
     char s[DRIFT_DEPLOY_SPEC_MAX];
     drift_deployment_print(s, sizeof s, &d);
     cr_assert_str_eq(s,
-                     "card=h100,engine=lab,weights=bf16,compute=bf16,act=bf16,gemm=vendor-like,attention=splitkv:auto,"
-                     "kv=bf16,batch=continuous:64,padded=no,prefill-chunk=256,prefix-cache=on,tp=1,allreduce=ring,"
-                     "draft=0,sampler=greedy");
+        "card=h100,engine=lab,weights=bf16,compute=bf16,act=bf16,gemm=vendor-like,attention=splitkv:auto,"
+        "kv=bf16,batch=continuous:64,padded=no,prefill-chunk=256,prefix-cache=on,tp=1,allreduce=ring,"
+        "draft=0,sampler=greedy");
     cr_assert_eq(d.nx.sms, 132); /* H100 SXM5: 132 SMs (NVIDIA H100 datasheet) */
 }
 
@@ -168,8 +168,8 @@ static void decode(drift_gen_t *g, const char *spec, const int *prompt, int np, 
 }
 
 /* token ids of stories260K's 512-token vocabulary */
-static const int PROMPT[] = {1,   365, 471, 263, 431, 292, 227, 471, 263, 217, 326, 292, 365, 100,
-                             289, 318, 246, 292, 183, 446, 263, 480, 292, 107, 471, 289, 296, 471};
+static const int PROMPT[] = {1, 365, 471, 263, 431, 292, 227, 471, 263, 217, 326, 292, 365, 100, 289, 318, 246, 292,
+    183, 446, 263, 480, 292, 107, 471, 289, 296, 471};
 #define NP ((int)(sizeof PROMPT / sizeof *PROMPT))
 #define SMALL "card=a100,gemm=batch-invariant,compute=fp32,weights=fp32,act=fp32,kv=fp32"
 
@@ -231,9 +231,8 @@ Test(deployment, batch_invariant_kernels_ignore_the_schedule, .init = load, .fin
     drift_gen_t ref;
     decode(&ref, SMALL, PROMPT, NP, 0, 20, 1);
     static const char *const SCHED[] = {SMALL ",prefill-chunk=5", SMALL ",prefix-cache=on",
-                                        SMALL ",batch=continuous:16",
-                                        SMALL ",batch=static:8,padded=yes,prefill-chunk=7",
-                                        SMALL ",batch=continuous:16,prefill-chunk=3,prefix-cache=on"};
+        SMALL ",batch=continuous:16", SMALL ",batch=static:8,padded=yes,prefill-chunk=7",
+        SMALL ",batch=continuous:16,prefill-chunk=3,prefix-cache=on"};
     for (size_t i = 0; i < sizeof SCHED / sizeof *SCHED; i++)
         for (uint64_t seed = 1; seed <= 2; seed++) {
             drift_gen_t g;

@@ -20,8 +20,8 @@ static void random_matrix(double *x, size_t n, drift_format_t f, uint32_t key)
     for (size_t i = 0; i < n; i++) x[i] = drift_rne(drift_stream_normal(&s), f);
 }
 
-static void same_as_gemm(size_t M, size_t N, size_t K, const drift_gemm_kernel_t *kern, drift_format_t in,
-                         drift_format_t out)
+static void same_as_gemm(
+    size_t M, size_t N, size_t K, const drift_gemm_kernel_t *kern, drift_format_t in, drift_format_t out)
 {
     double *A = malloc(M * K * sizeof(double)), *B = malloc(K * N * sizeof(double));
     double *C1 = malloc(M * N * sizeof(double)), *C2 = malloc(M * N * sizeof(double));
@@ -41,7 +41,7 @@ static void same_as_gemm(size_t M, size_t N, size_t K, const drift_gemm_kernel_t
     cr_assert_eq(drift_gemm(C2, A, B, M, N, K, kern, &o), 0);
     for (size_t i = 0; i < M * N; i++)
         cr_assert(memcmp(&C1[i], &C2[i], sizeof(double)) == 0, "M %zu N %zu K %zu S %d: C[%zu] %a, drift_gemm %a", M, N,
-                  K, kern->splits, i, C1[i], C2[i]);
+            K, kern->splits, i, C1[i], C2[i]);
     free(A), free(B), free(C1), free(C2), free(sa), free(sc), free(Bf);
 }
 

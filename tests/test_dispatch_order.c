@@ -16,8 +16,8 @@ static drift_order_t order(const char *spec)
 
 Test(dispatch_order, sums_take_every_order_but_tensor_cores)
 {
-    const char *const ok[] = {"seq",     "rev",   "pairwise", "blocked:64", "splitk:8",
-                              "warp:32", "kahan", "neumaier", "random:3"};
+    const char *const ok[] = {
+        "seq", "rev", "pairwise", "blocked:64", "splitk:8", "warp:32", "kahan", "neumaier", "random:3"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         drift_order_t o = order(ok[i]);
         cr_assert_eq(drift_order_sum_check(&o, "a sum", NULL, 0), 0, "%s", ok[i]);
@@ -25,9 +25,9 @@ Test(dispatch_order, sums_take_every_order_but_tensor_cores)
     drift_order_t tc = order("tc:h100");
     char why[256] = "";
     cr_assert_eq(drift_order_sum_check(&tc, "a sum of exponentials", why, sizeof why), DRIFT_EUNSUPPORTED);
-    cr_assert_str_eq(
-        why, "order 'tc:h100' is a dot-product model; a sum of exponentials takes seq, rev, pairwise, blocked:B, "
-             "splitk:S, warp:W, kahan, neumaier or random:SEED");
+    cr_assert_str_eq(why,
+        "order 'tc:h100' is a dot-product model; a sum of exponentials takes seq, rev, pairwise, blocked:B, "
+        "splitk:S, warp:W, kahan, neumaier or random:SEED");
     cr_assert_eq(drift_order_sum_check(&tc, NULL, NULL, 0), DRIFT_EUNSUPPORTED); /* no buffer: the code alone */
 }
 

@@ -24,7 +24,7 @@ static const esc_case_t CASES[] = {
     {"\r\t\x01\x1f\x7f", NULL, "\\x0d\\x09\\x01\\x1f\\x7f"},
     {"C:\\dir", NULL, "C:\\x5cdir"}, /* the backslash itself */
     {"caf\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82", NULL,
-     "caf\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82"},      /* é ≤ 🙂: valid */
+        "caf\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82"},   /* é ≤ 🙂: valid */
     {"\xc3", NULL, "\\xc3"},                            /* cut sequence */
     {"\x80x", NULL, "\\x80x"},                          /* stray continuation byte */
     {"\xc0\xaf", NULL, "\\xc0\\xaf"},                   /* overlong '/' */
@@ -45,7 +45,7 @@ Test(escape, known_answers)
         cr_expect_str_eq(out, CASES[i].out, "case %zu", i);
         cr_expect_eq(n, strlen(CASES[i].out), "case %zu: length", i);
         cr_expect_eq(drift_unescape(back, sizeof back, out, strlen(out), CASES[i].also), (long)strlen(CASES[i].in),
-                     "case %zu", i);
+            "case %zu", i);
         cr_expect_str_eq(back, CASES[i].in, "case %zu: round trip", i);
     }
     /* cut output is NUL-terminated and the needed length is still returned */
@@ -56,8 +56,8 @@ Test(escape, known_answers)
 
 Test(escape, unescape_refuses_what_escape_never_writes)
 {
-    static const char *const BAD[] = {"\\",   "\\x",  "\\x0", "\\x00", "\\X0a",        "\\x0A", "\\n", "\\x61",
-                                      "a\nb", "a\tb", "\x80", "\xc3",  "\xed\xa0\x80", "a\\x5", "\x7f"};
+    static const char *const BAD[] = {"\\", "\\x", "\\x0", "\\x00", "\\X0a", "\\x0A", "\\n", "\\x61", "a\nb", "a\tb",
+        "\x80", "\xc3", "\xed\xa0\x80", "a\\x5", "\x7f"};
     char out[64];
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
         cr_expect_lt(drift_unescape(out, sizeof out, BAD[i], strlen(BAD[i]), NULL), 0, "accepted '%s'", BAD[i]);
@@ -139,7 +139,7 @@ static int csv_argv(char **words, int max, const char *path)
 }
 
 Test(escape, a_run_with_every_byte_in_its_argv_commits_and_reads_back, .init = make_dir, .fini = remove_dir,
-     .timeout = 120)
+    .timeout = 120)
 {
     /* --out <dir>/<bytes 1..255>: the '/' in the middle is a directory of its own */
     char out[512];

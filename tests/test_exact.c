@@ -212,13 +212,12 @@ static void check_all(const char *name, const double *a, const double *b, size_t
             if (rc1 || rc2 || !same(fast, want) || !same(viampfr, want) || !same(step, want)) {
                 if (!bad++)
                     snprintf(first, sizeof first, "%s %s: want %a, fast %a (rc %d), mpfr %a (rc %d), xacc %a",
-                             drift_format_name((drift_format_t)f), drift_mode_name(m), want, fast, rc1, viampfr, rc2,
-                             step);
+                        drift_format_name((drift_format_t)f), drift_mode_name(m), want, fast, rc1, viampfr, rc2, step);
             }
         }
     mpfr_clears(sn, sd, (mpfr_ptr)0);
     cr_assert_eq(bad, 0, "%s (n = %zu): %d of %d format/mode results wrong; first: %s", name, n, bad,
-                 DRIFT_NFORMATS * NMODES, first);
+        DRIFT_NFORMATS * NMODES, first);
 }
 
 /* ---- sums: small adversarial lists --------------------------------------------------- */
@@ -428,10 +427,8 @@ ParameterizedTestParameters(exact_dot, lists)
         {"tiny products add up", 3, {0x1.8p-540, 0x1p-540, 0x1p-537}, {0x1p-540, 0x1.4p-540, 0x1p-537}},
         {"subnormal times large", 2, {0x1p-1074, 3}, {0x1p60, 0x1p-1070}},
         {"general doubles", 3, {0.1, 0.2, -0.3}, {0.7, 0.9, 1.1}},
-        {"TwoProd parts cancel",
-         2,
-         {0x1.0000000000001p0, -0x1.0000000000001p0},
-         {0x1.0000000000001p0, 0x1.0000000000001p0}},
+        {"TwoProd parts cancel", 2, {0x1.0000000000001p0, -0x1.0000000000001p0},
+            {0x1.0000000000001p0, 0x1.0000000000001p0}},
         {"fp64 tie from products", 2, {1, 0x1p-27}, {1, 0x1p-26}},
         {"fp16 tie from products", 2, {0.75, 0x1p-6}, {1, 0x1p-6}},
         {"-0 times 1", 1, {-0.0}, {1}},
@@ -689,7 +686,7 @@ Test(xacc, step_by_step)
         double want = oracle_round(run, f, m), got = drift_xacc_round(&acc, f, m);
         if ((!same(got, want) || drift_xacc_sign(&acc) != mpfr_sgn(run)) && !bad++)
             snprintf(first, sizeof first, "step %d %s %s: got %a want %a", i, drift_format_name(f), drift_mode_name(m),
-                     got, want);
+                got, want);
     }
     mpfr_clears(run, ta, tb, p, (mpfr_ptr)0);
     cr_assert_eq(bad, 0, "%d steps wrong; first: %s", bad, first);
@@ -774,7 +771,7 @@ Test(mpfr_to_format, edges)
                     count++;
                     if (!same(got, want) && !bad++)
                         mpfr_snprintf(first, sizeof first, "%s %s x=%Ra: got %a want %a", fi->name,
-                                      drift_mode_name(MODES[k]), x, got, want);
+                            drift_mode_name(MODES[k]), x, got, want);
                 }
             }
         }
@@ -787,7 +784,7 @@ Test(mpfr_to_format, edges)
                 count++;
                 if (!same(got, want) && !bad++)
                     mpfr_snprintf(first, sizeof first, "%s %s x=%Ra: got %a want %a", fi->name,
-                                  drift_mode_name(MODES[k]), x, got, want);
+                        drift_mode_name(MODES[k]), x, got, want);
             }
     }
     mpfr_clears(x, h, ulp, (mpfr_ptr)0);
@@ -1151,7 +1148,7 @@ ParameterizedTestParameters(calc_exact, rows)
         {"0.1\n0.2\n", "@", "2,0x1.3333333333334p-2,0.30000000000000004"},
         /* comments, blank lines, spaces, CRLF, hex input */
         {"# a comment\n\n  0x1p-1074 \t\n1e308\r\n  # indented comment\n-1e308\n", "@",
-         "3,0x0.0000000000001p-1022,4.9406564584124654e-324"},
+            "3,0x0.0000000000001p-1022,4.9406564584124654e-324"},
         {"-0\n-0.0\n", "@", "2,-0x0p+0,-0"},
         {"inf\n1\n", "@", "2,inf,inf"},
     };
@@ -1176,11 +1173,15 @@ typedef struct {
 ParameterizedTestParameters(calc_exact, bad_input)
 {
     static calc_bad_t cases[] = {
-        {"1\n2\nabc\n", "@", ":3:"},   {"1\n0x1.8p\n", "@", ":2:"},
+        {"1\n2\nabc\n", "@", ":3:"},
+        {"1\n0x1.8p\n", "@", ":2:"},
         {"1e4x0\n", "@", ":1:"}, /* 1e400 is a number: it rounds to inf */
-        {"1 2\n", "@", ":1:"},         {"\n# only a comment\n", "@", "no values"},
-        {"", "@", "no values"},        {"1\n", "/nonexistent/file", "/nonexistent/file"},
-        {"1\n", "", "FILE"},           {"1\n", "@ @", "FILE"},
+        {"1 2\n", "@", ":1:"},
+        {"\n# only a comment\n", "@", "no values"},
+        {"", "@", "no values"},
+        {"1\n", "/nonexistent/file", "/nonexistent/file"},
+        {"1\n", "", "FILE"},
+        {"1\n", "@ @", "FILE"},
         {"1\n", "--bogus", "--bogus"},
     };
     return cr_make_param_array(calc_bad_t, cases, sizeof cases / sizeof cases[0]);

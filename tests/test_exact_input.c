@@ -32,9 +32,12 @@ typedef struct {
 } fmt_t;
 
 static const fmt_t FMT[] = {
-    {DRIFT_FP64, 53, -1022, 1023, DBL_MAX, 1},   {DRIFT_FP32, 24, -126, 127, 0x1.fffffep127, 1},
-    {DRIFT_TF32, 11, -126, 127, 0x1.ffcp127, 1}, {DRIFT_FP16, 11, -14, 15, 65504.0, 1},
-    {DRIFT_BF16, 8, -126, 127, 0x1.fep127, 1},   {DRIFT_FP8E4M3, 4, -6, 8, 448.0, 0},
+    {DRIFT_FP64, 53, -1022, 1023, DBL_MAX, 1},
+    {DRIFT_FP32, 24, -126, 127, 0x1.fffffep127, 1},
+    {DRIFT_TF32, 11, -126, 127, 0x1.ffcp127, 1},
+    {DRIFT_FP16, 11, -14, 15, 65504.0, 1},
+    {DRIFT_BF16, 8, -126, 127, 0x1.fep127, 1},
+    {DRIFT_FP8E4M3, 4, -6, 8, 448.0, 0},
     {DRIFT_FP8E5M2, 3, -14, 15, 57344.0, 1},
 };
 
@@ -119,7 +122,7 @@ static void check_string(const char *s, const fmt_t *F)
         double want = expected(s, F, (mode_case_t)m);
         if (!F->has_inf && fabs(want) > F->max) continue; /* e4m3 overflow: NaN, tested below */
         cr_assert(got == want && signbit(got) == signbit(want), "%s in %s %s: got %a, MPFR says %a", s,
-                  drift_format_name(F->f), MODE_NAME[m], got, want);
+            drift_format_name(F->f), MODE_NAME[m], got, want);
         checked++;
     }
 }
@@ -160,22 +163,12 @@ Test(exact_input, forty_digit_decimals_at_and_around_ties_in_every_format_and_mo
         const fmt_t *F = &FMT[i];
         double minsub = ldexp(1.0, F->emin - F->p + 1), minnorm = ldexp(1.0, F->emin);
         double top_spacing = ldexp(1.0, F->emax - F->p + 1);
-        double as[] = {1.0,
-                       1.5,
-                       100.0,
-                       0.75,
-                       minnorm,
-                       minnorm - minsub,
-                       minsub,
-                       0.0,
-                       3 * minsub,
-                       F->max - top_spacing,
-                       F->has_inf ? F->max : F->max - 2 * top_spacing};
+        double as[] = {1.0, 1.5, 100.0, 0.75, minnorm, minnorm - minsub, minsub, 0.0, 3 * minsub, F->max - top_spacing,
+            F->has_inf ? F->max : F->max - 2 * top_spacing};
         for (size_t j = 0; j < sizeof as / sizeof as[0]; j++) check_pair(F, as[j]);
         /* numbers that are not near a power of two: 1/3 and 0.1 as the format stores them */
         const char *const odd[] = {"0.3333333333333333333333333333333333333333",
-                                   "0.1000000000000000000000000000000000000001",
-                                   "3.141592653589793238462643383279502884197"};
+            "0.1000000000000000000000000000000000000001", "3.141592653589793238462643383279502884197"};
         for (size_t j = 0; j < 3; j++) {
             double a = mpfr_round_fmt(odd[j], F, MPFR_RNDZ);
             check_pair(F, a);
@@ -226,13 +219,13 @@ Test(exact_input, decimal_ties)
 
 Test(exact_input, malformed_strings_are_refused)
 {
-    const char *const bad[] = {"",      " 1",  "1 ",  "abc",  "1e",   "0x",  ".",
-                               "1.2.3", "--1", "1e+", "0x1p", "nan1", "1,5", "0b101"};
+    const char *const bad[] = {
+        "", " 1", "1 ", "abc", "1e", "0x", ".", "1.2.3", "--1", "1e+", "0x1p", "nan1", "1,5", "0b101"};
     double r;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_assert_eq(drift_decimal_round(&r, bad[i], DRIFT_FP32, NULL, 0), DRIFT_EINVAL, "'%s' accepted", bad[i]);
-    const char *const good[] = {"1",        "-1.5", ".5",  "5.",        "1e-3", "2.5E+10",
-                                "0x1.8p+3", "0X10", "inf", "-Infinity", "NaN",  "+0"};
+    const char *const good[] = {
+        "1", "-1.5", ".5", "5.", "1e-3", "2.5E+10", "0x1.8p+3", "0X10", "inf", "-Infinity", "NaN", "+0"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         cr_assert_eq(drift_decimal_round(&r, good[i], DRIFT_FP32, NULL, 0), DRIFT_OK, "'%s' refused", good[i]);
 }

@@ -41,7 +41,7 @@ static void enumerate_same_binade(drift_format_t f, double base, int m)
         if (g < (1L << m)) {
             /* law * trials is an integer here (a dyadic rational times 2^(m+2)): exact */
             cr_assert_eq((double)flips, law * (double)trials, "%s g=%ld: %ld flips of %ld, law %.17g",
-                         drift_format_name(f), g, flips, trials, law);
+                drift_format_name(f), g, flips, trials, law);
         } else if (g == (1L << m)) {
             /* gap exactly q: both ends of one even cell are ties that round to its even point,
              * one offset in 2^(m+1) (measure zero in the continuous law, which gives 0) */
@@ -120,7 +120,7 @@ Test(fliplaw, conv_matches_numerical_integration)
         }
         sum *= h / 3;
         cr_assert_float_eq(drift_fliplaw_p(DRIFT_FLIPLAW_CONV, D, s, q), sum, 1e-8, "case %zu: %.12g vs %.12g", c,
-                           drift_fliplaw_p(DRIFT_FLIPLAW_CONV, D, s, q), sum);
+            drift_fliplaw_p(DRIFT_FLIPLAW_CONV, D, s, q), sum);
     }
     /* limits: sigma -> 0 is the triangle, q -> 0 the Gaussian (to first order in the other) */
     cr_assert_float_eq(drift_fliplaw_p(DRIFT_FLIPLAW_CONV, 0.4, 1e-9, 1.0), 0.3, 1e-8);
@@ -129,7 +129,7 @@ Test(fliplaw, conv_matches_numerical_integration)
 
 /* Simulated data: gaps log-uniform over [1e-3, 3] q (q = 1), flips drawn from a known law. */
 static void simulate(double *gap, double *q, unsigned char *flip, size_t n, drift_fliplaw_t law, double sigma,
-                     double lo, double hi, uint64_t seed)
+    double lo, double hi, uint64_t seed)
 {
     drift_stream_t s;
     drift_stream_init(&s, seed, drift_fnv1a32("test_fliplaw"), 0, 0);
@@ -156,8 +156,8 @@ Test(fliplaw, fits_recover_the_law_and_choose_it)
     cr_assert(T.lo <= 1 && 1 <= T.hi, "kappa %g [%g, %g]", T.theta, T.lo, T.hi);
     drift_fliplaw_choice_t ch;
     cr_assert_eq(drift_fliplaw_choose(&ch, &T, &G, gap, q, flip, NSIM), 0);
-    cr_assert(ch.dloglik > 0 && ch.decided, "triangle data: dloglik %g power %g/%g", ch.dloglik, ch.power_a,
-              ch.power_b);
+    cr_assert(
+        ch.dloglik > 0 && ch.decided, "triangle data: dloglik %g power %g/%g", ch.dloglik, ch.power_a, ch.power_b);
 
     /* Gaussian data with sigma = 0.2 q, gaps over [0.01, 2] q (most pairs informative): the
      * Gaussian wins and sigma's interval holds 0.2 */

@@ -240,5 +240,5 @@ Test(forecast, tie_rule_by_hand)
     cr_assert_eq(drift_tie_parting_cause(0.1, 7, 3, 0.15, 7, 9, 0.2), DRIFT_TIE_OTHER_PAIR);
     cr_assert_eq(drift_tie_parting_cause(0.3, 7, 3, 0.4, 3, 7, 0.2), DRIFT_TIE_CROSSED);
     cr_assert_eq(drift_tie_parting_cause(0.1, 7, 3, 0.15, 3, 7, 0.2), DRIFT_TIE_CROSSED,
-                 "both below, the same two: not a parting of the rule's");
+        "both below, the same two: not a parting of the rule's");
 }

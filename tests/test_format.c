@@ -208,8 +208,8 @@ static void boundary_set(vec_t *s, drift_format_t f)
 {
     const drift_format_info_t *fi = drift_format_info(f);
     double top_gap = ldexp(1.0, fi->emax - fi->p + 1);
-    double b[] = {fi->min_subnormal / 2,        fi->min_subnormal,       fi->min_normal, fi->max_finite,
-                  fi->max_finite + top_gap / 2, ldexp(1.0, fi->emax) * 2};
+    double b[] = {fi->min_subnormal / 2, fi->min_subnormal, fi->min_normal, fi->max_finite,
+        fi->max_finite + top_gap / 2, ldexp(1.0, fi->emax) * 2};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
         if (!isfinite(b[i])) continue; /* fp64's 2^1024 */
         double g = (i < 3 ? fi->min_subnormal : top_gap) / 8;
@@ -265,31 +265,31 @@ typedef struct {
 /* Each expected value is derived by hand in its `why` string. */
 static known_t KNOWN[] = {
     {DRIFT_BF16, DRIFT_RNE, 0, 0, 0.1, 0x1.9ap-4,
-     "0.1 = 0x1.999999999999ap-4; 8 bits keep 1.1001100, rest 1100... > half: up to 1.1001101 = 0x1.9a"},
+        "0.1 = 0x1.999999999999ap-4; 8 bits keep 1.1001100, rest 1100... > half: up to 1.1001101 = 0x1.9a"},
     {DRIFT_FP16, DRIFT_RNE, 0, 0, 65520, INFINITY,
-     "65520 = 65504 + 16 = max + half the spacing 32: tie, 0x7bff is odd, so up to 2^16: overflow"},
+        "65520 = 65504 + 16 = max + half the spacing 32: tie, 0x7bff is odd, so up to 2^16: overflow"},
     {DRIFT_FP16, DRIFT_RNE, 0, 1, 65520, 65504, "same tie, saturated to the largest finite value"},
     {DRIFT_FP16, DRIFT_RZ, 0, 0, 1e6, 65504, "IEEE 754 7.4: toward zero overflows to the largest finite"},
     {DRIFT_FP16, DRIFT_RD, 0, 0, -1e6, -INFINITY, "toward -inf: a negative overflow goes to -inf"},
     {DRIFT_FP16, DRIFT_RU, 0, 0, -1e6, -65504, "toward +inf: a negative overflow stops at -max"},
     {DRIFT_TF32, DRIFT_RNA, 0, 0, 0x1.002p+0, 0x1.004p+0,
-     "tf32 spacing at 1 is 2^-10 = 0x0.004: 0x1.002 is the midpoint, ties away: 0x1.004"},
+        "tf32 spacing at 1 is 2^-10 = 0x0.004: 0x1.002 is the midpoint, ties away: 0x1.004"},
     {DRIFT_TF32, DRIFT_RNE, 0, 0, 0x1.002p+0, 1.0, "same midpoint, ties to even: 1.0 (even last bit)"},
     {DRIFT_FP16, DRIFT_RNE, 0, 0, 1 + 0x1p-11 + 0x1p-40, 1 + 0x1p-10,
-     "just above the midpoint 1 + 2^-11 between 1 and 1 + 2^-10: up (single rounding)"},
+        "just above the midpoint 1 + 2^-11 between 1 and 1 + 2^-10: up (single rounding)"},
     {DRIFT_FP16, DRIFT_RNE, 0, 0, 0x1p-25, 0.0, "half the smallest subnormal 2^-24: tie to even zero"},
     {DRIFT_FP16, DRIFT_RNE, 0, 0, 0x1.8p-25, 0x1p-24, "three quarters of 2^-24: nearest is 2^-24"},
     {DRIFT_FP16, DRIFT_RU, 0, 0, 0x1p-60, 0x1p-24, "toward +inf, a tiny positive becomes the smallest subnormal"},
     {DRIFT_FP16, DRIFT_RNE, 1, 0, 0x1p-20, 0.0, "flushed: 2^-20 is subnormal in fp16 (min normal 2^-14)"},
     {DRIFT_FP16, DRIFT_RNE, 1, 0, 0x1.ffcp-15, 0x1p-14,
-     "flush judges the rounded result: 0x1.ffcp-15 = 2^-14 - 2^-25 is the midpoint of the largest subnormal "
-     "(odd) and 2^-14 (even): rounds to 2^-14, normal, kept"},
+        "flush judges the rounded result: 0x1.ffcp-15 = 2^-14 - 2^-25 is the midpoint of the largest subnormal "
+        "(odd) and 2^-14 (even): rounds to 2^-14, normal, kept"},
     {DRIFT_FP8E4M3, DRIFT_RNE, 0, 0, 464, 448,
-     "e4m3 spacing at 256 is 32; 464 is the midpoint of 448 (1.110b) and 480 (1.111b): even is 448"},
+        "e4m3 spacing at 256 is 32; 464 is the midpoint of 448 (1.110b) and 480 (1.111b): even is 448"},
     {DRIFT_FP8E4M3, DRIFT_RNE, 0, 0, 465, NAN, "past the midpoint it rounds to 480 > 448: no infinity, NaN"},
     {DRIFT_FP8E4M3, DRIFT_RNE, 0, 1, 1e9, 448, "saturation clamps to 448 (OCP OFP8 max)"},
     {DRIFT_FP8E5M2, DRIFT_RNE, 0, 0, 61440, INFINITY,
-     "e5m2 max 57344 = 1.75 * 2^15, spacing 8192: 61440 is the midpoint, 1.11b odd: up, overflow"},
+        "e5m2 max 57344 = 1.75 * 2^15, spacing 8192: 61440 is the midpoint, 1.11b odd: up, overflow"},
     {DRIFT_FP8E5M2, DRIFT_RNE, 0, 0, 0x1p-17, 0.0, "half of the smallest subnormal 2^-16: tie to zero"},
     {DRIFT_FP32, DRIFT_RNE, 0, 0, 0x1.000001p+0, 1.0, "fp32 midpoint 1 + 2^-24: even is 1"},
     {DRIFT_FP32, DRIFT_RNA, 0, 0, 0x1.000001p+0, 0x1.000002p+0, "same midpoint, ties away: 1 + 2^-23"},
@@ -311,11 +311,11 @@ ParameterizedTest(known_t *k, oracle, known_answers)
     double g_r = drift_round_generic(k->x, drift_format_info(k->f), &o, 0);
     double d_r = drift_round(k->x, k->f, &o, 0);
     cr_expect(same(o_r, k->want), "oracle %s %s x=%a: %a, want %a (%s)", drift_format_name(k->f), drift_mode_name(k->m),
-              k->x, o_r, k->want, k->why);
+        k->x, o_r, k->want, k->why);
     cr_expect(same(g_r, k->want), "generic %s %s x=%a: %a, want %a (%s)", drift_format_name(k->f),
-              drift_mode_name(k->m), k->x, g_r, k->want, k->why);
+        drift_mode_name(k->m), k->x, g_r, k->want, k->why);
     cr_expect(same(d_r, k->want), "drift_round %s %s x=%a: %a, want %a (%s)", drift_format_name(k->f),
-              drift_mode_name(k->m), k->x, d_r, k->want, k->why);
+        drift_mode_name(k->m), k->x, d_r, k->want, k->why);
 }
 
 /* For the IEEE formats, MPFR's own overflow handling (exponent range capped at emax + 1)
@@ -351,7 +351,7 @@ Test(oracle, overflow_rule_matches_mpfr)
                 double rule = oracle_round(x, fs[i], m, 0, 0);
                 if (!same(native, rule) && bad++ == 0)
                     snprintf(first, sizeof first, "%s %s x=%a: native %a, rule %a", fi->name, drift_mode_name(m), x,
-                             native, rule);
+                        native, rule);
                 mpfr_clears(X, y, (mpfr_ptr)0);
             }
         }
@@ -455,10 +455,10 @@ ParameterizedTest(enc_t *c, encoding, published)
 {
     double v = drift_decode(c->bits, c->f);
     cr_expect(same(v, c->value), "%s decode(0x%llx) = %a, want %a (%s)", drift_format_name(c->f),
-              (unsigned long long)c->bits, v, c->value, c->source);
+        (unsigned long long)c->bits, v, c->value, c->source);
     uint64_t b = drift_encode(c->value, c->f);
     cr_expect_eq(b, c->bits, "%s encode(%a) = 0x%llx, want 0x%llx (%s)", drift_format_name(c->f), c->value,
-                 (unsigned long long)b, (unsigned long long)c->bits, c->source);
+        (unsigned long long)b, (unsigned long long)c->bits, c->source);
 }
 
 Test(encoding, nan_patterns)
@@ -525,7 +525,7 @@ ParameterizedTest(layout_t *L, encoding, every_pattern)
         nans += is_nan;
         if (!ok && bad++ == 0)
             snprintf(first, sizeof first, "0x%llx: decode %a want %a, encode 0x%llx", (unsigned long long)b, got, want,
-                     (unsigned long long)back);
+                (unsigned long long)back);
         /* classification agrees with the fields */
         drift_class_t c = drift_classify(got, L->f);
         drift_class_t wc = is_nan                                  ? DRIFT_CLASS_NAN
@@ -603,7 +603,7 @@ static void check_one(tally_t *t, double x, drift_format_t f, drift_mode_t m, in
     t->checked++;
     if ((!same(g, want) || !same(d, want)) && t->bad++ == 0)
         snprintf(t->first, sizeof t->first, "%s %s flush=%d sat=%d x=%a: generic %a, drift_round %a, oracle %a",
-                 drift_format_name(f), drift_mode_name(m), flush, sat, x, g, d, want);
+            drift_format_name(f), drift_mode_name(m), flush, sat, x, g, d, want);
 }
 
 /* all four option combinations for each value, or one (cycling) when `cycle` is set */
@@ -734,7 +734,7 @@ ParameterizedTest(fast_case_t *c, fast, equals_generic)
             double g = drift_round_generic(s.v[i], fi, &o, sr), q = fast(s.v[i], &o, sr);
             if (!same(g, q) && bad++ == 0)
                 snprintf(first, sizeof first, "%s %s opt=%d x=%a sr=0x%08x: fast %a, generic %a", fi->name,
-                         drift_mode_name(c->m), opt, s.v[i], sr, q, g);
+                    drift_mode_name(c->m), opt, s.v[i], sr, q, g);
         }
     }
     /* sr: words at the decision boundary. Rounding goes up iff sr < frac * 2^32, so the
@@ -755,7 +755,7 @@ ParameterizedTest(fast_case_t *c, fast, equals_generic)
                 double g = drift_round_generic(x, fi, &o, (uint32_t)w), q = fast(x, &o, (uint32_t)w);
                 if (!same(g, q) && bad++ == 0)
                     snprintf(first, sizeof first, "%s sr x=%a word=0x%08x: fast %a, generic %a", fi->name, x,
-                             (uint32_t)w, q, g);
+                        (uint32_t)w, q, g);
             }
         }
     }
@@ -805,9 +805,9 @@ ParameterizedTest(sr_known_t *k, sr, decision)
     double d = drift_round(k->x, k->f, &o, k->sr);
     double g = drift_round_generic(k->x, drift_format_info(k->f), &o, k->sr);
     cr_expect(same(d, k->want), "drift_round %s x=%a sr=0x%x: %a want %a (%s)", drift_format_name(k->f), k->x, k->sr, d,
-              k->want, k->why);
+        k->want, k->why);
     cr_expect(same(g, k->want), "generic %s x=%a sr=0x%x: %a want %a (%s)", drift_format_name(k->f), k->x, k->sr, g,
-              k->want, k->why);
+        k->want, k->why);
 }
 
 /* Each sr result is one of the two neighbours of x (the oracle's RZ and away-from-zero
@@ -892,7 +892,7 @@ Test(sr, mean_approaches_x)
             double mean = lo_s + (double)ups / SR_N * (hi_s - lo_s);
             double tol = (eps + 0x1p-32) * gap;
             cr_assert(fabs(mean - x) <= tol, "%s x=%a frac=%g: mean %a, |mean - x| = %g > %g", fi->name, x, frac, mean,
-                      fabs(mean - x), tol);
+                fabs(mean - x), tol);
         }
     }
     cr_assert_eq(cases, SR_M);
@@ -1012,7 +1012,7 @@ ParameterizedTest(opcase_t *c, arith, against_mpfr)
         double got = lib_op(c->op, a, b, cc, c->f, c->m);
         if (!same(got, want) && bad++ == 0)
             snprintf(first, sizeof first, "%s %s %s a=%a b=%a c=%a: %a, oracle %a", op_name(c->op),
-                     drift_format_name(c->f), drift_mode_name(c->m), a, b, cc, got, want);
+                drift_format_name(c->f), drift_mode_name(c->m), a, b, cc, got, want);
     }
     cr_assert_eq(bad, 0, "%ld wrong; first: %s", bad, first);
 }
@@ -1030,11 +1030,11 @@ typedef struct {
 
 static trap_t TRAPS[] = {
     {OP_ADD, DRIFT_FP16, DRIFT_RNE, 1.0, 0x1p-11 + 0x1p-63, 0, 1 + 0x1p-10,
-     "b = 2^-11 + 2^-63 is a double (53 bits); exact 1 + 2^-11 + 2^-63 is above the fp16 midpoint; the double "
-     "sum drops 2^-63 (64 bits needed) and is the tie 1 + 2^-11, which goes to 1",
-     1},
+        "b = 2^-11 + 2^-63 is a double (53 bits); exact 1 + 2^-11 + 2^-63 is above the fp16 midpoint; the double "
+        "sum drops 2^-63 (64 bits needed) and is the tie 1 + 2^-11, which goes to 1",
+        1},
     {OP_ADD, DRIFT_FP16, DRIFT_RNA, 1.0, 0x1p-11 - 0x1p-64, 0, 1.0,
-     "exact just below the midpoint: 1; the double sum rounds up to the midpoint, which RNA would take up", 1},
+        "exact just below the midpoint: 1; the double sum rounds up to the midpoint, which RNA would take up", 1},
     {OP_ADD, DRIFT_BF16, DRIFT_RNE, 1.0, 0x1p-8 + 0x1p-60, 0, 1 + 0x1p-7, "bf16 spacing 2^-7: same trap", 1},
     {OP_ADD, DRIFT_TF32, DRIFT_RNE, 1.0, 0x1p-11 + 0x1p-63, 0, 1 + 0x1p-10, "tf32 spacing 2^-10: same trap", 1},
     {OP_ADD, DRIFT_FP32, DRIFT_RNE, 1.0, 0x1p-24 + 0x1p-76, 0, 1 + 0x1p-23, "fp32 spacing 2^-23: same trap", 1},
@@ -1043,24 +1043,24 @@ static trap_t TRAPS[] = {
     {OP_ADD, DRIFT_FP64, DRIFT_RD, 1.0, -1.0, 0, -0.0, "IEEE 754 6.3: an exact zero sum is -0 under RD", 1},
     {OP_ADD, DRIFT_FP64, DRIFT_RNE, 1.0, -1.0, 0, 0.0, "and +0 in the other modes", 0},
     {OP_ADD, DRIFT_FP32, DRIFT_RZ, DBL_MAX, DBL_MAX, 0, 0x1.fffffep127,
-     "exact 2^1025 - 2^971 overflows fp32; toward zero gives the largest fp32 (IEEE 754 7.4)", 1},
+        "exact 2^1025 - 2^971 overflows fp32; toward zero gives the largest fp32 (IEEE 754 7.4)", 1},
     {OP_ADD, DRIFT_FP64, DRIFT_RZ, DBL_MAX, DBL_MAX, 0, DBL_MAX, "and the largest double for fp64", 1},
     {OP_ADD, DRIFT_FP64, DRIFT_RNE, DBL_MAX, DBL_MAX, 0, INFINITY, "nearest: infinity", 0},
     {OP_MUL, DRIFT_FP64, DRIFT_RU, 0x1p-600, 0x1p-600, 0, 0x1p-1074,
-     "exact 2^-1200 > 0: RU gives the smallest subnormal double (the double product is 0)", 1},
+        "exact 2^-1200 > 0: RU gives the smallest subnormal double (the double product is 0)", 1},
     {OP_MUL, DRIFT_FP32, DRIFT_RU, 0x1p-600, 0x1p-600, 0, 0x1p-149, "and fp32's smallest subnormal", 1},
     {OP_MUL, DRIFT_FP64, DRIFT_RNE, -0.0, 1.0, 0, -0.0, "the sign of a zero product is the xor of signs", 0},
     {OP_MUL, DRIFT_FP64, DRIFT_RZ, 0x1p600, 0x1p600, 0, DBL_MAX, "overflow toward zero: the largest double", 1},
     {OP_MUL, DRIFT_FP64, DRIFT_RD, 0x1.8p-537, 0x1p-537, 0, 0x1p-1074,
-     "exact 1.5 * 2^-1074 on the subnormal grid 2^-1074: down to 2^-1074 (the double product says 2^-1073)", 1},
+        "exact 1.5 * 2^-1074 on the subnormal grid 2^-1074: down to 2^-1074 (the double product says 2^-1073)", 1},
     {OP_MUL, DRIFT_FP64, DRIFT_RNA, 0x1.8p-537, 0x1p-537, 0, 0x1p-1073, "the same tie, away from zero: 2^-1073", 0},
     {OP_MUL, DRIFT_FP64, DRIFT_RNE, 0x1.8p-537, 0x1p-537, 0, 0x1p-1073, "ties to even: 2 * 2^-1074", 0},
     {OP_FMA, DRIFT_FP16, DRIFT_RNE, 1 + 0x1p-30, 1 + 0x1p-30, 0x1p-11 - 0x1p-29, 1 + 0x1p-10,
-     "exact 1 + 2^-29 + 2^-60 + 2^-11 - 2^-29 = 1 + 2^-11 + 2^-60: above the midpoint; a double fma gives the "
-     "tie 1 + 2^-11, which goes to 1",
-     1},
+        "exact 1 + 2^-29 + 2^-60 + 2^-11 - 2^-29 = 1 + 2^-11 + 2^-60: above the midpoint; a double fma gives the "
+        "tie 1 + 2^-11, which goes to 1",
+        1},
     {OP_FMA, DRIFT_FP64, DRIFT_RNE, 0x1p512, 0x1p512, -DBL_MAX, 0x1p971,
-     "a*b = 2^1024 overflows a double, but 2^1024 - (2^1024 - 2^971) = 2^971 (a hardware fma agrees)", 0},
+        "a*b = 2^1024 overflows a double, but 2^1024 - (2^1024 - 2^971) = 2^971 (a hardware fma agrees)", 0},
     {OP_FMA, DRIFT_FP32, DRIFT_RZ, 0x1p512, 0x1p512, -DBL_MAX, 0x1.fffffep127, "2^971 overflows fp32: RZ gives max", 0},
     {OP_FMA, DRIFT_FP32, DRIFT_RU, 0x1p-600, 0x1p-600, 0.0, 0x1p-149, "tiny exact product, c = 0, RU", 1},
     {OP_FMA, DRIFT_FP64, DRIFT_RD, 1.0, 1.0, -1.0, -0.0, "exact zero under RD: -0", 0},
@@ -1074,9 +1074,9 @@ ParameterizedTest(trap_t *t, arith, traps)
     double got = lib_op(t->op, t->a, t->b, t->c, t->f, t->m);
     double orc = oracle_op(t->op, t->a, t->b, t->c, t->f, t->m);
     cr_expect(same(orc, t->want), "oracle %s %s %s: %a, hand %a (%s)", op_name(t->op), drift_format_name(t->f),
-              drift_mode_name(t->m), orc, t->want, t->why);
+        drift_mode_name(t->m), orc, t->want, t->why);
     cr_expect(same(got, orc), "%s %s %s a=%a b=%a c=%a: %a, oracle %a (%s)", op_name(t->op), drift_format_name(t->f),
-              drift_mode_name(t->m), t->a, t->b, t->c, got, orc, t->why);
+        drift_mode_name(t->m), t->a, t->b, t->c, got, orc, t->why);
     if (t->naive_wrong) { /* the trap is real: the double operation then one rounding misses */
         drift_round_opts_t o = {t->m, 0, 0};
         double hw = t->op == OP_ADD ? t->a + t->b : t->op == OP_MUL ? t->a * t->b : fma(t->a, t->b, t->c);
@@ -1087,7 +1087,7 @@ ParameterizedTest(trap_t *t, arith, traps)
         drift_mode_t m = NONSR_MODES[i];
         double g = lib_op(t->op, t->a, t->b, t->c, t->f, m), w = oracle_op(t->op, t->a, t->b, t->c, t->f, m);
         cr_expect(same(g, w), "%s %s %s a=%a b=%a c=%a: %a, oracle %a", op_name(t->op), drift_format_name(t->f),
-                  drift_mode_name(m), t->a, t->b, t->c, g, w);
+            drift_mode_name(m), t->a, t->b, t->c, g, w);
     }
 }
 
@@ -1116,7 +1116,7 @@ Test(arith, mul_double_rounding_trap)
                 cr_assert(a * b == mid, "the double product must be the midpoint");
                 cr_expect(same(drift_rne(a * b, fs[i]), naive), "the naive double-then-round goes to even");
                 cr_expect(same(drift_mul(a, b, fs[i], DRIFT_RNE), want), "%s mul %a * %a: %a, want %a",
-                          drift_format_name(fs[i]), a, b, drift_mul(a, b, fs[i], DRIFT_RNE), want);
+                    drift_format_name(fs[i]), a, b, drift_mul(a, b, fs[i], DRIFT_RNE), want);
                 cr_expect(same(oracle_op(OP_MUL, a, b, 0, fs[i], DRIFT_RNE), want), "oracle agrees");
                 found = 1;
             }
@@ -1211,7 +1211,7 @@ ParameterizedTest(opcase_t *c, arith, fma_53bit_near_midpoints)
         double got = drift_fma(a, b, cc, c->f, c->m);
         if (!same(got, want) && bad++ == 0)
             snprintf(first, sizeof first, "fma %s %s a=%a b=%a c=%a: %a, oracle %a", drift_format_name(c->f),
-                     drift_mode_name(c->m), a, b, cc, got, want);
+                drift_mode_name(c->m), a, b, cc, got, want);
     }
     cr_assert_eq(bad, 0, "%ld wrong; first: %s", bad, first);
 }

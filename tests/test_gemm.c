@@ -143,8 +143,8 @@ static emu_tc_t emu_tc_params(drift_tc_arch_t arch, drift_format_t in, drift_for
 static long mp_floor_log2(mpfr_srcptr x) { return (long)mpfr_get_exp(x) - 1; }
 
 /* One block: c + sum a[k] b[k sb], k < n, all in MPFR. */
-static double emu_tc_block(const double *a, const double *b, size_t sb, size_t n, double c, emu_tc_t p,
-                           drift_format_t in, drift_format_t out)
+static double emu_tc_block(
+    const double *a, const double *b, size_t sb, size_t n, double c, emu_tc_t p, drift_format_t in, drift_format_t out)
 {
     long emin_in = drift_format_info(in)->emin;
     mpfr_t x, y, S;
@@ -209,8 +209,8 @@ static double emu_tc_block(const double *a, const double *b, size_t sb, size_t n
     return r;
 }
 
-static double emu_tc_dot(const double *a, const double *b, size_t sb, size_t n, drift_tc_arch_t arch, drift_format_t in,
-                         drift_format_t out)
+static double emu_tc_dot(
+    const double *a, const double *b, size_t sb, size_t n, drift_tc_arch_t arch, drift_format_t in, drift_format_t out)
 {
     emu_tc_t p = emu_tc_params(arch, in, out);
     double c = 0.0;
@@ -224,7 +224,7 @@ static double emu_tc_dot(const double *a, const double *b, size_t sb, size_t n, 
 /* ---- the emulated GEMM ------------------------------------------------------------------- */
 
 static void emu_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *kspec,
-                     const drift_gemm_opts_t *o)
+    const drift_gemm_opts_t *o)
 {
     drift_gemm_kernel_t kern;
     cr_assert_eq(drift_gemm_kernel_parse(&kern, kspec), 0);
@@ -367,8 +367,8 @@ static void run_case(const gemm_case_t *c)
     emu_gemm(E, A, B, M, N, K, c->kernel, &o);
     for (size_t t = 0; t < M * N; t++)
         cr_assert(same_bits(C[t], E[t]), "%s in=%s acc=%s mode=%s fma=%d: C[%zu][%zu] = %a, emulation %a", c->kernel,
-                  drift_format_name(c->in), drift_format_name(c->acc), drift_mode_name(c->mode), c->fma, t / N, t % N,
-                  C[t], E[t]);
+            drift_format_name(c->in), drift_format_name(c->acc), drift_mode_name(c->mode), c->fma, t / N, t % N, C[t],
+            E[t]);
     free(A), free(B), free(C), free(E);
 }
 
@@ -404,7 +404,7 @@ ParameterizedTest(gemm_case_t *c, gemm, avx2_path_equals_emulation)
 /* Every kernel of kernels[0..nk) at 1 and 4 threads on one bf16 product, for both
  * accumulators: identical bits; with naive_first, kernels[1] must also give kernels[0]'s. */
 static void same_bits_at_1_and_4_threads(const char *const *kernels, size_t nk, size_t M, size_t N, size_t K,
-                                         const drift_format_t accs[2], uint32_t seed, int naive_first)
+    const drift_format_t accs[2], uint32_t seed, int naive_first)
 {
     double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B);
     double *C1 = malloc(M * N * sizeof *C1), *C4 = malloc(M * N * sizeof *C4), *Cn = malloc(M * N * sizeof *Cn);
@@ -422,8 +422,8 @@ static void same_bits_at_1_and_4_threads(const char *const *kernels, size_t nk, 
             cr_assert_eq(memcmp(C1, C4, M * N * sizeof *C1), 0, "%s acc %s", kernels[t], drift_format_name(accs[a]));
             if (naive_first && t == 0) memcpy(Cn, C1, M * N * sizeof *Cn);
             if (naive_first && t == 1)
-                cr_assert_eq(memcmp(C1, Cn, M * N * sizeof *C1), 0, "tiled != naive, acc %s",
-                             drift_format_name(accs[a]));
+                cr_assert_eq(
+                    memcmp(C1, Cn, M * N * sizeof *C1), 0, "tiled != naive, acc %s", drift_format_name(accs[a]));
         }
     free(A), free(B), free(C1), free(C4), free(Cn);
 }
@@ -502,9 +502,8 @@ Test(gemm, splitk_differs_from_seq_where_it_should)
 
 Test(gemm_spec, round_trip)
 {
-    const char *good[] = {"naive",    "tiled:64,64,16", "tiled:1,1,1",   "tiled:4096,4096,4096",
-                          "splitk:1", "splitk:4",       "splitk:4:tree", "splitk:65536",
-                          "tc:v100",  "tc:a100",        "tc:h100",       "tc:b200"};
+    const char *good[] = {"naive", "tiled:64,64,16", "tiled:1,1,1", "tiled:4096,4096,4096", "splitk:1", "splitk:4",
+        "splitk:4:tree", "splitk:65536", "tc:v100", "tc:a100", "tc:h100", "tc:b200"};
     for (size_t t = 0; t < sizeof good / sizeof good[0]; t++) {
         drift_gemm_kernel_t k, k2;
         char buf[DRIFT_GEMM_KERNEL_SPEC_MAX];
@@ -518,31 +517,9 @@ Test(gemm_spec, round_trip)
 
 Test(gemm_spec, rejects_malformed)
 {
-    const char *bad[] = {"",
-                         "naive ",
-                         "Naive",
-                         "tiled",
-                         "tiled:",
-                         "tiled:1,1",
-                         "tiled:0,1,1",
-                         "tiled:1,1,1,",
-                         "tiled:01,2,3",
-                         "tiled:1,2,3x",
-                         "tiled:4097,1,1",
-                         "tiled:-1,2,3",
-                         "splitk",
-                         "splitk:",
-                         "splitk:0",
-                         "splitk:+4",
-                         "splitk:4:",
-                         "splitk:4:tre",
-                         "splitk:65537",
-                         "splitk:4:tree:",
-                         "tc",
-                         "tc:",
-                         "tc:h300",
-                         "tc:H100",
-                         "seq"};
+    const char *bad[] = {"", "naive ", "Naive", "tiled", "tiled:", "tiled:1,1", "tiled:0,1,1", "tiled:1,1,1,",
+        "tiled:01,2,3", "tiled:1,2,3x", "tiled:4097,1,1", "tiled:-1,2,3", "splitk", "splitk:", "splitk:0", "splitk:+4",
+        "splitk:4:", "splitk:4:tre", "splitk:65537", "splitk:4:tree:", "tc", "tc:", "tc:h300", "tc:H100", "seq"};
     for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
         drift_gemm_kernel_t k;
         cr_assert_eq(drift_gemm_kernel_parse(&k, bad[t]), DRIFT_EINVAL, "accepted '%s'", bad[t]);

@@ -148,18 +148,8 @@ Test(gemm_mma, specs_round_trip_and_refuse_bad_input)
         cr_assert_gt(drift_mma_kernel_print(buf, sizeof buf, &k), 0);
         cr_assert_str_eq(buf, good[i]);
     }
-    const char *bad[] = {"",
-                         "mma",
-                         "mma:h100",
-                         "mma:h100,0",
-                         "mma:h100,012",
-                         "slicedk:h100,64,3",
-                         "streamk:h100,128,128,64",
-                         "tc:h100,1",
-                         "mma:h100,64,",
-                         "mma:h100,+64",
-                         "mma:h100,99999999",
-                         "mma:h300,64"};
+    const char *bad[] = {"", "mma", "mma:h100", "mma:h100,0", "mma:h100,012", "slicedk:h100,64,3",
+        "streamk:h100,128,128,64", "tc:h100,1", "mma:h100,64,", "mma:h100,+64", "mma:h100,99999999", "mma:h300,64"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         drift_mma_kernel_t k;
         cr_assert_eq(drift_mma_kernel_parse(&k, bad[i]), DRIFT_EINVAL, "accepted %s", bad[i]);

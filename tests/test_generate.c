@@ -83,8 +83,8 @@ Test(generate, csv_and_compare)
     for (char *p = o; *p; p++) rows += *p == '\n';
     cr_assert_eq(rows, 13, "a header and 12 tokens");
     free(o);
-    cr_assert_eq(sh("%s --checkpoint %s --tokens 8 --compare --tp 2 --allreduce tree >%s 2>%s", GEN, CKPT, out, err),
-                 0);
+    cr_assert_eq(
+        sh("%s --checkpoint %s --tokens 8 --compare --tp 2 --allreduce tree >%s 2>%s", GEN, CKPT, out, err), 0);
     char *e = slurp(err);
     cr_assert(strstr(e, "Against"), "%s", e);
     free(e);
@@ -109,7 +109,7 @@ Test(generate, one_beam_csv_is_greedy)
     cr_assert(!strncmp(b, "step,token,text,logprob,score\n", 30), "%s", b);
     free(b);
     cr_assert_eq(sh("cut -d, -f2 %s | tail -n +2 >%s.tok && tail -n +2 %s | cmp -s - %s.tok", out2, out2, out, out2), 0,
-                 "--beams 1 tokens differ from greedy");
+        "--beams 1 tokens differ from greedy");
     cr_assert_eq(
         sh("%s --checkpoint %s --tokens 8 --beams 3 --beam-ties unstable --beam-seed 5 >%s 2>%s", GEN, CKPT, out, err),
         0);
@@ -130,11 +130,11 @@ Test(generate, a_card_in_a_recipe_is_its_tensor_core_model)
     snprintf(b, sizeof b, "%s/card", dir);
     snprintf(c, sizeof c, "%s/Card", dir);
     cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe bf16/tc:ada/fp32/bf16 >%s 2>%s.err", GEN, CKPT, a, a), 0);
-    cr_assert_eq(sh("%s --checkpoint %s --tokens 6 --recipe bf16/tc:rtx4090/fp32/bf16 >%s 2>%s.err", GEN, CKPT, b, b),
-                 0);
+    cr_assert_eq(
+        sh("%s --checkpoint %s --tokens 6 --recipe bf16/tc:rtx4090/fp32/bf16 >%s 2>%s.err", GEN, CKPT, b, b), 0);
     cr_assert_eq(
         sh("%s --checkpoint %s --tokens 6 --recipe-lmhead bf16/tc:RTX-4090/fp32/bf16 --recipe bf16/tc:ada/fp32/bf16 >%s 2>%s.err",
-           GEN, CKPT, c, c),
+            GEN, CKPT, c, c),
         0);
     char *x = slurp(a), *y = slurp(b), *z = slurp(c);
     cr_assert(x && y && z && strlen(x) > 0);
@@ -144,7 +144,7 @@ Test(generate, a_card_in_a_recipe_is_its_tensor_core_model)
     snprintf(e, sizeof e, "%s.err", b);
     char *said = slurp(e);
     cr_expect(strstr(said, "qkv=bf16/tc:ada/fp32/bf16") && !strstr(said, "rtx4090"),
-              "the run does not name the model: %s", said);
+        "the run does not name the model: %s", said);
     free(x), free(y), free(z), free(said);
     tmpdir_remove(dir);
 }

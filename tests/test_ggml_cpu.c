@@ -54,7 +54,7 @@ Test(ggml_cpu, fp16_round_to_nearest_even)
     for (size_t i = 0; i < sizeof f16cases / sizeof f16cases[0]; i++) {
         const f16case *c = &f16cases[i];
         cr_expect_eq(drift_ggml_fp32_to_fp16(c->x), c->h, "%a: %s: expected 0x%04x, got 0x%04x", (double)c->x, c->why,
-                     c->h, drift_ggml_fp32_to_fp16(c->x));
+            c->h, drift_ggml_fp32_to_fp16(c->x));
         if ((c->h & 0x7c00) != 0x7c00 && c->x == drift_ggml_fp16_to_fp32(c->h)) {
             cr_expect_eq(fbits(drift_ggml_fp16_to_fp32(c->h)), fbits(c->x)); /* exact values go back exactly */
         }
@@ -259,11 +259,11 @@ static void record_flash_attention(int avx512)
             q[i] = rat(5 * i + 7 * r + 11 * h, 19, 4);
         }
         if (T[w] >= 64) {
-            (avx512 ? drift_ggml_flash_attn_tiled_row512 : drift_ggml_flash_attn_tiled_row)(mine, q, k, v, 64, 64,
-                                                                                            (size_t)nk, 0.125f);
+            (avx512 ? drift_ggml_flash_attn_tiled_row512 : drift_ggml_flash_attn_tiled_row)(
+                mine, q, k, v, 64, 64, (size_t)nk, 0.125f);
         } else {
-            (avx512 ? drift_ggml_flash_attn_row512 : drift_ggml_flash_attn_row)(mine, q, k, v, 64, 64, idx, (size_t)nk,
-                                                                                0.125f);
+            (avx512 ? drift_ggml_flash_attn_row512 : drift_ggml_flash_attn_row)(
+                mine, q, k, v, 64, 64, idx, (size_t)nk, 0.125f);
         }
         expect_same(tag, mine, rec, 64);
     }

@@ -30,10 +30,21 @@ static const struct {
     uint64_t block;
     size_t bytes;
 } TYPES[] = {
-    {DRIFT_GGML_F32, 1, 4},      {DRIFT_GGML_F16, 1, 2},      {DRIFT_GGML_BF16, 1, 2},     {DRIFT_GGML_Q4_0, 32, 18},
-    {DRIFT_GGML_Q4_1, 32, 20},   {DRIFT_GGML_Q5_0, 32, 22},   {DRIFT_GGML_Q5_1, 32, 24},   {DRIFT_GGML_Q8_0, 32, 34},
-    {DRIFT_GGML_Q8_1, 32, 36},   {DRIFT_GGML_Q2_K, 256, 84},  {DRIFT_GGML_Q3_K, 256, 110}, {DRIFT_GGML_Q4_K, 256, 144},
-    {DRIFT_GGML_Q5_K, 256, 176}, {DRIFT_GGML_Q6_K, 256, 210}, {DRIFT_GGML_Q8_K, 256, 292},
+    {DRIFT_GGML_F32, 1, 4},
+    {DRIFT_GGML_F16, 1, 2},
+    {DRIFT_GGML_BF16, 1, 2},
+    {DRIFT_GGML_Q4_0, 32, 18},
+    {DRIFT_GGML_Q4_1, 32, 20},
+    {DRIFT_GGML_Q5_0, 32, 22},
+    {DRIFT_GGML_Q5_1, 32, 24},
+    {DRIFT_GGML_Q8_0, 32, 34},
+    {DRIFT_GGML_Q8_1, 32, 36},
+    {DRIFT_GGML_Q2_K, 256, 84},
+    {DRIFT_GGML_Q3_K, 256, 110},
+    {DRIFT_GGML_Q4_K, 256, 144},
+    {DRIFT_GGML_Q5_K, 256, 176},
+    {DRIFT_GGML_Q6_K, 256, 210},
+    {DRIFT_GGML_Q8_K, 256, 292},
 };
 #define NTYPES (sizeof TYPES / sizeof TYPES[0])
 
@@ -204,9 +215,9 @@ static void check_every_kv(const drift_gguf_t *g)
             int64_t iv = 0;
             double fv = 0;
             cr_assert_eq(drift_gguf_array_i64(kv, i, &iv), is_float ? DRIFT_EINVAL : 0, "%s[%llu]", A[a].key,
-                         (unsigned long long)i);
+                (unsigned long long)i);
             cr_assert_eq(drift_gguf_array_f64(kv, i, &fv), is_bool ? DRIFT_EINVAL : 0, "%s[%llu]", A[a].key,
-                         (unsigned long long)i);
+                (unsigned long long)i);
             if (!is_float) cr_assert_eq(iv, A[a].i[i], "%s[%llu]", A[a].key, (unsigned long long)i);
             if (!is_bool)
                 cr_assert_eq(fv, A[a].f[i], "%s[%llu]", A[a].key, (unsigned long long)i); /* exact: tolerance 0 */
@@ -282,7 +293,7 @@ Test(gguf, round_trip_every_value_type_and_tensor_type)
             drift_gguf_t g;
             char err[ERR];
             cr_assert_eq(drift_gguf_parse(&g, img, size, err, sizeof err), 0, "v%u align %u: %s", versions[v],
-                         alignments[a], err);
+                alignments[a], err);
             cr_assert_eq(g.version, versions[v]);
             cr_assert_eq(g.alignment, alignments[a]);
             cr_assert_eq(g.n_kv, N_EVERY_KV + (alignments[a] != 32));
@@ -444,12 +455,12 @@ Test(gguf, open_maps_the_file_and_never_copies)
     for (uint64_t i = 0; i < g.n_tensors; i++) {
         const uint8_t *d = g.tensors[i].data;
         cr_assert(d >= g.base && d + g.tensors[i].nbytes <= g.base + g.size, "tensor %llu inside the mapping",
-                  (unsigned long long)i);
+            (unsigned long long)i);
         cr_assert_eq((uintptr_t)d % 32, 0, "aligned in memory as in the file (the mapping is page aligned)");
     }
     const drift_gguf_kv_t *kv = drift_gguf_find(&g, "arr.str");
     cr_assert(kv && (const uint8_t *)kv->strs[2].s > g.base && (const uint8_t *)kv->strs[2].s < g.base + g.size,
-              "strings point into the mapping");
+        "strings point into the mapping");
     check_every_kv(&g);
     check_every_tensor(&g);
     drift_gguf_close(&g);
@@ -564,7 +575,7 @@ Test(gguf, reads_files_of_the_reference_writer)
         t = drift_gguf_tensor(&g, T2[i].name);
         cr_assert(t, "%s", T2[i].name);
         cr_assert(t->type == T2[i].type && t->n_dims == T2[i].n_dims && t->ne[0] == T2[i].ne0 && t->ne[1] == T2[i].ne1,
-                  "%s", T2[i].name);
+            "%s", T2[i].name);
         cr_assert_eq(t->nbytes, T2[i].nbytes, "%s", T2[i].name);
         cr_assert_eq(g.data_offset + t->offset, T2[i].file_offset, "%s", T2[i].name);
     }
@@ -833,18 +844,18 @@ static const lie_t LIES[] = {
     {"ggml type 4", lie_type4, "tensor[0] 'w0': type: expected a known ggml type"},
     {"ggml type max", lie_type_max, "found 4294967295"},
     {"ne[0] not a block multiple", lie_block,
-     "tensor[0] 'w0': ne[0]: expected a multiple of 32 (the q8_0 block), found 33"},
+        "tensor[0] 'w0': ne[0]: expected a multiple of 32 (the q8_0 block), found 33"},
     {"offset unaligned", lie_offset_unaligned,
-     "tensor[2] 'w2': offset: expected a multiple of the alignment 32, found 16"},
+        "tensor[2] 'w2': offset: expected a multiple of the alignment 32, found 16"},
     {"tensor past the end", lie_offset_past_end,
-     "tensor[2] 'w2': offset: expected offset + 32 bytes within the 100 bytes"},
+        "tensor[2] 'w2': offset: expected offset + 32 bytes within the 100 bytes"},
     {"tensor offset huge", lie_offset_huge, "tensor[2] 'w2': offset: expected offset + 32 bytes within"},
     {"tensors overlap", lie_overlap,
-     "tensor[1] 'w1': offset: expected no overlap with tensor[0] at [0, 64), found offset 32"},
+        "tensor[1] 'w1': offset: expected no overlap with tensor[0] at [0, 64), found offset 32"},
     {"duplicate key", lie_duplicate_key,
-     "kv[2] 'llama.block_count': key: expected unique keys, found the key of kv[1] again"},
+        "kv[2] 'llama.block_count': key: expected unique keys, found the key of kv[1] again"},
     {"duplicate tensor name", lie_duplicate_name,
-     "tensor[1] 'w0': name: expected unique names, found the name of tensor[0] again"},
+        "tensor[1] 'w0': name: expected unique names, found the name of tensor[0] again"},
     {"tensor name length", lie_name_length, "tensor[0]: name length: expected at most"},
     {"no data section", lie_no_data_section, "data section: expected to start at byte 64 (tensor infos end at 57"},
     {"key escaped in message", lie_key_in_message, "kv[0] 'evil\\x0akey\\'\\\\': value type"},
@@ -857,8 +868,8 @@ static void expect_refusal(const drift_gguf_t *g, int rc, const char *err, const
     cr_assert_eq(rc, DRIFT_EINVAL, "%s: accepted (rc %d)", what, rc);
     cr_assert(err[0], "%s: no message", what);
     cr_assert_null(strchr(err, '\n'), "%s: message is not one line: %s", what, err);
-    cr_assert(strstr(err, ": expected ") && strstr(err, "found"), "%s: '%s' says neither expected nor found", what,
-              err);
+    cr_assert(
+        strstr(err, ": expected ") && strstr(err, "found"), "%s: '%s' says neither expected nor found", what, err);
     cr_assert(g->kv == NULL && g->tensors == NULL && g->kv_by_key == NULL && g->size == 0, "%s: *g not zeroed", what);
 }
 

@@ -36,8 +36,8 @@ Test(layers, lib_includes_are_bare_names)
                 const char *name = p + 10, *end = strchr(name, '"');
                 cr_assert(end, "%s:%d: unterminated include", path, ln);
                 cr_expect(!memchr(name, '/', (size_t)(end - name)),
-                          "%s:%d: include with a path (%.*s): name the header bare so the layers hold", path, ln,
-                          (int)(end - name), name);
+                    "%s:%d: include with a path (%.*s): name the header bare so the layers hold", path, ln,
+                    (int)(end - name), name);
             }
             fclose(fp);
         }

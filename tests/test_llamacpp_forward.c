@@ -68,10 +68,10 @@ static uint8_t *tiny_model(size_t *size, tiny_opts o)
     struct {
         const char *name;
         uint64_t k, m;
-    } mats[] = {{"token_embd.weight", DIM, VOCAB},      {"blk.0.attn_q.weight", DIM, DIM},
-                {"blk.0.attn_k.weight", DIM, DIM / 2},  {"blk.0.attn_v.weight", DIM, DIM / 2},
-                {"blk.0.attn_output.weight", DIM, DIM}, {"blk.0.ffn_gate.weight", DIM, HID},
-                {"blk.0.ffn_up.weight", DIM, HID},      {"blk.0.ffn_down.weight", HID, DIM}};
+    } mats[] = {{"token_embd.weight", DIM, VOCAB}, {"blk.0.attn_q.weight", DIM, DIM},
+        {"blk.0.attn_k.weight", DIM, DIM / 2}, {"blk.0.attn_v.weight", DIM, DIM / 2},
+        {"blk.0.attn_output.weight", DIM, DIM}, {"blk.0.ffn_gate.weight", DIM, HID}, {"blk.0.ffn_up.weight", DIM, HID},
+        {"blk.0.ffn_down.weight", HID, DIM}};
     for (size_t i = 0; i < sizeof mats / sizeof mats[0]; i++) {
         if (o.skip && !strcmp(o.skip, mats[i].name)) {
             continue;
@@ -87,8 +87,8 @@ static uint8_t *tiny_model(size_t *size, tiny_opts o)
     return file;
 }
 
-static int create_ctx(drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, int n_ctx, char *err,
-                      size_t errsz)
+static int create_ctx(
+    drift_llamacpp_t **e, drift_gguf_t *g, uint8_t **file, tiny_opts o, int n_ctx, char *err, size_t errsz)
 {
     size_t size;
     *file = tiny_model(&size, o);

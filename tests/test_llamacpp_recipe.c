@@ -30,7 +30,7 @@ static void generate_against(const char *record, const char *recipe)
     for (int i = 0; i < steps; i++) {
         cr_expect_eq(g.token[i], q->tok[i], "%s step %d: token %d, llama.cpp %d", recipe, i, g.token[i], q->tok[i]);
         cr_expect(twin_same((float)g.top1_logit[i], q->logit[i]), "%s step %d: top-1 logit %a, llama.cpp %a", recipe, i,
-                  g.top1_logit[i], (double)q->logit[i]);
+            g.top1_logit[i], (double)q->logit[i]);
         cr_expect_eq(g.top2[i], q->second[i], "%s step %d: runner-up", recipe, i);
         cr_expect(twin_same((float)g.top2_logit[i], q->second_logit[i]), "%s step %d: top-2 logit", recipe, i);
     }

@@ -23,9 +23,9 @@ Test(messages, lab_unknown_command_is_one_line)
     char err[4096], cmd[512];
     snprintf(cmd, sizeof cmd, "'%s/lab' bogus", DRIFT_SOURCE_DIR);
     cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2);
-    cr_assert_str_eq(
-        err, "lab: unknown command 'bogus' (accepted: setup, build, test, list, run, plot, report, calc, generate, "
-             "forecast, models, bench, sweep, fuzz, help)\n");
+    cr_assert_str_eq(err,
+        "lab: unknown command 'bogus' (accepted: setup, build, test, list, run, plot, report, calc, generate, "
+        "forecast, models, bench, sweep, fuzz, help)\n");
 }
 
 /* A format without a tensor-core path: refused before the files are read (they do not exist
@@ -47,8 +47,7 @@ Test(messages, help_states_limits)
     cr_assert_eq(run_stdout(cmd, out, sizeof out), 0);
     cr_assert(strstr(out, "--threads N          OpenMP threads, 1..256"), "%s", out);
     cr_assert(
-        strstr(
-            out,
+        strstr(out,
             "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16); 1..1048576; at most 64 distinct values"),
         "%s", out);
 }
@@ -62,7 +61,7 @@ Test(messages, git_is_the_builds_commit)
     snprintf(cmd, sizeof cmd, "'%s/drift-calc' env | grep '^git,' | cut -d, -f2", BIN);
     cr_assert_eq(run_stdout(cmd, env, sizeof env), 0);
     snprintf(cmd, sizeof cmd,
-             "sed -n 's/^#define DRIFT_BUILD_GIT \"\\(.*\\)\"$/\\1/p' '%s/../generated/drift_gitinfo.h'", BIN);
+        "sed -n 's/^#define DRIFT_BUILD_GIT \"\\(.*\\)\"$/\\1/p' '%s/../generated/drift_gitinfo.h'", BIN);
     cr_assert_eq(run_stdout(cmd, hdr, sizeof hdr), 0);
     cr_assert(hdr[0], "the generated header names a commit");
     cr_assert_str_eq(env, hdr);
@@ -76,8 +75,8 @@ Test(messages, out_of_memory_names_what_and_how_large)
     static const struct {
         double bytes;
         const char *text;
-    } SIZES[] = {{0, "0 B"},        {999, "999 B"},    {999.6, "1.0 KB"}, {12345, "12 KB"}, {226492416, "226 MB"},
-                 {1.5e9, "1.5 GB"}, {9.96e9, "10 GB"}, {4.4e12, "4.4 TB"}};
+    } SIZES[] = {{0, "0 B"}, {999, "999 B"}, {999.6, "1.0 KB"}, {12345, "12 KB"}, {226492416, "226 MB"},
+        {1.5e9, "1.5 GB"}, {9.96e9, "10 GB"}, {4.4e12, "4.4 TB"}};
     for (size_t i = 0; i < sizeof SIZES / sizeof SIZES[0]; i++) {
         char b[32];
         drift_bytes_text(b, sizeof b, SIZES[i].bytes);

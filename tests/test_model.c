@@ -282,9 +282,9 @@ Test(model, kernel_choice_is_policy_h_at_default_slice)
                 for (size_t c = 0; c < 5; c++) {
                     drift_gemm_kernel_t x, y;
                     cr_assert_eq(drift_policy_choose(&x, (drift_policy_t)p, Ms[a], Ns[b], Ks[c], 132), 0);
-                    cr_assert_eq(drift_policy_choose_slice(&y, (drift_policy_t)p, Ms[a], Ns[b], Ks[c], 132,
-                                                           DRIFT_POLICY_MIN_SLICE),
-                                 0);
+                    cr_assert_eq(drift_policy_choose_slice(
+                                     &y, (drift_policy_t)p, Ms[a], Ns[b], Ks[c], 132, DRIFT_POLICY_MIN_SLICE),
+                        0);
                     cr_assert(drift_gemm_kernel_equal(&x, &y), "M %zu N %zu K %zu", Ms[a], Ns[b], Ks[c]);
                 }
 }
@@ -370,7 +370,7 @@ Test(model, seq_gemm_f32_equals_drift_gemm)
             cr_assert_eq(drift_seq_gemm_f32(Cf, Af, Bf, M, N, K), 0);
             for (size_t i = 0; i < M * N; i++)
                 cr_assert_eq((double)Cf[i], C[i], "shape %zu, %s, output %zu: %a vs %a", c, bf ? "bf16" : "fp32", i,
-                             (double)Cf[i], C[i]);
+                    (double)Cf[i], C[i]);
             free(A), free(B), free(C), free(Af), free(Bf), free(Cf);
         }
 }
@@ -399,8 +399,8 @@ Test(model, fixed_size_split_kv_is_batch_invariant_fixed_count_is_not)
             drift_batching_t bt = {2 + (int)drift_stream_below(&s, 16), 200 + (uint64_t)b, 48, 12};
             drift_gen_t g = run_model(&nx, N, &bt, 1);
             if (ki == 0)
-                cr_assert(same_logits(&alone, &g, V), "%s: batch %d (B = %d) changed the logits", kern[ki], b,
-                          bt.batch);
+                cr_assert(
+                    same_logits(&alone, &g, V), "%s: batch %d (B = %d) changed the logits", kern[ki], b, bt.batch);
             else
                 count_differs += !same_logits(&alone, &g, V);
             drift_gen_free(&g);
@@ -434,7 +434,7 @@ Test(model, set_shape_reproduces_the_batched_run)
             drift_model_set_shape(m, (size_t)g.rows[t], bt.batch);
             cr_assert_eq(drift_model_step(m, lg, &sq, 1), 0);
             cr_assert(!memcmp(lg, g.logits + (size_t)t * (size_t)V, (size_t)V * sizeof(double)),
-                      "B %d step %d (M %d): logits differ", bt.batch, t, g.rows[t]);
+                "B %d step %d (M %d): logits differ", bt.batch, t, g.rows[t]);
         }
         free(lg);
         drift_model_free(m);

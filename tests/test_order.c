@@ -319,9 +319,8 @@ static void fill(double *v, size_t n, vkind_t kind, const tfmt_t *F, drift_strea
         case V_MEMBERS: v[i] = emu_round(&rne, loguni(s, -8, 8)); break;
         case V_DOUBLES: v[i] = loguni(s, -8, 8); break;
         default: {
-            const double pool[] = {1,       -1,      1 + u,      u,   -u,   maxf,      -maxf,          maxf / 2,
-                                   minsub,  -minsub, 3 * minsub, 0.0, -0.0, 1 + 2 * u, ldexp(1, F->p), -ldexp(1, F->p),
-                                   0.5 * u, INFINITY};
+            const double pool[] = {1, -1, 1 + u, u, -u, maxf, -maxf, maxf / 2, minsub, -minsub, 3 * minsub, 0.0, -0.0,
+                1 + 2 * u, ldexp(1, F->p), -ldexp(1, F->p), 0.5 * u, INFINITY};
             size_t np = sizeof pool / sizeof pool[0] - (allow_inf ? 0 : 1);
             if (i > 0 && drift_stream_u32(s) % 4 == 0) {
                 v[i] = -v[i - 1]; /* exact cancellation */
@@ -334,10 +333,9 @@ static void fill(double *v, size_t n, vkind_t kind, const tfmt_t *F, drift_strea
     }
 }
 
-static const char *const ORDERS[] = {
-    "seq",      "rev",      "pairwise",      "blocked:1",     "blocked:4", "blocked:32",
-    "splitk:1", "splitk:3", "splitk:3:tree", "splitk:8:tree", "splitk:64", "warp:1",
-    "warp:4",   "warp:32",  "kahan",         "neumaier",      "random:0",  "random:12345678901234"};
+static const char *const ORDERS[] = {"seq", "rev", "pairwise", "blocked:1", "blocked:4", "blocked:32", "splitk:1",
+    "splitk:3", "splitk:3:tree", "splitk:8:tree", "splitk:64", "warp:1", "warp:4", "warp:32", "kahan", "neumaier",
+    "random:0", "random:12345678901234"};
 #define NORDERS (sizeof ORDERS / sizeof ORDERS[0])
 static const size_t LENGTHS[] = {1, 2, 3, 31, 33, 1000};
 #define NLENGTHS (sizeof LENGTHS / sizeof LENGTHS[0])
@@ -384,7 +382,7 @@ ParameterizedTest(emu_case_t *cs, order, emulation, .timeout = 600)
                 double got, want = emulate(&e, &ts, n, NULL, &o);
                 cr_assert_eq(drift_sum(&got, x, n, &o, &acc), 0);
                 cr_assert(same(got, want), "sum %s acc %s mode %d n %zu kind %d: got %a want %a", ORDERS[oi], F->name,
-                          (int)acc.mode, n, kind, got, want);
+                    (int)acc.mode, n, kind, got, want);
                 if (kind == V_ADVERSARIAL && n == 1000) continue; /* the dot's adversarial set is smaller */
                 for (int fm = 0; fm <= 1; fm++) {
                     for (int wc = 0; wc <= 1; wc++) {
@@ -396,7 +394,7 @@ ParameterizedTest(emu_case_t *cs, order, emulation, .timeout = 600)
                         want = emulate(&e, &td, n, cp, &o);
                         cr_assert_eq(drift_dot(&got, a, b, n, cp, &o, &dacc), 0);
                         cr_assert(same(got, want), "dot %s acc %s mode %d fma %d c %d n %zu kind %d: got %a want %a",
-                                  ORDERS[oi], F->name, (int)acc.mode, fm, wc, n, kind, got, want);
+                            ORDERS[oi], F->name, (int)acc.mode, fm, wc, n, kind, got, want);
                     }
                 }
             }
@@ -519,16 +517,9 @@ ParameterizedTest(int *ti, order, hand_trees)
 
 Test(order, parse_print_roundtrip)
 {
-    const char *canon[] = {"seq",           "rev",
-                           "pairwise",      "blocked:1",
-                           "blocked:64",    "blocked:9223372036854775807",
-                           "splitk:1",      "splitk:7",
-                           "splitk:7:tree", "warp:1",
-                           "warp:32",       "warp:1048576",
-                           "kahan",         "neumaier",
-                           "random:0",      "random:18446744073709551615",
-                           "tc:v100",       "tc:a100",
-                           "tc:h100",       "tc:b200"};
+    const char *canon[] = {"seq", "rev", "pairwise", "blocked:1", "blocked:64", "blocked:9223372036854775807",
+        "splitk:1", "splitk:7", "splitk:7:tree", "warp:1", "warp:32", "warp:1048576", "kahan", "neumaier", "random:0",
+        "random:18446744073709551615", "tc:v100", "tc:a100", "tc:h100", "tc:b200"};
     for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
         drift_order_t o, o2;
         char buf[DRIFT_ORDER_SPEC_MAX];
@@ -541,9 +532,12 @@ Test(order, parse_print_roundtrip)
     }
     /* Orders built in code (fields the kind ignores may hold anything). */
     drift_order_t built[] = {
-        {DRIFT_ORDER_SEQ, 5, 1, 9, DRIFT_TC_B200}, {DRIFT_ORDER_RANDOM, 0, 0, UINT64_MAX, 0},
-        {DRIFT_ORDER_SPLITK, 3, 1, 0, 0},          {DRIFT_ORDER_WARP, 1L << 20, 0, 0, 0},
-        {DRIFT_ORDER_TC, 0, 0, 0, DRIFT_TC_H100},  {DRIFT_ORDER_BLOCKED, 1000, 0, 0, 0},
+        {DRIFT_ORDER_SEQ, 5, 1, 9, DRIFT_TC_B200},
+        {DRIFT_ORDER_RANDOM, 0, 0, UINT64_MAX, 0},
+        {DRIFT_ORDER_SPLITK, 3, 1, 0, 0},
+        {DRIFT_ORDER_WARP, 1L << 20, 0, 0, 0},
+        {DRIFT_ORDER_TC, 0, 0, 0, DRIFT_TC_H100},
+        {DRIFT_ORDER_BLOCKED, 1000, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof built / sizeof built[0]; i++) {
         char buf[DRIFT_ORDER_SPEC_MAX];
@@ -569,55 +563,15 @@ Test(order, parse_print_roundtrip)
 
 Test(order, bad_specs_rejected)
 {
-    const char *bad[] = {"",
-                         "seq ",
-                         " seq",
-                         "SEQ",
-                         "seq:1",
-                         "sequential",
-                         "pairwise:2",
-                         "kahan:1",
-                         "neumaier:",
-                         "blocked",
-                         "blocked:",
-                         "blocked:0",
-                         "blocked:-1",
-                         "blocked:+4",
-                         "blocked:04",
-                         "blocked:4x",
-                         "blocked: 4",
-                         "blocked:4:tree",
-                         "blocked:9223372036854775808", /* LONG_MAX + 1 */
-                         "blocked:99999999999999999999999",
-                         "warp",
-                         "warp:",
-                         "warp:0",
-                         "warp:3",
-                         "warp:6",
-                         "warp:-32",
-                         "warp:2097152", /* 2^21, beyond the lane limit */
-                         "splitk",
-                         "splitk:",
-                         "splitk:0",
-                         "splitk:3:foo",
-                         "splitk:3:",
-                         "splitk:3:tree:",
-                         "splitk:3:tree:x",
-                         "splitk::tree",
-                         "splitk:tree",
-                         "random",
-                         "random:",
-                         "random:-1",
-                         "random:abc",
-                         "random:0x10",
-                         "random:18446744073709551616", /* 2^64 */
-                         "tc",
-                         "tc:",
-                         "tc:x100",
-                         "tc:V100",
-                         "tc:h100:x",
-                         "foo",
-                         "foo:3"};
+    const char *bad[] = {"", "seq ", " seq", "SEQ", "seq:1", "sequential", "pairwise:2", "kahan:1",
+        "neumaier:", "blocked", "blocked:", "blocked:0", "blocked:-1", "blocked:+4", "blocked:04", "blocked:4x",
+        "blocked: 4", "blocked:4:tree", "blocked:9223372036854775808", /* LONG_MAX + 1 */
+        "blocked:99999999999999999999999", "warp", "warp:", "warp:0", "warp:3", "warp:6", "warp:-32",
+        "warp:2097152", /* 2^21, beyond the lane limit */
+        "splitk", "splitk:", "splitk:0", "splitk:3:foo", "splitk:3:", "splitk:3:tree:", "splitk:3:tree:x",
+        "splitk::tree", "splitk:tree", "random", "random:", "random:-1", "random:abc", "random:0x10",
+        "random:18446744073709551616", /* 2^64 */
+        "tc", "tc:", "tc:x100", "tc:V100", "tc:h100:x", "foo", "foo:3"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         drift_order_t o = {DRIFT_ORDER_KAHAN, 77, 0, 0, 0};
         cr_assert_eq(drift_order_parse(&o, bad[i]), DRIFT_EINVAL, "'%s' accepted", bad[i]);
@@ -828,8 +782,8 @@ Test(order, depth_and_gamma)
      * 0 + 2. */
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         drift_order_t o = ord(c[i].spec);
-        cr_assert_eq(drift_order_depth(&o, c[i].n), c[i].k, "%s n=%zu: %zu", c[i].spec, c[i].n,
-                     drift_order_depth(&o, c[i].n));
+        cr_assert_eq(
+            drift_order_depth(&o, c[i].n), c[i].k, "%s n=%zu: %zu", c[i].spec, c[i].n, drift_order_depth(&o, c[i].n));
     }
     double u = 0x1p-11;
     cr_assert_eq(drift_gamma(10, u), (10 * u) / (1 - 10 * u)); /* exact: the same two roundings */
@@ -849,8 +803,8 @@ typedef struct {
 
 ParameterizedTestParameters(order, bounds_hold)
 {
-    static bound_case_t cases[] = {{0, MPFR_RNDN}, {1, MPFR_RNDN}, {2, MPFR_RNDN}, {3, MPFR_RNDN},
-                                   {1, MPFR_RNDZ}, {2, MPFR_RNDZ}, {3, MPFR_RNDD}};
+    static bound_case_t cases[] = {
+        {0, MPFR_RNDN}, {1, MPFR_RNDN}, {2, MPFR_RNDN}, {3, MPFR_RNDN}, {1, MPFR_RNDZ}, {2, MPFR_RNDZ}, {3, MPFR_RNDD}};
     return cr_make_param_array(bound_case_t, cases, sizeof cases / sizeof cases[0]);
 }
 
@@ -891,7 +845,7 @@ ParameterizedTest(bound_case_t *bc, order, bounds_hold, .timeout = 300)
                 mpfr_sub_d(d, ex, got, MPFR_RNDN); /* exact at XPREC */
                 mpfr_abs(d, d, MPFR_RNDN);
                 cr_assert(mpfr_cmp_d(d, bound) <= 0, "%s %s n=%zu dist %d: error %g > bound %g", ORDERS[oi], F->name, n,
-                          dist, mpfr_get_d(d, MPFR_RNDN), bound);
+                    dist, mpfr_get_d(d, MPFR_RNDN), bound);
                 /* Probabilistic bound with lambda = 6 (probability >= 0.9999 for these n
                  * under Higham & Mary's model) on zero-mean data in RNE, where the model's
                  * unbiased rounding errors are plausible. */

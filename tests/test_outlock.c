@@ -105,7 +105,7 @@ Test(outlock, killed_holders_leave_the_directory_usable, .init = make_dir, .fini
     /* a real run killed at each step of its commit, lock held; the next run always gets through */
     for (int step = 1; step <= 12; step++) {
         int st = sh("cd '%s' && DRIFT_FAULT_AT=%d '%s/formats' --profile quick --quiet --seed 3 --out . 2>/dev/null",
-                    dir, step, BIN);
+            dir, step, BIN);
         cr_assert(st == 137 || st == 0, "step %d: exit %d", step, st);
         cr_assert_eq(run_formats(4), 0, "step %d: the run after the kill was refused", step);
         cr_assert_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, dir), 0, "step %d", step);
@@ -118,8 +118,8 @@ Test(outlock, recover_touches_only_what_the_manifests_name, .init = make_dir, .f
     cr_assert_eq(run_formats(1), 0);
     cr_assert_eq(sh("cd '%s' && echo mine > thesis.tmp.999999 && echo mine > formats_notes.txt.tmp.999999 && "
                     "echo dead > formats.csv.tmp.999999",
-                    dir),
-                 0);
+                     dir),
+        0);
     char err[1024], cmd[512];
     snprintf(cmd, sizeof cmd, "'%s/drift-manifest' recover '%s' ''", BIN, dir);
     cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2, "empty name: %s", err);
@@ -127,21 +127,21 @@ Test(outlock, recover_touches_only_what_the_manifests_name, .init = make_dir, .f
     snprintf(cmd, sizeof cmd, "'%s/drift-manifest' recover '%s' '../x'", BIN, dir);
     cr_expect_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2, "'../x': %s", err);
     cr_expect_eq(sh("cd '%s' && test -e thesis.tmp.999999 && test -e formats.csv.tmp.999999", dir), 0,
-                 "a refused recover removed files");
+        "a refused recover removed files");
     cr_expect_eq(sh("'%s/drift-manifest' recover '%s' formats", BIN, dir), 0);
     cr_expect_eq(sh("cd '%s' && test -e thesis.tmp.999999 && test -e formats_notes.txt.tmp.999999", dir), 0,
-                 "recover removed a file no manifest names");
-    cr_expect_eq(sh("cd '%s' && test ! -e formats.csv.tmp.999999", dir), 0,
-                 "a dead run's temporary of a listed file stays");
+        "recover removed a file no manifest names");
+    cr_expect_eq(
+        sh("cd '%s' && test ! -e formats.csv.tmp.999999", dir), 0, "a dead run's temporary of a listed file stays");
     /* a journal whose .obsolete names files outside the set: they stay */
     cr_assert_eq(
         sh("cd '%s' && mkdir .formats.commit && cp formats.manifest .formats.commit/ && echo x > keep.txt && "
            "printf 'keep.txt\\n../x\\nformats_old.csv\\n' > .formats.commit/.obsolete && echo old > formats_old.csv",
-           dir),
+            dir),
         0);
     cr_expect_eq(sh("'%s/drift-manifest' recover '%s' formats", BIN, dir), 0);
     cr_expect_eq(sh("cd '%s' && test -e keep.txt && test ! -e formats_old.csv && test ! -e .formats.commit", dir), 0,
-                 "the obsolete list removed a file outside the set, or the set's obsolete file stayed");
+        "the obsolete list removed a file outside the set, or the set's obsolete file stayed");
     cr_expect_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, dir), 0);
 }
 
@@ -200,11 +200,11 @@ Test(outlock, a_fresh_out_is_locked_from_the_option_check, .init = make_dir, .fi
     int st = run_capture(cmd, NULL, 0, err, sizeof err);
     cr_expect_eq(st, 2, "a second run into the fresh directory: exit %d: %s", st, err);
     cr_expect(strstr(err, out) && strstr(err, want_pid), "does not name %s and %s: %s", out, want_pid, err);
-    cr_expect_eq(sh("cd '%s' && test \"$(ls -A)\" = .formats.lock", out), 0,
-                 "the refused run wrote into the fresh directory");
+    cr_expect_eq(
+        sh("cd '%s' && test \"$(ls -A)\" = .formats.lock", out), 0, "the refused run wrote into the fresh directory");
     kill_and_reap(pid);
     cr_expect_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --out new/sub 2>/dev/null", dir, BIN), 0,
-                 "after the holder died the run gets through");
+        "after the holder died the run gets through");
     cr_expect_eq(sh("'%s/drift-manifest' check '%s' formats", BIN, out), 0);
     /* a run that ends after the option check without writing leaves no directory; a parent
      * that existed before stays */
@@ -213,6 +213,6 @@ Test(outlock, a_fresh_out_is_locked_from_the_option_check, .init = make_dir, .fi
     int wst;
     waitpid(pid, &wst, 0);
     cr_assert(WIFEXITED(wst) && WEXITSTATUS(wst) == 2);
-    cr_expect_eq(sh("cd '%s' && test -d new/sub && test ! -e new/gone", dir), 0,
-                 "the directories the run made are left");
+    cr_expect_eq(
+        sh("cd '%s' && test -d new/sub && test ! -e new/gone", dir), 0, "the directories the run made are left");
 }

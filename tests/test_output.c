@@ -22,11 +22,11 @@ static const drift_cli_opt_t OPTS[] = {
     {"K", DRIFT_OPT_INT, &K, "N", "inner dimension", 1, 0, {"16", "256", "4096"}},
 };
 static const drift_cli_spec_t SPEC = {.name = "demo",
-                                      .question = "What does the kit write?",
-                                      .default_formats = "fp32",
-                                      .default_orders = "seq",
-                                      .opts = OPTS,
-                                      .nopts = 1};
+    .question = "What does the kit write?",
+    .default_formats = "fp32",
+    .default_orders = "seq",
+    .opts = OPTS,
+    .nopts = 1};
 
 static void parse(drift_cli_t *cli, const char *a1, const char *a2, const char *a3, const char *a4)
 {
@@ -54,8 +54,8 @@ Test(output, profile_values_apply_unless_the_option_is_given)
 
 Test(output, one_declaration_gives_csv_and_markdown)
 {
-    static const drift_col_t COLS[] = {DRIFT_C_TEXT("format"),   DRIFT_C_INT("K"),     DRIFT_C_NUM("x", NULL),
-                                       DRIFT_C_NUM("y", "%.3g"), DRIFT_C_HEX("x_hex"), DRIFT_C_QUOTED("kernel")};
+    static const drift_col_t COLS[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("K"), DRIFT_C_NUM("x", NULL),
+        DRIFT_C_NUM("y", "%.3g"), DRIFT_C_HEX("x_hex"), DRIFT_C_QUOTED("kernel")};
     static const drift_table_spec_t TABLES[] = {{".csv", NULL, DRIFT_SHOW_MD, COLS, 6}};
     drift_cli_t cli;
     parse(&cli, "--out", dir, "--quiet", NULL);
@@ -64,9 +64,9 @@ Test(output, one_declaration_gives_csv_and_markdown)
     drift_out_meta(&out, 0, "table", "demo rows");
     /* 0.1 is 0x1.999999999999ap-4; %.17g prints 0.10000000000000001 */
     drift_row(&out, 0, DRIFT_TXT("bf16"), DRIFT_INT(256), DRIFT_NUM(0.1), DRIFT_NUM(2.0 / 3), DRIFT_NUM(0.1),
-              DRIFT_TXT("tiled:128,64,32"));
+        DRIFT_TXT("tiled:128,64,32"));
     drift_row(&out, 0, DRIFT_TXT("fp16"), DRIFT_INT(-1), DRIFT_NUM(-1.0 / 0.0), DRIFT_NUM(0), DRIFT_NUM(1),
-              DRIFT_TXT("naive"));
+        DRIFT_TXT("naive"));
     drift_md_end(&out, 0);
     drift_out_commit(&out);
 
@@ -78,13 +78,13 @@ Test(output, one_declaration_gives_csv_and_markdown)
     cr_assert(body != NULL, "metadata, then the header: %s", csv);
     cr_assert(strstr(body, "\nbf16,256,0.10000000000000001,0.667,0x1.999999999999ap-4,\"tiled:128,64,32\"\n"
                            "fp16,-1,-inf,0,0x1p+0,\"naive\"\n") != NULL,
-              "%s", body);
+        "%s", body);
     snprintf(path, sizeof path, "%s/demo.md", dir);
     cr_assert_str_eq(slurp(path),
-                     "| format | K | x | y | x_hex | kernel |\n"
-                     "|---|---:|---:|---:|---:|---|\n"
-                     "| bf16 | 256 | 0.10000000000000001 | 0.667 | 0x1.999999999999ap-4 | \"tiled:128,64,32\" |\n"
-                     "| fp16 | -1 | -inf | 0 | 0x1p+0 | \"naive\" |\n\n");
+        "| format | K | x | y | x_hex | kernel |\n"
+        "|---|---:|---:|---:|---:|---|\n"
+        "| bf16 | 256 | 0.10000000000000001 | 0.667 | 0x1.999999999999ap-4 | \"tiled:128,64,32\" |\n"
+        "| fp16 | -1 | -inf | 0 | 0x1p+0 | \"naive\" |\n\n");
 }
 
 /* A text cell with a comma or a quote must not shift the CSV's columns: RFC 4180 quoting
@@ -147,12 +147,12 @@ Test(output, question_reproduce_caption_cells_and_prose)
     char path[128], cmd[1024], want[2048];
     drift_cli_reproduce(cmd, sizeof cmd, &cli);
     snprintf(want, sizeof want,
-             "**Question.** What does the kit write? Against the exact sum (53 bits).\n\n"
-             "Reproduce: `%s` (data/demo_*.csv; 3 trials).\n\n"
-             "**(a)** first\n\n"
-             "**(b) Error** (mean):\n\n| order | fp32/fp32 |\n|---|---:|\n| seq | 1.2e-03 [0.50] |\n\n"
-             "- Lists:a, b and c.\n",
-             cmd);
+        "**Question.** What does the kit write? Against the exact sum (53 bits).\n\n"
+        "Reproduce: `%s` (data/demo_*.csv; 3 trials).\n\n"
+        "**(a)** first\n\n"
+        "**(b) Error** (mean):\n\n| order | fp32/fp32 |\n|---|---:|\n| seq | 1.2e-03 [0.50] |\n\n"
+        "- Lists:a, b and c.\n",
+        cmd);
     snprintf(path, sizeof path, "%s/demo.md", dir);
     cr_assert_str_eq(slurp(path), want);
 }

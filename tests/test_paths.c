@@ -26,8 +26,8 @@ Test(paths, run_out_is_relative_to_the_caller_and_plot_data_renders_there, .time
     char dir[64];
     tmpdir_make(dir, sizeof dir, "paths");
     /* a relative --out whose parents do not exist yet */
-    cr_assert_eq(sh("cd '%s' && " ENV LAB " run formats --profile quick --quiet --out rel/deep/out 2>/dev/null", dir),
-                 0);
+    cr_assert_eq(
+        sh("cd '%s' && " ENV LAB " run formats --profile quick --quiet --out rel/deep/out 2>/dev/null", dir), 0);
     cr_assert(exists(dir, "rel/deep/out/formats.csv"), "--out rel/deep/out did not write under the caller's directory");
     cr_assert(!exists(DRIFT_SOURCE_DIR, "rel"), "--out rel/... wrote into the repository");
     /* the plots of that run, into that run's directory; --data relative to the caller too */

@@ -24,16 +24,13 @@ typedef struct {
 } kat_t;
 
 static kat_t KATS[] = {
-    {{0x00000000, 0x00000000, 0x00000000, 0x00000000},
-     {0x00000000, 0x00000000},
-     {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-     {0xffffffff, 0xffffffff},
-     {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+    {{0x00000000, 0x00000000, 0x00000000, 0x00000000}, {0x00000000, 0x00000000},
+        {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff},
+        {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
     /* the digits of pi, as Random123 uses them */
-    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
-     {0xa4093822, 0x299f31d0},
-     {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0},
+        {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
 };
 
 ParameterizedTestParameters(philox, known_answers)
@@ -106,9 +103,9 @@ Test(stream, distinct_streams_do_not_overlap)
             for (int b = 0; b < NBLOCKS; b++)
                 for (int c = 0; c < NBLOCKS; c++) {
                     cr_assert(memcmp(ctrs[k][b], ctrs[l][c], sizeof ctrs[k][b]) != 0,
-                              "streams %d and %d share a counter", k, l);
+                        "streams %d and %d share a counter", k, l);
                     cr_assert(memcmp(outs[k][b], outs[l][c], sizeof outs[k][b]) != 0,
-                              "streams %d and %d share an output block", k, l);
+                        "streams %d and %d share an output block", k, l);
                 }
 }
 
@@ -210,7 +207,7 @@ Test(below, unbiased)
     for (int j = 0; j < 3; j++) cr_expect(fabs((double)c3[j] / N - 1.0 / 3) < eps, "below(3) = %d: %ld", j, c3[j]);
     for (int j = 0; j < 10; j++) cr_expect(fabs((double)c10[j] / N - 0.1) < eps, "below(10) = %d: %ld", j, c10[j]);
     cr_expect(fabs((double)zero_mod3 / N - 1.0 / 3) < eps, "below(3*2^30) mod 3 == 0: %g (1/2 means biased)",
-              (double)zero_mod3 / N);
+        (double)zero_mod3 / N);
 }
 
 /* Normal variates through bounded indicators (Hoeffding applies to them, not to the

@@ -55,9 +55,9 @@ Test(progress, phases_are_named_and_never_go_back)
     char got[2048];
     lines(got, sizeof got, path);
     cr_expect_str_eq(got,
-                     "demo, planted heads:   0% (0/4)|demo, planted heads:  75% (3/4)|demo, planted heads:  75% (3/4)|"
-                     "demo, planted heads: 100% (4/4)|demo, stage 2:  50% (1/2)|demo, stage 2: 100% (2/2)|"
-                     "demo, stage 3:  33% (1/3)|demo, seed 2:  25% (1/4)|");
+        "demo, planted heads:   0% (0/4)|demo, planted heads:  75% (3/4)|demo, planted heads:  75% (3/4)|"
+        "demo, planted heads: 100% (4/4)|demo, stage 2:  50% (1/2)|demo, stage 2: 100% (2/2)|"
+        "demo, stage 3:  33% (1/3)|demo, seed 2:  25% (1/4)|");
     remove(path);
 }
 

@@ -23,11 +23,8 @@ typedef struct {
 static const pf_case_t CASES[] = {
     /* plain: one prompt a line, comments and empty lines skipped */
     {"a\nb\n", 0, {"a", "b"}, {NULL}, NULL},
-    {"# c\n\nx\\ty\\n\\x41\\\\\n",
-     0,
-     {"x\ty\nA\\"},
-     {NULL},
-     NULL},                                     /* the four escapes: tab, newline, 0x41 'A', backslash */
+    {"# c\n\nx\\ty\\n\\x41\\\\\n", 0, {"x\ty\nA\\"}, {NULL},
+        NULL},                                  /* the four escapes: tab, newline, 0x41 'A', backslash */
     {"\\x23hash", 0, {"#hash"}, {NULL}, NULL},  /* a prompt starting with '#', no final newline */
     {"line\r\n", 0, {"line\r"}, {NULL}, NULL},  /* byte for byte: the CR stays */
     {"k\tv\n", 0, {"k\tv"}, {NULL}, NULL},      /* a tab in a plain file is text */
@@ -38,20 +35,14 @@ static const pf_case_t CASES[] = {
     {"# only\n\n", DRIFT_EINVAL, {NULL}, {NULL}, "no prompts"},
     /* with kinds */
     {KF "story\tOnce\\n\nfact\tWhy?\n", 0, {"Once\n", "Why?"}, {"story", "fact"}, NULL},
-    {"# head\n" KF "# c\n\ncode\t#include\tx\n",
-     0,
-     {"#include\tx"},
-     {"code"},
-     NULL}, /* later tabs and a '#' are text */
+    {"# head\n" KF "# c\n\ncode\t#include\tx\n", 0, {"#include\tx"}, {"code"},
+        NULL}, /* later tabs and a '#' are text */
     {KF "multilingual\t\\x41\nchinese\t\xe7\xa7\x8b\n", 0, {"A", "\xe7\xa7\x8b"}, {"multilingual", "chinese"}, NULL},
     {KF "story Once\n", DRIFT_EINVAL, {NULL}, {NULL}, "line 2: no tab between kind and text"},
     {KF "Story\tX\n", DRIFT_EINVAL, {NULL}, {NULL}, "line 2: kind 'Story' is none of: story fact code list arithmetic"},
     {KF "\tX\n", DRIFT_EINVAL, {NULL}, {NULL}, "line 2: kind '' is none"},
-    {KF "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\ty\n",
-     DRIFT_EINVAL,
-     {NULL},
-     {NULL},
-     "kind 'xxxxxxxxxxxxxxxxxxxxxxxx...' is none"},
+    {KF "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\ty\n", DRIFT_EINVAL, {NULL}, {NULL},
+        "kind 'xxxxxxxxxxxxxxxxxxxxxxxx...' is none"},
     {KF "fact\tok\nstory\t\n", DRIFT_EINVAL, {NULL}, {NULL}, "line 3: kind story with an empty text"},
     {KF "fact\tbad\\q\n", DRIFT_EINVAL, {NULL}, {NULL}, "line 2: unknown escape"},
     {"a\n" KF, DRIFT_EINVAL, {NULL}, {NULL}, "line 2: a #format: line must come once, before the first prompt"},
@@ -96,8 +87,8 @@ Test(prompt_file, kind_names)
     static const struct {
         const char *name;
         int index;
-    } K[] = {{"story", 0},    {"fact", 1},    {"code", 2},         {"list", 3},   {"arithmetic", 4}, {"instruction", 5},
-             {"dialogue", 6}, {"chinese", 7}, {"multilingual", 8}, {"Story", -1}, {"", -1},          {NULL, -1}};
+    } K[] = {{"story", 0}, {"fact", 1}, {"code", 2}, {"list", 3}, {"arithmetic", 4}, {"instruction", 5},
+        {"dialogue", 6}, {"chinese", 7}, {"multilingual", 8}, {"Story", -1}, {"", -1}, {NULL, -1}};
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
         cr_expect_eq(drift_prompt_kind_index(K[i].name), K[i].index, "%s", K[i].name ? K[i].name : "(null)");
 }
@@ -109,12 +100,11 @@ Test(prompt_file, witness_file_reads_as_before)
     cr_assert_eq(drift_prompt_file_read(&p, WITNESS, err, sizeof err), 0, "%s", err);
     cr_expect_eq(p.n, 10); /* prompts 0..9, as its comments number them */
     cr_expect_null(p.kind);
-    cr_expect_str_eq(p.text[0],
-                     "Once upon a time, in a small village at the edge of a great forest, there lived a girl named");
+    cr_expect_str_eq(
+        p.text[0], "Once upon a time, in a small village at the edge of a great forest, there lived a girl named");
     cr_expect_str_eq(p.text[1], "Question: What is the capital city of Australia?\nAnswer:");
     cr_expect_str_eq(p.text[4], "12 + 35 = 47\n64 - 18 = 46\n7 * 8 =");
-    cr_expect_str_eq(
-        p.text[5],
+    cr_expect_str_eq(p.text[5],
         "<|im_start|>user\nGive me three tips for staying focused while studying.<|im_end|>\n<|im_start|>assistant\n");
     drift_prompt_file_free(&p);
 }

@@ -51,9 +51,9 @@ Test(registry, readme_and_docs_state_each_programs_question)
         const char *next = strstr(sec + 3, "\n## ");
         const char *found = strstr(sec, want);
         cr_assert(found && (!next || found < next),
-                  "docs/experiments.md, section %s: the first paragraph must be "
-                  "'**Question.** %s' (run tools/registry_docs.sh)",
-                  name, q);
+            "docs/experiments.md, section %s: the first paragraph must be "
+            "'**Question.** %s' (run tools/registry_docs.sh)",
+            name, q);
         n++;
     }
     cr_assert_geq(n, 6, "the six experiments are registered");

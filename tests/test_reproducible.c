@@ -23,7 +23,7 @@ static int run(const char *exp, const char *dir, int threads)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "'%s/%s' --profile quick --seed 7 --quiet --threads %d --out '%s' >/dev/null",
-             DRIFT_BIN_DIR, exp, threads, dir);
+        DRIFT_BIN_DIR, exp, threads, dir);
     int st = system(cmd);
     return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

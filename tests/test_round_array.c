@@ -22,16 +22,8 @@
 static void fill(double *x, size_t n, drift_format_t f, drift_stream_t *s)
 {
     const drift_format_info_t *fi = drift_format_info(f);
-    const double edges[] = {0.0,
-                            fi->max_finite,
-                            fi->min_normal,
-                            fi->min_subnormal,
-                            fi->min_subnormal / 2,
-                            fi->min_subnormal * 1.5,
-                            fi->min_normal - fi->min_subnormal,
-                            1.0,
-                            INFINITY,
-                            NAN};
+    const double edges[] = {0.0, fi->max_finite, fi->min_normal, fi->min_subnormal, fi->min_subnormal / 2,
+        fi->min_subnormal * 1.5, fi->min_normal - fi->min_subnormal, 1.0, INFINITY, NAN};
     for (size_t i = 0; i < n; i++) {
         uint64_t w = u64(s);
         switch (i % 3) {
@@ -72,13 +64,13 @@ Test(round_array, equals_scalar_everywhere)
                     for (size_t i = 0; i < N; i++) {
                         double want = drift_round(x[i], (drift_format_t)f, &so, sr[i]);
                         cr_assert(same(y[i], want), "%s %s flush %d sat %d: x = %a gives %a, scalar %a",
-                                  drift_format_name((drift_format_t)f), drift_mode_name((drift_mode_t)m), flush, sat,
-                                  x[i], y[i], want);
+                            drift_format_name((drift_format_t)f), drift_mode_name((drift_mode_t)m), flush, sat, x[i],
+                            y[i], want);
                         cr_assert(same(z[i], want), "in place: x = %a", x[i]);
                         if (fl)
                             cr_assert(same((double)yf[i], want), "float out %s %s: x = %a gives %a, scalar %a",
-                                      drift_format_name((drift_format_t)f), drift_mode_name((drift_mode_t)m), x[i],
-                                      (double)yf[i], want);
+                                drift_format_name((drift_format_t)f), drift_mode_name((drift_mode_t)m), x[i],
+                                (double)yf[i], want);
                     }
                 }
     }

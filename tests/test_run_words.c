@@ -102,8 +102,8 @@ Test(run_words, archs_that_compute_alike_are_said_to, .timeout = 300)
 {
     char dir[64];
     tmpdir_make(dir, sizeof dir, "drift_words_archs");
-    int rc = sh("'%s/gpu_generations' --profile quick --archs a100,ada --out '%s/g' >'%s/g.out' 2>&1", DRIFT_BIN_DIR,
-                dir, dir);
+    int rc = sh(
+        "'%s/gpu_generations' --profile quick --archs a100,ada --out '%s/g' >'%s/g.out' 2>&1", DRIFT_BIN_DIR, dir, dir);
     cr_assert_eq(rc, 0);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/g.out", dir);
@@ -112,12 +112,12 @@ Test(run_words, archs_that_compute_alike_are_said_to, .timeout = 300)
     char *frag = slurp(path);
     cr_assert(said && frag);
     cr_expect(strstr(frag, "Bit-identical logits: bf16 a100/ada, fp16 a100/ada"),
-              "the fragment does not say the logits are identical");
+        "the fragment does not say the logits are identical");
     static const char *const claims[] = {"different fp32 logits", "large share"};
     for (size_t i = 0; i < sizeof claims / sizeof claims[0]; i++) {
         cr_expect(!strstr(said, claims[i]), "stdout claims '%s' for two generations that compute alike", claims[i]);
-        cr_expect(!strstr(frag, claims[i]), "the fragment claims '%s' for two generations that compute alike",
-                  claims[i]);
+        cr_expect(
+            !strstr(frag, claims[i]), "the fragment claims '%s' for two generations that compute alike", claims[i]);
     }
     free(said), free(frag);
     tmpdir_remove(dir);
@@ -147,7 +147,7 @@ Test(run_words, layer_drift_configs_are_the_ones_named, .timeout = 120)
     char dir[64];
     tmpdir_make(dir, sizeof dir, "drift_words_configs");
     int rc = sh("'%s/layer_drift' --profile quick --configs fp32,layercast --out '%s/l' >'%s/l.out' 2>&1",
-                DRIFT_BIN_DIR, dir, dir);
+        DRIFT_BIN_DIR, dir, dir);
     cr_assert_eq(rc, 0);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/l.out", dir);
@@ -166,10 +166,10 @@ Test(run_words, layer_drift_configs_are_the_ones_named, .timeout = 120)
         int layers, layer, depth;
         double mean, mx;
         cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%31[^,],%d,%lf,%lf", model, &layers, config, &layer, block,
-                            &depth, &mean, &mx),
-                     8, "%s", l);
-        cr_assert(!strcmp(config, "fp32") || !strcmp(config, "layercast"), "a row of a configuration not asked for: %s",
-                  l);
+                         &depth, &mean, &mx),
+            8, "%s", l);
+        cr_assert(
+            !strcmp(config, "fp32") || !strcmp(config, "layercast"), "a row of a configuration not asked for: %s", l);
         int m = !strcmp(model, "synthetic"), c = !strcmp(config, "layercast");
         if (strcmp(block, "mlp")) continue;
         if (layer == 0) first[m][c] = mean, got++;
@@ -194,8 +194,8 @@ Test(run_words, layer_drift_configs_are_the_ones_named, .timeout = 120)
     /* nothing about the two configurations that did not run */
     static const char *const absent[] = {"fp16", "u for bf16", "sits with bf16", "bf16 is", "bf16 sits", "tensor-core"};
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
-        cr_expect(!strstr(said, absent[i]), "stdout says '%s' of a configuration that did not run: %s", absent[i],
-                  said);
+        cr_expect(
+            !strstr(said, absent[i]), "stdout says '%s' of a configuration that did not run: %s", absent[i], said);
         cr_expect(!strstr(frag, absent[i]), "the fragment says '%s' of a configuration that did not run", absent[i]);
     }
     free(said), free(frag), free(csv);

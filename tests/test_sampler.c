@@ -41,7 +41,7 @@ static void check_freq(const char *spec, const double expect[3])
     for (int i = 0; i < 3; i++) {
         double m = N * expect[i], sd = sqrt(N * expect[i] * (1 - expect[i]));
         cr_assert(fabs((double)count[i] - m) <= 5 * sd + (expect[i] == 0 ? 0 : 1e-9),
-                  "%s token %d: %ld of %ld, expected %.1f +- %.1f", spec, i, count[i], N, m, 5 * sd);
+            "%s token %d: %ld of %ld, expected %.1f +- %.1f", spec, i, count[i], N, m, 5 * sd);
     }
 }
 
@@ -167,7 +167,7 @@ Test(sampler, keyed_randomness_is_a_function_of_the_key)
 Test(sampler, specs_round_trip_and_refuse_bad_input)
 {
     const char *good[] = {"inverse-cdf", "exp-race:T=0.59999999999999998", "gumbel:k=50,p=0.90000000000000002",
-                          "rejection:k=20,p=0.5,minp=0.10000000000000001", "exp-race:greedy=1.0000000000000001e-05"};
+        "rejection:k=20,p=0.5,minp=0.10000000000000001", "exp-race:greedy=1.0000000000000001e-05"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         drift_sampler_t s, r;
         char buf[DRIFT_SAMPLER_SPEC_MAX];
@@ -177,21 +177,11 @@ Test(sampler, specs_round_trip_and_refuse_bad_input)
         cr_assert_eq(drift_sampler_parse(&r, buf), 0);
         cr_assert(r.kind == s.kind && r.temperature == s.temperature && r.top_k == s.top_k && r.top_p == s.top_p &&
                       r.min_p == s.min_p && r.greedy_below == s.greedy_below,
-                  "%s", good[i]);
+            "%s", good[i]);
     }
-    const char *bad[] = {"",
-                         "multinomial",
-                         "exp-race:",
-                         "exp-race:T=-1",
-                         "exp-race:k=1.5",
-                         "exp-race:p=0",
-                         "exp-race:p=1.5",
-                         "exp-race:minp=1",
-                         "exp-race:x=1",
-                         "exp-race:T=1,",
-                         "exp-race:T=vllm",
-                         "exp-race:T= 1",
-                         "exp-race:T=nan"};
+    const char *bad[] = {"", "multinomial", "exp-race:", "exp-race:T=-1", "exp-race:k=1.5", "exp-race:p=0",
+        "exp-race:p=1.5", "exp-race:minp=1", "exp-race:x=1", "exp-race:T=1,", "exp-race:T=vllm", "exp-race:T= 1",
+        "exp-race:T=nan"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         drift_sampler_t s;
         cr_assert_eq(drift_sampler_parse(&s, bad[i]), DRIFT_EINVAL, "accepted %s", bad[i]);

@@ -170,8 +170,8 @@ static void check_variant(const char *spec, em_t v)
                         for (size_t i = 0; i < n; i++)
                             cr_assert((isnan(pl[i]) && isnan(pe[i])) ||
                                           (pl[i] == (double)pe[i] && signbit(pl[i]) == signbit(pe[i])),
-                                      "%s %s %s n=%zu %s pairwise=%d i=%zu: lib %a emu %a", spec, drift_format_name(in),
-                                      b2 ? "exp2" : "expf", n, case_name[c], pw, i, pl[i], (double)pe[i]);
+                                "%s %s %s n=%zu %s pairwise=%d i=%zu: lib %a emu %a", spec, drift_format_name(in),
+                                b2 ? "exp2" : "expf", n, case_name[c], pw, i, pl[i], (double)pe[i]);
                     }
 }
 

@@ -75,14 +75,14 @@ Test(loglog, misfit_is_the_rms_residual)
     drift_logfit_t f;
     cr_assert_eq(drift_loglin_fit(&f, x, y, 4), 0);
     cr_assert(fabs(f.slope - 1) < 1e-12 && fabs(f.intercept) < 1e-12 && fabs(f.rms - d) < 1e-12, "%.17g %.17g %.17g",
-              f.slope, f.intercept, f.rms);
+        f.slope, f.intercept, f.rms);
     /* the same residuals on a power law: y = 5 l^(1/2) e^r at l = 1, 2, 4, 8 (log l = 0, 1, 2,
      * 3 times log 2: the residuals again sum to 0 and are orthogonal to log l - its mean): p = 1/2
      * (sqrt(L)'s law), intercept log 5, rms d. */
     const double l[] = {1, 2, 4, 8}, z[] = {5 * exp(d), 5 * sqrt(2) * exp(-d), 5 * 2 * exp(-d), 5 * sqrt(8) * exp(d)};
     cr_assert_eq(drift_loglog_fit(&f, l, z, 4), 0);
     cr_assert(fabs(f.slope - 0.5) < 1e-12 && fabs(f.intercept - log(5)) < 1e-12 && fabs(f.rms - d) < 1e-12,
-              "%.17g %.17g %.17g", f.slope, f.intercept, f.rms);
+        "%.17g %.17g %.17g", f.slope, f.intercept, f.rms);
     cr_assert(fabs(drift_loglog_slope(l, z, 4) - 0.5) < 1e-12, "the slope alone agrees");
 }
 

@@ -95,8 +95,8 @@ Test(sweep, one_process_three_shares_and_jobs_merge_identically)
 {
     one_process("one");
     for (int i = 0; i < 3; i++)
-        cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out three --shard %d/3 --quiet " QUICK, dir, i),
-                     0);
+        cr_assert_eq(
+            sh("cd %s && " SWEEP " formats --grid " GRID " --out three --shard %d/3 --quiet " QUICK, dir, i), 0);
     cr_assert(!exists("three/merged"), "--shard must not merge");
     cr_assert_eq(sh("cd %s && " SWEEP " --merge three --quiet", dir), 0);
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out jobs --jobs 3 --quiet " QUICK, dir), 0);
@@ -121,13 +121,13 @@ Test(sweep, manifest_checksums_are_sha256)
     /* Each "file: PATH SIZE SHA" line, checked by coreutils: sha256sum -c reads "SHA  PATH". */
     cr_assert_eq(sh("cd %s/s && grep '^file: ' shares/share-0-of-1.manifest | awk '{print $4 \"  \" $2}' > sums"
                     " && test $(wc -l < sums) -eq 6 && sha256sum --quiet -c sums" /* 5 files and the run manifest */,
-                    dir),
-                 0);
+                     dir),
+        0);
     /* The last line is the SHA-256 of every line before it. */
     cr_assert_eq(sh("cd %s/s && m=shares/share-0-of-1.manifest && "
                     "test \"$(head -n -1 $m | sha256sum | cut -c1-64)\" = \"$(tail -n 1 $m | cut -c8-)\"",
-                    dir),
-                 0);
+                     dir),
+        0);
 }
 
 Test(sweep, killed_share_leaves_nothing_and_rerun_reproduces)
@@ -138,11 +138,11 @@ Test(sweep, killed_share_leaves_nothing_and_rerun_reproduces)
     cr_assert_eq(sh("mkdir %s/bin && printf '%%s\\n' '#!/bin/bash' '\"%s/formats\" \"$@\" || exit $?' "
                     "'case \" $* \" in *\" --seed 2 --formats bf16 \"*) if mkdir %s/killed 2>/dev/null; then "
                     "kill -9 $PPID; exit 137; fi;; esac' > %s/bin/formats && chmod +x %s/bin/formats",
-                    dir, DRIFT_BIN_DIR, dir, dir, dir),
-                 0);
+                     dir, DRIFT_BIN_DIR, dir, dir, dir),
+        0);
     int rc = sh("cd %s && " SWEEP " formats --grid " GRID " --out k --shares 3 --jobs 2 --bin bin --quiet " QUICK
                 " 2>/dev/null",
-                dir);
+        dir);
     cr_assert_eq(rc, 1, "a killed share fails the sweep");
     cr_assert(exists("killed"));
     cr_assert(!exists("k/runs/000003"), "no run directory under its final name");
@@ -153,8 +153,8 @@ Test(sweep, killed_share_leaves_nothing_and_rerun_reproduces)
     char cmd[512];
     snprintf(cmd, sizeof cmd, "cd %s && " SWEEP " --merge k 2>&1", dir);
     cr_assert_eq(run_stdout(cmd, out, sizeof out), 2);
-    cr_assert(strstr(out, "share 0/3 missing") && !strchr(strchr(out, '\n') + 1, '\n'), "one line naming the share: %s",
-              out);
+    cr_assert(
+        strstr(out, "share 0/3 missing") && !strchr(strchr(out, '\n') + 1, '\n'), "one line naming the share: %s", out);
 
     /* The rerun runs share 0 only: the other two manifests are left as they were. */
     char m1[256];
@@ -184,13 +184,13 @@ static void refused(const char *name, const char *want)
 Test(sweep, corrupted_foreign_and_other_commit_shares_are_refused)
 {
     for (int i = 0; i < 3; i++)
-        cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out good --shard %d/3 --quiet " QUICK, dir, i),
-                     0);
+        cr_assert_eq(
+            sh("cd %s && " SWEEP " formats --grid " GRID " --out good --shard %d/3 --quiet " QUICK, dir, i), 0);
     /* Another sweep: the same grid with another option; its share 2 copied into a copy of good. */
-    cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID
-                    " --out other --shard 2/3 --quiet -- --profile quick --samples 50",
-                    dir),
-                 0);
+    cr_assert_eq(
+        sh("cd %s && " SWEEP " formats --grid " GRID " --out other --shard 2/3 --quiet -- --profile quick --samples 50",
+            dir),
+        0);
 
     /* One flipped digit in one row of run 4 (share 1). */
     cr_assert_eq(sh("cd %s && cp -r good bad && sed -i '20s/1/2/' bad/runs/000004/formats_relerr.csv", dir), 0);
@@ -205,15 +205,15 @@ Test(sweep, corrupted_foreign_and_other_commit_shares_are_refused)
     /* A share of another sweep. */
     cr_assert_eq(sh("cd %s && cp -r good foreign && rm -r foreign/runs/000002 foreign/runs/000005 && "
                     "cp -r other/runs/000002 other/runs/000005 foreign/runs/ && cp other/shares/* foreign/shares/",
-                    dir),
-                 0);
+                     dir),
+        0);
     refused("foreign", "share 2/3 foreign");
     /* A share made by another commit (its manifest re-signed, as a real one would be). */
     cr_assert_eq(sh("cd %s && cp -r good commit && m=commit/shares/share-1-of-3.manifest && "
                     "head -n -1 $m | sed 's/^commit: .*/commit: 0123456789ab/' > t && "
                     "echo \"check: $(sha256sum t | cut -c1-64)\" >> t && mv t $m",
-                    dir),
-                 0);
+                     dir),
+        0);
     refused("commit", "share 1/3 from commit 0123456789ab");
     /* A missing share. */
     cr_assert_eq(sh("cd %s && cp -r good gone && rm gone/shares/share-2-of-3.manifest", dir), 0);
@@ -229,14 +229,14 @@ Test(sweep, slurm_scripts_parse_and_their_tasks_run_locally)
     one_process("one");
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID
                     " --out sl --shares 3 --slurm --sbatch --time=00:10:00 " QUICK " > /dev/null",
-                    dir),
-                 0);
+                     dir),
+        0);
     cr_assert(!exists("sl/runs/000000") && !exists("sl/shares/share-0-of-3.manifest"), "--slurm runs nothing");
     cr_assert_eq(sh("cd %s/sl/slurm && bash -n shares.sbatch && bash -n merge.sbatch && bash -n submit.sh", dir), 0);
     cr_assert_eq(
         sh("grep -q '^#SBATCH --array=0-2$' %s/sl/slurm/shares.sbatch && grep -q '^#SBATCH --time=00:10:00$' %s/sl/slurm/shares.sbatch"
            " && grep -q 'afterok' %s/sl/slurm/submit.sh",
-           dir, dir, dir),
+            dir, dir, dir),
         0);
     /* Without SLURM_ARRAY_TASK_ID the task refuses to guess its share. */
     cr_assert_neq(sh("bash %s/sl/slurm/shares.sbatch 2>/dev/null", dir), 0);
@@ -260,8 +260,8 @@ Test(sweep, mpirun_two_ranks_merges_identically)
     cr_assert_eq(sh("cd %s && ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "
                     "mpirun -n 2 --oversubscribe --allow-run-as-root " SWEEP " formats --grid " GRID
                     " --out mpi --quiet " QUICK " > mpi.log 2>&1 || { cat mpi.log; false; }",
-                    dir),
-                 0);
+                     dir),
+        0);
     cr_assert_eq(same_merge("one", "mpi"), 6);
 }
 
@@ -323,20 +323,20 @@ Test(sweep, gpus_map_workers_and_device_passes_through)
         sh("mkdir %s/bin && printf '%%s\\n' '#!/bin/bash' 'a=(); while [ $# -gt 0 ]; do "
            "if [ \"$1\" = --device ]; then echo \"$CUDA_VISIBLE_DEVICES $2\" >> %s/devices; shift 2; else a+=(\"$1\"); shift; fi; done' "
            "'exec \"%s/formats\" \"${a[@]}\"' > %s/bin/formats && chmod +x %s/bin/formats",
-           dir, dir, DRIFT_BIN_DIR, dir, dir),
+            dir, dir, DRIFT_BIN_DIR, dir, dir),
         0);
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out dev --jobs 2 --gpus 5,7 --bin bin --quiet " QUICK
                     " --device h100",
-                    dir),
-                 0);
+                     dir),
+        0);
     cr_assert_eq(sh("test $(wc -l < %s/devices) -eq 6 && test -z \"$(grep -v '^[57] h100$' %s/devices)\"", dir, dir), 0,
-                 "every run got GPU 5 or 7 and --device h100");
+        "every run got GPU 5 or 7 and --device h100");
     /* The data is the same (only the rows: --device is one more fixed option in the metadata and
      * in sweep_runs.csv's commands). */
     cr_assert_eq(
         sh("cd %s && for f in one/merged/formats*.csv; do grep -v '^#' $f > a; grep -v '^#' dev/merged/${f#one/merged/} > b; "
            "cmp -s a b || exit 1; done",
-           dir),
+            dir),
         0);
 }
 
@@ -358,8 +358,8 @@ Test(sweep, lab_sweep_command)
         cr_skip_test("no MPI engine or no mpirun: ./lab sweep --mpi not tried");
     cr_assert_eq(sh("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " LAB " sweep formats --grid " GRID
                     " --out %s/labmpi --mpi 3 --quiet " QUICK " > %s/labmpi.log 2>&1",
-                    dir, dir),
-                 0);
+                     dir, dir),
+        0);
     cr_assert_eq(same_merge("one", "labmpi"), 6);
 }
 
@@ -371,15 +371,15 @@ Test(sweep, merge_replaces_only_its_own_previous_merge)
     cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q --quiet", dir), 0);
     cr_assert(exists("q/merge.manifest") && exists("q/formats.csv") && exists("q/sweep_runs.csv"));
     cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q --quiet", dir), 0, "a previous merge is replaced");
-    cr_assert_eq(sh("cd %s && test $(ls -A | grep -c '^q') = 1", dir), 0,
-                 "a .part or .old directory was left beside q");
+    cr_assert_eq(
+        sh("cd %s && test $(ls -A | grep -c '^q') = 1", dir), 0, "a .part or .old directory was left beside q");
     /* q/. is q: judged its previous merge, then its rename failed (EBUSY, exit 1) */
     cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out q/./ --quiet", dir), 0, "q/./ is q");
     cr_assert_eq(sh("cd %s && test $(ls -A | grep -c '^q') = 1 && test -e q/merge.manifest", dir), 0,
-                 "q/./ left another directory");
+        "q/./ left another directory");
     cr_assert_eq(sh("cd %s && mkdir p && echo x > p/thesis.txt && " SWEEP " --merge one --out p 2>/dev/null", dir), 2);
-    cr_assert_eq(sh("cd %s && test \"$(cat p/thesis.txt)\" = x && test $(ls -A p | wc -l) = 1", dir), 0,
-                 "p was touched");
+    cr_assert_eq(
+        sh("cd %s && test \"$(cat p/thesis.txt)\" = x && test $(ls -A p | wc -l) = 1", dir), 0, "p was touched");
     cr_assert_eq(sh("cd %s && " SWEEP " --merge one --out one 2>/dev/null", dir), 2);
     cr_assert(exists("one/sweep.txt") && exists("one/runs/000000"), "the sweep itself was touched");
 }
@@ -391,8 +391,8 @@ Test(sweep, a_share_being_run_elsewhere_is_left_alone)
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid seed=1,2 --out two --quiet " QUICK, dir), 0);
     cr_assert_eq(sh("cd %s && rm two/shares/share-0-of-2.manifest && mkdir two/runs/000000.part-elsewhere-1 && "
                     "touch two/runs/000000.part-elsewhere-1/live",
-                    dir),
-                 0);
+                     dir),
+        0);
     char shares[256];
     snprintf(shares, sizeof shares, "%s/two/shares", dir);
     int fds[2];
@@ -417,7 +417,7 @@ Test(sweep, a_share_being_run_elsewhere_is_left_alone)
     cr_expect(strstr(err, "share 0/2") && strstr(err, want), "%s", err);
     cr_expect(exists("two/runs/000000.part-elsewhere-1/live"), "the other process's run directory was removed");
     cr_expect_eq(sh("cd %s && " SWEEP " formats --grid seed=1,2 --out two --quiet " QUICK, dir), 0,
-                 "after it died the share runs");
+        "after it died the share runs");
 }
 
 /* Two merges into one directory at once: the second refuses (exit 2, the holder's pid) before
@@ -463,12 +463,12 @@ Test(sweep, two_sweeps_without_out_and_plot_of_a_merge)
 {
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid seed=1,2 --quiet " QUICK " && " SWEEP
                     " formats --grid seed=3 --quiet " QUICK,
-                    dir),
-                 0);
+                     dir),
+        0);
     char out[4096];
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "cd %s/sweeps && ls -d formats-* | grep -cE '^formats-[0-9]{8}-[0-9]{6}(-[0-9]+)?$'",
-             dir);
+    snprintf(
+        cmd, sizeof cmd, "cd %s/sweeps && ls -d formats-* | grep -cE '^formats-[0-9]{8}-[0-9]{6}(-[0-9]+)?$'", dir);
     run_stdout(cmd, out, sizeof out);
     cr_assert_eq(atoi(out), 2, "two sweep directories: %s", out);
     snprintf(cmd, sizeof cmd, "cd %s/sweeps && ls formats-*/merged/formats.csv | wc -l", dir);
@@ -478,8 +478,8 @@ Test(sweep, two_sweeps_without_out_and_plot_of_a_merge)
     cr_assert_eq(sh("cd %s && m=$(ls -d sweeps/formats-*/merged | head -n1) && " LAB
                     " plot $m >/dev/null 2>&1 && ls $m-plots/formats_spacing.png "
                     ">/dev/null && " SWEEP " --merge ${m%%/merged} --quiet",
-                    dir),
-                 0);
+                     dir),
+        0);
 }
 
 /* Progress: one line per share finished with done/total (of the shares this process runs) and

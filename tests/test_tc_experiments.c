@@ -68,8 +68,8 @@ Test(tc_experiments, bad_data_files_exit_2_and_write_nothing)
             snprintf(arg, sizeof arg, "%s", files[i]);
         else
             snprintf(arg, sizeof arg, "%s/%s", dir, files[i]);
-        cr_assert_eq(sh("%s --profile quick --data '%s' --quiet --out %s/bad 2>/dev/null", CONF, arg, dir), 2, "%s",
-                     files[i]);
+        cr_assert_eq(
+            sh("%s --profile quick --data '%s' --quiet --out %s/bad 2>/dev/null", CONF, arg, dir), 2, "%s", files[i]);
         cr_assert(!exists("%s/bad/%s", "tc_conformance.csv"), "%s wrote a file", files[i]);
         cr_assert(!exists("%s/bad/%s", "tc_conformance.md"), "%s wrote a file", files[i]);
     }
@@ -77,31 +77,18 @@ Test(tc_experiments, bad_data_files_exit_2_and_write_nothing)
 
 Test(tc_experiments, bad_options_exit_2_and_write_nothing)
 {
-    const char *conf_bad[] = {"--stride 0",   "--stride x",     "--formats fp32",
-                              "--orders seq", "--profile huge", "--backend cuda"};
+    const char *conf_bad[] = {
+        "--stride 0", "--stride x", "--formats fp32", "--orders seq", "--profile huge", "--backend cuda"};
     for (int i = 0; i < 6; i++) {
         cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>/dev/null", CONF, conf_bad[i], dir), 2, "%s", conf_bad[i]);
         cr_assert(!exists("%s/bad/%s", "tc_conformance.csv"), "%s wrote a file", conf_bad[i]);
     }
-    const char *gen_bad[] = {"--archs h100",
-                             "--archs h100,x999",
-                             "--archs a100,a100",
-                             "--formats fp8e4m3",
-                             "--gaps 0",
-                             "--gaps 2",
-                             "--K 4",
-                             "--V 1",
-                             "--seeds 0",
-                             "--seeds 99",
-                             "--rows 0",
-                             "--orders seq",
-                             "--backend cuda",
-                             "--V 1048576 --K 65536",
-                             "--rows 4096 --V 65536",
-                             "--formats bf16,bf16"};
+    const char *gen_bad[] = {"--archs h100", "--archs h100,x999", "--archs a100,a100", "--formats fp8e4m3", "--gaps 0",
+        "--gaps 2", "--K 4", "--V 1", "--seeds 0", "--seeds 99", "--rows 0", "--orders seq", "--backend cuda",
+        "--V 1048576 --K 65536", "--rows 4096 --V 65536", "--formats bf16,bf16"};
     for (int i = 0; i < 16; i++) {
-        cr_assert_eq(sh("%s --profile quick %s --quiet --out %s/bad 2>/dev/null", GEN, gen_bad[i], dir), 2, "%s",
-                     gen_bad[i]);
+        cr_assert_eq(
+            sh("%s --profile quick %s --quiet --out %s/bad 2>/dev/null", GEN, gen_bad[i], dir), 2, "%s", gen_bad[i]);
         cr_assert(!exists("%s/bad/%s", "gpu_generations_argmax.csv"), "%s wrote a file", gen_bad[i]);
         cr_assert(!exists("%s/bad/%s", "gpu_generations.md"), "%s wrote a file", gen_bad[i]);
     }
@@ -114,8 +101,8 @@ Test(tc_experiments, generations_fragment_and_v100_bf16)
     snprintf(p, sizeof p, "%s/gen/gpu_generations.md", dir);
     char *t = slurp_len(p, NULL);
     cr_assert(strstr(t, "**Question.**") && strstr(t, "**Takeaway.**"));
-    cr_assert(strstr(t, "Greedy text (stories260K)"),
-              "the greedy-text part is measured (tests/test_gpu_generations.c)");
+    cr_assert(
+        strstr(t, "Greedy text (stories260K)"), "the greedy-text part is measured (tests/test_gpu_generations.c)");
     cr_assert(strstr(t, "no bf16"), "V100 lacks bf16: the fragment says so");
     free(t);
     snprintf(p, sizeof p, "%s/gen/gpu_generations_argmax.csv", dir);

@@ -29,7 +29,7 @@ typedef struct {
 static bufs_t alloc_bufs(size_t M, size_t N, size_t K)
 {
     bufs_t b = {malloc(M * K * sizeof(double)), malloc(K * N * sizeof(double)), malloc(M * N * sizeof(double)),
-                malloc(M * N * sizeof(double)), malloc(K * N * sizeof(float))};
+        malloc(M * N * sizeof(double)), malloc(K * N * sizeof(float))};
     cr_assert(b.A && b.B && b.C && b.R && b.Bf);
     return b;
 }
@@ -53,8 +53,8 @@ static void fill(double *x, size_t n, drift_format_t f, uint32_t key, int scale,
 }
 
 /* The scalar model per output: R[i][j] = drift_tc_dot(row i of A, column j of B). */
-static void reference(double *R, const double *A, const double *B, size_t M, size_t N, size_t K, drift_tc_arch_t arch,
-                      drift_format_t in)
+static void reference(
+    double *R, const double *A, const double *B, size_t M, size_t N, size_t K, drift_tc_arch_t arch, drift_format_t in)
 {
     double *col = malloc((K ? K : 1) * sizeof(double));
     cr_assert(col);
@@ -69,13 +69,13 @@ static void reference(double *R, const double *A, const double *B, size_t M, siz
 static void same_bits(const double *C, const double *R, size_t n, const char *what)
 {
     for (size_t t = 0; t < n; t++)
-        cr_assert(memcmp(&C[t], &R[t], sizeof(double)) == 0, "%s: output %zu is %a, the model's %a", what, t, C[t],
-                  R[t]);
+        cr_assert(
+            memcmp(&C[t], &R[t], sizeof(double)) == 0, "%s: output %zu is %a, the model's %a", what, t, C[t], R[t]);
 }
 
 /* Run the path on (A, B) with B checked on the fly and pre-validated; expect `take` (done). */
-static void check_case(bufs_t *b, size_t M, size_t N, size_t K, drift_tc_arch_t arch, drift_format_t in, int take,
-                       const char *what)
+static void check_case(
+    bufs_t *b, size_t M, size_t N, size_t K, drift_tc_arch_t arch, drift_format_t in, int take, const char *what)
 {
     for (size_t t = 0; t < K * N; t++) b->Bf[t] = (float)b->B[t];
     reference(b->R, b->A, b->B, M, N, K, arch, in);
@@ -97,7 +97,7 @@ Test(tc_floatb, shapes_and_scales_give_the_scalar_models_bits)
         drift_tc_arch_t arch;
         drift_format_t in;
     } cfgs[] = {{DRIFT_TC_A100, DRIFT_BF16}, {DRIFT_TC_H100, DRIFT_BF16}, {DRIFT_TC_H100, DRIFT_FP16},
-                {DRIFT_TC_V100, DRIFT_FP16}, {DRIFT_TC_B200, DRIFT_BF16}, {DRIFT_TC_ADA, DRIFT_FP16}};
+        {DRIFT_TC_V100, DRIFT_FP16}, {DRIFT_TC_B200, DRIFT_BF16}, {DRIFT_TC_ADA, DRIFT_FP16}};
     uint32_t key = 0;
     for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++)
         for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
@@ -198,7 +198,7 @@ Test(tc_floatb, declines_what_it_does_not_take)
     cr_assert_eq(drift_tc_gemm_floatb(b.C, b.A, b.Bf, M, N, K, DRIFT_TC_A100, DRIFT_TF32, DRIFT_FP32, 0, &done), 0);
     cr_assert_eq(done, 0, "tf32 taken");
     cr_assert_eq(drift_tc_gemm_floatb(b.C, b.A, b.Bf, M, N, K, DRIFT_TC_V100, DRIFT_BF16, DRIFT_FP32, 0, &done),
-                 DRIFT_EUNSUPPORTED, "V100 has no bf16 path");
+        DRIFT_EUNSUPPORTED, "V100 has no bf16 path");
     free_bufs(&b);
 }
 

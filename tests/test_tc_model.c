@@ -40,8 +40,8 @@
 #define FP32 DRIFT_FP32
 
 /* A probe: K = 16 (one wmma 16x16x16 in [F]), the first n terms given, the rest zero. */
-static double probe(drift_tc_arch_t arch, drift_format_t in, drift_format_t out, const double *a, const double *b,
-                    int n, double c)
+static double probe(
+    drift_tc_arch_t arch, drift_format_t in, drift_format_t out, const double *a, const double *b, int n, double c)
 {
     double A[64] = {0}, B[64] = {0}, r = NAN;
     memcpy(A, a, (size_t)n * sizeof *a);
@@ -198,9 +198,18 @@ typedef struct {
 } tc_block_case_t;
 
 static tc_block_case_t BLOCKS[] = {
-    {V100, FP16, 4},           {A100, FP16, 8},        {A100, DRIFT_BF16, 8}, {A100, DRIFT_TF32, 4},
-    {H100, FP16, 16},          {H100, DRIFT_BF16, 16}, {H100, DRIFT_TF32, 8}, {H100, DRIFT_FP8E4M3, 32},
-    {H100, DRIFT_FP8E5M2, 32}, {B200, FP16, 16},       {B200, DRIFT_TF32, 8}, {B200, DRIFT_FP8E4M3, 32},
+    {V100, FP16, 4},
+    {A100, FP16, 8},
+    {A100, DRIFT_BF16, 8},
+    {A100, DRIFT_TF32, 4},
+    {H100, FP16, 16},
+    {H100, DRIFT_BF16, 16},
+    {H100, DRIFT_TF32, 8},
+    {H100, DRIFT_FP8E4M3, 32},
+    {H100, DRIFT_FP8E5M2, 32},
+    {B200, FP16, 16},
+    {B200, DRIFT_TF32, 8},
+    {B200, DRIFT_FP8E4M3, 32},
 };
 
 ParameterizedTestParameters(tc_detect, block_size)
@@ -292,10 +301,8 @@ Test(tc_detect, amd_matrix_cores)
     struct {
         drift_tc_arch_t arch;
         double r1, r2;
-    } cs[] = {{DRIFT_TC_MI100, 1 + 0x1p-23, 1 + 0x1p-23},
-              {DRIFT_TC_MI250, 1.0, 1.0},
-              {DRIFT_TC_MI300X, 1 + 0x1p-23, 1.0},
-              {A100, 1 + 0x1p-23, 1.0}};
+    } cs[] = {{DRIFT_TC_MI100, 1 + 0x1p-23, 1 + 0x1p-23}, {DRIFT_TC_MI250, 1.0, 1.0},
+        {DRIFT_TC_MI300X, 1 + 0x1p-23, 1.0}, {A100, 1 + 0x1p-23, 1.0}};
     for (size_t t = 0; t < sizeof cs / sizeof cs[0]; t++) {
         cr_assert_eq(drift_tc_dot(&r, a1, b1, 4, NULL, cs[t].arch, FP16, FP32), 0);
         cr_assert_eq(r, cs[t].r1, "%s (1): %a", drift_tc_arch_name(cs[t].arch), r);
@@ -525,7 +532,7 @@ static double emu_via_hmma(const double *a, const double *b, size_t m, double c)
 }
 
 static double emu_dot(const double *a0, const double *b0, size_t n, double c0, drift_tc_arch_t arch, drift_format_t in,
-                      drift_format_t out)
+    drift_format_t out)
 {
     emu_tc_t p = emu_params(arch, in, out);
     long emin_in = drift_format_info(in)->emin;
@@ -674,8 +681,7 @@ ParameterizedTest(tc_cfg_case_t *cfg, tc_model, equals_mpfr_emulation)
             cr_assert_eq(drift_tc_dot(&r, a, b, n, &c, cfg->arch, cfg->in, cfg->out), 0);
             double e = emu_dot(a, b, n, c, cfg->arch, cfg->in, cfg->out);
             cr_assert(memcmp(&r, &e, sizeof r) == 0, "%s %s->%s n=%zu rep=%u: %a, emulation %a",
-                      drift_tc_arch_name(cfg->arch), drift_format_name(cfg->in), drift_format_name(cfg->out), n, rep, r,
-                      e);
+                drift_tc_arch_name(cfg->arch), drift_format_name(cfg->in), drift_format_name(cfg->out), n, rep, r, e);
         }
 }
 
@@ -704,10 +710,10 @@ Test(tc_model, gemm_equals_dot)
             for (size_t j = 0; j < N; j++) {
                 double col[77], r;
                 for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], CFGS[c].arch, CFGS[c].in, CFGS[c].out),
-                             0);
+                cr_assert_eq(
+                    drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], CFGS[c].arch, CFGS[c].in, CFGS[c].out), 0);
                 cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "cfg %zu (%zu,%zu): gemm %a dot %a", c, i, j,
-                          C[i * N + j], r);
+                    C[i * N + j], r);
             }
     }
 }
@@ -758,7 +764,7 @@ Test(tc_model, mi100_block_is_the_exactly_rounded_sum)
                 if (acc == 0) acc = 0.0; /* the model's exact zero is +0 */
             }
             cr_assert(r == acc && signbit(r) == signbit(acc), "%s n=%zu rep=%u: %a, MPFR %a", drift_format_name(ins[f]),
-                      n, rep, r, acc);
+                n, rep, r, acc);
         }
 }
 
@@ -768,10 +774,9 @@ Test(tc_model, amd_gemm_equals_dot)
      * row; MI100, MI300X: blocks per output on packed operands): every output must have
      * drift_tc_dot's bits, at 1 and 4 threads, on inputs with subnormals and zeros (fill_in),
      * K not a multiple of any block. Tolerance 0: the same arithmetic. */
-    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},       {DRIFT_TC_MI100, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI250, FP16, FP32},       {DRIFT_TC_MI250, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI300X, FP16, FP32},      {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
+    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32}, {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+        {DRIFT_TC_MI250, FP16, FP32}, {DRIFT_TC_MI250, DRIFT_BF16, FP32}, {DRIFT_TC_MI300X, FP16, FP32},
+        {DRIFT_TC_MI300X, DRIFT_BF16, FP32}, {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
     size_t M = 5, N = 37, K = 23;
     double A[5 * 23], B[23 * 37], C[5 * 37], C0[5 * 37], C4[5 * 37];
     for (size_t c = 0; c < sizeof amd / sizeof amd[0]; c++) {
@@ -791,10 +796,10 @@ Test(tc_model, amd_gemm_equals_dot)
             for (size_t j = 0; j < N; j++) {
                 double col[23], r;
                 for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-                cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, amd[c].out),
-                             0);
+                cr_assert_eq(
+                    drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, amd[c].out), 0);
                 cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s %s (%zu,%zu): gemm %a dot %a",
-                          drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in), i, j, C[i * N + j], r);
+                    drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in), i, j, C[i * N + j], r);
             }
     }
 }
@@ -824,10 +829,9 @@ static void fill_normal(double *x, size_t n, drift_format_t in, uint32_t point, 
 
 Test(tc_model, amd_gemm_fast_paths_equal_the_model)
 {
-    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32},       {DRIFT_TC_MI100, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI250, FP16, FP32},       {DRIFT_TC_MI250, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI300X, FP16, FP32},      {DRIFT_TC_MI300X, DRIFT_BF16, FP32},
-                                 {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
+    const tc_cfg_case_t amd[] = {{DRIFT_TC_MI100, FP16, FP32}, {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+        {DRIFT_TC_MI250, FP16, FP32}, {DRIFT_TC_MI250, DRIFT_BF16, FP32}, {DRIFT_TC_MI300X, FP16, FP32},
+        {DRIFT_TC_MI300X, DRIFT_BF16, FP32}, {DRIFT_TC_MI300X, DRIFT_TF32, FP32}};
     enum { M = 6, N = 53, K = 37 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N];
     for (size_t c = 0; c < sizeof amd / sizeof amd[0]; c++)
@@ -847,16 +851,16 @@ Test(tc_model, amd_gemm_fast_paths_equal_the_model)
                 size_t ninf = 0;
                 for (size_t t = 0; t < M * N; t++) ninf += isinf(C[t]) != 0;
                 cr_assert(data == 0 || amd[c].in == FP16 || ninf > 0, "%s %s: no accumulator overflowed",
-                          drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in));
+                    drift_tc_arch_name(amd[c].arch), drift_format_name(amd[c].in));
                 for (size_t i = 0; i < M; i++)
                     for (size_t j = 0; j < N; j++) {
                         double col[K], r;
                         for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
-                        cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, FP32),
-                                     0);
+                        cr_assert_eq(
+                            drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], amd[c].arch, amd[c].in, FP32), 0);
                         cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0,
-                                  "%s %s data %d level %d (%zu,%zu): gemm %a dot %a", drift_tc_arch_name(amd[c].arch),
-                                  drift_format_name(amd[c].in), data, lv, i, j, C[i * N + j], r);
+                            "%s %s data %d level %d (%zu,%zu): gemm %a dot %a", drift_tc_arch_name(amd[c].arch),
+                            drift_format_name(amd[c].in), data, lv, i, j, C[i * N + j], r);
                     }
             }
             use_simd_level(0);
@@ -926,9 +930,9 @@ static void fill_edge(double *x, size_t n, drift_format_t f, int kind, int is_c,
                      : sg * (drift_stream_below(&s, 2) ? 1.5 : 1.0) * ldexp(1.0, (int)drift_stream_below(&s, 5) - 2);
         } else if (kind == 2) {
             v = is_c ? (t % 3 == 0 ? sg * fi->max_finite : v)
-                     : v * (f == FP16                            ? 8.0
-                            : f == DRIFT_BF16 || f == DRIFT_TF32 ? 0x1p52
-                                                                 : 4.0);
+                     : v * (f == FP16                               ? 8.0
+                               : f == DRIFT_BF16 || f == DRIFT_TF32 ? 0x1p52
+                                                                    : 4.0);
         } else if (kind == 3) {
             if (drift_stream_below(&s, 3) == 0 || is_c) v = sg * fi->min_normal * drift_stream_uniform(&s);
         } else if (kind == 4 && is_c) {
@@ -941,11 +945,10 @@ static void fill_edge(double *x, size_t n, drift_format_t f, int kind, int is_c,
 
 Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
 {
-    const tc_cfg_case_t cfg[] = {
-        {DRIFT_TC_MI100, FP16, FP32},        {DRIFT_TC_MI100, DRIFT_BF16, FP32},  {DRIFT_TC_MI300X, FP16, FP32},
-        {DRIFT_TC_MI300X, DRIFT_BF16, FP32}, {DRIFT_TC_MI300X, DRIFT_TF32, FP32}, {B200, DRIFT_FP8E4M3, FP32},
-        {B200, DRIFT_FP8E4M3, FP16},         {B200, DRIFT_FP8E5M2, FP32},         {B200, DRIFT_FP8E5M2, FP16},
-        {DRIFT_TC_MI250, FP16, FP32},        {DRIFT_TC_MI250, DRIFT_BF16, FP32}};
+    const tc_cfg_case_t cfg[] = {{DRIFT_TC_MI100, FP16, FP32}, {DRIFT_TC_MI100, DRIFT_BF16, FP32},
+        {DRIFT_TC_MI300X, FP16, FP32}, {DRIFT_TC_MI300X, DRIFT_BF16, FP32}, {DRIFT_TC_MI300X, DRIFT_TF32, FP32},
+        {B200, DRIFT_FP8E4M3, FP32}, {B200, DRIFT_FP8E4M3, FP16}, {B200, DRIFT_FP8E5M2, FP32},
+        {B200, DRIFT_FP8E5M2, FP16}, {DRIFT_TC_MI250, FP16, FP32}, {DRIFT_TC_MI250, DRIFT_BF16, FP32}};
     enum { M = 9, N = 37, K = 70 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N], C1[M * N];
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
@@ -978,7 +981,7 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
                     cr_assert_eq(drift_tc_gemm(out, A, B, M, N, K, 1, cfg[c].arch, cfg[c].in, cfg[c].out), 0);
                 }
                 cr_assert_eq(memcmp(C, C1, sizeof C), 0, "%s %s kind %d level %d: thread count changed bits",
-                             drift_tc_arch_name(cfg[c].arch), drift_format_name(cfg[c].in), kind, lv);
+                    drift_tc_arch_name(cfg[c].arch), drift_format_name(cfg[c].in), kind, lv);
                 for (size_t i = 0; i < M; i++)
                     for (size_t j = 0; j < N; j++) {
                         double col[K], r;
@@ -986,9 +989,9 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
                         cr_assert_eq(
                             drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], cfg[c].arch, cfg[c].in, cfg[c].out), 0);
                         cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0,
-                                  "%s %s->%s kind %d level %d (%zu,%zu): gemm %a, model %a",
-                                  drift_tc_arch_name(cfg[c].arch), drift_format_name(cfg[c].in),
-                                  drift_format_name(cfg[c].out), kind, lv, i, j, C[i * N + j], r);
+                            "%s %s->%s kind %d level %d (%zu,%zu): gemm %a, model %a", drift_tc_arch_name(cfg[c].arch),
+                            drift_format_name(cfg[c].in), drift_format_name(cfg[c].out), kind, lv, i, j, C[i * N + j],
+                            r);
                         ninf += isinf(r) != 0;
                     }
             }
@@ -996,7 +999,7 @@ Test(tc_model, tile_gemms_equal_the_model_on_edge_cases)
              * AMD models' fp32 accumulators beside products near 2^100 */
             if (kind == 5 || (kind == 2 && (cfg[c].out == FP16 || (cfg[c].arch != B200 && cfg[c].in != FP16))))
                 cr_assert(ninf > 0, "%s %s->%s: no accumulator overflowed", drift_tc_arch_name(cfg[c].arch),
-                          drift_format_name(cfg[c].in), drift_format_name(cfg[c].out));
+                    drift_format_name(cfg[c].in), drift_format_name(cfg[c].out));
             use_simd_level(0);
         }
 #ifdef _OPENMP
@@ -1032,10 +1035,9 @@ static void fill_nv(double *x, size_t n, drift_format_t in, uint32_t point, int 
 
 Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
 {
-    const tc_cfg_case_t nv[] = {{V100, FP16, FP32},       {A100, DRIFT_BF16, FP32},   {A100, FP16, FP32},
-                                {A100, DRIFT_TF32, FP32}, {H100, DRIFT_BF16, FP32},   {H100, FP16, FP32},
-                                {H100, DRIFT_TF32, FP32}, {B200, DRIFT_BF16, FP32},   {A100, FP16, FP16},
-                                {H100, FP16, FP16},       {H100, DRIFT_FP8E4M3, FP32}};
+    const tc_cfg_case_t nv[] = {{V100, FP16, FP32}, {A100, DRIFT_BF16, FP32}, {A100, FP16, FP32},
+        {A100, DRIFT_TF32, FP32}, {H100, DRIFT_BF16, FP32}, {H100, FP16, FP32}, {H100, DRIFT_TF32, FP32},
+        {B200, DRIFT_BF16, FP32}, {A100, FP16, FP16}, {H100, FP16, FP16}, {H100, DRIFT_FP8E4M3, FP32}};
     enum { M = 6, N = 37, K = 45 };
     static double A[M * K], B[K * N], C[M * N], C0[M * N];
     for (size_t c = 0; c < sizeof nv / sizeof nv[0]; c++)
@@ -1068,9 +1070,8 @@ Test(tc_model, nvidia_gemm_fast_paths_equal_the_model)
                         cr_assert_eq(
                             drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], nv[c].arch, nv[c].in, nv[c].out), 0);
                         cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0,
-                                  "%s %s->%s data %d level %d (%zu,%zu): gemm %a dot %a",
-                                  drift_tc_arch_name(nv[c].arch), drift_format_name(nv[c].in),
-                                  drift_format_name(nv[c].out), data, lv, i, j, C[i * N + j], r);
+                            "%s %s->%s data %d level %d (%zu,%zu): gemm %a dot %a", drift_tc_arch_name(nv[c].arch),
+                            drift_format_name(nv[c].in), drift_format_name(nv[c].out), data, lv, i, j, C[i * N + j], r);
                     }
             }
             use_simd_level(0);
@@ -1151,10 +1152,10 @@ Test(tc_model, gemm_input_check_rejects_values_outside_the_format)
                 A[9] = x;
                 int want = t < 4 ? DRIFT_EINVAL : 0;
                 cr_assert_eq(drift_tc_gemm(C, A, B, 1, 1, 16, 0, H100, f[i].in, FP32), want, "%s %a in A",
-                             drift_format_name(f[i].in), x);
+                    drift_format_name(f[i].in), x);
                 A[9] = 1.0, B[9] = x;
                 cr_assert_eq(drift_tc_gemm(C, A, B, 1, 1, 16, 0, H100, f[i].in, FP32), want, "%s %a in B",
-                             drift_format_name(f[i].in), x);
+                    drift_format_name(f[i].in), x);
             }
 }
 
@@ -1181,11 +1182,11 @@ Test(tc_model, mi250_zero_input_products_are_plus_zero)
             for (size_t t = 0; t < M * N; t++) C[t] = -0.0;
             cr_assert_eq(drift_tc_gemm(C, a, b, M, N, K, 1, DRIFT_TC_MI250, ins[f], FP32), 0);
             for (size_t j = 0; j < N; j++) {
-                cr_assert(C[j] == 0 && !signbit(C[j]), "%s level %d (0,%zu): %a", drift_format_name(ins[f]), lv, j,
-                          C[j]);
+                cr_assert(
+                    C[j] == 0 && !signbit(C[j]), "%s level %d (0,%zu): %a", drift_format_name(ins[f]), lv, j, C[j]);
                 int neg = ins[f] == DRIFT_BF16 && j > 0; /* fp16 has no 2^-70: zero inputs, +0 */
                 cr_assert(C[N + j] == 0 && signbit(C[N + j]) == neg, "%s level %d (1,%zu): %a",
-                          drift_format_name(ins[f]), lv, j, C[N + j]);
+                    drift_format_name(ins[f]), lv, j, C[N + j]);
             }
         }
     use_simd_level(0);
@@ -1217,7 +1218,7 @@ Test(tc_model, mi100_gemm_rounds_a_tie_broken_by_a_tiny_c)
                     for (int j = 0; j < 11; j++) {
                         double w = j == 1 || j == 10 ? sg * want[cs] : sg * c0[cs];
                         cr_assert_eq(C[j], w, "case %d %s sign %d level %d col %d: %a", cs, drift_format_name(ins[f]),
-                                     sg, lv, j, C[j]);
+                            sg, lv, j, C[j]);
                     }
                     double col[2] = {B[1], B[12]}, c = sg * c0[cs];
                     cr_assert_eq(drift_tc_dot(&r, A, col, 2, &c, DRIFT_TC_MI100, ins[f], FP32), 0);
@@ -1296,7 +1297,7 @@ Test(tc_model, tile_gemms_equal_the_model_at_the_range_edges)
                     for (size_t k = 0; k < K; k++) col[k] = B[k * N + j];
                     cr_assert_eq(drift_tc_dot(&r, A + i * K, col, K, &C0[i * N + j], DRIFT_TC_MI300X, ins[f], FP32), 0);
                     cr_assert(memcmp(&r, &C[i * N + j], sizeof r) == 0, "%s case %d (%zu,%zu): gemm %a, model %a",
-                              drift_format_name(ins[f]), v, i, j, C[i * N + j], r);
+                        drift_format_name(ins[f]), v, i, j, C[i * N + j], r);
                 }
         }
 }

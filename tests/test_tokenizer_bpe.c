@@ -54,9 +54,9 @@ static const split_case_t k_splits[] = {
     /* é (Ll) and 你好 (Lo) are letters; 😀 (So) is neither */
     {DRIFT_PRETOK_GPT2, "caf\xC3\xA9 \xE4\xBD\xA0\xE5\xA5\xBD", {"caf\xC3\xA9", " \xE4\xBD\xA0\xE5\xA5\xBD"}},
     {DRIFT_PRETOK_GPT2,
-     "a\xF0\x9F\x98\x80"
-     "b",
-     {"a", "\xF0\x9F\x98\x80", "b"}},
+        "a\xF0\x9F\x98\x80"
+        "b",
+        {"a", "\xF0\x9F\x98\x80", "b"}},
     /* smollm: every \p{N} codepoint alone, first; then gpt-2 inside the runs between */
     {DRIFT_PRETOK_SMOLLM, "x1y22", {"x", "1", "y", "2", "2"}},
     {DRIFT_PRETOK_SMOLLM, " 123 abc", {" ", "1", "2", "3", " abc"}},
@@ -86,7 +86,7 @@ Test(pretok, hand_splits)
             size_t bl = 0;
             for (size_t i = a; i < ends[w]; i++) bl += drift_utf8_put(cps[i], buf + bl);
             cr_assert(bl == strlen(k->words[w]) && !memcmp(buf, k->words[w], bl),
-                      "case %zu '%s': word %zu is '%.*s', expected '%s'", c, k->text, w, (int)bl, buf, k->words[w]);
+                "case %zu '%s': word %zu is '%.*s', expected '%s'", c, k->text, w, (int)bl, buf, k->words[w]);
         }
     }
 }
@@ -112,8 +112,8 @@ Test(pretok, unicode_classes)
     cr_assert_eq(drift_unicode_class('\n'), DRIFT_UC_CONTROL | DRIFT_UC_WHITESPACE);
     cr_assert_eq(drift_unicode_class(0x1C), DRIFT_UC_CONTROL, "U+001C is not White_Space (str.isspace says it is)");
     cr_assert_eq(drift_unicode_class(0x3000), DRIFT_UC_SEPARATOR | DRIFT_UC_WHITESPACE);
-    cr_assert_eq(drift_unicode_class(0x2FFC), DRIFT_UC_SYMBOL,
-                 "U+2FFC IDEOGRAPHIC DESCRIPTION CHARACTER (new in 15.1)");
+    cr_assert_eq(
+        drift_unicode_class(0x2FFC), DRIFT_UC_SYMBOL, "U+2FFC IDEOGRAPHIC DESCRIPTION CHARACTER (new in 15.1)");
     cr_assert_eq(drift_unicode_class(0x31350), DRIFT_UC_LETTER, "CJK Extension H (new in 15.0)");
     cr_assert_eq(drift_unicode_class(0x0897), DRIFT_UC_UNDEFINED, "U+0897 is assigned only in 16.0");
     cr_assert_eq(drift_unicode_class(0x10FFFF), DRIFT_UC_UNDEFINED);
@@ -122,26 +122,17 @@ Test(pretok, unicode_classes)
 
 /* ---- a small byte-level vocabulary built in memory ---------------------------------------- */
 /* Pieces are in GPT-2's alphabet: 'Ġ' (U+0120) is a space, 'Ċ' (U+010A) a newline. */
-static const char *const k_tokens[] = {"<|end|>",
-                                       "a",
-                                       "b",
-                                       "c",
-                                       "ab",
-                                       "bc",
-                                       "abc",
-                                       "\xC4\xA0",
-                                       "\xC4\xA0"
-                                       "a",
-                                       "\xC4\xA0"
-                                       "ab",
-                                       "1",
-                                       "\xC4\x8A",
-                                       "!"};
+static const char *const k_tokens[] = {"<|end|>", "a", "b", "c", "ab", "bc", "abc", "\xC4\xA0",
+    "\xC4\xA0"
+    "a",
+    "\xC4\xA0"
+    "ab",
+    "1", "\xC4\x8A", "!"};
 static const int32_t k_types[] = {DRIFT_TOKEN_CONTROL, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 /* ranks 0..4 */
 static const char *const k_merges[] = {"a b", "b c", "\xC4\xA0 a", "ab c",
-                                       "\xC4\xA0"
-                                       "a b"};
+    "\xC4\xA0"
+    "a b"};
 
 static void small_bpe(drift_tokenizer_t *t, const char *pre)
 {
@@ -222,7 +213,7 @@ Test(tokenizer_bpe, refusals)
     v.tokens = k_tokens;
     cr_assert_eq(drift_tokenizer_build(&t, &v, err, sizeof err), DRIFT_EUNSUPPORTED);
     cr_assert(strstr(err, "tokenizer.ggml.pre") && strstr(err, "'llama3'") && strstr(err, "accepted: gpt-2, smollm"),
-              "%s", err);
+        "%s", err);
     v.pre = NULL;
     v.model = "bert";
     cr_assert_eq(drift_tokenizer_build(&t, &v, err, sizeof err), DRIFT_EUNSUPPORTED);
@@ -376,8 +367,7 @@ Test(tokenizer_bpe, smollm2_vocabulary)
         const char *text;
         int n, ids[12];
     } plain[] = {{"<|im_start|>user", 8, {44, 108, 306, 79, 3738, 108, 46, 4093}},
-                 {"a<|endoftext|>b", 9, {81, 44, 108, 486, 1714, 2692, 108, 46, 82}},
-                 {"<reponame>x", 4, {44, 10368, 46, 104}}};
+        {"a<|endoftext|>b", 9, {81, 44, 108, 486, 1714, 2692, 108, 46, 82}}, {"<reponame>x", 4, {44, 10368, 46, 104}}};
     for (size_t c = 0; c < sizeof plain / sizeof plain[0]; c++) {
         int ids[16], n;
         cr_assert_eq(drift_tokenizer_encode_ex(&t, plain[c].text, 0, 0, ids, 16, &n), 0);

@@ -11,26 +11,17 @@
 #include "gguf_build.h"
 #include "tokenizer.h"
 
-static const char *const k_tokens[] = {"<|end|>",
-                                       "a",
-                                       "b",
-                                       "c",
-                                       "ab",
-                                       "bc",
-                                       "abc",
-                                       "\xC4\xA0",
-                                       "\xC4\xA0"
-                                       "a",
-                                       "\xC4\xA0"
-                                       "ab",
-                                       "1",
-                                       "\xC4\x8A",
-                                       "!"};
+static const char *const k_tokens[] = {"<|end|>", "a", "b", "c", "ab", "bc", "abc", "\xC4\xA0",
+    "\xC4\xA0"
+    "a",
+    "\xC4\xA0"
+    "ab",
+    "1", "\xC4\x8A", "!"};
 enum { NTOK = 13 };
 static const int32_t k_types[NTOK] = {3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 static const char *const k_merges[] = {"a b", "b c", "\xC4\xA0 a", "ab c",
-                                       "\xC4\xA0"
-                                       "a b"};
+    "\xC4\xA0"
+    "a b"};
 
 typedef enum {
     VALID,
@@ -84,7 +75,7 @@ static uint8_t *bpe_file(lie_t lie, size_t *size)
         gb_kv_str_array(&b, "tokenizer.ggml.token_type", k_tokens, NTOK);
     else
         gb_kv_array(&b, "tokenizer.ggml.token_type", DRIFT_GGUF_I32, lie == TYPES_SHORT ? 2 : NTOK, k_types,
-                    (lie == TYPES_SHORT ? 2 : NTOK) * sizeof(int32_t));
+            (lie == TYPES_SHORT ? 2 : NTOK) * sizeof(int32_t));
     if (lie == SCORES_STRINGS) gb_kv_str_array(&b, "tokenizer.ggml.scores", k_tokens, NTOK);
     if (lie != NO_MERGES) gb_kv_str_array(&b, "tokenizer.ggml.merges", k_merges, 5);
     gb_kv_u32(&b, "tokenizer.ggml.bos_token_id", lie == BOS_OUTSIDE ? 99 : 0);
@@ -139,14 +130,9 @@ Test(tokenizer_gguf, lies_are_refused)
 /* SentencePiece from a file: scores as f32, add_space_prefix read, the byte tokens found */
 Test(tokenizer_gguf, spm_file)
 {
-    static const char *const tok[] = {"<unk>",
-                                      "<s>",
-                                      "</s>",
-                                      "<0x64>",
-                                      "\xE2\x96\x81",
-                                      "a",
-                                      "\xE2\x96\x81"
-                                      "a"};
+    static const char *const tok[] = {"<unk>", "<s>", "</s>", "<0x64>", "\xE2\x96\x81", "a",
+        "\xE2\x96\x81"
+        "a"};
     static const float score[] = {0, 0, 0, 0, -1.0f, -2.0f, -2.0f};
     static const int32_t type[] = {2, 3, 3, 6, 1, 1, 1};
     gguf_build_t b;

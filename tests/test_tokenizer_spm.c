@@ -17,10 +17,9 @@ enum { UNK = 0, BOS = 1, EOS = 2, SP = 259, A, B, C, AB, BC, SP_A, SP_AB, ABC, S
 static const struct {
     const char *piece;
     float score;
-} k_pieces[NTOK - SP] = {{U2581, -1.0f}, {"a", -2.0f},       {"b", -3.0f},        {"c", -4.0f},
-                         {"ab", -1.0f},  {"bc", -0.5f},      {U2581 "a", -2.0f},  {U2581 "ab", -1.5f},
-                         {"abc", -0.1f}, {U2581 "b", -3.0f}, {"\xC3\xA9", -2.0f}, {"x", -9.0f},
-                         {"y", -9.0f},   {"xy", -1.0f},      {"yx", -1.0f}};
+} k_pieces[NTOK - SP] = {{U2581, -1.0f}, {"a", -2.0f}, {"b", -3.0f}, {"c", -4.0f}, {"ab", -1.0f}, {"bc", -0.5f},
+    {U2581 "a", -2.0f}, {U2581 "ab", -1.5f}, {"abc", -0.1f}, {U2581 "b", -3.0f}, {"\xC3\xA9", -2.0f}, {"x", -9.0f},
+    {"y", -9.0f}, {"xy", -1.0f}, {"yx", -1.0f}};
 
 static char g_bytes[256][8];
 static const char *g_tokens[NTOK];
@@ -104,8 +103,8 @@ Test(tokenizer_spm, hand_cases)
         const spm_case_t *k = &k_cases[c];
         int ids[16], n = -1;
         cr_assert_eq(drift_tokenizer_encode_ex(k->space_prefix ? &with_prefix : &without, k->text, k->add_special,
-                                               k->parse_special, ids, 16, &n),
-                     0, "case %zu", c);
+                         k->parse_special, ids, 16, &n),
+            0, "case %zu", c);
         cr_assert_eq(n, k->n, "case %zu '%s': %d ids, expected %d", c, k->text, n, k->n);
         for (int i = 0; i < n; i++)
             cr_assert_eq(ids[i], k->ids[i], "case %zu '%s': id %d is %d", c, k->text, i, ids[i]);
@@ -140,7 +139,7 @@ Test(tokenizer_spm, no_byte_tokens)
     /* without byte tokens the ids shift: ▁ab is 3 + (SP_AB - SP) */
     cr_assert_eq(drift_tokenizer_encode_ex(&t, "ab", 0, 1, ids, 8, &n), 0);
     cr_assert(n == 1 && ids[0] == 3 + (SP_AB - SP));
-    cr_assert_eq(drift_tokenizer_encode_ex(&t, "d", 0, 1, ids, 8, &n), DRIFT_EINVAL,
-                 "d has no piece and no byte token");
+    cr_assert_eq(
+        drift_tokenizer_encode_ex(&t, "d", 0, 1, ids, 8, &n), DRIFT_EINVAL, "d has no piece and no byte token");
     drift_tokenizer_free(&t);
 }

@@ -25,8 +25,7 @@ static void remove_dir(void) { tmpdir_remove(dir); }
 static int set_seed(void)
 {
     char cmd[512], out[256];
-    snprintf(
-        cmd, sizeof cmd,
+    snprintf(cmd, sizeof cmd,
         "cd '%s' && { grep -h '^# seed: ' formats*.csv | sed 's/^# seed: //'; grep -o -- '--seed [0-9]*' formats.md | "
         "sed 's/--seed //'; } 2>/dev/null | sort -u | tr '\\n' ' '",
         dir);
@@ -43,8 +42,7 @@ static int leftovers(void)
 {
     char cmd[256], out[1024];
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && ls -A | grep -v '^formats.*\\.csv$\\|^formats\\.md$\\|^formats\\.manifest$\\|^keep\\.txt$'",
-             dir);
+        "cd '%s' && ls -A | grep -v '^formats.*\\.csv$\\|^formats\\.md$\\|^formats\\.manifest$\\|^keep\\.txt$'", dir);
     run_stdout(cmd, out, sizeof out);
     return out[0] != 0;
 }
@@ -59,7 +57,7 @@ Test(transaction, kill_at_every_step_leaves_one_whole_set, .init = make_dir, .fi
     for (step = 1; step < 64 && !finished; step++) {
         /* 137: killed at step N (128 + SIGKILL, as the shell reports it); 0: fewer steps than N */
         int st = sh("cd '%s' && DRIFT_FAULT_AT=%d '%s/formats' --profile quick --quiet --seed 2 --out . 2>/dev/null",
-                    dir, step, BIN);
+            dir, step, BIN);
         cr_assert(st == 137 || st == 0, "step %d: exit %d", step, st);
         finished = st == 0;
         if (check() == 0) {
@@ -109,13 +107,13 @@ Test(transaction, stale_files_cleaned_at_next_run, .init = make_dir, .fini = rem
     cr_assert_eq(
         sh("cd '%s' && touch formats.csv.tmp.999999 formats_spacing.csv.tmp.999998 && mkdir .formats.staging.999997 "
            "&& touch .formats.staging.999997/formats.csv && mkdir .formats.staging.1 && touch other.csv.tmp.999999",
-           dir),
+            dir),
         0);
     cr_assert_eq(sh("cd '%s' && '%s/formats' --profile quick --quiet --out .", dir, BIN), 0);
-    cr_assert_neq(sh("cd '%s' && ls -A | grep -q 'formats.*tmp\\|staging.99999'", dir), 0,
-                  "stale files of dead runs are gone");
+    cr_assert_neq(
+        sh("cd '%s' && ls -A | grep -q 'formats.*tmp\\|staging.99999'", dir), 0, "stale files of dead runs are gone");
     cr_assert_eq(sh("cd '%s' && test -d .formats.staging.1 && test -e other.csv.tmp.999999", dir), 0,
-                 "pid 1 is alive: its staging stays; another program's files stay");
+        "pid 1 is alive: its staging stays; another program's files stay");
 }
 
 /* The manifest lists every file with its size and SHA-256 (as sha256sum computes it), and a
@@ -141,5 +139,5 @@ Test(transaction, plot_refuses_a_damaged_set, .init = make_dir, .fini = remove_d
     snprintf(cmd, sizeof cmd, "DRIFT_BUILD_DIR='%s/..' '%s/lab' plot formats --data '%s'", BIN, DRIFT_SOURCE_DIR, dir);
     cr_assert_eq(run_capture(cmd, NULL, 0, err, sizeof err), 2);
     cr_assert(strstr(err, "formats.md: does not match the manifest") && strchr(err, '\n') == err + strlen(err) - 1,
-              "%s", err);
+        "%s", err);
 }

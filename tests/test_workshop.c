@@ -87,8 +87,8 @@ Test(workshop, every_command_runs_as_printed_and_states_true_numbers, .timeout =
     /* the working tree as a fresh clone would have it (tracked and new files, no build) */
     cr_assert_eq(sh("cd '" DRIFT_SOURCE_DIR "' && git ls-files -co --exclude-standard -z | "
                     "tar --null -T - -cf - 2>/dev/null | (cd '%s' && tar xf -)",
-                    dir),
-                 0);
+                     dir),
+        0);
     cr_assert_eq(sh("cd '%s' && find data plots -type f | sort | xargs md5sum > ../%s.before", dir, dir + 5), 0);
     /* the commands: lines of ```sh blocks; in a block of "$ cmd" lines only those */
     cr_assert_eq(
@@ -96,7 +96,7 @@ Test(workshop, every_command_runs_as_printed_and_states_true_numbers, .timeout =
            "f { print FILENAME \"\\t\" $0 }' docs/workshop.md README.md | "
            "awk -F'\\t' '{ l = $2; if (l ~ /^\\$ /) { print substr(l, 3) } "
            "else if (l ~ /^\\.\\/lab / && !dollar[$1]) print l; if (l ~ /^\\$ /) dollar[$1] = 1 }' > ../%s.cmds",
-           dir, dir + 5),
+            dir, dir + 5),
         0);
     char path[128];
     snprintf(path, sizeof path, "/tmp/%s.cmds", dir + 5);
@@ -133,7 +133,7 @@ Test(workshop, every_command_runs_as_printed_and_states_true_numbers, .timeout =
         cr_expect_geq(found, 0, "no command contains '%s'", EXPECT[e].cmd);
         if (found >= 0)
             cr_expect(strstr(outs[found], EXPECT[e].text), "'%s' does not print '%s'; it printed:\n%s", cmds[found],
-                      EXPECT[e].text, outs[found]);
+                EXPECT[e].text, outs[found]);
     }
     char csv[128];
     snprintf(csv, sizeof csv, "%s/runs/workshop/formats.csv", dir);
@@ -146,7 +146,7 @@ Test(workshop, every_command_runs_as_printed_and_states_true_numbers, .timeout =
     if (png) fclose(png);
     /* the report's data and plots are untouched */
     cr_expect_eq(sh("cd '%s' && find data plots -type f | sort | xargs md5sum | cmp -s - ../%s.before", dir, dir + 5),
-                 0, "a workshop or README command changed data/ or plots/");
+        0, "a workshop or README command changed data/ or plots/");
     sh("rm -f /tmp/%s.before /tmp/%s.cmds /tmp/%s.cmd", dir + 5, dir + 5, dir + 5);
     tmpdir_remove(dir);
 }

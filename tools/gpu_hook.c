@@ -41,7 +41,7 @@ static int available(char *err, size_t errsz)
 }
 
 static int run_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, drift_cuda_gemm_t *g,
-                    const drift_gemm_opts_t *o, char *ran, size_t ran_size)
+    const drift_gemm_opts_t *o, char *ran, size_t ran_size)
 {
     drift_cuda_gemm_info_t info;
     memset(&info, 0, sizeof info);
@@ -51,7 +51,7 @@ static int run_gemm(double *C, const double *A, const double *B, size_t M, size_
 }
 
 static int gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const drift_gemm_kernel_t *k,
-                const drift_gemm_opts_t *o, char *ran, size_t ran_size)
+    const drift_gemm_opts_t *o, char *ran, size_t ran_size)
 {
     drift_cuda_gemm_t g;
     memset(&g, 0, sizeof g);
@@ -61,7 +61,7 @@ static int gemm(double *C, const double *A, const double *B, size_t M, size_t N,
 }
 
 static int gemm_spec(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
-                     const drift_gemm_opts_t *o, char *ran, size_t ran_size)
+    const drift_gemm_opts_t *o, char *ran, size_t ran_size)
 {
     drift_cuda_gemm_t g;
     if (drift_cuda_gemm_parse(&g, spec)) return drift_cuda_fail(DRIFT_EINVAL, "unknown GPU GEMM spec '%s'", spec);
@@ -69,7 +69,7 @@ static int gemm_spec(double *C, const double *A, const double *B, size_t M, size
 }
 
 static int gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
-                        const drift_gemm_opts_t *o, int nstreams, char *ran, size_t ran_size)
+    const drift_gemm_opts_t *o, int nstreams, char *ran, size_t ran_size)
 {
     drift_cuda_gemm_t g;
     drift_cuda_gemm_info_t info;
@@ -86,7 +86,7 @@ static int sum(double *out, const double *x, size_t n, size_t batch, const drift
 }
 
 static int dot(double *out, const double *a, const double *b, size_t n, size_t batch, const drift_order_t *o,
-               const drift_acc_t *acc)
+    const drift_acc_t *acc)
 {
     return drift_cuda_dot(out, a, b, n, batch, o, acc, 0);
 }
@@ -102,7 +102,7 @@ static int softmax(double *out, const double *x, size_t n, size_t batch, const d
 }
 
 static int attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                     const unsigned char *key_mask, const drift_attn_opts_t *o)
+    const unsigned char *key_mask, const drift_attn_opts_t *o)
 {
     return drift_cuda_attention(out, q, nq, q_pos, kv, key_mask, o, 0, NULL);
 }

@@ -78,8 +78,7 @@ int main(int argc, char **argv)
     int n = 1;
     if (argc == 4) {
         if (!drift_manifest_name_ok(argv[3])) {
-            fprintf(
-                stderr,
+            fprintf(stderr,
                 "drift-manifest: EXPERIMENT: '%s' is not an experiment name (accepted: letters, digits, '_', '-', starting with a letter)\n",
                 argv[3]);
             return 2;
@@ -89,9 +88,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "drift-manifest: ");
         drift_escape_fputs(stderr, dir, NULL);
         fprintf(stderr,
-                n == -2 ? ": more than 256 sets (name the experiment: drift-manifest %s DIR EXP)\n"
-                        : ": cannot read the directory\n",
-                argv[1]);
+            n == -2 ? ": more than 256 sets (name the experiment: drift-manifest %s DIR EXP)\n"
+                    : ": cannot read the directory\n",
+            argv[1]);
         return 2;
     } else if (n == 0 && check) {
         fprintf(stderr, "drift-manifest: ");

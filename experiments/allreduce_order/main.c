@@ -52,43 +52,22 @@ static const char SUMMARY[] =
     "completion can part from the single-rank one, at a step where the top two logits are nearly tied.";
 
 enum { T_AR, T_GEN, T_MD, T_MDG };
-static const drift_col_t AR[] = {DRIFT_C_INT("P"),
-                                 DRIFT_C_TEXT("allreduce"),
-                                 DRIFT_C_INT("elements"),
-                                 DRIFT_C_NUM("frac_differs_from_rank", "%.6g"),
-                                 DRIFT_C_NUM("frac_differs_from_ring", "%.6g"),
-                                 DRIFT_C_NUM("max_err", "%.6e"),
-                                 DRIFT_C_NUM("rms_err", "%.6e"),
-                                 DRIFT_C_NUM("frac_not_correctly_rounded", "%.6g")};
-static const drift_col_t GEN[] = {DRIFT_C_TEXT("recipe"),
-                                  DRIFT_C_INT("tp"),
-                                  DRIFT_C_TEXT("allreduce"),
-                                  DRIFT_C_INT("prompt"),
-                                  DRIFT_C_INT("prompt_tokens"),
-                                  DRIFT_C_INT("tokens"),
-                                  DRIFT_C_INT("first_div_vs_tp1"),
-                                  DRIFT_C_INT("same_as_tp1"),
-                                  DRIFT_C_INT("token_tp1"),
-                                  DRIFT_C_INT("token_tp"),
-                                  DRIFT_C_NUM("gap12_tp1", "%.6e"),
-                                  DRIFT_C_NUM("gap_ab_tp1", "%.6e"),
-                                  DRIFT_C_NUM("spread", "%.6e"),
-                                  DRIFT_C_NUM("exact_gap12", "%.6e"),
-                                  DRIFT_C_NUM("exact_gap_ab", "%.6e")};
-static const drift_col_t MDG[] = {DRIFT_C_TEXT("recipe"),
-                                  DRIFT_C_INT("tp"),
-                                  DRIFT_C_TEXT("order"),
-                                  DRIFT_C_TEXT("prompts parted"),
-                                  DRIFT_C_TEXT("parting steps"),
-                                  DRIFT_C_TEXT("tp=1 top-2 gap there (max)"),
-                                  DRIFT_C_TEXT("logit spread there (max)")};
-static const drift_col_t MD[] = {
-    DRIFT_C_INT("P"), DRIFT_C_TEXT("order"), DRIFT_C_NUM("differs from rank order", "%.3g"),
-    DRIFT_C_NUM("max error / sum|p|", "%.3g"), DRIFT_C_NUM("not correctly rounded", "%.3g")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, AR, 8},
-                                            {"_generate.csv", NULL, 0, GEN, 15},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDG, 7}};
+static const drift_col_t AR[] = {DRIFT_C_INT("P"), DRIFT_C_TEXT("allreduce"), DRIFT_C_INT("elements"),
+    DRIFT_C_NUM("frac_differs_from_rank", "%.6g"), DRIFT_C_NUM("frac_differs_from_ring", "%.6g"),
+    DRIFT_C_NUM("max_err", "%.6e"), DRIFT_C_NUM("rms_err", "%.6e"), DRIFT_C_NUM("frac_not_correctly_rounded", "%.6g")};
+static const drift_col_t GEN[] = {DRIFT_C_TEXT("recipe"), DRIFT_C_INT("tp"), DRIFT_C_TEXT("allreduce"),
+    DRIFT_C_INT("prompt"), DRIFT_C_INT("prompt_tokens"), DRIFT_C_INT("tokens"), DRIFT_C_INT("first_div_vs_tp1"),
+    DRIFT_C_INT("same_as_tp1"), DRIFT_C_INT("token_tp1"), DRIFT_C_INT("token_tp"), DRIFT_C_NUM("gap12_tp1", "%.6e"),
+    DRIFT_C_NUM("gap_ab_tp1", "%.6e"), DRIFT_C_NUM("spread", "%.6e"), DRIFT_C_NUM("exact_gap12", "%.6e"),
+    DRIFT_C_NUM("exact_gap_ab", "%.6e")};
+static const drift_col_t MDG[] = {DRIFT_C_TEXT("recipe"), DRIFT_C_INT("tp"), DRIFT_C_TEXT("order"),
+    DRIFT_C_TEXT("prompts parted"), DRIFT_C_TEXT("parting steps"), DRIFT_C_TEXT("tp=1 top-2 gap there (max)"),
+    DRIFT_C_TEXT("logit spread there (max)")};
+static const drift_col_t MD[] = {DRIFT_C_INT("P"), DRIFT_C_TEXT("order"),
+    DRIFT_C_NUM("differs from rank order", "%.3g"), DRIFT_C_NUM("max error / sum|p|", "%.3g"),
+    DRIFT_C_NUM("not correctly rounded", "%.3g")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, AR, 8}, {"_generate.csv", NULL, 0, GEN, 15},
+    {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDG, 7}};
 
 #define MAXR 4  /* recipes */
 #define MAXTP 4 /* rank counts besides 1 */
@@ -98,60 +77,24 @@ int main(int argc, char **argv)
     long Pmax = 0, N_ = 0, T_ = 0, NR_ = 0, exact_gaps = 0;
     const char *ckpt = NULL, *set = NULL, *recipes_opt = NULL;
     const drift_cli_opt_t opts[] = {
-        {"ranks-max",
-         DRIFT_OPT_INT,
-         &Pmax,
-         "P",
-         "largest rank count of the partial-sum sweep",
-         2,
-         64,
-         {"8", "16", "16"}},
-        {"elements",
-         DRIFT_OPT_INT,
-         &N_,
-         "N",
-         "elements per rank (the all-reduced buffer)",
-         1,
-         1 << 24,
-         {"4096", "65536", "1048576"}},
+        {"ranks-max", DRIFT_OPT_INT, &Pmax, "P", "largest rank count of the partial-sum sweep", 2, 64,
+            {"8", "16", "16"}},
+        {"elements", DRIFT_OPT_INT, &N_, "N", "elements per rank (the all-reduced buffer)", 1, 1 << 24,
+            {"4096", "65536", "1048576"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per completion", 1, 4096, {"16", "16", "64"}},
         {"prompts", DRIFT_OPT_INT, &NR_, "N", "prompts decoded (drawn by the seed)", 1, 1024, {"3", "4", "32"}},
-        {"recipes",
-         DRIFT_OPT_STRING,
-         &recipes_opt,
-         "LIST",
-         "matmul recipes of the greedy text, comma-separated",
-         0,
-         0,
-         {"fp32/seq/fp32/fp32,bf16/tc:h100/fp32/bf16", "bf16/tc:h100/fp32/bf16",
-          "fp32/seq/fp32/fp32,bf16/tc:h100/fp32/bf16"}},
-        {"exact-gaps",
-         DRIFT_OPT_INT,
-         &exact_gaps,
-         "0|1",
-         "1: the exact model's top-2 gap at every parting (about 0.2 s a token on SmolLM2)",
-         0,
-         1,
-         {"1", "0", "1"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)",
-         0,
-         0,
-         {0}},
-        {"prompt-set",
-         DRIFT_OPT_STRING,
-         &set,
-         "FILE",
-         "prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)",
-         0,
-         0,
-         {0}},
+        {"recipes", DRIFT_OPT_STRING, &recipes_opt, "LIST", "matmul recipes of the greedy text, comma-separated", 0, 0,
+            {"fp32/seq/fp32/fp32,bf16/tc:h100/fp32/bf16", "bf16/tc:h100/fp32/bf16",
+                "fp32/seq/fp32/fp32,bf16/tc:h100/fp32/bf16"}},
+        {"exact-gaps", DRIFT_OPT_INT, &exact_gaps, "0|1",
+            "1: the exact model's top-2 gap at every parting (about 0.2 s a token on SmolLM2)", 0, 1, {"1", "0", "1"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE",
+            "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0,
+            {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
+            "prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = DRIFT_LLM_SPEC(
-        "allreduce_order", QUESTION, opts,
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("allreduce_order", QUESTION, opts,
         "takes no formats or orders (the partial sums are fp32; the all-reduce orders are the sweep: rank, tree, ring)",
         SUMMARY);
     drift_cli_t cli;
@@ -176,8 +119,8 @@ int main(int argc, char **argv)
     if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
     if (!ckpt && !(ckpt = drift_real_checkpoint())) {
         fprintf(stderr,
-                "allreduce_order: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-                "or give --checkpoint FILE\n");
+            "allreduce_order: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+            "or give --checkpoint FILE\n");
         return DRIFT_EXIT_SKIPPED;
     }
     drift_checkpoint_t ck;
@@ -195,7 +138,7 @@ int main(int argc, char **argv)
     {
         drift_chat_prompt_t *cp = NULL;
         if (ck.gguf && drift_chat_prompts_load(&cp, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", NR,
-                                               cli.seed, "allreduce_order.prompt", 512, err, sizeof err))
+                           cli.seed, "allreduce_order.prompt", 512, err, sizeof err))
             drift_die("--prompt-set: %s", err);
         for (int r = 0; r < NR; r++) {
             int n = cp ? cp[r].n : 2;
@@ -219,7 +162,7 @@ int main(int argc, char **argv)
         if (ck.cfg.n_kv_heads % P == 0) tps[ntp++] = P;
     if (!ntp)
         drift_die("--checkpoint: %d KV head(s) cannot be split over ranks (tensor parallelism needs a divisor > 1)",
-                  ck.cfg.n_kv_heads);
+            ck.cfg.n_kv_heads);
     char tplist[64] = "";
     for (int i = 0; i < ntp; i++)
         snprintf(tplist + strlen(tplist), sizeof tplist - strlen(tplist), "%s%d", i ? ", " : "", tps[i]);
@@ -229,44 +172,39 @@ int main(int argc, char **argv)
         2.0 * V * ck.cfg.dim;
     /* two models' weights (double and float), kept logits of every (config, prompt) of a recipe, KV caches, the exact model */
     drift_require_memory(&cli,
-                         24.0 * params + 8.0 * (1 + ntp * DRIFT_NALLREDUCE) * NR * (double)T * V +
-                             16.0 * NR * ck.cfg.n_layers * (double)(maxlen + T) * ck.cfg.dim +
-                             (exact_gaps ? 8.0 * params + 8.0 * (maxlen + T) * (double)V : 0) +
-                             8.0 * Pmax * (double)N * 4,
-                         "--prompts, --tokens, --elements");
+        24.0 * params + 8.0 * (1 + ntp * DRIFT_NALLREDUCE) * NR * (double)T * V +
+            16.0 * NR * ck.cfg.n_layers * (double)(maxlen + T) * ck.cfg.dim +
+            (exact_gaps ? 8.0 * params + 8.0 * (maxlen + T) * (double)V : 0) + 8.0 * Pmax * (double)N * 4,
+        "--prompts, --tokens, --elements");
     const char *model = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
 
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 4, 1);
-    drift_out_meta(&out, T_AR, "table",
-                   "per (P, order): the same P x %zu fp32 partial sums N(0,1) reduced in fp32 (RNE)", N);
     drift_out_meta(
-        &out, T_AR, "columns",
+        &out, T_AR, "table", "per (P, order): the same P x %zu fp32 partial sums N(0,1) reduced in fp32 (RNE)", N);
+    drift_out_meta(&out, T_AR, "columns",
         "frac_differs_* = fraction of elements whose result differs bitwise from rank order / ring; "
         "max_err, rms_err = |result - exact sum| / sum_r |p_r| over the elements; frac_not_correctly_rounded = results other than the exact sum rounded to fp32");
     char pdesc[512];
     if (ck.gguf)
         snprintf(pdesc, sizeof pdesc,
-                 "%d prompts of %s drawn by seed %llu, in the model's chat template (%d to %d tokens)", NR,
-                 set ? set : "prompts/lab-prompts.txt", (unsigned long long)cli.seed, minlen, maxlen);
+            "%d prompts of %s drawn by seed %llu, in the model's chat template (%d to %d tokens)", NR,
+            set ? set : "prompts/lab-prompts.txt", (unsigned long long)cli.seed, minlen, maxlen);
     else
         snprintf(pdesc, sizeof pdesc, "%d prompts of BOS and a random first token, drawn by seed %llu", NR,
-                 (unsigned long long)cli.seed);
-    drift_out_meta(
-        &out, T_GEN, "setup",
+            (unsigned long long)cli.seed);
+    drift_out_meta(&out, T_GEN, "setup",
         "%s (dim %d, layers %d, %d query heads over %d KV heads, vocab %d); %s; %d greedy tokens each, no stop at BOS; "
         "batch-invariant policy, the prompts decoded side by side; tp = 1 and tp = %s (P must divide the KV heads: attention is split by heads)",
         ckpt, ck.cfg.dim, ck.cfg.n_layers, ck.cfg.n_heads, ck.cfg.n_kv_heads, V, pdesc, T, tplist);
-    drift_out_meta(
-        &out, T_GEN, "table",
+    drift_out_meta(&out, T_GEN, "table",
         "one row per (recipe, tp > 1, order, prompt); prompt = its line in the prompt set (GGUF) or its draw (llama2.c); "
         "first_div_vs_tp1 = first generated token (0-based) that differs from tp = 1 (-1: none); at that step: "
         "token_tp1, token_tp the two tokens, gap12_tp1 = the tp = 1 run's own top-1 - top-2 logit gap, "
         "gap_ab_tp1 = its logit of token_tp1 - of token_tp, spread = max over the vocabulary of |logit_tp1 - logit_tp|; "
         "exact_* = the exact reference (fp64, correctly rounded dots) teacher-forced on the common context, %s",
         exact_gaps ? "computed (--exact-gaps 1)" : "not computed here (--exact-gaps 0: nan)");
-    drift_md_intro(
-        &out,
+    drift_md_intro(&out,
         "P fp32 partial sums (N(0, 1), %zu elements per rank) reduced by P = 2..%ld ranks in rank order, as a tree, and as a ring; "
         "then %s decoded greedily (%s; %d tokens) under tensor parallelism tp = 1 and tp = %s with each order (the model splits attention by heads, "
         "so tp must divide its %d KV heads).",
@@ -280,7 +218,7 @@ int main(int argc, char **argv)
             drift_die_oom((double)N * sizeof(double), "a result of %zu elements (--elements: fewer)", (size_t)N);
     if (!part)
         drift_die_oom((double)Pmax * N * sizeof(double),
-                      "%d ranks' partial sums of %zu elements (--ranks-max, --elements: fewer)", (int)Pmax, (size_t)N);
+            "%d ranks' partial sums of %zu elements (--ranks-max, --elements: fewer)", (int)Pmax, (size_t)N);
     double worst_err = 0, frac_hi = 0, worst_by[DRIFT_NALLREDUCE] = {0};
     long frac_hi_P = 0;
     for (long P = 2; P <= Pmax; P++) {
@@ -306,10 +244,10 @@ int main(int argc, char **argv)
             }
             double fr = (double)d_rank / (double)N;
             drift_row(&out, T_AR, DRIFT_INT(P), DRIFT_TXT(drift_allreduce_name((drift_allreduce_t)a)), DRIFT_INT(N),
-                      DRIFT_NUM(fr), DRIFT_NUM((double)d_ring / (double)N), DRIFT_NUM(mx),
-                      DRIFT_NUM(sqrt(ss / (double)N)), DRIFT_NUM((double)ncr / (double)N));
+                DRIFT_NUM(fr), DRIFT_NUM((double)d_ring / (double)N), DRIFT_NUM(mx), DRIFT_NUM(sqrt(ss / (double)N)),
+                DRIFT_NUM((double)ncr / (double)N));
             drift_row(&out, T_MD, DRIFT_INT(P), DRIFT_TXT(drift_allreduce_name((drift_allreduce_t)a)), DRIFT_NUM(fr),
-                      DRIFT_NUM(mx), DRIFT_NUM((double)ncr / (double)N));
+                DRIFT_NUM(mx), DRIFT_NUM((double)ncr / (double)N));
             worst_err = fmax(worst_err, mx);
             worst_by[a] = fmax(worst_by[a], mx);
             if (fr > frac_hi) frac_hi = fr, frac_hi_P = P;
@@ -332,8 +270,8 @@ int main(int argc, char **argv)
     }
     for (int ri = 0; ri < nrec; ri++) {
         for (int c = 0; c < nconf; c++) {
-            drift_progress(&cli, (size_t)Pmax + 1 + (size_t)(ri * nconf + c),
-                           (size_t)Pmax + 1 + (size_t)(nrec * nconf));
+            drift_progress(
+                &cli, (size_t)Pmax + 1 + (size_t)(ri * nconf + c), (size_t)Pmax + 1 + (size_t)(nrec * nconf));
             drift_numerics_t nx = drift_numerics_fp32();
             drift_numerics_set_mm(&nx, &rec[ri]);
             nx.policy = DRIFT_POLICY_BATCH_INVARIANT; /* a prompt's bits do not depend on the prompts beside it */
@@ -351,25 +289,25 @@ int main(int argc, char **argv)
                 const drift_gen_t *a1 = &gen[r], *b1 = &gen[(size_t)c * NR + r];
                 drift_parting_t *p = &pt[((size_t)ri * nconf + c) * NR + r];
                 int rc = drift_parting(p, a1->token, a1->logits, b1->token, b1->logits, T, V, prompt[r], plen[r],
-                                       exact_gaps ? &exl : NULL);
+                    exact_gaps ? &exl : NULL);
                 if (rc) drift_die("parting: %s", drift_strerror(rc));
                 int t = p->step;
                 double g12 = t >= 0 ? a1->top1_logit[t] - a1->top2_logit[t] : NAN;
                 double gab = t >= 0 ? a1->logits[(size_t)t * V + p->tok_a] - a1->logits[(size_t)t * V + p->tok_b] : NAN;
                 drift_row(&out, T_GEN, DRIFT_TXT(rname[ri]), DRIFT_INT(tps[(c - 1) / DRIFT_NALLREDUCE]),
-                          DRIFT_TXT(drift_allreduce_name((drift_allreduce_t)((c - 1) % DRIFT_NALLREDUCE))),
-                          DRIFT_INT(ptag[r]), DRIFT_INT(plen[r]), DRIFT_INT(T), DRIFT_INT(t), DRIFT_INT(t < 0),
-                          DRIFT_INT(t >= 0 ? p->tok_a : -1), DRIFT_INT(t >= 0 ? p->tok_b : -1), DRIFT_NUM(g12),
-                          DRIFT_NUM(gab), DRIFT_NUM(t >= 0 ? p->spread : NAN), DRIFT_NUM(t >= 0 ? p->gap12 : NAN),
-                          DRIFT_NUM(t >= 0 ? p->gap_ab : NAN));
+                    DRIFT_TXT(drift_allreduce_name((drift_allreduce_t)((c - 1) % DRIFT_NALLREDUCE))),
+                    DRIFT_INT(ptag[r]), DRIFT_INT(plen[r]), DRIFT_INT(T), DRIFT_INT(t), DRIFT_INT(t < 0),
+                    DRIFT_INT(t >= 0 ? p->tok_a : -1), DRIFT_INT(t >= 0 ? p->tok_b : -1), DRIFT_NUM(g12),
+                    DRIFT_NUM(gab), DRIFT_NUM(t >= 0 ? p->spread : NAN), DRIFT_NUM(t >= 0 ? p->gap12 : NAN),
+                    DRIFT_NUM(t >= 0 ? p->gap_ab : NAN));
                 p->dev = g12; /* kept for the summary: the tp = 1 run's own gap there */
             }
         for (int i = 0; i < nconf * NR; i++) drift_gen_free(&gen[i]);
     }
     /* the fragment's table: per (recipe, tp, order), counted by prompt */
     drift_md_text(&out,
-                  "**Greedy text under tp = %s against tp = 1** (%s, %d prompts, %d tokens; a prompt is the unit):\n\n",
-                  tplist, model, NR, T);
+        "**Greedy text under tp = %s against tp = 1** (%s, %d prompts, %d tokens; a prompt is the unit):\n\n", tplist,
+        model, NR, T);
     for (int ri = 0; ri < nrec; ri++)
         for (int c = 1; c < nconf; c++) {
             int k = 0;
@@ -385,13 +323,12 @@ int main(int argc, char **argv)
             drift_rate_text(cell, sizeof cell, k, NR);
             snprintf(g, sizeof g, k ? "%.3g" : "-", gmax), snprintf(sp, sizeof sp, k ? "%.3g" : "-", smax);
             drift_row(&out, T_MDG, DRIFT_TXT(rname[ri]), DRIFT_INT(tps[(c - 1) / DRIFT_NALLREDUCE]),
-                      DRIFT_TXT(drift_allreduce_name((drift_allreduce_t)((c - 1) % DRIFT_NALLREDUCE))), DRIFT_TXT(cell),
-                      DRIFT_TXT(k ? steps : "-"), DRIFT_TXT(g), DRIFT_TXT(sp));
+                DRIFT_TXT(drift_allreduce_name((drift_allreduce_t)((c - 1) % DRIFT_NALLREDUCE))), DRIFT_TXT(cell),
+                DRIFT_TXT(k ? steps : "-"), DRIFT_TXT(g), DRIFT_TXT(sp));
         }
     drift_md_end(&out, T_MDG);
 
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "**Takeaway.**\n\n- On the same partial sums, the orders disagree in up to %.3g of the elements (P = %ld); "
         "every result is within %.2g of sum |p_r| from the exact sum (largest error / sum |p_r|: rank %.2g, tree %.2g, ring %.2g): "
         "different roundings of one sum, each a few fp32 ulps (2^-24 = 6e-8) from it.\n",
@@ -424,14 +361,12 @@ int main(int argc, char **argv)
             if (!any) {
                 double lo, hi;
                 if (drift_wilson(&lo, &hi, 0, NR, DRIFT_Z95)) drift_die("no Wilson interval for 0 of %d prompts", NR);
-                drift_md_text(
-                    &out,
+                drift_md_text(&out,
                     "- %s, tp = 1 -> %d: no prompt's completion moved within %d tokens under any order (0 of %d prompts, < %.3g%% at 95%%): a bound, not identity.\n",
                     rname[ri], tps[ti], T, NR, 100 * hi);
                 continue;
             }
-            drift_md_text(
-                &out,
+            drift_md_text(&out,
                 "- %s, tp = 1 -> %d: the completion moved for %s of prompts under some order within %d tokens; "
                 "%d of those %d under all %d orders, %d of them at one step under each%s. "
                 "At the %d (order, prompt) partings the tp = 1 run's own top-2 gap is at most %.3g (0, a tie, at %d), the two runs' logits differ by up to %.3g",

@@ -29,7 +29,7 @@ Test(allreduce_order, partings_obey_greedy_and_are_counted_by_prompt)
     cr_assert_eq(
         sh("%s --profile quick --checkpoint %s --seed 1 --prompts 16 --tokens 64 --recipes bf16/tc:h100/fp32/bf16 "
            "--ranks-max 2 --elements 16 --quiet --out %s/ok",
-           EXP, CKPT, dir),
+            EXP, CKPT, dir),
         0);
     char p[256];
     snprintf(p, sizeof p, "%s/ok/allreduce_order_generate.csv", dir);
@@ -42,8 +42,8 @@ Test(allreduce_order, partings_obey_greedy_and_are_counted_by_prompt)
         int tp, pr, np, T, fd, same, ta, tb;
         double g12, gab, spread;
         cr_assert_eq(sscanf(l, "%63[^,],%d,%15[^,],%d,%d,%d,%d,%d,%d,%d,%lf,%lf,%lf", rec, &tp, ar, &pr, &np, &T, &fd,
-                            &same, &ta, &tb, &g12, &gab, &spread),
-                     13, "%s", l);
+                         &same, &ta, &tb, &g12, &gab, &spread),
+            13, "%s", l);
         rows++;
         cr_assert(tp == 2 || tp == 4, "stories260K's 4 KV heads split over 2 or 4 ranks: %s", l);
         cr_assert(pr >= 0 && pr < 16 && np == 2 && T == 64, "%s", l);
@@ -70,8 +70,8 @@ Test(allreduce_order, partings_obey_greedy_and_are_counted_by_prompt)
 
 Test(allreduce_order, bad_options_exit_2_one_line_no_file)
 {
-    const char *const bad[] = {"--recipes junk",      "--recipes bf16/seq", "--prompts 0",
-                               "--prompt-set /x.txt", "--exact-gaps 2",     "--tokens 600"};
+    const char *const bad[] = {
+        "--recipes junk", "--recipes bf16/seq", "--prompts 0", "--prompt-set /x.txt", "--exact-gaps 2", "--tokens 600"};
     expect_bad_options(EXP " --profile quick --checkpoint " CKPT, bad, sizeof bad / sizeof bad[0], dir,
-                       "allreduce_order_generate.csv");
+        "allreduce_order_generate.csv");
 }

@@ -55,15 +55,15 @@ void drift_aflab_two_references(drift_aflab_t *L)
 /* The sigma fits per (K, format, kernel) on the planted pairs, and the baseline sigma of the mitigations. */
 int drift_aflab_fit(drift_aflab_t *L)
 {
-    int rc = drift_logbins_init(&L->bins, pow(10.0, -7 - 0.5 / DRIFT_AF_PER_DECADE),
-                                pow(10.0, 0.5 / DRIFT_AF_PER_DECADE), L->nT);
+    int rc = drift_logbins_init(
+        &L->bins, pow(10.0, -7 - 0.5 / DRIFT_AF_PER_DECADE), pow(10.0, 0.5 / DRIFT_AF_PER_DECADE), L->nT);
     if (rc) return rc;
     for (int ki = 0; ki < L->nK; ki++)
         for (int fi = 0; fi < L->nF; fi++) {
             const drift_kset_t *ks = &L->KS[ki][fi];
             for (int c = 0; c < ks->n; c++) {
-                if (drift_flipset_fit(&L->FIT[ki][fi][c], &L->PL[ki][fi], c, &ks->k[c].c, ks->k[c].nu, L->Ks[ki],
-                                      &L->bins))
+                if (drift_flipset_fit(
+                        &L->FIT[ki][fi][c], &L->PL[ki][fi], c, &ks->k[c].c, ks->k[c].nu, L->Ks[ki], &L->bins))
                     return DRIFT_ENOMEM;
                 const drift_recipe_t *r = &ks->k[c].c;
                 drift_fliplaw_t law = drift_flip_implied_law(r->exact, r->acc.acc, r->out);
@@ -120,12 +120,7 @@ void drift_aflab_mitigations(drift_aflab_t *L)
             *x = (drift_mit_t){p == DRIFT_POLICY_BATCH_INVARIANT
                                    ? "(c) batch-invariant GEMM policy (argmax at batch 1)"
                                    : "(c) reference: vendor-like GEMM policy (argmax at batch 1)",
-                               c0,
-                               (long)st->n,
-                               0,
-                               0,
-                               L->polk[L->mk][q0].cost / vend,
-                               "modelled (policy.h roofline)"};
+                c0, (long)st->n, 0, 0, L->polk[L->mk][q0].cost / vend, "modelled (policy.h roofline)"};
             int cb[DRIFT_AF_NBATCH];
             for (int b = 0; b < DRIFT_AF_NBATCH; b++) cb[b] = L->polcfg[L->mk][L->mf][q0 + b][narrow];
             x->flips = drift_flipset_flips(st, c0);
@@ -135,12 +130,8 @@ void drift_aflab_mitigations(drift_aflab_t *L)
             drift_mit_t *x = &L->MIT[mode][n++];
             *x = (drift_mit_t){e ? "(d) gap-threshold tie-breaker, eps = 10 sigma (Phi fit)"
                                  : "(d) gap-threshold tie-breaker, eps = D_0.1% of the mechanism's law",
-                               L->MKS->engine,
-                               (long)st->n,
-                               0,
-                               -1,
-                               (L->cost[4].us * (double)L->V + cbase * (double)L->V) / (cbase * (double)L->V),
-                               "measured (CPU)"};
+                L->MKS->engine, (long)st->n, 0, -1,
+                (L->cost[4].us * (double)L->V + cbase * (double)L->V) / (cbase * (double)L->V), "measured (CPU)"};
             for (size_t i = 0; i < st->n && isfinite(L->eps_rel[e]); i++) {
                 const drift_flip_trial_t *t = &st->t[i];
                 size_t j = i * st->ncfg + L->MKS->engine;

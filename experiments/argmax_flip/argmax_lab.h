@@ -105,13 +105,13 @@ typedef struct {
     double *h, *w1, *w2, *hf, *W2, *pa, *pb;
     drift_flip_vv_t *vt;
 } drift_af_scratch_t;
-DRIFT_MUST_CHECK int drift_af_scratch_alloc(drift_af_scratch_t *b, size_t K,
-                                            size_t wmax); /* 0 or DRIFT_ENOMEM; free either way */
+DRIFT_MUST_CHECK int drift_af_scratch_alloc(
+    drift_af_scratch_t *b, size_t K, size_t wmax); /* 0 or DRIFT_ENOMEM; free either way */
 void drift_af_scratch_free(drift_af_scratch_t *b);
 /* Planted trial i (a pair at a target gap, or an exact tie when i >= nplant) at K = Ks[ki], every
  * format and kernel, recorded into L's flip sets; 0, or nonzero when a step failed. */
-DRIFT_MUST_CHECK int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
-                                               drift_af_scratch_t *b);
+DRIFT_MUST_CHECK int drift_aflab_planted_trial(
+    drift_aflab_t *L, int ki, size_t i, size_t nplant, drift_af_scratch_t *b);
 /* Wall-clock cost per logit of each mitigation (not reproducible: reported apart). 0 or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_aflab_measure_costs(drift_aflab_t *L);
 

@@ -50,7 +50,7 @@ int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
     size_t tgt = is_tie ? 0 : i / (size_t)L->reps, rep = is_tie ? i - nplant : i % (size_t)L->reps;
     drift_stream_t s;
     drift_stream_init(&s, L->cli.seed, drift_fnv1a32(is_tie ? "argmax_flip.tie" : "argmax_flip.planted"),
-                      (uint32_t)(K * 64 + tgt), (uint32_t)rep);
+        (uint32_t)(K * 64 + tgt), (uint32_t)rep);
     double sc, rel = pow(10.0, -7.0 + (double)tgt / DRIFT_AF_PER_DECADE);
     int swap; /* where the top row sits */
     if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &L->model[ki], (size_t)L->V, rel, is_tie, &s)) *err |= 1;
@@ -113,7 +113,7 @@ int drift_aflab_measure_costs(drift_aflab_t *L)
         }
         const int which[4] = {L->MKS->engine, L->MKS->seq32, L->MKS->tc32, L->MKS->exact};
         const char *label[4] = {"baseline: tc:h100, logits in the format", "(a) upcast: seq fp32, fp32 logits",
-                                "(a') tc:h100, fp32 logits", "(b) exact dot, rounded once to fp32"};
+            "(a') tc:h100, fp32 logits", "(b) exact dot, rounded once to fp32"};
         for (int m = 0; m < 4; m++) {
             if (which[m] < 0) continue;
             double t0 = now();
@@ -142,8 +142,8 @@ int drift_aflab_measure_costs(drift_aflab_t *L)
             pick += drift_flip_tiebreak(t2.top1, t2.top2, t2.gap, 0.1);
             lg[rep % L->V] += 1e-9;
         }
-        L->cost[L->ncost++] = (drift_afcost_t){"(d) tie-breaker: top-2 of V logits + one comparison",
-                                               (now() - t0) / 200 / (double)L->V * 1e6};
+        L->cost[L->ncost++] = (drift_afcost_t){
+            "(d) tie-breaker: top-2 of V logits + one comparison", (now() - t0) / 200 / (double)L->V * 1e6};
         keep_observable = sink + (double)pick; /* the timed work must not be optimised away */
         free(lg);
         free(h);

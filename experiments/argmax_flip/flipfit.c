@@ -18,7 +18,7 @@ drift_fliplaw_t drift_flip_implied_law(int exact, drift_format_t acc, drift_form
 }
 
 int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, drift_fliplaw_t implied,
-                       drift_format_t out, const drift_logbins_t *bins)
+    drift_format_t out, const drift_logbins_t *bins)
 {
     if (!L || !s || c < 0 || c >= s->ncfg || (unsigned)implied >= DRIFT_FLIPLAW_N) return DRIFT_EINVAL;
     memset(L, 0, sizeof *L);

@@ -44,6 +44,6 @@ drift_fliplaw_t drift_flip_implied_law(int exact, drift_format_t acc, drift_form
  * excluded) with q from the logit format `out`. bins (over rel) group the goodness of fit.
  * 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, drift_fliplaw_t implied,
-                                        drift_format_t out, const drift_logbins_t *bins);
+    drift_format_t out, const drift_logbins_t *bins);
 
 #endif

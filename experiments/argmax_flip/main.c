@@ -113,55 +113,21 @@ static void setup(drift_aflab_t *L, int argc, char **argv)
     const drift_cli_opt_t opts[] = {
         {"K", DRIFT_OPT_INTLIST, &Kopt, "N,N,...", "hidden sizes", 16, 65536, {"1024", "1024,4096", "1024,4096,8192"}},
         {"V", DRIFT_OPT_INT, &L->V, "N", "vocabulary of the realistic head", 2, 1000000, {"4000", "32000", "32000"}},
-        {"rows",
-         DRIFT_OPT_INT,
-         &L->rows,
-         "N",
-         "realistic hidden states per K (0: no realistic mode)",
-         0,
-         1000000,
-         {"32", "512", "2048"}},
-        {"reps",
-         DRIFT_OPT_INT,
-         &L->reps,
-         "N",
-         "planted pairs per target gap (29 targets)",
-         1,
-         1000000,
-         {"8", "96", "400"}},
+        {"rows", DRIFT_OPT_INT, &L->rows, "N", "realistic hidden states per K (0: no realistic mode)", 0, 1000000,
+            {"32", "512", "2048"}},
+        {"reps", DRIFT_OPT_INT, &L->reps, "N", "planted pairs per target gap (29 targets)", 1, 1000000,
+            {"8", "96", "400"}},
         {"ties", DRIFT_OPT_INT, &L->ties, "N", "planted exact ties per K", 0, 1000000, {"8", "32", "128"}},
-        {"shard",
-         DRIFT_OPT_INT,
-         &L->shard,
-         "N",
-         "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)",
-         1,
-         4096,
-         {0}},
-        {"device",
-         DRIFT_OPT_STRING,
-         &device,
-         "NAME",
-         "device the policies size for: a card of ./lab calc cards, e.g. v100, a100, h100, b200, l40s, rtx4090 (default h100)",
-         0,
-         0,
-         {0}},
-        {"trials",
-         DRIFT_OPT_FLAG,
-         &L->trials_csv,
-         "",
-         "also write data/argmax_flip_trials.csv (every planted trial)",
-         0,
-         0,
-         {0}},
-        {"robust",
-         DRIFT_OPT_INT,
-         &L->nrob,
-         "N",
-         "also run seeds seed+1 .. seed+N at the largest K (bf16, fp32) for the headline's robustness",
-         0,
-         8,
-         {"0", "2", "2"}},
+        {"shard", DRIFT_OPT_INT, &L->shard, "N",
+            "the policy also sees N = V/shard (a vocabulary-parallel LM head; default 8)", 1, 4096, {0}},
+        {"device", DRIFT_OPT_STRING, &device, "NAME",
+            "device the policies size for: a card of ./lab calc cards, e.g. v100, a100, h100, b200, l40s, rtx4090 (default h100)",
+            0, 0, {0}},
+        {"trials", DRIFT_OPT_FLAG, &L->trials_csv, "", "also write data/argmax_flip_trials.csv (every planted trial)",
+            0, 0, {0}},
+        {"robust", DRIFT_OPT_INT, &L->nrob, "N",
+            "also run seeds seed+1 .. seed+N at the largest K (bf16, fp32) for the headline's robustness", 0, 8,
+            {"0", "2", "2"}},
     };
     _Static_assert(sizeof opts <= sizeof L->opts, "drift_aflab_t.opts holds every option");
     memcpy(L->opts, opts, sizeof opts); /* the parsed cli keeps pointers to its spec */
@@ -191,7 +157,7 @@ static void setup(drift_aflab_t *L, int argc, char **argv)
         if (Kopt.v[i] < 2 * DRIFT_PLANT_TIE_PAIRS)
             drift_die("--K: %ld is too small for the planted ties (each swaps %d pairs of channels; accepted: K >= %d, "
                       "or --ties 0)",
-                      Kopt.v[i], DRIFT_PLANT_TIE_PAIRS, 2 * DRIFT_PLANT_TIE_PAIRS);
+                Kopt.v[i], DRIFT_PLANT_TIE_PAIRS, 2 * DRIFT_PLANT_TIE_PAIRS);
     drift_require_memory(&L->cli, L->rows ? 12.0 * (double)L->V * (double)drift_intlist_max(&Kopt) : 0, "--K, --V");
     L->nF = L->cli.nformats;
     L->nT = 7 * DRIFT_AF_PER_DECADE + 1; /* 1e-7 .. 1 */
@@ -215,8 +181,8 @@ static void choose_kernels(drift_aflab_t *L)
         size_t K = L->Ks[ki];
         for (int fi = 0; fi < L->nF; fi++) {
             drift_format_t f = L->cli.formats[fi];
-            int rc = drift_kset_build(&L->KS[ki][fi], L->polcfg[ki][fi], f, L->cli.orders, L->cli.norders, L->polk[ki],
-                                      L->npol, K);
+            int rc = drift_kset_build(
+                &L->KS[ki][fi], L->polcfg[ki][fi], f, L->cli.orders, L->cli.norders, L->polk[ki], L->npol, K);
             if (rc == DRIFT_EUNSUPPORTED)
                 drift_die(
                     "--orders: none of the orders applies to %s inputs (tc:ARCH has no path for them; accepted: "
@@ -246,10 +212,10 @@ static void run_planted(drift_aflab_t *L)
         for (int fi = 0; fi < L->nF; fi++) {
             if (drift_flipset_alloc(&L->PL[ki][fi], nplant, L->KS[ki][fi].n))
                 drift_die("out of memory for the records of %zu planted trials x %d kernels (--reps: fewer)", nplant,
-                          L->KS[ki][fi].n);
+                    L->KS[ki][fi].n);
             if (drift_flipset_alloc(&L->TI[ki][fi], (size_t)L->ties, L->KS[ki][fi].n))
-                drift_die("out of memory for the records of %ld ties x %d kernels (--ties: fewer)", L->ties,
-                          L->KS[ki][fi].n);
+                drift_die(
+                    "out of memory for the records of %ld ties x %d kernels (--ties: fewer)", L->ties, L->KS[ki][fi].n);
         }
     L->done = 0, L->total = 0;
     for (int ki = 0; ki < L->nK; ki++)
@@ -311,7 +277,7 @@ static void run_realistic(drift_aflab_t *L)
         double *dl2 = malloc((size_t)L->nF * (size_t)L->V * sizeof *dl2);
         if (!cols || !dl2)
             drift_die_oom(4.0 * (double)L->V * nsplit + 8.0 * L->nF * L->V,
-                          "the split columns and norms of %ld rows (--V: smaller)", L->V);
+                "the split columns and norms of %ld rows (--V: smaller)", L->V);
         drift_lmhead_head_t hd[DRIFT_AF_MAXF]; /* per format */
         if (drift_lmhead_split_choose(split, nsplit, H, (size_t)L->rows, K) ||
             drift_lmhead_split_cols(cols, W, (size_t)L->V, K, split, nsplit))
@@ -320,18 +286,18 @@ static void run_realistic(drift_aflab_t *L)
             if (drift_lmhead_round_norms(dl2 + (size_t)fi * L->V, W, (size_t)L->V, K, L->cli.formats[fi]))
                 drift_die("the residual norms of the %ld x %zu head: out of memory (--V, --K: smaller)", L->V, K);
             hd[fi] = (drift_lmhead_head_t){.W = W,
-                                           .V = (size_t)L->V,
-                                           .K = K,
-                                           .row_l1 = l1,
-                                           .row_l2 = l2,
-                                           .row_dl2 = dl2 + (size_t)fi * L->V,
-                                           .nsplit = nsplit,
-                                           .split = split,
-                                           .split_cols = cols};
+                .V = (size_t)L->V,
+                .K = K,
+                .row_l1 = l1,
+                .row_l2 = l2,
+                .row_dl2 = dl2 + (size_t)fi * L->V,
+                .nsplit = nsplit,
+                .split = split,
+                .split_cols = cols};
             if (drift_lmhead_head_prepare(&hd[fi])) drift_die("pruning: internal error");
             if (drift_flipset_alloc(&L->RE[ki][fi], (size_t)L->rows, L->KS[ki][fi].n))
-                drift_die("out of memory for the records of %ld rows x %d kernels (--rows: fewer)", L->rows,
-                          L->KS[ki][fi].n);
+                drift_die(
+                    "out of memory for the records of %ld rows x %d kernels (--rows: fewer)", L->rows, L->KS[ki][fi].n);
             /* own-format accumulation has no usable deterministic bound (k u ~ 1): it would need
              * all V x K logits emulated per row, so the realistic mode leaves it out */
             for (int c = 0; c < L->KS[ki][fi].n; c++) L->real_ok[ki][fi][c] = L->KS[ki][fi].k[c].role != DRIFT_ROLE_OWN;
@@ -352,7 +318,7 @@ static void run_realistic(drift_aflab_t *L)
                     for (int c = 0; c < ks->n; c++) cfg[c] = ks->k[c].c;
                     drift_lmhead_result_t full; /* the left-out configurations stay flip = 0, n/a */
                     if (drift_lmhead_eval_pruned_head(&full, H + (size_t)r * K, &hd[fi], ap + (size_t)(r - r0) * L->V,
-                                                      cfg, ks->n, L->real_ok[ki][fi])) {
+                            cfg, ks->n, L->real_ok[ki][fi])) {
                         err |= 1;
                         continue;
                     }
@@ -426,7 +392,7 @@ int main(int argc, char **argv)
         drift_progress(&R.cli, R.total, R.total);
         if (drift_aflab_fit(&R))
             drift_die("fitting the flip laws at seed %llu: out of memory (--reps, --ties, --rows: fewer)",
-                      (unsigned long long)R.cli.seed);
+                (unsigned long long)R.cli.seed);
         drift_aflab_two_references(&R);
         drift_aflab_rob_collect(L, &R);
         drift_aflab_free(&R);

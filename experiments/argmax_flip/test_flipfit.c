@@ -47,6 +47,6 @@ Test(flipfit, triangle_set_gives_gaps_below_one_ulp)
     cr_assert_float_eq(L.d001_ulp, 0.998 * T->theta, 1e-12);
     cr_assert_float_eq(L.d01_ulp, 0.98 * T->theta, 1e-12);
     cr_assert(L.choice.dloglik > 0 && L.choice.decided, "triangle over Gaussian: %g (power %g)", L.choice.dloglik,
-              L.choice.power_a);
+        L.choice.power_a);
     drift_flipset_free(&s);
 }

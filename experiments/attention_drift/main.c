@@ -79,61 +79,24 @@ int main(int argc, char **argv)
     drift_intlist_t Ls = {{0}, 0}, bcs = {{0}, 0};
     long heads = 4, kv_heads = 2, dim = 64, check = 0, splits = 2, ssize = 128, pad = 37, declen = 0;
     const drift_cli_opt_t opts[] = {
-        {"L",
-         DRIFT_OPT_INTLIST,
-         &Ls,
-         "N,N,...",
-         "sequence lengths (keys; the checked queries are causal)",
-         1,
-         1L << 20,
-         {"64,256", "128,512,2048", "128,512,2048,8192,16384"}},
-        {"bc",
-         DRIFT_OPT_INTLIST,
-         &bcs,
-         "N,N,...",
-         "flash key-tile widths Bc",
-         1,
-         DRIFT_ATTN_TILE_MAX,
-         {"16,64", "16,32,64,128", "16,32,64,128,256"}},
+        {"L", DRIFT_OPT_INTLIST, &Ls, "N,N,...", "sequence lengths (keys; the checked queries are causal)", 1, 1L << 20,
+            {"64,256", "128,512,2048", "128,512,2048,8192,16384"}},
+        {"bc", DRIFT_OPT_INTLIST, &bcs, "N,N,...", "flash key-tile widths Bc", 1, DRIFT_ATTN_TILE_MAX,
+            {"16,64", "16,32,64,128", "16,32,64,128,256"}},
         {"heads", DRIFT_OPT_INT, &heads, "N", "query heads (a multiple of --kv-heads; default 4)", 1, 1024, {0}},
         {"kv-heads", DRIFT_OPT_INT, &kv_heads, "N", "KV heads (default 2)", 1, 1024, {0}},
         {"dim", DRIFT_OPT_INT, &dim, "N", "head dimension (default 64)", 1, 4096, {0}},
-        {"check-rows",
-         DRIFT_OPT_INT,
-         &check,
-         "N",
-         "query rows held against the MPFR reference per L",
-         1,
-         4096,
-         {"3", "4", "16"}},
-        {"splits",
-         DRIFT_OPT_INT,
-         &splits,
-         "N",
-         "splitkv:N's fixed number of splits (default 2)",
-         1,
-         DRIFT_ATTN_SPLIT_MAX,
-         {0}},
-        {"split-size",
-         DRIFT_OPT_INT,
-         &ssize,
-         "S",
-         "splitkv:size=S's split size in keys, a multiple of 64 (default 128)",
-         1,
-         DRIFT_ATTN_SIZE_MAX,
-         {0}},
+        {"check-rows", DRIFT_OPT_INT, &check, "N", "query rows held against the MPFR reference per L", 1, 4096,
+            {"3", "4", "16"}},
+        {"splits", DRIFT_OPT_INT, &splits, "N", "splitkv:N's fixed number of splits (default 2)", 1,
+            DRIFT_ATTN_SPLIT_MAX, {0}},
+        {"split-size", DRIFT_OPT_INT, &ssize, "S",
+            "splitkv:size=S's split size in keys, a multiple of 64 (default 128)", 1, DRIFT_ATTN_SIZE_MAX, {0}},
         {"pad", DRIFT_OPT_INT, &pad, "N", "masked padding keys of the padding test (default 37)", 1, 1L << 20, {0}},
-        {"decode-len",
-         DRIFT_OPT_INT,
-         &declen,
-         "N",
-         "tokens of the padding and prefill-vs-decode tests",
-         1,
-         1L << 16,
-         {"96", "192", "1024"}},
+        {"decode-len", DRIFT_OPT_INT, &declen, "N", "tokens of the padding and prefill-vs-decode tests", 1, 1L << 16,
+            {"96", "192", "1024"}},
     };
-    const drift_cli_spec_t spec = {
-        .name = "attention_drift",
+    const drift_cli_spec_t spec = {.name = "attention_drift",
         .question =
             "How far do attention kernels (standard, flash with its key tile Bc, split-KV) drift from the exact attention per format and sequence "
             "length, is flash less accurate than standard, and are padding and decode bit-invariant?",
@@ -186,10 +149,10 @@ int main(int argc, char **argv)
             drift_attn_kernel_print(kname[k], sizeof kname[k], &kern[k]);
             kbc[k] = kern[k].kind == DRIFT_ATTN_STANDARD ? 0 : kern[k].bc;
             snprintf(kfam[k], sizeof kfam[k], "%s",
-                     kern[k].kind == DRIFT_ATTN_STANDARD    ? "standard"
-                     : kern[k].kind == DRIFT_ATTN_FLASH     ? "flash"
-                     : kern[k].kind == DRIFT_ATTN_SPLITKV_N ? "splitkv-count"
-                                                            : "splitkv-size");
+                kern[k].kind == DRIFT_ATTN_STANDARD    ? "standard"
+                : kern[k].kind == DRIFT_ATTN_FLASH     ? "flash"
+                : kern[k].kind == DRIFT_ATTN_SPLITKV_N ? "splitkv-count"
+                                                       : "splitkv-size");
             if (kern[k].kind == DRIFT_ATTN_FLASH && kern[k].bc == 64) k_f64 = k;
         }
         (void)s;
@@ -198,8 +161,8 @@ int main(int argc, char **argv)
     if (drift_attn_validate(&base, err, sizeof err)) drift_die("--heads/--kv-heads/--dim: %s", err);
     const int nf = cli.nformats, nL = Ls.n;
     const size_t H = (size_t)heads, G = (size_t)kv_heads, D = (size_t)dim, R = (size_t)check;
-    const drift_kv_format_t kv64 = {DRIFT_KV_FLOAT,
-                                    DRIFT_FP64}; /* the cache holds the values; the kernel rounds them */
+    const drift_kv_format_t kv64 = {
+        DRIFT_KV_FLOAT, DRIFT_FP64}; /* the cache holds the values; the kernel rounds them */
 
     /* -- errors: err[((li * nf + f) * nk + k)] over the checked rows -- */
     drift_attn_err_t *E = calloc((size_t)nL * (size_t)nf * (size_t)nk, sizeof *E);
@@ -207,7 +170,7 @@ int main(int argc, char **argv)
     const size_t nc = (size_t)nk + 1;                                   /* the kernels, then the control */
     if (!E || !Ec)
         drift_die_oom((double)nL * nf * (nk + 1) * sizeof *E,
-                      "the errors of %d lengths x %d formats x %d kernels and the control", nL, nf, (int)nk);
+            "the errors of %d lengths x %d formats x %d kernels and the control", nL, nf, (int)nk);
     for (int li = 0; li < nL; li++) {
         const size_t L = (size_t)Ls.v[li];
         const size_t nr = R < L ? R : L;
@@ -220,8 +183,7 @@ int main(int argc, char **argv)
         size_t *rows = malloc(nr * sizeof *rows);
         if (!q || !k || !v || !kr || !vr || !ref_t || !ref_r || !o || !rows)
             drift_die_oom(8.0 * ((double)L * H * D + 4.0 * L * G * D + (double)nr * H * D * (1 + nf + (double)nf * nk)),
-                          "the attention inputs and outputs at L = %zu (--L, --heads, --dim, --check-rows: smaller)",
-                          L);
+                "the attention inputs and outputs at L = %zu (--L, --heads, --dim, --check-rows: smaller)", L);
         fill(q, L * H * D, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1),
             fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
         for (size_t r = 0; r < nr; r++) rows[r] = (r + 1) * L / nr - 1; /* evenly spaced, the last row included */
@@ -259,7 +221,7 @@ int main(int argc, char **argv)
             if (kk == (size_t)nk) ao.qk.out = DRIFT_FP32; /* the control */
             ao.pv.out = DRIFT_FP32;
             rc |= drift_dispatch_attention(&o[((f * nc + kk) * nr + r) * H * D], &q[rows[r] * H * D], 1, rows[r], &kv,
-                                           NULL, &ao, NULL, 0) != 0;
+                      NULL, &ao, NULL, 0) != 0;
         }
         if (rc) drift_die("an attention kernel failed");
         for (int f = 0; f < nf; f++)
@@ -293,7 +255,7 @@ int main(int argc, char **argv)
     unsigned char *mask = malloc(n + P);
     if (!pad_diff || !dec_diff || !pad_max || !dec_max || !q || !k || !v || !kp || !vp || !mask)
         drift_die_oom(8.0 * ((double)n * H * D + 4.0 * (n + P) * G * D),
-                      "the decode of %zu tokens with %zu padding (--decode-len, --pad, --heads, --dim: smaller)", n, P);
+            "the decode of %zu tokens with %zu padding (--decode-len, --pad, --heads, --dim: smaller)", n, P);
     fill(q, n * H * D, cli.seed, 0xDEC0u, 0), fill(k, (n + P) * G * D, cli.seed, 0xDEC0u, 1),
         fill(v, (n + P) * G * D, cli.seed, 0xDEC0u, 2);
     drift_progress(&cli, (size_t)nL, (size_t)nL + 2);
@@ -350,31 +312,9 @@ int main(int argc, char **argv)
     if (rc) drift_die("the padding or decode runs failed (out of memory?)");
     drift_progress(&cli, (size_t)nL + 2, (size_t)nL + 2);
 
-    const drift_attention_lab_t lab = {&cli,
-                                       H,
-                                       G,
-                                       D,
-                                       R,
-                                       n,
-                                       P,
-                                       splits,
-                                       ssize,
-                                       nf,
-                                       nL,
-                                       nk,
-                                       Ls.v,
-                                       kern,
-                                       (const char(*)[DRIFT_ATTN_SPEC_MAX])kname,
-                                       (const char(*)[16])kfam,
-                                       kbc,
-                                       k_std,
-                                       k_f64,
-                                       E,
-                                       Ec,
-                                       pad_diff,
-                                       pad_max,
-                                       dec_diff,
-                                       dec_max};
+    const drift_attention_lab_t lab = {&cli, H, G, D, R, n, P, splits, ssize, nf, nL, nk, Ls.v, kern,
+        (const char(*)[DRIFT_ATTN_SPEC_MAX])kname, (const char(*)[16])kfam, kbc, k_std, k_f64, E, Ec, pad_diff, pad_max,
+        dec_diff, dec_max};
     drift_attention_write(&lab); /* attention_drift_report.c */
     free(E), free(Ec), free(pad_diff), free(dec_diff), free(pad_max), free(dec_max), free(q), free(k), free(v),
         free(kp), free(vp), free(mask);

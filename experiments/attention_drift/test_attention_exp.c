@@ -66,11 +66,11 @@ Test(attention_exp, bad_options_exit_2_one_line_and_write_nothing)
         char err[256];
         snprintf(err, sizeof err, "%s/err.txt", dir);
         cr_assert_eq(sh("%s/%s %s --quiet --out %s/bad 2>%s", DRIFT_BIN_DIR, BAD[i].exp, BAD[i].args, dir, err), 2,
-                     "%s %s", BAD[i].exp, BAD[i].args);
+            "%s %s", BAD[i].exp, BAD[i].args);
         char *msg = slurp(err);
         size_t n = strlen(msg);
         cr_assert(n > 0 && msg[n - 1] == '\n' && strchr(msg, '\n') == msg + n - 1, "%s %s: not one line: %s",
-                  BAD[i].exp, BAD[i].args, msg);
+            BAD[i].exp, BAD[i].args, msg);
         cr_assert(strstr(msg, "--"), "%s %s: the message names no option: %s", BAD[i].exp, BAD[i].args, msg);
         free(msg);
         char p[256];
@@ -99,16 +99,9 @@ Test(attention_exp, quick_runs_write_their_files_and_the_bitwise_facts_hold)
     cr_assert_eq(sh("%s/softmax_drift --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
     cr_assert_eq(sh("%s/attention_drift --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
     cr_assert_eq(sh("%s/kv_cache --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
-    const char *files[] = {"softmax_drift.csv",
-                           "softmax_drift_cliff.csv",
-                           "softmax_drift.md",
-                           "attention_drift.csv",
-                           "attention_drift_padding.csv",
-                           "attention_drift_decode.csv",
-                           "attention_drift.md",
-                           "kv_cache.csv",
-                           "kv_cache_chunked.csv",
-                           "kv_cache.md"};
+    const char *files[] = {"softmax_drift.csv", "softmax_drift_cliff.csv", "softmax_drift.md", "attention_drift.csv",
+        "attention_drift_padding.csv", "attention_drift_decode.csv", "attention_drift.md", "kv_cache.csv",
+        "kv_cache_chunked.csv", "kv_cache.md"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char p[256];
         snprintf(p, sizeof p, "%s/q/%s", dir, files[i]);
@@ -126,7 +119,7 @@ Test(attention_exp, quick_runs_write_their_files_and_the_bitwise_facts_hold)
     snprintf(p, sizeof p, "%s/q/attention_drift_padding.csv", dir);
     t = slurp(p);
     cr_assert(row_has(t, "bf16,standard,left,96,37,1,0,") && row_has(t, "bf16,standard,right,96,37,1,0,"),
-              "standard: padding");
+        "standard: padding");
     free(t);
     /* The fp16 overflow cliff: naive computed in fp16 with a peak of 12 (rounds to 12 in fp16)
      * overflows exp (e^12 = 162755 > 65504), so p_0 = inf / inf = NaN; a peak of 8 (e^8 = 2981, plus
@@ -171,15 +164,14 @@ Test(attention_exp, the_control_is_standard_in_fp32_and_its_ratios_follow_from_t
     cr_assert_eq(
         sh("%s/attention_drift --L 24,40 --bc 8,16 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 "
            "--formats fp32,bf16 --quiet --out %s/c",
-           DRIFT_BIN_DIR, dir),
+            DRIFT_BIN_DIR, dir),
         0);
     char p[256];
     snprintf(p, sizeof p, "%s/c/attention_drift.csv", dir);
     char *m = slurp(p);
     snprintf(p, sizeof p, "%s/c/attention_drift_control.csv", dir);
     char *c = slurp(p);
-    cr_assert(strstr(
-        c,
+    cr_assert(strstr(c,
         "\nformat,L,rows_checked,relerr_round,relerr_true,max_abs_err_round,ratio_to_standard,flash_to_control_min,flash_to_control_max\n"));
     const char *Ls[] = {"24", "40"}, *fmts[] = {"fp32", "bf16"};
     int rows = 0;
@@ -208,7 +200,7 @@ Test(attention_exp, the_control_is_standard_in_fp32_and_its_ratios_follow_from_t
             }
             cr_assert(field(a, sizeof a, c, cp, 7) && field(b, sizeof b, c, cp, 8));
             cr_assert(fabs(strtod(a, NULL) / lo - 1) < 1e-5 && fabs(strtod(b, NULL) / hi - 1) < 1e-5,
-                      "%s: flash / control %s %s vs %g %g", cp, a, b, lo, hi);
+                "%s: flash / control %s %s vs %g %g", cp, a, b, lo, hi);
         }
     free(m), free(c);
     /* the takeaway names the control in the formats where it is not standard, fp32 not among them */

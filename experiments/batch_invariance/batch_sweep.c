@@ -39,13 +39,13 @@ const drift_row0_cache_t *drift_batch_sweep_cache(const drift_batch_sweep_t *b, 
 
 /* Self-check of the row-0 shortcut: row 0 of the full product A[:M] B under k must be row. */
 static int self_check(const drift_batch_sweep_t *b, const drift_gemm_kernel_t *k, const drift_gemm_opts_t *o, size_t M,
-                      size_t K, const double *B, const double *row, char *err, size_t errsz)
+    size_t K, const double *B, const double *row, char *err, size_t errsz)
 {
     const size_t N = b->cfg.N;
     double *Af = malloc(M * K * sizeof *Af), *Cf = malloc(M * N * sizeof *Cf);
     int rc = Af && Cf ? DRIFT_OK
                       : drift_why_oom(err, errsz, (double)M * (K + N) * sizeof(double),
-                                      "the %zu x %zu and %zu x %zu matrices of the self-check", M, K, M, N);
+                            "the %zu x %zu and %zu x %zu matrices of the self-check", M, K, M, N);
     if (!rc) {
         drift_rows_src_t a = src_of(&b->cfg, "batch_invariance.A", K);
         drift_rows_fill(Af, &a, b->cfg.Mmax, K, 0, M);
@@ -53,7 +53,7 @@ static int self_check(const drift_batch_sweep_t *b, const drift_gemm_kernel_t *k
             drift_why(err, errsz, rc, "drift_gemm failed: %s", drift_strerror(rc));
         else if (memcmp(Cf, row, N * sizeof *Cf) != 0)
             rc = drift_why(err, errsz, DRIFT_ERANGE,
-                           "self-check failed: row 0 of the full product differs from the row-0 shortcut");
+                "self-check failed: row 0 of the full product differs from the row-0 shortcut");
     }
     free(Af), free(Cf);
     return rc;
@@ -61,7 +61,7 @@ static int self_check(const drift_batch_sweep_t *b, const drift_gemm_kernel_t *k
 
 /* Every policy at one (format f, K index ki): rows over M, their summaries. */
 static int sweep_policies(drift_batch_sweep_t *b, int f, int ki, const double *A0, const double *B, const double *ex,
-                          double cond_med, int *checked, char *err, size_t errsz)
+    double cond_med, int *checked, char *err, size_t errsz)
 {
     const size_t N = b->cfg.N, Mmax = b->cfg.Mmax, K = (size_t)b->cfg.K[ki];
     const drift_format_t in = b->cfg.formats[f];
@@ -78,8 +78,8 @@ static int sweep_policies(drift_batch_sweep_t *b, int f, int ki, const double *A
                 return drift_why(err, errsz, DRIFT_EINVAL, "policy failed");
             int c = drift_gpu_row0_of(kc, &k, A0, B, N, K, &o, b->arch);
             if (c < 0)
-                return drift_why(err, errsz, c, "row 0 under %s: %s", drift_policy_name((drift_policy_t)p),
-                                 drift_strerror(c));
+                return drift_why(
+                    err, errsz, c, "row 0 under %s: %s", drift_policy_name((drift_policy_t)p), drift_strerror(c));
             drift_batch_row_t *r = &blk[M - 1];
             drift_cost_t cost;
             if (drift_cost_gemm(&cost, &k, M, N, K, in, tc, &b->perf))
@@ -114,7 +114,7 @@ static int sweep_policies(drift_batch_sweep_t *b, int f, int ki, const double *A
 }
 
 int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t *cfg,
-                          void (*progress)(void *ctx, size_t done, size_t total), void *ctx, char *err, size_t errsz)
+    void (*progress)(void *ctx, size_t done, size_t total), void *ctx, char *err, size_t errsz)
 {
     memset(b, 0, sizeof *b);
     b->cfg = *cfg;
@@ -132,8 +132,7 @@ int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t 
     int rc =
         b->rows && b->cache && b->sum && A0 && B && ex
             ? DRIFT_OK
-            : drift_why_oom(
-                  err, errsz,
+            : drift_why_oom(err, errsz,
                   (double)nf * np * nK * Mmax * sizeof *b->rows + (double)nf * nK * sizeof *b->cache +
                       (double)nf * np * nK * sizeof *b->sum + (double)(Kmax + Kmax * N + N) * sizeof(double),
                   "the results of %d formats x %d policies x %d K x %zu M and the %zu x %zu B matrix (--N, --M: smaller)",
@@ -153,9 +152,9 @@ int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t 
                 rc = drift_why(err, errsz, DRIFT_EINVAL, "exact reference failed");
             else if ((rc = drift_dot_cond_median(&cond_med, A0, B, K, N, cfg->formats[f], ex)))
                 rc == DRIFT_ENOMEM ? (void)drift_why_oom(err, errsz, (double)(N + 2 * K) * sizeof(double),
-                                                         "the %zu condition numbers of K = %zu", N, K)
+                                         "the %zu condition numbers of K = %zu", N, K)
                                    : (void)drift_why(err, errsz, rc, "condition numbers of %s inputs: %s",
-                                                     drift_format_name(cfg->formats[f]), drift_strerror(rc));
+                                         drift_format_name(cfg->formats[f]), drift_strerror(rc));
             else
                 rc = sweep_policies(b, f, ki, A0, B, ex, cond_med, &checked, err, errsz);
         }

@@ -63,8 +63,7 @@ typedef struct {
  * error code with err saying what failed (DRIFT_EINVAL: an unknown device; DRIFT_ERANGE: the
  * self-check found a full product that differs from the row-0 shortcut). */
 DRIFT_MUST_CHECK int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t *cfg,
-                                           void (*progress)(void *ctx, size_t done, size_t total), void *ctx, char *err,
-                                           size_t errsz);
+    void (*progress)(void *ctx, size_t done, size_t total), void *ctx, char *err, size_t errsz);
 void drift_batch_sweep_free(drift_batch_sweep_t *b);
 
 /* Row M = 1..Mmax of (format f, policy p, K index ki) is drift_batch_sweep_rows(...)[M - 1]. */
@@ -79,7 +78,7 @@ int drift_batch_sweep_sampled(const drift_batch_row_t *blk, size_t Mmax, size_t 
 
 /* The median condition number (dot_cond.h) of row 0 of linspace data (the labelled worst case)
  * at inner dimension K, inputs rounded to in. */
-DRIFT_MUST_CHECK int drift_batch_sweep_linspace_cond(double *med, const drift_batch_sweep_cfg_t *cfg, size_t K,
-                                                     drift_format_t in);
+DRIFT_MUST_CHECK int drift_batch_sweep_linspace_cond(
+    double *med, const drift_batch_sweep_cfg_t *cfg, size_t K, drift_format_t in);
 
 #endif

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-int drift_dot_cond_median(double *med, const double *a, const double *B, size_t K, size_t N, drift_format_t in,
-                          const double *exact)
+int drift_dot_cond_median(
+    double *med, const double *a, const double *B, size_t K, size_t N, drift_format_t in, const double *exact)
 {
     if (!med || in == DRIFT_FP64) return DRIFT_EINVAL;
     double *cond = malloc((N ? N : 1) * sizeof *cond), *ar = malloc((K ? K : 1) * sizeof *ar);

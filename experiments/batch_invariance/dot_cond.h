@@ -14,7 +14,7 @@
  * once to fp64. in must be narrower than fp64, so that every product is exact in a double.
  * exact: the N exact dot products of the rounded inputs rounded to fp64 when the caller has
  * them, or NULL. 0, DRIFT_EINVAL (fp64 inputs), DRIFT_ENOMEM, or the exact sum's error. */
-DRIFT_MUST_CHECK int drift_dot_cond_median(double *med, const double *a, const double *B, size_t K, size_t N,
-                                           drift_format_t in, const double *exact);
+DRIFT_MUST_CHECK int drift_dot_cond_median(
+    double *med, const double *a, const double *B, size_t K, size_t N, drift_format_t in, const double *exact);
 
 #endif

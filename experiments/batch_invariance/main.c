@@ -19,41 +19,22 @@
 #include "output.h"
 
 enum { T_MAIN, T_SUM, T_RUNS, T_MD };
-static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"),     DRIFT_C_TEXT("policy"),
-                                   DRIFT_C_INT("K"),           DRIFT_C_INT("M"),
-                                   DRIFT_C_KEY("kernel_key"),  DRIFT_C_TEXT("order"),
-                                   DRIFT_C_INT("changed"),     DRIFT_C_NUM("max_abs_diff", "%.9g"),
-                                   DRIFT_C_INT("n_diff"),      DRIFT_C_NUM("cost_model", "%.6g"),
-                                   DRIFT_C_HEX("row0_c0_hex"), DRIFT_C_QUOTED("kernel")};
-static const drift_col_t SUM[] = {DRIFT_C_TEXT("format"),
-                                  DRIFT_C_TEXT("policy"),
-                                  DRIFT_C_INT("K"),
-                                  DRIFT_C_INT("distinct_row0"),
-                                  DRIFT_C_INT("m_changed"),
-                                  DRIFT_C_INT("first_M_changed"),
-                                  DRIFT_C_NUM("max_abs_diff", "%.9g"),
-                                  DRIFT_C_NUM("nmse_min", "%.6e"),
-                                  DRIFT_C_NUM("nmse_max", "%.6e"),
-                                  DRIFT_C_NUM("cost_m1", "%.6g"),
-                                  DRIFT_C_NUM("cost_ratio_bi_vendor_m1", "%.4f"),
-                                  DRIFT_C_INT("m1_memory_bound"),
-                                  DRIFT_C_NUM("cond_median", "%.4g"),
-                                  DRIFT_C_TEXT("arithmetic")};
-static const drift_col_t RUNS[] = {
-    DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"),    DRIFT_C_INT("K"),       DRIFT_C_INT("M_first"),
-    DRIFT_C_INT("M_last"),  DRIFT_C_KEY("kernel_key"), DRIFT_C_INT("changed"), DRIFT_C_NUM("max_abs_diff", "%.9g")};
-static const drift_col_t MD[] = {DRIFT_C_TEXT("format"),
-                                 DRIFT_C_INT("K"),
-                                 DRIFT_C_INT("vendor-like: M changed"),
-                                 DRIFT_C_INT("distinct"),
-                                 DRIFT_C_NUM("max abs diff", "%.3g"),
-                                 DRIFT_C_INT("batch-invariant: M changed"),
-                                 DRIFT_C_INT("distinct"),
-                                 DRIFT_C_NUM("max abs diff", "%.3g")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 12},
-                                            {"_summary.csv", NULL, 0, SUM, 14},
-                                            {"_runs.csv", NULL, 0, RUNS, 8},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
+static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"), DRIFT_C_INT("M"),
+    DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("order"), DRIFT_C_INT("changed"), DRIFT_C_NUM("max_abs_diff", "%.9g"),
+    DRIFT_C_INT("n_diff"), DRIFT_C_NUM("cost_model", "%.6g"), DRIFT_C_HEX("row0_c0_hex"), DRIFT_C_QUOTED("kernel")};
+static const drift_col_t SUM[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"),
+    DRIFT_C_INT("distinct_row0"), DRIFT_C_INT("m_changed"), DRIFT_C_INT("first_M_changed"),
+    DRIFT_C_NUM("max_abs_diff", "%.9g"), DRIFT_C_NUM("nmse_min", "%.6e"), DRIFT_C_NUM("nmse_max", "%.6e"),
+    DRIFT_C_NUM("cost_m1", "%.6g"), DRIFT_C_NUM("cost_ratio_bi_vendor_m1", "%.4f"), DRIFT_C_INT("m1_memory_bound"),
+    DRIFT_C_NUM("cond_median", "%.4g"), DRIFT_C_TEXT("arithmetic")};
+static const drift_col_t RUNS[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"),
+    DRIFT_C_INT("M_first"), DRIFT_C_INT("M_last"), DRIFT_C_KEY("kernel_key"), DRIFT_C_INT("changed"),
+    DRIFT_C_NUM("max_abs_diff", "%.9g")};
+static const drift_col_t MD[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("K"), DRIFT_C_INT("vendor-like: M changed"),
+    DRIFT_C_INT("distinct"), DRIFT_C_NUM("max abs diff", "%.3g"), DRIFT_C_INT("batch-invariant: M changed"),
+    DRIFT_C_INT("distinct"), DRIFT_C_NUM("max abs diff", "%.3g")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 12}, {"_summary.csv", NULL, 0, SUM, 14},
+    {"_runs.csv", NULL, 0, RUNS, 8}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
 
 static void progress(void *cli, size_t done, size_t total) { drift_progress(cli, done, total); }
 
@@ -72,7 +53,7 @@ static void write_rows(drift_out_t *out, const drift_batch_sweep_t *bt, int f, i
         drift_gemm_kernel_print(ks, sizeof ks, &kc->kern[r->kc]);
         if (M0 + 1 == Mmax || blk[M0 + 1].kc != blk[m0].kc) { /* the end of a run of one kernel */
             drift_row(out, T_RUNS, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(blk[m0].M), DRIFT_INT(r->M),
-                      DRIFT_TXT(ks), DRIFT_INT(blk[m0].n_diff > 0), DRIFT_NUM(blk[m0].max_diff));
+                DRIFT_TXT(ks), DRIFT_INT(blk[m0].n_diff > 0), DRIFT_NUM(blk[m0].max_diff));
             m0 = M0 + 1;
         }
         if (!all_rows && !drift_batch_sweep_sampled(blk, Mmax, M0)) continue;
@@ -80,8 +61,8 @@ static void write_rows(drift_out_t *out, const drift_batch_sweep_t *bt, int f, i
         if (drift_gemm_kernel_order(&o, &kc->kern[r->kc]) || drift_order_print(os, sizeof os, &o) < 0)
             snprintf(os, sizeof os, "?");
         drift_row(out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(r->M), DRIFT_TXT(ks),
-                  DRIFT_TXT(os), DRIFT_INT(r->n_diff > 0), DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff),
-                  DRIFT_NUM(r->cost), DRIFT_NUM(kc->row[r->kc][0]), DRIFT_TXT(ks));
+            DRIFT_TXT(os), DRIFT_INT(r->n_diff > 0), DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff), DRIFT_NUM(r->cost),
+            DRIFT_NUM(kc->row[r->kc][0]), DRIFT_TXT(ks));
     }
 }
 
@@ -91,35 +72,16 @@ int main(int argc, char **argv)
     drift_intlist_t Ks = {{0}, 0};
     const char *device_opt = "h100", *data_opt = "random";
     const drift_cli_opt_t opts[] = {
-        {"K",
-         DRIFT_OPT_INTLIST,
-         &Ks,
-         "N,N,...",
-         "inner dimensions",
-         1,
-         1 << 20,
-         {"256,1024,4096", "256,512,1024,2048,4096,8192", "256,512,1024,2048,4096,8192,16384"}},
+        {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions", 1, 1 << 20,
+            {"256,1024,4096", "256,512,1024,2048,4096,8192", "256,512,1024,2048,4096,8192,16384"}},
         {"N", DRIFT_OPT_INT, &N_, "N", "columns of B", 1, 1 << 16, {"256", "1024", "4096"}},
         {"M-max", DRIFT_OPT_INT, &Mmax_, "N", "largest batch M", 1, 1 << 16, {"256", "2048", "2048"}},
-        {"device",
-         DRIFT_OPT_STRING,
-         &device_opt,
-         "NAME",
-         "vendor-like model's device: v100, a100, h100, b200 (default h100)",
-         0,
-         0,
-         {0}},
-        {"data",
-         DRIFT_OPT_STRING,
-         &data_opt,
-         "KIND",
-         "random (N(0,1), default) or linspace (batch_invariant_ops' worst case)",
-         0,
-         0,
-         {0}},
+        {"device", DRIFT_OPT_STRING, &device_opt, "NAME",
+            "vendor-like model's device: v100, a100, h100, b200 (default h100)", 0, 0, {0}},
+        {"data", DRIFT_OPT_STRING, &data_opt, "KIND",
+            "random (N(0,1), default) or linspace (batch_invariant_ops' worst case)", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = {
-        .name = "batch_invariance",
+    const drift_cli_spec_t spec = {.name = "batch_invariance",
         .question =
             "Does row 0 of a product change when more rows join the batch, and does a batch-invariant policy cure it?",
         .default_formats = "fp32,tf32,bf16,fp16",
@@ -164,46 +126,40 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 4, 1);
     drift_out_meta(&out, T_MAIN, "quoting",
-                   "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); "
-                   "kernel_key = the same with commas as x, for tools that split on every comma");
+        "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); "
+        "kernel_key = the same with commas as x, for tools that split on every comma");
     drift_out_meta(&out, T_MAIN, "table", "row 0 of (A[:M] B) against row 0 of (A[:1] B), per policy");
     if (random_data)
-        drift_out_meta(
-            &out, T_MAIN, "inputs",
+        drift_out_meta(&out, T_MAIN, "inputs",
             "A (%zu x K) and B (K x %zu) N(0,1) rounded to fp32 (Philox, seed %llu), then to the format (RNE)", Mmax, N,
             (unsigned long long)cli.seed);
     else
-        drift_out_meta(
-            &out, T_MAIN, "inputs",
+        drift_out_meta(&out, T_MAIN, "inputs",
             "A = linspace(-100, 100, %zu * K) reshaped %zu x K; B = linspace(-100, 100, K * %zu) reshaped K x %zu; "
             "rounded to the format (RNE): the worst case of batch_invariant_ops",
             Mmax, Mmax, N, N);
-    drift_out_meta(
-        &out, T_MAIN, "arithmetic",
+    drift_out_meta(&out, T_MAIN, "arithmetic",
         "fp32 and fp64 inputs: fp32 FMA in the kernel's order; bf16, fp16, tf32: the tensor-core model of %s (tc_model.h), "
         "a split-K plan as mma:ARCH,ceil(K/S) (gemm_mma.h)",
         dev.name);
     const int all_rows = cli.profile == DRIFT_PROFILE_FULL;
     drift_out_meta(&out, T_MAIN, "rows", "%s",
-                   all_rows
-                       ? "every M"
-                       : "a sample of M: M <= 16, multiples of 32, 2^k-1, 2^k, 2^k+1, "
-                         "the ends of every run of M with one kernel (all M are in the summaries and in _runs.csv)");
-    drift_out_meta(&out, T_MAIN, "device", "%s (%d SMs) for the vendor-like model (lib/ops/policy.h)", dev.name,
-                   dev.sms);
+        all_rows ? "every M"
+                 : "a sample of M: M <= 16, multiples of 32, 2^k-1, 2^k, 2^k+1, "
+                   "the ends of every run of M with one kernel (all M are in the summaries and in _runs.csv)");
     drift_out_meta(
-        &out, T_MAIN, "columns",
+        &out, T_MAIN, "device", "%s (%d SMs) for the vendor-like model (lib/ops/policy.h)", dev.name, dev.sms);
+    drift_out_meta(&out, T_MAIN, "columns",
         "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); "
         "cost_model = modelled GPU time in microseconds, a bytes-and-FLOPs roofline over the occupied multiprocessors (cost_model.h; "
         "published peaks, assumed per-SM bandwidth), not a measurement",
         N);
     drift_out_meta(&out, T_SUM, "table", "per (format, policy, K), over M = 1..%zu", Mmax);
     drift_out_meta(&out, T_SUM, "columns",
-                   "distinct_row0 = distinct row-0 vectors; m_changed = M values whose row 0 differs from M = 1; "
-                   "nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used; "
-                   "cost_ratio_bi_vendor_m1 = modelled cost of batch-invariant / vendor-like at M = 1");
-    drift_out_meta(
-        &out, T_RUNS, "table",
+        "distinct_row0 = distinct row-0 vectors; m_changed = M values whose row 0 differs from M = 1; "
+        "nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used; "
+        "cost_ratio_bi_vendor_m1 = modelled cost of batch-invariant / vendor-like at M = 1");
+    drift_out_meta(&out, T_RUNS, "table",
         "maximal runs M_first..M_last of batch sizes with the same kernel, hence the same row 0 (the rows of batch_invariance.csv, compressed for the heatmap)");
     long changed[DRIFT_NPOLICIES] = {0};
     int fcost = 0;
@@ -222,11 +178,10 @@ int main(int argc, char **argv)
                 const drift_batch_row_t *vl = drift_batch_sweep_rows(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
                 double ratio = bi[0].cost / vl[0].cost, ratioM = bi[Mmax - 1].cost / vl[Mmax - 1].cost;
                 drift_row(&out, T_SUM, DRIFT_TXT(drift_format_name(cli.formats[f])),
-                          DRIFT_TXT(drift_policy_name((drift_policy_t)p)), DRIFT_INT(Ks.v[ki]), DRIFT_INT(s->distinct),
-                          DRIFT_INT(s->m_changed), DRIFT_INT(s->first_M), DRIFT_NUM(s->max_diff),
-                          DRIFT_NUM(s->nmse_min), DRIFT_NUM(s->nmse_max), DRIFT_NUM(blk[0].cost), DRIFT_NUM(ratio),
-                          DRIFT_INT(s->cost_mb), DRIFT_NUM(s->cond_med),
-                          DRIFT_TXT(s->tc ? "tensor-core model" : "fp32 fma"));
+                    DRIFT_TXT(drift_policy_name((drift_policy_t)p)), DRIFT_INT(Ks.v[ki]), DRIFT_INT(s->distinct),
+                    DRIFT_INT(s->m_changed), DRIFT_INT(s->first_M), DRIFT_NUM(s->max_diff), DRIFT_NUM(s->nmse_min),
+                    DRIFT_NUM(s->nmse_max), DRIFT_NUM(blk[0].cost), DRIFT_NUM(ratio), DRIFT_INT(s->cost_mb),
+                    DRIFT_NUM(s->cond_med), DRIFT_TXT(s->tc ? "tensor-core model" : "fp32 fma"));
                 if (f == fcost && p == 0) /* the cure's cost over K, bf16 (else the first format) */
                     r1[0] = fmin(r1[0], ratio), r1[1] = fmax(r1[1], ratio), rM[0] = fmin(rM[0], ratioM),
                     rM[1] = fmax(rM[1], ratioM);
@@ -234,8 +189,7 @@ int main(int argc, char **argv)
 
     double here_cond = drift_batch_sweep_sum(&bt, 0, 0, nK - 1)->cond_med;
     if (random_data)
-        drift_md_intro(
-            &out,
+        drift_md_intro(&out,
             "The test of Thinking Machines' batch_invariant_ops on random data: A (%zu x K) and B (K x %zu) with N(0,1) entries, "
             "and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; "
             "vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). "
@@ -246,16 +200,14 @@ int main(int argc, char **argv)
             Mmax, N, Mmax, dev.name, dev.sms, dev.name, here_cond, drift_format_name(cli.formats[0]), Ks.v[nK - 1],
             lin_cond, lin_cond / here_cond);
     else
-        drift_md_intro(
-            &out,
+        drift_md_intro(&out,
             "WORST CASE (linspace data): the test of Thinking Machines' batch_invariant_ops: "
             "A = linspace(-100, 100) reshaped %zu x K, B = linspace(-100, 100) reshaped K x %zu, "
             "and row 0 of (A[:M] B) compared bit for bit with (A[:1] B) for every M = 1..%zu; "
             "vendor-like is a model of a BLAS heuristic on an %s (%d SMs), batch-invariant fixes one tile and never splits K (lib/ops/policy.h). "
             "Row 0's median condition number sum|ab|/|sum ab| is %.3g (K = %ld): random data's is far smaller.",
             Mmax, N, Mmax, dev.name, dev.sms, lin_cond, Ks.v[nK - 1]);
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "**Row 0 across batch sizes** (per K: batch sizes M whose row 0 differs from M = 1, of %zu; distinct row-0 results; largest |difference|):\n\n",
         Mmax);
     for (int f = 0; f < nf; f++)
@@ -263,13 +215,12 @@ int main(int argc, char **argv)
             const drift_batch_sum_t *v = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
             const drift_batch_sum_t *b = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_BATCH_INVARIANT, ki);
             drift_row(&out, T_MD, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_INT(Ks.v[ki]),
-                      DRIFT_INT(v->m_changed), DRIFT_INT(v->distinct), DRIFT_NUM(v->max_diff), DRIFT_INT(b->m_changed),
-                      DRIFT_INT(b->distinct), DRIFT_NUM(b->max_diff));
+                DRIFT_INT(v->m_changed), DRIFT_INT(v->distinct), DRIFT_NUM(v->max_diff), DRIFT_INT(b->m_changed),
+                DRIFT_INT(b->distinct), DRIFT_NUM(b->max_diff));
         }
     drift_md_end(&out, T_MD);
     long bi = changed[DRIFT_POLICY_BATCH_INVARIANT];
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "**Takeaway.**\n\n- Under vendor-like, row 0 changed with the batch in %ld of %zu (format, K, M) cases; under batch-invariant in %ld: %s.\n",
         changed[DRIFT_POLICY_VENDOR_LIKE], (size_t)nf * nK * Mmax, bi,
         bi == 0 ? "exactly zero difference everywhere, as it must be" : "NOT ZERO, which is a bug");
@@ -279,16 +230,14 @@ int main(int argc, char **argv)
         for (int t = 0; t < nK; t++) ki = Ks.v[t] == 4096 ? t : ki;
         const drift_batch_sum_t *v = drift_batch_sweep_sum(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
         if (v->first_M)
-            drift_md_text(
-                &out,
+            drift_md_text(&out,
                 "- %s, K = %ld: row 0 first changes at M = %zu and takes %d distinct values over the batch sizes; "
                 "the NMSE of row 0 against the exact row ranges from %.3g to %.3g across the kernels the policy picks, so no choice is \"the\" right answer.\n",
                 drift_format_name(cli.formats[f]), Ks.v[ki], v->first_M, v->distinct, v->nmse_min, v->nmse_max);
     }
     int mb_all = 1;
     for (int ki = 0; ki < nK; ki++) mb_all &= drift_batch_sweep_sum(&bt, fcost, DRIFT_POLICY_VENDOR_LIKE, ki)->cost_mb;
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "- The cure's cost, modelled (not measured; a bytes-and-FLOPs roofline of an %s, cost_model.h, "
         "with an assumed per-multiprocessor bandwidth): at M = 1 the vendor-like kernel is %s; "
         "the batch-invariant kernel takes %.2fx to %.2fx its time over K = %ld..%ld (%s), because its few tiles occupy few multiprocessors, "

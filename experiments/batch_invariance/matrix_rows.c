@@ -9,8 +9,8 @@ static double linspace_at(double lo, double hi, size_t n, size_t t)
     return n < 2 ? lo : lo + (double)t * ((hi - lo) / (double)(n - 1));
 }
 
-void drift_rows_fill(double *x, const drift_rows_src_t *src, size_t rows_total, size_t cols, size_t first_row,
-                     size_t nrows)
+void drift_rows_fill(
+    double *x, const drift_rows_src_t *src, size_t rows_total, size_t cols, size_t first_row, size_t nrows)
 {
     for (size_t r = first_row; r < first_row + nrows; r++) {
         double *row = x + (r - first_row) * cols;

@@ -23,7 +23,7 @@ typedef struct {
 
 /* Rows first_row .. first_row + nrows - 1 of a rows_total x cols matrix into x (nrows x cols,
  * row-major). */
-void drift_rows_fill(double *x, const drift_rows_src_t *src, size_t rows_total, size_t cols, size_t first_row,
-                     size_t nrows);
+void drift_rows_fill(
+    double *x, const drift_rows_src_t *src, size_t rows_total, size_t cols, size_t first_row, size_t nrows);
 
 #endif

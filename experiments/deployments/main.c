@@ -63,38 +63,22 @@ typedef struct {
 static const pair_t PAIRS[] = {
     {"rerun-same", "rerun, same requests around", "the same run twice", {BASE, 0}, {BASE, 0}, 1},
     {"rerun-other", "rerun, other requests around", "other companions", {BASE, 0}, {BASE, 1}, 1},
-    {"rerun-other-invariant",
-     "rerun, other requests, batch-invariant kernels",
-     "other companions",
-     {BASE ",gemm=batch-invariant", 0},
-     {BASE ",gemm=batch-invariant", 1},
-     1},
+    {"rerun-other-invariant", "rerun, other requests, batch-invariant kernels", "other companions",
+        {BASE ",gemm=batch-invariant", 0}, {BASE ",gemm=batch-invariant", 1}, 1},
     {"card-rtx4090", "card", "A100 -> RTX 4090", {BASE, 0}, {"vllm-like,card=rtx4090", 0}, 1},
     {"card-h100", "card", "A100 -> H100", {BASE, 0}, {"vllm-like,card=h100", 0}, 0},
     {"batch-alone", "batch", "continuous:64 -> alone", {BASE, 0}, {BASE ",batch=alone", 0}, 1},
-    {"precision-fp16",
-     "precision",
-     "bf16 -> fp16 (weights, compute, activations, KV)",
-     {BASE, 0},
-     {BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0},
-     1},
+    {"precision-fp16", "precision", "bf16 -> fp16 (weights, compute, activations, KV)", {BASE, 0},
+        {BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0}, 1},
     {"kv-fp8", "KV cache", "bf16 -> fp8e4m3", {BASE, 0}, {BASE ",kv=fp8e4m3", 0}, 0},
-    {"attention-standard",
-     "attention kernel",
-     "split-KV from the batch -> standard",
-     {BASE, 0},
-     {BASE ",attention=standard", 0},
-     0},
+    {"attention-standard", "attention kernel", "split-KV from the batch -> standard", {BASE, 0},
+        {BASE ",attention=standard", 0}, 0},
     {"prefix-off", "prefix caching", "on -> off", {BASE, 0}, {BASE ",prefix-cache=off", 0}, 0},
     {"chunk-16", "chunked prefill", "256 -> 16 tokens a step", {BASE, 0}, {BASE ",prefill-chunk=16", 0}, 0},
     {"tp-3", "tensor parallel", "1 -> 3 ranks (ring all-reduce)", {BASE, 0}, {BASE ",tp=3", 0}, 0},
     {"act-fp32", "activations", "bf16 -> fp32 residual stream", {BASE, 0}, {BASE ",act=fp32", 0}, 0},
-    {"llamacpp-avx512",
-     "engine build",
-     "llama.cpp AVX2 -> AVX-512",
-     {"llamacpp-cpu", 0},
-     {"llamacpp-cpu-avx512", 0},
-     1},
+    {"llamacpp-avx512", "engine build", "llama.cpp AVX2 -> AVX-512", {"llamacpp-cpu", 0}, {"llamacpp-cpu-avx512", 0},
+        1},
     {"engine-llamacpp", "engine", "llama.cpp CPU (Q4_1 kept) -> A100 server (bf16)", {"llamacpp-cpu", 0}, {BASE, 0}, 0},
 };
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
@@ -102,50 +86,25 @@ static const pair_t PAIRS[] = {
 /* ---- tables -------------------------------------------------------------------------------- */
 
 enum { T_PROMPTS, T_PAIRS, T_DEPS, T_MD_RANK, T_MD_DEPS };
-static const drift_col_t PROMPTS[] = {DRIFT_C_INT("sample"),
-                                      DRIFT_C_INT("prompt"),
-                                      DRIFT_C_TEXT("kind"),
-                                      DRIFT_C_INT("prompt_tokens"),
-                                      DRIFT_C_TEXT("pair"),
-                                      DRIFT_C_TEXT("change"),
-                                      DRIFT_C_INT("parted"),
-                                      DRIFT_C_INT("step"),
-                                      DRIFT_C_INT("token_a"),
-                                      DRIFT_C_INT("token_b"),
-                                      DRIFT_C_NUM("gap_a", "%.9g"),
-                                      DRIFT_C_NUM("gap_b", "%.9g"),
-                                      DRIFT_C_NUM("exact_gap12", "%.9g"),
-                                      DRIFT_C_NUM("exact_gap_ab", "%.9g"),
-                                      DRIFT_C_INT("exact_top1")};
-static const drift_col_t PAIRC[] = {DRIFT_C_TEXT("id"),
-                                    DRIFT_C_TEXT("pair"),
-                                    DRIFT_C_TEXT("change"),
-                                    DRIFT_C_TEXT("deployment_a"),
-                                    DRIFT_C_TEXT("deployment_b"),
-                                    DRIFT_C_INT("prompts"),
-                                    DRIFT_C_INT("parted"),
-                                    DRIFT_C_NUM("rate", "%.6g"),
-                                    DRIFT_C_NUM("wilson_lo", "%.6g"),
-                                    DRIFT_C_NUM("wilson_hi", "%.6g"),
-                                    DRIFT_C_TEXT("per_sample"),
-                                    DRIFT_C_NUM("step_median", "%.6g"),
-                                    DRIFT_C_NUM("exact_gap12_median", "%.6g"),
-                                    DRIFT_C_NUM("exact_gap12_max", "%.6g")};
-static const drift_col_t DEPC[] = {DRIFT_C_INT("deployment"), DRIFT_C_TEXT("spec"), DRIFT_C_INT("other_requests"),
-                                   DRIFT_C_INT("tokens")};
-static const drift_col_t MDR[] = {DRIFT_C_INT("rank"),
-                                  DRIFT_C_TEXT("knob"),
-                                  DRIFT_C_TEXT("change"),
-                                  DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"),
-                                  DRIFT_C_TEXT("per sample"),
-                                  DRIFT_C_TEXT("parting step (min / median / max)"),
-                                  DRIFT_C_TEXT("exact top-2 gap there (median / max)")};
+static const drift_col_t PROMPTS[] = {DRIFT_C_INT("sample"), DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"),
+    DRIFT_C_INT("prompt_tokens"), DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("change"), DRIFT_C_INT("parted"),
+    DRIFT_C_INT("step"), DRIFT_C_INT("token_a"), DRIFT_C_INT("token_b"), DRIFT_C_NUM("gap_a", "%.9g"),
+    DRIFT_C_NUM("gap_b", "%.9g"), DRIFT_C_NUM("exact_gap12", "%.9g"), DRIFT_C_NUM("exact_gap_ab", "%.9g"),
+    DRIFT_C_INT("exact_top1")};
+static const drift_col_t PAIRC[] = {DRIFT_C_TEXT("id"), DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("change"),
+    DRIFT_C_TEXT("deployment_a"), DRIFT_C_TEXT("deployment_b"), DRIFT_C_INT("prompts"), DRIFT_C_INT("parted"),
+    DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("wilson_lo", "%.6g"), DRIFT_C_NUM("wilson_hi", "%.6g"),
+    DRIFT_C_TEXT("per_sample"), DRIFT_C_NUM("step_median", "%.6g"), DRIFT_C_NUM("exact_gap12_median", "%.6g"),
+    DRIFT_C_NUM("exact_gap12_max", "%.6g")};
+static const drift_col_t DEPC[] = {
+    DRIFT_C_INT("deployment"), DRIFT_C_TEXT("spec"), DRIFT_C_INT("other_requests"), DRIFT_C_INT("tokens")};
+static const drift_col_t MDR[] = {DRIFT_C_INT("rank"), DRIFT_C_TEXT("knob"), DRIFT_C_TEXT("change"),
+    DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"), DRIFT_C_TEXT("per sample"),
+    DRIFT_C_TEXT("parting step (min / median / max)"), DRIFT_C_TEXT("exact top-2 gap there (median / max)")};
 static const drift_col_t MDD[] = {DRIFT_C_INT("deployment"), DRIFT_C_TEXT("fields")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, PROMPTS, 15},
-                                            {"_pairs.csv", NULL, 0, PAIRC, 14},
-                                            {"_deployments.csv", NULL, 0, DEPC, 4},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 7},
-                                            {NULL, NULL, DRIFT_SHOW_MD, MDD, 2}};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, PROMPTS, 15}, {"_pairs.csv", NULL, 0, PAIRC, 14},
+    {"_deployments.csv", NULL, 0, DEPC, 4}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 7},
+    {NULL, NULL, DRIFT_SHOW_MD, MDD, 2}};
 
 static void progress(void *cli, size_t done, size_t total) { drift_progress(cli, done, total); }
 
@@ -157,33 +116,21 @@ int main(int argc, char **argv)
         {"prompts", DRIFT_OPT_INT, &N_, "N", "prompts per sample", 1, 4096, {"1", "3", "64"}},
         {"samples", DRIFT_OPT_INT, &S_, "S", "disjoint prompt samples drawn by the seed", 1, 64, {"1", "3", "3"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per prompt", 1, 1024, {"8", "32", "256"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)",
-         0,
-         0,
-         {0}},
-        {"prompt-set",
-         DRIFT_OPT_STRING,
-         &set,
-         "FILE",
-         "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)",
-         0,
-         0,
-         {0}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)",
+            0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
+            "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("deployments", QUESTION, opts,
-                                                 "takes no formats or orders (the deployments are the sweep)", SUMMARY);
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC(
+        "deployments", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     const int N = (int)N_, T = (int)T_, S = (int)S_, P = S * N;
     if (!ckpt) ckpt = drift_real_checkpoint();
     if (!ckpt) {
         fprintf(stderr,
-                "deployments: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-                "or give --checkpoint FILE\n");
+            "deployments: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+            "or give --checkpoint FILE\n");
         return DRIFT_EXIT_SKIPPED;
     }
     drift_checkpoint_t ck;
@@ -195,7 +142,7 @@ int main(int argc, char **argv)
     char perr[DRIFT_LLM_ERR_MAX];
     if (T >= ck.cfg.seq_len) drift_die("--tokens: at most %d on this model (its context)", ck.cfg.seq_len - 1);
     if (drift_chat_prompts_load(&pr, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", P, cli.seed,
-                                "deployments.prompts", ck.cfg.seq_len - T, perr, sizeof perr))
+            "deployments.prompts", ck.cfg.seq_len - T, perr, sizeof perr))
         drift_die("--prompt-set: %s", perr);
 
     /* the pairs of this profile and the distinct runs they need */
@@ -211,31 +158,26 @@ int main(int argc, char **argv)
         const dep_ref_t *ab[2] = {&PAIRS[i].a, &PAIRS[i].b};
         int *at[2] = {&ra[npair], &rb[npair]};
         for (int k = 0; k < 2; k++)
-            if ((*at[k] =
-                     drift_deploy_run_find(runs, &nrun, 2 * NPAIRS, ab[k]->spec, ab[k]->other, derr, sizeof derr)) < 0)
+            if ((*at[k] = drift_deploy_run_find(
+                     runs, &nrun, 2 * NPAIRS, ab[k]->spec, ab[k]->other, derr, sizeof derr)) < 0)
                 drift_die("deployment %s: %s", ab[k]->spec, derr);
         npair++;
     }
     const char *base = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 5, 1);
-    drift_out_meta(
-        &out, T_PROMPTS, "table",
+    drift_out_meta(&out, T_PROMPTS, "table",
         "per (sample, prompt, pair): %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens per deployment", S,
         N, base, T);
-    drift_out_meta(
-        &out, T_PROMPTS, "columns",
+    drift_out_meta(&out, T_PROMPTS, "columns",
         "parted = the two texts differ within T tokens; step = the first differing token (0-based, -1: none); "
         "gap_a/gap_b = each deployment's own top-1 minus top-2 logit there; exact_gap12 = the exact model's top-1 minus top-2 on the common context; "
         "exact_gap_ab = exact logit of token_a minus that of token_b; exact_top1 = the exact argmax there");
-    drift_out_meta(
-        &out, T_PAIRS, "table",
+    drift_out_meta(&out, T_PAIRS, "table",
         "per pair: prompts pooled over the samples; rate with its Wilson 95%% interval (the prompt is the unit)");
-    drift_out_meta(
-        &out, T_DEPS, "table",
+    drift_out_meta(&out, T_DEPS, "table",
         "every deployment decoded, its fields, and the tokens it generated (its CPU cost per token is printed on stderr)");
-    drift_md_intro(
-        &out,
+    drift_md_intro(&out,
         "%d pairs of deployments of %s, each differing in one knob (pairs that start from `" BASE "`: an A100 server), "
         "decode %d disjoint samples of %d prompts (the lab's prompt set in the model's chat template), %d greedy tokens each. "
         "The exact model (fp64, correctly rounded dot products) gives the exact logit gap at every parting.",
@@ -244,7 +186,7 @@ int main(int argc, char **argv)
     /* -- every run decodes every prompt: runs side by side on the cores, one model each -- */
     drift_progress_phase(&cli, "decode");
     int failed = drift_deploy_runs(runs, nrun, &ck, pr, P, T, "deployments.batch",
-                                   cli.threads > 0 ? cli.threads : omp_get_num_procs(), progress, &cli) != 0;
+                     cli.threads > 0 ? cli.threads : omp_get_num_procs(), progress, &cli) != 0;
     if (failed) drift_die("a deployment's decode failed (or out of memory for its model)");
 
     /* -- partings, and the exact gaps there: prompts side by side, one exact model per core;
@@ -284,7 +226,7 @@ int main(int argc, char **argv)
         drift_row(&out, T_DEPS, DRIFT_INT(r), DRIFT_TXT(s), DRIFT_INT(runs[r].other), DRIFT_INT(runs[r].tokens));
         if (!cli.quiet) /* the cost is the machine's, not data: stderr only */
             fprintf(stderr, "deployments: deployment %d: %.3g s thread CPU per generated token\n", r,
-                    runs[r].tokens ? runs[r].seconds / (double)runs[r].tokens : NAN);
+                runs[r].tokens ? runs[r].seconds / (double)runs[r].tokens : NAN);
     }
     /* -- per prompt, per pair, then pooled -- */
     typedef struct {
@@ -311,12 +253,11 @@ int main(int argc, char **argv)
                 if (st > ag[q].step_max) ag[q].step_max = st;
             }
             drift_row(&out, T_PROMPTS, DRIFT_INT((i / N)), DRIFT_INT(pr[i].index), DRIFT_TXT(pr[i].kind),
-                      DRIFT_INT(pr[i].n), DRIFT_TXT(pp->id), DRIFT_TXT(pp->change), DRIFT_INT(parted), DRIFT_INT(st),
-                      DRIFT_INT(parted ? p->tok_a : -1), DRIFT_INT(parted ? p->tok_b : -1),
-                      DRIFT_NUM(parted ? a->top1_logit[st] - a->top2_logit[st] : NAN),
-                      DRIFT_NUM(parted ? b->top1_logit[st] - b->top2_logit[st] : NAN),
-                      DRIFT_NUM(parted ? p->gap12 : NAN), DRIFT_NUM(parted ? p->gap_ab : NAN),
-                      DRIFT_INT(parted ? p->exact_top1 : -1));
+                DRIFT_INT(pr[i].n), DRIFT_TXT(pp->id), DRIFT_TXT(pp->change), DRIFT_INT(parted), DRIFT_INT(st),
+                DRIFT_INT(parted ? p->tok_a : -1), DRIFT_INT(parted ? p->tok_b : -1),
+                DRIFT_NUM(parted ? a->top1_logit[st] - a->top2_logit[st] : NAN),
+                DRIFT_NUM(parted ? b->top1_logit[st] - b->top2_logit[st] : NAN), DRIFT_NUM(parted ? p->gap12 : NAN),
+                DRIFT_NUM(parted ? p->gap_ab : NAN), DRIFT_INT(parted ? p->exact_top1 : -1));
         }
         if (drift_median(&ag[q].step_med, buf, (size_t)nk)) drift_die("out of memory for a median");
         ag[q].gap_max = -INFINITY;
@@ -332,8 +273,7 @@ int main(int argc, char **argv)
             int t = rank[j];
             rank[j] = rank[j - 1], rank[j - 1] = t;
         }
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "**The knobs ranked by how often they change the text** (a parting: the two greedy texts differ within %d tokens; "
         "pooled over the %d samples; the interval is Wilson's at 95 %%, the prompt the unit):\n\n",
         T, S);
@@ -350,7 +290,7 @@ int main(int argc, char **argv)
             snprintf(gaps, sizeof gaps, "%.3g / %.3g", ag[q].gap_med, ag[q].gap_max);
         }
         drift_row(&out, T_MD_RANK, DRIFT_INT(j + 1), DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_TXT(rate),
-                  DRIFT_TXT(per), DRIFT_TXT(steps), DRIFT_TXT(gaps));
+            DRIFT_TXT(per), DRIFT_TXT(steps), DRIFT_TXT(gaps));
         char sa[DRIFT_DEPLOY_SPEC_MAX], sb[DRIFT_DEPLOY_SPEC_MAX];
         drift_deployment_print(sa, sizeof sa, &runs[ra[q]].dep);
         drift_deployment_print(sb, sizeof sb, &runs[rb[q]].dep);
@@ -358,13 +298,12 @@ int main(int argc, char **argv)
         if (drift_wilson(&lo, &hi, ag[q].k, ag[q].n, 1.959963984540054))
             drift_die("no Wilson interval for %ld of %ld", (long)ag[q].k, (long)ag[q].n);
         drift_row(&out, T_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(pp->knob), DRIFT_TXT(pp->change), DRIFT_TXT(sa),
-                  DRIFT_TXT(sb), DRIFT_INT(ag[q].n), DRIFT_INT(ag[q].k), DRIFT_NUM((double)ag[q].k / (double)ag[q].n),
-                  DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_TXT(per), DRIFT_NUM(ag[q].step_med), DRIFT_NUM(ag[q].gap_med),
-                  DRIFT_NUM(ag[q].gap_max));
+            DRIFT_TXT(sb), DRIFT_INT(ag[q].n), DRIFT_INT(ag[q].k), DRIFT_NUM((double)ag[q].k / (double)ag[q].n),
+            DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_TXT(per), DRIFT_NUM(ag[q].step_med), DRIFT_NUM(ag[q].gap_med),
+            DRIFT_NUM(ag[q].gap_max));
     }
     drift_md_end(&out, T_MD_RANK);
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "**The deployments, spelled out** (deployment.h's fields; `other requests` = the batch's companions drawn from a second stream):\n\n");
     for (int r = 0; r < nrun; r++) {
         char s[DRIFT_DEPLOY_SPEC_MAX], f[DRIFT_DEPLOY_SPEC_MAX + 32];
@@ -395,9 +334,9 @@ int main(int argc, char **argv)
         if (drift_wilson(&lo, &hi, 0, nmin, 1.959963984540054))
             drift_die("no Wilson interval for 0 of %ld", (long)nmin);
         drift_md_text(&out,
-                      "- Never parted: %s (each below %.3g %% at 95 %%). The same-requests rerun is 0 by construction; "
-                      "GPU atomics, autotuning and stream scheduling are not modelled.\n",
-                      never, 100 * hi);
+            "- Never parted: %s (each below %.3g %% at 95 %%). The same-requests rerun is 0 by construction; "
+            "GPU atomics, autotuning and stream scheduling are not modelled.\n",
+            never, 100 * hi);
     }
     if (gmax > -INFINITY)
         drift_md_text(&out, "- Every parting sat at an exact top-2 gap of at most %.3g logits.\n", gmax);
@@ -411,8 +350,7 @@ int main(int argc, char **argv)
                 rmax = runs[ra[q]].g[i].rows[k] > rmax ? runs[ra[q]].g[i].rows[k] : rmax;
         char rate[96];
         drift_rate_text(rate, sizeof rate, ag[q].k, ag[q].n);
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- A100 against RTX 4090: %s. The lab's two cards differ only in SM count (%d, %d; one bf16 tensor-core model): "
             "other GEMM kernels at %d row counts of 1 .. 1024 (from %d); decode steps here reached %ld rows. Per-architecture libraries are not modelled: a floor.\n",
             rate, da->nx.sms, db->nx.sms, nd, f, rmax);

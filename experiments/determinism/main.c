@@ -46,39 +46,18 @@
 #define NSCHED 3 /* back to back, interleaved, concurrent streams */
 
 enum { T_MAIN, T_RUNS, T_MD };
-static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"),
-                                   DRIFT_C_KEY("kernel_key"),
-                                   DRIFT_C_TEXT("schedule"),
-                                   DRIFT_C_INT("M"),
-                                   DRIFT_C_INT("N"),
-                                   DRIFT_C_INT("K"),
-                                   DRIFT_C_INT("runs"),
-                                   DRIFT_C_INT("distinct"),
-                                   DRIFT_C_INT("elems_changed"),
-                                   DRIFT_C_NUM("max_spread", "%.9g"),
-                                   DRIFT_C_NUM("row0_max_relerr_exact", "%.6e"),
-                                   DRIFT_C_QUOTED("kernel"),
-                                   DRIFT_C_QUOTED("ran"),
-                                   DRIFT_C_INT("streams")};
-static const drift_col_t RUNS[] = {DRIFT_C_TEXT("format"),
-                                   DRIFT_C_KEY("kernel_key"),
-                                   DRIFT_C_TEXT("schedule"),
-                                   DRIFT_C_INT("run"),
-                                   DRIFT_C_INT("result_id"),
-                                   DRIFT_C_INT("n_diff_first"),
-                                   DRIFT_C_NUM("max_abs_diff_first", "%.9g"),
-                                   DRIFT_C_HEX("c00_hex")};
-static const drift_col_t MD[] = {DRIFT_C_TEXT("format"),
-                                 DRIFT_C_TEXT("kernel"),
-                                 DRIFT_C_TEXT("schedule"),
-                                 DRIFT_C_INT("runs"),
-                                 DRIFT_C_INT("distinct"),
-                                 DRIFT_C_INT("elements changed"),
-                                 DRIFT_C_NUM("max spread", "%.3g"),
-                                 DRIFT_C_NUM("row 0 rel. error", "%.3g")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 14},
-                                            {"_runs.csv", NULL, 0, RUNS, 8},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
+static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("schedule"),
+    DRIFT_C_INT("M"), DRIFT_C_INT("N"), DRIFT_C_INT("K"), DRIFT_C_INT("runs"), DRIFT_C_INT("distinct"),
+    DRIFT_C_INT("elems_changed"), DRIFT_C_NUM("max_spread", "%.9g"), DRIFT_C_NUM("row0_max_relerr_exact", "%.6e"),
+    DRIFT_C_QUOTED("kernel"), DRIFT_C_QUOTED("ran"), DRIFT_C_INT("streams")};
+static const drift_col_t RUNS[] = {DRIFT_C_TEXT("format"), DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("schedule"),
+    DRIFT_C_INT("run"), DRIFT_C_INT("result_id"), DRIFT_C_INT("n_diff_first"),
+    DRIFT_C_NUM("max_abs_diff_first", "%.9g"), DRIFT_C_HEX("c00_hex")};
+static const drift_col_t MD[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kernel"), DRIFT_C_TEXT("schedule"),
+    DRIFT_C_INT("runs"), DRIFT_C_INT("distinct"), DRIFT_C_INT("elements changed"), DRIFT_C_NUM("max spread", "%.3g"),
+    DRIFT_C_NUM("row 0 rel. error", "%.3g")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 14}, {"_runs.csv", NULL, 0, RUNS, 8},
+    {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
 
 /* What one (format, kernel, schedule) saw over its runs. */
 typedef struct {
@@ -163,11 +142,11 @@ static int parse_kernels(char names[][DRIFT_CUDA_GEMM_SPEC_MAX], const char *lis
         if (drift_cuda_gemm_parse(&g, names[i]))
             drift_die("--kernels: unknown GPU kernel '%s' (accepted: naive, tiled:BM,BN,BK, splitk:S[:tree], "
                       "splitk:S:atomic, cublas[:pedantic|:tf32], cublaslt[:pedantic|:tf32])",
-                      names[i]);
+                names[i]);
         if (g.path == DRIFT_CUDA_TWIN && g.kern.family == DRIFT_GEMM_TC)
             drift_die("--kernels: %s: tensor cores are deterministic by construction here (accepted: naive, "
                       "tiled:BM,BN,BK, splitk:S[:tree], splitk:S:atomic, cublas[...], cublaslt[...])",
-                      names[i]);
+                names[i]);
         if (g.path == DRIFT_CUDA_CUBLASLT && g.math == DRIFT_CUDA_MATH_FIXED)
             drift_die("--kernels: cublaslt:fixed needs an algorithm from a previous call (accepted: cublaslt, "
                       "cublaslt:pedantic, cublaslt:tf32)");
@@ -192,32 +171,20 @@ int main(int argc, char **argv)
         {"N", DRIFT_OPT_INT, &N_, "N", "columns of B", 1, 1 << 16, {"256", "1024", "4096"}},
         {"K", DRIFT_OPT_INT, &K_, "N", "inner dimension", 1, 1 << 20, {"1024", "4096", "4096"}},
         {"runs", DRIFT_OPT_INT, &runs_, "N", "repetitions per kernel and schedule", 2, 1000, {"20", "100", "100"}},
-        {"streams",
-         DRIFT_OPT_INT,
-         &streams_,
-         "N",
-         "concurrent CUDA streams of the streams schedule",
-         2,
-         DRIFT_CUDA_MAX_STREAMS,
-         {"2", "4", "8"}},
-        {"kernels",
-         DRIFT_OPT_STRING,
-         &kernels,
-         "LIST",
-         "GPU GEMM kernels (default splitk:16:atomic,cublas,cublaslt,splitk:16)",
-         0,
-         0,
-         {0}},
+        {"streams", DRIFT_OPT_INT, &streams_, "N", "concurrent CUDA streams of the streams schedule", 2,
+            DRIFT_CUDA_MAX_STREAMS, {"2", "4", "8"}},
+        {"kernels", DRIFT_OPT_STRING, &kernels, "LIST",
+            "GPU GEMM kernels (default splitk:16:atomic,cublas,cublaslt,splitk:16)", 0, 0, {0}},
     };
     const drift_cli_spec_t spec = {.name = "determinism",
-                                   .question = QUESTION,
-                                   .default_formats = "fp32",
-                                   .default_orders = "seq",
-                                   .opts = opts,
-                                   .nopts = (int)(sizeof opts / sizeof opts[0]),
-                                   .no_orders = "sweeps GPU GEMM kernels, not reduction orders (use --kernels)",
-                                   .cpu_only = NULL, /* GPU only, see below */
-                                   .summary = SUMMARY};
+        .question = QUESTION,
+        .default_formats = "fp32",
+        .default_orders = "seq",
+        .opts = opts,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        .no_orders = "sweeps GPU GEMM kernels, not reduction orders (use --kernels)",
+        .cpu_only = NULL, /* GPU only, see below */
+        .summary = SUMMARY};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     char names[MAX_KERNELS][DRIFT_CUDA_GEMM_SPEC_MAX];
@@ -225,7 +192,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64 || cli.formats[f] == DRIFT_FP8E4M3 || cli.formats[f] == DRIFT_FP8E5M2)
             drift_die("--formats: %s has no GPU GEMM path for every kernel (accepted: fp32, tf32, fp16, bf16)",
-                      drift_format_name(cli.formats[f]));
+                drift_format_name(cli.formats[f]));
     size_t M = (size_t)M_, N = (size_t)N_, K = (size_t)K_;
     int runs = (int)runs_, nstreams = (int)streams_;
     int gpu = drift_backend_active();
@@ -234,8 +201,8 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 3, 1);
 
-    drift_require_memory(&cli, 8.0 * (double)M * (double)N * (3.0 * cli.nformats * nk * NSCHED + nstreams),
-                         "--M, --N, --streams");
+    drift_require_memory(
+        &cli, 8.0 * (double)M * (double)N * (3.0 * cli.nformats * nk * NSCHED + nstreams), "--M, --N, --streams");
     double *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B),
            *C = malloc(M * N * (size_t)nstreams * sizeof *C);
     double *Ar = malloc(K * sizeof *Ar), *Bt = malloc(K * N * sizeof *Bt), *ex = malloc(N * sizeof *ex);
@@ -243,15 +210,15 @@ int main(int argc, char **argv)
     seen_t *seen = calloc((size_t)ns, sizeof *seen);
     if (!A || !B || !C || !Ar || !Bt || !ex || !seen)
         drift_die_oom(8.0 * ((double)M * K + 2.0 * K * N + (double)M * N * nstreams),
-                      "the %zu x %zu x %zu operands and %d streams' results (--M, --N, --K, --streams: smaller)",
-                      (size_t)M, (size_t)N, (size_t)K, nstreams);
+            "the %zu x %zu x %zu operands and %d streams' results (--M, --N, --K, --streams: smaller)", (size_t)M,
+            (size_t)N, (size_t)K, nstreams);
     for (int s = 0; s < ns; s++) {
         seen[s].first = malloc(M * N * sizeof(double));
         seen[s].lo = malloc(M * N * sizeof(double));
         seen[s].hi = malloc(M * N * sizeof(double));
         if (!seen[s].first || !seen[s].lo || !seen[s].hi)
             drift_die_oom(24.0 * (double)M * N * ns, "3 x %d copies of the %zu x %zu result (--M, --N: smaller)", ns,
-                          (size_t)M, (size_t)N);
+                (size_t)M, (size_t)N);
     }
     drift_stream_t st;
     drift_stream_init(&st, cli.seed, drift_fnv1a32("determinism"), 0, 0);
@@ -290,9 +257,9 @@ int main(int argc, char **argv)
                 double dmax;
                 int id = observe(s, C, M, N, ex, run, &ndiff, &dmax);
                 drift_row(&out, T_RUNS, DRIFT_TXT(drift_format_name(in)), DRIFT_TXT(names[k]), DRIFT_TXT(SCHED[sc]),
-                          DRIFT_INT(run), DRIFT_INT(id), DRIFT_INT(ndiff), DRIFT_NUM(dmax), DRIFT_NUM(C[0]));
+                    DRIFT_INT(run), DRIFT_INT(id), DRIFT_INT(ndiff), DRIFT_NUM(dmax), DRIFT_NUM(C[0]));
                 drift_progress(&cli, (size_t)(f * NSCHED + sc) * (size_t)total + (size_t)t + 1,
-                               (size_t)cli.nformats * NSCHED * (size_t)total);
+                    (size_t)cli.nformats * NSCHED * (size_t)total);
             }
         }
         /* streams: the runs in groups of --streams, each group queued on that many streams at once */
@@ -305,30 +272,30 @@ int main(int argc, char **argv)
                 int group = runs - run < nstreams ? runs - run : nstreams;
                 int rc = drift_dispatch_gemm_streams(C, A, B, M, N, K, names[k], &o, group, s->ran, sizeof s->ran);
                 if (rc)
-                    drift_die("%s %s on %d streams: %s", names[k], drift_format_name(in), group,
-                              drift_backend_message());
+                    drift_die(
+                        "%s %s on %d streams: %s", names[k], drift_format_name(in), group, drift_backend_message());
                 for (int q = 0; q < group; q++) {
                     long ndiff;
                     double dmax;
                     const double *Cq = C + (size_t)q * M * N;
                     int id = observe(s, Cq, M, N, ex, run + q, &ndiff, &dmax);
                     drift_row(&out, T_RUNS, DRIFT_TXT(drift_format_name(in)), DRIFT_TXT(names[k]), DRIFT_TXT(SCHED[2]),
-                              DRIFT_INT(run + q), DRIFT_INT(id), DRIFT_INT(ndiff), DRIFT_NUM(dmax), DRIFT_NUM(Cq[0]));
+                        DRIFT_INT(run + q), DRIFT_INT(id), DRIFT_INT(ndiff), DRIFT_NUM(dmax), DRIFT_NUM(Cq[0]));
                 }
                 drift_progress(&cli, (size_t)(f * NSCHED + 2) * (size_t)(runs * nk) + (size_t)(k * runs + run + group),
-                               (size_t)cli.nformats * NSCHED * (size_t)(runs * nk));
+                    (size_t)cli.nformats * NSCHED * (size_t)(runs * nk));
             }
         }
     }
 
     drift_md_intro(&out,
-                   "A and B standard normal (Philox, seed %llu), C = A B with M = %zu, N = %zu, K = %zu, "
-                   "computed %d times per kernel: back to back, then with the kernels interleaved, then in "
-                   "groups of %d on as many concurrent CUDA streams (not for twins). Distinct: "
-                   "different bit patterns of the whole C; spread: the largest max - min of one element over "
-                   "the runs; row 0 rel. error: the worst relative error of row 0 against its exact product "
-                   "(fp32, correctly rounded).",
-                   (unsigned long long)cli.seed, M, N, K, runs, nstreams);
+        "A and B standard normal (Philox, seed %llu), C = A B with M = %zu, N = %zu, K = %zu, "
+        "computed %d times per kernel: back to back, then with the kernels interleaved, then in "
+        "groups of %d on as many concurrent CUDA streams (not for twins). Distinct: "
+        "different bit patterns of the whole C; spread: the largest max - min of one element over "
+        "the runs; row 0 rel. error: the worst relative error of row 0 against its exact product "
+        "(fp32, correctly rounded).",
+        (unsigned long long)cli.seed, M, N, K, runs, nstreams);
     int atomic_var = 0, others_var = 0, natomic = 0;
     for (int k = 0; k < nk; k++) natomic += strstr(names[k], ":atomic") != NULL;
     for (int f = 0; f < cli.nformats; f++)
@@ -345,19 +312,18 @@ int main(int argc, char **argv)
                 }
                 const char *fn = drift_format_name(cli.formats[f]);
                 drift_row(&out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(names[k]), DRIFT_TXT(SCHED[sc]), DRIFT_INT(M),
-                          DRIFT_INT(N), DRIFT_INT(K), DRIFT_INT(runs), DRIFT_INT(s->ndistinct), DRIFT_INT(changed),
-                          DRIFT_NUM(spread), DRIFT_NUM(s->relerr), DRIFT_TXT(names[k]), DRIFT_TXT(s->ran),
-                          DRIFT_INT(sc == 2 ? nstreams : 1));
+                    DRIFT_INT(N), DRIFT_INT(K), DRIFT_INT(runs), DRIFT_INT(s->ndistinct), DRIFT_INT(changed),
+                    DRIFT_NUM(spread), DRIFT_NUM(s->relerr), DRIFT_TXT(names[k]), DRIFT_TXT(s->ran),
+                    DRIFT_INT(sc == 2 ? nstreams : 1));
                 drift_row(&out, T_MD, DRIFT_TXT(fn), DRIFT_TXT(names[k]), DRIFT_TXT(SCHED[sc]), DRIFT_INT(runs),
-                          DRIFT_INT(s->ndistinct), DRIFT_INT(changed), DRIFT_NUM(spread), DRIFT_NUM(s->relerr));
+                    DRIFT_INT(s->ndistinct), DRIFT_INT(changed), DRIFT_NUM(spread), DRIFT_NUM(s->relerr));
                 if (strstr(names[k], ":atomic"))
                     atomic_var += s->ndistinct > 1;
                 else
                     others_var += s->ndistinct > 1;
             }
     drift_md_end(&out, T_MD);
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "**Takeaway.** Atomic split-K gave more than one result in %d of its %d (format, schedule) cases; the "
         "other kernels in %d cases%s (the device, driver, CUDA and cuBLAS versions are in the CSV metadata). "
         "Run-to-run variation is a property of the kernel's reduction, not of the "

@@ -56,7 +56,7 @@ static const pair_t PAIRS[] = {
     {"rerun-other", "other requests around (rerun)", BASE, BASE, 1, 1},
     {"batch-alone", "continuous:64 -> alone", BASE, BASE ",batch=alone", 0, 1},
     {"precision-fp16", "bf16 -> fp16 (weights, compute, activations, KV)", BASE,
-     BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0, 0},
+        BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0, 0},
     {"card-rtx4090", "A100 -> RTX 4090", BASE, "vllm-like,card=rtx4090", 0, 1},
     {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 0},
 };
@@ -68,99 +68,49 @@ static const pair_t PAIRS[] = {
 
 /* T_TIES last: its CSV exists only in a run with --tie-eps */
 enum { T_PROMPTS, T_PAIRS, T_SEEDS, T_REL, T_MD_PAIRS, T_MD_RISK, T_MD_TIES, T_TIES };
-static const drift_col_t PROMPTC[] = {DRIFT_C_INT("seed"),
-                                      DRIFT_C_INT("sample"),
-                                      DRIFT_C_INT("prompt"),
-                                      DRIFT_C_TEXT("kind"),
-                                      DRIFT_C_TEXT("pair"),
-                                      DRIFT_C_TEXT("law"),
-                                      DRIFT_C_NUM("p_forecast", "%.6g"),
-                                      DRIFT_C_NUM("p_constant", "%.6g"),
-                                      DRIFT_C_NUM("p_threshold", "%.6g"),
-                                      DRIFT_C_INT("risk_step"),
-                                      DRIFT_C_NUM("risk_gap", "%.9g"),
-                                      DRIFT_C_NUM("risk_p", "%.6g"),
-                                      DRIFT_C_NUM("min_gap", "%.9g"),
-                                      DRIFT_C_INT("parted"),
-                                      DRIFT_C_INT("step"),
-                                      DRIFT_C_NUM("p_all_samples", "%.6g"),
-                                      DRIFT_C_NUM("p_empirical", "%.6g")};
-static const drift_col_t PAIRC[] = {DRIFT_C_TEXT("id"),
-                                    DRIFT_C_TEXT("change"),
-                                    DRIFT_C_INT("prompts"),
-                                    DRIFT_C_INT("parted"),
-                                    DRIFT_C_NUM("predicted", "%.6g"),
-                                    DRIFT_C_TEXT("law"),
-                                    DRIFT_C_NUM("sigma", "%.6g"),
-                                    DRIFT_C_NUM("b", "%.6g"),
-                                    DRIFT_C_NUM("pi", "%.6g"),
-                                    DRIFT_C_NUM("pi_other_kernels", "%.6g"),
-                                    DRIFT_C_INT("steps"),
-                                    DRIFT_C_INT("nonzero"),
-                                    DRIFT_C_INT("gauss_wins"),
-                                    DRIFT_C_NUM("heldout_dloglik", "%.6g"),
-                                    DRIFT_C_NUM("brier_forecast", "%.6g"),
-                                    DRIFT_C_NUM("brier_constant", "%.6g"),
-                                    DRIFT_C_NUM("brier_threshold", "%.6g"),
-                                    DRIFT_C_NUM("logloss_forecast", "%.6g"),
-                                    DRIFT_C_NUM("logloss_constant", "%.6g"),
-                                    DRIFT_C_NUM("logloss_threshold", "%.6g"),
-                                    DRIFT_C_NUM("skill", "%.6g"),
-                                    DRIFT_C_NUM("skill_lo", "%.6g"),
-                                    DRIFT_C_NUM("skill_hi", "%.6g"),
-                                    DRIFT_C_NUM("skill_vs_threshold", "%.6g"),
-                                    DRIFT_C_NUM("brier_empirical", "%.6g"),
-                                    DRIFT_C_NUM("skill_empirical", "%.6g"),
-                                    DRIFT_C_NUM("skill_empirical_lo", "%.6g"),
-                                    DRIFT_C_NUM("skill_empirical_hi", "%.6g")};
-static const drift_col_t SEEDC[] = {DRIFT_C_INT("seed"),
-                                    DRIFT_C_TEXT("pair"),
-                                    DRIFT_C_INT("prompts"),
-                                    DRIFT_C_INT("parted"),
-                                    DRIFT_C_NUM("predicted", "%.6g"),
-                                    DRIFT_C_NUM("brier_forecast", "%.6g"),
-                                    DRIFT_C_NUM("brier_constant", "%.6g"),
-                                    DRIFT_C_NUM("brier_threshold", "%.6g"),
-                                    DRIFT_C_NUM("skill", "%.6g"),
-                                    DRIFT_C_NUM("skill_lo", "%.6g"),
-                                    DRIFT_C_NUM("skill_hi", "%.6g")};
-static const drift_col_t RELC[] = {
-    DRIFT_C_TEXT("pair"),        DRIFT_C_NUM("bin_lo", "%.3g"),        DRIFT_C_NUM("bin_hi", "%.3g"),
-    DRIFT_C_INT("prompts"),      DRIFT_C_NUM("mean_forecast", "%.6g"), DRIFT_C_INT("parted"),
-    DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("wilson_lo", "%.6g"),     DRIFT_C_NUM("wilson_hi", "%.6g")};
-static const drift_col_t MDP[] = {DRIFT_C_TEXT("pair"),
-                                  DRIFT_C_TEXT("held-out prompts parted"),
-                                  DRIFT_C_TEXT("forecast sum"),
-                                  DRIFT_C_TEXT("law of delta (sd or scale, share of steps != 0)"),
-                                  DRIFT_C_TEXT("Brier: forecast / constant / threshold"),
-                                  DRIFT_C_TEXT("skill vs constant (95 % bootstrap)"),
-                                  DRIFT_C_TEXT("skill per seed (parted)"),
-                                  DRIFT_C_TEXT("empirical law: Brier, skill")};
-static const drift_col_t MDR[] = {DRIFT_C_TEXT("pair"),
-                                  DRIFT_C_INT("prompt"),
-                                  DRIFT_C_TEXT("kind"),
-                                  DRIFT_C_TEXT("P(part)"),
-                                  DRIFT_C_TEXT("riskiest step (A's gap)"),
-                                  DRIFT_C_TEXT("parted at")};
-static const drift_col_t TIEC[] = {
-    DRIFT_C_NUM("eps", "%.6g"),       DRIFT_C_INT("prompts"),           DRIFT_C_INT("parted"),
-    DRIFT_C_NUM("rate", "%.6g"),      DRIFT_C_NUM("wilson_lo", "%.6g"), DRIFT_C_NUM("wilson_hi", "%.6g"),
-    DRIFT_C_NUM("predicted", "%.6g"), DRIFT_C_INT("at_boundary"),       DRIFT_C_INT("other_pair"),
-    DRIFT_C_INT("crossed"),           DRIFT_C_INT("decoded_again")};
+static const drift_col_t PROMPTC[] = {DRIFT_C_INT("seed"), DRIFT_C_INT("sample"), DRIFT_C_INT("prompt"),
+    DRIFT_C_TEXT("kind"), DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("law"), DRIFT_C_NUM("p_forecast", "%.6g"),
+    DRIFT_C_NUM("p_constant", "%.6g"), DRIFT_C_NUM("p_threshold", "%.6g"), DRIFT_C_INT("risk_step"),
+    DRIFT_C_NUM("risk_gap", "%.9g"), DRIFT_C_NUM("risk_p", "%.6g"), DRIFT_C_NUM("min_gap", "%.9g"),
+    DRIFT_C_INT("parted"), DRIFT_C_INT("step"), DRIFT_C_NUM("p_all_samples", "%.6g"),
+    DRIFT_C_NUM("p_empirical", "%.6g")};
+static const drift_col_t PAIRC[] = {DRIFT_C_TEXT("id"), DRIFT_C_TEXT("change"), DRIFT_C_INT("prompts"),
+    DRIFT_C_INT("parted"), DRIFT_C_NUM("predicted", "%.6g"), DRIFT_C_TEXT("law"), DRIFT_C_NUM("sigma", "%.6g"),
+    DRIFT_C_NUM("b", "%.6g"), DRIFT_C_NUM("pi", "%.6g"), DRIFT_C_NUM("pi_other_kernels", "%.6g"), DRIFT_C_INT("steps"),
+    DRIFT_C_INT("nonzero"), DRIFT_C_INT("gauss_wins"), DRIFT_C_NUM("heldout_dloglik", "%.6g"),
+    DRIFT_C_NUM("brier_forecast", "%.6g"), DRIFT_C_NUM("brier_constant", "%.6g"),
+    DRIFT_C_NUM("brier_threshold", "%.6g"), DRIFT_C_NUM("logloss_forecast", "%.6g"),
+    DRIFT_C_NUM("logloss_constant", "%.6g"), DRIFT_C_NUM("logloss_threshold", "%.6g"), DRIFT_C_NUM("skill", "%.6g"),
+    DRIFT_C_NUM("skill_lo", "%.6g"), DRIFT_C_NUM("skill_hi", "%.6g"), DRIFT_C_NUM("skill_vs_threshold", "%.6g"),
+    DRIFT_C_NUM("brier_empirical", "%.6g"), DRIFT_C_NUM("skill_empirical", "%.6g"),
+    DRIFT_C_NUM("skill_empirical_lo", "%.6g"), DRIFT_C_NUM("skill_empirical_hi", "%.6g")};
+static const drift_col_t SEEDC[] = {DRIFT_C_INT("seed"), DRIFT_C_TEXT("pair"), DRIFT_C_INT("prompts"),
+    DRIFT_C_INT("parted"), DRIFT_C_NUM("predicted", "%.6g"), DRIFT_C_NUM("brier_forecast", "%.6g"),
+    DRIFT_C_NUM("brier_constant", "%.6g"), DRIFT_C_NUM("brier_threshold", "%.6g"), DRIFT_C_NUM("skill", "%.6g"),
+    DRIFT_C_NUM("skill_lo", "%.6g"), DRIFT_C_NUM("skill_hi", "%.6g")};
+static const drift_col_t RELC[] = {DRIFT_C_TEXT("pair"), DRIFT_C_NUM("bin_lo", "%.3g"), DRIFT_C_NUM("bin_hi", "%.3g"),
+    DRIFT_C_INT("prompts"), DRIFT_C_NUM("mean_forecast", "%.6g"), DRIFT_C_INT("parted"), DRIFT_C_NUM("rate", "%.6g"),
+    DRIFT_C_NUM("wilson_lo", "%.6g"), DRIFT_C_NUM("wilson_hi", "%.6g")};
+static const drift_col_t MDP[] = {DRIFT_C_TEXT("pair"), DRIFT_C_TEXT("held-out prompts parted"),
+    DRIFT_C_TEXT("forecast sum"), DRIFT_C_TEXT("law of delta (sd or scale, share of steps != 0)"),
+    DRIFT_C_TEXT("Brier: forecast / constant / threshold"), DRIFT_C_TEXT("skill vs constant (95 % bootstrap)"),
+    DRIFT_C_TEXT("skill per seed (parted)"), DRIFT_C_TEXT("empirical law: Brier, skill")};
+static const drift_col_t MDR[] = {DRIFT_C_TEXT("pair"), DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"),
+    DRIFT_C_TEXT("P(part)"), DRIFT_C_TEXT("riskiest step (A's gap)"), DRIFT_C_TEXT("parted at")};
+static const drift_col_t TIEC[] = {DRIFT_C_NUM("eps", "%.6g"), DRIFT_C_INT("prompts"), DRIFT_C_INT("parted"),
+    DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("wilson_lo", "%.6g"), DRIFT_C_NUM("wilson_hi", "%.6g"),
+    DRIFT_C_NUM("predicted", "%.6g"), DRIFT_C_INT("at_boundary"), DRIFT_C_INT("other_pair"), DRIFT_C_INT("crossed"),
+    DRIFT_C_INT("decoded_again")};
 static const drift_col_t MDT[] = {DRIFT_C_TEXT("tie below (logits)"),
-                                  DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"),
-                                  DRIFT_C_TEXT("forecast (sum of P)"),
-                                  DRIFT_C_TEXT("partings: gaps either side of EPS / other top two / gap crossed")};
-static const drift_table_spec_t TABLES[] = {
-    {".csv", NULL, 0, PROMPTC, 17},
-    {"_pairs.csv", NULL, 0, PAIRC, 28},
-    {"_seeds.csv", NULL, 0, SEEDC, 11},
-    {"_reliability.csv", NULL, 0, RELC, 9},
+    DRIFT_C_TEXT("prompts whose text parts (95 % Wilson)"), DRIFT_C_TEXT("forecast (sum of P)"),
+    DRIFT_C_TEXT("partings: gaps either side of EPS / other top two / gap crossed")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, PROMPTC, 17}, {"_pairs.csv", NULL, 0, PAIRC, 28},
+    {"_seeds.csv", NULL, 0, SEEDC, 11}, {"_reliability.csv", NULL, 0, RELC, 9},
     {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDP, 8},
     {NULL, "The riskiest held-out prompts (highest forecast first)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDR, 6},
     {NULL,
-     "The tie-breaker (llama.cpp's AVX2 and AVX-512 builds, both with sampler=greedy-ties:EPS; EPS = 0: plain greedy)",
-     DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDT, 4},
+        "The tie-breaker (llama.cpp's AVX2 and AVX-512 builds, both with sampler=greedy-ties:EPS; EPS = 0: plain greedy)",
+        DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDT, 4},
     {"_ties.csv", NULL, 0, TIEC, 11}};
 
 /* ---- one pair's steps ------------------------------------------------------------------------ */
@@ -206,8 +156,8 @@ static void progress(void *cli, size_t done, size_t total) { drift_progress(cli,
 
 /* per-step class: whether the vendor-like policy picks other kernels on the two cards at this
  * step's row count (0 when the cards have the same SM count) */
-static unsigned char step_class(const drift_llm_config_t *c, const drift_deployment_t *a, const drift_deployment_t *b,
-                                int rows)
+static unsigned char step_class(
+    const drift_llm_config_t *c, const drift_deployment_t *a, const drift_deployment_t *b, int rows)
 {
     if (a->nx.sms == b->nx.sms || rows < 1) return 0;
     int f, l;
@@ -222,75 +172,31 @@ int main(int argc, char **argv)
     drift_dbllist_t ties = {{0}, 0};
     const drift_cli_opt_t opts[] = {
         {"prompts", DRIFT_OPT_INT, &N_, "N", "prompts per sample", 1, 4096, {"1", "3", "64"}},
-        {"samples",
-         DRIFT_OPT_INT,
-         &S_,
-         "S",
-         "disjoint prompt samples drawn by each seed, each held out in turn",
-         2,
-         64,
-         {"2", "3", "3"}},
-        {"seeds",
-         DRIFT_OPT_INT,
-         &Z_,
-         "Z",
-         "replications: seeds seed .. seed+Z-1, each drawing its own samples and companions, fitted and scored apart, then pooled",
-         1,
-         16,
-         {"1", "3", "3"}},
+        {"samples", DRIFT_OPT_INT, &S_, "S", "disjoint prompt samples drawn by each seed, each held out in turn", 2, 64,
+            {"2", "3", "3"}},
+        {"seeds", DRIFT_OPT_INT, &Z_, "Z",
+            "replications: seeds seed .. seed+Z-1, each drawing its own samples and companions, fitted and scored apart, then pooled",
+            1, 16, {"1", "3", "3"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per prompt", 1, 1024, {"4", "24", "64"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)",
-         0,
-         0,
-         {0}},
-        {"prompt-set",
-         DRIFT_OPT_STRING,
-         &set,
-         "FILE",
-         "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)",
-         0,
-         0,
-         {0}},
-        {"pairs",
-         DRIFT_OPT_LIST,
-         &pairs_opt,
-         "ID,...",
-         "the pairs to run (default: the profile's; rerun-other, batch-alone, precision-fp16, card-rtx4090, llamacpp-avx512)",
-         0,
-         0,
-         {0}},
-        {"tie-eps",
-         DRIFT_OPT_DOUBLELIST,
-         &ties,
-         "EPS,...",
-         "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS "
-         "> 0: the share of prompts that part, measured and forecast",
-         0,
-         0,
-         {NULL, "0.01,0.05,0.25", "0.01,0.05,0.25"}},
-        {"tie-samples",
-         DRIFT_OPT_INT,
-         &K_,
-         "K",
-         "the tie-breaker decodes the first K samples of every seed (at most --samples)",
-         1,
-         64,
-         {"1", "1", "3"}},
-        {"dump-logits",
-         DRIFT_OPT_STRING,
-         &dump,
-         "FILE.npy",
-         "also write deployment A's top-2 logits of every step, shape (prompts, tokens, 2), NaN past a text's end: the input of ./lab forecast --logits",
-         0,
-         0,
-         {0}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE", "a GGUF model with a tokenizer (default SmolLM2-135M-Instruct)",
+            0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
+            "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
+        {"pairs", DRIFT_OPT_LIST, &pairs_opt, "ID,...",
+            "the pairs to run (default: the profile's; rerun-other, batch-alone, precision-fp16, card-rtx4090, llamacpp-avx512)",
+            0, 0, {0}},
+        {"tie-eps", DRIFT_OPT_DOUBLELIST, &ties, "EPS,...",
+            "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS "
+            "> 0: the share of prompts that part, measured and forecast",
+            0, 0, {NULL, "0.01,0.05,0.25", "0.01,0.05,0.25"}},
+        {"tie-samples", DRIFT_OPT_INT, &K_, "K",
+            "the tie-breaker decodes the first K samples of every seed (at most --samples)", 1, 64, {"1", "1", "3"}},
+        {"dump-logits", DRIFT_OPT_STRING, &dump, "FILE.npy",
+            "also write deployment A's top-2 logits of every step, shape (prompts, tokens, 2), NaN past a text's end: the input of ./lab forecast --logits",
+            0, 0, {0}},
     };
-    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("forecast", QUESTION, opts,
-                                                 "takes no formats or orders (the deployments are the sweep)", SUMMARY);
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC(
+        "forecast", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     /* P prompts per seed; prompt i of the Z * P is seed i / P's, sample (i % P) / N */
@@ -319,7 +225,7 @@ int main(int argc, char **argv)
     for (int z = 0; z < Z; z++) { /* each seed's own draw, one after the other */
         drift_chat_prompt_t *pz;
         if (drift_chat_prompts_load(&pz, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", P,
-                                    cli.seed + (uint64_t)z, "forecast.prompts", ck.cfg.seq_len - T, perr, sizeof perr))
+                cli.seed + (uint64_t)z, "forecast.prompts", ck.cfg.seq_len - T, perr, sizeof perr))
             drift_die("--prompt-set: %s", perr);
         memcpy(pr + (size_t)z * P, pz, (size_t)P * sizeof *pz);
         free(pz); /* its prompts now belong to pr */
@@ -351,7 +257,7 @@ int main(int argc, char **argv)
         pairs[npair] = i;
         if ((ra[npair] = drift_deploy_run_find(runs, &nrun, RUNS_MAX, PAIRS[i].a, 0, perr, sizeof perr)) < 0 ||
             (rb[npair] =
-                 drift_deploy_run_find(runs, &nrun, RUNS_MAX, PAIRS[i].b, PAIRS[i].other_b, perr, sizeof perr)) < 0)
+                    drift_deploy_run_find(runs, &nrun, RUNS_MAX, PAIRS[i].b, PAIRS[i].other_b, perr, sizeof perr)) < 0)
             drift_die("deployment: %s", perr);
         npair++;
     }
@@ -366,8 +272,8 @@ int main(int argc, char **argv)
             drift_die("deployment: %s", perr);
         for (int e = 0; e < ties.n; e++) {
             snprintf(tie_spec[2 * e], sizeof tie_spec[0], "llamacpp-cpu,sampler=greedy-ties:%.17g", ties.v[e]);
-            snprintf(tie_spec[2 * e + 1], sizeof tie_spec[0], "llamacpp-cpu-avx512,sampler=greedy-ties:%.17g",
-                     ties.v[e]);
+            snprintf(
+                tie_spec[2 * e + 1], sizeof tie_spec[0], "llamacpp-cpu-avx512,sampler=greedy-ties:%.17g", ties.v[e]);
             if ((tie_a[e] = drift_deploy_run_find(runs, &nrun, RUNS_MAX, tie_spec[2 * e], 0, perr, sizeof perr)) < 0 ||
                 (tie_b[e] = drift_deploy_run_find(runs, &nrun, RUNS_MAX, tie_spec[2 * e + 1], 0, perr, sizeof perr)) <
                     0)
@@ -380,35 +286,30 @@ int main(int argc, char **argv)
         snprintf(seeds, sizeof seeds, "seed %llu", (unsigned long long)cli.seed);
     else
         snprintf(seeds, sizeof seeds, "seeds %llu-%llu", (unsigned long long)cli.seed,
-                 (unsigned long long)(cli.seed + Z - 1));
+            (unsigned long long)(cli.seed + Z - 1));
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, ties.n ? 8 : 7, 1);
-    drift_out_meta(
-        &out, T_PROMPTS, "table",
+    drift_out_meta(&out, T_PROMPTS, "table",
         "per (seed, held-out sample, prompt, pair): at each of %d seeds, %d samples of %d prompts of %s, chat-wrapped, %d greedy tokens; "
         "each sample forecast by the law fitted on the seed's other samples",
         Z, S, N, base, T);
-    drift_out_meta(
-        &out, T_PROMPTS, "columns",
+    drift_out_meta(&out, T_PROMPTS, "columns",
         "p_forecast = P(B parts from A within T) from A's gaps and the fitted law; p_constant = the fit samples' parting rate; "
         "p_threshold = the fit samples' rate below or above the fitted threshold on the prompt's smallest gap; "
         "risk_step, risk_gap, risk_p = the step of the largest risk, A's top-1 minus top-2 logit there, the risk; min_gap = A's smallest gap; "
         "parted, step = what B did (step 0-based, -1 none); p_all_samples = the forecast under the law fitted on every sample of every seed (the "
         "pairs table's; not held out), from A's gaps without step classes, as ./lab forecast --logits computes it; "
         "p_empirical = the forecast with the fit samples' own deltas as the law (forecast.h: their symmetrized tail, pi as for p_forecast)");
-    drift_out_meta(
-        &out, T_PAIRS, "table",
+    drift_out_meta(&out, T_PAIRS, "table",
         "per pair, every seed pooled: the law of delta fitted on all samples (law, sigma, b, pi per step class; "
         "gauss_wins = folds whose held-out deltas favour the Gaussian, heldout_dloglik = their summed log-likelihood, Gaussian minus Laplace); "
         "scores over the held-out prompts; skill = 1 - Brier(forecast) / Brier(constant), 95%% percentile bootstrap over prompts; *_empirical: "
         "the same for the empirical law");
-    drift_out_meta(
-        &out, T_SEEDS, "table",
+    drift_out_meta(&out, T_SEEDS, "table",
         "per (seed, pair): the held-out scores of that seed's prompts alone (forecasts as in the prompts table; "
         "skill with its 95%% percentile bootstrap over the seed's prompts)");
     if (ties.n)
-        drift_out_meta(
-            &out, T_TIES, "table",
+        drift_out_meta(&out, T_TIES, "table",
             "the tie-breaker (--tie-eps): llama.cpp's AVX2 and AVX-512 builds decode the prompts of the first --tie-samples samples of every "
             "seed with sampler=greedy-ties:EPS (eps 0: plain greedy); parted = prompts whose two texts differ within T (Wilson 95%%); "
             "predicted = the sum over prompts of the forecast from the plain AVX2 run and the plain pair's law fitted on those prompts' "
@@ -418,10 +319,9 @@ int main(int argc, char **argv)
             "decoded_again = (prompt, build) decodes run with the rule: the others' texts are the plain ones, "
             "since the rule picks the plain token at every step of them");
     drift_out_meta(&out, T_REL, "table",
-                   "reliability of the held-out forecasts of every seed, per pair and pooled (all): "
-                   "bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
-    drift_md_intro(
-        &out,
+        "reliability of the held-out forecasts of every seed, per pair and pooled (all): "
+        "bins of the forecast, their mean forecast and the observed share (Wilson 95%%)");
+    drift_md_intro(&out,
         "%d pairs of deployments of %s (one knob changed from `" BASE
         "`, an A100 server) decode, at each of %d seeds (%s: "
         "each its own draw of prompts and batch companions), %d disjoint samples of %d prompts, %d greedy tokens each. "
@@ -453,7 +353,7 @@ int main(int argc, char **argv)
                 for (int i = 0; i < PT; i++) {
                     const drift_gen_t *g = &runs[side ? tie_b0 : tie_a0].g[i];
                     again_n[e] += m[i] = tie_in[i] && drift_tie_rule_acts(g->top1_logit, g->top2_logit, g->token,
-                                                                          g->top2, g->n, ties.v[e]);
+                                                          g->top2, g->n, ties.v[e]);
                 }
                 if ((side ? tie_b[e] : tie_a[e]) != nplain + 2 * e + side)
                     drift_die("the tie runs are not the last runs");
@@ -580,10 +480,10 @@ int main(int argc, char **argv)
                         drift_die("a forecast failed (a NaN gap)");
                     pe[i] = fe.p;
                     drift_row(&out, T_PROMPTS, DRIFT_INT((long)(cli.seed + z)), DRIFT_INT(h), DRIFT_INT(pr[i].index),
-                              DRIFT_TXT(pr[i].kind), DRIFT_TXT(pp->id), DRIFT_TXT(drift_delta_law_name(fit.law)),
-                              DRIFT_NUM(pf[i]), DRIFT_NUM(pc[i]), DRIFT_NUM(pt[i]), DRIFT_INT(fc.step),
-                              DRIFT_NUM(fc.step_gap), DRIFT_NUM(fc.step_p), DRIFT_NUM(ps[i].min_gap), DRIFT_INT(y[i]),
-                              DRIFT_INT(ps[i].step), DRIFT_NUM(fa.p), DRIFT_NUM(fe.p));
+                        DRIFT_TXT(pr[i].kind), DRIFT_TXT(pp->id), DRIFT_TXT(drift_delta_law_name(fit.law)),
+                        DRIFT_NUM(pf[i]), DRIFT_NUM(pc[i]), DRIFT_NUM(pt[i]), DRIFT_INT(fc.step),
+                        DRIFT_NUM(fc.step_gap), DRIFT_NUM(fc.step_p), DRIFT_NUM(ps[i].min_gap), DRIFT_INT(y[i]),
+                        DRIFT_INT(ps[i].step), DRIFT_NUM(fa.p), DRIFT_NUM(fe.p));
                     risk[nrisk++] = (risk_t){i, q, fc.step, pf[i], fc.step_gap};
                     if (fc.step >= 0 && fc.step_gap == 0) tie_n++, tie_k += y[i], tie_p += pf[i];
                 }
@@ -602,8 +502,8 @@ int main(int argc, char **argv)
             if (drift_brier_skill(&skz, &loz, &hiz, pf + o, pc + o, y + o, (size_t)P, cli.seed + z, 2000, 0.95))
                 drift_die("out of memory for the bootstrap");
             drift_row(&out, T_SEEDS, DRIFT_INT((long)(cli.seed + z)), DRIFT_TXT(pp->id), DRIFT_INT(P), DRIFT_INT(kz),
-                      DRIFT_NUM(sz), DRIFT_NUM(bfz), DRIFT_NUM(bcz), DRIFT_NUM(btz), DRIFT_NUM(skz), DRIFT_NUM(loz),
-                      DRIFT_NUM(hiz));
+                DRIFT_NUM(sz), DRIFT_NUM(bfz), DRIFT_NUM(bcz), DRIFT_NUM(btz), DRIFT_NUM(skz), DRIFT_NUM(loz),
+                DRIFT_NUM(hiz));
             if (!isnan(skz)) scored++, at_goal += skz >= 0.3;
             size_t at = strlen(per_seed);
             if (isnan(skz))
@@ -624,23 +524,23 @@ int main(int argc, char **argv)
         for (int i = 0; i < PT; i++) sume += pe[i];
         sums[q] = (pair_sum_t){k, sump, sume, sk, lo, hi, ske, gauss_wins, at_goal, scored};
         drift_row(&out, T_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(pp->change), DRIFT_INT(PT), DRIFT_INT(k), DRIFT_NUM(sump),
-                  DRIFT_TXT(drift_delta_law_name(all.law)), DRIFT_NUM(all.sigma), DRIFT_NUM(all.b),
-                  DRIFT_NUM(all.pi[0]), DRIFT_NUM(all.steps[1] ? all.pi[1] : NAN),
-                  DRIFT_INT(all.steps[0] + all.steps[1]), DRIFT_INT(all.nonzero[0] + all.nonzero[1]),
-                  DRIFT_INT(gauss_wins), DRIFT_NUM(dll), DRIFT_NUM(bf), DRIFT_NUM(bc), DRIFT_NUM(bt),
-                  DRIFT_NUM(drift_log_loss(pf, y, (size_t)PT)), DRIFT_NUM(drift_log_loss(pc, y, (size_t)PT)),
-                  DRIFT_NUM(drift_log_loss(pt, y, (size_t)PT)), DRIFT_NUM(sk), DRIFT_NUM(lo), DRIFT_NUM(hi),
-                  DRIFT_NUM(skt), DRIFT_NUM(be), DRIFT_NUM(ske), DRIFT_NUM(loe), DRIFT_NUM(hie));
+            DRIFT_TXT(drift_delta_law_name(all.law)), DRIFT_NUM(all.sigma), DRIFT_NUM(all.b), DRIFT_NUM(all.pi[0]),
+            DRIFT_NUM(all.steps[1] ? all.pi[1] : NAN), DRIFT_INT(all.steps[0] + all.steps[1]),
+            DRIFT_INT(all.nonzero[0] + all.nonzero[1]), DRIFT_INT(gauss_wins), DRIFT_NUM(dll), DRIFT_NUM(bf),
+            DRIFT_NUM(bc), DRIFT_NUM(bt), DRIFT_NUM(drift_log_loss(pf, y, (size_t)PT)),
+            DRIFT_NUM(drift_log_loss(pc, y, (size_t)PT)), DRIFT_NUM(drift_log_loss(pt, y, (size_t)PT)), DRIFT_NUM(sk),
+            DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_NUM(skt), DRIFT_NUM(be), DRIFT_NUM(ske), DRIFT_NUM(loe),
+            DRIFT_NUM(hie));
         char parted[96], fsum[32], law[128], br[96], skill[96], emp[96];
         snprintf(emp, sizeof emp,
-                 isnan(ske)   ? "%.3f, -"
-                 : isnan(loe) ? "%.3f, %.2f"
-                              : "%.3f, %.2f [%.2f, %.2f]",
-                 be, ske, loe, hie);
+            isnan(ske)   ? "%.3f, -"
+            : isnan(loe) ? "%.3f, %.2f"
+                         : "%.3f, %.2f [%.2f, %.2f]",
+            be, ske, loe, hie);
         drift_rate_text(parted, sizeof parted, k, PT);
         snprintf(fsum, sizeof fsum, "%.3g", sump);
         snprintf(law, sizeof law, "%s %.3g, %.3g", drift_delta_law_name(all.law),
-                 all.law == DRIFT_DELTA_GAUSS ? all.sigma : all.b, all.pi[0]);
+            all.law == DRIFT_DELTA_GAUSS ? all.sigma : all.b, all.pi[0]);
         snprintf(br, sizeof br, "%.3f / %.3f / %.3f", bf, bc, bt);
         if (isnan(sk))
             snprintf(skill, sizeof skill, "- (the constant rate makes no error)");
@@ -651,7 +551,7 @@ int main(int argc, char **argv)
         else
             snprintf(skill, sizeof skill, "%.2f [%.2f, %.2f]", sk, lo, hi);
         drift_row(&out, T_MD_PAIRS, DRIFT_TXT(pp->id), DRIFT_TXT(parted), DRIFT_TXT(fsum), DRIFT_TXT(law),
-                  DRIFT_TXT(br), DRIFT_TXT(skill), DRIFT_TXT(per_seed), DRIFT_TXT(emp));
+            DRIFT_TXT(br), DRIFT_TXT(skill), DRIFT_TXT(per_seed), DRIFT_TXT(emp));
         memcpy(allp + (size_t)q * PT, pf, (size_t)PT * sizeof(double));
         memcpy(ally + (size_t)q * PT, y, (size_t)PT);
         /* reliability, this pair */
@@ -659,13 +559,13 @@ int main(int argc, char **argv)
         for (int pass = 0; pass < 2; pass++) {
             if (pass == 1 && q != npair - 1) break;
             drift_rel_bin_t bins[6];
-            int nb = drift_reliability(bins, edges, 7, pass ? allp : pf, pass ? ally : y,
-                                       pass ? (size_t)npair * PT : (size_t)PT);
+            int nb = drift_reliability(
+                bins, edges, 7, pass ? allp : pf, pass ? ally : y, pass ? (size_t)npair * PT : (size_t)PT);
             for (int e = 0; e < nb; e++)
                 drift_row(&out, T_REL, DRIFT_TXT(pass ? "all" : pp->id), DRIFT_NUM(bins[e].lo),
-                          DRIFT_NUM(bins[e].hi > 1 ? 1 : bins[e].hi), DRIFT_INT(bins[e].n), DRIFT_NUM(bins[e].mean_p),
-                          DRIFT_INT(bins[e].k), DRIFT_NUM(bins[e].rate), DRIFT_NUM(bins[e].wilson_lo),
-                          DRIFT_NUM(bins[e].wilson_hi));
+                    DRIFT_NUM(bins[e].hi > 1 ? 1 : bins[e].hi), DRIFT_INT(bins[e].n), DRIFT_NUM(bins[e].mean_p),
+                    DRIFT_INT(bins[e].k), DRIFT_NUM(bins[e].rate), DRIFT_NUM(bins[e].wilson_lo),
+                    DRIFT_NUM(bins[e].wilson_hi));
         }
         for (int i = 0; i < PT; i++) free_steps(&ps[i]), memset(&ps[i], 0, sizeof ps[i]);
     }
@@ -692,7 +592,7 @@ int main(int argc, char **argv)
         else
             snprintf(at, sizeof at, "no");
         drift_row(&out, T_MD_RISK, DRIFT_TXT(PAIRS[pairs[r->pair]].id), DRIFT_INT(pr[i].index), DRIFT_TXT(pr[i].kind),
-                  DRIFT_TXT(p), DRIFT_TXT(rs), DRIFT_TXT(at));
+            DRIFT_TXT(p), DRIFT_TXT(rs), DRIFT_TXT(at));
     }
     drift_md_end(&out, T_MD_RISK);
     /* the tie-breaker: measured with each EPS, forecast from the plain run of A (its gaps along
@@ -719,13 +619,13 @@ int main(int argc, char **argv)
                                   *tb = tie_gen(runs, tie_b0, e < 0 ? -1 : tie_b[e], i);
                 int n = ta->n < tb->n ? ta->n : tb->n, st = drift_first_difference(ta->token, tb->token, n);
                 if (st >= 0)
-                    k++, why[drift_tie_parting_cause(ta->top1_logit[st] - ta->top2_logit[st], ta->token[st],
-                                                     ta->top2[st], tb->top1_logit[st] - tb->top2_logit[st],
-                                                     tb->token[st], tb->top2[st], eps)]++;
+                    k++,
+                        why[drift_tie_parting_cause(ta->top1_logit[st] - ta->top2_logit[st], ta->token[st],
+                            ta->top2[st], tb->top1_logit[st] - tb->top2_logit[st], tb->token[st], tb->top2[st], eps)]++;
                 double logq = 0;
                 for (int t = 0; t < ga[i].n; t++) {
-                    double r = drift_tie_step_risk(&lf, ga[i].top1_logit[t] - ga[i].top2_logit[t],
-                                                   ga[i].top2[t] < ga[i].token[t], eps);
+                    double r = drift_tie_step_risk(
+                        &lf, ga[i].top1_logit[t] - ga[i].top2_logit[t], ga[i].top2[t] < ga[i].token[t], eps);
                     logq += r < 1 ? log1p(-r) : -INFINITY;
                 }
                 pred += logq < 0 ? -expm1(logq) : 0;
@@ -734,8 +634,8 @@ int main(int argc, char **argv)
             if (drift_wilson(&lo, &hi, k, NT, 1.959963984540054))
                 drift_die("no Wilson interval for %ld of %ld", (long)k, (long)NT);
             drift_row(&out, T_TIES, DRIFT_NUM(eps), DRIFT_INT(NT), DRIFT_INT(k), DRIFT_NUM((double)k / NT),
-                      DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_NUM(pred), DRIFT_INT(why[0]), DRIFT_INT(why[1]),
-                      DRIFT_INT(why[2]), DRIFT_INT(e < 0 ? 2L * NT : again_n[e]));
+                DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_NUM(pred), DRIFT_INT(why[0]), DRIFT_INT(why[1]), DRIFT_INT(why[2]),
+                DRIFT_INT(e < 0 ? 2L * NT : again_n[e]));
             char ep[32], rate[96], pr_s[32], ws[64];
             if (e < 0)
                 snprintf(ep, sizeof ep, "0 (plain greedy)");
@@ -772,35 +672,31 @@ int main(int argc, char **argv)
             snprintf(dst + at, 512 - at, "%s%s (%ld of %d parted)", at ? ", " : "", id, u->k, PT);
         else if (Z > 1)
             snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f] (0.3 at %d of %d seeds alone)", at ? ", " : "", id,
-                     u->skill, u->lo, u->hi, u->seeds_at_goal, Z);
+                u->skill, u->lo, u->hi, u->seeds_at_goal, Z);
         else
             snprintf(dst + at, 512 - at, "%s%s %.2f [%.2f, %.2f]", at ? ", " : "", id, u->skill, u->lo, u->hi);
         at = strlen(cal);
         snprintf(cal + at, sizeof cal - at, "%s%s %.2g against %ld", q ? ", " : "", id, u->sump, u->k);
     }
     if (good[0])
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Held out (%s), Brier skill over the constant rate (95 %% bootstrap, %d prompts) reached 0.3 on: %s.\n",
             Z > 1 ? "seeds pooled" : "one seed", PT, good);
     if (weak[0]) drift_md_text(&out, "- Below 0.3 on: %s.\n", weak);
     if (few[0])
         drift_md_text(&out, "- Too few partings (or texts kept together) to score (under %d): %s.\n", MIN_EVENTS, few);
     if (none[0])
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- No skill to measure on %s: no held-out prompt parted at any seed, so the constant rate makes no error; "
             "the forecast's own sum below says how close to none it came.\n",
             none);
     drift_md_text(&out, "- Partings forecast (sum) against observed: %s.\n", cal);
     if (tie_n)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Where it errs: %ld held-out forecasts rest on a tie of A's bf16 logits (risk pi/2); they forecast %.2g partings, %ld happened.\n",
             tie_n, tie_p, tie_k);
     if (tie_text[0])
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Tie-breaker (llama.cpp's two builds, %d prompts), parted (forecast) by EPS, 0 plain greedy: %s. "
             "Of the %ld partings under the rule %ld had the gaps either side of EPS, %ld another top two inside EPS, %ld a gap beyond it: the boundary moves to EPS.\n",
             NT, tie_text, why_all[0] + why_all[1] + why_all[2], why_all[0], why_all[1], why_all[2]);

@@ -25,10 +25,10 @@ int drift_npy_write_f64(const char *path, const double *x, const size_t *shape, 
         }
         n *= shape[d];
         at += (size_t)snprintf(h + at, sizeof h - at,
-                               ndim == 1      ? "%zu,), }"
-                               : d + 1 < ndim ? "%zu, "
-                                              : "%zu), }",
-                               shape[d]);
+            ndim == 1      ? "%zu,), }"
+            : d + 1 < ndim ? "%zu, "
+                           : "%zu), }",
+            shape[d]);
     }
     /* magic (6) + version (2) + length (2) + header, padded with spaces, ending in '\n', to 64 */
     size_t total = 10 + at + 1, pad = (64 - total % 64) % 64;

@@ -11,7 +11,7 @@
 /* Writes the prod(shape) values x (ndim 1..8 dimensions, each >= 1) to path, through a
  * temporary renamed on success (a failed write leaves no file and what was at path). 0, or
  * DRIFT_EINVAL / DRIFT_EIO with one line in err. */
-DRIFT_MUST_CHECK int drift_npy_write_f64(const char *path, const double *x, const size_t *shape, int ndim, char *err,
-                                         size_t errsz);
+DRIFT_MUST_CHECK int drift_npy_write_f64(
+    const char *path, const double *x, const size_t *shape, int ndim, char *err, size_t errsz);
 
 #endif

@@ -27,77 +27,54 @@ void drift_formats_write(const drift_formats_lab_t *L)
     const double *rhi = L->rhi, *rlo = L->rlo;
     /* ---- declared output: every file to a temporary name, all renamed when all are complete ---- */
     enum { T_VALUES, T_CONST, T_SPACING, T_RELERR, T_MD_VALUES, T_SHOW_VALUES, T_MD_CONST, T_SHOW_RANDOM };
-    static const drift_col_t VALUES[] = {
-        DRIFT_C_TEXT("value"),         DRIFT_C_TEXT("kind"),           DRIFT_C_TEXT("format"),
-        DRIFT_C_NUM("exact", NULL),    DRIFT_C_HEX("exact_hex"),       DRIFT_C_NUM("result", NULL),
-        DRIFT_C_HEX("result_hex"),     DRIFT_C_TEXT("bits"),           DRIFT_C_TEXT("class"),
-        DRIFT_C_TEXT("direction"),     DRIFT_C_NUM("abs_err", "%.6e"), DRIFT_C_NUM("rel_err", "%.6e"),
-        DRIFT_C_NUM("ulp_err", "%.6g")};
-    static const drift_col_t CONST[] = {DRIFT_C_TEXT("format"),
-                                        DRIFT_C_INT("bits"),
-                                        DRIFT_C_INT("p"),
-                                        DRIFT_C_INT("emin"),
-                                        DRIFT_C_INT("emax"),
-                                        DRIFT_C_INT("has_inf"),
-                                        DRIFT_C_NUM("unit_roundoff", NULL),
-                                        DRIFT_C_HEX("unit_roundoff_hex"),
-                                        DRIFT_C_NUM("epsilon", NULL),
-                                        DRIFT_C_HEX("epsilon_hex"),
-                                        DRIFT_C_NUM("min_subnormal", NULL),
-                                        DRIFT_C_HEX("min_subnormal_hex"),
-                                        DRIFT_C_NUM("min_normal", NULL),
-                                        DRIFT_C_HEX("min_normal_hex"),
-                                        DRIFT_C_NUM("max_finite", NULL),
-                                        DRIFT_C_HEX("max_finite_hex"),
-                                        DRIFT_C_NUM("decimal_digits", "%.2f")};
-    static const drift_col_t SPACING[] = {DRIFT_C_TEXT("format"),     DRIFT_C_INT("binade"),
-                                          DRIFT_C_NUM("x", NULL),     DRIFT_C_HEX("x_hex"),
-                                          DRIFT_C_NUM("x_end", NULL), DRIFT_C_NUM("spacing", NULL),
-                                          DRIFT_C_HEX("spacing_hex"), DRIFT_C_NUM("rel_spacing", NULL),
-                                          DRIFT_C_TEXT("region")};
-    static const drift_col_t RELERR[] = {
-        DRIFT_C_INT("point"),    DRIFT_C_TEXT("format"),    DRIFT_C_NUM("x", "%.9e"), DRIFT_C_HEX("x_hi_hex"),
-        DRIFT_C_HEX("x_lo_hex"), DRIFT_C_HEX("result_hex"), DRIFT_C_TEXT("class"),    DRIFT_C_NUM("rel_err", "%.6e")};
-    static const drift_col_t MD_CONST[] = {DRIFT_C_TEXT("format"),
-                                           DRIFT_C_INT("p"),
-                                           DRIFT_C_NUM("unit roundoff u", "%.3g"),
-                                           DRIFT_C_NUM("epsilon", "%.3g"),
-                                           DRIFT_C_NUM("min subnormal", "%.3g"),
-                                           DRIFT_C_NUM("min normal", "%.3g"),
-                                           DRIFT_C_NUM("max finite", "%.5g"),
-                                           DRIFT_C_NUM("decimal digits", "%.2f")};
-    static const drift_col_t RANDOM[] = {DRIFT_C_TEXT("format"), DRIFT_C_NUM("max rel err (random, normal)", "%.3g"),
-                                         DRIFT_C_NUM("in u", "%.3f")};
+    static const drift_col_t VALUES[] = {DRIFT_C_TEXT("value"), DRIFT_C_TEXT("kind"), DRIFT_C_TEXT("format"),
+        DRIFT_C_NUM("exact", NULL), DRIFT_C_HEX("exact_hex"), DRIFT_C_NUM("result", NULL), DRIFT_C_HEX("result_hex"),
+        DRIFT_C_TEXT("bits"), DRIFT_C_TEXT("class"), DRIFT_C_TEXT("direction"), DRIFT_C_NUM("abs_err", "%.6e"),
+        DRIFT_C_NUM("rel_err", "%.6e"), DRIFT_C_NUM("ulp_err", "%.6g")};
+    static const drift_col_t CONST[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("bits"), DRIFT_C_INT("p"),
+        DRIFT_C_INT("emin"), DRIFT_C_INT("emax"), DRIFT_C_INT("has_inf"), DRIFT_C_NUM("unit_roundoff", NULL),
+        DRIFT_C_HEX("unit_roundoff_hex"), DRIFT_C_NUM("epsilon", NULL), DRIFT_C_HEX("epsilon_hex"),
+        DRIFT_C_NUM("min_subnormal", NULL), DRIFT_C_HEX("min_subnormal_hex"), DRIFT_C_NUM("min_normal", NULL),
+        DRIFT_C_HEX("min_normal_hex"), DRIFT_C_NUM("max_finite", NULL), DRIFT_C_HEX("max_finite_hex"),
+        DRIFT_C_NUM("decimal_digits", "%.2f")};
+    static const drift_col_t SPACING[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("binade"), DRIFT_C_NUM("x", NULL),
+        DRIFT_C_HEX("x_hex"), DRIFT_C_NUM("x_end", NULL), DRIFT_C_NUM("spacing", NULL), DRIFT_C_HEX("spacing_hex"),
+        DRIFT_C_NUM("rel_spacing", NULL), DRIFT_C_TEXT("region")};
+    static const drift_col_t RELERR[] = {DRIFT_C_INT("point"), DRIFT_C_TEXT("format"), DRIFT_C_NUM("x", "%.9e"),
+        DRIFT_C_HEX("x_hi_hex"), DRIFT_C_HEX("x_lo_hex"), DRIFT_C_HEX("result_hex"), DRIFT_C_TEXT("class"),
+        DRIFT_C_NUM("rel_err", "%.6e")};
+    static const drift_col_t MD_CONST[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("p"),
+        DRIFT_C_NUM("unit roundoff u", "%.3g"), DRIFT_C_NUM("epsilon", "%.3g"), DRIFT_C_NUM("min subnormal", "%.3g"),
+        DRIFT_C_NUM("min normal", "%.3g"), DRIFT_C_NUM("max finite", "%.5g"), DRIFT_C_NUM("decimal digits", "%.2f")};
+    static const drift_col_t RANDOM[] = {
+        DRIFT_C_TEXT("format"), DRIFT_C_NUM("max rel err (random, normal)", "%.3g"), DRIFT_C_NUM("in u", "%.3f")};
     drift_col_t by_format[DRIFT_NFORMATS + 2] = {DRIFT_C_TEXT("value")}; /* value, one column per format, lesson */
     for (int j = 0; j < nf; j++) by_format[1 + j] = (drift_col_t)DRIFT_C_CELL(drift_format_name(F[j]));
     by_format[1 + nf] = (drift_col_t)DRIFT_C_TEXT("");
-    const drift_table_spec_t TABLES[] = {
-        {".csv", NULL, 0, VALUES, 13},
-        {"_constants.csv", NULL, 0, CONST, 17},
-        {"_spacing.csv", NULL, 0, SPACING, 9},
-        {"_relerr.csv", NULL, 0, RELERR, 8},
+    const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, VALUES, 13}, {"_constants.csv", NULL, 0, CONST, 17},
+        {"_spacing.csv", NULL, 0, SPACING, 9}, {"_relerr.csv", NULL, 0, RELERR, 8},
         {NULL,
-         "**Teaching values as stored** (round to nearest even; `inf`/`NaN` = overflow; the hex values and "
-         "errors are in data/formats.csv):",
-         DRIFT_SHOW_MD, by_format, 1 + nf},
+            "**Teaching values as stored** (round to nearest even; `inf`/`NaN` = overflow; the hex values and "
+            "errors are in data/formats.csv):",
+            DRIFT_SHOW_MD, by_format, 1 + nf},
         {NULL, NULL, DRIFT_SHOW_STDOUT, by_format, 2 + nf},
         {NULL, "**Constants** (measured through the rounder; data/formats_constants.csv):",
-         DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD_CONST, 8},
+            DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD_CONST, 8},
         {NULL, NULL, DRIFT_SHOW_STDOUT, RANDOM, 3}};
     drift_out_t out;
     drift_out_open(&out, L->cli, TABLES, 8, 1);
     char b1[64], b2[64];
-    drift_md_question(&out,
-                      "Each value is held against its exact witness (MPFR), so even fp64 shows its own rounding.");
+    drift_md_question(
+        &out, "Each value is held against its exact witness (MPFR), so even fp64 shows its own rounding.");
     drift_md_reproduce(&out, "data/formats*.csv");
 
     drift_out_meta(&out, T_VALUES, "table", "teaching values stored in each format (round to nearest even)");
     drift_out_meta(&out, T_VALUES, "witness",
-                   "the real number the label names (MPFR, %d bits); exact/exact_hex show it rounded to the "
-                   "nearest double; kind=sum: a+b computed in the format from the rounded a and b",
-                   DRIFT_WITNESS_PREC);
+        "the real number the label names (MPFR, %d bits); exact/exact_hex show it rounded to the "
+        "nearest double; kind=sum: a+b computed in the format from the rounded a and b",
+        DRIFT_WITNESS_PREC);
     drift_out_meta(&out, T_VALUES, "errors",
-                   "abs, rel, ulp errors against the witness, rounded up; ulp = spacing of the format at the witness");
+        "abs, rel, ulp errors against the witness, rounded up; ulp = spacing of the format at the witness");
     char shown[DRIFT_NFORMATS][32];
     drift_cell_t row[DRIFT_NFORMATS + 2];
     for (int i = 0; i < nv; i++) {
@@ -108,9 +85,9 @@ void drift_formats_write(const drift_formats_lab_t *L)
             int hexdigits = (F[j] == DRIFT_TF32 ? 32 : drift_format_info(F[j])->bits) / 4;
             snprintf(b1, sizeof b1, "0x%0*llx", hexdigits, (unsigned long long)drift_encode(c->result, F[j]));
             drift_row(&out, T_VALUES, DRIFT_TXT(vals[i].label), DRIFT_TXT(vals[i].sum ? "sum" : "stored"),
-                      DRIFT_TXT(drift_format_name(F[j])), DRIFT_NUM(ex), DRIFT_NUM(ex), DRIFT_NUM(c->result),
-                      DRIFT_NUM(c->result), DRIFT_TXT(b1), DRIFT_TXT(drift_class_name(c->cls)), DRIFT_TXT(c->dir),
-                      DRIFT_NUM(c->abs_err), DRIFT_NUM(c->rel_err), DRIFT_NUM(c->ulp_err));
+                DRIFT_TXT(drift_format_name(F[j])), DRIFT_NUM(ex), DRIFT_NUM(ex), DRIFT_NUM(c->result),
+                DRIFT_NUM(c->result), DRIFT_TXT(b1), DRIFT_TXT(drift_class_name(c->cls)), DRIFT_TXT(c->dir),
+                DRIFT_NUM(c->abs_err), DRIFT_NUM(c->rel_err), DRIFT_NUM(c->ulp_err));
             drift_fmt_num(shown[j], sizeof shown[j], c->result, "%.8g");
             row[1 + j] = DRIFT_TXT(isnan(c->result) ? "NaN" : shown[j]);
         }
@@ -120,57 +97,56 @@ void drift_formats_write(const drift_formats_lab_t *L)
     }
     drift_md_end(&out, T_MD_VALUES);
 
-    drift_out_meta(&out, T_CONST, "table",
-                   "constants of each format, measured through the rounder and checked against format.h");
+    drift_out_meta(
+        &out, T_CONST, "table", "constants of each format, measured through the rounder and checked against format.h");
     for (int j = 0; j < nf; j++) {
         const drift_format_consts_t *k = &consts[j];
         drift_row(&out, T_CONST, DRIFT_TXT(drift_format_name(F[j])), DRIFT_INT(k->bits), DRIFT_INT(k->p),
-                  DRIFT_INT(k->emin), DRIFT_INT(k->emax), DRIFT_INT(k->has_inf), DRIFT_NUM(k->u), DRIFT_NUM(k->u),
-                  DRIFT_NUM(k->eps), DRIFT_NUM(k->eps), DRIFT_NUM(k->min_sub), DRIFT_NUM(k->min_sub),
-                  DRIFT_NUM(k->min_norm), DRIFT_NUM(k->min_norm), DRIFT_NUM(k->max_fin), DRIFT_NUM(k->max_fin),
-                  DRIFT_NUM(k->digits));
+            DRIFT_INT(k->emin), DRIFT_INT(k->emax), DRIFT_INT(k->has_inf), DRIFT_NUM(k->u), DRIFT_NUM(k->u),
+            DRIFT_NUM(k->eps), DRIFT_NUM(k->eps), DRIFT_NUM(k->min_sub), DRIFT_NUM(k->min_sub), DRIFT_NUM(k->min_norm),
+            DRIFT_NUM(k->min_norm), DRIFT_NUM(k->max_fin), DRIFT_NUM(k->max_fin), DRIFT_NUM(k->digits));
         drift_row(&out, T_MD_CONST, DRIFT_TXT(drift_format_name(F[j])), DRIFT_INT(k->p), DRIFT_NUM(k->u),
-                  DRIFT_NUM(k->eps), DRIFT_NUM(k->min_sub), DRIFT_NUM(k->min_norm), DRIFT_NUM(k->max_fin),
-                  DRIFT_NUM(k->digits));
+            DRIFT_NUM(k->eps), DRIFT_NUM(k->min_sub), DRIFT_NUM(k->min_norm), DRIFT_NUM(k->max_fin),
+            DRIFT_NUM(k->digits));
         drift_row(&out, T_SHOW_RANDOM, DRIFT_TXT(drift_format_name(F[j])), DRIFT_NUM(rs[j].max_rel_normal),
-                  DRIFT_NUM(rs[j].max_rel_normal / k->u));
+            DRIFT_NUM(rs[j].max_rel_normal / k->u));
     }
     drift_md_end(&out, T_MD_CONST);
 
     drift_out_meta(&out, T_SPACING, "table",
-                   "spacing of representable numbers in each binade [x, x_end): (next member above x) - x");
+        "spacing of representable numbers in each binade [x, x_end): (next member above x) - x");
     for (int j = 0; j < nf; j++)
         for (int n = 0; n < L->nsteps[j]; n++) {
             const drift_binade_t *s = &L->steps[j][n];
             drift_row(&out, T_SPACING, DRIFT_TXT(drift_format_name(F[j])), DRIFT_INT(s->e), DRIFT_NUM(s->x),
-                      DRIFT_NUM(s->x), DRIFT_NUM(s->x_end), DRIFT_NUM(s->spacing), DRIFT_NUM(s->spacing),
-                      DRIFT_NUM(s->spacing / s->x), DRIFT_TXT(s->subnormal ? "subnormal" : "normal"));
+                DRIFT_NUM(s->x), DRIFT_NUM(s->x_end), DRIFT_NUM(s->spacing), DRIFT_NUM(s->spacing),
+                DRIFT_NUM(s->spacing / s->x), DRIFT_TXT(s->subnormal ? "subnormal" : "normal"));
         }
 
     drift_out_meta(&out, T_RELERR, "table",
-                   "relative error |round(x) - x| / x (rounded up) of random reals x = x_hi + x_lo (exact sum)");
+        "relative error |round(x) - x| / x (rounded up) of random reals x = x_hi + x_lo (exact sum)");
     drift_out_meta(&out, T_RELERR, "sampling",
-                   "%ld points; exponent of x_hi uniform in [%d, %d), fraction uniform (52 bits); x_lo uniform in "
-                   "[-ulp/2, ulp/2) of x_hi; Philox stream (seed, \"formats\", point, 0)",
-                   nrand, RAND_EMIN, RAND_EMAX);
+        "%ld points; exponent of x_hi uniform in [%d, %d), fraction uniform (52 bits); x_lo uniform in "
+        "[-ulp/2, ulp/2) of x_hi; Philox stream (seed, \"formats\", point, 0)",
+        nrand, RAND_EMIN, RAND_EMAX);
     for (long i = 0; i < nrand; i++)
         for (int j = 0; j < nf; j++) {
             double r = rc[i * nf + j].result;
             drift_row(&out, T_RELERR, DRIFT_INT(i), DRIFT_TXT(drift_format_name(F[j])), DRIFT_NUM(rhi[i]),
-                      DRIFT_NUM(rhi[i]), DRIFT_NUM(rlo[i]), DRIFT_NUM(r),
-                      DRIFT_TXT(drift_class_name(drift_classify(r, F[j]))), DRIFT_NUM(rc[i * nf + j].rel_err));
+                DRIFT_NUM(rhi[i]), DRIFT_NUM(rlo[i]), DRIFT_NUM(r),
+                DRIFT_TXT(drift_class_name(drift_classify(r, F[j]))), DRIFT_NUM(rc[i * nf + j].rel_err));
         }
 
 
     /* The takeaway: every number comes from the arrays written above. */
     drift_md_text(&out,
-                  "**Takeaway.**\n\n- Precision: among %ld random reals (exponents 2^%d to 2^%d), the largest "
-                  "relative error of a value stored as a normal number was",
-                  nrand, RAND_EMIN, RAND_EMAX);
+        "**Takeaway.**\n\n- Precision: among %ld random reals (exponents 2^%d to 2^%d), the largest "
+        "relative error of a value stored as a normal number was",
+        nrand, RAND_EMIN, RAND_EMAX);
     double worst = 0; /* the largest max-relative-error / u over the formats */
     for (int j = 0; j < nf; j++) {
         drift_md_text(&out, "%s %s %.3g (%.3f u)", j ? (j + 1 == nf ? " and" : ",") : "", drift_format_name(F[j]),
-                      rs[j].max_rel_normal, rs[j].max_rel_normal / consts[j].u);
+            rs[j].max_rel_normal, rs[j].max_rel_normal / consts[j].u);
         worst = fmax(worst, rs[j].max_rel_normal / consts[j].u);
     }
     drift_md_text(&out, worst <= 1 ? ": never above the unit roundoff u = 2^-p.\n"
@@ -180,10 +156,9 @@ void drift_formats_write(const drift_formats_lab_t *L)
     for (int j = 0; j < nf; j++)
         if (rs[j].n_subnormal || rs[j].n_zero)
             drift_md_text(&out, "%s %s stored %ld of them as subnormals (relative error up to %.3g) and %ld as zero",
-                          any++ ? ";" : "", drift_format_name(F[j]), rs[j].n_subnormal, rs[j].max_rel_sub,
-                          rs[j].n_zero);
+                any++ ? ";" : "", drift_format_name(F[j]), rs[j].n_subnormal, rs[j].max_rel_sub, rs[j].n_zero);
     drift_md_text(&out, "%s\n- Range: overflowed (inf, or NaN in fp8e4m3) among the random values:",
-                  any ? "." : " none of the sampled values fell there in these formats.");
+        any ? "." : " none of the sampled values fell there in these formats.");
     for (int j = 0; j < nf; j++)
         drift_md_text(&out, "%s %s %ld", j ? "," : "", drift_format_name(F[j]), rs[j].n_overflow);
     drift_md_text(&out, " of %ld. Teaching values that overflowed:", nrand);
@@ -206,7 +181,7 @@ void drift_formats_write(const drift_formats_lab_t *L)
             const drift_stored_t *c = &cells[i01 * nf + j];
             drift_fmt_num(b1, sizeof b1, c->result, "%.17g");
             drift_md_text(&out, "%s %s (%s, relative error %.2e)", j ? (j + 1 == nf ? " and" : ",") : "", b1,
-                          drift_format_name(F[j]), c->rel_err);
+                drift_format_name(F[j]), c->rel_err);
             w = fmax(w, c->rel_err / consts[j].u);
         }
         drift_md_text(&out, ": the fewer the bits, the larger the error; the largest is %.2f u.\n", w);
@@ -222,9 +197,9 @@ void drift_formats_write(const drift_formats_lab_t *L)
             far += c->ulp_err > 0.5;
         }
         drift_md_text(&out,
-                      ". In %d of %d formats the computed sum is more than half an ulp from 0.3, so it is not the "
-                      "stored 0.3: the two input roundings and the sum's rounding add up.\n",
-                      far, nf);
+            ". In %d of %d formats the computed sum is more than half an ulp from 0.3, so it is not the "
+            "stored 0.3: the two input roundings and the sum's rounding add up.\n",
+            far, nf);
     }
     drift_out_commit(&out);
 }

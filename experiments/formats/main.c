@@ -139,25 +139,12 @@ int main(int argc, char **argv)
     const char *values_opt = NULL;
     long nrand = 0; /* 0: not given, take the profile's */
     const drift_cli_opt_t opts[] = {
-        {"values",
-         DRIFT_OPT_LIST,
-         &values_opt,
-         "X,X,...",
-         "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)",
-         0,
-         0,
-         {0}},
-        {"samples",
-         DRIFT_OPT_INT,
-         &nrand,
-         "N",
-         "random reals for the relative-error plot",
-         1,
-         10000000,
-         {"200", "1000", "20000"}},
+        {"values", DRIFT_OPT_LIST, &values_opt, "X,X,...",
+            "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)", 0, 0, {0}},
+        {"samples", DRIFT_OPT_INT, &nrand, "N", "random reals for the relative-error plot", 1, 10000000,
+            {"200", "1000", "20000"}},
     };
-    const drift_cli_spec_t spec = {
-        .name = "formats",
+    const drift_cli_spec_t spec = {.name = "formats",
         .question = "What happens to a number when it is stored in each format: how much precision and range survive?",
         .default_formats = "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2",
         .default_orders = "seq",
@@ -220,7 +207,7 @@ int main(int argc, char **argv)
             drift_die("self-check failed: %s's measured constants disagree with format.h", drift_format_name(F[j]));
         if (!(steps[j] = malloc((size_t)drift_format_nbinades(F[j]) * sizeof **steps)))
             drift_die_oom((double)drift_format_nbinades(F[j]) * sizeof **steps, "%s's %d binades",
-                          drift_format_name(F[j]), drift_format_nbinades(F[j]));
+                drift_format_name(F[j]), drift_format_nbinades(F[j]));
         if ((nsteps[j] = drift_format_probe_spacing(steps[j], F[j])) < 0)
             drift_die("self-check failed: %s's measured spacing disagrees with drift_ulp", drift_format_name(F[j]));
     }
@@ -231,7 +218,7 @@ int main(int argc, char **argv)
     drift_stored_t *rc = malloc((size_t)nrand * nf * sizeof *rc);
     if (!rhi || !rlo || !rc)
         drift_die_oom((double)nrand * (2 * sizeof *rhi + nf * sizeof *rc),
-                      "%ld random reals x %d formats (--samples: fewer)", (long)nrand, nf);
+            "%ld random reals x %d formats (--samples: fewer)", (long)nrand, nf);
     DRIFT_OMP("omp parallel")
     {
         mpfr_t x, d, qq;
@@ -253,8 +240,8 @@ int main(int argc, char **argv)
     for (long i = 0; i < nrand; i++)
         for (int j = 0; j < nf; j++) drift_stored_summary_add(&rs[j], &rc[i * nf + j], F[j]);
 
-    const drift_formats_lab_t lab = {&cli,   F,     nf,        vals,      nv,  cells, consts, steps,
-                                     nsteps, nrand, RAND_EMIN, RAND_EMAX, rhi, rlo,   rc,     rs};
+    const drift_formats_lab_t lab = {
+        &cli, F, nf, vals, nv, cells, consts, steps, nsteps, nrand, RAND_EMIN, RAND_EMAX, rhi, rlo, rc, rs};
     drift_formats_write(&lab); /* formats_report.c */
 
     for (int i = 0; i < nv; i++) mpfr_clears(vals[i].a, vals[i].b, vals[i].exact, (mpfr_ptr)0);

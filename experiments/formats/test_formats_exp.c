@@ -10,8 +10,8 @@
 
 #define FORMATS DRIFT_BIN_DIR "/formats"
 
-static const char *const FILES[] = {"formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats_relerr.csv",
-                                    "formats.md"};
+static const char *const FILES[] = {
+    "formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats_relerr.csv", "formats.md"};
 #define NFILES 5
 
 static char dir[64];
@@ -132,7 +132,7 @@ static int column(const char *text, const char *name)
 
 /* The field `want` of the first row whose fields key1 and key2 equal v1 and v2. */
 static void lookup(char *out, size_t size, const char *text, const char *key1, const char *v1, const char *key2,
-                   const char *v2, const char *want)
+    const char *v2, const char *want)
 {
     int c1 = column(text, key1), c2 = column(text, key2), cw = column(text, want);
     char *copy = strdup(text), *save = NULL;
@@ -157,7 +157,7 @@ typedef struct {
 /* Hand derivations (p = precision with the hidden bit; the fp16 bias is 15, bf16 127). */
 static const spot_t SPOTS[] = {
     {"0.1", "fp16", "result_hex", "0x1.998p-4",
-     "0.1 = 1.1001100110|011...b x 2^-4; the cut-off part starts 011 < half: down"},
+        "0.1 = 1.1001100110|011...b x 2^-4; the cut-off part starts 011 < half: down"},
     {"0.1", "fp16", "bits", "0x2e66", "0 01011 1001100110"},
     {"0.1", "fp16", "direction", "down", "see above"},
     {"0.1", "bf16", "result_hex", "0x1.9ap-4", "1.1001100|1100...: above half, up to 1.1001101b"},
@@ -198,7 +198,7 @@ Test(formats_exp, values_match_hand_derivations)
         char got[128];
         lookup(got, sizeof got, text, "value", s->value, "format", s->format, s->column);
         cr_expect_str_eq(got, s->expect, "%s in %s, %s: got %s, want %s (%s)", s->value, s->format, s->column, got,
-                         s->expect, s->why);
+            s->expect, s->why);
     }
     free(text);
 }

@@ -60,9 +60,8 @@ Test(witness, summary_classifies_by_the_stored_value)
 {
     drift_stored_summary_t s = {0};
     drift_stored_t c[] = {{1.0, DRIFT_CLASS_NORMAL, "up", 0, 1e-4, 0},
-                          {0x1p-20, DRIFT_CLASS_SUBNORMAL, "up", 0, 0.3, 0},
-                          {0, DRIFT_CLASS_ZERO, "down", 0, 1, 0},
-                          {INFINITY, DRIFT_CLASS_INF, "overflow", 0, INFINITY, 0}};
+        {0x1p-20, DRIFT_CLASS_SUBNORMAL, "up", 0, 0.3, 0}, {0, DRIFT_CLASS_ZERO, "down", 0, 1, 0},
+        {INFINITY, DRIFT_CLASS_INF, "overflow", 0, INFINITY, 0}};
     for (int i = 0; i < 4; i++) drift_stored_summary_add(&s, &c[i], DRIFT_FP16); /* fp16 min normal 2^-14 */
     cr_assert(s.n_normal == 1 && s.n_subnormal == 1 && s.n_zero == 1 && s.n_overflow == 1);
     cr_assert(s.max_rel_normal == 1e-4 && s.max_rel_sub == 0.3);

@@ -42,7 +42,7 @@ static int same_tc(drift_tc_arch_t a, drift_tc_arch_t b, drift_format_t in)
 }
 
 int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *ck, drift_format_t in,
-                             const drift_tc_arch_t *arch, int n, int nprompts, int *ok, char *err, size_t errsz)
+    const drift_tc_arch_t *arch, int n, int nprompts, int *ok, char *err, size_t errsz)
 {
     if (!g || !ck || !arch || !ok || n < 1 || n > AG_MAX || nprompts < 1) return DRIFT_EINVAL;
     drift_arch_greedy_t *x = calloc(1, sizeof *x);
@@ -86,7 +86,7 @@ int drift_arch_greedy_same_as(const drift_arch_greedy_t *g, int a)
 }
 
 int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double *topgap, const int *const *prompts,
-                          const int *np, int ntokens, char *err, size_t errsz)
+    const int *np, int ntokens, char *err, size_t errsz)
 {
     if (!g || !part || !prompts || !np || ntokens < 1) return DRIFT_EINVAL;
     const int n = g->n, R = g->nprompts, npair = drift_pair_count(n);
@@ -114,7 +114,7 @@ int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double 
                 if ((rc = drift_model_create(&g->exact, g->ck, &exn, 1, err, errsz))) break;
                 if ((rc = drift_prefix_logits_init(&g->ex, g->exact)))
                     drift_why_oom(err, errsz, (double)g->ck->cfg.seq_len * g->V * sizeof(double),
-                                  "the exact logits of %d positions x %d tokens", g->ck->cfg.seq_len, g->V);
+                        "the exact logits of %d positions x %d tokens", g->ck->cfg.seq_len, g->V);
             }
 #define GEN(a, r) (&gen[(size_t)(g->same_as[a] >= 0 ? g->same_as[a] : (a)) * (size_t)R + (size_t)(r)])
     for (int r = 0; r < R && !rc; r++) {
@@ -128,8 +128,7 @@ int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double 
                 if (!g->ok[a] || !g->ok[b]) continue;
                 const drift_gen_t *ga = GEN(a, r), *gb = GEN(b, r);
                 rc = drift_parting(&part[(size_t)r * (size_t)npair + (size_t)drift_pair_index(a, b, n)], ga->token,
-                                   ga->logits, gb->token, gb->logits, ntokens, g->V, prompts[r], np[r],
-                                   g->exact ? &g->ex : NULL);
+                    ga->logits, gb->token, gb->logits, ntokens, g->V, prompts[r], np[r], g->exact ? &g->ex : NULL);
             }
     }
 #undef GEN

@@ -28,8 +28,7 @@ typedef struct drift_arch_greedy drift_arch_greedy_t;
  * (else it has no model and is skipped). 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED /
  * DRIFT_ENOMEM with the reason in err. */
 DRIFT_MUST_CHECK int drift_arch_greedy_create(drift_arch_greedy_t **g, const drift_checkpoint_t *ck, drift_format_t in,
-                                              const drift_tc_arch_t *arch, int n, int nprompts, int *ok, char *err,
-                                              size_t errsz);
+    const drift_tc_arch_t *arch, int n, int nprompts, int *ok, char *err, size_t errsz);
 void drift_arch_greedy_free(drift_arch_greedy_t *g);
 
 /* Every architecture decodes the nprompts prompts (prompt r: prompts[r][0 .. np[r]-1]) for
@@ -40,8 +39,7 @@ void drift_arch_greedy_free(drift_arch_greedy_t *g);
  * architecture with a path at step t of prompt r. 0, or DRIFT_EINVAL / DRIFT_ENOMEM / a
  * model's error (the reason in err when a model could not be made). */
 DRIFT_MUST_CHECK int drift_arch_greedy_run(drift_arch_greedy_t *g, drift_parting_t *part, double *topgap,
-                                           const int *const *prompts, const int *np, int ntokens, char *err,
-                                           size_t errsz);
+    const int *const *prompts, const int *np, int ntokens, char *err, size_t errsz);
 
 /* The earlier architecture whose decode architecture a shares (the same tensor-core model
  * for the input), or -1. */

@@ -23,8 +23,8 @@ int drift_ulp_bin(int64_t d)
 const char *drift_ulp_bin_name(int bin) { return bin >= 0 && bin < DRIFT_ULP_NBIN ? BIN_NAME[bin] : "?"; }
 
 int drift_arch_head_compare(drift_count_t *arg, unsigned char *rowdiff, int64_t *const *ulps, double *const *sdiff,
-                            size_t at, long *hist, const double *H0, const double *W, size_t R, size_t V, size_t K,
-                            drift_format_t in, const drift_recipe_t *rec, const int *use, int n)
+    size_t at, long *hist, const double *H0, const double *W, size_t R, size_t V, size_t K, drift_format_t in,
+    const drift_recipe_t *rec, const int *use, int n)
 {
     if (!arg || !ulps || !sdiff || !hist || !H0 || !W || !rec || !use || n < 1 || n > HEAD_MAX || !R || !V || !K)
         return DRIFT_EINVAL;

@@ -29,8 +29,7 @@ const char *drift_ulp_bin_name(int bin);
  *     comparisons, so intervals are clustered by it;
  * npair = drift_pair_count(n). 0, or DRIFT_EINVAL / DRIFT_ENOMEM / a GEMM's error. */
 DRIFT_MUST_CHECK int drift_arch_head_compare(drift_count_t *arg, unsigned char *rowdiff, int64_t *const *ulps,
-                                             double *const *sdiff, size_t at, long *hist, const double *H0,
-                                             const double *W, size_t R, size_t V, size_t K, drift_format_t in,
-                                             const drift_recipe_t *rec, const int *use, int n);
+    double *const *sdiff, size_t at, long *hist, const double *H0, const double *W, size_t R, size_t V, size_t K,
+    drift_format_t in, const drift_recipe_t *rec, const int *use, int n);
 
 #endif

@@ -19,8 +19,8 @@
 /* Parse a comma-separated list of architecture names (as in tc:ARCH) into arch[0 .. *n-1]:
  * at most max, each once, at least two (something to compare). 0, or DRIFT_EINVAL with the
  * reason (naming the offending entry) in err. */
-DRIFT_MUST_CHECK int drift_arch_set_parse(drift_tc_arch_t *arch, int *n, int max, const char *list, char *err,
-                                          size_t errsz);
+DRIFT_MUST_CHECK int drift_arch_set_parse(
+    drift_tc_arch_t *arch, int *n, int max, const char *list, char *err, size_t errsz);
 
 /* The LM-head recipe IN/tc:ARCH/fp32/fp32 in *r. 0, or DRIFT_EUNSUPPORTED when the
  * architecture has no tensor-core path for IN (*r is still filled). */

@@ -15,8 +15,8 @@
 #define CLOSE_MAX DRIFT_LMHEAD_MAXCFG
 
 int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const drift_hidden_model_t *model, size_t V,
-                           size_t K, double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n,
-                           uint64_t seed, uint32_t key, uint32_t point, size_t np)
+    size_t K, double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n, uint64_t seed,
+    uint32_t key, uint32_t point, size_t np)
 {
     if (!pick || !missed || !model || !rec || !use || n < 1 || n > CLOSE_MAX) return DRIFT_EINVAL;
     int err = 0;
@@ -54,8 +54,8 @@ int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const dri
 }
 
 int drift_close_call_counts(drift_count_t *cnt, long *missed, const drift_hidden_model_t *model, size_t V, size_t K,
-                            double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n,
-                            uint64_t seed, uint32_t key, uint32_t point, size_t np)
+    double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n, uint64_t seed, uint32_t key,
+    uint32_t point, size_t np)
 {
     if (!cnt || !missed) return DRIFT_EINVAL;
     unsigned char *pick = calloc(np * (size_t)(n + 1) + 1, 1), *miss = calloc(np + 1, 1);

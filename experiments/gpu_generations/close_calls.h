@@ -21,17 +21,15 @@
  * (OpenMP); the result does not depend on the thread count. 0, or DRIFT_EINVAL (n < 1,
  * n > DRIFT_LMHEAD_MAXCFG) / DRIFT_ENOMEM / the error of a failed construction. */
 DRIFT_MUST_CHECK int drift_close_call_picks(unsigned char *pick, unsigned char *missed,
-                                            const drift_hidden_model_t *model, size_t V, size_t K, double gap,
-                                            drift_format_t in, const drift_recipe_t *rec, const int *use, int n,
-                                            uint64_t seed, uint32_t key, uint32_t point, size_t np);
+    const drift_hidden_model_t *model, size_t V, size_t K, double gap, drift_format_t in, const drift_recipe_t *rec,
+    const int *use, int n, uint64_t seed, uint32_t key, uint32_t point, size_t np);
 
 /* The same pairs, counted: cnt[drift_pair_index(a, b, n)] += pairs where a and b (b == n:
  * exact) pick different tokens, for every a < b <= n with use[a] and (b == n or use[b]);
  * *missed += pairs the format could not plant within DRIFT_PLANT_TOL. 0 or the error of
  * drift_close_call_picks. */
 DRIFT_MUST_CHECK int drift_close_call_counts(drift_count_t *cnt, long *missed, const drift_hidden_model_t *model,
-                                             size_t V, size_t K, double gap, drift_format_t in,
-                                             const drift_recipe_t *rec, const int *use, int n, uint64_t seed,
-                                             uint32_t key, uint32_t point, size_t np);
+    size_t V, size_t K, double gap, drift_format_t in, const drift_recipe_t *rec, const int *use, int n, uint64_t seed,
+    uint32_t key, uint32_t point, size_t np);
 
 #endif

@@ -20,74 +20,47 @@
 #define NBIN DRIFT_ULP_NBIN
 
 enum { T_ARG, T_DIFF, T_HIST, T_CLOSE, T_CLOSEP, T_GREEDY, T_PART, T_MDARG, T_MDDIFF, T_MDCLOSE, T_MDGREEDY };
-static const drift_col_t ARG[] = {DRIFT_C_INT("seed"),        DRIFT_C_TEXT("format"),      DRIFT_C_TEXT("logits"),
-                                  DRIFT_C_TEXT("a"),          DRIFT_C_TEXT("b"),           DRIFT_C_INT("rows"),
-                                  DRIFT_C_INT("differ"),      DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"),
-                                  DRIFT_C_NUM("hi95", "%.6g")};
-static const drift_col_t DIFF[] = {DRIFT_C_INT("seed"),         DRIFT_C_TEXT("format"),
-                                   DRIFT_C_TEXT("a"),           DRIFT_C_TEXT("b"),
-                                   DRIFT_C_INT("logits"),       DRIFT_C_NUM("identical_frac", "%.6f"),
-                                   DRIFT_C_INT("median_ulps"),  DRIFT_C_INT("p99_ulps"),
-                                   DRIFT_C_INT("max_ulps"),     DRIFT_C_NUM("p99_s", "%.4g"),
-                                   DRIFT_C_NUM("max_s", "%.4g")};
-static const drift_col_t HIST[] = {
-    DRIFT_C_TEXT("format"), DRIFT_C_TEXT("pair"), DRIFT_C_INT("adjacent"),        DRIFT_C_INT("bin"),
-    DRIFT_C_TEXT("ulps"),   DRIFT_C_INT("count"), DRIFT_C_NUM("fraction", "%.6g")};
-static const drift_col_t CLOSE[] = {
-    DRIFT_C_INT("seed"),         DRIFT_C_TEXT("format"),     DRIFT_C_NUM("gap_s", "%g"), DRIFT_C_TEXT("a"),
-    DRIFT_C_TEXT("b"),           DRIFT_C_INT("pairs"),       DRIFT_C_INT("differ"),      DRIFT_C_NUM("rate", "%.6g"),
+static const drift_col_t ARG[] = {DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("logits"),
+    DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"), DRIFT_C_INT("rows"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"),
     DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
-static const drift_col_t CLOSEP[] = {
-    DRIFT_C_TEXT("format"),      DRIFT_C_NUM("gap_s", "%g"), DRIFT_C_TEXT("a"),     DRIFT_C_TEXT("b"),
-    DRIFT_C_INT("adjacent"),     DRIFT_C_INT("pairs"),       DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"),
+static const drift_col_t DIFF[] = {DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"),
+    DRIFT_C_INT("logits"), DRIFT_C_NUM("identical_frac", "%.6f"), DRIFT_C_INT("median_ulps"), DRIFT_C_INT("p99_ulps"),
+    DRIFT_C_INT("max_ulps"), DRIFT_C_NUM("p99_s", "%.4g"), DRIFT_C_NUM("max_s", "%.4g")};
+static const drift_col_t HIST[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("pair"), DRIFT_C_INT("adjacent"),
+    DRIFT_C_INT("bin"), DRIFT_C_TEXT("ulps"), DRIFT_C_INT("count"), DRIFT_C_NUM("fraction", "%.6g")};
+static const drift_col_t CLOSE[] = {DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap_s", "%g"),
+    DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"), DRIFT_C_INT("pairs"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"),
     DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
-static const drift_col_t GREEDY[] = {
-    DRIFT_C_INT("seed"),         DRIFT_C_TEXT("format"),     DRIFT_C_TEXT("a"),     DRIFT_C_TEXT("b"),
-    DRIFT_C_INT("prompts"),      DRIFT_C_INT("tokens"),      DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"),
+static const drift_col_t CLOSEP[] = {DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap_s", "%g"), DRIFT_C_TEXT("a"),
+    DRIFT_C_TEXT("b"), DRIFT_C_INT("adjacent"), DRIFT_C_INT("pairs"), DRIFT_C_INT("differ"),
+    DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
+static const drift_col_t GREEDY[] = {DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"),
+    DRIFT_C_INT("prompts"), DRIFT_C_INT("tokens"), DRIFT_C_INT("differ"), DRIFT_C_NUM("rate", "%.6g"),
     DRIFT_C_NUM("lo95", "%.6g"), DRIFT_C_NUM("hi95", "%.6g")};
-static const drift_col_t PART[] = {DRIFT_C_INT("seed"),
-                                   DRIFT_C_TEXT("format"),
-                                   DRIFT_C_TEXT("a"),
-                                   DRIFT_C_TEXT("b"),
-                                   DRIFT_C_INT("prompt"),
-                                   DRIFT_C_INT("first_token"),
-                                   DRIFT_C_INT("step"),
-                                   DRIFT_C_INT("token_a"),
-                                   DRIFT_C_INT("token_b"),
-                                   DRIFT_C_INT("exact_top1"),
-                                   DRIFT_C_NUM("exact_gap_ab", "%.6e"),
-                                   DRIFT_C_NUM("exact_gap12", "%.6e"),
-                                   DRIFT_C_NUM("spread", "%.6e"),
-                                   DRIFT_C_NUM("deviation", "%.6e")};
+static const drift_col_t PART[] = {DRIFT_C_INT("seed"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a"), DRIFT_C_TEXT("b"),
+    DRIFT_C_INT("prompt"), DRIFT_C_INT("first_token"), DRIFT_C_INT("step"), DRIFT_C_INT("token_a"),
+    DRIFT_C_INT("token_b"), DRIFT_C_INT("exact_top1"), DRIFT_C_NUM("exact_gap_ab", "%.6e"),
+    DRIFT_C_NUM("exact_gap12", "%.6e"), DRIFT_C_NUM("spread", "%.6e"), DRIFT_C_NUM("deviation", "%.6e")};
 static const drift_col_t MDARG[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("logits"), DRIFT_C_TEXT("a vs b"),
-                                    DRIFT_C_TEXT("per seed (differ/rows)"),
-                                    DRIFT_C_TEXT("all seeds: rate [95% interval]")};
-static const drift_col_t MDDIFF[] = {DRIFT_C_TEXT("format"),        DRIFT_C_TEXT("a vs b"),  DRIFT_C_TEXT("identical"),
-                                     DRIFT_C_INT("median ulps"),    DRIFT_C_INT("p99 ulps"), DRIFT_C_INT("max ulps"),
-                                     DRIFT_C_NUM("max / s", "%.3g")};
+    DRIFT_C_TEXT("per seed (differ/rows)"), DRIFT_C_TEXT("all seeds: rate [95% interval]")};
+static const drift_col_t MDDIFF[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a vs b"), DRIFT_C_TEXT("identical"),
+    DRIFT_C_INT("median ulps"), DRIFT_C_INT("p99 ulps"), DRIFT_C_INT("max ulps"), DRIFT_C_NUM("max / s", "%.3g")};
 static const drift_col_t MDCLOSE[] = {DRIFT_C_TEXT("format"), DRIFT_C_NUM("gap / s", "%g"), DRIFT_C_TEXT("a vs b"),
-                                      DRIFT_C_TEXT("per seed (differ/pairs)"),
-                                      DRIFT_C_TEXT("all seeds: rate [95% interval]")};
-static const drift_col_t MDGREEDY[] = {DRIFT_C_TEXT("format"),
-                                       DRIFT_C_TEXT("a vs b"),
-                                       DRIFT_C_TEXT("per seed (differ/prompts)"),
-                                       DRIFT_C_TEXT("all seeds: rate [95% interval]"),
-                                       DRIFT_C_TEXT("first differing step (min / median / max)"),
-                                       DRIFT_C_TEXT("exact top-1/top-2 gap there (median / max)"),
-                                       DRIFT_C_TEXT("a-b spread / deviation from exact there (medians)")};
-static const drift_table_spec_t TABLES[] = {
-    {"_argmax.csv", NULL, 0, ARG, 10},
-    {"_diff.csv", NULL, 0, DIFF, 11},
-    {"_hist.csv", NULL, 0, HIST, 7},
-    {"_closecalls.csv", NULL, 0, CLOSE, 10},
-    {"_closecalls_pooled.csv", NULL, 0, CLOSEP, 10},
-    {"_greedy.csv", NULL, 0, GREEDY, 10},
+    DRIFT_C_TEXT("per seed (differ/pairs)"), DRIFT_C_TEXT("all seeds: rate [95% interval]")};
+static const drift_col_t MDGREEDY[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("a vs b"),
+    DRIFT_C_TEXT("per seed (differ/prompts)"), DRIFT_C_TEXT("all seeds: rate [95% interval]"),
+    DRIFT_C_TEXT("first differing step (min / median / max)"),
+    DRIFT_C_TEXT("exact top-1/top-2 gap there (median / max)"),
+    DRIFT_C_TEXT("a-b spread / deviation from exact there (medians)")};
+static const drift_table_spec_t TABLES[] = {{"_argmax.csv", NULL, 0, ARG, 10}, {"_diff.csv", NULL, 0, DIFF, 11},
+    {"_hist.csv", NULL, 0, HIST, 7}, {"_closecalls.csv", NULL, 0, CLOSE, 10},
+    {"_closecalls_pooled.csv", NULL, 0, CLOSEP, 10}, {"_greedy.csv", NULL, 0, GREEDY, 10},
     {"_greedy_partings.csv", NULL, 0, PART, 14},
     {NULL, "Realistic head: rows whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDARG, 5},
     {NULL, "Logit differences between generations (fp32 logits, all seeds)", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDDIFF,
-     7},
+        7},
     {NULL, "Close calls: planted top-2 gaps, pairs whose argmax differs", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDCLOSE,
-     5},
+        5},
     {NULL, "Greedy text: completions that differ between generations", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDGREEDY, 7}};
 
 static double median_of(double *x, size_t n)
@@ -131,51 +104,42 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     const char *fm = "seeds %llu..%llu; K = %zu, V = %zu, %zu hidden states per seed; architectures %s";
     unsigned long long s0 = (unsigned long long)cli->seed, s1 = s0 + (unsigned long long)ns - 1;
     drift_out_meta(&out, T_ARG, "setup", fm, s0, s1, K, V, R, archs_opt);
-    drift_out_meta(
-        &out, T_ARG, "table",
+    drift_out_meta(&out, T_ARG, "table",
         "per (seed, format, logits, a, b): hidden states whose argmax differs between a and b (b = exact: "
         "the exact logits of the same rounded inputs, rounded once to fp64); logits fp32 = the tensor core's fp32 output, "
         "stored = rounded (RNE) to the input format; equal logits go to the lower token id; Wilson 95%% interval");
     drift_out_meta(&out, T_DIFF, "setup", fm, s0, s1, K, V, R, archs_opt);
     drift_out_meta(&out, T_DIFF, "table",
-                   "per (seed, format, a, b): every logit's distance between a and b in fp32 steps (b = exact: "
-                   "the exact logit rounded to fp32) and |a - b| / s, s = ||h||_2/sqrt(K) of the row");
+        "per (seed, format, a, b): every logit's distance between a and b in fp32 steps (b = exact: "
+        "the exact logit rounded to fp32) and |a - b| / s, s = ||h||_2/sqrt(K) of the row");
     drift_out_meta(&out, T_HIST, "table",
-                   "per (format, pair): histogram of fp32-step distances over all seeds' logits (the plot's data)");
-    drift_out_meta(
-        &out, T_CLOSE, "setup",
+        "per (format, pair): histogram of fp32-step distances over all seeds' logits (the plot's data)");
+    drift_out_meta(&out, T_CLOSE, "setup",
         "seeds %llu..%llu; K = %zu; %zu planted pairs per (gap, seed): "
         "the exact top-2 gap planted at gap_s * s (drift_plant_gap), the top row at a random one of the two positions",
         s0, s1, K, NP);
-    drift_out_meta(
-        &out, T_CLOSE, "table",
+    drift_out_meta(&out, T_CLOSE, "table",
         "per (seed, format, gap, a, b): pairs whose argmax differs between a and b (b = exact), fp32 logits; Wilson 95%% interval");
-    drift_out_meta(
-        &out, T_CLOSE, "planting",
+    drift_out_meta(&out, T_CLOSE, "planting",
         "%ld of %zu planted pairs missed their target gap by more than %g relative (counted under the target's gap)",
         unreached, (size_t)ns * nf * ng * NP, DRIFT_PLANT_TOL);
-    drift_out_meta(
-        &out, T_CLOSEP, "table",
+    drift_out_meta(&out, T_CLOSEP, "table",
         "per (format, gap, a, b), adjacent generations and each against exact: _closecalls.csv summed over seeds %llu..%llu; Wilson 95%% interval",
         s0, s1);
-    drift_out_meta(
-        &out, T_HIST, "columns",
+    drift_out_meta(&out, T_HIST, "columns",
         "adjacent = 1: a and b are neighbours in --archs order, or b is exact (the pairs the fragment shows)");
     const char *gm =
         "seeds %llu..%llu; %s (dim %d, layers %d, vocab %d); %d prompts per seed (%s), %d greedy tokens each (no stop at BOS); "
         "every matmul (qkv, attn-out, mlp-up, mlp-down, lmhead) FORMAT/tc:ARCH/fp32/fp32, the rest fp32 (model.h), batch-invariant policy; architectures %s";
-    drift_out_meta(&out, T_GREEDY, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, L->prompt_desc, NT,
-                   archs_opt);
     drift_out_meta(
-        &out, T_GREEDY, "table",
+        &out, T_GREEDY, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, L->prompt_desc, NT, archs_opt);
+    drift_out_meta(&out, T_GREEDY, "table",
         "per (seed, format, a, b): prompts whose greedy completions differ between a and b; Wilson 95%% interval");
     drift_out_meta(&out, T_PART, "setup", gm, s0, s1, ckpt, L->dim, L->n_layers, VT, NR, L->prompt_desc, NT, archs_opt);
     if (L->chat)
-        drift_out_meta(
-            &out, T_PART, "prompts",
+        drift_out_meta(&out, T_PART, "prompts",
             "first_token = the prompt's line in the prompt set (its number in the set, from 0), not a token");
-    drift_out_meta(
-        &out, T_PART, "table",
+    drift_out_meta(&out, T_PART, "table",
         "one row per (seed, format, a, b, prompt) whose completions differ: "
         "step = first differing generated token (0-based), the two tokens; exact_* = the exact reference (fp64, "
         "correctly rounded dot products) teacher-forced on the common context: exact_gap_ab = E[token_a] - E[token_b], "
@@ -198,42 +162,42 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
                     const drift_count_t *c = &arg[(((size_t)si * nf + f) * 2 + lg) * npair + q->p];
                     if (!WILSON(c))
                         drift_row(&out, T_ARG, sd, FN(f), DRIFT_TXT(lg ? "stored" : "fp32"), DRIFT_TXT(name_a[q->a]),
-                                  DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
+                            DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
                 }
             EACH(q, f)
             {
                 drift_distance_summary_t ds;
                 const size_t n = R * V;
-                if (drift_distance_summary_of(&ds, ulps[f * npair + q->p] + (size_t)si * n,
-                                              sdiff[f * npair + q->p] + (size_t)si * n, n))
-                    drift_die_oom(16.0 * (double)n, "the sorted copies of %zu x %zu logit distances", (size_t)R,
-                                  (size_t)V);
+                if (drift_distance_summary_of(
+                        &ds, ulps[f * npair + q->p] + (size_t)si * n, sdiff[f * npair + q->p] + (size_t)si * n, n))
+                    drift_die_oom(
+                        16.0 * (double)n, "the sorted copies of %zu x %zu logit distances", (size_t)R, (size_t)V);
                 drift_row(&out, T_DIFF, sd, FN(f), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]), DRIFT_INT(n),
-                          DRIFT_NUM((double)ds.same / (double)n), DRIFT_INT(ds.median), DRIFT_INT(ds.p99),
-                          DRIFT_INT(ds.max), DRIFT_NUM(ds.d_p99), DRIFT_NUM(ds.d_max));
+                    DRIFT_NUM((double)ds.same / (double)n), DRIFT_INT(ds.median), DRIFT_INT(ds.p99), DRIFT_INT(ds.max),
+                    DRIFT_NUM(ds.d_p99), DRIFT_NUM(ds.d_max));
             }
             for (int g = 0; g < ng; g++) EACH(q, f)
                 {
                     const drift_count_t *c = &close[(((size_t)si * nf + f) * MAXG + g) * npair + q->p];
                     if (!WILSON(c))
                         drift_row(&out, T_CLOSE, sd, FN(f), DRIFT_NUM(gaps[g]), DRIFT_TXT(name_a[q->a]),
-                                  DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
+                            DRIFT_TXT(name_a[q->b]), RATE_CELLS(c));
                 }
             EACH(q, f)
             {
                 const drift_count_t *c = &gcnt[((size_t)si * nf + f) * npair + q->p];
                 if (q->b < na && !WILSON(c))
                     drift_row(&out, T_GREEDY, sd, FN(f), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]),
-                              DRIFT_INT(NR), DRIFT_INT(NT), DRIFT_INT(c->k), DRIFT_NUM((double)c->k / (double)c->n),
-                              DRIFT_NUM(lo), DRIFT_NUM(hi));
+                        DRIFT_INT(NR), DRIFT_INT(NT), DRIFT_INT(c->k), DRIFT_NUM((double)c->k / (double)c->n),
+                        DRIFT_NUM(lo), DRIFT_NUM(hi));
             }
         }
     for (size_t i = 0; i < nparts; i++) {
         const drift_gg_part_t *q = &parts[i];
         drift_row(&out, T_PART, DRIFT_INT(cli->seed + (uint64_t)q->si), FN(q->f), DRIFT_TXT(name_a[q->a]),
-                  DRIFT_TXT(name_a[q->b]), DRIFT_INT(q->r), DRIFT_INT(q->tok0), DRIFT_INT(q->p.step),
-                  DRIFT_INT(q->p.tok_a), DRIFT_INT(q->p.tok_b), DRIFT_INT(q->p.exact_top1), DRIFT_NUM(q->p.gap_ab),
-                  DRIFT_NUM(q->p.gap12), DRIFT_NUM(q->p.spread), DRIFT_NUM(q->p.dev));
+            DRIFT_TXT(name_a[q->b]), DRIFT_INT(q->r), DRIFT_INT(q->tok0), DRIFT_INT(q->p.step), DRIFT_INT(q->p.tok_a),
+            DRIFT_INT(q->p.tok_b), DRIFT_INT(q->p.exact_top1), DRIFT_NUM(q->p.gap_ab), DRIFT_NUM(q->p.gap12),
+            DRIFT_NUM(q->p.spread), DRIFT_NUM(q->p.dev));
     }
     char cellS[MAXS * 24 + 8], cellR[96], pr[320], c3[64], c4[64], c5[64];
     for (int f = 0; f < nf; f++) EACH(q, f)
@@ -244,12 +208,11 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             snprintf(pr, sizeof pr, "%s-%s", name_a[q->a], name_a[q->b]);
             for (int k = 0; k < NBIN; k++)
                 drift_row(&out, T_HIST, FN(f), DRIFT_TXT(pr), DRIFT_INT(q->shown), DRIFT_INT(k),
-                          DRIFT_TXT(drift_ulp_bin_name(k)), DRIFT_INT(h[k]), DRIFT_NUM((double)h[k] / (double)tot));
+                    DRIFT_TXT(drift_ulp_bin_name(k)), DRIFT_INT(h[k]), DRIFT_NUM((double)h[k] / (double)tot));
         }
 
     /* -- the fragment: every architecture against exact, then each generation against the next -- */
-    drift_md_intro(
-        &out,
+    drift_md_intro(&out,
         "One LM head (K = %zu, V = %zu; hidden states with outlier channels, weights N(0, 1/K), "
         "gen_logits.h) is computed with each architecture's tensor-core model (recipes FORMAT/tc:ARCH/fp32/fp32: "
         "%s) and held against the exact logits of the same rounded inputs, at seeds %llu..%llu (%zu hidden states each); "
@@ -263,13 +226,13 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     for (int f = 0; f < nf; f++)
         for (int lg = 0; lg < 2; lg++) EACH(q, f) if (q->shown)
             {
-                drift_counts_text(cellS, sizeof cellS, &arg[((size_t)f * 2 + lg) * npair + q->p], ns,
-                                  (size_t)nf * 2 * npair, &all);
+                drift_counts_text(
+                    cellS, sizeof cellS, &arg[((size_t)f * 2 + lg) * npair + q->p], ns, (size_t)nf * 2 * npair, &all);
                 drift_count_t *sum = lg ? (q->b == na ? &tst : &gst) : (q->b == na ? &t32 : &gen32);
                 sum->k += all.k, sum->n += all.n;
                 drift_rate_text(cellR, sizeof cellR, all.k, all.n);
                 drift_row(&out, T_MDARG, FN(f), DRIFT_TXT(lg ? "stored in format" : "fp32"), PAIR_TEXT(q),
-                          DRIFT_TXT(cellS), DRIFT_TXT(cellR));
+                    DRIFT_TXT(cellS), DRIFT_TXT(cellR));
             }
     drift_md_end(&out, T_MDARG);
     /* The hidden state (seed, row) is the independent unit of these comparisons: one state
@@ -299,13 +262,13 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
                 drift_die("cannot summarize the logit differences");
             snprintf(c3, sizeof c3, "%.1f%%", 100.0 * (double)ds.same / (double)nlog);
             drift_row(&out, T_MDDIFF, FN(f), PAIR_TEXT(q), DRIFT_TXT(c3), DRIFT_INT(ds.median), DRIFT_INT(ds.p99),
-                      DRIFT_INT(ds.max), DRIFT_NUM(ds.d_max));
+                DRIFT_INT(ds.max), DRIFT_NUM(ds.d_max));
             if (q->b == na) continue;
             if (ds.same == nlog) { /* bit-identical generations: named, not averaged in */
                 identical[f][q->a] = 1;
                 size_t l = strlen(same_pairs);
                 snprintf(same_pairs + l, sizeof same_pairs - l, "%s%s %s/%s", l ? ", " : "",
-                         drift_format_name(cli->formats[f]), name_a[q->a], name_a[q->b]);
+                    drift_format_name(cli->formats[f]), name_a[q->a], name_a[q->b]);
                 continue;
             }
             frac_min = fmin(frac_min, (double)ds.same / (double)nlog),
@@ -319,7 +282,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         for (int g = 0; g < ng; g++) EACH(q, f) if (q->shown)
             {
                 drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + q->p], ns,
-                                  (size_t)nf * MAXG * npair, &all);
+                    (size_t)nf * MAXG * npair, &all);
                 if (q->b < na && !identical[f][q->a]) cl_k[g] += all.k, cl_n[g] += all.n;
                 drift_rate_text(cellR, sizeof cellR, all.k, all.n);
                 drift_row(&out, T_MDCLOSE, FN(f), DRIFT_NUM(gaps[g]), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR));
@@ -328,14 +291,13 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     for (int f = 0; f < nf; f++) EACH(q, f) if (q->shown) for (int g = 0; g < ng; g++)
         {
             drift_counts_text(cellS, sizeof cellS, &close[((size_t)f * MAXG + g) * npair + q->p], ns,
-                              (size_t)nf * MAXG * npair, &all);
+                (size_t)nf * MAXG * npair, &all);
             if (WILSON(&all)) lo = hi = NAN;
             drift_row(&out, T_CLOSEP, FN(f), DRIFT_NUM(gaps[g]), DRIFT_TXT(name_a[q->a]), DRIFT_TXT(name_a[q->b]),
-                      DRIFT_INT(1), RATE_CELLS(&all));
+                DRIFT_INT(1), RATE_CELLS(&all));
         }
     /* the greedy part: per pair, over all seeds; partings are in parts[] (seed, format, pair order) */
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "Greedy text: %s (%d layers, dim %d, vocab %d) with every matmul under the architecture's recipe FORMAT/tc:ARCH/fp32/fp32 (the rest "
         "fp32, model.h) decodes %d prompts per seed (%s) for %d greedy tokens, at seeds %llu..%llu. "
         "Where two generations' completions part, the exact reference (fp64, correctly rounded dot products) teacher-forced on their common context "
@@ -353,8 +315,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             }
         /* a real model's decode is the run's cost: the greedy text may cover fewer formats than the head */
         if (ntf < nf)
-            drift_md_text(
-                &out,
+            drift_md_text(&out,
                 "The greedy text is decoded in %s only (--text-formats); the head and the close calls cover every format.\n\n",
                 ntf ? tfs : "no format");
     }
@@ -373,7 +334,7 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             nnever += seeds_with == 0;
             size_t l = strlen(list), n = 0;
             snprintf(list + l, 512 - l, "%s%s %s/%s", l ? ", " : "", drift_format_name(cli->formats[f]), name_a[q->a],
-                     name_a[q->b]);
+                name_a[q->b]);
             for (size_t i = 0; i < nparts; i++)
                 if (parts[i].f == f && parts[i].a == q->a && parts[i].b == q->b) sel[n++] = &parts[i].p;
             if (drift_parting_summary(&ps, sel, n)) drift_die("out of memory for a median");
@@ -381,28 +342,25 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
             snprintf(c4, sizeof c4, n ? "%.2g / %.2g" : "-", ps.gap12_median, ps.gap12_max);
             snprintf(c5, sizeof c5, n ? "%.2g / %.2g" : "-", ps.spread_median, ps.dev_median);
             drift_row(&out, T_MDGREEDY, FN(f), PAIR_TEXT(q), DRIFT_TXT(cellS), DRIFT_TXT(cellR), DRIFT_TXT(c3),
-                      DRIFT_TXT(c4), DRIFT_TXT(c5));
+                DRIFT_TXT(c4), DRIFT_TXT(c5));
         }
     drift_md_end(&out, T_MDGREEDY);
 
     drift_md_text(&out, "**Takeaway.**\n\n");
     if (gen32.n) {
         drift_rate_text(cellR, sizeof cellR, gen32.k, gen32.n);
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Realistic head, fp32 logits: adjacent generations pick a different token in %s of (hidden state, pair) cases over seeds %llu..%llu, ",
             cellR, s0, s1);
         drift_md_text(&out, "that is in %s of the hidden states; against the exact argmax: ", UNIT_TEXT(0, 1));
         drift_rate_text(cellR, sizeof cellR, t32.k, t32.n);
         drift_md_text(&out, "%s of cases, %s of hidden states. %s\n", cellR, UNIT_TEXT(0, 0),
-                      gen32.k == 0
-                          ? "The top-2 gaps are far larger than the generations' differences."
-                          : "So the same model does give different answers on different GPUs, at the rate above.");
+            gen32.k == 0 ? "The top-2 gaps are far larger than the generations' differences."
+                         : "So the same model does give different answers on different GPUs, at the rate above.");
     }
     if (tst.n) {
         drift_rate_text(cellR, sizeof cellR, tst.k, tst.n);
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- With the logits stored in the input format, the argmax differs from the exact one in %s of (hidden state, pair) cases, ",
             cellR);
         drift_md_text(&out, "which are %s of the hidden states; between adjacent generations: ", UNIT_TEXT(1, 0));
@@ -410,14 +368,12 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         drift_md_text(&out, "%s of cases, %s of hidden states.\n", cellR, UNIT_TEXT(1, 1));
     }
     if (frac_min <= frac_max)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Adjacent generations that compute differently share only %.1f%% to %.1f%% of their fp32 logits bit for bit; "
             "median distance at most %lld ulps, 99th percentile %lld; largest %.3g s.\n",
             100 * frac_min, 100 * frac_max, (long long)med_max, (long long)p99_max, max_s);
     if (same_pairs[0])
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Bit-identical logits: %s (one row of the architecture table: H100 and B200 both blocks of 16, 2 extra bits, RZ; Ada computes as A100).\n",
             same_pairs);
     /* the close calls in one line: the rate at each planted gap */
@@ -425,21 +381,19 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         if (cl_n[g]) {
             drift_rate_text(cellR, sizeof cellR, cl_k[g], cl_n[g]);
             drift_md_text(&out, "%s%s at an exact gap of %g s",
-                          said++ ? "; " : "- Close calls: adjacent generations that compute differently disagree in ",
-                          cellR, gaps[g]);
+                said++ ? "; " : "- Close calls: adjacent generations that compute differently disagree in ", cellR,
+                gaps[g]);
             if (g == ng - 1 || !cl_n[g + 1]) drift_md_text(&out, ".\n");
         }
     if (unreached)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- %ld of %zu planted pairs could not reach their target gap within %g relative in their format; they are counted under the target.\n",
             unreached, (size_t)ns * nf * ng * NP, DRIFT_PLANT_TOL);
     if (any_v100_bf16) drift_md_text(&out, "- V100 has no bf16 path: it is absent from the bf16 rows.\n");
     /* greedy text: a statement about a pair is made only when it holds at every seed */
     /* "never parted" is a count, not a proof: at other seeds such pairs do part (bf16 a100/h100
      * at seeds 5 and 6, 2 of 8 each), so the line says how few completions it rests on */
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "- Greedy text (%d prompt%s x %d tokens per seed): %s%s; no completion differed at seeds %llu..%llu for the %d other pairs (%d "
         "completions a pair: a bounded rate, not identity)%s%s.\n",
         NR, NR == 1 ? "" : "s", NT,
@@ -448,16 +402,14 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         every, s0, s1, nnever, NR * ns, mixed[0] ? "; not at every seed (no claim): " : "", mixed);
     for (int a = 0; a < na; a++)
         if (!strcmp(name_a[a], "mi300x")) {
-            drift_md_text(
-                &out,
+            drift_md_text(&out,
                 "- The MI300X model has no hardware data (tc_conformance validates NVIDIA only): its rows are predictions.\n");
             break;
         }
     if (nparts) {
         for (size_t i = 0; i < nparts; i++) sel[i] = &parts[i].p;
         if (drift_parting_summary(&ps, sel, nparts)) drift_die("out of memory for a median");
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Where two generations' texts part, the exact top-1/top-2 gap is at most %.2g over all %zu (pair, prompt) partings (per seed at most",
             ps.gap12_max, nparts);
         for (int si = 0, i0 = 0; si < ns; si++) { /* parts[] is in seed order */
@@ -470,11 +422,10 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
         }
         drift_md_text(&out, "), against a median top-1/top-2 gap over all generated steps of");
         for (int si = 0; si < ns; si++)
-            drift_md_text(&out, "%s %.2g", si ? "," : "",
-                          median_of(topgap + topgap_at[si], topgap_at[si + 1] - topgap_at[si]));
+            drift_md_text(
+                &out, "%s %.2g", si ? "," : "", median_of(topgap + topgap_at[si], topgap_at[si + 1] - topgap_at[si]));
         /* whose tie flips depends on the two medians: say it only when the data show it */
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             " (per seed): texts part only at near ties. There the generations' logits differ by a median %.2g and each deviates from the exact "
             "ones by %.2g%s. The exact gap is within twice that deviation at %zu of %zu partings; the exact argmax is one of the two tokens at %zu.\n",
             ps.spread_median, ps.dev_median,

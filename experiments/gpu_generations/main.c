@@ -74,52 +74,24 @@ int main(int argc, char **argv)
         {"V", DRIFT_OPT_INT, &V_, "N", "vocabulary (rows of the head)", 2, 1 << 20, {"256", "1024", "4096"}},
         {"rows", DRIFT_OPT_INT, &R_, "N", "hidden states per seed (realistic head)", 1, 1 << 16, {"16", "24", "64"}},
         {"pairs", DRIFT_OPT_INT, &P_, "N", "planted close calls per gap and seed", 1, 1 << 20, {"40", "150", "2000"}},
-        {"gaps",
-         DRIFT_OPT_DOUBLELIST,
-         &gaps,
-         "G,G,...",
-         "planted exact top-2 gaps in units of s",
-         0,
-         0,
-         {"1e-6,1e-4", "1e-7,1e-6,1e-5", "1e-7,3e-7,1e-6,3e-6,1e-5,1e-4"}},
+        {"gaps", DRIFT_OPT_DOUBLELIST, &gaps, "G,G,...", "planted exact top-2 gaps in units of s", 0, 0,
+            {"1e-6,1e-4", "1e-7,1e-6,1e-5", "1e-7,3e-7,1e-6,3e-6,1e-5,1e-4"}},
         {"seeds", DRIFT_OPT_INT, &nseeds, "N", "consecutive seeds from --seed (default 3)", 1, MAXS, {0}},
-        {"archs",
-         DRIFT_OPT_STRING,
-         &archs_opt,
-         "LIST",
-         "tensor-core architectures, in generation order (default v100,a100,h100,b200,mi300x; ada computes fp16/bf16 as a100)",
-         0,
-         0,
-         {0}},
+        {"archs", DRIFT_OPT_STRING, &archs_opt, "LIST",
+            "tensor-core architectures, in generation order (default v100,a100,h100,b200,mi300x; ada computes fp16/bf16 as a100)",
+            0, 0, {0}},
         {"prompts", DRIFT_OPT_INT, &NR_, "N", "greedy text: prompts per seed", 1, 4096, {"2", "1", "16"}},
         {"tokens", DRIFT_OPT_INT, &NT_, "N", "greedy text: tokens each prompt generates", 1, 4096, {"8", "10", "64"}},
-        {"text-formats",
-         DRIFT_OPT_STRING,
-         &tf_opt,
-         "LIST",
-         "greedy text: the --formats it decodes in",
-         0,
-         0,
-         {"bf16,fp16", "bf16", "bf16,fp16"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "greedy text: checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)",
-         0,
-         0,
-         {0}},
-        {"prompt-set",
-         DRIFT_OPT_STRING,
-         &set,
-         "FILE",
-         "greedy text: the prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)",
-         0,
-         0,
-         {0}},
+        {"text-formats", DRIFT_OPT_STRING, &tf_opt, "LIST", "greedy text: the --formats it decodes in", 0, 0,
+            {"bf16,fp16", "bf16", "bf16,fp16"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE",
+            "greedy text: checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)",
+            0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
+            "greedy text: the prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)", 0, 0,
+            {0}},
     };
-    const drift_cli_spec_t spec = {
-        .name = EXP,
+    const drift_cli_spec_t spec = {.name = EXP,
         .question =
             "Does the same model give different answers on different GPU generations (tensor-core models of V100 to B200 and MI300X)?",
         .default_formats = "bf16,fp16",
@@ -139,7 +111,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] != DRIFT_BF16 && cli.formats[f] != DRIFT_FP16 && cli.formats[f] != DRIFT_TF32)
             drift_die("--formats: %s has no tensor-core LM head here (accepted: bf16, fp16, tf32)",
-                      drift_format_name(cli.formats[f]));
+                drift_format_name(cli.formats[f]));
     if (gaps.n > MAXG) drift_die("--gaps: at most %d values", MAXG);
     for (int g = 0; g < gaps.n; g++)
         if (!(gaps.v[g] > 0 && gaps.v[g] < 1)) drift_die("--gaps: %g is not in (0, 1) (gaps in units of s)", gaps.v[g]);
@@ -176,8 +148,7 @@ int main(int argc, char **argv)
     }
     if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
     if (!ckpt && !(ckpt = drift_real_checkpoint())) {
-        fprintf(
-            stderr, EXP
+        fprintf(stderr, EXP
             ": skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), or give --checkpoint FILE\n");
         return DRIFT_EXIT_SKIPPED;
     }
@@ -197,7 +168,7 @@ int main(int argc, char **argv)
         uint64_t seed = cli.seed + (uint64_t)si;
         drift_chat_prompt_t *cp = NULL;
         if (ck.gguf && drift_chat_prompts_load(&cp, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", NR,
-                                               seed, EXP ".prompt", 512, err, sizeof err))
+                           seed, EXP ".prompt", 512, err, sizeof err))
             drift_die("--prompt-set: %s", err);
         for (int r = 0; r < NR; r++) {
             int i = si * NR + r, n = cp ? cp[r].n : 2;
@@ -216,7 +187,7 @@ int main(int argc, char **argv)
     char pdesc[600];
     if (ck.gguf)
         snprintf(pdesc, sizeof pdesc, "drawn by the seed from %s, in the model's chat template, %d to %d tokens",
-                 set ? set : "prompts/lab-prompts.txt", minlen, maxlen);
+            set ? set : "prompts/lab-prompts.txt", minlen, maxlen);
     else
         snprintf(pdesc, sizeof pdesc, "BOS and a random first token");
     if (maxlen + NT - 1 > ck.cfg.seq_len)
@@ -228,10 +199,10 @@ int main(int argc, char **argv)
             (2.0 * ck.cfg.dim + 2.0 * ck.cfg.dim * ck.cfg.n_kv_heads / ck.cfg.n_heads + 3.0 * ck.cfg.hidden_dim) +
         2.0 * VT * ck.cfg.dim;
     drift_require_memory(&cli,
-                         8.0 * na * ns * NR * (double)(NT + 1) * VT + 20.0 * params +
-                             16.0 * ns * NR * ck.cfg.n_layers * (double)(maxlen + NT) * ck.cfg.dim +
-                             8.0 * (na + 1) * (double)R * V * (2 + nf * ns),
-                         "--prompts, --tokens, --rows, --V");
+        8.0 * na * ns * NR * (double)(NT + 1) * VT + 20.0 * params +
+            16.0 * ns * NR * ck.cfg.n_layers * (double)(maxlen + NT) * ck.cfg.dim +
+            8.0 * (na + 1) * (double)R * V * (2 + nf * ns),
+        "--prompts, --tokens, --rows, --V");
 
     /* recipes and greedy models per (format, arch); ok = the architecture has a path for the format */
     drift_recipe_t rec[4][MAXA];
@@ -245,7 +216,7 @@ int main(int argc, char **argv)
             if ((ok[f][a] = drift_arch_head_recipe(&rec[f][a], cli.formats[f], arch[a]) == 0),
                 text_f[f] && ok[f][a] != gok[a])
                 drift_die("%s on %s: the LM head and the transformer disagree on the tensor-core path",
-                          drift_format_name(cli.formats[f]), drift_tc_arch_name(arch[a]));
+                    drift_format_name(cli.formats[f]), drift_tc_arch_name(arch[a]));
     }
 
     /* -- measure -- */
@@ -275,9 +246,8 @@ int main(int argc, char **argv)
     drift_parting_t *pbuf = malloc((size_t)ns * NR * npair * sizeof *pbuf); /* [seed][prompt][pair] */
     double *topgap = malloc((size_t)ns * nf * NR * NT * sizeof *topgap);    /* computed top-1/top-2 gaps, all steps */
     if (!arg || !rowdiff || !close || !gcnt || !hist || !ulps || !sdiff || !Wd || !parts || !pbuf || !topgap)
-        drift_die_oom(
-            8.0 * (double)V * K + (double)ns * nf * R * 2 * npair + (double)ns * nf * npair * NR * sizeof *parts +
-                8.0 * ns * nf * NR * NT,
+        drift_die_oom(8.0 * (double)V * K + (double)ns * nf * R * 2 * npair +
+                          (double)ns * nf * npair * NR * sizeof *parts + 8.0 * ns * nf * NR * NT,
             "the %zu x %zu head and the tables of %d seeds x %d formats x %d pairs (--V, --K, --rows: smaller)",
             (size_t)V, (size_t)K, ns, nf, npair);
     for (int t = 0; t < nf * npair; t++) {
@@ -294,12 +264,12 @@ int main(int argc, char **argv)
         drift_stream_init(&s, seed, drift_fnv1a32(EXP ".model"), (uint32_t)K, 0);
         if (drift_hidden_model(&model, K, &s)) drift_die("hidden model failed");
         if (drift_gen_head(Wd, NULL, NULL, NULL, V, K, seed, drift_fnv1a32(EXP ".W")))
-            drift_die_oom(8.0 * (double)V * K, "generating the %zu x %zu head (--V, --K: smaller)", (size_t)V,
-                          (size_t)K);
+            drift_die_oom(
+                8.0 * (double)V * K, "generating the %zu x %zu head (--V, --K: smaller)", (size_t)V, (size_t)K);
         double *H0 = malloc(R * K * sizeof *H0);
         if (!H0)
-            drift_die_oom((double)R * K * sizeof *H0, "%zu hidden rows of %zu (--rows, --K: smaller)", (size_t)R,
-                          (size_t)K);
+            drift_die_oom(
+                (double)R * K * sizeof *H0, "%zu hidden rows of %zu (--rows, --K: smaller)", (size_t)R, (size_t)K);
         for (size_t r = 0; r < R; r++) {
             drift_stream_init(&s, seed, drift_fnv1a32(EXP ".h"), (uint32_t)K, (uint32_t)r);
             drift_gen_hidden(H0 + r * K, &model, &s);
@@ -310,15 +280,15 @@ int main(int argc, char **argv)
             /* (1) realistic head: every logit of every architecture and the exact ones (arch_head.h) */
             drift_count_t *ca = &arg[((size_t)si * nf + f) * 2 * npair];
             int rc = drift_arch_head_compare(ca, rowdiff + ((size_t)si * nf + f) * R * 2 * npair, ulps + f * npair,
-                                             sdiff + f * npair, (size_t)si * R * V, hist + (size_t)f * npair * NBIN, H0,
-                                             Wd, R, V, K, in, rec[f], ok[f], na);
+                sdiff + f * npair, (size_t)si * R * V, hist + (size_t)f * npair * NBIN, H0, Wd, R, V, K, in, rec[f],
+                ok[f], na);
             if (rc) drift_die("%s logits: %s", drift_format_name(in), drift_strerror(rc));
             drift_progress(&cli, done++, steps);
             /* (2) close calls: planted pairs (close_calls.h) */
             for (int g = 0; g < ng; g++)
                 if (drift_close_call_counts(&close[(((size_t)si * nf + f) * MAXG + g) * npair], &unreached, &model, V,
-                                            K, gaps.v[g], in, rec[f], ok[f], na, seed, drift_fnv1a32(EXP ".close"),
-                                            (uint32_t)(g * 4 + f), NP))
+                        K, gaps.v[g], in, rec[f], ok[f], na, seed, drift_fnv1a32(EXP ".close"), (uint32_t)(g * 4 + f),
+                        NP))
                     drift_die("planted close calls failed (out of memory or an unreachable gap)");
         }
         free(H0);
@@ -332,7 +302,7 @@ int main(int argc, char **argv)
         int rc = drift_arch_greedy_run(ag[f], pbuf, tg, (const int *const *)prompts, plen, NT, err, sizeof err);
         if (rc)
             drift_die("%s greedy decoding: %s", drift_format_name(cli.formats[f]),
-                      rc == DRIFT_ENOMEM ? "out of memory" : err);
+                rc == DRIFT_ENOMEM ? "out of memory" : err);
         int any = 0; /* the gaps were written when some architecture has a path */
         for (int a = 0; a < na; a++) any |= ok[f][a];
         for (int si = 0; si < ns && any; si++) /* topgap is in (seed, format, prompt, step) order */
@@ -350,7 +320,7 @@ int main(int argc, char **argv)
     /* parts[] in (seed, format, prompt, pair) order, as the report reads it */
     for (size_t i = 1; i < nparts; i++)
         for (size_t j = i; j > 0 && (parts[j - 1].si > parts[j].si ||
-                                     (parts[j - 1].si == parts[j].si && parts[j - 1].f > parts[j].f));
+                                        (parts[j - 1].si == parts[j].si && parts[j - 1].f > parts[j].f));
              j--) {
             drift_gg_part_t t = parts[j];
             parts[j] = parts[j - 1], parts[j - 1] = t;
@@ -369,25 +339,9 @@ int main(int argc, char **argv)
     topgap_at[ns] = ntopgap;
     drift_progress(&cli, steps, steps);
 
-    const drift_gpu_gen_lab_t lab = {&cli,       archs_opt,
-                                     ckpt,       K,
-                                     V,          R,
-                                     NP,         nf,
-                                     ns,         ng,
-                                     na,         npair,
-                                     NR,         NT,
-                                     ck.cfg.dim, ck.cfg.n_layers,
-                                     VT,         gaps.v,
-                                     arch,       (const int(*)[MAXA])ok,
-                                     fab,        nfab,
-                                     arg,        rowdiff,
-                                     close,      gcnt,
-                                     hist,       ulps,
-                                     sdiff,      nlog,
-                                     parts,      nparts,
-                                     topgap,     topgap_at,
-                                     unreached,  text_f,
-                                     pdesc,      ck.gguf != NULL};
+    const drift_gpu_gen_lab_t lab = {&cli, archs_opt, ckpt, K, V, R, NP, nf, ns, ng, na, npair, NR, NT, ck.cfg.dim,
+        ck.cfg.n_layers, VT, gaps.v, arch, (const int(*)[MAXA])ok, fab, nfab, arg, rowdiff, close, gcnt, hist, ulps,
+        sdiff, nlog, parts, nparts, topgap, topgap_at, unreached, text_f, pdesc, ck.gguf != NULL};
     drift_gpu_gen_write(&lab); /* gpu_generations_report.c */
     for (int t = 0; t < nf * npair; t++) free(ulps[t]), free(sdiff[t]);
     for (int f = 0; f < nf; f++) drift_arch_greedy_free(ag[f]);

@@ -70,15 +70,15 @@ Test(gpu_generations, batch_equals_each_prompt_alone)
         cr_assert_eq(g[i].n, T);
         for (int t = 0; t < T; t++) cr_assert_eq(g[i].token[t], alone.token[t], "prompt %d step %d", i, t);
         cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * (size_t)V * sizeof(double)), 0,
-                     "prompt %d: logits differ", i);
+            "prompt %d: logits differ", i);
         drift_gen_free(&alone);
         drift_gen_free(&g[i]);
     }
     drift_gen_t g4[N + 1];
     const int p4[(N + 1) * NP] = {1, 40, 1, 300, 1, 77, 1, 2};
     cr_assert_eq(drift_greedy_batch(g4, mb, p4, N + 1, NP, T, 0), DRIFT_EINVAL, "more prompts than KV slots");
-    cr_assert_eq(drift_greedy_batch(g4, mb, p4, N, NP, ck.cfg.seq_len, 0), DRIFT_EINVAL,
-                 "the context cannot hold them");
+    cr_assert_eq(
+        drift_greedy_batch(g4, mb, p4, N, NP, ck.cfg.seq_len, 0), DRIFT_EINVAL, "the context cannot hold them");
     drift_model_free(mb), drift_model_free(ma);
 }
 
@@ -155,8 +155,8 @@ Test(gpu_generations, batch_of_unequal_prompts_equals_each_alone)
         cr_assert_eq(drift_generate(&alone, ma, pp[i], np[i], T, 0, NULL, NULL, 1), 0);
         cr_assert_eq(g[i].n, T);
         for (int t = 0; t < T; t++) cr_assert_eq(g[i].token[t], alone.token[t], "prompt %d step %d", i, t);
-        cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * V * sizeof(double)), 0,
-                     "prompt %d: logits bit for bit", i);
+        cr_assert_eq(
+            memcmp(g[i].logits, alone.logits, (size_t)T * V * sizeof(double)), 0, "prompt %d: logits bit for bit", i);
         drift_gen_free(&alone), drift_gen_free(&g[i]);
     }
     const int *bad[N] = {p0, NULL, p2};
@@ -189,8 +189,8 @@ Test(gpu_generations, same_table_row_shares_the_decode)
     cr_assert_eq(drift_greedy_batch(gh, mh, prompts, R, 2, T, 1), 0);
     cr_assert_eq(drift_greedy_batch(gb, mb, prompts, R, 2, T, 1), 0);
     for (int r = 0; r < R; r++) {
-        cr_assert_eq(memcmp(gh[r].logits, gb[r].logits, (size_t)T * ck.cfg.vocab_size * sizeof(double)), 0, "prompt %d",
-                     r);
+        cr_assert_eq(
+            memcmp(gh[r].logits, gb[r].logits, (size_t)T * ck.cfg.vocab_size * sizeof(double)), 0, "prompt %d", r);
         drift_gen_free(&gh[r]), drift_gen_free(&gb[r]);
     }
     drift_model_free(mh), drift_model_free(mb);
@@ -314,9 +314,8 @@ Test(gpu_generations, arch_set_and_pair_stats)
 
 Test(gpu_generations, bad_options_exit_2_one_line_no_file)
 {
-    const char *const bad[] = {
-        "--prompts 0",  "--tokens 0",        "--tokens 600", "--prompts x", "--checkpoint /nonexistent.bin",
-        "--archs h100", "--archs a100,a100", "--orders seq"};
+    const char *const bad[] = {"--prompts 0", "--tokens 0", "--tokens 600", "--prompts x",
+        "--checkpoint /nonexistent.bin", "--archs h100", "--archs a100,a100", "--orders seq"};
     expect_bad_options(EXP " --profile quick", bad, sizeof bad / sizeof bad[0], dir, "gpu_generations_greedy.csv");
 }
 

@@ -12,42 +12,22 @@
 #include "policy.h"
 
 enum { T_SUM, T_DIV, T_HIST, T_MD };
-static const drift_col_t SUM[] = {DRIFT_C_TEXT("config"),
-                                  DRIFT_C_TEXT("policy"),
-                                  DRIFT_C_TEXT("recipe"),
-                                  DRIFT_C_TEXT("weights"),
-                                  DRIFT_C_KEY("attention"),
-                                  DRIFT_C_INT("tp"),
-                                  DRIFT_C_TEXT("allreduce"),
-                                  DRIFT_C_INT("requests"),
-                                  DRIFT_C_INT("tokens"),
-                                  DRIFT_C_INT("distinct_shape_seqs"),
-                                  DRIFT_C_INT("steps_computed"),
-                                  DRIFT_C_INT("distinct_completions"),
-                                  DRIFT_C_INT("diverged"),
-                                  DRIFT_C_INT("first_div_min"),
-                                  DRIFT_C_NUM("first_div_median", "%.1f"),
-                                  DRIFT_C_INT("first_div_max"),
-                                  DRIFT_C_NUM("gap_median", "%.4g"),
-                                  DRIFT_C_NUM("gap_max", "%.4g")};
-static const drift_col_t DIV[] = {DRIFT_C_TEXT("config"),
-                                  DRIFT_C_INT("request"),
-                                  DRIFT_C_INT("batch"),
-                                  DRIFT_C_INT("first_div"),
-                                  DRIFT_C_INT("token_alone"),
-                                  DRIFT_C_INT("token_batched"),
-                                  DRIFT_C_NUM("exact_gap", "%.6e"),
-                                  DRIFT_C_NUM("exact_top12_gap", "%.6e"),
-                                  DRIFT_C_HEX("exact_gap_hex")};
-static const drift_col_t HIST[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("bin_lo"), DRIFT_C_INT("bin_hi"),
-                                   DRIFT_C_INT("requests")};
+static const drift_col_t SUM[] = {DRIFT_C_TEXT("config"), DRIFT_C_TEXT("policy"), DRIFT_C_TEXT("recipe"),
+    DRIFT_C_TEXT("weights"), DRIFT_C_KEY("attention"), DRIFT_C_INT("tp"), DRIFT_C_TEXT("allreduce"),
+    DRIFT_C_INT("requests"), DRIFT_C_INT("tokens"), DRIFT_C_INT("distinct_shape_seqs"), DRIFT_C_INT("steps_computed"),
+    DRIFT_C_INT("distinct_completions"), DRIFT_C_INT("diverged"), DRIFT_C_INT("first_div_min"),
+    DRIFT_C_NUM("first_div_median", "%.1f"), DRIFT_C_INT("first_div_max"), DRIFT_C_NUM("gap_median", "%.4g"),
+    DRIFT_C_NUM("gap_max", "%.4g")};
+static const drift_col_t DIV[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("request"), DRIFT_C_INT("batch"),
+    DRIFT_C_INT("first_div"), DRIFT_C_INT("token_alone"), DRIFT_C_INT("token_batched"),
+    DRIFT_C_NUM("exact_gap", "%.6e"), DRIFT_C_NUM("exact_top12_gap", "%.6e"), DRIFT_C_HEX("exact_gap_hex")};
+static const drift_col_t HIST[] = {
+    DRIFT_C_TEXT("config"), DRIFT_C_INT("bin_lo"), DRIFT_C_INT("bin_hi"), DRIFT_C_INT("requests")};
 static const drift_col_t MD[] = {DRIFT_C_TEXT("configuration"), DRIFT_C_TEXT("distinct / requests"),
-                                 DRIFT_C_INT("shape sequences"), DRIFT_C_TEXT("first divergence (min / median / max)"),
-                                 DRIFT_C_TEXT("exact gap there (median / max)")};
-static const drift_table_spec_t TABLES[] = {{"_summary.csv", NULL, 0, SUM, 18},
-                                            {"_divergences.csv", NULL, 0, DIV, 9},
-                                            {"_hist.csv", NULL, 0, HIST, 4},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5}};
+    DRIFT_C_INT("shape sequences"), DRIFT_C_TEXT("first divergence (min / median / max)"),
+    DRIFT_C_TEXT("exact gap there (median / max)")};
+static const drift_table_spec_t TABLES[] = {{"_summary.csv", NULL, 0, SUM, 18}, {"_divergences.csv", NULL, 0, DIV, 9},
+    {"_hist.csv", NULL, 0, HIST, 4}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5}};
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -69,31 +49,26 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
     const int *use = L->use;
     drift_out_t out;
     drift_out_open(&out, L->cli, TABLES, 4, 1);
-    drift_out_meta(
-        &out, T_SUM, "table",
+    drift_out_meta(&out, T_SUM, "table",
         "per configuration: R requests, each in its own random batch (sizes 1..%ld), %d tokens greedy from %s", Bmax, T,
         prompt_ids);
     drift_out_meta(&out, T_SUM, "checkpoint", "%s (dim %d, layers %d, heads %d, kv heads %d, vocab %d)", ckpt,
-                   L->cfg->dim, L->cfg->n_layers, L->cfg->n_heads, L->cfg->n_kv_heads, V);
+        L->cfg->dim, L->cfg->n_layers, L->cfg->n_heads, L->cfg->n_kv_heads, V);
     drift_out_meta(&out, T_SUM, "device", "kernel policy on %ld SMs with split-K minimum slice %ld%s", sms, min_slice,
-                   sms == 132 && min_slice == DRIFT_POLICY_MIN_SLICE ? " (an H100, unscaled)"
-                                                                     : " (not the H100 defaults: README)");
-    drift_out_meta(
-        &out, T_SUM, "columns",
+        sms == 132 && min_slice == DRIFT_POLICY_MIN_SLICE ? " (an H100, unscaled)"
+                                                          : " (not the H100 defaults: README)");
+    drift_out_meta(&out, T_SUM, "columns",
         "distinct_shape_seqs = distinct sequences of kernel plans (drift_model_plan) among the requests; "
         "steps_computed = forward steps run after sharing prefixes; diverged = requests whose completion differs from the request alone (batch 1); "
         "first_div = first differing token index (0-based); gap = |exact logit gap| between the two tokens at that step (fp64 exact reference, "
         "teacher-forced on the common prefix)");
-    drift_out_meta(
-        &out, T_DIV, "table",
+    drift_out_meta(&out, T_DIV, "table",
         "one row per diverged request: the first differing step, the two tokens, the exact logit gap l(alone) - l(batched) there and the exact top-1/top-2 gap");
-    drift_out_meta(
-        &out, T_HIST, "table",
+    drift_out_meta(&out, T_HIST, "table",
         "first-divergence index histogram per configuration, bins of %ld steps (requests that never diverged are not counted)",
         bin);
 
-    drift_md_intro(
-        &out,
+    drift_md_intro(&out,
         "%d identical greedy requests (%s; %d tokens) on %s, each decoded inside its own random continuous batch of 1..%ld sequences; "
         "kernels chosen for %ld SMs with split-K slices of at least %ld%s; divergence is against the same request decoded alone, "
         "the gap is the exact (fp64, correctly rounded dot products) logit gap between the two tokens at the step where they part.",
@@ -109,7 +84,7 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
     if (!hist || !fd || !gaps || !dist_res || !div_res || !gapmax_res)
         drift_die_oom((double)first_bins * sizeof(long) + (double)R * (sizeof(int) + sizeof(double)) +
                           (double)NCONF * (2 * sizeof(int) + sizeof(double)),
-                      "the histogram of %ld bins and the per-request results of %ld requests", first_bins, (long)R);
+            "the histogram of %ld bins and the per-request results of %ld requests", first_bins, (long)R);
     for (int c = 0; c < NCONF; c++) {
         if (!use[c]) continue;
         const drift_gd_conf_t *cf = &CONFS[c];
@@ -126,21 +101,20 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
             if (fabs(g) > gmax) gmax = fabs(g);
             hist[t / bin]++;
             drift_row(&out, T_DIV, DRIFT_TXT(cf->name), DRIFT_INT(d->request), DRIFT_INT(d->batch), DRIFT_INT(t),
-                      DRIFT_INT(d->tok_alone), DRIFT_INT(d->tok_batched), DRIFT_NUM(g), DRIFT_NUM(d->top12),
-                      DRIFT_NUM(g));
+                DRIFT_INT(d->tok_alone), DRIFT_INT(d->tok_batched), DRIFT_NUM(g), DRIFT_NUM(d->top12), DRIFT_NUM(g));
         }
         for (long b = 0; b < first_bins; b++)
             drift_row(&out, T_HIST, DRIFT_TXT(cf->name), DRIFT_INT(b * bin), DRIFT_INT(b * bin + bin - 1),
-                      DRIFT_INT(hist[b]));
+                DRIFT_INT(hist[b]));
         qsort(fd, (size_t)ndiv, sizeof(int), cmp_int);
         qsort(gaps, (size_t)ndiv, sizeof(double), cmp_dbl);
         double fmed = ndiv ? (ndiv % 2 ? fd[ndiv / 2] : 0.5 * (fd[ndiv / 2 - 1] + fd[ndiv / 2])) : NAN;
         double gmed = ndiv ? (ndiv % 2 ? gaps[ndiv / 2] : 0.5 * (gaps[ndiv / 2 - 1] + gaps[ndiv / 2])) : NAN;
         drift_row(&out, T_SUM, DRIFT_TXT(cf->name), DRIFT_TXT(cf->policy), DRIFT_TXT(cf->recipe),
-                  DRIFT_TXT(cf->weights), DRIFT_TXT(cf->attention), DRIFT_INT(cf->tp), DRIFT_TXT(cf->allreduce),
-                  DRIFT_INT(R), DRIFT_INT(T), DRIFT_INT(shapes), DRIFT_INT(computed), DRIFT_INT(distinct),
-                  DRIFT_INT(ndiv), DRIFT_INT(ndiv ? fd[0] : -1), DRIFT_NUM(fmed), DRIFT_INT(ndiv ? fd[ndiv - 1] : -1),
-                  DRIFT_NUM(gmed), DRIFT_NUM(ndiv ? gmax : NAN));
+            DRIFT_TXT(cf->weights), DRIFT_TXT(cf->attention), DRIFT_INT(cf->tp), DRIFT_TXT(cf->allreduce), DRIFT_INT(R),
+            DRIFT_INT(T), DRIFT_INT(shapes), DRIFT_INT(computed), DRIFT_INT(distinct), DRIFT_INT(ndiv),
+            DRIFT_INT(ndiv ? fd[0] : -1), DRIFT_NUM(fmed), DRIFT_INT(ndiv ? fd[ndiv - 1] : -1), DRIFT_NUM(gmed),
+            DRIFT_NUM(ndiv ? gmax : NAN));
         char a[32], b[64], g[64];
         snprintf(a, sizeof a, "%d / %d", distinct, R);
         if (ndiv)
@@ -170,37 +144,30 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
     }
     drift_md_text(&out, "**Takeaway.**\n\n");
     if (vmax_c >= 0)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Under the vendor-like policy, up to %d distinct completions of %d identical requests (%s): the batch alone decides which bits a request computes.\n",
             vmax, R, CONFS[vmax_c].name);
     if (inv_any)
-        drift_md_text(
-            &out, "- Batch-invariant kernels with fixed-size split-KV: %s.\n",
+        drift_md_text(&out, "- Batch-invariant kernels with fixed-size split-KV: %s.\n",
             inv_ok ? "exactly one completion in every such configuration, as Thinking Machines found with their kernels"
                    : "MORE THAN ONE completion, which is a bug");
     if (cnt_c >= 0)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Batch-invariant GEMMs with a split-KV count chosen from the batch (%s): %d distinct completion%s%s.\n",
             CONFS[cnt_c].name, dist_res[cnt_c], dist_res[cnt_c] == 1 ? "" : "s",
             dist_res[cnt_c] == 1 ? " here" : ": invariant GEMMs are not enough when attention splits by batch");
     if (gworst > 0)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Where completions parted, the exact gap between the two tokens was at most %.2g: a summation order moved the rounded logits across it.\n",
             gworst);
     if (sms != 132 || min_slice != DRIFT_POLICY_MIN_SLICE)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- The kernel policy here fills %ld SMs with split-K slices of at least %ld, not an H100's 132 and "
             "256: on stories260K (K <= 172) only a policy scaled to the toy splits its GEMMs at all.\n",
             sms, min_slice);
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "- One prompt (drawn by the seed) replayed R times: a count of its near-ties, not a rate over prompts (deployments gives rates).\n");
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "- Published: Thinking Machines (2025), 80 distinct of 1000 temperature-0 completions of Qwen3-235B, 1 with batch-invariant kernels; "
         "Yuan et al. (2025), up to 9%% accuracy variation in bf16 (LayerCast: vendor-layercast).\n\n");
     drift_out_commit(&out);

@@ -58,7 +58,7 @@ static const drift_gd_conf_t CONFS[] = {
     {"invariant-fp32-splitkv-size", "batch-invariant", "fp32/seq/fp32/fp32", "fp32", "splitkv:size=32,16", 1, "ring"},
     {"invariant-bf16-splitkv-count", "batch-invariant", "bf16/tc:h100/fp32/bf16", "fp32", "splitkv:auto,16", 1, "ring"},
     {"invariant-bf16-splitkv-size", "batch-invariant", "bf16/tc:h100/fp32/bf16", "fp32", "splitkv:size=32,16", 1,
-     "ring"},
+        "ring"},
     {"invariant-bf16-tp2-ring", "batch-invariant", "bf16/tc:h100/fp32/bf16", "fp32", "splitkv:size=32,16", 2, "ring"},
 };
 #define NCONF ((int)(sizeof CONFS / sizeof CONFS[0]))
@@ -101,62 +101,27 @@ int main(int argc, char **argv)
     long R_ = 0, T_ = 0, Bmax = 0, sms = 132, min_slice = DRIFT_POLICY_MIN_SLICE, bin = 0;
     const char *ckpt = NULL, *prompt_ids = NULL, *confs_opt = NULL, *set = NULL;
     const drift_cli_opt_t opts[] = {
-        {"requests",
-         DRIFT_OPT_INT,
-         &R_,
-         "R",
-         "identical greedy requests per configuration",
-         1,
-         100000,
-         {"4", "64", "1000"}},
+        {"requests", DRIFT_OPT_INT, &R_, "R", "identical greedy requests per configuration", 1, 100000,
+            {"4", "64", "1000"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "tokens each request generates", 1, 4096, {"16", "32", "256"}},
         {"batch-max", DRIFT_OPT_INT, &Bmax, "B", "batch sizes uniform in 1..B", 1, 4096, {"64", "64", "64"}},
         {"sms", DRIFT_OPT_INT, &sms, "N", "multiprocessors the kernel policy fills (132: an H100)", 1, 100000, {0}},
-        {"min-slice",
-         DRIFT_OPT_INT,
-         &min_slice,
-         "N",
-         "split-K minimum slice (256, the policy's own; 4 makes stories260K's tiny GEMMs split)",
-         1,
-         1 << 30,
-         {0}},
+        {"min-slice", DRIFT_OPT_INT, &min_slice, "N",
+            "split-K minimum slice (256, the policy's own; 4 makes stories260K's tiny GEMMs split)", 1, 1 << 30, {0}},
         {"bin", DRIFT_OPT_INT, &bin, "N", "histogram bin width in steps", 1, 4096, {"4", "8", "16"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)",
-         0,
-         0,
-         {0}},
-        {"prompt-ids",
-         DRIFT_OPT_STRING,
-         &prompt_ids,
-         "IDS",
-         "prompt token ids, comma-separated (default: a GGUF model's prompt drawn from --prompt-set; llama2.c: 1, BOS)",
-         0,
-         0,
-         {0}},
-        {"prompt-set",
-         DRIFT_OPT_STRING,
-         &set,
-         "FILE",
-         "prompt set a GGUF model's prompt is drawn from (default prompts/lab-prompts.txt)",
-         0,
-         0,
-         {0}},
-        {"configs",
-         DRIFT_OPT_STRING,
-         &confs_opt,
-         "LIST",
-         "configurations to run, comma-separated, or all",
-         0,
-         0,
-         {"vendor-bf16,invariant-bf16-splitkv-size",
-          "vendor-fp32,vendor-bf16,invariant-fp32-splitkv-count,invariant-bf16-splitkv-size", "all"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE",
+            "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0,
+            {0}},
+        {"prompt-ids", DRIFT_OPT_STRING, &prompt_ids, "IDS",
+            "prompt token ids, comma-separated (default: a GGUF model's prompt drawn from --prompt-set; llama2.c: 1, BOS)",
+            0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
+            "prompt set a GGUF model's prompt is drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
+        {"configs", DRIFT_OPT_STRING, &confs_opt, "LIST", "configurations to run, comma-separated, or all", 0, 0,
+            {"vendor-bf16,invariant-bf16-splitkv-size",
+                "vendor-fp32,vendor-bf16,invariant-fp32-splitkv-count,invariant-bf16-splitkv-size", "all"}},
     };
-    const drift_cli_spec_t spec = {
-        .name = "greedy_divergence",
+    const drift_cli_spec_t spec = {.name = "greedy_divergence",
         .question =
             "How many distinct completions do identical greedy requests get when each is batched with different companions, and where do they part?",
         .default_orders = "seq",
@@ -199,8 +164,7 @@ int main(int argc, char **argv)
     if (!nuse) drift_die("--configs: no configuration named");
     if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
     if (!ckpt && !(ckpt = drift_real_checkpoint())) {
-        fprintf(
-            stderr,
+        fprintf(stderr,
             "greedy_divergence: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
             "or give --checkpoint FILE\n");
         return DRIFT_EXIT_SKIPPED;
@@ -219,7 +183,7 @@ int main(int argc, char **argv)
         np = cp[0].n;
         memcpy(prompt, cp[0].tok, (size_t)np * sizeof(int));
         snprintf(prompt_desc, sizeof prompt_desc, "prompt %d of %s (%s, %d tokens in the chat template: \"%.120s\")",
-                 cp[0].index, strrchr(set, '/') ? strrchr(set, '/') + 1 : set, cp[0].kind, np, cp[0].text);
+            cp[0].index, strrchr(set, '/') ? strrchr(set, '/') + 1 : set, cp[0].kind, np, cp[0].text);
         drift_chat_prompts_free(cp, 1);
     } else {
         if (set)
@@ -249,7 +213,7 @@ int main(int argc, char **argv)
     double *lg = malloc((size_t)V * sizeof(double));
     if (!rq || !rows || !plans || !toks || !order || !in || !lg)
         drift_die_oom((double)(R + 1) * (sizeof *rq + 3.0 * T * sizeof(int)) + sizeof *in,
-                      "the batches of %d requests x %d tokens (--requests, --tokens: fewer)", R + 1, T);
+            "the batches of %d requests x %d tokens (--requests, --tokens: fewer)", R + 1, T);
     drift_stream_t st;
     drift_stream_init(&st, cli.seed, drift_fnv1a32("greedy_divergence"), 0, 0);
     for (int r = 0; r <= R; r++) {
@@ -275,7 +239,7 @@ int main(int argc, char **argv)
     drift_gd_div_t *divs = malloc((size_t)NCONF * (size_t)R * sizeof *divs); /* res[c].divs = divs + c R */
     if (!exseq || !exl || !divs)
         drift_die_oom((double)(np + T) * V * sizeof(double), "the exact logits of %d tokens x %zu (--tokens: fewer)",
-                      np + T, (size_t)V);
+            np + T, (size_t)V);
     for (int c = 0; c < NCONF; c++) {
         if (!use[c]) continue;
         const drift_gd_conf_t *cf = &CONFS[c];
@@ -289,8 +253,8 @@ int main(int argc, char **argv)
         long p[DRIFT_PLAN_LEN_MAX];
         for (int r = 0; r <= R; r++)
             for (int t = 0; t < T; t++) {
-                int n = drift_model_plan(m, (size_t)rows[(size_t)r * (size_t)T + (size_t)t], rq[r].batch, np + t, p,
-                                         DRIFT_PLAN_LEN_MAX);
+                int n = drift_model_plan(
+                    m, (size_t)rows[(size_t)r * (size_t)T + (size_t)t], rq[r].batch, np + t, p, DRIFT_PLAN_LEN_MAX);
                 if (n < 0) drift_die("plan failed");
                 if ((rq[r].plan[t] = drift_plan_number(in, p, n)) < 0)
                     drift_die("more than %d distinct kernel plans", DRIFT_PLAN_SET_MAX);
@@ -363,8 +327,8 @@ int main(int argc, char **argv)
     }
     drift_progress(&cli, (size_t)NCONF, (size_t)NCONF);
 
-    const drift_greedy_div_lab_t lab = {&cli, CONFS, NCONF,     use, res,         R,    T,
-                                        Bmax, sms,   min_slice, bin, prompt_desc, ckpt, &ck.cfg};
+    const drift_greedy_div_lab_t lab = {
+        &cli, CONFS, NCONF, use, res, R, T, Bmax, sms, min_slice, bin, prompt_desc, ckpt, &ck.cfg};
     drift_greedy_div_write(&lab); /* greedy_divergence_report.c */
     drift_model_free(exm);
     drift_checkpoint_free(&ck);

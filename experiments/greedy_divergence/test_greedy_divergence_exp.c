@@ -19,15 +19,8 @@ TestSuite(greedy_divergence_exp, .init = make_dir, .fini = remove_dir, .timeout 
 
 Test(greedy_divergence_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *const bad[] = {"--requests 0",
-                               "--tokens 0",
-                               "--configs nope",
-                               "--prompt-ids 1,x",
-                               "--prompt-ids 99999",
-                               "--checkpoint /nonexistent.bin",
-                               "--profile quick --tokens 600",
-                               "--orders seq",
-                               "--batch-max 0"};
+    const char *const bad[] = {"--requests 0", "--tokens 0", "--configs nope", "--prompt-ids 1,x", "--prompt-ids 99999",
+        "--checkpoint /nonexistent.bin", "--profile quick --tokens 600", "--orders seq", "--batch-max 0"};
     expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "greedy_divergence_summary.csv");
 }
 
@@ -36,7 +29,7 @@ Test(greedy_divergence_exp, invariant_fixed_size_gives_one_completion)
     cr_assert_eq(
         sh("%s --profile quick --requests 6 --tokens 24 --configs invariant-bf16-splitkv-size,invariant-fp32-splitkv-size "
            "--quiet --out %s/ok",
-           EXP, dir),
+            EXP, dir),
         0);
     char p[256];
     snprintf(p, sizeof p, "%s/ok/greedy_divergence_summary.csv", dir);

@@ -33,8 +33,8 @@ typedef struct {
 
 /* Everything that can refuse input, before any measurement: the deployments, the model, the
  * prompts. */
-static void kv_real_prepare(kv_real_t *R, const drift_cli_t *cli, const char *list, long N, long T, const char *ckpt,
-                            const char *set)
+static void kv_real_prepare(
+    kv_real_t *R, const drift_cli_t *cli, const char *list, long N, long T, const char *ckpt, const char *set)
 {
     memset(R, 0, sizeof *R);
     R->N = (int)N, R->T = (int)T;
@@ -60,15 +60,14 @@ static void kv_real_prepare(kv_real_t *R, const drift_cli_t *cli, const char *li
         snprintf(R->spec[R->nkv], sizeof R->spec[0], REAL_PRESET ",kv=%.31s", kn);
         int before = R->nrun;
         if ((R->run_of[R->nkv] =
-                 drift_deploy_run_find(R->runs, &R->nrun, MAX_KV + 1, R->spec[R->nkv], 0, err, sizeof err)) < 0)
+                    drift_deploy_run_find(R->runs, &R->nrun, MAX_KV + 1, R->spec[R->nkv], 0, err, sizeof err)) < 0)
             drift_die("--real-kv: %s", err);
         if (R->nrun == before) drift_die("--real-kv: '%s' given twice", s);
         R->nkv++;
     }
     if (!ckpt && !(ckpt = drift_real_checkpoint())) {
         if (!cli->quiet)
-            fprintf(
-                stderr,
+            fprintf(stderr,
                 "kv_cache: the real-model part is skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), or give --checkpoint FILE\n");
         return;
     }
@@ -78,7 +77,7 @@ static void kv_real_prepare(kv_real_t *R, const drift_cli_t *cli, const char *li
     if (T >= R->ck.cfg.seq_len)
         drift_die("--real-tokens: at most %d on this model (its context)", R->ck.cfg.seq_len - 1);
     if (drift_chat_prompts_load(&R->pr, &R->ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", R->N,
-                                cli->seed, "kv_cache.prompts", R->ck.cfg.seq_len - R->T, err, sizeof err))
+            cli->seed, "kv_cache.prompts", R->ck.cfg.seq_len - R->T, err, sizeof err))
         drift_die("--prompt-set: %s", err);
     R->ckpt = strrchr(ckpt, '/') ? strrchr(ckpt, '/') + 1 : ckpt;
     R->on = 1;
@@ -98,8 +97,8 @@ static void kv_real_run(kv_real_t *R, drift_cli_t *cli)
     const int workers = 1;
 #endif
     drift_progress_phase(cli, "real model: decode");
-    if (drift_deploy_runs(R->runs, R->nrun, &R->ck, R->pr, R->N, R->T, "kv_cache.batch", workers, kv_real_progress,
-                          cli))
+    if (drift_deploy_runs(
+            R->runs, R->nrun, &R->ck, R->pr, R->N, R->T, "kv_cache.batch", workers, kv_real_progress, cli))
         drift_die("a real-model decode failed (or out of memory for its model)");
     R->pt = calloc((size_t)R->nkv * (size_t)R->N, sizeof *R->pt);
     if (!R->pt)
@@ -108,7 +107,7 @@ static void kv_real_run(kv_real_t *R, drift_cli_t *cli)
         for (int i = 0; i < R->N; i++) {
             const drift_gen_t *a = &R->runs[R->base].g[i], *b = &R->runs[R->run_of[c]].g[i];
             if (drift_parting(&R->pt[c * R->N + i], a->token, NULL, b->token, NULL, a->n < b->n ? a->n : b->n,
-                              R->ck.cfg.vocab_size, R->pr[i].tok, R->pr[i].n, NULL))
+                    R->ck.cfg.vocab_size, R->pr[i].tok, R->pr[i].n, NULL))
                 drift_die("the parting of two decodes failed");
         }
 }
@@ -117,28 +116,24 @@ static void kv_real_run(kv_real_t *R, drift_cli_t *cli)
 static void kv_real_write(kv_real_t *R, drift_out_t *out, int t_rows, int t_sum, int t_md)
 {
     if (!R->on) {
-        drift_md_text(
-            out, "The real-model part (SmolLM2-135M decoded with its KV cache in each format) was not run: %s.\n\n",
+        drift_md_text(out,
+            "The real-model part (SmolLM2-135M decoded with its KV cache in each format) was not run: %s.\n\n",
             R->N ? "no models/SmolLM2-135M-Instruct.Q4_1.gguf on this machine" : "--real-prompts 0");
         return;
     }
     char base[DRIFT_DEPLOY_SPEC_MAX];
     drift_deployment_print(base, sizeof base, &R->runs[R->base].dep);
-    drift_out_meta(
-        out, t_rows, "table",
+    drift_out_meta(out, t_rows, "table",
         "per (prompt, KV storage): %s, %d prompts of the lab's prompt set (chat template, drawn by seed %llu), %d greedy tokens under `%s,kv=F` against kv=bf16 (%s)",
         R->ckpt, R->N, (unsigned long long)R->pr[0].seed, R->T, REAL_PRESET, base);
-    drift_out_meta(
-        out, t_rows, "columns",
+    drift_out_meta(out, t_rows, "columns",
         "parted = the texts differ within the tokens; step = the first differing token (0-based, -1: none); "
         "token_bf16 / token_kv = the tokens chosen there; gap_bf16 / gap_kv = each run's own top-1 minus top-2 logit there (the deployment's gap, "
         "not the exact model's)");
-    drift_out_meta(
-        out, t_sum, "table",
+    drift_out_meta(out, t_sum, "table",
         "per KV storage: the prompts whose text parts from the kv=bf16 run's, "
         "with the Wilson 95%% interval (the prompt is the unit), the parting steps, the kv=bf16 run's own top-1/top-2 gap there");
-    drift_md_text(
-        out,
+    drift_md_text(out,
         "%s decodes %d prompts of the lab's prompt set (chat template, drawn by the seed), %d greedy tokens each, "
         "under `%s` with only `kv` changed: an A100 alone in the `" REAL_PRESET
         "` preset. The baseline is the preset's own bf16 cache: "
@@ -158,8 +153,8 @@ static void kv_real_write(kv_real_t *R, drift_out_t *out, int t_rows, int t_sum,
                    gb = on ? b->top1_logit[s] - b->top2_logit[s] : NAN;
             if (on) st[k] = s, gp[k] = ga, k++, smin = smin < 0 || s < smin ? s : smin, smax = s > smax ? s : smax;
             drift_row(out, t_rows, DRIFT_INT(R->pr[i].index), DRIFT_TXT(R->pr[i].kind), DRIFT_INT(R->pr[i].n),
-                      DRIFT_TXT(R->kvn[c]), DRIFT_INT(on), DRIFT_INT(s), DRIFT_INT(on ? p->tok_a : -1),
-                      DRIFT_INT(on ? p->tok_b : -1), DRIFT_NUM(ga), DRIFT_NUM(gb));
+                DRIFT_TXT(R->kvn[c]), DRIFT_INT(on), DRIFT_INT(s), DRIFT_INT(on ? p->tok_a : -1),
+                DRIFT_INT(on ? p->tok_b : -1), DRIFT_NUM(ga), DRIFT_NUM(gb));
         }
         double lo, hi, smed, gmed, gmax = -INFINITY;
         for (long j = 0; j < k; j++) gmax = gp[j] > gmax ? gp[j] : gmax;
@@ -167,8 +162,8 @@ static void kv_real_write(kv_real_t *R, drift_out_t *out, int t_rows, int t_sum,
         if (drift_median(&smed, st, (size_t)k) || drift_median(&gmed, gp, (size_t)k))
             drift_die("out of memory for a median");
         drift_row(out, t_sum, DRIFT_TXT(R->kvn[c]), DRIFT_TXT(R->spec[c]), DRIFT_INT(R->N), DRIFT_INT(R->T),
-                  DRIFT_INT(k), DRIFT_NUM((double)k / R->N), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(smin),
-                  DRIFT_NUM(k ? smed : NAN), DRIFT_INT(smax), DRIFT_NUM(k ? gmed : NAN), DRIFT_NUM(k ? gmax : NAN));
+            DRIFT_INT(k), DRIFT_NUM((double)k / R->N), DRIFT_NUM(lo), DRIFT_NUM(hi), DRIFT_INT(smin),
+            DRIFT_NUM(k ? smed : NAN), DRIFT_INT(smax), DRIFT_NUM(k ? gmed : NAN), DRIFT_NUM(k ? gmax : NAN));
         char rate[96], steps[64] = "-", gaps[64] = "-";
         drift_rate_text(rate, sizeof rate, k, R->N);
         if (k)
@@ -199,15 +194,14 @@ static void kv_real_takeaway(const kv_real_t *R, drift_out_t *out)
     }
     double lo, hi;
     if (drift_wilson(&lo, &hi, 0, R->N, 1.959963984540054)) drift_die("no Wilson interval for 0 of %d", R->N);
-    drift_md_text(
-        out,
+    drift_md_text(out,
         "- Real model (%s, `" REAL_PRESET
         ",kv=F` against its own bf16 cache, which holds the kernels' bf16 K and V unrounded; %d prompts x %d tokens): ",
         R->ckpt, R->N, R->T);
     if (parted[0]) drift_md_text(out, "texts parted under %s", parted);
     if (never[0])
-        drift_md_text(out, "%snever under %s (0 of %d each, < %.2g %% at 95 %%)", parted[0] ? "; " : "", never, R->N,
-                      100 * hi);
+        drift_md_text(
+            out, "%snever under %s (0 of %d each, < %.2g %% at 95 %%)", parted[0] ? "; " : "", never, R->N, 100 * hi);
     drift_md_text(out, ".\n");
 }
 

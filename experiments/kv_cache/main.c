@@ -55,58 +55,36 @@
 #include "kv_cache_real.h"
 
 enum { T_MAIN, T_CHUNK, T_MD, T_MDCHUNK, T_REAL, T_REALSUM, T_MDREAL };
-static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"),
-                                   DRIFT_C_TEXT("kv_format"),
-                                   DRIFT_C_INT("L"),
-                                   DRIFT_C_INT("queries"),
-                                   DRIFT_C_NUM("relerr_true", "%.6e"),
-                                   DRIFT_C_NUM("max_abs_err_true", "%.6e"),
-                                   DRIFT_C_INT("argmax_flips"),
-                                   DRIFT_C_NUM("min_gap_exact", "%.6g"),
-                                   DRIFT_C_NUM("max_logit_err", "%.6e")};
-static const drift_col_t CHUNK[] = {DRIFT_C_TEXT("format"),        DRIFT_C_TEXT("kv_format"),
-                                    DRIFT_C_KEY("kernel_key"),     DRIFT_C_INT("n"),
-                                    DRIFT_C_INT("chunk"),          DRIFT_C_INT("identical"),
-                                    DRIFT_C_INT("rows_differing"), DRIFT_C_NUM("max_abs_diff", "%.6e"),
-                                    DRIFT_C_QUOTED("kernel")};
+static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_format"), DRIFT_C_INT("L"),
+    DRIFT_C_INT("queries"), DRIFT_C_NUM("relerr_true", "%.6e"), DRIFT_C_NUM("max_abs_err_true", "%.6e"),
+    DRIFT_C_INT("argmax_flips"), DRIFT_C_NUM("min_gap_exact", "%.6g"), DRIFT_C_NUM("max_logit_err", "%.6e")};
+static const drift_col_t CHUNK[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_format"), DRIFT_C_KEY("kernel_key"),
+    DRIFT_C_INT("n"), DRIFT_C_INT("chunk"), DRIFT_C_INT("identical"), DRIFT_C_INT("rows_differing"),
+    DRIFT_C_NUM("max_abs_diff", "%.6e"), DRIFT_C_QUOTED("kernel")};
 static const drift_col_t MD[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_INT("L"), DRIFT_C_NUM("output rel. error", "%.3e"),
-                                 DRIFT_C_NUM("largest logit error", "%.3e"), DRIFT_C_TEXT("next token changed")};
+    DRIFT_C_NUM("largest logit error", "%.3e"), DRIFT_C_TEXT("next token changed")};
 static const drift_col_t MDCHUNK[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_TEXT("kernel"),
-                                      DRIFT_C_TEXT("rows differing from full prefill, per chunk size")};
-static const drift_col_t REAL[] = {DRIFT_C_INT("prompt"),           DRIFT_C_TEXT("kind"),
-                                   DRIFT_C_INT("prompt_tokens"),    DRIFT_C_TEXT("kv_format"),
-                                   DRIFT_C_INT("parted"),           DRIFT_C_INT("step"),
-                                   DRIFT_C_INT("token_bf16"),       DRIFT_C_INT("token_kv"),
-                                   DRIFT_C_NUM("gap_bf16", "%.9g"), DRIFT_C_NUM("gap_kv", "%.9g")};
-static const drift_col_t REALSUM[] = {DRIFT_C_TEXT("kv_format"),
-                                      DRIFT_C_QUOTED("deployment"),
-                                      DRIFT_C_INT("prompts"),
-                                      DRIFT_C_INT("tokens"),
-                                      DRIFT_C_INT("parted"),
-                                      DRIFT_C_NUM("rate", "%.6g"),
-                                      DRIFT_C_NUM("wilson_lo", "%.6g"),
-                                      DRIFT_C_NUM("wilson_hi", "%.6g"),
-                                      DRIFT_C_INT("step_min"),
-                                      DRIFT_C_NUM("step_median", "%.6g"),
-                                      DRIFT_C_INT("step_max"),
-                                      DRIFT_C_NUM("gap_bf16_median", "%.6g"),
-                                      DRIFT_C_NUM("gap_bf16_max", "%.6g")};
+    DRIFT_C_TEXT("rows differing from full prefill, per chunk size")};
+static const drift_col_t REAL[] = {DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"), DRIFT_C_INT("prompt_tokens"),
+    DRIFT_C_TEXT("kv_format"), DRIFT_C_INT("parted"), DRIFT_C_INT("step"), DRIFT_C_INT("token_bf16"),
+    DRIFT_C_INT("token_kv"), DRIFT_C_NUM("gap_bf16", "%.9g"), DRIFT_C_NUM("gap_kv", "%.9g")};
+static const drift_col_t REALSUM[] = {DRIFT_C_TEXT("kv_format"), DRIFT_C_QUOTED("deployment"), DRIFT_C_INT("prompts"),
+    DRIFT_C_INT("tokens"), DRIFT_C_INT("parted"), DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("wilson_lo", "%.6g"),
+    DRIFT_C_NUM("wilson_hi", "%.6g"), DRIFT_C_INT("step_min"), DRIFT_C_NUM("step_median", "%.6g"),
+    DRIFT_C_INT("step_max"), DRIFT_C_NUM("gap_bf16_median", "%.6g"), DRIFT_C_NUM("gap_bf16_max", "%.6g")};
 static const drift_col_t MDREAL[] = {DRIFT_C_TEXT("KV storage"),
-                                     DRIFT_C_TEXT("prompts whose text parts from kv=bf16 (95 % Wilson)"),
-                                     DRIFT_C_TEXT("parting step (min / median / max)"),
-                                     DRIFT_C_TEXT("kv=bf16 run's own top-2 gap there (median / max)")};
-static const drift_table_spec_t TABLES[] = {
-    {".csv", NULL, 0, MAIN, 9},
-    {"_chunked.csv", NULL, 0, CHUNK, 9},
+    DRIFT_C_TEXT("prompts whose text parts from kv=bf16 (95 % Wilson)"),
+    DRIFT_C_TEXT("parting step (min / median / max)"),
+    DRIFT_C_TEXT("kv=bf16 run's own top-2 gap there (median / max)")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 9}, {"_chunked.csv", NULL, 0, CHUNK, 9},
     {NULL, "Attention output and next token against the exact attention (first compute format), per KV storage",
-     DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5},
+        DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5},
     {NULL, "Chunked prefill vs full prefill (first compute format), bit for bit", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT,
-     MDCHUNK, 3},
-    {"_real.csv", NULL, 0, REAL, 10},
-    {"_real_summary.csv", NULL, 0, REALSUM, 13},
+        MDCHUNK, 3},
+    {"_real.csv", NULL, 0, REAL, 10}, {"_real_summary.csv", NULL, 0, REALSUM, 13},
     {NULL,
-     "Real model: greedy text with the KV cache in each format against the preset's own kv=bf16 (" REAL_PRESET ")",
-     DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDREAL, 4}};
+        "Real model: greedy text with the KV cache in each format against the preset's own kv=bf16 (" REAL_PRESET ")",
+        DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDREAL, 4}};
 
 static void fill(double *x, size_t n, uint64_t seed, uint32_t point, uint32_t trial)
 {
@@ -136,93 +114,34 @@ int main(int argc, char **argv)
     const char *ckpt = NULL, *set = NULL, *rkv = "fp16,fp8e4m3,fp8e5m2,int8:token,int8:head";
     const char *kvlist = "fp32,bf16,fp16,fp8e4m3,fp8e5m2,int8:token,int8:head";
     const drift_cli_opt_t opts[] = {
-        {"L",
-         DRIFT_OPT_INTLIST,
-         &Ls,
-         "N,N,...",
-         "cache lengths (tokens)",
-         1,
-         1L << 20,
-         {"128", "256,1024", "256,1024,4096"}},
-        {"kv-formats",
-         DRIFT_OPT_LIST,
-         &kvlist,
-         "LIST",
-         "KV storage formats (fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head; default all but fp64 and tf32)",
-         0,
-         0,
-         {0}},
+        {"L", DRIFT_OPT_INTLIST, &Ls, "N,N,...", "cache lengths (tokens)", 1, 1L << 20,
+            {"128", "256,1024", "256,1024,4096"}},
+        {"kv-formats", DRIFT_OPT_LIST, &kvlist, "LIST",
+            "KV storage formats (fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head; default all but fp64 and tf32)",
+            0, 0, {0}},
         {"heads", DRIFT_OPT_INT, &heads, "N", "query heads (a multiple of --kv-heads; default 4)", 1, 1024, {0}},
         {"kv-heads", DRIFT_OPT_INT, &kv_heads, "N", "KV heads (default 2)", 1, 1024, {0}},
         {"dim", DRIFT_OPT_INT, &dim, "N", "head dimension (default 64)", 1, 4096, {0}},
         {"queries", DRIFT_OPT_INT, &nq, "N", "last query rows held against the reference", 1, 4096, {"4", "8", "32"}},
-        {"vocab",
-         DRIFT_OPT_INT,
-         &vocab,
-         "N",
-         "rows of the fixed projection to a vocabulary",
-         2,
-         1L << 20,
-         {"2000", "16000", "32000"}},
-        {"prefill-len",
-         DRIFT_OPT_INT,
-         &plen,
-         "N",
-         "tokens of the chunked-prefill test",
-         1,
-         1L << 16,
-         {"64", "192", "512"}},
-        {"chunks",
-         DRIFT_OPT_INTLIST,
-         &chunks,
-         "C,C,...",
-         "chunk sizes of the chunked-prefill test",
-         1,
-         1L << 16,
-         {"16,32", "16,48,64", "16,64,128,256"}},
-        {"real-prompts",
-         DRIFT_OPT_INT,
-         &rN,
-         "N",
-         "prompts the real model decodes per KV format (0: no real-model part)",
-         0,
-         4096,
-         {"0", "2", "64"}},
-        {"real-kv",
-         DRIFT_OPT_LIST,
-         &rkv,
-         "LIST",
-         "the real model's KV storage formats, each against its preset's own bf16 (default fp16, fp8e4m3, fp8e5m2, int8:token, int8:head)",
-         0,
-         0,
-         {0}},
-        {"real-tokens",
-         DRIFT_OPT_INT,
-         &rT,
-         "T",
-         "greedy tokens per prompt of the real model",
-         1,
-         1024,
-         {"4", "8", "64"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "the real model, a GGUF file with a tokenizer (default SmolLM2-135M-Instruct)",
-         0,
-         0,
-         {0}},
-        {"prompt-set",
-         DRIFT_OPT_STRING,
-         &set,
-         "FILE",
-         "the real model's prompt set (default prompts/lab-prompts.txt)",
-         0,
-         0,
-         {0}},
+        {"vocab", DRIFT_OPT_INT, &vocab, "N", "rows of the fixed projection to a vocabulary", 2, 1L << 20,
+            {"2000", "16000", "32000"}},
+        {"prefill-len", DRIFT_OPT_INT, &plen, "N", "tokens of the chunked-prefill test", 1, 1L << 16,
+            {"64", "192", "512"}},
+        {"chunks", DRIFT_OPT_INTLIST, &chunks, "C,C,...", "chunk sizes of the chunked-prefill test", 1, 1L << 16,
+            {"16,32", "16,48,64", "16,64,128,256"}},
+        {"real-prompts", DRIFT_OPT_INT, &rN, "N",
+            "prompts the real model decodes per KV format (0: no real-model part)", 0, 4096, {"0", "2", "64"}},
+        {"real-kv", DRIFT_OPT_LIST, &rkv, "LIST",
+            "the real model's KV storage formats, each against its preset's own bf16 (default fp16, fp8e4m3, fp8e5m2, int8:token, int8:head)",
+            0, 0, {0}},
+        {"real-tokens", DRIFT_OPT_INT, &rT, "T", "greedy tokens per prompt of the real model", 1, 1024,
+            {"4", "8", "64"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE",
+            "the real model, a GGUF file with a tokenizer (default SmolLM2-135M-Instruct)", 0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE", "the real model's prompt set (default prompts/lab-prompts.txt)",
+            0, 0, {0}},
     };
-    const drift_cli_spec_t spec = {
-        .name = "kv_cache",
+    const drift_cli_spec_t spec = {.name = "kv_cache",
         .question =
             "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, "
             "and does chunked prefill give the same bits as a full prefill?",
@@ -271,8 +190,8 @@ int main(int argc, char **argv)
     }
     for (int t = 0; t < chunks.n; t++)
         if (chunks.v[t] > plen)
-            drift_die("--chunks: chunk %ld is longer than --prefill-len %ld (accepted: 1..prefill-len)", chunks.v[t],
-                      plen);
+            drift_die(
+                "--chunks: chunk %ld is longer than --prefill-len %ld (accepted: 1..prefill-len)", chunks.v[t], plen);
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64)
             drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
@@ -295,7 +214,7 @@ int main(int argc, char **argv)
     double *W = malloc(V * HD * sizeof *W);
     if (!W)
         drift_die_oom((double)V * HD * sizeof *W, "the %zu x %zu output head (--vocab, --heads, --dim: smaller)",
-                      (size_t)V, (size_t)HD);
+            (size_t)V, (size_t)HD);
     fill(W, V * HD, cli.seed, 0x3EADu, 0);
 
     /* -- storage formats: per (L, format, kv format), the last nq rows -- */
@@ -305,8 +224,8 @@ int main(int argc, char **argv)
     } res_t;
     res_t *res = calloc((size_t)nL * (size_t)nf * (size_t)nkv, sizeof *res);
     if (!res)
-        drift_die_oom((double)nL * nf * nkv * sizeof *res, "the results of %d lengths x %d formats x %d KV formats", nL,
-                      nf, nkv);
+        drift_die_oom(
+            (double)nL * nf * nkv * sizeof *res, "the results of %d lengths x %d formats x %d KV formats", nL, nf, nkv);
     for (int li = 0; li < nL; li++) {
         const size_t L = (size_t)Ls.v[li], T = (size_t)nq < L ? (size_t)nq : L, p0 = L - T;
         drift_progress(&cli, (size_t)li, (size_t)nL + 1);
@@ -317,14 +236,14 @@ int main(int argc, char **argv)
         double *rgap = malloc(T * sizeof *rgap);
         if (!q || !k || !v || !ref || !o || !rlog || !rtop || !rgap)
             drift_die_oom(8.0 * ((double)T * HD * (2 + nf * nkv) + 2.0 * L * G * D + (double)T * V),
-                          "the attention inputs and outputs at L = %zu (--L, --queries, --vocab: smaller)", L);
+                "the attention inputs and outputs at L = %zu (--L, --queries, --vocab: smaller)", L);
         fill(q, T * HD, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1),
             fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
         int rc = 0;
         DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
         for (size_t r = 0; r < T; r++) {
-            rc |= drift_attention_reference(&ref[r * HD], &q[r * HD], k, v, 1, p0 + r + 1, p0 + r, NULL, &base,
-                                            DRIFT_FP64, NULL, 0) != 0;
+            rc |= drift_attention_reference(
+                      &ref[r * HD], &q[r * HD], k, v, 1, p0 + r + 1, p0 + r, NULL, &base, DRIFT_FP64, NULL, 0) != 0;
             rtop[r] = project(&rlog[r * V], W, &ref[r * HD], V, HD, &rgap[r]);
         }
         if (rc) drift_die("the attention reference failed");
@@ -376,7 +295,7 @@ int main(int argc, char **argv)
     double *q = malloc(n * HD * sizeof *q), *k = malloc(n * G * D * sizeof *k), *v = malloc(n * G * D * sizeof *v);
     if (!cd || !cmax || !q || !k || !v)
         drift_die_oom(8.0 * ((double)n * HD + 2.0 * n * G * D),
-                      "the prefill of %zu tokens (--prefill-len, --heads, --dim: smaller)", n);
+            "the prefill of %zu tokens (--prefill-len, --heads, --dim: smaller)", n);
     fill(q, n * HD, cli.seed, 0xC4u, 0), fill(k, n * G * D, cli.seed, 0xC4u, 1), fill(v, n * G * D, cli.seed, 0xC4u, 2);
     drift_progress(&cli, (size_t)nL, (size_t)nL + 1);
     int rc = 0;
@@ -414,24 +333,20 @@ int main(int argc, char **argv)
     drift_out_t out;
     kv_real_run(&real, &cli);
     drift_out_open(&out, &cli, TABLES, 7, 1);
-    drift_out_meta(
-        &out, T_MAIN, "table",
+    drift_out_meta(&out, T_MAIN, "table",
         "per (compute format, KV storage, L): the last `queries` query rows (causal) against a cache of L tokens filled by one append");
-    drift_out_meta(
-        &out, T_MAIN, "shape",
+    drift_out_meta(&out, T_MAIN, "shape",
         "heads %zu, kv_heads %zu, head_dim %zu, causal, scale 1/sqrt(dim); q, k, v ~ N(0,1) (Philox, seed %llu); "
         "kernel flash:64,64, operands rounded to the compute format after loading from the cache, "
         "fp32 accumulation and softmax, output kept in fp32",
         H, G, D, (unsigned long long)cli.seed);
-    drift_out_meta(
-        &out, T_MAIN, "columns",
+    drift_out_meta(&out, T_MAIN, "columns",
         "relerr_true = ||o - o*||_2 / ||o*||_2 and max_abs_err_true over the rows, o* = drift_attention_reference (MPFR, "
         "to fp64) of the unrounded q, k, v; logits = W o with W a fixed %zu x %zu N(0,1) matrix (fp64 arithmetic); "
         "argmax_flips = rows whose argmax differs from the argmax of W o*; min_gap_exact = the smallest top-1/top-2 gap of W o* over the rows; "
         "max_logit_err = max |W o - W o*|",
         V, HD);
-    drift_out_meta(
-        &out, T_CHUNK, "table",
+    drift_out_meta(&out, T_CHUNK, "table",
         "drift_attention_prefill of n tokens with chunk C (the cache grows by C tokens and those C queries attend to it) vs "
         "chunk 0 (all at once); bitwise, per query row; int8:head's scales are fixed by the first append (the first chunk)");
     for (int li = 0; li < nL; li++)
@@ -439,9 +354,9 @@ int main(int argc, char **argv)
             for (int c = 0; c < nkv; c++) {
                 const res_t *s = &res[((size_t)li * (size_t)nf + (size_t)f) * (size_t)nkv + (size_t)c];
                 drift_row(&out, T_MAIN, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(kvn[c]),
-                          DRIFT_INT(Ls.v[li]), DRIFT_INT((size_t)nq < (size_t)Ls.v[li] ? (size_t)nq : (size_t)Ls.v[li]),
-                          DRIFT_NUM(s->rel), DRIFT_NUM(s->maxabs), DRIFT_INT(s->flips), DRIFT_NUM(s->mingap),
-                          DRIFT_NUM(s->maxlog));
+                    DRIFT_INT(Ls.v[li]), DRIFT_INT((size_t)nq < (size_t)Ls.v[li] ? (size_t)nq : (size_t)Ls.v[li]),
+                    DRIFT_NUM(s->rel), DRIFT_NUM(s->maxabs), DRIFT_INT(s->flips), DRIFT_NUM(s->mingap),
+                    DRIFT_NUM(s->maxlog));
             }
     for (int f = 0; f < nf; f++)
         for (int c = 0; c < nkv; c++)
@@ -449,13 +364,11 @@ int main(int argc, char **argv)
                 for (size_t s = 0; s < nC; s++) {
                     size_t t = ((size_t)f * (size_t)nkv + (size_t)c) * NCK + (size_t)i;
                     drift_row(&out, T_CHUNK, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(kvn[c]),
-                              DRIFT_TXT(ckspec[i]), DRIFT_INT(n), DRIFT_INT(chunks.v[s]),
-                              DRIFT_INT(cd[t * nC + s] == 0), DRIFT_INT(cd[t * nC + s]), DRIFT_NUM(cmax[t * nC + s]),
-                              DRIFT_TXT(ckspec[i]));
+                        DRIFT_TXT(ckspec[i]), DRIFT_INT(n), DRIFT_INT(chunks.v[s]), DRIFT_INT(cd[t * nC + s] == 0),
+                        DRIFT_INT(cd[t * nC + s]), DRIFT_NUM(cmax[t * nC + s]), DRIFT_TXT(ckspec[i]));
                 }
 
-    drift_md_intro(
-        &out,
+    drift_md_intro(&out,
         "A cache of L tokens (%zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1)) stored in each format; "
         "the last %ld query rows through flash:64,64 in %s arithmetic (fp32 accumulation); "
         "the next token through a fixed %zu x %zu random projection.",
@@ -465,9 +378,9 @@ int main(int argc, char **argv)
             const res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
             char fl[48];
             snprintf(fl, sizeof fl, "%ld of %zu rows", s->flips,
-                     (size_t)nq < (size_t)Ls.v[li] ? (size_t)nq : (size_t)Ls.v[li]);
+                (size_t)nq < (size_t)Ls.v[li] ? (size_t)nq : (size_t)Ls.v[li]);
             drift_row(&out, T_MD, DRIFT_TXT(kvn[c]), DRIFT_INT(Ls.v[li]), DRIFT_NUM(s->rel), DRIFT_NUM(s->maxlog),
-                      DRIFT_TXT(fl));
+                DRIFT_TXT(fl));
         }
     drift_md_end(&out, T_MD);
     for (int c = 0; c < nkv; c++)
@@ -476,8 +389,8 @@ int main(int argc, char **argv)
             size_t off = 0;
             for (size_t s = 0; s < nC; s++) {
                 long d = cd[((size_t)c * NCK + (size_t)i) * nC + s];
-                off += (size_t)snprintf(buf + off, sizeof buf - off, "%sC = %ld: %ld of %zu", s ? "; " : "",
-                                        chunks.v[s], d, n);
+                off += (size_t)snprintf(
+                    buf + off, sizeof buf - off, "%sC = %ld: %ld of %zu", s ? "; " : "", chunks.v[s], d, n);
                 if (off >= sizeof buf) break;
             }
             drift_row(&out, T_MDCHUNK, DRIFT_TXT(kvn[c]), DRIFT_TXT(ckspec[i]), DRIFT_TXT(buf));
@@ -507,8 +420,7 @@ int main(int argc, char **argv)
             flips += s->flips, rowsall += (size_t)nq < (size_t)Ls.v[li] ? nq : Ls.v[li];
             gapmin = fmin(gapmin, s->mingap);
         }
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "- The next token changed in %ld of %ld (storage, L, row) cases; the smallest exact top-1/top-2 logit gap among the rows was %.3g.\n",
         flips, rowsall, gapmin);
     long other = 0, total = 0;
@@ -520,8 +432,7 @@ int main(int argc, char **argv)
                 if (!expect) other += d, total += (long)n;
             }
         }
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); "
         "splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
         other, total, other == 0 ? "bit-identical" : "NOT identical");

@@ -45,8 +45,8 @@ Test(kv_cache_real_exp, bad_options_exit_2_one_line_no_file)
     const char *const bad_model[] = {
         "--real-prompts 1 --prompt-set /nonexistent/prompts.txt",
     };
-    expect_bad_options(EXP " " SMALL, bad_model, sizeof bad_model / sizeof bad_model[0], dir,
-                       "kv_cache_real_summary.csv");
+    expect_bad_options(
+        EXP " " SMALL, bad_model, sizeof bad_model / sizeof bad_model[0], dir, "kv_cache_real_summary.csv");
 }
 
 Test(kv_cache_real_exp, off_says_so_and_writes_the_synthetic_part)
@@ -85,8 +85,8 @@ Test(kv_cache_real_exp, an_exact_cache_never_parts_and_the_summary_follows_the_r
         return;
     }
     cr_assert_eq(sh("%s %s --real-prompts 3 --real-tokens 4 --real-kv fp32,fp8e5m2 --seed 2 --quiet --out %s/on", EXP,
-                    SMALL, dir),
-                 0);
+                     SMALL, dir),
+        0);
     char p[256];
     snprintf(p, sizeof p, "%s/on/kv_cache_real.csv", dir);
     char *t = slurp(p);
@@ -115,10 +115,10 @@ Test(kv_cache_real_exp, an_exact_cache_never_parts_and_the_summary_follows_the_r
     cr_assert(a && b);
     a += 2, b += 2;
     cr_assert(fieldd(a, 0) == 3 && fieldd(a, 1) == 4 && fieldd(a, 2) == 0 && fieldd(a, 3) == 0 && fieldd(a, 4) == 0,
-              "%s", f32);
+        "%s", f32);
     cr_assert(fabs(fieldd(a, 5) - 0.561497) < 1e-6, "Wilson hi at 0 of 3: %s", f32); /* printed with 6 digits */
-    cr_assert(fieldd(b, 2) == parted8 && fabs(fieldd(b, 3) - parted8 / 3.0) < 1e-6, "fp8e5m2's count is its rows': %s",
-              f8);
+    cr_assert(
+        fieldd(b, 2) == parted8 && fabs(fieldd(b, 3) - parted8 / 3.0) < 1e-6, "fp8e5m2's count is its rows': %s", f8);
     free(t);
     snprintf(p, sizeof p, "%s/on/kv_cache.md", dir);
     t = slurp(p);

@@ -59,32 +59,17 @@ static const char SUMMARY[] =
     "sits with bf16.";
 
 enum { T_ERR, T_FIT, T_MD, NTABLES };
-static const drift_col_t ERR[] = {DRIFT_C_TEXT("model"),
-                                  DRIFT_C_INT("layers"),
-                                  DRIFT_C_TEXT("config"),
-                                  DRIFT_C_INT("layer"),
-                                  DRIFT_C_TEXT("block"),
-                                  DRIFT_C_INT("depth"),
-                                  DRIFT_C_NUM("rel_err_mean", "%.6e"),
-                                  DRIFT_C_NUM("rel_err_max", "%.6e")};
-static const drift_col_t FIT[] = {DRIFT_C_TEXT("model"),
-                                  DRIFT_C_INT("layers"),
-                                  DRIFT_C_TEXT("config"),
-                                  DRIFT_C_INT("from_layer"),
-                                  DRIFT_C_INT("to_layer"),
-                                  DRIFT_C_NUM("factor_per_layer", "%.6g"),
-                                  DRIFT_C_NUM("exp_rms_factor", "%.6g"),
-                                  DRIFT_C_NUM("power", "%.6g"),
-                                  DRIFT_C_NUM("power_rms_factor", "%.6g"),
-                                  DRIFT_C_NUM("growth", "%.6g")};
-static const drift_col_t MD[] = {DRIFT_C_TEXT("model"),
-                                 DRIFT_C_TEXT("config"),
-                                 DRIFT_C_NUM("after layer 1", "%.3g"),
-                                 DRIFT_C_NUM("after last layer", "%.3g"),
-                                 DRIFT_C_NUM("final norm", "%.3g"),
-                                 DRIFT_C_NUM("growth last / first", "%.3g"),
-                                 DRIFT_C_NUM("fitted factor per layer", "%.4g"),
-                                 DRIFT_C_NUM("fitted power of the layer", "%.3g")};
+static const drift_col_t ERR[] = {DRIFT_C_TEXT("model"), DRIFT_C_INT("layers"), DRIFT_C_TEXT("config"),
+    DRIFT_C_INT("layer"), DRIFT_C_TEXT("block"), DRIFT_C_INT("depth"), DRIFT_C_NUM("rel_err_mean", "%.6e"),
+    DRIFT_C_NUM("rel_err_max", "%.6e")};
+static const drift_col_t FIT[] = {DRIFT_C_TEXT("model"), DRIFT_C_INT("layers"), DRIFT_C_TEXT("config"),
+    DRIFT_C_INT("from_layer"), DRIFT_C_INT("to_layer"), DRIFT_C_NUM("factor_per_layer", "%.6g"),
+    DRIFT_C_NUM("exp_rms_factor", "%.6g"), DRIFT_C_NUM("power", "%.6g"), DRIFT_C_NUM("power_rms_factor", "%.6g"),
+    DRIFT_C_NUM("growth", "%.6g")};
+static const drift_col_t MD[] = {DRIFT_C_TEXT("model"), DRIFT_C_TEXT("config"), DRIFT_C_NUM("after layer 1", "%.3g"),
+    DRIFT_C_NUM("after last layer", "%.3g"), DRIFT_C_NUM("final norm", "%.3g"),
+    DRIFT_C_NUM("growth last / first", "%.3g"), DRIFT_C_NUM("fitted factor per layer", "%.4g"),
+    DRIFT_C_NUM("fitted power of the layer", "%.3g")};
 static const drift_table_spec_t TABLES[] = {
     {".csv", NULL, 0, ERR, 8}, {"_fit.csv", NULL, 0, FIT, 10}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
 
@@ -131,7 +116,7 @@ static void run_model(trace_t *t, const drift_checkpoint_t *ck, const drift_nume
     double *lg = malloc(t->T * (size_t)ck->cfg.vocab_size * sizeof(double));
     if (!lg)
         drift_die_oom((double)t->T * ck->cfg.vocab_size * sizeof(double),
-                      "the logits of %zu tokens x %d (--tokens: fewer)", (size_t)t->T, ck->cfg.vocab_size);
+            "the logits of %zu tokens x %d (--tokens: fewer)", (size_t)t->T, ck->cfg.vocab_size);
     drift_model_set_trace(m, on_trace, t);
     if (drift_model_score(m, lg, tok, (int)t->T)) drift_die("forward pass failed");
     drift_model_free(m);
@@ -155,7 +140,7 @@ static void configs_phrase(char *buf, size_t size, const int *use)
             continue;
         }
         at += (size_t)snprintf(buf + at, size - at, "%s%s%s", tc ? "" : drift_list_sep(item++, nitem),
-                               drift_list_sep(tc, ntc), CONFS[c].shown);
+            drift_list_sep(tc, ntc), CONFS[c].shown);
         if (++tc == ntc && at < size) at += (size_t)snprintf(buf + at, size - at, " (H100 tensor-core model)");
     }
 }
@@ -231,41 +216,19 @@ int main(int argc, char **argv)
     const char *ckpt = NULL, *confs_opt = "all", *set = NULL;
     const drift_cli_opt_t opts[] = {
         {"layers", DRIFT_OPT_INT, &L_, "L", "layers of the synthetic model", 1, 256, {"4", "64", "128"}},
-        {"tokens",
-         DRIFT_OPT_INT,
-         &T_,
-         "T",
-         "tokens scored teacher-forced per model (a GGUF model: its wrapped prompt, cut at T)",
-         1,
-         256,
-         {"8", "48", "128"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "checkpoint, llama2.c .bin or GGUF (when not given: SmolLM2-135M-Instruct in the default and full profiles, stories260K in quick)",
-         0,
-         0,
-         {0}},
-        {"prompt-set",
-         DRIFT_OPT_STRING,
-         &set,
-         "FILE",
-         "prompt set a GGUF model's prompt is drawn from by the seed (default prompts/lab-prompts.txt)",
-         0,
-         0,
-         {0}},
-        {"configs",
-         DRIFT_OPT_LIST,
-         &confs_opt,
-         "LIST",
-         "configurations, comma-separated, from fp32, bf16, fp16, layercast (run in that order), or all (default)",
-         0,
-         0,
-         {0}},
+        {"tokens", DRIFT_OPT_INT, &T_, "T",
+            "tokens scored teacher-forced per model (a GGUF model: its wrapped prompt, cut at T)", 1, 256,
+            {"8", "48", "128"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE",
+            "checkpoint, llama2.c .bin or GGUF (when not given: SmolLM2-135M-Instruct in the default and full profiles, stories260K in quick)",
+            0, 0, {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
+            "prompt set a GGUF model's prompt is drawn from by the seed (default prompts/lab-prompts.txt)", 0, 0, {0}},
+        {"configs", DRIFT_OPT_LIST, &confs_opt, "LIST",
+            "configurations, comma-separated, from fp32, bf16, fp16, layercast (run in that order), or all (default)",
+            0, 0, {0}},
     };
-    const drift_cli_spec_t spec = DRIFT_LLM_SPEC(
-        "layer_drift", QUESTION, opts,
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("layer_drift", QUESTION, opts,
         "takes no formats or orders (the configurations are the sweep: --configs fp32,bf16,fp16,layercast)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
@@ -289,8 +252,8 @@ int main(int argc, char **argv)
     if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
     if (!ckpt && !(ckpt = drift_real_checkpoint())) {
         fprintf(stderr,
-                "layer_drift: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-                "or give --checkpoint FILE (--profile quick: stories260K)\n");
+            "layer_drift: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+            "or give --checkpoint FILE (--profile quick: stories260K)\n");
         return DRIFT_EXIT_SKIPPED;
     }
     drift_checkpoint_t ck[2];
@@ -306,14 +269,13 @@ int main(int argc, char **argv)
     if (ck[0].gguf) {
         if (!set) set = DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt";
         drift_chat_prompt_t *cp;
-        if (drift_chat_prompts_load(&cp, &ck[0], set, 1, cli.seed, "layer_drift.prompt", ck[0].cfg.seq_len, err,
-                                    sizeof err))
+        if (drift_chat_prompts_load(
+                &cp, &ck[0], set, 1, cli.seed, "layer_drift.prompt", ck[0].cfg.seq_len, err, sizeof err))
             drift_die("--prompt-set: %s", err);
         Tm[0] = (size_t)cp[0].n < T ? (size_t)cp[0].n : T;
         memcpy(tok[0], cp[0].tok, Tm[0] * sizeof(int));
         const char *sb = strrchr(set, '/') ? strrchr(set, '/') + 1 : set;
-        snprintf(
-            sample[0], sizeof sample[0],
+        snprintf(sample[0], sizeof sample[0],
             "%s%zu tokens of prompt %d of %s (%s, %d tokens in the chat template, the first %d its system turn and user header: \"%.100s%s\"), drawn by seed %llu",
             Tm[0] < (size_t)cp[0].n ? "the first " : "the ", Tm[0], cp[0].index, sb, cp[0].kind, cp[0].n, cp[0].prefix,
             cp[0].text, strlen(cp[0].text) > 100 ? "..." : "", (unsigned long long)cli.seed);
@@ -323,8 +285,8 @@ int main(int argc, char **argv)
         else
             snprintf(shared, sizeof shared, "all in the system turn");
         snprintf(brief[0], sizeof brief[0], "%s%zu%s of prompt %d (%s) of %s in the chat template (seed %llu; %s)",
-                 Tm[0] < (size_t)cp[0].n ? "tokens 1-" : "all ", Tm[0], Tm[0] < (size_t)cp[0].n ? "" : " tokens",
-                 cp[0].index, cp[0].kind, sb, (unsigned long long)cli.seed, shared);
+            Tm[0] < (size_t)cp[0].n ? "tokens 1-" : "all ", Tm[0], Tm[0] < (size_t)cp[0].n ? "" : " tokens",
+            cp[0].index, cp[0].kind, sb, (unsigned long long)cli.seed, shared);
         drift_chat_prompts_free(cp, 1);
     } else {
         if (set)
@@ -340,9 +302,9 @@ int main(int argc, char **argv)
         tok[mi][0] = 1;
         for (size_t i = 1; i < T; i++) tok[mi][i] = (int)drift_stream_below(&st, (uint32_t)ck[mi].cfg.vocab_size);
         snprintf(sample[mi], sizeof sample[mi], "%zu tokens (BOS then uniform random ids, seed %llu)", T,
-                 (unsigned long long)cli.seed);
-        snprintf(brief[mi], sizeof brief[mi], "BOS and %zu random ids (seed %llu)", T - 1,
-                 (unsigned long long)cli.seed);
+            (unsigned long long)cli.seed);
+        snprintf(
+            brief[mi], sizeof brief[mi], "BOS and %zu random ids (seed %llu)", T - 1, (unsigned long long)cli.seed);
         if (ck[0].gguf)
             snprintf(brief[mi], sizeof brief[mi], "BOS and %zu random ids", T - 1); /* the seed named with the prompt */
     }
@@ -354,35 +316,29 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, NTABLES, 1);
     if (ck[0].gguf)
-        drift_out_meta(
-            &out, T_ERR, "table",
+        drift_out_meta(&out, T_ERR, "table",
             "per (model, config, layer, block): %s: %s; synthetic = drift_checkpoint_synth dim 64 hidden 172 heads 8/4 vocab "
             "512, seed %llu: %s; each scored teacher-forced alone",
             model_name[0], sample[0], (unsigned long long)cli.seed, sample[1]);
     else /* the words of the runs before the GGUF default: the quick profile's files as they were */
-        drift_out_meta(
-            &out, T_ERR, "table",
+        drift_out_meta(&out, T_ERR, "table",
             "per (model, config, layer, block): %zu tokens (BOS then uniform random ids) scored teacher-forced alone; "
             "synthetic = drift_checkpoint_synth dim 64 hidden 172 heads 8/4 vocab 512, seed %llu",
             T, (unsigned long long)cli.seed);
-    drift_out_meta(
-        &out, T_ERR, "columns",
+    drift_out_meta(&out, T_ERR, "columns",
         "depth = 4 layer + block index (attn-norm 0, attn 1, mlp-norm 2, mlp 3; final-norm = 4 L); "
         "rel_err = ||h - h_exact||_2 / ||h_exact||_2 per token row, mean and max over the tokens; h_exact from the exact model (fp64, correctly rounded dots and sums)");
-    drift_out_meta(
-        &out, T_FIT, "table",
+    drift_out_meta(&out, T_FIT, "table",
         "per (model, config): least-squares fits of log rel_err_mean after each layer's MLP residual (block mlp, "
         "layers from .. to, numbered from 1) against the layer number");
-    drift_out_meta(
-        &out, T_FIT, "columns",
+    drift_out_meta(&out, T_FIT, "columns",
         "factor_per_layer = exp(slope of log rel_err on layer): rel_err ~ a factor^layer; "
         "power = slope of log rel_err on log layer: rel_err ~ a layer^power (0.5: independent per-layer errors adding up; 1: errors adding in step); "
         "*_rms_factor = exp(rms residual of that fit): the typical factor between a layer's error and the fitted line; "
         "growth = rel_err after the last layer / after the first");
     char under[192];
     configs_phrase(under, sizeof under, use);
-    drift_md_intro(
-        &out,
+    drift_md_intro(&out,
         "Hidden states of %s (%d layers, real weights%s; %s) and of a synthetic model (%ld layers; "
         "%s), teacher-forced, under %s, against the exact reference: fp64 throughout with every dot product and sum correctly rounded to fp64 (the "
         "superaccumulator of exact.h) and glibc fp64 elementwise functions, so each operation errs by at most ~2^-52 relative and the reference sits "
@@ -402,7 +358,7 @@ int main(int argc, char **argv)
         double *xl = malloc((size_t)c->n_layers * sizeof(double)), *yl = malloc((size_t)c->n_layers * sizeof(double));
         if (!ex.h || !tr.h || !ex.count || !tr.count || !xl || !yl)
             drift_die_oom(2.0 * nd * Tk * ex.dim * sizeof(double),
-                          "two traces of %zu points x %zu tokens x %zu (--tokens, --layers: fewer)", nd, Tk, ex.dim);
+                "two traces of %zu points x %zu tokens x %zu (--tokens, --layers: fewer)", nd, Tk, ex.dim);
         drift_numerics_t nxe = drift_numerics_exact();
         run_model(&ex, &ck[mi], &nxe, tok[mi]);
         for (int ci = 0; ci < NCONF; ci++) {
@@ -431,19 +387,19 @@ int main(int argc, char **argv)
                 if (d == nd - 1) fin = mean;
                 if (blk == DRIFT_BLOCK_MLP) xl[layer] = layer + 1, yl[layer] = mean;
                 drift_row(&out, T_ERR, DRIFT_TXT(model_name[mi]), DRIFT_INT(c->n_layers), DRIFT_TXT(CONFS[ci].name),
-                          DRIFT_INT(layer), DRIFT_TXT(BLOCK_NAMES[blk]), DRIFT_INT(d), DRIFT_NUM(mean), DRIFT_NUM(mx));
+                    DRIFT_INT(layer), DRIFT_TXT(BLOCK_NAMES[blk]), DRIFT_INT(d), DRIFT_NUM(mean), DRIFT_NUM(mx));
             }
             growth[mi][ci] = first > 0 ? lastl / first : 0, last[mi][ci] = lastl;
             first_u[mi][ci] = first / drift_format_info(CONFS[ci].rounded)->unit_roundoff;
             drift_loglin_fit(&fexp[mi][ci], xl, yl, c->n_layers);
             drift_loglog_fit(&fpow[mi][ci], xl, yl, c->n_layers);
             drift_row(&out, T_FIT, DRIFT_TXT(model_name[mi]), DRIFT_INT(c->n_layers), DRIFT_TXT(CONFS[ci].name),
-                      DRIFT_INT(1), DRIFT_INT(c->n_layers), DRIFT_NUM(exp(fexp[mi][ci].slope)),
-                      DRIFT_NUM(exp(fexp[mi][ci].rms)), DRIFT_NUM(fpow[mi][ci].slope), DRIFT_NUM(exp(fpow[mi][ci].rms)),
-                      DRIFT_NUM(growth[mi][ci]));
+                DRIFT_INT(1), DRIFT_INT(c->n_layers), DRIFT_NUM(exp(fexp[mi][ci].slope)),
+                DRIFT_NUM(exp(fexp[mi][ci].rms)), DRIFT_NUM(fpow[mi][ci].slope), DRIFT_NUM(exp(fpow[mi][ci].rms)),
+                DRIFT_NUM(growth[mi][ci]));
             drift_row(&out, T_MD, DRIFT_TXT(model_name[mi]), DRIFT_TXT(CONFS[ci].name), DRIFT_NUM(first),
-                      DRIFT_NUM(lastl), DRIFT_NUM(fin), DRIFT_NUM(growth[mi][ci]), DRIFT_NUM(exp(fexp[mi][ci].slope)),
-                      DRIFT_NUM(fpow[mi][ci].slope));
+                DRIFT_NUM(lastl), DRIFT_NUM(fin), DRIFT_NUM(growth[mi][ci]), DRIFT_NUM(exp(fexp[mi][ci].slope)),
+                DRIFT_NUM(fpow[mi][ci].slope));
         }
         free(ex.h), free(tr.h), free(ex.count), free(tr.count), free(xl), free(yl);
     }
@@ -459,7 +415,7 @@ int main(int argc, char **argv)
         char grows[96];
         range_text(grows, sizeof grows, "%.3g", gmin[mi], gmax[mi]);
         drift_md_text(&out, "- %s (%d layers): mean error x%s from layer 1 to %d", model_name[mi], ck[mi].cfg.n_layers,
-                      grows, ck[mi].cfg.n_layers);
+            grows, ck[mi].cfg.n_layers);
         law_text(&out, fexp[mi], fpow[mi], use); /* the configurations against fp32: the table, and the summary below */
         drift_md_text(&out, ".\n");
     }
@@ -480,13 +436,13 @@ int main(int argc, char **argv)
         drift_out_summary(&out, "%s%s u for %s", k ? drift_list_sep(k, nuse) : " ", r, CONFS[ci].shown);
         k++;
     }
-    drift_out_summary(
-        &out, " (u = the unit roundoff of the configuration's format%s; both models); by the last layer it has grown",
+    drift_out_summary(&out,
+        " (u = the unit roundoff of the configuration's format%s; both models); by the last layer it has grown",
         use[C_LAYERCAST] ? ", bf16's for LayerCast's weights" : "");
     for (int mi = 0; mi < 2; mi++) {
         range_text(r, sizeof r, "%.3g", gmin[mi], gmax[mi]);
         drift_out_summary(&out, "%s %s times on %s (%d layers)", mi ? " and" : "", r,
-                          mi ? "the synthetic model" : model_name[mi], ck[mi].cfg.n_layers);
+            mi ? "the synthetic model" : model_name[mi], ck[mi].cfg.n_layers);
     }
     if (use[C_FP32] && nuse > 1) {
         drift_out_summary(
@@ -496,7 +452,7 @@ int main(int argc, char **argv)
             double d0 = log10(last[0][ci] / last[0][C_FP32]), d1 = log10(last[1][ci] / last[1][C_FP32]);
             range_text(r, sizeof r, "%.1f", fmin(d0, d1), fmax(d0, d1));
             drift_out_summary(&out, "%s%s %s%s%s", k ? drift_list_sep(k, nuse - 1) : " ", CONFS[ci].shown,
-                              k ? "" : "sits ", r, k ? "" : " decades above fp32");
+                k ? "" : "sits ", r, k ? "" : " decades above fp32");
             k++;
         }
     }
@@ -507,8 +463,7 @@ int main(int argc, char **argv)
         /* within a factor of two either way: the weights' rounding alone gives the error of
          * rounding every GEMM's inputs and outputs */
         if (lo >= 0.5 && hi <= 2)
-            drift_out_summary(
-                &out,
+            drift_out_summary(&out,
                 ". LayerCast (bf16 weights, fp32 compute) sits with bf16 (%s times its error after the last layer): "
                 "measured against the fp32 model, rounding the weights to bf16 is a change of the model, not a rounding of its arithmetic",
                 r);

@@ -24,13 +24,8 @@ TestSuite(layer_drift_exp, .init = make_dir, .fini = remove_dir, .timeout = 120)
 
 Test(layer_drift_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *const bad[] = {"--layers 0",
-                               "--layers 257",
-                               "--tokens 0",
-                               "--tokens 257",
-                               "--checkpoint /nonexistent.bin",
-                               "--orders seq",
-                               "--profile quick --prompt-set /dev/null"};
+    const char *const bad[] = {"--layers 0", "--layers 257", "--tokens 0", "--tokens 257",
+        "--checkpoint /nonexistent.bin", "--orders seq", "--profile quick --prompt-set /dev/null"};
     expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "layer_drift.csv");
 }
 
@@ -47,10 +42,10 @@ Test(layer_drift_exp, errors_sit_at_their_formats_roundoff)
         int layers, layer, depth;
         double mean, mx;
         cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%31[^,],%d,%lf,%lf", model, &layers, config, &layer, block,
-                            &depth, &mean, &mx),
-                     8, "%s", l);
+                         &depth, &mean, &mx),
+            8, "%s", l);
         cr_assert(!strcmp(model, "stories260K") || !strcmp(model, "synthetic"),
-                  "quick runs stories260K and the synthetic model: %s", l);
+            "quick runs stories260K and the synthetic model: %s", l);
         nreal += !strcmp(model, "stories260K");
         if (strcmp(block, "mlp")) continue;
         /* fp32: u = 2^-24 = 6e-8; a few layers of ~100-term dots and residual adds stay far
@@ -90,8 +85,8 @@ Test(layer_drift_exp, fits_are_the_lines_through_the_csv)
         int layers, layer, depth;
         double mean, mx;
         cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%31[^,],%d,%lf,%lf", model, &layers, config, &layer, block,
-                            &depth, &mean, &mx),
-                     8, "%s", l);
+                         &depth, &mean, &mx),
+            8, "%s", l);
         if (strcmp(block, "mlp")) continue;
         snprintf(k, sizeof k, "%s,%s", model, config);
         int r = 0;
@@ -113,8 +108,8 @@ Test(layer_drift_exp, fits_are_the_lines_through_the_csv)
         int layers, from, to;
         double g, ge, pw, pe, growth;
         cr_assert_eq(sscanf(l, "%31[^,],%d,%31[^,],%d,%d,%lf,%lf,%lf,%lf,%lf", model, &layers, config, &from, &to, &g,
-                            &ge, &pw, &pe, &growth),
-                     10, "%s", l);
+                         &ge, &pw, &pe, &growth),
+            10, "%s", l);
         snprintf(k, sizeof k, "%s,%s", model, config);
         int r = 0;
         while (r < nk && strcmp(key[r], k)) r++;
@@ -130,7 +125,7 @@ Test(layer_drift_exp, fits_are_the_lines_through_the_csv)
             }
             double want = law ? stl / stt : exp(stl / stt), got = law ? pw : g;
             cr_assert(fabs(got - want) <= 1e-4 * fabs(want), "%s: %s %.9g, by hand %.9g", l, law ? "power" : "factor",
-                      got, want);
+                got, want);
         }
         cr_assert(ge >= 1 && pe >= 1, "a misfit factor is exp(rms) >= 1: %s", l);
         cr_assert(fabs(growth - y[r][layers - 1] / y[r][0]) <= 1e-4 * growth, "%s", l);

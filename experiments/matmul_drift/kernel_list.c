@@ -8,7 +8,7 @@
 #define ACCEPTED "naive, tiled:BM,BN,BK, splitk:S, splitk:S:tree, tc:v100|a100|h100|b200"
 
 int drift_kernel_list_parse(drift_gemm_kernel_t *k, char names[][DRIFT_GEMM_KERNEL_SPEC_MAX], int max, const char *list,
-                            char *err, size_t errsz)
+    char *err, size_t errsz)
 {
     int n = 0;
     const char *p = list;

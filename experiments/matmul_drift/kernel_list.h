@@ -11,6 +11,6 @@
 /* Fills k[0..) and names[0..) (at most max) and returns how many; on a malformed, repeated or
  * too long list DRIFT_EINVAL with the problem and what is accepted in err (one line). */
 DRIFT_MUST_CHECK int drift_kernel_list_parse(drift_gemm_kernel_t *k, char names[][DRIFT_GEMM_KERNEL_SPEC_MAX], int max,
-                                             const char *list, char *err, size_t errsz);
+    const char *list, char *err, size_t errsz);
 
 #endif

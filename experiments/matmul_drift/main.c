@@ -71,51 +71,22 @@ int main(int argc, char **argv)
     long Mopt = 0, Nopt = 0, splitK = 0;
     drift_intlist_t Ks = {{0}, 0};
     const drift_cli_opt_t opts[] = {
-        {"kernels",
-         DRIFT_OPT_STRING,
-         &kernels_opt,
-         "LIST",
-         "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)",
-         0,
-         0,
-         {0}},
-        {"accs",
-         DRIFT_OPT_LIST,
-         &accs_opt,
-         "LIST",
-         "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)",
-         0,
-         0,
-         {0}},
-        {"dists",
-         DRIFT_OPT_LIST,
-         &dists_opt,
-         "LIST",
-         "input distributions: normal, llm (default normal,llm)",
-         0,
-         0,
-         {0}},
-        {"K",
-         DRIFT_OPT_INTLIST,
-         &Ks,
-         "N,N,...",
-         "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16)",
-         1,
-         1 << 20,
-         {0}},
+        {"kernels", DRIFT_OPT_STRING, &kernels_opt, "LIST",
+            "GEMM kernels (default naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100)", 0, 0,
+            {0}},
+        {"accs", DRIFT_OPT_LIST, &accs_opt, "LIST",
+            "accumulators: fp32 and/or own (the input format itself, for fp16/bf16/tf32) (default fp32,own)", 0, 0,
+            {0}},
+        {"dists", DRIFT_OPT_LIST, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0,
+            {0}},
+        {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16)", 1,
+            1 << 20, {0}},
         {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C", 1, 4096, {"16", "32", "64"}},
         {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of C", 1, 4096, {"16", "32", "64"}},
-        {"splitk-K",
-         DRIFT_OPT_INT,
-         &splitK,
-         "N",
-         "K of the split-factor sweep S = 1..64",
-         64,
-         1 << 20,
-         {"1024", "4096", "4096"}},
+        {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64", 64, 1 << 20,
+            {"1024", "4096", "4096"}},
     };
-    const drift_cli_spec_t spec = {
-        .name = "matmul_drift",
+    const drift_cli_spec_t spec = {.name = "matmul_drift",
         .question = "How far is C = A B from the exact product, per format and kernel, as K grows?",
         .default_formats = "fp32,tf32,bf16,fp16,fp8e4m3",
         .default_orders = "seq",
@@ -193,8 +164,8 @@ int main(int argc, char **argv)
     double *slope = malloc((size_t)nd * ns * nk * sizeof *slope);
     if (!cells || !srows || !drows || !slope)
         drift_die_oom((double)nd * ns * nk * nK * sizeof *cells + (double)nd * ns * SPLIT_MAX * sizeof *srows,
-                      "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)",
-                      nd, ns, nk, nK);
+            "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)", nd, ns,
+            nk, nK);
     int rc = drift_mm_sweep_run(cells, &W);
     size_t nsr, ndr;
     if (!rc) rc = drift_mm_split_run(srows, &nsr, drows, &ndr, &W, KS);
@@ -216,9 +187,8 @@ int main(int argc, char **argv)
     int key = 0;
     for (int t = 0; t < nK; t++)
         if (Kv[t] <= 4096 && Kv[t] >= Kv[key]) key = t;
-    const drift_matmul_lab_t lab = {
-        &cli,  &W, (const char(*)[DRIFT_GEMM_KERNEL_SPEC_MAX])kname, kernels_opt, cells, slope, key, KS, srows, nsr,
-        drows, ndr};
+    const drift_matmul_lab_t lab = {&cli, &W, (const char(*)[DRIFT_GEMM_KERNEL_SPEC_MAX])kname, kernels_opt, cells,
+        slope, key, KS, srows, nsr, drows, ndr};
     drift_matmul_write(&lab); /* matmul_report.c */
     free(cells), free(srows), free(drows), free(slope);
     return 0;

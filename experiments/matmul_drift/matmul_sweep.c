@@ -159,7 +159,7 @@ int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w)
 }
 
 int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinct_t *distinct, size_t *ndistinct,
-                       const drift_mm_sweep_t *w, size_t K)
+    const drift_mm_sweep_t *w, size_t K)
 {
     const size_t M = w->M, N = w->N, MN = M * N;
     bufs_t b;

@@ -70,6 +70,6 @@ typedef struct {
  * DRIFT_MM_SPLIT_MAX rows, distinct[] nd x ns; *nsplit and *ndistinct say how many were
  * filled. 0, DRIFT_ENOMEM, or the dispatcher's error. */
 DRIFT_MUST_CHECK int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinct_t *distinct,
-                                        size_t *ndistinct, const drift_mm_sweep_t *w, size_t K);
+    size_t *ndistinct, const drift_mm_sweep_t *w, size_t K);
 
 #endif

@@ -108,7 +108,7 @@ double drift_errlaw_kl(drift_errlaw_t a, double sigma_a, drift_errlaw_t b, doubl
 }
 
 int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val, const int *unit, size_t n,
-                         int units, int k_lo, int nbin, drift_format_t fmt)
+    int units, int k_lo, int nbin, drift_format_t fmt)
 {
     if (!out || !err || !val || !unit || units < 1 || nbin < 1) return DRIFT_EINVAL;
     double *fit = malloc((n ? n : 1) * sizeof(double)), *test = malloc((n ? n : 1) * sizeof(double)),

@@ -72,6 +72,6 @@ typedef struct {
 /* Fills out[] with the binades that hold at least DRIFT_ERRLAW_MIN_N errors (nbin entries at
  * most), in increasing order; their count, or DRIFT_EINVAL / DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val,
-                                          const int *unit, size_t n, int units, int k_lo, int nbin, drift_format_t fmt);
+    const int *unit, size_t n, int units, int k_lo, int nbin, drift_format_t fmt);
 
 #endif

@@ -46,54 +46,28 @@ static const char SUMMARY[] =
     "every real gap, bf16's is not.";
 
 enum { T_GAPS, T_HIST, T_FLIPS, T_ERRLAW, T_ERRPOS, T_MD_GAPS, T_MD_FLIPS };
-static const drift_col_t GAPS[] = {DRIFT_C_INT("seq"),        DRIFT_C_INT("pos"),
-                                   DRIFT_C_INT("token"),      DRIFT_C_INT("exact_top1"),
-                                   DRIFT_C_INT("exact_top2"), DRIFT_C_NUM("exact_gap", "%.17g")};
+static const drift_col_t GAPS[] = {DRIFT_C_INT("seq"), DRIFT_C_INT("pos"), DRIFT_C_INT("token"),
+    DRIFT_C_INT("exact_top1"), DRIFT_C_INT("exact_top2"), DRIFT_C_NUM("exact_gap", "%.17g")};
 static const drift_col_t HIST[] = {DRIFT_C_NUM("bin_lo", "%.6g"), DRIFT_C_NUM("bin_hi", "%.6g"), DRIFT_C_INT("count"),
-                                   DRIFT_C_NUM("frac", "%.6g"), DRIFT_C_NUM("cum_frac", "%.6g")};
-static const drift_col_t FLIPS[] = {DRIFT_C_TEXT("config"),
-                                    DRIFT_C_TEXT("recipe"),
-                                    DRIFT_C_TEXT("weights"),
-                                    DRIFT_C_INT("positions"),
-                                    DRIFT_C_NUM("sigma", "%.6e"),
-                                    DRIFT_C_NUM("predicted_gauss", "%.6g"),
-                                    DRIFT_C_NUM("predicted_conv", "%.6g"),
-                                    DRIFT_C_INT("observed"),
-                                    DRIFT_C_NUM("frac_gaps_below_sigma", "%.6g")};
-static const drift_col_t ERRLAW[] = {DRIFT_C_TEXT("config"),
-                                     DRIFT_C_NUM("logit_lo", "%.6g"),
-                                     DRIFT_C_NUM("logit_hi", "%.6g"),
-                                     DRIFT_C_INT("logits"),
-                                     DRIFT_C_INT("folds"),
-                                     DRIFT_C_NUM("q", "%.6g"),
-                                     DRIFT_C_NUM("rms", "%.6g"),
-                                     DRIFT_C_NUM("sigma_gauss", "%.6g"),
-                                     DRIFT_C_NUM("sigma_conv", "%.6g"),
-                                     DRIFT_C_NUM("heldout_dloglik", "%.6g"),
-                                     DRIFT_C_INT("folds_conv"),
-                                     DRIFT_C_NUM("power_conv", "%.6g"),
-                                     DRIFT_C_NUM("power_gauss", "%.6g"),
-                                     DRIFT_C_TEXT("winner")};
-static const drift_col_t ERRPOS[] = {DRIFT_C_TEXT("config"),
-                                     DRIFT_C_INT("pos_lo"),
-                                     DRIFT_C_INT("pos_hi"),
-                                     DRIFT_C_INT("positions"),
-                                     DRIFT_C_NUM("rms_gap_error", "%.6g"),
-                                     DRIFT_C_NUM("rms_top1_error", "%.6g")};
-static const drift_col_t MDG[] = {
-    DRIFT_C_INT("positions"),          DRIFT_C_NUM("median gap", "%.3g"),
-    DRIFT_C_NUM("gap < 0.01", "%.3g"), DRIFT_C_NUM("gap < 0.1", "%.3g"),
-    DRIFT_C_NUM("gap < 1", "%.3g"),    DRIFT_C_NUM("density at 0 (per logit unit)", "%.3g")};
+    DRIFT_C_NUM("frac", "%.6g"), DRIFT_C_NUM("cum_frac", "%.6g")};
+static const drift_col_t FLIPS[] = {DRIFT_C_TEXT("config"), DRIFT_C_TEXT("recipe"), DRIFT_C_TEXT("weights"),
+    DRIFT_C_INT("positions"), DRIFT_C_NUM("sigma", "%.6e"), DRIFT_C_NUM("predicted_gauss", "%.6g"),
+    DRIFT_C_NUM("predicted_conv", "%.6g"), DRIFT_C_INT("observed"), DRIFT_C_NUM("frac_gaps_below_sigma", "%.6g")};
+static const drift_col_t ERRLAW[] = {DRIFT_C_TEXT("config"), DRIFT_C_NUM("logit_lo", "%.6g"),
+    DRIFT_C_NUM("logit_hi", "%.6g"), DRIFT_C_INT("logits"), DRIFT_C_INT("folds"), DRIFT_C_NUM("q", "%.6g"),
+    DRIFT_C_NUM("rms", "%.6g"), DRIFT_C_NUM("sigma_gauss", "%.6g"), DRIFT_C_NUM("sigma_conv", "%.6g"),
+    DRIFT_C_NUM("heldout_dloglik", "%.6g"), DRIFT_C_INT("folds_conv"), DRIFT_C_NUM("power_conv", "%.6g"),
+    DRIFT_C_NUM("power_gauss", "%.6g"), DRIFT_C_TEXT("winner")};
+static const drift_col_t ERRPOS[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("pos_lo"), DRIFT_C_INT("pos_hi"),
+    DRIFT_C_INT("positions"), DRIFT_C_NUM("rms_gap_error", "%.6g"), DRIFT_C_NUM("rms_top1_error", "%.6g")};
+static const drift_col_t MDG[] = {DRIFT_C_INT("positions"), DRIFT_C_NUM("median gap", "%.3g"),
+    DRIFT_C_NUM("gap < 0.01", "%.3g"), DRIFT_C_NUM("gap < 0.1", "%.3g"), DRIFT_C_NUM("gap < 1", "%.3g"),
+    DRIFT_C_NUM("density at 0 (per logit unit)", "%.3g")};
 static const drift_col_t MDF[] = {DRIFT_C_TEXT("config"), DRIFT_C_NUM("sigma", "%.3g"),
-                                  DRIFT_C_NUM("predicted (Phi)", "%.3g"), DRIFT_C_NUM("predicted (conv)", "%.3g"),
-                                  DRIFT_C_INT("observed")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, GAPS, 6},
-                                            {"_hist.csv", NULL, 0, HIST, 5},
-                                            {"_flips.csv", NULL, 0, FLIPS, 9},
-                                            {"_errlaw.csv", NULL, 0, ERRLAW, 14},
-                                            {"_errpos.csv", NULL, 0, ERRPOS, 6},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDG, 6},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDF, 5}};
+    DRIFT_C_NUM("predicted (Phi)", "%.3g"), DRIFT_C_NUM("predicted (conv)", "%.3g"), DRIFT_C_INT("observed")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, GAPS, 6}, {"_hist.csv", NULL, 0, HIST, 5},
+    {"_flips.csv", NULL, 0, FLIPS, 9}, {"_errlaw.csv", NULL, 0, ERRLAW, 14}, {"_errpos.csv", NULL, 0, ERRPOS, 6},
+    {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDG, 6}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDF, 5}};
 
 typedef struct {
     const char *name, *recipe, *weights;
@@ -149,8 +123,8 @@ static void gguf_prompts(text_t *tx, int R, int T, const drift_checkpoint_t *ck,
         if (!tx[s].tok) drift_die_oom((double)cap * sizeof(int), "a text of %d tokens (the checkpoint's context)", cap);
         int rc = drift_tokenizer_encode_ex(&tz, pf.text[order[s]], 1, 1, tx[s].tok, cap, &np);
         if (rc || np < 1 || np + T > cap)
-            drift_die("--prompts: prompt %d of %s: %s", order[s], path,
-                      rc ? drift_strerror(rc) : "too long for --tokens");
+            drift_die(
+                "--prompts: prompt %d of %s: %s", order[s], path, rc ? drift_strerror(rc) : "too long for --tokens");
         tx[s].from = np - 1, tx[s].n = np + T;
     }
     free(order);
@@ -204,7 +178,7 @@ typedef struct {
 } errlaw_sum_t;
 
 static void errlaw_rows(drift_out_t *out, const char *name, drift_format_t of, const double *err, const double *val,
-                        const int *text, size_t ne, int R, char *winner, errlaw_sum_t *sum)
+    const int *text, size_t ne, int R, char *winner, errlaw_sum_t *sum)
 {
     *sum = (errlaw_sum_t){INFINITY, -INFINITY, NAN, NAN, NAN, NAN, 0, NAN};
     drift_errlaw_bin_t bins[NBIN];
@@ -221,12 +195,12 @@ static void errlaw_rows(drift_out_t *out, const char *name, drift_format_t of, c
         sum->top_power = b->power_conv > b->power_gauss ? b->power_conv : b->power_gauss;
         if (sum->top_power > sum->max_power) sum->max_power = sum->top_power;
         drift_row(out, T_ERRLAW, DRIFT_TXT(name), DRIFT_NUM(b->lo), DRIFT_NUM(b->hi), DRIFT_INT(b->n),
-                  DRIFT_INT(b->folds), DRIFT_NUM(b->q), DRIFT_NUM(b->rms), DRIFT_NUM(b->sigma_gauss),
-                  DRIFT_NUM(b->sigma_conv), DRIFT_NUM(b->dloglik), DRIFT_INT(b->folds_conv), DRIFT_NUM(b->power_conv),
-                  DRIFT_NUM(b->power_gauss),
-                  DRIFT_TXT(b->winner == 'c'   ? "conv"
-                            : b->winner == 'g' ? "gauss"
-                                               : "undecided"));
+            DRIFT_INT(b->folds), DRIFT_NUM(b->q), DRIFT_NUM(b->rms), DRIFT_NUM(b->sigma_gauss),
+            DRIFT_NUM(b->sigma_conv), DRIFT_NUM(b->dloglik), DRIFT_INT(b->folds_conv), DRIFT_NUM(b->power_conv),
+            DRIFT_NUM(b->power_gauss),
+            DRIFT_TXT(b->winner == 'c'   ? "conv"
+                      : b->winner == 'g' ? "gauss"
+                                         : "undecided"));
     }
 }
 
@@ -244,7 +218,7 @@ static void errlaw_words(char *buf, size_t size, const char *winner)
             int e = b;
             while (e + 1 < NBIN && winner[e + 1] == CODE[w]) e++;
             at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s%s at [2^%d, 2^%d)",
-                                   first ? (at ? "; " : "") : ",", first ? NAME[w] : "", BIN_LO + b, BIN_LO + e + 1);
+                first ? (at ? "; " : "") : ",", first ? NAME[w] : "", BIN_LO + b, BIN_LO + e + 1);
             first = 0, b = e;
         }
     }
@@ -256,35 +230,18 @@ int main(int argc, char **argv)
     long R_ = 0, T_ = 0;
     const char *ckpt = NULL, *prompts = NULL;
     const drift_cli_opt_t opts[] = {
-        {"sequences",
-         DRIFT_OPT_INT,
-         &R_,
-         "R",
-         "greedy texts (GGUF: prompts drawn from --prompts; llama2.c: BOS and one random first token)",
-         1,
-         4096,
-         {"2", "3", "10"}},
+        {"sequences", DRIFT_OPT_INT, &R_, "R",
+            "greedy texts (GGUF: prompts drawn from --prompts; llama2.c: BOS and one random first token)", 1, 4096,
+            {"2", "3", "10"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per text", 1, 4096, {"24", "24", "128"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "checkpoint, llama2.c .bin or GGUF (when not given: SmolLM2-135M-Instruct in the default and full profiles, stories260K in quick, "
-         "whose run is a smoke test of seconds)",
-         0,
-         0,
-         {0}},
-        {"prompts",
-         DRIFT_OPT_STRING,
-         &prompts,
-         "FILE",
-         "prompt set of a GGUF model (default tests/data/llamacpp_prompts.txt)",
-         0,
-         0,
-         {0}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE",
+            "checkpoint, llama2.c .bin or GGUF (when not given: SmolLM2-135M-Instruct in the default and full profiles, stories260K in quick, "
+            "whose run is a smoke test of seconds)",
+            0, 0, {0}},
+        {"prompts", DRIFT_OPT_STRING, &prompts, "FILE",
+            "prompt set of a GGUF model (default tests/data/llamacpp_prompts.txt)", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = DRIFT_LLM_SPEC(
-        "real_gaps", QUESTION, opts,
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("real_gaps", QUESTION, opts,
         "takes no formats or orders (the configurations are the sweep: fp32, bf16, fp16, LayerCast)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
@@ -294,8 +251,8 @@ int main(int argc, char **argv)
         ckpt = drift_real_checkpoint();
         if (!ckpt) {
             fprintf(stderr,
-                    "real_gaps: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-                    "or give --checkpoint FILE\n");
+                "real_gaps: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+                "or give --checkpoint FILE\n");
             return DRIFT_EXIT_SKIPPED;
         }
     }
@@ -326,25 +283,20 @@ int main(int argc, char **argv)
 
     drift_out_t out;
     drift_out_open(&out, &cli, TABLES, 7, 1);
-    drift_out_meta(
-        &out, T_GAPS, "table",
+    drift_out_meta(&out, T_GAPS, "table",
         "per scored position: %d texts of %s (%s, then %d fp32 greedy tokens; %zu positions), the exact model teacher-forced over them",
         R, base, ck.gguf ? "a prompt drawn from the prompt set" : "BOS and a random first token", T, NP);
-    drift_out_meta(
-        &out, T_GAPS, "columns",
+    drift_out_meta(&out, T_GAPS, "columns",
         "token = the text's next token (the fp32 greedy choice after the prompt); "
         "exact_top1/top2 = the exact model's top two (first index wins ties); exact_gap = their logit difference (fp64 reference: correctly rounded dots)");
-    drift_out_meta(
-        &out, T_HIST, "table",
+    drift_out_meta(&out, T_HIST, "table",
         "histogram of exact_gap over log10 bins (10 per decade, 1e-6 .. 1e2; the first bin also holds gaps below 1e-6)");
     drift_out_meta(&out, T_FLIPS, "table", "per configuration: teacher-forced over the same tokens");
-    drift_out_meta(
-        &out, T_FLIPS, "columns",
+    drift_out_meta(&out, T_FLIPS, "columns",
         "sigma = rms over positions of (config gap - exact gap) on the exact top pair; predicted_gauss = sum Phi(-gap/sigma); "
         "predicted_conv = sum of fliplaw CONV with q = ulp of the LM head's output format at the exact top logit; "
         "observed = positions whose argmax differs from the exact one; frac_gaps_below_sigma = fraction of positions with exact gap < sigma");
-    drift_md_intro(
-        &out,
+    drift_md_intro(&out,
         "%d greedy texts of %s (%s, %d fp32 greedy tokens; %zu positions), scored teacher-forced by the exact model (fp64, "
         "correctly rounded dots: within ~1e-13 relative of the real-number logits) and by fp32, bf16, fp16 (H100 tensor-core model, "
         "logits stored in the format) and LayerCast (bf16 weights, fp32 compute).",
@@ -367,10 +319,9 @@ int main(int argc, char **argv)
            *serr = malloc((size_t)NCONF * NP * (size_t)KSMAX * sizeof(double));
     if (!ex || !lg || !gap || !top || !sorted || !t1 || !t2 || !egap || !flip || !sidx || !ks || !stext || !sval ||
         !serr)
-        drift_die_oom(
-            16.0 * (double)nmax * V +
-                (double)NP * (3 * sizeof(double) + 2 * sizeof(int) + NCONF * (sizeof(double) + 1)) +
-                (double)NP * KSMAX * (sizeof(int) + (1.0 + NCONF) * sizeof(double)),
+        drift_die_oom(16.0 * (double)nmax * V +
+                          (double)NP * (3 * sizeof(double) + 2 * sizeof(int) + NCONF * (sizeof(double) + 1)) +
+                          (double)NP * KSMAX * (sizeof(int) + (1.0 + NCONF) * sizeof(double)),
             "two %zu x %zu logit tables, the %zu positions' gaps and their %d sampled logits (--tokens, --sequences: fewer)",
             (size_t)nmax, V, (size_t)NP, KSMAX);
     {
@@ -408,7 +359,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < ks[i]; k++)
                 sval[i * (size_t)KSMAX + k] = ex[(size_t)p * V + sidx[i * (size_t)KSMAX + k]];
             drift_row(&out, T_GAPS, DRIFT_INT(s), DRIFT_INT(p), DRIFT_INT(p + 1 < tx[s].n ? tk[p + 1] : -1),
-                      DRIFT_INT(t1[i]), DRIFT_INT(t2[i]), DRIFT_NUM(gap[i]));
+                DRIFT_INT(t1[i]), DRIFT_INT(t2[i]), DRIFT_NUM(gap[i]));
         }
     }
     drift_model_free(m);
@@ -454,7 +405,7 @@ int main(int argc, char **argv)
     for (int b = 0; b < bins.nbins; b++) {
         cum += cnt[b];
         drift_row(&out, T_HIST, DRIFT_NUM(bins.edge[b]), DRIFT_NUM(bins.edge[b + 1]), DRIFT_INT(cnt[b]),
-                  DRIFT_NUM((double)cnt[b] / (double)NP), DRIFT_NUM((double)cum / (double)NP));
+            DRIFT_NUM((double)cnt[b] / (double)NP), DRIFT_NUM((double)cum / (double)NP));
     }
     long below[3] = {0};
     const double thr[3] = {0.01, 0.1, 1};
@@ -465,7 +416,7 @@ int main(int argc, char **argv)
     const double median = NP % 2 ? sorted[NP / 2] : 0.5 * (sorted[NP / 2 - 1] + sorted[NP / 2]);
     drift_md_text(&out, "**Exact top-1/top-2 gaps on the model's own greedy text:**\n\n");
     drift_row(&out, T_MD_GAPS, DRIFT_INT(NP), DRIFT_NUM(median), DRIFT_NUM((double)below[0] / (double)NP),
-              DRIFT_NUM((double)below[1] / (double)NP), DRIFT_NUM((double)below[2] / (double)NP), DRIFT_NUM(dens0));
+        DRIFT_NUM((double)below[1] / (double)NP), DRIFT_NUM((double)below[2] / (double)NP), DRIFT_NUM(dens0));
     drift_md_end(&out, T_MD_GAPS);
     drift_md_text(&out, "**Flips predicted from the gaps and the configuration's noise, and observed:**\n\n");
     double sig[NCONF], pg[NCONF], pc[NCONF];
@@ -484,10 +435,10 @@ int main(int argc, char **argv)
             bs += gap[i] < sig[c];
         }
         drift_row(&out, T_FLIPS, DRIFT_TXT(CONFS[c].name), DRIFT_TXT(CONFS[c].recipe), DRIFT_TXT(CONFS[c].weights),
-                  DRIFT_INT(NP), DRIFT_NUM(sig[c]), DRIFT_NUM(pg[c]), DRIFT_NUM(pc[c]), DRIFT_INT(obs[c]),
-                  DRIFT_NUM((double)bs / (double)NP));
+            DRIFT_INT(NP), DRIFT_NUM(sig[c]), DRIFT_NUM(pg[c]), DRIFT_NUM(pc[c]), DRIFT_INT(obs[c]),
+            DRIFT_NUM((double)bs / (double)NP));
         drift_row(&out, T_MD_FLIPS, DRIFT_TXT(CONFS[c].name), DRIFT_NUM(sig[c]), DRIFT_NUM(pg[c]), DRIFT_NUM(pc[c]),
-                  DRIFT_INT(obs[c]));
+            DRIFT_INT(obs[c]));
     }
     drift_md_end(&out, T_MD_FLIPS);
     /* -- the law of each configuration's logit error, by logit scale and by position -- */
@@ -527,7 +478,7 @@ int main(int argc, char **argv)
                 }
             if (!np) break;
             drift_row(&out, T_ERRPOS, DRIFT_TXT(CONFS[c].name), DRIFT_INT(lo), DRIFT_INT(hi), DRIFT_INT(np),
-                      DRIFT_NUM(sqrt(sg / (double)np)), DRIFT_NUM(sqrt(s1 / (double)np)));
+                DRIFT_NUM(sqrt(sg / (double)np)), DRIFT_NUM(sqrt(s1 / (double)np)));
             const double r = sqrt(sg / (double)np);
             if (r < pmin[c]) pmin[c] = r;
             if (r > pmax[c]) pmax[c] = r;
@@ -536,15 +487,14 @@ int main(int argc, char **argv)
     }
     free(ee), free(ev), free(et);
     drift_md_text(&out, "**Takeaway.**\n\n");
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "- Over %zu positions the median exact gap is %.3g logits; %.3g of the gaps are below 0.1 and %.3g below 0.01.\n",
         NP, median, (double)below[1] / (double)NP, (double)below[0] / (double)NP);
-    drift_md_text(&out,
-                  "- sigma, and flips predicted by Phi / by the convolved law against observed, of %zu positions:", NP);
+    drift_md_text(
+        &out, "- sigma, and flips predicted by Phi / by the convolved law against observed, of %zu positions:", NP);
     for (int c = 0; c < NCONF; c++)
-        drift_md_text(&out, "%s %s %.3g, %.3g / %.3g against %ld", c ? ";" : "", CONFS[c].name, sig[c], pg[c], pc[c],
-                      obs[c]);
+        drift_md_text(
+            &out, "%s %s %.3g, %.3g / %.3g against %ld", c ? ";" : "", CONFS[c].name, sig[c], pg[c], pc[c], obs[c]);
     drift_md_text(&out, ".\n");
     double worst = 1;
     int wc = -1;
@@ -555,13 +505,11 @@ int main(int argc, char **argv)
         if (r > worst || wc < 0) worst = r, wc = c;
     }
     if (wc >= 0)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Where at least 5 flips were observed, the Gaussian prediction from the exact gaps and the measured sigma is within a factor %.3g "
             "of the observed count (worst: %s).\n",
             worst, CONFS[wc].name);
-    drift_md_text(
-        &out,
+    drift_md_text(&out,
         "- Error law (data/real_gaps_errlaw.csv; gauss: accumulation noise, conv: noise then rounding to the stored grid; "
         "by binade of the exact logit, %d texts held out in turn): ",
         R);
@@ -594,16 +542,13 @@ int main(int argc, char **argv)
      * to the highest); flat noise would not move it: the verdict takes the geometric middle */
     if (isfinite(span))
         drift_md_text(&out, ". Over binades %g apart sigma varies at most %.2gx (a relative error: %gx)%s", span,
-                      spread, span,
-                      span > 1 && spread < sqrt(span) ? ": the noise does not follow the logit's size" : "");
+            spread, span, span > 1 && spread < sqrt(span) ? ": the noise does not follow the logit's size" : "");
     if (tails[0])
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             ". At [%g, %g) the held-out ratio conv - gauss (%s) exceeds the power: the tails differ from both laws",
             tail_lo, 2 * tail_lo, tails);
     drift_md_text(&out,
-                  ". Over thirds of the tokens (data/real_gaps_errpos.csv) the rms gap error varies at most %.2gx.\n\n",
-                  pspread);
+        ". Over thirds of the tokens (data/real_gaps_errpos.csv) the rms gap error varies at most %.2gx.\n\n", pspread);
     drift_out_commit(&out);
     for (int s = 0; s < R; s++) free(tx[s].tok);
     free(tx), free(ex), free(lg), free(gap), free(top), free(sorted), free(t1), free(t2), free(egap), free(flip),

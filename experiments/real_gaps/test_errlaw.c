@@ -29,8 +29,8 @@ Test(errlaw, limits_and_bad_parameters)
     const double g = -0.5 * 0.09 - 0.5 * log(2 * M_PI);
     cr_assert(fabs(drift_errlaw_logpdf(DRIFT_ERRLAW_GAUSS, 0.3, 1, 5) - g) < 1e-15, "GAUSS ignores q");
     cr_assert(fabs(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.3, 1, 0) - g) < 1e-15);
-    cr_assert(fabs(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.3, 1, 1e-3) - g) < 1e-6,
-              "O(q^2 / sigma^2) from the Gaussian");
+    cr_assert(
+        fabs(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.3, 1, 1e-3) - g) < 1e-6, "O(q^2 / sigma^2) from the Gaussian");
     /* sigma -> 0: the uniform on [-q/2, q/2] */
     cr_assert(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.1, 0, 0.5) == -log(0.5));
     cr_assert(drift_errlaw_logpdf(DRIFT_ERRLAW_CONV, 0.25, 0, 0.5) == -log(1.0), "half the density on the edge");
@@ -129,10 +129,10 @@ Test(errlaw, binades_decide_where_the_mechanism_shows)
     cr_assert(bins[0].lo == 0.125 && bins[0].q == ldexp(1, -10) && bins[0].n == N / 3);
     cr_assert_eq(bins[0].winner, 'u', "q far below the noise: undecided (power %g)", bins[0].power_conv);
     cr_assert(bins[1].lo == 16 && bins[1].q == 0.125 && bins[1].folds == 3);
-    cr_assert_eq(bins[1].winner, 'c', "the rounding shows: CONV (dloglik %g, power %g)", bins[1].dloglik,
-                 bins[1].power_conv);
+    cr_assert_eq(
+        bins[1].winner, 'c', "the rounding shows: CONV (dloglik %g, power %g)", bins[1].dloglik, bins[1].power_conv);
     cr_assert_eq(bins[1].folds_conv, 3);
     cr_assert(bins[1].sigma_conv < 0.02, "the noise under the rounding: %g", bins[1].sigma_conv);
-    cr_assert(fabs(bins[1].rms - 0.125 / sqrt(12)) < 0.01, "the rms is about the uniform's q / sqrt 12: %g",
-              bins[1].rms);
+    cr_assert(
+        fabs(bins[1].rms - 0.125 / sqrt(12)) < 0.01, "the rms is about the uniform's q / sqrt 12: %g", bins[1].rms);
 }

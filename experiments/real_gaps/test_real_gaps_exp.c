@@ -19,9 +19,8 @@ TestSuite(real_gaps_exp, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
 Test(real_gaps_exp, bad_options_exit_2_one_line_no_file)
 {
-    const char *const bad[] = {
-        "--sequences 0", "--tokens 0",   "--profile quick --tokens 600", "--checkpoint /nonexistent.bin",
-        "--orders seq",  "--sequences x"};
+    const char *const bad[] = {"--sequences 0", "--tokens 0", "--profile quick --tokens 600",
+        "--checkpoint /nonexistent.bin", "--orders seq", "--sequences x"};
     expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "real_gaps.csv");
 }
 
@@ -74,12 +73,12 @@ Test(real_gaps_exp, error_law_tables)
         long n;
         int folds;
         cr_assert_eq(sscanf(l, "%31[^,],%lf,%lf,%ld,%d,%lf,%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%31s", cf,
-                            &lo, &hi, &n, &folds, &q, win),
-                     7, "%s", l);
+                         &lo, &hi, &n, &folds, &q, win),
+            7, "%s", l);
         int k = (int)lround(log2(lo)), bits = !strcmp(cf, "bf16") ? 8 : !strcmp(cf, "fp16") ? 11 : 24;
         cr_assert(hi == 2 * lo && lo == ldexp(1, k), "%s", l);
         cr_assert(fabs(q / ldexp(1, k - bits + 1) - 1) < 1e-5, "%s: q %g, expected 2^%d (printed to 6 digits)", l, q,
-                  k - bits + 1);
+            k - bits + 1);
         cr_assert(n >= 100 && folds >= 1 && folds <= 2, "%s", l);
         cr_assert(!strcmp(win, "conv") || !strcmp(win, "gauss") || !strcmp(win, "undecided"), "%s", l);
         rows++;

@@ -92,17 +92,10 @@ int main(int argc, char **argv)
         {"V", DRIFT_OPT_INT, &V, "N", "vocabulary", 64, 1000000, {"2048", "16384", "32000"}},
         {"rows", DRIFT_OPT_INT, &rows, "N", "hidden states", 1, 100000, {"16", "128", "256"}},
         {"draws", DRIFT_OPT_INT, &draws, "N", "uniforms per hidden state", 1, 100000, {"16", "16", "64"}},
-        {"ties",
-         DRIFT_OPT_INT,
-         &ties,
-         "N",
-         "planted exact-tie rows for the T = 1e-8 demonstration (default 8)",
-         1,
-         10000,
-         {0}},
+        {"ties", DRIFT_OPT_INT, &ties, "N", "planted exact-tie rows for the T = 1e-8 demonstration (default 8)", 1,
+            10000, {0}},
     };
-    const drift_cli_spec_t spec = {
-        .name = EXP,
+    const drift_cli_spec_t spec = {.name = EXP,
         .question =
             "With the random stream fixed, how often does the sampled token change when only the numerics of the LM head "
             "change, per temperature, and is temperature 1e-8 the same as greedy?",
@@ -119,8 +112,8 @@ int main(int argc, char **argv)
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     if (cli.nformats > MAXF) drift_die("--formats: at most %d formats", MAXF);
-    drift_require_memory(&cli, 16.0 * (double)V * (double)K + 16.0 * (double)rows * (double)(K + V),
-                         "--K, --V, --rows");
+    drift_require_memory(
+        &cli, 16.0 * (double)V * (double)K + 16.0 * (double)rows * (double)(K + V), "--K, --V, --rows");
     drift_lmhead_require_inputs(cli.formats, cli.nformats);
     for (int o = 0; o < cli.norders; o++) {
         drift_recipe_t probe = drift_recipe(DRIFT_FP32, &cli.orders[o], DRIFT_FP32, DRIFT_FP32);
@@ -172,8 +165,7 @@ int main(int argc, char **argv)
     double *W = malloc((size_t)V * K * sizeof *W), *H = malloc((size_t)rows * K * sizeof *H);
     if (!W || !H)
         drift_die_oom(8.0 * ((double)V * K + (double)rows * K),
-                      "the %ld x %ld head and %ld hidden rows (--V, --K, --rows: smaller)", (long)V, (long)K,
-                      (long)rows);
+            "the %ld x %ld head and %ld hidden rows (--V, --K, --rows: smaller)", (long)V, (long)K, (long)rows);
     if (drift_gen_head(W, NULL, NULL, NULL, (size_t)V, (size_t)K, cli.seed, drift_fnv1a32(EXP ".W")))
         drift_die_oom(8.0 * (double)V * K, "generating the %ld x %ld head (--V, --K: smaller)", (long)V, (long)K);
     for (long r = 0; r < rows; r++) {
@@ -184,7 +176,7 @@ int main(int argc, char **argv)
     double *U = malloc((size_t)rows * draws * sizeof *U);
     if (!U)
         drift_die_oom((double)rows * draws * sizeof *U, "%ld rows x %ld draws of uniforms (--rows, --draws: fewer)",
-                      (long)rows, (long)draws);
+            (long)rows, (long)draws);
     for (long r = 0; r < rows; r++) {
         drift_stream_t s;
         drift_stream_init(&s, cli.seed, drift_fnv1a32(EXP ".u"), (uint32_t)r, 0);
@@ -200,10 +192,10 @@ int main(int argc, char **argv)
     double *WT = malloc((size_t)K * V * sizeof *WT), *L = malloc((size_t)rows * V * sizeof *L),
            *Hf = malloc((size_t)rows * K * sizeof *Hf);
     if (!tok || !tok2 || !WT || !L || !Hf)
-        drift_die_oom((double)nF * MAXC * (per_tok + per_tok2) * sizeof *tok +
-                          8.0 * ((double)K * V + (double)rows * (V + K)),
-                      "the sampled tokens of %zu steps and the %ld x %ld logits (--rows, --draws, --V: smaller)",
-                      nsteps, (long)rows, (long)V);
+        drift_die_oom(
+            (double)nF * MAXC * (per_tok + per_tok2) * sizeof *tok + 8.0 * ((double)K * V + (double)rows * (V + K)),
+            "the sampled tokens of %zu steps and the %ld x %ld logits (--rows, --draws, --V: smaller)", nsteps,
+            (long)rows, (long)V);
 #define TOK(f, c, t, s) (tok + ((size_t)(f)*MAXC + (c)) * per_tok + ((size_t)(t)*NS + (s)) * nsteps)
 #define TOK2(f, c, t, k) (tok2 + ((size_t)(f)*MAXC + (c)) * per_tok2 + ((size_t)(t)*NK2 + (k)) * nsteps)
     drift_sampler_t CUT[NS], SM[NK2];
@@ -244,7 +236,7 @@ int main(int argc, char **argv)
     const drift_format_t ft = cli.formats[0];
     for (long q = 0; q < ties; q++) {
         if (drift_tie_demo(&TI[q], &model, (size_t)K, ft, cli.seed, drift_fnv1a32(EXP ".tie"),
-                           drift_fnv1a32(EXP ".tie.u"), q, draws))
+                drift_fnv1a32(EXP ".tie.u"), q, draws))
             drift_die(
                 "--ties: planted tie %ld of %ld (K = %ld, %ld draws) failed: out of memory (--K, --draws: smaller)",
                 q + 1, (long)ties, (long)K, (long)draws);
@@ -252,26 +244,11 @@ int main(int argc, char **argv)
     const char *cname[MAXF][MAXC];
     for (int fi = 0; fi < nF; fi++)
         for (int c = 0; c < nC[fi]; c++) cname[fi][c] = C[fi][c].name;
-    const drift_sf_lab_t lab = {&cli,
-                                K,
-                                V,
-                                rows,
-                                draws,
-                                ties,
-                                &SW,
-                                SAMPLERS,
-                                nF,
-                                nC,
-                                (const char *const(*)[MAXC])cname,
-                                tok,
-                                tok2,
-                                (const long(*)[MAXC])top_ties,
-                                softmax_check,
-                                TI,
-                                ft};
+    const drift_sf_lab_t lab = {&cli, K, V, rows, draws, ties, &SW, SAMPLERS, nF, nC, (const char *const(*)[MAXC])cname,
+        tok, tok2, (const long(*)[MAXC])top_ties, softmax_check, TI, ft};
     if (drift_sampling_write(&lab)) /* sampling_report.c */
         drift_die("writing the results: out of memory for the tables of %ld rows x %ld draws (--rows, --draws: fewer)",
-                  (long)rows, (long)draws);
+            (long)rows, (long)draws);
     free(tok), free(tok2), free(WT), free(L), free(Hf), free(W), free(H), free(U), free(TI);
     return 0;
 }

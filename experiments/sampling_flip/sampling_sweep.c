@@ -49,8 +49,8 @@ static double softmax_diff(const double *l, const double *w, double sum, size_t 
     return d;
 }
 
-int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sf_check_t *chk, const double *L,
-                             const drift_sf_sweep_t *w)
+int drift_sampling_sweep_run(
+    size_t *tok, size_t *etok, drift_sf_check_t *chk, const double *L, const drift_sf_sweep_t *w)
 {
     const size_t V = w->V, steps = w->rows * (size_t)w->draws;
     int err = 0;

@@ -37,7 +37,7 @@ DRIFT_MUST_CHECK int drift_exact_logits(double *L, const double *H, const double
 /* tok[(t * DRIFT_NCUTS + cut) * steps + r * draws + j] and etok[(te * ne + k) * steps + ...]
  * for the logits L (rows x V). 0, DRIFT_ENOMEM, or DRIFT_EINVAL (an inconsistency: the
  * argmax disagrees with the sort, or an engine's sampler failed). */
-DRIFT_MUST_CHECK int drift_sampling_sweep_run(size_t *tok, size_t *etok, drift_sf_check_t *chk, const double *L,
-                                              const drift_sf_sweep_t *w);
+DRIFT_MUST_CHECK int drift_sampling_sweep_run(
+    size_t *tok, size_t *etok, drift_sf_check_t *chk, const double *L, const drift_sf_sweep_t *w);
 
 #endif

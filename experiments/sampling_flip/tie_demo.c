@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 int drift_tie_demo(drift_tie_demo_t *t, const drift_hidden_model_t *model, size_t K, drift_format_t f, uint64_t seed,
-                   uint32_t tie_stream, uint32_t u_stream, long q, long draws)
+    uint32_t tie_stream, uint32_t u_stream, long q, long draws)
 {
     const size_t VT = DRIFT_TIE_DEMO_V;
     drift_stream_t s;

@@ -28,6 +28,6 @@ typedef struct {
  * draws uniforms from the streams (seed, u_stream, q, j), drawn by the inverse CDF
  * (sampler.h's plain sampler, full). 0 or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_tie_demo(drift_tie_demo_t *t, const drift_hidden_model_t *model, size_t K, drift_format_t f,
-                                    uint64_t seed, uint32_t tie_stream, uint32_t u_stream, long q, long draws);
+    uint64_t seed, uint32_t tie_stream, uint32_t u_stream, long q, long draws);
 
 #endif

@@ -44,7 +44,7 @@
 /* The error measures of one computed probability vector p (and log-sum-exp) against the
  * references. */
 static void measure(drift_smx_meas_t *m, const double *p, double lse, const double *rt, double lse_t, const double *rr,
-                    double lse_r, size_t n, size_t top_true)
+    double lse_r, size_t n, size_t top_true)
 {
     double l1t = 0, l1r = 0, rel = 0;
     int nan = 0;
@@ -55,14 +55,8 @@ static void measure(drift_smx_meas_t *m, const double *p, double lse, const doub
     }
     drift_top2_t t;
     drift_top2(&t, p, n);
-    *m = (drift_smx_meas_t){nan ? NAN : l1t,
-                            nan ? NAN : l1r,
-                            nan ? NAN : rel,
-                            fabs(lse - lse_t) / fabs(lse_t),
-                            fabs(lse - lse_r) / fabs(lse_r),
-                            t.top1 != top_true,
-                            t.tie,
-                            nan};
+    *m = (drift_smx_meas_t){nan ? NAN : l1t, nan ? NAN : l1r, nan ? NAN : rel, fabs(lse - lse_t) / fabs(lse_t),
+        fabs(lse - lse_r) / fabs(lse_r), t.top1 != top_true, t.tie, nan};
 }
 
 /* The exact softmax and log-sum-exp of x, to within a relative error of (|x_i - m| + 4) u of
@@ -96,30 +90,17 @@ int main(int argc, char **argv)
     double sigma = 3;
     drift_dbllist_t peaks = {{0}, 0};
     const drift_cli_opt_t opts[] = {
-        {"N",
-         DRIFT_OPT_INTLIST,
-         &Ns,
-         "N,N,...",
-         "vocabulary sizes (logits per row)",
-         2,
-         1L << 24,
-         {"1024,16384", "1024,8192,65536,262144", "1024,8192,65536,262144,1048576"}},
+        {"N", DRIFT_OPT_INTLIST, &Ns, "N,N,...", "vocabulary sizes (logits per row)", 2, 1L << 24,
+            {"1024,16384", "1024,8192,65536,262144", "1024,8192,65536,262144,1048576"}},
         {"rows", DRIFT_OPT_INT, &rows_, "N", "rows of logits per N", 1, 100000, {"2", "6", "32"}},
         {"sigma", DRIFT_OPT_DOUBLE, &sigma, "X", "standard deviation of the Gaussian logits (default 3)", 0, 0, {0}},
         {"block", DRIFT_OPT_INT, &block, "B", "block of the online:B variant (default 64)", 1, 1L << 20, {0}},
-        {"peaks",
-         DRIFT_OPT_DOUBLELIST,
-         &peaks,
-         "X,X,...",
-         "planted peak logits of the cliff table",
-         0,
-         0,
-         {"8,11,11.05,11.08,11.1,12,88,89",
-          "4,8,10,11,11.03,11.05,11.06,11.07,11.08,11.09,11.1,11.2,12,16,32,64,88,88.7,88.8,89,100",
-          "4,8,10,11,11.03,11.05,11.06,11.07,11.08,11.09,11.1,11.2,12,16,32,64,88,88.7,88.8,89,100"}},
+        {"peaks", DRIFT_OPT_DOUBLELIST, &peaks, "X,X,...", "planted peak logits of the cliff table", 0, 0,
+            {"8,11,11.05,11.08,11.1,12,88,89",
+                "4,8,10,11,11.03,11.05,11.06,11.07,11.08,11.09,11.1,11.2,12,16,32,64,88,88.7,88.8,89,100",
+                "4,8,10,11,11.03,11.05,11.06,11.07,11.08,11.09,11.1,11.2,12,16,32,64,88,88.7,88.8,89,100"}},
     };
-    const drift_cli_spec_t spec = {
-        .name = "softmax_drift",
+    const drift_cli_spec_t spec = {.name = "softmax_drift",
         .question =
             "How far does a softmax kernel (naive, safe, online, online:B) drift from the exact softmax as the vocabulary grows, per input format; "
             "where does naive softmax overflow; how often does the top-1 token change?",
@@ -167,7 +148,7 @@ int main(int argc, char **argv)
     double *xdev = calloc(nmeas, sizeof *xdev); /* fast reference vs MPFR, per row */
     if (!meas || !xdev)
         drift_die_oom((double)nmeas * (double)nf * NVAR * sizeof *meas + (double)nmeas * sizeof *xdev,
-                      "the measurements of %zu rows x %d formats x %d variants", nmeas, nf, NVAR);
+            "the measurements of %zu rows x %d formats x %d variants", nmeas, nf, NVAR);
     const uint32_t exp_id = drift_fnv1a32("softmax_drift");
     int fail = 0;
     for (int ni = 0; ni < nN; ni++) {
@@ -209,7 +190,7 @@ int main(int argc, char **argv)
                     fail |= drift_dispatch_softmax(p, x, N, 1, &o, NULL, 0) != 0;
                     fail |= drift_logsumexp(&lse, x, N, &o, NULL, 0) != 0;
                     measure(&meas[(((size_t)ni * R + r) * (size_t)nf + (size_t)f) * NVAR + (size_t)v], p, lse, rt,
-                            lse_t, rr, lse_r, N, tt.top1);
+                        lse_t, rr, lse_r, N, tt.top1);
                 }
             }
             free(x), free(xr), free(rt), free(rr), free(p);
@@ -235,7 +216,7 @@ int main(int argc, char **argv)
     if (!cm || !clse || !clse_ref || !cnan)
         drift_die_oom((double)nf * 2 * (np ? np : 1) * (sizeof *cm + sizeof *clse + sizeof *cnan) +
                           (double)nf * (np ? np : 1) * sizeof *clse_ref,
-                      "the cliff's measurements of %d formats x %d peaks", nf, np);
+            "the cliff's measurements of %d formats x %d peaks", nf, np);
     DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:fail)")
     for (int t = 0; t < nf * np; t++) {
         int f = t / np, k = t % np;
@@ -267,7 +248,7 @@ int main(int argc, char **argv)
     drift_smx_agg_t *agg = calloc((size_t)nN * (size_t)nf * NVAR, sizeof *agg);
     if (!agg)
         drift_die_oom((double)nN * nf * NVAR * sizeof *agg, "the aggregates of %d sizes x %d formats x %d variants", nN,
-                      nf, NVAR);
+            nf, NVAR);
     for (int ni = 0; ni < nN; ni++)
         for (int f = 0; f < nf; f++)
             for (int v = 0; v < NVAR; v++) {
@@ -284,24 +265,8 @@ int main(int argc, char **argv)
                 }
             }
 
-    const drift_softmax_lab_t lab = {&cli,
-                                     R,
-                                     NC,
-                                     sigma,
-                                     block,
-                                     xrows,
-                                     xdev_max,
-                                     nf,
-                                     nN,
-                                     np,
-                                     Ns.v,
-                                     peaks.v,
-                                     (const char(*)[DRIFT_SOFTMAX_SPEC_MAX])vname,
-                                     agg,
-                                     cm,
-                                     cnan,
-                                     clse,
-                                     clse_ref};
+    const drift_softmax_lab_t lab = {&cli, R, NC, sigma, block, xrows, xdev_max, nf, nN, np, Ns.v, peaks.v,
+        (const char(*)[DRIFT_SOFTMAX_SPEC_MAX])vname, agg, cm, cnan, clse, clse_ref};
     drift_softmax_write(&lab); /* softmax_drift_report.c */
     free(meas), free(xdev), free(agg), free(cm), free(clse), free(clse_ref), free(cnan);
     return 0;

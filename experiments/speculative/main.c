@@ -51,48 +51,23 @@ static const char SUMMARY[] =
     "of M = 1 (the same split counts), and the plan table says from which M they change on this model.";
 
 enum { T_RUN, T_SUM, T_PLAN, T_MD };
-static const drift_col_t RUN[] = {DRIFT_C_TEXT("config"),
-                                  DRIFT_C_INT("k"),
-                                  DRIFT_C_INT("prompt"),
-                                  DRIFT_C_INT("first_token"),
-                                  DRIFT_C_INT("tokens"),
-                                  DRIFT_C_INT("verify_passes"),
-                                  DRIFT_C_NUM("accepted_per_pass", "%.6g"),
-                                  DRIFT_C_INT("first_div_vs_plain"),
-                                  DRIFT_C_INT("same_as_plain")};
+static const drift_col_t RUN[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("k"), DRIFT_C_INT("prompt"),
+    DRIFT_C_INT("first_token"), DRIFT_C_INT("tokens"), DRIFT_C_INT("verify_passes"),
+    DRIFT_C_NUM("accepted_per_pass", "%.6g"), DRIFT_C_INT("first_div_vs_plain"), DRIFT_C_INT("same_as_plain")};
 /* a chat model's prompts are named by their place in the set */
-static const drift_col_t RUN_CHAT[] = {DRIFT_C_TEXT("config"),
-                                       DRIFT_C_INT("k"),
-                                       DRIFT_C_INT("prompt"),
-                                       DRIFT_C_INT("set_index"),
-                                       DRIFT_C_TEXT("kind"),
-                                       DRIFT_C_INT("prompt_tokens"),
-                                       DRIFT_C_INT("tokens"),
-                                       DRIFT_C_INT("verify_passes"),
-                                       DRIFT_C_NUM("accepted_per_pass", "%.6g"),
-                                       DRIFT_C_INT("first_div_vs_plain"),
-                                       DRIFT_C_INT("same_as_plain")};
-static const drift_col_t SUM[] = {DRIFT_C_TEXT("config"),
-                                  DRIFT_C_TEXT("policy"),
-                                  DRIFT_C_TEXT("recipe"),
-                                  DRIFT_C_INT("k"),
-                                  DRIFT_C_INT("M"),
-                                  DRIFT_C_INT("prompts"),
-                                  DRIFT_C_INT("differ"),
-                                  DRIFT_C_NUM("frac_differ", "%.6g"),
-                                  DRIFT_C_INT("first_div_min"),
-                                  DRIFT_C_NUM("accepted_per_pass", "%.6g")};
+static const drift_col_t RUN_CHAT[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("k"), DRIFT_C_INT("prompt"),
+    DRIFT_C_INT("set_index"), DRIFT_C_TEXT("kind"), DRIFT_C_INT("prompt_tokens"), DRIFT_C_INT("tokens"),
+    DRIFT_C_INT("verify_passes"), DRIFT_C_NUM("accepted_per_pass", "%.6g"), DRIFT_C_INT("first_div_vs_plain"),
+    DRIFT_C_INT("same_as_plain")};
+static const drift_col_t SUM[] = {DRIFT_C_TEXT("config"), DRIFT_C_TEXT("policy"), DRIFT_C_TEXT("recipe"),
+    DRIFT_C_INT("k"), DRIFT_C_INT("M"), DRIFT_C_INT("prompts"), DRIFT_C_INT("differ"),
+    DRIFT_C_NUM("frac_differ", "%.6g"), DRIFT_C_INT("first_div_min"), DRIFT_C_NUM("accepted_per_pass", "%.6g")};
 static const drift_col_t PLAN[] = {DRIFT_C_TEXT("policy"), DRIFT_C_INT("M"), DRIFT_C_INT("kernels_differ_from_M1")};
-static const drift_col_t MD[] = {DRIFT_C_TEXT("config"),
-                                 DRIFT_C_INT("k"),
-                                 DRIFT_C_INT("prompts"),
-                                 DRIFT_C_INT("texts differing from plain greedy"),
-                                 DRIFT_C_INT("earliest divergence"),
-                                 DRIFT_C_NUM("accepted per verify", "%.3g")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, RUN, 9},
-                                            {"_summary.csv", NULL, 0, SUM, 10},
-                                            {"_plans.csv", NULL, 0, PLAN, 3},
-                                            {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 6}};
+static const drift_col_t MD[] = {DRIFT_C_TEXT("config"), DRIFT_C_INT("k"), DRIFT_C_INT("prompts"),
+    DRIFT_C_INT("texts differing from plain greedy"), DRIFT_C_INT("earliest divergence"),
+    DRIFT_C_NUM("accepted per verify", "%.3g")};
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, RUN, 9}, {"_summary.csv", NULL, 0, SUM, 10},
+    {"_plans.csv", NULL, 0, PLAN, 3}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 6}};
 
 typedef struct {
     const char *name, *policy, *recipe;
@@ -223,58 +198,25 @@ int main(int argc, char **argv)
     drift_intlist_t K = {{0}, 0};
     const char *ckpt = NULL, *set = NULL;
     const drift_cli_opt_t opts[] = {
-        {"prompts",
-         DRIFT_OPT_INT,
-         &R_,
-         "R",
-         "prompts (a GGUF model's drawn from --prompt-set; llama2.c: BOS and one random first token each)",
-         1,
-         4096,
-         {"2", "2", "16"}},
+        {"prompts", DRIFT_OPT_INT, &R_, "R",
+            "prompts (a GGUF model's drawn from --prompt-set; llama2.c: BOS and one random first token each)", 1, 4096,
+            {"2", "2", "16"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per completion", 1, 4096, {"16", "10", "64"}},
-        {"draft",
-         DRIFT_OPT_INTLIST,
-         &K,
-         "K,K,...",
-         "draft lengths k (the verify pass has M = k+1 rows)",
-         1,
-         256,
-         {"4", "2,8", "1,2,3,4,6,8"}},
-        {"sms",
-         DRIFT_OPT_INT,
-         &sms,
-         "N",
-         "multiprocessors the kernel policy fills (132: an H100; quick: 16, scaled to stories260K)",
-         1,
-         100000,
-         {"16", "132", "132"}},
-        {"min-slice",
-         DRIFT_OPT_INT,
-         &min_slice,
-         "N",
-         "split-K minimum slice (256, the policy's own; quick: 4, scaled to stories260K)",
-         1,
-         1 << 30,
-         {"4", "256", "256"}},
-        {"checkpoint",
-         DRIFT_OPT_STRING,
-         &ckpt,
-         "FILE",
-         "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)",
-         0,
-         0,
-         {0}},
-        {"prompt-set",
-         DRIFT_OPT_STRING,
-         &set,
-         "FILE",
-         "prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)",
-         0,
-         0,
-         {0}},
+        {"draft", DRIFT_OPT_INTLIST, &K, "K,K,...", "draft lengths k (the verify pass has M = k+1 rows)", 1, 256,
+            {"4", "2,8", "1,2,3,4,6,8"}},
+        {"sms", DRIFT_OPT_INT, &sms, "N",
+            "multiprocessors the kernel policy fills (132: an H100; quick: 16, scaled to stories260K)", 1, 100000,
+            {"16", "132", "132"}},
+        {"min-slice", DRIFT_OPT_INT, &min_slice, "N",
+            "split-K minimum slice (256, the policy's own; quick: 4, scaled to stories260K)", 1, 1 << 30,
+            {"4", "256", "256"}},
+        {"checkpoint", DRIFT_OPT_STRING, &ckpt, "FILE",
+            "checkpoint, llama2.c .bin or GGUF (default SmolLM2-135M-Instruct; stories260K in the quick profile)", 0, 0,
+            {0}},
+        {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
+            "prompt set a GGUF model's prompts are drawn from (default prompts/lab-prompts.txt)", 0, 0, {0}},
     };
-    const drift_cli_spec_t spec = DRIFT_LLM_SPEC(
-        "speculative", QUESTION, opts,
+    const drift_cli_spec_t spec = DRIFT_LLM_SPEC("speculative", QUESTION, opts,
         "takes no formats or orders (the configurations are the sweep: vendor-like and batch-invariant, fp32 and bf16)",
         SUMMARY);
     drift_cli_t cli;
@@ -283,8 +225,8 @@ int main(int argc, char **argv)
     if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
     if (!ckpt && !(ckpt = drift_real_checkpoint())) {
         fprintf(stderr,
-                "speculative: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-                "or give --checkpoint FILE\n");
+            "speculative: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
+            "or give --checkpoint FILE\n");
         return DRIFT_EXIT_SKIPPED;
     }
     drift_checkpoint_t ck;
@@ -308,7 +250,7 @@ int main(int argc, char **argv)
         if (T + kmax + 2 > ck.cfg.seq_len)
             drift_die("--tokens: at most %d with --draft up to %d on this model", ck.cfg.seq_len - 2 - kmax, kmax);
         if (drift_chat_prompts_load(&cp, &ck, set ? set : DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt", R, cli.seed,
-                                    "speculative.prompts", ck.cfg.seq_len - T - kmax - 1, err, sizeof err))
+                "speculative.prompts", ck.cfg.seq_len - T - kmax - 1, err, sizeof err))
             drift_die("--prompt-set: %s", err);
         for (int r = 0; r < R; r++) npmax = cp[r].n > npmax ? cp[r].n : npmax;
     } else {
@@ -326,44 +268,40 @@ int main(int argc, char **argv)
     drift_out_t out;
     drift_out_open(&out, &cli, tables, 4, 1);
     if (ck.gguf)
-        drift_out_meta(
-            &out, T_RUN, "table",
+        drift_out_meta(&out, T_RUN, "table",
             "per (config, k, prompt): %s, %d prompts of the lab's prompt set drawn by the seed in the chat template, "
             "%d greedy tokens; draft = the same model with bf16 weights under %s (LayerCast); "
             "kernel policy on %ld SMs with split-K minimum slice %ld%s",
             base, R, T, DRAFT_RECIPE, sms, min_slice, device);
     else
-        drift_out_meta(
-            &out, T_RUN, "table",
+        drift_out_meta(&out, T_RUN, "table",
             "per (config, k, prompt): stories260K, %d tokens after BOS and a random first token; "
             "draft = the same model with bf16 weights under %s (LayerCast); kernel policy on %ld SMs with split-K minimum slice %ld%s",
             T, DRAFT_RECIPE, sms, min_slice, scaled ? " (scaled to the tiny model as greedy_divergence)" : device);
-    drift_out_meta(
-        &out, T_RUN, "columns",
+    drift_out_meta(&out, T_RUN, "columns",
         "verify_passes = target passes of M = k+1 rows; accepted_per_pass = draft tokens accepted per pass (0..k); "
         "first_div_vs_plain = first generated token that differs from plain greedy (M = 1 per step) of the same configuration (-1: none)");
-    drift_out_meta(&out, T_SUM, "table",
-                   "per (config, k): differ = prompts whose accepted text differs from plain greedy");
+    drift_out_meta(
+        &out, T_SUM, "table", "per (config, k): differ = prompts whose accepted text differs from plain greedy");
     drift_out_meta(&out, T_PLAN, "table",
-                   "per (policy, M): whether a pass of M rows (the LM head's included) gets other GEMM kernels, "
-                   "split counts or ring chunks than M = 1 (drift_model_plan), on %s",
-                   scaled ? "the scaled device"
-                   : h100 ? "an H100 as it is"
-                          : "the device of --sms and --min-slice");
+        "per (policy, M): whether a pass of M rows (the LM head's included) gets other GEMM kernels, "
+        "split counts or ring chunks than M = 1 (drift_model_plan), on %s",
+        scaled ? "the scaled device"
+        : h100 ? "an H100 as it is"
+               : "the device of --sms and --min-slice");
     const char *decode =
         "decoded plainly (one row per step) and speculatively (a draft, the same model under LayerCast: "
         "bf16 weights, fp32 compute, proposes k tokens; the target verifies them in one pass of M = k+1 rows)";
     if (ck.gguf)
-        drift_md_intro(
-            &out,
+        drift_md_intro(&out,
             "%d prompts of %s (the lab's prompt set in the model's chat template, drawn by the seed), %d greedy tokens each, %s; "
             "kernel policy on %ld SMs with split-K from a %ld slice%s.",
             R, base, T, decode, sms, min_slice, device);
     else
         drift_md_intro(&out,
-                       "%d prompts of stories260K (BOS and a random first token), %d greedy tokens each, %s; "
-                       "kernel policy on %ld SMs with split-K from a %ld slice%s.",
-                       R, T, decode, sms, min_slice, device);
+            "%d prompts of stories260K (BOS and a random first token), %d greedy tokens each, %s; "
+            "kernel policy on %ld SMs with split-K from a %ld slice%s.",
+            R, T, decode, sms, min_slice, device);
 
     const size_t nres = (size_t)NCONF * (size_t)K.n;
     int *plain = malloc((size_t)cap * sizeof(int)), *txt = malloc((size_t)cap * sizeof(int)),
@@ -378,8 +316,8 @@ int main(int argc, char **argv)
     D.memo = malloc(D.nslot / 2 * sizeof *D.memo);
     if (!plain || !txt || !vin || !lg || !differ || !fdmin || !acc || !pdiff || !D.text || !D.slot || !D.memo)
         drift_die_oom((double)V * sizeof(double) + 3.0 * cap * sizeof(int) + (double)nres * 3 * sizeof(double),
-                      "a row of %zu logits, three texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V,
-                      (int)cap, NCONF, K.n);
+            "a row of %zu logits, three texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V, (int)cap,
+            NCONF, K.n);
     for (size_t i = 0; i < D.nslot; i++) D.slot[i] = -1;
     for (size_t i = 0; i < nres; i++) fdmin[i] = -1;
     /* the prefix every prompt shares (a chat template's system turn): computed once per model,
@@ -471,12 +409,12 @@ int main(int argc, char **argv)
                 acc[i] += (double)accepted / (double)passes;
                 if (cp)
                     drift_row(&out, T_RUN, DRIFT_TXT(CONFS[c].name), DRIFT_INT(k), DRIFT_INT(r), DRIFT_INT(cp[r].index),
-                              DRIFT_TXT(cp[r].kind), DRIFT_INT(np), DRIFT_INT(T), DRIFT_INT(passes),
-                              DRIFT_NUM((double)accepted / (double)passes), DRIFT_INT(fd), DRIFT_INT(fd < 0));
+                        DRIFT_TXT(cp[r].kind), DRIFT_INT(np), DRIFT_INT(T), DRIFT_INT(passes),
+                        DRIFT_NUM((double)accepted / (double)passes), DRIFT_INT(fd), DRIFT_INT(fd < 0));
                 else
                     drift_row(&out, T_RUN, DRIFT_TXT(CONFS[c].name), DRIFT_INT(k), DRIFT_INT(r), DRIFT_INT(first_token),
-                              DRIFT_INT(T), DRIFT_INT(passes), DRIFT_NUM((double)accepted / (double)passes),
-                              DRIFT_INT(fd), DRIFT_INT(fd < 0));
+                        DRIFT_INT(T), DRIFT_INT(passes), DRIFT_NUM((double)accepted / (double)passes), DRIFT_INT(fd),
+                        DRIFT_INT(fd < 0));
             }
         }
         /* Which pass sizes M change the kernels at all (independent of the prompts): on the bf16
@@ -496,8 +434,8 @@ int main(int argc, char **argv)
                 plan_max =
                     first_change[pi] > 0 && 2 * first_change[pi] - 1 > PLAN_MAX ? 2 * first_change[pi] - 1 : PLAN_MAX;
             for (int M = 2; M <= plan_max; M++)
-                drift_row(&out, T_PLAN, DRIFT_TXT(drift_policy_name((drift_policy_t)pi)), DRIFT_INT(M),
-                          DRIFT_INT(dif[M]));
+                drift_row(
+                    &out, T_PLAN, DRIFT_TXT(drift_policy_name((drift_policy_t)pi)), DRIFT_INT(M), DRIFT_INT(dif[M]));
         }
         drift_model_free(m);
     }
@@ -505,17 +443,17 @@ int main(int argc, char **argv)
     drift_model_free(D.m);
     if (!cli.quiet)
         fprintf(stderr, "speculative: %ld target rows, %ld draft rows (in steps of at most %d), shared prefix %d\n",
-                target_rows, D.rows, D.chunk, shared);
+            target_rows, D.rows, D.chunk, shared);
     long pol_differ[DRIFT_NPOLICIES] = {0}, pol_runs[DRIFT_NPOLICIES] = {0}, pol_prompts[DRIFT_NPOLICIES] = {0};
     double acc_k_min = INFINITY, acc_k_max = -INFINITY; /* mean accepted per pass over k, as a share of k */
     for (int c = 0; c < NCONF; c++)
         for (int ki = 0; ki < K.n; ki++) {
             const size_t i = (size_t)c * (size_t)K.n + (size_t)ki;
             drift_row(&out, T_SUM, DRIFT_TXT(CONFS[c].name), DRIFT_TXT(CONFS[c].policy), DRIFT_TXT(CONFS[c].recipe),
-                      DRIFT_INT(K.v[ki]), DRIFT_INT(K.v[ki] + 1), DRIFT_INT(R), DRIFT_INT(differ[i]),
-                      DRIFT_NUM((double)differ[i] / R), DRIFT_INT(fdmin[i]), DRIFT_NUM(acc[i] / R));
+                DRIFT_INT(K.v[ki]), DRIFT_INT(K.v[ki] + 1), DRIFT_INT(R), DRIFT_INT(differ[i]),
+                DRIFT_NUM((double)differ[i] / R), DRIFT_INT(fdmin[i]), DRIFT_NUM(acc[i] / R));
             drift_row(&out, T_MD, DRIFT_TXT(CONFS[c].name), DRIFT_INT(K.v[ki]), DRIFT_INT(R), DRIFT_INT(differ[i]),
-                      DRIFT_INT(fdmin[i]), DRIFT_NUM(acc[i] / R));
+                DRIFT_INT(fdmin[i]), DRIFT_NUM(acc[i] / R));
             const int pi = strcmp(CONFS[c].policy, "vendor-like") ? 1 : 0;
             pol_differ[pi] += differ[i], pol_runs[pi] += R;
             const double share = acc[i] / R / (double)K.v[ki];
@@ -528,16 +466,14 @@ int main(int argc, char **argv)
     const char *model = ck.gguf ? base : "stories260K";
     drift_md_text(&out, "**Takeaway.**\n\n");
     if (first_change[0] > 0)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Kernel plans: on %s with %ld SMs and split-K from %ld, the vendor-like policy first gives M rows other kernels than M = 1 at M = "
             "%d (k = %d); the longest verify pass here has M = %d, so %s. GEMV kernels for M = 1, as real libraries use, are not modelled.\n",
             model, sms, min_slice, first_change[0], first_change[0] - 1, kmax + 1,
             kmax + 1 < first_change[0] ? "no draft length of the sweep reaches it"
                                        : "the longer drafts of the sweep reach it");
     else
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- Kernel plans (data/speculative_plans.csv): on %s with %ld SMs and split-K from %ld, "
             "no pass of up to %d rows gets other kernels than M = 1 under the vendor-like policy, so no draft length of the sweep (up to M = %d) reaches a change.\n",
             model, sms, min_slice, PLAN_SEARCH, kmax + 1);
@@ -547,31 +483,26 @@ int main(int argc, char **argv)
             drift_die("no Wilson interval for %ld of %d", (long)pol_prompts[pi], R);
         const char *who = pi ? "Batch-invariant kernels" : "Vendor-like kernels";
         if (pol_differ[pi])
-            drift_md_text(
-                &out,
+            drift_md_text(&out,
                 "- %s: %ld of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy decoding of the "
                 "same configuration; %ld of %d prompts have one that differs (%.3g %% to %.3g %% at 95 %%, the prompt the unit).\n",
                 who, pol_differ[pi], pol_runs[pi], K.n, R, pol_prompts[pi], R, 100 * lo, 100 * hi);
         else
-            drift_md_text(
-                &out,
+            drift_md_text(&out,
                 "- %s: 0 of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy: 0 of %d prompts, < %.3g %% at 95 %%%s.\n",
                 who, pol_runs[pi], K.n, R, R, 100 * hi,
                 pi ? " (by construction: a row's bits do not depend on M)" : "");
     }
     if (acc_k_min == acc_k_max)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- The draft (LayerCast) has %.3g %% of its k tokens accepted per verify pass in every configuration and k (mean over prompts).\n",
             100 * acc_k_min);
     else
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- The draft (LayerCast) has %.3g %% to %.3g %% of its k tokens accepted per verify pass (mean over prompts, the range over configurations and k).\n",
             100 * acc_k_min, 100 * acc_k_max);
     if (scaled)
-        drift_md_text(
-            &out,
+        drift_md_text(&out,
             "- The policy here is scaled to the tiny model (%ld SMs, split-K from %ld); "
             "with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n",
             sms, min_slice);

@@ -24,17 +24,9 @@ TestSuite(speculative_exp, .init = make_dir, .fini = remove_dir, .timeout = 300)
 Test(speculative_exp, bad_options_exit_2_one_line_no_file)
 {
     /* the checkpoint's limits at the quick profile: stories260K (context 512, no tokenizer) */
-    const char *const bad[] = {"--prompts 0",
-                               "--tokens 0",
-                               "--profile quick --tokens 600",
-                               "--draft 0",
-                               "--draft 2,x",
-                               "--draft 257",
-                               "--sms 0",
-                               "--min-slice 0",
-                               "--checkpoint /nonexistent.bin",
-                               "--orders seq",
-                               "--profile quick --prompt-set " DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt"};
+    const char *const bad[] = {"--prompts 0", "--tokens 0", "--profile quick --tokens 600", "--draft 0", "--draft 2,x",
+        "--draft 257", "--sms 0", "--min-slice 0", "--checkpoint /nonexistent.bin", "--orders seq",
+        "--profile quick --prompt-set " DRIFT_SOURCE_DIR "/prompts/lab-prompts.txt"};
     expect_bad_options(EXP, bad, sizeof bad / sizeof bad[0], dir, "speculative.csv");
 }
 

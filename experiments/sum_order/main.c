@@ -106,25 +106,12 @@ int main(int argc, char **argv)
 {
     long trials = 0, perms = 0; /* 0: the profile's */
     const drift_cli_opt_t opts[] = {
-        {"trials",
-         DRIFT_OPT_INT,
-         &trials,
-         "N",
-         "random vectors per (distribution, n) in (b)",
-         1,
-         1000,
-         {"1", "3", "10"}},
-        {"perms",
-         DRIFT_OPT_INT,
-         &perms,
-         "R",
-         "random permutations of one vector in (c)",
-         1,
-         1000000,
-         {"200", "1000", "10000"}},
+        {"trials", DRIFT_OPT_INT, &trials, "N", "random vectors per (distribution, n) in (b)", 1, 1000,
+            {"1", "3", "10"}},
+        {"perms", DRIFT_OPT_INT, &perms, "R", "random permutations of one vector in (c)", 1, 1000000,
+            {"200", "1000", "10000"}},
     };
-    const drift_cli_spec_t spec = {
-        .name = "sum_order",
+    const drift_cli_spec_t spec = {.name = "sum_order",
         .question =
             "How much does the order of a floating-point sum change its result, and how does the error grow with n?",
         .default_formats = "fp32,bf16,fp16",
@@ -185,8 +172,8 @@ int main(int argc, char **argv)
     size_t cls_n[NCASES];
     if (!cls || !cls_exact || !cls_cr)
         drift_die_oom((double)NCASES * nsa * (no * sizeof *cls + 2 * sizeof *cls_exact),
-                      "the classroom's %d cases x %d formats x %d orders (--formats, --orders: fewer)", NCASES,
-                      (int)nsa, (int)no);
+            "the classroom's %d cases x %d formats x %d orders (--formats, --orders: fewer)", NCASES, (int)nsa,
+            (int)no);
     for (int c = 0; c < NCASES; c++) {
         double raw[1001], xr[1001], sum_abs;
         size_t n = cls_n[c] = case_values(c, raw);
@@ -213,8 +200,7 @@ int main(int argc, char **argv)
     drift_sum_perm_t *P = calloc((size_t)nd * ns, sizeof *P);
     if (!cells || !sm || !slope || !P)
         drift_die_oom((double)drift_sum_sweep_ncells(&W) * sizeof *cells + (double)nd * ns * no * nn * sizeof *sm,
-                      "the cells of %zu sweep points (--trials, --formats, --orders: fewer)",
-                      (size_t)drift_sum_sweep_ncells(&W));
+            "the cells of %zu sweep points (--trials, --formats, --orders: fewer)", (size_t)drift_sum_sweep_ncells(&W));
     must(drift_sum_sweep_run(cells, &W), "sum");
     drift_sum_tally_t tally;
     drift_sum_summarise(sm, slope, &tally, cells, &W, lambda, SLOPE_FROM_LOG2N);
@@ -224,10 +210,9 @@ int main(int argc, char **argv)
     /* ---- declared output (sum_order_report.c) ---- */
     const char *case_name[NCASES], *case_desc[NCASES];
     for (int c = 0; c < NCASES; c++) case_name[c] = CASES[c].name, case_desc[c] = CASES[c].desc;
-    const drift_sum_order_lab_t lab = {&cli,      trials, perms, log2_min, log2_max,  SLOPE_FROM_LOG2N, O,    oname,
-                                       no,        S,      sa_,   ns,       nsa,       lambda,           umax, case_name,
-                                       case_desc, NCASES, cls_n, cls,      cls_exact, cls_cr,           &W,   cells,
-                                       sm,        slope,  tally, P,        PERM_N};
+    const drift_sum_order_lab_t lab = {&cli, trials, perms, log2_min, log2_max, SLOPE_FROM_LOG2N, O, oname, no, S, sa_,
+        ns, nsa, lambda, umax, case_name, case_desc, NCASES, cls_n, cls, cls_exact, cls_cr, &W, cells, sm, slope, tally,
+        P, PERM_N};
     drift_sum_order_write(&lab);
 
     for (int t = 0; t < nd * ns; t++) free(P[t].bins);

@@ -14,7 +14,7 @@ double drift_sum_lambda(size_t n, double u, double target)
 }
 
 void drift_sum_summarise(drift_sum_summary_t *sm, double *slope, drift_sum_tally_t *tally,
-                         const drift_sum_cell_t *cells, const drift_sum_sweep_t *w, double lambda, int slope_from)
+    const drift_sum_cell_t *cells, const drift_sum_sweep_t *w, double lambda, int slope_from)
 {
     const int nd = DRIFT_NDISTS, ns = w->ns, no = w->no, nn = w->log2_max - w->log2_min + 1;
     const long trials = w->trials;

@@ -30,6 +30,6 @@ double drift_sum_lambda(size_t n, double u, double target);
  * log2_min + 1): the slope is the least-squares growth exponent of the mean error / sum|x|
  * in n over n >= 2^slope_from (finite, non-zero points; NaN with fewer than 3). */
 void drift_sum_summarise(drift_sum_summary_t *sm, double *slope, drift_sum_tally_t *tally,
-                         const drift_sum_cell_t *cells, const drift_sum_sweep_t *w, double lambda, int slope_from);
+    const drift_sum_cell_t *cells, const drift_sum_sweep_t *w, double lambda, int slope_from);
 
 #endif

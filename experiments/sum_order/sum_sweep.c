@@ -63,8 +63,8 @@ int drift_sum_sweep_run(drift_sum_cell_t *cells, const drift_sum_sweep_t *w)
                 continue;
             }
             drift_stream_t rs;
-            drift_stream_init(&rs, w->seed, drift_fnv1a32("sum_order"), (uint32_t)(d * 64 + w->log2_min + li),
-                              (uint32_t)tr);
+            drift_stream_init(
+                &rs, w->seed, drift_fnv1a32("sum_order"), (uint32_t)(d * 64 + w->log2_min + li), (uint32_t)tr);
             drift_gen_fill(x, n, (drift_dist_t)d, &rs);
             drift_format_t last_in = DRIFT_NFORMATS;
             drift_xacc_t ex;

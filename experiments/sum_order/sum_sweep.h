@@ -61,7 +61,7 @@ typedef struct {
 /* p[d * ns + s]: one vector of n values from the stream (seed, "sum_order.perms", d, 0) per
  * distribution, rounded to setting s's inputs, summed seq in the orders random:SEED with
  * SEED = seed * 2^32 + r, r = 0 .. perms-1. 0, DRIFT_ENOMEM, or the first error of drift_sum. */
-DRIFT_MUST_CHECK int drift_sum_perms_run(drift_sum_perm_t *p, uint64_t seed, const drift_sum_setting_t *S, int ns,
-                                         size_t n, long perms);
+DRIFT_MUST_CHECK int drift_sum_perms_run(
+    drift_sum_perm_t *p, uint64_t seed, const drift_sum_setting_t *S, int ns, size_t n, long perms);
 
 #endif

@@ -10,8 +10,8 @@
 
 #define EXP DRIFT_BIN_DIR "/sum_order"
 
-static const char *const FILES[] = {"sum_order_classroom.csv", "sum_order_error.csv", "sum_order_summary.csv",
-                                    "sum_order_perms.csv", "sum_order.md"};
+static const char *const FILES[] = {
+    "sum_order_classroom.csv", "sum_order_error.csv", "sum_order_summary.csv", "sum_order_perms.csv", "sum_order.md"};
 #define NFILES 5
 
 static char dir[64];
@@ -87,8 +87,8 @@ Test(sum_order_exp, classroom_rows)
 
 Test(sum_order_exp, bad_options_exit_2_and_write_nothing)
 {
-    const char *bad[] = {"--orders tc:h100", "--orders warp:6", "--formats fp99", "--trials 0",
-                         "--perms x",        "--profile huge",  "--backend cuda"};
+    const char *bad[] = {"--orders tc:h100", "--orders warp:6", "--formats fp99", "--trials 0", "--perms x",
+        "--profile huge", "--backend cuda"};
     for (int i = 0; i < 7; i++) {
         cr_assert_eq(sh("%s %s --quiet --out %s/bad 2>/dev/null", EXP, bad[i], dir), 2, "%s", bad[i]);
         char p[256];

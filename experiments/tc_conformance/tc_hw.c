@@ -22,8 +22,14 @@ static const struct {
     const char *gpu;
     drift_tc_arch_t arch;
 } GPU_ARCH[] = {
-    {"V100", DRIFT_TC_V100}, {"A100", DRIFT_TC_A100}, {"A2", DRIFT_TC_A2},     {"Ada", DRIFT_TC_ADA},
-    {"L40S", DRIFT_TC_L40S}, {"H100", DRIFT_TC_H100}, {"H200", DRIFT_TC_H200}, {"B200", DRIFT_TC_B200},
+    {"V100", DRIFT_TC_V100},
+    {"A100", DRIFT_TC_A100},
+    {"A2", DRIFT_TC_A2},
+    {"Ada", DRIFT_TC_ADA},
+    {"L40S", DRIFT_TC_L40S},
+    {"H100", DRIFT_TC_H100},
+    {"H200", DRIFT_TC_H200},
+    {"B200", DRIFT_TC_B200},
 };
 
 int drift_tc_hw_arch(drift_tc_arch_t *arch, const char *gpu)
@@ -65,7 +71,7 @@ static void count(drift_tc_hw_count_t *c, long s, double got, double want)
 }
 
 static drift_tc_hw_count_t *slot(drift_tc_hw_count_t *cnt, int *n, int max, const char *gpu, const char *fmt,
-                                 drift_format_t in, drift_format_t out, drift_tc_arch_t arch, int K, int c0)
+    drift_format_t in, drift_format_t out, drift_tc_arch_t arch, int K, int c0)
 {
     for (int i = 0; i < *n; i++)
         if (!strcmp(cnt[i].gpu, gpu) && !strcmp(cnt[i].fmt, fmt) && cnt[i].out == out) return &cnt[i];
@@ -80,8 +86,8 @@ static drift_tc_hw_count_t *slot(drift_tc_hw_count_t *cnt, int *n, int max, cons
 }
 
 /* The sections of an open stream; 0 sections is an error (an empty or undecodable file). */
-static int run_stream(drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *path, long stride, char *err,
-                      size_t errsz)
+static int run_stream(
+    drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *path, long stride, char *err, size_t errsz)
 {
     int n = 0, sections = 0;
     char line[256];
@@ -91,23 +97,22 @@ static int run_stream(drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *p
         long N;
         if (sscanf(line, "drift-tc-hw %d %15s %15s %d %ld %15s %15s", &ver, gpu, fmt, &K, &N, outs, cmode) != 7 ||
             ver != 1 || K < 1 || K > DRIFT_TC_HW_MAXK || N < 1)
-            return drift_why(
-                err, errsz, DRIFT_EINVAL,
+            return drift_why(err, errsz, DRIFT_EINVAL,
                 "%s: malformed section header %d (expected 'drift-tc-hw 1 GPU FORMAT K N OUTPUTS CMODE', K <= %d)",
                 path, sections + 1, DRIFT_TC_HW_MAXK);
         drift_format_t in;
         const char *fname = !strcmp(fmt, "E4M3") ? "fp8e4m3" : !strcmp(fmt, "E5M2") ? "fp8e5m2" : fmt;
         if (drift_format_parse(&in, fname) || in == DRIFT_FP32 || in == DRIFT_FP64)
-            return drift_why(err, errsz, DRIFT_EINVAL, "%s: section %d: unknown input format '%s'", path, sections + 1,
-                             fmt);
+            return drift_why(
+                err, errsz, DRIFT_EINVAL, "%s: section %d: unknown input format '%s'", path, sections + 1, fmt);
         drift_tc_arch_t arch;
         if (drift_tc_hw_arch(&arch, gpu))
             return drift_why(err, errsz, DRIFT_EINVAL, "%s: section %d: unknown GPU '%s'", path, sections + 1, gpu);
         int has16 = !strcmp(outs, "fp32+fp16"), c0 = !strcmp(cmode, "c0fp32");
         if ((!has16 && strcmp(outs, "fp32")) || (!c0 && strcmp(cmode, "c")))
             return drift_why(err, errsz, DRIFT_EINVAL,
-                             "%s: section %d: outputs '%s' / c mode '%s' (accepted: fp32, fp32+fp16 / c, c0fp32)", path,
-                             sections + 1, outs, cmode);
+                "%s: section %d: outputs '%s' / c mode '%s' (accepted: fp32, fp32+fp16 / c, c0fp32)", path,
+                sections + 1, outs, cmode);
         sections++;
         int w = in == DRIFT_TF32 ? 4 : drift_format_info(in)->bits / 8;
         size_t rec = (size_t)(2 * K * w + 8 + (has16 ? 2 : 0));
@@ -118,8 +123,8 @@ static int run_stream(drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *p
         unsigned char buf[2 * DRIFT_TC_HW_MAXK * 4 + 10];
         for (long s = 0; s < N; s++) {
             if (fread(buf, 1, rec, fp) != rec)
-                return drift_why(err, errsz, DRIFT_EIO, "%s: truncated: %s %s stops at sample %ld of %ld", path, gpu,
-                                 fmt, s, N);
+                return drift_why(
+                    err, errsz, DRIFT_EIO, "%s: truncated: %s %s stops at sample %ld of %ld", path, gpu, fmt, s, N);
             if (s % stride) continue;
             double a[DRIFT_TC_HW_MAXK], b[DRIFT_TC_HW_MAXK];
             for (int k = 0; k < K; k++)
@@ -132,8 +137,8 @@ static int run_stream(drift_tc_hw_count_t *cnt, int max, FILE *fp, const char *p
             if (!c16) continue;
             rc = drift_tc_dot(&got, a, b, (size_t)K, &c, arch, in, DRIFT_FP16);
             if (rc)
-                return drift_why(err, errsz, rc, "%s: %s %s sample %ld (fp16 output): %s", path, gpu, fmt, s,
-                                 drift_strerror(rc));
+                return drift_why(
+                    err, errsz, rc, "%s: %s %s sample %ld (fp16 output): %s", path, gpu, fmt, s, drift_strerror(rc));
             count(c16, s, got, drift_decode(le(t + 8, 2), DRIFT_FP16));
         }
     }
@@ -165,7 +170,7 @@ int drift_tc_hw_run(drift_tc_hw_count_t *cnt, int maxcnt, const char *path, long
     int n = run_stream(cnt, maxcnt, fp, path, stride, err, errsz);
     int status = pclose(fp);
     if (n >= 0 && status != 0)
-        n = drift_why(err, errsz, DRIFT_EIO, "%s: xz -dc failed (corrupt or truncated xz stream, or no xz program)",
-                      path);
+        n = drift_why(
+            err, errsz, DRIFT_EIO, "%s: xz -dc failed (corrupt or truncated xz stream, or no xz program)", path);
     return n;
 }

@@ -54,7 +54,7 @@ int drift_tc_hw_unmodelled(const char *gpu, drift_format_t in, drift_format_t ou
  * DRIFT_EIO (cannot open, not decompressible, truncated, empty), DRIFT_EINVAL (malformed
  * header, unknown GPU or format, stride < 1, a quote in an xz path), DRIFT_ERANGE (more than
  * maxcnt configurations) with a one-line reason in err (may be NULL). */
-DRIFT_MUST_CHECK int drift_tc_hw_run(drift_tc_hw_count_t *cnt, int maxcnt, const char *path, long stride, char *err,
-                                     size_t errsz);
+DRIFT_MUST_CHECK int drift_tc_hw_run(
+    drift_tc_hw_count_t *cnt, int maxcnt, const char *path, long stride, char *err, size_t errsz);
 
 #endif

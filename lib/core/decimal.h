@@ -24,8 +24,8 @@ extern "C" {
  * is inf in fp64 RNE, DBL_MAX in RZ); tiny values underflow to subnormals or zero.
  * sr_bits is used only by DRIFT_SR (as in drift_round; the fraction is that of the exact
  * value for fp64 and of a round-to-odd 53-bit value, correct to 2^-29, for the others). */
-DRIFT_MUST_CHECK int drift_decimal_round(double *out, const char *s, drift_format_t f, const drift_round_opts_t *o,
-                                         uint32_t sr_bits);
+DRIFT_MUST_CHECK int drift_decimal_round(
+    double *out, const char *s, drift_format_t f, const drift_round_opts_t *o, uint32_t sr_bits);
 
 /* 1 if s has the syntax above, else 0. */
 int drift_decimal_valid(const char *s);

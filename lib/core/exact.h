@@ -65,11 +65,11 @@ int drift_xacc_sign(const drift_xacc_t *a); /* -1, 0, +1 of the exact value */
  * (fp32/bf16/fp16/fp8 values) at one exact double product per pair, wider doubles by
  * TwoProduct (FMA). */
 DRIFT_MUST_CHECK int drift_exact_sum(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
-DRIFT_MUST_CHECK int drift_exact_dot(double *out, const double *a, const double *b, size_t n, drift_format_t f,
-                                     drift_mode_t m);
+DRIFT_MUST_CHECK int drift_exact_dot(
+    double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
 DRIFT_MUST_CHECK int drift_exact_sum_mpfr(double *out, const double *x, size_t n, drift_format_t f, drift_mode_t m);
-DRIFT_MUST_CHECK int drift_exact_dot_mpfr(double *out, const double *a, const double *b, size_t n, drift_format_t f,
-                                          drift_mode_t m);
+DRIFT_MUST_CHECK int drift_exact_dot_mpfr(
+    double *out, const double *a, const double *b, size_t n, drift_format_t f, drift_mode_t m);
 
 /* An MPFR number (any precision, any exponent) rounded once to f (with f's subnormals and
  * overflow, as above) in mode m; NaN for DRIFT_SR or an unknown format. Does not touch

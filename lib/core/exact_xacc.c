@@ -482,8 +482,8 @@ static inline void gen_add(uint64_t *g, double p, double e, unsigned *lo, unsign
  * Pair i goes to lane i mod SLOT_LANES (the caller's sub-blocks start at multiples of 4). */
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define HAVE_FMA_CLONE 1
-__attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, work_t *w, const double *x,
-                                                           const double *y, size_t n, unsigned *lo, unsigned *hi)
+__attribute__((target("fma"))) static void dot_general_fma(
+    drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
 {
     unsigned l = *lo, h = *hi; /* in registers: the slot stores could alias *lo, *hi */
     for (size_t i = 0; i < n; i++) {
@@ -500,8 +500,8 @@ __attribute__((target("fma"))) static void dot_general_fma(drift_xacc_t *acc, wo
 }
 #endif
 
-static void dot_general_dekker(drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n, unsigned *lo,
-                               unsigned *hi)
+static void dot_general_dekker(
+    drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
 {
     unsigned l = *lo, h = *hi; /* in registers: the slot stores could alias *lo, *hi */
     for (size_t i = 0; i < n; i++) {
@@ -522,8 +522,8 @@ static void dot_general_dekker(drift_xacc_t *acc, work_t *w, const double *x, co
     *hi = h;
 }
 
-static void dot_general(drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n, unsigned *lo,
-                        unsigned *hi)
+static void dot_general(
+    drift_xacc_t *acc, work_t *w, const double *x, const double *y, size_t n, unsigned *lo, unsigned *hi)
 {
 #ifdef HAVE_FMA_CLONE
     static int has_fma = -1; /* a benign race: every thread computes the same value */
@@ -618,9 +618,7 @@ static inline double ex_pow2(int k) /* 2^k for -1022 <= k <= 1023 */
  * when y == NULL) into lane[level][i mod EX_LANES]. L and general are constants at every
  * call, so each instance is unrolled into straight-line SIMD. */
 __attribute__((target("avx2,fma"), always_inline)) static inline void ex_kernel(double lane[EX_LMAX][EX_LANES],
-                                                                                const double *x, const double *y,
-                                                                                size_t n, const ex_plan_t *pl,
-                                                                                const int L, const int general)
+    const double *x, const double *y, size_t n, const ex_plan_t *pl, const int L, const int general)
 {
     __m256d acc[EX_LMAX][2], sg[EX_LMAX];
     for (int j = 0; j < L; j++) {
@@ -671,11 +669,11 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void ex_kernel(
     }
 }
 
-#define EX_INSTANCE(name, L, general)                                                                     \
-    __attribute__((target("avx2,fma"))) static void name(double lane[EX_LMAX][EX_LANES], const double *x, \
-                                                         const double *y, size_t n, const ex_plan_t *pl)  \
-    {                                                                                                     \
-        ex_kernel(lane, x, y, n, pl, L, general);                                                         \
+#define EX_INSTANCE(name, L, general)                                                                    \
+    __attribute__((target("avx2,fma"))) static void name(                                                \
+        double lane[EX_LMAX][EX_LANES], const double *x, const double *y, size_t n, const ex_plan_t *pl) \
+    {                                                                                                    \
+        ex_kernel(lane, x, y, n, pl, L, general);                                                        \
     }
 EX_INSTANCE(ex_short1, 1, 0)
 EX_INSTANCE(ex_short2, 2, 0)
@@ -738,12 +736,11 @@ __attribute__((target("avx2"))) static unsigned min_exp_nonzero(const double *x,
 /* Adds the terms of x[0..n) (y == NULL) or of the products x[i] * y[i] to acc exactly when
  * the extraction path applies to this sub-block (n <= EX_LANES * 2^B / (general ? 2 : 1)
  * for the caller's B); returns 0, having done nothing, otherwise. */
-static int ex_add(drift_xacc_t *acc, const double *x, const double *y, size_t n, unsigned lo, unsigned hi, int B,
-                  int qe, int general)
+static int ex_add(
+    drift_xacc_t *acc, const double *x, const double *y, size_t n, unsigned lo, unsigned hi, int B, int qe, int general)
 {
     static void (*const fns[2][EX_LMAX])(double[EX_LMAX][EX_LANES], const double *, const double *, size_t,
-                                         const ex_plan_t *) = {{ex_short1, ex_short2, ex_short3, ex_short4},
-                                                               {ex_gen1, ex_gen2, ex_gen3, ex_gen4}};
+        const ex_plan_t *) = {{ex_short1, ex_short2, ex_short3, ex_short4}, {ex_gen1, ex_gen2, ex_gen3, ex_gen4}};
     ex_plan_t pl;
     if (!has_avx2_fma() || hi == 0x7ff) return 0;
     if (lo == 0) { /* zeros or subnormals */

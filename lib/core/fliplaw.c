@@ -117,8 +117,8 @@ static double log_p(drift_fliplaw_t law, double theta, double gap, const double 
     return flip ? log(p) : log1p(-p);
 }
 
-double drift_fliplaw_loglik(drift_fliplaw_t law, double theta, const double *gap, const double *q,
-                            const unsigned char *flip, size_t n)
+double drift_fliplaw_loglik(
+    drift_fliplaw_t law, double theta, const double *gap, const double *q, const unsigned char *flip, size_t n)
 {
     double l = 0;
     for (size_t i = 0; i < n; i++) {
@@ -158,7 +158,7 @@ static double solve(const problem_t *P, double a, double b, double target)
 }
 
 int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const double *gap, const double *q,
-                      const unsigned char *flip, size_t n, const drift_logbins_t *bins)
+    const unsigned char *flip, size_t n, const drift_logbins_t *bins)
 {
     if (!out || (unsigned)law >= DRIFT_FLIPLAW_N || (n && (!gap || !flip))) return DRIFT_EINVAL;
     if (law != DRIFT_FLIPLAW_GAUSS && n && !q) return DRIFT_EINVAL;
@@ -285,7 +285,7 @@ static double kl_bern(double a, double b)
 }
 
 int drift_fliplaw_choose(drift_fliplaw_choice_t *out, const drift_fliplaw_fit_t *A, const drift_fliplaw_fit_t *B,
-                         const double *gap, const double *q, const unsigned char *flip, size_t n)
+    const double *gap, const double *q, const unsigned char *flip, size_t n)
 {
     if (!out || !A || !B || (n && (!gap || !flip))) return DRIFT_EINVAL;
     memset(out, 0, sizeof *out);

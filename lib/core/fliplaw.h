@@ -100,12 +100,11 @@ typedef struct {
 /* Fits law to the pairs (gap[i], q[i], flip[i]); q may be NULL for GAUSS. bins (over gap, may
  * be NULL) group the pairs for the goodness of fit. 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_fliplaw_fit(drift_fliplaw_fit_t *out, drift_fliplaw_t law, const double *gap,
-                                       const double *q, const unsigned char *flip, size_t n,
-                                       const drift_logbins_t *bins);
+    const double *q, const unsigned char *flip, size_t n, const drift_logbins_t *bins);
 
 /* log-likelihood of the pairs under law with parameter theta (as in the fit). */
-double drift_fliplaw_loglik(drift_fliplaw_t law, double theta, const double *gap, const double *q,
-                            const unsigned char *flip, size_t n);
+double drift_fliplaw_loglik(
+    drift_fliplaw_t law, double theta, const double *gap, const double *q, const unsigned char *flip, size_t n);
 
 /* Model choice between two fitted laws A and B on the same pairs. */
 typedef struct {
@@ -118,8 +117,7 @@ typedef struct {
 } drift_fliplaw_choice_t;
 
 DRIFT_MUST_CHECK int drift_fliplaw_choose(drift_fliplaw_choice_t *out, const drift_fliplaw_fit_t *A,
-                                          const drift_fliplaw_fit_t *B, const double *gap, const double *q,
-                                          const unsigned char *flip, size_t n);
+    const drift_fliplaw_fit_t *B, const double *gap, const double *q, const unsigned char *flip, size_t n);
 
 #define DRIFT_FLIPLAW_DECIDE 2.995732273553991 /* log(20): a likelihood ratio of 20 */
 

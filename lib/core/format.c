@@ -57,12 +57,24 @@ static const struct {
     const char *alias;
     drift_format_t f;
 } ALIASES[] = {
-    {"bfloat16", DRIFT_BF16},      {"float16", DRIFT_FP16},        {"half", DRIFT_FP16},
-    {"float32", DRIFT_FP32},       {"single", DRIFT_FP32},         {"float", DRIFT_FP32},
-    {"float64", DRIFT_FP64},       {"double", DRIFT_FP64},         {"e4m3", DRIFT_FP8E4M3},
-    {"fp8_e4m3fn", DRIFT_FP8E4M3}, {"fp8_e4m3", DRIFT_FP8E4M3},    {"float8_e4m3fn", DRIFT_FP8E4M3},
-    {"fp8e4m3fn", DRIFT_FP8E4M3},  {"e4m3fn", DRIFT_FP8E4M3},      {"e5m2", DRIFT_FP8E5M2},
-    {"fp8_e5m2", DRIFT_FP8E5M2},   {"float8_e5m2", DRIFT_FP8E5M2}, {"tensorfloat32", DRIFT_TF32},
+    {"bfloat16", DRIFT_BF16},
+    {"float16", DRIFT_FP16},
+    {"half", DRIFT_FP16},
+    {"float32", DRIFT_FP32},
+    {"single", DRIFT_FP32},
+    {"float", DRIFT_FP32},
+    {"float64", DRIFT_FP64},
+    {"double", DRIFT_FP64},
+    {"e4m3", DRIFT_FP8E4M3},
+    {"fp8_e4m3fn", DRIFT_FP8E4M3},
+    {"fp8_e4m3", DRIFT_FP8E4M3},
+    {"float8_e4m3fn", DRIFT_FP8E4M3},
+    {"fp8e4m3fn", DRIFT_FP8E4M3},
+    {"e4m3fn", DRIFT_FP8E4M3},
+    {"e5m2", DRIFT_FP8E5M2},
+    {"fp8_e5m2", DRIFT_FP8E5M2},
+    {"float8_e5m2", DRIFT_FP8E5M2},
+    {"tensorfloat32", DRIFT_TF32},
 };
 
 int drift_format_parse(drift_format_t *out, const char *name)

@@ -76,8 +76,8 @@ static inline int round_up(drift_mode_t mode, uint64_t q, uint64_t r, int k, int
 
 /* The shared body; P, EMIN, EMAX and MAXBITS are compile-time constants in each caller,
  * so the compiler specialises it three times. MAXBITS is the double word of max_finite. */
-static inline double round_bits(double x, const drift_round_opts_t *o, uint32_t sr, int P, int EMIN, int EMAX,
-                                uint64_t MAXBITS, drift_format_t f)
+static inline double round_bits(
+    double x, const drift_round_opts_t *o, uint32_t sr, int P, int EMIN, int EMAX, uint64_t MAXBITS, drift_format_t f)
 {
     static const drift_round_opts_t rne = {DRIFT_RNE, 0, 0};
     if (!o) o = &rne;

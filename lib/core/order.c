@@ -20,8 +20,8 @@
 
 /* ---- spec parsing and printing ------------------------------------------------------ */
 
-static const char *const TC_NAMES[DRIFT_TC_NARCH] = {"v100", "a100", "h100",       "b200",  "ada",   "l40s",  "a2",
-                                                     "a30",  "h200", "rtxpro6000", "mi100", "mi250", "mi300x"};
+static const char *const TC_NAMES[DRIFT_TC_NARCH] = {
+    "v100", "a100", "h100", "b200", "ada", "l40s", "a2", "a30", "h200", "rtxpro6000", "mi100", "mi250", "mi300x"};
 
 /* warp:W allocates W lanes; 2^20 is far beyond any hardware warp or block and keeps the
  * lane array small. */
@@ -358,15 +358,15 @@ static inline double step(const ctx_t *c, double s, size_t i)
 #ifdef ORDER_X86_CLONES
 /* The fused chains with the hardware's FMA instruction inline (one rounding per step, as
  * fmaf()/fma() give, without a library call per term). */
-__attribute__((target("fma"))) static double fma_chain_f32(const double *a, const double *b, size_t i, ptrdiff_t stride,
-                                                           size_t count, float s)
+__attribute__((target("fma"))) static double fma_chain_f32(
+    const double *a, const double *b, size_t i, ptrdiff_t stride, size_t count, float s)
 {
     for (size_t k = 0; k < count; k++, i += (size_t)stride) s = __builtin_fmaf((float)a[i], (float)b[i], s);
     return s;
 }
 
-__attribute__((target("fma"))) static double fma_chain_f64(const double *a, const double *b, size_t i, ptrdiff_t stride,
-                                                           size_t count, double s)
+__attribute__((target("fma"))) static double fma_chain_f64(
+    const double *a, const double *b, size_t i, ptrdiff_t stride, size_t count, double s)
 {
     for (size_t k = 0; k < count; k++, i += (size_t)stride) s = __builtin_fma(a[i], b[i], s);
     return s;
@@ -632,7 +632,7 @@ int drift_sum(double *out, const double *x, size_t n, const drift_order_t *o, co
 }
 
 int drift_dot(double *out, const double *a, const double *b, size_t n, const double *c0, const drift_order_t *o,
-              const drift_acc_t *acc)
+    const drift_acc_t *acc)
 {
     int st = check_acc(acc);
     if (st) return st;

@@ -120,7 +120,7 @@ int drift_order_is_tc(const drift_order_t *o);
  * (bad arguments), DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED (tc on a sum, SR mode). */
 DRIFT_MUST_CHECK int drift_sum(double *out, const double *x, size_t n, const drift_order_t *o, const drift_acc_t *acc);
 DRIFT_MUST_CHECK int drift_dot(double *out, const double *a, const double *b, size_t n, const double *c,
-                               const drift_order_t *o, const drift_acc_t *acc);
+    const drift_order_t *o, const drift_acc_t *acc);
 
 /* Forward error bounds |computed - exact| <= bound for a sum of n values of acc, for the
  * plots; u is the unit roundoff of acc (2u for the directed modes RZ/RU/RD). Overflow is

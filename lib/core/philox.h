@@ -71,8 +71,8 @@ typedef struct {
     int used; /* words of buf already handed out; 4 = refill */
 } drift_stream_t;
 
-DRIFT_HD static inline void drift_stream_init(drift_stream_t *s, uint64_t seed, uint32_t experiment_id, uint32_t point,
-                                              uint32_t trial)
+DRIFT_HD static inline void drift_stream_init(
+    drift_stream_t *s, uint64_t seed, uint32_t experiment_id, uint32_t point, uint32_t trial)
 {
     s->key[0] = (uint32_t)seed;
     s->key[1] = (uint32_t)(seed >> 32);

@@ -40,8 +40,8 @@ int drift_product_exact(double *E, double *W, const double *Ar, const double *Br
     return fail ? DRIFT_ENOMEM : DRIFT_OK;
 }
 
-void drift_product_error(drift_product_err_t *r, const double *C, const double *E, const double *W, size_t n,
-                         double *scratch)
+void drift_product_error(
+    drift_product_err_t *r, const double *C, const double *E, const double *W, size_t n, double *scratch)
 {
     r->nmse = drift_nmse(C, E, n);
     double sum = 0, mx = 0;

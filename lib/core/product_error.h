@@ -12,8 +12,8 @@ extern "C" {
 
 /* E[i][j] = (A B)[i][j] correctly rounded to double, W[i][j] = sum_k |a_ik b_kj| correctly
  * rounded (the normaliser); A is M x K, B is K x N, row-major. 0 or DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_product_exact(double *E, double *W, const double *A, const double *B, size_t M, size_t N,
-                                         size_t K);
+DRIFT_MUST_CHECK int drift_product_exact(
+    double *E, double *W, const double *A, const double *B, size_t M, size_t N, size_t K);
 
 typedef struct {
     double nmse;              /* sum (c - e)^2 / sum e^2 (llama.cpp's test-backend-ops metric) */
@@ -22,8 +22,8 @@ typedef struct {
 } drift_product_err_t;
 
 /* The metrics of C against (E, W), n outputs; scratch holds n doubles. */
-void drift_product_error(drift_product_err_t *r, const double *C, const double *E, const double *W, size_t n,
-                         double *scratch);
+void drift_product_error(
+    drift_product_err_t *r, const double *C, const double *E, const double *W, size_t n, double *scratch);
 
 #ifdef __cplusplus
 }

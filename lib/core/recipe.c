@@ -45,15 +45,15 @@ int drift_recipe_validate(const drift_recipe_t *r, char *err, size_t errsz)
     if (drift_order_is_tc(&r->order)) {
         if (r->acc.acc != DRIFT_FP32 && r->acc.acc != DRIFT_FP16)
             return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                             "accumulator %s: a tensor core (%s) accumulates into fp32 or fp16 only",
-                             drift_format_name(r->acc.acc), spec);
+                "accumulator %s: a tensor core (%s) accumulates into fp32 or fp16 only", drift_format_name(r->acc.acc),
+                spec);
         return DRIFT_OK;
     }
     if ((unsigned)r->acc.mode >= DRIFT_NMODES)
         return drift_why(err, errsz, DRIFT_EINVAL, "rounding mode %d is not a mode", (int)r->acc.mode);
     if (r->acc.mode == DRIFT_SR)
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "rounding mode sr: accumulation supports rne, rz, rna, ru, rd");
+        return drift_why(
+            err, errsz, DRIFT_EUNSUPPORTED, "rounding mode sr: accumulation supports rne, rz, rna, ru, rd");
     if (r->acc.fma != 0 && r->acc.fma != 1)
         return drift_why(err, errsz, DRIFT_EINVAL, "fma is %d, not 0 or 1", r->acc.fma);
     return DRIFT_OK;
@@ -90,7 +90,7 @@ int drift_recipe_print(char *buf, size_t size, const drift_recipe_t *r)
         int plain = drift_order_is_tc(&r->order);
         const char *mode = plain || r->acc.mode == DRIFT_RNE ? "" : drift_mode_name(r->acc.mode);
         n = snprintf(buf, size, "%s/%s/%s%s%s%s/%s", drift_format_name(r->in), o, drift_format_name(r->acc.acc),
-                     *mode ? ":" : "", mode, plain || r->acc.fma ? "" : ":nofma", drift_format_name(r->out));
+            *mode ? ":" : "", mode, plain || r->acc.fma ? "" : ":nofma", drift_format_name(r->out));
     }
     return n < 0 || (size_t)n >= size ? DRIFT_EINVAL : n;
 }
@@ -133,16 +133,15 @@ static int parse_acc(drift_recipe_t *r, char *acc, int tc, char *err, size_t err
         if (next) *next++ = 0;
         drift_mode_t m;
         if (tc)
-            return drift_why(err, errsz, DRIFT_EINVAL,
-                             "accumulator modifier '%s': a tensor-core model fixes its rounding", mod);
+            return drift_why(
+                err, errsz, DRIFT_EINVAL, "accumulator modifier '%s': a tensor-core model fixes its rounding", mod);
         if (!strcmp(mod, "nofma") && r->acc.fma) {
             r->acc.fma = 0;
         } else if (!drift_mode_parse(&m, mod) && m != DRIFT_RNE && m != DRIFT_SR && r->acc.mode == DRIFT_RNE &&
                    r->acc.fma) {
             r->acc.mode = m;
         } else {
-            return drift_why(
-                err, errsz, DRIFT_EINVAL,
+            return drift_why(err, errsz, DRIFT_EINVAL,
                 "accumulator modifier '%s' (accepted: FORMAT[:rz|rna|ru|rd][:nofma], each at most once, in "
                 "that order)",
                 mod);
@@ -163,8 +162,8 @@ int drift_recipe_parse(drift_recipe_t *r, const char *spec, char *err, size_t er
     int n = split_fields(s, f);
     if (n != 4)
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "recipe '%s' has %s than 4 fields (accepted: IN/ORDER/ACC/OUT, e.g. bf16/tc:h100/fp32/bf16)",
-                         spec, n < 4 ? "fewer" : "more");
+            "recipe '%s' has %s than 4 fields (accepted: IN/ORDER/ACC/OUT, e.g. bf16/tc:h100/fp32/bf16)", spec,
+            n < 4 ? "fewer" : "more");
     drift_recipe_t t;
     memset(&t, 0, sizeof t);
     t.acc = (drift_acc_t){DRIFT_FP32, DRIFT_RNE, 1};
@@ -174,8 +173,8 @@ int drift_recipe_parse(drift_recipe_t *r, const char *spec, char *err, size_t er
         return drift_why(err, errsz, DRIFT_EINVAL, "output format '%s' (accepted: %s)", f[3], FORMATS);
     if (!strcmp(f[1], "exact")) {
         if (strcmp(f[2], "-"))
-            return drift_why(err, errsz, DRIFT_EINVAL,
-                             "accumulator '%s': an exact recipe has none (write IN/exact/-/OUT)", f[2]);
+            return drift_why(
+                err, errsz, DRIFT_EINVAL, "accumulator '%s': an exact recipe has none (write IN/exact/-/OUT)", f[2]);
         t.exact = 1;
         t.acc.acc = t.out;
     } else {

@@ -69,8 +69,8 @@ static inline double bitsd(uint64_t u)
  * is rare), and an all-ones *rare when it is. Written with masks and signed 64-bit
  * compares (every word here is below 2^63) so that the loops vectorise; mode is a
  * constant in every caller. */
-static inline __attribute__((always_inline)) uint64_t step(uint64_t u, const params_t q, drift_mode_t mode,
-                                                           uint64_t *rare)
+static inline __attribute__((always_inline)) uint64_t step(
+    uint64_t u, const params_t q, drift_mode_t mode, uint64_t *rare)
 {
     const uint64_t sign = u & SIGN_MASK, a = u ^ sign;
     const int64_t E = (int64_t)(a >> 52);
@@ -125,8 +125,8 @@ static inline void store_word(double *outd, float *outf, size_t i, uint64_t w)
         any |= (int)(rare_ & 1);                                        \
     }
 
-static int chunk_generic(double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *qp,
-                         drift_mode_t mode)
+static int chunk_generic(
+    double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *qp, drift_mode_t mode)
 {
     const params_t q = *qp;
     int any = 0;
@@ -147,8 +147,8 @@ static int chunk_generic(double *outd, float *outf, uint8_t *rm, const double *i
 
 /* |x| * 2^s rounded to an integer in the mode (one instruction), times 2^-s: both scalings
  * are exact, so this is x rounded to a multiple of f's smallest subnormal. */
-__attribute__((target("avx2"), always_inline)) static inline __m256d round_tiny(__m256d x, const params_t *q,
-                                                                                drift_mode_t mode)
+__attribute__((target("avx2"), always_inline)) static inline __m256d round_tiny(
+    __m256d x, const params_t *q, drift_mode_t mode)
 {
     __m256d y = _mm256_mul_pd(x, _mm256_set1_pd(q->up));
     switch (mode) {
@@ -163,8 +163,8 @@ __attribute__((target("avx2"), always_inline)) static inline __m256d round_tiny(
 /* step() on four values with AVX2 intrinsics (GCC does not vectorise the scalar form):
  * the same operations lane by lane, so the same words. Used for RNA; the other modes take
  * step4_fast. */
-__attribute__((target("avx2"), always_inline)) static inline __m256i step4_rna(__m256i u, const params_t *q,
-                                                                               __m256i *rare)
+__attribute__((target("avx2"), always_inline)) static inline __m256i step4_rna(
+    __m256i u, const params_t *q, __m256i *rare)
 {
     const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
     const __m256i sign = _mm256_and_si256(u, _mm256_set1_epi64x((long long)SIGN_MASK));
@@ -196,8 +196,8 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i step4_rna(_
  * value scaled so that the quantum is 1 and rounded to an integer by one instruction in
  * the mode (exact for |x| * 2^s < 2^(p-1)). Only infinities and NaNs are rare. The words
  * are drift_round's: the same rounding of the same exact values, the same overflow rule. */
-__attribute__((target("avx2"), always_inline)) static inline __m256i step4_fast(__m256i u, const params_t *q,
-                                                                                drift_mode_t mode, __m256i *rare)
+__attribute__((target("avx2"), always_inline)) static inline __m256i step4_fast(
+    __m256i u, const params_t *q, drift_mode_t mode, __m256i *rare)
 {
     const __m256i smask = _mm256_set1_epi64x((long long)SIGN_MASK);
     const __m256i sign = _mm256_and_si256(u, smask);
@@ -206,8 +206,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i step4_fast(
     __m256i inc;
     switch (mode) {
     case DRIFT_RNE:
-        inc = _mm256_add_epi64(
-            _mm256_srli_epi64(mask, 1),
+        inc = _mm256_add_epi64(_mm256_srli_epi64(mask, 1),
             _mm256_and_si256(_mm256_srl_epi64(a, _mm_cvtsi64_si128((long long)q->kn)), _mm256_set1_epi64x(1)));
         break;
     case DRIFT_RU: inc = _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), u), mask); break;
@@ -240,8 +239,8 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i step4_fast(
     return _mm256_blendv_epi8(u, _mm256_or_si256(sign, r), ok);
 }
 
-__attribute__((target("avx2"), always_inline)) static inline __m256i step4(__m256i u, const params_t *q,
-                                                                           drift_mode_t mode, __m256i *rare)
+__attribute__((target("avx2"), always_inline)) static inline __m256i step4(
+    __m256i u, const params_t *q, drift_mode_t mode, __m256i *rare)
 {
     return mode == DRIFT_RNA ? step4_rna(u, q, rare) : step4_fast(u, q, mode, rare);
 }
@@ -259,9 +258,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i step4(__m25
     }
 
 __attribute__((target("avx2"), always_inline)) static inline int chunk_avx2(double *outd, float *outf, uint8_t *rm,
-                                                                            const double *in, size_t n,
-                                                                            const params_t *qp, drift_mode_t mode,
-                                                                            const int to_float)
+    const double *in, size_t n, const params_t *qp, drift_mode_t mode, const int to_float)
 {
     int any = 0;
     size_t i = 0;
@@ -278,14 +275,14 @@ __attribute__((target("avx2"), always_inline)) static inline int chunk_avx2(doub
     return any != 0;
 }
 
-__attribute__((target("avx2"))) static int chunk_avx2_d(double *outd, float *outf, uint8_t *rm, const double *in,
-                                                        size_t n, const params_t *qp, drift_mode_t mode)
+__attribute__((target("avx2"))) static int chunk_avx2_d(
+    double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *qp, drift_mode_t mode)
 {
     return chunk_avx2(outd, outf, rm, in, n, qp, mode, 0);
 }
 
-__attribute__((target("avx2"))) static int chunk_avx2_f(double *outd, float *outf, uint8_t *rm, const double *in,
-                                                        size_t n, const params_t *qp, drift_mode_t mode)
+__attribute__((target("avx2"))) static int chunk_avx2_f(
+    double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *qp, drift_mode_t mode)
 {
     return chunk_avx2(outd, outf, rm, in, n, qp, mode, 1);
 }
@@ -294,8 +291,8 @@ __attribute__((target("avx2"))) static int chunk_avx2_f(double *outd, float *out
  * selects as mask moves), so the same words; about twice the AVX2 loop's throughput, which
  * matters where the rounding sits in front of a fast kernel (a 1024^3 GEMM's inputs took
  * 2.4 ms in the AVX2 loop against 17 ms for the multiply-adds). RNA stays with AVX2. */
-__attribute__((target("avx512f"), always_inline)) static inline __m512i step8_fast(__m512i u, const params_t *q,
-                                                                                   drift_mode_t mode, __mmask8 *rare)
+__attribute__((target("avx512f"), always_inline)) static inline __m512i step8_fast(
+    __m512i u, const params_t *q, drift_mode_t mode, __mmask8 *rare)
 {
     const __m512i smask = _mm512_set1_epi64((long long)SIGN_MASK), zero = _mm512_setzero_si512();
     const __m512i sign = _mm512_and_si512(u, smask);
@@ -305,8 +302,7 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512i step8_fa
     __m512i inc;
     switch (mode) {
     case DRIFT_RNE:
-        inc = _mm512_add_epi64(
-            _mm512_srli_epi64(mask, 1),
+        inc = _mm512_add_epi64(_mm512_srli_epi64(mask, 1),
             _mm512_and_si512(_mm512_srl_epi64(a, _mm_cvtsi64_si128((long long)q->kn)), _mm512_set1_epi64(1)));
         break;
     case DRIFT_RU: inc = _mm512_maskz_mov_epi64((__mmask8)~neg, mask); break;
@@ -363,9 +359,7 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512i step8_fa
     }
 
 __attribute__((target("avx512f"), always_inline)) static inline int chunk_avx512(double *outd, float *outf, uint8_t *rm,
-                                                                                 const double *in, size_t n,
-                                                                                 const params_t *qp, drift_mode_t mode,
-                                                                                 const int to_float)
+    const double *in, size_t n, const params_t *qp, drift_mode_t mode, const int to_float)
 {
     int any = 0;
     size_t i = 0;
@@ -381,14 +375,14 @@ __attribute__((target("avx512f"), always_inline)) static inline int chunk_avx512
     return any != 0;
 }
 
-__attribute__((target("avx512f"))) static int chunk_avx512_d(double *outd, const double *in, uint8_t *rm, size_t n,
-                                                             const params_t *qp, drift_mode_t mode)
+__attribute__((target("avx512f"))) static int chunk_avx512_d(
+    double *outd, const double *in, uint8_t *rm, size_t n, const params_t *qp, drift_mode_t mode)
 {
     return chunk_avx512(outd, NULL, rm, in, n, qp, mode, 0);
 }
 
-__attribute__((target("avx512f"))) static int chunk_avx512_f(float *outf, const double *in, uint8_t *rm, size_t n,
-                                                             const params_t *qp, drift_mode_t mode)
+__attribute__((target("avx512f"))) static int chunk_avx512_f(
+    float *outf, const double *in, uint8_t *rm, size_t n, const params_t *qp, drift_mode_t mode)
 {
     return chunk_avx512(NULL, outf, rm, in, n, qp, mode, 1);
 }
@@ -415,8 +409,8 @@ static int simd_level(void)
     return level;
 }
 
-static int chunk(double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *q,
-                 drift_mode_t mode)
+static int chunk(
+    double *outd, float *outf, uint8_t *rm, const double *in, size_t n, const params_t *q, drift_mode_t mode)
 {
 #ifdef HAVE_AVX2_CLONE
     const int level = simd_level();
@@ -430,8 +424,8 @@ static int chunk(double *outd, float *outf, uint8_t *rm, const double *in, size_
 
 /* The whole array in chunks; the rare values of a chunk are redone by drift_round, from
  * x's word left in outd (in may be outd) or from in. */
-static void round_chunks(double *outd, float *outf, const double *in, size_t n, const params_t *q,
-                         const drift_round_array_opts_t *o)
+static void round_chunks(
+    double *outd, float *outf, const double *in, size_t n, const params_t *q, const drift_round_array_opts_t *o)
 {
     drift_round_opts_t so = {o->mode, o->flush_subnormals, o->saturate};
     uint8_t rm[CHUNK / 4];

@@ -75,8 +75,8 @@ typedef struct {
 
 /* Counts events per bin: for each i with x[i] in a bin, n += 1 and k += (event[i] != 0);
  * then fills rate, lo, hi. out has b->nbins entries. Values outside every bin are ignored. */
-DRIFT_MUST_CHECK int drift_binned_rates(drift_rate_t *out, const drift_logbins_t *b, const double *x,
-                                        const unsigned char *event, size_t n);
+DRIFT_MUST_CHECK int drift_binned_rates(
+    drift_rate_t *out, const drift_logbins_t *b, const double *x, const unsigned char *event, size_t n);
 
 /* ---- the probit flip model P(flip | gap D) = Phi(-D / sigma) --------------------------- */
 
@@ -138,8 +138,8 @@ typedef struct {
 /* Fits sigma to the pairs (gap[i], flip[i]); pairs with gap <= 0, NaN or inf are skipped (an
  * exact tie carries no information about sigma and is never a flip). bins may be NULL (no
  * goodness of fit). 0, or DRIFT_EINVAL (NULL arrays with n > 0). */
-DRIFT_MUST_CHECK int drift_phi_fit(drift_phi_fit_t *out, const double *gap, const unsigned char *flip, size_t n,
-                                   const drift_logbins_t *bins);
+DRIFT_MUST_CHECK int drift_phi_fit(
+    drift_phi_fit_t *out, const double *gap, const unsigned char *flip, size_t n, const drift_logbins_t *bins);
 
 /* The log-likelihood l(sigma) of the pairs (exposed for tests and plots). */
 double drift_phi_loglik(const double *gap, const unsigned char *flip, size_t n, double sigma);

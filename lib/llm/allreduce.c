@@ -33,7 +33,7 @@ static double ar_tree(drift_format_t acc, const double *part, size_t stride, siz
 
 /* Combine P partials (each MN in acc) into Y, rounded to out (model.h). */
 int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P, drift_allreduce_t how,
-                    drift_format_t acc, drift_format_t out)
+    drift_format_t acc, drift_format_t out)
 {
     if (!Y || !part || P < 1 || MNv < MN || (unsigned)how >= DRIFT_NALLREDUCE) return DRIFT_EINVAL;
     size_t chunk = (MNv + (size_t)P - 1) / (size_t)P; /* the ring cuts the whole batch's buffer */

@@ -13,7 +13,7 @@ static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
 
 int drift_kset_add(drift_kset_t *ks, drift_format_t f, const drift_order_t *o, drift_format_t acc, drift_format_t out,
-                   int exact, int role, size_t K)
+    int exact, int role, size_t K)
 {
     if (ks->n == DRIFT_AF_MAXC) return -1;
     drift_afkern_t *k = &ks->k[ks->n];
@@ -60,7 +60,7 @@ const char *drift_kset_tag(const drift_kset_t *ks, int c)
 }
 
 int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const drift_order_t *orders, int norders,
-                     const drift_polrow_t *polk, int npol, size_t K)
+    const drift_polrow_t *polk, int npol, size_t K)
 {
     memset(ks, 0, sizeof *ks);
     ks->f = f;

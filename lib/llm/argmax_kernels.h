@@ -49,7 +49,7 @@ typedef struct {
 /* Adds the configuration (f, o, acc, out, exact) under `role` to ks for hidden size K, unless the same
  * computation is already there. Its index, or -1 (the set is full or the configuration invalid). */
 int drift_kset_add(drift_kset_t *ks, drift_format_t f, const drift_order_t *o, drift_format_t acc, drift_format_t out,
-                   int exact, int role, size_t K);
+    int exact, int role, size_t K);
 
 /* ---- the GEMM policies ------------------------------------------------------------------- */
 
@@ -68,8 +68,8 @@ typedef struct {
 
 /* Row q of the policy table (policy, shard, batch: see the loop order below) for hidden size K:
  * the kernel the policy picks, its order and modelled cost. 0, or the policy's error. */
-DRIFT_MUST_CHECK int drift_policy_row(drift_polrow_t *r, int q, size_t V, size_t shard, size_t K,
-                                      const drift_device_t *dev);
+DRIFT_MUST_CHECK int drift_policy_row(
+    drift_polrow_t *r, int q, size_t V, size_t shard, size_t K, const drift_device_t *dev);
 
 /* "default" (the first order, fp32 accumulation, fp32 logits), "engine" (tensor cores, logits in
  * the format), or "-": a column the plots select on. */
@@ -82,7 +82,7 @@ const char *drift_kset_tag(const drift_kset_t *ks, int c);
  * kernels of the report: seq fp32 (ks->seq32), tc:h100 fp32 (ks->tc32, or -1) and the engine.
  * 0; DRIFT_EUNSUPPORTED when no order applies to f; DRIFT_ERANGE when the set would be too large. */
 DRIFT_MUST_CHECK int drift_kset_build(drift_kset_t *ks, int (*polcfg)[2], drift_format_t f, const drift_order_t *orders,
-                                      int norders, const drift_polrow_t *polk, int npol, size_t K);
+    int norders, const drift_polrow_t *polk, int npol, size_t K);
 
 /* The report's named kernels of ks (default, engine, tc:h100 fp32, exact) into out, in that order,
  * each once and only those present. How many. */

@@ -247,7 +247,7 @@ static int model_step(void *ctx, double *logits, int nbeams, const int *parent, 
 }
 
 int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt, const drift_beam_opts_t *o,
-                      char *err, size_t errsz)
+    char *err, size_t errsz)
 {
     if (out) memset(out, 0, sizeof *out);
     if (!out || !m || !prompt || !o) return drift_why(err, errsz, DRIFT_EINVAL, "beam search: missing argument");
@@ -257,17 +257,16 @@ int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, in
         return drift_why(err, errsz, DRIFT_EINVAL, "beam search: prompt of %d tokens, expected 1 .. %d", nprompt, cap);
     if (o->beams < 1 || o->ntokens < 0)
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "beam search: beams %d and tokens %d, expected beams >= 1, tokens >= 0", o->beams, o->ntokens);
+            "beam search: beams %d and tokens %d, expected beams >= 1, tokens >= 0", o->beams, o->ntokens);
     if (o->stop_token < -1 || o->stop_token >= V)
-        return drift_why(err, errsz, DRIFT_EINVAL, "beam search: stop token %d, expected -1 or 0 .. %d", o->stop_token,
-                         V - 1);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "beam search: stop token %d, expected -1 or 0 .. %d", o->stop_token, V - 1);
     /* a zero-length copy into the last slot the search uses: does it exist, can slots be copied */
     if (o->beams > 1) {
         int rc = drift_model_copy_slot(m, o->beams - 1, 0, 0);
         if (rc == DRIFT_EUNSUPPORTED)
             return drift_why(err, errsz, rc,
-                             "beam search: beams %d need copies of a KV cache, which llamacpp-cpu does not make",
-                             o->beams);
+                "beam search: beams %d need copies of a KV cache, which llamacpp-cpu does not make", o->beams);
         if (rc)
             return drift_why(err, errsz, rc, "beam search: beams %d need a model with %d KV slots", o->beams, o->beams);
     }
@@ -284,6 +283,6 @@ int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, in
     if (rc == DRIFT_ENOMEM) return drift_why(err, errsz, rc, "beam search: out of memory");
     if (rc)
         return drift_why(err, errsz, rc, "beam search: %s failed: %s",
-                         s.failed_copy ? "a KV-cache copy" : "a model step", drift_strerror(rc));
+            s.failed_copy ? "a KV-cache copy" : "a model step", drift_strerror(rc));
     return 0;
 }

@@ -77,8 +77,8 @@ typedef int (*drift_beam_step_fn)(void *ctx, double *logits, int nbeams, const i
 /* The search over any logit source with a vocabulary of V tokens. 0, DRIFT_EINVAL (bad options,
  * NaN logits, every logit -inf), DRIFT_ENOMEM, or the source's status. Free out with
  * drift_beam_free. */
-DRIFT_MUST_CHECK int drift_beam_search_fn(drift_beam_t *out, int V, const drift_beam_opts_t *o, drift_beam_step_fn step,
-                                          void *ctx);
+DRIFT_MUST_CHECK int drift_beam_search_fn(
+    drift_beam_t *out, int V, const drift_beam_opts_t *o, drift_beam_step_fn step, void *ctx);
 
 /* The search over a model: the prompt (nprompt >= 1 ids) is prefilled in slot 0; each later
  * step is one drift_model_step with one row per live beam (so all beams advance in one batched
@@ -87,7 +87,7 @@ DRIFT_MUST_CHECK int drift_beam_search_fn(drift_beam_t *out, int V, const drift_
  * (drift_model_copy_slot). The model needs nslots >= beams. ntokens is cut to what the
  * context holds, as drift_generate does. 0 or a negative status with the reason in err. */
 DRIFT_MUST_CHECK int drift_beam_search(drift_beam_t *out, drift_model_t *m, const int *prompt, int nprompt,
-                                       const drift_beam_opts_t *o, char *err, size_t errsz);
+    const drift_beam_opts_t *o, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

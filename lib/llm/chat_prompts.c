@@ -21,7 +21,7 @@ void drift_chat_prompts_free(drift_chat_prompt_t *p, int n)
 }
 
 int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path, int n,
-                            uint64_t seed, const char *stream, int max_tokens, char *err, size_t errsz)
+    uint64_t seed, const char *stream, int max_tokens, char *err, size_t errsz)
 {
     if (!out || !ck || !path || !stream || n < 1 || max_tokens < 1)
         return drift_why(err, errsz, DRIFT_EINVAL, "chat prompts: bad arguments");
@@ -69,7 +69,7 @@ int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t 
         rc = drift_tokenizer_encode_ex(&tz, chat, 1, 1, p[i].tok, max_tokens, &p[i].n);
         if (rc) {
             drift_why(err, errsz, rc == DRIFT_ERANGE ? DRIFT_EINVAL : rc, "prompt %d of %s: %s", idx[i], path,
-                      rc == DRIFT_ERANGE ? "more tokens than fit beside the generated ones" : drift_strerror(rc));
+                rc == DRIFT_ERANGE ? "more tokens than fit beside the generated ones" : drift_strerror(rc));
             rc = rc == DRIFT_ERANGE ? DRIFT_EINVAL : rc;
             goto done;
         }

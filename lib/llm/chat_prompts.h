@@ -30,8 +30,7 @@ typedef struct {
  * with drift_chat_prompts_free. 0, or DRIFT_EINVAL / DRIFT_EIO / DRIFT_EUNSUPPORTED /
  * DRIFT_ENOMEM with one line in err naming the prompt or the file. */
 DRIFT_MUST_CHECK int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path,
-                                             int n, uint64_t seed, const char *stream, int max_tokens, char *err,
-                                             size_t errsz);
+    int n, uint64_t seed, const char *stream, int max_tokens, char *err, size_t errsz);
 void drift_chat_prompts_free(drift_chat_prompt_t *p, int n);
 
 #ifdef __cplusplus

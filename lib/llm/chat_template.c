@@ -82,15 +82,15 @@ static int lex_string(toks_t *t, const char *s, size_t len, size_t *i, char *err
         case '6':
         case '7':
             free(v);
-            return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "chat template: the string escape '\\%c' is not modelled",
-                             s[p]);
+            return drift_why(
+                err, errsz, DRIFT_EUNSUPPORTED, "chat template: the string escape '\\%c' is not modelled", s[p]);
         default: v[n++] = '\\', v[n++] = s[p]; break; /* Python keeps an unknown escape as it is */
         }
     }
     if (p >= len) {
         free(v);
-        return drift_why(err, errsz, DRIFT_EINVAL, "chat template: a string literal at byte %zu has no closing quote",
-                         *i);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "chat template: a string literal at byte %zu has no closing quote", *i);
     }
     int rc = push(t, TK_STR, v, n);
     free(v);
@@ -102,8 +102,8 @@ static const char *const k_ops2[] = {"==", "!=", "<=", ">=", "//", "**"};
 
 /* The tokens inside a tag from s[*i] up to its closer ("}}" or "%}"), the closer included;
  * *trim: the closer was "-}}" / "-%}". */
-static int lex_tag(toks_t *t, const char *s, size_t len, size_t *i, const char *closer, int *trim, char *err,
-                   size_t errsz)
+static int lex_tag(
+    toks_t *t, const char *s, size_t len, size_t *i, const char *closer, int *trim, char *err, size_t errsz)
 {
     size_t p = *i;
     for (;;) {
@@ -216,8 +216,8 @@ static int normalise(toks_t *t)
         }
     }
     /* 'a' + 'b' is 'ab' where nothing binds either operand tighter than + */
-    static const char *const before[] = {"+", "~", "{{", "(", ",", "="}, *const after[] = {"+",  "~", "}}",
-                                                                                           "%}", ")", ","};
+    static const char *const before[] = {"+", "~", "{{", "(", ",", "="}, *const after[] = {
+                                                                             "+", "~", "}}", "%}", ")", ","};
     for (int i = 1; i + 3 < t->n; i++) {
         tok_t *v = t->v;
         if (v[i].type != TK_STR || !is_op(&v[i + 1], "+") || v[i + 2].type != TK_STR) continue;
@@ -246,15 +246,15 @@ typedef struct {
 
 static const shape_t k_shapes[] = {
     {"ChatML with a default system turn",
-     "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
-     "{{ '<|im_start|>system\n" HOLE "<|im_end|>\n' }}{% endif %}"
-     "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}{% endfor %}"
-     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}",
-     1},
+        "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
+        "{{ '<|im_start|>system\n" HOLE "<|im_end|>\n' }}{% endif %}"
+        "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}{% endfor %}"
+        "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}",
+        1},
     {"ChatML",
-     "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}{% endfor %}"
-     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}",
-     0},
+        "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}{% endfor %}"
+        "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}",
+        0},
 };
 
 /* 1 when template tokens t match pattern tokens s; *lead: the template's string in the hole's place. */
@@ -288,11 +288,8 @@ static int tokens_of(toks_t *t, const char *s, size_t len, char *err, size_t err
 
 static const char *resembles(const char *s, size_t len)
 {
-    static const char *const marks[][2] = {{"<|im_start|>", "ChatML-like"},
-                                           {"<|start_header_id|>", "Llama-3-like"},
-                                           {"<start_of_turn>", "Gemma-like"},
-                                           {"[INST]", "Llama-2/Mistral-like"},
-                                           {"<|user|>", "Zephyr/Phi-like"}};
+    static const char *const marks[][2] = {{"<|im_start|>", "ChatML-like"}, {"<|start_header_id|>", "Llama-3-like"},
+        {"<start_of_turn>", "Gemma-like"}, {"[INST]", "Llama-2/Mistral-like"}, {"<|user|>", "Zephyr/Phi-like"}};
     for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++) {
         size_t m = strlen(marks[k][0]);
         for (size_t i = 0; i + m <= len; i++)
@@ -319,7 +316,7 @@ int drift_chat_template_parse(drift_chat_template_t *t, const char *tmpl, size_t
         if (!hit) continue;
         if (lead && lead->n >= sizeof t->lead) {
             rc = drift_why(err, errsz, DRIFT_ERANGE, "chat template: default system turn of %zu bytes, at most %zu",
-                           lead->n, sizeof t->lead - 1);
+                lead->n, sizeof t->lead - 1);
             break;
         }
         if (lead && memchr(lead->s, 0, lead->n)) {
@@ -336,8 +333,7 @@ int drift_chat_template_parse(drift_chat_template_t *t, const char *tmpl, size_t
         memset(t, 0, sizeof *t);
         return rc;
     }
-    return drift_why(
-        err, errsz, DRIFT_EUNSUPPORTED,
+    return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
         "chat template: a %s template of %zu bytes that is none of the shapes rendered (ChatML, ChatML with a default system turn)",
         resembles(tmpl, len), len);
 }
@@ -353,8 +349,8 @@ int drift_chat_template_from_gguf(drift_chat_template_t *t, const drift_gguf_t *
     return drift_chat_template_parse(t, s.s ? s.s : "", (size_t)s.len, err, errsz);
 }
 
-int drift_chat_wrap(char *out, size_t size, const drift_chat_template_t *t, const char *user_text, size_t *len,
-                    char *err, size_t errsz)
+int drift_chat_wrap(
+    char *out, size_t size, const drift_chat_template_t *t, const char *user_text, size_t *len, char *err, size_t errsz)
 {
     if (!out || !size || !t || !user_text)
         return drift_why(err, errsz, DRIFT_EINVAL, "chat wrap: no output, template or text");
@@ -374,8 +370,8 @@ int drift_chat_wrap(char *out, size_t size, const drift_chat_template_t *t, cons
     return 0;
 }
 
-int drift_chat_wrap_gguf(char *out, size_t size, const drift_gguf_t *g, const char *user_text, int *wrapped, char *err,
-                         size_t errsz)
+int drift_chat_wrap_gguf(
+    char *out, size_t size, const drift_gguf_t *g, const char *user_text, int *wrapped, char *err, size_t errsz)
 {
     drift_chat_template_t t;
     int rc = drift_chat_template_from_gguf(&t, g, err, errsz);

@@ -45,23 +45,23 @@ typedef struct {
  * DRIFT_EUNSUPPORTED (not a recognised shape; the one line says which family it resembles),
  * DRIFT_EINVAL (an unterminated string, tag or comment), DRIFT_ERANGE (a default system turn over
  * DRIFT_CHAT_LEAD_MAX - 1 bytes) or DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_chat_template_parse(drift_chat_template_t *t, const char *tmpl, size_t len, char *err,
-                                               size_t errsz);
+DRIFT_MUST_CHECK int drift_chat_template_parse(
+    drift_chat_template_t *t, const char *tmpl, size_t len, char *err, size_t errsz);
 /* The template of a GGUF file: `tokenizer.chat_template` (absent: DRIFT_CHAT_NONE; not a
  * string: DRIFT_EINVAL). */
-DRIFT_MUST_CHECK int drift_chat_template_from_gguf(drift_chat_template_t *t, const drift_gguf_t *g, char *err,
-                                                   size_t errsz);
+DRIFT_MUST_CHECK int drift_chat_template_from_gguf(
+    drift_chat_template_t *t, const drift_gguf_t *g, char *err, size_t errsz);
 
 /* One user turn and the generation prompt into out (size bytes, NUL-terminated); DRIFT_CHAT_NONE:
  * user_text unchanged. *len (may be NULL) gets the rendered length, also when it does not fit
  * (DRIFT_ERANGE, out then holds ""). 0, DRIFT_EINVAL (no text, no template) or DRIFT_ERANGE. */
 DRIFT_MUST_CHECK int drift_chat_wrap(char *out, size_t size, const drift_chat_template_t *t, const char *user_text,
-                                     size_t *len, char *err, size_t errsz);
+    size_t *len, char *err, size_t errsz);
 
 /* The two in one for a GGUF model: *wrapped (may be NULL) is 1 when a template was applied, 0
  * when the file has none and out is user_text unchanged. */
-DRIFT_MUST_CHECK int drift_chat_wrap_gguf(char *out, size_t size, const drift_gguf_t *g, const char *user_text,
-                                          int *wrapped, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_chat_wrap_gguf(
+    char *out, size_t size, const drift_gguf_t *g, const char *user_text, int *wrapped, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -35,24 +35,23 @@ int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *e
     const struct {
         const char *name;
         int v;
-    } pos[] = {{"dim", c->dim},         {"hidden_dim", c->hidden_dim}, {"n_layers", c->n_layers},
-               {"n_heads", c->n_heads}, {"n_kv_heads", c->n_kv_heads}, {"seq_len", c->seq_len}};
+    } pos[] = {{"dim", c->dim}, {"hidden_dim", c->hidden_dim}, {"n_layers", c->n_layers}, {"n_heads", c->n_heads},
+        {"n_kv_heads", c->n_kv_heads}, {"seq_len", c->seq_len}};
     for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
         if (pos[i].v <= 0)
-            return drift_why(err, errsz, DRIFT_EINVAL, "header: %s must be a positive integer, found %d", pos[i].name,
-                             pos[i].v);
+            return drift_why(
+                err, errsz, DRIFT_EINVAL, "header: %s must be a positive integer, found %d", pos[i].name, pos[i].v);
     if (c->vocab_size < 2) /* a top-1/top-2 gap needs two tokens */
         return drift_why(err, errsz, DRIFT_EINVAL, "header: |vocab_size| must be at least 2, found %d", c->vocab_size);
     if (c->dim % c->n_heads)
         return drift_why(err, errsz, DRIFT_EINVAL, "header: n_heads must divide dim, found dim %d and n_heads %d",
-                         c->dim, c->n_heads);
+            c->dim, c->n_heads);
     int head = c->dim / c->n_heads;
     if (head % 2)
         return drift_why(err, errsz, DRIFT_EINVAL, "header: head size dim/n_heads must be even (RoPE), found %d", head);
     if (c->n_kv_heads > c->n_heads || c->n_heads % c->n_kv_heads)
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "header: n_kv_heads must divide n_heads, found n_heads %d and n_kv_heads %d", c->n_heads,
-                         c->n_kv_heads);
+            "header: n_kv_heads must divide n_heads, found n_heads %d and n_kv_heads %d", c->n_heads, c->n_kv_heads);
     size_t d = (size_t)c->dim, h = (size_t)c->hidden_dim, L = (size_t)c->n_layers, V = (size_t)c->vocab_size;
     size_t kv = (size_t)c->n_kv_heads * (size_t)head, n = 0;
     int bad = add_prod(&n, V, d) || add_prod(&n, L, d) || add_prod(&n, L, d * d) || add_prod(&n, L, kv * d) ||
@@ -61,7 +60,7 @@ int drift_llm_config_check(const drift_llm_config_t *c, size_t *nfloats, char *e
               add_prod(&n, (size_t)c->seq_len, (size_t)head) || (!c->shared_classifier && add_prod(&n, V, d));
     if (bad)
         return drift_why(err, errsz, DRIFT_EINVAL, "header: sizes imply more than %zu fp32 values (at most 64 GiB)",
-                         (size_t)DRIFT_CKPT_MAX_FLOATS);
+            (size_t)DRIFT_CKPT_MAX_FLOATS);
     if (nfloats) *nfloats = n;
     return 0;
 }
@@ -100,8 +99,8 @@ int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t siz
     memset(ck, 0, sizeof *ck);
     if (!bytes && size) return drift_why(err, errsz, DRIFT_EINVAL, "no data");
     if (size < HEADER_BYTES)
-        return drift_why(err, errsz, DRIFT_EINVAL, "truncated: expected a header of %d bytes, found %zu bytes",
-                         HEADER_BYTES, size);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "truncated: expected a header of %d bytes, found %zu bytes", HEADER_BYTES, size);
     const unsigned char *b = bytes;
     drift_llm_config_t c;
     memset(&c, 0, sizeof c); /* llama2.c's RoPE base and epsilon: the defaults */
@@ -116,8 +115,7 @@ int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t siz
     if (rc) return rc;
     size_t want = HEADER_BYTES + 4 * n;
     if (size != want)
-        return drift_why(
-            err, errsz, DRIFT_EINVAL,
+        return drift_why(err, errsz, DRIFT_EINVAL,
             "%s: the header (dim %d, hidden_dim %d, n_layers %d, n_heads %d, n_kv_heads %d, vocab_size %d%s, "
             "seq_len %d) implies %zu bytes, found %zu",
             size < want ? "truncated" : "oversized", c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
@@ -185,9 +183,8 @@ int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char 
     FILE *fp = fopen(tmp, "wb");
     if (!fp) return drift_why(err, errsz, DRIFT_EIO, "cannot create %s: %s", tmp, strerror(errno));
     const drift_llm_config_t *c = &ck->cfg;
-    int32_t h[HEADER_INTS] = {c->dim,     c->hidden_dim, c->n_layers,
-                              c->n_heads, c->n_kv_heads, c->shared_classifier ? c->vocab_size : -c->vocab_size,
-                              c->seq_len};
+    int32_t h[HEADER_INTS] = {c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads,
+        c->shared_classifier ? c->vocab_size : -c->vocab_size, c->seq_len};
     size_t body = n - (c->shared_classifier ? 0 : (size_t)c->vocab_size * (size_t)c->dim);
     int ok = fwrite(h, 4, HEADER_INTS, fp) == HEADER_INTS && fwrite(ck->data, 4, body, fp) == body;
     if (ok && !c->shared_classifier) {
@@ -202,8 +199,8 @@ int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char 
     return 0;
 }
 
-int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err,
-                           size_t errsz)
+int drift_checkpoint_synth(
+    drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err, size_t errsz)
 {
     if (!ck) return drift_why(err, errsz, DRIFT_EINVAL, "no checkpoint");
     memset(ck, 0, sizeof *ck);
@@ -224,12 +221,10 @@ int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg
         float *p;
         size_t count, fan_in;
         int norm;
-    } t[] = {{ck->token_embedding, V * d, 1, 0}, {ck->rms_att, L * d, 0, 1},
-             {ck->wq, L * d * d, d, 0},          {ck->wk, L * kv * d, d, 0},
-             {ck->wv, L * kv * d, d, 0},         {ck->wo, L * d * d, d, 0},
-             {ck->rms_ffn, L * d, 0, 1},         {ck->w1, L * h * d, d, 0},
-             {ck->w2, L * d * h, h, 0},          {ck->w3, L * h * d, d, 0},
-             {ck->rms_final, d, 0, 1},           {c->shared_classifier ? NULL : ck->wcls, V * d, d, 0}};
+    } t[] = {{ck->token_embedding, V * d, 1, 0}, {ck->rms_att, L * d, 0, 1}, {ck->wq, L * d * d, d, 0},
+        {ck->wk, L * kv * d, d, 0}, {ck->wv, L * kv * d, d, 0}, {ck->wo, L * d * d, d, 0}, {ck->rms_ffn, L * d, 0, 1},
+        {ck->w1, L * h * d, d, 0}, {ck->w2, L * d * h, h, 0}, {ck->w3, L * h * d, d, 0}, {ck->rms_final, d, 0, 1},
+        {c->shared_classifier ? NULL : ck->wcls, V * d, d, 0}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         if (!t[i].p) continue;
         double sd = t[i].norm ? 0.1 : 1.0 / sqrt((double)t[i].fan_in);

@@ -85,15 +85,15 @@ DRIFT_MUST_CHECK int drift_llm_config_check(const drift_llm_config_t *c, size_t 
  * error *ck is zeroed and err says what was expected and found. */
 DRIFT_MUST_CHECK int drift_checkpoint_read(drift_checkpoint_t *ck, const char *path, char *err, size_t errsz);
 /* The same from a memory image of a file (tests use it to corrupt headers cheaply). */
-DRIFT_MUST_CHECK int drift_checkpoint_parse(drift_checkpoint_t *ck, const void *bytes, size_t size, char *err,
-                                            size_t errsz);
+DRIFT_MUST_CHECK int drift_checkpoint_parse(
+    drift_checkpoint_t *ck, const void *bytes, size_t size, char *err, size_t errsz);
 /* Write ck in llama2.c's format (to path.tmp, then renamed). 0, DRIFT_EINVAL or DRIFT_EIO. */
 DRIFT_MUST_CHECK int drift_checkpoint_write(const drift_checkpoint_t *ck, const char *path, char *err, size_t errsz);
 /* A synthetic model: weights N(0, 1/fan_in) rounded to fp32, norm weights 1 + N(0, 0.1^2),
  * from the Philox stream (seed, "checkpoint.synth", 0, 0); freq tables as llama2.c exports
  * them. Deterministic for a seed. 0, DRIFT_EINVAL (bad config) or DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_checkpoint_synth(drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed,
-                                            char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_checkpoint_synth(
+    drift_checkpoint_t *ck, const drift_llm_config_t *cfg, uint64_t seed, char *err, size_t errsz);
 void drift_checkpoint_free(drift_checkpoint_t *ck);
 /* Point ck's tensor pointers into ck->data (nfloats values, in the order above). */
 void drift_checkpoint_map_tensors(drift_checkpoint_t *ck);

@@ -26,8 +26,8 @@ static int get_int(const drift_gguf_t *g, const char *key, int *out, int require
     int rc = drift_gguf_get_u64(g, key, &v, err, errsz);
     if (rc) return rc;
     if (v < 1 || v > (1u << 30))
-        return drift_why(err, errsz, DRIFT_EINVAL, "metadata: %s must be in 1 .. 2^30, found %llu", key,
-                         (unsigned long long)v);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "metadata: %s must be in 1 .. 2^30, found %llu", key, (unsigned long long)v);
     *out = (int)v;
     return 0;
 }
@@ -43,8 +43,8 @@ static int get_real(const drift_gguf_t *g, const char *key, double *out, double 
 }
 
 /* The tensor `name`, of shape ne0 x ne1 (ne1 = 1 for a vector), dequantized into dst. */
-static int load(const drift_gguf_t *g, const char *name, uint64_t ne0, uint64_t ne1, float *dst, char *err,
-                size_t errsz)
+static int load(
+    const drift_gguf_t *g, const char *name, uint64_t ne0, uint64_t ne1, float *dst, char *err, size_t errsz)
 {
     const drift_gguf_tensor_t *t = drift_gguf_tensor(g, name);
     if (!t) return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s is missing", name);
@@ -53,11 +53,11 @@ static int load(const drift_gguf_t *g, const char *name, uint64_t ne0, uint64_t 
     uint64_t got1 = t->n_dims >= 2 ? t->ne[1] : 1;
     if (t->ne[0] != ne0 || got1 != ne1 || rest != 1)
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected shape {%llu, %llu}, found {%llu, %llu}%s", name,
-                         (unsigned long long)ne0, (unsigned long long)ne1, (unsigned long long)t->ne[0],
-                         (unsigned long long)got1, rest != 1 ? " and more dimensions" : "");
+            (unsigned long long)ne0, (unsigned long long)ne1, (unsigned long long)t->ne[0], (unsigned long long)got1,
+            rest != 1 ? " and more dimensions" : "");
     if (drift_ggml_dequantize(dst, t->data, t->type, (size_t)(ne0 * ne1)))
-        return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: type %s cannot be dequantized", name,
-                         drift_ggml_type_name(t->type));
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "tensor %s: type %s cannot be dequantized", name, drift_ggml_type_name(t->type));
     return 0;
 }
 
@@ -68,7 +68,7 @@ static int from_gguf(drift_checkpoint_t *ck, const drift_gguf_t *g, char *err, s
     if (rc) return rc;
     if (arch.len != 5 || memcmp(arch.s, "llama", 5))
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "architecture '%.*s' is not supported (accepted: llama)",
-                         (int)(arch.len > 40 ? 40 : arch.len), arch.s);
+            (int)(arch.len > 40 ? 40 : arch.len), arch.s);
     drift_llm_config_t c;
     memset(&c, 0, sizeof c);
     int ctx = 0, rot = 0;
@@ -86,7 +86,7 @@ static int from_gguf(drift_checkpoint_t *ck, const drift_gguf_t *g, char *err, s
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor token_embd.weight is missing or not a matrix");
     if (emb->ne[1] < 2 || emb->ne[1] > (1u << 30))
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor token_embd.weight: vocabulary of %llu rows",
-                         (unsigned long long)emb->ne[1]);
+            (unsigned long long)emb->ne[1]);
     c.vocab_size = (int)emb->ne[1];
     c.seq_len = ctx < DRIFT_GGUF_CTX_MAX ? ctx : DRIFT_GGUF_CTX_MAX;
     c.shared_classifier = drift_gguf_tensor(g, "output.weight") == NULL;
@@ -95,11 +95,11 @@ static int from_gguf(drift_checkpoint_t *ck, const drift_gguf_t *g, char *err, s
     if ((rc = get_int(g, "llama.rope.dimension_count", &rot, 0, head, err, errsz))) return rc;
     if (rot != head) /* partial rotary embeddings are another architecture */
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "metadata: llama.rope.dimension_count %d differs from the head size %d", rot, head);
+            "metadata: llama.rope.dimension_count %d differs from the head size %d", rot, head);
     const drift_gguf_kv_t *scaling = drift_gguf_find(g, "llama.rope.scaling.type");
     if (scaling && !(scaling->type == DRIFT_GGUF_STRING && scaling->str.len == 4 && !memcmp(scaling->str.s, "none", 4)))
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "metadata: RoPE scaling (llama.rope.scaling.type) is not modelled");
+        return drift_why(
+            err, errsz, DRIFT_EUNSUPPORTED, "metadata: RoPE scaling (llama.rope.scaling.type) is not modelled");
     size_t n;
     if ((rc = drift_llm_config_check(&c, &n, err, errsz))) return rc;
     ck->data = calloc(n, sizeof(float));
@@ -118,11 +118,11 @@ static int from_gguf(drift_checkpoint_t *ck, const drift_gguf_t *g, char *err, s
             const char *name;
             uint64_t ne0, ne1;
             float *dst;
-        } t[] = {{"attn_norm", d, 1, ck->rms_att + L * d},  {"attn_q", d, d, ck->wq + L * d * d},
-                 {"attn_k", d, kv, ck->wk + L * kv * d},    {"attn_v", d, kv, ck->wv + L * kv * d},
-                 {"attn_output", d, d, ck->wo + L * d * d}, {"ffn_norm", d, 1, ck->rms_ffn + L * d},
-                 {"ffn_gate", d, h, ck->w1 + L * h * d},    {"ffn_down", h, d, ck->w2 + L * d * h},
-                 {"ffn_up", d, h, ck->w3 + L * h * d}};
+        } t[] = {{"attn_norm", d, 1, ck->rms_att + L * d}, {"attn_q", d, d, ck->wq + L * d * d},
+            {"attn_k", d, kv, ck->wk + L * kv * d}, {"attn_v", d, kv, ck->wv + L * kv * d},
+            {"attn_output", d, d, ck->wo + L * d * d}, {"ffn_norm", d, 1, ck->rms_ffn + L * d},
+            {"ffn_gate", d, h, ck->w1 + L * h * d}, {"ffn_down", h, d, ck->w2 + L * d * h},
+            {"ffn_up", d, h, ck->w3 + L * h * d}};
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
             char name[64];
             snprintf(name, sizeof name, "blk.%d.%s.weight", l, t[i].name);

@@ -66,7 +66,7 @@ int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t 
 }
 
 int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int nprompt, int ntokens, int stop_at_bos,
-                   const drift_sampler_t *smp, const drift_batching_t *bt, int keep_logits)
+    const drift_sampler_t *smp, const drift_batching_t *bt, int keep_logits)
 {
     if (!out || !m || !prompt || nprompt < 1 || ntokens < 0) return DRIFT_EINVAL;
     memset(out, 0, sizeof *out);

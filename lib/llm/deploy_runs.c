@@ -10,8 +10,8 @@
 #include "drift.h"
 #include "philox.h"
 
-int drift_deploy_run_find(drift_deploy_run_t *runs, int *nrun, int cap, const char *spec, int other, char *err,
-                          size_t errsz)
+int drift_deploy_run_find(
+    drift_deploy_run_t *runs, int *nrun, int cap, const char *spec, int other, char *err, size_t errsz)
 {
     for (int i = 0; i < *nrun; i++)
         if (!strcmp(runs[i].spec, spec) && runs[i].other == other) return i;
@@ -35,8 +35,8 @@ static double thread_seconds(void)
 }
 
 int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const drift_checkpoint_t *ck, const drift_chat_prompt_t *pr,
-                      int n, int ntokens, const char *stream, int workers,
-                      void (*progress)(void *ctx, size_t done, size_t total), void *ctx)
+    int n, int ntokens, const char *stream, int workers, void (*progress)(void *ctx, size_t done, size_t total),
+    void *ctx)
 {
     if (workers > nrun) workers = nrun;
     if (workers < 1) workers = 1;

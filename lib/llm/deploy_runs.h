@@ -29,8 +29,8 @@ typedef struct {
 /* The index of the run (spec, other) among runs[0 .. *nrun-1], added at *nrun (parsed) when it
  * is not there yet; at most `cap` runs. The index, or DRIFT_EINVAL with the parser's line in
  * err (DRIFT_ERANGE when full). */
-DRIFT_MUST_CHECK int drift_deploy_run_find(drift_deploy_run_t *runs, int *nrun, int cap, const char *spec, int other,
-                                           char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_deploy_run_find(
+    drift_deploy_run_t *runs, int *nrun, int cap, const char *spec, int other, char *err, size_t errsz);
 
 /* Every run decodes the n prompts (those of its `only`), ntokens greedy tokens each (drift_deploy_generate): prompt
  * i's batch schedule comes from the Philox stream (the seed of its draw, stream, prompt index,
@@ -39,8 +39,8 @@ DRIFT_MUST_CHECK int drift_deploy_run_find(drift_deploy_run_t *runs, int *nrun, 
  * progress(ctx, done, total), when not NULL, is called by one thread as prompts finish. Frees
  * nothing on failure: drift_deploy_runs_free does. 0, or DRIFT_ENOMEM / the model's error. */
 DRIFT_MUST_CHECK int drift_deploy_runs(drift_deploy_run_t *runs, int nrun, const drift_checkpoint_t *ck,
-                                       const drift_chat_prompt_t *pr, int n, int ntokens, const char *stream,
-                                       int workers, void (*progress)(void *ctx, size_t done, size_t total), void *ctx);
+    const drift_chat_prompt_t *pr, int n, int ntokens, const char *stream, int workers,
+    void (*progress)(void *ctx, size_t done, size_t total), void *ctx);
 void drift_deploy_runs_free(drift_deploy_run_t *runs, int nrun, int n);
 
 #ifdef __cplusplus

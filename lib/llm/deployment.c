@@ -38,9 +38,8 @@ static const preset_t PRESETS[] = {
 };
 #define NPRESETS ((int)(sizeof PRESETS / sizeof PRESETS[0]))
 
-static const char *const KEYS[] = {"card",      "engine",    "weights", "compute", "act",           "gemm",
-                                   "attention", "kv",        "batch",   "padded",  "prefill-chunk", "prefix-cache",
-                                   "tp",        "allreduce", "draft",   "sampler"};
+static const char *const KEYS[] = {"card", "engine", "weights", "compute", "act", "gemm", "attention", "kv", "batch",
+    "padded", "prefill-chunk", "prefix-cache", "tp", "allreduce", "draft", "sampler"};
 #define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
 static void base(drift_deployment_t *d)
@@ -76,8 +75,8 @@ static int load_preset(drift_deployment_t *d, const char *name, char *err, size_
         }
     char names[160];
     drift_deployment_preset_names(names, sizeof names);
-    return drift_why(err, errsz, DRIFT_EINVAL, "deployment: unknown preset '%s' (accepted: %s, or KEY=VALUE fields)",
-                     name, names);
+    return drift_why(
+        err, errsz, DRIFT_EINVAL, "deployment: unknown preset '%s' (accepted: %s, or KEY=VALUE fields)", name, names);
 }
 
 void drift_deployment_preset_names(char *buf, size_t size)
@@ -208,8 +207,7 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
         return drift_allreduce_parse(&d->nx.allreduce, v) ? BAD("allreduce", "ring, tree or rank") : 0;
     if (!strcmp(k, "draft")) {
         if (strcmp(v, "0"))
-            return drift_why(
-                err, errsz, DRIFT_EUNSUPPORTED,
+            return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
                 "deployment: draft=%s: expected 0 (speculative drafts are measured by the speculative experiment)", v);
         return 0;
     }
@@ -219,8 +217,7 @@ static int set_field(drift_deployment_t *d, const char *k, const char *v, char *
             d->sampler = s;
             return 0;
         }
-        return drift_why(
-            err, errsz, DRIFT_EUNSUPPORTED,
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
             "deployment: sampler=%s: expected greedy or greedy-ties:EPS with EPS > 0 logits (text at temperature 0)",
             v);
     }
@@ -281,15 +278,14 @@ static int compute_recipe(drift_recipe_t *r, const drift_deployment_t *d, char *
     } else {
         if (d->on_cpu)
             return drift_why(err, errsz, DRIFT_EINVAL,
-                             "deployment: compute=%s: card=cpu has no tensor cores (use compute=fp32 or a seq recipe)",
-                             d->compute);
+                "deployment: compute=%s: card=cpu has no tensor cores (use compute=fp32 or a seq recipe)", d->compute);
         snprintf(spec, sizeof spec, "%s/tc:%s/fp32/%s", d->compute, drift_tc_arch_name(d->card.arch),
-                 f == DRIFT_TF32 ? "fp32" : d->compute);
+            f == DRIFT_TF32 ? "fp32" : d->compute);
     }
     int rc = drift_model_recipe_parse(r, spec);
     if (rc == DRIFT_EUNSUPPORTED)
         return drift_why(err, errsz, rc, "deployment: compute=%s: the %s's matrix units take no %s input", d->compute,
-                         d->card.name, d->compute);
+            d->card.name, d->compute);
     if (rc) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: compute=%s: not a recipe", d->compute);
     return 0;
 }
@@ -302,8 +298,7 @@ static int finish_llamacpp(drift_deployment_t *d, unsigned given, char *err, siz
     unsigned own = 1u << key_index("card") | 1u << key_index("engine") | 1u << key_index("sampler");
     int from_preset = !strcmp(d->preset, eng), from_base = !strcmp(d->preset, "custom");
     if ((given & ~own) || (!from_preset && !from_base))
-        return drift_why(
-            err, errsz, DRIFT_EINVAL,
+        return drift_why(err, errsz, DRIFT_EINVAL,
             "deployment: engine=%s computes as llama.cpp does (stored weights, q8 activations, fp16 KV cache, "
             "its flash attention, each request alone): use the preset %s, or card=cpu,engine=%s only",
             eng, eng, eng);
@@ -329,8 +324,8 @@ static int finish(drift_deployment_t *d, unsigned given, char *err, size_t errsz
     drift_numerics_set_mm(&d->nx, &r);
     d->nx.sms = d->card.sms;
     if (d->padded && d->batch_kind != DRIFT_BATCH_STATIC)
-        return drift_why(err, errsz, DRIFT_EINVAL,
-                         "deployment: padded=yes needs batch=static:B (continuous batches pack rows)");
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "deployment: padded=yes needs batch=static:B (continuous batches pack rows)");
     return 0;
 }
 
@@ -362,8 +357,8 @@ int drift_deployment_parse(drift_deployment_t *d, const char *spec, char *err, s
         if (!n) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: %s holds no fields", spec + 1);
     } else {
         if (strlen(spec) >= DRIFT_DEPLOY_SPEC_MAX)
-            return drift_why(err, errsz, DRIFT_EINVAL, "deployment: spec longer than %d characters",
-                             DRIFT_DEPLOY_SPEC_MAX - 1);
+            return drift_why(
+                err, errsz, DRIFT_EINVAL, "deployment: spec longer than %d characters", DRIFT_DEPLOY_SPEC_MAX - 1);
         snprintf(buf, sizeof buf, "%s", spec);
     }
     if (!buf[0]) return drift_why(err, errsz, DRIFT_EINVAL, "deployment: empty spec (a preset or KEY=VALUE fields)");
@@ -397,9 +392,9 @@ static int field_text(char *buf, size_t size, const drift_deployment_t *d, int k
     case 0: return snprintf(buf, size, "%s", d->card.name);
     case 1:
         return snprintf(buf, size, "%s",
-                        d->nx.engine == DRIFT_ENGINE_LAB            ? "lab"
-                        : d->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu"
-                                                                    : "llamacpp-cpu-avx512");
+            d->nx.engine == DRIFT_ENGINE_LAB            ? "lab"
+            : d->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu"
+                                                        : "llamacpp-cpu-avx512");
     case 2: return snprintf(buf, size, "%s", drift_format_name(d->nx.weights));
     case 3: return snprintf(buf, size, "%s", d->compute);
     case 4: return snprintf(buf, size, "%s", drift_format_name(d->nx.act));
@@ -535,7 +530,7 @@ static int run_step(sched_t *s, double *lg, int pos, int ntok, const int *tokens
 }
 
 int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, const drift_deployment_t *d, const int *prompt, int np,
-                          int prefix, int ntokens, uint64_t seed, int keep_logits)
+    int prefix, int ntokens, uint64_t seed, int keep_logits)
 {
     if (!out || !m || !d || !prompt || np < 1 || prefix < 0 || prefix > np || ntokens < 0) return DRIFT_EINVAL;
     if (d->nx.engine != DRIFT_ENGINE_LAB) {
@@ -623,28 +618,26 @@ done:
 
 /* ---- what two SM counts change ------------------------------------------------------------ */
 
-int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first,
-                               int *last)
+int drift_model_kernels_differ(
+    const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first, int *last)
 {
     const int head = c->dim / c->n_heads, kv = c->n_kv_heads * head;
     /* the decoder's GEMMs at tp = 1 (model.c: Wq, Wk and Wv, Wo, W1 and W3, W2, the LM head),
      * N x K each */
-    const size_t shape[][2] = {{(size_t)c->dim, (size_t)c->dim},
-                               {(size_t)kv, (size_t)c->dim},
-                               {(size_t)c->hidden_dim, (size_t)c->dim},
-                               {(size_t)c->dim, (size_t)c->hidden_dim},
-                               {(size_t)c->vocab_size, (size_t)c->dim}};
+    const size_t shape[][2] = {{(size_t)c->dim, (size_t)c->dim}, {(size_t)kv, (size_t)c->dim},
+        {(size_t)c->hidden_dim, (size_t)c->dim}, {(size_t)c->dim, (size_t)c->hidden_dim},
+        {(size_t)c->vocab_size, (size_t)c->dim}};
     int n = 0;
     *first = *last = -1;
     for (int M = 1; M <= maxM; M++) {
         int differ = 0;
         for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
             drift_gemm_kernel_t ka, kb;
-            int rc = drift_policy_choose_slice(&ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1],
-                                               sms_a, min_slice);
+            int rc = drift_policy_choose_slice(
+                &ka, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_a, min_slice);
             if (!rc)
-                rc = drift_policy_choose_slice(&kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1],
-                                               sms_b, min_slice);
+                rc = drift_policy_choose_slice(
+                    &kb, DRIFT_POLICY_VENDOR_LIKE, (size_t)M, shape[s][0], shape[s][1], sms_b, min_slice);
             if (rc) return rc;
             differ |= memcmp(&ka, &kb, sizeof ka) != 0;
         }

@@ -103,16 +103,15 @@ int drift_deployment_diff(char *buf, size_t size, const drift_deployment_t *a, c
  * drift_gen_free; out->rows holds each step's batch rows. 0 or DRIFT_EINVAL / DRIFT_ENOMEM /
  * the model's error. */
 DRIFT_MUST_CHECK int drift_deploy_generate(drift_gen_t *out, drift_model_t *m, const drift_deployment_t *d,
-                                           const int *prompt, int np, int prefix, int ntokens, uint64_t seed,
-                                           int keep_logits);
+    const int *prompt, int np, int prefix, int ntokens, uint64_t seed, int keep_logits);
 
 /* The row counts M in 1 .. maxM at which the vendor-like policy picks other GEMM kernels for
  * the model c's GEMMs at tp = 1 (Wq, Wk/Wv, Wo, W1/W3, W2, LM head) on sms_a than on
  * sms_b multiprocessors (split-K from min_slice): how many, the first and the last (-1: none);
  * drift_model_choose_kernel's error code when it refuses the arguments (sms or min_slice < 1).
  * What a card pair changes in the lab (cards differ in their SM count and tensor-core model). */
-int drift_model_kernels_differ(const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first,
-                               int *last);
+int drift_model_kernels_differ(
+    const drift_llm_config_t *c, int sms_a, int sms_b, int min_slice, int maxM, int *first, int *last);
 
 #ifdef __cplusplus
 }

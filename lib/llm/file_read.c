@@ -10,8 +10,8 @@
 #include "drift.h"
 #include "why.h"
 
-unsigned char *drift_file_read(const char *path, size_t max, const char *what, size_t *size, char *err, size_t errsz,
-                               int *rc)
+unsigned char *drift_file_read(
+    const char *path, size_t max, const char *what, size_t *size, char *err, size_t errsz, int *rc)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -23,8 +23,8 @@ unsigned char *drift_file_read(const char *path, size_t max, const char *what, s
         return NULL;
     }
     if ((unsigned long long)st.st_size > (unsigned long long)max) {
-        *rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: %lld bytes, more than a %s of %zu", path, (long long)st.st_size,
-                        what, max);
+        *rc = drift_why(
+            err, errsz, DRIFT_EINVAL, "%s: %lld bytes, more than a %s of %zu", path, (long long)st.st_size, what, max);
         return NULL;
     }
     FILE *fp = fopen(path, "rb");

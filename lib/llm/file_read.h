@@ -13,8 +13,8 @@ extern "C" {
  * DRIFT_EIO ("cannot open PATH: reason", "PATH: not a regular file", "cannot read PATH"),
  * DRIFT_EINVAL (larger than max bytes; what names the kind of file in the message) or
  * DRIFT_ENOMEM, the message in err. */
-unsigned char *drift_file_read(const char *path, size_t max, const char *what, size_t *size, char *err, size_t errsz,
-                               int *rc);
+unsigned char *drift_file_read(
+    const char *path, size_t max, const char *what, size_t *size, char *err, size_t errsz, int *rc);
 
 #ifdef __cplusplus
 }

@@ -91,8 +91,8 @@ size_t drift_flip_tiebreak(size_t top1, size_t top2, double gap, double eps)
 
 /* ---- flip rates per gap bin -------------------------------------------------------------------- */
 
-int drift_flipset_bin(drift_flip_bin_t *out, const drift_flipset_t *s, int c, const drift_logbins_t *bins, int b,
-                      drift_format_t in)
+int drift_flipset_bin(
+    drift_flip_bin_t *out, const drift_flipset_t *s, int c, const drift_logbins_t *bins, int b, drift_format_t in)
 {
     if (!out || !s || !bins || c < 0 || c >= s->ncfg) return DRIFT_EINVAL;
     long n = 0, k = 0;
@@ -155,7 +155,7 @@ double drift_flip_nu(const drift_order_t *o, drift_format_t in, size_t K)
 }
 
 int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_recipe_t *cf, double nu,
-                      size_t K, const drift_logbins_t *bins)
+    size_t K, const drift_logbins_t *bins)
 {
     if (!F || !s || !cf || c < 0 || c >= s->ncfg) return DRIFT_EINVAL;
     size_t n = s->n;

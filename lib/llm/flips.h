@@ -112,8 +112,8 @@ typedef struct {
 } drift_flip_bin_t;
 
 /* Bin b of configuration c. 0, or DRIFT_EINVAL. */
-DRIFT_MUST_CHECK int drift_flipset_bin(drift_flip_bin_t *out, const drift_flipset_t *s, int c,
-                                       const drift_logbins_t *bins, int b, drift_format_t in);
+DRIFT_MUST_CHECK int drift_flipset_bin(
+    drift_flip_bin_t *out, const drift_flipset_t *s, int c, const drift_logbins_t *bins, int b, drift_format_t in);
 
 /* ---- the Phi fit, the predictions and the critical gaps ---------------------------------------- */
 
@@ -134,7 +134,7 @@ double drift_flip_nu(const drift_order_t *o, drift_format_t in, size_t K);
 /* Fits configuration c (cfg, with its nu) of the planted set s (relative gaps; ties at gap 0)
  * and evaluates both predictions. K is the hidden size. 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_flipset_fit(drift_flip_fit_t *F, const drift_flipset_t *s, int c, const drift_recipe_t *cfg,
-                                       double nu, size_t K, const drift_logbins_t *bins);
+    double nu, size_t K, const drift_logbins_t *bins);
 
 /* ---- the partial-sum model -------------------------------------------------------------------- */
 

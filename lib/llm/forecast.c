@@ -76,8 +76,8 @@ double drift_forecast_step(const drift_delta_fit_t *f, int law, double gap, int 
 /* P(part) from per-step risks: steps 0 .. n-1, risk(t) from the callback */
 typedef double (*step_risk_fn)(const void *ctx, double gap, int cls);
 
-static int combine(drift_forecast_t *out, step_risk_fn risk, const void *ctx, const double *gap,
-                   const unsigned char *cls, int n)
+static int combine(
+    drift_forecast_t *out, step_risk_fn risk, const void *ctx, const double *gap, const unsigned char *cls, int n)
 {
     if (!out || n < 0 || (n && !gap)) return DRIFT_EINVAL;
     drift_forecast_t r = {0, -1, 0, NAN};
@@ -113,8 +113,8 @@ static double ecdf_risk(const void *ctx, double gap, int cls)
     return isnan(q) ? q : c->f->pi[cls] * q;
 }
 
-int drift_forecast_text(drift_forecast_t *out, const drift_delta_fit_t *f, int law, const double *gap,
-                        const unsigned char *cls, int n)
+int drift_forecast_text(
+    drift_forecast_t *out, const drift_delta_fit_t *f, int law, const double *gap, const unsigned char *cls, int n)
 {
     if (!f) return DRIFT_EINVAL;
     risk_ctx_t c = {f, law, NULL};
@@ -122,7 +122,7 @@ int drift_forecast_text(drift_forecast_t *out, const drift_delta_fit_t *f, int l
 }
 
 int drift_forecast_text_ecdf(drift_forecast_t *out, const drift_delta_fit_t *f, const drift_delta_ecdf_t *e,
-                             const double *gap, const unsigned char *cls, int n)
+    const double *gap, const unsigned char *cls, int n)
 {
     if (!f || !e) return DRIFT_EINVAL;
     risk_ctx_t c = {f, -1, e};
@@ -196,7 +196,7 @@ double drift_log_loss(const double *p, const unsigned char *y, size_t n)
 }
 
 int drift_brier_skill(double *skill, double *lo, double *hi, const double *p, const double *r, const unsigned char *y,
-                      size_t n, uint64_t seed, int reps, double level)
+    size_t n, uint64_t seed, int reps, double level)
 {
     if (!skill || !lo || !hi || !p || !r || !y || !n || reps < 1 || !(level > 0 && level < 1)) return DRIFT_EINVAL;
     double bp = drift_brier(p, y, n), br = drift_brier(r, y, n);
@@ -247,8 +247,8 @@ drift_gap_threshold_t drift_gap_threshold_fit(const double *mg, const unsigned c
     return best;
 }
 
-int drift_reliability(drift_rel_bin_t *out, const double *edges, int nedges, const double *p, const unsigned char *y,
-                      size_t n)
+int drift_reliability(
+    drift_rel_bin_t *out, const double *edges, int nedges, const double *p, const unsigned char *y, size_t n)
 {
     int nb = 0;
     for (int e = 0; e + 1 < nedges; e++) {

@@ -78,8 +78,8 @@ typedef struct {
 
 /* The forecast for one text: A's gaps at its n steps and their classes (NULL: class 0). 0 or
  * DRIFT_EINVAL (a NaN or negative gap). */
-DRIFT_MUST_CHECK int drift_forecast_text(drift_forecast_t *out, const drift_delta_fit_t *f, int law, const double *gap,
-                                         const unsigned char *cls, int n);
+DRIFT_MUST_CHECK int drift_forecast_text(
+    drift_forecast_t *out, const drift_delta_fit_t *f, int law, const double *gap, const unsigned char *cls, int n);
 
 /* The empirical law: the seen nonzero deltas themselves. Deltas of bf16 logits lie on the
  * format's grid (multiples of an ulp), where a smooth law puts mass between grid points; the
@@ -101,8 +101,7 @@ void drift_delta_ecdf_free(drift_delta_ecdf_t *e);
 double drift_delta_ecdf_tail(const drift_delta_ecdf_t *e, double d);
 /* drift_forecast_text with the empirical tail in place of the law (pi from f). */
 DRIFT_MUST_CHECK int drift_forecast_text_ecdf(drift_forecast_t *out, const drift_delta_fit_t *f,
-                                              const drift_delta_ecdf_t *e, const double *gap, const unsigned char *cls,
-                                              int n);
+    const drift_delta_ecdf_t *e, const double *gap, const unsigned char *cls, int n);
 
 /* The tie rule (sampler greedy-ties:EPS): a step picks the lower id of its top two when their
  * gap is below eps, else the top one. Say A's top two are a (top) and r. When r has the lower
@@ -142,7 +141,7 @@ double drift_log_loss(const double *p, const unsigned char *y, size_t n);
  * (a reference with no error leaves no skill to measure); *lo, *hi NaN when fewer than half
  * the resamples count. 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_brier_skill(double *skill, double *lo, double *hi, const double *p, const double *r,
-                                       const unsigned char *y, size_t n, uint64_t seed, int reps, double level);
+    const unsigned char *y, size_t n, uint64_t seed, int reps, double level);
 
 /* The threshold baseline: a case whose smallest gap mg[i] is below tau parts at the rate of
  * the cases below tau, else at the rate of those above; tau the value among mg (or +inf) whose
@@ -161,8 +160,8 @@ typedef struct {
 } drift_rel_bin_t;
 /* The bins [edges[b], edges[b+1]), b < nedges - 1, that hold a case, into out (nedges - 1
  * entries at most): their count. */
-int drift_reliability(drift_rel_bin_t *out, const double *edges, int nedges, const double *p, const unsigned char *y,
-                      size_t n);
+int drift_reliability(
+    drift_rel_bin_t *out, const double *edges, int nedges, const double *p, const unsigned char *y, size_t n);
 
 #ifdef __cplusplus
 }

@@ -97,8 +97,8 @@ void drift_gen_row_with_logit(double *w, const double *h, size_t K, double logit
     for (size_t i = 0; i < K; i++) w[i] = fp32(w[i] + c * h[i]);
 }
 
-int drift_gen_head(double *Wd, float *Wf, double *l1, double *l2, size_t V, size_t K, uint64_t seed,
-                   uint32_t experiment)
+int drift_gen_head(
+    double *Wd, float *Wf, double *l1, double *l2, size_t V, size_t K, uint64_t seed, uint32_t experiment)
 {
     if (V == 0 || K == 0) return DRIFT_EINVAL;
     int err = 0;
@@ -170,8 +170,8 @@ static void set_w2(drift_xacc_t *a, double *w2, const double *h, size_t j, doubl
     w2[j] = v;
 }
 
-int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const double *w1, size_t K, double target,
-                    drift_format_t f)
+int drift_plant_gap(
+    drift_plant_t *out, double *w2, const double *h, const double *w1, size_t K, double target, drift_format_t f)
 {
     if (!out || !w2 || !h || !w1 || K < DRIFT_PLANT_FINE + 2 || !(target >= 0) || !isfinite(target))
         return DRIFT_EINVAL;
@@ -261,7 +261,7 @@ int drift_plant_tie(double *h, double *w2, const double *w1, size_t K, int npair
 }
 
 int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int *swap, const drift_hidden_model_t *m,
-                           size_t V, double rel, int tie, drift_stream_t *s)
+    size_t V, double rel, int tie, drift_stream_t *s)
 {
     size_t K = m->K;
     drift_gen_hidden(h, m, s);
@@ -281,7 +281,7 @@ int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int
 }
 
 int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1, const double *w2,
-                        size_t K, double target, int swap, int tie, drift_format_t f)
+    size_t K, double target, int swap, int tie, drift_format_t f)
 {
     double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
     for (size_t q = 0; q < K; q++) { /* fp32: the master values already are */

@@ -53,8 +53,8 @@ void drift_gen_row_with_logit(double *w, const double *h, size_t K, double logit
  * l2[v] >= ||w_v||_2 are upper bounds (the K-term double sums of nonnegative terms err by less
  * than K 2^-53 relative, covered by the factor 1 + 1e-9 for K <= 2^20). 0, DRIFT_EINVAL (V or
  * K is 0), or DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_gen_head(double *Wd, float *Wf, double *l1, double *l2, size_t V, size_t K, uint64_t seed,
-                                    uint32_t experiment);
+DRIFT_MUST_CHECK int drift_gen_head(
+    double *Wd, float *Wf, double *l1, double *l2, size_t V, size_t K, uint64_t seed, uint32_t experiment);
 /* s = ||h||_2 / sqrt(K). */
 double drift_logit_scale(const double *h, size_t K);
 /* A draw of the largest of V independent N(0,1): Phi^-1(U^(1/V)) for U uniform, computed as
@@ -91,8 +91,8 @@ typedef struct {
  * records the gap actually achieved: a format may not reach a tiny target (fp16 subnormal
  * weights, say), and the experiment bins by the achieved exact gap, never by the target.
  * 0, or DRIFT_EINVAL (K too small, target < 0 or not finite, h all zero there). */
-DRIFT_MUST_CHECK int drift_plant_gap(drift_plant_t *out, double *w2, const double *h, const double *w1, size_t K,
-                                     double target, drift_format_t f);
+DRIFT_MUST_CHECK int drift_plant_gap(
+    drift_plant_t *out, double *w2, const double *h, const double *w1, size_t K, double target, drift_format_t f);
 
 /* Plants an exact tie on fp32 master values: for npairs pairs of distinct channels (a, b)
  * drawn from s, sets h_b = h_a and makes w2 = w1 with each pair's entries swapped. Then
@@ -112,15 +112,13 @@ DRIFT_MUST_CHECK int drift_plant_tie(double *h, double *w2, const double *w1, si
  * is only approximate here: drift_plant_pair_in plants it exactly per format. 0, or
  * DRIFT_EINVAL / DRIFT_ENOMEM from drift_plant_tie. */
 DRIFT_MUST_CHECK int drift_gen_planted_pair(double *h, double *w1, double *w2, double *scale, int *swap,
-                                            const drift_hidden_model_t *m, size_t V, double rel, int tie,
-                                            drift_stream_t *s);
+    const drift_hidden_model_t *m, size_t V, double rel, int tie, drift_stream_t *s);
 /* The pair in format f: hf = RNE_f(h) (K values) and the 2 x K rows W2, w1 rounded in row
  * `swap` and w2 rounded in the other (fp32 values are copied: they already are); then, unless
  * tie, drift_plant_gap(pt, w2's row, hf, w1's row, K, target, f). For a tie *pt is zeroed.
  * 0, or DRIFT_EINVAL from drift_plant_gap (the rows are filled either way). */
 DRIFT_MUST_CHECK int drift_plant_pair_in(drift_plant_t *pt, double *hf, double *W2, const double *h, const double *w1,
-                                         const double *w2, size_t K, double target, int swap, int tie,
-                                         drift_format_t f);
+    const double *w2, size_t K, double target, int swap, int tie, drift_format_t f);
 
 #ifdef __cplusplus
 }

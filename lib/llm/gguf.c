@@ -234,8 +234,8 @@ static int rd_value(reader *r, uint32_t t, drift_gguf_kv_t *kv, int depth, const
     if ((rc = rd_u64(r, &count, f))) return rc;
     size_t least = min_bytes(et);
     if (count > left(r) / least)
-        return fail(
-            r, f, "expected at most %zu elements of %s in the %zu bytes left (%zu bytes each at least), found %llu",
+        return fail(r, f,
+            "expected at most %zu elements of %s in the %zu bytes left (%zu bytes each at least), found %llu",
             left(r) / least, drift_gguf_type_name((drift_gguf_type_t)et), left(r), least, (unsigned long long)count);
     if (kv) {
         kv->elem_type = (drift_gguf_type_t)et;
@@ -248,7 +248,7 @@ static int rd_value(reader *r, uint32_t t, drift_gguf_kv_t *kv, int depth, const
             strs = malloc((size_t)count * sizeof *strs);
             if (!strs)
                 return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "%s: out of memory for %llu strings", r->where,
-                                 (unsigned long long)count);
+                    (unsigned long long)count);
             kv->strs = strs;
         }
         for (uint64_t i = 0; i < count; i++) {
@@ -380,24 +380,23 @@ static int rd_tensor_info(reader *r, drift_gguf_tensor_t *t, uint64_t i)
         if (!t->ne[j]) return fail(r, f, "expected at least 1, found 0");
         if (nel > (uint64_t)INT64_MAX / t->ne[j])
             return fail(r, f,
-                        "expected a total of at most 2^63-1 elements (ggml counts in int64), found %llu after %llu",
-                        (unsigned long long)t->ne[j], (unsigned long long)nel);
+                "expected a total of at most 2^63-1 elements (ggml counts in int64), found %llu after %llu",
+                (unsigned long long)t->ne[j], (unsigned long long)nel);
         nel *= t->ne[j];
     }
     if ((rc = rd_u32(r, &t->type, "type"))) return rc;
     if (!drift_ggml_type_known(t->type))
         return fail(r, "type",
-                    "expected a known ggml type (f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q8_1 q2_K..q8_K), found %u",
-                    t->type);
+            "expected a known ggml type (f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q8_1 q2_K..q8_K), found %u", t->type);
     size_t row;
     rc = drift_ggml_row_bytes(&row, t->type, t->ne[0]);
     if (rc == DRIFT_EINVAL)
         return fail(r, "ne[0]", "expected a multiple of %zu (the %s block), found %llu",
-                    drift_ggml_block_elems(t->type), drift_ggml_type_name(t->type), (unsigned long long)t->ne[0]);
+            drift_ggml_block_elems(t->type), drift_ggml_type_name(t->type), (unsigned long long)t->ne[0]);
     uint64_t rows = nel / t->ne[0];
     if (rc || rows > SIZE_MAX / row)
         return fail(r, "ne", "expected a size in bytes that fits in size_t, found %llu rows of %llu %s",
-                    (unsigned long long)rows, (unsigned long long)t->ne[0], drift_ggml_type_name(t->type));
+            (unsigned long long)rows, (unsigned long long)t->ne[0], drift_ggml_type_name(t->type));
     t->nbytes = row * (size_t)rows;
     return rd_u64(r, &t->offset, "offset");
 }
@@ -428,10 +427,9 @@ static int check_tensors(reader *r, drift_gguf_t *g)
             set_where(r, "tensor", i, &t->name);
         if (t->offset % g->alignment)
             rc = fail(r, "offset", "expected a multiple of the alignment %zu, found %llu", g->alignment,
-                      (unsigned long long)t->offset);
+                (unsigned long long)t->offset);
         else if (t->offset > data || t->nbytes > data - t->offset)
-            rc = fail(
-                r, "offset",
+            rc = fail(r, "offset",
                 "expected offset + %zu bytes within the %zu bytes of the data section (file offset %zu), found offset %llu",
                 t->nbytes, data, g->data_offset, (unsigned long long)t->offset);
         else
@@ -443,8 +441,8 @@ static int check_tensors(reader *r, drift_gguf_t *g)
         if (b->offset >= a->offset + a->nbytes) continue; /* both inside the data: no overflow */
         set_where(r, "tensor", (uint64_t)(b - g->tensors), &b->name);
         rc = fail(r, "offset", "expected no overlap with tensor[%zu] at [%llu, %llu), found offset %llu",
-                  (size_t)(a - g->tensors), (unsigned long long)a->offset, (unsigned long long)(a->offset + a->nbytes),
-                  (unsigned long long)b->offset);
+            (size_t)(a - g->tensors), (unsigned long long)a->offset, (unsigned long long)(a->offset + a->nbytes),
+            (unsigned long long)b->offset);
     }
     free(by_off);
     return rc;
@@ -471,12 +469,11 @@ static int parse(reader *r, drift_gguf_t *g)
     size_t rest = left(r);
     if (g->n_tensors > rest / TI_MIN_BYTES)
         return fail(r, "n_tensors",
-                    "expected at most %zu tensor infos in the %zu bytes left (%d bytes each at least), found %llu",
-                    rest / TI_MIN_BYTES, rest, TI_MIN_BYTES, (unsigned long long)g->n_tensors);
+            "expected at most %zu tensor infos in the %zu bytes left (%d bytes each at least), found %llu",
+            rest / TI_MIN_BYTES, rest, TI_MIN_BYTES, (unsigned long long)g->n_tensors);
     rest -= (size_t)g->n_tensors * TI_MIN_BYTES;
     if (g->n_kv > rest / KV_MIN_BYTES)
-        return fail(
-            r, "n_kv",
+        return fail(r, "n_kv",
             "expected at most %zu key-value pairs in the %zu bytes left (%d bytes each at least, after %d for each of "
             "%llu tensor infos), found %llu",
             rest / KV_MIN_BYTES, left(r), KV_MIN_BYTES, TI_MIN_BYTES, (unsigned long long)g->n_tensors,
@@ -484,8 +481,8 @@ static int parse(reader *r, drift_gguf_t *g)
     if (g->n_kv && !(g->kv = calloc((size_t)g->n_kv, sizeof *g->kv)))
         return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "out of memory for %llu keys", (unsigned long long)g->n_kv);
     if (g->n_tensors && !(g->tensors = calloc((size_t)g->n_tensors, sizeof *g->tensors)))
-        return drift_why(r->err, r->errsize, DRIFT_ENOMEM, "out of memory for %llu tensors",
-                         (unsigned long long)g->n_tensors);
+        return drift_why(
+            r->err, r->errsize, DRIFT_ENOMEM, "out of memory for %llu tensors", (unsigned long long)g->n_tensors);
     if ((rc = rd_kvs(r, g))) return rc;
     r->where[0] = 0;
     if ((rc = rd_alignment(r, g))) return rc;
@@ -495,8 +492,7 @@ static int parse(reader *r, drift_gguf_t *g)
     size_t start = r->pos + (g->alignment - r->pos % g->alignment) % g->alignment;
     if (start > r->size || start < r->pos) {
         if (g->n_tensors)
-            return fail(
-                r, "data section",
+            return fail(r, "data section",
                 "expected to start at byte %zu (tensor infos end at %zu, aligned to %zu), found a file of %zu bytes",
                 start, r->pos, g->alignment, r->size);
         start = r->size;
@@ -640,8 +636,8 @@ static shown_key show(const char *key)
 }
 
 /* The kv for a getter, or an error naming the key, the type wanted and the type found. */
-static const drift_gguf_kv_t *get(const drift_gguf_t *g, const char *key, const char *want, int *rc, char *err,
-                                  size_t errsz)
+static const drift_gguf_kv_t *get(
+    const drift_gguf_t *g, const char *key, const char *want, int *rc, char *err, size_t errsz)
 {
     const drift_gguf_kv_t *kv = drift_gguf_find(g, key);
     if (!kv) *rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found no such key", show(key).s, want);
@@ -652,9 +648,9 @@ static int wrong_type(const drift_gguf_kv_t *kv, const char *key, const char *wa
 {
     if (kv->type == DRIFT_GGUF_ARRAY)
         return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found an array of %s", show(key).s, want,
-                         drift_gguf_type_name(kv->elem_type));
-    return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found %s", show(key).s, want,
-                     drift_gguf_type_name(kv->type));
+            drift_gguf_type_name(kv->elem_type));
+    return drift_why(
+        err, errsz, DRIFT_EINVAL, "%s: expected %s, found %s", show(key).s, want, drift_gguf_type_name(kv->type));
 }
 
 int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsz)
@@ -668,8 +664,8 @@ int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, ch
     else if (is_signed(kv->type) && kv->v.i >= 0)
         *out = (uint64_t)kv->v.i;
     else if (is_signed(kv->type))
-        return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected %s, found %lld", show(key).s, want,
-                         (long long)kv->v.i);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "%s: expected %s, found %lld", show(key).s, want, (long long)kv->v.i);
     else
         return wrong_type(kv, key, want, err, errsz);
     return 0;
@@ -755,7 +751,7 @@ int drift_gguf_array_i64(const drift_gguf_kv_t *kv, uint64_t i, int64_t *out)
 
 const char *drift_gguf_type_name(drift_gguf_type_t t)
 {
-    static const char *names[DRIFT_GGUF_NTYPES] = {"u8",   "i8",     "u16",   "i16", "u32", "i32", "f32",
-                                                   "bool", "string", "array", "u64", "i64", "f64"};
+    static const char *names[DRIFT_GGUF_NTYPES] = {
+        "u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64"};
     return (unsigned)t < DRIFT_GGUF_NTYPES ? names[t] : "?";
 }

@@ -127,12 +127,12 @@ const drift_gguf_tensor_t *drift_gguf_tensor(const drift_gguf_t *g, const char *
 /* Typed getters: 0, DRIFT_EINVAL (absent, or of another type; err names the key, the type
  * expected and the type found). An integer getter accepts any integer type whose value fits. */
 DRIFT_MUST_CHECK int drift_gguf_get_u64(const drift_gguf_t *g, const char *key, uint64_t *out, char *err, size_t errsz);
-DRIFT_MUST_CHECK int drift_gguf_get_f64(const drift_gguf_t *g, const char *key, double *out, char *err,
-                                        size_t errsz); /* f32 or f64 */
-DRIFT_MUST_CHECK int drift_gguf_get_str(const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err,
-                                        size_t errsz);
-DRIFT_MUST_CHECK int drift_gguf_get_bool(const drift_gguf_t *g, const char *key, int *out, char *err,
-                                         size_t errsz); /* 0 or 1 */
+DRIFT_MUST_CHECK int drift_gguf_get_f64(
+    const drift_gguf_t *g, const char *key, double *out, char *err, size_t errsz); /* f32 or f64 */
+DRIFT_MUST_CHECK int drift_gguf_get_str(
+    const drift_gguf_t *g, const char *key, drift_gguf_str_t *out, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_gguf_get_bool(
+    const drift_gguf_t *g, const char *key, int *out, char *err, size_t errsz); /* 0 or 1 */
 /* An array element, O(1): 0, or DRIFT_EINVAL (kv NULL, not an array of that kind, i >= count).
  * _str: an array of strings. _f64: an array of f32, f64 or any integer type (an integer above
  * 2^53 is rounded to nearest). _i64: an array of any integer type or bool; DRIFT_ERANGE for a

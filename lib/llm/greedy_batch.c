@@ -17,8 +17,8 @@ static int alloc_gen(drift_gen_t *g, int T, int V, int keep)
     return g->token && g->top2 && g->top1_logit && g->top2_logit && g->rows && (!keep || g->logits) ? 0 : DRIFT_ENOMEM;
 }
 
-int drift_greedy_batch_var(drift_gen_t *out, drift_model_t *m, const int *const *prompts, const int *np, int n,
-                           int ntokens, int keep_logits)
+int drift_greedy_batch_var(
+    drift_gen_t *out, drift_model_t *m, const int *const *prompts, const int *np, int n, int ntokens, int keep_logits)
 {
     if (!out || !m || !prompts || !np || n < 1 || ntokens < 1) return DRIFT_EINVAL;
     const drift_llm_config_t *c = drift_model_config(m);
@@ -59,8 +59,8 @@ int drift_greedy_batch_var(drift_gen_t *out, drift_model_t *m, const int *const 
     return rc;
 }
 
-int drift_greedy_batch(drift_gen_t *out, drift_model_t *m, const int *prompts, int n, int np, int ntokens,
-                       int keep_logits)
+int drift_greedy_batch(
+    drift_gen_t *out, drift_model_t *m, const int *prompts, int n, int np, int ntokens, int keep_logits)
 {
     if (!out || !m || !prompts || n < 1 || np < 1 || ntokens < 1) return DRIFT_EINVAL;
     const int **pp = malloc((size_t)n * sizeof *pp);

@@ -21,14 +21,14 @@ extern "C" {
  * step's logits (ntokens x vocab), as drift_generate fills them (rows[k] = the step's M).
  * The model needs nslots >= n and np + ntokens - 1 <= seq_len. Free each out[i] with
  * drift_gen_free. 0, or DRIFT_EINVAL / DRIFT_ENOMEM / the model's error (out all empty). */
-DRIFT_MUST_CHECK int drift_greedy_batch(drift_gen_t *out, drift_model_t *m, const int *prompts, int n, int np,
-                                        int ntokens, int keep_logits);
+DRIFT_MUST_CHECK int drift_greedy_batch(
+    drift_gen_t *out, drift_model_t *m, const int *prompts, int n, int np, int ntokens, int keep_logits);
 
 /* The same for prompts of different lengths: prompt i is prompts[i][0 .. np[i]-1] (a chat
  * model's wrapped prompts); all prefill in the first step. drift_greedy_batch is this with
  * every np[i] = np. */
-DRIFT_MUST_CHECK int drift_greedy_batch_var(drift_gen_t *out, drift_model_t *m, const int *const *prompts,
-                                            const int *np, int n, int ntokens, int keep_logits);
+DRIFT_MUST_CHECK int drift_greedy_batch_var(
+    drift_gen_t *out, drift_model_t *m, const int *const *prompts, const int *np, int n, int ntokens, int keep_logits);
 
 #ifdef __cplusplus
 }

@@ -83,12 +83,12 @@ static int want_f32_vec(const float **out, const drift_gguf_t *g, const char *na
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected present, found absent", name);
     }
     if (t->type != DRIFT_GGML_F32) {
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type f32, found type id %u", name,
-                         t->type);
+        return drift_why(
+            err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type f32, found type id %u", name, t->type);
     }
     if ((int64_t)t->ne[0] != n || t->ne[1] != 1) {
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected shape [%lld], found [%llu, %llu]", name,
-                         (long long)n, (unsigned long long)t->ne[0], (unsigned long long)t->ne[1]);
+            (long long)n, (unsigned long long)t->ne[0], (unsigned long long)t->ne[1]);
     }
     *out = (const float *)t->data;
     return 0;
@@ -101,13 +101,13 @@ static int want_mat(mat_t *m, const drift_gguf_t *g, const char *name, int64_t k
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected present, found absent", name);
     }
     if (t->type != DRIFT_GGML_Q4_1 && t->type != DRIFT_GGML_Q8_0) {
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type q4_1 or q8_0, found type id %u",
-                         name, t->type);
+        return drift_why(
+            err, errsz, DRIFT_EUNSUPPORTED, "tensor %s: expected type q4_1 or q8_0, found type id %u", name, t->type);
     }
     if ((int64_t)t->ne[0] != k || (int64_t)t->ne[1] != rows || t->ne[2] != 1) {
         return drift_why(err, errsz, DRIFT_EINVAL, "tensor %s: expected shape [%lld, %lld], found [%llu, %llu, %llu]",
-                         name, (long long)k, (long long)rows, (unsigned long long)t->ne[0],
-                         (unsigned long long)t->ne[1], (unsigned long long)t->ne[2]);
+            name, (long long)k, (long long)rows, (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
+            (unsigned long long)t->ne[2]);
     }
     m->data = t->data;
     m->type = t->type;
@@ -167,7 +167,7 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     }
     if (archs.len != 5 || memcmp(archs.s, "llama", 5) != 0) {
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "general.architecture: expected llama, found %.*s",
-                         (int)(archs.len > 40 ? 40 : archs.len), archs.s);
+            (int)(archs.len > 40 ? 40 : archs.len), archs.s);
     }
     const char *arch = "llama";
     drift_llamacpp_t *e = calloc(1, sizeof *e);
@@ -195,17 +195,17 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     if (e->n_layer > MAX_LAYERS || e->dim % e->n_head || e->n_head % e->n_head_kv) {
         drift_llamacpp_free(e);
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "llama hparams: expected <= %d layers, heads dividing the width and "
-                         "kv heads dividing the heads, found %d layers, width %d, %d heads, %d kv heads",
-                         MAX_LAYERS, e->n_layer, e->dim, e->n_head, e->n_head_kv);
+            "llama hparams: expected <= %d layers, heads dividing the width and "
+            "kv heads dividing the heads, found %d layers, width %d, %d heads, %d kv heads",
+            MAX_LAYERS, e->n_layer, e->dim, e->n_head, e->n_head_kv);
     }
     e->head = e->dim / e->n_head;
     uint64_t rot;
     if (drift_gguf_find(g, "llama.rope.dimension_count") &&
         (drift_gguf_get_u64(g, "llama.rope.dimension_count", &rot, err, errsz) || rot != (uint64_t)e->head)) {
         drift_llamacpp_free(e);
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "llama.rope.dimension_count: expected the head size %d",
-                         e->head);
+        return drift_why(
+            err, errsz, DRIFT_EUNSUPPORTED, "llama.rope.dimension_count: expected the head size %d", e->head);
     }
     if (drift_gguf_find(g, "llama.rope.scaling.type") || drift_gguf_find(g, "llama.attention.scale")) {
         drift_llamacpp_free(e);
@@ -214,9 +214,9 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     if (e->head % 32 || e->head > 256 || e->dim % 32 || e->hidden % 32) {
         drift_llamacpp_free(e);
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "llama: expected head <= 256 and widths multiples of 32, found "
-                         "head %d, width %d, hidden %d",
-                         e->head, e->dim, e->hidden);
+            "llama: expected head <= 256 and widths multiples of 32, found "
+            "head %d, width %d, hidden %d",
+            e->head, e->dim, e->hidden);
     }
     const drift_gguf_tensor_t *te = drift_gguf_tensor(g, "token_embd.weight");
     if (!te || (int64_t)te->ne[0] != e->dim || te->ne[1] < 1 || te->ne[1] > (1u << 24)) {
@@ -226,7 +226,7 @@ int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_c
     if (te->type != DRIFT_GGML_Q8_0 && te->type != DRIFT_GGML_F32) {
         drift_llamacpp_free(e);
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "tensor token_embd.weight: expected type q8_0 or f32, found type id %u", te->type);
+            "tensor token_embd.weight: expected type q8_0 or f32, found type id %u", te->type);
     }
     e->n_vocab = (int)te->ne[1];
     e->embd = te->data;
@@ -431,8 +431,8 @@ int drift_llamacpp_step(drift_llamacpp_t *e, float *logits, int pos, const int *
             drift_ggml_rms_norm_mul(e->h, x, L->ffn_norm, (size_t)D, e->eps);
             matvec(e->g, &L->gate, e->h, e->qa);
             matvec(e->u, &L->up, e->h, e->qa);
-            (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_swiglu512 : drift_ggml_swiglu)(e->g, e->g, e->u,
-                                                                                         (size_t)e->hidden);
+            (e->isa == DRIFT_LLAMACPP_AVX512 ? drift_ggml_swiglu512 : drift_ggml_swiglu)(
+                e->g, e->g, e->u, (size_t)e->hidden);
             matvec(e->tmp, &L->down, e->g, e->qa);
             for (int i = 0; i < D; i++) {
                 x[i] = e->tmp[i] + x[i]; /* ggml_add(ffn_out, ffn_inp) */

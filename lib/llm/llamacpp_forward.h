@@ -35,8 +35,8 @@ typedef struct drift_llamacpp drift_llamacpp_t;
  * cache of n_ctx positions (llama.cpp's witness uses 512). 0, DRIFT_EINVAL (a missing key or
  * tensor, a shape that does not fit; err says which), DRIFT_EUNSUPPORTED (a type or
  * architecture this twin does not model), DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_llamacpp_create(drift_llamacpp_t **out, const drift_gguf_t *g, int n_ctx, char *err,
-                                           size_t errsz);
+DRIFT_MUST_CHECK int drift_llamacpp_create(
+    drift_llamacpp_t **out, const drift_gguf_t *g, int n_ctx, char *err, size_t errsz);
 void drift_llamacpp_free(drift_llamacpp_t *e);
 
 int drift_llamacpp_n_vocab(const drift_llamacpp_t *e);

@@ -41,7 +41,7 @@ static void twins(int *twin, const drift_recipe_t *cfg, int ncfg)
 
 /* One logit of configuration c for candidate q, through the cache raw[twin * n + q] (NaN: not yet). */
 static int cached_logit(double *out, double *raw, size_t n, size_t q, const int *twin, int c, const double *h,
-                        const double *w, size_t K, const drift_recipe_t *cfg)
+    const double *w, size_t K, const drift_recipe_t *cfg)
 {
     if (cfg[c].exact) return drift_exact_dot(out, h, w, K, cfg[c].out, DRIFT_RNE);
     /* the cache holds the accumulator's result before the logit is stored (an exact
@@ -205,8 +205,8 @@ static void finish_flips(drift_lmhead_result_t *r)
     for (int c = 0; c < r->ncfg; c++) r->flip[c] = !r->exact.tie && r->computed[c].top1 != r->exact.top1;
 }
 
-int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const double *W, size_t V, size_t K,
-                           const drift_recipe_t *cfg, int ncfg)
+int drift_lmhead_eval_full(
+    drift_lmhead_result_t *r, const double *h, const double *W, size_t V, size_t K, const drift_recipe_t *cfg, int ncfg)
 {
     if (!r || !h || !W || V < 2 || K < 1) return DRIFT_EINVAL;
     int rc = check_cfgs(cfg, ncfg);
@@ -284,8 +284,7 @@ typedef float approx_v8 __attribute__((vector_size(32))); /* 8 lanes; GCC/clang 
  * block, so that the block's hidden states and weights are read from L1; each lane still adds
  * its products in increasing i, so the result does not depend on the blocking. */
 static inline __attribute__((always_inline)) void approx_tile(double *out, const float *Hf, size_t R, size_t RP,
-                                                              const float *W, size_t V, size_t K, size_t v0, size_t v1,
-                                                              float *acc)
+    const float *W, size_t V, size_t K, size_t v0, size_t v1, float *acc)
 {
     _Static_assert(AP_ROWS == 4 && AP_LANES == 16 && AP_KB % AP_LANES == 0, "the kernel holds 4 rows x 16 lanes");
     size_t nt = v1 - v0, Kfull = K / AP_LANES * AP_LANES;
@@ -336,7 +335,7 @@ static inline __attribute__((always_inline)) void approx_tile(double *out, const
 }
 
 static void approx_tile_generic(double *out, const float *Hf, size_t R, size_t RP, const float *W, size_t V, size_t K,
-                                size_t v0, size_t v1, float *acc)
+    size_t v0, size_t v1, float *acc)
 {
     approx_tile(out, Hf, R, RP, W, V, K, v0, v1, acc);
 }
@@ -344,8 +343,7 @@ static void approx_tile_generic(double *out, const float *Hf, size_t R, size_t R
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define LMHEAD_X86 1
 __attribute__((target("avx2"))) static void approx_tile_avx2(double *out, const float *Hf, size_t R, size_t RP,
-                                                             const float *W, size_t V, size_t K, size_t v0, size_t v1,
-                                                             float *acc)
+    const float *W, size_t V, size_t K, size_t v0, size_t v1, float *acc)
 {
     approx_tile(out, Hf, R, RP, W, V, K, v0, v1, acc);
 }
@@ -458,7 +456,7 @@ static double sum_up(double sum, size_t K) { return SAFE(sum * (1 + drift_gamma(
  * Cauchy-Schwarz with the largest ||w||_2 and the worst case (2u + u^2) sum|h w| of the input
  * rounding, with the approximate pass's error bound for any order. */
 static double stage1_global_radius(const double *h, const drift_lmhead_head_t *hd, const double *approx,
-                                   const drift_recipe_t *cfg, int ncfg, double u, double eta)
+    const drift_recipe_t *cfg, int ncfg, double u, double eta)
 {
     size_t K = hd->K, V = hd->V;
     double hl2 = 0, hl1 = 0;
@@ -498,8 +496,8 @@ typedef struct {
 
 /* The radius of token v: |every configuration's computed logit - approx_v| and |exact logit -
  * approx_v| are at most this (proof at drift_lmhead_stage1). */
-static double token_radius(const s1row_t *q, const drift_lmhead_head_t *hd, size_t v, double approx_v,
-                           const drift_recipe_t *cfg, int ncfg)
+static double token_radius(
+    const s1row_t *q, const drift_lmhead_head_t *hd, size_t v, double approx_v, const drift_recipe_t *cfg, int ncfg)
 {
     size_t K = hd->K, M = hd->nsplit;
     double l2 = hd->row_l2[v];
@@ -581,7 +579,7 @@ int drift_lmhead_head_prepare(drift_lmhead_head_t *hd)
  * at least the old one, and every token dropped in 1a or 1b lies below two survivors in every
  * configuration and exactly: it can be neither top-1 nor top-2 anywhere, nor tie with them. */
 int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *h, const drift_lmhead_head_t *hd,
-                        const double *approx, const drift_recipe_t *cfg, int ncfg)
+    const double *approx, const drift_recipe_t *cfg, int ncfg)
 {
     if (!keep || !nkeep || !h || !approx) return DRIFT_EINVAL;
     int rc = check_head(hd);
@@ -709,7 +707,7 @@ int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *
 /* ---- the pruned evaluation ------------------------------------------------------------------------ */
 
 static int eval_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd, const double *approx,
-                     const drift_recipe_t *cfg, int ncfg)
+    const drift_recipe_t *cfg, int ncfg)
 {
     if (!r || !h || !approx) return DRIFT_EINVAL;
     int rc = check_head(hd);
@@ -889,7 +887,7 @@ done:
 }
 
 int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h, const drift_lmhead_head_t *hd,
-                                  const double *approx, const drift_recipe_t *cfg, int ncfg, const unsigned char *use)
+    const double *approx, const drift_recipe_t *cfg, int ncfg, const unsigned char *use)
 {
     if (!r || !cfg || ncfg < 1 || ncfg > DRIFT_LMHEAD_MAXCFG) return DRIFT_EINVAL;
     if (!use) return eval_head(r, h, hd, approx, cfg, ncfg);
@@ -916,16 +914,15 @@ int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h, con
 }
 
 int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
-                             const double *approx, const double *row_l1, const double *row_l2,
-                             const drift_recipe_t *cfg, int ncfg)
+    const double *approx, const double *row_l1, const double *row_l2, const drift_recipe_t *cfg, int ncfg)
 {
     drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = row_l1, .row_l2 = row_l2};
     return drift_lmhead_eval_pruned_head(r, h, &hd, approx, cfg, ncfg, NULL);
 }
 
 int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V, size_t K,
-                                  const double *approx, const double *row_l1, const double *row_l2,
-                                  const drift_recipe_t *cfg, int ncfg, const unsigned char *use)
+    const double *approx, const double *row_l1, const double *row_l2, const drift_recipe_t *cfg, int ncfg,
+    const unsigned char *use)
 {
     if (!use) return DRIFT_EINVAL;
     drift_lmhead_head_t hd = {.W = W, .V = V, .K = K, .row_l1 = row_l1, .row_l2 = row_l2};

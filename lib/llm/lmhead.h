@@ -79,7 +79,7 @@ typedef struct {
  * row-major) are any doubles; they are rounded to cfg[0].in, which every cfg must share.
  * V >= 2, 1 <= ncfg <= DRIFT_LMHEAD_MAXCFG. 0, DRIFT_EINVAL, DRIFT_EUNSUPPORTED, DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_lmhead_eval_full(drift_lmhead_result_t *r, const double *h, const double *W, size_t V,
-                                            size_t K, const drift_recipe_t *cfg, int ncfg);
+    size_t K, const drift_recipe_t *cfg, int ncfg);
 
 /* Approximate logits for pruning: out[r*V + v] ~ H[r] . W[v] for R hidden states (fp32
  * numbers) and V rows of fp32 master weights, in float arithmetic (16 lanes of ceil(K/16)
@@ -115,8 +115,7 @@ double drift_lmhead_approx_coef(size_t K);
  * 0, DRIFT_EINVAL, DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED when some configuration has no finite
  * bound (drift_lmhead_bound = INFINITY): nothing could be pruned. */
 DRIFT_MUST_CHECK int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const double *h, const float *W, size_t V,
-                                              size_t K, const double *approx, const double *row_l1,
-                                              const double *row_l2, const drift_recipe_t *cfg, int ncfg);
+    size_t K, const double *approx, const double *row_l1, const double *row_l2, const drift_recipe_t *cfg, int ncfg);
 
 /* drift_lmhead_eval_pruned over the configurations c with use[c] != 0 only (those whose bound
  * is finite, say), the outcome spread over the full list cfg[0..ncfg): r->ncfg = ncfg, the
@@ -124,9 +123,8 @@ DRIFT_MUST_CHECK int drift_lmhead_eval_pruned(drift_lmhead_result_t *r, const do
  * flip = 0, n_eval = 0. Return values as drift_lmhead_eval_pruned's (DRIFT_EINVAL when no
  * configuration is used). */
 DRIFT_MUST_CHECK int drift_lmhead_eval_pruned_some(drift_lmhead_result_t *r, const double *h, const float *W, size_t V,
-                                                   size_t K, const double *approx, const double *row_l1,
-                                                   const double *row_l2, const drift_recipe_t *cfg, int ncfg,
-                                                   const unsigned char *use);
+    size_t K, const double *approx, const double *row_l1, const double *row_l2, const drift_recipe_t *cfg, int ncfg,
+    const unsigned char *use);
 
 /* ---- the head as the pruning sees it, and a tighter first stage --------------------------------- */
 
@@ -170,14 +168,12 @@ DRIFT_MUST_CHECK int drift_lmhead_head_prepare(drift_lmhead_head_t *hd);
  * global test drops, the common radius; for the others their own). The proof is at the
  * function in lmhead.c. 0, DRIFT_EINVAL, DRIFT_ENOMEM, or DRIFT_EUNSUPPORTED (no finite bound). */
 DRIFT_MUST_CHECK int drift_lmhead_stage1(size_t *keep, size_t *nkeep, double *rad, const double *h,
-                                         const drift_lmhead_head_t *hd, const double *approx, const drift_recipe_t *cfg,
-                                         int ncfg);
+    const drift_lmhead_head_t *hd, const double *approx, const drift_recipe_t *cfg, int ncfg);
 
 /* drift_lmhead_eval_pruned (use = NULL) or drift_lmhead_eval_pruned_some (use != NULL) on a
  * head: the outcome does not depend on the optional fields, only n_stage1 (and the time) does. */
 DRIFT_MUST_CHECK int drift_lmhead_eval_pruned_head(drift_lmhead_result_t *r, const double *h,
-                                                   const drift_lmhead_head_t *hd, const double *approx,
-                                                   const drift_recipe_t *cfg, int ncfg, const unsigned char *use);
+    const drift_lmhead_head_t *hd, const double *approx, const drift_recipe_t *cfg, int ncfg, const unsigned char *use);
 
 /* dl2[v] >= ||w_v - rnd(w_v)||_2 for the V rows of W (V x K), rnd = RNE to f (0 for fp32 and
  * fp64, which hold every fp32 value). 0, DRIFT_EINVAL, DRIFT_ENOMEM. */
@@ -187,8 +183,8 @@ DRIFT_MUST_CHECK int drift_lmhead_round_norms(double *dl2, const float *W, size_
  * hidden states (ties to the lower index), in increasing order, into chan; and the columns
  * cols[v * M + j] = W[v][chan[j]]. 0 or DRIFT_EINVAL. */
 DRIFT_MUST_CHECK int drift_lmhead_split_choose(size_t *chan, size_t M, const double *H, size_t R, size_t K);
-DRIFT_MUST_CHECK int drift_lmhead_split_cols(float *cols, const float *W, size_t V, size_t K, const size_t *chan,
-                                             size_t M);
+DRIFT_MUST_CHECK int drift_lmhead_split_cols(
+    float *cols, const float *W, size_t V, size_t K, const size_t *chan, size_t M);
 
 /* The pruning test on its own (exposed for tests): keep[] receives, in increasing order, the
  * indices v with value[v] + radius[v] >= (second largest of value[u] - radius[u]), the

@@ -20,8 +20,8 @@
 /* ---- the model ------------------------------------------------------------------------------ */
 
 enum { W_Q = 0, W_K, W_V, W_O, W_1, W_2, W_3, NW };
-static const drift_op_t W_OP[NW] = {DRIFT_OP_QKV,    DRIFT_OP_QKV,      DRIFT_OP_QKV,   DRIFT_OP_ATTN_OUT,
-                                    DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_MLP_UP};
+static const drift_op_t W_OP[NW] = {
+    DRIFT_OP_QKV, DRIFT_OP_QKV, DRIFT_OP_QKV, DRIFT_OP_ATTN_OUT, DRIFT_OP_MLP_UP, DRIFT_OP_MLP_DOWN, DRIFT_OP_MLP_UP};
 static const int W_ROWPAR[NW] = {0, 0, 0, 1, 0, 1, 0};
 
 typedef struct {
@@ -75,7 +75,7 @@ static void split_range(size_t n, int P, int r, int even, size_t *lo, size_t *le
 
 /* Prepare one rank's matrix from W (Nt x Kt, llama2.c layout). */
 static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt, size_t Kt, int rowpar, int r,
-                    int even, const drift_recipe_t *rec)
+    int even, const drift_recipe_t *rec)
 {
     const drift_format_t in = rec->in;
     size_t lo, len;
@@ -87,7 +87,7 @@ static int prep_mat(mat_t *mt, const drift_model_t *m, const float *W, size_t Nt
     if (!mt->B) return DRIFT_ENOMEM;
     /* fp32 weights seen as fp32 or fp64 are unchanged by the two roundings: skip them */
     int identity = m->nx.exact || ((m->nx.weights == DRIFT_FP32 || m->nx.weights == DRIFT_FP64) &&
-                                   (in == DRIFT_FP32 || in == DRIFT_FP64));
+                                      (in == DRIFT_FP32 || in == DRIFT_FP64));
     enum { TB = 64 }; /* the K x N transposition in tiles, so that neither side strides through memory */
     for (size_t j0 = 0; j0 < mt->N; j0 += TB)
         for (size_t k0 = 0; k0 < mt->K; k0 += TB)
@@ -145,8 +145,8 @@ static int grow_scratch(drift_model_t *m, size_t M)
 static int engine_create(drift_model_t *m, char *err, size_t errsz)
 {
     if (!m->ck->gguf)
-        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "recipe llamacpp-cpu: needs a GGUF checkpoint (its stored tensors)");
+        return drift_why(
+            err, errsz, DRIFT_EUNSUPPORTED, "recipe llamacpp-cpu: needs a GGUF checkpoint (its stored tensors)");
     m->P = 1;
     m->cap = (size_t)m->c.seq_len;
     m->eng = calloc((size_t)m->nslots, sizeof *m->eng);
@@ -154,7 +154,7 @@ static int engine_create(drift_model_t *m, char *err, size_t errsz)
     m->eng_logits = malloc((size_t)m->c.vocab_size * sizeof(float));
     if (!m->eng || !m->eng_len || !m->eng_logits)
         return drift_why_oom(err, errsz, (double)m->c.vocab_size * sizeof(float),
-                             "the engines of %d slots and %d logits", m->nslots, m->c.vocab_size);
+            "the engines of %d slots and %d logits", m->nslots, m->c.vocab_size);
     for (int s = 0; s < m->nslots; s++) {
         int rc = drift_llamacpp_create(&m->eng[s], m->ck->gguf, m->c.seq_len, err, errsz);
         if (!rc && m->nx.engine == DRIFT_ENGINE_LLAMACPP_CPU_AVX512)
@@ -163,7 +163,7 @@ static int engine_create(drift_model_t *m, char *err, size_t errsz)
     }
     if (drift_llamacpp_n_vocab(m->eng[0]) != m->c.vocab_size)
         return drift_why(err, errsz, DRIFT_EINVAL, "recipe llamacpp-cpu: vocabulary %d, the checkpoint's %d",
-                         drift_llamacpp_n_vocab(m->eng[0]), m->c.vocab_size);
+            drift_llamacpp_n_vocab(m->eng[0]), m->c.vocab_size);
     return 0;
 }
 
@@ -184,8 +184,8 @@ static int engine_step(drift_model_t *m, double *logits, const drift_seq_step_t 
     return 0;
 }
 
-int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots,
-                       char *err, size_t errsz)
+int drift_model_create(
+    drift_model_t **out, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots, char *err, size_t errsz)
 {
     if (!out || !ck || !ck->data || !nx || nslots < 1)
         return drift_why(err, errsz, DRIFT_EINVAL, "model: bad arguments");
@@ -223,7 +223,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     if (!m->w || !m->cls || !m->emb || !m->rms_att || !m->rms_ffn || !m->rms_final || !m->kv || !m->att) {
         drift_model_free(m);
         return drift_why_oom(err, errsz, (double)(V * d + 2 * L * d + d + 2 * (m->cap + 1)) * sizeof(double),
-                             "the %zu x %zu embedding and the model's buffers (%d KV slots)", V, d, nslots);
+            "the %zu x %zu embedding and the model's buffers (%d KV slots)", V, d, nslots);
     }
     drift_kv_format_t kvf = nx->exact ? (drift_kv_format_t){DRIFT_KV_FLOAT, DRIFT_FP64} : nx->kv;
     for (size_t i = 0; i < (size_t)nslots * L; i++) {
@@ -264,7 +264,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
             int even = which == W_Q || which == W_K || which == W_V || which == W_O;
             for (size_t r = 0; r < P && !rc; r++)
                 rc = prep_mat(&m->w[(l * NW + (size_t)which) * P + r], m, src, Nt, Kt, W_ROWPAR[which], (int)r, even,
-                              &nx->mm[W_OP[which]]);
+                    &nx->mm[W_OP[which]]);
         }
     for (size_t r = 0; r < P && !rc; r++)
         rc = prep_mat(&m->cls[r], m, ck->wcls, V, d, 0, (int)r, 0, &nx->mm[DRIFT_OP_LMHEAD]);
@@ -272,7 +272,7 @@ int drift_model_create(drift_model_t **out, const drift_checkpoint_t *ck, const 
     if (rc) {
         drift_model_free(m);
         return drift_why(err, errsz, rc, "the model's %zu layers of weights (dim %zu, hidden %zu, vocab %zu, %s): %s",
-                         L, d, h, V, nx->exact ? "fp64" : "in each matmul's format", drift_strerror(rc));
+            L, d, h, V, nx->exact ? "fp64" : "in each matmul's format", drift_strerror(rc));
     }
     *out = m;
     return 0;
@@ -310,7 +310,7 @@ void drift_model_set_shape(drift_model_t *m, size_t rows, int nseq) { m->vrows =
 /* C (M x N) = A (M x K) B (K x N) under op's recipe, the policy's kernel for this shape, the
  * result rounded to `out`. A holds act values; B is already in the recipe's input format. */
 static int gemm_op(drift_model_t *m, drift_op_t op, double *C, const double *A, const double *B, const float *Bf,
-                   int bf_valid, size_t M, size_t N, size_t K, drift_format_t out)
+    int bf_valid, size_t M, size_t N, size_t K, drift_format_t out)
 {
     drift_gemm_kernel_t kern;
     int rc = drift_policy_choose_slice(&kern, m->nx.policy, m->mk > M ? m->mk : M, N, K, m->nx.sms, m->nx.min_slice);
@@ -331,7 +331,7 @@ static int gemm_exact(double *Y, const double *X, const mat_t *w, size_t M, size
 
 /* Y (M x Ntot) = X (M x Ktot) W^T for a weight split over the P ranks. */
 static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, size_t M, const mat_t *w, int rowpar,
-                  size_t Ntot, size_t Ktot)
+    size_t Ntot, size_t Ktot)
 {
     int P = m->P, rc = 0;
     const drift_recipe_t *r = &m->nx.mm[op];
@@ -357,8 +357,8 @@ static int linear(drift_model_t *m, drift_op_t op, double *Y, const double *X, s
         rc = gemm_op(m, op, pk, xs, w[k].B, w[k].Bf, w[k].bf_valid, M, Ntot, w[k].K, r->acc.acc);
     }
     if (!rc)
-        rc = drift_allreduce(Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc.acc,
-                             r->out);
+        rc = drift_allreduce(
+            Y, m->part, M * Ntot, (m->mk > M ? m->mk : M) * Ntot, P, m->nx.allreduce, r->acc.acc, r->out);
     return rc;
 }
 
@@ -414,8 +414,8 @@ static void rope(drift_model_t *m, double *v, size_t n, int pos)
  * Non-exact runs call lib/ops/attention (drift_attention over the slot's drift_kv_cache_t).
  * The exact reference attends here: out[hs] = sum_t softmax_t(q . k_t / sqrt(hs)) v_t over T
  * cached positions, every dot product and the softmax sum correctly rounded to fp64. */
-static int attend_exact(drift_model_t *m, double *out, const double *q, const drift_kv_cache_t *kv, size_t kh, size_t T,
-                        size_t hs)
+static int attend_exact(
+    drift_model_t *m, double *out, const double *q, const drift_kv_cache_t *kv, size_t kh, size_t T, size_t hs)
 {
     double *s = m->att, *col = m->att + m->cap;
     size_t kvh = (size_t)kv->kv_heads;
@@ -515,12 +515,12 @@ int drift_model_step(drift_model_t *m, double *logits, const drift_seq_step_t *s
                 for (size_t i = 0; i < nt && !rc; i++)
                     for (size_t hh = 0; hh < (size_t)c->n_heads && !rc; hh++)
                         rc = attend_exact(m, m->ao + (row + i) * d + hh * hs, m->q + (row + i) * d + hh * hs, kv,
-                                          hh / m->kv_mul, p0 + i + 1, hs);
+                            hh / m->kv_mul, p0 + i + 1, hs);
                 continue;
             }
             if (m->nx.attn_auto_splits) m->ao_opts.kernel.splits = auto_splits(m, nseqv, p0 + nt);
-            rc = drift_dispatch_attention(m->ao + row * d, m->q + row * d, nt, p0, kv, NULL, &m->ao_opts, aerr,
-                                          sizeof aerr);
+            rc = drift_dispatch_attention(
+                m->ao + row * d, m->q + row * d, nt, p0, kv, NULL, &m->ao_opts, aerr, sizeof aerr);
         }
         if (!rc) rc = linear(m, DRIFT_OP_ATTN_OUT, m->y, m->ao, M, w + W_O * P, 1, d, d);
         if (rc) break;
@@ -589,8 +589,8 @@ int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, 
         for (size_t r = 0; r < P; r++) {
             const mat_t *w = &m->w[(size_t)which * P + r]; /* layer 0: every layer has these shapes */
             drift_gemm_kernel_t k;
-            int rc = drift_policy_choose_slice(&k, m->nx.policy, rows, w->N ? w->N : 1, w->K ? w->K : 1, m->nx.sms,
-                                               m->nx.min_slice);
+            int rc = drift_policy_choose_slice(
+                &k, m->nx.policy, rows, w->N ? w->N : 1, w->K ? w->K : 1, m->nx.sms, m->nx.min_slice);
             if (rc) return rc;
             PUT(k.family == DRIFT_GEMM_SPLITK ? k.splits : 1);
             if (W_ROWPAR[which] && P > 1 && m->nx.allreduce == DRIFT_ALLREDUCE_RING)
@@ -598,8 +598,8 @@ int drift_model_plan(const drift_model_t *m, size_t rows, int nseq, int kv_len, 
         }
     for (size_t r = 0; r < P; r++) {
         drift_gemm_kernel_t k;
-        int rc = drift_policy_choose_slice(&k, m->nx.policy, (size_t)nseq, m->cls[r].N ? m->cls[r].N : 1, m->cls[r].K,
-                                           m->nx.sms, m->nx.min_slice);
+        int rc = drift_policy_choose_slice(
+            &k, m->nx.policy, (size_t)nseq, m->cls[r].N ? m->cls[r].N : 1, m->cls[r].K, m->nx.sms, m->nx.min_slice);
         if (rc) return rc;
         PUT(k.family == DRIFT_GEMM_SPLITK ? k.splits : 1);
     }

@@ -109,7 +109,7 @@ DRIFT_MUST_CHECK int drift_allreduce_parse(drift_allreduce_t *a, const char *nam
  * chunk c reduced from rank c+1: ((p[c+1] + p[c+2]) + ...) + p[c], ranks mod P). 0 or
  * DRIFT_EINVAL. */
 DRIFT_MUST_CHECK int drift_allreduce(double *Y, const double *part, size_t MN, size_t MNv, int P, drift_allreduce_t how,
-                                     drift_format_t acc, drift_format_t out);
+    drift_format_t acc, drift_format_t out);
 
 #define DRIFT_TP_MAX 64
 
@@ -153,8 +153,8 @@ void drift_numerics_set_mm(drift_numerics_t *nx, const drift_recipe_t *r);
 DRIFT_MUST_CHECK int drift_numerics_set_recipe(drift_numerics_t *nx, const char *spec);
 /* Validate against a model configuration: 0 or DRIFT_EINVAL / DRIFT_EUNSUPPORTED with the
  * reason (option-like names: "tp", "min-slice", ...) in err. */
-DRIFT_MUST_CHECK int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c, char *err,
-                                          size_t errsz);
+DRIFT_MUST_CHECK int drift_numerics_check(
+    const drift_numerics_t *nx, const drift_llm_config_t *c, char *err, size_t errsz);
 /* Attention kernel spec: attention.h's grammar, plus splitkv:auto[,Bc] (N per step from the
  * batch, attn_auto_splits = 1). 0 or DRIFT_EINVAL with the reason in err. */
 DRIFT_MUST_CHECK int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *err, size_t errsz);
@@ -182,8 +182,8 @@ typedef void (*drift_trace_fn)(void *ctx, int layer, drift_block_t block, const 
 
 /* A model over a checkpoint (not copied: ck must outlive the model) with nslots KV-cache
  * slots. 0, or DRIFT_EINVAL / DRIFT_EUNSUPPORTED / DRIFT_ENOMEM with the reason in err. */
-DRIFT_MUST_CHECK int drift_model_create(drift_model_t **m, const drift_checkpoint_t *ck, const drift_numerics_t *nx,
-                                        int nslots, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_model_create(
+    drift_model_t **m, const drift_checkpoint_t *ck, const drift_numerics_t *nx, int nslots, char *err, size_t errsz);
 void drift_model_free(drift_model_t *m);
 const drift_llm_config_t *drift_model_config(const drift_model_t *m);
 void drift_model_set_trace(drift_model_t *m, drift_trace_fn fn, void *ctx);
@@ -245,15 +245,14 @@ typedef struct {
  * needs nslots >= batch. smp: a greedy or sorted-cdf sampler (sampler.h; NULL: greedy), drawn
  * with drift_sample; another kind is DRIFT_EINVAL. Free out with drift_gen_free. */
 DRIFT_MUST_CHECK int drift_generate(drift_gen_t *out, drift_model_t *m, const int *prompt, int nprompt, int ntokens,
-                                    int stop_at_bos, const drift_sampler_t *smp, const drift_batching_t *bt,
-                                    int keep_logits);
+    int stop_at_bos, const drift_sampler_t *smp, const drift_batching_t *bt, int keep_logits);
 void drift_gen_free(drift_gen_t *g);
 
 /* The rows M of each of nsteps steps that drift_generate's request (prompt of nprompt tokens)
  * shares with its companions under bt, computed without running the model (the companions'
  * schedule depends only on their random lengths). 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_batch_rows(int *rows, int nsteps, int nprompt, const drift_batching_t *bt, int vocab,
-                                      int seq_len);
+DRIFT_MUST_CHECK int drift_batch_rows(
+    int *rows, int nsteps, int nprompt, const drift_batching_t *bt, int vocab, int seq_len);
 
 /* Teacher-forced logits of a fixed sequence run alone in slot 0: logits (n x vocab) after
  * each of tokens[0 .. n-1]. With an exact model this gives the exact logits of every prefix. */

@@ -127,19 +127,18 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
         drift_tc_arch_t arch;
         if (r->exact || (!drift_order_tc_arch(&arch, &r->order) && r->order.kind != DRIFT_ORDER_SEQ))
             return drift_why(err, errsz, DRIFT_EINVAL, "recipe %s: the decoder's GEMMs take the orders seq and tc:ARCH",
-                             OP_NAMES[i]);
+                OP_NAMES[i]);
     }
     if (!elementwise_format(nx->act))
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
-                         drift_format_name(nx->act));
+            "act: elementwise results are fp32-computed; use fp32, tf32, bf16 or fp16, not %s",
+            drift_format_name(nx->act));
     char kvs[32];
     if (drift_kv_format_print(kvs, sizeof kvs, &nx->kv) < 0)
         return drift_why(err, errsz, DRIFT_EINVAL, "kv: expected a float format, int8:token or int8:head");
     char ks[DRIFT_ATTN_SPEC_MAX];
     if (drift_attn_kernel_print(ks, sizeof ks, &nx->attn) < 0)
-        return drift_why(
-            err, errsz, DRIFT_EINVAL,
+        return drift_why(err, errsz, DRIFT_EINVAL,
             "attention: invalid kernel (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc], splitkv:auto[,Bc])");
     if (nx->attn_auto_splits && nx->attn.kind != DRIFT_ATTN_SPLITKV_N)
         return drift_why(err, errsz, DRIFT_EINVAL, "attention: an automatic split count needs splitkv:auto");
@@ -154,7 +153,7 @@ int drift_numerics_check(const drift_numerics_t *nx, const drift_llm_config_t *c
         return drift_why(err, errsz, DRIFT_EINVAL, "tp: must be 1 .. %d, found %d", DRIFT_TP_MAX, nx->tp);
     if (c->n_kv_heads % nx->tp)
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "tp: must divide n_kv_heads %d (heads are split by rank), found %d", c->n_kv_heads, nx->tp);
+            "tp: must divide n_kv_heads %d (heads are split by rank), found %d", c->n_kv_heads, nx->tp);
     if ((unsigned)nx->allreduce >= DRIFT_NALLREDUCE) return drift_why(err, errsz, DRIFT_EINVAL, "allreduce: unknown");
     return 0;
 }
@@ -163,8 +162,7 @@ int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
 {
     if (nx->exact) return snprintf(buf, size, "exact (fp64, exactly rounded dot products and sums)");
     if (nx->engine != DRIFT_ENGINE_LAB)
-        return snprintf(
-            buf, size,
+        return snprintf(buf, size,
             "%s (llama.cpp's CPU backend, %s build, 1 thread: stored weights, q8 activations, fp16 KV cache, "
             "flash attention)",
             nx->engine == DRIFT_ENGINE_LLAMACPP_CPU ? "llamacpp-cpu" : "llamacpp-cpu-avx512",
@@ -180,10 +178,9 @@ int drift_numerics_print(char *buf, size_t size, const drift_numerics_t *nx)
     drift_numerics_attention_print(ak, sizeof ak, nx);
     drift_kv_format_print(kv, sizeof kv, &nx->kv);
     at += (size_t)snprintf(buf + at, at < size ? size - at : 0,
-                           "weights=%s act=%s norm=%s attention=%s kv=%s policy=%s sms=%d min-slice=%d tp=%d %s",
-                           drift_format_name(nx->weights), drift_format_name(nx->act), no, ak, kv,
-                           drift_policy_name(nx->policy), nx->sms, nx->min_slice, nx->tp,
-                           drift_allreduce_name(nx->allreduce));
+        "weights=%s act=%s norm=%s attention=%s kv=%s policy=%s sms=%d min-slice=%d tp=%d %s",
+        drift_format_name(nx->weights), drift_format_name(nx->act), no, ak, kv, drift_policy_name(nx->policy), nx->sms,
+        nx->min_slice, nx->tp, drift_allreduce_name(nx->allreduce));
     return at < size ? (int)at : DRIFT_EINVAL;
 }
 
@@ -198,8 +195,7 @@ int drift_numerics_set_attention(drift_numerics_t *nx, const char *spec, char *e
         drift_attn_kernel_t k;
         if (drift_attn_kernel_parse(&k, buf, NULL, 0))
             return drift_why(err, errsz, DRIFT_EINVAL,
-                             "attention kernel '%s': expected splitkv:auto[,Bc] with Bc 1..%ld", spec,
-                             DRIFT_ATTN_TILE_MAX);
+                "attention kernel '%s': expected splitkv:auto[,Bc] with Bc 1..%ld", spec, DRIFT_ATTN_TILE_MAX);
         nx->attn = k, nx->attn_auto_splits = 1;
         return 0;
     }

@@ -13,8 +13,8 @@ int drift_rate_text(char *buf, size_t size, long k, long n)
     if (n <= 0) return snprintf(buf, size, "%ld/%ld", k, n);
     double lo, hi;
     if (drift_wilson(&lo, &hi, k, n, DRIFT_Z95)) return snprintf(buf, size, "%ld/%ld", k, n); /* k outside 0..n */
-    return snprintf(buf, size, "%ld/%ld = %.3g%% [%.3g%%, %.3g%%]", k, n, 100.0 * (double)k / (double)n, 100 * lo,
-                    100 * hi);
+    return snprintf(
+        buf, size, "%ld/%ld = %.3g%% [%.3g%%, %.3g%%]", k, n, 100.0 * (double)k / (double)n, 100 * lo, 100 * hi);
 }
 
 int drift_counts_text(char *buf, size_t size, const drift_count_t *c, int count, size_t stride, drift_count_t *all)

@@ -41,8 +41,8 @@ typedef struct {
  * summarizes them. 0 or DRIFT_EINVAL. */
 DRIFT_MUST_CHECK int drift_distance_summary(drift_distance_summary_t *s, int64_t *u, double *d, size_t n);
 /* The same on copies: u and d untouched. 0 or DRIFT_EINVAL / DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_distance_summary_of(drift_distance_summary_t *s, const int64_t *u, const double *d,
-                                               size_t n);
+DRIFT_MUST_CHECK int drift_distance_summary_of(
+    drift_distance_summary_t *s, const int64_t *u, const double *d, size_t n);
 
 #ifdef __cplusplus
 }

@@ -59,7 +59,7 @@ int drift_first_difference(const int *x, const int *y, int n)
 }
 
 int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b, const double *lb, int n,
-                  int V, const int *prompt, int np, drift_prefix_logits_t *exact)
+    int V, const int *prompt, int np, drift_prefix_logits_t *exact)
 {
     if (!out || !tok_a || !tok_b || n < 0 || V < 1 || !prompt || np < 1 || (exact && exact->V != V))
         return DRIFT_EINVAL;

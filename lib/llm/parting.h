@@ -63,8 +63,7 @@ int drift_first_difference(const int *x, const int *y, int n);
  * or lb NULL: spread and dev NAN. For identical completions only step = -1 is set (the rest NAN / -1).
  * 0 or DRIFT_EINVAL / DRIFT_ENOMEM, or the model's error. */
 DRIFT_MUST_CHECK int drift_parting(drift_parting_t *out, const int *tok_a, const double *la, const int *tok_b,
-                                   const double *lb, int n, int V, const int *prompt, int np,
-                                   drift_prefix_logits_t *exact);
+    const double *lb, int n, int V, const int *prompt, int np, drift_prefix_logits_t *exact);
 
 /* A summary of partings p[0 .. n-1] (pointers; those with step < 0 are skipped): their count,
  * the parting steps' min / median / max, the exact top-1/top-2 gaps' median and max, the

@@ -21,8 +21,8 @@ int drift_pretok_from_name(drift_pretok_t *out, const char *name, size_t len, ch
         }
     *out = DRIFT_PRETOK_NONE;
     return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                     "tokenizer.ggml.pre: unsupported pre-tokenizer '%.*s' (accepted: gpt-2, smollm)",
-                     (int)(len > 64 ? 64 : len), name ? name : "");
+        "tokenizer.ggml.pre: unsupported pre-tokenizer '%.*s' (accepted: gpt-2, smollm)", (int)(len > 64 ? 64 : len),
+        name ? name : "");
 }
 
 /* The class of cps[pos], or -1 past the end of the run (llama.cpp's empty flags there). */

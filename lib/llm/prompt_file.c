@@ -38,15 +38,15 @@ static int unescape(char *out, const char *s, const char *e, const char *name, i
         case 'x': {
             int hi = p + 1 < e ? hexval(p[1]) : -1, lo = p + 2 < e ? hexval(p[2]) : -1;
             if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
-                return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: \\x needs two hex digits of a non-zero byte",
-                                 name, lineno);
+                return drift_why(
+                    err, errsz, DRIFT_EINVAL, "%s: line %d: \\x needs two hex digits of a non-zero byte", name, lineno);
             *o++ = (char)(hi * 16 + lo);
             p += 2;
             break;
         }
         default:
             return drift_why(err, errsz, DRIFT_EINVAL,
-                             "%s: line %d: unknown escape '\\%c' (accepted: \\n \\t \\r \\\\ \\xHH)", name, lineno, *p);
+                "%s: line %d: unknown escape '\\%c' (accepted: \\n \\t \\r \\\\ \\xHH)", name, lineno, *p);
         }
     }
     *o = 0;
@@ -82,13 +82,13 @@ static int starts(const char *s, const char *e, const char *tag)
 }
 
 /* Line [s, e) of a kinds file: KIND<TAB>TEXT into *kind and t (at least e - s + 1 bytes). */
-static int kind_line(const char **kind, char *t, const char *s, const char *e, const char *name, int lineno, char *err,
-                     size_t errsz)
+static int kind_line(
+    const char **kind, char *t, const char *s, const char *e, const char *name, int lineno, char *err, size_t errsz)
 {
     const char *tab = memchr(s, '\t', (size_t)(e - s));
     if (!tab)
         return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: no tab between kind and text (expected KIND<TAB>TEXT)",
-                         name, lineno);
+            name, lineno);
     int k = kind_of(s, tab);
     if (k < 0) {
         char known[128] = "";
@@ -98,17 +98,17 @@ static int kind_line(const char **kind, char *t, const char *s, const char *e, c
         }
         int len = tab - s > 24 ? 24 : (int)(tab - s);
         return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: kind '%.*s%s' is none of: %s", name, lineno, len, s,
-                         tab - s > 24 ? "..." : "", known);
+            tab - s > 24 ? "..." : "", known);
     }
     if (tab + 1 == e)
-        return drift_why(err, errsz, DRIFT_EINVAL, "%s: line %d: kind %s with an empty text", name, lineno,
-                         drift_prompt_kinds[k]);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "%s: line %d: kind %s with an empty text", name, lineno, drift_prompt_kinds[k]);
     *kind = drift_prompt_kinds[k];
     return unescape(t, tab + 1, e, name, lineno, err, errsz);
 }
 
-int drift_prompt_file_parse(drift_prompt_file_t *p, const char *bytes, size_t size, const char *name, char *err,
-                            size_t errsz)
+int drift_prompt_file_parse(
+    drift_prompt_file_t *p, const char *bytes, size_t size, const char *name, char *err, size_t errsz)
 {
     if (!p || (!bytes && size)) return drift_why(err, errsz, DRIFT_EINVAL, "no prompt file");
     memset(p, 0, sizeof *p);
@@ -124,13 +124,12 @@ int drift_prompt_file_parse(drift_prompt_file_t *p, const char *bytes, size_t si
         if (starts(s, e, FORMAT_TAG)) {
             if (p->n > 0 || p->kind) {
                 rc = drift_why(err, errsz, DRIFT_EINVAL,
-                               "%s: line %d: a #format: line must come once, before the first prompt", name, lineno);
+                    "%s: line %d: a #format: line must come once, before the first prompt", name, lineno);
                 goto fail;
             }
             if ((size_t)(e - s) != strlen(FORMAT_KINDS) || memcmp(s, FORMAT_KINDS, strlen(FORMAT_KINDS))) {
-                rc =
-                    drift_why(err, errsz, DRIFT_EINVAL,
-                              "%s: line %d: #format: expected 'kind<TAB>text' (one space, one tab byte)", name, lineno);
+                rc = drift_why(err, errsz, DRIFT_EINVAL,
+                    "%s: line %d: #format: expected 'kind<TAB>text' (one space, one tab byte)", name, lineno);
                 goto fail;
             }
             p->kind = calloc(lines, sizeof *p->kind);

@@ -43,8 +43,8 @@ int drift_prompt_kind_index(const char *name);
  * or DRIFT_ENOMEM, with the reason in err. */
 DRIFT_MUST_CHECK int drift_prompt_file_read(drift_prompt_file_t *p, const char *path, char *err, size_t errsz);
 /* The same from bytes in memory (name only labels the messages). */
-DRIFT_MUST_CHECK int drift_prompt_file_parse(drift_prompt_file_t *p, const char *bytes, size_t size, const char *name,
-                                             char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_prompt_file_parse(
+    drift_prompt_file_t *p, const char *bytes, size_t size, const char *name, char *err, size_t errsz);
 void drift_prompt_file_free(drift_prompt_file_t *p);
 
 #ifdef __cplusplus

@@ -13,8 +13,8 @@ static int check(int n, const drift_prompt_file_t *p, const char *stream_name, c
     if (!p || p->n < 1 || !p->text) return drift_why(err, errsz, DRIFT_EINVAL, "prompt sample: no prompt set");
     if (!stream_name) return drift_why(err, errsz, DRIFT_EINVAL, "prompt sample: no stream name");
     if (n < 0 || n > p->n)
-        return drift_why(err, errsz, DRIFT_EINVAL,
-                         "prompt sample: n expected 0 to %d (the prompts in the set), found %d", p->n, n);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "prompt sample: n expected 0 to %d (the prompts in the set), found %d", p->n, n);
     return 0;
 }
 
@@ -27,8 +27,8 @@ static void partial_shuffle(int *pool, int m, int n, drift_stream_t *st)
     }
 }
 
-int drift_prompt_sample(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name,
-                        char *err, size_t errsz)
+int drift_prompt_sample(
+    int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name, char *err, size_t errsz)
 {
     int rc = check(n, p, stream_name, err, errsz);
     if (rc) return rc;
@@ -44,8 +44,8 @@ int drift_prompt_sample(int *idx, int n, const drift_prompt_file_t *p, uint64_t 
     return 0;
 }
 
-int drift_prompt_sample_by_kind(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name,
-                                char *err, size_t errsz)
+int drift_prompt_sample_by_kind(
+    int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name, char *err, size_t errsz)
 {
     int rc = check(n, p, stream_name, err, errsz);
     if (rc) return rc;

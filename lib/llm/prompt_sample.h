@@ -28,10 +28,10 @@ extern "C" {
 
 /* idx: n ints. 0, or DRIFT_EINVAL (n < 0, n > p->n, no set, no name; by_kind: a set without
  * kinds) or DRIFT_ENOMEM, with one line in err. */
-DRIFT_MUST_CHECK int drift_prompt_sample(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed,
-                                         const char *stream_name, char *err, size_t errsz);
-DRIFT_MUST_CHECK int drift_prompt_sample_by_kind(int *idx, int n, const drift_prompt_file_t *p, uint64_t seed,
-                                                 const char *stream_name, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_prompt_sample(
+    int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_prompt_sample_by_kind(
+    int *idx, int n, const drift_prompt_file_t *p, uint64_t seed, const char *stream_name, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -22,10 +22,14 @@ static const struct {
     drift_sampler_kind_t kind;
     drift_cut_t cut;
 } NAMES[] = {
-    {"greedy", DRIFT_SAMPLER_GREEDY, DRIFT_CUT_FULL},       {"sorted-cdf", DRIFT_SAMPLER_SORTED, DRIFT_CUT_FULL},
-    {"full", DRIFT_SAMPLER_PLAIN, DRIFT_CUT_FULL},          {"top-k", DRIFT_SAMPLER_PLAIN, DRIFT_CUT_TOPK},
-    {"top-p", DRIFT_SAMPLER_PLAIN, DRIFT_CUT_TOPP},         {"inverse-cdf", DRIFT_SAMPLER_INVCDF, DRIFT_CUT_FULL},
-    {"exp-race", DRIFT_SAMPLER_EXPRACE, DRIFT_CUT_FULL},    {"gumbel", DRIFT_SAMPLER_GUMBEL, DRIFT_CUT_FULL},
+    {"greedy", DRIFT_SAMPLER_GREEDY, DRIFT_CUT_FULL},
+    {"sorted-cdf", DRIFT_SAMPLER_SORTED, DRIFT_CUT_FULL},
+    {"full", DRIFT_SAMPLER_PLAIN, DRIFT_CUT_FULL},
+    {"top-k", DRIFT_SAMPLER_PLAIN, DRIFT_CUT_TOPK},
+    {"top-p", DRIFT_SAMPLER_PLAIN, DRIFT_CUT_TOPP},
+    {"inverse-cdf", DRIFT_SAMPLER_INVCDF, DRIFT_CUT_FULL},
+    {"exp-race", DRIFT_SAMPLER_EXPRACE, DRIFT_CUT_FULL},
+    {"gumbel", DRIFT_SAMPLER_GUMBEL, DRIFT_CUT_FULL},
     {"rejection", DRIFT_SAMPLER_REJECTION, DRIFT_CUT_FULL},
 };
 #define NNAMES ((int)(sizeof NAMES / sizeof NAMES[0]))
@@ -456,8 +460,8 @@ static size_t walk(const double *p, const unsigned char *keep, size_t V, double 
     return last; /* u Z at or above the rounded total: the last token */
 }
 
-static int sample(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                  const draws_t *d)
+static int sample(
+    size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e, const draws_t *d)
 {
     if (!out || !logits || V == 0 || drift_sampler_validate(s, NULL) || !is_engine(s->kind)) return DRIFT_EINVAL;
     size_t amax = 0;
@@ -586,8 +590,8 @@ static int sample(size_t *out, const double *logits, size_t V, const drift_sampl
     return rc;
 }
 
-int drift_sampler_draw(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                       const drift_draw_key_t *key)
+int drift_sampler_draw(
+    size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e, const drift_draw_key_t *key)
 {
     if (!key) return DRIFT_EINVAL;
     draws_t d = {key, NULL, 0};
@@ -595,7 +599,7 @@ int drift_sampler_draw(size_t *out, const double *logits, size_t V, const drift_
 }
 
 int drift_sampler_draw_given(size_t *out, const double *logits, size_t V, const drift_sampler_t *s, const double *e,
-                             const double *u_draw, size_t n_draw)
+    const double *u_draw, size_t n_draw)
 {
     if (n_draw && !u_draw) return DRIFT_EINVAL;
     draws_t d = {NULL, u_draw, n_draw};

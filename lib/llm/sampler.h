@@ -157,13 +157,13 @@ void drift_sampler_exponentials(double *e, size_t V, const drift_draw_key_t *key
  * 0, DRIFT_EINVAL (not an engine's sampler, a bad one, NULL pointers, V == 0, a NaN logit) or
  * DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_sampler_draw(size_t *out, const double *logits, size_t V, const drift_sampler_t *s,
-                                        const double *e, const drift_draw_key_t *key);
+    const double *e, const drift_draw_key_t *key);
 
 /* The same transform with explicit randomness: e[0..V) as above and draw uniforms
  * u_draw[0..n_draw) in [0, 1); DRIFT_ERANGE when a rejection draw needs more rounds than
  * n_draw. For tests and for hand-worked examples. */
 DRIFT_MUST_CHECK int drift_sampler_draw_given(size_t *out, const double *logits, size_t V, const drift_sampler_t *s,
-                                              const double *e, const double *u_draw, size_t n_draw);
+    const double *e, const double *u_draw, size_t n_draw);
 
 #ifdef __cplusplus
 }

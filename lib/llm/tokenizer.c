@@ -37,8 +37,8 @@ int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size,
     return rc;
 }
 
-int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size,
-                          char *err, size_t errsz)
+int drift_tokenizer_parse(
+    drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size, char *err, size_t errsz)
 {
     if (!t || (!bytes && size) || vocab_size <= 0)
         return drift_why(err, errsz, DRIFT_EINVAL, "no tokenizer data or vocabulary");
@@ -65,7 +65,7 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
      * wrap that size (found by fuzz/checkpoint.c). llama2.c's tokenizers hold a few dozen. */
     if (t->max_token_length < 1 || t->max_token_length > DRIFT_TOKEN_LENGTH_MAX) {
         rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: header: max_token_length %d is out of range (accepted: 1..%d)",
-                       path, t->max_token_length, DRIFT_TOKEN_LENGTH_MAX);
+            path, t->max_token_length, DRIFT_TOKEN_LENGTH_MAX);
         goto bad;
     }
     for (int i = 0; i < vocab_size; i++) {
@@ -79,7 +79,7 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
         at += 8;
         if (len < 0 || (size_t)len > size - at) {
             rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: token %d: length %d does not fit the %zu bytes left", path, i,
-                           len, size - at);
+                len, size - at);
             goto bad;
         }
         t->pieces[i] = malloc((size_t)len + 1);
@@ -93,8 +93,8 @@ int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, 
     }
     if (at != size) {
         rc = drift_why(err, errsz, DRIFT_EINVAL,
-                       "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)", path,
-                       vocab_size, at, size);
+            "%s: oversized: %d tokens end at byte %zu, the file has %zu (wrong vocabulary?)", path, vocab_size, at,
+            size);
         goto bad;
     }
     for (int i = 0; i < vocab_size; i++) t->sorted[i] = i;
@@ -174,8 +174,8 @@ int drift_tokenizer_is_eog(const drift_tokenizer_t *t, int tok)
     return t->eog[tok];
 }
 
-int drift_tokenizer_encode_ex(const drift_tokenizer_t *t, const char *text, int add_special, int parse_special,
-                              int *ids, int cap, int *n)
+int drift_tokenizer_encode_ex(
+    const drift_tokenizer_t *t, const char *text, int add_special, int parse_special, int *ids, int cap, int *n)
 {
     if (!t || !text || !ids || !n || cap < 1) return DRIFT_EINVAL;
     if (t->kind == DRIFT_TOKENIZER_LLAMA2C) return drift_tokenizer_encode(t, text, add_special, ids, cap, n);

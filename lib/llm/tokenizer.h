@@ -118,12 +118,12 @@ typedef struct {
 void drift_vocab_init(drift_vocab_t *v);
 
 /* llama2.c */
-DRIFT_MUST_CHECK int drift_tokenizer_read(drift_tokenizer_t *t, const char *path, int vocab_size, char *err,
-                                          size_t errsz);
+DRIFT_MUST_CHECK int drift_tokenizer_read(
+    drift_tokenizer_t *t, const char *path, int vocab_size, char *err, size_t errsz);
 /* The same from bytes in memory (the reader and the fuzz target share it); `path` only names the
  * data in messages. */
-DRIFT_MUST_CHECK int drift_tokenizer_parse(drift_tokenizer_t *t, const void *bytes, size_t size, const char *path,
-                                           int vocab_size, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_tokenizer_parse(
+    drift_tokenizer_t *t, const void *bytes, size_t size, const char *path, int vocab_size, char *err, size_t errsz);
 
 /* A GGUF-style vocabulary (copied: v's arrays need not outlive t). 0, DRIFT_EINVAL (a bad
  * field: err names it, what was expected and found), DRIFT_EUNSUPPORTED (another model or
@@ -148,13 +148,13 @@ const char *drift_tokenizer_piece(const drift_tokenizer_t *t, int prev, int tok,
 /* Encode text into ids (BOS = 1 first when bos), at most cap ids; the count in *n.
  * 0, DRIFT_EINVAL (a character the vocabulary cannot express) or DRIFT_ERANGE (cap).
  * GGUF kinds: drift_tokenizer_encode_ex(t, text, bos, 0, ids, cap, n). */
-DRIFT_MUST_CHECK int drift_tokenizer_encode(const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap,
-                                            int *n);
+DRIFT_MUST_CHECK int drift_tokenizer_encode(
+    const drift_tokenizer_t *t, const char *text, int bos, int *ids, int cap, int *n);
 /* llama.cpp's llama_tokenize(text, add_special, parse_special) (see above); llama2.c: add_special
  * is encode's bos, parse_special is ignored. 0, DRIFT_EINVAL, DRIFT_ERANGE (more than cap ids),
  * DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_tokenizer_encode_ex(const drift_tokenizer_t *t, const char *text, int add_special,
-                                               int parse_special, int *ids, int cap, int *n);
+DRIFT_MUST_CHECK int drift_tokenizer_encode_ex(
+    const drift_tokenizer_t *t, const char *text, int add_special, int parse_special, int *ids, int cap, int *n);
 
 /* 1 when tok ends generation (EOS, <|im_end|>, <|endoftext|>, ...; llama2.c: BOS or EOS = 1 or 2, as
  * run.c stops on BOS), else 0. */

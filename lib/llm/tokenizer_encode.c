@@ -200,8 +200,8 @@ static void symbols_free(symbols_t *s)
 }
 
 /* ---- byte-level BPE ------------------------------------------------------------------------ */
-static int bpe_word(const drift_tokenizer_t *t, symbols_t *s, const unsigned char *w, size_t len,
-                    const uint32_t fwd[256], out_t *o)
+static int bpe_word(
+    const drift_tokenizer_t *t, symbols_t *s, const unsigned char *w, size_t len, const uint32_t fwd[256], out_t *o)
 {
     s->buf = w;
     for (size_t i = 0; i < len; i++) { /* one symbol per byte: one character of the alphabet */
@@ -309,8 +309,8 @@ done:
 }
 
 /* ---- llama_vocab::impl::tokenize ----------------------------------------------------------- */
-int drift_tok_encode_gguf(const drift_tokenizer_t *t, const char *text, int add_special, int parse_special, int *ids,
-                          int cap, int *n)
+int drift_tok_encode_gguf(
+    const drift_tokenizer_t *t, const char *text, int add_special, int parse_special, int *ids, int cap, int *n)
 {
     out_t o = {ids, cap, 0};
     frags_t fs = {0};

@@ -9,8 +9,8 @@
 #include "why.h"
 
 /* A short string value (model, pre) NUL-terminated into buf; "" when absent and optional. */
-static int get_name(const drift_gguf_t *g, const char *key, int required, char *buf, size_t size, char *err,
-                    size_t errsz)
+static int get_name(
+    const drift_gguf_t *g, const char *key, int required, char *buf, size_t size, char *err, size_t errsz)
 {
     buf[0] = 0;
     if (!drift_gguf_find(g, key)) return required ? drift_why(err, errsz, DRIFT_EINVAL, "%s: missing", key) : 0;
@@ -19,15 +19,15 @@ static int get_name(const drift_gguf_t *g, const char *key, int required, char *
     if (rc) return rc;
     if (s.len >= size)
         return drift_why(err, errsz, DRIFT_EINVAL, "%s: expected a name under %zu bytes, found %llu bytes", key, size,
-                         (unsigned long long)s.len);
+            (unsigned long long)s.len);
     memcpy(buf, s.s, (size_t)s.len);
     buf[s.len] = 0;
     return 0;
 }
 
 /* An array of elem (any integer type when elem is DRIFT_GGUF_I32) with at least min elements. */
-static const drift_gguf_kv_t *get_array(const drift_gguf_t *g, const char *key, drift_gguf_type_t elem, uint64_t min,
-                                        int *rc, char *err, size_t errsz)
+static const drift_gguf_kv_t *get_array(
+    const drift_gguf_t *g, const char *key, drift_gguf_type_t elem, uint64_t min, int *rc, char *err, size_t errsz)
 {
     const drift_gguf_kv_t *kv = drift_gguf_find(g, key);
     *rc = 0;
@@ -36,14 +36,13 @@ static const drift_gguf_kv_t *get_array(const drift_gguf_t *g, const char *key, 
              (kv->elem_type == elem || (elem == DRIFT_GGUF_F32 && kv->elem_type == DRIFT_GGUF_I32));
     if (!ok) {
         *rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: expected an array of %s, found %s%s%s", key,
-                        drift_gguf_type_name(elem), drift_gguf_type_name(kv->type),
-                        kv->type == DRIFT_GGUF_ARRAY ? " of " : "",
-                        kv->type == DRIFT_GGUF_ARRAY ? drift_gguf_type_name(kv->elem_type) : "");
+            drift_gguf_type_name(elem), drift_gguf_type_name(kv->type), kv->type == DRIFT_GGUF_ARRAY ? " of " : "",
+            kv->type == DRIFT_GGUF_ARRAY ? drift_gguf_type_name(kv->elem_type) : "");
         return NULL;
     }
     if (kv->count < min) {
         *rc = drift_why(err, errsz, DRIFT_EINVAL, "%s: expected at least %llu elements (one per token), found %llu",
-                        key, (unsigned long long)min, (unsigned long long)kv->count);
+            key, (unsigned long long)min, (unsigned long long)kv->count);
         return NULL;
     }
     return kv;
@@ -82,15 +81,14 @@ int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char 
     v.model = model;
     v.pre = pre[0] ? pre : NULL;
     if (!strcmp(model, "gpt2") && !pre[0])
-        return drift_why(
-            err, errsz, DRIFT_EUNSUPPORTED,
+        return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
             "tokenizer.ggml.pre: missing (llama.cpp then uses its 'default' pre-tokenizer; accepted: gpt-2, smollm)");
     const drift_gguf_kv_t *tokens = get_array(g, "tokenizer.ggml.tokens", DRIFT_GGUF_STRING, 1, &rc, err, errsz);
     if (rc) return rc;
     if (!tokens) return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: missing");
     if (tokens->count >= (1u << 30))
         return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: %llu tokens is too many",
-                         (unsigned long long)tokens->count);
+            (unsigned long long)tokens->count);
     int n = (int)tokens->count;
     const drift_gguf_kv_t *scores = get_array(g, "tokenizer.ggml.scores", DRIFT_GGUF_F32, (uint64_t)n, &rc, err, errsz);
     if (rc) return rc;
@@ -102,7 +100,7 @@ int drift_tokenizer_from_gguf(drift_tokenizer_t *t, const drift_gguf_t *g, char 
     if (!strcmp(model, "gpt2") && !merges) return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.merges: missing");
     if (merges && merges->count >= (1u << 30))
         return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.merges: %llu merges is too many",
-                         (unsigned long long)merges->count);
+            (unsigned long long)merges->count);
     int nm = merges ? (int)merges->count : 0;
     if ((rc = get_id(g, "tokenizer.ggml.bos_token_id", &v.bos_id, err, errsz)) ||
         (rc = get_id(g, "tokenizer.ggml.eos_token_id", &v.eos_id, err, errsz)) ||

@@ -23,8 +23,8 @@ int drift_tok_lookup(const drift_tokenizer_t *t, const unsigned char *s, size_t 
 /* The rank of the merge of s[0..left) with s[left..left+right) (BPE, bytes), or -1. */
 int drift_tok_merge_rank(const drift_tokenizer_t *t, const unsigned char *s, size_t left, size_t right);
 /* drift_tokenizer_encode_ex for the GGUF kinds. */
-DRIFT_MUST_CHECK int drift_tok_encode_gguf(const drift_tokenizer_t *t, const char *text, int add_special,
-                                           int parse_special, int *ids, int cap, int *n);
+DRIFT_MUST_CHECK int drift_tok_encode_gguf(
+    const drift_tokenizer_t *t, const char *text, int add_special, int parse_special, int *ids, int cap, int *n);
 /* Free what drift_tokenizer_build allocated. */
 void drift_tok_free_gguf(drift_tokenizer_t *t);
 

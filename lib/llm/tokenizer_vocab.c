@@ -100,10 +100,9 @@ int drift_tok_merge_rank(const drift_tokenizer_t *t, const unsigned char *s, siz
 
 /* ---- the texts llama.cpp treats by name ---------------------------------------------------- */
 /* Tokens that end generation (llama_vocab::impl::load, special_eog_ids) */
-static const char *const k_eog_texts[] = {
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
-    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>",
-    "<eos>", "<turn|>", "<|tool_response>",
+static const char *const k_eog_texts[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>",
+    "<|calls|>", "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
     "<\xEF\xBD\x9C"
     "end\xE2\x96\x81"
     "of\xE2\x96\x81"
@@ -113,36 +112,19 @@ static const char *const k_eog_texts[] = {
     "<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]", "<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>",
     "<reponame>", "<|file_sep|>"};
 /* Tokens made control tokens by their text though the file says otherwise (FIM begin/hole/end) */
-static const char *const k_control_texts[] = {"<|fim_prefix|>",
-                                              "<fim-prefix>",
-                                              "<fim_prefix>",
-                                              "<PRE>",
-                                              "\xE2\x96\x81<PRE>",
-                                              "<|code_prefix|>",
-                                              "<|prefix|>",
-                                              "<|fim_suffix|>",
-                                              "<fim-suffix>",
-                                              "<fim_suffix>",
-                                              "<SUF>",
-                                              "\xE2\x96\x81<SUF>",
-                                              "<|code_suffix|>",
-                                              "<|suffix|>",
-                                              "<|fim_middle|>",
-                                              "<fim-middle>",
-                                              "<fim_middle>",
-                                              "<MID>",
-                                              "\xE2\x96\x81<MID>",
-                                              "<|code_middle|>",
-                                              "<|middle|>",
-                                              "<\xEF\xBD\x9C"
-                                              "fim\xE2\x96\x81"
-                                              "begin\xEF\xBD\x9C>",
-                                              "<\xEF\xBD\x9C"
-                                              "fim\xE2\x96\x81"
-                                              "hole\xEF\xBD\x9C>",
-                                              "<\xEF\xBD\x9C"
-                                              "fim\xE2\x96\x81"
-                                              "end\xEF\xBD\x9C>"};
+static const char *const k_control_texts[] = {"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<PRE>",
+    "\xE2\x96\x81<PRE>", "<|code_prefix|>", "<|prefix|>", "<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<SUF>",
+    "\xE2\x96\x81<SUF>", "<|code_suffix|>", "<|suffix|>", "<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<MID>",
+    "\xE2\x96\x81<MID>", "<|code_middle|>", "<|middle|>",
+    "<\xEF\xBD\x9C"
+    "fim\xE2\x96\x81"
+    "begin\xEF\xBD\x9C>",
+    "<\xEF\xBD\x9C"
+    "fim\xE2\x96\x81"
+    "hole\xEF\xBD\x9C>",
+    "<\xEF\xBD\x9C"
+    "fim\xE2\x96\x81"
+    "end\xEF\xBD\x9C>"};
 
 static int named(const char *const *list, size_t n, const char *s, size_t len)
 {
@@ -193,7 +175,7 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
     int spm = !strcmp(v->model, "llama"), bpe = !strcmp(v->model, "gpt2");
     if (!spm && !bpe)
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "tokenizer.ggml.model: unsupported tokenizer '%.64s' (accepted: gpt2, llama)", v->model);
+            "tokenizer.ggml.model: unsupported tokenizer '%.64s' (accepted: gpt2, llama)", v->model);
     int n = v->n_tokens;
     if (n < 1 || !v->tokens)
         return drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: expected at least one token, found %d", n);
@@ -323,8 +305,8 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
         if (t->key[i]) {
             int dup = drift_tok_lookup(t, (const unsigned char *)t->key[i], t->key_len[i]);
             if (dup >= 0) {
-                rc = drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: token %d '%.32s' repeats token %d", i,
-                               p, dup);
+                rc = drift_why(
+                    err, errsz, DRIFT_EINVAL, "tokenizer.ggml.tokens: token %d '%.32s' repeats token %d", i, p, dup);
                 goto bad;
             }
             uint32_t s = (uint32_t)hash_bytes((const unsigned char *)key, kl, HASH_SEED) & t->piece_mask;
@@ -340,8 +322,8 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
         size_t l = slen(v->merge_len, v->merges, r), sp = 1;
         while (sp < l && m[sp] != ' ') sp++;
         if (sp >= l) {
-            rc = drift_why(err, errsz, DRIFT_EINVAL, "tokenizer.ggml.merges: merge %d '%.32s' is not two pieces", r,
-                           l ? m : "");
+            rc = drift_why(
+                err, errsz, DRIFT_EINVAL, "tokenizer.ggml.merges: merge %d '%.32s' is not two pieces", r, l ? m : "");
             goto bad;
         }
         int w1, w2;
@@ -397,8 +379,8 @@ int drift_tokenizer_build(drift_tokenizer_t *t, const drift_vocab_t *v, char *er
         (rc = resolve_id(v->unk_id, spm ? 0 : -1, n, "tokenizer.ggml.unknown_token_id", &t->unk_id, err, errsz)) ||
         (rc = resolve_id(v->pad_id, -1, n, "tokenizer.ggml.padding_token_id", &t->pad_id, err, errsz)))
         goto bad;
-    static const char *const fim_keys[3] = {"tokenizer.ggml.fim_pad_token_id", "tokenizer.ggml.fim_rep_token_id",
-                                            "tokenizer.ggml.fim_sep_token_id"};
+    static const char *const fim_keys[3] = {
+        "tokenizer.ggml.fim_pad_token_id", "tokenizer.ggml.fim_rep_token_id", "tokenizer.ggml.fim_sep_token_id"};
     for (int k = 0; k < 3; k++) {
         int id = -1;
         if ((rc = resolve_id(v->fim_ids[k], -1, n, fim_keys[k], &id, err, errsz))) goto bad;

@@ -82,20 +82,20 @@ static inline float bf16_rne(float x)
         for (size_t c = 0; c < d; c++) O[c] = fmaf(pj, vr[c], O[c]); \
     }
 
-static void scores_gen(float *restrict S, const float *restrict q, const float *restrict Kt, size_t n, size_t d,
-                       size_t ld)
+static void scores_gen(
+    float *restrict S, const float *restrict q, const float *restrict Kt, size_t n, size_t d, size_t ld)
 {
     SCORES_BODY
 }
 static void pv_gen(float *restrict O, const float *restrict p, const float *restrict V, size_t n, size_t d) { PV_BODY }
 #ifdef ATTN_X86
-__attribute__((target("avx2,fma"))) static void scores_avx2(float *restrict S, const float *restrict q,
-                                                            const float *restrict Kt, size_t n, size_t d, size_t ld)
+__attribute__((target("avx2,fma"))) static void scores_avx2(
+    float *restrict S, const float *restrict q, const float *restrict Kt, size_t n, size_t d, size_t ld)
 {
     SCORES_BODY
 }
-__attribute__((target("avx2,fma"))) static void pv_avx2(float *restrict O, const float *restrict p,
-                                                        const float *restrict V, size_t n, size_t d)
+__attribute__((target("avx2,fma"))) static void pv_avx2(
+    float *restrict O, const float *restrict p, const float *restrict V, size_t n, size_t d)
 {
     PV_BODY
 }
@@ -170,8 +170,8 @@ static inline double resc(const call_t *C, double mo, double mn)
 }
 
 /* Tiles [t0, t1) (tile indices) for query row q (kv head g) with key limit lim. */
-static int flash_rows_generic(const call_t *C, rowstate_t *rs, const double *qr, size_t g, size_t t0, size_t t1,
-                              size_t lim, scratch_t *sc)
+static int flash_rows_generic(
+    const call_t *C, rowstate_t *rs, const double *qr, size_t g, size_t t0, size_t t1, size_t lim, scratch_t *sc)
 {
     const drift_attn_opts_t *o = C->o;
     size_t d = C->d, bc = C->bc;
@@ -211,8 +211,8 @@ static int flash_rows_generic(const call_t *C, rowstate_t *rs, const double *qr,
     return 0;
 }
 
-static void flash_rows_fast(const call_t *C, rowstate_t *rs, const float *qf, size_t g, size_t t0, size_t t1,
-                            size_t lim, scratch_t *sc)
+static void flash_rows_fast(
+    const call_t *C, rowstate_t *rs, const float *qf, size_t g, size_t t0, size_t t1, size_t lim, scratch_t *sc)
 {
     const drift_attn_opts_t *o = C->o;
     size_t d = C->d, bc = C->bc;
@@ -265,8 +265,8 @@ static void flash_rows_fast(const call_t *C, rowstate_t *rs, const float *qf, si
     for (size_t c = 0; c < d; c++) rs->O[c] = O[c];
 }
 
-static int flash_rows(const call_t *C, rowstate_t *rs, const scratch_t *q, size_t g, size_t t0, size_t t1, size_t lim,
-                      scratch_t *sc)
+static int flash_rows(
+    const call_t *C, rowstate_t *rs, const scratch_t *q, size_t g, size_t t0, size_t t1, size_t lim, scratch_t *sc)
 {
     if (C->fast) {
         flash_rows_fast(C, rs, q->qf, g, t0, t1, lim, sc);
@@ -352,8 +352,8 @@ static int row_flash(const call_t *C, double *out, const scratch_t *q, size_t g,
     return 0;
 }
 
-static int row_splitkv(const call_t *C, double *out, const scratch_t *q, size_t g, size_t lim, scratch_t *sc, double *O,
-                       double *acc)
+static int row_splitkv(
+    const call_t *C, double *out, const scratch_t *q, size_t g, size_t lim, scratch_t *sc, double *O, double *acc)
 {
     const drift_attn_opts_t *o = C->o;
     size_t d = C->d, tiles = (C->L + C->bc - 1) / C->bc, per;
@@ -429,7 +429,7 @@ static int checked_mul(size_t *out, size_t a, size_t b)
 }
 
 int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                    const unsigned char *key_mask, const drift_attn_opts_t *o, char *err, size_t errsz)
+    const unsigned char *key_mask, const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     int st = drift_attn_validate(o, err, errsz);
     if (st) return st;
@@ -437,11 +437,10 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     if ((nq && (!out || !q))) return drift_why(err, errsz, DRIFT_EINVAL, "attention: NULL buffer");
     if (kv->kv_heads != o->kv_heads || kv->head_dim != o->head_dim)
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d", kv->kv_heads,
-                         kv->head_dim, o->kv_heads, o->head_dim);
+            "attention: the cache has kv_heads %d and head_dim %d, the options %d and %d", kv->kv_heads, kv->head_dim,
+            o->kv_heads, o->head_dim);
     if (o->causal && (q_pos > kv->len || nq > kv->len - q_pos))
-        return drift_why(
-            err, errsz, DRIFT_EINVAL,
+        return drift_why(err, errsz, DRIFT_EINVAL,
             "attention: causal queries at positions %zu..%zu need that many cached keys (the cache has %zu)", q_pos,
             q_pos + nq - 1, kv->len);
     if (nq == 0) return 0;
@@ -472,8 +471,8 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     size_t nkv, nrow, tmp;
     if (!checked_mul(&nkv, C.Lpad, d) || !checked_mul(&nkv, nkv, G) || !checked_mul(&tmp, nkv, 2 * sizeof(double)) ||
         !checked_mul(&nrow, nq, H) || !checked_mul(&tmp, nrow, d))
-        return drift_why(err, errsz, DRIFT_ENOMEM, "attention: %zu queries x %zu cached keys cannot fit in memory", nq,
-                         L);
+        return drift_why(
+            err, errsz, DRIFT_ENOMEM, "attention: %zu queries x %zu cached keys cannot fit in memory", nq, L);
     size_t nsplit_max = C.Lpad / C.bc + 1;
     size_t wS = C.Lpad > d ? C.Lpad : d;
     size_t scratch_n = 3 * wS + 2 * d + nsplit_max * (d + 1), fscratch_n = 4 * C.bc + 2 * d;
@@ -567,8 +566,8 @@ int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const
     return 0;
 }
 
-int drift_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o,
-                           char *err, size_t errsz)
+int drift_attention_decode(
+    double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     if (!kv || kv->len == 0)
         return drift_why(err, errsz, DRIFT_EINVAL, "attention decode: the kv cache is empty (append the token first)");
@@ -576,8 +575,7 @@ int drift_attention_decode(double *out, const double *q, const drift_kv_cache_t 
 }
 
 int drift_attention_prefill(double *out, const double *q, const double *k, const double *v, size_t n,
-                            const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o, char *err,
-                            size_t errsz)
+    const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     int st = drift_attn_validate(o, err, errsz);
     if (st) return st;

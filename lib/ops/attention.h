@@ -171,30 +171,28 @@ typedef struct {
 } drift_kv_cache_t;
 
 DRIFT_MUST_CHECK int drift_kv_init(drift_kv_cache_t *c, int kv_heads, int head_dim, size_t capacity,
-                                   const drift_kv_format_t *fmt, char *err, size_t errsz);
+    const drift_kv_format_t *fmt, char *err, size_t errsz);
 void drift_kv_free(drift_kv_cache_t *c);
 /* Appends ntok tokens: k and v are [ntok][kv_heads][head_dim] (finite values). */
-DRIFT_MUST_CHECK int drift_kv_append(drift_kv_cache_t *c, const double *k, const double *v, size_t ntok, char *err,
-                                     size_t errsz);
+DRIFT_MUST_CHECK int drift_kv_append(
+    drift_kv_cache_t *c, const double *k, const double *v, size_t ntok, char *err, size_t errsz);
 
 /* ---- attention ----------------------------------------------------------------------- */
 
 /* The general call: nq queries at positions q_pos .. q_pos+nq-1 against the cache (causal
  * needs q_pos + nq <= kv->len). */
 DRIFT_MUST_CHECK int drift_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                                     const unsigned char *key_mask, const drift_attn_opts_t *o, char *err,
-                                     size_t errsz);
+    const unsigned char *key_mask, const drift_attn_opts_t *o, char *err, size_t errsz);
 
 /* Decode: one query (the last token, position kv->len - 1) against the whole cache. */
-DRIFT_MUST_CHECK int drift_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv,
-                                            const drift_attn_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_attention_decode(
+    double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o, char *err, size_t errsz);
 
 /* Prefill of n tokens (q, k, v as [n][heads or kv_heads][head_dim]) through a cache in
  * format kvf. chunk = 0: all queries in one call; chunk = C: chunked prefill, the cache
  * grows by C tokens and those C queries attend to it, as serving engines do. */
 DRIFT_MUST_CHECK int drift_attention_prefill(double *out, const double *q, const double *k, const double *v, size_t n,
-                                             const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o,
-                                             char *err, size_t errsz);
+    const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o, char *err, size_t errsz);
 
 /* The exact attention of the given values, each output correctly rounded to f with high
  * probability: MPFR at w = 128, 256, ... bits until two successive precisions round alike
@@ -203,8 +201,8 @@ DRIFT_MUST_CHECK int drift_attention_prefill(double *out, const double *q, const
  * (heads, kv_heads, head_dim, causal, scale) are read. q [nq][heads][d], k and v
  * [nk][kv_heads][d]; fully masked rows give +0. */
 DRIFT_MUST_CHECK int drift_attention_reference(double *out, const double *q, const double *k, const double *v,
-                                               size_t nq, size_t nk, size_t q_pos, const unsigned char *key_mask,
-                                               const drift_attn_opts_t *o, drift_format_t f, char *err, size_t errsz);
+    size_t nq, size_t nk, size_t q_pos, const unsigned char *key_mask, const drift_attn_opts_t *o, drift_format_t f,
+    char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,7 @@ static int format_ok(drift_format_t f) { return (int)f >= 0 && f < DRIFT_NFORMAT
 
 /* One row at w bits: out_c = sum_j e_j v_jc / sum_j e_j, e_j = exp(scale q.k_j - m). */
 static void ref_row(mpfr_t *res, const double *q, const double *k, const double *v, size_t nk, size_t lim, size_t g,
-                    const unsigned char *mask, const drift_attn_opts_t *o, mpfr_prec_t w)
+    const unsigned char *mask, const drift_attn_opts_t *o, mpfr_prec_t w)
 {
     size_t d = (size_t)o->head_dim, G = (size_t)o->kv_heads;
     mpfr_t sc, t, s, m, sum, *S = malloc(nk * sizeof *S);
@@ -66,12 +66,11 @@ static void ref_row(mpfr_t *res, const double *q, const double *k, const double 
 }
 
 int drift_attention_reference(double *out, const double *q, const double *k, const double *v, size_t nq, size_t nk,
-                              size_t q_pos, const unsigned char *key_mask, const drift_attn_opts_t *o, drift_format_t f,
-                              char *err, size_t errsz)
+    size_t q_pos, const unsigned char *key_mask, const drift_attn_opts_t *o, drift_format_t f, char *err, size_t errsz)
 {
     if (!o || o->heads < 1 || o->kv_heads < 1 || o->head_dim < 1 || o->heads % o->kv_heads)
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "attention reference: heads must be a positive multiple of kv_heads >= 1, head_dim >= 1");
+            "attention reference: heads must be a positive multiple of kv_heads >= 1, head_dim >= 1");
     if (!format_ok(f)) return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: unknown format");
     if (nq && (!out || !q || (nk && (!k || !v))))
         return drift_why(err, errsz, DRIFT_EINVAL, "attention reference: NULL buffer");

@@ -46,7 +46,7 @@ int drift_attn_kernel_parse(drift_attn_kernel_t *k, const char *spec, char *err,
         if (!parse_num(&r.br, spec + 6, &p, DRIFT_ATTN_TILE_MAX) || *p != ',' ||
             !parse_num(&r.bc, p + 1, &p, DRIFT_ATTN_TILE_MAX) || *p)
             return drift_why(err, errsz, DRIFT_EINVAL, "attention kernel '%s': expected flash:Br,Bc with tiles 1..%ld",
-                             spec, DRIFT_ATTN_TILE_MAX);
+                spec, DRIFT_ATTN_TILE_MAX);
         *k = r;
         return 0;
     }
@@ -64,24 +64,22 @@ int drift_attn_kernel_parse(drift_attn_kernel_t *k, const char *spec, char *err,
         if (!ok || *p) {
             if (r.kind == DRIFT_ATTN_SPLITKV_SIZE)
                 return drift_why(err, errsz, DRIFT_EINVAL,
-                                 "attention kernel '%s': expected splitkv:size=S[,Bc] with S 1..%ld and Bc 1..%ld",
-                                 spec, DRIFT_ATTN_SIZE_MAX, DRIFT_ATTN_TILE_MAX);
+                    "attention kernel '%s': expected splitkv:size=S[,Bc] with S 1..%ld and Bc 1..%ld", spec,
+                    DRIFT_ATTN_SIZE_MAX, DRIFT_ATTN_TILE_MAX);
             return drift_why(err, errsz, DRIFT_EINVAL,
-                             "attention kernel '%s': expected splitkv:N[,Bc] with N 1..%ld and Bc 1..%ld", spec,
-                             DRIFT_ATTN_SPLIT_MAX, DRIFT_ATTN_TILE_MAX);
+                "attention kernel '%s': expected splitkv:N[,Bc] with N 1..%ld and Bc 1..%ld", spec,
+                DRIFT_ATTN_SPLIT_MAX, DRIFT_ATTN_TILE_MAX);
         }
         if (!r.bc) r.bc = r.kind == DRIFT_ATTN_SPLITKV_SIZE ? (r.size < 64 ? r.size : 64) : 64;
         if (r.kind == DRIFT_ATTN_SPLITKV_SIZE && r.size % r.bc)
-            return drift_why(
-                err, errsz, DRIFT_EINVAL,
+            return drift_why(err, errsz, DRIFT_EINVAL,
                 "attention kernel '%s': the split size %ld must be a multiple of the tile Bc = %ld (write splitkv:size=S,Bc)",
                 spec, r.size, r.bc);
         *k = r;
         return 0;
     }
     return drift_why(err, errsz, DRIFT_EINVAL,
-                     "attention kernel '%s': expected standard, flash:Br,Bc, splitkv:N[,Bc] or splitkv:size=S[,Bc]",
-                     spec);
+        "attention kernel '%s': expected standard, flash:Br,Bc, splitkv:N[,Bc] or splitkv:size=S[,Bc]", spec);
 }
 
 int drift_attn_kernel_print(char *buf, size_t size, const drift_attn_kernel_t *k)
@@ -120,8 +118,7 @@ int drift_kv_format_parse(drift_kv_format_t *f, const char *spec, char *err, siz
         *f = (drift_kv_format_t){DRIFT_KV_FLOAT, x};
         return 0;
     }
-    return drift_why(
-        err, errsz, DRIFT_EINVAL,
+    return drift_why(err, errsz, DRIFT_EINVAL,
         "kv cache format '%s': expected fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token or int8:head", spec);
 }
 
@@ -167,11 +164,10 @@ static int recipe_ok(const drift_recipe_t *r, const char *name, char *err, size_
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "attention %s recipe: exact is not an attention kernel", name);
     if (!format_ok(r->in) || !format_ok(r->out) || !format_ok(r->acc.acc))
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "attention %s recipe: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)",
-                         name);
+            "attention %s recipe: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)", name);
     if ((int)r->acc.mode < 0 || r->acc.mode >= DRIFT_NMODES || r->acc.mode == DRIFT_SR)
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "attention %s recipe: accumulator rounding must be rne, rz, rna, ru or rd (not sr)", name);
+            "attention %s recipe: accumulator rounding must be rne, rz, rna, ru or rd (not sr)", name);
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, &r->order) < 0)
         return drift_why(err, errsz, DRIFT_EINVAL, "attention %s recipe: invalid order", name);
@@ -184,20 +180,20 @@ int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     if (!o) return drift_why(err, errsz, DRIFT_EINVAL, "attention options: missing");
     if (o->heads < 1 || o->heads > DRIFT_ATTN_DIM_MAX)
-        return drift_why(err, errsz, DRIFT_EINVAL, "attention: heads (%d) must be an integer 1..%ld", o->heads,
-                         DRIFT_ATTN_DIM_MAX);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "attention: heads (%d) must be an integer 1..%ld", o->heads, DRIFT_ATTN_DIM_MAX);
     if (o->kv_heads < 1 || o->kv_heads > DRIFT_ATTN_DIM_MAX)
         return drift_why(err, errsz, DRIFT_EINVAL, "attention: kv_heads (%d) must be an integer 1..%ld", o->kv_heads,
-                         DRIFT_ATTN_DIM_MAX);
+            DRIFT_ATTN_DIM_MAX);
     if (o->heads % o->kv_heads)
         return drift_why(err, errsz, DRIFT_EINVAL, "attention: heads (%d) must be a multiple of kv_heads (%d)",
-                         o->heads, o->kv_heads);
+            o->heads, o->kv_heads);
     if (o->head_dim < 1 || o->head_dim > DRIFT_ATTN_DIM_MAX)
         return drift_why(err, errsz, DRIFT_EINVAL, "attention: head_dim (%d) must be an integer 1..%ld", o->head_dim,
-                         DRIFT_ATTN_DIM_MAX);
+            DRIFT_ATTN_DIM_MAX);
     if (!(o->scale >= 0) || !isfinite(o->scale))
-        return drift_why(err, errsz, DRIFT_EINVAL,
-                         "attention: scale must be finite and > 0 (or 0 for 1/sqrt(head_dim))");
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "attention: scale must be finite and > 0 (or 0 for 1/sqrt(head_dim))");
     int st;
     if ((st = recipe_ok(&o->qk, "qk", err, errsz)) || (st = recipe_ok(&o->pv, "pv", err, errsz))) return st;
     char kbuf[DRIFT_ATTN_SPEC_MAX];
@@ -207,17 +203,15 @@ int drift_attn_validate(const drift_attn_opts_t *o, char *err, size_t errsz)
         (k->kind == DRIFT_ATTN_FLASH && (k->br < 1 || k->br > DRIFT_ATTN_TILE_MAX)) ||
         (k->kind == DRIFT_ATTN_SPLITKV_N && (k->splits < 1 || k->splits > DRIFT_ATTN_SPLIT_MAX)) ||
         (k->kind == DRIFT_ATTN_SPLITKV_SIZE && (k->size < 1 || k->size > DRIFT_ATTN_SIZE_MAX)))
-        return drift_why(
-            err, errsz, DRIFT_EINVAL,
+        return drift_why(err, errsz, DRIFT_EINVAL,
             "attention kernel: invalid (accepted: standard, flash:Br,Bc, splitkv:N[,Bc], splitkv:size=S[,Bc]; split size 0 is not a size)");
     if (k->kind == DRIFT_ATTN_SPLITKV_SIZE && k->size % k->bc)
-        return drift_why(err, errsz, DRIFT_EINVAL,
-                         "attention kernel '%s': the split size must be a multiple of the tile Bc", kbuf);
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "attention kernel '%s': the split size must be a multiple of the tile Bc", kbuf);
     drift_tc_params_t p; /* a tensor-core P.V (its path checked above) reads tiles in blocks */
     if (k->kind != DRIFT_ATTN_STANDARD && drift_order_tc_params(&p, &o->pv.order, o->pv.in) == 1) {
         if (k->bc % p.block)
-            return drift_why(
-                err, errsz, DRIFT_EINVAL,
+            return drift_why(err, errsz, DRIFT_EINVAL,
                 "attention kernel '%s': the tile Bc = %ld must be a multiple of %d, the tc:%s block for %s P.V", kbuf,
                 k->bc, p.block, drift_tc_arch_name(o->pv.order.arch), drift_format_name(o->pv.in));
     }

@@ -80,12 +80,12 @@ int drift_backend_mismatch(const char *kernel, size_t i, size_t cols, double dev
     pthread_mutex_lock(&lock);
     if (cols)
         snprintf(message, sizeof message,
-                 "%s: %s result differs from its CPU twin at [%zu,%zu]: device %a, cpu %a (a bug in one of them)",
-                 kernel, registered ? registered->name : "device", i / cols, i % cols, device, cpu);
+            "%s: %s result differs from its CPU twin at [%zu,%zu]: device %a, cpu %a (a bug in one of them)", kernel,
+            registered ? registered->name : "device", i / cols, i % cols, device, cpu);
     else
         snprintf(message, sizeof message,
-                 "%s: %s result differs from its CPU twin at [%zu]: device %a, cpu %a (a bug in one of them)", kernel,
-                 registered ? registered->name : "device", i, device, cpu);
+            "%s: %s result differs from its CPU twin at [%zu]: device %a, cpu %a (a bug in one of them)", kernel,
+            registered ? registered->name : "device", i, device, cpu);
     pthread_mutex_unlock(&lock);
     if (on_mismatch) on_mismatch(message);
     return DRIFT_ERANGE;

@@ -46,24 +46,24 @@ typedef struct {
     void (*describe)(char *buf, size_t size);
     /* C = A B with the CPU's kernel and options (drift_gemm's signature); ran: what ran */
     int (*gemm)(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const drift_gemm_kernel_t *k,
-                const drift_gemm_opts_t *o, char *ran, size_t ran_size);
+        const drift_gemm_opts_t *o, char *ran, size_t ran_size);
     /* a device-only GEMM path by spec (splitk:S:atomic, cublas[:...], cublaslt[:...]) */
     int (*gemm_spec)(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
-                     const drift_gemm_opts_t *o, char *ran, size_t ran_size);
+        const drift_gemm_opts_t *o, char *ran, size_t ran_size);
     /* gemm_spec's GEMM queued on nstreams concurrent streams: C holds nstreams results of M x N */
     int (*gemm_streams)(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const char *spec,
-                        const drift_gemm_opts_t *o, int nstreams, char *ran, size_t ran_size);
+        const drift_gemm_opts_t *o, int nstreams, char *ran, size_t ran_size);
     /* batched: out[r] = reduction of row r (batch rows of n), as drift_sum / drift_dot */
     int (*sum)(double *out, const double *x, size_t n, size_t batch, const drift_order_t *o, const drift_acc_t *acc);
     int (*dot)(double *out, const double *a, const double *b, size_t n, size_t batch, const drift_order_t *o,
-               const drift_acc_t *acc);
+        const drift_acc_t *acc);
     /* out[i] = drift_round(in[i], f, o, 0) */
     int (*round)(double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o);
     /* batch rows of n: drift_softmax of each row */
     int (*softmax)(double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o);
     /* drift_attention's arguments (dispatch_attention.h) */
     int (*attention)(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                     const unsigned char *key_mask, const drift_attn_opts_t *o);
+        const unsigned char *key_mask, const drift_attn_opts_t *o);
     /* the last error's one line */
     const char *(*message)(void);
 } drift_backend_ops_t;

@@ -35,7 +35,7 @@ int drift_device_perf(drift_device_perf_t *d, const char *name)
 static double cdiv(double a, double b) { return ceil(a / b); }
 
 int drift_cost_gemm(drift_cost_t *out, const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K, drift_format_t in,
-                    int tensor_cores, const drift_device_perf_t *d)
+    int tensor_cores, const drift_device_perf_t *d)
 {
     if (!out || !k || !d || !M || !N || !K || d->sms < 1) return DRIFT_EINVAL;
     const drift_format_info_t *fi = drift_format_info(in);

@@ -53,7 +53,7 @@ typedef struct {
 
 /* 0 or DRIFT_EINVAL (bad kernel, zero sizes, no tensor-core rate for that input). */
 DRIFT_MUST_CHECK int drift_cost_gemm(drift_cost_t *out, const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K,
-                                     drift_format_t in, int tensor_cores, const drift_device_perf_t *d);
+    drift_format_t in, int tensor_cores, const drift_device_perf_t *d);
 
 #ifdef __cplusplus
 }

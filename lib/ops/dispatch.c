@@ -23,7 +23,7 @@ int drift_order_sum_check(const drift_order_t *o, const char *what, char *err, s
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, o) < 0) snprintf(buf, sizeof buf, "?");
     return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order '%s' is a dot-product model; %s takes " DRIFT_SUM_ORDERS,
-                     buf, what ? what : "a sum");
+        buf, what ? what : "a sum");
 }
 
 int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_format_t acc, char *err, size_t errsz)
@@ -34,10 +34,10 @@ int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_forma
     drift_tc_params_t p;
     if (drift_tc_params(&p, o->arch, in))
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order %s has no tensor-core path for input %s", buf,
-                         drift_format_name(in));
+            drift_format_name(in));
     if (acc != DRIFT_FP32 && acc != DRIFT_FP16)
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED, "order %s accumulates in fp32 or fp16, not %s", buf,
-                         drift_format_name(acc));
+            drift_format_name(acc));
     return DRIFT_OK;
 }
 
@@ -49,7 +49,7 @@ int drift_order_tc_arch(drift_tc_arch_t *arch, const drift_order_t *o)
 }
 
 int drift_order_dot(double *y, const double *a, const double *b, size_t n, const double *c, const drift_order_t *o,
-                    drift_format_t in, const drift_acc_t *acc)
+    drift_format_t in, const drift_acc_t *acc)
 {
     if (o && o->kind == DRIFT_ORDER_TC) return drift_tc_dot(y, a, b, n, c, o->arch, in, acc->acc);
     return drift_dot(y, a, b, n, c, o, acc);
@@ -62,7 +62,7 @@ int drift_recipe_check(const drift_recipe_t *r, char *err, size_t errsz)
     if (drift_order_tc_params(NULL, &r->order, r->in) < 0) {
         if (err && errsz)
             snprintf(err, errsz, "tc:%s has no tensor-core path for %s inputs", drift_tc_arch_name(r->order.arch),
-                     drift_format_name(r->in));
+                drift_format_name(r->in));
         return DRIFT_EUNSUPPORTED;
     }
     return DRIFT_OK;
@@ -95,8 +95,8 @@ static int twin_check(int rc, const double *dev, const double *cpu, size_t n, si
 
 static const drift_backend_ops_t *device(void) { return drift_backend_active() ? drift_backend_registered() : NULL; }
 
-int drift_recipe_dot_acc(double *y, const double *a, const double *b, size_t n, const double *c,
-                         const drift_recipe_t *r)
+int drift_recipe_dot_acc(
+    double *y, const double *a, const double *b, size_t n, const double *c, const drift_recipe_t *r)
 {
     int rc = drift_recipe_check(r, NULL, 0);
     if (rc) return rc;
@@ -204,8 +204,8 @@ drift_gemm_opts_t drift_recipe_gemm_opts(const drift_recipe_t *r, double alpha, 
 }
 
 /* C = A B exactly, each output the exact dot product of the rounded inputs rounded once to out. */
-static int exact_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                      const drift_recipe_t *r)
+static int exact_gemm(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, const drift_recipe_t *r)
 {
     double *a = malloc((K + 1) * sizeof *a), *b = malloc((K + 1) * N * sizeof *b);
     int rc = a && b ? DRIFT_OK : DRIFT_ENOMEM;
@@ -221,7 +221,7 @@ static int exact_gemm(double *C, const double *A, const double *B, size_t M, siz
 }
 
 int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                      const drift_recipe_t *r, double alpha, double beta)
+    const drift_recipe_t *r, double alpha, double beta)
 {
     if (!C || !A || !B || !r || drift_recipe_validate(r, NULL, 0)) return DRIFT_EINVAL;
     if (r->exact) return alpha == 1 && beta == 0 ? exact_gemm(C, A, B, M, N, K, r) : DRIFT_EUNSUPPORTED;
@@ -240,7 +240,7 @@ static void kernel_label(char *buf, size_t size, const drift_gemm_kernel_t *k, c
 }
 
 int drift_dispatch_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                        const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts)
+    const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts)
 {
     const drift_backend_ops_t *dev = device();
     if (!dev || !dev->gemm || !kern || !opts || M == 0 || N == 0) {
@@ -292,7 +292,7 @@ int drift_dispatch_gemm(double *C, const double *A, const double *B, size_t M, s
 }
 
 int drift_dispatch_gemm_spec(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                             const char *spec, const drift_gemm_opts_t *opts, char *ran, size_t ran_size)
+    const char *spec, const drift_gemm_opts_t *opts, char *ran, size_t ran_size)
 {
     const drift_backend_ops_t *dev = device();
     if (!spec || !opts) return DRIFT_EINVAL;
@@ -337,8 +337,8 @@ int drift_dispatch_round(double *out, const double *in, size_t n, drift_format_t
     return rc;
 }
 
-int drift_dispatch_softmax(double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o,
-                           char *err, size_t errsz)
+int drift_dispatch_softmax(
+    double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o, char *err, size_t errsz)
 {
     if (batch && n > SIZE_MAX / batch) return DRIFT_ENOMEM;
     for (size_t r = 0; r < batch; r++) {

@@ -37,14 +37,14 @@ DRIFT_MUST_CHECK int drift_recipe_check(const drift_recipe_t *r, char *err, size
 /* The accumulator's result of c + sum a[i] b[i] before the output rounding (a value of
  * r->acc.acc); a and b must be values of r->in; c may be NULL. Not for exact recipes
  * (DRIFT_EINVAL). Errors as drift_recipe_check, plus those of the path. */
-DRIFT_MUST_CHECK int drift_recipe_dot_acc(double *y, const double *a, const double *b, size_t n, const double *c,
-                                          const drift_recipe_t *r);
+DRIFT_MUST_CHECK int drift_recipe_dot_acc(
+    double *y, const double *a, const double *b, size_t n, const double *c, const drift_recipe_t *r);
 /* A value y of the accumulator stored in r->out (RNE; unchanged when out == acc). */
 double drift_recipe_store(double y, const drift_recipe_t *r);
 /* The recipe's dot product: store(dot_acc), or for exact recipes the exact dot rounded once
  * to r->out (c must then be NULL). */
-DRIFT_MUST_CHECK int drift_recipe_dot(double *out, const double *a, const double *b, size_t n, const double *c,
-                                      const drift_recipe_t *r);
+DRIFT_MUST_CHECK int drift_recipe_dot(
+    double *out, const double *a, const double *b, size_t n, const double *c, const drift_recipe_t *r);
 /* The recipe's sum of x (values of r->in): exact sum rounded to out, or drift_sum stored in
  * out. A tensor-core recipe is a dot product only: DRIFT_EUNSUPPORTED. */
 DRIFT_MUST_CHECK int drift_recipe_sum(double *out, const double *x, size_t n, const drift_recipe_t *r);
@@ -58,7 +58,7 @@ drift_gemm_opts_t drift_recipe_gemm_opts(const drift_recipe_t *r, double alpha, 
  * output the exact dot product of the inputs rounded (RNE) to r->in, rounded once to r->out
  * (alpha = 1 and beta = 0 only; DRIFT_EUNSUPPORTED otherwise). */
 DRIFT_MUST_CHECK int drift_recipe_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                       const drift_recipe_t *r, double alpha, double beta);
+    const drift_recipe_t *r, double alpha, double beta);
 
 /* C (M x N) = A (M x K) B (K x N) under r (order seq or tc:ARCH) with the kernel kern (a
  * policy's choice for the batch's shape), the result stored in out (r->out, or r->acc.acc for a
@@ -72,16 +72,14 @@ DRIFT_MUST_CHECK int drift_recipe_gemm(double *C, const double *A, const double 
  * scratch_a holds M*K doubles, scratch_c 2*M*max(K, N) (at least M*(2N + K) floats).
  * 0 or the errors of the kernels. */
 DRIFT_MUST_CHECK int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M,
-                                                size_t N, size_t K, const drift_recipe_t *r,
-                                                const drift_gemm_kernel_t *kern, drift_format_t out, double *scratch_a,
-                                                double *scratch_c);
+    size_t N, size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out, double *scratch_a,
+    double *scratch_c);
 /* The same, with bf_valid = 1 when drift_dispatch_gemm_b_valid(Bf, K*N, r) returned 1 for this
  * B (unchanged since): the tensor-core model then reads Bf without checking it again. B may
  * be a slice of that matrix's rows. drift_dispatch_kernel_gemm is bf_valid = 0. */
 DRIFT_MUST_CHECK int drift_dispatch_kernel_gemm_b(double *C, const double *A, const double *B, const float *Bf,
-                                                  int bf_valid, size_t M, size_t N, size_t K, const drift_recipe_t *r,
-                                                  const drift_gemm_kernel_t *kern, drift_format_t out,
-                                                  double *scratch_a, double *scratch_c);
+    int bf_valid, size_t M, size_t N, size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern,
+    drift_format_t out, double *scratch_a, double *scratch_c);
 
 /* Whether r's GEMM under drift_dispatch_kernel_gemm_b may read Bf (n floats, the B that call
  * receives) without checking its values again: for a tensor-core recipe, 1 when the model
@@ -94,19 +92,18 @@ int drift_dispatch_gemm_b_valid(const float *Bf, size_t n, const drift_recipe_t 
  * selected and takes the arguments (naive, tiled, splitk checked bit for bit against
  * drift_gemm; tc:ARCH on the device's own tensor cores, a measurement), else on the CPU. */
 DRIFT_MUST_CHECK int drift_dispatch_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                         const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts);
+    const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts);
 /* A device-only GEMM path (splitk:S:atomic, cublas[:pedantic|:tf32], cublaslt[...]: no CPU
  * twin, nondeterministic or vendor-defined); ran receives what ran. DRIFT_EUNSUPPORTED when no
  * device is selected or it has no such path (drift_backend_message() says why). */
 DRIFT_MUST_CHECK int drift_dispatch_gemm_spec(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                              const char *spec, const drift_gemm_opts_t *opts, char *ran,
-                                              size_t ran_size);
+    const char *spec, const drift_gemm_opts_t *opts, char *ran, size_t ran_size);
 /* out[i] = drift_round(in[i], f, o, 0) for every i, on the device when selected (checked). */
-DRIFT_MUST_CHECK int drift_dispatch_round(double *out, const double *in, size_t n, drift_format_t f,
-                                          const drift_round_opts_t *o);
+DRIFT_MUST_CHECK int drift_dispatch_round(
+    double *out, const double *in, size_t n, drift_format_t f, const drift_round_opts_t *o);
 /* drift_softmax of each of batch rows of n, on the device when selected (checked). */
-DRIFT_MUST_CHECK int drift_dispatch_softmax(double *out, const double *x, size_t n, size_t batch,
-                                            const drift_softmax_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_dispatch_softmax(
+    double *out, const double *x, size_t n, size_t batch, const drift_softmax_opts_t *o, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,8 @@
 static const drift_backend_ops_t *device(void) { return drift_backend_active() ? drift_backend_registered() : NULL; }
 
 /* The device's verdict rc on n outputs got against the CPU's cpu (rows of head_dim). */
-static int twin_verdict(int rc, const double *got, const double *cpu, size_t n, const drift_attn_opts_t *o, char *err,
-                        size_t errsz)
+static int twin_verdict(
+    int rc, const double *got, const double *cpu, size_t n, const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     char label[DRIFT_ATTN_SPEC_MAX + 16] = "attention", spec[DRIFT_ATTN_SPEC_MAX];
     if (drift_attn_kernel_print(spec, sizeof spec, &o->kernel) > 0) snprintf(label, sizeof label, "attention %s", spec);
@@ -35,7 +35,7 @@ static int twin_verdict(int rc, const double *got, const double *cpu, size_t n, 
 }
 
 int drift_dispatch_attention(double *out, const double *q, size_t nq, size_t q_pos, const drift_kv_cache_t *kv,
-                             const unsigned char *key_mask, const drift_attn_opts_t *o, char *err, size_t errsz)
+    const unsigned char *key_mask, const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     int rc = drift_attention(out, q, nq, q_pos, kv, key_mask, o, err, errsz);
     const drift_backend_ops_t *dev = device();
@@ -52,8 +52,8 @@ int drift_dispatch_attention(double *out, const double *q, size_t nq, size_t q_p
     return rc;
 }
 
-int drift_dispatch_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv,
-                                    const drift_attn_opts_t *o, char *err, size_t errsz)
+int drift_dispatch_attention_decode(
+    double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     if (!kv || kv->len == 0) return drift_attention_decode(out, q, kv, o, err, errsz); /* its error */
     return drift_dispatch_attention(out, q, 1, kv->len - 1, kv, NULL, o, err, errsz);
@@ -62,8 +62,7 @@ int drift_dispatch_attention_decode(double *out, const double *q, const drift_kv
 /* The CPU's prefill gives the result; the device then replays the cache's growth chunk by
  * chunk and its outputs are held against it. */
 int drift_dispatch_attention_prefill(double *out, const double *q, const double *k, const double *v, size_t n,
-                                     const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o, char *err,
-                                     size_t errsz)
+    const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o, char *err, size_t errsz)
 {
     int rc = drift_attention_prefill(out, q, k, v, n, kvf, chunk, o, err, errsz);
     const drift_backend_ops_t *dev = device();

@@ -18,13 +18,11 @@ extern "C" {
 #endif
 
 DRIFT_MUST_CHECK int drift_dispatch_attention(double *out, const double *q, size_t nq, size_t q_pos,
-                                              const drift_kv_cache_t *kv, const unsigned char *key_mask,
-                                              const drift_attn_opts_t *o, char *err, size_t errsz);
-DRIFT_MUST_CHECK int drift_dispatch_attention_decode(double *out, const double *q, const drift_kv_cache_t *kv,
-                                                     const drift_attn_opts_t *o, char *err, size_t errsz);
+    const drift_kv_cache_t *kv, const unsigned char *key_mask, const drift_attn_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_dispatch_attention_decode(
+    double *out, const double *q, const drift_kv_cache_t *kv, const drift_attn_opts_t *o, char *err, size_t errsz);
 DRIFT_MUST_CHECK int drift_dispatch_attention_prefill(double *out, const double *q, const double *k, const double *v,
-                                                      size_t n, const drift_kv_format_t *kvf, size_t chunk,
-                                                      const drift_attn_opts_t *o, char *err, size_t errsz);
+    size_t n, const drift_kv_format_t *kvf, size_t chunk, const drift_attn_opts_t *o, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 int drift_gpu_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                   const drift_gemm_kernel_t *k, const drift_gemm_opts_t *opts, drift_tc_arch_t arch)
+    const drift_gemm_kernel_t *k, const drift_gemm_opts_t *opts, drift_tc_arch_t arch)
 {
     if (!k || !opts) return DRIFT_EINVAL;
     if (!drift_gpu_uses_tc(opts->in, arch)) return drift_dispatch_gemm(C, A, B, M, N, K, k, opts);
@@ -20,7 +20,7 @@ int drift_gpu_gemm(double *C, const double *A, const double *B, size_t M, size_t
 }
 
 int drift_gpu_row0_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0, const double *B, size_t N,
-                      size_t K, const drift_gemm_opts_t *opts, drift_tc_arch_t arch)
+    size_t K, const drift_gemm_opts_t *opts, drift_tc_arch_t arch)
 {
     if (!drift_gpu_uses_tc(opts->in, arch)) return drift_row0_of(c, k, a0, B, N, K, opts);
     for (int t = 0; t < c->n; t++)

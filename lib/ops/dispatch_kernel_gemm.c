@@ -12,7 +12,7 @@
 /* The tensor-core model on B as it lies in floats when that path takes the case, else on
  * the doubles (tc_model.h: both give the model's bits). */
 static int tc_gemm(double *C, const double *A, const double *B, const float *Bf, int bf_valid, size_t M, size_t N,
-                   size_t K, drift_tc_arch_t arch, drift_format_t in, drift_format_t acc)
+    size_t K, drift_tc_arch_t arch, drift_format_t in, drift_format_t acc)
 {
     int done = 0;
     if (Bf) {
@@ -29,15 +29,15 @@ int drift_dispatch_gemm_b_valid(const float *Bf, size_t n, const drift_recipe_t 
 }
 
 int drift_dispatch_kernel_gemm(double *C, const double *A, const double *B, const float *Bf, size_t M, size_t N,
-                               size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out,
-                               double *scratch_a, double *scratch_c)
+    size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out, double *scratch_a,
+    double *scratch_c)
 {
     return drift_dispatch_kernel_gemm_b(C, A, B, Bf, 0, M, N, K, r, kern, out, scratch_a, scratch_c);
 }
 
 int drift_dispatch_kernel_gemm_b(double *C, const double *A, const double *B, const float *Bf, int bf_valid, size_t M,
-                                 size_t N, size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern,
-                                 drift_format_t out, double *scratch_a, double *scratch_c)
+    size_t N, size_t K, const drift_recipe_t *r, const drift_gemm_kernel_t *kern, drift_format_t out, double *scratch_a,
+    double *scratch_c)
 {
     if (!C || !A || !B || !r || !kern || !scratch_a || !scratch_c || r->exact) return DRIFT_EINVAL;
     drift_tc_arch_t arch;

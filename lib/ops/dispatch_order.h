@@ -26,8 +26,8 @@ DRIFT_MUST_CHECK int drift_order_sum_check(const drift_order_t *o, const char *w
  * but tc:ARCH takes any); for tc:ARCH DRIFT_EUNSUPPORTED when the architecture has no
  * tensor-core path for in ("order tc:v100 has no tensor-core path for input bf16") or acc is
  * neither fp32 nor fp16 ("order tc:h100 accumulates in fp32 or fp16, not fp64"). */
-DRIFT_MUST_CHECK int drift_order_dot_check(const drift_order_t *o, drift_format_t in, drift_format_t acc, char *err,
-                                           size_t errsz);
+DRIFT_MUST_CHECK int drift_order_dot_check(
+    const drift_order_t *o, drift_format_t in, drift_format_t acc, char *err, size_t errsz);
 /* 1 with *arch set when o is a tensor-core order, else 0 (*arch untouched): for callers that
  * keep the architecture in their own description (the transformer's matmul recipes). */
 int drift_order_tc_arch(drift_tc_arch_t *arch, const drift_order_t *o);
@@ -40,7 +40,7 @@ DRIFT_MUST_CHECK int drift_order_tc_params(drift_tc_params_t *p, const drift_ord
  * and no recipe check: the inner loop of a caller that checked its recipe once
  * (drift_order_dot_check). */
 DRIFT_MUST_CHECK int drift_order_dot(double *y, const double *a, const double *b, size_t n, const double *c,
-                                     const drift_order_t *o, drift_format_t in, const drift_acc_t *acc);
+    const drift_order_t *o, drift_format_t in, const drift_acc_t *acc);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,7 @@
 #include "drift.h"
 
 int drift_dispatch_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                const char *spec, const drift_gemm_opts_t *opts, int nstreams, char *ran,
-                                size_t ran_size)
+    const char *spec, const drift_gemm_opts_t *opts, int nstreams, char *ran, size_t ran_size)
 {
     const drift_backend_ops_t *dev = drift_backend_active() ? drift_backend_registered() : NULL;
     char what[96];

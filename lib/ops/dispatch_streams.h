@@ -18,8 +18,7 @@ extern "C" {
  * cublas[...], cublaslt) computed concurrently; ran: what ran. DRIFT_EUNSUPPORTED when no
  * device is selected or it has no such path (drift_backend_message() says why). */
 DRIFT_MUST_CHECK int drift_dispatch_gemm_streams(double *C, const double *A, const double *B, size_t M, size_t N,
-                                                 size_t K, const char *spec, const drift_gemm_opts_t *opts,
-                                                 int nstreams, char *ran, size_t ran_size);
+    size_t K, const char *spec, const drift_gemm_opts_t *opts, int nstreams, char *ran, size_t ran_size);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,7 @@ drift_gemm_simd_t drift_gemm_simd(void)
 }
 
 int drift_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-               const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts)
+    const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts)
 {
     if (!C || !kern || !opts || (M && K && !A) || (K && N && !B)) return DRIFT_EINVAL;
     if (!drift_gemm_kernel_valid(kern)) return DRIFT_EINVAL;

@@ -91,7 +91,7 @@ drift_gemm_opts_t drift_gemm_opts(drift_format_t in, drift_format_t acc);
  * kernel or options), DRIFT_EUNSUPPORTED (SR mode; tc with an unsupported format) or
  * DRIFT_ENOMEM. On error C is unchanged. */
 DRIFT_MUST_CHECK int drift_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts);
+    const drift_gemm_kernel_t *kern, const drift_gemm_opts_t *opts);
 
 /* fp32 GEMM in drift_gemm's seq order (naive / tiled kernels, fp32 accumulator, fma):
  * C[i][j] = round(A[i][0] B[0][j]) then fmaf chains over k, inputs already fp32 values;

@@ -8,8 +8,8 @@
 
 #include "gemm_internal.h"
 
-static void row_f32_generic(float *restrict s, const float *restrict Ai, const float *restrict Bf, size_t N, size_t k0,
-                            size_t k1, int fma_on)
+static void row_f32_generic(
+    float *restrict s, const float *restrict Ai, const float *restrict Bf, size_t N, size_t k0, size_t k1, int fma_on)
 {
     if (k0 == k1) {
         for (size_t j = 0; j < N; j++) s[j] = 0.0f;
@@ -29,9 +29,8 @@ static void row_f32_generic(float *restrict s, const float *restrict Ai, const f
 }
 
 #ifdef DRIFT_X86_DISPATCH
-__attribute__((target("avx2,fma"))) static void row_f32_avx2(float *restrict s, const float *restrict Ai,
-                                                             const float *restrict Bf, size_t N, size_t k0, size_t k1,
-                                                             int fma_on)
+__attribute__((target("avx2,fma"))) static void row_f32_avx2(
+    float *restrict s, const float *restrict Ai, const float *restrict Bf, size_t N, size_t k0, size_t k1, int fma_on)
 {
     if (k0 == k1) {
         for (size_t j = 0; j < N; j++) s[j] = 0.0f;

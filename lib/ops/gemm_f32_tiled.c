@@ -38,7 +38,7 @@
 /* c (mr x nr tile, row-major) continues the chains of its outputs over kl steps (start: the
  * first step starts the chain as a*b). ap: kl x mr packed, bp: kl x nr packed. */
 static void uk_f32_generic(size_t kl, const float *restrict ap, const float *restrict bp, float *restrict c, int mr,
-                           int nr, int start, int fma_on)
+    int nr, int start, int fma_on)
 {
     size_t k = 0;
     if (start) {
@@ -59,8 +59,8 @@ static void uk_f32_generic(size_t kl, const float *restrict ap, const float *res
 #ifdef DRIFT_X86_DISPATCH
 #define UK_MR 6
 #define UK_NR 16
-__attribute__((target("avx2,fma"))) static void
-uk_f32_avx2(size_t kl, const float *restrict ap, const float *restrict bp, float *restrict c, int start, int fma_on)
+__attribute__((target("avx2,fma"))) static void uk_f32_avx2(
+    size_t kl, const float *restrict ap, const float *restrict bp, float *restrict c, int start, int fma_on)
 {
     __m256 s00, s01, s10, s11, s20, s21, s30, s31, s40, s41, s50, s51;
     size_t k = 0;
@@ -127,16 +127,15 @@ uk_f32_avx2(size_t kl, const float *restrict ap, const float *restrict bp, float
  * prefetchers alone left the 1024^3 chain at 1.02x OpenBLAS; 8, 16, 32 steps ahead gave
  * 0.93, 0.92, 0.88x). A prefetch never faults, so reading past a panel's end is harmless. */
 #define UK512_PF 32
-#define UK512_PREFETCH(a, b)                                                    \
-    (_mm_prefetch((const char *)((b) + UK512_PF * UK512_NR), _MM_HINT_T0),      \
-     _mm_prefetch((const char *)((b) + UK512_PF * UK512_NR + 16), _MM_HINT_T0), \
-     _mm_prefetch((const char *)((a) + UK512_PF * UK512_MR), _MM_HINT_T0))
+#define UK512_PREFETCH(a, b)                                                       \
+    (_mm_prefetch((const char *)((b) + UK512_PF * UK512_NR), _MM_HINT_T0),         \
+        _mm_prefetch((const char *)((b) + UK512_PF * UK512_NR + 16), _MM_HINT_T0), \
+        _mm_prefetch((const char *)((a) + UK512_PF * UK512_MR), _MM_HINT_T0))
 #define UK512_MR 12
 #define UK512_NR 32
 #define UK512_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-__attribute__((target("avx512f"))) static void uk_f32_avx512(size_t kl, const float *restrict ap,
-                                                             const float *restrict bp, const float *c, float *cout,
-                                                             int start, int fma_on)
+__attribute__((target("avx512f"))) static void uk_f32_avx512(
+    size_t kl, const float *restrict ap, const float *restrict bp, const float *c, float *cout, int start, int fma_on)
 {
 #define DECL(r) __m512 s##r##a, s##r##b;
     UK512_ROWS(DECL)
@@ -255,8 +254,8 @@ void drift_gemm_pack_release(drift_gemm_ctx_t *g)
  * in registers (unpack, then two rounds of 128-bit lane shuffles; rows past `rows` are
  * zero), each k's mr floats one masked store. The scalar loop it replaces moved one float
  * per load and store, a quarter of the packing time of a 1024^3 GEMM. */
-__attribute__((target("avx512f"))) static void interleave_avx512(float *dst, const float *scr, size_t K, size_t rows,
-                                                                 size_t mr)
+__attribute__((target("avx512f"))) static void interleave_avx512(
+    float *dst, const float *scr, size_t K, size_t rows, size_t mr)
 {
     const __mmask16 keep = (__mmask16)((1u << mr) - 1);
     size_t k = 0;

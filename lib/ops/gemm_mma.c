@@ -118,13 +118,13 @@ static double add32(double x, double y) { return drift_add(x, y, DRIFT_FP32, DRI
 
 /* The MMAs over a[lo, hi) chained from c (NULL: zero). */
 static int chain(double *out, const double *a, const double *b, size_t lo, size_t hi, const double *c,
-                 drift_tc_arch_t arch, drift_format_t in)
+    drift_tc_arch_t arch, drift_format_t in)
 {
     return drift_tc_dot(out, a + lo, b + lo, hi - lo, c, arch, in, DRIFT_FP32);
 }
 
 int drift_mma_dot(double *out, const double *a, const double *b, size_t K, const drift_mma_kernel_t *k,
-                  drift_format_t in, size_t tile, size_t tiles)
+    drift_format_t in, size_t tile, size_t tiles)
 {
     if (!out || (K && (!a || !b)) || !kernel_ok(k)) return DRIFT_EINVAL;
     drift_tc_params_t prm;
@@ -190,7 +190,7 @@ int drift_mma_dot(double *out, const double *a, const double *b, size_t K, const
 }
 
 int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                   const drift_mma_kernel_t *k, drift_format_t in, drift_format_t out)
+    const drift_mma_kernel_t *k, drift_format_t in, drift_format_t out)
 {
     if (!C || (M && N && K && (!A || !B)) || !kernel_ok(k) || (unsigned)in >= DRIFT_NFORMATS ||
         (unsigned)out >= DRIFT_NFORMATS)

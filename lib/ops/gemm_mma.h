@@ -69,19 +69,19 @@ int drift_mma_kernel_print(char *buf, size_t size, const drift_mma_kernel_t *k);
  * `tiles` output tiles. Result in fp32 (before the output rounding). 0, DRIFT_EINVAL,
  * DRIFT_EUNSUPPORTED (ARCH has no tensor-core path for in). */
 DRIFT_MUST_CHECK int drift_mma_dot(double *out, const double *a, const double *b, size_t K, const drift_mma_kernel_t *k,
-                                   drift_format_t in, size_t tile, size_t tiles);
+    drift_format_t in, size_t tile, size_t tiles);
 
 /* C = A B with kernel k: A and B rounded RNE to in, the fp32 result rounded RNE to out.
  * 0, DRIFT_EINVAL, DRIFT_EUNSUPPORTED or DRIFT_ENOMEM; C unchanged on error. */
 DRIFT_MUST_CHECK int drift_mma_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                    const drift_mma_kernel_t *k, drift_format_t in, drift_format_t out);
+    const drift_mma_kernel_t *k, drift_format_t in, drift_format_t out);
 
 /* The MMA-built kernel that runs a gemm.h kernel's plan on tensor cores: naive and tiled keep
  * one accumulator along K (tc:ARCH); splitk:S computes each of its chunks of ceil(K/S) from
  * zero and adds the partials in fp32 in order (mma:ARCH,ceil(K/S): the same cut, the same
  * sequential combination). 0, DRIFT_EINVAL, or DRIFT_EUNSUPPORTED (splitk:S:tree, tc). */
-DRIFT_MUST_CHECK int drift_mma_from_gemm(drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch,
-                                         size_t K);
+DRIFT_MUST_CHECK int drift_mma_from_gemm(
+    drift_mma_kernel_t *out, const drift_gemm_kernel_t *k, drift_tc_arch_t arch, size_t K);
 
 #ifdef __cplusplus
 }

@@ -48,15 +48,14 @@ static inline double rne_fast(double x, int sh, int emin, int emax, double maxf,
     }
 
 static void row_f64_generic(double *restrict s, const double *restrict Ai, const double *restrict Bd, size_t N,
-                            size_t k0, size_t k1, int fma_on)
+    size_t k0, size_t k1, int fma_on)
 {
     ROW_F64_BODY
 }
 
 #ifdef DRIFT_X86_DISPATCH
 __attribute__((target("avx2,fma"))) static void row_f64_avx2(double *restrict s, const double *restrict Ai,
-                                                             const double *restrict Bd, size_t N, size_t k0, size_t k1,
-                                                             int fma_on)
+    const double *restrict Bd, size_t N, size_t k0, size_t k1, int fma_on)
 {
     ROW_F64_BODY
 }

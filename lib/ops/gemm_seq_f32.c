@@ -21,8 +21,8 @@ static void seq_rows_generic(float *C, const float *A, const float *B, size_t M,
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) static void seq_rows_fma(float *C, const float *A, const float *B, size_t M,
-                                                             size_t N, size_t K)
+__attribute__((target("avx2,fma"))) static void seq_rows_fma(
+    float *C, const float *A, const float *B, size_t M, size_t N, size_t K)
 {
     for (size_t i = 0; i < M; i++) {
         float *c = C + i * N;

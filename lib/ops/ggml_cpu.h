@@ -105,23 +105,23 @@ int drift_ggml_cpu_has_avx2(void);
  * keys that the mask lets through listed in kv_idx[0..nkv) in ascending order (mask 0 there,
  * -inf elsewhere), scale applied to each KQ value: out[0..d) fp32. */
 void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
-                               const int *kv_idx, size_t nkv, float scale);
+    const int *kv_idx, size_t nkv, float scale);
 /* Its portable definition (the function above takes AVX2 + FMA + F16C when present; same bits). */
 void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                   size_t d, const int *kv_idx, size_t nkv, float scale);
+    size_t d, const int *kv_idx, size_t nkv, float scale);
 
 /* Flash attention, the tiled path (ggml_compute_forward_flash_attn_ext_tiled, taken when a
  * call has 64 or more queries), one query row of one head: the keys admitted are cells
  * 0 .. n_keys-1 (a causal mask), K and V as above. */
-void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                     size_t d, size_t n_keys, float scale);
+void drift_ggml_flash_attn_tiled_row(
+    float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d, size_t n_keys, float scale);
 
 /* Flash attention, the split-KV path (one query over a KV view of nek1 >= 512 cells) as llama.cpp
  * computes it with n_threads threads: chunks of ceil(nek1 / n_threads) cells, one_chunk each,
  * then ggml_flash_attn_ext_reduce_partials. With one thread it equals drift_ggml_flash_attn_row
  * over cells 0 .. n_keys-1. */
 void drift_ggml_flash_attn_split_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                     size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
+    size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
 
 /* The AVX-512 variant (GGML_AVX512 + VBMI + VNNI + BF16, no AVX512-FP16). What differs from the
  * AVX2 build in the kernels above: ggml_v_expf (another polynomial tail and _mm512_scalef_ps),
@@ -134,11 +134,11 @@ float drift_ggml_v_expf512(float x);
 void drift_ggml_swiglu512(float *y, const float *x, const float *g, size_t n);
 float drift_ggml_vec_dot_f16_512(size_t n, const uint16_t *x, const uint16_t *y);
 void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
-                                  const int *kv_idx, size_t nkv, float scale);
+    const int *kv_idx, size_t nkv, float scale);
 void drift_ggml_flash_attn_split_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                        size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
-void drift_ggml_flash_attn_tiled_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                        size_t d, size_t n_keys, float scale);
+    size_t d, size_t n_keys, size_t nek1, int n_threads, float scale);
+void drift_ggml_flash_attn_tiled_row512(
+    float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d, size_t n_keys, float scale);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,7 @@
  * into fma(S, ms, vs)); finally out = float(VKQ16) * (1/S) (ggml_vec_scale_f32). */
 /* kv_idx NULL: the keys are cells first .. first+nkv-1 */
 static void fa_partial(float *vkq, float *Mout, float *Sout, const float *q, const uint16_t *k, const uint16_t *v,
-                       size_t ld, size_t d, const int *kv_idx, size_t first, size_t nkv, float scale, int avx512)
+    size_t ld, size_t d, const int *kv_idx, size_t first, size_t nkv, float scale, int avx512)
 {
     uint16_t qh[FA_MAX_D];
     uint16_t acc[FA_MAX_D];
@@ -64,7 +64,7 @@ static void fa_partial(float *vkq, float *Mout, float *Sout, const float *q, con
 }
 
 static void fa_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
-                   const int *kv_idx, size_t nkv, float scale, int avx512)
+    const int *kv_idx, size_t nkv, float scale, int avx512)
 {
     float M, S;
     fa_partial(out, &M, &S, q, k, v, ld, d, kv_idx, 0, nkv, scale, avx512);
@@ -82,7 +82,7 @@ static void fa_row(float *out, const float *q, const uint16_t *k, const uint16_t
  * skipped; M' = fmaxf(M, Mc), so = expf(M - M'), sn = expf(Mc - M'), VKQ = VKQ*so + VKQc*sn
  * and S = S*so + Sc*sn (both contracted by GCC: FA_SPLIT_COMBINE), then VKQ * (1/S). */
 static void fa_row_split(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
-                         size_t n_keys, size_t nek1, int n_threads, float scale, int avx512)
+    size_t n_keys, size_t nek1, int n_threads, float scale, int avx512)
 {
     float vkq[FA_MAX_D], part[FA_MAX_D];
     const size_t chunk = (nek1 + (size_t)n_threads - 1) / (size_t)n_threads;
@@ -112,19 +112,19 @@ static void fa_row_split(float *out, const float *q, const uint16_t *k, const ui
 }
 
 void drift_ggml_flash_attn_split_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                     size_t d, size_t n_keys, size_t nek1, int n_threads, float scale)
+    size_t d, size_t n_keys, size_t nek1, int n_threads, float scale)
 {
     fa_row_split(out, q, k, v, ld, d, n_keys, nek1, n_threads, scale, 0);
 }
 
 void drift_ggml_flash_attn_split_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                        size_t d, size_t n_keys, size_t nek1, int n_threads, float scale)
+    size_t d, size_t n_keys, size_t nek1, int n_threads, float scale)
 {
     fa_row_split(out, q, k, v, ld, d, n_keys, nek1, n_threads, scale, 1);
 }
 
 void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                   size_t d, const int *kv_idx, size_t nkv, float scale)
+    size_t d, const int *kv_idx, size_t nkv, float scale)
 {
     fa_row(out, q, k, v, ld, d, kv_idx, nkv, scale, 0);
 }
@@ -132,7 +132,7 @@ void drift_ggml_flash_attn_row_ref(float *out, const float *q, const uint16_t *k
 /* The AVX-512 build's one_chunk row: only ggml_vec_dot_f16 changes (its 16-lane reduction);
  * the fp16 accumulator updates are element-wise, the same on both builds. */
 void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
-                                  const int *kv_idx, size_t nkv, float scale)
+    const int *kv_idx, size_t nkv, float scale)
 {
     fa_row(out, q, k, v, ld, d, kv_idx, nkv, scale, 1);
 }
@@ -144,8 +144,7 @@ void drift_ggml_flash_attn_row512(float *out, const float *q, const uint16_t *k,
 #include <immintrin.h>
 
 __attribute__((target("avx2,fma,f16c"))) static void fa_row_avx2(float *out, const float *q, const uint16_t *k,
-                                                                 const uint16_t *v, size_t ld, size_t d,
-                                                                 const int *kv_idx, size_t nkv, float scale)
+    const uint16_t *v, size_t ld, size_t d, const int *kv_idx, size_t nkv, float scale)
 {
     uint16_t qh[FA_MAX_D], acc[FA_MAX_D];
     for (size_t i = 0; i < d; i += 8) {
@@ -202,7 +201,7 @@ __attribute__((target("avx2,fma,f16c"))) static void fa_row_avx2(float *out, con
 #endif
 
 void drift_ggml_flash_attn_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
-                               const int *kv_idx, size_t nkv, float scale)
+    const int *kv_idx, size_t nkv, float scale)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (d % 32 == 0 && d <= FA_MAX_D && drift_ggml_cpu_has_avx2()) {
@@ -251,7 +250,7 @@ static double soft_max_row(float *y, const float *x, size_t n, float max, int av
  *   VKQ[c] = simd_gemm: fma chain over the 64 cells, acc = fma(v[j][c], KQ[j], acc).
  * Finally out = VKQ * (1/S). The keys admitted are cells 0 .. n_keys-1 (a causal mask). */
 static void fa_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d,
-                         size_t n_keys, float scale, int avx512)
+    size_t n_keys, float scale, int avx512)
 {
     float acc[FA_MAX_D];
     float kq[FA_TILE];
@@ -306,8 +305,8 @@ static void fa_tiled_row(float *out, const float *q, const uint16_t *k, const ui
     }
 }
 
-void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                     size_t d, size_t n_keys, float scale)
+void drift_ggml_flash_attn_tiled_row(
+    float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d, size_t n_keys, float scale)
 {
     fa_tiled_row(out, q, k, v, ld, d, n_keys, scale, 0);
 }
@@ -315,8 +314,8 @@ void drift_ggml_flash_attn_tiled_row(float *out, const float *q, const uint16_t 
 /* The AVX-512 build's tiled row: simd_gemm's 4x4 register tile of 16-lane vectors keeps every
  * element's fma chain in the same order, so only the softmax (16-lane v_expf, reduce_add)
  * changes. */
-void drift_ggml_flash_attn_tiled_row512(float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld,
-                                        size_t d, size_t n_keys, float scale)
+void drift_ggml_flash_attn_tiled_row512(
+    float *out, const float *q, const uint16_t *k, const uint16_t *v, size_t ld, size_t d, size_t n_keys, float scale)
 {
     fa_tiled_row(out, q, k, v, ld, d, n_keys, scale, 1);
 }

@@ -81,7 +81,7 @@ float drift_ggml_v_expf(float x)
     const int c = fabsf(n) > 126.0f;
     const float u = b * b;
     const float j = fmaf(fmaf(fmaf(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, fmaf(0x1.555e66p-3f, b, 0x1.fffdb6p-2f)), u,
-                         0x1.ffffecp-1f * b);
+        0x1.ffffecp-1f * b);
     if (!c) {
         return fmaf(j, k, k);
     }
@@ -106,7 +106,7 @@ float drift_ggml_v_expf512(float x)
     const float b = fmaf(-n, 0x1.7f7d1cp-20f, fmaf(-n, 0x1.62e4p-1f, x));
     const float u = b * b;
     const float j = fmaf(fmaf(fmaf(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, fmaf(0x1.555e66p-3f, b, 0x1.fffdb6p-2f)), u,
-                         fmaf(0x1.ffffecp-1f, b, 1.0f));
+        fmaf(0x1.ffffecp-1f, b, 1.0f));
     if (fabsf(n) > 192.0f) {
         return n <= 0.0f ? 0.0f : INFINITY;
     }

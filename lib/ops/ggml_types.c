@@ -19,11 +19,21 @@ typedef struct {
 } ggml_type_info;
 
 static const ggml_type_info types[] = {
-    {DRIFT_GGML_F32, "f32", 1, 4},       {DRIFT_GGML_F16, "f16", 1, 2},       {DRIFT_GGML_Q4_0, "q4_0", 32, 18},
-    {DRIFT_GGML_Q4_1, "q4_1", 32, 20},   {DRIFT_GGML_Q5_0, "q5_0", 32, 22},   {DRIFT_GGML_Q5_1, "q5_1", 32, 24},
-    {DRIFT_GGML_Q8_0, "q8_0", 32, 34},   {DRIFT_GGML_Q8_1, "q8_1", 32, 36},   {DRIFT_GGML_Q2_K, "q2_K", 256, 84},
-    {DRIFT_GGML_Q3_K, "q3_K", 256, 110}, {DRIFT_GGML_Q4_K, "q4_K", 256, 144}, {DRIFT_GGML_Q5_K, "q5_K", 256, 176},
-    {DRIFT_GGML_Q6_K, "q6_K", 256, 210}, {DRIFT_GGML_Q8_K, "q8_K", 256, 292}, {DRIFT_GGML_BF16, "bf16", 1, 2},
+    {DRIFT_GGML_F32, "f32", 1, 4},
+    {DRIFT_GGML_F16, "f16", 1, 2},
+    {DRIFT_GGML_Q4_0, "q4_0", 32, 18},
+    {DRIFT_GGML_Q4_1, "q4_1", 32, 20},
+    {DRIFT_GGML_Q5_0, "q5_0", 32, 22},
+    {DRIFT_GGML_Q5_1, "q5_1", 32, 24},
+    {DRIFT_GGML_Q8_0, "q8_0", 32, 34},
+    {DRIFT_GGML_Q8_1, "q8_1", 32, 36},
+    {DRIFT_GGML_Q2_K, "q2_K", 256, 84},
+    {DRIFT_GGML_Q3_K, "q3_K", 256, 110},
+    {DRIFT_GGML_Q4_K, "q4_K", 256, 144},
+    {DRIFT_GGML_Q5_K, "q5_K", 256, 176},
+    {DRIFT_GGML_Q6_K, "q6_K", 256, 210},
+    {DRIFT_GGML_Q8_K, "q8_K", 256, 292},
+    {DRIFT_GGML_BF16, "bf16", 1, 2},
 };
 
 static const ggml_type_info *info(uint32_t t)

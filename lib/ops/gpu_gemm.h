@@ -27,12 +27,11 @@ int drift_gpu_uses_tc(drift_format_t in, drift_tc_arch_t arch);
 /* C (M x N) = A (M x K) B (K x N) under kernel k with opts->in inputs as a GPU of arch computes
  * it. Errors of drift_mma_from_gemm and drift_mma_gemm, or of drift_dispatch_gemm. */
 DRIFT_MUST_CHECK int drift_gpu_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                    const drift_gemm_kernel_t *k, const drift_gemm_opts_t *opts, drift_tc_arch_t arch);
+    const drift_gemm_kernel_t *k, const drift_gemm_opts_t *opts, drift_tc_arch_t arch);
 /* drift_row0_of (row0.h) computed by drift_gpu_gemm: the index of k in the cache, its row
  * a0 B computed the first time k is seen. */
 DRIFT_MUST_CHECK int drift_gpu_row0_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0,
-                                       const double *B, size_t N, size_t K, const drift_gemm_opts_t *opts,
-                                       drift_tc_arch_t arch);
+    const double *B, size_t N, size_t K, const drift_gemm_opts_t *opts, drift_tc_arch_t arch);
 
 #ifdef __cplusplus
 }

@@ -26,25 +26,25 @@ void drift_kv_free(drift_kv_cache_t *c)
 }
 
 int drift_kv_init(drift_kv_cache_t *c, int kv_heads, int head_dim, size_t capacity, const drift_kv_format_t *fmt,
-                  char *err, size_t errsz)
+    char *err, size_t errsz)
 {
     if (!c || !fmt) return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: missing argument");
     memset(c, 0, sizeof *c);
     if (kv_heads < 1 || kv_heads > DRIFT_ATTN_DIM_MAX)
         return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: kv_heads (%d) must be an integer 1..%ld", kv_heads,
-                         DRIFT_ATTN_DIM_MAX);
+            DRIFT_ATTN_DIM_MAX);
     if (head_dim < 1 || head_dim > DRIFT_ATTN_DIM_MAX)
         return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: head_dim (%d) must be an integer 1..%ld", head_dim,
-                         DRIFT_ATTN_DIM_MAX);
+            DRIFT_ATTN_DIM_MAX);
     if (capacity < 1) return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: capacity must be at least 1 token");
     char buf[32];
     if (drift_kv_format_print(buf, sizeof buf, fmt) < 0)
-        return drift_why(err, errsz, DRIFT_EINVAL,
-                         "kv cache: unknown format (accepted: a lab float format, int8:token, int8:head)");
+        return drift_why(
+            err, errsz, DRIFT_EINVAL, "kv cache: unknown format (accepted: a lab float format, int8:token, int8:head)");
     size_t row = (size_t)kv_heads * (size_t)head_dim;
     if (capacity > SIZE_MAX / 2 / sizeof(double) / row)
-        return drift_why(err, errsz, DRIFT_ENOMEM, "kv cache: capacity %zu tokens x %zu values cannot fit in memory",
-                         capacity, row);
+        return drift_why(
+            err, errsz, DRIFT_ENOMEM, "kv cache: capacity %zu tokens x %zu values cannot fit in memory", capacity, row);
     size_t n = capacity * row;
     c->fmt = *fmt;
     c->kv_heads = kv_heads;
@@ -93,7 +93,7 @@ int drift_kv_append(drift_kv_cache_t *c, const double *k, const double *v, size_
     if (!c || !c->k || (ntok && (!k || !v))) return drift_why(err, errsz, DRIFT_EINVAL, "kv cache: missing argument");
     if (ntok > c->capacity - c->len)
         return drift_why(err, errsz, DRIFT_ERANGE, "kv cache: %zu more tokens do not fit (%zu of %zu used)", ntok,
-                         c->len, c->capacity);
+            c->len, c->capacity);
     size_t d = (size_t)c->head_dim, H = (size_t)c->kv_heads, row = H * d;
     for (size_t i = 0; i < ntok * row; i++)
         if (!isfinite(k[i]) || !isfinite(v[i]))

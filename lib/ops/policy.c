@@ -61,8 +61,8 @@ int drift_policy_choose(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size
     return drift_policy_choose_slice(k, p, M, N, K, sms, DRIFT_POLICY_MIN_SLICE);
 }
 
-int drift_policy_choose_slice(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms,
-                              int min_slice)
+int drift_policy_choose_slice(
+    drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms, int min_slice)
 {
     if (!k || sms < 1 || min_slice < 1 || (unsigned)p >= DRIFT_NPOLICIES) return DRIFT_EINVAL;
     memset(k, 0, sizeof *k);

@@ -45,14 +45,14 @@ typedef struct {
 DRIFT_MUST_CHECK int drift_device_lookup(drift_device_t *d, const char *name); /* 0 or DRIFT_EINVAL */
 
 /* The kernel the policy picks for C (M x N) = A (M x K) B. sms >= 1. 0 or DRIFT_EINVAL. */
-DRIFT_MUST_CHECK int drift_policy_choose(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K,
-                                         int sms);
+DRIFT_MUST_CHECK int drift_policy_choose(
+    drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms);
 /* The same rules with the split-K minimum slice as a parameter (S <= K / min_slice in step 2,
  * min_slice >= 1): the decoder's min_slice (model.h), a library tuned for small K. The one
  * implementation of the policies: drift_policy_choose is min_slice = DRIFT_POLICY_MIN_SLICE.
  * 0 or DRIFT_EINVAL. */
-DRIFT_MUST_CHECK int drift_policy_choose_slice(drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K,
-                                               int sms, int min_slice);
+DRIFT_MUST_CHECK int drift_policy_choose_slice(
+    drift_gemm_kernel_t *k, drift_policy_t p, size_t M, size_t N, size_t K, int sms, int min_slice);
 
 /* Modelled GPU time of a kernel on the shape, in MAC units of one multiprocessor (a toy
  * roofline, for cost ratios only): waves = ceil(tiles * S / sms) rounds of one tile-slice

@@ -8,7 +8,7 @@
 #include <string.h>
 
 int drift_row0_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0, const double *B, size_t N,
-                  size_t K, const drift_gemm_opts_t *opts)
+    size_t K, const drift_gemm_opts_t *opts)
 {
     for (int t = 0; t < c->n; t++)
         if (drift_gemm_kernel_equal(&c->kern[t], k)) return t;

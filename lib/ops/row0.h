@@ -25,7 +25,7 @@ typedef struct {
  * drift_gemm(k, opts) the first time k is seen. DRIFT_ENOMEM (also when 64 distinct kernels
  * are already held), or the error of drift_gemm. */
 DRIFT_MUST_CHECK int drift_row0_of(drift_row0_cache_t *c, const drift_gemm_kernel_t *k, const double *a0,
-                                   const double *B, size_t N, size_t K, const drift_gemm_opts_t *opts);
+    const double *B, size_t N, size_t K, const drift_gemm_opts_t *opts);
 void drift_row0_free(drift_row0_cache_t *c);
 
 /* Bitwise comparison of two rows: *n_diff = entries whose bits differ, *max_diff = the largest

@@ -52,7 +52,7 @@ int drift_softmax_parse(drift_softmax_variant_t *v, const char *spec, char *err,
         long b;
         if (!parse_count(&b, spec + 7, DRIFT_SOFTMAX_BLOCK_MAX))
             return drift_why(err, errsz, DRIFT_EINVAL, "softmax variant '%s': block size must be an integer 1..%ld",
-                             spec, DRIFT_SOFTMAX_BLOCK_MAX);
+                spec, DRIFT_SOFTMAX_BLOCK_MAX);
         *v = (drift_softmax_variant_t){DRIFT_SOFTMAX_ONLINE, b};
         return 0;
     }
@@ -96,10 +96,10 @@ int drift_softmax_validate(const drift_softmax_opts_t *o, char *err, size_t errs
     if (!o) return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: missing");
     if (!format_ok(o->in) || !format_ok(o->out) || !format_ok(o->acc.acc))
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "softmax options: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)");
+            "softmax options: unknown format (accepted: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2)");
     if ((int)o->acc.mode < 0 || o->acc.mode >= DRIFT_NMODES || o->acc.mode == DRIFT_SR)
         return drift_why(err, errsz, DRIFT_EUNSUPPORTED,
-                         "softmax options: accumulator rounding must be rne, rz, rna, ru or rd (not sr)");
+            "softmax options: accumulator rounding must be rne, rz, rna, ru or rd (not sr)");
     char buf[DRIFT_ORDER_SPEC_MAX];
     if (drift_order_print(buf, sizeof buf, &o->order) < 0)
         return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: invalid sum order");
@@ -108,8 +108,8 @@ int drift_softmax_validate(const drift_softmax_opts_t *o, char *err, size_t errs
     if (rc) return drift_why(err, errsz, rc, "softmax options: %s", why);
     if (drift_softmax_print(buf, sizeof buf, &o->variant) < 0)
         return drift_why(err, errsz, DRIFT_EINVAL,
-                         "softmax options: invalid variant (accepted: naive, safe, online, online:B with B 1..%ld)",
-                         DRIFT_SOFTMAX_BLOCK_MAX);
+            "softmax options: invalid variant (accepted: naive, safe, online, online:B with B 1..%ld)",
+            DRIFT_SOFTMAX_BLOCK_MAX);
     if (o->exp != DRIFT_EXP_EXPF && o->exp != DRIFT_EXP_EXP2)
         return drift_why(err, errsz, DRIFT_EINVAL, "softmax options: exp must be expf or exp2");
     if (!(o->scale > 0) || !isfinite(o->scale))
@@ -328,8 +328,8 @@ static rowctx_t make_ctx(const drift_softmax_opts_t *o)
 }
 
 /* e (values of A), m and s of the row xr (already loaded). */
-static int row_core(double *e, double *m_out, double *s_out, const double *xr, size_t n, const drift_softmax_opts_t *o,
-                    rowctx_t *r)
+static int row_core(
+    double *e, double *m_out, double *s_out, const double *xr, size_t n, const drift_softmax_opts_t *o, rowctx_t *r)
 {
     double m = -INFINITY, s = 0;
     int st = 0;
@@ -393,8 +393,8 @@ int drift_softmax_row(double *e, double *m, double *s, const double *x, size_t n
 
 typedef enum { WANT_P, WANT_LOGP, WANT_LSE } want_t;
 
-static int run(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz,
-               want_t want)
+static int run(
+    double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz, want_t want)
 {
     int st = drift_softmax_validate(o, err, errsz);
     if (st) return st;

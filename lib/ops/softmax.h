@@ -111,20 +111,20 @@ DRIFT_MUST_CHECK int drift_softmax_validate(const drift_softmax_opts_t *o, char 
 
 /* out[0..n) = softmax of x[0..n) (out may equal x). Returns 0, DRIFT_EINVAL (NULL with
  * n > 0, bad options: reason in err), DRIFT_ENOMEM. err may be NULL. */
-DRIFT_MUST_CHECK int drift_softmax(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err,
-                                   size_t errsz);
-DRIFT_MUST_CHECK int drift_log_softmax(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err,
-                                       size_t errsz);
+DRIFT_MUST_CHECK int drift_softmax(
+    double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz);
+DRIFT_MUST_CHECK int drift_log_softmax(
+    double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz);
 /* *out = log sum exp x_i in format o->out (the variant decides how m and s are found). */
-DRIFT_MUST_CHECK int drift_logsumexp(double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err,
-                                     size_t errsz);
+DRIFT_MUST_CHECK int drift_logsumexp(
+    double *out, const double *x, size_t n, const drift_softmax_opts_t *o, char *err, size_t errsz);
 
 /* The row as a kernel keeps it before normalising: e[i] = the exponentials (values of A)
  * relative to the final max *m (in x units; 0 for naive), *s = their sum (the online
  * recurrence's d for online variants). Fully masked rows: e = 0, *m = -inf, *s = 0.
  * Used by attention's standard path; softmax_i = round_out(round_A(e_i / s)). */
-DRIFT_MUST_CHECK int drift_softmax_row(double *e, double *m, double *s, const double *x, size_t n,
-                                       const drift_softmax_opts_t *o);
+DRIFT_MUST_CHECK int drift_softmax_row(
+    double *e, double *m, double *s, const double *x, size_t n, const drift_softmax_opts_t *o);
 
 /* The kernel's elementary functions: the correctly rounded (RNE) value of exp(t), exp2(t),
  * log(t) for a double t, in format f; fp32 and narrower formats get the correctly rounded

@@ -52,9 +52,8 @@ static inline double tc_sel(int cond, double x, double y)
  * TwoSum error NaN, so it is flagged too. The loops run over the outputs innermost, so that
  * they vectorise; selects are written as arithmetic (x + 0.0 turns -0 into +0) for the same
  * reason. */
-static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t *w, double *restrict acc,
-                                                                    const double *restrict a, const double *restrict Bk,
-                                                                    size_t N, size_t m)
+static inline __attribute__((always_inline)) int tc_exact_block_row(
+    tc_amd_ws_t *w, double *restrict acc, const double *restrict a, const double *restrict Bk, size_t N, size_t m)
 {
     double *restrict s = w->s;
     int *restrict err = w->err;
@@ -89,9 +88,9 @@ static inline __attribute__((always_inline)) int tc_exact_block_row(tc_amd_ws_t 
  * extra) is exact, and (float) rounds it once to nearest-even. No product: c (0 as +0); a
  * non-finite c stays as it is. c is an fp32 value (or inf): its exponent is read from its
  * float bits. */
-static inline __attribute__((always_inline)) void
-tc_late_c_block_row(tc_amd_ws_t *w, double *restrict acc, const double *restrict a, const int *restrict ea,
-                    const double *restrict Bk, const int *restrict ebk, size_t N, size_t m, int lsb_off)
+static inline __attribute__((always_inline)) void tc_late_c_block_row(tc_amd_ws_t *w, double *restrict acc,
+    const double *restrict a, const int *restrict ea, const double *restrict Bk, const int *restrict ebk, size_t N,
+    size_t m, int lsb_off)
 {
     double *restrict scale = w->scale;
     int *restrict Ep = w->E, *restrict S = w->err; /* S: an int32 sum, below 2^29 */
@@ -160,8 +159,8 @@ typedef struct {
     size_t N, K;
 } tc_amd_t;
 
-static inline __attribute__((always_inline)) void tc_amd_row_with(const tc_amd_t *t, double *acc, const double *a,
-                                                                  const int *ea, tc_amd_ws_t *w)
+static inline __attribute__((always_inline)) void tc_amd_row_with(
+    const tc_amd_t *t, double *acc, const double *a, const int *ea, tc_amd_ws_t *w)
 {
     const size_t blk = (size_t)t->g->p.block, N = t->N, K = t->K;
     for (size_t k0 = 0; k0 < K; k0 += blk) {
@@ -182,14 +181,14 @@ static inline __attribute__((always_inline)) void tc_amd_row_with(const tc_amd_t
 }
 
 #ifdef TC_AMD_CLONES
-__attribute__((target("avx512f,avx512dq"))) static void
-tc_amd_row_avx512(const tc_amd_t *t, double *acc, const double *a, const int *ea, tc_amd_ws_t *w)
+__attribute__((target("avx512f,avx512dq"))) static void tc_amd_row_avx512(
+    const tc_amd_t *t, double *acc, const double *a, const int *ea, tc_amd_ws_t *w)
 {
     tc_amd_row_with(t, acc, a, ea, w);
 }
 
-__attribute__((target("avx2"))) static void tc_amd_row_avx2(const tc_amd_t *t, double *acc, const double *a,
-                                                            const int *ea, tc_amd_ws_t *w)
+__attribute__((target("avx2"))) static void tc_amd_row_avx2(
+    const tc_amd_t *t, double *acc, const double *a, const int *ea, tc_amd_ws_t *w)
 {
     tc_amd_row_with(t, acc, a, ea, w);
 }
@@ -200,8 +199,8 @@ static void tc_amd_row_generic(const tc_amd_t *t, double *acc, const double *a, 
     tc_amd_row_with(t, acc, a, ea, w);
 }
 
-int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                           const tc_cfg_t *g)
+int drift_tc_gemm_amd_rows(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g)
 {
     if (drift_tc_simd_level_() == 2) { /* the register tiles (tc_gemm_tiles.c) */
         if (g->algo == DRIFT_TC_EXACT_BLOCK) return drift_tc_gemm_exact_tiles(C, A, B, M, N, K, c_init, g);

@@ -79,8 +79,8 @@ typedef struct {
     __mmask16 bad;
 } tcb_run_t;
 
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-tcb_check(tcb_run_t *ck, __m512 b, const int fp16)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void tcb_check(
+    tcb_run_t *ck, __m512 b, const int fp16)
 {
     __m512i u = _mm512_castps_si512(b), ua = _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff));
     ck->amax = _mm512_max_epu32(ck->amax, ua);
@@ -97,9 +97,9 @@ tcb_check(tcb_run_t *ck, __m512 b, const int fp16)
  * (MODE: 0 bf16, 1 bf16 checked, 2 fp16 checked, 3 fp16). ex is the model's exponent,
  * max(floor(log2|x|), emin_in): fp16's subnormals (normal floats below 2^-14) take -14, as
  * in tc_block; bf16 needs no clamp (every nonzero input >= 2^-50 > 2^-126). */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-tcb_pass1(__m512 *E, const float *bk, const float *ae, const __mmask16 *cm, tcb_run_t *ck, const int R, const int V,
-          const int MODE, const int FULL)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void tcb_pass1(__m512 *E,
+    const float *bk, const float *ae, const __mmask16 *cm, tcb_run_t *ck, const int R, const int V, const int MODE,
+    const int FULL)
 {
 #pragma GCC unroll 4
     for (int v = 0; v < V; v++) {
@@ -108,8 +108,8 @@ tcb_pass1(__m512 *E, const float *bk, const float *ae, const __mmask16 *cm, tcb_
         if (MODE == 1 || MODE == 2) tcb_check(ck, b, MODE == 2);
         __m512 ge = _mm512_getexp_ps(b);
         if (MODE >= 2) /* fp16: the model's ex, max(floor(log2|x|), -14); a zero keeps -inf */
-            ge = _mm512_mask_max_ps(ge, _mm512_cmp_ps_mask(ge, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ), ge,
-                                    _mm512_set1_ps(-14.0f));
+            ge = _mm512_mask_max_ps(
+                ge, _mm512_cmp_ps_mask(ge, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ), ge, _mm512_set1_ps(-14.0f));
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++)
             E[r * V + v] = _mm512_max_ps(E[r * V + v], _mm512_add_ps(_mm512_set1_ps(ae[r]), ge));
@@ -121,9 +121,9 @@ tcb_pass1(__m512 *E, const float *bk, const float *ae, const __mmask16 *cm, tcb_
  * R per k; B: the block's first row of the tile, rows ldb apart. MODE: 0 no check of B, 1 the
  * bf16 checks, 2 the fp16 ones, into ck (registers across the block). Pass 1's maximum is
  * taken over even and odd k apart, then of both (a max is exact in any order). */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-tcb_block(__m512 *c, const float *Ap, const float *Ae, const float *B, size_t ldb, const __mmask16 *cm, const size_t n,
-          const tcb_cfg_t *t, tcb_run_t *ck, const int R, const int V, const int MODE, const int FULL)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void tcb_block(__m512 *c,
+    const float *Ap, const float *Ae, const float *B, size_t ldb, const __mmask16 *cm, const size_t n,
+    const tcb_cfg_t *t, tcb_run_t *ck, const int R, const int V, const int MODE, const int FULL)
 {
     const __m512i vlo = _mm512_set1_epi32(-100), voff = _mm512_set1_epi32(t->lsb_off + 127);
     const __m512i vpow = _mm512_set1_epi32(254 << 23);
@@ -188,8 +188,8 @@ tcb_block(__m512 *c, const float *Ap, const float *Ae, const float *B, size_t ld
 }
 
 /* The accumulators of an R x V tile from C (fp32 values held as doubles: exact both ways). */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-tcb_load_c(__m512 *c, double *const *crow, size_t j, const __mmask16 *cm, const int R, const int V)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void tcb_load_c(
+    __m512 *c, double *const *crow, size_t j, const __mmask16 *cm, const int R, const int V)
 {
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
@@ -202,8 +202,8 @@ tcb_load_c(__m512 *c, double *const *crow, size_t j, const __mmask16 *cm, const 
         }
 }
 
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-tcb_store_c(double *const *crow, size_t j, const __m512 *c, const __mmask16 *cm, const int R, const int V)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void tcb_store_c(
+    double *const *crow, size_t j, const __m512 *c, const __mmask16 *cm, const int R, const int V)
 {
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
@@ -221,10 +221,9 @@ tcb_store_c(double *const *crow, size_t j, const __m512 *c, const __mmask16 *cm,
  * constant, 0 when none of those compiled) and tiles of 16 V columns inner, so that the
  * block's rows of B are read straight along, as the hardware prefetchers follow, and stay in
  * cache for the next group of rows. Each output still takes its blocks in order, c through C. */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-tcb_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K,
-               size_t blk, const tcb_cfg_t *t, tcb_check_t *ckp, const int R, const int V, const int MODE,
-               const size_t BLK)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void tcb_strip_with(
+    double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K, size_t blk,
+    const tcb_cfg_t *t, tcb_check_t *ckp, const int R, const int V, const int MODE, const size_t BLK)
 {
     tcb_run_t ck = {ckp->amax, ckp->amin, ckp->orr, ckp->bad};
     const __mmask16 full[4] = {0xffff, 0xffff, 0xffff, 0xffff};
@@ -257,17 +256,17 @@ tcb_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae,
 }
 
 /* The instantiations: (R, V) of the groups, MODE, the NVIDIA fp16/bf16 blocks. */
-#define TCB_TILE(R, V, MODE)                                                                                    \
-    __attribute__((target("avx512f,avx512dq"))) static void tcb_strip_##R##_##V##_##MODE(                       \
-        double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K, \
-        size_t blk, const tcb_cfg_t *t, tcb_check_t *ck)                                                        \
-    {                                                                                                           \
-        if (blk == 8)                                                                                           \
-            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 8);                             \
-        else if (blk == 16)                                                                                     \
-            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 16);                            \
-        else                                                                                                    \
-            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 0);                             \
+#define TCB_TILE(R, V, MODE)                                                                                  \
+    __attribute__((target("avx512f,avx512dq"))) static void tcb_strip_##R##_##V##_##MODE(double *const *crow, \
+        size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K, size_t blk,        \
+        const tcb_cfg_t *t, tcb_check_t *ck)                                                                  \
+    {                                                                                                         \
+        if (blk == 8)                                                                                         \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 8);                           \
+        else if (blk == 16)                                                                                   \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 16);                          \
+        else                                                                                                  \
+            tcb_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, MODE, 0);                           \
     }
 #define TCB_TILES(R, V) TCB_TILE(R, V, 0) TCB_TILE(R, V, 1) TCB_TILE(R, V, 2) TCB_TILE(R, V, 3)
 TCB_TILES(4, 1)
@@ -276,7 +275,7 @@ TCB_TILES(2, 2)
 TCB_TILES(1, 4)
 
 typedef void (*tcb_strip_fn)(double *const *, size_t, const float *, const float *, const float *, size_t, size_t,
-                             size_t, const tcb_cfg_t *, tcb_check_t *);
+    size_t, const tcb_cfg_t *, tcb_check_t *);
 
 /* [R - 1][MODE] */
 static const tcb_strip_fn TCB_FN[TCB_ROWS][4] = {
@@ -307,8 +306,7 @@ __attribute__((target("avx512f,avx512dq"))) static int tcb_check_ok(const tcb_ch
  * (then the wide path), fp16 or not. */
 static tcb_cfg_t tcb_cfg(const tc_cfg_t *g)
 {
-    const tcb_cfg_t t = {
-        g->lsb_off,
+    const tcb_cfg_t t = {g->lsb_off,
         (int64_t)g->p.block * (((int64_t)1 << (g->lsb_off + 2)) - 1) + ((int64_t)1 << (g->lsb_off + 1)) - 1 > INT32_MAX,
         g->in == DRIFT_FP16, g};
     return t;
@@ -387,8 +385,8 @@ typedef struct {
     __m256i amax, amin, orr, bad;
 } tcb2_check_t;
 
-__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void
-tcb2_check(tcb2_check_t *ck, __m256 b, const int fp16)
+__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void tcb2_check(
+    tcb2_check_t *ck, __m256 b, const int fp16)
 {
     __m256i u = _mm256_castps_si256(b), ua = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
     ck->amax = _mm256_max_epu32(ck->amax, ua);
@@ -401,17 +399,17 @@ tcb2_check(tcb2_check_t *ck, __m256 b, const int fp16)
     }
 }
 
-__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) __m256
-tcb2_load(const float *p, __m256i m, const int FULL)
+__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) __m256 tcb2_load(
+    const float *p, __m256i m, const int FULL)
 {
     return FULL ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m);
 }
 
 /* Pass 1 for one k: P[q] = max(P[q], 2^ex(a) 2^ex(b)) over the tile (R x V), with B's checks
  * (CHK; FP16: the fp16 check and clamp). */
-__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void
-tcb2_pass1(__m256 *P, const float *bk, const float *ap, const __m256i *cm, tcb2_check_t *ck, const int R, const int V,
-           const int CHK, const int FP16, const int FULL)
+__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void tcb2_pass1(__m256 *P,
+    const float *bk, const float *ap, const __m256i *cm, tcb2_check_t *ck, const int R, const int V, const int CHK,
+    const int FP16, const int FULL)
 {
 #pragma GCC unroll 8
     for (int v = 0; v < V; v++) {
@@ -428,10 +426,9 @@ tcb2_pass1(__m256 *P, const float *bk, const float *ap, const __m256i *cm, tcb2_
 }
 
 /* tcb_block on 8 lanes: Ap the group's values, Ae their 2^ex (0 for 0), R per k. */
-__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void
-tcb2_block(__m256 *c, const float *Ap, const float *Ae, const float *B, size_t ldb, const __m256i *cm, const size_t n,
-           const tcb_cfg_t *t, tcb2_check_t *ck, const int R, const int V, const int CHK, const int FP16,
-           const int FULL)
+__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void tcb2_block(__m256 *c,
+    const float *Ap, const float *Ae, const float *B, size_t ldb, const __m256i *cm, const size_t n, const tcb_cfg_t *t,
+    tcb2_check_t *ck, const int R, const int V, const int CHK, const int FP16, const int FULL)
 {
     const __m256i vlo = _mm256_set1_epi32(TCB2_E_MIN); /* voff: (lsb_off + 254) << 23, which wraps in int32 */
     const __m256i voff = _mm256_add_epi32(_mm256_set1_epi32((t->lsb_off + 127) << 23), _mm256_set1_epi32(127 << 23));
@@ -490,8 +487,8 @@ tcb2_block(__m256 *c, const float *Ap, const float *Ae, const float *B, size_t l
                 _mm256_storeu_ps(rr, res);
                 for (int l = 0; l < 8; l++)
                     if (ovf >> l & 1)
-                        rr[l] = (float)drift_tc_finish_((double)((int64_t)sp[l] + sq[l]),
-                                                        pow2i(t->lsb_off - ((e[l] >> 23) - 127)), t->g);
+                        rr[l] = (float)drift_tc_finish_(
+                            (double)((int64_t)sp[l] + sq[l]), pow2i(t->lsb_off - ((e[l] >> 23) - 127)), t->g);
                 res = _mm256_loadu_ps(rr);
             }
         }
@@ -506,8 +503,8 @@ __attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)
     return _mm256_cvtepi32_epi64(hi ? _mm256_extracti128_si256(m, 1) : _mm256_castsi256_si128(m));
 }
 
-__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void
-tcb2_load_c(__m256 *c, double *const *crow, size_t j, const __m256i *cm, const int R, const int V, const int FULL)
+__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void tcb2_load_c(
+    __m256 *c, double *const *crow, size_t j, const __m256i *cm, const int R, const int V, const int FULL)
 {
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
@@ -520,9 +517,8 @@ tcb2_load_c(__m256 *c, double *const *crow, size_t j, const __m256i *cm, const i
         }
 }
 
-__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void
-tcb2_store_c(double *const *crow, size_t j, const __m256 *c, const __m256i *cm, const int R, const int V,
-             const int FULL)
+__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void tcb2_store_c(
+    double *const *crow, size_t j, const __m256 *c, const __m256i *cm, const int R, const int V, const int FULL)
 {
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++)
@@ -542,10 +538,9 @@ tcb2_store_c(double *const *crow, size_t j, const __m256 *c, const __m256i *cm, 
 }
 
 /* tcb_strip_with on 8 lanes: tiles of 8 V columns. */
-__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void
-tcb2_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K,
-                size_t blk, const tcb_cfg_t *t, tcb2_check_t *ckp, const int R, const int V, const int CHK,
-                const int FP16, const size_t BLK)
+__attribute__((target("avx2,f16c"))) static inline __attribute__((always_inline)) void tcb2_strip_with(
+    double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K, size_t blk,
+    const tcb_cfg_t *t, tcb2_check_t *ckp, const int R, const int V, const int CHK, const int FP16, const size_t BLK)
 {
     tcb2_check_t ck = *ckp;
     __m256i full[8];
@@ -580,17 +575,17 @@ tcb2_strip_with(double *const *crow, size_t ns, const float *Ap, const float *Ae
 }
 
 /* The instantiations: (R, V) of the groups, CHK, FP16, the NVIDIA fp16/bf16 blocks. */
-#define TCB2_TILE(R, V, CHK, FP16)                                                                              \
-    __attribute__((target("avx2,f16c"))) static void tcb2_strip_##R##_##V##_##CHK##FP16(                        \
-        double *const *crow, size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K, \
-        size_t blk, const tcb_cfg_t *t, tcb2_check_t *ck)                                                       \
-    {                                                                                                           \
-        if (blk == 8)                                                                                           \
-            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 8);                       \
-        else if (blk == 16)                                                                                     \
-            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 16);                      \
-        else                                                                                                    \
-            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 0);                       \
+#define TCB2_TILE(R, V, CHK, FP16)                                                                           \
+    __attribute__((target("avx2,f16c"))) static void tcb2_strip_##R##_##V##_##CHK##FP16(double *const *crow, \
+        size_t ns, const float *Ap, const float *Ae, const float *B, size_t ldb, size_t K, size_t blk,       \
+        const tcb_cfg_t *t, tcb2_check_t *ck)                                                                \
+    {                                                                                                        \
+        if (blk == 8)                                                                                        \
+            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 8);                    \
+        else if (blk == 16)                                                                                  \
+            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 16);                   \
+        else                                                                                                 \
+            tcb2_strip_with(crow, ns, Ap, Ae, B, ldb, K, blk, t, ck, R, V, CHK, FP16, 0);                    \
     }
 #define TCB2_TILES(R, V) TCB2_TILE(R, V, 0, 0) TCB2_TILE(R, V, 0, 1) TCB2_TILE(R, V, 1, 0) TCB2_TILE(R, V, 1, 1)
 TCB2_TILES(4, 1)
@@ -599,7 +594,7 @@ TCB2_TILES(2, 2)
 TCB2_TILES(1, 4)
 
 typedef void (*tcb2_strip_fn)(double *const *, size_t, const float *, const float *, const float *, size_t, size_t,
-                              size_t, const tcb_cfg_t *, tcb2_check_t *);
+    size_t, const tcb_cfg_t *, tcb2_check_t *);
 
 /* [R - 1][CHK][FP16] */
 #define TCB2_ROW(R, V)                                           \
@@ -650,7 +645,7 @@ typedef struct {
     int (*check_ok)(const void *ck, const tcb_cfg_t *t);
     /* one tile of R rows and ns columns at crow; check: this tile checks the loads of B */
     void (*tile)(double *const *crow, size_t ns, size_t R, int check, const float *Ap, const float *Ae, const float *B,
-                 size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck);
+        size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck);
 } tcb_level_t;
 
 __attribute__((target("avx512f,avx512dq"))) static void tcb_init_512(void *ck) { tcb_check_init(ck); }
@@ -659,7 +654,7 @@ __attribute__((target("avx512f,avx512dq"))) static int tcb_ok_512(const void *ck
     return tcb_check_ok(ck, t);
 }
 static void tcb_tile_512(double *const *crow, size_t ns, size_t R, int check, const float *Ap, const float *Ae,
-                         const float *B, size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck)
+    const float *B, size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck)
 {
     const int mode = check ? (t->fp16 ? 2 : 1) : (t->fp16 ? 3 : 0);
     TCB_FN[R - 1][mode](crow, ns, Ap, Ae, B, ldb, K, blk, t, ck);
@@ -670,7 +665,7 @@ __attribute__((target("avx2,f16c"))) static int tcb_ok_256(const void *ck, const
     return tcb2_check_ok(ck, t);
 }
 static void tcb_tile_256(double *const *crow, size_t ns, size_t R, int check, const float *Ap, const float *Ae,
-                         const float *B, size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck)
+    const float *B, size_t ldb, size_t K, size_t blk, const tcb_cfg_t *t, void *ck)
 {
     TCB2_FN[R - 1][check][t->fp16](crow, ns, Ap, Ae, B, ldb, K, blk, t, ck);
 }
@@ -678,7 +673,7 @@ static const tcb_level_t TCB_512 = {0, tcb_init_512, tcb_ok_512, tcb_tile_512};
 static const tcb_level_t TCB_256 = {1, tcb_init_256, tcb_ok_256, tcb_tile_256};
 
 static int tcb_gemm(const tcb_level_t *lv, double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K,
-                    const tc_cfg_t *g, int b_valid, int *done)
+    const tc_cfg_t *g, int b_valid, int *done)
 {
     const tcb_cfg_t t = tcb_cfg(g);
     float *Ap, *Ae;
@@ -720,7 +715,7 @@ static int tcb2_have(void)
 #endif
 
 int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K,
-                         drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt, int b_valid, int *done)
+    drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt, int b_valid, int *done)
 {
     if (!done) return DRIFT_EINVAL;
     *done = 0;

@@ -74,12 +74,11 @@ typedef struct {
     tc_row_ws_t w[TC_ROWS];
 } tc_rows_t;
 
-typedef size_t (*tc_chunk_fn)(tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t k0, size_t k1,
-                              const tc_cfg_t *g);
+typedef size_t (*tc_chunk_fn)(
+    tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t k0, size_t k1, const tc_cfg_t *g);
 
-static inline __attribute__((always_inline)) void tc_rows_with(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
-                                                               size_t ld, size_t K, const tc_cfg_t *g,
-                                                               tc_chunk_fn chunk)
+static inline __attribute__((always_inline)) void tc_rows_with(
+    tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
 {
     const size_t blk = (size_t)g->p.block;
     const int lsb_off = g->lsb_off, min_exp = g->p.min_exp;
@@ -159,8 +158,8 @@ static inline __attribute__((always_inline)) void tc_rows_with(tc_rows_t *rs, co
  * the same power-of-two scale, the same int32 truncations and exact double sums as the
  * portable loops. A zero input needs no branch: its exponent TC_NO_TERM never wins the max
  * (and cannot overflow), and its product truncates to 0. */
-__attribute__((target("avx2"))) static size_t tc_chunk_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
-                                                            size_t ld, size_t k0, size_t k1, const tc_cfg_t *g)
+__attribute__((target("avx2"))) static size_t tc_chunk_avx2(
+    tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t k0, size_t k1, const tc_cfg_t *g)
 {
     const size_t n8 = N & ~(size_t)7;
     const int R = rs->R;
@@ -211,9 +210,8 @@ __attribute__((target("avx2"))) static size_t tc_chunk_avx2(tc_rows_t *rs, const
 /* The same passes with AVX-512: sixteen outputs per step, and the aligned terms summed as
  * exact int64 (vcvttpd2qq truncates toward zero like trunc31; the sums are the same
  * integers, converted back exactly since they stay below 2^33). */
-__attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(tc_rows_t *rs, const float *Bb, const int *eb,
-                                                                          size_t N, size_t ld, size_t k0, size_t k1,
-                                                                          const tc_cfg_t *g)
+__attribute__((target("avx512f,avx512dq"))) static size_t tc_chunk_avx512(
+    tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t k0, size_t k1, const tc_cfg_t *g)
 {
     const size_t n16 = N & ~(size_t)15;
     const int R = rs->R;
@@ -296,8 +294,8 @@ __attribute__((target("avx512f,avx512dq"))) static inline __m512i tc_cexp512(__m
 
 /* The rounding of one half (8 outputs) of a row: S and E as in tc_rows_with; c the
  * accumulator before the block (kept where it is not finite). */
-__attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(__m512i S, __m256i E, __m512d c,
-                                                                               const tc_cfg_t *g)
+__attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(
+    __m512i S, __m256i E, __m512d c, const tc_cfg_t *g)
 {
     const int rz = g->rz, sh = 53 - g->out_p, oemin = g->oemin, oemax = g->oemax;
     const __m512i m = _mm512_set1_epi64(0x7ff), low = _mm512_set1_epi64((int64_t)(((uint64_t)1 << sh) - 1));
@@ -305,15 +303,14 @@ __attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(_
         _mm512_slli_epi64(_mm512_cvtepi32_epi64(_mm256_add_epi32(E, _mm256_set1_epi32(1023 - g->lsb_off))), 52);
     __m512d v = _mm512_mul_pd(_mm512_cvtepi64_pd(S), _mm512_castsi512_pd(p2)); /* exact (tc_rows_with) */
     __m512i u = _mm512_castpd_si512(v);
-    __mmask8 ok = _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemin + 1023),
-                                        _MM_CMPINT_NLT);
+    __mmask8 ok = _mm512_cmp_epi64_mask(
+        _mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemin + 1023), _MM_CMPINT_NLT);
     if (!rz)
-        u = _mm512_add_epi64(
-            u, _mm512_add_epi64(_mm512_srli_epi64(low, 1),
-                                _mm512_and_si512(_mm512_srli_epi64(u, (unsigned)sh), _mm512_set1_epi64(1))));
+        u = _mm512_add_epi64(u, _mm512_add_epi64(_mm512_srli_epi64(low, 1),
+                                    _mm512_and_si512(_mm512_srli_epi64(u, (unsigned)sh), _mm512_set1_epi64(1))));
     u = _mm512_andnot_si512(low, u);
-    ok &= _mm512_cmp_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemax + 1023),
-                                _MM_CMPINT_LE);
+    ok &= _mm512_cmp_epi64_mask(
+        _mm512_and_si512(_mm512_srli_epi64(u, 52), m), _mm512_set1_epi64(oemax + 1023), _MM_CMPINT_LE);
     __mmask8 fin = _mm512_cmp_pd_mask(_mm512_abs_pd(c), _mm512_set1_pd(INFINITY), _CMP_LT_OQ);
     __mmask8 slow = (__mmask8)(~ok & fin & _mm512_cmp_epi64_mask(S, _mm512_setzero_si512(), _MM_CMPINT_NE));
     __m512d r = _mm512_maskz_mov_pd(ok, _mm512_castsi512_pd(u)); /* S == 0 gives +0 */
@@ -332,8 +329,8 @@ __attribute__((target("avx512f,avx512dq"))) static inline __m512d tc_finish512(_
 }
 
 /* The accumulator of one row (16 outputs), finite entries only (inf set aside as 0). */
-__attribute__((target("avx512f,avx512dq"))) static inline void
-tc_load_c512(__m512d *c0, __m512d *c1, const double *crow, __mmask8 m0, __mmask8 m1)
+__attribute__((target("avx512f,avx512dq"))) static inline void tc_load_c512(
+    __m512d *c0, __m512d *c1, const double *crow, __mmask8 m0, __mmask8 m1)
 {
     const __m512d vinf = _mm512_set1_pd(INFINITY);
     __m512d x0 = _mm512_maskz_loadu_pd(m0, crow), x1 = _mm512_maskz_loadu_pd(m1, crow + 8);
@@ -360,9 +357,9 @@ tc_load_c512(__m512d *c0, __m512d *c1, const double *crow, __mmask8 m0, __mmask8
  *     (H100 fp16/bf16: 16 * (2^27 - 1) = 2^31 - 16; it excludes B200 fp8, 32 x 2^27).
  *     c's term (below 2^(lsb_off + 1)) is formed in double and int64 as in the f32 == 0
  *     case and added after widening, so S is the same integer below 2^33. */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-tc_tile_avx512_with(double *const *crow, __mmask16 cm, const float *Ap, const int *eap, const float *Bp, const int *ebp,
-                    size_t K, const tc_cfg_t *g, const int f32)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void tc_tile_avx512_with(
+    double *const *crow, __mmask16 cm, const float *Ap, const int *eap, const float *Bp, const int *ebp, size_t K,
+    const tc_cfg_t *g, const int f32)
 {
     const size_t blk = (size_t)g->p.block;
     const __m512i vmin = _mm512_set1_epi32(g->p.min_exp), voff = _mm512_set1_epi32(g->lsb_off + 1023);
@@ -447,9 +444,7 @@ tc_tile_avx512_with(double *const *crow, __mmask16 cm, const float *Ap, const in
 }
 
 __attribute__((target("avx512f,avx512dq"))) static void tc_tile_avx512(double *const *crow, __mmask16 cm,
-                                                                       const float *Ap, const int *eap, const float *Bp,
-                                                                       const int *ebp, size_t K, const tc_cfg_t *g,
-                                                                       int f32)
+    const float *Ap, const int *eap, const float *Bp, const int *ebp, size_t K, const tc_cfg_t *g, int f32)
 {
     if (f32)
         tc_tile_avx512_with(crow, cm, Ap, eap, Bp, ebp, K, g, 1);
@@ -501,9 +496,9 @@ static inline uint32_t tc_e16(int e) { return (uint32_t)(uint16_t)(int16_t)(e < 
 
 /* One block of n products for the tile's 4 rows (c[] in and out); n a constant where the
  * caller can make it one, so that the two k loops unroll. */
-__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __attribute__((always_inline)) void
-tc_fast_block(__m512 *c, const float *Ap, const uint32_t *ea2, const float *Bp, const uint32_t *eb2, const size_t n,
-              const tc_cfg_t *g, int chk)
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __attribute__((always_inline)) void tc_fast_block(
+    __m512 *c, const float *Ap, const uint32_t *ea2, const float *Bp, const uint32_t *eb2, const size_t n,
+    const tc_cfg_t *g, int chk)
 {
     const int lsb_off = g->lsb_off;
     const __m512i vlo = _mm512_set1_epi32(-100), voff = _mm512_set1_epi32(lsb_off + 127);
@@ -566,7 +561,7 @@ tc_fast_block(__m512 *c, const float *Ap, const uint32_t *ea2, const float *Bp, 
  * it is none of those compiled), c stored once. */
 __attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __attribute__((always_inline)) void
 tc_tile_fast_with(double *const *crow, __mmask16 cm, const float *Ap, const uint32_t *ea2, const float *Bp,
-                  const uint32_t *eb2, size_t K, const tc_cfg_t *g, int chk, const size_t BLK)
+    const uint32_t *eb2, size_t K, const tc_cfg_t *g, int chk, const size_t BLK)
 {
     const size_t blk = (size_t)g->p.block;
     const __mmask8 m0 = (__mmask8)cm, m1 = (__mmask8)(cm >> 8);
@@ -592,9 +587,7 @@ tc_tile_fast_with(double *const *crow, __mmask16 cm, const float *Ap, const uint
 }
 
 __attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(double *const *crow, __mmask16 cm,
-                                                                              const float *Ap, const uint32_t *ea2,
-                                                                              const float *Bp, const uint32_t *eb2,
-                                                                              size_t K, const tc_cfg_t *g, int chk)
+    const float *Ap, const uint32_t *ea2, const float *Bp, const uint32_t *eb2, size_t K, const tc_cfg_t *g, int chk)
 {
     switch (g->p.block) { /* the NVIDIA blocks of fp16, bf16 and tf32 */
     case 4: tc_tile_fast_with(crow, cm, Ap, ea2, Bp, eb2, K, g, chk, 4); break;
@@ -605,15 +598,15 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static void tc_tile_fast(do
 }
 
 /* The per-block loops of tc_rows_with compiled for AVX2 (same operations, wider). */
-__attribute__((target("avx2"))) static void tc_rows_avx2(tc_rows_t *rs, const float *Bb, const int *eb, size_t N,
-                                                         size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
+__attribute__((target("avx2"))) static void tc_rows_avx2(
+    tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
 {
     tc_rows_with(rs, Bb, eb, N, ld, K, g, chunk);
 }
 #endif
 
-static void tc_rows_generic(tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t K,
-                            const tc_cfg_t *g, tc_chunk_fn chunk)
+static void tc_rows_generic(
+    tc_rows_t *rs, const float *Bb, const int *eb, size_t N, size_t ld, size_t K, const tc_cfg_t *g, tc_chunk_fn chunk)
 {
     tc_rows_with(rs, Bb, eb, N, ld, K, g, chunk);
 }
@@ -650,8 +643,8 @@ int drift_tc_simd_level_(void) { return tc_have_avx2() ? (tc_have_avx512() ? 2 :
  * (the bits below the quantum; tc_representable), a count of at most 52 (more: the leading
  * bit itself is below the quantum, as for half the smallest subnormal; double subnormals
  * too); inf and NaN fail |x| <= max_finite. */
-static inline __attribute__((always_inline)) int tc_finite_values_with(const double *x, size_t n, int p, int emin,
-                                                                       double maxf)
+static inline __attribute__((always_inline)) int tc_finite_values_with(
+    const double *x, size_t n, int p, int emin, double maxf)
 {
     uint64_t bad = 0;
     for (size_t t = 0; t < n; t++) {
@@ -668,8 +661,8 @@ static inline __attribute__((always_inline)) int tc_finite_values_with(const dou
 
 #ifdef TC_AVX2
 /* The same eight at a time; the tail loads zeros, which pass. */
-__attribute__((target("avx512f,avx512dq"))) static int tc_finite_values_avx512(const double *x, size_t n, int p,
-                                                                               int emin, double maxf)
+__attribute__((target("avx512f,avx512dq"))) static int tc_finite_values_avx512(
+    const double *x, size_t n, int p, int emin, double maxf)
 {
     const __m512i m = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1), nosign = _mm512_set1_epi64(INT64_MAX);
     const __m512i ebase = _mm512_set1_epi64((int64_t)emin + 1023), d0 = _mm512_set1_epi64(53 - p);
@@ -714,8 +707,8 @@ typedef struct {
     __mmask16 wide;
 } tc_pack16_t;
 
-__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline tc_pack16_t tc_pack16(const double *x, __mmask16 in,
-                                                                                         int tf32, int emin)
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static inline tc_pack16_t tc_pack16(
+    const double *x, __mmask16 in, int tf32, int emin)
 {
     tc_pack16_t p;
     __m512d lo = _mm512_maskz_loadu_pd((__mmask8)in, x), hi = _mm512_maskz_loadu_pd((__mmask8)(in >> 8), x + 8);
@@ -740,8 +733,8 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) static inline __m512i tc_e1
 
 /* B's chunk ch (columns 16 ch ...): Bp[k*16 + l] and its exponents (ebp, and eb2 when
  * given); 1 when an input is wide. */
-__attribute__((target("avx512f,avx512dq,avx512bw"))) static int
-tc_pack_b(float *Bp, int *ebp, uint32_t *eb2, const double *B, size_t N, size_t K, size_t ch, const tc_cfg_t *g)
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_b(
+    float *Bp, int *ebp, uint32_t *eb2, const double *B, size_t N, size_t K, size_t ch, const tc_cfg_t *g)
 {
     const size_t j0 = ch * TC_LANES, nj = N - j0 < TC_LANES ? N - j0 : TC_LANES;
     const __mmask16 in = (__mmask16)(nj >= TC_LANES ? 0xffffu : (1u << nj) - 1);
@@ -763,8 +756,8 @@ tc_pack_b(float *Bp, int *ebp, uint32_t *eb2, const double *B, size_t N, size_t 
 
 /* A's group gi, sixteen k at a time down each of its rows, then interleaved to
  * Ap[(gi*K + k)*4 + r] (eap likewise) and the pairs ea2[(gi*K + k)*2 + {0, 1}]. */
-__attribute__((target("avx512f,avx512dq,avx512bw"))) static int
-tc_pack_a(float *Ap, int *eap, uint32_t *ea2, const double *A, size_t M, size_t K, size_t gi, const tc_cfg_t *g)
+__attribute__((target("avx512f,avx512dq,avx512bw"))) static int tc_pack_a(
+    float *Ap, int *eap, uint32_t *ea2, const double *A, size_t M, size_t K, size_t gi, const tc_cfg_t *g)
 {
     const int tf32 = g->in == DRIFT_TF32;
     __mmask16 wide = 0;
@@ -786,7 +779,7 @@ tc_pack_a(float *Ap, int *eap, uint32_t *ea2, const double *A, size_t M, size_t 
         __m512i x01l = _mm512_permutex2var_epi32(v[0], lo2, v[1]), x01h = _mm512_permutex2var_epi32(v[0], hi2, v[1]);
         __m512i x23l = _mm512_permutex2var_epi32(v[2], lo2, v[3]), x23h = _mm512_permutex2var_epi32(v[2], hi2, v[3]);
         __m512i q[4] = {_mm512_permutex2var_epi64(x01l, lo4, x23l), _mm512_permutex2var_epi64(x01l, hi4, x23l),
-                        _mm512_permutex2var_epi64(x01h, lo4, x23h), _mm512_permutex2var_epi64(x01h, hi4, x23h)};
+            _mm512_permutex2var_epi64(x01h, lo4, x23h), _mm512_permutex2var_epi64(x01h, hi4, x23h)};
         for (int h = 0; h < 4; h++) { /* 4 k per register */
             __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu
                                        : nk > (size_t)(4 * h)    ? (1u << 4 * (nk - 4 * h)) - 1
@@ -800,7 +793,7 @@ tc_pack_a(float *Ap, int *eap, uint32_t *ea2, const double *A, size_t M, size_t 
             __m512i y23l = _mm512_permutex2var_epi32(e[2], lo2, e[3]),
                     y23h = _mm512_permutex2var_epi32(e[2], hi2, e[3]);
             __m512i y[4] = {_mm512_permutex2var_epi64(y01l, lo4, y23l), _mm512_permutex2var_epi64(y01l, hi4, y23l),
-                            _mm512_permutex2var_epi64(y01h, lo4, y23h), _mm512_permutex2var_epi64(y01h, hi4, y23h)};
+                _mm512_permutex2var_epi64(y01h, lo4, y23h), _mm512_permutex2var_epi64(y01h, hi4, y23h)};
             for (int h = 0; h < 4; h++) {
                 __mmask16 st = (__mmask16)(nk >= (size_t)(4 * h + 4) ? 0xffffu
                                            : nk > (size_t)(4 * h)    ? (1u << 4 * (nk - 4 * h)) - 1
@@ -826,8 +819,8 @@ tc_pack_a(float *Ap, int *eap, uint32_t *ea2, const double *A, size_t M, size_t 
  * with their exponents once (also as 16-bit pairs for tc_tile_fast), then runs one tile per
  * (chunk of 16 columns, group of 4 rows); the tiles are independent, so the result does not
  * depend on the thread count. */
-static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                          const tc_cfg_t *g)
+static int tc_gemm_avx512(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g)
 {
     const size_t ngroups = (M + TC_ROWS - 1) / TC_ROWS, nchunks = (N + TC_LANES - 1) / TC_LANES;
     const int bw = __builtin_cpu_supports("avx512bw");
@@ -934,8 +927,8 @@ static int tc_gemm_avx512(double *C, const double *A, const double *B, size_t M,
 }
 #endif
 
-int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                         const tc_cfg_t *g_)
+int drift_tc_gemm_packed(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g_)
 {
     const tc_cfg_t g = *g_;
 #ifdef TC_AVX2
@@ -1021,8 +1014,8 @@ static inline float tc_ftz32f(float x) { return fabsf(x) < 0x1p-126f ? copysignf
 static inline float tc_prod32f(float a, float b) { return a == 0.0f || b == 0.0f ? 0.0f : tc_ftz32f(a * b); }
 
 /* One row: acc holds the row's c (as float) and receives the result. */
-static inline __attribute__((always_inline)) void tc_pairwise_row_with(float *restrict acc, const float *restrict Ai,
-                                                                       const float *restrict Bf, size_t N, size_t Kp)
+static inline __attribute__((always_inline)) void tc_pairwise_row_with(
+    float *restrict acc, const float *restrict Ai, const float *restrict Bf, size_t N, size_t Kp)
 {
     for (size_t k0 = 0; k0 < Kp; k0 += 4) {
         const float a0 = Ai[k0], a1 = Ai[k0 + 1], a2 = Ai[k0 + 2], a3 = Ai[k0 + 3];
@@ -1039,14 +1032,14 @@ static inline __attribute__((always_inline)) void tc_pairwise_row_with(float *re
 
 /* The same C compiled for wider vectors (same float operations, so the same bits). */
 #ifdef TC_AVX2
-__attribute__((target("avx512f,avx512dq"))) static void tc_pairwise_row_avx512(float *acc, const float *Ai,
-                                                                               const float *Bf, size_t N, size_t Kp)
+__attribute__((target("avx512f,avx512dq"))) static void tc_pairwise_row_avx512(
+    float *acc, const float *Ai, const float *Bf, size_t N, size_t Kp)
 {
     tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
 }
 
-__attribute__((target("avx2"))) static void tc_pairwise_row_avx2(float *acc, const float *Ai, const float *Bf, size_t N,
-                                                                 size_t Kp)
+__attribute__((target("avx2"))) static void tc_pairwise_row_avx2(
+    float *acc, const float *Ai, const float *Bf, size_t N, size_t Kp)
 {
     tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
 }
@@ -1057,8 +1050,8 @@ static void tc_pairwise_row_generic(float *acc, const float *Ai, const float *Bf
     tc_pairwise_row_with(acc, Ai, Bf, N, Kp);
 }
 
-int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                             const tc_cfg_t *g)
+int drift_tc_gemm_pairwise32(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g)
 {
     int done = 0, rc = drift_tc_gemm_pairwise_tiles(C, A, B, M, N, K, c_init, g, &done);
     if (rc != DRIFT_OK || done) return rc; /* AVX-512: the register tiles */

@@ -213,7 +213,7 @@ static inline __attribute__((always_inline)) v16f late_c16(v16i Ep, v16i Ef, v16
     /* P's scale 2^(Ef - lsb_off) in [2^-125, 2^76], a float (Ef: Ep floored; S is 0 below) */
     v16f ps = (v16f)((Ef - lsb_off + 127) << 23);
     return cat16f(late_c8(pow2bits_lo(qe), cvtid(lo8(S), isa), cvtfd(lo8f(ps), isa), lo8f(c), isa),
-                  late_c8(pow2bits_hi(qe), cvtid(hi8(S), isa), cvtfd(hi8f(ps), isa), hi8f(c), isa));
+        late_c8(pow2bits_hi(qe), cvtid(hi8(S), isa), cvtfd(hi8f(ps), isa), hi8f(c), isa));
 }
 
 /* Blackwell fp8 (tc_block_then_add), 8 outputs: S = S0 + S1 the truncated products' sum in
@@ -239,8 +239,8 @@ static inline __attribute__((always_inline)) v8f then_add8(v8f ps, v8i S0, v8i S
 static inline __attribute__((always_inline)) v16f then_add16(v16i Ef, v16i S0, v16i S1, v16f c, int lsb_off, int isa)
 {
     v16f ps = (v16f)((Ef - lsb_off + 127) << 23); /* 2^(E - lsb_off) in [2^-125, 2^75], a float */
-    return cat16f(then_add8(lo8f(ps), lo8(S0), lo8(S1), lo8f(c), isa),
-                  then_add8(hi8f(ps), hi8(S0), hi8(S1), hi8f(c), isa));
+    return cat16f(
+        then_add8(lo8f(ps), lo8(S0), lo8(S1), lo8f(c), isa), then_add8(hi8f(ps), hi8(S0), hi8(S1), hi8f(c), isa));
 }
 
 typedef struct {
@@ -256,8 +256,8 @@ typedef struct {
  * the rounded c and receives the result. */
 /* cblk: 0, or a compile-time block size of late-c (then_add 0) whose full blocks are unrolled
  * (MI300X bf16: 8), the short last block taking the same code with its m. */
-static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t *t, size_t i0, size_t jp, float *acc,
-                                                               int isa, const int cblk)
+static inline __attribute__((always_inline)) void tc_tile_with(
+    const tc_tiles_t *t, size_t i0, size_t jp, float *acc, int isa, const int cblk)
 {
     const size_t K = t->K, blk = cblk ? (size_t)cblk : (size_t)t->blk;
     const int then_add = cblk ? 0 : t->then_add;
@@ -306,8 +306,8 @@ static inline __attribute__((always_inline)) void tc_tile_with(const tc_tiles_t 
 }
 
 #ifdef TC_TILE_CLONES
-__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
-tc_tile_avx512(const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void tc_tile_avx512(
+    const tc_tiles_t *t, size_t i0, size_t jp, float *acc)
 {
     if (!t->then_add && t->blk == 8)
         tc_tile_with(t, i0, jp, acc, 2, 8);
@@ -362,8 +362,8 @@ typedef struct {
     const tc_cfg_t *g;
 } tc_xtiles_t;
 
-static inline __attribute__((always_inline)) void tc_exact_tile_with(const tc_xtiles_t *t, size_t i0, size_t jp,
-                                                                     double *acc, int isa)
+static inline __attribute__((always_inline)) void tc_exact_tile_with(
+    const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, int isa)
 {
     const size_t K = t->K, blk = (size_t)t->g->p.block;
     const double *a = t->Ap + i0 * K, *bp = t->Bp + jp * K * TW;
@@ -436,8 +436,8 @@ static inline __attribute__((always_inline)) void tc_exact_tile_with(const tc_xt
  * others never went wrong. */
 /* s += (p0, p1), 16 sums of one row, each addition checked exact (the two compares above);
  * a lane whose addition was not exact is cleared in *ok. */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-checked_add_512(__m512d s[2], __mmask8 *ok, const __m512d p0, const __m512d p1)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void checked_add_512(
+    __m512d s[2], __mmask8 *ok, const __m512d p0, const __m512d p1)
 {
     const __m512d u0 = _mm512_add_pd(s[0], p0), u1 = _mm512_add_pd(s[1], p1);
     *ok = _mm512_mask_cmp_pd_mask(*ok, _mm512_sub_pd(u0, s[0]), p0, _CMP_EQ_OQ);
@@ -448,8 +448,8 @@ checked_add_512(__m512d s[2], __mmask8 *ok, const __m512d p0, const __m512d p1)
 }
 
 /* one product k added to the tile's 4 x 16 sums, each addition checked */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-exact_add_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void exact_add_512(
+    __m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k)
 {
     const __m512d b0 = _mm512_loadu_pd(bk), b1 = _mm512_loadu_pd(bk + 8);
     for (int r = 0; r < TR; r++) {
@@ -462,8 +462,8 @@ exact_add_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double 
 /* the block's exact sum rounded once to fp32 becomes c. An exact zero sum is +0 in the
  * model; here it stays -0 when all its terms were -0, which changes no later nonzero sum
  * and becomes +0 at the end (the stores below), where the model's result is +0 too. */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-exact_round_512(__m512d s[TR][2])
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void exact_round_512(
+    __m512d s[TR][2])
 {
     for (int r = 0; r < TR; r++)
         for (int h = 0; h < 2; h++) s[r][h] = _mm512_cvtps_pd(_mm512_cvtpd_ps(s[r][h]));
@@ -473,9 +473,8 @@ exact_round_512(__m512d s[TR][2])
  * is exact in double): the m products of a block summed first, with FMAs (exact: each
  * product is exact and every partial sum representable), then added to the sums with one
  * checked addition. */
-__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void
-exact_add_block_512(__m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k0,
-                    const size_t m)
+__attribute__((target("avx512f,avx512dq"))) static inline __attribute__((always_inline)) void exact_add_block_512(
+    __m512d s[TR][2], __mmask8 ok[TR], const double *bk, const double *a, size_t K, size_t k0, const size_t m)
 {
     __m512d b[TC_MAX_BLOCK][2];
     for (size_t q = 0; q < m; q++) b[q][0] = _mm512_loadu_pd(bk + q * TW), b[q][1] = _mm512_loadu_pd(bk + q * TW + 8);
@@ -536,8 +535,8 @@ exact_tile_512_with(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, con
     }
 }
 
-__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
-tc_exact_tile_avx512(const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, int narrow)
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void tc_exact_tile_avx512(
+    const tc_xtiles_t *t, size_t i0, size_t jp, double *acc, int narrow)
 {
     const size_t blk = (size_t)t->g->p.block;
     if (blk == 2 && narrow)
@@ -563,8 +562,8 @@ static void tc_exact_tile_generic(const tc_xtiles_t *t, size_t i0, size_t jp, do
     tc_exact_tile_with(t, i0, jp, acc, 0);
 }
 
-int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                              const tc_cfg_t *g)
+int drift_tc_gemm_exact_tiles(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g)
 {
     const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
     double *Ap = calloc(Mp * K, sizeof *Ap), *Bp = calloc(np * K * TW, sizeof *Bp);
@@ -657,8 +656,8 @@ static inline __attribute__((always_inline)) int tc_tile_pack_one(float *dst, in
     return out;
 }
 
-static inline __attribute__((always_inline)) int tc_tile_pack_with(float *dst, int32_t *edst, const double *src,
-                                                                   size_t n, const tc_cfg_t *g)
+static inline __attribute__((always_inline)) int tc_tile_pack_with(
+    float *dst, int32_t *edst, const double *src, size_t n, const tc_cfg_t *g)
 {
     const int emin = g->emin_in;
     int bad = 0;
@@ -672,8 +671,8 @@ static inline __attribute__((always_inline)) int tc_tile_pack_with(float *dst, i
 #ifdef TC_TILE_CLONES
 /* The same, 8 inputs at a time in intrinsics (GCC leaves the loop above scalar); tf32 and the
  * last n % 8 inputs as above */
-__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static int
-tc_tile_pack_avx512(float *dst, int32_t *edst, const double *src, size_t n, const tc_cfg_t *g)
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static int tc_tile_pack_avx512(
+    float *dst, int32_t *edst, const double *src, size_t n, const tc_cfg_t *g)
 {
     if (g->in == DRIFT_TF32) return tc_tile_pack_with(dst, edst, src, n, g);
     const __m512i abs = _mm512_set1_epi64(INT64_MAX), lo = _mm512_castpd_si512(_mm512_set1_pd(0x1p-50));
@@ -705,7 +704,7 @@ static int tc_tile_pack_generic(float *dst, int32_t *edst, const double *src, si
 /* A (rows padded to TR) and B (panels of TW columns, zero-padded) packed; 0 when some input
  * is out of range. */
 static int tc_tile_pack(float *Ap, int32_t *eap, float *Bp, int32_t *ebp, const double *A, const double *B, size_t M,
-                        size_t N, size_t K, const tc_cfg_t *g)
+    size_t N, size_t K, const tc_cfg_t *g)
 {
     const size_t Mp = (M + TR - 1) / TR * TR, np = (N + TW - 1) / TW;
     int (*pack)(float *, int32_t *, const double *, size_t, const tc_cfg_t *) = tc_tile_pack_generic;
@@ -725,8 +724,8 @@ static int tc_tile_pack(float *Ap, int32_t *eap, float *Bp, int32_t *ebp, const 
     return ok;
 }
 
-int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                        const tc_cfg_t *g, int *done)
+int drift_tc_gemm_tiles(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g, int *done)
 {
     *done = 0;
     if (g->p.min_exp > TC_TILE_EFLOOR || g->p.block > 32) return DRIFT_OK; /* the clamp could act */
@@ -811,8 +810,8 @@ __attribute__((target("avx512f"))) static inline __m512 prod_512(__m512 b, float
     return _mm512_castsi512_ps(_mm512_mask_and_epi32(u, tiny, u, s));
 }
 
-__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void
-tc_pairwise_tile_avx512(const tc_ptiles_t *t, size_t i0, size_t jp, float *acc)
+__attribute__((target("avx512f,avx512dq,prefer-vector-width=512"))) static void tc_pairwise_tile_avx512(
+    const tc_ptiles_t *t, size_t i0, size_t jp, float *acc)
 {
     const size_t Kp = t->Kp;
     const float *a = t->Ap + i0 * Kp, *bp = t->Bp + jp * Kp * TW;
@@ -838,8 +837,8 @@ tc_pairwise_tile_avx512(const tc_ptiles_t *t, size_t i0, size_t jp, float *acc)
 }
 #endif
 
-int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                                 const tc_cfg_t *g, int *done)
+int drift_tc_gemm_pairwise_tiles(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g, int *done)
 {
     *done = 0;
 #ifdef TC_TILE_CLONES

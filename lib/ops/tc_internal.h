@@ -102,39 +102,39 @@ int drift_tc_finite_values_(const double *x, size_t n, const tc_cfg_t *g);
 /* The GEMM on packed operands (tc_gemm_packed.c) for DRIFT_TC_ALIGN_TRUNC configurations
  * whose inputs and C are all finite and already validated: bit-identical to drift_tc_dot
  * per output, any thread count. DRIFT_OK or DRIFT_ENOMEM. */
-DRIFT_MUST_CHECK int drift_tc_gemm_packed(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                          int c_init, const tc_cfg_t *g);
+DRIFT_MUST_CHECK int drift_tc_gemm_packed(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g);
 
 /* The same for DRIFT_TC_PAIRWISE_FP32 (CDNA2): tc_model.c's tc_block_pairwise in float
  * arithmetic, vectorised across the outputs of a row (tc_gemm_packed.c). */
-DRIFT_MUST_CHECK int drift_tc_gemm_pairwise32(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                              int c_init, const tc_cfg_t *g);
+DRIFT_MUST_CHECK int drift_tc_gemm_pairwise32(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g);
 
 /* The same for DRIFT_TC_EXACT_BLOCK (CDNA1) and DRIFT_TC_ALIGN_LATE_C (CDNA3): their scalar
  * blocks vectorised across the outputs of a row (tc_gemm_amd.c). */
-DRIFT_MUST_CHECK int drift_tc_gemm_amd_rows(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                            int c_init, const tc_cfg_t *g);
+DRIFT_MUST_CHECK int drift_tc_gemm_amd_rows(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g);
 
 /* The same for DRIFT_TC_ALIGN_LATE_C (CDNA3) and DRIFT_TC_ALIGN_THEN_ADD (Blackwell fp8) on
  * register tiles in float lanes (tc_gemm_tiles.c), when every nonzero input lies in
  * [2^-50, 2^50] (always for fp16 and fp8) and min_exp <= -100: then *done = 1. Otherwise
  * *done = 0, C untouched, and the caller takes another path. DRIFT_OK or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_tc_gemm_tiles(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                         int c_init, const tc_cfg_t *g, int *done);
+    int c_init, const tc_cfg_t *g, int *done);
 
 /* The same for DRIFT_TC_EXACT_BLOCK (CDNA1) on register tiles in double lanes, TwoSum-checked
  * (tc_gemm_tiles.c); inputs finite and validated. DRIFT_OK or DRIFT_ENOMEM. Both tile GEMMs
  * give the model's bits in every build, but only the AVX-512 one keeps their 512-bit vectors
  * in registers: drift_tc_gemm_amd_rows takes them only there (Blackwell fp8, which has no
  * row path, takes them in every build: still faster than its scalar blocks). */
-DRIFT_MUST_CHECK int drift_tc_gemm_exact_tiles(double *C, const double *A, const double *B, size_t M, size_t N,
-                                               size_t K, int c_init, const tc_cfg_t *g);
+DRIFT_MUST_CHECK int drift_tc_gemm_exact_tiles(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g);
 
 /* The same for DRIFT_TC_PAIRWISE_FP32 (CDNA2) on register tiles of 4 x 16 floats
  * (tc_gemm_tiles.c), only in the AVX-512 build (*done = 1); otherwise *done = 0, C untouched,
  * and drift_tc_gemm_pairwise32 takes its rows. DRIFT_OK or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_tc_gemm_pairwise_tiles(double *C, const double *A, const double *B, size_t M, size_t N,
-                                                  size_t K, int c_init, const tc_cfg_t *g, int *done);
+    size_t K, int c_init, const tc_cfg_t *g, int *done);
 
 #ifdef __cplusplus
 }

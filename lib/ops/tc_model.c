@@ -90,10 +90,18 @@ static const tc_row_t TC_TABLE_FP16_OUT[] = {
 
 /* Which family each architecture is (the published models make the same calls). */
 static const char *const TC_FAMILY[DRIFT_TC_NARCH] = {
-    [DRIFT_TC_V100] = "volta",           [DRIFT_TC_A100] = "ampere", [DRIFT_TC_A2] = "ampere",
-    [DRIFT_TC_A30] = "ampere",           [DRIFT_TC_ADA] = "ada",     [DRIFT_TC_L40S] = "ada",
-    [DRIFT_TC_H100] = "hopper",          [DRIFT_TC_H200] = "hopper", [DRIFT_TC_B200] = "blackwell",
-    [DRIFT_TC_RTXPRO6000] = "blackwell", [DRIFT_TC_MI100] = "cdna1", [DRIFT_TC_MI250] = "cdna2",
+    [DRIFT_TC_V100] = "volta",
+    [DRIFT_TC_A100] = "ampere",
+    [DRIFT_TC_A2] = "ampere",
+    [DRIFT_TC_A30] = "ampere",
+    [DRIFT_TC_ADA] = "ada",
+    [DRIFT_TC_L40S] = "ada",
+    [DRIFT_TC_H100] = "hopper",
+    [DRIFT_TC_H200] = "hopper",
+    [DRIFT_TC_B200] = "blackwell",
+    [DRIFT_TC_RTXPRO6000] = "blackwell",
+    [DRIFT_TC_MI100] = "cdna1",
+    [DRIFT_TC_MI250] = "cdna2",
     [DRIFT_TC_MI300X] = "cdna3",
 };
 
@@ -132,13 +140,8 @@ int drift_tc_model(drift_tc_model_t *m, drift_tc_arch_t arch, drift_format_t in,
     if (!r) return DRIFT_EUNSUPPORTED;
     if (out != DRIFT_FP32 && !(out == DRIFT_FP16 && r->fp16_out)) return DRIFT_EUNSUPPORTED;
     int h = out == DRIFT_FP16;
-    *m = (drift_tc_model_t){r->family,
-                            r->algo,
-                            r->block,
-                            r->neab,
-                            h && in == DRIFT_FP16 ? r->min_exp16 : r->min_exp,
-                            h ? DRIFT_RNE : r->rnd32,
-                            r->algo != DRIFT_TC_PAIRWISE_FP32};
+    *m = (drift_tc_model_t){r->family, r->algo, r->block, r->neab, h && in == DRIFT_FP16 ? r->min_exp16 : r->min_exp,
+        h ? DRIFT_RNE : r->rnd32, r->algo != DRIFT_TC_PAIRWISE_FP32};
     return DRIFT_OK;
 }
 
@@ -207,7 +210,7 @@ double drift_tc_finish_(double S, double scale, const tc_cfg_t *g)
  * 2^(E - lsb_off), of c (when with_c) and the products truncated at E; *scale receives
  * 2^(lsb_off - E). Returns 0 when there is no term at all (every product zero, c too). */
 static int tc_align(double *S_out, double *scale_out, const double *a, const double *b, size_t n, double c, int with_c,
-                    const tc_cfg_t *g)
+    const tc_cfg_t *g)
 {
     int E = TC_NO_TERM;
     for (size_t k = 0; k < n; k++)
@@ -488,8 +491,8 @@ static int tc_special(double *res, const double *a, size_t sa, const double *b, 
 }
 
 /* The dot product with strides (sa, sb): shared by drift_tc_dot and the GEMM fallback. */
-static double tc_dot_strided(const double *a, size_t sa, const double *b, size_t sb, size_t n, double c0,
-                             const tc_cfg_t *g)
+static double tc_dot_strided(
+    const double *a, size_t sa, const double *b, size_t sb, size_t n, double c0, const tc_cfg_t *g)
 {
     double sp;
     if (tc_special(&sp, a, sa, b, sb, n, c0)) return sp;
@@ -508,7 +511,7 @@ static double tc_dot_strided(const double *a, size_t sa, const double *b, size_t
 }
 
 int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const double *c, drift_tc_arch_t arch,
-                 drift_format_t in, drift_format_t out_fmt)
+    drift_format_t in, drift_format_t out_fmt)
 {
     if (!out || (n && (!a || !b))) return DRIFT_EINVAL;
     tc_cfg_t g;
@@ -526,8 +529,8 @@ int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const 
  * none at present). Inputs are finite:
  * they are prepared once, B transposed so that each column is contiguous. Each output is
  * independent of the others: any thread count gives the same bits. */
-static int tc_gemm_blocks(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                          const tc_cfg_t *g)
+static int tc_gemm_blocks(
+    double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init, const tc_cfg_t *g)
 {
     double *Ap = malloc(M * K * sizeof *Ap), *Bt = malloc(N * K * sizeof *Bt);
     if (!Ap || !Bt) {
@@ -553,7 +556,7 @@ static int tc_gemm_blocks(double *C, const double *A, const double *B, size_t M,
 /* ---- the GEMM: validation, then the scalar model or the packed paths ---------------------- */
 
 int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K, int c_init,
-                  drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt)
+    drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt)
 {
     if (!C || (M && N && K && (!A || !B))) return DRIFT_EINVAL;
     tc_cfg_t g;

@@ -145,7 +145,7 @@ const char *drift_tc_algo_name(drift_tc_algo_t a);
  * GEMM.m rounds C so, with CPFloat, before any block).
  * n == 0 returns that rounded c. */
 DRIFT_MUST_CHECK int drift_tc_dot(double *out, const double *a, const double *b, size_t n, const double *c,
-                                  drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
+    drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
 
 /* c rounded to the output format as drift_tc_dot rounds it: toward zero for fp32 output,
  * to nearest-even for fp16 (the published GEMM.m does so with CPFloat, for every
@@ -163,7 +163,7 @@ DRIFT_MUST_CHECK int drift_tc_round_c(double *out, double c, drift_format_t out_
  * inputs beyond [2^-50, 2^50] across a row in tc_gemm_amd.c, Hopper/Blackwell fp8 -> fp16
  * one output at a time). */
 DRIFT_MUST_CHECK int drift_tc_gemm(double *C, const double *A, const double *B, size_t M, size_t N, size_t K,
-                                   int c_init, drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
+    int c_init, drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt);
 
 /* drift_tc_gemm (c_init = 0) with B given as floats, Bf[t] == B[t] (row-major K x N; every
  * input format is a float format, so nothing is lost), read in place: no copy of B, the
@@ -178,8 +178,7 @@ DRIFT_MUST_CHECK int drift_tc_gemm(double *C, const double *A, const double *B, 
  * the environment makes it always decline (so that tests and benchmarks reach drift_tc_gemm).
  * DRIFT_EINVAL (NULL pointers), DRIFT_EUNSUPPORTED (as drift_tc_gemm) or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_tc_gemm_floatb(double *C, const double *A, const float *Bf, size_t M, size_t N, size_t K,
-                                          drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt, int b_valid,
-                                          int *done);
+    drift_tc_arch_t arch, drift_format_t in, drift_format_t out_fmt, int b_valid, int *done);
 
 /* 1 when drift_tc_gemm_floatb's conditions hold for every one of the n floats (finite values
  * of `in`, bf16 or fp16, nonzero ones in [2^-50, 2^51)) and this CPU runs it; else 0. */

@@ -97,7 +97,7 @@ noreturn void drift_die_format(const char *opt, const char *value)
     drift_suggest_text(hint, sizeof hint, value, names, n, NULL);
     drift_die("%s: unknown format '%s' (%saccepted: %s, in any case, or PyTorch's names bfloat16, float16, half, "
               "float32, float64, float8_e4m3fn, float8_e5m2)",
-              opt, value, hint, accepted);
+        opt, value, hint, accepted);
 }
 
 const char *drift_order_grammar(void)
@@ -105,8 +105,8 @@ const char *drift_order_grammar(void)
     static char text[768];
     if (text[0]) return text;
     int n = snprintf(text, sizeof text,
-                     "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), "
-                     "kahan, neumaier, random:SEED, tc:MODEL with MODEL one of ");
+        "seq, rev, pairwise, blocked:B, splitk:S, splitk:S:tree, warp:W (W a power of two), "
+        "kahan, neumaier, random:SEED, tc:MODEL with MODEL one of ");
     for (int a = 0; a < DRIFT_TC_NARCH && n > 0 && (size_t)n < sizeof text; a++)
         n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", a ? "|" : "", drift_tc_arch_name((drift_tc_arch_t)a));
     if (n > 0 && (size_t)n < sizeof text)
@@ -158,7 +158,7 @@ static int split_list(const char *opt, const char *value, char items[][DRIFT_ORD
         if (len == 0) drift_die("--%s: empty item in list '%s'", opt, value);
         if (len >= DRIFT_ORDER_SPEC_MAX)
             drift_die("--%s: item '%.*s' is too long (accepted: at most %d characters)", opt, (int)len, p,
-                      DRIFT_ORDER_SPEC_MAX - 1);
+                DRIFT_ORDER_SPEC_MAX - 1);
         if (n == max) drift_die("--%s: more than %d items (accepted: at most %d, comma-separated)", opt, max, max);
         memcpy(items[n], p, len);
         items[n][len] = 0;
@@ -288,25 +288,25 @@ static int takes_no_orders(const drift_cli_spec_t *spec) { return spec->no_order
 static void print_help(const drift_cli_spec_t *spec)
 {
     printf("usage: %s [options]   (each as --option VALUE or --option=VALUE)\n%s\n\ncommon options:\n", spec->name,
-           spec->question);
+        spec->question);
     printf("  --seed N             random seed (default 1)\n");
     printf("  --profile P          sweep size: quick, default or full (when not given: default)\n");
     printf("  --out DIR            where data files go, created with its parents (default data;\n"
            "                       ./lab run: a new runs/%s/<time>/)\n",
-           spec->name);
+        spec->name);
     if (!spec->default_formats) /* refused by this experiment: say so instead of offering it */
         printf("  (--formats is not accepted: %s %s)\n", spec->name, not_taken(spec, "formats"));
     else
-        printf("  --formats LIST       number formats, comma-separated, each once (default %s)\n",
-               spec->default_formats);
+        printf(
+            "  --formats LIST       number formats, comma-separated, each once (default %s)\n", spec->default_formats);
     if (takes_no_orders(spec))
         printf("  (--orders is not accepted: %s %s)\n", spec->name, not_taken(spec, "orders"));
     else
         printf("  --orders LIST        reduction orders, comma-separated, at most %d distinct (default %s)\n",
-               DRIFT_MAX_ORDERS, spec->default_orders);
+            DRIFT_MAX_ORDERS, spec->default_orders);
     printf("  --backend B          auto|cpu|cuda (default auto: cuda when a device is present)\n");
     printf("  --threads N          OpenMP threads, 1..%d (default: all cores; results do not depend on it)\n",
-           drift_threads_max());
+        drift_threads_max());
     printf("  --quiet              no table or explanation on stdout\n");
     printf("  --help, --version, --describe (name, question and summary, tab-separated)\n");
     if (spec->nopts) printf("\n%s options:\n", spec->name);
@@ -323,11 +323,11 @@ static void print_help(const drift_cli_spec_t *spec)
             snprintf(limits, sizeof limits, "; >= %ld", o->min);
         if (list)
             snprintf(limits + strlen(limits), sizeof limits - strlen(limits), "; at most %d distinct values",
-                     DRIFT_LIST_MAX);
+                DRIFT_LIST_MAX);
         if (o->profile[0] || o->profile[1] || o->profile[2])
             printf("  %-20s %s%s (default by profile: quick %s, default %s, full %s)\n", left, o->help, limits,
-                   o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-",
-                   o->profile[2] ? o->profile[2] : "-");
+                o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-",
+                o->profile[2] ? o->profile[2] : "-");
         else
             printf("  %-20s %s%s\n", left, o->help, limits);
     }
@@ -339,8 +339,8 @@ static noreturn void die_unknown_option(const drift_cli_spec_t *spec, const char
 {
     const char *names[256 + 16];
     int n = 0;
-    static const char *const COMMON[] = {"seed",    "profile", "out",   "formats", "orders",
-                                         "backend", "threads", "quiet", "help",    "version"};
+    static const char *const COMMON[] = {
+        "seed", "profile", "out", "formats", "orders", "backend", "threads", "quiet", "help", "version"};
     for (int j = 0; j < 10; j++) {
         if (j == 3 && !spec->default_formats) continue; /* refused here: not offered */
         if (j == 4 && takes_no_orders(spec)) continue;
@@ -436,8 +436,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             parse_extra(extra, NULL);
             continue;
         }
-        static const char *const COMMON_METAVAR[] = {"N",    "quick|default|full", "DIR", "LIST",
-                                                     "LIST", "auto|cpu|cuda",      "N"};
+        static const char *const COMMON_METAVAR[] = {
+            "N", "quick|default|full", "DIR", "LIST", "LIST", "auto|cpu|cuda", "N"};
         drift_opt_value(&value, &i, argc, argv, name, common >= 0 ? COMMON_METAVAR[common] : extra->metavar);
         long v;
         switch (common) {
@@ -468,8 +468,8 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
             break;
         case 5:
             if (!strcasecmp(value, "gpu")) /* the nearest name by spelling is cpu, the opposite of what is meant */
-                drift_die("--backend: unknown value '%s' (the GPU backend is called cuda; accepted: auto, cpu, cuda)",
-                          value);
+                drift_die(
+                    "--backend: unknown value '%s' (the GPU backend is called cuda; accepted: auto, cpu, cuda)", value);
             v = drift_name_pick("--backend", value, BACKEND_NAMES, 3);
             cli->backend = (drift_backend_t)v;
             explicit_auto = v == DRIFT_BACKEND_AUTO;
@@ -477,7 +477,7 @@ void drift_cli_parse(drift_cli_t *cli, const drift_cli_spec_t *spec, int argc, c
         case 6:
             if (drift_parse_long(&v, value) || v < 1 || v > drift_threads_max())
                 drift_die("--threads: '%s' is not a thread count (accepted: 1..%d, 4 per core on this machine)", value,
-                          drift_threads_max());
+                    drift_threads_max());
             cli->threads = (int)v;
             break;
         default: parse_extra(extra, value); break;

@@ -211,8 +211,8 @@ typedef struct {
  * every accepted one listed), a value given to a flag, a missing value, a word beyond maxpos,
  * an option given twice, two flags that set one destination to different values (--fma --nofma).
  * Returns the number of words. */
-int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv,
-                     void (*usage)(FILE *));
+int drift_args_parse(
+    const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv, void (*usage)(FILE *));
 
 /* The format named by value (drift_format_parse: canonical names and aliases, any case), or
  * drift_die_format(opt, value). */

@@ -84,7 +84,7 @@ int drift_opt_value(const char **value, int *i, int argc, char **argv, const cha
      * means a forgotten directory, not a directory named "--quiet" (--out=--quiet says that). */
     if (*i + 1 >= argc || !strncmp(argv[*i + 1], "--", 2))
         drift_die("--%s: needs a value (accepted: --%s %s or --%s=%s)", name, name, metavar ? metavar : "VALUE", name,
-                  metavar ? metavar : "VALUE");
+            metavar ? metavar : "VALUE");
     *value = argv[++*i];
     return DRIFT_OK;
 }
@@ -117,8 +117,8 @@ static void die_unknown(const char *arg, const char *name, const drift_arg_opt_t
     drift_die("unknown option '%s' (%saccepted: %s)", arg, hint, accepted);
 }
 
-int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv,
-                     void (*usage)(FILE *))
+int drift_args_parse(
+    const drift_arg_opt_t *opts, int nopts, const char **pos, int maxpos, int argc, char **argv, void (*usage)(FILE *))
 {
     int npos = 0, options = 1;
     drift_env_threads_check();
@@ -138,7 +138,7 @@ int drift_args_parse(const drift_arg_opt_t *opts, int nopts, const char **pos, i
                 drift_die("unexpected argument '%s' (this command takes no arguments; see --help)", arg);
             if (npos == maxpos)
                 drift_die("unexpected argument '%s' (this command takes at most %d FILE%s or value%s; see --help)", arg,
-                          maxpos, maxpos == 1 ? "" : "s", maxpos == 1 ? "" : "s");
+                    maxpos, maxpos == 1 ? "" : "s", maxpos == 1 ? "" : "s");
             pos[npos++] = arg;
             continue;
         }

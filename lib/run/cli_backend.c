@@ -15,9 +15,9 @@ static void backend_report(void)
 {
     drift_backend_stats_t s = drift_backend_stats();
     fprintf(stderr,
-            "%s: backend cuda: %llu calls on the GPU checked bit for bit against their CPU twin, %llu measured"
-            " (tensor cores, vendor and atomic paths), %llu on the CPU (no GPU path)\n",
-            drift_program(), s.checked, s.measured, s.on_cpu);
+        "%s: backend cuda: %llu calls on the GPU checked bit for bit against their CPU twin, %llu measured"
+        " (tensor cores, vendor and atomic paths), %llu on the CPU (no GPU path)\n",
+        drift_program(), s.checked, s.measured, s.on_cpu);
 }
 
 void drift_cli_select_backend(drift_cli_t *cli, int explicit_auto)
@@ -28,7 +28,7 @@ void drift_cli_select_backend(drift_cli_t *cli, int explicit_auto)
         (void)rc;
         if (cli->backend == DRIFT_BACKEND_AUTO && explicit_auto && !cli->quiet)
             fprintf(stderr, "%s: backend: cpu (%s runs on the %s)\n", drift_program(), cli->spec->name,
-                    cli->spec->cpu_only);
+                cli->spec->cpu_only);
         cli->backend = DRIFT_BACKEND_CPU;
         return;
     }

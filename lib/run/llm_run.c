@@ -27,7 +27,7 @@ void drift_lmhead_require_inputs(const drift_format_t *formats, int n)
     for (int i = 0; i < n; i++)
         if (!drift_lmhead_input_ok(formats[i]))
             drift_die("--formats: '%s' is not an LM head input format here (accepted: bf16, fp16, tf32, fp32)",
-                      drift_format_name(formats[i]));
+                drift_format_name(formats[i]));
 }
 
 #ifndef DRIFT_SOURCE_DIR

@@ -236,7 +236,7 @@ int drift_manifest_check(char *err, size_t errsz, const char *dir, const char *n
     drift_pathf(path, sizeof path, "%s/.%s.commit", dir, name);
     if (exists(path)) {
         snprintf(err, errsz, "%s: a commit of %s's files was interrupted (drift-manifest recover '%s' completes it)",
-                 dir, name, dir);
+            dir, name, dir);
         return DRIFT_EIO;
     }
     drift_pathf(path, sizeof path, "%s/%s" DRIFT_MANIFEST_SUFFIX, dir, name);
@@ -247,8 +247,8 @@ int drift_manifest_check(char *err, size_t errsz, const char *dir, const char *n
         if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
             snprintf(err, errsz, "%s: not a regular file (a run's manifest is one)", path);
         else
-            snprintf(err, errsz, "%s: no manifest %s%s (not a complete run of %s)", dir, name, DRIFT_MANIFEST_SUFFIX,
-                     name);
+            snprintf(
+                err, errsz, "%s: no manifest %s%s (not a complete run of %s)", dir, name, DRIFT_MANIFEST_SUFFIX, name);
         return rc;
     }
     if (rc) {
@@ -274,7 +274,7 @@ int drift_manifest_check(char *err, size_t errsz, const char *dir, const char *n
         }
         if (n != m.files[i].size || strcmp(hex, m.files[i].sha)) {
             snprintf(err, errsz, "%s: does not match the manifest (%s, not the run's file)", path,
-                     n != m.files[i].size ? "size differs" : "SHA-256 differs");
+                n != m.files[i].size ? "size differs" : "SHA-256 differs");
             return DRIFT_EINVAL;
         }
     }
@@ -329,8 +329,7 @@ static int roll_forward(char *err, size_t errsz, const char *dir, const char *na
     int have_manifest = exists(from);
     if (have_manifest) { /* steps 5 and 6 not yet done */
         if (drift_manifest_read(&m, from) != DRIFT_OK || strcmp(m.experiment, name)) {
-            snprintf(
-                err, errsz,
+            snprintf(err, errsz,
                 "%s: malformed manifest in the commit journal (it is not %s's: move the journal away to use the directory)",
                 journal, name);
             return DRIFT_EIO;
@@ -368,15 +367,14 @@ static int roll_forward(char *err, size_t errsz, const char *dir, const char *na
     }
     if (!remove_set_dir(journal, name)) { /* 6 */
         snprintf(err, errsz,
-                 "%s: the commit is complete, but the journal holds entries no commit put there (move them away)",
-                 journal);
+            "%s: the commit is complete, but the journal holds entries no commit put there (move them away)", journal);
         return DRIFT_EIO;
     }
     drift_fault_point();
     return DRIFT_OK;
 fail:
-    snprintf(err, errsz, "cannot move '%s' to '%s' (%s); the commit journal %s is kept", from, to, strerror(errno),
-             journal);
+    snprintf(
+        err, errsz, "cannot move '%s' to '%s' (%s); the commit journal %s is kept", from, to, strerror(errno), journal);
     return DRIFT_EIO;
 }
 
@@ -396,8 +394,8 @@ static void remove_dead_temporaries(const char *dir, const char *s, const char *
         }
 }
 
-int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const char *name, const char *const *own,
-                                int nown)
+int drift_manifest_recover_with(
+    char *err, size_t errsz, const char *dir, const char *name, const char *const *own, int nown)
 {
     if (!dir_ok(err, errsz, dir)) return DRIFT_EINVAL;
     if (!drift_manifest_name_ok(name)) {
@@ -414,7 +412,7 @@ int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const 
         drift_pathf(path, sizeof path, "%s/.%s.commit", dir, name);
         if (!exists(path)) return DRIFT_OK;
         snprintf(err, errsz, "%s: a commit of %s's files was interrupted, and '%s' is not writable (%s)", path, name,
-                 dir, strerror(EACCES));
+            dir, strerror(EACCES));
         return DRIFT_EIO;
     }
     if (mine && drift_out_lock(err, errsz, dir, name) != DRIFT_OK) return DRIFT_EIO;

@@ -79,8 +79,8 @@ DRIFT_MUST_CHECK int drift_manifest_check(char *err, size_t errsz, const char *d
  * refuses (DRIFT_EIO, err) while another process holds it, and refuses a bad name or a dir
  * longer than 1024 characters (DRIFT_EINVAL). 0, or <0 with err. */
 DRIFT_MUST_CHECK int drift_manifest_recover(char *err, size_t errsz, const char *dir, const char *name);
-DRIFT_MUST_CHECK int drift_manifest_recover_with(char *err, size_t errsz, const char *dir, const char *name,
-                                                 const char *const *own, int nown);
+DRIFT_MUST_CHECK int drift_manifest_recover_with(
+    char *err, size_t errsz, const char *dir, const char *name, const char *const *own, int nown);
 
 /* Steps 2..6 on an existing journal "<dir>/.<name>.commit" (table.c calls it right after step 1). */
 DRIFT_MUST_CHECK int drift_manifest_commit_journal(char *err, size_t errsz, const char *dir, const char *name);

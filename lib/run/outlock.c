@@ -62,8 +62,8 @@ int drift_out_lock(char *err, size_t errsz, const char *dir, const char *name)
         struct stat fst, pst;
         if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
             close(fd);
-            snprintf(err, errsz, "'%s' is in the way (not a regular file; it is the lock file of %s's runs)", path,
-                     name);
+            snprintf(
+                err, errsz, "'%s' is in the way (not a regular file; it is the lock file of %s's runs)", path, name);
             return DRIFT_EIO;
         }
         struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
@@ -81,11 +81,11 @@ int drift_out_lock(char *err, size_t errsz, const char *dir, const char *name)
             }
             if (pid > 0)
                 snprintf(err, errsz,
-                         "'%s' is in use: pid %ld is writing %s's files there (wait for it, or choose another --out)",
-                         dir, pid, name);
+                    "'%s' is in use: pid %ld is writing %s's files there (wait for it, or choose another --out)", dir,
+                    pid, name);
             else
                 snprintf(err, errsz, "'%s' is in use: another process holds %s (wait for it, or choose another --out)",
-                         dir, path);
+                    dir, path);
             return DRIFT_EIO;
         }
         /* Locked; but if the previous holder removed the name meanwhile, the lock is on a file

@@ -195,8 +195,8 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
     if (t < 0 || t >= o->ntables) drift_die("table %d: not declared", t);
     const drift_table_spec_t *s = &o->tables[t];
     if (n != s->ncols) die_bug(o, t, "a row of the wrong length");
-    static const int WANT[] = {DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT,
-                               DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
+    static const int WANT[] = {
+        DRIFT_CELL_NUM, DRIFT_CELL_NUM, DRIFT_CELL_INT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT, DRIFT_CELL_TXT};
     for (int c = 0; c < n; c++)
         if ((int)cells[c].kind != WANT[s->cols[c].kind]) die_bug(o, t, "a cell of the wrong kind");
     int md = o->md && (s->show & DRIFT_SHOW_MD), show = (s->show & DRIFT_SHOW_STDOUT) && !o->cli->quiet;
@@ -376,7 +376,7 @@ int drift_stdout_close_check(void)
         e = errno;
     }
     fprintf(stderr, "%s: cannot write to stdout (%s)\n", program_name(),
-            had_error && !pending ? "write error" : strerror(e));
+        had_error && !pending ? "write error" : strerror(e));
     return result = 2;
 }
 

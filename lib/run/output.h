@@ -151,7 +151,7 @@ void drift_out_note(drift_out_t *o, int t, const char *fmt, ...) __attribute__((
  * title and header come before its first row), and kept for stdout when shown there. */
 #define drift_row(o, t, ...)                                       \
     drift_row_cells((o), (t), (const drift_cell_t[]){__VA_ARGS__}, \
-                    (int)(sizeof((const drift_cell_t[]){__VA_ARGS__}) / sizeof(drift_cell_t)))
+        (int)(sizeof((const drift_cell_t[]){__VA_ARGS__}) / sizeof(drift_cell_t)))
 void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n);
 /* The fragment's opening: "**Question.** <question> <detail>" and "Reproduce: `<command>`
  * (data/<name>*.csv)." (drift_cli_reproduce), each a paragraph. detail may be NULL. */

@@ -58,8 +58,8 @@ static void progress_line(const drift_cli_t *cli, size_t done, size_t total)
     struct tm tm;
     gmtime_r(&wall, &tm);
     fprintf(stderr, "%02d:%02d:%02d %s%s%s: %3d%% (%zu/%zu) elapsed %.0f s%s", tm.tm_hour, tm.tm_min, tm.tm_sec,
-            cli->spec->name, phase.name[0] ? ", " : "", phase.name, (int)(100 * done / total), done, total, el,
-            done == total ? ", done\n" : "");
+        cli->spec->name, phase.name[0] ? ", " : "", phase.name, (int)(100 * done / total), done, total, el,
+        done == total ? ", done\n" : "");
     if (done < total) {
         if (done)
             fprintf(stderr, ", about %.0f s left\n", left);
@@ -94,7 +94,7 @@ void drift_progress(const drift_cli_t *cli, size_t done, size_t total)
     }
     int width = 40, fill = (int)(width * done / total);
     fprintf(stderr, "\r%s%s%s [%.*s%*s] %3d%%", cli->spec->name, phase.name[0] ? ", " : "", phase.name, fill,
-            "########################################", width - fill, "", (int)(100 * done / total));
+        "########################################", width - fill, "", (int)(100 * done / total));
     if (done == total) fputc('\n', stderr);
     fflush(stderr);
 }

@@ -35,7 +35,7 @@ void drift_env_threads_check(void)
             drift_escape(shown, sizeof shown, v, NULL); /* one line whatever the variable holds */
             drift_die("OMP_NUM_THREADS: '%s' is not a thread count (accepted: 1..%d, or a comma list of them; "
                       "unset, one per core)",
-                      shown, drift_threads_max());
+                shown, drift_threads_max());
         }
         if (!*p++) break;
     }

@@ -156,8 +156,8 @@ static int write_manifest(const drift_file_t *files, int n)
     drift_pathf(path, sizeof path, "%s/%s" DRIFT_MANIFEST_SUFFIX, set.staging, set.name);
     FILE *fp = fopen(path, "w");
     if (!fp) return DRIFT_EIO;
-    fprintf(fp,
-            "# driftlab run manifest, written last: trust the files only when each matches (drift-manifest check)\n");
+    fprintf(
+        fp, "# driftlab run manifest, written last: trust the files only when each matches (drift-manifest check)\n");
     /* Every value escaped (escape.h): one newline in an argument once made this file unreadable
      * and the directory unusable until the journal was removed by hand. */
     fputs("experiment: ", fp);

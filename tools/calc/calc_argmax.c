@@ -49,21 +49,21 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: drift-calc argmax --format F --order SPEC [--acc A] [--logits L] FILE_H FILE_W\n"
-            "  FILE_H        the hidden state, shape (K,), or N of them, shape (N, K): one CSV row per state\n"
-            "                (or one value per line for a single state), or a NumPy .npy array\n"
-            "  FILE_W        the weights, shape (V, K): one row of K per token, as a CSV of V rows or a .npy\n"
-            "                array (float64/32/16, C order); a column of V*K values is read row-major\n"
-            "                (value v*K + i is W[v][i]). Any other shape is refused, both shapes named\n"
-            "  --format F    input format: every value is rounded to F (nearest-even)\n"
-            "  --order SPEC  %s\n"
-            "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n"
-            "  --logits L    format the logits are stored in (default A)\n"
-            "prints CSV: format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,"
-            "exact_v2,exact_gap_hex,exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,"
-            "computed_v2_hex,computed_v2,flipped\n"
-            "  one row per hidden state, in FILE_H's order\n",
-            ORDER_GRAMMAR);
+        "usage: drift-calc argmax --format F --order SPEC [--acc A] [--logits L] FILE_H FILE_W\n"
+        "  FILE_H        the hidden state, shape (K,), or N of them, shape (N, K): one CSV row per state\n"
+        "                (or one value per line for a single state), or a NumPy .npy array\n"
+        "  FILE_W        the weights, shape (V, K): one row of K per token, as a CSV of V rows or a .npy\n"
+        "                array (float64/32/16, C order); a column of V*K values is read row-major\n"
+        "                (value v*K + i is W[v][i]). Any other shape is refused, both shapes named\n"
+        "  --format F    input format: every value is rounded to F (nearest-even)\n"
+        "  --order SPEC  %s\n"
+        "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n"
+        "  --logits L    format the logits are stored in (default A)\n"
+        "prints CSV: format,order,acc,logits,K,V,exact_top1,exact_top2,exact_v1_hex,exact_v1,exact_v2_hex,"
+        "exact_v2,exact_gap_hex,exact_gap,tie,computed_top1,computed_top2,computed_v1_hex,computed_v1,"
+        "computed_v2_hex,computed_v2,flipped\n"
+        "  one row per hidden state, in FILE_H's order\n",
+        ORDER_GRAMMAR);
 }
 
 static drift_format_t parse_format(const char *opt, const char *v) { return drift_format_arg(opt, v); }
@@ -75,7 +75,7 @@ static drift_format_t parse_format(const char *opt, const char *v) { return drif
  * both shapes named: a (K, V) W, transposed by mistake, would otherwise give K = 128, V = 50
  * of nonsense whenever the counts happen to divide. */
 static void check_shapes(size_t *N, size_t *K, size_t *V, const calc_shape_t *hs, const calc_shape_t *ws, size_t nw,
-                         const char *fh, const char *fw, int w_is_text)
+    const char *fh, const char *fw, int w_is_text)
 {
     char hsh[96], wsh[96];
     calc_shape_print(hsh, sizeof hsh, hs);
@@ -86,7 +86,7 @@ static void check_shapes(size_t *N, size_t *K, size_t *V, const calc_shape_t *hs
         *N = hs->dim[0], *K = hs->dim[1];
     else
         drift_die("FILE_H: %s has shape %s (accepted: (K,) one hidden state, or (N, K) N of them; W %s is %s)", fh, hsh,
-                  fw, wsh);
+            fw, wsh);
     if (*N == 0 || *K == 0) drift_die("FILE_H: %s has shape %s: no values", fh, hsh);
     if (ws->ndim == 2) {
         if (ws->dim[1] != *K) {
@@ -95,31 +95,29 @@ static void check_shapes(size_t *N, size_t *K, size_t *V, const calc_shape_t *hs
                     "FILE_W: %s has shape %s, H %s has shape %s: W must be (V, %zu), one row per token (this one is "
                     "(K, V): save its transpose, W.T)",
                     fw, wsh, fh, hsh, *K);
-            drift_die("FILE_W: %s has shape %s, H %s has shape %s: W must be (V, K) with K = %zu", fw, wsh, fh, hsh,
-                      *K);
+            drift_die(
+                "FILE_W: %s has shape %s, H %s has shape %s: W must be (V, K) with K = %zu", fw, wsh, fh, hsh, *K);
         }
         *V = ws->dim[0];
     } else if (ws->ndim == 1 && w_is_text) {
         if (nw % *K != 0)
-            drift_die("FILE_W: %s has %zu values, which is not V rows of K = %zu (H %s has shape %s)", fw, nw, *K, fh,
-                      hsh);
+            drift_die(
+                "FILE_W: %s has %zu values, which is not V rows of K = %zu (H %s has shape %s)", fw, nw, *K, fh, hsh);
         *V = nw / *K;
     } else {
         drift_die("FILE_W: %s has shape %s, H %s has shape %s (accepted: W of shape (V, K) with K = %zu)", fw, wsh, fh,
-                  hsh, *K);
+            hsh, *K);
     }
     if (*V < 2)
         drift_die("FILE_W: %s has shape %s: V = %zu token%s (accepted: V >= 2, one row per token)", fw, wsh, *V,
-                  *V == 1 ? "" : "s");
+            *V == 1 ? "" : "s");
 }
 
 int calc_argmax(int argc, char **argv)
 {
     const char *format_s = NULL, *order_s = NULL, *acc_s = NULL, *logits_s = NULL, *files[2] = {NULL, NULL};
-    const drift_arg_opt_t opts[] = {{"format", &format_s, NULL, 0, "F"},
-                                    {"order", &order_s, NULL, 0, "SPEC"},
-                                    {"acc", &acc_s, NULL, 0, "A"},
-                                    {"logits", &logits_s, NULL, 0, "L"}};
+    const drift_arg_opt_t opts[] = {{"format", &format_s, NULL, 0, "F"}, {"order", &order_s, NULL, 0, "SPEC"},
+        {"acc", &acc_s, NULL, 0, "A"}, {"logits", &logits_s, NULL, 0, "L"}};
     int nfiles = drift_args_parse(opts, 4, files, 2, argc, argv, usage);
     if (!format_s) drift_die("--format: missing (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2)");
     if (!order_s) drift_die("--order: missing (accepted: %s)", ORDER_GRAMMAR);
@@ -137,11 +135,11 @@ int calc_argmax(int argc, char **argv)
     c.acc = (drift_acc_t){acc_s ? parse_format("--acc", acc_s) : tc ? DRIFT_FP32 : c.in, DRIFT_RNE, 1};
     c.out = logits_s ? parse_format("--logits", logits_s) : c.acc.acc;
     if (tc && c.acc.acc != DRIFT_FP32 && c.acc.acc != DRIFT_FP16)
-        drift_die("--acc: '%s' is not a tensor-core output (accepted for tc: fp32, fp16)",
-                  drift_format_name(c.acc.acc));
+        drift_die(
+            "--acc: '%s' is not a tensor-core output (accepted for tc: fp32, fp16)", drift_format_name(c.acc.acc));
     if (drift_recipe_check(&c, NULL, 0) != DRIFT_OK)
         drift_die("--order: '%s' has no tensor-core path for %s inputs (accepted: see tc_model.h)", order_s,
-                  drift_format_name(c.in));
+            drift_format_name(c.in));
 
     double *h = NULL, *W = NULL;
     size_t nh = 0, nw = 0, N, K, V;
@@ -169,10 +167,10 @@ int calc_argmax(int argc, char **argv)
     for (size_t row = 0; row < N; row++) {
         const drift_top2_t *e = &r[row].exact, *k = &r[row].computed[0];
         printf("%s,%s,%s,%s,%zu,%zu,%zu,%zu,%a,%.17g,%a,%.17g,%a,%.17g,%d,%zu,%zu,%a,%.17g,%a,%.17g,%d\n",
-               drift_format_name(c.in), ord, drift_format_name(c.acc.acc), drift_format_name(c.out), K, V, e->top1,
-               e->top2, calc_nan(e->v1), calc_nan(e->v1), calc_nan(e->v2), calc_nan(e->v2), calc_nan(e->gap),
-               calc_nan(e->gap), e->tie, k->top1, k->top2, calc_nan(k->v1), calc_nan(k->v1), calc_nan(k->v2),
-               calc_nan(k->v2), r[row].flip[0]);
+            drift_format_name(c.in), ord, drift_format_name(c.acc.acc), drift_format_name(c.out), K, V, e->top1,
+            e->top2, calc_nan(e->v1), calc_nan(e->v1), calc_nan(e->v2), calc_nan(e->v2), calc_nan(e->gap),
+            calc_nan(e->gap), e->tie, k->top1, k->top2, calc_nan(k->v1), calc_nan(k->v1), calc_nan(k->v2),
+            calc_nan(k->v2), r[row].flip[0]);
     }
     free(r);
     return 0;

@@ -88,8 +88,8 @@ static void read_pair(drift_delta_fit_t *f, const char *dir, const char *id)
     snprintf(path, sizeof path, "%s/forecast_pairs.csv", dir);
     FILE *fp = fopen(path, "r");
     if (!fp)
-        drift_die("--pair: cannot read %s (run ./lab run forecast, or give --data DIR, or --law, --scale and --pi)",
-                  path);
+        drift_die(
+            "--pair: cannot read %s (run ./lab run forecast, or give --data DIR, or --law, --scale and --pi)", path);
     int found = 0;
     char ids[1024] = "";
     while (fgets(line, sizeof line, fp)) {
@@ -171,8 +171,8 @@ int calc_forecast(int argc, char **argv)
 {
     const char *pair = NULL, *dir = NULL, *law_s = NULL, *scale_s = NULL, *pi_s = NULL, *tok_s = NULL, *file = NULL;
     const drift_arg_opt_t opts[] = {{"pair", &pair, NULL, 0, "ID"}, {"data", &dir, NULL, 0, "DIR"},
-                                    {"law", &law_s, NULL, 0, "L"},  {"scale", &scale_s, NULL, 0, "S"},
-                                    {"pi", &pi_s, NULL, 0, "P"},    {"tokens", &tok_s, NULL, 0, "T"}};
+        {"law", &law_s, NULL, 0, "L"}, {"scale", &scale_s, NULL, 0, "S"}, {"pi", &pi_s, NULL, 0, "P"},
+        {"tokens", &tok_s, NULL, 0, "T"}};
     if (drift_args_parse(opts, 6, &file, 1, argc, argv, usage) != 1)
         drift_die("expected one DUMP file (usage: forecast (--pair ID | --law L --scale S --pi P) DUMP)");
     drift_delta_fit_t f;
@@ -218,10 +218,10 @@ int calc_forecast(int argc, char **argv)
             P = 1, T = sh.dim[0], K = sh.dim[1];
         else
             drift_die("DUMP: %s has shape %s (accepted: (P, T, K) texts x steps x top-k logits, or (T, K) one text)",
-                      file, shape);
+                file, shape);
         if (K < 2)
             drift_die("DUMP: %s has shape %s: K = %zu logits per step (accepted: K >= 2, the top two at least)", file,
-                      shape, K);
+                shape, K);
         held.tx = tx = calloc(P, sizeof *tx), held.gap = gap = malloc(T * sizeof *gap);
         if (!tx || !gap) drift_die("out of memory for %zu texts", P);
         for (size_t i = 0; i < P; i++) {
@@ -248,7 +248,7 @@ int calc_forecast(int argc, char **argv)
     } else {
         if (sh.ndim != 2 || sh.dim[1] < 4)
             drift_die("DUMP: %s has shape %s (accepted: a CSV of rows text,step,logit_1,...,logit_K with K >= 2)", file,
-                      shape);
+                shape);
         size_t R = sh.dim[0], K = sh.dim[1] - 2;
         held.tx = tx = calloc(R, sizeof *tx), held.gap = gap = malloc(R * sizeof *gap);
         if (!tx || !gap) drift_die("out of memory for %zu rows", R);
@@ -266,7 +266,7 @@ int calc_forecast(int argc, char **argv)
                 const double *w = x + r * (K + 2);
                 if (w[1] != steps)
                     drift_die("DUMP: %s: row %zu: text %ld has step %g where step %d comes next", file, r + 1, (long)id,
-                              w[1], steps);
+                        w[1], steps);
                 double g = top2_gap(w + 2, K);
                 if (!(g >= 0)) drift_die("DUMP: %s: row %zu: the logits must be finite numbers", file, r + 1);
                 gap[steps++] = g;
@@ -285,7 +285,7 @@ int calc_forecast(int argc, char **argv)
     printf("rank,text,steps,p_part,risk_step,risk_gap,risk_p,min_gap\n");
     for (size_t i = 0; i < ntext; i++)
         printf("%zu,%ld,%d,%.9g,%d,%.9g,%.9g,%.9g\n", i + 1, tx[i].text, tx[i].steps, tx[i].fc.p, tx[i].fc.step,
-               calc_nan(tx[i].fc.step_gap), tx[i].fc.step_p, tx[i].min_gap);
+            calc_nan(tx[i].fc.step_gap), tx[i].fc.step_p, tx[i].min_gap);
     free(x), free(tx), free(gap);
     memset(&held, 0, sizeof held);
     return drift_stdout_close_check();

@@ -11,8 +11,8 @@
 #include "calc_npy.h"
 #include "decimal.h"
 
-_Static_assert(sizeof((calc_shape_t *)0)->dim / sizeof(size_t) == CALC_NPY_MAX_DIMS,
-               "calc_shape_t holds every .npy shape");
+_Static_assert(
+    sizeof((calc_shape_t *)0)->dim / sizeof(size_t) == CALC_NPY_MAX_DIMS, "calc_shape_t holds every .npy shape");
 
 /* One line into buf (CALC_LINE_MAX + 1 bytes, NUL-terminated, newline dropped), its length in
  * *len: 0, EOF at the end of the input, or 1 when the line is longer than CALC_LINE_MAX (read
@@ -35,7 +35,7 @@ static int push(double **v, size_t *len, size_t *size, double x, const char *nam
 {
     if (*len == CALC_VALUES_MAX) {
         fprintf(stderr, "drift-calc: %s:%zu: more than %zu values (the limit of one input)\n", name, lineno,
-                (size_t)CALC_VALUES_MAX);
+            (size_t)CALC_VALUES_MAX);
         return 1;
     }
     if (*len == *size) {
@@ -80,7 +80,7 @@ int calc_read_array(const char *path, drift_format_t f, double **out, size_t *n,
         lineno++;
         if (st == 1) {
             fprintf(stderr, "drift-calc: %s:%zu: line longer than %d bytes (the limit of one value's line)\n", name,
-                    lineno, CALC_LINE_MAX);
+                lineno, CALC_LINE_MAX);
             rc = 1;
             goto done;
         }
@@ -104,9 +104,9 @@ int calc_read_array(const char *path, drift_format_t f, double **out, size_t *n,
             double x;
             if (drift_decimal_round(&x, field, f, NULL, 0) != 0) {
                 fprintf(stderr,
-                        "drift-calc: %s:%zu: not a number (accepted: decimal or C99 hex float, inf, nan; CSV fields "
-                        "separated by commas): '%.60s'\n",
-                        name, lineno, field);
+                    "drift-calc: %s:%zu: not a number (accepted: decimal or C99 hex float, inf, nan; CSV fields "
+                    "separated by commas): '%.60s'\n",
+                    name, lineno, field);
                 rc = 1;
                 goto done;
             }
@@ -121,8 +121,7 @@ int calc_read_array(const char *path, drift_format_t f, double **out, size_t *n,
         if (rows == 0)
             first_line = lineno, cols = fields;
         else if (fields != cols) {
-            fprintf(
-                stderr,
+            fprintf(stderr,
                 "drift-calc: %s:%zu: %zu value%s on this line, %zu on line %zu (a CSV matrix has as many on every line)\n",
                 name, lineno, fields, fields == 1 ? "" : "s", cols, first_line);
             rc = 1;

@@ -251,8 +251,8 @@ int calc_read_npy_shape(const char *path, double **out, size_t *n, size_t *shape
     v = malloc(count * sizeof *v);
     if (!raw || !v) {
         char why[160];
-        drift_why_oom(why, sizeof why, (double)count * ((double)size + sizeof *v), "the %zu values its shape counts",
-                      count);
+        drift_why_oom(
+            why, sizeof why, (double)count * ((double)size + sizeof *v), "the %zu values its shape counts", count);
         rc = fail(path, why);
         goto done;
     }

@@ -56,17 +56,17 @@ static void usage(FILE *to)
     format_list(formats, sizeof formats);
     mode_list(modes, sizeof modes);
     fprintf(to,
-            "usage: drift-calc round --format F [--mode M] [--subnormals keep|flush] [--overflow inf|saturate]\n"
-            "                        [--seed N] VALUE...\n"
-            "  --format F       target format (%s)\n"
-            "  --mode M         rounding mode (%s; default rne)\n"
-            "  --subnormals S   keep|flush: a result below the smallest normal becomes zero (default keep)\n"
-            "  --overflow O     inf|saturate: overflow gives inf (NaN in fp8e4m3) or +-max finite (default inf)\n"
-            "  --seed N         Philox seed for --mode sr (default 1)\n"
-            "  VALUE            decimal or C99 hex float, inf, nan; negative values are fine; its exact value is\n"
-            "                   rounded once (input = the VALUE rounded to double, for reference)\n"
-            "prints CSV: input,format,mode,result_hex,result,bits,class\n",
-            formats, modes);
+        "usage: drift-calc round --format F [--mode M] [--subnormals keep|flush] [--overflow inf|saturate]\n"
+        "                        [--seed N] VALUE...\n"
+        "  --format F       target format (%s)\n"
+        "  --mode M         rounding mode (%s; default rne)\n"
+        "  --subnormals S   keep|flush: a result below the smallest normal becomes zero (default keep)\n"
+        "  --overflow O     inf|saturate: overflow gives inf (NaN in fp8e4m3) or +-max finite (default inf)\n"
+        "  --seed N         Philox seed for --mode sr (default 1)\n"
+        "  VALUE            decimal or C99 hex float, inf, nan; negative values are fine; its exact value is\n"
+        "                   rounded once (input = the VALUE rounded to double, for reference)\n"
+        "prints CSV: input,format,mode,result_hex,result,bits,class\n",
+        formats, modes);
 }
 
 int calc_round(int argc, char **argv)
@@ -78,11 +78,9 @@ int calc_round(int argc, char **argv)
     if (!values) drift_die_oom((double)argc * sizeof *values, "the list of %d arguments", argc);
     /* A negative number ("-0.5", "-inf") is a VALUE, not an option: drift_args_parse takes
      * only "--name" (and -h) as one, and everything after "--" as VALUEs. */
-    const drift_arg_opt_t known[] = {{"format", &format_s, NULL, 0, "F"},
-                                     {"mode", &mode_s, NULL, 0, "M"},
-                                     {"subnormals", &sub_s, NULL, 0, "keep|flush"},
-                                     {"overflow", &over_s, NULL, 0, "inf|saturate"},
-                                     {"seed", &seed_s, NULL, 0, "N"}};
+    const drift_arg_opt_t known[] = {{"format", &format_s, NULL, 0, "F"}, {"mode", &mode_s, NULL, 0, "M"},
+        {"subnormals", &sub_s, NULL, 0, "keep|flush"}, {"overflow", &over_s, NULL, 0, "inf|saturate"},
+        {"seed", &seed_s, NULL, 0, "N"}};
     int nvalues = drift_args_parse(known, 5, values, argc, argc, argv, usage);
     if (format_s) drift_format_arg("--format", format_s);
     if (mode_s && drift_mode_parse(&opts.mode, mode_s) != DRIFT_OK) {
@@ -131,7 +129,7 @@ int calc_round(int argc, char **argv)
         uint64_t bits = drift_encode(r, f);
         int hexdigits = (f == DRIFT_TF32 ? 32 : fi->bits) / 4;
         printf("%a,%s,%s,%a,%.17g,0x%0*" PRIx64 ",%s\n", calc_nan(x[i]), fi->name, drift_mode_name(opts.mode),
-               calc_nan(r), calc_nan(r), hexdigits, bits, drift_class_name(drift_classify(r, f)));
+            calc_nan(r), calc_nan(r), hexdigits, bits, drift_class_name(drift_classify(r, f)));
     }
     free(x);
     free(values);

@@ -60,10 +60,10 @@ static void usage(FILE *to, int dot)
     else
         fprintf(to, "usage: drift-calc sum --format F --order SPEC [--acc A] FILE|-\n");
     fprintf(to,
-            "  --format F    input format: every value is rounded to F (nearest-even)\n"
-            "  --order SPEC  %s\n"
-            "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n",
-            ORDER_GRAMMAR);
+        "  --format F    input format: every value is rounded to F (nearest-even)\n"
+        "  --order SPEC  %s\n"
+        "  --acc A       accumulator format (default F; fp32 for tc:ARCH)\n",
+        ORDER_GRAMMAR);
     if (dot)
         fprintf(to, "  --fma         acc + a*b rounded once (default)\n"
                     "  --nofma       the product rounded to A first\n"
@@ -87,9 +87,12 @@ static void usage_dot(FILE *to) { usage(to, 1); }
 static void parse_args(args_t *a, int argc, char **argv)
 {
     const drift_arg_opt_t opts[] = {
-        {"format", &a->format_s, NULL, 0, "F"}, {"order", &a->order_s, NULL, 0, "SPEC"},
-        {"acc", &a->acc_s, NULL, 0, "A"},       {"c", &a->c_s, NULL, 0, "C"},
-        {"fma", NULL, &a->fma, 1, NULL},        {"nofma", NULL, &a->fma, 0, NULL},
+        {"format", &a->format_s, NULL, 0, "F"},
+        {"order", &a->order_s, NULL, 0, "SPEC"},
+        {"acc", &a->acc_s, NULL, 0, "A"},
+        {"c", &a->c_s, NULL, 0, "C"},
+        {"fma", NULL, &a->fma, 1, NULL},
+        {"nofma", NULL, &a->fma, 0, NULL},
     };
     /* --fma, --nofma and --c are dot's: sum does not offer them */
     a->nfiles =
@@ -98,14 +101,14 @@ static void parse_args(args_t *a, int argc, char **argv)
     if (!a->order_s) drift_die("--order: missing (accepted: %s)", ORDER_GRAMMAR);
     if (a->nfiles != (a->dot ? 2 : 1))
         drift_die("expected %s, got %d file%s", a->dot ? "two files FILE_A FILE_B" : "one FILE (or - for stdin)",
-                  a->nfiles, a->nfiles == 1 ? "" : "s");
+            a->nfiles, a->nfiles == 1 ? "" : "s");
     if (a->dot && !strcmp(a->files[0], "-") && !strcmp(a->files[1], "-"))
         drift_die("FILE_A and FILE_B cannot both be stdin");
 }
 
 /* |result - S| for the exact value S held in x, rounded up; and S rounded to double. */
 static void errors(const drift_xacc_t *x, double result, drift_format_t acc, double *exact, double *abs_err,
-                   double *rel_err, double *ulp_err)
+    double *rel_err, double *ulp_err)
 {
     *exact = drift_xacc_round(x, DRIFT_FP64, DRIFT_RNE);
     if (x->nan || x->inf) { /* an infinite or NaN input: the exact sum is that infinity or NaN */
@@ -183,10 +186,10 @@ static int run(int dot, int argc, char **argv)
                 drift_recipe_t t = drift_recipe((drift_format_t)i, &o, acc, acc);
                 if (drift_recipe_check(&t, why, sizeof why) == DRIFT_OK)
                     snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? ", " : "",
-                             drift_format_name((drift_format_t)i));
+                        drift_format_name((drift_format_t)i));
             }
             drift_die("--format: %s has no %s path (accepted with --order %s --acc %s: %s)", drift_format_name(f),
-                      a.order_s, a.order_s, drift_format_name(acc), *ok ? ok : "none");
+                a.order_s, a.order_s, drift_format_name(acc), *ok ? ok : "none");
         }
     }
     double *x = NULL, *y = NULL;
@@ -201,8 +204,8 @@ static int run(int dot, int argc, char **argv)
         if (ny != n) {
             free(x);
             free(y);
-            drift_die("%s has %zu values but %s has %zu (a dot product needs equal lengths)", a.files[0], n, a.files[1],
-                      ny);
+            drift_die(
+                "%s has %zu values but %s has %zu (a dot product needs equal lengths)", a.files[0], n, a.files[1], ny);
         }
     }
     drift_xacc_t ex;
@@ -228,7 +231,7 @@ static int run(int dot, int argc, char **argv)
     free(y);
     if (rc != DRIFT_OK)
         drift_die("--order %s with --format %s --acc %s: %s", a.order_s, drift_format_name(f), drift_format_name(acc),
-                  drift_strerror(rc));
+            drift_strerror(rc));
 
     double exact, abs_err, rel_err, ulp_err;
     errors(&ex, r, acc, &exact, &abs_err, &rel_err, &ulp_err);
@@ -236,8 +239,8 @@ static int run(int dot, int argc, char **argv)
     drift_order_print(spec, sizeof spec, &o);
     printf("order,format,acc,n,result_hex,result,exact_hex,exact,abs_err,rel_err,ulp_err\n");
     printf("%s,%s,%s,%zu,%a,%.17g,%a,%.17g,%.17g,%.17g,%.6g\n", spec, drift_format_name(f), drift_format_name(acc), n,
-           calc_nan(r), calc_nan(r), calc_nan(exact), calc_nan(exact), calc_nan(abs_err), calc_nan(rel_err),
-           calc_nan(ulp_err));
+        calc_nan(r), calc_nan(r), calc_nan(exact), calc_nan(exact), calc_nan(abs_err), calc_nan(rel_err),
+        calc_nan(ulp_err));
     return 0;
 }
 

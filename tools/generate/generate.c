@@ -146,39 +146,12 @@ typedef struct {
 
 /* Parse options from argv[i] on into c, stopping at --compare (its index) or the end. */
 static int parse_cfg(run_cfg_t *c, int argc, char **argv, int i, const char **ckpt, long *tokens, const char **ids,
-                     const char **tokf, const char **prompt, int *exact_gaps, int *json, int first)
+    const char **tokf, const char **prompt, int *exact_gaps, int *json, int first)
 {
-    static const char *const VALUED[] = {"checkpoint",
-                                         "tokens",
-                                         "prompt-ids",
-                                         "tokenizer",
-                                         "prompt",
-                                         "recipe",
-                                         "recipe-qkv",
-                                         "recipe-attn",
-                                         "recipe-mlp-up",
-                                         "recipe-mlp-down",
-                                         "recipe-lmhead",
-                                         "weights",
-                                         "act",
-                                         "kv",
-                                         "attention",
-                                         "policy",
-                                         "sms",
-                                         "min-slice",
-                                         "batch",
-                                         "companions",
-                                         "tp",
-                                         "allreduce",
-                                         "temperature",
-                                         "top-k",
-                                         "top-p",
-                                         "seed",
-                                         "backend",
-                                         "beams",
-                                         "beam-ties",
-                                         "beam-seed",
-                                         "deployment"};
+    static const char *const VALUED[] = {"checkpoint", "tokens", "prompt-ids", "tokenizer", "prompt", "recipe",
+        "recipe-qkv", "recipe-attn", "recipe-mlp-up", "recipe-mlp-down", "recipe-lmhead", "weights", "act", "kv",
+        "attention", "policy", "sms", "min-slice", "batch", "companions", "tp", "allreduce", "temperature", "top-k",
+        "top-p", "seed", "backend", "beams", "beam-ties", "beam-seed", "deployment"};
     static const char *const FLAGS[] = {"compare", "exact", "exact-gaps", "json", "help", "version"};
     enum { NV = sizeof VALUED / sizeof *VALUED, NF = sizeof FLAGS / sizeof *FLAGS };
     for (; i < argc; i++) {
@@ -318,8 +291,8 @@ typedef struct {
 } run_out_t;
 
 /* Beam search's run: the best beam's tokens in g, every beam in bm. */
-static void run_beams(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np,
-                      int ntok)
+static void run_beams(
+    run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np, int ntok)
 {
     char err[DRIFT_LLM_ERR_MAX];
     drift_model_t *m;
@@ -333,13 +306,13 @@ static void run_beams(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t
     r->exact_gap = NULL;
     r->g.n = r->bm.len[0];
     if (!(r->g.token = malloc((size_t)(r->g.n ? r->g.n : 1) * sizeof(int))))
-        drift_die_oom((double)(r->g.n ? r->g.n : 1) * sizeof(int), "the beam's text of %d tokens (--tokens: fewer)",
-                      r->g.n);
+        drift_die_oom(
+            (double)(r->g.n ? r->g.n : 1) * sizeof(int), "the beam's text of %d tokens (--tokens: fewer)", r->g.n);
     memcpy(r->g.token, r->bm.tokens, (size_t)r->g.n * sizeof(int));
 }
 
-static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np, int ntok,
-                int exact_gaps)
+static void run(
+    run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, const int *prompt, int np, int ntok, int exact_gaps)
 {
     memset(&r->bm, 0, sizeof r->bm);
     if (c->beams) {
@@ -368,7 +341,7 @@ static void run(run_out_t *r, const run_cfg_t *c, const drift_checkpoint_t *ck, 
     r->exact_gap = malloc((size_t)r->g.n * sizeof(double));
     if (!seq || !L || !r->exact_gap)
         drift_die_oom((double)n * sizeof(int) + (double)n * V * sizeof(double) + (double)r->g.n * sizeof(double),
-                      "the exact logits of %d positions x %d tokens (--tokens: fewer)", n, V);
+            "the exact logits of %d positions x %d tokens (--tokens: fewer)", n, V);
     memcpy(seq, prompt, (size_t)np * sizeof(int));
     memcpy(seq + np, r->g.token, (size_t)(r->g.n - 1) * sizeof(int));
     if ((rc = drift_model_score(m, L, seq, n))) die("exact reference failed: %s", drift_strerror(rc));
@@ -419,7 +392,7 @@ static void json_run(const run_out_t *r, const run_cfg_t *c, const drift_tokeniz
         printf("%s{\"step\": %d, \"token\": %d, \"text\": ", i ? ", " : "", i, r->g.token[i]);
         json_str(t ? drift_tokenizer_decode(t, i ? r->g.token[i - 1] : prev0, r->g.token[i]) : "");
         printf(", \"top1_logit\": %.9g, \"top2_token\": %d, \"top2_logit\": %.9g, \"gap\": %.9g", r->g.top1_logit[i],
-               r->g.top2[i], r->g.top2_logit[i], r->g.top1_logit[i] - r->g.top2_logit[i]);
+            r->g.top2[i], r->g.top2_logit[i], r->g.top1_logit[i] - r->g.top2_logit[i]);
         if (r->exact_gap) printf(", \"exact_gap\": %.17g", r->exact_gap[i]);
         printf("}");
     }
@@ -443,8 +416,8 @@ static void describe(run_cfg_t *c)
         snprintf(dec, sizeof dec, " beams=%d ties=unstable beam-seed=%llu", c->beams, (unsigned long long)c->beam_seed);
     else
         snprintf(dec, sizeof dec, " beams=%d ties=stable", c->beams);
-    snprintf(c->desc, sizeof c->desc, "%s batch=%d companions=%llu%s", nx, c->bt.batch, (unsigned long long)c->bt.seed,
-             dec);
+    snprintf(
+        c->desc, sizeof c->desc, "%s batch=%d companions=%llu%s", nx, c->bt.batch, (unsigned long long)c->bt.seed, dec);
 }
 
 /* --beams takes the whole batch and decodes deterministically: refuse what it cannot honour. */
@@ -486,10 +459,10 @@ static void beam_summary(const run_out_t *r)
 {
     if (!r->bm.nbeams) return;
     fprintf(stderr,
-            "; beam search: the best of %d beams scores %.9g (sum of fp64 log-softmax)%s; exact score ties: %ld at "
-            "the cut (which beams survive depends on their order), %ld among the kept beams",
-            r->bm.nbeams, r->bm.score[0], r->bm.finished[0] ? ", ended by BOS" : "", r->bm.ties_boundary,
-            r->bm.ties_inside);
+        "; beam search: the best of %d beams scores %.9g (sum of fp64 log-softmax)%s; exact score ties: %ld at "
+        "the cut (which beams survive depends on their order), %ld among the kept beams",
+        r->bm.nbeams, r->bm.score[0], r->bm.finished[0] ? ", ended by BOS" : "", r->bm.ties_boundary,
+        r->bm.ties_inside);
 }
 
 int main(int argc, char **argv)
@@ -599,7 +572,7 @@ int main(int argc, char **argv)
             printf("%d,%d,", i, ra.g.token[i]);
             csv_text(tp, i ? ra.g.token[i - 1] : prev0, ra.g.token[i]);
             printf(",%.9g,%d,%.9g,%.9g,", ra.g.top1_logit[i], ra.g.top2[i], ra.g.top2_logit[i],
-                   ra.g.top1_logit[i] - ra.g.top2_logit[i]);
+                ra.g.top1_logit[i] - ra.g.top2_logit[i]);
             if (ra.exact_gap) printf("%.9g", ra.exact_gap[i]);
             putchar('\n');
         }
@@ -631,8 +604,8 @@ int main(int argc, char **argv)
         if (ra.g.top1_logit[i] - ra.g.top2_logit[i] < mingap)
             mingap = ra.g.top1_logit[i] - ra.g.top2_logit[i], minat = i;
     fprintf(stderr,
-            "drift-generate: %s (%d layers, dim %d, vocab %d): %d tokens generated from a %d-token prompt under [%s]",
-            ckpt, ck.cfg.n_layers, ck.cfg.dim, V, ra.g.n, np, a.desc);
+        "drift-generate: %s (%d layers, dim %d, vocab %d): %d tokens generated from a %d-token prompt under [%s]", ckpt,
+        ck.cfg.n_layers, ck.cfg.dim, V, ra.g.n, np, a.desc);
     if (minat >= 0) fprintf(stderr, "; the smallest top-1/top-2 logit gap was %.3g at step %d", mingap, minat);
     beam_summary(&ra);
     if (compare) {
@@ -647,8 +620,8 @@ int main(int argc, char **argv)
             if (!ra.exact_gap && !ra.bm.nbeams && !rb.bm.nbeams)
                 fprintf(stderr, "; add --exact-gaps for the exact gaps there");
         } else
-            fprintf(stderr, "one stream stops (%s) at step %d, the other goes on", ck.gguf ? "its length" : "BOS",
-                    first);
+            fprintf(
+                stderr, "one stream stops (%s) at step %d, the other goes on", ck.gguf ? "its length" : "BOS", first);
         beam_summary(&rb);
     }
     fprintf(stderr, ".\n");
@@ -663,7 +636,7 @@ int main(int argc, char **argv)
             fputc('\n', stderr);
             for (int k = 1; k < r->bm.nbeams; k++) { /* the other final beams */
                 fprintf(stderr, "%sbeam %d (score %.6g%s): \u2192", compare ? (s ? "b " : "a ") : "", k, r->bm.score[k],
-                        r->bm.finished[k] ? ", ended" : "");
+                    r->bm.finished[k] ? ", ended" : "");
                 const int *bt = r->bm.tokens + (size_t)k * (size_t)r->bm.stride;
                 for (int i = 0; i < r->bm.len[k]; i++)
                     fputs(drift_tokenizer_decode(tp, i ? bt[i - 1] : prev0, bt[i]), stderr);

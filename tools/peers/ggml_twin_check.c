@@ -271,8 +271,8 @@ static int check_fattn(int tiled)
                 if (tiled == 1)
                     TW_FA_TILED(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, (size_t)(p0 + r + 1), 0.125f);
                 else
-                    TW_FA_ROW(out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx, (size_t)(p0 + r + 1),
-                              0.125f);
+                    TW_FA_ROW(
+                        out, (float *)q->data + 64 * (r + T * h), kh, vh, 64, 64, idx, (size_t)(p0 + r + 1), 0.125f);
                 const float *g = (float *)o->data + 64 * (h + 9 * r);
                 for (int i = 0; i < 64; i++) bad += !same(out[i], g[i]);
             }
@@ -283,7 +283,7 @@ static int check_fattn(int tiled)
     return report(tiled == 1   ? "flash_attn_ext tiled"
                   : tiled == 2 ? "flash_attn_ext split-KV (1 thr)"
                                : "flash_attn_ext one_chunk",
-                  n, bad);
+        n, bad);
 }
 
 /* mul_mat of a Q4_1 matrix [K, M] by f32 activations [K, T]: the activations are quantized to

@@ -102,19 +102,19 @@ static void on_log(enum ggml_log_level level, const char *text, void *user)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: drift-llama-witness [options] PROMPTS.txt\n"
-            "       drift-llama-witness --tokenize STRINGS.txt [--model GGUF] [--out FILE.tsv]\n"
-            "  --model GGUF         model file (default " WITNESS_DEFAULT_MODEL ")\n"
-            "  --tokens T           greedy steps per prompt, 1..4096 (default 64)\n"
-            "  --threads N          llama.cpp threads (n_threads = n_threads_batch), 1..256 (default 1)\n"
-            "  --out FILE           CSV record (default: stdout)\n"
-            "  --dump-logits FILE   every step's full logits vector, binary (see tools/peers/README.md)\n"
-            "  --logits-csv FILE    every step's full logits vector as a tidy CSV (large)\n"
-            "  --dump-tensors DIR   every graph node of the first prompt's first two decode calls\n"
-            "  --tokenize FILE      tokenizer record (TSV) of the strings in FILE instead of decoding\n"
-            "  --verbose            pass llama.cpp's log through to stderr\n"
-            "built: variant %s, llama.cpp %s (llama-cpp-python %s)\n",
-            WITNESS_VARIANT, WITNESS_LLAMA_COMMIT, WITNESS_LLAMA_CPP_PYTHON);
+        "usage: drift-llama-witness [options] PROMPTS.txt\n"
+        "       drift-llama-witness --tokenize STRINGS.txt [--model GGUF] [--out FILE.tsv]\n"
+        "  --model GGUF         model file (default " WITNESS_DEFAULT_MODEL ")\n"
+        "  --tokens T           greedy steps per prompt, 1..4096 (default 64)\n"
+        "  --threads N          llama.cpp threads (n_threads = n_threads_batch), 1..256 (default 1)\n"
+        "  --out FILE           CSV record (default: stdout)\n"
+        "  --dump-logits FILE   every step's full logits vector, binary (see tools/peers/README.md)\n"
+        "  --logits-csv FILE    every step's full logits vector as a tidy CSV (large)\n"
+        "  --dump-tensors DIR   every graph node of the first prompt's first two decode calls\n"
+        "  --tokenize FILE      tokenizer record (TSV) of the strings in FILE instead of decoding\n"
+        "  --verbose            pass llama.cpp's log through to stderr\n"
+        "built: variant %s, llama.cpp %s (llama-cpp-python %s)\n",
+        WITNESS_VARIANT, WITNESS_LLAMA_COMMIT, WITNESS_LLAMA_CPP_PYTHON);
 }
 
 static int parse_int(const char *opt, const char *s, int lo, int hi)
@@ -455,7 +455,7 @@ static int run_decode(const options *o)
         if (dump_this) dump.call = -1;
         llama_free(ctx);
         fprintf(stderr, "drift-llama-witness: prompt %d/%d: %d prompt tokens, %d generated\n", p + 1, n, r->n_ids,
-                o->tokens);
+            o->tokens);
     }
     if (flog && (ferror(flog) | (fclose(flog) != 0))) die(1, "%s: write error", o->dump_logits);
     if (fcsv && (ferror(fcsv) | (fclose(fcsv) != 0))) die(1, "%s: write error", o->logits_csv);
@@ -469,26 +469,25 @@ static int run_decode(const options *o)
     char desc[256];
     llama_model_desc(model, desc, sizeof desc);
     fprintf(f, "# model_desc: %s, %llu parameters, n_vocab %d, gguf add_bos_token %s\n", desc,
-            (unsigned long long)llama_model_n_params(model), n_vocab,
-            llama_vocab_get_add_bos(vocab) ? "true" : "false");
+        (unsigned long long)llama_model_n_params(model), n_vocab, llama_vocab_get_add_bos(vocab) ? "true" : "false");
     fprintf(f, "# threads: n_threads=%d n_threads_batch=%d\n", o->threads, o->threads);
     fprintf(f, "# context: n_ctx=%u n_batch=%u n_ubatch=%u (llama.cpp defaults), fresh context per prompt\n", n_ctx,
-            n_batch, n_ubatch);
+        n_batch, n_ubatch);
     fprintf(f, "# flash_attn: requested %s (llama.cpp default), resolved %s%s\n",
-            llama_flash_attn_type_name(defaults.flash_attn_type),
-            g_log.fa_enabled == 1   ? "enabled"
-            : g_log.fa_enabled == 0 ? "disabled"
-                                    : "unreported",
-            dumping ? (dump.flash_attn_nodes > 0 ? " (graph has FLASH_ATTN_EXT nodes)"
-                                                 : " (graph has no FLASH_ATTN_EXT node)")
-                    : "");
+        llama_flash_attn_type_name(defaults.flash_attn_type),
+        g_log.fa_enabled == 1   ? "enabled"
+        : g_log.fa_enabled == 0 ? "disabled"
+                                : "unreported",
+        dumping
+            ? (dump.flash_attn_nodes > 0 ? " (graph has FLASH_ATTN_EXT nodes)" : " (graph has no FLASH_ATTN_EXT node)")
+            : "");
     fprintf(f, "# kv_cache: type_k=%s type_v=%s\n", ggml_type_name(defaults.type_k), ggml_type_name(defaults.type_v));
     fprintf(f,
-            "# decode: the prompt in one llama_decode call, then one call per generated token; %d steps per "
-            "prompt, no stop at end-of-turn\n",
-            o->tokens);
+        "# decode: the prompt in one llama_decode call, then one call per generated token; %d steps per "
+        "prompt, no stop at end-of-turn\n",
+        o->tokens);
     fprintf(f, "# argmax: over all %d logits, first index wins a tie; second = the same rule over the other ids\n",
-            n_vocab);
+        n_vocab);
     if (dumping) fprintf(f, "# note: made with --dump-tensors (eval callback on prompt 0)\n");
     for (int p = 0; p < n; p++) {
         fprintf(f, "# prompt %d (%d tokens): %s\n", p, rec[p].n_ids, s[p].raw);
@@ -497,8 +496,8 @@ static int run_decode(const options *o)
         fputc('\n', f);
     }
     fprintf(f,
-            "# columns: kind=prompt rows give the prompt's token ids (step = position); kind=gen rows give\n"
-            "#   step t's greedy token and logit and the runner-up, each logit as C99 hex (%%a) and decimal (%%.9g)\n");
+        "# columns: kind=prompt rows give the prompt's token ids (step = position); kind=gen rows give\n"
+        "#   step t's greedy token and logit and the runner-up, each logit as C99 hex (%%a) and decimal (%%.9g)\n");
     fprintf(f, "prompt_id,kind,step,token,logit_hex,logit,second_token,second_logit_hex,second_logit\n");
     for (int p = 0; p < n; p++) {
         for (int i = 0; i < rec[p].n_ids; i++) fprintf(f, "%d,prompt,%d,%d,,,,,\n", p, i, rec[p].ids[i]);
@@ -522,10 +521,10 @@ static int run_decode(const options *o)
         fputc('\n', h);
     }
     fprintf(h, "flash attention (auto) resolved to %s; %d prompts x %d greedy steps recorded%s%s.\n",
-            g_log.fa_enabled == 1   ? "enabled"
-            : g_log.fa_enabled == 0 ? "disabled"
-                                    : "unreported",
-            n, o->tokens, o->out ? " in " : "", o->out ? o->out : "");
+        g_log.fa_enabled == 1   ? "enabled"
+        : g_log.fa_enabled == 0 ? "disabled"
+                                : "unreported",
+        n, o->tokens, o->out ? " in " : "", o->out ? o->out : "");
     if (dumping) fprintf(h, "tensor dump: %ld files in %s (index.tsv lists them)\n", dump.written, o->dump_tensors);
 
     for (int p = 0; p < n; p++) {

@@ -18,7 +18,7 @@ int witness_dump_open(witness_dump *d, const char *dir, int max_calls, char *err
     d->max_calls = max_calls;
     if (strlen(dir) >= sizeof d->dir - 64) {
         snprintf(err, errsz, "--dump-tensors: expected a directory path under %zu bytes, found %zu", sizeof d->dir - 64,
-                 strlen(dir));
+            strlen(dir));
         return -1;
     }
     memcpy(d->dir, dir, strlen(dir) + 1); /* fits: checked above */
@@ -137,8 +137,8 @@ bool witness_dump_cb(struct ggml_tensor *t, bool ask, void *user)
         snprintf(file, sizeof file, "-"); /* a type without a float view (e.g. I8): listed only */
     }
     fprintf(d->index, "%d\t%d\t%s\t%s\t%s\t%lld\t%lld\t%lld\t%lld\t%s\n", d->call, seq, name, ggml_op_desc(t),
-            ggml_type_name(t->type), (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
-            file);
+        ggml_type_name(t->type), (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
+        file);
     return true;
 }
 

@@ -24,7 +24,7 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
         char c = src[++i];
         if (c == '\0') {
             snprintf(err, errsz, "%s:%d: escape: expected a character after the backslash, found the end of the line",
-                     path, line);
+                path, line);
             return -1;
         }
         switch (c) {
@@ -37,7 +37,7 @@ static long unescape(char *dst, const char *src, const char *path, int line, cha
             int lo = hi >= 0 && src[i + 2] ? hexval(src[i + 2]) : -1;
             if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
                 snprintf(err, errsz, "%s:%d: escape: expected \\xHH with HH a nonzero hex byte, found \\x%.2s", path,
-                         line, src + i + 1);
+                    line, src + i + 1);
                 return -1;
             }
             dst[o++] = (char)(hi * 16 + lo);

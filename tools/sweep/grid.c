@@ -64,20 +64,20 @@ static long max_values(const sweep_t *s, const sweep_axis_t *ax) { return SWEEP_
 /* One item of an axis: a value, or an integer range A..B (A <= B). With values == 0 it is
  * checked and its count added to *total (which may not pass the room the axes before leave);
  * else it is expanded into its values. */
-static void add_item(const sweep_t *s, sweep_axis_t *ax, const char *item, const char *where, int values,
-                     unsigned long *total)
+static void add_item(
+    const sweep_t *s, sweep_axis_t *ax, const char *item, const char *where, int values, unsigned long *total)
 {
     if (!*item) sweep_die("%s: %s: empty value (accepted: name=v1,v2,... or name=A..B)", where, ax->name);
     for (const char *p = item; *p; p++)
         if (isspace((unsigned char)*p) || *p == '"' || *p == '\'' || (unsigned char)*p < 0x20 || *p == 0x7f)
-            sweep_die("%s: %s: a value holds a blank, a quote or a control byte (not accepted in a grid)", where,
-                      ax->name);
+            sweep_die(
+                "%s: %s: a value holds a blank, a quote or a control byte (not accepted in a grid)", where, ax->name);
     unsigned long room = (unsigned long)max_values(s, ax) - *total;
     const char *dots = strstr(item, "..");
     if (!dots) {
         if (room < 1)
             sweep_die("%s: %s: more than %ld runs with the axes before it (split the sweep)", where, ax->name,
-                      SWEEP_MAX_RUNS);
+                SWEEP_MAX_RUNS);
         if (values)
             add_value(ax, item);
         else
@@ -202,7 +202,7 @@ static void add_axis(sweep_t *s, const char *word, const char *where)
             if (!strcmp(sorted[i - 1].text, sorted[i].text))
                 sweep_die("%s: %s: value '%s' given twice (each run must differ)", where, name, sorted[i].text);
             sweep_die("%s: %s: values '%s' and '%s' are one value given twice (each run must differ)", where, name,
-                      sorted[i - 1].text, sorted[i].text);
+                sorted[i - 1].text, sorted[i].text);
         }
     free(sorted);
 }
@@ -229,8 +229,8 @@ void sweep_add_option(sweep_t *s, const char *word)
         char base[SWEEP_NAME_MAX];
         snprintf(base, sizeof base, "%.*s", (int)strcspn(name, "="), name);
         if (reserved(base))
-            sweep_die("option --%s: drift-sweep sets --out and --quiet itself (accepted: any other experiment option)",
-                      base);
+            sweep_die(
+                "option --%s: drift-sweep sets --out and --quiet itself (accepted: any other experiment option)", base);
         if (has_axis(s, base)) sweep_die("option --%s: '%s' is both an axis and a fixed option", base, base);
     }
     s->options = sweep_xrealloc(s->options, ((size_t)s->noptions + 1) * sizeof *s->options);

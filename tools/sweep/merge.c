@@ -168,8 +168,7 @@ static void write_prefix(FILE *out, const merge_t *m, int with_shares)
     fprintf(out, "# sweep-options: %s\n", m->options);
     fprintf(out, "# sweep-definition: %s\n", m->c->def_sha);
     fprintf(out, "# sweep-runs: %ld\n", s->nruns);
-    fprintf(
-        out,
+    fprintf(out,
         "# sweep-order: rows by run (the grid's odometer, last axis fastest), then as each run wrote them; leading columns run and the axes\n");
     fprintf(out, "# sweep-commit: %s\n", m->c->commit);
     if (!with_shares) return;
@@ -177,7 +176,7 @@ static void write_prefix(FILE *out, const merge_t *m, int with_shares)
     for (long i = 0; i < s->nshares; i++) {
         const shareinfo_t *si = &m->shares[i];
         fprintf(out, "# share %ld/%ld: host %s, commit %s, finished %s, %s s, argv %s\n", i, s->nshares, si->host,
-                si->commit, si->finished, si->seconds, si->argv ? si->argv : "");
+            si->commit, si->finished, si->seconds, si->argv ? si->argv : "");
     }
 }
 
@@ -205,8 +204,7 @@ static long merge_csv(FILE *out, const merge_t *m, const char *name)
         if (first < 0)
             first = r;
         else if (strcmp(rm[r].header, rm[first].header)) {
-            fprintf(
-                stderr,
+            fprintf(stderr,
                 "drift-sweep: --merge: %s: run %ld's header differs from run %ld's (the grid changes the columns: sweep that option in separate sweeps)\n",
                 name, r, first);
             rows = -1;
@@ -354,10 +352,10 @@ static void write_fragment(FILE *out, const merge_t *m, const fileinfo_t *csvs, 
     const sweep_t *s = m->s;
     fprintf(out, "## Sweep: %s over %s\n\n", s->experiment, m->grid);
     fprintf(out,
-            "%ld runs of `./lab run %s%s%s`, one per point of the grid `%s` (commit %s), "
-            "merged by `drift-sweep --merge`. Rows are ordered by run (the grid's odometer, last axis fastest), "
-            "then as each run wrote them; the merged CSVs lead with the columns `run` and the axes.\n\n",
-            s->nruns, s->experiment, m->options[0] ? " " : "", m->options, m->grid, m->c->commit);
+        "%ld runs of `./lab run %s%s%s`, one per point of the grid `%s` (commit %s), "
+        "merged by `drift-sweep --merge`. Rows are ordered by run (the grid's odometer, last axis fastest), "
+        "then as each run wrote them; the merged CSVs lead with the columns `run` and the axes.\n\n",
+        s->nruns, s->experiment, m->options[0] ? " " : "", m->options, m->grid, m->c->commit);
     fprintf(out, "| merged file | rows | runs |\n|---|---:|---:|\n");
     for (int i = 0; i < ncsv; i++) fprintf(out, "| %s | %ld | %ld |\n", csvs[i].name, csvs[i].rows, csvs[i].runs);
     fprintf(out, "\n| run |");
@@ -446,8 +444,8 @@ int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const char *outdir_arg)
     /* One merge into outdir at a time: the lock ".BASE.lock" beside it (lib/run/outlock.h);
      * under it the target is judged again. A parent not made yet has no merge in it. */
     const char *slash = strrchr(outdir, '/'), *base = slash ? slash + 1 : outdir;
-    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == outdir ? 1 : slash - outdir) : 1,
-             slash ? outdir : ".");
+    snprintf(
+        parent, sizeof parent, "%.*s", slash ? (int)(slash == outdir ? 1 : slash - outdir) : 1, slash ? outdir : ".");
     struct stat pst;
     if (*base && strcmp(base, ".") && strcmp(base, "..") && stat(parent, &pst) == 0 && S_ISDIR(pst.st_mode) &&
         access(parent, W_OK) == 0 && drift_out_lock(twhy, sizeof twhy, parent, base) != 0) {
@@ -489,8 +487,8 @@ static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outd
             if (group_first == group_last)
                 sweep_text_add(&refusal, "%sshare %ld/%ld", ngroups > 1 ? "; " : "", group_first, s->nshares);
             else
-                sweep_text_add(&refusal, "%sshares %ld..%ld of %ld", ngroups > 1 ? "; " : "", group_first, group_last,
-                               s->nshares);
+                sweep_text_add(
+                    &refusal, "%sshares %ld..%ld of %ld", ngroups > 1 ? "; " : "", group_first, group_last, s->nshares);
             if (what[group_st])
                 sweep_text_add(&refusal, " %s (%s)", what[group_st], group_why);
             else
@@ -504,8 +502,7 @@ static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outd
         snprintf(group_why, sizeof group_why, "%s", why);
     }
     if (nbad) {
-        fprintf(
-            stderr,
+        fprintf(stderr,
             "drift-sweep: --merge %s: refused, %ld of %ld shares unusable: %s%s (rerun the sweep: it redoes only those)\n",
             c->dir, nbad, s->nshares, refusal.p, ngroups > 8 ? "; ..." : "");
         free(refusal.p);
@@ -608,7 +605,7 @@ static int merge_locked(const sweep_t *s, const sweep_ctx_t *c, const char *outd
         sweep_remove_tree(part);
     else if (!sweep_quiet)
         fprintf(stderr, "drift-sweep: merged %ld runs (%ld shares) into %s: %d CSV files, %ld rows, %s.md\n", s->nruns,
-                s->nshares, outdir, ncsv, total, s->experiment);
+            s->nshares, outdir, ncsv, total, s->experiment);
     for (int i = 0; i < nnames; i++) free(names[i]);
     free(names);
     free(csvs);

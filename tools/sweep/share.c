@@ -188,8 +188,8 @@ static int run_share_locked(const sweep_t *s, const sweep_ctx_t *c, long share)
     char host[1100], *argv_esc = sweep_xrealloc(NULL, 4 * strlen(c->argv_line) + 1);
     drift_escape(host, sizeof host, c->host, NULL);
     drift_escape(argv_esc, 4 * strlen(c->argv_line) + 1, c->argv_line, NULL);
-    sweep_text_add(
-        &t, "sweep: %s\nexperiment: %s\nshare: %ld/%ld\ncommit: %s\nhost: %s\nargv: %s\nfinished: %s\nseconds: %.1f\n",
+    sweep_text_add(&t,
+        "sweep: %s\nexperiment: %s\nshare: %ld/%ld\ncommit: %s\nhost: %s\nargv: %s\nfinished: %s\nseconds: %.1f\n",
         c->def_sha, s->experiment, share, s->nshares, c->commit, host, argv_esc, when, seconds_now() - t0);
     free(argv_esc);
     for (long r = share; r < s->nruns; r += s->nshares) {
@@ -339,7 +339,7 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
             }
             if (in_run && !all_listed(rundir, nfiles)) {
                 st = why_not(SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list",
-                             rundir + strlen(c->dir) + 1);
+                    rundir + strlen(c->dir) + 1);
                 goto out;
             }
             snprintf(rundir, sizeof rundir, "%s/runs/%06ld", c->dir, r);
@@ -365,15 +365,15 @@ share_state_t sweep_check_share(const sweep_t *s, const sweep_ctx_t *c, long sha
             }
             if (got != want || strcmp(hex, sum)) {
                 st = why_not(SHARE_CORRUPT, err, errsz, "%s: %s differs from the manifest", rel,
-                             got != want ? "size" : "checksum");
+                    got != want ? "size" : "checksum");
                 goto out;
             }
             nfiles++;
         }
     }
     if (in_run && !all_listed(rundir, nfiles)) {
-        st = why_not(SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list",
-                     rundir + strlen(c->dir) + 1);
+        st = why_not(
+            SHARE_CORRUPT, err, errsz, "%s holds files the manifest does not list", rundir + strlen(c->dir) + 1);
         goto out;
     }
     if (seen != 7)

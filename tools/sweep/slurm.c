@@ -61,7 +61,7 @@ void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_
     FILE *fp = open_script(path, sizeof path, c->dir, "shares.sbatch");
     fprintf(fp, "#!/bin/bash\n");
     fprintf(fp, "# driftlab sweep %s: one Slurm array task per share (SLURM_ARRAY_TASK_ID -> --shard I/%ld).\n",
-            s->experiment, s->nshares);
+        s->experiment, s->nshares);
     fprintf(fp, "# Submit everything with: bash %s/slurm/submit.sh\n", c->dir);
     fprintf(fp, "# Run share I here, without Slurm: SLURM_ARRAY_TASK_ID=I bash %s\n", path);
     fprintf(fp, "#SBATCH --job-name=drift-%s\n", s->experiment);
@@ -85,8 +85,8 @@ void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_
 
     fp = open_script(path, sizeof path, c->dir, "merge.sbatch");
     fprintf(fp, "#!/bin/bash\n");
-    fprintf(fp, "# driftlab sweep %s: merges the %ld shares once every array task succeeded.\n", s->experiment,
-            s->nshares);
+    fprintf(
+        fp, "# driftlab sweep %s: merges the %ld shares once every array task succeeded.\n", s->experiment, s->nshares);
     fprintf(fp, "#SBATCH --job-name=drift-%s-merge\n", s->experiment);
     fprintf(fp, "#SBATCH --output=%s/logs/slurm-merge-%%j.out\n", c->dir);
     for (int i = 0; i < nextra; i++) fprintf(fp, "#SBATCH %s\n", extra[i]);
@@ -98,8 +98,7 @@ void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_
     close_script(fp, path);
 
     fp = open_script(path, sizeof path, c->dir, "submit.sh");
-    fprintf(
-        fp,
+    fprintf(fp,
         "#!/bin/bash\n# Submits the share array, then the merge that waits for all of it (afterok).\nset -euo pipefail\n");
     fprintf(fp, "jid=$(sbatch --parsable ");
     snprintf(def, sizeof def, "%s/slurm/shares.sbatch", c->dir);

@@ -72,8 +72,8 @@ void sweep_say(const char *fmt, ...)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: drift-sweep EXP (--grid SPEC | --file SWEEPFILE) [options] [-- experiment options]\n"
+    fprintf(
+        fp, "usage: drift-sweep EXP (--grid SPEC | --file SWEEPFILE) [options] [-- experiment options]\n"
             "       drift-sweep --merge DIR [--out MERGED]\n"
             "Runs experiment EXP once per point of a grid (the cartesian product of the axes, the last axis\n"
             "fastest), each run with its own options and directory, and merges the runs into one set of CSVs.\n\n"
@@ -191,7 +191,7 @@ static void ensure_definition(const char *dir, const char *def)
             while (a > buf && a[-1] != '\n') a--, b--;
             sweep_die("--out %s holds another sweep: its sweep.txt says '%.*s' where this one says '%.*s' "
                       "(choose another --out, or remove that directory)",
-                      dir, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+                dir, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
         }
         free(have.p);
         return;
@@ -218,15 +218,15 @@ static void say_done(long share, long nshares, long done, long ntodo, double t0)
     double el = mono_s() - t0;
     if (done < ntodo)
         sweep_say("%ld of %ld shares done (share-%ld-of-%ld), elapsed %.0f s, about %.0f s left", done, ntodo, share,
-                  nshares, el, el * (double)(ntodo - done) / (double)done);
+            nshares, el, el * (double)(ntodo - done) / (double)done);
     else
-        sweep_say("%ld of %ld shares done (share-%ld-of-%ld), elapsed %.0f s: all done", done, ntodo, share, nshares,
-                  el);
+        sweep_say(
+            "%ld of %ld shares done (share-%ld-of-%ld), elapsed %.0f s: all done", done, ntodo, share, nshares, el);
 }
 
 /* Runs the given shares, `jobs` at a time; returns the worst status (0, 1, 2). */
-static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long ntodo, long jobs, const char *gpus,
-                      long worker_base)
+static int run_shares(
+    const sweep_t *s, sweep_ctx_t *c, const long *todo, long ntodo, long jobs, const char *gpus, long worker_base)
 {
     int worst = 0;
     long done = 0;
@@ -271,7 +271,7 @@ static int run_shares(const sweep_t *s, sweep_ctx_t *c, const long *todo, long n
             int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
             if (WIFSIGNALED(st))
                 fprintf(stderr, "drift-sweep: share %ld/%ld: its worker was killed by signal %d\n", slot_share[w],
-                        s->nshares, WTERMSIG(st));
+                    s->nshares, WTERMSIG(st));
             else if (rc == 0)
                 say_done(slot_share[w], s->nshares, ++done, ntodo, t0);
             if (rc > worst) worst = rc > 2 ? 1 : rc;
@@ -311,8 +311,8 @@ static const char *need_str(int argc, char **argv, int *i)
 }
 
 /* drift-sweep's own options: those with a value, then the flags. */
-static const char *const OWN_VALUED[] = {"grid", "file", "out",    "merge", "bin",
-                                         "gpus", "jobs", "shares", "shard", "sbatch"};
+static const char *const OWN_VALUED[] = {
+    "grid", "file", "out", "merge", "bin", "gpus", "jobs", "shares", "shard", "sbatch"};
 static const char *const OWN_FLAGS[] = {"no-merge", "slurm", "quiet", "help", "version"};
 #define NOWN_VALUED (int)(sizeof OWN_VALUED / sizeof OWN_VALUED[0])
 #define NOWN_FLAGS (int)(sizeof OWN_FLAGS / sizeof OWN_FLAGS[0])
@@ -349,7 +349,7 @@ static char **own_syntax(int *argc_io, char **argv)
             if (near)
                 sweep_die("unknown option '--%s' (did you mean '--%s'? an option of the experiment goes after '--': "
                           "drift-sweep EXP --grid SPEC -- --%s ...)",
-                          name, near, name);
+                    name, near, name);
         }
         if (valued >= 0 && value) {
             if (!*value) sweep_die("--%s: empty value (accepted: --%s VALUE or --%s=VALUE)", name, name, name);
@@ -404,8 +404,8 @@ static void parse(args_t *a, int argc, char **argv)
             a->gpus = need_str(argc, argv, &i);
             if (strstr(a->gpus, ",,") || a->gpus[0] == ',' || a->gpus[strlen(a->gpus) - 1] == ',' ||
                 strpbrk(a->gpus, " \t"))
-                sweep_die("--gpus: malformed list '%s' (accepted: N or N,N,... as CUDA_VISIBLE_DEVICES takes them)",
-                          a->gpus);
+                sweep_die(
+                    "--gpus: malformed list '%s' (accepted: N or N,N,... as CUDA_VISIBLE_DEVICES takes them)", a->gpus);
         } else if (!strcmp(o, "--jobs")) {
             a->jobs = need_long(argc, argv, &i, 1);
             if (a->jobs > SWEEP_MAX_JOBS)
@@ -439,7 +439,7 @@ static void parse(args_t *a, int argc, char **argv)
             for (const char *p = a->sbatch[a->nsbatch - 1]; *p; p++) /* one script line each */
                 if ((unsigned char)*p < 0x20 || *p == 0x7f)
                     sweep_die("--sbatch: '%s' holds a control byte (accepted: one #SBATCH option)",
-                              a->sbatch[a->nsbatch - 1]);
+                        a->sbatch[a->nsbatch - 1]);
         } else if (!strcmp(o, "--quiet")) {
             sweep_quiet = 1;
         } else if (!strncmp(o, "--", 2) && o[2]) {
@@ -562,8 +562,8 @@ int main(int argc, char **argv)
     if (a.slurm && mpi_size > 1) sweep_die("--slurm: writes scripts only; run it without mpirun");
 #ifndef DRIFT_HAVE_MPI
     if (mpi_size > 1)
-        sweep_die("started by mpirun with %ld ranks, but built without MPI (install libopenmpi-dev, rebuild)",
-                  mpi_size);
+        sweep_die(
+            "started by mpirun with %ld ranks, but built without MPI (install libopenmpi-dev, rebuild)", mpi_size);
 #endif
 
     static char outbuf[PATH_MAX], absout[PATH_MAX];
@@ -595,7 +595,7 @@ int main(int argc, char **argv)
     if (!realpath(a.out, absout)) sweep_die("--out: cannot resolve '%s': %s", a.out, strerror(errno));
     if (strlen(absout) > SWEEP_DIR_MAX)
         sweep_die("--out: '%s' resolves to a path of %zu characters (accepted: at most %d)", a.out, strlen(absout),
-                  SWEEP_DIR_MAX);
+            SWEEP_DIR_MAX);
     c.dir = absout;
     if (a.bindir) {
         static char absbin[PATH_MAX];
@@ -616,10 +616,10 @@ int main(int argc, char **argv)
         sweep_write_slurm(&a.s, &c, exe, a.sbatch, a.nsbatch);
         printf("wrote %s/slurm/shares.sbatch (array of %ld tasks), merge.sbatch and submit.sh\n"
                "submit with: bash %s/slurm/submit.sh\n",
-               c.dir, a.s.nshares, c.dir);
+            c.dir, a.s.nshares, c.dir);
         if (a.s.nshares > 1000)
             printf("note: %ld array tasks; Slurm's MaxArraySize is 1001 unless the site raised it (--shares N)\n",
-                   a.s.nshares);
+                a.s.nshares);
         return drift_stdout_close_check();
     }
 
@@ -649,12 +649,12 @@ int main(int argc, char **argv)
         sweep_say("rank %ld/%ld on %s: %ld of its %ld shares to run", mpi_rank, mpi_size, host, ntodo, mine);
     else if (a.shard >= 0)
         sweep_say("%s: share %ld/%ld of %ld runs: %s in %s", a.s.experiment, a.shard, a.s.nshares, a.s.nruns,
-                  ndone ? "done already, nothing to run" : "running it", c.dir);
+            ndone ? "done already, nothing to run" : "running it", c.dir);
     else
         sweep_say("%s: %ld runs in %ld shares; %ld of them done already, %ld to run%s in %s", a.s.experiment, a.s.nruns,
-                  a.s.nshares, ndone, ntodo, a.jobs > 1 ? " in parallel" : "", c.dir);
+            a.s.nshares, ndone, ntodo, a.jobs > 1 ? " in parallel" : "", c.dir);
     int rc = run_shares(&a.s, &c, todo, ntodo, mpi_size > 1 ? 1 : a.jobs, a.gpus,
-                        mpi_size > 1 ? env_long(MPI_LRANK_VARS, mpi_rank) : 0);
+        mpi_size > 1 ? env_long(MPI_LRANK_VARS, mpi_rank) : 0);
     free(todo);
     if (drift_stdout_close_check()) return 2;
 

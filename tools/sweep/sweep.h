@@ -122,11 +122,11 @@ DRIFT_MUST_CHECK int sweep_merge(const sweep_t *s, const sweep_ctx_t *c, const c
  * nothing. sweep_write_merge_manifest: "part/merge.manifest" (the sweep's definition SHA-256
  * and every file), written last; 0 or -1. sweep_replace_merge: the previous merge renamed
  * aside, part renamed to outdir, then the old listed files removed; 0 or -1 with err. */
-DRIFT_MUST_CHECK int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c,
-                                        const char *outdir, char ***old_names, int *nold);
+DRIFT_MUST_CHECK int sweep_merge_target(
+    char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c, const char *outdir, char ***old_names, int *nold);
 DRIFT_MUST_CHECK int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const char *part);
-DRIFT_MUST_CHECK int sweep_replace_merge(char *err, size_t errsz, const char *part, const char *outdir,
-                                         char **old_names, int nold);
+DRIFT_MUST_CHECK int sweep_replace_merge(
+    char *err, size_t errsz, const char *part, const char *outdir, char **old_names, int nold);
 
 /* slurm.c — writes DIR/slurm/{shares,merge}.sbatch and submit.sh. */
 void sweep_write_slurm(const sweep_t *s, const sweep_ctx_t *c, const char *self_exe, char **extra, int nextra);

@@ -141,8 +141,8 @@ static int legacy_names(char ***names, const char *dir, const sweep_t *s, const 
     return n;
 }
 
-int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c, const char *outdir,
-                       char ***old_names, int *nold)
+int sweep_merge_target(
+    char *err, size_t errsz, const sweep_t *s, const sweep_ctx_t *c, const char *outdir, char ***old_names, int *nold)
 {
     *old_names = NULL;
     *nold = 0;
@@ -155,16 +155,15 @@ int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ct
         if (errno != ENOENT) return snprintf(err, errsz, "--out: cannot use '%s': %s", outdir, strerror(errno)), -1;
         if (future_path(out_real, sizeof out_real, outdir) != 0)
             return snprintf(err, errsz,
-                            "--out: cannot resolve '%s' (%s; accepted: a path without '..' after its existing part)",
-                            outdir, strerror(errno)),
+                       "--out: cannot resolve '%s' (%s; accepted: a path without '..' after its existing part)", outdir,
+                       strerror(errno)),
                    -1;
         static const char *const OWN[] = {"runs", "shares", "logs", "slurm", NULL};
         for (int i = 0; OWN[i]; i++) {
             char d[PATH_MAX + 16];
             snprintf(d, sizeof d, "%s/%s", sweep_real, OWN[i]);
             if (under(out_real, d))
-                return snprintf(
-                           err, errsz,
+                return snprintf(err, errsz,
                            "--out: '%s' is inside the sweep's %s/ (accepted: a new directory outside it, or a previous merge)",
                            outdir, OWN[i]),
                        -1;
@@ -172,8 +171,7 @@ int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ct
         return 0;
     }
     if (!S_ISDIR(st.st_mode))
-        return snprintf(
-                   err, errsz,
+        return snprintf(err, errsz,
                    "--out: '%s' is %s, not a directory a merge made (accepted: a new directory, or a previous merge of this sweep)",
                    outdir, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file"),
                -1;
@@ -187,9 +185,9 @@ int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ct
         n = legacy_names(&names, outdir, s, c->def_sha);
     if (n < 0)
         return snprintf(err, errsz,
-                        "--out: '%s' exists and is not a previous merge of this sweep (no %s naming it%s); "
-                        "accepted: a new directory, or a previous merge of this sweep",
-                        outdir, MERGE_MANIFEST, n == -2 ? ", and files of other origin" : ""),
+                   "--out: '%s' exists and is not a previous merge of this sweep (no %s naming it%s); "
+                   "accepted: a new directory, or a previous merge of this sweep",
+                   outdir, MERGE_MANIFEST, n == -2 ? ", and files of other origin" : ""),
                -1;
     /* Nothing but what the manifest lists (and the manifest) may be there. */
     char **have;
@@ -200,8 +198,7 @@ int sweep_merge_target(char *err, size_t errsz, const sweep_t *s, const sweep_ct
         if (!listed) stranger = i;
     }
     if (stranger >= 0 || others || k < 0) {
-        snprintf(
-            err, errsz,
+        snprintf(err, errsz,
             "--out: '%s' holds a previous merge and %s%s%s that the merge did not write (move it away, or choose another --out)",
             outdir, stranger >= 0 ? "'" : "",
             stranger >= 0 ? have[stranger]
@@ -230,8 +227,7 @@ int sweep_write_merge_manifest(const sweep_t *s, const sweep_ctx_t *c, const cha
         sweep_free_names(names, n);
         return -1;
     }
-    fprintf(
-        fp,
+    fprintf(fp,
         "# drift-sweep merge, written last: --merge replaces this directory only while it holds these files alone\n");
     fprintf(fp, "sweep: %s\nexperiment: %s\n", c->def_sha, s->experiment);
     int bad = 0;
