@@ -116,13 +116,7 @@ int main(int argc, char **argv)
         }
         if (!nrec) drift_die("--recipes: no recipe named");
     }
-    if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
-    if (!ckpt && !(ckpt = drift_real_checkpoint())) {
-        fprintf(stderr,
-            "allreduce_order: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-            "or give --checkpoint FILE\n");
-        return DRIFT_EXIT_SKIPPED;
-    }
+    if (drift_llm_run_choose(&ckpt, &cli, NULL)) return DRIFT_EXIT_SKIPPED;
     drift_checkpoint_t ck;
     drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];

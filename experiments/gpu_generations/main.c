@@ -48,6 +48,7 @@
 #include "chat_prompts.h"
 #include "checkpoint.h"
 #include "cli.h"
+#include "llm_run.h"
 #include "close_calls.h"
 #include "dispatch.h"
 #include "drift.h"
@@ -146,12 +147,7 @@ int main(int argc, char **argv)
         }
         /* a format not in --formats is skipped, not refused: --formats fp16 against the profile's bf16,fp16 decodes fp16 */
     }
-    if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
-    if (!ckpt && !(ckpt = drift_real_checkpoint())) {
-        fprintf(stderr, EXP
-            ": skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), or give --checkpoint FILE\n");
-        return DRIFT_EXIT_SKIPPED;
-    }
+    if (drift_llm_run_choose(&ckpt, &cli, NULL)) return DRIFT_EXIT_SKIPPED;
     drift_checkpoint_t ck;
     if (drift_checkpoint_read(&ck, ckpt, err, sizeof err)) drift_die("--checkpoint: %s", err);
     if (set && !ck.gguf)

@@ -249,13 +249,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < NCONF; k++) nuse += use[k];
     }
     const size_t T = (size_t)T_;
-    if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
-    if (!ckpt && !(ckpt = drift_real_checkpoint())) {
-        fprintf(stderr,
-            "layer_drift: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-            "or give --checkpoint FILE (--profile quick: stories260K)\n");
-        return DRIFT_EXIT_SKIPPED;
-    }
+    if (drift_llm_run_choose(&ckpt, &cli, " (--profile quick: stories260K)")) return DRIFT_EXIT_SKIPPED;
     drift_checkpoint_t ck[2];
     drift_llm_run_open(&ck[0], &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     char err[DRIFT_LLM_ERR_MAX];

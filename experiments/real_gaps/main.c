@@ -246,16 +246,7 @@ int main(int argc, char **argv)
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     const int R = (int)R_, T = (int)T_;
-    if (!ckpt && cli.profile == DRIFT_PROFILE_QUICK) ckpt = drift_default_checkpoint();
-    if (!ckpt) {
-        ckpt = drift_real_checkpoint();
-        if (!ckpt) {
-            fprintf(stderr,
-                "real_gaps: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), "
-                "or give --checkpoint FILE\n");
-            return DRIFT_EXIT_SKIPPED;
-        }
-    }
+    if (drift_llm_run_choose(&ckpt, &cli, NULL)) return DRIFT_EXIT_SKIPPED;
     drift_checkpoint_t ck;
     drift_llm_run_open(&ck, &ckpt); /* and one thread: the model's GEMMs are too small for a parallel region each */
     const size_t V = (size_t)ck.cfg.vocab_size;

@@ -4,11 +4,23 @@
 #include "cli.h"
 #include "lmhead.h"
 
+#include <stdio.h>
 #include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+int drift_llm_run_choose(const char **path, const drift_cli_t *cli, const char *more)
+{
+    if (!*path && cli->profile == DRIFT_PROFILE_QUICK) *path = drift_default_checkpoint();
+    if (*path || (*path = drift_real_checkpoint())) return 0;
+    fprintf(stderr,
+        "%s: skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), or give "
+        "--checkpoint FILE%s\n",
+        cli->spec->name, more ? more : "");
+    return DRIFT_EXIT_SKIPPED;
+}
 
 void drift_llm_run_open(drift_checkpoint_t *ck, const char **path)
 {

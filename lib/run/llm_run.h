@@ -38,6 +38,13 @@ extern "C" {
         .nopts = (int)(sizeof(opts_) / sizeof((opts_)[0])), .no_orders = (no_orders_), .summary = (summary_) \
     }
 
+/* The checkpoint a real-model experiment decodes, into *path: the --checkpoint given (*path
+ * not NULL), else stories260K under --profile quick, else the fetched SmolLM2-135M-Instruct.
+ * 0, or, when no real model was fetched, DRIFT_EXIT_SKIPPED after one line on stderr, "<name>:
+ * skipped: no models/SmolLM2-135M-Instruct.Q4_1.gguf (./lab models get smollm2-135m), or give
+ * --checkpoint FILE<more>" (more: NULL, or what to add), which the caller returns. */
+DRIFT_MUST_CHECK int drift_llm_run_choose(const char **path, const drift_cli_t *cli, const char *more);
+
 /* Sets one OpenMP thread for the model (its GEMMs are a few dozen wide: an OpenMP region per
  * GEMM costs more than the GEMM; the data do not depend on it), then reads the checkpoint at
  * *path, or at drift_default_checkpoint() when *path is NULL (stored back into *path for the
