@@ -1,10 +1,10 @@
 /* gpu_gemm.h — a GEMM kernel as a GPU of one tensor-core architecture runs it: bf16, fp16 and
  * tf32 inputs on its tensor cores when the architecture has a path for them (tc_model.h), the
  * kernel's split-K plan as mma:ARCH,ceil(K/S) (gemm_mma.h, fp32 output); every other input on
- * fp32 FMA in the kernel's own order (gemm.h, through the dispatcher). The cost model makes the
- * same choice (cost_model.h: tensor_cores for the same formats). drift_gpu_gemm and
- * drift_gpu_row0_of branch on the tensor-core case, so they live with the dispatcher
- * (dispatch_gpu_gemm.c). */
+ * fp32 FMA in the kernel's own order (gemm.h, through the dispatcher). batch_invariance's
+ * cost model makes the same choice (its cost_model.h: tensor_cores for the same formats).
+ * drift_gpu_gemm and drift_gpu_row0_of branch on the tensor-core case, so they live with the
+ * dispatcher (dispatch_gpu_gemm.c). */
 #ifndef DRIFT_GPU_GEMM_H
 #define DRIFT_GPU_GEMM_H
 
