@@ -21,16 +21,8 @@ const char *drift_tc_hw_default_path(void) { return DRIFT_SOURCE_DIR "/tests/tc_
 static const struct {
     const char *gpu;
     drift_tc_arch_t arch;
-} GPU_ARCH[] = {
-    {"V100", DRIFT_TC_V100},
-    {"A100", DRIFT_TC_A100},
-    {"A2", DRIFT_TC_A2},
-    {"Ada", DRIFT_TC_ADA},
-    {"L40S", DRIFT_TC_L40S},
-    {"H100", DRIFT_TC_H100},
-    {"H200", DRIFT_TC_H200},
-    {"B200", DRIFT_TC_B200},
-};
+} GPU_ARCH[] = {{"V100", DRIFT_TC_V100}, {"A100", DRIFT_TC_A100}, {"A2", DRIFT_TC_A2}, {"Ada", DRIFT_TC_ADA},
+    {"L40S", DRIFT_TC_L40S}, {"H100", DRIFT_TC_H100}, {"H200", DRIFT_TC_H200}, {"B200", DRIFT_TC_B200}};
 
 int drift_tc_hw_arch(drift_tc_arch_t *arch, const char *gpu)
 {

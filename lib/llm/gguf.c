@@ -582,42 +582,33 @@ void drift_gguf_close(drift_gguf_t *g)
 
 /* ---- lookups and getters ---------------------------------------------------------------- */
 
-static int name_cmp(const char *key, size_t len, const drift_gguf_str_t *s)
+/* bsearch comparators: a name against an entry of the sorted index (names are unique: the
+ * reader refuses a file that repeats one). */
+static int name_vs_kv(const void *name, const void *kv)
 {
-    drift_gguf_str_t k = {key, len};
-    return str_cmp(&k, s);
+    return str_cmp(name, &(*(const drift_gguf_kv_t *const *)kv)->key);
+}
+
+static int name_vs_tensor(const void *name, const void *t)
+{
+    return str_cmp(name, &(*(const drift_gguf_tensor_t *const *)t)->name);
 }
 
 const drift_gguf_kv_t *drift_gguf_find(const drift_gguf_t *g, const char *key)
 {
     if (!g || !key || !g->kv_by_key) return NULL;
-    size_t len = strlen(key), lo = 0, hi = (size_t)g->n_kv;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = name_cmp(key, len, &g->kv_by_key[mid]->key);
-        if (!c) return g->kv_by_key[mid];
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
+    const drift_gguf_str_t name = {key, strlen(key)};
+    const drift_gguf_kv_t *const *hit = bsearch(&name, g->kv_by_key, (size_t)g->n_kv, sizeof *hit, name_vs_kv);
+    return hit ? *hit : NULL;
 }
 
 const drift_gguf_tensor_t *drift_gguf_tensor(const drift_gguf_t *g, const char *name)
 {
     if (!g || !name || !g->tensor_by_name) return NULL;
-    size_t len = strlen(name), lo = 0, hi = (size_t)g->n_tensors;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = name_cmp(name, len, &g->tensor_by_name[mid]->name);
-        if (!c) return g->tensor_by_name[mid];
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
+    const drift_gguf_str_t n = {name, strlen(name)};
+    const drift_gguf_tensor_t *const *hit =
+        bsearch(&n, g->tensor_by_name, (size_t)g->n_tensors, sizeof *hit, name_vs_tensor);
+    return hit ? *hit : NULL;
 }
 
 /* A getter's key as a message shows it (escaped like the file's strings: one line). */
