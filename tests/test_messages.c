@@ -48,7 +48,7 @@ Test(messages, help_states_limits)
     cr_assert(strstr(out, "--threads N          OpenMP threads, 1..256"), "%s", out);
     cr_assert(
         strstr(out,
-            "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16); 1..1048576; at most 64 distinct values"),
+            "inner dimensions; 1..1048576; at most 64 distinct values (default by profile: quick 64,128,256,512,1024, "),
         "%s", out);
 }
 

@@ -69,6 +69,7 @@ static void write_rows(drift_out_t *out, const drift_batch_sweep_t *bt, int f, i
 int main(int argc, char **argv)
 {
     long N_ = 0, Mmax_ = 0;
+    int all_rows = 0;
     drift_intlist_t Ks = {{0}, 0};
     const char *device_opt = "h100", *data_opt = "random";
     const drift_cli_opt_t opts[] = {
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
             "vendor-like model's device: v100, a100, h100, b200 (default h100)", 0, 0, {0}},
         {"data", DRIFT_OPT_STRING, &data_opt, "KIND",
             "random (N(0,1), default) or linspace (batch_invariant_ops' worst case)", 0, 0, {0}},
+        {"all-rows", DRIFT_OPT_FLAG, &all_rows, "", "every batch size M in batch_invariance.csv, not a sample", 0, 0,
+            {NULL, NULL, "1"}},
     };
     const drift_cli_spec_t spec = {.name = "batch_invariance",
         .question =
@@ -142,7 +145,6 @@ int main(int argc, char **argv)
         "fp32 and fp64 inputs: fp32 FMA in the kernel's order; bf16, fp16, tf32: the tensor-core model of %s (tc_model.h), "
         "a split-K plan as mma:ARCH,ceil(K/S) (gemm_mma.h)",
         dev.name);
-    const int all_rows = cli.profile == DRIFT_PROFILE_FULL;
     drift_out_meta(&out, T_MAIN, "rows", "%s",
         all_rows ? "every M"
                  : "a sample of M: M <= 16, multiples of 32, 2^k-1, 2^k, 2^k+1, "

@@ -79,8 +79,9 @@ int main(int argc, char **argv)
             {0}},
         {"dists", DRIFT_OPT_LIST, &dists_opt, "LIST", "input distributions: normal, llm (default normal,llm)", 0, 0,
             {0}},
-        {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions (default by profile: 2^6..2^10 / 2^14 / 2^16)", 1,
-            1 << 20, {0}},
+        {"K", DRIFT_OPT_INTLIST, &Ks, "N,N,...", "inner dimensions", 1, 1 << 20,
+            {"64,128,256,512,1024", "64,128,256,512,1024,2048,4096,8192,16384",
+                "64,128,256,512,1024,2048,4096,8192,16384,32768,65536"}},
         {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C", 1, 4096, {"16", "32", "64"}},
         {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of C", 1, 4096, {"16", "32", "64"}},
         {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64", 64, 1 << 20,
@@ -148,11 +149,7 @@ int main(int argc, char **argv)
     const size_t M = (size_t)Mopt, N = (size_t)Nopt, KS = (size_t)splitK;
     size_t Kv[MAX_K], Kmax = KS;
     int nK = 0;
-    if (Ks.n) {
-        for (int t = 0; t < Ks.n && nK < MAX_K; t++) Kv[nK++] = (size_t)Ks.v[t];
-    } else {
-        for (int e = 6; e <= (int)drift_by_profile(&cli, 10, 14, 16); e++) Kv[nK++] = (size_t)1 << e;
-    }
+    for (int t = 0; t < Ks.n && nK < MAX_K; t++) Kv[nK++] = (size_t)Ks.v[t];
     for (int t = 0; t < nK; t++) Kmax = Kv[t] > Kmax ? Kv[t] : Kmax;
     drift_require_memory(&cli, 16.0 * (double)Kmax * (double)(M + N), "--K, --M, --N, --splitk-K");
 

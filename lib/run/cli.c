@@ -68,6 +68,14 @@ long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full)
     return cli->profile == DRIFT_PROFILE_QUICK ? quick : cli->profile == DRIFT_PROFILE_FULL ? full : def;
 }
 
+/* An option's value under profile p as --help shows it: a flag is on or off; another option
+ * without a value for p keeps its built-in default ("-"). */
+static const char *profile_value(const drift_cli_opt_t *o, int p)
+{
+    if (o->type == DRIFT_OPT_FLAG) return o->profile[p] ? "on" : "off";
+    return o->profile[p] ? o->profile[p] : "-";
+}
+
 static int pick(const char *const *names, int n, const char *s)
 {
     for (int i = 0; i < n; i++)
@@ -326,8 +334,7 @@ static void print_help(const drift_cli_spec_t *spec)
                 DRIFT_LIST_MAX);
         if (o->profile[0] || o->profile[1] || o->profile[2])
             printf("  %-20s %s%s (default by profile: quick %s, default %s, full %s)\n", left, o->help, limits,
-                o->profile[0] ? o->profile[0] : "-", o->profile[1] ? o->profile[1] : "-",
-                o->profile[2] ? o->profile[2] : "-");
+                profile_value(o, 0), profile_value(o, 1), profile_value(o, 2));
         else
             printf("  %-20s %s%s\n", left, o->help, limits);
     }
