@@ -237,6 +237,27 @@ Test(cli, opt_split_both_spellings)
     cr_expect_neq(drift_opt_split(name, sizeof name, &v, "--=3"), 0);
 }
 
+/* A selection from a table of named cases: the names listed, in any order, are chosen and the
+ * rest are not; "all" chooses every one; an unknown name dies with exit status 2 (read by hand). */
+Test(cli, name_set_chooses_the_names_listed)
+{
+    static const char *const NAMES[] = {"rerun-same", "card-h100", "tp-3"};
+    int chosen[3];
+    drift_name_set(chosen, "--pairs", "tp-3,rerun-same", NAMES, 3);
+    cr_expect(chosen[0] == 1 && chosen[1] == 0 && chosen[2] == 1, "%d %d %d", chosen[0], chosen[1], chosen[2]);
+    drift_name_set(chosen, "--pairs", "all", NAMES, 3);
+    cr_expect(chosen[0] == 1 && chosen[1] == 1 && chosen[2] == 1);
+    drift_name_set(chosen, "--pairs", "card-h100", NAMES, 3);
+    cr_expect(chosen[0] == 0 && chosen[1] == 1 && chosen[2] == 0);
+}
+
+Test(cli, name_set_refuses_an_unknown_name, .exit_code = 2)
+{
+    static const char *const NAMES[] = {"rerun-same", "card-h100"};
+    int chosen[2];
+    drift_name_set(chosen, "--pairs", "rerun-same,card-a100", NAMES, 2);
+}
+
 /* The names of other tools, each one format (PyTorch's torch.bfloat16, float16 = half,
  * float32 = float, float64 = double, float8_e4m3fn, float8_e5m2; NumPy's single and double;
  * OCP's E4M3 and E5M2), in any case; the canonical name printed is unchanged. */

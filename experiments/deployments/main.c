@@ -57,29 +57,27 @@ typedef struct {
     const char *id;            /* a short name for the data: "card-rtx4090" */
     const char *knob, *change; /* "card", "A100 -> RTX 4090" */
     dep_ref_t a, b;
-    int in_default; /* 0: the full profile only */
 } pair_t;
 
 static const pair_t PAIRS[] = {
-    {"rerun-same", "rerun, same requests around", "the same run twice", {BASE, 0}, {BASE, 0}, 1},
-    {"rerun-other", "rerun, other requests around", "other companions", {BASE, 0}, {BASE, 1}, 1},
+    {"rerun-same", "rerun, same requests around", "the same run twice", {BASE, 0}, {BASE, 0}},
+    {"rerun-other", "rerun, other requests around", "other companions", {BASE, 0}, {BASE, 1}},
     {"rerun-other-invariant", "rerun, other requests, batch-invariant kernels", "other companions",
-        {BASE ",gemm=batch-invariant", 0}, {BASE ",gemm=batch-invariant", 1}, 1},
-    {"card-rtx4090", "card", "A100 -> RTX 4090", {BASE, 0}, {"vllm-like,card=rtx4090", 0}, 1},
-    {"card-h100", "card", "A100 -> H100", {BASE, 0}, {"vllm-like,card=h100", 0}, 0},
-    {"batch-alone", "batch", "continuous:64 -> alone", {BASE, 0}, {BASE ",batch=alone", 0}, 1},
+        {BASE ",gemm=batch-invariant", 0}, {BASE ",gemm=batch-invariant", 1}},
+    {"card-rtx4090", "card", "A100 -> RTX 4090", {BASE, 0}, {"vllm-like,card=rtx4090", 0}},
+    {"card-h100", "card", "A100 -> H100", {BASE, 0}, {"vllm-like,card=h100", 0}},
+    {"batch-alone", "batch", "continuous:64 -> alone", {BASE, 0}, {BASE ",batch=alone", 0}},
     {"precision-fp16", "precision", "bf16 -> fp16 (weights, compute, activations, KV)", {BASE, 0},
-        {BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0}, 1},
-    {"kv-fp8", "KV cache", "bf16 -> fp8e4m3", {BASE, 0}, {BASE ",kv=fp8e4m3", 0}, 0},
+        {BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0}},
+    {"kv-fp8", "KV cache", "bf16 -> fp8e4m3", {BASE, 0}, {BASE ",kv=fp8e4m3", 0}},
     {"attention-standard", "attention kernel", "split-KV from the batch -> standard", {BASE, 0},
-        {BASE ",attention=standard", 0}, 0},
-    {"prefix-off", "prefix caching", "on -> off", {BASE, 0}, {BASE ",prefix-cache=off", 0}, 0},
-    {"chunk-16", "chunked prefill", "256 -> 16 tokens a step", {BASE, 0}, {BASE ",prefill-chunk=16", 0}, 0},
-    {"tp-3", "tensor parallel", "1 -> 3 ranks (ring all-reduce)", {BASE, 0}, {BASE ",tp=3", 0}, 0},
-    {"act-fp32", "activations", "bf16 -> fp32 residual stream", {BASE, 0}, {BASE ",act=fp32", 0}, 0},
-    {"llamacpp-avx512", "engine build", "llama.cpp AVX2 -> AVX-512", {"llamacpp-cpu", 0}, {"llamacpp-cpu-avx512", 0},
-        1},
-    {"engine-llamacpp", "engine", "llama.cpp CPU (Q4_1 kept) -> A100 server (bf16)", {"llamacpp-cpu", 0}, {BASE, 0}, 0},
+        {BASE ",attention=standard", 0}},
+    {"prefix-off", "prefix caching", "on -> off", {BASE, 0}, {BASE ",prefix-cache=off", 0}},
+    {"chunk-16", "chunked prefill", "256 -> 16 tokens a step", {BASE, 0}, {BASE ",prefill-chunk=16", 0}},
+    {"tp-3", "tensor parallel", "1 -> 3 ranks (ring all-reduce)", {BASE, 0}, {BASE ",tp=3", 0}},
+    {"act-fp32", "activations", "bf16 -> fp32 residual stream", {BASE, 0}, {BASE ",act=fp32", 0}},
+    {"llamacpp-avx512", "engine build", "llama.cpp AVX2 -> AVX-512", {"llamacpp-cpu", 0}, {"llamacpp-cpu-avx512", 0}},
+    {"engine-llamacpp", "engine", "llama.cpp CPU (Q4_1 kept) -> A100 server (bf16)", {"llamacpp-cpu", 0}, {BASE, 0}},
 };
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 
@@ -111,7 +109,7 @@ static void progress(void *cli, size_t done, size_t total) { drift_progress(cli,
 int main(int argc, char **argv)
 {
     long N_ = 0, T_ = 0, S_ = 0;
-    const char *ckpt = NULL, *set = NULL;
+    const char *ckpt = NULL, *set = NULL, *pairs_opt = NULL;
     const drift_cli_opt_t opts[] = {
         {"prompts", DRIFT_OPT_INT, &N_, "N", "prompts per sample", 1, 4096, {"1", "3", "64"}},
         {"samples", DRIFT_OPT_INT, &S_, "S", "disjoint prompt samples drawn by the seed", 1, 64, {"1", "3", "3"}},
@@ -120,6 +118,12 @@ int main(int argc, char **argv)
             0, 0, {0}},
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
             "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
+        /* quick: a smoke test of a minute, one lab pair and llama.cpp's */
+        {"pairs", DRIFT_OPT_LIST, &pairs_opt, "ID,...", "the pairs of deployments compared (ids of _pairs.csv), or all",
+            0, 0,
+            {"rerun-other,llamacpp-avx512",
+                "rerun-same,rerun-other,rerun-other-invariant,card-rtx4090,batch-alone,precision-fp16,llamacpp-avx512",
+                "all"}},
     };
     const drift_cli_spec_t spec = DRIFT_LLM_SPEC(
         "deployments", QUESTION, opts, "takes no formats or orders (the deployments are the sweep)", SUMMARY);
@@ -150,10 +154,12 @@ int main(int argc, char **argv)
     drift_deploy_run_t runs[2 * NPAIRS];
     int ra[NPAIRS], rb[NPAIRS];
     char derr[DRIFT_LLM_ERR_MAX];
+    const char *ids[NPAIRS];
+    int chosen[NPAIRS];
+    for (int i = 0; i < NPAIRS; i++) ids[i] = PAIRS[i].id;
+    drift_name_set(chosen, "--pairs", pairs_opt, ids, NPAIRS);
     for (int i = 0; i < NPAIRS; i++) {
-        if (cli.profile != DRIFT_PROFILE_FULL && !PAIRS[i].in_default) continue;
-        /* quick: a smoke test of a minute, one lab pair and llama.cpp's */
-        if (cli.profile == DRIFT_PROFILE_QUICK && i != 1 && strcmp(PAIRS[i].knob, "engine build")) continue;
+        if (!chosen[i]) continue;
         pairs[npair] = i;
         const dep_ref_t *ab[2] = {&PAIRS[i].a, &PAIRS[i].b};
         int *at[2] = {&ra[npair], &rb[npair]};

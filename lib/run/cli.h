@@ -193,6 +193,10 @@ DRIFT_MUST_CHECK int drift_opt_split(char *name, size_t size, const char **value
 int drift_opt_value(const char **value, int *i, int argc, char **argv, const char *name, const char *metavar);
 /* value's index in names[0..n), or dies "OPT: unknown value 'V' (did you mean ...? accepted: a, b)". */
 int drift_name_pick(const char *opt, const char *value, const char *const *names, int n);
+/* chosen[i] = 1 for each names[i] in the comma list (every i for "all"), 0 for the rest: a
+ * selection from a table of named cases that the caller runs in the table's order. Dies as
+ * drift_name_pick on a name that is not in names. */
+void drift_name_set(int *chosen, const char *opt, const char *list, const char *const *names, int n);
 
 /* A tool subcommand's option (drift-calc round, ...): value non-NULL for an option that takes a
  * value (it receives the text), NULL for a flag (then *flag = flag_value). */

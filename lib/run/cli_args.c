@@ -189,3 +189,18 @@ int drift_name_pick(const char *opt, const char *value, const char *const *names
     drift_suggest_text(hint, sizeof hint, value, names, n, NULL);
     drift_die("%s: unknown value '%s' (%saccepted: %s)", opt, value, hint, accepted);
 }
+
+void drift_name_set(int *chosen, const char *opt, const char *list, const char *const *names, int n)
+{
+    int all = !strcmp(list, "all");
+    for (int i = 0; i < n; i++) chosen[i] = all;
+    for (const char *p = list; !all && *p;) {
+        size_t len = strcspn(p, ",");
+        char name[128];
+        if (len >= sizeof name) drift_die("%s: '%.*s...' is not a name (too long)", opt, 32, p);
+        memcpy(name, p, len);
+        name[len] = 0;
+        chosen[drift_name_pick(opt, name, names, n)] = 1;
+        p += len + (p[len] == ',');
+    }
+}
