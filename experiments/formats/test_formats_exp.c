@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_text.h"
 #include "support.h"
 
 #define FORMATS DRIFT_BIN_DIR "/formats"
@@ -22,25 +23,6 @@ static void remove_dir(void) { tmpdir_remove(dir); }
 
 TestSuite(formats_exp, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
-/* The text without the metadata lines named in skip ("# date: ", ...). */
-static char *strip(const char *text, const char *const *skip, int nskip)
-{
-    char *out = malloc(strlen(text) + 1), *o = out;
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
-        int drop = 0;
-        for (int k = 0; k < nskip; k++) drop |= !strncmp(p, skip[k], strlen(skip[k]));
-        if (!drop) {
-            memcpy(o, p, len);
-            o += len;
-        }
-        p += len;
-    }
-    *o = 0;
-    return out;
-}
-
 static void assert_same_files(const char *a, const char *b, const char *const *skip, int nskip)
 {
     for (int i = 0; i < NFILES; i++) {
@@ -48,7 +30,7 @@ static void assert_same_files(const char *a, const char *b, const char *const *s
         snprintf(pa, sizeof pa, "%s/%s", a, FILES[i]);
         snprintf(pb, sizeof pb, "%s/%s", b, FILES[i]);
         char *ta = slurp(pa), *tb = slurp(pb);
-        char *sa = strip(ta, skip, nskip), *sb = strip(tb, skip, nskip);
+        char *sa = strip_lines(ta, skip, nskip), *sb = strip_lines(tb, skip, nskip);
         cr_assert(strlen(sa) > 100, "%s is nearly empty", pa);
         cr_assert(!strcmp(sa, sb), "%s and %s differ beyond the allowed metadata lines", pa, pb);
         free(ta);
@@ -92,62 +74,21 @@ Test(formats_exp, another_seed_changes_the_random_values)
     snprintf(pa, sizeof pa, "%s/s1/formats_relerr.csv", dir);
     snprintf(pb, sizeof pb, "%s/s2/formats_relerr.csv", dir);
     const char *skip[] = {"# "};
-    char *ta = slurp(pa), *tb = slurp(pb), *sa = strip(ta, skip, 1), *sb = strip(tb, skip, 1);
+    char *ta = slurp(pa), *tb = slurp(pb), *sa = strip_lines(ta, skip, 1), *sb = strip_lines(tb, skip, 1);
     cr_assert(strcmp(sa, sb), "seeds 1 and 2 gave the same random values");
     free(ta), free(tb), free(sa), free(sb);
 }
 
 /* ---- spot checks ------------------------------------------------------------------------ */
 
-/* Splits a CSV line into fields (in place); returns the count. */
-static int split(char *line, char **f, int max)
+/* Runs the program with --out dir --quiet and the options given, and returns the file named
+ * from dir (free it). */
+static char *run_and_read(const char *options, const char *file)
 {
-    int n = 0;
-    f[n++] = line;
-    for (char *p = line; *p && n < max; p++)
-        if (*p == ',') {
-            *p = 0;
-            f[n++] = p + 1;
-        }
-    return n;
-}
-
-/* The column index of name in the header row of text. */
-static int column(const char *text, const char *name)
-{
-    const char *p = text;
-    while (*p == '#') p = strchr(p, '\n') + 1;
-    char header[1024];
-    size_t n = strcspn(p, "\n");
-    cr_assert(n < sizeof header);
-    memcpy(header, p, n);
-    header[n] = 0;
-    char *f[64];
-    int nf = split(header, f, 64);
-    for (int i = 0; i < nf; i++)
-        if (!strcmp(f[i], name)) return i;
-    cr_assert_fail("no column '%s'", name);
-    return -1;
-}
-
-/* The field `want` of the first row whose fields key1 and key2 equal v1 and v2. */
-static void lookup(char *out, size_t size, const char *text, const char *key1, const char *v1, const char *key2,
-    const char *v2, const char *want)
-{
-    int c1 = column(text, key1), c2 = column(text, key2), cw = column(text, want);
-    char *copy = strdup(text), *save = NULL;
-    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        if (line[0] == '#') continue;
-        char *f[64];
-        int nf = split(line, f, 64);
-        if (nf > c1 && nf > c2 && nf > cw && !strcmp(f[c1], v1) && !strcmp(f[c2], v2)) {
-            snprintf(out, size, "%s", f[cw]);
-            free(copy);
-            return;
-        }
-    }
-    free(copy);
-    cr_assert_fail("no row %s=%s, %s=%s", key1, v1, key2, v2);
+    cr_assert_eq(sh("%s --out %s --quiet %s", FORMATS, dir, options), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return slurp(path);
 }
 
 typedef struct {
@@ -189,14 +130,11 @@ static const spot_t SPOTS[] = {
 
 Test(formats_exp, values_match_hand_derivations)
 {
-    cr_assert_eq(sh("%s --out %s --quiet --profile quick", FORMATS, dir), 0);
-    char path[128];
-    snprintf(path, sizeof path, "%s/formats.csv", dir);
-    char *text = slurp(path);
+    char *text = run_and_read("--profile quick", "formats.csv");
     for (size_t i = 0; i < sizeof SPOTS / sizeof SPOTS[0]; i++) {
         const spot_t *s = &SPOTS[i];
         char got[128];
-        lookup(got, sizeof got, text, "value", s->value, "format", s->format, s->column);
+        csv_lookup(got, sizeof got, text, "value", s->value, "format", s->format, s->column);
         cr_expect_str_eq(got, s->expect, "%s in %s, %s: got %s, want %s (%s)", s->value, s->format, s->column, got,
             s->expect, s->why);
     }
@@ -205,10 +143,7 @@ Test(formats_exp, values_match_hand_derivations)
 
 Test(formats_exp, constants_match_published_tables)
 {
-    cr_assert_eq(sh("%s --out %s --quiet --profile quick", FORMATS, dir), 0);
-    char path[128];
-    snprintf(path, sizeof path, "%s/formats_constants.csv", dir);
-    char *text = slurp(path);
+    char *text = run_and_read("--profile quick", "formats_constants.csv");
     /* IEEE 754-2019 Table 3.5 (binary16, binary32, binary64), the bfloat16 and OCP FP8
      * (v1.0, 2023) specifications. */
     static const struct {
@@ -233,7 +168,7 @@ Test(formats_exp, constants_match_published_tables)
     };
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
         char got[128];
-        lookup(got, sizeof got, text, "format", K[i].format, "format", K[i].format, K[i].column);
+        csv_lookup(got, sizeof got, text, "format", K[i].format, "format", K[i].format, K[i].column);
         cr_expect_str_eq(got, K[i].expect, "%s %s", K[i].format, K[i].column);
     }
     free(text);
@@ -241,22 +176,19 @@ Test(formats_exp, constants_match_published_tables)
 
 Test(formats_exp, spacing_staircase)
 {
-    cr_assert_eq(sh("%s --out %s --quiet --profile quick --formats fp16,fp8e4m3", FORMATS, dir), 0);
-    char path[128];
-    snprintf(path, sizeof path, "%s/formats_spacing.csv", dir);
-    char *text = slurp(path);
+    char *text = run_and_read("--profile quick --formats fp16,fp8e4m3", "formats_spacing.csv");
     char got[128];
     /* Binade [1, 2) of fp16: spacing 2^-10; every subnormal binade: 2^-24. */
-    lookup(got, sizeof got, text, "format", "fp16", "binade", "0", "spacing_hex");
+    csv_lookup(got, sizeof got, text, "format", "fp16", "binade", "0", "spacing_hex");
     cr_expect_str_eq(got, "0x1p-10");
-    lookup(got, sizeof got, text, "format", "fp16", "binade", "-20", "spacing_hex");
+    csv_lookup(got, sizeof got, text, "format", "fp16", "binade", "-20", "spacing_hex");
     cr_expect_str_eq(got, "0x1p-24");
-    lookup(got, sizeof got, text, "format", "fp16", "binade", "-20", "region");
+    csv_lookup(got, sizeof got, text, "format", "fp16", "binade", "-20", "region");
     cr_expect_str_eq(got, "subnormal");
     /* e4m3's top binade [256, 448]: spacing 2^(8-3) = 32. */
-    lookup(got, sizeof got, text, "format", "fp8e4m3", "binade", "8", "spacing");
+    csv_lookup(got, sizeof got, text, "format", "fp8e4m3", "binade", "8", "spacing");
     cr_expect_str_eq(got, "32");
-    lookup(got, sizeof got, text, "format", "fp8e4m3", "binade", "8", "x_end");
+    csv_lookup(got, sizeof got, text, "format", "fp8e4m3", "binade", "8", "x_end");
     cr_expect_str_eq(got, "448");
     /* fp16 has binades 2^-24 .. 2^15: 40 rows; e4m3 2^-9 .. 2^8: 18 rows. */
     int rows = 0;
@@ -273,11 +205,8 @@ Test(formats_exp, spacing_staircase)
  * Thm 2.2). Checked on every sampled row. */
 Test(formats_exp, relerr_of_normal_values_is_at_most_u)
 {
-    cr_assert_eq(sh("%s --out %s --quiet --samples 2000", FORMATS, dir), 0);
-    char path[128];
-    snprintf(path, sizeof path, "%s/formats_relerr.csv", dir);
-    char *text = slurp(path);
-    int cf = column(text, "format"), cc = column(text, "class"), cr = column(text, "rel_err");
+    char *text = run_and_read("--samples 2000", "formats_relerr.csv");
+    int cf = csv_column(text, "format"), cc = csv_column(text, "class"), cr = csv_column(text, "rel_err");
     static const struct {
         const char *name;
         int p;
@@ -287,7 +216,7 @@ Test(formats_exp, relerr_of_normal_values_is_at_most_u)
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (line[0] == '#' || !strncmp(line, "point,", 6)) continue;
         char *f[16];
-        cr_assert_eq(split(line, f, 16), 8);
+        cr_assert_eq(csv_split(line, f, 16), 8);
         rows++;
         if (strcmp(f[cc], "normal")) continue;
         int p = 0;
@@ -307,17 +236,14 @@ Test(formats_exp, relerr_of_normal_values_is_at_most_u)
 
 Test(formats_exp, user_values_and_formats)
 {
-    cr_assert_eq(sh("%s --out %s --quiet --profile quick --formats fp16 --values 0.3,0x1p-20,-2.5", FORMATS, dir), 0);
-    char path[128];
-    snprintf(path, sizeof path, "%s/formats.csv", dir);
-    char *text = slurp(path);
+    char *text = run_and_read("--profile quick --formats fp16 --values 0.3,0x1p-20,-2.5", "formats.csv");
     char got[128];
     /* 0.3 = 1.0011001100|1100...b x 2^-2: above half, up to 1.0011001101b = 0x1.334p-2. */
-    lookup(got, sizeof got, text, "value", "0.3", "format", "fp16", "result_hex");
+    csv_lookup(got, sizeof got, text, "value", "0.3", "format", "fp16", "result_hex");
     cr_expect_str_eq(got, "0x1.334p-2");
-    lookup(got, sizeof got, text, "value", "0x1p-20", "format", "fp16", "class");
+    csv_lookup(got, sizeof got, text, "value", "0x1p-20", "format", "fp16", "class");
     cr_expect_str_eq(got, "subnormal");
-    lookup(got, sizeof got, text, "value", "-2.5", "format", "fp16", "direction");
+    csv_lookup(got, sizeof got, text, "value", "-2.5", "format", "fp16", "direction");
     cr_expect_str_eq(got, "exact");
     /* Only fp16 rows: the teaching values (17) plus three. */
     int rows = 0;
@@ -344,10 +270,7 @@ Test(formats_exp, stdout_is_for_people)
 
 Test(formats_exp, fragment_has_question_table_takeaway)
 {
-    cr_assert_eq(sh("%s --out %s --quiet --profile quick", FORMATS, dir), 0);
-    char path[128];
-    snprintf(path, sizeof path, "%s/formats.md", dir);
-    char *text = slurp(path);
+    char *text = run_and_read("--profile quick", "formats.md");
     cr_expect(strstr(text, "**Question.**"));
     cr_expect(strstr(text, "| value | fp64 | fp32 | tf32 | fp16 | bf16 | fp8e4m3 | fp8e5m2 |"));
     cr_expect(strstr(text, "**Takeaway.**"));

@@ -1,10 +1,9 @@
-/* test_gpu_generations.c — the greedy-text machinery of gpu_generations (greedy_batch.h,
- * parting.h, arch_greedy.h, arch_set.h, pair_stats.h) and the experiment's contract.
+/* test_gpu_generations.c — the greedy text of every architecture (arch_greedy.h, arch_set.h,
+ * arch_head.h) and the experiment's contract.
  *
- * Independent sources: drift_generate (decode.c) decoding each prompt alone; drift_model_score
- * (the teacher-forced path of model.c) for the exact prefix logits; the tensor-core probe
- * of test_tc_model.c (section B3, hand-derived from the A100/H100 alignment widths) planted in
- * a hand-built checkpoint whose logits are that dot product; hand counts. */
+ * Independent sources: greedy_batch.h decoding each recipe with its own model; the tensor-core
+ * probe of test_tc_model.c (section B3, hand-derived from the A100/H100 alignment widths)
+ * planted in a hand-built checkpoint whose logits are that dot product; hand counts. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,24 +11,24 @@
 #include <string.h>
 
 #include "arch_greedy.h"
+#include "arch_head.h"
+#include "arch_set.h"
 #include "checkpoint.h"
 #include "drift.h"
 #include "greedy_batch.h"
 #include "model.h"
 #include "pair_stats.h"
+#include "shipped_model.h"
 #include "support.h"
-#include "arch_set.h"
 #include "tc_model.h"
 
-#define CKPT DRIFT_SOURCE_DIR "/models/stories260K.bin"
 #define EXP DRIFT_BIN_DIR "/gpu_generations"
 
 static drift_checkpoint_t ck;
 static char dir[64];
 static void setup(void)
 {
-    char err[256];
-    cr_assert_eq(drift_checkpoint_read(&ck, CKPT, err, sizeof err), 0, "%s", err);
+    shipped_checkpoint_read(&ck);
     tmpdir_make(dir, sizeof dir, "drift_gpugen");
 }
 static void teardown(void)
@@ -38,133 +37,6 @@ static void teardown(void)
     tmpdir_remove(dir);
 }
 TestSuite(gpu_generations, .init = setup, .fini = teardown, .timeout = 300);
-
-static drift_model_t *tc_model(const drift_checkpoint_t *c, const char *recipe, drift_policy_t policy, int slots)
-{
-    drift_numerics_t nx = drift_numerics_fp32();
-    drift_recipe_t r;
-    cr_assert_eq(drift_model_recipe_parse(&r, recipe), 0, "%s", recipe);
-    drift_numerics_set_mm(&nx, &r);
-    nx.policy = policy;
-    drift_model_t *m;
-    char err[256];
-    cr_assert_eq(drift_model_create(&m, c, &nx, slots, err, sizeof err), 0, "%s", err);
-    return m;
-}
-
-/* n prompts side by side give each prompt the tokens and logits it gets decoded alone (by
- * decode.c, under the vendor-like policy: no GEMM of stories260K splits K, model.h). */
-Test(gpu_generations, batch_equals_each_prompt_alone)
-{
-    enum { N = 3, NP = 2, T = 12 };
-    const int prompts[N * NP] = {1, 40, 1, 300, 1, 77};
-    const int V = ck.cfg.vocab_size;
-    drift_model_t *mb = tc_model(&ck, "fp16/tc:a100/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, N);
-    drift_model_t *ma = tc_model(&ck, "fp16/tc:a100/fp32/fp32", DRIFT_POLICY_VENDOR_LIKE, 1);
-    drift_gen_t g[N];
-    cr_assert_eq(drift_greedy_batch(g, mb, prompts, N, NP, T, 1), 0);
-    for (int i = 0; i < N; i++) {
-        drift_gen_t alone;
-        cr_assert_eq(drift_generate(&alone, ma, prompts + i * NP, NP, T, 0, NULL, NULL, 1), 0);
-        cr_assert_eq(alone.n, T);
-        cr_assert_eq(g[i].n, T);
-        for (int t = 0; t < T; t++) cr_assert_eq(g[i].token[t], alone.token[t], "prompt %d step %d", i, t);
-        cr_assert_eq(memcmp(g[i].logits, alone.logits, (size_t)T * (size_t)V * sizeof(double)), 0,
-            "prompt %d: logits differ", i);
-        drift_gen_free(&alone);
-        drift_gen_free(&g[i]);
-    }
-    drift_gen_t g4[N + 1];
-    const int p4[(N + 1) * NP] = {1, 40, 1, 300, 1, 77, 1, 2};
-    cr_assert_eq(drift_greedy_batch(g4, mb, p4, N + 1, NP, T, 0), DRIFT_EINVAL, "more prompts than KV slots");
-    cr_assert_eq(
-        drift_greedy_batch(g4, mb, p4, N, NP, ck.cfg.seq_len, 0), DRIFT_EINVAL, "the context cannot hold them");
-    drift_model_free(mb), drift_model_free(ma);
-}
-
-/* The prefix cache gives what a fresh exact model gives teacher-forced (drift_model_score),
- * and computes each step of a shared prefix once. */
-Test(gpu_generations, prefix_logits_reuse_and_match_teacher_forcing)
-{
-    drift_numerics_t ex = drift_numerics_exact();
-    drift_model_t *m, *f;
-    char err[256];
-    cr_assert_eq(drift_model_create(&m, &ck, &ex, 1, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(drift_model_create(&f, &ck, &ex, 1, err, sizeof err), 0, "%s", err);
-    const int V = ck.cfg.vocab_size;
-    drift_prefix_logits_t p;
-    cr_assert_eq(drift_prefix_logits_init(&p, m), 0);
-    const int s1[] = {1, 5, 9, 30}, s2[] = {1, 5, 9, 31, 2};
-    const double *o;
-    cr_assert_eq(drift_prefix_logits(&o, &p, s1, 4), 0);
-    cr_assert_eq(p.steps, 4);
-    cr_assert_eq(drift_prefix_logits(&o, &p, s2, 5), 0);
-    cr_assert_eq(p.steps, 6, "the shared prefix 1,5,9 is not recomputed");
-    double *ref = malloc(5 * (size_t)V * sizeof *ref);
-    cr_assert_eq(drift_model_score(f, ref, s2, 5), 0);
-    cr_assert_eq(memcmp(o, ref + 4 * (size_t)V, (size_t)V * sizeof *o), 0, "exact logits are exact: same bits");
-    cr_assert_eq(drift_prefix_logits(&o, &p, s1, 3), 0);
-    cr_assert_eq(p.steps, 6, "a prefix already scored costs nothing");
-    cr_assert_eq(memcmp(o, ref + 2 * (size_t)V, (size_t)V * sizeof *o), 0);
-    const int bad[] = {1, 100000};
-    cr_assert_eq(drift_prefix_logits(&o, &p, bad, 2), DRIFT_EINVAL);
-    cr_assert_eq(drift_prefix_logits(&o, &p, s1, 0), DRIFT_EINVAL);
-    free(ref);
-    drift_prefix_logits_free(&p);
-    drift_model_free(m), drift_model_free(f);
-}
-
-/* Hand case: parting step, tokens and spread of two made-up completions. */
-Test(gpu_generations, parting_by_hand)
-{
-    enum { V = 3, N = 4 };
-    const int ta[N] = {2, 0, 1, 1}, tb[N] = {2, 0, 2, 1}, prompt[1] = {1};
-    double la[N * V] = {0}, lb[N * V] = {0};
-    la[2 * V + 0] = 0.5, lb[2 * V + 0] = 0.25;  /* step 2: |0.5 - 0.25| = 0.25 */
-    la[2 * V + 2] = -1, lb[2 * V + 2] = -1.125; /* 0.125 */
-    la[3 * V + 1] = 7;                          /* after the parting: not looked at */
-    drift_parting_t p;
-    cr_assert_eq(drift_parting(&p, ta, la, tb, lb, N, V, prompt, 1, NULL), 0);
-    cr_assert_eq(p.step, 2);
-    cr_assert_eq(p.tok_a, 1);
-    cr_assert_eq(p.tok_b, 2);
-    cr_assert_eq(p.spread, 0.25);
-    cr_assert(isnan(p.gap_ab) && isnan(p.gap12) && p.exact_top1 == -1, "no exact model: no exact gap");
-    cr_assert_eq(drift_parting(&p, ta, la, ta, la, N, V, prompt, 1, NULL), 0);
-    cr_assert_eq(p.step, -1);
-    cr_assert_eq(drift_parting(&p, ta, NULL, tb, lb, 2, V, prompt, 1, NULL), 0);
-    cr_assert_eq(p.step, -1, "identical over the first 2 tokens");
-    cr_assert_eq(drift_parting(&p, ta, la, tb, lb, N, 0, prompt, 1, NULL), DRIFT_EINVAL);
-    cr_assert_eq(drift_first_difference(ta, tb, N), 2);
-}
-
-/* Prompts of different lengths side by side: each gets what decode.c gives it alone. */
-Test(gpu_generations, batch_of_unequal_prompts_equals_each_alone)
-{
-    enum { N = 3, T = 10 };
-    const int p0[1] = {1}, p1[4] = {1, 40, 41, 300}, p2[2] = {1, 77};
-    const int *pp[N] = {p0, p1, p2}, np[N] = {1, 4, 2};
-    const int V = ck.cfg.vocab_size;
-    drift_model_t *mb = tc_model(&ck, "bf16/tc:h100/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, N);
-    drift_model_t *ma = tc_model(&ck, "bf16/tc:h100/fp32/fp32", DRIFT_POLICY_VENDOR_LIKE, 1);
-    drift_gen_t g[N];
-    cr_assert_eq(drift_greedy_batch_var(g, mb, pp, np, N, T, 1), 0);
-    cr_assert_eq(g[0].rows[0], 1 + 4 + 2, "the first step prefills every prompt");
-    for (int i = 0; i < N; i++) {
-        drift_gen_t alone;
-        cr_assert_eq(drift_generate(&alone, ma, pp[i], np[i], T, 0, NULL, NULL, 1), 0);
-        cr_assert_eq(g[i].n, T);
-        for (int t = 0; t < T; t++) cr_assert_eq(g[i].token[t], alone.token[t], "prompt %d step %d", i, t);
-        cr_assert_eq(
-            memcmp(g[i].logits, alone.logits, (size_t)T * V * sizeof(double)), 0, "prompt %d: logits bit for bit", i);
-        drift_gen_free(&alone), drift_gen_free(&g[i]);
-    }
-    const int *bad[N] = {p0, NULL, p2};
-    cr_assert_eq(drift_greedy_batch_var(g, mb, bad, np, N, T, 0), DRIFT_EINVAL, "a missing prompt");
-    const int zero[N] = {1, 0, 2};
-    cr_assert_eq(drift_greedy_batch_var(g, mb, pp, zero, N, T, 0), DRIFT_EINVAL, "an empty prompt");
-    drift_model_free(mb), drift_model_free(ma);
-}
 
 /* B200 shares H100's decode because their rows of the architecture table agree (tc_model.h:
  * both blocks of 16, 2 extra alignment bits, RZ); A100's row differs (blocks of 8, 1 bit).
@@ -183,8 +55,8 @@ Test(gpu_generations, same_table_row_shares_the_decode)
     cr_assert_eq(drift_arch_greedy_same_as(g, 2), 1, "B200 decodes as H100");
     drift_arch_greedy_free(g);
     const int prompts[R * 2] = {1, 123, 1, 456};
-    drift_model_t *mh = tc_model(&ck, "bf16/tc:h100/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, R);
-    drift_model_t *mb = tc_model(&ck, "bf16/tc:b200/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, R);
+    drift_model_t *mh = recipe_model(&ck, "bf16/tc:h100/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, R);
+    drift_model_t *mb = recipe_model(&ck, "bf16/tc:b200/fp32/fp32", DRIFT_POLICY_BATCH_INVARIANT, R);
     drift_gen_t gh[R], gb[R];
     cr_assert_eq(drift_greedy_batch(gh, mh, prompts, R, 2, T, 1), 0);
     cr_assert_eq(drift_greedy_batch(gb, mb, prompts, R, 2, T, 1), 0);
@@ -279,7 +151,7 @@ Test(gpu_generations, tensor_core_probe_propagates_to_the_text)
     drift_checkpoint_free(&hc);
 }
 
-Test(gpu_generations, arch_set_and_pair_stats)
+Test(gpu_generations, arch_set_and_head_recipe)
 {
     drift_tc_arch_t a[8];
     int n;
@@ -293,23 +165,6 @@ Test(gpu_generations, arch_set_and_pair_stats)
     drift_recipe_t rc;
     cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_V100), DRIFT_EUNSUPPORTED);
     cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_A100), 0);
-    /* pairs of 3 items and a reference: (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) */
-    cr_assert_eq(drift_pair_count(3), 6);
-    int k = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j <= 3; j++) cr_assert_eq(drift_pair_index(i, j, 3), k++);
-    drift_count_t c[3] = {{10, 1}, {10, 0}, {20, 3}};
-    drift_count_t all;
-    char buf[128];
-    drift_counts_text(buf, sizeof buf, c, 3, 1, &all);
-    cr_assert_str_eq(buf, "1/10, 0/10, 3/20");
-    cr_assert(all.n == 40 && all.k == 4);
-    drift_rate_text(buf, sizeof buf, 0, 0);
-    cr_assert_str_eq(buf, "0/0");
-    int64_t u[5] = {3, 0, 0, 7, 1};
-    drift_distance_summary_t s;
-    cr_assert_eq(drift_distance_summary(&s, u, NULL, 5), 0);
-    cr_assert(s.same == 2 && s.median == 1 && s.p99 == 7 && s.max == 7 && isnan(s.d_max));
 }
 
 Test(gpu_generations, bad_options_exit_2_one_line_no_file)

@@ -4,8 +4,8 @@
  * Each prompt's completion is what drift_generate gives it alone (greedy, no stop at BOS)
  * whenever the model's numerics make a row independent of its companions: the batch-invariant
  * policy, or any policy whose GEMMs never split K at these shapes (model.h: none of
- * stories260K's do at the default min slice); tests/test_gpu_generations.c holds the two
- * against each other bit for bit. */
+ * stories260K's do at the default min slice); tests/test_greedy_batch.c holds the two against
+ * each other bit for bit. */
 #ifndef DRIFT_GREEDY_BATCH_H
 #define DRIFT_GREEDY_BATCH_H
 
