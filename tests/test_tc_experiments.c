@@ -101,8 +101,8 @@ Test(tc_experiments, generations_fragment_and_v100_bf16)
     snprintf(p, sizeof p, "%s/gen/gpu_generations.md", dir);
     char *t = slurp_len(p, NULL);
     cr_assert(strstr(t, "**Question.**") && strstr(t, "**Takeaway.**"));
-    cr_assert(
-        strstr(t, "Greedy text (stories260K)"), "the greedy-text part is measured (tests/test_gpu_generations.c)");
+    cr_assert(strstr(t, "Greedy text (stories260K)"),
+        "the greedy-text part is measured (experiments/gpu_generations/test_gpu_generations.c)");
     cr_assert(strstr(t, "no bf16"), "V100 lacks bf16: the fragment says so");
     free(t);
     snprintf(p, sizeof p, "%s/gen/gpu_generations_argmax.csv", dir);
