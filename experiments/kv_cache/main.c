@@ -28,31 +28,17 @@
 #include <string.h>
 
 #include "attention.h"
-#include "chat_prompts.h"
-#include "checkpoint.h"
+#include "chunked_prefill.h"
 #include "cli.h"
-#include "deploy_runs.h"
-#include "dispatch_attention.h"
 #include "drift.h"
 #include "format.h"
-#include "metrics.h"
-#include "output.h"
-#include "pair_stats.h"
-#include "parting.h"
-#include "philox.h"
-#include "stats.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
-#define MAX_KV 16
-#define NCK 4
-
 #include "kv_cache_real.h"
+#include "kv_format_list.h"
+#include "kv_setup.h"
+#include "output.h"
+#include "storage_sweep.h"
+
+#define NCK 4
 
 enum { T_MAIN, T_CHUNK, T_MD, T_MDCHUNK, T_REAL, T_REALSUM, T_MDREAL };
 static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_format"), DRIFT_C_INT("L"),
@@ -85,27 +71,6 @@ static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 9}, {"_chunk
     {NULL,
         "Real model: greedy text with the KV cache in each format against the preset's own kv=bf16 (" REAL_PRESET ")",
         DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDREAL, 4}};
-
-static void fill(double *x, size_t n, uint64_t seed, uint32_t point, uint32_t trial)
-{
-    drift_stream_t st;
-    drift_stream_init(&st, seed, drift_fnv1a32("kv_cache"), point, trial);
-    for (size_t i = 0; i < n; i++) x[i] = drift_stream_normal(&st);
-}
-
-/* logits = W h (fp64); returns the argmax (lowest index among equals), *gap = top1 - top2. */
-static size_t project(double *logits, const double *W, const double *h, size_t V, size_t n, double *gap)
-{
-    for (size_t t = 0; t < V; t++) {
-        double s = 0;
-        for (size_t j = 0; j < n; j++) s += W[t * n + j] * h[j];
-        logits[t] = s;
-    }
-    drift_top2_t t2;
-    drift_top2(&t2, logits, V);
-    if (gap) *gap = t2.gap;
-    return t2.top1;
-}
 
 int main(int argc, char **argv)
 {
@@ -165,29 +130,8 @@ int main(int argc, char **argv)
         drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
     drift_kv_format_t kvf[MAX_KV];
     char kvn[MAX_KV][32];
-    int nkv = 0;
-    {
-        char buf[512], err[DRIFT_ERRMSG_MAX];
-        if (strlen(kvlist) >= sizeof buf || !kvlist[0])
-            drift_die("--kv-formats: a comma-separated list of KV storage formats (accepted: "
-                      "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");
-        strcpy(buf, kvlist);
-        for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
-            if (nkv == MAX_KV) drift_die("--kv-formats: at most %d formats", MAX_KV);
-            if (drift_kv_format_parse(&kvf[nkv], s, err, sizeof err))
-                drift_die(
-                    "--kv-formats: %s (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)",
-                    err);
-            drift_kv_format_print(kvn[nkv], sizeof kvn[nkv], &kvf[nkv]);
-            for (int j = 0; j < nkv; j++) /* compared as parsed: fp32,FP32 is one format twice */
-                if (kvf[j].storage == kvf[nkv].storage && kvf[j].fmt == kvf[nkv].fmt)
-                    drift_die("--kv-formats: '%s' given twice (the same format as '%s')", s, kvn[j]);
-            nkv++;
-        }
-        if (!nkv)
-            drift_die(
-                "--kv-formats: empty list (accepted: fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head)");
-    }
+    const int nkv = drift_kv_format_list(
+        kvf, kvn, "--kv-formats", kvlist, "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head");
     for (int t = 0; t < chunks.n; t++)
         if (chunks.v[t] > plen)
             drift_die(
@@ -209,79 +153,24 @@ int main(int argc, char **argv)
     const int nf = cli.nformats, nL = Ls.n;
     const size_t H = (size_t)heads, G = (size_t)kv_heads, D = (size_t)dim, V = (size_t)vocab, HD = H * D;
 
+    const drift_kv_setup_t S = {cli.seed, (int)heads, (int)kv_heads, (int)dim, cli.formats, nf, kvf, nkv};
     drift_attn_kernel_t flash;
     if (drift_attn_kernel_parse(&flash, "flash:64,64", NULL, 0)) drift_die("attention kernel 'flash:64,64' refused");
     double *W = malloc(V * HD * sizeof *W);
     if (!W)
         drift_die_oom((double)V * HD * sizeof *W, "the %zu x %zu output head (--vocab, --heads, --dim: smaller)",
             (size_t)V, (size_t)HD);
-    fill(W, V * HD, cli.seed, 0x3EADu, 0);
+    drift_kv_fill(W, V * HD, cli.seed, 0x3EADu, 0);
 
     /* -- storage formats: per (L, format, kv format), the last nq rows -- */
-    typedef struct {
-        double rel, maxabs, mingap, maxlog;
-        long flips;
-    } res_t;
-    res_t *res = calloc((size_t)nL * (size_t)nf * (size_t)nkv, sizeof *res);
+    drift_kv_err_t *res = calloc((size_t)nL * (size_t)nf * (size_t)nkv, sizeof *res);
     if (!res)
         drift_die_oom(
             (double)nL * nf * nkv * sizeof *res, "the results of %d lengths x %d formats x %d KV formats", nL, nf, nkv);
     for (int li = 0; li < nL; li++) {
-        const size_t L = (size_t)Ls.v[li], T = (size_t)nq < L ? (size_t)nq : L, p0 = L - T;
         drift_progress(&cli, (size_t)li, (size_t)nL + 1);
-        double *q = malloc(T * HD * sizeof *q), *k = malloc(L * G * D * sizeof *k), *v = malloc(L * G * D * sizeof *v);
-        double *ref = malloc(T * HD * sizeof *ref), *o = malloc((size_t)nf * (size_t)nkv * T * HD * sizeof *o);
-        double *rlog = malloc(T * V * sizeof *rlog);
-        size_t *rtop = malloc(T * sizeof *rtop);
-        double *rgap = malloc(T * sizeof *rgap);
-        if (!q || !k || !v || !ref || !o || !rlog || !rtop || !rgap)
-            drift_die_oom(8.0 * ((double)T * HD * (2 + nf * nkv) + 2.0 * L * G * D + (double)T * V),
-                "the attention inputs and outputs at L = %zu (--L, --queries, --vocab: smaller)", L);
-        fill(q, T * HD, cli.seed, (uint32_t)L, 0), fill(k, L * G * D, cli.seed, (uint32_t)L, 1),
-            fill(v, L * G * D, cli.seed, (uint32_t)L, 2);
-        int rc = 0;
-        DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
-        for (size_t r = 0; r < T; r++) {
-            rc |= drift_attention_reference(
-                      &ref[r * HD], &q[r * HD], k, v, 1, p0 + r + 1, p0 + r, NULL, &base, DRIFT_FP64, NULL, 0) != 0;
-            rtop[r] = project(&rlog[r * V], W, &ref[r * HD], V, HD, &rgap[r]);
-        }
-        if (rc) drift_die("the attention reference failed");
-        DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
-        for (size_t t = 0; t < (size_t)nf * (size_t)nkv; t++) {
-            size_t c = t % (size_t)nkv, f = t / (size_t)nkv;
-            drift_attn_opts_t ao = drift_attn_opts((int)heads, (int)kv_heads, (int)dim, cli.formats[f]);
-            ao.kernel = flash;
-            ao.pv.out = DRIFT_FP32;
-            drift_kv_cache_t kv;
-            if (drift_kv_init(&kv, (int)G, (int)D, L, &kvf[c], NULL, 0)) {
-                rc |= 1;
-                continue;
-            }
-            rc |= drift_kv_append(&kv, k, v, L, NULL, 0) != 0;
-            rc |= drift_dispatch_attention(&o[t * T * HD], q, T, p0, &kv, NULL, &ao, NULL, 0) != 0;
-            drift_kv_free(&kv);
-        }
-        if (rc) drift_die("an attention kernel failed");
-        double *lg = malloc(V * sizeof *lg);
-        if (!lg) drift_die_oom((double)V * sizeof *lg, "a row of %zu logits (--vocab: smaller)", (size_t)V);
-        for (size_t t = 0; t < (size_t)nf * (size_t)nkv; t++) {
-            res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + t];
-            const double *oo = &o[t * T * HD];
-            double e2 = 0, n2 = 0;
-            s->mingap = INFINITY;
-            for (size_t j = 0; j < T * HD; j++)
-                e2 += (oo[j] - ref[j]) * (oo[j] - ref[j]), n2 += ref[j] * ref[j],
-                    s->maxabs = fmax(s->maxabs, fabs(oo[j] - ref[j]));
-            s->rel = sqrt(e2 / n2);
-            for (size_t r = 0; r < T; r++) {
-                size_t top = project(lg, W, &oo[r * HD], V, HD, NULL);
-                s->flips += top != rtop[r];
-                s->mingap = fmin(s->mingap, rgap[r]);
-                for (size_t j = 0; j < V; j++) s->maxlog = fmax(s->maxlog, fabs(lg[j] - rlog[r * V + j]));
-            }
-        }
-        free(lg), free(q), free(k), free(v), free(ref), free(o), free(rlog), free(rtop), free(rgap);
+        drift_kv_storage_point(
+            &res[(size_t)li * (size_t)nf * (size_t)nkv], &S, &flash, (size_t)Ls.v[li], (size_t)nq, W, V);
     }
 
     /* -- chunked prefill vs full prefill -- */
@@ -292,41 +181,11 @@ int main(int argc, char **argv)
     const size_t n = (size_t)plen, nC = (size_t)chunks.n;
     long *cd = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cd);
     double *cmax = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cmax);
-    double *q = malloc(n * HD * sizeof *q), *k = malloc(n * G * D * sizeof *k), *v = malloc(n * G * D * sizeof *v);
-    if (!cd || !cmax || !q || !k || !v)
-        drift_die_oom(8.0 * ((double)n * HD + 2.0 * n * G * D),
-            "the prefill of %zu tokens (--prefill-len, --heads, --dim: smaller)", n);
-    fill(q, n * HD, cli.seed, 0xC4u, 0), fill(k, n * G * D, cli.seed, 0xC4u, 1), fill(v, n * G * D, cli.seed, 0xC4u, 2);
+    if (!cd || !cmax)
+        drift_die_oom(
+            16.0 * nf * nkv * NCK * (double)nC, "the chunked-prefill results (--chunks, --kv-formats: fewer)");
     drift_progress(&cli, (size_t)nL, (size_t)nL + 1);
-    int rc = 0;
-    DRIFT_OMP("omp parallel for schedule(dynamic, 1) reduction(|:rc)")
-    for (size_t t = 0; t < (size_t)nf * (size_t)nkv * NCK; t++) {
-        size_t i = t % NCK, c = (t / NCK) % (size_t)nkv, f = t / NCK / (size_t)nkv;
-        drift_attn_opts_t ao = drift_attn_opts((int)heads, (int)kv_heads, (int)dim, cli.formats[f]);
-        ao.kernel = ck[i];
-        double *full = malloc(n * HD * sizeof *full), *ch = malloc(n * HD * sizeof *ch);
-        if (!full || !ch) {
-            rc |= 1;
-            free(full), free(ch);
-            continue;
-        }
-        rc |= drift_dispatch_attention_prefill(full, q, k, v, n, &kvf[c], 0, &ao, NULL, 0) != 0;
-        for (size_t s = 0; s < nC; s++) {
-            rc |= drift_dispatch_attention_prefill(ch, q, k, v, n, &kvf[c], (size_t)chunks.v[s], &ao, NULL, 0) != 0;
-            long rows = 0;
-            double mx = 0;
-            for (size_t r = 0; r < n; r++) {
-                int d = 0;
-                for (size_t j = 0; j < HD; j++)
-                    if (memcmp(&full[r * HD + j], &ch[r * HD + j], sizeof(double)))
-                        d = 1, mx = fmax(mx, fabs(full[r * HD + j] - ch[r * HD + j]));
-                rows += d;
-            }
-            cd[t * nC + s] = rows, cmax[t * nC + s] = mx;
-        }
-        free(full), free(ch);
-    }
-    if (rc) drift_die("a prefill failed");
+    drift_kv_chunked_prefill(cd, cmax, &S, ck, NCK, n, chunks.v, nC);
     drift_progress(&cli, (size_t)nL + 1, (size_t)nL + 1);
 
     /* -- write -- */
@@ -352,7 +211,7 @@ int main(int argc, char **argv)
     for (int li = 0; li < nL; li++)
         for (int f = 0; f < nf; f++)
             for (int c = 0; c < nkv; c++) {
-                const res_t *s = &res[((size_t)li * (size_t)nf + (size_t)f) * (size_t)nkv + (size_t)c];
+                const drift_kv_err_t *s = &res[((size_t)li * (size_t)nf + (size_t)f) * (size_t)nkv + (size_t)c];
                 drift_row(&out, T_MAIN, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(kvn[c]),
                     DRIFT_INT(Ls.v[li]), DRIFT_INT((size_t)nq < (size_t)Ls.v[li] ? (size_t)nq : (size_t)Ls.v[li]),
                     DRIFT_NUM(s->rel), DRIFT_NUM(s->maxabs), DRIFT_INT(s->flips), DRIFT_NUM(s->mingap),
@@ -375,7 +234,7 @@ int main(int argc, char **argv)
         H, G, D, nq, drift_format_name(cli.formats[0]), V, HD);
     for (int li = 0; li < nL; li++)
         for (int c = 0; c < nkv; c++) {
-            const res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
+            const drift_kv_err_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
             char fl[48];
             snprintf(fl, sizeof fl, "%ld of %zu rows", s->flips,
                 (size_t)nq < (size_t)Ls.v[li] ? (size_t)nq : (size_t)Ls.v[li]);
@@ -401,7 +260,7 @@ int main(int argc, char **argv)
     /* takeaway from the data: the ranking at the largest L, first compute format */
     drift_md_text(&out, "**Takeaway.**\n\n");
     const int nl = nL - 1;
-    const res_t *last = &res[((size_t)nl * (size_t)nf) * (size_t)nkv];
+    const drift_kv_err_t *last = &res[((size_t)nl * (size_t)nf) * (size_t)nkv];
     int order[MAX_KV];
     for (int c = 0; c < nkv; c++) order[c] = c;
     for (int a = 1; a < nkv; a++)
@@ -416,7 +275,7 @@ int main(int argc, char **argv)
     double gapmin = INFINITY;
     for (int li = 0; li < nL; li++)
         for (int c = 0; c < nkv; c++) {
-            const res_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
+            const drift_kv_err_t *s = &res[((size_t)li * (size_t)nf) * (size_t)nkv + (size_t)c];
             flips += s->flips, rowsall += (size_t)nq < (size_t)Ls.v[li] ? nq : Ls.v[li];
             gapmin = fmin(gapmin, s->mingap);
         }
@@ -439,6 +298,6 @@ int main(int argc, char **argv)
     kv_real_takeaway(&real, &out);
     drift_out_commit(&out);
     kv_real_free(&real);
-    free(res), free(W), free(cd), free(cmax), free(q), free(k), free(v);
+    free(res), free(W), free(cd), free(cmax);
     return 0;
 }

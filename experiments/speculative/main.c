@@ -33,14 +33,16 @@
 #include "chat_prompts.h"
 #include "checkpoint.h"
 #include "cli.h"
-#include "llm_run.h"
+#include "draft.h"
 #include "drift.h"
-#include "metrics.h"
+#include "greedy_step.h"
+#include "kernel_plans.h"
+#include "llm_run.h"
 #include "model.h"
 #include "output.h"
 #include "philox.h"
 #include "policy.h"
-#include "stats.h"
+#include "speculative_takeaway.h"
 
 static const char QUESTION[] =
     "Does speculative decoding, whose verify pass runs the target on k+1 tokens at once, accept a different text than plain greedy decoding of the same model?";
@@ -86,110 +88,9 @@ static const conf_t CONFS[] = {
 static void numerics(drift_numerics_t *nx, const char *policy, const char *recipe, long sms, long min_slice)
 {
     *nx = drift_numerics_fp32();
-    drift_recipe_t r;
-    if (drift_model_recipe_parse(&r, recipe)) drift_die("bad recipe %s", recipe);
-    drift_numerics_set_mm(nx, &r);
+    if (drift_numerics_set_recipe(nx, recipe)) drift_die("bad recipe %s", recipe);
     if (drift_policy_parse(&nx->policy, policy)) drift_die("bad policy %s", policy);
     nx->sms = (int)sms, nx->min_slice = (int)min_slice;
-}
-
-static int argmax(const double *l, size_t V)
-{
-    drift_top2_t t;
-    drift_top2(&t, l, V);
-    return (int)t.top1;
-}
-
-/* One step of ntok tokens at pos; the argmax after the last. */
-static int step(drift_model_t *m, double *lg, int pos, int ntok, const int *tok, size_t V)
-{
-    drift_seq_step_t s = {0, pos, ntok, tok};
-    if (drift_model_step(m, lg, &s, 1)) drift_die("forward step failed");
-    return argmax(lg, V);
-}
-
-/* The draft: its greedy next token after a context, as a function of the context alone. Its
- * rows are computed in steps of at most `chunk` rows, the largest M whose kernel plan is M = 1's,
- * so a row's bits do not depend on which step computed it (drift_model_plan: equal plans,
- * equal rows), and every configuration and draft length can share one answer per context (the
- * memo). Its KV cache holds `text`; a context that shares a prefix with it resumes there. */
-typedef struct {
-    int len, tok;
-    uint32_t h;
-    size_t at; /* the context in `ctx` */
-} memo_t;
-typedef struct {
-    drift_model_t *m;
-    double *lg;
-    size_t V;
-    int *text, n, cap, chunk;
-    memo_t *memo;     /* nslot / 2 entries */
-    int nmemo, *slot; /* open addressing: memo indices, -1 empty */
-    size_t nslot;
-    int *ctx;
-    size_t nctx, capctx;
-    long rows; /* rows the draft computed */
-} draft_t;
-
-static uint32_t hash_ids(const int *t, int n)
-{
-    uint32_t h = 2166136261u;
-    for (int i = 0; i < n; i++) h = (h ^ (uint32_t)t[i]) * 16777619u;
-    return h;
-}
-
-static int draft_next(draft_t *D, const int *c, int len)
-{
-    const uint32_t h = hash_ids(c, len);
-    size_t b = h & (D->nslot - 1);
-    for (; D->slot[b] >= 0; b = (b + 1) & (D->nslot - 1)) {
-        const memo_t *e = &D->memo[D->slot[b]];
-        if (e->len == len && e->h == h && !memcmp(D->ctx + e->at, c, (size_t)len * sizeof(int))) return e->tok;
-    }
-    int s = 0;
-    while (s < D->n && s < len && D->text[s] == c[s]) s++;
-    if (s == len) s = len - 1; /* the last row again, for its logits */
-    int y = -1;
-    for (int p = s; p < len; p += D->chunk) {
-        const int n = len - p < D->chunk ? len - p : D->chunk;
-        y = step(D->m, D->lg, p, n, c + p, D->V);
-        D->rows += n;
-    }
-    memcpy(D->text, c, (size_t)len * sizeof(int));
-    D->n = len;
-    if (D->nctx + (size_t)len > D->capctx) {
-        D->capctx = 2 * D->capctx + (size_t)len + 4096;
-        if (!(D->ctx = realloc(D->ctx, D->capctx * sizeof(int))))
-            drift_die_oom((double)D->capctx * sizeof(int), "the draft's memo");
-    }
-    memcpy(D->ctx + D->nctx, c, (size_t)len * sizeof(int));
-    D->memo[D->nmemo] = (memo_t){len, y, h, D->nctx};
-    D->slot[b] = D->nmemo++;
-    D->nctx += (size_t)len;
-    if (2 * (size_t)D->nmemo >= D->nslot) { /* keep the table at most half full: grow and rehash */
-        D->nslot *= 2;
-        free(D->slot);
-        if (!(D->slot = malloc(D->nslot * sizeof(int))) ||
-            !(D->memo = realloc(D->memo, D->nslot / 2 * sizeof *D->memo)))
-            drift_die_oom((double)D->nslot * (sizeof(int) + sizeof *D->memo), "the draft's memo");
-        for (size_t i = 0; i < D->nslot; i++) D->slot[i] = -1;
-        for (int i = 0; i < D->nmemo; i++) {
-            size_t q = D->memo[i].h & (D->nslot - 1);
-            while (D->slot[q] >= 0) q = (q + 1) & (D->nslot - 1);
-            D->slot[q] = i;
-        }
-    }
-    return y;
-}
-
-/* The draft proposes k tokens after the accepted text txt[0..len): vin[0] = txt[len-1], vin[1..k]. */
-static void propose(draft_t *D, int *vin, int *txt, int len, int k)
-{
-    vin[0] = txt[len - 1];
-    for (int i = 1; i <= k; i++) {
-        vin[i] = draft_next(D, txt, len + i - 1);
-        txt[len + i - 1] = vin[i]; /* scratch past the accepted text, overwritten by the verify */
-    }
 }
 
 int main(int argc, char **argv)
@@ -304,15 +205,10 @@ int main(int argc, char **argv)
     long *differ = calloc(nres, sizeof(long)), *fdmin = malloc(nres * sizeof(long));
     double *acc = calloc(nres, sizeof(double));
     int *pdiff = calloc((size_t)R * DRIFT_NPOLICIES, sizeof(int)); /* per prompt and policy: some completion differs */
-    draft_t D = {0};
-    D.nslot = 1024, D.lg = lg, D.V = V;
-    D.text = malloc((size_t)cap * sizeof(int)), D.slot = malloc(D.nslot * sizeof(int)),
-    D.memo = malloc(D.nslot / 2 * sizeof *D.memo);
-    if (!plain || !txt || !vin || !lg || !differ || !fdmin || !acc || !pdiff || !D.text || !D.slot || !D.memo)
-        drift_die_oom((double)V * sizeof(double) + 3.0 * cap * sizeof(int) + (double)nres * 3 * sizeof(double),
-            "a row of %zu logits, three texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V, (int)cap,
+    if (!plain || !txt || !vin || !lg || !differ || !fdmin || !acc || !pdiff)
+        drift_die_oom((double)V * sizeof(double) + 2.0 * cap * sizeof(int) + (double)nres * 3 * sizeof(double),
+            "a row of %zu logits, two texts of %d tokens and %d x %d results (--draft: fewer)", (size_t)V, (int)cap,
             NCONF, K.n);
-    for (size_t i = 0; i < D.nslot; i++) D.slot[i] = -1;
     for (size_t i = 0; i < nres; i++) fdmin[i] = -1;
     /* the prefix every prompt shares (a chat template's system turn): computed once per model,
      * as a prefix cache does; the KV cache keeps it while later steps start after it */
@@ -328,17 +224,8 @@ int main(int argc, char **argv)
     drift_numerics_t nxd;
     numerics(&nxd, "vendor-like", DRAFT_RECIPE, sms, min_slice);
     nxd.weights = DRIFT_BF16;
-    if (drift_model_create(&D.m, &ck, &nxd, 1, err, sizeof err)) drift_die("draft model: %s", err);
-    {
-        long p1[256], pm[256];
-        int n1 = drift_model_plan(D.m, 1, 1, cap, p1, 256);
-        if (n1 < 0) drift_die("plan failed");
-        for (D.chunk = 1; D.chunk < cap; D.chunk++) {
-            int nm = drift_model_plan(D.m, (size_t)D.chunk + 1, 1, cap, pm, 256);
-            if (nm < 0) drift_die("plan failed");
-            if (nm != n1 || memcmp(p1, pm, (size_t)n1 * sizeof(long))) break;
-        }
-    }
+    drift_draft_t D;
+    drift_draft_open(&D, &ck, &nxd, cap, lg, V);
     int first_change[DRIFT_NPOLICIES] = {-1, -1}, plan_max = -1;
     long target_rows = 0;
     drift_model_t *m; /* reused: a step at an earlier position cuts the KV cache back */
@@ -348,7 +235,7 @@ int main(int argc, char **argv)
         if (drift_model_create(&m, &ck, &nx, 1, err, sizeof err)) drift_die("model: %s", err);
         if (shared) {
             drift_model_set_shape(m, 0, 0);
-            step(m, lg, 0, shared, cp[0].tok, V);
+            drift_greedy_step(m, lg, 0, shared, cp[0].tok, V);
             target_rows += shared;
         }
         for (int r = 0; r < R; r++) {
@@ -365,8 +252,8 @@ int main(int argc, char **argv)
             /* plain greedy: the prompt after the shared prefix in one step, then one row per step */
             drift_model_set_shape(m, 0, 0);
             memcpy(plain, prompt, (size_t)np * sizeof(int));
-            plain[np] = step(m, lg, shared, np - shared, prompt + shared, V);
-            for (int t = 1; t < T; t++) plain[np + t] = step(m, lg, np + t - 1, 1, &plain[np + t - 1], V);
+            plain[np] = drift_greedy_step(m, lg, shared, np - shared, prompt + shared, V);
+            for (int t = 1; t < T; t++) plain[np + t] = drift_greedy_step(m, lg, np + t - 1, 1, &plain[np + t - 1], V);
             target_rows += np - shared + T - 1;
             for (int ki = 0; ki < K.n; ki++) {
                 const int k = (int)K.v[ki];
@@ -376,11 +263,11 @@ int main(int argc, char **argv)
                 long accepted = 0;
                 drift_model_set_shape(m, (size_t)k + 1, k + 1); /* every later step is a row of a k+1-row verify */
                 while (len < np + T) {
-                    propose(&D, vin, txt, len, k);
+                    drift_draft_propose(&D, vin, txt, len, k);
                     /* the target verifies: row j predicts position len + j */
                     int a = 0, next = -1;
                     for (int j = 0; j <= k; j++) {
-                        int y = step(m, lg, len - 1 + j, 1, &vin[j], V);
+                        int y = drift_greedy_step(m, lg, len - 1 + j, 1, &vin[j], V);
                         target_rows++;
                         if (j < k && y == vin[j + 1]) {
                             a++;
@@ -415,15 +302,8 @@ int main(int argc, char **argv)
          * configurations' models, one per policy */
         if (!strcmp(CONFS[c].recipe, "bf16/tc:h100/fp32/bf16")) {
             const int pi = (int)nx.policy;
-            long p1[256], pm[256];
-            int n1 = drift_model_plan(m, 1, 1, T, p1, 256), dif[PLAN_SEARCH + 1] = {0};
-            if (n1 < 0) drift_die("plan failed");
-            for (int M = 2; M <= PLAN_SEARCH; M++) {
-                int nm = drift_model_plan(m, (size_t)M, M, T, pm, 256);
-                if (nm < 0) drift_die("plan failed");
-                dif[M] = nm != n1 || memcmp(p1, pm, (size_t)n1 * sizeof(long)) != 0;
-                if (dif[M] && first_change[pi] < 0) first_change[pi] = M;
-            }
+            int dif[PLAN_SEARCH + 1] = {0};
+            first_change[pi] = drift_plans_differ(dif, m, T, PLAN_SEARCH);
             if (plan_max < 0) /* the first policy's: both tables cover the same M */
                 plan_max =
                     first_change[pi] > 0 && 2 * first_change[pi] - 1 > PLAN_MAX ? 2 * first_change[pi] - 1 : PLAN_MAX;
@@ -434,12 +314,12 @@ int main(int argc, char **argv)
         drift_model_free(m);
     }
     drift_progress(&cli, (size_t)(NCONF * R), (size_t)(NCONF * R));
-    drift_model_free(D.m);
     if (!cli.quiet)
         fprintf(stderr, "speculative: %ld target rows, %ld draft rows (in steps of at most %d), shared prefix %d\n",
             target_rows, D.rows, D.chunk, shared);
-    long pol_differ[DRIFT_NPOLICIES] = {0}, pol_runs[DRIFT_NPOLICIES] = {0}, pol_prompts[DRIFT_NPOLICIES] = {0};
-    double acc_k_min = INFINITY, acc_k_max = -INFINITY; /* mean accepted per pass over k, as a share of k */
+    drift_draft_close(&D);
+    drift_spec_takeaway_t tk = {ck.gguf ? base : "stories260K", sms, min_slice, scaled, R, K.n, kmax, first_change[0],
+        PLAN_SEARCH, {0}, {0}, {0}, INFINITY, -INFINITY};
     for (int c = 0; c < NCONF; c++)
         for (int ki = 0; ki < K.n; ki++) {
             const size_t i = (size_t)c * (size_t)K.n + (size_t)ki;
@@ -449,62 +329,17 @@ int main(int argc, char **argv)
             drift_row(&out, T_MD, DRIFT_TXT(CONFS[c].name), DRIFT_INT(K.v[ki]), DRIFT_INT(R), DRIFT_INT(differ[i]),
                 DRIFT_INT(fdmin[i]), DRIFT_NUM(acc[i] / R));
             const int pi = strcmp(CONFS[c].policy, "vendor-like") ? 1 : 0;
-            pol_differ[pi] += differ[i], pol_runs[pi] += R;
+            tk.differ[pi] += differ[i], tk.runs[pi] += R;
             const double share = acc[i] / R / (double)K.v[ki];
-            acc_k_min = share < acc_k_min ? share : acc_k_min, acc_k_max = share > acc_k_max ? share : acc_k_max;
+            tk.acc_min = share < tk.acc_min ? share : tk.acc_min, tk.acc_max = share > tk.acc_max ? share : tk.acc_max;
         }
     for (int r = 0; r < R; r++)
-        for (int pi = 0; pi < DRIFT_NPOLICIES; pi++) pol_prompts[pi] += pdiff[(size_t)r * DRIFT_NPOLICIES + (size_t)pi];
+        for (int pi = 0; pi < DRIFT_NPOLICIES; pi++) tk.prompts[pi] += pdiff[(size_t)r * DRIFT_NPOLICIES + (size_t)pi];
     drift_md_end(&out, T_MD);
-    /* -- takeaway: every number from the tables above -- */
-    const char *model = ck.gguf ? base : "stories260K";
-    drift_md_text(&out, "**Takeaway.**\n\n");
-    if (first_change[0] > 0)
-        drift_md_text(&out,
-            "- Kernel plans: on %s with %ld SMs and split-K from %ld, the vendor-like policy first gives M rows other kernels than M = 1 at M = "
-            "%d (k = %d); the longest verify pass here has M = %d, so %s. GEMV kernels for M = 1, as real libraries use, are not modelled.\n",
-            model, sms, min_slice, first_change[0], first_change[0] - 1, kmax + 1,
-            kmax + 1 < first_change[0] ? "no draft length of the sweep reaches it"
-                                       : "the longer drafts of the sweep reach it");
-    else
-        drift_md_text(&out,
-            "- Kernel plans (data/speculative_plans.csv): on %s with %ld SMs and split-K from %ld, "
-            "no pass of up to %d rows gets other kernels than M = 1 under the vendor-like policy, so no draft length of the sweep (up to M = %d) reaches a change.\n",
-            model, sms, min_slice, PLAN_SEARCH, kmax + 1);
-    for (int pi = 0; pi < DRIFT_NPOLICIES; pi++) {
-        double lo, hi;
-        if (drift_wilson(&lo, &hi, pol_prompts[pi], R, DRIFT_Z95))
-            drift_die("no Wilson interval for %ld of %d", (long)pol_prompts[pi], R);
-        const char *who = pi ? "Batch-invariant kernels" : "Vendor-like kernels";
-        if (pol_differ[pi])
-            drift_md_text(&out,
-                "- %s: %ld of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy decoding of the "
-                "same configuration; %ld of %d prompts have one that differs (%.3g %% to %.3g %% at 95 %%, the prompt the unit).\n",
-                who, pol_differ[pi], pol_runs[pi], K.n, R, pol_prompts[pi], R, 100 * lo, 100 * hi);
-        else
-            drift_md_text(&out,
-                "- %s: 0 of %ld speculative completions (2 recipes x %d draft lengths x %d prompts) differ from plain greedy: 0 of %d prompts, < %.3g %% at 95 %%%s.\n",
-                who, pol_runs[pi], K.n, R, R, 100 * hi,
-                pi ? " (by construction: a row's bits do not depend on M)" : "");
-    }
-    if (acc_k_min == acc_k_max)
-        drift_md_text(&out,
-            "- The draft (LayerCast) has %.3g %% of its k tokens accepted per verify pass in every configuration and k (mean over prompts).\n",
-            100 * acc_k_min);
-    else
-        drift_md_text(&out,
-            "- The draft (LayerCast) has %.3g %% to %.3g %% of its k tokens accepted per verify pass (mean over prompts, the range over configurations and k).\n",
-            100 * acc_k_min, 100 * acc_k_max);
-    if (scaled)
-        drift_md_text(&out,
-            "- The policy here is scaled to the tiny model (%ld SMs, split-K from %ld); "
-            "with the unscaled H100 policy (132 SMs, slice 256) no GEMM of stories260K splits and vendor-like is batch invariant on it.\n",
-            sms, min_slice);
-    drift_md_text(&out, "\n");
+    drift_spec_takeaway(&out, &tk);
     drift_out_commit(&out);
     if (cp) drift_chat_prompts_free(cp, R);
     free(plain), free(txt), free(vin), free(lg), free(differ), free(fdmin), free(acc), free(pdiff);
-    free(D.text), free(D.slot), free(D.memo), free(D.ctx);
     drift_checkpoint_free(&ck);
     return 0;
 }
