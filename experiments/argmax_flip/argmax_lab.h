@@ -46,11 +46,14 @@ typedef struct {
     int partner[DRIFT_AF_MAXC]; /* same accumulation, no output rounding; -1 */
 } drift_af_cell_t;
 
-/* The headline numbers of one seed (largest K, bf16 or the first narrow format). */
+/* The headline numbers of one seed (largest K, bf16 or the first narrow format): def_ the default
+ * kernel's Phi fit, eng_ the engine's (logits stored in the format) law against the Gaussian, kap
+ * the exact head's triangle scale with its interval, real_ the realistic flips of both, in_flips
+ * the rows input rounding alone flips. */
 typedef struct {
     uint64_t seed;
-    double def_sigma, def_p001, eng_d001, eng_d001_ulp, eng_dll, eng_power, kap, kap_lo, kap_hi, ex_d001_ulp;
-    int eng_decided, ok;
+    double def_sigma, def_p001, eng_d001_ulp, eng_dll, eng_power, kap, kap_lo, kap_hi;
+    int eng_decided;
     long real_def, real_eng, in_flips;
 } drift_af_headline_t;
 
@@ -59,7 +62,6 @@ typedef struct {
     drift_cli_t cli;
     drift_cli_opt_t opts[12];
     drift_cli_spec_t spec;
-    const char *question;
     drift_device_t device; /* the card the GEMM policies size for */
     /* options (cli.h fills them from the profile) */
     long V, rows, reps, ties, shard, robust_seeds;
@@ -106,7 +108,7 @@ DRIFT_MUST_CHECK int drift_aflab_fit(drift_aflab_t *L);
 /* The mitigations at the headline's point: flip rates, batch changes and cost ratios (needs L->mit.cost). */
 void drift_aflab_mitigations(drift_aflab_t *L);
 /* Appends L's headline numbers to dst->seeds (the robustness table). */
-void drift_aflab_rob_collect(drift_aflab_t *dst, const drift_aflab_t *L);
+void drift_aflab_collect_headline(drift_aflab_t *dst, const drift_aflab_t *L);
 /* Every output file (CSV tables and the .md fragment) and the summary, committed together. 0 or
  * DRIFT_ENOMEM (nothing committed). */
 DRIFT_MUST_CHECK int drift_aflab_write(const drift_aflab_t *L);

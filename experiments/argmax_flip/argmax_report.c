@@ -391,7 +391,7 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
 }
 
 /* The headline numbers of a finished run (largest K, bf16 or the first narrow format). */
-void drift_aflab_rob_collect(drift_aflab_t *dst, const drift_aflab_t *L)
+void drift_aflab_collect_headline(drift_aflab_t *dst, const drift_aflab_t *L)
 {
     if (dst->nseeds >= 9) return;
     const drift_kset_t *ks = L->headline.kernels;
@@ -399,10 +399,8 @@ void drift_aflab_rob_collect(drift_aflab_t *dst, const drift_aflab_t *L)
     const drift_flip_laws_t *E = &HEADLINE(L)->laws[ks->engine], *X = &HEADLINE(L)->laws[ks->exact];
     const drift_fliplaw_fit_t *T = &X->fit[DRIFT_FLIPLAW_TRIANGLE];
     dst->seeds[dst->nseeds++] = (drift_af_headline_t){.seed = L->cli.seed,
-        .ok = 1,
         .def_sigma = D->fit.status == DRIFT_FIT_OK ? D->fit.sigma : NAN,
         .def_p001 = D->p001,
-        .eng_d001 = E->d001,
         .eng_d001_ulp = E->d001_ulp,
         .eng_dll = E->choice.dloglik,
         .eng_power = E->choice.power_a,
@@ -410,7 +408,6 @@ void drift_aflab_rob_collect(drift_aflab_t *dst, const drift_aflab_t *L)
         .kap = T->theta,
         .kap_lo = T->lo,
         .kap_hi = T->hi,
-        .ex_d001_ulp = X->d001_ulp,
         .real_def = L->rows > 0 ? drift_flipset_flips(&HEADLINE(L)->realistic, ks->def) : -1,
         .real_eng = L->rows > 0 ? drift_flipset_flips(&HEADLINE(L)->realistic, ks->engine) : -1,
         .in_flips = HEADLINE(L)->input_rounding_flips};

@@ -124,7 +124,6 @@ static void setup(drift_aflab_t *L, int argc, char **argv)
         .summary = NULL,  /* the run's own, from its numbers (drift_out_summary) */
     };
     drift_cli_parse(&L->cli, &L->spec, argc, argv);
-    L->question = L->spec.question;
     if (drift_device_lookup(&L->device, device))
         drift_die("--device: unknown device '%s' (accepted: a card of ./lab calc cards)", device);
     if (L->cli.nformats > DRIFT_AF_MAXF) drift_die("--formats: at most %d formats", DRIFT_AF_MAXF);
@@ -172,13 +171,13 @@ int main(int argc, char **argv)
     base = *L;            /* the options as parsed: the robustness reruns start from them */
     /* (1) planted gaps and exact ties, (2) realistic heads, every kernel; fits and references */
     drift_aflab_sweep(L, "planted and realistic heads");
-    drift_aflab_rob_collect(L, L);
+    drift_aflab_collect_headline(L, L);
     for (long e = 1; e <= L->robust_seeds && robust_rerun(&rerun, &base, L, e); e++) {
         char phase[96]; /* the headline at further seeds (largest K, bf16 and fp32) */
         snprintf(phase, sizeof phase, "the headline at seed %llu (%ld of %ld)", (unsigned long long)rerun.cli.seed, e,
             L->robust_seeds);
         drift_aflab_sweep(&rerun, phase);
-        drift_aflab_rob_collect(L, &rerun);
+        drift_aflab_collect_headline(L, &rerun);
         drift_aflab_free(&rerun);
     }
     if (drift_aflab_measure_costs(L))
