@@ -1,6 +1,6 @@
 /* argmax_report.c — the declared output of the argmax-flip experiment (argmax_lab.h): the CSV
  * tables (argmax_tables.c), the Markdown fragment and the summary, written through the kit
- * (output.h). Every number of the fragment comes from the data the tables hold. */
+ * (output.h). Every number of the fragment comes from the arrays the CSV tables are written from. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,23 +14,24 @@
 enum { M_CRIT = AF_NCSV, M_LAWS, M_KERNELS, M_REAL, M_REFS, M_MIT, M_SEEDS, NTABLES };
 
 #define TXT DRIFT_C_TEXT
-#define NUM DRIFT_C_CELL
-static const drift_col_t C_CRIT[] = {TXT("format"), TXT("kernel"), NUM("sigma / s [95% CI]"), NUM("fit p"),
-    NUM("predicted: norm form / partial sums"), NUM("D_50 / s"), NUM("D_0.1% / s"), NUM("D_0.1% absolute"),
-    NUM("D_0.1% in ulps")};
-static const drift_col_t C_LAWS[] = {TXT("format"), TXT("kernel"), TXT("law"), NUM("parameter [95% CI]"),
-    NUM("D_1% / s"), NUM("D_0.1% / s"), NUM("D_0.1% in logit ulps"), NUM("vs rival: lead (power), pairs, informative")};
-static const drift_col_t C_KERNELS[] = {TXT("kernel"), NUM("pairs"), NUM("flips"), NUM("sigma / s"), NUM("fit p"),
-    NUM("predicted, norm form"), NUM("fitted / norm form"), NUM("predicted, partial sums"),
-    NUM("fitted / partial sums")};
+#define CELL DRIFT_C_CELL
+static const drift_col_t C_CRIT[] = {TXT("format"), TXT("kernel"), CELL("sigma / s [95% CI]"), CELL("fit p"),
+    CELL("predicted: norm form / partial sums"), CELL("D_50 / s"), CELL("D_0.1% / s"), CELL("D_0.1% absolute"),
+    CELL("D_0.1% in ulps")};
+static const drift_col_t C_LAWS[] = {TXT("format"), TXT("kernel"), TXT("law"), CELL("parameter [95% CI]"),
+    CELL("D_1% / s"), CELL("D_0.1% / s"), CELL("D_0.1% in logit ulps"),
+    CELL("vs rival: lead (power), pairs, informative")};
+static const drift_col_t C_KERNELS[] = {TXT("kernel"), CELL("pairs"), CELL("flips"), CELL("sigma / s"), CELL("fit p"),
+    CELL("predicted, norm form"), CELL("fitted / norm form"), CELL("predicted, partial sums"),
+    CELL("fitted / partial sums")};
 static const drift_col_t C_REAL[] = {
-    TXT("format"), TXT("kernel"), NUM("flips"), NUM("rate [95% CI]"), NUM("predicted"), NUM("rows below D_0.1%")};
-static const drift_col_t C_REFS[] = {TXT("format"), TXT("kernel"), NUM("input rounding"), NUM("accumulation"),
-    NUM("output rounding"), NUM("total vs exact(unrounded)")};
-static const drift_col_t C_MIT[] = {TXT("mitigation"), TXT("kernel"), NUM("realistic flip rate [95% CI]"),
-    NUM("planted flip rate"), NUM("changed across batch sizes"), NUM("cost ratio")};
+    TXT("format"), TXT("kernel"), CELL("flips"), CELL("rate [95% CI]"), CELL("predicted"), CELL("rows below D_0.1%")};
+static const drift_col_t C_REFS[] = {TXT("format"), TXT("kernel"), CELL("input rounding"), CELL("accumulation"),
+    CELL("output rounding"), CELL("total vs exact(unrounded)")};
+static const drift_col_t C_MIT[] = {TXT("mitigation"), TXT("kernel"), CELL("realistic flip rate [95% CI]"),
+    CELL("planted flip rate"), CELL("changed across batch sizes"), CELL("cost ratio")};
 #undef TXT
-#undef NUM
+#undef CELL
 #define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* x in printf format fmt, nan and inf spelled the same on every libc (drift_fmt_num), into buf. */
