@@ -156,3 +156,34 @@ Test(output, question_reproduce_caption_cells_and_prose)
     snprintf(path, sizeof path, "%s/demo.md", dir);
     cr_assert_str_eq(slurp(path), want);
 }
+
+/* A row formatted by one printf format: cells split at '|', blanks around each dropped, so the
+ * Markdown row is what printf would write; a cell count other than the table's is refused. */
+Test(output, a_row_formatted_in_one_printf_format)
+{
+    static const drift_col_t COLS[] = {DRIFT_C_TEXT("kernel"), DRIFT_C_CELL("sigma [95% CI]"), DRIFT_C_CELL("flips")};
+    static const drift_table_spec_t TABLES[] = {{NULL, NULL, DRIFT_SHOW_MD, COLS, 3}};
+    drift_cli_t cli;
+    parse(&cli, "--out", dir, "--quiet", NULL);
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 1, 1);
+    drift_row_fmt(&out, 0, "%s | %.3g [%.3g, %.3g] | %ld / %zu", "seq", 1.5e-6, 1e-6, 2e-6, 3L, (size_t)40);
+    drift_row_fmt(&out, 0, "  tc|< %.2g|-  ", 0.25);
+    drift_out_commit(&out);
+    char path[128];
+    snprintf(path, sizeof path, "%s/demo.md", dir);
+    cr_assert_str_eq(slurp(path), "| kernel | sigma [95% CI] | flips |\n|---|---:|---:|\n"
+                                  "| seq | 1.5e-06 [1e-06, 2e-06] | 3 / 40 |\n| tc | < 0.25 | - |\n");
+}
+
+Test(output, a_formatted_row_of_the_wrong_length_is_refused, .exit_code = 2)
+{
+    static const drift_col_t COLS[] = {DRIFT_C_TEXT("kernel"), DRIFT_C_CELL("flips")};
+    static const drift_table_spec_t TABLES[] = {{NULL, NULL, DRIFT_SHOW_MD, COLS, 2}};
+    drift_cli_t cli;
+    parse(&cli, "--out", dir, "--quiet", NULL);
+    drift_out_t out;
+    drift_out_open(&out, &cli, TABLES, 1, 1);
+    fclose(stderr); /* the one-line message is the program's; keep the test log clean */
+    drift_row_fmt(&out, 0, "%s | %d | %d", "seq", 1, 2);
+}

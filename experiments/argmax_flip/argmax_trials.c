@@ -17,7 +17,7 @@
 
 static volatile double keep_observable;
 
-static double now(void)
+double drift_af_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -53,21 +53,22 @@ int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
         (uint32_t)(K * 64 + tgt), (uint32_t)rep);
     double sc, rel = pow(10.0, -7.0 + (double)tgt / DRIFT_AF_PER_DECADE);
     int swap; /* where the top row sits */
-    if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &L->model[ki], (size_t)L->V, rel, is_tie, &s)) *err |= 1;
-    for (int fi = 0; fi < L->nF && !*err; fi++) {
+    if (drift_gen_planted_pair(h, w1, w2, &sc, &swap, &L->hidden_model[ki], (size_t)L->V, rel, is_tie, &s)) *err |= 1;
+    for (int fi = 0; fi < L->nformats && !*err; fi++) {
         double *a = W2 + (swap ? K : 0), *b = W2 + (swap ? 0 : K);
         double p2 = 0;
         drift_plant_t pt;
-        if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, L->KS[ki][fi].f)) *err |= 1;
+        if (drift_plant_pair_in(&pt, hf, W2, h, w1, w2, K, rel * sc, swap, is_tie, L->cell[ki][fi].kernels.f))
+            *err |= 1;
         for (size_t q = 0; q < K; q++) p2 += hf[q] * hf[q] * (a[q] * a[q] + b[q] * b[q]);
         drift_lmhead_result_t res;
         drift_recipe_t cfg[DRIFT_AF_MAXC];
-        for (int c = 0; c < L->KS[ki][fi].n; c++) cfg[c] = L->KS[ki][fi].k[c].c;
-        if (drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, L->KS[ki][fi].n)) {
+        for (int c = 0; c < L->cell[ki][fi].kernels.n; c++) cfg[c] = L->cell[ki][fi].kernels.k[c].c;
+        if (drift_lmhead_eval_full(&res, hf, W2, 2, K, cfg, L->cell[ki][fi].kernels.n)) {
             *err |= 1;
             break;
         }
-        drift_flipset_t *st = is_tie ? &L->TI[ki][fi] : &L->PL[ki][fi];
+        drift_flipset_t *st = is_tie ? &L->cell[ki][fi].ties : &L->cell[ki][fi].planted;
         size_t idx = is_tie ? rep : i;
         drift_flipset_record(st, idx, &res);
         drift_flip_trial_t *t = &st->t[idx];
@@ -81,7 +82,7 @@ int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
                 pa[q] = hf[q] * a[q]; /* exact: narrow (<= 24-bit) values multiply exactly in double */
                 pb[q] = hf[q] * b[q];
             }
-            for (int c = 0; c < L->KS[ki][fi].n; c++)
+            for (int c = 0; c < L->cell[ki][fi].kernels.n; c++)
                 st->pvar[idx * st->ncfg + c] =
                     drift_flip_model_var(&cfg[c], pa, K, vt) + drift_flip_model_var(&cfg[c], pb, K, vt);
         }
@@ -96,7 +97,7 @@ int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
 int drift_aflab_measure_costs(drift_aflab_t *L)
 {
     {
-        size_t K = L->Ks[L->mk];
+        size_t K = L->Ks[L->headline.k];
         const int NR = 8, REP = 8;
         drift_stream_t s;
         drift_stream_init(&s, L->cli.seed, drift_fnv1a32("argmax_flip.timing"), 0, 0);
@@ -105,27 +106,29 @@ int drift_aflab_measure_costs(drift_aflab_t *L)
             free(h), free(W);
             return DRIFT_ENOMEM;
         }
-        drift_gen_hidden(h, &L->model[L->mk], &s);
-        for (size_t i = 0; i < K; i++) h[i] = drift_rne(h[i], L->MKS->f);
+        drift_gen_hidden(h, &L->hidden_model[L->headline.k], &s);
+        for (size_t i = 0; i < K; i++) h[i] = drift_rne(h[i], L->headline.kernels->f);
         for (int r = 0; r < NR; r++) {
             drift_gen_weight_row(W + (size_t)r * K, K, &s);
-            for (size_t i = 0; i < K; i++) W[(size_t)r * K + i] = drift_rne(W[(size_t)r * K + i], L->MKS->f);
+            for (size_t i = 0; i < K; i++)
+                W[(size_t)r * K + i] = drift_rne(W[(size_t)r * K + i], L->headline.kernels->f);
         }
-        const int which[4] = {L->MKS->engine, L->MKS->seq32, L->MKS->tc32, L->MKS->exact};
+        const int which[4] = {L->headline.kernels->engine, L->headline.kernels->seq32, L->headline.kernels->tc32,
+            L->headline.kernels->exact};
         const char *label[4] = {"baseline: tc:h100, logits in the format", "(a) upcast: seq fp32, fp32 logits",
             "(a') tc:h100, fp32 logits", "(b) exact dot, rounded once to fp32"};
         for (int m = 0; m < 4; m++) {
             if (which[m] < 0) continue;
-            double t0 = now();
+            double t0 = drift_af_now();
             for (int rep = 0; rep < REP; rep++)
                 for (int r = 0; r < NR; r++) {
-                    if (drift_recipe_dot(&y, h, W + (size_t)r * K, K, NULL, &L->MKS->k[which[m]].c)) {
+                    if (drift_recipe_dot(&y, h, W + (size_t)r * K, K, NULL, &L->headline.kernels->k[which[m]].c)) {
                         free(h), free(W);
                         return DRIFT_EINVAL;
                     }
                     sink += y;
                 }
-            L->cost[L->ncost++] = (drift_afcost_t){label[m], (now() - t0) / (REP * NR) * 1e6};
+            L->mit.cost[L->mit.ncost++] = (drift_afcost_t){label[m], (drift_af_now() - t0) / (REP * NR) * 1e6};
         }
         /* the tie-breaker: one more comparison after the argmax of V logits */
         double *lg = malloc((size_t)L->V * sizeof *lg);
@@ -134,7 +137,7 @@ int drift_aflab_measure_costs(drift_aflab_t *L)
             return DRIFT_ENOMEM;
         }
         for (long v = 0; v < L->V; v++) lg[v] = drift_stream_normal(&s);
-        double t0 = now();
+        double t0 = drift_af_now();
         size_t pick = 0;
         for (int rep = 0; rep < 200; rep++) {
             drift_top2_t t2;
@@ -142,8 +145,8 @@ int drift_aflab_measure_costs(drift_aflab_t *L)
             pick += drift_flip_tiebreak(t2.top1, t2.top2, t2.gap, 0.1);
             lg[rep % L->V] += 1e-9;
         }
-        L->cost[L->ncost++] = (drift_afcost_t){
-            "(d) tie-breaker: top-2 of V logits + one comparison", (now() - t0) / 200 / (double)L->V * 1e6};
+        L->mit.cost[L->mit.ncost++] = (drift_afcost_t){
+            "(d) tie-breaker: top-2 of V logits + one comparison", (drift_af_now() - t0) / 200 / (double)L->V * 1e6};
         keep_observable = sink + (double)pick; /* the timed work must not be optimised away */
         free(lg);
         free(h);

@@ -130,22 +130,22 @@ do for [term = 1:2] {
 }
 
 # ---- 3. the realistic gap distribution with the critical gaps ------------------------------------
-# D_0.1% of each format's default and engine kernels at Kmax, from the fit file.
-array Dd[4]
-array De[4]
-do for [i = 1:4] {
-    Dd[i] = NaN
-    De[i] = NaN
-    # only formats in the data (a selection with no rows warns and leaves STATS_* undefined);
-    # fp32 has no tensor-core kernel, so no "engine" row
+# The critical-gap lines at Kmax, from the fit file, in drawing order: D_0.1% of each format's
+# default kernel (odd m), then of its engine kernel (even m; fp32 has no tensor-core kernel, so
+# no "engine" row). Only formats in the data are read (a selection with no rows warns and leaves
+# STATS_* undefined).
+array DX[7]
+array DF[7]
+array DS[7]
+do for [m = 1:7] {
+    i = (m + 1) / 2
+    DX[m] = NaN
     if (strstrt(fmtlist, word(formats, i)) > 0) {
-        stats fit using (sel(Kmax, word(formats, i), 'default') * column('gap_p001_rel')) nooutput
-        if (exists("STATS_records") && STATS_records > 0) { Dd[i] = STATS_max }
-        if (i < 4) {
-            stats fit using (sel(Kmax, word(formats, i), 'engine') * column('gap_p001_rel')) nooutput
-            if (exists("STATS_records") && STATS_records > 0) { De[i] = STATS_max }
-        }
+        stats fit using (sel(Kmax, word(formats, i), m % 2 ? 'default' : 'engine') * column('gap_p001_rel')) nooutput
+        if (exists("STATS_records") && STATS_records > 0) { DX[m] = STATS_max }
     }
+    DF[m] = word(formats, i).(m % 2 ? ', default kernel (fp32 logits)' : (i < 3 ? ', logits stored in '.word(formats, i) : ', tensor cores'))
+    DS[m] = word(formats, i).(m % 2 ? ' default' : (i < 3 ? ' stored logits' : ' tensor cores'))
 }
 gsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'below_lo' && column('cum_fraction') > 0) ? 1 : NaN
 kcol = "#2ca02c #9467bd #8c564b"
@@ -155,19 +155,6 @@ klight = "#a6dba0 #cab2d6 #d9b38c"
 # under tf32's default-kernel line) would vanish under it, so it is drawn wider, as a band
 # around the later line, and its key entry names the line on top.
 NEAR = 1.06
-array DX[7]
-array DF[7]
-array DS[7]
-do for [i = 1:4] {
-    DX[2 * i - 1] = Dd[i]
-    DF[2 * i - 1] = word(formats, i).', default kernel (fp32 logits)'
-    DS[2 * i - 1] = word(formats, i).' default'
-    if (i < 4) {
-        DX[2 * i] = De[i]
-        DF[2 * i] = word(formats, i).(i < 3 ? ', logits stored in '.word(formats, i) : ', tensor cores')
-        DS[2 * i] = word(formats, i).(i < 3 ? ' stored logits' : ' tensor cores')
-    }
-}
 array DLW[7]
 array DON[7]
 do for [m = 1:7] {

@@ -214,6 +214,30 @@ void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n)
     if (show) o->shown[t].nrows++;
 }
 
+void drift_row_fmt(drift_out_t *o, int t, const char *fmt, ...)
+{
+    if (t < 0 || t >= o->ntables) drift_die("table %d: not declared", t);
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof buf) die_bug(o, t, "a formatted row too long");
+    drift_cell_t cells[64];
+    int n = 0;
+    for (char *p = buf;; n++) {
+        char *bar = strchr(p, '|'), *end = bar ? bar : p + strlen(p);
+        while (*p == ' ') p++;
+        while (end > p && end[-1] == ' ') end--;
+        *end = 0;
+        if (n == 64) die_bug(o, t, "a row of the wrong length");
+        cells[n] = DRIFT_TXT(p);
+        if (!bar) break;
+        p = bar + 1;
+    }
+    drift_row_cells(o, t, cells, n + 1);
+}
+
 /* "**Question.** <question>[ <detail>]" and a blank line; detail formatted from ap when given. */
 static void question(drift_out_t *o, const char *detail_fmt, va_list ap)
 {

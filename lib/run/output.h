@@ -113,7 +113,7 @@ typedef struct {
 #define DRIFT_INT(x) ((drift_cell_t){DRIFT_CELL_INT, 0, (long)(x), NULL})
 #define DRIFT_TXT(x) ((drift_cell_t){DRIFT_CELL_TXT, 0, 0, (x)})
 
-#define DRIFT_OUT_MAX 16
+#define DRIFT_OUT_MAX 24
 
 typedef struct {
     char *text; /* rendered cells, each NUL-terminated, for the aligned stdout table */
@@ -153,6 +153,11 @@ void drift_out_note(drift_out_t *o, int t, const char *fmt, ...) __attribute__((
     drift_row_cells((o), (t), (const drift_cell_t[]){__VA_ARGS__}, \
         (int)(sizeof((const drift_cell_t[]){__VA_ARGS__}) / sizeof(drift_cell_t)))
 void drift_row_cells(drift_out_t *o, int t, const drift_cell_t *cells, int n);
+/* One row of table t whose columns all hold text (TEXT or CELL), its cells formatted by one printf
+ * format and separated by '|', blanks around each cell dropped: a Markdown row as printf writes it,
+ *     drift_row_fmt(&out, 0, "%s | %.3g [%.3g, %.3g] | %ld / %zu", name, x, lo, hi, k, n);
+ * Dies when the count or kind of the cells is not the table's. */
+void drift_row_fmt(drift_out_t *o, int t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The fragment's opening: "**Question.** <question> <detail>" and "Reproduce: `<command>`
  * (data/<name>*.csv)." (drift_cli_reproduce), each a paragraph. detail may be NULL. */
 void drift_md_intro(drift_out_t *o, const char *detail_fmt, ...) __attribute__((format(printf, 2, 3)));
