@@ -18,9 +18,18 @@ set datafile commentschars '#'
 set encoding utf8
 set grid xtics ytics lc rgb '#dddddd'
 
+# Every figure is read at the report's column width, about 900 px (GitHub): a wider PNG is shown
+# shrunk to it. So text, lines and points grow with the canvas beyond 900 px, and shown at that
+# width a figure's 11 pt text reads at 11 pt and a line of width 2 is 2 px wide. A figure is
+# thus designed as if 900 px wide and h * 900 / w high. The SVG is drawn at that design size
+# (it scales to any width, and the svg terminal cannot scale its points).
+READ_W = 900.0
+out_scale(w) = w > READ_W ? w / READ_W : 1.0
 out(t, name, w, h) = (t == 1) \
-    ? sprintf("set terminal pngcairo size %d,%d enhanced font 'Sans,11'; set output '%s/%s.png'", w, h, outdir, name) \
-    : sprintf("set terminal svg size %d,%d enhanced font 'Sans,11' dynamic; set output '%s/%s.svg'", w, h, outdir, name)
+    ? sprintf("set terminal pngcairo size %d,%d enhanced font 'Sans,11' fontscale %.4f linewidth %.4f pointscale %.4f; set output '%s/%s.png'", \
+              w, h, out_scale(w), out_scale(w), out_scale(w), outdir, name) \
+    : sprintf("set terminal svg size %d,%d enhanced font 'Sans,11' dynamic; set output '%s/%s.svg'", \
+              int(w / out_scale(w) + 0.5), int(h / out_scale(w) + 0.5), outdir, name)
 
 # The formats, in drawing order: wide strokes first so the thin ones stay on top.
 FORMATS = "fp64 fp32 tf32 fp8e4m3 bf16 fp16 fp8e5m2"

@@ -56,7 +56,8 @@ set logscale x 10
 set format x '10^{%L}'
 set xlabel "exact top-1 minus top-2 gap / logit scale s (log scale)"
 set ylabel "flip probability P(computed argmax != exact argmax)"
-set yrange [-0.02:0.75]
+# a probability: the axis starts at 0 (zero rates lie on it)
+set yrange [0:0.75]
 set xrange [5e-8:3]
 
 # ---- 1. per format ------------------------------------------------------------------------------
@@ -64,8 +65,10 @@ set xrange [5e-8:3]
 #@ argmax_flip_formats look: how far right the dashed stored-logit curves sit
 #@ argmax_flip_formats caption: Solid fp32-logit curves nearly coincide.
 do for [term = 1:2] {
-    eval out(term, 'argmax_flip_formats', 620*nK+380, 680)
-    set multiplot layout 1,nK margins 0.05, 0.75, 0.11, 0.84 spacing 0.05 title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)   open, dashed: tensor cores (tc:h100), logits stored in the format\nthe four solid curves nearly coincide: with fp32 accumulation the input format hardly matters" font ',12'
+    # the panels side by side, the key below them in two columns (off the data)
+    FW = 750 * (nK > 2 ? nK : 2)
+    eval out(term, 'argmax_flip_formats', FW, FW * 750 / 900)
+    set multiplot layout 1,nK margins 0.08, 0.98, 0.23, 0.81 spacing 0.06 title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)\nopen, dashed: tensor cores (tc:h100), logits stored in the format\nthe four solid curves nearly coincide: with fp32 accumulation the input format hardly matters" font ',12'
     do for [j = 1:nK] {
         K = word(Klist, j) + 0
         array SD[4]
@@ -74,8 +77,9 @@ do for [term = 1:2] {
             SD[i] = num(sig_tag(K, word(formats, i), 'default'))
             SE[i] = num(sig_tag(K, word(formats, i), 'engine'))
         }
+        if (j > 1) { set ylabel ' ' }
         set title sprintf("K = %d", K) font ',11'
-        if (j == nK) { set key at screen 0.995, 0.5 right center box font ',10' width 1 spacing 1.1 } else { unset key }
+        if (j == nK) { set key at screen 0.53, 0.015 center bottom box Left reverse maxrows 4 width -1 spacing 1.1 } else { unset key }
         plot for [i = 1:4] bins using (sel(K, word(formats, i), 'default') * column('rel_center')):'rate':'lo':'hi' \
                  with yerrorbars pt 7 ps 0.7 lc rgb color(i) title (j == nK ? word(formats, i).' inputs, default kernel' : ''), \
              for [i = 1:4] (SD[i] == SD[i] ? norm(-x / SD[i]) : NaN) with lines lw 2 lc rgb color(i) notitle, \
@@ -84,6 +88,7 @@ do for [term = 1:2] {
              for [i = 1:3] (SE[i] == SE[i] ? norm(-x / SE[i]) : NaN) with lines lw 1.5 dt 2 lc rgb color(i) notitle
     }
     unset multiplot
+    set ylabel "flip probability P(computed argmax != exact argmax)"
 }
 
 # ---- 2. per kernel --------------------------------------------------------------------------------
@@ -102,31 +107,25 @@ kc(i) = word(kcolors, (i - 1) % 12 + 1)
 do for [term = 1:2] {
     # one panel above the other, each with its kernels' key in one column right of it (off the
     # data, readable at the report's width): ten kernels under a panel crowd each other
-    eval out(term, 'argmax_flip_kernels', 1200, 1100)
-    set multiplot layout 2,1 margins 0.09, 0.74, 0.07, 0.88 spacing 0.12 title sprintf("Flip probability per kernel, %s inputs, K = %d\n(kernel = order/accumulator/logits; points: measured rates; curves: fitted {/Symbol F})", kf, Kmax) font ',14'
+    eval out(term, 'argmax_flip_kernels', 1200, 1400)
+    set multiplot layout 2,1 margins 0.09, 0.72, 0.06, 0.90 spacing 0.12 title sprintf("Flip probability per kernel, %s inputs, K = %d\n(kernel = order/accumulator/logits; points: measured rates; curves: fitted {/Symbol F})", kf, Kmax) font ',12'
     # points without bars (the bars of ten kernels hide each other)
-    set xlabel font ',12'
-    set ylabel 'P(computed argmax != exact)' font ',12'
-    set tics font ',12'
-    set key at screen 0.995, 0.715 right center box font ',12' spacing 1.15 title 'kernel' width 1
-    set title "logits in fp32: the reduction order sets the noise" font ',13'
+    set ylabel 'P(computed argmax != exact)'
+    set key at screen 0.995, 0.70 right center box maxrows 20 spacing 1.1 title 'kernel' width 1
+    set title "logits in fp32: the reduction order sets the noise" font ',11'
     plot for [i = 1:words(k32)] bins using (selk(Kmax, kf, word(k32, i)) * column('rel_center')):'rate' \
              with points pt (i % 6) + 4 ps 1.0 lc rgb kc(i) title word(k32, i), \
          for [i = 1:words(k32)] (S32[i] == S32[i] ? norm(-x / S32[i]) : NaN) with lines lw 2 lc rgb kc(i) notitle
-    set title "logits stored in the format, or own-format accumulation: the coarse format sets the noise\n(coincident curves drawn wide under thin)" font ',13'
-    set key at screen 0.995, 0.27 right center box font ',12' spacing 1.15 title 'kernel (wide under thin)' width 1
+    set title "logits stored in the format, or own-format accumulation:\nthe coarse format sets the noise (coincident curves drawn wide under thin)" font ',11'
+    set key at screen 0.995, 0.27 right center box maxrows 20 spacing 1.1 title "kernel\n(wide under thin)" width 1
     # the stored-logit kernels' curves coincide (the format's spacing sets them): each is drawn
     # wider than the next, so every one stays visible as a band
     plot for [i = 1:words(knar)] bins using (selk(Kmax, kf, word(knar, i)) * column('rel_center')):'rate' \
              with points pt (i % 6) + 4 ps 0.9 + 0.25 * (words(knar) - i) lc rgb kc(i) title word(knar, i), \
          for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw (1.2 + 1.1 * (words(knar) - i)) lc rgb kc(i) notitle
     unset multiplot
-    set xlabel font ''
-    set ylabel "flip probability P(computed argmax != exact argmax)" font ''
-    set tics font ''
-    # the key as the gaps figure below expects it (a key above its panel, in two columns)
+    set ylabel "flip probability P(computed argmax != exact argmax)"
     set key default
-    set key below box font ',9' maxrows 4 width -2
 }
 
 # ---- 3. the realistic gap distribution with the critical gaps ------------------------------------
@@ -184,15 +183,20 @@ zsel(K, f) = (column('K') == K && strcol('format') eq f && strcol('bin') ne 'bel
 #@ argmax_flip_gaps look: where each line meets the curve (or floor): rows at risk
 #@ argmax_flip_gaps caption: Lines are the kernels' D_0.1%.
 do for [term = 1:2] {
-    eval out(term, 'argmax_flip_gaps', 1300, 700)
-    set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs); vertical lines: critical gaps D_{0.1%%} at K = %d\ncoincident lines and curves drawn wide under thin; open markers on the floor: no row has a smaller gap", kf, Kmax) font ',12'
+    eval out(term, 'argmax_flip_gaps', 1300, 1300)
+    set title sprintf("Realistic heads: how many rows have an exact top-2 gap below x (%s inputs)\nvertical lines: critical gaps D_{0.1%%} at K = %d; coincident lines and curves drawn wide under thin\nopen markers on the floor: no row has a smaller gap", kf, Kmax) font ',12'
+    # the key in one column below the plot: its long entries need the figure's width
+    set lmargin at screen 0.10
+    set rmargin at screen 0.97
+    set bmargin at screen 0.29
+    set tmargin at screen 0.89
     set logscale xy 10
     set format y '10^{%L}'
     set xrange [5e-6:10]
     set yrange [1e-4:1.5]
     set xlabel "exact top-1 minus top-2 gap / logit scale s (log scale)"
     set ylabel "fraction of rows with a smaller gap (log scale)"
-    set key outside right top box font ',10'
+    set key at screen 0.53, 0.01 center bottom box Left reverse maxrows 20 width 1 height 0.6 spacing 1.1
     unset arrow
     unset label
     do for [m = 1:7] {
@@ -212,5 +216,9 @@ do for [term = 1:2] {
     unset arrow
     unset label
     unset logscale y
+    unset lmargin
+    unset rmargin
+    unset bmargin
+    unset tmargin
 }
 set output

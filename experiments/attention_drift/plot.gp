@@ -50,19 +50,26 @@ set format y '10^{%L}'
 set xrange [L_lo / 1.4 : L_hi * 1.4]
 set yrange [y_lo / 2 : y_hi * 2]
 set xlabel 'sequence length L (keys; log scale)'
-set ylabel 'relative error of the output (log scale)'
-cols = nf < 3 ? nf : 3
-rows = (nf + cols - 1) / cols
+set ylabel 'output relative error (log scale)'
+# two panels a row, the key in the cell after the last panel
+cols = 2
+rows = (nf + 2) / 2
+EM_L = 0.10
+EM_R = 0.98
+EM_B = 0.07
+EM_T = 0.86
+key_x = EM_L + ((nf % 2) + 0.5) * (EM_R - EM_L) / 2
+key_y = EM_T - (rows - 0.5) * (EM_T - EM_B) / rows
 #@ attention_drift_error alt: Attention output error against sequence length per kernel and format
 #@ attention_drift_error look: standard attention (black) above flash and split-KV in bf16 and fp16
 #@ attention_drift_error caption: Flash and split-KV curves coincide (wide under thin).
 do for [t = 1:2] {
-    eval out(t, 'attention_drift_error', 1500, 360 * rows + 220)
-    set multiplot layout rows, cols margins 0.06, 0.80, 0.15, 0.80 spacing 0.06, 0.16 \
-        title "Attention output error against the exact attention of the same rounded inputs (MPFR), per kernel\n(fp32 accumulation and softmax, P rounded to the format, output kept in fp32; y range shared)" font ',12'
+    eval out(t, 'attention_drift_error', 1350, (330 * rows + 150) * 3 / 2)
+    set multiplot layout rows, cols margins EM_L, EM_R, EM_B, EM_T spacing 0.12, 0.12 \
+        title "Attention output error per kernel, against the exact attention of the same rounded inputs (MPFR)\n(fp32 accumulation and softmax, P rounded to the format, output kept in fp32; y range shared)" font ',12'
     do for [f = 1:nf] {
         set title word(fmts, f).' inputs' font ',11'
-        if (f == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'kernel (wide under thin)' } else { unset key }
+        if (f == nf) { set key at screen key_x, key_y center center box title 'kernel (wide under thin)' } else { unset key }
         # flash and split-KV curves nearly coincide: drawn from widest (first) to thinnest, so
         # each stays visible as a band around the next
         plot for [k = 1:nk] main using 'L':(sel(word(fmts, f), word(kerns, k)) ? column('relerr_round') : NaN) \
@@ -86,9 +93,11 @@ lpt(i) = i == 1 ? 4 : i == 2 ? 6 : i == 3 ? 8 : i == 4 ? 12 : 7
 #@ attention_drift_ratio look: points below the dotted line: flash more accurate
 #@ attention_drift_ratio caption: Dashed: the ratio Golden et al. (2024) report.
 do for [t = 1:2] {
-    eval out(t, 'attention_drift_ratio', 1200, 650)
-    set title "Flash / standard output error (both against the exact attention of the same rounded inputs): colour = format, point = L\nGolden et al. (2024) measured about 10x in a bf16 training forward pass (dashed); 1 = equally accurate (dotted)" font ',12'
-    set key outside right center box font ',10' title ''
+    eval out(t, 'attention_drift_ratio', 1200, 900)
+    # the title spans the canvas, not only the plot left of the key
+    set title offset screen 0.1, 0
+    set title "Flash / standard output error, both against the exact attention of the rounded inputs\ncolour = format, point = L; 1 = equally accurate (dotted)\nGolden et al. (2024): about 10x in a bf16 training forward pass (dashed)" font ',12'
+    set key outside right center box title ''
     plot 10 with lines dt 2 lc rgb '#888888' lw 1.5 title 'Golden et al.: 10x', \
          1 with lines dt 3 lc rgb '#444444' lw 1.5 title 'equal', \
          for [f = 1:nf] for [l = 1:nl] main using 'Bc':(fsel(word(fmts, f), int(word(Ls, l))) ? column('ratio_to_standard') : NaN) \

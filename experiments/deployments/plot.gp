@@ -20,7 +20,7 @@ if (NP >= 3) {
         eval out(term, 'deployments', 1100, 560)
         set title 'SmolLM2-135M, greedy text: how often one changed knob parts it'
         set ylabel 'prompts whose text parts'
-        set yrange [-5:105]
+        set yrange [0:105]
         set xrange [-0.6:NP - 0.4]
         set format y '%.0f%%'
         set xtics rotate by -30 left noenhanced

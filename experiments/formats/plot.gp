@@ -34,16 +34,17 @@ do for [i = 1:7] {
 set logscale xy 2
 set format x '2^{%L}'
 set format y '2^{%L}'
-set key top left box opaque font ',10' width 2
 set xlabel "magnitude x (log scale)"
-set ylabel "spacing at x: distance to the next representable number (log scale)"
+set ylabel "spacing at x (log scale)"
 
 #@ formats_spacing alt: Spacing of neighbouring values against the value, per format, log-log
 #@ formats_spacing look: the doubling at each power of two and where each curve stops
 #@ formats_spacing caption: Flat left ends: subnormals; tf32 (wide) lies under fp16.
 do for [term = 1:2] {
-    eval out(term, 'formats_spacing', 1500, 650)
-    set multiplot layout 1,2 title "Spacing between neighbouring representable numbers (one step per binade)" font ',14'
+    eval out(term, 'formats_spacing', 1350, 1400)
+    # the two views one above the other, each the figure's width; one key right of them, off the data
+    set multiplot layout 2,1 margins 0.10, 0.80, 0.07, 0.89 spacing 0.15 title "Spacing between neighbouring representable numbers:\nthe distance from x to the next one (one step per binade)" font ',12'
+    set key at screen 0.815, 0.5 left center box Left reverse width -1
 
     set title "wide view: the 32- and 16-bit formats (fp64 goes on to 2^{-1074} and 2^{1024})"
     set xrange [2**-152:2**132]
@@ -55,7 +56,8 @@ do for [term = 1:2] {
              with vectors nohead lw fmt_lw(word(formats, i)) lc rgb fmt_light(word(formats, i)) title (U[i] == U[i] ? word(formats, i) : ''), \
          for [i = 1:7] spacing using (is(word(formats, i)) * column('x')):'spacing' with steps lw fmt_lw(word(formats, i)) lc rgb fmt_light(word(formats, i)) notitle
 
-    set title "zoom: the range where fp16, bf16 and fp8 live (flat left part = subnormals);\ntf32 (wide, light) lies under fp16 where both have p = 11, fp8e4m3 under fp8e5m2 at the top"
+    unset key
+    set title "zoom: the range where fp16, bf16 and fp8 live (flat left part = subnormals);\ntf32 (wide, light) lies under fp16 where both have p = 11,\nfp8e4m3 under fp8e5m2 at the top"
     set xrange [2**-26:2**18]
     set yrange [2**-40:2**12]
     set xtics 2**4
@@ -75,24 +77,25 @@ set ytics 2**4
 #@ formats_relerr look: the points under each dashed unit roundoff
 #@ formats_relerr caption: Below the normal range the error grows to 1 (stored as 0); plus signs: overflow.
 do for [term = 1:2] {
-    eval out(term, 'formats_relerr', 1350, 900)
+    eval out(term, 'formats_relerr', 1350, 1350)
     unset title
-    set multiplot title "Relative error |stored - x| / x of random reals x, per format (dashed: unit roundoff u = 2^{-p})" font ',13'
+    set multiplot title "Relative error |stored - x| / x of random reals x, per format\n(dashed: unit roundoff u = 2^{-p})" font ',12'
     set xlabel "x".LOGX
     set xrange [2**-30:2**20]
-    set key outside right top box font ',10' width 1
-    set lmargin at screen 0.07
-    set rmargin at screen 0.83
+    # each panel's key right of it, off the data
+    set key at screen 0.775, 0.91 left top box Left reverse width -2
+    set lmargin at screen 0.10
+    set rmargin at screen 0.76
     # top: the narrow formats, y from their smallest errors up to the markers at 2^0 and above
     set origin 0, 0.36
-    set size 1, 0.60
+    set size 1, 0.57
     unset xlabel
     set format x ''
     set ylabel "relative error".LOGY
     set yrange [2**-24:2**4]
     set ytics 2**4
-    set label 1 "x below: stored as 0 (underflow; relative error 1), one row per format" at graph 0.3, first 2**0.45 font ',9' tc rgb '#555555'
-    set label 2 "+ : overflow to inf (NaN in fp8e4m3), one row per format" at graph 0.3, first 2**3.2 font ',9' tc rgb '#555555'
+    set label 1 "x: stored as 0 (underflow, error 1), a row per format" at graph 0.43, first 2**0.45 font ',10' tc rgb '#555555'
+    set label 2 "+ : overflow to inf (NaN in fp8e4m3), a row per format" at graph 0.02, first 2**3.2 font ',10' tc rgb '#555555'
     plot for [i in "3 4 6 5 7"] relerr using (is_stored(word(formats, i + 0)) * column('x')):'rel_err' \
              with points pt fmt_pt(word(formats, i + 0)) ps fmt_ps(word(formats, i + 0)) lc rgb color(i + 0) title word(formats, i + 0), \
          for [i in "3 4 6 5 7"] relerr using (is_class(word(formats, i + 0), 'zero') * column('x')):(zero_y(word(formats, i + 0))) \
@@ -112,6 +115,7 @@ do for [term = 1:2] {
     set xlabel "x".LOGX
     set yrange [2**-64:2**-22]
     set ytics 2**8
+    set key at screen 0.775, 0.36 left top
     plot for [i = 1:2] relerr using (is(word(formats, i)) * column('x')):'rel_err' \
              with points pt 7 ps 0.35 lc rgb color(i) title word(formats, i), \
          for [i = 1:2] U[i] with lines dt 2 lw 1.5 lc rgb color(i) \

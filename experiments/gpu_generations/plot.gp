@@ -49,8 +49,10 @@ hunder_of(f, p) = strstrt(' '.HUNDER, hkey(f, p)) == 0 ? '' : \
 #@ gpu_generations_ulps look: adjacent generations (solid) against the exact logit (dashed)
 #@ gpu_generations_ulps caption: h100 and b200 vs exact coincide (wide under thin); MI300X: unvalidated.
 do for [t = 1:2] {
-    eval out(t, 'gpu_generations_ulps', 1500, 620)
-    set multiplot layout 1,nf margins 0.06, 0.71, 0.16, 0.86 spacing 0.06 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit; a lone dot at 0 = 100%: bit-identical)" font ',12'
+    FW = 750 * (nf > 2 ? nf : 2)
+    eval out(t, 'gpu_generations_ulps', FW, FW * 0.9)
+    # the panels side by side, the key below them in two columns (off the data)
+    set multiplot layout 1,nf margins 0.08, 0.98, 0.27, 0.86 spacing 0.05 title "The same LM head on different GPU generations: distance between two fp32 logits\n(fraction of all logits, all seeds; solid: adjacent generations, dashed: against the exact logit;\na lone dot at 0 = 100%: bit-identical)" font ',12'
     do for [j = 1:nf] {
         f = word(fmts, j)
         P = pairs_of(f)
@@ -59,10 +61,10 @@ do for [t = 1:2] {
         set format y '10^{%L}'
         set yrange [1e-3:1.5]
         set xrange [-0.5:8.5]
-        set xtics ("0" 0, "1" 1, "2" 2, "3-4" 3, "5-8" 4, "9-16" 5, "17-32" 6, "33-64" 7, ">64" 8)
-        set xlabel 'distance in fp32 ulps (steps between the two fp32 values)'
-        set ylabel 'fraction of logits'.LOGY
-        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',11' spacing 1.15 title 'logits compared' } else { unset key }
+        set xtics ("0" 0, "1" 1, "2" 2, "3-4" 3, "5-8" 4, "9-16" 5, "17-32" 6, "33-64" 7, ">64" 8) font ',10'
+        set xlabel 'distance in fp32 ulps (steps between two values)'
+        set ylabel (j == 1 ? 'fraction of logits'.LOGY : '')
+        if (j == nf) { set key at screen 0.07, 0.01 left bottom box Left reverse maxrows 5 width -6 spacing 1.1 title 'logits compared' } else { unset key }
         # generations that compute alike (H100 and B200) give identical curves against exact:
         # a pair whose fractions a later pair's equal in every bin (HUNDER) is drawn as a wide,
         # light band under that one, and its key entry names the line on top
@@ -103,9 +105,10 @@ dt_under(u, p) = u eq '' ? dash_h(p) : 1   # the band solid: wide dashes would n
 #@ gpu_generations_closecalls look: the fall of disagreement as the gap grows
 #@ gpu_generations_closecalls caption: Floor markers: no disagreement seen.
 do for [t = 1:2] {
-    eval out(t, 'gpu_generations_closecalls', 1500, 620)
-    # room right of the panels for the key's longest entry (a hidden pair's), off the data
-    set multiplot layout 1,nf margins 0.06, 0.75, 0.16, 0.86 spacing 0.06 title "Close calls: how often two generations (or one and the exact argmax) pick different tokens\n(planted exact top-2 gap in units of the logit scale s; all seeds; bars: Wilson 95%; open markers on the floor: none seen)" font ',12'
+    FW = 750 * (nf > 2 ? nf : 2)
+    eval out(t, 'gpu_generations_closecalls', FW, FW * 0.9)
+    # the panels side by side, the key below them in two columns (off the data)
+    set multiplot layout 1,nf margins 0.08, 0.98, 0.27, 0.86 spacing 0.05 title "Close calls: how often two generations (or one and the exact argmax) pick different tokens\n(planted exact top-2 gap in units of the logit scale s; all seeds; bars: Wilson 95%;\nopen markers on the floor: none seen)" font ',12'
     do for [j = 1:nf] {
         f = word(fmts, j)
         P = cpairs_of(f)
@@ -115,12 +118,12 @@ do for [t = 1:2] {
         set logscale xy 10
         set format x '10^{%L}'
         set format y '10^{%L}'
-        set xtics auto
+        set xtics auto font ''
         set xrange [GMIN / 2:GMAX * 2]
         set yrange [FLOOR / 1.5:1]
         set xlabel 'exact top-2 gap / s'.LOGX
-        set ylabel 'fraction of planted pairs whose argmax differs'.LOGY
-        if (j == nf) { set key at screen 0.995, 0.5 right center box font ',10' title 'a vs b (wide under thin)' } else { unset key }
+        set ylabel (j == 1 ? 'fraction of planted pairs whose argmax differs'.LOGY : '')
+        if (j == nf) { set key at screen 0.07, 0.01 left bottom box Left reverse maxrows 5 width -6 spacing 1.1 title 'a vs b (wide under thin)' } else { unset key }
         plot for [i = 1:words(P)] close using 'gap_s':(selc(f, pa(word(P, i)), pb(word(P, i))) * (column('rate') > 0 ? column('rate') : NaN)):'lo95':'hi95' \
                  with yerrorlines lw (UNDER[i] eq '' ? 2 : 7) pt 7 ps (UNDER[i] eq '' ? 0.6 : 1.4) dt dt_under(UNDER[i], word(P, i)) \
                  lc rgb (UNDER[i] eq '' ? pcolor(pa(word(P, i)).'-'.pb(word(P, i))) : light(pcolor(pa(word(P, i)).'-'.pb(word(P, i))))) \

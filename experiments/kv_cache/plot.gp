@@ -35,21 +35,25 @@ set xlabel 'KV cache storage'
 #@ kv_cache_error look: the ranking of storage formats
 #@ kv_cache_error caption: Labels count argmax flips.
 do for [t = 1:2] {
-    eval out(t, 'kv_cache_error', 1500, 620)
-    set multiplot layout 1, 2 margins 0.07, 0.86, 0.12, 0.85 spacing 0.08 \
-        title sprintf("KV cache storage format vs the exact attention (MPFR), %s arithmetic after loading, flash:64,64, fp32 accumulation; one point per cache length L", f0) font ',12'
+    eval out(t, 'kv_cache_error', 1200, 1150)
+    # the two panels stacked, so each has the width for the seven storage names; the key
+    # (L names the cache length, as the title says) above them, clear of the data
+    set multiplot layout 2, 1 margins 0.11, 0.97, 0.08, 0.83 spacing 0.13 \
+        title sprintf("KV cache storage format vs the exact attention (MPFR), %s arithmetic after loading,\nflash:64,64, fp32 accumulation; one point per cache length L", f0) font ',12'
     set title 'attention output: relative error' font ',11'
     set ylabel 'relative error (log scale)'
-    unset key
+    set key at screen 0.54, 0.895 center center horizontal Left reverse box width 1
+    set offsets 0, 0, graph 0.05, 0
     plot for [l = 1:nl] main using (kidx(strcol('kv_format')) + off(l)):(sel(int(word(Ls, l))) ? column('relerr_true') : NaN) \
-         with points lc rgb lcol(l) pt 7 ps 1.4 notitle
+         with points lc rgb lcol(l) pt 7 ps 1.4 title 'L = '.word(Ls, l)
     set title 'next-token logits (fixed random projection): largest |error|; label = argmax flips' font ',11'
     set ylabel 'max |logit error| (log scale)'
-    set key at screen 0.995, 0.5 right center box font ',10' title 'cache length'
+    unset key
     plot for [l = 1:nl] main using (kidx(strcol('kv_format')) + off(l)):(sel(int(word(Ls, l))) ? column('max_logit_err') : NaN) \
-             with points lc rgb lcol(l) pt 7 ps 1.4 title 'L = '.word(Ls, l), \
-         for [l = 1:nl] main using (kidx(strcol('kv_format')) + off(l)):(sel(int(word(Ls, l))) ? column('max_logit_err') * 1.8 : NaN):(sprintf('%d', column('argmax_flips'))) \
-             with labels font ',9' tc rgb lcol(l) notitle
+             with points lc rgb lcol(l) pt 7 ps 1.4 notitle, \
+         for [l = 1:nl] main using (kidx(strcol('kv_format')) + off(l)):(sel(int(word(Ls, l))) ? column('max_logit_err') : NaN):(sprintf('%d', column('argmax_flips'))) \
+             with labels offset 0, 1.1 font ',9' tc rgb lcol(l) notitle
+    set offsets 0, 0, 0, 0
     unset multiplot
 }
 set output
@@ -65,7 +69,7 @@ if (NR >= 3) {
         eval out(t, 'kv_cache_real', 900, 520)
         unset logscale y
         set format y '%.0f%%'
-        set yrange [-5:110]
+        set yrange [0:110]
         set xrange [-0.6 : NR - 0.4]
         set xtics () font ',10'
         set xlabel 'KV cache storage'

@@ -36,25 +36,29 @@ set encoding utf8
 set logscale xy 10
 set format x '10^{%L}'
 set format y '10^{%L}'
+# a label every second decade: at the report's width every decade's would run together
+set xtics 1e-6, 100
+set mxtics 10
 set xtics add ("0\n(argmax)" T0)
 set xrange [1.5e-9:4]
 set yrange [FLOOR / 2:1]
 # the log axis is broken between T = 0 (drawn at T0) and the first T > 0: two slanted strokes
 set arrow 1 from 4.6e-9, graph -0.02 to 5.2e-9, graph 0.02 nohead lw 1.5 front
 set arrow 2 from 5.4e-9, graph -0.02 to 6.1e-9, graph 0.02 nohead lw 1.5 front
-set ylabel "fraction of steps whose token changed (log scale)"
-set xlabel "temperature T (log scale; T = 0 left of the axis break)" offset 0, -0.6
+set ylabel "steps whose token changed (log scale)"
+set xlabel "temperature T (log scale; T = 0 left of the break)" offset 0, -0.7
 
 #@ sampling_flip alt: Fraction of sampled tokens changed by the numerics against temperature, per kernel
 #@ sampling_flip look: bf16-logit kernels far above fp32-logit ones
 #@ sampling_flip caption: Floor markers: no change in any step.
 do for [term = 1:2] {
-    eval out(term, 'sampling_flip', 1900, 620)
-    set multiplot layout 1,3 margins 0.05, 0.86, 0.16, 0.84 spacing 0.05 title "Same seed, different numerics: how often the sampled token differs from the one the exact logits give\n(open markers on the floor: no change seen in any step, one row per kernel; bars: Wilson 95%)" font ',12'
+    eval out(term, 'sampling_flip', 1350, 1140)
+    # three samplers in a 2 x 2 grid, the key in the fourth cell
+    set multiplot layout 2,2 margins 0.09, 0.98, 0.09, 0.88 spacing 0.09, 0.15 title "Same seed, different numerics: how often the sampled token differs from the one the exact logits give\n(open markers on the floor: no change seen in any step, one row per kernel; bars: Wilson 95%)" font ',12'
     do for [j = 1:3] {
         s = word(samplers, j)
         set title (s eq 'full' ? 'full softmax' : s eq 'top-k' ? 'top-k (k = 50)' : 'top-p (p = 0.9)') font ',11'
-        if (j == 3) { set key at screen 0.995, 0.5 right center box font ',10' title 'inputs, kernel' } else { unset key }
+        if (j == 3) { set key at screen 0.76, 0.27 center center box title 'inputs, kernel' } else { unset key }
         plot for [i = 1:np] rates using (sel(i, s) * tx(column('temperature'))):(column('rate') > 0 ? column('rate') : NaN):'lo':'hi' \
                  with yerrorlines lw 1.5 dt dtype(i) pt ptype(i) ps 0.6 lc rgb color(i) title (j == 3 ? pf(i).' '.pk(i) : ''), \
              for [i = 1:np] rates using (sel(i, s) * tx(column('temperature'))):(column('rate') > 0 ? NaN : floor_y(i)) \
