@@ -25,11 +25,11 @@ dmax = STATS_max
 #@ greedy_divergence_distinct look: bars above one
 #@ greedy_divergence_distinct caption: Red: vendor-like; green: batch-invariant.
 do for [term = 1:2] {
-    eval out(term, 'greedy_divergence_distinct', 1100, 520)
+    eval out(term, 'greedy_divergence_distinct', 1100, 620)
     set title sprintf('Distinct completions of %d identical greedy requests, each in its own random batch', R)
     set style fill solid 0.8 noborder
     set boxwidth 0.6
-    set xtics rotate by -30 left font ',9' nomirror
+    set xtics rotate by -30 left nomirror
     set ylabel 'distinct completions'
     set yrange [0:dmax + 1]
     set ytics 1
@@ -38,7 +38,7 @@ do for [term = 1:2] {
     set grid noxtics ytics
     plot sum using 0:'distinct_completions':(strcol('policy') eq 'batch-invariant' ? 0x2ca02c : 0xd62728):xtic(1) \
              with boxes lc rgb variable, \
-         '' using 0:(column('distinct_completions') + 0.15):(sprintf('%d', column('distinct_completions'))) with labels font ',10'
+         '' using 0:(column('distinct_completions') + 0.15):(sprintf('%d', column('distinct_completions'))) with labels offset 0, 0.3
     unset title
     unset xtics
     set xtics

@@ -47,8 +47,9 @@ set samples 100
 ncols = 2
 nrows = 2
 stats main using (column('rel_err_median') > 0 ? column('rel_err_median') : NaN) nooutput
-floor = STATS_min / 4   # where exact results (error 0) are drawn: a log axis has no 0
-zero(d, s, k) = (pick(d, s, k, 'rel_err_median') == 0) ? floor : NaN
+floor = STATS_min / 20   # where exact results (error 0) are drawn: a log axis has no 0
+# a row per kernel, so kernels exact at the same K do not hide each other
+zero(d, s, k, i) = (pick(d, s, k, 'rel_err_median') == 0) ? floor * 1.6**(i - 1) : NaN
 set yrange [floor / 1.5:*]
 #@ matmul_drift_error alt: Matrix product error against K, fp32 accumulators, per kernel, log-log
 #@ matmul_drift_error look: each line's slope against the dashed sqrt(K) u guide
@@ -68,17 +69,17 @@ do for [dd = 1:2] {
     what = dd == 1 ? 'A, B standard normal' : 'A LLM-like activations (0.5% outliers of 20..100), B normal'
     do for [part = 1:2] {
     do for [term = 1:2] {
-        eval out(term, 'matmul_drift_'.name.(part == 1 ? '' : '_narrow'), 1500, 760)
-        set multiplot layout nrows, ncols margins 0.07, 0.82, 0.09, 0.86 spacing 0.07, 0.13 title sprintf("Error of C = A B against the exact product vs K (%s). Dashed: sqrt(K) u, dotted: K u of the accumulator.\ntiled:128x128x32 coincides with naive and splitk:16:tree with splitk:16 (wide light line under the thin one); triangles on the floor: error exactly 0", what) font ',12'
+        eval out(term, 'matmul_drift_'.name.(part == 1 ? '' : '_narrow'), 1500, 1300)
+        set multiplot layout nrows, ncols margins 0.09, 0.74, 0.07, 0.86 spacing 0.09, 0.12 title sprintf("Error of C = A B against the exact product vs K (%s)\nDashed: sqrt(K) u, dotted: K u of the accumulator; triangles on the floor: error exactly 0 (a row per kernel)\ntiled:128x128x32 coincides with naive and splitk:16:tree with splitk:16 (wide light line under the thin one)", what) font ',12'
         do for [s = 4 * part - 3:4 * part] {
             st = word(settings, s)
             u = uacc(accfmt(st))
-            set title sprintf("inputs %s, accumulator %s", infmt(st), accfmt(st)) font ',12'
-            if (s == 4 * part) { set key at screen 0.995, 0.5 right center font ',11' box title 'kernel' } else { unset key }
+            set title sprintf("inputs %s, accumulator %s", infmt(st), accfmt(st)) font ',11'
+            if (s == 4 * part) { set key at screen 0.755, 0.5 left center box Left reverse width -1 title 'kernel' } else { unset key }
             plot for [k = 1:nker] main using 'K':(pos(pick(dist, st, word(kernels, k), 'rel_err_median'))) \
                      with linespoints lw word(klw, k) + 0 dt int(word(kdash, k)) pt int(word(kpt, k)) ps 0.7 \
                      lc rgb word(kcolors, k) title (s == 4 * part ? word(kernels, k) : ''), \
-                 for [k = 1:nker] main using 'K':(zero(dist, st, word(kernels, k))) with points pt 8 ps 1.2 lc rgb word(kcolors, k) notitle, \
+                 for [k = 1:nker] main using 'K':(zero(dist, st, word(kernels, k), k)) with points pt 8 ps 1.2 lc rgb word(kcolors, k) notitle, \
                  guide(sqrt(x) * u) with lines dt 2 lw 1 lc rgb '#555555' title (s == 4 * part ? 'sqrt(K) u' : ''), \
                  guide(x * u) with lines dt 3 lw 1 lc rgb '#555555' title (s == 4 * part ? 'K u' : ''), \
                  NaN with points pt 8 ps 1.2 lc rgb '#555555' title (s == 4 * part ? 'error 0 (floor)' : '')
@@ -94,7 +95,11 @@ unset logscale
 set logscale y
 set format x '%g'
 set xlabel 'split factor S (splitk:S; S = 1 is seq)'
-fmts = "fp32 tf32 bf16 fp16 fp8e4m3"
+# drawing order: tf32 widest, fp32 narrower on it, fp16 thin on top (the three nearly coincide)
+fmts = "tf32 fp32 bf16 fp16 fp8e4m3"
+sk_lw(f) = f eq 'tf32' ? 7 : f eq 'fp32' ? 3.5 : 1.2
+sk_color(f) = f eq 'tf32' ? fmt_light('tf32') : fmt_color(f)
+sk_title(f) = f.(f eq 'tf32' ? ' (wide, under fp32, fp16)' : f eq 'fp32' ? ' (under fp16)' : '')
 stats split using 'K' nooutput
 K_split = int(STATS_max)
 stats split using 'S' nooutput
@@ -104,20 +109,22 @@ pks(d, f, c) = (strcol('dist') eq d && strcol('format') eq f) ? column(c) : NaN
 #@ matmul_drift_splitk look: the changed fraction jumping once S exceeds one
 #@ matmul_drift_splitk caption: Shorter chains are more accurate; tf32 lies under fp16.
 do for [term = 1:2] {
-    eval out(term, 'matmul_drift_splitk', 1400, 460)
-    set multiplot layout 1, 2 title sprintf("One product, every split factor (normal inputs, fp32 accumulation, K = %d); tf32 (wide, light) lies under fp16 and fp32", K_split) font ',12'
+    eval out(term, 'matmul_drift_splitk', 1400, 1100)
+    # the panels side by side, one key below them (off the data)
+    set multiplot layout 1, 2 margins 0.09, 0.98, 0.25, 0.86 spacing 0.1 title sprintf("One product, every split factor (normal inputs, fp32 accumulation, K = %d)\ntf32 (wide, light) and fp32 (medium) lie under fp16", K_split) font ',12'
     set title 'mean normalised error |c - e| / sum|a b|'
     set ylabel 'error / sum|a b|'.LOGY
-    set key outside right top font ',9' box title 'inputs'
+    set key at screen 0.5, 0.01 center bottom box horizontal maxcols 3 Left reverse width -2 title 'inputs'
     plot for [f = 1:5] split using 'S':(pos(pks('normal', word(fmts, f), 'err_norm_mean'))) \
-         with linespoints pt 7 ps 0.4 lw (word(fmts, f) eq 'tf32' ? 6 : 1.2) lc rgb (word(fmts, f) eq 'tf32' ? fmt_light('tf32') : fmt_color(word(fmts, f))) title word(fmts, f)
+         with linespoints pt 7 ps 0.4 lw sk_lw(word(fmts, f)) lc rgb sk_color(word(fmts, f)) title sk_title(word(fmts, f))
+    unset key
     unset logscale y
     set format y '%g'
     set yrange [0:*]
     set title 'outputs whose value differs from S = 1'
     set ylabel 'outputs changed'
     plot for [f = 1:5] split using 'S':(pks('normal', word(fmts, f), 'changed')) \
-         with linespoints pt 7 ps 0.4 lw (word(fmts, f) eq 'tf32' ? 6 : 1.2) lc rgb (word(fmts, f) eq 'tf32' ? fmt_light('tf32') : fmt_color(word(fmts, f))) title word(fmts, f)
+         with linespoints pt 7 ps 0.4 lw sk_lw(word(fmts, f)) lc rgb sk_color(word(fmts, f)) notitle
     unset multiplot
     set logscale y
     set format y '10^{%L}'
