@@ -23,32 +23,35 @@ do for [i = 1:4] {
 #@ real_gaps look: where each dashed sigma line crosses the gap curve
 #@ real_gaps caption: A few flips are one or two events.
 do for [term = 1:2] {
-    eval out(term, 'real_gaps', 1300, 520)
-    set multiplot layout 1, 2 title "SmolLM2-135M's own greedy text: exact top-2 logit gaps and the flips they predict"
-    set xlabel 'exact top-1 - top-2 logit gap (log scale; the first bin holds everything below 1e-6)'
+    eval out(term, 'real_gaps', 1300, 900)
+    set multiplot layout 1, 2 margins 0.09, 0.98, 0.15, 0.84 spacing 0.1 title "SmolLM2-135M's own greedy text: exact top-2 logit gaps and the flips they predict"
+    # no key: the title names the one curve, so nothing covers it or the sigma lines
+    set title "exact gaps (cumulative, black)\nand each configuration's noise sigma (dashed)"
+    set xlabel "exact top-1 - top-2 logit gap (log scale;\nthe first bin holds everything below 1e-6)"
     set ylabel 'fraction of positions with a smaller gap'
     set logscale x
     set format x '10^{%L}'
     set xrange [1e-6:1e2]
     set yrange [0:1]
-    set key bottom right box opaque
+    unset key
     do for [i = 1:4] {
         set arrow i from SG[i], graph 0 to SG[i], graph 1 nohead dt 2 lw 1.5 lc rgb cf_color(CF[i])
         set label i CF[i].' sigma' at SG[i], graph (i == 4 ? 0.55 : 0.95) rotate by 90 right offset -0.6, 0 tc rgb cf_color(CF[i])
     }
-    plot h using 'bin_hi':'cum_frac' with steps lw 2 lc rgb '#333333' title 'exact gaps (cumulative)'
+    plot h using 'bin_hi':'cum_frac' with steps lw 2 lc rgb '#333333' notitle
     unset arrow
     unset label
     unset logscale x
     set format x '%g'
     set xrange [-0.6:3.6]
     set yrange [0:*]
+    set title "flips over all positions:\npredicted and observed"
     set xlabel 'configuration'
     set ylabel 'flips over all positions'
     set style fill solid 0.8 border -1
     set boxwidth 0.25
     set offsets 0, 0, graph 0.35, 0
-    set key top left box opaque
+    set key top left box Left reverse width -4
     plot f using ($0 - 0.27):'predicted_gauss':xtic(1) with boxes lc rgb '#9ecae1' title 'predicted, Phi(-gap/sigma)', \
          f using ($0):'predicted_conv' with boxes lc rgb '#4292c6' title 'predicted, noise then output grid', \
          f using ($0 + 0.27):'observed' with boxes lc rgb '#d62728' title 'observed'
