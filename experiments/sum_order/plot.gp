@@ -92,10 +92,12 @@ do for [part = 1:nbp] {
 do for [t = 1:2] {
     olast = 4 * part < nord ? 4 * part : nord
     kb = olast - 4 * part + 4
-    eval out(t, 'sum_order_bounds'.(part == 1 ? '' : '_more'), 1500, kb > 2 ? 800 : 470)
+    eval out(t, 'sum_order_bounds'.(part == 1 ? '' : '_more'), 1500, kb > 2 ? 1580 : 1000)
     set yrange [b_lo:b_hi]
-    if (kb > 2) { set multiplot layout 2, 2 margins 0.07, (kb == 4 ? 0.80 : 0.97), 0.08, 0.85 spacing 0.08, 0.14 title sprintf("Error / sum|x| against n, uniform [0,1) inputs (mean over trials), every order on one scale; error 0 on the floor, inf/NaN on the ceiling, a row per setting.\nDashed: deterministic bound γ_k, dotted: probabilistic bound ≈ λ sqrt(k) u (λ = %s), in the accumulator's colour; a bound leaves the plot where k u reaches 1", lambda) font ',12' } \
-    else { set multiplot layout 1, kb margins 0.07, 0.80, 0.14, 0.76 spacing 0.08 title sprintf("Error / sum|x| against n, uniform [0,1) inputs (mean over trials), every order on one scale; error 0 on the floor, inf/NaN on the ceiling, a row per setting.\nDashed: deterministic bound γ_k, dotted: probabilistic bound ≈ λ sqrt(k) u (λ = %s), in the accumulator's colour; a bound leaves the plot where k u reaches 1", lambda) font ',12' }
+    b_title = sprintf("Error / sum|x| against n, uniform [0,1) inputs (mean over trials), every order on one scale;\nerror 0 on the floor, inf/NaN on the ceiling, a row per setting\ndashed: deterministic bound γ_k, dotted: probabilistic bound ≈ λ sqrt(k) u (λ = %s),\nin the accumulator's colour; a bound leaves the plot where k u reaches 1", lambda)
+    # the key under the panels (or in the free cell of three), off the data
+    if (kb > 2) { set multiplot layout 2, 2 margins 0.09, 0.98, (kb == 4 ? 0.16 : 0.06), 0.84 spacing 0.1, 0.12 title b_title font ',12' } \
+    else { set multiplot layout 1, kb margins 0.09, 0.98, 0.25, 0.76 spacing 0.1 title b_title font ',12' }
     set logscale x 2
     set xlabel 'n'.LOGX
     set ylabel 'error / sum|x|'.LOGY
@@ -103,9 +105,9 @@ do for [t = 1:2] {
     unset key
     do for [o = 4 * part - 3:olast] {
         ord = word(orders, o)
-        set title ord font ',12'
-        # one key for all panels, right of them, off the data
-        if (o == olast) { if (kb == 3) { set key at screen 0.76, 0.28 center center font ',11' spacing 1.1 box title 'inputs/accumulator' } else { set key at screen 0.995, 0.5 right center font ',11' spacing 1.1 box title 'inputs/accumulator' } } else { unset key }
+        set title ord font ',11'
+        # one key for all panels, off the data
+        if (o == olast) { if (kb == 3) { set key at screen 0.77, 0.25 center center spacing 1.1 box Left reverse width -2 maxrows 20 title 'inputs/accumulator' } else { set key at screen 0.5, 0.01 center bottom box Left reverse width -2 maxrows 3 title 'inputs/accumulator' } } else { unset key }
         plot \
              for [s = 1:nset] 1e9 with linespoints pt 7 lw 1.5 dt acc_dt(word(settings, s)) \
                  lc rgb fmt_color(s_in(word(settings, s))) title (o == olast ? word(settings, s) : ''), \
@@ -171,8 +173,9 @@ d_ceil(d, o) = HI[d] / 10**(STEP[d] * rowof(OL[d], o))
 sname(s) = s == 1 ? 'sum_order_dists' : 'sum_order_dists_'.s_in(word(settings, s)).'_'.s_acc(word(settings, s))
 do for [s = 1:nset] {
 do for [t = 1:2] {
-    eval out(t, sname(s), 1500, 780)
-    set multiplot layout 2, 2 margins 0.07, 0.83, 0.08, 0.88 spacing 0.08, 0.14 title sprintf("Relative error |result - exact| / |exact| against n, inputs/accumulator %s, per input distribution (one y scale each)\nerror 0 on the floor, overflow on the ceiling: a row per order, in the key's order from the frame", word(settings, s)) font ',12'
+    eval out(t, sname(s), 1500, 1500)
+    # the key under the panels, off the data
+    set multiplot layout 2, 2 margins 0.09, 0.98, 0.16, 0.87 spacing 0.1, 0.12 title sprintf("Relative error |result - exact| / |exact| against n, inputs/accumulator %s,\nper input distribution (one y scale each); error 0 on the floor, overflow on the ceiling:\na row per order, in the key's order from the frame", word(settings, s)) font ',12'
     set logscale x 2
     set xlabel 'n'.LOGX
     set ylabel 'relative error'.LOGY
@@ -180,8 +183,8 @@ do for [t = 1:2] {
     {
         do for [d = 1:4] {
             set yrange [LO[d]:HI[d]]
-            set title word(dists, d) font ',12'
-            if (d == 4) { set key at screen 0.995, 0.5 right center vertical font ',11' box title 'order' } else { unset key }
+            set title word(dists, d) font ',11'
+            if (d == 4) { set key at screen 0.5, 0.01 center bottom box Left reverse width -2 maxrows 3 title 'order' } else { unset key }
             last = (d == 4)
             plot for [o = 1:nord] 1e99 with linespoints pt opt(o) lw 1.2 lc rgb ocolor(o) title (last ? word(orders, o) : ''), \
                  1e99 with points pt 8 lc rgb '#555555' title (last ? 'error 0 (floor)' : ''), \
@@ -220,7 +223,7 @@ do for [part = 1:npp] {
     slast = per * part < nset ? per * part : nset
     k = slast - sfirst + 1
 do for [t = 1:2] {
-    eval out(t, 'sum_order_perms'.(part == 1 ? '' : '_more'), 1300, k > 2 ? 800 : 470)
+    eval out(t, 'sum_order_perms'.(part == 1 ? '' : '_more'), 1300, k > 2 ? 1150 : 750)
     set style fill solid 0.8 border -1
     set boxwidth 0.8
     set xlabel 'result - exact (ulps of the accumulator)'
@@ -228,16 +231,16 @@ do for [t = 1:2] {
     set yrange [0:*]
     set key default
     if (k > 2) {
-        set multiplot layout 2, 2 title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'
-        set key at screen 0.83, 0.3 center center font ',11' box title ''   # in the free cell, off the bars
+        set multiplot layout 2, 2 margins 0.09, 0.98, 0.07, 0.88 spacing 0.1, 0.14 title "One normal vector (n = 1000) summed in random orders: how often each result occurs\n(x: ulps of the accumulator from the exact sum)" font ',12'
+        set key at screen 0.77, 0.25 center center box Left reverse width -2 title ''   # in the free cell, off the bars
     } else {
-        set multiplot layout 1, k margins 0.07, 0.97, 0.24, 0.82 spacing 0.08 title "One normal vector (n = 1000) summed in random orders: how often each result occurs (x: ulps of the accumulator from the exact sum)" font ',12'
-        set key at screen 0.5, 0.05 center center horizontal font ',11' box title ''   # under the panels, off the bars
+        set multiplot layout 1, k margins 0.09, 0.98, 0.21, 0.82 spacing 0.1 title "One normal vector (n = 1000) summed in random orders: how often each result occurs\n(x: ulps of the accumulator from the exact sum)" font ',12'
+        set key at screen 0.5, 0.01 center bottom horizontal box Left reverse width -2 title ''   # under the panels, off the bars
     }
     set autoscale x
     set offsets 1.5, 1.5, graph 0.25, 0 # a single bar must not fill the panel; room above the bars
     do for [s = sfirst:slast] {
-        set title word(settings, s) font ',12'
+        set title word(settings, s) font ',11'
         plot perms using (pickcr(word(settings, s), 'ulps', 0)):'count' with boxes lc rgb '#1f77b4' title 'other results', \
              perms using (pickcr(word(settings, s), 'ulps', 1)):'count' with boxes lc rgb '#2ca02c' title 'correctly rounded'
     }

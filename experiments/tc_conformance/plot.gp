@@ -35,7 +35,7 @@ set ylabel 'GPU (measured by Khattak and Mikaitis)'
 #@ tc_conformance look: every cell's colour: green is bit for bit
 #@ tc_conformance caption: Red would mark a mismatch.
 do for [t = 1:2] {
-    eval out(t, 'tc_conformance', 1300, 680)
+    eval out(t, 'tc_conformance', 1300, 900)
     set title "The lab's tensor-core models against the measured GPU outputs: mismatches / samples (bitwise)\ngreen: every sample bit for bit; grey: no model; red: mismatch; blank: not measured" font ',12'
     plot conf using (cx(strcol('input'), strcol('output'))):(gy(strcol('gpu'))):(0.48):(0.45):(cell_color(strcol('status'))) \
              with boxxyerror fs solid 0.55 noborder lc rgb variable, \
