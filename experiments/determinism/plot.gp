@@ -26,9 +26,10 @@ kidx(k) = sum [i = 1:nk] (word(kernels, i) eq k ? i : 0)
 # no rows (no GPU): no figure; the report prints the declared sentence instead
 if (nrows > 0) {
 do for [term = 1:2] {
-    eval out(term, 'determinism', 1300, 520)
+    eval out(term, 'determinism', 1300, 920)
     {
-        set multiplot layout 1, 2 title sprintf('The same product (%s inputs), run after run on one GPU', fmt0) font ',13'
+        # each panel's key below it, off the bars and points
+        set multiplot layout 1, 2 margins 0.10, 0.98, 0.30, 0.90 spacing 0.12 title sprintf('The same product (%s inputs), run after run on one GPU', fmt0) font ',12'
         set style fill solid 0.8 noborder
         set boxwidth 0.26
         set xrange [0.4:nk + 0.6]
@@ -37,7 +38,7 @@ do for [term = 1:2] {
         set xtics () rotate by -20
         do for [i = 1:nk] { set xtics add (word(kernels, i) i) }
         set ylabel 'distinct results over the runs'.LOGY
-        set key top right
+        set key at screen 0.30, 0.01 center bottom box Left reverse width 0
         plot main using (kidx(strcol('kernel_key')) - 0.27):((strcol('format') eq fmt0 && strcol('schedule') eq 'back-to-back') ? column('distinct') : NaN) \
                  with boxes lc rgb '#1f77b4' title 'back to back', \
              main using (kidx(strcol('kernel_key'))):((strcol('format') eq fmt0 && strcol('schedule') eq 'interleaved') ? column('distinct') : NaN) \
@@ -47,11 +48,16 @@ do for [term = 1:2] {
         unset logscale y
         set xtics auto norotate
         set xrange [*:*]
-        set yrange [-0.5:*]
+        set yrange [0:*]
+        set offsets 0, 0, graph 0.05, 0
         set xlabel 'run (interleaved schedule)'
         set ylabel 'elements of C that differ from run 0'
+        set key at screen 0.77, 0.01 center bottom box Left reverse width -2 title 'kernel (coinciding: concentric)'
+        # kernels that agree (every one at 0 for a deterministic kernel) sit on one spot: each
+        # drawn smaller than the one before, so coinciding points show as concentric markers
         plot for [i = 1:nk] runs using 'run':((strcol('format') eq fmt0 && strcol('schedule') eq 'interleaved' && strcol('kernel_key') eq word(kernels, i)) ? column('n_diff_first') : NaN) \
-             with points pt 7 ps 0.6 lc rgb kcolor(i) title word(kernels, i)
+             with points pt 7 ps 0.6 + 0.45 * (nk - i) lc rgb kcolor(i) title word(kernels, i)
+        set offsets 0, 0, 0, 0
         unset multiplot
         unset xlabel
     }
