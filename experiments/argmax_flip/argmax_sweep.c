@@ -18,12 +18,6 @@
 #include "philox.h"
 #include "policy.h"
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 #define EXP "argmax_flip"
 
 /* The kernel each GEMM policy picks for the LM head shape, and the kernel sets per (K, format). */

@@ -44,12 +44,6 @@
 #include "attention_drift_lab.h"
 #include "philox.h"
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 #define MAX_KERNELS 24
 
 static void fill(double *x, size_t n, uint64_t seed, uint32_t point, uint32_t trial)

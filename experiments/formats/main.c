@@ -45,12 +45,6 @@
 #include "philox.h"
 #include "witness.h"
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 /* Random reals: exponents uniform in [RAND_EMIN, RAND_EMAX), so the plot sees fp16's and
  * fp8's subnormals (below 2^-14, 2^-6) and their overflow (2^16, 2^8.8) on one axis. */
 #define RAND_EMIN (-30)

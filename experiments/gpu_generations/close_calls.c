@@ -6,12 +6,6 @@
 #include "lmhead.h"
 #include "philox.h"
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 #define CLOSE_MAX DRIFT_LMHEAD_MAXCFG
 
 int drift_close_call_picks(unsigned char *pick, unsigned char *missed, const drift_hidden_model_t *model, size_t V,

@@ -10,9 +10,6 @@
 
 #ifdef _OPENMP
 #include <omp.h>
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
 #endif
 
 typedef struct {

@@ -6,12 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 int drift_exact_logits(double *L, const double *H, const double *WT, size_t rows, size_t V, size_t K)
 {
     int err = 0;

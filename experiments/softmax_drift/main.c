@@ -31,12 +31,6 @@
 #include "philox.h"
 #include "softmax.h"
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 #define NVAR DRIFT_SMX_NVAR
 #define CROSSCHECK_MAX_N DRIFT_SMX_CROSSCHECK_MAX_N
 #define MAX_PEAKS 32

@@ -8,9 +8,6 @@
 
 #ifdef _OPENMP
 #include <omp.h>
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
 #endif
 
 static int nlog(const drift_sum_sweep_t *w) { return w->log2_max - w->log2_min + 1; }

@@ -21,6 +21,14 @@ extern "C" {
 #define DRIFT_MUST_CHECK
 #endif
 
+/* An OpenMP pragma, DRIFT_OMP("omp parallel for"), that a build without OpenMP drops: the loop
+ * then runs on one thread. */
+#ifdef _OPENMP
+#define DRIFT_OMP(x) _Pragma(x)
+#else
+#define DRIFT_OMP(x)
+#endif
+
 enum {
     DRIFT_OK = 0,
     DRIFT_EINVAL = -1,      /* malformed argument or spec */

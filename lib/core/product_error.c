@@ -8,12 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 int drift_product_exact(double *E, double *W, const double *Ar, const double *Br, size_t M, size_t N, size_t K)
 {
     int fail = 0;

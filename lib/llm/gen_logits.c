@@ -10,12 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 /* ---- generators ------------------------------------------------------------------------------ */
 
 /* RNE to fp32 by the hardware conversion (correctly rounded, with gradual underflow and overflow

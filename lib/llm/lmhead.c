@@ -11,12 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#define DRIFT_OMP(x) _Pragma(x)
-#else
-#define DRIFT_OMP(x)
-#endif
-
 /* ---- configurations ------------------------------------------------------------------------------ */
 
 int drift_lmhead_input_ok(drift_format_t f)
