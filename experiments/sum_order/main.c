@@ -104,12 +104,14 @@ static void progress(void *cli, size_t done, size_t total) { drift_progress(cli,
 
 int main(int argc, char **argv)
 {
-    long trials = 0, perms = 0; /* 0: the profile's */
+    long trials = 0, perms = 0, log2_n = 0; /* 0: the profile's */
     const drift_cli_opt_t opts[] = {
         {"trials", DRIFT_OPT_INT, &trials, "N", "random vectors per (distribution, n) in (b)", 1, 1000,
             {"1", "3", "10"}},
         {"perms", DRIFT_OPT_INT, &perms, "R", "random permutations of one vector in (c)", 1, 1000000,
             {"200", "1000", "10000"}},
+        {"log2-n", DRIFT_OPT_INT, &log2_n, "E", "the largest n in (b) is 2^E (from 2^4; slopes from 2^8)", 10, 24,
+            {"12", "20", "24"}},
     };
     const drift_cli_spec_t spec = {.name = "sum_order",
         .question =
@@ -117,7 +119,7 @@ int main(int argc, char **argv)
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier",
         .opts = opts,
-        .nopts = 2,
+        .nopts = (int)(sizeof opts / sizeof opts[0]),
         .cpu_only = "CPU only",
         .summary =
             "every addition rounds, and the order decides which partial sums the roundings are taken on. In seq a term "
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
         if (drift_order_is_tc(&cli.orders[o]))
             drift_die("--orders: tc orders are tensor-core dot products, not sums (accepted: seq, rev, pairwise, "
                       "blocked:B, splitk:S[:tree], warp:W, kahan, neumaier, random:SEED)");
-    const int log2_min = 4, log2_max = (int)drift_by_profile(&cli, 12, 20, 24), nn = log2_max - log2_min + 1;
+    const int log2_min = 4, log2_max = (int)log2_n, nn = log2_max - log2_min + 1;
     const int no = cli.norders, nd = DRIFT_NDISTS;
     const drift_order_t *O = cli.orders;
     char ospec[DRIFT_MAX_ORDERS][DRIFT_ORDER_SPEC_MAX];

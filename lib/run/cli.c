@@ -63,11 +63,6 @@ static const char *const BACKEND_NAMES[] = {"auto", "cpu", "cuda"};
 
 const char *drift_profile_name(drift_profile_t p) { return (unsigned)p < 3 ? PROFILE_NAMES[p] : "?"; }
 
-long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full)
-{
-    return cli->profile == DRIFT_PROFILE_QUICK ? quick : cli->profile == DRIFT_PROFILE_FULL ? full : def;
-}
-
 /* An option's value under profile p as --help shows it: a flag is on or off; another option
  * without a value for p keeps its built-in default ("-"). */
 static const char *profile_value(const drift_cli_opt_t *o, int p)

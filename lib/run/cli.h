@@ -249,7 +249,6 @@ DRIFT_MUST_CHECK int drift_parse_double(double *out, const char *s);
 int drift_parse_ids(const char *opt, const char *list, int *ids, int max, long hi);
 
 const char *drift_profile_name(drift_profile_t p);
-long drift_by_profile(const drift_cli_t *cli, long quick, long def, long full);
 
 /* Creates dir with its parents when it is missing (dies, one line, when it cannot), so that
  * its lock can be taken before the run computes; what this call made is removed at exit for as
