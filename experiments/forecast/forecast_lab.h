@@ -18,8 +18,7 @@ enum { T_PROMPTS, T_PAIRS, T_SEEDS, T_REL, T_MD_PAIRS, T_MD_RISK, T_MD_TIES, T_T
 typedef struct {
     const char *id, *change;
     const char *a, *b;
-    int other_b;    /* B: the same deployment with other requests around (a second run) */
-    int in_default; /* 0: full profile only */
+    int other_b; /* B: the same deployment with other requests around (a second run) */
 } drift_fc_pair_t;
 
 #define DRIFT_FC_PAIRS_MAX 8
@@ -77,8 +76,8 @@ typedef struct {
  * value unseen) */
 double drift_fc_step_delta(const drift_gen_t *a, const drift_gen_t *b, int t);
 
-/* run_choice.c: the pairs of table[0 .. ntable-1] to run (those named by --pairs, given,
- * else the profile's) and their runs, into L->pair, ra, rb and runs */
+/* run_choice.c: the pairs of table[0 .. ntable-1] named by --pairs, in the table's order, and
+ * their runs, into L->pair, ra, rb and runs */
 void drift_fc_choose_pairs(drift_fclab_t *L, const drift_fc_pair_t *table, int ntable, const char *pairs_opt);
 
 /* run_choice.c: the tie-breaker's runs after the pairs' (none without --tie-eps) */

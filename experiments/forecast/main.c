@@ -38,12 +38,12 @@ static const char SUMMARY[] =
 #define BASE "vllm-like,card=a100"
 
 static const drift_fc_pair_t PAIRS[] = {
-    {"rerun-other", "other requests around (rerun)", BASE, BASE, 1, 1},
-    {"batch-alone", "continuous:64 -> alone", BASE, BASE ",batch=alone", 0, 1},
+    {"rerun-other", "other requests around (rerun)", BASE, BASE, 1},
+    {"batch-alone", "continuous:64 -> alone", BASE, BASE ",batch=alone", 0},
     {"precision-fp16", "bf16 -> fp16 (weights, compute, activations, KV)", BASE,
-        BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0, 0},
-    {"card-rtx4090", "A100 -> RTX 4090", BASE, "vllm-like,card=rtx4090", 0, 1},
-    {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0, 0},
+        BASE ",weights=fp16,compute=fp16,act=fp16,kv=fp16", 0},
+    {"card-rtx4090", "A100 -> RTX 4090", BASE, "vllm-like,card=rtx4090", 0},
+    {"llamacpp-avx512", "llama.cpp AVX2 -> AVX-512 build", "llamacpp-cpu", "llamacpp-cpu-avx512", 0},
 };
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 
@@ -113,8 +113,8 @@ int main(int argc, char **argv)
         {"prompt-set", DRIFT_OPT_STRING, &set, "FILE",
             "prompt set (default prompts/lab-prompts.txt, 585 prompts of 9 kinds)", 0, 0, {0}},
         {"pairs", DRIFT_OPT_LIST, &pairs_opt, "ID,...",
-            "the pairs to run (default: the profile's; rerun-other, batch-alone, precision-fp16, card-rtx4090, llamacpp-avx512)",
-            0, 0, {0}},
+            "the pairs of deployments compared (rerun-other, batch-alone, precision-fp16, card-rtx4090, llamacpp-avx512), or all",
+            0, 0, {"batch-alone", "rerun-other,batch-alone,card-rtx4090", "all"}},
         {"tie-eps", DRIFT_OPT_DOUBLELIST, &L.ties, "EPS,...",
             "also decode llama.cpp's two builds with the tie-breaker sampler=greedy-ties:EPS (a gap below EPS logits is a tie given to the lower id) for each EPS "
             "> 0: the share of prompts that part, measured and forecast",

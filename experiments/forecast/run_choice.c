@@ -17,29 +17,14 @@ static int run_of(drift_fclab_t *L, const char *spec, int other, const char *wha
 
 void drift_fc_choose_pairs(drift_fclab_t *L, const drift_fc_pair_t *table, int ntable, const char *pairs_opt)
 {
-    int chosen[DRIFT_FC_PAIRS_MAX] = {0};
+    int chosen[DRIFT_FC_PAIRS_MAX];
+    const char *ids[DRIFT_FC_PAIRS_MAX] = {0};
     if (ntable > DRIFT_FC_PAIRS_MAX) drift_die("more than %d pairs", DRIFT_FC_PAIRS_MAX);
-    if (pairs_opt) { /* the pairs named, in the table's order */
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", pairs_opt);
-        for (char *save, *id = strtok_r(buf, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
-            int found = -1;
-            char ids[256] = "";
-            for (int i = 0; i < ntable; i++) {
-                if (!strcmp(id, table[i].id)) found = i;
-                size_t l = strlen(ids);
-                snprintf(ids + l, sizeof ids - l, "%s%s", i ? ", " : "", table[i].id);
-            }
-            if (found < 0) drift_die("--pairs: unknown pair '%s' (accepted: %s)", id, ids);
-            chosen[found] = 1;
-        }
-    }
+    for (int i = 0; i < ntable; i++) ids[i] = table[i].id;
+    drift_name_set(chosen, "--pairs", pairs_opt, ids, ntable);
     for (int i = 0; i < ntable; i++) {
         const drift_fc_pair_t *p = &table[i];
-        if (pairs_opt && !chosen[i]) continue;
-        if (!pairs_opt && L->cli.profile != DRIFT_PROFILE_FULL && !p->in_default) continue;
-        if (!pairs_opt && L->cli.profile == DRIFT_PROFILE_QUICK && strcmp(p->id, "batch-alone"))
-            continue; /* a smoke test */
+        if (!chosen[i]) continue;
         L->pair[L->npair] = p;
         L->ra[L->npair] = run_of(L, p->a, 0, "deployment");
         L->rb[L->npair++] = run_of(L, p->b, p->other_b, "deployment");
