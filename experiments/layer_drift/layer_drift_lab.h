@@ -9,14 +9,16 @@
 #include "output.h"
 
 typedef struct {
-    const int *use; /* [NCONF]: the configurations run */
+    const int *use; /* [DRIFT_NCONFS]: the configurations run */
     int nuse;
     const char *model[2]; /* the checkpoint's model, then the synthetic one */
     int layers[2];
-    const char *brief[2];                    /* each model's sample, for the takeaway */
-    double growth[2][NCONF], last[2][NCONF]; /* mean error after the last layer / after the first; after the last */
-    double first_u[2][NCONF];                /* after the first layer, in units of the format's unit roundoff */
-    drift_logfit_t fexp[2][NCONF], fpow[2][NCONF]; /* log rel_err against the layer, and against its log */
+    const char *brief[2]; /* each model's sample, for the takeaway */
+    double growth[2][DRIFT_NCONFS],
+        last[2][DRIFT_NCONFS];       /* mean error after the last layer / after the first; after the last */
+    double first_u[2][DRIFT_NCONFS]; /* after the first layer, in units of the format's unit roundoff */
+    drift_logfit_t fexp[2][DRIFT_NCONFS],
+        fpow[2][DRIFT_NCONFS]; /* log rel_err against the layer, and against its log */
 } drift_layer_lab_t;
 
 /* The fragment's takeaway and the run's summary, every number from L. */

@@ -27,7 +27,7 @@ static void law_text(drift_out_t *out, const drift_logfit_t *fe, const drift_log
     double g[2] = {INFINITY, -INFINITY}, p[2] = {INFINITY, -INFINITY}, re[2] = {INFINITY, -INFINITY},
            rp[2] = {INFINITY, -INFINITY};
     int ok = 1;
-    for (int c = 0; c < NCONF; c++) {
+    for (int c = 0; c < DRIFT_NCONFS; c++) {
         if (!use[c]) continue;
         if (fe[c].n < 2 || !isfinite(fe[c].slope) || !isfinite(fp[c].slope)) ok = 0;
         g[0] = fmin(g[0], exp(fe[c].slope)), g[1] = fmax(g[1], exp(fe[c].slope));
@@ -70,7 +70,7 @@ void drift_layer_drift_write(drift_out_t *out, const drift_layer_lab_t *L)
     double gmin[2], gmax[2];
     for (int mi = 0; mi < 2; mi++) {
         gmin[mi] = INFINITY, gmax[mi] = -INFINITY;
-        for (int ci = 0; ci < NCONF; ci++)
+        for (int ci = 0; ci < DRIFT_NCONFS; ci++)
             if (use[ci]) gmin[mi] = fmin(gmin[mi], L->growth[mi][ci]), gmax[mi] = fmax(gmax[mi], L->growth[mi][ci]);
         char grows[96];
         range_text(grows, sizeof grows, "%.3g", gmin[mi], gmax[mi]);
@@ -91,35 +91,37 @@ void drift_layer_drift_write(drift_out_t *out, const drift_layer_lab_t *L)
     /* What you just saw, from this run's data and configurations only. */
     char r[96];
     drift_out_summary(out, "after the first layer the relative error of the hidden state is");
-    for (int ci = 0, k = 0; ci < NCONF; ci++) {
+    for (int ci = 0, k = 0; ci < DRIFT_NCONFS; ci++) {
         if (!use[ci]) continue;
         range_text(r, sizeof r, "%.2g", fmin(L->first_u[0][ci], L->first_u[1][ci]),
             fmax(L->first_u[0][ci], L->first_u[1][ci]));
-        drift_out_summary(out, "%s%s u for %s", k ? drift_list_sep(k, nuse) : " ", r, drift_layer_confs[ci].shown);
+        drift_out_summary(out, "%s%s u for %s", k ? drift_list_sep(k, nuse) : " ", r, drift_model_configs[ci].shown);
         k++;
     }
     drift_out_summary(out,
         " (u = the unit roundoff of the configuration's format%s; both models); by the last layer it has grown",
-        use[C_LAYERCAST] ? ", bf16's for LayerCast's weights" : "");
+        use[DRIFT_CONF_LAYERCAST] ? ", bf16's for LayerCast's weights" : "");
     for (int mi = 0; mi < 2; mi++) {
         range_text(r, sizeof r, "%.3g", gmin[mi], gmax[mi]);
         drift_out_summary(out, "%s %s times on %s (%d layers)", mi ? " and" : "", r,
             mi ? "the synthetic model" : L->model[mi], L->layers[mi]);
     }
-    if (use[C_FP32] && nuse > 1) {
+    if (use[DRIFT_CONF_FP32] && nuse > 1) {
         drift_out_summary(
             out, "; after the last layer"); /* "bf16 sits 4.0 decades above fp32, fp16 3.2 and LayerCast 4.0" */
-        for (int ci = 0, k = 0; ci < NCONF; ci++) {
-            if (ci == C_FP32 || !use[ci]) continue;
-            double d0 = log10(L->last[0][ci] / L->last[0][C_FP32]), d1 = log10(L->last[1][ci] / L->last[1][C_FP32]);
+        for (int ci = 0, k = 0; ci < DRIFT_NCONFS; ci++) {
+            if (ci == DRIFT_CONF_FP32 || !use[ci]) continue;
+            double d0 = log10(L->last[0][ci] / L->last[0][DRIFT_CONF_FP32]),
+                   d1 = log10(L->last[1][ci] / L->last[1][DRIFT_CONF_FP32]);
             range_text(r, sizeof r, "%.1f", fmin(d0, d1), fmax(d0, d1));
-            drift_out_summary(out, "%s%s %s%s%s", k ? drift_list_sep(k, nuse - 1) : " ", drift_layer_confs[ci].shown,
+            drift_out_summary(out, "%s%s %s%s%s", k ? drift_list_sep(k, nuse - 1) : " ", drift_model_configs[ci].shown,
                 k ? "" : "sits ", r, k ? "" : " decades above fp32");
             k++;
         }
     }
-    if (use[C_BF16] && use[C_LAYERCAST]) {
-        double q0 = L->last[0][C_LAYERCAST] / L->last[0][C_BF16], q1 = L->last[1][C_LAYERCAST] / L->last[1][C_BF16];
+    if (use[DRIFT_CONF_BF16] && use[DRIFT_CONF_LAYERCAST]) {
+        double q0 = L->last[0][DRIFT_CONF_LAYERCAST] / L->last[0][DRIFT_CONF_BF16],
+               q1 = L->last[1][DRIFT_CONF_LAYERCAST] / L->last[1][DRIFT_CONF_BF16];
         double lo = fmin(q0, q1), hi = fmax(q0, q1);
         range_text(r, sizeof r, "%.2g", lo, hi);
         /* within a factor of two either way: the weights' rounding alone gives the error of

@@ -109,7 +109,7 @@ int main(int argc, char **argv)
         "takes no formats or orders (the configurations are the sweep: --configs fp32,bf16,fp16,layercast)", SUMMARY);
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    int use[NCONF];
+    int use[DRIFT_NCONFS];
     const int nuse = drift_layer_configs_pick(use, confs_opt);
     const size_t T = (size_t)T_;
     if (drift_llm_run_choose(&ckpt, &cli, " (--profile quick: stories260K)")) return DRIFT_EXIT_SKIPPED;
@@ -220,11 +220,11 @@ int main(int argc, char **argv)
                 "two traces of %zu points x %zu tokens x %d (--tokens, --layers: fewer)", nd, Tk, c->dim);
         drift_numerics_t nxe = drift_numerics_exact();
         drift_hidden_trace_run(&ex, &ck[mi], &nxe, tok[mi]);
-        for (int ci = 0; ci < NCONF; ci++) {
+        for (int ci = 0; ci < DRIFT_NCONFS; ci++) {
             if (!use[ci]) continue;
             drift_progress(&cli, (size_t)step++, 2 * (size_t)nuse);
             drift_numerics_t nx;
-            drift_layer_config_numerics(&nx, ci);
+            if (drift_model_config_numerics(&nx, ci)) drift_die("configuration %d: no such numerics", ci);
             drift_hidden_trace_run(&tr, &ck[mi], &nx, tok[mi]);
             double first = 0, lastl = 0, fin = 0;
             for (size_t d = 0; d < nd; d++) {
@@ -235,18 +235,18 @@ int main(int argc, char **argv)
                 if (d == nd - 1) fin = mean;
                 if (blk == DRIFT_BLOCK_MLP) xl[layer] = layer + 1, yl[layer] = mean;
                 drift_row(&out, T_ERR, DRIFT_TXT(model_name[mi]), DRIFT_INT(c->n_layers),
-                    DRIFT_TXT(drift_layer_confs[ci].name), DRIFT_INT(layer), DRIFT_TXT(BLOCK_NAMES[blk]), DRIFT_INT(d),
-                    DRIFT_NUM(mean), DRIFT_NUM(mx));
+                    DRIFT_TXT(drift_model_configs[ci].name), DRIFT_INT(layer), DRIFT_TXT(BLOCK_NAMES[blk]),
+                    DRIFT_INT(d), DRIFT_NUM(mean), DRIFT_NUM(mx));
             }
             lab.growth[mi][ci] = first > 0 ? lastl / first : 0, lab.last[mi][ci] = lastl;
-            lab.first_u[mi][ci] = first / drift_format_info(drift_layer_confs[ci].rounded)->unit_roundoff;
+            lab.first_u[mi][ci] = first / drift_format_info(drift_model_configs[ci].rounded)->unit_roundoff;
             drift_loglin_fit(&lab.fexp[mi][ci], xl, yl, c->n_layers);
             drift_loglog_fit(&lab.fpow[mi][ci], xl, yl, c->n_layers);
             drift_row(&out, T_FIT, DRIFT_TXT(model_name[mi]), DRIFT_INT(c->n_layers),
-                DRIFT_TXT(drift_layer_confs[ci].name), DRIFT_INT(1), DRIFT_INT(c->n_layers),
+                DRIFT_TXT(drift_model_configs[ci].name), DRIFT_INT(1), DRIFT_INT(c->n_layers),
                 DRIFT_NUM(exp(lab.fexp[mi][ci].slope)), DRIFT_NUM(exp(lab.fexp[mi][ci].rms)),
                 DRIFT_NUM(lab.fpow[mi][ci].slope), DRIFT_NUM(exp(lab.fpow[mi][ci].rms)), DRIFT_NUM(lab.growth[mi][ci]));
-            drift_row(&out, T_MD, DRIFT_TXT(model_name[mi]), DRIFT_TXT(drift_layer_confs[ci].name), DRIFT_NUM(first),
+            drift_row(&out, T_MD, DRIFT_TXT(model_name[mi]), DRIFT_TXT(drift_model_configs[ci].name), DRIFT_NUM(first),
                 DRIFT_NUM(lastl), DRIFT_NUM(fin), DRIFT_NUM(lab.growth[mi][ci]), DRIFT_NUM(exp(lab.fexp[mi][ci].slope)),
                 DRIFT_NUM(lab.fpow[mi][ci].slope));
         }

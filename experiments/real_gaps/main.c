@@ -29,6 +29,7 @@
 #include "fliplaw.h"
 #include "metrics.h"
 #include "model.h"
+#include "model_configs.h"
 #include "output.h"
 #include "real_gaps_lab.h"
 #include "stats.h"
@@ -64,26 +65,6 @@ static const drift_col_t MDF[] = {DRIFT_C_TEXT("config"), DRIFT_C_NUM("sigma", "
 static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, GAPS, 6}, {"_hist.csv", NULL, 0, HIST, 5},
     {"_flips.csv", NULL, 0, FLIPS, 9}, {"_errlaw.csv", NULL, 0, ERRLAW, 14}, {"_errpos.csv", NULL, 0, ERRPOS, 6},
     {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDG, 6}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MDF, 5}};
-
-typedef struct {
-    const char *name, *recipe, *weights;
-} conf_t;
-static const conf_t CONFS[] = {
-    {"fp32", "fp32/seq/fp32/fp32", "fp32"},
-    {"bf16", "bf16/tc:h100/fp32/bf16", "fp32"},
-    {"fp16", "fp16/tc:h100/fp32/fp16", "fp32"},
-    {"layercast", "fp32/seq/fp32/fp32", "bf16"},
-};
-#define NCONF ((int)(sizeof CONFS / sizeof CONFS[0]))
-
-static void numerics(drift_numerics_t *nx, const conf_t *c)
-{
-    *nx = drift_numerics_fp32();
-    drift_recipe_t r;
-    if (drift_model_recipe_parse(&r, c->recipe)) drift_die("bad recipe %s", c->recipe);
-    drift_numerics_set_mm(nx, &r);
-    if (drift_format_parse(&nx->weights, c->weights)) drift_die("bad weights %s", c->weights);
-}
 
 int main(int argc, char **argv)
 {
@@ -144,10 +125,11 @@ int main(int argc, char **argv)
 
     /* -- the texts: fp32 greedy, alone; then scored by the exact model and each configuration -- */
     drift_rg_greedy(tx, R, &ck);
-    drift_numerics_t nxc[NCONF];
-    for (int c = 0; c < NCONF; c++) numerics(&nxc[c], &CONFS[c]);
+    drift_numerics_t nxc[DRIFT_NCONFS];
+    for (int c = 0; c < DRIFT_NCONFS; c++)
+        if (drift_model_config_numerics(&nxc[c], c)) drift_die("configuration %d: no such numerics", c);
     drift_rg_scores_t S;
-    drift_rg_score(&S, &out, &cli, &ck, tx, R, nxc, NCONF);
+    drift_rg_score(&S, &out, &cli, &ck, tx, R, nxc, DRIFT_NCONFS);
     const double *gap = S.gap, *top = S.top, *egap = S.egap;
     const unsigned char *flip = S.flip;
     /* -- the gap distribution -- */
@@ -177,12 +159,13 @@ int main(int argc, char **argv)
         DRIFT_NUM((double)below[1] / (double)NP), DRIFT_NUM((double)below[2] / (double)NP), DRIFT_NUM(dens0));
     drift_md_end(&out, T_MD_GAPS);
     drift_md_text(&out, "**Flips predicted from the gaps and the configuration's noise, and observed:**\n\n");
-    drift_rg_conf_result_t res[NCONF];
-    for (int c = 0; c < NCONF; c++) {
+    drift_rg_conf_result_t res[DRIFT_NCONFS];
+    for (int c = 0; c < DRIFT_NCONFS; c++) {
         drift_rg_conf_result_t *r = &res[c];
+        const drift_model_config_t *cf = &drift_model_configs[c];
         double ss = 0;
         for (size_t i = 0; i < NP; i++) ss += egap[(size_t)c * NP + i] * egap[(size_t)c * NP + i];
-        *r = (drift_rg_conf_result_t){.name = CONFS[c].name, .sigma = sqrt(ss / (double)NP)};
+        *r = (drift_rg_conf_result_t){.name = cf->name, .sigma = sqrt(ss / (double)NP)};
         long bs = 0;
         const drift_format_t of = nxc[c].mm[DRIFT_OP_LMHEAD].out;
         for (size_t i = 0; i < NP; i++) {
@@ -192,17 +175,17 @@ int main(int argc, char **argv)
             r->observed += flip[(size_t)c * NP + i];
             bs += gap[i] < r->sigma;
         }
-        drift_row(&out, T_FLIPS, DRIFT_TXT(CONFS[c].name), DRIFT_TXT(CONFS[c].recipe), DRIFT_TXT(CONFS[c].weights),
-            DRIFT_INT(NP), DRIFT_NUM(r->sigma), DRIFT_NUM(r->pred_gauss), DRIFT_NUM(r->pred_conv),
-            DRIFT_INT(r->observed), DRIFT_NUM((double)bs / (double)NP));
-        drift_row(&out, T_MD_FLIPS, DRIFT_TXT(CONFS[c].name), DRIFT_NUM(r->sigma), DRIFT_NUM(r->pred_gauss),
+        drift_row(&out, T_FLIPS, DRIFT_TXT(cf->name), DRIFT_TXT(cf->recipe), DRIFT_TXT(cf->weights), DRIFT_INT(NP),
+            DRIFT_NUM(r->sigma), DRIFT_NUM(r->pred_gauss), DRIFT_NUM(r->pred_conv), DRIFT_INT(r->observed),
+            DRIFT_NUM((double)bs / (double)NP));
+        drift_row(&out, T_MD_FLIPS, DRIFT_TXT(cf->name), DRIFT_NUM(r->sigma), DRIFT_NUM(r->pred_gauss),
             DRIFT_NUM(r->pred_conv), DRIFT_INT(r->observed));
     }
     drift_md_end(&out, T_MD_FLIPS);
     /* -- the law of each configuration's logit error, by logit scale and by position -- */
-    for (int c = 0; c < NCONF; c++)
-        drift_rg_errlaw(&res[c].law, &out, &S, c, CONFS[c].name, nxc[c].mm[DRIFT_OP_LMHEAD].out, tx, R);
-    drift_rg_takeaway(&out, NP, median, below, res, NCONF, R);
+    for (int c = 0; c < DRIFT_NCONFS; c++)
+        drift_rg_errlaw(&res[c].law, &out, &S, c, drift_model_configs[c].name, nxc[c].mm[DRIFT_OP_LMHEAD].out, tx, R);
+    drift_rg_takeaway(&out, NP, median, below, res, DRIFT_NCONFS, R);
     drift_out_commit(&out);
     for (int s = 0; s < R; s++) free(tx[s].tok);
     free(tx);
