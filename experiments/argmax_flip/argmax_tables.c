@@ -58,7 +58,7 @@ static const drift_col_t C_LAWS[] = {HEAD, DRIFT_C_TEXT("implied_law"), DRIFT_C_
     DRIFT_C_TEXT("rival"), DRIFT_C_NUM("dloglik_vs_rival", "%.4f"), DRIFT_C_NUM("power", "%.4g"),
     DRIFT_C_INT("informative_pairs"), DRIFT_C_INT("decided"), DRIFT_C_NUM("q_out_rel_median", "%.6e"),
     DRIFT_C_NUM("gap_p01_rel", "%.6e"), DRIFT_C_NUM("gap_p001_rel", "%.6e"), DRIFT_C_NUM("gap_p01_ulp_out", "%.4g"),
-    DRIFT_C_NUM("gap_p001_ulp_out", "%.4g")};
+    DRIFT_C_NUM("gap_p001_ulp_out", "%.4g"), DRIFT_C_TEXT("tag")};
 static const drift_col_t C_REFS[] = {HEAD, DRIFT_C_INT("rows"), DRIFT_C_INT("input_rounding_flips"),
     DRIFT_C_INT("flips_vs_exact_rounded"), DRIFT_C_INT("accumulation_flips"), DRIFT_C_INT("output_rounding_changes"),
     DRIFT_C_INT("flips_vs_exact_unrounded")};
@@ -369,7 +369,8 @@ static void write_laws(drift_out_t *o, const drift_aflab_t *L)
         "dloglik = loglik(implied) - loglik(rival) (one parameter each); "
         "power = expected log-likelihood ratio if the implied law were true; decided = |dloglik| >= 3 and power >= 3 (a likelihood ratio of 20)");
     drift_out_meta(o, AF_LAWS, "gaps",
-        "gap_p01 / gap_p001: the gaps at which the implied law's flip probability is 1%% / 0.1%%, relative to s and in output ulps (q at the median)");
+        "gap_p01 / gap_p001: the gaps at which the implied law's flip probability is 1%% / 0.1%%, relative to s and in output ulps (q at the median); "
+        "tag: the kernel's part in the report, as in _fit.csv (default, engine, ...)");
     EACH_KERNEL(L)
     {
         const drift_flip_laws_t *W = &cl->laws[c];
@@ -382,7 +383,8 @@ static void write_laws(drift_out_t *o, const drift_aflab_t *L)
             DRIFT_TXT(drift_fit_status_name(C->status)), DRIFT_NUM(C->theta), DRIFT_NUM(C->loglik),
             DRIFT_NUM(C->p_value), DRIFT_TXT(drift_fliplaw_name(W->rival)), DRIFT_NUM(W->choice.dloglik),
             DRIFT_NUM(W->choice.power_a), DRIFT_INT(W->choice.informative), DRIFT_INT(W->choice.decided),
-            DRIFT_NUM(W->q_med), DRIFT_NUM(W->d01), DRIFT_NUM(W->d001), DRIFT_NUM(W->d01_ulp), DRIFT_NUM(W->d001_ulp));
+            DRIFT_NUM(W->q_med), DRIFT_NUM(W->d01), DRIFT_NUM(W->d001), DRIFT_NUM(W->d01_ulp), DRIFT_NUM(W->d001_ulp),
+            DRIFT_TXT(drift_kset_tag(ks, c)));
     }
 }
 

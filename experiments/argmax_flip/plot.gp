@@ -8,7 +8,9 @@
 #                                solid curves = the default kernel (fp32 accumulation and logits),
 #                                open points and dashed curves = tensor cores with the logits
 #                                stored in the format; curves are the fitted Phi(-gap/sigma),
-#                                drawn from the sigmas of argmax_flip_fit.csv;
+#                                drawn from the sigmas of argmax_flip_fit.csv only where
+#                                accumulation noise is the mechanism (stored logits follow the
+#                                output grid's law, argmax_flip_laws.csv: points only);
 #                                error bars are Wilson 95% intervals.
 #   outdir/argmax_flip_kernels   the same for every kernel, bf16 inputs (or the first format) at
 #                                the largest K: above the fp32-logit kernels, below the logits
@@ -17,7 +19,9 @@
 #   outdir/argmax_flip_gaps      realistic heads: fraction of rows whose exact top-2 gap is below
 #                                x, per K, with the critical gaps D_0.1% at the largest K marked
 #                                (solid: default kernels; dashed: tensor cores, logits in the
-#                                format; a line another lies on is drawn wide under it); the
+#                                format; each D_0.1% under its mechanism's law, from
+#                                argmax_flip_laws.csv, the values the text gives; a line another
+#                                lies on is drawn wide under it); the
 #                                bins below the smallest gap (fraction exactly 0) are open
 #                                markers on the floor, one row per K.
 # Formats, kernels and K values missing from the data are simply not drawn.
@@ -28,6 +32,7 @@ set datafile separator ','
 set datafile commentschars '#'
 bins = datadir.'/argmax_flip.csv'
 fit = datadir.'/argmax_flip_fit.csv'
+laws = datadir.'/argmax_flip_laws.csv'
 gaps = datadir.'/argmax_flip_gaps.csv'
 
 # The fitted curves are drawn from the fitted sigmas (gnuplot's norm(x) is the standard normal
@@ -68,7 +73,7 @@ do for [term = 1:2] {
     # the panels side by side, the key below them in two columns (off the data)
     FW = 750 * (nK > 2 ? nK : 2)
     eval out(term, 'argmax_flip_formats', FW, FW * 750 / 900)
-    set multiplot layout 1,nK margins 0.08, 0.98, 0.23, 0.81 spacing 0.06 title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits)\nopen, dashed: tensor cores (tc:h100), logits stored in the format\nthe four solid curves nearly coincide: with fp32 accumulation the input format hardly matters" font ',12'
+    set multiplot layout 1,nK margins 0.08, 0.98, 0.23, 0.81 spacing 0.06 title "How small a logit gap flips argmax (planted pairs; curves: fitted {/Symbol F}(-gap/{/Symbol s}); bars: Wilson 95%)\nfilled, solid: default kernel (seq, fp32 accumulation, fp32 logits); the four curves nearly coincide\nopen: tensor cores (tc:h100); logits stored in the format have no curve: the output grid, not noise, sets their law\ndashed: tf32 on tensor cores, fp32 logits" font ',12'
     do for [j = 1:nK] {
         K = word(Klist, j) + 0
         array SD[4]
@@ -85,7 +90,7 @@ do for [term = 1:2] {
              for [i = 1:4] (SD[i] == SD[i] ? norm(-x / SD[i]) : NaN) with lines lw 2 lc rgb color(i) notitle, \
              for [i = 1:3] bins using (sel(K, word(formats, i), 'engine') * column('rel_center')):'rate':'lo':'hi' \
                  with yerrorbars pt 6 ps 0.8 lc rgb color(i) title (j == nK ? word(formats, i).(i < 3 ? ' inputs, logits stored in '.word(formats, i) : ' inputs, tensor cores, fp32 logits') : ''), \
-             for [i = 1:3] (SE[i] == SE[i] ? norm(-x / SE[i]) : NaN) with lines lw 1.5 dt 2 lc rgb color(i) notitle
+             for [i = 3:3] (SE[i] == SE[i] ? norm(-x / SE[i]) : NaN) with lines lw 1.5 dt 2 lc rgb color(i) notitle
     }
     unset multiplot
     set ylabel "flip probability P(computed argmax != exact argmax)"
@@ -96,19 +101,17 @@ do for [term = 1:2] {
 k32 = system(sprintf("awk -F, '!/^#/ && $1 == %d && $2 == \"%s\" && $8 == \"fp32\" {print $3}' %s | tr '\\n' ' '", Kmax, kf, fit))
 knar = system(sprintf("awk -F, '!/^#/ && $1 == %d && $2 == \"%s\" && $8 != \"fp32\" && $8 != \"logits\" {print $3}' %s | tr '\\n' ' '", Kmax, kf, fit))
 array S32[words(k32) > 0 ? words(k32) : 1]
-array SN[words(knar) > 0 ? words(knar) : 1]
 do for [i = 1:words(k32)] { S32[i] = num(sig_ker(Kmax, kf, word(k32, i))) }
-do for [i = 1:words(knar)] { SN[i] = num(sig_ker(Kmax, kf, word(knar, i))) }
 kcolors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #000000 #aec7e8"
 kc(i) = word(kcolors, (i - 1) % 12 + 1)
 #@ argmax_flip_kernels alt: Flip probability against the gap for every kernel, fp32 and stored logits
 #@ argmax_flip_kernels look: each curve's position: its noise sigma
-#@ argmax_flip_kernels caption: Lower panel: the format's spacing decides; curves coincide (wide under thin).
+#@ argmax_flip_kernels caption: Lower panel: the format's spacing decides; no Gaussian curve is drawn there.
 do for [term = 1:2] {
     # one panel above the other, each with its kernels' key in one column right of it (off the
     # data, readable at the report's width): ten kernels under a panel crowd each other
     eval out(term, 'argmax_flip_kernels', 1200, 1400)
-    set multiplot layout 2,1 margins 0.09, 0.72, 0.06, 0.90 spacing 0.12 title sprintf("Flip probability per kernel, %s inputs, K = %d\n(kernel = order/accumulator/logits; points: measured rates; curves: fitted {/Symbol F})", kf, Kmax) font ',12'
+    set multiplot layout 2,1 margins 0.09, 0.72, 0.06, 0.90 spacing 0.12 title sprintf("Flip probability per kernel, %s inputs, K = %d\n(kernel = order/accumulator/logits; points: measured rates; curves: fitted {/Symbol F}, above only)", kf, Kmax) font ',12'
     # points without bars (the bars of ten kernels hide each other)
     set ylabel 'P(computed argmax != exact)'
     set key at screen 0.995, 0.70 right center box maxrows 20 spacing 1.1 title 'kernel' width 1
@@ -116,20 +119,20 @@ do for [term = 1:2] {
     plot for [i = 1:words(k32)] bins using (selk(Kmax, kf, word(k32, i)) * column('rel_center')):'rate' \
              with points pt (i % 6) + 4 ps 1.0 lc rgb kc(i) title word(k32, i), \
          for [i = 1:words(k32)] (S32[i] == S32[i] ? norm(-x / S32[i]) : NaN) with lines lw 2 lc rgb kc(i) notitle
-    set title "logits stored in the format, or own-format accumulation:\nthe coarse format sets the noise (coincident curves drawn wide under thin)" font ',11'
-    set key at screen 0.995, 0.27 right center box maxrows 20 spacing 1.1 title "kernel\n(wide under thin)" width 1
-    # the stored-logit kernels' curves coincide (the format's spacing sets them): each is drawn
-    # wider than the next, so every one stays visible as a band
+    set title "logits stored in the format, or own-format accumulation: the coarse format sets the flips\n(no curve: the output grid's law, not {/Symbol F}, is the mechanism's; coincident points larger under smaller)" font ',11'
+    set key at screen 0.995, 0.27 right center box maxrows 20 spacing 1.1 title "kernel\n(larger under smaller)" width 1
+    # the stored-logit kernels' rates coincide (the format's spacing sets them): each marker is
+    # drawn larger than the next, so every one stays visible
     plot for [i = 1:words(knar)] bins using (selk(Kmax, kf, word(knar, i)) * column('rel_center')):'rate' \
-             with points pt (i % 6) + 4 ps 0.9 + 0.25 * (words(knar) - i) lc rgb kc(i) title word(knar, i), \
-         for [i = 1:words(knar)] (SN[i] == SN[i] ? norm(-x / SN[i]) : NaN) with lines lw (1.2 + 1.1 * (words(knar) - i)) lc rgb kc(i) notitle
+             with points pt (i % 6) + 4 ps 0.9 + 0.25 * (words(knar) - i) lc rgb kc(i) title word(knar, i)
     unset multiplot
     set ylabel "flip probability P(computed argmax != exact argmax)"
     set key default
 }
 
 # ---- 3. the realistic gap distribution with the critical gaps ------------------------------------
-# The critical-gap lines at Kmax, from the fit file, in drawing order: D_0.1% of each format's
+# The critical-gap lines at Kmax, from the laws file (each kernel's D_0.1% under the law its
+# mechanism implies: the values the text gives), in drawing order: D_0.1% of each format's
 # default kernel (odd m), then of its engine kernel (even m; fp32 has no tensor-core kernel, so
 # no "engine" row). Only formats in the data are read (a selection with no rows warns and leaves
 # STATS_* undefined).
@@ -140,7 +143,7 @@ do for [m = 1:7] {
     i = (m + 1) / 2
     DX[m] = NaN
     if (strstrt(fmtlist, word(formats, i)) > 0) {
-        stats fit using (sel(Kmax, word(formats, i), m % 2 ? 'default' : 'engine') * column('gap_p001_rel')) nooutput
+        stats laws using (sel(Kmax, word(formats, i), m % 2 ? 'default' : 'engine') * column('gap_p001_rel')) nooutput
         if (exists("STATS_records") && STATS_records > 0) { DX[m] = STATS_max }
     }
     DF[m] = word(formats, i).(m % 2 ? ', default kernel (fp32 logits)' : (i < 3 ? ', logits stored in '.word(formats, i) : ', tensor cores'))
