@@ -169,7 +169,8 @@ void drift_greedy_div_write(const drift_greedy_div_lab_t *L)
         "- One prompt (drawn by the seed) replayed R times: a count of its near-ties, not a rate over prompts (deployments gives rates).\n");
     drift_md_text(&out,
         "- Published: Thinking Machines (2025), 80 distinct of 1000 temperature-0 completions of Qwen3-235B, 1 with batch-invariant kernels; "
-        "Yuan et al. (2025), up to 9%% accuracy variation in bf16 (LayerCast: vendor-layercast).\n\n");
+        "Yuan et al. (2025), up to 9%% accuracy variation in bf16 (their LayerCast is the configuration "
+        "`vendor-layercast`, run by the full profile or `--configs`).\n\n");
     drift_out_commit(&out);
     free(hist), free(fd), free(gaps), free(dist_res), free(div_res), free(gapmax_res);
 }
