@@ -348,24 +348,21 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
 
     drift_md_text(&out, "**Takeaway.**\n\n");
     if (gen32.n) {
-        drift_rate_text(cellR, sizeof cellR, gen32.k, gen32.n);
+        /* the pairs of one hidden state share it: the interval counts hidden states, not cases */
         drift_md_text(&out,
-            "- Realistic head, fp32 logits: adjacent generations pick a different token in %s of (hidden state, pair) cases over seeds %llu..%llu, ",
-            cellR, s0, s1);
+            "- Realistic head, fp32 logits: adjacent generations pick a different token in %ld of %ld (hidden state, pair) cases over seeds %llu..%llu, ",
+            gen32.k, gen32.n, s0, s1);
         drift_md_text(&out, "that is in %s of the hidden states; against the exact argmax: ", UNIT_TEXT(0, 1));
-        drift_rate_text(cellR, sizeof cellR, t32.k, t32.n);
-        drift_md_text(&out, "%s of cases, %s of hidden states. %s\n", cellR, UNIT_TEXT(0, 0),
+        drift_md_text(&out, "%ld of %ld cases, %s of hidden states. %s\n", t32.k, t32.n, UNIT_TEXT(0, 0),
             gen32.k == 0 ? "The top-2 gaps are far larger than the generations' differences."
                          : "So the same model does give different answers on different GPUs, at the rate above.");
     }
     if (tst.n) {
-        drift_rate_text(cellR, sizeof cellR, tst.k, tst.n);
         drift_md_text(&out,
-            "- With the logits stored in the input format, the argmax differs from the exact one in %s of (hidden state, pair) cases, ",
-            cellR);
+            "- With the logits stored in the input format, the argmax differs from the exact one in %ld of %ld (hidden state, pair) cases, ",
+            tst.k, tst.n);
         drift_md_text(&out, "which are %s of the hidden states; between adjacent generations: ", UNIT_TEXT(1, 0));
-        drift_rate_text(cellR, sizeof cellR, gst.k, gst.n);
-        drift_md_text(&out, "%s of cases, %s of hidden states.\n", cellR, UNIT_TEXT(1, 1));
+        drift_md_text(&out, "%ld of %ld cases, %s of hidden states.\n", gst.k, gst.n, UNIT_TEXT(1, 1));
     }
     if (frac_min <= frac_max)
         drift_md_text(&out,
@@ -379,10 +376,12 @@ void drift_gpu_gen_write(const drift_gpu_gen_lab_t *L)
     /* the close calls in one line: the rate at each planted gap */
     for (int g = 0, said = 0; g < ng; g++)
         if (cl_n[g]) {
-            drift_rate_text(cellR, sizeof cellR, cl_k[g], cl_n[g]);
-            drift_md_text(&out, "%s%s at an exact gap of %g s",
-                said++ ? "; " : "- Close calls: adjacent generations that compute differently disagree in ", cellR,
-                gaps[g]);
+            /* a planted pair is shared by every generation pair: a count, not an interval */
+            drift_md_text(&out, "%s%ld of %ld at an exact gap of %g s",
+                said++ ? "; "
+                       : "- Close calls, counted in (planted pair, generation pair) cases: adjacent generations that "
+                         "compute differently disagree in ",
+                cl_k[g], cl_n[g], gaps[g]);
             if (g == ng - 1 || !cl_n[g + 1]) drift_md_text(&out, ".\n");
         }
     if (unreached)

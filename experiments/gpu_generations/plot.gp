@@ -13,7 +13,7 @@
 # generations' greedy texts part, the exact top-1/top-2 gap there against the generations'
 # deviation from the exact logits at that step, with the line gap = 2 x deviation under which
 # every flip must lie (parting.h), coincident points drawn as rings; not drawn from fewer than
-# three partings (the report prints the declared sentence instead).
+# three parting events (the report prints the declared sentence instead).
 
 load 'plots/common.gp'
 
@@ -135,7 +135,9 @@ do for [t = 1:2] {
 }
 
 greedy = datadir.'/gpu_generations_greedy_partings.csv'
-NPART = system(sprintf("awk -F, '!/^#/ && $1 != \"seed\"' %s | wc -l", greedy)) + 0
+# partings as events: one prompt parting at one step counts once however many pairs of
+# generations it parts (a100, h100 and b200 all against mi300x is one deviation of mi300x)
+NPART = system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" { e[$1 \",\" $2 \",\" $5 \",\" $7] = 1 } END { print length(e) }' %s", greedy)) + 0
 # both axes over the data's range (gap and deviation together), a factor 3 of room each side
 LO = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | head -1", greedy)) / 3 : 1e-3
 HI = NPART ? system(sprintf("awk -F, '!/^#/ && $1 != \"seed\" {print $12; print $14}' %s | sort -g | tail -1", greedy)) * 3 : 1
@@ -158,8 +160,8 @@ gpoints = '< awk -F, ''!/^#/ && $1 != "seed" { n++; x[n] = $14; y[n] = $12; q[n]
 #@ gpu_generations_greedy alt: Exact top-2 gap against logit deviation where generations' texts part
 #@ gpu_generations_greedy look: every point under the dashed line
 #@ gpu_generations_greedy caption: Texts part only at near ties; MI300X is a model without hardware data.
-#@ gpu_generations_greedy few: {count gpu_generations_greedy_partings.csv} greedy partings between generations, too few to draw; the table gives each.
-# fewer than three partings: no figure (the report prints the declared sentence instead)
+#@ gpu_generations_greedy few: too few parting events to draw (events: {distinct gpu_generations_greedy_partings.csv seed/format/prompt/step}; pairs of generations parted by them: {count gpu_generations_greedy_partings.csv}); the table gives each.
+# fewer than three parting events: no figure (the report prints the declared sentence instead)
 if (NPART >= 3) {
     do for [t = 1:2] {
         eval out(t, 'gpu_generations_greedy', 1000, 640)
