@@ -74,7 +74,8 @@ int drift_sampling_write(const drift_sf_lab_t *L)
     snprintf(title[2], sizeof title[2],
         "**The engines' samplers** (lib/llm/sampler.h; each step's randomness keyed by (seed, hidden state, draw) "
         "and shared by every numerics; fraction of steps whose token differs from the exact logits' [95%% interval "
-        "clustered by hidden state, %ld hidden states x %ld draws]). inverse-cdf walks the CDF in token-id order; "
+        "clustered by hidden state, %ld hidden states x %ld draws]). inverse-cdf walks the CDF in token-id order (its "
+        "uniforms come from this stream, not the first table's, so the two differ by sampling noise); "
         "exp-race takes argmax p/E with E ~ Exp(1) per token (PyTorch's multinomial for one sample, vLLM); gumbel is "
         "Gumbel-max on the logits (the same draw in exact arithmetic); rejection is FlashInfer's top-k (k = 50) "
         "rejection sampler:",
