@@ -347,13 +347,15 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
             "- Logits stored in %s (`%s`): the mechanism (output rounding on top of accumulation noise) implies "
             "the %s law; fitted by it, D_0.1%% = %.3g s = %.2g %s ulps, %.0fx the default kernel's. Against the "
             "Gaussian curve the %s law leads by %.1f in log-likelihood at this seed (power %.3g over %ld pairs, "
-            "%d informative): %s; which law the data prefer is not stable across seeds (the seeds table), "
-            "so the law is the mechanism's, not a finding of the fit.\n",
+            "%d informative): %s; %s, so the law is the mechanism's, not a finding of the fit.\n",
             drift_format_name(ks->f), ks->k[ks->engine].name, drift_fliplaw_name(E->implied), E->d001, E->d001_ulp,
             drift_format_name(ks->k[ks->engine].c.out), E->d001 / D->p001, drift_fliplaw_name(E->implied),
             E->choice.dloglik, E->choice.power_a, E->pairs, E->choice.informative,
             E->choice.decided ? (E->choice.dloglik > 0 ? "the data decide for it" : "the data decide against it")
-                              : "the design cannot tell the two apart at this size");
+                              : "the design cannot tell the two apart at this size",
+            /* the extra seeds rerun bf16 and fp32 only (argmax_sweep.c) */
+            ks->f == DRIFT_BF16 ? "which law the data prefer is not stable across seeds (the seeds table)"
+                                : "other seeds are not run for this format (the seeds table covers bf16)");
     }
     if (hk->tc32 >= 0) {
         const drift_flip_fit_t *T = &HEADLINE(L)->fits[hk->tc32];
