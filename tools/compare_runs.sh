@@ -67,7 +67,8 @@ for o in "$old"/*.md; do
     f=$(basename "$o") n="$new/$f"
     nmd=$((nmd + 1))
     if [ ! -f "$n" ]; then echo "MISSING $f"; status=1; continue; fi
-    nums() { grep -Eiv 'date|commit|git|argv|\./lab run' "$1" | sed -E 's/[-+0-9.eE]+ \(measured[^)]*\)//g' | grep -Eo '[-+]?(0x[0-9a-f.]+p[-+]?[0-9]+|[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?)'; }
+    # whole words only: a substring test would also drop every line that says "logit" or "validates"
+    nums() { grep -Eiv '(^|[^[:alnum:]_])(date|commit|git|argv)([^[:alnum:]_]|$)|\./lab run' "$1" | sed -E 's/[-+0-9.eE]+ \(measured[^)]*\)//g' | grep -Eo '[-+]?(0x[0-9a-f.]+p[-+]?[0-9]+|[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?)'; }
     if ! diff <(nums "$o") <(nums "$n") >/dev/null; then
         echo "NUMBERS $f:"; diff <(nums "$o") <(nums "$n") | head -6; status=1
     fi
