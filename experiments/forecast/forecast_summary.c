@@ -37,14 +37,17 @@ void drift_fc_takeaway(const drift_fclab_t *L, drift_out_t *out)
     const int PT = L->PT, Z = L->Z, NT = L->NT;
     const long *why_all = L->why_all;
     drift_md_text(out, "**Takeaway.**\n\n");
-    char good[512] = "", weak[512] = "", none[512] = "", few[512] = "", cal[1024] = "";
+    char scored[512] = "", none[512] = "", few[512] = "", cal[1024] = "";
     for (int q = 0; q < L->npair; q++) {
         const drift_fc_pair_sum_t *u = &L->sums[q];
         const char *id = L->pair[q]->id;
         /* a skill resting on one or two partings (or all but one or two) is not a measure: its
          * bootstrap keeps only the resamples that hold them */
         const int rare = !isnan(u->skill) && (u->k < DRIFT_FC_MIN_EVENTS || PT - u->k < DRIFT_FC_MIN_EVENTS);
-        char *dst = isnan(u->skill) ? none : rare ? few : u->skill >= 0.3 ? good : weak;
+        /* every scored pair on one line: whether its pooled skill lands above or below 0.3
+         * changes with the seeds (batch-alone: 0.28 at seeds 1-3, 0.60 at 4-6), so the takeaway
+         * gives the estimate and its interval, not a verdict against the goal */
+        char *dst = isnan(u->skill) ? none : rare ? few : scored;
         size_t at = strlen(dst);
         if (isnan(u->skill))
             snprintf(dst + at, 512 - at, "%s%s", at ? ", " : "", id);
@@ -58,11 +61,11 @@ void drift_fc_takeaway(const drift_fclab_t *L, drift_out_t *out)
         at = strlen(cal);
         snprintf(cal + at, sizeof cal - at, "%s%s %.2g against %ld", q ? ", " : "", id, u->sump, u->k);
     }
-    if (good[0])
+    if (scored[0])
         drift_md_text(out,
-            "- Held out (%s), Brier skill over the constant rate (95 %% bootstrap, %d prompts) reached 0.3 on: %s.\n",
-            Z > 1 ? "seeds pooled" : "one seed", PT, good);
-    if (weak[0]) drift_md_text(out, "- Below 0.3 on: %s.\n", weak);
+            "- Held out (%s), Brier skill over the constant rate (0: no better than it; 95 %% bootstrap, %d prompts): "
+            "%s.\n",
+            Z > 1 ? "seeds pooled" : "one seed", PT, scored);
     if (few[0])
         drift_md_text(
             out, "- Too few partings (or texts kept together) to score (under %d): %s.\n", DRIFT_FC_MIN_EVENTS, few);
