@@ -353,12 +353,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < P; i++)
             for (int k = 0; k < runs[ra[q]].g[i].n; k++)
                 rmax = runs[ra[q]].g[i].rows[k] > rmax ? runs[ra[q]].g[i].rows[k] : rmax;
-        char rate[96];
-        drift_rate_text(rate, sizeof rate, ag[q].k, ag[q].n);
+        /* its rate is in the lines above: this one says what the pair can and cannot show */
         drift_md_text(&out,
-            "- A100 against RTX 4090: %s. The lab's two cards differ only in SM count (%d, %d; one bf16 tensor-core model): "
+            "- A100 against RTX 4090: the lab's two cards differ only in SM count (%d, %d; one bf16 tensor-core model): "
             "other GEMM kernels at %d row counts of 1 .. 1024 (from %d); decode steps here reached %ld rows. Per-architecture libraries are not modelled: a floor.\n",
-            rate, da->nx.sms, db->nx.sms, nd, f, rmax);
+            da->nx.sms, db->nx.sms, nd, f, rmax);
     }
     drift_md_text(&out, "\n");
     drift_out_commit(&out);
