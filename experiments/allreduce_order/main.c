@@ -82,7 +82,7 @@ int main(int argc, char **argv)
         {"elements", DRIFT_OPT_INT, &N_, "N", "elements per rank (the all-reduced buffer)", 1, 1 << 24,
             {"4096", "65536", "1048576"}},
         {"tokens", DRIFT_OPT_INT, &T_, "T", "greedy tokens per completion", 1, 4096, {"16", "16", "64"}},
-        {"prompts", DRIFT_OPT_INT, &NR_, "N", "prompts decoded (drawn by the seed)", 1, 1024, {"3", "4", "32"}},
+        {"prompts", DRIFT_OPT_INT, &NR_, "N", "prompts decoded (drawn by the seed)", 1, 1024, {"3", "12", "32"}},
         {"recipes", DRIFT_OPT_STRING, &recipes_opt, "LIST", "matmul recipes of the greedy text, comma-separated", 0, 0,
             {"fp32/seq/fp32/fp32,bf16/tc:h100/fp32/bf16", "bf16/tc:h100/fp32/bf16",
                 "fp32/seq/fp32/fp32,bf16/tc:h100/fp32/bf16"}},
