@@ -308,6 +308,29 @@ static void md_mitigations(drift_out_t *o, const drift_aflab_t *L)
         "no hardware).\n");
 }
 
+/* What the seeds table says of the stored-logit law's choice (the headline's engine kernel): at
+ * how many seeds the data decide for it, or against it, into buf; *settled = 1 when they decide
+ * for it at every seed. */
+static void seeds_verdict(char *buf, size_t size, int *settled, const drift_aflab_t *L)
+{
+    *settled = 0;
+    if (L->nseeds < 2) {
+        snprintf(buf, size, "other seeds are not run here (--robust)");
+        return;
+    }
+    int nfor = 0, nagainst = 0;
+    for (int i = 0; i < L->nseeds; i++) {
+        nfor += L->seeds[i].eng_decided && L->seeds[i].eng_dll > 0;
+        nagainst += L->seeds[i].eng_decided && L->seeds[i].eng_dll < 0;
+    }
+    *settled = nfor == L->nseeds;
+    if (nagainst)
+        snprintf(buf, size, "the data decide for it at %d and against it at %d of %d seeds (the seeds table)", nfor,
+            nagainst, L->nseeds);
+    else
+        snprintf(buf, size, "the data decide for it at %d of %d seeds (the seeds table)", nfor, L->nseeds);
+}
+
 /* The takeaway. */
 static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
 {
@@ -343,19 +366,23 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
         if (ks->engine == ks->def || (ks->f != DRIFT_BF16 && ks->f != DRIFT_FP16)) continue;
         const drift_flip_laws_t *E = &AT_KMAX(L, fi)->laws[ks->engine];
         const drift_flip_fit_t *D = &AT_KMAX(L, fi)->fits[ks->def];
+        /* the extra seeds rerun bf16 and fp32 only (main.c): the seeds table speaks for bf16 */
+        char seeds[128] = "other seeds are not run for this format (the seeds table covers bf16)";
+        int settled = 0;
+        if (ks->f == DRIFT_BF16) seeds_verdict(seeds, sizeof seeds, &settled, L);
         drift_md_text(o,
             "- Logits stored in %s (`%s`): the mechanism (output rounding on top of accumulation noise) implies "
             "the %s law; fitted by it, D_0.1%% = %.3g s = %.2g %s ulps, %.0fx the default kernel's. Against the "
             "Gaussian curve the %s law leads by %.1f in log-likelihood at this seed (power %.3g over %ld pairs, "
-            "%d informative): %s; %s, so the law is the mechanism's, not a finding of the fit.\n",
+            "%d informative): %s; %s, so %s.\n",
             drift_format_name(ks->f), ks->k[ks->engine].name, drift_fliplaw_name(E->implied), E->d001, E->d001_ulp,
             drift_format_name(ks->k[ks->engine].c.out), E->d001 / D->p001, drift_fliplaw_name(E->implied),
             E->choice.dloglik, E->choice.power_a, E->pairs, E->choice.informative,
             E->choice.decided ? (E->choice.dloglik > 0 ? "the data decide for it" : "the data decide against it")
                               : "the design cannot tell the two apart at this size",
-            /* the extra seeds rerun bf16 and fp32 only (argmax_sweep.c) */
-            ks->f == DRIFT_BF16 ? "which law the data prefer is not stable across seeds (the seeds table)"
-                                : "other seeds are not run for this format (the seeds table covers bf16)");
+            seeds,
+            settled ? "the fit agrees with the mechanism's law"
+                    : "the law is the mechanism's, not a finding of the fit");
     }
     if (hk->tc32 >= 0) {
         const drift_flip_fit_t *T = &HEADLINE(L)->fits[hk->tc32];
