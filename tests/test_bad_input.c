@@ -37,6 +37,7 @@ typedef struct {
 static const bad_t CASES[] = {
     COMMON("formats"),
     COMMON("sum_order"),
+    COMMON("sum_order_perms"),
     COMMON("matmul_drift"),
     COMMON("batch_invariance"),
     COMMON("sampling_flip"),
