@@ -467,7 +467,8 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
     /* small sizes: the point is the backend's path, not the science (this suite also runs
      * under ASan + UBSan) */
     static const char *const EXPS[][2] = {
-        {"matmul_drift", "--K 64 --M 4 --N 4 --splitk-K 128 --kernels naive,splitk:4,tc:h100 --formats fp32,bf16"},
+        {"matmul_drift", "--K 64 --M 4 --N 4 --kernels naive,splitk:4,tc:h100 --formats fp32,bf16"},
+        {"matmul_drift_splitk", "--M 4 --N 4 --splitk-K 128 --formats fp32,bf16"},
         {"batch_invariance", "--K 256 --N 64 --M-max 64"},
         {"argmax_flip", "--K 256 --V 1000 --rows 8 --reps 2 --ties 2"},
         {"sampling_flip", "--K 128 --V 512 --rows 4 --draws 8 --ties 2"},

@@ -67,7 +67,7 @@ static const line_t LINES[] = {
     {"lab", "run", 2, "lab: run: name an experiment (./lab list)", 0},
     {"lab", "run argmax_flp", 2,
         "lab: unknown experiment 'argmax_flp' (did you mean 'argmax_flip'? accepted: "
-        "formats, sum_order, matmul_drift, batch_invariance, argmax_flip, sampling_flip, tc_conformance, gpu_generations, softmax_drift, attention_drift, "
+        "formats, sum_order, sum_order_perms, matmul_drift, matmul_drift_splitk, batch_invariance, argmax_flip, sampling_flip, tc_conformance, gpu_generations, softmax_drift, attention_drift, "
         "kv_cache, determinism, greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative, forecast)",
         0},
     {"lab", "run formats --out", 2, "formats: --out: needs a value (accepted: --out DIR or --out=DIR)", 0},
@@ -141,7 +141,7 @@ static const line_t LINES[] = {
         0},
     {"matmul_drift", "--k 64", 2,
         "matmul_drift: unknown option '--k' (did you mean '--K'? accepted: "
-        "--seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --kernels, --accs, --dists, --K, --M, --N, --splitk-K)",
+        "--seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --kernels, --accs, --dists, --K, --M, --N)",
         0},
     /* cards wherever a device or a tc: model is asked for (lib/ops/cards.h): tc:RTX4090 is tc:ada */
     {"argmax_flip", "--device RTX4090 --formats fp8e4m3", 2,

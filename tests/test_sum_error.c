@@ -1,5 +1,5 @@
-/* test_sum_error.c — errors against the exact sum (experiments/sum_order/sum_error.h), distinct values with
- * counts (experiments/sum_order/distinct.h), growth laws (lib/core/loglog.h) and clustered rates
+/* test_sum_error.c — errors against the exact sum (lib/core/sum_error.h), distinct values with
+ * counts (experiments/sum_order_perms/distinct.h), growth laws (lib/core/loglog.h) and clustered rates
  * (experiments/sampling_flip/cluster_rate.h). Expected values derived by hand next to each case. */
 #include <criterion/criterion.h>
 #include <math.h>

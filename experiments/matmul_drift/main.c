@@ -1,13 +1,13 @@
 /* matmul_drift.c — how the error of a matrix product grows with K, per format and kernel.
  *
  * Question: C = A B is computed with many different numerics (input format, accumulator,
- * tile, split-K, tensor-core arithmetic). How far is each from the exact product, how does
- * that distance grow with the inner dimension K, and how many different answers does one
- * product have when only the split-K factor changes?
+ * tile, split-K, tensor-core arithmetic). How far is each from the exact product, and how does
+ * that distance grow with the inner dimension K? (matmul_drift_splitk asks how many different
+ * answers one product has when only the split-K factor changes.)
  *
  * What it sweeps (every result against the exact product of the SAME rounded inputs, so
  * only the arithmetic of the product is measured, law 1):
- *   (a) K = 2^6 .. 2^14 (quick 2^6 .. 2^10 with 16 x 16 outputs; default 32 x 32 outputs;
+ *   K = 2^6 .. 2^14 (quick 2^6 .. 2^10 with 16 x 16 outputs; default 32 x 32 outputs;
  *       full 2^6 .. 2^16 with 64 x 64), input formats --formats (fp32, tf32, bf16, fp16,
  *       fp8e4m3) accumulated in fp32, and fp16 / bf16 also in their own format (--accs);
  *       kernels --kernels (naive, tiled:128,128,32, splitk:16, splitk:16:tree, tc:h100,
@@ -18,14 +18,12 @@
  *       of llama.cpp's test-backend-ops, whose matmul threshold is 5e-4), the normalised
  *       error |c - e| / sum_k |a_k b_k| (mean and max over outputs: the quantity the
  *       sqrt(K) u and K u bounds speak about), and the median relative error |c - e| / |e|.
- *   (b) at K = --splitk-K (default 4096, quick 1024), every split-K factor S = 1 .. 64
- *       (splitk:S, seq combination): how many distinct values each output takes.
  *
  * How to run:
  *   ./lab run matmul_drift                      default profile (~10-30 s on 2 cores)
  *   ./lab run matmul_drift --profile quick      a few seconds
  *   ./lab run matmul_drift --formats bf16 --kernels naive,splitk:4,tc:h100 --dists normal
- *   ./lab plot matmul_drift                     plots/matmul_drift_{error,llm,splitk}.png
+ *   ./lab plot matmul_drift                     plots/matmul_drift_{error,llm}.png
  *
  * What to look for: with an fp32 accumulator the seq error grows like sqrt(K) u (slope
  * ~0.5 on the log-log plot of the relative error), far below the worst-case K u; split-K
@@ -34,13 +32,10 @@
  * at large K they are an order of magnitude above the seq emulation. A 16-bit accumulator
  * grows like sqrt(K) too but starts 2^13 (fp16) to 2^16 (bf16) times higher, and its NMSE
  * crosses llama.cpp's 5e-4 threshold within a few thousand terms. fp8 products are so short
- * that fp32 sums them exactly until the partial sums outgrow 24 bits. Every split factor
- * gives a different answer: one product has dozens of "correct" results.
+ * that fp32 sums them exactly until the partial sums outgrow 24 bits.
  *
  * Outputs (temporary files renamed when complete):
- *   data/matmul_drift.csv           (a) one row per (dist, format, acc, kernel, K)
- *   data/matmul_drift_splitk.csv    (b) one row per (dist, format, S)
- *   data/matmul_drift_distinct.csv  (b) one row per (dist, format): distinct values per output
+ *   data/matmul_drift.csv           one row per (dist, format, acc, kernel, K)
  *   data/matmul_drift.md            report fragment: question, key table, takeaway */
 #include <math.h>
 #include <stdio.h>
@@ -57,7 +52,6 @@
 
 #define MAX_KERNELS 16
 #define MAX_K DRIFT_LIST_MAX /* the option's own limit: a longer list is refused by the parser, never cut */
-#define SPLIT_MAX DRIFT_MM_SPLIT_MAX
 
 static void progress(void *cli, size_t done, size_t total) { drift_progress(cli, done, total); }
 
@@ -68,7 +62,7 @@ int main(int argc, char **argv)
     const char *kernels_opt = "naive,tiled:128,128,32,splitk:16,splitk:16:tree,tc:h100,tc:a100,tc:v100";
     const char *accs_opt = "fp32,own";
     const char *dists_opt = "normal,llm";
-    long Mopt = 0, Nopt = 0, splitK = 0;
+    long Mopt = 0, Nopt = 0;
     drift_intlist_t Ks = {{0}, 0};
     const drift_cli_opt_t opts[] = {
         {"kernels", DRIFT_OPT_STRING, &kernels_opt, "LIST",
@@ -84,8 +78,6 @@ int main(int argc, char **argv)
                 "64,128,256,512,1024,2048,4096,8192,16384,32768,65536"}},
         {"M", DRIFT_OPT_INT, &Mopt, "N", "rows of C", 1, 4096, {"16", "32", "64"}},
         {"N", DRIFT_OPT_INT, &Nopt, "N", "columns of C", 1, 4096, {"16", "32", "64"}},
-        {"splitk-K", DRIFT_OPT_INT, &splitK, "N", "K of the split-factor sweep S = 1..64", 64, 1 << 20,
-            {"1024", "4096", "4096"}},
     };
     const drift_cli_spec_t spec = {.name = "matmul_drift",
         .question = "How far is C = A B from the exact product, per format and kernel, as K grows?",
@@ -146,26 +138,22 @@ int main(int argc, char **argv)
     }
     if (ns == 0) drift_die("--accs: no setting left (own applies to fp16, bf16, tf32 only)");
 
-    const size_t M = (size_t)Mopt, N = (size_t)Nopt, KS = (size_t)splitK;
-    size_t Kv[MAX_K], Kmax = KS;
+    const size_t M = (size_t)Mopt, N = (size_t)Nopt;
+    size_t Kv[MAX_K], Kmax = 0;
     int nK = 0;
     for (int t = 0; t < Ks.n && nK < MAX_K; t++) Kv[nK++] = (size_t)Ks.v[t];
     for (int t = 0; t < nK; t++) Kmax = Kv[t] > Kmax ? Kv[t] : Kmax;
-    drift_require_memory(&cli, 16.0 * (double)Kmax * (double)(M + N), "--K, --M, --N, --splitk-K");
+    drift_require_memory(&cli, 16.0 * (double)Kmax * (double)(M + N), "--K, --M, --N");
 
-    /* ---- (a) every kernel and setting over K; (b) split factors 1..64 at K = KS, fp32 accumulation ---- */
+    /* ---- every kernel and setting over K ---- */
     const drift_mm_sweep_t W = {M, N, Kv, nK, dists, nd, set, ns, kern, nk, cli.seed, progress, &cli};
     drift_mm_cell_t *cells = calloc((size_t)nd * ns * nk * nK, sizeof *cells);
-    drift_mm_split_t *srows = calloc((size_t)nd * ns * SPLIT_MAX, sizeof *srows);
-    drift_mm_distinct_t *drows = calloc((size_t)nd * ns, sizeof *drows);
     double *slope = malloc((size_t)nd * ns * nk * sizeof *slope);
-    if (!cells || !srows || !drows || !slope)
-        drift_die_oom((double)nd * ns * nk * nK * sizeof *cells + (double)nd * ns * SPLIT_MAX * sizeof *srows,
+    if (!cells || !slope)
+        drift_die_oom((double)nd * ns * nk * nK * sizeof *cells,
             "the result cells of %d distributions x %d settings x %d kernels x %d K (--K, --kernels: fewer)", nd, ns,
             nk, nK);
     int rc = drift_mm_sweep_run(cells, &W);
-    size_t nsr, ndr;
-    if (!rc) rc = drift_mm_split_run(srows, &nsr, drows, &ndr, &W, KS);
     if (rc) drift_die("drift_gemm failed: %s", drift_strerror(rc));
     drift_progress(&cli, (size_t)nd * nK, (size_t)nd * nK);
 #define CELL(d, si, kk, ki) (&cells[drift_mm_at(&W, d, si, kk, ki)])
@@ -184,9 +172,9 @@ int main(int argc, char **argv)
     int key = 0;
     for (int t = 0; t < nK; t++)
         if (Kv[t] <= 4096 && Kv[t] >= Kv[key]) key = t;
-    const drift_matmul_lab_t lab = {&cli, &W, (const char(*)[DRIFT_GEMM_KERNEL_SPEC_MAX])kname, kernels_opt, cells,
-        slope, key, KS, srows, nsr, drows, ndr};
+    const drift_matmul_lab_t lab = {
+        &cli, &W, (const char(*)[DRIFT_GEMM_KERNEL_SPEC_MAX])kname, kernels_opt, cells, slope, key};
     drift_matmul_write(&lab); /* matmul_report.c */
-    free(cells), free(srows), free(drows), free(slope);
+    free(cells), free(slope);
     return 0;
 }

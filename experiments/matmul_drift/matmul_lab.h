@@ -1,7 +1,7 @@
 /* matmul_lab.h — what one run of the matmul_drift experiment knows once its products are in:
- * the kernels, settings and inner dimensions, the K sweep's cells with their growth exponents,
- * and the split sweep; and its declared output (three CSV tables, the fragment's NMSE table and
- * takeaway, the stdout tables). */
+ * the kernels, settings and inner dimensions, and the K sweep's cells with their growth
+ * exponents; and its declared output (the CSV table, the fragment's NMSE table and takeaway,
+ * the stdout table). */
 #ifndef DRIFT_MATMUL_LAB_H
 #define DRIFT_MATMUL_LAB_H
 
@@ -18,11 +18,6 @@ typedef struct {
     const drift_mm_cell_t *cells;
     const double *slope; /* [(d * ns + si) * nk + kk]: growth exponent of the median relative error in K */
     int key;             /* index of the tables' K */
-    size_t KS;           /* the split sweep's K */
-    const drift_mm_split_t *srows;
-    size_t nsr;
-    const drift_mm_distinct_t *drows;
-    size_t ndr;
 } drift_matmul_lab_t;
 
 /* Every output file, committed together; stdout unless --quiet. */

@@ -9,12 +9,11 @@
 
 #define LLAMA_NMSE_MATMUL DRIFT_LLAMA_NMSE_MATMUL
 #define MAX_KERNELS 16
-#define SPLIT_MAX DRIFT_MM_SPLIT_MAX
 
 void drift_matmul_write(const drift_matmul_lab_t *L)
 {
     const drift_mm_sweep_t *W = L->W;
-    const size_t M = W->M, N = W->N, MN = M * N, KS = L->KS, *Kv = W->Kv, nsr = L->nsr, ndr = L->ndr;
+    const size_t M = W->M, N = W->N, *Kv = W->Kv;
     const int nK = W->nK, nd = W->nd, ns = W->ns, nk = W->nk, key = L->key;
     const drift_dist_t *dists = W->dists;
     const drift_mm_setting_t *set = W->set;
@@ -22,28 +21,18 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
     const char(*kname)[DRIFT_GEMM_KERNEL_SPEC_MAX] = L->kname;
     const char *kernels_opt = L->kernels_opt;
     const double *slope = L->slope;
-    const drift_mm_split_t *srows = L->srows;
-    const drift_mm_distinct_t *drows = L->drows;
 #define CELL(d, si, kk, ki) (&L->cells[drift_mm_at(W, d, si, kk, ki)])
     /* ---- declared output ---- */
-    enum { T_MAIN, T_SPLIT, T_DIST, T_MD_NMSE, T_SHOW_REL, T_SHOW_DIST };
+    enum { T_MAIN, T_MD_NMSE, T_SHOW_REL };
     static const drift_col_t MAIN[] = {DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"),
         DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("order"), DRIFT_C_INT("K"), DRIFT_C_NUM("nmse", "%.6e"),
         DRIFT_C_NUM("err_norm_mean", "%.6e"), DRIFT_C_NUM("err_norm_max", "%.6e"),
         DRIFT_C_NUM("rel_err_median", "%.6e"), DRIFT_C_NUM("u_acc", "%.6e"), DRIFT_C_NUM("sqrtK_u", "%.6e"),
         DRIFT_C_NUM("K_u", "%.6e"), DRIFT_C_INT("llama_pass"), DRIFT_C_NUM("c00", "%.9g"), DRIFT_C_HEX("c00_hex"),
         DRIFT_C_HEX("exact00_hex"), DRIFT_C_QUOTED("kernel")};
-    static const drift_col_t SPLIT[] = {DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"),
-        DRIFT_C_INT("K"), DRIFT_C_INT("S"), DRIFT_C_TEXT("kernel"), DRIFT_C_NUM("nmse", "%.6e"),
-        DRIFT_C_NUM("err_norm_mean", "%.6e"), DRIFT_C_INT("changed"), DRIFT_C_HEX("c00_hex")};
-    static const drift_col_t DIST[] = {DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"),
-        DRIFT_C_INT("K"), DRIFT_C_INT("outputs"), DRIFT_C_NUM("mean_distinct", "%.4f"), DRIFT_C_INT("max_distinct"),
-        DRIFT_C_INT("changed_any")};
-    static const drift_col_t SHOW_DIST[] = {DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"),
-        DRIFT_C_NUM("distinct results per output (mean)", "%.1f"), DRIFT_C_INT("max")};
     drift_col_t by_kernel[2 + MAX_KERNELS] = {DRIFT_C_TEXT("inputs"), DRIFT_C_TEXT("accumulator")};
     for (int kk = 0; kk < nk; kk++) by_kernel[2 + kk] = (drift_col_t)DRIFT_C_CELL(kname[kk]);
-    char title[3][256];
+    char title[2][256];
     snprintf(title[0], sizeof title[0],
         "**NMSE at K = %zu, %s inputs** (llama.cpp's matmul threshold is %g; values "
         "above it are in bold):",
@@ -52,15 +41,13 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
         "median relative error |c-e|/|e| at K = %zu (%s inputs); (slope over K = "
         "%zu..%zu)",
         Kv[key], drift_dist_name(dists[0]), Kv[0], Kv[nK - 1]);
-    snprintf(title[2], sizeof title[2], "distinct results per output over splitk:1..%d (K = %zu)", SPLIT_MAX, KS);
-    const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 18}, {"_splitk.csv", NULL, 0, SPLIT, 10},
-        {"_distinct.csv", NULL, 0, DIST, 8}, {NULL, title[0], DRIFT_SHOW_MD, by_kernel, 2 + nk},
-        {NULL, title[1], DRIFT_SHOW_STDOUT, by_kernel, 2 + nk}, {NULL, title[2], DRIFT_SHOW_STDOUT, SHOW_DIST, 4}};
+    const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 18},
+        {NULL, title[0], DRIFT_SHOW_MD, by_kernel, 2 + nk}, {NULL, title[1], DRIFT_SHOW_STDOUT, by_kernel, 2 + nk}};
     drift_out_t out;
-    drift_out_open(&out, L->cli, TABLES, 6, 1);
+    drift_out_open(&out, L->cli, TABLES, 3, 1);
     drift_md_question(&out, "Every result is held against the exact product of the same rounded inputs (a "
                             "superaccumulator, correctly rounded), so only the arithmetic of the product is measured.");
-    drift_md_reproduce(&out, "data/matmul_drift*.csv; %zu x %zu outputs, K = %zu .. %zu", M, N, Kv[0], Kv[nK - 1]);
+    drift_md_reproduce(&out, "data/matmul_drift.csv; %zu x %zu outputs, K = %zu .. %zu", M, N, Kv[0], Kv[nK - 1]);
     char b1[80], b2[32];
     drift_out_meta(&out, T_MAIN, "quoting",
         "kernel = the canonical spec, double-quoted and last (tiled:BM,BN,BK holds commas); "
@@ -100,28 +87,6 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
                         DRIFT_INT(r->err.nmse <= LLAMA_NMSE_MATMUL), DRIFT_NUM(r->c00), DRIFT_NUM(r->c00),
                         DRIFT_NUM(r->e00), DRIFT_TXT(kname[kk]));
                 }
-
-    drift_out_meta(&out, T_SPLIT, "table",
-        "split-K factors S = 1..%d (splitk:S, seq combination), K = %zu, fp32 accumulation", SPLIT_MAX, KS);
-    drift_out_meta(&out, T_SPLIT, "changed", "outputs (of %zu) whose value differs from S = 1, which is seq", MN);
-    for (size_t t = 0; t < nsr; t++) {
-        const drift_mm_split_t *r = &srows[t];
-        char kspec[32];
-        snprintf(kspec, sizeof kspec, "splitk:%d", r->S);
-        drift_row(&out, T_SPLIT, DRIFT_TXT(drift_dist_name(dists[r->dist])),
-            DRIFT_TXT(drift_format_name(set[r->setting].in)), DRIFT_TXT("fp32"), DRIFT_INT(KS), DRIFT_INT(r->S),
-            DRIFT_TXT(kspec), DRIFT_NUM(r->nmse), DRIFT_NUM(r->err_mean), DRIFT_INT(r->changed), DRIFT_NUM(r->c00));
-    }
-    drift_out_meta(&out, T_DIST, "table",
-        "distinct values each output takes over S = 1..%d (K = %zu, fp32 accumulation)", SPLIT_MAX, KS);
-    for (size_t t = 0; t < ndr; t++) {
-        const drift_mm_distinct_t *q = &drows[t];
-        const char *dn = drift_dist_name(dists[q->dist]), *fn = drift_format_name(set[q->setting].in);
-        drift_row(&out, T_DIST, DRIFT_TXT(dn), DRIFT_TXT(fn), DRIFT_TXT("fp32"), DRIFT_INT(KS), DRIFT_INT(MN),
-            DRIFT_NUM(q->mean_distinct), DRIFT_INT(q->max_distinct), DRIFT_INT(q->changed_any));
-        drift_row(
-            &out, T_SHOW_DIST, DRIFT_TXT(dn), DRIFT_TXT(fn), DRIFT_NUM(q->mean_distinct), DRIFT_INT(q->max_distinct));
-    }
 
     /* the key-K tables: NMSE (bold above the threshold) in the fragment, median relative error
      * (slope) on stdout; "—": the kernel does not take the setting */
@@ -164,10 +129,9 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
                 drift_format_name(set[si].acc), slope[(0 * ns + si) * nk + naive]);
         drift_md_text(&out,
             ". A slope of 0.5 is the sqrt(K) growth of independent rounding errors, 1 the K u worst case. "
-            "A slope near 1 here is not same-sign error (every kernel of this line rounds to nearest): "
-            "where products of narrow inputs and their short sums are exact in the accumulator, the "
-            "median error is exactly 0 up to some K and the fitted slope measures where rounding "
-            "starts (data/matmul_drift.csv, rel_err_median).\n");
+            "A slope near 1 here is not same-sign error: where products of narrow inputs and their short "
+            "sums are exact in the accumulator, the median error is exactly 0 up to some K and the fitted "
+            "slope measures where rounding starts.\n");
         for (int si = 0; si < ns; si++) {
             const drift_mm_cell_t *rn = CELL(0, si, naive, kl), *rsp = split >= 0 ? CELL(0, si, split, kl) : NULL,
                                   *rtc = tch >= 0 ? CELL(0, si, tch, kl) : NULL;
@@ -216,22 +180,5 @@ void drift_matmul_write(const drift_matmul_lab_t *L)
         "- At K = %zu, %ld of %ld (distribution, setting, kernel) configurations exceed the %g NMSE "
         "threshold.\n",
         Kv[key], fails, total_rows, LLAMA_NMSE_MATMUL);
-    for (size_t t = 0, said = 0; t < ndr; t++) {
-        const drift_mm_distinct_t *q = &drows[t];
-        if (set[q->setting].in != DRIFT_BF16 && !(ndr == 1)) continue;
-        if (said++) { /* the sentence once; the next distribution in its numbers */
-            drift_md_text(&out,
-                "- The same with %s %s inputs: %.1f distinct values on average (at most %d); %ld of %zu outputs change.\n",
-                drift_dist_name(dists[q->dist]), drift_format_name(set[q->setting].in), q->mean_distinct,
-                q->max_distinct, q->changed_any, MN);
-            continue;
-        }
-        drift_md_text(&out,
-            "- One product, many answers (%s inputs, %s, K = %zu): over split factors S = 1..%d each "
-            "output takes %.1f distinct values on average (at most %d), and %ld of %zu outputs change "
-            "with S.\n",
-            drift_format_name(set[q->setting].in), drift_dist_name(dists[q->dist]), KS, SPLIT_MAX, q->mean_distinct,
-            q->max_distinct, q->changed_any, MN);
-    }
     drift_out_commit(&out);
 }

@@ -1,11 +1,8 @@
 /* matmul_sweep.h — C = A B in many numerics against the exact product of the same rounded
- * inputs (product_error.h):
- *   - the K sweep: for every (distribution, K) one pair A (M x K, from the distribution),
- *     B (K x N, standard normal) from its own Philox stream, computed with every kernel in
- *     every (input format, accumulator) setting the kernel takes;
- *   - the split sweep: at one K, every split factor S = 1 .. DRIFT_MM_SPLIT_MAX (splitk:S,
- *     fp32 accumulation), and how many distinct values each output takes over S.
- * All GEMMs go through the dispatcher (dispatch.h), so --backend applies. */
+ * inputs (product_error.h), the K sweep: for every (distribution, K) one pair A (M x K, from
+ * the distribution), B (K x N, standard normal) from its own Philox stream, computed with every
+ * kernel in every (input format, accumulator) setting the kernel takes. All GEMMs go through
+ * the dispatcher (dispatch.h), so --backend applies. */
 #ifndef DRIFT_MATMUL_SWEEP_H
 #define DRIFT_MATMUL_SWEEP_H
 
@@ -16,8 +13,6 @@
 #include "gemm.h"
 #include "gen.h"
 #include "product_error.h"
-
-#define DRIFT_MM_SPLIT_MAX 64
 
 typedef struct {
     drift_format_t in, acc;
@@ -52,24 +47,5 @@ size_t drift_mm_at(const drift_mm_sweep_t *w, int d, int si, int kk, int ki);
 /* Inputs from the stream (seed, "matmul_drift", K, 2 d + matrix). 0, DRIFT_ENOMEM, or the
  * dispatcher's error. */
 DRIFT_MUST_CHECK int drift_mm_sweep_run(drift_mm_cell_t *cells, const drift_mm_sweep_t *w);
-
-typedef struct {
-    int dist, setting, S;
-    double nmse, err_mean, c00;
-    long changed; /* outputs whose value differs from S = 1 (seq) */
-} drift_mm_split_t;
-
-typedef struct {
-    int dist, setting;
-    double mean_distinct;
-    int max_distinct;
-    long changed_any; /* outputs that take more than one value over S */
-} drift_mm_distinct_t;
-
-/* The split sweep at K for the settings with an fp32 accumulator: split[] holds nd x ns x
- * DRIFT_MM_SPLIT_MAX rows, distinct[] nd x ns; *nsplit and *ndistinct say how many were
- * filled. 0, DRIFT_ENOMEM, or the dispatcher's error. */
-DRIFT_MUST_CHECK int drift_mm_split_run(drift_mm_split_t *split, size_t *nsplit, drift_mm_distinct_t *distinct,
-    size_t *ndistinct, const drift_mm_sweep_t *w, size_t K);
 
 #endif

@@ -5,13 +5,11 @@
 # Writes outdir/matmul_drift_error{,_narrow}.{png,svg} (normal inputs) and matmul_drift_llm{,_narrow}.{png,svg}
 # (LLM-like activations): the median relative error of C = A B against K, one panel per
 # inputs/accumulator setting (four a figure: fp32 accumulators, then the narrow ones), one curve per kernel, with the guides sqrt(K) u and K u of the
-# accumulator (dashed and dotted); and outdir/matmul_drift_splitk.{png,svg}: for split
-# factors S = 1..64 at one K, the error and how many outputs differ from S = 1 (seq).
+# accumulator (dashed and dotted). (matmul_drift_splitk draws the split factors.)
 # Settings or kernels missing from the data (a run with --formats/--kernels) are not drawn.
 
 load 'plots/common.gp'
 main = datadir.'/matmul_drift.csv'
-split = datadir.'/matmul_drift_splitk.csv'
 
 settings = "fp32/fp32 tf32/fp32 bf16/fp32 fp16/fp32 fp8e4m3/fp32 tf32/tf32 bf16/bf16 fp16/fp16"
 nset = words(settings)
@@ -89,44 +87,3 @@ do for [dd = 1:2] {
     }
 }
 set yrange [*:*]
-
-# ---- split factors -----------------------------------------------------------------------
-unset logscale
-set logscale y
-set format x '%g'
-set xlabel 'split factor S (splitk:S; S = 1 is seq)'
-# drawing order: tf32 widest, fp32 narrower on it, fp16 thin on top (the three nearly coincide)
-fmts = "tf32 fp32 bf16 fp16 fp8e4m3"
-sk_lw(f) = f eq 'tf32' ? 7 : f eq 'fp32' ? 3.5 : 1.2
-sk_color(f) = f eq 'tf32' ? fmt_light('tf32') : fmt_color(f)
-sk_title(f) = f.(f eq 'tf32' ? ' (wide, under fp32, fp16)' : f eq 'fp32' ? ' (under fp16)' : '')
-stats split using 'K' nooutput
-K_split = int(STATS_max)
-stats split using 'S' nooutput
-set xrange [0:STATS_max + 1]
-pks(d, f, c) = (strcol('dist') eq d && strcol('format') eq f) ? column(c) : NaN
-#@ matmul_drift_splitk alt: Error and changed outputs of one product against the split factor S
-#@ matmul_drift_splitk look: the changed fraction jumping once S exceeds one
-#@ matmul_drift_splitk caption: Shorter chains are more accurate; tf32 lies under fp16.
-do for [term = 1:2] {
-    eval out(term, 'matmul_drift_splitk', 1400, 1100)
-    # the panels side by side, one key below them (off the data)
-    set multiplot layout 1, 2 margins 0.09, 0.98, 0.25, 0.86 spacing 0.1 title sprintf("One product, every split factor (normal inputs, fp32 accumulation, K = %d)\ntf32 (wide, light) and fp32 (medium) lie under fp16", K_split) font ',12'
-    set title 'mean normalised error |c - e| / sum|a b|'
-    set ylabel 'error / sum|a b|'.LOGY
-    set key at screen 0.5, 0.01 center bottom box horizontal maxcols 3 Left reverse width -2 title 'inputs'
-    plot for [f = 1:5] split using 'S':(pos(pks('normal', word(fmts, f), 'err_norm_mean'))) \
-         with linespoints pt 7 ps 0.4 lw sk_lw(word(fmts, f)) lc rgb sk_color(word(fmts, f)) title sk_title(word(fmts, f))
-    unset key
-    unset logscale y
-    set format y '%g'
-    set yrange [0:*]
-    set title 'outputs whose value differs from S = 1'
-    set ylabel 'outputs changed'
-    plot for [f = 1:5] split using 'S':(pks('normal', word(fmts, f), 'changed')) \
-         with linespoints pt 7 ps 0.4 lw sk_lw(word(fmts, f)) lc rgb sk_color(word(fmts, f)) notitle
-    unset multiplot
-    set logscale y
-    set format y '10^{%L}'
-    set autoscale y
-}

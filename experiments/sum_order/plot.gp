@@ -12,10 +12,7 @@
 #                            in the free cell; one or two: one row).
 #   outdir/sum_order_dists   rows = settings, columns = input distributions: relative error of
 #                            every order against n; one y range per column, one shared key.
-#   outdir/sum_order_perms   one panel per setting: histogram of the results of one normal
-#                            vector (n = 1000) summed in R random orders, in ulps; at most
-#                            three settings a figure (2 x 2, key in the free cell), the rest in
-#                            sum_order_perms_more (one row when it holds one or two).
+# (sum_order_perms draws the permutation histograms.)
 # A log axis cannot show 0 or inf: an error of exactly 0 is drawn as an open triangle on the
 # floor of the panel, an overflow (inf or NaN result) as a cross on its ceiling, a row per
 # series (order or setting) that has such markers, so that coinciding ones stay visible.
@@ -25,7 +22,6 @@
 load 'plots/common.gp'
 
 summary = datadir.'/sum_order_summary.csv'
-perms = datadir.'/sum_order_perms.csv'
 meta(file, key) = system(sprintf("sed -n 's/^# %s: //p' '%s' | head -n 1", key, file))
 orders = meta(summary, 'orders')
 settings = meta(summary, 'settings')
@@ -84,7 +80,7 @@ b_ceil(s) = b_hi / 10**(b_step * rowof(BO, s))
 nbp = (nord + 3) / 4
 #@ sum_order_bounds alt: Summation error against n for four orders, with their error bounds
 #@ sum_order_bounds look: the points under the bounds, and bf16/fp16 accumulators (dash-dot) jumping to error one
-#@ sum_order_bounds caption: Triangles on the floor: exact results; crosses on the ceiling: inf/NaN; a row per setting.
+#@ sum_order_bounds caption: Floor triangles: exact results; ceiling crosses: inf/NaN.
 #@ sum_order_bounds_more alt: Summation error against n for the other orders, with their bounds
 #@ sum_order_bounds_more look: kahan and neumaier in bf16 or fp16 rising to error one
 #@ sum_order_bounds_more caption: Compensation does not stop stagnation (neumaier early, kahan late); fp16 also overflows.
@@ -156,7 +152,7 @@ d_floor(d, o) = LO[d] * 10**(STEP[d] * rowof(ZL[d], o))
 d_ceil(d, o) = HI[d] / 10**(STEP[d] * rowof(OL[d], o))
 #@ sum_order_dists alt: Summation error against n, fp32 sums, four input distributions
 #@ sum_order_dists look: the cancellation panel far above the others
-#@ sum_order_dists caption: Cancellation magnifies every order's error by the condition number; floor markers (exact sums) a row per order.
+#@ sum_order_dists caption: Cancellation magnifies every order's error by the condition number.
 #@ sum_order_dists_bf16_fp32 alt: Summation error against n, bf16 inputs in fp32, four distributions
 #@ sum_order_dists_bf16_fp32 look: the same picture as fp32 inputs
 #@ sum_order_dists_bf16_fp32 caption: The accumulator sets the error.
@@ -199,52 +195,6 @@ do for [t = 1:2] {
     }
     unset multiplot
     set border; set tics; set grid; set logscale xy; unset key; set autoscale xy
-}
-}
-
-# ---- 3. permutations: histogram of results ----------------------------------------------
-unset logscale
-set format x '%g'
-set format y '%g'
-pickcr(s, c, want) = (strcol('dist') eq 'normal' && strcol('setting') eq s && column('cr') == want) ? column(c) : NaN
-# at most three settings a figure, spread evenly over the figures (five: 3 + 2). Two panels
-# in a 2 x 2 grid leave its lower half empty, so a figure of one or two settings is one row
-# (half the height) with the key under it
-npp = (nset + 2) / 3
-per = (nset + npp - 1) / npp
-#@ sum_order_perms alt: Histograms of one vector's sums over random orders, in ulps from exact
-#@ sum_order_perms look: each histogram's width
-#@ sum_order_perms caption: Green: the correctly rounded sum.
-#@ sum_order_perms_more alt: Histograms of sums over random orders, fp16 inputs
-#@ sum_order_perms_more look: the fp16 accumulator's wider spread
-#@ sum_order_perms_more caption: Green: the correctly rounded sum.
-do for [part = 1:npp] {
-    sfirst = per * (part - 1) + 1
-    slast = per * part < nset ? per * part : nset
-    k = slast - sfirst + 1
-do for [t = 1:2] {
-    eval out(t, 'sum_order_perms'.(part == 1 ? '' : '_more'), 1300, k > 2 ? 1150 : 750)
-    set style fill solid 0.8 border -1
-    set boxwidth 0.8
-    set xlabel 'result - exact (ulps of the accumulator)'
-    set ylabel 'orders giving this result'
-    set yrange [0:*]
-    set key default
-    if (k > 2) {
-        set multiplot layout 2, 2 margins 0.09, 0.98, 0.07, 0.88 spacing 0.1, 0.14 title "One normal vector (n = 1000) summed in random orders: how often each result occurs\n(x: ulps of the accumulator from the exact sum)" font ',12'
-        set key at screen 0.77, 0.25 center center box Left reverse width -2 title ''   # in the free cell, off the bars
-    } else {
-        set multiplot layout 1, k margins 0.09, 0.98, 0.21, 0.82 spacing 0.1 title "One normal vector (n = 1000) summed in random orders: how often each result occurs\n(x: ulps of the accumulator from the exact sum)" font ',12'
-        set key at screen 0.5, 0.01 center bottom horizontal box Left reverse width -2 title ''   # under the panels, off the bars
-    }
-    set autoscale x
-    set offsets 1.5, 1.5, graph 0.25, 0 # a single bar must not fill the panel; room above the bars
-    do for [s = sfirst:slast] {
-        set title word(settings, s) font ',11'
-        plot perms using (pickcr(word(settings, s), 'ulps', 0)):'count' with boxes lc rgb '#1f77b4' title 'other results', \
-             perms using (pickcr(word(settings, s), 'ulps', 1)):'count' with boxes lc rgb '#2ca02c' title 'correctly rounded'
-    }
-    unset multiplot
 }
 }
 set output

@@ -1,7 +1,7 @@
 /* sum_order_lab.h — what one run of the sum_order experiment knows once its sums are in: the
- * options, the settings and orders, the classroom cases, the error-vs-n sweep with its summary
- * against the bounds, and the permutation sweep; and its declared output (the four CSV tables,
- * the Markdown fragment with its three tables and takeaway, the stdout tables). */
+ * options, the settings and orders, and the error-vs-n sweep with its summary against the
+ * bounds; and its declared output (the two CSV tables, the Markdown fragment with its table
+ * and takeaway, the stdout table). */
 #ifndef DRIFT_SUM_ORDER_LAB_H
 #define DRIFT_SUM_ORDER_LAB_H
 
@@ -11,29 +11,20 @@
 
 typedef struct {
     const drift_cli_t *cli;
-    long trials, perms;
+    long trials;
     int log2_min, log2_max, slope_from; /* n = 2^log2_min .. 2^log2_max; slopes fitted from 2^slope_from */
     const drift_order_t *O;
     const char *const *ospec; /* the orders as printed */
     int no;
-    const drift_sum_setting_t *S, *SA; /* the sweep's settings; (a)'s (S with fp64 first unless present) */
-    int ns, nsa;
+    const drift_sum_setting_t *S; /* the sweep's settings */
+    int ns;
     double lambda, umax; /* the probabilistic bound's lambda, for the largest unit roundoff */
-    /* (a) classroom: case c, setting s of SA, order o */
-    const char *const *case_name, *const *case_desc;
-    int ncases;
-    const size_t *cls_n;
-    const drift_sum_err_t *cls;       /* [(c * nsa + s) * no + o] */
-    const double *cls_exact, *cls_cr; /* [c * nsa + s]: exact sum rounded to double / to the accumulator */
-    /* (b) the sweep, its summary (sum_bounds.h) and tally */
+    /* the sweep, its summary (sum_bounds.h) and tally */
     const drift_sum_sweep_t *W;
     const drift_sum_cell_t *cells;
     const drift_sum_summary_t *sm;
     const double *slope;
     drift_sum_tally_t tally;
-    /* (c) permutations: [d * ns + s], vectors of perm_n values */
-    const drift_sum_perm_t *P;
-    int perm_n;
 } drift_sum_order_lab_t;
 
 /* Every output file (CSV tables and the .md fragment), committed together; stdout unless --quiet. */

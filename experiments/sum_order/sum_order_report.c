@@ -19,28 +19,23 @@ static void join(char *buf, size_t size, const char *const *names, int n)
 
 void drift_sum_order_write(const drift_sum_order_lab_t *L)
 {
-    const long trials = L->trials, perms = L->perms;
+    const long trials = L->trials;
     const int log2_min = L->log2_min, log2_max = L->log2_max, nn = log2_max - log2_min + 1, no = L->no, ns = L->ns,
-              nsa = L->nsa, nd = DRIFT_NDISTS, NCASES = L->ncases, PERM_N = L->perm_n, SLOPE_FROM_LOG2N = L->slope_from;
+              nd = DRIFT_NDISTS, SLOPE_FROM_LOG2N = L->slope_from;
     const drift_order_t *O = L->O;
     const char *const *ospec = L->ospec;
-    const drift_sum_setting_t *S = L->S, *sa_ = L->SA;
+    const drift_sum_setting_t *S = L->S;
     const double lambda = L->lambda, umax = L->umax;
     const size_t nmax = (size_t)1 << log2_max;
     const drift_sum_summary_t *sm = L->sm;
     const double *slope = L->slope;
-    const drift_sum_perm_t *P = L->P;
     const drift_sum_tally_t tally = L->tally;
     const char *sname[MAX_SETTINGS];
     for (int s = 0; s < ns; s++) sname[s] = S[s].name;
 #define SM(d, s, o, li) sm[(((size_t)(d)*ns + (s)) * no + (o)) * nn + (li)]
 #define SLOPE(d, s, o) slope[((size_t)(d)*ns + (s)) * no + (o)]
     /* ---- write ---- */
-    enum { T_CLASS, T_ERROR, T_SUMMARY, T_PERMS, T_MD_A, T_MD_B, T_MD_C };
-    static const drift_col_t CLASS[] = {DRIFT_C_TEXT("case"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"),
-        DRIFT_C_TEXT("order"), DRIFT_C_INT("n"), DRIFT_C_HEX("result_hex"), DRIFT_C_NUM("result", NULL),
-        DRIFT_C_HEX("exact_hex"), DRIFT_C_NUM("exact", NULL), DRIFT_C_HEX("cr_hex"), DRIFT_C_NUM("abs_err", "%.6e"),
-        DRIFT_C_NUM("rel_err", "%.6e"), DRIFT_C_NUM("ulp_err", "%.6g")};
+    enum { T_ERROR, T_SUMMARY, T_MD };
     static const drift_col_t ERROR[] = {DRIFT_C_TEXT("dist"), DRIFT_C_INT("n"), DRIFT_C_INT("trial"),
         DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"), DRIFT_C_TEXT("setting"), DRIFT_C_TEXT("order"),
         DRIFT_C_HEX("result_hex"), DRIFT_C_HEX("exact_hex"), DRIFT_C_NUM("sum_abs", "%.9e"),
@@ -50,67 +45,29 @@ void drift_sum_order_write(const drift_sum_order_lab_t *L)
         DRIFT_C_NUM("mean_err_sumabs", "%.6e"), DRIFT_C_NUM("max_err_sumabs", "%.6e"),
         DRIFT_C_NUM("mean_rel_err", "%.6e"), DRIFT_C_NUM("bound_det", "%.6e"), DRIFT_C_NUM("bound_prob", "%.6e"),
         DRIFT_C_NUM("prob", "%.6f"), DRIFT_C_INT("overflows"), DRIFT_C_NUM("slope", "%.4f")};
-    static const drift_col_t PERMS[] = {DRIFT_C_TEXT("dist"), DRIFT_C_TEXT("format"), DRIFT_C_TEXT("acc"),
-        DRIFT_C_TEXT("setting"), DRIFT_C_INT("n"), DRIFT_C_INT("perms"), DRIFT_C_INT("distinct"),
-        DRIFT_C_HEX("result_hex"), DRIFT_C_NUM("result", NULL), DRIFT_C_NUM("ulps", "%.6f"), DRIFT_C_INT("count"),
-        DRIFT_C_NUM("fraction", "%.6f"), DRIFT_C_INT("cr")};
-    /* the fragment's tables: (a) the textbook case per order, (b) the error at the largest n per
-     * setting, (c) distinct results per distribution */
-    drift_col_t colA[2 + DRIFT_MAX_ORDERS] = {DRIFT_C_TEXT("inputs/acc"), DRIFT_C_CELL("exact")};
-    drift_col_t colB[1 + MAX_SETTINGS] = {DRIFT_C_TEXT("order")}, colC[1 + DRIFT_NDISTS] = {DRIFT_C_TEXT("inputs/acc")};
-    for (int o = 0; o < no; o++) colA[2 + o] = (drift_col_t)DRIFT_C_CELL(ospec[o]);
+    /* the fragment's table: the error at the largest n per setting */
+    drift_col_t colB[1 + MAX_SETTINGS] = {DRIFT_C_TEXT("order")};
     for (int s = 0; s < ns; s++) colB[1 + s] = (drift_col_t)DRIFT_C_CELL(S[s].name);
-    for (int d = 0; d < nd; d++) colC[1 + d] = (drift_col_t)DRIFT_C_CELL(drift_dist_name((drift_dist_t)d));
-    char title[3][512];
-    snprintf(title[0], sizeof title[0],
-        "**(a) The textbook case** %s, in each order (result; exact sum of the rounded "
-        "inputs in the first column; all cases in data/sum_order_classroom.csv):",
-        L->case_desc[0]);
-    snprintf(title[1], sizeof title[1],
-        "**(b) Error / sum|x| at n = 2^%d, uniform [0,1) inputs** (mean of %ld trials; "
+    char title[512];
+    snprintf(title, sizeof title,
+        "**Error at the largest n** (error / sum|x| at n = 2^%d, uniform [0,1) inputs; mean of %ld trials; "
         "in brackets the growth exponent: error ~ n^slope over n = 2^%d..2^%d; `inf` = the sum overflowed):",
         log2_max, trials, SLOPE_FROM_LOG2N, log2_max);
-    snprintf(title[2], sizeof title[2],
-        "**(c) One vector (n = %d), %ld random orders:** distinct results / share equal "
-        "to the correctly rounded sum",
-        PERM_N, perms);
-    const int SHOW = DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT;
-    const drift_table_spec_t TABLES[] = {{"_classroom.csv", NULL, 0, CLASS, 13}, {"_error.csv", NULL, 0, ERROR, 13},
-        {"_summary.csv", NULL, 0, SUMMARY, 16}, {"_perms.csv", NULL, 0, PERMS, 13},
-        {NULL, title[0], SHOW, colA, 2 + no}, {NULL, title[1], SHOW, colB, 1 + ns},
-        {NULL, title[2], SHOW, colC, 1 + nd}};
+    const drift_table_spec_t TABLES[] = {{"_error.csv", NULL, 0, ERROR, 13}, {"_summary.csv", NULL, 0, SUMMARY, 16},
+        {NULL, title, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, colB, 1 + ns}};
     drift_out_t out;
-    drift_out_open(&out, L->cli, TABLES, 7, 1);
+    drift_out_open(&out, L->cli, TABLES, 3, 1);
     drift_md_question(&out, "Every result is held against the exact sum of the same rounded inputs (superaccumulator, "
                             "cross-checked against MPFR in the tests).");
-    drift_md_reproduce(&out, "data/sum_order_*.csv; %ld trials per point, n = 2^%d..2^%d, %ld permutations", trials,
-        log2_min, log2_max, perms);
+    drift_md_reproduce(&out,
+        "data/sum_order_error.csv, data/sum_order_summary.csv; %ld trials per point, n = 2^%d..2^%d", trials, log2_min,
+        log2_max);
     char b1[64], b2[64], orders_list[DRIFT_MAX_ORDERS * (DRIFT_ORDER_SPEC_MAX + 1)], settings_list[MAX_SETTINGS * 25];
     join(orders_list, sizeof orders_list, ospec, no);
     join(settings_list, sizeof settings_list, sname, ns);
 
-    drift_out_meta(&out, T_CLASS, "table", "(a) classroom cases: every order, every setting (inputs/accumulator)");
-    drift_out_meta(&out, T_CLASS, "inputs",
-        "the decimal values rounded to the input format (RNE); every step of the "
-        "sum rounded to the accumulator (RNE)");
-    drift_out_meta(&out, T_CLASS, "exact",
-        "the exact sum of the rounded inputs rounded to double (RNE); cr = "
-        "rounded to the accumulator format; errors against the exact sum, "
-        "rounded up; ulp = accumulator spacing at exact");
-    for (int c = 0; c < NCASES; c++)
-        for (int s = 0; s < nsa; s++)
-            for (int o = 0; o < no; o++) {
-                const drift_sum_err_t *m = &L->cls[((size_t)c * nsa + s) * no + o];
-                double ex = L->cls_exact[c * nsa + s];
-                drift_row(&out, T_CLASS, DRIFT_TXT(L->case_name[c]), DRIFT_TXT(drift_format_name(sa_[s].in)),
-                    DRIFT_TXT(drift_format_name(sa_[s].acc)), DRIFT_TXT(ospec[o]), DRIFT_INT(L->cls_n[c]),
-                    DRIFT_NUM(m->result), DRIFT_NUM(m->result), DRIFT_NUM(ex), DRIFT_NUM(ex),
-                    DRIFT_NUM(L->cls_cr[c * nsa + s]), DRIFT_NUM(m->abs_err), DRIFT_NUM(m->rel_err),
-                    DRIFT_NUM(m->ulp_err));
-            }
-
     drift_out_meta(&out, T_ERROR, "table",
-        "(b) error of every order for every vector: one row per (dist, n, "
+        "error of every order for every vector: one row per (dist, n, "
         "trial, setting, order)");
     drift_out_meta(&out, T_ERROR, "vectors",
         "drift_gen_fill(dist) from the Philox stream (seed, \"sum_order\", "
@@ -135,7 +92,7 @@ void drift_sum_order_write(const drift_sum_order_lab_t *L)
                     }
 
     drift_out_meta(&out, T_SUMMARY, "table",
-        "(b) per (dist, setting, order, n): mean and max over %ld trials of "
+        "per (dist, setting, order, n): mean and max over %ld trials of "
         "error / sum|x|, mean relative error, and the bounds on error / sum|x|",
         trials);
     drift_out_meta(&out, T_SUMMARY, "bound_det",
@@ -168,46 +125,10 @@ void drift_sum_order_write(const drift_sum_order_lab_t *L)
                         DRIFT_INT(q->overflow), DRIFT_NUM(SLOPE(d, s, o)));
                 }
 
-    drift_out_meta(&out, T_PERMS, "table",
-        "(c) distinct results of one vector (n = %d) summed seq in %ld random "
-        "orders; one row per distinct result",
-        PERM_N, perms);
-    drift_out_meta(&out, T_PERMS, "vectors",
-        "drift_gen_fill(dist) from the Philox stream (seed, "
-        "\"sum_order.perms\", point = dist, 0), rounded to the input format");
-    drift_out_meta(&out, T_PERMS, "orders", "random:SEED with SEED = seed * 2^32 + r, r = 0 .. perms-1");
-    drift_out_meta(&out, T_PERMS, "columns",
-        "ulps = (result - exact) / spacing of the accumulator at exact "
-        "(exact arithmetic, rounded to double); cr = 1 for the correctly "
-        "rounded sum (exact rounded once to the accumulator, RNE)");
-    drift_out_meta(&out, T_PERMS, "settings", "%s", settings_list);
-    for (size_t t = 0; t < (size_t)nd * ns; t++) {
-        int d = (int)(t / ns), s = (int)(t % ns);
-        for (int k = 0; k < P[t].nbins; k++) {
-            double v = P[t].bins[k].v;
-            drift_xacc_t e = P[t].x;
-            drift_xacc_add(&e, -v); /* exact - result, exactly */
-            double ulps = -drift_xacc_round(&e, DRIFT_FP64, DRIFT_RNE) / P[t].ulp;
-            drift_row(&out, T_PERMS, DRIFT_TXT(drift_dist_name((drift_dist_t)d)), DRIFT_TXT(drift_format_name(S[s].in)),
-                DRIFT_TXT(drift_format_name(S[s].acc)), DRIFT_TXT(S[s].name), DRIFT_INT(PERM_N), DRIFT_INT(perms),
-                DRIFT_INT(P[t].nbins), DRIFT_NUM(v), DRIFT_NUM(v), DRIFT_NUM(ulps), DRIFT_INT(P[t].bins[k].count),
-                DRIFT_NUM((double)P[t].bins[k].count / perms), DRIFT_INT(v == P[t].cr));
-        }
-    }
-
     /* ---- the fragment's tables and takeaway: every number from the arrays above ---- */
-    const int du = DRIFT_DIST_UNIFORM, dn = DRIFT_DIST_NORMAL;
-    char cell[DRIFT_MAX_ORDERS + MAX_SETTINGS + 2][160];
-    drift_cell_t row[DRIFT_MAX_ORDERS + MAX_SETTINGS + 2];
-    for (int s = 0; s < nsa; s++) {
-        row[0] = DRIFT_TXT(sa_[s].name);
-        drift_fmt_num(cell[1], sizeof cell[1], L->cls_exact[s], "%.9g");
-        for (int o = 0; o < no; o++)
-            drift_fmt_num(cell[2 + o], sizeof cell[2 + o], L->cls[(size_t)s * no + o].result, "%.9g");
-        for (int k = 1; k < 2 + no; k++) row[k] = DRIFT_TXT(cell[k]);
-        drift_row_cells(&out, T_MD_A, row, 2 + no);
-    }
-    drift_md_end(&out, T_MD_A);
+    const int du = DRIFT_DIST_UNIFORM;
+    char cell[MAX_SETTINGS + 1][160];
+    drift_cell_t row[MAX_SETTINGS + 1];
     for (int o = 0; o < no; o++) {
         row[0] = DRIFT_TXT(ospec[o]);
         for (int s = 0; s < ns; s++) {
@@ -216,20 +137,9 @@ void drift_sum_order_write(const drift_sum_order_lab_t *L)
             snprintf(cell[1 + s], sizeof cell[1 + s], "%s [%s]", b1, b2);
             row[1 + s] = DRIFT_TXT(cell[1 + s]);
         }
-        drift_row_cells(&out, T_MD_B, row, 1 + ns);
+        drift_row_cells(&out, T_MD, row, 1 + ns);
     }
-    drift_md_end(&out, T_MD_B);
-    for (int s = 0; s < ns; s++) {
-        row[0] = DRIFT_TXT(S[s].name);
-        for (int d = 0; d < nd; d++) {
-            const drift_sum_perm_t *p = &P[(size_t)d * ns + s];
-            snprintf(cell[1 + d], sizeof cell[1 + d], "%d / %.1f%%", p->nbins, 100.0 * p->crcount / perms);
-            row[1 + d] = DRIFT_TXT(cell[1 + d]);
-        }
-        drift_row_cells(&out, T_MD_C, row, 1 + nd);
-    }
-    drift_md_end(&out, T_MD_C);
-
+    drift_md_end(&out, T_MD);
     drift_md_text(&out, "**Takeaway.**\n\n");
     int iseq = -1, ipw = -1, ikahan = -1, s0 = 0; /* s0: the first setting with an fp32 accumulator */
     for (int o = no - 1; o >= 0; o--) {
@@ -241,36 +151,26 @@ void drift_sum_order_write(const drift_sum_order_lab_t *L)
         if (S[s].acc == DRIFT_FP32) s0 = s;
     if (iseq >= 0) {
         drift_md_text(&out,
-            "- Order matters even when nothing else changes: on uniform inputs accumulated in %s, seq's "
-            "error grows like n^%.2f (the worst-case bound grows like n^1)",
+            "- On uniform inputs accumulated in %s, seq's error grows like n^%.2f (the worst-case bound like n^1)",
             S[s0].name, SLOPE(du, s0, iseq));
         if (ipw >= 0) drift_md_text(&out, ", pairwise's like n^%.2f", SLOPE(du, s0, ipw));
-        drift_md_text(&out, "; at n = 2^%d seq is off by %.2e of sum|x|", log2_max, SM(du, s0, iseq, nn - 1).mean_e);
+        drift_md_text(&out, "; at n = 2^%d seq errs by %.2e of sum|x|", log2_max, SM(du, s0, iseq, nn - 1).mean_e);
         if (ipw >= 0) drift_md_text(&out, ", pairwise by %.2e", SM(du, s0, ipw, nn - 1).mean_e);
         if (ikahan >= 0) drift_md_text(&out, ", %s by %.2e", ospec[ikahan], SM(du, s0, ikahan, nn - 1).mean_e);
         drift_md_text(&out, ".\n");
-        for (int s = 0; s < ns; s++) {
+        for (int s = 0, said = 0; s < ns; s++) {
             if (S[s].acc == DRIFT_FP32 || S[s].acc == DRIFT_FP64) continue;
             int sw = -1; /* the same inputs in an fp32 accumulator */
             for (int s2 = 0; s2 < ns; s2++)
                 if (S[s2].in == S[s].in && S[s2].acc == DRIFT_FP32) sw = s2;
             drift_fmt_num(b1, sizeof b1, SM(du, s, iseq, nn - 1).mean_rel, "%.3g");
-            drift_md_text(&out,
-                "- %s inputs accumulated in %s: seq's relative error at n = 2^%d is %s (the running sum "
-                "swallows terms smaller than half its spacing)",
-                drift_format_name(S[s].in), drift_format_name(S[s].acc), log2_max, b1);
+            drift_md_text(&out, "- %s inputs accumulated in %s: seq's relative error at n = 2^%d is %s%s",
+                drift_format_name(S[s].in), drift_format_name(S[s].acc), log2_max, b1,
+                said++ ? "" : " (the running sum swallows terms smaller than half its spacing)"); /* said once */
             drift_fmt_num(b2, sizeof b2, sw >= 0 ? SM(du, sw, iseq, nn - 1).mean_rel : 0, "%.3g");
             drift_md_text(&out, "%s%s.\n", sw >= 0 ? "; the same inputs accumulated in fp32: " : "", sw >= 0 ? b2 : "");
         }
     }
-    int worst = 0;
-    for (int s = 1; s < ns; s++)
-        if (P[(size_t)dn * ns + s].nbins > P[(size_t)dn * ns + worst].nbins) worst = s;
-    const drift_sum_perm_t *pw = &P[(size_t)dn * ns + worst];
-    drift_md_text(&out,
-        "- Permutations: one normal vector of %d values in %s gave %d distinct sums over %ld orders; only "
-        "%.1f%% of the orders produced the correctly rounded sum.\n",
-        PERM_N, S[worst].name, pw->nbins, perms, 100.0 * pw->crcount / perms);
     drift_md_text(&out,
         "- Bounds: the deterministic bound held for %ld of %ld finite results (%ld sums overflowed); the "
         "probabilistic bound with lambda = %.2f held for %ld of %ld",
@@ -278,8 +178,8 @@ void drift_sum_order_write(const drift_sum_order_lab_t *L)
     if (tally.prob_ok < tally.prob_total)
         drift_md_text(&out,
             "; of its %ld failures, %ld have a bf16 or fp16 accumulator, %ld of them with a relative error "
-            "of at least 1/4 (stagnation: the running sum swallows the terms, so the errors are neither "
-            "independent nor of mean zero, as the bound assumes); they are not random misses",
+            "of at least 1/4 (stagnation: the errors are neither independent nor of mean zero, as the bound "
+            "assumes)",
             tally.prob_total - tally.prob_ok, tally.prob_fail_narrow, tally.prob_fail_stagnant);
     drift_md_text(&out, ".\n");
     drift_out_commit(&out);

@@ -1,11 +1,8 @@
-/* sum_sweep.h — sums of random vectors in many orders and accumulator settings, each against
- * the exact sum of the same rounded inputs (sum_error.h):
- *   - the error-vs-n sweep: for every (distribution, n = 2^log2_min .. 2^log2_max, trial) one
- *     vector from its own Philox stream, rounded to each setting's input format, summed in
- *     every order with every setting's accumulator;
- *   - the permutation sweep: one vector per (distribution, setting) summed seq in many random
- *     orders, and the distinct results that gives.
- * One task per vector, so the data does not depend on the thread count (law 4). */
+/* sum_sweep.h — the error-vs-n sweep: for every (distribution, n = 2^log2_min .. 2^log2_max,
+ * trial) one vector from its own Philox stream, rounded to each setting's input format, summed
+ * in every order with every setting's accumulator, each against the exact sum of the same
+ * rounded inputs (sum_error.h). One task per vector, so the data does not depend on the thread
+ * count (law 4). */
 #ifndef DRIFT_SUM_SWEEP_H
 #define DRIFT_SUM_SWEEP_H
 
@@ -13,16 +10,9 @@
 #include <stdint.h>
 
 #include "drift.h"
-#include "distinct.h"
-#include "exact.h"
-#include "format.h"
 #include "order.h"
 #include "sum_error.h"
-
-typedef struct {
-    drift_format_t in, acc;
-    char name[24]; /* "fp16/fp32": inputs / accumulator */
-} drift_sum_setting_t;
+#include "sum_setting.h"
 
 typedef struct {
     uint64_t seed;
@@ -49,19 +39,5 @@ size_t drift_sum_sweep_at(const drift_sum_sweep_t *w, int d, int li, long tr, in
 /* The vectors come from the stream (seed, "sum_order", 64 d + log2 n, trial). 0, DRIFT_ENOMEM,
  * or the first error of drift_sum. */
 DRIFT_MUST_CHECK int drift_sum_sweep_run(drift_sum_cell_t *cells, const drift_sum_sweep_t *w);
-
-typedef struct {
-    drift_xacc_t x;         /* the exact sum */
-    double exact, cr, ulp;  /* rounded to double; rounded once to the accumulator; its spacing there */
-    drift_distinct_t *bins; /* the distinct results, ascending (free() them) */
-    int nbins;
-    long crcount; /* orders that gave the correctly rounded sum */
-} drift_sum_perm_t;
-
-/* p[d * ns + s]: one vector of n values from the stream (seed, "sum_order.perms", d, 0) per
- * distribution, rounded to setting s's inputs, summed seq in the orders random:SEED with
- * SEED = seed * 2^32 + r, r = 0 .. perms-1. 0, DRIFT_ENOMEM, or the first error of drift_sum. */
-DRIFT_MUST_CHECK int drift_sum_perms_run(
-    drift_sum_perm_t *p, uint64_t seed, const drift_sum_setting_t *S, int ns, size_t n, long perms);
 
 #endif

@@ -22,7 +22,7 @@
  * rel_err = abs_err / |exact| (rounded up); ulp_err = abs_err in units of A's spacing at
  * exact (drift_ulp). Hex columns are C99 %a, decimal ones %.17g (they read back exactly), but
  * ulp_err, a ratio derived from abs_err, has the %.6g of the ulp_err column of every experiment
- * (sum_order_classroom.csv): one quantity is spelled one way wherever a user meets it.
+ * (sum_order_perms_classroom.csv): one quantity is spelled one way wherever a user meets it.
  * Bad options, unreadable or empty files, unparsable lines (file:line), mismatched
  * lengths: one line on stderr, exit status 2. */
 #include <float.h>

@@ -1,6 +1,7 @@
 /* sum_error.h — the error of a computed sum against the exact sum of the same inputs (law 1):
  * the exact sum and sum of magnitudes (superaccumulator, exact.h), and the absolute, relative
- * and ulp errors computed exactly and rounded up, so never reported smaller than they are. */
+ * and ulp errors computed exactly and rounded up, so never reported smaller than they are.
+ * The summation experiments (sum_order, sum_order_perms) measure every sum with it. */
 #ifndef DRIFT_SUM_ERROR_H
 #define DRIFT_SUM_ERROR_H
 
@@ -8,6 +9,10 @@
 
 #include "exact.h"
 #include "format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct {
     double result, abs_err, rel_err, ulp_err;
@@ -19,5 +24,9 @@ void drift_exact_sum_abs(drift_xacc_t *s, double *sum_abs, const double *x, size
 /* |result - S| with S held exactly in x: computed exactly and rounded up; relative to |S|
  * (rounded up); and in units of acc's spacing at S rounded to double (drift_ulp). */
 void drift_sum_error(drift_sum_err_t *m, const drift_xacc_t *x, double result, drift_format_t acc);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -3,10 +3,47 @@
 #include "drift.h"
 #include "exact.h"
 #include "metrics.h"
+#include "par_sizes.h"
+#include "philox.h"
 #include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+void drift_product_inputs(double *A, double *B, size_t M, size_t N, size_t K, drift_dist_t d, uint64_t seed)
+{
+    /* the two streams are independent: A and B are drawn side by side (each stream in its
+     * own order, so the values are those of a serial draw) */
+#pragma omp parallel sections if (K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
+    {
+#pragma omp section
+        {
+            drift_stream_t s;
+            drift_stream_init(&s, seed, drift_fnv1a32("matmul_drift"), (uint32_t)K, (uint32_t)(2 * d));
+            for (size_t i = 0; i < M; i++) drift_gen_fill(A + i * K, K, d, &s); /* outliers per row */
+        }
+#pragma omp section
+        {
+            drift_stream_t s;
+            drift_stream_init(&s, seed, drift_fnv1a32("matmul_drift"), (uint32_t)K, (uint32_t)(2 * d + 1));
+            drift_gen_fill(B, K * N, DRIFT_DIST_NORMAL, &s);
+        }
+    }
+}
+
+int drift_product_witness(double *E, double *W, double *Ar, double *Br, const double *A, const double *B, size_t M,
+    size_t N, size_t K, drift_format_t in)
+{
+    /* element by element: any partition gives the same values */
+#pragma omp parallel if (K * (M + N) >= DRIFT_PAR_MIN_ELEMS / 16)
+    {
+#pragma omp for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS) nowait
+        for (size_t t = 0; t < M * K; t++) Ar[t] = drift_rne(A[t], in);
+#pragma omp for schedule(dynamic, DRIFT_PAR_CHUNK_ELEMS)
+        for (size_t t = 0; t < K * N; t++) Br[t] = drift_rne(B[t], in);
+    }
+    return drift_product_exact(E, W, Ar, Br, M, N, K);
+}
 
 int drift_product_exact(double *E, double *W, const double *Ar, const double *Br, size_t M, size_t N, size_t K)
 {
