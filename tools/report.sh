@@ -233,12 +233,9 @@ while IFS=$'\t' read -r name title needs; do
         found=1
         printf '![%s](%s)\n\n*No caption declared for %s in experiments/%s/plot.gp.*\n\n' "$fig" "$png" "$fig" "$name"
     done < <(plots_of "$name")
-    if [[ $found -eq 0 && -z "$(figs_of "$name")" ]]; then
-        if [[ -f "experiments/$name/plot.gp" ]]; then
-            printf '> **No plot yet:** run `./lab plot %s` to render `plots/%s*.png`.\n\n' "$name" "$name"
-        else
-            printf '> **No plot script:** `experiments/%s/plot.gp` does not exist.\n\n' "$name"
-        fi
+    # a plot script that declares no figure draws none (its tables say it all): nothing to show
+    if [[ $found -eq 0 && ! -f "experiments/$name/plot.gp" ]]; then
+        printf '> **No plot script:** `experiments/%s/plot.gp` does not exist.\n\n' "$name"
     fi
 done < <(entries)
 

@@ -1,4 +1,4 @@
-/* test_attention_exp.c — the softmax_drift, attention_drift and kv_cache experiments end to
+/* test_attention_exp.c — the softmax_drift, attention_drift and kv_cache(_chunked) experiments end to
  * end: bad options stop each program with exit status 2 and write nothing; a quick run writes
  * every declared file with its fragment; and the bitwise facts the experiments report hold
  * where attention.h says they must (derivations next to each case). Law 4 across thread
@@ -52,8 +52,8 @@ static const bad_t BAD[] = {
     {"kv_cache", "--kv-formats int9", "kv_cache.csv"},
     {"kv_cache", "--kv-formats int8:tok", "kv_cache.csv"},
     {"kv_cache", "--kv-formats ''", "kv_cache.csv"},
-    {"kv_cache", "--chunks 0", "kv_cache.csv"},
-    {"kv_cache", "--chunks 100000 --prefill-len 64", "kv_cache.csv"}, /* longer than the prefill */
+    {"kv_cache_chunked", "--chunks 0", "kv_cache_chunked.csv"},
+    {"kv_cache_chunked", "--chunks 100000 --prefill-len 64", "kv_cache_chunked.csv"}, /* longer than the prefill */
     {"kv_cache", "--queries 0", "kv_cache.csv"},
     {"kv_cache", "--vocab 1", "kv_cache.csv"},
     {"kv_cache", "--vocab 1048576 --dim 4096", "kv_cache.csv"}, /* a 2^34-value projection */
@@ -99,9 +99,10 @@ Test(attention_exp, quick_runs_write_their_files_and_the_bitwise_facts_hold)
     cr_assert_eq(sh("%s/softmax_drift --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
     cr_assert_eq(sh("%s/attention_drift --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
     cr_assert_eq(sh("%s/kv_cache --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
+    cr_assert_eq(sh("%s/kv_cache_chunked --profile quick --quiet --out %s/q", DRIFT_BIN_DIR, dir), 0);
     const char *files[] = {"softmax_drift.csv", "softmax_drift_cliff.csv", "softmax_drift.md", "attention_drift.csv",
         "attention_drift_padding.csv", "attention_drift_decode.csv", "attention_drift.md", "kv_cache.csv",
-        "kv_cache_chunked.csv", "kv_cache.md"};
+        "kv_cache_chunked.csv", "kv_cache.md", "kv_cache_chunked.md"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char p[256];
         snprintf(p, sizeof p, "%s/q/%s", dir, files[i]);

@@ -24,16 +24,17 @@ void kv_real_prepare(
     char err[DRIFT_LLM_ERR_MAX];
     if (!N) return;
     snprintf(R->base_spec, sizeof R->base_spec, REAL_PRESET ",kv=bf16");
-    if ((R->base = drift_deploy_run_find(R->runs, &R->nrun, MAX_KV + 1, R->base_spec, 0, err, sizeof err)) < 0)
+    if ((R->base = drift_deploy_run_find(R->runs, &R->nrun, DRIFT_KV_MAX + 1, R->base_spec, 0, err, sizeof err)) < 0)
         drift_die("--real-kv: %s", err);
-    drift_kv_format_t f[MAX_KV];
+    drift_kv_format_t f[DRIFT_KV_MAX];
     R->nkv = drift_kv_format_list(
         f, R->kvn, "--real-kv", list, "fp64, fp32, tf32, fp16, fp8e4m3, fp8e5m2, int8:token, int8:head");
     for (int c = 0; c < R->nkv; c++) {
         if (f[c].storage == DRIFT_KV_FLOAT && f[c].fmt == DRIFT_BF16)
             drift_die("--real-kv: bf16 is the baseline (the preset's own cache), not a format to compare with it");
         snprintf(R->spec[c], sizeof R->spec[0], REAL_PRESET ",kv=%.31s", R->kvn[c]);
-        if ((R->run_of[c] = drift_deploy_run_find(R->runs, &R->nrun, MAX_KV + 1, R->spec[c], 0, err, sizeof err)) < 0)
+        if ((R->run_of[c] =
+                    drift_deploy_run_find(R->runs, &R->nrun, DRIFT_KV_MAX + 1, R->spec[c], 0, err, sizeof err)) < 0)
             drift_die("--real-kv: %s", err);
     }
     if (!ckpt && !(ckpt = drift_real_checkpoint())) {
@@ -166,9 +167,8 @@ void kv_real_takeaway(const kv_real_t *R, drift_out_t *out)
     double lo, hi;
     if (drift_wilson(&lo, &hi, 0, R->N, DRIFT_Z95)) drift_die("no Wilson interval for 0 of %d", R->N);
     drift_md_text(out,
-        "- Real model (%s, `" REAL_PRESET
-        ",kv=F` against its own bf16 cache, which holds the kernels' bf16 K and V unrounded; %d prompts x %d tokens): ",
-        R->ckpt, R->N, R->T);
+        "- Real model (%s, `" REAL_PRESET ",kv=F` against its own bf16 cache; %d prompts x %d tokens): ", R->ckpt, R->N,
+        R->T);
     if (parted[0]) drift_md_text(out, "texts parted under %s", parted);
     if (never[0])
         drift_md_text(

@@ -17,7 +17,7 @@
 #include "checkpoint.h"
 #include "cli.h"
 #include "deploy_runs.h"
-#include "kv_format_list.h"
+#include "kv_run.h"
 #include "output.h"
 #include "parting.h"
 
@@ -28,10 +28,10 @@
 typedef struct {
     int on; /* 0: no model file, or --real-prompts 0 */
     int N, T, nrun, nkv;
-    char kvn[MAX_KV][32];                 /* the formats compared, canonical */
-    char spec[MAX_KV][64], base_spec[64]; /* REAL_PRESET,kv=F; REAL_PRESET,kv=bf16 */
-    int run_of[MAX_KV], base;             /* each format's run; the baseline's */
-    drift_deploy_run_t runs[MAX_KV + 1];
+    char kvn[DRIFT_KV_MAX][32];                 /* the formats compared, canonical */
+    char spec[DRIFT_KV_MAX][64], base_spec[64]; /* REAL_PRESET,kv=F; REAL_PRESET,kv=bf16 */
+    int run_of[DRIFT_KV_MAX], base;             /* each format's run; the baseline's */
+    drift_deploy_run_t runs[DRIFT_KV_MAX + 1];
     drift_checkpoint_t ck;
     drift_chat_prompt_t *pr;
     drift_parting_t *pt; /* nkv x N */

@@ -1,6 +1,6 @@
 /* kv_cache.c — what does storing the KV cache in a narrow format (bf16, fp16, fp8, int8 with
- * per-token or per-head scales) do to the attention output and to the next token; and does
- * chunked prefill give the same bits as a full prefill?
+ * per-token or per-head scales) do to the attention output, to the next token and to a real
+ * model's greedy text? (Whether chunked prefill keeps the bits is kv_cache_chunked's question.)
  *
  * Sweeps: cache lengths L (--L), KV storage formats (--kv-formats, lib/ops/attention.h), compute
  * input formats (--formats; the kernel rounds what it loads from the cache to this). Shape:
@@ -11,46 +11,34 @@
  * unrounded values, and goes through a fixed random projection W (--vocab x heads*dim, N(0,1),
  * evaluated in fp64: a measuring device, not a kernel) to a vocabulary: the next token is the
  * argmax, compared with the argmax of the exact output's logits.
- * Chunked prefill: --prefill-len tokens through drift_attention_prefill with chunk C (--chunks)
- * vs chunk 0 (all at once), per kernel and storage, bit for bit.
  * Real model (kv_cache_real.h; default and full profiles): SmolLM2-135M decodes --real-prompts
  * prompts of the lab's set greedily on an A100 alone (hf-eager) with the cache in each format of
  * --real-kv, against the preset's own bf16 cache: per format, the prompts whose text parts.
  *
  * Run: ./lab run kv_cache [--profile quick|default|full]
  * Look for: the output error grows with the storage format's unit roundoff (fp8e5m2 worst of
- * the floats); int8:token beats int8:head; argmax flips only where the error is large; chunked
- * prefill is bit-identical except for splitkv:N and int8:head (calibrated on the first chunk);
- * on the real model, which formats part the greedy text, and at what gap. */
+ * the floats); int8:token beats int8:head; argmax flips only where the error is large; on the
+ * real model, which formats part the greedy text, and at what gap. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attention.h"
-#include "chunked_prefill.h"
 #include "cli.h"
 #include "drift.h"
 #include "format.h"
 #include "kv_cache_real.h"
-#include "kv_format_list.h"
-#include "kv_setup.h"
+#include "kv_run.h"
 #include "output.h"
 #include "storage_sweep.h"
 
-#define NCK 4
-
-enum { T_MAIN, T_CHUNK, T_MD, T_MDCHUNK, T_REAL, T_REALSUM, T_MDREAL };
+enum { T_MAIN, T_MD, T_REAL, T_REALSUM, T_MDREAL };
 static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_format"), DRIFT_C_INT("L"),
     DRIFT_C_INT("queries"), DRIFT_C_NUM("relerr_true", "%.6e"), DRIFT_C_NUM("max_abs_err_true", "%.6e"),
     DRIFT_C_INT("argmax_flips"), DRIFT_C_NUM("min_gap_exact", "%.6g"), DRIFT_C_NUM("max_logit_err", "%.6e")};
-static const drift_col_t CHUNK[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("kv_format"), DRIFT_C_KEY("kernel_key"),
-    DRIFT_C_INT("n"), DRIFT_C_INT("chunk"), DRIFT_C_INT("identical"), DRIFT_C_INT("rows_differing"),
-    DRIFT_C_NUM("max_abs_diff", "%.6e"), DRIFT_C_QUOTED("kernel")};
 static const drift_col_t MD[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_INT("L"), DRIFT_C_NUM("output rel. error", "%.3e"),
     DRIFT_C_NUM("largest logit error", "%.3e"), DRIFT_C_TEXT("next token changed")};
-static const drift_col_t MDCHUNK[] = {DRIFT_C_TEXT("KV storage"), DRIFT_C_TEXT("kernel"),
-    DRIFT_C_TEXT("rows differing from full prefill, per chunk size")};
 static const drift_col_t REAL[] = {DRIFT_C_INT("prompt"), DRIFT_C_TEXT("kind"), DRIFT_C_INT("prompt_tokens"),
     DRIFT_C_TEXT("kv_format"), DRIFT_C_INT("parted"), DRIFT_C_INT("step"), DRIFT_C_INT("token_bf16"),
     DRIFT_C_INT("token_kv"), DRIFT_C_NUM("gap_bf16", "%.9g"), DRIFT_C_NUM("gap_kv", "%.9g")};
@@ -62,11 +50,9 @@ static const drift_col_t MDREAL[] = {DRIFT_C_TEXT("KV storage"),
     DRIFT_C_TEXT("prompts whose text parts from kv=bf16 (95 % Wilson)"),
     DRIFT_C_TEXT("parting step (min / median / max)"),
     DRIFT_C_TEXT("kv=bf16 run's own top-2 gap there (median / max)")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 9}, {"_chunked.csv", NULL, 0, CHUNK, 9},
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 9},
     {NULL, "Attention output and next token against the exact attention (first compute format), per KV storage",
         DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 5},
-    {NULL, "Chunked prefill vs full prefill (first compute format), bit for bit", DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT,
-        MDCHUNK, 3},
     {"_real.csv", NULL, 0, REAL, 10}, {"_real_summary.csv", NULL, 0, REALSUM, 13},
     {NULL,
         "Real model: greedy text with the KV cache in each format against the preset's own kv=bf16 (" REAL_PRESET ")",
@@ -74,8 +60,8 @@ static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 9}, {"_chunk
 
 int main(int argc, char **argv)
 {
-    drift_intlist_t Ls = {{0}, 0}, chunks = {{0}, 0};
-    long heads = 4, kv_heads = 2, dim = 64, nq = 0, vocab = 0, plen = 0, rN = 0, rT = 0;
+    drift_intlist_t Ls = {{0}, 0};
+    long heads = 4, kv_heads = 2, dim = 64, nq = 0, vocab = 0, rN = 0, rT = 0;
     const char *ckpt = NULL, *set = NULL, *rkv = "fp16,fp8e4m3,fp8e5m2,int8:token,int8:head";
     const char *kvlist = "fp32,bf16,fp16,fp8e4m3,fp8e5m2,int8:token,int8:head";
     const drift_cli_opt_t opts[] = {
@@ -90,10 +76,6 @@ int main(int argc, char **argv)
         {"queries", DRIFT_OPT_INT, &nq, "N", "last query rows held against the reference", 1, 4096, {"4", "8", "32"}},
         {"vocab", DRIFT_OPT_INT, &vocab, "N", "rows of the fixed projection to a vocabulary", 2, 1L << 20,
             {"2000", "16000", "32000"}},
-        {"prefill-len", DRIFT_OPT_INT, &plen, "N", "tokens of the chunked-prefill test", 1, 1L << 16,
-            {"64", "192", "512"}},
-        {"chunks", DRIFT_OPT_INTLIST, &chunks, "C,C,...", "chunk sizes of the chunked-prefill test", 1, 1L << 16,
-            {"16,32", "16,48,64", "16,64,128,256"}},
         {"real-prompts", DRIFT_OPT_INT, &rN, "N",
             "prompts the real model decodes per KV format (0: no real-model part)", 0, 4096, {"0", "2", "64"}},
         {"real-kv", DRIFT_OPT_LIST, &rkv, "LIST",
@@ -108,8 +90,7 @@ int main(int argc, char **argv)
     };
     const drift_cli_spec_t spec = {.name = "kv_cache",
         .question =
-            "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text, "
-            "and does chunked prefill give the same bits as a full prefill?",
+            "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text?",
         .default_formats = "fp32",
         .default_orders = "seq",
         .opts = opts,
@@ -121,25 +102,19 @@ int main(int argc, char **argv)
             "the attention output's error against the exact attention grows with the storage format's precision, from "
             "fp32 to fp8e5m2, with int8 in between (per-token scales better than one per-head scale); the next token, "
             "taken through a fixed projection, changes only where that error reaches the gap between the top two logits; "
-            "chunked prefill gives the same bits as a full prefill except where the kernel or the cache depends on the "
-            "chunk (splitkv:N's splits, int8:head's scales calibrated on the first chunk); on SmolLM2-135M, the table counts the "
-            "prompts whose greedy text a narrower cache parts from the preset's own bf16 cache."};
+            "on SmolLM2-135M, the table counts the prompts whose greedy text a narrower cache parts from the preset's own bf16 cache."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     if (heads % kv_heads)
         drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
-    drift_kv_format_t kvf[MAX_KV];
-    char kvn[MAX_KV][32];
+    drift_kv_format_t kvf[DRIFT_KV_MAX];
+    char kvn[DRIFT_KV_MAX][32];
     const int nkv = drift_kv_format_list(
         kvf, kvn, "--kv-formats", kvlist, "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head");
-    for (int t = 0; t < chunks.n; t++)
-        if (chunks.v[t] > plen)
-            drift_die(
-                "--chunks: chunk %ld is longer than --prefill-len %ld (accepted: 1..prefill-len)", chunks.v[t], plen);
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64)
             drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
-    size_t Lmax = (size_t)plen;
+    size_t Lmax = 0;
     for (int t = 0; t < Ls.n; t++) Lmax = (size_t)Ls.v[t] > Lmax ? (size_t)Ls.v[t] : Lmax;
     if ((double)Lmax * (double)kv_heads * (double)dim > (double)(1L << 27))
         drift_die("--L: L * kv-heads * dim must stay below 2^27 values (the cache's memory; accepted: smaller shapes)");
@@ -168,30 +143,16 @@ int main(int argc, char **argv)
         drift_die_oom(
             (double)nL * nf * nkv * sizeof *res, "the results of %d lengths x %d formats x %d KV formats", nL, nf, nkv);
     for (int li = 0; li < nL; li++) {
-        drift_progress(&cli, (size_t)li, (size_t)nL + 1);
+        drift_progress(&cli, (size_t)li, (size_t)nL);
         drift_kv_storage_point(
             &res[(size_t)li * (size_t)nf * (size_t)nkv], &S, &flash, (size_t)Ls.v[li], (size_t)nq, W, V);
     }
-
-    /* -- chunked prefill vs full prefill -- */
-    const char *ckspec[NCK] = {"standard", "flash:64,64", "splitkv:2", "splitkv:size=64"};
-    drift_attn_kernel_t ck[NCK];
-    for (int i = 0; i < NCK; i++)
-        if (drift_attn_kernel_parse(&ck[i], ckspec[i], NULL, 0)) drift_die("attention kernel '%s' refused", ckspec[i]);
-    const size_t n = (size_t)plen, nC = (size_t)chunks.n;
-    long *cd = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cd);
-    double *cmax = calloc((size_t)nf * (size_t)nkv * NCK * nC, sizeof *cmax);
-    if (!cd || !cmax)
-        drift_die_oom(
-            16.0 * nf * nkv * NCK * (double)nC, "the chunked-prefill results (--chunks, --kv-formats: fewer)");
-    drift_progress(&cli, (size_t)nL, (size_t)nL + 1);
-    drift_kv_chunked_prefill(cd, cmax, &S, ck, NCK, n, chunks.v, nC);
-    drift_progress(&cli, (size_t)nL + 1, (size_t)nL + 1);
+    drift_progress(&cli, (size_t)nL, (size_t)nL);
 
     /* -- write -- */
     drift_out_t out;
     kv_real_run(&real, &cli);
-    drift_out_open(&out, &cli, TABLES, 7, 1);
+    drift_out_open(&out, &cli, TABLES, 5, 1);
     drift_out_meta(&out, T_MAIN, "table",
         "per (compute format, KV storage, L): the last `queries` query rows (causal) against a cache of L tokens filled by one append");
     drift_out_meta(&out, T_MAIN, "shape",
@@ -205,9 +166,6 @@ int main(int argc, char **argv)
         "argmax_flips = rows whose argmax differs from the argmax of W o*; min_gap_exact = the smallest top-1/top-2 gap of W o* over the rows; "
         "max_logit_err = max |W o - W o*|",
         V, HD);
-    drift_out_meta(&out, T_CHUNK, "table",
-        "drift_attention_prefill of n tokens with chunk C (the cache grows by C tokens and those C queries attend to it) vs "
-        "chunk 0 (all at once); bitwise, per query row; int8:head's scales are fixed by the first append (the first chunk)");
     for (int li = 0; li < nL; li++)
         for (int f = 0; f < nf; f++)
             for (int c = 0; c < nkv; c++) {
@@ -217,15 +175,6 @@ int main(int argc, char **argv)
                     DRIFT_NUM(s->rel), DRIFT_NUM(s->maxabs), DRIFT_INT(s->flips), DRIFT_NUM(s->mingap),
                     DRIFT_NUM(s->maxlog));
             }
-    for (int f = 0; f < nf; f++)
-        for (int c = 0; c < nkv; c++)
-            for (int i = 0; i < NCK; i++)
-                for (size_t s = 0; s < nC; s++) {
-                    size_t t = ((size_t)f * (size_t)nkv + (size_t)c) * NCK + (size_t)i;
-                    drift_row(&out, T_CHUNK, DRIFT_TXT(drift_format_name(cli.formats[f])), DRIFT_TXT(kvn[c]),
-                        DRIFT_TXT(ckspec[i]), DRIFT_INT(n), DRIFT_INT(chunks.v[s]), DRIFT_INT(cd[t * nC + s] == 0),
-                        DRIFT_INT(cd[t * nC + s]), DRIFT_NUM(cmax[t * nC + s]), DRIFT_TXT(ckspec[i]));
-                }
 
     drift_md_intro(&out,
         "A cache of L tokens (%zu query heads over %zu KV heads, head dim %zu, q, k, v ~ N(0,1)) stored in each format; "
@@ -242,26 +191,13 @@ int main(int argc, char **argv)
                 DRIFT_TXT(fl));
         }
     drift_md_end(&out, T_MD);
-    for (int c = 0; c < nkv; c++)
-        for (int i = 0; i < NCK; i++) {
-            char buf[256] = "";
-            size_t off = 0;
-            for (size_t s = 0; s < nC; s++) {
-                long d = cd[((size_t)c * NCK + (size_t)i) * nC + s];
-                off += (size_t)snprintf(
-                    buf + off, sizeof buf - off, "%sC = %ld: %ld of %zu", s ? "; " : "", chunks.v[s], d, n);
-                if (off >= sizeof buf) break;
-            }
-            drift_row(&out, T_MDCHUNK, DRIFT_TXT(kvn[c]), DRIFT_TXT(ckspec[i]), DRIFT_TXT(buf));
-        }
-    drift_md_end(&out, T_MDCHUNK);
     kv_real_write(&real, &out, T_REAL, T_REALSUM, T_MDREAL);
 
     /* takeaway from the data: the ranking at the largest L, first compute format */
     drift_md_text(&out, "**Takeaway.**\n\n");
     const int nl = nL - 1;
     const drift_kv_err_t *last = &res[((size_t)nl * (size_t)nf) * (size_t)nkv];
-    int order[MAX_KV];
+    int order[DRIFT_KV_MAX];
     for (int c = 0; c < nkv; c++) order[c] = c;
     for (int a = 1; a < nkv; a++)
         for (int b = a; b > 0 && last[order[b]].rel < last[order[b - 1]].rel; b--) {
@@ -282,22 +218,9 @@ int main(int argc, char **argv)
     drift_md_text(&out,
         "- The next token changed in %ld of %ld (storage, L, row) cases; the smallest exact top-1/top-2 logit gap among the rows was %.3g.\n",
         flips, rowsall, gapmin);
-    long other = 0, total = 0;
-    for (int c = 0; c < nkv; c++)
-        for (int i = 0; i < NCK; i++) {
-            int expect = ck[i].kind == DRIFT_ATTN_SPLITKV_N || kvf[c].storage == DRIFT_KV_INT8_HEAD;
-            for (size_t s = 0; s < nC; s++) {
-                long d = cd[((size_t)c * NCK + (size_t)i) * nC + s];
-                if (!expect) other += d, total += (long)n;
-            }
-        }
-    drift_md_text(&out,
-        "- Chunked prefill: apart from splitkv:2 and int8:head, %ld of %ld rows differ from the full prefill (%s); "
-        "splitkv:2 cuts the keys by the cache's length and int8:head fixes its scales on the first chunk, so those may differ (see the table).\n",
-        other, total, other == 0 ? "bit-identical" : "NOT identical");
     kv_real_takeaway(&real, &out);
     drift_out_commit(&out);
     kv_real_free(&real);
-    free(res), free(W), free(cd), free(cmax);
+    free(res), free(W);
     return 0;
 }

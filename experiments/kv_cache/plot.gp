@@ -61,8 +61,8 @@ set output
 real = datadir.'/kv_cache_real_summary.csv'
 NR = int(system(sprintf("grep -v '^#' '%s' 2>/dev/null | tail -n +2 | wc -l", real)))
 #@ kv_cache_real alt: Share of real-model prompts whose greedy text parts per KV cache storage format, with Wilson intervals
-#@ kv_cache_real look: which formats' intervals stay at zero and which reach above it
-#@ kv_cache_real caption: Each format against the preset's bf16 cache; Wilson 95 % bars over prompts; labels: parted/all.
+#@ kv_cache_real look: which formats' intervals leave zero
+#@ kv_cache_real caption: Against the preset's bf16 cache; Wilson 95 % bars; labels: parted/all.
 #@ kv_cache_real few: Fewer than three KV formats were decoded on the real model (or none, without the model file): the table gives their rates.
 if (NR >= 3) {
     do for [t = 1:2] {

@@ -6,7 +6,7 @@
 #ifndef DRIFT_STORAGE_SWEEP_H
 #define DRIFT_STORAGE_SWEEP_H
 
-#include "kv_setup.h"
+#include "kv_run.h"
 
 typedef struct {
     double rel, maxabs, mingap, maxlog;

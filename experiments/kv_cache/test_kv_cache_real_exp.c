@@ -15,7 +15,7 @@
 #define EXP DRIFT_BIN_DIR "/kv_cache"
 #define SMOLLM2 DRIFT_SOURCE_DIR "/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 /* a synthetic part as small as the options allow: the real part is what is tested */
-#define SMALL "--profile quick --L 16 --queries 1 --vocab 2 --prefill-len 16 --chunks 16 --kv-formats fp32 --threads 1"
+#define SMALL "--profile quick --L 16 --queries 1 --vocab 2 --kv-formats fp32 --threads 1"
 
 static char dir[64];
 static void make_dir(void) { tmpdir_make(dir, sizeof dir, "drift_kvreal"); }

@@ -1,10 +1,10 @@
-/* chunked_prefill.h — kv_cache's chunked prefill against a full prefill, bit for bit: n tokens
- * through drift_attention_prefill with chunk C (the cache grows by C tokens and those C queries
- * attend to it) against chunk 0 (all at once), per kernel and storage. */
+/* chunked_prefill.h — chunked prefill against a full prefill, bit for bit: n tokens through
+ * drift_attention_prefill with chunk C (the cache grows by C tokens and those C queries attend
+ * to it) against chunk 0 (all at once), per kernel and storage. */
 #ifndef DRIFT_CHUNKED_PREFILL_H
 #define DRIFT_CHUNKED_PREFILL_H
 
-#include "kv_setup.h"
+#include "kv_run.h"
 
 /* For every compute format f, storage c and kernel i of kern[0..nk), t = (f * S->nkv + c) * nk + i,
  * and chunk size s of chunks[0..nC): rows[t * nC + s] = the query rows whose output differs
