@@ -471,10 +471,17 @@ static void md_robust(drift_out_t *o, const drift_aflab_t *L)
         inmin = r->in_flips < inmin ? r->in_flips : inmin, inmax = r->in_flips > inmax ? r->in_flips : inmax;
     }
     const char *law = drift_fliplaw_name(HEADLINE(L)->laws[ks->engine].implied);
+    /* a range whose ends print alike is one value: "0.998 ulps", not "0.998 to 0.998 ulps" */
+    char ulps[64], lo[32], hi[32];
+    snprintf(lo, sizeof lo, "%.3g", umin), snprintf(hi, sizeof hi, "%.3g", umax);
+    if (strcmp(lo, hi))
+        snprintf(ulps, sizeof ulps, "%s to %s", lo, hi);
+    else
+        snprintf(ulps, sizeof ulps, "%s", lo);
     drift_md_text(o,
         "\nAt every seed: the default kernel's sigma / s lies in [%.3g, %.3g]; storing the logits in %s puts "
-        "D_0.1%% at %.3g to %.3g ulps%s; ",
-        smin, smax, eng_out, umin, umax,
+        "D_0.1%% at %s ulps%s; ",
+        smin, smax, eng_out, ulps,
         umax <= 1 ? ", never beyond one ulp"
                   : " (beyond one ulp only where the fitted accumulation noise widens the triangle)");
     if (all_dec)
@@ -486,15 +493,20 @@ static void md_robust(drift_out_t *o, const drift_aflab_t *L)
     if (all_kap)
         drift_md_text(
             o, "the exact head's kappa interval holds 1 (the triangle with the known fp32 spacing) at every seed; ");
+    char rows[64];
+    if (inmin < inmax)
+        snprintf(rows, sizeof rows, "%ld to %ld", inmin, inmax);
+    else
+        snprintf(rows, sizeof rows, "%ld", inmin);
     if (all_in)
         drift_md_text(o,
-            "rounding the inputs alone changes the exact argmax of %ld to %ld of %ld realistic rows, "
+            "rounding the inputs alone changes the exact argmax of %s of %ld realistic rows, "
             "more than the default kernel's accumulation flips at every seed; ",
-            inmin, inmax, L->rows);
+            rows, L->rows);
     else
         drift_md_text(o,
-            "input rounding alone changes the exact argmax of %ld to %ld of %ld realistic rows (not more than the default kernel's flips at every seed); ",
-            inmin, inmax, L->rows);
+            "input rounding alone changes the exact argmax of %s of %ld realistic rows (not more than the default kernel's flips at every seed); ",
+            rows, L->rows);
     drift_md_text(o, "%s.\n",
         all_eng_gt ? "stored logits flip more realistic rows than fp32 logits at every seed"
                    : "stored logits do not flip more realistic rows than fp32 logits at every seed");
