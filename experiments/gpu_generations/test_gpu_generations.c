@@ -1,5 +1,5 @@
-/* test_gpu_generations.c — the greedy text of every architecture (arch_greedy.h, arch_set.h,
- * arch_head.h) and the experiment's contract.
+/* test_gpu_generations.c — the greedy text of every architecture (arch_greedy.h, arch_head.h)
+ * and the experiment's contract (arch_set.h's own test is tests/test_arch_set.c).
  *
  * Independent sources: greedy_batch.h decoding each recipe with its own model; the tensor-core
  * probe of test_tc_model.c (section B3, hand-derived from the A100/H100 alignment widths)
@@ -149,22 +149,6 @@ Test(gpu_generations, tensor_core_probe_propagates_to_the_text)
     cr_assert(fabs(p->gap12 - 0x1p-23) <= 1e-10 * 0x1p-23, "exact top-1/top-2 gap %a", p->gap12);
     drift_arch_greedy_free(g);
     drift_checkpoint_free(&hc);
-}
-
-Test(gpu_generations, arch_set_and_head_recipe)
-{
-    drift_tc_arch_t a[8];
-    int n;
-    char err[256];
-    cr_assert_eq(drift_arch_set_parse(a, &n, 8, "v100,h100,mi300x", err, sizeof err), 0);
-    cr_assert(n == 3 && a[0] == DRIFT_TC_V100 && a[1] == DRIFT_TC_H100 && a[2] == DRIFT_TC_MI300X);
-    const char *bad[] = {"h100", "h100,x999", "a100,a100", "", "a100,,"};
-    for (int i = 0; i < 5; i++)
-        cr_assert_eq(drift_arch_set_parse(a, &n, 8, bad[i], err, sizeof err), DRIFT_EINVAL, "%s", bad[i]);
-    cr_assert_eq(drift_arch_set_parse(a, &n, 2, "v100,a100,h100", err, sizeof err), DRIFT_EINVAL);
-    drift_recipe_t rc;
-    cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_V100), DRIFT_EUNSUPPORTED);
-    cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_A100), 0);
 }
 
 Test(gpu_generations, bad_options_exit_2_one_line_no_file)
