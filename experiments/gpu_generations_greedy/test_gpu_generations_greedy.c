@@ -1,5 +1,5 @@
-/* test_gpu_generations.c — the greedy text of every architecture (arch_greedy.h, arch_set.h,
- * arch_head.h) and the experiment's contract.
+/* test_gpu_generations_greedy.c — the greedy text of every architecture (arch_greedy.h) and
+ * the experiment's contract.
  *
  * Independent sources: greedy_batch.h decoding each recipe with its own model; the tensor-core
  * probe of test_tc_model.c (section B3, hand-derived from the A100/H100 alignment widths)
@@ -11,8 +11,6 @@
 #include <string.h>
 
 #include "arch_greedy.h"
-#include "arch_head.h"
-#include "arch_set.h"
 #include "checkpoint.h"
 #include "drift.h"
 #include "greedy_batch.h"
@@ -22,7 +20,7 @@
 #include "support.h"
 #include "tc_model.h"
 
-#define EXP DRIFT_BIN_DIR "/gpu_generations"
+#define EXP DRIFT_BIN_DIR "/gpu_generations_greedy"
 
 static drift_checkpoint_t ck;
 static char dir[64];
@@ -36,13 +34,13 @@ static void teardown(void)
     drift_checkpoint_free(&ck);
     tmpdir_remove(dir);
 }
-TestSuite(gpu_generations, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(gpu_generations_greedy, .init = setup, .fini = teardown, .timeout = 300);
 
 /* B200 shares H100's decode because their rows of the architecture table agree (tc_model.h:
  * both blocks of 16, 2 extra alignment bits, RZ); A100's row differs (blocks of 8, 1 bit).
  * The sharing is only sound if the two recipes give the same bits: checked here by decoding
  * both for real, each with its own model. */
-Test(gpu_generations, same_table_row_shares_the_decode)
+Test(gpu_generations_greedy, same_table_row_shares_the_decode)
 {
     enum { R = 2, T = 12 };
     const drift_tc_arch_t arch[3] = {DRIFT_TC_A100, DRIFT_TC_H100, DRIFT_TC_B200};
@@ -69,7 +67,7 @@ Test(gpu_generations, same_table_row_shares_the_decode)
 }
 
 /* The same recipe under two names computes the same bits: no completion parts. */
-Test(gpu_generations, same_recipe_twice_never_parts)
+Test(gpu_generations_greedy, same_recipe_twice_never_parts)
 {
     enum { R = 2, T = 16 };
     const drift_tc_arch_t arch[2] = {DRIFT_TC_A100, DRIFT_TC_A100};
@@ -108,7 +106,7 @@ Test(gpu_generations, same_recipe_twice_never_parts)
  * and w2 = 0, so each layer adds exactly 0 and x stays the embedding; the final RMSNorm of
  * x = 1024 (fp32: sum of squares 2^24 exact, 2^20 + 1e-5 rounds to 2^20, 1/sqrt = 2^-10)
  * gives exactly its weights, which hold h. */
-Test(gpu_generations, tensor_core_probe_propagates_to_the_text)
+Test(gpu_generations_greedy, tensor_core_probe_propagates_to_the_text)
 {
     const double u24 = 0x1p-24;
     double h[16] = {1, 0, 0, 0, 0, 0, 0, 0, .5, .5, .5, .5}, w3[16] = {1, 0, 0, 0, 0, 0, 0, 0, u24, u24, u24, u24};
@@ -151,32 +149,16 @@ Test(gpu_generations, tensor_core_probe_propagates_to_the_text)
     drift_checkpoint_free(&hc);
 }
 
-Test(gpu_generations, arch_set_and_head_recipe)
-{
-    drift_tc_arch_t a[8];
-    int n;
-    char err[256];
-    cr_assert_eq(drift_arch_set_parse(a, &n, 8, "v100,h100,mi300x", err, sizeof err), 0);
-    cr_assert(n == 3 && a[0] == DRIFT_TC_V100 && a[1] == DRIFT_TC_H100 && a[2] == DRIFT_TC_MI300X);
-    const char *bad[] = {"h100", "h100,x999", "a100,a100", "", "a100,,"};
-    for (int i = 0; i < 5; i++)
-        cr_assert_eq(drift_arch_set_parse(a, &n, 8, bad[i], err, sizeof err), DRIFT_EINVAL, "%s", bad[i]);
-    cr_assert_eq(drift_arch_set_parse(a, &n, 2, "v100,a100,h100", err, sizeof err), DRIFT_EINVAL);
-    drift_recipe_t rc;
-    cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_V100), DRIFT_EUNSUPPORTED);
-    cr_assert_eq(drift_arch_head_recipe(&rc, DRIFT_BF16, DRIFT_TC_A100), 0);
-}
-
-Test(gpu_generations, bad_options_exit_2_one_line_no_file)
+Test(gpu_generations_greedy, bad_options_exit_2_one_line_no_file)
 {
     const char *const bad[] = {"--prompts 0", "--tokens 0", "--tokens 600", "--prompts x",
         "--checkpoint /nonexistent.bin", "--archs h100", "--archs a100,a100", "--orders seq"};
     expect_bad_options(EXP " --profile quick", bad, sizeof bad / sizeof bad[0], dir, "gpu_generations_greedy.csv");
 }
 
-Test(gpu_generations, quick_run_greedy_tables)
+Test(gpu_generations_greedy, quick_run_greedy_tables)
 {
-    cr_assert_eq(sh("%s --profile quick --archs a100,h100,b200 --formats fp16 --quiet --out %s/ok", EXP, dir), 0);
+    cr_assert_eq(sh("%s --profile quick --archs a100,h100,b200 --text-formats fp16 --quiet --out %s/ok", EXP, dir), 0);
     char p[256];
     snprintf(p, sizeof p, "%s/ok/gpu_generations_greedy.csv", dir);
     char *s = slurp(p);
@@ -189,8 +171,19 @@ Test(gpu_generations, quick_run_greedy_tables)
         }
     cr_assert_eq(rows, 9, "3 seeds x 3 pairs at the quick profile");
     free(s);
-    snprintf(p, sizeof p, "%s/ok/gpu_generations.md", dir);
+    snprintf(p, sizeof p, "%s/ok/gpu_generations_greedy.md", dir);
     s = slurp(p);
     cr_assert(strstr(s, "Greedy text (stories260K)") && !strstr(s, "TODO"));
     free(s);
+}
+
+Test(gpu_generations_greedy, fragment_of_the_quick_profile)
+{
+    cr_assert_eq(sh("%s --profile quick --quiet --out %s/gen", EXP, dir), 0);
+    char p[256];
+    snprintf(p, sizeof p, "%s/gen/gpu_generations_greedy.md", dir);
+    char *t = slurp(p);
+    cr_assert(strstr(t, "**Question.**") && strstr(t, "**Takeaway.**"));
+    cr_assert(strstr(t, "Greedy text (stories260K)"), "the greedy-text part is measured");
+    free(t);
 }

@@ -1,5 +1,5 @@
 /* arch_greedy.h — the same transformer decoded greedily on several GPU generations' tensor
- * cores, and where their texts part (gpu_generations).
+ * cores, and where their texts part (gpu_generations_greedy).
  *
  * Per architecture one model over the checkpoint (created in turn, one at a time: a real
  * model's weights are the largest allocation; an architecture whose tensor-core model for the
