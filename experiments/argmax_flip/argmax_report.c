@@ -472,7 +472,7 @@ static void md_robust(drift_out_t *o, const drift_aflab_t *L)
     }
     const char *law = drift_fliplaw_name(HEADLINE(L)->laws[ks->engine].implied);
     /* a range whose ends print alike is one value: "0.998 ulps", not "0.998 to 0.998 ulps" */
-    char ulps[64], lo[32], hi[32];
+    char ulps[80], lo[32], hi[32];
     snprintf(lo, sizeof lo, "%.3g", umin), snprintf(hi, sizeof hi, "%.3g", umax);
     if (strcmp(lo, hi))
         snprintf(ulps, sizeof ulps, "%s to %s", lo, hi);
