@@ -141,7 +141,7 @@ void drift_formats_write(const drift_formats_lab_t *L)
     /* The takeaway: every number comes from the arrays written above. */
     drift_md_text(&out,
         "**Takeaway.**\n\n- Precision: among %ld random reals (exponents 2^%d to 2^%d), the largest "
-        "relative error of a value stored as a normal number was",
+        "relative error of a real in the normal range was",
         nrand, RAND_EMIN, RAND_EMAX);
     double worst = 0; /* the largest max-relative-error / u over the formats */
     for (int j = 0; j < nf; j++) {
@@ -154,9 +154,10 @@ void drift_formats_write(const drift_formats_lab_t *L)
     drift_md_text(&out, "- Below the smallest normal the guarantee is gone:");
     int any = 0;
     for (int j = 0; j < nf; j++)
-        if (rs[j].n_subnormal || rs[j].n_zero)
-            drift_md_text(&out, "%s %s stored %ld of them as subnormals (relative error up to %.3g) and %ld as zero",
-                any++ ? ";" : "", drift_format_name(F[j]), rs[j].n_subnormal, rs[j].max_rel_sub, rs[j].n_zero);
+        if (rs[j].n_below || rs[j].n_zero)
+            drift_md_text(&out,
+                "%s %s: %ld below its smallest normal and not zero (relative error up to %.3g), %ld zero",
+                any++ ? ";" : "", drift_format_name(F[j]), rs[j].n_below, rs[j].max_rel_below, rs[j].n_zero);
     drift_md_text(&out, "%s\n- Range: overflowed (inf, or NaN in fp8e4m3) among the random values:",
         any ? "." : " none of the sampled values fell there in these formats.");
     for (int j = 0; j < nf; j++)

@@ -20,7 +20,7 @@
  *   ./lab plot formats                        plots/formats_spacing.png, formats_relerr.png
  *
  * What to look for: every finite result is within half a spacing of its witness (ulp_err
- * <= 0.5 in round-to-nearest); the relative error of values in the normal range never
+ * <= 0.5 in round-to-nearest); the relative error of reals in the normal range never
  * exceeds the unit roundoff u = 2^-p, while below the smallest normal it grows towards 1
  * (subnormals keep fewer bits) and above the largest finite it is infinite (fp16 65520 ->
  * inf, fp8 e4m3 70000 -> NaN). tf32 and fp16 share p = 11 and differ only in range; bf16
@@ -229,10 +229,12 @@ int main(int argc, char **argv)
         mpfr_clears(x, d, qq, (mpfr_ptr)0);
         mpfr_free_cache();
     }
-    drift_stored_summary_t rs[DRIFT_NFORMATS]; /* by the stored value: what the u = 2^-p bound is about */
+    /* classified by the real, not by what it became: the u = 2^-p bound is about reals in
+     * the normal range */
+    drift_stored_summary_t rs[DRIFT_NFORMATS];
     memset(rs, 0, sizeof rs);
     for (long i = 0; i < nrand; i++)
-        for (int j = 0; j < nf; j++) drift_stored_summary_add(&rs[j], &rc[i * nf + j], F[j]);
+        for (int j = 0; j < nf; j++) drift_stored_summary_add(&rs[j], &rc[i * nf + j]);
 
     const drift_formats_lab_t lab = {
         &cli, F, nf, vals, nv, cells, consts, steps, nsteps, nrand, RAND_EMIN, RAND_EMAX, rhi, rlo, rc, rs};

@@ -31,20 +31,26 @@ typedef struct {
     drift_class_t cls;
     const char *dir;                  /* exact | up | down | overflow */
     double abs_err, rel_err, ulp_err; /* rounded up */
+    int below_normal;                 /* the real |x| < f's smallest normal (zero included) */
 } drift_stored_t;
 
 /* The error of result (a member of f) against the witness x. diff (DRIFT_WITNESS_DIFF_PREC bits)
  * and q (53 bits) are the caller's scratch, so that a loop allocates nothing. */
 void drift_witness_error(drift_stored_t *c, double result, mpfr_srcptr x, drift_format_t f, mpfr_ptr diff, mpfr_ptr q);
 
-/* Errors of many reals stored in one format, classified by the stored value ("stored as a
- * normal number" is what the u = 2^-p bound is about). Zero-initialise, then add each. */
+/* Errors of many reals stored in one format, classified by the real x, not by what it became:
+ * the u = 2^-p bound is about reals in the normal range, and a real just below the smallest
+ * normal that rounds up to it is rounded at the subnormal spacing. Zero-initialise, then add
+ * each. */
 typedef struct {
-    long n_normal, n_zero, n_subnormal, n_overflow;
-    double max_rel_normal; /* the largest relative error of a value stored as a normal number */
-    double max_rel_sub;    /* the largest of a value stored as a subnormal (not flushed to zero) */
+    long n_normal;         /* reals in the normal range, stored finite */
+    long n_below;          /* reals below the smallest normal, stored non-zero */
+    long n_zero;           /* reals below the smallest normal, stored as zero */
+    long n_overflow;       /* stored as inf or NaN */
+    double max_rel_normal; /* the largest relative error of a real in the normal range */
+    double max_rel_below;  /* the largest of a real below the smallest normal, stored non-zero */
 } drift_stored_summary_t;
 
-void drift_stored_summary_add(drift_stored_summary_t *s, const drift_stored_t *c, drift_format_t f);
+void drift_stored_summary_add(drift_stored_summary_t *s, const drift_stored_t *c);
 
 #endif
