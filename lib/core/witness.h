@@ -1,6 +1,7 @@
 /* witness.h — a real number held exactly (its witness, MPFR) and what a format makes of it:
  * the value read from text, rounded once to the format, and the error of a stored or computed
- * value against the witness, every error rounded up (never reported smaller than it is). */
+ * value against the witness, every error rounded up (never reported smaller than it is).
+ * Used by the formats experiment (teaching values) and formats_relerr (random reals). */
 #ifndef DRIFT_WITNESS_H
 #define DRIFT_WITNESS_H
 
@@ -37,20 +38,5 @@ typedef struct {
 /* The error of result (a member of f) against the witness x. diff (DRIFT_WITNESS_DIFF_PREC bits)
  * and q (53 bits) are the caller's scratch, so that a loop allocates nothing. */
 void drift_witness_error(drift_stored_t *c, double result, mpfr_srcptr x, drift_format_t f, mpfr_ptr diff, mpfr_ptr q);
-
-/* Errors of many reals stored in one format, classified by the real x, not by what it became:
- * the u = 2^-p bound is about reals in the normal range, and a real just below the smallest
- * normal that rounds up to it is rounded at the subnormal spacing. Zero-initialise, then add
- * each. */
-typedef struct {
-    long n_normal;         /* reals in the normal range, stored finite */
-    long n_below;          /* reals below the smallest normal, stored non-zero */
-    long n_zero;           /* reals below the smallest normal, stored as zero */
-    long n_overflow;       /* stored as inf or NaN */
-    double max_rel_normal; /* the largest relative error of a real in the normal range */
-    double max_rel_below;  /* the largest of a real below the smallest normal, stored non-zero */
-} drift_stored_summary_t;
-
-void drift_stored_summary_add(drift_stored_summary_t *s, const drift_stored_t *c);
 
 #endif

@@ -82,19 +82,3 @@ void drift_witness_error(drift_stored_t *c, double result, mpfr_srcptr x, drift_
     mpfr_div_d(q, diff, drift_witness_ulp(x, f), MPFR_RNDU); /* division by a power of two */
     c->ulp_err = mpfr_get_d(q, MPFR_RNDU);
 }
-
-void drift_stored_summary_add(drift_stored_summary_t *s, const drift_stored_t *c)
-{
-    double r = c->result, rel = c->rel_err;
-    if (!isfinite(r)) {
-        s->n_overflow++;
-    } else if (c->below_normal && r == 0) {
-        s->n_zero++;
-    } else if (c->below_normal) {
-        s->n_below++;
-        s->max_rel_below = fmax(s->max_rel_below, rel);
-    } else {
-        s->n_normal++;
-        s->max_rel_normal = fmax(s->max_rel_normal, rel);
-    }
-}
