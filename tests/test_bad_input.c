@@ -80,7 +80,7 @@ static const bad_t CASES[] = {
     {"sampling_flip", "--K ' 256'", "--K"},
     {"sampling_flip", "--V 1e3", "--V"},
     {"sampling_flip", "--rows 0x10", "--rows"},
-    {"formats", "--samples -1", "--samples"},
+    {"formats_relerr", "--samples -1", "--samples"},
     {"formats", "--values 1,,2", "--values"},
     /* refused after the option check, where a missing --out is already made and locked: what
      * was made for it is gone again (D as it was) */

@@ -1,6 +1,7 @@
-/* test_cli.c — the common command line, tested through a real experiment (formats): every
- * bad input (docs/design.md, "Checked before computing") exits 2 with one line on stderr that names the option,
- * writes nothing into --out, and never harms a data file that is already there. */
+/* test_cli.c — the common command line, tested through a real experiment (formats, and
+ * formats_relerr for the integer option --samples): every bad input (docs/design.md, "Checked
+ * before computing") exits 2 with one line on stderr that names the option, writes nothing into
+ * --out, and never harms a data file that is already there. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "support.h"
 
 #define FORMATS DRIFT_BIN_DIR "/formats"
+#define RELERR DRIFT_BIN_DIR "/formats_relerr"
 
 static char dir[64];
 
@@ -18,28 +20,45 @@ static void make_dir(void) { tmpdir_make(dir, sizeof dir, "drift_cli"); }
 
 static void remove_dir(void) { tmpdir_remove(dir); }
 
-/* Runs "formats ARGS" with stdout and stderr captured outside dir (so that dir only ever
- * holds what formats itself writes). Returns the exit status. */
-static int run_formats(const char *args, char *err, size_t errsz)
+/* Runs "PROG ARGS" (PROG formats or formats_relerr, from DRIFT_BIN_DIR) with stdout and stderr
+ * captured outside dir (so that dir only ever holds what the program itself writes). Returns the
+ * exit status. */
+static int run_prog(const char *prog, const char *args, char *err, size_t errsz)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s", FORMATS, args);
+    snprintf(cmd, sizeof cmd, "%s/%s %s", DRIFT_BIN_DIR, prog, args);
     return run_capture(cmd, NULL, 0, err, errsz);
 }
 
-static void check_one_line_naming(const char *args, const char *err, const char *name)
+static int run_formats(const char *args, char *err, size_t errsz) { return run_prog("formats", args, err, errsz); }
+
+static void check_one_line_naming(const char *prog, const char *args, const char *err, const char *name)
 {
+    char lead[64];
+    snprintf(lead, sizeof lead, "%s: ", prog);
     const char *nl = strchr(err, '\n');
-    cr_assert(nl && nl[1] == 0, "formats %s: stderr must be exactly one line, got: '%s'", args, err);
-    cr_assert(strstr(err, name), "formats %s: the message does not name '%s': %s", args, name, err);
-    cr_assert(
-        !strncmp(err, "formats: ", 9), "formats %s: the message should start with the program name: %s", args, err);
+    cr_assert(nl && nl[1] == 0, "%s %s: stderr must be exactly one line, got: '%s'", prog, args, err);
+    cr_assert(strstr(err, name), "%s %s: the message does not name '%s': %s", prog, args, name, err);
+    cr_assert(!strncmp(err, lead, strlen(lead)), "%s %s: the message should start with the program name: %s", prog,
+        args, err);
 }
 
 typedef struct {
     char args[200]; /* appended after --out DIR */
     char names[32]; /* what the message must name */
 } bad_t;
+
+/* Each case exits 2 with one line naming the option, and leaves nothing in --out. */
+static void check_refused(const char *prog, const bad_t *c)
+{
+    char args[512], err[4096];
+    /* The out directory does not exist yet: a bad option must not even create it. */
+    snprintf(args, sizeof args, "--out %s/out --quiet %s", dir, c->args);
+    int rc = run_prog(prog, args, err, sizeof err);
+    cr_assert_eq(rc, 2, "%s %s: exit %d, want 2 (stderr: %s)", prog, args, rc, err);
+    check_one_line_naming(prog, args, err, c->names);
+    cr_assert_eq(count_entries(dir), 0, "%s %s left something in %s", prog, args, dir);
+}
 
 ParameterizedTestParameters(cli, bad_input)
 {
@@ -53,10 +72,6 @@ ParameterizedTestParameters(cli, bad_input)
         {"--orders warp:6", "--orders"},
         {"--orders splitk:", "--orders"},
         {"--orders sideways", "--orders"},
-        /* zero and negative sizes */
-        {"--samples 0", "--samples"},
-        {"--samples -5", "--samples"},
-        {"--samples 12abc", "--samples"},
         /* unknown option, missing value, stray argument */
         {"--bogus 3", "--bogus"},
         {"--seed", "--seed"},
@@ -81,15 +96,23 @@ ParameterizedTestParameters(cli, bad_input)
     return cr_make_param_array(bad_t, cases, sizeof cases / sizeof cases[0]);
 }
 
-ParameterizedTest(bad_t *c, cli, bad_input, .init = make_dir, .fini = remove_dir)
+ParameterizedTest(bad_t *c, cli, bad_input, .init = make_dir, .fini = remove_dir) { check_refused("formats", c); }
+
+/* The integer option: formats_relerr's --samples. */
+ParameterizedTestParameters(cli, bad_input_samples)
 {
-    char args[512], err[4096];
-    /* The out directory does not exist yet: a bad option must not even create it. */
-    snprintf(args, sizeof args, "--out %s/out --quiet %s", dir, c->args);
-    int rc = run_formats(args, err, sizeof err);
-    cr_assert_eq(rc, 2, "formats %s: exit %d, want 2 (stderr: %s)", args, rc, err);
-    check_one_line_naming(args, err, c->names);
-    cr_assert_eq(count_entries(dir), 0, "formats %s left something in %s", args, dir);
+    static bad_t cases[] = {
+        /* zero and negative sizes */
+        {"--samples 0", "--samples"},
+        {"--samples -5", "--samples"},
+        {"--samples 12abc", "--samples"},
+    };
+    return cr_make_param_array(bad_t, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(bad_t *c, cli, bad_input_samples, .init = make_dir, .fini = remove_dir)
+{
+    check_refused("formats_relerr", c);
 }
 
 Test(cli, out_dir_that_is_a_file, .init = make_dir, .fini = remove_dir)
@@ -101,7 +124,7 @@ Test(cli, out_dir_that_is_a_file, .init = make_dir, .fini = remove_dir)
     fclose(fp);
     snprintf(args, sizeof args, "--out %s --quiet", path);
     cr_assert_eq(run_formats(args, err, sizeof err), 2, "stderr: %s", err);
-    check_one_line_naming(args, err, "--out");
+    check_one_line_naming("formats", args, err, "--out");
     cr_assert_eq(count_entries(dir), 1);
     fp = fopen(path, "r");
     char buf[64] = "";
@@ -115,11 +138,11 @@ Test(cli, out_dir_that_is_a_file, .init = make_dir, .fini = remove_dir)
 Test(cli, failing_run_keeps_existing_data, .init = make_dir, .fini = remove_dir)
 {
     char args[256], err[4096];
-    snprintf(args, sizeof args, "--out %s --quiet --samples 20", dir);
+    snprintf(args, sizeof args, "--out %s --quiet", dir);
     cr_assert_eq(run_formats(args, err, sizeof err), 0, "good run failed: %s", err);
-    const char *files[] = {"formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats_relerr.csv",
-        "formats.md", "formats.manifest"}; /* the manifest: lib/run/manifest.h */
-    enum { N = 6 };
+    const char *files[] = {"formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats.md",
+        "formats.manifest"}; /* the manifest: lib/run/manifest.h */
+    enum { N = 5 };
     char *before[N];
     size_t len[N];
     for (int i = 0; i < N; i++) {
@@ -157,10 +180,12 @@ Test(cli, help_lists_every_option_with_its_default)
     static char out[8192];
     cr_assert_eq(run_stdout(FORMATS " --help", out, sizeof out), 0);
     const char *opts[] = {"--seed", "--profile", "--out", "--formats", "--orders", "--backend", "--threads", "--quiet",
-        "--help", "--version", "--values", "--samples"};
+        "--help", "--version", "--values"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         cr_assert(strstr(out, opts[i]), "--help lacks %s", opts[i]);
     cr_assert(strstr(out, "default"), "--help shows no defaults");
+    cr_assert_eq(run_stdout(RELERR " --help", out, sizeof out), 0);
+    cr_assert(strstr(out, "--samples"), "formats_relerr --help lacks --samples");
 }
 
 /* An experiment says in --help which common options it does not take, instead of offering

@@ -67,15 +67,15 @@ static const line_t LINES[] = {
     {"lab", "run", 2, "lab: run: name an experiment (./lab list)", 0},
     {"lab", "run argmax_flp", 2,
         "lab: unknown experiment 'argmax_flp' (did you mean 'argmax_flip'? accepted: "
-        "formats, sum_order, sum_order_perms, matmul_drift, matmul_drift_splitk, batch_invariance, argmax_flip, sampling_flip, "
-        "tc_conformance, gpu_generations, gpu_generations_greedy, softmax_drift, attention_drift, kv_cache, kv_cache_chunked, "
-        "determinism, greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative, forecast)",
+        "formats, formats_relerr, sum_order, sum_order_perms, matmul_drift, matmul_drift_splitk, batch_invariance, argmax_flip, "
+        "sampling_flip, tc_conformance, gpu_generations, gpu_generations_greedy, softmax_drift, attention_drift, kv_cache, "
+        "kv_cache_chunked, determinism, greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative, forecast)",
         0},
     {"lab", "run formats --out", 2, "formats: --out: needs a value (accepted: --out DIR or --out=DIR)", 0},
     {"lab", "run formats --out=", 2, "formats: --out: empty directory name", 0},
     {"lab", "run formats --version", 0, "formats (driftlab " DRIFT_VERSION ")", 0},
     {"lab", "run formats --bogus", 2,
-        "formats: unknown option '--bogus' (accepted: --seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --values, --samples)",
+        "formats: unknown option '--bogus' (accepted: --seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --values)",
         0},
     /* options of the lab's own commands; bench and fuzz lists grow, so only their start is fixed */
     {"lab", "test --lnog", 2,
@@ -95,14 +95,15 @@ static const line_t LINES[] = {
     {"formats", "--help", 0, "usage: formats [options]   (each as --option VALUE or --option=VALUE)", 0},
     {"formats", "-h", 0, "usage: formats [options]   (each as --option VALUE or --option=VALUE)", 0},
     {"formats", "--k 3", 2,
-        "formats: unknown option '--k' (accepted: --seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --values, --samples)",
+        "formats: unknown option '--k' (accepted: --seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --values)",
         0},
-    {"formats", "--sample 3", 2,
-        "formats: unknown option '--sample' (did you mean '--samples'? accepted: "
-        "--seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --values, --samples)",
+    {"formats_relerr", "--sample 3", 2,
+        "formats_relerr: unknown option '--sample' (did you mean '--samples'? accepted: "
+        "--seed, --profile, --out, --formats, --backend, --threads, --quiet, --help, --version, --samples)",
         0},
-    {"formats", "--samples", 2, "formats: --samples: needs a value (accepted: --samples N or --samples=N)", 0},
-    {"formats", "--samples=0", 2, "formats: --samples: 0 is out of range (accepted: 1..10000000)", 0},
+    {"formats_relerr", "--samples", 2,
+        "formats_relerr: --samples: needs a value (accepted: --samples N or --samples=N)", 0},
+    {"formats_relerr", "--samples=0", 2, "formats_relerr: --samples: 0 is out of range (accepted: 1..10000000)", 0},
     {"formats", "--seed=3 --profile=fast", 2,
         "formats: --profile: unknown value 'fast' (accepted: quick, default, full)", 0},
     {"formats", "--quiet=1", 2, "formats: --quiet takes no value (found '--quiet=1')", 0},

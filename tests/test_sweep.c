@@ -100,9 +100,9 @@ Test(sweep, one_process_three_shares_and_jobs_merge_identically)
     cr_assert(!exists("three/merged"), "--shard must not merge");
     cr_assert_eq(sh("cd %s && " SWEEP " --merge three --quiet", dir), 0);
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out jobs --jobs 3 --quiet " QUICK, dir), 0);
-    /* 4 merged CSVs of formats, the fragment and sweep_runs.csv */
-    cr_assert_eq(same_merge("one", "three"), 6);
-    cr_assert_eq(same_merge("one", "jobs"), 6);
+    /* 3 merged CSVs of formats, the fragment and sweep_runs.csv */
+    cr_assert_eq(same_merge("one", "three"), 5);
+    cr_assert_eq(same_merge("one", "jobs"), 5);
 
     /* Rows: run 0 (seed 1, fp16) first, grid values as leading columns. */
     char path[256];
@@ -120,7 +120,7 @@ Test(sweep, manifest_checksums_are_sha256)
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid 'seed=1 formats=fp16' --out s --quiet " QUICK, dir), 0);
     /* Each "file: PATH SIZE SHA" line, checked by coreutils: sha256sum -c reads "SHA  PATH". */
     cr_assert_eq(sh("cd %s/s && grep '^file: ' shares/share-0-of-1.manifest | awk '{print $4 \"  \" $2}' > sums"
-                    " && test $(wc -l < sums) -eq 6 && sha256sum --quiet -c sums" /* 5 files and the run manifest */,
+                    " && test $(wc -l < sums) -eq 5 && sha256sum --quiet -c sums" /* 4 files and the run manifest */,
                      dir),
         0);
     /* The last line is the SHA-256 of every line before it. */
@@ -167,7 +167,7 @@ Test(sweep, killed_share_leaves_nothing_and_rerun_reproduces)
     cr_assert_str_eq(before, after);
     free(before);
     free(after);
-    cr_assert_eq(same_merge("one", "k"), 6);
+    cr_assert_eq(same_merge("one", "k"), 5);
 }
 
 /* Merging dir/name must fail with status 2 and one line holding `want`. */
@@ -188,13 +188,13 @@ Test(sweep, corrupted_foreign_and_other_commit_shares_are_refused)
             sh("cd %s && " SWEEP " formats --grid " GRID " --out good --shard %d/3 --quiet " QUICK, dir, i), 0);
     /* Another sweep: the same grid with another option; its share 2 copied into a copy of good. */
     cr_assert_eq(
-        sh("cd %s && " SWEEP " formats --grid " GRID " --out other --shard 2/3 --quiet -- --profile quick --samples 50",
+        sh("cd %s && " SWEEP " formats --grid " GRID " --out other --shard 2/3 --quiet -- --profile quick --values 0.3",
             dir),
         0);
 
     /* One flipped digit in one row of run 4 (share 1). */
-    cr_assert_eq(sh("cd %s && cp -r good bad && sed -i '20s/1/2/' bad/runs/000004/formats_relerr.csv", dir), 0);
-    refused("bad", "share 1/3 corrupted (runs/000004/formats_relerr.csv: checksum differs");
+    cr_assert_eq(sh("cd %s && cp -r good bad && sed -i '20s/1/2/' bad/runs/000004/formats_spacing.csv", dir), 0);
+    refused("bad", "share 1/3 corrupted (runs/000004/formats_spacing.csv: checksum differs");
     /* An extra file slipped into a run. */
     cr_assert_eq(sh("cd %s && cp -r good extra && echo x > extra/runs/000001/formats_x.csv", dir), 0);
     refused("extra", "share 1/3 corrupted");
@@ -221,7 +221,7 @@ Test(sweep, corrupted_foreign_and_other_commit_shares_are_refused)
     /* The intact sweep merges; a rerun over the damaged copy repairs it. */
     cr_assert_eq(sh("cd %s && " SWEEP " --merge good --quiet", dir), 0);
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out bad --shares 3 --quiet " QUICK, dir), 0);
-    cr_assert_eq(same_merge("good", "bad"), 6);
+    cr_assert_eq(same_merge("good", "bad"), 5);
 }
 
 Test(sweep, slurm_scripts_parse_and_their_tasks_run_locally)
@@ -243,7 +243,7 @@ Test(sweep, slurm_scripts_parse_and_their_tasks_run_locally)
     for (int i = 2; i >= 0; i--)
         cr_assert_eq(sh("cd / && SLURM_ARRAY_TASK_ID=%d bash %s/sl/slurm/shares.sbatch 2>/dev/null", i, dir), 0);
     cr_assert_eq(sh("bash %s/sl/slurm/merge.sbatch 2>/dev/null", dir), 0);
-    cr_assert_eq(same_merge("one", "sl"), 6);
+    cr_assert_eq(same_merge("one", "sl"), 5);
 }
 
 Test(sweep, mpirun_two_ranks_merges_identically)
@@ -262,7 +262,7 @@ Test(sweep, mpirun_two_ranks_merges_identically)
                     " --out mpi --quiet " QUICK " > mpi.log 2>&1 || { cat mpi.log; false; }",
                      dir),
         0);
-    cr_assert_eq(same_merge("one", "mpi"), 6);
+    cr_assert_eq(same_merge("one", "mpi"), 5);
 }
 
 /* A bad command line: exit 2, one line on stderr, nothing written. */
@@ -306,10 +306,10 @@ Test(sweep, sweep_file_and_grid_are_one_sweep)
     cr_assert_eq(sh("cd %s && " SWEEP " formats --grid " GRID " --out mix --shard 0/2 --quiet " QUICK, dir), 0);
     cr_assert_eq(sh("cd %s && " SWEEP " --file %s --out mix --shard 1/2 --quiet", dir, file), 0);
     cr_assert_eq(sh("cd %s && " SWEEP " --merge mix --quiet", dir), 0);
-    cr_assert_eq(same_merge("one", "mix"), 6);
+    cr_assert_eq(same_merge("one", "mix"), 5);
     /* sweep.txt is itself a sweep file. */
     cr_assert_eq(sh("cd %s && " SWEEP " --file mix/sweep.txt --out again --quiet", dir), 0);
-    cr_assert_eq(same_merge("one", "again"), 6);
+    cr_assert_eq(same_merge("one", "again"), 5);
     remove(file);
 }
 
@@ -351,7 +351,7 @@ Test(sweep, lab_sweep_command)
     cr_assert_eq(sh(LAB " sweep nosuch --grid 'seed=1' 2>/dev/null"), 2);
     one_process("one");
     cr_assert_eq(sh(LAB " sweep formats --grid " GRID " --out %s/lab --jobs 2 --quiet " QUICK, dir), 0);
-    cr_assert_eq(same_merge("one", "lab"), 6);
+    cr_assert_eq(same_merge("one", "lab"), 5);
     char out[4096];
     run_stdout(SWEEP " --help", out, sizeof out);
     if (!strstr(out, "engines: local, slurm, mpi\n") || sh("command -v mpirun > /dev/null") != 0)
@@ -360,7 +360,7 @@ Test(sweep, lab_sweep_command)
                     " --out %s/labmpi --mpi 3 --quiet " QUICK " > %s/labmpi.log 2>&1",
                      dir, dir),
         0);
-    cr_assert_eq(same_merge("one", "labmpi"), 6);
+    cr_assert_eq(same_merge("one", "labmpi"), 5);
 }
 
 /* --merge writes only where it may: a new directory (twice: the second merge replaces the

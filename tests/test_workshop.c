@@ -142,7 +142,7 @@ Test(workshop, every_command_runs_as_printed_and_states_true_numbers, .timeout =
     free(text);
     snprintf(csv, sizeof csv, "%s/runs/workshop/formats_relerr.png", dir);
     FILE *png = fopen(csv, "r");
-    cr_expect(png != NULL, "./lab plot formats --data runs/workshop made no plot");
+    cr_expect(png != NULL, "./lab plot formats_relerr --data runs/workshop made no plot");
     if (png) fclose(png);
     /* the report's data and plots are untouched */
     cr_expect_eq(sh("cd '%s' && find data plots -type f | sort | xargs md5sum | cmp -s - ../%s.before", dir, dir + 5),

@@ -1,7 +1,7 @@
 /* formats_lab.h — what one run of the formats experiment knows once it has measured: the values
- * (teaching values and the user's) with their witnesses and what each format stores, the
- * formats' constants and spacing, and the random reals; and its declared output (four CSV
- * tables, the Markdown fragment's tables and takeaway, the stdout tables). */
+ * (teaching values and the user's) with their witnesses and what each format stores, and the
+ * formats' constants and spacing; and its declared output (three CSV tables, the Markdown
+ * fragment's tables and takeaway, the stdout tables). */
 #ifndef DRIFT_FORMATS_LAB_H
 #define DRIFT_FORMATS_LAB_H
 
@@ -26,11 +26,6 @@ typedef struct {
     const drift_format_consts_t *consts;
     drift_binade_t *const *steps; /* per format, nsteps[j] binades */
     const int *nsteps;
-    long nrand; /* random reals x = rhi + rlo, exponents in [rand_emin, rand_emax) */
-    int rand_emin, rand_emax;
-    const double *rhi, *rlo;
-    const drift_stored_t *rc;         /* [i * nf + j] */
-    const drift_stored_summary_t *rs; /* per format */
 } drift_formats_lab_t;
 
 /* Every output file, committed together; stdout unless --quiet. */

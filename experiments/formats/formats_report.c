@@ -17,16 +17,13 @@ static int find_label(const drift_formats_value_t *v, int nv, const char *label)
 
 void drift_formats_write(const drift_formats_lab_t *L)
 {
-    const int nf = L->nf, nv = L->nv, RAND_EMIN = L->rand_emin, RAND_EMAX = L->rand_emax;
-    const long nrand = L->nrand;
+    const int nf = L->nf, nv = L->nv;
     const drift_format_t *F = L->F;
     const drift_formats_value_t *vals = L->vals;
-    const drift_stored_t *cells = L->cells, *rc = L->rc;
+    const drift_stored_t *cells = L->cells;
     const drift_format_consts_t *consts = L->consts;
-    const drift_stored_summary_t *rs = L->rs;
-    const double *rhi = L->rhi, *rlo = L->rlo;
     /* ---- declared output: every file to a temporary name, all renamed when all are complete ---- */
-    enum { T_VALUES, T_CONST, T_SPACING, T_RELERR, T_MD_VALUES, T_SHOW_VALUES, T_MD_CONST, T_SHOW_RANDOM };
+    enum { T_VALUES, T_CONST, T_SPACING, T_MD_VALUES, T_SHOW_VALUES, T_MD_CONST };
     static const drift_col_t VALUES[] = {DRIFT_C_TEXT("value"), DRIFT_C_TEXT("kind"), DRIFT_C_TEXT("format"),
         DRIFT_C_NUM("exact", NULL), DRIFT_C_HEX("exact_hex"), DRIFT_C_NUM("result", NULL), DRIFT_C_HEX("result_hex"),
         DRIFT_C_TEXT("bits"), DRIFT_C_TEXT("class"), DRIFT_C_TEXT("direction"), DRIFT_C_NUM("abs_err", "%.6e"),
@@ -40,33 +37,27 @@ void drift_formats_write(const drift_formats_lab_t *L)
     static const drift_col_t SPACING[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("binade"), DRIFT_C_NUM("x", NULL),
         DRIFT_C_HEX("x_hex"), DRIFT_C_NUM("x_end", NULL), DRIFT_C_NUM("spacing", NULL), DRIFT_C_HEX("spacing_hex"),
         DRIFT_C_NUM("rel_spacing", NULL), DRIFT_C_TEXT("region")};
-    static const drift_col_t RELERR[] = {DRIFT_C_INT("point"), DRIFT_C_TEXT("format"), DRIFT_C_NUM("x", "%.9e"),
-        DRIFT_C_HEX("x_hi_hex"), DRIFT_C_HEX("x_lo_hex"), DRIFT_C_HEX("result_hex"), DRIFT_C_TEXT("class"),
-        DRIFT_C_NUM("rel_err", "%.6e")};
     static const drift_col_t MD_CONST[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("p"),
         DRIFT_C_NUM("unit roundoff u", "%.3g"), DRIFT_C_NUM("epsilon", "%.3g"), DRIFT_C_NUM("min subnormal", "%.3g"),
         DRIFT_C_NUM("min normal", "%.3g"), DRIFT_C_NUM("max finite", "%.5g"), DRIFT_C_NUM("decimal digits", "%.2f")};
-    static const drift_col_t RANDOM[] = {
-        DRIFT_C_TEXT("format"), DRIFT_C_NUM("max rel err (random, normal)", "%.3g"), DRIFT_C_NUM("in u", "%.3f")};
     drift_col_t by_format[DRIFT_NFORMATS + 2] = {DRIFT_C_TEXT("value")}; /* value, one column per format, lesson */
     for (int j = 0; j < nf; j++) by_format[1 + j] = (drift_col_t)DRIFT_C_CELL(drift_format_name(F[j]));
     by_format[1 + nf] = (drift_col_t)DRIFT_C_TEXT("");
     const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, VALUES, 13}, {"_constants.csv", NULL, 0, CONST, 17},
-        {"_spacing.csv", NULL, 0, SPACING, 9}, {"_relerr.csv", NULL, 0, RELERR, 8},
+        {"_spacing.csv", NULL, 0, SPACING, 9},
         {NULL,
             "**Teaching values as stored** (round to nearest even; `inf`/`NaN` = overflow; the hex values and "
             "errors are in data/formats.csv):",
             DRIFT_SHOW_MD, by_format, 1 + nf},
         {NULL, NULL, DRIFT_SHOW_STDOUT, by_format, 2 + nf},
         {NULL, "**Constants** (measured through the rounder; data/formats_constants.csv):",
-            DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD_CONST, 8},
-        {NULL, NULL, DRIFT_SHOW_STDOUT, RANDOM, 3}};
+            DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD_CONST, 8}};
     drift_out_t out;
-    drift_out_open(&out, L->cli, TABLES, 8, 1);
+    drift_out_open(&out, L->cli, TABLES, 6, 1);
     char b1[64], b2[64];
     drift_md_question(
         &out, "Each value is held against its exact witness (MPFR), so even fp64 shows its own rounding.");
-    drift_md_reproduce(&out, "data/formats*.csv");
+    drift_md_reproduce(&out, "data/formats.csv, data/formats_constants.csv, data/formats_spacing.csv");
 
     drift_out_meta(&out, T_VALUES, "table", "teaching values stored in each format (round to nearest even)");
     drift_out_meta(&out, T_VALUES, "witness",
@@ -108,8 +99,6 @@ void drift_formats_write(const drift_formats_lab_t *L)
         drift_row(&out, T_MD_CONST, DRIFT_TXT(drift_format_name(F[j])), DRIFT_INT(k->p), DRIFT_NUM(k->u),
             DRIFT_NUM(k->eps), DRIFT_NUM(k->min_sub), DRIFT_NUM(k->min_norm), DRIFT_NUM(k->max_fin),
             DRIFT_NUM(k->digits));
-        drift_row(&out, T_SHOW_RANDOM, DRIFT_TXT(drift_format_name(F[j])), DRIFT_NUM(rs[j].max_rel_normal),
-            DRIFT_NUM(rs[j].max_rel_normal / k->u));
     }
     drift_md_end(&out, T_MD_CONST);
 
@@ -123,46 +112,9 @@ void drift_formats_write(const drift_formats_lab_t *L)
                 DRIFT_NUM(s->spacing / s->x), DRIFT_TXT(s->subnormal ? "subnormal" : "normal"));
         }
 
-    drift_out_meta(&out, T_RELERR, "table",
-        "relative error |round(x) - x| / x (rounded up) of random reals x = x_hi + x_lo (exact sum)");
-    drift_out_meta(&out, T_RELERR, "sampling",
-        "%ld points; exponent of x_hi uniform in [%d, %d), fraction uniform (52 bits); x_lo uniform in "
-        "[-ulp/2, ulp/2) of x_hi; Philox stream (seed, \"formats\", point, 0)",
-        nrand, RAND_EMIN, RAND_EMAX);
-    for (long i = 0; i < nrand; i++)
-        for (int j = 0; j < nf; j++) {
-            double r = rc[i * nf + j].result;
-            drift_row(&out, T_RELERR, DRIFT_INT(i), DRIFT_TXT(drift_format_name(F[j])), DRIFT_NUM(rhi[i]),
-                DRIFT_NUM(rhi[i]), DRIFT_NUM(rlo[i]), DRIFT_NUM(r),
-                DRIFT_TXT(drift_class_name(drift_classify(r, F[j]))), DRIFT_NUM(rc[i * nf + j].rel_err));
-        }
-
-
     /* The takeaway: every number comes from the arrays written above. */
-    drift_md_text(&out,
-        "**Takeaway.**\n\n- Precision: among %ld random reals (exponents 2^%d to 2^%d), the largest "
-        "relative error of a value stored as a normal number was",
-        nrand, RAND_EMIN, RAND_EMAX);
-    double worst = 0; /* the largest max-relative-error / u over the formats */
-    for (int j = 0; j < nf; j++) {
-        drift_md_text(&out, "%s %s %.3g (%.3f u)", j ? (j + 1 == nf ? " and" : ",") : "", drift_format_name(F[j]),
-            rs[j].max_rel_normal, rs[j].max_rel_normal / consts[j].u);
-        worst = fmax(worst, rs[j].max_rel_normal / consts[j].u);
-    }
-    drift_md_text(&out, worst <= 1 ? ": never above the unit roundoff u = 2^-p.\n"
-                                   : ": ABOVE the unit roundoff u = 2^-p somewhere, which means a rounding bug.\n");
-    drift_md_text(&out, "- Below the smallest normal the guarantee is gone:");
+    drift_md_text(&out, "**Takeaway.**\n\n- Overflowed (inf, or NaN in fp8e4m3):");
     int any = 0;
-    for (int j = 0; j < nf; j++)
-        if (rs[j].n_subnormal || rs[j].n_zero)
-            drift_md_text(&out, "%s %s stored %ld of them as subnormals (relative error up to %.3g) and %ld as zero",
-                any++ ? ";" : "", drift_format_name(F[j]), rs[j].n_subnormal, rs[j].max_rel_sub, rs[j].n_zero);
-    drift_md_text(&out, "%s\n- Range: overflowed (inf, or NaN in fp8e4m3) among the random values:",
-        any ? "." : " none of the sampled values fell there in these formats.");
-    for (int j = 0; j < nf; j++)
-        drift_md_text(&out, "%s %s %ld", j ? "," : "", drift_format_name(F[j]), rs[j].n_overflow);
-    drift_md_text(&out, " of %ld. Teaching values that overflowed:", nrand);
-    any = 0;
     for (int j = 0; j < nf; j++)
         for (int i = 0, first = 1; i < nv; i++)
             if (cells[i * nf + j].cls == DRIFT_CLASS_INF || cells[i * nf + j].cls == DRIFT_CLASS_NAN) {
@@ -175,13 +127,13 @@ void drift_formats_write(const drift_formats_lab_t *L)
     drift_md_text(&out, "%s\n", any ? "." : " none.");
     int i01 = find_label(vals, nv, "0.1"), isum = find_label(vals, nv, "0.1+0.2");
     if (i01 >= 0) {
-        drift_md_text(&out, "- 0.1 is stored as");
+        drift_md_text(&out, "- 0.1 is stored as (format, relative error)");
         double w = 0;
         for (int j = 0; j < nf; j++) {
             const drift_stored_t *c = &cells[i01 * nf + j];
             drift_fmt_num(b1, sizeof b1, c->result, "%.17g");
-            drift_md_text(&out, "%s %s (%s, relative error %.2e)", j ? (j + 1 == nf ? " and" : ",") : "", b1,
-                drift_format_name(F[j]), c->rel_err);
+            drift_md_text(&out, "%s %s (%s, %.2e)", j ? (j + 1 == nf ? " and" : ",") : ":", b1, drift_format_name(F[j]),
+                c->rel_err);
             w = fmax(w, c->rel_err / consts[j].u);
         }
         drift_md_text(&out, ": the fewer the bits, the larger the error; the largest is %.2f u.\n", w);
@@ -197,8 +149,8 @@ void drift_formats_write(const drift_formats_lab_t *L)
             far += c->ulp_err > 0.5;
         }
         drift_md_text(&out,
-            ". In %d of %d formats the computed sum is more than half an ulp from 0.3, so it is not the "
-            "stored 0.3: the two input roundings and the sum's rounding add up.\n",
+            ". In %d of %d formats the sum is more than half an ulp from 0.3, so not the stored 0.3: the input and "
+            "sum roundings add up.\n",
             far, nf);
     }
     drift_out_commit(&out);

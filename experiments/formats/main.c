@@ -3,6 +3,7 @@
  * Question: what happens to a number when it is stored in fp64, fp32, tf32, fp16, bf16,
  * fp8 e4m3 or fp8 e5m2? How much precision and how much range does each format keep, and
  * where does a value stop being represented faithfully (rounding, subnormals, overflow)?
+ * (formats_relerr holds random reals against the unit roundoff.)
  *
  * What it sweeps:
  *   (a) teaching values (0.1, 1/3, pi, 65504, 65520, 70000, 448, 1e-8, 2^-24, 1 + 2^-11,
@@ -11,16 +12,15 @@
  *       label names, not its double approximation, so fp64 shows its own error too;
  *   (b) the constants of each format, measured through the rounder (epsilon, smallest
  *       subnormal, largest finite, ...) and checked against the declared table;
- *   (c) the spacing of representable numbers in every binade of every format, and the
- *       relative representation error of random reals (Philox stream from --seed).
+ *   (c) the spacing of representable numbers in every binade of every format.
  *
  * How to run:
  *   ./lab run formats                         all seven formats, default profile
- *   ./lab run formats --formats fp16,bf16 --values 0.3,1e-5,3.14159 --samples 5000
- *   ./lab plot formats                        plots/formats_spacing.png, formats_relerr.png
+ *   ./lab run formats --formats fp16,bf16 --values 0.3,1e-5,3.14159
+ *   ./lab plot formats                        plots/formats_spacing.png
  *
  * What to look for: every finite result is within half a spacing of its witness (ulp_err
- * <= 0.5 in round-to-nearest); the relative error of values in the normal range never
+ * <= 0.5 in round-to-nearest); the relative error of reals in the normal range never
  * exceeds the unit roundoff u = 2^-p, while below the smallest normal it grows towards 1
  * (subnormals keep fewer bits) and above the largest finite it is infinite (fp16 65520 ->
  * inf, fp8 e4m3 70000 -> NaN). tf32 and fp16 share p = 11 and differ only in range; bf16
@@ -30,7 +30,6 @@
  *   data/formats.csv            one row per (value, format)
  *   data/formats_constants.csv  one row per format
  *   data/formats_spacing.csv    one row per (format, binade)
- *   data/formats_relerr.csv     one row per (random value, format)
  *   data/formats.md             the report fragment: question, key tables, takeaway */
 #include <math.h>
 #include <stdio.h>
@@ -42,13 +41,8 @@
 #include "format.h"
 #include "format_probe.h"
 #include "formats_lab.h"
-#include "philox.h"
 #include "witness.h"
 
-/* Random reals: exponents uniform in [RAND_EMIN, RAND_EMAX), so the plot sees fp16's and
- * fp8's subnormals (below 2^-14, 2^-6) and their overflow (2^16, 2^8.8) on one axis. */
-#define RAND_EMIN (-30)
-#define RAND_EMAX 20
 #define MAX_VALUES 96
 
 /* ---- the teaching values ------------------------------------------------------------ */
@@ -81,19 +75,6 @@ static const teach_t TEACH[] = {
 };
 #define NTEACH (int)(sizeof TEACH / sizeof TEACH[0])
 
-
-/* Random real number i: hi a double with exponent in [RAND_EMIN, RAND_EMAX) and a uniform
- * 52-bit fraction, lo uniform in [-ulp(hi)/2, ulp(hi)/2). The real value hi + lo has ~106
- * significant bits, so even fp64 has something to round. Stream (seed, "formats", i, 0). */
-static void random_real(double *hi, double *lo, uint64_t seed, uint32_t i)
-{
-    drift_stream_t s;
-    drift_stream_init(&s, seed, drift_fnv1a32("formats"), i, 0);
-    int e = RAND_EMIN + (int)drift_stream_below(&s, RAND_EMAX - RAND_EMIN);
-    uint64_t frac = ((uint64_t)drift_stream_u32(&s) << 20) | (drift_stream_u32(&s) >> 12); /* 52 bits */
-    *hi = ldexp(1.0 + (double)frac * 0x1p-52, e);
-    *lo = (drift_stream_uniform(&s) - 0.5) * ldexp(1.0, e - 52); /* exact: k * 2^-53 scaled */
-}
 
 /* Reads --values into vals[nv..]: both readers must agree (strtod syntax is the lab's, MPFR
  * gives the exact value). Returns the new count; dies with the option's message. */
@@ -131,27 +112,24 @@ static int read_values(drift_formats_value_t *vals, int nv, const char *list)
 int main(int argc, char **argv)
 {
     const char *values_opt = NULL;
-    long nrand = 0; /* 0: not given, take the profile's */
     const drift_cli_opt_t opts[] = {
         {"values", DRIFT_OPT_LIST, &values_opt, "X,X,...",
             "extra values (decimal or hex, e.g. 0.3,0x1p-20), added to the teaching values (default none)", 0, 0, {0}},
-        {"samples", DRIFT_OPT_INT, &nrand, "N", "random reals for the relative-error plot", 1, 10000000,
-            {"200", "1000", "20000"}},
     };
     const drift_cli_spec_t spec = {.name = "formats",
         .question = "What happens to a number when it is stored in each format: how much precision and range survive?",
         .default_formats = "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2",
         .default_orders = "seq",
         .opts = opts,
-        .nopts = 2,
+        .nopts = 1,
         .no_orders = "takes no orders (its one sum, a + b, has no order to choose)",
         .cpu_only = "CPU only",
         .summary =
             "each format keeps p significant bits, so a stored value is off by at most u = 2^-p relative to the real "
-            "number (the worst of the random reals is always <= u) as long as it lies between the smallest normal and the "
-            "largest finite value. Below, subnormals keep fewer bits and the relative error grows to 1 (the value becomes "
-            "0); above, the value overflows to inf (NaN in fp8e4m3). tf32 and fp16 have the same p = 11 but different "
-            "ranges; bf16 has fp32's range with only p = 8. Plots: ./lab plot formats."};
+            "number as long as it lies between the smallest normal and the largest finite value. Below, subnormals keep "
+            "fewer bits and the relative error grows to 1 (the value becomes 0); above, the value overflows to inf (NaN "
+            "in fp8e4m3). tf32 and fp16 have the same p = 11 but different ranges; bf16 has fp32's range with only p = "
+            "8. Plots: ./lab plot formats."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
 
@@ -206,45 +184,13 @@ int main(int argc, char **argv)
             drift_die("self-check failed: %s's measured spacing disagrees with drift_ulp", drift_format_name(F[j]));
     }
 
-    /* (c) relative error of random reals: one stream per point, so the result does not
-     * depend on --threads; every thread writes only its own rows. */
-    double *rhi = malloc((size_t)nrand * sizeof *rhi), *rlo = malloc((size_t)nrand * sizeof *rlo);
-    drift_stored_t *rc = malloc((size_t)nrand * nf * sizeof *rc);
-    if (!rhi || !rlo || !rc)
-        drift_die_oom((double)nrand * (2 * sizeof *rhi + nf * sizeof *rc),
-            "%ld random reals x %d formats (--samples: fewer)", (long)nrand, nf);
-    DRIFT_OMP("omp parallel")
-    {
-        mpfr_t x, d, qq;
-        mpfr_inits2(DRIFT_WITNESS_DIFF_PREC, x, d, (mpfr_ptr)0);
-        mpfr_init2(qq, 53);
-        DRIFT_OMP("omp for schedule(static)")
-        for (long i = 0; i < nrand; i++) {
-            random_real(&rhi[i], &rlo[i], cli.seed, (uint32_t)i);
-            mpfr_set_d(x, rhi[i], MPFR_RNDN);
-            mpfr_add_d(x, x, rlo[i], MPFR_RNDN); /* exact: hi and lo span < 110 bits */
-            for (int j = 0; j < nf; j++)
-                drift_witness_error(&rc[i * nf + j], drift_round_sum2(rhi[i], rlo[i], F[j], DRIFT_RNE), x, F[j], d, qq);
-        }
-        mpfr_clears(x, d, qq, (mpfr_ptr)0);
-        mpfr_free_cache();
-    }
-    drift_stored_summary_t rs[DRIFT_NFORMATS]; /* by the stored value: what the u = 2^-p bound is about */
-    memset(rs, 0, sizeof rs);
-    for (long i = 0; i < nrand; i++)
-        for (int j = 0; j < nf; j++) drift_stored_summary_add(&rs[j], &rc[i * nf + j], F[j]);
-
-    const drift_formats_lab_t lab = {
-        &cli, F, nf, vals, nv, cells, consts, steps, nsteps, nrand, RAND_EMIN, RAND_EMAX, rhi, rlo, rc, rs};
+    const drift_formats_lab_t lab = {&cli, F, nf, vals, nv, cells, consts, steps, nsteps};
     drift_formats_write(&lab); /* formats_report.c */
 
     for (int i = 0; i < nv; i++) mpfr_clears(vals[i].a, vals[i].b, vals[i].exact, (mpfr_ptr)0);
     for (int j = 0; j < nf; j++) free(steps[j]);
     free(vals);
     free(cells);
-    free(rhi);
-    free(rlo);
-    free(rc);
     mpfr_free_cache();
     return 0;
 }

@@ -11,9 +11,8 @@
 
 #define FORMATS DRIFT_BIN_DIR "/formats"
 
-static const char *const FILES[] = {
-    "formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats_relerr.csv", "formats.md"};
-#define NFILES 5
+static const char *const FILES[] = {"formats.csv", "formats_constants.csv", "formats_spacing.csv", "formats.md"};
+#define NFILES 4
 
 static char dir[64];
 
@@ -57,26 +56,13 @@ Test(formats_exp, rerun_is_byte_identical_except_date)
  * the date may differ. */
 Test(formats_exp, thread_count_does_not_change_the_data)
 {
-    cr_assert_eq(sh("%s --out %s/t1 --quiet --seed 9 --samples 3000 --threads 1", FORMATS, dir), 0);
-    cr_assert_eq(sh("%s --out %s/t2 --quiet --seed 9 --samples 3000 --threads 2", FORMATS, dir), 0);
+    cr_assert_eq(sh("%s --out %s/t1 --quiet --seed 9 --threads 1", FORMATS, dir), 0);
+    cr_assert_eq(sh("%s --out %s/t2 --quiet --seed 9 --threads 2", FORMATS, dir), 0);
     char a[128], b[128];
     snprintf(a, sizeof a, "%s/t1", dir);
     snprintf(b, sizeof b, "%s/t2", dir);
     const char *skip[] = {"# date: ", "# argv: "};
     assert_same_files(a, b, skip, 2);
-}
-
-Test(formats_exp, another_seed_changes_the_random_values)
-{
-    cr_assert_eq(sh("%s --out %s/s1 --quiet --seed 1 --profile quick", FORMATS, dir), 0);
-    cr_assert_eq(sh("%s --out %s/s2 --quiet --seed 2 --profile quick", FORMATS, dir), 0);
-    char pa[128], pb[128];
-    snprintf(pa, sizeof pa, "%s/s1/formats_relerr.csv", dir);
-    snprintf(pb, sizeof pb, "%s/s2/formats_relerr.csv", dir);
-    const char *skip[] = {"# "};
-    char *ta = slurp(pa), *tb = slurp(pb), *sa = strip_lines(ta, skip, 1), *sb = strip_lines(tb, skip, 1);
-    cr_assert(strcmp(sa, sb), "seeds 1 and 2 gave the same random values");
-    free(ta), free(tb), free(sa), free(sb);
 }
 
 /* ---- spot checks ------------------------------------------------------------------------ */
@@ -200,40 +186,6 @@ Test(formats_exp, spacing_staircase)
     free(text);
 }
 
-/* The theorem the relative-error plot illustrates: a value stored as a normal number in
- * round-to-nearest is within u = 2^-p of the real number (Higham, Accuracy and Stability,
- * Thm 2.2). Checked on every sampled row. */
-Test(formats_exp, relerr_of_normal_values_is_at_most_u)
-{
-    char *text = run_and_read("--samples 2000", "formats_relerr.csv");
-    int cf = csv_column(text, "format"), cc = csv_column(text, "class"), cr = csv_column(text, "rel_err");
-    static const struct {
-        const char *name;
-        int p;
-    } P[] = {{"fp64", 53}, {"fp32", 24}, {"tf32", 11}, {"fp16", 11}, {"bf16", 8}, {"fp8e4m3", 4}, {"fp8e5m2", 3}};
-    long rows = 0, normal = 0;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        if (line[0] == '#' || !strncmp(line, "point,", 6)) continue;
-        char *f[16];
-        cr_assert_eq(csv_split(line, f, 16), 8);
-        rows++;
-        if (strcmp(f[cc], "normal")) continue;
-        int p = 0;
-        for (int k = 0; k < 7; k++)
-            if (!strcmp(f[cf], P[k].name)) p = P[k].p;
-        cr_assert(p);
-        double rel = strtod(f[cr], NULL);
-        /* rel_err is printed with 7 significant digits (%.6e), rounded up at the source; the
-         * printed value may round up by half a unit in the 7th digit, so allow 1e-6 relative. */
-        cr_assert(rel <= ldexp(1.0, -p) * (1 + 1e-6), "%s: rel_err %g > u = 2^-%d", f[cf], rel, p);
-        normal++;
-    }
-    cr_assert_eq(rows, 2000 * 7);
-    cr_assert(normal > rows / 2, "too few normal samples: %ld", normal);
-    free(text);
-}
-
 Test(formats_exp, user_values_and_formats)
 {
     char *text = run_and_read("--profile quick --formats fp16 --values 0.3,0x1p-20,-2.5", "formats.csv");
@@ -274,6 +226,5 @@ Test(formats_exp, fragment_has_question_table_takeaway)
     cr_expect(strstr(text, "**Question.**"));
     cr_expect(strstr(text, "| value | fp64 | fp32 | tf32 | fp16 | bf16 | fp8e4m3 | fp8e5m2 |"));
     cr_expect(strstr(text, "**Takeaway.**"));
-    cr_expect(strstr(text, "never above the unit roundoff"), "the u bound failed in the data");
     free(text);
 }

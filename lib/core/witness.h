@@ -1,6 +1,7 @@
 /* witness.h — a real number held exactly (its witness, MPFR) and what a format makes of it:
  * the value read from text, rounded once to the format, and the error of a stored or computed
- * value against the witness, every error rounded up (never reported smaller than it is). */
+ * value against the witness, every error rounded up (never reported smaller than it is).
+ * Used by the formats experiment (teaching values) and formats_relerr (random reals). */
 #ifndef DRIFT_WITNESS_H
 #define DRIFT_WITNESS_H
 
@@ -31,20 +32,11 @@ typedef struct {
     drift_class_t cls;
     const char *dir;                  /* exact | up | down | overflow */
     double abs_err, rel_err, ulp_err; /* rounded up */
+    int below_normal;                 /* the real |x| < f's smallest normal (zero included) */
 } drift_stored_t;
 
 /* The error of result (a member of f) against the witness x. diff (DRIFT_WITNESS_DIFF_PREC bits)
  * and q (53 bits) are the caller's scratch, so that a loop allocates nothing. */
 void drift_witness_error(drift_stored_t *c, double result, mpfr_srcptr x, drift_format_t f, mpfr_ptr diff, mpfr_ptr q);
-
-/* Errors of many reals stored in one format, classified by the stored value ("stored as a
- * normal number" is what the u = 2^-p bound is about). Zero-initialise, then add each. */
-typedef struct {
-    long n_normal, n_zero, n_subnormal, n_overflow;
-    double max_rel_normal; /* the largest relative error of a value stored as a normal number */
-    double max_rel_sub;    /* the largest of a value stored as a subnormal (not flushed to zero) */
-} drift_stored_summary_t;
-
-void drift_stored_summary_add(drift_stored_summary_t *s, const drift_stored_t *c, drift_format_t f);
 
 #endif

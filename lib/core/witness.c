@@ -60,6 +60,7 @@ void drift_witness_error(drift_stored_t *c, double result, mpfr_srcptr x, drift_
 {
     c->result = result;
     c->cls = drift_classify(result, f);
+    c->below_normal = mpfr_zero_p(x) || (long)mpfr_get_exp(x) - 1 < drift_format_info(f)->emin;
     if (!isfinite(result)) {
         c->dir = "overflow";
         c->abs_err = c->rel_err = c->ulp_err = isnan(result) ? NAN : INFINITY;
@@ -80,20 +81,4 @@ void drift_witness_error(drift_stored_t *c, double result, mpfr_srcptr x, drift_
     }
     mpfr_div_d(q, diff, drift_witness_ulp(x, f), MPFR_RNDU); /* division by a power of two */
     c->ulp_err = mpfr_get_d(q, MPFR_RNDU);
-}
-
-void drift_stored_summary_add(drift_stored_summary_t *s, const drift_stored_t *c, drift_format_t f)
-{
-    double r = c->result, rel = c->rel_err;
-    if (!isfinite(r)) {
-        s->n_overflow++;
-    } else if (r == 0) {
-        s->n_zero++;
-    } else if (fabs(r) < drift_format_info(f)->min_normal) {
-        s->n_subnormal++;
-        s->max_rel_sub = fmax(s->max_rel_sub, rel);
-    } else {
-        s->n_normal++;
-        s->max_rel_normal = fmax(s->max_rel_normal, rel);
-    }
 }
