@@ -33,7 +33,7 @@ Test(paths, run_out_is_relative_to_the_caller_and_plot_data_renders_there, .time
     /* the plots of that run, into that run's directory; --data relative to the caller too */
     cr_assert_eq(sh("cd '%s' && " ENV LAB " plot formats --data rel/deep/out 2>/dev/null", dir), 0);
     cr_assert(exists(dir, "rel/deep/out/formats_spacing.png"));
-    cr_assert(exists(dir, "rel/deep/out/formats_relerr.svg"));
+    cr_assert(exists(dir, "rel/deep/out/formats_spacing.svg"));
     /* a directory with no data, or none at all: one line, exit 2 */
     cr_assert_eq(sh("cd '%s' && " ENV LAB " plot formats --data rel 2>/dev/null", dir), 2);
     cr_assert_eq(sh("cd '%s' && " ENV LAB " plot formats --data nowhere 2>/dev/null", dir), 2);
