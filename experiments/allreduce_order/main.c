@@ -268,7 +268,9 @@ int main(int argc, char **argv)
                 &cli, (size_t)Pmax + 1 + (size_t)(ri * nconf + c), (size_t)Pmax + 1 + (size_t)(nrec * nconf));
             drift_numerics_t nx = drift_numerics_fp32();
             drift_numerics_set_mm(&nx, &rec[ri]);
-            nx.policy = DRIFT_POLICY_BATCH_INVARIANT; /* a prompt's bits do not depend on the prompts beside it */
+            /* a prompt's GEMMs do not depend on the prompts beside it; the ring all-reduce still does
+             * (it cuts the whole batch's buffer into P chunks, as NCCL does), the tree and rank orders not */
+            nx.policy = DRIFT_POLICY_BATCH_INVARIANT;
             nx.tp = c ? tps[(c - 1) / DRIFT_NALLREDUCE] : 1;
             nx.allreduce = c ? (drift_allreduce_t)((c - 1) % DRIFT_NALLREDUCE) : DRIFT_ALLREDUCE_RING;
             drift_model_t *m;
