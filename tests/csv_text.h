@@ -1,5 +1,6 @@
 /* csv_text.h — reading a program's CSV and Markdown output in a test: the text without its
- * metadata lines, and one field by column name. Static inline, as support.h. */
+ * metadata lines, one field by column name, and two runs' files compared. Static inline, as
+ * support.h. */
 #ifndef DRIFT_TESTS_CSV_TEXT_H
 #define DRIFT_TESTS_CSV_TEXT_H
 
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "support.h"
 
 /* The text without the lines that start with one of skip[0..nskip) ("# date: ", ...), in a
  * malloc'd buffer (free it). */
@@ -77,6 +80,27 @@ static inline void csv_lookup(char *out, size_t size, const char *text, const ch
     }
     free(copy);
     cr_assert_fail("no row %s=%s, %s=%s", key1, v1, key2, v2);
+}
+
+/* Each of files[0..nfiles) holds the same text in directories a and b once the lines that
+ * start with one of skip[0..nskip) are dropped, and more than 100 bytes of it (a run that
+ * wrote nearly nothing does not pass by agreeing with itself). */
+static inline void assert_same_files(
+    const char *a, const char *b, const char *const *files, int nfiles, const char *const *skip, int nskip)
+{
+    for (int i = 0; i < nfiles; i++) {
+        char pa[256], pb[256];
+        snprintf(pa, sizeof pa, "%s/%s", a, files[i]);
+        snprintf(pb, sizeof pb, "%s/%s", b, files[i]);
+        char *ta = slurp(pa), *tb = slurp(pb);
+        char *sa = strip_lines(ta, skip, nskip), *sb = strip_lines(tb, skip, nskip);
+        cr_assert(strlen(sa) > 100, "%s is nearly empty", pa);
+        cr_assert(!strcmp(sa, sb), "%s and %s differ beyond the allowed metadata lines", pa, pb);
+        free(ta);
+        free(tb);
+        free(sa);
+        free(sb);
+    }
 }
 
 #endif
