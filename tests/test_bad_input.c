@@ -41,6 +41,7 @@ static const bad_t CASES[] = {
     COMMON("matmul_drift"),
     COMMON("matmul_drift_splitk"),
     COMMON("batch_invariance"),
+    COMMON("batch_invariance_cost"),
     COMMON("sampling_flip"),
     COMMON("argmax_flip"),
     /* lists: too long (refused with the limit, never cut), duplicates, empty items */
@@ -61,6 +62,8 @@ static const bad_t CASES[] = {
     {"batch_invariance", "--K ''", "--K"},
     {"batch_invariance", "--N 0", "--N"},
     {"batch_invariance", "--device z80", "--device"},
+    {"batch_invariance_cost", "--device z80", "--device"},
+    {"batch_invariance_cost", "--formats fp64", "--formats"},
     {"argmax_flip", "--K 65536 --V 1000000", "--K"},
     {"argmax_flip", "--orders seq,seq", "--orders"},
     {"argmax_flip", "--orders seq,,pairwise", "--orders"},

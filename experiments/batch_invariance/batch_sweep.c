@@ -81,11 +81,7 @@ static int sweep_policies(drift_batch_sweep_t *b, int f, int ki, const double *A
                 return drift_why(
                     err, errsz, c, "row 0 under %s: %s", drift_policy_name((drift_policy_t)p), drift_strerror(c));
             drift_batch_row_t *r = &blk[M - 1];
-            drift_cost_t cost;
-            if (drift_cost_gemm(&cost, &k, M, N, K, in, tc, &b->perf))
-                return drift_why(err, errsz, DRIFT_EINVAL, "cost model failed");
-            *r = (drift_batch_row_t){M, c, 0, cost.time * 1e6, 0};
-            if (M == 1) s->cost_mb = cost.memory_bound;
+            *r = (drift_batch_row_t){M, c, 0, 0};
             used[c] = 1;
             drift_row_diff(&r->n_diff, &r->max_diff, kc->row[c], kc->row[blk[0].kc], N);
             if (r->n_diff && !s->m_changed++) s->first_M = M;
@@ -118,8 +114,7 @@ int drift_batch_sweep_run(drift_batch_sweep_t *b, const drift_batch_sweep_cfg_t 
 {
     memset(b, 0, sizeof *b);
     b->cfg = *cfg;
-    if (drift_device_lookup(&b->dev, cfg->device) || drift_device_perf(&b->perf, b->dev.name) ||
-        drift_gpu_arch(&b->arch, b->dev.name))
+    if (drift_device_lookup(&b->dev, cfg->device) || drift_gpu_arch(&b->arch, b->dev.name))
         return drift_why(err, errsz, DRIFT_EINVAL, "--device: unknown device '%s'", cfg->device ? cfg->device : "");
     const int nf = cfg->nformats, np = DRIFT_NPOLICIES, nK = cfg->nK;
     const size_t N = cfg->N, Mmax = cfg->Mmax;
@@ -173,10 +168,8 @@ void drift_batch_sweep_free(drift_batch_sweep_t *b)
 
 int drift_batch_sweep_sampled(const drift_batch_row_t *blk, size_t Mmax, size_t M0)
 {
-    size_t M = blk[M0].M;
-    int edge = (M0 > 0 && blk[M0 - 1].kc != blk[M0].kc) || (M0 + 1 < Mmax && blk[M0 + 1].kc != blk[M0].kc);
-    int pow2ish = ((M & (M - 1)) == 0) || (((M + 1) & M) == 0) || (M > 1 && ((M - 1) & (M - 2)) == 0);
-    return M <= 16 || M % 32 == 0 || pow2ish || edge || M == Mmax;
+    int run_end = (M0 > 0 && blk[M0 - 1].kc != blk[M0].kc) || (M0 + 1 < Mmax && blk[M0 + 1].kc != blk[M0].kc);
+    return drift_policy_sampled_m(blk[M0].M, Mmax, run_end);
 }
 
 int drift_batch_sweep_linspace_cond(double *med, const drift_batch_sweep_cfg_t *cfg, size_t K, drift_format_t in)

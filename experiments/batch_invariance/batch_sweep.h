@@ -1,7 +1,7 @@
 /* batch_sweep.h — the batch-invariance measurement: row 0 of (A[:M] B) against row 0 of
  * (A[:1] B) for every M = 1..Mmax, under each GEMM policy (policy.h), per input format and K,
- * as a GPU of the device's tensor-core architecture computes it (gpu_gemm.h), with the modelled
- * cost of every kernel (cost_model.h).
+ * as a GPU of the device's tensor-core architecture computes it (gpu_gemm.h). What the kernels
+ * cost is the batch_invariance_cost experiment's question.
  *
  * Every emulated kernel computes each output in an order that depends only on the kernel, so
  * row 0 is computed once per distinct kernel (row0.h); the first full product A[:M] B whose
@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 #include "drift.h"
-#include "cost_model.h"
 #include "matrix_rows.h"
 #include "policy.h"
 #include "row0.h"
@@ -24,7 +23,6 @@ typedef struct { /* one batch size M under one (format, policy, K) */
     size_t M;
     int kc;          /* M's kernel: its index in the (format, K) row-0 cache */
     double max_diff; /* over row 0's outputs against M = 1 (drift_row_diff) */
-    double cost;     /* modelled GPU time, microseconds */
     long n_diff;     /* outputs of row 0 whose bits differ from M = 1's */
 } drift_batch_row_t;
 
@@ -34,7 +32,7 @@ typedef struct {                         /* per (format, policy, K), over M */
     size_t first_M;                      /* the smallest of them (0: none) */
     double max_diff, nmse_min, nmse_max; /* NMSE of row 0 against the exact row, over the kernels used */
     double cond_med;                     /* median over row 0's outputs of sum|a b| / |sum a b| (dot_cond.h) */
-    int cost_mb, tc;                     /* M = 1 memory-bound in the cost model; tensor-core arithmetic */
+    int tc;                              /* tensor-core arithmetic */
 } drift_batch_sum_t;
 
 typedef struct {
@@ -45,13 +43,12 @@ typedef struct {
     size_t N, Mmax;
     drift_rows_kind_t data; /* DRIFT_ROWS_NORMAL (seeded) or DRIFT_ROWS_LINSPACE */
     uint64_t seed;
-    const char *device; /* policy.h's device: its SMs, cost figures and tensor-core architecture */
+    const char *device; /* policy.h's device: its SMs and tensor-core architecture */
 } drift_batch_sweep_cfg_t;
 
 typedef struct {
     drift_batch_sweep_cfg_t cfg;
     drift_device_t dev;
-    drift_device_perf_t perf;
     drift_tc_arch_t arch;
     drift_batch_row_t *rows;   /* [((f * NPOLICIES + p) * nK + ki) * Mmax + M - 1] */
     drift_batch_sum_t *sum;    /* [(f * NPOLICIES + p) * nK + ki] */
@@ -72,8 +69,7 @@ const drift_batch_sum_t *drift_batch_sweep_sum(const drift_batch_sweep_t *b, int
 const drift_row0_cache_t *drift_batch_sweep_cache(const drift_batch_sweep_t *b, int f, int ki);
 
 /* Whether batch size index M0 (M = M0 + 1) of blk belongs to the sample the CSV shows below
- * the full profile: M <= 16, multiples of 32, 2^k - 1, 2^k, 2^k + 1, Mmax, and the ends of
- * every run of batch sizes with one kernel. */
+ * the full profile (drift_policy_sampled_m, the runs of one kernel read from blk). */
 int drift_batch_sweep_sampled(const drift_batch_row_t *blk, size_t Mmax, size_t M0);
 
 /* The median condition number (dot_cond.h) of row 0 of linspace data (the labelled worst case)

@@ -6,9 +6,9 @@
  * of a typical dot product) or linspace(-100, 100) as in batch_invariant_ops, a labelled worst
  * case whose row 0 is ill-conditioned (its condition number is printed). fp32 inputs run on
  * fp32 FMA; bf16, fp16 and tf32 run through the tensor-core model of --device (gpu_gemm.h).
- * Cost: a bytes-and-FLOPs roofline (cost_model.h), so M = 1 is memory-bound.
+ * What the cure costs is batch_invariance_cost's question (the same kernels, modelled).
  * Look for: vendor-like changes row 0 once the batch is large enough for another split-K;
- * batch-invariant gives exactly zero difference, at the modelled cost in the .md fragment. */
+ * batch-invariant gives exactly zero difference. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,11 +21,10 @@
 enum { T_MAIN, T_SUM, T_RUNS, T_MD };
 static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"), DRIFT_C_INT("M"),
     DRIFT_C_KEY("kernel_key"), DRIFT_C_TEXT("order"), DRIFT_C_INT("changed"), DRIFT_C_NUM("max_abs_diff", "%.9g"),
-    DRIFT_C_INT("n_diff"), DRIFT_C_NUM("cost_model", "%.6g"), DRIFT_C_HEX("row0_c0_hex"), DRIFT_C_QUOTED("kernel")};
+    DRIFT_C_INT("n_diff"), DRIFT_C_HEX("row0_c0_hex"), DRIFT_C_QUOTED("kernel")};
 static const drift_col_t SUM[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"),
     DRIFT_C_INT("distinct_row0"), DRIFT_C_INT("m_changed"), DRIFT_C_INT("first_M_changed"),
     DRIFT_C_NUM("max_abs_diff", "%.9g"), DRIFT_C_NUM("nmse_min", "%.6e"), DRIFT_C_NUM("nmse_max", "%.6e"),
-    DRIFT_C_NUM("cost_m1", "%.6g"), DRIFT_C_NUM("cost_ratio_bi_vendor_m1", "%.4f"), DRIFT_C_INT("m1_memory_bound"),
     DRIFT_C_NUM("cond_median", "%.4g"), DRIFT_C_TEXT("arithmetic")};
 static const drift_col_t RUNS[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"),
     DRIFT_C_INT("M_first"), DRIFT_C_INT("M_last"), DRIFT_C_KEY("kernel_key"), DRIFT_C_INT("changed"),
@@ -33,7 +32,7 @@ static const drift_col_t RUNS[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"
 static const drift_col_t MD[] = {DRIFT_C_TEXT("format"), DRIFT_C_INT("K"), DRIFT_C_INT("vendor-like: M changed"),
     DRIFT_C_INT("distinct"), DRIFT_C_NUM("max abs diff", "%.3g"), DRIFT_C_INT("batch-invariant: M changed"),
     DRIFT_C_INT("distinct"), DRIFT_C_NUM("max abs diff", "%.3g")};
-static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 12}, {"_summary.csv", NULL, 0, SUM, 14},
+static const drift_table_spec_t TABLES[] = {{".csv", NULL, 0, MAIN, 11}, {"_summary.csv", NULL, 0, SUM, 11},
     {"_runs.csv", NULL, 0, RUNS, 8}, {NULL, NULL, DRIFT_SHOW_MD | DRIFT_SHOW_STDOUT, MD, 8}};
 
 static void progress(void *cli, size_t done, size_t total) { drift_progress(cli, done, total); }
@@ -61,7 +60,7 @@ static void write_rows(drift_out_t *out, const drift_batch_sweep_t *bt, int f, i
         if (drift_gemm_kernel_order(&o, &kc->kern[r->kc]) || drift_order_print(os, sizeof os, &o) < 0)
             snprintf(os, sizeof os, "?");
         drift_row(out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(r->M), DRIFT_TXT(ks),
-            DRIFT_TXT(os), DRIFT_INT(r->n_diff > 0), DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff), DRIFT_NUM(r->cost),
+            DRIFT_TXT(os), DRIFT_INT(r->n_diff > 0), DRIFT_NUM(r->max_diff), DRIFT_INT(r->n_diff),
             DRIFT_NUM(kc->row[r->kc][0]), DRIFT_TXT(ks));
     }
 }
@@ -97,18 +96,16 @@ int main(int argc, char **argv)
         .summary =
             "the vendor-like policy splits K when the batch is too small to fill the device, and stops splitting as the "
             "batch grows, so the same row is summed in a different order and its bits change with the batch size. The "
-            "batch-invariant policy uses one order for every shape: zero difference, at the modelled cost in the .md "
-            "fragment."};
+            "batch-invariant policy uses one order for every shape: zero difference, at the modelled cost that "
+            "batch_invariance_cost gives."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
     drift_device_t dev;
-    drift_device_perf_t perf;
     if (drift_device_lookup(&dev, device_opt))
         drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device_opt);
     if (strcmp(data_opt, "random") && strcmp(data_opt, "linspace"))
         drift_die("--data: unknown '%s' (accepted: random, linspace)", data_opt);
     const int random_data = !strcmp(data_opt, "random");
-    if (drift_device_perf(&perf, dev.name)) drift_die("--device: no performance figures for '%s'", dev.name);
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64)
             drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
@@ -152,41 +149,27 @@ int main(int argc, char **argv)
     drift_out_meta(
         &out, T_MAIN, "device", "%s (%d SMs) for the vendor-like model (lib/ops/policy.h)", dev.name, dev.sms);
     drift_out_meta(&out, T_MAIN, "columns",
-        "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); "
-        "cost_model = modelled GPU time in microseconds, a bytes-and-FLOPs roofline over the occupied multiprocessors (cost_model.h; "
-        "published peaks, assumed per-SM bandwidth), not a measurement",
+        "max_abs_diff and n_diff over the %zu outputs of row 0 (bitwise comparison); the modelled cost of each "
+        "(format, policy, K, M) is in batch_invariance_cost.csv",
         N);
     drift_out_meta(&out, T_SUM, "table", "per (format, policy, K), over M = 1..%zu", Mmax);
     drift_out_meta(&out, T_SUM, "columns",
         "distinct_row0 = distinct row-0 vectors; m_changed = M values whose row 0 differs from M = 1; "
-        "nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used; "
-        "cost_ratio_bi_vendor_m1 = modelled cost of batch-invariant / vendor-like at M = 1");
+        "nmse_* = NMSE of row 0 against the exact row (drift_exact_dot), over the kernels used");
     drift_out_meta(&out, T_RUNS, "table",
         "maximal runs M_first..M_last of batch sizes with the same kernel, hence the same row 0 (the rows of batch_invariance.csv, compressed for the heatmap)");
     long changed[DRIFT_NPOLICIES] = {0};
-    int fcost = 0;
-    for (int f = 0; f < nf; f++)
-        if (cli.formats[f] == DRIFT_BF16) fcost = f;
-    double r1[2] = {INFINITY, 0}, rM[2] = {INFINITY, 0};
     for (int f = 0; f < nf; f++)
         for (int p = 0; p < np; p++)
             for (int ki = 0; ki < nK; ki++) {
-                const drift_batch_row_t *blk = drift_batch_sweep_rows(&bt, f, p, ki);
                 const drift_batch_sum_t *s = drift_batch_sweep_sum(&bt, f, p, ki);
                 changed[p] += s->m_changed;
                 write_rows(&out, &bt, f, p, ki, all_rows);
-                /* the modelled cost of batch-invariant / vendor-like at M = 1 and M = Mmax */
-                const drift_batch_row_t *bi = drift_batch_sweep_rows(&bt, f, DRIFT_POLICY_BATCH_INVARIANT, ki);
-                const drift_batch_row_t *vl = drift_batch_sweep_rows(&bt, f, DRIFT_POLICY_VENDOR_LIKE, ki);
-                double ratio = bi[0].cost / vl[0].cost, ratioM = bi[Mmax - 1].cost / vl[Mmax - 1].cost;
                 drift_row(&out, T_SUM, DRIFT_TXT(drift_format_name(cli.formats[f])),
                     DRIFT_TXT(drift_policy_name((drift_policy_t)p)), DRIFT_INT(Ks.v[ki]), DRIFT_INT(s->distinct),
                     DRIFT_INT(s->m_changed), DRIFT_INT(s->first_M), DRIFT_NUM(s->max_diff), DRIFT_NUM(s->nmse_min),
-                    DRIFT_NUM(s->nmse_max), DRIFT_NUM(blk[0].cost), DRIFT_NUM(ratio), DRIFT_INT(s->cost_mb),
-                    DRIFT_NUM(s->cond_med), DRIFT_TXT(s->tc ? "tensor-core model" : "fp32 fma"));
-                if (f == fcost && p == 0) /* the cure's cost over K, bf16 (else the first format) */
-                    r1[0] = fmin(r1[0], ratio), r1[1] = fmax(r1[1], ratio), rM[0] = fmin(rM[0], ratioM),
-                    rM[1] = fmax(rM[1], ratioM);
+                    DRIFT_NUM(s->nmse_max), DRIFT_NUM(s->cond_med),
+                    DRIFT_TXT(s->tc ? "tensor-core model" : "fp32 fma"));
             }
 
     double here_cond = drift_batch_sweep_sum(&bt, 0, 0, nK - 1)->cond_med;
@@ -237,16 +220,6 @@ int main(int argc, char **argv)
                 "the NMSE of row 0 against the exact row ranges from %.3g to %.3g across the kernels the policy picks, so no choice is \"the\" right answer.\n",
                 drift_format_name(cli.formats[f]), Ks.v[ki], v->first_M, v->distinct, v->nmse_min, v->nmse_max);
     }
-    int mb_all = 1;
-    for (int ki = 0; ki < nK; ki++) mb_all &= drift_batch_sweep_sum(&bt, fcost, DRIFT_POLICY_VENDOR_LIKE, ki)->cost_mb;
-    drift_md_text(&out,
-        "- The cure's cost, modelled (not measured; a bytes-and-FLOPs roofline of an %s, cost_model.h, "
-        "with an assumed per-multiprocessor bandwidth): at M = 1 the vendor-like kernel is %s; "
-        "the batch-invariant kernel takes %.2fx to %.2fx its time over K = %ld..%ld (%s), because its few tiles occupy few multiprocessors, "
-        "which can neither pull the bytes nor do the padded tile work as fast as a split over the whole device; "
-        "at M = %zu the ratio is %.2fx to %.2fx. The CUDA backend will measure the real ratio.\n",
-        dev.name, mb_all ? "memory-bound at every K (reading B dominates)" : "compute-bound at some K", r1[0], r1[1],
-        Ks.v[0], Ks.v[nK - 1], drift_format_name(cli.formats[fcost]), Mmax, rM[0], rM[1]);
     drift_out_commit(&out);
     drift_batch_sweep_free(&bt);
     return 0;

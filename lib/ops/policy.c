@@ -105,3 +105,9 @@ double drift_policy_cost(const drift_gemm_kernel_t *k, size_t M, size_t N, size_
     if (S > 1) cost += DRIFT_POLICY_REDUCE_COST * (double)M * (double)N * (double)S / (double)sms;
     return cost;
 }
+
+int drift_policy_sampled_m(size_t M, size_t Mmax, int run_end)
+{
+    int pow2ish = ((M & (M - 1)) == 0) || (((M + 1) & M) == 0) || (M > 1 && ((M - 1) & (M - 2)) == 0);
+    return M <= 16 || M % 32 == 0 || pow2ish || run_end || M == Mmax;
+}

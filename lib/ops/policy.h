@@ -62,6 +62,12 @@ DRIFT_MUST_CHECK int drift_policy_choose_slice(
 #define DRIFT_POLICY_REDUCE_COST 64.0
 double drift_policy_cost(const drift_gemm_kernel_t *k, size_t M, size_t N, size_t K, int sms);
 
+/* Whether batch size M of a sweep over M = 1..Mmax belongs to the sample a table shows of it:
+ * M <= 16, multiples of 32, 2^k - 1, 2^k, 2^k + 1, Mmax, and the first and last M of every run
+ * of batch sizes on one kernel (run_end: M is one of those). The batch-invariance experiments
+ * show the same rows, so that their tables join on (format, policy, K, M). */
+int drift_policy_sampled_m(size_t M, size_t Mmax, int run_end);
+
 #ifdef __cplusplus
 }
 #endif
