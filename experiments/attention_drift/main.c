@@ -42,6 +42,7 @@
 #include "drift.h"
 #include "format.h"
 #include "attention_drift_lab.h"
+#include "kv_run.h"
 #include "philox.h"
 
 #define MAX_KERNELS 24
@@ -96,8 +97,7 @@ int main(int argc, char **argv)
             "length, is flash less accurate than standard, and are padding and decode bit-invariant?",
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders =
             "sweeps attention kernels, not reduction orders (every dot product is seq in fp32; the kernels fix the order of the softmax)",
         .cpu_only = NULL, /* attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
@@ -108,8 +108,7 @@ int main(int argc, char **argv)
             "prefill and decode identical and only left padding, which shifts the tiles, changes them."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    if (heads % kv_heads)
-        drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
+    drift_kv_require_heads(heads, kv_heads);
     if (ssize % 64) drift_die("--split-size: %ld is not a multiple of the tile 64 (accepted: 64, 128, ...)", ssize);
     if (bcs.n + 3 > MAX_KERNELS) drift_die("--bc: at most %d values", MAX_KERNELS - 3);
     for (int f = 0; f < cli.nformats; f++)

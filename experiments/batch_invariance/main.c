@@ -88,8 +88,7 @@ int main(int argc, char **argv)
             "Does row 0 of a product change when more rows join the batch, and does a batch-invariant policy cure it?",
         .default_formats = "fp32,tf32,bf16,fp16",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders =
             "sweeps GEMM kernels, not reduction orders (the kernels come from the policies; each kernel's order is in the CSV)",
         .cpu_only = NULL, /* the full products go through the dispatcher (--backend cuda) */

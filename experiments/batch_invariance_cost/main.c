@@ -23,8 +23,7 @@
 enum { T_MAIN, T_SUM, T_MD };
 static const drift_col_t MAIN[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"), DRIFT_C_INT("M"),
     DRIFT_C_KEY("kernel_key"), DRIFT_C_NUM("cost_model", "%.6g"), DRIFT_C_NUM("compute_us", "%.6g"),
-    DRIFT_C_NUM("memory_us", "%.6g"), DRIFT_C_INT("active_sms"), DRIFT_C_INT("memory_bound"),
-    DRIFT_C_QUOTED("kernel")};
+    DRIFT_C_NUM("memory_us", "%.6g"), DRIFT_C_INT("active_sms"), DRIFT_C_INT("memory_bound"), DRIFT_C_QUOTED("kernel")};
 static const drift_col_t SUM[] = {DRIFT_C_TEXT("format"), DRIFT_C_TEXT("policy"), DRIFT_C_INT("K"),
     DRIFT_C_NUM("cost_m1", "%.6g"), DRIFT_C_NUM("cost_ratio_bi_vendor_m1", "%.4f"), DRIFT_C_INT("m1_memory_bound"),
     DRIFT_C_NUM("cost_mmax", "%.6g"), DRIFT_C_NUM("cost_ratio_bi_vendor_mmax", "%.4f"), DRIFT_C_TEXT("arithmetic")};
@@ -41,8 +40,8 @@ typedef struct { /* one batch size under one (format, policy, K) */
 } cost_row_t;
 
 /* The kernel and modelled cost of every M = 1..Mmax under policy p: rows[M - 1]. */
-static void cost_over_m(cost_row_t *rows, drift_policy_t p, size_t Mmax, size_t N, size_t K, drift_format_t in,
-    int tc, const drift_device_perf_t *perf)
+static void cost_over_m(cost_row_t *rows, drift_policy_t p, size_t Mmax, size_t N, size_t K, drift_format_t in, int tc,
+    const drift_device_perf_t *perf)
 {
     for (size_t M = 1; M <= Mmax; M++) {
         cost_row_t *r = &rows[M - 1];
@@ -74,8 +73,7 @@ int main(int argc, char **argv)
     const drift_cli_spec_t spec = {.name = "batch_invariance_cost",
         .question = "What does the batch-invariant policy cost, in modelled GPU time, against the vendor-like one?",
         .default_formats = "fp32,tf32,bf16,fp16",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "models the kernels the GEMM policies pick, not reduction orders",
         .cpu_only = "CPU only (a model of GPU time: no product is computed)",
         .summary = "at M = 1 the vendor-like policy splits K over the whole device, which pulls B's bytes with every "
@@ -89,7 +87,8 @@ int main(int argc, char **argv)
         drift_die("--device: unknown device '%s' (accepted: v100, a100, h100, b200)", device_opt);
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64)
-            drift_die("--formats: fp64 inputs are not modelled here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
+            drift_die(
+                "--formats: fp64 inputs are not modelled here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");
     const size_t N = (size_t)N_, Mmax = (size_t)Mmax_;
     const int nf = cli.nformats, nK = Ks.n;
     cost_row_t *rows = malloc(DRIFT_NPOLICIES * Mmax * sizeof *rows);
@@ -138,22 +137,23 @@ int main(int argc, char **argv)
             const size_t K = (size_t)Ks.v[ki];
             for (int p = 0; p < DRIFT_NPOLICIES; p++)
                 cost_over_m(&rows[p * Mmax], (drift_policy_t)p, Mmax, N, K, in, tc, &perf);
-            const cost_row_t *vl = &rows[DRIFT_POLICY_VENDOR_LIKE * Mmax], *bi = &rows[DRIFT_POLICY_BATCH_INVARIANT * Mmax];
+            const cost_row_t *vl = &rows[DRIFT_POLICY_VENDOR_LIKE * Mmax],
+                             *bi = &rows[DRIFT_POLICY_BATCH_INVARIANT * Mmax];
             const double ratio = bi[0].cost.time / vl[0].cost.time;
             const double ratioM = bi[Mmax - 1].cost.time / vl[Mmax - 1].cost.time;
             for (int p = 0; p < DRIFT_NPOLICIES; p++) {
                 const cost_row_t *blk = &rows[p * Mmax];
                 const char *fn = drift_format_name(in), *pn = drift_policy_name((drift_policy_t)p);
                 for (size_t M0 = 0; M0 < Mmax; M0++) {
-                    const int run_end = (M0 > 0 && blk[M0 - 1].run != blk[M0].run) ||
-                                        (M0 + 1 < Mmax && blk[M0 + 1].run != blk[M0].run);
+                    const int run_end =
+                        (M0 > 0 && blk[M0 - 1].run != blk[M0].run) || (M0 + 1 < Mmax && blk[M0 + 1].run != blk[M0].run);
                     if (!all_rows && !drift_policy_sampled_m(M0 + 1, Mmax, run_end)) continue;
                     const drift_cost_t *c = &blk[M0].cost;
                     char ks[DRIFT_GEMM_KERNEL_SPEC_MAX];
                     drift_gemm_kernel_print(ks, sizeof ks, &blk[M0].kern);
-                    drift_row(&out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(M0 + 1), DRIFT_TXT(ks),
-                        DRIFT_NUM(c->time * 1e6), DRIFT_NUM(c->compute * 1e6), DRIFT_NUM(c->memory * 1e6),
-                        DRIFT_INT(c->active), DRIFT_INT(c->memory_bound), DRIFT_TXT(ks));
+                    drift_row(&out, T_MAIN, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_INT(M0 + 1),
+                        DRIFT_TXT(ks), DRIFT_NUM(c->time * 1e6), DRIFT_NUM(c->compute * 1e6),
+                        DRIFT_NUM(c->memory * 1e6), DRIFT_INT(c->active), DRIFT_INT(c->memory_bound), DRIFT_TXT(ks));
                 }
                 drift_row(&out, T_SUM, DRIFT_TXT(fn), DRIFT_TXT(pn), DRIFT_INT(K), DRIFT_NUM(blk[0].cost.time * 1e6),
                     DRIFT_NUM(ratio), DRIFT_INT(blk[0].cost.memory_bound), DRIFT_NUM(blk[Mmax - 1].cost.time * 1e6),

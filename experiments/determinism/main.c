@@ -180,8 +180,7 @@ int main(int argc, char **argv)
         .question = QUESTION,
         .default_formats = "fp32",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "sweeps GPU GEMM kernels, not reduction orders (use --kernels)",
         .cpu_only = NULL, /* GPU only, see below */
         .summary = SUMMARY};

@@ -72,8 +72,7 @@ int main(int argc, char **argv)
             "Does the same LM head pick different tokens on different GPU generations (tensor-core models of V100 to B200 and MI300X)?",
         .default_formats = "bf16,fp16",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "sweeps GPU architectures (--archs), each a tc:ARCH order",
         .cpu_only = "CPU emulation of the tensor cores only",
         .summary =

@@ -71,8 +71,7 @@ int main(int argc, char **argv)
     const drift_cli_spec_t spec = {.name = EXP,
         .question = "Does the real model's greedy text part between GPU generations' tensor-core models?",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders =
             "decodes in the formats of --text-formats and sweeps GPU architectures (--archs), each a tc:ARCH order",
         .cpu_only = "CPU emulation of the tensor cores only",

@@ -125,8 +125,7 @@ int main(int argc, char **argv)
         .question =
             "How many distinct completions do identical greedy requests get when each is batched with different companions, and where do they part?",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders =
             "takes no formats or orders (each configuration fixes its formats and kernels; see the summary CSV)",
         .cpu_only = NULL, /* the decoder computes through the backend */

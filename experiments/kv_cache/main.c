@@ -93,8 +93,7 @@ int main(int argc, char **argv)
             "What does storing the KV cache in bf16, fp16, fp8 or int8 do to the attention output, to the next token and to a real model's greedy text?",
         .default_formats = "fp32",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders =
             "sweeps KV storage formats, not reduction orders (the kernel is flash:64,64 with seq fp32 dot products)",
         .cpu_only = NULL, /* attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
@@ -105,12 +104,10 @@ int main(int argc, char **argv)
             "on SmolLM2-135M, the table counts the prompts whose greedy text a narrower cache parts from the preset's own bf16 cache."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    if (heads % kv_heads)
-        drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
+    drift_kv_require_heads(heads, kv_heads);
     drift_kv_format_t kvf[DRIFT_KV_MAX];
     char kvn[DRIFT_KV_MAX][32];
-    const int nkv = drift_kv_format_list(
-        kvf, kvn, "--kv-formats", kvlist, "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head");
+    const int nkv = drift_kv_format_list(kvf, kvn, "--kv-formats", kvlist, DRIFT_KV_FORMATS_ACCEPTED);
     for (int f = 0; f < cli.nformats; f++)
         if (cli.formats[f] == DRIFT_FP64)
             drift_die("--formats: fp64 inputs are not swept here (accepted: fp32, tf32, bf16, fp16, fp8e4m3, fp8e5m2)");

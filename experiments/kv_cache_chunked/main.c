@@ -55,8 +55,7 @@ int main(int argc, char **argv)
         .question = "Does chunked prefill give the same bits as a full prefill?",
         .default_formats = "fp32",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "sweeps KV storage formats and attention kernels, not reduction orders (seq fp32 dot products)",
         .cpu_only = NULL, /* attention goes through the dispatcher (--backend cuda, checked against the CPU twin) */
         .summary =
@@ -64,12 +63,10 @@ int main(int argc, char **argv)
             "chunk (splitkv:N's splits, int8:head's scales calibrated on the first chunk)."};
     drift_cli_t cli;
     drift_cli_parse(&cli, &spec, argc, argv);
-    if (heads % kv_heads)
-        drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
+    drift_kv_require_heads(heads, kv_heads);
     drift_kv_format_t kvf[DRIFT_KV_MAX];
     char kvn[DRIFT_KV_MAX][32];
-    const int nkv = drift_kv_format_list(
-        kvf, kvn, "--kv-formats", kvlist, "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8:token, int8:head");
+    const int nkv = drift_kv_format_list(kvf, kvn, "--kv-formats", kvlist, DRIFT_KV_FORMATS_ACCEPTED);
     for (int t = 0; t < chunks.n; t++)
         if (chunks.v[t] > plen)
             drift_die(

@@ -83,8 +83,7 @@ int main(int argc, char **argv)
         .question = "How far is C = A B from the exact product, per format and kernel, as K grows?",
         .default_formats = "fp32,tf32,bf16,fp16,fp8e4m3",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "sweeps GEMM kernels, not reduction orders (use --kernels; each kernel's order is in the CSV)",
         .cpu_only = NULL, /* GEMMs go through the dispatcher (--backend cuda) */
         .summary =

@@ -52,8 +52,7 @@ int main(int argc, char **argv)
         .question = "How many answers does one matrix product have over its split-K factors?",
         .default_formats = "fp32,tf32,bf16,fp16,fp8e4m3",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "sweeps split-K factors, not reduction orders (each factor's kernel is in the CSV)",
         .cpu_only = NULL, /* GEMMs go through the dispatcher (--backend cuda) */
         .summary =

@@ -101,8 +101,7 @@ int main(int argc, char **argv)
             "change, per temperature, and is temperature 1e-8 the same as greedy?",
         .default_formats = "bf16",
         .default_orders = "seq,splitk:16,tc:h100",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .cpu_only = NULL, /* logits go through the dispatcher (--backend cuda) */
         .summary =
             "with the random stream fixed, the token still changes when the logits' rounding changes, because the uniform "

@@ -100,8 +100,7 @@ int main(int argc, char **argv)
             "where does naive softmax overflow; how often does the top-1 token change?",
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "sweeps softmax variants, not reduction orders (the sums of exponentials are seq in fp32)",
         .cpu_only = NULL, /* probabilities go through the dispatcher (--backend cuda); log-sum-exp stays on the CPU */
         .summary =

@@ -71,8 +71,7 @@ int main(int argc, char **argv)
         .question = "How does a floating-point sum's error grow with n, per order and accumulator, against its bounds?",
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .cpu_only = "CPU only",
         .summary =
             "every addition rounds, and the order decides which partial sums the roundings are taken on. In seq a term "

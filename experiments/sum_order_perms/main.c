@@ -91,8 +91,7 @@ int main(int argc, char **argv)
         .question = "How much does the order of a floating-point sum change its result?",
         .default_formats = "fp32,bf16,fp16",
         .default_orders = "seq,pairwise,blocked:64,splitk:8,warp:32,kahan,neumaier",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .cpu_only = "CPU only",
         .summary =
             "every addition rounds, and the order decides which partial sums the roundings are taken on, so the same "

@@ -106,8 +106,7 @@ int main(int argc, char **argv)
         .question = QUESTION,
         .default_formats = "fp16,bf16,tf32,fp8e4m3,fp8e5m2",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = (int)(sizeof opts / sizeof opts[0]),
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "replays the measured block FMAs of the data, whose order is the GPU's (tc:ARCH)",
         .cpu_only = "CPU emulation against stored GPU outputs",
         .summary = SUMMARY};

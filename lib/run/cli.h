@@ -68,7 +68,7 @@ typedef struct {
                                   * (--formats is refused, "--formats: <name> <no_orders>", and
                                   * cli.nformats is 0) */
     const char *default_orders;  /* e.g. "seq,pairwise"; NULL: takes no orders (as no_orders) */
-    const drift_cli_opt_t *opts; /* experiment-specific options */
+    const drift_cli_opt_t *opts; /* experiment-specific options (DRIFT_CLI_OPTS below sets both) */
     int nopts;
     /* Refusals drift_cli_parse makes after every option is read, in this order, so that an
      * experiment never re-implements them: */
@@ -82,6 +82,10 @@ typedef struct {
      * and with the question by --describe, the source of README's and docs' text. */
     const char *summary;
 } drift_cli_spec_t;
+
+/* .opts and .nopts of a spec from an array of options, counted by the compiler:
+ *     const drift_cli_spec_t spec = {.name = "x", DRIFT_CLI_OPTS(opts), ...}; */
+#define DRIFT_CLI_OPTS(array) .opts = (array), .nopts = (int)(sizeof(array) / sizeof((array)[0]))
 
 #define DRIFT_MAX_ORDERS 32
 

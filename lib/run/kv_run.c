@@ -29,6 +29,12 @@ int drift_kv_format_list(
     return n;
 }
 
+void drift_kv_require_heads(long heads, long kv_heads)
+{
+    if (heads % kv_heads)
+        drift_die("--heads: %ld is not a multiple of --kv-heads %ld (accepted: heads = k * kv-heads)", heads, kv_heads);
+}
+
 void drift_kv_fill(double *x, size_t n, uint64_t seed, uint32_t point, uint32_t trial)
 {
     drift_stream_t st;
