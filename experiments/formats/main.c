@@ -120,8 +120,7 @@ int main(int argc, char **argv)
         .question = "What happens to a number when it is stored in each format: how much precision and range survive?",
         .default_formats = "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = 1,
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "takes no orders (its one sum, a + b, has no order to choose)",
         .cpu_only = "CPU only",
         .summary =

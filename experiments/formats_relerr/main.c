@@ -66,8 +66,7 @@ int main(int argc, char **argv)
         .question = "Is every real stored within its unit roundoff u = 2^-p?",
         .default_formats = "fp64,fp32,tf32,fp16,bf16,fp8e4m3,fp8e5m2",
         .default_orders = "seq",
-        .opts = opts,
-        .nopts = 1,
+        DRIFT_CLI_OPTS(opts),
         .no_orders = "takes no orders (each real is rounded once)",
         .cpu_only = "CPU only",
         .summary =
