@@ -3,13 +3,11 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "chat_prompts.h"
 #include "metrics.h"
 #include "parting.h"
 #include "philox.h"
-#include "prompt_file.h"
-#include "prompt_sample.h"
 #include "real_gaps_lab.h"
-#include "tokenizer.h"
 
 static drift_model_t *model(const drift_checkpoint_t *ck, const drift_numerics_t *nx)
 {
@@ -19,33 +17,22 @@ static drift_model_t *model(const drift_checkpoint_t *ck, const drift_numerics_t
     return m;
 }
 
-/* A GGUF model's prompts: R of the prompt set, drawn without replacement by the seed. */
+/* A GGUF model's prompts: R of the prompt set, drawn without replacement by the seed, as written
+ * (no chat template). */
 static void gguf_prompts(
     drift_rg_text_t *tx, int R, int T, const drift_checkpoint_t *ck, const char *path, uint64_t seed)
 {
     char err[DRIFT_LLM_ERR_MAX];
-    drift_prompt_file_t pf;
-    if (drift_prompt_file_read(&pf, path, err, sizeof err)) drift_die("--prompts: %s", err);
-    if (R > pf.n) drift_die("--sequences: at most %d (the prompts in %s)", pf.n, path);
-    drift_tokenizer_t tz;
-    if (drift_tokenizer_from_gguf(&tz, ck->gguf, err, sizeof err)) drift_die("--checkpoint: %s", err);
-    int *order = malloc((size_t)R * sizeof(int));
-    if (!order) drift_die_oom((double)R * sizeof(int), "the order of %d prompts (--sequences: fewer)", R);
-    if (drift_prompt_sample(order, R, &pf, seed, "real_gaps.prompts", err, sizeof err))
-        drift_die("--sequences: %s", err);
+    drift_chat_prompt_t *pr;
+    if (T >= ck->cfg.seq_len) drift_die("--tokens: at most %d on this checkpoint", ck->cfg.seq_len - 1);
+    if (drift_prompts_load(&pr, ck, path, R, seed, "real_gaps.prompts", ck->cfg.seq_len - T, 0, err, sizeof err))
+        drift_die("--prompts: %s", err);
     for (int s = 0; s < R; s++) {
-        int cap = ck->cfg.seq_len, np = 0;
-        tx[s].tok = malloc((size_t)cap * sizeof(int));
-        if (!tx[s].tok) drift_die_oom((double)cap * sizeof(int), "a text of %d tokens (the checkpoint's context)", cap);
-        int rc = drift_tokenizer_encode_ex(&tz, pf.text[order[s]], 1, 1, tx[s].tok, cap, &np);
-        if (rc || np < 1 || np + T > cap)
-            drift_die(
-                "--prompts: prompt %d of %s: %s", order[s], path, rc ? drift_strerror(rc) : "too long for --tokens");
-        tx[s].from = np - 1, tx[s].n = np + T;
+        if (!(tx[s].tok = realloc(pr[s].tok, (size_t)(pr[s].n + T) * sizeof(int))))
+            drift_die_oom((double)(pr[s].n + T) * sizeof(int), "a text of %d tokens", pr[s].n + T);
+        pr[s].tok = NULL, tx[s].from = pr[s].n - 1, tx[s].n = pr[s].n + T;
     }
-    free(order);
-    drift_tokenizer_free(&tz);
-    drift_prompt_file_free(&pf);
+    drift_chat_prompts_free(pr, R);
 }
 
 void drift_rg_texts(drift_rg_text_t *tx, int R, int T, const drift_checkpoint_t *ck, const char *path, uint64_t seed)
