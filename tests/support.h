@@ -53,6 +53,22 @@ static inline char *slurp_len(const char *path, size_t *len)
 
 static inline char *slurp(const char *path) { return slurp_len(path, NULL); }
 
+/* slurp of the file name (e.g. "run/x.csv") in directory dir. */
+static inline char *slurp_in(const char *dir, const char *name)
+{
+    char path[1024];
+    cr_assert((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path, "path too long: %s", name);
+    return slurp(path);
+}
+
+/* The data rows of CSV text s (modified in place), one per pass of the body that follows, as
+ * l: its `#` metadata lines and its header row (the line that starts with head) skipped. */
+#define FOR_CSV_ROWS(l, s, head)                                 \
+    for (char *l = strtok((s), "\n"); l; l = strtok(NULL, "\n")) \
+        if (l[0] == '#' || !strncmp(l, (head), strlen(head)))    \
+            continue;                                            \
+        else
+
 /* Experiments and result files write into a directory of their own: a fresh, private
  * /tmp/PREFIX_XXXXXX in dir (at least 64 bytes), for a suite's .init ... */
 static inline void tmpdir_make(char *dir, size_t size, const char *prefix)

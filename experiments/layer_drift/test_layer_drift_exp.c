@@ -32,12 +32,9 @@ Test(layer_drift_exp, bad_options_exit_2_one_line_no_file)
 Test(layer_drift_exp, errors_sit_at_their_formats_roundoff)
 {
     cr_assert_eq(sh("%s --profile quick --quiet --out %s/ok", EXP, dir), 0);
-    char p[256];
-    snprintf(p, sizeof p, "%s/ok/layer_drift.csv", dir);
-    char *s = slurp(p);
+    char *s = slurp_in(dir, "ok/layer_drift.csv");
     int n32 = 0, n16 = 0, nreal = 0;
-    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
-        if (l[0] == '#' || !strncmp(l, "model,", 6)) continue;
+    FOR_CSV_ROWS (l, s, "model,") {
         char model[32], config[32], block[32];
         int layers, layer, depth;
         double mean, mx;
@@ -72,15 +69,12 @@ Test(layer_drift_exp, errors_sit_at_their_formats_roundoff)
 Test(layer_drift_exp, fits_are_the_lines_through_the_csv)
 {
     cr_assert_eq(sh("%s --profile quick --quiet --out %s/fit", EXP, dir), 0);
-    char p[256];
-    snprintf(p, sizeof p, "%s/fit/layer_drift.csv", dir);
-    char *s = slurp(p);
+    char *s = slurp_in(dir, "fit/layer_drift.csv");
     enum { MAXR = 8, MAXL = 8 };
     char key[MAXR][64];
     double y[MAXR][MAXL];
     int nl[MAXR] = {0}, nk = 0;
-    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
-        if (l[0] == '#' || !strncmp(l, "model,", 6)) continue;
+    FOR_CSV_ROWS (l, s, "model,") {
         char model[32], config[32], block[32], k[64];
         int layers, layer, depth;
         double mean, mx;
@@ -99,11 +93,9 @@ Test(layer_drift_exp, fits_are_the_lines_through_the_csv)
         y[r][nl[r]++] = mean;
     }
     free(s);
-    snprintf(p, sizeof p, "%s/fit/layer_drift_fit.csv", dir);
-    s = slurp(p);
+    s = slurp_in(dir, "fit/layer_drift_fit.csv");
     int nfit = 0;
-    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
-        if (l[0] == '#' || !strncmp(l, "model,", 6)) continue;
+    FOR_CSV_ROWS (l, s, "model,") {
         char model[32], config[32], k[64];
         int layers, from, to;
         double g, ge, pw, pe, growth;

@@ -9,6 +9,7 @@
 #include "checkpoint.h"
 #include "cli.h"
 #include "drift.h"
+#include "errlaw.h"
 #include "model.h"
 #include "output.h"
 
@@ -38,41 +39,40 @@ void drift_rg_greedy(drift_rg_text_t *tx, int R, const drift_checkpoint_t *ck);
 #define DRIFT_RG_BIN_LO (-3)
 #define DRIFT_RG_NBIN 9
 
-/* scores.c: every scored position i of every text (in order), by the exact model and by each
- * configuration c (its values at [c * NP + i]) */
+/* texts.c: every scored position i of every text (in order), by the exact model and by each
+ * configuration c (its values at [c * NP + i]); position i's sampled logits are [off[i], off[i + 1]) */
 typedef struct {
-    size_t NP;
-    int KSMAX;              /* sampled logits per position, at most */
-    double *gap, *top;      /* exact top-1 minus top-2, and the exact top-1 logit */
-    int *t1, *t2;           /* the exact top two */
-    double *egap;           /* per configuration: its gap of the exact top pair minus the exact gap */
-    unsigned char *flip;    /* per configuration: its argmax differs from the exact one */
-    int *sidx, *ks, *stext; /* the sampled logits' ids (KSMAX per position), their count, the text */
-    double *sval, *serr;    /* their exact values, and per configuration their errors */
+    size_t NP, NE;       /* positions, sampled logits */
+    double *gap, *top;   /* exact top-1 minus top-2, and the exact top-1 logit */
+    int *t1, *t2;        /* the exact top two */
+    double *egap;        /* per configuration: its gap of the exact top pair minus the exact gap */
+    unsigned char *flip; /* per configuration: its argmax differs from the exact one */
+    size_t *off;         /* NP + 1 */
+    int *sidx, *stext;   /* the sampled logits' ids (the exact top-1 first at each position), their text */
+    double *sval, *serr; /* their exact values, and per configuration their errors (at [c * NE + k]) */
 } drift_rg_scores_t;
 
-/* scores.c: the exact model teacher-forced over every text (a T_GAPS row per position), then
+/* texts.c: the exact model teacher-forced over every text (a T_GAPS row per position), then
  * the nconf configurations nxc, side by side on the cores */
 void drift_rg_score(drift_rg_scores_t *S, drift_out_t *out, drift_cli_t *cli, const drift_checkpoint_t *ck,
     const drift_rg_text_t *tx, int R, const drift_numerics_t *nxc, int nconf);
 void drift_rg_scores_free(drift_rg_scores_t *S);
 
-/* errlaw_table.c: one configuration's error law, its summary for the takeaway */
+/* One configuration's error law: its binades (errlaw.h: each text held out in turn), as words
+ * and with its gap error by thirds of the tokens, for the takeaway */
 typedef struct {
-    double sg_min, sg_max;                    /* GAUSS sigma over the binades fitted */
-    double top_lo, top_q, top_power, top_dll; /* the highest binade fitted: its edge, q, the larger power, dloglik */
-    double max_power;                         /* the larger power, over the binades */
-    double lo_min;                            /* the lowest binade fitted */
-    char words[512];                          /* which law each binade favours, in words */
-    double pos_min, pos_max;                  /* the rms gap error's smallest and largest third of the tokens */
+    drift_errlaw_bin_t bin[DRIFT_RG_NBIN]; /* the binades fitted, in increasing order */
+    int nbin;
+    char words[512];         /* which law each binade favours, in words */
+    double pos_min, pos_max; /* the rms gap error's smallest and largest third of the tokens */
 } drift_rg_errlaw_t;
 
-/* errlaw_table.c: configuration c's error law per binade (errlaw.h: each text held out in turn)
- * into T_ERRLAW, and its gap error by thirds of the tokens into T_ERRPOS */
+/* real_gaps_report.c: configuration c's error law per binade into T_ERRLAW, and its gap error
+ * by thirds of the tokens into T_ERRPOS */
 void drift_rg_errlaw(drift_rg_errlaw_t *law, drift_out_t *out, const drift_rg_scores_t *S, int c, const char *name,
     drift_format_t of, const drift_rg_text_t *tx, int R);
 
-/* takeaway.c: per configuration, what the takeaway states */
+/* per configuration, what the takeaway states */
 typedef struct {
     const char *name;
     double sigma, pred_gauss, pred_conv;
@@ -80,7 +80,7 @@ typedef struct {
     drift_rg_errlaw_t law;
 } drift_rg_conf_result_t;
 
-/* takeaway.c: the fragment's takeaway: the gaps' median and shares below 0.1 and 0.01, then
+/* real_gaps_report.c: the fragment's takeaway: the gaps' median and shares below 0.1 and 0.01, then
  * the flips and the error law of the nconf configurations */
 void drift_rg_takeaway(
     drift_out_t *out, size_t NP, double median, const long *below, const drift_rg_conf_result_t *res, int nconf, int R);

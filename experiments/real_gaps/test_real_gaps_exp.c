@@ -27,12 +27,9 @@ Test(real_gaps_exp, bad_options_exit_2_one_line_no_file)
 Test(real_gaps_exp, gaps_nonnegative_and_histogram_complete)
 {
     cr_assert_eq(sh("%s --profile quick --sequences 2 --tokens 16 --quiet --out %s/ok", EXP, dir), 0);
-    char p[256];
-    snprintf(p, sizeof p, "%s/ok/real_gaps.csv", dir);
-    char *s = slurp(p);
+    char *s = slurp_in(dir, "ok/real_gaps.csv");
     long positions = 0;
-    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
-        if (l[0] == '#' || !strncmp(l, "seq,", 4)) continue;
+    FOR_CSV_ROWS (l, s, "seq,") {
         int seq, pos, tok, t1, t2;
         double gap;
         cr_assert_eq(sscanf(l, "%d,%d,%d,%d,%d,%lf", &seq, &pos, &tok, &t1, &t2, &gap), 6, "%s", l);
@@ -41,11 +38,9 @@ Test(real_gaps_exp, gaps_nonnegative_and_histogram_complete)
     }
     free(s);
     cr_assert_eq(positions, 2 * 18); /* BOS, the first token and 16 generated: T + 2 per text */
-    snprintf(p, sizeof p, "%s/ok/real_gaps_hist.csv", dir);
-    s = slurp(p);
+    s = slurp_in(dir, "ok/real_gaps_hist.csv");
     long sum = 0;
-    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
-        if (l[0] == '#' || !strncmp(l, "bin_lo,", 7)) continue;
+    FOR_CSV_ROWS (l, s, "bin_lo,") {
         double lo, hi;
         long c;
         cr_assert_eq(sscanf(l, "%lf,%lf,%ld", &lo, &hi, &c), 3, "%s", l);
@@ -62,12 +57,9 @@ Test(real_gaps_exp, gaps_nonnegative_and_histogram_complete)
 Test(real_gaps_exp, error_law_tables)
 {
     cr_assert_eq(sh("%s --profile quick --sequences 2 --tokens 16 --quiet --out %s/law", EXP, dir), 0);
-    char p[256];
-    snprintf(p, sizeof p, "%s/law/real_gaps_errlaw.csv", dir);
-    char *s = slurp(p);
+    char *s = slurp_in(dir, "law/real_gaps_errlaw.csv");
     int rows = 0;
-    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
-        if (l[0] == '#' || !strncmp(l, "config,", 7)) continue;
+    FOR_CSV_ROWS (l, s, "config,") {
         char cf[32], win[32];
         double lo, hi, q;
         long n;
@@ -85,11 +77,9 @@ Test(real_gaps_exp, error_law_tables)
     }
     free(s);
     cr_assert(rows >= 4, "at least one binade per configuration");
-    snprintf(p, sizeof p, "%s/law/real_gaps_errpos.csv", dir);
-    s = slurp(p);
+    s = slurp_in(dir, "law/real_gaps_errpos.csv");
     long total = 0;
-    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
-        if (l[0] == '#' || !strncmp(l, "config,", 7)) continue;
+    FOR_CSV_ROWS (l, s, "config,") {
         int lo, hi;
         long n;
         cr_assert_eq(sscanf(l, "%*[^,],%d,%d,%ld", &lo, &hi, &n), 3, "%s", l);

@@ -23,6 +23,12 @@ void drift_chat_prompts_free(drift_chat_prompt_t *p, int n)
 int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path, int n,
     uint64_t seed, const char *stream, int max_tokens, char *err, size_t errsz)
 {
+    return drift_prompts_load(out, ck, path, n, seed, stream, max_tokens, 1, err, errsz);
+}
+
+int drift_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path, int n, uint64_t seed,
+    const char *stream, int max_tokens, int wrap, char *err, size_t errsz)
+{
     if (!out || !ck || !path || !stream || n < 1 || max_tokens < 1)
         return drift_why(err, errsz, DRIFT_EINVAL, "chat prompts: bad arguments");
     if (!ck->gguf)
@@ -38,7 +44,8 @@ int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t 
     char *chat = NULL;
     if ((rc = drift_tokenizer_from_gguf(&tz, ck->gguf, err, errsz))) goto done;
     tz_ok = 1;
-    if ((rc = drift_chat_template_from_gguf(&tpl, ck->gguf, err, errsz))) goto done;
+    tpl = (drift_chat_template_t){DRIFT_CHAT_NONE, ""}; /* without wrap: the text as written */
+    if (wrap && (rc = drift_chat_template_from_gguf(&tpl, ck->gguf, err, errsz))) goto done;
     rc = DRIFT_ENOMEM;
     p = calloc((size_t)n, sizeof *p);
     idx = malloc((size_t)n * sizeof *idx);

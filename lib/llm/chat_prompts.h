@@ -31,6 +31,10 @@ typedef struct {
  * DRIFT_ENOMEM with one line in err naming the prompt or the file. */
 DRIFT_MUST_CHECK int drift_chat_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path,
     int n, uint64_t seed, const char *stream, int max_tokens, char *err, size_t errsz);
+/* The same with wrap 0: each prompt tokenized as written, without the template (as a GGUF file
+ * without one reads it); prefix is then the ids of an empty text. */
+DRIFT_MUST_CHECK int drift_prompts_load(drift_chat_prompt_t **out, const drift_checkpoint_t *ck, const char *path,
+    int n, uint64_t seed, const char *stream, int max_tokens, int wrap, char *err, size_t errsz);
 void drift_chat_prompts_free(drift_chat_prompt_t *p, int n);
 
 #ifdef __cplusplus
