@@ -18,6 +18,7 @@ static const struct {
     {"exact", calc_exact, "exact FILE|-"},
     {"argmax", calc_argmax, "argmax --format F --order SPEC [--acc A] [--logits L] FILE_H FILE_W"},
     {"gaps", calc_gaps, "gaps LOGITS"},
+    {"errlaw", calc_errlaw, "errlaw --format F [--units U] EXACT COMPUTED"},
     {"forecast", calc_forecast, "forecast (--pair ID [--data DIR] | --law L --scale S --pi P) [--tokens T] DUMP"},
     {"cards", calc_cards, "cards"},
     {"env", calc_env, "env"},

@@ -1,5 +1,6 @@
 /* errlaw.h — the law of one computed value's error against the exact value: the density of
- * which each flip law of fliplaw.h is a tail.
+ * which each flip law of fliplaw.h is a tail. real_gaps fits it to a model's logits; drift-calc
+ * errlaw to a user's two dumps (exact and computed).
  *
  * Two mechanisms, one free parameter each:
  *   GAUSS: many small independent roundings inside the computation (accumulation noise):
@@ -22,6 +23,10 @@
 
 #include "drift.h"
 #include "format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum { DRIFT_ERRLAW_GAUSS = 0, DRIFT_ERRLAW_CONV, DRIFT_ERRLAW_N } drift_errlaw_t;
 
@@ -73,5 +78,9 @@ typedef struct {
  * most), in increasing order; their count, or DRIFT_EINVAL / DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_errlaw_binades(drift_errlaw_bin_t *out, const double *err, const double *val,
     const int *unit, size_t n, int units, int k_lo, int nbin, drift_format_t fmt);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
