@@ -117,11 +117,10 @@ int main(int argc, char **argv)
         "on both policies' rows; arithmetic = the peak rate charged (tensor-core model or fp32 FMA)",
         Mmax);
     drift_md_intro(&out,
-        "The modelled GPU time of the kernels the two GEMM policies pick (lib/ops/policy.h) for C (M x %zu) = A (M x K) B, "
-        "M = 1..%zu, on an %s (%d SMs): vendor-like splits K when the tiles leave multiprocessors idle, batch-invariant "
-        "fixes one tile and never splits K, and batch_invariance measures what each does to row 0. The model is a "
-        "bytes-and-FLOPs roofline over the multiprocessors a kernel occupies (cost_model.h), with the vendors' published "
-        "peaks and an assumed per-multiprocessor bandwidth: a model, not a measurement.",
+        "The modelled GPU time of the kernels the two GEMM policies pick for C (M x %zu) = A (M x K) B, M = 1..%zu, on "
+        "an %s (%d SMs): the kernels whose row 0 batch_invariance compares. A bytes-and-FLOPs roofline over the "
+        "multiprocessors a kernel occupies (cost_model.h; published peaks, an assumed per-multiprocessor bandwidth): a "
+        "model, not a measurement.",
         N, Mmax, perf.name, perf.sms);
     drift_md_text(&out, "**Modelled time at M = 1, and the ratio batch-invariant / vendor-like** (µs):\n\n");
 
