@@ -61,7 +61,7 @@ static const bad_t CASES[] = {
     {"batch_invariance", "--K ''", "--K"},
     {"batch_invariance", "--N 0", "--N"},
     {"batch_invariance", "--device z80", "--device"},
-    {"argmax_flip", "--K 65536 --V 1000000", "--K"},
+    {"argmax_flip_realistic", "--K 65536 --V 1000000", "--K"},
     {"argmax_flip", "--orders seq,seq", "--orders"},
     {"argmax_flip", "--orders seq,,pairwise", "--orders"},
     {"argmax_flip", "--orders bogus", "--orders"},
