@@ -176,7 +176,7 @@ static void seeds_verdict(char *buf, size_t size, int *settled, const drift_afla
 {
     *settled = 0;
     if (L->nseeds < 2) {
-        snprintf(buf, size, "other seeds are not run here (--robust)");
+        snprintf(buf, size, "no other seed is run (--robust)");
         return;
     }
     int nfor = 0, nagainst = 0;
@@ -186,10 +186,10 @@ static void seeds_verdict(char *buf, size_t size, int *settled, const drift_afla
     }
     *settled = nfor == L->nseeds;
     if (nagainst)
-        snprintf(buf, size, "the data decide for it at %d and against it at %d of %d seeds (the seeds table)", nfor,
+        snprintf(buf, size, "the data decide for it at %d and against it at %d of %d seeds (seeds table)", nfor,
             nagainst, L->nseeds);
     else
-        snprintf(buf, size, "the data decide for it at %d of %d seeds (the seeds table)", nfor, L->nseeds);
+        snprintf(buf, size, "the data decide for it at %d of %d seeds (seeds table)", nfor, L->nseeds);
 }
 
 /* The takeaway. */
@@ -211,9 +211,7 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
             drift_format_name(AT_KMAX(L, fi)->kernels.f), F->p001, F->half);
     }
     drift_md_text(o,
-        ": within a factor %.2f of each other. Against exact(rounded inputs), with fp32 accumulation the input "
-        "format hardly matters, because products of narrow inputs are exact in fp32 and only the accumulation "
-        "rounds.",
+        ": within a factor %.2f: products of narrow inputs are exact in fp32, so only the accumulation rounds.",
         hi / lo);
     drift_md_text(o, "\n");
     for (int fi = 0; fi < L->nformats; fi++) {
@@ -222,47 +220,43 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
         const drift_flip_laws_t *E = &AT_KMAX(L, fi)->laws[ks->engine];
         const drift_flip_fit_t *D = &AT_KMAX(L, fi)->fits[ks->def];
         /* the extra seeds rerun bf16 and fp32 only (main.c): the seeds table speaks for bf16 */
-        char seeds[128] = "other seeds are not run for this format (the seeds table covers bf16)";
+        char seeds[128] = "the seeds table covers bf16 only";
         int settled = 0;
         if (ks->f == DRIFT_BF16) seeds_verdict(seeds, sizeof seeds, &settled, L);
         drift_md_text(o,
-            "- Logits stored in %s (`%s`): the mechanism (output rounding on top of accumulation noise) implies "
-            "the %s law; fitted by it, D_0.1%% = %.3g s = %.2g %s ulps, %.0fx the default kernel's. Against the "
-            "Gaussian curve the %s law leads by %.1f in log-likelihood at this seed (power %.3g over %ld pairs, "
-            "%d informative): %s; %s, so %s.\n",
+            "- Logits stored in %s (`%s`): output rounding on accumulation noise implies the %s law; by it "
+            "D_0.1%% = %.3g s = %.2g %s ulps, %.0fx the default kernel's. The %s law leads the Gaussian by %.1f in "
+            "log-likelihood at this seed (power %.3g, %ld pairs, %d informative): %s; %s, so %s.\n",
             drift_format_name(ks->f), ks->k[ks->engine].name, drift_fliplaw_name(E->implied), E->d001, E->d001_ulp,
             drift_format_name(ks->k[ks->engine].c.out), E->d001 / D->p001, drift_fliplaw_name(E->implied),
             E->choice.dloglik, E->choice.power_a, E->pairs, E->choice.informative,
-            E->choice.decided ? (E->choice.dloglik > 0 ? "the data decide for it" : "the data decide against it")
-                              : "the design cannot tell the two apart at this size",
+            E->choice.decided ? (E->choice.dloglik > 0 ? "decided for it" : "decided against it")
+                              : "undecided at this size",
             seeds,
-            settled ? "the fit agrees with the mechanism's law"
-                    : "the law is the mechanism's, not a finding of the fit");
+            settled ? "the fit agrees with the mechanism's law" : "the law is the mechanism's, not the fit's finding");
     }
     if (hk->tc32 >= 0) {
         const drift_flip_fit_t *T = &HEADLINE(L)->fits[hk->tc32];
         drift_md_text(o,
-            "- Tensor cores with fp32 logits (`%s`): sigma / s = %.3g, %.2fx the partial-sum prediction; that "
-            "prediction treats every rounding as unbiased and independent, while the tensor-core model truncates "
-            "(rounds toward zero) both the aligned terms and each block's result - biased errors the "
-            "prediction leaves out (a plausible source of the excess, not one this run isolates).\n",
+            "- Tensor cores with fp32 logits (`%s`): sigma / s = %.3g, %.2fx the partial-sum prediction, which "
+            "assumes unbiased roundings while the tensor-core model truncates aligned terms and block results (a "
+            "plausible cause, not isolated here).\n",
             hk->k[hk->tc32].name, T->fit.sigma, T->fit.sigma / T->sigma_sums);
     }
     const drift_flip_laws_t *X = &HEADLINE(L)->laws[hk->exact];
     const drift_fliplaw_fit_t *T = &X->fit[DRIFT_FLIPLAW_TRIANGLE];
     if (T->status == DRIFT_FIT_OK)
         drift_md_text(o,
-            "- Even the exact LM head, its logits rounded once to fp32 (`%s`), flips - but only below one fp32 "
-            "ulp of the top logit: two logits closer than that round to the same value and the tie goes to "
-            "the lower id, P = 1/2 (1 - D/q) (fitted scale kappa = %.3g [%.3g, %.3g], 1 predicted); D_0.1%% = "
-            "%.3g s = %.3g ulps.\n",
+            "- Even the exact LM head, its logits rounded once to fp32 (`%s`), flips, but only within one fp32 "
+            "ulp of the top logit, where both round to one value and the lower id wins: P = 1/2 (1 - D/q) "
+            "(kappa = %.3g [%.3g, %.3g], 1 predicted); D_0.1%% = %.3g s = %.3g ulps.\n",
             hk->k[hk->exact].name, T->theta, T->lo, T->hi, X->d001, X->d001_ulp);
     const drift_flip_fit_t *D0 = &HEADLINE(L)->fits[hk->def];
     drift_md_text(o,
-        "- The random-rounding model in its norm form, sigma = c sqrt(K) u ||h||_rms ||w1 - w2|| with c = %.3f "
-        "for `%s`, predicts sigma / s = %.3g; the fit gives %.3g (%.2fx). The same model applied to the kernel's "
-        "actual partial sums predicts %.3g (%.2fx): a top logit's partial sums drift towards it instead of "
-        "wandering, and that drift, not the random walk, sets the noise of a top-1/top-2 comparison.\n",
+        "- The random-rounding model's norm form, sigma = c sqrt(K) u ||h||_rms ||w1 - w2|| (c = %.3f for `%s`), "
+        "predicts sigma / s = %.3g; the fit gives %.3g (%.2fx). On the kernel's actual partial sums it predicts "
+        "%.3g (%.2fx): a top logit's partial sums drift towards it, and that drift, not a random walk, sets the "
+        "noise.\n",
         drift_flip_c(hk->k[hk->def].nu), hk->k[hk->def].name, D0->sigma_pred, D0->fit.sigma,
         D0->fit.sigma / D0->sigma_pred, D0->sigma_sums, D0->fit.sigma / D0->sigma_sums);
 }

@@ -37,8 +37,8 @@ int main(int argc, char **argv)
     drift_aflab_t *L = &lab;
 
     drift_aflab_setup(L, argc, argv, "argmax_flip_mitigations",
-        "What do the usual mitigations of argmax flips buy (fp32 logits, an exact LM head, a batch-invariant GEMM "
-        "policy, a gap threshold), and at what cost?",
+        "What do fp32 logits, an exact LM head, a batch-invariant GEMM policy and a gap threshold buy against "
+        "argmax flips, at what cost?",
         DRIFT_AF_OPT_ROWS);
     /* the planted pairs and the realistic heads, every kernel, with the fits the thresholds read */
     drift_aflab_sweep(L, "planted pairs and realistic heads");
