@@ -225,11 +225,11 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
         if (ks->f == DRIFT_BF16) seeds_verdict(seeds, sizeof seeds, &settled, L);
         drift_md_text(o,
             "- Logits stored in %s (`%s`): output rounding on accumulation noise implies the %s law; by it "
-            "D_0.1%% = %.3g s = %.2g %s ulps, %.0fx the default kernel's. The %s law leads the Gaussian by %.1f in "
-            "log-likelihood at this seed (power %.3g, %ld pairs, %d informative): %s; %s, so %s.\n",
+            "D_0.1%% = %.3g s = %.2g %s ulps, %.0fx the default kernel's. It leads the Gaussian by %.1f in "
+            "log-likelihood (power %.3g, %ld pairs, %d informative): %s; %s, so %s.\n",
             drift_format_name(ks->f), ks->k[ks->engine].name, drift_fliplaw_name(E->implied), E->d001, E->d001_ulp,
-            drift_format_name(ks->k[ks->engine].c.out), E->d001 / D->p001, drift_fliplaw_name(E->implied),
-            E->choice.dloglik, E->choice.power_a, E->pairs, E->choice.informative,
+            drift_format_name(ks->k[ks->engine].c.out), E->d001 / D->p001, E->choice.dloglik, E->choice.power_a,
+            E->pairs, E->choice.informative,
             E->choice.decided ? (E->choice.dloglik > 0 ? "decided for it" : "decided against it")
                               : "undecided at this size",
             seeds,
@@ -239,24 +239,22 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
         const drift_flip_fit_t *T = &HEADLINE(L)->fits[hk->tc32];
         drift_md_text(o,
             "- Tensor cores with fp32 logits (`%s`): sigma / s = %.3g, %.2fx the partial-sum prediction, which "
-            "assumes unbiased roundings while the tensor-core model truncates aligned terms and block results (a "
-            "plausible cause, not isolated here).\n",
+            "assumes unbiased roundings; the tensor-core model truncates (a plausible cause, not isolated here).\n",
             hk->k[hk->tc32].name, T->fit.sigma, T->fit.sigma / T->sigma_sums);
     }
     const drift_flip_laws_t *X = &HEADLINE(L)->laws[hk->exact];
     const drift_fliplaw_fit_t *T = &X->fit[DRIFT_FLIPLAW_TRIANGLE];
     if (T->status == DRIFT_FIT_OK)
         drift_md_text(o,
-            "- Even the exact LM head, its logits rounded once to fp32 (`%s`), flips, but only within one fp32 "
-            "ulp of the top logit, where both round to one value and the lower id wins: P = 1/2 (1 - D/q) "
+            "- Even the exact LM head (`%s`, logits rounded once) flips, but only within one fp32 ulp of the top "
+            "logit, where both round alike and the lower id wins: P = 1/2 (1 - D/q) "
             "(kappa = %.3g [%.3g, %.3g], 1 predicted); D_0.1%% = %.3g s = %.3g ulps.\n",
             hk->k[hk->exact].name, T->theta, T->lo, T->hi, X->d001, X->d001_ulp);
     const drift_flip_fit_t *D0 = &HEADLINE(L)->fits[hk->def];
     drift_md_text(o,
         "- The random-rounding model's norm form, sigma = c sqrt(K) u ||h||_rms ||w1 - w2|| (c = %.3f for `%s`), "
         "predicts sigma / s = %.3g; the fit gives %.3g (%.2fx). On the kernel's actual partial sums it predicts "
-        "%.3g (%.2fx): a top logit's partial sums drift towards it, and that drift, not a random walk, sets the "
-        "noise.\n",
+        "%.3g (%.2fx): partial sums drift towards the top logit, and that drift sets the noise.\n",
         drift_flip_c(hk->k[hk->def].nu), hk->k[hk->def].name, D0->sigma_pred, D0->fit.sigma,
         D0->fit.sigma / D0->sigma_pred, D0->sigma_sums, D0->fit.sigma / D0->sigma_sums);
 }

@@ -60,8 +60,7 @@ int main(int argc, char **argv)
     drift_aflab_t *L = &lab;
 
     drift_aflab_setup(L, argc, argv, "argmax_flip",
-        "How small a logit gap flips argmax: at which exact top-1/top-2 gap does greedy decoding pick another token, "
-        "per format, kernel and K?",
+        "At which exact top-1/top-2 logit gap does greedy decoding pick another token, per format, kernel and K?",
         DRIFT_AF_OPT_TIES | DRIFT_AF_OPT_TRIALS | DRIFT_AF_OPT_ROBUST);
     base = *L; /* the options as parsed: the robustness reruns start from them */
     /* planted gaps and exact ties, every kernel, and their fits */

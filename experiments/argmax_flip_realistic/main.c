@@ -46,8 +46,8 @@ int main(int argc, char **argv)
     drift_aflab_t *L = &lab;
 
     drift_aflab_setup(L, argc, argv, "argmax_flip_realistic",
-        "How often does argmax flip on realistic LM heads, and how much of it is input rounding, accumulation or "
-        "output rounding?",
+        "How often does argmax flip on realistic LM heads, and how much is input rounding, accumulation or output "
+        "rounding?",
         DRIFT_AF_OPT_ROWS | DRIFT_AF_OPT_ROBUST);
     base = *L; /* the options as parsed: the robustness reruns start from them */
     /* the planted pairs for the fits, then the realistic heads, every kernel */

@@ -114,15 +114,15 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
     drift_md_text(o, "\n**Takeaway.**\n\n");
     if (L->fp32_index >= 0 && HEADLINE(L)->input_rounding_flips >= 0)
         drift_md_text(o,
-            "- Against the unrounded fp32 inputs the input format matters most: rounding h and W to %s alone "
+            "- Input rounding matters most: rounding h and W to %s alone "
             "changes the exact argmax of %ld of %ld realistic rows; the default kernel adds %ld flips against "
             "exact(rounded).\n",
             drift_format_name(hk->f), HEADLINE(L)->input_rounding_flips, L->rows,
             drift_flipset_flips(&HEADLINE(L)->realistic, hk->def));
     drift_md_text(o,
         "- On realistic heads (V = %ld, K = %zu, %s) %ld of %ld rows flipped with the default kernel and %ld "
-        "with `%s`: in an isolated LM head, where the logits are rounded matters far more than the summation order "
-        "(in a whole model the order also moves hidden states: greedy_divergence, real_gaps).\n",
+        "with `%s`: in an isolated LM head, rounding the logits matters far more than the summation order (which "
+        "in a whole model also moves hidden states: greedy_divergence, real_gaps).\n",
         L->V, KM, drift_format_name(hk->f), drift_flipset_flips(&HEADLINE(L)->realistic, hk->def), L->rows,
         drift_flipset_flips(&HEADLINE(L)->realistic, hk->engine), hk->k[hk->engine].name);
 }
