@@ -319,7 +319,8 @@ static void summary(drift_out_t *o, const drift_aflab_t *L)
         "accumulation sigma is %.2g of the logit scale at K = %zu (%s, %s) whatever the input format (narrow products\n"
         "are exact in fp32), it grows like sqrt(K), and tree-like orders shrink it. Storing the logits in bf16 or fp16\n"
         "coarsens everything to the output grid (ties broken by token id): the critical gap becomes about one ulp.\n"
-        "Planted %.1f s. Files: data/argmax_flip{,_fit,_ties,_laws}.csv, argmax_flip.md; plots: ./lab plot argmax_flip.\n",
+        "Planted %.1f s. Files: data/argmax_flip.csv, argmax_flip_{fit,ties,laws}.csv, argmax_flip.md;\n"
+        "plots: ./lab plot argmax_flip.\n",
         HEADLINE(L)->fits[hk->def].fit.sigma, KM, drift_format_name(hk->f), hk->k[hk->def].name, L->seconds.planted);
     drift_out_summary(o, "\ncritical gaps at K = %zu (relative to the logit scale s; planted pairs, Phi fit):\n", KM);
     drift_out_summary(o, "%-6s %-24s %10s %8s %10s %10s %10s %10s\n", "format", "kernel", "sigma/s", "fit p", "norm/s",
