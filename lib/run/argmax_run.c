@@ -92,8 +92,9 @@ void drift_aflab_setup(drift_aflab_t *L, int argc, char **argv, const char *name
     L->seconds.start = drift_af_now();
 }
 
-
-int drift_aflab_robust_rerun(drift_aflab_t *R, const drift_aflab_t *base, const drift_aflab_t *L, long e)
+/* The robustness rerun at seed + e of the options as parsed (base), for the run L: the largest K,
+ * bf16 and fp32, the first order, no GEMM policies. 0 when the run has neither bf16 nor fp32. */
+static int robust_rerun(drift_aflab_t *R, const drift_aflab_t *base, const drift_aflab_t *L, long e)
 {
     *R = *base;
     R->robust_rerun = 1;
@@ -373,7 +374,7 @@ void drift_aflab_collect_headline(drift_aflab_t *dst, const drift_aflab_t *L)
 void drift_aflab_robust(
     drift_aflab_t *L, const drift_aflab_t *base, drift_aflab_t *rerun, int planted_on, void (*after)(drift_aflab_t *))
 {
-    for (long e = 1; e <= L->robust_seeds && drift_aflab_robust_rerun(rerun, base, L, e); e++) {
+    for (long e = 1; e <= L->robust_seeds && robust_rerun(rerun, base, L, e); e++) {
         char phase[96]; /* the headline at further seeds (largest K, bf16 and fp32) */
         snprintf(phase, sizeof phase, "the headline at seed %llu (%ld of %ld)", (unsigned long long)rerun->cli.seed, e,
             L->robust_seeds);

@@ -100,9 +100,6 @@ void drift_aflab_setup(drift_aflab_t *L, int argc, char **argv, const char *name
  * (when L->planted_on), the realistic heads (when L->rows > 0), progress under the phase name.
  * Dies on a failure. */
 void drift_aflab_sweep(drift_aflab_t *L, const char *phase);
-/* The robustness rerun at seed + e of the options as parsed (base), for the run L: the largest K,
- * bf16 and fp32, the first order, no GEMM policies. 0 when the run has neither bf16 nor fp32. */
-int drift_aflab_robust_rerun(drift_aflab_t *R, const drift_aflab_t *base, const drift_aflab_t *L, long e);
 /* Appends L's headline numbers to dst->seeds (the robustness table). */
 void drift_aflab_collect_headline(drift_aflab_t *dst, const drift_aflab_t *L);
 /* The robustness reruns of L (--robust): the headline at seeds seed+1 .. seed+robust_seeds from the
