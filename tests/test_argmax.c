@@ -805,7 +805,11 @@ static void reproducible(const char *exp, const char *extra)
     cr_assert_eq(system(cmd), 0);
 }
 
-Test(argmax, experiment_reproducible, .timeout = 300) { reproducible("argmax_flip", "--rows 16"); }
+Test(argmax, experiment_reproducible, .timeout = 300) { reproducible("argmax_flip", ""); }
+
+Test(argmax, realistic_reproducible, .timeout = 300) { reproducible("argmax_flip_realistic", "--rows 16"); }
+
+Test(argmax, mitigations_reproducible, .timeout = 300) { reproducible("argmax_flip_mitigations", "--rows 16"); }
 
 Test(argmax, sampling_reproducible, .timeout = 300) { reproducible("sampling_flip", ""); }
 

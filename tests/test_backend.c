@@ -469,8 +469,9 @@ Test(backend_programs, auto_without_a_device_writes_the_cpu_data)
     static const char *const EXPS[][2] = {
         {"matmul_drift", "--K 64 --M 4 --N 4 --kernels naive,splitk:4,tc:h100 --formats fp32,bf16"},
         {"matmul_drift_splitk", "--M 4 --N 4 --splitk-K 128 --formats fp32,bf16"},
-        {"batch_invariance", "--K 256 --N 64 --M-max 64"},
-        {"argmax_flip", "--K 256 --V 1000 --rows 8 --reps 2 --ties 2"},
+        {"batch_invariance", "--K 256 --N 64 --M-max 64"}, {"argmax_flip", "--K 256 --V 1000 --reps 2 --ties 2"},
+        {"argmax_flip_realistic", "--K 256 --V 1000 --rows 8 --reps 2"},
+        {"argmax_flip_mitigations", "--K 256 --V 1000 --rows 8 --reps 2"},
         {"sampling_flip", "--K 128 --V 512 --rows 4 --draws 8 --ties 2"},
         {"attention_drift",
             "--L 24 --bc 8 --heads 2 --kv-heads 1 --dim 8 --check-rows 2 --decode-len 24 --pad 3 --formats fp32,bf16"},

@@ -64,7 +64,7 @@ static const bad_t CASES[] = {
     {"batch_invariance", "--device z80", "--device"},
     {"batch_invariance_cost", "--device z80", "--device"},
     {"batch_invariance_cost", "--formats fp64", "--formats"},
-    {"argmax_flip", "--K 65536 --V 1000000", "--K"},
+    {"argmax_flip_realistic", "--K 65536 --V 1000000", "--K"},
     {"argmax_flip", "--orders seq,seq", "--orders"},
     {"argmax_flip", "--orders seq,,pairwise", "--orders"},
     {"argmax_flip", "--orders bogus", "--orders"},

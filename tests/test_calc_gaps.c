@@ -120,7 +120,7 @@ Test(calc_gaps, bad_dumps, .init = setup, .fini = teardown)
 Test(calc_gaps, agrees_with_argmax_flip_trials, .init = setup, .fini = teardown, .timeout = 120)
 {
     cr_assert_eq(
-        sh("'%s/argmax_flip' --profile quick --K 64 --rows 0 --ties 0 --reps 2 --formats fp32 --orders seq --trials --quiet "
+        sh("'%s/argmax_flip' --profile quick --K 64 --ties 0 --reps 2 --formats fp32 --orders seq --trials --quiet "
            "--out '%s/af' >/dev/null",
             DRIFT_BIN_DIR, dir),
         0);

@@ -68,8 +68,9 @@ static const line_t LINES[] = {
     {"lab", "run argmax_flp", 2,
         "lab: unknown experiment 'argmax_flp' (did you mean 'argmax_flip'? accepted: "
         "formats, formats_relerr, sum_order, sum_order_perms, matmul_drift, matmul_drift_splitk, batch_invariance, "
-        "batch_invariance_cost, argmax_flip, sampling_flip, tc_conformance, gpu_generations, gpu_generations_greedy, softmax_drift, attention_drift, kv_cache, "
-        "kv_cache_chunked, determinism, greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative, forecast)",
+        "batch_invariance_cost, argmax_flip, argmax_flip_realistic, argmax_flip_mitigations, sampling_flip, tc_conformance, "
+        "gpu_generations, gpu_generations_greedy, softmax_drift, attention_drift, kv_cache, kv_cache_chunked, determinism, "
+        "greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative, forecast)",
         0},
     {"lab", "run formats --out", 2, "formats: --out: needs a value (accepted: --out DIR or --out=DIR)", 0},
     {"lab", "run formats --out=", 2, "formats: --out: empty directory name", 0},

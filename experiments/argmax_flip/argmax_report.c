@@ -1,17 +1,18 @@
-/* argmax_report.c — the declared output of the argmax-flip experiment (argmax_lab.h): the CSV
+/* argmax_report.c — the declared output of the planted-pair experiment (argmax_lab.h): the CSV
  * tables (argmax_tables.c), the Markdown fragment and the summary, written through the kit
  * (output.h). Every number of the fragment comes from the arrays the CSV tables are written from. */
 #include <math.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "argmax_lab.h"
+#include "argmax_run.h"
 #include "drift.h"
 #include "output.h"
 #include "stats.h"
 
 /* The fragment's tables: Markdown only, after the CSV tables. */
-enum { M_CRIT = AF_NCSV, M_LAWS, M_KERNELS, M_REAL, M_REFS, M_MIT, M_SEEDS, NTABLES };
+enum { M_CRIT = AFP_NCSV, M_LAWS, M_KERNELS, M_SEEDS, NTABLES };
 
 #define TXT DRIFT_C_TEXT
 #define CELL DRIFT_C_CELL
@@ -24,41 +25,28 @@ static const drift_col_t C_LAWS[] = {TXT("format"), TXT("kernel"), TXT("law"), C
 static const drift_col_t C_KERNELS[] = {TXT("kernel"), CELL("pairs"), CELL("flips"), CELL("sigma / s"), CELL("fit p"),
     CELL("predicted, norm form"), CELL("fitted / norm form"), CELL("predicted, partial sums"),
     CELL("fitted / partial sums")};
-static const drift_col_t C_REAL[] = {
-    TXT("format"), TXT("kernel"), CELL("flips"), CELL("rate [95% CI]"), CELL("predicted"), CELL("rows below D_0.1%")};
-static const drift_col_t C_REFS[] = {TXT("format"), TXT("kernel"), CELL("input rounding"), CELL("accumulation"),
-    CELL("output rounding"), CELL("total vs exact(unrounded)")};
-static const drift_col_t C_MIT[] = {TXT("mitigation"), TXT("kernel"), CELL("realistic flip rate [95% CI]"),
-    CELL("planted flip rate"), CELL("changed across batch sizes"), CELL("cost ratio")};
 #undef TXT
 #undef CELL
 #define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* x in printf format fmt, nan and inf spelled the same on every libc (drift_fmt_num), into buf. */
-static const char *num(char buf[64], double x, const char *fmt)
-{
-    drift_fmt_num(buf, 64, x, fmt);
-    return buf;
-}
-
-/* The run's (format) cell at the largest K, and the headline's cell. */
-#define AT_KMAX(L, fi) (&(L)->cell[(L)->headline.k][fi])
-#define HEADLINE(L) AT_KMAX(L, (L)->headline.f)
+#define num drift_af_num
+#define AT_KMAX DRIFT_AF_AT_KMAX
+#define HEADLINE DRIFT_AF_HEADLINE
 
 /* Question, how to reproduce, the critical gaps at the largest K. */
 static void md_critical(drift_out_t *o, const drift_aflab_t *L)
 {
     const size_t KM = L->Ks[L->headline.k];
     const drift_af_cell_t *first = AT_KMAX(L, 0);
-    char ks_list[128] = "";
-    for (int ki = 0; ki < L->nKs; ki++)
-        snprintf(ks_list + strlen(ks_list), sizeof ks_list - strlen(ks_list), "%s%zu", ki ? "," : "", L->Ks[ki]);
+    char ks_list[128];
+    drift_aflab_ks_list(ks_list, L);
     drift_md_question(o,
         "Each configuration's argmax is held against the exact argmax of the same rounded "
         "inputs (superaccumulator, MPFR-checked); exact ties are reported apart and never counted as flips.");
     drift_md_reproduce(o,
-        "K = %s, V = %ld, %ld planted pairs per target gap, %ld realistic hidden states per K; data/argmax_flip*.csv",
-        ks_list, L->V, L->reps, L->rows);
+        "K = %s, V = %ld, %ld planted pairs per target gap, %ld exact ties per K; data/argmax_flip.csv, "
+        "argmax_flip_{fit,ties,laws}.csv",
+        ks_list, L->V, L->reps, L->ties);
     drift_md_text(o,
         "Gaps are relative to the logit scale s = ||h||/sqrt(K), the standard deviation of "
         "a logit. The default kernel is `%s` (fp32 accumulation, fp32 logits); \"logits in the format\" means the "
@@ -161,10 +149,9 @@ static void md_kernels(drift_out_t *o, const drift_aflab_t *L)
     drift_md_text(o, ".\n");
 }
 
-/* Exact ties, and the realistic heads. 0 or DRIFT_ENOMEM. */
-static int md_ties_realistic(drift_out_t *o, const drift_aflab_t *L)
+/* Exact ties. */
+static void md_ties(drift_out_t *o, const drift_aflab_t *L)
 {
-    const size_t KM = L->Ks[L->headline.k];
     long nt = 0, conf = 0, cells = 0;
     drift_flip_ties_t T = {0, 0, 0, 0};
     for (int ki = 0; ki < L->nKs; ki++)
@@ -180,132 +167,6 @@ static int md_ties_realistic(drift_out_t *o, const drift_aflab_t *L)
         "%ld (tie, kernel) cases the computed logits differed in %ld and the kernel picked the higher id in %ld; "
         "these are reported as ties, and the flip count is %ld.\n",
         nt, conf, cells, T.distinguished, T.picked_higher, T.flips);
-    if (L->rows <= 0) return 0;
-    drift_md_text(o,
-        "\n**Realistic heads, K = %zu, V = %ld, %ld hidden states** (rows whose computed argmax differs from the "
-        "exact one; predicted = the expected number of flips, sum of Phi(-gap/sigma) with the planted sigma; last column: rows whose exact gap "
-        "lies below the kernel's D_0.1%%):\n\n",
-        KM, L->V, L->rows);
-    for (int fi = 0; fi < L->nformats; fi++) {
-        const drift_kset_t *ks = &AT_KMAX(L, fi)->kernels;
-        const drift_flipset_t *st = &AT_KMAX(L, fi)->realistic;
-        int cs[3] = {ks->def, ks->engine, ks->exact};
-        for (int q = 0; q < 3; q++) {
-            int c = cs[q];
-            if (q == 1 && c == ks->def) continue;
-            drift_flip_real_t R;
-            drift_flipset_realistic(&R, st, c, &AT_KMAX(L, fi)->fits[c]);
-            /* an expected count of flips far below one is "below 0.001 flips", not 1.88e-166 of them */
-            char b1[64];
-            const char *pred = R.predicted == 0 ? "0" : R.predicted < 1e-3 ? "< 0.001" : num(b1, R.predicted, "%.3g");
-            drift_row_fmt(o, M_REAL, "%s | %s | %ld / %zu | %.3g [%.3g, %.3g] | %s | %ld (%.3g%%)",
-                drift_format_name(ks->f), ks->k[c].name, R.flips, st->n, R.rate, R.lo, R.hi, pred, R.below_p001,
-                100.0 * R.below_p001 / st->n);
-        }
-    }
-    /* the gap distribution in one line */
-    const drift_flipset_t *st = &HEADLINE(L)->realistic;
-    double *g = malloc((st->n + 1) * sizeof *g);
-    if (!g) return DRIFT_ENOMEM;
-    for (size_t i = 0; i < st->n; i++) g[i] = st->t[i].rel;
-    qsort(g, st->n, sizeof *g, drift_cmp_double);
-    drift_md_text(o,
-        "\nExact top-2 gaps of the realistic rows (%s, K = %zu), relative to s: median %.3g, 10%% below %.3g, "
-        "1%% below %.3g, smallest %.3g.\n",
-        drift_format_name(L->headline.kernels->f), KM, g[st->n / 2], g[st->n / 10], g[st->n / 100], g[0]);
-    free(g);
-    return 0;
-}
-
-/* Realistic rows against the two references. */
-static void md_refs(drift_out_t *o, const drift_aflab_t *L)
-{
-    if (L->rows <= 0 || L->fp32_index < 0) return;
-    drift_md_text(o,
-        "\n**Two references, realistic heads, K = %zu** (%ld hidden states; exact(unrounded) = the exact argmax of the "
-        "fp32 master h and W, exact(rounded) = that of the inputs rounded to the format; a kernel's accumulation "
-        "flips are those of the same kernel with its logits kept in the accumulator, its output-rounding changes "
-        "are where storing the logits changed its argmax):\n\n",
-        L->Ks[L->headline.k], L->rows);
-    for (int fi = 0; fi < L->nformats; fi++) {
-        const drift_af_cell_t *cl = AT_KMAX(L, fi);
-        int named[4], nn = drift_kset_named(named, &cl->kernels);
-        for (int j = 0; j < nn; j++) {
-            int c = named[j];
-            if (cl->flips_vs_unrounded[c] < 0) continue;
-            drift_row_fmt(o, M_REFS, "%s | %s | %ld | %ld | %ld | %ld", drift_format_name(cl->kernels.f),
-                cl->kernels.k[c].name, cl->input_rounding_flips, cl->accumulation_flips[c],
-                cl->output_rounding_changes[c], cl->flips_vs_unrounded[c]);
-        }
-    }
-    drift_md_text(o, "\nThe columns count rows, not an additive budget: a row can flip under two mechanisms, and one "
-                     "can undo another.\n");
-}
-
-/* The batch shape. */
-static void md_batch(drift_out_t *o, const drift_aflab_t *L)
-{
-    const drift_kset_t *ks = L->headline.kernels;
-    int narrow = ks->f == DRIFT_BF16 || ks->f == DRIFT_FP16;
-    drift_md_text(o,
-        "\n**Batch shape.** For the LM head as a GEMM (batch x V) on %s (%d SMs), the vendor-like policy picks",
-        L->device.name, L->device.sms);
-    for (int sh = 0; sh < 2; sh++) {
-        drift_md_text(o, "%s for N = %zu:", sh ? "; and" : "", sh ? drift_aflab_sharded_n(L) : (size_t)L->V);
-        for (int b = 0; b < DRIFT_AF_NBATCH; b++) {
-            const drift_polrow_t *r = &L->policy_pick[L->headline.k][DRIFT_POLICY_VENDOR_LIKE * 2 * DRIFT_AF_NBATCH +
-                                                                     sh * DRIFT_AF_NBATCH + b];
-            drift_md_text(o, "%s `%s` (batch %ld)", b ? "," : "", r->kernel, r->batch);
-        }
-    }
-    long ch[2][2] = {{0, 0}, {0, 0}}, n = 0; /* [logits fp32 | in the format][planted | realistic] */
-    for (int out = 0; out < 2; out++)
-        for (int mode = 0; mode < 2; mode++) {
-            if ((mode == 1 && L->rows == 0) || (out == 1 && !narrow)) continue;
-            const drift_flipset_t *st = mode ? &HEADLINE(L)->realistic : &HEADLINE(L)->planted;
-            int cb[DRIFT_AF_NBATCH], q0 = DRIFT_POLICY_VENDOR_LIKE * 2 * DRIFT_AF_NBATCH + DRIFT_AF_NBATCH;
-            for (int b = 0; b < DRIFT_AF_NBATCH; b++) cb[b] = HEADLINE(L)->policy_kernel[q0 + b][out];
-            for (size_t i = 0; i < st->n; i++) ch[out][mode] += drift_flipset_changed(st, i, cb, DRIFT_AF_NBATCH);
-            if (mode == 0) n = (long)st->n;
-        }
-    drift_md_text(o,
-        ". The batch-invariant policy always runs `tiled:128,128,32` (seq order). With the sharded shape the "
-        "vendor-like argmax (%s inputs) changed with the batch size for %ld of %ld planted pairs and %ld of %ld "
-        "realistic rows with fp32 logits",
-        drift_format_name(ks->f), ch[0][0], n, ch[0][1], L->rows);
-    if (narrow)
-        drift_md_text(o, ", and for %ld and %ld with the logits stored in %s (the coarse logits hide the order change)",
-            ch[1][0], ch[1][1], drift_format_name(ks->f));
-    drift_md_text(o, "; batch-invariant: 0 by construction (one order for every batch). The planted pairs' gaps are "
-                     "log-uniform from 1e-7 to 1 s, so they weight near-ties far more than real heads do.\n");
-}
-
-/* The mitigations. */
-static void md_mitigations(drift_out_t *o, const drift_aflab_t *L)
-{
-    drift_md_text(o,
-        "\n**Mitigations, K = %zu, %s inputs** (flip rate against the exact argmax; for the tie-breaker against the "
-        "exact argmax under the same rule; eps from the baseline's law (D_0.1%% = %.3g s) and its Phi fit (sigma / s = %.3g); cost ratio against the baseline: "
-        "measured for CPU emulation in this run, or modelled by policy.h's roofline):\n\n",
-        L->Ks[L->headline.k], drift_format_name(L->headline.kernels->f), L->mit.eps_rel[0], L->mit.base_sigma);
-    for (int m = 0; m < L->mit.n; m++) {
-        const drift_mit_t *P = &L->mit.rows[0][m], *R = &L->mit.rows[1][m];
-        char rr[96] = "-", ch[64] = "-", b1[64];
-        if (L->rows > 0 && R->flips >= 0) {
-            double lo, hi;
-            if (drift_wilson(&lo, &hi, R->flips, R->n, DRIFT_Z95)) lo = hi = NAN;
-            snprintf(rr, sizeof rr, "%.3g [%.3g, %.3g]", (double)R->flips / R->n, lo, hi);
-        }
-        if (P->changed >= 0) snprintf(ch, sizeof ch, "%ld / %ld planted", P->changed, P->n);
-        if (P->changed >= 0 && L->rows > 0)
-            snprintf(ch + strlen(ch), sizeof ch - strlen(ch), ", %ld / %ld realistic", R->changed, R->n);
-        drift_row_fmt(o, M_MIT, "%s | %s | %s | %s | %s | %.3g (%s)", P->name, L->headline.kernels->k[P->cfg].name, rr,
-            num(b1, P->flips >= 0 ? (double)P->flips / P->n : NAN, "%.3g"), ch, P->cost, P->cost_src);
-    }
-    drift_md_text(o,
-        "\nCosts are wall-clock and not reproducible (data/argmax_flip_timing.csv); on a GPU the ratios "
-        "differ (tensor cores are an order of magnitude faster than fp32 FMA, and an exact dot product has "
-        "no hardware).\n");
 }
 
 /* What the seeds table says of the stored-logit law's choice (the headline's engine kernel): at
@@ -315,7 +176,7 @@ static void seeds_verdict(char *buf, size_t size, int *settled, const drift_afla
 {
     *settled = 0;
     if (L->nseeds < 2) {
-        snprintf(buf, size, "other seeds are not run here (--robust)");
+        snprintf(buf, size, "no other seed is run (--robust)");
         return;
     }
     int nfor = 0, nagainst = 0;
@@ -325,10 +186,10 @@ static void seeds_verdict(char *buf, size_t size, int *settled, const drift_afla
     }
     *settled = nfor == L->nseeds;
     if (nagainst)
-        snprintf(buf, size, "the data decide for it at %d and against it at %d of %d seeds (the seeds table)", nfor,
+        snprintf(buf, size, "the data decide for it at %d and against it at %d of %d seeds (seeds table)", nfor,
             nagainst, L->nseeds);
     else
-        snprintf(buf, size, "the data decide for it at %d of %d seeds (the seeds table)", nfor, L->nseeds);
+        snprintf(buf, size, "the data decide for it at %d of %d seeds (seeds table)", nfor, L->nseeds);
 }
 
 /* The takeaway. */
@@ -350,16 +211,8 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
             drift_format_name(AT_KMAX(L, fi)->kernels.f), F->p001, F->half);
     }
     drift_md_text(o,
-        ": within a factor %.2f of each other. Against exact(rounded inputs), with fp32 accumulation the input "
-        "format hardly matters, because products of narrow inputs are exact in fp32 and only the accumulation "
-        "rounds.",
+        ": within a factor %.2f: products of narrow inputs are exact in fp32, so only the accumulation rounds.",
         hi / lo);
-    if (L->rows > 0 && L->fp32_index >= 0 && HEADLINE(L)->input_rounding_flips >= 0)
-        drift_md_text(o,
-            " Against the unrounded fp32 inputs it matters most: rounding h and W to %s alone changes the exact "
-            "argmax of %ld of %ld realistic rows, while the default kernel adds %ld flips against exact(rounded).",
-            drift_format_name(hk->f), HEADLINE(L)->input_rounding_flips, L->rows,
-            drift_flipset_flips(&HEADLINE(L)->realistic, hk->def));
     drift_md_text(o, "\n");
     for (int fi = 0; fi < L->nformats; fi++) {
         const drift_kset_t *ks = &AT_KMAX(L, fi)->kernels;
@@ -367,80 +220,43 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
         const drift_flip_laws_t *E = &AT_KMAX(L, fi)->laws[ks->engine];
         const drift_flip_fit_t *D = &AT_KMAX(L, fi)->fits[ks->def];
         /* the extra seeds rerun bf16 and fp32 only (main.c): the seeds table speaks for bf16 */
-        char seeds[128] = "other seeds are not run for this format (the seeds table covers bf16)";
+        char seeds[128] = "the seeds table covers bf16 only";
         int settled = 0;
         if (ks->f == DRIFT_BF16) seeds_verdict(seeds, sizeof seeds, &settled, L);
         drift_md_text(o,
-            "- Logits stored in %s (`%s`): the mechanism (output rounding on top of accumulation noise) implies "
-            "the %s law; fitted by it, D_0.1%% = %.3g s = %.2g %s ulps, %.0fx the default kernel's. Against the "
-            "Gaussian curve the %s law leads by %.1f in log-likelihood at this seed (power %.3g over %ld pairs, "
-            "%d informative): %s; %s, so %s.\n",
+            "- Logits stored in %s (`%s`): output rounding on accumulation noise implies the %s law; by it "
+            "D_0.1%% = %.3g s = %.2g %s ulps, %.0fx the default kernel's. It leads the Gaussian by %.1f in "
+            "log-likelihood (power %.3g, %ld pairs, %d informative): %s; %s, so %s.\n",
             drift_format_name(ks->f), ks->k[ks->engine].name, drift_fliplaw_name(E->implied), E->d001, E->d001_ulp,
-            drift_format_name(ks->k[ks->engine].c.out), E->d001 / D->p001, drift_fliplaw_name(E->implied),
-            E->choice.dloglik, E->choice.power_a, E->pairs, E->choice.informative,
-            E->choice.decided ? (E->choice.dloglik > 0 ? "the data decide for it" : "the data decide against it")
-                              : "the design cannot tell the two apart at this size",
+            drift_format_name(ks->k[ks->engine].c.out), E->d001 / D->p001, E->choice.dloglik, E->choice.power_a,
+            E->pairs, E->choice.informative,
+            E->choice.decided ? (E->choice.dloglik > 0 ? "decided for it" : "decided against it")
+                              : "undecided at this size",
             seeds,
-            settled ? "the fit agrees with the mechanism's law"
-                    : "the law is the mechanism's, not a finding of the fit");
+            settled ? "the fit agrees with the mechanism's law" : "the law is the mechanism's, not the fit's finding");
     }
     if (hk->tc32 >= 0) {
         const drift_flip_fit_t *T = &HEADLINE(L)->fits[hk->tc32];
         drift_md_text(o,
-            "- Tensor cores with fp32 logits (`%s`): sigma / s = %.3g, %.2fx the partial-sum prediction; that "
-            "prediction treats every rounding as unbiased and independent, while the tensor-core model truncates "
-            "(rounds toward zero) both the aligned terms and each block's result - biased errors the "
-            "prediction leaves out (a plausible source of the excess, not one this run isolates).\n",
+            "- Tensor cores with fp32 logits (`%s`): sigma / s = %.3g, %.2fx the partial-sum prediction, which "
+            "assumes unbiased roundings; the tensor-core model truncates (a plausible cause, not isolated here).\n",
             hk->k[hk->tc32].name, T->fit.sigma, T->fit.sigma / T->sigma_sums);
     }
     const drift_flip_laws_t *X = &HEADLINE(L)->laws[hk->exact];
     const drift_fliplaw_fit_t *T = &X->fit[DRIFT_FLIPLAW_TRIANGLE];
     if (T->status == DRIFT_FIT_OK)
         drift_md_text(o,
-            "- Even the exact LM head, its logits rounded once to fp32 (`%s`), flips - but only below one fp32 "
-            "ulp of the top logit: two logits closer than that round to the same value and the tie goes to "
-            "the lower id, P = 1/2 (1 - D/q) (fitted scale kappa = %.3g [%.3g, %.3g], 1 predicted); D_0.1%% = "
-            "%.3g s = %.3g ulps.\n",
+            "- Even the exact LM head (`%s`, logits rounded once) flips, but only within one fp32 ulp of the top "
+            "logit, where both round alike and the lower id wins: P = 1/2 (1 - D/q) "
+            "(kappa = %.3g [%.3g, %.3g], 1 predicted); D_0.1%% = %.3g s = %.3g ulps.\n",
             hk->k[hk->exact].name, T->theta, T->lo, T->hi, X->d001, X->d001_ulp);
     const drift_flip_fit_t *D0 = &HEADLINE(L)->fits[hk->def];
     drift_md_text(o,
-        "- The random-rounding model in its norm form, sigma = c sqrt(K) u ||h||_rms ||w1 - w2|| with c = %.3f "
-        "for `%s`, predicts sigma / s = %.3g; the fit gives %.3g (%.2fx). The same model applied to the kernel's "
-        "actual partial sums predicts %.3g (%.2fx): a top logit's partial sums drift towards it instead of "
-        "wandering, and that drift, not the random walk, sets the noise of a top-1/top-2 comparison.\n",
+        "- The random-rounding model's norm form, sigma = c sqrt(K) u ||h||_rms ||w1 - w2|| (c = %.3f for `%s`), "
+        "predicts sigma / s = %.3g; the fit gives %.3g (%.2fx). On the kernel's actual partial sums it predicts "
+        "%.3g (%.2fx): partial sums drift towards the top logit, and that drift sets the noise.\n",
         drift_flip_c(hk->k[hk->def].nu), hk->k[hk->def].name, D0->sigma_pred, D0->fit.sigma,
         D0->fit.sigma / D0->sigma_pred, D0->sigma_sums, D0->fit.sigma / D0->sigma_sums);
-    if (L->rows > 0)
-        drift_md_text(o,
-            "- On realistic heads (V = %ld, K = %zu, %s) %ld of %ld rows flipped with the default kernel and %ld "
-            "with `%s`: for an isolated LM head, where the logits are rounded matters far more than how the sum was ordered "
-            "(in a whole model the order changes hidden states too, and greedy_divergence and real_gaps show it "
-            "changing text).\n",
-            L->V, KM, drift_format_name(hk->f), drift_flipset_flips(&HEADLINE(L)->realistic, hk->def), L->rows,
-            drift_flipset_flips(&HEADLINE(L)->realistic, hk->engine), hk->k[hk->engine].name);
-}
-
-/* The headline numbers of a finished run (largest K, bf16 or the first narrow format). */
-void drift_aflab_collect_headline(drift_aflab_t *dst, const drift_aflab_t *L)
-{
-    if (dst->nseeds >= 9) return;
-    const drift_kset_t *ks = L->headline.kernels;
-    const drift_flip_fit_t *D = &HEADLINE(L)->fits[ks->def];
-    const drift_flip_laws_t *E = &HEADLINE(L)->laws[ks->engine], *X = &HEADLINE(L)->laws[ks->exact];
-    const drift_fliplaw_fit_t *T = &X->fit[DRIFT_FLIPLAW_TRIANGLE];
-    dst->seeds[dst->nseeds++] = (drift_af_headline_t){.seed = L->cli.seed,
-        .def_sigma = D->fit.status == DRIFT_FIT_OK ? D->fit.sigma : NAN,
-        .def_p001 = D->p001,
-        .eng_d001_ulp = E->d001_ulp,
-        .eng_dll = E->choice.dloglik,
-        .eng_power = E->choice.power_a,
-        .eng_decided = E->choice.decided,
-        .kap = T->theta,
-        .kap_lo = T->lo,
-        .kap_hi = T->hi,
-        .real_def = L->rows > 0 ? drift_flipset_flips(&HEADLINE(L)->realistic, ks->def) : -1,
-        .real_eng = L->rows > 0 ? drift_flipset_flips(&HEADLINE(L)->realistic, ks->engine) : -1,
-        .in_flips = HEADLINE(L)->input_rounding_flips};
 }
 
 /* The headline at every seed, and only what holds at all of them. */
@@ -450,25 +266,20 @@ static void md_robust(drift_out_t *o, const drift_aflab_t *L)
     const drift_kset_t *ks = L->headline.kernels;
     const char *eng_out = drift_format_name(ks->k[ks->engine].c.out);
     drift_md_text(o,
-        "\n**The headline at %d seeds** (K = %zu, %s inputs; seeds other than %llu rerun the planted pairs and the "
-        "realistic rows at this K only, without the GEMM policies):\n\n",
+        "\n**The headline at %d seeds** (K = %zu, %s inputs; seeds other than %llu rerun the planted pairs at this "
+        "K only, without the GEMM policies):\n\n",
         L->nseeds, L->Ks[L->headline.k], drift_format_name(ks->f), (unsigned long long)L->seeds[0].seed);
-    int all_dec = 1, all_in = 1, all_eng_gt = 1, all_kap = 1;
+    int all_dec = 1, all_kap = 1;
     double smin = INFINITY, smax = 0, umin = INFINITY, umax = 0;
-    long inmin = 1L << 60, inmax = -1;
     for (int i = 0; i < L->nseeds; i++) {
         const drift_af_headline_t *r = &L->seeds[i];
-        drift_row_fmt(o, M_SEEDS, "%llu | %.3g | %.3g | %+.1f (%.3g)%s | %.3g | %.3g [%.3g, %.3g] | %ld / %ld | %ld",
+        drift_row_fmt(o, M_SEEDS, "%llu | %.3g | %.3g | %+.1f (%.3g)%s | %.3g | %.3g [%.3g, %.3g]",
             (unsigned long long)r->seed, r->def_sigma, r->def_p001, r->eng_dll, r->eng_power,
-            r->eng_decided ? ", decided" : "", r->eng_d001_ulp, r->kap, r->kap_lo, r->kap_hi, r->real_def, r->real_eng,
-            r->in_flips);
+            r->eng_decided ? ", decided" : "", r->eng_d001_ulp, r->kap, r->kap_lo, r->kap_hi);
         all_dec &= r->eng_decided && r->eng_dll > 0;
-        all_in &= r->in_flips > r->real_def;
-        all_eng_gt &= r->real_eng > r->real_def;
         all_kap &= r->kap_lo <= 1 && 1 <= r->kap_hi;
         smin = fmin(smin, r->def_sigma), smax = fmax(smax, r->def_sigma);
         umin = fmin(umin, r->eng_d001_ulp), umax = fmax(umax, r->eng_d001_ulp);
-        inmin = r->in_flips < inmin ? r->in_flips : inmin, inmax = r->in_flips > inmax ? r->in_flips : inmax;
     }
     const char *law = drift_fliplaw_name(HEADLINE(L)->laws[ks->engine].implied);
     /* a range whose ends print alike is one value: "0.998 ulps", not "0.998 to 0.998 ulps" */
@@ -485,35 +296,19 @@ static void md_robust(drift_out_t *o, const drift_aflab_t *L)
         umax <= 1 ? ", never beyond one ulp"
                   : " (beyond one ulp only where the fitted accumulation noise widens the triangle)");
     if (all_dec)
-        drift_md_text(o, "the %s law beats the Gaussian curve decisively at every seed; ", law);
+        drift_md_text(o, "the %s law beats the Gaussian curve decisively at every seed", law);
     else
         drift_md_text(o,
-            "the choice between the %s law and the Gaussian curve is not decided at every seed (no claim is made); ",
+            "the choice between the %s law and the Gaussian curve is not decided at every seed (no claim is made)",
             law);
     if (all_kap)
         drift_md_text(
-            o, "the exact head's kappa interval holds 1 (the triangle with the known fp32 spacing) at every seed; ");
-    char rows[64];
-    if (inmin < inmax)
-        snprintf(rows, sizeof rows, "%ld to %ld", inmin, inmax);
-    else
-        snprintf(rows, sizeof rows, "%ld", inmin);
-    if (all_in)
-        drift_md_text(o,
-            "rounding the inputs alone changes the exact argmax of %s of %ld realistic rows, "
-            "more than the default kernel's accumulation flips at every seed; ",
-            rows, L->rows);
-    else
-        drift_md_text(o,
-            "input rounding alone changes the exact argmax of %s of %ld realistic rows (not more than the default kernel's flips at every seed); ",
-            rows, L->rows);
-    drift_md_text(o, "%s.\n",
-        all_eng_gt ? "stored logits flip more realistic rows than fp32 logits at every seed"
-                   : "stored logits do not flip more realistic rows than fp32 logits at every seed");
+            o, "; the exact head's kappa interval holds 1 (the triangle with the known fp32 spacing) at every seed");
+    drift_md_text(o, ".\n");
 }
 
 /* The summary for people ("What you just saw", drift_out_summary): the prose, then the critical
- * gaps, the realistic flips and the mitigations at the largest K. */
+ * gaps at the largest K. */
 static void summary(drift_out_t *o, const drift_aflab_t *L)
 {
     const size_t KM = L->Ks[L->headline.k];
@@ -523,12 +318,10 @@ static void summary(drift_out_t *o, const drift_aflab_t *L)
         "the flip probability falls like Phi(-gap/sigma), from a coin toss at gap 0 to 0.1%% at 3.09 sigma. With fp32\n"
         "accumulation sigma is %.2g of the logit scale at K = %zu (%s, %s) whatever the input format (narrow products\n"
         "are exact in fp32), it grows like sqrt(K), and tree-like orders shrink it. Storing the logits in bf16 or fp16\n"
-        "coarsens everything to the output grid (ties broken by token id) and makes flips common on realistic heads;\n"
-        "fp32 logits or an exact LM head remove almost all of them, a batch-invariant kernel makes the choice\n"
-        "independent of the batch but not correct, and a gap threshold only moves the coin toss to the threshold.\n"
-        "Planted %.1f s, realistic %.1f s. Files: data/argmax_flip*.csv, argmax_flip.md; plots: ./lab plot argmax_flip.\n",
-        HEADLINE(L)->fits[hk->def].fit.sigma, KM, drift_format_name(hk->f), hk->k[hk->def].name, L->seconds.planted,
-        L->seconds.realistic);
+        "coarsens everything to the output grid (ties broken by token id): the critical gap becomes about one ulp.\n"
+        "Planted %.1f s. Files: data/argmax_flip.csv, argmax_flip_{fit,ties,laws}.csv, argmax_flip.md;\n"
+        "plots: ./lab plot argmax_flip.\n",
+        HEADLINE(L)->fits[hk->def].fit.sigma, KM, drift_format_name(hk->f), hk->k[hk->def].name, L->seconds.planted);
     drift_out_summary(o, "\ncritical gaps at K = %zu (relative to the logit scale s; planted pairs, Phi fit):\n", KM);
     drift_out_summary(o, "%-6s %-24s %10s %8s %10s %10s %10s %10s\n", "format", "kernel", "sigma/s", "fit p", "norm/s",
         "sums/s", "D_50/s", "D_0.1%/s");
@@ -550,29 +343,10 @@ static void summary(drift_out_t *o, const drift_aflab_t *L)
                       : (W->implied == DRIFT_FLIPLAW_CONV ? " (D_0.1% from the conv law)"
                                                           : " (D_0.1% from the triangle law)"));
         }
-    if (L->rows > 0) {
-        drift_out_summary(o, "\nrealistic heads (K = %zu, V = %ld, %ld rows): flips", KM, L->V, L->rows);
-        for (int fi = 0; fi < L->nformats; fi++) {
-            const drift_kset_t *ks = &AT_KMAX(L, fi)->kernels;
-            const drift_flipset_t *st = &AT_KMAX(L, fi)->realistic;
-            drift_out_summary(
-                o, "%s %s %ld", fi ? ";" : "", drift_format_name(ks->f), drift_flipset_flips(st, ks->def));
-            if (ks->engine != ks->def)
-                drift_out_summary(o, " (%ld with %s)", drift_flipset_flips(st, ks->engine), ks->k[ks->engine].name);
-        }
-        drift_out_summary(o, "\n");
-    }
-    drift_out_summary(o, "\nmitigations (K = %zu, %s):", KM, drift_format_name(hk->f));
-    for (int m = 0; m < L->mit.n; m++) {
-        const drift_mit_t *P = &L->mit.rows[0][m], *R = &L->mit.rows[1][m];
-        drift_out_summary(o, "\n  %-62s planted %5.3f", P->name, P->flips >= 0 ? (double)P->flips / P->n : NAN);
-        if (L->rows > 0) drift_out_summary(o, "  realistic %6.4f", R->flips >= 0 ? (double)R->flips / R->n : NAN);
-        drift_out_summary(o, "  cost x%.3g", P->cost);
-    }
 }
 
 /* Every output file, written only after everything is computed (temporary file + rename). */
-int drift_aflab_write(const drift_aflab_t *L)
+int drift_afp_write(const drift_aflab_t *L)
 {
     const drift_kset_t *ks = L->headline.kernels;
     char sigma[64], law[96], ulps[64]; /* the seeds table's headers name its kernels */
@@ -580,26 +354,19 @@ int drift_aflab_write(const drift_aflab_t *L)
     snprintf(law, sizeof law, "`%s`: law lead over Gaussian (power)", ks->k[ks->engine].name);
     snprintf(ulps, sizeof ulps, "D_0.1%% in %s ulps", drift_format_name(ks->k[ks->engine].c.out));
     const drift_col_t seeds[] = {DRIFT_C_CELL("seed"), DRIFT_C_CELL(sigma), DRIFT_C_CELL("D_0.1% / s"),
-        DRIFT_C_CELL(law), DRIFT_C_CELL(ulps), DRIFT_C_CELL("exact head: kappa [95% CI]"),
-        DRIFT_C_CELL("realistic flips: default / stored logits"), DRIFT_C_CELL("input rounding alone")};
+        DRIFT_C_CELL(law), DRIFT_C_CELL(ulps), DRIFT_C_CELL("exact head: kappa [95% CI]")};
     drift_table_spec_t tables[NTABLES] = {[M_CRIT] = {NULL, NULL, DRIFT_SHOW_MD, C_CRIT, NCOL(C_CRIT)},
         [M_LAWS] = {NULL, NULL, DRIFT_SHOW_MD, C_LAWS, NCOL(C_LAWS)},
         [M_KERNELS] = {NULL, NULL, DRIFT_SHOW_MD, C_KERNELS, NCOL(C_KERNELS)},
-        [M_REAL] = {NULL, NULL, DRIFT_SHOW_MD, C_REAL, NCOL(C_REAL)},
-        [M_REFS] = {NULL, NULL, DRIFT_SHOW_MD, C_REFS, NCOL(C_REFS)},
-        [M_MIT] = {NULL, NULL, DRIFT_SHOW_MD, C_MIT, NCOL(C_MIT)},
         [M_SEEDS] = {NULL, NULL, DRIFT_SHOW_MD, seeds, NCOL(seeds)}};
-    drift_aflab_declare_tables(tables, L);
+    drift_afp_declare_tables(tables, L);
     drift_out_t out;
     drift_out_open(&out, &L->cli, tables, NTABLES, 1);
-    drift_aflab_write_tables(&out, L);
+    drift_afp_write_tables(&out, L);
     md_critical(&out, L);
     md_laws(&out, L);
     md_kernels(&out, L);
-    if (md_ties_realistic(&out, L)) return DRIFT_ENOMEM;
-    md_refs(&out, L);
-    md_batch(&out, L);
-    md_mitigations(&out, L);
+    md_ties(&out, L);
     md_takeaway(&out, L);
     md_robust(&out, L);
     summary(&out, L);

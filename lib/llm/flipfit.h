@@ -24,6 +24,10 @@
 #include "flips.h"
 #include "format.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     drift_fliplaw_t implied;
     drift_fliplaw_fit_t fit[DRIFT_FLIPLAW_N]; /* gauss, triangle, conv (conv only when implied:
@@ -45,5 +49,9 @@ drift_fliplaw_t drift_flip_implied_law(int exact, drift_format_t acc, drift_form
  * 0, DRIFT_EINVAL or DRIFT_ENOMEM. */
 DRIFT_MUST_CHECK int drift_flipset_laws(drift_flip_laws_t *L, const drift_flipset_t *s, int c, drift_fliplaw_t implied,
     drift_format_t out, const drift_logbins_t *bins);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

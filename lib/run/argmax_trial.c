@@ -1,12 +1,9 @@
-/* argmax_trials.c — the argmax-flip experiment's two kinds of work that run per trial or per
- * timing (argmax_lab.h): one planted trial over every format and kernel, on buffers its thread
- * owns, and the wall-clock cost of each mitigation. Library code: errors come back as codes. */
+/* argmax_trial.c — one planted trial of the argmax-flip experiments (argmax_run.h) over every
+ * format and kernel, on buffers its thread owns. Library code: errors come back as codes. */
 #include <math.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include "argmax_lab.h"
-#include "dispatch.h"
+#include "argmax_run.h"
 #include "drift.h"
 #include "format.h"
 #include "lmhead.h"
@@ -14,15 +11,6 @@
 #include "philox.h"
 
 #define PRED_EVERY 4 /* the partial-sum prediction is evaluated on every 4th planted pair */
-
-static volatile double keep_observable;
-
-double drift_af_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int drift_af_scratch_alloc(drift_af_scratch_t *b, size_t K, size_t wmax)
 {
@@ -91,66 +79,4 @@ int drift_aflab_planted_trial(drift_aflab_t *L, int ki, size_t i, size_t nplant,
         t->reached = is_tie ? 1 : pt.reached;
     }
     return *err;
-}
-
-/* Measured costs (wall clock: not reproducible, kept out of every other file). */
-int drift_aflab_measure_costs(drift_aflab_t *L)
-{
-    {
-        size_t K = L->Ks[L->headline.k];
-        const int NR = 8, REP = 8;
-        drift_stream_t s;
-        drift_stream_init(&s, L->cli.seed, drift_fnv1a32("argmax_flip.timing"), 0, 0);
-        double *h = malloc(K * sizeof *h), *W = malloc((size_t)NR * K * sizeof *W), y = 0, sink = 0;
-        if (!h || !W) {
-            free(h), free(W);
-            return DRIFT_ENOMEM;
-        }
-        drift_gen_hidden(h, &L->hidden_model[L->headline.k], &s);
-        for (size_t i = 0; i < K; i++) h[i] = drift_rne(h[i], L->headline.kernels->f);
-        for (int r = 0; r < NR; r++) {
-            drift_gen_weight_row(W + (size_t)r * K, K, &s);
-            for (size_t i = 0; i < K; i++)
-                W[(size_t)r * K + i] = drift_rne(W[(size_t)r * K + i], L->headline.kernels->f);
-        }
-        const int which[4] = {L->headline.kernels->engine, L->headline.kernels->seq32, L->headline.kernels->tc32,
-            L->headline.kernels->exact};
-        const char *label[4] = {"baseline: tc:h100, logits in the format", "(a) upcast: seq fp32, fp32 logits",
-            "(a') tc:h100, fp32 logits", "(b) exact dot, rounded once to fp32"};
-        for (int m = 0; m < 4; m++) {
-            if (which[m] < 0) continue;
-            double t0 = drift_af_now();
-            for (int rep = 0; rep < REP; rep++)
-                for (int r = 0; r < NR; r++) {
-                    if (drift_recipe_dot(&y, h, W + (size_t)r * K, K, NULL, &L->headline.kernels->k[which[m]].c)) {
-                        free(h), free(W);
-                        return DRIFT_EINVAL;
-                    }
-                    sink += y;
-                }
-            L->mit.cost[L->mit.ncost++] = (drift_afcost_t){label[m], (drift_af_now() - t0) / (REP * NR) * 1e6};
-        }
-        /* the tie-breaker: one more comparison after the argmax of V logits */
-        double *lg = malloc((size_t)L->V * sizeof *lg);
-        if (!lg) {
-            free(h), free(W);
-            return DRIFT_ENOMEM;
-        }
-        for (long v = 0; v < L->V; v++) lg[v] = drift_stream_normal(&s);
-        double t0 = drift_af_now();
-        size_t pick = 0;
-        for (int rep = 0; rep < 200; rep++) {
-            drift_top2_t t2;
-            drift_top2(&t2, lg, (size_t)L->V);
-            pick += drift_flip_tiebreak(t2.top1, t2.top2, t2.gap, 0.1);
-            lg[rep % L->V] += 1e-9;
-        }
-        L->mit.cost[L->mit.ncost++] = (drift_afcost_t){
-            "(d) tie-breaker: top-2 of V logits + one comparison", (drift_af_now() - t0) / 200 / (double)L->V * 1e6};
-        keep_observable = sink + (double)pick; /* the timed work must not be optimised away */
-        free(lg);
-        free(h);
-        free(W);
-    }
-    return 0;
 }
