@@ -107,7 +107,9 @@ int calc_errlaw(int argc, char **argv)
             const drift_errlaw_bin_t *o = &bins[b];
             printf("%a,%a,%a,%ld,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", o->lo, o->hi, o->q, o->n, o->folds,
                 o->folds_conv, o->rms, o->sigma_gauss, o->sigma_conv, o->dloglik, o->power_conv, o->power_gauss,
-                o->winner == 'c' ? "conv" : o->winner == 'g' ? "gauss" : "undecided");
+                o->winner == 'c'   ? "conv"
+                : o->winner == 'g' ? "gauss"
+                                   : "undecided");
         }
         free(bins);
     }
