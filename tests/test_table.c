@@ -31,6 +31,11 @@ static void write_file(const char *path, const char *text)
 
 TestSuite(table, .init = make_dir, .fini = remove_dir);
 
+/* drift_cli_parse locks its --out, "data" by default, relative to the working directory: two of
+ * these tests, run side by side in one build directory (Criterion's jobs, ctest -j), would each
+ * find the other's lock. Each parses from its own temporary directory instead. */
+static void in_own_dir(void) { cr_assert_eq(chdir(dir), 0, "chdir %s", dir); }
+
 Test(table, commit_renames_onto_the_path)
 {
     char path[128];
@@ -134,6 +139,7 @@ Test(table, std_meta_has_every_key)
         .name = "table_test", .question = "a question?", .default_formats = "fp32", .default_orders = "seq"};
     char *argv[] = {"/some/build/dir/bin/table_test", "--seed", "42", "--profile", "quick", NULL};
     drift_cli_t cli;
+    in_own_dir();
     drift_cli_parse(&cli, &spec, 5, argv);
 
     char path[128];
@@ -179,6 +185,7 @@ Test(table, std_meta_names_the_gpu_when_used)
         .name = "table_test", .question = "q", .default_formats = "fp32", .default_orders = "seq"};
     char *argv[] = {"table_test", NULL};
     drift_cli_t cli;
+    in_own_dir();
     drift_cli_parse(&cli, &spec, 1, argv);
     char path[128];
     snprintf(path, sizeof path, "%s/g.csv", dir);
