@@ -114,9 +114,8 @@ static void md_takeaway(drift_out_t *o, const drift_aflab_t *L)
     drift_md_text(o, "\n**Takeaway.**\n\n");
     if (L->fp32_index >= 0 && HEADLINE(L)->input_rounding_flips >= 0)
         drift_md_text(o,
-            "- Input rounding matters most: rounding h and W to %s alone "
-            "changes the exact argmax of %ld of %ld realistic rows; the default kernel adds %ld flips against "
-            "exact(rounded).\n",
+            "- Against the unrounded fp32 inputs, rounding h and W to %s alone changes the exact argmax of %ld of "
+            "%ld realistic rows; the default kernel adds %ld flips against exact(rounded).\n",
             drift_format_name(hk->f), HEADLINE(L)->input_rounding_flips, L->rows,
             drift_flipset_flips(&HEADLINE(L)->realistic, hk->def));
     drift_md_text(o,

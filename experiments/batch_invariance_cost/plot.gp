@@ -21,7 +21,7 @@ kcol(i) = word(kcolors, (i - 1) % 8 + 1)
 
 #@ batch_invariance_cost alt: Modelled GPU time against batch size, vendor-like and batch-invariant, per K
 #@ batch_invariance_cost look: the gap between each solid line and its dashed one at small M
-#@ batch_invariance_cost caption: A roofline model, not a measurement.
+#@ batch_invariance_cost caption: A model, not a measurement.
 do for [term = 1:2] {
     eval out(term, 'batch_invariance_cost', 1200, 750)
     set title sprintf("Modelled GPU time of C (M x N) = A (M x K) B, %s inputs on the %s model:\nvendor-like (solid) and batch-invariant (dashed), per K", fmt, device)
