@@ -67,7 +67,7 @@ static const line_t LINES[] = {
     {"lab", "run", 2, "lab: run: name an experiment (./lab list)", 0},
     {"lab", "run argmax_flp", 2,
         "lab: unknown experiment 'argmax_flp' (did you mean 'argmax_flip'? accepted: "
-        "formats, formats_relerr, sum_order, sum_order_perms, matmul_drift, matmul_drift_splitk, batch_invariance, "
+        "formats, formats_relerr, sum_order_perms, sum_order, matmul_drift, matmul_drift_splitk, batch_invariance, "
         "batch_invariance_cost, argmax_flip, argmax_flip_realistic, argmax_flip_mitigations, sampling_flip, tc_conformance, "
         "gpu_generations, gpu_generations_greedy, softmax_drift, attention_drift, kv_cache, kv_cache_chunked, determinism, "
         "greedy_divergence, allreduce_order, layer_drift, real_gaps, deployments, speculative, forecast)",
