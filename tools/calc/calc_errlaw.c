@@ -48,25 +48,24 @@ static void usage(FILE *to)
         "  against sigma the two laws coincide).\n");
 }
 
-/* The file's values and its (N, V): (V,) is one row. */
-static double *read_dump(const char *what, const char *file, size_t *N, size_t *V)
+/* A dump's (N, V), (V,) being one row; nonzero with the refusal in why when its shape or a value
+ * is not accepted (the caller frees both dumps before it dies: nothing is left allocated). */
+static int dims(size_t *N, size_t *V, const char *what, const char *file, const calc_shape_t *sh, const double *x,
+    size_t n, char *why, size_t size)
 {
-    double *x;
-    size_t n;
-    calc_shape_t sh;
-    if (calc_read_array(file, DRIFT_FP64, &x, &n, &sh) != 0) exit(2);
     char shape[96];
-    calc_shape_print(shape, sizeof shape, &sh);
-    if (sh.ndim == 1)
-        *N = 1, *V = sh.dim[0];
-    else if (sh.ndim == 2)
-        *N = sh.dim[0], *V = sh.dim[1];
+    calc_shape_print(shape, sizeof shape, sh);
+    if (sh->ndim == 1)
+        *N = 1, *V = sh->dim[0];
+    else if (sh->ndim == 2)
+        *N = sh->dim[0], *V = sh->dim[1];
     else
-        drift_die("%s: %s has shape %s (accepted: (N, V) or (V,))", what, file, shape);
+        return snprintf(why, size, "%s: %s has shape %s (accepted: (N, V) or (V,))", what, file, shape);
     for (size_t i = 0; i < n; i++)
         if (!isfinite(x[i]))
-            drift_die("%s: %s: row %zu, column %zu is %g (accepted: finite values)", what, file, i / *V, i % *V, x[i]);
-    return x;
+            return snprintf(why, size, "%s: %s: row %zu, column %zu is %g (accepted: finite values)", what, file,
+                i / *V, i % *V, x[i]);
+    return 0;
 }
 
 int calc_errlaw(int argc, char **argv)
@@ -78,17 +77,36 @@ int calc_errlaw(int argc, char **argv)
     if (nfiles != 2) drift_die("expected two files EXACT COMPUTED, got %d", nfiles);
     if (!strcmp(files[0], "-") && !strcmp(files[1], "-")) drift_die("EXACT and COMPUTED cannot both be stdin");
     const drift_format_t fmt = drift_format_arg("--format", format_s);
-    size_t N, V, N2, V2;
-    double *ex = read_dump("EXACT", files[0], &N, &V), *co = read_dump("COMPUTED", files[1], &N2, &V2);
-    if (N != N2 || V != V2)
-        drift_die("COMPUTED: %zu x %zu values, EXACT %zu x %zu (accepted: the same shape)", N2, V2, N, V);
-    long units = N < 10 ? (long)N : 10;
-    if (units_s && (drift_parse_long(&units, units_s) || units < 1 || (size_t)units > N))
-        drift_die("--units: '%s' (accepted: 1..%zu, the rows)", units_s, N);
+    double *ex = NULL, *co = NULL;
+    size_t ne = 0, nc = 0, N = 0, V = 0, N2 = 0, V2 = 0;
+    calc_shape_t se, sc;
+    if (calc_read_array(files[0], DRIFT_FP64, &ex, &ne, &se) != 0) return 2;
+    if (calc_read_array(files[1], DRIFT_FP64, &co, &nc, &sc) != 0) {
+        free(ex);
+        return 2;
+    }
+    char why[512] = "";
+    long units = 0;
+    if (!dims(&N, &V, "EXACT", files[0], &se, ex, ne, why, sizeof why) &&
+        !dims(&N2, &V2, "COMPUTED", files[1], &sc, co, nc, why, sizeof why)) {
+        units = N < 10 ? (long)N : 10;
+        if (N != N2 || V != V2)
+            snprintf(why, sizeof why, "COMPUTED: %zu x %zu values, EXACT %zu x %zu (accepted: the same shape)", N2, V2,
+                N, V);
+        else if (units_s && (drift_parse_long(&units, units_s) || units < 1 || (size_t)units > N))
+            snprintf(why, sizeof why, "--units: '%s' (accepted: 1..%zu, the rows)", units_s, N);
+    }
+    if (*why) {
+        free(ex), free(co);
+        drift_die("%s", why);
+    }
 
     const size_t n = N * V;
     int *unit = malloc(n * sizeof *unit);
-    if (!unit) drift_die("the units of %zu values: out of memory", n);
+    if (!unit) {
+        free(ex), free(co);
+        drift_die("the units of %zu values: out of memory", n);
+    }
     double amin = INFINITY, amax = 0;
     for (size_t i = 0; i < n; i++) {
         unit[i] = (int)(i / V * (size_t)units / N); /* row r in block floor(r U / N) */
@@ -102,7 +120,10 @@ int calc_errlaw(int argc, char **argv)
         const int nbin = e_hi - e_lo + 1;
         drift_errlaw_bin_t *bins = malloc((size_t)nbin * sizeof *bins);
         int nb = bins ? drift_errlaw_binades(bins, co, ex, unit, n, (int)units, e_lo - 1, nbin, fmt) : DRIFT_ENOMEM;
-        if (nb < 0) drift_die("the error law of %zu values: %s", n, drift_strerror(nb));
+        if (nb < 0) {
+            free(bins), free(unit), free(ex), free(co);
+            drift_die("the error law of %zu values: %s", n, drift_strerror(nb));
+        }
         for (int b = 0; b < nb; b++) {
             const drift_errlaw_bin_t *o = &bins[b];
             printf("%a,%a,%a,%ld,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", o->lo, o->hi, o->q, o->n, o->folds,
