@@ -413,8 +413,8 @@ Test(backend_programs, cuda_without_a_device_is_one_line_exit_2_and_no_file)
         printf("skipped: CUDA device present (cuda/check.sh runs the experiments on it)\n");
         return;
     }
-    char names[32][64], dir[64], err[2048];
-    int n = experiments(names, 32);
+    char names[64][64], dir[64], err[2048];
+    int n = experiments(names, 64);
     cr_assert_gt(n, 4);
     for (int i = 0; i < n; i++) {
         tmpdir_make(dir, sizeof dir, "drift_backend");

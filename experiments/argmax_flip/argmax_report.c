@@ -27,7 +27,6 @@ static const drift_col_t C_KERNELS[] = {TXT("kernel"), CELL("pairs"), CELL("flip
     CELL("fitted / partial sums")};
 #undef TXT
 #undef CELL
-#define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 #define num drift_af_num
 #define AT_KMAX DRIFT_AF_AT_KMAX
@@ -355,10 +354,10 @@ int drift_afp_write(const drift_aflab_t *L)
     snprintf(ulps, sizeof ulps, "D_0.1%% in %s ulps", drift_format_name(ks->k[ks->engine].c.out));
     const drift_col_t seeds[] = {DRIFT_C_CELL("seed"), DRIFT_C_CELL(sigma), DRIFT_C_CELL("D_0.1% / s"),
         DRIFT_C_CELL(law), DRIFT_C_CELL(ulps), DRIFT_C_CELL("exact head: kappa [95% CI]")};
-    drift_table_spec_t tables[NTABLES] = {[M_CRIT] = {NULL, NULL, DRIFT_SHOW_MD, C_CRIT, NCOL(C_CRIT)},
-        [M_LAWS] = {NULL, NULL, DRIFT_SHOW_MD, C_LAWS, NCOL(C_LAWS)},
-        [M_KERNELS] = {NULL, NULL, DRIFT_SHOW_MD, C_KERNELS, NCOL(C_KERNELS)},
-        [M_SEEDS] = {NULL, NULL, DRIFT_SHOW_MD, seeds, NCOL(seeds)}};
+    drift_table_spec_t tables[NTABLES] = {[M_CRIT] = {NULL, NULL, DRIFT_SHOW_MD, C_CRIT, DRIFT_COUNTOF(C_CRIT)},
+        [M_LAWS] = {NULL, NULL, DRIFT_SHOW_MD, C_LAWS, DRIFT_COUNTOF(C_LAWS)},
+        [M_KERNELS] = {NULL, NULL, DRIFT_SHOW_MD, C_KERNELS, DRIFT_COUNTOF(C_KERNELS)},
+        [M_SEEDS] = {NULL, NULL, DRIFT_SHOW_MD, seeds, DRIFT_COUNTOF(seeds)}};
     drift_afp_declare_tables(tables, L);
     drift_out_t out;
     drift_out_open(&out, &L->cli, tables, NTABLES, 1);

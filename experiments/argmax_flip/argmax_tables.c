@@ -40,7 +40,6 @@ static const drift_col_t C_LAWS[] = {DRIFT_AF_HEAD_COLS, DRIFT_C_TEXT("implied_l
     DRIFT_C_NUM("power", "%.4g"), DRIFT_C_INT("informative_pairs"), DRIFT_C_INT("decided"),
     DRIFT_C_NUM("q_out_rel_median", "%.6e"), DRIFT_C_NUM("gap_p01_rel", "%.6e"), DRIFT_C_NUM("gap_p001_rel", "%.6e"),
     DRIFT_C_NUM("gap_p01_ulp_out", "%.4g"), DRIFT_C_NUM("gap_p001_ulp_out", "%.4g"), DRIFT_C_TEXT("tag")};
-#define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* Planted pairs: flip rate per gap bin. */
 static void write_bins(drift_out_t *o, const drift_aflab_t *L)
@@ -188,10 +187,10 @@ static void write_laws(drift_out_t *o, const drift_aflab_t *L)
 
 void drift_afp_declare_tables(drift_table_spec_t *tables, const drift_aflab_t *L)
 {
-    const drift_table_spec_t t[AFP_NCSV] = {{".csv", NULL, 0, C_BINS, NCOL(C_BINS)},
-        {"_fit.csv", NULL, 0, C_FIT, NCOL(C_FIT)}, {"_ties.csv", NULL, 0, C_TIES, NCOL(C_TIES)},
-        {L->trials_csv ? "_trials.csv" : NULL /* optional */, NULL, 0, C_TRIALS, NCOL(C_TRIALS)},
-        {"_laws.csv", NULL, 0, C_LAWS, NCOL(C_LAWS)}};
+    const drift_table_spec_t t[AFP_NCSV] = {{".csv", NULL, 0, C_BINS, DRIFT_COUNTOF(C_BINS)},
+        {"_fit.csv", NULL, 0, C_FIT, DRIFT_COUNTOF(C_FIT)}, {"_ties.csv", NULL, 0, C_TIES, DRIFT_COUNTOF(C_TIES)},
+        {L->trials_csv ? "_trials.csv" : NULL /* optional */, NULL, 0, C_TRIALS, DRIFT_COUNTOF(C_TRIALS)},
+        {"_laws.csv", NULL, 0, C_LAWS, DRIFT_COUNTOF(C_LAWS)}};
     memcpy(tables, t, sizeof t);
 }
 

@@ -20,7 +20,6 @@ static const drift_col_t C_MIT[] = {TXT("mitigation"), TXT("kernel"), CELL("real
     CELL("planted flip rate"), CELL("changed across batch sizes"), CELL("cost ratio")};
 #undef TXT
 #undef CELL
-#define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 #define num drift_af_num
 #define HEADLINE DRIFT_AF_HEADLINE
@@ -127,7 +126,7 @@ static void summary(drift_out_t *o, const drift_afm_t *M, const drift_aflab_t *L
 /* Every output file, written only after everything is computed (temporary file + rename). */
 void drift_afm_write(const drift_afm_t *M, const drift_aflab_t *L)
 {
-    drift_table_spec_t tables[NTABLES] = {[M_MIT] = {NULL, NULL, DRIFT_SHOW_MD, C_MIT, NCOL(C_MIT)}};
+    drift_table_spec_t tables[NTABLES] = {[M_MIT] = {NULL, NULL, DRIFT_SHOW_MD, C_MIT, DRIFT_COUNTOF(C_MIT)}};
     drift_afm_declare_tables(tables);
     drift_out_t out;
     drift_out_open(&out, &L->cli, tables, NTABLES, 1);

@@ -20,7 +20,6 @@ static const drift_col_t C_MIT[] = {DRIFT_C_TEXT("mode"), DRIFT_C_INT("K"), DRIF
     DRIFT_C_NUM("rate", "%.6g"), DRIFT_C_NUM("lo", "%.6g"), DRIFT_C_NUM("hi", "%.6g"),
     DRIFT_C_INT("changed_across_batches")};
 static const drift_col_t C_TIMING[] = {DRIFT_C_QUOTED("what"), DRIFT_C_TEXT("value"), DRIFT_C_TEXT("unit")};
-#define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* The argmax across batch sizes under the two GEMM policies. */
 static void write_batch(drift_out_t *o, const drift_aflab_t *L)
@@ -115,8 +114,9 @@ static void write_timing(drift_out_t *o, const drift_afm_t *M, const drift_aflab
 
 void drift_afm_declare_tables(drift_table_spec_t *tables)
 {
-    const drift_table_spec_t t[AFM_NCSV] = {{".csv", NULL, 0, C_MIT, NCOL(C_MIT)},
-        {"_batch.csv", NULL, 0, C_BATCH, NCOL(C_BATCH)}, {"_timing.csv", NULL, 0, C_TIMING, NCOL(C_TIMING)}};
+    const drift_table_spec_t t[AFM_NCSV] = {{".csv", NULL, 0, C_MIT, DRIFT_COUNTOF(C_MIT)},
+        {"_batch.csv", NULL, 0, C_BATCH, DRIFT_COUNTOF(C_BATCH)},
+        {"_timing.csv", NULL, 0, C_TIMING, DRIFT_COUNTOF(C_TIMING)}};
     memcpy(tables, t, sizeof t);
 }
 

@@ -23,7 +23,6 @@ static const drift_col_t C_REFS[] = {TXT("format"), TXT("kernel"), CELL("input r
     CELL("output rounding"), CELL("total vs exact(unrounded)")};
 #undef TXT
 #undef CELL
-#define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 #define num drift_af_num
 #define AT_KMAX DRIFT_AF_AT_KMAX
@@ -193,9 +192,9 @@ int drift_afr_write(const drift_aflab_t *L)
 {
     const drift_col_t seeds[] = {DRIFT_C_CELL("seed"), DRIFT_C_CELL("realistic flips: default / stored logits"),
         DRIFT_C_CELL("input rounding alone")};
-    drift_table_spec_t tables[NTABLES] = {[M_REAL] = {NULL, NULL, DRIFT_SHOW_MD, C_REAL, NCOL(C_REAL)},
-        [M_REFS] = {NULL, NULL, DRIFT_SHOW_MD, C_REFS, NCOL(C_REFS)},
-        [M_SEEDS] = {NULL, NULL, DRIFT_SHOW_MD, seeds, NCOL(seeds)}};
+    drift_table_spec_t tables[NTABLES] = {[M_REAL] = {NULL, NULL, DRIFT_SHOW_MD, C_REAL, DRIFT_COUNTOF(C_REAL)},
+        [M_REFS] = {NULL, NULL, DRIFT_SHOW_MD, C_REFS, DRIFT_COUNTOF(C_REFS)},
+        [M_SEEDS] = {NULL, NULL, DRIFT_SHOW_MD, seeds, DRIFT_COUNTOF(seeds)}};
     drift_afr_declare_tables(tables);
     drift_out_t out;
     drift_out_open(&out, &L->cli, tables, NTABLES, 1);

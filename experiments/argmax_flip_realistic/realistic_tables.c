@@ -25,7 +25,6 @@ static const drift_col_t C_BELOW[] = {DRIFT_AF_HEAD_COLS, DRIFT_C_NUM("gap_half_
 static const drift_col_t C_REFS[] = {DRIFT_AF_HEAD_COLS, DRIFT_C_INT("rows"), DRIFT_C_INT("input_rounding_flips"),
     DRIFT_C_INT("flips_vs_exact_rounded"), DRIFT_C_INT("accumulation_flips"), DRIFT_C_INT("output_rounding_changes"),
     DRIFT_C_INT("flips_vs_exact_unrounded")};
-#define NCOL(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* A count of rows with its fraction and Wilson 95% interval. */
 #define COUNT_CELLS(k, n) \
@@ -132,9 +131,9 @@ static void write_refs(drift_out_t *o, const drift_aflab_t *L)
 
 void drift_afr_declare_tables(drift_table_spec_t *tables)
 {
-    const drift_table_spec_t t[AFR_NCSV] = {{".csv", NULL, 0, C_REAL, NCOL(C_REAL)},
-        {"_gaps.csv", NULL, 0, C_GAPS, NCOL(C_GAPS)}, {"_below.csv", NULL, 0, C_BELOW, NCOL(C_BELOW)},
-        {"_refs.csv", NULL, 0, C_REFS, NCOL(C_REFS)}};
+    const drift_table_spec_t t[AFR_NCSV] = {{".csv", NULL, 0, C_REAL, DRIFT_COUNTOF(C_REAL)},
+        {"_gaps.csv", NULL, 0, C_GAPS, DRIFT_COUNTOF(C_GAPS)}, {"_below.csv", NULL, 0, C_BELOW, DRIFT_COUNTOF(C_BELOW)},
+        {"_refs.csv", NULL, 0, C_REFS, DRIFT_COUNTOF(C_REFS)}};
     memcpy(tables, t, sizeof t);
 }
 

@@ -21,6 +21,9 @@ extern "C" {
 #define DRIFT_MUST_CHECK
 #endif
 
+/* The element count of an array (not a pointer), as an int: a table's columns, a spec's options. */
+#define DRIFT_COUNTOF(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
 /* An OpenMP pragma, DRIFT_OMP("omp parallel for"), that a build without OpenMP drops: the loop
  * then runs on one thread. */
 #ifdef _OPENMP

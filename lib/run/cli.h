@@ -85,7 +85,7 @@ typedef struct {
 
 /* .opts and .nopts of a spec from an array of options, counted by the compiler:
  *     const drift_cli_spec_t spec = {.name = "x", DRIFT_CLI_OPTS(opts), ...}; */
-#define DRIFT_CLI_OPTS(array) .opts = (array), .nopts = (int)(sizeof(array) / sizeof((array)[0]))
+#define DRIFT_CLI_OPTS(array) .opts = (array), .nopts = DRIFT_COUNTOF(array)
 
 #define DRIFT_MAX_ORDERS 32
 
